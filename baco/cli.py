@@ -1,0 +1,39 @@
+"""The `baco` command: one entry point, one subcommand per tool.
+
+Each subcommand lives in the module that owns it and exposes `main(argv)`;
+this file only dispatches, so importing it stays cheap.
+"""
+import importlib
+import sys
+
+SUBCOMMANDS = {
+    "opt": ("baco.passes.cli", "run a pass pipeline (or one pass) on a text IR file"),
+    "translate": ("baco.codegen.translate", "InstGem/LLVM-dialect MLIR -> LLVM IR"),
+    "llc": ("baco.codegen.riscv", "LLVM IR -> RISC-V object or bare-metal ELF"),
+    "sim": ("baco.sim.cli", "run a bare-metal RISC-V ELF with a Gemmini model attached"),
+    "tune": ("baco.tuner.cli", "co-explore Gemmini hardware and mappings for an operator"),
+    "disasm": ("baco.gemmini.disasm", "disassemble Gemmini commands in an ELF or hex words"),
+}
+
+
+def usage() -> str:
+    lines = ["usage: baco <command> [args]", "", "commands:"]
+    lines += [f"  {name:<10} {desc}" for name, (_, desc) in SUBCOMMANDS.items()]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(usage())
+        return 0
+    name, rest = argv[0], argv[1:]
+    if name not in SUBCOMMANDS:
+        print(f"baco: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(SUBCOMMANDS[name][0])
+    return int(module.main(rest) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
