@@ -1,0 +1,38 @@
+"""User-facing errors. Every stage raises these with the user's source location
+so a bad kernel is reported at the line that caused it, never as a compiler
+traceback."""
+from __future__ import annotations
+
+import linecache
+import re
+
+
+class CompilationError(Exception):
+    """A kernel that cannot be compiled. `str()` shows file:line:col, the
+    source line and a caret under the column."""
+
+    def __init__(self, message: str, filename: str | None = None,
+                 line: int | None = None, col: int | None = None):
+        self.message = message
+        self.filename = filename
+        self.line = line
+        self.col = col
+        super().__init__(self._render())
+
+    @classmethod
+    def at_location(cls, message: str, loc) -> "CompilationError":
+        """Build from an MLIR Location (or its string form `loc("f":l:c)`)."""
+        m = re.search(r'"([^"]+)":(\d+):(\d+)', str(loc))
+        if not m:
+            return cls(message)
+        return cls(message, m.group(1), int(m.group(2)), int(m.group(3)))
+
+    def _render(self) -> str:
+        if self.filename is None or self.line is None:
+            return self.message
+        col = self.col or 1
+        head = f"{self.filename}:{self.line}:{col}: error: {self.message}"
+        src = linecache.getline(self.filename, self.line).rstrip("\n")
+        if not src:
+            return head
+        return f"{head}\n{src}\n{' ' * (col - 1)}^"

@@ -1,0 +1,369 @@
+"""baco → linalg/tensor/memref.
+
+Pointer analysis: every `!baco.block_ptr` is resolved to (strided 2-D memref
+view of its base buffer, row offset, column offset). Block pointers carried by
+`scf.for` become two index iter_args (the view is loop-invariant: a carried
+pointer must be an `advance` chain of itself). Loads become subview → tensor →
+zero pad to the block shape; `dot` becomes `linalg.matmul`; an elementwise
+chain (scale / relu / convert) feeding a store becomes one `linalg.generic`
+tagged `gemmini.epilogue` (what an accumulator mvout computes); stores become
+`materialize_in_destination` into the clipped window.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir.ir import (AffineMap, AffineMapAttr, ArrayAttr, Attribute, Block,
+                     BoolAttr, DictAttr, F32Type, InsertionPoint, IntegerType,
+                     RankedTensorType, ShapedType, StringAttr, Type)
+
+from baco.passes import irutil as ir
+from baco.passes.irutil import fail
+
+EPILOGUE_OPS = ("baco.scale", "baco.relu", "baco.convert")
+
+
+@dataclass
+class BlockPtr:
+    view: object           # memref<?x?xT, strided<[?, ?]>> of the whole 2-D tensor
+    shape: list            # index values
+    offsets: list          # index values
+    block_shape: list      # ints
+    elem: Type
+    root: object           # the make_block_ptr op (identity for loop checks)
+
+
+def _blk_type(t: Type):
+    """The tensor parameter of !baco.block_ptr<tensor<…>>."""
+    s = str(t)
+    return RankedTensorType(Type.parse(s[len("!baco.block_ptr<"):-1]))
+
+
+def _is_bp(t: Type) -> bool:
+    return str(t).startswith("!baco.block_ptr")
+
+
+class BacoToLinalg:
+    def __init__(self):
+        self.bp: dict = {}      # Value -> BlockPtr (values hash by identity)
+        self.dead: list = []
+
+    # ---- driver -----------------------------------------------------------
+    def run(self, module_op):
+        for func in module_op.regions[0].blocks[0].operations:
+            if func.operation.name == "func.func":
+                self.lower_block(func.regions[0].blocks[0])
+        # erase users before producers: repeat until every dead op is gone
+        dead = list(self.dead)
+        while dead:
+            unused = [op for op in dead if all(not list(r.uses) for r in op.results)]
+            if not unused:
+                raise fail("internal: lowered baco op still has uses", dead[0])
+            for op in unused:
+                dead.remove(op)
+                op.erase()
+
+    def lower_block(self, block: Block):
+        for op in list(block.operations):
+            op = op.operation
+            handler = getattr(self, "lower_" + op.name.replace(".", "_"), None)
+            if handler is not None:
+                with InsertionPoint(op), op.location:
+                    handler(op)
+            elif op.name.startswith("baco."):
+                raise fail(f"no lowering for {op.name}", op)
+            else:
+                for region in op.regions:
+                    for b in region.blocks:
+                        self.lower_block(b)
+
+    def kill(self, op):
+        self.dead.append(op)
+
+    # ---- block pointers ----------------------------------------------------
+    def lower_baco_make_block_ptr(self, op):
+        base = op.operands[0]
+        rest = list(op.operands)[1:]
+        n = len(rest) // 3
+        shape, strides, offsets = rest[:n], rest[n:2 * n], rest[2 * n:]
+        if n != 2:
+            raise fail(f"block pointers must be 2-D for Gemmini (got {n}-D)", op)
+        blk = _blk_type(op.result.type)
+        elem = ShapedType(base.type).element_type
+        if str(elem) != str(blk.element_type):
+            raise fail(f"block element type {blk.element_type} does not match pointer type {elem}", op)
+        zero = ir.const_index(0)
+        view = ir.create(
+            "memref.reinterpret_cast", operands=[base, zero, *shape, *strides],
+            results=[Type.parse(f"memref<?x?x{elem}, strided<[?, ?], offset: ?>>")],
+            attributes={"operandSegmentSizes": Attribute.parse("array<i32: 1, 1, 2, 2>"),
+                        "static_offsets": ir.dense_i64([ir.DYN]),
+                        "static_sizes": ir.dense_i64([ir.DYN] * 2),
+                        "static_strides": ir.dense_i64([ir.DYN] * 2)}).result
+        self.bp[op.result] = BlockPtr(view, shape, offsets, list(blk.shape), elem, op)
+        self.kill(op)
+
+    def lower_baco_advance(self, op):
+        src = self.bp[op.operands[0]]
+        deltas = list(op.operands)[1:]
+        offsets = [ir.binop("addi", o, d) for o, d in zip(src.offsets, deltas)]
+        self.bp[op.result] = BlockPtr(src.view, src.shape, offsets, src.block_shape, src.elem, src.root)
+        self.kill(op)
+
+    def lower_scf_for(self, op):
+        lb, ub, step, *inits = list(op.operands)
+        body = op.regions[0].blocks[0]
+        carried = [i for i, v in enumerate(inits) if _is_bp(v.type)]
+        if not carried:
+            self.lower_block(body)
+            return
+        new_inits = []
+        for i, v in enumerate(inits):
+            new_inits += self.bp[v].offsets if i in carried else [v]
+        from mlir.dialects import scf
+        new_for = scf.ForOp(lb, ub, step, new_inits)
+        new_body = new_for.body
+        new_args = list(new_body.arguments)
+        old_args = list(body.arguments)
+        old_args[0].replace_all_uses_with(new_args[0])
+        pos = 1
+        arg_ptrs = {}
+        for i, v in enumerate(inits):
+            old = old_args[1 + i]
+            if i in carried:
+                init = self.bp[v]
+                offs = new_args[pos:pos + 2]
+                pos += 2
+                arg_ptrs[i] = init
+                self.bp[old] = BlockPtr(init.view, init.shape, offs, init.block_shape, init.elem, init.root)
+            else:
+                old.replace_all_uses_with(new_args[pos])
+                pos += 1
+        old_yield = body.operations[len(body.operations) - 1].operation
+        # move the body into the new loop (before a placeholder terminator), then lower it there
+        with InsertionPoint(new_body):
+            anchor = ir.create("scf.yield", operands=[], loc=old_yield.location)
+        for inner in list(body.operations):
+            inner = inner.operation
+            if inner == old_yield:
+                continue
+            inner.move_before(anchor)
+        self.lower_block(new_body)
+        yielded = []
+        for i, v in enumerate(old_yield.operands):
+            if i in carried:
+                p = self.bp.get(v)
+                if p is None or p.root != arg_ptrs[i].root:
+                    raise fail("a block pointer carried by a loop must be updated with advance() of itself", old_yield)
+                yielded += p.offsets
+            else:
+                yielded.append(v)
+        with InsertionPoint(anchor), old_yield.location:
+            ir.create("scf.yield", operands=yielded)
+        anchor.erase()
+        old_yield.erase()
+        pos = 0
+        for i, v in enumerate(inits):
+            res = op.results[i]
+            if i in carried:
+                init = arg_ptrs[i]
+                offs = list(new_for.results)[pos:pos + 2]
+                pos += 2
+                self.bp[res] = BlockPtr(init.view, init.shape, offs, init.block_shape, init.elem, init.root)
+            else:
+                res.replace_all_uses_with(new_for.results[pos])
+                pos += 1
+        self.kill(op)
+
+    # ---- memory ------------------------------------------------------------
+    def _window(self, p: BlockPtr, checked, op):
+        sizes = []
+        for d in range(2):
+            if d in checked:
+                sizes.append(ir.clamp_extent(p.shape[d], p.offsets[d], p.block_shape[d]))
+            else:
+                sizes.append(ir.const_index(p.block_shape[d]))
+        one = ir.const_index(1)
+        return ir.subview(p.view, p.offsets, sizes, [one, one]), sizes
+
+    @staticmethod
+    def _checked(op):
+        if "boundary_check" not in op.attributes:
+            return ()
+        return tuple(int(x) for x in ir.DenseI64ArrayAttr(op.attributes["boundary_check"]))
+
+    def lower_baco_load(self, op):
+        p = self.bp[op.operands[0]]
+        window, sizes = self._window(p, self._checked(op), op)
+        dyn = ir.tensor_type([ir.DYN, ir.DYN], p.elem)
+        loaded = ir.create("bufferization.to_tensor", operands=[window], results=[dyn],
+                           attributes={"restrict": ir.unit()}).result
+        # zero-pad the clipped window back to the static block shape
+        zero = ir.const_index(0)
+        highs = [ir.binop("subi", ir.const_index(b), s) for b, s in zip(p.block_shape, sizes)]
+        pad = ir.create("tensor.pad", operands=[loaded, zero, zero, *highs],
+                        results=[op.result.type], regions=1,
+                        attributes={"operandSegmentSizes": Attribute.parse("array<i32: 1, 2, 2>"),
+                                    "static_low": ir.dense_i64([ir.DYN, ir.DYN]),
+                                    "static_high": ir.dense_i64([ir.DYN, ir.DYN])})
+        blk = Block.create_at_start(pad.regions[0], [ir.index(), ir.index()])
+        with InsertionPoint(blk):
+            z = ir.const_int(0, p.elem)
+            ir.create("tensor.yield", operands=[z])
+        op.result.replace_all_uses_with(pad.result)
+        self.kill(op)
+
+    def lower_baco_store(self, op):
+        p = self.bp[op.operands[0]]
+        value = op.operands[1]
+        if list(RankedTensorType(value.type).shape) != p.block_shape:
+            raise fail("stored block shape does not match the block pointer", op)
+        value = self._epilogue(value, p.elem, op)
+        window, sizes = self._window(p, self._checked(op), op)
+        zero = ir.const_index(0)
+        one = ir.const_index(1)
+        dyn = ir.tensor_type([ir.DYN, ir.DYN], p.elem)
+        part = ir.create("tensor.extract_slice", operands=[value, zero, zero, *sizes, one, one],
+                         results=[dyn],
+                         attributes={"operandSegmentSizes": Attribute.parse("array<i32: 1, 2, 2, 2>"),
+                                     "static_offsets": ir.dense_i64([ir.DYN] * 2),
+                                     "static_sizes": ir.dense_i64([ir.DYN] * 2),
+                                     "static_strides": ir.dense_i64([ir.DYN] * 2)}).result
+        ir.create("bufferization.materialize_in_destination", operands=[part, window],
+                  attributes={"restrict": ir.unit(), "writable": ir.unit()})
+        self.kill(op)
+
+    # ---- compute -----------------------------------------------------------
+    def lower_baco_zeros(self, op):
+        t = RankedTensorType(op.result.type)
+        empty = ir.create("tensor.empty", results=[t]).result
+        zero = ir.const_int(0, t.element_type)
+        from mlir.dialects import linalg
+        filled = linalg.fill(zero, outs=[empty])
+        op.result.replace_all_uses_with(filled)
+        self.kill(op)
+
+    def lower_baco_dot(self, op):
+        a, b, acc = op.operands
+        ta, tb, tc = (RankedTensorType(v.type) for v in (a, b, acc))
+        if str(ta.element_type) != "i8" or str(tb.element_type) != "i8" or str(tc.element_type) != "i32":
+            raise fail(f"Gemmini dot takes int8 blocks and accumulates in int32 "
+                       f"(got {ta.element_type} x {tb.element_type} -> {tc.element_type})", op)
+        if ta.shape[1] != tb.shape[0] or [ta.shape[0], tb.shape[1]] != list(tc.shape):
+            raise fail(f"dot shapes do not match: {list(ta.shape)} x {list(tb.shape)} -> {list(tc.shape)}", op)
+        from mlir.dialects import linalg
+        res = linalg.matmul(a, b, outs=[acc])
+        op.result.replace_all_uses_with(res)
+        self.kill(op)
+
+    def lower_baco_add(self, op):
+        raise fail("block + block is not supported by the Gemmini lowering "
+                   "(accumulate with dot(a, b, acc) instead)", op)
+
+    def lower_baco_scale(self, op):   # folded into the store's epilogue
+        pass
+
+    lower_baco_relu = lower_baco_convert = lower_baco_scale
+
+    def _epilogue(self, value, out_elem, store_op):
+        """Fold scale/relu/convert feeding a store into one tagged linalg.generic."""
+        scale, relu = None, False
+        chain = []
+        while value.owner.name in EPILOGUE_OPS if hasattr(value.owner, "name") else False:
+            producer = value.owner
+            chain.append(producer)
+            if producer.name == "baco.scale":
+                if scale is not None:
+                    raise fail("only one scale factor per stored block is supported", producer)
+                scale = producer.operands[1]
+            elif producer.name == "baco.relu":
+                relu = True
+            value = producer.operands[0]
+        for producer in chain:
+            for use in producer.result.uses:
+                if use.owner.name not in EPILOGUE_OPS + ("baco.store",):
+                    raise fail(f"this elementwise result is used by {use.owner.name}; on Gemmini "
+                               "scale/relu/convert are applied by the store (mvout)", producer)
+            self.kill(producer)
+        src = RankedTensorType(value.type)
+        if str(src.element_type) != "i32":
+            if chain:
+                raise fail("scale/relu/convert apply to int32 accumulator blocks", chain[-1])
+            if str(src.element_type) != str(out_elem):
+                raise fail(f"cannot store a {src.element_type} block through a {out_elem} pointer", store_op)
+            return value
+        if str(out_elem) not in ("i8", "i32"):
+            raise fail(f"accumulator blocks are stored as int8 or int32, not {out_elem}", store_op)
+        if not chain and str(out_elem) == "i32":
+            return value
+        if relu and str(out_elem) == "i32":
+            raise fail("relu on an int32 output: Gemmini's full-width mvout bypasses the activation; "
+                       "store int8 (.to(bl.int8)) or drop relu", chain[0])
+        if scale is not None and str(out_elem) == "i32":
+            raise fail("scaled results must be converted with .to(bl.int8) before storing", chain[0])
+        return self._build_epilogue(value, scale, relu, out_elem)
+
+    def _build_epilogue(self, value, scale, relu, out_elem):
+        src = RankedTensorType(value.type)
+        out_t = ir.tensor_type(src.shape, out_elem)
+        empty = ir.create("tensor.empty", results=[out_t]).result
+        ident = AffineMapAttr.get(AffineMap.get_identity(2))
+        par = Attribute.parse("#linalg.iterator_type<parallel>")
+        gen = ir.create("linalg.generic", operands=[value, empty], results=[out_t], regions=1,
+                        attributes={
+                            "indexing_maps": ArrayAttr.get([ident, ident]),
+                            "iterator_types": ArrayAttr.get([par, par]),
+                            "operandSegmentSizes": Attribute.parse("array<i32: 1, 1>"),
+                            "gemmini.epilogue": DictAttr.get({"relu": BoolAttr.get(relu),
+                                                              "scaled": BoolAttr.get(scale is not None)})})
+        i32 = IntegerType.get_signless(32)
+        blk = Block.create_at_start(gen.regions[0], [i32, out_elem])
+        with InsertionPoint(blk):
+            x = blk.arguments[0]
+            if relu:  # RTL order: activation first, then scale, round, saturate
+                x = ir.binop("maxsi", x, ir.const_int(0, i32))
+            f = ir.create("arith.sitofp", operands=[x], results=[F32Type.get()]).result
+            if scale is not None:
+                f = ir.binop("mulf", f, scale)
+            f = ir.create("math.roundeven", operands=[f], results=[F32Type.get()]).result
+            f = ir.binop("maximumf", f, ir.const_f32(-128.0))
+            f = ir.binop("minimumf", f, ir.const_f32(127.0))
+            y = ir.create("arith.fptosi", operands=[f], results=[out_elem]).result
+            ir.create("linalg.yield", operands=[y])
+        return gen.result
+
+    def lower_baco_program_id(self, op):
+        self._grid_query(op, "baco_program_id")
+
+    def lower_baco_num_programs(self, op):
+        self._grid_query(op, "baco_num_programs")
+
+    def _grid_query(self, op, callee):
+        axis = int(ir.IntegerAttr(op.attributes["axis"]).value)
+        if not 0 <= axis <= 2:
+            raise fail(f"grid axis must be 0, 1 or 2 (got {axis})", op)
+        _declare(op, callee, "(i64) -> i64")
+        v = ir.create("func.call", operands=[ir.const_int(axis, ir.i64())], results=[ir.i64()],
+                      attributes={"callee": Attribute.parse(f"@{callee}")}).result
+        op.result.replace_all_uses_with(ir.index_cast(v, ir.index()))
+        self.kill(op)
+
+
+def _declare(op, name: str, signature: str):
+    """Declare an external function once at the top of the module."""
+    module = op
+    while module.name != "builtin.module":
+        module = module.parent
+    body = module.regions[0].blocks[0]
+    for f in body.operations:
+        if f.operation.name == "func.func" and StringAttr(f.operation.attributes["sym_name"]).value == name:
+            return
+    with InsertionPoint.at_block_begin(body), op.location:
+        ir.create("func.func", regions=1, attributes={
+            "sym_name": StringAttr.get(name),
+            "function_type": Attribute.parse(signature),
+            "sym_visibility": StringAttr.get("private")})
+
+
+def run(module_op, **_):
+    BacoToLinalg().run(module_op)

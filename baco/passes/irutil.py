@@ -1,0 +1,90 @@
+"""Small builders shared by the Python-defined passes (generic op creation
+with the current location and insertion point)."""
+from __future__ import annotations
+
+from mlir.ir import (Attribute, DenseI64ArrayAttr, F32Type, IndexType,
+                     IntegerAttr, IntegerType, Operation, RankedTensorType,
+                     ShapedType, Type, UnitAttr)
+
+from baco.errors import CompilationError
+
+DYN = ShapedType.get_dynamic_size()
+
+
+def index() -> Type:
+    return IndexType.get()
+
+
+def i64() -> Type:
+    return IntegerType.get_signless(64)
+
+
+def create(name, operands=(), results=(), attributes=None, regions=0, loc=None):
+    return Operation.create(name, results=list(results), operands=list(operands),
+                            attributes=attributes or {}, regions=regions, loc=loc)
+
+
+def const_index(value: int, loc=None):
+    return create("arith.constant", results=[index()],
+                  attributes={"value": IntegerAttr.get(index(), value)}, loc=loc).result
+
+
+def const_int(value: int, ty: Type, loc=None):
+    return create("arith.constant", results=[ty],
+                  attributes={"value": IntegerAttr.get(ty, value)}, loc=loc).result
+
+
+def const_f32(value: float, loc=None):
+    return create("arith.constant", results=[F32Type.get()],
+                  attributes={"value": Attribute.parse(f"{float(value)!r} : f32")}, loc=loc).result
+
+
+def binop(name: str, a, b, loc=None):
+    return create(f"arith.{name}", operands=[a, b], results=[a.type], loc=loc).result
+
+
+def index_cast(v, ty, loc=None):
+    return create("arith.index_cast", operands=[v], results=[ty], loc=loc).result
+
+
+def clamp_extent(limit, offset, block: int, loc=None):
+    """Elements of a `block`-long window at `offset` that lie inside [0, limit)."""
+    zero = const_index(0, loc)
+    rem = binop("subi", limit, offset, loc)
+    rem = binop("maxsi", rem, zero, loc)
+    return binop("minsi", rem, const_index(block, loc), loc)
+
+
+def dense_i64(values) -> Attribute:
+    return DenseI64ArrayAttr.get(list(values))
+
+
+def strided_type(elem: Type, rank: int = 2) -> Type:
+    dims = "x".join("?" * rank)
+    strides = ", ".join("?" * rank)
+    return Type.parse(f"memref<{dims}x{elem}, strided<[{strides}], offset: ?>>")
+
+
+def subview(source, offsets, sizes, strides, loc=None):
+    """Fully dynamic 2-D subview (canonicalization folds constants later)."""
+    elem = ShapedType(source.type).element_type
+    n = len(offsets)
+    return create("memref.subview", operands=[source, *offsets, *sizes, *strides],
+                  results=[strided_type(elem, n)], loc=loc,
+                  attributes={
+                      "operandSegmentSizes": Attribute.parse(f"array<i32: 1, {n}, {n}, {n}>"),
+                      "static_offsets": dense_i64([DYN] * n),
+                      "static_sizes": dense_i64([DYN] * n),
+                      "static_strides": dense_i64([DYN] * n)}).result
+
+
+def tensor_type(shape, elem) -> Type:
+    return RankedTensorType.get(list(shape), elem)
+
+
+def unit() -> Attribute:
+    return UnitAttr.get()
+
+
+def fail(message: str, op) -> CompilationError:
+    return CompilationError.at_location(message, op.location)
