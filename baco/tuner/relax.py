@@ -1,0 +1,250 @@
+"""Differentiable relaxation of a tiling (mapping) over a layer's divisors.
+
+Every tiling factor is a continuous parameter in log space.  The forward pass
+turns it into an integer by a Gumbel-softmax over the divisors that are still
+legal for that dimension (the candidates' logits are the negative squared
+log-distance to the continuous factor), with a straight-through estimator:
+the forward value is the hard (arg-max) divisor, so every sampled mapping is a
+legal integer mapping, while the gradient is that of the soft expectation.
+
+Per dimension the factors are drawn in a fixed sequence (spatial first, then
+the temporal levels from the innermost outward) from the divisors of what is
+left, and the outermost level (DRAM) takes the remainder, so the product of a
+dimension's factors is always exactly the dimension.  Everything is batched
+over a leading "start" axis so many starts run as one tensor program.
+
+The module knows nothing of the cost model: it produces factor tensors, and
+the penalties that keep the continuous parameters in the legal region.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import torch
+
+DIMS = ("R", "S", "P", "Q", "C", "K", "N")
+NUM_LEVELS = 4  # L0 registers, L1 accumulator, L2 scratchpad, L3 DRAM
+DRAM_LEVEL = NUM_LEVELS - 1
+DIM_INDEX = {d: i for i, d in enumerate(DIMS)}
+C_INDEX, K_INDEX = DIM_INDEX["C"], DIM_INDEX["K"]
+
+# The registers hold one weight per PE: only loops over dims that do not index
+# the weight (P, Q, N) may sit at L0, as in Gemmini's weight-stationary array.
+WEIGHT_DIMS = frozenset("RSCK")
+
+
+@lru_cache(maxsize=None)
+def divisors(n: int) -> tuple[int, ...]:
+    """All positive divisors of n in increasing order."""
+    if n < 1:
+        raise ValueError(f"divisors() needs a positive integer, got {n}")
+    small, large = [], []
+    i = 1
+    while i * i <= n:
+        if n % i == 0:
+            small.append(i)
+            if i != n // i:
+                large.append(n // i)
+        i += 1
+    return tuple(small + large[::-1])
+
+
+def nearest_divisor(n: int, x: float, limit: int | None = None) -> int:
+    """The divisor of n closest to x in log distance (ties go to the smaller), capped at limit."""
+    cands = [d for d in divisors(n) if limit is None or d <= limit]
+    lx = math.log(max(x, 1e-9))
+    return min(cands, key=lambda d: (abs(math.log(d) - lx), d))
+
+
+def default_allowed(dims: dict[str, int]) -> torch.Tensor:
+    """Which (level, dim) temporal factors may exceed 1: bool[NUM_LEVELS, 7]."""
+    allowed = torch.ones(NUM_LEVELS, len(DIMS), dtype=torch.bool)
+    for d in WEIGHT_DIMS:
+        allowed[0, DIM_INDEX[d]] = False
+    for j, d in enumerate(DIMS):
+        if dims[d] == 1:
+            allowed[:, j] = False
+    return allowed
+
+
+class TemperatureSchedule:
+    """Exponential annealing of the Gumbel-softmax temperature from start to end over steps."""
+
+    def __init__(self, start: float = 1.0, end: float = 0.05, steps: int = 1000):
+        if not (start > 0 and end > 0 and steps >= 1):
+            raise ValueError("temperatures must be positive and steps >= 1")
+        self.start, self.end, self.steps = start, end, steps
+
+    def __call__(self, step: int) -> float:
+        t = min(max(step, 0), self.steps) / self.steps
+        return self.start * (self.end / self.start) ** t
+
+
+def gumbel_noise(shape, generator: torch.Generator | None, dtype=torch.float64) -> torch.Tensor:
+    u = torch.rand(shape, generator=generator, dtype=dtype).clamp_(1e-12, 1.0 - 1e-12)
+    return -torch.log(-torch.log(u))
+
+
+def straight_through_choice(x_log: torch.Tensor, cand_log: torch.Tensor, mask: torch.Tensor,
+                            tau: float, noise: torch.Tensor | None,
+                            soft_mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Pick one candidate per row with a Gumbel-softmax; return (value, index).
+
+    x_log [...] continuous log-factor; cand_log [..., D] candidate log values; mask [..., D] the legal
+    candidates for the hard choice.  The value equals cand_log[index] in the forward pass and carries the
+    gradient of the soft expectation over soft_mask (default: mask).  Taking the soft expectation over all
+    divisors of the dimension keeps a gradient when what is left of the dimension allows one choice only.
+    """
+    logits = -(cand_log - x_log.unsqueeze(-1)) ** 2 / tau
+    if noise is not None:  # Gumbel-max: the hard choice is a sample of softmax(logits / tau)
+        logits = logits + noise
+    index = logits.masked_fill(~mask, float("-inf")).argmax(dim=-1)
+    hard = cand_log.gather(-1, index.unsqueeze(-1)).squeeze(-1)
+    soft_mask = mask if soft_mask is None else soft_mask
+    weights = torch.softmax(logits.masked_fill(~soft_mask, float("-inf")), dim=-1)
+    soft = (weights * cand_log.masked_fill(~soft_mask, 0.0)).sum(-1)
+    return hard + (soft - soft.detach()), index
+
+
+@dataclass
+class FactorSample:
+    """One forward pass: legal integer factors with straight-through gradients.
+
+    temporal_log [B, NUM_LEVELS, 7] and spatial_log [B, 2] (C, K) are logs of integers in the forward
+    pass; penalty [B] is the soft-constraint term of the continuous parameters.
+    """
+    temporal_log: torch.Tensor
+    spatial_log: torch.Tensor
+    penalty: torch.Tensor
+
+    @property
+    def temporal(self) -> torch.Tensor:
+        return torch.exp(self.temporal_log)
+
+    @property
+    def spatial(self) -> torch.Tensor:
+        return torch.exp(self.spatial_log)
+
+    def integers(self, b: int) -> tuple[list[list[int]], int, int]:
+        """Factors of batch element b as Python ints: (temporal[level][dim], spatial_C, spatial_K)."""
+        t = torch.round(self.temporal[b].detach()).to(torch.int64).tolist()
+        sc, sk = torch.round(self.spatial[b].detach()).to(torch.int64).tolist()
+        return t, sc, sk
+
+
+class MappingSpace:
+    """The divisor tables of one layer, and the sampler from continuous parameters to legal factors.
+
+    Parameters (log space): theta_temporal [B, DRAM_LEVEL, 7] for L0..L2 (L3 takes the remainder),
+    theta_spatial [B, 2] for the C and K spatial factors.
+    """
+
+    def __init__(self, dims: dict[str, int], max_spatial: int = 128, allowed: torch.Tensor | None = None):
+        self.dims = dict(dims)
+        self.sizes = torch.tensor([float(self.dims[d]) for d in DIMS], dtype=torch.float64)
+        self.max_spatial = int(max_spatial)
+        self.allowed = default_allowed(self.dims) if allowed is None else allowed.clone()
+        tables = [divisors(self.dims[d]) for d in DIMS]
+        width = max(len(t) for t in tables)
+        cand = torch.ones(len(DIMS), width, dtype=torch.int64)
+        valid = torch.zeros(len(DIMS), width, dtype=torch.bool)
+        for j, t in enumerate(tables):
+            cand[j, : len(t)] = torch.tensor(t)
+            valid[j, : len(t)] = True
+        self.cand = cand                                   # [7, D]
+        self.cand_log = torch.log(cand.to(torch.float64))  # [7, D]
+        self.valid = valid
+
+    # ---- parameters -------------------------------------------------------------------------
+    def params_from_factors(self, temporal: list[list[int]], spatial_c: int, spatial_k: int,
+                            jitter: float = 0.0, generator: torch.Generator | None = None):
+        """Log-space parameters that sample back to the given integer factors at low temperature."""
+        th = torch.log(torch.tensor([[float(temporal[l][j]) for j in range(len(DIMS))]
+                                     for l in range(DRAM_LEVEL)], dtype=torch.float64))
+        sp = torch.log(torch.tensor([float(spatial_c), float(spatial_k)], dtype=torch.float64))
+        if jitter:
+            th = th + jitter * torch.randn(th.shape, generator=generator, dtype=torch.float64)
+            sp = sp + jitter * torch.randn(sp.shape, generator=generator, dtype=torch.float64)
+        return th, sp
+
+    def random_params(self, batch: int, generator: torch.Generator | None = None):
+        """Random continuous parameters: each dimension split in random log-proportions over its slots."""
+        logn = torch.log(self.sizes)
+        # slots: spatial (C/K only), L0, L1, L2, L3 -> Dirichlet-like split of log n
+        w = -torch.log(torch.rand(batch, 5, len(DIMS), generator=generator, dtype=torch.float64).clamp_min(1e-12))
+        w = w / w.sum(1, keepdim=True)
+        th = w[:, 1:4, :] * logn
+        sp = torch.stack([w[:, 0, C_INDEX] * logn[C_INDEX], w[:, 0, K_INDEX] * logn[K_INDEX]], dim=1)
+        return th, sp
+
+    # ---- sampling ---------------------------------------------------------------------------
+    def sample(self, theta_temporal: torch.Tensor, theta_spatial: torch.Tensor, tau: float,
+               generator: torch.Generator | None = None, noisy: bool = True,
+               spatial_limit: torch.Tensor | float | None = None) -> FactorSample:
+        """Legal integer factors from continuous parameters (hard forward, soft backward).
+
+        spatial_limit bounds each spatial factor (defaults to max_spatial); a tensor [B] gives one per start.
+        noisy=False gives the deterministic nearest-legal-divisor rounding of the parameters.
+        """
+        B = theta_temporal.shape[0]
+        ndim = len(DIMS)
+        limit = self.max_spatial if spatial_limit is None else spatial_limit
+        limit_t = torch.as_tensor(limit, dtype=torch.float64).expand(B) if not torch.is_tensor(limit) \
+            else limit.to(torch.float64).expand(B)
+        remaining = self.cand.new_tensor([self.dims[d] for d in DIMS]).expand(B, ndim).clone()
+        cand = self.cand.expand(B, ndim, -1)
+        cand_log = self.cand_log.expand(B, ndim, -1)
+        base_mask = self.valid.expand(B, ndim, -1)
+
+        def choose(x_log, extra_mask):
+            soft_mask = base_mask & extra_mask
+            mask = soft_mask & (remaining.unsqueeze(-1) % cand == 0)
+            noise = gumbel_noise(mask.shape, generator) if noisy else None
+            value, idx = straight_through_choice(x_log, cand_log, mask, tau, noise, soft_mask)
+            chosen = cand.gather(-1, idx.unsqueeze(-1)).squeeze(-1)
+            return value, chosen
+
+        # spatial factors (only C and K can be spread over the array)
+        sp_x = torch.zeros(B, ndim, dtype=torch.float64)
+        sp_x = sp_x.index_put((torch.arange(B), torch.full((B,), C_INDEX)), theta_spatial[:, 0])
+        sp_x = sp_x.index_put((torch.arange(B), torch.full((B,), K_INDEX)), theta_spatial[:, 1])
+        sp_mask = cand.to(torch.float64) <= limit_t.view(B, 1, 1)
+        only_ck = torch.zeros(ndim, dtype=torch.bool)
+        only_ck[C_INDEX] = only_ck[K_INDEX] = True
+        sp_mask = sp_mask & (only_ck.view(1, ndim, 1) | (cand == 1))
+        sp_val, sp_int = choose(sp_x, sp_mask)
+        remaining = remaining // sp_int
+
+        levels = []
+        for l in range(DRAM_LEVEL):
+            lvl_mask = self.allowed[l].view(1, ndim, 1) | (cand == 1)
+            val, chosen = choose(theta_temporal[:, l, :], lvl_mask)
+            levels.append(val)
+            remaining = remaining // chosen
+        logn = torch.log(self.sizes).expand(B, ndim)
+        outer = logn - sp_val - sum(levels)  # exact remainder in the forward pass, coupled gradients
+        temporal_log = torch.stack(levels + [outer], dim=1)
+        spatial_log = torch.stack([sp_val[:, C_INDEX], sp_val[:, K_INDEX]], dim=1)
+
+        penalty = self.penalty(theta_temporal, theta_spatial, limit_t)
+        return FactorSample(temporal_log, spatial_log, penalty)
+
+    def penalty(self, theta_temporal, theta_spatial, spatial_limit) -> torch.Tensor:
+        """Soft constraints on the continuous parameters: factors < 1, a remainder < 1, array over-use."""
+        logn = torch.log(self.sizes)
+        below_one = torch.relu(-theta_temporal).pow(2).sum((1, 2)) + torch.relu(-theta_spatial).pow(2).sum(1)
+        inner = theta_temporal.sum(1)
+        inner = inner.index_add(1, torch.tensor([C_INDEX, K_INDEX]), theta_spatial)
+        over_dim = torch.relu(inner - logn).pow(2).sum(1)
+        over_array = torch.relu(theta_spatial - torch.log(spatial_limit).unsqueeze(1)).pow(2).sum(1)
+        masked = (~self.allowed[:DRAM_LEVEL]).to(torch.float64)
+        disallowed = (theta_temporal.abs() * masked).pow(2).sum((1, 2))
+        return below_one + over_dim + over_array + disallowed
+
+
+def capacity_penalty(used: torch.Tensor, capacity: torch.Tensor | float) -> torch.Tensor:
+    """Squared log over-use of a buffer (0 when it fits)."""
+    cap = torch.as_tensor(capacity, dtype=used.dtype)
+    return torch.relu(torch.log(used.clamp_min(1e-12)) - torch.log(cap)).pow(2)
