@@ -1,0 +1,117 @@
+"""GemminiConfig: the hardware parameters every part of baco targets."""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, replace
+
+INPUT_TYPES = {"int8": 1, "int32": 4}
+ACC_TYPES = {"int32": 4}
+
+
+@dataclass(frozen=True)
+class GemminiConfig:
+    dim: int = 16                 # systolic array is dim × dim
+    sp_banks: int = 4
+    sp_bank_rows: int = 4096      # rows of dim input elements per bank
+    acc_banks: int = 2
+    acc_rows: int = 1024          # total accumulator rows of dim acc elements
+    input_type: str = "int8"
+    acc_type: str = "int32"
+    max_bytes: int = 64           # generateHeader's fixed MAX_BYTES
+    spatial_output_bits: int = 20
+    ld_queue: int = 8
+    ex_queue: int = 8
+    st_queue: int = 2
+    rs_ld: int = 8
+    rs_ex: int = 16
+    rs_st: int = 4
+    max_in_flight: int = 16
+    dma_bus_bits: int = 128
+    dma_max_bytes: int = 64
+    mvin_scale: bool = True
+    acc_read_full_width: bool = True
+    has_normalizations: bool = False
+    num_counters: int = 8
+
+    # ---- derived sizes -------------------------------------------------------
+    @property
+    def sp_rows(self) -> int:
+        return self.sp_banks * self.sp_bank_rows
+
+    @property
+    def input_bytes(self) -> int:
+        return INPUT_TYPES[self.input_type]
+
+    @property
+    def acc_bytes(self) -> int:
+        return ACC_TYPES[self.acc_type]
+
+    @property
+    def sp_kb(self) -> float:
+        return self.sp_rows * self.dim * self.input_bytes / 1024
+
+    @property
+    def acc_kb(self) -> float:
+        return self.acc_rows * self.dim * self.acc_bytes / 1024
+
+    @property
+    def max_block_len(self) -> int:
+        return max(1, self.max_bytes // (self.dim * self.input_bytes))
+
+    @property
+    def max_block_len_acc(self) -> int:
+        return max(1, self.max_bytes // (self.dim * self.acc_bytes))
+
+    @property
+    def sp_addr_bits(self) -> int:
+        return (self.sp_rows - 1).bit_length()
+
+    @property
+    def acc_addr_bits(self) -> int:
+        return (self.acc_rows - 1).bit_length()
+
+    # ---- construction ------------------------------------------------------------
+    @classmethod
+    def from_capacity(cls, dim: int, sp_kb: float, acc_kb: float, **kw) -> "GemminiConfig":
+        """Sizes as Chipyard's CapacityInKilobytes: bank depth = KiB·1024/(banks·row bytes)."""
+        base = cls(dim=dim, **kw)
+        sp_row = dim * base.input_bytes
+        acc_row = dim * base.acc_bytes
+        cfg = replace(base, sp_bank_rows=int(sp_kb * 1024) // (base.sp_banks * sp_row),
+                      acc_rows=int(acc_kb * 1024) // acc_row)
+        cfg.validate()
+        return cfg
+
+    def validate(self) -> "GemminiConfig":
+        def need(ok, msg):
+            if not ok:
+                raise ValueError(f"invalid GemminiConfig: {msg}")
+        pow2 = lambda n: n > 0 and n & (n - 1) == 0  # noqa: E731
+        need(self.dim >= 2 and pow2(self.dim), f"dim must be a power of two >= 2 (got {self.dim})")
+        need(self.input_type in INPUT_TYPES, f"input_type must be one of {sorted(INPUT_TYPES)}")
+        need(self.acc_type in ACC_TYPES, f"acc_type must be one of {sorted(ACC_TYPES)}")
+        need(pow2(self.sp_bank_rows), f"scratchpad bank depth must be a power of two (got {self.sp_bank_rows})")
+        need(self.sp_bank_rows % self.dim == 0, f"scratchpad bank depth {self.sp_bank_rows} must be divisible by dim")
+        need(self.acc_rows % (self.acc_banks * self.dim) == 0,
+             f"accumulator rows {self.acc_rows} must split into {self.acc_banks} banks of a multiple of dim")
+        need(self.sp_rows <= 1 << 14 or self.sp_addr_bits <= 26, "scratchpad too large for the local address")
+        need(self.acc_addr_bits <= 26, "accumulator too large for the local address")
+        return self
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "GemminiConfig":
+        return cls(**d).validate()
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2)
+
+    @classmethod
+    def load(cls, path) -> "GemminiConfig":
+        with open(path) as f:
+            return cls.from_dict(json.load(f))
+
+
+DEFAULT_CONFIG = GemminiConfig()
