@@ -1,0 +1,137 @@
+"""Gemmini placement: give every local block buffer (`memref.alloc` left by
+bufferization) a home in Gemmini's private memories.
+
+int8 blocks go to the scratchpad, int32 blocks to the accumulator. A block of
+R×C elements is stored as ⌈C/DIM⌉ column strips of ⌈R/DIM⌉·DIM rows each
+(`gemmini.row_pitch`), starting at row `gemmini.base_row`. Buffers are
+allocated once for the whole kernel (no reuse), so addresses are static.
+Capacity overflow is a compile error naming the block sizes and the limit.
+
+Ragged edges: the zero padding bufferization materialises around a clipped
+load (`linalg.map`/`linalg.fill` of 0, then a copy into a corner subview) is
+dropped for scratchpad operands read only by `linalg.matmul`: Gemmini masks
+rows/cols outside each operand's extent, so the lowering passes the clipped
+extents instead of moving zeros in.
+"""
+from __future__ import annotations
+
+from mlir.ir import IntegerAttr, MemRefType, StringAttr
+
+from baco.errors import CompilationError
+from baco.gemmini.config import GemminiConfig
+from baco.passes import irutil as ir
+
+
+def walk_ops(op):
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                inner = inner.operation
+                yield inner
+                yield from walk_ops(inner)
+
+
+def is_zero_fill(op) -> bool:
+    """linalg.fill(0) or linalg.map yielding constant 0 (bufferized tensor.pad)."""
+    if op.name == "linalg.fill":
+        value = op.operands[0].owner
+    elif op.name == "linalg.map":
+        body = op.regions[0].blocks[0]
+        ops = list(body.operations)
+        if len(ops) != 1 or ops[0].operation.name != "linalg.yield":
+            return False
+        value = ops[0].operation.operands[0].owner
+    else:
+        return False
+    if not hasattr(value, "name") or value.name != "arith.constant":
+        return False
+    return str(value.attributes["value"]).split(":")[0].strip() in ("0", "0.000000e+00")
+
+
+def fill_target(op):
+    return op.operands[-1] if op.name == "linalg.fill" else op.operands[0]
+
+
+def users(value):
+    return [use.owner for use in value.uses]
+
+
+def layout(shape, dim):
+    rows, cols = shape
+    pitch = -(-rows // dim) * dim
+    return pitch, pitch * -(-cols // dim)
+
+
+class Placement:
+    def __init__(self, config: GemminiConfig):
+        self.config = config
+
+    def run(self, module_op):
+        for func in module_op.regions[0].blocks[0].operations:
+            func = func.operation
+            if func.name == "func.func" and len(func.regions[0].blocks):
+                self.place(func)
+
+    def place(self, func):
+        dim = self.config.dim
+        used = {"spad": 0, "acc": 0}
+        placed = {"spad": [], "acc": []}
+        for op in walk_ops(func):
+            if op.name != "memref.alloc":
+                continue
+            t = MemRefType(op.result.type)
+            shape = list(t.shape)
+            elem = str(t.element_type)
+            if len(shape) != 2:
+                raise ir.fail("Gemmini blocks are 2-D", op)
+            space = {"i8": "spad", "i32": "acc"}.get(elem)
+            if space is None:
+                raise ir.fail(f"a {elem} block has no place in Gemmini's memories "
+                              "(int8 scratchpad, int32 accumulator)", op)
+            pitch, rows = layout(shape, dim)
+            op.attributes["gemmini.space"] = StringAttr.get(space)
+            op.attributes["gemmini.base_row"] = IntegerAttr.get(ir.i64(), used[space])
+            op.attributes["gemmini.row_pitch"] = IntegerAttr.get(ir.i64(), pitch)
+            used[space] += rows
+            placed[space].append((shape, elem, rows, op))
+        self.check_capacity(used, placed)
+        self.elide_operand_padding(func)
+
+    def check_capacity(self, used, placed):
+        cfg = self.config
+        limits = {"spad": (cfg.sp_rows, f"scratchpad ({cfg.sp_rows} rows of {cfg.dim} int8 = {cfg.sp_kb:g} KiB)"),
+                  "acc": (cfg.acc_rows, f"accumulator ({cfg.acc_rows} rows of {cfg.dim} int32 = {cfg.acc_kb:g} KiB)")}
+        for space, (limit, what) in limits.items():
+            if used[space] <= limit:
+                continue
+            blocks = ", ".join(f"{s[0]}x{s[1]} {e} ({r} rows)" for s, e, r, _ in placed[space])
+            first = placed[space][-1][3]
+            err = ir.fail(
+                f"block sizes do not fit the Gemmini {what} at DIM={cfg.dim}: "
+                f"the kernel's blocks {blocks} need {used[space]} rows; choose smaller BLOCK sizes", first)
+            raise err
+
+    def elide_operand_padding(self, func):
+        for op in list(walk_ops(func)):
+            if op.name not in ("linalg.map", "linalg.fill") or not is_zero_fill(op):
+                continue
+            buf = fill_target(op)
+            owner = buf.owner
+            if not hasattr(owner, "name") or owner.name != "memref.alloc":
+                continue
+            if str(owner.attributes["gemmini.space"]).strip('"') != "spad":
+                continue
+            readers = [u for u in users(buf) if u.name not in ("memref.subview",) and u != op]
+            views = [u for u in users(buf) if u.name == "memref.subview"]
+            only_matmul = all(u.name == "linalg.matmul" for u in readers) and all(
+                all(w.name == "memref.copy" and w.operands[1] == v.result for w in users(v.result))
+                for v in views)
+            if only_matmul:
+                op.erase()
+
+
+def run(module_op, config: GemminiConfig | None = None, **_):
+    Placement(config or GemminiConfig()).run(module_op)
+
+
+__all__ = ["run", "Placement", "CompilationError", "walk_ops", "is_zero_fill", "layout"]
