@@ -1,0 +1,187 @@
+"""Host backend: llvmlite optimizes and JITs the kernel's LLVM IR; the RoCC
+intrinsics call back into the in-process Gemmini functional model, which reads
+and writes the caller's arrays through their host addresses."""
+from __future__ import annotations
+
+import ctypes
+import time
+
+import llvmlite.binding as llvm
+import numpy as np
+
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.isa import COMMANDS
+from baco.passes.instgem_to_llvm import FENCE, intrinsic_name
+
+MASK64 = (1 << 64) - 1
+_ROCC = ctypes.CFUNCTYPE(None, ctypes.c_uint64, ctypes.c_uint64)
+_COUNTER = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64)
+_VOID = ctypes.CFUNCTYPE(None)
+_GRID = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)
+
+
+class HostMemory:
+    """The kernel's arrays, by host address. Accesses outside them fault."""
+
+    def __init__(self, arrays):
+        self.regions = sorted((a.ctypes.data, a.ctypes.data + a.nbytes) for a in arrays)
+
+    def _check(self, addr, n, what):
+        for lo, hi in self.regions:
+            if lo <= addr and addr + n <= hi:
+                return
+        from baco.sim.functional import GemminiFault
+        raise GemminiFault(f"DRAM {what} of {n} bytes at {addr:#x} is outside the kernel's arrays",
+                           field="dram_addr")
+
+    def read(self, addr, n):
+        self._check(addr, n, "read")
+        return ctypes.string_at(addr, n)
+
+    def write(self, addr, data):
+        self._check(addr, len(data), "write")
+        ctypes.memmove(addr, bytes(data), len(data))
+
+
+class _Runtime:
+    """What the JIT-ed intrinsics talk to during one launch (one launch at a time)."""
+    model = None
+    error = None
+    pid = (0, 0, 0)
+    nprog = (1, 1, 1)
+    commands = 0
+
+
+def _make_callbacks():
+    callbacks = {}
+
+    def rocc(funct):
+        def call(rs1, rs2):
+            if _Runtime.error is not None:
+                return
+            try:
+                _Runtime.commands += 1
+                _Runtime.model.execute(funct, rs1 & MASK64, rs2 & MASK64)
+            except Exception as e:   # a fault stops the launch; raised after the call returns
+                _Runtime.error = e
+        return call
+
+    for name, cmd in COMMANDS.items():
+        if name == "counter":
+            def counter(rs1, rs2, funct=cmd.funct):
+                try:
+                    return _Runtime.model.execute(funct, rs1 & MASK64, rs2 & MASK64) & MASK64
+                except Exception as e:
+                    _Runtime.error = e
+                    return 0
+            callbacks[intrinsic_name(name)] = _COUNTER(counter)
+        else:   # config sub-commands share funct 0: the sub-type is in rs1
+            callbacks[intrinsic_name(name)] = _ROCC(rocc(cmd.funct))
+
+    def fence():
+        if _Runtime.error is None:
+            try:
+                _Runtime.model.fence()
+            except Exception as e:
+                _Runtime.error = e
+    callbacks[FENCE] = _VOID(fence)
+    callbacks["baco_program_id"] = _GRID(lambda axis: _Runtime.pid[axis])
+    callbacks["baco_num_programs"] = _GRID(lambda axis: _Runtime.nprog[axis])
+    return callbacks
+
+
+_CALLBACKS = None
+_TARGET_MACHINE = None
+
+
+def _init():
+    global _CALLBACKS, _TARGET_MACHINE
+    if _CALLBACKS is None:
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        _CALLBACKS = _make_callbacks()
+        for name, cb in _CALLBACKS.items():
+            llvm.add_symbol(name, ctypes.cast(cb, ctypes.c_void_p).value)
+        _TARGET_MACHINE = llvm.Target.from_default_triple().create_target_machine(opt=2)
+    return _TARGET_MACHINE
+
+
+def optimize(ir_text: str, tm, speed_level: int = 2):
+    mod = llvm.parse_assembly(ir_text)
+    mod.triple = tm.triple
+    mod.data_layout = str(tm.target_data)
+    mod.verify()
+    pto = llvm.create_pipeline_tuning_options(speed_level=speed_level, size_level=0)
+    pb = llvm.create_pass_builder(tm, pto)
+    pb.getModulePassManager().run(mod, pb)
+    return mod
+
+
+def c_arg_types(signature):
+    """ctypes argument list for the lowered kernel signature: each memref is
+    (allocated ptr, aligned ptr, offset, size, stride), index is i64, f32 float."""
+    types = []
+    for kind in signature:
+        if kind == "memref":
+            types += [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]
+        elif kind == "index":
+            types.append(ctypes.c_int64)
+        elif kind == "f32":
+            types.append(ctypes.c_float)
+        else:
+            raise TypeError(f"unsupported kernel parameter type {kind}")
+    return types
+
+
+def c_args(signature, args):
+    out = []
+    for kind, a in zip(signature, args):
+        if kind == "memref":
+            out += [a.ctypes.data, a.ctypes.data, 0, a.size, 1]
+        elif kind == "index":
+            out.append(int(a))
+        else:
+            out.append(float(a))
+    return out
+
+
+class HostKernel:
+    def __init__(self, llvm_ir: str, name: str, signature, config: GemminiConfig):
+        tm = _init()
+        self.name = name
+        self.signature = signature
+        self.config = config
+        self.module = optimize(llvm_ir, tm)
+        self.engine = llvm.create_mcjit_compiler(self.module, tm)
+        self.engine.finalize_object()
+        addr = self.engine.get_function_address(name)
+        self.fn = ctypes.CFUNCTYPE(None, *c_arg_types(signature))(addr)
+        self.optimized_ir = str(self.module)
+        self.last_run = {}
+
+    def run(self, grid, args, *, model=None, observers=()):
+        """Run every program of `grid` on a Gemmini model over the host arrays."""
+        from baco.sim.functional import GemminiModel
+        arrays = [a for k, a in zip(self.signature, args) if k == "memref"]
+        for a in arrays:
+            if not (isinstance(a, np.ndarray) and a.flags.c_contiguous):
+                raise TypeError("kernel array arguments must be C-contiguous numpy arrays")
+        model = model or GemminiModel(self.config, HostMemory(arrays))
+        model.observers.extend(observers)
+        grid = tuple(grid) + (1,) * (3 - len(grid))
+        _Runtime.model, _Runtime.error, _Runtime.nprog, _Runtime.commands = model, None, grid, 0
+        cargs = c_args(self.signature, args)
+        t0 = time.perf_counter()
+        try:
+            for p2 in range(grid[2]):
+                for p1 in range(grid[1]):
+                    for p0 in range(grid[0]):
+                        _Runtime.pid = (p0, p1, p2)
+                        self.fn(*cargs)
+                        if _Runtime.error is not None:
+                            raise _Runtime.error
+        finally:
+            _Runtime.model = None
+        self.last_run = {"commands": _Runtime.commands, "seconds": time.perf_counter() - t0,
+                         "programs": grid[0] * grid[1] * grid[2], "model": model}
+        return self.last_run
