@@ -18,6 +18,7 @@ the penalties that keep the continuous parameters in the legal region.
 """
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -56,6 +57,23 @@ def nearest_divisor(n: int, x: float, limit: int | None = None) -> int:
     cands = [d for d in divisors(n) if limit is None or d <= limit]
     lx = math.log(max(x, 1e-9))
     return min(cands, key=lambda d: (abs(math.log(d) - lx), d))
+
+
+# Canonical loop orders of one level (outermost first).  What matters for reuse is which tensor the
+# innermost loops leave untouched: inner P,Q,N keep the weight, inner R,S,C keep the output (partial
+# sums), inner K keeps the input.
+LEVEL_ORDERS = {
+    "weight": ("C", "K", "R", "S", "N", "P", "Q"),
+    "output": ("N", "K", "P", "Q", "C", "R", "S"),
+    "input": ("N", "P", "Q", "C", "R", "S", "K"),
+}
+# One choice per level above the registers (L1, L2, L3); the registers only loop over P, Q, N.
+ORDER_CHOICES: tuple[tuple[str, str, str], ...] = tuple(itertools.product(LEVEL_ORDERS, repeat=3))
+
+
+def level_orders(choice: int) -> list[tuple[str, ...]]:
+    """The per-level loop orders [L0, L1, L2, L3] of one ORDER_CHOICES entry."""
+    return [LEVEL_ORDERS["weight"]] + [LEVEL_ORDERS[name] for name in ORDER_CHOICES[choice]]
 
 
 def default_allowed(dims: dict[str, int]) -> torch.Tensor:

@@ -1,0 +1,488 @@
+"""Co-exploration of per-layer mappings and one shared Gemmini by gradient descent.
+
+The search runs many starts at once as one batched torch program.  Per layer,
+the tiling factors are continuous log-space parameters relaxed over the
+layer's divisors (relax.py): every forward pass is a legal integer mapping.
+The hardware is inferred from the mappings (hwinfer.py: smooth max over
+layers of what each mapping needs, rounded to a legal Gemmini with a
+straight-through estimator), so every forward pass is also a valid design
+point, and its exact network EDP is recorded.  Adam descends
+log(energy) + log(cycles) of the count-weighted network plus penalties; the
+Gumbel temperature is annealed; every few hundred steps each start snaps
+back to its best design so far and re-picks its loop orders among the
+canonical ones by evaluation.  A final discrete local search (moving a prime
+factor between levels, changing a loop order) polishes the best designs.
+
+Determinism: with a seed and a fixed number of steps the result is the same
+on every run; a time budget makes the number of steps depend on the machine.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import torch
+from tqdm.auto import tqdm
+
+from baco.tuner import costmodel
+from baco.tuner.arch import DEFAULT_HARDWARE, Hardware
+from baco.tuner.hwinfer import MAX_PE_DIM, round_hardware, smooth_max
+from baco.tuner.mapping import Mapping, validate
+from baco.tuner.relax import (C_INDEX, DIMS, DRAM_LEVEL, K_INDEX, NUM_LEVELS, ORDER_CHOICES, MappingSpace,
+                              TemperatureSchedule, level_orders)
+from baco.tuner.workloads import Layer
+
+PENALTY_WEIGHT = 10.0
+
+
+# ------------------------------------------------------------------------------------------------
+# Integer design points
+# ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Tiling:
+    """One layer's integer mapping: temporal[level][dim] (L0..L3, DIMS order), spatial factors, order choice."""
+    temporal: tuple[tuple[int, ...], ...]
+    spatial_c: int
+    spatial_k: int
+    order: int = 0
+
+    def to_mapping(self) -> Mapping:
+        orders = level_orders(self.order)
+        return Mapping(
+            temporal=[{d: self.temporal[l][j] for j, d in enumerate(DIMS)} for l in range(NUM_LEVELS)],
+            spatial_C=self.spatial_c, spatial_K=self.spatial_k,
+            order=[tuple(orders[l]) for l in range(NUM_LEVELS)])
+
+    @classmethod
+    def from_mapping(cls, mapping: Mapping, order: int = 0) -> "Tiling":
+        temporal = tuple(tuple(int(mapping.temporal[l].get(d, 1)) for d in DIMS) for l in range(NUM_LEVELS))
+        return cls(temporal, int(mapping.spatial_C), int(mapping.spatial_K), order)
+
+    @property
+    def pe_needed(self) -> int:
+        return max(self.spatial_c, self.spatial_k)
+
+
+def stack_tilings(tilings: list[Tiling]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Batch tensors (temporal [B,4,7], spatial [B,2], order [B]) of a list of tilings."""
+    temporal = torch.tensor([t.temporal for t in tilings], dtype=torch.float64)
+    spatial = torch.tensor([[t.spatial_c, t.spatial_k] for t in tilings], dtype=torch.float64)
+    order = torch.tensor([t.order for t in tilings], dtype=torch.int64)
+    return temporal, spatial, order
+
+
+def unstack_tilings(temporal: torch.Tensor, spatial: torch.Tensor, order: torch.Tensor) -> list[Tiling]:
+    t = torch.round(temporal.detach()).to(torch.int64).tolist()
+    s = torch.round(spatial.detach()).to(torch.int64).tolist()
+    o = order.tolist()
+    return [Tiling(tuple(map(tuple, t[b])), s[b][0], s[b][1], o[b]) for b in range(len(t))]
+
+
+# ------------------------------------------------------------------------------------------------
+# Results
+# ------------------------------------------------------------------------------------------------
+@dataclass
+class Result:
+    """A design: one hardware and one mapping per layer, with the count-weighted network totals."""
+    hw: Hardware
+    mappings: list[Mapping]
+    cycles: float
+    energy_uj: float
+    edp: float
+    per_layer: list = field(default_factory=list)   # costmodel.Cost per layer (one instance, not count-weighted)
+    method: str = "baco"
+    wall_s: float = 0.0
+    evaluations: int = 0
+
+
+def evaluate_design(layers: list[Layer], mappings: list[Mapping], hw: Hardware, *, method: str = "",
+                    wall_s: float = 0.0, evaluations: int = 0) -> Result:
+    """Exact cost of a design; raises ValueError if any mapping does not pass the validator on hw."""
+    per_layer = []
+    for layer, mapping in zip(layers, mappings, strict=True):
+        problems = validate(mapping, layer, hw)
+        if problems:
+            raise ValueError(f"invalid mapping for layer {layer.name or layer.key} on {hw}: {'; '.join(problems)}")
+        per_layer.append(costmodel.evaluate(layer, mapping, hw))
+    cycles = sum(layer.count * c.cycles for layer, c in zip(layers, per_layer))
+    energy = sum(layer.count * c.energy_uj for layer, c in zip(layers, per_layer))
+    return Result(hw, list(mappings), cycles, energy, cycles * energy, per_layer, method, wall_s, evaluations)
+
+
+# ------------------------------------------------------------------------------------------------
+# The batched network objective (shared with the baselines)
+# ------------------------------------------------------------------------------------------------
+@dataclass
+class BatchCost:
+    cycles: torch.Tensor        # [B] count-weighted network cycles
+    energy_uj: torch.Tensor     # [B]
+    hardware: list[Hardware]    # [B] the legal hardware each point ran on
+    penalty: torch.Tensor       # [B] capacity over-use on a fixed hardware (0 when inferred)
+
+    @property
+    def edp(self) -> torch.Tensor:
+        return self.cycles * self.energy_uj
+
+
+class NetworkProblem:
+    """Layers with their mapping spaces, and the batched cost of (mappings, hardware) design points.
+
+    With fixed_hw the hardware is given (mappings that do not fit are penalised and reported as invalid);
+    otherwise it is inferred from the mappings: the smallest legal Gemmini that runs every layer.
+    """
+
+    def __init__(self, layers: list[Layer], *, fixed_hw: Hardware | None = None, max_pe: int = MAX_PE_DIM):
+        if not layers:
+            raise ValueError("nothing to explore: no layers")
+        self.layers = list(layers)
+        self.counts = [float(getattr(layer, "count", 1)) for layer in self.layers]
+        self.fixed_hw = fixed_hw
+        self.max_pe = fixed_hw.pe_dim if fixed_hw else max_pe
+        self.spaces = [MappingSpace(layer.dims, max_spatial=self.max_pe) for layer in self.layers]
+        self.evaluations = 0
+
+    def cost(self, temporal: list[torch.Tensor], spatial: list[torch.Tensor], order: list[torch.Tensor],
+             smooth: bool = False) -> BatchCost:
+        """Network cost of B design points; per layer temporal [B,4,7], spatial [B,2] (C,K), order [B].
+
+        Differentiable w.r.t. the factor tensors (through the inferred hardware too when smooth=True).
+        """
+        B = temporal[0].shape[0]
+        needs = [costmodel_needs(layer, t, s) for layer, t, s in zip(self.layers, temporal, spatial)]
+        if self.fixed_hw is None:
+            pe = torch.stack([n["pe"] for n in needs])
+            sp = torch.stack([n["sp_kb"] for n in needs])
+            acc = torch.stack([n["acc_kb"] for n in needs])
+            if smooth and len(self.layers) > 1:
+                pe, sp, acc = smooth_max(pe), smooth_max(sp), smooth_max(acc)
+            else:
+                pe, sp, acc = pe.max(0).values, sp.max(0).values, acc.max(0).values
+            hardware = [round_hardware(p, s, a) for p, s, a in
+                        zip(pe.detach().tolist(), sp.detach().tolist(), acc.detach().tolist())]
+            hw_t = straight_through_hardware(pe, sp, acc, hardware)
+            penalty = torch.zeros(B, dtype=torch.float64)
+        else:
+            hardware = [self.fixed_hw] * B
+            hw_t = tuple(torch.full((B,), float(v), dtype=torch.float64)
+                         for v in (self.fixed_hw.pe_dim, self.fixed_hw.sp_kb, self.fixed_hw.acc_kb))
+            penalty = sum(torch.relu(torch.log(n["sp_kb"] / self.fixed_hw.sp_kb)).pow(2)
+                          + torch.relu(torch.log(n["acc_kb"] / self.fixed_hw.acc_kb)).pow(2) for n in needs)
+        cycles = torch.zeros(B, dtype=torch.float64)
+        energy = torch.zeros(B, dtype=torch.float64)
+        for layer, count, t, s, o in zip(self.layers, self.counts, temporal, spatial, order):
+            c, e = costmodel_tensors(layer, t, s, o, hw_t)
+            cycles = cycles + count * c
+            energy = energy + count * e
+        self.evaluations += B
+        return BatchCost(cycles, energy, hardware, penalty)
+
+    def score(self, tilings: list[list[Tiling]]) -> BatchCost:
+        """Cost of B integer design points given as tilings[layer][b] (no gradient)."""
+        with torch.no_grad():
+            stacked = [stack_tilings(ts) for ts in tilings]
+            return self.cost([s[0] for s in stacked], [s[1] for s in stacked], [s[2] for s in stacked])
+
+    def result(self, design: list[Tiling], method: str, wall_s: float) -> Result:
+        """The exact, validated Result of one design point (hardware inferred unless fixed)."""
+        hw = self.fixed_hw or self.score([[t] for t in design]).hardware[0]
+        return evaluate_design(self.layers, [t.to_mapping() for t in design], hw, method=method,
+                               wall_s=wall_s, evaluations=self.evaluations)
+
+
+def straight_through_hardware(pe, sp, acc, hardware: list[Hardware]):
+    """Forward: the legal rounded hardware; backward: identity to the continuous requirement."""
+    def st(x, values):
+        v = torch.tensor(values, dtype=torch.float64)
+        return x + (v - x).detach()
+    return (st(pe, [h.pe_dim for h in hardware]), st(sp, [h.sp_kb for h in hardware]),
+            st(acc, [h.acc_kb for h in hardware]))
+
+
+# ---- the only two places that know the cost model's tensor interface ---------------------------
+def costmodel_needs(layer: Layer, temporal: torch.Tensor, spatial: torch.Tensor) -> dict[str, torch.Tensor]:
+    """What each of B mappings needs of the hardware: array dim, scratchpad KB, accumulator KB ([B] each)."""
+    cap = costmodel.capacity_from_factors(layer, temporal, spatial[:, 0], spatial[:, 1])
+    return {"pe": torch.maximum(spatial[:, 0], spatial[:, 1]), "sp_kb": cap["sp_kb"], "acc_kb": cap["acc_kb"]}
+
+
+def costmodel_tensors(layer: Layer, temporal, spatial, order, hw_t) -> tuple[torch.Tensor, torch.Tensor]:
+    """(cycles [B], energy µJ [B]) of B mappings of one layer; orders are grouped since they are discrete."""
+    B = temporal.shape[0]
+    cycles = torch.zeros(B, dtype=torch.float64)
+    energy = torch.zeros(B, dtype=torch.float64)
+    pe, sp, acc = hw_t
+    for choice in torch.unique(order).tolist():
+        idx = (order == choice).nonzero().squeeze(1)
+        out = costmodel.cost_from_factors(layer, temporal[idx], spatial[idx, 0], spatial[idx, 1],
+                                          level_orders(choice), (pe[idx], sp[idx], acc[idx]))
+        cycles = cycles.index_put((idx,), out["cycles"])
+        energy = energy.index_put((idx,), out["energy_uj"])
+    return cycles, energy
+
+
+# ------------------------------------------------------------------------------------------------
+# Starting points
+# ------------------------------------------------------------------------------------------------
+def heuristic_tilings(layers: list[Layer], hw: Hardware) -> list[Tiling] | None:
+    """The Gemmini-default library's mapping of every layer on hw, or None where it has none."""
+    from baco.tuner.default_mapping import default_mapping
+    out = []
+    for layer in layers:
+        try:
+            mapping = default_mapping(layer, hw)
+        except (ValueError, NotImplementedError):
+            return None
+        out.append(Tiling.from_mapping(mapping))
+    return out
+
+
+def random_tilings(problem: NetworkProblem, n: int, generator: torch.Generator,
+                   spatial_limit: float | None = None) -> list[list[Tiling]]:
+    """n random legal design points as tilings[layer][b] (random split of each dim, random orders)."""
+    out = []
+    for space in problem.spaces:
+        th, sp = space.random_params(n, generator)
+        sample = space.sample(th, sp, 1.0, generator, spatial_limit=spatial_limit)
+        order = torch.randint(len(ORDER_CHOICES), (n,), generator=generator)
+        out.append(unstack_tilings(sample.temporal, sample.spatial, order))
+    return out
+
+
+def best_points(problem: NetworkProblem, candidates: list[list[Tiling]], k: int,
+                chunk: int = 256) -> list[tuple[float, list[Tiling]]]:
+    """The k best distinct design points (edp, design) among candidates[layer][b]."""
+    n = len(candidates[0])
+    scored = []
+    for lo in range(0, n, chunk):
+        part = [ts[lo:lo + chunk] for ts in candidates]
+        cost = problem.score(part)
+        edp = torch.where(cost.penalty > 0, torch.inf, cost.edp).tolist()
+        scored += [(edp[b], [ts[b] for ts in part]) for b in range(len(part[0]))]
+    scored.sort(key=lambda x: x[0])
+    seen, best = set(), []
+    for edp, design in scored:
+        key = tuple(design)
+        if key not in seen and math.isfinite(edp):
+            seen.add(key)
+            best.append((edp, design))
+        if len(best) == k:
+            break
+    return best
+
+
+def best_orders(problem: NetworkProblem, design: list[Tiling]) -> list[Tiling]:
+    """Re-pick each layer's loop orders among the canonical ones, one layer at a time, by evaluation."""
+    design = list(design)
+    for i in range(len(design)):
+        options = [Tiling(design[i].temporal, design[i].spatial_c, design[i].spatial_k, o)
+                   for o in range(len(ORDER_CHOICES))]
+        batch = [[design[j]] * len(options) if j != i else options for j in range(len(design))]
+        edp = problem.score(batch).edp
+        design[i] = options[int(torch.argmin(edp))]
+    return design
+
+
+# ------------------------------------------------------------------------------------------------
+# Discrete local search (the polish after rounding)
+# ------------------------------------------------------------------------------------------------
+def _prime_factors(n: int) -> list[int]:
+    out, p = [], 2
+    while p * p <= n:
+        while n % p == 0:
+            out.append(p)
+            n //= p
+        p += 1
+    if n > 1:
+        out.append(n)
+    return sorted(set(out))
+
+
+def neighbours(tiling: Tiling, space: MappingSpace, max_pe: int) -> list[Tiling]:
+    """Tilings one move away: a prime factor moved between two slots of a dim, or another order."""
+    out = []
+    t = [list(row) for row in tiling.temporal]
+    for j, d in enumerate(DIMS):
+        # slots: ("s", None) spatial (C and K only), ("t", level) temporal
+        slots = [("t", l) for l in range(NUM_LEVELS) if l == DRAM_LEVEL or space.allowed[l, j]]
+        if j in (C_INDEX, K_INDEX):
+            slots.append(("s", None))
+
+        def get(slot):
+            if slot[0] == "s":
+                return tiling.spatial_c if j == C_INDEX else tiling.spatial_k
+            return t[slot[1]][j]
+        for src in slots:
+            for p in _prime_factors(get(src)):
+                for dst in slots:
+                    if dst == src:
+                        continue
+                    if dst[0] == "s" and get(dst) * p > max_pe:
+                        continue
+                    new_t = [row[:] for row in t]
+                    sc, sk = tiling.spatial_c, tiling.spatial_k
+                    for slot, mul in ((src, None), (dst, p)):
+                        if slot[0] == "s":
+                            v = (sc if j == C_INDEX else sk)
+                            v = v // p if mul is None else v * p
+                            sc, sk = (v, sk) if j == C_INDEX else (sc, v)
+                        else:
+                            l = slot[1]
+                            new_t[l][j] = new_t[l][j] // p if mul is None else new_t[l][j] * p
+                    out.append(Tiling(tuple(map(tuple, new_t)), sc, sk, tiling.order))
+    out += [Tiling(tiling.temporal, tiling.spatial_c, tiling.spatial_k, o)
+            for o in range(len(ORDER_CHOICES)) if o != tiling.order]
+    return out
+
+
+def local_search(problem: NetworkProblem, design: list[Tiling], edp: float, deadline: float | None,
+                 max_rounds: int = 50) -> tuple[float, list[Tiling]]:
+    """Best-improvement hill climbing over single-layer moves until a local optimum (or the deadline)."""
+    design = list(design)
+    for _ in range(max_rounds):
+        improved = False
+        for i, space in enumerate(problem.spaces):
+            if deadline is not None and time.perf_counter() > deadline:
+                return edp, design
+            options = neighbours(design[i], space, problem.max_pe)
+            if not options:
+                continue
+            batch = [[design[j]] * len(options) if j != i else options for j in range(len(design))]
+            cost = problem.score(batch)
+            cand = torch.where(cost.penalty > 0, torch.inf, cost.edp)
+            b = int(torch.argmin(cand))
+            if float(cand[b]) < edp * (1 - 1e-12):
+                edp, design[i], improved = float(cand[b]), options[b], True
+        if not improved:
+            break
+    return edp, design
+
+
+# ------------------------------------------------------------------------------------------------
+# Gradient descent over the relaxed mappings
+# ------------------------------------------------------------------------------------------------
+class Budget:
+    """Steps and wall-clock limits of one search phase."""
+
+    def __init__(self, steps: int | None, deadline: float | None, default_steps: int):
+        self.steps = steps if steps is not None else (None if deadline is not None else default_steps)
+        self.deadline = deadline
+
+    def plan(self, step_time: float, done: int) -> int:
+        """Total steps once the time per step is known."""
+        if self.deadline is None:
+            return self.steps
+        fit = done + max(0, int((self.deadline - time.perf_counter()) / max(step_time, 1e-6)))
+        return fit if self.steps is None else min(self.steps, fit)
+
+    def expired(self) -> bool:
+        return self.deadline is not None and time.perf_counter() > self.deadline
+
+
+def gradient_descent(problem: NetworkProblem, inits: list[list[Tiling]], *, budget: Budget, lr: float,
+                     generator: torch.Generator, tau_start: float = 1.0, tau_end: float = 0.03,
+                     round_every: int = 150, progress: bool = True,
+                     desc: str = "baco") -> list[tuple[float, list[Tiling]]]:
+    """Relaxed multi-start descent; returns the best (edp, design) each start visited."""
+    S, L = len(inits), len(problem.layers)
+    params, orders = [], []
+    for i, space in enumerate(problem.spaces):
+        th, sp = zip(*(space.params_from_factors(d[i].temporal, d[i].spatial_c, d[i].spatial_k) for d in inits))
+        params += [torch.stack(th).requires_grad_(), torch.stack(sp).requires_grad_()]
+        orders.append(torch.tensor([d[i].order for d in inits], dtype=torch.int64))
+    opt = torch.optim.Adam(params, lr=lr)
+    best_edp = [math.inf] * S
+    best = [list(d) for d in inits]
+    init_cost = problem.score([[d[i] for d in inits] for i in range(L)])
+    for s in range(S):
+        if float(init_cost.penalty[s]) == 0:
+            best_edp[s] = float(init_cost.edp[s])
+
+    total = budget.plan(1.0, 0) if budget.deadline is None else None
+    bar = tqdm(total=total, desc=desc, disable=not progress, leave=False)
+    step, t_start = 0, time.perf_counter()
+    while True:
+        if step == 5 and budget.deadline is not None:
+            total = budget.plan((time.perf_counter() - t_start) / 5, step)
+            bar.total = total
+            bar.refresh()
+        if (total is not None and step >= total) or budget.expired():
+            break
+        tau = TemperatureSchedule(tau_start, tau_end, max(total or 200, 1))(step)
+        samples = [space.sample(params[2 * i], params[2 * i + 1], tau, generator)
+                   for i, space in enumerate(problem.spaces)]
+        cost = problem.cost([s.temporal for s in samples], [s.spatial for s in samples], orders, smooth=True)
+        penalty = sum(s.penalty for s in samples) + cost.penalty
+        loss = (torch.log(cost.cycles) + torch.log(cost.energy_uj) + PENALTY_WEIGHT * penalty).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+        edp = torch.where(cost.penalty > 0, torch.inf, cost.edp.detach()).tolist()
+        improved = [s for s in range(S) if edp[s] < best_edp[s]]
+        if improved:
+            designs = [unstack_tilings(smp.temporal, smp.spatial, o) for smp, o in zip(samples, orders)]
+            for s in improved:
+                best_edp[s], best[s] = edp[s], [designs[i][s] for i in range(L)]
+        step += 1
+        bar.update(1)
+        if step % 20 == 0:
+            bar.set_postfix(edp=f"{min(best_edp):.4g}", tau=f"{tau:.3f}")
+        if step % round_every == 0:
+            _snap(problem, params, orders, best)
+    bar.close()
+    return sorted(zip(best_edp, best), key=lambda x: x[0])
+
+
+def _snap(problem: NetworkProblem, params: list[torch.Tensor], orders: list[torch.Tensor],
+          best: list[list[Tiling]]) -> None:
+    """Move every start back to its best design so far, with re-picked loop orders."""
+    with torch.no_grad():
+        for s, design in enumerate(best):
+            design = best[s] = best_orders(problem, design)
+            for i, space in enumerate(problem.spaces):
+                th, sp = space.params_from_factors(design[i].temporal, design[i].spatial_c, design[i].spatial_k)
+                params[2 * i][s] = th
+                params[2 * i + 1][s] = sp
+                orders[i][s] = design[i].order
+
+
+# ------------------------------------------------------------------------------------------------
+# The co-exploration entry point
+# ------------------------------------------------------------------------------------------------
+def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, starts: int = 8,
+              time_budget_s: float | None = None, progress: bool = True, init_hw: Hardware | None = None,
+              lr: float = 0.08, round_every: int = 150, polish: bool = True,
+              random_pool: int = 64) -> Result:
+    """Co-optimise one mapping per layer and one shared Gemmini for the network EDP.
+
+    layers carry their repeat counts (the objective is (sum count*energy) * (sum count*cycles)).
+    starts: parallel descents, started from the Gemmini-default mapping on init_hw (default: the
+    default Gemmini) and from the best of random_pool*starts random design points.
+    steps: descent steps (default 600, or as many as the time budget allows).
+    """
+    t0 = time.perf_counter()
+    deadline = t0 + time_budget_s if time_budget_s is not None else None
+    generator = torch.Generator().manual_seed(seed)
+    problem = NetworkProblem(layers)
+
+    inits = []
+    heuristic = heuristic_tilings(problem.layers, init_hw or DEFAULT_HARDWARE)
+    if heuristic is not None:
+        inits.append(best_orders(problem, heuristic))
+    pool = random_tilings(problem, random_pool * starts, generator)
+    inits += [d for _, d in best_points(problem, pool, max(starts - len(inits), 1))]
+
+    gd_deadline = t0 + 0.7 * time_budget_s if time_budget_s is not None else None
+    found = gradient_descent(problem, inits, budget=Budget(steps, gd_deadline, 600), lr=lr,
+                             generator=generator, round_every=round_every, progress=progress)
+    found = [(e, best_orders(problem, d)) for e, d in found if math.isfinite(e)]
+    rescored = problem.score([[d[i] for _, d in found] for i in range(len(layers))]).edp.tolist()
+    found = sorted(zip(rescored, (d for _, d in found)), key=lambda x: x[0])
+    best_edp, best_design = found[0]
+    if polish:
+        for edp, design in found[:3]:
+            edp, design = local_search(problem, design, edp, deadline)
+            if edp < best_edp:
+                best_edp, best_design = edp, design
+    return problem.result(best_design, "baco", time.perf_counter() - t0)

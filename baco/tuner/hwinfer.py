@@ -1,0 +1,120 @@
+"""Hardware inference: the smallest Gemmini that runs a set of mappings.
+
+A mapping needs an array at least as wide as its spatial factors, a scratchpad
+holding its weight and input tiles, and an accumulator holding its output tile.
+For a network, one hardware serves every layer, so each resource is the max
+over layers.  During gradient descent the max is smooth (log-sum-exp) so every
+layer near the maximum gets a gradient; the result is then rounded up to
+values a Gemmini generator accepts (power-of-two array dim, whole-KB
+buffers with legal bank depths), checked by GemminiConfig.validate().
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import torch
+
+from baco.gemmini.config import GemminiConfig
+from baco.tuner.arch import Hardware
+
+MIN_PE_DIM = 2
+MAX_PE_DIM = 128
+MAX_BUFFER_KB = 1 << 16  # far above any sensible size; a bound for the rounding search
+
+
+def smooth_max(x: torch.Tensor, dim: int = 0, sharpness: float = 20.0) -> torch.Tensor:
+    """A differentiable upper bound of max(x) over dim, tight within log(n)/sharpness in log space.
+
+    Works on positive quantities in log space, so the relative tightness is the same for 2 KB and 2 MB.
+    """
+    logs = torch.log(x.clamp_min(1e-12))
+    return torch.exp(torch.logsumexp(sharpness * logs, dim=dim) / sharpness)
+
+
+def round_pe_dim(needed: float) -> int:
+    """Smallest power-of-two array dimension >= needed, within [MIN_PE_DIM, MAX_PE_DIM]."""
+    if needed > MAX_PE_DIM:
+        raise ValueError(f"a spatial factor of {needed} exceeds the largest array ({MAX_PE_DIM})")
+    dim = MIN_PE_DIM
+    while dim < needed:
+        dim *= 2
+    return dim
+
+
+@lru_cache(maxsize=None)
+def is_legal(pe_dim: int, sp_kb: int, acc_kb: int) -> bool:
+    """Whether a Gemmini generator accepts this size (GemminiConfig.validate is the judge)."""
+    try:
+        cfg = GemminiConfig.from_capacity(pe_dim, sp_kb, acc_kb).validate()
+    except ValueError:
+        return False
+    return cfg.sp_kb == sp_kb and cfg.acc_kb == acc_kb  # from_capacity truncates to whole rows
+
+
+def sp_candidates(pe_dim: int, needed: float):
+    """Whole-KB scratchpad sizes >= needed in increasing order: bank depth must be a power of two."""
+    kb = 1
+    while kb < needed - 1e-9:
+        kb *= 2
+    while kb <= MAX_BUFFER_KB:
+        yield kb
+        kb *= 2
+
+
+def acc_unit_kb(pe_dim: int) -> int:
+    """Accumulator KB granule: 2 banks of 32-bit DIM-wide rows, each bank depth a multiple of DIM."""
+    return max(1, (2 * 32 * pe_dim * pe_dim) // 8192)
+
+
+def acc_candidates(pe_dim: int, needed: float):
+    """Whole-KB accumulator sizes >= needed in increasing order."""
+    unit = acc_unit_kb(pe_dim)
+    kb = max(unit, math.ceil(needed / unit - 1e-9) * unit)
+    while kb <= MAX_BUFFER_KB:
+        yield kb
+        kb += unit
+
+
+def round_hardware(pe_dim: float, sp_kb: float, acc_kb: float) -> Hardware:
+    """The smallest legal Gemmini with at least these resources (validated by GemminiConfig)."""
+    dim = round_pe_dim(pe_dim)
+    for sp in itertools.islice(sp_candidates(dim, sp_kb), 8):
+        for acc in itertools.islice(acc_candidates(dim, acc_kb), 64):
+            if is_legal(dim, sp, acc):
+                return Hardware(pe_dim=dim, sp_kb=sp, acc_kb=acc)
+    raise ValueError(f"no legal Gemmini with array dim {dim}, >= {sp_kb:.1f} KB scratchpad "
+                     f"and >= {acc_kb:.1f} KB accumulator")
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """What one mapping needs of the hardware (continuous, before rounding)."""
+    pe_dim: float
+    sp_kb: float
+    acc_kb: float
+
+
+def combine(requirements: list[Requirement]) -> Requirement:
+    """One hardware for all: the max of each resource."""
+    return Requirement(max(r.pe_dim for r in requirements), max(r.sp_kb for r in requirements),
+                       max(r.acc_kb for r in requirements))
+
+
+def infer_hardware(requirements: list[Requirement]) -> Hardware:
+    r = combine(requirements)
+    return round_hardware(r.pe_dim, r.sp_kb, r.acc_kb)
+
+
+def round_hardware_tensor(pe_dim: torch.Tensor, sp_kb: torch.Tensor, acc_kb: torch.Tensor):
+    """Straight-through legal rounding of continuous hardware tensors [B]: forward rounded, gradient identity."""
+    rounded = [round_hardware(float(p), float(s), float(a))
+               for p, s, a in zip(pe_dim.detach().reshape(-1).tolist(), sp_kb.detach().reshape(-1).tolist(),
+                                  acc_kb.detach().reshape(-1).tolist())]
+    def st(x, values):
+        v = torch.tensor(values, dtype=x.dtype).reshape(x.shape)
+        return x + (v - x).detach()
+    return (st(pe_dim, [h.pe_dim for h in rounded]), st(sp_kb, [h.sp_kb for h in rounded]),
+            st(acc_kb, [h.acc_kb for h in rounded]), rounded)
