@@ -5,15 +5,31 @@ The frontend (`@baco.jit`) calls this with the module it emitted; targets:
 built-in ISS with the same model)."""
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from baco.codegen.translate import to_llvm_ir
 from baco.gemmini.config import GemminiConfig
 from baco.passes.pipeline import run_pipeline
 
 TARGETS = ("sim", "iss")
+_PKG = Path(__file__).resolve().parent
+
+
+def compiler_fingerprint() -> str:
+    """Hash of the compiler's own sources: part of the disk-cache key, so a
+    changed pass never serves stale code."""
+    h = hashlib.sha256()
+    for sub in ("passes", "dialects", "gemmini"):
+        for f in sorted((_PKG / sub).glob("*.py")):
+            h.update(f.read_bytes())
+    h.update(Path(__file__).read_bytes())
+    return h.hexdigest()[:16]
 
 
 def kernel_signature(baco_text: str, name: str) -> list:
@@ -26,11 +42,6 @@ def kernel_signature(baco_text: str, name: str) -> list:
         ty = ty.strip()
         kinds.append("memref" if ty.startswith("memref") else "index" if ty == "index" else ty)
     return kinds
-
-
-def memref_elem(baco_text: str, name: str) -> list:
-    m = re.search(r"func\.func @" + re.escape(name) + r"\((.*?)\)\s*(?:->|\{|attributes)", baco_text, re.S)
-    return re.findall(r"memref<\?x(\w+)>", m.group(1))
 
 
 @dataclass
@@ -62,7 +73,28 @@ class CompiledKernel:
         return self._backend
 
     def run(self, grid, args, **kw):
-        return self.backend.run(grid, args, **kw)
+        info = self.backend.run(grid, args, **kw)
+        info["kernel"] = self
+        return info
+
+    def build_elf(self, grid, args, path, expected=None):
+        """A bare-metal ELF running this launch; with `expected` ({array index:
+        array}) it checks its own result and exits 0 iff bit-exact."""
+        from baco.codegen.riscv import RiscvKernel
+        backend = self._backend if isinstance(self._backend, RiscvKernel) else \
+            RiscvKernel(self.llvm_ir, self.name, self.signature, self.config)
+        return backend.build_elf(grid, args, path, expected)
+
+
+def cache_dir() -> Path | None:
+    """Disk cache of LLVM IR (BACO_CACHE_DIR, default ~/.cache/baco; BACO_CACHE_DIR="" disables)."""
+    d = os.environ.get("BACO_CACHE_DIR", str(Path.home() / ".cache" / "baco"))
+    return Path(d) if d else None
+
+
+def _cache_key(text, name, config, dataflow) -> str:
+    blob = json.dumps([text, name, config.to_dict(), dataflow, compiler_fingerprint()], sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
 def compile_module(text: str, name: str, *, target: str = "sim", config: GemminiConfig | None = None,
@@ -70,14 +102,27 @@ def compile_module(text: str, name: str, *, target: str = "sim", config: Gemmini
     if target not in TARGETS:
         raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
     config = config or GemminiConfig()
-    res = run_pipeline(text, config=config, dataflow=dataflow, dump_dir=dump_dir, name=name)
-    t0 = time.perf_counter()
-    llvm_ir = to_llvm_ir(res.module)
-    res.stage_seconds["translate"] = time.perf_counter() - t0
-    if res.dump_dir:
-        from pathlib import Path
-        (Path(res.dump_dir) / f"{name}.{len(res.stage_ir) + 1}-llvm.ll").write_text(llvm_ir)
+    dump_dir = dump_dir or os.environ.get("BACO_DUMP_IR") or None
+    cdir = cache_dir()
+    cached = cdir / f"{_cache_key(text, name, config, dataflow)}.ll" if cdir else None
+    if cached is not None and cached.exists() and not dump_dir:
+        t0 = time.perf_counter()
+        llvm_ir = cached.read_text()
+        stage_ir, seconds = {}, {"disk-cache": time.perf_counter() - t0}
+    else:
+        res = run_pipeline(text, config=config, dataflow=dataflow, dump_dir=dump_dir, name=name)
+        t0 = time.perf_counter()
+        llvm_ir = to_llvm_ir(res.module)
+        res.stage_seconds["translate"] = time.perf_counter() - t0
+        if res.dump_dir:
+            (Path(res.dump_dir) / f"{name}.{len(res.stage_ir) + 1}-llvm.ll").write_text(llvm_ir)
+        stage_ir, seconds = res.stage_ir, dict(res.stage_seconds)
+        if cached is not None:
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(llvm_ir)
+            tmp.replace(cached)
     ck = CompiledKernel(name, target, config, dataflow, kernel_signature(text, name), text,
-                        res.stage_ir, llvm_ir, dict(res.stage_seconds), res.dump_dir)
+                        stage_ir, llvm_ir, seconds, dump_dir)
     ck.backend   # build the JIT / object now so compile errors surface at compile time
     return ck
