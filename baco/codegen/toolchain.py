@@ -1,0 +1,95 @@
+"""Bare-metal RISC-V builds with the clang + lld that the `ziglang` package ships.
+
+Programs target the riscv-tests benchmark environment in toolchain/: entry at
+0x80000000 (crt.S), HTIF exit and console through `tohost`/`fromhost`
+(syscalls.c), and the linker script test.ld. The gemmini_params.h for the
+target GemminiConfig is generated into a private include directory for each
+build, so nothing is cached between builds.
+
+rv64gc is spelled `-mcpu=baseline_rv64` (rv64imafdc + zicsr): zig's driver
+reads `-march` as a CPU name.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from baco.gemmini.config import DEFAULT_CONFIG, GemminiConfig
+from baco.gemmini.params_header import generate_params_header
+
+TOOLCHAIN_DIR = Path(__file__).resolve().parents[2] / "toolchain"
+START_FILES = ("crt.S", "syscalls.c")
+LINKER_SCRIPT = "test.ld"
+
+TARGET_FLAGS = (
+    "-target", "riscv64-freestanding-none", "-mcpu=baseline_rv64", "-mabi=lp64d",
+    "-mcmodel=medany", "-static", "-nostdlib", "-ffreestanding",
+    "-fno-common", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables",
+    "-Wno-unused-command-line-argument",
+)
+
+
+class ToolchainError(RuntimeError):
+    """A compile or link step failed; the message carries the compiler output."""
+
+
+def _cc(args: list[str]) -> None:
+    cmd = [sys.executable, "-m", "ziglang", "cc", *args]
+    # zig keeps a compile cache; point it at a throwaway directory so builds
+    # do not depend on (or fill) a global cache.
+    with tempfile.TemporaryDirectory(prefix="baco-zig-") as cache:
+        env = dict(os.environ, ZIG_LOCAL_CACHE_DIR=cache, ZIG_GLOBAL_CACHE_DIR=cache)
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        raise ToolchainError(f"command failed ({proc.returncode}): {' '.join(map(str, cmd))}\n"
+                             f"{proc.stdout}{proc.stderr}")
+
+
+def _define_flags(defines: Mapping[str, object] | None) -> list[str]:
+    flags = []
+    for name, value in (defines or {}).items():
+        flags.append(f"-D{name}" if value is None or value is True else f"-D{name}={value}")
+    return flags
+
+
+def _include_flags(params_dir: Path, include_dirs: Iterable) -> list[str]:
+    dirs = [*include_dirs, params_dir, TOOLCHAIN_DIR / "include", TOOLCHAIN_DIR]
+    return [f"-I{d}" for d in dirs]
+
+
+def _write_params(directory: Path, config: GemminiConfig | None) -> Path:
+    (directory / "gemmini_params.h").write_text(generate_params_header(config or DEFAULT_CONFIG))
+    return directory
+
+
+def compile_object(source, out_obj, *, include_dirs=(), defines=None, opt="-O2",
+                   config: GemminiConfig | None = None) -> Path:
+    """Compile one .c, .S or .ll file to a RISC-V object file."""
+    source, out_obj = Path(source), Path(out_obj)
+    out_obj.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="baco-params-") as tmp:
+        params_dir = _write_params(Path(tmp), config)
+        _cc([*TARGET_FLAGS, opt, *_include_flags(params_dir, include_dirs), *_define_flags(defines),
+             "-c", str(source), "-o", str(out_obj)])
+    return out_obj
+
+
+def compile_and_link(sources, out_elf, *, include_dirs=(), defines=None, opt="-O2",
+                     config: GemminiConfig | None = None, extra_objects=()) -> Path:
+    """Build a bare-metal ELF from C/assembly sources (plus objects), with the
+    start-up code, runtime and linker script of toolchain/."""
+    if isinstance(sources, (str, os.PathLike)):
+        sources = [sources]
+    out_elf = Path(out_elf)
+    out_elf.parent.mkdir(parents=True, exist_ok=True)
+    start = [TOOLCHAIN_DIR / name for name in START_FILES]
+    with tempfile.TemporaryDirectory(prefix="baco-params-") as tmp:
+        params_dir = _write_params(Path(tmp), config)
+        _cc([*TARGET_FLAGS, opt, *_include_flags(params_dir, include_dirs), *_define_flags(defines),
+             "-T", str(TOOLCHAIN_DIR / LINKER_SCRIPT), *map(str, start), *map(str, sources),
+             *map(str, extra_objects), "-o", str(out_elf)])
+    return out_elf
