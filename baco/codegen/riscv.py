@@ -30,14 +30,14 @@ def intrinsic_prelude() -> str:
     for name, cmd in COMMANDS.items():
         fn = intrinsic_name(name)
         if name == "counter":
-            out.append(f'define internal i64 @"{fn}"(i64 %rs1, i64 %rs2) alwaysinline {{\n'
+            out.append(f'define linkonce_odr i64 @"{fn}"(i64 %rs1, i64 %rs2) alwaysinline {{\n'
                        f'  %v = call i64 asm sideeffect ".insn r CUSTOM_3, 7, {cmd.funct}, $0, $1, $2", '
                        f'"=r,r,r,~{{memory}}"(i64 %rs1, i64 %rs2)\n  ret i64 %v\n}}')
         else:
-            out.append(f'define internal void @"{fn}"(i64 %rs1, i64 %rs2) alwaysinline {{\n'
+            out.append(f'define linkonce_odr void @"{fn}"(i64 %rs1, i64 %rs2) alwaysinline {{\n'
                        f'  call void asm sideeffect ".insn r CUSTOM_3, 3, {cmd.funct}, x0, $0, $1", '
                        f'"r,r,~{{memory}}"(i64 %rs1, i64 %rs2)\n  ret void\n}}')
-    out.append(f'define internal void @"{FENCE}"() alwaysinline {{\n'
+    out.append(f'define linkonce_odr void @"{FENCE}"() alwaysinline {{\n'
                '  call void asm sideeffect "fence", "~{memory}"()\n  ret void\n}')
     return "\n".join(out) + "\n"
 
