@@ -205,8 +205,11 @@ def bayesian(layers: list[Layer], *, time_budget_s: float | None = None, seed: i
             values[f"l{i}_order"] = trial.suggest_categorical(f"l{i}_order", list(range(len(ORDER_CHOICES))))
         design = design_of(values)
         trial.set_user_attr("design", [(t.temporal, t.spatial_c, t.spatial_k, t.order) for t in design])
-        edp = float(problem.score([[t] for t in design]).edp[0])
-        return math.log(edp)
+        cost = problem.score([[t] for t in design])
+        penalty = float(cost.penalty[0])
+        trial.set_user_attr("valid", penalty == 0)
+        # an invalid point ranks behind every valid one, ordered by how far it is over
+        return math.log(float(cost.edp[0])) + (100.0 + penalty if penalty > 0 else 0.0)
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(sampler=optuna.samplers.TPESampler(seed=seed, multivariate=True))
@@ -214,8 +217,11 @@ def bayesian(layers: list[Layer], *, time_budget_s: float | None = None, seed: i
         study.enqueue_trial(params_of(design))
     remaining = None if time_budget_s is None else max(0.0, time_budget_s - (time.perf_counter() - t0))
     study.optimize(objective, n_trials=trials, timeout=remaining, show_progress_bar=progress)
-    best = [Tiling(*t) for t in study.best_trial.user_attrs["design"]]
-    best = [Tiling(tuple(map(tuple, t.temporal)), t.spatial_c, t.spatial_k, t.order) for t in best]
+    valid = [t for t in study.trials if t.value is not None and t.user_attrs.get("valid")]
+    if not valid:
+        raise RuntimeError("Bayesian optimisation found no valid design in its budget")
+    best_trial = min(valid, key=lambda t: t.value)
+    best = [Tiling(tuple(map(tuple, t)), sc, sk, o) for t, sc, sk, o in best_trial.user_attrs["design"]]
     return problem.result(best, "bayesian", time.perf_counter() - t0)
 
 
@@ -271,7 +277,7 @@ def dosa_style(layers: list[Layer], *, time_budget_s: float | None = None, seed:
     first_round = True
     while True:
         inits = _seed_designs(problem) if first_round else []
-        while len(inits) < starts:
+        while len(inits) < starts and not (inits and _expired(deadline)):
             design = best_random_mappings(layers, random_hardware(rng, problem.max_pe), generator, random_samples)
             if design is not None:
                 inits.append(design)

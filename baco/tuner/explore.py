@@ -27,10 +27,10 @@ from tqdm.auto import tqdm
 
 from baco.tuner import costmodel
 from baco.tuner.arch import DEFAULT_HARDWARE, Hardware
-from baco.tuner.hwinfer import MAX_PE_DIM, round_hardware, smooth_max
+from baco.tuner.hwinfer import MAX_BUFFER_KB, MAX_PE_DIM, round_hardware, smooth_max
 from baco.tuner.mapping import Mapping, validate
 from baco.tuner.relax import (C_INDEX, DIMS, DRAM_LEVEL, K_INDEX, NUM_LEVELS, ORDER_CHOICES, MappingSpace,
-                              TemperatureSchedule, level_orders)
+                              TemperatureSchedule, capacity_penalty, level_orders)
 from baco.tuner.workloads import Layer
 
 PENALTY_WEIGHT = 10.0
@@ -158,16 +158,18 @@ class NetworkProblem:
                 pe, sp, acc = smooth_max(pe), smooth_max(sp), smooth_max(acc)
             else:
                 pe, sp, acc = pe.max(0).values, sp.max(0).values, acc.max(0).values
+            # beyond the largest buildable buffers a point is invalid: penalised, costed on the largest
+            penalty = capacity_penalty(sp, MAX_BUFFER_KB) + capacity_penalty(acc, MAX_BUFFER_KB)
+            sp, acc = sp.clamp(max=MAX_BUFFER_KB), acc.clamp(max=MAX_BUFFER_KB)
             hardware = [round_hardware(p, s, a) for p, s, a in
                         zip(pe.detach().tolist(), sp.detach().tolist(), acc.detach().tolist())]
             hw_t = straight_through_hardware(pe, sp, acc, hardware)
-            penalty = torch.zeros(B, dtype=torch.float64)
         else:
             hardware = [self.fixed_hw] * B
             hw_t = tuple(torch.full((B,), float(v), dtype=torch.float64)
                          for v in (self.fixed_hw.pe_dim, self.fixed_hw.sp_kb, self.fixed_hw.acc_kb))
-            penalty = sum(torch.relu(torch.log(n["sp_kb"] / self.fixed_hw.sp_kb)).pow(2)
-                          + torch.relu(torch.log(n["acc_kb"] / self.fixed_hw.acc_kb)).pow(2) for n in needs)
+            penalty = sum(capacity_penalty(n["sp_kb"], self.fixed_hw.sp_kb)
+                          + capacity_penalty(n["acc_kb"], self.fixed_hw.acc_kb) for n in needs)
         cycles = torch.zeros(B, dtype=torch.float64)
         energy = torch.zeros(B, dtype=torch.float64)
         for layer, count, t, s, o in zip(self.layers, self.counts, temporal, spatial, order):
@@ -473,16 +475,26 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
     pool = random_tilings(problem, random_pool * starts, generator)
     inits += [d for _, d in best_points(problem, pool, max(starts - len(inits), 1))]
 
-    gd_deadline = t0 + 0.7 * time_budget_s if time_budget_s is not None else None
-    found = gradient_descent(problem, inits, budget=Budget(steps, gd_deadline, 600), lr=lr,
-                             generator=generator, round_every=round_every, progress=progress)
-    found = [(e, best_orders(problem, d)) for e, d in found if math.isfinite(e)]
-    rescored = problem.score([[d[i] for _, d in found] for i in range(len(layers))]).edp.tolist()
-    found = sorted(zip(rescored, (d for _, d in found)), key=lambda x: x[0])
-    best_edp, best_design = found[0]
-    if polish:
-        for edp, design in found[:3]:
-            edp, design = local_search(problem, design, edp, deadline)
+    best_edp, best_design = math.inf, None
+    rounds = 0
+    while True:
+        # with a time budget, each round's descent takes 70% of what is left, the polish the rest
+        left = None if deadline is None else deadline - time.perf_counter()
+        gd_deadline = None if left is None else time.perf_counter() + 0.7 * left
+        found = gradient_descent(problem, inits, budget=Budget(steps, gd_deadline, 600), lr=lr,
+                                 generator=generator, round_every=round_every, progress=progress)
+        found = [(e, best_orders(problem, d)) for e, d in found if math.isfinite(e)]
+        rescored = problem.score([[d[i] for _, d in found] for i in range(len(layers))]).edp.tolist()
+        found = sorted(zip(rescored, (d for _, d in found)), key=lambda x: x[0])
+        for edp, design in found[:3] if polish else found[:1]:
+            if polish:
+                edp, design = local_search(problem, design, edp, deadline)
             if edp < best_edp:
                 best_edp, best_design = edp, design
+        rounds += 1
+        # another round only when a budget leaves more than a fifth of itself unused
+        if deadline is None or deadline - time.perf_counter() < 0.2 * time_budget_s:
+            break
+        pool = random_tilings(problem, random_pool * starts, generator)
+        inits = [best_design] + [d for _, d in best_points(problem, pool, max(starts - 1, 1))]
     return problem.result(best_design, "baco", time.perf_counter() - t0)

@@ -22,7 +22,7 @@ from baco.tuner.arch import Hardware
 
 MIN_PE_DIM = 2
 MAX_PE_DIM = 128
-MAX_BUFFER_KB = 1 << 16  # far above any sensible size; a bound for the rounding search
+MAX_BUFFER_KB = 4096  # the search space's largest scratchpad / accumulator (4 MB each)
 
 
 def smooth_max(x: torch.Tensor, dim: int = 0, sharpness: float = 20.0) -> torch.Tensor:
