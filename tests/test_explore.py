@@ -1,0 +1,78 @@
+import math
+
+import pytest
+import torch
+
+from baco.tuner.arch import DEFAULT_HARDWARE
+from baco.tuner.baselines import gemmini_default
+from baco.tuner.explore import (NetworkProblem, Tiling, coexplore, evaluate_design, local_search, neighbours,
+                                random_tilings)
+from baco.tuner.mapping import validate
+from baco.tuner.relax import C_INDEX, DIMS, K_INDEX
+from baco.tuner.workloads import Layer, gemm
+
+SMALL = dict(seed=0, steps=40, starts=3, random_pool=8, progress=False)
+
+
+def _assert_valid(result, layers):
+    for layer, mapping in zip(layers, result.mappings, strict=True):
+        assert validate(mapping, layer, result.hw) == []
+    assert result.edp == pytest.approx(result.cycles * result.energy_uj)
+    assert result.cycles == pytest.approx(sum(l.count * c.cycles for l, c in zip(layers, result.per_layer)))
+
+
+def test_coexplore_small_gemm_is_valid_and_beats_gemmini_default():
+    layers = [gemm(64, 256, 128)]
+    result = coexplore(layers, **SMALL)
+    _assert_valid(result, layers)
+    assert result.edp <= gemmini_default(layers).edp * (1 + 1e-9)
+
+
+def test_coexplore_is_deterministic_with_a_seed():
+    layers = [gemm(48, 96, 80)]
+    a, b = coexplore(layers, **SMALL), coexplore(layers, **SMALL)
+    assert a.hw == b.hw and a.edp == b.edp
+    assert [t.temporal for t in a.mappings] == [t.temporal for t in b.mappings]
+
+
+def test_coexplore_network_shares_one_hardware():
+    layers = [gemm(128, 64, 256), Layer(R=3, S=3, P=14, Q=14, C=32, K=64, N=1, name="conv", count=3)]
+    result = coexplore(layers, **SMALL)
+    assert len(result.mappings) == 2 and len(result.per_layer) == 2
+    _assert_valid(result, layers)
+    # the count-weighted objective
+    assert result.energy_uj == pytest.approx(result.per_layer[0].energy_uj + 3 * result.per_layer[1].energy_uj)
+
+
+def test_neighbours_keep_every_dimension_whole():
+    layer = Layer(R=3, S=3, P=28, Q=28, C=48, K=96, N=1)
+    problem = NetworkProblem([layer])
+    start = random_tilings(problem, 1, torch.Generator().manual_seed(0))[0][0]
+    moves = neighbours(start, problem.spaces[0], problem.max_pe)
+    assert len(moves) > 10
+    for t in moves:
+        for j, d in enumerate(DIMS):
+            prod = math.prod(t.temporal[l][j] for l in range(4))
+            prod *= t.spatial_c if j == C_INDEX else (t.spatial_k if j == K_INDEX else 1)
+            assert prod == layer.dims[d]
+        assert max(t.spatial_c, t.spatial_k) <= problem.max_pe
+
+
+def test_local_search_never_worsens_and_result_validates():
+    layers = [gemm(100, 200, 300)]
+    problem = NetworkProblem(layers)
+    design = [random_tilings(problem, 1, torch.Generator().manual_seed(4))[0][0]]
+    edp0 = float(problem.score([[design[0]]]).edp[0])
+    edp, better = local_search(problem, design, edp0, deadline=None, max_rounds=5)
+    assert edp <= edp0
+    result = problem.result(better, "test", 0.0)
+    assert result.edp == pytest.approx(edp, rel=1e-9)
+
+
+def test_fixed_hardware_penalises_what_does_not_fit():
+    layer = gemm(1024, 1024, 1024)
+    problem = NetworkProblem([layer], fixed_hw=DEFAULT_HARDWARE)
+    whole = Tiling(((1,) * 7, (1,) * 7, (1, 1, 1024, 1, 64, 64, 1), (1,) * 7), 16, 16)
+    assert float(problem.score([[whole]]).penalty[0]) > 0
+    with pytest.raises(ValueError):
+        evaluate_design([layer], [whole.to_mapping()], DEFAULT_HARDWARE)
