@@ -153,7 +153,8 @@ class RiscvKernel:
         res = run_elf(elf, config=self.config, max_instructions=max_instructions,
                       timeout_s=timeout_s, stdout=None)
         if res.exit_code != 0:
-            raise RuntimeError(f"{self.name} on the ISS exited with {res.exit_code}: {res.console}")
+            why = res.error or f"exit code {res.exit_code}"
+            raise RuntimeError(f"{self.name} on the ISS failed: {why}\n{res.console}")
         arrays = [a for k, a in zip(self.signature, args) if k == "memref"]
         for i, a in enumerate(arrays):
             data = res.read_memory(res.symbol(f"baco_arg{i}"), a.nbytes)
