@@ -111,7 +111,7 @@ def optimize(ir_text: str, tm, speed_level: int = 2):
     mod.triple = tm.triple
     mod.data_layout = str(tm.target_data)
     mod.verify()
-    pto = llvm.create_pipeline_tuning_options(speed_level=speed_level, size_level=0)
+    pto = llvm.create_pipeline_tuning_options(speed_level=speed_level)
     pb = llvm.create_pass_builder(tm, pto)
     pb.getModulePassManager().run(mod, pb)
     return mod

@@ -165,15 +165,20 @@ class LinalgToInstGem:
         blk = Placed(alloc, self.cfg.dim)
         acc = blk.space == "acc"
         d = self.cfg.dim
+        chunk = (self.cfg.max_block_len_acc if acc else self.cfg.max_block_len) * d
         rows_t = -(-blk.shape[0] // d)
-        cols_t = -(-blk.shape[1] // d)
+        chunks = -(-blk.shape[1] // chunk)
+        # DRAM address 0 makes mvin write zeros; the slot still needs its block stride
+        instgem.emit("config_ld", stride=chunk * ESIZE[blk.elem], scale=f32_bits(1.0),
+                     block_stride=blk.pitch, pixel_repeats=1, state_id=0)
 
         def body(t):
             r = ir.binop("remsi", t, cst(rows_t))
             c = ir.binop("divsi", t, cst(rows_t))
-            instgem.emit("mvin", dram_addr=0, local_addr=blk.tile_addr(r, c, local_addr(0, acc=acc)),
-                         cols=d, rows=d)
-        loop(cst(0), cst(rows_t * cols_t), body)
+            cols = extent(cst(blk.shape[1]), c, chunk)
+            local = blk.tile_addr(r, ir.binop("muli", c, cst(chunk // d)), local_addr(0, acc=acc))
+            instgem.emit("mvin", dram_addr=0, local_addr=local, cols=cols, rows=d)
+        loop(cst(0), cst(rows_t * chunks), body)
         self.dead.append(op)
 
     def lower_copy(self, op):
