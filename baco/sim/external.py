@@ -143,6 +143,9 @@ def spike_command(elf, *, extlib: str | None, gemmini: bool = True, dtb: str | N
 
 
 def _run(cmd: list[str], timeout_s: float | None, stdout) -> int:
+    """Run a simulator, forwarding its output (stdout ... = sys.stdout, None = drop)."""
+    if stdout is ...:
+        stdout = sys.stdout
     try:
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout_s)
     except subprocess.TimeoutExpired as e:
@@ -156,7 +159,7 @@ def _run(cmd: list[str], timeout_s: float | None, stdout) -> int:
 
 
 def run_spike(elf, *, extlib: str | None = None, gemmini: bool = True, timeout_s: float | None = 600,
-              stdout=sys.stdout) -> int:
+              stdout=...) -> int:
     """Run an ELF on Spike (with libgemmini unless gemmini=False); returns its exit code."""
     with tempfile.TemporaryDirectory(prefix="baco-spike-") as tmp:
         dtb = Path(tmp) / "spike.dtb"
@@ -183,6 +186,6 @@ def verilator_command(elf, *, binary: str | None, plusargs=(), max_cycles: int |
 
 
 def run_verilator(elf, *, binary: str | None = None, plusargs=(), max_cycles: int | None = None,
-                  timeout_s: float | None = None, stdout=sys.stdout) -> int:
+                  timeout_s: float | None = None, stdout=...) -> int:
     return _run(verilator_command(elf, binary=binary, plusargs=plusargs, max_cycles=max_cycles),
                 timeout_s, stdout)

@@ -389,17 +389,19 @@ def _describe_fault(fault, funct, rs1, rs2) -> str:
 
 def run_elf(path, *, config: GemminiConfig = DEFAULT_CONFIG,
             max_instructions: int = DEFAULT_MAX_INSTRUCTIONS, timeout_s: float = DEFAULT_TIMEOUT_S,
-            trace: bool = False, stdout: TextIO | None = sys.stdout, mem_size: int = DEFAULT_MEM_SIZE,
+            trace: bool = False, stdout: TextIO | None = ..., mem_size: int = DEFAULT_MEM_SIZE,
             timing=None, observers: tuple[Callable, ...] = (), trace_out: TextIO | None = None
             ) -> IssResult:
     """Run a bare-metal RISC-V ELF with a Gemmini functional model attached.
 
-    Console output goes to `stdout` as it is produced (None: only collected in
-    the result). `timing` is an object attached to the model's observers (a
+    Console output goes to `stdout` as it is produced (default: sys.stdout at
+    call time; None: only collected in the result). `timing` is an object attached to the model's observers (a
     baco.sim.timing.TimingModel); `observers` are extra callables(name, fields,
     pc). A fault, a limit or a trap does not raise: the result has
     exit_code None and `error` says what happened."""
     from baco.sim.functional import GemminiModel
+    if stdout is ...:
+        stdout = sys.stdout
     path = Path(path)
     uc = unicorn.Uc(unicorn.UC_ARCH_RISCV, unicorn.UC_MODE_RISCV64)
     uc.mem_map(RAM_BASE, mem_size)
