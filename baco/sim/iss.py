@@ -387,6 +387,15 @@ def _describe_fault(fault, funct, rs1, rs2) -> str:
     return text if command in text else f"{text} [{command}]"
 
 
+def attach_timing(model, timing) -> None:
+    """Connect a cycle model to the functional model's command stream."""
+    attach = getattr(timing, "attach", None)
+    if attach is not None:
+        attach(model)
+    else:
+        model.observers.append(getattr(timing, "observe", timing))
+
+
 def run_elf(path, *, config: GemminiConfig = DEFAULT_CONFIG,
             max_instructions: int = DEFAULT_MAX_INSTRUCTIONS, timeout_s: float = DEFAULT_TIMEOUT_S,
             trace: bool = False, stdout: TextIO | None = ..., mem_size: int = DEFAULT_MEM_SIZE,
@@ -408,11 +417,7 @@ def run_elf(path, *, config: GemminiConfig = DEFAULT_CONFIG,
     loaded = _Loaded(path, uc, mem_size)
     model = GemminiModel(config, UnicornMemory(uc, RAM_BASE, mem_size))
     if timing is not None:
-        attach = getattr(timing, "attach", None)
-        if attach is not None:
-            attach(model)
-        else:
-            model.observers.append(getattr(timing, "observe", timing))
+        attach_timing(model, timing)
     model.observers.extend(observers)
     run = _Run(uc, loaded, model, mem_size=mem_size, max_instructions=max_instructions, timeout_s=timeout_s,
                stdout=stdout, trace=trace, trace_out=trace_out or sys.stderr)

@@ -1,0 +1,147 @@
+"""Simulator speed, measured in one run:
+
+  * Gemmini commands per second of the functional model alone (a WS matmul
+    command stream: mvin A/B, preload, compute, mvout), and with the cycle
+    model (baco.sim.timing) attached when it is installed;
+  * RISC-V instructions per second of the ISS on a compute-bound C program
+    (no Gemmini commands), and the ISS running a LOOP_WS program.
+
+    python benchmarks/sim_speed.py [--blocks 2000] [--n 64]
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+
+from baco.gemmini.config import DEFAULT_CONFIG
+from baco.gemmini.isa import GARBAGE_ADDR, encode, local_addr, COMMANDS
+
+ROOT = Path(__file__).resolve().parents[1]
+DRAM_BASE = 0x80000000
+
+
+def command_stream(blocks: int, dim: int):
+    """(funct, rs1, rs2) of a weight-stationary matmul over `blocks` DIM×DIM blocks."""
+    a_addr, b_addr, c_addr = DRAM_BASE, DRAM_BASE + 0x10000, DRAM_BASE + 0x20000
+
+    def cmd(name, **fields):
+        return (COMMANDS[name].funct, *encode(name, **fields))
+
+    yield cmd("config_ex", dataflow=1, a_stride=1, c_stride=1, acc_scale=0x3F800000)
+    yield cmd("config_ld", state_id=0, stride=dim, scale=0x3F800000, block_stride=dim)
+    yield cmd("config_ld", state_id=1, stride=dim, scale=0x3F800000, block_stride=dim)
+    yield cmd("config_st", stride=dim, acc_scale=0x3F800000)
+    for i in range(blocks):
+        yield cmd("mvin", dram_addr=a_addr, local_addr=0, cols=dim, rows=dim)
+        yield cmd("mvin2", dram_addr=b_addr, local_addr=dim, cols=dim, rows=dim)
+        yield cmd("preload", bd_addr=dim, bd_cols=dim, bd_rows=dim,
+                  c_addr=local_addr(0, acc=True), c_cols=dim, c_rows=dim)
+        yield cmd("compute_preloaded", a_addr=0, a_cols=dim, a_rows=dim,
+                  bd_addr=GARBAGE_ADDR, bd_cols=dim, bd_rows=dim)
+        yield cmd("mvout", dram_addr=c_addr, local_addr=local_addr(0, acc=True), cols=dim, rows=dim)
+
+
+def model_speed(blocks: int, with_timing: bool):
+    from baco.sim.functional import GemminiModel, Memory
+    config = DEFAULT_CONFIG
+    memory = Memory(DRAM_BASE, 1 << 20)
+    rng = np.random.default_rng(0)
+    memory.write(DRAM_BASE, rng.integers(-128, 128, 0x20000, dtype=np.int8).tobytes())
+    model = GemminiModel(config, memory)
+    timing = None
+    if with_timing:
+        from baco.sim.cli import make_timing_model, timing_cycles
+        timing = make_timing_model(config)
+        if timing is None:
+            return None
+        from baco.sim.iss import attach_timing
+        attach_timing(model, timing)
+    stream = list(command_stream(blocks, config.dim))
+    start = time.perf_counter()
+    for funct, rs1, rs2 in stream:
+        model.execute(funct, rs1, rs2)
+    model.fence()
+    elapsed = time.perf_counter() - start
+    cycles = timing_cycles(timing) if timing is not None else None
+    return len(stream), elapsed, cycles
+
+
+COMPUTE_BOUND = r"""
+#include <stdint.h>
+#include <stdio.h>
+#define N NSIZE
+static int32_t a[N][N], b[N][N], c[N][N];
+int main(void) {
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) { a[i][j] = i - j; b[i][j] = i + 2 * j; }
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) {
+      int32_t s = 0;
+      for (int k = 0; k < N; k++) s += a[i][k] * b[k][j];
+      c[i][j] = s;
+    }
+  printf("c[1][2]=%d\n", c[1][2]);
+  return 0;
+}
+"""
+
+
+def iss_speed(n: int, workdir: Path):
+    from baco.codegen.toolchain import compile_and_link
+    from baco.sim.iss import run_elf
+    src = workdir / "compute.c"
+    src.write_text(textwrap.dedent(COMPUTE_BOUND).replace("NSIZE", str(n)))
+    elf = compile_and_link([src], workdir / "compute.elf")
+    res = run_elf(elf, stdout=None)
+    if res.exit_code != 0:
+        raise RuntimeError(f"compute-bound program failed: {res.error or res.console}")
+    return res.instructions, res.elapsed_s
+
+
+def iss_gemmini_speed(workdir: Path):
+    from baco.codegen.toolchain import compile_and_link
+    from baco.sim.iss import run_elf
+    elf = compile_and_link([ROOT / "tests" / "c" / "loop_ws.c"], workdir / "loop_ws.elf",
+                           include_dirs=[ROOT / "tests" / "c"])
+    res = run_elf(elf, stdout=None)
+    if res.exit_code != 0:
+        raise RuntimeError(f"loop_ws program failed: {res.error or res.console}")
+    return res
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--blocks", type=int, default=2000, help="matmul blocks in the model-only stream")
+    p.add_argument("--n", type=int, default=64, help="size of the ISS's compute-bound int32 matmul")
+    args = p.parse_args(argv)
+
+    commands, elapsed, _ = model_speed(args.blocks, with_timing=False)
+    base_rate = commands / elapsed
+    print(f"functional model:           {commands} commands in {elapsed:.3f} s = {base_rate:,.0f} commands/s")
+    timed = model_speed(args.blocks, with_timing=True)
+    if timed is None:
+        print("functional + timing model:  baco.sim.timing not installed; skipped")
+    else:
+        commands, elapsed, cycles = timed
+        print(f"functional + timing model:  {commands} commands in {elapsed:.3f} s = "
+              f"{commands / elapsed:,.0f} commands/s ({base_rate / (commands / elapsed):.2f}x slower), "
+              f"{cycles} cycles")
+
+    with tempfile.TemporaryDirectory(prefix="baco-simspeed-") as tmp:
+        instructions, elapsed = iss_speed(args.n, Path(tmp))
+        print(f"ISS, compute-bound C:       {instructions} instructions in {elapsed:.3f} s = "
+              f"{instructions / elapsed / 1e6:.2f} M instructions/s")
+        res = iss_gemmini_speed(Path(tmp))
+        print(f"ISS, LOOP_WS program:       {res.instructions} instructions, {res.gemmini_commands} Gemmini "
+              f"commands in {res.elapsed_s:.3f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
