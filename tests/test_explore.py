@@ -7,6 +7,7 @@ from baco.tuner.arch import DEFAULT_HARDWARE
 from baco.tuner.baselines import gemmini_default
 from baco.tuner.explore import (NetworkProblem, Tiling, coexplore, evaluate_design, local_search, neighbours,
                                 random_tilings)
+from baco.tuner.hwinfer import minimal_hardware
 from baco.tuner.mapping import validate
 from baco.tuner.relax import C_INDEX, DIMS, K_INDEX
 from baco.tuner.workloads import Layer, gemm
@@ -40,6 +41,8 @@ def test_coexplore_network_shares_one_hardware():
     result = coexplore(layers, **SMALL)
     assert len(result.mappings) == 2 and len(result.per_layer) == 2
     _assert_valid(result, layers)
+    # the hardware is the smallest legal one that runs both mappings
+    assert minimal_hardware(layers, result.mappings) == result.hw
     # the count-weighted objective
     assert result.energy_uj == pytest.approx(result.per_layer[0].energy_uj + 3 * result.per_layer[1].energy_uj)
 

@@ -24,9 +24,9 @@ import torch
 from tqdm.auto import tqdm
 
 from baco.tuner.arch import DEFAULT_HARDWARE, Hardware
-from baco.tuner.explore import (Budget, NetworkProblem, Result, Tiling, best_orders, best_points, evaluate_design,
-                                heuristic_tilings, neighbours, random_tilings, stack_tilings, unstack_tilings)
-from baco.tuner.hwinfer import round_hardware
+from baco.tuner.explore import (Budget, NetworkProblem, Result, Tiling, best_orders, best_points, costmodel_tensors,
+                                evaluate_design, heuristic_tilings, neighbours, random_tilings, stack_tilings, unstack_tilings)
+from baco.tuner.hwinfer import requirements_from_factors, round_hardware
 from baco.tuner.relax import C_INDEX, DIMS, DRAM_LEVEL, K_INDEX, ORDER_CHOICES
 from baco.tuner.workloads import Layer
 
@@ -337,8 +337,7 @@ def _dosa_descent(problem: NetworkProblem, inits: list[list[Tiling]], *, steps: 
 
 def _continuous_cost(problem: NetworkProblem, temporal, spatial, orders):
     """Network (cycles, energy) with continuous factors and the continuous max-over-layers hardware."""
-    from baco.tuner.explore import costmodel_needs, costmodel_tensors
-    needs = [costmodel_needs(layer, t, s) for layer, t, s in zip(problem.layers, temporal, spatial)]
+    needs = [requirements_from_factors(layer, t, s) for layer, t, s in zip(problem.layers, temporal, spatial)]
     hw = tuple(torch.stack([n[k] for n in needs]).max(0).values for k in ("pe", "sp_kb", "acc_kb"))
     cycles = energy = 0
     for layer, count, t, s, o in zip(problem.layers, problem.counts, temporal, spatial, orders):

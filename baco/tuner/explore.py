@@ -27,7 +27,7 @@ from tqdm.auto import tqdm
 
 from baco.tuner import costmodel
 from baco.tuner.arch import DEFAULT_HARDWARE, Hardware
-from baco.tuner.hwinfer import MAX_BUFFER_KB, MAX_PE_DIM, round_hardware, smooth_max
+from baco.tuner.hwinfer import MAX_BUFFER_KB, MAX_PE_DIM, requirements_from_factors, round_hardware, smooth_max
 from baco.tuner.mapping import Mapping, validate
 from baco.tuner.relax import (C_INDEX, DIMS, DRAM_LEVEL, K_INDEX, NUM_LEVELS, ORDER_CHOICES, MappingSpace,
                               TemperatureSchedule, capacity_penalty, level_orders)
@@ -149,7 +149,7 @@ class NetworkProblem:
         Differentiable w.r.t. the factor tensors (through the inferred hardware too when smooth=True).
         """
         B = temporal[0].shape[0]
-        needs = [costmodel_needs(layer, t, s) for layer, t, s in zip(self.layers, temporal, spatial)]
+        needs = [requirements_from_factors(layer, t, s) for layer, t, s in zip(self.layers, temporal, spatial)]
         if self.fixed_hw is None:
             pe = torch.stack([n["pe"] for n in needs])
             sp = torch.stack([n["sp_kb"] for n in needs])
@@ -201,13 +201,7 @@ def straight_through_hardware(pe, sp, acc, hardware: list[Hardware]):
             st(acc, [h.acc_kb for h in hardware]))
 
 
-# ---- the only two places that know the cost model's tensor interface ---------------------------
-def costmodel_needs(layer: Layer, temporal: torch.Tensor, spatial: torch.Tensor) -> dict[str, torch.Tensor]:
-    """What each of B mappings needs of the hardware: array dim, scratchpad KB, accumulator KB ([B] each)."""
-    cap = costmodel.capacity_from_factors(layer, temporal, spatial[:, 0], spatial[:, 1])
-    return {"pe": torch.maximum(spatial[:, 0], spatial[:, 1]), "sp_kb": cap["sp_kb"], "acc_kb": cap["acc_kb"]}
-
-
+# ---- the cost model's tensor interface (with hwinfer.requirements_from_factors) ---------------------------
 def costmodel_tensors(layer: Layer, temporal, spatial, order, hw_t) -> tuple[torch.Tensor, torch.Tensor]:
     """(cycles [B], energy µJ [B]) of B mappings of one layer; orders are grouped since they are discrete."""
     B = temporal.shape[0]

@@ -18,7 +18,9 @@ from functools import lru_cache
 import torch
 
 from baco.gemmini.config import GemminiConfig
+from baco.tuner import costmodel
 from baco.tuner.arch import Hardware
+from baco.tuner.mapping import Mapping
 
 MIN_PE_DIM = 2
 MAX_PE_DIM = 128
@@ -106,6 +108,30 @@ def combine(requirements: list[Requirement]) -> Requirement:
 def infer_hardware(requirements: list[Requirement]) -> Hardware:
     r = combine(requirements)
     return round_hardware(r.pe_dim, r.sp_kb, r.acc_kb)
+
+
+def requirements_from_factors(layer, temporal: torch.Tensor, spatial: torch.Tensor) -> dict[str, torch.Tensor]:
+    """What each of B mappings needs ([B] tensors "pe", "sp_kb", "acc_kb"), differentiable in the factors.
+
+    temporal [B, 4 levels, 7 dims] and spatial [B, 2] (C on array rows, K on columns).
+    """
+    cap = costmodel.capacity_from_factors(layer, temporal, spatial[:, 0], spatial[:, 1])
+    return {"pe": torch.maximum(spatial[:, 0], spatial[:, 1]), "sp_kb": cap["sp_kb"], "acc_kb": cap["acc_kb"]}
+
+
+def mapping_requirement(layer, mapping: Mapping) -> Requirement:
+    """What one mapping needs of the hardware."""
+    from baco.tuner.relax import DIMS, NUM_LEVELS
+    temporal = torch.tensor([[[float(mapping.temporal[l].get(d, 1)) for d in DIMS] for l in range(NUM_LEVELS)]],
+                            dtype=torch.float64)
+    spatial = torch.tensor([[float(mapping.spatial_C), float(mapping.spatial_K)]], dtype=torch.float64)
+    need = requirements_from_factors(layer, temporal, spatial)
+    return Requirement(float(need["pe"][0]), float(need["sp_kb"][0]), float(need["acc_kb"][0]))
+
+
+def minimal_hardware(layers, mappings: list[Mapping]) -> Hardware:
+    """The smallest legal Gemmini that runs every layer with its mapping."""
+    return infer_hardware([mapping_requirement(l, m) for l, m in zip(layers, mappings, strict=True)])
 
 
 def round_hardware_tensor(pe_dim: torch.Tensor, sp_kb: torch.Tensor, acc_kb: torch.Tensor):
