@@ -255,3 +255,11 @@ def test_cli_config_file(programs, tmp_path, capsys):
     capsys.readouterr()
     assert cli.main([str(programs["hello"]), "--config", str(cfg), "--dim", "4"]) == 2
     assert "either --config" in capsys.readouterr().err
+
+
+def test_builds_are_deterministic(tmp_path):
+    src = tmp_path / "det.c"
+    src.write_text('#include "gemmini.h"\nint main(void) { gemmini_config_ld(DIM); return 0; }\n')
+    a = compile_and_link([src], tmp_path / "a.elf").read_bytes()
+    b = compile_and_link([src], tmp_path / "b.elf").read_bytes()
+    assert a == b

@@ -58,7 +58,9 @@ def _define_flags(defines: Mapping[str, object] | None) -> list[str]:
 
 def _include_flags(params_dir: Path, include_dirs: Iterable) -> list[str]:
     dirs = [*include_dirs, params_dir, TOOLCHAIN_DIR / "include", TOOLCHAIN_DIR]
-    return [f"-I{d}" for d in dirs]
+    # The generated header lives in a fresh temporary directory; naming it by
+    # a fixed path in debug info keeps repeated builds byte-identical.
+    return [f"-I{d}" for d in dirs] + [f"-ffile-prefix-map={params_dir}=gemmini-params"]
 
 
 def _write_params(directory: Path, config: GemminiConfig | None) -> Path:
