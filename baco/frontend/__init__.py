@@ -1,0 +1,1 @@
+"""The DSL surface: `baco.language`, `@baco.jit`, AST → BACO dialect."""

@@ -1,0 +1,6 @@
+"""baco: a Python compiler and co-exploration framework for the Gemmini accelerator."""
+from baco.errors import CompilationError
+from baco.frontend.jit import JITFunction, jit
+
+__all__ = ["jit", "JITFunction", "CompilationError"]
+__version__ = "0.1.0"

@@ -1,0 +1,566 @@
+"""Python AST → BACO dialect MLIR text, every op located at the user's
+file:line:col. Compile-time values (constexpr parameters, Python ints,
+floats and bools) are folded; runtime scalars are `index` or `f32` SSA
+values; blocks are tensors and block pointers `!baco.block_ptr<tensor<…>>`."""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from baco.errors import CompilationError
+from baco.frontend import language as bl
+
+
+@dataclass(frozen=True)
+class Val:
+    """An SSA value and its MLIR type."""
+    name: str
+    type: str
+
+    @property
+    def is_block(self):
+        return self.type.startswith("tensor<")
+
+    @property
+    def is_ptr(self):
+        return self.type.startswith("!baco.block_ptr")
+
+    @property
+    def is_memref(self):
+        return self.type.startswith("memref<")
+
+
+def tensor_type(shape, elem):
+    return f"tensor<{'x'.join(str(s) for s in shape)}x{elem}>"
+
+
+def block_shape(t: str):
+    inner = t[t.index("<") + 1:t.rindex(">")]
+    if inner.startswith("tensor<"):
+        inner = inner[len("tensor<"):-1]
+    *dims, elem = inner.split("x")
+    return [int(d) for d in dims], elem
+
+
+LANG_FUNCS = {"program_id", "num_programs", "cdiv", "make_block_ptr", "advance", "load", "store",
+              "dot", "zeros", "relu"}
+ARITH = {ast.Add: "addi", ast.Sub: "subi", ast.Mult: "muli", ast.FloorDiv: "floordivsi", ast.Mod: "remsi"}
+FARITH = {ast.Add: "addf", ast.Sub: "subf", ast.Mult: "mulf", ast.Div: "divf"}
+CMP = {ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "sgt", ast.GtE: "sge", ast.Eq: "eq", ast.NotEq: "ne"}
+
+
+class KernelCodegen(ast.NodeVisitor):
+    def __init__(self, fn_ast, filename, line_offset, col_offset, params, globals_):
+        """params: list of (name, kind, value): kind memref:<elem> / index / f32 / const."""
+        self.fn = fn_ast
+        self.filename = filename
+        self.line_offset = line_offset
+        self.col_offset = col_offset
+        self.params = params
+        self.globals = globals_
+        self.lines = []
+        self.indent = 2
+        self.counter = 0
+        self.env = {}
+        self.node = fn_ast
+
+    # ---- emission -----------------------------------------------------------
+    def loc(self, node=None):
+        node = node or self.node
+        line = getattr(node, "lineno", self.fn.lineno) + self.line_offset
+        col = getattr(node, "col_offset", 0) + self.col_offset + 1
+        return f'loc("{self.filename}":{line}:{col})'
+
+    def fresh(self):
+        self.counter += 1
+        return f"%v{self.counter}"
+
+    def emit(self, text):
+        self.lines.append("  " * self.indent + text)
+
+    def op(self, name, operands, result_type, attrs="", operand_types=None):
+        res = self.fresh() if result_type else None
+        ops = ", ".join(v.name for v in operands)
+        in_types = ", ".join(operand_types or [v.type for v in operands])
+        prefix = f"{res} = " if res else ""
+        attr = f" {{{attrs}}}" if attrs else ""
+        self.emit(f'{prefix}"{name}"({ops}){attr} : ({in_types}) -> {result_type or "()"} {self.loc()}')
+        return Val(res, result_type) if res else None
+
+    def error(self, msg, node=None):
+        node = node or self.node
+        line = getattr(node, "lineno", self.fn.lineno) + self.line_offset
+        col = getattr(node, "col_offset", 0) + self.col_offset + 1
+        return CompilationError(msg, self.filename, line, col)
+
+    # ---- values ------------------------------------------------------------------
+    def const_index(self, v: int) -> Val:
+        r = self.fresh()
+        self.emit(f"{r} = arith.constant {int(v)} : index {self.loc()}")
+        return Val(r, "index")
+
+    def const_f32(self, v: float) -> Val:
+        r = self.fresh()
+        self.emit(f"{r} = arith.constant {float(v)!r} : f32 {self.loc()}")
+        return Val(r, "f32")
+
+    def as_index(self, v, what="value") -> Val:
+        if isinstance(v, bool):
+            raise self.error(f"{what} must be an integer, not a bool")
+        if isinstance(v, int):
+            return self.const_index(v)
+        if isinstance(v, Val) and v.type == "index":
+            return v
+        raise self.error(f"{what} must be an integer scalar, got {describe(v)}")
+
+    def as_f32(self, v) -> Val:
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return self.const_f32(v)
+        if isinstance(v, Val) and v.type == "f32":
+            return v
+        if isinstance(v, Val) and v.type == "index":
+            i = self.fresh()
+            self.emit(f"{i} = arith.index_cast {v.name} : index to i64 {self.loc()}")
+            r = self.fresh()
+            self.emit(f"{r} = arith.sitofp {i} : i64 to f32 {self.loc()}")
+            return Val(r, "f32")
+        raise self.error(f"expected a float scalar, got {describe(v)}")
+
+    # ---- function -------------------------------------------------------------------
+    def generate(self) -> str:
+        args = []
+        for name, kind, value in self.params:
+            if kind == "const":
+                self.env[name] = value
+            else:
+                v = Val(f"%{name}", kind)
+                args.append(f"{v.name}: {kind}")
+                self.env[name] = v
+        for name, kind, value in self.params:   # integers equal to 1 are specialized
+            if kind == "index" and value == 1:
+                self.env[name] = 1
+        body_start = len(self.lines)
+        self.visit_body(self.fn.body)
+        self.emit(f"return {self.loc(self.fn)}")
+        body = self.lines[body_start:]
+        head = [f"module {{", f"  func.func @{self.fn.name}({', '.join(args)}) {{"]
+        return "\n".join(head + body + [f"  }} {self.loc(self.fn)}", f"}} {self.loc(self.fn)}"]) + "\n"
+
+    def visit_body(self, stmts):
+        for s in stmts:
+            self.node = s
+            try:
+                self.visit(s)
+            except CompilationError:
+                raise
+            except Exception as e:  # never show a compiler traceback for a user error
+                raise self.error(f"cannot compile this statement: {type(e).__name__}: {e}", s) from None
+
+    def generic_visit(self, node):
+        raise self.error(f"unsupported construct in a baco kernel: {type(node).__name__}", node)
+
+    # ---- statements ----------------------------------------------------------------
+    def visit_Expr(self, node):
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # docstring
+        self.expr(node.value)
+
+    def visit_Pass(self, node):
+        pass
+
+    def visit_Return(self, node):
+        if node.value is not None:
+            raise self.error("kernels cannot return a value; store results through a pointer", node)
+
+    def visit_Assign(self, node):
+        if len(node.targets) != 1:
+            raise self.error("chained assignment is not supported", node)
+        value = self.expr(node.value)
+        self.assign(node.targets[0], value)
+
+    def visit_AnnAssign(self, node):
+        self.assign(node.target, self.expr(node.value))
+
+    def assign(self, target, value):
+        if isinstance(target, ast.Name):
+            self.env[target.id] = value
+        elif isinstance(target, ast.Tuple) and isinstance(value, tuple) and len(value) == len(target.elts):
+            for t, v in zip(target.elts, value):
+                self.assign(t, v)
+        else:
+            raise self.error("only assignment to names (or tuples of names) is supported", target)
+
+    def visit_AugAssign(self, node):
+        if not isinstance(node.target, ast.Name):
+            raise self.error("only names can be updated in place", node.target)
+        cur = self.lookup(node.target)
+        # acc += dot(a, b) is one accumulate-dot
+        if isinstance(node.op, ast.Add) and is_lang_call(node.value, "dot") and isinstance(cur, Val) and cur.is_block:
+            self.node = node.value
+            a, b = [self.expr(x) for x in node.value.args[:2]]
+            self.env[node.target.id] = self.dot(a, b, cur, node.value)
+            return
+        self.env[node.target.id] = self.binop(node.op, cur, self.expr(node.value), node)
+
+    def visit_If(self, node):
+        cond = self.expr(node.test)
+        if isinstance(cond, Val):
+            raise self.error("runtime `if` is not supported in a kernel; branch on a constexpr parameter", node.test)
+        self.visit_body(node.body if cond else node.orelse)
+
+    def visit_For(self, node):
+        if not isinstance(node.target, ast.Name):
+            raise self.error("the loop variable must be a name", node.target)
+        it = node.iter
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
+            raise self.error("kernels loop with `for i in range(...)`", it)
+        if node.orelse:
+            raise self.error("for/else is not supported", node)
+        bounds = [self.expr(a) for a in it.args]
+        if len(bounds) == 1:
+            bounds = [0] + bounds
+        if len(bounds) == 2:
+            bounds.append(1)
+        if len(bounds) != 3:
+            raise self.error("range() takes 1 to 3 arguments", it)
+        lb, ub, step = (self.as_index(b, "a range bound") for b in bounds)
+        carried = [n for n in assigned_names(node.body) if n in self.env and n != node.target.id]
+        inits = []
+        for n in carried:
+            v = self.env[n]
+            if isinstance(v, bool) or not isinstance(v, (int, float, Val)):
+                raise self.error(f"`{n}` cannot change inside a loop (it is a {describe(v)})", node)
+            if isinstance(v, float):
+                v = self.const_f32(v)
+            elif isinstance(v, int):
+                v = self.const_index(v)
+            if v.is_memref:
+                raise self.error(f"pointer argument `{n}` cannot be reassigned in a loop", node)
+            inits.append(v)
+        iv = self.fresh()
+        results = self.fresh()
+        args = [self.fresh() for _ in carried]
+        types = [v.type for v in inits]
+        loc = self.loc(node)
+        head = f"scf.for {iv} = {lb.name} to {ub.name} step {step.name}"
+        if carried:
+            iters = ", ".join(f"{a} = {v.name}" for a, v in zip(args, inits))
+            head = f"{results}:{len(carried)} = {head} iter_args({iters}) -> ({', '.join(types)})"
+        self.emit(head + " {")
+        saved = dict(self.env)
+        self.env[node.target.id] = Val(iv, "index")
+        for n, a, t in zip(carried, args, types):
+            self.env[n] = Val(a, t)
+        self.indent += 1
+        self.visit_body(node.body)
+        self.node = node
+        outs = []
+        for n, t in zip(carried, types):
+            v = self.env[n]
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                v = self.const_index(v) if t == "index" else self.const_f32(v)
+            if not isinstance(v, Val) or v.type != t:
+                raise self.error(f"`{n}` changes type inside the loop ({t} -> {describe(v)})", node)
+            outs.append(v)
+        if carried:
+            self.emit(f"scf.yield {', '.join(v.name for v in outs)} : {', '.join(types)} {loc}")
+        else:
+            self.emit(f"scf.yield {loc}")
+        self.indent -= 1
+        self.emit(f"}} {loc}")
+        self.env = saved
+        for i, (n, t) in enumerate(zip(carried, types)):
+            self.env[n] = Val(f"{results}#{i}", t)
+
+    def visit_While(self, node):
+        raise self.error("while loops are not supported; use `for i in range(...)`", node)
+
+    # ---- expressions -----------------------------------------------------------------
+    def expr(self, node):
+        self.node = node
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            raise self.error(f"unsupported expression in a baco kernel: {type(node).__name__}", node)
+        return method(node)
+
+    def lookup(self, node):
+        if node.id in self.env:
+            return self.env[node.id]
+        if node.id in self.globals:
+            return self.globals[node.id]
+        import builtins
+        if hasattr(builtins, node.id):
+            return getattr(builtins, node.id)
+        raise self.error(f"name `{node.id}` is not defined", node)
+
+    def expr_Name(self, node):
+        return self.lookup(node)
+
+    def expr_Constant(self, node):
+        if isinstance(node.value, (int, float, bool, str)) or node.value is None:
+            return node.value
+        raise self.error(f"unsupported constant {node.value!r}", node)
+
+    def expr_Tuple(self, node):
+        return tuple(self.expr(e) for e in node.elts)
+
+    expr_List = expr_Tuple
+
+    def expr_Attribute(self, node):
+        base = self.expr(node.value)
+        if isinstance(base, Val):
+            if node.attr == "to":
+                return ("method_to", base)
+            if node.attr in ("dtype", "shape") and base.is_block:
+                shape, elem = block_shape(base.type)
+                return tuple(shape) if node.attr == "shape" else bl.DTYPES[elem]
+            raise self.error(f"a {describe(base)} has no attribute `{node.attr}`", node)
+        try:
+            return getattr(base, node.attr)
+        except AttributeError:
+            raise self.error(f"`{node.attr}` is not an attribute of {describe(base)}", node) from None
+
+    def expr_UnaryOp(self, node):
+        v = self.expr(node.operand)
+        if isinstance(node.op, ast.USub):
+            return -v if not isinstance(v, Val) else self.binop(ast.Sub, 0, v, node, op_is_class=True)
+        if isinstance(node.op, ast.Not) and not isinstance(v, Val):
+            return not v
+        if isinstance(node.op, ast.UAdd):
+            return v
+        raise self.error(f"unsupported unary operator {type(node.op).__name__}", node)
+
+    def expr_BoolOp(self, node):
+        vals = [self.expr(v) for v in node.values]
+        if any(isinstance(v, Val) for v in vals):
+            raise self.error("`and`/`or` work on compile-time values only", node)
+        if isinstance(node.op, ast.And):
+            return all(vals)
+        return any(vals)
+
+    def expr_Compare(self, node):
+        if len(node.ops) != 1:
+            raise self.error("chained comparisons are not supported", node)
+        a, b = self.expr(node.left), self.expr(node.comparators[0])
+        if not isinstance(a, Val) and not isinstance(b, Val):
+            return eval(compile(ast.Expression(ast.Compare(ast.Constant(a), node.ops, [ast.Constant(b)])),
+                                "<cmp>", "eval"))
+        raise self.error("comparisons of runtime values are not supported (no runtime branches)", node)
+
+    def expr_BinOp(self, node):
+        return self.binop(node.op, self.expr(node.left), self.expr(node.right), node)
+
+    def binop(self, op, a, b, node, op_is_class=False):
+        opc = op if op_is_class else type(op)
+        if not isinstance(a, Val) and not isinstance(b, Val):
+            import operator
+            fn = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+                  ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Div: operator.truediv}.get(opc)
+            if fn is None:
+                raise self.error(f"unsupported operator {opc.__name__}", node)
+            return fn(a, b)
+        blocks = [v for v in (a, b) if isinstance(v, Val) and v.is_block]
+        if blocks:
+            return self.block_binop(opc, a, b, node)
+        if any(isinstance(v, Val) and v.type == "f32" for v in (a, b)) or isinstance(a, float) or isinstance(b, float):
+            if opc not in FARITH:
+                raise self.error(f"unsupported float operator {opc.__name__}", node)
+            return self.arith(FARITH[opc], self.as_f32(a), self.as_f32(b), "f32")
+        if opc not in ARITH:
+            raise self.error(f"unsupported integer operator {opc.__name__} (use // for division)", node)
+        return self.arith(ARITH[opc], self.as_index(a), self.as_index(b), "index")
+
+    def arith(self, name, a, b, ty):
+        r = self.fresh()
+        self.emit(f"{r} = arith.{name} {a.name}, {b.name} : {ty} {self.loc()}")
+        return Val(r, ty)
+
+    def block_binop(self, opc, a, b, node):
+        if opc is ast.Mult:
+            blk, s = (a, b) if isinstance(a, Val) and a.is_block else (b, a)
+            if isinstance(s, Val) and s.is_block:
+                raise self.error("elementwise block * block is not supported on Gemmini", node)
+            shape, elem = block_shape(blk.type)
+            if elem != "i32":
+                raise self.error(f"only int32 accumulator blocks can be scaled (this block is {elem})", node)
+            return self.op("baco.scale", [blk, self.as_f32(s)], tensor_type(shape, "f32"))
+        if opc is ast.Add and isinstance(a, Val) and isinstance(b, Val) and a.is_block and b.is_block:
+            if a.type != b.type:
+                raise self.error(f"cannot add blocks of types {a.type} and {b.type}", node)
+            return self.op("baco.add", [a, b], a.type)
+        raise self.error(f"unsupported block operation {opc.__name__} between {describe(a)} and {describe(b)}", node)
+
+    def expr_Call(self, node):
+        fn = self.expr(node.func)
+        self.node = node
+        if isinstance(fn, tuple) and fn and fn[0] == "method_to":
+            if len(node.args) != 1:
+                raise self.error(".to() takes one dtype", node)
+            return self.convert(fn[1], self.expr(node.args[0]), node)
+        name = lang_name(fn)
+        if name is None:
+            if fn is range:
+                raise self.error("range() is only allowed as a for-loop iterator", node)
+            if fn in (min, max) and not any(isinstance(self.expr(a), Val) for a in node.args):
+                return fn(*[self.expr(a) for a in node.args])
+            raise self.error(f"`{ast.unparse(node.func)}` is not a baco.language function", node)
+        args = [self.expr(a) for a in node.args]
+        kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
+        self.node = node
+        return getattr(self, "call_" + name)(node, *args, **kwargs)
+
+    # ---- language functions --------------------------------------------------------------
+    def call_program_id(self, node, axis=0):
+        return self.grid_query("baco.program_id", axis, node)
+
+    def call_num_programs(self, node, axis=0):
+        return self.grid_query("baco.num_programs", axis, node)
+
+    def grid_query(self, name, axis, node):
+        if not isinstance(axis, int) or not 0 <= axis <= 2:
+            raise self.error("the grid axis must be the constant 0, 1 or 2", node)
+        return self.op(name, [], "index", f"axis = {axis} : i32")
+
+    def call_cdiv(self, node, a, b):
+        if not isinstance(a, Val) and not isinstance(b, Val):
+            return -(-a // b)
+        return self.arith("ceildivsi", self.as_index(a), self.as_index(b), "index")
+
+    def call_make_block_ptr(self, node, base, shape, strides, offsets, block_shape, order=(1, 0)):
+        if not (isinstance(base, Val) and base.is_memref):
+            raise self.error(f"make_block_ptr needs a pointer argument as base, got {describe(base)}", node)
+        for what, t in (("shape", shape), ("strides", strides), ("offsets", offsets), ("block_shape", block_shape)):
+            if not isinstance(t, tuple) or len(t) != 2:
+                raise self.error(f"make_block_ptr {what} must be a 2-tuple (Gemmini blocks are 2-D)", node)
+        if not all(isinstance(b, int) and not isinstance(b, bool) and b > 0 for b in block_shape):
+            raise self.error(f"block_shape must be positive compile-time integers (constexpr), "
+                             f"got {tuple(describe(b) for b in block_shape)}", node)
+        if tuple(order) != (1, 0):
+            raise self.error("only row-major blocks (order=(1, 0)) are supported", node)
+        elem = base.type[len("memref<?x"):-1]
+        vals = [self.as_index(v, "a block pointer shape/stride/offset") for v in (*shape, *strides, *offsets)]
+        t = f"!baco.block_ptr<{tensor_type(block_shape, elem)}>"
+        attrs = (f"operandSegmentSizes = array<i32: 1, 2, 2, 2>, block_shape = array<i64: "
+                 f"{block_shape[0]}, {block_shape[1]}>, order = array<i64: 1, 0>")
+        return self.op("baco.make_block_ptr", [base] + vals, t, attrs)
+
+    def call_advance(self, node, ptr, offsets):
+        if not (isinstance(ptr, Val) and ptr.is_ptr):
+            raise self.error(f"advance() needs a block pointer, got {describe(ptr)}", node)
+        if not isinstance(offsets, tuple) or len(offsets) != 2:
+            raise self.error("advance() offsets must be a 2-tuple", node)
+        return self.op("baco.advance", [ptr] + [self.as_index(o, "an offset") for o in offsets], ptr.type)
+
+    def check_boundary(self, bc, node):
+        bc = tuple(bc) if isinstance(bc, (tuple, list)) else (bc,)
+        if not all(d in (0, 1) for d in bc):
+            raise self.error("boundary_check dimensions must be 0 and/or 1", node)
+        return f"boundary_check = array<i64{': ' + ', '.join(map(str, sorted(set(bc)))) if bc else ''}>"
+
+    def call_load(self, node, ptr, boundary_check=(), padding_option="zero"):
+        if not (isinstance(ptr, Val) and ptr.is_ptr):
+            raise self.error(f"load() needs a block pointer, got {describe(ptr)}", node)
+        if padding_option not in ("zero", "", None):
+            raise self.error("only padding_option='zero' is supported", node)
+        blk = ptr.type[len("!baco.block_ptr<"):-1]
+        return self.op("baco.load", [ptr], blk, self.check_boundary(boundary_check, node))
+
+    def call_store(self, node, ptr, value, boundary_check=()):
+        if not (isinstance(ptr, Val) and ptr.is_ptr):
+            raise self.error(f"store() needs a block pointer, got {describe(ptr)}", node)
+        if not (isinstance(value, Val) and value.is_block):
+            raise self.error(f"store() needs a block value, got {describe(value)}", node)
+        pshape, pelem = block_shape(ptr.type)
+        vshape, velem = block_shape(value.type)
+        if pshape != vshape:
+            raise self.error(f"cannot store a {vshape} block through a {pshape} block pointer", node)
+        if pelem != velem:
+            raise self.error(f"cannot store a {bl.DTYPES[velem].name} block through a "
+                             f"{bl.DTYPES[pelem].name} pointer; convert it with .to()", node)
+        self.op("baco.store", [ptr, value], None, self.check_boundary(boundary_check, node))
+
+    def call_dot(self, node, a, b, acc=None):
+        return self.dot(a, b, acc, node)
+
+    def dot(self, a, b, acc, node):
+        for v, what in ((a, "first"), (b, "second")):
+            if not (isinstance(v, Val) and v.is_block):
+                raise self.error(f"dot() {what} operand must be a block, got {describe(v)}", node)
+        (sa, ea), (sb, eb) = block_shape(a.type), block_shape(b.type)
+        if ea != "i8" or eb != "i8":
+            raise self.error(f"Gemmini dot() multiplies int8 blocks (got {bl.DTYPES[ea].name} x "
+                             f"{bl.DTYPES[eb].name})", node)
+        if sa[1] != sb[0]:
+            raise self.error(f"dot() shapes do not match: {sa} x {sb}", node)
+        out = tensor_type([sa[0], sb[1]], "i32")
+        if acc is None:
+            acc = self.op("baco.zeros", [], out)
+        elif not (isinstance(acc, Val) and acc.type == out):
+            raise self.error(f"dot() accumulator must be a {out} block, got {describe(acc)}", node)
+        return self.op("baco.dot", [a, b, acc], out)
+
+    def call_zeros(self, node, shape, dtype=bl.int32):
+        if not (isinstance(shape, tuple) and len(shape) == 2 and all(isinstance(s, int) and s > 0 for s in shape)):
+            raise self.error("zeros() shape must be two positive compile-time integers", node)
+        if dtype is not bl.int32:
+            raise self.error("zeros() makes int32 accumulator blocks on Gemmini", node)
+        return self.op("baco.zeros", [], tensor_type(shape, "i32"))
+
+    def call_relu(self, node, x):
+        if not (isinstance(x, Val) and x.is_block):
+            raise self.error(f"relu() needs a block, got {describe(x)}", node)
+        return self.op("baco.relu", [x], x.type)
+
+    def convert(self, x, dt, node):
+        if not isinstance(dt, bl.dtype):
+            raise self.error(f".to() needs a baco dtype (bl.int8, bl.int32), got {describe(dt)}", node)
+        shape, elem = block_shape(x.type)
+        if elem == dt.mlir:
+            return x
+        if dt.mlir not in ("i8", "i32"):
+            raise self.error(f"blocks convert to int8 or int32, not {dt.name}", node)
+        return self.op("baco.convert", [x], tensor_type(shape, dt.mlir))
+
+
+def describe(v) -> str:
+    if isinstance(v, Val):
+        if v.is_block:
+            shape, elem = block_shape(v.type)
+            return f"{bl.DTYPES[elem].name} block {shape}"
+        if v.is_ptr:
+            return "block pointer"
+        if v.is_memref:
+            return "pointer"
+        return {"index": "integer scalar", "f32": "float scalar"}.get(v.type, v.type)
+    return f"{type(v).__name__} {v!r}" if isinstance(v, (int, float, bool, str)) else type(v).__name__
+
+
+def lang_name(fn):
+    mod = getattr(fn, "__module__", "")
+    name = getattr(fn, "__name__", None)
+    if mod.startswith("baco.frontend.language") and name in LANG_FUNCS:
+        return name
+    return None
+
+
+def is_lang_call(node, name):
+    if not isinstance(node, ast.Call):
+        return False
+    f = node.func
+    return (isinstance(f, ast.Attribute) and f.attr == name) or (isinstance(f, ast.Name) and f.id == name)
+
+
+def assigned_names(stmts):
+    names = []
+    for s in stmts:
+        for n in ast.walk(s):
+            targets = []
+            if isinstance(n, ast.Assign):
+                targets = n.targets
+            elif isinstance(n, (ast.AugAssign, ast.AnnAssign)):
+                targets = [n.target]
+            for t in targets:
+                for x in ast.walk(t):
+                    if isinstance(x, ast.Name) and x.id not in names:
+                        names.append(x.id)
+    return names

@@ -1,0 +1,163 @@
+"""@baco.jit: specialization, caching and launch of block kernels."""
+from __future__ import annotations
+
+import ast
+import inspect
+import os
+import textwrap
+
+import numpy as np
+
+from baco.errors import CompilationError
+from baco.frontend import language as bl
+from baco.frontend.codegen import KernelCodegen
+
+LAUNCH_OPTIONS = ("target", "config", "dataflow")
+NP_ELEM = {np.dtype(np.int8): "i8", np.dtype(np.int32): "i32", np.dtype(np.float32): "f32"}
+
+
+def _as_array(x):
+    """numpy view of a numpy array or CPU torch tensor (same storage, so results reach the caller)."""
+    if isinstance(x, np.ndarray):
+        return x
+    if type(x).__module__.startswith("torch"):
+        if x.device.type != "cpu":
+            raise TypeError("torch tensors must be on the CPU")
+        return x.detach().numpy()
+    return None
+
+
+class JITFunction:
+    def __init__(self, fn, *, target="sim", config=None, dataflow="WS", interpret=None):
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+        self.signature = inspect.signature(fn)
+        self.params = list(self.signature.parameters.values())
+        self.constexprs = {p.name for p in self.params if p.annotation is bl.constexpr
+                           or p.annotation == "bl.constexpr" or str(p.annotation).endswith("constexpr")}
+        self.defaults = dict(target=target, config=config, dataflow=dataflow)
+        self.interpret = interpret
+        self.cache = {}
+        lines, first = inspect.getsourcelines(fn)
+        src = "".join(lines)
+        self.indent = len(lines[0]) - len(lines[0].lstrip())
+        self.tree = ast.parse(textwrap.dedent(src)).body[0]
+        self.filename = os.path.abspath(inspect.getsourcefile(fn))
+        self.first_line = first
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(grid, *args, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"launch the kernel with a grid: {self.__name__}[grid](...)")
+
+    # ---- specialization -------------------------------------------------------------
+    def bind(self, args, kwargs):
+        options = {k: kwargs.pop(k) if k in kwargs else v for k, v in self.defaults.items()}
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.__name__}: {e}") from None
+        bound.apply_defaults()
+        return dict(bound.arguments), options
+
+    def specialize(self, values):
+        """(params for codegen, runtime args, cache key)."""
+        params, runtime, key = [], [], []
+        for p in self.params:
+            v = values[p.name]
+            if p.name in self.constexprs:
+                params.append((p.name, "const", v))
+                key.append(("c", p.name, v if isinstance(v, (int, float, bool, str, type(None))) else repr(v)))
+                continue
+            arr = _as_array(v)
+            if arr is not None:
+                if arr.dtype not in NP_ELEM:
+                    raise TypeError(f"{self.__name__}: argument `{p.name}` has dtype {arr.dtype}; "
+                                    "kernels take int8, int32 or float32 arrays")
+                if not arr.flags.c_contiguous:
+                    raise TypeError(f"{self.__name__}: argument `{p.name}` must be C-contiguous")
+                kind = f"memref<?x{NP_ELEM[arr.dtype]}>"
+                runtime.append(arr)
+                params.append((p.name, kind, None))
+                key.append(("a", kind))
+            elif isinstance(v, bool):
+                raise TypeError(f"{self.__name__}: bool argument `{p.name}` must be a constexpr parameter")
+            elif isinstance(v, (int, np.integer)):
+                runtime.append(int(v))
+                params.append((p.name, "index", int(v)))
+                key.append(("i", int(v) == 1))
+            elif isinstance(v, (float, np.floating)):
+                runtime.append(float(v))
+                params.append((p.name, "f32", None))
+                key.append(("f",))
+            else:
+                raise TypeError(f"{self.__name__}: unsupported argument `{p.name}` of type {type(v).__name__}")
+        return params, runtime, tuple(key)
+
+    def baco_ir(self, params) -> str:
+        gen = KernelCodegen(self.tree, self.filename, self.first_line - 1, self.indent, params,
+                            self.fn.__globals__)
+        return gen.generate()
+
+    def compile(self, *args, **kwargs):
+        """The CompiledKernel for these arguments (compiled once per specialization)."""
+        values, options = self.bind(list(args), dict(kwargs))
+        return self._compiled(values, options)[0]
+
+    def _compiled(self, values, options):
+        from baco.compiler import compile_module
+        from baco.gemmini.config import GemminiConfig
+        params, runtime, key = self.specialize(values)
+        config = options["config"] or GemminiConfig()
+        key = key + (options["target"], options["dataflow"], tuple(sorted(config.to_dict().items())))
+        ck = self.cache.get(key)
+        if ck is None:
+            text = self.baco_ir(params)
+            try:
+                ck = compile_module(text, self.__name__, target=options["target"], config=config,
+                                    dataflow=options["dataflow"])
+            except CompilationError:
+                raise
+            self.cache[key] = ck
+        return ck, runtime
+
+    # ---- launch ------------------------------------------------------------------------
+    def run(self, grid, *args, **kwargs):
+        values, options = self.bind(list(args), dict(kwargs))
+        if callable(grid):
+            grid = grid(values)
+        grid = tuple(int(g) for g in (grid if isinstance(grid, (tuple, list)) else (grid,)))
+        if not 1 <= len(grid) <= 3 or any(g < 0 for g in grid):
+            raise ValueError(f"grid must have 1 to 3 non-negative dimensions, got {grid}")
+        interpret = self.interpret if self.interpret is not None else os.environ.get("BACO_INTERPRET") == "1"
+        if interpret:
+            return self.interpret_launch(grid, values)
+        ck, runtime = self._compiled(values, options)
+        return ck.run(grid, runtime)
+
+    def interpret_launch(self, grid, values):
+        """Run the kernel body in Python on numpy blocks, program by program."""
+        call = {}
+        for p in self.params:
+            v = values[p.name]
+            arr = _as_array(v)
+            call[p.name] = arr if arr is not None else v
+        g = tuple(grid) + (1,) * (3 - len(grid))
+        for p2 in range(g[2]):
+            for p1 in range(g[1]):
+                for p0 in range(g[0]):
+                    bl._state.program = bl._Program((p0, p1, p2), g)
+                    try:
+                        self.fn(**call)
+                    finally:
+                        bl._state.program = None
+        return {"interpreted": True, "programs": g[0] * g[1] * g[2], "commands": 0, "seconds": 0.0}
+
+
+def jit(fn=None, **options):
+    """Decorator: `@baco.jit` or `@baco.jit(dataflow="OS", target="iss", config=…)`."""
+    if fn is None:
+        return lambda f: JITFunction(f, **options)
+    return JITFunction(fn, **options)
