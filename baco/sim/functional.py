@@ -1,0 +1,402 @@
+"""Gemmini functional model: the executable specification of gemmini-isa.md.
+
+`GemminiModel(config, memory).execute(funct, rs1, rs2, pc)` runs one RoCC
+command against the scratchpad/accumulator state and a DRAM `Memory`. Every
+command is decoded with the one command table (baco.gemmini.isa). Where the
+Spike model and the RTL differ (§8), the RTL is followed: OS results are
+rounding-shifted by in_shift and saturated to the array's output width, the
+mvout activation comes before the scale, config_st's all-ones scale keeps the
+previous one.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from baco.gemmini.arith import (acc_to_int8, bits_f32, rounding_right_shift,
+                                saturate, scale_to_int)
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.isa import (ACC_BIT, ACCUMULATE_BIT, READ_FULL_BIT, IsaError,
+                              decode, disassemble, is_garbage)
+
+ALLOWED_TRANSPOSES = {  # (dataflow, a_transpose, b_transpose) -> allowed (§1.3.1)
+    (0, 0, 0): True, (0, 0, 1): False, (0, 1, 0): True, (0, 1, 1): True,
+    (1, 0, 0): True, (1, 0, 1): True, (1, 1, 0): True, (1, 1, 1): False}
+
+
+class GemminiFault(Exception):
+    """A command the hardware cannot execute: names the pc, the command and the field."""
+
+    def __init__(self, message, pc=None, command=None, field=None):
+        self.message, self.pc, self.command, self.field = message, pc, command, field
+        where = f"pc {pc:#x}: " if pc is not None else ""
+        what = f" [{command}]" if command else ""
+        fld = f" (field {field})" if field else ""
+        super().__init__(f"Gemmini fault: {where}{message}{fld}{what}")
+
+
+class Memory:
+    """DRAM as the model sees it."""
+
+    def read(self, addr: int, n: int) -> bytes:
+        raise NotImplementedError
+
+    def write(self, addr: int, data: bytes) -> None:
+        raise NotImplementedError
+
+
+class ArrayMemory(Memory):
+    """A bytearray DRAM at [base, base + size), bounds-checked."""
+
+    def __init__(self, base: int = 0x80000000, size: int = 1 << 20):
+        self.base, self.size = base, size
+        self.data = bytearray(size)
+
+    def _off(self, addr, n, what):
+        off = addr - self.base
+        if off < 0 or off + n > self.size:
+            raise GemminiFault(f"DRAM {what} of {n} bytes at {addr:#x} is outside memory "
+                               f"[{self.base:#x}, {self.base + self.size:#x})", field="dram_addr")
+        return off
+
+    def read(self, addr, n):
+        off = self._off(addr, n, "read")
+        return bytes(self.data[off:off + n])
+
+    def write(self, addr, data):
+        off = self._off(addr, len(data), "write")
+        self.data[off:off + len(data)] = data
+
+
+class _LoadSlot:
+    def __init__(self):
+        self.stride, self.scale, self.shrink, self.block_stride, self.pixel_repeats = 0, 1.0, 0, 0, 1
+
+
+class GemminiModel:
+    def __init__(self, config: GemminiConfig | None = None, memory: Memory | None = None):
+        self.config = config = (config or GemminiConfig()).validate()
+        self.memory = memory or ArrayMemory()
+        d = config.dim
+        in_dt = np.int8 if config.input_type == "int8" else np.int32
+        self.in_bits = 8 * config.input_bytes
+        self.spad = np.zeros((config.sp_rows, d), dtype=in_dt)
+        self.acc = np.zeros((config.acc_rows, d), dtype=np.int32)
+        self.observers = []
+        self.stats = {}
+        self.counter_source = self._functional_counter
+        self.reset_config()
+        self.counters = [0] * config.num_counters
+        self.counter_events = [0] * config.num_counters
+        self.snapshot = None
+
+    def reset_config(self):
+        d = self.config.dim
+        self.dataflow, self.ex_activation, self.a_transpose, self.b_transpose = 1, 0, 0, 0
+        self.a_stride, self.c_stride, self.ex_acc_scale, self.in_shift = 1, 1, 1.0, 0
+        self.load = [_LoadSlot() for _ in range(3)]
+        self.st_stride, self.st_activation, self.st_scale = 0, 0, 1.0
+        self.pool = dict(pool_stride=0, pool_size=0, upad=0, lpad=0, pool_out_dim=0, porows=0,
+                         pocols=0, orows=0, ocols=0)
+        self.weights = np.zeros((d, d), dtype=np.int64)       # WS: weights held in the array
+        self.os_acc = np.zeros((d, d), dtype=np.int64)        # OS: accumulators in the PEs
+        self.preload = None                                   # fields of the pending preload
+
+    # ---- dispatch ----------------------------------------------------------------------
+    def execute(self, funct: int, rs1: int, rs2: int, pc: int | None = None) -> int:
+        try:
+            cmd, f = decode(funct, rs1, rs2)
+        except IsaError as e:
+            raise GemminiFault(str(e), pc=pc, command=f"funct {funct}", field="funct") from None
+        self.pc, self.cmd_text = pc, None
+        self._rs = (funct, rs1, rs2)
+        self.stats[cmd.name] = self.stats.get(cmd.name, 0) + 1
+        for obs in self.observers:
+            obs(cmd.name, f, pc)
+        handler = getattr(self, "do_" + cmd.name, None)
+        if handler is None:
+            raise self.fault(f"{cmd.name} is not supported by this model", "funct")
+        return handler(f) or 0
+
+    def run_stream(self, commands):
+        """Execute (funct, rs1, rs2) triples (e.g. from baco.sim.loops)."""
+        for funct, rs1, rs2 in commands:
+            self.execute(funct, rs1, rs2, self.pc)
+
+    def fault(self, message, field=None):
+        funct, rs1, rs2 = self._rs
+        return GemminiFault(message, pc=self.pc, command=disassemble(funct, rs1, rs2), field=field)
+
+    def fence(self):
+        self.stats["fence"] = self.stats.get("fence", 0) + 1
+
+    # ---- local addresses ------------------------------------------------------------
+    def _row(self, addr, rows, field, write=False):
+        """(is_acc, first row) of a local address range, checked against the memories."""
+        acc = bool(addr & ACC_BIT)
+        row = addr & 0x3FFFFFF & ~(0b111 << 26)
+        limit = self.config.acc_rows if acc else self.config.sp_rows
+        if row + rows > limit:
+            mem = "accumulator" if acc else "scratchpad"
+            raise self.fault(f"{mem} rows {row}..{row + rows - 1} are out of range (it has {limit} rows)", field)
+        return acc, row
+
+    def _check_rc(self, rows, cols, field_prefix, max_cols=None):
+        d = self.config.dim
+        if rows > d:
+            raise self.fault(f"{rows} rows exceed DIM={d}", f"{field_prefix}rows")
+        if cols > (max_cols or d):
+            raise self.fault(f"{cols} columns exceed {max_cols or d}", f"{field_prefix}cols")
+
+    def read_operand(self, addr, rows, cols, field, transpose=False):
+        """A DIM×DIM int64 operand block; outside rows/cols (or GARBAGE) reads zero."""
+        d = self.config.dim
+        out = np.zeros((d, d), dtype=np.int64)
+        self._check_rc(rows, cols, field.replace("addr", ""))
+        if is_garbage(addr) or rows == 0 or cols == 0:
+            return out
+        acc, row = self._row(addr, rows, field)
+        if acc:
+            block = self.acc[row:row + rows, :cols].astype(np.int64)
+            if not addr & READ_FULL_BIT:
+                block = saturate(scale_to_int(np.maximum(block, 0) if self.ex_activation == 1 else block,
+                                              self.ex_acc_scale), self.in_bits)
+        else:
+            block = self.spad[row:row + rows, :cols].astype(np.int64)
+        out[:rows, :cols] = block
+        return out.T.copy() if transpose else out
+
+    # ---- configuration ----------------------------------------------------------------
+    def do_config_ex(self, f):
+        if f["set_only_strides"]:
+            self.a_stride, self.c_stride = f["a_stride"], f["c_stride"]
+            return
+        combo = (f["dataflow"], f["a_transpose"], f["b_transpose"])
+        if not ALLOWED_TRANSPOSES[combo]:
+            raise self.fault(f"{'WS' if combo[0] else 'OS'} with a_transpose={combo[1]} b_transpose={combo[2]} "
+                             "is not allowed (one transposer per array)", "b_transpose")
+        if f["in_shift"] >= 32:
+            raise self.fault(f"in_shift {f['in_shift']} must be < 32", "in_shift")
+        self.dataflow, self.ex_activation = f["dataflow"], f["activation"]
+        self.a_transpose, self.b_transpose = f["a_transpose"], f["b_transpose"]
+        self.a_stride, self.c_stride = f["a_stride"], f["c_stride"]
+        self.ex_acc_scale, self.in_shift = bits_f32(f["acc_scale"]), f["in_shift"]
+
+    def do_config_ld(self, f):
+        if f["state_id"] > 2:
+            raise self.fault(f"load slot {f['state_id']} does not exist (0..2)", "state_id")
+        slot = self.load[f["state_id"]]
+        slot.stride, slot.scale, slot.shrink = f["stride"], bits_f32(f["scale"]), f["shrink"]
+        slot.block_stride, slot.pixel_repeats = f["block_stride"], max(1, f["pixel_repeats"])
+
+    def do_config_st(self, f):
+        self.st_stride, self.st_activation = f["stride"], f["activation"]
+        if f["acc_scale"] != 0xFFFFFFFF:       # RTL: all ones keeps the previous scale
+            self.st_scale = bits_f32(f["acc_scale"])
+        self.pool = {k: f[k] for k in self.pool}
+
+    def do_config_norm(self, f):
+        if not self.config.has_normalizations:
+            raise self.fault("config_norm needs a Gemmini built with has_normalizations", "cmd_type")
+
+    def do_flush(self, f):
+        pass
+
+    def do_clkgate_en(self, f):
+        pass
+
+    # ---- data movement ------------------------------------------------------------------
+    def _mvin(self, slot_id, f):
+        cfg, slot = self.config, self.load[slot_id]
+        rows, cols, dram, addr = f["rows"], f["cols"], f["dram_addr"], f["local_addr"]
+        if is_garbage(addr):
+            return
+        acc = bool(addr & ACC_BIT)
+        elem_bytes = cfg.input_bytes if (not acc or slot.shrink) else cfg.acc_bytes
+        max_cols = (cfg.max_block_len if (not acc or slot.shrink) else cfg.max_block_len_acc) * cfg.dim
+        self._check_rc(rows, cols, "", max_cols)
+        blocks = -(-cols // cfg.dim)
+        if blocks > 1 and slot.block_stride < rows:
+            raise self.fault(f"block_stride {slot.block_stride} is smaller than rows {rows}", "block_stride")
+        last_row = (blocks - 1) * slot.block_stride + rows
+        _, row = self._row(addr, last_row, "local_addr")
+        dt = {1: np.int8, 4: np.int32}[elem_bytes]
+        if dram == 0:
+            data = np.zeros((rows, cols), dtype=np.int64)
+        elif slot.stride == 0:                       # one row, repeated
+            data = np.repeat(np.frombuffer(self.memory.read(dram, cols * elem_bytes), dtype=dt)[None], rows, 0)
+        else:
+            data = np.stack([np.frombuffer(self.memory.read(dram + r * slot.stride, cols * elem_bytes), dtype=dt)
+                             for r in range(rows)]) if rows else np.zeros((0, cols))
+        data = data.astype(np.int64)
+        if dram != 0 and cfg.mvin_scale and (not acc or slot.shrink) and slot.scale != 1.0:
+            data = saturate(scale_to_int(data, slot.scale), self.in_bits)
+        for b in range(blocks):
+            c0, c1 = b * cfg.dim, min(cols, (b + 1) * cfg.dim)
+            r0 = row + b * slot.block_stride
+            part = data[:, c0:c1]
+            if acc:
+                if addr & ACCUMULATE_BIT:
+                    self.acc[r0:r0 + rows, :c1 - c0] += part.astype(np.int32)
+                else:
+                    self.acc[r0:r0 + rows, :c1 - c0] = part
+            else:
+                self.spad[r0:r0 + rows, :c1 - c0] = part
+            for p in range(1, slot.pixel_repeats):   # first-layer packing: copies p rows above, shifted
+                if r0 - p < 0 or acc:
+                    break
+                shift = p * cols
+                if shift < cfg.dim:
+                    self.spad[r0 - p:r0 - p + rows, shift:min(cfg.dim, shift + c1 - c0)] = \
+                        part[:, :min(cfg.dim, shift + c1 - c0) - shift]
+
+    def do_mvin(self, f):
+        self._mvin(0, f)
+
+    def do_mvin2(self, f):
+        self._mvin(1, f)
+
+    def do_mvin3(self, f):
+        self._mvin(2, f)
+
+    def do_mvout(self, f):
+        cfg = self.config
+        rows, cols, dram, addr = f["rows"], f["cols"], f["dram_addr"], f["local_addr"]
+        acc = bool(addr & ACC_BIT)
+        full = acc and bool(addr & READ_FULL_BIT)
+        max_cols = cfg.dim if full else cfg.max_block_len * cfg.dim
+        self._check_rc(rows, cols, "", max_cols)
+        blocks = -(-cols // cfg.dim)
+        _, row = self._row(addr, (blocks - 1) * cfg.dim + rows, "local_addr")
+        if full and not cfg.acc_read_full_width:
+            raise self.fault("full-width accumulator reads need acc_read_full_width", "local_addr")
+        parts = []
+        for b in range(blocks):
+            c = min(cfg.dim, cols - b * cfg.dim)
+            src = (self.acc if acc else self.spad)[row + b * cfg.dim:row + b * cfg.dim + rows, :c]
+            parts.append(src)
+        data = np.concatenate(parts, axis=1) if parts else np.zeros((rows, 0))
+        if acc and not full:
+            data = acc_to_int8(data, self.st_scale, self.st_activation == 1) if self.in_bits == 8 else \
+                saturate(scale_to_int(np.maximum(data, 0) if self.st_activation == 1 else data, self.st_scale),
+                         self.in_bits).astype(np.int32)
+        elif not acc:
+            data = data.astype(self.spad.dtype)
+        else:
+            data = data.astype(np.int32)
+        if self.pool["pool_stride"]:
+            self._mvout_pooled(dram, data)
+            return
+        for r in range(rows):
+            self.memory.write(dram + r * self.st_stride, data[r].tobytes())
+
+    def _mvout_pooled(self, dram, data):
+        """Max pooling over an orows×ocols NHWC image whose pixels are the rows read (§3.4)."""
+        p = self.pool
+        stride, size = p["pool_stride"], p["pool_size"]
+        orows, ocols = p["orows"], p["ocols"]
+        img = np.zeros((orows, ocols, data.shape[1]), dtype=np.int64)
+        flat = data.astype(np.int64)
+        n = min(flat.shape[0], orows * ocols)
+        img.reshape(-1, data.shape[1])[:n] = flat[:n]
+        out_dim = p["pool_out_dim"] or p["pocols"]
+        for pr in range(p["porows"]):
+            for pc in range(p["pocols"]):
+                best = None
+                for wr in range(size):
+                    for wc in range(size):
+                        r = pr * stride + wr - p["upad"]
+                        c = pc * stride + wc - p["lpad"]
+                        v = img[r, c] if 0 <= r < orows and 0 <= c < ocols else np.zeros(img.shape[2], np.int64)
+                        best = v if best is None else np.maximum(best, v)
+                row = best.astype(data.dtype)
+                self.memory.write(dram + (pr * out_dim + pc) * self.st_stride, row.tobytes())
+
+    # ---- compute --------------------------------------------------------------------------
+    def do_preload(self, f):
+        self._check_rc(f["bd_rows"], f["bd_cols"], "bd_")
+        self._check_rc(f["c_rows"], f["c_cols"], "c_")
+        self.preload = f
+
+    def do_compute_preloaded(self, f):
+        self._compute(f, flip=True)
+
+    def do_compute_accumulated(self, f):
+        self._compute(f, flip=False)
+
+    def _compute(self, f, flip):
+        if self.preload is None:
+            raise self.fault("compute without a preceding preload", "preload")
+        pre, self.preload = self.preload, None
+        d = self.config.dim
+        A = self.read_operand_strided(f["a_addr"], f["a_rows"], f["a_cols"], transpose=self.a_transpose)
+        if self.dataflow == 1:   # WS: preloaded B is held in the array; compute rs2 is the bias D
+            if flip:
+                self.weights = self.read_operand(pre["bd_addr"], pre["bd_rows"], pre["bd_cols"], "bd_addr",
+                                                 transpose=self.b_transpose)
+            D = self.read_operand(f["bd_addr"], f["bd_rows"], f["bd_cols"], "bd_addr")
+            C = A @ self.weights + D
+        else:                    # OS: preloaded D seeds the PE accumulators; compute rs2 is B
+            B = self.read_operand(f["bd_addr"], f["bd_rows"], f["bd_cols"], "bd_addr",
+                                  transpose=self.b_transpose)
+            if flip:
+                self.os_acc = self.read_operand(pre["bd_addr"], pre["bd_rows"], pre["bd_cols"], "bd_addr")
+            self.os_acc = self.os_acc + A @ B
+            C = saturate(rounding_right_shift(self.os_acc, self.in_shift), self.config.spatial_output_bits)
+        self._write_c(pre["c_addr"], C, pre["c_rows"], pre["c_cols"])
+
+    def read_operand_strided(self, addr, rows, cols, transpose=False):
+        """A as fed to the array: row r from addr + r·a_stride."""
+        if self.a_stride == 1 or is_garbage(addr):
+            return self.read_operand(addr, rows, cols, "a_addr", transpose)
+        d = self.config.dim
+        out = np.zeros((d, d), dtype=np.int64)
+        for r in range(rows):
+            out[r] = self.read_operand(addr + r * self.a_stride, 1, cols, "a_addr")[0]
+        return out.T.copy() if transpose else out
+
+    def _write_c(self, addr, C, rows, cols):
+        if is_garbage(addr) or rows == 0 or cols == 0:
+            return
+        acc, row = self._row(addr, (rows - 1) * self.c_stride + 1, "c_addr")
+        if acc:
+            vals = C[:rows, :cols].astype(np.int64)
+            for r in range(rows):
+                tr = row + r * self.c_stride
+                if addr & ACCUMULATE_BIT:
+                    self.acc[tr, :cols] = (self.acc[tr, :cols].astype(np.int64) + vals[r]).astype(np.int32)
+                else:
+                    self.acc[tr, :cols] = vals[r]
+        else:
+            vals = saturate(C[:rows, :cols], self.in_bits)
+            if self.ex_activation == 1:
+                vals = np.maximum(vals, 0)
+            for r in range(rows):
+                self.spad[row + r * self.c_stride, :cols] = vals[r]
+
+    # ---- counters -------------------------------------------------------------------------------
+    def _functional_counter(self, event_id: int) -> int:
+        """Event values without a timing model: command counts (never random)."""
+        names = sorted(self.stats)
+        return sum(self.stats.values()) if event_id == 0 else self.stats.get(
+            names[(event_id - 1) % len(names)], 0) if names else 0
+
+    def do_counter(self, f):
+        n = self.config.num_counters
+        if f["reset_counters"]:
+            self.counters = [0] * n
+        if f["reset_snapshot"]:
+            self.snapshot = None
+        idx = f["counter_index"]
+        if idx >= n:
+            raise self.fault(f"counter {idx} does not exist ({n} counters)", "counter_index")
+        if f["change_config"]:
+            self.counter_events[idx] = f["event_id"] + (44 if f["external"] else 0)
+            self.counters[idx] = self.counter_source(self.counter_events[idx])
+        if f["take_snapshot"]:
+            self.snapshot = [self.counter_source(e) - c for e, c in zip(self.counter_events, self.counters)]
+        if self.snapshot is not None:
+            return self.snapshot[idx]
+        return self.counter_source(self.counter_events[idx]) - self.counters[idx]
+
+
+__all__ = ["GemminiModel", "GemminiFault", "Memory", "ArrayMemory"]
