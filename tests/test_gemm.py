@@ -77,11 +77,7 @@ def test_gemm_sim(case):
     run_case(case, "sim")
 
 
-# every shape runs on the ISS in `make test-all`; a third of them by default
-ISS_CASES = [c if i % 3 == 0 else pytest.param(c, marks=pytest.mark.slow) for i, c in enumerate(CASES)]
-
-
-@pytest.mark.parametrize("case", ISS_CASES, ids=case_id)
+@pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_gemm_iss(case):
     run_case(case, "iss")
 
