@@ -73,6 +73,7 @@ class Placement:
                 self.place(func)
 
     def place(self, func):
+        self.stage_operands(func)
         dim = self.config.dim
         used = {"spad": 0, "acc": 0}
         placed = {"spad": [], "acc": []}
@@ -96,6 +97,26 @@ class Placement:
             placed[space].append((shape, elem, rows, op))
         self.check_capacity(used, placed)
         self.elide_operand_padding(func)
+
+    def stage_operands(self, func):
+        """A dot operand bufferization left in DRAM (a load that needed no padding)
+        is copied into a local block first: Gemmini computes on local memory only."""
+        from mlir.ir import InsertionPoint
+        for op in list(walk_ops(func)):
+            if op.name != "linalg.matmul":
+                continue
+            for i in (0, 1):
+                v = op.operands[i]
+                if getattr(v.owner, "name", None) == "memref.alloc":
+                    continue
+                t = MemRefType(v.type)
+                if any(s == ir.DYN for s in t.shape):
+                    raise ir.fail("dot operands must have a static block shape", op)
+                with InsertionPoint(op), op.location:
+                    buf = ir.create("memref.alloc", results=[MemRefType.get(list(t.shape), t.element_type)],
+                                    attributes={"operandSegmentSizes": ir.Attribute.parse("array<i32: 0, 0>")}).result
+                    ir.create("memref.copy", operands=[v, buf])
+                op.operands[i] = buf
 
     def check_capacity(self, used, placed):
         cfg = self.config

@@ -115,7 +115,12 @@ class GemminiModel:
         handler = getattr(self, "do_" + cmd.name, None)
         if handler is None:
             raise self.fault(f"{cmd.name} is not supported by this model", "funct")
-        return handler(f) or 0
+        try:
+            return handler(f) or 0
+        except GemminiFault as e:
+            if e.command is not None:
+                raise
+            raise self.fault(e.message, e.field) from None   # a memory fault: name the command
 
     def run_stream(self, commands):
         """Execute (funct, rs1, rs2) triples (e.g. from baco.sim.loops)."""

@@ -1,0 +1,49 @@
+"""Malformed kernels give a CompilationError at the user's line and column,
+with the source line and a caret, and no compiler traceback."""
+import numpy as np
+import pytest
+
+from baco import CompilationError
+from baco.gemmini.config import GemminiConfig
+from tests.kernels import bad_kernels as k
+
+FILE = k.__file__
+A8 = np.zeros((64, 64), np.int8)
+C32 = np.zeros((64, 64), np.int32)
+
+# kernel, args, meta, (line, col), message fragment
+CASES = [
+    (k.dot_of_int32, (A8, C32, 64), dict(BLOCK=16), (11, 11), "multiplies int8 blocks"),
+    (k.runtime_block_shape, (A8, 64, 16), {}, (18, 9), "block_shape must be positive compile-time integers"),
+    (k.while_loop, (A8, 64), {}, (25, 5), "while loops are not supported"),
+    (k.unknown_name, (A8, 64), {}, (33, 17), "name `undefined_thing` is not defined"),
+    (k.wrong_store_dtype, (A8, A8, 64), dict(BLOCK=16), (41, 5), "cannot store a int32 block through a int8 pointer"),
+    (k.dot_shape_mismatch, (A8, A8, 64), {}, (48, 11), "dot() shapes do not match"),
+    (k.calls_numpy, (A8, 64), {}, (53, 9), "`print` is not a baco.language function"),
+    (k.runtime_if, (A8, 64), {}, (58, 8), "comparisons of runtime values are not supported"),
+    (k.relu_int32_store, (A8, C32, 64), {}, (68, 17), "relu on an int32 output"),
+]
+
+
+@pytest.mark.parametrize("kernel,args,meta,where,fragment", CASES, ids=[c[0].__name__ for c in CASES])
+def test_malformed_kernel_points_at_the_line(kernel, args, meta, where, fragment):
+    with pytest.raises(CompilationError) as e:
+        kernel[(1,)](*args, **meta)
+    err = e.value
+    assert (err.filename, err.line, err.col) == (FILE, *where), str(err)
+    text = str(err)
+    assert fragment in text
+    lines = text.splitlines()
+    assert lines[0].startswith(f"{FILE}:{where[0]}:{where[1]}: error:")
+    assert lines[2] == " " * (where[1] - 1) + "^"          # caret under the column
+    assert "Traceback" not in text
+
+
+def test_capacity_overflow_names_block_sizes_and_limit():
+    small = GemminiConfig.from_capacity(16, 8, 64)        # 512 scratchpad rows
+    with pytest.raises(CompilationError) as e:
+        k.too_big_blocks[(1,)](A8, C32, 64, BLOCK=128, config=small)
+    msg = str(e.value)
+    assert "128x128 i8 (1024 rows)" in msg and "need 1024 rows" in msg
+    assert "scratchpad (512 rows of 16 int8 = 8 KiB) at DIM=16" in msg
+    assert (e.value.filename, e.value.line) == (FILE, 75)

@@ -1,0 +1,95 @@
+"""Launching kernels: numpy and torch arguments, grids, specialization cache,
+interpreter mode, kernels without boundary checks, runtime faults."""
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import baco
+import baco.language as bl
+from baco.gemmini.arith import reference_matmul
+from baco.sim.functional import GemminiFault
+
+_spec = importlib.util.spec_from_file_location("matmul_example", Path(__file__).parents[1] / "examples" / "matmul.py")
+mm = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(mm)
+
+
+@baco.jit
+def exact_tiles(a_ptr, b_ptr, c_ptr, K, N, BM: bl.constexpr, BN: bl.constexpr, BK: bl.constexpr):
+    """No boundary checks: shapes are multiples of the blocks."""
+    pm = bl.program_id(0)
+    pn = bl.program_id(1)
+    a = bl.make_block_ptr(a_ptr, shape=(bl.num_programs(0) * BM, K), strides=(K, 1),
+                          offsets=(pm * BM, 0), block_shape=(BM, BK))
+    b = bl.make_block_ptr(b_ptr, shape=(K, N), strides=(N, 1), offsets=(0, pn * BN), block_shape=(BK, BN))
+    acc = bl.zeros((BM, BN), dtype=bl.int32)
+    for _ in range(K // BK):
+        acc = bl.dot(bl.load(a), bl.load(b), acc)
+        a = bl.advance(a, (0, BK))
+        b = bl.advance(b, (BK, 0))
+    c = bl.make_block_ptr(c_ptr, shape=(bl.num_programs(0) * BM, N), strides=(N, 1),
+                          offsets=(pm * BM, pn * BN), block_shape=(BM, BN))
+    bl.store(c, acc)
+
+
+def rand(shape, seed):
+    return np.random.default_rng(seed).integers(-128, 128, shape, dtype=np.int8)
+
+
+def test_kernel_without_boundary_checks_stages_operands_locally():
+    a, b = rand((64, 96), 1), rand((96, 48), 2)
+    c = np.zeros((64, 48), np.int32)
+    exact_tiles[(2, 3)](a, b, c, 96, 48, BM=32, BN=16, BK=32)
+    np.testing.assert_array_equal(c, reference_matmul(a, b))
+
+
+def test_torch_tensors_and_callable_grid():
+    a, b = torch.from_numpy(rand((40, 50), 3)), torch.from_numpy(rand((50, 30), 4))
+    c = torch.zeros((40, 30), dtype=torch.int32)
+    grid = lambda meta: (bl.cdiv(40, meta["BLOCK_M"]), bl.cdiv(30, meta["BLOCK_N"]))  # noqa: E731
+    mm.matmul_kernel[grid](a, b, c, 40, 30, 50, 50, 1, 30, 1, 30, 1, 1.0,
+                           BLOCK_M=16, BLOCK_N=16, BLOCK_K=32, RELU=False, OUT_INT8=False)
+    np.testing.assert_array_equal(c.numpy(), reference_matmul(a.numpy(), b.numpy()))
+
+
+def test_specializations_are_cached():
+    a, b = rand((20, 20), 5), rand((20, 20), 6)
+    mm.matmul_kernel.cache.clear()
+    _, first = mm.matmul(a, b, block=(16, 16, 16))
+    _, again = mm.matmul(a, b, block=(16, 16, 16))
+    assert first["kernel"] is again["kernel"] and len(mm.matmul_kernel.cache) == 1
+    _, other = mm.matmul(a, b, block=(16, 16, 32))
+    assert other["kernel"] is not first["kernel"] and len(mm.matmul_kernel.cache) == 2
+
+
+def test_interpreter_matches_compiled(monkeypatch):
+    a, b = rand((33, 17), 7), rand((17, 65), 8)
+    compiled, _ = mm.matmul(a, b, out="int8", scale=0.05, relu=True)
+    monkeypatch.setenv("BACO_INTERPRET", "1")
+    interpreted, info = mm.matmul(a, b, out="int8", scale=0.05, relu=True)
+    assert info["interpreted"]
+    np.testing.assert_array_equal(interpreted, compiled)
+
+
+def test_out_of_bounds_access_is_a_fault_not_a_crash():
+    a, b = rand((16, 16), 9), rand((16, 16), 10)
+    c = np.zeros((16, 16), np.int32)
+    with pytest.raises(GemminiFault, match=r"outside the kernel's arrays.*mvin"):
+        # lies about M: the kernel reads rows of A that do not exist
+        mm.matmul_kernel[(4, 1)](a, b, c, 64, 16, 16, 16, 1, 16, 1, 16, 1, 1.0,
+                                 BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, RELU=False, OUT_INT8=False)
+
+
+def test_bad_arguments_are_reported():
+    a = rand((16, 16), 11)
+    with pytest.raises(TypeError, match="dtype float64"):
+        mm.matmul_kernel[(1, 1)](a.astype(np.float64), a, a, 16, 16, 16, 16, 1, 16, 1, 16, 1, 1.0,
+                                 BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, RELU=False, OUT_INT8=True)
+    with pytest.raises(TypeError, match="C-contiguous"):
+        mm.matmul_kernel[(1, 1)](a.T, a, a, 16, 16, 16, 16, 1, 16, 1, 16, 1, 1.0,
+                                 BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, RELU=False, OUT_INT8=True)
+    with pytest.raises(RuntimeError, match="only be used inside a @baco.jit kernel"):
+        bl.program_id(0)
