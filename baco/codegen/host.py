@@ -91,19 +91,19 @@ def _make_callbacks():
 
 
 _CALLBACKS = None
-_TARGET_MACHINE = None
 
 
-def _init():
-    global _CALLBACKS, _TARGET_MACHINE
+def _target_machine():
+    """A fresh host target machine: an MCJIT engine takes ownership of the one it
+    is given and frees it with itself, so machines are never shared."""
+    global _CALLBACKS
     if _CALLBACKS is None:
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
         _CALLBACKS = _make_callbacks()
         for name, cb in _CALLBACKS.items():
             llvm.add_symbol(name, ctypes.cast(cb, ctypes.c_void_p).value)
-        _TARGET_MACHINE = llvm.Target.from_default_triple().create_target_machine(opt=2)
-    return _TARGET_MACHINE
+    return llvm.Target.from_default_triple().create_target_machine(opt=2)
 
 
 def optimize(ir_text: str, tm, speed_level: int = 2):
@@ -147,7 +147,7 @@ def c_args(signature, args):
 
 class HostKernel:
     def __init__(self, llvm_ir: str, name: str, signature, config: GemminiConfig):
-        tm = _init()
+        tm = _target_machine()
         self.name = name
         self.signature = signature
         self.config = config
