@@ -1,0 +1,135 @@
+"""The Gemmini C library's tiling heuristics (gemmini-rocc-tests include/gemmini.h,
+gemmini-isa.md §5), reproduced for any GemminiConfig: `tiled_matmul_auto` and
+`tiled_conv_auto`. Tile factors count DIM×DIM blocks (matmul) or elements (conv)."""
+from __future__ import annotations
+
+import math
+
+from baco.gemmini.config import GemminiConfig
+
+
+def _ceil_to(n: int, m: int) -> int:
+    return -(-n // m) * m
+
+
+def tiled_matmul_auto(dim_I: int, dim_J: int, dim_K: int, config: GemminiConfig | None = None,
+                      dataflow: str = "WS") -> tuple[int, int, int]:
+    """(tile_I, tile_J, tile_K) in DIM blocks, as tiled_matmul_auto chooses them (§5.1)."""
+    cfg = config or GemminiConfig()
+    d = cfg.dim
+    I_p, J_p, K_p = _ceil_to(dim_I, d), _ceil_to(dim_J, d), _ceil_to(dim_K, d)
+    double_buffered = dataflow == "WS"
+    max_spad_rows = cfg.sp_rows // 2 if double_buffered else cfg.sp_rows
+    max_acc_rows = cfg.acc_rows // 2 if double_buffered else cfg.acc_rows
+    if double_buffered:
+        cap_ij = math.isqrt((cfg.acc_rows // 2) // d)
+        cap_k = ((cfg.sp_rows // 2) // 2 // d) // cap_ij
+    else:
+        cap_ij = math.isqrt(cfg.acc_rows // d)
+        cap_k = (cfg.sp_rows // 2 // d) // cap_ij
+    ti, tj, tk = min(I_p // d, cap_ij), min(J_p // d, cap_ij), min(K_p // d, cap_k)
+
+    def spad_ok(i, j, k):
+        return (i * k + k * j) * d <= max_spad_rows
+
+    def acc_ok(i, j):
+        return i * j * d <= max_acc_rows
+
+    changed = True
+    while changed:
+        changed = False
+        if spad_ok(ti, tj + 1, tk) and acc_ok(ti, tj + 1) and (tj + 1) * d <= J_p:
+            tj += 1
+            changed = True
+        if spad_ok(ti + 1, tj, tk) and acc_ok(ti + 1, tj) and (ti + 1) * d <= I_p:
+            ti += 1
+            changed = True
+        if spad_ok(ti, tj, tk + 1) and (tk + 1) * d <= K_p:
+            tk += 1
+            changed = True
+    return ti, tj, tk
+
+
+def conv_spad_acc_rows(args, *, stride, kernel_dilation, in_channels_unused=None, pool_size=1, pool_stride=1,
+                       downsample=False, dim=16):
+    """(spad rows, acc rows) of a conv tile [batches, porows, pocols, pochs, krows, kcols, kchs]."""
+    batches, porows, pocols, pochs, krows, kcols, kchs = args
+    orows = porows * pool_stride + pool_size - 1
+    ocols = pocols * pool_stride + pool_size - 1
+    dilated_krows = krows + (kernel_dilation - 1) * (krows - 1)
+    dilated_kcols = kcols + (kernel_dilation - 1) * (kcols - 1)
+    irows = orows * stride + dilated_krows - 1
+    icols = ocols * stride + dilated_kcols - 1
+    ch_blocks = -(-kchs // dim)
+    a_rows = ch_blocks * batches * irows * icols
+    if downsample:
+        a_rows = ch_blocks * batches * (irows // 2) * (icols // 2)
+    b_rows = -(-pochs // dim) * kcols * krows * kchs
+    acc_rows = -(-pochs // dim) * batches * orows * ocols
+    return a_rows + b_rows, acc_rows
+
+
+def tiled_conv_auto(batch_size: int, in_row_dim: int, in_col_dim: int, in_channels: int, out_channels: int,
+                    kernel_dim: int, *, stride: int = 1, padding: int = 0, kernel_dilation: int = 1,
+                    pool_size: int = 0, pool_stride: int = 0, pool_padding: int = 0,
+                    config: GemminiConfig | None = None) -> list[int]:
+    """[batches, porows, pocols, pochs, krows, kcols, kchs] as tiled_conv_auto picks them (§5.4)."""
+    cfg = config or GemminiConfig()
+    d = cfg.dim
+    no_pool = pool_stride == 0
+    if no_pool:
+        pool_size, pool_stride, pool_padding = 1, 1, 0
+    dilated_k = kernel_dim + (kernel_dilation - 1) * (kernel_dim - 1)
+    out_row_dim = (in_row_dim + 2 * padding - dilated_k) // stride + 1
+    out_col_dim = (in_col_dim + 2 * padding - dilated_k) // stride + 1
+    pool_out_row = (out_row_dim + 2 * pool_padding - pool_size) // pool_stride + 1
+    pool_out_col = (out_col_dim + 2 * pool_padding - pool_size) // pool_stride + 1
+    downsample = (stride == 2 and kernel_dim == 1 and padding == 0 and no_pool
+                  and in_row_dim % 2 == 0 and in_col_dim % 2 == 0)
+    args = [batch_size, pool_out_row, pool_out_col, out_channels, kernel_dim, kernel_dim, in_channels]
+    maxes = list(args)
+    max_spad, max_acc = cfg.sp_rows // 2, cfg.acc_rows // 2
+
+    def rows(a):
+        return conv_spad_acc_rows(a, stride=stride, kernel_dilation=kernel_dilation, pool_size=pool_size,
+                                  pool_stride=pool_stride, downsample=downsample, dim=d)
+
+    def fits(a):
+        sp, acc = rows(a)
+        return sp <= max_spad and acc <= max_acc
+
+    # shrink the largest entry until it fits
+    while not fits(args):
+        best, best_idx = -1, -1
+        for i, v in enumerate(args):
+            if i == 2 and args[2] <= d and args[1] > 1:    # skip pocols while it is small and rows remain
+                continue
+            if v > best:
+                best, best_idx = v, i
+        i = best_idx
+        if i in (3, 6):                                  # channels: to a multiple of DIM, then by DIM
+            if args[i] % d != 0:
+                args[i] = (args[i] // d) * d
+            else:
+                args[i] -= d
+            args[i] = max(args[i], 1)
+        else:
+            args[i] -= 1
+    # grow pocols while it fits (stops at the first rejected attempt)
+    while args[2] + 1 <= maxes[2]:
+        trial = list(args)
+        trial[2] += 1
+        if not fits(trial):
+            break
+        args = trial
+    # grow everything by 1 while anything fits
+    changed = True
+    while changed:
+        changed = False
+        for i in range(len(args)):
+            trial = list(args)
+            trial[i] += 1
+            if trial[i] <= maxes[i] and fits(trial):
+                args = trial
+                changed = True
+    return args

@@ -1,0 +1,51 @@
+"""The hardware the tuner chooses: array size and buffer capacities, with the
+per-access energies and an area estimate (floats or torch tensors alike)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from baco.gemmini.config import GemminiConfig
+
+# per-access energies, pJ (../shared/data/README.md, DOSA's Gemmini model)
+MAC_PJ = 0.5608
+REGISTER_PJ = 0.48746
+DRAM_PJ = 100.0
+# area fit (mm²) over the 95 configurations of the Timeloop dataset: PE² + scratchpad KB + accumulator KB
+AREA_PER_PE = 0.000438
+AREA_PER_SP_KB = 0.00270
+AREA_PER_ACC_KB = 0.00553
+
+
+def accumulator_pj(acc_kb, pe_dim):
+    """Energy of one 32-bit accumulator access."""
+    return 1.94 + 0.1005 * acc_kb / pe_dim
+
+
+def scratchpad_pj(sp_kb):
+    """Energy of one 8-bit scratchpad access."""
+    return 0.49 + 0.02513 * sp_kb
+
+
+def area_mm2(pe_dim, sp_kb, acc_kb):
+    return AREA_PER_PE * pe_dim * pe_dim + AREA_PER_SP_KB * sp_kb + AREA_PER_ACC_KB * acc_kb
+
+
+@dataclass(frozen=True)
+class Hardware:
+    pe_dim: int = 16
+    sp_kb: float = 256
+    acc_kb: float = 64
+
+    def to_gemmini_config(self) -> GemminiConfig:
+        return GemminiConfig.from_capacity(int(self.pe_dim), self.sp_kb, self.acc_kb)
+
+    @classmethod
+    def from_gemmini_config(cls, cfg: GemminiConfig) -> "Hardware":
+        return cls(cfg.dim, cfg.sp_kb, cfg.acc_kb)
+
+    @property
+    def area_mm2(self) -> float:
+        return area_mm2(self.pe_dim, self.sp_kb, self.acc_kb)
+
+
+DEFAULT_HARDWARE = Hardware(16, 256, 64)

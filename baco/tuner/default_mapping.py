@@ -1,0 +1,72 @@
+"""The Gemmini-default baseline as mappings: the C library's tilings
+(tiled_matmul_auto for GEMM layers, tiled_conv_auto for convolutions) on the
+given hardware, expressed in the tuner's mapping form.
+
+The library pads ragged dimensions to DIM; a mapping needs exact factors, so
+each library tile extent becomes the largest divisor of the layer dimension
+not above it (the same tile where the dimension divides)."""
+from __future__ import annotations
+
+from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto
+from baco.tuner.arch import Hardware
+from baco.tuner.mapping import DEFAULT_ORDER, NUM_LEVELS, Mapping, assert_valid
+from baco.tuner.workloads import DIMS, Layer
+
+
+def largest_divisor_at_most(n: int, cap: int) -> int:
+    cap = max(1, min(n, int(cap)))
+    for d in range(cap, 0, -1):
+        if n % d == 0:
+            return d
+    return 1
+
+
+def _complete(order):
+    return tuple(order) + tuple(d for d in DEFAULT_ORDER if d not in order)
+
+
+def _mapping(layer: Layer, spatial_c: int, spatial_k: int, l0: dict, l1: dict, outer_order) -> Mapping:
+    temporal = [dict(l0), dict(l1), {}, {}]
+    for d in DIMS:
+        inner = temporal[0].get(d, 1) * temporal[1].get(d, 1)
+        inner *= spatial_c if d == "C" else spatial_k if d == "K" else 1
+        temporal[3][d] = layer.dims[d] // inner
+    order = [_complete(("N", "P", "Q")), _complete(("C", "K", "P")), DEFAULT_ORDER, _complete(outer_order)]
+    return Mapping(temporal, spatial_c, spatial_k, order)
+
+
+def default_mapping(layer: Layer, hw: Hardware) -> Mapping:
+    cfg = hw.to_gemmini_config()
+    d = cfg.dim
+    if layer.R == layer.S == layer.Q == 1 and layer.N == 1 and layer.Hstride == 1:
+        M, Kd, N = layer.P, layer.C, layer.K
+        ti, tj, tk = tiled_matmul_auto(M, N, Kd, cfg, "WS")
+        sc = largest_divisor_at_most(Kd, d)
+        sk = largest_divisor_at_most(N, d)
+        p0 = largest_divisor_at_most(M, d)
+        p1 = largest_divisor_at_most(M // p0, ti * d // p0)
+        k1 = largest_divisor_at_most(N // sk, tj * d // sk)
+        c1 = largest_divisor_at_most(Kd // sc, tk * d // sc)
+        m = _mapping(layer, sc, sk, {"P": p0}, {"C": c1, "K": k1, "P": p1}, ("P", "K", "C"))
+    else:
+        if layer.Hstride != layer.Wstride or layer.R != layer.S:
+            raise ValueError("the C library's tiled_conv handles square kernels and strides only")
+        in_rows = (layer.P - 1) * layer.Hstride + (layer.R - 1) * layer.Hdilation + 1
+        in_cols = (layer.Q - 1) * layer.Wstride + (layer.S - 1) * layer.Wdilation + 1
+        b, porows, pocols, pochs, krows, kcols, kchs = tiled_conv_auto(
+            layer.N, in_rows, in_cols, layer.C, layer.K, layer.R, stride=layer.Hstride,
+            kernel_dilation=layer.Hdilation, config=cfg)
+        sc = largest_divisor_at_most(layer.C, min(d, kchs))
+        sk = largest_divisor_at_most(layer.K, min(d, pochs))
+        q0 = largest_divisor_at_most(layer.Q, min(d, pocols))
+        l1 = {"N": largest_divisor_at_most(layer.N, b), "P": largest_divisor_at_most(layer.P, porows),
+              "Q": largest_divisor_at_most(layer.Q // q0, pocols // q0),
+              "K": largest_divisor_at_most(layer.K // sk, pochs // sk),
+              "R": largest_divisor_at_most(layer.R, krows), "S": largest_divisor_at_most(layer.S, kcols),
+              "C": largest_divisor_at_most(layer.C // sc, kchs // sc)}
+        m = _mapping(layer, sc, sk, {"Q": q0}, l1, ("N", "P", "Q", "K", "R", "S", "C"))
+    assert_valid(m, layer, hw)
+    return m
+
+
+__all__ = ["default_mapping", "largest_divisor_at_most", "NUM_LEVELS"]

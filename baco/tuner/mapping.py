@@ -1,0 +1,165 @@
+"""Mappings of a layer onto Gemmini: temporal factors per memory level
+(L0 registers, L1 accumulator, L2 scratchpad, L3 DRAM), the spatial factors
+(C over the array rows below the accumulator, K over the columns below the
+scratchpad), and a loop order per level.
+
+Text form (as in ../shared/data), outermost level first, `X` = spatial:
+`L3[WIO] C8 Q7 K16 - L2[WI] Q2 C2 - L1[O] P7 K2 C4 K2X - L0[W] Q4 P8`.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from baco.tuner.workloads import DIMS, Layer
+
+LEVELS = ("L0", "L1", "L2", "L3")
+KEEPS = {0: "W", 1: "O", 2: "WI", 3: "WIO"}
+NUM_LEVELS = 4
+DEFAULT_ORDER = ("N", "K", "C", "R", "S", "P", "Q")
+
+
+@dataclass
+class Mapping:
+    temporal: list                    # [level] -> {dim: factor}, level 0 = registers … 3 = DRAM
+    spatial_C: int = 1
+    spatial_K: int = 1
+    order: list = field(default_factory=lambda: [DEFAULT_ORDER] * NUM_LEVELS)   # [level] -> dims, outer→inner
+    text_loops: list | None = None    # the exact loop list of a parsed text, for a faithful round trip
+
+    def factor(self, level: int, dim: str) -> int:
+        return int(self.temporal[level].get(dim, 1))
+
+    def total(self, dim: str) -> int:
+        t = math.prod(self.factor(l, dim) for l in range(NUM_LEVELS))
+        return t * (self.spatial_C if dim == "C" else 1) * (self.spatial_K if dim == "K" else 1)
+
+
+def parse_mapping(text: str) -> Mapping:
+    temporal = [dict() for _ in range(NUM_LEVELS)]
+    order = [tuple() for _ in range(NUM_LEVELS)]
+    spatial = {"C": 1, "K": 1}
+    loops = [[] for _ in range(NUM_LEVELS)]
+    for part in text.split(" - "):
+        m = re.fullmatch(r"\s*L(\d)\[(\w*)\]\s*(.*?)\s*", part)
+        if not m:
+            raise ValueError(f"bad mapping level {part!r} in {text!r}")
+        level = int(m.group(1))
+        for tok in m.group(3).split():
+            t = re.fullmatch(r"([RSPQCKN])(\d+)(X?)", tok)
+            if not t:
+                raise ValueError(f"bad loop {tok!r} in {text!r}")
+            d, f, x = t.group(1), int(t.group(2)), t.group(3) == "X"
+            loops[level].append((d, f, x))
+            if x:
+                spatial[d] = spatial.get(d, 1) * f
+            else:
+                temporal[level][d] = temporal[level].get(d, 1) * f
+                if d not in order[level]:
+                    order[level] += (d,)
+    order = [o + tuple(d for d in DEFAULT_ORDER if d not in o) for o in order]
+    return Mapping(temporal, spatial["C"], spatial["K"], order, loops)
+
+
+def format_mapping(m: Mapping) -> str:
+    parts = []
+    for level in range(NUM_LEVELS - 1, -1, -1):
+        if m.text_loops is not None:
+            toks = [f"{d}{f}{'X' if x else ''}" for d, f, x in m.text_loops[level]]
+        else:
+            toks = [f"{d}{m.factor(level, d)}" for d in m.order[level] if m.factor(level, d) > 1]
+            if level == 1 and m.spatial_C > 1:
+                toks.append(f"C{m.spatial_C}X")
+            if level == 2 and m.spatial_K > 1:
+                toks.append(f"K{m.spatial_K}X")
+            if not toks:
+                toks = ["N1"]
+        parts.append(f"L{level}[{KEEPS[level]}] " + " ".join(toks))
+    return " - ".join(parts)
+
+
+def tile_dims(m: Mapping, level: int) -> dict:
+    """Extent of each dimension in the tile one instance of `level` holds."""
+    out = {}
+    for d in DIMS:
+        f = math.prod(m.factor(l, d) for l in range(level + 1))
+        if d == "C" and level >= 1:
+            f *= m.spatial_C
+        if d == "K" and level >= 2:
+            f *= m.spatial_K
+        out[d] = f
+    return out
+
+
+def tensor_size(t: dict, tensor: str, layer: Layer) -> int:
+    if tensor == "W":
+        return t["R"] * t["S"] * t["C"] * t["K"]
+    if tensor == "O":
+        return t["N"] * t["K"] * t["P"] * t["Q"]
+    h = (t["P"] - 1) * layer.Hstride + (t["R"] - 1) * layer.Hdilation + 1
+    w = (t["Q"] - 1) * layer.Wstride + (t["S"] - 1) * layer.Wdilation + 1
+    return t["N"] * t["C"] * h * w
+
+
+def buffer_needs_kb(m: Mapping, layer: Layer) -> tuple[float, float]:
+    """(scratchpad KB for the W+I tiles of L2, accumulator KB for the O tiles of L1, all columns)."""
+    t2, t1 = tile_dims(m, 2), tile_dims(m, 1)
+    sp = (tensor_size(t2, "W", layer) + tensor_size(t2, "I", layer)) / 1024
+    acc = tensor_size(t1, "O", layer) * m.spatial_K * 4 / 1024
+    return sp, acc
+
+
+def validate(m: Mapping, layer: Layer, hw) -> list[str]:
+    """Problems that make `m` illegal for `layer` on `hw` (empty list = valid)."""
+    problems = []
+    for d in DIMS:
+        if any(m.factor(l, d) < 1 for l in range(NUM_LEVELS)):
+            problems.append(f"{d} has a factor < 1")
+        if m.total(d) != layer.dims[d]:
+            problems.append(f"{d} factors multiply to {m.total(d)}, not {layer.dims[d]}")
+    if m.spatial_C > hw.pe_dim:
+        problems.append(f"spatial C {m.spatial_C} exceeds the {hw.pe_dim} array rows")
+    if m.spatial_K > hw.pe_dim:
+        problems.append(f"spatial K {m.spatial_K} exceeds the {hw.pe_dim} array columns")
+    sp, acc = buffer_needs_kb(m, layer)
+    if sp > hw.sp_kb * (1 + 1e-9):
+        problems.append(f"scratchpad tiles need {sp:g} KB > {hw.sp_kb:g} KB")
+    if acc > hw.acc_kb * (1 + 1e-9):
+        problems.append(f"accumulator tiles need {acc:g} KB > {hw.acc_kb:g} KB")
+    return problems
+
+
+def assert_valid(m: Mapping, layer: Layer, hw) -> None:
+    problems = validate(m, layer, hw)
+    if problems:
+        raise ValueError("invalid mapping: " + "; ".join(problems))
+
+
+def gemm_mapping_to_blocks(m: Mapping, layer: Layer) -> dict:
+    """A GEMM layer (P=M, C=K, K=N) mapping → the kernel's BLOCK_M/N/K: the tile
+    held on chip below DRAM (scratchpad for A/B, accumulator for C)."""
+    if layer.R * layer.S * layer.Q * layer.N != 1:
+        raise ValueError("block sizes exist for GEMM layers only (R=S=Q=N=1)")
+    t2 = tile_dims(m, 2)
+    return {"BLOCK_M": t2["P"], "BLOCK_N": t2["K"], "BLOCK_K": t2["C"]}
+
+
+def blocks_to_gemm_mapping(layer: Layer, blocks: dict, hw) -> Mapping:
+    """The mapping a GEMM kernel with these blocks runs: the block loop at DRAM,
+    DIM×DIM sub-tiles on the array (spatial C and K), rows streamed at L0."""
+    M, Kd, N = layer.P, layer.C, layer.K
+    bm, bn, bk = blocks["BLOCK_M"], blocks["BLOCK_N"], blocks["BLOCK_K"]
+    for total, b, nm in ((M, bm, "BLOCK_M"), (N, bn, "BLOCK_N"), (Kd, bk, "BLOCK_K")):
+        if total % b:
+            raise ValueError(f"{nm}={b} does not divide {total}; a mapping needs exact factors")
+    sc = math.gcd(bk, hw.pe_dim)
+    sk = math.gcd(bn, hw.pe_dim)
+    temporal = [dict() for _ in range(NUM_LEVELS)]
+    temporal[0]["P"] = bm
+    temporal[1]["C"] = bk // sc
+    temporal[2]["K"] = bn // sk
+    temporal[3].update({"P": M // bm, "K": N // bn, "C": Kd // bk})
+    order = [DEFAULT_ORDER, ("K", "P", "C"), DEFAULT_ORDER, ("P", "K", "C")]
+    order = [o + tuple(d for d in DEFAULT_ORDER if d not in o) for o in order]
+    return Mapping(temporal, sc, sk, order)

@@ -1,0 +1,163 @@
+"""Workloads: layers as Timeloop/DOSA problems (R, S, P, Q, C, K, N, strides,
+dilation), constructors for GEMM/GEMV/conv, loaders for Timeloop problem
+YAML and DOSA's network folders, and extraction from torch modules."""
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import yaml
+
+DIMS = ("R", "S", "P", "Q", "C", "K", "N")
+DATA_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+
+
+@dataclass(frozen=True)
+class Layer:
+    R: int = 1
+    S: int = 1
+    P: int = 1
+    Q: int = 1
+    C: int = 1
+    K: int = 1
+    N: int = 1
+    Wstride: int = 1
+    Hstride: int = 1
+    Wdilation: int = 1
+    Hdilation: int = 1
+    name: str = ""
+    count: int = 1
+
+    def __post_init__(self):
+        for d in DIMS:
+            if int(getattr(self, d)) < 1:
+                raise ValueError(f"layer dimension {d} must be >= 1, got {getattr(self, d)}")
+
+    @property
+    def dims(self) -> dict:
+        return {d: getattr(self, d) for d in DIMS}
+
+    @property
+    def macs(self) -> int:
+        return math.prod(self.dims.values())
+
+    @property
+    def input_rows(self) -> int:
+        return (self.P - 1) * self.Hstride + (self.R - 1) * self.Hdilation + 1
+
+    @property
+    def input_cols(self) -> int:
+        return (self.Q - 1) * self.Wstride + (self.S - 1) * self.Wdilation + 1
+
+    @property
+    def key(self) -> str:
+        return "_".join(str(getattr(self, f)) for f in DIMS + ("Wstride", "Hstride", "Wdilation", "Hdilation"))
+
+    def with_count(self, count: int) -> "Layer":
+        return replace(self, count=count)
+
+
+def gemm(M: int, K: int, N: int, name: str = "") -> Layer:
+    """C[M×N] = A[M×K]·B[K×N], written as DOSA does: P=M, C=K, K=N."""
+    return Layer(P=M, C=K, K=N, name=name or f"gemm_{M}x{K}x{N}")
+
+
+def gemv(M: int, K: int, name: str = "") -> Layer:
+    return gemm(M, K, 1, name or f"gemv_{M}x{K}")
+
+
+def conv2d(out_h: int, out_w: int, C: int, K: int, R: int, S: int | None = None, *, stride: int = 1,
+           dilation: int = 1, batch: int = 1, name: str = "") -> Layer:
+    S = R if S is None else S
+    return Layer(R=R, S=S, P=out_h, Q=out_w, C=C, K=K, N=batch, Wstride=stride, Hstride=stride,
+                 Wdilation=dilation, Hdilation=dilation, name=name or f"conv{R}x{S}_{out_h}x{out_w}_{C}to{K}")
+
+
+def conv2d_from_input(in_h: int, in_w: int, C: int, K: int, R: int, *, stride=1, padding=0, dilation=1,
+                      batch=1, name="") -> Layer:
+    out_h = (in_h + 2 * padding - dilation * (R - 1) - 1) // stride + 1
+    out_w = (in_w + 2 * padding - dilation * (R - 1) - 1) // stride + 1
+    return conv2d(out_h, out_w, C, K, R, stride=stride, dilation=dilation, batch=batch, name=name)
+
+
+def conv1d(out_len: int, C: int, K: int, R: int, *, stride: int = 1, dilation: int = 1, batch: int = 1,
+           name: str = "") -> Layer:
+    return Layer(R=R, S=1, P=out_len, Q=1, C=C, K=K, N=batch, Hstride=stride, Hdilation=dilation,
+                 name=name or f"conv1d{R}_{out_len}_{C}to{K}")
+
+
+def from_problem(problem: dict, name: str = "", count: int = 1) -> Layer:
+    p = problem.get("problem", problem)
+    p = p.get("instance", p)
+    return Layer(**{k: int(p.get(k, 1)) for k in DIMS + ("Wstride", "Hstride", "Wdilation", "Hdilation")},
+                 name=name, count=count)
+
+
+def load_timeloop_problem(path) -> Layer:
+    path = Path(path)
+    return from_problem(yaml.safe_load(path.read_text()), name=path.stem)
+
+
+def layer_from_key(key: str, count: int = 1, name: str = "") -> Layer:
+    v = [int(x) for x in key.split("_")]
+    fields = DIMS + ("Wstride", "Hstride", "Wdilation", "Hdilation")
+    return Layer(**dict(zip(fields, v)), name=name or key, count=count)
+
+
+def load_network(name_or_dir, data_dir: Path | None = None) -> list[Layer]:
+    """A network of ../shared/data/workloads (unique layers with multiplicities)."""
+    d = Path(name_or_dir)
+    if not d.is_dir():
+        d = (data_dir or DATA_DIR) / "workloads" / str(name_or_dir)
+    if not d.is_dir():
+        raise FileNotFoundError(f"no workload folder {name_or_dir!r} (looked in {d})")
+    counts_file = d / "layer_count.yaml"
+    if counts_file.exists():
+        counts = yaml.safe_load(counts_file.read_text()) or {}
+        layers = []
+        for key, val in counts.items():
+            count = val.get("count", 1) if isinstance(val, dict) else int(val)
+            nm = val.get("name", "") if isinstance(val, dict) else ""
+            layers.append(layer_from_key(str(key), count, name=nm or f"{d.name}_{len(layers)}"))
+        return layers
+    return [load_timeloop_problem(p) for p in sorted(d.glob("*.yaml")) if p.name != "layers.yaml"]
+
+
+def layers_from_torch(module, *example_inputs) -> list[Layer]:
+    """Conv2d/Conv1d/Linear/matmul layers of a torch module (torch.fx trace + shape
+    propagation); identical layers are merged with a count."""
+    import torch
+    from torch.fx import symbolic_trace
+    from torch.fx.passes.shape_prop import ShapeProp
+    gm = symbolic_trace(module)
+    ShapeProp(gm).propagate(*example_inputs)
+    found = OrderedDict()
+
+    def add(layer):
+        key = layer.key
+        found[key] = found[key].with_count(found[key].count + 1) if key in found else layer
+
+    for node in gm.graph.nodes:
+        meta = node.meta.get("tensor_meta")
+        if node.op == "call_module":
+            mod = gm.get_submodule(node.target)
+            out = meta.shape if meta is not None else None
+            if isinstance(mod, torch.nn.Conv2d) and out is not None:
+                add(Layer(R=mod.kernel_size[0], S=mod.kernel_size[1], P=out[2], Q=out[3],
+                          C=mod.in_channels // mod.groups, K=mod.out_channels, N=out[0],
+                          Hstride=mod.stride[0], Wstride=mod.stride[1], Hdilation=mod.dilation[0],
+                          Wdilation=mod.dilation[1], name=str(node.target)))
+            elif isinstance(mod, torch.nn.Conv1d) and out is not None:
+                add(conv1d(out[2], mod.in_channels // mod.groups, mod.out_channels, mod.kernel_size[0],
+                           stride=mod.stride[0], dilation=mod.dilation[0], batch=out[0], name=str(node.target)))
+            elif isinstance(mod, torch.nn.Linear) and out is not None:
+                rows = math.prod(out[:-1]) if len(out) > 1 else 1
+                add(gemm(rows, mod.in_features, mod.out_features, name=str(node.target)))
+        elif node.op == "call_function" and node.target in (torch.matmul, torch.bmm, torch.mm,
+                                                             getattr(__import__("operator"), "matmul")):
+            a, b = (arg.meta["tensor_meta"].shape for arg in node.args[:2])
+            batch = math.prod(a[:-2]) if len(a) > 2 else 1
+            add(Layer(P=a[-2] if len(a) > 1 else 1, C=a[-1], K=b[-1], N=batch, name=node.name))
+    return list(found.values())
