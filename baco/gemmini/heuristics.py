@@ -72,21 +72,30 @@ def conv_spad_acc_rows(args, *, stride, kernel_dilation, in_channels_unused=None
 def tiled_conv_auto(batch_size: int, in_row_dim: int, in_col_dim: int, in_channels: int, out_channels: int,
                     kernel_dim: int, *, stride: int = 1, padding: int = 0, kernel_dilation: int = 1,
                     pool_size: int = 0, pool_stride: int = 0, pool_padding: int = 0,
-                    config: GemminiConfig | None = None) -> list[int]:
-    """[batches, porows, pocols, pochs, krows, kcols, kchs] as tiled_conv_auto picks them (§5.4)."""
+                    config: GemminiConfig | None = None, kernel_cols: int | None = None,
+                    col_stride: int | None = None, col_padding: int | None = None) -> list[int]:
+    """[batches, porows, pocols, pochs, krows, kcols, kchs] as tiled_conv_auto picks them (§5.4).
+
+    `kernel_cols`/`col_stride`/`col_padding` extend the library's square
+    convolutions to rectangular ones (e.g. 1-D: a kernel_dim×1 kernel over an
+    image one column wide) with the same greedy rules per entry."""
+    kernel_cols = kernel_dim if kernel_cols is None else kernel_cols
+    col_stride = stride if col_stride is None else col_stride
+    col_padding = padding if col_padding is None else col_padding
     cfg = config or GemminiConfig()
     d = cfg.dim
     no_pool = pool_stride == 0
     if no_pool:
         pool_size, pool_stride, pool_padding = 1, 1, 0
     dilated_k = kernel_dim + (kernel_dilation - 1) * (kernel_dim - 1)
+    dilated_kc = kernel_cols + (kernel_dilation - 1) * (kernel_cols - 1)
     out_row_dim = (in_row_dim + 2 * padding - dilated_k) // stride + 1
-    out_col_dim = (in_col_dim + 2 * padding - dilated_k) // stride + 1
+    out_col_dim = (in_col_dim + 2 * col_padding - dilated_kc) // col_stride + 1
     pool_out_row = (out_row_dim + 2 * pool_padding - pool_size) // pool_stride + 1
     pool_out_col = (out_col_dim + 2 * pool_padding - pool_size) // pool_stride + 1
     downsample = (stride == 2 and kernel_dim == 1 and padding == 0 and no_pool
                   and in_row_dim % 2 == 0 and in_col_dim % 2 == 0)
-    args = [batch_size, pool_out_row, pool_out_col, out_channels, kernel_dim, kernel_dim, in_channels]
+    args = [batch_size, pool_out_row, pool_out_col, out_channels, kernel_dim, kernel_cols, in_channels]
     maxes = list(args)
     max_spad, max_acc = cfg.sp_rows // 2, cfg.acc_rows // 2
 

@@ -49,13 +49,11 @@ def default_mapping(layer: Layer, hw: Hardware) -> Mapping:
         c1 = largest_divisor_at_most(Kd // sc, tk * d // sc)
         m = _mapping(layer, sc, sk, {"P": p0}, {"C": c1, "K": k1, "P": p1}, ("P", "K", "C"))
     else:
-        if layer.Hstride != layer.Wstride or layer.R != layer.S:
-            raise ValueError("the C library's tiled_conv handles square kernels and strides only")
         in_rows = (layer.P - 1) * layer.Hstride + (layer.R - 1) * layer.Hdilation + 1
         in_cols = (layer.Q - 1) * layer.Wstride + (layer.S - 1) * layer.Wdilation + 1
         b, porows, pocols, pochs, krows, kcols, kchs = tiled_conv_auto(
             layer.N, in_rows, in_cols, layer.C, layer.K, layer.R, stride=layer.Hstride,
-            kernel_dilation=layer.Hdilation, config=cfg)
+            kernel_dilation=layer.Hdilation, config=cfg, kernel_cols=layer.S, col_stride=layer.Wstride)
         sc = largest_divisor_at_most(layer.C, min(d, kchs))
         sk = largest_divisor_at_most(layer.K, min(d, pochs))
         q0 = largest_divisor_at_most(layer.Q, min(d, pocols))
