@@ -51,7 +51,7 @@ def test_validator_catches_each_violation():
     wrong = parse_mapping("L3[WIO] P3 K4 C4 - L2[WI] N1 K16X - L1[O] C1 C16X - L0[W] P16")
     assert any("P factors multiply to 48" in p for p in validate(wrong, layer, DEFAULT_HARDWARE))
     assert any("spatial K 16 exceeds" in p for p in validate(bad, layer, Hardware(8, 256, 64)))
-    assert any("scratchpad" in p for p in validate(bad, layer, Hardware(16, 0.5, 64)))
+    assert any("scratchpad tiles need 0.5 KB" in p for p in validate(bad, layer, Hardware(16, 0.25, 64)))
     assert any("accumulator" in p for p in validate(bad, layer, Hardware(16, 256, 0.25)))
 
 
