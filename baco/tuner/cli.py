@@ -1,0 +1,97 @@
+"""`baco tune`: co-explore Gemmini hardware and mappings for one operator (or a
+network) and write the Chipyard config, gemmini_params.h, JSON and Timeloop files.
+
+    baco tune --op gemm --M 512 --N 512 --K 512 --out out/gemm
+    baco tune --op conv2d --H 56 --W 56 --C 64 --K 64 --R 3 --stride 1 --padding 1 --out out/conv
+    baco tune --problem layer.yaml --out out/x        (a Timeloop problem YAML)
+    baco tune --network resnet50 --budget 120 --out out/resnet
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from baco.tuner import baselines, explore, workloads
+from baco.tuner.emit import write_outputs
+
+METHODS = {
+    "baco": lambda layers, a: explore.coexplore(layers, seed=a.seed, steps=a.steps, time_budget_s=a.budget,
+                                                progress=not a.quiet, init_hw=a.init_hw),
+    "default": lambda layers, a: baselines.gemmini_default(layers),
+    "random": lambda layers, a: baselines.random_search(layers, time_budget_s=a.budget or 30, seed=a.seed),
+    "ga": lambda layers, a: baselines.genetic(layers, time_budget_s=a.budget or 30, seed=a.seed),
+    "bo": lambda layers, a: baselines.bayesian(layers, time_budget_s=a.budget or 30, seed=a.seed),
+    "dosa": lambda layers, a: baselines.dosa_style(layers, time_budget_s=a.budget, seed=a.seed),
+}
+
+
+def layers_from_args(a) -> list:
+    if a.problem:
+        return [workloads.load_timeloop_problem(a.problem)]
+    if a.network:
+        return workloads.load_network(a.network)
+    if a.op in ("gemm", "gemv"):
+        if a.M is None or a.K is None or (a.op == "gemm" and a.N is None):
+            raise SystemExit("baco tune: --op gemm needs --M --N --K (gemv: --M --K)")
+        return [workloads.gemm(a.M, a.K, a.N) if a.op == "gemm" else workloads.gemv(a.M, a.K)]
+    if a.op == "conv2d":
+        need = [a.H, a.W, a.C, a.K, a.R]
+        if None in need:
+            raise SystemExit("baco tune: --op conv2d needs --H --W --C --K --R")
+        return [workloads.conv2d_from_input(a.H, a.W, a.C, a.K, a.R, stride=a.stride, padding=a.padding,
+                                            batch=a.batch)]
+    if a.op == "conv1d":
+        if None in (a.W, a.C, a.K, a.R):
+            raise SystemExit("baco tune: --op conv1d needs --W (length) --C --K --R")
+        out = (a.W + 2 * a.padding - a.R) // a.stride + 1
+        return [workloads.conv1d(out, a.C, a.K, a.R, stride=a.stride, batch=a.batch)]
+    raise SystemExit("baco tune: give --op, --problem or --network")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="baco tune", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--op", choices=["gemm", "gemv", "conv1d", "conv2d"])
+    p.add_argument("--M", type=int)
+    p.add_argument("--N", type=int)
+    p.add_argument("--K", type=int, help="GEMM: reduction size; conv: output channels")
+    p.add_argument("--H", type=int)
+    p.add_argument("--W", type=int)
+    p.add_argument("--C", type=int)
+    p.add_argument("--R", type=int, help="kernel size")
+    p.add_argument("--stride", type=int, default=1)
+    p.add_argument("--padding", type=int, default=0)
+    p.add_argument("--batch", type=int, default=1)
+    p.add_argument("--problem", help="Timeloop problem YAML")
+    p.add_argument("--network", help="a network of ../shared/data/workloads, or a folder like them")
+    p.add_argument("--method", choices=list(METHODS), default="baco")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--steps", type=int)
+    p.add_argument("--budget", type=float, help="time budget in seconds")
+    p.add_argument("--init-params", help="an existing gemmini_params.h as the starting hardware")
+    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("--quiet", action="store_true")
+    a = p.parse_args(argv)
+    if a.op == "gemm" and a.K is None:
+        p.error("--op gemm needs --K")
+    a.init_hw = None
+    if a.init_params:
+        from baco.tuner.params_import import hardware_from_header
+        a.init_hw = hardware_from_header(a.init_params)
+    layers = layers_from_args(a)
+    result = METHODS[a.method](layers, a)
+    paths = write_outputs(a.out, layers, result)
+    hw = result.hw
+    print(f"{a.method}: Gemmini {hw.pe_dim}x{hw.pe_dim}, scratchpad {hw.sp_kb:g} KB, accumulator {hw.acc_kb:g} KB; "
+          f"cycles {result.cycles:.4g}, energy {result.energy_uj:.4g} uJ, EDP {result.edp:.4g}")
+    summary = json.loads(paths["json"].read_text())
+    for entry in summary["layers"][:8]:
+        blocks = f" blocks {entry['blocks']}" if "blocks" in entry else ""
+        print(f"  {entry['name']}: {entry['mapping']}{blocks}")
+    print(f"wrote {', '.join(str(v) for v in paths.values())} and timeloop/ problem+mapping files")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
