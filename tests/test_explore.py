@@ -12,7 +12,7 @@ from baco.tuner.mapping import validate
 from baco.tuner.relax import C_INDEX, DIMS, K_INDEX
 from baco.tuner.workloads import Layer, gemm
 
-SMALL = dict(seed=0, steps=40, starts=3, random_pool=8, progress=False)
+SMALL = dict(seed=0, steps=30, starts=3, random_pool=8, kicks=2, progress=False)
 
 
 def _assert_valid(result, layers):

@@ -24,8 +24,9 @@ import torch
 from tqdm.auto import tqdm
 
 from baco.tuner.arch import DEFAULT_HARDWARE, Hardware
-from baco.tuner.explore import (Budget, NetworkProblem, Result, Tiling, best_orders, best_points, costmodel_tensors,
-                                evaluate_design, heuristic_tilings, neighbours, random_tilings, stack_tilings, unstack_tilings)
+from baco.tuner.explore import (Adam, NetworkProblem, Result, Tiling, best_orders, best_orders_batch, best_points,
+                                costmodel_tensors, evaluate_design, heuristic_tilings, neighbours, random_tilings,
+                                single_threaded, stack_tilings, unstack_tilings)
 from baco.tuner.hwinfer import requirements_from_factors, round_hardware
 from baco.tuner.relax import C_INDEX, DIMS, DRAM_LEVEL, K_INDEX, ORDER_CHOICES
 from baco.tuner.workloads import Layer
@@ -48,6 +49,7 @@ def _seed_designs(problem: NetworkProblem) -> list[list[Tiling]]:
 # ------------------------------------------------------------------------------------------------
 # (a) Gemmini-default
 # ------------------------------------------------------------------------------------------------
+@single_threaded
 def gemmini_default(layers: list[Layer], *, time_budget_s: float | None = None, seed: int = 0,
                     progress: bool = False) -> Result:
     """The C library's heuristic tiling of every layer on the default Gemmini (no search)."""
@@ -61,6 +63,7 @@ def gemmini_default(layers: list[Layer], *, time_budget_s: float | None = None, 
 # ------------------------------------------------------------------------------------------------
 # (b) random search
 # ------------------------------------------------------------------------------------------------
+@single_threaded
 def random_search(layers: list[Layer], *, time_budget_s: float | None = None, seed: int = 0,
                   samples: int | None = None, chunk: int = 256, progress: bool = False) -> Result:
     """Best of random design points (samples of them, or as many as the time budget allows)."""
@@ -112,6 +115,7 @@ def _mutate(design: list[Tiling], problem: NetworkProblem, rng: np.random.Genera
     return out
 
 
+@single_threaded
 def genetic(layers: list[Layer], *, time_budget_s: float | None = None, seed: int = 0,
             generations: int | None = None, population: int = 64, elite: int = 4, mutation_rate: float = 0.6,
             progress: bool = False) -> Result:
@@ -164,6 +168,7 @@ def _slot_names(problem: NetworkProblem) -> list[list[tuple[str, int, int]]]:
     return out
 
 
+@single_threaded
 def bayesian(layers: list[Layer], *, time_budget_s: float | None = None, seed: int = 0,
              trials: int | None = None, progress: bool = False) -> Result:
     """TPE over log-factors in [0, log n] per (layer, dim, level) and a loop order per layer; the
@@ -260,6 +265,7 @@ def _continuous_factors(space, x: torch.Tensor, sp: torch.Tensor) -> tuple[torch
     return torch.cat([inner, outer.unsqueeze(1)], dim=1), spatial
 
 
+@single_threaded
 def dosa_style(layers: list[Layer], *, time_budget_s: float | None = None, seed: int = 0, starts: int = 7,
                steps: int = 1500, round_every: int = 500, lr: float = 5e-5, random_samples: int = 1024,
                progress: bool = False) -> Result:
@@ -303,7 +309,7 @@ def _dosa_descent(problem: NetworkProblem, inits: list[list[Tiling]], *, steps: 
         params += [(temporal[:, :DRAM_LEVEL, :] / n).requires_grad_(),
                    (spatial / torch.stack([n[C_INDEX], n[K_INDEX]])).requires_grad_()]
         orders.append(order)
-    opt = torch.optim.Adam(params, lr=lr)
+    opt = Adam(params, lr=lr)
     cost = problem.score([[d[i] for d in inits] for i in range(L)])
     results = [(float(e) if float(p) == 0 else math.inf, list(d)) for e, p, d in zip(cost.edp, cost.penalty, inits)]
     bar = tqdm(total=steps, desc="dosa", disable=not progress, leave=False)
@@ -357,7 +363,7 @@ def _round_dosa(problem: NetworkProblem, params, orders) -> list[list[Tiling]]:
             sp = torch.log((params[2 * i + 1] * torch.stack([n[C_INDEX], n[K_INDEX]])).clamp_min(1e-9))
             sample = space.sample(th, sp, 0.05, noisy=False)
             per_layer.append(unstack_tilings(sample.temporal, sample.spatial, orders[i]))
-        designs = [best_orders(problem, [per_layer[i][s] for i in range(len(problem.spaces))]) for s in range(S)]
+        designs = best_orders_batch(problem, [[per_layer[i][s] for i in range(len(problem.spaces))] for s in range(S)])
         for i, space in enumerate(problem.spaces):
             temporal, spatial, order = stack_tilings([d[i] for d in designs])
             n = space.sizes

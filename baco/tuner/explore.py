@@ -18,6 +18,7 @@ on every run; a time budget makes the number of steps depend on the machine.
 """
 from __future__ import annotations
 
+import functools
 import math
 import time
 from dataclasses import dataclass, field
@@ -34,6 +35,46 @@ from baco.tuner.relax import (C_INDEX, DIMS, DRAM_LEVEL, K_INDEX, NUM_LEVELS, OR
 from baco.tuner.workloads import Layer
 
 PENALTY_WEIGHT = 10.0
+
+
+def single_threaded(fn):
+    """Run a search with one torch thread: its tensors are tiny, and intra-op threads only contend
+    (on a loaded 2-core machine a step is several times slower with two)."""
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            torch.set_num_threads(threads)
+    return run
+
+
+class Adam:
+    """Adam on a list of tensors (torch.optim's first use imports the compiler stack, seconds of start-up)."""
+
+    def __init__(self, params: list[torch.Tensor], lr: float, betas=(0.9, 0.999), eps: float = 1e-8):
+        self.params, self.lr, self.betas, self.eps, self.t = params, lr, betas, eps, 0
+        self.m = [torch.zeros_like(p) for p in params]
+        self.v = [torch.zeros_like(p) for p in params]
+
+    def zero_grad(self) -> None:
+        for p in self.params:
+            p.grad = None
+
+    @torch.no_grad()
+    def step(self) -> None:
+        self.t += 1
+        b1, b2 = self.betas
+        for p, m, v in zip(self.params, self.m, self.v):
+            if p.grad is None:
+                continue
+            m.mul_(b1).add_(p.grad, alpha=1 - b1)
+            v.mul_(b2).addcmul_(p.grad, p.grad, value=1 - b2)
+            m_hat = m / (1 - b1 ** self.t)
+            v_hat = v / (1 - b2 ** self.t)
+            p.sub_(self.lr * m_hat / (v_hat.sqrt() + self.eps))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -154,10 +195,13 @@ class NetworkProblem:
             pe = torch.stack([n["pe"] for n in needs])
             sp = torch.stack([n["sp_kb"] for n in needs])
             acc = torch.stack([n["acc_kb"] for n in needs])
+            # the array dim is the exact max: spatial factors are integers <= max_pe in every forward pass,
+            # and a smooth max would overshoot the largest array
+            pe = pe.max(0).values
             if smooth and len(self.layers) > 1:
-                pe, sp, acc = smooth_max(pe), smooth_max(sp), smooth_max(acc)
+                sp, acc = smooth_max(sp), smooth_max(acc)
             else:
-                pe, sp, acc = pe.max(0).values, sp.max(0).values, acc.max(0).values
+                sp, acc = sp.max(0).values, acc.max(0).values
             # beyond the largest buildable buffers a point is invalid: penalised, costed on the largest
             penalty = capacity_penalty(sp, MAX_BUFFER_KB) + capacity_penalty(acc, MAX_BUFFER_KB)
             sp, acc = sp.clamp(max=MAX_BUFFER_KB), acc.clamp(max=MAX_BUFFER_KB)
@@ -269,14 +313,22 @@ def best_points(problem: NetworkProblem, candidates: list[list[Tiling]], k: int,
 
 def best_orders(problem: NetworkProblem, design: list[Tiling]) -> list[Tiling]:
     """Re-pick each layer's loop orders among the canonical ones, one layer at a time, by evaluation."""
-    design = list(design)
-    for i in range(len(design)):
-        options = [Tiling(design[i].temporal, design[i].spatial_c, design[i].spatial_k, o)
-                   for o in range(len(ORDER_CHOICES))]
-        batch = [[design[j]] * len(options) if j != i else options for j in range(len(design))]
-        edp = problem.score(batch).edp
-        design[i] = options[int(torch.argmin(edp))]
-    return design
+    return best_orders_batch(problem, [design])[0]
+
+
+def best_orders_batch(problem: NetworkProblem, designs: list[list[Tiling]]) -> list[list[Tiling]]:
+    """best_orders of many designs at once (one batched evaluation per layer)."""
+    designs = [list(d) for d in designs]
+    n_orders = len(ORDER_CHOICES)
+    for i in range(len(problem.layers)):
+        options = [Tiling(d[i].temporal, d[i].spatial_c, d[i].spatial_k, o) for d in designs for o in range(n_orders)]
+        batch = [options if j == i else [d[j] for d in designs for _ in range(n_orders)]
+                 for j in range(len(problem.layers))]
+        cost = problem.score(batch)
+        edp = torch.where(cost.penalty > 0, torch.inf, cost.edp).view(len(designs), n_orders)
+        for k, d in enumerate(designs):
+            d[i] = options[k * n_orders + int(torch.argmin(edp[k]))]
+    return designs
 
 
 # ------------------------------------------------------------------------------------------------
@@ -354,6 +406,27 @@ def local_search(problem: NetworkProblem, design: list[Tiling], edp: float, dead
     return edp, design
 
 
+def iterated_local_search(problem: NetworkProblem, design: list[Tiling], edp: float, deadline: float | None,
+                          generator: torch.Generator, kicks: int, kick_moves: int = 3) -> tuple[float, list[Tiling]]:
+    """Escape local optima: random multi-move kicks from the best design, each followed by hill climbing."""
+    for _ in range(kicks):
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        trial = list(design)
+        for _ in range(kick_moves):
+            i = int(torch.randint(len(trial), (1,), generator=generator))
+            options = neighbours(trial[i], problem.spaces[i], problem.max_pe)
+            if options:
+                trial[i] = options[int(torch.randint(len(options), (1,), generator=generator))]
+        cost = problem.score([[t] for t in trial])
+        if float(cost.penalty[0]) > 0:
+            continue
+        trial_edp, trial = local_search(problem, trial, float(cost.edp[0]), deadline)
+        if trial_edp < edp:
+            edp, design = trial_edp, trial
+    return edp, design
+
+
 # ------------------------------------------------------------------------------------------------
 # Gradient descent over the relaxed mappings
 # ------------------------------------------------------------------------------------------------
@@ -377,16 +450,21 @@ class Budget:
 
 def gradient_descent(problem: NetworkProblem, inits: list[list[Tiling]], *, budget: Budget, lr: float,
                      generator: torch.Generator, tau_start: float = 1.0, tau_end: float = 0.03,
-                     round_every: int = 150, progress: bool = True,
+                     round_every: int = 150, samples_per_start: int = 8, progress: bool = True,
                      desc: str = "baco") -> list[tuple[float, list[Tiling]]]:
-    """Relaxed multi-start descent; returns the best (edp, design) each start visited."""
-    S, L = len(inits), len(problem.layers)
+    """Relaxed multi-start descent; returns the best (edp, design) each start visited.
+
+    Each step draws samples_per_start Gumbel samples of every start (one batched evaluation: the
+    cost model's time hardly depends on the batch); the loss averages them, lowering the variance
+    of the straight-through gradient, and every sample is a candidate design.
+    """
+    S, L, M = len(inits), len(problem.layers), samples_per_start
     params, orders = [], []
     for i, space in enumerate(problem.spaces):
         th, sp = zip(*(space.params_from_factors(d[i].temporal, d[i].spatial_c, d[i].spatial_k) for d in inits))
         params += [torch.stack(th).requires_grad_(), torch.stack(sp).requires_grad_()]
         orders.append(torch.tensor([d[i].order for d in inits], dtype=torch.int64))
-    opt = torch.optim.Adam(params, lr=lr)
+    opt = Adam(params, lr=lr)
     best_edp = [math.inf] * S
     best = [list(d) for d in inits]
     init_cost = problem.score([[d[i] for d in inits] for i in range(L)])
@@ -405,21 +483,24 @@ def gradient_descent(problem: NetworkProblem, inits: list[list[Tiling]], *, budg
         if (total is not None and step >= total) or budget.expired():
             break
         tau = TemperatureSchedule(tau_start, tau_end, max(total or 200, 1))(step)
-        samples = [space.sample(params[2 * i], params[2 * i + 1], tau, generator)
-                   for i, space in enumerate(problem.spaces)]
-        cost = problem.cost([s.temporal for s in samples], [s.spatial for s in samples], orders, smooth=True)
+        samples = [space.sample(params[2 * i].repeat_interleave(M, 0), params[2 * i + 1].repeat_interleave(M, 0),
+                                tau, generator) for i, space in enumerate(problem.spaces)]
+        rep_orders = [o.repeat_interleave(M, 0) for o in orders]
+        cost = problem.cost([s.temporal for s in samples], [s.spatial for s in samples], rep_orders, smooth=True)
         penalty = sum(s.penalty for s in samples) + cost.penalty
-        loss = (torch.log(cost.cycles) + torch.log(cost.energy_uj) + PENALTY_WEIGHT * penalty).sum()
+        loss = (torch.log(cost.cycles) + torch.log(cost.energy_uj) + PENALTY_WEIGHT * penalty).sum() / M
         opt.zero_grad()
         loss.backward()
         opt.step()
 
-        edp = torch.where(cost.penalty > 0, torch.inf, cost.edp.detach()).tolist()
-        improved = [s for s in range(S) if edp[s] < best_edp[s]]
+        edp = torch.where(cost.penalty > 0, torch.inf, cost.edp.detach()).view(S, M)
+        low, arg = edp.min(1)
+        improved = [s for s in range(S) if float(low[s]) < best_edp[s]]
         if improved:
-            designs = [unstack_tilings(smp.temporal, smp.spatial, o) for smp, o in zip(samples, orders)]
+            designs = [unstack_tilings(smp.temporal, smp.spatial, o) for smp, o in zip(samples, rep_orders)]
             for s in improved:
-                best_edp[s], best[s] = edp[s], [designs[i][s] for i in range(L)]
+                b = s * M + int(arg[s])
+                best_edp[s], best[s] = float(low[s]), [designs[i][b] for i in range(L)]
         step += 1
         bar.update(1)
         if step % 20 == 0:
@@ -433,9 +514,9 @@ def gradient_descent(problem: NetworkProblem, inits: list[list[Tiling]], *, budg
 def _snap(problem: NetworkProblem, params: list[torch.Tensor], orders: list[torch.Tensor],
           best: list[list[Tiling]]) -> None:
     """Move every start back to its best design so far, with re-picked loop orders."""
+    best[:] = best_orders_batch(problem, best)
     with torch.no_grad():
         for s, design in enumerate(best):
-            design = best[s] = best_orders(problem, design)
             for i, space in enumerate(problem.spaces):
                 th, sp = space.params_from_factors(design[i].temporal, design[i].spatial_c, design[i].spatial_k)
                 params[2 * i][s] = th
@@ -446,9 +527,10 @@ def _snap(problem: NetworkProblem, params: list[torch.Tensor], orders: list[torc
 # ------------------------------------------------------------------------------------------------
 # The co-exploration entry point
 # ------------------------------------------------------------------------------------------------
+@single_threaded
 def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, starts: int = 8,
               time_budget_s: float | None = None, progress: bool = True, init_hw: Hardware | None = None,
-              lr: float = 0.08, round_every: int = 150, polish: bool = True,
+              lr: float = 0.08, round_every: int = 150, polish: bool = True, kicks: int = 10,
               random_pool: int = 64) -> Result:
     """Co-optimise one mapping per layer and one shared Gemmini for the network EDP.
 
@@ -456,6 +538,8 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
     starts: parallel descents, started from the Gemmini-default mapping on init_hw (default: the
     default Gemmini) and from the best of random_pool*starts random design points.
     steps: descent steps (default 600, or as many as the time budget allows).
+    polish: hill-climb the best designs afterwards, then `kicks` random restarts of it (until the
+    deadline when there is a time budget).
     """
     t0 = time.perf_counter()
     deadline = t0 + time_budget_s if time_budget_s is not None else None
@@ -469,26 +553,19 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
     pool = random_tilings(problem, random_pool * starts, generator)
     inits += [d for _, d in best_points(problem, pool, max(starts - len(inits), 1))]
 
-    best_edp, best_design = math.inf, None
-    rounds = 0
-    while True:
-        # with a time budget, each round's descent takes 70% of what is left, the polish the rest
-        left = None if deadline is None else deadline - time.perf_counter()
-        gd_deadline = None if left is None else time.perf_counter() + 0.7 * left
-        found = gradient_descent(problem, inits, budget=Budget(steps, gd_deadline, 600), lr=lr,
-                                 generator=generator, round_every=round_every, progress=progress)
-        found = [(e, best_orders(problem, d)) for e, d in found if math.isfinite(e)]
-        rescored = problem.score([[d[i] for _, d in found] for i in range(len(layers))]).edp.tolist()
-        found = sorted(zip(rescored, (d for _, d in found)), key=lambda x: x[0])
-        for edp, design in found[:3] if polish else found[:1]:
-            if polish:
-                edp, design = local_search(problem, design, edp, deadline)
+    # with a time budget: 60% for the descent, the rest to polish and then kick the best design
+    gd_deadline = None if deadline is None else t0 + 0.6 * time_budget_s
+    found = gradient_descent(problem, inits, budget=Budget(steps, gd_deadline, 600), lr=lr,
+                             generator=generator, round_every=round_every, progress=progress)
+    found = best_orders_batch(problem, [d for e, d in found if math.isfinite(e)])
+    rescored = problem.score([[d[i] for d in found] for i in range(len(layers))]).edp.tolist()
+    found = sorted(zip(rescored, found), key=lambda x: x[0])
+    best_edp, best_design = found[0]
+    if polish:
+        for edp, design in found[:3]:
+            edp, design = local_search(problem, design, edp, deadline)
             if edp < best_edp:
                 best_edp, best_design = edp, design
-        rounds += 1
-        # another round only when a budget leaves more than a fifth of itself unused
-        if deadline is None or deadline - time.perf_counter() < 0.2 * time_budget_s:
-            break
-        pool = random_tilings(problem, random_pool * starts, generator)
-        inits = [best_design] + [d for _, d in best_points(problem, pool, max(starts - 1, 1))]
+        kicks = 10**9 if deadline is not None else kicks
+        best_edp, best_design = iterated_local_search(problem, best_design, best_edp, deadline, generator, kicks)
     return problem.result(best_design, "baco", time.perf_counter() - t0)

@@ -38,10 +38,8 @@ def smooth_max(x: torch.Tensor, dim: int = 0, sharpness: float = 20.0) -> torch.
 
 def round_pe_dim(needed: float) -> int:
     """Smallest power-of-two array dimension >= needed, within [MIN_PE_DIM, MAX_PE_DIM]."""
-    # smooth_max overshoots the true maximum by up to a few percent: an exact 128 may arrive as 128.02
-    if needed > MAX_PE_DIM * 1.05:
+    if needed > MAX_PE_DIM:
         raise ValueError(f"a spatial factor of {needed} exceeds the largest array ({MAX_PE_DIM})")
-    needed = min(needed, MAX_PE_DIM)
     dim = MIN_PE_DIM
     while dim < needed:
         dim *= 2
