@@ -5,25 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from baco.gemmini.config import GemminiConfig
+from baco.gemmini.energy import DRAM_PJ, MAC_PJ, REGISTER_PJ, accumulator_pj, scratchpad_pj  # noqa: F401
 
-# per-access energies, pJ (../shared/data/README.md, DOSA's Gemmini model)
-MAC_PJ = 0.5608
-REGISTER_PJ = 0.48746
-DRAM_PJ = 100.0
 # area fit (mm²) over the 95 configurations of the Timeloop dataset: PE² + scratchpad KB + accumulator KB
 AREA_PER_PE = 0.000438
 AREA_PER_SP_KB = 0.00270
 AREA_PER_ACC_KB = 0.00553
-
-
-def accumulator_pj(acc_kb, pe_dim):
-    """Energy of one 32-bit accumulator access."""
-    return 1.94 + 0.1005 * acc_kb / pe_dim
-
-
-def scratchpad_pj(sp_kb):
-    """Energy of one 8-bit scratchpad access."""
-    return 0.49 + 0.02513 * sp_kb
 
 
 def area_mm2(pe_dim, sp_kb, acc_kb):

@@ -1,0 +1,102 @@
+"""Cycle-model sanity on an int8 GEMM at the default configuration (16×16,
+256 KB, 64 KB): the Gemmini C library's code (tiled_matmul_auto tiles, one
+LOOP_WS per tile, as gemmini-isa.md §5.2) beside the code baco's compiler
+generates for the examples/matmul.py kernel. Prints cycles, utilization,
+cycles ≥ MACs/DIM² and the unit busy times and traffic of both.
+
+    python benchmarks/gemm_cycles.py [--size 512] [--block 64 64 128]
+"""
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.heuristics import tiled_matmul_auto
+from baco.gemmini.isa import COMMANDS, decode, encode
+from baco.sim.loops import LoopWsState, loop_ws_commands
+from baco.sim.timing import TimingModel
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def library_stream(M, N, K, cfg):
+    """The command stream of tiled_matmul_outer with tiled_matmul_auto's tiles (WS, int32 C)."""
+    d = cfg.dim
+    ti, tj, tk = tiled_matmul_auto(M, N, K, cfg, "WS")
+    I0, J0, K0 = -(-M // (ti * d)), -(-N // (tj * d)), -(-K // (tk * d))
+    yield "config_ex", dict(dataflow=1, a_stride=1, c_stride=1, acc_scale=0x3F800000)
+    yield "config_st", dict(stride=N * 4, acc_scale=0x3F800000)
+    for slot, stride in ((0, K), (1, N), (2, N * 4)):
+        yield "config_ld", dict(stride=stride, scale=0x3F800000, block_stride=d, state_id=slot, pixel_repeats=1)
+    st = LoopWsState()
+    A, B, C = 0x80000000, 0x90000000, 0xA0000000
+    for i0 in range(I0):
+        for j0 in range(J0):
+            for k0 in range(K0):
+                I = min(ti, -(-M // d) - i0 * ti)
+                J = min(tj, -(-N // d) - j0 * tj)
+                Kb = min(tk, -(-K // d) - k0 * tk)
+                pad = lambda n, t, blocks: (blocks * d - (n - t * d)) if (t * d + blocks * d > n) else 0  # noqa: E731
+                st.bounds.update(max_i=I, max_j=J, max_k=Kb, pad_i=pad(M, i0 * ti, I), pad_j=pad(N, j0 * tj, J),
+                                 pad_k=pad(K, k0 * tk, Kb))
+                st.addrs.update(a_addr=A + (i0 * ti * d * K + k0 * tk * d), b_addr=B + (k0 * tk * d * N + j0 * tj * d),
+                                d_addr=0, c_addr=(C + (i0 * ti * d * N + j0 * tj * d) * 4) if k0 == K0 - 1 else 0)
+                st.strides.update(a_stride=K, b_stride=N, d_stride=N, c_stride=N)
+                flags = dict(ex_accumulate=int(k0 > 0), full_c=1, low_d=0, activation=0, a_spad_id=0, b_spad_id=0,
+                             a_transpose=0, b_transpose=0, is_resadd=0)
+                for funct, rs1, rs2 in loop_ws_commands(cfg, st, flags):
+                    cmd, fields = decode(funct, rs1, rs2)
+                    yield cmd.name, fields
+
+
+def report(name, tm, macs, cfg):
+    r = tm.report()
+    floor = macs / cfg.dim ** 2
+    print(f"{name:28s} cycles {r['cycles']:>11,.0f}  utilization {r['utilization']:.3f}  "
+          f"cycles >= MACs/DIM² ({floor:,.0f}): {r['cycles'] >= floor}")
+    print(f"{'':28s} busy ld/ex/st {r['load_busy']:,.0f} / {r['execute_busy']:,.0f} / {r['store_busy']:,.0f}; "
+          f"DRAM in/out {r['dram_bytes_in']:,} / {r['dram_bytes_out']:,} B; {r['commands']:,} commands; "
+          f"{r['energy_uj']:.1f} uJ")
+    return r
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--size", type=int, default=512)
+    p.add_argument("--block", type=int, nargs=3, default=(64, 64, 128))
+    args = p.parse_args(argv)
+    cfg = GemminiConfig()
+    n = args.size
+    macs = n ** 3
+    print(f"{n}x{n}x{n} int8 GEMM, int32 output, default Gemmini (DIM 16, 256 KB, 64 KB)")
+    tm = TimingModel(cfg)
+    for name, fields in library_stream(n, n, n, cfg):
+        tm.observe(name, fields)
+    tm.fence()
+    ti, tj, tk = tiled_matmul_auto(n, n, n, cfg)
+    lib = report(f"C library (tiles {ti},{tj},{tk})", tm, macs, cfg)
+
+    spec = importlib.util.spec_from_file_location("mm", ROOT / "examples" / "matmul.py")
+    mm = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mm)
+    rng = np.random.default_rng(0)
+    a = rng.integers(-128, 128, (n, n), dtype=np.int8)
+    b = rng.integers(-128, 128, (n, n), dtype=np.int8)
+    c = np.zeros((n, n), np.int32)
+    bm, bn, bk = args.block
+    ck = mm.matmul_kernel.compile(a, b, c, n, n, n, n, 1, n, 1, n, 1, 1.0, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
+                                  RELU=False, OUT_INT8=False)
+    tm2 = TimingModel(cfg)
+    ck.run((-(-n // bm), -(-n // bn)), [a, b, c, n, n, n, n, 1, n, 1, n, 1, 1.0], observers=[tm2.observe])
+    tm2.fence()
+    ok = np.array_equal(c, a.astype(np.int64) @ b.astype(np.int64))
+    comp = report(f"baco kernel (blocks {bm},{bn},{bk})", tm2, macs, cfg)
+    print(f"result bit-exact: {ok}; baco / library cycles: {comp['cycles'] / lib['cycles']:.2f}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
