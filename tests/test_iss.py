@@ -177,7 +177,8 @@ def test_insn_word_matches_compiled_instruction(tmp_path):
     # mvin with rs1=a0, rs2=a1 is 0x04B5307B (gemmini-isa.md §1.1)
     assert insn_word(2, 10, 11) == 0x04B5307B
     obj = tmp_path / "one.o"
-    (tmp_path / "one.S").write_text(".text\n.insn r CUSTOM_3, 3, 2, x0, a0, a1\n")
+    # (a label is needed: the assembler rejects an unlabeled section holding only .insn)
+    (tmp_path / "one.S").write_text(".text\n.globl f\nf:\n.insn r CUSTOM_3, 3, 2, x0, a0, a1\nret\n")
     compile_object(tmp_path / "one.S", obj)
     assert (0x04B5307B).to_bytes(4, "little") in obj.read_bytes()
 
