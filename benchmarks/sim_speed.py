@@ -2,7 +2,7 @@
 
   * Gemmini commands per second of the functional model alone (a WS matmul
     command stream: mvin A/B, preload, compute, mvout), and with the cycle
-    model (baco.sim.timing) attached when it is installed;
+    model (baco.sim.timing) attached;
   * RISC-V instructions per second of the ISS on a compute-bound C program
     (no Gemmini commands), and the ISS running a LOOP_WS program.
 
@@ -48,27 +48,24 @@ def command_stream(blocks: int, dim: int):
 
 
 def model_speed(blocks: int, with_timing: bool):
-    from baco.sim.functional import GemminiModel, Memory
+    from baco.sim.functional import ArrayMemory, GemminiModel
     config = DEFAULT_CONFIG
-    memory = Memory(DRAM_BASE, 1 << 20)
+    memory = ArrayMemory(DRAM_BASE, 1 << 20)
     rng = np.random.default_rng(0)
     memory.write(DRAM_BASE, rng.integers(-128, 128, 0x20000, dtype=np.int8).tobytes())
     model = GemminiModel(config, memory)
     timing = None
     if with_timing:
-        from baco.sim.cli import make_timing_model, timing_cycles
-        timing = make_timing_model(config)
-        if timing is None:
-            return None
-        from baco.sim.iss import attach_timing
-        attach_timing(model, timing)
+        from baco.sim.timing import TimingModel
+        timing = TimingModel(config)
+        timing.attach(model)
     stream = list(command_stream(blocks, config.dim))
     start = time.perf_counter()
     for funct, rs1, rs2 in stream:
         model.execute(funct, rs1, rs2)
     model.fence()
     elapsed = time.perf_counter() - start
-    cycles = timing_cycles(timing) if timing is not None else None
+    cycles = int(timing.cycles) if timing is not None else None
     return len(stream), elapsed, cycles
 
 
@@ -124,14 +121,10 @@ def main(argv=None) -> int:
     commands, elapsed, _ = model_speed(args.blocks, with_timing=False)
     base_rate = commands / elapsed
     print(f"functional model:           {commands} commands in {elapsed:.3f} s = {base_rate:,.0f} commands/s")
-    timed = model_speed(args.blocks, with_timing=True)
-    if timed is None:
-        print("functional + timing model:  baco.sim.timing not installed; skipped")
-    else:
-        commands, elapsed, cycles = timed
-        print(f"functional + timing model:  {commands} commands in {elapsed:.3f} s = "
-              f"{commands / elapsed:,.0f} commands/s ({base_rate / (commands / elapsed):.2f}x slower), "
-              f"{cycles} cycles")
+    commands, elapsed, cycles = model_speed(args.blocks, with_timing=True)
+    print(f"functional + timing model:  {commands} commands in {elapsed:.3f} s = "
+          f"{commands / elapsed:,.0f} commands/s ({base_rate / (commands / elapsed):.2f}x slower), "
+          f"{cycles} cycles")
 
     with tempfile.TemporaryDirectory(prefix="baco-simspeed-") as tmp:
         instructions, elapsed = iss_speed(args.n, Path(tmp))

@@ -55,23 +55,12 @@ def config_from_args(args) -> GemminiConfig:
 
 
 def make_timing_model(config: GemminiConfig):
-    """The cycle model, when baco.sim.timing is installed; None otherwise."""
-    try:
-        from baco.sim.timing import TimingModel
-    except ImportError as e:
-        print(f"baco sim: --timing unavailable ({e})", file=sys.stderr)
-        return None
+    from baco.sim.timing import TimingModel
     return TimingModel(config)
 
 
-def timing_cycles(timing) -> int | None:
-    for name in ("finish", "total_cycles"):
-        fn = getattr(timing, name, None)
-        if callable(fn):
-            value = fn()
-            return int(getattr(value, "cycles", value))
-    value = getattr(timing, "cycles", None)
-    return None if value is None else int(value)
+def timing_cycles(timing) -> int:
+    return int(timing.cycles)
 
 
 def summary(result, cycles: int | None) -> str:
