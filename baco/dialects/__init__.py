@@ -8,19 +8,15 @@ from baco.dialects import instgem
 from baco.dialects.baco_dialect import IRDL as BACO_IRDL
 
 
-def make_context() -> Context:
-    ctx = Context()
-    with ctx, Location.unknown():
-        irdl.load_dialects(Module.parse(BACO_IRDL))
-        irdl.load_dialects(Module.parse(instgem.irdl_text()))
-    return ctx
-
-
 def load_dialects(ctx: Context) -> Context:
     with ctx, Location.unknown():
         irdl.load_dialects(Module.parse(BACO_IRDL))
         irdl.load_dialects(Module.parse(instgem.irdl_text()))
     return ctx
+
+
+def make_context() -> Context:
+    return load_dialects(Context())
 
 
 def parse_module(text: str, ctx: Context | None = None) -> Module:

@@ -8,7 +8,6 @@ import textwrap
 
 import numpy as np
 
-from baco.errors import CompilationError
 from baco.frontend import language as bl
 from baco.frontend.codegen import KernelCodegen
 
@@ -114,12 +113,8 @@ class JITFunction:
         key = key + (options["target"], options["dataflow"], tuple(sorted(config.to_dict().items())))
         ck = self.cache.get(key)
         if ck is None:
-            text = self.baco_ir(params)
-            try:
-                ck = compile_module(text, self.__name__, target=options["target"], config=config,
-                                    dataflow=options["dataflow"])
-            except CompilationError:
-                raise
+            ck = compile_module(self.baco_ir(params), self.__name__, target=options["target"], config=config,
+                                dataflow=options["dataflow"])
             self.cache[key] = ck
         return ck, runtime
 

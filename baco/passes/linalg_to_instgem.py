@@ -139,16 +139,12 @@ class LinalgToInstGem:
                     handler(op)
         for op in reversed(self.dead):
             op.erase()
-        # placed buffers, their views and epilogue temporaries are now unused
+        # placed buffers and their views are now unused
         changed = True
         while changed:
             changed = False
             for op in list(walk_ops(func)):
-                if op.name in ("memref.subview", "memref.alloc", "linalg.generic") and \
-                        all(not list(r.uses) for r in op.results) and \
-                        (op.name != "linalg.generic" or "gemmini.epilogue" in op.attributes):
-                    if op.name == "linalg.generic":
-                        continue
+                if op.name in ("memref.subview", "memref.alloc") and all(not list(r.uses) for r in op.results):
                     op.erase()
                     changed = True
 
