@@ -84,30 +84,26 @@ def loop_ws_commands(cfg: GemminiConfig, st: LoopWsState, f: dict):
                           cols=cols, rows=rows_of(i, I, pad_i))
     # A and B, in chunks of MAX_BLOCK_LEN DIM-wide blocks along a DRAM row
     mbl = cfg.max_block_len
-    if a["a_addr"]:
-        outer, inner, n_outer, n_inner = (("i", "k", I, K) if not a_t else ("k", "i", K, I))
+
+    def operand_loads(name, base, stride, rows_dim, cols_dim, local):
+        """Row-blocks × column chunks of a (rows_dim × cols_dim)-block DRAM matrix;
+        each dim is (block count, pad); local(row_block, col_block) is its address."""
+        (n_outer, pad_rows), (n_inner, pad_cols) = rows_dim, cols_dim
         for o in range(n_outer):
             for c0 in range(0, n_inner, mbl):
                 n = min(mbl, n_inner - c0)
-                pad_cols = pad_k if not a_t else pad_i
-                pad_rows = pad_i if not a_t else pad_k
                 cols = n * d - (pad_cols if c0 + n == n_inner else 0)
-                i, k = (o, c0) if not a_t else (c0, o)
-                dram = a["a_addr"] + (o * d * s["a_stride"] + c0 * d) * ib
-                yield cmd("mvin", dram_addr=dram, local_addr=a_local(i, k), cols=cols,
-                          rows=rows_of(o, n_outer, pad_rows))
-    if a["b_addr"]:
-        n_outer, n_inner = (K, J) if not b_t else (J, K)
-        for o in range(n_outer):
-            for c0 in range(0, n_inner, mbl):
-                n = min(mbl, n_inner - c0)
-                pad_cols = pad_j if not b_t else pad_k
-                pad_rows = pad_k if not b_t else pad_j
-                cols = n * d - (pad_cols if c0 + n == n_inner else 0)
-                k, j = (o, c0) if not b_t else (c0, o)
-                dram = a["b_addr"] + (o * d * s["b_stride"] + c0 * d) * ib
-                yield cmd("mvin2", dram_addr=dram, local_addr=b_local(k, j), cols=cols,
-                          rows=rows_of(o, n_outer, pad_rows))
+                yield cmd(name, dram_addr=base + (o * d * stride + c0 * d) * ib, local_addr=local(o, c0),
+                          cols=cols, rows=rows_of(o, n_outer, pad_rows))
+
+    if a["a_addr"]:   # A is I×K blocks in DRAM, K×I when transposed
+        dims = ((I, pad_i), (K, pad_k)) if not a_t else ((K, pad_k), (I, pad_i))
+        local = (lambda o, c: a_local(o, c)) if not a_t else (lambda o, c: a_local(c, o))
+        yield from operand_loads("mvin", a["a_addr"], s["a_stride"], *dims, local)
+    if a["b_addr"]:   # B is K×J blocks, J×K when transposed
+        dims = ((K, pad_k), (J, pad_j)) if not b_t else ((J, pad_j), (K, pad_k))
+        local = (lambda o, c: b_local(o, c)) if not b_t else (lambda o, c: b_local(c, o))
+        yield from operand_loads("mvin2", a["b_addr"], s["b_stride"], *dims, local)
     # execute: k → j → i, the weight block preloaded at i = 0 and reused
     for k in range(K):
         for j in range(J):
