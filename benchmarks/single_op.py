@@ -33,16 +33,17 @@ GEMM_BANDS = [
     ((1025, 8192), (1, 256), (1, 65536)),
     ((1025, 8192), (257, 8192), (1, 65536)),
 ]
-# (square output size band, filter size, channel band of the networks with such layers)
+# (square output size band, filter size, channel counts of the networks with such layers: U-Net,
+# ResNet-50, RetinaNet).  Sizes are sampled log-uniformly; channels from the networks' own counts.
 CONV_BANDS = [
-    ((280, 568), 3, (64, 128)),     # U-Net, full resolution
-    ((56, 138), 3, (64, 256)),      # U-Net / ResNet-50 early stages
-    ((8, 52), 1, (256, 2048)),      # ResNet-50 bottleneck 1x1
-    ((56, 120), 1, (64, 256)),
-    ((32, 80), 3, (128, 512)),      # RetinaNet FPN
-    ((4, 40), 1, (512, 2048)),
-    ((2, 30), 3, (256, 1024)),
-    ((2, 28), 1, (1024, 2048)),
+    ((280, 568), 3, (64, 128)),                  # U-Net, top levels
+    ((56, 138), 3, (64, 128, 256)),              # U-Net third level, ResNet-50 stage 1
+    ((8, 52), 1, (128, 256, 512, 1024)),         # ResNet-50 bottleneck 1x1
+    ((56, 120), 1, (64, 128, 256)),
+    ((32, 80), 3, (256, 512)),                   # U-Net fourth level, RetinaNet heads
+    ((4, 40), 1, (256, 512, 1024, 2048)),        # ResNet-50 late stages, RetinaNet laterals
+    ((2, 30), 3, (256, 512, 1024)),              # U-Net bottom, RetinaNet / ResNet 3x3
+    ((2, 28), 1, (512, 1024, 2048)),
     ((2, 28), 3, (256, 512)),
 ]
 CATEGORIES = ("GEMM", "GEMV", "Conv1D", "Conv2D")
@@ -66,18 +67,20 @@ def log_uniform(rng: np.random.Generator, lo: int, hi: int) -> int:
 
 
 def sample_operators(category: str, count: int, rng: np.random.Generator) -> list[Layer]:
-    """count operators of one category, cycling through its bands."""
+    """count operators of one category, spread evenly over its bands."""
     out = []
+    bands = GEMM_BANDS if category in ("GEMM", "GEMV") else CONV_BANDS
     for i in range(count):
+        band = bands[int((i + 0.5) * len(bands) / count) % len(bands)]   # spread over the bands
         if category in ("GEMM", "GEMV"):
-            m_band, n_band, k_band = GEMM_BANDS[i % len(GEMM_BANDS)]
+            m_band, n_band, k_band = band
             m, k = log_uniform(rng, *m_band), log_uniform(rng, *k_band)
             n = 1 if category == "GEMV" else log_uniform(rng, *n_band)
             out.append(Layer(R=1, S=1, P=m, Q=1, C=k, K=n, N=1, name=f"{category.lower()}_{m}x{k}x{n}"))
         else:
-            size_band, filt, ch_band = CONV_BANDS[i % len(CONV_BANDS)]
+            size_band, filt, channels = band
             size = log_uniform(rng, *size_band)
-            c, k = log_uniform(rng, *ch_band), log_uniform(rng, *ch_band)
+            c, k = (int(rng.choice(channels)) for _ in range(2))
             if category == "Conv2D":
                 out.append(Layer(R=filt, S=filt, P=size, Q=size, C=c, K=k, N=1,
                                  name=f"conv2d_{size}x{size}_{c}to{k}_{filt}x{filt}"))
