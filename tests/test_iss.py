@@ -12,7 +12,7 @@ from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import encode, insn_word
 from baco.gemmini.params_header import generate_params_header
 from baco.sim import cli
-from baco.sim.iss import ECALL, IssError, _instruction_lengths, run_elf
+from baco.sim.iss import ECALL, IssError, instruction_words, run_elf
 
 
 def build(tmp_path, name, source, **kw):
@@ -147,12 +147,12 @@ def test_custom_words_replaced_by_ecall(programs):
     with open(programs["gemmini_counter"], "rb") as f:
         text = ELFFile(f).get_section_by_name(".text")
         code = text.data()
-    words = [w for _, n, w in _instruction_lengths(code) if n == 4]
+    words = [w for _, n, w in instruction_words(code) if n == 4]
     customs = [w for w in words if w & 0x7F == 0x7B]
     assert len(customs) >= 5
     res = run_elf(programs["gemmini_counter"], stdout=None)
     image = res.read_memory(text["sh_addr"], len(code))
-    patched = [w for _, n, w in _instruction_lengths(image) if n == 4]
+    patched = [w for _, n, w in instruction_words(image) if n == 4]
     assert not any(w & 0x7F == 0x7B for w in patched)
     assert patched.count(ECALL) >= len(customs)
 
@@ -264,3 +264,35 @@ def test_builds_are_deterministic(tmp_path):
     a = compile_and_link([src], tmp_path / "a.elf").read_bytes()
     b = compile_and_link([src], tmp_path / "b.elf").read_bytes()
     assert a == b
+
+
+def test_disasm_static_listing_names_commands_and_registers(programs, capsys):
+    from baco.gemmini import disasm
+    assert disasm.main([str(programs["gemmini_counter"])]) == 0
+    out = capsys.readouterr().out.splitlines()
+    names = [line.split()[3] for line in out]
+    assert names.count("mvin") == 1 and names.count("mvout") == 1 and names.count("counter") == 1
+    assert names.count("config_ex|config_ld|config_st|config_norm") == 2
+    assert all("<main+" in line for line in out if "counter" not in line or "rd=" in line)
+    assert any("rd=x" in line for line in out if line.split()[3] == "counter")
+
+
+def test_disasm_run_shows_field_values(programs, capsys):
+    from baco.gemmini import disasm
+    assert disasm.main([str(programs["gemmini_counter"]), "--run"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split()[1] for line in out] == ["config_ld", "config_st", "mvin", "mvout", "counter"]
+    assert "local_addr=sp[0]" in out[2] and "rows=16" in out[2] and "cols=16" in out[2]
+
+
+def test_disasm_triples_and_errors(capsys, tmp_path):
+    from baco.gemmini import disasm
+    rs1, rs2 = encode("mvin", dram_addr=0x80001000, local_addr=0x80000010, rows=4, cols=8)
+    assert disasm.main(["2", hex(rs1), hex(rs2), "99", "0", "0"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "mvin dram_addr=0x80001000 local_addr=acc[16] cols=8 rows=4"
+    assert "unknown Gemmini funct 99" in lines[1]
+    assert disasm.main(["1", "2"]) == 2
+    (tmp_path / "junk").write_bytes(b"junk")
+    assert disasm.main([str(tmp_path / "junk")]) == 2
+    assert "not an ELF" in capsys.readouterr().err

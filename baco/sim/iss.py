@@ -125,7 +125,7 @@ class UnicornMemory:
         self.uc.mem_write(addr, data)
 
 
-def _instruction_lengths(code: bytes, start: int = 0):
+def instruction_words(code: bytes, start: int = 0):
     """(offset, length, word) of each instruction by linear decoding."""
     i, n = start, len(code)
     while i + 2 <= n:
@@ -178,7 +178,7 @@ class _Loaded:
                     continue
                 base, code = sec["sh_addr"], sec.data()
                 self.code_sections.append((base, code))
-                for off, length, word in _instruction_lengths(code):
+                for off, length, word in instruction_words(code):
                     if length == 4 and (word & 0x7F == OPCODE_CUSTOM3 or _is_fence(word)):
                         self.custom[base + off] = word
                         uc.mem_write(base + off, struct.pack("<I", ECALL))
@@ -192,7 +192,7 @@ class _Loaded:
         """(pc, original word) of the instruction that ends at addr."""
         for base, code in self.code_sections:
             if base < addr <= base + len(code):
-                for off, length, word in _instruction_lengths(code):
+                for off, length, word in instruction_words(code):
                     if base + off + length == addr:
                         return base + off, word
         return None
@@ -233,7 +233,7 @@ class _Run:
     # ---- counting and limits ----------------------------------------------
     def _block_length(self, addr: int, size: int) -> int:
         code = bytes(self.uc.mem_read(addr, size))
-        n = sum(1 for _ in _instruction_lengths(code))
+        n = sum(1 for _ in instruction_words(code))
         self.block_sizes[(addr, size)] = n
         return n
 
