@@ -2,7 +2,9 @@
 
 Operators are sampled (fixed seed, log-uniform) from the benchmark ranges of
 GEMM, GEMV, Conv1D and Conv2D; every method gets the same wall-clock budget
-per operator and the same cost model.  Printed: per category, the geometric
+per operator and the same cost model.  Ragged dimensions are padded to
+multiples of 16 first (baco.tuner.workloads.pad_layer), as Gemmini code pads
+them to whole blocks; every method maps the same padded problem.  Printed: per category, the geometric
 mean over operators of each method's EDP divided by baco's (> 1 means baco
 is better), and the wall time each method used.
 
@@ -22,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from baco.tuner import baselines  # noqa: E402
 from baco.tuner.explore import coexplore  # noqa: E402
-from baco.tuner.workloads import Layer  # noqa: E402
+from baco.tuner.workloads import Layer, pad_layer  # noqa: E402
 
 # (M, N, K) bands, [min, max] each; a GEMV is the same with N = 1.
 GEMM_BANDS = [
@@ -86,7 +88,7 @@ def sample_operators(category: str, count: int, rng: np.random.Generator) -> lis
                                  name=f"conv2d_{size}x{size}_{c}to{k}_{filt}x{filt}"))
             else:
                 out.append(Layer(R=filt, S=1, P=size, Q=1, C=c, K=k, N=1, name=f"conv1d_{size}_{c}to{k}_{filt}"))
-    return out
+    return [pad_layer(layer) for layer in out]   # every method maps the padded problem
 
 
 def geomean(xs: list[float]) -> float:

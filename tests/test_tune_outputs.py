@@ -48,9 +48,12 @@ def test_tune_gemm_writes_consistent_files(tmp_path, capsys):
     assert "wrote" in capsys.readouterr().out
 
 
-def test_tuned_blocks_compile_and_run_bit_exact(tmp_path):
-    assert cli.main(["--op", "gemm", "--M", "64", "--N", "48", "--K", "96", "--steps", "60",
+def test_tuned_blocks_compile_and_run_bit_exact(tmp_path, capsys):
+    # a ragged GEMM: the tuner maps the padded problem, the kernel runs the real shape
+    M, N, K = 33, 17, 100
+    assert cli.main(["--op", "gemm", "--M", str(M), "--N", str(N), "--K", str(K), "--steps", "60",
                      "--out", str(tmp_path), "--quiet"]) == 0
+    assert "padded P 33->48, C 100->112, K 17->32" in capsys.readouterr().out
     result = json.loads((tmp_path / "result.json").read_text())
     blocks = result["layers"][0]["blocks"]
     cfg = GemminiConfig.from_dict(result["gemmini_config"])
@@ -58,10 +61,19 @@ def test_tuned_blocks_compile_and_run_bit_exact(tmp_path):
     mm = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mm)
     rng = np.random.default_rng(0)
-    a = rng.integers(-128, 128, (64, 96), dtype=np.int8)
-    b = rng.integers(-128, 128, (96, 48), dtype=np.int8)
+    a = rng.integers(-128, 128, (M, K), dtype=np.int8)
+    b = rng.integers(-128, 128, (K, N), dtype=np.int8)
     c, _ = mm.matmul(a, b, block=(blocks["BLOCK_M"], blocks["BLOCK_N"], blocks["BLOCK_K"]), config=cfg)
     np.testing.assert_array_equal(c, reference_matmul(a, b))
+
+
+def test_pad_layer_rounds_ragged_dims_above_the_multiple():
+    from baco.tuner.workloads import Layer, pad_layer
+    layer = Layer(R=3, S=3, P=63, Q=7, C=3, K=1000, N=5, Hstride=2, Wstride=2, name="x")
+    padded = pad_layer(layer)
+    assert padded.dims == {"R": 3, "S": 3, "P": 64, "Q": 7, "C": 3, "K": 1008, "N": 5}
+    assert (padded.Hstride, padded.Wstride, padded.name) == (2, 2, "x")
+    assert pad_layer(padded) == padded and pad_layer(gemm(64, 96, 48)) == gemm(64, 96, 48)
 
 
 def test_params_header_import_handles_real_header_syntax():

@@ -71,6 +71,8 @@ def main(argv=None) -> int:
     p.add_argument("--budget", type=float, help="time budget in seconds")
     p.add_argument("--init-params", help="an existing gemmini_params.h as the starting hardware")
     p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("--exact-dims", action="store_true",
+                   help="map the dimensions as given instead of padding ragged ones to multiples of 16")
     p.add_argument("--quiet", action="store_true")
     a = p.parse_args(argv)
     if a.op == "gemm" and a.K is None:
@@ -80,6 +82,15 @@ def main(argv=None) -> int:
         from baco.tuner.params_import import hardware_from_header
         a.init_hw = hardware_from_header(a.init_params)
     layers = layers_from_args(a)
+    if not a.exact_dims:
+        padded = [workloads.pad_layer(layer) for layer in layers]
+        for before, after in zip(layers, padded):
+            grown = [f"{d} {before.dims[d]}->{after.dims[d]}" for d in workloads.DIMS
+                     if before.dims[d] != after.dims[d]]
+            if grown:
+                print(f"{before.name}: padded {', '.join(grown)} (ragged edges run as whole blocks; "
+                      "--exact-dims to map them as given)")
+        layers = padded
     result = METHODS[a.method](layers, a)
     paths = write_outputs(a.out, layers, result)
     hw = result.hw
