@@ -17,7 +17,7 @@ from baco.gemmini.arith import (acc_to_int8, bits_f32, rounding_right_shift,
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import (ACC_BIT, ACCUMULATE_BIT, READ_FULL_BIT, IsaError,
                               decode, disassemble, is_garbage)
-from baco.sim.loops import LoopWsState, loop_ws_commands
+from baco.sim.loops import LoopConvState, LoopWsState, loop_conv_ws_commands, loop_ws_commands
 
 ALLOWED_TRANSPOSES = {  # (dataflow, a_transpose, b_transpose) -> allowed (§1.3.1)
     (0, 0, 0): True, (0, 0, 1): False, (0, 1, 0): True, (0, 1, 1): True,
@@ -102,8 +102,7 @@ class GemminiModel:
         self.os_acc = np.zeros((d, d), dtype=np.int64)        # OS: accumulators in the PEs
         self.preload = None                                   # fields of the pending preload
         self.loop_ws = LoopWsState()
-        self.loop_conv = {}           # fields latched by LOOP_CONV_WS config 1..6
-        self.conv_partial = None      # partial sums kept in the accumulator between conv loops
+        self.loop_conv = LoopConvState()   # LOOP_CONV_WS config 1..6, LoopConv slot, accumulator half
 
     # ---- dispatch ----------------------------------------------------------------------
     def execute(self, funct: int, rs1: int, rs2: int, pc: int | None = None) -> int:
@@ -402,95 +401,19 @@ class GemminiModel:
         self.pc, self._rs = pc, rs
 
     def _latch_loop_conv(self, f):
-        self.loop_conv.update(f)
+        self.loop_conv.latch(f)
 
     do_loop_conv_ws_config_1 = do_loop_conv_ws_config_2 = do_loop_conv_ws_config_3 = _latch_loop_conv
     do_loop_conv_ws_config_4 = do_loop_conv_ws_config_5 = do_loop_conv_ws_config_6 = _latch_loop_conv
 
     def do_loop_conv_ws(self, f):
-        """LoopConv, functionally: one convolution tile (NHWC input, [krow][kcol][kch][och]
-        weights), bias, accumulation across loops whose output address is 0, then
-        activation/scale/saturation and optional max pooling on the way out."""
-        for flag in ("trans_output_1203", "trans_weight_1203", "trans_weight_0132", "trans_input_3120"):
-            if f[flag]:
-                raise self.fault(f"LOOP_CONV_WS with {flag} is not modelled", flag)
-        if f["downsample"] or f["input_dilated"]:
-            raise self.fault("LOOP_CONV_WS downsample/input_dilated are not modelled",
-                             "downsample" if f["downsample"] else "input_dilated")
-        c = self.loop_conv
-        ib = self.config.input_bytes
-        stride, dil = max(1, c["stride"]), max(1, c["kernel_dilation"])
-        B, orows, ocols, ochs = c["batches"], c["orows"], c["ocols"], c["pochs"]
-        krows, kcols, kchs = c["krows"], c["kcols"], c["kchs"]
-        upad, lpad = c["upad"], c["lpad"]
-        irows = (orows - 1) * stride + (krows - 1) * dil + 1
-        icols = (ocols - 1) * stride + (kcols - 1) * dil + 1
-        in_dt = self.spad.dtype
-        # input tile, zero outside the image (the padding rows/cols)
-        x = np.zeros((B, irows, icols, kchs), dtype=np.int64)
-        in_rows_total = irows - upad - c["dpad"]
-        in_cols_total = icols - lpad - c["rpad"]
-        for b in range(B):
-            for r in range(max(0, in_rows_total)):
-                for col in range(max(0, in_cols_total)):
-                    addr = c["input_addr"] + ((b * c["in_row_dim"] + r) * c["in_col_dim"] + col) * c["in_stride"] * ib
-                    x[b, r + upad, col + lpad] = np.frombuffer(self.memory.read(addr, kchs * ib), dtype=in_dt)
-        # weights [krow][kcol][kch][och] (depthwise: [krow][kcol][ch])
-        w = np.zeros((krows, kcols, kchs, ochs), dtype=np.int64)
-        for kr in range(krows):
-            for kc in range(kcols):
-                if f["dw"]:
-                    addr = c["weights_addr"] + (kr * c["kernel_dim"] + kc) * c["weight_stride"] * ib
-                    w[kr, kc] = np.diag(np.frombuffer(self.memory.read(addr, kchs * ib), dtype=in_dt))[:, :ochs]
-                    continue
-                for ch in range(kchs):
-                    addr = c["weights_addr"] + ((kr * c["kernel_dim"] + kc) * c["in_channels"] + ch) * \
-                        c["weight_stride"] * ib
-                    w[kr, kc, ch] = np.frombuffer(self.memory.read(addr, ochs * ib), dtype=in_dt)
-        if f["wrot180"]:
-            w = w[::-1, ::-1]
-        out = np.zeros((B, orows, ocols, ochs), dtype=np.int64)
-        for kr in range(krows):
-            for kc in range(kcols):
-                win = x[:, kr * dil:kr * dil + (orows - 1) * stride + 1:stride,
-                        kc * dil:kc * dil + (ocols - 1) * stride + 1:stride, :]
-                out += win @ w[kr, kc]
-        if self.conv_partial is not None and self.conv_partial.shape == out.shape:
-            out += self.conv_partial
-        elif not f["no_bias"] and c["bias_addr"]:
-            out += np.frombuffer(self.memory.read(c["bias_addr"], ochs * 4), dtype=np.int32)
-        out = saturate(out, 32)
-        if not c["output_addr"]:
-            self.conv_partial = out
-            return
-        self.conv_partial = None
-        act = f["activation"]
-        y = acc_to_int8(out, self.st_scale, act == 1) if self.in_bits == 8 else out
-        if not f["no_pool"] and c["pool_stride"]:
-            y = self._pool_nhwc(y, c)
-            rows, cols = c["porows"], c["pocols"]
-            row_dim, col_dim = c["pool_out_row_dim"], c["pool_out_col_dim"]
-        else:
-            rows, cols, row_dim, col_dim = orows, ocols, c["out_row_dim"], c["out_col_dim"]
-        for b in range(B):
-            for r in range(rows):
-                for col in range(cols):
-                    addr = c["output_addr"] + ((b * row_dim + r) * col_dim + col) * c["out_stride"] * ib
-                    self.memory.write(addr, y[b, r, col].astype(in_dt).tobytes())
-
-    @staticmethod
-    def _pool_nhwc(y, c):
-        size, stride, pad = c["pool_size"], c["pool_stride"], c["pool_padding"]
-        B, H, W, C = y.shape
-        out = np.full((B, c["porows"], c["pocols"], C), np.iinfo(np.int64).min, dtype=np.int64)
-        for pr in range(c["porows"]):
-            for pc in range(c["pocols"]):
-                for wr in range(size):
-                    for wc in range(size):
-                        r, col = pr * stride + wr - pad, pc * stride + wc - pad
-                        v = y[:, r, col] if 0 <= r < H and 0 <= col < W else np.zeros((B, C), np.int64)
-                        out[:, pr, pc] = np.maximum(out[:, pr, pc], v)
-        return out
+        """LoopConv: run the command stream the FSM issues (baco.sim.loops.loop_conv_ws_commands).
+        A loop whose output address is 0 leaves its partial sums in the accumulator half, and
+        the next loop (bias address 0) accumulates onto them."""
+        pc, rs = self.pc, self._rs
+        for funct, rs1, rs2 in list(loop_conv_ws_commands(self.config, self.loop_conv, f)):
+            self.execute(funct, rs1, rs2, pc)
+        self.pc, self._rs = pc, rs
 
     # ---- counters -------------------------------------------------------------------------------
     def _functional_counter(self, event_id: int) -> int:

@@ -134,3 +134,335 @@ def loop_ws_commands(cfg: GemminiConfig, st: LoopWsState, f: dict):
                 local = ACC_BIT | (READ_FULL_BIT if f["full_c"] else 0) | c_local(i, j0)
                 yield cmd("mvout", dram_addr=dram, local_addr=local, cols=cols, rows=rows_of(i, I, pad_i))
         st.acc_half ^= 1
+
+
+# ---------------------------------------------------------------------------------------------
+# LOOP_CONV_WS
+#
+# Expansion of the LoopConv FSM (ucb-bar/gemmini src/main/scala/gemmini/LoopConv.scala: the
+# LoopConvLdBias, LoopConvLdWeight, LoopConvLdInput, LoopConvExecute and LoopConvSt
+# sub-FSMs and the derived parameters of LoopConvState), with the rectangular-image
+# addressing and the in/weight/out strides of v0.7.2 and the C library's use of it
+# (ucb-bar/gemmini-rocc-tests include/gemmini.h: tiled_conv / sp_tiled_conv).
+# Written from those sources; the code is our own.
+#
+# Order: the FSMs run concurrently in hardware behind an arbiter, but the execute FSM
+# waits until every load of its loop has been issued and the store FSM until the execute
+# FSM is done, so the program order used here is bias → weights → inputs → execute → store.
+# Local layout (rows): bias/outputs at acc_base + (och/DIM)·B·orows·ocols + b·orows·ocols
+# + orow·ocols + ocol; inputs at a_base + (ich/DIM)·input_spad_stride + b·irows·icols
+# + irow·icols + icol (padding rows/cols included, zero-filled by mvins from address 0);
+# weights at b_end − B_rows + (och/DIM)·krows·kcols·kchs + krow·kcols·kchs + kcol·kchs + kch.
+# The two LoopConv slots alternate between loops (A at 0 / half, B ending at half / end),
+# unless the spad ids pick one; the accumulator half rotates after a loop that stores.
+# ---------------------------------------------------------------------------------------------
+
+MVIN_SCALE_IDENTITY = 0x3F800000    # float32 1.0
+ACC_SCALE_NO_CHANGE = 0xFFFFFFFF    # config_st: keep the previous mvout scale
+
+
+class LoopConvState:
+    """The LoopConv registers latched by funct 16–21, the LoopConv slot and accumulator half."""
+
+    def __init__(self):
+        self.fields = {}
+        self.slot = 0
+        self.acc_half = 0
+
+    def latch(self, fields):
+        self.fields.update(fields)
+
+
+def _conv_fault(message, field):
+    from baco.sim.functional import GemminiFault     # functional imports this module
+    return GemminiFault(message, field=field)
+
+
+def _floor_add(a, inc, limit, lo=0):
+    """The RTL's (s)floorAdd: a + inc, wrapping to lo at or past limit."""
+    n = a + inc
+    return lo if n >= limit else n
+
+
+def conv_params(cfg: GemminiConfig, st: LoopConvState, f: dict) -> dict:
+    """The latched fields plus LoopConvState.derived_params, after the legality checks."""
+    c = dict(st.fields)
+    d = cfg.dim
+    for name in ("stride", "kernel_dim", "batches", "porows", "pocols", "pochs", "krows", "kcols", "kchs",
+                 "orows", "ocols", "in_channels", "out_channels"):
+        c.setdefault(name, 0)
+    for name in ("kernel_dilation", "lpad", "rpad", "upad", "dpad", "plpad", "pupad", "pdpad", "prpad",
+                 "pool_size", "pool_stride", "pool_padding", "in_row_dim", "in_col_dim", "out_row_dim",
+                 "out_col_dim", "pool_out_row_dim", "pool_out_col_dim", "batch_size", "in_stride",
+                 "weight_stride", "out_stride", "weights_addr", "output_addr", "bias_addr", "input_addr"):
+        c.setdefault(name, 0)
+    mppr = max(1, f["max_pixels_per_row"])
+    ds, idl, dw = f["downsample"], f["input_dilated"], f["dw"]
+    t_in, t_w0132, t_w1203, t_out = (f["trans_input_3120"], f["trans_weight_0132"], f["trans_weight_1203"],
+                                     f["trans_output_1203"])
+    pooled = not f["no_pool"] and c["pool_stride"] != 0
+    kdil = max(1, c["kernel_dilation"])
+    if c["stride"] == 0:
+        raise _conv_fault("LOOP_CONV_WS with stride 0", "stride")
+    # combinations the C library refuses (tiled_conv) or the RTL's (commented) assertions exclude
+    if t_w1203 and t_w0132:
+        raise _conv_fault("only one weight transformation at a time (trans_weight_1203 and trans_weight_0132)",
+                          "trans_weight_0132")
+    if t_in and t_w0132:
+        raise _conv_fault("trans_input_3120 with trans_weight_0132 needs A and B transposed at once, "
+                          "which WS does not allow", "trans_weight_0132")
+    if t_out and pooled:
+        raise _conv_fault("the output can be transposed (trans_output_1203) only without pooling",
+                          "trans_output_1203")
+    if idl and c["stride"] != 1:
+        raise _conv_fault("input_dilated needs stride 1", "stride")
+    if idl and kdil != 1:
+        raise _conv_fault("input_dilated and kernel dilation cannot be combined", "kernel_dilation")
+    if ds and (c["stride"] != 2 or c["krows"] != 1 or c["kcols"] != 1 or idl):
+        raise _conv_fault("downsample needs a 1x1 kernel, stride 2 and no input dilation", "downsample")
+    if dw and (c["kchs"] != 1 or c["pochs"] != 1 or t_in or t_w0132 or t_w1203):
+        raise _conv_fault("depthwise (dw) tiles are one channel (kchs = pochs = 1), untransposed", "dw")
+    if mppr > 1 and (t_in or t_out or t_w0132 or t_w1203 or f["wrot180"] or ds or idl or kdil > 1
+                     or mppr * c["kchs"] > d):
+        raise _conv_fault(f"max_pixels_per_row {mppr} needs kchs·pixels <= DIM and no transpose, "
+                          "rotation, downsampling or dilation", "max_pixels_per_row")
+    if pooled and (c["pool_stride"] > 3 or c["pool_size"] > 3):
+        raise _conv_fault("config_st holds 2-bit pool size/stride", "pool_size")
+    if pooled:
+        for name, width in (("pool_out_col_dim", 8), ("porows", 8), ("pocols", 8), ("orows", 8), ("ocols", 8),
+                            ("pupad", 2), ("plpad", 2)):
+            if c[name] >> width:
+                raise _conv_fault(f"pooling: {name} = {c[name]} does not fit config_st's {width}-bit field", name)
+
+    def undil(x):
+        return (x + idl) >> idl
+
+    dil_krows = c["krows"] + (kdil - 1) * (c["krows"] - 1)
+    dil_kcols = c["kcols"] + (kdil - 1) * (c["kcols"] - 1)
+    irows_nd = c["orows"] * c["stride"] + dil_krows - 1
+    icols_nd = c["ocols"] * c["stride"] + dil_kcols - 1
+    irows_unp_nd = irows_nd - c["upad"] - c["dpad"]
+    icols_unp_nd = icols_nd - c["lpad"] - c["rpad"]
+    if irows_unp_nd < 0 or icols_unp_nd < 0:
+        raise _conv_fault("padding exceeds the input tile", "upad" if irows_unp_nd < 0 else "lpad")
+    c["irows_unpadded"], c["icols_unpadded"] = undil(irows_unp_nd), undil(icols_unp_nd)
+    c["irows"] = c["irows_unpadded"] + undil(c["upad"]) + undil(c["dpad"]) if idl else irows_nd
+    c["icols"] = c["icols_unpadded"] + undil(c["lpad"]) + undil(c["rpad"]) if idl else icols_nd
+    c["ichs"], c["ochs"] = c["kchs"], c["pochs"]
+    c["ds_pixels"] = (c["irows"] >> ds) * (c["icols"] >> ds)
+    c["bias_spad_stride"] = c["batches"] * c["orows"] * c["ocols"]
+    c["input_spad_stride"] = (c["ichs"] if t_in else c["batches"]) * c["ds_pixels"]
+    c["weight_spad_stride"] = c["krows"] * c["kcols"] * (c["ochs"] if t_w0132 else c["kchs"])
+    banks = -(-(c["batches"] if t_in else c["ichs"]) // d)
+    a_rows = banks * c["input_spad_stride"]
+    b_rows = (-(-c["kchs"] // d) if t_w0132 else -(-c["ochs"] // d)) * c["weight_spad_stride"]
+    c_rows = -(-c["ochs"] // d) * c["bias_spad_stride"]
+    half_sp, half_acc = cfg.sp_rows // 2, cfg.acc_rows // 2
+    if a_rows + b_rows > half_sp:     # inputs from the bottom and weights from the top of one half
+        raise _conv_fault(f"the input and weight tiles need {a_rows} + {b_rows} scratchpad rows "
+                          f"(half is {half_sp})", "kchs")
+    if c_rows > half_acc:
+        raise _conv_fault(f"the output tile needs {c_rows} accumulator rows (half is {half_acc})", "orows")
+    c["b_rows"] = b_rows
+    c.update(mppr=mppr, kdil=kdil, pooled=pooled)
+    return c
+
+
+def loop_conv_ws_commands(cfg: GemminiConfig, st: LoopConvState, f: dict):
+    """Yield (funct, rs1, rs2) for one LOOP_CONV_WS with flags `f` (decoded funct 15).
+    The legality checks run before the first command is yielded."""
+    c = conv_params(cfg, st, f)
+    return _conv_stream(cfg, st, f, c)
+
+
+def _conv_stream(cfg, st, f, c):
+    d = cfg.dim
+    ib, ab = cfg.input_bytes, cfg.acc_bytes
+    mbl, mbl_acc = cfg.max_block_len, cfg.max_block_len_acc
+    half_sp = cfg.sp_rows // 2
+    ds, idl, mppr = f["downsample"], f["input_dilated"], c["mppr"]
+    t_in, t_w0132, t_w1203, t_out = (f["trans_input_3120"], f["trans_weight_0132"], f["trans_weight_1203"],
+                                     f["trans_output_1203"])
+    B, orows, ocols, ochs = c["batches"], c["orows"], c["ocols"], c["ochs"]
+    krows, kcols, kchs, ichs = c["krows"], c["kcols"], c["kchs"], c["ichs"]
+    irows, icols, kdim = c["irows"], c["icols"], c["kernel_dim"]
+    a_base = (f["a_spad_id"] - 1) * half_sp if f["a_spad_id"] else st.slot * half_sp
+    b_end = f["b_spad_id"] * half_sp if f["b_spad_id"] else (st.slot + 1) * half_sp
+    b_base = b_end - c["b_rows"]
+    acc_base = st.acc_half * (cfg.acc_rows // 2)
+    per_b = orows * ocols
+
+    def undil(x):
+        return (x + idl) >> idl
+
+    def out_row(och, b, orow, ocol):      # accumulator row of an output pixel
+        return acc_base + (och // d) * B * per_b + b * per_b + orow * ocols + ocol
+
+    if not (B and orows and ocols and ochs and krows and kcols and kchs):
+        return
+
+    # ---- bias (LoopConvLdBias): overwrite every output row; zeros when no_bias; skipped if address 0
+    if c["bias_addr"]:
+        yield cmd("config_ld", state_id=2, shrink=0, block_stride=c["bias_spad_stride"], pixel_repeats=1,
+                  scale=MVIN_SCALE_IDENTITY, stride=0)
+        step = min(ochs, mbl_acc * d)
+        for b in range(B):
+            for orow in range(orows):
+                for ocol in range(0, ocols, d):
+                    for och in range(0, ochs, step):
+                        yield cmd("mvin3", dram_addr=0 if f["no_bias"] else c["bias_addr"] + och * ab,
+                                  local_addr=ACC_BIT | out_row(och, b, orow, ocol),
+                                  cols=min(step, ochs - och), rows=min(d, ocols - ocol))
+
+    # ---- weights (LoopConvLdWeight)
+    if c["weights_addr"]:
+        if t_w0132:
+            step, wstride = min(kchs, mbl * d), c["in_channels"]
+        else:
+            step, wstride = min(ochs, mbl * d), c["weight_stride"]
+            if t_w1203:
+                wstride = kdim * kdim * c["out_channels"]
+            elif f["dw"]:
+                wstride = 1
+        yield cmd("config_ld", state_id=1, shrink=0, block_stride=c["weight_spad_stride"], pixel_repeats=1,
+                  scale=MVIN_SCALE_IDENTITY, stride=wstride * ib)
+        och_it, kch_it = (d, step) if t_w0132 else (step, d)
+        for och in range(0, ochs, och_it):
+            for krow in range(krows):
+                for kcol in range(kcols):
+                    for kch in range(0, kchs, kch_it):
+                        if f["dw"]:
+                            off = krow * kdim + kcol
+                        elif t_w1203:
+                            off = ((kch * kdim * kdim + krow * kdim + kcol) * c["out_channels"] + och)
+                        elif t_w0132:
+                            off = ((krow * kdim * c["out_channels"] + kcol * c["out_channels"] + och)
+                                   * c["in_channels"] + kch)
+                        else:
+                            off = ((krow * kdim * c["in_channels"] + kcol * c["in_channels"] + kch)
+                                   * c["weight_stride"] + och)
+                        if t_w0132:
+                            local = b_base + (kch // d) * krows * kcols * ochs + (krow * kcols + kcol) * ochs + och
+                            rows, cols = min(d, ochs - och), min(step, kchs - kch)
+                        else:
+                            local = b_base + (och // d) * krows * kcols * kchs + (krow * kcols + kcol) * kchs + kch
+                            rows, cols = min(d, kchs - kch), min(step, ochs - och)
+                        yield cmd("mvin2", dram_addr=c["weights_addr"] + off * ib, local_addr=local,
+                                  cols=cols, rows=rows)
+
+    # ---- inputs (LoopConvLdInput): padding pixels come from DRAM address 0 (zeros)
+    if c["input_addr"]:
+        irows_unp, icols_unp = c["irows_unpadded"], c["icols_unpadded"]
+        up, lp = undil(c["upad"]), undil(c["lpad"])
+        row_end, col_end = irows_unp + undil(c["dpad"]), icols_unp + undil(c["rpad"])
+        in_rows, in_cols = c["in_row_dim"], c["in_col_dim"]
+        if t_in:
+            step, dstride = min(B, mbl * d), c["batch_size"]
+        else:
+            step, dstride = min(ichs, mbl * d), c["in_stride"]
+        yield cmd("config_ld", state_id=0, shrink=0, block_stride=c["input_spad_stride"], pixel_repeats=mppr,
+                  scale=MVIN_SCALE_IDENTITY, stride=(dstride * ib) << ds)
+        b_it, ich_it = (step, 1) if t_in else (1, step)
+        for b in range(0, B, b_it):
+            for irow in range(-up, row_end, 1 << ds):
+                icol = -lp
+                while icol < col_end:
+                    if icol < 0:
+                        n = min(-icol, d)
+                    elif icol >= icols_unp:
+                        n = min(col_end - icol, d)
+                    else:
+                        n = min(icols_unp - icol, d << ds)
+                    zeros = irow < 0 or irow >= irows_unp or icol < 0 or icol >= icols_unp
+                    pix = ((irow + up) >> ds) * (icols >> ds) + ((icol + lp) >> ds)
+                    for ich in range(0, ichs, ich_it):
+                        if t_in:
+                            off = ((ich * in_rows * in_cols + irow * in_cols + icol) * c["batch_size"] + b)
+                            local = a_base + (b // d) * c["input_spad_stride"] + ich * c["ds_pixels"] + pix
+                            cols = min(step, B - b)
+                        else:
+                            off = ((b * in_rows * in_cols + irow * in_cols + icol) * c["in_stride"] + ich)
+                            local = a_base + (ich // d) * c["input_spad_stride"] + b * c["ds_pixels"] + pix
+                            cols = min(step, ichs - ich)
+                        yield cmd("mvin", dram_addr=0 if zeros else c["input_addr"] + off * ib, local_addr=local,
+                                  cols=cols, rows=n >> ds)
+                    icol += n
+
+    # ---- execute (LoopConvExecute): och → krow → kcol → kch → b → orow → ocol
+    if t_in:   # A is read across channels, C written across batches
+        yield cmd("config_ex", set_only_strides=1, a_stride=irows * icols, c_stride=orows * ocols)
+    upad, lpad, kdil, stride = c["upad"], c["lpad"], c["kdil"], c["stride"]
+    for och in range(0, ochs, d):
+        J = min(d, ochs - och)
+        for krow in range(krows):
+            krow_ = krows - krow - 1 if f["wrot180"] else krow
+            for kcol in range(0, kcols, mppr):
+                kcol_ = kcols - kcol - 1 if f["wrot180"] else kcol
+                pixels = min(mppr, kcols - kcol)
+                for kch in range(0, kchs, d):
+                    K = pixels * min(d, kchs - kch)
+                    if t_w0132:
+                        b_addr = b_base + (kch // d) * krows * kcols * ochs + (krow_ * kcols + kcol_) * ochs + och
+                    else:
+                        b_addr = b_base + (och // d) * krows * kcols * kchs + (krow_ * kcols + kcol_) * kchs + kch
+                    new_weights = True
+                    for b in range(0, B, d if t_in else 1):
+                        for orow in range(orows):
+                            ocol = 0
+                            while ocol < ocols:
+                                if idl and ((krow * kdil + orow - upad) & 1 or (kcol * kdil + ocol - lpad) & 1):
+                                    ocol += 1          # a zero row/column of the dilated input
+                                    continue
+                                irow = undil(orow * stride + krow * kdil)
+                                icol = undil(ocol * stride + kcol * kdil)
+                                if t_in:
+                                    I = min(d, B - b)
+                                    a_addr = (a_base + (b // d) * c["input_spad_stride"] + kch * c["ds_pixels"]
+                                              + (irow >> ds) * (icols >> ds) + (icol >> ds))
+                                    a_rows, a_cols = K, I          # stored transposed (channels × batches)
+                                else:
+                                    I = undil(min(ocols - ocol, d << idl))
+                                    a_addr = (a_base + (kch // d) * c["input_spad_stride"] + b * c["ds_pixels"]
+                                              + (irow >> ds) * (icols >> ds) + (icol >> ds))
+                                    a_rows, a_cols = I, K
+                                bd_rows, bd_cols = (J, K) if t_w0132 else (K, J)  # stored shape of the block
+                                yield cmd("preload", bd_addr=b_addr if new_weights else GARBAGE_ADDR,
+                                          bd_rows=bd_rows, bd_cols=bd_cols,
+                                          c_addr=ACC_BIT | ACCUMULATE_BIT | out_row(och, b, orow, ocol),
+                                          c_rows=I, c_cols=J)
+                                yield cmd("compute_preloaded" if new_weights else "compute_accumulated",
+                                          a_addr=a_addr, a_rows=a_rows, a_cols=a_cols,
+                                          bd_addr=GARBAGE_ADDR, bd_rows=I, bd_cols=J)
+                                new_weights = False
+                                ocol += 1 if t_in else d << idl
+
+    # ---- store (LoopConvSt): plain mvouts, or pooled ones between two config_st
+    if c["output_addr"]:
+        out = c["output_addr"]
+        if not c["pooled"]:
+            for b in range(B):
+                for orow in range(orows):
+                    for ocol in range(0, ocols, d):
+                        for och in range(0, ochs, d):
+                            if t_out:
+                                off = ((orow * c["out_col_dim"] * c["batch_size"] + ocol * c["batch_size"] + b)
+                                       * c["out_channels"] + och)
+                            else:
+                                off = ((b * c["out_row_dim"] * c["out_col_dim"] + orow * c["out_col_dim"] + ocol)
+                                       * c["out_stride"] + och)
+                            yield cmd("mvout", dram_addr=out + off * ib, local_addr=ACC_BIT | out_row(och, b, orow, ocol),
+                                      cols=min(d, ochs - och), rows=min(d, ocols - ocol))
+        else:
+            yield cmd("config_st", activation=f["activation"], pool_stride=c["pool_stride"],
+                      pool_size=c["pool_size"], upad=c["pupad"], lpad=c["plpad"],
+                      pool_out_dim=c["pool_out_col_dim"], porows=c["porows"], pocols=c["pocols"],
+                      orows=orows, ocols=ocols, stride=c["out_stride"] * ib, acc_scale=ACC_SCALE_NO_CHANGE)
+            for b in range(B):
+                for och in range(0, ochs, d):
+                    off = b * c["pool_out_row_dim"] * c["pool_out_col_dim"] * c["out_stride"] + och
+                    yield cmd("mvout", dram_addr=out + off * ib, local_addr=ACC_BIT | out_row(och, b, 0, 0),
+                              cols=min(d, ochs - och), rows=0)
+            yield cmd("config_st", activation=f["activation"], stride=c["out_stride"] * ib,
+                      acc_scale=ACC_SCALE_NO_CHANGE)
+        st.acc_half ^= 1
+    st.slot ^= 1

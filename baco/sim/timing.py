@@ -80,6 +80,7 @@ class TimingModel:
         self.acc_r = np.zeros(cfg.acc_rows)
         self.pending_weights = False
         self.last_compute_start = 0.0
+        self.pool = None            # config_st pooling fields while pooling is on
         self.stats = dict(dram_bytes_in=0, dram_bytes_out=0, macs=0, scratchpad_reads=0, scratchpad_writes=0,
                           accumulator_reads=0, accumulator_writes=0, commands=0, registers=0)
 
@@ -159,6 +160,8 @@ class TimingModel:
         cfg, k = self.cfg, self.k
         d = cfg.dim
         if name.startswith("config"):
+            if name == "config_st":
+                self.pool = f if f["pool_stride"] else None
             return dispatch, 1.0, 1.0, [], []
         if name.startswith("mvin"):
             addr, rows, cols = f["local_addr"], f["rows"], f["cols"]
@@ -176,10 +179,15 @@ class TimingModel:
             acc = bool(addr & ACC_BIT)
             out_bytes = cfg.acc_bytes if (acc and addr & READ_FULL_BIT) else cfg.input_bytes
             blocks = max(1, -(-cols // d))
-            occ = self._dma(rows, cols * out_bytes) + (k.acc_scale_latency if acc else 0)
+            rows_read, pool_cycles = rows, 0
+            if self.pool:   # pooled: the orows×ocols image is read (one row a cycle), porows×pocols rows written
+                rows_read = self.pool["orows"] * self.pool["ocols"]
+                rows = self.pool["porows"] * self.pool["pocols"]
+                pool_cycles = rows_read
+            occ = self._dma(rows, cols * out_bytes) + pool_cycles + (k.acc_scale_latency if acc else 0)
             self.stats["dram_bytes_out"] += rows * cols * out_bytes
-            self.stats["accumulator_reads" if acc else "scratchpad_reads"] += rows * cols
-            r = self._range(addr, rows, blocks, d)
+            self.stats["accumulator_reads" if acc else "scratchpad_reads"] += rows_read * cols
+            r = self._range(addr, rows_read, blocks, d)
             return dispatch, occ, occ + k.dram_latency, [r], []
         if name == "preload":
             self.preload = f
