@@ -141,10 +141,13 @@ def loop_ws_commands(cfg: GemminiConfig, st: LoopWsState, f: dict):
 #
 # Expansion of the LoopConv FSM (ucb-bar/gemmini src/main/scala/gemmini/LoopConv.scala: the
 # LoopConvLdBias, LoopConvLdWeight, LoopConvLdInput, LoopConvExecute and LoopConvSt
-# sub-FSMs and the derived parameters of LoopConvState), with the rectangular-image
-# addressing and the in/weight/out strides of v0.7.2 and the C library's use of it
-# (ucb-bar/gemmini-rocc-tests include/gemmini.h: tiled_conv / sp_tiled_conv).
-# Written from those sources; the code is our own.
+# sub-FSMs and the derived parameters of LoopConvState; the stored version has square
+# images, so the v0.7.2 rectangular dims and in/weight/out strides of gemmini-isa.md
+# §1.3.8 are substituted) and the C library's use of it (ucb-bar/gemmini-rocc-tests
+# include/gemmini.h: tiled_conv / sp_tiled_conv). Written from those sources; the code is
+# our own. Inferred, not read: a_spad_id/b_spad_id pick the slot as in LOOP_WS, a zero
+# input/weight address skips that load (as a zero bias address does), depthwise weights
+# are read at krow·kernel_dim + kcol (one channel per loop, as the C library issues it).
 #
 # Order: the FSMs run concurrently in hardware behind an arbiter, but the execute FSM
 # waits until every load of its loop has been issued and the store FSM until the execute

@@ -8,7 +8,9 @@ A mapping is given as plain factors: temporal[level][dim] for levels 0..3
 loops move scratchpad tiles (inputs and weights when they change) and write
 finished accumulator tiles back; the on-chip loops preload a C×K weight block
 whenever it changes and stream the rows of the register-level (P, Q, N)
-loops through the array."""
+loops through the array. Convolution mappings (R·S > 1) are instead timed as
+the C library runs them: one fenced LOOP_CONV_WS per DRAM-level tile, expanded
+into LoopConv's command stream (conv_program_iterations)."""
 from __future__ import annotations
 
 import itertools
@@ -109,8 +111,9 @@ def simulate_mapping(layer: dict, temporal, spatial_c, spatial_k, order, cfg: Ge
     total = iterations(temporal, order)
     ends, done = [], 0
     conv = layer.get("R", 1) * layer.get("S", 1) > 1
-    overhead = tm.k.conv_tile_overhead if conv else tm.k.gemm_tile_overhead
-    for cmds in ws_program_iterations(layer, temporal, spatial_c, spatial_k, order, cfg, strides):
+    overhead = 0.0 if conv else tm.k.gemm_tile_overhead
+    program = conv_program_iterations if conv else ws_program_iterations
+    for cmds in program(layer, temporal, spatial_c, spatial_k, order, cfg, strides):
         for name, f in cmds:
             tm.observe(name, f)
         if conv:        # each tile is one fenced library call
@@ -126,3 +129,49 @@ def simulate_mapping(layer: dict, temporal, spatial_c, spatial_k, order, cfg: Ge
     k = len(ends)
     rate = (ends[-1] - ends[k // 2]) / (k - 1 - k // 2) if k >= 3 else ends[-1] / k
     return ends[-1] + rate * (total - k), True
+
+
+def conv_program_iterations(layer: dict, temporal, spatial_c: int, spatial_k: int, order, cfg: GemminiConfig,
+                            strides=(1, 1)):
+    """Per DRAM-level iteration of a convolution mapping, the (name, fields) commands of the
+    LOOP_CONV_WS tile the C library would issue for it, as LoopConv expands it
+    (baco.sim.loops.loop_conv_ws_commands): the bias only with the first reduction tile, the
+    output only with the last, inputs/weights loaded only when their tile changes (spad ids
+    keep them in place). Tiles that LoopConv cannot hold fall back to ws_program_iterations."""
+    from baco.gemmini.isa import decode
+    from baco.sim.functional import GemminiFault
+    from baco.sim.loops import LoopConvState, loop_conv_ws_commands
+    l0, l1, l2 = (temporal[i] for i in range(3))
+    l3 = temporal[3]
+    tile = {x: l0.get(x, 1) * l1.get(x, 1) * l2.get(x, 1) * (spatial_c if x == "C" else 1)
+            * (spatial_k if x == "K" else 1) for x in DIMS}
+    stride = strides[0]
+    reduction_outer = [x for x, _ in _nest(l3, order[3]) if x in "CRS"]
+    outer = _nest(l3, order[3])
+    fallback = ws_program_iterations(layer, temporal, spatial_c, spatial_k, order, cfg, strides)
+    st = LoopConvState()
+    st.latch(dict(batch_size=layer.get("N", 1), in_row_dim=1, in_col_dim=1, in_channels=layer.get("C", 1),
+                  out_channels=layer.get("K", 1), out_row_dim=1, out_col_dim=1, stride=stride,
+                  kernel_dim=max(layer.get("R", 1), layer.get("S", 1)), kernel_dilation=1,
+                  batches=tile["N"], porows=tile["P"], pocols=tile["Q"], pochs=tile["K"], krows=tile["R"],
+                  kcols=tile["S"], kchs=tile["C"], orows=tile["P"], ocols=tile["Q"], in_stride=layer.get("C", 1),
+                  weight_stride=layer.get("K", 1), out_stride=layer.get("K", 1)))
+    prev = None
+    for it in _iterate(outer):
+        fb = next(fallback)
+        first_red = all(it.get(x, 0) == 0 for x in reduction_outer)
+        last_red = all(it.get(x, 0) == dict(outer)[x] - 1 for x in reduction_outer)
+        changed = {x for x in it if prev is None or it[x] != prev[x]}
+        prev = it
+        st.latch(dict(input_addr=1 if (changed & RELEVANT["I"] or len(changed) == len(it)) else 0,
+                      weights_addr=1 if (changed & RELEVANT["W"] or len(changed) == len(it)) else 0,
+                      bias_addr=1 if first_red else 0, output_addr=1 if last_red else 0))
+        flags = dict(no_bias=1, wrot180=0, trans_output_1203=0, trans_weight_1203=0, trans_weight_0132=0,
+                     trans_input_3120=0, dw=0, max_pixels_per_row=1, a_spad_id=1, b_spad_id=1, no_pool=1,
+                     downsample=0, input_dilated=0, activation=0)
+        try:
+            cmds = [decode(funct, rs1, rs2) for funct, rs1, rs2 in loop_conv_ws_commands(cfg, st, flags)]
+        except GemminiFault:
+            yield fb
+            continue
+        yield [(c.name, f) for c, f in cmds]

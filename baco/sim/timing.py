@@ -44,9 +44,8 @@ class TimingConstants:
     array_depth_factor: float = 2.0  # pipeline depth of the array = factor × DIM
     compute_overhead: float = 1.0   # per compute command
     acc_scale_latency: float = 8.0  # accumulator read path on mvout
-    # software around each DRAM-level tile, as the C library issues it: convolutions run one
-    # fenced loop call per tile (CPU-side setup), matmul tiles stream without a fence
-    conv_tile_overhead: float = 1000.0
+    # software around each DRAM-level matmul tile (tiles stream without a fence); convolution
+    # tiles are timed as LoopConv's expanded LOOP_CONV_WS stream, one fenced call per tile
     gemm_tile_overhead: float = 0.0
 
 
