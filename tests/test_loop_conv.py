@@ -1,6 +1,6 @@
 """LOOP_CONV_WS expanded into LoopConv's command stream (baco.sim.loops.loop_conv_ws_commands)
 against a compact numpy convolution, on a parametrized set of shapes and every flag, at
-DIM 4 and 16. The loops are configured the way the C library's tiled_conv / sp_tiled_conv
+DIM 4, 16 and 32. The loops are configured the way the C library's tiled_conv / sp_tiled_conv
 configures one tile (config_st and config_ex first, then funct 16–21 and 15)."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import COMMANDS, encode
 from baco.sim.functional import ArrayMemory, GemminiFault, GemminiModel
 
-CONFIGS = {4: GemminiConfig.from_capacity(4, 16, 8), 16: GemminiConfig()}
+CONFIGS = {4: GemminiConfig.from_capacity(4, 16, 8), 16: GemminiConfig(), 32: GemminiConfig.from_capacity(32, 256, 128)}
 F32_ONE = 0x3F800000
 BASE = 0x80000000
 
@@ -199,7 +199,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("dim", [4, 16])
+@pytest.mark.parametrize("dim", [4, 16, 32])
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_loop_conv_matches_reference(dim, case):
     for i, shape in enumerate(SHAPES):
@@ -209,19 +209,19 @@ def test_loop_conv_matches_reference(dim, case):
         check(dim, shape, seed=100 * case + i, **kw)
 
 
-@pytest.mark.parametrize("dim", [4, 16])
+@pytest.mark.parametrize("dim", [4, 16, 32])
 def test_loop_conv_downsample(dim):
     for i, (n, h, wd, ich, och) in enumerate([(1, 6, 8, 3, 5), (2, 4, 4, 17, 20)]):
         check(dim, (n, h, wd, ich, och, 1), seed=i, stride=2, downsample=True, relu=True, scale=0.5)
 
 
-@pytest.mark.parametrize("dim", [4, 16])
+@pytest.mark.parametrize("dim", [4, 16, 32])
 def test_loop_conv_depthwise(dim):
     check(dim, (1, 5, 6, 5, 5, 3), seed=1, dw=True, padding=1, scale=0.25)
     check(dim, (2, 4, 4, 3, 3, 3), seed=2, dw=True, stride=2, padding=1, pool=(2, 2, 0))
 
 
-@pytest.mark.parametrize("dim", [4, 16])
+@pytest.mark.parametrize("dim", [4, 16, 32])
 def test_loop_conv_first_layer_pixels(dim):
     """max_pixels_per_row > 1: several input pixels packed into one array row (pixel_repeats)."""
     ich = 1 if dim == 4 else 3

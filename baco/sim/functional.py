@@ -424,8 +424,8 @@ class GemminiModel:
 
     def do_counter(self, f):
         n = self.config.num_counters
-        if f["reset_counters"]:
-            self.counters = [0] * n
+        if f["reset_counters"]:      # every counter reads 0 from here on
+            self.counters = [self.counter_source(e) for e in self.counter_events]
         if f["reset_snapshot"]:
             self.snapshot = None
         idx = f["counter_index"]
