@@ -135,6 +135,15 @@ class GemminiModel:
         funct, rs1, rs2 = self._rs
         return GemminiFault(message, pc=self.pc, command=disassemble(funct, rs1, rs2), field=field)
 
+    def _check_activation(self, f):
+        """NONE and RELU only: LAYERNORM/IGELU/SOFTMAX (2–4) exist only with has_normalizations,
+        and their normalisation units are not modelled."""
+        act = f["activation"]
+        if act > 1:
+            name = {2: "LAYERNORM", 3: "IGELU", 4: "SOFTMAX"}.get(act, "undefined")
+            why = "is not modelled" if self.config.has_normalizations else "needs a Gemmini built with has_normalizations"
+            raise self.fault(f"activation {act} ({name}) {why}", "activation")
+
     def fence(self):
         self.stats["fence"] = self.stats.get("fence", 0) + 1
 
@@ -185,6 +194,7 @@ class GemminiModel:
                              "is not allowed (one transposer per array)", "b_transpose")
         if f["in_shift"] >= 32:
             raise self.fault(f"in_shift {f['in_shift']} must be < 32", "in_shift")
+        self._check_activation(f)
         self.dataflow, self.ex_activation = f["dataflow"], f["activation"]
         self.a_transpose, self.b_transpose = f["a_transpose"], f["b_transpose"]
         self.a_stride, self.c_stride = f["a_stride"], f["c_stride"]
@@ -198,6 +208,7 @@ class GemminiModel:
         slot.block_stride, slot.pixel_repeats = f["block_stride"], max(1, f["pixel_repeats"])
 
     def do_config_st(self, f):
+        self._check_activation(f)
         self.st_stride, self.st_activation = f["stride"], f["activation"]
         if f["acc_scale"] != 0xFFFFFFFF:       # RTL: all ones keeps the previous scale
             self.st_scale = bits_f32(f["acc_scale"])
@@ -395,6 +406,7 @@ class GemminiModel:
     def do_loop_ws(self, f):
         if f["is_resadd"]:
             raise self.fault("LOOP_WS residual add (is_resadd) is not modelled", "is_resadd")
+        self._check_activation(f)   # NONE/RELU come from config_st, as LoopMatmul's plain mvouts do
         pc, rs = self.pc, self._rs
         for funct, rs1, rs2 in list(loop_ws_commands(self.config, self.loop_ws, f)):
             self.execute(funct, rs1, rs2, pc)
@@ -410,6 +422,7 @@ class GemminiModel:
         """LoopConv: run the command stream the FSM issues (baco.sim.loops.loop_conv_ws_commands).
         A loop whose output address is 0 leaves its partial sums in the accumulator half, and
         the next loop (bias address 0) accumulates onto them."""
+        self._check_activation(f)
         pc, rs = self.pc, self._rs
         for funct, rs1, rs2 in list(loop_conv_ws_commands(self.config, self.loop_conv, f)):
             self.execute(funct, rs1, rs2, pc)
