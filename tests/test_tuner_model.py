@@ -78,6 +78,18 @@ def test_cost_model_hand_computed_gemm():
     assert math.isclose(cost.energy_uj, e, rel_tol=1e-12)
 
 
+def test_edp_lower_bound_hand_computed_and_below_every_design():
+    # 16³ GEMM: 768 compulsory DRAM words at 8/cycle bind before 4096 MACs on a 128x128 array
+    bound = costmodel.edp_lower_bound(gemm(16, 16, 16))
+    assert math.isclose(bound, 96 * (4096 * (0.5608 + 0.48746) + 768 * 100) * 1e-6, rel_tol=1e-12)
+    from baco.tuner import baselines
+    for layer in (gemm(16, 16, 16), gemm(96, 160, 64), gemv(512, 2048), conv1d(40, 64, 128, 3),
+                  conv2d(14, 14, 32, 64, 3, stride=2)):
+        bound = costmodel.edp_lower_bound(layer)
+        assert 0 < bound <= baselines.gemmini_default([layer]).edp
+        assert bound <= baselines.random_search([layer], samples=128, seed=0).edp
+
+
 def test_cost_model_gradients_flow():
     layer = conv2d(28, 28, 64, 64, 3)
     m = default_mapping(layer, DEFAULT_HARDWARE)

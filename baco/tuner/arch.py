@@ -7,6 +7,11 @@ from dataclasses import dataclass
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.energy import DRAM_PJ, MAC_PJ, REGISTER_PJ, accumulator_pj, scratchpad_pj  # noqa: F401
 
+# the search space: power-of-two arrays in [MIN_PE_DIM, MAX_PE_DIM], buffers up to MAX_BUFFER_KB each
+MIN_PE_DIM = 2
+MAX_PE_DIM = 128
+MAX_BUFFER_KB = 4096
+
 # area fit (mm²) over the 95 configurations of the Timeloop dataset: PE² + scratchpad KB + accumulator KB
 AREA_PER_PE = 0.000438
 AREA_PER_SP_KB = 0.00270

@@ -31,6 +31,7 @@ cycles 0.00% mean error (max 0.6%), energy 0.16% mean.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import torch
@@ -208,6 +209,20 @@ def cost_from_factors(layer: Layer, temporal, sC, sK, order, hw) -> dict:
     return {"cycles": cycles, "energy_uj": energy_pj * 1e-6, "edp": cycles * energy_pj * 1e-6,
             "area_mm2": arch.area_mm2(pe, sp_kb, acc_kb),
             "accesses": {"mac": macs, "registers": reg, "accumulator": acc, "scratchpad": sp, "dram": dram}}
+
+
+def edp_lower_bound(layer: Layer, max_pe_dim: int = arch.MAX_PE_DIM) -> float:
+    """EDP below which no mapping on any legal hardware (array ≤ max_pe_dim) can
+    go under this model: every weight, input and output word crosses DRAM at
+    least once (8 words/cycle, DRAM_PJ each), every MAC costs its MAC and
+    register energy, and the array does at most max_pe_dim² MACs a cycle.
+    Shows how much room a workload leaves: DRAM-bound ones (GEMV) have little."""
+    full = torch.tensor([[float(getattr(layer, d)) for d in DIMS]], dtype=torch.float64)
+    dram = sum(float(_size(full, t, layer)[0]) for t in "WIO")
+    macs = float(layer.macs)
+    cycles = max(math.ceil(macs / max_pe_dim ** 2), math.ceil(dram / 8))
+    energy_pj = macs * (arch.MAC_PJ + arch.REGISTER_PJ) + dram * arch.DRAM_PJ
+    return cycles * energy_pj * 1e-6
 
 
 def mapping_tensors(m: Mapping):

@@ -19,12 +19,9 @@ import torch
 
 from baco.gemmini.config import GemminiConfig
 from baco.tuner import costmodel
-from baco.tuner.arch import Hardware
+from baco.tuner.arch import MAX_BUFFER_KB, MAX_PE_DIM, MIN_PE_DIM, Hardware  # noqa: F401 (re-exported)
 from baco.tuner.mapping import Mapping
 
-MIN_PE_DIM = 2
-MAX_PE_DIM = 128
-MAX_BUFFER_KB = 4096  # the search space's largest scratchpad / accumulator (4 MB each)
 
 
 def smooth_max(x: torch.Tensor, dim: int = 0, sharpness: float = 20.0) -> torch.Tensor:
