@@ -27,8 +27,8 @@ import torch
 from tqdm.auto import tqdm
 
 from baco.tuner import costmodel
-from baco.tuner.arch import DEFAULT_HARDWARE, Hardware
-from baco.tuner.hwinfer import MAX_BUFFER_KB, MAX_PE_DIM, requirements_from_factors, round_hardware, smooth_max
+from baco.tuner.arch import DEFAULT_HARDWARE, MAX_BUFFER_KB, MAX_PE_DIM, Hardware
+from baco.tuner.hwinfer import requirements_from_factors, round_hardware, smooth_max
 from baco.tuner.mapping import Mapping, validate
 from baco.tuner.relax import (C_INDEX, DIMS, DRAM_LEVEL, K_INDEX, NUM_LEVELS, ORDER_CHOICES, MappingSpace,
                               TemperatureSchedule, capacity_penalty, level_orders)

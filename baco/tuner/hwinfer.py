@@ -19,9 +19,8 @@ import torch
 
 from baco.gemmini.config import GemminiConfig
 from baco.tuner import costmodel
-from baco.tuner.arch import MAX_BUFFER_KB, MAX_PE_DIM, MIN_PE_DIM, Hardware  # noqa: F401 (re-exported)
+from baco.tuner.arch import MAX_BUFFER_KB, MAX_PE_DIM, MIN_PE_DIM, Hardware
 from baco.tuner.mapping import Mapping
-
 
 
 def smooth_max(x: torch.Tensor, dim: int = 0, sharpness: float = 20.0) -> torch.Tensor:
