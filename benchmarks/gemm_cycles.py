@@ -15,41 +15,10 @@ import numpy as np
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.heuristics import tiled_matmul_auto
-from baco.gemmini.isa import COMMANDS, decode, encode
-from baco.sim.loops import LoopWsState, loop_ws_commands
+from baco.sim.clib import matmul_stream
 from baco.sim.timing import TimingModel
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def library_stream(M, N, K, cfg):
-    """The command stream of tiled_matmul_outer with tiled_matmul_auto's tiles (WS, int32 C)."""
-    d = cfg.dim
-    ti, tj, tk = tiled_matmul_auto(M, N, K, cfg, "WS")
-    I0, J0, K0 = -(-M // (ti * d)), -(-N // (tj * d)), -(-K // (tk * d))
-    yield "config_ex", dict(dataflow=1, a_stride=1, c_stride=1, acc_scale=0x3F800000)
-    yield "config_st", dict(stride=N * 4, acc_scale=0x3F800000)
-    for slot, stride in ((0, K), (1, N), (2, N * 4)):
-        yield "config_ld", dict(stride=stride, scale=0x3F800000, block_stride=d, state_id=slot, pixel_repeats=1)
-    st = LoopWsState()
-    A, B, C = 0x80000000, 0x90000000, 0xA0000000
-    for i0 in range(I0):
-        for j0 in range(J0):
-            for k0 in range(K0):
-                I = min(ti, -(-M // d) - i0 * ti)
-                J = min(tj, -(-N // d) - j0 * tj)
-                Kb = min(tk, -(-K // d) - k0 * tk)
-                pad = lambda n, t, blocks: (blocks * d - (n - t * d)) if (t * d + blocks * d > n) else 0  # noqa: E731
-                st.bounds.update(max_i=I, max_j=J, max_k=Kb, pad_i=pad(M, i0 * ti, I), pad_j=pad(N, j0 * tj, J),
-                                 pad_k=pad(K, k0 * tk, Kb))
-                st.addrs.update(a_addr=A + (i0 * ti * d * K + k0 * tk * d), b_addr=B + (k0 * tk * d * N + j0 * tj * d),
-                                d_addr=0, c_addr=(C + (i0 * ti * d * N + j0 * tj * d) * 4) if k0 == K0 - 1 else 0)
-                st.strides.update(a_stride=K, b_stride=N, d_stride=N, c_stride=N)
-                flags = dict(ex_accumulate=int(k0 > 0), full_c=1, low_d=0, activation=0, a_spad_id=0, b_spad_id=0,
-                             a_transpose=0, b_transpose=0, is_resadd=0)
-                for funct, rs1, rs2 in loop_ws_commands(cfg, st, flags):
-                    cmd, fields = decode(funct, rs1, rs2)
-                    yield cmd.name, fields
 
 
 def report(name, tm, macs, cfg):
@@ -73,7 +42,7 @@ def main(argv=None) -> int:
     macs = n ** 3
     print(f"{n}x{n}x{n} int8 GEMM, int32 output, default Gemmini (DIM 16, 256 KB, 64 KB)")
     tm = TimingModel(cfg)
-    for name, fields in library_stream(n, n, n, cfg):
+    for name, fields in matmul_stream(n, n, n, cfg):
         tm.observe(name, fields)
     tm.fence()
     ti, tj, tk = tiled_matmul_auto(n, n, n, cfg)

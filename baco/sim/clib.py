@@ -1,0 +1,88 @@
+"""The Gemmini C library's command streams (ucb-bar/gemmini-rocc-tests include/gemmini.h),
+without data: what `tiled_matmul_auto` issues for a matmul, as (command name, fields)
+pairs the cycle model times (baco.sim.timing.TimingModel.observe).
+
+tiled_matmul_auto picks its tiles with the heuristic of gemmini-isa.md §5.1
+(baco.gemmini.heuristics.tiled_matmul_auto) and tiled_matmul_outer runs them as
+one LOOP_WS per tile (§5.2): i0 → j0 → k0 over the tiles, the output written only
+by the last k0 tile (int32 at full width, or int8 through the accumulator's
+scale/activation path), each LOOP_WS expanded into LoopMatmul's stream
+(baco.sim.loops.loop_ws_commands). This is "Gemmini-default running the C library"
+for benchmarks and for the tuner/compiler/simulator loop.
+"""
+from __future__ import annotations
+
+from baco.gemmini.arith import f32_bits
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.heuristics import tiled_matmul_auto
+from baco.gemmini.isa import decode
+from baco.sim.loops import MVIN_SCALE_IDENTITY, LoopWsState, cmd, loop_ws_commands
+from baco.sim.timing import TimingModel
+
+# default DRAM base addresses of A, B and C (any distinct non-zero values when no data is moved)
+A_ADDR, B_ADDR, C_ADDR = 0x80000000, 0x90000000, 0xA0000000
+RELU = 1    # config_ex / LOOP_WS activation field
+
+
+def matmul_stream(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = False, scale: float = 1.0,
+                  relu: bool = False, tiles: tuple[int, int, int] | None = None,
+                  addrs: tuple[int, int, int] = (A_ADDR, B_ADDR, C_ADDR)):
+    """Yield (name, fields) of tiled_matmul_outer for C[M×N] = A[M×K]·B[K×N], weight-stationary,
+    with tiled_matmul_auto's tiles (or `tiles` = (tile_I, tile_J, tile_K) in DIM blocks).
+    int8 inputs; C is int32 (full width) or, with out_int8, scaled (round-half-even), optionally
+    ReLU'd and saturated to int8 on its way out of the accumulator. `addrs` are the DRAM byte
+    addresses of A, B and C (row-major, dense) when the stream is run on data."""
+    if relu and not out_int8:
+        raise ValueError("relu needs an int8 output: a full-width int32 mvout bypasses the activation")
+    d = cfg.dim
+    ti, tj, tk = tiles or tiled_matmul_auto(M, N, K, cfg, "WS")
+    c_bytes = 1 if out_int8 else cfg.acc_bytes
+    act = RELU if relu else 0
+    I0, J0, K0 = -(-M // (ti * d)), -(-N // (tj * d)), -(-K // (tk * d))
+    def command(name, **fields):      # every field of the command, as the decoder sees it
+        command_, f = decode(*cmd(name, **fields))
+        return command_.name, f
+
+    yield command("config_ex", dataflow=1, activation=act, a_stride=1, c_stride=1, acc_scale=MVIN_SCALE_IDENTITY)
+    yield command("config_st", stride=N * c_bytes, activation=act,
+                  acc_scale=f32_bits(scale) if out_int8 else MVIN_SCALE_IDENTITY)
+    for slot, stride in ((0, K), (1, N), (2, N * cfg.acc_bytes)):
+        yield command("config_ld", stride=stride, scale=MVIN_SCALE_IDENTITY, block_stride=d, state_id=slot,
+                      pixel_repeats=1)
+    st = LoopWsState()
+    a_addr, b_addr, c_addr = addrs
+
+    def pad(n, start_block, blocks):
+        """Elements of the last block row/col beyond n (LOOP_WS pads them)."""
+        return max(0, (start_block + blocks) * d - n)
+
+    for i0 in range(I0):
+        for j0 in range(J0):
+            for k0 in range(K0):
+                I = min(ti, -(-M // d) - i0 * ti)
+                J = min(tj, -(-N // d) - j0 * tj)
+                Kb = min(tk, -(-K // d) - k0 * tk)
+                st.bounds.update(max_i=I, max_j=J, max_k=Kb, pad_i=pad(M, i0 * ti, I), pad_j=pad(N, j0 * tj, J),
+                                 pad_k=pad(K, k0 * tk, Kb))
+                last_k = k0 == K0 - 1
+                st.addrs.update(a_addr=a_addr + (i0 * ti * d * K + k0 * tk * d),
+                                b_addr=b_addr + (k0 * tk * d * N + j0 * tj * d),
+                                d_addr=0, c_addr=(c_addr + (i0 * ti * d * N + j0 * tj * d) * c_bytes) if last_k else 0)
+                st.strides.update(a_stride=K, b_stride=N, d_stride=N, c_stride=N)
+                flags = dict(ex_accumulate=int(k0 > 0), full_c=int(not out_int8), low_d=0, activation=act,
+                             a_spad_id=0, b_spad_id=0, a_transpose=0, b_transpose=0, is_resadd=0)
+                for funct, rs1, rs2 in loop_ws_commands(cfg, st, flags):
+                    command_, fields = decode(funct, rs1, rs2)
+                    yield command_.name, fields
+
+
+def time_matmul(M: int, N: int, K: int, cfg: GemminiConfig, **kw) -> dict:
+    """The cycle model's report (cycles, energy_uj, busy times, traffic…) of the C library's matmul."""
+    tm = TimingModel(cfg)
+    for name, fields in matmul_stream(M, N, K, cfg, **kw):
+        tm.observe(name, fields)
+    tm.fence()
+    return tm.report()
+
+
+__all__ = ["matmul_stream", "time_matmul"]
