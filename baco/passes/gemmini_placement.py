@@ -3,9 +3,15 @@ bufferization) a home in Gemmini's private memories.
 
 int8 blocks go to the scratchpad, int32 blocks to the accumulator. A block of
 R×C elements is stored as ⌈C/DIM⌉ column strips of ⌈R/DIM⌉·DIM rows each
-(`gemmini.row_pitch`), starting at row `gemmini.base_row`. Buffers are
-allocated once for the whole kernel (no reuse), so addresses are static.
-Capacity overflow is a compile error naming the block sizes and the limit.
+(`gemmini.row_pitch`), starting at row `gemmini.base_row`
+(baco.gemmini.schedule.block_rows). Buffers are allocated once for the whole
+kernel (no reuse), so addresses are static. Capacity overflow is a compile
+error naming the block sizes and the limit (schedule.capacity_problems, the
+rule the tuner checks too).
+
+An int8 block written only by a scale/ReLU epilogue of an accumulator block
+and only stored to DRAM gets no rows (`gemmini.space = "epilogue"`): the
+lowering moves it out of the accumulator through the scaling path.
 
 Ragged edges: the zero padding bufferization materialises around a clipped
 load (`linalg.map`/`linalg.fill` of 0, then a copy into a corner subview) is
@@ -19,6 +25,7 @@ from mlir.ir import IntegerAttr, MemRefType, StringAttr
 
 from baco.errors import CompilationError
 from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import block_rows, capacity_problems
 from baco.passes import irutil as ir
 
 
@@ -57,9 +64,25 @@ def users(value):
 
 
 def layout(shape, dim):
+    """(row pitch of a column strip, rows occupied) of a rows × cols block."""
     rows, cols = shape
-    pitch = -(-rows // dim) * dim
-    return pitch, pitch * -(-cols // dim)
+    return -(-rows // dim) * dim, block_rows(rows, cols, dim)
+
+
+def is_epilogue_staging(alloc) -> bool:
+    """An int8 block only written by a gemmini.epilogue generic and only stored
+    to DRAM (directly or through corner subviews)."""
+    writers, stores = 0, True
+    for u in users(alloc.result):
+        if u.name == "linalg.generic" and "gemmini.epilogue" in u.attributes and u.operands[-1] == alloc.result:
+            writers += 1
+        elif u.name == "memref.subview":
+            stores &= all(w.name == "memref.copy" and w.operands[0] == u.result for w in users(u.result))
+        elif u.name == "memref.copy":
+            stores &= u.operands[0] == alloc.result
+        else:
+            return False
+    return writers == 1 and stores
 
 
 class Placement:
@@ -75,8 +98,8 @@ class Placement:
     def place(self, func):
         self.stage_operands(func)
         dim = self.config.dim
-        used = {"spad": 0, "acc": 0}
-        placed = {"spad": [], "acc": []}
+        used = {"spad": 0, "acc": 0, "epilogue": 0}
+        placed = {"spad": [], "acc": [], "epilogue": []}
         for op in walk_ops(func):
             if op.name != "memref.alloc":
                 continue
@@ -90,12 +113,17 @@ class Placement:
                 raise ir.fail(f"a {elem} block has no place in Gemmini's memories "
                               "(int8 scratchpad, int32 accumulator)", op)
             pitch, rows = layout(shape, dim)
+            if space == "spad" and is_epilogue_staging(op):
+                space, rows = "epilogue", 0
             op.attributes["gemmini.space"] = StringAttr.get(space)
             op.attributes["gemmini.base_row"] = IntegerAttr.get(ir.i64(), used[space])
             op.attributes["gemmini.row_pitch"] = IntegerAttr.get(ir.i64(), pitch)
             used[space] += rows
             placed[space].append((shape, elem, rows, op))
         self.check_capacity(used, placed)
+        # what the kernel occupies, for tools and the capacity-rule tests
+        func.attributes["gemmini.sp_rows_used"] = IntegerAttr.get(ir.i64(), used["spad"])
+        func.attributes["gemmini.acc_rows_used"] = IntegerAttr.get(ir.i64(), used["acc"])
         self.elide_operand_padding(func)
 
     def stage_operands(self, func):
@@ -119,18 +147,12 @@ class Placement:
                 op.operands[i] = buf
 
     def check_capacity(self, used, placed):
-        cfg = self.config
-        limits = {"spad": (cfg.sp_rows, f"scratchpad ({cfg.sp_rows} rows of {cfg.dim} int8 = {cfg.sp_kb:g} KiB)"),
-                  "acc": (cfg.acc_rows, f"accumulator ({cfg.acc_rows} rows of {cfg.dim} int32 = {cfg.acc_kb:g} KiB)")}
-        for space, (limit, what) in limits.items():
-            if used[space] <= limit:
-                continue
-            blocks = ", ".join(f"{s[0]}x{s[1]} {e} ({r} rows)" for s, e, r, _ in placed[space])
-            first = placed[space][-1][3]
-            err = ir.fail(
-                f"block sizes do not fit the Gemmini {what} at DIM={cfg.dim}: "
-                f"the kernel's blocks {blocks} need {used[space]} rows; choose smaller BLOCK sizes", first)
-            raise err
+        blocks = {space: "the kernel's blocks " + ", ".join(f"{s[0]}x{s[1]} {e} ({r} rows)" for s, e, r, _ in placed[space])
+                  for space in ("spad", "acc")}
+        problems = capacity_problems(self.config, used["spad"], used["acc"], blocks["spad"], blocks["acc"])
+        if problems:
+            over = "spad" if used["spad"] > self.config.sp_rows else "acc"
+            raise ir.fail(f"{'; '.join(problems)}; choose smaller BLOCK sizes", placed[over][-1][3])
 
     def elide_operand_padding(self, func):
         for op in list(walk_ops(func)):

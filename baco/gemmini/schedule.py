@@ -1,0 +1,114 @@
+"""Kernel schedules and the one capacity rule for Gemmini's local memories.
+
+A GEMM kernel (examples/matmul.py's block program) holds, per program, an
+A block (block_m × block_k int8) and a B block (block_k × block_n int8) in the
+scratchpad and a block_m × block_n int32 block in the accumulator. An int8
+output is moved out of the accumulator through the scale/ReLU path straight
+to DRAM, so it takes no scratchpad rows. With `double_buffer` the compiler
+gives the A and B blocks two homes each (alternate K steps) and the
+accumulator block two homes (alternate programs), so moves in and out overlap
+the array's work on the other copy.
+
+`block_rows` is how placement lays out any local block; `gemm_footprint` is
+what placement allocates for the GEMM kernel under a schedule;
+`capacity_problems` is the check placement and `schedule_problems` share.
+Pure Python: imports only baco.gemmini.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, fields
+
+from baco.gemmini.config import GemminiConfig
+
+DATAFLOWS = ("WS", "OS")
+
+
+@dataclass(frozen=True)
+class GemmSchedule:
+    block_m: int
+    block_n: int
+    block_k: int
+    dataflow: str = "WS"          # "WS" | "OS"
+    double_buffer: bool = False   # two homes for A/B (per K step) and the accumulator block (per program)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "GemmSchedule":
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise ValueError(f"unknown GemmSchedule fields {unknown}; known: {sorted(known)}")
+        return cls(**d)
+
+    def launch_options(self) -> dict:
+        """Keyword arguments of a kernel launch / compile that realise this schedule."""
+        return {"BLOCK_M": self.block_m, "BLOCK_N": self.block_n, "BLOCK_K": self.block_k,
+                "dataflow": self.dataflow, "double_buffer": self.double_buffer}
+
+
+@dataclass(frozen=True)
+class Footprint:
+    sp_rows: int
+    acc_rows: int
+
+
+def block_rows(rows: int, cols: int, dim: int) -> int:
+    """Local rows a rows × cols block occupies: ⌈cols/dim⌉ column strips of
+    ⌈rows/dim⌉·dim rows each (ragged edges padded to DIM)."""
+    return math.ceil(cols / dim) * math.ceil(rows / dim) * dim
+
+
+def gemm_footprint(s: GemmSchedule, cfg: GemminiConfig, out_int8: bool) -> Footprint:
+    """Rows the compiler's placement allocates for the GEMM kernel under `s`.
+    `out_int8` does not change it: the int8 output is scaled on its way out of
+    the accumulator, with no scratchpad staging block."""
+    copies = 2 if s.double_buffer else 1
+    d = cfg.dim
+    sp = copies * (block_rows(s.block_m, s.block_k, d) + block_rows(s.block_k, s.block_n, d))
+    return Footprint(sp_rows=sp, acc_rows=copies * block_rows(s.block_m, s.block_n, d))
+
+
+def capacity_problems(cfg: GemminiConfig, sp_rows: int, acc_rows: int,
+                      sp_blocks: str = "", acc_blocks: str = "") -> list[str]:
+    """The capacity rule: rows used per memory against the configuration's rows.
+    `*_blocks` describe what uses the rows (block sizes), for the message."""
+    out = []
+    for used, limit, what, blocks in (
+            (sp_rows, cfg.sp_rows, f"scratchpad ({cfg.sp_rows} rows of {cfg.dim} int8 = {cfg.sp_kb:g} KiB)",
+             sp_blocks),
+            (acc_rows, cfg.acc_rows, f"accumulator ({cfg.acc_rows} rows of {cfg.dim} int32 = {cfg.acc_kb:g} KiB)",
+             acc_blocks)):
+        if used > limit:
+            out.append(f"block sizes do not fit the Gemmini {what} at DIM={cfg.dim}: "
+                       f"{blocks + ' ' if blocks else ''}need {used} rows")
+    return out
+
+
+def schedule_problems(s: GemmSchedule, cfg: GemminiConfig, out_int8: bool) -> list[str]:
+    """Empty when the GEMM kernel compiles under `s` on `cfg`; else what is wrong."""
+    bad = [f"{name}={v} must be a positive integer" for name, v in
+           (("block_m", s.block_m), ("block_n", s.block_n), ("block_k", s.block_k))
+           if not isinstance(v, int) or isinstance(v, bool) or v <= 0]
+    if s.dataflow not in DATAFLOWS:
+        bad.append(f"dataflow must be one of {DATAFLOWS}, not {s.dataflow!r}")
+    if bad:
+        return bad
+    fp = gemm_footprint(s, cfg, out_int8)
+    d = cfg.dim
+    copies = " x2 (double-buffered)" if s.double_buffer else ""
+    sp_blocks = (f"A {s.block_m}x{s.block_k} ({block_rows(s.block_m, s.block_k, d)} rows) + "
+                 f"B {s.block_k}x{s.block_n} ({block_rows(s.block_k, s.block_n, d)} rows){copies}")
+    acc_blocks = f"C {s.block_m}x{s.block_n} ({block_rows(s.block_m, s.block_n, d)} rows){copies}"
+    return capacity_problems(cfg, fp.sp_rows, fp.acc_rows, sp_blocks, acc_blocks)
+
+
+def as_schedule(schedule) -> GemmSchedule:
+    """A GemmSchedule from itself or its dict."""
+    if isinstance(schedule, GemmSchedule):
+        return schedule
+    if isinstance(schedule, dict):
+        return GemmSchedule.from_dict(schedule)
+    raise TypeError(f"schedule must be a GemmSchedule or its dict, not {type(schedule).__name__}")
