@@ -12,7 +12,7 @@ SUBCOMMANDS = {
     "llc": ("baco.codegen.riscv", "LLVM IR -> RISC-V object or bare-metal ELF"),
     "sim": ("baco.sim.cli", "run a bare-metal RISC-V ELF with a Gemmini model attached"),
     "tune": ("baco.tuner.cli", "co-explore Gemmini hardware and mappings for an operator"),
-    "disasm": ("baco.gemmini.disasm", "disassemble Gemmini commands in an ELF or hex words"),
+    "disasm": ("baco.sim.disasm", "disassemble Gemmini commands in an ELF or hex words"),
 }
 
 

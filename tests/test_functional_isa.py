@@ -9,7 +9,8 @@ import pytest
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import (ACC_BIT, ACCUMULATE_BIT, COMMANDS, GARBAGE_ADDR, READ_FULL_BIT,
                               decode, disassemble, encode)
-from baco.sim.functional import ArrayMemory, GemminiFault, GemminiModel
+from baco.gemmini.isa import GemminiFault
+from baco.sim.functional import ArrayMemory, GemminiModel
 
 BASE = 0x80000000
 PC = 0x80001234

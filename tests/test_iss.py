@@ -267,7 +267,7 @@ def test_builds_are_deterministic(tmp_path):
 
 
 def test_disasm_static_listing_names_commands_and_registers(programs, capsys):
-    from baco.gemmini import disasm
+    from baco.sim import disasm
     assert disasm.main([str(programs["gemmini_counter"])]) == 0
     out = capsys.readouterr().out.splitlines()
     names = [line.split()[3] for line in out]
@@ -278,7 +278,7 @@ def test_disasm_static_listing_names_commands_and_registers(programs, capsys):
 
 
 def test_disasm_run_shows_field_values(programs, capsys):
-    from baco.gemmini import disasm
+    from baco.sim import disasm
     assert disasm.main([str(programs["gemmini_counter"]), "--run"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert [line.split()[1] for line in out] == ["config_ld", "config_st", "mvin", "mvout", "counter"]
@@ -286,7 +286,7 @@ def test_disasm_run_shows_field_values(programs, capsys):
 
 
 def test_disasm_triples_and_errors(capsys, tmp_path):
-    from baco.gemmini import disasm
+    from baco.sim import disasm
     rs1, rs2 = encode("mvin", dram_addr=0x80001000, local_addr=0x80000010, rows=4, cols=8)
     assert disasm.main(["2", hex(rs1), hex(rs2), "99", "0", "0"]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -10,7 +10,7 @@ import torch
 import baco
 import baco.language as bl
 from baco.gemmini.arith import reference_matmul
-from baco.sim.functional import GemminiFault
+from baco.gemmini.isa import GemminiFault
 
 _spec = importlib.util.spec_from_file_location("matmul_example", Path(__file__).parents[1] / "examples" / "matmul.py")
 mm = importlib.util.module_from_spec(_spec)

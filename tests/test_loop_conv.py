@@ -10,7 +10,8 @@ import pytest
 from baco.gemmini.arith import acc_to_int8
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import COMMANDS, encode
-from baco.sim.functional import ArrayMemory, GemminiFault, GemminiModel
+from baco.gemmini.isa import GemminiFault
+from baco.sim.functional import ArrayMemory, GemminiModel
 
 CONFIGS = {4: GemminiConfig.from_capacity(4, 16, 8), 16: GemminiConfig(), 32: GemminiConfig.from_capacity(32, 256, 128)}
 F32_ONE = 0x3F800000

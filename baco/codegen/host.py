@@ -30,7 +30,7 @@ class HostMemory:
         for lo, hi in self.regions:
             if lo <= addr and addr + n <= hi:
                 return
-        from baco.sim.functional import GemminiFault
+        from baco.gemmini.isa import GemminiFault
         raise GemminiFault(f"DRAM {what} of {n} bytes at {addr:#x} is outside the kernel's arrays",
                            field="dram_addr")
 

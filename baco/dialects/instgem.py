@@ -9,7 +9,8 @@ verifier checks constant operands against the table.
 """
 from __future__ import annotations
 
-from mlir.ir import IntegerAttr, Operation
+from mlir.dialects import arith
+from mlir.ir import IntegerAttr, IntegerType, Operation, WalkOrder, WalkResult
 
 from baco.errors import CompilationError
 from baco.gemmini.isa import COMMANDS
@@ -41,8 +42,8 @@ def irdl_text() -> str:
 def emit(name: str, loc=None, **values):
     """Create `instgem.<name>` with operands ordered by the command table.
     `values` maps field name -> i64 Value; missing fields are set to 0."""
-    from baco.passes import irutil as ir
     cmd = COMMANDS[name]
+    i64 = IntegerType.get_signless(64)
     fields = operand_fields(cmd)
     unknown = set(values) - {f.name for f in fields}
     if unknown:
@@ -50,8 +51,8 @@ def emit(name: str, loc=None, **values):
     operands = []
     for f in fields:
         v = values.get(f.name, 0)
-        operands.append(ir.const_int(v, ir.i64(), loc) if isinstance(v, int) else v)
-    results = [ir.i64()] if name == "counter" else []
+        operands.append(arith.ConstantOp(i64, v, loc=loc).result if isinstance(v, int) else v)
+    results = [i64] if name == "counter" else []
     return Operation.create(PREFIX + name, results=results, operands=operands, loc=loc)
 
 
@@ -61,10 +62,15 @@ def emit_fence(loc=None):
 
 def verify_fields(module_op):
     """Constant operands must fit their field widths (the part IRDL cannot say)."""
-    from baco.passes.gemmini_placement import walk_ops
-    for op in walk_ops(module_op):
-        if not op.name.startswith(PREFIX) or op.name == PREFIX + "fence":
-            continue
+    commands = []
+
+    def collect(op):
+        if op.name.startswith(PREFIX) and op.name != PREFIX + "fence":
+            commands.append(op)
+        return WalkResult.ADVANCE
+
+    module_op.walk(collect, WalkOrder.PRE_ORDER)    # (an exception cannot cross the walk)
+    for op in commands:
         cmd = COMMANDS[op.name[len(PREFIX):]]
         for f, v in zip(operand_fields(cmd), op.operands):
             owner = v.owner

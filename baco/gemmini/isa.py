@@ -20,6 +20,17 @@ class IsaError(ValueError):
     """An instruction that does not decode (unknown funct, bad sub-command)."""
 
 
+class GemminiFault(Exception):
+    """A command the hardware cannot execute: names the pc, the command and the field."""
+
+    def __init__(self, message, pc=None, command=None, field=None):
+        self.message, self.pc, self.command, self.field = message, pc, command, field
+        where = f"pc {pc:#x}: " if pc is not None else ""
+        what = f" [{command}]" if command else ""
+        fld = f" (field {field})" if field else ""
+        super().__init__(f"Gemmini fault: {where}{message}{fld}{what}")
+
+
 @dataclass(frozen=True)
 class Field:
     name: str

@@ -29,32 +29,6 @@ from baco.gemmini.schedule import block_rows, capacity_problems
 from baco.passes import irutil as ir
 
 
-def walk_ops(op):
-    for region in op.regions:
-        for block in region.blocks:
-            for inner in block.operations:
-                inner = inner.operation
-                yield inner
-                yield from walk_ops(inner)
-
-
-def is_zero_fill(op) -> bool:
-    """linalg.fill(0) or linalg.map yielding constant 0 (bufferized tensor.pad)."""
-    if op.name == "linalg.fill":
-        value = op.operands[0].owner
-    elif op.name == "linalg.map":
-        body = op.regions[0].blocks[0]
-        ops = list(body.operations)
-        if len(ops) != 1 or ops[0].operation.name != "linalg.yield":
-            return False
-        value = ops[0].operation.operands[0].owner
-    else:
-        return False
-    if not hasattr(value, "name") or value.name != "arith.constant":
-        return False
-    return str(value.attributes["value"]).split(":")[0].strip() in ("0", "0.000000e+00")
-
-
 def fill_target(op):
     return op.operands[-1] if op.name == "linalg.fill" else op.operands[0]
 
@@ -100,7 +74,7 @@ class Placement:
         dim = self.config.dim
         used = {"spad": 0, "acc": 0, "epilogue": 0}
         placed = {"spad": [], "acc": [], "epilogue": []}
-        for op in walk_ops(func):
+        for op in ir.walk_ops(func):
             if op.name != "memref.alloc":
                 continue
             t = MemRefType(op.result.type)
@@ -130,7 +104,7 @@ class Placement:
         """A dot operand bufferization left in DRAM (a load that needed no padding)
         is copied into a local block first: Gemmini computes on local memory only."""
         from mlir.ir import InsertionPoint
-        for op in list(walk_ops(func)):
+        for op in list(ir.walk_ops(func)):
             if op.name != "linalg.matmul":
                 continue
             for i in (0, 1):
@@ -155,8 +129,8 @@ class Placement:
             raise ir.fail(f"{'; '.join(problems)}; choose smaller BLOCK sizes", placed[over][-1][3])
 
     def elide_operand_padding(self, func):
-        for op in list(walk_ops(func)):
-            if op.name not in ("linalg.map", "linalg.fill") or not is_zero_fill(op):
+        for op in list(ir.walk_ops(func)):
+            if op.name not in ("linalg.map", "linalg.fill") or not ir.is_zero_fill(op):
                 continue
             buf = fill_target(op)
             owner = buf.owner
@@ -177,4 +151,4 @@ def run(module_op, config: GemminiConfig | None = None, **_):
     Placement(config or GemminiConfig()).run(module_op)
 
 
-__all__ = ["run", "Placement", "CompilationError", "walk_ops", "is_zero_fill", "layout"]
+__all__ = ["run", "Placement", "CompilationError", "layout"]

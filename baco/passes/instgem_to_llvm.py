@@ -16,7 +16,6 @@ from mlir.passmanager import PassManager
 from baco.dialects import instgem
 from baco.gemmini.isa import COMMANDS
 from baco.passes import irutil as ir
-from baco.passes.gemmini_placement import walk_ops
 
 INTRINSIC_PREFIX = "baco.rocc."
 FENCE = "baco.fence"
@@ -69,7 +68,7 @@ def _signed64(v: int) -> int:
 
 
 def lower_instgem(module_op):
-    for op in list(walk_ops(module_op)):
+    for op in list(ir.walk_ops(module_op)):
         if not op.name.startswith(instgem.PREFIX):
             continue
         name = op.name[len(instgem.PREFIX):]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mlir.ir import (Attribute, DenseI64ArrayAttr, F32Type, IndexType,
                      IntegerAttr, IntegerType, Operation, RankedTensorType,
-                     ShapedType, Type, UnitAttr)
+                     ShapedType, Type, UnitAttr, WalkOrder, WalkResult)
 
 from baco.errors import CompilationError
 
@@ -84,6 +84,36 @@ def tensor_type(shape, elem) -> Type:
 
 def unit() -> Attribute:
     return UnitAttr.get()
+
+
+def walk_ops(op) -> list:
+    """Every operation nested in `op` (not `op` itself), in pre-order, collected
+    first so callers may rewrite while iterating."""
+    ops = []
+
+    def visit(inner):
+        ops.append(inner)
+        return WalkResult.ADVANCE
+
+    op.walk(visit, WalkOrder.PRE_ORDER)
+    return ops[1:]
+
+
+def is_zero_fill(op) -> bool:
+    """linalg.fill(0) or linalg.map yielding constant 0 (bufferized tensor.pad)."""
+    if op.name == "linalg.fill":
+        value = op.operands[0].owner
+    elif op.name == "linalg.map":
+        body = op.regions[0].blocks[0]
+        ops = list(body.operations)
+        if len(ops) != 1 or ops[0].operation.name != "linalg.yield":
+            return False
+        value = ops[0].operation.operands[0].owner
+    else:
+        return False
+    if not hasattr(value, "name") or value.name != "arith.constant":
+        return False
+    return str(value.attributes["value"]).split(":")[0].strip() in ("0", "0.000000e+00")
 
 
 def fail(message: str, op) -> CompilationError:

@@ -23,7 +23,6 @@ from baco.dialects import instgem
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import GARBAGE_ADDR, local_addr
 from baco.passes import irutil as ir
-from baco.passes.gemmini_placement import is_zero_fill, walk_ops
 
 ESIZE = {"i8": 1, "i32": 4}
 
@@ -130,7 +129,7 @@ class LinalgToInstGem:
         with InsertionPoint.at_block_begin(entry), func.location:
             instgem.emit("config_ex", dataflow=1 if self.dataflow == "WS" else 0,
                          acc_scale=f32_bits(1.0), a_stride=1, c_stride=1)
-        for op in list(walk_ops(func)):
+        for op in list(ir.walk_ops(func)):
             handler = {"memref.copy": self.lower_copy, "linalg.matmul": self.lower_matmul,
                        "linalg.fill": self.lower_fill, "linalg.map": self.lower_fill,
                        "func.return": self.lower_return}.get(op.name)
@@ -143,7 +142,7 @@ class LinalgToInstGem:
         changed = True
         while changed:
             changed = False
-            for op in list(walk_ops(func)):
+            for op in list(ir.walk_ops(func)):
                 if op.name in ("memref.subview", "memref.alloc") and all(not list(r.uses) for r in op.results):
                     op.erase()
                     changed = True
@@ -153,7 +152,7 @@ class LinalgToInstGem:
 
     # ---- data movement -------------------------------------------------------
     def lower_fill(self, op):
-        if not is_zero_fill(op):
+        if not ir.is_zero_fill(op):
             raise ir.fail("only zero-initialised blocks are supported on Gemmini", op)
         alloc = alloc_of(op.operands[-1] if op.name == "linalg.fill" else op.operands[0])
         if alloc is None:

@@ -15,24 +15,13 @@ import numpy as np
 from baco.gemmini.arith import (acc_to_int8, bits_f32, rounding_right_shift,
                                 saturate, scale_to_int)
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.isa import (ACC_BIT, ACCUMULATE_BIT, READ_FULL_BIT, IsaError,
-                              decode, disassemble, is_garbage)
+from baco.gemmini.isa import (ACC_BIT, ACCUMULATE_BIT, READ_FULL_BIT, GemminiFault,
+                              IsaError, decode, disassemble, is_garbage)
 from baco.sim.loops import LoopConvState, LoopWsState, loop_conv_ws_commands, loop_ws_commands
 
 ALLOWED_TRANSPOSES = {  # (dataflow, a_transpose, b_transpose) -> allowed (§1.3.1)
     (0, 0, 0): True, (0, 0, 1): False, (0, 1, 0): True, (0, 1, 1): True,
     (1, 0, 0): True, (1, 0, 1): True, (1, 1, 0): True, (1, 1, 1): False}
-
-
-class GemminiFault(Exception):
-    """A command the hardware cannot execute: names the pc, the command and the field."""
-
-    def __init__(self, message, pc=None, command=None, field=None):
-        self.message, self.pc, self.command, self.field = message, pc, command, field
-        where = f"pc {pc:#x}: " if pc is not None else ""
-        what = f" [{command}]" if command else ""
-        fld = f" (field {field})" if field else ""
-        super().__init__(f"Gemmini fault: {where}{message}{fld}{what}")
 
 
 class Memory:

@@ -47,7 +47,7 @@ from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
 
 from baco.gemmini.config import DEFAULT_CONFIG, GemminiConfig
-from baco.gemmini.isa import OPCODE_CUSTOM3, IsaError, disassemble, split_insn
+from baco.gemmini.isa import OPCODE_CUSTOM3, GemminiFault, IsaError, disassemble, split_insn
 
 RAM_BASE = 0x80000000
 DEFAULT_MEM_SIZE = 256 << 20
@@ -110,10 +110,8 @@ class UnicornMemory:
 
     def _check(self, addr: int, n: int, what: str):
         if addr < self.base or addr + n > self.end:
-            from baco.sim.functional import GemminiFault
-            raise GemminiFault(None, None, "dram_addr",
-                               f"DMA {what} of {n} bytes at 0x{addr:x} outside RAM "
-                               f"[0x{self.base:x}, 0x{self.end:x})")
+            raise GemminiFault(f"DMA {what} of {n} bytes at 0x{addr:x} outside RAM "
+                               f"[0x{self.base:x}, 0x{self.end:x})", field="dram_addr")
 
     def read(self, addr: int, n: int) -> bytes:
         self._check(addr, n, "read")
@@ -294,7 +292,6 @@ class _Run:
         self._execute_custom(uc, pc, word)
 
     def _execute_custom(self, uc, pc, word):
-        from baco.sim.functional import GemminiFault
         f = split_insn(word)
         rs1 = uc.reg_read(_x(f["rs1"])) if f["xs1"] else 0
         rs2 = uc.reg_read(_x(f["rs2"])) if f["xs2"] else 0

@@ -16,7 +16,7 @@ The functional model runs these streams; the cycle model times them.
 from __future__ import annotations
 
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.isa import (ACC_BIT, ACCUMULATE_BIT, COMMANDS, GARBAGE_ADDR,
+from baco.gemmini.isa import (ACC_BIT, ACCUMULATE_BIT, COMMANDS, GARBAGE_ADDR, GemminiFault,
                               READ_FULL_BIT, encode)
 
 
@@ -177,7 +177,6 @@ class LoopConvState:
 
 
 def _conv_fault(message, field):
-    from baco.sim.functional import GemminiFault     # functional imports this module
     return GemminiFault(message, field=field)
 
 

@@ -138,8 +138,7 @@ def conv_program_iterations(layer: dict, temporal, spatial_c: int, spatial_k: in
     (baco.sim.loops.loop_conv_ws_commands): the bias only with the first reduction tile, the
     output only with the last, inputs/weights loaded only when their tile changes (spad ids
     keep them in place). Tiles that LoopConv cannot hold fall back to ws_program_iterations."""
-    from baco.gemmini.isa import decode
-    from baco.sim.functional import GemminiFault
+    from baco.gemmini.isa import GemminiFault, decode
     from baco.sim.loops import LoopConvState, loop_conv_ws_commands
     l0, l1, l2 = (temporal[i] for i in range(3))
     l3 = temporal[3]
