@@ -1,5 +1,5 @@
 """The differentiable cost model against Timeloop on the DOSA dataset
-(../shared/data/timeloop/dataset.csv.tar.gz): relative error of cycles and
+(benchmarks/data/timeloop/dataset.csv.tar.gz): relative error of cycles and
 energy per row, summarised as mean / median / p90 / max; also checks that
 every mapping text round-trips through parse/format.
 
@@ -21,13 +21,13 @@ from baco.tuner.costmodel import evaluate
 from baco.tuner.mapping import format_mapping, parse_mapping
 from baco.tuner.workloads import Layer
 
-DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DEFAULT_DATA = Path(__file__).resolve().parent / "data"   # copies of the DOSA reference data
 
 
 def read_rows(data_dir: Path):
     path = data_dir / "timeloop" / "dataset.csv.tar.gz"
     if not path.exists():
-        raise FileNotFoundError(f"{path} not found: this benchmark needs ../shared/data (or --data DIR)")
+        raise FileNotFoundError(f"{path} not found: pass --data DIR")
     with tarfile.open(path) as tar:
         member = next(m for m in tar.getmembers() if m.name.endswith(".csv"))
         text = tar.extractfile(member).read().decode()

@@ -1,6 +1,6 @@
 """The cycle model against Gemmini RTL (FireSim) cycle counts.
 
-Each row of ../shared/data/rtl/firesim_train.csv is a (layer, mapping) pair
+Each row of benchmarks/data/rtl/firesim_train.csv is a (layer, mapping) pair
 measured on the default Gemmini (16×16, 256 KB scratchpad, 64 KB
 accumulator). The mapping becomes the weight-stationary program it describes
 (baco/sim/programs.py), the cycle model times it, and the report gives the
@@ -26,7 +26,7 @@ from baco.sim.programs import simulate_mapping
 from baco.sim.timing import DEFAULT_CONSTANTS, TimingModel
 from baco.tuner.mapping import parse_mapping
 
-DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DEFAULT_DATA = Path(__file__).resolve().parent / "data"   # copies of the DOSA reference data
 DIMS = ("R", "S", "P", "Q", "C", "K", "N")
 
 
@@ -71,7 +71,7 @@ def main(argv=None) -> int:
     else:
         path = args.data / "rtl" / "firesim_train.csv"
         if not path.exists():
-            print(f"{path} not found: this benchmark needs ../shared/data (or --data DIR / --csv PATH)")
+            print(f"{path} not found: pass --data DIR or --csv PATH")
             return 1
         train, rows = load(path)
     if args.rows:

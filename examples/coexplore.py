@@ -2,8 +2,8 @@
 
     python examples/coexplore.py [--network bert|resnet50|...] [--budget 60] [--out out/coexplore]
 
-Without ../shared/data (or with --torch) the network is a small torch MLP+conv
-model whose layers are extracted with torch.fx. Prints the chosen hardware,
+The network is one shipped with the package (baco/data/workloads) or, with
+--torch, a small torch MLP+conv model whose layers are extracted with torch.fx. Prints the chosen hardware,
 each layer's mapping (and kernel block sizes for GEMM layers), the
 Gemmini-default baseline for comparison, and where the files went.
 """

@@ -16,7 +16,7 @@ from baco.tuner.mapping import (blocks_to_gemm_mapping, format_mapping, gemm_map
                                 parse_mapping, validate)
 from baco.tuner.workloads import Layer, conv1d, conv2d, gemm, gemv, layers_from_torch, load_network
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DATA = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
 TEXT = "L3[WIO] C8 Q7 K16 - L2[WI] Q2 C2 - L1[O] P7 K2 C4 K2X - L0[W] Q4 P8"
 
 
@@ -174,13 +174,12 @@ def test_layers_from_torch_module():
     assert any(l.C == 10 and l.K == 4 for l in layers)
 
 
-def test_load_network_when_data_present(tmp_path):
+def test_load_network(tmp_path):
     folder = tmp_path / "tiny"
     folder.mkdir()
     (folder / "layer_count.yaml").write_text("'3_3_56_56_64_64_1_1_1_1_1':\n  count: 3\n  name: a\n"
                                              "'1_1_1_1_2048_1000_1_1_1_1_1':\n  count: 1\n")
     layers = load_network(folder)
     assert [(l.R, l.P, l.C, l.K, l.count) for l in layers] == [(3, 56, 64, 64, 3), (1, 1, 2048, 1000, 1)]
-    if (DATA / "workloads" / "resnet50").exists():
-        resnet = load_network("resnet50")
-        assert sum(l.count for l in resnet) == 54 and len(resnet) == 24
+    resnet = load_network("resnet50")   # shipped as package data
+    assert sum(l.count for l in resnet) == 54 and len(resnet) == 24

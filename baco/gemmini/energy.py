@@ -1,4 +1,4 @@
-"""Per-access energies (pJ) of Gemmini's units, as in ../shared/data/README.md
+"""Per-access energies (pJ) of Gemmini's units, as in DOSA's Timeloop architecture
 (DOSA's Gemmini model): the one definition used by the cycle model's energy
 report and the tuner's cost model."""
 

@@ -21,7 +21,7 @@ accumulator accesses, MACs, utilization and energy. The counter command's
 event values come from here (`counter_value`).
 
 The constants below were fitted on the training part of
-../shared/data/rtl/firesim_train.csv by benchmarks/rtl_calibration.py --fit.
+benchmarks/data/rtl/firesim_train.csv by benchmarks/rtl_calibration.py --fit.
 """
 from __future__ import annotations
 

@@ -64,7 +64,7 @@ def main(argv=None) -> int:
     p.add_argument("--padding", type=int, default=0)
     p.add_argument("--batch", type=int, default=1)
     p.add_argument("--problem", help="Timeloop problem YAML")
-    p.add_argument("--network", help="a network of ../shared/data/workloads, or a folder like them")
+    p.add_argument("--network", help="a shipped network (resnet50, bert, unet, retinanet, ... see baco/data/workloads) or a folder like them")
     p.add_argument("--method", choices=list(METHODS), default="baco")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--steps", type=int)

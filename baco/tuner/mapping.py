@@ -3,7 +3,7 @@
 (C over the array rows below the accumulator, K over the columns below the
 scratchpad), and a loop order per level.
 
-Text form (as in ../shared/data), outermost level first, `X` = spatial:
+Text form (as in the DOSA data, benchmarks/data), outermost level first, `X` = spatial:
 `L3[WIO] C8 Q7 K16 - L2[WI] Q2 C2 - L1[O] P7 K2 C4 K2X - L0[W] Q4 P8`.
 """
 from __future__ import annotations

@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 
 DIMS = ("R", "S", "P", "Q", "C", "K", "N")
-DATA_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+WORKLOADS_DIR = Path(__file__).resolve().parents[1] / "data" / "workloads"   # package data (DOSA networks)
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class Layer:
 
     @property
     def key(self) -> str:
-        return "_".join(str(getattr(self, f)) for f in DIMS + ("Wstride", "Hstride", "Wdilation", "Hdilation"))
+        return "_".join(str(getattr(self, f)) for f in FIELDS)
 
     def with_count(self, count: int) -> "Layer":
         return replace(self, count=count)
@@ -105,31 +105,57 @@ def conv1d(out_len: int, C: int, K: int, R: int, *, stride: int = 1, dilation: i
                  name=name or f"conv1d{R}_{out_len}_{C}to{K}")
 
 
+FIELDS = DIMS + ("Wstride", "Hstride", "Wdilation", "Hdilation")
+
+
 def from_problem(problem: dict, name: str = "", count: int = 1) -> Layer:
+    """A Timeloop problem (`problem: {instance: {...}}` or the flat `problem: {...}` form).
+    A depthwise layer (dw-cnn-layer: one filter per channel) becomes C=1, K=channels,
+    as the torch extraction writes grouped convolutions."""
     p = problem.get("problem", problem)
-    p = p.get("instance", p)
-    return Layer(**{k: int(p.get(k, 1)) for k in DIMS + ("Wstride", "Hstride", "Wdilation", "Hdilation")},
-                 name=name, count=count)
+    shape = p.get("shape", p.get("name", "cnn-layer"))
+    shape = (shape.get("name") if isinstance(shape, dict) else shape) or "cnn-layer"
+    inst = p.get("instance", p)
+    if shape.lower() == "dw-cnn-layer":
+        inst = {**inst, "C": 1, "K": inst.get("C", 1)}
+    elif shape.lower() != "cnn-layer":
+        raise ValueError(f"{name or 'problem'}: Timeloop shape {shape!r} is not modelled "
+                         "(only cnn-layer and dw-cnn-layer)")
+    return Layer(**{k: int(inst.get(k, 1)) for k in FIELDS}, name=name, count=count)
 
 
-def load_timeloop_problem(path) -> Layer:
-    path = Path(path)
-    return from_problem(yaml.safe_load(path.read_text()), name=path.stem)
+def is_mac_layer(problem: dict) -> bool:
+    """False for the element-wise/reduction problems some networks list beside their MAC layers."""
+    p = problem.get("problem", problem)
+    shape = p.get("shape", {})
+    return not (isinstance(shape, dict) and shape.get("name") in ("elementwise", "reduction"))
 
 
 def layer_from_key(key: str, count: int = 1, name: str = "") -> Layer:
     v = [int(x) for x in key.split("_")]
-    fields = DIMS + ("Wstride", "Hstride", "Wdilation", "Hdilation")
-    return Layer(**dict(zip(fields, v)), name=name or key, count=count)
+    return Layer(**dict(zip(FIELDS, v)), name=name or key, count=count)
 
 
-def load_network(name_or_dir, data_dir: Path | None = None) -> list[Layer]:
-    """A network of ../shared/data/workloads (unique layers with multiplicities)."""
+# Shipped folders that are not networks of modelled layers: Timeloop shape definitions, and
+# DOSA's transposed convolution (its stride dilates the input, which Layer does not express).
+NOT_NETWORKS = ("problem-shapes", "conv_transpose")
+
+
+def network_names() -> list[str]:
+    """The networks shipped in baco/data/workloads."""
+    return sorted(p.name for p in WORKLOADS_DIR.iterdir()
+                  if p.is_dir() and p.name not in NOT_NETWORKS and any(p.glob("*.yaml")))
+
+
+def load_network(name_or_dir) -> list[Layer]:
+    """A shipped network (baco/data/workloads/NAME) or a folder laid out like one:
+    unique layers with multiplicities from layer_count.yaml, else one layer per problem YAML."""
     d = Path(name_or_dir)
     if not d.is_dir():
-        d = (data_dir or DATA_DIR) / "workloads" / str(name_or_dir)
+        d = WORKLOADS_DIR / str(name_or_dir)
     if not d.is_dir():
-        raise FileNotFoundError(f"no workload folder {name_or_dir!r} (looked in {d})")
+        raise FileNotFoundError(f"no workload folder {name_or_dir!r}: not a directory and not a shipped "
+                                f"network ({', '.join(network_names())})")
     counts_file = d / "layer_count.yaml"
     if counts_file.exists():
         counts = yaml.safe_load(counts_file.read_text()) or {}
@@ -139,7 +165,24 @@ def load_network(name_or_dir, data_dir: Path | None = None) -> list[Layer]:
             nm = val.get("name", "") if isinstance(val, dict) else ""
             layers.append(layer_from_key(str(key), count, name=nm or f"{d.name}_{len(layers)}"))
         return layers
-    return [load_timeloop_problem(p) for p in sorted(d.glob("*.yaml")) if p.name != "layers.yaml"]
+    # No counts: every layer in layers.yaml (else unique_layers.yaml, else every problem file) once.
+    for listing in ("layers.yaml", "unique_layers.yaml"):
+        if (d / listing).exists():
+            files = [d / f"{n}.yaml" for n in yaml.safe_load((d / listing).read_text())]
+            break
+    else:
+        files = sorted(p for p in d.glob("*.yaml") if p.name not in ("layers.yaml", "unique_layers.yaml"))
+    return merge_identical([from_problem(prob, name=f.stem) for f in files
+                            if is_mac_layer(prob := yaml.safe_load(f.read_text()))])
+
+
+def merge_identical(layers: list[Layer]) -> list[Layer]:
+    """One layer per distinct shape, in first-seen order, with the multiplicities summed."""
+    found = OrderedDict()
+    for layer in layers:
+        key = layer.key
+        found[key] = found[key].with_count(found[key].count + layer.count) if key in found else layer
+    return list(found.values())
 
 
 def layers_from_torch(module, *example_inputs) -> list[Layer]:
@@ -150,11 +193,8 @@ def layers_from_torch(module, *example_inputs) -> list[Layer]:
     from torch.fx.passes.shape_prop import ShapeProp
     gm = symbolic_trace(module)
     ShapeProp(gm).propagate(*example_inputs)
-    found = OrderedDict()
-
-    def add(layer):
-        key = layer.key
-        found[key] = found[key].with_count(found[key].count + 1) if key in found else layer
+    found = []
+    add = found.append
 
     for node in gm.graph.nodes:
         meta = node.meta.get("tensor_meta")
@@ -177,4 +217,4 @@ def layers_from_torch(module, *example_inputs) -> list[Layer]:
             a, b = (arg.meta["tensor_meta"].shape for arg in node.args[:2])
             batch = math.prod(a[:-2]) if len(a) > 2 else 1
             add(Layer(P=a[-2] if len(a) > 1 else 1, C=a[-1], K=b[-1], N=batch, name=node.name))
-    return list(found.values())
+    return merge_identical(found)

@@ -1,0 +1,47 @@
+"""Shipped networks (package data) and the loaders for DOSA's folder layouts."""
+import re
+from pathlib import Path
+
+import pytest
+
+from baco.tuner.workloads import load_network, network_names
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_shipped_networks_load_with_their_sizes():
+    names = network_names()
+    assert {"resnet50", "bert", "unet", "retinanet"} <= set(names)
+    expected = {"resnet50": (24, 54, 4089184256), "bert": (5, 6, 757071872), "retinanet": (22, 27, None),
+                "unet": (23, 23, None)}
+    for name, (unique, total, macs) in expected.items():
+        layers = load_network(name)
+        assert (len(layers), sum(l.count for l in layers)) == (unique, total), name
+        if macs:
+            assert sum(l.macs * l.count for l in layers) == macs
+    for name in names:
+        assert all(l.macs > 0 and l.count >= 1 for l in load_network(name)), name
+
+
+def test_folder_without_counts_merges_identical_layers(tmp_path):
+    conv = "problem:\n  shape: cnn-layer\n  instance: {R: 3, S: 3, P: 17, Q: 17, C: 8, K: 16, N: 1}\n"
+    (tmp_path / "a.yaml").write_text(conv)
+    (tmp_path / "b.yaml").write_text(conv)
+    (tmp_path / "dw.yaml").write_text("problem:\n  shape: dw-cnn-layer\n  instance: {R: 3, S: 3, P: 5, Q: 5, C: 32}\n")
+    (tmp_path / "ews.yaml").write_text("problem:\n  instance: {S: 128}\n  shape: {name: elementwise}\n")
+    (tmp_path / "layers.yaml").write_text("- a\n- ews\n- dw\n- b\n")
+    layers = load_network(tmp_path)
+    assert [(l.name, l.count, l.C, l.K) for l in layers] == [("a", 2, 8, 16), ("dw", 1, 1, 32)]
+
+
+def test_unmodelled_shape_and_unknown_network_are_errors():
+    with pytest.raises(ValueError, match="transpose-cnn-layer"):
+        load_network(ROOT / "baco" / "data" / "workloads" / "conv_transpose")
+    with pytest.raises(FileNotFoundError, match="resnet50"):
+        load_network("no_such_net")
+
+
+def test_product_code_never_reads_the_shared_folder():
+    offenders = [str(p.relative_to(ROOT)) for d in ("baco", "examples", "benchmarks") for p in (ROOT / d).rglob("*.py")
+                 if re.search(r"""["']shared["']|\.\./shared""", p.read_text())]
+    assert offenders == []
