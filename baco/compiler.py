@@ -56,6 +56,7 @@ class CompiledKernel:
     llvm_ir: str
     stage_seconds: dict = field(default_factory=dict)
     dump_dir: str | None = None
+    double_buffer: bool = False
     _backend: object = None
 
     @property
@@ -92,25 +93,29 @@ def cache_dir() -> Path | None:
     return Path(d) if d else None
 
 
-def _cache_key(text, name, config, dataflow) -> str:
-    blob = json.dumps([text, name, config.to_dict(), dataflow, compiler_fingerprint()], sort_keys=True)
+def _cache_key(text, name, config, dataflow, double_buffer) -> str:
+    blob = json.dumps([text, name, config.to_dict(), dataflow, double_buffer, compiler_fingerprint()],
+                      sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
 def compile_module(text: str, name: str, *, target: str = "sim", config: GemminiConfig | None = None,
-                   dataflow: str = "WS", dump_dir: str | None = None) -> CompiledKernel:
+                   dataflow: str = "WS", double_buffer: bool = False,
+                   dump_dir: str | None = None) -> CompiledKernel:
+    """Compile a BACO-dialect module; `dataflow` and `double_buffer` are the
+    schedule choices the passes honour (see baco.gemmini.schedule)."""
     if target not in TARGETS:
         raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
     config = config or GemminiConfig()
     dump_dir = dump_dir or os.environ.get("BACO_DUMP_IR") or None
     cdir = cache_dir()
-    cached = cdir / f"{_cache_key(text, name, config, dataflow)}.ll" if cdir else None
+    cached = cdir / f"{_cache_key(text, name, config, dataflow, double_buffer)}.ll" if cdir else None
     if cached is not None and cached.exists() and not dump_dir:
         t0 = time.perf_counter()
         llvm_ir = cached.read_text()
         stage_ir, seconds = {}, {"disk-cache": time.perf_counter() - t0}
     else:
-        res = run_pipeline(text, config=config, dataflow=dataflow, dump_dir=dump_dir, name=name)
+        res = run_pipeline(text, config=config, dataflow=dataflow, double_buffer=double_buffer, dump_dir=dump_dir, name=name)
         t0 = time.perf_counter()
         llvm_ir = to_llvm_ir(res.module)
         res.stage_seconds["translate"] = time.perf_counter() - t0
@@ -123,6 +128,6 @@ def compile_module(text: str, name: str, *, target: str = "sim", config: Gemmini
             tmp.write_text(llvm_ir)
             tmp.replace(cached)
     ck = CompiledKernel(name, target, config, dataflow, kernel_signature(text, name), text,
-                        stage_ir, llvm_ir, seconds, dump_dir)
+                        stage_ir, llvm_ir, seconds, dump_dir, double_buffer)
     ck.backend   # build the JIT / object now so compile errors surface at compile time
     return ck

@@ -11,7 +11,7 @@ import numpy as np
 from baco.frontend import language as bl
 from baco.frontend.codegen import KernelCodegen
 
-LAUNCH_OPTIONS = ("target", "config", "dataflow")
+LAUNCH_OPTIONS = ("target", "config", "dataflow", "double_buffer", "schedule")
 NP_ELEM = {np.dtype(np.int8): "i8", np.dtype(np.int32): "i32", np.dtype(np.float32): "f32"}
 
 
@@ -27,7 +27,7 @@ def _as_array(x):
 
 
 class JITFunction:
-    def __init__(self, fn, *, target="sim", config=None, dataflow="WS", interpret=None):
+    def __init__(self, fn, *, target="sim", config=None, dataflow="WS", double_buffer=False, interpret=None):
         self.fn = fn
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
@@ -35,7 +35,8 @@ class JITFunction:
         self.params = list(self.signature.parameters.values())
         self.constexprs = {p.name for p in self.params if p.annotation is bl.constexpr
                            or p.annotation == "bl.constexpr" or str(p.annotation).endswith("constexpr")}
-        self.defaults = dict(target=target, config=config, dataflow=dataflow)
+        self.defaults = dict(target=target, config=config, dataflow=dataflow, double_buffer=double_buffer,
+                             schedule=None)
         self.interpret = interpret
         self.cache = {}
         lines, first = inspect.getsourcelines(fn)
@@ -53,13 +54,32 @@ class JITFunction:
 
     # ---- specialization -------------------------------------------------------------
     def bind(self, args, kwargs):
+        given = {k for k in self.defaults if k in kwargs}
         options = {k: kwargs.pop(k) if k in kwargs else v for k, v in self.defaults.items()}
+        if options["schedule"] is not None:
+            self.apply_schedule(options, given, kwargs)
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as e:
             raise TypeError(f"{self.__name__}: {e}") from None
         bound.apply_defaults()
         return dict(bound.arguments), options
+
+    def apply_schedule(self, options, given, kwargs):
+        """`schedule=` (a GemmSchedule or its dict) fills BLOCK_M/N/K and the
+        compile options; an explicit launch value that disagrees is an error."""
+        from baco.gemmini.schedule import as_schedule
+        for name, value in as_schedule(options.pop("schedule")).launch_options().items():
+            if name in options:
+                if name in given and options[name] != value:
+                    raise ValueError(f"{self.__name__}: {name}={options[name]!r} contradicts the schedule's {value!r}")
+                options[name] = value
+            elif name in kwargs and kwargs[name] != value:
+                raise ValueError(f"{self.__name__}: {name}={kwargs[name]!r} contradicts the schedule's {value!r}")
+            elif name in self.constexprs:
+                kwargs[name] = value
+            else:
+                raise ValueError(f"{self.__name__}: the schedule sets {name}, which is not a constexpr parameter")
 
     def specialize(self, values):
         """(params for codegen, runtime args, cache key)."""
@@ -110,11 +130,12 @@ class JITFunction:
         from baco.gemmini.config import GemminiConfig
         params, runtime, key = self.specialize(values)
         config = options["config"] or GemminiConfig()
-        key = key + (options["target"], options["dataflow"], tuple(sorted(config.to_dict().items())))
+        key = key + (options["target"], options["dataflow"], bool(options["double_buffer"]),
+                     tuple(sorted(config.to_dict().items())))
         ck = self.cache.get(key)
         if ck is None:
             ck = compile_module(self.baco_ir(params), self.__name__, target=options["target"], config=config,
-                                dataflow=options["dataflow"])
+                                dataflow=options["dataflow"], double_buffer=bool(options["double_buffer"]))
             self.cache[key] = ck
         return ck, runtime
 
@@ -152,7 +173,9 @@ class JITFunction:
 
 
 def jit(fn=None, **options):
-    """Decorator: `@baco.jit` or `@baco.jit(dataflow="OS", target="iss", config=…)`."""
+    """Decorator: `@baco.jit` or `@baco.jit(dataflow="OS", target="iss", config=…)`.
+    Launch options (`target`, `config`, `dataflow`, `double_buffer`, `schedule`)
+    can also be given per launch / compile."""
     if fn is None:
         return lambda f: JITFunction(f, **options)
     return JITFunction(fn, **options)

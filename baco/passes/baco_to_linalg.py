@@ -342,27 +342,9 @@ class BacoToLinalg:
         axis = int(ir.IntegerAttr(op.attributes["axis"]).value)
         if not 0 <= axis <= 2:
             raise fail(f"grid axis must be 0, 1 or 2 (got {axis})", op)
-        _declare(op, callee, "(i64) -> i64")
-        v = ir.create("func.call", operands=[ir.const_int(axis, ir.i64())], results=[ir.i64()],
-                      attributes={"callee": Attribute.parse(f"@{callee}")}).result
+        v = ir.call_grid(op, callee, axis)
         op.result.replace_all_uses_with(ir.index_cast(v, ir.index()))
         self.kill(op)
-
-
-def _declare(op, name: str, signature: str):
-    """Declare an external function once at the top of the module."""
-    module = op
-    while module.name != "builtin.module":
-        module = module.parent
-    body = module.regions[0].blocks[0]
-    for f in body.operations:
-        if f.operation.name == "func.func" and StringAttr(f.operation.attributes["sym_name"]).value == name:
-            return
-    with InsertionPoint.at_block_begin(body), op.location:
-        ir.create("func.func", regions=1, attributes={
-            "sym_name": StringAttr.get(name),
-            "function_type": Attribute.parse(signature),
-            "sym_visibility": StringAttr.get("private")})
 
 
 def run(module_op, **_):

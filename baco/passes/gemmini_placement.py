@@ -60,8 +60,14 @@ def is_epilogue_staging(alloc) -> bool:
 
 
 class Placement:
-    def __init__(self, config: GemminiConfig):
+    """With `double_buffer` every block gets two homes (`gemmini.copy_rows`
+    apart): a block allocated in a loop alternates per iteration, one at the
+    kernel's top level per program, so Gemmini can fill one copy while the
+    array or the store unit still works on the other."""
+
+    def __init__(self, config: GemminiConfig, double_buffer: bool = False):
         self.config = config
+        self.double_buffer = double_buffer
 
     def run(self, module_op):
         for func in module_op.regions[0].blocks[0].operations:
@@ -92,6 +98,10 @@ class Placement:
             op.attributes["gemmini.space"] = StringAttr.get(space)
             op.attributes["gemmini.base_row"] = IntegerAttr.get(ir.i64(), used[space])
             op.attributes["gemmini.row_pitch"] = IntegerAttr.get(ir.i64(), pitch)
+            if self.double_buffer and rows:
+                # a second home right after the first; the lowering alternates them
+                op.attributes["gemmini.copy_rows"] = IntegerAttr.get(ir.i64(), rows)
+                rows *= 2
             used[space] += rows
             placed[space].append((shape, elem, rows, op))
         self.check_capacity(used, placed)
@@ -147,8 +157,8 @@ class Placement:
                 op.erase()
 
 
-def run(module_op, config: GemminiConfig | None = None, **_):
-    Placement(config or GemminiConfig()).run(module_op)
+def run(module_op, config: GemminiConfig | None = None, double_buffer: bool = False, **_):
+    Placement(config or GemminiConfig(), double_buffer).run(module_op)
 
 
 __all__ = ["run", "Placement", "CompilationError", "layout"]

@@ -118,3 +118,27 @@ def is_zero_fill(op) -> bool:
 
 def fail(message: str, op) -> CompilationError:
     return CompilationError.at_location(message, op.location)
+
+
+def declare_func(op, name: str, signature: str):
+    """Declare an external function `name` once at the top of `op`'s module."""
+    from mlir.ir import InsertionPoint, StringAttr
+    module = op
+    while module.name != "builtin.module":
+        module = module.parent
+    body = module.regions[0].blocks[0]
+    for f in body.operations:
+        if f.operation.name == "func.func" and StringAttr(f.operation.attributes["sym_name"]).value == name:
+            return
+    with InsertionPoint.at_block_begin(body), op.location:
+        create("func.func", regions=1, attributes={
+            "sym_name": StringAttr.get(name),
+            "function_type": Attribute.parse(signature),
+            "sym_visibility": StringAttr.get("private")})
+
+
+def call_grid(op, callee: str, axis: int):
+    """i64 result of `baco_program_id(axis)` / `baco_num_programs(axis)` at the insertion point."""
+    declare_func(op, callee, "(i64) -> i64")
+    return create("func.call", operands=[const_int(axis, i64())], results=[i64()],
+                  attributes={"callee": Attribute.parse(f"@{callee}")}).result

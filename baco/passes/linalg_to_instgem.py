@@ -32,7 +32,9 @@ def f32_bits(x: float) -> int:
 
 
 class Placed:
-    """A placed local block: address arithmetic on its DIM×DIM tiles."""
+    """A placed local block: address arithmetic on its DIM×DIM tiles. A
+    double-buffered block (`gemmini.copy_rows`) starts at a row computed where
+    it is allocated: the copy of this loop iteration / program."""
 
     def __init__(self, alloc, dim):
         self.alloc = alloc
@@ -43,14 +45,36 @@ class Placed:
         self.shape = list(t.shape)
         self.elem = str(t.element_type)
         self.dim = dim
+        if "gemmini.copy_rows" in alloc.attributes:
+            copy_rows = IntegerAttr(alloc.attributes["gemmini.copy_rows"]).value
+            with InsertionPoint(alloc), alloc.location:
+                self.base = ir.binop("addi", cst(self.base), ir.binop("muli", copy_parity(alloc), cst(copy_rows)))
 
     def tile_addr(self, row_tile, col_tile, flags=0):
         """Local address of tile (row_tile, col_tile); tiles are i64 Values."""
         d = ir.const_int(self.dim, ir.i64())
         pitch = ir.const_int(self.pitch, ir.i64())
         row = ir.binop("addi", ir.binop("muli", col_tile, pitch), ir.binop("muli", row_tile, d))
-        row = ir.binop("addi", row, ir.const_int(self.base, ir.i64()))
+        row = ir.binop("addi", row, cst(self.base) if isinstance(self.base, int) else self.base)
         return ir.binop("ori", row, ir.const_int(flags, ir.i64())) if flags else row
+
+
+def copy_parity(alloc):
+    """i64 0/1: which copy of a double-buffered block is live where it is allocated.
+    In a loop: the iteration number's parity; at the kernel's top level: the
+    parity of the program's linear id (programs run p0 fastest)."""
+    scope = alloc.parent
+    while scope.name not in ("scf.for", "func.func"):
+        scope = scope.parent
+    if scope.name == "scf.for":
+        lb, _, step = (i64(v) for v in list(scope.operands)[:3])
+        iv = i64(scope.regions[0].blocks[0].arguments[0])
+        n = ir.binop("divsi", ir.binop("subi", iv, lb), step)
+    else:
+        p = [ir.call_grid(alloc, "baco_program_id", a) for a in range(3)]
+        g = [ir.call_grid(alloc, "baco_num_programs", a) for a in range(2)]
+        n = ir.binop("addi", p[0], ir.binop("muli", g[0], ir.binop("addi", p[1], ir.binop("muli", g[1], p[2]))))
+    return ir.binop("remsi", n, cst(2))
 
 
 def i64(v):
@@ -116,7 +140,14 @@ class LinalgToInstGem:
         self.cfg = config
         self.dataflow = dataflow
         self.extents = {}      # alloc op -> (rows, cols) i64 Values of the last copy into it
+        self.blocks = {}       # alloc op -> Placed
         self.dead = []
+
+    def placed(self, alloc) -> Placed:
+        blk = self.blocks.get(alloc)
+        if blk is None:
+            blk = self.blocks[alloc] = Placed(alloc, self.cfg.dim)
+        return blk
 
     def run(self, module_op):
         for func in module_op.regions[0].blocks[0].operations:
@@ -157,7 +188,7 @@ class LinalgToInstGem:
         alloc = alloc_of(op.operands[-1] if op.name == "linalg.fill" else op.operands[0])
         if alloc is None:
             raise ir.fail("fill of a non-local buffer", op)
-        blk = Placed(alloc, self.cfg.dim)
+        blk = self.placed(alloc)
         acc = blk.space == "acc"
         d = self.cfg.dim
         chunk = (self.cfg.max_block_len_acc if acc else self.cfg.max_block_len) * d
@@ -180,9 +211,9 @@ class LinalgToInstGem:
         src, dst = op.operands
         src_alloc, dst_alloc = alloc_of(src), alloc_of(dst)
         if dst_alloc is not None and src_alloc is None:
-            self.lower_mvin(op, src, dst, Placed(dst_alloc, self.cfg.dim))
+            self.lower_mvin(op, src, dst, self.placed(dst_alloc))
         elif src_alloc is not None and dst_alloc is None:
-            self.lower_mvout(op, src, dst, Placed(src_alloc, self.cfg.dim))
+            self.lower_mvout(op, src, dst, self.placed(src_alloc))
         else:
             raise ir.fail("copies between two local blocks are not supported on Gemmini", op)
         self.dead.append(op)
@@ -249,7 +280,7 @@ class LinalgToInstGem:
             epi = self.epilogue_writing(blk.alloc)
             if epi is not None:
                 relu, scale, source = epi
-                blk = Placed(source, cfg.dim)
+                blk = self.placed(source)
                 flags = local_addr(0, acc=True)
             else:
                 flags = 0
@@ -281,7 +312,7 @@ class LinalgToInstGem:
                                      results=[ir.IntegerType.get_signless(32)]).result
                     scale = ir.create("arith.extui", operands=[bits], results=[ir.i64()]).result
                 source = alloc_of(gen.operands[0])
-                if source is None or Placed(source, self.cfg.dim).space != "acc":
+                if source is None or self.placed(source).space != "acc":
                     raise ir.fail("scale/relu/convert apply to accumulator blocks", gen)
                 self.dead.append(gen)
                 return relu, scale, source
@@ -292,7 +323,7 @@ class LinalgToInstGem:
         alloc = alloc_of(value)
         if alloc is None:
             raise ir.fail("dot operands must be loaded blocks", op)
-        blk = Placed(alloc, self.cfg.dim)
+        blk = self.placed(alloc)
         rows, cols = self.extents.get(alloc) or (cst(blk.shape[0]), cst(blk.shape[1]))
         return blk, rows, cols
 
@@ -300,7 +331,7 @@ class LinalgToInstGem:
         a, b, c = op.operands
         A, a_rows, a_cols = self.operand(a, op)
         B, b_rows, b_cols = self.operand(b, op)
-        C = Placed(alloc_of(c), self.cfg.dim)
+        C = self.placed(alloc_of(c))
         if A.space != "spad" or B.space != "spad" or C.space != "acc":
             raise ir.fail("dot needs int8 scratchpad operands and an int32 accumulator", op)
         d = self.cfg.dim

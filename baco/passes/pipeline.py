@@ -32,7 +32,7 @@ def _then_cleanup(fn):
     return run
 
 
-# name -> callable(module_op, config=…, dataflow=…); the order is the pipeline
+# name -> callable(module_op, config=…, dataflow=…, double_buffer=…); the order is the pipeline
 STAGES = {
     "baco-to-linalg": _then_cleanup(baco_to_linalg.run),
     "bufferize": _upstream("builtin.module(one-shot-bufferize,canonicalize,cse)"),
@@ -52,7 +52,7 @@ class PipelineResult:
 
 
 def run_pipeline(text: str, *, config: GemminiConfig | None = None, dataflow: str = "WS",
-                 until: str | None = None, start: str | None = None,
+                 double_buffer: bool = False, until: str | None = None, start: str | None = None,
                  dump_dir: str | None = None, name: str = "kernel") -> PipelineResult:
     """Parse `text` (the input of stage `start`, default the first) and run the
     stages up to and including `until`."""
@@ -76,7 +76,7 @@ def run_pipeline(text: str, *, config: GemminiConfig | None = None, dataflow: st
             stage = names[i]
             t0 = time.perf_counter()
             try:
-                STAGES[stage](module.operation, config=config, dataflow=dataflow)
+                STAGES[stage](module.operation, config=config, dataflow=dataflow, double_buffer=double_buffer)
                 if not module.operation.verify():
                     raise CompilationError(f"{stage}: output does not verify")
             except MLIRError as e:
