@@ -1,0 +1,134 @@
+"""The one capacity rule (baco.gemmini.schedule) against what the compiler's
+placement really allocates for examples/matmul.py's kernel, and the
+`schedule=` launch option."""
+import importlib.util
+import random
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from baco.errors import CompilationError
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import (Footprint, GemmSchedule, block_rows, gemm_footprint,
+                                   schedule_problems)
+from baco.passes.pipeline import run_pipeline
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_matmul():
+    spec = importlib.util.spec_from_file_location("matmul_example", ROOT / "examples" / "matmul.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+mm = load_matmul()
+
+
+def kernel_args(M, N, K, out_int8):
+    a = np.zeros((M, K), np.int8)
+    b = np.zeros((K, N), np.int8)
+    c = np.zeros((M, N), np.int8 if out_int8 else np.int32)
+    return [a, b, c, M, N, K, K, 1, N, 1, N, 1, 0.5 if out_int8 else 1.0]
+
+
+def placed_rows(s: GemmSchedule, cfg, out_int8, M=100, N=70, K=300):
+    """Footprint placement records for the kernel, or the CompilationError it raises."""
+    k = mm.matmul_kernel
+    values, options = k.bind(kernel_args(M, N, K, out_int8),
+                             dict(RELU=out_int8, OUT_INT8=out_int8, schedule=s, config=cfg))
+    params, _, _ = k.specialize(values)
+    res = run_pipeline(k.baco_ir(params), config=cfg, dataflow=options["dataflow"],
+                       double_buffer=options["double_buffer"], until="gemmini-placement")
+    text = res.stage_ir["gemmini-placement"]
+    used = {name: int(re.search(rf"gemmini.{name}_rows_used = (\d+)", text).group(1)) for name in ("sp", "acc")}
+    return Footprint(used["sp"], used["acc"])
+
+
+def random_config(rng):
+    dim = rng.choice([4, 8, 16, 32])
+    sp_bank_rows = rng.choice([r for r in (16, 32, 64, 128, 256, 1024) if r % dim == 0 and r >= dim])
+    acc_rows = 2 * dim * rng.choice([1, 2, 4, 8, 32])
+    return GemminiConfig(dim=dim, sp_banks=rng.choice([1, 2, 4]), sp_bank_rows=sp_bank_rows,
+                         acc_rows=acc_rows).validate()
+
+
+def test_block_rows():
+    assert block_rows(32, 64, 16) == 4 * 32
+    assert block_rows(17, 1, 16) == 32
+    assert block_rows(1, 17, 16) == 2 * 16
+    assert block_rows(16, 16, 16) == 16
+
+
+def test_schedule_dict_round_trip():
+    s = GemmSchedule(48, 126, 80, "OS", True)
+    assert GemmSchedule.from_dict(s.to_dict()) == s
+    assert s.launch_options() == {"BLOCK_M": 48, "BLOCK_N": 126, "BLOCK_K": 80, "dataflow": "OS",
+                                  "double_buffer": True}
+    with pytest.raises(ValueError, match="unknown GemmSchedule fields"):
+        GemmSchedule.from_dict({"block_m": 1, "block_n": 1, "block_k": 1, "order": "mnk"})
+
+
+def test_problems_name_blocks_and_limits():
+    cfg = GemminiConfig.from_capacity(64, 16, 64)   # issue E's tuned 33x1000x77 design
+    probs = schedule_problems(GemmSchedule(48, 126, 80), cfg, out_int8=True)
+    assert len(probs) == 1
+    assert "A 48x80" in probs[0] and "B 80x126" in probs[0] and "need 384 rows" in probs[0]
+    assert f"{cfg.sp_rows} rows" in probs[0]
+    assert schedule_problems(GemmSchedule(0, 16, 16), cfg, False) == ["block_m=0 must be a positive integer"]
+    assert "dataflow" in schedule_problems(GemmSchedule(16, 16, 16, "XS"), cfg, False)[0]
+
+
+def test_placement_matches_footprint():
+    """Random schedules on random small configs: placement uses exactly gemm_footprint's
+    rows, and compiles iff schedule_problems is empty (a capacity error otherwise)."""
+    rng = random.Random(0)
+    fits = fails = 0
+    for _ in range(40):
+        cfg = random_config(rng)
+        s = GemmSchedule(rng.randint(1, 80), rng.randint(1, 80), rng.randint(1, 130),
+                         rng.choice(["WS", "OS"]), rng.random() < 0.5)
+        out_int8 = rng.random() < 0.5
+        problems = schedule_problems(s, cfg, out_int8)
+        if problems:
+            fails += 1
+            with pytest.raises(CompilationError, match="do not fit the Gemmini"):
+                placed_rows(s, cfg, out_int8)
+        else:
+            fits += 1
+            assert placed_rows(s, cfg, out_int8) == gemm_footprint(s, cfg, out_int8), (s, cfg)
+    assert fits and fails
+
+
+def test_int8_output_needs_no_scratchpad_staging():
+    cfg = GemminiConfig()
+    s = GemmSchedule(64, 64, 64)
+    assert placed_rows(s, cfg, True) == placed_rows(s, cfg, False) == gemm_footprint(s, cfg, True)
+
+
+@pytest.mark.parametrize("target", ["sim", "iss"])
+def test_schedule_launch_bit_exact(target):
+    rng = np.random.default_rng(1)
+    for (M, N, K), s, out in [((33, 17, 65), GemmSchedule(16, 32, 32, "WS", True), "int8"),
+                              ((65, 40, 33), GemmSchedule(32, 16, 16, "OS", True), "int32"),
+                              ((17, 65, 100), {"block_m": 32, "block_n": 48, "block_k": 64}, "int32")]:
+        a = rng.integers(-128, 128, (M, K), dtype=np.int8)
+        b = rng.integers(-128, 128, (K, N), dtype=np.int8)
+        args = kernel_args(M, N, K, out == "int8")
+        args[0], args[1] = a, b
+        sched = s if isinstance(s, GemmSchedule) else GemmSchedule.from_dict(s)
+        grid = (-(-M // sched.block_m), -(-N // sched.block_n))
+        mm.matmul_kernel[grid](*args, RELU=False, OUT_INT8=out == "int8", schedule=s, target=target)
+        ref = mm.reference(a, b, out=out, scale=args[-1], block=(sched.block_m, sched.block_n, sched.block_k),
+                           dataflow=sched.dataflow)
+        assert np.array_equal(args[2], ref), (M, N, K, s)
+
+
+def test_schedule_contradiction_is_an_error():
+    args = kernel_args(16, 16, 16, False)
+    with pytest.raises(ValueError, match="contradicts"):
+        mm.matmul_kernel[(1, 1)](*args, BLOCK_M=32, RELU=False, OUT_INT8=False,
+                                 schedule=GemmSchedule(16, 16, 16))
