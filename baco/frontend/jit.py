@@ -13,6 +13,25 @@ from baco.frontend.codegen import KernelCodegen
 
 LAUNCH_OPTIONS = ("target", "config", "dataflow", "double_buffer", "schedule")
 NP_ELEM = {np.dtype(np.int8): "i8", np.dtype(np.int32): "i32", np.dtype(np.float32): "f32"}
+INDEX_RANGE = (-(1 << 63), 1 << 63)     # integer scalars are `index` (i64) in the kernel
+
+
+def exact_int(value, what: str, lo: int = INDEX_RANGE[0], hi: int = INDEX_RANGE[1]) -> int:
+    """`value` as a Python int when it is an integer (Python, numpy, or an integral float) in
+    [lo, hi); otherwise a TypeError/ValueError naming `what`."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{what} must be an integer, got the bool {value!r}")
+    if isinstance(value, (int, np.integer)):
+        number = int(value)
+    elif isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
+        number = int(value)
+    elif isinstance(value, (float, np.floating)):
+        raise ValueError(f"{what} must be an integer, got {value!r}")
+    else:
+        raise TypeError(f"{what} must be an integer, got {type(value).__name__} {value!r}")
+    if not lo <= number < hi:
+        raise ValueError(f"{what} = {number} is outside the kernel's integer range [{lo}, {hi})")
+    return number
 
 
 def _as_array(x):
@@ -104,9 +123,10 @@ class JITFunction:
             elif isinstance(v, bool):
                 raise TypeError(f"{self.__name__}: bool argument `{p.name}` must be a constexpr parameter")
             elif isinstance(v, (int, np.integer)):
-                runtime.append(int(v))
-                params.append((p.name, "index", int(v)))
-                key.append(("i", int(v) == 1))
+                v = exact_int(v, f"{self.__name__}: argument `{p.name}`")
+                runtime.append(v)
+                params.append((p.name, "index", v))
+                key.append(("i", v == 1))
             elif isinstance(v, (float, np.floating)):
                 runtime.append(float(v))
                 params.append((p.name, "f32", None))
@@ -144,32 +164,45 @@ class JITFunction:
         values, options = self.bind(list(args), dict(kwargs))
         if callable(grid):
             grid = grid(values)
-        grid = tuple(int(g) for g in (grid if isinstance(grid, (tuple, list)) else (grid,)))
-        if not 1 <= len(grid) <= 3 or any(g < 0 for g in grid):
-            raise ValueError(f"grid must have 1 to 3 non-negative dimensions, got {grid}")
+        grid = launch_grid(grid, self.__name__)
         interpret = self.interpret if self.interpret is not None else os.environ.get("BACO_INTERPRET") == "1"
-        if interpret:
-            return self.interpret_launch(grid, values)
         ck, runtime = self._compiled(values, options)
+        if interpret:   # compiled first: the interpreter rejects exactly what the compiler rejects
+            return self.interpret_launch(grid, values, options["dataflow"], ck.config)
         return ck.run(grid, runtime)
 
-    def interpret_launch(self, grid, values):
-        """Run the kernel body in Python on numpy blocks, program by program."""
+    def interpret_launch(self, grid, values, dataflow, config):
+        """Run the kernel body in Python on numpy blocks, program by program, with
+        Gemmini's arithmetic (float scalars are float32, as in the compiled kernel)."""
         call = {}
         for p in self.params:
             v = values[p.name]
             arr = _as_array(v)
-            call[p.name] = arr if arr is not None else v
+            if arr is not None:
+                v = arr
+            elif p.name not in self.constexprs and isinstance(v, (float, np.floating)):
+                v = np.float32(v)
+            elif p.name not in self.constexprs and isinstance(v, (int, np.integer)):
+                v = int(v)
+            call[p.name] = v
         g = tuple(grid) + (1,) * (3 - len(grid))
         for p2 in range(g[2]):
             for p1 in range(g[1]):
                 for p0 in range(g[0]):
-                    bl._state.program = bl._Program((p0, p1, p2), g)
+                    bl._state.program = bl._Program((p0, p1, p2), g, dataflow, config.spatial_output_bits)
                     try:
                         self.fn(**call)
                     finally:
                         bl._state.program = None
         return {"interpreted": True, "programs": g[0] * g[1] * g[2], "commands": 0, "seconds": 0.0}
+
+
+def launch_grid(grid, name: str) -> tuple[int, ...]:
+    """1 to 3 non-negative integer dimensions (integral floats and numpy integers accepted)."""
+    dims = tuple(grid) if isinstance(grid, (tuple, list)) else (grid,)
+    if not 1 <= len(dims) <= 3:
+        raise ValueError(f"{name}: grid must have 1 to 3 dimensions, got {grid!r}")
+    return tuple(exact_int(g, f"{name}: grid dimension {i}", 0) for i, g in enumerate(dims))
 
 
 def jit(fn=None, **options):

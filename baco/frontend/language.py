@@ -10,7 +10,7 @@ import threading
 
 import numpy as np
 
-from baco.gemmini.arith import saturate
+from baco.gemmini.arith import acc_to_int8, saturate
 
 
 class dtype:
@@ -46,8 +46,12 @@ _state = threading.local()
 
 
 class _Program:
-    def __init__(self, pid, nprog):
+    """One program of an interpreted launch, with what the arithmetic depends on: the
+    dataflow (OS saturates each dot to the array's output width) and the config."""
+
+    def __init__(self, pid, nprog, dataflow="WS", spatial_output_bits=20):
         self.pid, self.nprog = pid, nprog
+        self.dataflow, self.spatial_output_bits = dataflow, spatial_output_bits
 
 
 class BlockPtr:
@@ -55,37 +59,64 @@ class BlockPtr:
         self.base, self.shape, self.strides = base, tuple(shape), tuple(strides)
         self.offsets, self.block_shape = tuple(offsets), tuple(block_shape)
 
-    def _index(self):
-        """Flat element indices of the block and the in-bounds mask."""
+    def _index(self, checked, what):
+        """Flat element indices of the block and which of them are accessed: boundary_check
+        dimensions keep [0, shape); others access the whole block, which must lie in the
+        array (the compiled kernel faults outside the kernel's arrays)."""
         r = np.arange(self.block_shape[0])[:, None] + self.offsets[0]
         c = np.arange(self.block_shape[1])[None, :] + self.offsets[1]
-        inside = (r >= 0) & (r < self.shape[0]) & (c >= 0) & (c < self.shape[1])
-        return r * self.strides[0] + c * self.strides[1], inside
+        inside = np.ones(self.block_shape, dtype=bool)
+        if 0 in checked:
+            inside &= (r >= 0) & (r < self.shape[0])
+        if 1 in checked:
+            inside &= (c >= 0) & (c < self.shape[1])
+        idx = r * self.strides[0] + c * self.strides[1]
+        used = idx[inside]
+        if used.size and (used.min() < 0 or used.max() >= self.base.size):
+            from baco.gemmini.isa import GemminiFault
+            raise GemminiFault(f"DRAM {what} of a {self.block_shape[0]}x{self.block_shape[1]} block at "
+                               f"offsets {self.offsets} is outside the kernel's arrays "
+                               f"(boundary_check={tuple(checked)})", field="dram_addr")
+        return idx, inside
 
 
 class Block:
-    """A block value under the interpreter: int8/int32 integers or float32."""
+    """A block value under the interpreter. An int32 accumulator block may carry the
+    store epilogue it is headed for (scale, ReLU): Gemmini applies them on the way
+    out of the accumulator in its own order (ReLU, then scale with RNE, then
+    saturation; NaN scales give 0), whatever order the kernel wrote them in."""
 
-    def __init__(self, data):
-        self.data = data
+    def __init__(self, data, scale=None, relu=False):
+        self.data, self.scale, self.relu = data, scale, relu
+
+    @property
+    def pending(self):
+        return self.scale is not None or self.relu
 
     @property
     def dtype(self):
+        if self.scale is not None:
+            return float32
         return {np.dtype(np.int8): int8, np.dtype(np.int32): int32}.get(self.data.dtype, float32)
 
     def to(self, dt):
-        if self.data.dtype == np.float32 or dt is int8:
-            x = np.rint(self.data.astype(np.float64)) if self.data.dtype == np.float32 else self.data
-            return Block(saturate(x, 8 if dt is int8 else 32).astype(dt.np))
+        if dt is int8:
+            return Block(self.as_int8())
         return Block(self.data.astype(dt.np))
 
-    def __add__(self, other):
+    def as_int8(self):
+        """The accumulator read path (baco.gemmini.arith.acc_to_int8) or a plain int8 block."""
+        if self.data.dtype == np.int8 and not self.pending:
+            return self.data
+        return acc_to_int8(self.data, 1.0 if self.scale is None else self.scale, self.relu)
+
+    def __add__(self, other):    # the accumulator adds in int32, wrapping
         return Block((self.data.astype(np.int64) + _data(other)).astype(np.int32))
 
     __iadd__ = __radd__ = __add__
 
     def __mul__(self, scale):
-        return Block((self.data.astype(np.float32) * np.float32(scale)).astype(np.float32))
+        return Block(self.data, np.float32(scale), self.relu)
 
     __rmul__ = __mul__
 
@@ -102,28 +133,31 @@ def _interp(name, *args, **kwargs):
 
 
 def _load(prog, ptr, boundary_check=(), padding_option="zero"):
-    idx, inside = ptr._index()
+    idx, inside = ptr._index(boundary_check, "read")
     out = np.zeros(ptr.block_shape, dtype=ptr.base.dtype)
     out[inside] = ptr.base.reshape(-1)[idx[inside]]
     return Block(out)
 
 
 def _store(prog, ptr, value, boundary_check=()):
-    idx, inside = ptr._index()
-    flat = ptr.base.reshape(-1)
-    flat[idx[inside]] = _data(value)[inside].astype(ptr.base.dtype)
+    idx, inside = ptr._index(boundary_check, "write")
+    data = value.as_int8() if ptr.base.dtype == np.int8 else _data(value)
+    ptr.base.reshape(-1)[idx[inside]] = data[inside].astype(ptr.base.dtype)
 
 
 def _dot(prog, a, b, acc=None):
+    """WS sums exactly into the int32 accumulator; OS sums the K block in the array and
+    saturates it to the array's output width before adding it to the accumulator."""
     prod = _data(a).astype(np.int64) @ _data(b).astype(np.int64)
+    if prog.dataflow == "OS":
+        prod = saturate(prod, prog.spatial_output_bits)
     if acc is not None:
         prod = prod + _data(acc)
     return Block(prod.astype(np.int32))
 
 
 def _relu(prog, x):
-    d = _data(x)
-    return Block(np.maximum(d, 0).astype(d.dtype))
+    return Block(x.data, x.scale, True)
 
 
 _IMPL = {

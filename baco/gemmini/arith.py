@@ -33,7 +33,8 @@ def bits_f32(u: int) -> float:
 def scale_to_int(x, scale, bits: int = 32):
     """x → float32 (RNE), × float32 scale (RNE), → integer (RNE), saturated to `bits`."""
     xf = np.asarray(x, dtype=np.int64).astype(np.float32)
-    y = (xf * np.float32(scale)).astype(np.float32)
+    with np.errstate(invalid="ignore", over="ignore"):     # 0 * inf is NaN, as in the RTL
+        y = (xf * np.float32(scale)).astype(np.float32)
     y = np.rint(y.astype(np.float64))            # rint is round-half-even
     y = np.nan_to_num(y, nan=0.0, posinf=2.0 ** 62, neginf=-(2.0 ** 62))
     return saturate(y.astype(np.int64), bits)
