@@ -22,7 +22,8 @@ CONFIGS = {
     "dim32": GemminiConfig.from_capacity(32, 256, 64),
 }
 # Programs run at the other sizes too (slow ones are marked below).
-DIM_GENERIC = ["mvin_mvout", "matmul_ws", "matmul_os", "loop_ws", "transpose", "scale_relu", "matmul_perf"]
+DIM_GENERIC = ["mvin_mvout", "matmul_ws", "matmul_os", "loop_ws", "transpose", "scale_relu", "matmul_perf",
+               "resadd"]
 # Programs that time themselves (rdcycle, counters) run with the cycle model attached.
 TIMED = {"matmul_perf"}
 
@@ -68,14 +69,14 @@ def test_program_default_config(builds, program):
     assert res.gemmini_commands > 0
 
 
-@pytest.mark.parametrize("program", ["matmul_ws", "loop_ws"])
+@pytest.mark.parametrize("program", ["matmul_ws", "loop_ws", "resadd"])
 @pytest.mark.parametrize("config_name", ["dim4", "dim32"])
 def test_program_other_dims(builds, program, config_name):
     run(builds, program, config_name)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("program", [p for p in DIM_GENERIC if p not in ("matmul_ws", "loop_ws")])
+@pytest.mark.parametrize("program", [p for p in DIM_GENERIC if p not in ("matmul_ws", "loop_ws", "resadd")])
 @pytest.mark.parametrize("config_name", ["dim4", "dim32"])
 def test_program_other_dims_slow(builds, program, config_name):
     run(builds, program, config_name)

@@ -526,7 +526,6 @@ def test_faults_name_pc_command_and_field(dim):
     fault("preload", "compute_preloaded", a_addr=0, a_rows=1, a_cols=1)
     fault("in_shift", "config_ex", in_shift=32)
     fault("cmd_type", "config_norm")
-    fault("is_resadd", "loop_ws", is_resadd=1)
     for name in ("config_ex", "config_st", "loop_ws", "loop_conv_ws"):   # LAYERNORM, IGELU, SOFTMAX
         fault("activation", name, activation=4 if name == "loop_ws" else 2)
     g("preload", bd_addr=GARBAGE_ADDR, c_addr=ACC_BIT | cfg.acc_rows, c_rows=1, c_cols=1)

@@ -400,8 +400,6 @@ class GemminiModel:
     do_loop_ws_config_strides_ab = do_loop_ws_config_strides_dc = _latch_loop_ws
 
     def do_loop_ws(self, f):
-        if f["is_resadd"]:
-            raise self.fault("LOOP_WS residual add (is_resadd) is not modelled", "is_resadd")
         self._check_activation(f)   # NONE/RELU come from config_st, as LoopMatmul's plain mvouts do
         self._unroll(loop_ws_commands(self.config, self.loop_ws, f))
 

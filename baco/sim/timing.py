@@ -63,6 +63,7 @@ DEFAULT_CONSTANTS = TimingConstants()
 QUEUES = {"ld": ("mvin", "mvin2", "mvin3", "config_ld"),
           "ex": ("preload", "compute_preloaded", "compute_accumulated", "config_ex"),
           "st": ("mvout", "config_st", "config_norm")}
+LOAD_SLOT = {"mvin": 0, "mvin2": 1, "mvin3": 2}
 UNIT_OF = {name: q for q, names in QUEUES.items() for name in names}
 
 # Counter events, numbered as Gemmini's CounterFile / gemmini_counter.h: codes 1..44 are
@@ -163,6 +164,7 @@ class TimingModel:
         self.pending_weights = False
         self.last_compute_start = 0.0
         self.pool = None            # config_st pooling fields while pooling is on
+        self.shrink = [0, 0, 0]     # config_ld shrink per load slot
         self.stats = dict(dram_bytes_in=0, dram_bytes_out=0, macs=0, scratchpad_reads=0, scratchpad_writes=0,
                           accumulator_reads=0, accumulator_writes=0, commands=0, registers=0)
         # the counter events: running totals, and the time intervals the union events measure
@@ -307,11 +309,14 @@ class TimingModel:
         if name.startswith("config"):
             if name == "config_st":
                 self.pool = f if f["pool_stride"] else None
+            elif name == "config_ld" and f["state_id"] < 3:
+                self.shrink[f["state_id"]] = f["shrink"]
             return dispatch, 1.0, 1.0, [], []
         if name.startswith("mvin"):
             addr, rows, cols = f["local_addr"], f["rows"], f["cols"]
             acc = bool(addr & ACC_BIT)
-            esize = cfg.acc_bytes if acc else cfg.input_bytes
+            shrunk = self.shrink[LOAD_SLOT[name]]       # int8 in DRAM, widened into the accumulator
+            esize = cfg.acc_bytes if acc and not shrunk else cfg.input_bytes
             blocks = max(1, -(-cols // d))
             if not f["dram_addr"]:     # zero fill: no DRAM requests
                 occ = self.k.dma_cmd_overhead + rows
