@@ -1,6 +1,7 @@
 """The `baco` command: one entry point, one subcommand per tool.
 
-Each subcommand lives in the module that owns it and exposes `main(argv)`;
+Each subcommand lives in the module that owns it and exposes `main(argv)` (or the
+function named after a colon);
 this file only dispatches, so importing it stays cheap.
 """
 import importlib
@@ -11,7 +12,8 @@ SUBCOMMANDS = {
     "translate": ("baco.codegen.translate", "InstGem/LLVM-dialect MLIR -> LLVM IR"),
     "llc": ("baco.codegen.riscv", "LLVM IR -> RISC-V object or bare-metal ELF"),
     "sim": ("baco.sim.cli", "run a bare-metal RISC-V ELF with a Gemmini model attached"),
-    "tune": ("baco.tuner.cli", "co-explore Gemmini hardware and mappings for an operator"),
+    "tune": ("baco.design:tune_main", "co-explore Gemmini hardware and mappings (--verify: compile, run, time)"),
+    "run": ("baco.design", "compile, run bit-exact and time a tuned design's kernels vs Gemmini-default"),
     "disasm": ("baco.sim.disasm", "disassemble Gemmini commands in an ELF or hex words"),
 }
 
@@ -31,8 +33,8 @@ def main(argv=None) -> int:
     if name not in SUBCOMMANDS:
         print(f"baco: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
         return 2
-    module = importlib.import_module(SUBCOMMANDS[name][0])
-    return int(module.main(rest) or 0)
+    module, _, function = SUBCOMMANDS[name][0].partition(":")
+    return int(getattr(importlib.import_module(module), function or "main")(rest) or 0)
 
 
 if __name__ == "__main__":

@@ -12,8 +12,9 @@ from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto
 from baco.tuner import costmodel
 from baco.tuner.arch import DEFAULT_HARDWARE, Hardware
 from baco.tuner.default_mapping import default_mapping
-from baco.tuner.mapping import (blocks_to_gemm_mapping, format_mapping, gemm_mapping_to_blocks,
-                                parse_mapping, validate)
+from baco.gemmini.schedule import GemmSchedule
+from baco.tuner.mapping import (format_mapping, gemm_mapping_to_blocks, gemm_schedule, parse_mapping,
+                                schedule_mapping, validate)
 from baco.tuner.workloads import Layer, conv1d, conv2d, gemm, gemv, layers_from_torch, load_network
 
 DATA = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
@@ -44,23 +45,33 @@ def test_mapping_round_trips_dataset_rows():
 
 def test_validator_catches_each_violation():
     layer = gemm(64, 64, 64)
-    good = blocks_to_gemm_mapping(layer, {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, DEFAULT_HARDWARE)
+    good = schedule_mapping(layer, GemmSchedule(32, 32, 32), 16)
     assert validate(good, layer, DEFAULT_HARDWARE) == []
-    bad = parse_mapping("L3[WIO] P4 K4 C4 - L2[WI] N1 K16X - L1[O] C1 C16X - L0[W] P16")
+    bad = parse_mapping("L3[WIO] P1 K4 C4 - L2[WI] N1 K16X - L1[O] C1 C16X - L0[W] P64")
     assert validate(bad, layer, DEFAULT_HARDWARE) == []
     wrong = parse_mapping("L3[WIO] P3 K4 C4 - L2[WI] N1 K16X - L1[O] C1 C16X - L0[W] P16")
     assert any("P factors multiply to 48" in p for p in validate(wrong, layer, DEFAULT_HARDWARE))
     assert any("spatial K 16 exceeds" in p for p in validate(bad, layer, Hardware(8, 256, 64)))
-    assert any("scratchpad tiles need 0.5 KB" in p for p in validate(bad, layer, Hardware(16, 0.25, 64)))
-    assert any("accumulator" in p for p in validate(bad, layer, Hardware(16, 256, 0.25)))
+    # a GEMM layer is checked with the compiler's rule for its kernel schedule (64x16 A + 16x16 B blocks)
+    assert any("scratchpad" in p and "need 80 rows" in p for p in validate(bad, layer, Hardware(16, 1, 64)))
+    assert any("accumulator" in p and "need 64 rows" in p for p in validate(bad, layer, Hardware(16, 256, 2)))
+    # other layers by their tiles, the accumulator in whole DIM-wide rows
+    conv = Layer(R=3, S=3, P=8, Q=8, C=16, K=16)
+    m = parse_mapping("L3[WIO] R3 S3 - L2[WI] N1 - L1[O] C16X Q8 - L0[W] P8 K4 K4X")
+    assert validate(m, conv, Hardware(16, 256, 64)) == []
+    # 64 pixels x 4 temporal K = 256 outputs of 4 columns: 256 rows of 16 int32 (16 KB), not 4 KB
+    assert any("need 16 KB (whole 16-wide rows)" in p for p in validate(m, conv, Hardware(16, 256, 8)))
 
 
-def test_gemm_blocks_round_trip():
+def test_gemm_schedule_round_trip():
     layer = gemm(128, 256, 64)
-    blocks = {"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_K": 128}
-    m = blocks_to_gemm_mapping(layer, blocks, DEFAULT_HARDWARE)
-    assert validate(m, layer, DEFAULT_HARDWARE) == []
-    assert gemm_mapping_to_blocks(m, layer) == blocks
+    for s in (GemmSchedule(32, 64, 128), GemmSchedule(128, 16, 256), GemmSchedule(8, 64, 4)):
+        m = schedule_mapping(layer, s, 16)
+        assert validate(m, layer, DEFAULT_HARDWARE) == []
+        assert gemm_schedule(m, layer) == s
+        assert gemm_mapping_to_blocks(m, layer) == {"BLOCK_M": s.block_m, "BLOCK_N": s.block_n,
+                                                    "BLOCK_K": s.block_k}
+        assert schedule_mapping(layer, gemm_schedule(m, layer), 16).temporal == m.temporal
 
 
 def test_cost_model_hand_computed_gemm():

@@ -11,7 +11,7 @@ import yaml
 from baco.gemmini.params_header import generate_params_header
 from baco.tuner import arch
 from baco.tuner.arch import Hardware
-from baco.tuner.mapping import NUM_LEVELS, Mapping, format_mapping, gemm_mapping_to_blocks
+from baco.tuner.mapping import NUM_LEVELS, Mapping, format_mapping, gemm_mapping_to_blocks, gemm_schedule, is_kernel_layer
 from baco.tuner.workloads import DIMS, Layer
 
 LEVEL_NAMES = ["Registers", "Accumulator", "Scratchpad", "DRAM"]
@@ -101,7 +101,8 @@ def result_dict(layers, result) -> dict:
                  "Hstride": layer.Hstride, "Wdilation": layer.Wdilation, "Hdilation": layer.Hdilation},
                  "count": layer.count, "mapping": format_mapping(mapping), "cycles": cost.cycles,
                  "energy_uj": cost.energy_uj, "edp": cost.edp}
-        if layer.R == layer.S == layer.Q == layer.N == 1:
+        if is_kernel_layer(layer):     # what the compiler runs: `baco run --design DIR`
+            entry["schedule"] = gemm_schedule(mapping, layer).to_dict()
             entry["blocks"] = gemm_mapping_to_blocks(mapping, layer)
         per_layer.append(entry)
     hw = result.hw

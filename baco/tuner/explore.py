@@ -28,7 +28,7 @@ from tqdm.auto import tqdm
 
 from baco.tuner import costmodel
 from baco.tuner.arch import DEFAULT_HARDWARE, MAX_BUFFER_KB, MAX_PE_DIM, Hardware
-from baco.tuner.hwinfer import requirements_from_factors, round_hardware, smooth_max
+from baco.tuner.hwinfer import requirements_from_factors, round_hardware, round_pe_dim, smooth_max
 from baco.tuner.mapping import Mapping, validate
 from baco.tuner.relax import (C_INDEX, DIMS, DRAM_LEVEL, K_INDEX, NUM_LEVELS, ORDER_CHOICES, MappingSpace,
                               TemperatureSchedule, capacity_penalty, level_orders)
@@ -190,14 +190,15 @@ class NetworkProblem:
         Differentiable w.r.t. the factor tensors (through the inferred hardware too when smooth=True).
         """
         B = temporal[0].shape[0]
-        needs = [requirements_from_factors(layer, t, s) for layer, t, s in zip(self.layers, temporal, spatial)]
+        # the array dim is the exact max: spatial factors are integers <= max_pe in every forward pass,
+        # and a smooth max would overshoot the largest array; buffers are counted in rows of that array
+        pe = torch.stack([s.max(1).values for s in spatial]).max(0).values
+        rows_of = float(self.fixed_hw.pe_dim) if self.fixed_hw else \
+            torch.tensor([float(round_pe_dim(p)) for p in pe.detach().tolist()], dtype=torch.float64)
+        needs = [requirements_from_factors(layer, t, s, rows_of) for layer, t, s in zip(self.layers, temporal, spatial)]
         if self.fixed_hw is None:
-            pe = torch.stack([n["pe"] for n in needs])
             sp = torch.stack([n["sp_kb"] for n in needs])
             acc = torch.stack([n["acc_kb"] for n in needs])
-            # the array dim is the exact max: spatial factors are integers <= max_pe in every forward pass,
-            # and a smooth max would overshoot the largest array
-            pe = pe.max(0).values
             if smooth and len(self.layers) > 1:
                 sp, acc = smooth_max(sp), smooth_max(acc)
             else:

@@ -20,7 +20,8 @@ import torch
 from baco.gemmini.config import GemminiConfig
 from baco.tuner import costmodel
 from baco.tuner.arch import MAX_BUFFER_KB, MAX_PE_DIM, MIN_PE_DIM, Hardware
-from baco.tuner.mapping import Mapping
+from baco.tuner.mapping import Mapping, is_kernel_layer
+from baco.tuner.relax import DIM_INDEX, DIMS, NUM_LEVELS
 
 
 def smooth_max(x: torch.Tensor, dim: int = 0, sharpness: float = 20.0) -> torch.Tensor:
@@ -106,28 +107,59 @@ def infer_hardware(requirements: list[Requirement]) -> Hardware:
     return round_hardware(r.pe_dim, r.sp_kb, r.acc_kb)
 
 
-def requirements_from_factors(layer, temporal: torch.Tensor, spatial: torch.Tensor) -> dict[str, torch.Tensor]:
+def _ceil_st(x: torch.Tensor) -> torch.Tensor:
+    """ceil(x) forward, identity gradient."""
+    return x + (torch.ceil(x.detach() - 1e-9) - x.detach())
+
+
+def _block_rows(rows, cols, dim):
+    """baco.gemmini.schedule.block_rows on tensors: ⌈cols/dim⌉ strips of ⌈rows/dim⌉·dim rows."""
+    return _ceil_st(cols / dim) * _ceil_st(rows / dim) * dim
+
+
+def requirements_from_factors(layer, temporal: torch.Tensor, spatial: torch.Tensor,
+                              pe_dim: torch.Tensor | float | None = None) -> dict[str, torch.Tensor]:
     """What each of B mappings needs ([B] tensors "pe", "sp_kb", "acc_kb"), differentiable in the factors.
 
-    temporal [B, 4 levels, 7 dims] and spatial [B, 2] (C on array rows, K on columns).
+    temporal [B, 4 levels, 7 dims] and spatial [B, 2] (C on array rows, K on columns). Buffers are
+    counted in whole rows of the array that will run them: pe_dim ([B] or a number; default each
+    mapping's own spatial need). A GEMM layer needs what the compiler places for its kernel schedule
+    (baco.gemmini.schedule.gemm_footprint of the L2 tile: A and B blocks in the scratchpad, the C
+    block in the accumulator, each padded to DIM); any other layer its L2 W+I tiles and its L1
+    output tile, each output pixel and temporal K step taking ⌈spatial K / DIM⌉ whole accumulator rows.
     """
-    cap = costmodel.capacity_from_factors(layer, temporal, spatial[:, 0], spatial[:, 1])
-    return {"pe": torch.maximum(spatial[:, 0], spatial[:, 1]), "sp_kb": cap["sp_kb"], "acc_kb": cap["acc_kb"]}
+    pe = torch.maximum(spatial[:, 0], spatial[:, 1])
+    dim = pe if pe_dim is None else torch.as_tensor(pe_dim, dtype=temporal.dtype)
+    if is_kernel_layer(layer):
+        below_dram = temporal[:, :3, :].prod(1)
+        bm = below_dram[:, DIM_INDEX["P"]]
+        bk = below_dram[:, DIM_INDEX["C"]] * spatial[:, 0]
+        bn = below_dram[:, DIM_INDEX["K"]] * spatial[:, 1]
+        sp_rows = _block_rows(bm, bk, dim) + _block_rows(bk, bn, dim)
+        acc_rows = _block_rows(bm, bn, dim)
+        sp_kb = sp_rows * dim / 1024
+    else:
+        cap = costmodel.capacity_from_factors(layer, temporal, spatial[:, 0], spatial[:, 1])
+        sp_kb = cap["sp_kb"]
+        l1 = temporal[:, :2, :].prod(1)
+        acc_rows = math.prod(l1[:, DIM_INDEX[d]] for d in "NPQK") * _ceil_st(spatial[:, 1] / dim)
+    return {"pe": pe, "sp_kb": sp_kb, "acc_kb": acc_rows * dim * 4 / 1024}
 
 
-def mapping_requirement(layer, mapping: Mapping) -> Requirement:
-    """What one mapping needs of the hardware."""
-    from baco.tuner.relax import DIMS, NUM_LEVELS
+def mapping_requirement(layer, mapping: Mapping, pe_dim: int | None = None) -> Requirement:
+    """What one mapping needs of the hardware (buffers in whole rows of a pe_dim array)."""
     temporal = torch.tensor([[[float(mapping.temporal[l].get(d, 1)) for d in DIMS] for l in range(NUM_LEVELS)]],
                             dtype=torch.float64)
     spatial = torch.tensor([[float(mapping.spatial_C), float(mapping.spatial_K)]], dtype=torch.float64)
-    need = requirements_from_factors(layer, temporal, spatial)
+    need = requirements_from_factors(layer, temporal, spatial, pe_dim)
     return Requirement(float(need["pe"][0]), float(need["sp_kb"][0]), float(need["acc_kb"][0]))
 
 
 def minimal_hardware(layers, mappings: list[Mapping]) -> Hardware:
-    """The smallest legal Gemmini that runs every layer with its mapping."""
-    return infer_hardware([mapping_requirement(l, m) for l, m in zip(layers, mappings, strict=True)])
+    """The smallest legal Gemmini that runs every layer with its mapping: the array first (the
+    largest spatial factor), then the buffers in whole rows of that array."""
+    pe = round_pe_dim(max(max(m.spatial_C, m.spatial_K) for m in mappings))
+    return infer_hardware([mapping_requirement(l, m, pe) for l, m in zip(layers, mappings, strict=True)])
 
 
 def round_hardware_tensor(pe_dim: torch.Tensor, sp_kb: torch.Tensor, acc_kb: torch.Tensor):

@@ -12,6 +12,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from baco.gemmini.schedule import GemmSchedule, schedule_problems
 from baco.tuner.workloads import DIMS, Layer
 
 LEVELS = ("L0", "L1", "L2", "L3")
@@ -102,12 +103,56 @@ def tensor_size(t: dict, tensor: str, layer: Layer) -> int:
     return t["N"] * t["C"] * h * w
 
 
-def buffer_needs_kb(m: Mapping, layer: Layer) -> tuple[float, float]:
-    """(scratchpad KB for the W+I tiles of L2, accumulator KB for the O tiles of L1, all columns)."""
+# GEMM layers run by baco's kernel (baco/kernels/matmul.py) produce int8 outputs, scaled on their
+# way out of the accumulator, as inference layers do (and as Timeloop's 8-bit output words count them)
+KERNEL_OUT_INT8 = True
+
+
+def is_kernel_layer(layer: Layer) -> bool:
+    """Layers the compiler runs with the GEMM kernel: C[M×N] = A[M×K]·B[K×N] as P=M, C=K, K=N."""
+    return layer.R == layer.S == layer.Q == layer.N == 1 and layer.Hstride == layer.Wstride == 1
+
+
+def buffer_needs_kb(m: Mapping, layer: Layer, pe_dim: int) -> tuple[float, float]:
+    """(scratchpad KB for the W+I tiles of L2, accumulator KB for the O tiles of L1) on a
+    pe_dim×pe_dim array. An accumulator row is pe_dim int32 wide whatever K the mapping
+    spreads over the columns: each output pixel of each temporal K step of L1 takes whole
+    rows (⌈spatial K / pe_dim⌉ of them)."""
     t2, t1 = tile_dims(m, 2), tile_dims(m, 1)
     sp = (tensor_size(t2, "W", layer) + tensor_size(t2, "I", layer)) / 1024
-    acc = tensor_size(t1, "O", layer) * m.spatial_K * 4 / 1024
-    return sp, acc
+    acc_rows = tensor_size(t1, "O", layer) * math.ceil(m.spatial_K / pe_dim)
+    return sp, acc_rows * pe_dim * 4 / 1024
+
+
+def gemm_schedule(m: Mapping, layer: Layer, dataflow: str = "WS", double_buffer: bool = False) -> GemmSchedule:
+    """The kernel schedule a GEMM layer's mapping runs as: the tile held on chip below DRAM
+    (A block_m×block_k and B block_k×block_n in the scratchpad, C block_m×block_n in the
+    accumulator across the whole K loop)."""
+    if not is_kernel_layer(layer):
+        raise ValueError("kernel schedules exist for GEMM layers only (R=S=Q=N=1, stride 1)")
+    t2 = tile_dims(m, 2)
+    return GemmSchedule(block_m=t2["P"], block_n=t2["K"], block_k=t2["C"], dataflow=dataflow,
+                        double_buffer=double_buffer)
+
+
+def gemm_mapping_to_blocks(m: Mapping, layer: Layer) -> dict:
+    """A GEMM layer mapping → the kernel's BLOCK_M/N/K (gemm_schedule's block sizes)."""
+    return {k: v for k, v in gemm_schedule(m, layer).launch_options().items() if k.startswith("BLOCK_")}
+
+
+def capacity_problems(m: Mapping, layer: Layer, hw) -> list[str]:
+    """What does not fit in hw's scratchpad/accumulator. A GEMM layer is run by the kernel, so
+    its schedule is checked with the compiler's own rule (baco.gemmini.schedule); any other
+    layer by its mapping's tiles, accumulator rows whole."""
+    if is_kernel_layer(layer):
+        return schedule_problems(gemm_schedule(m, layer), hw.to_gemmini_config(), KERNEL_OUT_INT8)
+    sp, acc = buffer_needs_kb(m, layer, int(hw.pe_dim))
+    problems = []
+    if sp > hw.sp_kb * (1 + 1e-9):
+        problems.append(f"scratchpad tiles need {sp:g} KB > {hw.sp_kb:g} KB")
+    if acc > hw.acc_kb * (1 + 1e-9):
+        problems.append(f"accumulator tiles need {acc:g} KB (whole {hw.pe_dim}-wide rows) > {hw.acc_kb:g} KB")
+    return problems
 
 
 def validate(m: Mapping, layer: Layer, hw) -> list[str]:
@@ -122,11 +167,8 @@ def validate(m: Mapping, layer: Layer, hw) -> list[str]:
         problems.append(f"spatial C {m.spatial_C} exceeds the {hw.pe_dim} array rows")
     if m.spatial_K > hw.pe_dim:
         problems.append(f"spatial K {m.spatial_K} exceeds the {hw.pe_dim} array columns")
-    sp, acc = buffer_needs_kb(m, layer)
-    if sp > hw.sp_kb * (1 + 1e-9):
-        problems.append(f"scratchpad tiles need {sp:g} KB > {hw.sp_kb:g} KB")
-    if acc > hw.acc_kb * (1 + 1e-9):
-        problems.append(f"accumulator tiles need {acc:g} KB > {hw.acc_kb:g} KB")
+    if not problems:
+        problems += capacity_problems(m, layer, hw)
     return problems
 
 
@@ -136,30 +178,25 @@ def assert_valid(m: Mapping, layer: Layer, hw) -> None:
         raise ValueError("invalid mapping: " + "; ".join(problems))
 
 
-def gemm_mapping_to_blocks(m: Mapping, layer: Layer) -> dict:
-    """A GEMM layer (P=M, C=K, K=N) mapping → the kernel's BLOCK_M/N/K: the tile
-    held on chip below DRAM (scratchpad for A/B, accumulator for C)."""
-    if layer.R * layer.S * layer.Q * layer.N != 1:
-        raise ValueError("block sizes exist for GEMM layers only (R=S=Q=N=1)")
-    t2 = tile_dims(m, 2)
-    return {"BLOCK_M": t2["P"], "BLOCK_N": t2["K"], "BLOCK_K": t2["C"]}
-
-
-def blocks_to_gemm_mapping(layer: Layer, blocks: dict, hw) -> Mapping:
-    """The mapping a GEMM kernel with these blocks runs: the block loop at DRAM,
-    DIM×DIM sub-tiles on the array (spatial C and K), rows streamed at L0."""
+def schedule_mapping(layer: Layer, schedule: GemmSchedule, pe_dim: int) -> Mapping:
+    """The mapping the GEMM kernel runs under `schedule` on a pe_dim array (gemm_schedule's
+    inverse): the block loops at DRAM (programs over M and N, the K loop innermost, so the C
+    block stays in the accumulator), DIM×DIM sub-blocks on the array (spatial C and K),
+    each weight sub-block preloaded once per K step and the block's rows streamed under it."""
+    if not is_kernel_layer(layer):
+        raise ValueError("kernel schedules exist for GEMM layers only (R=S=Q=N=1, stride 1)")
     M, Kd, N = layer.P, layer.C, layer.K
-    bm, bn, bk = blocks["BLOCK_M"], blocks["BLOCK_N"], blocks["BLOCK_K"]
-    for total, b, nm in ((M, bm, "BLOCK_M"), (N, bn, "BLOCK_N"), (Kd, bk, "BLOCK_K")):
+    bm, bn, bk = schedule.block_m, schedule.block_n, schedule.block_k
+    for total, b, nm in ((M, bm, "block_m"), (N, bn, "block_n"), (Kd, bk, "block_k")):
         if total % b:
             raise ValueError(f"{nm}={b} does not divide {total}; a mapping needs exact factors")
-    sc = math.gcd(bk, hw.pe_dim)
-    sk = math.gcd(bn, hw.pe_dim)
+    sc = math.gcd(bk, pe_dim)
+    sk = math.gcd(bn, pe_dim)
     temporal = [dict() for _ in range(NUM_LEVELS)]
     temporal[0]["P"] = bm
     temporal[1]["C"] = bk // sc
     temporal[2]["K"] = bn // sk
     temporal[3].update({"P": M // bm, "K": N // bn, "C": Kd // bk})
-    order = [DEFAULT_ORDER, ("K", "P", "C"), DEFAULT_ORDER, ("P", "K", "C")]
+    order = [DEFAULT_ORDER, ("K", "P", "C"), DEFAULT_ORDER, ("K", "P", "C")]   # grid: pid_m fastest
     order = [o + tuple(d for d in DEFAULT_ORDER if d not in o) for o in order]
     return Mapping(temporal, sc, sk, order)

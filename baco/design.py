@@ -1,0 +1,223 @@
+"""The loop closed: a tuned design (a `baco tune` output folder) compiled, run and timed.
+
+For every layer the compiler runs with a kernel (GEMM-shaped layers: baco/kernels/matmul.py),
+the kernel is compiled for the tuned GemminiConfig with the layer's tuned schedule, run on the
+functional model on random int8 data and compared bit for bit with Gemmini's arithmetic
+(baco.gemmini.arith.reference_matmul), and timed by the cycle model on the commands it issued.
+The same layers are timed on Gemmini-default (16×16, 256 KB scratchpad, 64 KB accumulator)
+running the C library's tiling (baco.sim.clib). Per layer: predicted (the tuner's cost model)
+beside simulated cycles and energy; per network: the count-weighted EDP of both designs, and
+the gain over the default as predicted and as simulated.
+
+    baco run --design DIR [--target sim|iss]
+    baco tune ... --out DIR --verify       (tune, then the same check)
+
+Layers without a kernel (convolutions for now) are listed with their prediction only; the
+network EDPs compared are then those of the kernel layers, predicted and simulated alike.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import GemmSchedule
+from baco.sim.clib import time_matmul
+from baco.sim.timing import TimingModel
+from baco.tuner import costmodel
+from baco.tuner.arch import DEFAULT_HARDWARE, Hardware
+from baco.tuner.default_mapping import default_mapping
+from baco.tuner.mapping import KERNEL_OUT_INT8, is_kernel_layer, parse_mapping
+from baco.tuner.workloads import Layer
+
+
+@dataclass
+class Measured:
+    cycles: float
+    energy_uj: float
+
+
+@dataclass
+class LayerCheck:
+    name: str
+    count: int
+    layer: Layer
+    schedule: GemmSchedule | None
+    predicted: Measured                 # the tuner's cost model on the tuned design
+    simulated: Measured | None          # the compiled kernel on the cycle model (None: no kernel)
+    bit_exact: bool | None
+    default_predicted: Measured         # Gemmini-default with the C library's tiling, cost model
+    default_simulated: Measured | None  # ... and the C library's command stream on the cycle model
+    seconds: float = 0.0
+
+
+def output_scale(K: int) -> float:
+    """A power-of-two int8 output scale that keeps random int8 products mostly unsaturated."""
+    return 2.0 ** -round(math.log2(128 * math.sqrt(K)))
+
+
+def run_gemm(M: int, N: int, K: int, cfg: GemminiConfig, schedule: GemmSchedule, *, target: str = "sim",
+             seed: int = 0, out_int8: bool = KERNEL_OUT_INT8) -> tuple[bool, dict]:
+    """Compile the GEMM kernel for cfg with schedule, run it on random data, check it bit for bit
+    and time it: (bit_exact, cycle-model report). On `iss` the ELF runs on the RISC-V ISS (checked,
+    not timed: the report is the sim run's)."""
+    from baco.kernels.matmul import matmul_kernel, reference
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-128, 128, (M, K), dtype=np.int8)
+    b = rng.integers(-128, 128, (K, N), dtype=np.int8)
+    c = np.zeros((M, N), dtype=np.int8 if out_int8 else np.int32)
+    scale = output_scale(K) if out_int8 else 1.0
+    args = [a, b, c, M, N, K, K, 1, N, 1, N, 1, scale]
+    opts = dict(RELU=False, OUT_INT8=out_int8, config=cfg, schedule=schedule)
+    ck = matmul_kernel.compile(*args, **opts)
+    grid = (-(-M // schedule.block_m), -(-N // schedule.block_n))
+    tm = TimingModel(cfg)
+    ck.run(grid, args, observers=[tm.observe])
+    tm.fence()
+    out = "int8" if out_int8 else "int32"
+    ref = reference(a, b, out=out, scale=scale, schedule=schedule)
+    ok = bool(np.array_equal(c, ref))
+    if target == "iss":
+        c[...] = 0
+        iss = matmul_kernel.compile(*args, target="iss", **opts)
+        iss.run(grid, args)
+        ok = ok and bool(np.array_equal(c, ref))
+    return ok, tm.report()
+
+
+def load_design(path) -> dict:
+    """result.json of a `baco tune` folder (or the file itself)."""
+    p = Path(path)
+    p = p / "result.json" if p.is_dir() else p
+    if not p.exists():
+        raise FileNotFoundError(f"no tuned design at {p} (run `baco tune ... --out DIR` first)")
+    return json.loads(p.read_text())
+
+
+def layer_of(entry: dict) -> Layer:
+    return Layer(**entry["layer"], name=entry["name"], count=entry["count"])
+
+
+def check_design(design: dict, *, target: str = "sim", progress=print) -> list[LayerCheck]:
+    """Compile, run and time every kernel layer of a tuned design, and the default beside it."""
+    cfg = GemminiConfig.from_dict(design["gemmini_config"])
+    hw = Hardware(**{k: design["hardware"][k] for k in ("pe_dim", "sp_kb", "acc_kb")})
+    default_cfg = DEFAULT_HARDWARE.to_gemmini_config()
+    checks = []
+    for entry in design["layers"]:
+        t0 = time.perf_counter()
+        layer = layer_of(entry)
+        tuned = costmodel.evaluate(layer, parse_mapping(entry["mapping"]), hw)
+        dflt = costmodel.evaluate(layer, default_mapping(layer, DEFAULT_HARDWARE), DEFAULT_HARDWARE)
+        check = LayerCheck(entry["name"], layer.count, layer, None, Measured(tuned.cycles, tuned.energy_uj),
+                           None, None, Measured(dflt.cycles, dflt.energy_uj), None)
+        if is_kernel_layer(layer) and "schedule" in entry:
+            check.schedule = GemmSchedule.from_dict(entry["schedule"])
+            M, N, K = layer.P, layer.K, layer.C
+            ok, rep = run_gemm(M, N, K, cfg, check.schedule, target=target)
+            check.bit_exact = ok
+            check.simulated = Measured(rep["cycles"], rep["energy_uj"])
+            lib = time_matmul(M, N, K, default_cfg, out_int8=KERNEL_OUT_INT8, scale=output_scale(K))
+            check.default_simulated = Measured(lib["cycles"], lib["energy_uj"])
+        check.seconds = time.perf_counter() - t0
+        if progress:
+            progress(f"  {check.name}: {'bit-exact' if check.bit_exact else 'MISMATCH' if check.simulated else 'no kernel'}"
+                     f" ({check.seconds:.1f} s)")
+        checks.append(check)
+    return checks
+
+
+def network_edp(checks: list[LayerCheck], which: str) -> float:
+    """Count-weighted network EDP, (Σ n·cycles)·(Σ n·energy), over the simulated layers."""
+    sims = [c for c in checks if c.simulated is not None]
+    values = [(c.count, getattr(c, which)) for c in sims]
+    return sum(n * m.cycles for n, m in values) * sum(n * m.energy_uj for n, m in values)
+
+
+def summary(checks: list[LayerCheck]) -> dict:
+    sims = [c for c in checks if c.simulated is not None]
+    out = {k: network_edp(checks, k) for k in ("predicted", "simulated", "default_predicted", "default_simulated")}
+    out["gain_predicted"] = out["default_predicted"] / out["predicted"] if out["predicted"] else float("nan")
+    out["gain_simulated"] = out["default_simulated"] / out["simulated"] if out["simulated"] else float("nan")
+    out["bit_exact"] = all(c.bit_exact for c in sims)
+    out["kernel_layers"], out["layers"] = len(sims), len(checks)
+    return out
+
+
+def format_report(design: dict, checks: list[LayerCheck]) -> str:
+    hw = design["hardware"]
+    lines = [f"design: Gemmini {hw['pe_dim']}x{hw['pe_dim']}, scratchpad {hw['sp_kb']:g} KB, "
+             f"accumulator {hw['acc_kb']:g} KB; default: 16x16, 256 KB, 64 KB running the C library's tiling",
+             f"{'layer':14s} {'n':>2s} {'M x N x K':>16s} {'schedule (bm,bn,bk)':>20s} {'pred cyc':>10s} "
+             f"{'sim cyc':>10s} {'sim/pred':>8s} {'pred uJ':>9s} {'sim uJ':>9s} {'default sim cyc':>15s} bits"]
+    for c in checks:
+        shape = f"{c.layer.P}x{c.layer.K}x{c.layer.C}" if is_kernel_layer(c.layer) else "(conv)"
+        if c.simulated is None:
+            lines.append(f"{c.name[:14]:14s} {c.count:2d} {shape:>16s} {'no kernel':>20s} {c.predicted.cycles:10.4g} "
+                         f"{'-':>10s} {'-':>8s} {c.predicted.energy_uj:9.4g} {'-':>9s} {'-':>15s} -")
+            continue
+        s = c.schedule
+        lines.append(f"{c.name[:14]:14s} {c.count:2d} {shape:>16s} {f'{s.block_m},{s.block_n},{s.block_k} {s.dataflow}':>20s} "
+                     f"{c.predicted.cycles:10.4g} {c.simulated.cycles:10.4g} "
+                     f"{c.simulated.cycles / c.predicted.cycles:8.2f} {c.predicted.energy_uj:9.4g} "
+                     f"{c.simulated.energy_uj:9.4g} {c.default_simulated.cycles:15.4g} "
+                     f"{'ok' if c.bit_exact else 'MISMATCH'}")
+    s = summary(checks)
+    if not s["kernel_layers"]:
+        lines.append("no layer has a kernel: nothing simulated")
+        return "\n".join(lines)
+    subset = "" if s["kernel_layers"] == s["layers"] else f" (the {s['kernel_layers']} kernel layers)"
+    lines += [f"network EDP{subset} (uJ*cycles):  baco predicted {s['predicted']:.4g}, simulated {s['simulated']:.4g};"
+              f"  default predicted {s['default_predicted']:.4g}, simulated {s['default_simulated']:.4g}",
+              f"baco is {s['gain_predicted']:.2f}x better than Gemmini-default predicted, "
+              f"{s['gain_simulated']:.2f}x simulated; every kernel layer bit-exact: {s['bit_exact']}"]
+    return "\n".join(lines)
+
+
+def verify(path, *, target: str = "sim") -> int:
+    design = load_design(path)
+    print(f"verifying {path}: compiling each kernel layer for the tuned Gemmini, running it on {target} "
+          "against the reference and timing it on the cycle model")
+    checks = check_design(design, target=target)
+    print(format_report(design, checks))
+    return 0 if summary(checks)["bit_exact"] else 1
+
+
+def main(argv=None) -> int:
+    """`baco run --design DIR`."""
+    p = argparse.ArgumentParser(prog="baco run", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--design", required=True, help="a `baco tune` output folder (or its result.json)")
+    p.add_argument("--target", choices=["sim", "iss"], default="sim",
+                   help="iss also runs each kernel as a RISC-V ELF on the ISS (checked, not timed)")
+    a = p.parse_args(argv)
+    return verify(a.design, target=a.target)
+
+
+def tune_main(argv=None) -> int:
+    """`baco tune ... [--verify]`: the tuner's CLI, then (with --verify) the loop on its output.
+    Lives outside baco/tuner, which imports no compiler."""
+    from baco.tuner import cli
+    argv = list(sys.argv[1:] if argv is None else argv)
+    check = "--verify" in argv
+    argv = [x for x in argv if x != "--verify"]
+    if "-h" in argv or "--help" in argv:
+        print("baco tune also takes --verify: compile, run and time every kernel layer of the result "
+              "(see `baco run --help`)\n")
+    rc = cli.main(argv)
+    if rc or not check:
+        return rc
+    out = argv[argv.index("--out") + 1] if "--out" in argv else next(x.split("=", 1)[1] for x in argv
+                                                                      if x.startswith("--out="))
+    return verify(out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

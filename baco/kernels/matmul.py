@@ -1,0 +1,69 @@
+"""The GEMM block kernel the tuner/compiler/simulator loop compiles (and examples/matmul.py
+runs): C = A·B with int8 inputs, an int32 accumulator block per program, and an int32
+or scaled (optionally ReLU'd) int8 output, under a GemmSchedule."""
+import numpy as np
+
+import baco
+import baco.language as bl
+from baco.gemmini.arith import reference_matmul
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import GemmSchedule, as_schedule
+
+
+@baco.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                  stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, scale,
+                  BLOCK_M: bl.constexpr, BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr,
+                  RELU: bl.constexpr, OUT_INT8: bl.constexpr):
+    pid_m = bl.program_id(0)
+    pid_n = bl.program_id(1)
+    a_blk = bl.make_block_ptr(a_ptr, shape=(M, K), strides=(stride_am, stride_ak),
+                              offsets=(pid_m * BLOCK_M, 0), block_shape=(BLOCK_M, BLOCK_K), order=(1, 0))
+    b_blk = bl.make_block_ptr(b_ptr, shape=(K, N), strides=(stride_bk, stride_bn),
+                              offsets=(0, pid_n * BLOCK_N), block_shape=(BLOCK_K, BLOCK_N), order=(1, 0))
+    acc = bl.zeros((BLOCK_M, BLOCK_N), dtype=bl.int32)
+    for k in range(0, bl.cdiv(K, BLOCK_K)):
+        a = bl.load(a_blk, boundary_check=(0, 1))
+        b = bl.load(b_blk, boundary_check=(0, 1))
+        acc += bl.dot(a, b)
+        a_blk = bl.advance(a_blk, (0, BLOCK_K))
+        b_blk = bl.advance(b_blk, (BLOCK_K, 0))
+    c_blk = bl.make_block_ptr(c_ptr, shape=(M, N), strides=(stride_cm, stride_cn),
+                              offsets=(pid_m * BLOCK_M, pid_n * BLOCK_N),
+                              block_shape=(BLOCK_M, BLOCK_N), order=(1, 0))
+    if OUT_INT8:
+        out = acc * scale
+        if RELU:
+            out = bl.relu(out)
+        bl.store(c_blk, out.to(bl.int8), boundary_check=(0, 1))
+    else:
+        bl.store(c_blk, acc, boundary_check=(0, 1))
+
+
+def resolve_schedule(schedule=None, block=None, dataflow="WS", double_buffer=False) -> GemmSchedule:
+    """The schedule to run: `schedule` (GemmSchedule or dict) if given, else one from
+    --block/--dataflow/--double-buffer."""
+    if schedule is not None:
+        return as_schedule(schedule)
+    return GemmSchedule(*(block or (32, 32, 64)), dataflow=dataflow, double_buffer=double_buffer)
+
+
+def matmul(a, b, *, out="int32", scale=1.0, relu=False, schedule=None, block=None, dataflow="WS",
+           double_buffer=False, target="sim", config=None):
+    """C = A·B on Gemmini (int8 inputs); returns (C, launch info)."""
+    s = resolve_schedule(schedule, block, dataflow, double_buffer)
+    M, K = a.shape
+    _, N = b.shape
+    c = np.zeros((M, N), dtype=np.int8 if out == "int8" else np.int32)
+    grid = (bl.cdiv(M, s.block_m), bl.cdiv(N, s.block_n))
+    info = matmul_kernel[grid](a, b, c, M, N, K, a.strides[0], 1, b.strides[0], 1,
+                               c.strides[0] // c.itemsize, 1, float(scale),
+                               RELU=relu, OUT_INT8=(out == "int8"),
+                               target=target, config=config or GemminiConfig(), schedule=s)
+    return c, info
+
+
+def reference(a, b, *, out="int32", scale=1.0, relu=False, **schedule):
+    s = resolve_schedule(**schedule)
+    return reference_matmul(a, b, out=out, scale=scale, relu=relu,
+                            os_k_block=s.block_k if s.dataflow == "OS" else None)

@@ -1,0 +1,98 @@
+"""The tuner/compiler/simulator loop: every design the tuner returns for a GEMM-shaped layer
+compiles on its own hardware and runs bit-exact (property test over random designs: a fast
+subset here, 200 with -m slow); the tuner's capacity need equals what the compiler places;
+`baco tune --verify` and `baco run --design` compile, run and time a tuned design."""
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from baco.cli import main as baco_main
+from baco.design import check_design, load_design, run_gemm, summary
+from baco.gemmini.schedule import gemm_footprint, schedule_problems
+from baco.tuner.explore import NetworkProblem, coexplore, random_tilings
+from baco.tuner.hwinfer import mapping_requirement, minimal_hardware
+from baco.tuner.mapping import KERNEL_OUT_INT8, gemm_schedule, validate
+from baco.tuner.workloads import gemm, pad_layer
+
+
+SIZES = (1, 4, 16, 17, 33, 48, 64, 65, 96, 128, 200)
+
+
+def random_designs(n, seed, sizes=SIZES):
+    """(layer, mapping, hardware) of n random design points of random (padded, as the tuner maps
+    them) GEMM layers, the hardware inferred from the mapping as the tuner infers it."""
+    rng = np.random.default_rng(seed)
+    gen = torch.Generator().manual_seed(seed)
+    out = []
+    while len(out) < n:
+        M, N, K = (int(x) for x in rng.choice(sizes, 3))
+        layer = pad_layer(gemm(M, K, N))
+        problem = NetworkProblem([layer], max_pe=int(rng.choice([4, 8, 16, 32])))
+        design = [tilings[0] for tilings in random_tilings(problem, 1, gen)]
+        try:
+            result = problem.result(design, "random", 0.0)
+        except ValueError:          # beyond the largest buildable buffers
+            continue
+        out.append((layer, result.mappings[0], result.hw))
+    return out
+
+
+def check_compiles_and_runs(layer, mapping, hw):
+    assert validate(mapping, layer, hw) == []
+    cfg = hw.to_gemmini_config()
+    schedule = gemm_schedule(mapping, layer)
+    assert schedule_problems(schedule, cfg, KERNEL_OUT_INT8) == []
+    ok, report = run_gemm(layer.P, layer.K, layer.C, cfg, schedule)
+    assert ok, (layer, schedule, cfg.dim, cfg.sp_kb, cfg.acc_kb)
+    assert report["macs"] == layer.P * layer.K * layer.C
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_tuned_gemm_designs_compile_and_run_bit_exact(seed):
+    for layer, mapping, hw in random_designs(2, seed, sizes=(1, 16, 17, 33, 48, 64)):
+        check_compiles_and_runs(layer, mapping, hw)
+
+
+@pytest.mark.slow
+def test_200_random_tuned_gemm_designs_compile_and_run_bit_exact():
+    for layer, mapping, hw in random_designs(200, 1000):
+        check_compiles_and_runs(layer, mapping, hw)
+
+
+def test_tuner_capacity_is_the_compilers():
+    # the tuner's (differentiable) need of a GEMM mapping is exactly gemm_footprint on the array it runs on
+    for layer, mapping, hw in random_designs(40, 7):
+        cfg = hw.to_gemmini_config()
+        fp = gemm_footprint(gemm_schedule(mapping, layer), cfg, KERNEL_OUT_INT8)
+        need = mapping_requirement(layer, mapping, cfg.dim)
+        assert need.sp_kb == fp.sp_rows * cfg.dim * cfg.input_bytes / 1024
+        assert need.acc_kb == fp.acc_rows * cfg.dim * cfg.acc_bytes / 1024
+        assert minimal_hardware([layer], [mapping]).pe_dim == hw.pe_dim
+
+
+def test_searched_designs_compile_on_their_hardware():
+    layers = [gemm(64, 200, 48, "a"), gemm(33, 65, 17, "b")]
+    layers = [pad_layer(layer) for layer in layers]
+    result = coexplore(layers, seed=0, steps=20, starts=2, progress=False, kicks=1, random_pool=8)
+    for layer, mapping in zip(layers, result.mappings):
+        check_compiles_and_runs(layer, mapping, result.hw)
+
+
+def test_tune_verify_and_run_design(tmp_path, capsys):
+    out = tmp_path / "gemm"
+    assert baco_main(["tune", "--op", "gemm", "--M", "64", "--N", "48", "--K", "96", "--steps", "10",
+                      "--out", str(out), "--quiet", "--verify"]) == 0
+    text = capsys.readouterr().out
+    assert "every kernel layer bit-exact: True" in text and "better than Gemmini-default predicted" in text
+    design = load_design(out)
+    assert design["layers"][0]["schedule"]["block_m"] >= 1
+    checks = check_design(design, progress=None)
+    s = summary(checks)
+    assert s["bit_exact"] and s["kernel_layers"] == 1
+    c = checks[0]
+    assert c.simulated.cycles >= 64 * 48 * 96 / design["hardware"]["pe_dim"] ** 2
+    assert c.default_simulated.cycles > 0 and s["gain_simulated"] > 0
+    assert baco_main(["run", "--design", str(out)]) == 0
+    assert json.loads((out / "result.json").read_text())["layers"][0]["blocks"]["BLOCK_M"] == c.schedule.block_m
