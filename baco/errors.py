@@ -36,3 +36,17 @@ class CompilationError(Exception):
         if not src:
             return head
         return f"{head}\n{src}\n{' ' * (col - 1)}^"
+
+
+class KernelRuntimeError(RuntimeError):
+    """A launch the generated code stops at run time, at the kernel's line:col (the same
+    error under the interpreter, on the host JIT and in an ELF on the ISS)."""
+
+    def __init__(self, message: str, line: int, col: int):
+        self.message, self.line, self.col = message, line, col
+        super().__init__(f"line {line}, col {col}: {message}")
+
+
+NEGATIVE_COLUMN_OFFSET = ("boundary_check with a negative column offset: Gemmini cannot shift a "
+                          "block's columns inside a scratchpad row (negative row offsets are supported)")
+BOUNDARY_EXIT_CODE = 3     # an ELF's exit code after baco_boundary_error

@@ -12,6 +12,7 @@ from baco.codegen.toolchain import compile_and_link
 from baco.gemmini.config import DEFAULT_CONFIG, GemminiConfig
 from baco.sim import cli
 from baco.sim.iss import run_elf
+from baco.sim.timing import TimingModel
 
 C_DIR = Path(__file__).parent / "c"
 PROGRAMS = sorted(p.stem for p in C_DIR.glob("*.c"))
@@ -21,7 +22,10 @@ CONFIGS = {
     "dim32": GemminiConfig.from_capacity(32, 256, 64),
 }
 # Programs run at the other sizes too (slow ones are marked below).
-DIM_GENERIC = ["mvin_mvout", "matmul_ws", "matmul_os", "loop_ws", "transpose", "scale_relu"]
+DIM_GENERIC = ["mvin_mvout", "matmul_ws", "matmul_os", "loop_ws", "transpose", "scale_relu", "matmul_perf",
+               "resadd"]
+# Programs that time themselves (rdcycle, counters) run with the cycle model attached.
+TIMED = {"matmul_perf"}
 
 
 class Builds:
@@ -44,9 +48,11 @@ def builds(tmp_path_factory):
     return Builds(tmp_path_factory.mktemp("cprogs"))
 
 
-def run(builds, program, config_name):
+def run(builds, program, config_name, timing=None):
+    if timing is None and program in TIMED:
+        timing = TimingModel(CONFIGS[config_name])
     res = run_elf(builds.elf(program, config_name), config=CONFIGS[config_name], stdout=None,
-                  max_instructions=200_000_000, timeout_s=300)
+                  max_instructions=200_000_000, timeout_s=300, timing=timing)
     assert res.error is None, f"{program}: {res.error}\n{res.console}"
     assert res.exit_code == 0, f"{program} exited {res.exit_code}:\n{res.console}"
     assert "PASS" in res.console
@@ -63,17 +69,49 @@ def test_program_default_config(builds, program):
     assert res.gemmini_commands > 0
 
 
-@pytest.mark.parametrize("program", ["matmul_ws", "loop_ws"])
+@pytest.mark.parametrize("program", ["matmul_ws", "loop_ws", "resadd"])
 @pytest.mark.parametrize("config_name", ["dim4", "dim32"])
 def test_program_other_dims(builds, program, config_name):
     run(builds, program, config_name)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("program", [p for p in DIM_GENERIC if p not in ("matmul_ws", "loop_ws")])
+@pytest.mark.parametrize("program", [p for p in DIM_GENERIC if p not in ("matmul_ws", "loop_ws", "resadd")])
 @pytest.mark.parametrize("config_name", ["dim4", "dim32"])
 def test_program_other_dims_slow(builds, program, config_name):
     run(builds, program, config_name)
+
+
+@pytest.mark.parametrize("config_name", ["dim16", "dim4"])
+def test_program_times_itself(builds, config_name):
+    """tiled_matmul_ws_perf-style: rdcycle around the kernel measures the cycle model's time
+    for it (the CPU waits at the fence), and the counters report what the model counted."""
+    cfg = CONFIGS[config_name]
+    tm = TimingModel(cfg)
+    res = run(builds, "matmul_perf", config_name, timing=tm)
+    out = dict(line.split(": ", 1) for line in res.console.splitlines() if ": " in line)
+    cycles = int(out["Cycles taken"])
+    report = tm.report()
+    gemmini_span = tm.finish - tm.first_dispatch
+    assert report["macs"] / cfg.dim ** 2 <= cycles
+    # the kernel is everything Gemmini does, bracketed by the CPU's few instructions around it
+    assert gemmini_span - 50 <= cycles <= gemmini_span + 200
+    assert 0 < int(out["Utilization"].rstrip("%")) <= 100
+    assert int(out["RDMA_BYTES_REC"]) == report["dram_bytes_in"] > 0
+    assert int(out["WDMA_BYTES_SENT"]) == report["dram_bytes_out"] == (4 * cfg.dim) ** 2
+    assert int(out["LOAD_ACTIVE_CYCLE"]) == report["load_busy"]
+    assert int(out["EXE_ACTIVE_CYCLE"]) == report["execute_busy"]
+    assert int(out["STORE_ACTIVE_CYCLE"]) == report["store_busy"]
+    assert 0 < int(out["LOOP_MATMUL_ACTIVE_CYCLES"]) <= cycles
+    assert res.cpu_cycles >= res.instructions + cycles - 100
+
+
+def test_cycle_csrs_without_timing_count_instructions(builds):
+    """No cycle model: Gemmini takes no time and the hart's cycle CSR counts instructions;
+    counters read 0 (and the program's counter checks fail rather than pass vacuously)."""
+    res = run_elf(builds.elf("matmul_perf", "dim16"), config=CONFIGS["dim16"], stdout=None)
+    assert res.exit_code == 1 and res.cpu_cycles == res.instructions
+    assert "RDMA_BYTES_REC: 0" in res.console
 
 
 def test_printf_program_output(builds):

@@ -7,7 +7,7 @@ from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import COMMANDS, GARBAGE_ADDR, encode, local_addr
 from baco.sim.functional import ArrayMemory, GemminiModel
 from baco.sim.programs import simulate_mapping
-from baco.sim.timing import DEFAULT_CONSTANTS, TimingModel
+from baco.sim.timing import DEFAULT_CONSTANTS, EVENT_CODES, EVENTS, EXTERNAL_BASE, TimingModel
 
 CONFIGS = [GemminiConfig.from_capacity(4, 16, 8), GemminiConfig(), GemminiConfig.from_capacity(32, 256, 64)]
 K = DEFAULT_CONSTANTS
@@ -91,15 +91,83 @@ def test_counter_command_reads_the_cycle_model():
     def ex(name, **f):
         return model.execute(COMMANDS[name].funct, *encode(name, **f))
 
-    ex("counter", reset_counters=1, change_config=1, counter_index=0, event_id=5)   # DRAM bytes in
+    rdma_bytes = EVENT_CODES["RDMA_BYTES_REC"] - EXTERNAL_BASE
+    ex("counter", reset_counters=1, change_config=1, counter_index=0, event_id=rdma_bytes, external=1)
     ex("config_ld", stride=16, scale=0x3F800000, block_stride=16)
     ex("mvin", dram_addr=0x80000000, local_addr=0, rows=16, cols=16)
     ex("mvin", dram_addr=0x80000100, local_addr=16, rows=16, cols=16)
     assert ex("counter", counter_index=0) == 512
-    ex("counter", change_config=1, counter_index=1, event_id=1)                      # cycles
+    tm.fence()          # (else the cycles the two mvins are still active after this would count)
+    ex("counter", change_config=1, counter_index=1, event_id=EVENT_CODES["LOAD_ACTIVE_CYCLE"])
     assert ex("counter", counter_index=1) == 0                                       # counting from now
     ex("mvin", dram_addr=0x80000200, local_addr=32, rows=16, cols=16)
-    assert ex("counter", counter_index=1) > 0
+    tm.fence()
+    assert ex("counter", counter_index=1) == tm.intervals["ld_active"][-1][1] - tm.intervals["ld_active"][-1][0]
+    # an external value is not zeroed by configuring, only by a reset
+    ex("counter", change_config=1, counter_index=2, event_id=rdma_bytes, external=1)
+    assert ex("counter", counter_index=2) == 768
+    ex("counter", reset_counters=1)
+    assert [ex("counter", counter_index=i) for i in range(3)] == [0, 0, 0]
+    # a snapshot holds while the counters go on
+    ex("mvin", dram_addr=0x80000300, local_addr=48, rows=16, cols=16)
+    assert ex("counter", counter_index=0, take_snapshot=1) == 256
+    ex("mvin", dram_addr=0x80000400, local_addr=64, rows=16, cols=16)
+    assert ex("counter", counter_index=0) == 256
+    assert ex("counter", counter_index=0, reset_snapshot=1) == 512
+
+
+def test_every_counter_event_is_defined_once_and_matches_the_c_header():
+    """toolchain/include/gemmini_counter.h spells the same numbering as EVENTS."""
+    import re
+    from pathlib import Path
+    header = (Path(__file__).parents[1] / "toolchain" / "include" / "gemmini_counter.h").read_text()
+    defs = dict(re.findall(r"#define (\w+) (.+)", header))
+    base = int(defs.pop("INCREMENTAL_COUNTERS"))
+    defs.pop("DISABLE"), defs.pop("BACO_GEMMINI_COUNTER_H", None)
+    codes = {n: eval(v, {"INCREMENTAL_COUNTERS": base}) for n, v in defs.items()}
+    assert base == EXTERNAL_BASE and codes == EVENT_CODES and len(codes) == 51
+
+
+def test_counter_events_of_a_loop_ws_kernel():
+    """Every modelled event moves on a real kernel; the main-controller events partition time."""
+    cfg = GemminiConfig.from_capacity(4, 16, 8)
+    mem = ArrayMemory(0x80000000, 1 << 16)
+    model = GemminiModel(cfg, mem)
+    tm = TimingModel(cfg)
+    tm.attach(model)
+    ex = lambda name, **f: model.execute(COMMANDS[name].funct, *encode(name, **f))
+    ex("config_ex", dataflow=1, acc_scale=0x3F800000, a_stride=1, c_stride=1)
+    ex("config_st", stride=8, acc_scale=0x3F800000)
+    for slot in range(3):
+        ex("config_ld", stride=8, scale=0x3F800000, state_id=slot, block_stride=4)
+    ex("loop_ws_config_bounds", max_i=2, max_j=2, max_k=2)
+    ex("loop_ws_config_addrs_ab", a_addr=0x80000000, b_addr=0x80001000)
+    ex("loop_ws_config_addrs_dc", d_addr=0, c_addr=0x80002000)
+    ex("loop_ws_config_strides_ab", a_stride=8, b_stride=8)
+    ex("loop_ws_config_strides_dc", d_stride=8, c_stride=8)
+    ex("loop_ws")
+    tm.fence()
+    value = {name: tm.counter_value(code) for name, code in EVENT_CODES.items()}
+    zero_kind = {EVENTS[c][0] for c in EVENTS if EVENTS[c][1] in ("zero", "level")}
+    for name in ("LOAD_ACTIVE_CYCLE", "EXE_ACTIVE_CYCLE", "STORE_ACTIVE_CYCLE", "RDMA_ACTIVE_CYCLE",
+                 "WDMA_ACTIVE_CYCLE", "RESERVATION_STATION_ACTIVE_CYCLES", "LOOP_MATMUL_ACTIVE_CYCLES",
+                 "DMA_TLB_TOTAL_REQ", "RDMA_BYTES_REC", "WDMA_BYTES_SENT", "RDMA_TOTAL_LATENCY",
+                 "WDMA_TOTAL_LATENCY", "D_GARBAGE_CYCLES"):
+        assert value[name] > 0, name
+    assert all(value[n] == 0 for n in zero_kind)
+    main = sum(value[n] for n in value if n.startswith("MAIN_"))
+    busy = _union_length([iv for u in ("ld", "st", "ex") for iv in tm.intervals[u]])
+    assert main == pytest.approx(busy, abs=2)
+    assert value["RDMA_BYTES_REC"] == tm.report()["dram_bytes_in"] == 2 * 8 * 8
+    assert value["WDMA_BYTES_SENT"] == 8 * 8
+
+
+def _union_length(intervals):
+    total, reach = 0.0, 0.0
+    for s, e in sorted(intervals):
+        total += max(0.0, e - max(s, reach))
+        reach = max(reach, e)
+    return total
 
 
 def test_mapping_program_is_timed_and_extrapolated():

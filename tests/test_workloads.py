@@ -45,3 +45,42 @@ def test_product_code_never_reads_the_shared_folder():
     offenders = [str(p.relative_to(ROOT)) for d in ("baco", "examples", "benchmarks") for p in (ROOT / d).rglob("*.py")
                  if re.search(r"""["']shared["']|\.\./shared""", p.read_text())]
     assert offenders == []
+
+
+def test_torch_attention_modules_become_their_matmuls():
+    import torch
+    from baco.tuner.workloads import layers_from_torch
+
+    class Attn(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.mha = torch.nn.MultiheadAttention(32, 4, batch_first=True)
+            layer = torch.nn.TransformerEncoderLayer(32, 2, dim_feedforward=48, batch_first=True)
+            self.enc = torch.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+
+        def forward(self, x):
+            y, _ = self.mha(x, x, x)
+            q = y.view(1, 17, 4, 8).transpose(1, 2)
+            z = torch.nn.functional.scaled_dot_product_attention(q, q, q)
+            return self.enc(z.transpose(1, 2).reshape(1, 17, 32))
+
+    got = {(l.P, l.C, l.K, l.N): l.count for l in layers_from_torch(Attn(), torch.zeros(1, 17, 32))}
+    assert got == {(17, 32, 32, 1): 4 + 2 * 4,          # q/k/v/out projections: mha + 2 encoder layers
+                   (17, 8, 17, 4): 2, (17, 17, 8, 4): 2,  # mha and sdpa: QKᵀ and A·V, 4 heads
+                   (17, 16, 17, 2): 2, (17, 17, 16, 2): 2,  # encoder layers: 2 heads of 16
+                   (17, 32, 48, 1): 2, (17, 48, 32, 1): 2}  # feed-forward
+
+
+def test_torchvision_resnet50_is_the_shipped_resnet50():
+    from baco.tuner.workloads import layers_from_model_spec
+    traced = layers_from_model_spec("torchvision.models:resnet50", (1, 3, 224, 224))
+    shipped = load_network("resnet50")
+    assert {l.key: l.count for l in traced} == {l.key: l.count for l in shipped}
+
+
+def test_model_spec_errors():
+    from baco.tuner.workloads import layers_from_model_spec
+    with pytest.raises(ValueError, match="MODULE:CALLABLE"):
+        layers_from_model_spec("torchvision.models.resnet50", (1, 3, 8, 8))
+    with pytest.raises(ValueError, match="no callable"):
+        layers_from_model_spec("baco.tuner.torch_models:nothing", (1, 3, 8, 8))

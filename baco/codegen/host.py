@@ -9,15 +9,18 @@ import time
 import llvmlite.binding as llvm
 import numpy as np
 
+from baco.errors import NEGATIVE_COLUMN_OFFSET, KernelRuntimeError
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import COMMANDS
 from baco.passes.instgem_to_llvm import FENCE, intrinsic_name
+from baco.passes.irutil import BOUNDARY_ERROR
 
 MASK64 = (1 << 64) - 1
 _ROCC = ctypes.CFUNCTYPE(None, ctypes.c_uint64, ctypes.c_uint64)
 _COUNTER = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64)
 _VOID = ctypes.CFUNCTYPE(None)
 _GRID = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)
+_BOUNDARY = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64)
 
 
 class HostMemory:
@@ -85,6 +88,10 @@ def _make_callbacks():
             except Exception as e:
                 _Runtime.error = e
     callbacks[FENCE] = _VOID(fence)
+    def boundary_error(line, col):
+        if _Runtime.error is None:
+            _Runtime.error = KernelRuntimeError(NEGATIVE_COLUMN_OFFSET, line, col)
+    callbacks[BOUNDARY_ERROR] = _BOUNDARY(boundary_error)
     callbacks["baco_program_id"] = _GRID(lambda axis: _Runtime.pid[axis])
     callbacks["baco_num_programs"] = _GRID(lambda axis: _Runtime.nprog[axis])
     return callbacks

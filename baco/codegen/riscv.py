@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -17,9 +18,11 @@ from pathlib import Path
 import llvmlite.binding as llvm
 import numpy as np
 
+from baco.errors import BOUNDARY_EXIT_CODE, NEGATIVE_COLUMN_OFFSET, KernelRuntimeError
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import COMMANDS
 from baco.passes.instgem_to_llvm import FENCE, intrinsic_name
+from baco.passes.irutil import BOUNDARY_ERROR
 
 C_TYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.int32): "int32_t", np.dtype(np.float32): "float"}
 
@@ -66,8 +69,11 @@ def c_prototype(name, signature, elems):
 def harness_source(name, signature, elems, args, grid, expected=None) -> str:
     """C main(): run every program of the grid, fence, optionally self-check."""
     grid = tuple(grid) + (1,) * (3 - len(grid))
-    lines = ["#include <stdint.h>", "#include <stdio.h>", "",
+    lines = ["#include <stdint.h>", "#include <stdio.h>", "", "void exit(int);",
              "static int64_t baco_pid[3], baco_nprog[3];",
+             f"void {BOUNDARY_ERROR}(int64_t line, int64_t col) {{",
+             '  printf("baco: boundary error at line %ld col %ld\\n", (long)line, (long)col);',
+             f"  exit({BOUNDARY_EXIT_CODE});", "}",
              "int64_t baco_program_id(int64_t axis) { return baco_pid[axis]; }",
              "int64_t baco_num_programs(int64_t axis) { return baco_nprog[axis]; }",
              c_prototype(name, signature, elems)]
@@ -152,6 +158,9 @@ class RiscvKernel:
         elf = self.build_elf(grid, args, self.workdir / "run.elf")
         res = run_elf(elf, config=self.config, max_instructions=max_instructions,
                       timeout_s=timeout_s, stdout=None)
+        boundary = re.search(r"baco: boundary error at line (\d+) col (\d+)", res.console or "")
+        if res.exit_code == BOUNDARY_EXIT_CODE and boundary:
+            raise KernelRuntimeError(NEGATIVE_COLUMN_OFFSET, int(boundary.group(1)), int(boundary.group(2)))
         if res.exit_code != 0:
             why = res.error or f"exit code {res.exit_code}"
             raise RuntimeError(f"{self.name} on the ISS failed: {why}\n{res.console}")

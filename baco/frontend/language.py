@@ -63,6 +63,9 @@ class BlockPtr:
         """Flat element indices of the block and which of them are accessed: boundary_check
         dimensions keep [0, shape); others access the whole block, which must lie in the
         array (the compiled kernel faults outside the kernel's arrays)."""
+        if 1 in checked and self.offsets[1] < 0:
+            from baco.errors import NEGATIVE_COLUMN_OFFSET, KernelRuntimeError
+            raise KernelRuntimeError(NEGATIVE_COLUMN_OFFSET, *_kernel_position())
         r = np.arange(self.block_shape[0])[:, None] + self.offsets[0]
         c = np.arange(self.block_shape[1])[None, :] + self.offsets[1]
         inside = np.ones(self.block_shape, dtype=bool)
@@ -123,6 +126,18 @@ class Block:
 
 def _data(x):
     return x.data if isinstance(x, Block) else x
+
+
+def _kernel_position():
+    """(line, col) of the baco.language call being interpreted, as the compiler locates it."""
+    import sys
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__") == __name__:
+        frame = frame.f_back
+    if frame is None:
+        return 0, 0
+    positions = list(frame.f_code.co_positions())[frame.f_lasti // 2]
+    return frame.f_lineno, (positions[2] or 0) + 1
 
 
 def _interp(name, *args, **kwargs):

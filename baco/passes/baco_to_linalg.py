@@ -17,6 +17,7 @@ from mlir.ir import (AffineMap, AffineMapAttr, ArrayAttr, Attribute, Block,
                      BoolAttr, DictAttr, F32Type, InsertionPoint, IntegerType,
                      RankedTensorType, ShapedType, StringAttr, Type)
 
+from baco.errors import NEGATIVE_COLUMN_OFFSET
 from baco.passes import irutil as ir
 from baco.passes.irutil import fail
 
@@ -177,14 +178,38 @@ class BacoToLinalg:
 
     # ---- memory ------------------------------------------------------------
     def _window(self, p: BlockPtr, checked, op):
-        sizes = []
+        """The DRAM window an access touches and where it sits in the block: boundary_check
+        dimensions keep [0, limit) (a negative offset reads zeros / writes nothing for the
+        part before 0), unchecked ones access the whole block. Gemmini cannot place data at
+        a column offset inside a scratchpad row, so a checked negative column offset is a
+        compile error when constant and a located run-time error otherwise."""
+        starts, sizes, leads = [], [], []
         for d in range(2):
             if d in checked:
-                sizes.append(ir.clamp_extent(p.shape[d], p.offsets[d], p.block_shape[d]))
+                start, size, lead = ir.checked_window(p.shape[d], p.offsets[d], p.block_shape[d])
             else:
-                sizes.append(ir.const_index(p.block_shape[d]))
+                start, size, lead = p.offsets[d], ir.const_index(p.block_shape[d]), ir.const_index(0)
+            starts.append(start)
+            sizes.append(size)
+            leads.append(lead)
+        if 1 in checked:
+            self._forbid_column_lead(p.offsets[1], leads[1], op)
+            leads[1] = ir.const_index(0)
         one = ir.const_index(1)
-        return ir.subview(p.view, p.offsets, sizes, [one, one]), sizes
+        return ir.subview(p.view, starts, sizes, [one, one]), sizes, leads
+
+    @staticmethod
+    def _forbid_column_lead(offset, lead, op):
+        owner = offset.owner
+        if getattr(owner, "name", None) == "arith.constant" and ir.IntegerAttr(owner.attributes["value"]).value < 0:
+            raise fail(NEGATIVE_COLUMN_OFFSET, op)
+        from mlir.dialects import scf
+        positive = ir.create("arith.cmpi", operands=[lead, ir.const_index(0)], results=[ir.IntegerType.get_signless(1)],
+                             attributes={"predicate": ir.IntegerAttr.get(ir.i64(), 4)}).result   # sgt
+        guard = scf.IfOp(positive)
+        with InsertionPoint(guard.then_block):
+            ir.call_boundary_error(op)
+            scf.YieldOp([])
 
     @staticmethod
     def _checked(op):
@@ -194,14 +219,14 @@ class BacoToLinalg:
 
     def lower_baco_load(self, op):
         p = self.bp[op.operands[0]]
-        window, sizes = self._window(p, self._checked(op), op)
+        window, sizes, leads = self._window(p, self._checked(op), op)
         dyn = ir.tensor_type([ir.DYN, ir.DYN], p.elem)
         loaded = ir.create("bufferization.to_tensor", operands=[window], results=[dyn],
                            attributes={"restrict": ir.unit()}).result
         # zero-pad the clipped window back to the static block shape
-        zero = ir.const_index(0)
-        highs = [ir.binop("subi", ir.const_index(b), s) for b, s in zip(p.block_shape, sizes)]
-        pad = ir.create("tensor.pad", operands=[loaded, zero, zero, *highs],
+        highs = [ir.binop("subi", ir.binop("subi", ir.const_index(b), s), lead)
+                 for b, s, lead in zip(p.block_shape, sizes, leads)]
+        pad = ir.create("tensor.pad", operands=[loaded, *leads, *highs],
                         results=[op.result.type], regions=1,
                         attributes={"operandSegmentSizes": Attribute.parse("array<i32: 1, 2, 2>"),
                                     "static_low": ir.dense_i64([ir.DYN, ir.DYN]),
@@ -219,11 +244,10 @@ class BacoToLinalg:
         if list(RankedTensorType(value.type).shape) != p.block_shape:
             raise fail("stored block shape does not match the block pointer", op)
         value = self._epilogue(value, p.elem, op)
-        window, sizes = self._window(p, self._checked(op), op)
-        zero = ir.const_index(0)
+        window, sizes, leads = self._window(p, self._checked(op), op)
         one = ir.const_index(1)
         dyn = ir.tensor_type([ir.DYN, ir.DYN], p.elem)
-        part = ir.create("tensor.extract_slice", operands=[value, zero, zero, *sizes, one, one],
+        part = ir.create("tensor.extract_slice", operands=[value, *leads, *sizes, one, one],
                          results=[dyn],
                          attributes={"operandSegmentSizes": Attribute.parse("array<i32: 1, 2, 2, 2>"),
                                      "static_offsets": ir.dense_i64([ir.DYN] * 2),

@@ -47,12 +47,19 @@ def index_cast(v, ty, loc=None):
     return create("arith.index_cast", operands=[v], results=[ty], loc=loc).result
 
 
-def clamp_extent(limit, offset, block: int, loc=None):
-    """Elements of a `block`-long window at `offset` that lie inside [0, limit)."""
-    zero = const_index(0, loc)
-    rem = binop("subi", limit, offset, loc)
-    rem = binop("maxsi", rem, zero, loc)
-    return binop("minsi", rem, const_index(block, loc), loc)
+def clamp(value, lo, hi, loc=None):
+    return binop("minsi", binop("maxsi", value, lo, loc), hi, loc)
+
+
+def checked_window(limit, offset, block: int, loc=None):
+    """The part of a `block`-long window at `offset` that lies inside [0, limit), as index
+    values (start, extent, lead): it starts at `start` in the array, is `extent` long and
+    sits `lead` elements into the block (lead > 0 only for a negative offset)."""
+    zero, blk = const_index(0, loc), const_index(block, loc)
+    start = clamp(offset, zero, limit, loc)
+    end = clamp(binop("addi", offset, blk, loc), zero, limit, loc)
+    lead = clamp(binop("subi", start, offset, loc), zero, blk, loc)
+    return start, binop("subi", end, start, loc), lead
 
 
 def dense_i64(values) -> Attribute:
@@ -135,6 +142,19 @@ def declare_func(op, name: str, signature: str):
             "sym_name": StringAttr.get(name),
             "function_type": Attribute.parse(signature),
             "sym_visibility": StringAttr.get("private")})
+
+
+BOUNDARY_ERROR = "baco_boundary_error"   # (i64 line, i64 col): both backends define it
+
+
+def call_boundary_error(op):
+    """Call `baco_boundary_error(line, col)` of `op`'s source location at the insertion point."""
+    import re
+    declare_func(op, BOUNDARY_ERROR, "(i64, i64) -> ()")
+    m = re.search(r'":(\d+):(\d+)', str(op.location))
+    line, col = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+    create("func.call", operands=[const_int(line, i64()), const_int(col, i64())],
+           attributes={"callee": Attribute.parse(f"@{BOUNDARY_ERROR}")})
 
 
 def call_grid(op, callee: str, axis: int):

@@ -227,28 +227,31 @@ class LinalgToInstGem:
             return cst(t.shape[0]), cst(t.shape[1])
         return i64(sizes[0]), i64(sizes[1])
 
-    def corner_sizes(self, view):
-        """Sizes of a local subview at [0, 0] (or the whole block)."""
+    def local_window(self, view):
+        """(first row, rows, cols) of a local subview as i64 values (or the whole block). A
+        window may start below the block's first row (a negative row offset under
+        boundary_check); a column offset is not addressable in a scratchpad row."""
         owner = view.owner
         if owner.name == "memref.alloc":
             t = MemRefType(view.type)
-            return cst(t.shape[0]), cst(t.shape[1])
+            return cst(0), cst(t.shape[0]), cst(t.shape[1])
         static_sizes = list(ir.DenseI64ArrayAttr(owner.attributes["static_sizes"]))
         static_offsets = list(ir.DenseI64ArrayAttr(owner.attributes["static_offsets"]))
         dyn = iter(list(owner.operands)[1:])
         offsets = [next(dyn) if o == ir.DYN else o for o in static_offsets]
         sizes = [next(dyn) if s == ir.DYN else s for s in static_sizes]
-        if any(not (isinstance(o, int) and o == 0) for o in offsets):
-            raise ir.fail("local block windows must start at the block's corner", owner)
-        return tuple(cst(s) if isinstance(s, int) else i64(s) for s in sizes)
+        if not (isinstance(offsets[1], int) and offsets[1] == 0):
+            raise ir.fail("local block windows must start at the block's first column", owner)
+        return tuple(cst(v) if isinstance(v, int) else i64(v) for v in (offsets[0], *sizes))
 
     def lower_mvin(self, op, src, dst, blk: Placed):
         unit_inner_stride(src, op)
         cfg = self.cfg
         acc = blk.space == "acc"
         esize = ESIZE[blk.elem]
-        rows, cols = self.corner_sizes(dst)
-        self.extents[blk.alloc] = (rows, cols)
+        first, rows, cols = self.local_window(dst)
+        # the matmul masks to the filled extent; rows above `first` (a negative row offset) are zeroed
+        self.extents[blk.alloc] = (ir.binop("addi", first, rows), cols)
         addr, row_bytes = dram_addr_and_stride(src, esize)
         max_cols = (cfg.max_block_len_acc if acc else cfg.max_block_len) * cfg.dim
         instgem.emit("config_ld", stride=row_bytes, scale=f32_bits(1.0), shrink=0,
@@ -263,14 +266,23 @@ class LinalgToInstGem:
                 n_cols = extent(cols, cc, max_cols)
                 dram = ir.binop("addi", row_addr, ir.binop("muli", cc, cst(max_cols * esize)))
                 local = blk.tile_addr(rt, ir.binop("muli", cc, cst(max_cols // cfg.dim)), flags)
-                instgem.emit("mvin", dram_addr=dram, local_addr=local, cols=n_cols, rows=n_rows)
+                instgem.emit("mvin", dram_addr=dram, local_addr=ir.binop("addi", local, first),
+                             cols=n_cols, rows=n_rows)
             loop(cst(0), ceil_div(cols, max_cols), col_chunk)
         loop(cst(0), ceil_div(rows, cfg.dim), row_tile)
+
+        def zero_tile(rt):      # DRAM address 0 makes mvin write zeros
+            def col_chunk(cc):
+                local = blk.tile_addr(rt, ir.binop("muli", cc, cst(max_cols // cfg.dim)), flags)
+                instgem.emit("mvin", dram_addr=0, local_addr=local, cols=extent(cols, cc, max_cols),
+                             rows=extent(first, rt, cfg.dim))
+            loop(cst(0), ceil_div(cols, max_cols), col_chunk)
+        loop(cst(0), ceil_div(first, cfg.dim), zero_tile)
 
     def lower_mvout(self, op, src, dst, blk: Placed):
         unit_inner_stride(dst, op)
         cfg = self.cfg
-        rows, cols = self.corner_sizes(src)
+        first, rows, cols = self.local_window(src)
         out_elem = str(MemRefType(dst.type).element_type)
         addr, row_bytes = dram_addr_and_stride(dst, ESIZE[out_elem])
         relu, scale = 0, cst(f32_bits(1.0))
@@ -293,7 +305,7 @@ class LinalgToInstGem:
             ct = ir.binop("divsi", t, n_row_tiles)
             dram = ir.binop("addi", addr, ir.binop("muli", ir.binop("muli", rt, cst(cfg.dim)), row_bytes))
             dram = ir.binop("addi", dram, ir.binop("muli", ct, cst(cfg.dim * esize)))
-            instgem.emit("mvout", dram_addr=dram, local_addr=blk.tile_addr(rt, ct, flags),
+            instgem.emit("mvout", dram_addr=dram, local_addr=ir.binop("addi", blk.tile_addr(rt, ct, flags), first),
                          cols=extent(cols, ct, cfg.dim), rows=extent(rows, rt, cfg.dim))
         loop(cst(0), ir.binop("muli", ceil_div(rows, cfg.dim), ceil_div(cols, cfg.dim)), tile)
 

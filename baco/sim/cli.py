@@ -33,7 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=600.0, help="wall-time limit in seconds (default 600)")
     p.add_argument("--mem-mb", type=int, default=256, help="ISS RAM at 0x80000000 in MiB (default 256)")
     p.add_argument("--trace", action="store_true", help="print every instruction (pc, word) to stderr")
-    p.add_argument("--timing", action="store_true", help="attach the cycle model (baco.sim.timing)")
+    p.add_argument("--timing", action="store_true",
+                   help="attach the cycle model (baco.sim.timing): the CPU's cycle/time CSRs and "
+                        "Gemmini's performance counters then report the modelled time")
     p.add_argument("--extlib", help="Spike: the Gemmini extension library (libgemmini.so); "
                                     "default $BACO_SPIKE_EXTLIB")
     p.add_argument("--no-gemmini", action="store_true", help="Spike: run without the Gemmini extension")
@@ -60,14 +62,15 @@ def make_timing_model(config: GemminiConfig):
 
 
 def timing_cycles(timing) -> int:
-    return int(timing.cycles)
+    """Gemmini's busy span: from its first dispatched command to the last completion."""
+    return int(timing.finish - (timing.first_dispatch or 0))
 
 
 def summary(result, cycles: int | None) -> str:
     parts = [f"exit {result.exit_code}" if result.error is None else "stopped",
              f"{result.instructions} instructions", f"{result.gemmini_commands} Gemmini commands"]
     if cycles is not None:
-        parts.append(f"{cycles} Gemmini cycles")
+        parts.append(f"{result.cpu_cycles} CPU cycles, {cycles} Gemmini cycles")
     parts.append(f"{result.elapsed_s:.2f} s")
     return "baco sim: " + ", ".join(parts)
 
@@ -86,6 +89,9 @@ def run_iss(args) -> int:
     cycles = timing_cycles(timing) if timing is not None else None
     if result.error is not None:
         print(f"baco sim: {result.error}", file=sys.stderr)
+    if timing is None and result.stats.get("counter"):
+        print("baco sim: note: the program read performance counters; without --timing there is no "
+              "cycle model and every counter event reads 0", file=sys.stderr)
     print(summary(result, cycles), file=sys.stderr)
     return RUN_FAILED if result.error is not None else result.exit_code
 

@@ -18,6 +18,7 @@ from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import (ACC_BIT, ACCUMULATE_BIT, READ_FULL_BIT, GemminiFault,
                               IsaError, decode, disassemble, is_garbage)
 from baco.sim.loops import LoopConvState, LoopWsState, loop_conv_ws_commands, loop_ws_commands
+from baco.sim.timing import EXTERNAL_BASE, EXTERNAL_TOTALS
 
 ALLOWED_TRANSPOSES = {  # (dataflow, a_transpose, b_transpose) -> allowed (§1.3.1)
     (0, 0, 0): True, (0, 0, 1): False, (0, 1, 0): True, (0, 1, 1): True,
@@ -71,12 +72,15 @@ class GemminiModel:
         self.in_bits = 8 * config.input_bytes
         self.spad = np.zeros((config.sp_rows, d), dtype=in_dt)
         self.acc = np.zeros((config.acc_rows, d), dtype=np.int32)
-        self.observers = []
+        self.observers = []        # (name, fields, pc) of every command the units execute
+        self.issue_hooks = []      # (name) of every command as it arrives from the CPU
         self.stats = {}
-        self.counter_source = self._functional_counter
+        self.expanding = False     # executing the commands a hardware loop unrolls to
+        self.counter_source = self._no_clock_counter
         self.reset_config()
-        self.counters = [0] * config.num_counters
-        self.counter_events = [0] * config.num_counters
+        self.counter_events = [0] * config.num_counters   # event code per counter, 0 = disabled
+        self.counter_base = [0] * config.num_counters     # event value when the counter was zeroed
+        self.external_base = {}                           # external event code -> value at the last reset
         self.snapshot = None
 
     def reset_config(self):
@@ -102,6 +106,9 @@ class GemminiModel:
         self.pc, self._current = pc, cmd.name
         self._rs = (funct, rs1, rs2)
         self.stats[cmd.name] = self.stats.get(cmd.name, 0) + 1
+        if not self.expanding:
+            for hook in self.issue_hooks:
+                hook(cmd.name)
         if cmd.queue != "loop":     # loops are observed through the commands they expand to
             for obs in self.observers:
                 obs(cmd.name, f, pc)
@@ -393,12 +400,17 @@ class GemminiModel:
     do_loop_ws_config_strides_ab = do_loop_ws_config_strides_dc = _latch_loop_ws
 
     def do_loop_ws(self, f):
-        if f["is_resadd"]:
-            raise self.fault("LOOP_WS residual add (is_resadd) is not modelled", "is_resadd")
         self._check_activation(f)   # NONE/RELU come from config_st, as LoopMatmul's plain mvouts do
+        self._unroll(loop_ws_commands(self.config, self.loop_ws, f))
+
+    def _unroll(self, commands):
         pc, rs = self.pc, self._rs
-        for funct, rs1, rs2 in list(loop_ws_commands(self.config, self.loop_ws, f)):
-            self.execute(funct, rs1, rs2, pc)
+        self.expanding = True
+        try:
+            for funct, rs1, rs2 in list(commands):
+                self.execute(funct, rs1, rs2, pc)
+        finally:
+            self.expanding = False
         self.pc, self._rs = pc, rs
 
     def _latch_loop_conv(self, f):
@@ -412,35 +424,46 @@ class GemminiModel:
         A loop whose output address is 0 leaves its partial sums in the accumulator half, and
         the next loop (bias address 0) accumulates onto them."""
         self._check_activation(f)
-        pc, rs = self.pc, self._rs
-        for funct, rs1, rs2 in list(loop_conv_ws_commands(self.config, self.loop_conv, f)):
-            self.execute(funct, rs1, rs2, pc)
-        self.pc, self._rs = pc, rs
+        self._unroll(loop_conv_ws_commands(self.config, self.loop_conv, f))
 
     # ---- counters -------------------------------------------------------------------------------
-    def _functional_counter(self, event_id: int) -> int:
-        """Event values without a timing model: command counts (never random)."""
-        names = sorted(self.stats)
-        return sum(self.stats.values()) if event_id == 0 else self.stats.get(
-            names[(event_id - 1) % len(names)], 0) if names else 0
+    @staticmethod
+    def _no_clock_counter(code: int) -> int:
+        """Without a timing model there is no clock and no DMA engine: every event reads 0
+        (attach baco.sim.timing.TimingModel, `baco sim --timing`, for the measured values)."""
+        return 0
 
     def do_counter(self, f):
+        """Gemmini's CounterFile: configuring a counter zeroes it; a reset zeroes every counter
+        and the external values; a snapshot freezes what reads return until it is reset.
+        Event codes follow gemmini_counter.h (external values are 44 + their index)."""
         n = self.config.num_counters
-        if f["reset_counters"]:      # every counter reads 0 from here on
-            self.counters = [self.counter_source(e) for e in self.counter_events]
-        if f["reset_snapshot"]:
-            self.snapshot = None
         idx = f["counter_index"]
         if idx >= n:
             raise self.fault(f"counter {idx} does not exist ({n} counters)", "counter_index")
+        if f["reset_counters"]:
+            self.counter_base = [self.counter_source(e) for e in self.counter_events]
+            self.external_base = {code: self.counter_source(code) for code in EXTERNAL_TOTALS}
+        if f["reset_snapshot"]:
+            self.snapshot = None
         if f["change_config"]:
-            self.counter_events[idx] = f["event_id"] + (44 if f["external"] else 0)
-            self.counters[idx] = self.counter_source(self.counter_events[idx])
+            code = f["event_id"] + (EXTERNAL_BASE if f["external"] else 0)
+            self.counter_events[idx] = code
+            self.counter_base[idx] = self.external_base.get(code, 0) if f["external"] \
+                else self.counter_source(code)
         if f["take_snapshot"]:
-            self.snapshot = [self.counter_source(e) - c for e, c in zip(self.counter_events, self.counters)]
+            self.snapshot = [self._counter_read(i) for i in range(n)]
         if self.snapshot is not None:
             return self.snapshot[idx]
-        return self.counter_source(self.counter_events[idx]) - self.counters[idx]
+        return self._counter_read(idx)
+
+    def _counter_read(self, idx):
+        code = self.counter_events[idx]
+        if code == 0:
+            return 0
+        if code > EXTERNAL_BASE:      # external values are 32 bits wide
+            return (self.counter_source(code) - self.counter_base[idx]) & 0xFFFFFFFF
+        return self.counter_source(code) - self.counter_base[idx]
 
 
 __all__ = ["GemminiModel", "GemminiFault", "Memory", "ArrayMemory"]

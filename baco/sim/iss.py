@@ -47,7 +47,7 @@ from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
 
 from baco.gemmini.config import DEFAULT_CONFIG, GemminiConfig
-from baco.gemmini.isa import OPCODE_CUSTOM3, GemminiFault, IsaError, disassemble, split_insn
+from baco.gemmini.isa import COMMANDS, OPCODE_CUSTOM3, GemminiFault, IsaError, disassemble, split_insn
 
 RAM_BASE = 0x80000000
 DEFAULT_MEM_SIZE = 256 << 20
@@ -56,6 +56,8 @@ DEFAULT_TIMEOUT_S = 600.0
 
 ECALL = 0x00000073
 OPCODE_MISC_MEM = 0x0F
+OPCODE_SYSTEM = 0x73
+COUNTER_CSRS = {0xC00: "cycle", 0xC01: "time", 0xC02: "instret", 0xB00: "mcycle", 0xB02: "minstret"}
 SYS_write, SYS_exit = 64, 93
 ENOSYS = 38
 CAUSE_ECALL_M = 8
@@ -64,6 +66,7 @@ TRAP_NAMES = {0: "instruction address misaligned", 1: "instruction access fault"
               5: "load access fault", 6: "store address misaligned", 7: "store access fault",
               8: "ecall", 12: "instruction page fault", 13: "load page fault", 15: "store page fault"}
 FENCE = "fence"
+FUNCT_COUNTER = COMMANDS["counter"].funct
 TIME_CHECK_BLOCKS = 1 << 14  # blocks between wall-clock checks
 
 
@@ -85,6 +88,7 @@ class IssResult:
     model: object
     error: str | None = None       # why the run stopped, when it did not exit
     elapsed_s: float = 0.0
+    cpu_cycles: int = 0            # the hart's cycle CSR at the end (baco.sim.iss.CpuClock)
     _uc: unicorn.Uc | None = field(default=None, repr=False)
     _symbols: dict = field(default_factory=dict, repr=False)
 
@@ -139,6 +143,43 @@ def _is_fence(word: int) -> bool:
     return word & 0x7F == OPCODE_MISC_MEM and (word >> 12) & 7 == 0
 
 
+def _counter_csr(word: int) -> str | None:
+    """The counter CSR a csrr*/csrr*i instruction accesses (cycle, time, instret, mcycle, minstret)."""
+    if word & 0x7F != OPCODE_SYSTEM or (word >> 12) & 7 in (0, 4):
+        return None
+    return COUNTER_CSRS.get(word >> 20)
+
+
+class CpuClock:
+    """The hart's cycle count: `cpi` cycles per retired instruction plus the cycles it waited
+    on Gemmini (at a fence until every command finished, at a command until Gemmini's queue
+    took it). Without a timing model Gemmini takes no time and only instructions count.
+    cycle, time and the m-mode mcycle all read this clock (time ticks once per cycle)."""
+
+    def __init__(self, run, timing=None):
+        from baco.sim.timing import DEFAULT_CONSTANTS
+        self.run, self.timing = run, timing
+        self.cpi = (timing.k if timing is not None else DEFAULT_CONSTANTS).cpu_cycles_per_instruction
+        self.stall = 0.0
+        self.offset = {"cycle": 0, "instret": 0}   # csrw mcycle/minstret
+
+    def now(self) -> float:
+        return self.run.instructions * self.cpi + self.stall
+
+    def wait_until(self, t: float) -> float:
+        self.stall += max(0.0, t - self.now())
+        return self.now()
+
+    def read(self, csr: str) -> int:
+        kind = "instret" if csr.endswith("instret") else "cycle"
+        value = self.run.instructions if kind == "instret" else int(self.now())
+        return (value + self.offset[kind]) & 0xFFFFFFFFFFFFFFFF
+
+    def write(self, csr: str, value: int) -> None:
+        kind = "instret" if csr.endswith("instret") else "cycle"
+        self.offset[kind] += value - self.read(csr)
+
+
 class _Loaded:
     """An ELF placed in unicorn RAM, with its custom words swapped for ecall."""
 
@@ -168,7 +209,7 @@ class _Loaded:
                                    f"[0x{RAM_BASE:x}, 0x{end:x}); raise mem_size")
                 if seg["p_filesz"]:
                     uc.mem_write(lo, seg.data())
-            # pc -> original word, for every custom-3 instruction and fence.
+            # pc -> original word, for every custom-3 instruction, fence and counter CSR access.
             self.custom: dict[int, int] = {}
             self.code_sections: list[tuple[int, bytes]] = []
             for sec in elf.iter_sections():
@@ -177,7 +218,8 @@ class _Loaded:
                 base, code = sec["sh_addr"], sec.data()
                 self.code_sections.append((base, code))
                 for off, length, word in instruction_words(code):
-                    if length == 4 and (word & 0x7F == OPCODE_CUSTOM3 or _is_fence(word)):
+                    if length == 4 and (word & 0x7F == OPCODE_CUSTOM3 or _is_fence(word)
+                                        or _counter_csr(word)):
                         self.custom[base + off] = word
                         uc.mem_write(base + off, struct.pack("<I", ECALL))
         for name in ("tohost", "fromhost"):
@@ -200,8 +242,10 @@ class _Run:
     """State of one run: hooks for HTIF, custom instructions, counting."""
 
     def __init__(self, uc, loaded: _Loaded, model, *, mem_size, max_instructions, timeout_s,
-                 stdout, trace, trace_out):
+                 stdout, trace, trace_out, timing=None):
         self.uc, self.loaded, self.model, self.mem_size = uc, loaded, model, mem_size
+        self.timing = timing
+        self.clock = CpuClock(self, timing)
         self.max_instructions, self.timeout_s = max_instructions, timeout_s
         self.stdout, self.trace, self.trace_out = stdout, trace, trace_out
         self.instructions = 0
@@ -253,7 +297,7 @@ class _Run:
     def _on_instruction(self, uc, addr, size, _):
         word = int.from_bytes(uc.mem_read(addr, size), "little")
         original = self.loaded.custom.get(addr)
-        if original is not None and not _is_fence(original):
+        if original is not None and original & 0x7F == OPCODE_CUSTOM3:
             f = split_insn(original)
             text = disassemble(f["funct"], uc.reg_read(_x(f["rs1"])), uc.reg_read(_x(f["rs2"])))
             print(f"0x{addr:08x}: {original:08x}  gemmini {text}", file=self.trace_out)
@@ -288,14 +332,42 @@ class _Run:
             return
         if _is_fence(word):
             self.model.fence()
+            if self.timing is not None:
+                self.clock.wait_until(self.timing.finish)
+                self.timing.fence()
+            return
+        csr = _counter_csr(word)
+        if csr is not None:
+            self._access_csr(uc, pc, word, csr)
             return
         self._execute_custom(uc, pc, word)
+
+    def _access_csr(self, uc, pc, word, csr):
+        """csrrw/csrrs/csrrc (and the immediate forms) on a counter CSR, served by the clock."""
+        funct3, rd, rs1 = (word >> 12) & 7, (word >> 7) & 31, (word >> 15) & 31
+        old = self.clock.read(csr)
+        operand = rs1 if funct3 & 4 else uc.reg_read(_x(rs1))
+        op = funct3 & 3
+        writes = op == 1 or rs1 != 0
+        if writes:
+            if not csr.startswith("m"):
+                self.stop(f"trap: illegal instruction (write to the read-only CSR {csr}) at pc=0x{pc:x}")
+                return
+            new = operand if op == 1 else (old | operand) if op == 2 else (old & ~operand)
+            self.clock.write(csr, new & 0xFFFFFFFFFFFFFFFF)
+        if rd:
+            uc.reg_write(_x(rd), old)
 
     def _execute_custom(self, uc, pc, word):
         f = split_insn(word)
         rs1 = uc.reg_read(_x(f["rs1"])) if f["xs1"] else 0
         rs2 = uc.reg_read(_x(f["rs2"])) if f["xs2"] else 0
         self.gemmini_commands += 1
+        if self.timing is not None:
+            now = self.clock.now()
+            if f["funct"] != FUNCT_COUNTER:     # the counter op is served at once by the controller
+                now = self.clock.wait_until(self.timing.accept_time())
+            self.timing.issue_time = now
         try:
             rd_value = self.model.execute(f["funct"], rs1, rs2, pc=pc)
         except GemminiFault as e:
@@ -417,7 +489,7 @@ def run_elf(path, *, config: GemminiConfig = DEFAULT_CONFIG,
         attach_timing(model, timing)
     model.observers.extend(observers)
     run = _Run(uc, loaded, model, mem_size=mem_size, max_instructions=max_instructions, timeout_s=timeout_s,
-               stdout=stdout, trace=trace, trace_out=trace_out or sys.stderr)
+               stdout=stdout, trace=trace, trace_out=trace_out or sys.stderr, timing=timing)
     start = time.perf_counter()
     run.run(loaded.entry)
     elapsed = time.perf_counter() - start
@@ -425,4 +497,5 @@ def run_elf(path, *, config: GemminiConfig = DEFAULT_CONFIG,
     return IssResult(exit_code=run.exit_code, instructions=run.instructions,
                      gemmini_commands=run.gemmini_commands, console="".join(run.console),
                      stats=stats, model=model, error=run.error, elapsed_s=elapsed, _uc=uc,
+                     cpu_cycles=int(run.clock.now()),
                      _symbols=loaded.symbols)

@@ -9,7 +9,8 @@ A(i,k) at a_base + (i·K + k)·DIM, B(k,j) at b_base + (k·J + j)·DIM (the bloc
 stride of a multi-block mvin is DIM, as the C library configures it), C(i,j)
 at acc_base + (i·J + j)·DIM. Two accumulator halves alternate between loops
 that store C, as in the RTL (a loop with C = 0 keeps accumulating into the
-same half).
+same half). With is_resadd the same FSMs do a residual add instead
+(resadd_commands): A into the accumulator, B accumulated onto it, C stored.
 
 The functional model runs these streams; the cycle model times them.
 """
@@ -43,8 +44,76 @@ class LoopWsState:
             self.strides.update(fields)
 
 
+def _operand_loads(cfg, name, base, stride, rows_dim, cols_dim, local, *, rows_inner, row_pad=True,
+                   local_flags=0):
+    """LoopMatmul's LdA/LdB: row-blocks × column chunks of MAX_BLOCK_LEN blocks of a
+    (rows_dim × cols_dim)-block DRAM matrix, each dim (block count, pad); local(row_block,
+    col_block) is the chunk's local row. The FSM steps its row iterator innermost for A
+    (untransposed) and B (transposed), its column chunks innermost otherwise. LdB never
+    applies the row pad (its last-row test compares the bound with itself minus one), so
+    B blocks always move DIM rows."""
+    d, mbl = cfg.dim, cfg.max_block_len
+    (n_rows, pad_rows), (n_cols, pad_cols) = rows_dim, cols_dim
+    chunks = range(0, n_cols, mbl)
+    order = ([(o, c0) for c0 in chunks for o in range(n_rows)] if rows_inner
+             else [(o, c0) for o in range(n_rows) for c0 in chunks])
+    for o, c0 in order:
+        n = min(mbl, n_cols - c0)
+        cols = n * d - (pad_cols if c0 + n == n_cols else 0)
+        rows = d - (pad_rows if row_pad and o == n_rows - 1 else 0)
+        yield cmd(name, dram_addr=base + (o * d * stride + c0 * d) * cfg.input_bytes,
+                  local_addr=local_flags | local(o, c0), cols=cols, rows=rows)
+
+
+def _c_stores(cfg, st, f, I, J, pad_i, pad_j, c_local):
+    """LoopMatmul's StC: C from the accumulator, MAX_BLOCK_LEN blocks per int8 mvout, one
+    block per int32 (full_C) mvout; then the next loop uses the other accumulator half."""
+    d, a, s = cfg.dim, st.addrs, st.strides
+    c_bytes = cfg.acc_bytes if f["full_c"] else cfg.input_bytes
+    step = 1 if f["full_c"] else cfg.max_block_len
+    for j0 in range(0, J, step):
+        n = min(step, J - j0)
+        cols = n * d - (pad_j if j0 + n == J else 0)
+        for i in range(I):
+            dram = a["c_addr"] + (i * d * s["c_stride"] + j0 * d) * c_bytes
+            local = ACC_BIT | (READ_FULL_BIT if f["full_c"] else 0) | c_local(i, j0)
+            yield cmd("mvout", dram_addr=dram, local_addr=local, cols=cols, rows=d - (pad_i if i == I - 1 else 0))
+    st.acc_half ^= 1
+
+
+def resadd_commands(cfg: GemminiConfig, st: LoopWsState, f: dict):
+    """LOOP_WS with is_resadd: C = act(A + B) for I×J blocks, no execute commands. LdA moves A
+    (I×J blocks, as for a matmul's A with J in place of K) into the loop's accumulator half,
+    overwriting; LdB moves B (I×J blocks, as B with I in place of K, so without its row pad)
+    onto the same rows with the accumulate bit; StC stores the rows through the mvout path
+    (config_st's activation and scale), as the C library's tiled_resadd configures it. The
+    element scales are the mvin scales of load slots 0 and 1 (shrunk: int8 in DRAM)."""
+    d = cfg.dim
+    b, a, s = st.bounds, st.addrs, st.strides
+    I, J = b["max_i"], b["max_j"]
+    pad_i, pad_j = b["pad_i"], b["pad_j"]
+    if I == 0 or J == 0:
+        return
+    base = st.acc_half * (cfg.acc_rows // 2)
+
+    def local(i, j):
+        return base + (i * J + j) * d
+
+    if a["a_addr"]:
+        yield from _operand_loads(cfg, "mvin", a["a_addr"], s["a_stride"], (I, pad_i), (J, pad_j), local,
+                                  rows_inner=True, local_flags=ACC_BIT)
+    if a["b_addr"]:
+        yield from _operand_loads(cfg, "mvin2", a["b_addr"], s["b_stride"], (I, pad_i), (J, pad_j), local,
+                                  rows_inner=False, row_pad=False, local_flags=ACC_BIT | ACCUMULATE_BIT)
+    if a["c_addr"]:
+        yield from _c_stores(cfg, st, f, I, J, pad_i, pad_j, local)
+
+
 def loop_ws_commands(cfg: GemminiConfig, st: LoopWsState, f: dict):
     """Yield (funct, rs1, rs2) for one LOOP_WS with flags `f` (decoded funct 8)."""
+    if f["is_resadd"]:
+        yield from resadd_commands(cfg, st, f)
+        return
     d = cfg.dim
     b, a, s = st.bounds, st.addrs, st.strides
     I, J, K = b["max_i"], b["max_j"], b["max_k"]
@@ -83,27 +152,15 @@ def loop_ws_commands(cfg: GemminiConfig, st: LoopWsState, f: dict):
                 yield cmd("mvin3", dram_addr=dram, local_addr=ACC_BIT | c_local(i, j0),
                           cols=cols, rows=rows_of(i, I, pad_i))
     # A and B, in chunks of MAX_BLOCK_LEN DIM-wide blocks along a DRAM row
-    mbl = cfg.max_block_len
-
-    def operand_loads(name, base, stride, rows_dim, cols_dim, local):
-        """Row-blocks × column chunks of a (rows_dim × cols_dim)-block DRAM matrix;
-        each dim is (block count, pad); local(row_block, col_block) is its address."""
-        (n_outer, pad_rows), (n_inner, pad_cols) = rows_dim, cols_dim
-        for o in range(n_outer):
-            for c0 in range(0, n_inner, mbl):
-                n = min(mbl, n_inner - c0)
-                cols = n * d - (pad_cols if c0 + n == n_inner else 0)
-                yield cmd(name, dram_addr=base + (o * d * stride + c0 * d) * ib, local_addr=local(o, c0),
-                          cols=cols, rows=rows_of(o, n_outer, pad_rows))
-
     if a["a_addr"]:   # A is I×K blocks in DRAM, K×I when transposed
         dims = ((I, pad_i), (K, pad_k)) if not a_t else ((K, pad_k), (I, pad_i))
         local = (lambda o, c: a_local(o, c)) if not a_t else (lambda o, c: a_local(c, o))
-        yield from operand_loads("mvin", a["a_addr"], s["a_stride"], *dims, local)
+        yield from _operand_loads(cfg, "mvin", a["a_addr"], s["a_stride"], *dims, local, rows_inner=not a_t)
     if a["b_addr"]:   # B is K×J blocks, J×K when transposed
         dims = ((K, pad_k), (J, pad_j)) if not b_t else ((J, pad_j), (K, pad_k))
         local = (lambda o, c: b_local(o, c)) if not b_t else (lambda o, c: b_local(c, o))
-        yield from operand_loads("mvin2", a["b_addr"], s["b_stride"], *dims, local)
+        yield from _operand_loads(cfg, "mvin2", a["b_addr"], s["b_stride"], *dims, local, rows_inner=b_t,
+                                  row_pad=False)
     # execute: k → j → i, the weight block preloaded at i = 0 and reused
     for k in range(K):
         for j in range(J):
@@ -122,18 +179,8 @@ def loop_ws_commands(cfg: GemminiConfig, st: LoopWsState, f: dict):
                 yield cmd("compute_preloaded" if i == 0 else "compute_accumulated",
                           a_addr=a_local(i, k), a_rows=a_rows, a_cols=a_cols,
                           bd_addr=GARBAGE_ADDR, bd_rows=d, bd_cols=d)
-    # C stores
     if a["c_addr"]:
-        c_bytes = ab if f["full_c"] else ib
-        step = 1 if f["full_c"] else mbl
-        for j0 in range(0, J, step):
-            n = min(step, J - j0)
-            cols = n * d - (pad_j if j0 + n == J else 0)
-            for i in range(I):
-                dram = a["c_addr"] + (i * d * s["c_stride"] + j0 * d) * c_bytes
-                local = ACC_BIT | (READ_FULL_BIT if f["full_c"] else 0) | c_local(i, j0)
-                yield cmd("mvout", dram_addr=dram, local_addr=local, cols=cols, rows=rows_of(i, I, pad_i))
-        st.acc_half ^= 1
+        yield from _c_stores(cfg, st, f, I, J, pad_i, pad_j, c_local)
 
 
 # ---------------------------------------------------------------------------------------------

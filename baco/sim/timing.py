@@ -18,7 +18,13 @@ its unit — load (DMA in), execute (the array), store (DMA out) — and:
 - a fence waits for everything.
 Every run reports cycles, busy cycles per unit, DRAM bytes, scratchpad and
 accumulator accesses, MACs, utilization and energy. The counter command's
-event values come from here (`counter_value`).
+event values come from here (`counter_value`, Gemmini's event numbering).
+
+On the ISS the CPU and Gemmini share one clock (baco.sim.iss.CpuClock): the
+hart spends `cpu_cycles_per_instruction` per instruction; a command is
+dispatched no earlier than the CPU issued it (`issue_time`), the CPU waits
+at a command until Gemmini's queue accepts it (`accept_time`) and at a fence
+until everything finished, so rdcycle around a kernel measures it.
 
 The constants below were fitted on the training part of
 benchmarks/data/rtl/firesim_train.csv by benchmarks/rtl_calibration.py --fit.
@@ -47,6 +53,9 @@ class TimingConstants:
     # software around each DRAM-level matmul tile (tiles stream without a fence); convolution
     # tiles are timed as LoopConv's expanded LOOP_CONV_WS stream, one fenced call per tile
     gemm_tile_overhead: float = 0.0
+    # the CPU (baco.sim.iss.CpuClock): Rocket is an in-order scalar core; one cycle per
+    # instruction, plus its waits on Gemmini at fences and when the command queue is full
+    cpu_cycles_per_instruction: float = 1.0
 
 
 DEFAULT_CONSTANTS = TimingConstants()
@@ -54,12 +63,87 @@ DEFAULT_CONSTANTS = TimingConstants()
 QUEUES = {"ld": ("mvin", "mvin2", "mvin3", "config_ld"),
           "ex": ("preload", "compute_preloaded", "compute_accumulated", "config_ex"),
           "st": ("mvout", "config_st", "config_norm")}
+LOAD_SLOT = {"mvin": 0, "mvin2": 1, "mvin3": 2}
 UNIT_OF = {name: q for q, names in QUEUES.items() for name in names}
 
-# counter event ids (baco's numbering, readable through the counter command)
-EVENTS = {1: "cycles", 2: "load_busy", 3: "execute_busy", 4: "store_busy", 5: "dram_bytes_in",
-          6: "dram_bytes_out", 7: "macs", 8: "scratchpad_reads", 9: "scratchpad_writes",
-          10: "accumulator_reads", 11: "accumulator_writes", 12: "commands"}
+# Counter events, numbered as Gemmini's CounterFile / gemmini_counter.h: codes 1..44 are
+# incremental events, 45..51 the external values (the counter op's external bit with
+# event_id = code - 44). Each event is (name, kind, source):
+#   "union": cycles covered by the named interval list up to the read time;
+#   "main":  cycles in which exactly the named controllers (ld/st/ex) are busy;
+#   "sum":   a running total accumulated as commands are observed;
+#   "level": an instantaneous value (reservation-station occupancy);
+#   "zero":  a mechanism this model does not have (no virtual memory, so no TLB misses or
+#            TLB waits; no im2col unit; no flushes, spad bank conflicts or transpose unroller):
+#            it reads 0, as it does on a Gemmini without the feature.
+EXTERNAL_BASE = 44
+EVENTS = {
+    1: ("MAIN_LD_CYCLES", "main", "ld"), 2: ("MAIN_ST_CYCLES", "main", "st"),
+    3: ("MAIN_EX_CYCLES", "main", "ex"), 4: ("MAIN_LD_ST_CYCLES", "main", "ld st"),
+    5: ("MAIN_LD_EX_CYCLES", "main", "ld ex"), 6: ("MAIN_ST_EX_CYCLES", "main", "st ex"),
+    7: ("MAIN_LD_ST_EX_CYCLES", "main", "ld st ex"),
+    8: ("LOAD_DMA_WAIT_CYCLE", "sum", "ld_dma_wait"), 9: ("LOAD_ACTIVE_CYCLE", "union", "ld_active"),
+    10: ("LOAD_SCRATCHPAD_WAIT_CYCLE", "sum", "ld_hazard_wait"),
+    11: ("STORE_DMA_WAIT_CYCLE", "sum", "st_dma_wait"), 12: ("STORE_ACTIVE_CYCLE", "union", "st_active"),
+    13: ("STORE_POOLING_CYCLE", "sum", "pool_cycles"), 14: ("STORE_SCRATCHPAD_WAIT_CYCLE", "sum", "st_hazard_wait"),
+    15: ("DMA_TLB_MISS_CYCLE", "zero", None), 16: ("DMA_TLB_HIT_REQ", "sum", "dma_requests"),
+    17: ("DMA_TLB_TOTAL_REQ", "sum", "dma_requests"),
+    18: ("RDMA_ACTIVE_CYCLE", "union", "rdma"), 19: ("RDMA_TLB_WAIT_CYCLES", "zero", None),
+    20: ("RDMA_TL_WAIT_CYCLES", "sum", "ld_dma_wait"),
+    21: ("WDMA_ACTIVE_CYCLE", "union", "wdma"), 22: ("WDMA_TLB_WAIT_CYCLES", "zero", None),
+    23: ("WDMA_TL_WAIT_CYCLES", "sum", "st_dma_wait"),
+    24: ("EXE_ACTIVE_CYCLE", "union", "ex_active"), 25: ("EXE_FLUSH_CYCLE", "zero", None),
+    26: ("EXE_CONTROL_Q_BLOCK_CYCLE", "zero", None), 27: ("EXE_PRELOAD_HAZ_CYCLE", "sum", "ex_weight_wait"),
+    28: ("EXE_OVERLAP_HAZ_CYCLE", "sum", "ex_hazard_wait"),
+    29: ("SCRATCHPAD_A_WAIT_CYCLE", "sum", "sp_a_wait"), 30: ("SCRATCHPAD_B_WAIT_CYCLE", "sum", "sp_b_wait"),
+    31: ("SCRATCHPAD_D_WAIT_CYCLE", "sum", "sp_d_wait"),
+    32: ("ACC_A_WAIT_CYCLE", "sum", "acc_a_wait"), 33: ("ACC_B_WAIT_CYCLE", "sum", "acc_b_wait"),
+    34: ("ACC_D_WAIT_CYCLE", "sum", "acc_d_wait"),
+    35: ("A_GARBAGE_CYCLES", "sum", "a_garbage"), 36: ("B_GARBAGE_CYCLES", "sum", "b_garbage"),
+    37: ("D_GARBAGE_CYCLES", "sum", "d_garbage"),
+    38: ("IM2COL_MEM_CYCLES", "zero", None), 39: ("IM2COL_ACTIVE_CYCLES", "zero", None),
+    40: ("IM2COL_TRANSPOSER_WAIT_CYCLE", "zero", None),
+    41: ("RESERVATION_STATION_FULL_CYCLES", "sum", "rs_full"),
+    42: ("RESERVATION_STATION_ACTIVE_CYCLES", "union", "rs"),
+    43: ("LOOP_MATMUL_ACTIVE_CYCLES", "union", "loop_matmul"),
+    44: ("TRANSPOSE_PRELOAD_UNROLLER_ACTIVE_CYCLES", "zero", None),
+    45: ("RESERVATION_STATION_LD_COUNT", "level", "ld"), 46: ("RESERVATION_STATION_ST_COUNT", "level", "st"),
+    47: ("RESERVATION_STATION_EX_COUNT", "level", "ex"),
+    48: ("RDMA_BYTES_REC", "sum", "dram_bytes_in"), 49: ("WDMA_BYTES_SENT", "sum", "dram_bytes_out"),
+    50: ("RDMA_TOTAL_LATENCY", "sum", "rdma_latency"), 51: ("WDMA_TOTAL_LATENCY", "sum", "wdma_latency"),
+}
+EXTERNAL_TOTALS = tuple(c for c, (_, kind, _) in EVENTS.items() if c > EXTERNAL_BASE and kind == "sum")
+EVENT_CODES = {name: code for code, (name, _, _) in EVENTS.items()}
+WAIT_EVENTS = ("ld_dma_wait", "ld_hazard_wait", "st_dma_wait", "st_hazard_wait", "pool_cycles", "dma_requests",
+               "ex_weight_wait", "ex_hazard_wait", "sp_a_wait", "sp_b_wait", "sp_d_wait", "acc_a_wait",
+               "acc_b_wait", "acc_d_wait", "a_garbage", "b_garbage", "d_garbage", "rs_full", "rdma_latency",
+               "wdma_latency")
+
+
+def _merged(intervals, t):
+    """Disjoint sorted (starts, ends) of the union of intervals clipped to [0, t)."""
+    if not intervals:
+        return np.zeros(0), np.zeros(0)
+    a = np.minimum(np.asarray(intervals, dtype=float), t)
+    a = a[a[:, 1] > a[:, 0]]
+    if not len(a):
+        return np.zeros(0), np.zeros(0)
+    a = a[np.argsort(a[:, 0], kind="stable")]
+    reach = np.maximum.accumulate(a[:, 1])
+    new = np.ones(len(a), bool)
+    new[1:] = a[1:, 0] > reach[:-1]
+    group = np.cumsum(new) - 1
+    starts = a[new, 0]
+    ends = np.zeros(len(starts))
+    np.maximum.at(ends, group, a[:, 1])
+    return starts, ends
+
+
+def _covers(starts, ends, points):
+    if not len(starts):
+        return np.zeros(len(points), bool)
+    i = np.searchsorted(starts, points, side="right") - 1
+    return (i >= 0) & (points < ends[np.maximum(i, 0)])
 
 
 class TimingModel:
@@ -80,13 +164,40 @@ class TimingModel:
         self.pending_weights = False
         self.last_compute_start = 0.0
         self.pool = None            # config_st pooling fields while pooling is on
+        self.shrink = [0, 0, 0]     # config_ld shrink per load slot
         self.stats = dict(dram_bytes_in=0, dram_bytes_out=0, macs=0, scratchpad_reads=0, scratchpad_writes=0,
                           accumulator_reads=0, accumulator_writes=0, commands=0, registers=0)
+        # the counter events: running totals, and the time intervals the union events measure
+        self.waits = dict.fromkeys(WAIT_EVENTS, 0.0)
+        self.intervals = {name: [] for name in ("ld_active", "st_active", "ex_active", "ld", "st", "ex",
+                                                "rdma", "wdma", "rs", "loop_matmul")}
+        self.issue_time = 0.0       # when the CPU issued the current command (set by the ISS)
+        self.open_loop = None       # [first, last dispatch] of the LOOP_WS being unrolled
+        self.first_dispatch = None
 
     # ---- attach ------------------------------------------------------------------
     def attach(self, model):
         model.observers.append(self.observe)
+        model.issue_hooks.append(self.command_issued)
         model.counter_source = self.counter_value
+
+    def command_issued(self, name):
+        """A command arrives from the CPU (loops are observed through what they expand to):
+        LoopMatmul is active from a LOOP_WS until its last command is dispatched."""
+        self._close_loop()
+        if name == "loop_ws":
+            start = max(self.issue_time, self.dispatch_time)
+            self.open_loop = [start, start]
+
+    def _close_loop(self):
+        if self.open_loop is not None:
+            self.intervals["loop_matmul"].append(tuple(self.open_loop))
+            self.open_loop = None
+
+    def accept_time(self) -> float:
+        """When Gemmini's command queue can take the CPU's next command: after every earlier
+        command (a loop: every command it unrolls to) has been dispatched."""
+        return self.dispatch_time
 
     # ---- row ranges -------------------------------------------------------------
     def _range(self, addr, rows, blocks=1, block_stride=None):
@@ -98,18 +209,17 @@ class TimingModel:
         limit = self.cfg.acc_rows if acc else self.cfg.sp_rows
         return acc, row % limit, min(limit, row % limit + span)
 
-    def _ready(self, reads, writes):
-        t = 0.0
-        for r in reads:
-            if r:
-                acc, a, b = r
-                t = max(t, float((self.acc_w if acc else self.sp_w)[a:b].max(initial=0.0)))
-        for r in writes:
-            if r:
-                acc, a, b = r
-                t = max(t, float((self.acc_w if acc else self.sp_w)[a:b].max(initial=0.0)),
-                        float((self.acc_r if acc else self.sp_r)[a:b].max(initial=0.0)))
+    def _ready_one(self, r, write=False):
+        if not r:
+            return 0.0
+        acc, a, b = r
+        t = float((self.acc_w if acc else self.sp_w)[a:b].max(initial=0.0))
+        if write:
+            t = max(t, float((self.acc_r if acc else self.sp_r)[a:b].max(initial=0.0)))
         return t
+
+    def _ready(self, reads, writes):
+        return max([0.0] + [self._ready_one(r) for r in reads] + [self._ready_one(w, True) for w in writes])
 
     def _mark(self, reads, writes, end):
         for r in reads:
@@ -129,29 +239,67 @@ class TimingModel:
         if unit is None:        # flush, clock gating, counters: handled by the controller at once
             return
         q = self.outstanding[unit]
-        dispatch = self.dispatch_time + 1
+        dispatch = max(self.dispatch_time + 1, self.issue_time)
         while q and q[0] <= dispatch:
             q.popleft()
         if len(q) >= self.rs[unit]:
-            dispatch = max(dispatch, q.popleft())
+            full_until = q.popleft()
+            self.waits["rs_full"] += max(0.0, full_until - dispatch)
+            dispatch = max(dispatch, full_until)
         self.dispatch_time = dispatch
+        if self.first_dispatch is None:
+            self.first_dispatch = dispatch
+        if self.open_loop is not None:
+            self.open_loop[1] = dispatch
         start, occupancy, latency, reads, writes = self._cost(name, f, unit, dispatch)
-        start = max(start, self.unit_free[unit], self._ready(reads, writes))
+        free = max(start, self.unit_free[unit])
+        ready = self._ready(reads, writes)
+        if ready > free:
+            self._hazard_wait(name, unit, f, reads, writes, ready - free)
+        start = max(free, ready)
         end = start + latency
         self.unit_free[unit] = start + occupancy
         self.busy[unit] += occupancy
         self._mark(reads, writes, end)
         q.append(end)
         self.finish = max(self.finish, end)
+        iv = self.intervals
+        iv[unit + "_active"].append((start, start + occupancy))
+        iv[unit].append((start, end))
+        iv["rs"].append((dispatch, end))
+        if name.startswith("mvin") and f["dram_addr"]:
+            iv["rdma"].append((start, end))
+        elif name == "mvout":
+            iv["wdma"].append((start, end))
+
+    def _hazard_wait(self, name, unit, f, reads, writes, wait):
+        """Attribute cycles a command waited on local rows to its unit's wait counters; the
+        execute unit's to the operand (A, B, D) that was ready last and its memory."""
+        if unit != "ex":
+            self.waits[unit + "_hazard_wait"] += wait
+            return
+        self.waits["ex_hazard_wait"] += wait
+        operands = {"preload": ("b",), "compute_preloaded": ("a", "d"), "compute_accumulated": ("a", "d")}
+        ranges = [r for r in reads if r is not None] if name in operands else []
+        if not ranges:
+            return
+        which = operands[name][:len(ranges)]
+        times = [self._ready_one(r) for r in ranges[:len(which)]]
+        i = int(np.argmax(times))
+        mem = "acc" if ranges[i][0] else "sp"
+        self.waits[f"{mem}_{which[i]}_wait"] += wait
 
     def fence(self):
         self.dispatch_time = max(self.dispatch_time, self.finish)
 
-    def _dma(self, rows, bytes_per_row):
+    def _dma(self, rows, bytes_per_row, unit):
         """Occupancy of a DMA command: requests limited by bus beats and in-flight slots."""
         beats = max(1, math.ceil(bytes_per_row / (self.cfg.dma_bus_bits // 8)))
         per_row = beats * self.k.beat_cycles
         inflight_bound = math.ceil(rows / self.cfg.max_in_flight) * self.k.dram_latency
+        self.waits[unit + "_dma_wait"] += max(0.0, inflight_bound - rows * per_row)
+        self.waits["dma_requests"] += rows
+        self.waits["rdma_latency" if unit == "ld" else "wdma_latency"] += rows * self.k.dram_latency
         return self.k.dma_cmd_overhead + max(rows * per_row, inflight_bound)
 
     def _cost(self, name, f, unit, dispatch):
@@ -161,13 +309,19 @@ class TimingModel:
         if name.startswith("config"):
             if name == "config_st":
                 self.pool = f if f["pool_stride"] else None
+            elif name == "config_ld" and f["state_id"] < 3:
+                self.shrink[f["state_id"]] = f["shrink"]
             return dispatch, 1.0, 1.0, [], []
         if name.startswith("mvin"):
             addr, rows, cols = f["local_addr"], f["rows"], f["cols"]
             acc = bool(addr & ACC_BIT)
-            esize = cfg.acc_bytes if acc else cfg.input_bytes
+            shrunk = self.shrink[LOAD_SLOT[name]]       # int8 in DRAM, widened into the accumulator
+            esize = cfg.acc_bytes if acc and not shrunk else cfg.input_bytes
             blocks = max(1, -(-cols // d))
-            occ = self._dma(rows, cols * esize)
+            if not f["dram_addr"]:     # zero fill: no DRAM requests
+                occ = self.k.dma_cmd_overhead + rows
+            else:
+                occ = self._dma(rows, cols * esize, "ld")
             if f["dram_addr"]:
                 self.stats["dram_bytes_in"] += rows * cols * esize
             self.stats["accumulator_writes" if acc else "scratchpad_writes"] += rows * cols
@@ -183,12 +337,15 @@ class TimingModel:
                 rows_read = self.pool["orows"] * self.pool["ocols"]
                 rows = self.pool["porows"] * self.pool["pocols"]
                 pool_cycles = rows_read
-            occ = self._dma(rows, cols * out_bytes) + pool_cycles + (k.acc_scale_latency if acc else 0)
+            occ = self._dma(rows, cols * out_bytes, "st") + pool_cycles + (k.acc_scale_latency if acc else 0)
+            self.waits["pool_cycles"] += pool_cycles
             self.stats["dram_bytes_out"] += rows * cols * out_bytes
             self.stats["accumulator_reads" if acc else "scratchpad_reads"] += rows_read * cols
             r = self._range(addr, rows_read, blocks, d)
             return dispatch, occ, occ + k.dram_latency, [r], []
         if name == "preload":
+            if is_garbage(f["bd_addr"]):
+                self.waits["b_garbage"] += d
             self.preload = f
             self.pending_weights = not is_garbage(f["bd_addr"])
             return dispatch, 0.0, 0.0, [self._range(f["bd_addr"], f["bd_rows"])], []
@@ -197,9 +354,15 @@ class TimingModel:
             rows = max(f["a_rows"], 4)
             occ = rows + k.compute_overhead
             start = dispatch
+            if is_garbage(f["a_addr"]):
+                self.waits["a_garbage"] += occ
+            if is_garbage(f["bd_addr"]):
+                self.waits["d_garbage"] += occ
             if name == "compute_preloaded" and self.pending_weights:
                 # weights stream in for DIM cycles, overlapping the previous compute
-                start = max(start, self.last_compute_start + d)
+                weights_in = self.last_compute_start + d
+                self.waits["ex_weight_wait"] += max(0.0, weights_in - max(start, self.unit_free["ex"]))
+                start = max(start, weights_in)
                 self.stats["registers"] += pre.get("bd_rows", d) * pre.get("bd_cols", d)
                 self.stats["scratchpad_reads"] += pre.get("bd_rows", d) * pre.get("bd_cols", d)
             self.pending_weights = False
@@ -232,8 +395,33 @@ class TimingModel:
                 "store_busy": self.busy["st"], **s,
                 "utilization": s["macs"] / (cycles * cfg.dim * cfg.dim), "energy_uj": e_pj * 1e-6}
 
-    def counter_value(self, event_id: int) -> int:
-        name = EVENTS.get(event_id)
-        if name is None:
+    def counter_value(self, code: int) -> int:
+        """The running value of counter event `code` (gemmini_counter.h numbering) at the
+        time the counter command reaches Gemmini: when the CPU issues it, and not before the
+        commands ahead of it were dispatched. The counter command subtracts the value it
+        had when the counter was configured or reset."""
+        if code not in EVENTS:
             return 0
-        return int(self.report()[name])
+        name, kind, source = EVENTS[code]
+        self._close_loop()      # a loop's commands were all dispatched when it was issued
+        t = max(self.issue_time, self.dispatch_time)
+        if kind == "zero":
+            return 0
+        if kind == "sum":
+            value = self.stats[source] if source in self.stats else self.waits[source]
+            return int(value)
+        if kind == "level":
+            return sum(1 for s, e in self.intervals[source] if s <= t < e)
+        if kind == "union":
+            starts, ends = _merged(self.intervals[source], t)
+            return int(round(float((ends - starts).sum())))
+        busy = {u: _merged(self.intervals[u], t) for u in ("ld", "st", "ex")}
+        points = np.unique(np.concatenate([np.concatenate(b) for b in busy.values()] + [[0.0, t]]))
+        mids, lengths = (points[:-1] + points[1:]) / 2, np.diff(points)
+        want = set(source.split())
+        mask = np.ones(len(mids), bool)
+        for u, (bs, be) in busy.items():
+            covered = _covers(bs, be, mids)
+            mask &= covered if u in want else ~covered
+        return int(round(float(lengths[mask].sum())))
+

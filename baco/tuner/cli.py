@@ -5,6 +5,8 @@ network) and write the Chipyard config, gemmini_params.h, JSON and Timeloop file
     baco tune --op conv2d --H 56 --W 56 --C 64 --K 64 --R 3 --stride 1 --padding 1 --out out/conv
     baco tune --problem layer.yaml --out out/x        (a Timeloop problem YAML)
     baco tune --network resnet50 --budget 120 --out out/resnet
+    baco tune --torch torchvision.models:resnet50 --input-shape 1,3,224,224 --out out/rn50
+    baco tune --torch baco.tuner.torch_models:bert_base_encoder --input-shape 1,128,768 --out out/bert
 """
 from __future__ import annotations
 
@@ -31,6 +33,12 @@ def layers_from_args(a) -> list:
         return [workloads.load_timeloop_problem(a.problem)]
     if a.network:
         return workloads.load_network(a.network)
+    if a.torch:
+        if not a.input_shape:
+            raise SystemExit("baco tune: --torch needs --input-shape (e.g. 1,3,224,224)")
+        layers = workloads.layers_from_model_spec(a.torch, a.input_shape.split(","))
+        print(f"{a.torch}: {len(layers)} unique layers, {sum(l.count for l in layers)} in all (torch.fx)")
+        return layers
     if a.op in ("gemm", "gemv"):
         if a.M is None or a.K is None or (a.op == "gemm" and a.N is None):
             raise SystemExit("baco tune: --op gemm needs --M --N --K (gemv: --M --K)")
@@ -46,7 +54,7 @@ def layers_from_args(a) -> list:
             raise SystemExit("baco tune: --op conv1d needs --W (length) --C --K --R")
         out = (a.W + 2 * a.padding - a.R) // a.stride + 1
         return [workloads.conv1d(out, a.C, a.K, a.R, stride=a.stride, batch=a.batch)]
-    raise SystemExit("baco tune: give --op, --problem or --network")
+    raise SystemExit("baco tune: give --op, --problem, --network or --torch")
 
 
 def main(argv=None) -> int:
@@ -65,6 +73,9 @@ def main(argv=None) -> int:
     p.add_argument("--batch", type=int, default=1)
     p.add_argument("--problem", help="Timeloop problem YAML")
     p.add_argument("--network", help="a shipped network (resnet50, bert, unet, retinanet, ... see baco/data/workloads) or a folder like them")
+    p.add_argument("--torch", metavar="MODULE:CALLABLE",
+                   help="a torch model factory, e.g. torchvision.models:resnet50 (layers via torch.fx)")
+    p.add_argument("--input-shape", help="the model's input shape for --torch, e.g. 1,3,224,224")
     p.add_argument("--method", choices=list(METHODS), default="baco")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--steps", type=int)

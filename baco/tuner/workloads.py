@@ -185,36 +185,128 @@ def merge_identical(layers: list[Layer]) -> list[Layer]:
     return list(found.values())
 
 
+def attention_layers(tokens: int, keys: int, embed: int, heads: int, batch: int, name: str) -> list[Layer]:
+    """The two batched matmuls of multi-head attention: QKᵀ and A·V, one per (batch, head)."""
+    head_dim = embed // heads
+    return [Layer(P=tokens, C=head_dim, K=keys, N=batch * heads, name=f"{name}.qk"),
+            Layer(P=tokens, C=keys, K=head_dim, N=batch * heads, name=f"{name}.av")]
+
+
+def mha_layers(mha, query_shape, key_shape, name: str) -> list[Layer]:
+    """torch.nn.MultiheadAttention (an fx leaf): Q/K/V in-projections, attention, out-projection."""
+    if mha.batch_first:
+        (batch, tokens, embed), keys = query_shape, key_shape[1]
+    else:
+        (tokens, batch, embed), keys = query_shape, key_shape[0]
+    kdim, vdim = mha.kdim, mha.vdim
+    return [gemm(batch * tokens, embed, embed, name=f"{name}.q_proj"),
+            gemm(batch * keys, kdim, embed, name=f"{name}.k_proj"),
+            gemm(batch * keys, vdim, embed, name=f"{name}.v_proj"),
+            *attention_layers(tokens, keys, embed, mha.num_heads, batch, name),
+            gemm(batch * tokens, embed, embed, name=f"{name}.out_proj")]
+
+
+def encoder_layer_layers(layer, shape, name: str) -> list[Layer]:
+    """torch.nn.TransformerEncoderLayer (an fx leaf): self-attention and the two feed-forward Linears."""
+    batch, tokens = (shape[0], shape[1]) if layer.self_attn.batch_first else (shape[1], shape[0])
+    rows = batch * tokens
+    return [*mha_layers(layer.self_attn, shape, shape, f"{name}.self_attn"),
+            gemm(rows, layer.linear1.in_features, layer.linear1.out_features, name=f"{name}.linear1"),
+            gemm(rows, layer.linear2.in_features, layer.linear2.out_features, name=f"{name}.linear2")]
+
+
 def layers_from_torch(module, *example_inputs) -> list[Layer]:
-    """Conv2d/Conv1d/Linear/matmul layers of a torch module (torch.fx trace + shape
-    propagation); identical layers are merged with a count."""
+    """The MAC layers of a torch module (torch.fx trace + shape propagation): Conv1d/Conv2d,
+    Linear, matmul/bmm, scaled_dot_product_attention, and the torch.nn attention modules fx
+    keeps whole (MultiheadAttention, TransformerEncoderLayer, TransformerEncoder); identical
+    layers are merged with a count."""
+    import operator
+
     import torch
     from torch.fx import symbolic_trace
     from torch.fx.passes.shape_prop import ShapeProp
+    nn = torch.nn
+    if type(module).__module__.startswith("torch.nn."):
+        module = nn.Sequential(module)   # fx keeps torch.nn modules whole only below the root
     gm = symbolic_trace(module)
     ShapeProp(gm).propagate(*example_inputs)
     found = []
     add = found.append
 
+    def shape_of(arg):
+        return arg.meta["tensor_meta"].shape
+
     for node in gm.graph.nodes:
         meta = node.meta.get("tensor_meta")
+        out = getattr(meta, "shape", None)
+        name = str(node.target) if node.op == "call_module" else node.name
         if node.op == "call_module":
             mod = gm.get_submodule(node.target)
-            out = meta.shape if meta is not None else None
-            if isinstance(mod, torch.nn.Conv2d) and out is not None:
+            if isinstance(mod, nn.Conv2d):
                 add(Layer(R=mod.kernel_size[0], S=mod.kernel_size[1], P=out[2], Q=out[3],
                           C=mod.in_channels // mod.groups, K=mod.out_channels, N=out[0],
                           Hstride=mod.stride[0], Wstride=mod.stride[1], Hdilation=mod.dilation[0],
-                          Wdilation=mod.dilation[1], name=str(node.target)))
-            elif isinstance(mod, torch.nn.Conv1d) and out is not None:
+                          Wdilation=mod.dilation[1], name=name))
+            elif isinstance(mod, nn.Conv1d):
                 add(conv1d(out[2], mod.in_channels // mod.groups, mod.out_channels, mod.kernel_size[0],
-                           stride=mod.stride[0], dilation=mod.dilation[0], batch=out[0], name=str(node.target)))
-            elif isinstance(mod, torch.nn.Linear) and out is not None:
-                rows = math.prod(out[:-1]) if len(out) > 1 else 1
-                add(gemm(rows, mod.in_features, mod.out_features, name=str(node.target)))
-        elif node.op == "call_function" and node.target in (torch.matmul, torch.bmm, torch.mm,
-                                                             getattr(__import__("operator"), "matmul")):
-            a, b = (arg.meta["tensor_meta"].shape for arg in node.args[:2])
+                           stride=mod.stride[0], dilation=mod.dilation[0], batch=out[0], name=name))
+            elif isinstance(mod, nn.Linear):
+                add(gemm(math.prod(out[:-1]) if len(out) > 1 else 1, mod.in_features, mod.out_features, name=name))
+            elif isinstance(mod, nn.MultiheadAttention):
+                query, key = node.args[0], node.args[1] if len(node.args) > 1 else node.kwargs["key"]
+                found.extend(mha_layers(mod, shape_of(query), shape_of(key), name))
+            elif isinstance(mod, nn.TransformerEncoderLayer):
+                found.extend(encoder_layer_layers(mod, shape_of(node.args[0]), name))
+            elif isinstance(mod, nn.TransformerEncoder):
+                for i, layer in enumerate(mod.layers):
+                    found.extend(encoder_layer_layers(layer, shape_of(node.args[0]), f"{name}.layers.{i}"))
+        elif node.op == "call_function" and node.target in (torch.matmul, torch.bmm, torch.mm, operator.matmul):
+            a, b = (shape_of(arg) for arg in node.args[:2])
             batch = math.prod(a[:-2]) if len(a) > 2 else 1
-            add(Layer(P=a[-2] if len(a) > 1 else 1, C=a[-1], K=b[-1], N=batch, name=node.name))
+            add(Layer(P=a[-2] if len(a) > 1 else 1, C=a[-1], K=b[-1], N=batch, name=name))
+        elif node.op == "call_function" and node.target is torch.nn.functional.scaled_dot_product_attention:
+            q, k = (shape_of(arg) for arg in node.args[:2])
+            batch = math.prod(q[:-2])
+            add(Layer(P=q[-2], C=q[-1], K=k[-2], N=batch, name=f"{name}.qk"))
+            add(Layer(P=q[-2], C=k[-2], K=q[-1], N=batch, name=f"{name}.av"))
     return merge_identical(found)
+
+
+def import_model_module(module_name: str):
+    """Import a model-definition module. PyPI's torchvision wheel links against the CUDA build of
+    torch; beside the CPU torch its C++ ops (nms, roi_align...) do not load and the package's
+    __init__ fails registering them. Its model definitions are plain torch.nn, so then the
+    package is entered without running that __init__ (the ops are only needed by detection
+    post-processing, not to build or trace a model)."""
+    import importlib
+    import importlib.util
+    import sys
+    import types
+    try:
+        return importlib.import_module(module_name)
+    except (RuntimeError, OSError) as err:
+        top = module_name.split(".")[0]
+        spec = importlib.util.find_spec(top)
+        if spec is None or spec.submodule_search_locations is None:
+            raise
+        for loaded in [m for m in sys.modules if m == top or m.startswith(top + ".")]:
+            del sys.modules[loaded]
+        package = types.ModuleType(top, doc=f"{top} without its __init__ ({err})")
+        package.__path__, package.__spec__ = list(spec.submodule_search_locations), spec
+        sys.modules[top] = package
+        return importlib.import_module(module_name)
+
+
+def layers_from_model_spec(spec: str, input_shape) -> list[Layer]:
+    """Layers of `module:callable` (e.g. torchvision.models:resnet50), built with no arguments
+    (random weights: only shapes matter) and traced on zeros of `input_shape`."""
+    import torch
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"--torch wants MODULE:CALLABLE (e.g. torchvision.models:resnet50), got {spec!r}")
+    factory = getattr(import_model_module(module_name), attr, None)
+    if not callable(factory):
+        raise ValueError(f"{module_name} has no callable {attr!r}")
+    model = factory().eval()
+    with torch.no_grad():
+        return layers_from_torch(model, torch.zeros(*[int(d) for d in input_shape]))
