@@ -96,3 +96,15 @@ def test_tune_verify_and_run_design(tmp_path, capsys):
     assert c.default_simulated.cycles > 0 and s["gain_simulated"] > 0
     assert baco_main(["run", "--design", str(out)]) == 0
     assert json.loads((out / "result.json").read_text())["layers"][0]["blocks"]["BLOCK_M"] == c.schedule.block_m
+
+
+def test_loop_check_benchmark_smoke(capsys):
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "loop_check.py"
+    spec = importlib.util.spec_from_file_location("loop_check", path)
+    loop_check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loop_check)
+    assert loop_check.main(["--smoke"]) == 0
+    out = capsys.readouterr().out
+    assert "Pearson r of log cycles" in out and "every layer bit-exact: True" in out
