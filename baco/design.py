@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from baco.gemmini.config import GemminiConfig
+from baco.gemmini.isa import decode
 from baco.gemmini.schedule import GemmSchedule
 from baco.sim.clib import time_matmul
 from baco.sim.timing import TimingModel
@@ -55,6 +56,7 @@ class LayerCheck:
     bit_exact: bool | None
     default_predicted: Measured         # Gemmini-default with the C library's tiling, cost model
     default_simulated: Measured | None  # ... and the C library's command stream on the cycle model
+    checked_shape: tuple | None = None  # (M, N, K) run bit-exact: the layer's, or cut down (FUNCTIONAL_MACS)
     seconds: float = 0.0
 
 
@@ -63,11 +65,31 @@ def output_scale(K: int) -> float:
     return 2.0 ** -round(math.log2(128 * math.sqrt(K)))
 
 
-def run_gemm(M: int, N: int, K: int, cfg: GemminiConfig, schedule: GemmSchedule, *, target: str = "sim",
-             seed: int = 0, out_int8: bool = KERNEL_OUT_INT8) -> tuple[bool, dict]:
-    """Compile the GEMM kernel for cfg with schedule, run it on random data, check it bit for bit
-    and time it: (bit_exact, cycle-model report). On `iss` the ELF runs on the RISC-V ISS (checked,
-    not timed: the report is the sim run's)."""
+# Layers above this many MACs are timed on the compiled kernel's command stream without data
+# (CommandTrace: the functional model's numpy work is ~20x the cycle model's), and checked bit
+# for bit on a scaled-down run of the same kernel, schedule and Gemmini (two blocks per dimension).
+FUNCTIONAL_MACS = 3.2e7
+
+
+class CommandTrace:
+    """A Gemmini that only decodes the commands it is sent and reports them to its observers
+    (no memories, no data): the compiled kernel's command stream for the cycle model."""
+
+    def __init__(self):
+        self.observers = []
+
+    def execute(self, funct: int, rs1: int, rs2: int, pc: int | None = None) -> int:
+        cmd, fields = decode(funct, rs1, rs2)
+        for observe in self.observers:
+            observe(cmd.name, fields, pc)
+        return 0
+
+    def fence(self):
+        pass
+
+
+def _gemm_launch(M, N, K, cfg, schedule, out_int8, seed, target="sim"):
+    """(compiled kernel, grid, args, reference output) of the GEMM kernel on random data."""
     from baco.kernels.matmul import matmul_kernel, reference
     rng = np.random.default_rng(seed)
     a = rng.integers(-128, 128, (M, K), dtype=np.int8)
@@ -75,21 +97,35 @@ def run_gemm(M: int, N: int, K: int, cfg: GemminiConfig, schedule: GemmSchedule,
     c = np.zeros((M, N), dtype=np.int8 if out_int8 else np.int32)
     scale = output_scale(K) if out_int8 else 1.0
     args = [a, b, c, M, N, K, K, 1, N, 1, N, 1, scale]
-    opts = dict(RELU=False, OUT_INT8=out_int8, config=cfg, schedule=schedule)
-    ck = matmul_kernel.compile(*args, **opts)
+    ck = matmul_kernel.compile(*args, RELU=False, OUT_INT8=out_int8, config=cfg, schedule=schedule, target=target)
     grid = (-(-M // schedule.block_m), -(-N // schedule.block_n))
+    ref = reference(a, b, out="int8" if out_int8 else "int32", scale=scale, schedule=schedule)
+    return ck, grid, args, ref
+
+
+def run_gemm(M: int, N: int, K: int, cfg: GemminiConfig, schedule: GemmSchedule, *, target: str = "sim",
+             seed: int = 0, out_int8: bool = KERNEL_OUT_INT8,
+             functional_macs: float = FUNCTIONAL_MACS) -> tuple[bool, dict, tuple[int, int, int]]:
+    """Compile the GEMM kernel for cfg with schedule, run it on random data against Gemmini's
+    arithmetic and time it on the cycle model: (bit_exact, cycle-model report, checked shape).
+    Up to functional_macs the timed run is the checked run; above, the full-size kernel is timed
+    on its command stream and the check runs on (M, N, K) cut to two blocks each. On `iss` the
+    check runs the RISC-V ELF on the ISS."""
     tm = TimingModel(cfg)
-    ck.run(grid, args, observers=[tm.observe])
+    full = M * N * K <= functional_macs
+    if full:
+        shape = (M, N, K)
+    else:
+        ck, grid, args, _ = _gemm_launch(M, N, K, cfg, schedule, out_int8, seed)
+        ck.run(grid, args, observers=[tm.observe], model=CommandTrace())
+        shape = (min(M, 2 * schedule.block_m), min(N, 2 * schedule.block_n), min(K, 2 * schedule.block_k))
+    ck, grid, args, ref = _gemm_launch(*shape, cfg, schedule, out_int8, seed, target)
+    ck.run(grid, args, observers=[tm.observe] if full and target == "sim" else [])
+    if full and target != "sim":       # time the same kernel on sim
+        sim, grid, sim_args, _ = _gemm_launch(*shape, cfg, schedule, out_int8, seed)
+        sim.run(grid, sim_args, observers=[tm.observe])
     tm.fence()
-    out = "int8" if out_int8 else "int32"
-    ref = reference(a, b, out=out, scale=scale, schedule=schedule)
-    ok = bool(np.array_equal(c, ref))
-    if target == "iss":
-        c[...] = 0
-        iss = matmul_kernel.compile(*args, target="iss", **opts)
-        iss.run(grid, args)
-        ok = ok and bool(np.array_equal(c, ref))
-    return ok, tm.report()
+    return bool(np.array_equal(args[2], ref)), tm.report(), shape
 
 
 def load_design(path) -> dict:
@@ -121,7 +157,7 @@ def check_design(design: dict, *, target: str = "sim", progress=print) -> list[L
         if is_kernel_layer(layer) and "schedule" in entry:
             check.schedule = GemmSchedule.from_dict(entry["schedule"])
             M, N, K = layer.P, layer.K, layer.C
-            ok, rep = run_gemm(M, N, K, cfg, check.schedule, target=target)
+            ok, rep, check.checked_shape = run_gemm(M, N, K, cfg, check.schedule, target=target)
             check.bit_exact = ok
             check.simulated = Measured(rep["cycles"], rep["energy_uj"])
             lib = time_matmul(M, N, K, default_cfg, out_int8=KERNEL_OUT_INT8, scale=output_scale(K))
@@ -151,6 +187,12 @@ def summary(checks: list[LayerCheck]) -> dict:
     return out
 
 
+def scaled(c: LayerCheck) -> str:
+    if c.checked_shape == (c.layer.P, c.layer.K, c.layer.C):
+        return ""
+    return " (timed on its command stream; checked on {}x{}x{})".format(*c.checked_shape)
+
+
 def format_report(design: dict, checks: list[LayerCheck]) -> str:
     hw = design["hardware"]
     lines = [f"design: Gemmini {hw['pe_dim']}x{hw['pe_dim']}, scratchpad {hw['sp_kb']:g} KB, "
@@ -168,7 +210,7 @@ def format_report(design: dict, checks: list[LayerCheck]) -> str:
                      f"{c.predicted.cycles:10.4g} {c.simulated.cycles:10.4g} "
                      f"{c.simulated.cycles / c.predicted.cycles:8.2f} {c.predicted.energy_uj:9.4g} "
                      f"{c.simulated.energy_uj:9.4g} {c.default_simulated.cycles:15.4g} "
-                     f"{'ok' if c.bit_exact else 'MISMATCH'}")
+                     f"{'ok' if c.bit_exact else 'MISMATCH'}{scaled(c)}")
     s = summary(checks)
     if not s["kernel_layers"]:
         lines.append("no layer has a kernel: nothing simulated")

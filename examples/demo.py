@@ -54,7 +54,7 @@ def main() -> int:
     from baco.gemmini.schedule import GemmSchedule
     smallest = min(checks, key=lambda c: c.layer.macs)
     os.environ["BACO_DUMP_IR"] = str(DUMP)
-    ok_iss, _ = run_gemm(smallest.layer.P, smallest.layer.K, smallest.layer.C,
+    ok_iss, _, _ = run_gemm(smallest.layer.P, smallest.layer.K, smallest.layer.C,
                          GemminiConfig.from_dict(design["gemmini_config"]),
                          GemmSchedule.from_dict(design["layers"][checks.index(smallest)]["schedule"]), target="iss")
     print(f"   {smallest.name} as a RISC-V ELF on the ISS: {'bit-exact' if ok_iss else 'MISMATCH'} "
