@@ -32,10 +32,9 @@ from baco.gemmini.isa import decode
 from baco.gemmini.schedule import GemmSchedule
 from baco.sim.clib import time_matmul
 from baco.sim.timing import TimingModel
-from baco.tuner import costmodel
-from baco.tuner.arch import DEFAULT_HARDWARE, Hardware
-from baco.tuner.default_mapping import default_mapping
-from baco.tuner.mapping import KERNEL_OUT_INT8, is_kernel_layer, parse_mapping
+from baco.tuner.arch import DEFAULT_HARDWARE
+from baco.tuner.baselines import gemmini_default
+from baco.tuner.mapping import KERNEL_OUT_INT8, is_kernel_layer
 from baco.tuner.workloads import Layer
 
 
@@ -144,15 +143,15 @@ def layer_of(entry: dict) -> Layer:
 def check_design(design: dict, *, target: str = "sim", progress=print) -> list[LayerCheck]:
     """Compile, run and time every kernel layer of a tuned design, and the default beside it."""
     cfg = GemminiConfig.from_dict(design["gemmini_config"])
-    hw = Hardware(**{k: design["hardware"][k] for k in ("pe_dim", "sp_kb", "acc_kb")})
     default_cfg = DEFAULT_HARDWARE.to_gemmini_config()
     checks = []
     for entry in design["layers"]:
         t0 = time.perf_counter()
         layer = layer_of(entry)
-        tuned = costmodel.evaluate(layer, parse_mapping(entry["mapping"]), hw)
-        dflt = costmodel.evaluate(layer, default_mapping(layer, DEFAULT_HARDWARE), DEFAULT_HARDWARE)
-        check = LayerCheck(entry["name"], layer.count, layer, None, Measured(tuned.cycles, tuned.energy_uj),
+        # predictions of the model the search used: the tuner's own per-layer figures, and the same
+        # model on the C library's tiling of the default Gemmini (baselines.gemmini_default)
+        dflt = gemmini_default([layer]).per_layer[0]
+        check = LayerCheck(entry["name"], layer.count, layer, None, Measured(entry["cycles"], entry["energy_uj"]),
                            None, None, Measured(dflt.cycles, dflt.energy_uj), None)
         if is_kernel_layer(layer) and "schedule" in entry:
             check.schedule = GemmSchedule.from_dict(entry["schedule"])

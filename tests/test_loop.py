@@ -75,11 +75,15 @@ def test_tuner_capacity_is_the_compilers():
 
 
 def test_searched_designs_compile_on_their_hardware():
+    from baco.tuner import baselines
     layers = [gemm(64, 200, 48, "a"), gemm(33, 65, 17, "b")]
     layers = [pad_layer(layer) for layer in layers]
-    result = coexplore(layers, seed=0, steps=20, starts=2, progress=False, kicks=1, random_pool=8)
-    for layer, mapping in zip(layers, result.mappings):
-        check_compiles_and_runs(layer, mapping, result.hw)
+    results = [coexplore(layers, seed=0, steps=20, starts=2, progress=False, kicks=1, random_pool=8),
+               baselines.gemmini_default(layers), baselines.random_search(layers, samples=64),
+               baselines.genetic(layers, generations=3, population=16)]
+    for result in results:
+        for layer, mapping in zip(layers, result.mappings):
+            check_compiles_and_runs(layer, mapping, result.hw)
 
 
 def test_tune_verify_and_run_design(tmp_path, capsys):
