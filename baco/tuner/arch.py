@@ -19,6 +19,12 @@ AREA_PER_ACC_KB = 0.00553
 
 
 def area_mm2(pe_dim, sp_kb, acc_kb):
+    """Estimated silicon area (mm²) of a Gemmini: 0.000438·PE² + 0.00270·scratchpad KB + 0.00553·accumulator KB.
+
+    Source: a least-squares fit of `target.area` (Timeloop/Accelergy's area estimate for DOSA's
+    Gemmini description) over the 95 configurations of benchmarks/data/timeloop/dataset.csv.tar.gz;
+    the accumulator's 32-bit words make a KB of it about twice a scratchpad KB. The default
+    16×16, 256 KB, 64 KB Gemmini is 1.16 mm² by this estimate. Floats or torch tensors alike."""
     return AREA_PER_PE * pe_dim * pe_dim + AREA_PER_SP_KB * sp_kb + AREA_PER_ACC_KB * acc_kb
 
 

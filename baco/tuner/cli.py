@@ -7,6 +7,8 @@ network) and write the Chipyard config, gemmini_params.h, JSON and Timeloop file
     baco tune --network resnet50 --budget 120 --out out/resnet
     baco tune --torch torchvision.models:resnet50 --input-shape 1,3,224,224 --out out/rn50
     baco tune --torch baco.tuner.torch_models:bert_base_encoder --input-shape 1,128,768 --out out/bert
+    baco tune --network bert --max-area 2.5 --out out/bert-2mm2      (an area budget in mm²)
+    baco tune --network bert --pareto 5 --budget 30 --out out/front  (EDP-vs-area front: CSV + PNG)
 """
 from __future__ import annotations
 
@@ -19,7 +21,8 @@ from baco.tuner.emit import write_outputs
 
 METHODS = {
     "baco": lambda layers, a: explore.coexplore(layers, seed=a.seed, steps=a.steps, time_budget_s=a.budget,
-                                                progress=not a.quiet, init_hw=a.init_hw),
+                                                progress=not a.quiet, init_hw=a.init_hw,
+                                                importance=a.importance == "on", max_area_mm2=a.max_area),
     "default": lambda layers, a: baselines.gemmini_default(layers),
     "random": lambda layers, a: baselines.random_search(layers, time_budget_s=a.budget or 30, seed=a.seed),
     "ga": lambda layers, a: baselines.genetic(layers, time_budget_s=a.budget or 30, seed=a.seed),
@@ -84,8 +87,16 @@ def main(argv=None) -> int:
     p.add_argument("--out", required=True, help="output folder")
     p.add_argument("--exact-dims", action="store_true",
                    help="map the dimensions as given instead of padding ragged ones to multiples of 16")
+    p.add_argument("--importance", choices=["on", "off"], default="on",
+                   help="baco: schedule gradient steps over layers by estimated gain (thesis §6.5), or move all")
+    p.add_argument("--max-area", type=float, metavar="MM2",
+                   help="baco: area budget in mm² (arch.area_mm2); no returned design exceeds it")
+    p.add_argument("--pareto", type=int, metavar="N",
+                   help="baco: search N area budgets (the first unconstrained) and write pareto.csv/.png")
     p.add_argument("--quiet", action="store_true")
     a = p.parse_args(argv)
+    if (a.max_area is not None or a.pareto) and a.method != "baco":
+        p.error("--max-area and --pareto apply to --method baco")
     if a.op == "gemm" and a.K is None:
         p.error("--op gemm needs --K")
     a.init_hw = None
@@ -102,11 +113,20 @@ def main(argv=None) -> int:
                 print(f"{before.name}: padded {', '.join(grown)} (ragged edges run as whole blocks; "
                       "--exact-dims to map them as given)")
         layers = padded
+    if a.pareto:
+        from baco.tuner.area import pareto_sweep, write_pareto
+
+        def search(max_area):
+            a.max_area = max_area
+            return METHODS["baco"](layers, a)
+        written = write_pareto(pareto_sweep(search, a.pareto), a.out, title=a.network or a.torch or "")
+        print(f"wrote {', '.join(str(v) for v in written.values())}")
+        return 0
     result = METHODS[a.method](layers, a)
     paths = write_outputs(a.out, layers, result)
     hw = result.hw
-    print(f"{a.method}: Gemmini {hw.pe_dim}x{hw.pe_dim}, scratchpad {hw.sp_kb:g} KB, accumulator {hw.acc_kb:g} KB; "
-          f"cycles {result.cycles:.4g}, energy {result.energy_uj:.4g} uJ, EDP {result.edp:.4g}")
+    print(f"{a.method}: Gemmini {hw.pe_dim}x{hw.pe_dim}, scratchpad {hw.sp_kb:g} KB, accumulator {hw.acc_kb:g} KB, "
+          f"area {hw.area_mm2:.3f} mm2; cycles {result.cycles:.4g}, energy {result.energy_uj:.4g} uJ, EDP {result.edp:.4g}")
     summary = json.loads(paths["json"].read_text())
     for entry in summary["layers"][:8]:
         blocks = f" blocks {entry['blocks']}" if "blocks" in entry else ""

@@ -27,7 +27,7 @@ import torch
 from tqdm.auto import tqdm
 
 from baco.tuner import costmodel
-from baco.tuner.arch import DEFAULT_HARDWARE, MAX_BUFFER_KB, MAX_PE_DIM, Hardware
+from baco.tuner.arch import DEFAULT_HARDWARE, MAX_BUFFER_KB, MAX_PE_DIM, Hardware, area_mm2
 from baco.tuner.hwinfer import requirements_from_factors, round_hardware, round_pe_dim, smooth_max
 from baco.tuner.mapping import Mapping, validate
 from baco.tuner.relax import (C_INDEX, DIMS, DRAM_LEVEL, K_INDEX, NUM_LEVELS, ORDER_CHOICES, MappingSpace,
@@ -135,6 +135,7 @@ class Result:
     method: str = "baco"
     wall_s: float = 0.0
     evaluations: int = 0
+    trace: list = field(default_factory=list)   # (seconds, best network EDP so far) at each improvement
 
 
 def evaluate_design(layers: list[Layer], mappings: list[Mapping], hw: Hardware, *, method: str = "",
@@ -173,15 +174,56 @@ class NetworkProblem:
     otherwise it is inferred from the mappings: the smallest legal Gemmini that runs every layer.
     """
 
-    def __init__(self, layers: list[Layer], *, fixed_hw: Hardware | None = None, max_pe: int = MAX_PE_DIM):
+    def __init__(self, layers: list[Layer], *, fixed_hw: Hardware | None = None, max_pe: int = MAX_PE_DIM,
+                 max_area_mm2: float | None = None):
         if not layers:
             raise ValueError("nothing to explore: no layers")
         self.layers = list(layers)
         self.counts = [float(getattr(layer, "count", 1)) for layer in self.layers]
         self.fixed_hw = fixed_hw
         self.max_pe = fixed_hw.pe_dim if fixed_hw else max_pe
+        self.max_area_mm2 = max_area_mm2
         self.spaces = [MappingSpace(layer.dims, max_spatial=self.max_pe) for layer in self.layers]
         self.evaluations = 0
+        self.t0, self.best_edp, self.trace = time.perf_counter(), math.inf, []
+
+    def note(self, edp: torch.Tensor, penalty: torch.Tensor) -> None:
+        """Count evaluations and record the best valid design point so far (the convergence trace)."""
+        self.evaluations += edp.shape[0]
+        low = float(torch.where(penalty > 0, torch.inf, edp.detach()).min())
+        if low < self.best_edp:
+            self.best_edp = low
+            self.trace.append((time.perf_counter() - self.t0, low))
+
+    def array_rows(self, pe: torch.Tensor):
+        """The array dim buffers are counted in, for B points whose largest spatial factor is pe [B]."""
+        if self.fixed_hw is not None:
+            return float(self.fixed_hw.pe_dim)
+        return torch.tensor([float(round_pe_dim(p)) for p in pe.detach().tolist()], dtype=torch.float64)
+
+    def infer_hardware(self, pe: torch.Tensor, sp: torch.Tensor, acc: torch.Tensor, smooth: bool):
+        """(hardware [B], straight-through hardware tensors, penalty [B]) from the array need pe [B]
+        (the exact max over layers) and the per-layer buffer needs sp, acc [L, B]."""
+        B = pe.shape[0]
+        if self.fixed_hw is not None:
+            hw_t = tuple(torch.full((B,), float(v), dtype=torch.float64)
+                         for v in (self.fixed_hw.pe_dim, self.fixed_hw.sp_kb, self.fixed_hw.acc_kb))
+            penalty = (capacity_penalty(sp, self.fixed_hw.sp_kb) + capacity_penalty(acc, self.fixed_hw.acc_kb)).sum(0)
+            return [self.fixed_hw] * B, hw_t, penalty
+        if smooth and sp.shape[0] > 1:
+            sp, acc = smooth_max(sp), smooth_max(acc)
+        else:
+            sp, acc = sp.max(0).values, acc.max(0).values
+        # beyond the largest buildable buffers a point is invalid: penalised, costed on the largest
+        penalty = capacity_penalty(sp, MAX_BUFFER_KB) + capacity_penalty(acc, MAX_BUFFER_KB)
+        sp, acc = sp.clamp(max=MAX_BUFFER_KB), acc.clamp(max=MAX_BUFFER_KB)
+        hardware = [round_hardware(p, s, a) for p, s, a in
+                    zip(pe.detach().tolist(), sp.detach().tolist(), acc.detach().tolist())]
+        hw_t = straight_through_hardware(pe, sp, acc, hardware)
+        if self.max_area_mm2 is not None:
+            # the rounded design's area, with the gradient of the continuous requirement
+            penalty = penalty + capacity_penalty(area_mm2(*hw_t), self.max_area_mm2)
+        return hardware, hw_t, penalty
 
     def cost(self, temporal: list[torch.Tensor], spatial: list[torch.Tensor], order: list[torch.Tensor],
              smooth: bool = False) -> BatchCost:
@@ -193,35 +235,17 @@ class NetworkProblem:
         # the array dim is the exact max: spatial factors are integers <= max_pe in every forward pass,
         # and a smooth max would overshoot the largest array; buffers are counted in rows of that array
         pe = torch.stack([s.max(1).values for s in spatial]).max(0).values
-        rows_of = float(self.fixed_hw.pe_dim) if self.fixed_hw else \
-            torch.tensor([float(round_pe_dim(p)) for p in pe.detach().tolist()], dtype=torch.float64)
+        rows_of = self.array_rows(pe)
         needs = [requirements_from_factors(layer, t, s, rows_of) for layer, t, s in zip(self.layers, temporal, spatial)]
-        if self.fixed_hw is None:
-            sp = torch.stack([n["sp_kb"] for n in needs])
-            acc = torch.stack([n["acc_kb"] for n in needs])
-            if smooth and len(self.layers) > 1:
-                sp, acc = smooth_max(sp), smooth_max(acc)
-            else:
-                sp, acc = sp.max(0).values, acc.max(0).values
-            # beyond the largest buildable buffers a point is invalid: penalised, costed on the largest
-            penalty = capacity_penalty(sp, MAX_BUFFER_KB) + capacity_penalty(acc, MAX_BUFFER_KB)
-            sp, acc = sp.clamp(max=MAX_BUFFER_KB), acc.clamp(max=MAX_BUFFER_KB)
-            hardware = [round_hardware(p, s, a) for p, s, a in
-                        zip(pe.detach().tolist(), sp.detach().tolist(), acc.detach().tolist())]
-            hw_t = straight_through_hardware(pe, sp, acc, hardware)
-        else:
-            hardware = [self.fixed_hw] * B
-            hw_t = tuple(torch.full((B,), float(v), dtype=torch.float64)
-                         for v in (self.fixed_hw.pe_dim, self.fixed_hw.sp_kb, self.fixed_hw.acc_kb))
-            penalty = sum(capacity_penalty(n["sp_kb"], self.fixed_hw.sp_kb)
-                          + capacity_penalty(n["acc_kb"], self.fixed_hw.acc_kb) for n in needs)
+        hardware, hw_t, penalty = self.infer_hardware(pe, torch.stack([n["sp_kb"] for n in needs]),
+                                                      torch.stack([n["acc_kb"] for n in needs]), smooth)
         cycles = torch.zeros(B, dtype=torch.float64)
         energy = torch.zeros(B, dtype=torch.float64)
         for layer, count, t, s, o in zip(self.layers, self.counts, temporal, spatial, order):
             c, e = costmodel_tensors(layer, t, s, o, hw_t)
             cycles = cycles + count * c
             energy = energy + count * e
-        self.evaluations += B
+        self.note(cycles * energy, penalty)
         return BatchCost(cycles, energy, hardware, penalty)
 
     def score(self, tilings: list[list[Tiling]]) -> BatchCost:
@@ -233,8 +257,18 @@ class NetworkProblem:
     def result(self, design: list[Tiling], method: str, wall_s: float) -> Result:
         """The exact, validated Result of one design point (hardware inferred unless fixed)."""
         hw = self.fixed_hw or self.score([[t] for t in design]).hardware[0]
-        return evaluate_design(self.layers, [t.to_mapping() for t in design], hw, method=method,
-                               wall_s=wall_s, evaluations=self.evaluations)
+        check_area(hw, self.max_area_mm2)
+        result = evaluate_design(self.layers, [t.to_mapping() for t in design], hw, method=method,
+                                 wall_s=wall_s, evaluations=self.evaluations)
+        result.trace = list(self.trace)
+        return result
+
+
+def check_area(hw: Hardware, max_area_mm2: float | None) -> None:
+    """The final hard check of an area budget: no design over it is ever returned."""
+    if max_area_mm2 is not None and hw.area_mm2 > max_area_mm2 * (1 + 1e-9):
+        raise ValueError(f"no design within the area budget: the best found, {hw.pe_dim}x{hw.pe_dim} with "
+                         f"{hw.sp_kb:g} KB + {hw.acc_kb:g} KB, is {hw.area_mm2:.3f} mm2 > {max_area_mm2:g} mm2")
 
 
 def straight_through_hardware(pe, sp, acc, hardware: list[Hardware]):
@@ -532,20 +566,23 @@ def _snap(problem: NetworkProblem, params: list[torch.Tensor], orders: list[torc
 def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, starts: int = 8,
               time_budget_s: float | None = None, progress: bool = True, init_hw: Hardware | None = None,
               lr: float = 0.08, round_every: int = 150, polish: bool = True, kicks: int = 10,
-              random_pool: int = 64) -> Result:
+              random_pool: int = 64, importance: bool = False, max_area_mm2: float | None = None) -> Result:
     """Co-optimise one mapping per layer and one shared Gemmini for the network EDP.
 
     layers carry their repeat counts (the objective is (sum count*energy) * (sum count*cycles)).
     starts: parallel descents, started from the Gemmini-default mapping on init_hw (default: the
     default Gemmini) and from the best of random_pool*starts random design points.
     steps: descent steps (default 600, or as many as the time budget allows).
+    importance: instead of moving every layer at every step, give slices of steps to the layer
+    with the largest estimated gain (importance.py, thesis §6.5), from the best start.
+    max_area_mm2: an area budget (a penalty in the search; the returned design never exceeds it).
     polish: hill-climb the best designs afterwards, then `kicks` random restarts of it (until the
     deadline when there is a time budget).
     """
     t0 = time.perf_counter()
     deadline = t0 + time_budget_s if time_budget_s is not None else None
     generator = torch.Generator().manual_seed(seed)
-    problem = NetworkProblem(layers)
+    problem = NetworkProblem(layers, max_area_mm2=max_area_mm2)
 
     inits = []
     heuristic = heuristic_tilings(problem.layers, init_hw or DEFAULT_HARDWARE)
@@ -556,10 +593,25 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
 
     # with a time budget: 60% for the descent, the rest to polish and then kick the best design
     gd_deadline = None if deadline is None else t0 + 0.6 * time_budget_s
-    found = gradient_descent(problem, inits, budget=Budget(steps, gd_deadline, 600), lr=lr,
-                             generator=generator, round_every=round_every, progress=progress)
-    found = best_orders_batch(problem, [d for e, d in found if math.isfinite(e)])
-    rescored = problem.score([[d[i] for d in found] for i in range(len(layers))]).edp.tolist()
+    budget = Budget(steps, gd_deadline, 600)
+    if importance:
+        from baco.tuner.importance import importance_search
+        start = problem.score([[d[i] for d in inits] for i in range(len(layers))])
+        edps = torch.where(start.penalty > 0, torch.inf, start.edp)
+        b = int(torch.argmin(edps))
+        edp, design, _ = importance_search(problem, inits[b], float(edps[b]), budget=budget, lr=lr,
+                                           generator=generator, progress=progress)
+        found = [(edp, design)] + [(float(e), d) for e, d in zip(edps.tolist(), inits)]
+    else:
+        found = gradient_descent(problem, inits, budget=budget, lr=lr,
+                                 generator=generator, round_every=round_every, progress=progress)
+    found = [d for e, d in found if math.isfinite(e)]
+    if not found:
+        raise ValueError("no valid design found" + (f" within the area budget of {max_area_mm2:g} mm2"
+                                                    if max_area_mm2 else ""))
+    found = best_orders_batch(problem, found)
+    rescored = problem.score([[d[i] for d in found] for i in range(len(layers))])
+    rescored = torch.where(rescored.penalty > 0, torch.inf, rescored.edp).tolist()
     found = sorted(zip(rescored, found), key=lambda x: x[0])
     best_edp, best_design = found[0]
     if polish:

@@ -1,0 +1,240 @@
+"""Importance estimation: a task scheduler over a network's unique layers (BACO thesis §6.5).
+
+The objective is eq. 6.9, f = (Σ wᵢ·eᵢ)·(Σ wᵢ·lᵢ): layer i's energy eᵢ and latency lᵢ, weighted by
+its count wᵢ, on ONE hardware inferred from all the mappings.  Instead of moving every layer's
+mapping at every step, the search spends slices of gradient steps on one layer at a time (the
+others stay at the current best design; the shared hardware is still inferred from all of them):
+
+1. warm-up: every layer gets one slice (equal allocation);
+2. then each slice goes to the layer with the largest estimated gain of f (eq. 6.6-6.8).  For
+   x ∈ {eᵢ, lᵢ} the rate of change per slice is estimated as
+
+       dx ≈ α·(x(t) − x(t−Δt))/Δt + (1−α)·min(−x(t)/t,  β·Cᵢ/max_{k∈N(i)} V_k − x(t))
+
+   the backward window over the layer's own history plus the optimistic forward prediction: the
+   min of the ideal-decay term (x keeps falling like 1/t) and the similar-layer term (layer i
+   could reach 1/β of the best MACs-per-unit V_k = C_k/x_k among layers of its kind N(i); Cᵢ is
+   its MACs).  The gain is −(∂f/∂eᵢ·deᵢ + ∂f/∂lᵢ·dlᵢ) = −wᵢ·(L·deᵢ + E·dlᵢ);
+3. a layer whose last STALL_SLICES slices did not improve f is not scheduled again; when all
+   have stalled the scheduler returns and the caller's polish takes the remaining time.
+
+A slice is cheap: only the active layer is sampled and costed per step; the other layers' cost
+depends only on the (discrete) hardware and is cached per hardware for the slice.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import torch
+from tqdm.auto import tqdm
+
+from baco.tuner.hwinfer import requirements_from_factors
+from baco.tuner.relax import ORDER_CHOICES, TemperatureSchedule
+
+ALPHA = 0.2          # weight of the backward window against the forward prediction (as in Ansor)
+BETA = 2.0           # a layer is expected to reach 1/BETA of its best similar layer's efficiency
+SLICE_STEPS = 20     # gradient steps per scheduling decision
+STALL_SLICES = 2     # slices without improvement before a layer stops being scheduled
+ANNEAL_STEPS = 200   # per-layer Gumbel temperature schedule length
+
+
+@dataclass
+class LayerTask:
+    index: int
+    theta: torch.Tensor                  # [1, 4, 7] temporal log-factors
+    theta_spatial: torch.Tensor          # [1, 2]
+    optimizer: object = None
+    steps: int = 0
+    slices: int = 0
+    history: list = field(default_factory=list)   # (slices, energy µJ, cycles) of one instance, after each slice
+    stalled: int = 0
+
+
+def similar(a, b) -> bool:
+    """Layers of one kind: same filter size and stride (a GEMM is a 1x1, stride-1 convolution)."""
+    return (a.R, a.S, a.Hstride, a.Wstride) == (b.R, b.S, b.Hstride, b.Wstride)
+
+
+def layer_costs(problem, design) -> tuple[list[float], list[float]]:
+    """Per-layer (energy µJ, cycles) of one instance of each layer in a design, on its inferred hardware."""
+    from baco.tuner.explore import costmodel_tensors, stack_tilings
+    cost = problem.score([[t] for t in design])
+    hw = cost.hardware[0]
+    hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (hw.pe_dim, hw.sp_kb, hw.acc_kb))
+    energy, cycles = [], []
+    for layer, tiling in zip(problem.layers, design):
+        t, s, o = stack_tilings([tiling])
+        c, e = costmodel_tensors(layer, t, s, o, hw_t)
+        energy.append(float(e[0]))
+        cycles.append(float(c[0]))
+    return energy, cycles
+
+
+def estimated_gain(problem, tasks: list[LayerTask], i: int, energy: list[float], cycles: list[float]) -> float:
+    """Estimated decrease of f per slice spent on layer i (eq. 6.6-6.8)."""
+    w = problem.counts
+    E = sum(wi * e for wi, e in zip(w, energy))
+    L = sum(wi * c for wi, c in zip(w, cycles))
+    layer, task = problem.layers[i], tasks[i]
+    peers = [k for k, other in enumerate(problem.layers) if similar(layer, other)]
+    rates = []
+    for col, values in ((1, energy), (2, cycles)):
+        x = values[i]
+        hist = task.history
+        backward = 0.0
+        if len(hist) >= 2:
+            backward = (hist[-1][col] - hist[-2][col]) / max(hist[-1][0] - hist[-2][0], 1)
+        best_rate = max(problem.layers[k].macs / values[k] for k in peers)
+        forward = min(-x / max(task.slices, 1), BETA * layer.macs / best_rate - x)
+        rates.append(ALPHA * backward + (1 - ALPHA) * forward)
+    return -w[i] * (L * rates[0] + E * rates[1])
+
+
+class OthersCache:
+    """The count-weighted cycles and energy of every layer but one, per hardware (they are fixed in a slice)."""
+
+    def __init__(self, problem, design, active: int):
+        from baco.tuner.explore import stack_tilings
+        self.problem, self.active = problem, active
+        self.others = [j for j in range(len(design)) if j != active]
+        self.stacked = {j: stack_tilings([design[j]]) for j in self.others}
+        self.pe = max((float(self.stacked[j][1].max()) for j in self.others), default=1.0)
+        self.table: dict = {}
+        self.buffers: dict = {}
+
+    def buffer_needs(self, rows_of) -> tuple[torch.Tensor, torch.Tensor]:
+        """The other layers' scratchpad and accumulator needs [L-1, B], buffers counted in rows_of."""
+        rows = rows_of.tolist() if isinstance(rows_of, torch.Tensor) else [rows_of]
+        for r in set(rows) - set(self.buffers):
+            needs = [requirements_from_factors(self.problem.layers[j], *self.stacked[j][:2], r) for j in self.others]
+            self.buffers[r] = (torch.cat([n["sp_kb"].detach() for n in needs]),
+                               torch.cat([n["acc_kb"].detach() for n in needs]))
+        return (torch.stack([self.buffers[r][0] for r in rows], 1), torch.stack([self.buffers[r][1] for r in rows], 1))
+
+    def lookup(self, hardware) -> tuple[torch.Tensor, torch.Tensor]:
+        from baco.tuner.explore import costmodel_tensors
+        missing = sorted({h for h in hardware if h not in self.table}, key=lambda h: (h.pe_dim, h.sp_kb, h.acc_kb))
+        if missing:
+            U = len(missing)
+            hw_t = tuple(torch.tensor([float(getattr(h, a)) for h in missing], dtype=torch.float64)
+                         for a in ("pe_dim", "sp_kb", "acc_kb"))
+            cyc = torch.zeros(U, dtype=torch.float64)
+            en = torch.zeros(U, dtype=torch.float64)
+            with torch.no_grad():
+                for j in self.others:
+                    t, s, o = self.stacked[j]
+                    c, e = costmodel_tensors(self.problem.layers[j], t.expand(U, -1, -1), s.expand(U, -1),
+                                             o.expand(U), hw_t)
+                    cyc += self.problem.counts[j] * c
+                    en += self.problem.counts[j] * e
+            for u, h in enumerate(missing):
+                self.table[h] = (float(cyc[u]), float(en[u]))
+        vals = [self.table[h] for h in hardware]
+        return (torch.tensor([v[0] for v in vals], dtype=torch.float64),
+                torch.tensor([v[1] for v in vals], dtype=torch.float64))
+
+
+def run_slice(problem, design, edp: float, task: LayerTask, steps: int, lr: float, samples: int,
+              generator: torch.Generator):
+    """SLICE gradient steps on one layer's mapping; returns the best (edp, design) seen (maybe the input)."""
+    from baco.tuner.explore import PENALTY_WEIGHT, Adam, Tiling, costmodel_tensors, unstack_tilings
+    i = task.index
+    space, layer, count = problem.spaces[i], problem.layers[i], problem.counts[i]
+    with torch.no_grad():   # restart from the current best tiling of the layer (its snap)
+        th, sp = space.params_from_factors(design[i].temporal, design[i].spatial_c, design[i].spatial_k)
+        task.theta.copy_(th.unsqueeze(0))
+        task.theta_spatial.copy_(sp.unsqueeze(0))
+    if task.optimizer is None:
+        task.optimizer = Adam([task.theta, task.theta_spatial], lr=lr)
+    cache = OthersCache(problem, design, i)
+    order = torch.full((samples,), design[i].order, dtype=torch.int64)
+    best_edp, best_tiling = edp, design[i]
+    for _ in range(steps):
+        tau = TemperatureSchedule(1.0, 0.03, ANNEAL_STEPS)(min(task.steps, ANNEAL_STEPS))
+        smp = space.sample(task.theta.expand(samples, -1, -1), task.theta_spatial.expand(samples, -1), tau, generator)
+        pe = smp.spatial.max(1).values.clamp(min=cache.pe)
+        rows_of = problem.array_rows(pe)
+        need = requirements_from_factors(layer, smp.temporal, smp.spatial, rows_of)
+        other_sp, other_acc = cache.buffer_needs(rows_of)
+        if isinstance(rows_of, float):
+            other_sp, other_acc = other_sp.expand(-1, samples), other_acc.expand(-1, samples)
+        hardware, hw_t, penalty = problem.infer_hardware(pe, torch.cat([other_sp, need["sp_kb"].unsqueeze(0)]),
+                                                         torch.cat([other_acc, need["acc_kb"].unsqueeze(0)]),
+                                                         smooth=True)
+        c, e = costmodel_tensors(layer, smp.temporal, smp.spatial, order, hw_t)
+        oc, oe = cache.lookup(hardware)
+        cycles, energy = count * c + oc, count * e + oe
+        problem.note(cycles * energy, penalty)
+        loss = (torch.log(cycles) + torch.log(energy) + PENALTY_WEIGHT * (penalty + smp.penalty)).sum() / samples
+        task.optimizer.zero_grad()
+        loss.backward()
+        task.optimizer.step()
+        task.steps += 1
+        sample_edp = torch.where(penalty > 0, torch.inf, (cycles * energy).detach())
+        b = int(torch.argmin(sample_edp))
+        if float(sample_edp[b]) < best_edp:
+            best_edp = float(sample_edp[b])
+            best_tiling = unstack_tilings(smp.temporal[b:b + 1], smp.spatial[b:b + 1], order[b:b + 1])[0]
+    # re-pick the layer's loop order by evaluation (the others stay as they are)
+    options = [Tiling(best_tiling.temporal, best_tiling.spatial_c, best_tiling.spatial_k, o)
+               for o in range(len(ORDER_CHOICES))]
+    batch = [options if j == i else [design[j]] * len(options) for j in range(len(design))]
+    cost = problem.score(batch)
+    cand = torch.where(cost.penalty > 0, torch.inf, cost.edp)
+    k = int(torch.argmin(cand))
+    if float(cand[k]) < best_edp:
+        best_edp, best_tiling = float(cand[k]), options[k]
+    new = list(design)
+    new[i] = best_tiling
+    return best_edp, new
+
+
+def importance_search(problem, init, init_edp: float, *, budget, lr: float, generator: torch.Generator,
+                      samples: int = 16, slice_steps: int = SLICE_STEPS, progress: bool = True,
+                      on_slice=None, state: dict | None = None):
+    """The scheduler; returns (edp, design, trace) with trace = [(steps, network edp)] after each slice.
+
+    budget: explore.Budget (total gradient steps and/or deadline).  on_slice(state) is called after
+    every slice with the scheduler's whole state (a checkpoint); `state` resumes from one.
+    """
+    L = len(problem.layers)
+    if state is None:
+        tasks = []
+        for i, space in enumerate(problem.spaces):
+            th, sp = space.params_from_factors(init[i].temporal, init[i].spatial_c, init[i].spatial_k)
+            tasks.append(LayerTask(i, th.unsqueeze(0).clone().requires_grad_(),
+                                   sp.unsqueeze(0).clone().requires_grad_()))
+        state = {"tasks": tasks, "design": list(init), "edp": init_edp, "steps": 0, "queue": list(range(L)),
+                 "trace": [], "generator": generator}
+    tasks, generator = state["tasks"], state["generator"]
+    total = budget.steps
+    bar = tqdm(total=total, desc="baco (importance)", disable=not progress, leave=False)
+    bar.update(state["steps"])
+    while not budget.expired() and (total is None or state["steps"] < total):
+        energy, cycles = layer_costs(problem, state["design"])
+        if state["queue"]:
+            i = state["queue"].pop(0)
+        else:
+            live = [k for k in range(L) if tasks[k].stalled < STALL_SLICES]
+            if not live:
+                break
+            i = max(live, key=lambda k: estimated_gain(problem, tasks, k, energy, cycles))
+        n = slice_steps if total is None else min(slice_steps, total - state["steps"])
+        edp, design = run_slice(problem, state["design"], state["edp"], tasks[i], n, lr, samples, generator)
+        task = tasks[i]
+        task.slices += 1
+        task.stalled = 0 if edp < state["edp"] * (1 - 1e-9) else task.stalled + 1
+        if edp < state["edp"]:
+            state["edp"], state["design"] = edp, design
+        energy, cycles = layer_costs(problem, state["design"])
+        task.history.append((task.slices, energy[i], cycles[i]))
+        state["steps"] += n
+        state["trace"].append((state["steps"], state["edp"]))
+        bar.update(n)
+        bar.set_postfix(edp=f"{state['edp']:.4g}", layer=i)
+        if on_slice is not None:
+            on_slice(state)
+    bar.close()
+    return state["edp"], state["design"], state["trace"]
