@@ -23,6 +23,7 @@ def test_importance_search_is_valid_deterministic_and_logs_its_trace():
     assert (a.edp, a.hw) == (b.edp, b.hw)
     assert a.trace and a.trace[-1][1] == pytest.approx(a.edp)
     assert all(x[1] > y[1] for x, y in zip(a.trace, a.trace[1:]))
+    _valid(coexplore(NET[:1], importance=True, **SMALL), NET[:1])   # one layer: nothing else to cache
 
 
 def test_scheduler_warms_up_every_layer_then_follows_the_gain():

@@ -109,8 +109,8 @@ class OthersCache:
         rows = rows_of.tolist() if isinstance(rows_of, torch.Tensor) else [rows_of]
         for r in set(rows) - set(self.buffers):
             needs = [requirements_from_factors(self.problem.layers[j], *self.stacked[j][:2], r) for j in self.others]
-            self.buffers[r] = (torch.cat([n["sp_kb"].detach() for n in needs]),
-                               torch.cat([n["acc_kb"].detach() for n in needs]))
+            self.buffers[r] = (torch.cat([n["sp_kb"].detach() for n in needs] + [torch.zeros(0, dtype=torch.float64)]),
+                               torch.cat([n["acc_kb"].detach() for n in needs] + [torch.zeros(0, dtype=torch.float64)]))
         return (torch.stack([self.buffers[r][0] for r in rows], 1), torch.stack([self.buffers[r][1] for r in rows], 1))
 
     def lookup(self, hardware) -> tuple[torch.Tensor, torch.Tensor]:
