@@ -1,10 +1,13 @@
 """The `baco` command: one entry point, one subcommand per tool.
 
 Each subcommand lives in the module that owns it and exposes `main(argv)` (or the
-function named after a colon);
-this file only dispatches, so importing it stays cheap.
+function named after a colon); this file only dispatches, so importing it stays
+cheap. Whatever a tool does, the user sees one-line errors and an exit code, never
+a traceback: a missing or unreadable file exits 2, Ctrl-C exits 130 quietly, and an
+unexpected exception is one line naming it (BACO_TRACEBACK=1 shows the traceback).
 """
 import importlib
+import os
 import sys
 
 SUBCOMMANDS = {
@@ -16,12 +19,51 @@ SUBCOMMANDS = {
     "run": ("baco.design", "compile, run bit-exact and time a tuned design's kernels vs Gemmini-default"),
     "disasm": ("baco.sim.disasm", "disassemble Gemmini commands in an ELF or hex words"),
 }
+INTERRUPTED = 130      # 128 + SIGINT, as shells report it
+INTERNAL_ERROR = 70    # EX_SOFTWARE
 
 
 def usage() -> str:
     lines = ["usage: baco <command> [args]", "", "commands:"]
     lines += [f"  {name:<10} {desc}" for name, (_, desc) in SUBCOMMANDS.items()]
     return "\n".join(lines)
+
+
+def read_text(path: str, what: str = "input") -> str:
+    """A text input file ('-' for stdin), or a one-line error (ValueError)."""
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a text file (is it a binary, e.g. an object or ELF?)") from None
+
+
+def run_tool(name: str, tool_main, argv) -> int:
+    """Run a subcommand's main with the error contract above."""
+    try:
+        return int(tool_main(argv) or 0)
+    except SystemExit as e:         # argparse's usage errors (2) and --help (0)
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+    except KeyboardInterrupt:
+        print(f"baco {name}: interrupted", file=sys.stderr)
+        return INTERRUPTED
+    except BrokenPipeError:
+        sys.stderr.close()      # the reader went away (`| head`): nothing left to say
+        return 0
+    except OSError as e:
+        print(f"baco {name}: {e.filename + ': ' if e.filename else ''}{e.strerror or e}", file=sys.stderr)
+        return 2
+    except ValueError as e:
+        print(f"baco {name}: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:      # noqa: BLE001 — the contract is one line, not a traceback
+        if os.environ.get("BACO_TRACEBACK") == "1":
+            raise
+        print(f"baco {name}: internal error: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''} "
+              "(BACO_TRACEBACK=1 shows where)", file=sys.stderr)
+        return INTERNAL_ERROR
 
 
 def main(argv=None) -> int:
@@ -34,7 +76,11 @@ def main(argv=None) -> int:
         print(f"baco: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
         return 2
     module, _, function = SUBCOMMANDS[name][0].partition(":")
-    return int(getattr(importlib.import_module(module), function or "main")(rest) or 0)
+    try:
+        tool_main = getattr(importlib.import_module(module), function or "main")
+    except KeyboardInterrupt:
+        return INTERRUPTED
+    return run_tool(name, tool_main, rest)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from baco.codegen.translate import to_llvm_ir
+from baco.errors import CompilationError
 from baco.gemmini.config import GemminiConfig
 from baco.passes.pipeline import run_pipeline
 
@@ -129,5 +130,10 @@ def compile_module(text: str, name: str, *, target: str = "sim", config: Gemmini
             tmp.replace(cached)
     ck = CompiledKernel(name, target, config, dataflow, kernel_signature(text, name), text,
                         stage_ir, llvm_ir, seconds, dump_dir, double_buffer)
-    ck.backend   # build the JIT / object now so compile errors surface at compile time
+    try:
+        ck.backend   # build the JIT / object now so compile errors surface at compile time
+    except RuntimeError as e:     # llvmlite, clang/lld: internal, but reported as this kernel's error
+        lines = [line for line in str(e).splitlines() if line.strip()]
+        raise CompilationError(f"{name}: building the {target} backend failed: "
+                               + "; ".join(lines[:3])) from None
     return ck

@@ -27,6 +27,19 @@ class CompilationError(Exception):
             return cls(message)
         return cls(message, m.group(1), int(m.group(2)), int(m.group(3)))
 
+    @classmethod
+    def from_mlir(cls, what: str, err) -> "CompilationError":
+        """One located error from an MLIRError (parse, verify or pass failure): the first
+        error diagnostic's message at its location (ops carry the kernel's file:line:col)."""
+        diags = getattr(err, "error_diagnostics", None) or []
+        if not diags:
+            return cls(f"{what}: {' '.join(str(err).split())}")
+        d = diags[0]
+        m = re.search(r'"([^"]+)":(\d+):(\d+)', str(d.location))
+        if m and m.group(1) == "-":      # parsed from a string: line:col of the text itself
+            return cls(f"{what} at line {m.group(2)}, col {m.group(3)}: {d.message}")
+        return cls.at_location(f"{what}: {d.message}", d.location)
+
     def _render(self) -> str:
         if self.filename is None or self.line is None:
             return self.message

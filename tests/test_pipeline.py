@@ -5,13 +5,13 @@ from pathlib import Path
 import pytest
 
 from baco.codegen.riscv import intrinsic_prelude, link_intrinsics
-from baco.codegen.translate import guess_stage, to_llvm_ir
-from baco.dialects import instgem
+from baco.codegen.translate import to_llvm_ir
+from baco.dialects import instgem, parse_module
 from baco.errors import CompilationError
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import COMMANDS
 from baco.passes import cli as opt_cli
-from baco.passes.pipeline import STAGES, run_pipeline
+from baco.passes.pipeline import LLVM, STAGES, input_stage, run_pipeline
 
 IR = Path(__file__).parent / "ir" / "matmul.baco.mlir"
 
@@ -112,9 +112,20 @@ def test_riscv_intrinsics_encode_each_funct():
 def test_opt_cli_runs_one_stage(tmp_path, capsys):
     out = tmp_path / "placed.mlir"
     assert opt_cli.main([str(IR), "--to", "gemmini-placement", "-o", str(out)]) == 0
-    assert guess_stage(out.read_text()) == "linalg-to-instgem"
+    placed = parse_module(out.read_text())
+    with placed.context:
+        assert input_stage(placed) == "linalg-to-instgem"
     assert opt_cli.main([str(out), "--pass", "linalg-to-instgem", "--dim", "4", "--sp-kb", "16", "--acc-kb", "8"]) == 0
     assert '"instgem.mvin"' in capsys.readouterr().out
+
+
+def test_input_stage_names_the_stage_each_output_feeds():
+    texts = stage_texts()
+    names = list(STAGES) + [LLVM]
+    for produced, fed in zip(STAGES, names[1:]):
+        module = parse_module(texts[produced])
+        with module.context:
+            assert input_stage(module) == fed, produced
 
 
 def test_dump_dir_gets_every_stage(tmp_path):

@@ -11,8 +11,10 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import sys
 import tempfile
+import weakref
 from pathlib import Path
 
 import llvmlite.binding as llvm
@@ -23,6 +25,11 @@ from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import COMMANDS
 from baco.passes.instgem_to_llvm import FENCE, intrinsic_name
 from baco.passes.irutil import BOUNDARY_ERROR
+
+def keep_temps() -> bool:
+    """BACO_KEEP_TEMPS=1 keeps the build folders (/tmp/baco-*) for inspection."""
+    return os.environ.get("BACO_KEEP_TEMPS") == "1"
+
 
 C_TYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.int32): "int32_t", np.dtype(np.float32): "float"}
 
@@ -117,7 +124,7 @@ def harness_source(name, signature, elems, args, grid, expected=None) -> str:
 
 def data_source(workdir: Path, arrays, expected=None) -> str:
     """Assembly that links the arrays in as data (.incbin of their bytes)."""
-    out = ['.section .data']
+    out = ['.section .data.baco,"awR",@progbits']   # retained: a launch that never reads them keeps them
     items = [(f"baco_arg{i}", a) for i, a in enumerate(arrays)]
     items += [(f"baco_expected{i}", e) for i, e in (expected or {}).items()]
     for sym, a in items:
@@ -132,6 +139,8 @@ class RiscvKernel:
         from baco.codegen import toolchain
         self.name, self.signature, self.config = name, signature, config
         self.workdir = Path(tempfile.mkdtemp(prefix=f"baco-{name}-"))
+        if not keep_temps():    # removed with the kernel (or at exit); BACO_KEEP_TEMPS=1 keeps it
+            weakref.finalize(self, shutil.rmtree, self.workdir, True)
         self.ll_path = self.workdir / f"{name}.ll"
         self.ll_path.write_text(link_intrinsics(llvm_ir))
         self.obj = self.workdir / f"{name}.o"
@@ -149,8 +158,12 @@ class RiscvKernel:
         harness.write_text(harness_source(self.name, self.signature, elems, args, grid, expected))
         data = run_dir / "data.S"
         data.write_text(data_source(run_dir, arrays, expected))
-        toolchain.compile_and_link([harness, data], out_elf, config=self.config,
-                                   extra_objects=[self.obj])
+        try:
+            toolchain.compile_and_link([harness, data], out_elf, config=self.config,
+                                       extra_objects=[self.obj])
+        finally:
+            if not keep_temps():
+                shutil.rmtree(run_dir, ignore_errors=True)
         return Path(out_elf)
 
     def run(self, grid, args, *, max_instructions=2_000_000_000, timeout_s=600, observers=()):
@@ -166,6 +179,8 @@ class RiscvKernel:
             raise RuntimeError(f"{self.name} on the ISS failed: {why}\n{res.console}")
         arrays = [a for k, a in zip(self.signature, args) if k == "memref"]
         for i, a in enumerate(arrays):
+            if a.nbytes == 0:       # nothing to read back (an empty array may have no symbol)
+                continue
             data = res.read_memory(res.symbol(f"baco_arg{i}"), a.nbytes)
             a[...] = np.frombuffer(data, dtype=a.dtype).reshape(a.shape)
         self.last_run = {"instructions": res.instructions, "commands": res.gemmini_commands,
@@ -174,15 +189,32 @@ class RiscvKernel:
 
 
 def main(argv=None) -> int:
-    """`baco llc`: LLVM IR → RISC-V object (-o x.o) or, with --elf and a C main, an ELF."""
+    """`baco llc`: LLVM IR → RISC-V object (-o x.o) or, with --main C sources, an ELF (-o x.elf)."""
+    from baco.cli import read_text
     from baco.codegen import toolchain
     p = argparse.ArgumentParser(prog="baco llc", description=__doc__)
     p.add_argument("input", help="LLVM IR (.ll) from `baco translate`")
     p.add_argument("-o", "--output", required=True, help="x.o (object) or x.elf (needs --main)")
     p.add_argument("--main", action="append", default=[], help="C/asm sources with main() to link (ELF output)")
     args = p.parse_args(argv)
+    if not args.output.endswith((".o", ".elf")):
+        p.error(f"-o {args.output}: name the output x.o (object) or x.elf (linked program)")
+    if args.output.endswith(".elf") and not args.main:
+        p.error("an ELF needs a main(): give the C/assembly sources with --main (or write -o x.o)")
+    if args.output.endswith(".o") and args.main:
+        p.error("--main links an ELF: write -o x.elf")
+    for source in args.main:
+        if not os.path.isfile(source):
+            raise FileNotFoundError(2, "No such file or directory", source)
+    text = read_text(args.input)
+    try:
+        linked = link_intrinsics(text)
+    except RuntimeError as e:        # llvmlite's parser/verifier
+        first = next((line for line in str(e).splitlines() if "error:" in line), str(e).splitlines()[0])
+        hint = " (MLIR? run `baco translate` first)" if "module {" in text or "func.func" in text else ""
+        raise ValueError(f"{args.input}: not valid LLVM IR: {first.strip()}{hint}") from None
     ll = Path(args.output).with_suffix(".rv.ll")
-    ll.write_text(link_intrinsics(Path(args.input).read_text()))
+    ll.write_text(linked)
     try:
         if args.output.endswith(".o"):
             toolchain.compile_object(ll, args.output)
@@ -190,11 +222,14 @@ def main(argv=None) -> int:
             obj = Path(args.output).with_suffix(".o")
             toolchain.compile_object(ll, obj)
             toolchain.compile_and_link(args.main, args.output, extra_objects=[obj])
+    except toolchain.ToolchainError as e:
+        errors = [line.strip() for line in str(e).splitlines()[1:] if "error" in line.lower()]
+        print(f"baco llc: build failed: {'; '.join(errors[:2]) or str(e).splitlines()[0]}", file=sys.stderr)
+        return 1
     finally:
         os.unlink(ll)
     print(args.output)
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

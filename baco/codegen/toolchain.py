@@ -20,6 +20,7 @@ from typing import Iterable, Mapping
 
 from baco.gemmini.config import DEFAULT_CONFIG, GemminiConfig
 from baco.gemmini.params_header import generate_params_header
+from baco.sim.elfinfo import config_note_asm
 
 TOOLCHAIN_DIR = Path(__file__).resolve().parents[2] / "toolchain"
 START_FILES = ("crt.S", "syscalls.c")
@@ -91,7 +92,9 @@ def compile_and_link(sources, out_elf, *, include_dirs=(), defines=None, opt="-O
     start = [TOOLCHAIN_DIR / name for name in START_FILES]
     with tempfile.TemporaryDirectory(prefix="baco-params-") as tmp:
         params_dir = _write_params(Path(tmp), config)
+        note = Path(tmp) / "gemmini_config_note.S"      # the config the ELF is built for (baco sim reads it)
+        note.write_text(config_note_asm(config or DEFAULT_CONFIG))
         _cc([*TARGET_FLAGS, opt, *_include_flags(params_dir, include_dirs), *_define_flags(defines),
-             "-T", str(TOOLCHAIN_DIR / LINKER_SCRIPT), *map(str, start), *map(str, sources),
+             "-T", str(TOOLCHAIN_DIR / LINKER_SCRIPT), *map(str, start), *map(str, sources), str(note),
              *map(str, extra_objects), "-o", str(out_elf)])
     return out_elf

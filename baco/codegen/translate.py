@@ -7,37 +7,36 @@ import sys
 
 from mlir.dialects import llvm as llvm_dialect
 
+from baco.cli import read_text
 from baco.errors import CompilationError
 
 
 def to_llvm_ir(module) -> str:
+    from mlir.ir import MLIRError
     with module.context:
-        return llvm_dialect.translate_module_to_llvmir(module.operation)
+        try:
+            return llvm_dialect.translate_module_to_llvmir(module.operation)
+        except MLIRError as e:
+            raise CompilationError.from_mlir("translation to LLVM IR failed", e) from None
 
 
 def main(argv=None) -> int:
     from baco.passes.cli import add_config_args, config_from_args
-    from baco.passes.pipeline import STAGES, run_pipeline
+    from baco.passes.pipeline import LLVM, STAGES
     p = argparse.ArgumentParser(prog="baco translate", description=__doc__)
     p.add_argument("input", help="MLIR file at any stage (BACO dialect … LLVM dialect)")
     p.add_argument("-o", "--output", default="-")
-    p.add_argument("--from", dest="start", choices=list(STAGES) + ["llvm"], default=None,
+    p.add_argument("--from", dest="start", choices=list(STAGES) + [LLVM], default=None,
                    help="the first stage the input still needs ('llvm': already LLVM dialect); "
                         "default: guessed from the dialects it uses")
     add_config_args(p)
     args = p.parse_args(argv)
-    text = open(args.input).read()
-    start = args.start or guess_stage(text)
+    text = read_text(args.input)
     try:
-        if start == "llvm":
-            from baco.dialects import parse_module
-            module = parse_module(text)
-        else:
-            module = run_pipeline(text, config=config_from_args(args), dataflow=args.dataflow,
-                                  start=start).module
+        module = llvm_module(text, args.start, config_from_args(args), args.dataflow)
         ir_text = to_llvm_ir(module)
     except CompilationError as e:
-        print(e, file=sys.stderr)
+        print(f"baco translate: {e}", file=sys.stderr)
         return 1
     if args.output == "-":
         print(ir_text)
@@ -47,18 +46,29 @@ def main(argv=None) -> int:
     return 0
 
 
-def guess_stage(text: str) -> str:
-    if '"baco.' in text:
-        return "baco-to-linalg"
-    if '"instgem.' in text:
-        return "instgem-to-llvm"
-    if "gemmini.space" in text:
-        return "linalg-to-instgem"
-    if "memref.alloc" in text:
-        return "gemmini-placement"
-    if "tensor." in text or "bufferization." in text:
-        return "bufferize"
-    return "llvm"
+def llvm_module(text: str, start, config, dataflow):
+    """The LLVM-dialect module for `text`, running the stages it still needs (from `start`,
+    default the stage its ops say); input that is not what `start` says is an error."""
+    from baco.dialects import parse_module
+    from baco.passes.pipeline import LLVM, input_stage, run_pipeline
+    from mlir.ir import MLIRError
+    if not text.strip():
+        raise CompilationError("empty input: expected an MLIR module")
+    try:
+        module = parse_module(text)
+    except MLIRError as e:
+        raise CompilationError.from_mlir("invalid input IR", e) from None
+    with module.context:
+        found = input_stage(module)
+    if start is None and found == LLVM:
+        return module
+    if start != LLVM:
+        return run_pipeline(text, config=config, dataflow=dataflow, start=start).module
+    if found != LLVM:
+        raise CompilationError("--from llvm needs LLVM-dialect input; this IR is "
+                               + (f"the input of stage {found!r} (drop --from)" if found else
+                                  "not LLVM dialect"))
+    return module
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from baco.cli import read_text
 from baco.errors import CompilationError
 from baco.gemmini.config import GemminiConfig
 from baco.passes.pipeline import STAGES, run_pipeline
@@ -27,7 +28,7 @@ def add_config_args(p: argparse.ArgumentParser):
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="baco opt", description=__doc__)
-    p.add_argument("input", help="MLIR text file ('-' for stdin)")
+    p.add_argument("input", nargs="?", help="MLIR text file ('-' for stdin)")
     p.add_argument("-o", "--output", default="-")
     p.add_argument("--pass", dest="one", choices=list(STAGES), help="run only this stage")
     p.add_argument("--from", dest="start", choices=list(STAGES), help="first stage (default: the first)")
@@ -38,13 +39,17 @@ def main(argv=None) -> int:
     if args.list:
         print("\n".join(STAGES))
         return 0
-    text = sys.stdin.read() if args.input == "-" else open(args.input).read()
+    if args.input is None:
+        p.error("an input file is required (or --list)")
+    if args.one and (args.start or args.until):
+        p.error("--pass runs one stage; it cannot be combined with --from/--to")
+    text = read_text(args.input)
     start, until = (args.one, args.one) if args.one else (args.start, args.until)
     try:
         res = run_pipeline(text, config=config_from_args(args), dataflow=args.dataflow,
                            start=start, until=until)
     except CompilationError as e:
-        print(e, file=sys.stderr)
+        print(f"baco opt: {e}", file=sys.stderr)
         return 1
     out = str(res.module)
     if args.output == "-":

@@ -42,6 +42,51 @@ STAGES = {
 }
 
 
+LLVM = "llvm"    # the stage after the last pass: LLVM dialect, the input of `baco translate`
+
+
+def input_stage(module) -> str | None:
+    """The stage whose input `module` is, from the ops it holds (LLVM for LLVM dialect only);
+    None when nothing in it tells (e.g. an empty function)."""
+    from baco.passes.irutil import walk_ops
+    ops = walk_ops(module.operation)
+    names = {op.name for op in ops}
+    if any(n.startswith("baco.") for n in names):
+        return "baco-to-linalg"
+    if any(n.startswith("instgem.") for n in names):
+        return "instgem-to-llvm"
+    allocs = [op for op in ops if op.name == "memref.alloc"]
+    if any("gemmini.space" in op.attributes for op in allocs):
+        return "linalg-to-instgem"
+    if any(n.startswith(("tensor.", "bufferization.")) for n in names):
+        return "bufferize"
+    if allocs or any(n.startswith(("linalg.", "memref.")) for n in names):
+        return "gemmini-placement"
+    if names and all(n.startswith("llvm.") or n == "builtin.module" for n in names):
+        return LLVM
+    return None
+
+
+def _check_stages(module, start, until) -> tuple[int, int]:
+    names = list(STAGES)
+    found = input_stage(module)
+    if start is None:
+        start = found if found in names else names[0]
+        if found == LLVM:
+            raise CompilationError("the input is already LLVM dialect: no pass is left to run "
+                                   "(translate it with `baco translate`)")
+    elif found is not None and found != start:
+        what = "LLVM dialect" if found == LLVM else f"the input of stage {found!r}"
+        raise CompilationError(f"this IR is {what}, not the input of stage {start!r}"
+                               + ("" if found == LLVM else f" (run from {found!r})"))
+    first = names.index(start)
+    last = names.index(until) if until else len(names) - 1
+    if last < first:
+        raise CompilationError(f"stage {until!r} comes before stage {start!r} in the pipeline "
+                               f"({' -> '.join(names)})")
+    return first, last
+
+
 @dataclass
 class PipelineResult:
     module: object
@@ -54,12 +99,13 @@ class PipelineResult:
 def run_pipeline(text: str, *, config: GemminiConfig | None = None, dataflow: str = "WS",
                  double_buffer: bool = False, until: str | None = None, start: str | None = None,
                  dump_dir: str | None = None, name: str = "kernel") -> PipelineResult:
-    """Parse `text` (the input of stage `start`, default the first) and run the
-    stages up to and including `until`."""
+    """Parse `text` (the input of stage `start`, default the stage its ops say) and run
+    the stages up to and including `until`. Input of another stage is an error, so a
+    pass never sees IR it was not written for."""
     config = config or GemminiConfig()
     names = list(STAGES)
-    first = names.index(start) if start else 0
-    last = names.index(until) if until else len(names) - 1
+    if not text.strip():
+        raise CompilationError("empty input: expected an MLIR module")
     ctx = make_context()
     dump_dir = dump_dir or os.environ.get("BACO_DUMP_IR") or None
     if dump_dir:
@@ -67,7 +113,9 @@ def run_pipeline(text: str, *, config: GemminiConfig | None = None, dataflow: st
     try:
         module = parse_module(text, ctx)
     except MLIRError as e:
-        raise CompilationError(f"invalid input IR: {e}") from None
+        raise CompilationError.from_mlir("invalid input IR", e) from None
+    with ctx:
+        first, last = _check_stages(module, start, until)
     result = PipelineResult(module, ctx, dump_dir=dump_dir)
     if dump_dir:
         (Path(dump_dir) / f"{name}.0-input.mlir").write_text(text)
@@ -80,7 +128,11 @@ def run_pipeline(text: str, *, config: GemminiConfig | None = None, dataflow: st
                 if not module.operation.verify():
                     raise CompilationError(f"{stage}: output does not verify")
             except MLIRError as e:
-                raise CompilationError(f"{stage} failed: {e}") from None
+                raise CompilationError.from_mlir(f"{stage} failed", e) from None
+            except (RuntimeError, ValueError, KeyError, TypeError, IndexError) as e:
+                # a pass tripped over IR it does not handle: the user's kernel is what to report
+                raise CompilationError(f"{stage} failed (internal {type(e).__name__}: {e}); "
+                                       "BACO_DUMP_IR=DIR keeps the IR of every stage") from e
             result.stage_seconds[stage] = time.perf_counter() - t0
             ir_text = str(module)
             result.stage_ir[stage] = ir_text

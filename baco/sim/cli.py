@@ -9,11 +9,45 @@ to stderr and the exit code is 125.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 from baco.gemmini.config import DEFAULT_CONFIG, GemminiConfig
+from baco.sim.elfinfo import check_executable, read_config_note
 
 RUN_FAILED = 125
+
+
+_SUFFIX = {"": 1, "k": 10 ** 3, "K": 10 ** 3, "M": 10 ** 6, "G": 10 ** 9}
+
+
+def count(text: str) -> int:
+    """argparse type for counts: 2000000, 2e9, 1.5e6, 500k, 2M, 3G (exact integers only)."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d*)?(?:[eE]\+?\d+)?)\s*([kKMG]?)\s*", text)
+    if m:
+        value = float(m.group(1)) * _SUFFIX[m.group(2)] if ("." in m.group(1) or "e" in m.group(1).lower()) \
+            else int(m.group(1)) * _SUFFIX[m.group(2)]
+        if float(value).is_integer() and value > 0:
+            return int(value)
+    raise argparse.ArgumentTypeError(f"expected a positive whole count such as 2000000, 2e9 or 2M, got {text!r}")
+
+
+def positive_seconds(text: str) -> float:
+    """argparse type for time limits: a positive number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
+def one_line(e: Exception) -> str:
+    """An OSError as 'FILE: reason', anything else as its message."""
+    if isinstance(e, OSError) and e.filename:
+        return f"{e.filename}: {e.strerror}"
+    return str(e)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,10 +62,11 @@ def build_parser() -> argparse.ArgumentParser:
     hw.add_argument("--dim", type=int, help="systolic array size DIM")
     hw.add_argument("--sp-kb", type=float, help="scratchpad capacity in KiB (default 256)")
     hw.add_argument("--acc-kb", type=float, help="accumulator capacity in KiB (default 64)")
-    p.add_argument("--max-instructions", type=int, default=2_000_000_000,
-                   help="stop after this many instructions (default 2e9)")
-    p.add_argument("--timeout", type=float, default=600.0, help="wall-time limit in seconds (default 600)")
-    p.add_argument("--mem-mb", type=int, default=256, help="ISS RAM at 0x80000000 in MiB (default 256)")
+    p.add_argument("--max-instructions", type=count, default=2_000_000_000,
+                   help="stop after this many instructions (default 2e9; 1e6, 500k, 2M work too)")
+    p.add_argument("--timeout", type=positive_seconds, default=600.0,
+                   help="wall-time limit in seconds (default 600)")
+    p.add_argument("--mem-mb", type=count, default=256, help="ISS RAM at 0x80000000 in MiB (default 256)")
     p.add_argument("--trace", action="store_true", help="print every instruction (pc, word) to stderr")
     p.add_argument("--timing", action="store_true",
                    help="attach the cycle model (baco.sim.timing): the CPU's cycle/time CSRs and "
@@ -44,7 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def config_from_args(args) -> GemminiConfig:
+def config_from_args(args) -> GemminiConfig | None:
+    """The configuration the options ask for, or None when they name none."""
     if args.config:
         if args.dim or args.sp_kb or args.acc_kb:
             raise ValueError("give either --config or --dim/--sp-kb/--acc-kb, not both")
@@ -53,7 +89,18 @@ def config_from_args(args) -> GemminiConfig:
         return GemminiConfig.from_capacity(args.dim or DEFAULT_CONFIG.dim,
                                            args.sp_kb or DEFAULT_CONFIG.sp_kb,
                                            args.acc_kb or DEFAULT_CONFIG.acc_kb)
-    return DEFAULT_CONFIG
+    return None
+
+
+def elf_config(args) -> GemminiConfig:
+    """The ELF's recorded configuration; options naming a different one are an error."""
+    asked, built = config_from_args(args), read_config_note(args.elf)
+    if built is not None and asked is not None and asked != built:
+        differ = ", ".join(f"{k} {v} (ELF: {built.to_dict()[k]})" for k, v in asked.to_dict().items()
+                           if built.to_dict()[k] != v)
+        raise ValueError(f"{args.elf} was built for another Gemmini configuration: {differ}; "
+                         "drop the configuration options to use the ELF's")
+    return asked or built or DEFAULT_CONFIG
 
 
 def make_timing_model(config: GemminiConfig):
@@ -77,7 +124,7 @@ def summary(result, cycles: int | None) -> str:
 
 def run_iss(args) -> int:
     from baco.sim.iss import IssError, run_elf
-    config = config_from_args(args)
+    config = elf_config(args)
     timing = make_timing_model(config) if args.timing else None
     try:
         result = run_elf(args.elf, config=config, max_instructions=args.max_instructions,
@@ -111,11 +158,12 @@ def run_external(args) -> int:
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        check_executable(args.elf)
         if args.target == "iss":
             return run_iss(args)
         return run_external(args)
-    except ValueError as e:
-        print(f"baco sim: {e}", file=sys.stderr)
+    except (OSError, ValueError) as e:
+        print(f"baco sim: {one_line(e)}", file=sys.stderr)
         return 2
 
 

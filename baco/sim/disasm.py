@@ -21,8 +21,11 @@ import sys
 from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
 
+from baco.gemmini.config import DEFAULT_CONFIG
 from baco.gemmini.disasm import decode_triples, describe_word
 from baco.gemmini.isa import OPCODE_CUSTOM3, format_field
+from baco.sim.cli import count, one_line, positive_seconds
+from baco.sim.elfinfo import check_executable, read_config_note
 from baco.sim.iss import instruction_words, run_elf
 
 
@@ -57,7 +60,8 @@ def run_listing(path, args) -> tuple[list[str], object]:
         where = f"{pc:#010x} " if pc is not None else ""
         lines.append(where + " ".join([name] + [format_field(k, v) for k, v in fields.items()]))
 
-    result = run_elf(path, observers=(record,), stdout=None, max_instructions=args.max_instructions,
+    result = run_elf(path, config=read_config_note(path) or DEFAULT_CONFIG, observers=(record,), stdout=None,
+                     max_instructions=args.max_instructions,
                      timeout_s=args.timeout)
     return lines, result
 
@@ -67,8 +71,10 @@ def main(argv=None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("inputs", nargs="+", help="an ELF file, or funct rs1 rs2 triples, or - for stdin")
     p.add_argument("--run", action="store_true", help="ELF: execute on the ISS and list executed commands")
-    p.add_argument("--max-instructions", type=int, default=200_000_000)
-    p.add_argument("--timeout", type=float, default=120.0)
+    p.add_argument("--max-instructions", type=count, default=200_000_000,
+                   help="--run: stop after this many instructions (default 2e8; 1e6, 2M work too)")
+    p.add_argument("--timeout", type=positive_seconds, default=120.0,
+                   help="--run: wall-time limit in seconds (default 120)")
     args = p.parse_args(argv)
     try:
         if args.inputs == ["-"]:
@@ -79,6 +85,7 @@ def main(argv=None) -> int:
                 if f.read(4) != b"\x7fELF":
                     raise ValueError(f"{path}: not an ELF file")
             if args.run:
+                check_executable(path)
                 lines, result = run_listing(path, args)
                 if result.error is not None:
                     lines.append(f"# stopped: {result.error}")
@@ -87,7 +94,7 @@ def main(argv=None) -> int:
         else:
             lines = decode_triples(args.inputs)
     except (OSError, ValueError) as e:
-        print(f"baco disasm: {e}", file=sys.stderr)
+        print(f"baco disasm: {one_line(e)}", file=sys.stderr)
         return 2
     print("\n".join(lines))
     return 0

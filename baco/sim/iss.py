@@ -34,8 +34,10 @@ one that prints every instruction.
 """
 from __future__ import annotations
 
+import signal
 import struct
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -438,11 +440,25 @@ class _Run:
     def run(self, entry: int) -> None:
         self.deadline = time.monotonic() + self.timeout_s
         pc = entry
+        # Ctrl-C inside a unicorn hook would be swallowed by the callback: stop the
+        # emulation instead and raise KeyboardInterrupt once it has returned.
+        interrupted = []
+
+        def on_sigint(signum, frame):
+            interrupted.append(signum)
+            self.uc.emu_stop()
+        main_thread = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGINT, on_sigint) if main_thread else None
         try:
             self.uc.emu_start(pc, 0xFFFFFFFFFFFFFFFF)
         except unicorn.UcError as e:
             if self.error is None and self.exit_code is None:
                 self.error = f"emulation stopped: {e} at pc=0x{self.pc():x}"
+        finally:
+            if main_thread:
+                signal.signal(signal.SIGINT, previous)
+        if interrupted:
+            raise KeyboardInterrupt
         if self.error is None and self.exit_code is None:
             self.error = f"emulation stopped without an exit at pc=0x{self.pc():x}"
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from baco.tuner import baselines, explore, workloads
 from baco.tuner.emit import write_outputs
@@ -33,13 +34,23 @@ METHODS = {
 
 def layers_from_args(a) -> list:
     if a.problem:
-        return [workloads.load_timeloop_problem(a.problem)]
+        import yaml
+        try:
+            problem = yaml.safe_load(open(a.problem, encoding="utf-8").read())
+        except (yaml.YAMLError, UnicodeDecodeError) as e:
+            raise ValueError(f"{a.problem}: not a YAML file ({str(e).splitlines()[0]})") from None
+        if not isinstance(problem, dict):
+            raise ValueError(f"{a.problem}: not a Timeloop problem (expected a `problem:` mapping)")
+        return [workloads.from_problem(problem, name=Path(a.problem).stem)]
     if a.network:
         return workloads.load_network(a.network)
     if a.torch:
         if not a.input_shape:
             raise SystemExit("baco tune: --torch needs --input-shape (e.g. 1,3,224,224)")
-        layers = workloads.layers_from_model_spec(a.torch, a.input_shape.split(","))
+        try:
+            layers = workloads.layers_from_model_spec(a.torch, a.input_shape.split(","))
+        except ImportError as e:
+            raise ValueError(f"--torch {a.torch}: {e}") from None
         print(f"{a.torch}: {len(layers)} unique layers, {sum(l.count for l in layers)} in all (torch.fx)")
         return layers
     if a.op in ("gemm", "gemv"):
@@ -99,6 +110,10 @@ def main(argv=None) -> int:
         p.error("--max-area and --pareto apply to --method baco")
     if a.op == "gemm" and a.K is None:
         p.error("--op gemm needs --K")
+    if a.budget is not None and not a.budget > 0:
+        p.error(f"--budget must be a positive number of seconds, got {a.budget:g}")
+    if a.steps is not None and a.steps < 1:
+        p.error(f"--steps must be at least 1, got {a.steps}")
     a.init_hw = None
     if a.init_params:
         from baco.tuner.params_import import hardware_from_header
