@@ -34,7 +34,7 @@ from baco.sim.clib import time_matmul
 from baco.sim.timing import TimingModel
 from baco.tuner.arch import DEFAULT_HARDWARE
 from baco.tuner.baselines import gemmini_default
-from baco.tuner.mapping import KERNEL_OUT_INT8, is_kernel_layer
+from baco.tuner.mapping import KERNEL_OUT_INT8, gemm_schedule, is_kernel_layer, parse_mapping
 from baco.tuner.workloads import Layer
 
 
@@ -155,8 +155,9 @@ def check_design(design: dict, *, target: str = "sim", progress=print) -> list[L
         dflt = gemmini_default([layer]).per_layer[0]
         check = LayerCheck(entry["name"], layer.count, layer, None, Measured(entry["cycles"], entry["energy_uj"]),
                            None, None, Measured(dflt.cycles, dflt.energy_uj), None)
-        if is_kernel_layer(layer) and "schedule" in entry:
-            check.schedule = GemmSchedule.from_dict(entry["schedule"])
+        if is_kernel_layer(layer):      # (result.json files older than schedules: from the mapping)
+            check.schedule = GemmSchedule.from_dict(entry["schedule"]) if "schedule" in entry \
+                else gemm_schedule(parse_mapping(entry["mapping"]), layer)
             M, N, K = layer.P, layer.K, layer.C
             ok, rep, check.checked_shape = run_gemm(M, N, K, cfg, check.schedule, target=target)
             check.bit_exact = ok
