@@ -5,9 +5,10 @@ A block (block_m × block_k int8) and a B block (block_k × block_n int8) in the
 scratchpad and a block_m × block_n int32 block in the accumulator. An int8
 output is moved out of the accumulator through the scale/ReLU path straight
 to DRAM, so it takes no scratchpad rows. With `double_buffer` the compiler
-gives the A and B blocks two homes each (alternate K steps) and the
-accumulator block two homes (alternate programs), so moves in and out overlap
-the array's work on the other copy.
+gives the A and B blocks two homes each (alternate K steps) and loads the next
+K step's blocks while the array works on the current ones. The accumulator
+block is not doubled: stores leave it tile by tile as the last K step finishes
+each column, and the next program's writes wait only for the tiles they reuse.
 
 `block_rows` is how placement lays out any local block; `gemm_footprint` is
 what placement allocates for the GEMM kernel under a schedule;
@@ -30,7 +31,7 @@ class GemmSchedule:
     block_n: int
     block_k: int
     dataflow: str = "WS"          # "WS" | "OS"
-    double_buffer: bool = False   # two homes for A/B (per K step) and the accumulator block (per program)
+    double_buffer: bool = False   # two homes for the A and B blocks: the next K step loads during this one
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -68,7 +69,7 @@ def gemm_footprint(s: GemmSchedule, cfg: GemminiConfig, out_int8: bool) -> Footp
     copies = 2 if s.double_buffer else 1
     d = cfg.dim
     sp = copies * (block_rows(s.block_m, s.block_k, d) + block_rows(s.block_k, s.block_n, d))
-    return Footprint(sp_rows=sp, acc_rows=copies * block_rows(s.block_m, s.block_n, d))
+    return Footprint(sp_rows=sp, acc_rows=block_rows(s.block_m, s.block_n, d))
 
 
 def capacity_problems(cfg: GemminiConfig, sp_rows: int, acc_rows: int,
@@ -101,7 +102,7 @@ def schedule_problems(s: GemmSchedule, cfg: GemminiConfig, out_int8: bool) -> li
     copies = " x2 (double-buffered)" if s.double_buffer else ""
     sp_blocks = (f"A {s.block_m}x{s.block_k} ({block_rows(s.block_m, s.block_k, d)} rows) + "
                  f"B {s.block_k}x{s.block_n} ({block_rows(s.block_k, s.block_n, d)} rows){copies}")
-    acc_blocks = f"C {s.block_m}x{s.block_n} ({block_rows(s.block_m, s.block_n, d)} rows){copies}"
+    acc_blocks = f"C {s.block_m}x{s.block_n} ({block_rows(s.block_m, s.block_n, d)} rows)"
     return capacity_problems(cfg, fp.sp_rows, fp.acc_rows, sp_blocks, acc_blocks)
 
 

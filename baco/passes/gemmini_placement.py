@@ -2,9 +2,10 @@
 bufferization) a home in Gemmini's private memories.
 
 int8 blocks go to the scratchpad, int32 blocks to the accumulator. A block of
-R×C elements is stored as ⌈C/DIM⌉ column strips of ⌈R/DIM⌉·DIM rows each
-(`gemmini.row_pitch`), starting at row `gemmini.base_row`
-(baco.gemmini.schedule.block_rows). Buffers are allocated once for the whole
+R×C elements is stored as ⌈R/DIM⌉·⌈C/DIM⌉ DIM×DIM tiles, row of tiles after
+row of tiles (tile (i, j) at `gemmini.base_row` + i·`gemmini.row_tile_stride`
++ j·DIM), so a row of tiles is one contiguous range that a multi-column mvin
+(block stride DIM) fills in one command (baco.gemmini.schedule.block_rows). Buffers are allocated once for the whole
 kernel (no reuse), so addresses are static. Capacity overflow is a compile
 error naming the block sizes and the limit (schedule.capacity_problems, the
 rule the tuner checks too).
@@ -38,9 +39,9 @@ def users(value):
 
 
 def layout(shape, dim):
-    """(row pitch of a column strip, rows occupied) of a rows × cols block."""
+    """(rows between vertically adjacent tiles, rows occupied) of a rows × cols block."""
     rows, cols = shape
-    return -(-rows // dim) * dim, block_rows(rows, cols, dim)
+    return -(-cols // dim) * dim, block_rows(rows, cols, dim)
 
 
 def is_epilogue_staging(alloc) -> bool:
@@ -60,10 +61,9 @@ def is_epilogue_staging(alloc) -> bool:
 
 
 class Placement:
-    """With `double_buffer` every block gets two homes (`gemmini.copy_rows`
-    apart): a block allocated in a loop alternates per iteration, one at the
-    kernel's top level per program, so Gemmini can fill one copy while the
-    array or the store unit still works on the other."""
+    """With `double_buffer` every block allocated in a loop gets two homes
+    (`gemmini.copy_rows` apart) used by alternate iterations, so the lowering
+    can load the next iteration's blocks while the array works on these."""
 
     def __init__(self, config: GemminiConfig, double_buffer: bool = False):
         self.config = config
@@ -92,13 +92,13 @@ class Placement:
             if space is None:
                 raise ir.fail(f"a {elem} block has no place in Gemmini's memories "
                               "(int8 scratchpad, int32 accumulator)", op)
-            pitch, rows = layout(shape, dim)
+            row_tile_stride, rows = layout(shape, dim)
             if space == "spad" and is_epilogue_staging(op):
                 space, rows = "epilogue", 0
             op.attributes["gemmini.space"] = StringAttr.get(space)
             op.attributes["gemmini.base_row"] = IntegerAttr.get(ir.i64(), used[space])
-            op.attributes["gemmini.row_pitch"] = IntegerAttr.get(ir.i64(), pitch)
-            if self.double_buffer and rows:
+            op.attributes["gemmini.row_tile_stride"] = IntegerAttr.get(ir.i64(), row_tile_stride)
+            if self.double_buffer and rows and op.parent.name == "scf.for":
                 # a second home right after the first; the lowering alternates them
                 op.attributes["gemmini.copy_rows"] = IntegerAttr.get(ir.i64(), rows)
                 rows *= 2

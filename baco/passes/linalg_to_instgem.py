@@ -23,6 +23,7 @@ from baco.dialects import instgem
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import GARBAGE_ADDR, local_addr
 from baco.passes import irutil as ir
+from baco.passes import prefetch
 
 ESIZE = {"i8": 1, "i32": 4}
 
@@ -34,13 +35,13 @@ def f32_bits(x: float) -> int:
 class Placed:
     """A placed local block: address arithmetic on its DIM×DIM tiles. A
     double-buffered block (`gemmini.copy_rows`) starts at a row computed where
-    it is allocated: the copy of this loop iteration / program."""
+    it is allocated: the copy of this loop iteration."""
 
     def __init__(self, alloc, dim):
         self.alloc = alloc
         self.space = StringAttr(alloc.attributes["gemmini.space"]).value
         self.base = IntegerAttr(alloc.attributes["gemmini.base_row"]).value
-        self.pitch = IntegerAttr(alloc.attributes["gemmini.row_pitch"]).value
+        self.row_tile_stride = IntegerAttr(alloc.attributes["gemmini.row_tile_stride"]).value
         t = MemRefType(alloc.result.type)
         self.shape = list(t.shape)
         self.elem = str(t.element_type)
@@ -52,29 +53,19 @@ class Placed:
 
     def tile_addr(self, row_tile, col_tile, flags=0):
         """Local address of tile (row_tile, col_tile); tiles are i64 Values."""
-        d = ir.const_int(self.dim, ir.i64())
-        pitch = ir.const_int(self.pitch, ir.i64())
-        row = ir.binop("addi", ir.binop("muli", col_tile, pitch), ir.binop("muli", row_tile, d))
+        row = ir.binop("addi", ir.binop("muli", row_tile, cst(self.row_tile_stride)),
+                       ir.binop("muli", col_tile, cst(self.dim)))
         row = ir.binop("addi", row, cst(self.base) if isinstance(self.base, int) else self.base)
         return ir.binop("ori", row, ir.const_int(flags, ir.i64())) if flags else row
 
 
 def copy_parity(alloc):
-    """i64 0/1: which copy of a double-buffered block is live where it is allocated.
-    In a loop: the iteration number's parity; at the kernel's top level: the
-    parity of the program's linear id (programs run p0 fastest)."""
-    scope = alloc.parent
-    while scope.name not in ("scf.for", "func.func"):
-        scope = scope.parent
-    if scope.name == "scf.for":
-        lb, _, step = (i64(v) for v in list(scope.operands)[:3])
-        iv = i64(scope.regions[0].blocks[0].arguments[0])
-        n = ir.binop("divsi", ir.binop("subi", iv, lb), step)
-    else:
-        p = [ir.call_grid(alloc, "baco_program_id", a) for a in range(3)]
-        g = [ir.call_grid(alloc, "baco_num_programs", a) for a in range(2)]
-        n = ir.binop("addi", p[0], ir.binop("muli", g[0], ir.binop("addi", p[1], ir.binop("muli", g[1], p[2]))))
-    return ir.binop("remsi", n, cst(2))
+    """i64 0/1: the copy of a double-buffered block (allocated in a loop's body)
+    live in this iteration: the iteration number's parity."""
+    loop_op = alloc.parent
+    lb, _, step = (i64(v) for v in list(loop_op.operands)[:3])
+    iv = i64(loop_op.regions[0].blocks[0].arguments[0])
+    return ir.binop("remsi", ir.binop("divsi", ir.binop("subi", iv, lb), step), cst(2))
 
 
 def i64(v):
@@ -102,6 +93,34 @@ def loop(lb, ub, body):
         body(i64(f.induction_variable))
         scf.YieldOp([])
     return f
+
+
+def rows_in_tile(first, rows, tile, dim: int):
+    """(first block row, row count) of the window [first, first + rows) inside block row
+    tile `tile` (a window below the block's first row may straddle tiles)."""
+    start = ir.binop("muli", tile, cst(dim))
+    lo = ir.binop("maxsi", start, first)
+    hi = ir.binop("minsi", ir.binop("addi", start, cst(dim)), ir.binop("addi", first, rows))
+    return lo, ir.binop("subi", hi, lo)
+
+
+def window_tiles(first, rows, dim: int):
+    """(first block row tile, number of row tiles) the window [first, first + rows) touches."""
+    first_tile = ir.binop("divsi", first, cst(dim))
+    n = ir.binop("subi", ceil_div(ir.binop("addi", first, rows), dim), first_tile)
+    return first_tile, ir.binop("muli", n, ir.create("arith.extui", operands=[
+        prefetch.cmp(4, rows, cst(0))], results=[ir.i64()]).result)
+
+
+def load_stream(count, body):
+    """The mvins of one block copy as a flat loop over t in [0, count), tagged so
+    the prefetch pass can issue it in slices (baco.passes.prefetch)."""
+    f = loop(cst(0), count, body)
+    f.operation.attributes[prefetch.STREAM] = ir.unit()
+    return f
+
+
+MVIN_OF_SLOT = ("mvin", "mvin2", "mvin3")    # each load slot has its own config_ld state
 
 
 def alloc_of(value):
@@ -141,6 +160,9 @@ class LinalgToInstGem:
         self.dataflow = dataflow
         self.extents = {}      # alloc op -> (rows, cols) i64 Values of the last copy into it
         self.blocks = {}       # alloc op -> Placed
+        self.load_slot = {}    # copy/fill op -> config_ld slot (loads of a prefetched loop use one each)
+        self.stored_in_loop = {}     # store copy op -> loop whose last iteration does the mvouts
+        self.store_of_matmul = {}    # matmul op -> (store copy op, its loop)
         self.dead = []
 
     def placed(self, alloc) -> Placed:
@@ -160,6 +182,10 @@ class LinalgToInstGem:
         with InsertionPoint.at_block_begin(entry), func.location:
             instgem.emit("config_ex", dataflow=1 if self.dataflow == "WS" else 0,
                          acc_scale=f32_bits(1.0), a_stride=1, c_stride=1)
+        pipelined = [op for op in ir.walk_ops(func) if op.name == "scf.for" and prefetch.pipelinable(op)]
+        for loop_op in pipelined:
+            self.load_slot.update(prefetch.load_slots(loop_op))
+        self.find_fused_stores(func)
         for op in list(ir.walk_ops(func)):
             handler = {"memref.copy": self.lower_copy, "linalg.matmul": self.lower_matmul,
                        "linalg.fill": self.lower_fill, "linalg.map": self.lower_fill,
@@ -177,6 +203,8 @@ class LinalgToInstGem:
                 if op.name in ("memref.subview", "memref.alloc") and all(not list(r.uses) for r in op.results):
                     op.erase()
                     changed = True
+        for loop_op in pipelined:
+            prefetch.pipeline_loads(loop_op)
 
     def lower_return(self, op):
         instgem.emit_fence()
@@ -189,23 +217,43 @@ class LinalgToInstGem:
         if alloc is None:
             raise ir.fail("fill of a non-local buffer", op)
         blk = self.placed(alloc)
-        acc = blk.space == "acc"
         d = self.cfg.dim
-        chunk = (self.cfg.max_block_len_acc if acc else self.cfg.max_block_len) * d
+        if blk.space == "acc":
+            self.zero_on_array(blk)
+            self.dead.append(op)
+            return
+        chunk = self.cfg.max_block_len * d
         rows_t = -(-blk.shape[0] // d)
         chunks = -(-blk.shape[1] // chunk)
         # DRAM address 0 makes mvin write zeros; the slot still needs its block stride
+        slot = self.load_slot.get(op, 0)
         instgem.emit("config_ld", stride=chunk * ESIZE[blk.elem], scale=f32_bits(1.0),
-                     block_stride=blk.pitch, pixel_repeats=1, state_id=0)
+                     block_stride=d, pixel_repeats=1, state_id=slot)
 
         def body(t):
             r = ir.binop("remsi", t, cst(rows_t))
             c = ir.binop("divsi", t, cst(rows_t))
             cols = extent(cst(blk.shape[1]), c, chunk)
-            local = blk.tile_addr(r, ir.binop("muli", c, cst(chunk // d)), local_addr(0, acc=acc))
-            instgem.emit("mvin", dram_addr=0, local_addr=local, cols=cols, rows=d)
-        loop(cst(0), cst(rows_t * chunks), body)
+            local = blk.tile_addr(r, ir.binop("muli", c, cst(chunk // d)))
+            instgem.emit(MVIN_OF_SLOT[slot], dram_addr=0, local_addr=local, cols=cols, rows=d)
+        load_stream(cst(rows_t * chunks), body)
         self.dead.append(op)
+
+    def zero_on_array(self, blk: Placed):
+        """Zero an accumulator block tile by tile on the array: zero weights/bias
+        (GARBAGE operands read as zeros) times anything, written over each tile.
+        A few execute cycles a tile instead of a DMA of DIM·DIM·4 zero bytes."""
+        d = self.cfg.dim
+        rows_t, cols_t = -(-blk.shape[0] // d), -(-blk.shape[1] // d)
+        garbage = cst(GARBAGE_ADDR)
+
+        def body(t):
+            tile = blk.tile_addr(ir.binop("remsi", t, cst(rows_t)), ir.binop("divsi", t, cst(rows_t)),
+                                 local_addr(0, acc=True))
+            instgem.emit("preload", bd_addr=garbage, bd_rows=d, bd_cols=d, c_addr=tile, c_rows=d, c_cols=d)
+            instgem.emit("compute_preloaded", a_addr=garbage, a_rows=1, a_cols=1, bd_addr=garbage,
+                         bd_rows=d, bd_cols=d)
+        loop(cst(0), cst(rows_t * cols_t), body)
 
     def lower_copy(self, op):
         src, dst = op.operands
@@ -254,32 +302,51 @@ class LinalgToInstGem:
         self.extents[blk.alloc] = (ir.binop("addi", first, rows), cols)
         addr, row_bytes = dram_addr_and_stride(src, esize)
         max_cols = (cfg.max_block_len_acc if acc else cfg.max_block_len) * cfg.dim
+        slot = self.load_slot.get(op, 0)
         instgem.emit("config_ld", stride=row_bytes, scale=f32_bits(1.0), shrink=0,
-                     block_stride=blk.pitch, pixel_repeats=1, state_id=0)
+                     block_stride=cfg.dim, pixel_repeats=1, state_id=slot)
         flags = local_addr(0, acc=acc)
+        n_chunks = ceil_div(cols, max_cols)
 
-        def row_tile(rt):
-            n_rows = extent(rows, rt, cfg.dim)
-            row_addr = ir.binop("addi", addr, ir.binop("muli", ir.binop("muli", rt, cst(cfg.dim)), row_bytes))
-
-            def col_chunk(cc):
-                n_cols = extent(cols, cc, max_cols)
-                dram = ir.binop("addi", row_addr, ir.binop("muli", cc, cst(max_cols * esize)))
-                local = blk.tile_addr(rt, ir.binop("muli", cc, cst(max_cols // cfg.dim)), flags)
-                instgem.emit("mvin", dram_addr=dram, local_addr=ir.binop("addi", local, first),
-                             cols=n_cols, rows=n_rows)
-            loop(cst(0), ceil_div(cols, max_cols), col_chunk)
-        loop(cst(0), ceil_div(rows, cfg.dim), row_tile)
+        def move(t):    # the window's rows in block row tile `bt`, column chunk `cc`
+            bt = ir.binop("addi", first_tile, ir.binop("divsi", t, n_chunks))
+            cc = ir.binop("remsi", t, n_chunks)
+            lo, n_rows = rows_in_tile(first, rows, bt, cfg.dim)
+            dram = ir.binop("addi", addr, ir.binop("muli", ir.binop("subi", lo, first), row_bytes))
+            dram = ir.binop("addi", dram, ir.binop("muli", cc, cst(max_cols * esize)))
+            local = blk.tile_addr(bt, ir.binop("muli", cc, cst(max_cols // cfg.dim)), flags)
+            local = ir.binop("addi", local, ir.binop("subi", lo, ir.binop("muli", bt, cst(cfg.dim))))
+            instgem.emit(MVIN_OF_SLOT[slot], dram_addr=dram, local_addr=local, cols=extent(cols, cc, max_cols),
+                         rows=n_rows)
+        first_tile, n_tiles = window_tiles(first, rows, cfg.dim)
+        load_stream(ir.binop("muli", n_tiles, n_chunks), move)
 
         def zero_tile(rt):      # DRAM address 0 makes mvin write zeros
             def col_chunk(cc):
                 local = blk.tile_addr(rt, ir.binop("muli", cc, cst(max_cols // cfg.dim)), flags)
-                instgem.emit("mvin", dram_addr=0, local_addr=local, cols=extent(cols, cc, max_cols),
+                instgem.emit(MVIN_OF_SLOT[slot], dram_addr=0, local_addr=local, cols=extent(cols, cc, max_cols),
                              rows=extent(first, rt, cfg.dim))
             loop(cst(0), ceil_div(cols, max_cols), col_chunk)
         loop(cst(0), ceil_div(first, cfg.dim), zero_tile)
 
     def lower_mvout(self, op, src, dst, blk: Placed):
+        loop_op = self.stored_in_loop.get(op)
+        if loop_op is None:
+            self.store_all(op, src, dst, blk)
+        else:       # the loop's last iteration stored it; here only if the loop ran no iteration
+            lb, ub = list(loop_op.operands)[:2]
+            prefetch.when(prefetch.cmp(5, lb, ub), lambda: self.store_all(op, src, dst, blk))
+
+    def store_all(self, op, src, dst, blk):
+        emit_tile, n_rt, n_ct = self.store_plan(op, src, dst, blk)
+
+        def tile(t):
+            emit_tile(ir.binop("remsi", t, n_rt), ir.binop("divsi", t, n_rt))
+        loop(cst(0), ir.binop("muli", n_rt, n_ct), tile)
+
+    def store_plan(self, op, src, dst, blk: Placed):
+        """config_st for storing local block `blk` (through `src`, a corner view) to the
+        DRAM view `dst`; returns (emit_tile(rt, ct) emitting one mvout, row tiles, column tiles)."""
         unit_inner_stride(dst, op)
         cfg = self.cfg
         first, rows, cols = self.local_window(src)
@@ -299,15 +366,35 @@ class LinalgToInstGem:
         instgem.emit("config_st", stride=row_bytes, activation=relu, acc_scale=scale)
         esize = ESIZE[out_elem]
 
-        def tile(t):
-            n_row_tiles = ceil_div(rows, cfg.dim)
-            rt = ir.binop("remsi", t, n_row_tiles)
-            ct = ir.binop("divsi", t, n_row_tiles)
-            dram = ir.binop("addi", addr, ir.binop("muli", ir.binop("muli", rt, cst(cfg.dim)), row_bytes))
+        first_tile, n_tiles = window_tiles(first, rows, cfg.dim)
+
+        def emit_tile(rt, ct):      # the window's rows in block row tile first_tile + rt, column tile ct
+            bt = ir.binop("addi", first_tile, rt)
+            lo, n_rows = rows_in_tile(first, rows, bt, cfg.dim)
+            dram = ir.binop("addi", addr, ir.binop("muli", ir.binop("subi", lo, first), row_bytes))
             dram = ir.binop("addi", dram, ir.binop("muli", ct, cst(cfg.dim * esize)))
-            instgem.emit("mvout", dram_addr=dram, local_addr=ir.binop("addi", blk.tile_addr(rt, ct, flags), first),
-                         cols=extent(cols, ct, cfg.dim), rows=extent(rows, rt, cfg.dim))
-        loop(cst(0), ir.binop("muli", ceil_div(rows, cfg.dim), ceil_div(cols, cfg.dim)), tile)
+            local = ir.binop("addi", blk.tile_addr(bt, ct, flags), ir.binop("subi", lo, ir.binop("muli", bt, cst(cfg.dim))))
+            instgem.emit("mvout", dram_addr=dram, local_addr=local, cols=extent(cols, ct, cfg.dim), rows=n_rows)
+        return emit_tile, n_tiles, ceil_div(cols, cfg.dim)
+
+    def find_fused_stores(self, func):
+        """WS: a block accumulated by the one matmul of a loop and stored right after
+        it is stored column by column in the loop's last iteration, each column as
+        soon as its last computes are issued, so the stores overlap the remaining
+        columns' work. The store's address arithmetic moves above the loop."""
+        if self.dataflow != "WS":
+            return
+        for loop_op in [op for op in ir.walk_ops(func) if op.name == "scf.for"]:
+            matmuls = [op for op in prefetch.body_ops(loop_op) if op.name == "linalg.matmul"]
+            if len(matmuls) != 1:
+                continue
+            acc = alloc_of(matmuls[0].operands[2])
+            if acc is None or acc.operation.parent.operation == loop_op:
+                continue
+            store = stored_after(loop_op, acc.operation)
+            if store is not None and hoist_above(loop_op, store):
+                self.stored_in_loop[store] = loop_op
+                self.store_of_matmul[matmuls[0]] = (store, loop_op)
 
     def epilogue_writing(self, alloc):
         """(relu, scale bits i64, source acc alloc) if a gemmini.epilogue generic fills `alloc`."""
@@ -326,7 +413,8 @@ class LinalgToInstGem:
                 source = alloc_of(gen.operands[0])
                 if source is None or self.placed(source).space != "acc":
                     raise ir.fail("scale/relu/convert apply to accumulator blocks", gen)
-                self.dead.append(gen)
+                if gen not in self.dead:
+                    self.dead.append(gen)
                 return relu, scale, source
         return None
 
@@ -361,8 +449,34 @@ class LinalgToInstGem:
                 results=[ir.i64()]).result
 
         if self.dataflow == "WS":
-            def k_loop(k):
-                def j_loop(j):
+            # j outer: a column of C is final after its k loop. With a fused store
+            # (find_fused_stores) the last iteration stores column j-1 while column j
+            # computes, a slice of its row tiles per k step.
+            fused = self.store_of_matmul.get(op)
+            if fused is not None:
+                store, loop_op = fused
+                with InsertionPoint(loop_op):
+                    emit_tile, n_rt, n_ct = self.store_plan(store, *store.operands,
+                                                            self.placed(alloc_of(store.operands[0])))
+                lb, ub, step = list(loop_op.operands)[:3]
+                iv = loop_op.regions[0].blocks[0].arguments[0]
+                last_iteration = prefetch.cmp(5, ir.binop("addi", iv, step), ub)
+
+            def store_rows(ct, lo, hi):
+                loop(lo, hi, lambda rt: emit_tile(rt, ct))
+
+            def j_loop(j):
+                if fused is not None:
+                    prev = ir.binop("subi", j, cst(1))
+                    store_prev = ir.binop("andi", last_iteration, ir.binop(
+                        "andi", prefetch.cmp(5, prev, zero), prefetch.cmp(2, prev, n_ct)))
+                    per_k = ir.binop("ceildivsi", n_rt, ir.binop("maxsi", n_k, cst(1)))
+
+                def k_loop(k):
+                    if fused is not None:
+                        lo = ir.binop("minsi", ir.binop("muli", k, per_k), n_rt)
+                        prefetch.when(store_prev, lambda: store_rows(
+                            prev, lo, ir.binop("minsi", ir.binop("addi", lo, per_k), n_rt)))
                     c_rows0 = extent(a_rows, zero, d)
                     c_cols = extent(b_cols, j, d)
                     instgem.emit("preload", bd_addr=B.tile_addr(k, j), bd_rows=extent(b_rows, k, d),
@@ -378,8 +492,17 @@ class LinalgToInstGem:
                         instgem.emit("compute_accumulated", a_addr=A.tile_addr(i, k), a_rows=rows_i,
                                      a_cols=extent(a_cols, k, d), bd_addr=garbage, bd_rows=d, bd_cols=d)
                     loop(cst(1), n_i, i_loop)
-                loop(zero, nonempty(n_j, n_i), j_loop)
-            loop(zero, n_k, k_loop)
+                loop(zero, n_k, k_loop)
+                if fused is not None:      # rows an empty k loop left
+                    prefetch.when(store_prev, lambda: store_rows(
+                        prev, ir.binop("minsi", ir.binop("muli", n_k, per_k), n_rt), n_rt))
+            outer = loop(zero, nonempty(n_j, n_i), j_loop)
+            if fused is not None:          # the last column, and columns the nest did not reach
+                def rest():
+                    n_done = ir.binop("minsi", ir.binop("maxsi", ir.binop("subi", i64(outer.operands[1]), cst(1)),
+                                                        zero), n_ct)
+                    loop(n_done, n_ct, lambda ct: store_rows(ct, zero, n_rt))
+                prefetch.when(last_iteration, rest)
         else:
             last_k = ir.binop("subi", n_k, cst(1))
 
@@ -405,8 +528,58 @@ class LinalgToInstGem:
                     step(zero, "compute_preloaded")
                     loop(cst(1), n_k, lambda k: step(k, "compute_accumulated"))
                 loop(zero, n_j, j_loop)
-            loop(zero, nonempty(n_i, n_k), i_loop)
+            outer = loop(zero, nonempty(n_i, n_k), i_loop)
+        outer.operation.attributes[prefetch.COMPUTE] = ir.unit()
         self.dead.append(op)
+
+
+def stored_after(loop_op, acc):
+    """The copy storing `acc` (or its int8 epilogue block) to DRAM after `loop_op`
+    in the same block, if the loop's body only writes `acc` through its matmul
+    and nothing but the epilogue touches it in between."""
+    if any(u.name != "linalg.matmul" for u in ir.walk_ops(loop_op) if acc.result in list(u.operands)):
+        return None
+    block_ops = [o.operation for o in loop_op.block.operations]
+    sources = {acc}
+    for op in block_ops[block_ops.index(loop_op) + 1:]:
+        local = [alloc_of(v) for v in op.operands]
+        if op.regions and op.name != "linalg.generic":
+            return None                  # a nested region could touch the block
+        if not any(a is not None and a.operation in sources for a in local):
+            continue
+        if op.name == "linalg.generic" and "gemmini.epilogue" in op.attributes and local[0] is not None \
+                and local[0].operation in sources:
+            sources.add(alloc_of(op.operands[-1]).operation)
+        elif op.name == "memref.subview":
+            continue
+        elif op.name == "memref.copy" and local[1] is None:
+            return op
+        else:
+            return None
+    return None
+
+
+def hoist_above(loop_op, store) -> bool:
+    """Move the pure ops between `loop_op` and `store` that `store` depends on above the loop."""
+    block_ops = [o.operation for o in loop_op.block.operations]
+    first, last = block_ops.index(loop_op), block_ops.index(store)
+    between = block_ops[first + 1:last]
+    need, stack = set(), list(store.operands)
+    while stack:
+        owner = stack.pop().owner
+        if not hasattr(owner, "name"):
+            continue
+        owner = owner.operation
+        if owner == loop_op:
+            return False
+        if owner in between and owner not in need:
+            if not prefetch.is_pure(owner):
+                return False
+            need.add(owner)
+            stack.extend(owner.operands)
+    for op in sorted(need, key=between.index):
+        op.move_before(loop_op)
+    return True
 
 
 def run(module_op, config: GemminiConfig | None = None, dataflow: str = "WS", **_):

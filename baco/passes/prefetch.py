@@ -1,0 +1,217 @@
+"""Software pipelining of a kernel loop's loads (the double-buffering half of
+the lowering).
+
+Gemmini dispatches commands in program order into small reservation stations
+(8 loads, 16 executes, 4 stores): a block of mvins written before a step's
+computes holds those computes back until the mvins have issued. So a loop whose
+blocks are double-buffered (placement gave every block allocated in its body
+two homes, alternating with the iteration's parity) is rewritten after
+lowering so that the next iteration's mvins are spread through this
+iteration's computes:
+
+    if (lb < ub) { config_ld…; loads(lb) }                    // prologue
+    for k:
+        next = k + step; if (next < ub) config_ld…            // one load slot per block copy
+        for outer in compute nest (n iterations):             // e.g. WS: per column of C
+            if (next < ub) loads(next)[outer·⌈L/n⌉ : (outer+1)·⌈L/n⌉]   per block copy
+            …computes of k…
+        if (next < ub) loads(next)[n·⌈L/n⌉ : L]               // what an empty nest left
+
+`loads(x)` are the body's load streams (each block copy lowered as a flat
+loop of L mvins, `STREAM`) with their address and extent arithmetic
+recomputed for iteration x (the induction variable and iter_args replaced by
+the next iteration's values). Every block copy has its own config_ld slot
+(mvin / mvin2 / mvin3), so the streams interleave.
+"""
+from __future__ import annotations
+
+from mlir.dialects import scf
+from mlir.ir import InsertionPoint, IntegerAttr, IntegerType
+
+from baco.passes import irutil as ir
+
+STREAM = "gemmini.load_stream"      # flat scf.for of one block copy's mvins
+COMPUTE = "gemmini.compute_nest"    # outermost loop of a lowered matmul
+SLOTS = 3
+PURE_MEMREF = ("memref.subview", "memref.extract_strided_metadata", "memref.extract_aligned_pointer_as_index",
+               "memref.reinterpret_cast", "memref.alloc")
+GRID_CALLS = ("@baco_program_id", "@baco_num_programs")
+
+
+def is_pure(op) -> bool:
+    if op.name.startswith("arith.") or op.name in PURE_MEMREF:
+        return True
+    return op.name == "func.call" and str(op.attributes["callee"]) in GRID_CALLS
+
+
+def body_ops(loop_op):
+    return [o.operation for o in loop_op.regions[0].blocks[0].operations]
+
+
+def loads_of(loop_op):
+    """Before lowering: the body's loads (DRAM copies and zero fills into its blocks),
+    or None when the body does anything else than load its own double-buffered
+    blocks and compute on them (then loading early could change a result)."""
+    from baco.passes.linalg_to_instgem import alloc_of
+    allocs = [op for op in body_ops(loop_op) if op.name == "memref.alloc"]
+    if not allocs or any("gemmini.copy_rows" not in a.attributes for a in allocs):
+        return None
+    loads, computes = [], 0
+    for op in body_ops(loop_op):
+        if is_pure(op) or op.name == "scf.yield":
+            continue
+        if op.name == "linalg.matmul":
+            computes += 1
+            continue
+        if op.name in ("linalg.fill", "linalg.map"):
+            target = alloc_of(op.operands[-1] if op.name == "linalg.fill" else op.operands[0])
+        elif op.name == "memref.copy" and alloc_of(op.operands[0]) is None:
+            target = alloc_of(op.operands[1])
+        else:
+            return None
+        if target is None or target.operation.parent.operation != loop_op:
+            return None
+        loads.append(op)
+    return loads if computes == 1 and loads else None
+
+
+def pipelinable(loop_op) -> bool:
+    loads = loads_of(loop_op)
+    return loads is not None and len(loads) <= SLOTS
+
+
+def load_slots(loop_op) -> dict:
+    """Copy/fill op -> its own config_ld slot."""
+    return {op: i for i, op in enumerate(loads_of(loop_op))}
+
+
+def nested(op):
+    yield op
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                yield from nested(inner.operation)
+
+
+def clone_with(ops, mapping):
+    """Clone `ops` (in order) at the current insertion point, replacing operands
+    (also inside nested regions) through `mapping` (Value -> Value), which grows."""
+    clones = []
+    for op in ops:
+        new = op.clone().operation
+        for o_old, o_new in zip(nested(op), nested(new)):
+            for i, v in enumerate(o_old.operands):
+                if v in mapping:
+                    o_new.operands[i] = mapping[v]
+        for r_old, r_new in zip(op.results, new.results):
+            mapping[r_old] = r_new
+        clones.append(new)
+    return clones
+
+
+def slice_of(roots, body):
+    """The pure ops of `body` the roots (and their nested ops) depend on, in body
+    order; None if one is not pure."""
+    pos = {op: i for i, op in enumerate(body)}
+    need, stack = set(), [v for r in roots for o in nested(r) for v in o.operands]
+    while stack:
+        owner = stack.pop().owner
+        if not hasattr(owner, "name"):      # a block argument
+            continue
+        owner = owner.operation
+        if owner in need or owner not in pos:
+            continue
+        if not is_pure(owner):
+            return None
+        need.add(owner)
+        stack.extend(owner.operands)
+    return sorted(need, key=pos.get)
+
+
+def i1():
+    return IntegerType.get_signless(1)
+
+
+def cmp(pred, a, b):
+    return ir.create("arith.cmpi", operands=[a, b], results=[i1()],
+                     attributes={"predicate": IntegerAttr.get(ir.i64(), pred)}).result
+
+
+def when(cond, build):
+    if_op = scf.IfOp(cond)
+    with InsertionPoint(if_op.then_block):
+        build()
+        scf.YieldOp([])
+
+
+def stream_slice(stream, mapping, lo, hi):
+    """Clone load stream `stream` (a flat scf.for) over [lo, hi) (index values)."""
+    (new,) = clone_with([stream], mapping)
+    new.operands[0] = lo
+    new.operands[1] = hi
+
+
+def pipeline_loads(loop_op) -> bool:
+    """Rewrite a lowered pipelinable loop (see module doc); False if its shape is not the expected one."""
+    body = body_ops(loop_op)
+    block = loop_op.regions[0].blocks[0]
+    yield_op = body[-1]
+    configs = [op for op in body if op.name == "instgem.config_ld"]
+    streams = [op for op in body if STREAM in op.attributes]
+    nests = [op for op in body if COMPUTE in op.attributes]
+    roots = configs + streams
+    if not streams or len(nests) != 1:
+        return False
+    nest = nests[0]
+    others = [op for op in body if op not in roots and op != yield_op and not is_pure(op)]
+    # loads, then the compute nest, then only what follows it (e.g. the last iteration's stores)
+    if body.index(nest) < max(body.index(r) for r in roots) or \
+            any(body.index(op) < body.index(nest) for op in others):
+        return False
+    deps = slice_of(roots, body)
+    carried_deps = slice_of([yield_op], body)
+    if deps is None or carried_deps is None:
+        return False
+    lb, ub, step, *inits = list(loop_op.operands)
+    iv, *iter_args = list(block.arguments)
+    streams_in_order = sorted(streams, key=body.index)
+    roots_in_order = sorted(roots, key=body.index)
+
+    with InsertionPoint(loop_op), loop_op.location:           # prologue: iteration lb
+        mapping = {iv: lb, **dict(zip(iter_args, inits))}
+        when(cmp(2, lb, ub), lambda: clone_with(deps + roots_in_order, mapping))
+
+    with InsertionPoint(nest), loop_op.location:              # iteration k + step: its arithmetic…
+        carried = {}
+        clone_with([op for op in carried_deps if body.index(op) > body.index(nest)], carried)
+        next_iv = ir.binop("addi", iv, step)
+        mapping = {iv: next_iv, **dict(zip(iter_args, [carried.get(v, v) for v in yield_op.operands]))}
+        clone_with(deps, mapping)
+        has_next = cmp(2, next_iv, ub)
+        when(has_next, lambda: clone_with(sorted(configs, key=body.index), mapping))
+        n_outer = ir.create("arith.subi", operands=[nest.operands[1], nest.operands[0]],
+                            results=[ir.index()]).result
+        one = ir.const_index(1)
+        lengths = [mapping.get(s.operands[1], s.operands[1]) for s in streams_in_order]
+        chunks = [ir.binop("ceildivsi", n, ir.binop("maxsi", n_outer, one)) for n in lengths]
+
+    nest_block = nest.regions[0].blocks[0]
+    with InsertionPoint.at_block_begin(nest_block), loop_op.location:   # …its loads, a slice per outer step
+        j = ir.binop("subi", nest_block.arguments[0], nest.operands[0])
+
+        def slices():
+            for s, chunk, length in zip(streams_in_order, chunks, lengths):
+                lo = ir.binop("minsi", ir.binop("muli", j, chunk), length)
+                hi = ir.binop("minsi", ir.binop("addi", lo, chunk), length)
+                stream_slice(s, mapping, lo, hi)
+        when(has_next, slices)
+
+    after = body[body.index(nest) + 1]
+    with InsertionPoint(after), loop_op.location:             # the rest when the nest ran 0 times
+        def rest_of_loads():
+            for s, chunk, length in zip(streams_in_order, chunks, lengths):
+                stream_slice(s, mapping, ir.binop("minsi", ir.binop("muli", n_outer, chunk), length), length)
+        when(has_next, rest_of_loads)
+    for op in reversed(roots):
+        op.erase()
+    return True
