@@ -104,6 +104,17 @@ def rows_in_tile(first, rows, tile, dim: int):
     return lo, ir.binop("subi", hi, lo)
 
 
+def select(cond, a, b):
+    return ir.create("arith.select", operands=[cond, a, b], results=[a.type]).result
+
+
+def any_of(*conds):
+    out = conds[0]
+    for c in conds[1:]:
+        out = ir.binop("ori", out, c)
+    return out
+
+
 def window_tiles(first, rows, dim: int):
     """(first block row tile, number of row tiles) the window [first, first + rows) touches."""
     first_tile = ir.binop("divsi", first, cst(dim))
@@ -162,6 +173,8 @@ class LinalgToInstGem:
         self.blocks = {}       # alloc op -> Placed
         self.load_slot = {}    # copy/fill op -> config_ld slot (loads of a prefetched loop use one each)
         self.stored_in_loop = {}     # store copy op -> loop whose last iteration does the mvouts
+        self.zeroed_in_loop = {}     # zero fill op -> loop whose first iteration overwrites the block
+        self.first_write_of_matmul = {}   # matmul op -> that loop
         self.store_of_matmul = {}    # matmul op -> (store copy op, its loop)
         self.dead = []
 
@@ -186,6 +199,7 @@ class LinalgToInstGem:
         for loop_op in pipelined:
             self.load_slot.update(prefetch.load_slots(loop_op))
         self.find_fused_stores(func)
+        self.find_fused_fills(func)
         for op in list(ir.walk_ops(func)):
             handler = {"memref.copy": self.lower_copy, "linalg.matmul": self.lower_matmul,
                        "linalg.fill": self.lower_fill, "linalg.map": self.lower_fill,
@@ -217,43 +231,43 @@ class LinalgToInstGem:
         if alloc is None:
             raise ir.fail("fill of a non-local buffer", op)
         blk = self.placed(alloc)
+        loop_op = self.zeroed_in_loop.get(op)
+        if loop_op is None:
+            self.zero_block(blk, self.load_slot.get(op, 0))
+        else:       # the loop's first iteration overwrites it; zeroed only if the loop runs no iteration
+            lb, ub = list(loop_op.operands)[:2]
+            with InsertionPoint(loop_op):     # (nothing touches the block in between)
+                prefetch.when(prefetch.cmp(5, lb, ub), lambda: self.zero_block(blk, 0))
+        self.dead.append(op)
+
+    def zero_block(self, blk: Placed, slot: int, only=None):
+        """mvins from DRAM address 0 (zeros) over the block, or over the DIM×DIM tiles
+        (row tile, column tile) for which only(row tile, column tile) is true."""
         d = self.cfg.dim
-        if blk.space == "acc":
-            self.zero_on_array(blk)
-            self.dead.append(op)
-            return
-        chunk = self.cfg.max_block_len * d
+        wide = (self.cfg.max_block_len_acc if blk.space == "acc" else self.cfg.max_block_len) * d
+        chunk = d if only else wide
         rows_t = -(-blk.shape[0] // d)
         chunks = -(-blk.shape[1] // chunk)
-        # DRAM address 0 makes mvin write zeros; the slot still needs its block stride
-        slot = self.load_slot.get(op, 0)
-        instgem.emit("config_ld", stride=chunk * ESIZE[blk.elem], scale=f32_bits(1.0),
-                     block_stride=d, pixel_repeats=1, state_id=slot)
+        if only is None:    # the slot needs its block stride (one-tile zero moves read no slot state)
+            instgem.emit("config_ld", stride=chunk * ESIZE[blk.elem], scale=f32_bits(1.0),
+                         block_stride=d, pixel_repeats=1, state_id=slot)
 
         def body(t):
             r = ir.binop("remsi", t, cst(rows_t))
             c = ir.binop("divsi", t, cst(rows_t))
             cols = extent(cst(blk.shape[1]), c, chunk)
-            local = blk.tile_addr(r, ir.binop("muli", c, cst(chunk // d)))
-            instgem.emit(MVIN_OF_SLOT[slot], dram_addr=0, local_addr=local, cols=cols, rows=d)
-        load_stream(cst(rows_t * chunks), body)
-        self.dead.append(op)
+            local = blk.tile_addr(r, ir.binop("muli", c, cst(chunk // d)), local_addr(0, acc=blk.space == "acc"))
 
-    def zero_on_array(self, blk: Placed):
-        """Zero an accumulator block tile by tile on the array: zero weights/bias
-        (GARBAGE operands read as zeros) times anything, written over each tile.
-        A few execute cycles a tile instead of a DMA of DIM·DIM·4 zero bytes."""
-        d = self.cfg.dim
-        rows_t, cols_t = -(-blk.shape[0] // d), -(-blk.shape[1] // d)
-        garbage = cst(GARBAGE_ADDR)
-
-        def body(t):
-            tile = blk.tile_addr(ir.binop("remsi", t, cst(rows_t)), ir.binop("divsi", t, cst(rows_t)),
-                                 local_addr(0, acc=True))
-            instgem.emit("preload", bd_addr=garbage, bd_rows=d, bd_cols=d, c_addr=tile, c_rows=d, c_cols=d)
-            instgem.emit("compute_preloaded", a_addr=garbage, a_rows=1, a_cols=1, bd_addr=garbage,
-                         bd_rows=d, bd_cols=d)
-        loop(cst(0), cst(rows_t * cols_t), body)
+            def emit():
+                instgem.emit(MVIN_OF_SLOT[slot], dram_addr=0, local_addr=local, cols=cols, rows=d)
+            if only is None:
+                emit()
+            else:
+                prefetch.when(only(r, c), emit)
+        if only is None:
+            load_stream(cst(rows_t * chunks), body)
+        else:
+            loop(cst(0), cst(rows_t * chunks), body)
 
     def lower_copy(self, op):
         src, dst = op.operands
@@ -321,13 +335,12 @@ class LinalgToInstGem:
         first_tile, n_tiles = window_tiles(first, rows, cfg.dim)
         load_stream(ir.binop("muli", n_tiles, n_chunks), move)
 
-        def zero_tile(rt):      # DRAM address 0 makes mvin write zeros
-            def col_chunk(cc):
-                local = blk.tile_addr(rt, ir.binop("muli", cc, cst(max_cols // cfg.dim)), flags)
-                instgem.emit(MVIN_OF_SLOT[slot], dram_addr=0, local_addr=local, cols=extent(cols, cc, max_cols),
-                             rows=extent(first, rt, cfg.dim))
-            loop(cst(0), ceil_div(cols, max_cols), col_chunk)
-        loop(cst(0), ceil_div(first, cfg.dim), zero_tile)
+        def zero_lead(t):       # rows above `first`; DRAM address 0 makes mvin write zeros
+            rt, cc = ir.binop("divsi", t, n_chunks), ir.binop("remsi", t, n_chunks)
+            local = blk.tile_addr(rt, ir.binop("muli", cc, cst(max_cols // cfg.dim)), flags)
+            instgem.emit(MVIN_OF_SLOT[slot], dram_addr=0, local_addr=local, cols=extent(cols, cc, max_cols),
+                         rows=extent(first, rt, cfg.dim))
+        load_stream(ir.binop("muli", ceil_div(first, cfg.dim), n_chunks), zero_lead)
 
     def lower_mvout(self, op, src, dst, blk: Placed):
         loop_op = self.stored_in_loop.get(op)
@@ -376,6 +389,25 @@ class LinalgToInstGem:
             local = ir.binop("addi", blk.tile_addr(bt, ct, flags), ir.binop("subi", lo, ir.binop("muli", bt, cst(cfg.dim))))
             instgem.emit("mvout", dram_addr=dram, local_addr=local, cols=extent(cols, ct, cfg.dim), rows=n_rows)
         return emit_tile, n_tiles, ceil_div(cols, cfg.dim)
+
+    def find_fused_fills(self, func):
+        """WS: an accumulator zeroed right before the loop whose one matmul accumulates
+        into it is not zeroed by DMA: the loop's first iteration writes its k = 0
+        products over whole tiles (masked rows/columns read as zeros) and zeroes only
+        the tiles that iteration does not reach."""
+        if self.dataflow != "WS":
+            return
+        for loop_op in [op for op in ir.walk_ops(func) if op.name == "scf.for"]:
+            matmuls = [op for op in prefetch.body_ops(loop_op) if op.name == "linalg.matmul"]
+            if len(matmuls) != 1:
+                continue
+            acc = alloc_of(matmuls[0].operands[2])
+            if acc is None or acc.operation.parent.operation == loop_op:
+                continue
+            fill = zeroed_before(loop_op, acc.operation)
+            if fill is not None:
+                self.zeroed_in_loop[fill] = loop_op
+                self.first_write_of_matmul[matmuls[0]] = loop_op
 
     def find_fused_stores(self, func):
         """WS: a block accumulated by the one matmul of a loop and stored right after
@@ -465,12 +497,33 @@ class LinalgToInstGem:
             def store_rows(ct, lo, hi):
                 loop(lo, hi, lambda rt: emit_tile(rt, ct))
 
+            first_loop = self.first_write_of_matmul.get(op)
+            if first_loop is not None:
+                iv = first_loop.regions[0].blocks[0].arguments[0]
+                first_iteration = prefetch.cmp(0, iv, first_loop.operands[0])
+
+            def c_target(i, j, k, rows, cols):
+                """(C address, rows) a preload writes: in the first iteration the k = 0
+                products of a full-width column overwrite whole tiles (rows past the
+                A extent come out as zeros), everything else accumulates."""
+                if first_loop is None:
+                    return C.tile_addr(i, j, acc_flags), rows
+                over = ir.binop("andi", ir.binop("andi", first_iteration, prefetch.cmp(0, k, zero)),
+                                prefetch.cmp(0, cols, cst(d)))
+                flags = select(over, cst(local_addr(0, acc=True)), cst(acc_flags))
+                return ir.binop("ori", C.tile_addr(i, j), flags), select(over, cst(d), rows)
+
             def j_loop(j):
                 if fused is not None:
                     prev = ir.binop("subi", j, cst(1))
                     store_prev = ir.binop("andi", last_iteration, ir.binop(
                         "andi", prefetch.cmp(5, prev, zero), prefetch.cmp(2, prev, n_ct)))
                     per_k = ir.binop("ceildivsi", n_rt, ir.binop("maxsi", n_k, cst(1)))
+
+                if first_loop is not None:      # a narrow last column accumulates onto zeros
+                    narrow = prefetch.cmp(2, extent(b_cols, j, d), cst(d))
+                    prefetch.when(ir.binop("andi", first_iteration, narrow), lambda: self.zero_block(
+                        C, 0, only=lambda r, c: prefetch.cmp(0, c, j)))
 
                 def k_loop(k):
                     if fused is not None:
@@ -479,16 +532,17 @@ class LinalgToInstGem:
                             prev, lo, ir.binop("minsi", ir.binop("addi", lo, per_k), n_rt)))
                     c_rows0 = extent(a_rows, zero, d)
                     c_cols = extent(b_cols, j, d)
+                    c_addr, c_rows = c_target(zero, j, k, c_rows0, c_cols)
                     instgem.emit("preload", bd_addr=B.tile_addr(k, j), bd_rows=extent(b_rows, k, d),
-                                 bd_cols=c_cols, c_addr=C.tile_addr(zero, j, acc_flags),
-                                 c_rows=c_rows0, c_cols=c_cols)
+                                 bd_cols=c_cols, c_addr=c_addr, c_rows=c_rows, c_cols=c_cols)
                     instgem.emit("compute_preloaded", a_addr=A.tile_addr(zero, k), a_rows=c_rows0,
                                  a_cols=extent(a_cols, k, d), bd_addr=garbage, bd_rows=d, bd_cols=d)
 
                     def i_loop(i):
                         rows_i = extent(a_rows, i, d)
+                        c_addr, c_rows = c_target(i, j, k, rows_i, c_cols)
                         instgem.emit("preload", bd_addr=garbage, bd_rows=d, bd_cols=d,
-                                     c_addr=C.tile_addr(i, j, acc_flags), c_rows=rows_i, c_cols=c_cols)
+                                     c_addr=c_addr, c_rows=c_rows, c_cols=c_cols)
                         instgem.emit("compute_accumulated", a_addr=A.tile_addr(i, k), a_rows=rows_i,
                                      a_cols=extent(a_cols, k, d), bd_addr=garbage, bd_rows=d, bd_cols=d)
                     loop(cst(1), n_i, i_loop)
@@ -497,6 +551,10 @@ class LinalgToInstGem:
                     prefetch.when(store_prev, lambda: store_rows(
                         prev, ir.binop("minsi", ir.binop("muli", n_k, per_k), n_rt), n_rt))
             outer = loop(zero, nonempty(n_j, n_i), j_loop)
+            if first_loop is not None:     # tiles the first iteration's products did not reach
+                n_cols_run = i64(outer.operands[1])
+                prefetch.when(first_iteration, lambda: self.zero_block(C, 0, only=lambda r, c: any_of(
+                    prefetch.cmp(0, n_k, zero), prefetch.cmp(5, r, n_i), prefetch.cmp(5, c, n_cols_run))))
             if fused is not None:          # the last column, and columns the nest did not reach
                 def rest():
                     n_done = ir.binop("minsi", ir.binop("maxsi", ir.binop("subi", i64(outer.operands[1]), cst(1)),
@@ -543,6 +601,8 @@ def stored_after(loop_op, acc):
     sources = {acc}
     for op in block_ops[block_ops.index(loop_op) + 1:]:
         local = [alloc_of(v) for v in op.operands]
+        if prefetch.is_boundary_check(op):
+            continue
         if op.regions and op.name != "linalg.generic":
             return None                  # a nested region could touch the block
         if not any(a is not None and a.operation in sources for a in local):
@@ -559,12 +619,32 @@ def stored_after(loop_op, acc):
     return None
 
 
+def zeroed_before(loop_op, acc):
+    """The zero fill of `acc` right before `loop_op` (nothing else touching it in
+    between) if the loop's body only writes `acc` through its matmul."""
+    if any(u.name != "linalg.matmul" for u in ir.walk_ops(loop_op) if acc.result in list(u.operands)):
+        return None
+    block_ops = [o.operation for o in loop_op.block.operations]
+    for op in reversed(block_ops[:block_ops.index(loop_op)]):
+        if prefetch.is_pure(op) or prefetch.is_boundary_check(op):     # views and arithmetic write nothing
+            continue
+        touches = any(a is not None and a.operation == acc for a in (alloc_of(v) for v in op.operands)) or \
+            any(alloc_of(v) is not None and alloc_of(v).operation == acc for o in ir.walk_ops(op) for v in o.operands)
+        if not touches:
+            continue
+        if op.name == "linalg.fill" and ir.is_zero_fill(op) and alloc_of(op.operands[-1]).operation == acc:
+            return op
+        return None
+    return None
+
+
 def hoist_above(loop_op, store) -> bool:
     """Move the pure ops between `loop_op` and `store` that `store` depends on above the loop."""
     block_ops = [o.operation for o in loop_op.block.operations]
     first, last = block_ops.index(loop_op), block_ops.index(store)
     between = block_ops[first + 1:last]
-    need, stack = set(), list(store.operands)
+    checks = [op for op in between if prefetch.is_boundary_check(op)]   # the window's, before its stores
+    need, stack = set(checks), list(store.operands) + [v for c in checks for v in c.operands]
     while stack:
         owner = stack.pop().owner
         if not hasattr(owner, "name"):

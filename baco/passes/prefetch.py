@@ -17,7 +17,7 @@ iteration's computes:
             …computes of k…
         if (next < ub) loads(next)[n·⌈L/n⌉ : L]               // what an empty nest left
 
-`loads(x)` are the body's load streams (each block copy lowered as a flat
+`loads(x)` (after the iteration's boundary checks) are the body's load streams (each block copy lowered as a flat
 loop of L mvins, `STREAM`) with their address and extent arithmetic
 recomputed for iteration x (the induction variable and iter_args replaced by
 the next iteration's values). Every block copy has its own config_ld slot
@@ -44,6 +44,15 @@ def is_pure(op) -> bool:
     return op.name == "func.call" and str(op.attributes["callee"]) in GRID_CALLS
 
 
+def is_boundary_check(op) -> bool:
+    """`scf.if (bad window) { baco_boundary_error(line, col) }` from a boundary-checked access."""
+    if op.name != "scf.if":
+        return False
+    inner = [o.operation for o in op.regions[0].blocks[0].operations]
+    return len(inner) == 2 and inner[0].name == "func.call" and \
+        str(inner[0].attributes["callee"]) == f"@{ir.BOUNDARY_ERROR}" and inner[1].name == "scf.yield"
+
+
 def body_ops(loop_op):
     return [o.operation for o in loop_op.regions[0].blocks[0].operations]
 
@@ -58,7 +67,7 @@ def loads_of(loop_op):
         return None
     loads, computes = [], 0
     for op in body_ops(loop_op):
-        if is_pure(op) or op.name == "scf.yield":
+        if is_pure(op) or is_boundary_check(op) or op.name == "scf.yield":
             continue
         if op.name == "linalg.matmul":
             computes += 1
@@ -159,16 +168,17 @@ def pipeline_loads(loop_op) -> bool:
     configs = [op for op in body if op.name == "instgem.config_ld"]
     streams = [op for op in body if STREAM in op.attributes]
     nests = [op for op in body if COMPUTE in op.attributes]
+    checks = [op for op in body if is_boundary_check(op)]
     roots = configs + streams
     if not streams or len(nests) != 1:
         return False
     nest = nests[0]
-    others = [op for op in body if op not in roots and op != yield_op and not is_pure(op)]
+    others = [op for op in body if op not in roots + checks and op != yield_op and not is_pure(op)]
     # loads, then the compute nest, then only what follows it (e.g. the last iteration's stores)
     if body.index(nest) < max(body.index(r) for r in roots) or \
             any(body.index(op) < body.index(nest) for op in others):
         return False
-    deps = slice_of(roots, body)
+    deps = slice_of(roots + checks, body)
     carried_deps = slice_of([yield_op], body)
     if deps is None or carried_deps is None:
         return False
@@ -176,10 +186,11 @@ def pipeline_loads(loop_op) -> bool:
     iv, *iter_args = list(block.arguments)
     streams_in_order = sorted(streams, key=body.index)
     roots_in_order = sorted(roots, key=body.index)
+    checks_then_configs = checks + sorted(configs, key=body.index)   # a bad window errors before its loads
 
     with InsertionPoint(loop_op), loop_op.location:           # prologue: iteration lb
         mapping = {iv: lb, **dict(zip(iter_args, inits))}
-        when(cmp(2, lb, ub), lambda: clone_with(deps + roots_in_order, mapping))
+        when(cmp(2, lb, ub), lambda: clone_with(deps + checks + roots_in_order, mapping))
 
     with InsertionPoint(nest), loop_op.location:              # iteration k + step: its arithmetic…
         carried = {}
@@ -188,7 +199,7 @@ def pipeline_loads(loop_op) -> bool:
         mapping = {iv: next_iv, **dict(zip(iter_args, [carried.get(v, v) for v in yield_op.operands]))}
         clone_with(deps, mapping)
         has_next = cmp(2, next_iv, ub)
-        when(has_next, lambda: clone_with(sorted(configs, key=body.index), mapping))
+        when(has_next, lambda: clone_with(checks_then_configs, mapping))
         n_outer = ir.create("arith.subi", operands=[nest.operands[1], nest.operands[0]],
                             results=[ir.index()]).result
         one = ir.const_index(1)
