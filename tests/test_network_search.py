@@ -1,4 +1,6 @@
 """Network co-exploration: importance scheduling, area budgets, the Pareto sweep."""
+from pathlib import Path
+
 import pytest
 
 from baco.tuner.arch import area_mm2
@@ -7,6 +9,7 @@ from baco.tuner.importance import estimated_gain, importance_search, layer_costs
 from baco.tuner.mapping import validate
 from baco.tuner.workloads import Layer, gemm
 
+ROOT = Path(__file__).resolve().parents[1]
 SMALL = dict(seed=0, steps=10, starts=2, random_pool=4, polish=False, progress=False)
 NET = [gemm(128, 64, 256, name="fc"), Layer(R=3, S=3, P=14, Q=14, C=32, K=64, N=1, name="conv", count=3),
        gemm(33, 17, 65, name="ragged")]
@@ -64,3 +67,56 @@ def test_pareto_sweep_writes_front(tmp_path):
     assert all(a["area_mm2"] <= b["area_mm2"] and a["edp"] > b["edp"] for a, b in zip(f, f[1:]))
     paths = write_pareto(rows, tmp_path)
     assert paths["png"].stat().st_size > 1000 and len(paths["csv"].read_text().splitlines()) == len(rows) + 1
+
+
+class Killed(Exception):
+    pass
+
+
+@pytest.mark.parametrize("importance,polish,kill_at", [
+    (False, False, 2), (True, False, 1),                        # killed in the descent
+    pytest.param(True, True, 3, marks=pytest.mark.slow)])       # killed in the polish (local search is slow)
+def test_killed_and_resumed_run_ends_with_the_uninterrupted_design(tmp_path, importance, polish, kill_at):
+    from baco.tuner.checkpoint import Checkpointer
+    kw = dict(seed=3, steps=4, starts=2, random_pool=2, kicks=1, progress=False, importance=importance,
+              polish=polish)
+    whole = coexplore(NET[:2], **kw)
+
+    class Dying(Checkpointer):       # killed right after its second checkpoint
+        def save(self, state):
+            super().save(state)
+            if self.saves == kill_at:
+                raise Killed
+    path = tmp_path / "ckpt.pt"
+    with pytest.raises(Killed):
+        coexplore(NET[:2], checkpoint=Dying(path, every_s=0.0), **kw)
+    resumed = coexplore(NET[:2], checkpoint=Checkpointer(path, every_s=0.0, resume=True), **kw)
+    assert (resumed.edp, resumed.hw) == (whole.edp, whole.hw)
+    assert [m.temporal for m in resumed.mappings] == [m.temporal for m in whole.mappings]
+
+
+@pytest.mark.slow
+def test_baco_tune_killed_with_sigkill_resumes_to_the_same_design(tmp_path):
+    import json
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    args = [sys.executable, "-m", "baco.cli", "tune", "--network", "bert", "--steps", "120", "--seed", "1",
+            "--quiet", "--checkpoint-every", "0.5"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    subprocess.run(args + ["--out", str(tmp_path / "whole")], check=True, env=env, capture_output=True)
+    run = subprocess.Popen(args + ["--out", str(tmp_path / "killed")], env=env, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    ckpt = tmp_path / "killed" / "checkpoint.pt"
+    while not ckpt.exists() and run.poll() is None:
+        time.sleep(0.2)
+    time.sleep(1.0)
+    assert run.poll() is None, "the run ended before it could be killed"
+    run.send_signal(signal.SIGKILL)
+    run.wait()
+    assert not (tmp_path / "killed" / "result.json").exists()
+    subprocess.run(args + ["--out", str(tmp_path / "killed"), "--resume"], check=True, env=env, capture_output=True)
+    whole, resumed = (json.loads((tmp_path / d / "result.json").read_text()) for d in ("whole", "killed"))
+    assert whole["hardware"] == resumed["hardware"] and whole["layers"] == resumed["layers"]

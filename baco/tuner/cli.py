@@ -23,7 +23,8 @@ from baco.tuner.emit import write_outputs
 METHODS = {
     "baco": lambda layers, a: explore.coexplore(layers, seed=a.seed, steps=a.steps, time_budget_s=a.budget,
                                                 progress=not a.quiet, init_hw=a.init_hw,
-                                                importance=a.importance == "on", max_area_mm2=a.max_area),
+                                                importance=a.importance == "on", max_area_mm2=a.max_area,
+                                                checkpoint=a.checkpoint),
     "default": lambda layers, a: baselines.gemmini_default(layers),
     "random": lambda layers, a: baselines.random_search(layers, time_budget_s=a.budget or 30, seed=a.seed),
     "ga": lambda layers, a: baselines.genetic(layers, time_budget_s=a.budget or 30, seed=a.seed),
@@ -104,6 +105,10 @@ def main(argv=None) -> int:
                    help="baco: area budget in mm² (arch.area_mm2); no returned design exceeds it")
     p.add_argument("--pareto", type=int, metavar="N",
                    help="baco: search N area budgets (the first unconstrained) and write pareto.csv/.png")
+    p.add_argument("--checkpoint-every", type=float, default=30.0, metavar="S",
+                   help="baco: save the search state to OUT/checkpoint.pt at least every S seconds")
+    p.add_argument("--resume", action="store_true",
+                   help="baco: continue from OUT/checkpoint.pt (same arguments as the killed run)")
     p.add_argument("--quiet", action="store_true")
     a = p.parse_args(argv)
     if (a.max_area is not None or a.pareto) and a.method != "baco":
@@ -128,6 +133,12 @@ def main(argv=None) -> int:
                 print(f"{before.name}: padded {', '.join(grown)} (ragged edges run as whole blocks; "
                       "--exact-dims to map them as given)")
         layers = padded
+    a.checkpoint = None
+    if a.method == "baco" and not a.pareto:
+        from baco.tuner.checkpoint import Checkpointer
+        key = json.dumps([[l.key for l in layers], [l.count for l in layers], a.seed, a.steps, a.budget,
+                          a.importance, a.max_area, a.init_params])
+        a.checkpoint = Checkpointer(Path(a.out) / "checkpoint.pt", a.checkpoint_every, a.resume, key)
     if a.pareto:
         from baco.tuner.area import pareto_sweep, write_pareto
 

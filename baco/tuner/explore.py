@@ -442,9 +442,11 @@ def local_search(problem: NetworkProblem, design: list[Tiling], edp: float, dead
 
 
 def iterated_local_search(problem: NetworkProblem, design: list[Tiling], edp: float, deadline: float | None,
-                          generator: torch.Generator, kicks: int, kick_moves: int = 3) -> tuple[float, list[Tiling]]:
-    """Escape local optima: random multi-move kicks from the best design, each followed by hill climbing."""
-    for _ in range(kicks):
+                          generator: torch.Generator, kicks: int, kick_moves: int = 3,
+                          on_kick=None) -> tuple[float, list[Tiling]]:
+    """Escape local optima: random multi-move kicks from the best design, each followed by hill climbing.
+    on_kick(kicks done, edp, design) after each kick (for checkpoints)."""
+    for kick in range(kicks):
         if deadline is not None and time.perf_counter() > deadline:
             break
         trial = list(design)
@@ -459,6 +461,8 @@ def iterated_local_search(problem: NetworkProblem, design: list[Tiling], edp: fl
         trial_edp, trial = local_search(problem, trial, float(cost.edp[0]), deadline)
         if trial_edp < edp:
             edp, design = trial_edp, trial
+        if on_kick is not None:
+            on_kick(kick + 1, edp, design)
     return edp, design
 
 
@@ -486,32 +490,37 @@ class Budget:
 def gradient_descent(problem: NetworkProblem, inits: list[list[Tiling]], *, budget: Budget, lr: float,
                      generator: torch.Generator, tau_start: float = 1.0, tau_end: float = 0.03,
                      round_every: int = 150, samples_per_start: int = 8, progress: bool = True,
-                     desc: str = "baco") -> list[tuple[float, list[Tiling]]]:
+                     desc: str = "baco", state: dict | None = None, on_step=None) -> list[tuple[float, list[Tiling]]]:
     """Relaxed multi-start descent; returns the best (edp, design) each start visited.
 
     Each step draws samples_per_start Gumbel samples of every start (one batched evaluation: the
     cost model's time hardly depends on the batch); the loss averages them, lowering the variance
     of the straight-through gradient, and every sample is a candidate design.
+    on_step(state) is called after every step with the descent's whole state (for checkpoints);
+    `state` continues from such a state.
     """
     S, L, M = len(inits), len(problem.layers), samples_per_start
-    params, orders = [], []
-    for i, space in enumerate(problem.spaces):
-        th, sp = zip(*(space.params_from_factors(d[i].temporal, d[i].spatial_c, d[i].spatial_k) for d in inits))
-        params += [torch.stack(th).requires_grad_(), torch.stack(sp).requires_grad_()]
-        orders.append(torch.tensor([d[i].order for d in inits], dtype=torch.int64))
-    opt = Adam(params, lr=lr)
-    best_edp = [math.inf] * S
-    best = [list(d) for d in inits]
-    init_cost = problem.score([[d[i] for d in inits] for i in range(L)])
-    for s in range(S):
-        if float(init_cost.penalty[s]) == 0:
-            best_edp[s] = float(init_cost.edp[s])
-
-    total = budget.plan(1.0, 0) if budget.deadline is None else None
-    bar = tqdm(total=total, desc=desc, disable=not progress, leave=False)
-    step, t_start = 0, time.perf_counter()
+    if state is None:
+        params, orders = [], []
+        for i, space in enumerate(problem.spaces):
+            th, sp = zip(*(space.params_from_factors(d[i].temporal, d[i].spatial_c, d[i].spatial_k) for d in inits))
+            params += [torch.stack(th).requires_grad_(), torch.stack(sp).requires_grad_()]
+            orders.append(torch.tensor([d[i].order for d in inits], dtype=torch.int64))
+        best_edp = [math.inf] * S
+        best = [list(d) for d in inits]
+        init_cost = problem.score([[d[i] for d in inits] for i in range(L)])
+        for s in range(S):
+            if float(init_cost.penalty[s]) == 0:
+                best_edp[s] = float(init_cost.edp[s])
+        total = budget.plan(1.0, 0) if budget.deadline is None else None
+        state = {"params": params, "orders": orders, "opt": Adam(params, lr=lr), "best_edp": best_edp,
+                 "best": best, "step": 0, "total": total}
+    params, orders, opt, best_edp, best = (state[k] for k in ("params", "orders", "opt", "best_edp", "best"))
+    total, step = state["total"], state["step"]
+    bar = tqdm(total=total, desc=desc, disable=not progress, leave=False, initial=step)
+    t_start, step0 = time.perf_counter(), step
     while True:
-        if step == 5 and budget.deadline is not None:
+        if step == step0 + 5 and budget.deadline is not None:
             total = budget.plan((time.perf_counter() - t_start) / 5, step)
             bar.total = total
             bar.refresh()
@@ -542,6 +551,9 @@ def gradient_descent(problem: NetworkProblem, inits: list[list[Tiling]], *, budg
             bar.set_postfix(edp=f"{min(best_edp):.4g}", tau=f"{tau:.3f}")
         if step % round_every == 0:
             _snap(problem, params, orders, best)
+        if on_step is not None:
+            state["step"], state["total"] = step, total
+            on_step(state)
     bar.close()
     return sorted(zip(best_edp, best), key=lambda x: x[0])
 
@@ -566,7 +578,8 @@ def _snap(problem: NetworkProblem, params: list[torch.Tensor], orders: list[torc
 def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, starts: int = 8,
               time_budget_s: float | None = None, progress: bool = True, init_hw: Hardware | None = None,
               lr: float = 0.08, round_every: int = 150, polish: bool = True, kicks: int = 10,
-              random_pool: int = 64, importance: bool = False, max_area_mm2: float | None = None) -> Result:
+              random_pool: int = 64, importance: bool = False, max_area_mm2: float | None = None,
+              checkpoint=None) -> Result:
     """Co-optimise one mapping per layer and one shared Gemmini for the network EDP.
 
     layers carry their repeat counts (the objective is (sum count*energy) * (sum count*cycles)).
@@ -578,47 +591,80 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
     max_area_mm2: an area budget (a penalty in the search; the returned design never exceeds it).
     polish: hill-climb the best designs afterwards, then `kicks` random restarts of it (until the
     deadline when there is a time budget).
+    checkpoint: a checkpoint.Checkpointer; the search saves its state through it and, when it
+    resumes, continues from the saved state (a resumed time budget counts the time already spent).
     """
-    t0 = time.perf_counter()
+    saved = checkpoint.load() if checkpoint is not None else None
+    t0 = time.perf_counter() - (saved["elapsed"] if saved else 0.0)
     deadline = t0 + time_budget_s if time_budget_s is not None else None
     generator = torch.Generator().manual_seed(seed)
     problem = NetworkProblem(layers, max_area_mm2=max_area_mm2)
 
-    inits = []
-    heuristic = heuristic_tilings(problem.layers, init_hw or DEFAULT_HARDWARE)
-    if heuristic is not None:
-        inits.append(best_orders(problem, heuristic))
-    pool = random_tilings(problem, random_pool * starts, generator)
-    inits += [d for _, d in best_points(problem, pool, max(starts - len(inits), 1))]
+    def save(phase: str, **state) -> None:
+        checkpoint.save({"phase": phase, "elapsed": time.perf_counter() - t0, "rng": generator.get_state(),
+                         "inits": inits, **state})
 
-    # with a time budget: 60% for the descent, the rest to polish and then kick the best design
-    gd_deadline = None if deadline is None else t0 + 0.6 * time_budget_s
-    budget = Budget(steps, gd_deadline, 600)
-    if importance:
-        from baco.tuner.importance import importance_search
-        start = problem.score([[d[i] for d in inits] for i in range(len(layers))])
-        edps = torch.where(start.penalty > 0, torch.inf, start.edp)
-        b = int(torch.argmin(edps))
-        edp, design, _ = importance_search(problem, inits[b], float(edps[b]), budget=budget, lr=lr,
-                                           generator=generator, progress=progress)
-        found = [(edp, design)] + [(float(e), d) for e, d in zip(edps.tolist(), inits)]
+    if saved:
+        generator.set_state(saved["rng"])
+        inits = saved["inits"]
     else:
-        found = gradient_descent(problem, inits, budget=budget, lr=lr,
-                                 generator=generator, round_every=round_every, progress=progress)
-    found = [d for e, d in found if math.isfinite(e)]
-    if not found:
-        raise ValueError("no valid design found" + (f" within the area budget of {max_area_mm2:g} mm2"
-                                                    if max_area_mm2 else ""))
-    found = best_orders_batch(problem, found)
-    rescored = problem.score([[d[i] for d in found] for i in range(len(layers))])
-    rescored = torch.where(rescored.penalty > 0, torch.inf, rescored.edp).tolist()
-    found = sorted(zip(rescored, found), key=lambda x: x[0])
-    best_edp, best_design = found[0]
+        inits = []
+        heuristic = heuristic_tilings(problem.layers, init_hw or DEFAULT_HARDWARE)
+        if heuristic is not None:
+            inits.append(best_orders(problem, heuristic))
+        pool = random_tilings(problem, random_pool * starts, generator)
+        inits += [d for _, d in best_points(problem, pool, max(starts - len(inits), 1))]
+
+    if saved is None or saved["phase"] == "descent":
+        # with a time budget: 60% for the descent, the rest to polish and then kick the best design
+        gd_deadline = None if deadline is None else t0 + 0.6 * time_budget_s
+        budget = Budget(steps, gd_deadline, 600)
+        on_step = None
+        if checkpoint is not None:
+            def on_step(state):
+                if checkpoint.due():
+                    save("descent", descent=state)
+        resume = saved["descent"] if saved else None
+        if importance:
+            from baco.tuner.importance import importance_search
+            start = problem.score([[d[i] for d in inits] for i in range(len(layers))])
+            edps = torch.where(start.penalty > 0, torch.inf, start.edp)
+            b = int(torch.argmin(edps))
+            edp, design, _ = importance_search(problem, inits[b], float(edps[b]), budget=budget, lr=lr,
+                                               generator=generator, progress=progress, on_slice=on_step,
+                                               state=resume)
+            found = [(edp, design)] + [(float(e), d) for e, d in zip(edps.tolist(), inits)]
+        else:
+            found = gradient_descent(problem, inits, budget=budget, lr=lr, generator=generator,
+                                     round_every=round_every, progress=progress, state=resume, on_step=on_step)
+        found = [d for e, d in found if math.isfinite(e)]
+        if not found:
+            raise ValueError("no valid design found" + (f" within the area budget of {max_area_mm2:g} mm2"
+                                                        if max_area_mm2 else ""))
+        found = best_orders_batch(problem, found)
+        rescored = problem.score([[d[i] for d in found] for i in range(len(layers))])
+        rescored = torch.where(rescored.penalty > 0, torch.inf, rescored.edp).tolist()
+        found = sorted(zip(rescored, found), key=lambda x: x[0])
+        best_edp, best_design = found[0]
+        polished = kicks_done = 0
+    else:
+        found, polished, kicks_done = saved["found"], saved["polished"], saved["kicks_done"]
+        best_edp, best_design = saved["best_edp"], saved["best_design"]
+
     if polish:
-        for edp, design in found[:3]:
-            edp, design = local_search(problem, design, edp, deadline)
+        for k in range(polished, min(3, len(found))):
+            if checkpoint is not None:
+                save("polish", found=found, polished=k, kicks_done=0, best_edp=best_edp, best_design=best_design)
+            edp, design = local_search(problem, found[k][1], found[k][0], deadline)
             if edp < best_edp:
                 best_edp, best_design = edp, design
-        kicks = 10**9 if deadline is not None else kicks
-        best_edp, best_design = iterated_local_search(problem, best_design, best_edp, deadline, generator, kicks)
+        kick_hook = None
+        if checkpoint is not None:
+            def kick_hook(done, edp, design):
+                if checkpoint.due():
+                    save("polish", found=found, polished=3, kicks_done=kicks_done + done, best_edp=edp,
+                         best_design=design)
+        total_kicks = 10**9 if deadline is not None else kicks
+        best_edp, best_design = iterated_local_search(problem, best_design, best_edp, deadline, generator,
+                                                      total_kicks - kicks_done, on_kick=kick_hook)
     return problem.result(best_design, "baco", time.perf_counter() - t0)

@@ -207,8 +207,8 @@ def importance_search(problem, init, init_edp: float, *, budget, lr: float, gene
             tasks.append(LayerTask(i, th.unsqueeze(0).clone().requires_grad_(),
                                    sp.unsqueeze(0).clone().requires_grad_()))
         state = {"tasks": tasks, "design": list(init), "edp": init_edp, "steps": 0, "queue": list(range(L)),
-                 "trace": [], "generator": generator}
-    tasks, generator = state["tasks"], state["generator"]
+                 "trace": []}
+    tasks = state["tasks"]
     total = budget.steps
     bar = tqdm(total=total, desc="baco (importance)", disable=not progress, leave=False)
     bar.update(state["steps"])
