@@ -107,6 +107,8 @@ def compile_module(text: str, name: str, *, target: str = "sim", config: Gemmini
     schedule choices the passes honour (see baco.gemmini.schedule)."""
     if target not in TARGETS:
         raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
+    if dataflow not in ("WS", "OS"):
+        raise ValueError(f"dataflow must be 'WS' or 'OS', not {dataflow!r}")
     config = config or GemminiConfig()
     dump_dir = dump_dir or os.environ.get("BACO_DUMP_IR") or None
     cdir = cache_dir()

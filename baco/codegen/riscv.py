@@ -62,6 +62,16 @@ def link_intrinsics(kernel_ir: str) -> str:
     return str(mod)
 
 
+def c_float(x) -> str:
+    """A C float literal, NaN and infinities included."""
+    x = float(np.float32(x))
+    if np.isnan(x):
+        return '__builtin_nanf("")'
+    if np.isinf(x):
+        return "__builtin_inff()" if x > 0 else "-__builtin_inff()"
+    return f"{x!r}f"
+
+
 def c_prototype(name, signature, elems):
     params, it = [], iter(elems)
     for kind in signature:
@@ -94,7 +104,7 @@ def harness_source(name, signature, elems, args, grid, expected=None) -> str:
         elif kind == "index":
             call.append(f"{int(a)}LL")
         else:
-            call.append(f"{float(a)!r}f")
+            call.append(c_float(a))
     for i, exp in (expected or {}).items():
         lines.append(f"extern {C_TYPES[exp.dtype]} baco_expected{i}[];")
     lines += ["", "int main(void) {",

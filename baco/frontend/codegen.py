@@ -5,10 +5,17 @@ values; blocks are tensors and block pointers `!baco.block_ptr<tensor<…>>`."""
 from __future__ import annotations
 
 import ast
+import operator
 from dataclasses import dataclass
 
 from baco.errors import CompilationError
 from baco.frontend import language as bl
+
+
+# compile-time comparisons (constexpr values)
+COMPARISONS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+               ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+               ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
 
 
 @dataclass(frozen=True)
@@ -343,8 +350,7 @@ class KernelCodegen(ast.NodeVisitor):
             raise self.error("chained comparisons are not supported", node)
         a, b = self.expr(node.left), self.expr(node.comparators[0])
         if not isinstance(a, Val) and not isinstance(b, Val):
-            return eval(compile(ast.Expression(ast.Compare(ast.Constant(a), node.ops, [ast.Constant(b)])),
-                                "<cmp>", "eval"))
+            return COMPARISONS[type(node.ops[0])](a, b)
         raise self.error("comparisons of runtime values are not supported (no runtime branches)", node)
 
     def expr_BinOp(self, node):

@@ -1,0 +1,103 @@
+"""The fuzz corpus (tests/fuzz_corpus.py) run end to end, with its counts:
+
+    python benchmarks/fuzz_report.py            every case on sim + interpreter, results also on iss
+    python benchmarks/fuzz_report.py --smoke    a few cases of each outcome, sim + interpreter only
+
+Each case must give its expected outcome (CompilationError at its line:col, a
+TypeError/ValueError naming the argument, a located run-time error, or a result
+equal to the numpy reference and to the interpreter). Prints the corpus by outcome
+and category, and how many cases gave their expected outcome; exit 0 iff all did."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np  # noqa: E402
+
+from tests import fuzz_corpus as fc  # noqa: E402
+
+
+def outcome(case, target="sim") -> str | None:
+    """None when the case behaved as expected, else what went wrong."""
+    try:
+        got = case.run(case.kernel, target)
+    except Exception as e:     # noqa: BLE001 — classifying every outcome is the point
+        if case.expect == "result":
+            return f"raised {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        if not isinstance(e, case.exc):
+            return f"raised {type(e).__name__} instead of {case.exc[0].__name__}: {e}"
+        if case.match not in str(e):
+            return f"message lacks {case.match!r}: {e}"
+        if case.expect == "compile" and (e.filename, e.line, e.col) != (str(fc.case_path[0]), *case.where):
+            return f"located at {e.line}:{e.col}, expected {case.where[0]}:{case.where[1]}"
+        if "Traceback" in str(e):
+            return "a traceback in the message"
+        return None
+    if case.expect != "result":
+        return f"no {case.exc[0].__name__} raised"
+    for name, array in case.reference().items():
+        if not np.array_equal(got[name], array):
+            return f"{name}: {int((got[name] != array).sum())} elements differ from the reference"
+    return None
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--smoke", action="store_true", help="a few cases of each outcome, no ISS")
+    args = p.parse_args(argv)
+    cases = fc.corpus()
+    if args.smoke:
+        picked, seen = [], {}
+        for case in cases:
+            if seen.get(case.expect, 0) < 3:
+                seen[case.expect] = seen.get(case.expect, 0) + 1
+                picked.append(case)
+        cases = picked
+    fc.build(cases)
+    t0 = time.perf_counter()
+    failures = []
+    runs = {"sim": 0, "interpreter": 0, "iss": 0}
+    for case in cases:
+        targets = [("sim", "0")]
+        if case.expect in ("result", "runtime") or case.category == "capacity":
+            targets.append(("sim", "1"))
+        if not args.smoke and case.expect in ("result", "runtime"):
+            targets.append(("iss", "0"))
+        for target, interpret in targets:
+            os.environ["BACO_INTERPRET"] = interpret
+            try:
+                problem = outcome(case, target)
+            except Exception:  # noqa: BLE001
+                problem = "checker crashed: " + traceback.format_exc(limit=1)
+            runs["interpreter" if interpret == "1" else target] += 1
+            if problem:
+                failures.append((case.name, "interpreter" if interpret == "1" else target, problem))
+    os.environ.pop("BACO_INTERPRET", None)
+    seconds = time.perf_counter() - t0
+
+    counts = fc.counts(cases)
+    print(f"fuzz corpus: {len(cases)} cases ({'smoke' if args.smoke else 'full'})")
+    print(f"{'outcome':<10} {'category':<16} {'cases':>5}")
+    for expect in ("compile", "launch", "runtime", "result"):
+        for category, n in sorted(counts.get(expect, {}).items()):
+            print(f"{expect:<10} {category:<16} {n:>5}")
+        print(f"{expect:<10} {'(all)':<16} {sum(counts.get(expect, {}).values()):>5}")
+    print(f"runs: {runs['sim']} compiled on sim, {runs['interpreter']} interpreted, {runs['iss']} on the ISS; "
+          f"{seconds:.1f} s")
+    ok = sum(1 for case in cases) - len({name for name, _, _ in failures})
+    print(f"expected outcome: {ok}/{len(cases)} cases; internal tracebacks: "
+          f"{sum('Traceback' in p or 'crashed' in p for _, _, p in failures)}; "
+          f"wrong results: {sum('differ' in p for _, _, p in failures)}")
+    for name, target, problem in failures:
+        print(f"  FAIL {name} [{target}]: {problem}")
+    return 0 if not failures else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

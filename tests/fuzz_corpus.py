@@ -1,0 +1,536 @@
+"""The fuzz corpus: malformed and edge-case kernels and launches, each with the outcome
+it must have (issue G):
+
+- "compile": a CompilationError at a stated line:col (the `@@` marker in the source)
+  whose message contains `match`;
+- "launch": a TypeError/ValueError naming the argument (`match`), raised before compiling;
+- "runtime": a located error while running (GemminiFault, KernelRuntimeError);
+- "result": a correct result, compared with a numpy reference of Gemmini's arithmetic
+  and with the interpreter (BACO_INTERPRET=1).
+
+Hand-written cases cover every statement and builtin of baco.language; generated ones
+cover every launch argument kind, the capacity limits and shapes/blocks/dataflows.
+The kernels are written to one generated module (stable path under the compile
+cache, so the disk cache serves repeated runs). Used by tests/test_fuzz_corpus.py
+and benchmarks/fuzz_report.py."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from baco.errors import CompilationError, KernelRuntimeError
+from baco.gemmini.arith import reference_matmul
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.isa import GemminiFault
+
+MARK = "@@"
+
+
+@dataclass
+class Case:
+    name: str
+    category: str
+    expect: str                      # compile | launch | runtime | result
+    source: str | None = None        # `def KERNEL(...)` text; `@@` marks a compile error's column
+    run: Callable | None = None      # run(kernel, target) -> dict of output arrays
+    match: str = ""
+    exc: tuple = ()
+    reference: Callable | None = None     # () -> dict of expected arrays
+    where: tuple | None = None       # (line, col) in the generated file, filled in by build()
+    kernel: object = field(default=None, repr=False)
+    on_iss: bool = False             # also run on the ISS in the default suite
+    slow: bool = False               # only with -m slow (the default suite keeps a third of the shapes)
+
+
+GEMM_PARAMS = ("a_ptr, b_ptr, c_ptr, M, N, K, scale, "
+               "BM: bl.constexpr, BN: bl.constexpr, BK: bl.constexpr")
+P_A = "a = bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 1), offsets=(0, 0), block_shape=(BM, BK))"
+P_B = "b = bl.make_block_ptr(b_ptr, shape=(K, N), strides=(N, 1), offsets=(0, 0), block_shape=(BK, BN))"
+P_C = "c = bl.make_block_ptr(c_ptr, shape=(M, N), strides=(N, 1), offsets=(0, 0), block_shape=(BM, BN))"
+ACC = "acc = bl.zeros((BM, BN), dtype=bl.int32)"
+
+
+def kernel_source(body: list[str], params: str = GEMM_PARAMS) -> str:
+    lines = [f"def KERNEL({params}):"]
+    for stmt in body:
+        lines += ["    " + line for line in stmt.split("\n")]
+    return "\n".join(lines) + "\n"
+
+
+def rand(shape, seed, dtype=np.int8, lo=-128, hi=128):
+    return np.random.default_rng(seed).integers(lo, hi, shape).astype(dtype)
+
+
+def gemm_args(M=32, N=32, K=32, seed=0, out=np.int32):
+    return [rand((M, K), seed), rand((K, N), seed + 1), np.zeros((M, N), out), M, N, K, 1.0]
+
+
+def launch_gemm(args, grid=(2, 2), **meta):
+    meta = {"BM": 16, "BN": 16, "BK": 16, **meta}
+
+    def run(kernel, target="sim"):
+        kernel[grid](*args, target=target, **meta)
+        return {"c": args[2]}
+    return run
+
+
+# ---- compile errors: every statement and builtin, misused --------------------------------------
+COMPILE = [  # (name, category, body statements, message)
+    ("while_loop", "statement", ["@@while M > 0:\n    pass"], "while loops are not supported"),
+    ("runtime_if", "statement", ["if @@M > 3:\n    pass"], "comparisons of runtime values are not supported"),
+    ("return_value", "statement", ["@@return 1"], "kernels cannot return a value"),
+    ("chained_assign", "statement", ["@@x = y = 1"], "chained assignment is not supported"),
+    ("subscript_assign", "statement", [P_A, "@@a[0] = 1"], "only assignment to names"),
+    ("attribute_augassign", "statement", [P_A, "@@a.x += 1"], "only names can be updated in place"),
+    ("with_statement", "statement", ["@@with M:\n    pass"], "unsupported construct in a baco kernel: With"),
+    ("try_statement", "statement", ["@@try:\n    pass\nexcept Exception:\n    pass"], "unsupported construct"),
+    ("import_statement", "statement", ["@@import os"], "unsupported construct in a baco kernel: Import"),
+    ("nested_def", "statement", ["@@def f():\n    pass"], "unsupported construct"),
+    ("assert_statement", "statement", ["@@assert M > 0"], "unsupported construct"),
+    ("raise_statement", "statement", ["@@raise ValueError()"], "unsupported construct"),
+    ("del_statement", "statement", ["x = 1", "@@del x"], "unsupported construct"),
+    ("global_statement", "statement", ["@@global q"], "unsupported construct"),
+    ("for_tuple_target", "statement", ["for @@(i, j) in range(3):\n    pass"], "the loop variable must be a name"),
+    ("for_over_list", "statement", ["for i in @@[1, 2]:\n    pass"], "kernels loop with `for i in range(...)`"),
+    ("for_else", "statement", ["@@for i in range(3):\n    pass\nelse:\n    pass"], "for/else is not supported"),
+    ("range_four_args", "statement", ["for i in @@range(0, 1, 2, 3):\n    pass"], "range() takes 1 to 3 arguments"),
+    ("pointer_reassigned_in_loop", "statement", ["@@for i in range(3):\n    a_ptr = b_ptr"],
+     "pointer argument `a_ptr` cannot be reassigned in a loop"),
+    ("loop_changes_type", "statement", ["x = 1", "@@for i in range(3):\n    x = scale"], "changes type inside the loop"),
+    ("undefined_name", "expression", ["x = @@undefined_thing"], "name `undefined_thing` is not defined"),
+    ("list_comprehension", "expression", ["x = @@[i for i in range(3)]"], "unsupported expression"),
+    ("lambda", "expression", ["f = @@lambda: 1"], "unsupported expression in a baco kernel: Lambda"),
+    ("fstring", "expression", ['x = @@f"{M}"'], "unsupported expression"),
+    ("subscript_read", "expression", ["x = @@M[0]"], "unsupported expression in a baco kernel: Subscript"),
+    ("attribute_of_scalar", "expression", ["x = @@M.real"], "has no attribute `real`"),
+    ("unknown_language_function", "builtin", ["x = @@bl.nothing"], "`nothing` is not an attribute"),
+    ("invert_operator", "expression", ["x = @@~M"], "unsupported unary operator"),
+    ("runtime_and", "expression", ["x = @@M and N"], "`and`/`or` work on compile-time values only"),
+    ("chained_comparison", "expression", ["x = @@0 < BM < 64"], "chained comparisons are not supported"),
+    ("runtime_comparison", "expression", ["x = @@M < N"], "comparisons of runtime values are not supported"),
+    ("integer_power", "expression", ["x = @@M ** 2"], "unsupported integer operator Pow"),
+    ("integer_true_division", "expression", ["x = @@M / 2"], "use // for division"),
+    ("float_floor_division", "expression", ["x = @@scale // 2.0"], "unsupported float operator FloorDiv"),
+    ("non_language_call", "builtin", ["x = @@print(M)"], "`print` is not a baco.language function"),
+    ("range_as_value", "builtin", ["x = @@range(3)"], "range() is only allowed as a for-loop iterator"),
+    ("program_id_axis_3", "builtin", ["x = @@bl.program_id(3)"], "the grid axis must be the constant 0, 1 or 2"),
+    ("program_id_runtime_axis", "builtin", ["x = @@bl.program_id(M)"], "the grid axis must be the constant"),
+    ("num_programs_axis_5", "builtin", ["x = @@bl.num_programs(5)"], "the grid axis must be the constant"),
+    ("cdiv_of_block", "builtin", [P_A, "x = @@bl.cdiv(bl.load(a), 2)"], "must be an integer scalar, got int8 block"),
+    ("make_block_ptr_scalar_base", "builtin",
+     ["p = @@bl.make_block_ptr(M, shape=(M, K), strides=(K, 1), offsets=(0, 0), block_shape=(BM, BK))"],
+     "make_block_ptr needs a pointer argument as base"),
+    ("make_block_ptr_3d", "builtin",
+     ["p = @@bl.make_block_ptr(a_ptr, shape=(M, K, N), strides=(K, 1), offsets=(0, 0), block_shape=(BM, BK))"],
+     "must be a 2-tuple"),
+    ("make_block_ptr_runtime_block", "builtin",
+     ["p = @@bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 1), offsets=(0, 0), block_shape=(M, BK))"],
+     "block_shape must be positive compile-time integers"),
+    ("make_block_ptr_zero_block", "builtin",
+     ["p = @@bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 1), offsets=(0, 0), block_shape=(0, BK))"],
+     "block_shape must be positive compile-time integers"),
+    ("make_block_ptr_column_major", "builtin",
+     ["p = @@bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 1), offsets=(0, 0), block_shape=(BM, BK), "
+      "order=(0, 1))"], "only row-major blocks"),
+    ("make_block_ptr_float_offset", "builtin",
+     ["p = @@bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 1), offsets=(scale, 0), block_shape=(BM, BK))"],
+     "must be an integer scalar"),
+    ("make_block_ptr_bool_stride", "builtin",
+     ["p = @@bl.make_block_ptr(a_ptr, shape=(M, K), strides=(True, 1), offsets=(0, 0), block_shape=(BM, BK))"],
+     "must be an integer, not a bool"),
+    ("advance_scalar", "builtin", ["p = @@bl.advance(M, (0, 1))"], "advance() needs a block pointer"),
+    ("advance_three_offsets", "builtin", [P_A, "a = @@bl.advance(a, (0, 1, 2))"], "advance() offsets must be a 2-tuple"),
+    ("boundary_check_dim_2", "builtin", [P_A, "x = @@bl.load(a, boundary_check=(2,))"],
+     "boundary_check dimensions must be 0 and/or 1"),
+    ("load_scalar", "builtin", ["x = @@bl.load(M)"], "load() needs a block pointer"),
+    ("load_nan_padding", "builtin", [P_A, 'x = @@bl.load(a, padding_option="nan")'],
+     "only padding_option='zero' is supported"),
+    ("store_to_scalar", "builtin", [P_A, "@@bl.store(M, bl.load(a))"], "store() needs a block pointer"),
+    ("store_scalar_value", "builtin", [P_C, "@@bl.store(c, M)"], "store() needs a block value"),
+    ("store_shape_mismatch", "builtin", [P_A, P_C, "@@bl.store(c, bl.load(a))"], "through a"),
+    ("store_int32_via_int8", "builtin", [P_A, ACC, "@@bl.store(a, acc)"],
+     "cannot store a int32 block through a int8 pointer"),
+    ("dot_scalar_operand", "builtin", [P_A, "x = @@bl.dot(M, bl.load(a))"], "dot() first operand must be a block, got integer scalar"),
+    ("dot_int32_operands", "builtin", [ACC, "x = @@bl.dot(acc, acc)"], "Gemmini dot() multiplies int8 blocks"),
+    ("dot_shape_mismatch", "builtin", [P_A, P_B.replace("block_shape=(BK, BN)", "block_shape=(32, BN)"),
+                                        "x = @@bl.dot(bl.load(a), bl.load(b))"], "dot() shapes do not match"),
+    ("dot_scalar_accumulator", "builtin", [P_A, P_B, "x = @@bl.dot(bl.load(a), bl.load(b), M)"],
+     "dot() accumulator must be a"),
+    ("zeros_runtime_shape", "builtin", ["x = @@bl.zeros((M, 16))"], "zeros() shape must be two positive"),
+    ("zeros_int8", "builtin", ["x = @@bl.zeros((16, 16), dtype=bl.int8)"], "zeros() makes int32 accumulator blocks"),
+    ("relu_scalar", "builtin", ["x = @@bl.relu(M)"], "relu() needs a block"),
+    ("to_float32", "builtin", [ACC, "x = @@acc.to(bl.float32)"], "blocks convert to int8 or int32"),
+    ("to_not_a_dtype", "builtin", [ACC, "x = @@acc.to(3)"], ".to() needs a baco dtype"),
+    ("to_two_args", "builtin", [ACC, "x = @@acc.to(bl.int8, 1)"], ".to() takes one dtype"),
+    ("block_times_block", "builtin", [P_A, "x = bl.load(a)", "y = @@x * x"],
+     "elementwise block * block is not supported"),
+    ("scale_int8_block", "builtin", [P_A, "x = @@bl.load(a) * scale"], "only int32 accumulator blocks can be scaled"),
+    ("add_mixed_blocks", "builtin", [P_A, "acc = bl.zeros((BM, BK), dtype=bl.int32)", "x = @@acc + bl.load(a)"],
+     "cannot add blocks of types"),
+    ("relu_int32_store", "epilogue", [P_C, ACC, "bl.store(c, @@bl.relu(acc))"], "relu on an int32 output"),
+    ("scaled_int32_store", "epilogue", [P_C, ACC, "@@bl.store(c, acc * scale)"],
+     "cannot store a float32 block through a int32 pointer; convert it with .to()"),
+    ("two_scales", "epilogue", [P_A, ACC, "bl.store(a, (@@acc * scale * scale).to(bl.int8))"],
+     "only int32 accumulator blocks can be scaled (this block is f32)"),
+]
+
+# The capacity rule: blocks that do not fit (config, BM, BN, BK, space named in the message).
+CAPACITY = [(GemminiConfig.from_capacity(dim, sp, acc), bm, bn, bk, space)
+            for dim, sp, acc, bm, bn, bk, space in [
+                (16, 8, 64, 256, 16, 256, "scratchpad"), (16, 256, 4, 128, 128, 16, "accumulator"),
+                (16, 256, 64, 512, 512, 512, "scratchpad"), (8, 16, 16, 128, 8, 256, "scratchpad"),
+                (8, 64, 2, 64, 64, 8, "accumulator"), (4, 4, 4, 64, 64, 64, "scratchpad"),
+                (32, 64, 32, 256, 256, 32, "accumulator"), (32, 32, 256, 128, 32, 512, "scratchpad"),
+                (16, 16, 16, 64, 256, 64, "scratchpad"), (4, 2, 64, 32, 4, 64, "scratchpad")]]
+
+GEMM_BODY = [
+    "pm = bl.program_id(0)", "pn = bl.program_id(1)",
+    "a = bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 1), offsets=(pm * BM, 0), block_shape=(BM, BK))",
+    "b = bl.make_block_ptr(b_ptr, shape=(K, N), strides=(N, 1), offsets=(0, pn * BN), block_shape=(BK, BN))",
+    ACC,
+    "for _ in range(bl.cdiv(K, BK)):\n"
+    "    acc += bl.dot(bl.load(a, boundary_check=(0, 1)), bl.load(b, boundary_check=(0, 1)))\n"
+    "    a = bl.advance(a, (0, BK))\n"
+    "    b = bl.advance(b, (BK, 0))",
+    "c = bl.make_block_ptr(c_ptr, shape=(M, N), strides=(N, 1), offsets=(pm * BM, pn * BN), block_shape=(BM, BN))",
+    "@@bl.store(c, acc, boundary_check=(0, 1))"]
+
+
+def gemm_kernel_source(epilogue: str = "int32") -> str:
+    """The corpus GEMM: int32 output, or int8 through scale (+ ReLU) with `epilogue` int8/relu8."""
+    body = list(GEMM_BODY)
+    if epilogue != "int32":
+        out = "bl.relu(acc * scale)" if epilogue == "relu8" else "acc * scale"
+        body[-1] = f"@@bl.store(c, ({out}).to(bl.int8), boundary_check=(0, 1))"
+    return kernel_source(body)
+
+
+def capacity_source(space: str) -> str:
+    """The corpus GEMM with the marker where a capacity error points: the last block placed in
+    the space that overflows (B's load for the scratchpad, the accumulator's zeros)."""
+    text = gemm_kernel_source().replace(MARK, "")
+    if space == "scratchpad":
+        return text.replace("bl.load(b, boundary_check", MARK + "bl.load(b, boundary_check")
+    return text.replace("acc = bl.zeros(", "acc = " + MARK + "bl.zeros(")
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def gemm_result_case(name, M, N, K, block, dataflow="WS", epilogue="int32", scale=1.0, seed=0, on_iss=False,
+                     category="shapes", slow=False):
+    out = np.int32 if epilogue == "int32" else np.int8
+    args = gemm_args(M, N, K, seed, out)
+    args[6] = scale
+    bm, bn, bk = block
+    grid = (cdiv(M, bm), cdiv(N, bn))
+
+    def run(kernel, target="sim"):
+        args[2][...] = 0
+        kernel[grid](*args, BM=bm, BN=bn, BK=bk, target=target, dataflow=dataflow)
+        return {"c": args[2].copy()}
+
+    def reference():
+        with np.errstate(invalid="ignore"):
+            return {"c": reference_matmul(args[0], args[1], out="int32" if epilogue == "int32" else "int8",
+                                          scale=scale, relu=epilogue == "relu8",
+                                          os_k_block=bk if dataflow == "OS" else None)}
+    return Case(name, category, "result", gemm_kernel_source(epilogue), run, reference=reference, on_iss=on_iss,
+                slow=slow)
+
+
+def corpus() -> list[Case]:
+    cases = []
+    # compile errors
+    for name, category, body, match in COMPILE:
+        cases.append(Case(f"compile:{name}", category, "compile", kernel_source(body), launch_gemm(gemm_args()),
+                          match=match, exc=(CompilationError,)))
+    for i, (cfg, bm, bn, bk, space) in enumerate(CAPACITY):
+        M = max(bm, bk, 32)
+        cases.append(Case(f"capacity:dim{cfg.dim}_sp{cfg.sp_kb:g}_acc{cfg.acc_kb:g}_{bm}x{bn}x{bk}", "capacity",
+                          "compile", capacity_source(space),
+                          launch_gemm(gemm_args(M, max(bn, 32), max(bk, 32)), grid=(1, 1), BM=bm, BN=bn, BK=bk,
+                                      config=cfg),
+                          match=f"do not fit the Gemmini {space}", exc=(CompilationError,)))
+    cases += launch_cases()
+    cases += runtime_cases()
+    cases += result_cases()
+    return cases
+
+
+# ---- launches: every argument kind, each wrong way -----------------------------------------------
+def launch_cases() -> list[Case]:
+    cases = []
+    src = gemm_kernel_source()
+    bad_arrays = [("float64", lambda a: a.astype(np.float64), TypeError, "dtype float64"),
+                  ("int16", lambda a: a.astype(np.int16), TypeError, "dtype int16"),
+                  ("uint8", lambda a: a.astype(np.uint8), TypeError, "dtype uint8"),
+                  ("non_contiguous", lambda a: np.asfortranarray(np.tile(a, (1, 2)))[:, ::2], TypeError,
+                   "must be C-contiguous"),
+                  ("list", lambda a: a.tolist(), TypeError, "unsupported argument"),
+                  ("none", lambda a: None, TypeError, "unsupported argument"),
+                  ("string", lambda a: "abc", TypeError, "unsupported argument")]
+    for pos, pname in enumerate(("a_ptr", "b_ptr", "c_ptr")):
+        for label, make, exc, match in bad_arrays:
+            args = gemm_args()
+            args[pos] = make(args[pos])
+            cases.append(Case(f"launch:{pname}_{label}", "launch-array", "launch", src, launch_gemm(args),
+                              match=f"`{pname}`" if label not in ("float64", "int16", "uint8") else match,
+                              exc=(exc,)))
+    bad_ints = [("2**70", 2 ** 70, ValueError, "is outside the kernel's integer range"),
+                ("-2**64", -2 ** 64, ValueError, "is outside the kernel's integer range"),
+                ("2**63", 2 ** 63, ValueError, "is outside the kernel's integer range"),
+                ("np_uint64_max", np.uint64(2 ** 64 - 1), ValueError, "is outside the kernel's integer range"),
+                ("bool", True, TypeError, "must be a constexpr parameter"),
+                ("string", "32", TypeError, "unsupported argument"),
+                ("none", None, TypeError, "unsupported argument"),
+                ("complex", 1j, TypeError, "unsupported argument")]
+    for pos, pname in ((3, "M"), (4, "N"), (5, "K")):
+        for label, value, exc, match in bad_ints:
+            args = gemm_args()
+            args[pos] = value
+            cases.append(Case(f"launch:{pname}_{label}", "launch-scalar", "launch", src, launch_gemm(args),
+                              match=f"`{pname}`", exc=(exc,)))
+    bad_grids = [("float_2.5", (2.5, 2), ValueError, "grid dimension 0 must be an integer"),
+                 ("negative", (-1, 2), ValueError, "grid dimension 0 = -1"),
+                 ("too_large", (2, 2 ** 70), ValueError, "grid dimension 1 = "),
+                 ("empty", (), ValueError, "1 to 3 dimensions"),
+                 ("four_dims", (1, 1, 1, 1), ValueError, "1 to 3 dimensions"),
+                 ("string", ("2", 2), TypeError, "grid dimension 0 must be an integer"),
+                 ("none", (None, 2), TypeError, "grid dimension 0 must be an integer"),
+                 ("bool", (True, 2), TypeError, "grid dimension 0 must be an integer"),
+                 ("nan", (float("nan"), 2), ValueError, "grid dimension 0 must be an integer"),
+                 ("inf", (2, float("inf")), ValueError, "grid dimension 1 must be an integer")]
+    for label, grid, exc, match in bad_grids:
+        cases.append(Case(f"launch:grid_{label}", "launch-grid", "launch", src, launch_gemm(gemm_args(), grid=grid),
+                          match=match, exc=(exc,)))
+    bad_meta = [("BM_zero", dict(BM=0), CompilationError, "block_shape must be positive"),
+                ("BM_negative", dict(BM=-16), CompilationError, "block_shape must be positive"),
+                ("BM_float", dict(BM=16.5), CompilationError, "block_shape must be positive"),
+                ("BM_string", dict(BM="16"), CompilationError, "must be an integer scalar, got str '16'"),
+                ("BK_none", dict(BK=None), CompilationError, "block_shape must be positive compile-time integers"),
+                ("missing_constexpr", dict(BN=None, BM=16), CompilationError, "must be"),
+                ("unknown_keyword", dict(BLOCK=16), TypeError, "unexpected keyword argument 'BLOCK'"),
+                ("bad_target", dict(target="gpu"), ValueError, "target must be one of"),
+                ("bad_dataflow", dict(dataflow="XS"), ValueError, "dataflow must be 'WS' or 'OS', not 'XS'")]
+    for label, meta, exc, match in bad_meta:
+        run = launch_gemm(gemm_args(), **{k: v for k, v in meta.items() if k != "target"})
+        if "target" in meta:
+            def run(kernel, target="sim", _args=gemm_args(), _t=meta["target"]):
+                kernel[(2, 2)](*_args, BM=16, BN=16, BK=16, target=_t)
+        cases.append(Case(f"launch:{label}", "launch-meta", "launch", src, run, match=match, exc=(exc,)))
+    # exact values of other kinds are accepted: numpy integers, integral float grids, torch tensors
+    for label, convert in (("numpy_int_scalars", lambda a: a[:3] + [np.int64(a[3]), np.int32(a[4]), np.uint16(a[5])]
+                            + a[6:]),
+                           ("numpy_float32_scale", lambda a: a[:6] + [np.float32(a[6])]),
+                           ("torch_tensors", lambda a: [__import__("torch").from_numpy(x) for x in a[:3]] + a[3:])):
+        base = gemm_args(seed=7)
+        args = convert(base)
+
+        def run(kernel, target="sim", _args=args, _c=base[2]):
+            kernel[(np.int64(2), 2.0)](*_args, BM=16, BN=16, BK=16, target=target)
+            return {"c": _c}
+        cases.append(Case(f"launch:accepts_{label}", "launch-exact", "result", src, run,
+                          reference=lambda b=base: {"c": reference_matmul(b[0], b[1])}))
+    return cases
+
+
+# ---- run-time: located errors, never wrong results -----------------------------------------------
+def runtime_cases() -> list[Case]:
+    cases = []
+    body = list(GEMM_BODY)
+    body[2] = ("a = bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 1), offsets=(pm * BM, 0 - K), "
+               "block_shape=(BM, BK))")
+    src = kernel_source(body)
+    cases.append(Case("runtime:negative_column_offset", "boundary", "runtime", src, launch_gemm(gemm_args()),
+                      match="negative column offset", exc=(KernelRuntimeError,), on_iss=True))
+    unchecked = [line.replace(", boundary_check=(0, 1)", "") for line in GEMM_BODY]
+    src = kernel_source(unchecked)
+    for M in (17, 40):
+        cases.append(Case(f"runtime:unchecked_ragged_M{M}", "boundary", "runtime", src,
+                          launch_gemm(gemm_args(M, 32, 32), grid=(cdiv(M, 16), 2)),
+                          match="outside the kernel's arrays", exc=(GemminiFault,)))
+    lied = gemm_args(16, 16, 16)
+    lied[3] = 64                              # M larger than the array: reads past its end
+    cases.append(Case("runtime:lying_about_M", "boundary", "runtime", gemm_kernel_source(), launch_gemm(
+        lied, grid=(4, 1)), match="outside the kernel's arrays", exc=(GemminiFault,)))
+    return cases
+
+
+# ---- results: shapes, blocks, dataflows, epilogues, offsets --------------------------------------
+def result_cases() -> list[Case]:
+    cases = []
+    rng = np.random.default_rng(2024)
+    sizes = (1, 2, 15, 16, 17, 31, 33, 48, 65)
+    blocks = ((16, 16, 16), (32, 16, 32), (16, 32, 64), (64, 64, 64), (48, 16, 32))
+    epilogues = (("int32", 1.0), ("int8", 0.01), ("relu8", 0.02), ("int8", -0.05), ("relu8", -0.05),
+                 ("int8", float("nan")), ("relu8", float("inf")), ("int8", float("-inf")), ("int8", 1e-7))
+    for i in range(45):
+        M, N, K = (int(rng.choice(sizes)) for _ in range(3))
+        block = blocks[i % len(blocks)]
+        epilogue, scale = epilogues[i % len(epilogues)]
+        dataflow = ("WS", "OS")[(i // 2) % 2]
+        cases.append(gemm_result_case(f"result:{M}x{N}x{K}_{'x'.join(map(str, block))}_{dataflow}_{epilogue}"
+                                      f"_s{scale:g}", M, N, K, block, dataflow, epilogue, scale, seed=i,
+                                      on_iss=i % 15 == 0, slow=i % 3 != 0,
+                                      category="epilogue" if epilogue != "int32" else "shapes"))
+    # every builtin at least once in a kernel that runs: num_programs, cdiv, advance, strides, offsets
+    cases += builtin_result_cases()
+    return cases
+
+
+SHIFT_BODY = [
+    "pm = bl.program_id(0)", "pn = bl.program_id(1)",
+    "a = bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 1), offsets=(pm * BM + OFF, 0), "
+    "block_shape=(BM, BK))",
+    "b = bl.make_block_ptr(b_ptr, shape=(K, N), strides=(N, 1), offsets=(0 - BK, pn * BN), block_shape=(BK, BN))",
+    ACC,
+    "for _ in range(bl.cdiv(K, BK) + 1):\n"
+    "    acc = bl.dot(bl.load(a, boundary_check=(0, 1)), bl.load(b, boundary_check=(0, 1)), acc)\n"
+    "    a = bl.advance(a, (0, BK))\n"
+    "    b = bl.advance(b, (BK, 0))",
+    "c = bl.make_block_ptr(c_ptr, shape=(M, N), strides=(N, 1), offsets=(pm * BM + OFF, pn * BN), "
+    "block_shape=(BM, BN))",
+    "bl.store(c, acc, boundary_check=(0, 1))"]
+
+
+def window(x, r0, c0, rows, cols):
+    out = np.zeros((rows, cols), np.int64)
+    r, c = np.arange(r0, r0 + rows), np.arange(c0, c0 + cols)
+    rm, cm = (r >= 0) & (r < x.shape[0]), (c >= 0) & (c < x.shape[1])
+    out[np.ix_(rm, cm)] = x[np.ix_(r[rm], c[cm])]
+    return out
+
+
+def shifted_reference(a, b, off, grid, bm, bn, bk):
+    """SHIFT_BODY in numpy: A's rows start at pm*BM+OFF, the K loop starts one block early (B's rows
+    at -BK read zeros, as A's columns pair with them one block late: A at k, B at k - BK)."""
+    M, K = a.shape
+    N = b.shape[1]
+    c = np.zeros((M, N), np.int32)
+    for pm in range(grid[0]):
+        for pn in range(grid[1]):
+            acc = sum(window(a, pm * bm + off, k * bk, bm, bk) @ window(b, (k - 1) * bk, pn * bn, bk, bn)
+                      for k in range(cdiv(K, bk) + 1))
+            r, cc = np.arange(pm * bm + off, pm * bm + off + bm), np.arange(pn * bn, pn * bn + bn)
+            rm, cm = (r >= 0) & (r < M), (cc >= 0) & (cc < N)
+            c[np.ix_(r[rm], cc[cm])] = acc.astype(np.int32)[np.ix_(rm, cm)]
+    return c
+
+
+def builtin_result_cases() -> list[Case]:
+    cases = []
+    params = GEMM_PARAMS.replace("scale, ", "OFF, ")
+    src = kernel_source(SHIFT_BODY, params)
+    for off in (0, -1, -7, -16, -33, 5):
+        for dataflow in ("WS", "OS"):
+            M, N, K = 37, 21, 40
+            args = gemm_args(M, N, K, seed=off + 40)
+            args[6] = off
+            grid = (cdiv(M, 16) + 2, cdiv(N, 16))
+
+            def run(kernel, target="sim", _args=args, _grid=grid, _df=dataflow):
+                _args[2][...] = 0
+                kernel[_grid](*_args, BM=16, BN=16, BK=16, target=target, dataflow=_df)
+                return {"c": _args[2].copy()}
+            cases.append(Case(f"result:negative_offsets_{off}_{dataflow}", "boundary", "result", src, run,
+                              reference=lambda a=args, g=grid: {"c": shifted_reference(a[0], a[1], a[6], g, 16, 16, 16)},
+                              on_iss=off == -7 and dataflow == "WS"))
+    # num_programs and a strided view: C written through a row stride twice its width
+    body = ["pm = bl.program_id(0)",
+            "a = bl.make_block_ptr(a_ptr, shape=(bl.num_programs(0) * BM, K), strides=(K, 1), offsets=(pm * BM, 0), "
+            "block_shape=(BM, BK))",
+            "b = bl.make_block_ptr(b_ptr, shape=(K, N), strides=(N, 1), offsets=(0, 0), block_shape=(BK, BN))",
+            ACC, "for k in range(0, K, BK):\n    acc = bl.dot(bl.load(a), bl.load(b), acc)\n"
+                 "    a = bl.advance(a, (0, BK))\n    b = bl.advance(b, (BK, 0))",
+            "c = bl.make_block_ptr(c_ptr, shape=(M, N), strides=(2 * N, 1), offsets=(pm * BM, 0), "
+            "block_shape=(BM, BN))",
+            "bl.store(c, (acc * scale).to(bl.int8))"]
+    a, b = rand((32, 48), 90), rand((48, 16), 91)
+    c = np.zeros((32, 32), np.int8)
+
+    def run(kernel, target="sim"):
+        c[...] = 0
+        kernel[(2,)](a, b, c, 32, 16, 48, 0.03, BM=16, BN=16, BK=16, target=target)
+        return {"c": c.copy()}
+
+    def reference():
+        out = np.zeros((32, 32), np.int8)
+        out[:, :16] = reference_matmul(a, b, out="int8", scale=0.03)
+        return {"c": out}
+    cases.append(Case("result:num_programs_strided_view", "builtin", "result", kernel_source(body), run,
+                      reference=reference, on_iss=True))
+    # a copy through the scratchpad: int8 load stored to an int8 pointer, loops over blocks
+    body = ["p = bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 1), offsets=(bl.program_id(0) * BM, 0), "
+            "block_shape=(BM, BK))",
+            "q = bl.make_block_ptr(b_ptr, shape=(M, K), strides=(K, 1), offsets=(bl.program_id(0) * BM, 0), "
+            "block_shape=(BM, BK))",
+            "for j in range(bl.cdiv(K, BK)):\n    bl.store(q, bl.load(p, boundary_check=(0, 1)), "
+            "boundary_check=(0, 1))\n    p = bl.advance(p, (0, BK))\n    q = bl.advance(q, (0, BK))"]
+    src = kernel_source(body)
+    for M, K in ((17, 33), (1, 1), (64, 80)):
+        x, y = rand((M, K), M), np.zeros((M, K), np.int8)
+
+        def run(kernel, target="sim", _x=x, _y=y, _M=M, _K=K):
+            _y[...] = 0
+            kernel[(cdiv(_M, 16),)](_x, _y, np.zeros(1, np.int32), _M, 0, _K, 1.0, BM=16, BN=16, BK=32,
+                                    target=target)
+            return {"y": _y.copy()}
+        cases.append(Case(f"result:copy_{M}x{K}", "builtin", "result", src, run, reference=lambda _x=x: {"y": _x}))
+    return cases
+
+
+# ---- building the kernels --------------------------------------------------------------------------
+def corpus_dir() -> Path:
+    base = os.environ.get("BACO_CACHE_DIR", str(Path.home() / ".cache" / "baco"))
+    d = Path(base) / "corpus" if base else Path(tempfile.gettempdir()) / "baco-corpus"
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def build(cases: list[Case]) -> list[Case]:
+    """Write every case's kernel into one module (the `@@` markers give each compile error's
+    line:col), import it and attach the JIT kernels."""
+    lines = ["import baco", "import baco.language as bl", ""]
+    kernels = {}                     # source -> (function name, (line, col) of its marker)
+    for case in cases:
+        if case.source not in kernels:
+            name, where = f"k{len(kernels)}", None
+            lines += ["", "@baco.jit"]
+            for text in case.source.replace("def KERNEL(", f"def {name}(").splitlines():
+                if MARK in text:
+                    where = (len(lines) + 1, text.index(MARK) + 1)
+                    text = text.replace(MARK, "")
+                lines.append(text)
+            kernels[case.source] = (name, where)
+    text = "\n".join(lines) + "\n"
+    path = corpus_dir() / "corpus_kernels.py"
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+    spec = importlib.util.spec_from_file_location("baco_corpus_kernels", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for case in cases:
+        name, where = kernels[case.source]
+        case.kernel = getattr(module, name)
+        case.where = where if case.expect == "compile" else None
+    case_path[0] = path
+    return cases
+
+
+case_path = [None]     # the generated module's path, once built
+
+
+def counts(cases: list[Case]) -> dict:
+    out = {}
+    for case in cases:
+        out.setdefault(case.expect, {}).setdefault(case.category, 0)
+        out[case.expect][case.category] += 1
+    return out
