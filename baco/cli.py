@@ -16,6 +16,7 @@ SUBCOMMANDS = {
     "llc": ("baco.codegen.riscv", "LLVM IR -> RISC-V object or bare-metal ELF"),
     "sim": ("baco.sim.cli", "run a bare-metal RISC-V ELF with a Gemmini model attached"),
     "tune": ("baco.design:tune_main", "co-explore Gemmini hardware and mappings (--verify: compile, run, time)"),
+    "sweep": ("baco.tuner.sweep", "many co-explorations (networks x area budgets x seeds) on Ray, one table"),
     "run": ("baco.design", "compile, run bit-exact and time a tuned design's kernels vs Gemmini-default"),
     "disasm": ("baco.sim.disasm", "disassemble Gemmini commands in an ELF or hex words"),
 }
