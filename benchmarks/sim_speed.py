@@ -6,7 +6,7 @@
   * RISC-V instructions per second of the ISS on a compute-bound C program
     (no Gemmini commands), and the ISS running a LOOP_WS program.
 
-    python benchmarks/sim_speed.py [--blocks 2000] [--n 64]
+    python benchmarks/sim_speed.py [--blocks 2000] [--n 64] [--smoke]
 """
 from __future__ import annotations
 
@@ -116,7 +116,10 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--blocks", type=int, default=2000, help="matmul blocks in the model-only stream")
     p.add_argument("--n", type=int, default=64, help="size of the ISS's compute-bound int32 matmul")
+    p.add_argument("--smoke", action="store_true", help="tiny sizes (for the test suite)")
     args = p.parse_args(argv)
+    if args.smoke:
+        args.blocks, args.n = 20, 8
 
     commands, elapsed, _ = model_speed(args.blocks, with_timing=False)
     base_rate = commands / elapsed

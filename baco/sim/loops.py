@@ -21,6 +21,13 @@ from baco.gemmini.isa import (ACC_BIT, ACCUMULATE_BIT, COMMANDS, GARBAGE_ADDR, G
                               READ_FULL_BIT, encode)
 
 
+LARGE_ITERATOR_BITS = 16   # LoopConv's derived row/column counts (large_iterator_bitwidth)
+
+
+def _wrap(row, rows):
+    return row % rows if rows else row
+
+
 def cmd(name, **fields):
     rs1, rs2 = encode(name, **fields)
     return COMMANDS[name].funct, rs1, rs2
@@ -109,8 +116,10 @@ def resadd_commands(cfg: GemminiConfig, st: LoopWsState, f: dict):
         yield from _c_stores(cfg, st, f, I, J, pad_i, pad_j, local)
 
 
-def loop_ws_commands(cfg: GemminiConfig, st: LoopWsState, f: dict):
-    """Yield (funct, rs1, rs2) for one LOOP_WS with flags `f` (decoded funct 8)."""
+def loop_ws_commands(cfg: GemminiConfig, st: LoopWsState, f: dict, *, rtl_wrap: bool = False):
+    """Yield (funct, rs1, rs2) for one LOOP_WS with flags `f` (decoded funct 8). With
+    rtl_wrap, local addresses of tiles larger than the memories wrap around them as the
+    RTL's address registers do (timing of unchecked programs; the data is garbage)."""
     if f["is_resadd"]:
         yield from resadd_commands(cfg, st, f)
         return
@@ -131,14 +140,17 @@ def loop_ws_commands(cfg: GemminiConfig, st: LoopWsState, f: dict):
     def rows_of(idx, n, pad):
         return d - (pad if idx == n - 1 else 0)
 
+    sp_wrap = cfg.sp_rows if rtl_wrap else None
+    acc_wrap = cfg.acc_rows if rtl_wrap else None
+
     def a_local(i, k):
-        return a_base + ((k * I + i) if a_t else (i * K + k)) * d
+        return _wrap(a_base + ((k * I + i) if a_t else (i * K + k)) * d, sp_wrap)
 
     def b_local(k, j):
-        return b_base + ((j * K + k) if b_t else (k * J + j)) * d
+        return _wrap(b_base + ((j * K + k) if b_t else (k * J + j)) * d, sp_wrap)
 
     def c_local(i, j):
-        return acc_base + (i * J + j) * d
+        return _wrap(acc_base + (i * J + j) * d, acc_wrap)
 
     # D (bias) into the accumulator, overwriting
     if a["d_addr"]:
@@ -233,8 +245,12 @@ def _floor_add(a, inc, limit, lo=0):
     return lo if n >= limit else n
 
 
-def conv_params(cfg: GemminiConfig, st: LoopConvState, f: dict) -> dict:
-    """The latched fields plus LoopConvState.derived_params, after the legality checks."""
+def conv_params(cfg: GemminiConfig, st: LoopConvState, f: dict, *, rtl_wrap: bool = False) -> dict:
+    """The latched fields plus LoopConvState.derived_params, after the legality checks. With
+    rtl_wrap (timing of programs the C library runs unchecked) a tile larger than the
+    memories is not refused, and padding larger than the input tile wraps the unpadded row
+    and column counts around LoopConv's 16-bit iterators, as the RTL's UInt arithmetic does
+    (the input loader then streams ~65k rows)."""
     c = dict(st.fields)
     d = cfg.dim
     for name in ("stride", "kernel_dim", "batches", "porows", "pocols", "pochs", "krows", "kcols", "kchs",
@@ -292,7 +308,10 @@ def conv_params(cfg: GemminiConfig, st: LoopConvState, f: dict) -> dict:
     icols_nd = c["ocols"] * c["stride"] + dil_kcols - 1
     irows_unp_nd = irows_nd - c["upad"] - c["dpad"]
     icols_unp_nd = icols_nd - c["lpad"] - c["rpad"]
-    if irows_unp_nd < 0 or icols_unp_nd < 0:
+    if rtl_wrap:
+        irows_unp_nd %= 1 << LARGE_ITERATOR_BITS
+        icols_unp_nd %= 1 << LARGE_ITERATOR_BITS
+    elif irows_unp_nd < 0 or icols_unp_nd < 0:
         raise _conv_fault("padding exceeds the input tile", "upad" if irows_unp_nd < 0 else "lpad")
     c["irows_unpadded"], c["icols_unpadded"] = undil(irows_unp_nd), undil(icols_unp_nd)
     c["irows"] = c["irows_unpadded"] + undil(c["upad"]) + undil(c["dpad"]) if idl else irows_nd
@@ -307,13 +326,13 @@ def conv_params(cfg: GemminiConfig, st: LoopConvState, f: dict) -> dict:
     b_rows = (-(-c["kchs"] // d) if t_w0132 else -(-c["ochs"] // d)) * c["weight_spad_stride"]
     c_rows = -(-c["ochs"] // d) * c["bias_spad_stride"]
     half_sp, half_acc = cfg.sp_rows // 2, cfg.acc_rows // 2
-    if a_rows + b_rows > half_sp:     # inputs from the bottom and weights from the top of one half
+    if a_rows + b_rows > half_sp and not rtl_wrap:   # inputs from the bottom, weights from the top of a half
         raise _conv_fault(f"the input and weight tiles need {a_rows} + {b_rows} scratchpad rows "
                           f"(half is {half_sp})", "kchs")
-    if c_rows > half_acc:
+    if c_rows > half_acc and not rtl_wrap:
         raise _conv_fault(f"the output tile needs {c_rows} accumulator rows (half is {half_acc})", "orows")
     c["b_rows"] = b_rows
-    c.update(mppr=mppr, kdil=kdil, pooled=pooled)
+    c.update(mppr=mppr, kdil=kdil, pooled=pooled, rtl_wrap=rtl_wrap)
     return c
 
 
@@ -321,10 +340,11 @@ def loop_conv_ws_commands(cfg: GemminiConfig, st: LoopConvState, f: dict):
     """Yield (funct, rs1, rs2) for one LOOP_CONV_WS with flags `f` (decoded funct 15).
     The legality checks run before the first command is yielded."""
     c = conv_params(cfg, st, f)
-    return _conv_stream(cfg, st, f, c)
+    return conv_stream(cfg, st, f, c)
 
 
-def _conv_stream(cfg, st, f, c):
+def conv_stream(cfg, st, f, c):
+    """The LoopConv command stream for derived parameters `c` (conv_params)."""
     d = cfg.dim
     ib, ab = cfg.input_bytes, cfg.acc_bytes
     mbl, mbl_acc = cfg.max_block_len, cfg.max_block_len_acc
@@ -337,7 +357,7 @@ def _conv_stream(cfg, st, f, c):
     irows, icols, kdim = c["irows"], c["icols"], c["kernel_dim"]
     a_base = (f["a_spad_id"] - 1) * half_sp if f["a_spad_id"] else st.slot * half_sp
     b_end = f["b_spad_id"] * half_sp if f["b_spad_id"] else (st.slot + 1) * half_sp
-    b_base = b_end - c["b_rows"]
+    b_base = _wrap(b_end - c["b_rows"], cfg.sp_rows if c["rtl_wrap"] else None)
     acc_base = st.acc_half * (cfg.acc_rows // 2)
     per_b = orows * ocols
 

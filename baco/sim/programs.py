@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import ACC_BIT, ACCUMULATE_BIT, GARBAGE_ADDR
@@ -174,3 +175,259 @@ def conv_program_iterations(layer: dict, temporal, spatial_c: int, spatial_k: in
             yield fb
             continue
         yield [(c.name, f) for c, f in cmds]
+
+
+# ---------------------------------------------------------------------------------------------
+# The programs DOSA's authors ran on FireSim for each (layer, mapping) row of their RTL data
+# (ucb-bar/gemmini-rocc-tests gemmini-data-collection: layers/extract_data_csv.py turns the
+# mapping string into tile sizes and a loop permutation; templates/conv_tilings.c and
+# matmul_tilings.c call tiled_conv_dosa / tiled_matmul of that branch's include/gemmini.h,
+# between two rdcycle reads and a fence). Modelled here from those sources; the code is our own:
+# - tile sizes are the products of the L0..L2 factors (spatial ones included), with the L0
+#   P and Q factors counted twice (extract_data_csv multiplies them in again);
+# - a layer with Q = 1 and a 1x1 kernel runs as tiled_matmul(I=P, J=K, K=C) whose tile
+#   arguments are those sizes taken as DIM-blocks (the template's >>4 is commented out),
+#   clamped to the matrix; every tile is one LOOP_WS;
+# - any other layer runs as a square conv: in_dim = P*stride, padding = R/2, out_dim from
+#   those (Q is ignored), no bias; every tile is one LOOP_CONV_WS, the output stored when the
+#   tile completes its reduction, nothing checked (tiles may exceed the memories, and padding
+#   larger than a tile's input wraps LoopConv's 16-bit row count);
+# - the DRAM-level loop order is the mapping's L3 order (inner first, missing dims in
+#   CRSKPQN order); the tiles are issued back to back without fences.
+DOSA_DEFAULT_PERM = "CRSKPQN"
+
+
+@dataclass(frozen=True)
+class DosaProgram:
+    """One RTL row's program: the layer as the program sizes it, tile sizes, loop order."""
+    matmul: bool
+    layer: dict            # R S P Q C K N and stride as in the row
+    tile: dict             # per-dim tile sizes (N Q P K S R C), spatial factors included
+    perm: str              # loop order, innermost dim first
+
+
+def dosa_program(layer: dict, mapping: str) -> DosaProgram:
+    """The tiles and loop order DOSA's data collection derived from a mapping string
+    ("L3[WIO] ... - L2[WI] ... - L1[O] ... - L0[W] ...", outer loops first)."""
+    levels = {}
+    for part in mapping.split(" - "):
+        name, _, loops = part.partition("] ")
+        levels[name.split("[")[0]] = [w for w in loops.split(" ") if w]
+    factors, spatial = {}, {}
+    for lvl in ("L0", "L1", "L2"):
+        for w in levels.get(lvl, []):
+            if w.endswith(("X", "Y")):
+                spatial[w[0]] = int(w[1:-1])
+            else:
+                factors[w[0]] = factors.get(w[0], 1) * int(w[1:])
+    l0 = {w[0]: int(w[1:]) for w in levels.get("L0", []) if not w.endswith(("X", "Y"))}
+    tile = {d: factors.get(d, 1) * spatial.get(d, 1) for d in "NPQKRSC"}
+    tile["P"] *= l0.get("P", 1)
+    tile["Q"] *= l0.get("Q", 1)
+    perm = "".join(reversed([w[0] for w in levels.get("L3", [])]))
+    perm += "".join(d for d in DOSA_DEFAULT_PERM if d not in perm)
+    matmul = layer.get("Q", 1) == 1 and layer.get("R", 1) == 1 and layer.get("S", 1) == 1
+    return DosaProgram(matmul, dict(layer), tile, perm)
+
+
+def _perm_loops(perm: str, limits: dict, steps: dict):
+    """Index dicts of the library's 7-deep loop nest: outermost = last letter of perm."""
+    order = list(reversed(perm))
+    ranges = [range(0, limits[d], max(1, steps[d])) for d in order]
+    for vals in itertools.product(*ranges):
+        yield dict(zip(order, vals))
+
+
+class _ConvShape:
+    """The square convolution tiled_conv_dosa runs for a program, and its tile loop nest."""
+
+    def __init__(self, prog: DosaProgram):
+        L, t = prog.layer, prog.tile
+        self.kdim, self.stride = L["R"], L.get("Wstride", 1)
+        self.pad = self.kdim // 2
+        self.in_dim = L["P"] * self.stride
+        self.out_dim = (self.in_dim + 2 * self.pad - self.kdim) // self.stride + 1
+        self.N, self.C, self.K = L.get("N", 1), L["C"], L["K"]
+        self.limits = dict(N=self.N, Q=self.out_dim, P=self.out_dim, K=self.K, S=self.kdim, R=self.kdim, C=self.C)
+        self.steps = dict(N=t["N"], Q=t["Q"], P=t["P"], K=t["K"], S=t["S"], R=t["R"], C=t["C"])
+        self.perm = prog.perm
+        self._wrapping = {o: self._wrapping_pairs(o, k) for o, k in (("Q", "S"), ("P", "R"))}
+
+    def loops(self):
+        return _perm_loops(self.perm, self.limits, self.steps)
+
+    def _wrapping_pairs(self, o, k):
+        """(output, kernel) tile offsets along one axis whose padding exceeds the tile's input."""
+        s, st, pairs = self.steps, self.stride, set()
+        for out in range(0, self.out_dim, max(1, s[o])):
+            for ker in range(0, self.kdim, max(1, s[k])):
+                outs, ks = min(s[o], self.out_dim - out), min(s[k], self.kdim - ker)
+                first, span = out * st + ker - self.pad, outs * st + ks - 1
+                if span - max(0, -first) - max(0, first + span - self.in_dim) < 0:
+                    pairs.add((out, ker))
+        return pairs
+
+    def wraps(self, v) -> bool:
+        """Does this tile's padding exceed its input rows or columns (LoopConv wraps)?"""
+        return (v["Q"], v["S"]) in self._wrapping["Q"] or (v["P"], v["R"]) in self._wrapping["P"]
+
+    def tile(self, v, dim: int):
+        """(LOOP_CONV_WS config fields, flags) of the tile at loop indices v."""
+        s, st, kdim, in_dim, out_dim = self.steps, self.stride, self.kdim, self.in_dim, self.out_dim
+        b, porow, pocol, poch, krow, kcol, kch = (v[d] for d in "NQPKSRC")
+        porows, pocols = min(s["Q"], out_dim - porow), min(s["P"], out_dim - pocol)
+        krows, kcols, kchs = min(s["S"], kdim - krow), min(s["R"], kdim - kcol), min(s["C"], self.C - kch)
+        irow, icol = porow * st + krow - self.pad, pocol * st + kcol - self.pad
+        irows, icols = porows * st + krows - 1, pocols * st + kcols - 1
+        done = krow + krows >= kdim and kcol + kcols >= kdim and kch + kchs >= self.C
+        first = krow == 0 and kcol == 0 and kch == 0
+        fields = dict(batch_size=self.N, in_row_dim=in_dim, in_col_dim=in_dim, in_channels=self.C,
+                      out_channels=self.K, out_row_dim=out_dim, out_col_dim=out_dim, pool_out_row_dim=out_dim,
+                      pool_out_col_dim=out_dim, stride=st, padding=self.pad, kernel_dim=kdim, kernel_dilation=1,
+                      pool_size=1, pool_stride=1, pool_padding=0, batches=min(s["N"], self.N - b),
+                      porows=porows, pocols=pocols, pochs=min(s["K"], self.K - poch), krows=krows, kcols=kcols,
+                      kchs=kchs, lpad=max(0, -icol), rpad=max(0, icol + icols - in_dim), upad=max(0, -irow),
+                      dpad=max(0, irow + irows - in_dim), plpad=0, prpad=0, pupad=0, pdpad=0,
+                      orows=porows, ocols=pocols, in_stride=self.C, weight_stride=self.K, out_stride=self.K,
+                      weights_addr=1, input_addr=1, bias_addr=1 if first else 0, output_addr=1 if done else 0)
+        # has_first_layer_optimizations: DIM/kchs kernel columns per array row
+        pixels = 1 if kchs > dim else min(dim // kchs, kcols)
+        flags = dict(no_bias=1, wrot180=0, trans_output_1203=0, trans_weight_1203=0, trans_weight_0132=0,
+                     trans_input_3120=0, dw=0, max_pixels_per_row=pixels, a_spad_id=0, b_spad_id=0, no_pool=1,
+                     downsample=0, input_dilated=0, activation=0)
+        return fields, flags
+
+
+def dosa_conv_tiles(prog: DosaProgram, dim: int):
+    """(LOOP_CONV_WS config fields, flags) per tile, as tiled_conv_dosa computes them."""
+    shape = _ConvShape(prog)
+    for v in shape.loops():
+        yield shape.tile(v, dim)
+
+
+def dosa_matmul_tiles(prog: DosaProgram, dim: int):
+    """(LOOP_WS bounds/addresses/strides fields, flags) per tile of tiled_matmul_outer."""
+    L, t = prog.layer, prog.tile
+    dims = dict(I=L["P"], J=L["K"], K=L["C"])
+    blocks = {x: -(-n // dim) for x, n in dims.items()}
+    tiles = dict(I=t["P"], J=t["K"], K=t["C"])             # element counts, taken as DIM-blocks
+    count = {x: -(-blocks[x] // tiles[x]) for x in tiles}
+    last = {x: blocks[x] % tiles[x] or tiles[x] for x in tiles}
+    pads = {x: blocks[x] * dim - dims[x] for x in dims}
+    limits = dict(N=1, Q=1, P=count["I"], K=count["J"], S=1, R=1, C=count["K"])
+    for v in _perm_loops(prog.perm, limits, {d: 1 for d in limits}):
+        i0, j0, k0 = v["P"], v["K"], v["C"]
+        size = {x: tiles[x] if idx < count[x] - 1 else last[x] for x, idx in (("I", i0), ("J", j0), ("K", k0))}
+        pad = {x: pads[x] if idx == count[x] - 1 else 0 for x, idx in (("I", i0), ("J", j0), ("K", k0))}
+        fields = dict(max_i=size["I"], max_j=size["J"], max_k=size["K"], pad_i=pad["I"], pad_j=pad["J"],
+                      pad_k=pad["K"], a_addr=1, b_addr=1, d_addr=0, c_addr=1 if k0 == count["K"] - 1 else 0,
+                      a_stride=dims["K"], b_stride=dims["J"], d_stride=0, c_stride=dims["J"])
+        flags = dict(ex_accumulate=int(k0 != 0), full_c=0, low_d=0, activation=0, a_spad_id=0, b_spad_id=0,
+                     a_transpose=0, b_transpose=0, is_resadd=0)
+        yield fields, flags
+
+
+def _wrapped_conv_tile_cycles(cfg, st, flags, c, timing_factory, probe_rows=16):
+    """Cycles of a LOOP_CONV_WS whose unpadded input row count wrapped (~65k rows): the
+    loader's work grows linearly with the row count, so the tile is timed in isolation at
+    two small row counts and extended to the wrapped one."""
+    import copy
+    from baco.gemmini.isa import decode
+    from baco.sim.loops import conv_stream
+
+    def cycles(rows):
+        tm = timing_factory()
+        for funct, rs1, rs2 in conv_stream(cfg, copy.deepcopy(st), flags, dict(c, irows_unpadded=rows)):
+            command, f = decode(funct, rs1, rs2)
+            tm.observe(command.name, f)
+        tm.fence()
+        return tm.finish
+
+    one, two = cycles(probe_rows), cycles(2 * probe_rows)
+    return one + (two - one) / probe_rows * (c["irows_unpadded"] - probe_rows)
+
+
+def time_dosa_program(prog: DosaProgram, cfg: GemminiConfig, timing_factory,
+                      command_budget: int = 20000) -> tuple[float, bool]:
+    """Cycles of an RTL row's program (dosa_program) on a fresh cycle model: the library's
+    loop issues each tile's LOOP_CONV_WS / LOOP_WS after `library_tile_instructions` of CPU
+    work (and not before Gemmini's queue takes it); a fence ends the program. Programs
+    longer than `command_budget` commands are simulated for their first tiles and
+    extrapolated at the rate of the last ones. Returns (cycles, extrapolated)."""
+    from baco.gemmini.isa import decode
+    from baco.sim.loops import (LoopConvState, LoopWsState, conv_params, conv_stream,
+                                loop_ws_commands)
+    tm = timing_factory()
+    cpu_per_tile = tm.k.library_tile_instructions * tm.k.cpu_cycles_per_instruction
+    if prog.matmul:
+        tiles = list(dosa_matmul_tiles(prog, cfg.dim))
+        n_tiles, st = len(tiles), LoopWsState()
+        loops = iter(tiles)
+    else:
+        shape = _ConvShape(prog)
+        n_tiles = math.prod(-(-shape.limits[d] // max(1, shape.steps[d])) for d in shape.limits)
+        loops, st = shape.loops(), LoopConvState()
+    wrapped_cache = {}
+
+    def wrapped_cycles(v):
+        """Cycles of a tile whose input rows wrap, or None for an ordinary tile."""
+        if prog.matmul or not shape.wraps(v):
+            return None
+        fields, flags = shape.tile(v, cfg.dim)
+        key = tuple(sorted(fields.items()))
+        if key not in wrapped_cache:
+            probe = LoopConvState()
+            probe.latch(fields)
+            c = conv_params(cfg, probe, flags, rtl_wrap=True)
+            wrapped_cache[key] = _wrapped_conv_tile_cycles(cfg, probe, flags, c, timing_factory)
+        return wrapped_cache[key]
+
+    steps, done, last_end = [], 0, 0.0      # cycles each ordinary tile added
+    for n, v in enumerate(loops):
+        tm.issue_time = max(tm.issue_time + cpu_per_tile, tm.accept_time())
+        extra = wrapped_cycles(v)
+        if extra is not None:           # serialised: the loader streams for the whole tile
+            tm.fence()
+            tm.finish = tm.dispatch_time = max(tm.finish, tm.issue_time) + extra
+            last_end = tm.finish
+            continue
+        if prog.matmul:
+            fields, flags = v
+            for name in ("loop_ws_config_bounds", "loop_ws_config_addrs_ab", "loop_ws_config_addrs_dc",
+                         "loop_ws_config_strides_ab", "loop_ws_config_strides_dc"):
+                st.latch(name, fields)
+            stream = loop_ws_commands(cfg, st, flags, rtl_wrap=True)
+        else:
+            fields, flags = shape.tile(v, cfg.dim)
+            st.latch(fields)
+            stream = conv_stream(cfg, st, flags, conv_params(cfg, st, flags, rtl_wrap=True))
+        for funct, rs1, rs2 in stream:
+            command, f = decode(funct, rs1, rs2)
+            tm.observe(command.name, f)
+            done += 1
+        end = max(tm.finish, tm.dispatch_time)
+        steps.append(end - last_end)
+        last_end = end
+        if done >= command_budget and len(steps) >= 3 and n + 1 < n_tiles:
+            recent = steps[len(steps) // 2:]
+            rate = sum(recent) / len(recent)
+            extra, ordinary = 0.0, 0
+            for v_ in loops:
+                w = wrapped_cycles(v_)
+                extra, ordinary = (extra + w, ordinary) if w is not None else (extra, ordinary + 1)
+            return last_end + rate * ordinary + extra, True
+    tm.fence()
+    return tm.finish, False
+
+
+def rtl_row_cycles(layer: dict, mapping: str, cfg: GemminiConfig | None = None, constants=None,
+                   command_budget: int = 3000) -> float:
+    """The cycle model's time for one RTL row (layer dims R S P Q C K N, Wstride; DOSA's
+    mapping string): its program (dosa_program) on a fresh TimingModel with `constants`
+    (default: the fitted DEFAULT_CONSTANTS) on `cfg` (default: Gemmini's default config)."""
+    from baco.sim.timing import DEFAULT_CONSTANTS, TimingModel
+    cfg = cfg or GemminiConfig()
+    constants = constants or DEFAULT_CONSTANTS
+    cycles, _ = time_dosa_program(dosa_program(layer, mapping), cfg, lambda: TimingModel(cfg, constants),
+                                  command_budget=command_budget)
+    return cycles

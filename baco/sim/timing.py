@@ -26,8 +26,9 @@ dispatched no earlier than the CPU issued it (`issue_time`), the CPU waits
 at a command until Gemmini's queue accepts it (`accept_time`) and at a fence
 until everything finished, so rdcycle around a kernel measures it.
 
-The constants below were fitted on the training part of
-benchmarks/data/rtl/firesim_train.csv by benchmarks/rtl_calibration.py --fit.
+The DRAM latency and the C library's per-tile CPU work were fitted on the training part
+of benchmarks/data/rtl/firesim_train.csv by benchmarks/rtl_calibration.py --fit, timing the
+programs those rows ran (baco.sim.programs.dosa_program); the others are set, not fitted.
 """
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ from baco.gemmini import energy
 
 @dataclass
 class TimingConstants:
-    dram_latency: float = 40.0      # cycles from a DMA request to its data
+    dram_latency: float = 20.0      # cycles from a DMA request to its data
     beat_cycles: float = 1.0        # cycles per 16-byte beat on the bus
     dma_cmd_overhead: float = 2.0   # per mvin/mvout command (address translation, request setup)
     array_depth_factor: float = 2.0  # pipeline depth of the array = factor × DIM
@@ -56,6 +57,9 @@ class TimingConstants:
     # the CPU (baco.sim.iss.CpuClock): Rocket is an in-order scalar core; one cycle per
     # instruction, plus its waits on Gemmini at fences and when the command queue is full
     cpu_cycles_per_instruction: float = 1.0
+    # RISC-V instructions the C library's tile loop runs per tile it issues (tiled_conv /
+    # tiled_matmul compute the tile's bounds, pads and addresses; 7 RoCC commands)
+    library_tile_instructions: float = 400.0
 
 
 DEFAULT_CONSTANTS = TimingConstants()
