@@ -211,18 +211,31 @@ def cost_from_factors(layer: Layer, temporal, sC, sK, order, hw) -> dict:
             "accesses": {"mac": macs, "registers": reg, "accumulator": acc, "scratchpad": sp, "dram": dram}}
 
 
-def edp_lower_bound(layer: Layer, max_pe_dim: int = arch.MAX_PE_DIM) -> float:
-    """EDP below which no mapping on any legal hardware (array ≤ max_pe_dim) can
-    go under this model: every weight, input and output word crosses DRAM at
-    least once (8 words/cycle, DRAM_PJ each), every MAC costs its MAC and
-    register energy, and the array does at most max_pe_dim² MACs a cycle.
-    Shows how much room a workload leaves: DRAM-bound ones (GEMV) have little."""
+def lower_bounds(layer: Layer, max_pe_dim: int = arch.MAX_PE_DIM) -> tuple[float, float]:
+    """(cycles, energy µJ) below which no mapping on any legal hardware (array ≤ max_pe_dim) can
+    go under this model: every weight, input and output word crosses DRAM at least once
+    (8 words/cycle, DRAM_PJ each), every MAC costs its MAC and register energy, and the array
+    does at most max_pe_dim² MACs a cycle."""
     full = torch.tensor([[float(getattr(layer, d)) for d in DIMS]], dtype=torch.float64)
     dram = sum(float(_size(full, t, layer)[0]) for t in "WIO")
     macs = float(layer.macs)
     cycles = max(math.ceil(macs / max_pe_dim ** 2), math.ceil(dram / 8))
     energy_pj = macs * (arch.MAC_PJ + arch.REGISTER_PJ) + dram * arch.DRAM_PJ
-    return cycles * energy_pj * 1e-6
+    return cycles, energy_pj * 1e-6
+
+
+def edp_lower_bound(layer: Layer, max_pe_dim: int = arch.MAX_PE_DIM) -> float:
+    """The product of lower_bounds: shows how much room a workload leaves (DRAM-bound ones, GEMV,
+    have little)."""
+    cycles, energy_uj = lower_bounds(layer, max_pe_dim)
+    return cycles * energy_uj
+
+
+def network_edp_lower_bound(layers: list[Layer], max_pe_dim: int = arch.MAX_PE_DIM) -> float:
+    """(Σ count·cycles bound)·(Σ count·energy bound): the network objective's lower bound."""
+    bounds = [lower_bounds(layer, max_pe_dim) for layer in layers]
+    return (sum(l.count * c for l, (c, _) in zip(layers, bounds))
+            * sum(l.count * e for l, (_, e) in zip(layers, bounds)))
 
 
 def mapping_tensors(m: Mapping):
