@@ -113,3 +113,22 @@ def test_constant_negative_column_offset_is_a_compile_error():
     with pytest.raises(CompilationError, match="negative column offset") as e:
         constant_negative_column[(1,)](a, 16)
     assert e.value.line == constant_negative_column.first_line + 3
+
+
+def test_empty_launch_on_iss_and_build_folders_removed(tmp_path, monkeypatch):
+    """M=0 runs on the ISS (its data stays in the ELF though no program reads it), and a
+    kernel's RISC-V build folder goes away with it unless BACO_KEEP_TEMPS=1."""
+    import gc
+    import tempfile
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    a, b = rand((0, 16), 8), rand((16, 16), 9)
+    c, _ = launch(a, b, 0, target="iss")
+    assert c.shape == (0, 16)
+    shifted_matmul.cache.clear()
+    gc.collect()
+    assert not list(tmp_path.glob("baco-*")), list(tmp_path.iterdir())
+    monkeypatch.setenv("BACO_KEEP_TEMPS", "1")
+    launch(rand((5, 16), 10), b, 0, target="iss")
+    shifted_matmul.cache.clear()
+    gc.collect()
+    assert list(tmp_path.glob("baco-shifted_matmul-*"))

@@ -204,9 +204,7 @@ class BacoToLinalg:
         if getattr(owner, "name", None) == "arith.constant" and ir.IntegerAttr(owner.attributes["value"]).value < 0:
             raise fail(NEGATIVE_COLUMN_OFFSET, op)
         from mlir.dialects import scf
-        positive = ir.create("arith.cmpi", operands=[lead, ir.const_index(0)], results=[ir.IntegerType.get_signless(1)],
-                             attributes={"predicate": ir.IntegerAttr.get(ir.i64(), 4)}).result   # sgt
-        guard = scf.IfOp(positive)
+        guard = scf.IfOp(ir.cmpi("sgt", lead, ir.const_index(0)))
         with InsertionPoint(guard.then_block):
             ir.call_boundary_error(op)
             scf.YieldOp([])

@@ -43,6 +43,17 @@ def binop(name: str, a, b, loc=None):
     return create(f"arith.{name}", operands=[a, b], results=[a.type], loc=loc).result
 
 
+def cmpi(predicate: str, a, b, loc=None):
+    """i1 `a <predicate> b` (eq, ne, slt, sle, sgt, sge, ...) through the typed builder."""
+    from mlir.dialects import arith
+    return arith.CmpIOp(getattr(arith.CmpIPredicate, predicate), a, b, loc=loc).result
+
+
+def select(cond, a, b, loc=None):
+    from mlir.dialects import arith
+    return arith.SelectOp(cond, a, b, loc=loc).result
+
+
 def index_cast(v, ty, loc=None):
     return create("arith.index_cast", operands=[v], results=[ty], loc=loc).result
 

@@ -475,10 +475,7 @@ class LinalgToInstGem:
         zero = cst(0)
 
         def nonempty(n, guard):   # skip the whole nest when another extent is 0
-            return ir.create("arith.select", operands=[ir.create(
-                "arith.cmpi", operands=[guard, zero], results=[ir.IntegerType.get_signless(1)],
-                attributes={"predicate": IntegerAttr.get(ir.i64(), 4)}).result, n, zero],
-                results=[ir.i64()]).result
+            return ir.select(ir.cmpi("sgt", guard, zero), n, zero)
 
         if self.dataflow == "WS":
             # j outer: a column of C is final after its k loop. With a fused store
@@ -571,11 +568,7 @@ class LinalgToInstGem:
                     c_real = C.tile_addr(i, j, acc_flags)
 
                     def c_for(k):  # only the last K step writes C out of the array
-                        is_last = ir.create("arith.cmpi", operands=[k, last_k],
-                                            results=[ir.IntegerType.get_signless(1)],
-                                            attributes={"predicate": IntegerAttr.get(ir.i64(), 0)}).result
-                        return ir.create("arith.select", operands=[is_last, c_real, garbage],
-                                         results=[ir.i64()]).result
+                        return ir.select(ir.cmpi("eq", k, last_k), c_real, garbage)
 
                     def step(k, funct):
                         instgem.emit("preload", bd_addr=garbage, bd_rows=rows_i, bd_cols=cols_j,
