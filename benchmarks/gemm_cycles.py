@@ -5,6 +5,8 @@ generates for the examples/matmul.py kernel. Prints cycles, utilization,
 cycles ≥ MACs/DIM² and the unit busy times and traffic of both.
 
     python benchmarks/gemm_cycles.py [--size 512] [--block 64 64 128]
+
+Without --block baco's kernel runs its default schedule (double-buffered).
 """
 import argparse
 import importlib.util
@@ -15,6 +17,7 @@ import numpy as np
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.heuristics import tiled_matmul_auto
+from baco.gemmini.schedule import GemmSchedule, default_gemm_schedule
 from baco.sim.clib import matmul_stream
 from baco.sim.timing import TimingModel
 
@@ -35,7 +38,8 @@ def report(name, tm, macs, cfg):
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--size", type=int, default=512)
-    p.add_argument("--block", type=int, nargs=3, default=(64, 64, 128))
+    p.add_argument("--block", type=int, nargs=3, default=None,
+                   help="blocks without double buffering (default: default_gemm_schedule)")
     args = p.parse_args(argv)
     cfg = GemminiConfig()
     n = args.size
@@ -55,14 +59,14 @@ def main(argv=None) -> int:
     a = rng.integers(-128, 128, (n, n), dtype=np.int8)
     b = rng.integers(-128, 128, (n, n), dtype=np.int8)
     c = np.zeros((n, n), np.int32)
-    bm, bn, bk = args.block
-    ck = mm.matmul_kernel.compile(a, b, c, n, n, n, n, 1, n, 1, n, 1, 1.0, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
-                                  RELU=False, OUT_INT8=False)
+    s = GemmSchedule(*args.block) if args.block else default_gemm_schedule(n, n, n, cfg, out_int8=False)
+    bm, bn, bk = s.block_m, s.block_n, s.block_k
+    ck = mm.matmul_kernel.compile(a, b, c, n, n, n, n, 1, n, 1, n, 1, 1.0, schedule=s, RELU=False, OUT_INT8=False)
     tm2 = TimingModel(cfg)
     ck.run((-(-n // bm), -(-n // bn)), [a, b, c, n, n, n, n, 1, n, 1, n, 1, 1.0], observers=[tm2.observe])
     tm2.fence()
     ok = np.array_equal(c, a.astype(np.int64) @ b.astype(np.int64))
-    comp = report(f"baco kernel (blocks {bm},{bn},{bk})", tm2, macs, cfg)
+    comp = report(f"baco kernel (blocks {bm},{bn},{bk}{', 2 bufs' if s.double_buffer else ''})", tm2, macs, cfg)
     print(f"result bit-exact: {ok}; baco / library cycles: {comp['cycles'] / lib['cycles']:.2f}")
     return 0 if ok else 1
 

@@ -4,6 +4,9 @@
         [--elf out.elf] [--relu] [--out int8|int32] [--dataflow WS|OS] [--block 32 32 64]
         [--double-buffer] [--schedule '{"block_m": 64, "block_n": 64, "block_k": 128}' | FILE.json]
 
+Without --block or --schedule the kernel runs baco.gemmini.schedule.default_gemm_schedule
+for the shape and configuration (double-buffered, weight-stationary).
+
 Runs the kernel, checks it bit for bit against a numpy reference of Gemmini's
 arithmetic, and exits 0 only when they agree. `--elf PATH` also writes a
 self-checking bare-metal ELF (inputs and expected output linked in; exit code
@@ -70,7 +73,8 @@ def main(argv=None) -> int:
     config = GemminiConfig.from_capacity(args.dim, args.sp_kb, args.acc_kb)
     if args.schedule is not None and args.block is not None:
         p.error("give either --schedule or --block")
-    s = resolve_schedule(args.schedule, args.block, args.dataflow, args.double_buffer)
+    s = resolve_schedule(args.schedule, args.block, args.dataflow, args.double_buffer,
+                         shape=(args.M, args.N, args.K), config=config, out_int8=args.out == "int8")
     problems = schedule_problems(s, config, args.out == "int8")
     if problems:
         p.error("; ".join(problems))

@@ -113,3 +113,54 @@ def as_schedule(schedule) -> GemmSchedule:
     if isinstance(schedule, dict):
         return GemmSchedule.from_dict(schedule)
     raise TypeError(f"schedule must be a GemmSchedule or its dict, not {type(schedule).__name__}")
+
+
+def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: bool = False) -> GemmSchedule:
+    """A good weight-stationary, double-buffered schedule for an M×N×K GEMM on `cfg`:
+    the blocks (multiples of DIM, within capacity) minimising a rough estimate of the
+    compiled kernel's cycles. Per program: a prologue loading the first K step, then
+    per K step the slower of the array (DIM+1 cycles per DIM-row compute) and the
+    DMA loading the next step's A and B (which the lowering hides behind the computes), the part of the last step's stores the computes do not
+    hide, then the last column's stores. Large C blocks cut the
+    programs' fixed costs and the A/B re-reads; a small K step keeps the prologue short."""
+    d = cfg.dim
+    tiles = lambda n: max(1, math.ceil(n / d))  # noqa: E731
+    out_bytes = 1 if out_int8 else cfg.acc_bytes
+
+    def candidates(n):
+        t = tiles(n)
+        return sorted({min(t, 1 << i) for i in range(t.bit_length() + 1)} | {t})
+
+    def moves(row_tiles, col_tiles):
+        """DMA cycles of mvins filling a block: DIM rows × up to max_bytes per mvin, each
+        row ⌈bytes/16⌉ bus beats, at most 16 rows in flight per 40-cycle DRAM latency."""
+        cols = col_tiles * d
+        chunk = cfg.max_block_len * d
+        per_move = lambda c: 2 + max(d * math.ceil(c * cfg.input_bytes / 16), 40 * math.ceil(d / 16))  # noqa: E731
+        full, rest = divmod(cols, chunk)
+        return row_tiles * (full * per_move(chunk) + (per_move(rest) if rest else 0))
+
+    def cycles(tm, tn, tk):
+        programs = math.ceil(tiles(M) / tm) * math.ceil(tiles(N) / tn)
+        steps = math.ceil(tiles(K) / tk)
+        compute = tm * tn * tk * (d + 1)
+        load = moves(tm, tk) + moves(tk, tn)
+        store = d * math.ceil(d * out_bytes / 16) + 10        # one DIM×DIM tile out
+        # the last step stores column j-1 while column j computes; what it cannot hide waits
+        store_wait = tn * max(0, tm * store - tm * tk * (d + 1))
+        return programs * (load + steps * max(compute, load) + store_wait + tm * store)
+
+    best = None
+    for tm in candidates(M):
+        for tn in candidates(N):
+            for tk in candidates(K):
+                s = GemmSchedule(tm * d, tn * d, tk * d, "WS", True)
+                if schedule_problems(s, cfg, out_int8):
+                    continue
+                key = (cycles(tm, tn, tk), -tm * tn, tk)
+                if best is None or key < best[0]:
+                    best = (key, s)
+    if best is None:
+        raise ValueError(f"no GEMM schedule fits {cfg.sp_rows} scratchpad / {cfg.acc_rows} accumulator rows "
+                         f"at DIM={d}")
+    return best[1]

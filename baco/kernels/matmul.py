@@ -1,13 +1,15 @@
 """The GEMM block kernel the tuner/compiler/simulator loop compiles (and examples/matmul.py
 runs): C = A·B with int8 inputs, an int32 accumulator block per program, and an int32
 or scaled (optionally ReLU'd) int8 output, under a GemmSchedule."""
+from dataclasses import replace
+
 import numpy as np
 
 import baco
 import baco.language as bl
 from baco.gemmini.arith import reference_matmul
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import GemmSchedule, as_schedule
+from baco.gemmini.schedule import GemmSchedule, as_schedule, default_gemm_schedule
 
 
 @baco.jit
@@ -40,20 +42,27 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
         bl.store(c_blk, acc, boundary_check=(0, 1))
 
 
-def resolve_schedule(schedule=None, block=None, dataflow="WS", double_buffer=False) -> GemmSchedule:
+def resolve_schedule(schedule=None, block=None, dataflow="WS", double_buffer=False, *, shape=None,
+                     config=None, out_int8=False) -> GemmSchedule:
     """The schedule to run: `schedule` (GemmSchedule or dict) if given, else one from
-    --block/--dataflow/--double-buffer."""
+    --block/--dataflow/--double-buffer, else default_gemm_schedule for `shape` (M, N, K)
+    on `config` with `dataflow`."""
     if schedule is not None:
         return as_schedule(schedule)
-    return GemmSchedule(*(block or (32, 32, 64)), dataflow=dataflow, double_buffer=double_buffer)
+    if block is not None or shape is None:
+        return GemmSchedule(*(block or (32, 32, 64)), dataflow=dataflow, double_buffer=double_buffer)
+    s = default_gemm_schedule(*shape, config or GemminiConfig(), out_int8)
+    return s if dataflow == s.dataflow else replace(s, dataflow=dataflow)
 
 
 def matmul(a, b, *, out="int32", scale=1.0, relu=False, schedule=None, block=None, dataflow="WS",
            double_buffer=False, target="sim", config=None):
-    """C = A·B on Gemmini (int8 inputs); returns (C, launch info)."""
-    s = resolve_schedule(schedule, block, dataflow, double_buffer)
+    """C = A·B on Gemmini (int8 inputs); returns (C, launch info). Without `schedule`
+    or `block`, the default schedule for the shape."""
     M, K = a.shape
     _, N = b.shape
+    s = resolve_schedule(schedule, block, dataflow, double_buffer, shape=(M, N, K), config=config,
+                         out_int8=out == "int8")
     c = np.zeros((M, N), dtype=np.int8 if out == "int8" else np.int32)
     grid = (bl.cdiv(M, s.block_m), bl.cdiv(N, s.block_n))
     info = matmul_kernel[grid](a, b, c, M, N, K, a.strides[0], 1, b.strides[0], 1,
@@ -63,7 +72,10 @@ def matmul(a, b, *, out="int32", scale=1.0, relu=False, schedule=None, block=Non
     return c, info
 
 
-def reference(a, b, *, out="int32", scale=1.0, relu=False, **schedule):
-    s = resolve_schedule(**schedule)
+def reference(a, b, *, out="int32", scale=1.0, relu=False, config=None, **schedule):
+    """numpy C = A·B in Gemmini's arithmetic, for the schedule matmul() runs (OS reduces
+    K in blocks of block_k inside the array)."""
+    s = resolve_schedule(**schedule, shape=(a.shape[0], b.shape[1], a.shape[1]), config=config,
+                         out_int8=out == "int8")
     return reference_matmul(a, b, out=out, scale=scale, relu=relu,
                             os_k_block=s.block_k if s.dataflow == "OS" else None)

@@ -1,0 +1,118 @@
+"""baco's GEMM kernel (examples/matmul.py's, default schedule) against the Gemmini C
+library's code on the cycle model, shape by shape.
+
+    python benchmarks/kernels.py [--dims 16 32] [--count 20] [--seed 0] [--out int32|int8] [--smoke]
+
+For each Gemmini (DIM 16 and 32, 256 KB scratchpad, 64 KB accumulator) and each
+shape: baco's kernel compiled with baco.gemmini.schedule.default_gemm_schedule and
+the C library's tiled_matmul_auto + LOOP_WS stream (baco.sim.clib) are timed by
+baco.sim.timing.TimingModel; printed: cycles, utilization (MACs / DIM² / cycles),
+and baco's speed-up over the library, with the geometric mean per DIM.
+
+Shapes: 512x512x512, then `--count` shapes drawn with a fixed seed from the GEMM
+bands of the thesis's single-operator benchmark (Table 6.4 as benchmarks/single_op.py
+defines them), half GEMM and half GEMV (N = 1), every dimension capped at 2048 so
+the cycle model runs them here. baco's kernel is timed from its command stream (the
+stream does not depend on the data; bit-exactness is tested in tests/ and by
+benchmarks/gemm_cycles.py). Goals (issue F): ≥ 0.90 of peak on 512³ at DIM 16 and
+baco ≥ the library on every shape.
+"""
+import argparse
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))
+
+from baco.gemmini.config import GemminiConfig  # noqa: E402
+from baco.gemmini.isa import decode  # noqa: E402
+from baco.gemmini.schedule import default_gemm_schedule  # noqa: E402
+from baco.kernels.matmul import matmul_kernel  # noqa: E402
+from baco.sim.clib import time_matmul  # noqa: E402
+from baco.sim.timing import TimingModel  # noqa: E402
+
+CAP = 2048
+SMOKE_SHAPES = [(48, 40, 72), (70, 1, 100)]
+
+
+class CommandStream:
+    """Stands in for the Gemmini model in a launch: decodes each command and hands it
+    to the observers (the cycle model); moves no data."""
+
+    def __init__(self):
+        self.observers = []
+
+    def execute(self, funct, rs1, rs2, pc=None):
+        cmd, fields = decode(funct, rs1, rs2)
+        for obs in self.observers:
+            obs(cmd.name, fields, pc)
+        return 0
+
+    def fence(self):
+        pass
+
+
+def sampled_shapes(count: int, seed: int) -> list:
+    from single_op import GEMM_BANDS, log_uniform
+    rng = np.random.default_rng(seed)
+    shapes = []
+    for i in range(count):
+        m_band, n_band, k_band = GEMM_BANDS[int((i // 2 + 0.5) * len(GEMM_BANDS) / max(1, count // 2))
+                                            % len(GEMM_BANDS)]
+        clip = lambda band: (min(band[0], CAP), min(band[1], CAP))  # noqa: E731
+        m, k = log_uniform(rng, *clip(m_band)), log_uniform(rng, *clip(k_band))
+        n = log_uniform(rng, *clip(n_band)) if i % 2 == 0 else 1
+        shapes.append((m, n, k))
+    return shapes
+
+
+def time_baco(M, N, K, cfg, out_int8):
+    s = default_gemm_schedule(M, N, K, cfg, out_int8)
+    a, b = np.zeros((M, K), np.int8), np.zeros((K, N), np.int8)
+    c = np.zeros((M, N), np.int8 if out_int8 else np.int32)
+    args = [a, b, c, M, N, K, K, 1, N, 1, N, 1, 0.05 if out_int8 else 1.0]
+    ck = matmul_kernel.compile(*args, RELU=False, OUT_INT8=out_int8, schedule=s, config=cfg)
+    tm = TimingModel(cfg)
+    ck.run((-(-M // s.block_m), -(-N // s.block_n)), args, model=CommandStream(), observers=[tm.observe])
+    tm.fence()
+    return s, tm.report()
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--dims", type=int, nargs="+", default=[16, 32])
+    p.add_argument("--count", type=int, default=20)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", choices=["int32", "int8"], default="int32")
+    p.add_argument("--smoke", action="store_true", help="two tiny shapes at DIM 16")
+    args = p.parse_args(argv)
+    out_int8 = args.out == "int8"
+    shapes = SMOKE_SHAPES if args.smoke else [(512, 512, 512)] + sampled_shapes(args.count, args.seed)
+    dims = [16] if args.smoke else args.dims
+    slower = 0
+    for dim in dims:
+        cfg = GemminiConfig.from_capacity(dim, 256, 64)
+        print(f"DIM {dim} (256 KB scratchpad, 64 KB accumulator), {args.out} output")
+        print(f"{'M':>5} {'N':>5} {'K':>5}  {'baco blocks':>15} {'baco cycles':>12} {'util':>5}  "
+              f"{'library cycles':>14} {'util':>5}  speed-up")
+        ratios = []
+        for M, N, K in shapes:
+            s, ours = time_baco(M, N, K, cfg, out_int8)
+            lib = time_matmul(M, N, K, cfg, out_int8=out_int8, scale=0.05 if out_int8 else 1.0)
+            ratio = lib["cycles"] / ours["cycles"]
+            ratios.append(ratio)
+            slower += ratio < 1
+            util = lambda r: M * N * K / (dim * dim * r["cycles"])  # noqa: E731
+            print(f"{M:>5} {N:>5} {K:>5}  {f'{s.block_m}/{s.block_n}/{s.block_k}':>15} {ours['cycles']:>12,.0f} "
+                  f"{util(ours):>5.3f}  {lib['cycles']:>14,.0f} {util(lib):>5.3f}  {ratio:>7.2f}x")
+        print(f"geomean speed-up over the library at DIM {dim}: "
+              f"{math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f}x over {len(ratios)} shapes\n")
+    print(f"shapes where baco is slower than the library: {slower}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

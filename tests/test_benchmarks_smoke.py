@@ -1,0 +1,56 @@
+"""Every script in benchmarks/ runs in its smallest size and exits as expected, so
+none can rot. A new script without an entry here fails the test: give it a smoke
+size and add it."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "benchmarks"
+
+# script -> (arguments of its smallest run, expected exit code); runs over ~8 s here are
+# marked slow (SLOW) so the default suite stays fast; `-m slow` runs them
+SLOW = {"costmodel_vs_timeloop.py", "fuzz_report.py", "loop_check.py", "rtl_calibration.py", "single_op.py"}
+SMOKE = {
+    "compile_time.py": (["--repeat", "1"], 0),
+    "costmodel_vs_timeloop.py": (["--rows", "50"], 0),
+    "fuzz_report.py": (["--smoke"], 0),
+    "gemm_cycles.py": (["--size", "64"], 0),
+    "kernels.py": (["--smoke"], 0),
+    "loop_check.py": (["--smoke"], 0),
+    "rtl_calibration.py": (["--rows", "10"], 0),
+    "sim_speed.py": (["--blocks", "100", "--n", "16"], 0),
+    "single_op.py": (["--size", "small", "--budget", "1", "--categories", "GEMM", "--methods", "baco"], 0),
+    # without a Gemmini extension library for Spike it must say so and exit 2
+    "spike_check.py": ([], 2),
+}
+
+
+def scripts():
+    return sorted(p.name for p in BENCH.glob("*.py"))
+
+
+def test_every_benchmark_has_a_smoke_run():
+    missing = [s for s in scripts() if s not in SMOKE]
+    assert not missing, f"benchmarks without a smoke entry in {Path(__file__).name}: {missing}"
+    stale = [s for s in SMOKE if s not in scripts()]
+    assert not stale, f"smoke entries for scripts that no longer exist: {stale}"
+
+
+@pytest.mark.parametrize("script", [pytest.param(s, marks=pytest.mark.slow) if s in SLOW else s
+                                    for s in scripts()])
+def test_benchmark_smoke(script, tmp_path):
+    if script not in SMOKE:
+        pytest.fail(f"{script} has no smoke entry")
+    args, expected = SMOKE[script]
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               BACO_CACHE_DIR=str(tmp_path / "cache"), MPLBACKEND="Agg")
+    if script == "spike_check.py":
+        env.pop("BACO_SPIKE_EXTLIB", None)
+    proc = subprocess.run([sys.executable, str(BENCH / script), *args], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == expected, f"{script} {' '.join(args)} exited {proc.returncode}:\n" \
+        f"{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
