@@ -179,15 +179,18 @@ class RiscvKernel:
     def run(self, grid, args, *, max_instructions=2_000_000_000, timeout_s=600, observers=()):
         from baco.sim.iss import run_elf
         elf = self.build_elf(grid, args, self.workdir / "run.elf")
+        arrays = [a for k, a in zip(self.signature, args) if k == "memref"]
         res = run_elf(elf, config=self.config, max_instructions=max_instructions,
-                      timeout_s=timeout_s, stdout=None)
+                      timeout_s=timeout_s, stdout=None,
+                      dma_symbols={f"baco_arg{i}": a.nbytes for i, a in enumerate(arrays)})
+        if res.fault is not None:      # a Gemmini fault raises as it does on the host
+            raise res.fault
         boundary = re.search(r"baco: boundary error at line (\d+) col (\d+)", res.console or "")
         if res.exit_code == BOUNDARY_EXIT_CODE and boundary:
             raise KernelRuntimeError(NEGATIVE_COLUMN_OFFSET, int(boundary.group(1)), int(boundary.group(2)))
         if res.exit_code != 0:
             why = res.error or f"exit code {res.exit_code}"
             raise RuntimeError(f"{self.name} on the ISS failed: {why}\n{res.console}")
-        arrays = [a for k, a in zip(self.signature, args) if k == "memref"]
         for i, a in enumerate(arrays):
             if a.nbytes == 0:       # nothing to read back (an empty array may have no symbol)
                 continue

@@ -89,6 +89,7 @@ class IssResult:
     stats: dict
     model: object
     error: str | None = None       # why the run stopped, when it did not exit
+    fault: GemminiFault | None = None    # the Gemmini fault that stopped it, if one did
     elapsed_s: float = 0.0
     cpu_cycles: int = 0            # the hart's cycle CSR at the end (baco.sim.iss.CpuClock)
     _uc: unicorn.Uc | None = field(default=None, repr=False)
@@ -111,13 +112,17 @@ class IssResult:
 class UnicornMemory:
     """The Memory interface of the functional model, backed by the ISS RAM."""
 
-    def __init__(self, uc: unicorn.Uc, base: int, size: int):
+    def __init__(self, uc: unicorn.Uc, base: int, size: int, regions=None):
         self.uc, self.base, self.end = uc, base, base + size
+        self.regions = regions     # [(lo, hi)]: when given, DMA may touch only these (a kernel's arrays)
 
     def _check(self, addr: int, n: int, what: str):
         if addr < self.base or addr + n > self.end:
             raise GemminiFault(f"DMA {what} of {n} bytes at 0x{addr:x} outside RAM "
                                f"[0x{self.base:x}, 0x{self.end:x})", field="dram_addr")
+        if self.regions is not None and not any(lo <= addr and addr + n <= hi for lo, hi in self.regions):
+            raise GemminiFault(f"DRAM {what} of {n} bytes at {addr:#x} is outside the kernel's arrays",
+                               field="dram_addr")
 
     def read(self, addr: int, n: int) -> bytes:
         self._check(addr, n, "read")
@@ -255,6 +260,7 @@ class _Run:
         self.console: list[str] = []
         self.exit_code: int | None = None
         self.error: str | None = None
+        self.fault: GemminiFault | None = None
         self.block_sizes: dict[int, int] = {}
         self.blocks_until_time_check = TIME_CHECK_BLOCKS
         self.deadline = 0.0
@@ -373,6 +379,7 @@ class _Run:
         try:
             rd_value = self.model.execute(f["funct"], rs1, rs2, pc=pc)
         except GemminiFault as e:
+            self.fault = e
             self.stop(f"Gemmini fault at pc=0x{pc:x}: {_describe_fault(e, f['funct'], rs1, rs2)}")
             return
         except IsaError as e:
@@ -484,15 +491,16 @@ def attach_timing(model, timing) -> None:
 def run_elf(path, *, config: GemminiConfig = DEFAULT_CONFIG,
             max_instructions: int = DEFAULT_MAX_INSTRUCTIONS, timeout_s: float = DEFAULT_TIMEOUT_S,
             trace: bool = False, stdout: TextIO | None = ..., mem_size: int = DEFAULT_MEM_SIZE,
-            timing=None, observers: tuple[Callable, ...] = (), trace_out: TextIO | None = None
-            ) -> IssResult:
+            timing=None, observers: tuple[Callable, ...] = (), trace_out: TextIO | None = None,
+            dma_symbols: dict[str, int] | None = None) -> IssResult:
     """Run a bare-metal RISC-V ELF with a Gemmini functional model attached.
 
     Console output goes to `stdout` as it is produced (default: sys.stdout at
     call time; None: only collected in the result). `timing` is an object attached to the model's observers (a
     baco.sim.timing.TimingModel); `observers` are extra callables(name, fields,
-    pc). A fault, a limit or a trap does not raise: the result has
-    exit_code None and `error` says what happened."""
+    pc). `dma_symbols` ({symbol: bytes}) limits Gemmini's DMA to those arrays, as the host
+    JIT limits it to a kernel's arrays. A fault, a limit or a trap does not raise: the result
+    has exit_code None and `error` says what happened (`fault` holds a GemminiFault)."""
     from baco.sim.functional import GemminiModel
     if stdout is ...:
         stdout = sys.stdout
@@ -500,7 +508,9 @@ def run_elf(path, *, config: GemminiConfig = DEFAULT_CONFIG,
     uc = unicorn.Uc(unicorn.UC_ARCH_RISCV, unicorn.UC_MODE_RISCV64)
     uc.mem_map(RAM_BASE, mem_size)
     loaded = _Loaded(path, uc, mem_size)
-    model = GemminiModel(config, UnicornMemory(uc, RAM_BASE, mem_size))
+    regions = None if dma_symbols is None else [
+        (loaded.symbols[name], loaded.symbols[name] + size) for name, size in dma_symbols.items() if size]
+    model = GemminiModel(config, UnicornMemory(uc, RAM_BASE, mem_size, regions))
     if timing is not None:
         attach_timing(model, timing)
     model.observers.extend(observers)
@@ -512,6 +522,6 @@ def run_elf(path, *, config: GemminiConfig = DEFAULT_CONFIG,
     stats = dict(getattr(model, "stats", {}) or {})
     return IssResult(exit_code=run.exit_code, instructions=run.instructions,
                      gemmini_commands=run.gemmini_commands, console="".join(run.console),
-                     stats=stats, model=model, error=run.error, elapsed_s=elapsed, _uc=uc,
+                     stats=stats, model=model, error=run.error, fault=run.fault, elapsed_s=elapsed, _uc=uc,
                      cpu_cycles=int(run.clock.now()),
                      _symbols=loaded.symbols)
