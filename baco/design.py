@@ -113,16 +113,14 @@ def run_gemm(M: int, N: int, K: int, cfg: GemminiConfig, schedule: GemmSchedule,
     then covers the checked run only)."""
     tm = TimingModel(cfg)
     full = M * N * K <= functional_macs
-    if full:
-        shape = (M, N, K)
-    else:
-        if timed:
-            ck, grid, args, _ = _gemm_launch(M, N, K, cfg, schedule, out_int8, seed)
-            ck.run(grid, args, observers=[tm.observe], model=CommandTrace())
-        shape = (min(M, 2 * schedule.block_m), min(N, 2 * schedule.block_n), min(K, 2 * schedule.block_k))
+    shape = (M, N, K) if full else \
+        (min(M, 2 * schedule.block_m), min(N, 2 * schedule.block_n), min(K, 2 * schedule.block_k))
+    if timed and not full:              # the full-size kernel, timed on its command stream
+        ck, grid, args, _ = _gemm_launch(M, N, K, cfg, schedule, out_int8, seed)
+        ck.run(grid, args, observers=[tm.observe], model=CommandTrace())
     ck, grid, args, ref = _gemm_launch(*shape, cfg, schedule, out_int8, seed, target)
-    ck.run(grid, args, observers=[tm.observe] if (full or not timed) and target == "sim" else [])
-    if full and target != "sim":       # time the same kernel on sim
+    ck.run(grid, args, observers=[tm.observe] if target == "sim" and (full or not timed) else [])
+    if timed and full and target != "sim":   # checked on the ISS: time the same launch on sim
         sim, grid, sim_args, _ = _gemm_launch(*shape, cfg, schedule, out_int8, seed)
         sim.run(grid, sim_args, observers=[tm.observe])
     tm.fence()
