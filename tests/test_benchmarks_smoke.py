@@ -13,7 +13,8 @@ BENCH = ROOT / "benchmarks"
 
 # script -> (arguments of its smallest run, expected exit code); runs over ~8 s here are
 # marked slow (SLOW) so the default suite stays fast; `-m slow` runs them
-SLOW = {"costmodel_vs_timeloop.py", "fuzz_report.py", "loop_check.py", "rtl_calibration.py", "single_op.py"}
+SLOW = {"costmodel_vs_timeloop.py", "fuzz_report.py", "loop_check.py", "network.py", "rtl_calibration.py",
+        "single_op.py"}
 SMOKE = {
     "compile_time.py": (["--repeat", "1"], 0),
     "costmodel_vs_timeloop.py": (["--rows", "50"], 0),
@@ -21,6 +22,7 @@ SMOKE = {
     "gemm_cycles.py": (["--size", "64"], 0),
     "kernels.py": (["--smoke"], 0),
     "loop_check.py": (["--smoke"], 0),
+    "network.py": (["--smoke"], 0),
     "rtl_calibration.py": (["--rows", "10"], 0),
     "sim_speed.py": (["--blocks", "100", "--n", "16"], 0),
     "single_op.py": (["--size", "small", "--budget", "1", "--categories", "GEMM", "--methods", "baco"], 0),
