@@ -510,12 +510,25 @@ class LinalgToInstGem:
                 flags = select(over, cst(local_addr(0, acc=True)), cst(acc_flags))
                 return ir.binop("ori", C.tile_addr(i, j), flags), select(over, cst(d), rows)
 
+            n_cols_run = nonempty(n_j, n_i)
+
             def j_loop(j):
                 if fused is not None:
                     prev = ir.binop("subi", j, cst(1))
                     store_prev = ir.binop("andi", last_iteration, ir.binop(
                         "andi", prefetch.cmp(5, prev, zero), prefetch.cmp(2, prev, n_ct)))
                     per_k = ir.binop("ceildivsi", n_rt, ir.binop("maxsi", n_k, cst(1)))
+                    # the last column has no next one to hide behind: its last k step stores
+                    # row tile i-1 after computing row tile i
+                    store_own = ir.binop("andi", last_iteration, ir.binop(
+                        "andi", prefetch.cmp(0, j, ir.binop("subi", n_cols_run, cst(1))), prefetch.cmp(2, j, n_ct)))
+
+                def store_own_row(k, i):
+                    if fused is not None:
+                        row = ir.binop("subi", i, cst(1))
+                        prefetch.when(ir.binop("andi", ir.binop("andi", store_own, prefetch.cmp(
+                            0, k, ir.binop("subi", n_k, cst(1)))), prefetch.cmp(2, row, n_rt)),
+                            lambda: emit_tile(row, j))
 
                 if first_loop is not None:      # a narrow last column accumulates onto zeros
                     narrow = prefetch.cmp(2, extent(b_cols, j, d), cst(d))
@@ -542,21 +555,22 @@ class LinalgToInstGem:
                                      c_addr=c_addr, c_rows=c_rows, c_cols=c_cols)
                         instgem.emit("compute_accumulated", a_addr=A.tile_addr(i, k), a_rows=rows_i,
                                      a_cols=extent(a_cols, k, d), bd_addr=garbage, bd_rows=d, bd_cols=d)
+                        store_own_row(k, i)
                     loop(cst(1), n_i, i_loop)
                 loop(zero, n_k, k_loop)
-                if fused is not None:      # rows an empty k loop left
+                if fused is not None:      # rows an empty k loop left; the last column's last rows
                     prefetch.when(store_prev, lambda: store_rows(
                         prev, ir.binop("minsi", ir.binop("muli", n_k, per_k), n_rt), n_rt))
-            outer = loop(zero, nonempty(n_j, n_i), j_loop)
+                    own_done = select(prefetch.cmp(4, n_k, zero), ir.binop(
+                        "minsi", ir.binop("maxsi", ir.binop("subi", n_i, cst(1)), zero), n_rt), zero)
+                    prefetch.when(store_own, lambda: store_rows(j, own_done, n_rt))
+            outer = loop(zero, n_cols_run, j_loop)
             if first_loop is not None:     # tiles the first iteration's products did not reach
-                n_cols_run = i64(outer.operands[1])
                 prefetch.when(first_iteration, lambda: self.zero_block(C, 0, only=lambda r, c: any_of(
                     prefetch.cmp(0, n_k, zero), prefetch.cmp(5, r, n_i), prefetch.cmp(5, c, n_cols_run))))
-            if fused is not None:          # the last column, and columns the nest did not reach
+            if fused is not None:          # columns the nest did not reach
                 def rest():
-                    n_done = ir.binop("minsi", ir.binop("maxsi", ir.binop("subi", i64(outer.operands[1]), cst(1)),
-                                                        zero), n_ct)
-                    loop(n_done, n_ct, lambda ct: store_rows(ct, zero, n_rt))
+                    loop(ir.binop("minsi", n_cols_run, n_ct), n_ct, lambda ct: store_rows(ct, zero, n_rt))
                 prefetch.when(last_iteration, rest)
         else:
             last_k = ir.binop("subi", n_k, cst(1))
