@@ -146,9 +146,12 @@ def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: 
         compute = tm * tn * tk * (d + 1)
         load = moves(tm, tk) + moves(tk, tn)
         store = d * math.ceil(d * out_bytes / 16) + 10        # one DIM×DIM tile out
-        # the last step stores column j-1 while column j computes; what it cannot hide waits
-        store_wait = tn * max(0, tm * store - tm * tk * (d + 1))
-        return programs * (load + steps * max(compute, load) + store_wait + tm * store)
+        # the last step stores column j-1 while column j computes, the last column row by
+        # row behind its own last computes; what they cannot hide waits
+        store_wait = (tn - 1) * max(0, tm * store - tm * tk * (d + 1))
+        tail = max(0, tm * store - tm * (d + 1)) + store
+        # the next program's first loads overlap this one's tail
+        return programs * (max(load, tail) + steps * max(compute, load) + store_wait) + min(load, tail)
 
     best = None
     for tm in candidates(M):
