@@ -12,6 +12,9 @@ Gumbel temperature is annealed; every few hundred steps each start snaps
 back to its best design so far and re-picks its loop orders among the
 canonical ones by evaluation.  A final discrete local search (moving a prime
 factor between levels, changing a loop order) polishes the best designs.
+With importance=True the descent is a task scheduler over the layers instead
+(importance.py); max_area_mm2 bounds the design's area (arch.area_mm2); a
+checkpoint.Checkpointer makes the run resumable.
 
 Determinism: with a seed and a fixed number of steps the result is the same
 on every run; a time budget makes the number of steps depend on the machine.
