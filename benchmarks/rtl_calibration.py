@@ -29,6 +29,7 @@ import numpy as np
 from baco.gemmini.config import GemminiConfig
 from baco.sim.programs import rtl_row_cycles
 from baco.sim.timing import DEFAULT_CONSTANTS
+from baco.tuner import residual
 
 DEFAULT_DATA = Path(__file__).resolve().parent / "data"   # copies of the DOSA reference data
 DIMS = ("R", "S", "P", "Q", "C", "K", "N")
@@ -54,7 +55,12 @@ def cycle_model(row, cfg, constants, command_budget=3000):
     return rtl_row_cycles(row_layer(row), row["mapping.mapping"], cfg, constants, command_budget=command_budget)
 
 
-MODELS = {"cycle model (DOSA's program)": cycle_model}
+def combined_model(row, cfg, constants, command_budget=None):
+    """Timeloop-matched cycles x the residual fitted on the other 70% (benchmarks/train_cost_residual.py)."""
+    return residual.rtl_row_cycles(row)
+
+
+MODELS = {"cycle model (DOSA's program)": cycle_model, "Timeloop-matched x residual": combined_model}
 
 
 def metrics(pred, meas):

@@ -14,7 +14,7 @@ BENCH = ROOT / "benchmarks"
 # script -> (arguments of its smallest run, expected exit code); runs over ~8 s here are
 # marked slow (SLOW) so the default suite stays fast; `-m slow` runs them
 SLOW = {"costmodel_vs_timeloop.py", "fuzz_report.py", "loop_check.py", "network.py", "rtl_calibration.py",
-        "single_op.py"}
+        "single_op.py", "train_cost_residual.py"}
 SMOKE = {
     "compile_time.py": (["--repeat", "1"], 0),
     "costmodel_vs_timeloop.py": (["--rows", "50"], 0),
@@ -28,6 +28,7 @@ SMOKE = {
     "single_op.py": (["--size", "small", "--budget", "1", "--categories", "GEMM", "--methods", "baco"], 0),
     # without a Gemmini extension library for Spike it must say so and exit 2
     "spike_check.py": ([], 2),
+    "train_cost_residual.py": (["--smoke"], 0),
 }
 
 

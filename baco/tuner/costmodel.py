@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import torch
 
 from baco.tuner import arch
-from baco.tuner.mapping import NUM_LEVELS, Mapping
+from baco.tuner.mapping import KERNEL_OUT_INT8, NUM_LEVELS, Mapping
 from baco.tuner.workloads import DIMS, Layer
 
 DIM_INDEX = {d: i for i, d in enumerate(DIMS)}
@@ -260,4 +260,98 @@ def evaluate_text(layer: Layer, text: str, hw) -> Cost:
     return evaluate(layer, parse_mapping(text), hw)
 
 
-__all__ = ["Cost", "evaluate", "evaluate_text", "cost_from_factors", "capacity_from_factors"]
+# ---- the compiled program on the cycle model ------------------------------------------------
+
+def _ceil(x):
+    """Ceiling with a straight-through gradient (the value is whole, the slope that of x)."""
+    return x + (torch.ceil(x.detach() - 1e-9) - x.detach())
+
+
+def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: bool = KERNEL_OUT_INT8,
+                           double_buffer: bool = False, dataflow: str = "WS") -> dict:
+    """Analytical cycles of the GEMM kernel (baco/kernels/matmul.py) compiled with the block
+    sizes of the mapping's scratchpad tile, as the cycle model (baco/sim/timing.py) times its
+    command stream. Per program (one BLOCK_M x BLOCK_N output block, programs one after
+    another), per BLOCK_K step: load A and B (DIM-row mvins of at most max_bytes per row,
+    16-byte beats, max_in_flight requests of dram_latency each), preload each DIM x DIM weight
+    block and stream the A rows through the array (4-row floor, one cycle per compute command,
+    pipeline depth array_depth_factor x DIM); the first step overwrites the accumulator (no
+    zero fill). Without double buffering the next step's loads wait for the computes that read
+    the same rows, so loads and computes add up (computes start as B's strips land); with it
+    the loads of the next step are issued through this step's computes (max of the two).
+    The block's mvouts (int8 rows through the scale path, or int32 rows) are issued while the
+    next output column computes, so only about one column's stores are exposed.
+    The dataflow (WS/OS) does not change these terms (the learned residual sees it).
+    temporal [B, 4, 7], spatial = (sC, sK) [B], hw = (pe_dim, sp_kb, acc_kb)."""
+    from baco.gemmini.config import GemminiConfig
+    from baco.sim.timing import DEFAULT_CONSTANTS as k
+    cfg = GemminiConfig()
+    sC, sK = spatial
+    pe = torch.as_tensor(hw[0], dtype=temporal.dtype)
+    tile = _tiles(temporal, sC, sK)[2]
+    bm = tile[:, DIM_INDEX["P"]] * tile[:, DIM_INDEX["Q"]] * tile[:, DIM_INDEX["N"]]
+    bn, bk = tile[:, K], tile[:, C]
+    M, N, Kd = float(layer.P * layer.Q * layer.N), float(layer.K), float(layer.C)
+    beat = cfg.dma_bus_bits // 8
+    lat, mif = k.dram_latency, cfg.max_in_flight
+
+    def dma(rows, bytes_per_row, commands):
+        """Occupancy of `commands` mvin/mvout commands of `rows` rows each."""
+        per = torch.maximum(rows * _ceil(bytes_per_row / beat) * k.beat_cycles, _ceil(rows / mif) * lat)
+        return commands * (k.dma_cmd_overhead + per)
+
+    programs = _ceil(M / bm) * _ceil(N / bn)
+    k_steps = _ceil(Kd / bk)
+    rows_m = M / _ceil(M / bm)                     # rows of an average block (ragged edges)
+    mb, nb, kb = _ceil(rows_m / pe), _ceil(bn / pe), _ceil(bk / pe)
+    strip = torch.minimum(rows_m, pe)
+    max_cols = torch.clamp(cfg.max_bytes / pe, min=1.0) * pe      # widest mvin (max_block_len blocks)
+    load_a = dma(strip, torch.minimum(bk, max_cols), mb * _ceil(bk / max_cols))
+    load_b = dma(torch.minimum(bk, pe), torch.minimum(bn, max_cols), kb * _ceil(bn / max_cols))
+    load = load_a + load_b
+    compute = kb * nb * (mb * k.compute_overhead + torch.maximum(rows_m, 4 * mb))
+    drain = k.array_depth_factor * pe
+    out_bytes = cfg.input_bytes if out_int8 else cfg.acc_bytes
+    store = dma(strip, pe * out_bytes, mb * nb) + mb * nb * k.acc_scale_latency
+    if double_buffer:
+        step = torch.maximum(load + lat, compute)
+        per_program = load + lat + k_steps * step
+    else:
+        step = load + lat + torch.maximum(compute / kb, compute - load_b)
+        per_program = k_steps * step
+    per_program = per_program + drain + store / nb + lat
+    cycles = programs * per_program
+    return {"cycles": cycles, "blocks": (bm, bn, bk), "programs": programs, "k_steps": k_steps, "load": load,
+            "compute": compute, "store": store, "step": step}
+
+
+def compiled_program_cycles(layer: Layer, temporal, spatial, hw, **schedule):
+    """Analytical cycles [B] of the compiled GEMM kernel (see compiled_program_terms)."""
+    return compiled_program_terms(layer, temporal, spatial, hw, **schedule)["cycles"]
+
+
+def compiled_cycles(layer: Layer, temporal, spatial, hw, *, out_int8: bool = KERNEL_OUT_INT8,
+                    double_buffer: bool = False, dataflow: str = "WS"):
+    """Cycles [B] the cycle model measures for the GEMM kernel compiled with the block sizes of
+    the mapping's scratchpad tile (BLOCK_M = P·Q·N, BLOCK_N = K, BLOCK_K = C of the L2 tile)
+    and this schedule: the analytical program model times the learned residual shipped in
+    baco/data/cost_residual.json (the analytical model alone when none is shipped).
+    Differentiable in the factors and in the hardware (pe_dim, sp_kb, acc_kb)."""
+    from baco.tuner import residual
+    feats, log_base = residual.compiled_inputs(layer, temporal, spatial, hw, out_int8=out_int8,
+                                               double_buffer=double_buffer, dataflow=dataflow)
+    model = residual.load("compiled")
+    return torch.exp(log_base + (model(feats) if model is not None else 0.0))
+
+
+def rtl_cycles(layer: Layer, temporal, sC, sK, order, hw):
+    """Cycles [B] on Gemmini RTL as DOSA measured them (FireSim): the Timeloop-matched cycles
+    times the learned residual "rtl" (the Timeloop-matched cycles alone when none is shipped)."""
+    from baco.tuner import residual
+    feats, log_base = residual.rtl_inputs(layer, temporal, sC, sK, order, hw)
+    model = residual.load("rtl")
+    return torch.exp(log_base + (model(feats) if model is not None else 0.0))
+
+
+__all__ = ["Cost", "evaluate", "evaluate_text", "cost_from_factors", "capacity_from_factors",
+           "compiled_program_cycles", "compiled_cycles", "rtl_cycles"]

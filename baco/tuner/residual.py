@@ -1,0 +1,162 @@
+"""Learned residuals on top of the analytical cost models (torch, differentiable).
+
+A residual is a small MLP on log-scale features of the layer, the mapping and
+the hardware that predicts log(measured cycles / analytical cycles):
+- "compiled": measured = the cycle model (baco/sim/timing.py) timing the
+  GEMM kernel compiled with the mapping's block sizes; analytical =
+  costmodel.compiled_program_cycles;
+- "rtl": measured = Gemmini RTL (FireSim) cycles of DOSA's programs;
+  analytical = the Timeloop-matched costmodel.cost_from_factors.
+Weights live in baco/data/cost_residual.json, written by
+benchmarks/train_cost_residual.py (see baco/data/README.md).
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+import torch
+
+from baco.tuner.mapping import NUM_LEVELS, parse_mapping
+from baco.tuner.workloads import DIMS, Layer
+
+WEIGHTS = Path(__file__).resolve().parents[1] / "data" / "cost_residual.json"
+HIDDEN = 32
+
+
+def _log(x):
+    return torch.log(torch.clamp(torch.as_tensor(x, dtype=torch.float64), min=1e-9))
+
+
+class Residual(torch.nn.Module):
+    """Standardised inputs -> two tanh layers -> one output (log-ratio)."""
+
+    def __init__(self, n_in: int, mean=None, std=None, hidden: int = HIDDEN):
+        super().__init__()
+        self.net = torch.nn.Sequential(torch.nn.Linear(n_in, hidden), torch.nn.Tanh(),
+                                       torch.nn.Linear(hidden, hidden), torch.nn.Tanh(),
+                                       torch.nn.Linear(hidden, 1)).double()
+        self.register_buffer("mean", torch.zeros(n_in, dtype=torch.float64) if mean is None else mean)
+        self.register_buffer("std", torch.ones(n_in, dtype=torch.float64) if std is None else std)
+
+    def forward(self, x):
+        return self.net((x - self.mean) / self.std).squeeze(-1)
+
+    def state(self) -> dict:
+        """The weights as lists of floats rounded to 7 significant digits (a small JSON file)."""
+        return {k: [float(f"{x:.7g}") for x in v.flatten().tolist()] if v.dim() <= 1 else
+                [[float(f"{x:.7g}") for x in row] for row in v.tolist()] for k, v in self.state_dict().items()}
+
+    @classmethod
+    def from_state(cls, state: dict) -> "Residual":
+        mean = torch.tensor(state["mean"], dtype=torch.float64)
+        m = cls(len(mean), hidden=len(state["net.0.bias"]))
+        m.load_state_dict({k: torch.tensor(v, dtype=torch.float64) for k, v in state.items()})
+        m.requires_grad_(False)
+        return m
+
+
+def fit(x, y, *, epochs: int, weight_decay: float, hidden: int = HIDDEN, seed: int = 0, lr: float = 3e-3) -> Residual:
+    """Full-batch Adam on a pseudo-Huber loss of the log-ratio (about |error| beyond 10%, so a
+    few rows the features cannot explain do not dominate the fit)."""
+    torch.manual_seed(seed)
+    std = x.std(0)
+    model = Residual(x.shape[1], x.mean(0), torch.where(std > 1e-9, std, torch.ones_like(std)), hidden)
+    opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
+    for _ in range(epochs):
+        opt.zero_grad()
+        loss = torch.mean(torch.sqrt((model(x) - y) ** 2 + 0.01))
+        loss.backward()
+        opt.step()
+    model.requires_grad_(False)
+    return model
+
+
+@lru_cache(maxsize=None)
+def load(name: str) -> Residual | None:
+    """The shipped residual `name` ("compiled" or "rtl"), or None when no weights are shipped."""
+    if not WEIGHTS.exists():
+        return None
+    state = json.loads(WEIGHTS.read_text()).get(name)
+    return Residual.from_state(state) if state else None
+
+
+# ---- features -------------------------------------------------------------------------------
+
+def compiled_inputs(layer: Layer, temporal, spatial, hw, *, out_int8: bool, double_buffer: bool, dataflow: str):
+    """(features [B, F], log analytical cycles [B]) of the compiled GEMM kernel run with the
+    block sizes of the mapping's scratchpad tile and this schedule."""
+    from baco.tuner import costmodel
+    flags = dict(out_int8=out_int8, double_buffer=double_buffer, dataflow=dataflow)
+    terms = costmodel.compiled_program_terms(layer, temporal, spatial, hw, **flags)
+    blocks = terms["blocks"]
+    ones = torch.ones_like(blocks[0])
+    pe, sp_kb, acc_kb = (torch.as_tensor(v, dtype=torch.float64) * ones for v in hw)
+    dims = [ones * float(v) for v in (layer.P * layer.Q * layer.N, layer.K, layer.C)]
+    parts = [terms[k] for k in ("programs", "k_steps", "load", "compute", "store", "step")]
+    switches = [ones * float(v) for v in (out_int8, double_buffer, dataflow == "OS")]
+    feats = torch.stack([_log(v) for v in (*dims, *blocks, pe, sp_kb, acc_kb, *parts)]
+                        + [_log(b / pe) for b in blocks] + switches, dim=1)
+    return feats, _log(terms["cycles"])
+
+
+def rtl_inputs(layer: Layer, temporal, sC, sK, order, hw):
+    """(features [B, F], log Timeloop-model cycles [B]) of B mappings of one layer."""
+    from baco.tuner import costmodel
+    out = costmodel.cost_from_factors(layer, temporal, sC, sK, order, hw)
+    acc = out["accesses"]
+    pe = torch.as_tensor(hw[0], dtype=torch.float64)
+    B = temporal.shape[0]
+    ones = torch.ones(B, dtype=torch.float64)
+    tiles = costmodel._tiles(temporal, sC, sK)
+    cols = [ones * float(getattr(layer, d)) for d in DIMS] + [ones * float(layer.Hstride)]
+    for level in range(NUM_LEVELS - 1):
+        cols += [tiles[level][:, i] for i in range(len(DIMS))]
+    cols += [sC.to(torch.float64) * ones, sK.to(torch.float64) * ones]
+    for level in range(1, NUM_LEVELS):
+        cols.append(torch.prod(temporal[:, level, :], dim=1))     # iterations of each level's loops
+    cols += [ones * float(layer.macs) / (sC * sK), acc["dram"] / 8, acc["scratchpad"] / (2 * pe),
+             acc["accumulator"] / (2 * sK), out["cycles"]]
+    feats = torch.stack([_log(c) for c in cols], dim=1)
+    return feats, _log(out["cycles"])
+
+
+def rtl_row_inputs(row: dict):
+    """rtl_inputs of one row of the RTL file (DOSA's default Gemmini: 16x16, 256 KB, 64 KB)."""
+    from baco.tuner.costmodel import mapping_tensors
+    layer = Layer(**{d: int(row[f"prob.{d}"]) for d in DIMS}, Hstride=int(row["prob.Hstride"]),
+                  Wstride=int(row["prob.Wstride"]))
+    m = parse_mapping(row["mapping.mapping"])
+    temporal, sC, sK = mapping_tensors(m)
+    hw = tuple(torch.tensor([v], dtype=torch.float64) for v in (16.0, 256.0, 64.0))
+    return rtl_inputs(layer, temporal, sC, sK, m.order, hw)
+
+
+def rtl_row_cycles(row: dict) -> float:
+    """The combined model's cycles for one row of the RTL file: Timeloop-matched cycles times
+    the shipped "rtl" residual (costmodel.rtl_cycles)."""
+    feats, log_base = rtl_row_inputs(row)
+    model = load("rtl")
+    with torch.no_grad():
+        return float(torch.exp(log_base + (model(feats) if model is not None else 0.0))[0])
+
+
+def block_factors(layer: Layer, blocks: dict, dim: int):
+    """Factors [1, 4, 7] and spatial C/K of a GEMM layer run with these block sizes (ragged
+    blocks allowed: the DRAM-level factor is then fractional): the scratchpad tile is the
+    block, DIM x DIM sub-tiles on the array."""
+    bm, bn, bk = blocks["BLOCK_M"], blocks["BLOCK_N"], blocks["BLOCK_K"]
+    sc, sk = min(bk, dim), min(bn, dim)
+    temporal = torch.ones(1, NUM_LEVELS, len(DIMS), dtype=torch.float64)
+    ix = {d: i for i, d in enumerate(DIMS)}
+    temporal[0, 0, ix["P"]] = bm
+    temporal[0, 1, ix["C"]] = bk / sc
+    temporal[0, 2, ix["K"]] = bn / sk
+    temporal[0, 3, ix["P"]] = layer.P / bm
+    temporal[0, 3, ix["K"]] = layer.K / bn
+    temporal[0, 3, ix["C"]] = layer.C / bk
+    return temporal, torch.tensor([float(sc)], dtype=torch.float64), torch.tensor([float(sk)], dtype=torch.float64)
+
+
+__all__ = ["Residual", "fit", "load", "compiled_inputs", "rtl_inputs", "rtl_row_inputs", "rtl_row_cycles", "block_factors", "WEIGHTS"]

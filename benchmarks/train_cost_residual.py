@@ -1,0 +1,215 @@
+"""Training data and weights for the learned residuals of baco/tuner/residual.py.
+
+Two residuals, one weights file (baco/data/cost_residual.json):
+- "compiled": the GEMM kernel (baco/kernels/matmul.py) compiled with random
+  schedules (block sizes, WS/OS, double buffering; int8 or int32 output) for
+  random GemminiConfigs, run bit-exact on the functional model with the cycle
+  model observing (baco/sim/timing.py); the residual corrects
+  costmodel.compiled_program_cycles (the analytical model of that program)
+  towards the measured cycles.
+- "rtl": rows of the RTL file (FireSim cycle counts of DOSA's programs, the
+  70% training split that benchmarks/rtl_calibration.py also uses); the
+  residual corrects the Timeloop-matched model towards the measured cycles.
+Both are scored on held-out rows (compiled: a separate set of kernels; RTL:
+the 30% split) and the scores are printed.
+
+    python benchmarks/train_cost_residual.py collect [--samples 600] [--seed 0]
+    python benchmarks/train_cost_residual.py train [--write]
+    python benchmarks/train_cost_residual.py --smoke       (6 small kernels, a short fit, no --write)
+"""
+import argparse
+import csv
+import json
+import math
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from baco.design import run_gemm
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import GemmSchedule, schedule_problems
+from baco.tuner import residual
+from baco.tuner.workloads import gemm
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "out" / "cost_residual"
+RTL_FILE = ROOT / "benchmarks" / "data" / "rtl" / "firesim_train.csv"
+COMPILED_FIELDS = ("M", "N", "K", "block_m", "block_n", "block_k", "dataflow", "double_buffer", "out_int8", "dim",
+                   "sp_kb", "acc_kb", "cycles", "commands")
+
+
+def kernel_cycles(M, N, K, schedule, cfg, out_int8):
+    """(cycles, commands) of the compiled GEMM kernel, checked bit-exact, timed by the cycle model."""
+    ok, report, _ = run_gemm(M, N, K, cfg, schedule, out_int8=out_int8)
+    if not ok:
+        raise AssertionError(f"GEMM {M}x{N}x{K} {schedule} on DIM {cfg.dim} is not bit-exact")
+    return report["cycles"], report["commands"]
+
+
+def estimated_commands(M, N, K, blocks, d):
+    bm, bn, bk = blocks
+    mb, nb, kb = -(-bm // d), -(-bn // d), -(-bk // d)
+    programs = -(-M // bm) * -(-N // bn)
+    return programs * (2 * mb * nb + -(-K // bk) * (mb + kb + 2 * mb * nb * kb))
+
+
+def random_case(rnd, max_commands):
+    """A random (M, N, K, schedule, config, out_int8) whose program is at most max_commands long."""
+    while True:
+        d = rnd.choice((4, 8, 16, 16, 32, 64))
+        sp_kb = rnd.choice((16, 32, 64, 128, 256, 512))
+        acc_kb = rnd.choice((8, 16, 32, 64, 128, 256))
+        dims = []
+        for _ in range(3):
+            n = rnd.choice((rnd.randint(1, 64), rnd.randint(16, 512), 16 * rnd.randint(1, 32)))
+            dims.append(n)
+        M, N, K = dims
+        blocks = tuple(min(rnd.choice((d, 2 * d, 4 * d, 8 * d, 16 * d, 32, 64, 128, 256)), max(d, -(-n // d) * d))
+                       for n in (M, N, K))
+        if estimated_commands(M, N, K, blocks, d) > max_commands:
+            continue
+        schedule = GemmSchedule(*blocks, dataflow=rnd.choice(("WS", "WS", "OS")), double_buffer=rnd.random() < 0.4)
+        out_int8 = rnd.random() < 0.7
+        try:
+            cfg = GemminiConfig.from_capacity(d, sp_kb, acc_kb)
+        except ValueError:
+            continue
+        if schedule_problems(schedule, cfg, out_int8):
+            continue
+        return M, N, K, schedule, cfg, out_int8
+
+
+def collect(samples, seed, path, max_commands=6000):
+    """Time `samples` random compiled kernels; rows are appended to `path` as they come."""
+    rnd = random.Random(seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows, t0 = [], time.perf_counter()
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, COMPILED_FIELDS)
+        w.writeheader()
+        while len(rows) < samples:
+            M, N, K, s, cfg, out_int8 = random_case(rnd, max_commands)
+            cycles, commands = kernel_cycles(M, N, K, s, cfg, out_int8)
+            rows.append(dict(M=M, N=N, K=K, block_m=s.block_m, block_n=s.block_n, block_k=s.block_k,
+                             dataflow=s.dataflow, double_buffer=int(s.double_buffer), out_int8=int(out_int8),
+                             dim=cfg.dim, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, cycles=cycles, commands=commands))
+            w.writerow(rows[-1])
+            f.flush()
+    print(f"{len(rows)} compiled kernels timed in {time.perf_counter() - t0:.0f} s -> {path}")
+    return rows
+
+
+def read_rows(path):
+    return list(csv.DictReader(open(path)))
+
+
+def compiled_tensors(rows):
+    """Features, analytical log cycles and measured log cycles of compiled-kernel rows."""
+    feats, base, target = [], [], []
+    for r in rows:
+        M, N, K = int(r["M"]), int(r["N"]), int(r["K"])
+        layer = gemm(M, K, N)
+        blocks = {"BLOCK_M": int(r["block_m"]), "BLOCK_N": int(r["block_n"]), "BLOCK_K": int(r["block_k"])}
+        hw = tuple(torch.tensor([float(r[k])], dtype=torch.float64) for k in ("dim", "sp_kb", "acc_kb"))
+        temporal, sC, sK = residual.block_factors(layer, blocks, int(r["dim"]))
+        f, b = residual.compiled_inputs(layer, temporal, (sC, sK), hw, out_int8=bool(int(r["out_int8"])),
+                                        double_buffer=bool(int(r["double_buffer"])), dataflow=r["dataflow"])
+        feats.append(f)
+        base.append(b)
+        target.append(math.log(float(r["cycles"])))
+    return torch.cat(feats), torch.cat(base), torch.tensor(target, dtype=torch.float64)
+
+
+def rtl_split(path):
+    """The same fixed 70/30 split as benchmarks/rtl_calibration.py."""
+    rows = read_rows(path)
+    idx = list(range(len(rows)))
+    random.Random(0).shuffle(idx)
+    cut = int(0.7 * len(rows))
+    return [rows[i] for i in idx[:cut]], [rows[i] for i in idx[cut:]]
+
+
+def rtl_tensors(rows):
+    feats, base, target = [], [], []
+    for r in rows:
+        f, b = residual.rtl_row_inputs(r)
+        feats.append(f)
+        base.append(b)
+        target.append(math.log(float(r["target.gemmini_cycle"])))
+    return torch.cat(feats), torch.cat(base), torch.tensor(target, dtype=torch.float64)
+
+
+def scores(pred_log, target_log):
+    p, t = np.exp(pred_log.numpy()), np.exp(target_log.numpy())
+    rel = np.abs(p - t) / t
+    return dict(log_r=float(np.corrcoef(np.log(p), np.log(t))[0, 1]), raw_r=float(np.corrcoef(p, t)[0, 1]),
+                median_rel=float(np.median(rel)), mape=float(np.mean(rel)))
+
+
+def fmt(s):
+    return (f"log r {s['log_r']:.3f}  raw r {s['raw_r']:.3f}  median rel. err {100 * s['median_rel']:.1f}%  "
+            f"MAPE {100 * s['mape']:.1f}%")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("command", nargs="?", choices=["collect", "train"], default="train")
+    p.add_argument("--samples", type=int, default=700, help="compiled kernels to time (collect)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-commands", type=int, default=6000, help="longest program to draw (collect)")
+    p.add_argument("--data", type=Path, nargs="+", default=[OUT / "compiled.csv"],
+                   help="compiled-kernel rows: the file collect writes, or the files train reads")
+    p.add_argument("--rtl", type=Path, default=RTL_FILE, help="RTL file (its 70%% training split is used)")
+    p.add_argument("--epochs", type=int, nargs=2, default=(1500, 400), metavar=("COMPILED", "RTL"),
+                   help="training epochs of the two residuals")
+    p.add_argument("--write", action="store_true", help=f"write the weights to {residual.WEIGHTS}")
+    p.add_argument("--smoke", action="store_true", help="collect 6 small kernels and train briefly (no --write)")
+    args = p.parse_args(argv)
+    torch.set_num_threads(1)        # tiny tensors: threads only add contention
+    if args.smoke:
+        rows = collect(6, args.seed, OUT / "smoke.csv", max_commands=300)
+        x, base, y = compiled_tensors(rows)
+        model = residual.fit(x, y - base, epochs=50, weight_decay=1e-4)
+        with torch.no_grad():
+            print("smoke fit on 6 kernels:", fmt(scores(base + model(x), y)))
+        return 0
+    if args.command == "collect":
+        collect(args.samples, args.seed, args.data[0], args.max_commands)
+        return 0
+    rows = [r for path in args.data for r in read_rows(path)]
+    x, base, y = compiled_tensors(rows)
+    held = torch.arange(len(rows)) % 5 == 4          # every fifth kernel is held out
+    weights = {}
+    model = residual.fit(x[~held], (y - base)[~held], epochs=args.epochs[0], weight_decay=1e-2)
+    with torch.no_grad():
+        print(f"compiled kernels: {int((~held).sum())} training, {int(held.sum())} held-out (cycle model = truth)")
+        print("  analytical program model  ", fmt(scores(base[held], y[held])))
+        print("  + learned residual        ", fmt(scores(base[held] + model(x[held]), y[held])))
+    weights["compiled"] = model.state()
+    rtl = args.rtl
+    if not rtl.exists():
+        print(f"{rtl} not found: rtl residual not trained")
+    else:
+        train, held_rows = rtl_split(rtl)
+        x, base, y = rtl_tensors(train)
+        # few distinct layers (60): strong weight decay, few epochs, or it learns the training rows
+        model = residual.fit(x, y - base, epochs=args.epochs[1], weight_decay=1e-2)
+        xh, bh, yh = rtl_tensors(held_rows)
+        with torch.no_grad():
+            print(f"RTL rows: {len(train)} training, {len(held_rows)} held-out ({rtl.name} 70/30 split)")
+            print("  Timeloop-matched model    ", fmt(scores(bh, yh)))
+            print("  + learned residual        ", fmt(scores(bh + model(xh), yh)))
+        weights["rtl"] = model.state()
+    if args.write:
+        residual.WEIGHTS.parent.mkdir(parents=True, exist_ok=True)
+        residual.WEIGHTS.write_text(json.dumps(weights))
+        print(f"weights -> {residual.WEIGHTS}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,94 @@
+"""The compiled-program cost model (analytical + learned residual) against the cycle model
+timing compiled GEMM kernels, its gradients, and the RTL residual (the training script's
+smoke run is in test_benchmarks_smoke.py)."""
+import importlib.util
+from pathlib import Path
+
+import pytest
+import torch
+
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import GemmSchedule
+from baco.tuner import costmodel, residual
+from baco.tuner.mapping import parse_mapping
+from baco.tuner.arch import Hardware
+from baco.tuner.workloads import Layer, gemm
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("train_cost_residual", ROOT / "benchmarks" / "train_cost_residual.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+CASES = [  # M, N, K, schedule, dim, sp_kb, acc_kb, int8 output
+    (64, 64, 64, GemmSchedule(32, 32, 32), 16, 256, 64, True),
+    (100, 70, 300, GemmSchedule(32, 32, 64, double_buffer=True), 16, 256, 64, True),
+    (33, 17, 65, GemmSchedule(16, 16, 32, dataflow="OS"), 8, 64, 32, False),
+    (128, 96, 256, GemmSchedule(64, 32, 128), 32, 256, 128, False),
+]
+
+
+def _predict(M, N, K, s, dim, sp_kb, acc_kb, out_int8, fn):
+    layer = gemm(M, K, N)
+    temporal, sC, sK = residual.block_factors(layer, {"BLOCK_M": s.block_m, "BLOCK_N": s.block_n,
+                                                      "BLOCK_K": s.block_k}, dim)
+    return float(fn(layer, temporal, (sC, sK), (float(dim), float(sp_kb), float(acc_kb)), out_int8=out_int8,
+                    double_buffer=s.double_buffer, dataflow=s.dataflow)[0])
+
+
+def test_compiled_models_track_the_cycle_model():
+    script = _script()
+    for M, N, K, s, dim, sp_kb, acc_kb, out_int8 in CASES:
+        cfg = GemminiConfig.from_capacity(dim, sp_kb, acc_kb)
+        measured, _ = script.kernel_cycles(M, N, K, s, cfg, out_int8)
+        analytical = _predict(M, N, K, s, dim, sp_kb, acc_kb, out_int8, costmodel.compiled_program_cycles)
+        learned = _predict(M, N, K, s, dim, sp_kb, acc_kb, out_int8, costmodel.compiled_cycles)
+        assert abs(analytical / measured - 1) < 0.6, (M, N, K, s, analytical, measured)
+        assert abs(learned / measured - 1) < 0.3, (M, N, K, s, learned, measured)
+
+
+def test_compiled_cycles_are_differentiable_in_factors_and_hardware():
+    layer = gemm(256, 512, 128)
+    temporal, sC, sK = residual.block_factors(layer, {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 128}, 16)
+    temporal.requires_grad_(True)
+    pe = torch.tensor([16.0], dtype=torch.float64, requires_grad=True)
+    cycles = costmodel.compiled_cycles(layer, temporal, (sC, sK), (pe, 256.0, 64.0))
+    cycles.sum().backward()
+    assert torch.isfinite(temporal.grad).all() and temporal.grad.abs().sum() > 0
+    assert torch.isfinite(pe.grad).all() and pe.grad.abs().sum() > 0
+    # more MACs per program and fewer programs: larger blocks cost fewer cycles on this shape
+    small = _predict(256, 128, 512, GemmSchedule(16, 16, 16), 16, 256, 64, True, costmodel.compiled_cycles)
+    large = _predict(256, 128, 512, GemmSchedule(64, 64, 128), 16, 256, 64, True, costmodel.compiled_cycles)
+    assert large < small
+
+
+def test_shipped_weights_load_and_rtl_cycles_are_differentiable():
+    assert residual.WEIGHTS.exists()
+    assert residual.load("compiled") is not None and residual.load("rtl") is not None
+    m = parse_mapping("L3[WIO] C8 Q7 K16 - L2[WI] Q2 C2 - L1[O] P7 K2 C4 K2X - L0[W] Q4 P8")
+    layer = Layer(P=56, Q=56, C=64, K=64)
+    temporal, sC, sK = costmodel.mapping_tensors(m)
+    temporal.requires_grad_(True)
+    hw = tuple(torch.tensor([v], dtype=torch.float64) for v in (16.0, 256.0, 64.0))
+    rtl = costmodel.rtl_cycles(layer, temporal, sC, sK, m.order, hw)
+    rtl.sum().backward()
+    assert torch.isfinite(rtl).all() and float(rtl.detach()[0]) > 0
+    assert torch.isfinite(temporal.grad).all() and temporal.grad.abs().sum() > 0
+    # the residual is a correction, not a replacement: same order of magnitude as Timeloop's cycles
+    timeloop = costmodel.evaluate(layer, m, Hardware(16, 256, 64)).cycles
+    assert 0.1 < float(rtl[0]) / timeloop < 100
+
+
+@pytest.mark.slow
+def test_residual_scores_on_fresh_kernels():
+    """Score the shipped compiled residual on kernels drawn with another seed."""
+    script = _script()
+    rows = script.collect(40, 12345, ROOT / "out" / "cost_residual" / "fresh.csv", max_commands=3000)
+    x, base, y = script.compiled_tensors(rows)
+    with torch.no_grad():
+        s = script.scores(base + residual.load("compiled")(x), y)
+    assert s["log_r"] > 0.95 and s["median_rel"] < 0.15
