@@ -236,13 +236,15 @@ class KernelCodegen(ast.NodeVisitor):
         for n in carried:
             v = self.env[n]
             if isinstance(v, bool) or not isinstance(v, (int, float, Val)):
-                raise self.error(f"`{n}` cannot change inside a loop (it is a {describe(v)})", node)
+                raise self.error(f"`{n}` cannot change inside a loop (it is a {describe(v)})",
+                                 assignment_of(n, node.body) or node)
             if isinstance(v, float):
                 v = self.const_f32(v)
             elif isinstance(v, int):
                 v = self.const_index(v)
             if v.is_memref:
-                raise self.error(f"pointer argument `{n}` cannot be reassigned in a loop", node)
+                raise self.error(f"pointer argument `{n}` cannot be reassigned in a loop",
+                                 assignment_of(n, node.body) or node)
             inits.append(v)
         iv = self.fresh()
         results = self.fresh()
@@ -267,7 +269,8 @@ class KernelCodegen(ast.NodeVisitor):
             if isinstance(v, (int, float)) and not isinstance(v, bool):
                 v = self.const_index(v) if t == "index" else self.const_f32(v)
             if not isinstance(v, Val) or v.type != t:
-                raise self.error(f"`{n}` changes type inside the loop ({t} -> {describe(v)})", node)
+                raise self.error(f"`{n}` changes type inside the loop ({t} -> {describe(v)})",
+                                 assignment_of(n, node.body) or node)
             outs.append(v)
         if carried:
             self.emit(f"scf.yield {', '.join(v.name for v in outs)} : {', '.join(types)} {loc}")
@@ -554,6 +557,18 @@ def is_lang_call(node, name):
         return False
     f = node.func
     return (isinstance(f, ast.Attribute) and f.attr == name) or (isinstance(f, ast.Name) and f.id == name)
+
+
+def assignment_of(name: str, stmts):
+    """The first statement in `stmts` (nested included) that assigns `name`: where a loop
+    error about that name belongs."""
+    for s in stmts:
+        for n in ast.walk(s):
+            targets = n.targets if isinstance(n, ast.Assign) else \
+                [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else []
+            if any(isinstance(x, ast.Name) and x.id == name for t in targets for x in ast.walk(t)):
+                return n
+    return None
 
 
 def assigned_names(stmts):
