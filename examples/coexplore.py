@@ -38,6 +38,7 @@ def main(argv=None) -> int:
     p.add_argument("--budget", type=float, default=60)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default="out/coexplore")
+    p.add_argument("--importance", choices=["on", "off"], default="on", help="schedule steps over layers by gain")
     args = p.parse_args(argv)
     layers = None
     if not args.torch:
@@ -50,7 +51,7 @@ def main(argv=None) -> int:
         layers = workloads.layers_from_torch(SmallNet(), torch.zeros(1, 16, 32, 32))
         print(f"torch model: {len(layers)} layers extracted with torch.fx")
     default = baselines.gemmini_default(layers)
-    result = explore.coexplore(layers, seed=args.seed, time_budget_s=args.budget)
+    result = explore.coexplore(layers, seed=args.seed, time_budget_s=args.budget, importance=args.importance == "on")
     hw = result.hw
     print(f"\nbaco: Gemmini {hw.pe_dim}x{hw.pe_dim}, {hw.sp_kb:g} KB scratchpad, {hw.acc_kb:g} KB accumulator, "
           f"~{hw.area_mm2:.2f} mm2")
