@@ -3,7 +3,10 @@ import importlib.util
 import json
 from pathlib import Path
 
+import pytest
 
+
+@pytest.mark.slow      # seven methods x 2 s plus set-up: ~50 s on a loaded machine
 def test_network_benchmark_smoke(tmp_path, capsys):
     path = Path(__file__).resolve().parents[1] / "benchmarks" / "network.py"
     spec = importlib.util.spec_from_file_location("network_benchmark", path)
