@@ -218,10 +218,16 @@ def bayesian(layers: list[Layer], *, time_budget_s: float | None = None, seed: i
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(sampler=optuna.samplers.TPESampler(seed=seed, multivariate=True))
-    for design in _seed_designs(problem):
+    seeds = _seed_designs(problem)
+    for design in seeds:
         study.enqueue_trial(params_of(design))
+    # the seeds are evaluated whatever the budget (as every other method starts from them), so a
+    # short budget on a loaded machine still returns a valid design
+    study.optimize(objective, n_trials=len(seeds))
     remaining = None if time_budget_s is None else max(0.0, time_budget_s - (time.perf_counter() - t0))
-    study.optimize(objective, n_trials=trials, timeout=remaining, show_progress_bar=progress)
+    if trials is None or trials > len(seeds):
+        study.optimize(objective, n_trials=None if trials is None else trials - len(seeds), timeout=remaining,
+                       show_progress_bar=progress)
     valid = [t for t in study.trials if t.value is not None and t.user_attrs.get("valid")]
     if not valid:
         raise RuntimeError("Bayesian optimisation found no valid design in its budget")
