@@ -80,7 +80,7 @@ def test_shipped_weights_load_and_rtl_cycles_are_differentiable():
     assert torch.isfinite(temporal.grad).all() and temporal.grad.abs().sum() > 0
     # the residual is a correction, not a replacement: same order of magnitude as Timeloop's cycles
     timeloop = costmodel.evaluate(layer, m, Hardware(16, 256, 64)).cycles
-    assert 0.1 < float(rtl[0]) / timeloop < 100
+    assert 0.1 < float(rtl.detach()[0]) / timeloop < 100
 
 
 @pytest.mark.slow
