@@ -5,9 +5,10 @@ the kernel is compiled for the tuned GemminiConfig with the layer's tuned schedu
 functional model on random int8 data and compared bit for bit with Gemmini's arithmetic
 (baco.gemmini.arith.reference_matmul), and timed by the cycle model on the commands it issued.
 The same layers are timed on Gemmini-default (16×16, 256 KB scratchpad, 64 KB accumulator)
-running the C library's tiling (baco.sim.clib). Per layer: predicted (the tuner's cost model)
-beside simulated cycles and energy; per network: the count-weighted EDP of both designs, and
-the gain over the default as predicted and as simulated.
+running the C library's tiling (baco.sim.clib). Per layer: predicted (the model the search
+used: for kernel layers the compiled program with the schedule the search chose,
+baco.tuner.kernel_model) beside simulated cycles and energy; per network: the count-weighted
+EDP of both designs, and the gain over the default as predicted and as simulated.
 
     baco run --design DIR [--target sim|iss]
     baco tune ... --out DIR --verify       (tune, then the same check)
@@ -56,6 +57,7 @@ class LayerCheck:
     default_predicted: Measured         # Gemmini-default with the C library's tiling, cost model
     default_simulated: Measured | None  # ... and the C library's command stream on the cycle model
     checked_shape: tuple | None = None  # (M, N, K) run bit-exact: the layer's, or cut down (FUNCTIONAL_MACS)
+    timeloop_cycles: float | None = None  # the Timeloop-matched model's cycles of the tuned mapping
     seconds: float = 0.0
 
 
@@ -152,7 +154,8 @@ def check_design(design: dict, *, target: str = "sim", progress=print) -> list[L
         # model on the C library's tiling of the default Gemmini (baselines.gemmini_default)
         dflt = gemmini_default([layer]).per_layer[0]
         check = LayerCheck(entry["name"], layer.count, layer, None, Measured(entry["cycles"], entry["energy_uj"]),
-                           None, None, Measured(dflt.cycles, dflt.energy_uj), None)
+                           None, None, Measured(dflt.cycles, dflt.energy_uj), None,
+                           timeloop_cycles=entry.get("timeloop_cycles"))
         if is_kernel_layer(layer):      # (result.json files older than schedules: from the mapping)
             check.schedule = GemmSchedule.from_dict(entry["schedule"]) if "schedule" in entry \
                 else gemm_schedule(parse_mapping(entry["mapping"]), layer)
@@ -193,6 +196,10 @@ def scaled(c: LayerCheck) -> str:
     return " (timed on its command stream; checked on {}x{}x{})".format(*c.checked_shape)
 
 
+def schedule_text(s: GemmSchedule) -> str:
+    return f"{s.block_m},{s.block_n},{s.block_k} {s.dataflow}{'+db' if s.double_buffer else ''}"
+
+
 def format_report(design: dict, checks: list[LayerCheck]) -> str:
     hw = design["hardware"]
     lines = [f"design: Gemmini {hw['pe_dim']}x{hw['pe_dim']}, scratchpad {hw['sp_kb']:g} KB, "
@@ -206,7 +213,7 @@ def format_report(design: dict, checks: list[LayerCheck]) -> str:
                          f"{'-':>10s} {'-':>8s} {c.predicted.energy_uj:9.4g} {'-':>9s} {'-':>15s} -")
             continue
         s = c.schedule
-        lines.append(f"{c.name[:14]:14s} {c.count:2d} {shape:>16s} {f'{s.block_m},{s.block_n},{s.block_k} {s.dataflow}':>20s} "
+        lines.append(f"{c.name[:14]:14s} {c.count:2d} {shape:>16s} {schedule_text(s):>20s} "
                      f"{c.predicted.cycles:10.4g} {c.simulated.cycles:10.4g} "
                      f"{c.simulated.cycles / c.predicted.cycles:8.2f} {c.predicted.energy_uj:9.4g} "
                      f"{c.simulated.energy_uj:9.4g} {c.default_simulated.cycles:15.4g} "

@@ -21,8 +21,9 @@ SIZES = (1, 4, 16, 17, 33, 48, 64, 65, 96, 128, 200)
 
 
 def random_designs(n, seed, sizes=SIZES):
-    """(layer, mapping, hardware) of n random design points of random (padded, as the tuner maps
-    them) GEMM layers, the hardware inferred from the mapping as the tuner infers it."""
+    """(layer, mapping, hardware, schedule) of n random design points of random (padded, as the tuner
+    maps them) GEMM layers, the hardware inferred from the mapping as the tuner infers it, the
+    schedule (dataflow, double buffering) as the search picks it."""
     rng = np.random.default_rng(seed)
     gen = torch.Generator().manual_seed(seed)
     out = []
@@ -35,14 +36,15 @@ def random_designs(n, seed, sizes=SIZES):
             result = problem.result(design, "random", 0.0)
         except ValueError:          # beyond the largest buildable buffers
             continue
-        out.append((layer, result.mappings[0], result.hw))
+        out.append((layer, result.mappings[0], result.hw, result.per_layer[0].schedule))
     return out
 
 
-def check_compiles_and_runs(layer, mapping, hw):
+def check_compiles_and_runs(layer, mapping, hw, schedule):
     assert validate(mapping, layer, hw) == []
     cfg = hw.to_gemmini_config()
-    schedule = gemm_schedule(mapping, layer)
+    plain = gemm_schedule(mapping, layer)
+    assert (schedule.block_m, schedule.block_n, schedule.block_k) == (plain.block_m, plain.block_n, plain.block_k)
     assert schedule_problems(schedule, cfg, KERNEL_OUT_INT8) == []
     # the kernel compiled for the design runs bit-exact; above 2e5 MACs cut to two blocks per
     # dimension (the same compiled code, schedule and Gemmini), so 200 designs fit in minutes
@@ -53,19 +55,21 @@ def check_compiles_and_runs(layer, mapping, hw):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_random_tuned_gemm_designs_compile_and_run_bit_exact(seed):
-    for layer, mapping, hw in random_designs(2, seed, sizes=(1, 16, 17, 33, 48, 64)):
-        check_compiles_and_runs(layer, mapping, hw)
+    for design in random_designs(2, seed, sizes=(1, 16, 17, 33, 48, 64)):
+        check_compiles_and_runs(*design)
 
 
 @pytest.mark.slow
 def test_200_random_tuned_gemm_designs_compile_and_run_bit_exact():
-    for layer, mapping, hw in random_designs(200, 1000):
-        check_compiles_and_runs(layer, mapping, hw)
+    designs = random_designs(200, 1000)
+    for design in designs:
+        check_compiles_and_runs(*design)
+    assert any(d[3].double_buffer for d in designs) and any(d[3].dataflow == "OS" for d in designs)
 
 
 def test_tuner_capacity_is_the_compilers():
     # the tuner's (differentiable) need of a GEMM mapping is exactly gemm_footprint on the array it runs on
-    for layer, mapping, hw in random_designs(40, 7):
+    for layer, mapping, hw, _ in random_designs(40, 7):
         cfg = hw.to_gemmini_config()
         fp = gemm_footprint(gemm_schedule(mapping, layer), cfg, KERNEL_OUT_INT8)
         need = mapping_requirement(layer, mapping, cfg.dim)
@@ -82,8 +86,8 @@ def test_searched_designs_compile_on_their_hardware():
                baselines.gemmini_default(layers), baselines.random_search(layers, samples=64),
                baselines.genetic(layers, generations=3, population=16)]
     for result in results:
-        for layer, mapping in zip(layers, result.mappings):
-            check_compiles_and_runs(layer, mapping, result.hw)
+        for layer, mapping, cost in zip(layers, result.mappings, result.per_layer):
+            check_compiles_and_runs(layer, mapping, result.hw, cost.schedule)
 
 
 def test_tune_verify_and_run_design(tmp_path, capsys):

@@ -362,7 +362,7 @@ def _continuous_cost(problem: NetworkProblem, temporal, spatial, orders):
     hw = tuple(torch.stack([n[k] for n in needs]).max(0).values for k in ("pe", "sp_kb", "acc_kb"))
     cycles = energy = 0
     for layer, count, t, s, o in zip(problem.layers, problem.counts, temporal, spatial, orders):
-        c, e = costmodel_tensors(layer, t, s, o, hw)
+        c, e = costmodel_tensors(layer, t, s, o, hw, problem.cycle_model)
         cycles, energy = cycles + count * c, energy + count * e
     return cycles, energy
 

@@ -24,7 +24,7 @@ METHODS = {
     "baco": lambda layers, a: explore.coexplore(layers, seed=a.seed, steps=a.steps, time_budget_s=a.budget,
                                                 progress=not a.quiet, init_hw=a.init_hw,
                                                 importance=a.importance == "on", max_area_mm2=a.max_area,
-                                                checkpoint=a.checkpoint),
+                                                checkpoint=a.checkpoint, cycle_model=a.cycle_model),
     "default": lambda layers, a: baselines.gemmini_default(layers),
     "random": lambda layers, a: baselines.random_search(layers, time_budget_s=a.budget or 30, seed=a.seed),
     "ga": lambda layers, a: baselines.genetic(layers, time_budget_s=a.budget or 30, seed=a.seed),
@@ -109,6 +109,10 @@ def main(argv=None) -> int:
                    help="baco: save the search state to OUT/checkpoint.pt at least every S seconds")
     p.add_argument("--resume", action="store_true",
                    help="baco: continue from OUT/checkpoint.pt (same arguments as the killed run)")
+    p.add_argument("--cycle-model", choices=["compiled", "timeloop"], default="compiled",
+                   help="baco: cycles of kernel (GEMM) layers from the compiled program, whose schedule "
+                        "(dataflow, double buffering) the search also picks, or from the Timeloop-matched "
+                        "model (as DOSA and the thesis compare); result.json always carries timeloop_cycles")
     p.add_argument("--quiet", action="store_true")
     a = p.parse_args(argv)
     if (a.max_area is not None or a.pareto) and a.method != "baco":
@@ -137,7 +141,7 @@ def main(argv=None) -> int:
     if a.method == "baco" and not a.pareto:
         from baco.tuner.checkpoint import Checkpointer
         key = json.dumps([[l.key for l in layers], [l.count for l in layers], a.seed, a.steps, a.budget,
-                          a.importance, a.max_area, a.init_params])
+                          a.importance, a.max_area, a.init_params, a.cycle_model])
         a.checkpoint = Checkpointer(Path(a.out) / "checkpoint.pt", a.checkpoint_every, a.resume, key)
     if a.pareto:
         from baco.tuner.area import pareto_sweep, write_pareto

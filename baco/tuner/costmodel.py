@@ -52,6 +52,8 @@ class Cost:
     edp: float
     area_mm2: float
     accesses: dict = field(default_factory=dict)
+    timeloop_cycles: float | None = None   # the Timeloop-matched cycles (kernel_model.evaluate sets both)
+    schedule: object = None                # a kernel layer's GemmSchedule as the search chose it
 
 
 def _tiles(temporal, sC, sK):

@@ -11,7 +11,7 @@ import yaml
 from baco.gemmini.params_header import generate_params_header
 from baco.tuner import arch
 from baco.tuner.arch import Hardware
-from baco.tuner.mapping import NUM_LEVELS, Mapping, format_mapping, gemm_mapping_to_blocks, gemm_schedule, is_kernel_layer
+from baco.tuner.mapping import NUM_LEVELS, Mapping, format_mapping, gemm_schedule, is_kernel_layer
 from baco.tuner.workloads import DIMS, Layer
 
 LEVEL_NAMES = ["Registers", "Accumulator", "Scratchpad", "DRAM"]
@@ -100,16 +100,19 @@ def result_dict(layers, result) -> dict:
         entry = {"name": layer.name or layer.key, "layer": {**layer.dims, "Wstride": layer.Wstride,
                  "Hstride": layer.Hstride, "Wdilation": layer.Wdilation, "Hdilation": layer.Hdilation},
                  "count": layer.count, "mapping": format_mapping(mapping), "cycles": cost.cycles,
-                 "energy_uj": cost.energy_uj, "edp": cost.edp}
+                 "energy_uj": cost.energy_uj, "edp": cost.edp,
+                 "timeloop_cycles": cost.timeloop_cycles}
         if is_kernel_layer(layer):     # what the compiler runs: `baco run --design DIR`
-            entry["schedule"] = gemm_schedule(mapping, layer).to_dict()
-            entry["blocks"] = gemm_mapping_to_blocks(mapping, layer)
+            schedule = cost.schedule or gemm_schedule(mapping, layer)
+            entry["schedule"] = schedule.to_dict()
+            entry["blocks"] = {k: v for k, v in schedule.launch_options().items() if k.startswith("BLOCK_")}
         per_layer.append(entry)
     hw = result.hw
     return {"method": result.method, "hardware": {"pe_dim": hw.pe_dim, "sp_kb": hw.sp_kb, "acc_kb": hw.acc_kb,
                                                   "area_mm2": hw.area_mm2},
             "gemmini_config": hw.to_gemmini_config().to_dict(),
-            "cycles": result.cycles, "energy_uj": result.energy_uj, "edp": result.edp,
+            "cycle_model": result.cycle_model, "cycles": result.cycles, "energy_uj": result.energy_uj,
+            "edp": result.edp, "timeloop_cycles": result.timeloop_cycles, "timeloop_edp": result.timeloop_edp,
             "wall_s": result.wall_s, "layers": per_layer}
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import torch
 from tqdm.auto import tqdm
 
-from baco.tuner import costmodel
+from baco.tuner import kernel_model
 from baco.tuner.arch import DEFAULT_HARDWARE, MAX_BUFFER_KB, MAX_PE_DIM, Hardware, area_mm2
 from baco.tuner.hwinfer import requirements_from_factors, round_hardware, round_pe_dim, smooth_max
 from baco.tuner.mapping import Mapping, validate
@@ -139,20 +139,31 @@ class Result:
     wall_s: float = 0.0
     evaluations: int = 0
     trace: list = field(default_factory=list)   # (seconds, best network EDP so far) at each improvement
+    cycle_model: str = "compiled"               # kernel_model.CYCLE_MODELS: what `cycles` predicts
+    timeloop_cycles: float = 0.0                # count-weighted network cycles of the Timeloop-matched model
+
+    @property
+    def timeloop_edp(self) -> float:
+        """The design's EDP under the Timeloop-matched model (as DOSA and the thesis compare)."""
+        return self.timeloop_cycles * self.energy_uj
 
 
 def evaluate_design(layers: list[Layer], mappings: list[Mapping], hw: Hardware, *, method: str = "",
-                    wall_s: float = 0.0, evaluations: int = 0) -> Result:
-    """Exact cost of a design; raises ValueError if any mapping does not pass the validator on hw."""
+                    wall_s: float = 0.0, evaluations: int = 0, cycle_model: str = "compiled") -> Result:
+    """Exact cost of a design (kernel_model.evaluate per layer: kernel layers' cycles and schedules
+    from the compiled program unless cycle_model="timeloop"); raises ValueError if any mapping does
+    not pass the validator on hw."""
     per_layer = []
     for layer, mapping in zip(layers, mappings, strict=True):
         problems = validate(mapping, layer, hw)
         if problems:
             raise ValueError(f"invalid mapping for layer {layer.name or layer.key} on {hw}: {'; '.join(problems)}")
-        per_layer.append(costmodel.evaluate(layer, mapping, hw))
+        per_layer.append(kernel_model.evaluate(layer, mapping, hw, cycle_model))
     cycles = sum(layer.count * c.cycles for layer, c in zip(layers, per_layer))
     energy = sum(layer.count * c.energy_uj for layer, c in zip(layers, per_layer))
-    return Result(hw, list(mappings), cycles, energy, cycles * energy, per_layer, method, wall_s, evaluations)
+    timeloop = sum(layer.count * c.timeloop_cycles for layer, c in zip(layers, per_layer))
+    return Result(hw, list(mappings), cycles, energy, cycles * energy, per_layer, method, wall_s, evaluations,
+                  cycle_model=cycle_model, timeloop_cycles=timeloop)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -175,10 +186,11 @@ class NetworkProblem:
 
     With fixed_hw the hardware is given (mappings that do not fit are penalised and reported as invalid);
     otherwise it is inferred from the mappings: the smallest legal Gemmini that runs every layer.
+    cycle_model: kernel_model.CYCLE_MODELS ("compiled": kernel layers cost their compiled program).
     """
 
     def __init__(self, layers: list[Layer], *, fixed_hw: Hardware | None = None, max_pe: int = MAX_PE_DIM,
-                 max_area_mm2: float | None = None):
+                 max_area_mm2: float | None = None, cycle_model: str = "compiled"):
         if not layers:
             raise ValueError("nothing to explore: no layers")
         self.layers = list(layers)
@@ -186,6 +198,7 @@ class NetworkProblem:
         self.fixed_hw = fixed_hw
         self.max_pe = fixed_hw.pe_dim if fixed_hw else max_pe
         self.max_area_mm2 = max_area_mm2
+        self.cycle_model = kernel_model.check_cycle_model(cycle_model)
         self.spaces = [MappingSpace(layer.dims, max_spatial=self.max_pe) for layer in self.layers]
         self.evaluations = 0
         self.t0, self.best_edp, self.trace = time.perf_counter(), math.inf, []
@@ -245,7 +258,7 @@ class NetworkProblem:
         cycles = torch.zeros(B, dtype=torch.float64)
         energy = torch.zeros(B, dtype=torch.float64)
         for layer, count, t, s, o in zip(self.layers, self.counts, temporal, spatial, order):
-            c, e = costmodel_tensors(layer, t, s, o, hw_t)
+            c, e = costmodel_tensors(layer, t, s, o, hw_t, self.cycle_model)
             cycles = cycles + count * c
             energy = energy + count * e
         self.note(cycles * energy, penalty)
@@ -262,7 +275,7 @@ class NetworkProblem:
         hw = self.fixed_hw or self.score([[t] for t in design]).hardware[0]
         check_area(hw, self.max_area_mm2)
         result = evaluate_design(self.layers, [t.to_mapping() for t in design], hw, method=method,
-                                 wall_s=wall_s, evaluations=self.evaluations)
+                                 wall_s=wall_s, evaluations=self.evaluations, cycle_model=self.cycle_model)
         result.trace = list(self.trace)
         return result
 
@@ -284,18 +297,20 @@ def straight_through_hardware(pe, sp, acc, hardware: list[Hardware]):
 
 
 # ---- the cost model's tensor interface (with hwinfer.requirements_from_factors) ---------------------------
-def costmodel_tensors(layer: Layer, temporal, spatial, order, hw_t) -> tuple[torch.Tensor, torch.Tensor]:
-    """(cycles [B], energy µJ [B]) of B mappings of one layer; orders are grouped since they are discrete."""
+def costmodel_tensors(layer: Layer, temporal, spatial, order, hw_t,
+                      cycle_model: str = "compiled") -> tuple[torch.Tensor, torch.Tensor]:
+    """(cycles [B], energy µJ [B]) of B mappings of one layer (kernel_model.layer_tensors); orders
+    are grouped since they are discrete."""
     B = temporal.shape[0]
     cycles = torch.zeros(B, dtype=torch.float64)
     energy = torch.zeros(B, dtype=torch.float64)
     pe, sp, acc = hw_t
     for choice in torch.unique(order).tolist():
         idx = (order == choice).nonzero().squeeze(1)
-        out = costmodel.cost_from_factors(layer, temporal[idx], spatial[idx, 0], spatial[idx, 1],
-                                          level_orders(choice), (pe[idx], sp[idx], acc[idx]))
-        cycles = cycles.index_put((idx,), out["cycles"])
-        energy = energy.index_put((idx,), out["energy_uj"])
+        c, e, _, _ = kernel_model.layer_tensors(layer, temporal[idx], spatial[idx], level_orders(choice),
+                                                (pe[idx], sp[idx], acc[idx]), cycle_model)
+        cycles = cycles.index_put((idx,), c)
+        energy = energy.index_put((idx,), e)
     return cycles, energy
 
 
@@ -582,7 +597,7 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
               time_budget_s: float | None = None, progress: bool = True, init_hw: Hardware | None = None,
               lr: float = 0.08, round_every: int = 150, polish: bool = True, kicks: int = 10,
               random_pool: int = 64, importance: bool = False, max_area_mm2: float | None = None,
-              checkpoint=None) -> Result:
+              checkpoint=None, cycle_model: str = "compiled") -> Result:
     """Co-optimise one mapping per layer and one shared Gemmini for the network EDP.
 
     layers carry their repeat counts (the objective is (sum count*energy) * (sum count*cycles)).
@@ -594,6 +609,8 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
     max_area_mm2: an area budget (a penalty in the search; the returned design never exceeds it).
     polish: hill-climb the best designs afterwards, then `kicks` random restarts of it (until the
     deadline when there is a time budget).
+    cycle_model: what the search minimises for kernel layers' cycles (kernel_model: "compiled" costs
+    the program the compiler emits and picks its schedule; "timeloop", the Timeloop-matched model).
     checkpoint: a checkpoint.Checkpointer; the search saves its state through it and, when it
     resumes, continues from the saved state (a resumed time budget counts the time already spent).
     """
@@ -601,7 +618,7 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
     t0 = time.perf_counter() - (saved["elapsed"] if saved else 0.0)
     deadline = t0 + time_budget_s if time_budget_s is not None else None
     generator = torch.Generator().manual_seed(seed)
-    problem = NetworkProblem(layers, max_area_mm2=max_area_mm2)
+    problem = NetworkProblem(layers, max_area_mm2=max_area_mm2, cycle_model=cycle_model)
 
     def save(phase: str, **state) -> None:
         checkpoint.save({"phase": phase, "elapsed": time.perf_counter() - t0, "rng": generator.get_state(),

@@ -117,6 +117,17 @@ def _block_rows(rows, cols, dim):
     return _ceil_st(cols / dim) * _ceil_st(rows / dim) * dim
 
 
+def gemm_rows_from_factors(temporal: torch.Tensor, spatial: torch.Tensor, dim) -> tuple[torch.Tensor, torch.Tensor]:
+    """(scratchpad rows, accumulator rows) [B] of the GEMM kernel run with the L2 tile of B mappings
+    of a kernel layer, single-buffered, on a dim array: baco.gemmini.schedule.gemm_footprint on tensors
+    (double buffering doubles the scratchpad rows)."""
+    below_dram = temporal[:, :3, :].prod(1)
+    bm = below_dram[:, DIM_INDEX["P"]]
+    bk = below_dram[:, DIM_INDEX["C"]] * spatial[:, 0]
+    bn = below_dram[:, DIM_INDEX["K"]] * spatial[:, 1]
+    return _block_rows(bm, bk, dim) + _block_rows(bk, bn, dim), _block_rows(bm, bn, dim)
+
+
 def requirements_from_factors(layer, temporal: torch.Tensor, spatial: torch.Tensor,
                               pe_dim: torch.Tensor | float | None = None) -> dict[str, torch.Tensor]:
     """What each of B mappings needs ([B] tensors "pe", "sp_kb", "acc_kb"), differentiable in the factors.
@@ -131,12 +142,7 @@ def requirements_from_factors(layer, temporal: torch.Tensor, spatial: torch.Tens
     pe = torch.maximum(spatial[:, 0], spatial[:, 1])
     dim = pe if pe_dim is None else torch.as_tensor(pe_dim, dtype=temporal.dtype)
     if is_kernel_layer(layer):
-        below_dram = temporal[:, :3, :].prod(1)
-        bm = below_dram[:, DIM_INDEX["P"]]
-        bk = below_dram[:, DIM_INDEX["C"]] * spatial[:, 0]
-        bn = below_dram[:, DIM_INDEX["K"]] * spatial[:, 1]
-        sp_rows = _block_rows(bm, bk, dim) + _block_rows(bk, bn, dim)
-        acc_rows = _block_rows(bm, bn, dim)
+        sp_rows, acc_rows = gemm_rows_from_factors(temporal, spatial, dim)
         sp_kb = sp_rows * dim / 1024
     else:
         cap = costmodel.capacity_from_factors(layer, temporal, spatial[:, 0], spatial[:, 1])

@@ -66,7 +66,7 @@ def layer_costs(problem, design) -> tuple[list[float], list[float]]:
     energy, cycles = [], []
     for layer, tiling in zip(problem.layers, design):
         t, s, o = stack_tilings([tiling])
-        c, e = costmodel_tensors(layer, t, s, o, hw_t)
+        c, e = costmodel_tensors(layer, t, s, o, hw_t, problem.cycle_model)
         energy.append(float(e[0]))
         cycles.append(float(c[0]))
     return energy, cycles
@@ -126,7 +126,7 @@ class OthersCache:
                 for j in self.others:
                     t, s, o = self.stacked[j]
                     c, e = costmodel_tensors(self.problem.layers[j], t.expand(U, -1, -1), s.expand(U, -1),
-                                             o.expand(U), hw_t)
+                                             o.expand(U), hw_t, self.problem.cycle_model)
                     cyc += self.problem.counts[j] * c
                     en += self.problem.counts[j] * e
             for u, h in enumerate(missing):
@@ -163,7 +163,7 @@ def run_slice(problem, design, edp: float, task: LayerTask, steps: int, lr: floa
         hardware, hw_t, penalty = problem.infer_hardware(pe, torch.cat([other_sp, need["sp_kb"].unsqueeze(0)]),
                                                          torch.cat([other_acc, need["acc_kb"].unsqueeze(0)]),
                                                          smooth=True)
-        c, e = costmodel_tensors(layer, smp.temporal, smp.spatial, order, hw_t)
+        c, e = costmodel_tensors(layer, smp.temporal, smp.spatial, order, hw_t, problem.cycle_model)
         oc, oe = cache.lookup(hardware)
         cycles, energy = count * c + oc, count * e + oe
         problem.note(cycles * energy, penalty)

@@ -1,0 +1,89 @@
+"""The search's prediction for kernel layers is the compiled program (costmodel.compiled_cycles) with
+the fastest schedule variant that fits; the Timeloop-matched prediction stays available."""
+import math
+
+import numpy as np
+import torch
+
+from baco.gemmini.schedule import schedule_problems
+from baco.tuner import costmodel, kernel_model
+from baco.tuner.emit import result_dict
+from baco.tuner.explore import NetworkProblem, evaluate_design, random_tilings
+from baco.tuner.mapping import KERNEL_OUT_INT8, gemm_schedule
+from baco.tuner.workloads import conv2d, gemm, pad_layer
+
+
+def random_kernel_designs(n, seed):
+    rng = np.random.default_rng(seed)
+    gen = torch.Generator().manual_seed(seed)
+    out = []
+    while len(out) < n:
+        M, N, K = (int(x) for x in rng.choice((1, 16, 33, 64, 96, 200, 512), 3))
+        layer = pad_layer(gemm(M, K, N))
+        problem = NetworkProblem([layer], max_pe=int(rng.choice([4, 8, 16, 32, 64])))
+        design = [t[0] for t in random_tilings(problem, 1, gen)]
+        try:
+            out.append((layer, problem.result(design, "random", 0.0)))
+        except ValueError:
+            continue
+    return out
+
+
+def test_chosen_schedule_is_the_fastest_variant_the_compiler_accepts():
+    chosen = set()
+    for layer, result in random_kernel_designs(30, 3):
+        mapping, hw, cost = result.mappings[0], result.hw, result.per_layer[0]
+        temporal, sC, sK = costmodel.mapping_tensors(mapping)
+        hw_t = tuple(torch.tensor([float(v)]) .double() for v in (hw.pe_dim, hw.sp_kb, hw.acc_kb))
+        options = []
+        for dataflow, double_buffer in kernel_model.SCHEDULE_VARIANTS:
+            s = gemm_schedule(mapping, layer, dataflow=dataflow, double_buffer=double_buffer)
+            if schedule_problems(s, hw.to_gemmini_config(), KERNEL_OUT_INT8):
+                continue            # the compiler's own rule decides what fits
+            with torch.no_grad():
+                c = float(costmodel.compiled_cycles(layer, temporal, (sC, sK), hw_t, double_buffer=double_buffer,
+                                                    dataflow=dataflow)[0])
+            options.append((c, s))
+        best_cycles, best = min(options, key=lambda o: o[0])
+        assert math.isclose(cost.cycles, best_cycles, rel_tol=1e-12) and cost.schedule == best
+        assert cost.timeloop_cycles == costmodel.evaluate(layer, mapping, hw).cycles
+        assert math.isclose(result.edp, cost.cycles * cost.energy_uj, rel_tol=1e-12)
+        chosen.add((cost.schedule.dataflow, cost.schedule.double_buffer))
+    assert len(chosen) >= 2, chosen     # the choice is exercised, not constant
+
+
+def test_timeloop_cycle_model_and_non_kernel_layers_keep_the_timeloop_prediction():
+    layers = [gemm(128, 256, 64, "g"), conv2d(14, 14, 32, 64, 3, name="c")]
+    problem = NetworkProblem(layers)
+    design = [t[0] for t in random_tilings(problem, 1, torch.Generator().manual_seed(0))]
+    compiled = problem.result(design, "random", 0.0)
+    timeloop = evaluate_design(layers, compiled.mappings, compiled.hw, cycle_model="timeloop")
+    for layer, m, c, t in zip(layers, compiled.mappings, compiled.per_layer, timeloop.per_layer):
+        assert t.cycles == t.timeloop_cycles == c.timeloop_cycles == costmodel.evaluate(layer, m, compiled.hw).cycles
+        assert t.energy_uj == c.energy_uj and t.schedule is None
+    assert compiled.per_layer[1].cycles == timeloop.per_layer[1].cycles and compiled.per_layer[1].schedule is None
+    assert compiled.per_layer[0].schedule is not None
+    assert compiled.timeloop_cycles == timeloop.cycles and compiled.timeloop_edp == timeloop.edp
+    d = result_dict(layers, compiled)
+    assert d["cycle_model"] == "compiled" and d["timeloop_edp"] == timeloop.edp
+    assert d["layers"][0]["schedule"] == compiled.per_layer[0].schedule.to_dict()
+    assert d["layers"][0]["timeloop_cycles"] == timeloop.per_layer[0].cycles and "schedule" not in d["layers"][1]
+    # the batched search cost agrees with the exact evaluation, for both models
+    for model, result in (("compiled", compiled), ("timeloop", timeloop)):
+        score = NetworkProblem(layers, fixed_hw=compiled.hw, cycle_model=model).score([[t] for t in design])
+        assert math.isclose(float(score.cycles[0]), result.cycles, rel_tol=1e-9)
+
+
+def test_kernel_cycles_are_differentiable_in_factors_and_hardware():
+    layer = gemm(256, 256, 256)
+    problem = NetworkProblem([layer])
+    design = random_tilings(problem, 4, torch.Generator().manual_seed(1))[0]
+    from baco.tuner.explore import stack_tilings
+    temporal, spatial, _ = stack_tilings(design)
+    temporal.requires_grad_(True)
+    hw_t = tuple(torch.full((4,), v, dtype=torch.float64, requires_grad=True) for v in (16.0, 256.0, 256.0))
+    cycles, choice = kernel_model.kernel_cycles(layer, temporal, spatial, hw_t)
+    cycles.sum().backward()
+    assert torch.isfinite(temporal.grad).all() and temporal.grad.abs().sum() > 0
+    assert torch.isfinite(hw_t[0].grad).all() and hw_t[0].grad.abs().sum() > 0
+    assert choice.shape == (4,)
