@@ -87,3 +87,12 @@ def test_kernel_cycles_are_differentiable_in_factors_and_hardware():
     assert torch.isfinite(temporal.grad).all() and temporal.grad.abs().sum() > 0
     assert torch.isfinite(hw_t[0].grad).all() and hw_t[0].grad.abs().sum() > 0
     assert choice.shape == (4,)
+
+
+def test_baselines_take_the_cycle_model():
+    from baco.tuner import baselines
+    layers = [gemm(64, 128, 96, "g")]
+    compiled, timeloop = (baselines.gemmini_default(layers, cycle_model=m) for m in kernel_model.CYCLE_MODELS)
+    assert timeloop.cycles == compiled.timeloop_cycles != compiled.cycles and timeloop.per_layer[0].schedule is None
+    r = baselines.random_search(layers, samples=16, cycle_model="timeloop")
+    assert r.cycle_model == "timeloop" and r.cycles == r.timeloop_cycles

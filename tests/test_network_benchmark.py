@@ -17,6 +17,6 @@ def test_network_benchmark_smoke(tmp_path, capsys):
     assert "geomean over 1 networks" in out and "importance on vs off" in out
     results = json.loads((tmp_path / "results.json").read_text())
     assert set(results["bert"]) >= set(bench.METHODS) | {"lower_bound"}
-    assert all(results["bert"][m]["edp"] >= results["bert"]["lower_bound"] for m in bench.METHODS)
+    assert all(results["bert"][m]["timeloop_edp"] >= results["bert"]["lower_bound"] for m in bench.METHODS)
     assert (tmp_path / "normalised_edp.png").stat().st_size > 1000 and (tmp_path / "convergence.png").exists()
     assert (tmp_path / "bert" / "timeloop" / "arch.yaml").exists()

@@ -51,13 +51,13 @@ def _seed_designs(problem: NetworkProblem) -> list[list[Tiling]]:
 # ------------------------------------------------------------------------------------------------
 @single_threaded
 def gemmini_default(layers: list[Layer], *, time_budget_s: float | None = None, seed: int = 0,
-                    progress: bool = False) -> Result:
+                    progress: bool = False, cycle_model: str = "compiled") -> Result:
     """The C library's heuristic tiling of every layer on the default Gemmini (no search)."""
     from baco.tuner.default_mapping import default_mapping
     t0 = time.perf_counter()
     mappings = [default_mapping(layer, DEFAULT_HARDWARE) for layer in layers]
     return evaluate_design(layers, mappings, DEFAULT_HARDWARE, method="gemmini-default",
-                           wall_s=time.perf_counter() - t0, evaluations=len(layers))
+                           wall_s=time.perf_counter() - t0, evaluations=len(layers), cycle_model=cycle_model)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -65,12 +65,13 @@ def gemmini_default(layers: list[Layer], *, time_budget_s: float | None = None, 
 # ------------------------------------------------------------------------------------------------
 @single_threaded
 def random_search(layers: list[Layer], *, time_budget_s: float | None = None, seed: int = 0,
-                  samples: int | None = None, chunk: int = 256, progress: bool = False) -> Result:
+                  samples: int | None = None, chunk: int = 256, progress: bool = False,
+                  cycle_model: str = "compiled") -> Result:
     """Best of random design points (samples of them, or as many as the time budget allows)."""
     t0, deadline = time.perf_counter(), _deadline(time_budget_s)
     samples = samples if samples is not None else (None if deadline else 4096)
     generator = torch.Generator().manual_seed(seed)
-    problem = NetworkProblem(layers)
+    problem = NetworkProblem(layers, cycle_model=cycle_model)
     best = best_points(problem, [[d[i] for d in _seed_designs(problem)] for i in range(len(layers))], 1) \
         if _seed_designs(problem) else []
     best_edp, best_design = best[0] if best else (math.inf, None)
@@ -118,13 +119,13 @@ def _mutate(design: list[Tiling], problem: NetworkProblem, rng: np.random.Genera
 @single_threaded
 def genetic(layers: list[Layer], *, time_budget_s: float | None = None, seed: int = 0,
             generations: int | None = None, population: int = 64, elite: int = 4, mutation_rate: float = 0.6,
-            progress: bool = False) -> Result:
+            progress: bool = False, cycle_model: str = "compiled") -> Result:
     """Tournament selection, per-dimension crossover, prime-factor-move mutation, elitism."""
     t0, deadline = time.perf_counter(), _deadline(time_budget_s)
     generations = generations if generations is not None else (None if deadline else 100)
     rng = np.random.default_rng(seed)
     generator = torch.Generator().manual_seed(seed)
-    problem = NetworkProblem(layers)
+    problem = NetworkProblem(layers, cycle_model=cycle_model)
     pop = _seed_designs(problem)
     pool = random_tilings(problem, population - len(pop), generator)
     pop += [[pool[i][b] for i in range(len(layers))] for b in range(population - len(pop))]
@@ -170,12 +171,12 @@ def _slot_names(problem: NetworkProblem) -> list[list[tuple[str, int, int]]]:
 
 @single_threaded
 def bayesian(layers: list[Layer], *, time_budget_s: float | None = None, seed: int = 0,
-             trials: int | None = None, progress: bool = False) -> Result:
+             trials: int | None = None, progress: bool = False, cycle_model: str = "compiled") -> Result:
     """TPE over log-factors in [0, log n] per (layer, dim, level) and a loop order per layer; the
     parameters are rounded to legal divisors (sequentially, as the relaxation's noiseless forward pass)."""
     t0 = time.perf_counter()
     trials = trials if trials is not None else (None if time_budget_s else 200)
-    problem = NetworkProblem(layers)
+    problem = NetworkProblem(layers, cycle_model=cycle_model)
     slots = _slot_names(problem)
 
     def design_of(values: dict) -> list[Tiling]:
@@ -248,11 +249,11 @@ def random_hardware(rng: np.random.Generator, max_pe: int = 128) -> Hardware:
 
 
 def best_random_mappings(layers: list[Layer], hw: Hardware, generator: torch.Generator,
-                         samples: int) -> list[Tiling] | None:
+                         samples: int, cycle_model: str = "compiled") -> list[Tiling] | None:
     """Per layer, the best of `samples` random mappings that are valid on hw (None if a layer has none)."""
     design = []
     for layer in layers:
-        fixed = NetworkProblem([layer], fixed_hw=hw)
+        fixed = NetworkProblem([layer], fixed_hw=hw, cycle_model=cycle_model)
         top = best_points(fixed, random_tilings(fixed, samples, generator, spatial_limit=hw.pe_dim), 1)
         if not top:
             return None
@@ -274,7 +275,7 @@ def _continuous_factors(space, x: torch.Tensor, sp: torch.Tensor) -> tuple[torch
 @single_threaded
 def dosa_style(layers: list[Layer], *, time_budget_s: float | None = None, seed: int = 0, starts: int = 7,
                steps: int = 1500, round_every: int = 500, lr: float = 1e-2, random_samples: int = 1024,
-               progress: bool = False) -> Result:
+               progress: bool = False, cycle_model: str = "compiled") -> Result:
     """DOSA's one-loop search: continuous factors, hardware = max over layers, periodic rounding.
 
     The parameters are the factors divided by the layer's dimension (DOSA's normalisation by the
@@ -287,13 +288,14 @@ def dosa_style(layers: list[Layer], *, time_budget_s: float | None = None, seed:
     t0, deadline = time.perf_counter(), _deadline(time_budget_s)
     rng = np.random.default_rng(seed)
     generator = torch.Generator().manual_seed(seed)
-    problem = NetworkProblem(layers)
+    problem = NetworkProblem(layers, cycle_model=cycle_model)
     best_edp, best_design = math.inf, None
     first_round = True
     while True:
         inits = _seed_designs(problem) if first_round else []
         while len(inits) < starts and not (inits and _expired(deadline)):
-            design = best_random_mappings(layers, random_hardware(rng, problem.max_pe), generator, random_samples)
+            design = best_random_mappings(layers, random_hardware(rng, problem.max_pe), generator, random_samples,
+                                          problem.cycle_model)
             if design is not None:
                 inits.append(design)
         first_round = False

@@ -25,11 +25,15 @@ METHODS = {
                                                 progress=not a.quiet, init_hw=a.init_hw,
                                                 importance=a.importance == "on", max_area_mm2=a.max_area,
                                                 checkpoint=a.checkpoint, cycle_model=a.cycle_model),
-    "default": lambda layers, a: baselines.gemmini_default(layers),
-    "random": lambda layers, a: baselines.random_search(layers, time_budget_s=a.budget or 30, seed=a.seed),
-    "ga": lambda layers, a: baselines.genetic(layers, time_budget_s=a.budget or 30, seed=a.seed),
-    "bo": lambda layers, a: baselines.bayesian(layers, time_budget_s=a.budget or 30, seed=a.seed),
-    "dosa": lambda layers, a: baselines.dosa_style(layers, time_budget_s=a.budget, seed=a.seed),
+    "default": lambda layers, a: baselines.gemmini_default(layers, cycle_model=a.cycle_model),
+    "random": lambda layers, a: baselines.random_search(layers, time_budget_s=a.budget or 30, seed=a.seed,
+                                                        cycle_model=a.cycle_model),
+    "ga": lambda layers, a: baselines.genetic(layers, time_budget_s=a.budget or 30, seed=a.seed,
+                                              cycle_model=a.cycle_model),
+    "bo": lambda layers, a: baselines.bayesian(layers, time_budget_s=a.budget or 30, seed=a.seed,
+                                               cycle_model=a.cycle_model),
+    "dosa": lambda layers, a: baselines.dosa_style(layers, time_budget_s=a.budget, seed=a.seed,
+                                                   cycle_model=a.cycle_model),
 }
 
 
@@ -110,7 +114,7 @@ def main(argv=None) -> int:
     p.add_argument("--resume", action="store_true",
                    help="baco: continue from OUT/checkpoint.pt (same arguments as the killed run)")
     p.add_argument("--cycle-model", choices=["compiled", "timeloop"], default="compiled",
-                   help="baco: cycles of kernel (GEMM) layers from the compiled program, whose schedule "
+                   help="cycles of kernel (GEMM) layers from the compiled program, whose schedule "
                         "(dataflow, double buffering) the search also picks, or from the Timeloop-matched "
                         "model (as DOSA and the thesis compare); result.json always carries timeloop_cycles")
     p.add_argument("--quiet", action="store_true")
