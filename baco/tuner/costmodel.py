@@ -337,13 +337,17 @@ def compiled_cycles(layer: Layer, temporal, spatial, hw, *, out_int8: bool = KER
     """Cycles [B] the cycle model measures for the GEMM kernel compiled with the block sizes of
     the mapping's scratchpad tile (BLOCK_M = P·Q·N, BLOCK_N = K, BLOCK_K = C of the L2 tile)
     and this schedule: the analytical program model times the learned residual shipped in
-    baco/data/cost_residual.json (the analytical model alone when none is shipped).
+    baco/data/cost_residual.json inside the residual's training domain (array DIM and layer sizes,
+    residual.COMPILED_MAX_DIM/SIZE), the analytical model alone outside it or when none is shipped.
     Differentiable in the factors and in the hardware (pe_dim, sp_kb, acc_kb)."""
     from baco.tuner import residual
     feats, log_base = residual.compiled_inputs(layer, temporal, spatial, hw, out_int8=out_int8,
                                                double_buffer=double_buffer, dataflow=dataflow)
     model = residual.load("compiled")
-    return torch.exp(log_base + (model(feats) if model is not None else 0.0))
+    if model is None or max(layer.P * layer.Q * layer.N, layer.K, layer.C) > residual.COMPILED_MAX_SIZE:
+        return torch.exp(log_base)
+    inside = torch.as_tensor(hw[0], dtype=torch.float64).detach() <= residual.COMPILED_MAX_DIM
+    return torch.exp(log_base + torch.where(inside, model(feats), torch.zeros_like(log_base)))
 
 
 def rtl_cycles(layer: Layer, temporal, sC, sK, order, hw):

@@ -22,6 +22,12 @@ from baco.tuner.mapping import NUM_LEVELS, parse_mapping
 from baco.tuner.workloads import DIMS, Layer
 
 WEIGHTS = Path(__file__).resolve().parents[1] / "data" / "cost_residual.json"
+# Where the "compiled" residual was trained (benchmarks/train_cost_residual.py random_case: arrays of
+# DIM 4..64, M, N, K up to 512). Outside it the residual extrapolates badly (measured on kernels timed
+# by the cycle model, median relative error, analytical alone vs with the residual: DIM 128 up to
+# 1024x1024x2048, 19.5% vs 27.9%; DIM 64 up to 2048, 9.1% vs 27.6%), so compiled_cycles uses it inside only.
+COMPILED_MAX_DIM = 64
+COMPILED_MAX_SIZE = 512
 HIDDEN = 32
 
 
