@@ -1,13 +1,17 @@
 """baco's GEMM kernel (examples/matmul.py's, default schedule) against the Gemmini C
 library's code on the cycle model, shape by shape.
 
-    python benchmarks/kernels.py [--dims 16 32] [--count 20] [--seed 0] [--out int32|int8] [--smoke]
+    python benchmarks/kernels.py [--dims 16 32] [--count 20] [--seed 0] [--out int32|int8] [--top-k 4] [--smoke]
 
 For each Gemmini (DIM 16 and 32, 256 KB scratchpad, 64 KB accumulator) and each
 shape: baco's kernel compiled with baco.gemmini.schedule.default_gemm_schedule and
 the C library's tiled_matmul_auto + LOOP_WS stream (baco.sim.clib) are timed by
 baco.sim.timing.TimingModel; printed: cycles, utilization (MACs / DIM² / cycles),
-and baco's speed-up over the library, with the geometric mean per DIM.
+and baco's speed-up over the library, with the geometric mean per DIM. The autotuned
+column is the schedule @baco.autotune picks with no configs (baco.frontend.autotune: the
+schedule space ranked by the compiled-program cost model, the --top-k best and the default
+schedule timed on the cycle model; choices cached under BACO_CACHE_DIR/autotune) and its
+speed-up over the default schedule (goal: >= 1 on every shape).
 
 Shapes: 512x512x512, then `--count` shapes drawn with a fixed seed from the GEMM
 bands of the thesis's single-operator benchmark (Table 6.4 as benchmarks/single_op.py
@@ -27,32 +31,15 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
+from baco.frontend.autotune import Autotuner, cost_model_pruner  # noqa: E402
 from baco.gemmini.config import GemminiConfig  # noqa: E402
-from baco.gemmini.isa import decode  # noqa: E402
 from baco.gemmini.schedule import default_gemm_schedule  # noqa: E402
 from baco.kernels.matmul import matmul_kernel  # noqa: E402
 from baco.sim.clib import time_matmul  # noqa: E402
-from baco.sim.timing import TimingModel  # noqa: E402
+from baco.sim.timing import CommandStream, TimingModel  # noqa: E402
 
 CAP = 2048
 SMOKE_SHAPES = [(48, 40, 72), (70, 1, 100)]
-
-
-class CommandStream:
-    """Stands in for the Gemmini model in a launch: decodes each command and hands it
-    to the observers (the cycle model); moves no data."""
-
-    def __init__(self):
-        self.observers = []
-
-    def execute(self, funct, rs1, rs2, pc=None):
-        cmd, fields = decode(funct, rs1, rs2)
-        for obs in self.observers:
-            obs(cmd.name, fields, pc)
-        return 0
-
-    def fence(self):
-        pass
 
 
 def sampled_shapes(count: int, seed: int) -> list:
@@ -69,16 +56,30 @@ def sampled_shapes(count: int, seed: int) -> list:
     return shapes
 
 
-def time_baco(M, N, K, cfg, out_int8):
-    s = default_gemm_schedule(M, N, K, cfg, out_int8)
+def launch_args(M, N, K, out_int8):
     a, b = np.zeros((M, K), np.int8), np.zeros((K, N), np.int8)
     c = np.zeros((M, N), np.int8 if out_int8 else np.int32)
-    args = [a, b, c, M, N, K, K, 1, N, 1, N, 1, 0.05 if out_int8 else 1.0]
+    return [a, b, c, M, N, K, K, 1, N, 1, N, 1, 0.05 if out_int8 else 1.0]
+
+
+def time_baco(M, N, K, cfg, out_int8, s):
+    """Cycles of baco's kernel under schedule `s`, timed from its command stream."""
+    args = launch_args(M, N, K, out_int8)
     ck = matmul_kernel.compile(*args, RELU=False, OUT_INT8=out_int8, schedule=s, config=cfg)
     tm = TimingModel(cfg)
     ck.run((-(-M // s.block_m), -(-N // s.block_n)), args, model=CommandStream(), observers=[tm.observe])
     tm.fence()
-    return s, tm.report()
+    return tm.report()
+
+
+def autotuned(M, N, K, cfg, out_int8, top_k):
+    """The schedule @baco.autotune chooses with no configs (the schedule space ranked by the cost
+    model, `top_k` best plus the default schedule timed) and its cycles."""
+    tuner = Autotuner(matmul_kernel, None, ["M", "N", "K"], cost_model_pruner(top_k))
+    grid = lambda m: (-(-m["M"] // m["BLOCK_M"]), -(-m["N"] // m["BLOCK_N"]))  # noqa: E731
+    best = tuner.choose(grid, launch_args(M, N, K, out_int8), dict(RELU=False, OUT_INT8=out_int8, config=cfg))
+    s = best.schedule()
+    return s, tuner.timings[best] if best in tuner.timings else time_baco(M, N, K, cfg, out_int8, s)["cycles"]
 
 
 def main(argv=None) -> int:
@@ -87,30 +88,40 @@ def main(argv=None) -> int:
     p.add_argument("--count", type=int, default=20)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", choices=["int32", "int8"], default="int32")
+    p.add_argument("--top-k", type=int, default=4, help="autotune: schedules kept by the cost model")
     p.add_argument("--smoke", action="store_true", help="two tiny shapes at DIM 16")
     args = p.parse_args(argv)
     out_int8 = args.out == "int8"
     shapes = SMOKE_SHAPES if args.smoke else [(512, 512, 512)] + sampled_shapes(args.count, args.seed)
     dims = [16] if args.smoke else args.dims
-    slower = 0
+    slower = tuned_worse = 0
     for dim in dims:
         cfg = GemminiConfig.from_capacity(dim, 256, 64)
         print(f"DIM {dim} (256 KB scratchpad, 64 KB accumulator), {args.out} output")
         print(f"{'M':>5} {'N':>5} {'K':>5}  {'baco blocks':>15} {'baco cycles':>12} {'util':>5}  "
-              f"{'library cycles':>14} {'util':>5}  speed-up")
-        ratios = []
+              f"{'library cycles':>14} {'util':>5}  speed-up  {'tuned blocks':>17} {'tuned cycles':>12} {'util':>5} "
+              f"{'vs default':>10}")
+        ratios, tuned_ratios = [], []
         for M, N, K in shapes:
-            s, ours = time_baco(M, N, K, cfg, out_int8)
+            s = default_gemm_schedule(M, N, K, cfg, out_int8)
+            ours = time_baco(M, N, K, cfg, out_int8, s)
+            ts, tuned = autotuned(M, N, K, cfg, out_int8, args.top_k)
+            tuned_ratios.append(ours["cycles"] / tuned)
+            tuned_worse += tuned > ours["cycles"]
             lib = time_matmul(M, N, K, cfg, out_int8=out_int8, scale=0.05 if out_int8 else 1.0)
             ratio = lib["cycles"] / ours["cycles"]
             ratios.append(ratio)
             slower += ratio < 1
             util = lambda r: M * N * K / (dim * dim * r["cycles"])  # noqa: E731
             print(f"{M:>5} {N:>5} {K:>5}  {f'{s.block_m}/{s.block_n}/{s.block_k}':>15} {ours['cycles']:>12,.0f} "
-                  f"{util(ours):>5.3f}  {lib['cycles']:>14,.0f} {util(lib):>5.3f}  {ratio:>7.2f}x")
+                  f"{util(ours):>5.3f}  {lib['cycles']:>14,.0f} {util(lib):>5.3f}  {ratio:>7.2f}x  "
+                  f"{f'{ts.block_m}/{ts.block_n}/{ts.block_k}' + ('/db' if ts.double_buffer else ''):>17} "
+                  f"{tuned:>12,.0f} {util({'cycles': tuned}):>5.3f} {ours['cycles'] / tuned:>9.2f}x")
         print(f"geomean speed-up over the library at DIM {dim}: "
-              f"{math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f}x over {len(ratios)} shapes\n")
-    print(f"shapes where baco is slower than the library: {slower}")
+              f"{math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f}x over {len(ratios)} shapes; autotuned over "
+              f"the default schedule: {math.exp(sum(map(math.log, tuned_ratios)) / len(tuned_ratios)):.3f}x\n")
+    print(f"shapes where baco is slower than the library: {slower}; "
+          f"where the autotuned schedule is slower than the default: {tuned_worse}")
     return 0
 
 

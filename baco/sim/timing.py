@@ -429,3 +429,22 @@ class TimingModel:
             mask &= covered if u in want else ~covered
         return int(round(float(lengths[mask].sum())))
 
+
+
+class CommandStream:
+    """Stands in for the Gemmini model in a launch: decodes each command and hands it to the
+    observers (a TimingModel); moves no data. A kernel's command stream does not depend on
+    its data, so this times a launch without running it (benchmarks/kernels.py, autotuning)."""
+
+    def __init__(self):
+        self.observers = []
+
+    def execute(self, funct, rs1, rs2, pc=None):
+        from baco.gemmini.isa import decode
+        cmd, fields = decode(funct, rs1, rs2)
+        for obs in self.observers:
+            obs(cmd.name, fields, pc)
+        return 0
+
+    def fence(self):
+        pass

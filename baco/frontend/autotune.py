@@ -1,0 +1,317 @@
+"""@baco.autotune: pick a kernel's launch configuration by timing candidates on the cycle model.
+
+    @baco.autotune(configs=[baco.Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64}, double_buffer=True),
+                            baco.Config({"BLOCK_M": 32, "BLOCK_N": 128, "BLOCK_K": 64})],
+                   key=["M", "N", "K"],
+                   prune_configs_by=baco.autotune.cost_model_pruner(top_k=4))
+    @baco.jit
+    def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, ..., BLOCK_M: bl.constexpr, ...): ...
+
+    grid = lambda meta: (bl.cdiv(meta["M"], meta["BLOCK_M"]), bl.cdiv(meta["N"], meta["BLOCK_N"]))
+    matmul_kernel[grid](a, b, c, M, N, K, ...)
+
+As in Triton: a `Config` holds constexpr values (and here the compile options `dataflow` and
+`double_buffer`); `key` names the arguments whose values select a cached choice (an array
+argument contributes its shape and dtype); `prune_configs_by` is
+`{"early_config_prune": fn(configs, named_args) -> configs}` and/or
+`{"perf_model": fn(**named_args, **config.all_kwargs(), config=GemminiConfig) -> cost, "top_k": n}`
+(n an int, or a float <= 1 for a fraction). `cost_model_pruner(top_k)` is a ready perf model for
+GEMM kernels (parameters M, N, K, BLOCK_M/N/K, optional OUT_INT8): baco.tuner.costmodel.compiled_cycles,
+the differentiable model of the compiled GEMM kernel.
+
+With no `configs`, the candidates are the GEMM schedule space of the launch's layer (`schedule_space`:
+block sizes DIM·2^i and the whole padded dimension, every combination within capacity, single and
+double buffered, the launch's dataflow), ranked by the cost model to the `top_k` (default 6) best,
+plus baco's default schedule, which is always timed, so the choice is never slower than the
+default on the cycle model.
+
+Benchmarking: each surviving candidate whose block sizes fit (baco.gemmini.schedule.schedule_problems,
+checked before compiling) is compiled (for the host, whatever the launch target: the command stream
+is the same) and its command stream is timed by baco.sim.timing.TimingModel on scratch copies of the
+array arguments, so the caller's arrays see exactly one run: the real launch with the winner. A
+candidate the compiler rejects is skipped. The winner is cached in memory and on disk (JSON under the
+compile cache dir, BACO_CACHE_DIR/autotune/) keyed by (kernel source hash, candidate list, key values,
+GemminiConfig, compiler fingerprint) and reused without re-timing. BACO_AUTOTUNE_PRINT=1 prints the
+timings.
+"""
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import math
+import os
+
+import numpy as np
+
+from baco.frontend.jit import LAUNCH_OPTIONS, JITFunction, _as_array, launch_grid
+
+CONFIG_OPTIONS = ("dataflow", "double_buffer")
+DEFAULT_TOP_K = 6
+
+
+class Config:
+    """One candidate: constexpr values (`kwargs`, e.g. BLOCK_M) and optionally the compile options
+    `dataflow` / `double_buffer`. `baco.Config({"BLOCK_M": 64}, double_buffer=True)` or
+    `baco.Config(BLOCK_M=64, double_buffer=True)`."""
+
+    def __init__(self, kwargs: dict | None = None, *, dataflow: str | None = None,
+                 double_buffer: bool | None = None, **more):
+        self.kwargs = dict(kwargs or {}, **more)
+        self.options = {k: v for k, v in (("dataflow", dataflow), ("double_buffer", double_buffer))
+                        if v is not None}
+
+    def all_kwargs(self) -> dict:
+        return {**self.kwargs, **self.options}
+
+    def to_dict(self) -> dict:
+        return {"kwargs": self.kwargs, **self.options}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Config":
+        return cls(d["kwargs"], **{k: d[k] for k in CONFIG_OPTIONS if k in d})
+
+    @classmethod
+    def from_schedule(cls, s) -> "Config":
+        opts = s.launch_options()
+        return cls({k: v for k, v in opts.items() if k not in CONFIG_OPTIONS},
+                   **{k: opts[k] for k in CONFIG_OPTIONS})
+
+    def schedule(self, dataflow="WS", double_buffer=False):
+        """The GemmSchedule this config launches, when it sets BLOCK_M/N/K (else None)."""
+        from baco.gemmini.schedule import GemmSchedule
+        kw = self.all_kwargs()
+        if not all(f"BLOCK_{x}" in kw for x in "MNK"):
+            return None
+        return GemmSchedule(kw["BLOCK_M"], kw["BLOCK_N"], kw["BLOCK_K"], kw.get("dataflow", dataflow),
+                            bool(kw.get("double_buffer", double_buffer)))
+
+    def __eq__(self, other):
+        return isinstance(other, Config) and self.to_dict() == other.to_dict()
+
+    def __hash__(self):
+        return hash(json.dumps(self.to_dict(), sort_keys=True))
+
+    def __repr__(self):
+        return "Config(" + ", ".join(f"{k}={v!r}" for k, v in self.all_kwargs().items()) + ")"
+
+
+# ---- the GEMM schedule space and its cost model ------------------------------------------------
+def schedule_space(M: int, N: int, K: int, cfg, dataflow: str = "WS", out_int8: bool = False) -> list[Config]:
+    """GEMM schedules for an M×N×K layer on `cfg`: per dimension the block sizes DIM·2^i below the
+    padded dimension and the padded dimension itself (multiples of DIM), every combination that
+    fits (schedule_problems), single and double buffered."""
+    from baco.gemmini.schedule import GemmSchedule, schedule_problems
+    d = cfg.dim
+
+    def sizes(n):
+        tiles = max(1, math.ceil(n / d))
+        return sorted({d << i for i in range(tiles.bit_length()) if (1 << i) < tiles} | {tiles * d})
+
+    out = []
+    for bm in sizes(M):
+        for bn in sizes(N):
+            for bk in sizes(K):
+                for db in (False, True):
+                    s = GemmSchedule(bm, bn, bk, dataflow, db)
+                    if not schedule_problems(s, cfg, out_int8):
+                        out.append(Config.from_schedule(s))
+    return out
+
+
+def gemm_perf_model(*, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, config, dataflow="WS", double_buffer=False,
+                    OUT_INT8=False, **_) -> float:
+    """Predicted cycles of the GEMM kernel under these block sizes: costmodel.compiled_cycles."""
+    import torch
+
+    from baco.tuner import costmodel, residual
+    from baco.tuner.workloads import gemm
+    layer = gemm(int(M), int(K), int(N))
+    # a block larger than its dimension runs as the (padded) dimension
+    blocks = {"BLOCK_M": min(BLOCK_M, int(M)), "BLOCK_N": min(BLOCK_N, int(N)), "BLOCK_K": min(BLOCK_K, int(K))}
+    temporal, sC, sK = residual.block_factors(layer, blocks, config.dim)
+    hw = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (config.dim, config.sp_kb, config.acc_kb))
+    with torch.no_grad():
+        return float(costmodel.compiled_cycles(layer, temporal, (sC, sK), hw, out_int8=bool(OUT_INT8),
+                                               double_buffer=bool(double_buffer), dataflow=dataflow)[0])
+
+
+def cost_model_pruner(top_k: int | float = DEFAULT_TOP_K) -> dict:
+    """prune_configs_by for GEMM kernels: keep the `top_k` candidates with the fewest cycles
+    predicted by the compiled-program cost model (gemm_perf_model)."""
+    return {"perf_model": gemm_perf_model, "top_k": top_k}
+
+
+# ---- the autotuner ------------------------------------------------------------------------------
+class Autotuner:
+    def __init__(self, fn: JITFunction, configs, key, prune_configs_by=None, cache_results=True):
+        if not isinstance(fn, JITFunction):
+            raise TypeError("@baco.autotune goes above @baco.jit")
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.configs = [c if isinstance(c, Config) else Config(c) for c in (configs or [])]
+        self.key = list(key)
+        params = {p.name for p in fn.params}
+        unknown = [k for k in self.key if k not in params]
+        if unknown:
+            raise ValueError(f"{fn.__name__}: autotune key {unknown} names no parameter; parameters: "
+                             f"{[p.name for p in fn.params]}")
+        if not self.configs:
+            missing = [n for n in ("M", "N", "K", "BLOCK_M", "BLOCK_N", "BLOCK_K") if n not in params]
+            if missing:
+                raise ValueError(f"{fn.__name__}: autotune without configs draws GEMM schedules and needs "
+                                 f"parameters {missing}")
+        prune = dict(prune_configs_by or {})
+        unknown = sorted(set(prune) - {"perf_model", "top_k", "early_config_prune"})
+        if unknown:
+            raise ValueError(f"prune_configs_by takes perf_model, top_k and early_config_prune, not {unknown}")
+        if not self.configs and "perf_model" not in prune:
+            prune.update(cost_model_pruner())
+        self.perf_model = prune.get("perf_model")
+        self.top_k = prune.get("top_k", DEFAULT_TOP_K)
+        self.early_config_prune = prune.get("early_config_prune")
+        self.cache_results = cache_results
+        self.cache = {}                # cache key -> Config
+        self.timings = {}              # last tuning: Config -> cycles (or the reason it was skipped)
+        self.best_config = None
+        self.source_hash = hashlib.sha256(inspect.getsource(fn.fn).encode()).hexdigest()[:16]
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(grid, *args, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"launch the kernel with a grid: {self.__name__}[grid](...)")
+
+    # ---- keys ---------------------------------------------------------------------------------
+    def named_args(self, args, kwargs) -> dict:
+        plain = {k: v for k, v in kwargs.items() if k not in LAUNCH_OPTIONS}
+        try:
+            bound = self.fn.signature.bind_partial(*args, **plain)
+        except TypeError as e:
+            raise TypeError(f"{self.__name__}: {e}") from None
+        return dict(bound.arguments)
+
+    def key_values(self, named) -> tuple:
+        out = []
+        for k in self.key:
+            arr = _as_array(named.get(k))
+            out.append([list(arr.shape), str(arr.dtype)] if arr is not None else named.get(k))
+        return tuple(out)
+
+    def cache_key(self, named, gemmini_cfg, options) -> str:
+        from baco.compiler import compiler_fingerprint
+        blob = json.dumps([self.__name__, self.source_hash, [c.to_dict() for c in self.configs],
+                           self.key_values(named), gemmini_cfg.to_dict(), options["dataflow"],
+                           bool(options["double_buffer"]), compiler_fingerprint()],
+                          sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()[:32]
+
+    # ---- candidates ---------------------------------------------------------------------------
+    def candidates(self, named, gemmini_cfg, options) -> list[Config]:
+        out_int8 = bool(named.get("OUT_INT8", False))
+        if self.configs:
+            configs = list(self.configs)
+        else:
+            configs = schedule_space(int(named["M"]), int(named["N"]), int(named["K"]), gemmini_cfg,
+                                     options["dataflow"], out_int8)
+        if self.early_config_prune is not None:
+            configs = list(self.early_config_prune(configs, dict(named)))
+        if self.perf_model is not None and len(configs) > 1:
+            k = self.top_k
+            k = max(1, int(len(configs) * k)) if isinstance(k, float) and k <= 1.0 else int(k)
+            base = {k: options[k] for k in CONFIG_OPTIONS}
+            cost = {c: self.perf_model(**named, **{**base, **c.all_kwargs()}, config=gemmini_cfg)
+                    for c in configs}
+            configs = sorted(configs, key=lambda c: cost[c])[:k]
+        if not self.configs:
+            from baco.gemmini.schedule import default_gemm_schedule
+            default = default_gemm_schedule(int(named["M"]), int(named["N"]), int(named["K"]), gemmini_cfg,
+                                            out_int8)
+            if options["dataflow"] == default.dataflow:
+                configs = list(dict.fromkeys(configs + [Config.from_schedule(default)]))
+        return configs
+
+    def bench(self, grid, args, kwargs, config: Config, gemmini_cfg, options) -> float | str:
+        """Cycles of one launch under `config` on the cycle model (commands only, scratch arrays),
+        or why it cannot run."""
+        from baco.errors import CompilationError
+        from baco.gemmini.schedule import schedule_problems
+        from baco.sim.timing import CommandStream, TimingModel
+        s = config.schedule(options["dataflow"], options["double_buffer"])
+        if s is not None:
+            problems = schedule_problems(s, gemmini_cfg, bool(self.named_args(args, kwargs).get("OUT_INT8")))
+            if problems:
+                return "; ".join(problems)
+        kw = {**kwargs, **config.all_kwargs(), "target": "sim"}
+        values, opts = self.fn.bind(list(args), kw)
+        try:
+            ck, runtime = self.fn._compiled(values, opts)
+        except CompilationError as e:
+            return str(e).splitlines()[0]
+        launch = launch_grid(grid(values) if callable(grid) else grid, self.__name__)
+        scratch = [np.copy(a) if isinstance(a, np.ndarray) else a for a in runtime]
+        tm = TimingModel(ck.config)
+        ck.run(launch, scratch, model=CommandStream(), observers=[tm.observe])
+        tm.fence()
+        return float(tm.report()["cycles"])
+
+    def tune(self, grid, args, kwargs, named, gemmini_cfg, options) -> Config:
+        self.timings = {}
+        for c in self.candidates(named, gemmini_cfg, options):
+            self.timings[c] = self.bench(grid, args, kwargs, c, gemmini_cfg, options)
+        timed = {c: t for c, t in self.timings.items() if not isinstance(t, str)}
+        if os.environ.get("BACO_AUTOTUNE_PRINT") == "1":
+            for c, t in self.timings.items():
+                print(f"autotune {self.__name__} {self.key_values(named)}: {c}: "
+                      f"{f'{t:,.0f} cycles' if c in timed else 'skipped: ' + t}")
+        if not timed:
+            raise ValueError(f"{self.__name__}: no autotune candidate runs: " +
+                             "; ".join(f"{c}: {t}" for c, t in self.timings.items()))
+        best = min(timed, key=timed.get)
+        if os.environ.get("BACO_AUTOTUNE_PRINT") == "1":
+            print(f"autotune {self.__name__}: chose {best} ({timed[best]:,.0f} cycles)")
+        return best
+
+    def choose(self, grid, args, kwargs) -> Config:
+        """The cached or freshly tuned config for this launch."""
+        from baco.compiler import cache_dir
+        from baco.gemmini.config import GemminiConfig
+        named = self.named_args(args, kwargs)
+        options = {k: kwargs.get(k, self.fn.defaults[k]) for k in LAUNCH_OPTIONS}
+        clash = sorted(set(kwargs) & ({k for c in self.configs for k in c.all_kwargs()}))
+        if clash:
+            raise ValueError(f"{self.__name__}: {clash} are chosen by autotune; do not pass them")
+        gemmini_cfg = options["config"] or GemminiConfig()
+        key = self.cache_key(named, gemmini_cfg, options)
+        if key in self.cache:
+            return self.cache[key]
+        cdir = cache_dir() if self.cache_results else None
+        path = cdir / "autotune" / f"{key}.json" if cdir else None
+        if path is not None and path.exists():
+            best = Config.from_dict(json.loads(path.read_text())["config"])
+        else:
+            best = self.tune(grid, args, kwargs, named, gemmini_cfg, options)
+            if path is not None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_suffix(f".{os.getpid()}.tmp")
+                tmp.write_text(json.dumps({
+                    "kernel": self.__name__, "key": dict(zip(self.key, self.key_values(named))),
+                    "config": best.to_dict(),
+                    "timings": [{"config": c.to_dict(), "cycles": t} for c, t in self.timings.items()]},
+                    indent=1, default=str))
+                tmp.replace(path)
+        self.cache[key] = best
+        return best
+
+    def run(self, grid, *args, **kwargs):
+        self.best_config = self.choose(grid, args, kwargs)
+        return self.fn.run(grid, *args, **kwargs, **self.best_config.all_kwargs())
+
+
+def autotune(configs=None, key=(), prune_configs_by=None, cache_results=True):
+    """Decorator above @baco.jit (see the module docstring)."""
+    return lambda fn: Autotuner(fn, configs, key, prune_configs_by, cache_results)
+
+
+autotune.cost_model_pruner = cost_model_pruner
+autotune.schedule_space = schedule_space
