@@ -258,7 +258,10 @@ class BacoToLinalg:
     # ---- compute -----------------------------------------------------------
     def lower_baco_zeros(self, op):
         t = RankedTensorType(op.result.type)
-        empty = ir.create("tensor.empty", results=[t]).result
+        # alloc_tensor, not tensor.empty: CSE would merge two equal zero blocks into one
+        # buffer that bufferization then copies; each accumulator gets its own home
+        empty = ir.create("bufferization.alloc_tensor", results=[t],
+                          attributes={"operandSegmentSizes": Attribute.parse("array<i32: 0, 0, 0>")}).result
         zero = ir.const_int(0, t.element_type)
         from mlir.dialects import linalg
         filled = linalg.fill(zero, outs=[empty])
