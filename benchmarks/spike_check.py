@@ -7,7 +7,8 @@ extension library, and compare the exit codes.
 It builds GEMM ELFs with examples/matmul.py (ragged and aligned shapes,
 int8/int32 output, ReLU, WS and OS dataflow; the default schedule, which is
 double-buffered with the prefetch pipeline; explicit single- and
-double-buffered block schedules) and every tests/c/*.c program, all for the
+double-buffered block schedules), ELFs of a kernel with two accumulators
+(two_dots, single- and double-buffered) and every tests/c/*.c program, all for the
 default Gemmini configuration (DIM 16, 256 KiB scratchpad, 64 KiB
 accumulator, int8/int32), the one libgemmini is built for. Each ELF exits 0
 only when Gemmini's results match its own reference.
@@ -34,6 +35,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import numpy as np  # noqa: E402
+
+import baco  # noqa: E402
+import baco.language as bl  # noqa: E402
 from baco.codegen.toolchain import compile_and_link  # noqa: E402
 from baco.gemmini.config import DEFAULT_CONFIG  # noqa: E402
 from baco.sim import external  # noqa: E402
@@ -71,8 +76,54 @@ MATMULS = [
     # single-buffered block schedule with several K steps
     ("mm_100x70x300_sb_32x32x64", ["--M", "100", "--N", "70", "--K", "300", "--block", "32", "32", "64"]),
 ]
+# (name, M, N, K, (BM, BN, BK), double_buffer) for two_dots
+TWO_DOTS = [
+    ("two_dots_65x17x100_db", 65, 17, 100, (32, 16, 32), True),
+    ("two_dots_33x65x17", 33, 65, 17, (16, 32, 16), False),
+]
 C_DIR = ROOT / "tests" / "c"
 COUNTER_PROGRAMS = {"c/matmul_perf"}
+
+
+@baco.jit
+def two_dots(a_ptr, b_ptr, d_ptr, c_ptr, e_ptr, M, N, K,
+             BM: bl.constexpr, BN: bl.constexpr, BK: bl.constexpr):
+    """C = A @ B and E = A @ D in one kernel: two accumulators sharing the A blocks."""
+    pid_m = bl.program_id(0)
+    pid_n = bl.program_id(1)
+    a_blk = bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 1), offsets=(pid_m * BM, 0),
+                              block_shape=(BM, BK), order=(1, 0))
+    b_blk = bl.make_block_ptr(b_ptr, shape=(K, N), strides=(N, 1), offsets=(0, pid_n * BN),
+                              block_shape=(BK, BN), order=(1, 0))
+    d_blk = bl.make_block_ptr(d_ptr, shape=(K, N), strides=(N, 1), offsets=(0, pid_n * BN),
+                              block_shape=(BK, BN), order=(1, 0))
+    acc_b = bl.zeros((BM, BN), dtype=bl.int32)
+    acc_d = bl.zeros((BM, BN), dtype=bl.int32)
+    for k in range(0, bl.cdiv(K, BK)):
+        a = bl.load(a_blk, boundary_check=(0, 1))
+        acc_b += bl.dot(a, bl.load(b_blk, boundary_check=(0, 1)))
+        acc_d += bl.dot(a, bl.load(d_blk, boundary_check=(0, 1)))
+        a_blk = bl.advance(a_blk, (0, BK))
+        b_blk = bl.advance(b_blk, (BK, 0))
+        d_blk = bl.advance(d_blk, (BK, 0))
+    c_blk = bl.make_block_ptr(c_ptr, shape=(M, N), strides=(N, 1), offsets=(pid_m * BM, pid_n * BN),
+                              block_shape=(BM, BN), order=(1, 0))
+    e_blk = bl.make_block_ptr(e_ptr, shape=(M, N), strides=(N, 1), offsets=(pid_m * BM, pid_n * BN),
+                              block_shape=(BM, BN), order=(1, 0))
+    bl.store(c_blk, acc_b, boundary_check=(0, 1))
+    bl.store(e_blk, acc_d, boundary_check=(0, 1))
+
+
+def two_dots_elf(path: Path, M, N, K, block, double_buffer):
+    """Self-checking ELF of two_dots (random int8 operands, numpy reference)."""
+    rng = np.random.default_rng(M * 1000 + N * 10 + K)
+    a, b, d = (rng.integers(-128, 128, shape, dtype=np.int8) for shape in ((M, K), (K, N), (K, N)))
+    args = [a, b, d, np.zeros((M, N), np.int32), np.zeros((M, N), np.int32), M, N, K]
+    BM, BN, BK = block
+    kernel = two_dots.compile(*args, BM=BM, BN=BN, BK=BK, target="iss", config=DEFAULT_CONFIG,
+                              double_buffer=double_buffer)
+    expected = {3: a.astype(np.int32) @ b, 4: a.astype(np.int32) @ d}
+    return kernel.build_elf((bl.cdiv(M, BM), bl.cdiv(N, BN)), args, path, expected=expected)
 
 
 def build(out_dir: Path):
@@ -82,6 +133,11 @@ def build(out_dir: Path):
         proc = subprocess.run([sys.executable, str(ROOT / "examples" / "matmul.py"), *args,
                                "--elf", str(elf)], capture_output=True, text=True)
         yield name, (elf if proc.returncode == 0 and elf.is_file() else None), proc.stdout + proc.stderr
+    for name, M, N, K, block, double_buffer in TWO_DOTS:
+        try:
+            yield name, two_dots_elf(out_dir / f"{name}.elf", M, N, K, block, double_buffer), ""
+        except Exception as e:  # a build failure is reported in the table, not raised
+            yield name, None, str(e)
     for src in sorted(C_DIR.glob("*.c")):
         try:
             elf = compile_and_link([src], out_dir / f"{src.stem}.elf", include_dirs=[C_DIR],
