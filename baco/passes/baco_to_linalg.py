@@ -256,12 +256,17 @@ class BacoToLinalg:
         self.kill(op)
 
     # ---- compute -----------------------------------------------------------
+    @staticmethod
+    def _fresh_tensor(t):
+        """A new local block: bufferization.alloc_tensor, not tensor.empty, which CSE would
+        merge with an equal one (two accumulators, or a dot's int8 operand and a stored
+        int8 block, would then share one buffer)."""
+        return ir.create("bufferization.alloc_tensor", results=[t],
+                         attributes={"operandSegmentSizes": Attribute.parse("array<i32: 0, 0, 0>")}).result
+
     def lower_baco_zeros(self, op):
         t = RankedTensorType(op.result.type)
-        # alloc_tensor, not tensor.empty: CSE would merge two equal zero blocks into one
-        # buffer that bufferization then copies; each accumulator gets its own home
-        empty = ir.create("bufferization.alloc_tensor", results=[t],
-                          attributes={"operandSegmentSizes": Attribute.parse("array<i32: 0, 0, 0>")}).result
+        empty = self._fresh_tensor(t)
         zero = ir.const_int(0, t.element_type)
         from mlir.dialects import linalg
         filled = linalg.fill(zero, outs=[empty])
@@ -269,7 +274,7 @@ class BacoToLinalg:
         self.kill(op)
 
     def lower_baco_dot(self, op):
-        a, b, acc = op.operands
+        a, b, acc = (self._dot_operand(v) for v in op.operands)
         ta, tb, tc = (RankedTensorType(v.type) for v in (a, b, acc))
         if str(ta.element_type) != "i8" or str(tb.element_type) != "i8" or str(tc.element_type) != "i32":
             raise fail(f"Gemmini dot takes int8 blocks and accumulates in int32 "
@@ -290,8 +295,9 @@ class BacoToLinalg:
 
     lower_baco_relu = lower_baco_convert = lower_baco_scale
 
-    def _epilogue(self, value, out_elem, store_op):
-        """Fold scale/relu/convert feeding a store into one tagged linalg.generic."""
+    def _epilogue_chain(self, value):
+        """(source value, scale, relu, chain ops) of the scale/relu/convert ops feeding `value`;
+        the chain ops are killed (a store or a dot applies them)."""
         scale, relu = None, False
         chain = []
         while value.owner.name in EPILOGUE_OPS if hasattr(value.owner, "name") else False:
@@ -306,10 +312,30 @@ class BacoToLinalg:
             value = producer.operands[0]
         for producer in chain:
             for use in producer.result.uses:
-                if use.owner.name not in EPILOGUE_OPS + ("baco.store",):
+                if use.owner.name not in EPILOGUE_OPS + ("baco.store", "baco.dot"):
                     raise fail(f"this elementwise result is used by {use.owner.name}; on Gemmini "
-                               "scale/relu/convert are applied by the store (mvout)", producer)
-            self.kill(producer)
+                               "scale/relu/convert are applied by the store (mvout) or by a dot "
+                               "reading the accumulator", producer)
+            if producer not in self.dead:
+                self.kill(producer)
+        return value, scale, relu, chain
+
+    def _dot_operand(self, value):
+        """A dot operand; `acc*scale` / relu / .to(int8) of an int32 block becomes a
+        gemmini.epilogue generic the dot reads through the accumulator read path
+        (config_ex acc_scale + activation), so the block never leaves the accumulator."""
+        if not (hasattr(value.owner, "name") and value.owner.name in EPILOGUE_OPS):
+            return value
+        out_elem = RankedTensorType(value.type).element_type
+        source, scale, relu, chain = self._epilogue_chain(value)
+        if str(RankedTensorType(source.type).element_type) != "i32" or str(out_elem) != "i8":
+            raise fail("a dot reads an accumulator block only as scaled/ReLU'd int8 "
+                       "(acc * scale, relu, .to(bl.int8))", chain[0])
+        return self._build_epilogue(source, scale, relu, out_elem)
+
+    def _epilogue(self, value, out_elem, store_op):
+        """Fold scale/relu/convert feeding a store into one tagged linalg.generic."""
+        value, scale, relu, chain = self._epilogue_chain(value)
         src = RankedTensorType(value.type)
         if str(src.element_type) != "i32":
             if chain:
@@ -331,7 +357,7 @@ class BacoToLinalg:
     def _build_epilogue(self, value, scale, relu, out_elem):
         src = RankedTensorType(value.type)
         out_t = ir.tensor_type(src.shape, out_elem)
-        empty = ir.create("tensor.empty", results=[out_t]).result
+        empty = self._fresh_tensor(out_t)
         ident = AffineMapAttr.get(AffineMap.get_identity(2))
         par = Attribute.parse("#linalg.iterator_type<parallel>")
         gen = ir.create("linalg.generic", operands=[value, empty], results=[out_t], regions=1,

@@ -12,7 +12,9 @@ rule the tuner checks too).
 
 An int8 block written only by a scale/ReLU epilogue of an accumulator block
 and only stored to DRAM gets no rows (`gemmini.space = "epilogue"`): the
-lowering moves it out of the accumulator through the scaling path.
+lowering moves it out of the accumulator through the scaling path. One only read
+by dots gets none either (`"acc_read"`): the dots read the accumulator block
+through the execute unit's scaled, activated int8 read path (a chained dot).
 
 Ragged edges: the zero padding bufferization materialises around a clipped
 load (`linalg.map`/`linalg.fill` of 0, then a copy into a corner subview) is
@@ -60,6 +62,20 @@ def is_epilogue_staging(alloc) -> bool:
     return writers == 1 and stores
 
 
+def is_accumulator_read(alloc) -> bool:
+    """An int8 block only written by a gemmini.epilogue generic and only read by dots:
+    it stays in its accumulator, which the dots read through the scaled int8 read path."""
+    writers, reads = 0, 0
+    for u in users(alloc.result):
+        if u.name == "linalg.generic" and "gemmini.epilogue" in u.attributes and u.operands[-1] == alloc.result:
+            writers += 1
+        elif u.name == "linalg.matmul" and alloc.result in list(u.operands)[:2]:
+            reads += 1
+        else:
+            return False
+    return writers == 1 and reads > 0
+
+
 class Placement:
     """With `double_buffer` every block allocated in a loop gets two homes
     (`gemmini.copy_rows` apart) used by alternate iterations, so the lowering
@@ -78,8 +94,8 @@ class Placement:
     def place(self, func):
         self.stage_operands(func)
         dim = self.config.dim
-        used = {"spad": 0, "acc": 0, "epilogue": 0}
-        placed = {"spad": [], "acc": [], "epilogue": []}
+        used = {"spad": 0, "acc": 0, "epilogue": 0, "acc_read": 0}
+        placed = {"spad": [], "acc": [], "epilogue": [], "acc_read": []}
         for op in ir.walk_ops(func):
             if op.name != "memref.alloc":
                 continue
@@ -95,6 +111,8 @@ class Placement:
             row_tile_stride, rows = layout(shape, dim)
             if space == "spad" and is_epilogue_staging(op):
                 space, rows = "epilogue", 0
+            elif space == "spad" and is_accumulator_read(op):
+                space, rows = "acc_read", 0
             op.attributes["gemmini.space"] = StringAttr.get(space)
             op.attributes["gemmini.base_row"] = IntegerAttr.get(ir.i64(), used[space])
             op.attributes["gemmini.row_tile_stride"] = IntegerAttr.get(ir.i64(), row_tile_stride)

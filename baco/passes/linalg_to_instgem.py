@@ -459,13 +459,28 @@ class LinalgToInstGem:
         rows, cols = self.extents.get(alloc) or (cst(blk.shape[0]), cst(blk.shape[1]))
         return blk, rows, cols
 
+    def accumulator_read(self, A, op):
+        """(A's tiles, address flags) for the dot: an "acc_read" A is its source
+        accumulator block read as int8 through config_ex's acc_scale and activation
+        (the scaled read path; Gemmini cannot move accumulator rows to the scratchpad)."""
+        if A.space != "acc_read":
+            return A, 0
+        relu, scale, source = self.epilogue_writing(A.alloc)
+        instgem.emit("config_ex", dataflow=1 if self.dataflow == "WS" else 0, activation=relu,
+                     acc_scale=scale, a_stride=1, c_stride=1)
+        return self.placed(source), local_addr(0, acc=True)
+
     def lower_matmul(self, op):
         a, b, c = op.operands
         A, a_rows, a_cols = self.operand(a, op)
         B, b_rows, b_cols = self.operand(b, op)
         C = self.placed(alloc_of(c))
-        if A.space != "spad" or B.space != "spad" or C.space != "acc":
+        if B.space == "acc_read":
+            raise ir.fail("only a dot's first operand may be read from the accumulator "
+                          "(scaled int8 A; Gemmini preloads B from the scratchpad)", op)
+        if A.space not in ("spad", "acc_read") or B.space != "spad" or C.space != "acc":
             raise ir.fail("dot needs int8 scratchpad operands and an int32 accumulator", op)
+        A, a_flags = self.accumulator_read(A, op)
         d = self.cfg.dim
         n_i = ceil_div(a_rows, d)
         n_j = ceil_div(b_cols, d)
@@ -545,7 +560,7 @@ class LinalgToInstGem:
                     c_addr, c_rows = c_target(zero, j, k, c_rows0, c_cols)
                     instgem.emit("preload", bd_addr=B.tile_addr(k, j), bd_rows=extent(b_rows, k, d),
                                  bd_cols=c_cols, c_addr=c_addr, c_rows=c_rows, c_cols=c_cols)
-                    instgem.emit("compute_preloaded", a_addr=A.tile_addr(zero, k), a_rows=c_rows0,
+                    instgem.emit("compute_preloaded", a_addr=A.tile_addr(zero, k, a_flags), a_rows=c_rows0,
                                  a_cols=extent(a_cols, k, d), bd_addr=garbage, bd_rows=d, bd_cols=d)
 
                     def i_loop(i):
@@ -553,7 +568,7 @@ class LinalgToInstGem:
                         c_addr, c_rows = c_target(i, j, k, rows_i, c_cols)
                         instgem.emit("preload", bd_addr=garbage, bd_rows=d, bd_cols=d,
                                      c_addr=c_addr, c_rows=c_rows, c_cols=c_cols)
-                        instgem.emit("compute_accumulated", a_addr=A.tile_addr(i, k), a_rows=rows_i,
+                        instgem.emit("compute_accumulated", a_addr=A.tile_addr(i, k, a_flags), a_rows=rows_i,
                                      a_cols=extent(a_cols, k, d), bd_addr=garbage, bd_rows=d, bd_cols=d)
                         store_own_row(k, i)
                     loop(cst(1), n_i, i_loop)
@@ -587,7 +602,7 @@ class LinalgToInstGem:
                     def step(k, funct):
                         instgem.emit("preload", bd_addr=garbage, bd_rows=rows_i, bd_cols=cols_j,
                                      c_addr=c_for(k), c_rows=rows_i, c_cols=cols_j)
-                        instgem.emit(funct, a_addr=A.tile_addr(i, k), a_rows=rows_i,
+                        instgem.emit(funct, a_addr=A.tile_addr(i, k, a_flags), a_rows=rows_i,
                                      a_cols=extent(a_cols, k, d), bd_addr=B.tile_addr(k, j),
                                      bd_rows=extent(b_rows, k, d), bd_cols=cols_j)
                     step(zero, "compute_preloaded")
