@@ -2,7 +2,7 @@
 activations stay on chip as int8 between the layers.
 
     python examples/fused_mlp.py [--M 33] [--K 200] [--H 64] [--N 10] [--target sim|iss]
-        [--block-m 32] [--block-k 64] [--elf out.elf]
+        [--block-m 32] [--block-k 64] [--double-buffer] [--elf out.elf]
 
 Gemmini has no accumulator-to-scratchpad move, so the second dot reads the first
 layer's int32 accumulator block directly as its A operand through the execute unit's
@@ -58,7 +58,8 @@ def blocks(M, K, H, N, block_m, block_k, dim):
     return dict(BLOCK_M=block_m, BLOCK_K=block_k, BLOCK_H=up(H), BLOCK_N=up(N))
 
 
-def fused_mlp(x, w1, w2, scale1, scale2, *, block_m=32, block_k=64, target="sim", config=None):
+def fused_mlp(x, w1, w2, scale1, scale2, *, block_m=32, block_k=64, double_buffer=False, target="sim",
+              config=None):
     """Y = (relu(X·W1 * scale1) as int8)·W2 * scale2 as int8, one kernel launch; (Y, launch info)."""
     config = config or GemminiConfig()
     M, K = x.shape
@@ -66,7 +67,8 @@ def fused_mlp(x, w1, w2, scale1, scale2, *, block_m=32, block_k=64, target="sim"
     y = np.zeros((M, N), np.int8)
     b = blocks(M, K, H, N, block_m, block_k, config.dim)
     info = fused_mlp_kernel[(bl.cdiv(M, block_m), 1)](x, w1, w2, y, M, K, H, N, float(scale1), float(scale2),
-                                                      **b, target=target, config=config)
+                                                      **b, target=target, config=config,
+                                                      double_buffer=double_buffer)
     return y, info
 
 
@@ -89,6 +91,7 @@ def main(argv=None) -> int:
     p.add_argument("--N", type=int, default=10)
     p.add_argument("--block-m", type=int, default=32)
     p.add_argument("--block-k", type=int, default=64)
+    p.add_argument("--double-buffer", action="store_true", help="two homes per loaded block so loads overlap compute")
     p.add_argument("--target", choices=["sim", "iss"], default="sim")
     p.add_argument("--elf", help="also write a self-checking bare-metal ELF here")
     p.add_argument("--seed", type=int, default=0)
@@ -98,7 +101,7 @@ def main(argv=None) -> int:
     w1 = rng.integers(-128, 128, (args.K, args.H), dtype=np.int8)
     w2 = rng.integers(-128, 128, (args.H, args.N), dtype=np.int8)
     s1, s2 = 1 / (64 * np.sqrt(args.K)), 1 / (64 * np.sqrt(args.H))
-    kw = dict(block_m=args.block_m, block_k=args.block_k)
+    kw = dict(block_m=args.block_m, block_k=args.block_k, double_buffer=args.double_buffer)
     y, info = fused_mlp(x, w1, w2, s1, s2, target=args.target, **kw)
     ref = reference(x, w1, w2, s1, s2)
     bad = int(np.count_nonzero(y != ref))
@@ -110,13 +113,8 @@ def main(argv=None) -> int:
     print(f"  mvout={counts.get('mvout', 0)}: the output's {-(-M // 16)}x{-(-N // 16)} tiles of DIM 16 only "
           f"(the {M}x{args.H} hidden layer never leaves the accumulator)")
     if args.elf:
-        b = blocks(args.M, args.K, args.H, args.N, args.block_m, args.block_k, GemminiConfig().dim)
-        kernel = info["kernel"] if isinstance(info, dict) and "kernel" in info else None
-        if kernel is None:
-            kernel = fused_mlp_kernel.compile(x, w1, w2, np.zeros_like(ref), args.M, args.K, args.H, args.N,
-                                              float(s1), float(s2), **b)
         y0 = np.zeros_like(ref)
-        path = kernel.build_elf((bl.cdiv(args.M, args.block_m), 1),
+        path = info["kernel"].build_elf((bl.cdiv(args.M, args.block_m), 1),
                                 [x, w1, w2, y0, args.M, args.K, args.H, args.N, float(s1), float(s2)],
                                 args.elf, expected={3: ref})
         print(f"  self-checking ELF: {path}")

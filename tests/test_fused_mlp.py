@@ -66,3 +66,10 @@ def test_accumulator_as_b_operand_is_a_clear_error():
     a = np.ones((16, 16), np.int8)
     with pytest.raises(CompilationError, match="only a dot's first operand may be read from the accumulator"):
         chained_b[(1,)](a, a, np.zeros((16, 16), np.int32), BM=16)
+
+
+@pytest.mark.parametrize("target", ["sim", "iss"])
+def test_fused_mlp_double_buffered(target):
+    x, w1, w2, s1, s2 = operands(65, 130, 40, 33, seed=7)
+    y, _ = fm.fused_mlp(x, w1, w2, s1, s2, block_m=32, block_k=32, double_buffer=True, target=target)
+    np.testing.assert_array_equal(y, fm.reference(x, w1, w2, s1, s2))
