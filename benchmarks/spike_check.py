@@ -8,7 +8,8 @@ It builds GEMM ELFs with examples/matmul.py (ragged and aligned shapes,
 int8/int32 output, ReLU, WS and OS dataflow; the default schedule, which is
 double-buffered with the prefetch pipeline; explicit single- and
 double-buffered block schedules), ELFs of a kernel with two accumulators
-(two_dots, single- and double-buffered) and every tests/c/*.c program, all for the
+(two_dots, single- and double-buffered), examples/fused_mlp.py's ELFs and
+every tests/c/*.c program, all for the
 default Gemmini configuration (DIM 16, 256 KiB scratchpad, 64 KiB
 accumulator, int8/int32), the one libgemmini is built for. Each ELF exits 0
 only when Gemmini's results match its own reference.
@@ -18,6 +19,10 @@ the ISS with the cycle model attached. Spike has no timing and libgemmini's
 counters add random amounts per command, so there such a program's counter
 checks fail by construction: its Spike verdict is its result check alone
 (no "mismatch" line), shown as "result".
+
+Programs that use RTL features libgemmini does not model (RTL_ONLY, with the
+reason) must pass on the ISS; their Spike exit code is printed, and the
+verdict is "ISS only".
 
 Prints one row per ELF with both exit codes. Exits 0 when every ELF passes on
 both, 1 when any fails or the two disagree, and 2 when no extension library
@@ -81,6 +86,15 @@ TWO_DOTS = [
     ("two_dots_65x17x100_db", 65, 17, 100, (32, 16, 32), True),
     ("two_dots_33x65x17", 33, 65, 17, (16, 32, 16), False),
 ]
+# (name, examples/fused_mlp.py arguments)
+FUSED_MLPS = [
+    ("fused_mlp", []),
+    ("fused_mlp_db", ["--double-buffer"]),
+]
+RTL_ONLY = {
+    name: "the second dot reads the hidden layer from the accumulator as its A operand; libgemmini "
+          "reads operands from the scratchpad only (gemmini-isa.md section 8, note 4)"
+    for name, _ in FUSED_MLPS}
 C_DIR = ROOT / "tests" / "c"
 COUNTER_PROGRAMS = {"c/matmul_perf"}
 
@@ -128,9 +142,11 @@ def two_dots_elf(path: Path, M, N, K, block, double_buffer):
 
 def build(out_dir: Path):
     """Yields (name, elf path or None, build error)."""
-    for name, args in MATMULS:
+    examples = [("matmul.py", name, args) for name, args in MATMULS]
+    examples += [("fused_mlp.py", name, args) for name, args in FUSED_MLPS]
+    for script, name, args in examples:
         elf = out_dir / f"{name}.elf"
-        proc = subprocess.run([sys.executable, str(ROOT / "examples" / "matmul.py"), *args,
+        proc = subprocess.run([sys.executable, str(ROOT / "examples" / script), *args,
                                "--elf", str(elf)], capture_output=True, text=True)
         yield name, (elf if proc.returncode == 0 and elf.is_file() else None), proc.stdout + proc.stderr
     for name, M, N, K, block, double_buffer in TWO_DOTS:
@@ -197,16 +213,20 @@ def main(argv=None) -> int:
             logs = {"baco ISS": iss_log, "Spike": spike_log}
             if counters and spike in (0, 1) and "mismatch" not in spike_log:
                 spike = "result"  # the result matched; the counters are random on Spike
-        ok = iss == 0 and spike in (0, "result")
-        verdict = "pass" if ok else ("DISAGREE" if iss != spike else "FAIL")
+        rtl_only = name in RTL_ONLY
+        ok = iss == 0 and (rtl_only or spike in (0, "result"))
+        verdict = ("ISS only" if rtl_only else "pass") if ok else ("DISAGREE" if iss != spike else "FAIL")
         bad += not ok
         print(f"{name:<28} {iss!s:>8} {spike!s:>8}  {verdict}", flush=True)
         if not ok and args.verbose:
             for who, text in logs.items():
                 print(f"  --- {who} ---\n" + "\n".join("  " + line for line in text.strip().splitlines()[-20:]))
+        if rtl_only:
+            print(f"  ({RTL_ONLY[name]})")
     if tmp is not None:
         tmp.cleanup()
-    print(f"{bad} of the programs failed or disagreed" if bad else "all programs pass on both")
+    print(f"{bad} of the programs failed or disagreed" if bad else
+          f"all programs pass on both, except the {len(RTL_ONLY)} RTL-only ones (on the ISS alone)")
     return 1 if bad else 0
 
 
