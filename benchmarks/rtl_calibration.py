@@ -20,6 +20,8 @@ tiles overflow both memories: 1.58e9 measured, 1.2e8 modelled) holds raw r down;
 
     python benchmarks/rtl_calibration.py [--csv PATH] [--data DIR] [--rows N] [--fit] [--smoke]
                                          [--out out/rtl_predictions.csv]
+    python benchmarks/rtl_calibration.py --cache out/rtl_cycle_model.0.csv [--shard 0/2]
+        (the cycle model on every row, for benchmarks/train_cost_residual.py combined)
 """
 import argparse
 import csv
@@ -57,16 +59,30 @@ def row_layer(row) -> dict:
     return layer
 
 
+_timed = {}     # (mapping, layer, constants, budget) -> cycles: the combined column reuses the cycle model's
+
+
 def cycle_model(row, cfg, constants, command_budget=3000):
-    return rtl_row_cycles(row_layer(row), row["mapping.mapping"], cfg, constants, command_budget=command_budget)
+    layer = row_layer(row)
+    key = (row["mapping.mapping"], tuple(layer.items()), cfg, repr(constants), command_budget)
+    if key not in _timed:
+        _timed[key] = rtl_row_cycles(layer, row["mapping.mapping"], cfg, constants, command_budget=command_budget)
+    return _timed[key]
 
 
-def combined_model(row, cfg, constants, command_budget=None):
-    """Timeloop-matched cycles x the residual fitted on the other 70% (benchmarks/train_cost_residual.py)."""
+def timeloop_residual_model(row, cfg, constants, command_budget=None):
+    """Timeloop-matched cycles x the "rtl" residual fitted on the other 70% (benchmarks/train_cost_residual.py)."""
     return residual.rtl_row_cycles(row)
 
 
-MODELS = {"cycle model (DOSA's program)": cycle_model, "Timeloop-matched x residual": combined_model}
+def combined_model(row, cfg, constants, command_budget=3000):
+    """The cycle model's cycles of DOSA's program x the "combined" residual fitted on the other 70%
+    (benchmarks/train_cost_residual.py combined)."""
+    return residual.combined_row_cycles(row, cycle_model(row, cfg, constants, command_budget))
+
+
+MODELS = {"cycle model (DOSA's program)": cycle_model, "Timeloop-matched x residual": timeloop_residual_model,
+          "combined (program x residual)": combined_model}
 
 
 def metrics(pred, meas):
@@ -91,6 +107,29 @@ def fit(train, cfg, budget):
     return best[1]
 
 
+def cache_cycle_model(args, cfg) -> int:
+    """The cycle model on all rows of the RTL file (held-out split first), one CSV line per row as
+    soon as it is timed; rows already in an existing file are kept and skipped (resume)."""
+    train, held_out = load(args.data / "rtl" / "firesim_train.csv")
+    rows = [("held_out", i, r) for i, r in enumerate(held_out)] + [("train", i, r) for i, r in enumerate(train)]
+    shard, shards = (int(x) for x in args.shard.split("/"))
+    budget = 600 if args.smoke else 3000
+    rows = rows[shard::shards][:args.rows]
+    done = set()
+    if args.cache.exists():
+        done = {(r["split"], int(r["index"])) for r in csv.DictReader(open(args.cache))}
+    else:
+        args.cache.parent.mkdir(parents=True, exist_ok=True)
+        args.cache.write_text("split,index,measured,cycle_model\n")
+    with open(args.cache, "a", newline="") as f:
+        w = csv.writer(f)
+        for split, i, r in rows:
+            if (split, i) not in done:
+                w.writerow([split, i, r["target.gemmini_cycle"], cycle_model(r, cfg, DEFAULT_CONSTANTS, budget)])
+                f.flush()
+    return 0
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--csv", type=Path, help="score this file (same columns) instead of the held-out split")
@@ -99,8 +138,13 @@ def main(argv=None) -> int:
     p.add_argument("--fit", action="store_true", help="grid-search the constants on the training split")
     p.add_argument("--smoke", action="store_true", help="a few rows with a small simulation budget")
     p.add_argument("--out", type=Path, help="write each row's measured and predicted cycles (CSV)")
+    p.add_argument("--cache", type=Path, help="time the cycle model on EVERY row (training split first), "
+                   "streaming split,index,measured,cycles to this CSV (the combined model's training input)")
+    p.add_argument("--shard", default="0/1", help="with --cache: only rows i with i %% N == K (K/N)")
     args = p.parse_args(argv)
     cfg = GemminiConfig()
+    if args.cache:
+        return cache_cycle_model(args, cfg)
     if args.csv:
         rows, train = list(csv.DictReader(open(args.csv))), []
     else:

@@ -16,6 +16,12 @@ the 30% split) and the scores are printed.
     python benchmarks/train_cost_residual.py collect [--samples 600] [--seed 0]
     python benchmarks/train_cost_residual.py train [--write]
     python benchmarks/train_cost_residual.py --smoke       (6 small kernels, a short fit, no --write)
+    python benchmarks/train_cost_residual.py combined [--cache out/rtl_cycle_model.*.csv] [--write] [--smoke]
+
+`combined` trains the "combined" residual: RTL cycles / the cycle model's cycles of the program DOSA
+ran for the row. The cycle model's cycles come from `rtl_calibration.py --cache FILE` (about a second
+per row, so they are timed once and cached); only training-split rows are fitted, held-out rows in
+the cache are scored. --write replaces only the "combined" entry of the weights file.
 """
 import argparse
 import csv
@@ -38,6 +44,7 @@ from baco.tuner.workloads import gemm
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "out" / "cost_residual"
 RTL_FILE = ROOT / "benchmarks" / "data" / "rtl" / "firesim_train.csv"
+COMBINED_HIDDEN, COMBINED_EPOCHS = 8, 600   # chosen by 5-fold cross-validation on training rows only
 COMPILED_FIELDS = ("M", "N", "K", "block_m", "block_n", "block_k", "dataflow", "double_buffer", "out_int8", "dim",
                    "sp_kb", "acc_kb", "cycles", "commands")
 
@@ -143,6 +150,65 @@ def rtl_tensors(rows):
     return torch.cat(feats), torch.cat(base), torch.tensor(target, dtype=torch.float64)
 
 
+def combined_tensors(rows, program_cycles):
+    feats, base, target = [], [], []
+    for r, c in zip(rows, program_cycles):
+        f, b = residual.combined_row_inputs(r, c)
+        feats.append(f)
+        base.append(b)
+        target.append(math.log(float(r["target.gemmini_cycle"])))
+    return torch.cat(feats), torch.cat(base), torch.tensor(target, dtype=torch.float64)
+
+
+def cached_program_cycles(paths):
+    """{(split, index): cycle-model cycles} from rtl_calibration.py --cache files."""
+    return {(r["split"], int(r["index"])): float(r["cycle_model"]) for p in paths for r in read_rows(p)}
+
+
+def write_weights(new: dict):
+    """Replace these entries of the weights file, keeping the others."""
+    weights = json.loads(residual.WEIGHTS.read_text()) if residual.WEIGHTS.exists() else {}
+    weights.update(new)
+    residual.WEIGHTS.parent.mkdir(parents=True, exist_ok=True)
+    residual.WEIGHTS.write_text(json.dumps(weights))
+    print(f"{', '.join(new)} weights -> {residual.WEIGHTS}")
+
+
+def train_combined(args) -> int:
+    train, held_rows = rtl_split(args.rtl)
+    if args.smoke:      # time a few rows here with a small simulation budget
+        from baco.sim.programs import rtl_row_cycles
+        cfg = GemminiConfig()
+        cycles = {}
+        for split, rows in (("train", train[:8]), ("held_out", held_rows[:4])):
+            for i, r in enumerate(rows):
+                layer = {d: int(r[f"prob.{d}"]) for d in ("R", "S", "P", "Q", "C", "K", "N", "Wstride")}
+                cycles[split, i] = rtl_row_cycles(layer, r["mapping.mapping"], cfg, command_budget=600)
+    else:
+        paths = args.cache or sorted((ROOT / "out").glob("rtl_cycle_model*.csv"))
+        if not paths:
+            print("no cycle-model cache: run benchmarks/rtl_calibration.py --cache out/rtl_cycle_model.csv")
+            return 1
+        cycles = cached_program_cycles(paths)
+    sets = {}
+    for split, rows in (("train", train), ("held_out", held_rows)):
+        keep = [i for i in range(len(rows)) if (split, i) in cycles]
+        sets[split] = combined_tensors([rows[i] for i in keep], [cycles[split, i] for i in keep])
+    x, base, y = sets["train"]
+    # few distinct layers and a noisy target: a small net, fitted to the relative error MAPE scores
+    model = residual.fit(x, y - base, epochs=50 if args.smoke else COMBINED_EPOCHS, weight_decay=1e-2,
+                         hidden=COMBINED_HIDDEN, loss="relative")
+    print(f"RTL rows timed by the cycle model: {len(y)} of {len(train)} training, "
+          f"{len(sets['held_out'][2])} of {len(held_rows)} held-out")
+    xh, bh, yh = sets["held_out"]
+    with torch.no_grad():
+        print("  cycle model (DOSA's program)", fmt(scores(bh, yh)))
+        print("  + combined residual         ", fmt(scores(bh + model(xh), yh)))
+    if args.write and not args.smoke:
+        write_weights({"combined": model.state()})
+    return 0
+
+
 def scores(pred_log, target_log):
     p, t = np.exp(pred_log.numpy()), np.exp(target_log.numpy())
     rel = np.abs(p - t) / t
@@ -157,7 +223,7 @@ def fmt(s):
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("command", nargs="?", choices=["collect", "train"], default="train")
+    p.add_argument("command", nargs="?", choices=["collect", "train", "combined"], default="train")
     p.add_argument("--samples", type=int, default=700, help="compiled kernels to time (collect)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-commands", type=int, default=6000, help="longest program to draw (collect)")
@@ -166,10 +232,14 @@ def main(argv=None) -> int:
     p.add_argument("--rtl", type=Path, default=RTL_FILE, help="RTL file (its 70%% training split is used)")
     p.add_argument("--epochs", type=int, nargs=2, default=(1500, 400), metavar=("COMPILED", "RTL"),
                    help="training epochs of the two residuals")
+    p.add_argument("--cache", type=Path, nargs="+", help="combined: rtl_calibration.py --cache files "
+                   "(default out/rtl_cycle_model*.csv)")
     p.add_argument("--write", action="store_true", help=f"write the weights to {residual.WEIGHTS}")
     p.add_argument("--smoke", action="store_true", help="collect 6 small kernels and train briefly (no --write)")
     args = p.parse_args(argv)
     torch.set_num_threads(1)        # tiny tensors: threads only add contention
+    if args.command == "combined":
+        return train_combined(args)
     if args.smoke:
         rows = collect(6, args.seed, OUT / "smoke.csv", max_commands=300)
         x, base, y = compiled_tensors(rows)
@@ -205,9 +275,7 @@ def main(argv=None) -> int:
             print("  + learned residual        ", fmt(scores(bh + model(xh), yh)))
         weights["rtl"] = model.state()
     if args.write:
-        residual.WEIGHTS.parent.mkdir(parents=True, exist_ok=True)
-        residual.WEIGHTS.write_text(json.dumps(weights))
-        print(f"weights -> {residual.WEIGHTS}")
+        write_weights(weights)
     return 0
 
 

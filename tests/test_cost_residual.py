@@ -92,3 +92,20 @@ def test_residual_scores_on_fresh_kernels():
     with torch.no_grad():
         s = script.scores(base + residual.load("compiled")(x), y)
     assert s["log_r"] > 0.95 and s["median_rel"] < 0.15
+
+
+def test_combined_residual_corrects_program_cycles_of_an_rtl_row():
+    """The shipped "combined" residual scales the cycle model's cycles of DOSA's program by a
+    bounded, feature-dependent factor (not a constant)."""
+    train, _ = _script().rtl_split(ROOT / "benchmarks" / "data" / "rtl" / "firesim_train.csv")
+    assert residual.load("combined") is not None
+    ratios = {residual.combined_row_cycles(r, 1e6) / 1e6 for r in train[:20]}
+    assert all(0.05 < q < 20 for q in ratios) and len(ratios) > 1
+    assert residual.combined_row_cycles(train[0], 2e6) > residual.combined_row_cycles(train[0], 1e6)
+
+
+@pytest.mark.slow
+def test_combined_training_smoke(capsys):
+    """train_cost_residual.py combined --smoke times a few rows itself and fits (no --write)."""
+    assert _script().main(["combined", "--smoke"]) == 0
+    assert "combined residual" in capsys.readouterr().out

@@ -6,7 +6,11 @@ the hardware that predicts log(measured cycles / analytical cycles):
   GEMM kernel compiled with the mapping's block sizes; analytical =
   costmodel.compiled_program_cycles;
 - "rtl": measured = Gemmini RTL (FireSim) cycles of DOSA's programs;
-  analytical = the Timeloop-matched costmodel.cost_from_factors.
+  analytical = the Timeloop-matched costmodel.cost_from_factors;
+- "combined": measured = the same RTL cycles; base = the cycle model timing
+  the program DOSA ran for the row (baco.sim.programs.rtl_row_cycles, passed
+  in: the tuner does not import the simulator), features = the "rtl" features
+  plus the log of that base.
 Weights live in baco/data/cost_residual.json, written by
 benchmarks/train_cost_residual.py (see baco/data/README.md).
 """
@@ -64,17 +68,20 @@ class Residual(torch.nn.Module):
         return m
 
 
-def fit(x, y, *, epochs: int, weight_decay: float, hidden: int = HIDDEN, seed: int = 0, lr: float = 3e-3) -> Residual:
-    """Full-batch Adam on a pseudo-Huber loss of the log-ratio (about |error| beyond 10%, so a
-    few rows the features cannot explain do not dominate the fit)."""
+def fit(x, y, *, epochs: int, weight_decay: float, hidden: int = HIDDEN, seed: int = 0, lr: float = 3e-3,
+        loss: str = "huber") -> Residual:
+    """Full-batch Adam on the log-ratio error d. loss "huber": pseudo-Huber (about |d| beyond 10%, so a
+    few rows the features cannot explain do not dominate the fit); "relative": |exp(d) - 1|, the
+    relative error of the cycles (what MAPE scores; it penalises over-prediction more)."""
     torch.manual_seed(seed)
     std = x.std(0)
     model = Residual(x.shape[1], x.mean(0), torch.where(std > 1e-9, std, torch.ones_like(std)), hidden)
     opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
     for _ in range(epochs):
         opt.zero_grad()
-        loss = torch.mean(torch.sqrt((model(x) - y) ** 2 + 0.01))
-        loss.backward()
+        d = model(x) - y
+        err = torch.abs(torch.expm1(d)) if loss == "relative" else torch.sqrt(d ** 2 + 0.01)
+        torch.mean(err).backward()
         opt.step()
     model.requires_grad_(False)
     return model
@@ -149,6 +156,23 @@ def rtl_row_cycles(row: dict) -> float:
         return float(torch.exp(log_base + (model(feats) if model is not None else 0.0))[0])
 
 
+def combined_row_inputs(row: dict, program_cycles: float):
+    """(features [1, F], log program cycles [1]) of one RTL row whose program the cycle model timed
+    at program_cycles: the rtl features and the program's log cycles."""
+    feats, _ = rtl_row_inputs(row)
+    base = _log([program_cycles])
+    return torch.cat([feats, base[:, None]], dim=1), base
+
+
+def combined_row_cycles(row: dict, program_cycles: float) -> float:
+    """The combined model's cycles for one row of the RTL file: the cycle model's cycles of DOSA's
+    program times the shipped "combined" residual."""
+    feats, log_base = combined_row_inputs(row, program_cycles)
+    model = load("combined")
+    with torch.no_grad():
+        return float(torch.exp(log_base + (model(feats) if model is not None else 0.0))[0])
+
+
 def block_factors(layer: Layer, blocks: dict, dim: int):
     """Factors [1, 4, 7] and spatial C/K of a GEMM layer run with these block sizes (ragged
     blocks allowed: the DRAM-level factor is then fractional): the scratchpad tile is the
@@ -166,4 +190,5 @@ def block_factors(layer: Layer, blocks: dict, dim: int):
     return temporal, torch.tensor([float(sc)], dtype=torch.float64), torch.tensor([float(sk)], dtype=torch.float64)
 
 
-__all__ = ["Residual", "fit", "load", "compiled_inputs", "rtl_inputs", "rtl_row_inputs", "rtl_row_cycles", "block_factors", "WEIGHTS"]
+__all__ = ["Residual", "fit", "load", "compiled_inputs", "rtl_inputs", "rtl_row_inputs", "rtl_row_cycles",
+           "combined_row_inputs", "combined_row_cycles", "block_factors", "WEIGHTS"]
