@@ -27,11 +27,12 @@ from baco.gemmini.schedule import GemmSchedule, schedule_problems
 from baco.kernels.matmul import matmul, matmul_kernel, reference, resolve_schedule  # noqa: F401
 
 
-def write_elf(path, a, b, expected, *, out, scale, relu, **schedule):
-    """Self-checking bare-metal ELF for the default Gemmini configuration."""
+def write_elf(path, a, b, expected, *, out, scale, relu, config=None, **schedule):
+    """Self-checking bare-metal ELF for `config` (default: the default Gemmini); the ELF
+    records its configuration, which `baco sim` reads."""
     s = resolve_schedule(**schedule)
     c = np.zeros_like(expected)
-    _, info = matmul(a, b, out=out, scale=scale, relu=relu, schedule=s, config=GemminiConfig())
+    _, info = matmul(a, b, out=out, scale=scale, relu=relu, schedule=s, config=config or GemminiConfig())
     M, K = a.shape
     N = b.shape[1]
     args = [a, b, c, M, N, K, a.strides[0], 1, b.strides[0], 1, c.strides[0] // c.itemsize, 1, float(scale)]
@@ -89,7 +90,7 @@ def main(argv=None) -> int:
         counts = ", ".join(f"{k}={v}" for k, v in info.items() if k in ("commands", "instructions", "programs"))
         print(f"  {counts}")
     if args.elf:
-        print(f"  self-checking ELF: {write_elf(args.elf, a, b, ref, **opts)}")
+        print(f"  self-checking ELF: {write_elf(args.elf, a, b, ref, config=config, **opts)}")
     return 0 if bad == 0 else 1
 
 
