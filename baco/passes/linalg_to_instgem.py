@@ -395,25 +395,26 @@ class LinalgToInstGem:
         into it is not zeroed by DMA: the loop's first iteration writes its k = 0
         products over whole tiles (masked rows/columns read as zeros) and zeroes only
         the tiles that iteration does not reach."""
-        if self.dataflow != "WS":
-            return
-        for loop_op in [op for op in ir.walk_ops(func) if op.name == "scf.for"]:
-            matmuls = [op for op in prefetch.body_ops(loop_op) if op.name == "linalg.matmul"]
-            if len(matmuls) != 1:
-                continue
-            acc = alloc_of(matmuls[0].operands[2])
-            if acc is None or acc.operation.parent.operation == loop_op:
-                continue
+        for loop_op, matmul, acc in self.ws_accumulating_loops(func):
             fill = zeroed_before(loop_op, acc.operation)
             if fill is not None:
                 self.zeroed_in_loop[fill] = loop_op
-                self.first_write_of_matmul[matmuls[0]] = loop_op
+                self.first_write_of_matmul[matmul] = loop_op
 
     def find_fused_stores(self, func):
         """WS: a block accumulated by the one matmul of a loop and stored right after
         it is stored column by column in the loop's last iteration, each column as
         soon as its last computes are issued, so the stores overlap the remaining
         columns' work. The store's address arithmetic moves above the loop."""
+        for loop_op, matmul, acc in self.ws_accumulating_loops(func):
+            store = stored_after(loop_op, acc.operation)
+            if store is not None and hoist_above(loop_op, store):
+                self.stored_in_loop[store] = loop_op
+                self.store_of_matmul[matmul] = (store, loop_op)
+
+    def ws_accumulating_loops(self, func):
+        """(loop, its one matmul, the accumulator allocated outside it) of every WS loop
+        whose single matmul accumulates into a block that lives across the loop."""
         if self.dataflow != "WS":
             return
         for loop_op in [op for op in ir.walk_ops(func) if op.name == "scf.for"]:
@@ -421,12 +422,8 @@ class LinalgToInstGem:
             if len(matmuls) != 1:
                 continue
             acc = alloc_of(matmuls[0].operands[2])
-            if acc is None or acc.operation.parent.operation == loop_op:
-                continue
-            store = stored_after(loop_op, acc.operation)
-            if store is not None and hoist_above(loop_op, store):
-                self.stored_in_loop[store] = loop_op
-                self.store_of_matmul[matmuls[0]] = (store, loop_op)
+            if acc is not None and acc.operation.parent.operation != loop_op:
+                yield loop_op, matmuls[0], acc
 
     def epilogue_writing(self, alloc):
         """(relu, scale bits i64, source acc alloc) if a gemmini.epilogue generic fills `alloc`."""
