@@ -29,10 +29,9 @@ from pathlib import Path
 import numpy as np
 
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.isa import decode
 from baco.gemmini.schedule import GemmSchedule
 from baco.sim.clib import time_matmul
-from baco.sim.timing import TimingModel
+from baco.sim.timing import CommandStream, TimingModel
 from baco.tuner.arch import DEFAULT_HARDWARE
 from baco.tuner.baselines import gemmini_default
 from baco.tuner.mapping import KERNEL_OUT_INT8, gemm_schedule, is_kernel_layer, parse_mapping
@@ -67,26 +66,9 @@ def output_scale(K: int) -> float:
 
 
 # Layers above this many MACs are timed on the compiled kernel's command stream without data
-# (CommandTrace: the functional model's numpy work is ~20x the cycle model's), and checked bit
+# (CommandStream: the functional model's numpy work is ~20x the cycle model's), and checked bit
 # for bit on a scaled-down run of the same kernel, schedule and Gemmini (two blocks per dimension).
 FUNCTIONAL_MACS = 3.2e7
-
-
-class CommandTrace:
-    """A Gemmini that only decodes the commands it is sent and reports them to its observers
-    (no memories, no data): the compiled kernel's command stream for the cycle model."""
-
-    def __init__(self):
-        self.observers = []
-
-    def execute(self, funct: int, rs1: int, rs2: int, pc: int | None = None) -> int:
-        cmd, fields = decode(funct, rs1, rs2)
-        for observe in self.observers:
-            observe(cmd.name, fields, pc)
-        return 0
-
-    def fence(self):
-        pass
 
 
 def _gemm_launch(M, N, K, cfg, schedule, out_int8, seed, target="sim"):
@@ -119,7 +101,7 @@ def run_gemm(M: int, N: int, K: int, cfg: GemminiConfig, schedule: GemmSchedule,
         (min(M, 2 * schedule.block_m), min(N, 2 * schedule.block_n), min(K, 2 * schedule.block_k))
     if timed and not full:              # the full-size kernel, timed on its command stream
         ck, grid, args, _ = _gemm_launch(M, N, K, cfg, schedule, out_int8, seed)
-        ck.run(grid, args, observers=[tm.observe], model=CommandTrace())
+        ck.run(grid, args, observers=[tm.observe], model=CommandStream())
     ck, grid, args, ref = _gemm_launch(*shape, cfg, schedule, out_int8, seed, target)
     ck.run(grid, args, observers=[tm.observe] if target == "sim" and (full or not timed) else [])
     if timed and full and target != "sim":   # checked on the ISS: time the same launch on sim
