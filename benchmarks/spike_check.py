@@ -5,7 +5,7 @@ extension library, and compare the exit codes.
     BACO_SPIKE_EXTLIB=/path/to/libgemmini.so python benchmarks/spike_check.py
 
 It builds GEMM ELFs with examples/matmul.py (ragged and aligned shapes,
-int8/int32 output, ReLU, WS and OS dataflow; the default schedule, which is
+int8/int32 output, ReLU, bias, WS and OS dataflow; the default schedule, which is
 double-buffered with the prefetch pipeline; explicit single- and
 double-buffered block schedules), ELFs of a kernel with two accumulators
 (two_dots, single- and double-buffered), examples/fused_mlp.py's ELFs and
@@ -80,6 +80,11 @@ MATMULS = [
                                '{"block_m": 64, "block_n": 48, "block_k": 128, "double_buffer": true}']),
     # single-buffered block schedule with several K steps
     ("mm_100x70x300_sb_32x32x64", ["--M", "100", "--N", "70", "--K", "300", "--block", "32", "32", "64"]),
+    # bias rows moved into the accumulator at DRAM stride 0 before the K loop
+    ("mm_65x33x100_bias_relu_int8", ["--M", "65", "--N", "33", "--K", "100", "--bias", "--relu", "--out", "int8"]),
+    ("mm_17x65x33_bias_os", ["--M", "17", "--N", "65", "--K", "33", "--bias", "--dataflow", "OS"]),
+    ("mm_100x70x300_bias_db_32x32x64", ["--M", "100", "--N", "70", "--K", "300", "--bias",
+                                        "--block", "32", "32", "64", "--double-buffer"]),
 ]
 # (name, M, N, K, (BM, BN, BK), double_buffer) for two_dots
 TWO_DOTS = [

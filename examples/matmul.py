@@ -1,11 +1,13 @@
 """GEMM on Gemmini with a @baco.jit block kernel.
 
     python examples/matmul.py --M 100 --N 70 --K 300 [--target sim|iss] [--dim 16]
-        [--elf out.elf] [--relu] [--out int8|int32] [--dataflow WS|OS] [--block 32 32 64]
+        [--elf out.elf] [--bias] [--relu] [--out int8|int32] [--dataflow WS|OS] [--block 32 32 64]
         [--double-buffer] [--schedule '{"block_m": 64, "block_n": 64, "block_k": 128}' | FILE.json]
 
 Without --block or --schedule the kernel runs baco.gemmini.schedule.default_gemm_schedule
-for the shape and configuration (double-buffered, weight-stationary).
+for the shape and configuration (double-buffered, weight-stationary). `--bias` adds a
+random int32 bias row (N values) to every row of C: the kernel starts its accumulator
+from the bias, loaded at DRAM row stride 0 (see baco/kernels/matmul.py).
 
 Runs the kernel, checks it bit for bit against a numpy reference of Gemmini's
 arithmetic, and exits 0 only when they agree. `--elf PATH` also writes a
@@ -24,18 +26,20 @@ import baco.language as bl
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, schedule_problems
 # the kernel lives in the package (the tuner/compiler/simulator loop compiles it too)
-from baco.kernels.matmul import matmul, matmul_kernel, reference, resolve_schedule  # noqa: F401
+from baco.kernels.matmul import bias_vector, matmul, matmul_kernel, reference, resolve_schedule  # noqa: F401
 
 
-def write_elf(path, a, b, expected, *, out, scale, relu, config=None, **schedule):
+def write_elf(path, a, b, expected, *, out, scale, relu, bias=None, config=None, **schedule):
     """Self-checking bare-metal ELF for `config` (default: the default Gemmini); the ELF
     records its configuration, which `baco sim` reads."""
     s = resolve_schedule(**schedule)
     c = np.zeros_like(expected)
-    _, info = matmul(a, b, out=out, scale=scale, relu=relu, schedule=s, config=config or GemminiConfig())
+    _, info = matmul(a, b, bias=bias, out=out, scale=scale, relu=relu, schedule=s, config=config or GemminiConfig())
     M, K = a.shape
     N = b.shape[1]
     args = [a, b, c, M, N, K, a.strides[0], 1, b.strides[0], 1, c.strides[0] // c.itemsize, 1, float(scale)]
+    if bias is not None:
+        args.append(bias_vector(bias, N))
     grid = (bl.cdiv(M, s.block_m), bl.cdiv(N, s.block_n))
     return info["kernel"].build_elf(grid, args, path, expected={2: expected})
 
@@ -62,6 +66,7 @@ def main(argv=None) -> int:
     p.add_argument("--out", choices=["int8", "int32"], default="int32")
     p.add_argument("--scale", type=float, default=None, help="int8 output scale (default 1/64)")
     p.add_argument("--relu", action="store_true")
+    p.add_argument("--bias", action="store_true", help="add a random int32 bias row (N values) to C")
     p.add_argument("--elf", help="also write a self-checking bare-metal ELF here")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
@@ -71,6 +76,7 @@ def main(argv=None) -> int:
     rng = np.random.default_rng(args.seed)
     a = rng.integers(-128, 128, (args.M, args.K), dtype=np.int8)
     b = rng.integers(-128, 128, (args.K, args.N), dtype=np.int8)
+    bias = rng.integers(-(1 << 15), 1 << 15, args.N, dtype=np.int32) if args.bias else None
     config = GemminiConfig.from_capacity(args.dim, args.sp_kb, args.acc_kb)
     if args.schedule is not None and args.block is not None:
         p.error("give either --schedule or --block")
@@ -79,11 +85,11 @@ def main(argv=None) -> int:
     problems = schedule_problems(s, config, args.out == "int8")
     if problems:
         p.error("; ".join(problems))
-    opts = dict(out=args.out, scale=scale, relu=args.relu, schedule=s)
+    opts = dict(bias=bias, out=args.out, scale=scale, relu=args.relu, schedule=s)
     c, info = matmul(a, b, target=args.target, config=config, **opts)
     ref = reference(a, b, **opts)
     bad = int(np.count_nonzero(c != ref))
-    print(f"GEMM {args.M}x{args.N}x{args.K} {args.out}{' relu' if args.relu else ''} "
+    print(f"GEMM {args.M}x{args.N}x{args.K}{' +bias' if args.bias else ''} {args.out}{' relu' if args.relu else ''} "
           f"schedule={json.dumps(s.to_dict())} DIM={args.dim} on {args.target}: "
           f"{'bit-exact' if bad == 0 else f'{bad} MISMATCHES'}")
     if isinstance(info, dict):

@@ -354,6 +354,8 @@ class KernelCodegen(ast.NodeVisitor):
         a, b = self.expr(node.left), self.expr(node.comparators[0])
         if not isinstance(a, Val) and not isinstance(b, Val):
             return COMPARISONS[type(node.ops[0])](a, b)
+        if isinstance(node.ops[0], (ast.Is, ast.IsNot)) and (a is None or b is None):
+            return isinstance(node.ops[0], ast.IsNot)   # a runtime value (a given pointer) is never None
         raise self.error("comparisons of runtime values are not supported (no runtime branches)", node)
 
     def expr_BinOp(self, node):

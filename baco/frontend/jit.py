@@ -109,6 +109,10 @@ class JITFunction:
                 params.append((p.name, "const", v))
                 key.append(("c", p.name, v if isinstance(v, (int, float, bool, str, type(None))) else repr(v)))
                 continue
+            if v is None:   # an absent optional pointer: `if ptr is not None:` folds at compile time
+                params.append((p.name, "const", None))
+                key.append(("n", p.name))
+                continue
             arr = _as_array(v)
             if arr is not None:
                 if arr.dtype not in NP_ELEM:

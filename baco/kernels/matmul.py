@@ -1,6 +1,12 @@
 """The GEMM block kernel the tuner/compiler/simulator loop compiles (and examples/matmul.py
-runs): C = A·B with int8 inputs, an int32 accumulator block per program, and an int32
-or scaled (optionally ReLU'd) int8 output, under a GemmSchedule."""
+runs): C = A·B (+ bias) with int8 inputs, an int32 accumulator block per program, and an
+int32 or scaled (optionally ReLU'd) int8 output, under a GemmSchedule.
+
+Bias: an int32 row of N values added to every row of C. The kernel reads it through a
+block pointer whose row stride is 0, so every row of the block is the same bias row, and
+starts the accumulator from it instead of zeros: Gemmini moves it into the accumulator
+with one mvin per tile at DRAM stride 0 (the DMA repeats the row), as the C library's
+tiled_matmul does for a repeating bias, and the K loop accumulates on top of it."""
 from dataclasses import replace
 
 import numpy as np
@@ -16,14 +22,20 @@ from baco.gemmini.schedule import GemmSchedule, as_schedule, default_gemm_schedu
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
                   stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, scale,
                   BLOCK_M: bl.constexpr, BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr,
-                  RELU: bl.constexpr, OUT_INT8: bl.constexpr):
+                  RELU: bl.constexpr, OUT_INT8: bl.constexpr, bias_ptr=None):
     pid_m = bl.program_id(0)
     pid_n = bl.program_id(1)
     a_blk = bl.make_block_ptr(a_ptr, shape=(M, K), strides=(stride_am, stride_ak),
                               offsets=(pid_m * BLOCK_M, 0), block_shape=(BLOCK_M, BLOCK_K), order=(1, 0))
     b_blk = bl.make_block_ptr(b_ptr, shape=(K, N), strides=(stride_bk, stride_bn),
                               offsets=(0, pid_n * BLOCK_N), block_shape=(BLOCK_K, BLOCK_N), order=(1, 0))
-    acc = bl.zeros((BLOCK_M, BLOCK_N), dtype=bl.int32)
+    if bias_ptr is not None:    # stride 0: each row of the block is the bias row
+        bias_blk = bl.make_block_ptr(bias_ptr, shape=(M, N), strides=(0, 1),
+                                     offsets=(pid_m * BLOCK_M, pid_n * BLOCK_N),
+                                     block_shape=(BLOCK_M, BLOCK_N), order=(1, 0))
+        acc = bl.load(bias_blk, boundary_check=(0, 1))
+    else:
+        acc = bl.zeros((BLOCK_M, BLOCK_N), dtype=bl.int32)
     for k in range(0, bl.cdiv(K, BLOCK_K)):
         a = bl.load(a_blk, boundary_check=(0, 1))
         b = bl.load(b_blk, boundary_check=(0, 1))
@@ -55,10 +67,10 @@ def resolve_schedule(schedule=None, block=None, dataflow="WS", double_buffer=Fal
     return s if dataflow == s.dataflow else replace(s, dataflow=dataflow)
 
 
-def matmul(a, b, *, out="int32", scale=1.0, relu=False, schedule=None, block=None, dataflow="WS",
+def matmul(a, b, *, bias=None, out="int32", scale=1.0, relu=False, schedule=None, block=None, dataflow="WS",
            double_buffer=False, target="sim", config=None):
-    """C = A·B on Gemmini (int8 inputs); returns (C, launch info). Without `schedule`
-    or `block`, the default schedule for the shape."""
+    """C = A·B (+ bias, an int32 vector of N) on Gemmini (int8 inputs); returns (C, launch
+    info). Without `schedule` or `block`, the default schedule for the shape."""
     M, K = a.shape
     _, N = b.shape
     s = resolve_schedule(schedule, block, dataflow, double_buffer, shape=(M, N, K), config=config,
@@ -67,15 +79,26 @@ def matmul(a, b, *, out="int32", scale=1.0, relu=False, schedule=None, block=Non
     grid = (bl.cdiv(M, s.block_m), bl.cdiv(N, s.block_n))
     info = matmul_kernel[grid](a, b, c, M, N, K, a.strides[0], 1, b.strides[0], 1,
                                c.strides[0] // c.itemsize, 1, float(scale),
-                               RELU=relu, OUT_INT8=(out == "int8"),
+                               RELU=relu, OUT_INT8=(out == "int8"), bias_ptr=bias_vector(bias, N),
                                target=target, config=config or GemminiConfig(), schedule=s)
     return c, info
 
 
-def reference(a, b, *, out="int32", scale=1.0, relu=False, config=None, **schedule):
-    """numpy C = A·B in Gemmini's arithmetic, for the schedule matmul() runs (OS reduces
-    K in blocks of block_k inside the array)."""
+def bias_vector(bias, n):
+    """`bias` as the kernel's C-contiguous int32 vector of `n` values (None stays None)."""
+    if bias is None:
+        return None
+    bias = np.ascontiguousarray(bias, dtype=np.int32)
+    if bias.shape != (n,):
+        raise ValueError(f"bias must be a vector of N = {n} values, got shape {bias.shape}")
+    return bias
+
+
+def reference(a, b, *, bias=None, out="int32", scale=1.0, relu=False, config=None, **schedule):
+    """numpy C = A·B (+ bias) in Gemmini's arithmetic, for the schedule matmul() runs (OS
+    reduces K in blocks of block_k inside the array)."""
     s = resolve_schedule(**schedule, shape=(a.shape[0], b.shape[1], a.shape[1]), config=config,
                          out_int8=out == "int8")
-    return reference_matmul(a, b, out=out, scale=scale, relu=relu,
+    d = None if bias is None else bias_vector(bias, b.shape[1])[None, :]
+    return reference_matmul(a, b, d, out=out, scale=scale, relu=relu,
                             os_k_block=s.block_k if s.dataflow == "OS" else None)
