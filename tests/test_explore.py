@@ -79,3 +79,27 @@ def test_fixed_hardware_penalises_what_does_not_fit():
     assert float(problem.score([[whole]]).penalty[0]) > 0
     with pytest.raises(ValueError):
         evaluate_design([layer], [whole.to_mapping()], DEFAULT_HARDWARE)
+
+
+def test_mixed_loop_orders_cost_as_each_order_alone():
+    """The batched cost takes one loop order per design point (costmodel.order_index tensors):
+    values and gradients equal those of each point evaluated with its own order's dim lists."""
+    from baco.tuner import costmodel
+    from baco.tuner.explore import costmodel_tensors, stack_tilings
+    from baco.tuner.relax import ORDER_CHOICES, level_orders
+    layer = Layer(R=3, S=3, P=14, Q=14, C=32, K=64, N=2, Hstride=2, Wstride=2)
+    problem = NetworkProblem([layer])
+    tilings = random_tilings(problem, 2 * len(ORDER_CHOICES), torch.Generator().manual_seed(3))[0]
+    tilings = [Tiling(t.temporal, t.spatial_c, t.spatial_k, k % len(ORDER_CHOICES)) for k, t in enumerate(tilings)]
+    temporal, spatial, order = stack_tilings(tilings)
+    temporal.requires_grad_()
+    hw = tuple(torch.full((len(tilings),), v) for v in (32.0, 256.0, 64.0))
+    cycles, energy = costmodel_tensors(layer, temporal, spatial, order, hw, "timeloop")
+    (grad,) = torch.autograd.grad((cycles + energy).sum(), temporal)
+    for b, t in enumerate(tilings):
+        one = temporal.detach()[b:b + 1].clone().requires_grad_()
+        out = costmodel.cost_from_factors(layer, one, spatial[b:b + 1, 0], spatial[b:b + 1, 1], level_orders(t.order),
+                                          tuple(h[b:b + 1] for h in hw))
+        (g,) = torch.autograd.grad((out["cycles"] + out["energy_uj"]).sum(), one)
+        assert float(out["cycles"][0]) == float(cycles[b]) and float(out["energy_uj"][0]) == float(energy[b])
+        assert torch.allclose(g[0], grad[b], rtol=1e-12, atol=0)

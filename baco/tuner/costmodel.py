@@ -82,25 +82,49 @@ def _size(t, tensor, layer: Layer):
     return g("N") * g("C") * h * w
 
 
-def _refills(temporal, order, level, tensor):
-    """How often the level-`level` tile of `tensor` is (re)filled, [B]."""
-    loops = [(l, DIM_INDEX[d]) for l in range(NUM_LEVELS - 1, level, -1) for d in order[l]]
+NO_LOOP = len(DIMS)   # the loop-position index of "no loop here" (a level listing fewer than 7 dims)
+
+
+def order_index(order, batch: int) -> torch.Tensor:
+    """Loop orders as dim indices [B or 1, NUM_LEVELS, 7] (outermost first, NO_LOOP pads a short
+    level): from a per-level list of dim names (one order for all B), or such a tensor already."""
+    if torch.is_tensor(order):
+        return order
+    return torch.tensor([[[DIM_INDEX[d] for d in order[l]] + [NO_LOOP] * (len(DIMS) - len(order[l]))
+                          for l in range(NUM_LEVELS)]], dtype=torch.int64)
+
+
+def _loops_inner_first(temporal, order_idx, level):
+    """(factors [B, n], dim indices [B|1, n], level of each loop [n]) of the loops above `level`,
+    innermost first; a NO_LOOP position has factor 1."""
     B = temporal.shape[0]
-    result = torch.ones(B, dtype=temporal.dtype)
-    # a loop counts if a relevant loop with factor > 1 is at or inside it
-    inner_relevant = torch.zeros(B, dtype=torch.bool)
-    counted = []
-    for l, d in reversed(loops):
-        f = temporal[:, l, d]
-        if DIMS[d] in RELEVANT[tensor]:
-            inner_relevant = inner_relevant | (f.detach() > 1.5)
-        counted.append((f, inner_relevant.clone()))
-    for f, mask in counted:
-        result = result * torch.where(mask, f, torch.ones_like(f))
-    return result
+    padded = torch.cat([temporal, torch.ones(B, NUM_LEVELS, 1, dtype=temporal.dtype)], dim=2)
+    levels = list(range(level + 1, NUM_LEVELS))
+    dims = torch.cat([order_index_level.flip(-1) for order_index_level in order_idx[:, levels, :].unbind(1)], dim=1)
+    factors = padded[:, levels, :].reshape(B, -1).gather(
+        1, (dims + torch.arange(len(levels)).repeat_interleave(len(DIMS)) * (len(DIMS) + 1)).expand(B, -1))
+    at = torch.tensor(levels).repeat_interleave(len(DIMS))
+    return factors, dims, at
 
 
-def _input_fills(layer: Layer, temporal, sC, order, level):
+def _inside_or(x: torch.Tensor) -> torch.Tensor:
+    """For loops listed innermost first: whether x holds at this loop or at any loop inside it."""
+    return x.to(torch.int8).cummax(dim=1).values.bool()
+
+
+def _in(dims: torch.Tensor, names) -> torch.Tensor:
+    return torch.isin(dims, torch.tensor([DIM_INDEX[d] for d in names]))
+
+
+def _refills(temporal, order_idx, level, tensor):
+    """How often the level-`level` tile of `tensor` is (re)filled, [B]: the product of the loops
+    above it at or outside the innermost tensor-relevant loop with a factor > 1."""
+    f, dims, _ = _loops_inner_first(temporal, order_idx, level)
+    counted = _inside_or(_in(dims, RELEVANT[tensor]) & (f.detach() > 1.5))
+    return torch.where(counted, f, torch.ones_like(f)).prod(1)
+
+
+def _input_fills(layer: Layer, temporal, sC, order_idx, level):
     """Input words written into the level-`level` tile over the layer, [B],
     with Timeloop's sliding-window reuse (counting rules as re-derived in
     DOSA, ucb-bar/dosa dataset/common/mapping_utils.py accesses_from_mapping):
@@ -123,17 +147,13 @@ def _input_fills(layer: Layer, temporal, sC, order, level):
         for d in "PQRS":
             inner[d] = inner[d] * g(l, d)
     up = level + 1
-    loops = [(l, DIM_INDEX[d]) for l in range(NUM_LEVELS - 1, level, -1) for d in order[l]][::-1]  # innermost first
-    n_up = len(order[up])
-    # rank among the loops of level `up` with factor > 1 (0 = innermost), -1 if factor 1
-    seen = torch.zeros(B, dtype=temporal.dtype)
-    rank = []
-    for i in range(n_up):
-        big = temporal[:, up, loops[i][1]].detach() > 1.5
-        rank.append(torch.where(big, seen, -torch.ones_like(seen)))
-        seen = seen + big.to(temporal.dtype)
-    first = {DIMS[loops[i][1]]: rank[i] == 0 for i in range(n_up)}
-    second = {DIMS[loops[i][1]]: rank[i] == 1 for i in range(n_up)}
+    f, dims, at = _loops_inner_first(temporal, order_idx, level)
+    big = f.detach() > 1.5
+    # rank among the loops of level `up` with factor > 1 (0 = innermost)
+    of_up = (at == up).unsqueeze(0)
+    rank = torch.where(of_up & big, (big & of_up).cumsum(1) - 1, -torch.ones_like(dims))
+    first = {d: ((dims == DIM_INDEX[d]) & (rank == 0)).any(1) for d in "PQRS"}
+    second = {d: ((dims == DIM_INDEX[d]) & (rank == 1)).any(1) for d in "PQ"}
     fold = {"R": first["R"], "S": first["S"]}
     for d in "RS":
         inner[d] = inner[d] * torch.where(fold[d], g(up, d), one)
@@ -155,21 +175,12 @@ def _input_fills(layer: Layer, temporal, sC, order, level):
         extra = extra + torch.where(slide[d], step * other * (g(up, d) - 1), torch.zeros_like(one))
     # refills: loops above, from the first input-relevant one outward, except
     # the folded R/S and the sliding P/Q (already counted)
-    mult = one.clone()
-    active = torch.zeros(B, dtype=torch.bool)
-    for i, (l, d) in enumerate(loops):
-        f = temporal[:, l, d]
-        name = DIMS[d]
-        skip = torch.zeros(B, dtype=torch.bool)
-        if l == up:
-            if name in "RS":
-                skip = fold[name]
-            if name in "PQ":
-                skip = slide[name]
-            active = active | skip
-        big = f.detach() > 1.5
-        active = active | (big & (name in RELEVANT["I"]))
-        mult = mult * torch.where(active & ~skip, f, one)
+    skip_of_dim = torch.zeros(B, len(DIMS) + 1, dtype=torch.bool)
+    for d, flag in (("R", fold["R"]), ("S", fold["S"]), ("P", slide["P"]), ("Q", slide["Q"])):
+        skip_of_dim[:, DIM_INDEX[d]] = flag
+    skip = of_up & skip_of_dim.gather(1, dims.expand(B, -1))
+    active = _inside_or(skip | (big & _in(dims, RELEVANT["I"])))
+    mult = torch.where(active & ~skip, f, torch.ones_like(f)).prod(1)
     return cn * mult * (h * w + extra)
 
 
@@ -183,7 +194,9 @@ def capacity_from_factors(layer: Layer, temporal, sC, sK) -> dict:
 def cost_from_factors(layer: Layer, temporal, sC, sK, order, hw) -> dict:
     """Cycles, energy (µJ) and access counts of B mappings: temporal [B, 4, 7]
     (levels L0..L3, DIMS order), spatial C/K [B], order [level] -> dims (outer
-    first), hw = (pe_dim, sp_kb, acc_kb) tensors [B] or scalars."""
+    first; or order_index's tensor [B, 4, 7], one order per mapping), hw =
+    (pe_dim, sp_kb, acc_kb) tensors [B] or scalars."""
+    order = order_index(order, temporal.shape[0])
     pe, sp_kb, acc_kb = (torch.as_tensor(x, dtype=temporal.dtype) for x in hw)
     sC, sK = sC.to(temporal.dtype), sK.to(temporal.dtype)
     macs = float(layer.macs)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import torch
 from tqdm.auto import tqdm
 
-from baco.tuner import kernel_model
+from baco.tuner import costmodel, kernel_model
 from baco.tuner.arch import DEFAULT_HARDWARE, MAX_BUFFER_KB, MAX_PE_DIM, Hardware, area_mm2
 from baco.tuner.hwinfer import requirements_from_factors, round_hardware, round_pe_dim, smooth_max
 from baco.tuner.mapping import Mapping, validate
@@ -299,19 +299,16 @@ def straight_through_hardware(pe, sp, acc, hardware: list[Hardware]):
 # ---- the cost model's tensor interface (with hwinfer.requirements_from_factors) ---------------------------
 def costmodel_tensors(layer: Layer, temporal, spatial, order, hw_t,
                       cycle_model: str = "compiled") -> tuple[torch.Tensor, torch.Tensor]:
-    """(cycles [B], energy µJ [B]) of B mappings of one layer (kernel_model.layer_tensors); orders
-    are grouped since they are discrete."""
-    B = temporal.shape[0]
-    cycles = torch.zeros(B, dtype=torch.float64)
-    energy = torch.zeros(B, dtype=torch.float64)
-    pe, sp, acc = hw_t
-    for choice in torch.unique(order).tolist():
-        idx = (order == choice).nonzero().squeeze(1)
-        c, e, _, _ = kernel_model.layer_tensors(layer, temporal[idx], spatial[idx], level_orders(choice),
-                                                (pe[idx], sp[idx], acc[idx]), cycle_model)
-        cycles = cycles.index_put((idx,), c)
-        energy = energy.index_put((idx,), e)
-    return cycles, energy
+    """(cycles [B], energy µJ [B]) of B mappings of one layer (kernel_model.layer_tensors), each
+    with its own canonical loop order choice order [B], in one batched evaluation."""
+    c, e, _, _ = kernel_model.layer_tensors(layer, temporal, spatial, _order_indices()[order], hw_t, cycle_model)
+    return c, e
+
+
+@functools.lru_cache(maxsize=None)
+def _order_indices() -> torch.Tensor:
+    """costmodel.order_index of every ORDER_CHOICES entry: [len(ORDER_CHOICES), NUM_LEVELS, 7]."""
+    return torch.cat([costmodel.order_index(level_orders(c), 1) for c in range(len(ORDER_CHOICES))])
 
 
 # ------------------------------------------------------------------------------------------------
