@@ -7,7 +7,8 @@ extension library, and compare the exit codes.
 It builds GEMM ELFs with examples/matmul.py (ragged and aligned shapes,
 int8/int32 output, ReLU, bias, WS and OS dataflow; the default schedule, which is
 double-buffered with the prefetch pipeline; explicit single- and
-double-buffered block schedules), ELFs of a kernel with two accumulators
+double-buffered block schedules), examples/gemv.py's ELFs (y = A·x and
+x·B), ELFs of a kernel with two accumulators
 (two_dots, single- and double-buffered), examples/fused_mlp.py's ELFs and
 every tests/c/*.c program, all for the
 default Gemmini configuration (DIM 16, 256 KiB scratchpad, 64 KiB
@@ -86,6 +87,15 @@ MATMULS = [
     ("mm_100x70x300_bias_db_32x32x64", ["--M", "100", "--N", "70", "--K", "300", "--bias",
                                         "--block", "32", "32", "64", "--double-buffer"]),
 ]
+# (name, examples/gemv.py arguments)
+GEMVS = [
+    ("gemv_Ax_300x200", []),
+    ("gemv_Ax_65x17_bias_relu_int8", ["--M", "65", "--K", "17", "--bias", "--relu", "--out", "int8"]),
+    ("gemv_Ax_33x100_os_single", ["--M", "33", "--K", "100", "--dataflow", "OS", "--single-buffer"]),
+    ("gemv_xB_200x70_bias", ["--form", "xB", "--bias"]),
+    ("gemv_xB_1x129_relu_int8", ["--form", "xB", "--N", "1", "--K", "129", "--relu", "--out", "int8",
+                                 "--block", "16", "64"]),
+]
 # (name, M, N, K, (BM, BN, BK), double_buffer) for two_dots
 TWO_DOTS = [
     ("two_dots_65x17x100_db", 65, 17, 100, (32, 16, 32), True),
@@ -149,6 +159,7 @@ def build(out_dir: Path):
     """Yields (name, elf path or None, build error)."""
     examples = [("matmul.py", name, args) for name, args in MATMULS]
     examples += [("fused_mlp.py", name, args) for name, args in FUSED_MLPS]
+    examples += [("gemv.py", name, args) for name, args in GEMVS]
     for script, name, args in examples:
         elf = out_dir / f"{name}.elf"
         proc = subprocess.run([sys.executable, str(ROOT / "examples" / script), *args,

@@ -1,13 +1,20 @@
 """Operator kernels beyond plain GEMM (issue F items 1-2), bit-exact against numpy
 references of Gemmini's arithmetic on the host JIT (`sim`) and the RISC-V ISS (`iss`):
 bias add (an int32 row broadcast through a stride-0 block pointer, moved into the
-accumulator before the K loop)."""
+accumulator before the K loop); GEMV in both forms (examples/gemv.py)."""
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule
 from baco.kernels.matmul import matmul, reference
+
+_spec = importlib.util.spec_from_file_location("gemv_example", Path(__file__).parents[1] / "examples" / "gemv.py")
+gemv_example = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(gemv_example)
 
 DIM4 = GemminiConfig.from_capacity(4, 16, 8)
 DIM16 = GemminiConfig()
@@ -94,3 +101,78 @@ def test_bias_moves_in_at_dram_stride_0():
             bias_mvins.append((stride[slot], f["rows"], f["cols"]))
     # 32x32 int32 block: 2 tile rows x 2 tile columns of DIM 16 (an int32 mvin is one tile wide)
     assert bias_mvins == [(0, 16, 16)] * 4
+
+
+# (form, output length M or N, K, out, relu, bias, block or None (default), dataflow, double_buffer, config)
+GEMV_CASES = [
+    ("Ax", 1, 1, "int32", False, False, None, "WS", True, DIM16),
+    ("Ax", 17, 33, "int32", False, False, None, "WS", True, DIM16),
+    ("Ax", 65, 17, "int8", True, False, None, "WS", True, DIM16),
+    ("Ax", 300, 200, "int32", False, True, None, "WS", True, DIM16),
+    ("Ax", 100, 513, "int8", False, True, (32, 64), "WS", True, DIM16),
+    ("Ax", 33, 65, "int32", False, False, (16, 16), "WS", False, DIM16),
+    ("Ax", 129, 7, "int8", True, True, (64, 16), "WS", False, DIM16),
+    ("Ax", 1, 1000, "int32", False, False, None, "WS", True, DIM16),
+    ("Ax", 65, 100, "int32", False, True, (32, 32), "OS", False, DIM16),
+    ("Ax", 33, 17, "int8", True, False, (48, 32), "OS", True, DIM16),
+    ("Ax", 17, 33, "int32", False, True, (8, 8), "WS", True, DIM4),
+    ("Ax", 33, 5, "int8", True, False, (12, 4), "OS", False, DIM4),
+    ("xB", 1, 1, "int32", False, False, None, "WS", True, DIM16),
+    ("xB", 17, 33, "int32", False, False, None, "WS", True, DIM16),
+    ("xB", 70, 200, "int8", True, True, None, "WS", True, DIM16),
+    ("xB", 65, 17, "int32", False, True, (32, 16), "WS", False, DIM16),
+    ("xB", 1, 129, "int8", False, False, (16, 64), "WS", True, DIM16),
+    ("xB", 200, 65, "int32", False, False, (64, 32), "WS", True, DIM16),
+    ("xB", 65, 100, "int32", False, True, (80, 16), "OS", False, DIM16),
+    ("xB", 33, 47, "int8", True, False, (32, 48), "OS", True, DIM16),
+    ("xB", 17, 33, "int32", False, True, (8, 12), "WS", False, DIM4),
+    ("xB", 5, 33, "int8", True, False, (4, 8), "OS", True, DIM4),
+]
+
+
+def gemv_case_id(c):
+    form, n, K, out, relu, bias, block, df, db, cfg = c
+    b = "default" if block is None else "x".join(map(str, block))
+    return f"{form}-{n}x{K}-{out}{'-relu' if relu else ''}{'-bias' if bias else ''}-b{b}-{df}{'-db' if db else ''}-dim{cfg.dim}"
+
+
+def run_gemv(case, target):
+    form, n, K, out, relu, bias, block, df, db, cfg = case
+    rng = np.random.default_rng(n * 1000 + K)
+    mat = rng.integers(-128, 128, (n, K) if form == "Ax" else (K, n), dtype=np.int8)
+    x = rng.integers(-128, 128, K, dtype=np.int8)
+    bias = rng.integers(-(1 << 15), 1 << 15, n, dtype=np.int32) if bias else None
+    scale = 1 / 64 if out == "int8" else 1.0
+    block, _ = gemv_example.resolve_schedule(form, n, K, cfg, out == "int8", block, df, db)
+    opts = dict(bias=bias, out=out, scale=scale, relu=relu, dataflow=df)
+    y, _ = gemv_example.gemv(form, mat, x, block=block, double_buffer=db, target=target, config=cfg, **opts)
+    return y, gemv_example.reference(form, mat, x, block_k=block[1], **opts)
+
+
+@pytest.mark.parametrize("case", GEMV_CASES, ids=gemv_case_id)
+def test_gemv_bit_exact_sim(case):
+    y, ref = run_gemv(case, "sim")
+    np.testing.assert_array_equal(y, ref)
+
+
+@pytest.mark.parametrize("case", [GEMV_CASES[4], GEMV_CASES[9], GEMV_CASES[14], GEMV_CASES[21]], ids=gemv_case_id)
+def test_gemv_bit_exact_iss(case):
+    y, ref = run_gemv(case, "iss")
+    np.testing.assert_array_equal(y, ref)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", GEMV_CASES, ids=gemv_case_id)
+def test_gemv_bit_exact_iss_all(case):
+    y, ref = run_gemv(case, "iss")
+    np.testing.assert_array_equal(y, ref)
+
+
+@pytest.mark.parametrize("argv", [["--M", "33", "--K", "40", "--bias", "--out", "int8", "--relu"],
+                                  ["--form", "xB", "--N", "17", "--K", "65", "--dataflow", "OS"]])
+def test_gemv_cli_self_checking_elf(argv, tmp_path):
+    """examples/gemv.py checks itself and writes an ELF that exits 0 on the ISS."""
+    from baco.sim.iss import run_elf
+    elf = tmp_path / "gemv.elf"
+    assert gemv_example.main(argv + ["--elf", str(elf)]) == 0
+    assert run_elf(elf, stdout=None).exit_code == 0

@@ -1,0 +1,199 @@
+"""GEMV on Gemmini with @baco.jit block kernels: y = A·x (matrix times vector) and
+y = x·B (vector times matrix), int8 inputs, int32 or scaled (optionally ReLU'd) int8
+output, optional int32 bias.
+
+    python examples/gemv.py [--form Ax|xB] [--M 300] [--K 200] [--N 70] [--target sim|iss]
+        [--dim 16] [--out int8|int32] [--relu] [--bias] [--block 64 64]
+        [--dataflow WS|OS] [--single-buffer] [--elf out.elf]
+
+A vector is a block one element wide: in y = A·x, x is read through a (BLOCK_K, 1)
+block pointer (one byte per row) and y written through a (BLOCK_M, 1) one, so the
+weight-stationary array holds a slice of x as a one-column weight tile while A's rows
+stream through it (the mapping that reads A once, as the C library's tiled_matmul does
+for N = 1). In y = x·B, x is a (1, BLOCK_K) row block and each program owns BLOCK_N
+outputs. Without --block, the block sizes are those of
+baco.gemmini.schedule.default_gemm_schedule for the GEMM the GEMV is (M×1×K or 1×N×K).
+
+Checks the result bit for bit against a numpy reference of Gemmini's arithmetic and
+exits 0 only when they agree. `--elf PATH` also writes a self-checking bare-metal ELF
+(inputs and expected output linked in; exit code 0 iff Gemmini's result matches) that
+runs on `baco sim` and on `spike --extension=gemmini`.
+"""
+import argparse
+import sys
+
+import numpy as np
+
+import baco
+import baco.language as bl
+from baco.gemmini.arith import reference_matmul
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import GemmSchedule, default_gemm_schedule, schedule_problems
+
+
+@baco.jit
+def matvec_kernel(a_ptr, x_ptr, y_ptr, M, K, scale,
+                  BLOCK_M: bl.constexpr, BLOCK_K: bl.constexpr, RELU: bl.constexpr, OUT_INT8: bl.constexpr,
+                  bias_ptr=None):
+    """y = A·x (+ bias): program i computes y[i·BLOCK_M : (i+1)·BLOCK_M]."""
+    pid = bl.program_id(0)
+    a_blk = bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 1), offsets=(pid * BLOCK_M, 0),
+                              block_shape=(BLOCK_M, BLOCK_K), order=(1, 0))
+    x_blk = bl.make_block_ptr(x_ptr, shape=(K, 1), strides=(1, 1), offsets=(0, 0),
+                              block_shape=(BLOCK_K, 1), order=(1, 0))
+    if bias_ptr is not None:
+        acc = bl.load(bl.make_block_ptr(bias_ptr, shape=(M, 1), strides=(1, 1), offsets=(pid * BLOCK_M, 0),
+                                        block_shape=(BLOCK_M, 1), order=(1, 0)), boundary_check=(0,))
+    else:
+        acc = bl.zeros((BLOCK_M, 1), dtype=bl.int32)
+    for k in range(0, bl.cdiv(K, BLOCK_K)):
+        acc += bl.dot(bl.load(a_blk, boundary_check=(0, 1)), bl.load(x_blk, boundary_check=(0,)))
+        a_blk = bl.advance(a_blk, (0, BLOCK_K))
+        x_blk = bl.advance(x_blk, (BLOCK_K, 0))
+    y_blk = bl.make_block_ptr(y_ptr, shape=(M, 1), strides=(1, 1), offsets=(pid * BLOCK_M, 0),
+                              block_shape=(BLOCK_M, 1), order=(1, 0))
+    if OUT_INT8:
+        out = acc * scale
+        if RELU:
+            out = bl.relu(out)
+        bl.store(y_blk, out.to(bl.int8), boundary_check=(0,))
+    else:
+        bl.store(y_blk, acc, boundary_check=(0,))
+
+
+@baco.jit
+def vecmat_kernel(x_ptr, b_ptr, y_ptr, N, K, scale,
+                  BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr, RELU: bl.constexpr, OUT_INT8: bl.constexpr,
+                  bias_ptr=None):
+    """y = x·B (+ bias): program j computes y[j·BLOCK_N : (j+1)·BLOCK_N]."""
+    pid = bl.program_id(0)
+    x_blk = bl.make_block_ptr(x_ptr, shape=(1, K), strides=(K, 1), offsets=(0, 0),
+                              block_shape=(1, BLOCK_K), order=(1, 0))
+    b_blk = bl.make_block_ptr(b_ptr, shape=(K, N), strides=(N, 1), offsets=(0, pid * BLOCK_N),
+                              block_shape=(BLOCK_K, BLOCK_N), order=(1, 0))
+    if bias_ptr is not None:
+        acc = bl.load(bl.make_block_ptr(bias_ptr, shape=(1, N), strides=(N, 1), offsets=(0, pid * BLOCK_N),
+                                        block_shape=(1, BLOCK_N), order=(1, 0)), boundary_check=(1,))
+    else:
+        acc = bl.zeros((1, BLOCK_N), dtype=bl.int32)
+    for k in range(0, bl.cdiv(K, BLOCK_K)):
+        acc += bl.dot(bl.load(x_blk, boundary_check=(1,)), bl.load(b_blk, boundary_check=(0, 1)))
+        x_blk = bl.advance(x_blk, (0, BLOCK_K))
+        b_blk = bl.advance(b_blk, (BLOCK_K, 0))
+    y_blk = bl.make_block_ptr(y_ptr, shape=(1, N), strides=(N, 1), offsets=(0, pid * BLOCK_N),
+                              block_shape=(1, BLOCK_N), order=(1, 0))
+    if OUT_INT8:
+        out = acc * scale
+        if RELU:
+            out = bl.relu(out)
+        bl.store(y_blk, out.to(bl.int8), boundary_check=(1,))
+    else:
+        bl.store(y_blk, acc, boundary_check=(1,))
+
+
+def gemm_shape(form, m_or_n, k):
+    """The GEMM (M, N, K) a GEMV is."""
+    return (m_or_n, 1, k) if form == "Ax" else (1, m_or_n, k)
+
+
+def resolve_schedule(form, m_or_n, k, config, out_int8=False, block=None, dataflow="WS", double_buffer=True):
+    """(block over the output, block over K, GemmSchedule of the GEMM the GEMV is); without
+    `block`, default_gemm_schedule's blocks for that GEMM."""
+    M, N, K = gemm_shape(form, m_or_n, k)
+    if block is None:
+        s = default_gemm_schedule(M, N, K, config, out_int8)
+        block = (s.block_m if form == "Ax" else s.block_n, s.block_k)
+    d = config.dim
+    bm, bn = (block[0], d) if form == "Ax" else (d, block[0])
+    return block, GemmSchedule(bm, bn, block[1], dataflow=dataflow, double_buffer=double_buffer)
+
+
+def launch(form, mat, x, *, bias=None, out="int32", scale=1.0, relu=False, block=None, dataflow="WS",
+           double_buffer=True, target="sim", config=None):
+    """(kernel, grid, runtime args, output array) of a GEMV launch: form "Ax" is y = mat·x
+    (mat M×K), "xB" is y = x·mat (mat K×N)."""
+    config = config or GemminiConfig()
+    k = x.shape[0]
+    n_out = mat.shape[0] if form == "Ax" else mat.shape[1]
+    (b_out, b_k), _ = resolve_schedule(form, n_out, k, config, out == "int8", block, dataflow, double_buffer)
+    y = np.zeros(n_out, np.int8 if out == "int8" else np.int32)
+    args = [mat, x, y] if form == "Ax" else [x, mat, y]
+    args += [n_out, k, float(scale)]
+    bias = None if bias is None else np.ascontiguousarray(bias, dtype=np.int32)
+    kernel = matvec_kernel if form == "Ax" else vecmat_kernel
+    blocks = dict(BLOCK_M=b_out) if form == "Ax" else dict(BLOCK_N=b_out)
+    ck = kernel.compile(*args, **blocks, BLOCK_K=b_k, RELU=relu, OUT_INT8=out == "int8", bias_ptr=bias,
+                        target=target, config=config, dataflow=dataflow, double_buffer=double_buffer)
+    return ck, (bl.cdiv(n_out, b_out),), args + ([] if bias is None else [bias]), y
+
+
+def gemv(form, mat, x, **kw):
+    """y (int32 or int8 vector) and the launch info."""
+    ck, grid, args, y = launch(form, mat, x, **kw)
+    return y, ck.run(grid, args)
+
+
+def reference(form, mat, x, *, bias=None, out="int32", scale=1.0, relu=False, dataflow="WS", block_k=None):
+    """numpy y in Gemmini's arithmetic (OS reduces K in blocks of block_k inside the array)."""
+    a, b = (mat, x[:, None]) if form == "Ax" else (x[None, :], mat)
+    d = None if bias is None else (np.asarray(bias, np.int64)[:, None] if form == "Ax" else
+                                   np.asarray(bias, np.int64)[None, :])
+    y = reference_matmul(a, b, d, out=out, scale=scale, relu=relu, os_k_block=block_k if dataflow == "OS" else None)
+    return y.reshape(-1)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--form", choices=["Ax", "xB"], default="Ax", help="y = A·x (A is M×K) or y = x·B (B is K×N)")
+    p.add_argument("--M", type=int, default=300)
+    p.add_argument("--N", type=int, default=70)
+    p.add_argument("--K", type=int, default=200)
+    p.add_argument("--target", choices=["sim", "iss"], default="sim")
+    p.add_argument("--dim", type=int, default=16, help="Gemmini array size (DIM)")
+    p.add_argument("--sp-kb", type=float, default=256)
+    p.add_argument("--acc-kb", type=float, default=64)
+    p.add_argument("--dataflow", choices=["WS", "OS"], default="WS")
+    p.add_argument("--block", type=int, nargs=2, default=None, metavar=("B_OUT", "BK"),
+                   help="block over the output (M for Ax, N for xB) and over K")
+    p.add_argument("--single-buffer", action="store_true", help="one home per loaded block (no load/compute overlap)")
+    p.add_argument("--out", choices=["int8", "int32"], default="int32")
+    p.add_argument("--scale", type=float, default=None, help="int8 output scale (default 1/64)")
+    p.add_argument("--relu", action="store_true")
+    p.add_argument("--bias", action="store_true", help="add a random int32 bias vector to y")
+    p.add_argument("--elf", help="also write a self-checking bare-metal ELF here")
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    if args.relu and args.out == "int32":
+        p.error("--relu needs --out int8 (Gemmini's full-width int32 mvout bypasses the activation)")
+    scale = args.scale if args.scale is not None else (1 / 64 if args.out == "int8" else 1.0)
+    config = GemminiConfig.from_capacity(args.dim, args.sp_kb, args.acc_kb)
+    rng = np.random.default_rng(args.seed)
+    n_out = args.M if args.form == "Ax" else args.N
+    mat = rng.integers(-128, 128, (args.M, args.K) if args.form == "Ax" else (args.K, args.N), dtype=np.int8)
+    x = rng.integers(-128, 128, args.K, dtype=np.int8)
+    bias = rng.integers(-(1 << 15), 1 << 15, n_out, dtype=np.int32) if args.bias else None
+    block, s = resolve_schedule(args.form, n_out, args.K, config, args.out == "int8", args.block, args.dataflow,
+                                not args.single_buffer)
+    problems = schedule_problems(s, config, args.out == "int8")
+    if problems:
+        p.error("; ".join(problems))
+    opts = dict(bias=bias, out=args.out, scale=scale, relu=args.relu)
+    ck, grid, launch_args, y = launch(args.form, mat, x, block=block, dataflow=args.dataflow,
+                                      double_buffer=not args.single_buffer, target=args.target, config=config, **opts)
+    info = ck.run(grid, launch_args)
+    ref = reference(args.form, mat, x, dataflow=args.dataflow, block_k=block[1], **opts)
+    bad = int(np.count_nonzero(y != ref))
+    what = f"A·x, A {args.M}x{args.K}" if args.form == "Ax" else f"x·B, B {args.K}x{args.N}"
+    print(f"GEMV y = {what}{' +bias' if args.bias else ''} {args.out}{' relu' if args.relu else ''} "
+          f"blocks={block[0]}/{block[1]} {args.dataflow}{'' if args.single_buffer else ' double-buffered'} "
+          f"DIM={args.dim} on {args.target}: {'bit-exact' if bad == 0 else f'{bad} MISMATCHES'}")
+    if isinstance(info, dict):
+        print("  " + ", ".join(f"{k}={v}" for k, v in info.items() if k in ("commands", "instructions", "programs")))
+    if args.elf:
+        launch_args[2] = np.zeros_like(y)
+        print(f"  self-checking ELF: {ck.build_elf(grid, launch_args, args.elf, expected={2: ref})}")
+    return 0 if bad == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
