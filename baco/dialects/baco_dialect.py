@@ -3,6 +3,9 @@
 Blocks are builtin ranked tensors (statically shaped); block pointers are
 `!baco.block_ptr<tensor<…>>`, a pointer to a strided 2-D window of a buffer
 (base memref, shape, strides, offsets) whose block type is its parameter.
+`offset_ptr` is a pointer argument moved by a number of elements (`ptr + n`
+in the language); it only feeds make_block_ptr, which adds it to the view's
+offset.
 """
 
 IRDL = r"""
@@ -18,6 +21,12 @@ irdl.dialect @baco {
   irdl.operation @num_programs {
     %i = irdl.is index
     irdl.results(result: %i)
+  }
+  irdl.operation @offset_ptr {
+    %i = irdl.is index
+    %m = irdl.any
+    irdl.operands(base: %m, offset: %i)
+    irdl.results(result: %m)
   }
   irdl.operation @make_block_ptr {
     %i = irdl.is index

@@ -340,6 +340,13 @@ class KernelCodegen(ast.NodeVisitor):
             return v
         raise self.error(f"unsupported unary operator {type(node.op).__name__}", node)
 
+    def expr_IfExp(self, node):
+        cond = self.expr(node.test)
+        if isinstance(cond, Val):
+            raise self.error("`a if cond else b` needs a compile-time condition (a constexpr); "
+                             "for a runtime choice of integers use min()/max()", node.test)
+        return self.expr(node.body if cond else node.orelse)
+
     def expr_BoolOp(self, node):
         vals = [self.expr(v) for v in node.values]
         if any(isinstance(v, Val) for v in vals):
@@ -370,6 +377,8 @@ class KernelCodegen(ast.NodeVisitor):
             if fn is None:
                 raise self.error(f"unsupported operator {opc.__name__}", node)
             return fn(a, b)
+        if any(isinstance(v, Val) and v.is_memref for v in (a, b)):
+            return self.offset_ptr(opc, a, b, node)
         blocks = [v for v in (a, b) if isinstance(v, Val) and v.is_block]
         if blocks:
             return self.block_binop(opc, a, b, node)
@@ -379,7 +388,31 @@ class KernelCodegen(ast.NodeVisitor):
             return self.arith(FARITH[opc], self.as_f32(a), self.as_f32(b), "f32")
         if opc not in ARITH:
             raise self.error(f"unsupported integer operator {opc.__name__} (use // for division)", node)
-        return self.arith(ARITH[opc], self.as_index(a), self.as_index(b), "index")
+        a, b = self.as_index(a), self.as_index(b)
+        if opc is ast.Mod:   # Python's floor modulo (the sign of b), as the interpreter computes it
+            return self.arith("subi", a, self.arith("muli", self.arith("floordivsi", a, b, "index"), b, "index"),
+                              "index")
+        return self.arith(ARITH[opc], a, b, "index")
+
+    def offset_ptr(self, opc, a, b, node):
+        """`ptr + n`: the pointer argument moved by n elements (n an integer scalar)."""
+        ptr, n = (a, b) if isinstance(a, Val) and a.is_memref else (b, a)
+        if opc is not ast.Add or (isinstance(n, Val) and n.is_memref):
+            raise self.error("a pointer can only be moved by adding an integer number of elements (`ptr + n`)",
+                             node)
+        return self.op("baco.offset_ptr", [ptr, self.as_index(n, "a pointer offset")], ptr.type)
+
+    def min_max(self, fn, args, node):
+        """Scalar min()/max() of integers; folded when every argument is a compile-time value."""
+        if len(args) < 2:
+            raise self.error(f"{fn.__name__}() takes two or more integer scalars in a kernel", node)
+        if not any(isinstance(v, Val) for v in args):
+            return fn(*args)
+        vals = [self.as_index(v, f"an argument of {fn.__name__}()") for v in args]
+        out = vals[0]
+        for v in vals[1:]:
+            out = self.arith("minsi" if fn is min else "maxsi", out, v, "index")
+        return out
 
     def arith(self, name, a, b, ty):
         r = self.fresh()
@@ -412,8 +445,8 @@ class KernelCodegen(ast.NodeVisitor):
         if name is None:
             if fn is range:
                 raise self.error("range() is only allowed as a for-loop iterator", node)
-            if fn in (min, max) and not any(isinstance(self.expr(a), Val) for a in node.args):
-                return fn(*[self.expr(a) for a in node.args])
+            if fn in (min, max) and not node.keywords:
+                return self.min_max(fn, [self.expr(a) for a in node.args], node)
             raise self.error(f"`{ast.unparse(node.func)}` is not a baco.language function", node)
         args = [self.expr(a) for a in node.args]
         kwargs = {k.arg: self.expr(k.value) for k in node.keywords}

@@ -183,7 +183,7 @@ class JITFunction:
             v = values[p.name]
             arr = _as_array(v)
             if arr is not None:
-                v = arr
+                v = bl.Pointer(arr)
             elif p.name not in self.constexprs and isinstance(v, (float, np.floating)):
                 v = np.float32(v)
             elif p.name not in self.constexprs and isinstance(v, (int, np.integer)):

@@ -3,6 +3,14 @@
 Inside a `@baco.jit` kernel these functions are compiled, not called. Under
 the interpreter (`BACO_INTERPRET=1`) they run on numpy blocks with Gemmini's
 arithmetic, one program at a time. Called anywhere else they raise.
+
+Scalars in a kernel (program ids, integer arguments, loop variables) support
+`+ - * // %` with Python's semantics (`//` floors, `%` takes the divisor's sign)
+and the builtins `min(a, b, ...)` / `max(a, b, ...)`, so a loop can run over the
+valid part of a range: `for r in range(max(0, lo), min(R, hi))`.
+A pointer argument moved by an integer number of elements, `ptr + n`, is the
+base of a block pointer (`make_block_ptr(x_ptr + row * W * C, ...)`): a view of
+a 4-D tensor's 2-D slice, e.g. a convolution's input row (baco.kernels.conv).
 """
 from __future__ import annotations
 
@@ -54,9 +62,26 @@ class _Program:
         self.dataflow, self.spatial_output_bits = dataflow, spatial_output_bits
 
 
+class Pointer:
+    """A pointer argument under the interpreter: its array and an element offset (`ptr + n`)."""
+
+    def __init__(self, array, offset=0):
+        self.array, self.offset = array, offset
+
+    def __add__(self, n):
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+            return NotImplemented
+        return Pointer(self.array, self.offset + int(n))
+
+    __radd__ = __add__
+
+
 class BlockPtr:
     def __init__(self, base, shape, strides, offsets, block_shape):
-        self.base, self.shape, self.strides = base, tuple(shape), tuple(strides)
+        if not isinstance(base, Pointer):
+            base = Pointer(base)
+        self.base, self.base_offset = base.array, base.offset
+        self.shape, self.strides = tuple(shape), tuple(strides)
         self.offsets, self.block_shape = tuple(offsets), tuple(block_shape)
 
     def _index(self, checked, what):
@@ -73,7 +98,7 @@ class BlockPtr:
             inside &= (r >= 0) & (r < self.shape[0])
         if 1 in checked:
             inside &= (c >= 0) & (c < self.shape[1])
-        idx = r * self.strides[0] + c * self.strides[1]
+        idx = self.base_offset + r * self.strides[0] + c * self.strides[1]
         used = idx[inside]
         if used.size and (used.min() < 0 or used.max() >= self.base.size):
             from baco.gemmini.isa import GemminiFault
@@ -181,7 +206,7 @@ _IMPL = {
     "cdiv": lambda p, a, b: -(-a // b),
     "make_block_ptr": lambda p, base, shape, strides, offsets, block_shape, order=(1, 0):
         BlockPtr(base, shape, strides, offsets, block_shape),
-    "advance": lambda p, ptr, offsets: BlockPtr(ptr.base, ptr.shape, ptr.strides,
+    "advance": lambda p, ptr, offsets: BlockPtr(Pointer(ptr.base, ptr.base_offset), ptr.shape, ptr.strides,
                                                 [o + d for o, d in zip(ptr.offsets, offsets)], ptr.block_shape),
     "load": _load, "store": _store, "dot": _dot, "relu": _relu,
     "zeros": lambda p, shape, dtype=int32: Block(np.zeros(shape, dtype=dtype.np)),

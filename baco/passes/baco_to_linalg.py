@@ -1,7 +1,8 @@
 """baco → linalg/tensor/memref.
 
 Pointer analysis: every `!baco.block_ptr` is resolved to (strided 2-D memref
-view of its base buffer, row offset, column offset). Block pointers carried by
+view of its base buffer, starting at the base's element offset (`ptr + n`),
+row offset, column offset). Block pointers carried by
 `scf.for` become two index iter_args (the view is loop-invariant: a carried
 pointer must be an `advance` chain of itself). Loads become subview → tensor →
 zero pad to the block shape; `dot` becomes `linalg.matmul`; an elementwise
@@ -47,6 +48,7 @@ def _is_bp(t: Type) -> bool:
 class BacoToLinalg:
     def __init__(self):
         self.bp: dict = {}      # Value -> BlockPtr (values hash by identity)
+        self.ptr_offset: dict = {}   # offset_ptr Value -> (base argument, element offset Value)
         self.dead: list = []
 
     # ---- driver -----------------------------------------------------------
@@ -82,8 +84,15 @@ class BacoToLinalg:
         self.dead.append(op)
 
     # ---- block pointers ----------------------------------------------------
+    def lower_baco_offset_ptr(self, op):
+        """`ptr + n`: remembered as (base argument, element offset) for make_block_ptr."""
+        base, offset = self.ptr_offset.get(op.operands[0], (op.operands[0], None))
+        n = op.operands[1]
+        self.ptr_offset[op.result] = (base, n if offset is None else ir.binop("addi", offset, n))
+        self.kill(op)
+
     def lower_baco_make_block_ptr(self, op):
-        base = op.operands[0]
+        base, offset = self.ptr_offset.get(op.operands[0], (op.operands[0], None))
         rest = list(op.operands)[1:]
         n = len(rest) // 3
         shape, strides, offsets = rest[:n], rest[n:2 * n], rest[2 * n:]
@@ -93,9 +102,8 @@ class BacoToLinalg:
         elem = ShapedType(base.type).element_type
         if str(elem) != str(blk.element_type):
             raise fail(f"block element type {blk.element_type} does not match pointer type {elem}", op)
-        zero = ir.const_index(0)
         view = ir.create(
-            "memref.reinterpret_cast", operands=[base, zero, *shape, *strides],
+            "memref.reinterpret_cast", operands=[base, offset or ir.const_index(0), *shape, *strides],
             results=[Type.parse(f"memref<?x?x{elem}, strided<[?, ?], offset: ?>>")],
             attributes={"operandSegmentSizes": Attribute.parse("array<i32: 1, 1, 2, 2>"),
                         "static_offsets": ir.dense_i64([ir.DYN]),

@@ -1,0 +1,316 @@
+"""Convolutions as implicit GEMMs in the block language (BACO thesis §6.3): the
+input window is addressed through block pointers, zero padding is masking.
+
+Layouts: input NHWC, weights RSCK (filter row, filter column, input channel,
+output channel), output NPQK (NHWC). One program computes one output row (n, p)
+for a block of BLOCK_M output columns q and BLOCK_N output channels k; it loops
+over the filter taps (r, s) whose input row lies inside the image and over
+blocks of BLOCK_K input channels. Each step is a GEMM of a (BLOCK_M x BLOCK_K)
+input block whose rows are output pixels (row stride = stride*C elements,
+starting at the input pixel of the tap) with the tap's (BLOCK_K x BLOCK_N)
+weight block, accumulated in one int32 accumulator block.
+
+  * W padding: the input block's rows are masked (boundary_check on rows); the
+    view starts at the first pixel of the tap's column phase, so rows left of
+    the image have negative row offsets and read zeros.
+  * H padding: the tap loop runs over r in [max(0, ceil(-h0/dil)),
+    min(R, ceil((H-h0)/dil))) (scalar min/max), so taps outside the image
+    are skipped rather than multiplied with zeros.
+
+The schedule is a GemmSchedule whose blocks mean (BLOCK_M, BLOCK_N, BLOCK_K) =
+(output columns, output channels, input channels per step); its capacity rule is
+the GEMM's (baco.gemmini.schedule.schedule_problems), since each step is a
+BLOCK_M x BLOCK_N x BLOCK_K GEMM.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import baco
+import baco.language as bl
+from baco.gemmini.arith import acc_to_int8, saturate
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import GemmSchedule, as_schedule, default_gemm_schedule, schedule_problems
+
+
+@baco.jit
+def conv2d_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, Q, K, R, S, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w,
+                  scale,
+                  BLOCK_M: bl.constexpr, BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr,
+                  RELU: bl.constexpr, OUT_INT8: bl.constexpr, DEPTHWISE: bl.constexpr = False):
+    row = bl.program_id(0)                 # n * P + p
+    q0 = bl.program_id(1) * BLOCK_M
+    k0 = bl.program_id(2) * BLOCK_N
+    n = row // P
+    h0 = (row % P) * stride_h - pad_h      # input row of filter row 0
+    w0 = q0 * stride_w - pad_w             # input column of output column q0, filter column 0
+    steps = 1 if DEPTHWISE else bl.cdiv(C, BLOCK_K)    # channel blocks per tap
+    r_lo = max(0, bl.cdiv(-h0, dil_h))
+    r_hi = min(R, bl.cdiv(H - h0, dil_h))
+    acc = bl.zeros((BLOCK_M, BLOCK_N), dtype=bl.int32)
+    for t in range(r_lo * S * steps, r_hi * S * steps):
+        r = t // (S * steps)
+        s = t // steps % S
+        c0 = k0 if DEPTHWISE else t % steps * BLOCK_K
+        w = w0 + s * dil_w                 # input column of the block's first output pixel
+        phase = w % stride_w               # the view holds the columns phase, phase + stride, ...
+        x_blk = bl.make_block_ptr(x_ptr + ((n * H + h0 + r * dil_h) * W + phase) * C,
+                                  shape=(bl.cdiv(W - phase, stride_w), C), strides=(stride_w * C, 1),
+                                  offsets=(w // stride_w, c0), block_shape=(BLOCK_M, BLOCK_K))
+        if DEPTHWISE:    # the tap's diagonal (BLOCK_K x BLOCK_K) weight block of channels c0...
+            w_blk = bl.make_block_ptr(w_ptr + (r * S + s) * C * BLOCK_N, shape=(C, BLOCK_N),
+                                      strides=(BLOCK_N, 1), offsets=(c0, 0), block_shape=(BLOCK_K, BLOCK_N))
+        else:
+            w_blk = bl.make_block_ptr(w_ptr + (r * S + s) * C * K, shape=(C, K), strides=(K, 1),
+                                      offsets=(c0, k0), block_shape=(BLOCK_K, BLOCK_N))
+        a = bl.load(x_blk, boundary_check=(0, 1))
+        b = bl.load(w_blk, boundary_check=(0, 1))
+        acc += bl.dot(a, b)
+    y_blk = bl.make_block_ptr(y_ptr + row * Q * K, shape=(Q, K), strides=(K, 1),
+                              offsets=(q0, k0), block_shape=(BLOCK_M, BLOCK_N))
+    if OUT_INT8:
+        out = acc * scale
+        if RELU:
+            out = bl.relu(out)
+        bl.store(y_blk, out.to(bl.int8), boundary_check=(0, 1))
+    else:
+        bl.store(y_blk, acc, boundary_check=(0, 1))
+
+
+def output_size(size: int, k: int, stride: int, padding: int, dilation: int) -> int:
+    return (size + 2 * padding - dilation * (k - 1) - 1) // stride + 1
+
+
+def pair(v, what):
+    """An int or an (h, w) pair as an (h, w) pair of ints."""
+    hw = tuple(v) if isinstance(v, (tuple, list)) else (v, v)
+    if len(hw) != 2 or not all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in hw):
+        raise ValueError(f"{what} must be an int or an (h, w) pair of ints, got {v!r}")
+    return tuple(int(i) for i in hw)
+
+
+def _check(x, w, stride, padding, dilation, out, relu, depthwise=False):
+    """((stride, padding, dilation) as (h, w) pairs, P, Q) after checking the arguments of a
+    conv2d (w is (R,S,C) when depthwise)."""
+    stride, padding, dilation = pair(stride, "stride"), pair(padding, "padding"), pair(dilation, "dilation")
+    if x.ndim != 4 or w.ndim != (3 if depthwise else 4):
+        raise ValueError(f"{'depthwise_conv2d' if depthwise else 'conv2d'} takes x (N,H,W,C) and "
+                         f"w {'(R,S,C)' if depthwise else '(R,S,C,K)'}, got shapes {x.shape} and {w.shape}")
+    if x.shape[3] != w.shape[2]:
+        raise ValueError(f"input channels differ: x has {x.shape[3]}, w has {w.shape[2]}")
+    if min(stride) < 1 or min(dilation) < 1 or min(padding) < 0:
+        raise ValueError(f"need stride >= 1, dilation >= 1, padding >= 0 (got {stride}, {dilation}, {padding})")
+    if out not in ("int8", "int32"):
+        raise ValueError(f"out must be int8 or int32, not {out!r}")
+    if relu and out == "int32":
+        raise ValueError("relu needs out='int8' (Gemmini's full-width int32 mvout bypasses the activation)")
+    P, Q = (output_size(x.shape[1 + i], w.shape[i], stride[i], padding[i], dilation[i]) for i in range(2))
+    if P < 1 or Q < 1:
+        raise ValueError(f"the filter {w.shape[:2]} (dilation {dilation}) does not fit the padded input "
+                         f"{x.shape[1:3]} (padding {padding})")
+    return (stride, padding, dilation), P, Q
+
+
+def _no_bias(bias):
+    if bias is not None:
+        raise ValueError("convolution bias is not supported yet: add it to the int32 output")
+
+
+def conv_schedule(blocks=None, *, Q, K, C, config=None, out_int8=False) -> GemmSchedule:
+    """The schedule conv2d runs: `blocks` (a GemmSchedule, its dict, or a
+    (BLOCK_M, BLOCK_N, BLOCK_K) tuple = output columns, output channels, input channels)
+    or default_gemm_schedule of the per-row GEMM Q x K x C."""
+    if blocks is None:
+        return default_gemm_schedule(Q, K, C, config or GemminiConfig(), out_int8)
+    if isinstance(blocks, (tuple, list)):
+        return GemmSchedule(*blocks)
+    return as_schedule(blocks)
+
+
+def depthwise_schedule(blocks=None, *, Q, config=None, out_int8=False, formulation="block-diagonal"):
+    """The schedule depthwise_conv2d runs: BLOCK_N = BLOCK_K channels per step (DIM for the
+    block-diagonal formulation, 1 for per-channel), BLOCK_M output columns from
+    default_gemm_schedule unless `blocks` gives them."""
+    config = config or GemminiConfig()
+    if blocks is not None:
+        s = conv_schedule(blocks, Q=Q, K=1, C=1)
+        if s.block_n != s.block_k:
+            raise ValueError(f"depthwise blocks need BLOCK_N == BLOCK_K (channels per step), got {s}")
+        return s
+    width = {"block-diagonal": config.dim, "per-channel": 1}.get(formulation)
+    if width is None:
+        raise ValueError(f"formulation must be 'block-diagonal' or 'per-channel', not {formulation!r}")
+    block_m = default_gemm_schedule(Q, config.dim, config.dim, config, out_int8).block_m
+    return GemmSchedule(block_m, width, width, "WS", True)
+
+
+class ConvLaunch:
+    """A conv2d_kernel launch: arrays, runtime arguments, grid and schedule; runs it or
+    writes a self-checking ELF of it. `w_kernel` is the weight array the kernel reads:
+    w (R,S,C,K), or for depthwise the block-diagonal (R,S,C,BLOCK_N) expansion."""
+
+    def __init__(self, x, w_kernel, y, *, stride, padding, dilation, scale, relu, schedule, config,
+                 depthwise=False):
+        N, H, W, C = x.shape
+        R, S = w_kernel.shape[:2]
+        _, P, Q, K = y.shape
+        self.schedule, self.config, self.y = schedule, config, y
+        self.grid = (N * P, bl.cdiv(Q, schedule.block_m), bl.cdiv(K, schedule.block_n))
+        self.args = [x, w_kernel, y, H, W, C, P, Q, K, R, S, *stride, *padding, *dilation, float(scale)]
+        self.options = dict(RELU=relu, OUT_INT8=y.dtype == np.int8, DEPTHWISE=depthwise, config=config,
+                            schedule=schedule)
+        problems = schedule_problems(schedule, config, y.dtype == np.int8)
+        if problems:
+            raise ValueError("convolution schedule: " + "; ".join(problems))
+
+    def run(self, target="sim"):
+        return conv2d_kernel[self.grid](*self.args, target=target, **self.options)
+
+    def write_elf(self, path, expected):
+        """A bare-metal ELF of this launch that exits 0 iff its output equals `expected`."""
+        ck = conv2d_kernel.compile(*self.args, target="iss", **self.options)
+        return ck.build_elf(self.grid, self.args, path, expected={2: expected})
+
+
+def conv2d_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=False, out="int8",
+                  config=None, blocks=None) -> ConvLaunch:
+    _no_bias(bias)
+    x, w = np.ascontiguousarray(x, dtype=np.int8), np.ascontiguousarray(w, dtype=np.int8)
+    (stride, padding, dilation), P, Q = _check(x, w, stride, padding, dilation, out, relu)
+    config = config or GemminiConfig()
+    s = conv_schedule(blocks, Q=Q, K=w.shape[3], C=x.shape[3], config=config, out_int8=out == "int8")
+    y = np.zeros((x.shape[0], P, Q, w.shape[3]), dtype=np.int8 if out == "int8" else np.int32)
+    return ConvLaunch(x, w, y, stride=stride, padding=padding, dilation=dilation, scale=scale, relu=relu,
+                      schedule=s, config=config)
+
+
+def conv2d(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=False, out="int8",
+           config=None, target="sim", blocks=None):
+    """y = conv2d(x, w) on Gemmini: x (N,H,W,C) int8, w (R,S,C,K) int8; y (N,P,Q,K) int8
+    (scaled, optionally ReLU'd) or int32. `blocks`: see conv_schedule. Returns (y, launch info)."""
+    launch = conv2d_launch(x, w, bias, stride=stride, padding=padding, dilation=dilation, scale=scale,
+                           relu=relu, out=out, config=config, blocks=blocks)
+    return launch.y, launch.run(target)
+
+
+def block_diagonal_weights(w, width: int):
+    """(R,S,C) depthwise weights as the (R,S,C,width) array whose [r,s,c0:c0+width] slices
+    are diagonal matrices: channel c's weight at column c % width."""
+    R, S, C = w.shape
+    wd = np.zeros((R, S, C, width), dtype=np.int8)
+    c = np.arange(C)
+    wd[:, :, c, c % width] = w
+    return wd
+
+
+def depthwise_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=False, out="int8",
+                     config=None, blocks=None, formulation="block-diagonal") -> ConvLaunch:
+    _no_bias(bias)
+    x, w = np.ascontiguousarray(x, dtype=np.int8), np.ascontiguousarray(w, dtype=np.int8)
+    (stride, padding, dilation), P, Q = _check(x, w, stride, padding, dilation, out, relu, depthwise=True)
+    config = config or GemminiConfig()
+    s = depthwise_schedule(blocks, Q=Q, config=config, out_int8=out == "int8", formulation=formulation)
+    y = np.zeros((x.shape[0], P, Q, x.shape[3]), dtype=np.int8 if out == "int8" else np.int32)
+    return ConvLaunch(x, block_diagonal_weights(w, s.block_n), y, stride=stride, padding=padding,
+                      dilation=dilation, scale=scale, relu=relu, schedule=s, config=config, depthwise=True)
+
+
+def depthwise_conv2d(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=False, out="int8",
+                     config=None, target="sim", blocks=None, formulation="block-diagonal"):
+    """Depthwise conv2d (groups = C) on Gemmini: x (N,H,W,C), w (R,S,C); y (N,P,Q,C).
+    Each step multiplies a (BLOCK_M x B) input block with a diagonal (B x B) weight block
+    of B channels: B = DIM ('block-diagonal', the default) or B = 1 ('per-channel', one
+    1-column GEMM per channel). Returns (y, launch info)."""
+    launch = depthwise_launch(x, w, bias, stride=stride, padding=padding, dilation=dilation, scale=scale,
+                              relu=relu, out=out, config=config, blocks=blocks, formulation=formulation)
+    return launch.y, launch.run(target)
+
+
+def conv1d(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=False, out="int8",
+           config=None, target="sim", blocks=None):
+    """y = conv1d(x, w) on Gemmini: x (N,L,C), w (S,C,K); y (N,L_out,K). The conv2d kernel
+    with one input row (H = R = 1). Returns (y, launch info)."""
+    x2, w2 = _as_2d(x, w)
+    y, info = conv2d(x2, w2, bias, stride=(1, stride), padding=(0, padding),
+                     dilation=(1, dilation), scale=scale, relu=relu, out=out, config=config, target=target,
+                     blocks=blocks)
+    return y[:, 0], info
+
+
+def _as_2d(x, w):
+    x, w = np.asarray(x), np.asarray(w)
+    if x.ndim != 3 or w.ndim != 3:
+        raise ValueError(f"conv1d takes x (N,L,C) and w (S,C,K), got shapes {x.shape} and {w.shape}")
+    return x[:, None], w[None]
+
+
+def im2col(x, R, S, stride, padding, dilation, P, Q, channel_block=None):
+    """(N*P*Q, R*S*Cp) int64 rows of input pixels under each output pixel, columns ordered
+    (r, s, c) with C zero-padded to Cp = a multiple of `channel_block`; zeros outside the image.
+    stride, padding, dilation: (h, w) pairs."""
+    N, H, W, C = x.shape
+    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+    Cp = -(-C // channel_block) * channel_block if channel_block else C
+    xp = np.zeros((N, H + 2 * ph, W + 2 * pw, Cp), dtype=np.int64)
+    xp[:, ph:ph + H, pw:pw + W, :C] = x
+    hs = np.arange(P)[:, None] * sh + np.arange(R)[None, :] * dh      # (P, R)
+    ws = np.arange(Q)[:, None] * sw + np.arange(S)[None, :] * dw      # (Q, S)
+    cols = xp[:, hs[:, None, :, None], ws[None, :, None, :], :]                 # (N, P, Q, R, S, Cp)
+    return cols.reshape(N * P * Q, R * S * Cp), Cp
+
+
+def _read_out(acc, out, scale, relu):
+    """The accumulator read path: int32 as is, or ReLU, scale (RNE), int8 saturation."""
+    acc = saturate(acc, 32)
+    return acc.astype(np.int32) if out == "int32" else acc_to_int8(acc, scale, relu)
+
+
+def reference_conv2d(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=False, out="int8",
+                     config=None, blocks=None, **_):
+    """numpy conv2d in Gemmini's arithmetic: int8 in, int32 accumulation, then the accumulator
+    read path (ReLU, scale with round-half-even, int8 saturation). Under an OS schedule each
+    step's BLOCK_K-channel sum is saturated to the array's output width, as the array does."""
+    _no_bias(bias)
+    x, w = np.asarray(x), np.asarray(w)
+    (stride, padding, dilation), P, Q = _check(x, w, stride, padding, dilation, out, relu)
+    N, _, _, C = x.shape
+    R, S, _, K = w.shape
+    config = config or GemminiConfig()
+    s = conv_schedule(blocks, Q=Q, K=K, C=C, config=config, out_int8=out == "int8")
+    step = s.block_k if s.dataflow == "OS" else None
+    cols, Cp = im2col(x, R, S, stride, padding, dilation, P, Q, step)
+    wp = np.zeros((R, S, Cp, K), dtype=np.int64)
+    wp[:, :, :C] = w
+    wp = wp.reshape(R * S * Cp, K)
+    if step:
+        acc = sum(saturate(cols[:, i:i + step] @ wp[i:i + step], config.spatial_output_bits)
+                  for i in range(0, R * S * Cp, step))
+    else:
+        acc = cols @ wp
+    return _read_out(acc.reshape(N, P, Q, K), out, scale, relu)
+
+
+def reference_depthwise_conv2d(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=False,
+                               out="int8", **_):
+    """numpy depthwise conv2d in Gemmini's arithmetic (each step's sum is one product per
+    output, so the OS array's saturation never applies)."""
+    _no_bias(bias)
+    x, w = np.asarray(x), np.asarray(w)
+    (stride, padding, dilation), P, Q = _check(x, w, stride, padding, dilation, out, relu, depthwise=True)
+    N, _, _, C = x.shape
+    R, S, _ = w.shape
+    cols, _ = im2col(x, R, S, stride, padding, dilation, P, Q)
+    acc = (cols.reshape(-1, R * S, C) * w.reshape(1, R * S, C).astype(np.int64)).sum(axis=1)
+    return _read_out(acc.reshape(N, P, Q, C), out, scale, relu)
+
+
+def reference_conv1d(x, w, bias=None, *, stride=1, padding=0, dilation=1, **kwargs):
+    """numpy conv1d in Gemmini's arithmetic: x (N,L,C), w (S,C,K)."""
+    x2, w2 = _as_2d(x, w)
+    return reference_conv2d(x2, w2, bias, stride=(1, stride), padding=(0, padding), dilation=(1, dilation),
+                            **kwargs)[:, 0]
+
+
+__all__ = ["conv2d", "conv1d", "depthwise_conv2d", "conv2d_kernel", "conv2d_launch", "depthwise_launch",
+           "ConvLaunch", "reference_conv2d", "reference_conv1d", "reference_depthwise_conv2d", "conv_schedule",
+           "depthwise_schedule", "block_diagonal_weights", "output_size", "im2col"]

@@ -1,0 +1,288 @@
+"""Convolutions as implicit GEMMs (baco.kernels.conv): conv2d, conv1d and depthwise conv2d
+bit-exact against numpy references of Gemmini's arithmetic on many shapes (ragged channels
+and widths, strides, padding, dilation, 1x1 / 3x3 / 7x7) on sim, a few on iss, and the
+interpreter agreeing; plus the language features they use (ptr + n, scalar min/max,
+floor %, compile-time `a if c else b`)."""
+import numpy as np
+import pytest
+
+import baco
+import baco.language as bl
+from baco.errors import CompilationError
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import GemmSchedule
+from baco.kernels.conv import (block_diagonal_weights, conv1d, conv2d, depthwise_conv2d, reference_conv1d,
+                               reference_conv2d, reference_depthwise_conv2d)
+
+
+def rand(shape, seed):
+    return np.random.default_rng(seed).integers(-128, 128, shape, dtype=np.int8)
+
+
+def opts(stride, pad, dil, out="int8", relu=False, **kw):
+    return dict(stride=stride, padding=pad, dilation=dil, out=out, relu=relu,
+                scale=1 / 256 if out == "int8" else 1.0, **kw)
+
+
+# (N, H, W, C, K, R, S, stride, padding, dilation, out, relu)
+CONV2D = [
+    (1, 5, 5, 3, 4, 3, 3, 1, 1, 1, "int8", False),
+    (1, 1, 1, 1, 1, 1, 1, 1, 0, 1, "int32", False),
+    (1, 6, 17, 17, 17, 3, 3, 1, 1, 1, "int8", True),
+    (2, 7, 33, 33, 65, 1, 1, 1, 0, 1, "int8", False),
+    (1, 9, 65, 1, 17, 3, 3, 2, 1, 1, "int32", False),
+    (1, 8, 9, 65, 33, 3, 3, 2, 3, 1, "int8", False),
+    (1, 7, 11, 33, 17, 3, 3, 2, 3, 2, "int32", False),
+    (1, 12, 12, 16, 16, 7, 7, 2, 3, 1, "int8", True),
+    (1, 11, 17, 3, 16, 7, 7, 1, 3, 1, "int8", False),
+    (1, 9, 20, 20, 33, 3, 3, 1, 2, 2, "int8", False),
+    (1, 5, 33, 17, 1, 3, 3, 1, 0, 1, "int32", False),
+    (1, 4, 40, 17, 17, 1, 1, 2, 0, 1, "int8", False),
+    (1, 6, 18, 8, 24, 3, 3, 2, 0, 1, "int8", True),
+    (1, 3, 65, 5, 7, 3, 3, 1, 3, 1, "int32", False),
+    (2, 4, 7, 9, 11, 2, 2, 1, 1, 2, "int8", False),
+    (1, 10, 10, 33, 33, 5, 5, 1, 2, 1, "int8", False),
+    (1, 13, 13, 4, 4, 7, 7, 2, 3, 2, "int8", False),
+    (1, 2, 50, 17, 9, 1, 3, 2, 1, 1, "int8", False),
+    (1, 17, 3, 6, 5, 3, 1, 1, 1, 1, "int32", False),
+    (1, 6, 6, 64, 20, 3, 3, 1, 1, 1, "int8", True),
+    (1, 5, 21, 7, 7, 3, 3, 3, 2, 1, "int8", False),
+]
+
+
+def run_conv2d(case, target="sim", blocks=(16, 16, 16)):
+    N, H, W, C, K, R, S, stride, pad, dil, out, relu = case
+    x, w = rand((N, H, W, C), 1), rand((R, S, C, K), 2)
+    o = opts(stride, pad, dil, out, relu, blocks=blocks)
+    y, _ = conv2d(x, w, target=target, **o)
+    return y, reference_conv2d(x, w, **o)
+
+
+@pytest.mark.parametrize("case", CONV2D, ids=lambda c: "x".join(map(str, c)))
+def test_conv2d_bit_exact_on_sim(case):
+    y, ref = run_conv2d(case)
+    np.testing.assert_array_equal(y, ref)
+
+
+@pytest.mark.parametrize("blocks", [None, (32, 16, 32), GemmSchedule(16, 32, 16, "OS", False),
+                                    GemmSchedule(32, 32, 16, "WS", True), GemmSchedule(16, 16, 64, "OS", True)],
+                         ids=str)
+def test_conv2d_schedules(blocks):
+    """The default schedule, wider blocks, OS (each step's sum saturated to the array width,
+    as the reference does) and double buffering."""
+    y, ref = run_conv2d((1, 7, 37, 40, 35, 3, 3, 1, 1, 1, "int8", True), blocks=blocks)
+    np.testing.assert_array_equal(y, ref)
+
+
+@pytest.mark.parametrize("case", [CONV2D[5], CONV2D[7]], ids=lambda c: "x".join(map(str, c)))
+def test_conv2d_on_iss(case):
+    y, ref = run_conv2d(case, target="iss")
+    np.testing.assert_array_equal(y, ref)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CONV2D, ids=lambda c: "x".join(map(str, c)))
+def test_conv2d_on_iss_sweep(case):
+    y, ref = run_conv2d(case, target="iss")
+    np.testing.assert_array_equal(y, ref)
+
+
+def test_conv2d_interpreter_agrees(monkeypatch):
+    monkeypatch.setenv("BACO_INTERPRET", "1")
+    for case in (CONV2D[0], CONV2D[6], CONV2D[12]):
+        y, ref = run_conv2d(case)
+        np.testing.assert_array_equal(y, ref)
+
+
+def test_conv2d_on_a_dim4_gemmini():
+    cfg = GemminiConfig.from_capacity(4, 16, 8)
+    x, w = rand((1, 6, 9, 5, ), 3).reshape(1, 6, 9, 5)[:, :, :, :5], rand((3, 3, 5, 6), 4)
+    o = opts(2, 1, 1, blocks=(8, 4, 4))
+    y, _ = conv2d(x, w, config=cfg, **o)
+    np.testing.assert_array_equal(y, reference_conv2d(x, w, config=cfg, **o))
+
+
+def test_conv2d_and_depthwise_match_torch():
+    """The references (and kernels) are torch's convolutions, with (h, w) pairs."""
+    torch = pytest.importorskip("torch")
+    F = torch.nn.functional
+    nchw = lambda a: torch.from_numpy(a).double().permute(0, 3, 1, 2)  # noqa: E731
+    x, w = rand((2, 9, 11, 6), 7), rand((3, 2, 6, 5), 8)
+    o = dict(stride=(1, 2), padding=(2, 1), dilation=(2, 1))
+    y, _ = conv2d(x, w, out="int32", blocks=(16, 16, 16), **o)
+    t = F.conv2d(nchw(x), torch.from_numpy(w).double().permute(3, 2, 0, 1), **o)
+    np.testing.assert_array_equal(y, t.permute(0, 2, 3, 1).numpy().astype(np.int32))
+    wd = rand((3, 3, 6), 9)
+    y, _ = depthwise_conv2d(x, wd, out="int32", stride=2, padding=1)
+    t = F.conv2d(nchw(x), torch.from_numpy(wd).double().permute(2, 0, 1)[:, None], stride=2, padding=1, groups=6)
+    np.testing.assert_array_equal(y, t.permute(0, 2, 3, 1).numpy().astype(np.int32))
+
+
+# (N, L, C, K, S, stride, padding, dilation, out)
+CONV1D = [
+    (1, 1, 1, 1, 1, 1, 0, 1, "int32"), (1, 17, 17, 17, 3, 1, 1, 1, "int8"), (2, 30, 17, 33, 3, 1, 1, 1, "int8"),
+    (1, 65, 33, 17, 7, 2, 3, 2, "int32"), (1, 33, 65, 1, 1, 1, 0, 1, "int8"), (1, 64, 16, 16, 5, 2, 2, 1, "int8"),
+    (1, 40, 3, 8, 7, 1, 3, 1, "int8"), (1, 20, 8, 40, 3, 2, 0, 2, "int32"), (3, 9, 5, 5, 3, 1, 2, 1, "int8"),
+    (1, 100, 20, 24, 9, 3, 4, 1, "int8"), (1, 33, 33, 33, 2, 1, 1, 1, "int8"), (1, 50, 7, 65, 3, 2, 1, 3, "int8"),
+    (1, 16, 64, 8, 1, 2, 0, 1, "int32"), (1, 23, 1, 17, 7, 1, 3, 1, "int8"), (1, 70, 17, 3, 5, 1, 0, 2, "int8"),
+    (1, 12, 12, 12, 3, 3, 3, 1, "int8"), (2, 65, 9, 17, 3, 2, 1, 1, "int32"), (1, 8, 40, 40, 3, 1, 1, 2, "int8"),
+    (1, 31, 16, 16, 7, 2, 3, 1, "int8"), (1, 5, 2, 2, 5, 1, 2, 1, "int8"),
+]
+
+
+def run_conv1d(case, target="sim"):
+    N, L, C, K, S, stride, pad, dil, out = case
+    x, w = rand((N, L, C), 5), rand((S, C, K), 6)
+    o = opts(stride, pad, dil, out, out == "int8", blocks=(16, 16, 16))
+    y, _ = conv1d(x, w, target=target, **o)
+    return y, reference_conv1d(x, w, **o)
+
+
+@pytest.mark.parametrize("case", CONV1D, ids=lambda c: "x".join(map(str, c)))
+def test_conv1d_bit_exact_on_sim(case):
+    y, ref = run_conv1d(case)
+    np.testing.assert_array_equal(y, ref)
+
+
+@pytest.mark.parametrize("case", CONV1D[3:4], ids=lambda c: "x".join(map(str, c)))
+def test_conv1d_on_iss(case):
+    y, ref = run_conv1d(case, target="iss")
+    np.testing.assert_array_equal(y, ref)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CONV1D, ids=lambda c: "x".join(map(str, c)))
+def test_conv1d_on_iss_sweep(case):
+    y, ref = run_conv1d(case, target="iss")
+    np.testing.assert_array_equal(y, ref)
+
+
+def test_conv1d_matches_torch():
+    torch = pytest.importorskip("torch")
+    x, w = rand((2, 30, 5), 7), rand((3, 5, 4), 8)
+    y, _ = conv1d(x, w, stride=2, padding=1, dilation=2, out="int32")
+    t = torch.nn.functional.conv1d(torch.from_numpy(x).double().permute(0, 2, 1),
+                                   torch.from_numpy(w).double().permute(2, 1, 0), stride=2, padding=1, dilation=2)
+    np.testing.assert_array_equal(y, t.permute(0, 2, 1).numpy().astype(np.int32))
+
+
+# (N, H, W, C, R, stride, padding, dilation, out)
+DEPTHWISE = [
+    (1, 1, 1, 1, 1, 1, 0, 1, "int32"), (1, 7, 9, 17, 3, 1, 1, 1, "int8"), (1, 7, 19, 33, 3, 2, 2, 2, "int32"),
+    (1, 8, 8, 65, 3, 1, 1, 1, "int8"), (1, 9, 17, 16, 3, 2, 1, 1, "int8"), (2, 5, 6, 5, 3, 1, 1, 1, "int8"),
+    (1, 12, 12, 8, 7, 1, 3, 1, "int8"), (1, 13, 13, 17, 7, 2, 3, 1, "int32"), (1, 6, 33, 1, 3, 1, 0, 1, "int8"),
+    (1, 5, 40, 32, 1, 1, 0, 1, "int8"), (1, 5, 40, 20, 5, 2, 2, 1, "int8"), (1, 10, 10, 24, 3, 1, 2, 2, "int8"),
+    (1, 4, 65, 3, 3, 3, 1, 1, "int8"), (1, 6, 6, 40, 3, 1, 0, 1, "int32"), (1, 3, 30, 33, 3, 2, 3, 2, "int8"),
+    (1, 9, 9, 9, 5, 2, 2, 1, "int8"), (1, 16, 16, 16, 3, 2, 1, 1, "int8"), (1, 7, 7, 48, 7, 1, 3, 1, "int8"),
+    (1, 11, 5, 17, 3, 1, 1, 2, "int8"), (1, 6, 17, 2, 3, 1, 1, 1, "int8"),
+]
+
+
+def run_depthwise(case, target="sim", formulation="block-diagonal"):
+    N, H, W, C, R, stride, pad, dil, out = case
+    x, w = rand((N, H, W, C), 9), rand((R, R, C), 10)
+    o = opts(stride, pad, dil, out, out == "int8")
+    y, _ = depthwise_conv2d(x, w, target=target, formulation=formulation, **o)
+    return y, reference_depthwise_conv2d(x, w, **o)
+
+
+@pytest.mark.parametrize("case", DEPTHWISE, ids=lambda c: "x".join(map(str, c)))
+def test_depthwise_bit_exact_on_sim(case):
+    y, ref = run_depthwise(case)
+    np.testing.assert_array_equal(y, ref)
+
+
+@pytest.mark.parametrize("case", DEPTHWISE[1:3], ids=lambda c: "x".join(map(str, c)))
+def test_depthwise_per_channel_formulation(case):
+    y, ref = run_depthwise(case, formulation="per-channel")
+    np.testing.assert_array_equal(y, ref)
+
+
+def test_depthwise_on_iss():
+    y, ref = run_depthwise(DEPTHWISE[2], target="iss")
+    np.testing.assert_array_equal(y, ref)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", DEPTHWISE, ids=lambda c: "x".join(map(str, c)))
+def test_depthwise_on_iss_sweep(case):
+    y, ref = run_depthwise(case, target="iss")
+    np.testing.assert_array_equal(y, ref)
+
+
+def test_depthwise_interpreter_agrees(monkeypatch):
+    monkeypatch.setenv("BACO_INTERPRET", "1")
+    y, ref = run_depthwise(DEPTHWISE[2])
+    np.testing.assert_array_equal(y, ref)
+
+
+def test_block_diagonal_weights():
+    w = rand((2, 3, 5), 11)
+    wd = block_diagonal_weights(w, 4)
+    assert wd.shape == (2, 3, 5, 4)
+    for c in range(5):
+        np.testing.assert_array_equal(wd[:, :, c, c % 4], w[:, :, c])
+        assert np.count_nonzero(np.delete(wd[:, :, c], c % 4, axis=-1)) == 0
+
+
+def test_conv_argument_errors():
+    x, w = rand((1, 4, 4, 3), 1), rand((3, 3, 3, 2), 2)
+    with pytest.raises(ValueError, match="input channels"):
+        conv2d(x, rand((3, 3, 4, 2), 2))
+    with pytest.raises(ValueError, match="does not fit"):
+        conv2d(x, rand((7, 7, 3, 2), 2))
+    with pytest.raises(ValueError, match="relu needs"):
+        conv2d(x, w, out="int32", relu=True)
+    with pytest.raises(ValueError, match="schedule"):
+        conv2d(x, w, blocks=(4096, 4096, 4096))
+
+
+# ---- the language features the kernels use -------------------------------------------
+@baco.jit
+def scalar_ops(src, dst, a, b, N, PTR_SHIFT: bl.constexpr, USE_MIN: bl.constexpr):
+    """dst[0, :] = src[lo:lo+N] with lo computed from min/max/% of runtime scalars."""
+    lo = min(a, b) if USE_MIN else max(a, b, 0)
+    lo = lo + (a - b) % 5 + (b - a) // 3 + PTR_SHIFT
+    p = bl.make_block_ptr(src + lo, shape=(1, N), strides=(N, 1), offsets=(0, 0), block_shape=(1, 16))
+    q = bl.make_block_ptr(dst, shape=(1, N), strides=(N, 1), offsets=(0, 0), block_shape=(1, 16))
+    bl.store(q, bl.load(p, boundary_check=(1,)), boundary_check=(1,))
+
+
+@pytest.mark.parametrize("interpret", [False, True])
+@pytest.mark.parametrize("a,b,use_min", [(3, 9, True), (9, 3, True), (-4, 7, False), (7, -4, False), (-9, -2, False)])
+def test_scalar_min_max_mod_and_pointer_offsets(monkeypatch, interpret, a, b, use_min):
+    if interpret:
+        monkeypatch.setenv("BACO_INTERPRET", "1")
+    src = np.arange(100, dtype=np.int8)
+    dst = np.zeros(10, dtype=np.int8)
+    scalar_ops[(1,)](src, dst, a, b, 10, PTR_SHIFT=20, USE_MIN=use_min)
+    lo = (min(a, b) if use_min else max(a, b, 0)) + (a - b) % 5 + (b - a) // 3 + 20
+    np.testing.assert_array_equal(dst, src[lo:lo + 10])
+
+
+@baco.jit
+def bad_min(src, n):
+    p = bl.make_block_ptr(src, shape=(1, n), strides=(n, 1), offsets=(0, 0), block_shape=(1, 16))
+    m = min(bl.load(p), n)  # noqa: F841
+
+
+@baco.jit
+def bad_ptr(src, n):
+    p = bl.make_block_ptr(src - n, shape=(1, n), strides=(n, 1), offsets=(0, 0), block_shape=(1, 16))  # noqa: F841
+
+
+@baco.jit
+def bad_ifexp(src, n):
+    m = 1 if n else 2  # noqa: F841
+
+
+@pytest.mark.parametrize("kernel,fragment,snippet", [
+    (bad_min, "an argument of min() must be an integer scalar", "min(bl.load(p), n)"),
+    (bad_ptr, "moved by adding an integer", "src - n"),
+    (bad_ifexp, "compile-time condition", "n"),
+])
+def test_scalar_feature_errors_are_located(kernel, fragment, snippet):
+    with pytest.raises(CompilationError) as e:
+        kernel[(1,)](np.zeros(16, np.int8), 3)
+    assert fragment in str(e.value)
+    assert snippet in str(e.value)
