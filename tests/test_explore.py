@@ -103,3 +103,20 @@ def test_mixed_loop_orders_cost_as_each_order_alone():
         (g,) = torch.autograd.grad((out["cycles"] + out["energy_uj"]).sum(), one)
         assert float(out["cycles"][0]) == float(cycles[b]) and float(out["energy_uj"][0]) == float(energy[b])
         assert torch.allclose(g[0], grad[b], rtol=1e-12, atol=0)
+
+
+def test_network_cost_stacks_timeloop_layers_as_per_layer_calls():
+    """NetworkCost costs the Timeloop-matched layers in one stacked call (explore.LayerStack):
+    the same count-weighted totals as summing each layer's own evaluation."""
+    from baco.tuner.explore import costmodel_tensors, stack_tilings
+    layers = [gemm(64, 128, 32), Layer(R=3, S=3, P=8, Q=8, C=16, K=32, N=1, count=2),
+              Layer(R=1, S=1, P=7, Q=7, C=64, K=16, N=1, Hstride=2, Wstride=2, count=3)]
+    problem = NetworkProblem(layers)
+    pool = random_tilings(problem, 12, torch.Generator().manual_seed(5))
+    stacked = [stack_tilings(ts) for ts in pool]
+    hw = tuple(torch.full((12,), v) for v in (32.0, 256.0, 64.0))
+    cycles, energy = problem.network_cost([s[0] for s in stacked], [s[1] for s in stacked],
+                                          [s[2] for s in stacked], hw)
+    singles = [costmodel_tensors(l, *s, hw) for l, s in zip(layers, stacked)]
+    assert torch.allclose(cycles, sum(l.count * c for l, (c, _) in zip(layers, singles)), rtol=1e-12)
+    assert torch.allclose(energy, sum(l.count * e for l, (_, e) in zip(layers, singles)), rtol=1e-12)

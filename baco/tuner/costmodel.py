@@ -191,17 +191,24 @@ def capacity_from_factors(layer: Layer, temporal, sC, sK) -> dict:
     return {"sp_kb": sp, "acc_kb": acc}
 
 
+def _constant(x):
+    """A layer constant: a float, or a tensor [B] when the rows are of several layers."""
+    return x if torch.is_tensor(x) else float(x)
+
+
 def cost_from_factors(layer: Layer, temporal, sC, sK, order, hw) -> dict:
     """Cycles, energy (µJ) and access counts of B mappings: temporal [B, 4, 7]
     (levels L0..L3, DIMS order), spatial C/K [B], order [level] -> dims (outer
     first; or order_index's tensor [B, 4, 7], one order per mapping), hw =
-    (pe_dim, sp_kb, acc_kb) tensors [B] or scalars."""
+    (pe_dim, sp_kb, acc_kb) tensors [B] or scalars.  `layer` may also hold its
+    dims, strides and dilations as tensors [B] (explore.LayerStack: the rows are
+    mappings of several layers, costed in one call)."""
     order = order_index(order, temporal.shape[0])
     pe, sp_kb, acc_kb = (torch.as_tensor(x, dtype=temporal.dtype) for x in hw)
     sC, sK = sC.to(temporal.dtype), sK.to(temporal.dtype)
-    macs = float(layer.macs)
+    macs = _constant(layer.macs)
     tiles = _tiles(temporal, sC, sK)
-    total_o = float(layer.N * layer.K * layer.P * layer.Q)
+    total_o = _constant(layer.N * layer.K * layer.P * layer.Q)
     dram_w = _size(tiles[2], "W", layer) * _refills(temporal, order, 2, "W")
     dram_i = _input_fills(layer, temporal, sC, order, 2)
     dram_o_writes = _size(tiles[1], "O", layer) * _refills(temporal, order, 1, "O") * sK

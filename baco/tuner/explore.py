@@ -200,6 +200,7 @@ class NetworkProblem:
         self.max_area_mm2 = max_area_mm2
         self.cycle_model = kernel_model.check_cycle_model(cycle_model)
         self.spaces = [MappingSpace(layer.dims, max_spatial=self.max_pe) for layer in self.layers]
+        self.network_cost = NetworkCost(self.layers, self.counts, self.cycle_model)
         self.evaluations = 0
         self.t0, self.best_edp, self.trace = time.perf_counter(), math.inf, []
 
@@ -255,12 +256,7 @@ class NetworkProblem:
         needs = [requirements_from_factors(layer, t, s, rows_of) for layer, t, s in zip(self.layers, temporal, spatial)]
         hardware, hw_t, penalty = self.infer_hardware(pe, torch.stack([n["sp_kb"] for n in needs]),
                                                       torch.stack([n["acc_kb"] for n in needs]), smooth)
-        cycles = torch.zeros(B, dtype=torch.float64)
-        energy = torch.zeros(B, dtype=torch.float64)
-        for layer, count, t, s, o in zip(self.layers, self.counts, temporal, spatial, order):
-            c, e = costmodel_tensors(layer, t, s, o, hw_t, self.cycle_model)
-            cycles = cycles + count * c
-            energy = energy + count * e
+        cycles, energy = self.network_cost(temporal, spatial, order, hw_t)
         self.note(cycles * energy, penalty)
         return BatchCost(cycles, energy, hardware, penalty)
 
@@ -303,6 +299,63 @@ def costmodel_tensors(layer: Layer, temporal, spatial, order, hw_t,
     with its own canonical loop order choice order [B], in one batched evaluation."""
     c, e, _, _ = kernel_model.layer_tensors(layer, temporal, spatial, _order_indices()[order], hw_t, cycle_model)
     return c, e
+
+
+class LayerStack:
+    """The constants of several layers as tensors with one row per design point (layer-major,
+    `rows` points per layer), so the Timeloop-matched model costs all their mappings in one call
+    (costmodel.cost_from_factors broadcasts them)."""
+    FIELDS = ("R", "S", "P", "Q", "C", "K", "N", "Wstride", "Hstride", "Wdilation", "Hdilation")
+
+    def __init__(self, layers: list[Layer], rows: int):
+        for f in self.FIELDS:
+            setattr(self, f, torch.tensor([float(getattr(l, f)) for l in layers],
+                                          dtype=torch.float64).repeat_interleave(rows))
+        self.macs = torch.tensor([float(l.macs) for l in layers], dtype=torch.float64).repeat_interleave(rows)
+
+
+class NetworkCost:
+    """Count-weighted network (cycles [B], energy µJ [B]) of per-layer batches of B mappings: the layers
+    whose cycles are Timeloop-matched (kernel_model.timeloop_costed) in one stacked call, kernel
+    layers one by one (their compiled-program model is per layer)."""
+
+    def __init__(self, layers: list[Layer], counts: list[float], cycle_model: str):
+        self.layers, self.cycle_model = layers, cycle_model
+        self.stacked = [i for i, l in enumerate(layers) if kernel_model.timeloop_costed(l, cycle_model)]
+        self.single = [i for i in range(len(layers)) if i not in self.stacked]
+        self.counts = counts
+        self._stacks: dict[int, LayerStack] = {}
+
+    def __call__(self, temporal, spatial, order, hw_t, layers: list[int] | None = None):
+        """temporal/spatial/order: lists over the layers (or over `layers`, indices of a subset)."""
+        index = list(range(len(self.layers))) if layers is None else list(layers)
+        at = {i: k for k, i in enumerate(index)}
+        B = temporal[0].shape[0]
+        cycles = torch.zeros(B, dtype=torch.float64)
+        energy = torch.zeros(B, dtype=torch.float64)
+        stacked = [i for i in self.stacked if i in at]
+        if len(stacked) > 1:
+            key = (tuple(stacked), B)
+            if key not in self._stacks:
+                self._stacks[key] = LayerStack([self.layers[i] for i in stacked], B)
+            n = len(stacked)
+            t = torch.cat([temporal[at[i]] for i in stacked])
+            s = torch.cat([spatial[at[i]] for i in stacked])
+            o = _order_indices()[torch.cat([order[at[i]] for i in stacked])]
+            hw = tuple(torch.as_tensor(h, dtype=torch.float64).expand(B).repeat(n) for h in hw_t)
+            out = costmodel.cost_from_factors(self._stacks[key], t, s[:, 0], s[:, 1], o, hw)
+            w = torch.tensor([self.counts[i] for i in stacked], dtype=torch.float64).unsqueeze(1)
+            cycles = cycles + (w * out["cycles"].view(n, B)).sum(0)
+            energy = energy + (w * out["energy_uj"].view(n, B)).sum(0)
+            singles = [i for i in index if i not in stacked]
+        else:
+            singles = index
+        for i in singles:
+            c, e = costmodel_tensors(self.layers[i], temporal[at[i]], spatial[at[i]], order[at[i]], hw_t,
+                                     self.cycle_model)
+            cycles = cycles + self.counts[i] * c
+            energy = energy + self.counts[i] * e
+        return cycles, energy
 
 
 @functools.lru_cache(maxsize=None)

@@ -47,11 +47,17 @@ def kernel_cycles(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, 
     return stacked.gather(0, choice.unsqueeze(0)).squeeze(0), choice
 
 
+def timeloop_costed(layer: Layer, cycle_model: str) -> bool:
+    """Whether the layer's cycles are the Timeloop-matched model's (not a compiled program's)."""
+    return cycle_model == "timeloop" or not is_kernel_layer(layer)
+
+
 def layer_tensors(layer: Layer, temporal, spatial, order, hw_t, cycle_model: str = "compiled"):
     """(cycles [B], energy µJ [B], Timeloop-matched cycles [B], schedule variant [B] or None) of B
-    mappings of one layer with the loop orders `order` (level -> dims)."""
+    mappings of one layer with the loop orders `order` (level -> dims, or costmodel.order_index's
+    tensor)."""
     out = costmodel.cost_from_factors(layer, temporal, spatial[:, 0], spatial[:, 1], order, hw_t)
-    if cycle_model == "timeloop" or not is_kernel_layer(layer):
+    if timeloop_costed(layer, cycle_model):
         return out["cycles"], out["energy_uj"], out["cycles"], None
     cycles, choice = kernel_cycles(layer, temporal, spatial, hw_t)
     return cycles, out["energy_uj"], out["cycles"], choice
@@ -63,7 +69,7 @@ def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled") 
     the schedule the compiler runs, checked with the compiler's capacity rule."""
     cost = costmodel.evaluate(layer, mapping, hw)
     cost.timeloop_cycles = cost.cycles
-    if cycle_model == "timeloop" or not is_kernel_layer(layer):
+    if timeloop_costed(layer, cycle_model):
         return cost
     temporal, sC, sK = costmodel.mapping_tensors(mapping)
     hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (hw.pe_dim, hw.sp_kb, hw.acc_kb))
@@ -80,4 +86,4 @@ def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled") 
     return cost
 
 
-__all__ = ["CYCLE_MODELS", "SCHEDULE_VARIANTS", "check_cycle_model", "kernel_cycles", "layer_tensors", "evaluate"]
+__all__ = ["CYCLE_MODELS", "SCHEDULE_VARIANTS", "check_cycle_model", "timeloop_costed", "kernel_cycles", "layer_tensors", "evaluate"]
