@@ -25,6 +25,7 @@ from tqdm.auto import tqdm
 
 from baco.tuner.arch import DEFAULT_HARDWARE, Hardware
 from baco.tuner.explore import (Adam, NetworkProblem, Result, Tiling, best_orders, best_orders_batch, best_points,
+                                best_random,
                                 costmodel_tensors, evaluate_design, heuristic_tilings, neighbours, random_tilings,
                                 single_threaded, stack_tilings, unstack_tilings)
 from baco.tuner.hwinfer import requirements_from_factors, round_hardware
@@ -40,10 +41,11 @@ def _expired(deadline: float | None) -> bool:
     return deadline is not None and time.perf_counter() > deadline
 
 
-def _seed_designs(problem: NetworkProblem) -> list[list[Tiling]]:
-    """The Gemmini-default mapping as a starting design (with the best canonical orders), if it exists."""
+def _seed_designs(problem: NetworkProblem, deadline: float | None = None) -> list[list[Tiling]]:
+    """The Gemmini-default mapping as a starting design (with the best canonical orders, re-picked
+    until the deadline), if it exists."""
     h = heuristic_tilings(problem.layers, DEFAULT_HARDWARE)
-    return [] if h is None else [best_orders(problem, h)]
+    return [] if h is None else [best_orders(problem, h, deadline)]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -65,27 +67,20 @@ def gemmini_default(layers: list[Layer], *, time_budget_s: float | None = None, 
 # ------------------------------------------------------------------------------------------------
 @single_threaded
 def random_search(layers: list[Layer], *, time_budget_s: float | None = None, seed: int = 0,
-                  samples: int | None = None, chunk: int = 256, progress: bool = False,
+                  samples: int | None = None, chunk: int = 64, progress: bool = False,
                   cycle_model: str = "compiled") -> Result:
     """Best of random design points (samples of them, or as many as the time budget allows)."""
     t0, deadline = time.perf_counter(), _deadline(time_budget_s)
     samples = samples if samples is not None else (None if deadline else 4096)
     generator = torch.Generator().manual_seed(seed)
     problem = NetworkProblem(layers, cycle_model=cycle_model)
-    best = best_points(problem, [[d[i] for d in _seed_designs(problem)] for i in range(len(layers))], 1) \
-        if _seed_designs(problem) else []
-    best_edp, best_design = best[0] if best else (math.inf, None)
-    drawn = 0
+    seeds = _seed_designs(problem, deadline)
+    keep = best_points(problem, [[d[i] for d in seeds] for i in range(len(layers))], 1) if seeds else []
     bar = tqdm(total=samples, desc="random", disable=not progress, leave=False)
-    while (samples is None or drawn < samples) and not _expired(deadline):
-        n = chunk if samples is None else min(chunk, samples - drawn)
-        top = best_points(problem, random_tilings(problem, n, generator), 1)
-        if top and top[0][0] < best_edp:
-            best_edp, best_design = top[0]
-        drawn += n
-        bar.update(n)
+    best = best_random(problem, samples, 1, generator, deadline, chunk=chunk, keep=keep,
+                       on_chunk=lambda drawn: bar.update(drawn - bar.n))
     bar.close()
-    return problem.result(best_design, "random", time.perf_counter() - t0)
+    return problem.result(best[0][1], "random", time.perf_counter() - t0)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -126,7 +121,7 @@ def genetic(layers: list[Layer], *, time_budget_s: float | None = None, seed: in
     rng = np.random.default_rng(seed)
     generator = torch.Generator().manual_seed(seed)
     problem = NetworkProblem(layers, cycle_model=cycle_model)
-    pop = _seed_designs(problem)
+    pop = _seed_designs(problem, deadline)
     pool = random_tilings(problem, population - len(pop), generator)
     pop += [[pool[i][b] for i in range(len(layers))] for b in range(population - len(pop))]
 
@@ -249,10 +244,13 @@ def random_hardware(rng: np.random.Generator, max_pe: int = 128) -> Hardware:
 
 
 def best_random_mappings(layers: list[Layer], hw: Hardware, generator: torch.Generator,
-                         samples: int, cycle_model: str = "compiled") -> list[Tiling] | None:
-    """Per layer, the best of `samples` random mappings that are valid on hw (None if a layer has none)."""
+                         samples: int, cycle_model: str = "compiled", deadline: float | None = None) -> list[Tiling] | None:
+    """Per layer, the best of `samples` random mappings that are valid on hw (None if a layer has none,
+    or if the deadline passes first)."""
     design = []
     for layer in layers:
+        if _expired(deadline):
+            return None
         fixed = NetworkProblem([layer], fixed_hw=hw, cycle_model=cycle_model)
         top = best_points(fixed, random_tilings(fixed, samples, generator, spatial_limit=hw.pe_dim), 1)
         if not top:
@@ -292,10 +290,10 @@ def dosa_style(layers: list[Layer], *, time_budget_s: float | None = None, seed:
     best_edp, best_design = math.inf, None
     first_round = True
     while True:
-        inits = _seed_designs(problem) if first_round else []
+        inits = _seed_designs(problem, deadline) if first_round else []
         while len(inits) < starts and not (inits and _expired(deadline)):
             design = best_random_mappings(layers, random_hardware(rng, problem.max_pe), generator, random_samples,
-                                          problem.cycle_model)
+                                          problem.cycle_model, deadline)
             if design is not None:
                 inits.append(design)
         first_round = False
@@ -326,7 +324,7 @@ def _dosa_descent(problem: NetworkProblem, inits: list[list[Tiling]], *, steps: 
     bar = tqdm(total=steps, desc="dosa", disable=not progress, leave=False)
     for step in range(1, steps + 1):
         if _expired(deadline):
-            _keep_rounded(problem, params, orders, results)  # what the descent reached, rounded
+            _keep_rounded(problem, params, orders, results, deadline)  # what the descent reached, rounded
             break
         temporal, spatial, penalty = [], [], 0
         for i, space in enumerate(problem.spaces):
@@ -343,14 +341,14 @@ def _dosa_descent(problem: NetworkProblem, inits: list[list[Tiling]], *, steps: 
         opt.step()
         bar.update(1)
         if step % round_every == 0 or step == steps:
-            _keep_rounded(problem, params, orders, results)
+            _keep_rounded(problem, params, orders, results, deadline)
     bar.close()
     return results
 
 
-def _keep_rounded(problem: NetworkProblem, params, orders, results: list) -> None:
+def _keep_rounded(problem: NetworkProblem, params, orders, results: list, deadline: float | None) -> None:
     """Round every start (and restart it from there); keep each start's best rounded design."""
-    rounded = _round_dosa(problem, params, orders)
+    rounded = _round_dosa(problem, params, orders, deadline)
     scored = problem.score([[d[i] for d in rounded] for i in range(len(problem.layers))])
     for s in range(len(rounded)):
         edp = float(scored.edp[s]) if float(scored.penalty[s]) == 0 else math.inf
@@ -369,7 +367,7 @@ def _continuous_cost(problem: NetworkProblem, temporal, spatial, orders):
     return cycles, energy
 
 
-def _round_dosa(problem: NetworkProblem, params, orders) -> list[list[Tiling]]:
+def _round_dosa(problem: NetworkProblem, params, orders, deadline: float | None) -> list[list[Tiling]]:
     """Round every start to the nearest divisors, re-pick loop orders, and restart it from there."""
     S = params[0].shape[0]
     per_layer = []
@@ -380,7 +378,8 @@ def _round_dosa(problem: NetworkProblem, params, orders) -> list[list[Tiling]]:
             sp = torch.log((params[2 * i + 1] * torch.stack([n[C_INDEX], n[K_INDEX]])).clamp_min(1e-9))
             sample = space.sample(th, sp, 0.05, noisy=False)
             per_layer.append(unstack_tilings(sample.temporal, sample.spatial, orders[i]))
-        designs = best_orders_batch(problem, [[per_layer[i][s] for i in range(len(problem.spaces))] for s in range(S)])
+        designs = best_orders_batch(problem, [[per_layer[i][s] for i in range(len(problem.spaces))] for s in range(S)],
+                                    deadline)
         for i, space in enumerate(problem.spaces):
             temporal, spatial, order = stack_tilings([d[i] for d in designs])
             n = space.sizes

@@ -38,6 +38,8 @@ from baco.tuner.relax import (C_INDEX, DIMS, DRAM_LEVEL, K_INDEX, NUM_LEVELS, OR
 from baco.tuner.workloads import Layer
 
 PENALTY_WEIGHT = 10.0
+SETUP_SHARE = 0.15     # of a time budget, at most, for the starting points
+POLISHED = 3           # best designs of the descent that are hill-climbed
 
 
 def single_threaded(fn):
@@ -392,6 +394,28 @@ def random_tilings(problem: NetworkProblem, n: int, generator: torch.Generator,
     return out
 
 
+def expired(deadline: float | None) -> bool:
+    return deadline is not None and time.perf_counter() > deadline
+
+
+def best_random(problem: NetworkProblem, n: int | None, k: int, generator: torch.Generator,
+                deadline: float | None = None, chunk: int = 64, keep: list | None = None,
+                on_chunk=None) -> list[tuple[float, list[Tiling]]]:
+    """The k best distinct (edp, design) among n random design points (None: until the deadline) and
+    `keep`, drawn and scored `chunk` at a time; stops at the deadline once one chunk is scored.
+    on_chunk(points drawn so far) after each chunk."""
+    best, drawn = list(keep or []), 0
+    while (n is None or drawn < n) and not (drawn and expired(deadline)):
+        m = chunk if n is None else min(chunk, n - drawn)
+        pool = random_tilings(problem, m, generator)
+        merged = [[d[i] for _, d in best] + pool[i] for i in range(len(problem.layers))]
+        best = best_points(problem, merged, k, chunk=len(merged[0]))
+        drawn += m
+        if on_chunk is not None:
+            on_chunk(drawn)
+    return best
+
+
 def best_points(problem: NetworkProblem, candidates: list[list[Tiling]], k: int,
                 chunk: int = 256) -> list[tuple[float, list[Tiling]]]:
     """The k best distinct design points (edp, design) among candidates[layer][b]."""
@@ -414,16 +438,20 @@ def best_points(problem: NetworkProblem, candidates: list[list[Tiling]], k: int,
     return best
 
 
-def best_orders(problem: NetworkProblem, design: list[Tiling]) -> list[Tiling]:
-    """Re-pick each layer's loop orders among the canonical ones, one layer at a time, by evaluation."""
-    return best_orders_batch(problem, [design])[0]
+def best_orders(problem: NetworkProblem, design: list[Tiling], deadline: float | None = None) -> list[Tiling]:
+    """Re-pick each layer's loop orders among the canonical ones, one layer at a time, by evaluation
+    (layers not reached by the deadline keep their orders)."""
+    return best_orders_batch(problem, [design], deadline)[0]
 
 
-def best_orders_batch(problem: NetworkProblem, designs: list[list[Tiling]]) -> list[list[Tiling]]:
+def best_orders_batch(problem: NetworkProblem, designs: list[list[Tiling]],
+                      deadline: float | None = None) -> list[list[Tiling]]:
     """best_orders of many designs at once (one batched evaluation per layer)."""
     designs = [list(d) for d in designs]
     n_orders = len(ORDER_CHOICES)
     for i in range(len(problem.layers)):
+        if expired(deadline):
+            break
         options = [Tiling(d[i].temporal, d[i].spatial_c, d[i].spatial_k, o) for d in designs for o in range(n_orders)]
         batch = [options if j == i else [d[j] for d in designs for _ in range(n_orders)]
                  for j in range(len(problem.layers))]
@@ -617,8 +645,8 @@ def gradient_descent(problem: NetworkProblem, inits: list[list[Tiling]], *, budg
         bar.update(1)
         if step % 20 == 0:
             bar.set_postfix(edp=f"{min(best_edp):.4g}", tau=f"{tau:.3f}")
-        if step % round_every == 0:
-            _snap(problem, params, orders, best)
+        if step % round_every == 0 and not budget.expired():
+            _snap(problem, params, orders, best, budget.deadline)
         if on_step is not None:
             state["step"], state["total"] = step, total
             on_step(state)
@@ -627,9 +655,9 @@ def gradient_descent(problem: NetworkProblem, inits: list[list[Tiling]], *, budg
 
 
 def _snap(problem: NetworkProblem, params: list[torch.Tensor], orders: list[torch.Tensor],
-          best: list[list[Tiling]]) -> None:
+          best: list[list[Tiling]], deadline: float | None) -> None:
     """Move every start back to its best design so far, with re-picked loop orders."""
-    best[:] = best_orders_batch(problem, best)
+    best[:] = best_orders_batch(problem, best, deadline)
     with torch.no_grad():
         for s, design in enumerate(best):
             for i, space in enumerate(problem.spaces):
@@ -678,12 +706,14 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
         generator.set_state(saved["rng"])
         inits = saved["inits"]
     else:
+        # set-up (the default mapping's orders, the random pool) gets at most SETUP_SHARE of a time budget
+        setup_deadline = None if deadline is None else t0 + SETUP_SHARE * time_budget_s
         inits = []
         heuristic = heuristic_tilings(problem.layers, init_hw or DEFAULT_HARDWARE)
         if heuristic is not None:
-            inits.append(best_orders(problem, heuristic))
-        pool = random_tilings(problem, random_pool * starts, generator)
-        inits += [d for _, d in best_points(problem, pool, max(starts - len(inits), 1))]
+            inits.append(best_orders(problem, heuristic, setup_deadline))
+        inits += [d for _, d in best_random(problem, random_pool * starts, max(starts - len(inits), 1), generator,
+                                            setup_deadline if inits else None)]
 
     if saved is None or saved["phase"] == "descent":
         # with a time budget: 60% for the descent, the rest to polish and then kick the best design
@@ -707,11 +737,11 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
         else:
             found = gradient_descent(problem, inits, budget=budget, lr=lr, generator=generator,
                                      round_every=round_every, progress=progress, state=resume, on_step=on_step)
-        found = [d for e, d in found if math.isfinite(e)]
+        found = [d for e, d in sorted(found, key=lambda x: x[0]) if math.isfinite(e)][:POLISHED]
         if not found:
             raise ValueError("no valid design found" + (f" within the area budget of {max_area_mm2:g} mm2"
                                                         if max_area_mm2 else ""))
-        found = best_orders_batch(problem, found)
+        found = best_orders_batch(problem, found, deadline)
         rescored = problem.score([[d[i] for d in found] for i in range(len(layers))])
         rescored = torch.where(rescored.penalty > 0, torch.inf, rescored.edp).tolist()
         found = sorted(zip(rescored, found), key=lambda x: x[0])
@@ -722,7 +752,7 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
         best_edp, best_design = saved["best_edp"], saved["best_design"]
 
     if polish:
-        for k in range(polished, min(3, len(found))):
+        for k in range(polished, min(POLISHED, len(found))):
             if checkpoint is not None:
                 save("polish", found=found, polished=k, kicks_done=0, best_edp=best_edp, best_design=best_design)
             edp, design = local_search(problem, found[k][1], found[k][0], deadline)
@@ -732,7 +762,7 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
         if checkpoint is not None:
             def kick_hook(done, edp, design):
                 if checkpoint.due():
-                    save("polish", found=found, polished=3, kicks_done=kicks_done + done, best_edp=edp,
+                    save("polish", found=found, polished=POLISHED, kicks_done=kicks_done + done, best_edp=edp,
                          best_design=design)
         total_kicks = 10**9 if deadline is not None else kicks
         best_edp, best_design = iterated_local_search(problem, best_design, best_edp, deadline, generator,
