@@ -8,7 +8,9 @@ It builds GEMM ELFs with examples/matmul.py (ragged and aligned shapes,
 int8/int32 output, ReLU, bias, WS and OS dataflow; the default schedule, which is
 double-buffered with the prefetch pipeline; explicit single- and
 double-buffered block schedules), examples/gemv.py's ELFs (y = A·x and
-x·B), ELFs of a kernel with two accumulators
+x·B), the convolution examples' ELFs (conv2d.py, conv1d.py,
+depthwise_conv2d.py: padding, stride, dilation, bias, 1x1/3x3/7x7), ELFs of a
+kernel with two accumulators
 (two_dots, single- and double-buffered), examples/fused_mlp.py's ELFs and
 every tests/c/*.c program, all for the
 default Gemmini configuration (DIM 16, 256 KiB scratchpad, 64 KiB
@@ -96,6 +98,25 @@ GEMVS = [
     ("gemv_xB_1x129_relu_int8", ["--form", "xB", "--N", "1", "--K", "129", "--relu", "--out", "int8",
                                  "--block", "16", "64"]),
 ]
+# (script, name, arguments) of the convolution examples
+CONVS = [
+    ("conv2d.py", "conv2d_3x3_p1_bias_relu", ["--H", "8", "--W", "9", "--C", "17", "--K", "20", "--padding", "1",
+                                              "--bias", "--relu"]),
+    ("conv2d.py", "conv2d_3x3_s2_p3_d2_int32", ["--H", "9", "--W", "17", "--C", "33", "--K", "17", "--stride", "2",
+                                                "--padding", "3", "--dilation", "2", "--out", "int32"]),
+    ("conv2d.py", "conv2d_7x7_s2_p3_bias", ["--H", "12", "--W", "12", "--C", "3", "--K", "16", "--R", "7", "--S", "7",
+                                            "--stride", "2", "--padding", "3", "--bias"]),
+    ("conv2d.py", "conv2d_1x1_blocks_32", ["--H", "3", "--W", "33", "--C", "65", "--K", "33", "--R", "1", "--S", "1",
+                                           "--block", "32", "32", "32"]),
+    ("conv1d.py", "conv1d_7_s2_p3_bias", ["--L", "65", "--C", "17", "--K", "33", "--S", "7", "--stride", "2",
+                                          "--padding", "3", "--bias"]),
+    ("conv1d.py", "conv1d_3_d2_int32", ["--L", "40", "--C", "33", "--K", "8", "--dilation", "2", "--padding", "2",
+                                        "--out", "int32"]),
+    ("depthwise_conv2d.py", "dw_3x3_s2_p1_bias", ["--H", "9", "--W", "17", "--C", "33", "--stride", "2",
+                                                  "--padding", "1", "--bias"]),
+    ("depthwise_conv2d.py", "dw_3x3_per_channel_relu", ["--H", "6", "--W", "7", "--C", "5", "--padding", "1",
+                                                        "--relu", "--formulation", "per-channel"]),
+]
 # (name, M, N, K, (BM, BN, BK), double_buffer) for two_dots
 TWO_DOTS = [
     ("two_dots_65x17x100_db", 65, 17, 100, (32, 16, 32), True),
@@ -160,6 +181,7 @@ def build(out_dir: Path):
     examples = [("matmul.py", name, args) for name, args in MATMULS]
     examples += [("fused_mlp.py", name, args) for name, args in FUSED_MLPS]
     examples += [("gemv.py", name, args) for name, args in GEMVS]
+    examples += CONVS
     for script, name, args in examples:
         elf = out_dir / f"{name}.elf"
         proc = subprocess.run([sys.executable, str(ROOT / "examples" / script), *args,

@@ -3,6 +3,9 @@ bit-exact against numpy references of Gemmini's arithmetic on many shapes (ragge
 and widths, strides, padding, dilation, 1x1 / 3x3 / 7x7) on sim, a few on iss, and the
 interpreter agreeing; plus the language features they use (ptr + n, scalar min/max,
 floor %, compile-time `a if c else b`)."""
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -50,12 +53,18 @@ CONV2D = [
 ]
 
 
+def bias_for(case, channels, seed):
+    """An int32 bias for every other case of a sweep (None for the rest)."""
+    odd = sum(v for v in case if isinstance(v, int)) % 2
+    return np.random.default_rng(seed).integers(-(1 << 15), 1 << 15, channels).astype(np.int32) if odd else None
+
+
 def run_conv2d(case, target="sim", blocks=(16, 16, 16)):
     N, H, W, C, K, R, S, stride, pad, dil, out, relu = case
-    x, w = rand((N, H, W, C), 1), rand((R, S, C, K), 2)
+    x, w, b = rand((N, H, W, C), 1), rand((R, S, C, K), 2), bias_for(case, K, 3)
     o = opts(stride, pad, dil, out, relu, blocks=blocks)
-    y, _ = conv2d(x, w, target=target, **o)
-    return y, reference_conv2d(x, w, **o)
+    y, _ = conv2d(x, w, b, target=target, **o)
+    return y, reference_conv2d(x, w, b, **o)
 
 
 @pytest.mark.parametrize("case", CONV2D, ids=lambda c: "x".join(map(str, c)))
@@ -74,7 +83,7 @@ def test_conv2d_schedules(blocks):
     np.testing.assert_array_equal(y, ref)
 
 
-@pytest.mark.parametrize("case", [CONV2D[5], CONV2D[7]], ids=lambda c: "x".join(map(str, c)))
+@pytest.mark.parametrize("case", [CONV2D[5], CONV2D[8]], ids=lambda c: "x".join(map(str, c)))
 def test_conv2d_on_iss(case):
     y, ref = run_conv2d(case, target="iss")
     np.testing.assert_array_equal(y, ref)
@@ -132,10 +141,10 @@ CONV1D = [
 
 def run_conv1d(case, target="sim"):
     N, L, C, K, S, stride, pad, dil, out = case
-    x, w = rand((N, L, C), 5), rand((S, C, K), 6)
+    x, w, b = rand((N, L, C), 5), rand((S, C, K), 6), bias_for(case, K, 7)
     o = opts(stride, pad, dil, out, out == "int8", blocks=(16, 16, 16))
-    y, _ = conv1d(x, w, target=target, **o)
-    return y, reference_conv1d(x, w, **o)
+    y, _ = conv1d(x, w, b, target=target, **o)
+    return y, reference_conv1d(x, w, b, **o)
 
 
 @pytest.mark.parametrize("case", CONV1D, ids=lambda c: "x".join(map(str, c)))
@@ -180,10 +189,10 @@ DEPTHWISE = [
 
 def run_depthwise(case, target="sim", formulation="block-diagonal"):
     N, H, W, C, R, stride, pad, dil, out = case
-    x, w = rand((N, H, W, C), 9), rand((R, R, C), 10)
+    x, w, b = rand((N, H, W, C), 9), rand((R, R, C), 10), bias_for(case, C, 11)
     o = opts(stride, pad, dil, out, out == "int8")
-    y, _ = depthwise_conv2d(x, w, target=target, formulation=formulation, **o)
-    return y, reference_depthwise_conv2d(x, w, **o)
+    y, _ = depthwise_conv2d(x, w, b, target=target, formulation=formulation, **o)
+    return y, reference_depthwise_conv2d(x, w, b, **o)
 
 
 @pytest.mark.parametrize("case", DEPTHWISE, ids=lambda c: "x".join(map(str, c)))
@@ -235,6 +244,8 @@ def test_conv_argument_errors():
         conv2d(x, w, out="int32", relu=True)
     with pytest.raises(ValueError, match="schedule"):
         conv2d(x, w, blocks=(4096, 4096, 4096))
+    with pytest.raises(ValueError, match="one int32 per output channel"):
+        conv2d(x, w, np.zeros(3, np.int32))
 
 
 # ---- the language features the kernels use -------------------------------------------
@@ -286,3 +297,42 @@ def test_scalar_feature_errors_are_located(kernel, fragment, snippet):
         kernel[(1,)](np.zeros(16, np.int8), 3)
     assert fragment in str(e.value)
     assert snippet in str(e.value)
+
+
+# ---- the example CLIs and their self-checking ELFs -------------------------------------------
+def load_example(name):
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).parents[1] / "examples" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("name,argv", [
+    ("conv2d", ["--H", "5", "--W", "9", "--C", "17", "--K", "5", "--stride", "2", "--padding", "1", "--bias"]),
+    ("conv1d", ["--L", "20", "--C", "5", "--K", "17", "--S", "7", "--padding", "3", "--relu"]),
+    ("depthwise_conv2d", ["--H", "5", "--W", "6", "--C", "17", "--dilation", "2", "--padding", "2", "--out", "int32"]),
+])
+def test_examples_check_themselves(name, argv, capsys):
+    assert load_example(name).main(argv) == 0
+    assert "bit-exact" in capsys.readouterr().out
+
+
+def test_example_rejects_what_gemmini_cannot_do():
+    with pytest.raises(SystemExit):
+        load_example("conv2d").main(["--out", "int32", "--relu"])
+    with pytest.raises(SystemExit):
+        load_example("conv2d").main(["--H", "2", "--R", "3", "--S", "3"])
+
+
+def test_conv_elf_checks_itself_on_the_iss(tmp_path):
+    """The ELF exits 0 on its own result and non-zero when told to expect something else."""
+    from baco.kernels.conv import conv2d_launch
+    from baco.sim.iss import run_elf
+    x, w = rand((1, 5, 9, 17), 12), rand((3, 3, 17, 5), 13)
+    o = opts(2, 1, 1)
+    launch = conv2d_launch(x, w, np.arange(5, dtype=np.int32), blocks=(16, 16, 16), **o)
+    ref = reference_conv2d(x, w, np.arange(5, dtype=np.int32), **o)
+    assert run_elf(launch.write_elf(tmp_path / "good.elf", ref), stdout=None).exit_code == 0
+    wrong = ref.copy()
+    wrong[0, 1, 2, 3] ^= 1
+    assert run_elf(launch.write_elf(tmp_path / "bad.elf", wrong), stdout=None).exit_code != 0

@@ -13,6 +13,8 @@ weight block, accumulated in one int32 accumulator block.
   * W padding: the input block's rows are masked (boundary_check on rows); the
     view starts at the first pixel of the tap's column phase, so rows left of
     the image have negative row offsets and read zeros.
+  * bias (int32, one per output channel): the accumulator starts from it, read
+    through a block pointer with row stride 0 (one mvin per tile).
   * H padding: the tap loop runs over r in [max(0, ceil(-h0/dil)),
     min(R, ceil((H-h0)/dil))) (scalar min/max), so taps outside the image
     are skipped rather than multiplied with zeros.
@@ -37,7 +39,7 @@ from baco.gemmini.schedule import GemmSchedule, as_schedule, default_gemm_schedu
 def conv2d_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, Q, K, R, S, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w,
                   scale,
                   BLOCK_M: bl.constexpr, BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr,
-                  RELU: bl.constexpr, OUT_INT8: bl.constexpr, DEPTHWISE: bl.constexpr = False):
+                  RELU: bl.constexpr, OUT_INT8: bl.constexpr, DEPTHWISE: bl.constexpr = False, bias_ptr=None):
     row = bl.program_id(0)                 # n * P + p
     q0 = bl.program_id(1) * BLOCK_M
     k0 = bl.program_id(2) * BLOCK_N
@@ -47,7 +49,11 @@ def conv2d_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, Q, K, R, S, stride_h, stride_
     steps = 1 if DEPTHWISE else bl.cdiv(C, BLOCK_K)    # channel blocks per tap
     r_lo = max(0, bl.cdiv(-h0, dil_h))
     r_hi = min(R, bl.cdiv(H - h0, dil_h))
-    acc = bl.zeros((BLOCK_M, BLOCK_N), dtype=bl.int32)
+    if bias_ptr is not None:    # row stride 0: every output pixel starts from the bias row
+        acc = bl.load(bl.make_block_ptr(bias_ptr, shape=(Q, K), strides=(0, 1), offsets=(q0, k0),
+                                        block_shape=(BLOCK_M, BLOCK_N)), boundary_check=(0, 1))
+    else:
+        acc = bl.zeros((BLOCK_M, BLOCK_N), dtype=bl.int32)
     for t in range(r_lo * S * steps, r_hi * S * steps):
         r = t // (S * steps)
         s = t // steps % S
@@ -111,9 +117,14 @@ def _check(x, w, stride, padding, dilation, out, relu, depthwise=False):
     return (stride, padding, dilation), P, Q
 
 
-def _no_bias(bias):
-    if bias is not None:
-        raise ValueError("convolution bias is not supported yet: add it to the int32 output")
+def bias_vector(bias, channels: int):
+    """`bias` as a C-contiguous int32 vector of `channels` values (None stays None)."""
+    if bias is None:
+        return None
+    b = np.ascontiguousarray(bias, dtype=np.int32)
+    if b.shape != (channels,):
+        raise ValueError(f"bias must hold one int32 per output channel ({channels}), got shape {b.shape}")
+    return b
 
 
 def conv_schedule(blocks=None, *, Q, K, C, config=None, out_int8=False) -> GemmSchedule:
@@ -149,7 +160,7 @@ class ConvLaunch:
     writes a self-checking ELF of it. `w_kernel` is the weight array the kernel reads:
     w (R,S,C,K), or for depthwise the block-diagonal (R,S,C,BLOCK_N) expansion."""
 
-    def __init__(self, x, w_kernel, y, *, stride, padding, dilation, scale, relu, schedule, config,
+    def __init__(self, x, w_kernel, y, bias, *, stride, padding, dilation, scale, relu, schedule, config,
                  depthwise=False):
         N, H, W, C = x.shape
         R, S = w_kernel.shape[:2]
@@ -157,8 +168,9 @@ class ConvLaunch:
         self.schedule, self.config, self.y = schedule, config, y
         self.grid = (N * P, bl.cdiv(Q, schedule.block_m), bl.cdiv(K, schedule.block_n))
         self.args = [x, w_kernel, y, H, W, C, P, Q, K, R, S, *stride, *padding, *dilation, float(scale)]
-        self.options = dict(RELU=relu, OUT_INT8=y.dtype == np.int8, DEPTHWISE=depthwise, config=config,
-                            schedule=schedule)
+        self.bias = bias_vector(bias, K)
+        self.options = dict(bias_ptr=self.bias, RELU=relu, OUT_INT8=y.dtype == np.int8, DEPTHWISE=depthwise,
+                            config=config, schedule=schedule)
         problems = schedule_problems(schedule, config, y.dtype == np.int8)
         if problems:
             raise ValueError("convolution schedule: " + "; ".join(problems))
@@ -169,18 +181,18 @@ class ConvLaunch:
     def write_elf(self, path, expected):
         """A bare-metal ELF of this launch that exits 0 iff its output equals `expected`."""
         ck = conv2d_kernel.compile(*self.args, target="iss", **self.options)
-        return ck.build_elf(self.grid, self.args, path, expected={2: expected})
+        args = self.args + ([] if self.bias is None else [self.bias])
+        return ck.build_elf(self.grid, args, path, expected={2: expected})
 
 
 def conv2d_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=False, out="int8",
                   config=None, blocks=None) -> ConvLaunch:
-    _no_bias(bias)
     x, w = np.ascontiguousarray(x, dtype=np.int8), np.ascontiguousarray(w, dtype=np.int8)
     (stride, padding, dilation), P, Q = _check(x, w, stride, padding, dilation, out, relu)
     config = config or GemminiConfig()
     s = conv_schedule(blocks, Q=Q, K=w.shape[3], C=x.shape[3], config=config, out_int8=out == "int8")
     y = np.zeros((x.shape[0], P, Q, w.shape[3]), dtype=np.int8 if out == "int8" else np.int32)
-    return ConvLaunch(x, w, y, stride=stride, padding=padding, dilation=dilation, scale=scale, relu=relu,
+    return ConvLaunch(x, w, y, bias, stride=stride, padding=padding, dilation=dilation, scale=scale, relu=relu,
                       schedule=s, config=config)
 
 
@@ -205,13 +217,12 @@ def block_diagonal_weights(w, width: int):
 
 def depthwise_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=False, out="int8",
                      config=None, blocks=None, formulation="block-diagonal") -> ConvLaunch:
-    _no_bias(bias)
     x, w = np.ascontiguousarray(x, dtype=np.int8), np.ascontiguousarray(w, dtype=np.int8)
     (stride, padding, dilation), P, Q = _check(x, w, stride, padding, dilation, out, relu, depthwise=True)
     config = config or GemminiConfig()
     s = depthwise_schedule(blocks, Q=Q, config=config, out_int8=out == "int8", formulation=formulation)
     y = np.zeros((x.shape[0], P, Q, x.shape[3]), dtype=np.int8 if out == "int8" else np.int32)
-    return ConvLaunch(x, block_diagonal_weights(w, s.block_n), y, stride=stride, padding=padding,
+    return ConvLaunch(x, block_diagonal_weights(w, s.block_n), y, bias, stride=stride, padding=padding,
                       dilation=dilation, scale=scale, relu=relu, schedule=s, config=config, depthwise=True)
 
 
@@ -259,8 +270,11 @@ def im2col(x, R, S, stride, padding, dilation, P, Q, channel_block=None):
     return cols.reshape(N * P * Q, R * S * Cp), Cp
 
 
-def _read_out(acc, out, scale, relu):
-    """The accumulator read path: int32 as is, or ReLU, scale (RNE), int8 saturation."""
+def _read_out(acc, bias, out, scale, relu):
+    """The accumulator (started from the bias) read out: int32 as is, or ReLU, scale (RNE),
+    int8 saturation."""
+    if bias is not None:
+        acc = acc + np.asarray(bias, dtype=np.int64)
     acc = saturate(acc, 32)
     return acc.astype(np.int32) if out == "int32" else acc_to_int8(acc, scale, relu)
 
@@ -270,7 +284,6 @@ def reference_conv2d(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=
     """numpy conv2d in Gemmini's arithmetic: int8 in, int32 accumulation, then the accumulator
     read path (ReLU, scale with round-half-even, int8 saturation). Under an OS schedule each
     step's BLOCK_K-channel sum is saturated to the array's output width, as the array does."""
-    _no_bias(bias)
     x, w = np.asarray(x), np.asarray(w)
     (stride, padding, dilation), P, Q = _check(x, w, stride, padding, dilation, out, relu)
     N, _, _, C = x.shape
@@ -287,21 +300,20 @@ def reference_conv2d(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=
                   for i in range(0, R * S * Cp, step))
     else:
         acc = cols @ wp
-    return _read_out(acc.reshape(N, P, Q, K), out, scale, relu)
+    return _read_out(acc.reshape(N, P, Q, K), bias_vector(bias, K), out, scale, relu)
 
 
 def reference_depthwise_conv2d(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=False,
                                out="int8", **_):
     """numpy depthwise conv2d in Gemmini's arithmetic (each step's sum is one product per
     output, so the OS array's saturation never applies)."""
-    _no_bias(bias)
     x, w = np.asarray(x), np.asarray(w)
     (stride, padding, dilation), P, Q = _check(x, w, stride, padding, dilation, out, relu, depthwise=True)
     N, _, _, C = x.shape
     R, S, _ = w.shape
     cols, _ = im2col(x, R, S, stride, padding, dilation, P, Q)
     acc = (cols.reshape(-1, R * S, C) * w.reshape(1, R * S, C).astype(np.int64)).sum(axis=1)
-    return _read_out(acc.reshape(N, P, Q, C), out, scale, relu)
+    return _read_out(acc.reshape(N, P, Q, C), bias_vector(bias, C), out, scale, relu)
 
 
 def reference_conv1d(x, w, bias=None, *, stride=1, padding=0, dilation=1, **kwargs):
@@ -311,6 +323,51 @@ def reference_conv1d(x, w, bias=None, *, stride=1, padding=0, dilation=1, **kwar
                             **kwargs)[:, 0]
 
 
+
+# ---- the example CLIs (examples/conv2d.py, conv1d.py, depthwise_conv2d.py) -----------------
+def add_cli_arguments(parser):
+    """The options every convolution example takes besides its shape."""
+    parser.add_argument("--stride", type=int, default=1)
+    parser.add_argument("--padding", type=int, default=0)
+    parser.add_argument("--dilation", type=int, default=1)
+    parser.add_argument("--bias", action="store_true", help="add a random int32 bias per output channel")
+    parser.add_argument("--relu", action="store_true")
+    parser.add_argument("--out", choices=["int8", "int32"], default="int8")
+    parser.add_argument("--scale", type=float, default=None, help="int8 output scale (default 1/256)")
+    parser.add_argument("--target", choices=["sim", "iss"], default="sim")
+    parser.add_argument("--dim", type=int, default=16, help="Gemmini array size (DIM)")
+    parser.add_argument("--sp-kb", type=float, default=256)
+    parser.add_argument("--acc-kb", type=float, default=64)
+    parser.add_argument("--elf", help="also write a self-checking bare-metal ELF here")
+    parser.add_argument("--seed", type=int, default=0)
+
+
+def cli_options(parser, args) -> dict:
+    """conv keyword arguments from the common options (rejecting what Gemmini cannot do)."""
+    if args.relu and args.out == "int32":
+        parser.error("--relu needs --out int8 (Gemmini's full-width int32 mvout bypasses the activation)")
+    scale = args.scale if args.scale is not None else (1 / 256 if args.out == "int8" else 1.0)
+    return dict(stride=args.stride, padding=args.padding, dilation=args.dilation, scale=scale, relu=args.relu,
+                out=args.out, config=GemminiConfig.from_capacity(args.dim, args.sp_kb, args.acc_kb))
+
+
+def cli_run(title, launch: ConvLaunch, reference, args, reshape=None) -> int:
+    """Run `launch` on args.target, compare with `reference` bit for bit, print the verdict
+    (and write the self-checking ELF with --elf); 0 iff bit-exact."""
+    info = launch.run(args.target)
+    y = launch.y if reshape is None else reshape(launch.y)
+    bad = int(np.count_nonzero(y != reference))
+    print(f"{title} schedule={launch.schedule.to_dict()} DIM={launch.config.dim} on {args.target}: "
+          f"{'bit-exact' if bad == 0 else f'{bad} MISMATCHES'}")
+    if isinstance(info, dict):
+        print("  " + ", ".join(f"{k}={v}" for k, v in info.items() if k in ("commands", "instructions", "programs")))
+    if args.elf:
+        expected = reference if reshape is None else reference.reshape(launch.y.shape)
+        print(f"  self-checking ELF: {launch.write_elf(args.elf, expected)}")
+    return 0 if bad == 0 else 1
+
+
 __all__ = ["conv2d", "conv1d", "depthwise_conv2d", "conv2d_kernel", "conv2d_launch", "depthwise_launch",
            "ConvLaunch", "reference_conv2d", "reference_conv1d", "reference_depthwise_conv2d", "conv_schedule",
-           "depthwise_schedule", "block_diagonal_weights", "output_size", "im2col"]
+           "depthwise_schedule", "block_diagonal_weights", "bias_vector", "output_size", "im2col", "add_cli_arguments",
+           "cli_options", "cli_run"]
