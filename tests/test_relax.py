@@ -132,3 +132,26 @@ def test_penalties():
     used = torch.tensor([10.0, 300.0], dtype=torch.float64)
     cap = capacity_penalty(used, 256.0)
     assert cap[0].item() == 0.0 and cap[1].item() > 0.0
+
+
+def test_stacked_space_samples_each_layer_as_its_own_space():
+    """StackedSpace draws several layers' factors in one pass: without noise each row rounds exactly as
+    its own layer's MappingSpace does, and every row's factors multiply to its layer's dimensions."""
+    import torch
+    from baco.tuner.relax import DIMS, MappingSpace, StackedSpace
+    spaces = [MappingSpace({"R": 3, "S": 3, "P": 28, "Q": 28, "C": 64, "K": 96, "N": 1}, max_spatial=32),
+              MappingSpace({"R": 1, "S": 1, "P": 512, "Q": 1, "C": 768, "K": 3072, "N": 1}, max_spatial=32)]
+    g = torch.Generator().manual_seed(0)
+    params = [sp.random_params(5, g) for sp in spaces]
+    stacked = StackedSpace(spaces, 5).sample(torch.cat([p[0] for p in params]), torch.cat([p[1] for p in params]),
+                                             0.1, noisy=False)
+    for k, (sp, (th, s)) in enumerate(zip(spaces, params)):
+        own = sp.sample(th, s, 0.1, noisy=False)
+        rows = slice(5 * k, 5 * k + 5)
+        assert torch.equal(stacked.temporal[rows], own.temporal) and torch.equal(stacked.spatial[rows], own.spatial)
+        assert torch.allclose(stacked.penalty[rows], own.penalty)
+        sizes = torch.tensor([float(sp.dims[d]) for d in DIMS], dtype=torch.float64)
+        total = stacked.temporal[rows].prod(1)
+        total[:, DIMS.index("C")] *= stacked.spatial[rows, 0]
+        total[:, DIMS.index("K")] *= stacked.spatial[rows, 1]
+        assert torch.allclose(total, sizes.expand(5, -1))

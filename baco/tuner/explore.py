@@ -34,7 +34,7 @@ from baco.tuner.arch import DEFAULT_HARDWARE, MAX_BUFFER_KB, MAX_PE_DIM, Hardwar
 from baco.tuner.hwinfer import requirements_from_factors, round_hardware, round_pe_dim, smooth_max
 from baco.tuner.mapping import Mapping, validate
 from baco.tuner.relax import (C_INDEX, DIMS, DRAM_LEVEL, K_INDEX, NUM_LEVELS, ORDER_CHOICES, MappingSpace,
-                              TemperatureSchedule, capacity_penalty, level_orders)
+                              StackedSpace, TemperatureSchedule, capacity_penalty, level_orders)
 from baco.tuner.workloads import Layer
 
 PENALTY_WEIGHT = 10.0
@@ -614,6 +614,7 @@ def gradient_descent(problem: NetworkProblem, inits: list[list[Tiling]], *, budg
     params, orders, opt, best_edp, best = (state[k] for k in ("params", "orders", "opt", "best_edp", "best"))
     total, step = state["total"], state["step"]
     bar = tqdm(total=total, desc=desc, disable=not progress, leave=False, initial=step)
+    space = StackedSpace(problem.spaces, S * M)
     t_start, step0 = time.perf_counter(), step
     while True:
         if step == step0 + 5 and budget.deadline is not None:
@@ -623,11 +624,13 @@ def gradient_descent(problem: NetworkProblem, inits: list[list[Tiling]], *, budg
         if (total is not None and step >= total) or budget.expired():
             break
         tau = TemperatureSchedule(tau_start, tau_end, max(total or 200, 1))(step)
-        samples = [space.sample(params[2 * i].repeat_interleave(M, 0), params[2 * i + 1].repeat_interleave(M, 0),
-                                tau, generator) for i, space in enumerate(problem.spaces)]
+        # every layer's factors in one batched draw (StackedSpace rows are layer-major)
+        smp = space.sample(torch.cat([params[2 * i].repeat_interleave(M, 0) for i in range(L)]),
+                           torch.cat([params[2 * i + 1].repeat_interleave(M, 0) for i in range(L)]), tau, generator)
+        temporal, spatial = smp.temporal.view(L, S * M, *smp.temporal.shape[1:]), smp.spatial.view(L, S * M, 2)
         rep_orders = [o.repeat_interleave(M, 0) for o in orders]
-        cost = problem.cost([s.temporal for s in samples], [s.spatial for s in samples], rep_orders, smooth=True)
-        penalty = sum(s.penalty for s in samples) + cost.penalty
+        cost = problem.cost(list(temporal), list(spatial), rep_orders, smooth=True)
+        penalty = smp.penalty.view(L, S * M).sum(0) + cost.penalty
         loss = (torch.log(cost.cycles) + torch.log(cost.energy_uj) + PENALTY_WEIGHT * penalty).sum() / M
         opt.zero_grad()
         loss.backward()
@@ -637,7 +640,7 @@ def gradient_descent(problem: NetworkProblem, inits: list[list[Tiling]], *, budg
         low, arg = edp.min(1)
         improved = [s for s in range(S) if float(low[s]) < best_edp[s]]
         if improved:
-            designs = [unstack_tilings(smp.temporal, smp.spatial, o) for smp, o in zip(samples, rep_orders)]
+            designs = [unstack_tilings(t, sp, o) for t, sp, o in zip(temporal, spatial, rep_orders)]
             for s in improved:
                 b = s * M + int(arg[s])
                 best_edp[s], best[s] = float(low[s]), [designs[i][b] for i in range(L)]

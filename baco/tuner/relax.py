@@ -211,7 +211,7 @@ class MappingSpace:
         limit = self.max_spatial if spatial_limit is None else spatial_limit
         limit_t = torch.as_tensor(limit, dtype=torch.float64).expand(B) if not torch.is_tensor(limit) \
             else limit.to(torch.float64).expand(B)
-        remaining = self.cand.new_tensor([self.dims[d] for d in DIMS]).expand(B, ndim).clone()
+        remaining = self.sizes.to(torch.int64).expand(B, ndim).clone()
         cand = self.cand.expand(B, ndim, -1)
         cand_log = self.cand_log.expand(B, ndim, -1)
         base_mask = self.valid.expand(B, ndim, -1)
@@ -237,7 +237,7 @@ class MappingSpace:
 
         levels = []
         for l in range(DRAM_LEVEL):
-            lvl_mask = self.allowed[l].view(1, ndim, 1) | (cand == 1)
+            lvl_mask = self.allowed[..., l, :].unsqueeze(-1) | (cand == 1)
             val, chosen = choose(theta_temporal[:, l, :], lvl_mask)
             levels.append(val)
             remaining = remaining // chosen
@@ -257,9 +257,29 @@ class MappingSpace:
         inner = inner.index_add(1, torch.tensor([C_INDEX, K_INDEX]), theta_spatial)
         over_dim = torch.relu(inner - logn).pow(2).sum(1)
         over_array = torch.relu(theta_spatial - torch.log(spatial_limit).unsqueeze(1)).pow(2).sum(1)
-        masked = (~self.allowed[:DRAM_LEVEL]).to(torch.float64)
+        masked = (~self.allowed[..., :DRAM_LEVEL, :]).to(torch.float64)
         disallowed = (theta_temporal.abs() * masked).pow(2).sum((1, 2))
         return below_one + over_dim + over_array + disallowed
+
+
+class StackedSpace(MappingSpace):
+    """Several layers' mapping spaces as one, `rows` design points per layer (layer-major): the
+    divisor tables, sizes and allowed slots are per row ([L*rows, ...]), so one sample() draws
+    every layer's factors in one batched pass."""
+
+    def __init__(self, spaces: list[MappingSpace], rows: int):
+        width = max(sp.cand.shape[1] for sp in spaces)
+
+        def stacked(t, fill):
+            padded = [torch.cat([x, torch.full((x.shape[0], width - x.shape[1]), fill, dtype=x.dtype)], 1) for x in t]
+            return torch.stack(padded).repeat_interleave(rows, 0)
+        self.cand = stacked([sp.cand for sp in spaces], 1)
+        self.cand_log = torch.log(self.cand.to(torch.float64))
+        self.valid = stacked([sp.valid for sp in spaces], False)
+        self.sizes = torch.stack([sp.sizes for sp in spaces]).repeat_interleave(rows, 0)
+        self.allowed = torch.stack([sp.allowed for sp in spaces]).repeat_interleave(rows, 0)
+        self.max_spatial = max(sp.max_spatial for sp in spaces)
+        self.layers, self.rows = len(spaces), rows
 
 
 def capacity_penalty(used: torch.Tensor, capacity: torch.Tensor | float) -> torch.Tensor:
