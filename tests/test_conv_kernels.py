@@ -336,3 +336,33 @@ def test_conv_elf_checks_itself_on_the_iss(tmp_path):
     wrong = ref.copy()
     wrong[0, 1, 2, 3] ^= 1
     assert run_elf(launch.write_elf(tmp_path / "bad.elf", wrong), stdout=None).exit_code != 0
+
+
+# ---- the C library's tiled_conv_auto stream (baco.sim.clib.conv_stream), baco's baseline -------
+@pytest.mark.parametrize("dim,shape", [(16, (1, 9, 11, 17, 20, 3, 1, 1, 1)), (4, (2, 7, 6, 5, 9, 3, 2, 1, 1)),
+                                       (16, (1, 12, 12, 3, 16, 7, 2, 3, 1)), (8, (1, 10, 9, 20, 12, 3, 1, 2, 2)),
+                                       (16, (1, 6, 7, 40, 33, 1, 1, 0, 1))])
+@pytest.mark.parametrize("bias", [False, True])
+def test_library_conv_stream_is_bit_exact(dim, shape, bias):
+    from baco.gemmini.isa import COMMANDS, encode
+    from baco.sim.clib import conv_stream
+    from baco.sim.functional import ArrayMemory, GemminiModel
+    N, H, W, C, K, R, stride, pad, dil = shape
+    cfg = GemminiConfig.from_capacity(dim, 16, 8)    # small memories: several tiles per dimension
+    x, w = rand((N, H, W, C), 14), rand((R, R, C, K), 15)
+    b = np.random.default_rng(16).integers(-(1 << 15), 1 << 15, K).astype(np.int32) if bias else None
+    o = opts(stride, pad, dil, relu=True)
+    ref = reference_conv2d(x, w, b, config=cfg, blocks=(dim, dim, dim), **o)
+    base = 0x80000000
+    mem = ArrayMemory(base, 1 << 20)
+    addrs = (base, base + 0x40000, base + 0x80000, base + 0xC0000)
+    mem.write(addrs[0], x.tobytes())
+    mem.write(addrs[1], w.tobytes())
+    if bias:
+        mem.write(addrs[3], b.tobytes())
+    model = GemminiModel(cfg, mem)
+    for name, fields in conv_stream(N, H, W, C, K, R, cfg, stride=stride, padding=pad, dilation=dil,
+                                    scale=o["scale"], relu=True, bias=bias, addrs=addrs):
+        model.execute(COMMANDS[name].funct, *encode(name, **fields))
+    got = np.frombuffer(mem.read(addrs[2], ref.size), dtype=np.int8).reshape(ref.shape)
+    np.testing.assert_array_equal(got, ref)

@@ -19,6 +19,10 @@ weight block, accumulated in one int32 accumulator block.
     min(R, ceil((H-h0)/dil))) (scalar min/max), so taps outside the image
     are skipped rather than multiplied with zeros.
 
+A 1x1, stride-1, unpadded conv2d (pointwise) runs as one GEMM over all N*H*W pixels
+(baco.kernels.matmul's kernel, whose BLOCK_M then counts pixels across image rows): its
+input rows are contiguous, so programs need not stop at an image row.
+
 The schedule is a GemmSchedule whose blocks mean (BLOCK_M, BLOCK_N, BLOCK_K) =
 (output columns, output channels, input channels per step); its capacity rule is
 the GEMM's (baco.gemmini.schedule.schedule_problems), since each step is a
@@ -130,7 +134,8 @@ def bias_vector(bias, channels: int):
 def conv_schedule(blocks=None, *, Q, K, C, config=None, out_int8=False) -> GemmSchedule:
     """The schedule conv2d runs: `blocks` (a GemmSchedule, its dict, or a
     (BLOCK_M, BLOCK_N, BLOCK_K) tuple = output columns, output channels, input channels)
-    or default_gemm_schedule of the per-row GEMM Q x K x C."""
+    or default_gemm_schedule of the per-row GEMM Q x K x C (Q = all N*H*W pixels for a
+    pointwise conv)."""
     if blocks is None:
         return default_gemm_schedule(Q, K, C, config or GemminiConfig(), out_int8)
     if isinstance(blocks, (tuple, list)):
@@ -156,33 +161,71 @@ def depthwise_schedule(blocks=None, *, Q, config=None, out_int8=False, formulati
 
 
 class ConvLaunch:
-    """A conv2d_kernel launch: arrays, runtime arguments, grid and schedule; runs it or
-    writes a self-checking ELF of it. `w_kernel` is the weight array the kernel reads:
-    w (R,S,C,K), or for depthwise the block-diagonal (R,S,C,BLOCK_N) expansion."""
+    """A convolution's kernel launch: kernel, grid, runtime arguments (the output array is
+    argument 2), compile options and schedule; runs it, times it, or writes a self-checking
+    ELF of it."""
 
-    def __init__(self, x, w_kernel, y, bias, *, stride, padding, dilation, scale, relu, schedule, config,
-                 depthwise=False):
-        N, H, W, C = x.shape
-        R, S = w_kernel.shape[:2]
-        _, P, Q, K = y.shape
-        self.schedule, self.config, self.y = schedule, config, y
-        self.grid = (N * P, bl.cdiv(Q, schedule.block_m), bl.cdiv(K, schedule.block_n))
-        self.args = [x, w_kernel, y, H, W, C, P, Q, K, R, S, *stride, *padding, *dilation, float(scale)]
-        self.bias = bias_vector(bias, K)
-        self.options = dict(bias_ptr=self.bias, RELU=relu, OUT_INT8=y.dtype == np.int8, DEPTHWISE=depthwise,
-                            config=config, schedule=schedule)
-        problems = schedule_problems(schedule, config, y.dtype == np.int8)
+    def __init__(self, kernel, grid, args, options, y, bias):
+        self.kernel, self.grid, self.args, self.y, self.bias = kernel, grid, args, y, bias
+        self.options = dict(options, bias_ptr=bias)
+        self.schedule, self.config = options["schedule"], options["config"]
+        problems = schedule_problems(self.schedule, self.config, y.dtype == np.int8)
         if problems:
             raise ValueError("convolution schedule: " + "; ".join(problems))
 
+    @classmethod
+    def implicit_gemm(cls, x, w_kernel, y, bias, *, stride, padding, dilation, scale, relu, schedule, config,
+                      depthwise=False):
+        """conv2d_kernel over x (N,H,W,C); `w_kernel` is w (R,S,C,K), or for depthwise the
+        block-diagonal (R,S,C,BLOCK_N) expansion."""
+        N, H, W, C = x.shape
+        R, S = w_kernel.shape[:2]
+        _, P, Q, K = y.shape
+        grid = (N * P, bl.cdiv(Q, schedule.block_m), bl.cdiv(K, schedule.block_n))
+        args = [x, w_kernel, y, H, W, C, P, Q, K, R, S, *stride, *padding, *dilation, float(scale)]
+        options = dict(RELU=relu, OUT_INT8=y.dtype == np.int8, DEPTHWISE=depthwise, config=config,
+                       schedule=schedule)
+        return cls(conv2d_kernel, grid, args, options, y, bias_vector(bias, K))
+
+    @classmethod
+    def pointwise(cls, x, w, y, bias, *, scale, relu, schedule, config):
+        """A 1x1, stride-1, unpadded conv2d is one GEMM of all N*H*W pixels (the input rows are
+        contiguous across image rows): matmul_kernel with BLOCK_M pixels per program."""
+        from baco.kernels.matmul import matmul_kernel
+        C, K = w.shape[2:]
+        a, b, c = x.reshape(-1, C), w.reshape(C, K), y.reshape(-1, K)
+        M = a.shape[0]
+        grid = (bl.cdiv(M, schedule.block_m), bl.cdiv(K, schedule.block_n))
+        args = [a, b, c, M, K, C, C, 1, K, 1, K, 1, float(scale)]
+        options = dict(RELU=relu, OUT_INT8=y.dtype == np.int8, config=config, schedule=schedule)
+        return cls(matmul_kernel, grid, args, options, y, bias_vector(bias, K))
+
+    def _runtime_args(self):
+        return self.args + ([] if self.bias is None else [self.bias])
+
     def run(self, target="sim"):
-        return conv2d_kernel[self.grid](*self.args, target=target, **self.options)
+        return self.kernel[self.grid](*self.args, target=target, **self.options)
+
+    def cycles(self) -> dict:
+        """The cycle model's report (cycles, ...) of this launch, timed from its command stream
+        (which does not depend on the data)."""
+        from baco.sim.timing import CommandStream, TimingModel
+        ck = self.kernel.compile(*self.args, target="sim", **self.options)
+        tm = TimingModel(self.config)
+        ck.run(self.grid, self._runtime_args(), model=CommandStream(), observers=[tm.observe])
+        tm.fence()
+        return tm.report()
 
     def write_elf(self, path, expected):
         """A bare-metal ELF of this launch that exits 0 iff its output equals `expected`."""
-        ck = conv2d_kernel.compile(*self.args, target="iss", **self.options)
-        args = self.args + ([] if self.bias is None else [self.bias])
-        return ck.build_elf(self.grid, args, path, expected={2: expected})
+        ck = self.kernel.compile(*self.args, target="iss", **self.options)
+        return ck.build_elf(self.grid, self._runtime_args(), path,
+                            expected={2: np.asarray(expected).reshape(self.args[2].shape)})
+
+
+def is_pointwise(w, stride, padding) -> bool:
+    """1x1 filter, stride 1, no padding: the convolution is one GEMM over all pixels."""
+    return w.shape[:2] == (1, 1) and stride == (1, 1) and padding == (0, 0)
 
 
 def conv2d_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=False, out="int8",
@@ -190,10 +233,15 @@ def conv2d_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0
     x, w = np.ascontiguousarray(x, dtype=np.int8), np.ascontiguousarray(w, dtype=np.int8)
     (stride, padding, dilation), P, Q = _check(x, w, stride, padding, dilation, out, relu)
     config = config or GemminiConfig()
-    s = conv_schedule(blocks, Q=Q, K=w.shape[3], C=x.shape[3], config=config, out_int8=out == "int8")
-    y = np.zeros((x.shape[0], P, Q, w.shape[3]), dtype=np.int8 if out == "int8" else np.int32)
-    return ConvLaunch(x, w, y, bias, stride=stride, padding=padding, dilation=dilation, scale=scale, relu=relu,
-                      schedule=s, config=config)
+    N, _, _, C = x.shape
+    K = w.shape[3]
+    y = np.zeros((N, P, Q, K), dtype=np.int8 if out == "int8" else np.int32)
+    pointwise = is_pointwise(w, stride, padding)
+    s = conv_schedule(blocks, Q=N * P * Q if pointwise else Q, K=K, C=C, config=config, out_int8=out == "int8")
+    if pointwise:
+        return ConvLaunch.pointwise(x, w, y, bias, scale=scale, relu=relu, schedule=s, config=config)
+    return ConvLaunch.implicit_gemm(x, w, y, bias, stride=stride, padding=padding, dilation=dilation, scale=scale,
+                                    relu=relu, schedule=s, config=config)
 
 
 def conv2d(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=False, out="int8",
@@ -222,8 +270,9 @@ def depthwise_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=
     config = config or GemminiConfig()
     s = depthwise_schedule(blocks, Q=Q, config=config, out_int8=out == "int8", formulation=formulation)
     y = np.zeros((x.shape[0], P, Q, x.shape[3]), dtype=np.int8 if out == "int8" else np.int32)
-    return ConvLaunch(x, block_diagonal_weights(w, s.block_n), y, bias, stride=stride, padding=padding,
-                      dilation=dilation, scale=scale, relu=relu, schedule=s, config=config, depthwise=True)
+    return ConvLaunch.implicit_gemm(x, block_diagonal_weights(w, s.block_n), y, bias, stride=stride,
+                                    padding=padding, dilation=dilation, scale=scale, relu=relu, schedule=s,
+                                    config=config, depthwise=True)
 
 
 def depthwise_conv2d(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=False, out="int8",

@@ -8,7 +8,8 @@ one LOOP_WS per tile (§5.2): i0 → j0 → k0 over the tiles, the output writte
 by the last k0 tile (int32 at full width, or int8 through the accumulator's
 scale/activation path), each LOOP_WS expanded into LoopMatmul's stream
 (baco.sim.loops.loop_ws_commands). This is "Gemmini-default running the C library"
-for benchmarks and for the tuner/compiler/simulator loop.
+for benchmarks and for the tuner/compiler/simulator loop. `conv_stream` is the same for
+tiled_conv_auto (one LOOP_CONV_WS per tile).
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from baco.sim.loops import MVIN_SCALE_IDENTITY, LoopWsState, cmd, loop_ws_comman
 from baco.sim.timing import TimingModel
 
 # default DRAM base addresses of A, B and C (any distinct non-zero values when no data is moved)
-A_ADDR, B_ADDR, C_ADDR = 0x80000000, 0x90000000, 0xA0000000
+A_ADDR, B_ADDR, C_ADDR, D_ADDR = 0x80000000, 0x90000000, 0xA0000000, 0xB0000000
 RELU = 1    # config_ex / LOOP_WS activation field
 
 
@@ -76,6 +77,92 @@ def matmul_stream(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool 
                     yield command_.name, fields
 
 
+def conv_stream(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, cfg: GemminiConfig, *, stride: int = 1,
+                padding: int = 0, dilation: int = 1, scale: float = 1.0, relu: bool = False, bias: bool = False,
+                addrs: tuple[int, int, int, int] = (A_ADDR, B_ADDR, C_ADDR, D_ADDR)):
+    """Yield (name, fields) of the C library's tiled_conv_auto for an NHWC int8 input, HWIO
+    (kernel_dim x kernel_dim x C x K) weights and an NHWC int8 output (scaled with round-half-even,
+    optionally ReLU'd; bias: an int32 vector of K): tiled_conv_auto's tiles (gemmini-isa.md §5.4,
+    baco.gemmini.heuristics) run by tiled_conv's loop nest (batch, output row, output column,
+    output channel, kernel row, kernel column, input channel), one LOOP_CONV_WS per tile expanded
+    into LoopConv's stream (baco.sim.loops); the bias (or zeros) is loaded by the first tile of an
+    output tile and the output stored by its last. `addrs`: DRAM byte addresses of the input,
+    weights, output and bias. The 1x1 stride-2 downsampling path is not modelled."""
+    from baco.gemmini.heuristics import tiled_conv_auto
+    from baco.sim.loops import LoopConvState, loop_conv_ws_commands
+    d = cfg.dim
+    dil_k = dilation * (kernel_dim - 1) + 1
+    P, Q = (H + 2 * padding - dil_k) // stride + 1, (W + 2 * padding - dil_k) // stride + 1
+    if P < 1 or Q < 1:
+        raise ValueError(f"a {kernel_dim}x{kernel_dim} kernel (dilation {dilation}) does not fit {H}x{W} "
+                         f"with padding {padding}")
+    if stride == 2 and kernel_dim == 1 and padding == 0 and H % 2 == 0 and W % 2 == 0:
+        raise ValueError("tiled_conv's 1x1 stride-2 downsampling path is not modelled")
+    batches, porows, pocols, pochs, krows, kcols, kchs = tiled_conv_auto(
+        N, H, W, C, K, kernel_dim, stride=stride, padding=padding, kernel_dilation=dilation, config=cfg)
+    act = RELU if relu else 0
+    in_addr, w_addr, out_addr, bias_addr = addrs
+    # tiled_conv's first-layer packing: DIM/kchs kernel columns per array row, for every tile
+    pixels = 1 if kchs > d or dilation > 1 else min(d // kchs, kcols)
+
+    def command(name, **fields):
+        command_, f = decode(*cmd(name, **fields))
+        return command_.name, f
+
+    yield command("config_st", stride=K, activation=act, acc_scale=f32_bits(scale))
+    yield command("config_ex", dataflow=1, activation=act, a_stride=stride, c_stride=1,
+                  acc_scale=MVIN_SCALE_IDENTITY)
+    st = LoopConvState()
+    for b in range(0, N, batches):
+        for porow in range(0, P, porows):
+            for pocol in range(0, Q, pocols):
+                for poch in range(0, K, pochs):
+                    for krow in range(0, kernel_dim, krows):
+                        for kcol in range(0, kernel_dim, kcols):
+                            for kch in range(0, C, kchs):
+                                B_, orows, ocols = min(batches, N - b), min(porows, P - porow), min(pocols, Q - pocol)
+                                och, kr, kc, ich = min(pochs, K - poch), min(krows, kernel_dim - krow), \
+                                    min(kcols, kernel_dim - kcol), min(kchs, C - kch)
+                                irow, icol = porow * stride + krow * dilation - padding, \
+                                    pocol * stride + kcol * dilation - padding
+                                irows = orows * stride + dilation * (kr - 1)     # LoopConv's input tile
+                                icols = ocols * stride + dilation * (kc - 1)
+                                upad, lpad = max(0, -irow), max(0, -icol)
+                                first = krow == 0 and kcol == 0 and kch == 0
+                                last = krow + kr >= kernel_dim and kcol + kc >= kernel_dim and kch + ich >= C
+                                in_pixel = (b * H + irow + upad) * W + icol + lpad
+                                fields = dict(
+                                    batch_size=N, in_row_dim=H, in_col_dim=W, in_channels=C, out_channels=K,
+                                    out_row_dim=P, out_col_dim=Q, pool_out_row_dim=P, pool_out_col_dim=Q,
+                                    stride=stride, padding=padding, kernel_dim=kernel_dim, kernel_dilation=dilation,
+                                    pool_size=1, pool_stride=1, pool_padding=0, batches=B_, porows=orows,
+                                    pocols=ocols, pochs=och, krows=kr, kcols=kc, kchs=ich, lpad=lpad,
+                                    rpad=max(0, icol + icols - W), upad=upad, dpad=max(0, irow + irows - H),
+                                    plpad=0, prpad=0, pupad=0, pdpad=0, orows=orows, ocols=ocols,
+                                    in_stride=C, weight_stride=K, out_stride=K,
+                                    input_addr=in_addr + in_pixel * C + kch,
+                                    weights_addr=w_addr + ((krow * kernel_dim + kcol) * C + kch) * K + poch,
+                                    bias_addr=(bias_addr + poch * 4 if bias else 1) if first else 0,
+                                    output_addr=out_addr + ((b * P + porow) * Q + pocol) * K + poch if last else 0)
+                                flags = dict(no_bias=int(not bias), wrot180=0, trans_output_1203=0,
+                                             trans_weight_1203=0, trans_weight_0132=0, trans_input_3120=0, dw=0,
+                                             max_pixels_per_row=pixels, a_spad_id=0, b_spad_id=0, no_pool=1,
+                                             downsample=0, input_dilated=0, activation=act)
+                                st.latch(fields)
+                                for funct, rs1, rs2 in loop_conv_ws_commands(cfg, st, flags):
+                                    command_, f = decode(funct, rs1, rs2)
+                                    yield command_.name, f
+
+
+def time_conv(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, cfg: GemminiConfig, **kw) -> dict:
+    """The cycle model's report of the C library's tiled_conv_auto (conv_stream)."""
+    tm = TimingModel(cfg)
+    for name, fields in conv_stream(N, H, W, C, K, kernel_dim, cfg, **kw):
+        tm.observe(name, fields)
+    tm.fence()
+    return tm.report()
+
+
 def time_matmul(M: int, N: int, K: int, cfg: GemminiConfig, **kw) -> dict:
     """The cycle model's report (cycles, energy_uj, busy times, traffic…) of the C library's matmul."""
     tm = TimingModel(cfg)
@@ -85,4 +172,4 @@ def time_matmul(M: int, N: int, K: int, cfg: GemminiConfig, **kw) -> dict:
     return tm.report()
 
 
-__all__ = ["matmul_stream", "time_matmul"]
+__all__ = ["matmul_stream", "time_matmul", "conv_stream", "time_conv"]
