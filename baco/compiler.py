@@ -45,6 +45,12 @@ def kernel_signature(baco_text: str, name: str) -> list:
     return kinds
 
 
+def kernel_source_file(baco_text: str) -> str | None:
+    """The file the kernel was written in (its ops' locations name it)."""
+    m = re.search(r'loc\("([^"]+)":\d+:\d+\)', baco_text)
+    return m.group(1) if m and m.group(1) != "-" else None
+
+
 @dataclass
 class CompiledKernel:
     name: str
@@ -66,12 +72,13 @@ class CompiledKernel:
             t0 = time.perf_counter()
             if self.target == "sim":
                 from baco.codegen.host import HostKernel
-                self._backend = HostKernel(self.llvm_ir, self.name, self.signature, self.config)
+                self._backend = HostKernel(self.llvm_ir, self.name, self.signature, self.config,
+                                           kernel_source_file(self.baco_ir))
                 self.stage_seconds["llvm-jit"] = time.perf_counter() - t0
             else:
                 from baco.codegen.riscv import RiscvKernel
-                self._backend = RiscvKernel(self.llvm_ir, self.name, self.signature, self.config)
-                self.stage_seconds["riscv-object"] = time.perf_counter() - t0
+                self._backend = RiscvKernel(self.llvm_ir, self.name, self.signature, self.config, cache_dir())
+                self.stage_seconds["riscv-elf"] = time.perf_counter() - t0
         return self._backend
 
     def run(self, grid, args, **kw):

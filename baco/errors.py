@@ -6,6 +6,8 @@ from __future__ import annotations
 import linecache
 import re
 
+from baco.gemmini.isa import GemminiFault
+
 
 class CompilationError(Exception):
     """A kernel that cannot be compiled. `str()` shows file:line:col, the
@@ -43,12 +45,28 @@ class CompilationError(Exception):
     def _render(self) -> str:
         if self.filename is None or self.line is None:
             return self.message
-        col = self.col or 1
-        head = f"{self.filename}:{self.line}:{col}: error: {self.message}"
-        src = linecache.getline(self.filename, self.line).rstrip("\n")
-        if not src:
-            return head
-        return f"{head}\n{src}\n{' ' * (col - 1)}^"
+        return located(f"error: {self.message}", self.filename, self.line, self.col)
+
+
+def located(message: str, filename: str, line: int, col: int | None) -> str:
+    """`file:line:col: message`, then the source line and a caret under the column (when
+    the file can be read)."""
+    col = col or 1
+    head = f"{filename}:{line}:{col}: {message}"
+    src = linecache.getline(filename, line).rstrip("\n")
+    if not src:
+        return head
+    return f"{head}\n{src}\n{' ' * (col - 1)}^"
+
+
+class KernelFault(GemminiFault):
+    """A GemminiFault of a compiled kernel on the host JIT, at the kernel source line whose
+    command faulted (file:line:col, the line and a caret, as a CompilationError)."""
+
+    def __init__(self, fault: GemminiFault, filename: str, line: int, col: int):
+        super().__init__(fault.message, fault.pc, fault.command, fault.field)
+        self.filename, self.line, self.col = filename, line, col
+        self.args = (located(str(fault), filename, line, col),)
 
 
 class KernelRuntimeError(RuntimeError):

@@ -9,15 +9,15 @@ import time
 import llvmlite.binding as llvm
 import numpy as np
 
-from baco.errors import NEGATIVE_COLUMN_OFFSET, KernelRuntimeError
+from baco.errors import NEGATIVE_COLUMN_OFFSET, KernelFault, KernelRuntimeError
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.isa import COMMANDS
-from baco.passes.instgem_to_llvm import FENCE, intrinsic_name
+from baco.gemmini.isa import COMMANDS, GemminiFault
+from baco.passes.instgem_to_llvm import FENCE, intrinsic_name, site_line_col
 from baco.passes.irutil import BOUNDARY_ERROR
 
 MASK64 = (1 << 64) - 1
-_ROCC = ctypes.CFUNCTYPE(None, ctypes.c_uint64, ctypes.c_uint64)
-_COUNTER = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64)
+_ROCC = ctypes.CFUNCTYPE(None, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64)
+_COUNTER = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64)
 _VOID = ctypes.CFUNCTYPE(None)
 _GRID = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)
 _BOUNDARY = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64)
@@ -33,7 +33,6 @@ class HostMemory:
         for lo, hi in self.regions:
             if lo <= addr and addr + n <= hi:
                 return
-        from baco.gemmini.isa import GemminiFault
         raise GemminiFault(f"DRAM {what} of {n} bytes at {addr:#x} is outside the kernel's arrays",
                            field="dram_addr")
 
@@ -50,6 +49,7 @@ class _Runtime:
     """What the JIT-ed intrinsics talk to during one launch (one launch at a time)."""
     model = None
     error = None
+    site = 0            # the source site (instgem_to_llvm.source_site) of the command that faulted
     pid = (0, 0, 0)
     nprog = (1, 1, 1)
     commands = 0
@@ -59,23 +59,23 @@ def _make_callbacks():
     callbacks = {}
 
     def rocc(funct):
-        def call(rs1, rs2):
+        def call(rs1, rs2, site):
             if _Runtime.error is not None:
                 return
             try:
                 _Runtime.commands += 1
                 _Runtime.model.execute(funct, rs1 & MASK64, rs2 & MASK64)
             except Exception as e:   # a fault stops the launch; raised after the call returns
-                _Runtime.error = e
+                _Runtime.error, _Runtime.site = e, site
         return call
 
     for name, cmd in COMMANDS.items():
         if name == "counter":
-            def counter(rs1, rs2, funct=cmd.funct):
+            def counter(rs1, rs2, site, funct=cmd.funct):
                 try:
                     return _Runtime.model.execute(funct, rs1 & MASK64, rs2 & MASK64) & MASK64
                 except Exception as e:
-                    _Runtime.error = e
+                    _Runtime.error, _Runtime.site = e, site
                     return 0
             callbacks[intrinsic_name(name)] = _COUNTER(counter)
         else:   # config sub-commands share funct 0: the sub-type is in rs1
@@ -153,9 +153,10 @@ def c_args(signature, args):
 
 
 class HostKernel:
-    def __init__(self, llvm_ir: str, name: str, signature, config: GemminiConfig):
+    def __init__(self, llvm_ir: str, name: str, signature, config: GemminiConfig, source_file: str | None = None):
         tm = _target_machine()
         self.name = name
+        self.source_file = source_file      # the kernel's file: a fault is reported at its line
         self.signature = signature
         self.config = config
         self.module = optimize(llvm_ir, tm)
@@ -165,6 +166,13 @@ class HostKernel:
         self.fn = ctypes.CFUNCTYPE(None, *c_arg_types(signature))(addr)
         self.optimized_ir = str(self.module)
         self.last_run = {}
+
+    def located(self, error: Exception, site: int) -> Exception:
+        """A GemminiFault at the kernel source line of the command that raised it."""
+        where = site_line_col(site)
+        if isinstance(error, GemminiFault) and where and self.source_file:
+            return KernelFault(error, self.source_file, *where)
+        return error
 
     def run(self, grid, args, *, model=None, observers=()):
         """Run every program of `grid` on a Gemmini model over the host arrays."""
@@ -176,7 +184,7 @@ class HostKernel:
         model = model or GemminiModel(self.config, HostMemory(arrays))
         model.observers.extend(observers)
         grid = tuple(grid) + (1,) * (3 - len(grid))
-        _Runtime.model, _Runtime.error, _Runtime.nprog, _Runtime.commands = model, None, grid, 0
+        _Runtime.model, _Runtime.error, _Runtime.site, _Runtime.nprog, _Runtime.commands = model, None, 0, grid, 0
         cargs = c_args(self.signature, args)
         t0 = time.perf_counter()
         try:
@@ -186,7 +194,7 @@ class HostKernel:
                         _Runtime.pid = (p0, p1, p2)
                         self.fn(*cargs)
                         if _Runtime.error is not None:
-                            raise _Runtime.error
+                            raise self.located(_Runtime.error, _Runtime.site)
         finally:
             _Runtime.model = None
         self.last_run = {"commands": _Runtime.commands, "seconds": time.perf_counter() - t0,

@@ -9,6 +9,7 @@ read back or checks them itself (exit code 0 iff bit-exact).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -35,16 +36,17 @@ C_TYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.int32): "int32_t", np.dtype(
 
 
 def intrinsic_prelude() -> str:
-    """LLVM IR defining every RoCC intrinsic as one custom-3 instruction."""
+    """LLVM IR defining every RoCC intrinsic as one custom-3 instruction (the source site
+    argument is for the host JIT's fault messages)."""
     out = []
     for name, cmd in COMMANDS.items():
         fn = intrinsic_name(name)
         if name == "counter":
-            out.append(f'define linkonce_odr i64 @"{fn}"(i64 %rs1, i64 %rs2) alwaysinline {{\n'
+            out.append(f'define linkonce_odr i64 @"{fn}"(i64 %rs1, i64 %rs2, i64 %site) alwaysinline {{\n'
                        f'  %v = call i64 asm sideeffect ".insn r CUSTOM_3, 7, {cmd.funct}, $0, $1, $2", '
                        f'"=r,r,r,~{{memory}}"(i64 %rs1, i64 %rs2)\n  ret i64 %v\n}}')
         else:
-            out.append(f'define linkonce_odr void @"{fn}"(i64 %rs1, i64 %rs2) alwaysinline {{\n'
+            out.append(f'define linkonce_odr void @"{fn}"(i64 %rs1, i64 %rs2, i64 %site) alwaysinline {{\n'
                        f'  call void asm sideeffect ".insn r CUSTOM_3, 3, {cmd.funct}, x0, $0, $1", '
                        f'"r,r,~{{memory}}"(i64 %rs1, i64 %rs2)\n  ret void\n}}')
     out.append(f'define linkonce_odr void @"{FENCE}"() alwaysinline {{\n'
@@ -62,14 +64,9 @@ def link_intrinsics(kernel_ir: str) -> str:
     return str(mod)
 
 
-def c_float(x) -> str:
-    """A C float literal, NaN and infinities included."""
-    x = float(np.float32(x))
-    if np.isnan(x):
-        return '__builtin_nanf("")'
-    if np.isinf(x):
-        return "__builtin_inff()" if x > 0 else "-__builtin_inff()"
-    return f"{x!r}f"
+def float_bits(x) -> int:
+    """The float32 bit pattern of x (NaN and infinities included), as the harness reads it."""
+    return int(np.float32(x).view(np.uint32))
 
 
 def c_prototype(name, signature, elems):
@@ -83,46 +80,73 @@ def c_prototype(name, signature, elems):
     return f"void {name}({', '.join(params)});"
 
 
-def harness_source(name, signature, elems, args, grid, expected=None) -> str:
-    """C main(): run every program of the grid, fence, optionally self-check."""
-    grid = tuple(grid) + (1,) * (3 - len(grid))
+LAUNCH_SYMBOL = "baco_launch"
+
+
+def launch_slots(signature, args, grid, array_refs) -> list:
+    """The launch table the harness reads (64-bit slots): the grid's three extents, then per
+    argument its address and element count (array), its value (index) or its float32 bits
+    (f32). `array_refs` gives each array's address (an int, or a symbol for the assembler)."""
+    slots, refs = list(tuple(grid) + (1,) * (3 - len(grid))), iter(array_refs)
+    for kind, a in zip(signature, args):
+        if kind == "memref":
+            slots += [next(refs), a.size]
+        else:
+            slots.append(int(a) if kind == "index" else float_bits(a))
+    return slots
+
+
+def launch_table_size(signature) -> int:
+    """Slots of launch_slots' table."""
+    return 3 + sum(2 if kind == "memref" else 1 for kind in signature)
+
+
+def harness_source(name, signature, elems, expected=None) -> str:
+    """C main(): read the grid and the arguments from the launch table, run every program
+    of the grid, fence; with `expected` ({array index: dtype}) compare each such array with
+    baco_expected<i> and exit 0 iff bit-exact."""
     lines = ["#include <stdint.h>", "#include <stdio.h>", "", "void exit(int);",
+             f"extern int64_t {LAUNCH_SYMBOL}[];",
              "static int64_t baco_pid[3], baco_nprog[3];",
              f"void {BOUNDARY_ERROR}(int64_t line, int64_t col) {{",
              '  printf("baco: boundary error at line %ld col %ld\\n", (long)line, (long)col);',
              f"  exit({BOUNDARY_EXIT_CODE});", "}",
              "int64_t baco_program_id(int64_t axis) { return baco_pid[axis]; }",
              "int64_t baco_num_programs(int64_t axis) { return baco_nprog[axis]; }",
+             "static float baco_f32(int64_t bits) { union { uint32_t u; float f; } v = { (uint32_t)bits }; "
+             "return v.f; }",
              c_prototype(name, signature, elems)]
-    call, arrays = [], 0
-    for kind, a in zip(signature, args):
+    call, array_slots, slot = [], [], 3
+    types = iter(elems)
+    for kind in signature:
         if kind == "memref":
-            t = C_TYPES[a.dtype]
-            lines.append(f"extern {t} baco_arg{arrays}[];")
-            call += [f"baco_arg{arrays}", f"baco_arg{arrays}", "0", str(a.size), "1"]
-            arrays += 1
-        elif kind == "index":
-            call.append(f"{int(a)}LL")
+            t = {"i8": "int8_t", "i32": "int32_t", "f32": "float"}[next(types)]
+            ptr = f"({t} *){LAUNCH_SYMBOL}[{slot}]"
+            call += [ptr, ptr, "0", f"{LAUNCH_SYMBOL}[{slot + 1}]", "1"]
+            array_slots.append((t, slot))
+            slot += 2
         else:
-            call.append(c_float(a))
-    for i, exp in (expected or {}).items():
-        lines.append(f"extern {C_TYPES[exp.dtype]} baco_expected{i}[];")
-    lines += ["", "int main(void) {",
-              f"  baco_nprog[0] = {grid[0]}; baco_nprog[1] = {grid[1]}; baco_nprog[2] = {grid[2]};",
-              f"  for (int64_t p2 = 0; p2 < {grid[2]}; p2++)",
-              f"    for (int64_t p1 = 0; p1 < {grid[1]}; p1++)",
-              f"      for (int64_t p0 = 0; p0 < {grid[0]}; p0++) {{",
+            call.append(f"{LAUNCH_SYMBOL}[{slot}]" if kind == "index" else f"baco_f32({LAUNCH_SYMBOL}[{slot}])")
+            slot += 1
+    for i in (expected or {}):
+        lines.append(f"extern {array_slots[i][0]} baco_expected{i}[];")
+    lines += ["", "int main(void) {"]
+    lines += [f"  baco_nprog[{axis}] = {LAUNCH_SYMBOL}[{axis}];" for axis in range(3)]
+    lines += ["  for (int64_t p2 = 0; p2 < baco_nprog[2]; p2++)",
+              "    for (int64_t p1 = 0; p1 < baco_nprog[1]; p1++)",
+              "      for (int64_t p0 = 0; p0 < baco_nprog[0]; p0++) {",
               "        baco_pid[0] = p0; baco_pid[1] = p1; baco_pid[2] = p2;",
               f"        {name}({', '.join(call)});",
               "      }",
               '  __asm__ volatile("fence" ::: "memory");']
     if expected:
         lines.append("  long bad = 0;")
-        for i, exp in expected.items():
-            lines += [f"  for (long e = 0; e < {exp.size}; e++)",
-                      f"    if (baco_arg{i}[e] != baco_expected{i}[e]) {{",
+        for i in expected:
+            t, s = array_slots[i]
+            lines += [f"  for (long e = 0; e < {LAUNCH_SYMBOL}[{s + 1}]; e++)",
+                      f"    if ((({t} *){LAUNCH_SYMBOL}[{s}])[e] != baco_expected{i}[e]) {{",
                       f'      if (bad < 8) printf("mismatch arg{i}[%ld]: got %ld expected %ld\\n", e, '
-                      f"(long)baco_arg{i}[e], (long)baco_expected{i}[e]);",
+                      f"(long)(({t} *){LAUNCH_SYMBOL}[{s}])[e], (long)baco_expected{i}[e]);",
                       "      bad++;", "    }"]
         lines += ['  if (bad) printf("FAIL: %ld mismatches\\n", bad); else printf("PASS\\n");',
                   "  return bad != 0;"]
@@ -132,9 +156,12 @@ def harness_source(name, signature, elems, args, grid, expected=None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def data_source(workdir: Path, arrays, expected=None) -> str:
-    """Assembly that links the arrays in as data (.incbin of their bytes)."""
-    out = ['.section .data.baco,"awR",@progbits']   # retained: a launch that never reads them keeps them
+def data_source(workdir: Path, slots, arrays=(), expected=None) -> str:
+    """Assembly for the launch table (`slots`: ints and symbols) and the arrays and expected
+    results linked in as data (.incbin of their bytes)."""
+    out = ['.section .data.baco,"awR",@progbits',    # retained: a launch that never reads them keeps them
+           ".balign 64", f".globl {LAUNCH_SYMBOL}", f"{LAUNCH_SYMBOL}:"]
+    out += [f".quad {s}" for s in slots]
     items = [(f"baco_arg{i}", a) for i, a in enumerate(arrays)]
     items += [(f"baco_expected{i}", e) for i, e in (expected or {}).items()]
     for sym, a in items:
@@ -144,45 +171,102 @@ def data_source(workdir: Path, arrays, expected=None) -> str:
     return "\n".join(out) + "\n"
 
 
+def toolchain_fingerprint() -> str:
+    """Hash of what a RISC-V build depends on besides its sources: the start-up code, the
+    linker script, the harness generator and the clang version."""
+    import hashlib
+    from importlib.metadata import version
+    from baco.codegen import toolchain
+    from baco.gemmini import params_header
+    from baco.sim import elfinfo
+    h = hashlib.sha256(version("ziglang").encode())
+    for f in (Path(__file__), Path(toolchain.__file__), Path(params_header.__file__), Path(elfinfo.__file__),
+              *sorted(p for p in toolchain.TOOLCHAIN_DIR.rglob("*") if p.is_file())):
+        h.update(f.name.encode() + f.read_bytes())
+    return h.hexdigest()[:16]
+
+
 class RiscvKernel:
-    def __init__(self, llvm_ir: str, name: str, signature, config: GemminiConfig, elems=None):
-        from baco.codegen import toolchain
+    """The kernel compiled for the ISS: one runner ELF per kernel (built once, kept in the disk
+    cache when one is given) into which each launch's grid, scalars and arrays are written
+    before the run, so a launch costs an ISS run and no build. `build_elf` links a standalone
+    ELF with one launch's data inside (for Spike or hardware)."""
+
+    def __init__(self, llvm_ir: str, name: str, signature, config: GemminiConfig, cache_dir: Path | None = None):
         self.name, self.signature, self.config = name, signature, config
         self.workdir = Path(tempfile.mkdtemp(prefix=f"baco-{name}-"))
         if not keep_temps():    # removed with the kernel (or at exit); BACO_KEEP_TEMPS=1 keeps it
             weakref.finalize(self, shutil.rmtree, self.workdir, True)
         self.ll_path = self.workdir / f"{name}.ll"
         self.ll_path.write_text(link_intrinsics(llvm_ir))
-        self.obj = self.workdir / f"{name}.o"
-        toolchain.compile_object(self.ll_path, self.obj)
+        self.runner_elf = self._runner(cache_dir)     # built now: clang/lld errors surface at compile time
         self.last_run = {}
 
-    def build_elf(self, grid, args, out_elf, expected=None):
-        """Link a bare-metal ELF for these arguments. `expected` maps array
-        index -> array: the ELF then checks itself (exit 0 iff bit-exact)."""
+    def _elems(self, arrays):
+        return [{"int8": "i8", "int32": "i32", "float32": "f32"}[a.dtype.name] for a in arrays]
+
+    def _link(self, out_elf, elems, slots, arrays=(), expected=None):
         from baco.codegen import toolchain
-        arrays = [a for k, a in zip(self.signature, args) if k == "memref"]
-        elems = [{"int8": "i8", "int32": "i32", "float32": "f32"}[a.dtype.name] for a in arrays]
         run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=self.workdir))
         harness = run_dir / "harness.c"
-        harness.write_text(harness_source(self.name, self.signature, elems, args, grid, expected))
+        harness.write_text(harness_source(self.name, self.signature, elems,
+                                          {i: e.dtype for i, e in (expected or {}).items()}))
         data = run_dir / "data.S"
-        data.write_text(data_source(run_dir, arrays, expected))
+        data.write_text(data_source(run_dir, slots, arrays, expected))
         try:
-            toolchain.compile_and_link([harness, data], out_elf, config=self.config,
-                                       extra_objects=[self.obj])
+            toolchain.compile_and_link([harness, data, self.ll_path], out_elf, config=self.config)
         finally:
             if not keep_temps():
                 shutil.rmtree(run_dir, ignore_errors=True)
         return Path(out_elf)
 
-    def run(self, grid, args, *, max_instructions=2_000_000_000, timeout_s=600, observers=()):
-        from baco.sim.iss import run_elf
-        elf = self.build_elf(grid, args, self.workdir / "run.elf")
+    def build_elf(self, grid, args, out_elf, expected=None):
+        """Link a bare-metal ELF for these arguments. `expected` maps array
+        index -> array: the ELF then checks itself (exit 0 iff bit-exact)."""
         arrays = [a for k, a in zip(self.signature, args) if k == "memref"]
+        slots = launch_slots(self.signature, args, grid, [f"baco_arg{i}" for i in range(len(arrays))])
+        return self._link(out_elf, self._elems(arrays), slots, arrays, expected)
+
+    def _runner(self, cache_dir: Path | None) -> Path:
+        """The runner ELF: its launch table is zeros for the host to fill. Its arrays are
+        declared int8_t * whatever their type (a pointer's type does not change the calling
+        convention). Found in the disk cache by the hash of what it is built from."""
+        import hashlib
+        cached = None
+        if cache_dir is not None:
+            blob = "\n".join([self.ll_path.read_text(), repr(self.signature),
+                              json.dumps(self.config.to_dict(), sort_keys=True), toolchain_fingerprint()])
+            cached = cache_dir / "riscv" / f"{hashlib.sha256(blob.encode()).hexdigest()[:32]}.elf"
+            if cached.exists():
+                return cached
+        path = self._link(self.workdir / "runner.elf", ["i8"] * self.signature.count("memref"),
+                          [0] * launch_table_size(self.signature))
+        if cached is not None:
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+            shutil.copyfile(path, tmp)
+            tmp.replace(cached)
+        return path
+
+    def run(self, grid, args, *, max_instructions=2_000_000_000, timeout_s=600, observers=()):
+        from baco.sim.elfinfo import read_symbols
+        from baco.sim.iss import DEFAULT_MEM_SIZE, RAM_BASE, IssError, run_elf
+        arrays = [a for k, a in zip(self.signature, args) if k == "memref"]
+        elf = self.runner_elf
+        symbols = read_symbols(elf)
+        addresses, at = [], (symbols["_end"] + 63) & ~63    # the arrays go after the program's stack
+        for a in arrays:
+            addresses.append(at)
+            at = (at + a.nbytes + 63) & ~63
+        if at > RAM_BASE + DEFAULT_MEM_SIZE:
+            raise IssError(f"{self.name}: the launch's arrays ({sum(a.nbytes for a in arrays)} bytes) do not fit "
+                           f"in the ISS's {DEFAULT_MEM_SIZE >> 20} MiB of RAM")
+        slots = launch_slots(self.signature, args, grid, addresses)
+        inputs = {symbols[LAUNCH_SYMBOL]: np.array(slots, dtype=np.int64).tobytes()}
+        inputs.update({addr: np.ascontiguousarray(a).tobytes() for addr, a in zip(addresses, arrays) if a.nbytes})
         res = run_elf(elf, config=self.config, max_instructions=max_instructions,
-                      timeout_s=timeout_s, stdout=None,
-                      dma_symbols={f"baco_arg{i}": a.nbytes for i, a in enumerate(arrays)})
+                      timeout_s=timeout_s, stdout=None, inputs=inputs,
+                      dma_regions=[(addr, addr + a.nbytes) for addr, a in zip(addresses, arrays) if a.nbytes])
         if res.fault is not None:      # a Gemmini fault raises as it does on the host
             raise res.fault
         boundary = re.search(r"baco: boundary error at line (\d+) col (\d+)", res.console or "")
@@ -191,11 +275,9 @@ class RiscvKernel:
         if res.exit_code != 0:
             why = res.error or f"exit code {res.exit_code}"
             raise RuntimeError(f"{self.name} on the ISS failed: {why}\n{res.console}")
-        for i, a in enumerate(arrays):
-            if a.nbytes == 0:       # nothing to read back (an empty array may have no symbol)
-                continue
-            data = res.read_memory(res.symbol(f"baco_arg{i}"), a.nbytes)
-            a[...] = np.frombuffer(data, dtype=a.dtype).reshape(a.shape)
+        for addr, a in zip(addresses, arrays):
+            if a.nbytes:
+                a[...] = np.frombuffer(res.read_memory(addr, a.nbytes), dtype=a.dtype).reshape(a.shape)
         self.last_run = {"instructions": res.instructions, "commands": res.gemmini_commands,
                          "elf": str(elf), "result": res}
         return self.last_run

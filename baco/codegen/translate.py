@@ -33,7 +33,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     text = read_text(args.input)
     try:
-        module = llvm_module(text, args.start, config_from_args(args), args.dataflow)
+        module = llvm_module(text, args.start, config_from_args(args), args.dataflow, args.double_buffer)
         ir_text = to_llvm_ir(module)
     except CompilationError as e:
         print(f"baco translate: {e}", file=sys.stderr)
@@ -46,7 +46,7 @@ def main(argv=None) -> int:
     return 0
 
 
-def llvm_module(text: str, start, config, dataflow):
+def llvm_module(text: str, start, config, dataflow, double_buffer=False):
     """The LLVM-dialect module for `text`, running the stages it still needs (from `start`,
     default the stage its ops say); input that is not what `start` says is an error."""
     from baco.dialects import parse_module
@@ -63,7 +63,8 @@ def llvm_module(text: str, start, config, dataflow):
     if start is None and found == LLVM:
         return module
     if start != LLVM:
-        return run_pipeline(text, config=config, dataflow=dataflow, start=start).module
+        return run_pipeline(text, config=config, dataflow=dataflow, double_buffer=double_buffer,
+                            start=start).module
     if found != LLVM:
         raise CompilationError("--from llvm needs LLVM-dialect input; this IR is "
                                + (f"the input of stage {found!r} (drop --from)" if found else

@@ -24,6 +24,7 @@ def add_config_args(p: argparse.ArgumentParser):
     p.add_argument("--sp-kb", type=float, default=256)
     p.add_argument("--acc-kb", type=float, default=64)
     p.add_argument("--dataflow", choices=["WS", "OS"], default="WS")
+    p.add_argument("--double-buffer", action="store_true", help="two homes per loop block (the prefetch schedule)")
 
 
 def main(argv=None) -> int:
@@ -47,7 +48,7 @@ def main(argv=None) -> int:
     start, until = (args.one, args.one) if args.one else (args.start, args.until)
     try:
         res = run_pipeline(text, config=config_from_args(args), dataflow=args.dataflow,
-                           start=start, until=until)
+                           double_buffer=args.double_buffer, start=start, until=until)
     except CompilationError as e:
         print(f"baco opt: {e}", file=sys.stderr)
         return 1

@@ -142,7 +142,8 @@ class Placement:
                 t = MemRefType(v.type)
                 if any(s == ir.DYN for s in t.shape):
                     raise ir.fail("dot operands must have a static block shape", op)
-                with InsertionPoint(op), op.location:
+                load = getattr(v.owner, "location", op.location)    # the copy is the user's load
+                with InsertionPoint(op), load:
                     buf = ir.create("memref.alloc", results=[MemRefType.get(list(t.shape), t.element_type)],
                                     attributes={"operandSegmentSizes": ir.Attribute.parse("array<i32: 0, 0>")}).result
                     ir.create("memref.copy", operands=[v, buf])

@@ -2,13 +2,18 @@
 
 Each InstGem op packs its field operands into the 64-bit rs1/rs2 words with
 the layout of the command table and becomes a call to the RoCC intrinsic
-`@"baco.rocc.<command>"(i64 rs1, i64 rs2)` (`instgem.fence` → `@"baco.fence"`).
+`@"baco.rocc.<command>"(i64 rs1, i64 rs2, i64 site)` (`instgem.fence` →
+`@"baco.fence"`), where `site` is the op's source line and column (source_site):
+a fault on the host JIT names the kernel line whose command faulted.
 The intrinsics are the only thing the two backends define differently: the
 host JIT binds them to the in-process Gemmini model, the RISC-V backend
-defines them as `.insn r CUSTOM_3` inline assembly (baco/codegen/riscv.py).
+defines them as `.insn r CUSTOM_3` inline assembly (baco/codegen/riscv.py),
+which ignores the site.
 The rest of the module is lowered by upstream MLIR conversions.
 """
 from __future__ import annotations
+
+import re
 
 from mlir.ir import Attribute, InsertionPoint, StringAttr
 from mlir.passmanager import PassManager
@@ -28,6 +33,18 @@ UPSTREAM_TO_LLVM = ("builtin.module(convert-scf-to-cf,expand-strided-metadata,lo
 
 def intrinsic_name(command: str) -> str:
     return INTRINSIC_PREFIX + command
+
+
+def source_site(loc) -> int:
+    """A command's `site` operand: (line << 32) | col of the first file:line:col in its
+    location, 0 when it has none (IR text without locations: "-" is the text itself)."""
+    m = re.search(r'"([^"]+)":(\d+):(\d+)', str(loc))
+    return (int(m.group(2)) << 32) | int(m.group(3)) if m and m.group(1) != "-" else 0
+
+
+def site_line_col(site: int) -> tuple[int, int] | None:
+    """(line, col) of a `site` operand, None for 0."""
+    return (site >> 32, site & 0xFFFFFFFF) if site else None
 
 
 def _declare(module_op, name: str, signature: str, loc):
@@ -80,8 +97,9 @@ def lower_instgem(module_op):
                 cmd = COMMANDS[name]
                 rs1, rs2 = pack(cmd, list(op.operands))
                 ret = "i64" if cmd.name == "counter" else ""
-                _declare(module_op, intrinsic_name(name), f"(i64, i64) -> ({ret})", op.location)
-                call = ir.create("func.call", operands=[rs1, rs2],
+                _declare(module_op, intrinsic_name(name), f"(i64, i64, i64) -> ({ret})", op.location)
+                site = ir.const_int(source_site(op.location), ir.i64())
+                call = ir.create("func.call", operands=[rs1, rs2, site],
                                  results=[ir.i64()] if ret else [],
                                  attributes={"callee": Attribute.parse(f'@"{intrinsic_name(name)}"')})
                 if ret:

@@ -50,6 +50,7 @@ from elftools.elf.elffile import ELFFile
 
 from baco.gemmini.config import DEFAULT_CONFIG, GemminiConfig
 from baco.gemmini.isa import COMMANDS, OPCODE_CUSTOM3, GemminiFault, IsaError, disassemble, split_insn
+from baco.sim.elfinfo import read_symbols
 
 RAM_BASE = 0x80000000
 DEFAULT_MEM_SIZE = 256 << 20
@@ -200,12 +201,7 @@ class _Loaded:
                 raise IssError(f"{path}: not a 64-bit RISC-V ELF ({elf.get_machine_arch()}, "
                                f"ELF{elf.elfclass})")
             self.entry = elf.header["e_entry"]
-            self.symbols = {}
-            symtab = elf.get_section_by_name(".symtab")
-            if symtab is not None:
-                for sym in symtab.iter_symbols():
-                    if sym.name and sym["st_shndx"] != "SHN_UNDEF":
-                        self.symbols.setdefault(sym.name, sym["st_value"])
+            self.symbols = read_symbols(path)
             end = RAM_BASE + mem_size
             for seg in elf.iter_segments():
                 if seg["p_type"] != "PT_LOAD" or seg["p_memsz"] == 0:
@@ -492,14 +488,16 @@ def run_elf(path, *, config: GemminiConfig = DEFAULT_CONFIG,
             max_instructions: int = DEFAULT_MAX_INSTRUCTIONS, timeout_s: float = DEFAULT_TIMEOUT_S,
             trace: bool = False, stdout: TextIO | None = ..., mem_size: int = DEFAULT_MEM_SIZE,
             timing=None, observers: tuple[Callable, ...] = (), trace_out: TextIO | None = None,
-            dma_symbols: dict[str, int] | None = None) -> IssResult:
+            inputs: dict[int, bytes] | None = None,
+            dma_regions: list[tuple[int, int]] | None = None) -> IssResult:
     """Run a bare-metal RISC-V ELF with a Gemmini functional model attached.
 
     Console output goes to `stdout` as it is produced (default: sys.stdout at
     call time; None: only collected in the result). `timing` is an object attached to the model's observers (a
     baco.sim.timing.TimingModel); `observers` are extra callables(name, fields,
-    pc). `dma_symbols` ({symbol: bytes}) limits Gemmini's DMA to those arrays, as the host
-    JIT limits it to a kernel's arrays. A fault, a limit or a trap does not raise: the result
+    pc). `inputs` ({address: bytes}) are written into RAM after the ELF is loaded (a launch's
+    table and arrays, baco.codegen.riscv). `dma_regions` ([(lo, hi)]) limits Gemmini's DMA to
+    those address ranges, as the host JIT limits it to a kernel's arrays. A fault, a limit or a trap does not raise: the result
     has exit_code None and `error` says what happened (`fault` holds a GemminiFault)."""
     from baco.sim.functional import GemminiModel
     if stdout is ...:
@@ -508,9 +506,12 @@ def run_elf(path, *, config: GemminiConfig = DEFAULT_CONFIG,
     uc = unicorn.Uc(unicorn.UC_ARCH_RISCV, unicorn.UC_MODE_RISCV64)
     uc.mem_map(RAM_BASE, mem_size)
     loaded = _Loaded(path, uc, mem_size)
-    regions = None if dma_symbols is None else [
-        (loaded.symbols[name], loaded.symbols[name] + size) for name, size in dma_symbols.items() if size]
-    model = GemminiModel(config, UnicornMemory(uc, RAM_BASE, mem_size, regions))
+    for addr, data in (inputs or {}).items():
+        if addr < RAM_BASE or addr + len(data) > RAM_BASE + mem_size:
+            raise IssError(f"input of {len(data)} bytes at 0x{addr:x} outside RAM "
+                           f"[0x{RAM_BASE:x}, 0x{RAM_BASE + mem_size:x})")
+        uc.mem_write(addr, data)
+    model = GemminiModel(config, UnicornMemory(uc, RAM_BASE, mem_size, dma_regions))
     if timing is not None:
         attach_timing(model, timing)
     model.observers.extend(observers)

@@ -1,6 +1,7 @@
 """Regenerate the golden IR tests: tests/ir/<pass>/<case>.mlir for every pass of the
-pipeline. Each file is the pass's input IR (produced from a kernel of this file by the
-stages before it) with a RUN line and the CHECK lines of what the pass makes of it today:
+pipeline. Each file is the pass's input IR (produced from a kernel by the stages before
+it: this file's `gemm`, the two-accumulator `two_dots` of benchmarks/spike_check.py and the
+chained-dot `fused_mlp_kernel` of examples/fused_mlp.py) with a RUN line and the CHECK lines of what the pass makes of it today:
 
     python tests/ir/update_golden.py        # then review `git diff tests/ir`
 
@@ -8,6 +9,7 @@ stages before it) with a RUN line and the CHECK lines of what the pass makes of 
 their expected message."""
 from __future__ import annotations
 
+import importlib.util
 import re
 import sys
 from pathlib import Path
@@ -48,12 +50,41 @@ def gemm(a_ptr, b_ptr, c_ptr, M, N, K, scale, BM: bl.constexpr, BN: bl.constexpr
         bl.store(c, bl.relu(acc * scale).to(bl.int8), boundary_check=(0, 1))
 
 
-# case -> (launch values, dataflow)
+def _load(relative: str, name: str):
+    """A module of the repository by path (examples/ and benchmarks/ are not packages)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT.parents[1] / relative)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# the two-accumulator kernel benchmarks/spike_check.py runs on Spike, and the chained-dot MLP
+two_dots = _load("benchmarks/spike_check.py", "spike_check").two_dots
+fused_mlp_kernel = _load("examples/fused_mlp.py", "fused_mlp_example").fused_mlp_kernel
+
+i8, i32 = (lambda *shape: np.zeros(shape, np.int8)), (lambda *shape: np.zeros(shape, np.int32))
+GEMM = dict(a_ptr=i8(40, 70), b_ptr=i8(70, 50), M=40, N=50, K=70, scale=0.5)
+TWO_DOTS = dict(a_ptr=i8(40, 70), b_ptr=i8(70, 50), d_ptr=i8(70, 50), c_ptr=i32(40, 50), e_ptr=i32(40, 50),
+                M=40, N=50, K=70, BM=32, BN=16, BK=32)
+MLP = dict(x_ptr=i8(40, 70), w1_ptr=i8(70, 30), w2_ptr=i8(30, 20), y_ptr=i8(40, 20), M=40, K=70, H=30, N=20,
+           scale1=0.25, scale2=0.5, BLOCK_M=32, BLOCK_K=32, BLOCK_H=32, BLOCK_N=32)
+# case -> (kernel, launch values, dataflow, double_buffer)
 CASES = {
-    "ws_ragged_int32": (dict(BM=32, BN=16, BK=32, RAGGED=True, EPILOGUE="int32", out=np.int32), "WS"),
-    "ws_exact_int8": (dict(BM=16, BN=16, BK=64, RAGGED=False, EPILOGUE="int8", out=np.int8), "WS"),
-    "os_ragged_relu_int8": (dict(BM=16, BN=32, BK=16, RAGGED=True, EPILOGUE="relu8", out=np.int8), "OS"),
-    "os_exact_int32": (dict(BM=32, BN=32, BK=32, RAGGED=False, EPILOGUE="int32", out=np.int32), "OS"),
+    "ws_ragged_int32": (gemm, dict(GEMM, c_ptr=i32(40, 50), BM=32, BN=16, BK=32, RAGGED=True, EPILOGUE="int32"),
+                        "WS", False),
+    "ws_exact_int8": (gemm, dict(GEMM, c_ptr=i8(40, 50), BM=16, BN=16, BK=64, RAGGED=False, EPILOGUE="int8"),
+                      "WS", False),
+    "os_ragged_relu_int8": (gemm, dict(GEMM, c_ptr=i8(40, 50), BM=16, BN=32, BK=16, RAGGED=True, EPILOGUE="relu8"),
+                            "OS", False),
+    "os_exact_int32": (gemm, dict(GEMM, c_ptr=i32(40, 50), BM=32, BN=32, BK=32, RAGGED=False, EPILOGUE="int32"),
+                       "OS", False),
+    "ws_ragged_int32_double_buffered": (gemm, dict(GEMM, c_ptr=i32(40, 50), BM=32, BN=16, BK=32, RAGGED=True,
+                                                   EPILOGUE="int32"), "WS", True),
+    "ws_two_accumulators": (two_dots, TWO_DOTS, "WS", False),
+    "ws_two_accumulators_double_buffered": (two_dots, TWO_DOTS, "WS", True),
+    "os_two_accumulators": (two_dots, TWO_DOTS, "OS", False),
+    "ws_chained_dot": (fused_mlp_kernel, MLP, "WS", False),
+    "ws_chained_dot_double_buffered": (fused_mlp_kernel, MLP, "WS", True),
 }
 
 # what each pass produces: the output lines kept as CHECK lines (in order)
@@ -78,18 +109,13 @@ def check_line(line: str) -> str:
     return re.sub(r"%[A-Za-z0-9_.$#-]+", "%{{[A-Za-z0-9_.$#-]+}}", text)
 
 
-def case_ir(values, dataflow):
-    values = dict(values)
-    out = values.pop("out")
-    a = np.zeros((40, 70), np.int8)
-    args = dict(a_ptr=a, b_ptr=np.zeros((70, 50), np.int8), c_ptr=np.zeros((40, 50), out), M=40, N=50, K=70,
-                scale=0.5, **values)
-    params, _, _ = gemm.specialize(args)
-    return gemm.baco_ir(params)
+def case_ir(kernel, values):
+    params, _, _ = kernel.specialize(values)
+    return kernel.baco_ir(params)
 
 
-def options(dataflow):
-    return " --dataflow OS" if dataflow == "OS" else ""
+def options(dataflow, double_buffer=False):
+    return (" --dataflow OS" if dataflow == "OS" else "") + (" --double-buffer" if double_buffer else "")
 
 
 def write(path: Path, header: list[str], body: str):
@@ -100,16 +126,16 @@ def write(path: Path, header: list[str], body: str):
 def main() -> int:
     names = list(STAGES)
     stage_inputs = {}
-    for case, (values, dataflow) in CASES.items():
-        text = case_ir(values, dataflow)
-        outputs = run_pipeline(text, dataflow=dataflow).stage_ir
+    for case, (kernel, values, dataflow, double_buffer) in CASES.items():
+        text = case_ir(kernel, values)
+        outputs = run_pipeline(text, dataflow=dataflow, double_buffer=double_buffer).stage_ir
         for i, stage in enumerate(names):
             given = text if i == 0 else outputs[names[i - 1]]
             stage_inputs.setdefault(stage, given)
-            header = [f"// RUN: baco opt --pass {stage}{options(dataflow)} %s | FileCheck %s",
-                      f"// Generated by tests/ir/update_golden.py from its `gemm` kernel, case {case}."]
+            header = [f"// RUN: baco opt --pass {stage}{options(dataflow, double_buffer)} %s | FileCheck %s",
+                      f"// Generated by tests/ir/update_golden.py from the `{kernel.__name__}` kernel, case {case}."]
             for ln in outputs[stage].splitlines():
-                if re.match(r"\s*(func\.func|llvm\.func) @gemm\(", ln):
+                if re.match(rf"\s*(func\.func|llvm\.func) @{kernel.__name__}\(", ln):
                     header.append(f"// CHECK-LABEL: {check_line(ln)}")
                 elif re.search(PRODUCTS[stage], ln):
                     header.append(f"// CHECK: {check_line(ln)}")
@@ -120,7 +146,7 @@ def main() -> int:
                   f"// CHECK: baco opt: this IR is the input of stage '{wrong}', not the input of stage '{stage}'"]
         write(ROOT / stage / "error_wrong_stage.mlir", header, stage_inputs[wrong])
     # pass-specific errors
-    big = case_ir(dict(BM=128, BN=16, BK=32, RAGGED=True, EPILOGUE="int32", out=np.int32), "WS")
+    big = case_ir(gemm, dict(GEMM, c_ptr=i32(40, 50), BM=128, BN=16, BK=32, RAGGED=True, EPILOGUE="int32"))
     placed_input = run_pipeline(big, until="bufferize").stage_ir["bufferize"]
     small = GemminiConfig.from_capacity(16, 8, 4)
     try:

@@ -20,10 +20,10 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c37_i64 = arith.constant 37 : i64
+    %c39_i64 = arith.constant 39 : i64
     %c27_i64 = arith.constant 27 : i64
     %c62_i64 = arith.constant 62 : i64
-    %c44_i64 = arith.constant 44 : i64
+    %c46_i64 = arith.constant 46 : i64
     %c9_i64 = arith.constant 9 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
@@ -59,7 +59,7 @@ module {
     %24 = arith.subi %20, %17 : index
     %25 = arith.cmpi sgt, %23, %c0 : index
     scf.if %25 {
-      func.call @baco_boundary_error(%c44_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c46_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%8, %17] [%15, %24] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %26 = arith.cmpi sle, %6, %c0 : index
@@ -110,7 +110,7 @@ module {
       %53 = arith.subi %49, %46 : index
       %54 = arith.cmpi sgt, %52, %c0 : index
       scf.if %54 {
-        func.call @baco_boundary_error(%c37_i64, %c27_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c39_i64, %c27_i64) : (i64, i64) -> ()
       }
       %subview_2 = memref.subview %reinterpret_cast[%8, %46] [%15, %53] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %55 = arith.index_cast %53 : index to i64
@@ -174,7 +174,7 @@ module {
       %73 = arith.minsi %72, %c32 : index
       %74 = arith.subi %70, %67 : index
       scf.if %25 {
-        func.call @baco_boundary_error(%c37_i64, %c62_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c39_i64, %c62_i64) : (i64, i64) -> ()
       }
       %subview_8 = memref.subview %reinterpret_cast_0[%67, %17] [%74, %24] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %75 = arith.index_cast %73 : index to i64
@@ -253,119 +253,176 @@ module {
         %107 = arith.andi %97, %106 : i1
         %108 = arith.maxsi %95, %c1_i64 : i64
         %109 = arith.ceildivsi %42, %108 : i64
-        %110 = arith.muli %102, %c16_i64 : i64
-        %111 = arith.subi %29, %110 : i64
-        %112 = arith.minsi %111, %c16_i64 : i64
-        %113 = arith.cmpi slt, %112, %c16_i64 : i64
-        %114 = arith.andi %98, %113 : i1
-        scf.if %114 {
+        %110 = arith.subi %100, %c1_i64 : i64
+        %111 = arith.cmpi eq, %102, %110 : i64
+        %112 = arith.cmpi slt, %102, %43 : i64
+        %113 = arith.andi %111, %112 : i1
+        %114 = arith.andi %97, %113 : i1
+        %115 = arith.muli %102, %c16_i64 : i64
+        %116 = arith.subi %29, %115 : i64
+        %117 = arith.minsi %116, %c16_i64 : i64
+        %118 = arith.cmpi slt, %117, %c16_i64 : i64
+        %119 = arith.andi %98, %118 : i1
+        scf.if %119 {
           scf.for %arg11 = %c0 to %c2 step %c1 {
-            %116 = arith.index_cast %arg11 : index to i64
-            %117 = arith.remsi %116, %c2_i64 : i64
-            %118 = arith.divsi %116, %c2_i64 : i64
-            %119 = arith.muli %118, %c16_i64 : i64
-            %120 = arith.subi %c16_i64, %119 : i64
-            %121 = arith.minsi %120, %c16_i64 : i64
-            %122 = arith.muli %117, %c16_i64 : i64
-            %123 = arith.addi %122, %119 : i64
-            %124 = arith.ori %123, %c2147483648_i64 : i64
-            %125 = arith.cmpi eq, %118, %102 : i64
-            scf.if %125 {
-              "instgem.mvin"(%c0_i64, %124, %121, %c16_i64) : (i64, i64, i64, i64) -> ()
+            %126 = arith.index_cast %arg11 : index to i64
+            %127 = arith.remsi %126, %c2_i64 : i64
+            %128 = arith.divsi %126, %c2_i64 : i64
+            %129 = arith.muli %128, %c16_i64 : i64
+            %130 = arith.subi %c16_i64, %129 : i64
+            %131 = arith.minsi %130, %c16_i64 : i64
+            %132 = arith.muli %127, %c16_i64 : i64
+            %133 = arith.addi %132, %129 : i64
+            %134 = arith.ori %133, %c2147483648_i64 : i64
+            %135 = arith.cmpi eq, %128, %102 : i64
+            scf.if %135 {
+              "instgem.mvin"(%c0_i64, %134, %131, %c16_i64) : (i64, i64, i64, i64) -> ()
             }
           }
         }
-        %115 = arith.index_cast %95 : i64 to index
-        scf.for %arg11 = %c0 to %115 step %c1 {
-          %116 = arith.index_cast %arg11 : index to i64
-          %117 = arith.muli %116, %109 : i64
-          %118 = arith.minsi %117, %42 : i64
+        %120 = arith.index_cast %95 : i64 to index
+        scf.for %arg11 = %c0 to %120 step %c1 {
+          %126 = arith.index_cast %arg11 : index to i64
+          %127 = arith.muli %126, %109 : i64
+          %128 = arith.minsi %127, %42 : i64
           scf.if %107 {
-            %135 = arith.addi %118, %109 : i64
-            %136 = arith.minsi %135, %42 : i64
-            %137 = arith.index_cast %118 : i64 to index
-            %138 = arith.index_cast %136 : i64 to index
-            scf.for %arg12 = %137 to %138 step %c1 {
-              %139 = arith.index_cast %arg12 : index to i64
-              %140 = arith.addi %36, %139 : i64
-              %141 = arith.muli %140, %c16_i64 : i64
-              %142 = arith.maxsi %141, %27 : i64
-              %143 = arith.addi %141, %c16_i64 : i64
-              %144 = arith.minsi %143, %37 : i64
-              %145 = arith.subi %144, %142 : i64
-              %146 = arith.subi %142, %27 : i64
-              %147 = arith.muli %146, %35 : i64
-              %148 = arith.addi %33, %147 : i64
-              %149 = arith.muli %103, %c64_i64 : i64
-              %150 = arith.addi %148, %149 : i64
-              %151 = arith.muli %103, %c16_i64 : i64
-              %152 = arith.addi %141, %151 : i64
-              %153 = arith.ori %152, %c2684354560_i64 : i64
-              %154 = arith.subi %142, %141 : i64
-              %155 = arith.addi %153, %154 : i64
-              %156 = arith.subi %29, %151 : i64
-              %157 = arith.minsi %156, %c16_i64 : i64
-              "instgem.mvout"(%150, %155, %157, %145) : (i64, i64, i64, i64) -> ()
+            %145 = arith.addi %128, %109 : i64
+            %146 = arith.minsi %145, %42 : i64
+            %147 = arith.index_cast %128 : i64 to index
+            %148 = arith.index_cast %146 : i64 to index
+            scf.for %arg12 = %147 to %148 step %c1 {
+              %149 = arith.index_cast %arg12 : index to i64
+              %150 = arith.addi %36, %149 : i64
+              %151 = arith.muli %150, %c16_i64 : i64
+              %152 = arith.maxsi %151, %27 : i64
+              %153 = arith.addi %151, %c16_i64 : i64
+              %154 = arith.minsi %153, %37 : i64
+              %155 = arith.subi %154, %152 : i64
+              %156 = arith.subi %152, %27 : i64
+              %157 = arith.muli %156, %35 : i64
+              %158 = arith.addi %33, %157 : i64
+              %159 = arith.muli %103, %c64_i64 : i64
+              %160 = arith.addi %158, %159 : i64
+              %161 = arith.muli %103, %c16_i64 : i64
+              %162 = arith.addi %151, %161 : i64
+              %163 = arith.ori %162, %c2684354560_i64 : i64
+              %164 = arith.subi %152, %151 : i64
+              %165 = arith.addi %163, %164 : i64
+              %166 = arith.subi %29, %161 : i64
+              %167 = arith.minsi %166, %c16_i64 : i64
+              "instgem.mvout"(%160, %165, %167, %155) : (i64, i64, i64, i64) -> ()
             }
           }
-          %119 = arith.minsi %37, %c16_i64 : i64
-          %120 = arith.cmpi eq, %116, %c0_i64 : i64
-          %121 = arith.andi %98, %120 : i1
-          %122 = arith.cmpi eq, %112, %c16_i64 : i64
-          %123 = arith.andi %121, %122 : i1
-          %124 = arith.select %123, %c2147483648_i64, %c3221225472_i64 : i64
-          %125 = arith.ori %110, %124 : i64
-          %126 = arith.select %123, %c16_i64, %119 : i64
-          %127 = arith.muli %116, %c16_i64 : i64
-          %128 = arith.addi %127, %110 : i64
-          %129 = arith.addi %128, %c64_i64 : i64
-          %130 = arith.subi %77, %127 : i64
-          %131 = arith.minsi %130, %c16_i64 : i64
-          "instgem.preload"(%129, %112, %131, %125, %112, %126) : (i64, i64, i64, i64, i64, i64) -> ()
-          %132 = arith.subi %55, %127 : i64
-          %133 = arith.minsi %132, %c16_i64 : i64
-          "instgem.compute_preloaded"(%127, %133, %119, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %134 = arith.index_cast %38 : i64 to index
-          scf.for %arg12 = %c1 to %134 step %c1 {
-            %135 = arith.index_cast %arg12 : index to i64
-            %136 = arith.muli %135, %c16_i64 : i64
-            %137 = arith.subi %37, %136 : i64
-            %138 = arith.minsi %137, %c16_i64 : i64
-            %139 = arith.addi %136, %110 : i64
-            %140 = arith.ori %139, %124 : i64
-            %141 = arith.select %123, %c16_i64, %138 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %140, %112, %141) : (i64, i64, i64, i64, i64, i64) -> ()
-            %142 = arith.muli %135, %c32_i64 : i64
-            %143 = arith.addi %142, %127 : i64
-            "instgem.compute_accumulated"(%143, %133, %138, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %129 = arith.minsi %37, %c16_i64 : i64
+          %130 = arith.cmpi eq, %126, %c0_i64 : i64
+          %131 = arith.andi %98, %130 : i1
+          %132 = arith.cmpi eq, %117, %c16_i64 : i64
+          %133 = arith.andi %131, %132 : i1
+          %134 = arith.select %133, %c2147483648_i64, %c3221225472_i64 : i64
+          %135 = arith.ori %115, %134 : i64
+          %136 = arith.select %133, %c16_i64, %129 : i64
+          %137 = arith.muli %126, %c16_i64 : i64
+          %138 = arith.addi %137, %115 : i64
+          %139 = arith.addi %138, %c64_i64 : i64
+          %140 = arith.subi %77, %137 : i64
+          %141 = arith.minsi %140, %c16_i64 : i64
+          "instgem.preload"(%139, %117, %141, %135, %117, %136) : (i64, i64, i64, i64, i64, i64) -> ()
+          %142 = arith.subi %55, %137 : i64
+          %143 = arith.minsi %142, %c16_i64 : i64
+          "instgem.compute_preloaded"(%137, %143, %129, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %144 = arith.index_cast %38 : i64 to index
+          scf.for %arg12 = %c1 to %144 step %c1 {
+            %145 = arith.index_cast %arg12 : index to i64
+            %146 = arith.muli %145, %c16_i64 : i64
+            %147 = arith.subi %37, %146 : i64
+            %148 = arith.minsi %147, %c16_i64 : i64
+            %149 = arith.addi %146, %115 : i64
+            %150 = arith.ori %149, %134 : i64
+            %151 = arith.select %133, %c16_i64, %148 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %150, %117, %151) : (i64, i64, i64, i64, i64, i64) -> ()
+            %152 = arith.muli %145, %c32_i64 : i64
+            %153 = arith.addi %152, %137 : i64
+            "instgem.compute_accumulated"(%153, %143, %148, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %154 = arith.subi %145, %c1_i64 : i64
+            %155 = arith.subi %95, %c1_i64 : i64
+            %156 = arith.cmpi eq, %126, %155 : i64
+            %157 = arith.andi %114, %156 : i1
+            %158 = arith.cmpi slt, %154, %42 : i64
+            %159 = arith.andi %157, %158 : i1
+            scf.if %159 {
+              %160 = arith.addi %36, %154 : i64
+              %161 = arith.muli %160, %c16_i64 : i64
+              %162 = arith.maxsi %161, %27 : i64
+              %163 = arith.addi %161, %c16_i64 : i64
+              %164 = arith.minsi %163, %37 : i64
+              %165 = arith.subi %164, %162 : i64
+              %166 = arith.subi %162, %27 : i64
+              %167 = arith.muli %166, %35 : i64
+              %168 = arith.addi %33, %167 : i64
+              %169 = arith.muli %102, %c64_i64 : i64
+              %170 = arith.addi %168, %169 : i64
+              %171 = arith.addi %161, %115 : i64
+              %172 = arith.ori %171, %c2684354560_i64 : i64
+              %173 = arith.subi %162, %161 : i64
+              %174 = arith.addi %172, %173 : i64
+              "instgem.mvout"(%170, %174, %117, %165) : (i64, i64, i64, i64) -> ()
+            }
           }
         }
         scf.if %107 {
-          %116 = arith.muli %95, %109 : i64
-          %117 = arith.minsi %116, %42 : i64
-          %118 = arith.index_cast %117 : i64 to index
-          %119 = arith.index_cast %42 : i64 to index
-          scf.for %arg11 = %118 to %119 step %c1 {
-            %120 = arith.index_cast %arg11 : index to i64
-            %121 = arith.addi %36, %120 : i64
-            %122 = arith.muli %121, %c16_i64 : i64
-            %123 = arith.maxsi %122, %27 : i64
-            %124 = arith.addi %122, %c16_i64 : i64
-            %125 = arith.minsi %124, %37 : i64
-            %126 = arith.subi %125, %123 : i64
-            %127 = arith.subi %123, %27 : i64
-            %128 = arith.muli %127, %35 : i64
-            %129 = arith.addi %33, %128 : i64
-            %130 = arith.muli %103, %c64_i64 : i64
-            %131 = arith.addi %129, %130 : i64
-            %132 = arith.muli %103, %c16_i64 : i64
-            %133 = arith.addi %122, %132 : i64
-            %134 = arith.ori %133, %c2684354560_i64 : i64
-            %135 = arith.subi %123, %122 : i64
-            %136 = arith.addi %134, %135 : i64
-            %137 = arith.subi %29, %132 : i64
-            %138 = arith.minsi %137, %c16_i64 : i64
-            "instgem.mvout"(%131, %136, %138, %126) : (i64, i64, i64, i64) -> ()
+          %126 = arith.muli %95, %109 : i64
+          %127 = arith.minsi %126, %42 : i64
+          %128 = arith.index_cast %127 : i64 to index
+          %129 = arith.index_cast %42 : i64 to index
+          scf.for %arg11 = %128 to %129 step %c1 {
+            %130 = arith.index_cast %arg11 : index to i64
+            %131 = arith.addi %36, %130 : i64
+            %132 = arith.muli %131, %c16_i64 : i64
+            %133 = arith.maxsi %132, %27 : i64
+            %134 = arith.addi %132, %c16_i64 : i64
+            %135 = arith.minsi %134, %37 : i64
+            %136 = arith.subi %135, %133 : i64
+            %137 = arith.subi %133, %27 : i64
+            %138 = arith.muli %137, %35 : i64
+            %139 = arith.addi %33, %138 : i64
+            %140 = arith.muli %103, %c64_i64 : i64
+            %141 = arith.addi %139, %140 : i64
+            %142 = arith.muli %103, %c16_i64 : i64
+            %143 = arith.addi %132, %142 : i64
+            %144 = arith.ori %143, %c2684354560_i64 : i64
+            %145 = arith.subi %133, %132 : i64
+            %146 = arith.addi %144, %145 : i64
+            %147 = arith.subi %29, %142 : i64
+            %148 = arith.minsi %147, %c16_i64 : i64
+            "instgem.mvout"(%141, %146, %148, %136) : (i64, i64, i64, i64) -> ()
+          }
+        }
+        %121 = arith.cmpi sgt, %95, %c0_i64 : i64
+        %122 = arith.subi %38, %c1_i64 : i64
+        %123 = arith.maxsi %122, %c0_i64 : i64
+        %124 = arith.minsi %123, %42 : i64
+        %125 = arith.select %121, %124, %c0_i64 : i64
+        scf.if %114 {
+          %126 = arith.index_cast %125 : i64 to index
+          %127 = arith.index_cast %42 : i64 to index
+          scf.for %arg11 = %126 to %127 step %c1 {
+            %128 = arith.index_cast %arg11 : index to i64
+            %129 = arith.addi %36, %128 : i64
+            %130 = arith.muli %129, %c16_i64 : i64
+            %131 = arith.maxsi %130, %27 : i64
+            %132 = arith.addi %130, %c16_i64 : i64
+            %133 = arith.minsi %132, %37 : i64
+            %134 = arith.subi %133, %131 : i64
+            %135 = arith.subi %131, %27 : i64
+            %136 = arith.muli %135, %35 : i64
+            %137 = arith.addi %33, %136 : i64
+            %138 = arith.muli %102, %c64_i64 : i64
+            %139 = arith.addi %137, %138 : i64
+            %140 = arith.addi %130, %115 : i64
+            %141 = arith.ori %140, %c2684354560_i64 : i64
+            %142 = arith.subi %131, %130 : i64
+            %143 = arith.addi %141, %142 : i64
+            "instgem.mvout"(%139, %143, %117, %134) : (i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
@@ -391,35 +448,33 @@ module {
         }
       }
       scf.if %97 {
-        %102 = arith.subi %100, %c1_i64 : i64
-        %103 = arith.maxsi %102, %c0_i64 : i64
-        %104 = arith.minsi %103, %43 : i64
-        %105 = arith.index_cast %104 : i64 to index
-        %106 = arith.index_cast %43 : i64 to index
-        scf.for %arg10 = %105 to %106 step %c1 {
-          %107 = arith.index_cast %arg10 : index to i64
-          %108 = arith.index_cast %42 : i64 to index
-          scf.for %arg11 = %c0 to %108 step %c1 {
-            %109 = arith.index_cast %arg11 : index to i64
-            %110 = arith.addi %36, %109 : i64
-            %111 = arith.muli %110, %c16_i64 : i64
-            %112 = arith.maxsi %111, %27 : i64
-            %113 = arith.addi %111, %c16_i64 : i64
-            %114 = arith.minsi %113, %37 : i64
-            %115 = arith.subi %114, %112 : i64
-            %116 = arith.subi %112, %27 : i64
-            %117 = arith.muli %116, %35 : i64
-            %118 = arith.addi %33, %117 : i64
-            %119 = arith.muli %107, %c64_i64 : i64
-            %120 = arith.addi %118, %119 : i64
-            %121 = arith.muli %107, %c16_i64 : i64
-            %122 = arith.addi %111, %121 : i64
-            %123 = arith.ori %122, %c2684354560_i64 : i64
-            %124 = arith.subi %112, %111 : i64
-            %125 = arith.addi %123, %124 : i64
-            %126 = arith.subi %29, %121 : i64
-            %127 = arith.minsi %126, %c16_i64 : i64
-            "instgem.mvout"(%120, %125, %127, %115) : (i64, i64, i64, i64) -> ()
+        %102 = arith.minsi %100, %43 : i64
+        %103 = arith.index_cast %102 : i64 to index
+        %104 = arith.index_cast %43 : i64 to index
+        scf.for %arg10 = %103 to %104 step %c1 {
+          %105 = arith.index_cast %arg10 : index to i64
+          %106 = arith.index_cast %42 : i64 to index
+          scf.for %arg11 = %c0 to %106 step %c1 {
+            %107 = arith.index_cast %arg11 : index to i64
+            %108 = arith.addi %36, %107 : i64
+            %109 = arith.muli %108, %c16_i64 : i64
+            %110 = arith.maxsi %109, %27 : i64
+            %111 = arith.addi %109, %c16_i64 : i64
+            %112 = arith.minsi %111, %37 : i64
+            %113 = arith.subi %112, %110 : i64
+            %114 = arith.subi %110, %27 : i64
+            %115 = arith.muli %114, %35 : i64
+            %116 = arith.addi %33, %115 : i64
+            %117 = arith.muli %105, %c64_i64 : i64
+            %118 = arith.addi %116, %117 : i64
+            %119 = arith.muli %105, %c16_i64 : i64
+            %120 = arith.addi %109, %119 : i64
+            %121 = arith.ori %120, %c2684354560_i64 : i64
+            %122 = arith.subi %110, %109 : i64
+            %123 = arith.addi %121, %122 : i64
+            %124 = arith.subi %29, %119 : i64
+            %125 = arith.minsi %124, %c16_i64 : i64
+            "instgem.mvout"(%118, %123, %125, %113) : (i64, i64, i64, i64) -> ()
           }
         }
       }
