@@ -47,7 +47,8 @@ def matvec_kernel(a_ptr, x_ptr, y_ptr, M, K, scale,
     else:
         acc = bl.zeros((BLOCK_M, 1), dtype=bl.int32)
     for k in range(0, bl.cdiv(K, BLOCK_K)):
-        acc += bl.dot(bl.load(a_blk, boundary_check=(0, 1)), bl.load(x_blk, boundary_check=(0,)))
+        x = bl.load(x_blk, boundary_check=(0,))    # first: the array holds it while A streams
+        acc += bl.dot(bl.load(a_blk, boundary_check=(0, 1)), x)
         a_blk = bl.advance(a_blk, (0, BLOCK_K))
         x_blk = bl.advance(x_blk, (BLOCK_K, 0))
     y_blk = bl.make_block_ptr(y_ptr, shape=(M, 1), strides=(1, 1), offsets=(pid * BLOCK_M, 0),

@@ -512,15 +512,15 @@ class LinalgToInstGem:
                 first_iteration = prefetch.cmp(0, iv, first_loop.operands[0])
 
             def c_target(i, j, k, rows, cols):
-                """(C address, rows) a preload writes: in the first iteration the k = 0
-                products of a full-width column overwrite whole tiles (rows past the
-                A extent come out as zeros), everything else accumulates."""
+                """(C address, rows, cols) a preload writes: in the first iteration the k = 0
+                products overwrite whole tiles (rows past the A extent and columns past the
+                B extent come out as zeros: the array masks them), everything else accumulates."""
                 if first_loop is None:
-                    return C.tile_addr(i, j, acc_flags), rows
-                over = ir.binop("andi", ir.binop("andi", first_iteration, prefetch.cmp(0, k, zero)),
-                                prefetch.cmp(0, cols, cst(d)))
+                    return C.tile_addr(i, j, acc_flags), rows, cols
+                over = ir.binop("andi", first_iteration, prefetch.cmp(0, k, zero))
                 flags = select(over, cst(local_addr(0, acc=True)), cst(acc_flags))
-                return ir.binop("ori", C.tile_addr(i, j), flags), select(over, cst(d), rows)
+                return ir.binop("ori", C.tile_addr(i, j), flags), select(over, cst(d), rows), \
+                    select(over, cst(d), cols)
 
             n_cols_run = nonempty(n_j, n_i)
 
@@ -542,11 +542,6 @@ class LinalgToInstGem:
                             0, k, ir.binop("subi", n_k, cst(1)))), prefetch.cmp(2, row, n_rt)),
                             lambda: emit_tile(row, j))
 
-                if first_loop is not None:      # a narrow last column accumulates onto zeros
-                    narrow = prefetch.cmp(2, extent(b_cols, j, d), cst(d))
-                    prefetch.when(ir.binop("andi", first_iteration, narrow), lambda: self.zero_block(
-                        C, 0, only=lambda r, c: prefetch.cmp(0, c, j)))
-
                 def k_loop(k):
                     if fused is not None:
                         lo = ir.binop("minsi", ir.binop("muli", k, per_k), n_rt)
@@ -554,17 +549,17 @@ class LinalgToInstGem:
                             prev, lo, ir.binop("minsi", ir.binop("addi", lo, per_k), n_rt)))
                     c_rows0 = extent(a_rows, zero, d)
                     c_cols = extent(b_cols, j, d)
-                    c_addr, c_rows = c_target(zero, j, k, c_rows0, c_cols)
+                    c_addr, c_rows, c_width = c_target(zero, j, k, c_rows0, c_cols)
                     instgem.emit("preload", bd_addr=B.tile_addr(k, j), bd_rows=extent(b_rows, k, d),
-                                 bd_cols=c_cols, c_addr=c_addr, c_rows=c_rows, c_cols=c_cols)
+                                 bd_cols=c_cols, c_addr=c_addr, c_rows=c_rows, c_cols=c_width)
                     instgem.emit("compute_preloaded", a_addr=A.tile_addr(zero, k, a_flags), a_rows=c_rows0,
                                  a_cols=extent(a_cols, k, d), bd_addr=garbage, bd_rows=d, bd_cols=d)
 
                     def i_loop(i):
                         rows_i = extent(a_rows, i, d)
-                        c_addr, c_rows = c_target(i, j, k, rows_i, c_cols)
+                        c_addr, c_rows, c_width = c_target(i, j, k, rows_i, c_cols)
                         instgem.emit("preload", bd_addr=garbage, bd_rows=d, bd_cols=d,
-                                     c_addr=c_addr, c_rows=c_rows, c_cols=c_cols)
+                                     c_addr=c_addr, c_rows=c_rows, c_cols=c_width)
                         instgem.emit("compute_accumulated", a_addr=A.tile_addr(i, k, a_flags), a_rows=rows_i,
                                      a_cols=extent(a_cols, k, d), bd_addr=garbage, bd_rows=d, bd_cols=d)
                         store_own_row(k, i)
