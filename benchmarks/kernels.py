@@ -1,7 +1,8 @@
-"""baco's GEMM kernel (examples/matmul.py's, default schedule) against the Gemmini C
-library's code on the cycle model, shape by shape.
+"""baco's GEMM kernel (examples/matmul.py's, default schedule) and Conv2D kernel against the
+Gemmini C library's code on the cycle model, shape by shape.
 
-    python benchmarks/kernels.py [--dims 16 32] [--count 20] [--seed 0] [--out int32|int8] [--top-k 4] [--smoke]
+    python benchmarks/kernels.py [--dims 16 32] [--count 20] [--conv-count 20] [--no-gemm] [--seed 0]
+        [--out int32|int8] [--top-k 4] [--smoke]
 
 For each Gemmini (DIM 16 and 32, 256 KB scratchpad, 64 KB accumulator) and each
 shape: baco's kernel compiled with baco.gemmini.schedule.default_gemm_schedule and
@@ -12,6 +13,11 @@ column is the schedule @baco.autotune picks with no configs (baco.frontend.autot
 schedule space ranked by the compiled-program cost model, the --top-k best and the default
 schedule timed on the cycle model; choices cached under BACO_CACHE_DIR/autotune) and its
 speed-up over the default schedule (goal: >= 1 on every shape).
+
+Conv2D (--conv-count shapes, default 20, from the thesis's Conv2D bands, Table 6.5, with
+images capped at 28x28 and channels at 256 so they run here; stride 1, 'same' padding, int8
+output): baco.kernels.conv.conv2d with its default schedule against the C library's
+tiled_conv_auto (baco.sim.clib.conv_stream: one LOOP_CONV_WS per tile), same columns.
 
 Shapes: 512x512x512, then `--count` shapes drawn with a fixed seed from the GEMM
 bands of the thesis's single-operator benchmark (Table 6.4 as benchmarks/single_op.py
@@ -40,6 +46,8 @@ from baco.sim.timing import CommandStream, TimingModel  # noqa: E402
 
 CAP = 2048
 SMOKE_SHAPES = [(48, 40, 72), (70, 1, 100)]
+CONV_CAP_HW, CONV_CAP_CH = 28, 256
+SMOKE_CONVS = [(6, 20, 17, 3)]
 
 
 def sampled_shapes(count: int, seed: int) -> list:
@@ -54,6 +62,50 @@ def sampled_shapes(count: int, seed: int) -> list:
         n = log_uniform(rng, *clip(n_band)) if i % 2 == 0 else 1
         shapes.append((m, n, k))
     return shapes
+
+
+def conv_shapes(count: int, seed: int) -> list:
+    """(H = W, C, K, R) drawn with a fixed seed from the thesis's Conv2D bands (Table 6.5 as
+    benchmarks/single_op.py defines them), images capped at CONV_CAP_HW and channels at
+    CONV_CAP_CH so the cycle model runs them here; stride 1, 'same' padding."""
+    from single_op import CONV_BANDS, log_uniform
+    rng = np.random.default_rng(seed)
+    shapes = []
+    for i in range(count):
+        (lo, hi), filt, channels = CONV_BANDS[int((i + 0.5) * len(CONV_BANDS) / count) % len(CONV_BANDS)]
+        size = log_uniform(rng, min(lo, CONV_CAP_HW), min(hi, CONV_CAP_HW))
+        c, k = (min(int(rng.choice(channels)), CONV_CAP_CH) for _ in range(2))
+        shapes.append((size, c, k, filt))
+    return shapes
+
+
+def conv_section(dims, shapes) -> int:
+    """baco's conv2d (default schedule; int8 output) against tiled_conv_auto on the cycle model;
+    returns the number of shapes where baco is slower."""
+    from baco.kernels.conv import conv2d_launch
+    from baco.sim.clib import time_conv
+    slower = 0
+    for dim in dims:
+        cfg = GemminiConfig.from_capacity(dim, 256, 64)
+        print(f"Conv2D, DIM {dim} (256 KB scratchpad, 64 KB accumulator), int8 output, stride 1, 'same' padding")
+        print(f"{'H=W':>4} {'C':>5} {'K':>5} {'RxS':>4}  {'baco blocks':>15} {'baco cycles':>12} {'util':>5}  "
+              f"{'library cycles':>14} {'util':>5}  speed-up")
+        ratios = []
+        for size, C, K, R in shapes:
+            x, w = np.zeros((1, size, size, C), np.int8), np.zeros((R, R, C, K), np.int8)
+            launch = conv2d_launch(x, w, padding=R // 2, scale=0.05, config=cfg)
+            ours = launch.cycles()["cycles"]
+            lib = time_conv(1, size, size, C, K, R, cfg, padding=R // 2, scale=0.05)["cycles"]
+            ratios.append(lib / ours)
+            slower += lib < ours
+            util = lambda cycles: size * size * C * K * R * R / (dim * dim * cycles)  # noqa: E731
+            s = launch.schedule
+            print(f"{size:>4} {C:>5} {K:>5} {f'{R}x{R}':>4}  {f'{s.block_m}/{s.block_n}/{s.block_k}':>15} "
+                  f"{ours:>12,.0f} {util(ours):>5.3f}  {lib:>14,.0f} {util(lib):>5.3f}  {lib / ours:>7.2f}x",
+                  flush=True)
+        print(f"geomean Conv2D speed-up over the library at DIM {dim}: "
+              f"{math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f}x over {len(ratios)} shapes\n")
+    return slower
 
 
 def launch_args(M, N, K, out_int8):
@@ -89,13 +141,17 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", choices=["int32", "int8"], default="int32")
     p.add_argument("--top-k", type=int, default=4, help="autotune: schedules kept by the cost model")
-    p.add_argument("--smoke", action="store_true", help="two tiny shapes at DIM 16")
+    p.add_argument("--conv-count", type=int, default=20, help="Conv2D shapes (0: none)")
+    p.add_argument("--no-gemm", action="store_true", help="only the Conv2D shapes")
+    p.add_argument("--smoke", action="store_true", help="two tiny GEMM shapes and one Conv2D at DIM 16")
     args = p.parse_args(argv)
     out_int8 = args.out == "int8"
     shapes = SMOKE_SHAPES if args.smoke else [(512, 512, 512)] + sampled_shapes(args.count, args.seed)
     dims = [16] if args.smoke else args.dims
+    if args.no_gemm:
+        shapes = []
     slower = tuned_worse = 0
-    for dim in dims:
+    for dim in dims if shapes else []:
         cfg = GemminiConfig.from_capacity(dim, 256, 64)
         print(f"DIM {dim} (256 KB scratchpad, 64 KB accumulator), {args.out} output")
         print(f"{'M':>5} {'N':>5} {'K':>5}  {'baco blocks':>15} {'baco cycles':>12} {'util':>5}  "
@@ -120,7 +176,9 @@ def main(argv=None) -> int:
         print(f"geomean speed-up over the library at DIM {dim}: "
               f"{math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f}x over {len(ratios)} shapes; autotuned over "
               f"the default schedule: {math.exp(sum(map(math.log, tuned_ratios)) / len(tuned_ratios)):.3f}x\n")
-    print(f"shapes where baco is slower than the library: {slower}; "
+    convs = SMOKE_CONVS if args.smoke else conv_shapes(args.conv_count, args.seed)
+    conv_slower = conv_section(dims, convs) if convs else 0
+    print(f"shapes where baco is slower than the library: {slower} GEMM, {conv_slower} Conv2D; "
           f"where the autotuned schedule is slower than the default: {tuned_worse}")
     return 0
 

@@ -73,9 +73,8 @@ def test_conv2d_bit_exact_on_sim(case):
     np.testing.assert_array_equal(y, ref)
 
 
-@pytest.mark.parametrize("blocks", [None, (32, 16, 32), GemmSchedule(16, 32, 16, "OS", False),
-                                    GemmSchedule(32, 32, 16, "WS", True), GemmSchedule(16, 16, 64, "OS", True)],
-                         ids=str)
+@pytest.mark.parametrize("blocks", [None, GemmSchedule(16, 32, 16, "OS", False), GemmSchedule(32, 32, 16, "WS", True),
+                                    GemmSchedule(16, 16, 64, "OS", True)], ids=str)
 def test_conv2d_schedules(blocks):
     """The default schedule, wider blocks, OS (each step's sum saturated to the array width,
     as the reference does) and double buffering."""
@@ -83,7 +82,7 @@ def test_conv2d_schedules(blocks):
     np.testing.assert_array_equal(y, ref)
 
 
-@pytest.mark.parametrize("case", [CONV2D[5], CONV2D[8]], ids=lambda c: "x".join(map(str, c)))
+@pytest.mark.parametrize("case", [CONV2D[8]], ids=lambda c: "x".join(map(str, c)))
 def test_conv2d_on_iss(case):
     y, ref = run_conv2d(case, target="iss")
     np.testing.assert_array_equal(y, ref)
@@ -150,12 +149,6 @@ def run_conv1d(case, target="sim"):
 @pytest.mark.parametrize("case", CONV1D, ids=lambda c: "x".join(map(str, c)))
 def test_conv1d_bit_exact_on_sim(case):
     y, ref = run_conv1d(case)
-    np.testing.assert_array_equal(y, ref)
-
-
-@pytest.mark.parametrize("case", CONV1D[3:4], ids=lambda c: "x".join(map(str, c)))
-def test_conv1d_on_iss(case):
-    y, ref = run_conv1d(case, target="iss")
     np.testing.assert_array_equal(y, ref)
 
 
