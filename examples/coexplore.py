@@ -38,7 +38,7 @@ def main(argv=None) -> int:
     p.add_argument("--budget", type=float, default=60)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default="out/coexplore")
-    p.add_argument("--importance", choices=["on", "off"], default="on", help="schedule steps over layers by gain")
+    p.add_argument("--importance", choices=["on", "off"], default="off", help="schedule steps over layers by gain")
     args = p.parse_args(argv)
     layers = None
     if not args.torch:

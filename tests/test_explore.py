@@ -101,7 +101,8 @@ def test_mixed_loop_orders_cost_as_each_order_alone():
         out = costmodel.cost_from_factors(layer, one, spatial[b:b + 1, 0], spatial[b:b + 1, 1], level_orders(t.order),
                                           tuple(h[b:b + 1] for h in hw))
         (g,) = torch.autograd.grad((out["cycles"] + out["energy_uj"]).sum(), one)
-        assert float(out["cycles"][0]) == float(cycles[b]) and float(out["energy_uj"][0]) == float(energy[b])
+        assert float(out["cycles"][0].detach()) == float(cycles[b].detach())
+        assert float(out["energy_uj"][0].detach()) == float(energy[b].detach())
         assert torch.allclose(g[0], grad[b], rtol=1e-12, atol=0)
 
 

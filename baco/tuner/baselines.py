@@ -6,12 +6,13 @@ genetic          a genetic algorithm over the same integer design points
 bayesian         optuna's TPE over continuous factor parameters rounded to divisors
 dosa_style       DOSA (MICRO'23): gradient descent on continuous mapping factors with the hardware inferred
                  by max over layers, 7 starts, rounding to the nearest divisors every 500 steps, started from
-                 strong valid mappings (the default heuristic, the best of many random valid mappings on
-                 each start's hardware)
+                 strong valid mappings (the C library's tilings, the best of many random valid mappings on
+                 each further start's hardware)
 
-Every search baseline is seeded, and is given the Gemmini-default mapping as one of its starting
-points, so none can end worse than the default on the default hardware's own terms.  Each returns a
-Result whose mappings pass the validator.
+Every search baseline is seeded, and is given baco's own heuristic starting designs (the C library's
+tilings on each of explore.START_HARDWARE, the default Gemmini first), so each compares its search,
+not its start, with baco's, and none can end worse than the default mapping.  Each returns a Result
+whose mappings pass the validator.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ import torch
 from tqdm.auto import tqdm
 
 from baco.tuner.arch import DEFAULT_HARDWARE, Hardware
-from baco.tuner.explore import (Adam, NetworkProblem, Result, Tiling, best_orders, best_orders_batch, best_points,
+from baco.tuner.explore import (START_HARDWARE, Adam, NetworkProblem, Result, Tiling, best_orders_batch, best_points,
                                 best_random,
                                 costmodel_tensors, evaluate_design, heuristic_tilings, neighbours, random_tilings,
                                 single_threaded, stack_tilings, unstack_tilings)
@@ -42,10 +43,11 @@ def _expired(deadline: float | None) -> bool:
 
 
 def _seed_designs(problem: NetworkProblem, deadline: float | None = None) -> list[list[Tiling]]:
-    """The Gemmini-default mapping as a starting design (with the best canonical orders, re-picked
-    until the deadline), if it exists."""
-    h = heuristic_tilings(problem.layers, DEFAULT_HARDWARE)
-    return [] if h is None else [best_orders(problem, h, deadline)]
+    """baco's heuristic starting designs: the C library's tilings on each of explore.START_HARDWARE
+    (the default Gemmini first) where they exist, with the best canonical orders (re-picked until
+    the deadline)."""
+    designs = [h for hw in START_HARDWARE if (h := heuristic_tilings(problem.layers, hw)) is not None]
+    return best_orders_batch(problem, designs, deadline) if designs else []
 
 
 # ------------------------------------------------------------------------------------------------
@@ -214,7 +216,7 @@ def bayesian(layers: list[Layer], *, time_budget_s: float | None = None, seed: i
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(sampler=optuna.samplers.TPESampler(seed=seed, multivariate=True))
-    seeds = _seed_designs(problem)
+    seeds = _seed_designs(problem, None if time_budget_s is None else t0 + time_budget_s)
     for design in seeds:
         study.enqueue_trial(params_of(design))
     # the seeds are evaluated whatever the budget (as every other method starts from them), so a

@@ -103,8 +103,9 @@ def main(argv=None) -> int:
     p.add_argument("--out", required=True, help="output folder")
     p.add_argument("--exact-dims", action="store_true",
                    help="map the dimensions as given instead of padding ragged ones to multiples of 16")
-    p.add_argument("--importance", choices=["on", "off"], default="on",
-                   help="baco: schedule gradient steps over layers by estimated gain (thesis §6.5), or move all")
+    p.add_argument("--importance", choices=["on", "off"], default="off",
+                   help="baco: schedule gradient steps over layers by estimated gain (thesis §6.5), or move all "
+                        "layers at every step (the default: better EDP at equal budget, benchmarks/network.py)")
     p.add_argument("--max-area", type=float, metavar="MM2",
                    help="baco: area budget in mm² (arch.area_mm2); no returned design exceeds it")
     p.add_argument("--pareto", type=int, metavar="N",

@@ -38,7 +38,12 @@ from baco.tuner.relax import (C_INDEX, DIMS, DRAM_LEVEL, K_INDEX, NUM_LEVELS, OR
 from baco.tuner.workloads import Layer
 
 PENALTY_WEIGHT = 10.0
-SETUP_SHARE = 0.15     # of a time budget, at most, for the starting points
+# the C library's tilings on these Gemminis start the descent (the default one and wider arrays with
+# proportionally larger buffers): cheap, valid and far better than random points on large layers
+START_HARDWARE = (DEFAULT_HARDWARE, Hardware(32, 512, 128), Hardware(64, 1024, 256), Hardware(128, 2048, 512))
+RANDOM_START_RANGE = 10.0   # a random start must be within this factor of the best heuristic start's EDP
+SETUP_SHARE = 0.15
+DESCENT_SHARE = 0.6     # of a time budget, at most, for the starting points
 POLISHED = 3           # best designs of the descent that are hill-climbed
 
 
@@ -330,11 +335,16 @@ class NetworkCost:
 
     def __call__(self, temporal, spatial, order, hw_t, layers: list[int] | None = None):
         """temporal/spatial/order: lists over the layers (or over `layers`, indices of a subset)."""
+        cycles, energy = self.per_layer(temporal, spatial, order, hw_t, layers)
+        return cycles.sum(0), energy.sum(0)
+
+    def per_layer(self, temporal, spatial, order, hw_t, layers: list[int] | None = None):
+        """Count-weighted (cycles, energy) [n, B] of each of the n layers (all, or `layers`)."""
         index = list(range(len(self.layers))) if layers is None else list(layers)
         at = {i: k for k, i in enumerate(index)}
         B = temporal[0].shape[0]
-        cycles = torch.zeros(B, dtype=torch.float64)
-        energy = torch.zeros(B, dtype=torch.float64)
+        cycles = [None] * len(index)
+        energy = [None] * len(index)
         stacked = [i for i in self.stacked if i in at]
         if len(stacked) > 1:
             key = (tuple(stacked), B)
@@ -347,17 +357,16 @@ class NetworkCost:
             hw = tuple(torch.as_tensor(h, dtype=torch.float64).expand(B).repeat(n) for h in hw_t)
             out = costmodel.cost_from_factors(self._stacks[key], t, s[:, 0], s[:, 1], o, hw)
             w = torch.tensor([self.counts[i] for i in stacked], dtype=torch.float64).unsqueeze(1)
-            cycles = cycles + (w * out["cycles"].view(n, B)).sum(0)
-            energy = energy + (w * out["energy_uj"].view(n, B)).sum(0)
+            for k, (c, e) in enumerate(zip(w * out["cycles"].view(n, B), w * out["energy_uj"].view(n, B))):
+                cycles[at[stacked[k]]], energy[at[stacked[k]]] = c, e
             singles = [i for i in index if i not in stacked]
         else:
             singles = index
         for i in singles:
             c, e = costmodel_tensors(self.layers[i], temporal[at[i]], spatial[at[i]], order[at[i]], hw_t,
                                      self.cycle_model)
-            cycles = cycles + self.counts[i] * c
-            energy = energy + self.counts[i] * e
-        return cycles, energy
+            cycles[at[i]], energy[at[i]] = self.counts[i] * c, self.counts[i] * e
+        return torch.stack(cycles), torch.stack(energy)
 
 
 @functools.lru_cache(maxsize=None)
@@ -446,19 +455,35 @@ def best_orders(problem: NetworkProblem, design: list[Tiling], deadline: float |
 
 def best_orders_batch(problem: NetworkProblem, designs: list[list[Tiling]],
                       deadline: float | None = None) -> list[list[Tiling]]:
-    """best_orders of many designs at once (one batched evaluation per layer)."""
+    """best_orders of many designs at once.  Loop orders do not change the inferred hardware, so every
+    layer's cost under every order is computed in one batched evaluation on each design's hardware;
+    the layers' orders are then re-picked one at a time, each against the network totals so far."""
     designs = [list(d) for d in designs]
-    n_orders = len(ORDER_CHOICES)
-    for i in range(len(problem.layers)):
-        if expired(deadline):
-            break
-        options = [Tiling(d[i].temporal, d[i].spatial_c, d[i].spatial_k, o) for d in designs for o in range(n_orders)]
-        batch = [options if j == i else [d[j] for d in designs for _ in range(n_orders)]
-                 for j in range(len(problem.layers))]
-        cost = problem.score(batch)
-        edp = torch.where(cost.penalty > 0, torch.inf, cost.edp).view(len(designs), n_orders)
+    n_orders, D, L = len(ORDER_CHOICES), len(designs), len(problem.layers)
+    if expired(deadline) or not designs:
+        return designs
+    with torch.no_grad():
+        hardware = problem.score([[d[i] for d in designs] for i in range(L)]).hardware
+        hw_t = tuple(torch.tensor([float(getattr(hardware[k], a)) for k in range(D)],
+                                  dtype=torch.float64).repeat_interleave(n_orders)
+                     for a in ("pe_dim", "sp_kb", "acc_kb"))
+        stacked = [stack_tilings([Tiling(d[i].temporal, d[i].spatial_c, d[i].spatial_k, o)
+                                  for d in designs for o in range(n_orders)]) for i in range(L)]
+        cycles, energy = problem.network_cost.per_layer([s[0] for s in stacked], [s[1] for s in stacked],
+                                                        [s[2] for s in stacked], hw_t)
+    cycles, energy = cycles.view(L, D, n_orders), energy.view(L, D, n_orders)
+    chosen = torch.tensor([[d[i].order for d in designs] for i in range(L)]).unsqueeze(2)
+    now_c, now_e = cycles.gather(2, chosen).squeeze(2), energy.gather(2, chosen).squeeze(2)   # [L, D]
+    total_c, total_e = now_c.sum(0), now_e.sum(0)
+    for i in range(L):
+        edp = (total_c - now_c[i]).unsqueeze(1) + cycles[i]
+        edp = edp * ((total_e - now_e[i]).unsqueeze(1) + energy[i])
+        pick = edp.argmin(1)
         for k, d in enumerate(designs):
-            d[i] = options[k * n_orders + int(torch.argmin(edp[k]))]
+            d[i] = Tiling(d[i].temporal, d[i].spatial_c, d[i].spatial_k, int(pick[k]))
+        new_c, new_e = cycles[i].gather(1, pick.unsqueeze(1)).squeeze(1), energy[i].gather(1, pick.unsqueeze(1)).squeeze(1)
+        total_c, total_e = total_c - now_c[i] + new_c, total_e - now_e[i] + new_e
+        now_c[i], now_e[i] = new_c, new_e
     return designs
 
 
@@ -526,15 +551,23 @@ def local_search(problem: NetworkProblem, design: list[Tiling], edp: float, dead
             options = neighbours(design[i], space, problem.max_pe)
             if not options:
                 continue
-            batch = [[design[j]] * len(options) if j != i else options for j in range(len(design))]
-            cost = problem.score(batch)
-            cand = torch.where(cost.penalty > 0, torch.inf, cost.edp)
+            cand = move_costs(problem, design, i, options)
             b = int(torch.argmin(cand))
             if float(cand[b]) < edp * (1 - 1e-12):
                 edp, design[i], improved = float(cand[b]), options[b], True
         if not improved:
             break
     return edp, design
+
+
+def move_costs(problem: NetworkProblem, design: list[Tiling], i: int, options: list[Tiling]) -> torch.Tensor:
+    """Network EDP [n] of the design with layer i's tiling replaced by each of n options (inf where
+    invalid): only layer i is costed per option, the other layers once per inferred hardware."""
+    from baco.tuner.importance import OthersCache, one_layer_cost
+    with torch.no_grad():
+        cycles, energy, penalty = one_layer_cost(problem, OthersCache(problem, design, i), *stack_tilings(options),
+                                                 smooth=False)
+    return torch.where(penalty > 0, torch.inf, cycles * energy)
 
 
 def iterated_local_search(problem: NetworkProblem, design: list[Tiling], edp: float, deadline: float | None,
@@ -682,8 +715,8 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
     """Co-optimise one mapping per layer and one shared Gemmini for the network EDP.
 
     layers carry their repeat counts (the objective is (sum count*energy) * (sum count*cycles)).
-    starts: parallel descents, started from the Gemmini-default mapping on init_hw (default: the
-    default Gemmini) and from the best of random_pool*starts random design points.
+    starts: parallel descents, started from the Gemmini-default mapping on init_hw (default: on each
+    of START_HARDWARE) and from the best of random_pool*starts random design points.
     steps: descent steps (default 600, or as many as the time budget allows).
     importance: instead of moving every layer at every step, give slices of steps to the layer
     with the largest estimated gain (importance.py, thesis §6.5), from the best start.
@@ -711,16 +744,19 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
     else:
         # set-up (the default mapping's orders, the random pool) gets at most SETUP_SHARE of a time budget
         setup_deadline = None if deadline is None else t0 + SETUP_SHARE * time_budget_s
-        inits = []
-        heuristic = heuristic_tilings(problem.layers, init_hw or DEFAULT_HARDWARE)
-        if heuristic is not None:
-            inits.append(best_orders(problem, heuristic, setup_deadline))
-        inits += [d for _, d in best_random(problem, random_pool * starts, max(starts - len(inits), 1), generator,
-                                            setup_deadline if inits else None)]
+        heuristic = [h for hw in ([init_hw] if init_hw else START_HARDWARE)
+                     if (h := heuristic_tilings(problem.layers, hw)) is not None][:starts]
+        inits = best_orders_batch(problem, heuristic, setup_deadline) if heuristic else []
+        seeded = best_points(problem, [[d[i] for d in inits] for i in range(len(layers))], 1) if inits else []
+        # random starts join only if they are competitive: on large layers they are orders of magnitude
+        # worse than the library's tilings and would take most of every descent step for nothing
+        cutoff = seeded[0][0] * RANDOM_START_RANGE if seeded else math.inf
+        inits += [d for e, d in best_random(problem, random_pool * starts, max(starts - len(inits), 1), generator,
+                                            setup_deadline if inits else None) if e <= cutoff]
 
     if saved is None or saved["phase"] == "descent":
-        # with a time budget: 60% for the descent, the rest to polish and then kick the best design
-        gd_deadline = None if deadline is None else t0 + 0.6 * time_budget_s
+        # with a time budget: DESCENT_SHARE for the descent, the rest to polish and then kick the best design
+        gd_deadline = None if deadline is None else t0 + DESCENT_SHARE * time_budget_s
         budget = Budget(steps, gd_deadline, 600)
         on_step = None
         if checkpoint is not None:

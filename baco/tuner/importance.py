@@ -114,7 +114,6 @@ class OthersCache:
         return (torch.stack([self.buffers[r][0] for r in rows], 1), torch.stack([self.buffers[r][1] for r in rows], 1))
 
     def lookup(self, hardware) -> tuple[torch.Tensor, torch.Tensor]:
-        from baco.tuner.explore import costmodel_tensors
         missing = sorted({h for h in hardware if h not in self.table}, key=lambda h: (h.pe_dim, h.sp_kb, h.acc_kb))
         if missing:
             U = len(missing)
@@ -122,13 +121,11 @@ class OthersCache:
                          for a in ("pe_dim", "sp_kb", "acc_kb"))
             cyc = torch.zeros(U, dtype=torch.float64)
             en = torch.zeros(U, dtype=torch.float64)
-            with torch.no_grad():
-                for j in self.others:
-                    t, s, o = self.stacked[j]
-                    c, e = costmodel_tensors(self.problem.layers[j], t.expand(U, -1, -1), s.expand(U, -1),
-                                             o.expand(U), hw_t, self.problem.cycle_model)
-                    cyc += self.problem.counts[j] * c
-                    en += self.problem.counts[j] * e
+            if self.others:
+                with torch.no_grad():
+                    t, s, o = zip(*(self.stacked[j] for j in self.others))
+                    cyc, en = self.problem.network_cost([x.expand(U, -1, -1) for x in t], [x.expand(U, -1) for x in s],
+                                                        [x.expand(U) for x in o], hw_t, layers=self.others)
             for u, h in enumerate(missing):
                 self.table[h] = (float(cyc[u]), float(en[u]))
         vals = [self.table[h] for h in hardware]
@@ -136,12 +133,32 @@ class OthersCache:
                 torch.tensor([v[1] for v in vals], dtype=torch.float64))
 
 
+def one_layer_cost(problem, cache: OthersCache, temporal, spatial, order, smooth: bool):
+    """Network (cycles, energy, penalty) [B] of B mappings of layer cache.active with every other layer
+    as in the cache's design: only the active layer is costed, the others per inferred hardware."""
+    from baco.tuner.explore import costmodel_tensors
+    i = cache.active
+    pe = spatial.max(1).values.clamp(min=cache.pe)
+    rows_of = problem.array_rows(pe)
+    need = requirements_from_factors(problem.layers[i], temporal, spatial, rows_of)
+    other_sp, other_acc = cache.buffer_needs(rows_of)
+    if isinstance(rows_of, float):
+        other_sp, other_acc = other_sp.expand(-1, temporal.shape[0]), other_acc.expand(-1, temporal.shape[0])
+    hardware, hw_t, penalty = problem.infer_hardware(pe, torch.cat([other_sp, need["sp_kb"].unsqueeze(0)]),
+                                                     torch.cat([other_acc, need["acc_kb"].unsqueeze(0)]), smooth)
+    c, e = costmodel_tensors(problem.layers[i], temporal, spatial, order, hw_t, problem.cycle_model)
+    oc, oe = cache.lookup(hardware)
+    cycles, energy = problem.counts[i] * c + oc, problem.counts[i] * e + oe
+    problem.note(cycles * energy, penalty)
+    return cycles, energy, penalty
+
+
 def run_slice(problem, design, edp: float, task: LayerTask, steps: int, lr: float, samples: int,
               generator: torch.Generator):
     """SLICE gradient steps on one layer's mapping; returns the best (edp, design) seen (maybe the input)."""
-    from baco.tuner.explore import PENALTY_WEIGHT, Adam, Tiling, costmodel_tensors, unstack_tilings
+    from baco.tuner.explore import PENALTY_WEIGHT, Adam, Tiling, unstack_tilings
     i = task.index
-    space, layer, count = problem.spaces[i], problem.layers[i], problem.counts[i]
+    space = problem.spaces[i]
     with torch.no_grad():   # restart from the current best tiling of the layer (its snap)
         th, sp = space.params_from_factors(design[i].temporal, design[i].spatial_c, design[i].spatial_k)
         task.theta.copy_(th.unsqueeze(0))
@@ -154,19 +171,7 @@ def run_slice(problem, design, edp: float, task: LayerTask, steps: int, lr: floa
     for _ in range(steps):
         tau = TemperatureSchedule(1.0, 0.03, ANNEAL_STEPS)(min(task.steps, ANNEAL_STEPS))
         smp = space.sample(task.theta.expand(samples, -1, -1), task.theta_spatial.expand(samples, -1), tau, generator)
-        pe = smp.spatial.max(1).values.clamp(min=cache.pe)
-        rows_of = problem.array_rows(pe)
-        need = requirements_from_factors(layer, smp.temporal, smp.spatial, rows_of)
-        other_sp, other_acc = cache.buffer_needs(rows_of)
-        if isinstance(rows_of, float):
-            other_sp, other_acc = other_sp.expand(-1, samples), other_acc.expand(-1, samples)
-        hardware, hw_t, penalty = problem.infer_hardware(pe, torch.cat([other_sp, need["sp_kb"].unsqueeze(0)]),
-                                                         torch.cat([other_acc, need["acc_kb"].unsqueeze(0)]),
-                                                         smooth=True)
-        c, e = costmodel_tensors(layer, smp.temporal, smp.spatial, order, hw_t, problem.cycle_model)
-        oc, oe = cache.lookup(hardware)
-        cycles, energy = count * c + oc, count * e + oe
-        problem.note(cycles * energy, penalty)
+        cycles, energy, penalty = one_layer_cost(problem, cache, smp.temporal, smp.spatial, order, smooth=True)
         loss = (torch.log(cycles) + torch.log(energy) + PENALTY_WEIGHT * (penalty + smp.penalty)).sum() / samples
         task.optimizer.zero_grad()
         loss.backward()

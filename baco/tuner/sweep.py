@@ -42,7 +42,7 @@ def tasks_from_spec(spec: dict) -> list[dict]:
         raise ValueError("sweep spec: give `networks` and/or `torch`")
     if spec.get("steps") is None and spec.get("budget") is None:
         raise ValueError("sweep spec: give `steps` (reproducible) and/or `budget` (seconds per run)")
-    common = {"steps": spec.get("steps"), "budget": spec.get("budget"), "importance": bool(spec.get("importance", True)),
+    common = {"steps": spec.get("steps"), "budget": spec.get("budget"), "importance": bool(spec.get("importance", False)),
               "options": dict(spec.get("options", {}))}
     return [{**w, "max_area": area, "seed": int(seed), **common}
             for w, area, seed in itertools.product(workloads, spec.get("max_area", [None]), spec.get("seeds", [0]))]
