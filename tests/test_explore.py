@@ -121,3 +121,55 @@ def test_network_cost_stacks_timeloop_layers_as_per_layer_calls():
     singles = [costmodel_tensors(l, *s, hw) for l, s in zip(layers, stacked)]
     assert torch.allclose(cycles, sum(l.count * c for l, (c, _) in zip(layers, singles)), rtol=1e-12)
     assert torch.allclose(energy, sum(l.count * e for l, (_, e) in zip(layers, singles)), rtol=1e-12)
+
+
+def test_best_orders_never_worsen_and_pick_the_best_order_of_a_single_layer():
+    from baco.tuner.explore import best_orders_batch
+    from baco.tuner.relax import ORDER_CHOICES
+    conv = Layer(R=3, S=3, P=14, Q=14, C=32, K=64, N=1)
+    problem = NetworkProblem([conv])
+    designs = [[t] for t in random_tilings(problem, 6, torch.Generator().manual_seed(2))[0]]
+    designs = [d for d in designs if float(problem.score([[d[0]]]).penalty[0]) == 0]
+    for before, after in zip(designs, best_orders_batch(problem, designs)):
+        options = [[Tiling(before[0].temporal, before[0].spatial_c, before[0].spatial_k, o)
+                    for o in range(len(ORDER_CHOICES))]]
+        edps = problem.score(options).edp
+        assert float(problem.score([after]).edp[0]) == pytest.approx(float(edps.min()), rel=1e-12)
+    net = [gemm(64, 128, 32), conv, Layer(R=1, S=1, P=7, Q=7, C=64, K=16, N=1, count=3)]
+    problem = NetworkProblem(net)
+    pool = random_tilings(problem, 8, torch.Generator().manual_seed(4))
+    designs = [[pool[i][b] for i in range(3)] for b in range(8)]
+    before = problem.score(pool)
+    after = problem.score([[d[i] for d in best_orders_batch(problem, designs)] for i in range(3)])
+    valid = before.penalty == 0
+    assert torch.all(after.edp[valid] <= before.edp[valid] * (1 + 1e-12))
+
+
+def test_move_costs_equal_the_full_network_cost_of_each_move():
+    from baco.tuner.explore import heuristic_tilings, move_costs
+    net = [gemm(64, 128, 32), Layer(R=3, S=3, P=8, Q=8, C=16, K=32, N=1, count=2),
+           Layer(R=1, S=1, P=7, Q=7, C=64, K=16, N=1, count=3)]
+    problem = NetworkProblem(net)
+    design = heuristic_tilings(net, DEFAULT_HARDWARE)
+    for i in range(len(net)):
+        options = neighbours(design[i], problem.spaces[i], problem.max_pe)
+        full = problem.score([options if j == i else [design[j]] * len(options) for j in range(len(net))])
+        expected = torch.where(full.penalty > 0, torch.inf, full.edp)
+        assert torch.allclose(move_costs(problem, design, i, options), expected, rtol=1e-12)
+
+
+def test_every_method_keeps_its_time_budget_on_a_24_layer_network():
+    """Set-up counts: the starts, order re-picks, random pools and per-layer start mappers all stop at
+    the deadline (they used to run minutes past a 20 s budget on ResNet-50)."""
+    import time
+    from baco.tuner import baselines
+    from baco.tuner.workloads import load_network
+    layers = load_network("resnet50")
+    assert len(layers) >= 20
+    for run in (lambda: coexplore(layers, seed=0, time_budget_s=2.0, progress=False),
+                lambda: baselines.random_search(layers, time_budget_s=2.0),
+                lambda: baselines.dosa_style(layers, time_budget_s=2.0)):
+        t0 = time.perf_counter()
+        result = run()
+        assert time.perf_counter() - t0 < 2.0 + 4.0
+        _assert_valid(result, layers)
