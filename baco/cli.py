@@ -6,6 +6,7 @@ cheap. Whatever a tool does, the user sees one-line errors and an exit code, nev
 a traceback: a missing or unreadable file exits 2, Ctrl-C exits 130 quietly, and an
 unexpected exception is one line naming it (BACO_TRACEBACK=1 shows the traceback).
 """
+import argparse
 import importlib
 import os
 import sys
@@ -30,6 +31,11 @@ def usage() -> str:
     return "\n".join(lines)
 
 
+def input_name(path: str) -> str:
+    """How errors name an input file ('-' is stdin)."""
+    return "<stdin>" if path == "-" else path
+
+
 def read_text(path: str, what: str = "input") -> str:
     """A text input file ('-' for stdin), or a one-line error (ValueError)."""
     if path == "-":
@@ -41,8 +47,16 @@ def read_text(path: str, what: str = "input") -> str:
         raise ValueError(f"{path}: not a text file (is it a binary, e.g. an object or ELF?)") from None
 
 
+def one_line_usage_error(parser: argparse.ArgumentParser, message: str):
+    """argparse's error(), one line (no usage block): what is wrong and where help is; exit 2."""
+    parser.exit(2, f"{parser.prog}: error: {message} (`{parser.prog} --help` lists the options)\n")
+
+
 def run_tool(name: str, tool_main, argv) -> int:
-    """Run a subcommand's main with the error contract above."""
+    """Run a subcommand's main with the error contract above; every subcommand's argparse
+    reports a bad option as one line."""
+    usage_error = argparse.ArgumentParser.error
+    argparse.ArgumentParser.error = one_line_usage_error
     try:
         return int(tool_main(argv) or 0)
     except SystemExit as e:         # argparse's usage errors (2) and --help (0)
@@ -65,6 +79,8 @@ def run_tool(name: str, tool_main, argv) -> int:
         print(f"baco {name}: internal error: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''} "
               "(BACO_TRACEBACK=1 shows where)", file=sys.stderr)
         return INTERNAL_ERROR
+    finally:
+        argparse.ArgumentParser.error = usage_error
 
 
 def main(argv=None) -> int:

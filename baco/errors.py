@@ -36,15 +36,20 @@ class CompilationError(Exception):
         diags = getattr(err, "error_diagnostics", None) or []
         if not diags:
             return cls(f"{what}: {' '.join(str(err).split())}")
-        d = diags[0]
-        m = re.search(r'"([^"]+)":(\d+):(\d+)', str(d.location))
-        if m and m.group(1) == "-":      # parsed from a string: line:col of the text itself
-            return cls(f"{what} at line {m.group(2)}, col {m.group(3)}: {d.message}")
-        return cls.at_location(f"{what}: {d.message}", d.location)
+        return cls.at_location(f"{what}: {diags[0].message}", diags[0].location)
+
+    def in_file(self, path: str) -> "CompilationError":
+        """This error with the IR text's own locations ("-", MLIR's name for text parsed from
+        a string) naming `path`, the file the text was read from."""
+        if self.filename != "-":
+            return self
+        return CompilationError(self.message, path, self.line, self.col)
 
     def _render(self) -> str:
         if self.filename is None or self.line is None:
             return self.message
+        if self.filename == "-":        # IR text parsed from a string: its own line:col
+            return f"line {self.line}, col {self.col} of the IR: error: {self.message}"
         return located(f"error: {self.message}", self.filename, self.line, self.col)
 
 

@@ -1,6 +1,7 @@
 """Every `baco` subcommand's error paths: a bad file, input of the wrong stage, a bad
-option each give one line on stderr and a non-zero exit, never a traceback or a
-crash; Ctrl-C exits 130 quietly; ELFs carry the GemminiConfig they were built for."""
+option each give one line on stderr (a located error in an input file adds its source
+line and a caret) and a non-zero exit, never a traceback, a usage block or a crash;
+Ctrl-C exits 130 quietly; ELFs carry the GemminiConfig they were built for."""
 import signal
 import subprocess
 import sys
@@ -15,6 +16,10 @@ from baco.gemmini.config import GemminiConfig
 from baco.sim.elfinfo import read_config_note
 
 IR = Path(__file__).parent / "ir" / "matmul.baco.mlir"
+CAPACITY = Path(__file__).parent / "ir" / "gemmini-placement" / "error_capacity.mlir"
+# the line of its first 128-row block (the op placement reports)
+CAPACITY_LINE = next(i for i, line in enumerate(CAPACITY.read_text().splitlines(), 1)
+                     if "memref.alloc" in line and "128x" in line and not line.startswith("//"))
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +58,20 @@ CASES = [  # (argv with {d} for the fixture folder, exit code, message)
     ("opt {d}/nope.mlir", 2, "baco opt: {d}/nope.mlir: No such file or directory"),
     ("opt {d}/main.o", 2, "not a text file"),
     ("opt {d}/empty.mlir", 1, "empty input"),
-    ("opt {d}/garbage.txt", 1, "invalid input IR at line 1, col 1: custom op 'garbage' is unknown"),
+    ("opt {d}/garbage.txt", 1, "baco opt: {d}/garbage.txt:1:1: error: invalid input IR: custom op 'garbage' is "
+                               "unknown"),
+    (f"opt {CAPACITY} --pass gemmini-placement --dim 16 --sp-kb 8 --acc-kb 4", 1,
+     f"baco opt: {CAPACITY}:{CAPACITY_LINE}:"),          # a pass's error on hand-written IR names the file
+    ("opt {d}/garbage.txt --pass nosuch", 2, "baco opt: error: argument --pass: invalid choice: 'nosuch'"),
+    ("opt {d}/garbage.txt --dim sixteen", 2, "baco opt: error: argument --dim: invalid int value: 'sixteen'"),
+    ("translate {d}/garbage.txt --dataflow XS", 2, "baco translate: error: argument --dataflow: invalid choice"),
+    ("llc {d}/kernel.ll", 2, "baco llc: error: the following arguments are required: -o/--output"),
+    ("sim", 2, "baco sim: error: the following arguments are required"),
+    ("sim {d}/ok.elf --bogus", 2, "baco sim: error: unrecognized arguments: --bogus"),
+    ("disasm {d}/ok.elf --bogus", 2, "baco disasm: error: unrecognized arguments: --bogus"),
+    ("run --bogus", 2, "baco run: error:"),
+    ("sweep --bogus", 2, "baco sweep: error:"),
+    ("tune --bogus", 2, "baco tune: error:"),
     (f"opt {IR} --pass linalg-to-instgem", 1, "the input of stage 'baco-to-linalg', not the input of stage "
                                               "'linalg-to-instgem'"),
     ("opt {d}/stage2.mlir --pass baco-to-linalg", 1, "the input of stage 'gemmini-placement'"),
@@ -107,10 +125,11 @@ def test_error_paths(files, capsys, argv, code, message):
     if argv == "nosuchtool":                 # the error, then the list of commands
         assert err.splitlines()[0] == "baco: unknown command 'nosuchtool'"
         return
-    last = err.strip().splitlines()[-1]      # argparse errors come after their usage lines
-    assert message.format(d=files) in last, err
-    if "usage:" not in err:
-        one_line(err)
+    assert "usage:" not in err                # argparse errors too are one line
+    lines = err.strip().splitlines()
+    assert lines[0].startswith(message.format(d=files)) or message.format(d=files) in lines[0], err
+    if len(lines) > 1:                       # a located error: its source line and a caret
+        assert len(lines) == 3 and lines[2].strip() == "^", err
 
 
 def test_good_paths_exit_zero(files, capsys):

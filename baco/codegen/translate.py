@@ -7,7 +7,7 @@ import sys
 
 from mlir.dialects import llvm as llvm_dialect
 
-from baco.cli import read_text
+from baco.cli import input_name, read_text
 from baco.errors import CompilationError
 
 
@@ -36,7 +36,7 @@ def main(argv=None) -> int:
         module = llvm_module(text, args.start, config_from_args(args), args.dataflow, args.double_buffer)
         ir_text = to_llvm_ir(module)
     except CompilationError as e:
-        print(f"baco translate: {e}", file=sys.stderr)
+        print(f"baco translate: {e.in_file(input_name(args.input))}", file=sys.stderr)
         return 1
     if args.output == "-":
         print(ir_text)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from baco.cli import read_text
+from baco.cli import input_name, read_text
 from baco.errors import CompilationError
 from baco.gemmini.config import GemminiConfig
 from baco.passes.pipeline import STAGES, run_pipeline
@@ -50,7 +50,7 @@ def main(argv=None) -> int:
         res = run_pipeline(text, config=config_from_args(args), dataflow=args.dataflow,
                            double_buffer=args.double_buffer, start=start, until=until)
     except CompilationError as e:
-        print(f"baco opt: {e}", file=sys.stderr)
+        print(f"baco opt: {e.in_file(input_name(args.input))}", file=sys.stderr)
         return 1
     out = str(res.module)
     if args.output == "-":

@@ -120,7 +120,7 @@ def window_tiles(first, rows, dim: int):
     first_tile = ir.binop("divsi", first, cst(dim))
     n = ir.binop("subi", ceil_div(ir.binop("addi", first, rows), dim), first_tile)
     return first_tile, ir.binop("muli", n, ir.create("arith.extui", operands=[
-        prefetch.cmp(4, rows, cst(0))], results=[ir.i64()]).result)
+        ir.cmpi("sgt", rows, cst(0))], results=[ir.i64()]).result)
 
 
 def load_stream(count, body):
@@ -237,7 +237,7 @@ class LinalgToInstGem:
         else:       # the loop's first iteration overwrites it; zeroed only if the loop runs no iteration
             lb, ub = list(loop_op.operands)[:2]
             with InsertionPoint(loop_op):     # (nothing touches the block in between)
-                prefetch.when(prefetch.cmp(5, lb, ub), lambda: self.zero_block(blk, 0))
+                prefetch.when(ir.cmpi("sge", lb, ub), lambda: self.zero_block(blk, 0))
         self.dead.append(op)
 
     def zero_block(self, blk: Placed, slot: int, only=None):
@@ -348,7 +348,7 @@ class LinalgToInstGem:
             self.store_all(op, src, dst, blk)
         else:       # the loop's last iteration stored it; here only if the loop ran no iteration
             lb, ub = list(loop_op.operands)[:2]
-            prefetch.when(prefetch.cmp(5, lb, ub), lambda: self.store_all(op, src, dst, blk))
+            prefetch.when(ir.cmpi("sge", lb, ub), lambda: self.store_all(op, src, dst, blk))
 
     def store_all(self, op, src, dst, blk):
         emit_tile, n_rt, n_ct = self.store_plan(op, src, dst, blk)
@@ -501,7 +501,7 @@ class LinalgToInstGem:
                                                             self.placed(alloc_of(store.operands[0])))
                 lb, ub, step = list(loop_op.operands)[:3]
                 iv = loop_op.regions[0].blocks[0].arguments[0]
-                last_iteration = prefetch.cmp(5, ir.binop("addi", iv, step), ub)
+                last_iteration = ir.cmpi("sge", ir.binop("addi", iv, step), ub)
 
             def store_rows(ct, lo, hi):
                 loop(lo, hi, lambda rt: emit_tile(rt, ct))
@@ -509,7 +509,7 @@ class LinalgToInstGem:
             first_loop = self.first_write_of_matmul.get(op)
             if first_loop is not None:
                 iv = first_loop.regions[0].blocks[0].arguments[0]
-                first_iteration = prefetch.cmp(0, iv, first_loop.operands[0])
+                first_iteration = ir.cmpi("eq", iv, first_loop.operands[0])
 
             def c_target(i, j, k, rows, cols):
                 """(C address, rows, cols) a preload writes: in the first iteration the k = 0
@@ -517,7 +517,7 @@ class LinalgToInstGem:
                 B extent come out as zeros: the array masks them), everything else accumulates."""
                 if first_loop is None:
                     return C.tile_addr(i, j, acc_flags), rows, cols
-                over = ir.binop("andi", first_iteration, prefetch.cmp(0, k, zero))
+                over = ir.binop("andi", first_iteration, ir.cmpi("eq", k, zero))
                 flags = select(over, cst(local_addr(0, acc=True)), cst(acc_flags))
                 return ir.binop("ori", C.tile_addr(i, j), flags), select(over, cst(d), rows), \
                     select(over, cst(d), cols)
@@ -528,18 +528,18 @@ class LinalgToInstGem:
                 if fused is not None:
                     prev = ir.binop("subi", j, cst(1))
                     store_prev = ir.binop("andi", last_iteration, ir.binop(
-                        "andi", prefetch.cmp(5, prev, zero), prefetch.cmp(2, prev, n_ct)))
+                        "andi", ir.cmpi("sge", prev, zero), ir.cmpi("slt", prev, n_ct)))
                     per_k = ir.binop("ceildivsi", n_rt, ir.binop("maxsi", n_k, cst(1)))
                     # the last column has no next one to hide behind: its last k step stores
                     # row tile i-1 after computing row tile i
                     store_own = ir.binop("andi", last_iteration, ir.binop(
-                        "andi", prefetch.cmp(0, j, ir.binop("subi", n_cols_run, cst(1))), prefetch.cmp(2, j, n_ct)))
+                        "andi", ir.cmpi("eq", j, ir.binop("subi", n_cols_run, cst(1))), ir.cmpi("slt", j, n_ct)))
 
                 def store_own_row(k, i):
                     if fused is not None:
                         row = ir.binop("subi", i, cst(1))
-                        prefetch.when(ir.binop("andi", ir.binop("andi", store_own, prefetch.cmp(
-                            0, k, ir.binop("subi", n_k, cst(1)))), prefetch.cmp(2, row, n_rt)),
+                        prefetch.when(ir.binop("andi", ir.binop("andi", store_own, ir.cmpi(
+                            "eq", k, ir.binop("subi", n_k, cst(1)))), ir.cmpi("slt", row, n_rt)),
                             lambda: emit_tile(row, j))
 
                 def k_loop(k):
@@ -568,13 +568,13 @@ class LinalgToInstGem:
                 if fused is not None:      # rows an empty k loop left; the last column's last rows
                     prefetch.when(store_prev, lambda: store_rows(
                         prev, ir.binop("minsi", ir.binop("muli", n_k, per_k), n_rt), n_rt))
-                    own_done = select(prefetch.cmp(4, n_k, zero), ir.binop(
+                    own_done = select(ir.cmpi("sgt", n_k, zero), ir.binop(
                         "minsi", ir.binop("maxsi", ir.binop("subi", n_i, cst(1)), zero), n_rt), zero)
                     prefetch.when(store_own, lambda: store_rows(j, own_done, n_rt))
             outer = loop(zero, n_cols_run, j_loop)
             if first_loop is not None:     # tiles the first iteration's products did not reach
                 prefetch.when(first_iteration, lambda: self.zero_block(C, 0, only=lambda r, c: any_of(
-                    prefetch.cmp(0, n_k, zero), prefetch.cmp(5, r, n_i), prefetch.cmp(5, c, n_cols_run))))
+                    ir.cmpi("eq", n_k, zero), ir.cmpi("sge", r, n_i), ir.cmpi("sge", c, n_cols_run))))
             if fused is not None:          # columns the nest did not reach
                 def rest():
                     loop(ir.binop("minsi", n_cols_run, n_ct), n_ct, lambda ct: store_rows(ct, zero, n_rt))

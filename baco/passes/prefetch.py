@@ -26,7 +26,7 @@ the next iteration's values). Every block copy has its own config_ld slot
 from __future__ import annotations
 
 from mlir.dialects import scf
-from mlir.ir import InsertionPoint, IntegerAttr, IntegerType
+from mlir.ir import InsertionPoint
 
 from baco.passes import irutil as ir
 
@@ -137,15 +137,6 @@ def slice_of(roots, body):
     return sorted(need, key=pos.get)
 
 
-def i1():
-    return IntegerType.get_signless(1)
-
-
-def cmp(pred, a, b):
-    return ir.create("arith.cmpi", operands=[a, b], results=[i1()],
-                     attributes={"predicate": IntegerAttr.get(ir.i64(), pred)}).result
-
-
 def when(cond, build):
     if_op = scf.IfOp(cond)
     with InsertionPoint(if_op.then_block):
@@ -190,7 +181,7 @@ def pipeline_loads(loop_op) -> bool:
 
     with InsertionPoint(loop_op), loop_op.location:           # prologue: iteration lb
         mapping = {iv: lb, **dict(zip(iter_args, inits))}
-        when(cmp(2, lb, ub), lambda: clone_with(deps + checks + roots_in_order, mapping))
+        when(ir.cmpi("slt", lb, ub), lambda: clone_with(deps + checks + roots_in_order, mapping))
 
     with InsertionPoint(nest), loop_op.location:              # iteration k + step: its arithmetic…
         carried = {}
@@ -198,7 +189,7 @@ def pipeline_loads(loop_op) -> bool:
         next_iv = ir.binop("addi", iv, step)
         mapping = {iv: next_iv, **dict(zip(iter_args, [carried.get(v, v) for v in yield_op.operands]))}
         clone_with(deps, mapping)
-        has_next = cmp(2, next_iv, ub)
+        has_next = ir.cmpi("slt", next_iv, ub)
         when(has_next, lambda: clone_with(checks_then_configs, mapping))
         n_outer = ir.create("arith.subi", operands=[nest.operands[1], nest.operands[0]],
                             results=[ir.index()]).result
