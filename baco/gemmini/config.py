@@ -30,6 +30,8 @@ class GemminiConfig:
     dma_max_bytes: int = 64
     mvin_scale: bool = True
     acc_read_full_width: bool = True
+    acc_read_operands: bool = True  # the execute unit reads accumulator rows as operands (the RTL
+                                    # does; Spike's libgemmini does not): needed by chained dots
     has_normalizations: bool = False
     num_counters: int = 8
 

@@ -462,6 +462,9 @@ class LinalgToInstGem:
         (the scaled read path; Gemmini cannot move accumulator rows to the scratchpad)."""
         if A.space != "acc_read":
             return A, 0
+        if not self.cfg.acc_read_operands:
+            raise ir.fail("this dot reads an earlier dot's accumulator as its A operand, and this Gemmini's "
+                          "execute unit cannot read the accumulator (GemminiConfig.acc_read_operands is off)", op)
         relu, scale, source = self.epilogue_writing(A.alloc)
         instgem.emit("config_ex", dataflow=1 if self.dataflow == "WS" else 0, activation=relu,
                      acc_scale=scale, a_stride=1, c_stride=1)

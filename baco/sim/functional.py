@@ -169,6 +169,9 @@ class GemminiModel:
         if is_garbage(addr) or rows == 0 or cols == 0:
             return out
         acc, row = self._row(addr, rows, field)
+        if acc and not self.config.acc_read_operands:
+            raise self.fault("this Gemmini's execute unit cannot read the accumulator as an operand "
+                             "(acc_read_operands is off)", field)
         if acc:
             block = self.acc[row:row + rows, :cols].astype(np.int64)
             if not addr & READ_FULL_BIT:
