@@ -25,7 +25,6 @@
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -273,62 +272,42 @@ module {
       %156 = arith.index_cast %155 : i64 to index
       scf.for %arg13 = %c0 to %156 step %c1 {
         %157 = arith.index_cast %arg13 : index to i64
-        %158 = arith.muli %157, %c16_i64 : i64
-        %159 = arith.subi %132, %158 : i64
-        %160 = arith.minsi %159, %c16_i64 : i64
-        %161 = arith.cmpi slt, %160, %c16_i64 : i64
-        %162 = arith.andi %153, %161 : i1
-        scf.if %162 {
-          scf.for %arg14 = %c0 to %c4 step %c1 {
-            %164 = arith.index_cast %arg14 : index to i64
-            %165 = arith.remsi %164, %c2_i64 : i64
-            %166 = arith.divsi %164, %c2_i64 : i64
-            %167 = arith.muli %166, %c16_i64 : i64
-            %168 = arith.subi %c32_i64, %167 : i64
-            %169 = arith.minsi %168, %c16_i64 : i64
-            %170 = arith.muli %165, %c32_i64 : i64
-            %171 = arith.addi %170, %167 : i64
-            %172 = arith.ori %171, %c2147483648_i64 : i64
-            %173 = arith.cmpi eq, %166, %157 : i64
-            scf.if %173 {
-              "instgem.mvin"(%c0_i64, %172, %169, %c16_i64) : (i64, i64, i64, i64) -> ()
-            }
-          }
-        }
-        %163 = arith.index_cast %152 : i64 to index
-        scf.for %arg14 = %c0 to %163 step %c1 {
-          %164 = arith.index_cast %arg14 : index to i64
-          %165 = arith.minsi %98, %c16_i64 : i64
-          %166 = arith.cmpi eq, %164, %c0_i64 : i64
-          %167 = arith.andi %153, %166 : i1
-          %168 = arith.cmpi eq, %160, %c16_i64 : i64
-          %169 = arith.andi %167, %168 : i1
-          %170 = arith.select %169, %c2147483648_i64, %c3221225472_i64 : i64
-          %171 = arith.ori %158, %170 : i64
-          %172 = arith.select %169, %c16_i64, %165 : i64
-          %173 = arith.muli %164, %c32_i64 : i64
-          %174 = arith.addi %173, %158 : i64
-          %175 = arith.addi %174, %c64_i64 : i64
-          %176 = arith.muli %164, %c16_i64 : i64
-          %177 = arith.subi %133, %176 : i64
-          %178 = arith.minsi %177, %c16_i64 : i64
-          "instgem.preload"(%175, %160, %178, %171, %160, %172) : (i64, i64, i64, i64, i64, i64) -> ()
-          %179 = arith.subi %97, %176 : i64
-          %180 = arith.minsi %179, %c16_i64 : i64
-          "instgem.compute_preloaded"(%176, %180, %165, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %181 = arith.index_cast %105 : i64 to index
-          scf.for %arg15 = %c1 to %181 step %c1 {
-            %182 = arith.index_cast %arg15 : index to i64
-            %183 = arith.muli %182, %c16_i64 : i64
-            %184 = arith.subi %98, %183 : i64
-            %185 = arith.minsi %184, %c16_i64 : i64
-            %186 = arith.muli %182, %c32_i64 : i64
-            %187 = arith.addi %186, %158 : i64
-            %188 = arith.ori %187, %170 : i64
-            %189 = arith.select %169, %c16_i64, %185 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %188, %160, %189) : (i64, i64, i64, i64, i64, i64) -> ()
-            %190 = arith.addi %186, %176 : i64
-            "instgem.compute_accumulated"(%190, %180, %185, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %158 = arith.index_cast %152 : i64 to index
+        scf.for %arg14 = %c0 to %158 step %c1 {
+          %159 = arith.index_cast %arg14 : index to i64
+          %160 = arith.minsi %98, %c16_i64 : i64
+          %161 = arith.muli %157, %c16_i64 : i64
+          %162 = arith.subi %132, %161 : i64
+          %163 = arith.minsi %162, %c16_i64 : i64
+          %164 = arith.cmpi eq, %159, %c0_i64 : i64
+          %165 = arith.andi %153, %164 : i1
+          %166 = arith.select %165, %c2147483648_i64, %c3221225472_i64 : i64
+          %167 = arith.ori %161, %166 : i64
+          %168 = arith.select %165, %c16_i64, %160 : i64
+          %169 = arith.select %165, %c16_i64, %163 : i64
+          %170 = arith.muli %159, %c32_i64 : i64
+          %171 = arith.addi %170, %161 : i64
+          %172 = arith.addi %171, %c64_i64 : i64
+          %173 = arith.muli %159, %c16_i64 : i64
+          %174 = arith.subi %133, %173 : i64
+          %175 = arith.minsi %174, %c16_i64 : i64
+          "instgem.preload"(%172, %163, %175, %167, %169, %168) : (i64, i64, i64, i64, i64, i64) -> ()
+          %176 = arith.subi %97, %173 : i64
+          %177 = arith.minsi %176, %c16_i64 : i64
+          "instgem.compute_preloaded"(%173, %177, %160, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %178 = arith.index_cast %105 : i64 to index
+          scf.for %arg15 = %c1 to %178 step %c1 {
+            %179 = arith.index_cast %arg15 : index to i64
+            %180 = arith.muli %179, %c16_i64 : i64
+            %181 = arith.subi %98, %180 : i64
+            %182 = arith.minsi %181, %c16_i64 : i64
+            %183 = arith.muli %179, %c32_i64 : i64
+            %184 = arith.addi %183, %161 : i64
+            %185 = arith.ori %184, %166 : i64
+            %186 = arith.select %165, %c16_i64, %182 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %185, %169, %186) : (i64, i64, i64, i64, i64, i64) -> ()
+            %187 = arith.addi %183, %173 : i64
+            "instgem.compute_accumulated"(%187, %177, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}

@@ -36,7 +36,6 @@
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -409,160 +408,140 @@ module {
       %191 = arith.ceildivsi %185, %187 : index
       scf.for %arg13 = %c0 to %130 step %c1 {
         scf.if %186 {
-          %199 = arith.muli %arg13, %188 : index
-          %200 = arith.minsi %199, %155 : index
-          %201 = arith.addi %200, %188 : index
-          %202 = arith.minsi %201, %155 : index
-          scf.for %arg14 = %200 to %202 step %c1 {
-            %215 = arith.index_cast %arg14 : index to i64
-            %216 = arith.divsi %215, %148 : i64
-            %217 = arith.addi %149, %216 : i64
-            %218 = arith.remsi %215, %148 : i64
-            %219 = arith.muli %217, %c16_i64 : i64
-            %220 = arith.maxsi %219, %99 : i64
-            %221 = arith.addi %219, %c16_i64 : i64
-            %222 = arith.minsi %221, %102 : i64
-            %223 = arith.subi %222, %220 : i64
-            %224 = arith.subi %220, %99 : i64
-            %225 = arith.muli %224, %147 : i64
-            %226 = arith.addi %146, %225 : i64
-            %227 = arith.muli %218, %c64_i64 : i64
+          %194 = arith.muli %arg13, %188 : index
+          %195 = arith.minsi %194, %155 : index
+          %196 = arith.addi %195, %188 : index
+          %197 = arith.minsi %196, %155 : index
+          scf.for %arg14 = %195 to %197 step %c1 {
+            %210 = arith.index_cast %arg14 : index to i64
+            %211 = arith.divsi %210, %148 : i64
+            %212 = arith.addi %149, %211 : i64
+            %213 = arith.remsi %210, %148 : i64
+            %214 = arith.muli %212, %c16_i64 : i64
+            %215 = arith.maxsi %214, %99 : i64
+            %216 = arith.addi %214, %c16_i64 : i64
+            %217 = arith.minsi %216, %102 : i64
+            %218 = arith.subi %217, %215 : i64
+            %219 = arith.subi %215, %99 : i64
+            %220 = arith.muli %219, %147 : i64
+            %221 = arith.addi %146, %220 : i64
+            %222 = arith.muli %213, %c64_i64 : i64
+            %223 = arith.addi %221, %222 : i64
+            %224 = arith.muli %212, %c32_i64 : i64
+            %225 = arith.addi %224, %222 : i64
+            %226 = arith.addi %225, %142 : i64
+            %227 = arith.subi %215, %214 : i64
             %228 = arith.addi %226, %227 : i64
-            %229 = arith.muli %217, %c32_i64 : i64
-            %230 = arith.addi %229, %227 : i64
-            %231 = arith.addi %230, %142 : i64
-            %232 = arith.subi %220, %219 : i64
-            %233 = arith.addi %231, %232 : i64
-            %234 = arith.subi %143, %227 : i64
-            %235 = arith.minsi %234, %c64_i64 : i64
-            "instgem.mvin"(%228, %233, %235, %223) : (i64, i64, i64, i64) -> ()
+            %229 = arith.subi %143, %222 : i64
+            %230 = arith.minsi %229, %c64_i64 : i64
+            "instgem.mvin"(%223, %228, %230, %218) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          %203 = arith.muli %arg13, %189 : index
-          %204 = arith.minsi %203, %158 : index
-          %205 = arith.addi %204, %189 : index
-          %206 = arith.minsi %205, %158 : index
-          scf.for %arg14 = %204 to %206 step %c1 {
-            %215 = arith.index_cast %arg14 : index to i64
-            %216 = arith.divsi %215, %148 : i64
-            %217 = arith.remsi %215, %148 : i64
-            %218 = arith.muli %216, %c32_i64 : i64
-            %219 = arith.muli %217, %c64_i64 : i64
-            %220 = arith.addi %218, %219 : i64
-            %221 = arith.addi %220, %142 : i64
-            %222 = arith.subi %143, %219 : i64
-            %223 = arith.minsi %222, %c64_i64 : i64
-            %224 = arith.muli %216, %c16_i64 : i64
-            %225 = arith.subi %99, %224 : i64
-            %226 = arith.minsi %225, %c16_i64 : i64
-            "instgem.mvin"(%c0_i64, %221, %223, %226) : (i64, i64, i64, i64) -> ()
+          %198 = arith.muli %arg13, %189 : index
+          %199 = arith.minsi %198, %158 : index
+          %200 = arith.addi %199, %189 : index
+          %201 = arith.minsi %200, %158 : index
+          scf.for %arg14 = %199 to %201 step %c1 {
+            %210 = arith.index_cast %arg14 : index to i64
+            %211 = arith.divsi %210, %148 : i64
+            %212 = arith.remsi %210, %148 : i64
+            %213 = arith.muli %211, %c32_i64 : i64
+            %214 = arith.muli %212, %c64_i64 : i64
+            %215 = arith.addi %213, %214 : i64
+            %216 = arith.addi %215, %142 : i64
+            %217 = arith.subi %143, %214 : i64
+            %218 = arith.minsi %217, %c64_i64 : i64
+            %219 = arith.muli %211, %c16_i64 : i64
+            %220 = arith.subi %99, %219 : i64
+            %221 = arith.minsi %220, %c16_i64 : i64
+            "instgem.mvin"(%c0_i64, %216, %218, %221) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          %207 = arith.muli %arg13, %190 : index
-          %208 = arith.minsi %207, %182 : index
-          %209 = arith.addi %208, %190 : index
-          %210 = arith.minsi %209, %182 : index
-          scf.for %arg14 = %208 to %210 step %c1 {
-            %215 = arith.index_cast %arg14 : index to i64
-            %216 = arith.divsi %215, %173 : i64
-            %217 = arith.addi %174, %216 : i64
-            %218 = arith.remsi %215, %173 : i64
-            %219 = arith.muli %217, %c16_i64 : i64
-            %220 = arith.maxsi %219, %167 : i64
-            %221 = arith.addi %219, %c16_i64 : i64
-            %222 = arith.minsi %221, %175 : i64
-            %223 = arith.subi %222, %220 : i64
-            %224 = arith.subi %220, %167 : i64
-            %225 = arith.muli %224, %172 : i64
-            %226 = arith.addi %171, %225 : i64
-            %227 = arith.muli %218, %c64_i64 : i64
+          %202 = arith.muli %arg13, %190 : index
+          %203 = arith.minsi %202, %182 : index
+          %204 = arith.addi %203, %190 : index
+          %205 = arith.minsi %204, %182 : index
+          scf.for %arg14 = %203 to %205 step %c1 {
+            %210 = arith.index_cast %arg14 : index to i64
+            %211 = arith.divsi %210, %173 : i64
+            %212 = arith.addi %174, %211 : i64
+            %213 = arith.remsi %210, %173 : i64
+            %214 = arith.muli %212, %c16_i64 : i64
+            %215 = arith.maxsi %214, %167 : i64
+            %216 = arith.addi %214, %c16_i64 : i64
+            %217 = arith.minsi %216, %175 : i64
+            %218 = arith.subi %217, %215 : i64
+            %219 = arith.subi %215, %167 : i64
+            %220 = arith.muli %219, %172 : i64
+            %221 = arith.addi %171, %220 : i64
+            %222 = arith.muli %213, %c64_i64 : i64
+            %223 = arith.addi %221, %222 : i64
+            %224 = arith.muli %212, %c32_i64 : i64
+            %225 = arith.addi %224, %222 : i64
+            %226 = arith.addi %225, %166 : i64
+            %227 = arith.subi %215, %214 : i64
             %228 = arith.addi %226, %227 : i64
-            %229 = arith.muli %217, %c32_i64 : i64
-            %230 = arith.addi %229, %227 : i64
-            %231 = arith.addi %230, %166 : i64
-            %232 = arith.subi %220, %219 : i64
-            %233 = arith.addi %231, %232 : i64
-            %234 = arith.subi %121, %227 : i64
-            %235 = arith.minsi %234, %c64_i64 : i64
-            "instgem.mvin2"(%228, %233, %235, %223) : (i64, i64, i64, i64) -> ()
+            %229 = arith.subi %121, %222 : i64
+            %230 = arith.minsi %229, %c64_i64 : i64
+            "instgem.mvin2"(%223, %228, %230, %218) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          %211 = arith.muli %arg13, %191 : index
-          %212 = arith.minsi %211, %185 : index
-          %213 = arith.addi %212, %191 : index
-          %214 = arith.minsi %213, %185 : index
-          scf.for %arg14 = %212 to %214 step %c1 {
-            %215 = arith.index_cast %arg14 : index to i64
-            %216 = arith.divsi %215, %173 : i64
-            %217 = arith.remsi %215, %173 : i64
-            %218 = arith.muli %216, %c32_i64 : i64
-            %219 = arith.muli %217, %c64_i64 : i64
-            %220 = arith.addi %218, %219 : i64
-            %221 = arith.addi %220, %166 : i64
-            %222 = arith.subi %121, %219 : i64
-            %223 = arith.minsi %222, %c64_i64 : i64
-            %224 = arith.muli %216, %c16_i64 : i64
-            %225 = arith.subi %167, %224 : i64
-            %226 = arith.minsi %225, %c16_i64 : i64
-            "instgem.mvin2"(%c0_i64, %221, %223, %226) : (i64, i64, i64, i64) -> ()
+          %206 = arith.muli %arg13, %191 : index
+          %207 = arith.minsi %206, %185 : index
+          %208 = arith.addi %207, %191 : index
+          %209 = arith.minsi %208, %185 : index
+          scf.for %arg14 = %207 to %209 step %c1 {
+            %210 = arith.index_cast %arg14 : index to i64
+            %211 = arith.divsi %210, %173 : i64
+            %212 = arith.remsi %210, %173 : i64
+            %213 = arith.muli %211, %c32_i64 : i64
+            %214 = arith.muli %212, %c64_i64 : i64
+            %215 = arith.addi %213, %214 : i64
+            %216 = arith.addi %215, %166 : i64
+            %217 = arith.subi %121, %214 : i64
+            %218 = arith.minsi %217, %c64_i64 : i64
+            %219 = arith.muli %211, %c16_i64 : i64
+            %220 = arith.subi %167, %219 : i64
+            %221 = arith.minsi %220, %c16_i64 : i64
+            "instgem.mvin2"(%c0_i64, %216, %218, %221) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
         }
         %192 = arith.index_cast %arg13 : index to i64
-        %193 = arith.muli %192, %c16_i64 : i64
-        %194 = arith.subi %121, %193 : i64
-        %195 = arith.minsi %194, %c16_i64 : i64
-        %196 = arith.cmpi slt, %195, %c16_i64 : i64
-        %197 = arith.andi %127, %196 : i1
-        scf.if %197 {
-          scf.for %arg14 = %c0 to %c4 step %c1 {
-            %199 = arith.index_cast %arg14 : index to i64
-            %200 = arith.remsi %199, %c2_i64 : i64
-            %201 = arith.divsi %199, %c2_i64 : i64
-            %202 = arith.muli %201, %c16_i64 : i64
-            %203 = arith.subi %c32_i64, %202 : i64
-            %204 = arith.minsi %203, %c16_i64 : i64
-            %205 = arith.muli %200, %c32_i64 : i64
-            %206 = arith.addi %205, %202 : i64
-            %207 = arith.ori %206, %c2147483648_i64 : i64
-            %208 = arith.cmpi eq, %201, %192 : i64
-            scf.if %208 {
-              "instgem.mvin"(%c0_i64, %207, %204, %c16_i64) : (i64, i64, i64, i64) -> ()
-            }
-          }
-        }
-        %198 = arith.index_cast %126 : i64 to index
-        scf.for %arg14 = %c0 to %198 step %c1 {
-          %199 = arith.index_cast %arg14 : index to i64
-          %200 = arith.minsi %102, %c16_i64 : i64
-          %201 = arith.cmpi eq, %199, %c0_i64 : i64
-          %202 = arith.andi %127, %201 : i1
-          %203 = arith.cmpi eq, %195, %c16_i64 : i64
-          %204 = arith.andi %202, %203 : i1
-          %205 = arith.select %204, %c2147483648_i64, %c3221225472_i64 : i64
-          %206 = arith.ori %193, %205 : i64
-          %207 = arith.select %204, %c16_i64, %200 : i64
-          %208 = arith.muli %199, %c32_i64 : i64
-          %209 = arith.addi %208, %193 : i64
-          %210 = arith.addi %209, %118 : i64
-          %211 = arith.muli %199, %c16_i64 : i64
-          %212 = arith.subi %122, %211 : i64
+        %193 = arith.index_cast %126 : i64 to index
+        scf.for %arg14 = %c0 to %193 step %c1 {
+          %194 = arith.index_cast %arg14 : index to i64
+          %195 = arith.minsi %102, %c16_i64 : i64
+          %196 = arith.muli %192, %c16_i64 : i64
+          %197 = arith.subi %121, %196 : i64
+          %198 = arith.minsi %197, %c16_i64 : i64
+          %199 = arith.cmpi eq, %194, %c0_i64 : i64
+          %200 = arith.andi %127, %199 : i1
+          %201 = arith.select %200, %c2147483648_i64, %c3221225472_i64 : i64
+          %202 = arith.ori %196, %201 : i64
+          %203 = arith.select %200, %c16_i64, %195 : i64
+          %204 = arith.select %200, %c16_i64, %198 : i64
+          %205 = arith.muli %194, %c32_i64 : i64
+          %206 = arith.addi %205, %196 : i64
+          %207 = arith.addi %206, %118 : i64
+          %208 = arith.muli %194, %c16_i64 : i64
+          %209 = arith.subi %122, %208 : i64
+          %210 = arith.minsi %209, %c16_i64 : i64
+          "instgem.preload"(%207, %198, %210, %202, %204, %203) : (i64, i64, i64, i64, i64, i64) -> ()
+          %211 = arith.addi %208, %98 : i64
+          %212 = arith.subi %101, %208 : i64
           %213 = arith.minsi %212, %c16_i64 : i64
-          "instgem.preload"(%210, %195, %213, %206, %195, %207) : (i64, i64, i64, i64, i64, i64) -> ()
-          %214 = arith.addi %211, %98 : i64
-          %215 = arith.subi %101, %211 : i64
-          %216 = arith.minsi %215, %c16_i64 : i64
-          "instgem.compute_preloaded"(%214, %216, %200, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %217 = arith.index_cast %123 : i64 to index
-          scf.for %arg15 = %c1 to %217 step %c1 {
-            %218 = arith.index_cast %arg15 : index to i64
-            %219 = arith.muli %218, %c16_i64 : i64
-            %220 = arith.subi %102, %219 : i64
-            %221 = arith.minsi %220, %c16_i64 : i64
-            %222 = arith.muli %218, %c32_i64 : i64
-            %223 = arith.addi %222, %193 : i64
-            %224 = arith.ori %223, %205 : i64
-            %225 = arith.select %204, %c16_i64, %221 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %224, %195, %225) : (i64, i64, i64, i64, i64, i64) -> ()
-            %226 = arith.addi %222, %211 : i64
-            %227 = arith.addi %226, %98 : i64
-            "instgem.compute_accumulated"(%227, %216, %221, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%211, %213, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %214 = arith.index_cast %123 : i64 to index
+          scf.for %arg15 = %c1 to %214 step %c1 {
+            %215 = arith.index_cast %arg15 : index to i64
+            %216 = arith.muli %215, %c16_i64 : i64
+            %217 = arith.subi %102, %216 : i64
+            %218 = arith.minsi %217, %c16_i64 : i64
+            %219 = arith.muli %215, %c32_i64 : i64
+            %220 = arith.addi %219, %196 : i64
+            %221 = arith.ori %220, %201 : i64
+            %222 = arith.select %200, %c16_i64, %218 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %221, %204, %222) : (i64, i64, i64, i64, i64, i64) -> ()
+            %223 = arith.addi %219, %208 : i64
+            %224 = arith.addi %223, %98 : i64
+            "instgem.compute_accumulated"(%224, %213, %218, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}

@@ -38,7 +38,6 @@
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -398,97 +397,97 @@ module {
       %137 = arith.ceildivsi %131, %133 : index
       scf.for %arg10 = %c0 to %81 step %c1 {
         scf.if %132 {
-          %162 = arith.muli %arg10, %134 : index
-          %163 = arith.minsi %162, %100 : index
-          %164 = arith.addi %163, %134 : index
-          %165 = arith.minsi %164, %100 : index
-          scf.for %arg11 = %163 to %165 step %c1 {
-            %178 = arith.index_cast %arg11 : index to i64
-            %179 = arith.divsi %178, %98 : i64
-            %180 = arith.addi %36, %179 : i64
-            %181 = arith.remsi %178, %98 : i64
-            %182 = arith.muli %180, %c16_i64 : i64
-            %183 = arith.maxsi %182, %27 : i64
-            %184 = arith.addi %182, %c16_i64 : i64
-            %185 = arith.minsi %184, %37 : i64
-            %186 = arith.subi %185, %183 : i64
-            %187 = arith.subi %183, %27 : i64
-            %188 = arith.muli %187, %97 : i64
-            %189 = arith.addi %96, %188 : i64
-            %190 = arith.muli %181, %c64_i64 : i64
+          %157 = arith.muli %arg10, %134 : index
+          %158 = arith.minsi %157, %100 : index
+          %159 = arith.addi %158, %134 : index
+          %160 = arith.minsi %159, %100 : index
+          scf.for %arg11 = %158 to %160 step %c1 {
+            %173 = arith.index_cast %arg11 : index to i64
+            %174 = arith.divsi %173, %98 : i64
+            %175 = arith.addi %36, %174 : i64
+            %176 = arith.remsi %173, %98 : i64
+            %177 = arith.muli %175, %c16_i64 : i64
+            %178 = arith.maxsi %177, %27 : i64
+            %179 = arith.addi %177, %c16_i64 : i64
+            %180 = arith.minsi %179, %37 : i64
+            %181 = arith.subi %180, %178 : i64
+            %182 = arith.subi %178, %27 : i64
+            %183 = arith.muli %182, %97 : i64
+            %184 = arith.addi %96, %183 : i64
+            %185 = arith.muli %176, %c64_i64 : i64
+            %186 = arith.addi %184, %185 : i64
+            %187 = arith.muli %175, %c32_i64 : i64
+            %188 = arith.addi %187, %185 : i64
+            %189 = arith.addi %188, %92 : i64
+            %190 = arith.subi %178, %177 : i64
             %191 = arith.addi %189, %190 : i64
-            %192 = arith.muli %180, %c32_i64 : i64
-            %193 = arith.addi %192, %190 : i64
-            %194 = arith.addi %193, %92 : i64
-            %195 = arith.subi %183, %182 : i64
-            %196 = arith.addi %194, %195 : i64
-            %197 = arith.subi %93, %190 : i64
-            %198 = arith.minsi %197, %c64_i64 : i64
-            "instgem.mvin"(%191, %196, %198, %186) : (i64, i64, i64, i64) -> ()
+            %192 = arith.subi %93, %185 : i64
+            %193 = arith.minsi %192, %c64_i64 : i64
+            "instgem.mvin"(%186, %191, %193, %181) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          %166 = arith.muli %arg10, %135 : index
-          %167 = arith.minsi %166, %103 : index
-          %168 = arith.addi %167, %135 : index
-          %169 = arith.minsi %168, %103 : index
-          scf.for %arg11 = %167 to %169 step %c1 {
-            %178 = arith.index_cast %arg11 : index to i64
-            %179 = arith.divsi %178, %98 : i64
-            %180 = arith.remsi %178, %98 : i64
-            %181 = arith.muli %179, %c32_i64 : i64
-            %182 = arith.muli %180, %c64_i64 : i64
-            %183 = arith.addi %181, %182 : i64
-            %184 = arith.addi %183, %92 : i64
-            %185 = arith.subi %93, %182 : i64
-            %186 = arith.minsi %185, %c64_i64 : i64
-            %187 = arith.muli %179, %c16_i64 : i64
-            %188 = arith.subi %27, %187 : i64
-            %189 = arith.minsi %188, %c16_i64 : i64
-            "instgem.mvin"(%c0_i64, %184, %186, %189) : (i64, i64, i64, i64) -> ()
+          %161 = arith.muli %arg10, %135 : index
+          %162 = arith.minsi %161, %103 : index
+          %163 = arith.addi %162, %135 : index
+          %164 = arith.minsi %163, %103 : index
+          scf.for %arg11 = %162 to %164 step %c1 {
+            %173 = arith.index_cast %arg11 : index to i64
+            %174 = arith.divsi %173, %98 : i64
+            %175 = arith.remsi %173, %98 : i64
+            %176 = arith.muli %174, %c32_i64 : i64
+            %177 = arith.muli %175, %c64_i64 : i64
+            %178 = arith.addi %176, %177 : i64
+            %179 = arith.addi %178, %92 : i64
+            %180 = arith.subi %93, %177 : i64
+            %181 = arith.minsi %180, %c64_i64 : i64
+            %182 = arith.muli %174, %c16_i64 : i64
+            %183 = arith.subi %27, %182 : i64
+            %184 = arith.minsi %183, %c16_i64 : i64
+            "instgem.mvin"(%c0_i64, %179, %181, %184) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          %170 = arith.muli %arg10, %136 : index
-          %171 = arith.minsi %170, %128 : index
-          %172 = arith.addi %171, %136 : index
-          %173 = arith.minsi %172, %128 : index
-          scf.for %arg11 = %171 to %173 step %c1 {
-            %178 = arith.index_cast %arg11 : index to i64
-            %179 = arith.divsi %178, %119 : i64
-            %180 = arith.addi %120, %179 : i64
-            %181 = arith.remsi %178, %119 : i64
-            %182 = arith.muli %180, %c16_i64 : i64
-            %183 = arith.maxsi %182, %113 : i64
-            %184 = arith.addi %182, %c16_i64 : i64
-            %185 = arith.minsi %184, %121 : i64
-            %186 = arith.subi %185, %183 : i64
-            %187 = arith.subi %183, %113 : i64
-            %188 = arith.muli %187, %118 : i64
-            %189 = arith.addi %117, %188 : i64
-            %190 = arith.muli %181, %c64_i64 : i64
-            %191 = arith.addi %189, %190 : i64
-            %192 = arith.addi %182, %190 : i64
-            %193 = arith.addi %192, %112 : i64
-            %194 = arith.subi %183, %182 : i64
-            %195 = arith.addi %193, %194 : i64
-            %196 = arith.subi %29, %190 : i64
-            %197 = arith.minsi %196, %c64_i64 : i64
-            "instgem.mvin2"(%191, %195, %197, %186) : (i64, i64, i64, i64) -> ()
+          %165 = arith.muli %arg10, %136 : index
+          %166 = arith.minsi %165, %128 : index
+          %167 = arith.addi %166, %136 : index
+          %168 = arith.minsi %167, %128 : index
+          scf.for %arg11 = %166 to %168 step %c1 {
+            %173 = arith.index_cast %arg11 : index to i64
+            %174 = arith.divsi %173, %119 : i64
+            %175 = arith.addi %120, %174 : i64
+            %176 = arith.remsi %173, %119 : i64
+            %177 = arith.muli %175, %c16_i64 : i64
+            %178 = arith.maxsi %177, %113 : i64
+            %179 = arith.addi %177, %c16_i64 : i64
+            %180 = arith.minsi %179, %121 : i64
+            %181 = arith.subi %180, %178 : i64
+            %182 = arith.subi %178, %113 : i64
+            %183 = arith.muli %182, %118 : i64
+            %184 = arith.addi %117, %183 : i64
+            %185 = arith.muli %176, %c64_i64 : i64
+            %186 = arith.addi %184, %185 : i64
+            %187 = arith.addi %177, %185 : i64
+            %188 = arith.addi %187, %112 : i64
+            %189 = arith.subi %178, %177 : i64
+            %190 = arith.addi %188, %189 : i64
+            %191 = arith.subi %29, %185 : i64
+            %192 = arith.minsi %191, %c64_i64 : i64
+            "instgem.mvin2"(%186, %190, %192, %181) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          %174 = arith.muli %arg10, %137 : index
-          %175 = arith.minsi %174, %131 : index
-          %176 = arith.addi %175, %137 : index
-          %177 = arith.minsi %176, %131 : index
-          scf.for %arg11 = %175 to %177 step %c1 {
-            %178 = arith.index_cast %arg11 : index to i64
-            %179 = arith.divsi %178, %119 : i64
-            %180 = arith.remsi %178, %119 : i64
-            %181 = arith.muli %179, %c16_i64 : i64
-            %182 = arith.muli %180, %c64_i64 : i64
-            %183 = arith.addi %181, %182 : i64
-            %184 = arith.addi %183, %112 : i64
-            %185 = arith.subi %29, %182 : i64
-            %186 = arith.minsi %185, %c64_i64 : i64
-            %187 = arith.subi %113, %181 : i64
-            %188 = arith.minsi %187, %c16_i64 : i64
-            "instgem.mvin2"(%c0_i64, %184, %186, %188) : (i64, i64, i64, i64) -> ()
+          %169 = arith.muli %arg10, %137 : index
+          %170 = arith.minsi %169, %131 : index
+          %171 = arith.addi %170, %137 : index
+          %172 = arith.minsi %171, %131 : index
+          scf.for %arg11 = %170 to %172 step %c1 {
+            %173 = arith.index_cast %arg11 : index to i64
+            %174 = arith.divsi %173, %119 : i64
+            %175 = arith.remsi %173, %119 : i64
+            %176 = arith.muli %174, %c16_i64 : i64
+            %177 = arith.muli %175, %c64_i64 : i64
+            %178 = arith.addi %176, %177 : i64
+            %179 = arith.addi %178, %112 : i64
+            %180 = arith.subi %29, %177 : i64
+            %181 = arith.minsi %180, %c64_i64 : i64
+            %182 = arith.subi %113, %176 : i64
+            %183 = arith.minsi %182, %c16_i64 : i64
+            "instgem.mvin2"(%c0_i64, %179, %181, %183) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
         }
         %138 = arith.index_cast %arg10 : index to i64
@@ -504,173 +503,156 @@ module {
         %148 = arith.cmpi slt, %138, %43 : i64
         %149 = arith.andi %147, %148 : i1
         %150 = arith.andi %77, %149 : i1
-        %151 = arith.muli %138, %c16_i64 : i64
-        %152 = arith.subi %29, %151 : i64
-        %153 = arith.minsi %152, %c16_i64 : i64
-        %154 = arith.cmpi slt, %153, %c16_i64 : i64
-        %155 = arith.andi %78, %154 : i1
-        scf.if %155 {
-          scf.for %arg11 = %c0 to %c2 step %c1 {
-            %162 = arith.index_cast %arg11 : index to i64
-            %163 = arith.remsi %162, %c2_i64 : i64
-            %164 = arith.divsi %162, %c2_i64 : i64
-            %165 = arith.muli %164, %c16_i64 : i64
-            %166 = arith.subi %c16_i64, %165 : i64
-            %167 = arith.minsi %166, %c16_i64 : i64
-            %168 = arith.muli %163, %c16_i64 : i64
-            %169 = arith.addi %168, %165 : i64
-            %170 = arith.ori %169, %c2147483648_i64 : i64
-            %171 = arith.cmpi eq, %164, %138 : i64
-            scf.if %171 {
-              "instgem.mvin"(%c0_i64, %170, %167, %c16_i64) : (i64, i64, i64, i64) -> ()
-            }
-          }
-        }
-        %156 = arith.index_cast %75 : i64 to index
-        scf.for %arg11 = %c0 to %156 step %c1 {
-          %162 = arith.index_cast %arg11 : index to i64
-          %163 = arith.muli %162, %145 : i64
-          %164 = arith.minsi %163, %42 : i64
+        %151 = arith.index_cast %75 : i64 to index
+        scf.for %arg11 = %c0 to %151 step %c1 {
+          %157 = arith.index_cast %arg11 : index to i64
+          %158 = arith.muli %157, %145 : i64
+          %159 = arith.minsi %158, %42 : i64
           scf.if %143 {
-            %182 = arith.addi %164, %145 : i64
-            %183 = arith.minsi %182, %42 : i64
-            %184 = arith.index_cast %164 : i64 to index
-            %185 = arith.index_cast %183 : i64 to index
-            scf.for %arg12 = %184 to %185 step %c1 {
-              %186 = arith.index_cast %arg12 : index to i64
-              %187 = arith.addi %36, %186 : i64
-              %188 = arith.muli %187, %c16_i64 : i64
-              %189 = arith.maxsi %188, %27 : i64
-              %190 = arith.addi %188, %c16_i64 : i64
-              %191 = arith.minsi %190, %37 : i64
-              %192 = arith.subi %191, %189 : i64
-              %193 = arith.subi %189, %27 : i64
-              %194 = arith.muli %193, %35 : i64
-              %195 = arith.addi %33, %194 : i64
-              %196 = arith.muli %139, %c64_i64 : i64
-              %197 = arith.addi %195, %196 : i64
-              %198 = arith.muli %139, %c16_i64 : i64
-              %199 = arith.addi %188, %198 : i64
-              %200 = arith.ori %199, %c2684354560_i64 : i64
-              %201 = arith.subi %189, %188 : i64
-              %202 = arith.addi %200, %201 : i64
-              %203 = arith.subi %29, %198 : i64
-              %204 = arith.minsi %203, %c16_i64 : i64
-              "instgem.mvout"(%197, %202, %204, %192) : (i64, i64, i64, i64) -> ()
+            %179 = arith.addi %159, %145 : i64
+            %180 = arith.minsi %179, %42 : i64
+            %181 = arith.index_cast %159 : i64 to index
+            %182 = arith.index_cast %180 : i64 to index
+            scf.for %arg12 = %181 to %182 step %c1 {
+              %183 = arith.index_cast %arg12 : index to i64
+              %184 = arith.addi %36, %183 : i64
+              %185 = arith.muli %184, %c16_i64 : i64
+              %186 = arith.maxsi %185, %27 : i64
+              %187 = arith.addi %185, %c16_i64 : i64
+              %188 = arith.minsi %187, %37 : i64
+              %189 = arith.subi %188, %186 : i64
+              %190 = arith.subi %186, %27 : i64
+              %191 = arith.muli %190, %35 : i64
+              %192 = arith.addi %33, %191 : i64
+              %193 = arith.muli %139, %c64_i64 : i64
+              %194 = arith.addi %192, %193 : i64
+              %195 = arith.muli %139, %c16_i64 : i64
+              %196 = arith.addi %185, %195 : i64
+              %197 = arith.ori %196, %c2684354560_i64 : i64
+              %198 = arith.subi %186, %185 : i64
+              %199 = arith.addi %197, %198 : i64
+              %200 = arith.subi %29, %195 : i64
+              %201 = arith.minsi %200, %c16_i64 : i64
+              "instgem.mvout"(%194, %199, %201, %189) : (i64, i64, i64, i64) -> ()
             }
           }
-          %165 = arith.minsi %37, %c16_i64 : i64
-          %166 = arith.cmpi eq, %162, %c0_i64 : i64
-          %167 = arith.andi %78, %166 : i1
-          %168 = arith.cmpi eq, %153, %c16_i64 : i64
-          %169 = arith.andi %167, %168 : i1
-          %170 = arith.select %169, %c2147483648_i64, %c3221225472_i64 : i64
-          %171 = arith.ori %151, %170 : i64
-          %172 = arith.select %169, %c16_i64, %165 : i64
-          %173 = arith.muli %162, %c16_i64 : i64
-          %174 = arith.addi %173, %151 : i64
-          %175 = arith.addi %174, %70 : i64
-          %176 = arith.subi %73, %173 : i64
+          %160 = arith.minsi %37, %c16_i64 : i64
+          %161 = arith.muli %138, %c16_i64 : i64
+          %162 = arith.subi %29, %161 : i64
+          %163 = arith.minsi %162, %c16_i64 : i64
+          %164 = arith.cmpi eq, %157, %c0_i64 : i64
+          %165 = arith.andi %78, %164 : i1
+          %166 = arith.select %165, %c2147483648_i64, %c3221225472_i64 : i64
+          %167 = arith.ori %161, %166 : i64
+          %168 = arith.select %165, %c16_i64, %160 : i64
+          %169 = arith.select %165, %c16_i64, %163 : i64
+          %170 = arith.muli %157, %c16_i64 : i64
+          %171 = arith.addi %170, %161 : i64
+          %172 = arith.addi %171, %70 : i64
+          %173 = arith.subi %73, %170 : i64
+          %174 = arith.minsi %173, %c16_i64 : i64
+          "instgem.preload"(%172, %163, %174, %167, %169, %168) : (i64, i64, i64, i64, i64, i64) -> ()
+          %175 = arith.addi %170, %58 : i64
+          %176 = arith.subi %59, %170 : i64
           %177 = arith.minsi %176, %c16_i64 : i64
-          "instgem.preload"(%175, %153, %177, %171, %153, %172) : (i64, i64, i64, i64, i64, i64) -> ()
-          %178 = arith.addi %173, %58 : i64
-          %179 = arith.subi %59, %173 : i64
-          %180 = arith.minsi %179, %c16_i64 : i64
-          "instgem.compute_preloaded"(%178, %180, %165, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %181 = arith.index_cast %38 : i64 to index
-          scf.for %arg12 = %c1 to %181 step %c1 {
-            %182 = arith.index_cast %arg12 : index to i64
-            %183 = arith.muli %182, %c16_i64 : i64
-            %184 = arith.subi %37, %183 : i64
-            %185 = arith.minsi %184, %c16_i64 : i64
-            %186 = arith.addi %183, %151 : i64
-            %187 = arith.ori %186, %170 : i64
-            %188 = arith.select %169, %c16_i64, %185 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %187, %153, %188) : (i64, i64, i64, i64, i64, i64) -> ()
-            %189 = arith.muli %182, %c32_i64 : i64
-            %190 = arith.addi %189, %173 : i64
-            %191 = arith.addi %190, %58 : i64
-            "instgem.compute_accumulated"(%191, %180, %185, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %192 = arith.subi %182, %c1_i64 : i64
-            %193 = arith.subi %75, %c1_i64 : i64
-            %194 = arith.cmpi eq, %162, %193 : i64
-            %195 = arith.andi %150, %194 : i1
-            %196 = arith.cmpi slt, %192, %42 : i64
-            %197 = arith.andi %195, %196 : i1
-            scf.if %197 {
-              %198 = arith.addi %36, %192 : i64
-              %199 = arith.muli %198, %c16_i64 : i64
-              %200 = arith.maxsi %199, %27 : i64
-              %201 = arith.addi %199, %c16_i64 : i64
-              %202 = arith.minsi %201, %37 : i64
-              %203 = arith.subi %202, %200 : i64
-              %204 = arith.subi %200, %27 : i64
-              %205 = arith.muli %204, %35 : i64
-              %206 = arith.addi %33, %205 : i64
-              %207 = arith.muli %138, %c64_i64 : i64
-              %208 = arith.addi %206, %207 : i64
-              %209 = arith.addi %199, %151 : i64
-              %210 = arith.ori %209, %c2684354560_i64 : i64
-              %211 = arith.subi %200, %199 : i64
-              %212 = arith.addi %210, %211 : i64
-              "instgem.mvout"(%208, %212, %153, %203) : (i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%175, %177, %160, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %178 = arith.index_cast %38 : i64 to index
+          scf.for %arg12 = %c1 to %178 step %c1 {
+            %179 = arith.index_cast %arg12 : index to i64
+            %180 = arith.muli %179, %c16_i64 : i64
+            %181 = arith.subi %37, %180 : i64
+            %182 = arith.minsi %181, %c16_i64 : i64
+            %183 = arith.addi %180, %161 : i64
+            %184 = arith.ori %183, %166 : i64
+            %185 = arith.select %165, %c16_i64, %182 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %169, %185) : (i64, i64, i64, i64, i64, i64) -> ()
+            %186 = arith.muli %179, %c32_i64 : i64
+            %187 = arith.addi %186, %170 : i64
+            %188 = arith.addi %187, %58 : i64
+            "instgem.compute_accumulated"(%188, %177, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %189 = arith.subi %179, %c1_i64 : i64
+            %190 = arith.subi %75, %c1_i64 : i64
+            %191 = arith.cmpi eq, %157, %190 : i64
+            %192 = arith.andi %150, %191 : i1
+            %193 = arith.cmpi slt, %189, %42 : i64
+            %194 = arith.andi %192, %193 : i1
+            scf.if %194 {
+              %195 = arith.addi %36, %189 : i64
+              %196 = arith.muli %195, %c16_i64 : i64
+              %197 = arith.maxsi %196, %27 : i64
+              %198 = arith.addi %196, %c16_i64 : i64
+              %199 = arith.minsi %198, %37 : i64
+              %200 = arith.subi %199, %197 : i64
+              %201 = arith.subi %197, %27 : i64
+              %202 = arith.muli %201, %35 : i64
+              %203 = arith.addi %33, %202 : i64
+              %204 = arith.muli %138, %c64_i64 : i64
+              %205 = arith.addi %203, %204 : i64
+              %206 = arith.addi %196, %161 : i64
+              %207 = arith.ori %206, %c2684354560_i64 : i64
+              %208 = arith.subi %197, %196 : i64
+              %209 = arith.addi %207, %208 : i64
+              "instgem.mvout"(%205, %209, %163, %200) : (i64, i64, i64, i64) -> ()
             }
           }
         }
         scf.if %143 {
-          %162 = arith.muli %75, %145 : i64
-          %163 = arith.minsi %162, %42 : i64
-          %164 = arith.index_cast %163 : i64 to index
-          %165 = arith.index_cast %42 : i64 to index
-          scf.for %arg11 = %164 to %165 step %c1 {
-            %166 = arith.index_cast %arg11 : index to i64
-            %167 = arith.addi %36, %166 : i64
-            %168 = arith.muli %167, %c16_i64 : i64
-            %169 = arith.maxsi %168, %27 : i64
-            %170 = arith.addi %168, %c16_i64 : i64
-            %171 = arith.minsi %170, %37 : i64
-            %172 = arith.subi %171, %169 : i64
-            %173 = arith.subi %169, %27 : i64
-            %174 = arith.muli %173, %35 : i64
-            %175 = arith.addi %33, %174 : i64
-            %176 = arith.muli %139, %c64_i64 : i64
+          %157 = arith.muli %75, %145 : i64
+          %158 = arith.minsi %157, %42 : i64
+          %159 = arith.index_cast %158 : i64 to index
+          %160 = arith.index_cast %42 : i64 to index
+          scf.for %arg11 = %159 to %160 step %c1 {
+            %161 = arith.index_cast %arg11 : index to i64
+            %162 = arith.addi %36, %161 : i64
+            %163 = arith.muli %162, %c16_i64 : i64
+            %164 = arith.maxsi %163, %27 : i64
+            %165 = arith.addi %163, %c16_i64 : i64
+            %166 = arith.minsi %165, %37 : i64
+            %167 = arith.subi %166, %164 : i64
+            %168 = arith.subi %164, %27 : i64
+            %169 = arith.muli %168, %35 : i64
+            %170 = arith.addi %33, %169 : i64
+            %171 = arith.muli %139, %c64_i64 : i64
+            %172 = arith.addi %170, %171 : i64
+            %173 = arith.muli %139, %c16_i64 : i64
+            %174 = arith.addi %163, %173 : i64
+            %175 = arith.ori %174, %c2684354560_i64 : i64
+            %176 = arith.subi %164, %163 : i64
             %177 = arith.addi %175, %176 : i64
-            %178 = arith.muli %139, %c16_i64 : i64
-            %179 = arith.addi %168, %178 : i64
-            %180 = arith.ori %179, %c2684354560_i64 : i64
-            %181 = arith.subi %169, %168 : i64
-            %182 = arith.addi %180, %181 : i64
-            %183 = arith.subi %29, %178 : i64
-            %184 = arith.minsi %183, %c16_i64 : i64
-            "instgem.mvout"(%177, %182, %184, %172) : (i64, i64, i64, i64) -> ()
+            %178 = arith.subi %29, %173 : i64
+            %179 = arith.minsi %178, %c16_i64 : i64
+            "instgem.mvout"(%172, %177, %179, %167) : (i64, i64, i64, i64) -> ()
           }
         }
-        %157 = arith.cmpi sgt, %75, %c0_i64 : i64
-        %158 = arith.subi %38, %c1_i64 : i64
-        %159 = arith.maxsi %158, %c0_i64 : i64
-        %160 = arith.minsi %159, %42 : i64
-        %161 = arith.select %157, %160, %c0_i64 : i64
+        %152 = arith.cmpi sgt, %75, %c0_i64 : i64
+        %153 = arith.subi %38, %c1_i64 : i64
+        %154 = arith.maxsi %153, %c0_i64 : i64
+        %155 = arith.minsi %154, %42 : i64
+        %156 = arith.select %152, %155, %c0_i64 : i64
         scf.if %150 {
-          %162 = arith.index_cast %161 : i64 to index
-          %163 = arith.index_cast %42 : i64 to index
-          scf.for %arg11 = %162 to %163 step %c1 {
-            %164 = arith.index_cast %arg11 : index to i64
-            %165 = arith.addi %36, %164 : i64
-            %166 = arith.muli %165, %c16_i64 : i64
-            %167 = arith.maxsi %166, %27 : i64
-            %168 = arith.addi %166, %c16_i64 : i64
-            %169 = arith.minsi %168, %37 : i64
-            %170 = arith.subi %169, %167 : i64
-            %171 = arith.subi %167, %27 : i64
-            %172 = arith.muli %171, %35 : i64
-            %173 = arith.addi %33, %172 : i64
-            %174 = arith.muli %138, %c64_i64 : i64
+          %157 = arith.index_cast %156 : i64 to index
+          %158 = arith.index_cast %42 : i64 to index
+          scf.for %arg11 = %157 to %158 step %c1 {
+            %159 = arith.index_cast %arg11 : index to i64
+            %160 = arith.addi %36, %159 : i64
+            %161 = arith.muli %160, %c16_i64 : i64
+            %162 = arith.maxsi %161, %27 : i64
+            %163 = arith.addi %161, %c16_i64 : i64
+            %164 = arith.minsi %163, %37 : i64
+            %165 = arith.subi %164, %162 : i64
+            %166 = arith.subi %162, %27 : i64
+            %167 = arith.muli %166, %35 : i64
+            %168 = arith.addi %33, %167 : i64
+            %169 = arith.muli %138, %c64_i64 : i64
+            %170 = arith.addi %168, %169 : i64
+            %171 = arith.muli %138, %c16_i64 : i64
+            %172 = arith.addi %161, %171 : i64
+            %173 = arith.ori %172, %c2684354560_i64 : i64
+            %174 = arith.subi %162, %161 : i64
             %175 = arith.addi %173, %174 : i64
-            %176 = arith.addi %166, %151 : i64
-            %177 = arith.ori %176, %c2684354560_i64 : i64
-            %178 = arith.subi %167, %166 : i64
-            %179 = arith.addi %177, %178 : i64
-            "instgem.mvout"(%175, %179, %153, %170) : (i64, i64, i64, i64) -> ()
+            %176 = arith.subi %29, %171 : i64
+            %177 = arith.minsi %176, %c16_i64 : i64
+            "instgem.mvout"(%170, %175, %177, %165) : (i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}

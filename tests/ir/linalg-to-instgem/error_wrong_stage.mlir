@@ -258,171 +258,154 @@ module {
         %112 = arith.cmpi slt, %102, %43 : i64
         %113 = arith.andi %111, %112 : i1
         %114 = arith.andi %97, %113 : i1
-        %115 = arith.muli %102, %c16_i64 : i64
-        %116 = arith.subi %29, %115 : i64
-        %117 = arith.minsi %116, %c16_i64 : i64
-        %118 = arith.cmpi slt, %117, %c16_i64 : i64
-        %119 = arith.andi %98, %118 : i1
-        scf.if %119 {
-          scf.for %arg11 = %c0 to %c2 step %c1 {
-            %126 = arith.index_cast %arg11 : index to i64
-            %127 = arith.remsi %126, %c2_i64 : i64
-            %128 = arith.divsi %126, %c2_i64 : i64
-            %129 = arith.muli %128, %c16_i64 : i64
-            %130 = arith.subi %c16_i64, %129 : i64
-            %131 = arith.minsi %130, %c16_i64 : i64
-            %132 = arith.muli %127, %c16_i64 : i64
-            %133 = arith.addi %132, %129 : i64
-            %134 = arith.ori %133, %c2147483648_i64 : i64
-            %135 = arith.cmpi eq, %128, %102 : i64
-            scf.if %135 {
-              "instgem.mvin"(%c0_i64, %134, %131, %c16_i64) : (i64, i64, i64, i64) -> ()
-            }
-          }
-        }
-        %120 = arith.index_cast %95 : i64 to index
-        scf.for %arg11 = %c0 to %120 step %c1 {
-          %126 = arith.index_cast %arg11 : index to i64
-          %127 = arith.muli %126, %109 : i64
-          %128 = arith.minsi %127, %42 : i64
+        %115 = arith.index_cast %95 : i64 to index
+        scf.for %arg11 = %c0 to %115 step %c1 {
+          %121 = arith.index_cast %arg11 : index to i64
+          %122 = arith.muli %121, %109 : i64
+          %123 = arith.minsi %122, %42 : i64
           scf.if %107 {
-            %145 = arith.addi %128, %109 : i64
-            %146 = arith.minsi %145, %42 : i64
-            %147 = arith.index_cast %128 : i64 to index
-            %148 = arith.index_cast %146 : i64 to index
-            scf.for %arg12 = %147 to %148 step %c1 {
-              %149 = arith.index_cast %arg12 : index to i64
-              %150 = arith.addi %36, %149 : i64
-              %151 = arith.muli %150, %c16_i64 : i64
-              %152 = arith.maxsi %151, %27 : i64
-              %153 = arith.addi %151, %c16_i64 : i64
-              %154 = arith.minsi %153, %37 : i64
-              %155 = arith.subi %154, %152 : i64
-              %156 = arith.subi %152, %27 : i64
-              %157 = arith.muli %156, %35 : i64
-              %158 = arith.addi %33, %157 : i64
-              %159 = arith.muli %103, %c64_i64 : i64
-              %160 = arith.addi %158, %159 : i64
-              %161 = arith.muli %103, %c16_i64 : i64
-              %162 = arith.addi %151, %161 : i64
-              %163 = arith.ori %162, %c2684354560_i64 : i64
-              %164 = arith.subi %152, %151 : i64
-              %165 = arith.addi %163, %164 : i64
-              %166 = arith.subi %29, %161 : i64
-              %167 = arith.minsi %166, %c16_i64 : i64
-              "instgem.mvout"(%160, %165, %167, %155) : (i64, i64, i64, i64) -> ()
+            %142 = arith.addi %123, %109 : i64
+            %143 = arith.minsi %142, %42 : i64
+            %144 = arith.index_cast %123 : i64 to index
+            %145 = arith.index_cast %143 : i64 to index
+            scf.for %arg12 = %144 to %145 step %c1 {
+              %146 = arith.index_cast %arg12 : index to i64
+              %147 = arith.addi %36, %146 : i64
+              %148 = arith.muli %147, %c16_i64 : i64
+              %149 = arith.maxsi %148, %27 : i64
+              %150 = arith.addi %148, %c16_i64 : i64
+              %151 = arith.minsi %150, %37 : i64
+              %152 = arith.subi %151, %149 : i64
+              %153 = arith.subi %149, %27 : i64
+              %154 = arith.muli %153, %35 : i64
+              %155 = arith.addi %33, %154 : i64
+              %156 = arith.muli %103, %c64_i64 : i64
+              %157 = arith.addi %155, %156 : i64
+              %158 = arith.muli %103, %c16_i64 : i64
+              %159 = arith.addi %148, %158 : i64
+              %160 = arith.ori %159, %c2684354560_i64 : i64
+              %161 = arith.subi %149, %148 : i64
+              %162 = arith.addi %160, %161 : i64
+              %163 = arith.subi %29, %158 : i64
+              %164 = arith.minsi %163, %c16_i64 : i64
+              "instgem.mvout"(%157, %162, %164, %152) : (i64, i64, i64, i64) -> ()
             }
           }
-          %129 = arith.minsi %37, %c16_i64 : i64
-          %130 = arith.cmpi eq, %126, %c0_i64 : i64
-          %131 = arith.andi %98, %130 : i1
-          %132 = arith.cmpi eq, %117, %c16_i64 : i64
-          %133 = arith.andi %131, %132 : i1
-          %134 = arith.select %133, %c2147483648_i64, %c3221225472_i64 : i64
-          %135 = arith.ori %115, %134 : i64
-          %136 = arith.select %133, %c16_i64, %129 : i64
-          %137 = arith.muli %126, %c16_i64 : i64
-          %138 = arith.addi %137, %115 : i64
-          %139 = arith.addi %138, %c64_i64 : i64
-          %140 = arith.subi %77, %137 : i64
-          %141 = arith.minsi %140, %c16_i64 : i64
-          "instgem.preload"(%139, %117, %141, %135, %117, %136) : (i64, i64, i64, i64, i64, i64) -> ()
-          %142 = arith.subi %55, %137 : i64
-          %143 = arith.minsi %142, %c16_i64 : i64
-          "instgem.compute_preloaded"(%137, %143, %129, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %144 = arith.index_cast %38 : i64 to index
-          scf.for %arg12 = %c1 to %144 step %c1 {
-            %145 = arith.index_cast %arg12 : index to i64
-            %146 = arith.muli %145, %c16_i64 : i64
-            %147 = arith.subi %37, %146 : i64
-            %148 = arith.minsi %147, %c16_i64 : i64
-            %149 = arith.addi %146, %115 : i64
-            %150 = arith.ori %149, %134 : i64
-            %151 = arith.select %133, %c16_i64, %148 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %150, %117, %151) : (i64, i64, i64, i64, i64, i64) -> ()
-            %152 = arith.muli %145, %c32_i64 : i64
-            %153 = arith.addi %152, %137 : i64
-            "instgem.compute_accumulated"(%153, %143, %148, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %154 = arith.subi %145, %c1_i64 : i64
-            %155 = arith.subi %95, %c1_i64 : i64
-            %156 = arith.cmpi eq, %126, %155 : i64
-            %157 = arith.andi %114, %156 : i1
-            %158 = arith.cmpi slt, %154, %42 : i64
-            %159 = arith.andi %157, %158 : i1
-            scf.if %159 {
-              %160 = arith.addi %36, %154 : i64
-              %161 = arith.muli %160, %c16_i64 : i64
-              %162 = arith.maxsi %161, %27 : i64
-              %163 = arith.addi %161, %c16_i64 : i64
-              %164 = arith.minsi %163, %37 : i64
-              %165 = arith.subi %164, %162 : i64
-              %166 = arith.subi %162, %27 : i64
-              %167 = arith.muli %166, %35 : i64
-              %168 = arith.addi %33, %167 : i64
-              %169 = arith.muli %102, %c64_i64 : i64
-              %170 = arith.addi %168, %169 : i64
-              %171 = arith.addi %161, %115 : i64
-              %172 = arith.ori %171, %c2684354560_i64 : i64
-              %173 = arith.subi %162, %161 : i64
-              %174 = arith.addi %172, %173 : i64
-              "instgem.mvout"(%170, %174, %117, %165) : (i64, i64, i64, i64) -> ()
+          %124 = arith.minsi %37, %c16_i64 : i64
+          %125 = arith.muli %102, %c16_i64 : i64
+          %126 = arith.subi %29, %125 : i64
+          %127 = arith.minsi %126, %c16_i64 : i64
+          %128 = arith.cmpi eq, %121, %c0_i64 : i64
+          %129 = arith.andi %98, %128 : i1
+          %130 = arith.select %129, %c2147483648_i64, %c3221225472_i64 : i64
+          %131 = arith.ori %125, %130 : i64
+          %132 = arith.select %129, %c16_i64, %124 : i64
+          %133 = arith.select %129, %c16_i64, %127 : i64
+          %134 = arith.muli %121, %c16_i64 : i64
+          %135 = arith.addi %134, %125 : i64
+          %136 = arith.addi %135, %c64_i64 : i64
+          %137 = arith.subi %77, %134 : i64
+          %138 = arith.minsi %137, %c16_i64 : i64
+          "instgem.preload"(%136, %127, %138, %131, %133, %132) : (i64, i64, i64, i64, i64, i64) -> ()
+          %139 = arith.subi %55, %134 : i64
+          %140 = arith.minsi %139, %c16_i64 : i64
+          "instgem.compute_preloaded"(%134, %140, %124, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %141 = arith.index_cast %38 : i64 to index
+          scf.for %arg12 = %c1 to %141 step %c1 {
+            %142 = arith.index_cast %arg12 : index to i64
+            %143 = arith.muli %142, %c16_i64 : i64
+            %144 = arith.subi %37, %143 : i64
+            %145 = arith.minsi %144, %c16_i64 : i64
+            %146 = arith.addi %143, %125 : i64
+            %147 = arith.ori %146, %130 : i64
+            %148 = arith.select %129, %c16_i64, %145 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %147, %133, %148) : (i64, i64, i64, i64, i64, i64) -> ()
+            %149 = arith.muli %142, %c32_i64 : i64
+            %150 = arith.addi %149, %134 : i64
+            "instgem.compute_accumulated"(%150, %140, %145, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %151 = arith.subi %142, %c1_i64 : i64
+            %152 = arith.subi %95, %c1_i64 : i64
+            %153 = arith.cmpi eq, %121, %152 : i64
+            %154 = arith.andi %114, %153 : i1
+            %155 = arith.cmpi slt, %151, %42 : i64
+            %156 = arith.andi %154, %155 : i1
+            scf.if %156 {
+              %157 = arith.addi %36, %151 : i64
+              %158 = arith.muli %157, %c16_i64 : i64
+              %159 = arith.maxsi %158, %27 : i64
+              %160 = arith.addi %158, %c16_i64 : i64
+              %161 = arith.minsi %160, %37 : i64
+              %162 = arith.subi %161, %159 : i64
+              %163 = arith.subi %159, %27 : i64
+              %164 = arith.muli %163, %35 : i64
+              %165 = arith.addi %33, %164 : i64
+              %166 = arith.muli %102, %c64_i64 : i64
+              %167 = arith.addi %165, %166 : i64
+              %168 = arith.addi %158, %125 : i64
+              %169 = arith.ori %168, %c2684354560_i64 : i64
+              %170 = arith.subi %159, %158 : i64
+              %171 = arith.addi %169, %170 : i64
+              "instgem.mvout"(%167, %171, %127, %162) : (i64, i64, i64, i64) -> ()
             }
           }
         }
         scf.if %107 {
-          %126 = arith.muli %95, %109 : i64
-          %127 = arith.minsi %126, %42 : i64
-          %128 = arith.index_cast %127 : i64 to index
-          %129 = arith.index_cast %42 : i64 to index
-          scf.for %arg11 = %128 to %129 step %c1 {
-            %130 = arith.index_cast %arg11 : index to i64
-            %131 = arith.addi %36, %130 : i64
-            %132 = arith.muli %131, %c16_i64 : i64
-            %133 = arith.maxsi %132, %27 : i64
-            %134 = arith.addi %132, %c16_i64 : i64
-            %135 = arith.minsi %134, %37 : i64
-            %136 = arith.subi %135, %133 : i64
-            %137 = arith.subi %133, %27 : i64
-            %138 = arith.muli %137, %35 : i64
-            %139 = arith.addi %33, %138 : i64
-            %140 = arith.muli %103, %c64_i64 : i64
+          %121 = arith.muli %95, %109 : i64
+          %122 = arith.minsi %121, %42 : i64
+          %123 = arith.index_cast %122 : i64 to index
+          %124 = arith.index_cast %42 : i64 to index
+          scf.for %arg11 = %123 to %124 step %c1 {
+            %125 = arith.index_cast %arg11 : index to i64
+            %126 = arith.addi %36, %125 : i64
+            %127 = arith.muli %126, %c16_i64 : i64
+            %128 = arith.maxsi %127, %27 : i64
+            %129 = arith.addi %127, %c16_i64 : i64
+            %130 = arith.minsi %129, %37 : i64
+            %131 = arith.subi %130, %128 : i64
+            %132 = arith.subi %128, %27 : i64
+            %133 = arith.muli %132, %35 : i64
+            %134 = arith.addi %33, %133 : i64
+            %135 = arith.muli %103, %c64_i64 : i64
+            %136 = arith.addi %134, %135 : i64
+            %137 = arith.muli %103, %c16_i64 : i64
+            %138 = arith.addi %127, %137 : i64
+            %139 = arith.ori %138, %c2684354560_i64 : i64
+            %140 = arith.subi %128, %127 : i64
             %141 = arith.addi %139, %140 : i64
-            %142 = arith.muli %103, %c16_i64 : i64
-            %143 = arith.addi %132, %142 : i64
-            %144 = arith.ori %143, %c2684354560_i64 : i64
-            %145 = arith.subi %133, %132 : i64
-            %146 = arith.addi %144, %145 : i64
-            %147 = arith.subi %29, %142 : i64
-            %148 = arith.minsi %147, %c16_i64 : i64
-            "instgem.mvout"(%141, %146, %148, %136) : (i64, i64, i64, i64) -> ()
+            %142 = arith.subi %29, %137 : i64
+            %143 = arith.minsi %142, %c16_i64 : i64
+            "instgem.mvout"(%136, %141, %143, %131) : (i64, i64, i64, i64) -> ()
           }
         }
-        %121 = arith.cmpi sgt, %95, %c0_i64 : i64
-        %122 = arith.subi %38, %c1_i64 : i64
-        %123 = arith.maxsi %122, %c0_i64 : i64
-        %124 = arith.minsi %123, %42 : i64
-        %125 = arith.select %121, %124, %c0_i64 : i64
+        %116 = arith.cmpi sgt, %95, %c0_i64 : i64
+        %117 = arith.subi %38, %c1_i64 : i64
+        %118 = arith.maxsi %117, %c0_i64 : i64
+        %119 = arith.minsi %118, %42 : i64
+        %120 = arith.select %116, %119, %c0_i64 : i64
         scf.if %114 {
-          %126 = arith.index_cast %125 : i64 to index
-          %127 = arith.index_cast %42 : i64 to index
-          scf.for %arg11 = %126 to %127 step %c1 {
-            %128 = arith.index_cast %arg11 : index to i64
-            %129 = arith.addi %36, %128 : i64
-            %130 = arith.muli %129, %c16_i64 : i64
-            %131 = arith.maxsi %130, %27 : i64
-            %132 = arith.addi %130, %c16_i64 : i64
-            %133 = arith.minsi %132, %37 : i64
-            %134 = arith.subi %133, %131 : i64
-            %135 = arith.subi %131, %27 : i64
-            %136 = arith.muli %135, %35 : i64
-            %137 = arith.addi %33, %136 : i64
-            %138 = arith.muli %102, %c64_i64 : i64
+          %121 = arith.index_cast %120 : i64 to index
+          %122 = arith.index_cast %42 : i64 to index
+          scf.for %arg11 = %121 to %122 step %c1 {
+            %123 = arith.index_cast %arg11 : index to i64
+            %124 = arith.addi %36, %123 : i64
+            %125 = arith.muli %124, %c16_i64 : i64
+            %126 = arith.maxsi %125, %27 : i64
+            %127 = arith.addi %125, %c16_i64 : i64
+            %128 = arith.minsi %127, %37 : i64
+            %129 = arith.subi %128, %126 : i64
+            %130 = arith.subi %126, %27 : i64
+            %131 = arith.muli %130, %35 : i64
+            %132 = arith.addi %33, %131 : i64
+            %133 = arith.muli %102, %c64_i64 : i64
+            %134 = arith.addi %132, %133 : i64
+            %135 = arith.muli %102, %c16_i64 : i64
+            %136 = arith.addi %125, %135 : i64
+            %137 = arith.ori %136, %c2684354560_i64 : i64
+            %138 = arith.subi %126, %125 : i64
             %139 = arith.addi %137, %138 : i64
-            %140 = arith.addi %130, %115 : i64
-            %141 = arith.ori %140, %c2684354560_i64 : i64
-            %142 = arith.subi %131, %130 : i64
-            %143 = arith.addi %141, %142 : i64
-            "instgem.mvout"(%139, %143, %117, %134) : (i64, i64, i64, i64) -> ()
+            %140 = arith.subi %29, %135 : i64
+            %141 = arith.minsi %140, %c16_i64 : i64
+            "instgem.mvout"(%134, %139, %141, %129) : (i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
