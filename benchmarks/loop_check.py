@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from baco.design import check_design, summary  # noqa: E402
 from baco.tuner.emit import result_dict  # noqa: E402
 from baco.tuner.explore import coexplore  # noqa: E402
-from baco.tuner.workloads import gemm, load_network, pad_layer  # noqa: E402
+from baco.tuner.workloads import gemm, load_network  # noqa: E402
 from single_op import GEMM_BANDS, log_uniform  # noqa: E402
 
 
@@ -50,7 +50,7 @@ def band_operators(count: int, gemv: bool, rng, max_macs: float):
                 break
             dims[j] = max(band[j][0], dims[j] // 2)
         M, N, K = dims
-        out.append(pad_layer(gemm(M, K, N, name=f"{'gemv' if gemv else 'gemm'}_{M}x{N}x{K}")))
+        out.append(gemm(M, K, N, name=f"{'gemv' if gemv else 'gemm'}_{M}x{N}x{K}"))
     return out
 
 

@@ -1,8 +1,8 @@
 """Network co-exploration: baco (importance off, `baco tune`'s default, and on) against the baselines.
 
 Every searching method gets the same wall-clock budget per network and the same seed; all
-are scored by the same cost model on the same layers (ragged dimensions padded to multiples of
-16 as `baco tune` does). Printed per network: each method's EDP, its ratio to baco's (> 1: baco
+are scored by the same cost model on the same layers, as they are (ragged edges run as short
+tiles). Printed per network: each method's EDP, its ratio to baco's (> 1: baco
 is better), the ratio of its Timeloop-matched EDP to that model's network EDP lower bound
 (costmodel.network_edp_lower_bound: compulsory DRAM traffic and MACs on the largest array; 1.0 =
 no design can do better; the search itself costs GEMM layers as their compiled program), wall time,
@@ -56,9 +56,8 @@ METHODS = {
 
 
 def network_layers(name: str) -> list:
-    layers = (workloads.layers_from_model_spec(name, INPUT_SHAPES[name]) if ":" in name
-              else workloads.load_network(name))
-    return [workloads.pad_layer(layer) for layer in layers]
+    return (workloads.layers_from_model_spec(name, INPUT_SHAPES[name]) if ":" in name
+            else workloads.load_network(name))
 
 
 def time_to_within(trace, final: float, tol: float = 0.05) -> float | None:

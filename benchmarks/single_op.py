@@ -2,9 +2,8 @@
 
 Operators are sampled (fixed seed, log-uniform) from the benchmark ranges of
 GEMM, GEMV, Conv1D and Conv2D; every method gets the same wall-clock budget
-per operator and the same cost model.  Ragged dimensions are padded to
-multiples of 16 first (baco.tuner.workloads.pad_layer), as Gemmini code pads
-them to whole blocks; every method maps the same padded problem.  Printed: per category, the geometric
+per operator and the same cost model, on the operators as they are (ragged
+edges run as short tiles, costmodel.effective_factors).  Printed: per category, the geometric
 mean over operators of each method's EDP divided by baco's (> 1 means baco
 is better), each method's geomean Timeloop-matched EDP over that model's lower
 bound for the operator (baco.tuner.costmodel.edp_lower_bound: compulsory DRAM
@@ -29,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from baco.tuner import baselines  # noqa: E402
 from baco.tuner.costmodel import edp_lower_bound  # noqa: E402
 from baco.tuner.explore import coexplore  # noqa: E402
-from baco.tuner.workloads import Layer, pad_layer  # noqa: E402
+from baco.tuner.workloads import Layer  # noqa: E402
 
 # (M, N, K) bands, [min, max] each; a GEMV is the same with N = 1.
 GEMM_BANDS = [
@@ -93,7 +92,7 @@ def sample_operators(category: str, count: int, rng: np.random.Generator) -> lis
                                  name=f"conv2d_{size}x{size}_{c}to{k}_{filt}x{filt}"))
             else:
                 out.append(Layer(R=filt, S=1, P=size, Q=1, C=c, K=k, N=1, name=f"conv1d_{size}_{c}to{k}_{filt}"))
-    return [pad_layer(layer) for layer in out]   # every method maps the padded problem
+    return out
 
 
 def geomean(xs: list[float]) -> float:

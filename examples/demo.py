@@ -22,12 +22,12 @@ DUMP = ROOT / "ir_dump"
 
 def mlp_layers(batch=64, sizes=(256, 512, 256, 64)):
     import torch
-    from baco.tuner.workloads import layers_from_torch, pad_layer
+    from baco.tuner.workloads import layers_from_torch
     mods = []
     for fan_in, fan_out in zip(sizes, sizes[1:]):
         mods += [torch.nn.Linear(fan_in, fan_out), torch.nn.ReLU()]
     model = torch.nn.Sequential(*mods[:-1])
-    return [pad_layer(layer) for layer in layers_from_torch(model, torch.zeros(batch, sizes[0]))]
+    return layers_from_torch(model, torch.zeros(batch, sizes[0]))
 
 
 def main() -> int:

@@ -9,7 +9,7 @@ from baco.tuner.explore import (NetworkProblem, Tiling, coexplore, evaluate_desi
                                 random_tilings)
 from baco.tuner.hwinfer import minimal_hardware
 from baco.tuner.mapping import validate
-from baco.tuner.relax import C_INDEX, DIMS, K_INDEX
+from baco.tuner.relax import C_INDEX, DIMS, K_INDEX, covering_problems
 from baco.tuner.workloads import Layer, gemm
 
 SMALL = dict(seed=0, steps=30, starts=3, random_pool=8, kicks=2, progress=False)
@@ -47,17 +47,19 @@ def test_coexplore_network_shares_one_hardware():
     assert result.energy_uj == pytest.approx(result.per_layer[0].energy_uj + 3 * result.per_layer[1].energy_uj)
 
 
-def test_neighbours_keep_every_dimension_whole():
+def test_neighbours_keep_every_dimension_covered():
     layer = Layer(R=3, S=3, P=28, Q=28, C=48, K=96, N=1)
     problem = NetworkProblem([layer])
     start = random_tilings(problem, 1, torch.Generator().manual_seed(0))[0][0]
     moves = neighbours(start, problem.spaces[0], problem.max_pe)
     assert len(moves) > 10
     for t in moves:
+        # ceil-divided tiles: every dim covered, no loop past its end, R and S split exactly
+        assert covering_problems(t.temporal, t.spatial_c, t.spatial_k, layer.dims) == []
         for j, d in enumerate(DIMS):
             prod = math.prod(t.temporal[l][j] for l in range(4))
             prod *= t.spatial_c if j == C_INDEX else (t.spatial_k if j == K_INDEX else 1)
-            assert prod == layer.dims[d]
+            assert prod >= layer.dims[d]
         assert max(t.spatial_c, t.spatial_k) <= problem.max_pe
 
 

@@ -10,7 +10,7 @@ from baco.tuner import costmodel, kernel_model
 from baco.tuner.emit import result_dict
 from baco.tuner.explore import NetworkProblem, evaluate_design, random_tilings
 from baco.tuner.mapping import KERNEL_OUT_INT8, gemm_schedule
-from baco.tuner.workloads import conv2d, gemm, pad_layer
+from baco.tuner.workloads import conv2d, gemm
 
 
 def random_kernel_designs(n, seed):
@@ -19,7 +19,7 @@ def random_kernel_designs(n, seed):
     out = []
     while len(out) < n:
         M, N, K = (int(x) for x in rng.choice((1, 16, 33, 64, 96, 200, 512), 3))
-        layer = pad_layer(gemm(M, K, N))
+        layer = gemm(M, K, N)
         problem = NetworkProblem([layer], max_pe=int(rng.choice([4, 8, 16, 32, 64])))
         design = [t[0] for t in random_tilings(problem, 1, gen)]
         try:

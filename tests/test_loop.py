@@ -14,22 +14,22 @@ from baco.gemmini.schedule import gemm_footprint, schedule_problems
 from baco.tuner.explore import NetworkProblem, coexplore, random_tilings
 from baco.tuner.hwinfer import mapping_requirement, minimal_hardware
 from baco.tuner.mapping import KERNEL_OUT_INT8, gemm_schedule, validate
-from baco.tuner.workloads import gemm, pad_layer
+from baco.tuner.workloads import gemm
 
 
 SIZES = (1, 4, 16, 17, 33, 48, 64, 65, 96, 128, 200)
 
 
 def random_designs(n, seed, sizes=SIZES):
-    """(layer, mapping, hardware, schedule) of n random design points of random (padded, as the tuner
-    maps them) GEMM layers, the hardware inferred from the mapping as the tuner infers it, the
-    schedule (dataflow, double buffering) as the search picks it."""
+    """(layer, mapping, hardware, schedule) of n random design points of random (ragged) GEMM layers,
+    the hardware inferred from the mapping as the tuner infers it, the schedule (dataflow, double
+    buffering) as the search picks it."""
     rng = np.random.default_rng(seed)
     gen = torch.Generator().manual_seed(seed)
     out = []
     while len(out) < n:
         M, N, K = (int(x) for x in rng.choice(sizes, 3))
-        layer = pad_layer(gemm(M, K, N))
+        layer = gemm(M, K, N)
         problem = NetworkProblem([layer], max_pe=int(rng.choice([4, 8, 16, 32])))
         design = [tilings[0] for tilings in random_tilings(problem, 1, gen)]
         try:
@@ -81,7 +81,6 @@ def test_tuner_capacity_is_the_compilers():
 def test_searched_designs_compile_on_their_hardware():
     from baco.tuner import baselines
     layers = [gemm(64, 200, 48, "a"), gemm(33, 65, 17, "b")]
-    layers = [pad_layer(layer) for layer in layers]
     results = [coexplore(layers, seed=0, steps=20, starts=2, progress=False, kicks=1, random_pool=8),
                baselines.gemmini_default(layers), baselines.random_search(layers, samples=64),
                baselines.genetic(layers, generations=3, population=16)]

@@ -4,7 +4,8 @@ import pytest
 import torch
 
 from baco.tuner.relax import (C_INDEX, DIMS, DRAM_LEVEL, K_INDEX, MappingSpace, TemperatureSchedule, capacity_penalty,
-                              divisors, nearest_divisor, straight_through_choice)
+                              cover_tiling, covering_problems, divisors, nearest_divisor, straight_through_choice,
+                              tile_candidates)
 
 CONV = dict(R=3, S=3, P=28, Q=28, C=96, K=120, N=1)
 GEMM = dict(R=1, S=1, P=1000, Q=1, C=768, K=1, N=1)
@@ -17,6 +18,20 @@ def test_divisors():
     assert all(3136 % d == 0 for d in divisors(3136)) and len(divisors(3136)) == 21
     with pytest.raises(ValueError):
         divisors(0)
+
+
+def test_tile_candidates_and_covering():
+    assert tile_candidates(56) == (1, 2, 4, 7, 8, 14, 16, 28, 32, 56, 64)
+    assert tile_candidates(64) == divisors(64) and tile_candidates(6, ragged=False) == (1, 2, 3, 6)
+    dims = dict(R=3, S=3, P=56, Q=56, C=3, K=64, N=1)
+    t = [[1, 1, 16, 8, 1, 1, 1], [3, 3, 1, 1, 1, 1, 1], [1, 1, 2, 7, 1, 4, 1], [1, 1, 1, 1, 1, 1, 1]]
+    assert any("P factors cover 32, not 56" in p for p in covering_problems(t, 3, 16, dims))
+    covered = cover_tiling(t, 3, 16, dims)          # DRAM takes ⌈56 / 32⌉ = 2 P tiles
+    assert covered[DRAM_LEVEL] == (1, 1, 2, 1, 1, 1, 1) and covering_problems(covered, 3, 16, dims) == []
+    t[1][0] = 2                                     # R = 3 in tiles of 2 is not a filter split
+    assert cover_tiling(t, 3, 16, dims) is None
+    t[1][0], t[2][2] = 3, 5                         # 5 tiles of 16 at L2 run past P = 56 (4 needed)
+    assert any("runs 5 tiles of 16 where 56 needs 4" in p for p in covering_problems(t, 3, 16, dims))
 
 
 def test_nearest_divisor_log_distance_and_limit():
@@ -36,7 +51,7 @@ def _products(space, sample):
 
 @pytest.mark.parametrize("dims", [CONV, GEMM])
 @pytest.mark.parametrize("tau", [5.0, 0.5, 0.02])
-def test_forward_is_always_a_legal_divisor_mapping(dims, tau):
+def test_forward_is_always_a_legal_covering_mapping(dims, tau):
     space = MappingSpace(dims, max_spatial=16)
     gen = torch.Generator().manual_seed(1)
     th, sp = space.random_params(64, gen)
@@ -44,14 +59,15 @@ def test_forward_is_always_a_legal_divisor_mapping(dims, tau):
     sample = space.sample(th, sp * 3, tau, gen)
     ints = sample.temporal.detach()
     assert torch.allclose(ints, ints.round(), atol=1e-9)
-    assert torch.allclose(_products(space, sample), space.sizes.expand(64, -1), rtol=1e-12)
+    products = _products(space, sample)
+    assert (products >= space.sizes - 1e-9).all()          # the tiles cover every dimension
+    for d in "RS":                                          # filter loops split exactly
+        assert torch.allclose(products[:, DIMS.index(d)], space.sizes[DIMS.index(d)].expand(64))
     assert (ints >= 1 - 1e-9).all()
     assert (sample.spatial.detach() <= 16 + 1e-9).all()
     for b in range(64):
         temporal, sc, sk = sample.integers(b)
-        for j, d in enumerate(DIMS):
-            assert math.prod(temporal[l][j] for l in range(4)) * (sc if j == C_INDEX else 1) \
-                * (sk if j == K_INDEX else 1) == dims[d]
+        assert covering_problems(temporal, sc, sk, dims) == []
         # the registers hold one weight: no weight-indexing loop at L0
         assert all(temporal[0][DIMS.index(d)] == 1 for d in "RSCK")
 

@@ -12,6 +12,7 @@ from baco.gemmini.arith import reference_matmul
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.params_header import generate_params_header
 from baco.tuner import cli
+from baco.tuner.arch import Hardware
 from baco.tuner.mapping import parse_mapping, validate
 from baco.tuner.params_import import config_from_header, parse_defines
 from baco.tuner.workloads import gemm
@@ -41,7 +42,6 @@ def test_tune_gemm_writes_consistent_files(tmp_path, capsys):
     assert problem["problem"]["instance"]["P"] == 64 and problem["problem"]["instance"]["C"] == 96
     # the mapping is valid and its cost is what the JSON says
     layer_entry = result["layers"][0]
-    from baco.tuner.arch import Hardware
     hw_obj = Hardware(hw["pe_dim"], hw["sp_kb"], hw["acc_kb"])
     assert validate(parse_mapping(layer_entry["mapping"]), gemm(64, 96, 48), hw_obj) == []
     assert "blocks" in layer_entry
@@ -49,13 +49,24 @@ def test_tune_gemm_writes_consistent_files(tmp_path, capsys):
 
 
 def test_tuned_blocks_compile_and_run_bit_exact(tmp_path, capsys):
-    # a ragged GEMM: the tuner maps the padded problem, the kernel runs the real shape
+    # a ragged GEMM: the tuner maps it as it is (ragged edge tiles), the kernel runs the real shape
     M, N, K = 33, 17, 100
     assert cli.main(["--op", "gemm", "--M", str(M), "--N", str(N), "--K", str(K), "--steps", "60",
                      "--out", str(tmp_path), "--quiet"]) == 0
-    assert "padded P 33->48, C 100->112, K 17->32" in capsys.readouterr().out
     result = json.loads((tmp_path / "result.json").read_text())
-    blocks = result["layers"][0]["blocks"]
+    entry = result["layers"][0]
+    assert (entry["layer"]["P"], entry["layer"]["C"], entry["layer"]["K"]) == (M, K, N)
+    assert entry["macs"] == result["macs"] == M * N * K
+    assert 0 < entry["utilization"] <= 1
+    mapping = parse_mapping(entry["mapping"])
+    assert validate(mapping, gemm(M, K, N), Hardware(**{k: result["hardware"][k] for k in ("pe_dim", "sp_kb",
+                                                                                          "acc_kb")})) == []
+    # the Timeloop problem: the real layer, or its padded equivalent (what the factors cover) with a note
+    text = (tmp_path / "timeloop" / "layer0.problem.yaml").read_text()
+    inst = yaml.safe_load(text)["problem"]["instance"]
+    assert (inst["P"], inst["C"], inst["K"]) == tuple(mapping.total(d) for d in "PCK")
+    assert ("Padded equivalent" in text) == ((inst["P"], inst["C"], inst["K"]) != (M, K, N))
+    blocks = entry["blocks"]
     cfg = GemminiConfig.from_dict(result["gemmini_config"])
     spec = importlib.util.spec_from_file_location("mm", ROOT / "examples" / "matmul.py")
     mm = importlib.util.module_from_spec(spec)
@@ -65,15 +76,6 @@ def test_tuned_blocks_compile_and_run_bit_exact(tmp_path, capsys):
     b = rng.integers(-128, 128, (K, N), dtype=np.int8)
     c, _ = mm.matmul(a, b, block=(blocks["BLOCK_M"], blocks["BLOCK_N"], blocks["BLOCK_K"]), config=cfg)
     np.testing.assert_array_equal(c, reference_matmul(a, b))
-
-
-def test_pad_layer_rounds_ragged_dims_above_the_multiple():
-    from baco.tuner.workloads import Layer, pad_layer
-    layer = Layer(R=3, S=3, P=63, Q=7, C=3, K=1000, N=5, Hstride=2, Wstride=2, name="x")
-    padded = pad_layer(layer)
-    assert padded.dims == {"R": 3, "S": 3, "P": 64, "Q": 7, "C": 3, "K": 1008, "N": 5}
-    assert (padded.Hstride, padded.Wstride, padded.name) == (2, 2, "x")
-    assert pad_layer(padded) == padded and pad_layer(gemm(64, 96, 48)) == gemm(64, 96, 48)
 
 
 def test_params_header_import_handles_real_header_syntax():

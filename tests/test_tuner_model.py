@@ -50,7 +50,13 @@ def test_validator_catches_each_violation():
     bad = parse_mapping("L3[WIO] P1 K4 C4 - L2[WI] N1 K16X - L1[O] C1 C16X - L0[W] P64")
     assert validate(bad, layer, DEFAULT_HARDWARE) == []
     wrong = parse_mapping("L3[WIO] P3 K4 C4 - L2[WI] N1 K16X - L1[O] C1 C16X - L0[W] P16")
-    assert any("P factors multiply to 48" in p for p in validate(wrong, layer, DEFAULT_HARDWARE))
+    assert any("P factors cover 48, not 64" in p for p in validate(wrong, layer, DEFAULT_HARDWARE))
+    # ceil-divided tiles are legal (the last P tile is short), a loop past the dimension's end is not
+    ragged = parse_mapping("L3[WIO] P3 K4 C4 - L2[WI] N1 K16X - L1[O] C1 C16X - L0[W] P24")
+    assert validate(ragged, layer, DEFAULT_HARDWARE) == []
+    over = parse_mapping("L3[WIO] P5 K4 C4 - L2[WI] N1 K16X - L1[O] C1 C16X - L0[W] P16")
+    assert any("P loop at L3 runs 5 tiles of 16 where 64 needs 4" in p
+               for p in validate(over, layer, DEFAULT_HARDWARE))
     assert any("spatial K 16 exceeds" in p for p in validate(bad, layer, Hardware(8, 256, 64)))
     # a GEMM layer is checked with the compiler's rule for its kernel schedule (64x16 A + 16x16 B blocks)
     assert any("scratchpad" in p and "need 80 rows" in p for p in validate(bad, layer, Hardware(16, 1, 64)))

@@ -101,8 +101,6 @@ def main(argv=None) -> int:
     p.add_argument("--budget", type=float, help="time budget in seconds")
     p.add_argument("--init-params", help="an existing gemmini_params.h as the starting hardware")
     p.add_argument("--out", required=True, help="output folder")
-    p.add_argument("--exact-dims", action="store_true",
-                   help="map the dimensions as given instead of padding ragged ones to multiples of 16")
     p.add_argument("--importance", choices=["on", "off"], default="off",
                    help="baco: schedule gradient steps over layers by estimated gain (thesis §6.5), or move all "
                         "layers at every step (the default: better EDP at equal budget, benchmarks/network.py)")
@@ -133,15 +131,6 @@ def main(argv=None) -> int:
         from baco.tuner.params_import import hardware_from_header
         a.init_hw = hardware_from_header(a.init_params)
     layers = layers_from_args(a)
-    if not a.exact_dims:
-        padded = [workloads.pad_layer(layer) for layer in layers]
-        for before, after in zip(layers, padded):
-            grown = [f"{d} {before.dims[d]}->{after.dims[d]}" for d in workloads.DIMS
-                     if before.dims[d] != after.dims[d]]
-            if grown:
-                print(f"{before.name}: padded {', '.join(grown)} (ragged edges run as whole blocks; "
-                      "--exact-dims to map them as given)")
-        layers = padded
     a.checkpoint = None
     if a.method == "baco" and not a.pareto:
         from baco.tuner.checkpoint import Checkpointer
@@ -163,6 +152,7 @@ def main(argv=None) -> int:
     print(f"{a.method}: Gemmini {hw.pe_dim}x{hw.pe_dim}, scratchpad {hw.sp_kb:g} KB, accumulator {hw.acc_kb:g} KB, "
           f"area {hw.area_mm2:.3f} mm2; cycles {result.cycles:.4g}, energy {result.energy_uj:.4g} uJ, EDP {result.edp:.4g}")
     summary = json.loads(paths["json"].read_text())
+    print(f"  {summary['macs']:.4g} MACs (the layers as given), array utilization {summary['utilization']:.1%}")
     for entry in summary["layers"][:8]:
         blocks = f" blocks {entry['blocks']}" if "blocks" in entry else ""
         print(f"  {entry['name']}: {entry['mapping']}{blocks}")

@@ -26,6 +26,17 @@ dataset/common/mapping_utils.py, accesses_from_mapping; our own code):
 - latency = max over compute (MACs / (C_spatial*K_spatial)) and the
   bandwidth of each level (accumulator 2*K_spatial, scratchpad 2*pe_dim,
   DRAM 8 words/cycle).
+Ragged (ceil-divided) tiles are counted as they run (effective_factors): a
+dimension of n in tiles of t runs ⌈n/t⌉ tiles holding n elements in all, so
+each loop's factor becomes the ratio of tile counts of the levels it joins and
+each tile its average extent. Every count above is a sum over tiles of terms
+affine in each dimension's extent (times counts of the other dimensions' tiles),
+which the average extent gives exactly (tests/test_ragged.py sums the tiles),
+except the sliding-window step of _input_fills, which takes the average tile's
+window where the short tile's differs; channels spread over the array (C on
+its rows, K on its columns) pay whole passes: compute is R·S·P·Q·N·⌈C/C_spatial⌉
+·⌈K/K_spatial⌉ cycles. Perfect factorisations give exactly the numbers of the
+perfect-factor model. Buffers hold the largest tile (capacity_from_factors).
 On 5000 rows of DOSA's Timeloop dataset (benchmarks/costmodel_vs_timeloop.py):
 cycles 0.00% mean error (max 0.6%), energy 0.16% mean.
 """
@@ -56,8 +67,9 @@ class Cost:
     schedule: object = None                # a kernel layer's GemmSchedule as the search chose it
 
 
-def _tiles(temporal, sC, sK):
-    """[level] -> [B, 7] tile extents."""
+def _tiles(temporal, sC, sK, layer: Layer | None = None):
+    """[level] -> [B, 7] tile extents (the factors' products; clamped to the layer's dimensions
+    when it is given: the largest tile a level holds)."""
     B = temporal.shape[0]
     spatial = torch.ones(B, 7, dtype=temporal.dtype)
     tiles, cum = [], torch.ones(B, 7, dtype=temporal.dtype)
@@ -68,7 +80,44 @@ def _tiles(temporal, sC, sK):
         if level == 2:
             spatial = spatial.index_copy(1, torch.tensor([K]), sK.reshape(B, 1).to(temporal.dtype))
         tiles.append(cum * spatial)
+    if layer is not None:
+        dims = _layer_dims(layer, B, temporal.dtype)
+        tiles = [torch.minimum(t, dims) for t in tiles]
     return tiles
+
+
+def _layer_dims(layer, batch: int, dtype) -> torch.Tensor:
+    """The layer's dimensions [B, 7] (its fields are numbers, or tensors [B] in explore.LayerStack)."""
+    return torch.stack([torch.as_tensor(getattr(layer, d), dtype=dtype).expand(batch) for d in DIMS], dim=1)
+
+
+def effective_factors(layer: Layer, temporal, sC, sK):
+    """(temporal [B, 4, 7], sC [B], sK [B]) as the cost model counts them: per dimension, the
+    loops innermost first (L0, spatial C, L1, spatial K, L2, L3) each multiply the tile; a loop's
+    effective factor is (tiles of the dimension below it) / (tiles at its level), with
+    ⌈n / tile⌉ tiles of a dimension n, so the tile extents become the average tiles (n / count)
+    and the products of the loops above a level its exact number of tiles. Integer factors get
+    the ceiling (straight-through: the gradient of n / tile); continuous ones (a relaxation
+    whose factors multiply to n, DOSA's) are their own effective factors. Exact factorisations
+    give the factors themselves, bit for bit."""
+    B = temporal.shape[0]
+    dims = _layer_dims(layer, B, temporal.dtype)
+    sC, sK = sC.to(temporal.dtype).reshape(B), sK.to(temporal.dtype).reshape(B)
+    whole = ((temporal - torch.round(temporal)).abs().amax((1, 2)) < 1e-6) \
+        & ((sC - torch.round(sC)).abs() < 1e-6) & ((sK - torch.round(sK)).abs() < 1e-6)
+    ones = torch.ones(B, len(DIMS), dtype=temporal.dtype)
+    spread_c = ones.index_copy(1, torch.tensor([C]), sC.reshape(B, 1))
+    spread_k = ones.index_copy(1, torch.tensor([K]), sK.reshape(B, 1))
+    slots = [temporal[:, 0], spread_c, temporal[:, 1], spread_k, temporal[:, 2], temporal[:, 3]]
+    tile, below, eff = ones, dims, []
+    for f in slots:
+        tile = tile * f
+        ratio = dims / tile
+        count = torch.ceil(ratio.detach() - 1e-7) + (ratio - ratio.detach())
+        eff.append(below / count)
+        below = count
+    eff = [torch.where(whole.unsqueeze(1), e, f) for e, f in zip(eff, slots)]
+    return torch.stack([eff[0], eff[2], eff[4], eff[5]], dim=1), eff[1][:, C], eff[3][:, K]
 
 
 def _size(t, tensor, layer: Layer):
@@ -116,15 +165,17 @@ def _in(dims: torch.Tensor, names) -> torch.Tensor:
     return torch.isin(dims, torch.tensor([DIM_INDEX[d] for d in names]))
 
 
-def _refills(temporal, order_idx, level, tensor):
+def _refills(temporal, order_idx, level, tensor, present):
     """How often the level-`level` tile of `tensor` is (re)filled, [B]: the product of the loops
-    above it at or outside the innermost tensor-relevant loop with a factor > 1."""
+    above it at or outside the innermost tensor-relevant loop with a factor > 1. present [B, 4, 7]:
+    the integer factors, which say which loops run (factor > 1)."""
     f, dims, _ = _loops_inner_first(temporal, order_idx, level)
-    counted = _inside_or(_in(dims, RELEVANT[tensor]) & (f.detach() > 1.5))
+    runs = _loops_inner_first(present, order_idx, level)[0].detach() > 1.5
+    counted = _inside_or(_in(dims, RELEVANT[tensor]) & runs)
     return torch.where(counted, f, torch.ones_like(f)).prod(1)
 
 
-def _input_fills(layer: Layer, temporal, sC, order_idx, level):
+def _input_fills(layer: Layer, temporal, sC, order_idx, level, present):
     """Input words written into the level-`level` tile over the layer, [B],
     with Timeloop's sliding-window reuse (counting rules as re-derived in
     DOSA, ucb-bar/dosa dataset/common/mapping_utils.py accesses_from_mapping):
@@ -135,7 +186,8 @@ def _input_fills(layer: Layer, temporal, sC, order_idx, level):
       if the innermost (or, after such an R/S, the next) loop is P (Q), each
       of its steps but the first fetches only the rows (columns) the window
       slides onto; all other loops above the first input-relevant one
-      refill the whole tile."""
+      refill the whole tile.
+    temporal: the effective factors; present: the integer ones (which loops run)."""
     B = temporal.shape[0]
     one = torch.ones(B, dtype=temporal.dtype)
     g = lambda l, d: temporal[:, l, DIM_INDEX[d]]  # noqa: E731
@@ -143,12 +195,14 @@ def _input_fills(layer: Layer, temporal, sC, order_idx, level):
     for l in range(1, level + 1):
         cn = cn * g(l, "C") * g(l, "N")
     inner = {d: one.clone() for d in "PQRS"}
+    whole = {d: one.clone() for d in "PQRS"}     # the integer extents, for the discrete choices
     for l in range(0, level + 1):
         for d in "PQRS":
             inner[d] = inner[d] * g(l, d)
+            whole[d] = whole[d] * present[:, l, DIM_INDEX[d]].detach()
     up = level + 1
     f, dims, at = _loops_inner_first(temporal, order_idx, level)
-    big = f.detach() > 1.5
+    big = _loops_inner_first(present, order_idx, level)[0].detach() > 1.5
     # rank among the loops of level `up` with factor > 1 (0 = innermost)
     of_up = (at == up).unsqueeze(0)
     rank = torch.where(of_up & big, (big & of_up).cumsum(1) - 1, -torch.ones_like(dims))
@@ -157,6 +211,7 @@ def _input_fills(layer: Layer, temporal, sC, order_idx, level):
     fold = {"R": first["R"], "S": first["S"]}
     for d in "RS":
         inner[d] = inner[d] * torch.where(fold[d], g(up, d), one)
+        whole[d] = whole[d] * torch.where(fold[d], present[:, up, DIM_INDEX[d]].detach(), one)
     slide_after = {"P": first["R"] & second["P"], "Q": first["S"] & second["Q"]}
     slide = {d: first[d] | slide_after[d] for d in "PQ"}
     hs, ws = layer.Hstride, layer.Wstride
@@ -165,11 +220,10 @@ def _input_fills(layer: Layer, temporal, sC, order_idx, level):
     w = (inner["Q"] - 1) * ws + (inner["S"] - 1) * wd + 1
     extra = torch.zeros_like(one)
     for d, r, stride, full, other in (("P", "R", hs, h, w), ("Q", "S", ws, w, h)):
-        i_d, i_r = inner[d], inner[r]
-        step = torch.where(i_r.detach() > 1.5, stride * one, one) + (i_d - 1) * stride
-        after = torch.where(i_d.detach() <= 1.5, i_r,
-                            torch.where(i_d.detach() <= i_r.detach(), i_r - 1, torch.maximum(stride * one, i_r)))
-        after = after + (i_d - 1) * stride * (i_d.detach() > 1.5)
+        i_d, i_r, w_d, w_r = inner[d], inner[r], whole[d], whole[r]
+        step = torch.where(w_r > 1.5, stride * one, one) + (i_d - 1) * stride
+        after = torch.where(w_d <= 1.5, i_r, torch.where(w_d <= w_r, i_r - 1, torch.maximum(stride * one, i_r)))
+        after = after + (i_d - 1) * stride * (w_d > 1.5)
         step = torch.where(slide_after[d], after, step)
         step = torch.minimum(step, full)
         extra = extra + torch.where(slide[d], step * other * (g(up, d) - 1), torch.zeros_like(one))
@@ -185,7 +239,8 @@ def _input_fills(layer: Layer, temporal, sC, order_idx, level):
 
 
 def capacity_from_factors(layer: Layer, temporal, sC, sK) -> dict:
-    tiles = _tiles(temporal, sC, sK)
+    """KB of the largest tiles: W+I at the scratchpad (L2), O at the accumulator (L1, times spatial K)."""
+    tiles = _tiles(temporal, sC, sK, layer)
     sp = (_size(tiles[2], "W", layer) + _size(tiles[2], "I", layer)) / 1024
     acc = _size(tiles[1], "O", layer) * sK.to(temporal.dtype) * 4 / 1024
     return {"sp_kb": sp, "acc_kb": acc}
@@ -205,16 +260,17 @@ def cost_from_factors(layer: Layer, temporal, sC, sK, order, hw) -> dict:
     mappings of several layers, costed in one call)."""
     order = order_index(order, temporal.shape[0])
     pe, sp_kb, acc_kb = (torch.as_tensor(x, dtype=temporal.dtype) for x in hw)
-    sC, sK = sC.to(temporal.dtype), sK.to(temporal.dtype)
+    present = temporal
+    temporal, sC, sK = effective_factors(layer, temporal, sC, sK)
     macs = _constant(layer.macs)
     tiles = _tiles(temporal, sC, sK)
     total_o = _constant(layer.N * layer.K * layer.P * layer.Q)
-    dram_w = _size(tiles[2], "W", layer) * _refills(temporal, order, 2, "W")
-    dram_i = _input_fills(layer, temporal, sC, order, 2)
-    dram_o_writes = _size(tiles[1], "O", layer) * _refills(temporal, order, 1, "O") * sK
+    dram_w = _size(tiles[2], "W", layer) * _refills(temporal, order, 2, "W", present)
+    dram_i = _input_fills(layer, temporal, sC, order, 2, present)
+    dram_o_writes = _size(tiles[1], "O", layer) * _refills(temporal, order, 1, "O", present) * sK
     dram_o_reads = torch.clamp(dram_o_writes - total_o, min=0.0)
     dram = dram_w + dram_i + dram_o_writes + dram_o_reads
-    sp_w = _size(tiles[0], "W", layer) * _refills(temporal, order, 0, "W") * sC * sK
+    sp_w = _size(tiles[0], "W", layer) * _refills(temporal, order, 0, "W", present) * sC * sK
     sp_i = macs / sK
     sp = sp_w + sp_i + dram_w + dram_i
     acc_updates = macs / sC
@@ -310,7 +366,7 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
     cfg = GemminiConfig()
     sC, sK = spatial
     pe = torch.as_tensor(hw[0], dtype=temporal.dtype)
-    tile = _tiles(temporal, sC, sK)[2]
+    tile = _tiles(temporal, sC, sK, layer)[2]
     bm = tile[:, DIM_INDEX["P"]] * tile[:, DIM_INDEX["Q"]] * tile[:, DIM_INDEX["N"]]
     bn, bk = tile[:, K], tile[:, C]
     M, N, Kd = float(layer.P * layer.Q * layer.N), float(layer.K), float(layer.C)

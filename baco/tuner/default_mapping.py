@@ -2,9 +2,10 @@
 (tiled_matmul_auto for GEMM layers, tiled_conv_auto for convolutions) on the
 given hardware, expressed in the tuner's mapping form.
 
-The library pads ragged dimensions to DIM; a mapping needs exact factors, so
-each library tile extent becomes the largest divisor of the layer dimension
-not above it (the same tile where the dimension divides)."""
+The library's tiles are taken as they are: the loops over them are ceil-divided
+(the last tile short, as the library runs it), the filter's R and S loops split
+exactly (the largest divisor not above the library's extent). Within a tile,
+the K columns the L1 loop spreads over are as many as the tile needs."""
 from __future__ import annotations
 
 from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto
@@ -25,12 +26,21 @@ def _complete(order):
     return tuple(order) + tuple(d for d in DEFAULT_ORDER if d not in order)
 
 
+def _ceil_div(n: int, d: int) -> int:
+    return -(-n // d)
+
+
+def _tile(n: int, inner: int, cap: int) -> int:
+    """The factor of a loop over tiles of `inner`: the library's `cap` of them, at most the tiles left."""
+    return max(1, min(_ceil_div(n, inner), cap))
+
+
 def _mapping(layer: Layer, spatial_c: int, spatial_k: int, l0: dict, l1: dict, outer_order) -> Mapping:
     temporal = [dict(l0), dict(l1), {}, {}]
     for d in DIMS:
         inner = temporal[0].get(d, 1) * temporal[1].get(d, 1)
         inner *= spatial_c if d == "C" else spatial_k if d == "K" else 1
-        temporal[3][d] = layer.dims[d] // inner
+        temporal[3][d] = _ceil_div(layer.dims[d], inner)
     order = [_complete(("N", "P", "Q")), _complete(("C", "K", "P")), DEFAULT_ORDER, _complete(outer_order)]
     return Mapping(temporal, spatial_c, spatial_k, order)
 
@@ -41,12 +51,11 @@ def default_mapping(layer: Layer, hw: Hardware) -> Mapping:
     if layer.R == layer.S == layer.Q == 1 and layer.N == 1 and layer.Hstride == 1:
         M, Kd, N = layer.P, layer.C, layer.K
         ti, tj, tk = tiled_matmul_auto(M, N, Kd, cfg, "WS")
-        sc = largest_divisor_at_most(Kd, d)
-        sk = largest_divisor_at_most(N, d)
-        p0 = largest_divisor_at_most(M, d)
-        p1 = largest_divisor_at_most(M // p0, ti * d // p0)
-        k1 = largest_divisor_at_most(N // sk, tj * d // sk)
-        c1 = largest_divisor_at_most(Kd // sc, tk * d // sc)
+        sc, p0, cols = min(Kd, d), min(M, d), min(N, d)
+        p1 = _tile(M, p0, ti * d // p0)
+        k1 = _tile(N, cols, tj * d // cols)
+        sk = min(cols, _ceil_div(N, k1))      # the L1 K loop runs inside the columns
+        c1 = _tile(Kd, sc, tk * d // sc)
         m = _mapping(layer, sc, sk, {"P": p0}, {"C": c1, "K": k1, "P": p1}, ("P", "K", "C"))
     else:
         in_rows = (layer.P - 1) * layer.Hstride + (layer.R - 1) * layer.Hdilation + 1
@@ -54,14 +63,13 @@ def default_mapping(layer: Layer, hw: Hardware) -> Mapping:
         b, porows, pocols, pochs, krows, kcols, kchs = tiled_conv_auto(
             layer.N, in_rows, in_cols, layer.C, layer.K, layer.R, stride=layer.Hstride,
             kernel_dilation=layer.Hdilation, config=cfg, kernel_cols=layer.S, col_stride=layer.Wstride)
-        sc = largest_divisor_at_most(layer.C, min(d, kchs))
-        sk = largest_divisor_at_most(layer.K, min(d, pochs))
-        q0 = largest_divisor_at_most(layer.Q, min(d, pocols))
-        l1 = {"N": largest_divisor_at_most(layer.N, b), "P": largest_divisor_at_most(layer.P, porows),
-              "Q": largest_divisor_at_most(layer.Q // q0, pocols // q0),
-              "K": largest_divisor_at_most(layer.K // sk, pochs // sk),
+        sc, cols = min(layer.C, d, kchs), min(layer.K, d, pochs)
+        q0 = min(layer.Q, d, pocols)
+        k1 = _tile(layer.K, cols, pochs // cols)
+        sk = min(cols, _ceil_div(layer.K, k1))   # the L1 K loop runs inside the columns
+        l1 = {"N": min(layer.N, b), "P": min(layer.P, porows), "Q": _tile(layer.Q, q0, pocols // q0), "K": k1,
               "R": largest_divisor_at_most(layer.R, krows), "S": largest_divisor_at_most(layer.S, kcols),
-              "C": largest_divisor_at_most(layer.C // sc, kchs // sc)}
+              "C": _tile(layer.C, sc, kchs // sc)}
         m = _mapping(layer, sc, sk, {"Q": q0}, l1, ("N", "P", "Q", "K", "R", "S", "C"))
     assert_valid(m, layer, hw)
     return m

@@ -1,6 +1,12 @@
 """What a tuning run leaves behind: a Chipyard `GemminiArrayConfig` snippet,
 the matching gemmini_params.h, JSON, and a Timeloop export (arch with the
-energy table, problem, mapping) to re-evaluate the result with Timeloop."""
+energy table, problem, mapping) to re-evaluate the result with Timeloop.
+
+A mapping with ragged (ceil-divided) tiles has no exact Timeloop form: Timeloop's mapper (v0.3/0.4,
+as DOSA uses it) wants factors that multiply to each dimension. Such a layer is exported as the
+padded equivalent, the problem each dimension rounded up to what its factors cover, which the same
+mapping factorises exactly; the problem file says so in a comment. Timeloop then counts the
+padded work (an upper bound of baco's cost of the real layer, equal where nothing is ragged)."""
 from __future__ import annotations
 
 import json
@@ -72,8 +78,10 @@ def timeloop_arch(hw: Hardware) -> dict:
                         "datawidth": 8, "energy-per-op": arch.MAC_PJ}}]}]}]}]}]}}
 
 
-def timeloop_problem(layer: Layer) -> dict:
-    inst = {d: layer.dims[d] for d in DIMS}
+def timeloop_problem(layer: Layer, mapping: Mapping | None = None) -> dict:
+    """The layer as a Timeloop problem; with a mapping whose tiles are ragged, the padded
+    equivalent (each dimension the extent the mapping's factors cover)."""
+    inst = {d: layer.dims[d] if mapping is None else mapping.total(d) for d in DIMS}
     inst.update(Wstride=layer.Wstride, Hstride=layer.Hstride, Wdilation=layer.Wdilation, Hdilation=layer.Hdilation)
     return {"problem": {"shape": "cnn-layer", "instance": inst}}
 
@@ -94,13 +102,32 @@ def timeloop_mapping(m: Mapping) -> dict:
     return {"mapping": out}
 
 
+def timeloop_problem_text(layer: Layer, mapping: Mapping) -> str:
+    """The problem YAML of one layer of a design, with a comment when it is the padded equivalent."""
+    problem = timeloop_problem(layer, mapping)
+    grown = [f"{d} {layer.dims[d]}->{problem['problem']['instance'][d]}" for d in DIMS
+             if problem["problem"]["instance"][d] != layer.dims[d]]
+    note = ("" if not grown else
+            f"# Padded equivalent of {layer.name or layer.key}: {', '.join(grown)}. baco's mapping runs "
+            "ragged (ceil-divided) tiles of the real layer;\n# Timeloop's mapper needs factors that multiply "
+            "to each dimension, so this problem is the layer padded to what the factors cover.\n")
+    return note + yaml.safe_dump(problem, sort_keys=False)
+
+
+def utilization(macs: float, cycles: float, pe_dim: int) -> float:
+    """Real MACs (of the layer as given) over the array's MAC slots in the cycles taken."""
+    return macs / (cycles * pe_dim * pe_dim) if cycles else 0.0
+
+
 def result_dict(layers, result) -> dict:
     per_layer = []
+    pe = result.hw.pe_dim
     for layer, mapping, cost in zip(layers, result.mappings, result.per_layer):
         entry = {"name": layer.name or layer.key, "layer": {**layer.dims, "Wstride": layer.Wstride,
                  "Hstride": layer.Hstride, "Wdilation": layer.Wdilation, "Hdilation": layer.Hdilation},
-                 "count": layer.count, "mapping": format_mapping(mapping), "cycles": cost.cycles,
-                 "energy_uj": cost.energy_uj, "edp": cost.edp,
+                 "count": layer.count, "macs": layer.macs, "mapping": format_mapping(mapping),
+                 "cycles": cost.cycles, "energy_uj": cost.energy_uj, "edp": cost.edp,
+                 "utilization": utilization(layer.macs, cost.cycles, pe),
                  "timeloop_cycles": cost.timeloop_cycles}
         if is_kernel_layer(layer):     # what the compiler runs: `baco run --design DIR`
             schedule = cost.schedule or gemm_schedule(mapping, layer)
@@ -111,7 +138,9 @@ def result_dict(layers, result) -> dict:
     return {"method": result.method, "hardware": {"pe_dim": hw.pe_dim, "sp_kb": hw.sp_kb, "acc_kb": hw.acc_kb,
                                                   "area_mm2": hw.area_mm2},
             "gemmini_config": hw.to_gemmini_config().to_dict(),
-            "cycle_model": result.cycle_model, "cycles": result.cycles, "energy_uj": result.energy_uj,
+            "cycle_model": result.cycle_model, "macs": sum(l.count * l.macs for l in layers),
+            "utilization": utilization(sum(l.count * l.macs for l in layers), result.cycles, pe),
+            "cycles": result.cycles, "energy_uj": result.energy_uj,
             "edp": result.edp, "timeloop_cycles": result.timeloop_cycles, "timeloop_edp": result.timeloop_edp,
             "wall_s": result.wall_s, "layers": per_layer}
 
@@ -131,6 +160,6 @@ def write_outputs(out_dir, layers, result) -> dict:
     paths["arch"].write_text(yaml.safe_dump(timeloop_arch(result.hw), sort_keys=False))
     for i, (layer, mapping) in enumerate(zip(layers, result.mappings)):
         stem = f"layer{i}"
-        (out / "timeloop" / f"{stem}.problem.yaml").write_text(yaml.safe_dump(timeloop_problem(layer), sort_keys=False))
+        (out / "timeloop" / f"{stem}.problem.yaml").write_text(timeloop_problem_text(layer, mapping))
         (out / "timeloop" / f"{stem}.map.yaml").write_text(yaml.safe_dump(timeloop_mapping(mapping), sort_keys=False))
     return paths

@@ -2,7 +2,7 @@
 
 The search runs many starts at once as one batched torch program.  Per layer,
 the tiling factors are continuous log-space parameters relaxed over the
-layer's divisors (relax.py): every forward pass is a legal integer mapping.
+layer's tile sizes (relax.py, ceil-divided tiles): every forward pass is a legal integer mapping.
 The hardware is inferred from the mappings (hwinfer.py: smooth max over
 layers of what each mapping needs, rounded to a legal Gemmini with a
 straight-through estimator), so every forward pass is also a valid design
@@ -34,7 +34,7 @@ from baco.tuner.arch import DEFAULT_HARDWARE, MAX_BUFFER_KB, MAX_PE_DIM, Hardwar
 from baco.tuner.hwinfer import requirements_from_factors, round_hardware, round_pe_dim, smooth_max
 from baco.tuner.mapping import Mapping, validate
 from baco.tuner.relax import (C_INDEX, DIMS, DRAM_LEVEL, K_INDEX, NUM_LEVELS, ORDER_CHOICES, MappingSpace,
-                              StackedSpace, TemperatureSchedule, capacity_penalty, level_orders)
+                              StackedSpace, TemperatureSchedule, capacity_penalty, cover_tiling, level_orders)
 from baco.tuner.workloads import Layer
 
 PENALTY_WEIGHT = 10.0
@@ -503,7 +503,9 @@ def _prime_factors(n: int) -> list[int]:
 
 
 def neighbours(tiling: Tiling, space: MappingSpace, max_pe: int) -> list[Tiling]:
-    """Tilings one move away: a prime factor moved between two slots of a dim, or another order."""
+    """Tilings one move away: a prime factor moved between two slots of a dim (the DRAM loop then
+    covering what is left of a ragged dim; moves that would run a loop past the dim's end are
+    dropped), or another order."""
     out = []
     t = [list(row) for row in tiling.temporal]
     for j, d in enumerate(DIMS):
@@ -533,7 +535,10 @@ def neighbours(tiling: Tiling, space: MappingSpace, max_pe: int) -> list[Tiling]
                         else:
                             l = slot[1]
                             new_t[l][j] = new_t[l][j] // p if mul is None else new_t[l][j] * p
-                    out.append(Tiling(tuple(map(tuple, new_t)), sc, sk, tiling.order))
+                    covered = cover_tiling(new_t, sc, sk, space.dims)   # DRAM re-covers ragged dims
+                    if covered is not None and (covered, sc, sk) != (tiling.temporal, tiling.spatial_c,
+                                                                     tiling.spatial_k):
+                        out.append(Tiling(covered, sc, sk, tiling.order))
     out += [Tiling(tiling.temporal, tiling.spatial_c, tiling.spatial_k, o)
             for o in range(len(ORDER_CHOICES)) if o != tiling.order]
     return out

@@ -117,14 +117,14 @@ def _block_rows(rows, cols, dim):
     return _ceil_st(cols / dim) * _ceil_st(rows / dim) * dim
 
 
-def gemm_rows_from_factors(temporal: torch.Tensor, spatial: torch.Tensor, dim) -> tuple[torch.Tensor, torch.Tensor]:
+def gemm_rows_from_factors(layer, temporal: torch.Tensor, spatial: torch.Tensor,
+                           dim) -> tuple[torch.Tensor, torch.Tensor]:
     """(scratchpad rows, accumulator rows) [B] of the GEMM kernel run with the L2 tile of B mappings
     of a kernel layer, single-buffered, on a dim array: baco.gemmini.schedule.gemm_footprint on tensors
-    (double buffering doubles the scratchpad rows)."""
-    below_dram = temporal[:, :3, :].prod(1)
-    bm = below_dram[:, DIM_INDEX["P"]]
-    bk = below_dram[:, DIM_INDEX["C"]] * spatial[:, 0]
-    bn = below_dram[:, DIM_INDEX["K"]] * spatial[:, 1]
+    (double buffering doubles the scratchpad rows). The blocks are the largest L2 tile (mapping.
+    gemm_schedule: clamped to the layer's dimensions)."""
+    tile = costmodel._tiles(temporal, spatial[:, 0], spatial[:, 1], layer)[2]
+    bm, bk, bn = (tile[:, DIM_INDEX[d]] for d in "PCK")
     return _block_rows(bm, bk, dim) + _block_rows(bk, bn, dim), _block_rows(bm, bn, dim)
 
 
@@ -142,12 +142,13 @@ def requirements_from_factors(layer, temporal: torch.Tensor, spatial: torch.Tens
     pe = torch.maximum(spatial[:, 0], spatial[:, 1])
     dim = pe if pe_dim is None else torch.as_tensor(pe_dim, dtype=temporal.dtype)
     if is_kernel_layer(layer):
-        sp_rows, acc_rows = gemm_rows_from_factors(temporal, spatial, dim)
+        sp_rows, acc_rows = gemm_rows_from_factors(layer, temporal, spatial, dim)
         sp_kb = sp_rows * dim / 1024
     else:
         cap = costmodel.capacity_from_factors(layer, temporal, spatial[:, 0], spatial[:, 1])
         sp_kb = cap["sp_kb"]
-        l1 = temporal[:, :2, :].prod(1)
+        l1 = torch.minimum(temporal[:, :2, :].prod(1),
+                           torch.tensor([float(layer.dims[d]) for d in DIMS], dtype=temporal.dtype))
         acc_rows = math.prod(l1[:, DIM_INDEX[d]] for d in "NPQK") * _ceil_st(spatial[:, 1] / dim)
     return {"pe": pe, "sp_kb": sp_kb, "acc_kb": acc_rows * dim * 4 / 1024}
 

@@ -35,7 +35,7 @@ def kernel_cycles(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, 
     hw_t = (pe_dim, sp_kb, acc_kb) [B]: the fastest variant whose scratchpad blocks fit.
     Differentiable in the factors and the hardware (the choice itself is discrete)."""
     pe, sp_kb, _ = (torch.as_tensor(v, dtype=torch.float64) for v in hw_t)
-    sp_rows, _ = gemm_rows_from_factors(temporal, spatial, pe)
+    sp_rows, _ = gemm_rows_from_factors(layer, temporal, spatial, pe)
     double_fits = (2 * sp_rows.detach()) <= (sp_kb * 1024 / pe).detach() + 1e-9
     candidates = []
     for dataflow, double_buffer in SCHEDULE_VARIANTS:

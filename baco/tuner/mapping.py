@@ -5,6 +5,11 @@ scratchpad), and a loop order per level.
 
 Text form (as in the DOSA data, benchmarks/data), outermost level first, `X` = spatial:
 `L3[WIO] C8 Q7 K16 - L2[WI] Q2 C2 - L1[O] P7 K2 C4 K2X - L0[W] Q4 P8`.
+
+Tiles are ceil-divided: a dimension's factors cover it (their product may exceed it) and each
+loop runs at most the tiles left of the dimension (relax.covering_problems), so the last tile at
+every level may be short, as Gemmini runs ragged edges. The largest tile of a level is its
+factors' product clamped to the dimension (tile_dims); the cost model counts the real tiles.
 """
 from __future__ import annotations
 
@@ -13,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from baco.gemmini.schedule import GemmSchedule, schedule_problems
+from baco.tuner.relax import covering_problems
 from baco.tuner.workloads import DIMS, Layer
 
 LEVELS = ("L0", "L1", "L2", "L3")
@@ -33,6 +39,7 @@ class Mapping:
         return int(self.temporal[level].get(dim, 1))
 
     def total(self, dim: str) -> int:
+        """The extent the factors of `dim` cover (>= the dimension; more when its last tile is short)."""
         t = math.prod(self.factor(l, dim) for l in range(NUM_LEVELS))
         return t * (self.spatial_C if dim == "C" else 1) * (self.spatial_K if dim == "K" else 1)
 
@@ -80,8 +87,9 @@ def format_mapping(m: Mapping) -> str:
     return " - ".join(parts)
 
 
-def tile_dims(m: Mapping, level: int) -> dict:
-    """Extent of each dimension in the tile one instance of `level` holds."""
+def tile_dims(m: Mapping, level: int, layer: Layer) -> dict:
+    """Extent of each dimension in the largest tile one instance of `level` holds (the factors'
+    product, clamped to the layer's dimension when one tile covers it all)."""
     out = {}
     for d in DIMS:
         f = math.prod(m.factor(l, d) for l in range(level + 1))
@@ -89,7 +97,7 @@ def tile_dims(m: Mapping, level: int) -> dict:
             f *= m.spatial_C
         if d == "K" and level >= 2:
             f *= m.spatial_K
-        out[d] = f
+        out[d] = min(f, layer.dims[d])
     return out
 
 
@@ -118,7 +126,7 @@ def buffer_needs_kb(m: Mapping, layer: Layer, pe_dim: int) -> tuple[float, float
     pe_dim×pe_dim array. An accumulator row is pe_dim int32 wide whatever K the mapping
     spreads over the columns: each output pixel of each temporal K step of L1 takes whole
     rows (⌈spatial K / pe_dim⌉ of them)."""
-    t2, t1 = tile_dims(m, 2), tile_dims(m, 1)
+    t2, t1 = tile_dims(m, 2, layer), tile_dims(m, 1, layer)
     sp = (tensor_size(t2, "W", layer) + tensor_size(t2, "I", layer)) / 1024
     acc_rows = tensor_size(t1, "O", layer) * math.ceil(m.spatial_K / pe_dim)
     return sp, acc_rows * pe_dim * 4 / 1024
@@ -130,7 +138,7 @@ def gemm_schedule(m: Mapping, layer: Layer, dataflow: str = "WS", double_buffer:
     accumulator across the whole K loop)."""
     if not is_kernel_layer(layer):
         raise ValueError("kernel schedules exist for GEMM layers only (R=S=Q=N=1, stride 1)")
-    t2 = tile_dims(m, 2)
+    t2 = tile_dims(m, 2, layer)
     return GemmSchedule(block_m=t2["P"], block_n=t2["K"], block_k=t2["C"], dataflow=dataflow,
                         double_buffer=double_buffer)
 
@@ -157,12 +165,8 @@ def capacity_problems(m: Mapping, layer: Layer, hw) -> list[str]:
 
 def validate(m: Mapping, layer: Layer, hw) -> list[str]:
     """Problems that make `m` illegal for `layer` on `hw` (empty list = valid)."""
-    problems = []
-    for d in DIMS:
-        if any(m.factor(l, d) < 1 for l in range(NUM_LEVELS)):
-            problems.append(f"{d} has a factor < 1")
-        if m.total(d) != layer.dims[d]:
-            problems.append(f"{d} factors multiply to {m.total(d)}, not {layer.dims[d]}")
+    temporal = [[m.factor(l, d) for d in DIMS] for l in range(NUM_LEVELS)]
+    problems = covering_problems(temporal, m.spatial_C, m.spatial_K, layer.dims)
     if m.spatial_C > hw.pe_dim:
         problems.append(f"spatial C {m.spatial_C} exceeds the {hw.pe_dim} array rows")
     if m.spatial_K > hw.pe_dim:
@@ -181,22 +185,20 @@ def assert_valid(m: Mapping, layer: Layer, hw) -> None:
 def schedule_mapping(layer: Layer, schedule: GemmSchedule, pe_dim: int) -> Mapping:
     """The mapping the GEMM kernel runs under `schedule` on a pe_dim array (gemm_schedule's
     inverse): the block loops at DRAM (programs over M and N, the K loop innermost, so the C
-    block stays in the accumulator), DIM×DIM sub-blocks on the array (spatial C and K),
-    each weight sub-block preloaded once per K step and the block's rows streamed under it."""
+    block stays in the accumulator; ⌈dimension / block⌉ of each, the last one ragged), DIM×DIM
+    sub-blocks on the array (spatial C and K), each weight sub-block preloaded once per K step and
+    the block's rows streamed under it. A block larger than its dimension is the dimension."""
     if not is_kernel_layer(layer):
         raise ValueError("kernel schedules exist for GEMM layers only (R=S=Q=N=1, stride 1)")
     M, Kd, N = layer.P, layer.C, layer.K
-    bm, bn, bk = schedule.block_m, schedule.block_n, schedule.block_k
-    for total, b, nm in ((M, bm, "block_m"), (N, bn, "block_n"), (Kd, bk, "block_k")):
-        if total % b:
-            raise ValueError(f"{nm}={b} does not divide {total}; a mapping needs exact factors")
+    bm, bn, bk = min(schedule.block_m, M), min(schedule.block_n, N), min(schedule.block_k, Kd)
     sc = math.gcd(bk, pe_dim)
     sk = math.gcd(bn, pe_dim)
     temporal = [dict() for _ in range(NUM_LEVELS)]
     temporal[0]["P"] = bm
     temporal[1]["C"] = bk // sc
     temporal[2]["K"] = bn // sk
-    temporal[3].update({"P": M // bm, "K": N // bn, "C": Kd // bk})
+    temporal[3].update({"P": -(-M // bm), "K": -(-N // bn), "C": -(-Kd // bk)})
     order = [DEFAULT_ORDER, ("K", "P", "C"), DEFAULT_ORDER, ("K", "P", "C")]   # grid: pid_m fastest
     order = [o + tuple(d for d in DEFAULT_ORDER if d not in o) for o in order]
     return Mapping(temporal, sc, sk, order)

@@ -1,17 +1,22 @@
-"""Differentiable relaxation of a tiling (mapping) over a layer's divisors.
+"""Differentiable relaxation of a tiling (mapping) over a layer's tile sizes.
 
 Every tiling factor is a continuous parameter in log space.  The forward pass
-turns it into an integer by a Gumbel-softmax over the divisors that are still
-legal for that dimension (the candidates' logits are the negative squared
-log-distance to the continuous factor), with a straight-through estimator:
-the forward value is the hard (arg-max) divisor, so every sampled mapping is a
-legal integer mapping, while the gradient is that of the soft expectation.
+turns it into an integer by a Gumbel-softmax over the candidate factors that
+are still legal for that dimension (the candidates' logits are the negative
+squared log-distance to the continuous factor), with a straight-through
+estimator: the forward value is the hard (arg-max) candidate, so every sampled
+mapping is a legal integer mapping, while the gradient is that of the soft
+expectation.
 
-Per dimension the factors are drawn in a fixed sequence (spatial first, then
-the temporal levels from the innermost outward) from the divisors of what is
-left, and the outermost level (DRAM) takes the remainder, so the product of a
-dimension's factors is always exactly the dimension.  Everything is batched
-over a leading "start" axis so many starts run as one tensor program.
+Tiles are ceil-divided (imperfect factorisation, as Gemmini runs ragged edge
+tiles): a dimension of n split into tiles of t runs ⌈n/t⌉ of them, the last one
+short.  Per dimension the factors are drawn in a fixed sequence (the loops from the
+innermost outward: L0, spatial C, L1, spatial K, L2) from the candidates
+(tile_candidates: the divisors of n and of n rounded up to 16) not above the
+number of tiles left, and the outermost level (DRAM) takes ⌈n / inner tile⌉, so
+the factors always cover the dimension and no loop runs a tile past its end
+(covering_problems states the rule).  Everything is batched over a leading
+"start" axis so many starts run as one tensor program.
 
 The module knows nothing of the cost model: it produces factor tensors, and
 the penalties that keep the continuous parameters in the legal region.
@@ -50,6 +55,68 @@ def divisors(n: int) -> tuple[int, ...]:
                 large.append(n // i)
         i += 1
     return tuple(small + large[::-1])
+
+
+# Dimensions Gemmini runs in ceil-divided tiles (loops over output pixels, images and channels,
+# the last tile short); the filter's R and S loops are split exactly.
+RAGGED_DIMS = frozenset("PQNCK")
+RAGGED_MULTIPLE = 16
+
+
+@lru_cache(maxsize=None)
+def tile_candidates(n: int, ragged: bool = True) -> tuple[int, ...]:
+    """The factors a dimension of n is split by: its divisors (exact tiles) and, if it may be
+    ragged, those of n rounded up to a multiple of RAGGED_MULTIPLE (tiles of whole array blocks
+    with one short edge tile), in increasing order. A factor above the tiles left of the dimension
+    is never drawn."""
+    if not ragged:
+        return divisors(n)
+    return tuple(sorted(set(divisors(n)) | set(divisors(-(-n // RAGGED_MULTIPLE) * RAGGED_MULTIPLE))))
+
+
+def slot_factors(temporal, spatial_c: int, spatial_k: int, j: int) -> list[tuple[str, int]]:
+    """The loops over dimension j from the innermost outward, as (slot name, factor): the registers
+    (L0), spatial C on the array rows (below the accumulator level), L1, spatial K on the columns
+    (below the scratchpad level), L2, DRAM (L3). temporal[level][j] are integers."""
+    out = [("L0", temporal[0][j])]
+    if j == C_INDEX:
+        out.append(("spatial C", spatial_c))
+    out.append(("L1", temporal[1][j]))
+    if j == K_INDEX:
+        out.append(("spatial K", spatial_k))
+    return out + [("L2", temporal[2][j]), ("L3", temporal[3][j])]
+
+
+def covering_problems(temporal, spatial_c: int, spatial_k: int, dims: dict[str, int]) -> list[str]:
+    """Why integer factors are not a tiling of the layer (empty: they are): per dimension the loops,
+    innermost first, must each run at most the ⌈n/tile⌉ tiles left of it (no loop past the end of
+    the dimension), and together cover it (the DRAM loop runs exactly ⌈n / its tile⌉); the factors
+    of R and S (not RAGGED_DIMS) multiply to exactly the dimension."""
+    problems = []
+    for j, d in enumerate(DIMS):
+        n, tile = int(dims[d]), 1
+        for slot, f in slot_factors(temporal, spatial_c, spatial_k, j):
+            left = -(-n // tile)
+            if f < 1:
+                problems.append(f"{d} has a factor < 1 at {slot}")
+            elif f > left:
+                problems.append(f"{d} loop at {slot} runs {f} tiles of {tile} where {n} needs {left}")
+            tile *= max(f, 1)
+        if tile < n:
+            problems.append(f"{d} factors cover {tile}, not {n}")
+        elif tile != n and d not in RAGGED_DIMS:
+            problems.append(f"{d} factors multiply to {tile}, not {n} (filter loops are not ragged)")
+    return problems
+
+
+def cover_tiling(temporal, spatial_c: int, spatial_k: int, dims: dict[str, int]):
+    """The factors with each DRAM loop set to ⌈n / its inner tile⌉ (what is left to cover after a
+    change of the inner factors), or None if they do not then pass covering_problems."""
+    t = [list(row) for row in temporal]
+    for j, d in enumerate(DIMS):
+        inner = math.prod(f for slot, f in slot_factors(t, spatial_c, spatial_k, j) if slot != "L3")
+        t[DRAM_LEVEL][j] = -(-int(dims[d]) // inner)
+    return None if covering_problems(t, spatial_c, spatial_k, dims) else tuple(map(tuple, t))
 
 
 def nearest_divisor(n: int, x: float, limit: int | None = None) -> int:
@@ -153,7 +220,7 @@ class FactorSample:
 
 
 class MappingSpace:
-    """The divisor tables of one layer, and the sampler from continuous parameters to legal factors.
+    """The candidate-factor tables of one layer, and the sampler from continuous parameters to legal factors.
 
     Parameters (log space): theta_temporal [B, DRAM_LEVEL, 7] for L0..L2 (L3 takes the remainder),
     theta_spatial [B, 2] for the C and K spatial factors.
@@ -164,7 +231,7 @@ class MappingSpace:
         self.sizes = torch.tensor([float(self.dims[d]) for d in DIMS], dtype=torch.float64)
         self.max_spatial = int(max_spatial)
         self.allowed = default_allowed(self.dims) if allowed is None else allowed.clone()
-        tables = [divisors(self.dims[d]) for d in DIMS]
+        tables = [tile_candidates(self.dims[d], d in RAGGED_DIMS) for d in DIMS]
         width = max(len(t) for t in tables)
         cand = torch.ones(len(DIMS), width, dtype=torch.int64)
         valid = torch.zeros(len(DIMS), width, dtype=torch.bool)
@@ -174,6 +241,9 @@ class MappingSpace:
         self.cand = cand                                   # [7, D]
         self.cand_log = torch.log(cand.to(torch.float64))  # [7, D]
         self.valid = valid
+        self.exact = torch.tensor([d not in RAGGED_DIMS for d in DIMS]).view(1, len(DIMS), 1)
+        # the largest extent a tiling may cover (the penalty's bound on the inner tiles)
+        self.cover_log = torch.log(torch.tensor([float(t[-1]) for t in tables], dtype=torch.float64))
 
     # ---- parameters -------------------------------------------------------------------------
     def params_from_factors(self, temporal: list[list[int]], spatial_c: int, spatial_k: int,
@@ -218,7 +288,8 @@ class MappingSpace:
 
         def choose(x_log, extra_mask):
             soft_mask = base_mask & extra_mask
-            mask = soft_mask & (remaining.unsqueeze(-1) % cand == 0)
+            left = remaining.unsqueeze(-1)
+            mask = soft_mask & (cand <= left) & (~self.exact | (left % cand == 0))
             noise = gumbel_noise(mask.shape, generator) if noisy else None
             value, idx = straight_through_choice(x_log, cand_log, mask, tau, noise, soft_mask)
             chosen = cand.gather(-1, idx.unsqueeze(-1)).squeeze(-1)
@@ -228,21 +299,32 @@ class MappingSpace:
         sp_x = torch.zeros(B, ndim, dtype=torch.float64)
         sp_x = sp_x.index_put((torch.arange(B), torch.full((B,), C_INDEX)), theta_spatial[:, 0])
         sp_x = sp_x.index_put((torch.arange(B), torch.full((B,), K_INDEX)), theta_spatial[:, 1])
-        sp_mask = cand.to(torch.float64) <= limit_t.view(B, 1, 1)
-        only_ck = torch.zeros(ndim, dtype=torch.bool)
-        only_ck[C_INDEX] = only_ck[K_INDEX] = True
-        sp_mask = sp_mask & (only_ck.view(1, ndim, 1) | (cand == 1))
-        sp_val, sp_int = choose(sp_x, sp_mask)
-        remaining = remaining // sp_int
+        within_array = cand.to(torch.float64) <= limit_t.view(B, 1, 1)
 
-        levels = []
+        def spatial(j):
+            """The spatial factor of dim j (C on the array rows, K on its columns); 1 for the others."""
+            nonlocal remaining
+            only = torch.zeros(ndim, dtype=torch.bool)
+            only[j] = True
+            val, chosen = choose(sp_x, within_array & (only.view(1, ndim, 1) | (cand == 1)))
+            remaining = -(-remaining // chosen)            # tiles left to cover: ⌈left / factor⌉
+            return val
+
+        # innermost first, as the loops nest (relax.slot_factors): L0, spatial C, L1, spatial K, L2
+        levels, sp_val = [], 0
         for l in range(DRAM_LEVEL):
+            if l == 1:
+                sp_val = sp_val + spatial(C_INDEX)
+            if l == 2:
+                sp_val = sp_val + spatial(K_INDEX)
             lvl_mask = self.allowed[..., l, :].unsqueeze(-1) | (cand == 1)
             val, chosen = choose(theta_temporal[:, l, :], lvl_mask)
             levels.append(val)
-            remaining = remaining // chosen
+            remaining = -(-remaining // chosen)
         logn = torch.log(self.sizes).expand(B, ndim)
-        outer = logn - sp_val - sum(levels)  # exact remainder in the forward pass, coupled gradients
+        # DRAM covers the rest: ⌈n / inner tile⌉ in the forward pass, the gradient of n / inner tile
+        outer = logn - sp_val - sum(levels)
+        outer = outer + (torch.log(remaining.to(torch.float64)) - outer).detach()
         temporal_log = torch.stack(levels + [outer], dim=1)
         spatial_log = torch.stack([sp_val[:, C_INDEX], sp_val[:, K_INDEX]], dim=1)
 
@@ -250,8 +332,9 @@ class MappingSpace:
         return FactorSample(temporal_log, spatial_log, penalty)
 
     def penalty(self, theta_temporal, theta_spatial, spatial_limit) -> torch.Tensor:
-        """Soft constraints on the continuous parameters: factors < 1, a remainder < 1, array over-use."""
-        logn = torch.log(self.sizes)
+        """Soft constraints on the continuous parameters: factors < 1, inner tiles beyond the largest
+        extent a tiling covers, array over-use."""
+        logn = self.cover_log
         below_one = torch.relu(-theta_temporal).pow(2).sum((1, 2)) + torch.relu(-theta_spatial).pow(2).sum(1)
         inner = theta_temporal.sum(1)
         inner = inner.index_add(1, torch.tensor([C_INDEX, K_INDEX]), theta_spatial)
@@ -264,7 +347,7 @@ class MappingSpace:
 
 class StackedSpace(MappingSpace):
     """Several layers' mapping spaces as one, `rows` design points per layer (layer-major): the
-    divisor tables, sizes and allowed slots are per row ([L*rows, ...]), so one sample() draws
+    candidate tables, sizes and allowed slots are per row ([L*rows, ...]), so one sample() draws
     every layer's factors in one batched pass."""
 
     def __init__(self, spaces: list[MappingSpace], rows: int):
@@ -278,6 +361,8 @@ class StackedSpace(MappingSpace):
         self.valid = stacked([sp.valid for sp in spaces], False)
         self.sizes = torch.stack([sp.sizes for sp in spaces]).repeat_interleave(rows, 0)
         self.allowed = torch.stack([sp.allowed for sp in spaces]).repeat_interleave(rows, 0)
+        self.cover_log = torch.stack([sp.cover_log for sp in spaces]).repeat_interleave(rows, 0)
+        self.exact = spaces[0].exact
         self.max_spatial = max(sp.max_spatial for sp in spaces)
         self.layers, self.rows = len(spaces), rows
 

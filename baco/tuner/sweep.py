@@ -61,7 +61,6 @@ def run_task(task: dict) -> dict:
             layers = workloads.load_network(task["network"])
         else:
             layers = workloads.layers_from_model_spec(task["torch"], task["input_shape"])
-        layers = [workloads.pad_layer(layer) for layer in layers]
         r = coexplore(layers, seed=task["seed"], steps=task["steps"], time_budget_s=task["budget"], progress=False,
                       importance=task["importance"], max_area_mm2=task["max_area"], **task["options"])
     except ValueError as err:          # e.g. no design within the area budget

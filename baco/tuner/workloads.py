@@ -59,23 +59,6 @@ class Layer:
         return replace(self, count=count)
 
 
-PAD_MULTIPLE = 16
-PADDED_DIMS = ("P", "Q", "C", "K")
-
-
-def pad_layer(layer: Layer, multiple: int = PAD_MULTIPLE) -> Layer:
-    """The layer with every ragged P, Q, C, K above `multiple` rounded up to a multiple of it.
-
-    Mappings need exact factors, so a prime dimension (a GEMM with M = 263)
-    would leave the array mostly idle in every mapping; Gemmini code pads
-    ragged edges to whole DIM blocks anyway (the library's tiled_*_auto, and
-    baco's kernels through masking), so the padded problem is the work the
-    hardware really does. Dimensions up to `multiple` stay exact."""
-    padded = {d: -(-v // multiple) * multiple if v > multiple else v
-              for d, v in layer.dims.items() if d in PADDED_DIMS}
-    return replace(layer, **padded)
-
-
 def gemm(M: int, K: int, N: int, name: str = "") -> Layer:
     """C[M×N] = A[M×K]·B[K×N], written as DOSA does: P=M, C=K, K=N."""
     return Layer(P=M, C=K, K=N, name=name or f"gemm_{M}x{K}x{N}")
