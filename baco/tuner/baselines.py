@@ -3,11 +3,11 @@
 gemmini_default  the hand-tuned C library's tiling on the default 16x16 / 256 KB / 64 KB Gemmini
 random_search    random mappings (random split of every dimension, random loop orders), hardware inferred
 genetic          a genetic algorithm over the same integer design points
-bayesian         optuna's TPE over continuous factor parameters rounded to divisors
+bayesian         optuna's TPE over continuous factor parameters rounded to legal tile factors
 dosa_style       DOSA (MICRO'23): gradient descent on continuous mapping factors with the hardware inferred
-                 by max over layers, 7 starts, rounding to the nearest divisors every 500 steps, started from
-                 strong valid mappings (the C library's tilings, the best of many random valid mappings on
-                 each further start's hardware)
+                 by max over layers, 7 starts, rounding to the nearest legal tile factors every 500 steps,
+                 started from strong valid mappings (the C library's tilings, the best of many random valid
+                 mappings on each further start's hardware)
 
 Every search baseline is seeded, and is given baco's own heuristic starting designs (the C library's
 tilings on each of explore.START_HARDWARE, the default Gemmini first), so each compares its search,
@@ -170,7 +170,7 @@ def _slot_names(problem: NetworkProblem) -> list[list[tuple[str, int, int]]]:
 def bayesian(layers: list[Layer], *, time_budget_s: float | None = None, seed: int = 0,
              trials: int | None = None, progress: bool = False, cycle_model: str = "compiled") -> Result:
     """TPE over log-factors in [0, log n] per (layer, dim, level) and a loop order per layer; the
-    parameters are rounded to legal divisors (sequentially, as the relaxation's noiseless forward pass)."""
+    parameters are rounded to legal tile factors (sequentially, as the relaxation's noiseless forward pass)."""
     t0 = time.perf_counter()
     trials = trials if trials is not None else (None if time_budget_s else 200)
     problem = NetworkProblem(layers, cycle_model=cycle_model)
@@ -370,7 +370,7 @@ def _continuous_cost(problem: NetworkProblem, temporal, spatial, orders):
 
 
 def _round_dosa(problem: NetworkProblem, params, orders, deadline: float | None) -> list[list[Tiling]]:
-    """Round every start to the nearest divisors, re-pick loop orders, and restart it from there."""
+    """Round every start to the nearest legal tile factors, re-pick loop orders, and restart it from there."""
     S = params[0].shape[0]
     per_layer = []
     with torch.no_grad():
