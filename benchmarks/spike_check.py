@@ -122,6 +122,13 @@ CONVS = [
     ("depthwise_conv2d.py", "dw_3x3_per_channel_relu", ["--H", "6", "--W", "7", "--C", "5", "--padding", "1",
                                                         "--relu", "--formulation", "per-channel"]),
 ]
+# (name, examples/resadd.py arguments)
+RESADDS = [
+    ("resadd_100x70", []),
+    ("resadd_65x129_saturating", ["--M", "65", "--N", "129", "--sa", "3", "--sb", "-2.5", "--out-scale", "0.5",
+                                  "--block", "32", "64"]),
+    ("resadd_1x1_no_relu", ["--M", "1", "--N", "1", "--no-relu"]),
+]
 # (name, M, N, K, (BM, BN, BK), double_buffer) for two_dots
 TWO_DOTS = [
     ("two_dots_65x17x100_db", 65, 17, 100, (32, 16, 32), True),
@@ -183,6 +190,7 @@ def build(out_dir: Path):
     examples = [("matmul.py", name, args) for name, args in MATMULS]
     examples += [("fused_mlp.py", name, args) for name, args in FUSED_MLPS]
     examples += [("gemv.py", name, args) for name, args in GEMVS]
+    examples += [("resadd.py", name, args) for name, args in RESADDS]
     examples += CONVS
     for script, name, args in examples:
         elf = out_dir / f"{name}.elf"

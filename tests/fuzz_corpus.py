@@ -172,14 +172,15 @@ COMPILE = [  # (name, category, body statements, message)
     ("to_two_args", "builtin", [ACC, "x = @@acc.to(bl.int8, 1)"], ".to() takes one dtype"),
     ("block_times_block", "builtin", [P_A, "x = bl.load(a)", "y = @@x * x"],
      "elementwise block * block is not supported"),
-    ("scale_int8_block", "builtin", [P_A, "x = @@bl.load(a) * scale"], "only int32 accumulator blocks can be scaled"),
-    ("add_mixed_blocks", "builtin", [P_A, "acc = bl.zeros((BM, BK), dtype=bl.int32)", "x = @@acc + bl.load(a)"],
-     "cannot add blocks of types"),
+    ("store_scaled_int8_block", "builtin", [P_A, "bl.store(a, @@bl.load(a) * scale)"],
+     "scale/relu/convert apply to int32 accumulator blocks"),
+    ("add_mismatched_blocks", "builtin", [P_A, "acc = bl.zeros((BM, BK + 16), dtype=bl.int32)",
+                                          "x = @@acc + bl.load(a)"], "cannot add blocks of types"),
     ("relu_int32_store", "epilogue", [P_C, ACC, "bl.store(c, @@bl.relu(acc))"], "relu on an int32 output"),
     ("scaled_int32_store", "epilogue", [P_C, ACC, "@@bl.store(c, acc * scale)"],
      "cannot store a float32 block through a int32 pointer; convert it with .to()"),
     ("two_scales", "epilogue", [P_A, ACC, "bl.store(a, (@@acc * scale * scale).to(bl.int8))"],
-     "only int32 accumulator blocks can be scaled (this block is f32)"),
+     "only int32 accumulator blocks and loaded int8 blocks can be scaled (this block is f32)"),
 ]
 
 # The capacity rule: blocks that do not fit (config, BM, BN, BK, space named in the message).

@@ -1,13 +1,16 @@
 """Operator kernels beyond plain GEMM (issue F items 1-2), bit-exact against numpy
 references of Gemmini's arithmetic on the host JIT (`sim`) and the RISC-V ISS (`iss`):
 bias add (an int32 row broadcast through a stride-0 block pointer, moved into the
-accumulator before the K loop); GEMV in both forms (examples/gemv.py)."""
+accumulator before the K loop, or added after it); GEMV in both forms (examples/gemv.py);
+residual add of two int8 tensors (examples/resadd.py: accumulating, scaled mvins)."""
 import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+import baco
+import baco.language as bl
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule
 from baco.kernels.matmul import matmul, reference
@@ -15,6 +18,10 @@ from baco.kernels.matmul import matmul, reference
 _spec = importlib.util.spec_from_file_location("gemv_example", Path(__file__).parents[1] / "examples" / "gemv.py")
 gemv_example = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(gemv_example)
+
+_spec = importlib.util.spec_from_file_location("resadd_example", Path(__file__).parents[1] / "examples" / "resadd.py")
+resadd_example = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(resadd_example)
 
 DIM4 = GemminiConfig.from_capacity(4, 16, 8)
 DIM16 = GemminiConfig()
@@ -175,4 +182,169 @@ def test_gemv_cli_self_checking_elf(argv, tmp_path):
     from baco.sim.iss import run_elf
     elf = tmp_path / "gemv.elf"
     assert gemv_example.main(argv + ["--elf", str(elf)]) == 0
+    assert run_elf(elf, stdout=None).exit_code == 0
+
+
+# (M, N, sa, sb, out_scale, relu, block or None (default), config)
+RESADD_CASES = [
+    (1, 1, 0.5, 0.75, 1.0, True, None, DIM16),
+    (16, 16, 1.0, 1.0, 1.0, False, None, DIM16),
+    (17, 33, 0.5, 0.75, 1.0, True, None, DIM16),
+    (100, 70, 0.5, 0.75, 1.0, True, None, DIM16),
+    (33, 17, 3.0, -2.5, 1.0, False, (16, 16), DIM16),       # mvin scales saturate to int8
+    (65, 129, 0.25, 0.125, 0.3, True, (32, 64), DIM16),
+    (129, 65, 1.0, -1.0, 0.5, False, (64, 32), DIM16),
+    (7, 300, 0.9, 0.1, 2.0, True, None, DIM16),
+    (300, 7, 1.5, 0.5, 0.25, True, None, DIM16),
+    (64, 64, 0.5, 0.5, 1.0, True, (64, 64), DIM16),
+    (255, 255, 0.3, 0.7, 1.0, True, None, DIM16),
+    (33, 47, 2.0, 2.0, 0.01, False, (48, 48), DIM16),
+    (1, 100, 0.5, 0.75, 1.0, True, (16, 32), DIM16),
+    (100, 1, 0.5, 0.75, 1.0, True, (32, 16), DIM16),
+    (7, 17, 0.5, 0.75, 1.0, True, (8, 8), DIM4),
+    (33, 5, 1.25, -0.5, 1.0, False, (12, 4), DIM4),
+    (65, 129, 0.5, 0.75, 1.0, True, (32, 32), DIM4),
+    (17, 17, 1.0, 1.0, 0.5, True, None, DIM4),
+    (5, 33, -1.0, 1.0, 1.0, False, (4, 16), DIM4),
+    (40, 40, 0.5, 0.5, 1.0, True, (16, 8), DIM4),
+]
+
+
+def resadd_case_id(c):
+    M, N, sa, sb, so, relu, block, cfg = c
+    b = "default" if block is None else "x".join(map(str, block))
+    return f"{M}x{N}-{sa}-{sb}-{so}{'-relu' if relu else ''}-b{b}-dim{cfg.dim}"
+
+
+def run_resadd(case, target):
+    M, N, sa, sb, so, relu, block, cfg = case
+    rng = np.random.default_rng(M * 1000 + N)
+    a = rng.integers(-128, 128, (M, N), dtype=np.int8)
+    b = rng.integers(-128, 128, (M, N), dtype=np.int8)
+    c, _ = resadd_example.resadd(a, b, sa, sb, out_scale=so, relu=relu, block=block, target=target, config=cfg)
+    return c, resadd_example.reference(a, b, sa, sb, so, relu)
+
+
+@pytest.mark.parametrize("case", RESADD_CASES, ids=resadd_case_id)
+def test_resadd_bit_exact_sim(case):
+    c, ref = run_resadd(case, "sim")
+    np.testing.assert_array_equal(c, ref)
+
+
+@pytest.mark.parametrize("case", [RESADD_CASES[4], RESADD_CASES[5], RESADD_CASES[16]], ids=resadd_case_id)
+def test_resadd_bit_exact_iss(case):
+    c, ref = run_resadd(case, "iss")
+    np.testing.assert_array_equal(c, ref)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", RESADD_CASES, ids=resadd_case_id)
+def test_resadd_bit_exact_iss_all(case):
+    c, ref = run_resadd(case, "iss")
+    np.testing.assert_array_equal(c, ref)
+
+
+def test_resadd_interpreted_matches():
+    """The interpreter's int8 * scale is Gemmini's mvin scale, so it agrees with the kernel."""
+    from baco.gemmini.config import GemminiConfig as Cfg
+    rng = np.random.default_rng(3)
+    a = rng.integers(-128, 128, (33, 17), dtype=np.int8)
+    b = rng.integers(-128, 128, (33, 17), dtype=np.int8)
+    ck, grid, args, c = resadd_example.launch(a, b, 3.0, -0.75, 0.5, True, (16, 16), "sim", Cfg())
+    resadd_example.resadd_kernel.interpret = True
+    try:
+        resadd_example.resadd_kernel[grid](*args, BLOCK_M=16, BLOCK_N=16, RELU=True)
+    finally:
+        resadd_example.resadd_kernel.interpret = None
+    np.testing.assert_array_equal(c, resadd_example.reference(a, b, 3.0, -0.75, 0.5, True))
+
+
+def test_resadd_moves_int8_into_the_accumulator():
+    """No scratchpad rows; the two inputs arrive by shrinking, scaled mvins, the second with
+    the accumulate bit (interior blocks need no zeroing: the first mvin overwrites)."""
+    from baco.gemmini.isa import ACCUMULATE_BIT, ACC_BIT
+    rng = np.random.default_rng(4)
+    a = rng.integers(-128, 128, (64, 64), dtype=np.int8)
+    b = rng.integers(-128, 128, (64, 64), dtype=np.int8)
+    ck, grid, args, c = resadd_example.launch(a, b, 0.5, 0.25, block=(32, 64))
+    cmds = commands_of(ck, grid, args)
+    np.testing.assert_array_equal(c, resadd_example.reference(a, b, 0.5, 0.25))
+    shrink = {}
+    loads = []
+    for name, f in cmds:
+        if name == "config_ld":
+            shrink[f["state_id"]] = (f["shrink"], f["scale"])
+        elif name.startswith("mvin"):
+            slot = {"mvin": 0, "mvin2": 1, "mvin3": 2}[name]
+            loads.append((f["dram_addr"] != 0, bool(f["local_addr"] & ACC_BIT),
+                          bool(f["local_addr"] & ACCUMULATE_BIT), shrink[slot][0]))
+    # 2 programs x 2 row tiles x (one mvin of A overwriting, one of B accumulating), 64 int8 columns each
+    assert loads == [(True, True, False, 1), (True, True, False, 1), (True, True, True, 1), (True, True, True, 1)] * 2
+    assert sum(name == "mvout" for name, _ in cmds) == 2 * 2 * 4
+
+
+@baco.jit
+def mm_bias_after(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K,
+                  BM: bl.constexpr, BN: bl.constexpr, BK: bl.constexpr):
+    pid_m = bl.program_id(0)
+    pid_n = bl.program_id(1)
+    a_blk = bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 1), offsets=(pid_m * BM, 0),
+                              block_shape=(BM, BK), order=(1, 0))
+    b_blk = bl.make_block_ptr(b_ptr, shape=(K, N), strides=(N, 1), offsets=(0, pid_n * BN),
+                              block_shape=(BK, BN), order=(1, 0))
+    acc = bl.zeros((BM, BN), dtype=bl.int32)
+    for k in range(0, bl.cdiv(K, BK)):
+        acc += bl.dot(bl.load(a_blk, boundary_check=(0, 1)), bl.load(b_blk, boundary_check=(0, 1)))
+        a_blk = bl.advance(a_blk, (0, BK))
+        b_blk = bl.advance(b_blk, (BK, 0))
+    bias_blk = bl.make_block_ptr(bias_ptr, shape=(M, N), strides=(0, 1), offsets=(pid_m * BM, pid_n * BN),
+                                 block_shape=(BM, BN), order=(1, 0))
+    acc = acc + bl.load(bias_blk, boundary_check=(0, 1))
+    c_blk = bl.make_block_ptr(c_ptr, shape=(M, N), strides=(N, 1), offsets=(pid_m * BM, pid_n * BN),
+                              block_shape=(BM, BN), order=(1, 0))
+    bl.store(c_blk, bl.relu(acc * 0.01).to(bl.int8), boundary_check=(0, 1))
+
+
+@baco.jit
+def two_acc_sum(a_ptr, c_ptr, BM: bl.constexpr):
+    a_blk = bl.make_block_ptr(a_ptr, shape=(BM, BM), strides=(BM, 1), offsets=(0, 0),
+                              block_shape=(BM, BM), order=(1, 0))
+    a = bl.load(a_blk)
+    s = bl.dot(a, a) + bl.dot(a, a)
+    bl.store(bl.make_block_ptr(c_ptr, shape=(BM, BM), strides=(BM, 1), offsets=(0, 0),
+                               block_shape=(BM, BM), order=(1, 0)), s)
+
+
+def test_bias_added_after_the_k_loop():
+    """Triton's epilogue form `acc = acc + bl.load(bias_blk)` is an accumulating mvin of the
+    stride-0 bias rows into the accumulator after the K loop."""
+    from baco.gemmini.arith import reference_matmul
+
+    for (M, N, K), df, target in [((65, 33, 100), "WS", "sim"), ((17, 65, 40), "OS", "sim"),
+                                  ((65, 33, 100), "WS", "iss")]:
+        rng = np.random.default_rng(M + N + K)
+        a = rng.integers(-128, 128, (M, K), dtype=np.int8)
+        b = rng.integers(-128, 128, (K, N), dtype=np.int8)
+        bias = rng.integers(-10000, 10000, N, dtype=np.int32)
+        c = np.zeros((M, N), np.int8)
+        mm_bias_after[(bl.cdiv(M, 32), bl.cdiv(N, 32))](a, b, bias, c, M, N, K, BM=32, BN=32, BK=32,
+                                                        target=target, dataflow=df, double_buffer=True)
+        ref = reference_matmul(a, b, bias[None, :], out="int8", scale=np.float32(0.01), relu=True,
+                               os_k_block=32 if df == "OS" else None)
+        np.testing.assert_array_equal(c, ref)
+
+
+def test_adding_two_accumulators_is_a_located_error():
+    from baco.errors import CompilationError
+
+    a = np.zeros((16, 16), np.int8)
+    with pytest.raises(CompilationError) as e:
+        two_acc_sum[(1,)](a, np.zeros((16, 16), np.int32), BM=16)
+    assert "s = bl.dot(a, a) + bl.dot(a, a)" in str(e.value) and "at most one" in str(e.value)
+
+
+def test_resadd_cli_self_checking_elf(tmp_path):
+    from baco.sim.iss import run_elf
+    elf = tmp_path / "resadd.elf"
+    assert resadd_example.main(["--M", "33", "--N", "40", "--sa", "1.5", "--elf", str(elf)]) == 0
     assert run_elf(elf, stdout=None).exit_code == 0

@@ -420,18 +420,24 @@ class KernelCodegen(ast.NodeVisitor):
         return Val(r, ty)
 
     def block_binop(self, opc, a, b, node):
+        self.node = node        # the op is located at the whole expression, not its last operand
         if opc is ast.Mult:
             blk, s = (a, b) if isinstance(a, Val) and a.is_block else (b, a)
             if isinstance(s, Val) and s.is_block:
                 raise self.error("elementwise block * block is not supported on Gemmini", node)
             shape, elem = block_shape(blk.type)
-            if elem != "i32":
-                raise self.error(f"only int32 accumulator blocks can be scaled (this block is {elem})", node)
-            return self.op("baco.scale", [blk, self.as_f32(s)], tensor_type(shape, "f32"))
+            if elem not in ("i32", "i8"):
+                raise self.error(f"only int32 accumulator blocks and loaded int8 blocks can be scaled "
+                                 f"(this block is {elem})", node)
+            # int32: the accumulator read path scales it (pending until the store or a dot reads
+            # it); int8: Gemmini's mvin scale (round half to even, saturate to int8)
+            return self.op("baco.scale", [blk, self.as_f32(s)], tensor_type(shape, "f32" if elem == "i32" else "i8"))
         if opc is ast.Add and isinstance(a, Val) and isinstance(b, Val) and a.is_block and b.is_block:
-            if a.type != b.type:
+            (sa, ea), (sb, eb) = block_shape(a.type), block_shape(b.type)
+            if sa != sb or ea not in ("i8", "i32") or eb not in ("i8", "i32"):
                 raise self.error(f"cannot add blocks of types {a.type} and {b.type}", node)
-            return self.op("baco.add", [a, b], a.type)
+            # blocks add in the int32 accumulator (int8 blocks widen), as Gemmini's mvin does
+            return self.op("baco.add", [a, b], tensor_type(sa, "i32"))
         raise self.error(f"unsupported block operation {opc.__name__} between {describe(a)} and {describe(b)}", node)
 
     def expr_Call(self, node):

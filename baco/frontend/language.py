@@ -18,7 +18,7 @@ import threading
 
 import numpy as np
 
-from baco.gemmini.arith import acc_to_int8, saturate
+from baco.gemmini.arith import acc_to_int8, saturate, scale_to_int
 
 
 class dtype:
@@ -144,6 +144,8 @@ class Block:
     __iadd__ = __radd__ = __add__
 
     def __mul__(self, scale):
+        if self.data.dtype == np.int8:      # Gemmini's mvin scale: RNE, saturated to int8
+            return Block(saturate(scale_to_int(self.data, np.float32(scale)), 8).astype(np.int8))
         return Block(self.data, np.float32(scale), self.relu)
 
     __rmul__ = __mul__

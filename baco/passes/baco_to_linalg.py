@@ -295,8 +295,63 @@ class BacoToLinalg:
         self.kill(op)
 
     def lower_baco_add(self, op):
-        raise fail("block + block is not supported by the Gemmini lowering "
-                   "(accumulate with dot(a, b, acc) instead)", op)
+        """x + y in the accumulator: a loaded block (int8, optionally `* scale`, or int32) is
+        added by an mvin into the accumulator block with the accumulate bit (int8 widened and
+        scaled by the mvin scale), as the C library's tiled_resadd does. At most one operand
+        may be an accumulator value (a dot's result, an earlier sum); without one the sum
+        starts from a zeroed accumulator block."""
+        target, loads = None, []
+        for v in op.operands:
+            scale, source = None, v
+            if getattr(v.owner, "name", None) == "baco.scale" and str(RankedTensorType(v.type).element_type) == "i8":
+                scale, source = v.owner.operands[1], v.owner.operands[0]
+                if v.owner not in self.dead:
+                    self.kill(v.owner)
+            if getattr(source.owner, "name", None) == "tensor.pad":
+                loads.append((source, scale))
+            elif target is None and str(RankedTensorType(v.type).element_type) == "i32" and \
+                    getattr(v.owner, "name", None) not in EPILOGUE_OPS:
+                target = v
+            else:
+                raise fail("Gemmini adds blocks in the accumulator: each operand of + must be a loaded "
+                           "block (int8, optionally * scale, or int32) except at most one int32 "
+                           "accumulator block (a dot's result or an earlier sum)", op)
+        t = RankedTensorType(op.result.type)
+        if target is None:
+            from mlir.dialects import linalg
+            target = linalg.fill(ir.const_int(0, t.element_type), outs=[self._fresh_tensor(t)])
+        for source, scale in loads:
+            target = self._accumulate_load(target, source, scale)
+        op.result.replace_all_uses_with(target)
+        self.kill(op)
+
+    @staticmethod
+    def _accumulate_load(target, loaded, scale):
+        """target + loaded as a linalg.generic tagged `gemmini.acc_add` (what an accumulating
+        mvin computes): an int8 block is scaled (RNE) and saturated to int8, then widened."""
+        t = RankedTensorType(target.type)
+        elem = RankedTensorType(loaded.type).element_type
+        ident = AffineMapAttr.get(AffineMap.get_identity(2))
+        par = Attribute.parse("#linalg.iterator_type<parallel>")
+        gen = ir.create("linalg.generic", operands=[loaded, target], results=[t], regions=1,
+                        attributes={
+                            "indexing_maps": ArrayAttr.get([ident, ident]),
+                            "iterator_types": ArrayAttr.get([par, par]),
+                            "operandSegmentSizes": Attribute.parse("array<i32: 1, 1>"),
+                            "gemmini.acc_add": DictAttr.get({"scaled": BoolAttr.get(scale is not None)})})
+        i32 = IntegerType.get_signless(32)
+        blk = Block.create_at_start(gen.regions[0], [elem, i32])
+        with InsertionPoint(blk):
+            x = blk.arguments[0]
+            if scale is not None:
+                f = ir.create("arith.sitofp", operands=[x], results=[F32Type.get()]).result
+                f = ir.create("math.roundeven", operands=[ir.binop("mulf", f, scale)], results=[F32Type.get()]).result
+                f = ir.binop("minimumf", ir.binop("maximumf", f, ir.const_f32(-128.0)), ir.const_f32(127.0))
+                x = ir.create("arith.fptosi", operands=[f], results=[i32]).result
+            elif str(elem) != "i32":
+                x = ir.create("arith.extsi", operands=[x], results=[i32]).result
+            ir.create("linalg.yield", operands=[ir.binop("addi", blk.arguments[1], x)])
+        return gen.result
 
     def lower_baco_scale(self, op):   # folded into the store's epilogue
         pass

@@ -14,7 +14,9 @@ An int8 block written only by a scale/ReLU epilogue of an accumulator block
 and only stored to DRAM gets no rows (`gemmini.space = "epilogue"`): the
 lowering moves it out of the accumulator through the scaling path. One only read
 by dots gets none either (`"acc_read"`): the dots read the accumulator block
-through the execute unit's scaled, activated int8 read path (a chained dot).
+through the execute unit's scaled, activated int8 read path (a chained dot). A loaded
+block only added to an accumulator block gets none either (`"acc_add"`): the lowering
+moves it from DRAM into that accumulator block with the accumulate bit.
 
 Ragged edges: the zero padding bufferization materialises around a clipped
 load (`linalg.map`/`linalg.fill` of 0, then a copy into a corner subview) is
@@ -76,6 +78,25 @@ def is_accumulator_read(alloc) -> bool:
     return writers == 1 and reads > 0
 
 
+def is_accumulated_load(alloc) -> bool:
+    """A block only filled from DRAM (a zero-padded load) and only read by gemmini.acc_add
+    generics: it is moved straight into the accumulator block it is added to."""
+    reads = 0
+    for u in users(alloc.result):
+        if u.name in ("linalg.map", "linalg.fill") and ir.is_zero_fill(u):
+            continue
+        if u.name == "memref.subview":
+            if not all(w.name == "memref.copy" and w.operands[1] == u.result for w in users(u.result)):
+                return False
+        elif u.name == "memref.copy" and u.operands[1] == alloc.result:
+            continue
+        elif u.name == "linalg.generic" and "gemmini.acc_add" in u.attributes and u.operands[0] == alloc.result:
+            reads += 1
+        else:
+            return False
+    return reads > 0
+
+
 class Placement:
     """With `double_buffer` every block allocated in a loop gets two homes
     (`gemmini.copy_rows` apart) used by alternate iterations, so the lowering
@@ -94,8 +115,8 @@ class Placement:
     def place(self, func):
         self.stage_operands(func)
         dim = self.config.dim
-        used = {"spad": 0, "acc": 0, "epilogue": 0, "acc_read": 0}
-        placed = {"spad": [], "acc": [], "epilogue": [], "acc_read": []}
+        used = {"spad": 0, "acc": 0, "epilogue": 0, "acc_read": 0, "acc_add": 0}
+        placed = {"spad": [], "acc": [], "epilogue": [], "acc_read": [], "acc_add": []}
         for op in ir.walk_ops(func):
             if op.name != "memref.alloc":
                 continue
@@ -109,7 +130,9 @@ class Placement:
                 raise ir.fail(f"a {elem} block has no place in Gemmini's memories "
                               "(int8 scratchpad, int32 accumulator)", op)
             row_tile_stride, rows = layout(shape, dim)
-            if space == "spad" and is_epilogue_staging(op):
+            if is_accumulated_load(op):
+                space, rows = "acc_add", 0
+            elif space == "spad" and is_epilogue_staging(op):
                 space, rows = "epilogue", 0
             elif space == "spad" and is_accumulator_read(op):
                 space, rows = "acc_read", 0

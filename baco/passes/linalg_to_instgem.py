@@ -176,6 +176,8 @@ class LinalgToInstGem:
         self.zeroed_in_loop = {}     # zero fill op -> loop whose first iteration overwrites the block
         self.first_write_of_matmul = {}   # matmul op -> that loop
         self.store_of_matmul = {}    # matmul op -> (store copy op, its loop)
+        self.added_loads = {}        # acc_add staging alloc -> (its DRAM copy, source view, window view)
+        self.overwriting_adds = set()    # acc_add generics that overwrite their freshly zeroed target
         self.dead = []
 
     def placed(self, alloc) -> Placed:
@@ -203,6 +205,7 @@ class LinalgToInstGem:
         for op in list(ir.walk_ops(func)):
             handler = {"memref.copy": self.lower_copy, "linalg.matmul": self.lower_matmul,
                        "linalg.fill": self.lower_fill, "linalg.map": self.lower_fill,
+                       "linalg.generic": self.lower_acc_add,
                        "func.return": self.lower_return}.get(op.name)
             if handler is not None:
                 with InsertionPoint(op), op.location:
@@ -231,8 +234,24 @@ class LinalgToInstGem:
         if alloc is None:
             raise ir.fail("fill of a non-local buffer", op)
         blk = self.placed(alloc)
+        if blk.space == "acc_add":      # the zero padding of a block added by DMA: nothing to add
+            self.dead.append(op)
+            return
         loop_op = self.zeroed_in_loop.get(op)
-        if loop_op is None:
+        first_add = self.first_added_load(op, alloc)
+        if first_add is not None:       # the added load overwrites its window; zero only the rest
+            self.overwriting_adds.add(first_add)
+            _, _, window = self.added_loads[alloc_of(first_add.operands[0])]
+            first, rows, cols = self.local_window(window)
+            d = cst(self.cfg.dim)
+
+            def uncovered(r, c):        # tile (r, c) is not wholly inside the window
+                top, left = ir.binop("muli", r, d), ir.binop("muli", c, d)
+                return any_of(prefetch.cmp(2, top, first),
+                              prefetch.cmp(4, ir.binop("addi", top, d), ir.binop("addi", first, rows)),
+                              prefetch.cmp(4, ir.binop("addi", left, d), cols))
+            self.zero_block(blk, 0, only=uncovered)
+        elif loop_op is None:
             self.zero_block(blk, self.load_slot.get(op, 0))
         else:       # the loop's first iteration overwrites it; zeroed only if the loop runs no iteration
             lb, ub = list(loop_op.operands)[:2]
@@ -272,7 +291,9 @@ class LinalgToInstGem:
     def lower_copy(self, op):
         src, dst = op.operands
         src_alloc, dst_alloc = alloc_of(src), alloc_of(dst)
-        if dst_alloc is not None and src_alloc is None:
+        if dst_alloc is not None and src_alloc is None and self.placed(dst_alloc).space == "acc_add":
+            self.added_loads[dst_alloc] = (op, src, dst)     # moved in by the gemmini.acc_add generic
+        elif dst_alloc is not None and src_alloc is None:
             self.lower_mvin(op, src, dst, self.placed(dst_alloc))
         elif src_alloc is not None and dst_alloc is None:
             self.lower_mvout(op, src, dst, self.placed(src_alloc))
@@ -306,20 +327,26 @@ class LinalgToInstGem:
             raise ir.fail("local block windows must start at the block's first column", owner)
         return tuple(cst(v) if isinstance(v, int) else i64(v) for v in (offsets[0], *sizes))
 
-    def lower_mvin(self, op, src, dst, blk: Placed):
+    def lower_mvin(self, op, src, dst, blk: Placed, elem=None, scale=None, accumulate=False):
+        """mvins of the DRAM view `src` into block `blk` over the window `dst` (a view of `blk`,
+        or of a same-shaped staging block). An int8 `elem` into the accumulator is widened
+        (shrink) and multiplied by `scale` (i64 float bits; the mvin scale, RNE, saturated to
+        int8); `accumulate` adds to the accumulator instead of overwriting it."""
         unit_inner_stride(src, op)
         cfg = self.cfg
         acc = blk.space == "acc"
-        esize = ESIZE[blk.elem]
+        elem = elem or blk.elem
+        esize = ESIZE[elem]
+        shrink = int(acc and elem == "i8")
         first, rows, cols = self.local_window(dst)
         # the matmul masks to the filled extent; rows above `first` (a negative row offset) are zeroed
         self.extents[blk.alloc] = (ir.binop("addi", first, rows), cols)
         addr, row_bytes = dram_addr_and_stride(src, esize)
-        max_cols = (cfg.max_block_len_acc if acc else cfg.max_block_len) * cfg.dim
+        max_cols = (cfg.max_block_len_acc if acc and not shrink else cfg.max_block_len) * cfg.dim
         slot = self.load_slot.get(op, 0)
-        instgem.emit("config_ld", stride=row_bytes, scale=f32_bits(1.0), shrink=0,
+        instgem.emit("config_ld", stride=row_bytes, scale=f32_bits(1.0) if scale is None else scale, shrink=shrink,
                      block_stride=cfg.dim, pixel_repeats=1, state_id=slot)
-        flags = local_addr(0, acc=acc)
+        flags = local_addr(0, acc=acc, accumulate=accumulate)
         n_chunks = ceil_div(cols, max_cols)
 
         def move(t):    # the window's rows in block row tile `bt`, column chunk `cc`
@@ -334,6 +361,8 @@ class LinalgToInstGem:
                          rows=n_rows)
         first_tile, n_tiles = window_tiles(first, rows, cfg.dim)
         load_stream(ir.binop("muli", n_tiles, n_chunks), move)
+        if accumulate:      # adding the zero rows above `first` changes nothing
+            return
 
         def zero_lead(t):       # rows above `first`; DRAM address 0 makes mvin write zeros
             rt, cc = ir.binop("divsi", t, n_chunks), ir.binop("remsi", t, n_chunks)
@@ -341,6 +370,44 @@ class LinalgToInstGem:
             instgem.emit(MVIN_OF_SLOT[slot], dram_addr=0, local_addr=local, cols=extent(cols, cc, max_cols),
                          rows=extent(first, rt, cfg.dim))
         load_stream(ir.binop("muli", ceil_div(first, cfg.dim), n_chunks), zero_lead)
+
+    def first_added_load(self, fill, alloc):
+        """The gemmini.acc_add generic adding a load into `alloc` if it is the first op after
+        `fill` (in its block) to touch `alloc`, and its load's DRAM copy is already lowered."""
+        ops = [o.operation for o in fill.block.operations]
+        for op in ops[ops.index(fill) + 1:]:
+            if any(alloc_of(v) is not None and alloc_of(v).operation == alloc.operation
+                   for o in [op, *ir.walk_ops(op)] for v in o.operands):
+                staging = alloc_of(op.operands[0]) if op.name == "linalg.generic" else None
+                if "gemmini.acc_add" in op.attributes and alloc_of(op.operands[1]).operation == alloc.operation \
+                        and staging is not None and staging in self.added_loads:
+                    return op
+                return None
+        return None
+
+    def lower_acc_add(self, op):
+        """A gemmini.acc_add generic (target + loaded block): the load's mvins go straight into
+        the target accumulator block with the accumulate bit (int8 widened and mvin-scaled)."""
+        if "gemmini.acc_add" not in op.attributes:
+            return
+        staging, target = alloc_of(op.operands[0]), alloc_of(op.operands[1])
+        if staging is None or staging not in self.added_loads or target is None or \
+                self.placed(target).space != "acc":
+            raise ir.fail("a block added to an accumulator block must be loaded from DRAM", op)
+        copy, src, window = self.added_loads[staging]
+        scale = None
+        if str(ir.Attribute(op.attributes["gemmini.acc_add"]["scaled"])) == "true":
+            if not self.cfg.mvin_scale:
+                raise ir.fail("this Gemmini has no mvin scale (mvin_scale = False): an int8 block "
+                              "cannot be scaled on its way into the accumulator", op)
+            body = op.regions[0].blocks[0]
+            mul = next(o.operation for o in body.operations if o.operation.name == "arith.mulf")
+            bits = ir.create("arith.bitcast", operands=[mul.operands[1]],
+                             results=[ir.IntegerType.get_signless(32)]).result
+            scale = ir.create("arith.extui", operands=[bits], results=[ir.i64()]).result
+        self.lower_mvin(copy, src, window, self.placed(target), elem=self.placed(staging).elem, scale=scale,
+                        accumulate=op not in self.overwriting_adds)
+        self.dead.append(op)
 
     def lower_mvout(self, op, src, dst, blk: Placed):
         loop_op = self.stored_in_loop.get(op)
