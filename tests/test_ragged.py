@@ -111,3 +111,24 @@ def test_resnet50_56x56_layer_is_searched_as_given():
     real, pad = (costmodel.evaluate(x, parse_mapping(text), DEFAULT_HARDWARE) for x in (layer, padded))
     assert pad.accesses["mac"] / real.accesses["mac"] == (64 / 56) ** 2
     assert pad.cycles > real.cycles and pad.energy_uj > real.energy_uj
+
+
+def test_timeloop_export_of_a_ragged_mapping_is_its_padded_equivalent():
+    import yaml
+    from baco.tuner.emit import timeloop_mapping, timeloop_problem_text
+    layer = Layer(R=3, S=3, P=56, Q=56, C=64, K=64, name="conv56")
+    ragged = parse_mapping("L3[WIO] P4 Q4 K4 C4 - L2[WI] N1 K16X - L1[O] R3 S3 C16X - L0[W] Q16 P16")
+    text = timeloop_problem_text(layer, ragged)
+    assert text.startswith("# Padded equivalent of conv56: P 56->64, Q 56->64.")
+    inst = yaml.safe_load(text)["problem"]["instance"]
+    assert (inst["P"], inst["Q"], inst["C"], inst["K"], inst["R"]) == (64, 64, 64, 64, 3)
+    # the exported mapping's factors multiply exactly to the exported problem, as Timeloop's mapper needs
+    exported = {d: 1 for d in "RSPQCKN"}
+    for entry in timeloop_mapping(ragged)["mapping"]:
+        for factor in entry.get("factors", "").split():
+            d, f = factor.split("=")
+            exported[d] *= int(f)
+    assert exported == {d: inst[d] for d in "RSPQCKN"}
+    exact = parse_mapping("L3[WIO] P4 Q4 K4 C4 - L2[WI] N1 K16X - L1[O] R3 S3 C16X - L0[W] Q14 P14")
+    text = timeloop_problem_text(layer, exact)
+    assert not text.startswith("#") and yaml.safe_load(text)["problem"]["instance"]["P"] == 56
