@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from baco.tuner.relax import (C_INDEX, DIMS, DRAM_LEVEL, K_INDEX, MappingSpace, TemperatureSchedule, capacity_penalty,
-                              cover_tiling, covering_problems, divisors, nearest_divisor, straight_through_choice,
+                              covering_dram_factor, covering_problems, divisors, nearest_divisor, straight_through_choice,
                               tile_candidates)
 
 CONV = dict(R=3, S=3, P=28, Q=28, C=96, K=120, N=1)
@@ -26,10 +26,10 @@ def test_tile_candidates_and_covering():
     dims = dict(R=3, S=3, P=56, Q=56, C=3, K=64, N=1)
     t = [[1, 1, 16, 8, 1, 1, 1], [3, 3, 1, 1, 1, 1, 1], [1, 1, 2, 7, 1, 4, 1], [1, 1, 1, 1, 1, 1, 1]]
     assert any("P factors cover 32, not 56" in p for p in covering_problems(t, 3, 16, dims))
-    covered = cover_tiling(t, 3, 16, dims)          # DRAM takes ⌈56 / 32⌉ = 2 P tiles
-    assert covered[DRAM_LEVEL] == (1, 1, 2, 1, 1, 1, 1) and covering_problems(covered, 3, 16, dims) == []
+    t[DRAM_LEVEL][2] = covering_dram_factor(t, 3, 16, 2, 56)     # DRAM takes ⌈56 / 32⌉ = 2 P tiles
+    assert t[DRAM_LEVEL][2] == 2 and covering_problems(t, 3, 16, dims) == []
     t[1][0] = 2                                     # R = 3 in tiles of 2 is not a filter split
-    assert cover_tiling(t, 3, 16, dims) is None
+    assert covering_dram_factor(t, 3, 16, 0, 3) is None
     t[1][0], t[2][2] = 3, 5                         # 5 tiles of 16 at L2 run past P = 56 (4 needed)
     assert any("runs 5 tiles of 16 where 56 needs 4" in p for p in covering_problems(t, 3, 16, dims))
 

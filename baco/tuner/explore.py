@@ -34,7 +34,8 @@ from baco.tuner.arch import DEFAULT_HARDWARE, MAX_BUFFER_KB, MAX_PE_DIM, Hardwar
 from baco.tuner.hwinfer import requirements_from_factors, round_hardware, round_pe_dim, smooth_max
 from baco.tuner.mapping import Mapping, validate
 from baco.tuner.relax import (C_INDEX, DIMS, DRAM_LEVEL, K_INDEX, NUM_LEVELS, ORDER_CHOICES, MappingSpace,
-                              StackedSpace, TemperatureSchedule, capacity_penalty, cover_tiling, level_orders)
+                              StackedSpace, TemperatureSchedule, capacity_penalty, covering_dram_factor,
+                              level_orders)
 from baco.tuner.workloads import Layer
 
 PENALTY_WEIGHT = 10.0
@@ -535,10 +536,14 @@ def neighbours(tiling: Tiling, space: MappingSpace, max_pe: int) -> list[Tiling]
                         else:
                             l = slot[1]
                             new_t[l][j] = new_t[l][j] // p if mul is None else new_t[l][j] * p
-                    covered = cover_tiling(new_t, sc, sk, space.dims)   # DRAM re-covers ragged dims
-                    if covered is not None and (covered, sc, sk) != (tiling.temporal, tiling.spatial_c,
-                                                                     tiling.spatial_k):
-                        out.append(Tiling(covered, sc, sk, tiling.order))
+                    # the DRAM loop re-covers what is left of a ragged dim
+                    dram = covering_dram_factor(new_t, sc, sk, j, space.dims[d])
+                    if dram is None:
+                        continue
+                    new_t[DRAM_LEVEL][j] = dram
+                    moved = tuple(map(tuple, new_t))
+                    if (moved, sc, sk) != (tiling.temporal, tiling.spatial_c, tiling.spatial_k):
+                        out.append(Tiling(moved, sc, sk, tiling.order))
     out += [Tiling(tiling.temporal, tiling.spatial_c, tiling.spatial_k, o)
             for o in range(len(ORDER_CHOICES)) if o != tiling.order]
     return out

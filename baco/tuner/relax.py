@@ -109,14 +109,16 @@ def covering_problems(temporal, spatial_c: int, spatial_k: int, dims: dict[str, 
     return problems
 
 
-def cover_tiling(temporal, spatial_c: int, spatial_k: int, dims: dict[str, int]):
-    """The factors with each DRAM loop set to ⌈n / its inner tile⌉ (what is left to cover after a
-    change of the inner factors), or None if they do not then pass covering_problems."""
-    t = [list(row) for row in temporal]
-    for j, d in enumerate(DIMS):
-        inner = math.prod(f for slot, f in slot_factors(t, spatial_c, spatial_k, j) if slot != "L3")
-        t[DRAM_LEVEL][j] = -(-int(dims[d]) // inner)
-    return None if covering_problems(t, spatial_c, spatial_k, dims) else tuple(map(tuple, t))
+def covering_dram_factor(temporal, spatial_c: int, spatial_k: int, j: int, n: int) -> int | None:
+    """The DRAM factor that makes dimension j (of n) covered after a change of its inner factors,
+    ⌈n / inner tile⌉, or None if the inner loops break covering_problems' rule for it."""
+    tile = 1
+    for slot, f in slot_factors(temporal, spatial_c, spatial_k, j)[:-1]:
+        if f < 1 or f > -(-n // tile):
+            return None
+        tile *= f
+    dram = -(-n // tile)
+    return None if DIMS[j] not in RAGGED_DIMS and tile * dram != n else dram
 
 
 def nearest_divisor(n: int, x: float, limit: int | None = None) -> int:
