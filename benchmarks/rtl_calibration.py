@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from baco.gemmini.config import GemminiConfig
-from baco.sim.programs import rtl_row_cycles
+from baco.sim.programs import PROGRAM_FEATURES, dosa_program, dosa_program_features, rtl_row_cycles
 from baco.sim.timing import DEFAULT_CONSTANTS
 from baco.tuner import residual
 
@@ -81,8 +81,10 @@ def timeloop_residual_model(row, cfg, constants, command_budget=None):
 
 def combined_model(row, cfg, constants, command_budget=3000):
     """The cycle model's cycles of DOSA's program x the "combined" residual fitted on the other 70%
-    (benchmarks/train_cost_residual.py combined)."""
-    return residual.combined_row_cycles(row, cycle_model(row, cfg, constants, command_budget))
+    (benchmarks/train_cost_residual.py combined), which also reads the program's counts."""
+    counts = dosa_program_features(dosa_program(row_layer(row), row["mapping.mapping"]), cfg)
+    return residual.combined_row_cycles(row, cycle_model(row, cfg, constants, command_budget),
+                                        [counts[k] for k in PROGRAM_FEATURES])
 
 
 MODELS = {"cycle model (DOSA's program)": cycle_model, "Timeloop-matched x residual": timeloop_residual_model,
@@ -134,6 +136,18 @@ def cache_cycle_model(args, cfg) -> int:
     return 0
 
 
+def worst_rows(rows, meas, predictions, n):
+    """The n rows with the largest absolute cycle error of the combined model (they set raw r)."""
+    name = next(k for k in predictions if k.startswith("combined"))
+    program = predictions[next(iter(predictions))]
+    err = np.abs(np.asarray(predictions[name]) - meas)
+    print(f"  {n} largest absolute errors of the combined model (measured, cycle model, combined):")
+    for i in np.argsort(-err)[:n]:
+        r = rows[i]
+        layer = " ".join(f"{d}{r[f'prob.{d}']}" for d in DIMS) + f" stride {r['prob.Wstride']}"
+        print(f"    {meas[i]:10.3g} {program[i]:10.3g} {predictions[name][i]:10.3g}  {layer}  {r['mapping.mapping']}")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--csv", type=Path, help="score this file (same columns) instead of the held-out split")
@@ -142,6 +156,7 @@ def main(argv=None) -> int:
     p.add_argument("--fit", action="store_true", help="grid-search the constants on the training split")
     p.add_argument("--smoke", action="store_true", help="a few rows with a small simulation budget")
     p.add_argument("--out", type=Path, help="write each row's measured and predicted cycles (CSV)")
+    p.add_argument("--worst", type=int, default=0, help="list the N rows with the largest absolute errors")
     p.add_argument("--cache", type=Path, help="time the cycle model on EVERY row (training split first), "
                    "streaming split,index,measured,cycles to this CSV (the combined model's training input)")
     p.add_argument("--shard", default="0/1", help="with --cache: only rows i with i %% N == K (K/N)")
@@ -174,6 +189,8 @@ def main(argv=None) -> int:
         m = metrics(predictions[name], meas)
         print(f"  {name:<32} {m['r']:8.3f} {m['r_log']:8.3f} {100 * m['mape']:7.1f}% "
               f"{time.perf_counter() - t0:6.0f}s", flush=True)
+    if args.worst:
+        worst_rows(rows, meas, predictions, args.worst)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         with open(args.out, "w", newline="") as f:

@@ -99,9 +99,10 @@ def test_combined_residual_corrects_program_cycles_of_an_rtl_row():
     bounded, feature-dependent factor (not a constant)."""
     train, _ = _script().rtl_split(ROOT / "benchmarks" / "data" / "rtl" / "firesim_train.csv")
     assert residual.load("combined") is not None
-    ratios = {residual.combined_row_cycles(r, 1e6) / 1e6 for r in train[:20]}
+    counts = [_script().program_features(r, GemminiConfig()) for r in train[:20]]
+    ratios = {residual.combined_row_cycles(r, 1e6, c) / 1e6 for r, c in zip(train, counts)}
     assert all(0.05 < q < 20 for q in ratios) and len(ratios) > 1
-    assert residual.combined_row_cycles(train[0], 2e6) > residual.combined_row_cycles(train[0], 1e6)
+    assert residual.combined_row_cycles(train[0], 2e6, counts[0]) > residual.combined_row_cycles(train[0], 1e6, counts[0])
 
 
 @pytest.mark.slow

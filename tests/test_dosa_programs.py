@@ -8,8 +8,8 @@ import pytest
 
 from baco.gemmini.config import GemminiConfig
 from baco.sim.loops import LARGE_ITERATOR_BITS, LoopConvState, conv_params
-from baco.sim.programs import (dosa_conv_tiles, dosa_matmul_tiles, dosa_program, rtl_row_cycles,
-                               time_dosa_program)
+from baco.sim.programs import (_ConvShape, dosa_conv_tiles, dosa_matmul_tiles, dosa_program,
+                               dosa_program_features, rtl_row_cycles, time_dosa_program)
 from baco.sim.timing import TimingModel
 
 CFG = GemminiConfig()
@@ -55,6 +55,46 @@ def test_padding_larger_than_the_tile_wraps_loopconv_rows():
     assert c["irows_unpadded"] == (1 << LARGE_ITERATOR_BITS) - 1
     with pytest.raises(Exception):
         conv_params(CFG, st, flags)
+
+
+@pytest.mark.parametrize("layer, mapping", [
+    (CONV, CONV_MAPPING),
+    (dict(R=7, S=7, P=112, Q=112, C=3, K=64, N=1, Wstride=2),
+     "L3[WIO] P4 Q112 K8 S7 - L2[WI] N1 K4X - L1[O] K2 R7 P7 C3X - L0[W] P4"),
+    (dict(R=6, S=6, P=112, Q=112, C=3, K=64, N=1, Wstride=2),
+     "L3[WIO] P16 C3 K16 R6 - L2[WI] N1 K4X - L1[O] S6 Q112 - L0[W] P7"),
+])
+def test_program_features_sum_the_conv_tiles(layer, mapping):
+    """dosa_program_features counts distinct tile sizes x their numbers; the same sums tile by
+    tile over tiled_conv_dosa's loop, with the wrapping tiles and the memories' overflow."""
+    prog = dosa_program(layer, mapping)
+    shape, d = _ConvShape(prog), CFG.dim
+    tiles = input_rows = array_rows = output_rows = wrapped = acc_need = 0
+    for v in shape.loops():
+        f, flags = shape.tile(v, d)
+        pixels = (f["porows"] * f["stride"] + f["krows"] - 1) * (f["pocols"] * f["stride"] + f["kcols"] - 1)
+        o_blocks, out = -(-f["pochs"] // d), f["porows"] * f["pocols"]
+        tiles += 1
+        input_rows += pixels * -(-f["kchs"] // d)
+        array_rows += (o_blocks * f["krows"] * -(-f["kcols"] // flags["max_pixels_per_row"])
+                       * -(-f["kchs"] // d) * out)
+        output_rows += out * o_blocks if f["output_addr"] else 0
+        wrapped += shape.wraps(v)
+        acc_need = max(acc_need, out * o_blocks)
+    n = dosa_program_features(prog, CFG)
+    assert (n["tiles"], n["input_rows"], n["array_rows"], n["output_rows"], n["wrapped_tiles"]) == (
+        tiles, input_rows, array_rows, output_rows, wrapped)
+    assert n["matmul"] == 0 and n["acc_overflow"] == max(1.0, acc_need / CFG.acc_rows)
+
+
+def test_program_features_of_a_matmul_count_its_loop_ws_tiles():
+    prog = dosa_program(dict(R=1, S=1, P=100, Q=1, C=64, K=48, N=1, Wstride=1),
+                        "L3[WIO] C2 P5 - L2[WI] K16X - L1[O] P20 C2 K3 - L0[W] C16X")
+    n = dosa_program_features(prog, CFG)
+    tiles = list(dosa_matmul_tiles(prog, CFG.dim))
+    assert n["matmul"] == 1 and n["tiles"] == len(tiles)
+    assert n["array_rows"] == sum(f["max_i"] * f["max_j"] * f["max_k"] * CFG.dim for f, _ in tiles)
+    assert n["sp_overflow"] >= 1 and n["input_row_bytes"] == CFG.dim
 
 
 def test_matmul_tiles_are_dim_blocks_clamped_to_the_matrix():

@@ -13,6 +13,7 @@ the C library runs them: one fenced LOOP_CONV_WS per DRAM-level tile, expanded
 into LoopConv's command stream (conv_program_iterations)."""
 from __future__ import annotations
 
+import collections
 import itertools
 import math
 from dataclasses import dataclass
@@ -325,6 +326,65 @@ def dosa_matmul_tiles(prog: DosaProgram, dim: int):
         flags = dict(ex_accumulate=int(k0 != 0), full_c=0, low_d=0, activation=0, a_spad_id=0, b_spad_id=0,
                      a_transpose=0, b_transpose=0, is_resadd=0)
         yield fields, flags
+
+
+PROGRAM_FEATURES = ("matmul", "tiles", "commands", "input_rows", "input_row_bytes", "weight_rows", "array_rows",
+                    "output_rows", "sp_overflow", "acc_overflow", "wrapped_tiles")
+
+
+def dosa_program_features(prog: DosaProgram, cfg: GemminiConfig) -> dict:
+    """What an RTL row's program does, counted from its tiles without timing it (the learned
+    residual's program features): matmul (1) or conv (0), LOOP_CONV_WS / LOOP_WS calls, commands they unroll to
+    (mvin/preload/compute/mvout, approximately), DRAM rows moved in (input and weight rows)
+    and out, rows streamed through the array, the mean bytes per input DMA row (small rows
+    are one request each), how far the largest tile overflows the scratchpad and accumulator
+    (addresses wrap: 1 = fits), and tiles whose padding wraps LoopConv's row count."""
+    d = cfg.dim
+    n = dict.fromkeys(PROGRAM_FEATURES, 0.0)
+    n["matmul"] = float(prog.matmul)
+    sp_need = acc_need = 0
+    if prog.matmul:
+        for f, _ in dosa_matmul_tiles(prog, d):
+            i, j, k = f["max_i"], f["max_j"], f["max_k"]
+            n["tiles"] += 1
+            n["input_rows"] += i * k * d
+            n["input_row_bytes"] += i * k * d * d
+            n["weight_rows"] += k * j * d
+            n["array_rows"] += i * j * k * d
+            n["output_rows"] += i * j * d if f["c_addr"] else 0
+            n["commands"] += i * k + k * j + 2 * i * j * k + (i * j if f["c_addr"] else 0)
+            sp_need, acc_need = max(sp_need, (i * k + k * j) * d), max(acc_need, i * j * d)
+    else:       # tiles with the same sizes cost the same: sum over distinct sizes x their counts
+        shape = _ConvShape(prog)
+        L, s = shape.limits, shape.steps
+        sizes = {x: collections.Counter((min(s[x], L[x] - o), o + s[x] >= L[x]) for o in range(0, L[x], max(1, s[x])))
+                 for x in DIMS}
+        for combo in itertools.product(*(sizes[x].items() for x in DIMS)):
+            (R, _), (S, _), (P, _), (Q, _), (C, _), (K, _), (N, _) = (size for size, _ in combo)
+            count = math.prod(c for _, c in combo)
+            last = all(is_last for (_, is_last), _ in (combo[0], combo[1], combo[4]))
+            pixels = N * (Q * shape.stride + S - 1) * (P * shape.stride + R - 1)   # porows = Q, krows = S
+            k_blocks, o_blocks, out = -(-C // d), -(-K // d), N * P * Q
+            mppr = 1 if C > d else min(d // C, R)
+            passes = o_blocks * S * -(-R // mppr) * k_blocks
+            n["tiles"] += count
+            n["input_rows"] += count * pixels * k_blocks
+            n["input_row_bytes"] += count * pixels * C
+            n["weight_rows"] += count * R * S * C * o_blocks
+            n["array_rows"] += count * passes * out
+            n["output_rows"] += count * out * o_blocks * last
+            n["commands"] += count * (pixels * k_blocks / d + R * S * k_blocks * o_blocks + 2 * passes * -(-out // d)
+                                      + out * o_blocks / d * last)
+            sp_need = max(sp_need, pixels * k_blocks + R * S * C * o_blocks)
+            acc_need = max(acc_need, out * o_blocks)
+        axis = {x: sum(sizes[x].values()) for x in DIMS}
+        wrap_q, wrap_p = len(shape._wrapping["Q"]), len(shape._wrapping["P"])
+        n["wrapped_tiles"] = axis["N"] * axis["K"] * axis["C"] * (wrap_q * axis["P"] * axis["R"]
+                                                                  + wrap_p * axis["Q"] * axis["S"] - wrap_q * wrap_p)
+    n["input_row_bytes"] /= max(1.0, n["input_rows"])
+    n["sp_overflow"] = max(1.0, sp_need / cfg.sp_rows)
+    n["acc_overflow"] = max(1.0, acc_need / cfg.acc_rows)
+    return n
 
 
 def _wrapped_conv_tile_cycles(cfg, st, flags, c, timing_factory, probe_rows=16):

@@ -9,8 +9,9 @@ the hardware that predicts log(measured cycles / analytical cycles):
   analytical = the Timeloop-matched costmodel.cost_from_factors;
 - "combined": measured = the same RTL cycles; base = the cycle model timing
   the program DOSA ran for the row (baco.sim.programs.rtl_row_cycles, passed
-  in: the tuner does not import the simulator), features = the "rtl" features
-  plus the log of that base.
+  in with that program's counts, baco.sim.programs.dosa_program_features: the
+  tuner does not import the simulator), features = the "rtl" features, the log
+  of that base and log(1 + count) of the program's counts.
 Weights live in baco/data/cost_residual.json, written by
 benchmarks/train_cost_residual.py (see baco/data/README.md).
 """
@@ -69,20 +70,38 @@ class Residual(torch.nn.Module):
 
 
 def fit(x, y, *, epochs: int, weight_decay: float, hidden: int = HIDDEN, seed: int = 0, lr: float = 3e-3,
-        loss: str = "huber") -> Residual:
+        loss: str = "huber", log_weight: float = 0.1, validation=None, check_every: int = 10) -> Residual:
     """Full-batch Adam on the log-ratio error d. loss "huber": pseudo-Huber (about |d| beyond 10%, so a
     few rows the features cannot explain do not dominate the fit); "relative": |exp(d) - 1|, the
-    relative error of the cycles (what MAPE scores; it penalises over-prediction more)."""
+    relative error of the cycles (what MAPE scores; it penalises over-prediction more); "mixed":
+    |exp(d) - 1| + log_weight * d^2, the relative error plus the log error that Pearson r on log
+    cycles scores. validation = (x, y): early stopping, the weights with the lowest validation loss
+    (checked every `check_every` epochs) are returned."""
     torch.manual_seed(seed)
     std = x.std(0)
     model = Residual(x.shape[1], x.mean(0), torch.where(std > 1e-9, std, torch.ones_like(std)), hidden)
     opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
-    for _ in range(epochs):
-        opt.zero_grad()
+
+    def objective(x, y):
         d = model(x) - y
-        err = torch.abs(torch.expm1(d)) if loss == "relative" else torch.sqrt(d ** 2 + 0.01)
-        torch.mean(err).backward()
+        if loss == "relative":
+            return torch.mean(torch.abs(torch.expm1(d)))
+        if loss == "mixed":
+            return torch.mean(torch.abs(torch.expm1(d)) + log_weight * d ** 2)
+        return torch.mean(torch.sqrt(d ** 2 + 0.01))
+
+    best = (float("inf"), None)
+    for epoch in range(epochs):
+        opt.zero_grad()
+        objective(x, y).backward()
         opt.step()
+        if validation is not None and epoch % check_every == check_every - 1:
+            with torch.no_grad():
+                score = float(objective(*validation))
+            if score < best[0]:
+                best = (score, {k: v.clone() for k, v in model.state_dict().items()})
+    if best[1] is not None:
+        model.load_state_dict(best[1])
     model.requires_grad_(False)
     return model
 
@@ -156,18 +175,20 @@ def rtl_row_cycles(row: dict) -> float:
         return float(torch.exp(log_base + (model(feats) if model is not None else 0.0))[0])
 
 
-def combined_row_inputs(row: dict, program_cycles: float):
+def combined_row_inputs(row: dict, program_cycles: float, program_features):
     """(features [1, F], log program cycles [1]) of one RTL row whose program the cycle model timed
-    at program_cycles: the rtl features and the program's log cycles."""
+    at program_cycles: the rtl features, the program's log cycles and log(1 + x) of its counts
+    (program_features: values of baco.sim.programs.dosa_program_features, in PROGRAM_FEATURES order)."""
     feats, _ = rtl_row_inputs(row)
     base = _log([program_cycles])
-    return torch.cat([feats, base[:, None]], dim=1), base
+    counts = torch.log1p(torch.tensor([list(program_features)], dtype=torch.float64))
+    return torch.cat([feats, base[:, None], counts], dim=1), base
 
 
-def combined_row_cycles(row: dict, program_cycles: float) -> float:
+def combined_row_cycles(row: dict, program_cycles: float, program_features) -> float:
     """The combined model's cycles for one row of the RTL file: the cycle model's cycles of DOSA's
     program times the shipped "combined" residual."""
-    feats, log_base = combined_row_inputs(row, program_cycles)
+    feats, log_base = combined_row_inputs(row, program_cycles, program_features)
     model = load("combined")
     with torch.no_grad():
         return float(torch.exp(log_base + (model(feats) if model is not None else 0.0))[0])
