@@ -30,6 +30,8 @@ BLOCK_M x BLOCK_N x BLOCK_K GEMM.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 import baco
@@ -131,13 +133,17 @@ def bias_vector(bias, channels: int):
     return b
 
 
-def conv_schedule(blocks=None, *, Q, K, C, config=None, out_int8=False) -> GemmSchedule:
+def conv_schedule(blocks=None, *, Q, K, C, taps=1, config=None, out_int8=False) -> GemmSchedule:
     """The schedule conv2d runs: `blocks` (a GemmSchedule, its dict, or a
     (BLOCK_M, BLOCK_N, BLOCK_K) tuple = output columns, output channels, input channels)
     or default_gemm_schedule of the per-row GEMM Q x K x C (Q = all N*H*W pixels for a
-    pointwise conv)."""
+    pointwise conv) with, when there are several filter taps, DIM input channels per step:
+    the tap loop already gives the reduction many steps, and on the cycle model a DIM-wide
+    step was 1.24-1.59x faster at DIM 16 on 3x3 layers (the same at DIM 32)."""
     if blocks is None:
-        return default_gemm_schedule(Q, K, C, config or GemminiConfig(), out_int8)
+        config = config or GemminiConfig()
+        s = default_gemm_schedule(Q, K, C, config, out_int8)
+        return replace(s, block_k=min(s.block_k, config.dim)) if taps > 1 else s
     if isinstance(blocks, (tuple, list)):
         return GemmSchedule(*blocks)
     return as_schedule(blocks)
@@ -237,7 +243,8 @@ def conv2d_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0
     K = w.shape[3]
     y = np.zeros((N, P, Q, K), dtype=np.int8 if out == "int8" else np.int32)
     pointwise = is_pointwise(w, stride, padding)
-    s = conv_schedule(blocks, Q=N * P * Q if pointwise else Q, K=K, C=C, config=config, out_int8=out == "int8")
+    s = conv_schedule(blocks, Q=N * P * Q if pointwise else Q, K=K, C=C, taps=w.shape[0] * w.shape[1],
+                      config=config, out_int8=out == "int8")
     if pointwise:
         return ConvLaunch.pointwise(x, w, y, bias, scale=scale, relu=relu, schedule=s, config=config)
     return ConvLaunch.implicit_gemm(x, w, y, bias, stride=stride, padding=padding, dilation=dilation, scale=scale,
@@ -338,7 +345,7 @@ def reference_conv2d(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=
     N, _, _, C = x.shape
     R, S, _, K = w.shape
     config = config or GemminiConfig()
-    s = conv_schedule(blocks, Q=Q, K=K, C=C, config=config, out_int8=out == "int8")
+    s = conv_schedule(blocks, Q=Q, K=K, C=C, taps=R * S, config=config, out_int8=out == "int8")
     step = s.block_k if s.dataflow == "OS" else None
     cols, Cp = im2col(x, R, S, stride, padding, dilation, P, Q, step)
     wp = np.zeros((R, S, Cp, K), dtype=np.int64)
