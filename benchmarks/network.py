@@ -6,7 +6,8 @@ tiles). Printed per network: each method's EDP, its ratio to baco's (> 1: baco
 is better), the ratio of its Timeloop-matched EDP to that model's network EDP lower bound
 (costmodel.network_edp_lower_bound: compulsory DRAM traffic and MACs on the largest array; 1.0 =
 no design can do better; the search itself costs GEMM layers as their compiled program), wall time,
-and the time it took to reach within 5% of its own final EDP. Then geomeans over the networks.
+the time it took to reach within 5% of its own final EDP, and the array utilisation (the layers'
+MACs over DIM²·cycles). Then geomeans over the networks.
 
 Writes to --out (default out/network): results.json, normalised_edp.png (EDP per network and
 method over baco's, the thesis's Fig. 6.10), convergence.png (best EDP vs wall time per method),
@@ -32,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from baco.tuner import baselines, workloads  # noqa: E402
 from baco.tuner.costmodel import network_edp_lower_bound  # noqa: E402
-from baco.tuner.emit import write_outputs  # noqa: E402
+from baco.tuner.emit import utilization, write_outputs  # noqa: E402
 from baco.tuner.explore import coexplore  # noqa: E402
 
 SIZES = {  # networks, seconds per method per network
@@ -137,22 +138,25 @@ def main(argv=None) -> int:
     for net in nets:
         layers = network_layers(net)
         bound = network_edp_lower_bound(layers)
+        macs = sum(l.macs * l.count for l in layers)
         print(f"\n{net}: {len(layers)} unique layers, {sum(l.count for l in layers)} in all, "
-              f"{sum(l.macs * l.count for l in layers) / 1e9:.2f} GMACs; budget {budget:g} s per method")
-        print(f"  {'method':<20}{'EDP':>12}{'/ baco':>9}{'/ bound':>9}{'wall s':>8}{'t(5%) s':>9}  hardware")
+              f"{macs / 1e9:.2f} GMACs; budget {budget:g} s per method")
+        print(f"  {'method':<20}{'EDP':>12}{'/ baco':>9}{'/ bound':>9}{'wall s':>8}{'t(5%) s':>9}{'util':>7}  hardware")
         res = {}
         for name, run in METHODS.items():
             r = run(layers, budget, a.seed)
             res[name] = {"edp": r.edp, "timeloop_edp": r.timeloop_edp, "cycles": r.cycles, "energy_uj": r.energy_uj, "wall_s": r.wall_s,
                          "t_within_5pct": time_to_within(r.trace, r.edp), "trace": r.trace,
-                         "hardware": [r.hw.pe_dim, r.hw.sp_kb, r.hw.acc_kb], "area_mm2": r.hw.area_mm2}
+                         "hardware": [r.hw.pe_dim, r.hw.sp_kb, r.hw.acc_kb], "area_mm2": r.hw.area_mm2,
+                         "utilization": utilization(macs, r.cycles, r.hw.pe_dim)}
             if name == "baco":
                 write_outputs(out / net.replace(":", "_"), layers, r)
         for name, v in res.items():
             t5 = v["t_within_5pct"]
             pe, sp, acc = v["hardware"]
             print(f"  {name:<20}{v['edp']:>12.4g}{v['edp'] / res['baco']['edp']:>9.3f}{v['timeloop_edp'] / bound:>9.2f}"
-                  f"{v['wall_s']:>8.1f}{(f'{t5:.1f}' if t5 is not None else '-'):>9}  {pe}x{pe} {sp:g}/{acc:g} KB")
+                  f"{v['wall_s']:>8.1f}{(f'{t5:.1f}' if t5 is not None else '-'):>9}{v['utilization']:>7.1%}"
+                  f"  {pe}x{pe} {sp:g}/{acc:g} KB")
         worst = max((m for m in res if m != "gemmini-default"), key=lambda m: res[m]["wall_s"])
         print(f"  budget: the longest search, {worst}, took {res[worst]['wall_s'] - budget:+.1f} s over its {budget:g} s")
         results[net] = {**res, "lower_bound": bound}
