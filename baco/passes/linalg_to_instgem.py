@@ -247,9 +247,9 @@ class LinalgToInstGem:
 
             def uncovered(r, c):        # tile (r, c) is not wholly inside the window
                 top, left = ir.binop("muli", r, d), ir.binop("muli", c, d)
-                return any_of(prefetch.cmp(2, top, first),
-                              prefetch.cmp(4, ir.binop("addi", top, d), ir.binop("addi", first, rows)),
-                              prefetch.cmp(4, ir.binop("addi", left, d), cols))
+                return any_of(ir.cmpi("slt", top, first),
+                              ir.cmpi("sgt", ir.binop("addi", top, d), ir.binop("addi", first, rows)),
+                              ir.cmpi("sgt", ir.binop("addi", left, d), cols))
             self.zero_block(blk, 0, only=uncovered)
         elif loop_op is None:
             self.zero_block(blk, self.load_slot.get(op, 0))
