@@ -176,6 +176,31 @@ COMPILE = [  # (name, category, body statements, message)
      "scale/relu/convert apply to int32 accumulator blocks"),
     ("add_mismatched_blocks", "builtin", [P_A, "acc = bl.zeros((BM, BK + 16), dtype=bl.int32)",
                                           "x = @@acc + bl.load(a)"], "cannot add blocks of types"),
+    # scalar min()/max(), compile-time `a if c else b`, pointer arithmetic `ptr + n`, optional pointers
+    ("min_one_argument", "builtin", ["x = @@min(M)"], "min() takes two or more integer scalars"),
+    ("max_of_block", "builtin", [P_A, "x = max(M, @@bl.load(a))"],
+     "an argument of max() must be an integer scalar, got int8 block"),
+    ("min_of_float", "builtin", ["x = min(M, @@scale)"], "an argument of min() must be an integer scalar, got float"),
+    ("min_of_pointer", "builtin", ["x = min(M, @@a_ptr)"], "an argument of min() must be an integer scalar, got pointer"),
+    ("max_float_loop_bound", "builtin", ["for i in range(max(0, @@scale), M):\n    pass"],
+     "an argument of max() must be an integer scalar, got float"),
+    ("min_block_shape", "builtin",
+     ["p = @@bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 1), offsets=(0, 0), block_shape=(min(BM, M), BK))"],
+     "block_shape must be positive compile-time integers"),
+    ("runtime_if_expression", "expression", ["x = 1 if @@M else 2"], "`a if cond else b` needs a compile-time condition"),
+    ("pointer_minus", "expression", ["p = @@a_ptr - 1"], "a pointer can only be moved by adding an integer"),
+    ("pointer_times", "expression", ["p = @@a_ptr * 2"], "a pointer can only be moved by adding an integer"),
+    ("pointer_plus_pointer", "expression", ["p = @@a_ptr + b_ptr"], "a pointer can only be moved by adding"),
+    ("pointer_plus_float", "expression", ["p = a_ptr + @@scale"], "a pointer offset must be an integer scalar, got float"),
+    ("pointer_plus_block", "expression", [P_B, "p = a_ptr + @@bl.load(b)"],
+     "a pointer offset must be an integer scalar, got int8 block"),
+    ("pointer_is_pointer", "expression", ["x = @@a_ptr is b_ptr"], "comparisons of runtime values are not supported"),
+    ("load_offset_pointer", "builtin", ["p = a_ptr + M", "x = @@bl.load(p)"], "load() needs a block pointer, got pointer"),
+    ("store_offset_pointer", "builtin", [ACC, "@@bl.store(c_ptr + N, acc)"], "store() needs a block pointer, got pointer"),
+    ("int8_bias_as_accumulator", "builtin",
+     [P_A, P_B, "bias = bl.make_block_ptr(a_ptr, shape=(1, K), strides=(0, 1), offsets=(0, 0), block_shape=(BM, BK))",
+      "acc = bl.load(bias)", "for _ in range(2):\n    acc += @@bl.dot(bl.load(a), bl.load(b))"],
+     "dot() accumulator must be a tensor<16x16xi32> block, got int8 block"),
     ("relu_int32_store", "epilogue", [P_C, ACC, "bl.store(c, @@bl.relu(acc))"], "relu on an int32 output"),
     ("scaled_int32_store", "epilogue", [P_C, ACC, "@@bl.store(c, acc * scale)"],
      "cannot store a float32 block through a int32 pointer; convert it with .to()"),
@@ -402,6 +427,57 @@ def result_cases() -> list[Case]:
                                       category="epilogue" if epilogue != "int32" else "shapes"))
     # every builtin at least once in a kernel that runs: num_programs, cdiv, advance, strides, offsets
     cases += builtin_result_cases()
+    cases += scalar_feature_result_cases()
+    return cases
+
+
+def scalar_feature_result_cases() -> list[Case]:
+    """`ptr + n` as a block pointer's base and min()/max() loop bounds, in kernels that run."""
+    cases = []
+    offset_body = [line.replace("bl.make_block_ptr(a_ptr,", "bl.make_block_ptr(a_ptr + R0 * K,")
+                   for line in GEMM_BODY]
+    offset_src = kernel_source([line.replace(MARK, "") for line in offset_body],
+                               GEMM_PARAMS.replace("scale, ", "R0, "))
+    for M, N, K, r0 in ((17, 33, 40, 3), (33, 16, 17, 16), (1, 1, 1, 0)):
+        args = gemm_args(M, N, K, seed=r0 + 7)
+        a_full = rand((M + r0, K), r0 + 11)
+        args[0], args[6] = a_full, r0
+
+        def run(kernel, target="sim", _args=args, _M=M, _N=N):
+            _args[2][...] = 0
+            kernel[(cdiv(_M, 16), cdiv(_N, 16))](*_args, BM=16, BN=16, BK=16, target=target)
+            return {"c": _args[2].copy()}
+        cases.append(Case(f"result:offset_pointer_{M}x{N}x{K}_r{r0}", "builtin", "result", offset_src, run,
+                          reference=lambda a=args, M=M, r0=r0: {
+                              "c": reference_matmul(a[0][r0:r0 + M], a[1], out="int32")},
+                          on_iss=r0 == 3))
+    minmax_body = [
+        "pm = bl.program_id(0)", "pn = bl.program_id(1)", ACC,
+        "for kb in range(max(0, KLO), min(bl.cdiv(K, BK), KHI)):\n"
+        "    a = bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 1), offsets=(pm * BM, kb * BK), "
+        "block_shape=(BM, BK))\n"
+        "    b = bl.make_block_ptr(b_ptr, shape=(K, N), strides=(N, 1), offsets=(kb * BK, pn * BN), "
+        "block_shape=(BK, BN))\n"
+        "    acc += bl.dot(bl.load(a, boundary_check=(0, 1)), bl.load(b, boundary_check=(0, 1)))",
+        P_C.replace("offsets=(0, 0)", "offsets=(pm * BM, pn * BN)"),
+        "bl.store(c, acc, boundary_check=(0, 1))"]
+    minmax_src = kernel_source(minmax_body, GEMM_PARAMS.replace("scale, ", "KLO, KHI, "))
+    for M, N, K, klo, khi in ((20, 17, 70, 1, 3), (33, 40, 50, -2, 9), (16, 16, 64, 3, 1)):
+        args = gemm_args(M, N, K, seed=klo + khi)
+        args[6:7] = [klo, khi]
+
+        def run(kernel, target="sim", _args=args, _M=M, _N=N):
+            _args[2][...] = 0
+            kernel[(cdiv(_M, 16), cdiv(_N, 16))](*_args, BM=16, BN=16, BK=16, target=target)
+            return {"c": _args[2].copy()}
+
+        def reference(a=args, K=K, klo=klo, khi=khi):
+            lo, hi = max(0, klo) * 16, min(cdiv(K, 16), khi) * 16
+            if lo >= hi:
+                return {"c": np.zeros_like(a[2])}
+            return {"c": reference_matmul(a[0][:, lo:hi], a[1][lo:hi], out="int32")}
+        cases.append(Case(f"result:min_max_k_range_{M}x{N}x{K}_{klo}_{khi}", "builtin", "result", minmax_src, run,
+                          reference=reference, on_iss=klo == 1))
     return cases
 
 
