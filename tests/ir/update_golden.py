@@ -1,7 +1,8 @@
 """Regenerate the golden IR tests: tests/ir/<pass>/<case>.mlir for every pass of the
 pipeline. Each file is the pass's input IR (produced from a kernel by the stages before
-it: this file's `gemm`, the two-accumulator `two_dots` of benchmarks/spike_check.py and the
-chained-dot `fused_mlp_kernel` of examples/fused_mlp.py) with a RUN line and the CHECK lines of what the pass makes of it today:
+it: this file's `gemm`, the two-accumulator `two_dots` of benchmarks/spike_check.py, the
+chained-dot `fused_mlp_kernel` of examples/fused_mlp.py, baco.kernels' `matmul_kernel` with
+a bias and `conv2d_kernel`) with a RUN line and the CHECK lines of what the pass makes of it today:
 
     python tests/ir/update_golden.py        # then review `git diff tests/ir`
 
@@ -61,6 +62,8 @@ def _load(relative: str, name: str):
 # the two-accumulator kernel benchmarks/spike_check.py runs on Spike, and the chained-dot MLP
 two_dots = _load("benchmarks/spike_check.py", "spike_check").two_dots
 fused_mlp_kernel = _load("examples/fused_mlp.py", "fused_mlp_example").fused_mlp_kernel
+from baco.kernels.conv import conv2d_kernel  # noqa: E402  (bias, pointer arithmetic, min/max tap loops)
+from baco.kernels.matmul import matmul_kernel  # noqa: E402  (optional bias pointer)
 
 i8, i32 = (lambda *shape: np.zeros(shape, np.int8)), (lambda *shape: np.zeros(shape, np.int32))
 GEMM = dict(a_ptr=i8(40, 70), b_ptr=i8(70, 50), M=40, N=50, K=70, scale=0.5)
@@ -68,6 +71,13 @@ TWO_DOTS = dict(a_ptr=i8(40, 70), b_ptr=i8(70, 50), d_ptr=i8(70, 50), c_ptr=i32(
                 M=40, N=50, K=70, BM=32, BN=16, BK=32)
 MLP = dict(x_ptr=i8(40, 70), w1_ptr=i8(70, 30), w2_ptr=i8(30, 20), y_ptr=i8(40, 20), M=40, K=70, H=30, N=20,
            scale1=0.25, scale2=0.5, BLOCK_M=32, BLOCK_K=32, BLOCK_H=32, BLOCK_N=32)
+MATMUL_BIAS = dict(a_ptr=i8(40, 70), b_ptr=i8(70, 50), c_ptr=i8(40, 50), M=40, N=50, K=70, stride_am=70,
+                   stride_ak=1, stride_bk=50, stride_bn=1, stride_cm=50, stride_cn=1, scale=0.05, BLOCK_M=32,
+                   BLOCK_N=16, BLOCK_K=32, RELU=True, OUT_INT8=True, bias_ptr=i32(50))
+# 3x3 'same' convolution of a 9x9x20 image to 24 channels with bias (one image row per program)
+CONV = dict(x_ptr=i8(9, 9, 20), w_ptr=i8(3, 3, 20, 24), y_ptr=i8(9, 9, 24), H=9, W=9, C=20, P=9, Q=9, K=24, R=3, S=3,
+            stride_h=1, stride_w=1, pad_h=1, pad_w=1, dil_h=1, dil_w=1, scale=0.05, BLOCK_M=16, BLOCK_N=32,
+            BLOCK_K=32, RELU=True, OUT_INT8=True, DEPTHWISE=False, bias_ptr=i32(24))
 # case -> (kernel, launch values, dataflow, double_buffer)
 CASES = {
     "ws_ragged_int32": (gemm, dict(GEMM, c_ptr=i32(40, 50), BM=32, BN=16, BK=32, RAGGED=True, EPILOGUE="int32"),
@@ -85,6 +95,12 @@ CASES = {
     "os_two_accumulators": (two_dots, TWO_DOTS, "OS", False),
     "ws_chained_dot": (fused_mlp_kernel, MLP, "WS", False),
     "ws_chained_dot_double_buffered": (fused_mlp_kernel, MLP, "WS", True),
+    "ws_bias_relu_int8": (matmul_kernel, MATMUL_BIAS, "WS", False),
+    "os_bias_int32": (matmul_kernel, dict(MATMUL_BIAS, c_ptr=i32(40, 50), RELU=False, OUT_INT8=False), "OS", False),
+    "ws_conv2d_3x3_bias": (conv2d_kernel, CONV, "WS", False),
+    "ws_conv2d_depthwise_strided": (conv2d_kernel, dict(CONV, w_ptr=i8(3, 3, 1, 20), y_ptr=i8(5, 5, 20), P=5, Q=5,
+                                                        K=20, stride_h=2, stride_w=2, DEPTHWISE=True, bias_ptr=None),
+                                    "WS", False),
 }
 
 # what each pass produces: the output lines kept as CHECK lines (in order)

@@ -49,10 +49,10 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c32 = arith.constant 32 : index
-    %c39_i64 = arith.constant 39 : i64
+    %c40_i64 = arith.constant 40 : i64
     %c27_i64 = arith.constant 27 : i64
     %c62_i64 = arith.constant 62 : i64
-    %c50_i64 = arith.constant 50 : i64
+    %c51_i64 = arith.constant 51 : i64
     %c9_i64 = arith.constant 9 : i64
     %c0_i64 = arith.constant 0 : i64
     %c1_i64 = arith.constant 1 : i64
@@ -97,7 +97,7 @@ module {
       %63 = arith.subi %59, %56 : index
       %64 = arith.cmpi sgt, %62, %c0 : index
       scf.if %64 {
-        func.call @baco_boundary_error(%c39_i64, %c27_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
       }
       %subview_2 = memref.subview %reinterpret_cast[%47, %56] [%54, %63] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %65 = arith.index_cast %53 : index to i64
@@ -178,7 +178,7 @@ module {
       %102 = arith.subi %98, %95 : index
       %103 = arith.cmpi sgt, %101, %c0 : index
       scf.if %103 {
-        func.call @baco_boundary_error(%c39_i64, %c62_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
       }
       %subview_8 = memref.subview %reinterpret_cast_0[%86, %95] [%93, %102] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %104 = arith.index_cast %92 : index to i64
@@ -313,7 +313,7 @@ module {
     %25 = arith.subi %21, %18 : index
     %26 = arith.cmpi sgt, %24, %c0 : index
     scf.if %26 {
-      func.call @baco_boundary_error(%c50_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c51_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%9, %18] [%16, %25] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %27 = arith.index_cast %15 : index to i64

@@ -44,7 +44,7 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c64 = arith.constant 64 : index
-    %c48_i64 = arith.constant 48 : i64
+    %c49_i64 = arith.constant 49 : i64
     %c9_i64 = arith.constant 9 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
@@ -80,7 +80,7 @@ module {
     %24 = arith.subi %20, %17 : index
     %25 = arith.cmpi sgt, %23, %c0 : index
     scf.if %25 {
-      func.call @baco_boundary_error(%c48_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c49_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%8, %17] [%15, %24] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %26 = arith.cmpi sle, %6, %c0 : index

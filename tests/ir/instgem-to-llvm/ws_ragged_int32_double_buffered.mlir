@@ -76,10 +76,10 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c39_i64 = arith.constant 39 : i64
+    %c40_i64 = arith.constant 40 : i64
     %c27_i64 = arith.constant 27 : i64
     %c62_i64 = arith.constant 62 : i64
-    %c46_i64 = arith.constant 46 : i64
+    %c47_i64 = arith.constant 47 : i64
     %c9_i64 = arith.constant 9 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
@@ -115,7 +115,7 @@ module {
     %24 = arith.subi %20, %17 : index
     %25 = arith.cmpi sgt, %23, %c0 : index
     scf.if %25 {
-      func.call @baco_boundary_error(%c46_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c47_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%8, %17] [%15, %24] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %26 = arith.cmpi sle, %6, %c0 : index
@@ -198,10 +198,10 @@ module {
       %79 = arith.muli %78, %68 : i64
       %80 = arith.index_cast %79 : i64 to index
       scf.if %51 {
-        func.call @baco_boundary_error(%c39_i64, %c27_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
       }
       scf.if %25 {
-        func.call @baco_boundary_error(%c39_i64, %c62_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
       }
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %56) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg7 = %c0 to %59 step %c1 {
@@ -292,7 +292,7 @@ module {
       %54 = arith.subi %50, %47 : index
       %55 = arith.cmpi sgt, %53, %c0 : index
       scf.if %55 {
-        func.call @baco_boundary_error(%c39_i64, %c27_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
       }
       %56 = arith.index_cast %arg7 : index to i64
       %57 = arith.remsi %56, %c2_i64 : i64
@@ -308,7 +308,7 @@ module {
       %67 = arith.minsi %66, %c32 : index
       %68 = arith.subi %64, %61 : index
       scf.if %25 {
-        func.call @baco_boundary_error(%c39_i64, %c62_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
       }
       %69 = arith.muli %57, %c32_i64 : i64
       %70 = arith.addi %69, %c128_i64 : i64
@@ -382,10 +382,10 @@ module {
       %132 = arith.cmpi slt, %76, %6 : index
       scf.if %132 {
         scf.if %89 {
-          func.call @baco_boundary_error(%c39_i64, %c27_i64) : (i64, i64) -> ()
+          func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
         }
         scf.if %25 {
-          func.call @baco_boundary_error(%c39_i64, %c62_i64) : (i64, i64) -> ()
+          func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
         }
         "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %97) : (i64, i64, i64, i64, i64, i64) -> ()
         "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %118) : (i64, i64, i64, i64, i64, i64) -> ()

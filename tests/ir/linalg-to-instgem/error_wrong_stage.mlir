@@ -20,10 +20,10 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c39_i64 = arith.constant 39 : i64
+    %c40_i64 = arith.constant 40 : i64
     %c27_i64 = arith.constant 27 : i64
     %c62_i64 = arith.constant 62 : i64
-    %c46_i64 = arith.constant 46 : i64
+    %c47_i64 = arith.constant 47 : i64
     %c9_i64 = arith.constant 9 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
@@ -59,7 +59,7 @@ module {
     %24 = arith.subi %20, %17 : index
     %25 = arith.cmpi sgt, %23, %c0 : index
     scf.if %25 {
-      func.call @baco_boundary_error(%c46_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c47_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%8, %17] [%15, %24] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %26 = arith.cmpi sle, %6, %c0 : index
@@ -110,7 +110,7 @@ module {
       %53 = arith.subi %49, %46 : index
       %54 = arith.cmpi sgt, %52, %c0 : index
       scf.if %54 {
-        func.call @baco_boundary_error(%c39_i64, %c27_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
       }
       %subview_2 = memref.subview %reinterpret_cast[%8, %46] [%15, %53] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %55 = arith.index_cast %53 : index to i64
@@ -174,7 +174,7 @@ module {
       %73 = arith.minsi %72, %c32 : index
       %74 = arith.subi %70, %67 : index
       scf.if %25 {
-        func.call @baco_boundary_error(%c39_i64, %c62_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
       }
       %subview_8 = memref.subview %reinterpret_cast_0[%67, %17] [%74, %24] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %75 = arith.index_cast %73 : index to i64
