@@ -66,7 +66,7 @@ module {
     %v42 = arith.muli %v2, %v41 : index loc("/work/wt-harden/baco/kernels/matmul.py":46:65)
     %v43 = arith.constant 1 : index loc("/work/wt-harden/baco/kernels/matmul.py":45:13)
     %v44 = "baco.make_block_ptr"(%c_ptr, %M, %N, %stride_cm, %v43, %v40, %v42) {operandSegmentSizes = array<i32: 1, 2, 2, 2>, block_shape = array<i64: 32, 16>, order = array<i64: 1, 0>} : (memref<?xi8>, index, index, index, index, index, index) -> !baco.block_ptr<tensor<32x16xi8>> loc("/work/wt-harden/baco/kernels/matmul.py":45:13)
-    %v45 = "baco.scale"(%v26#0, %scale) : (tensor<32x16xi32>, f32) -> tensor<32x16xf32> loc("/work/wt-harden/baco/kernels/matmul.py":49:21)
+    %v45 = "baco.scale"(%v26#0, %scale) : (tensor<32x16xi32>, f32) -> tensor<32x16xf32> loc("/work/wt-harden/baco/kernels/matmul.py":49:15)
     %v46 = "baco.relu"(%v45) : (tensor<32x16xf32>) -> tensor<32x16xf32> loc("/work/wt-harden/baco/kernels/matmul.py":51:19)
     %v47 = "baco.convert"(%v46) : (tensor<32x16xf32>) -> tensor<32x16xi8> loc("/work/wt-harden/baco/kernels/matmul.py":52:32)
     "baco.store"(%v44, %v47) {boundary_check = array<i64: 0, 1>} : (!baco.block_ptr<tensor<32x16xi8>>, tensor<32x16xi8>) -> () loc("/work/wt-harden/baco/kernels/matmul.py":52:9)

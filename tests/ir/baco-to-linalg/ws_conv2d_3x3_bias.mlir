@@ -118,7 +118,7 @@ module {
     %v92 = "baco.offset_ptr"(%y_ptr, %v91) : (memref<?xi8>, index) -> memref<?xi8> loc("/work/wt-harden/baco/kernels/conv.py":79:49)
     %v93 = arith.constant 1 : index loc("/work/wt-harden/baco/kernels/conv.py":79:13)
     %v94 = "baco.make_block_ptr"(%v92, %Q, %K, %K, %v93, %v4, %v7) {operandSegmentSizes = array<i32: 1, 2, 2, 2>, block_shape = array<i64: 16, 32>, order = array<i64: 1, 0>} : (memref<?xi8>, index, index, index, index, index, index) -> !baco.block_ptr<tensor<16x32xi8>> loc("/work/wt-harden/baco/kernels/conv.py":79:13)
-    %v95 = "baco.scale"(%v42#0, %scale) : (tensor<16x32xi32>, f32) -> tensor<16x32xf32> loc("/work/wt-harden/baco/kernels/conv.py":82:21)
+    %v95 = "baco.scale"(%v42#0, %scale) : (tensor<16x32xi32>, f32) -> tensor<16x32xf32> loc("/work/wt-harden/baco/kernels/conv.py":82:15)
     %v96 = "baco.relu"(%v95) : (tensor<16x32xf32>) -> tensor<16x32xf32> loc("/work/wt-harden/baco/kernels/conv.py":84:19)
     %v97 = "baco.convert"(%v96) : (tensor<16x32xf32>) -> tensor<16x32xi8> loc("/work/wt-harden/baco/kernels/conv.py":85:32)
     "baco.store"(%v94, %v97) {boundary_check = array<i64: 0, 1>} : (!baco.block_ptr<tensor<16x32xi8>>, tensor<16x32xi8>) -> () loc("/work/wt-harden/baco/kernels/conv.py":85:9)

@@ -107,7 +107,7 @@ module {
     %v84 = "baco.offset_ptr"(%y_ptr, %v83) : (memref<?xi8>, index) -> memref<?xi8> loc("/work/wt-harden/baco/kernels/conv.py":79:49)
     %v85 = arith.constant 1 : index loc("/work/wt-harden/baco/kernels/conv.py":79:13)
     %v86 = "baco.make_block_ptr"(%v84, %Q, %K, %K, %v85, %v4, %v7) {operandSegmentSizes = array<i32: 1, 2, 2, 2>, block_shape = array<i64: 16, 32>, order = array<i64: 1, 0>} : (memref<?xi8>, index, index, index, index, index, index) -> !baco.block_ptr<tensor<16x32xi8>> loc("/work/wt-harden/baco/kernels/conv.py":79:13)
-    %v87 = "baco.scale"(%v37#0, %scale) : (tensor<16x32xi32>, f32) -> tensor<16x32xf32> loc("/work/wt-harden/baco/kernels/conv.py":82:21)
+    %v87 = "baco.scale"(%v37#0, %scale) : (tensor<16x32xi32>, f32) -> tensor<16x32xf32> loc("/work/wt-harden/baco/kernels/conv.py":82:15)
     %v88 = "baco.relu"(%v87) : (tensor<16x32xf32>) -> tensor<16x32xf32> loc("/work/wt-harden/baco/kernels/conv.py":84:19)
     %v89 = "baco.convert"(%v88) : (tensor<16x32xf32>) -> tensor<16x32xi8> loc("/work/wt-harden/baco/kernels/conv.py":85:32)
     "baco.store"(%v86, %v89) {boundary_check = array<i64: 0, 1>} : (!baco.block_ptr<tensor<16x32xi8>>, tensor<16x32xi8>) -> () loc("/work/wt-harden/baco/kernels/conv.py":85:9)

@@ -53,7 +53,7 @@ module {
     %v35 = arith.muli %v2, %v34 : index loc("/work/wt-harden/tests/ir/update_golden.py":45:87)
     %v36 = arith.constant 1 : index loc("/work/wt-harden/tests/ir/update_golden.py":45:9)
     %v37 = "baco.make_block_ptr"(%c_ptr, %M, %N, %N, %v36, %v33, %v35) {operandSegmentSizes = array<i32: 1, 2, 2, 2>, block_shape = array<i64: 16, 16>, order = array<i64: 1, 0>} : (memref<?xi8>, index, index, index, index, index, index) -> !baco.block_ptr<tensor<16x16xi8>> loc("/work/wt-harden/tests/ir/update_golden.py":45:9)
-    %v38 = "baco.scale"(%v19#0, %scale) : (tensor<16x16xi32>, f32) -> tensor<16x16xf32> loc("/work/wt-harden/tests/ir/update_golden.py":49:28)
+    %v38 = "baco.scale"(%v19#0, %scale) : (tensor<16x16xi32>, f32) -> tensor<16x16xf32> loc("/work/wt-harden/tests/ir/update_golden.py":49:22)
     %v39 = "baco.convert"(%v38) : (tensor<16x16xf32>) -> tensor<16x16xi8> loc("/work/wt-harden/tests/ir/update_golden.py":49:38)
     "baco.store"(%v37, %v39) {boundary_check = array<i64: 0, 1>} : (!baco.block_ptr<tensor<16x16xi8>>, tensor<16x16xi8>) -> () loc("/work/wt-harden/tests/ir/update_golden.py":49:9)
     return loc("/work/wt-harden/tests/ir/update_golden.py":31:1)
