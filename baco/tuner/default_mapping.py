@@ -2,10 +2,13 @@
 (tiled_matmul_auto for GEMM layers, tiled_conv_auto for convolutions) on the
 given hardware, expressed in the tuner's mapping form.
 
-The library's tiles are taken as they are: the loops over them are ceil-divided
-(the last tile short, as the library runs it), the filter's R and S loops split
-exactly (the largest divisor not above the library's extent). Within a tile,
-the K columns the L1 loop spreads over are as many as the tile needs."""
+Each library tile extent becomes the largest divisor of the dimension not above
+it when one is at least half of it (exact tiles: the library's own where the
+dimension divides), else the library's extent itself, the loop over such tiles
+ceil-divided with a short last tile as the library runs it (prime and odd
+sizes: a 197-row GEMM runs 16-row tiles, not 1-row ones). The filter's R and S
+loops always split exactly. Within a tile, the K columns the L1 loop spreads
+over are as many as the tile needs."""
 from __future__ import annotations
 
 from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto
@@ -30,9 +33,12 @@ def _ceil_div(n: int, d: int) -> int:
     return -(-n // d)
 
 
-def _tile(n: int, inner: int, cap: int) -> int:
-    """The factor of a loop over tiles of `inner`: the library's `cap` of them, at most the tiles left."""
-    return max(1, min(_ceil_div(n, inner), cap))
+def _extent(n: int, cap: int) -> int:
+    """The factor for `n` (elements, or tiles left) where the library takes `cap`: the largest divisor
+    of n not above cap if it is at least half of it, else cap (a ceil-divided loop)."""
+    cap = max(1, min(n, int(cap)))
+    exact = largest_divisor_at_most(n, cap)
+    return exact if 2 * exact >= cap else cap
 
 
 def _mapping(layer: Layer, spatial_c: int, spatial_k: int, l0: dict, l1: dict, outer_order) -> Mapping:
@@ -51,11 +57,11 @@ def default_mapping(layer: Layer, hw: Hardware) -> Mapping:
     if layer.R == layer.S == layer.Q == 1 and layer.N == 1 and layer.Hstride == 1:
         M, Kd, N = layer.P, layer.C, layer.K
         ti, tj, tk = tiled_matmul_auto(M, N, Kd, cfg, "WS")
-        sc, p0, cols = min(Kd, d), min(M, d), min(N, d)
-        p1 = _tile(M, p0, ti * d // p0)
-        k1 = _tile(N, cols, tj * d // cols)
+        sc, p0, cols = _extent(Kd, d), _extent(M, d), _extent(N, d)
+        p1 = _extent(_ceil_div(M, p0), ti * d // p0)
+        k1 = _extent(_ceil_div(N, cols), tj * d // cols)
         sk = min(cols, _ceil_div(N, k1))      # the L1 K loop runs inside the columns
-        c1 = _tile(Kd, sc, tk * d // sc)
+        c1 = _extent(_ceil_div(Kd, sc), tk * d // sc)
         m = _mapping(layer, sc, sk, {"P": p0}, {"C": c1, "K": k1, "P": p1}, ("P", "K", "C"))
     else:
         in_rows = (layer.P - 1) * layer.Hstride + (layer.R - 1) * layer.Hdilation + 1
@@ -63,13 +69,14 @@ def default_mapping(layer: Layer, hw: Hardware) -> Mapping:
         b, porows, pocols, pochs, krows, kcols, kchs = tiled_conv_auto(
             layer.N, in_rows, in_cols, layer.C, layer.K, layer.R, stride=layer.Hstride,
             kernel_dilation=layer.Hdilation, config=cfg, kernel_cols=layer.S, col_stride=layer.Wstride)
-        sc, cols = min(layer.C, d, kchs), min(layer.K, d, pochs)
-        q0 = min(layer.Q, d, pocols)
-        k1 = _tile(layer.K, cols, pochs // cols)
+        sc, cols = _extent(layer.C, min(d, kchs)), _extent(layer.K, min(d, pochs))
+        q0 = _extent(layer.Q, min(d, pocols))
+        k1 = _extent(_ceil_div(layer.K, cols), pochs // cols)
         sk = min(cols, _ceil_div(layer.K, k1))   # the L1 K loop runs inside the columns
-        l1 = {"N": min(layer.N, b), "P": min(layer.P, porows), "Q": _tile(layer.Q, q0, pocols // q0), "K": k1,
+        l1 = {"N": _extent(layer.N, b), "P": _extent(layer.P, porows),
+              "Q": _extent(_ceil_div(layer.Q, q0), pocols // q0), "K": k1,
               "R": largest_divisor_at_most(layer.R, krows), "S": largest_divisor_at_most(layer.S, kcols),
-              "C": _tile(layer.C, sc, kchs // sc)}
+              "C": _extent(_ceil_div(layer.C, sc), kchs // sc)}
         m = _mapping(layer, sc, sk, {"Q": q0}, l1, ("N", "P", "Q", "K", "R", "S", "C"))
     assert_valid(m, layer, hw)
     return m
