@@ -14,7 +14,7 @@ Both are scored on held-out rows (compiled: a separate set of kernels; RTL:
 the 30% split) and the scores are printed.
 
     python benchmarks/train_cost_residual.py collect [--samples 600] [--seed 0]
-    python benchmarks/train_cost_residual.py train [--write]
+    python benchmarks/train_cost_residual.py train [--write] [--only compiled|rtl]
     python benchmarks/train_cost_residual.py --smoke       (6 small kernels, a short fit, no --write)
     python benchmarks/train_cost_residual.py combined [--cache out/rtl_cycle_model.*.csv] [--write] [--smoke]
 
@@ -198,6 +198,19 @@ def fit_combined(x, y, *, epochs, hidden=COMBINED_HIDDEN, weight_decay=COMBINED_
                         loss="mixed", validation=(x[val], y[val]))
 
 
+def train_compiled(rows, epochs) -> dict:
+    """The "compiled" residual's weights, fitted on four kernels in five (every fifth one is held out
+    and scored)."""
+    x, base, y = compiled_tensors(rows)
+    held = torch.arange(len(rows)) % 5 == 4
+    model = residual.fit(x[~held], (y - base)[~held], epochs=epochs, weight_decay=1e-2)
+    with torch.no_grad():
+        print(f"compiled kernels: {int((~held).sum())} training, {int(held.sum())} held-out (cycle model = truth)")
+        print("  analytical program model  ", fmt(scores(base[held], y[held])))
+        print("  + learned residual        ", fmt(scores(base[held] + model(x[held]), y[held])))
+    return model.state()
+
+
 def train_combined(args) -> int:
     train, held_rows = rtl_split(args.rtl)
     if args.smoke:      # time a few rows here with a small simulation budget
@@ -257,6 +270,8 @@ def main(argv=None) -> int:
     p.add_argument("--cache", type=Path, nargs="+", help="combined: rtl_calibration.py --cache files "
                    "(default out/rtl_cycle_model*.csv)")
     p.add_argument("--write", action="store_true", help=f"write the weights to {residual.WEIGHTS}")
+    p.add_argument("--only", choices=["compiled", "rtl"],
+                   help="train: fit (and --write) only this residual; the file's other entries are kept")
     p.add_argument("--smoke", action="store_true", help="collect 6 small kernels and train briefly (no --write)")
     args = p.parse_args(argv)
     torch.set_num_threads(1)        # tiny tensors: threads only add contention
@@ -272,20 +287,13 @@ def main(argv=None) -> int:
     if args.command == "collect":
         collect(args.samples, args.seed, args.data[0], args.max_commands)
         return 0
-    rows = [r for path in args.data for r in read_rows(path)]
-    x, base, y = compiled_tensors(rows)
-    held = torch.arange(len(rows)) % 5 == 4          # every fifth kernel is held out
     weights = {}
-    model = residual.fit(x[~held], (y - base)[~held], epochs=args.epochs[0], weight_decay=1e-2)
-    with torch.no_grad():
-        print(f"compiled kernels: {int((~held).sum())} training, {int(held.sum())} held-out (cycle model = truth)")
-        print("  analytical program model  ", fmt(scores(base[held], y[held])))
-        print("  + learned residual        ", fmt(scores(base[held] + model(x[held]), y[held])))
-    weights["compiled"] = model.state()
+    if args.only != "rtl":
+        weights["compiled"] = train_compiled([r for path in args.data for r in read_rows(path)], args.epochs[0])
     rtl = args.rtl
-    if not rtl.exists():
+    if args.only != "compiled" and not rtl.exists():
         print(f"{rtl} not found: rtl residual not trained")
-    else:
+    elif args.only != "compiled":
         train, held_rows = rtl_split(rtl)
         x, base, y = rtl_tensors(train)
         # few distinct layers (60): strong weight decay, few epochs, or it learns the training rows

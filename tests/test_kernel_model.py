@@ -96,3 +96,27 @@ def test_baselines_take_the_cycle_model():
     assert timeloop.cycles == compiled.timeloop_cycles != compiled.cycles and timeloop.per_layer[0].schedule is None
     r = baselines.random_search(layers, samples=16, cycle_model="timeloop")
     assert r.cycle_model == "timeloop" and r.cycles == r.timeloop_cycles
+
+
+def test_library_model_describes_the_c_library_stream():
+    """The default's prediction models the program the default runs (the C library's LOOP_WS tiles,
+    baco.sim.clib): close to the cycle model timing that stream, ragged and K = 1 shapes included."""
+    from baco.gemmini.config import GemminiConfig
+    from baco.sim.clib import time_matmul
+    cfg = GemminiConfig()
+    ratios = []
+    for M, N, K in ((1, 1, 1), (7, 3, 1203), (33, 1000, 77), (937, 300, 1), (200, 64, 600), (17, 65, 33)):
+        for out_int8 in (True, False):
+            sim = time_matmul(M, N, K, cfg, out_int8=out_int8)["cycles"]
+            ratios.append(kernel_model.library_matmul_cycles(M, N, K, cfg, out_int8=out_int8) / sim)
+    assert all(0.75 < r < 1.25 for r in ratios), ratios
+    assert np.median(np.abs(np.log(ratios))) < 0.1
+
+
+def test_default_baseline_predicts_the_library_program():
+    from baco.tuner import baselines
+    from baco.tuner.arch import DEFAULT_HARDWARE
+    layer = gemm(937, 1, 300)            # prime M: the default mapping's factors are 1-row tiles
+    cost = baselines.gemmini_default([layer]).per_layer[0]
+    assert cost.schedule is None
+    assert cost.cycles == kernel_model.library_matmul_cycles(937, 300, 1, DEFAULT_HARDWARE.to_gemmini_config())

@@ -358,7 +358,14 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
     the same rows, so loads and computes add up (computes start as B's strips land); with it
     the loads of the next step are issued through this step's computes (max of the two).
     The block's mvouts (int8 rows through the scale path, or int32 rows) are issued while the
-    next output column computes, so only about one column's stores are exposed.
+    next output column computes, so only about one column's stores are exposed, or, when a
+    column's stores take longer than its computes (a short K: 937x23623x1, 1477x5102x12), all
+    the stores but what the computes of the other columns hide.
+    A GEMM with K = 1 has its K loop specialised away (the launcher makes an argument equal to 1
+    a constant, so the loop has one iteration and is folded): without the loop the compiler does
+    not fuse the accumulator's zero fill into the first K step nor the stores into the next
+    column's computes, so the program zero-fills the accumulator block (mvins from address 0, one
+    cycle a row), loads, computes and then stores, one after the other.
     The dataflow (WS/OS) does not change these terms (the learned residual sees it).
     temporal [B, 4, 7], spatial = (sC, sK) [B], hw = (pe_dim, sp_kb, acc_kb)."""
     from baco.gemmini.config import GemminiConfig
@@ -390,14 +397,27 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
     compute = kb * nb * (mb * k.compute_overhead + torch.maximum(rows_m, 4 * mb))
     drain = k.array_depth_factor * pe
     out_bytes = cfg.input_bytes if out_int8 else cfg.acc_bytes
-    store = dma(strip, pe * out_bytes, mb * nb) + mb * nb * k.acc_scale_latency
-    if double_buffer:
-        step = torch.maximum(load + lat, compute)
-        per_program = load + lat + k_steps * step
+    store = dma(strip, torch.minimum(bn, pe) * out_bytes, mb * nb) + mb * nb * k.acc_scale_latency
+    # the next program's first loads (and computes on rows already stored) run under the last
+    # rs_st stores: dispatch waits for a free store slot, then moves on
+    under_stores = cfg.rs_st * store / (mb * nb)
+    if Kd == 1:                 # no K loop: zero fill, loads, computes, stores in turn
+        zero_chunks = _ceil(bn / (torch.clamp(torch.floor(cfg.max_bytes / (pe * cfg.acc_bytes)), min=1.0) * pe))
+        zero = mb * zero_chunks * (k.dma_cmd_overhead + pe)
+        step = zero + load + lat + compute
+        ahead = zero + load + lat + compute * torch.clamp(1 - cfg.rs_st / (mb * nb), min=0.0)
+        per_program = step + drain + store + lat - torch.minimum(under_stores, ahead)
     else:
-        step = load + lat + torch.maximum(compute / kb, compute - load_b)
-        per_program = k_steps * step
-    per_program = per_program + drain + store / nb + lat
+        if double_buffer:
+            step = torch.maximum(load + lat, compute)
+            per_program = load + lat + k_steps * step
+        else:
+            step = load + lat + torch.maximum(compute / kb, compute - load_b)
+            per_program = k_steps * step
+        # a column's stores run under the next column's computes; stores longer than those spill
+        # over, partly under the next program's loads and first column
+        spill = store - compute * (nb - 1) / nb - torch.minimum(under_stores, load + lat + compute / nb)
+        per_program = per_program + drain + torch.maximum(store / nb, spill) + lat
     cycles = programs * per_program
     return {"cycles": cycles, "blocks": (bm, bn, bk), "programs": programs, "k_steps": k_steps, "load": load,
             "compute": compute, "store": store, "step": step}
@@ -416,14 +436,25 @@ def compiled_cycles(layer: Layer, temporal, spatial, hw, *, out_int8: bool = KER
     baco/data/cost_residual.json inside the residual's training domain (array DIM and layer sizes,
     residual.COMPILED_MAX_DIM/SIZE), the analytical model alone outside it or when none is shipped.
     Differentiable in the factors and in the hardware (pe_dim, sp_kb, acc_kb)."""
+    by_dataflow = compiled_cycles_by_dataflow(layer, temporal, spatial, hw, out_int8=out_int8,
+                                              double_buffer=double_buffer, dataflows=(dataflow,))
+    return by_dataflow[dataflow] if dataflow in by_dataflow else by_dataflow["WS"]
+
+
+def compiled_cycles_by_dataflow(layer: Layer, temporal, spatial, hw, *, out_int8: bool = KERNEL_OUT_INT8,
+                                double_buffer: bool = False, dataflows=("WS", "OS")) -> dict:
+    """{dataflow: compiled_cycles [B]} from one evaluation of the analytical terms (the dataflow
+    only changes the residual's input). Only "WS" when the residual does not apply to the layer
+    (outside its domain or none shipped): the dataflows then cost the same."""
     from baco.tuner import residual
     feats, log_base = residual.compiled_inputs(layer, temporal, spatial, hw, out_int8=out_int8,
-                                               double_buffer=double_buffer, dataflow=dataflow)
+                                               double_buffer=double_buffer, dataflow="WS")
     model = residual.load("compiled")
     if model is None or max(layer.P * layer.Q * layer.N, layer.K, layer.C) > residual.COMPILED_MAX_SIZE:
-        return torch.exp(log_base)
+        return {"WS": torch.exp(log_base)}
     inside = torch.as_tensor(hw[0], dtype=torch.float64).detach() <= residual.COMPILED_MAX_DIM
-    return torch.exp(log_base + torch.where(inside, model(feats), torch.zeros_like(log_base)))
+    return {df: torch.exp(log_base + torch.where(inside, model(residual.with_dataflow(feats, df)),
+                                                 torch.zeros_like(log_base))) for df in dataflows}
 
 
 def rtl_cycles(layer: Layer, temporal, sC, sK, order, hw):
@@ -436,4 +467,4 @@ def rtl_cycles(layer: Layer, temporal, sC, sK, order, hw):
 
 
 __all__ = ["Cost", "evaluate", "evaluate_text", "cost_from_factors", "capacity_from_factors",
-           "compiled_program_cycles", "compiled_cycles", "rtl_cycles"]
+           "compiled_program_cycles", "compiled_cycles", "compiled_cycles_by_dataflow", "rtl_cycles"]

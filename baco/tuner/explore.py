@@ -157,16 +157,17 @@ class Result:
 
 
 def evaluate_design(layers: list[Layer], mappings: list[Mapping], hw: Hardware, *, method: str = "",
-                    wall_s: float = 0.0, evaluations: int = 0, cycle_model: str = "compiled") -> Result:
+                    wall_s: float = 0.0, evaluations: int = 0, cycle_model: str = "compiled",
+                    program: str = "baco") -> Result:
     """Exact cost of a design (kernel_model.evaluate per layer: kernel layers' cycles and schedules
-    from the compiled program unless cycle_model="timeloop"); raises ValueError if any mapping does
-    not pass the validator on hw."""
+    from the compiled program unless cycle_model="timeloop"; program="library": kernel layers run the
+    C library's tiled matmul); raises ValueError if any mapping does not pass the validator on hw."""
     per_layer = []
     for layer, mapping in zip(layers, mappings, strict=True):
         problems = validate(mapping, layer, hw)
         if problems:
             raise ValueError(f"invalid mapping for layer {layer.name or layer.key} on {hw}: {'; '.join(problems)}")
-        per_layer.append(kernel_model.evaluate(layer, mapping, hw, cycle_model))
+        per_layer.append(kernel_model.evaluate(layer, mapping, hw, cycle_model, program))
     cycles = sum(layer.count * c.cycles for layer, c in zip(layers, per_layer))
     energy = sum(layer.count * c.energy_uj for layer, c in zip(layers, per_layer))
     timeloop = sum(layer.count * c.timeloop_cycles for layer, c in zip(layers, per_layer))

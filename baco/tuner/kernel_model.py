@@ -9,11 +9,20 @@ baco.gemmini.schedule.gemm_footprint), and that choice is what result.json's sch
 Every other layer, and every layer's energy, keeps the Timeloop-matched model
 (costmodel.cost_from_factors). cycle_model="timeloop" gives the pure Timeloop-matched
 prediction (how results are compared with DOSA and the thesis).
+
+Gemmini-default does not run baco's kernel: it runs the C library's tiled_matmul_auto, one
+LOOP_WS per tile (baco.sim.clib). Its kernel layers are predicted with library_matmul_cycles,
+an analytical model of that command stream (program="library" in evaluate), so that a gain
+over the default compares the programs that actually run.
 """
 from __future__ import annotations
 
+import math
+
 import torch
 
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.heuristics import tiled_matmul_auto
 from baco.gemmini.schedule import schedule_problems
 from baco.tuner import costmodel
 from baco.tuner.hwinfer import gemm_rows_from_factors
@@ -37,10 +46,13 @@ def kernel_cycles(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, 
     pe, sp_kb, _ = (torch.as_tensor(v, dtype=torch.float64) for v in hw_t)
     sp_rows, _ = gemm_rows_from_factors(layer, temporal, spatial, pe)
     double_fits = (2 * sp_rows.detach()) <= (sp_kb * 1024 / pe).detach() + 1e-9
+    by_buffering = {db: costmodel.compiled_cycles_by_dataflow(layer, temporal, (spatial[:, 0], spatial[:, 1]), hw_t,
+                                                              out_int8=KERNEL_OUT_INT8, double_buffer=db)
+                    for db in (False, True)}
     candidates = []
-    for dataflow, double_buffer in SCHEDULE_VARIANTS:
-        c = costmodel.compiled_cycles(layer, temporal, (spatial[:, 0], spatial[:, 1]), hw_t,
-                                      out_int8=KERNEL_OUT_INT8, double_buffer=double_buffer, dataflow=dataflow)
+    for dataflow, double_buffer in SCHEDULE_VARIANTS:     # a dataflow the model cannot tell apart never wins
+        c = by_buffering[double_buffer].get(dataflow)
+        c = torch.full_like(by_buffering[double_buffer]["WS"], torch.inf) if c is None else c
         candidates.append(torch.where(double_fits, c, torch.inf) if double_buffer else c)
     stacked = torch.stack(candidates)
     choice = stacked.detach().argmin(0)
@@ -63,13 +75,19 @@ def layer_tensors(layer: Layer, temporal, spatial, order, hw_t, cycle_model: str
     return cycles, out["energy_uj"], out["cycles"], choice
 
 
-def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled") -> costmodel.Cost:
+def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled", program: str = "baco") -> costmodel.Cost:
     """The exact Cost of one mapping on hw: cycles of the model the search uses, energy and accesses
     Timeloop-matched, timeloop_cycles always; for a kernel layer (with cycle_model "compiled")
-    the schedule the compiler runs, checked with the compiler's capacity rule."""
+    the schedule the compiler runs, checked with the compiler's capacity rule. program="library":
+    a kernel layer runs the C library's tiled matmul instead (library_matmul_cycles; no schedule)."""
     cost = costmodel.evaluate(layer, mapping, hw)
     cost.timeloop_cycles = cost.cycles
     if timeloop_costed(layer, cycle_model):
+        return cost
+    if program == "library":
+        cost.cycles = library_matmul_cycles(layer.P, layer.K, layer.C, hw.to_gemmini_config(),
+                                            out_int8=KERNEL_OUT_INT8)
+        cost.edp = cost.cycles * cost.energy_uj
         return cost
     temporal, sC, sK = costmodel.mapping_tensors(mapping)
     hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (hw.pe_dim, hw.sp_kb, hw.acc_kb))
@@ -86,4 +104,76 @@ def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled") 
     return cost
 
 
-__all__ = ["CYCLE_MODELS", "SCHEDULE_VARIANTS", "check_cycle_model", "timeloop_costed", "kernel_cycles", "layer_tensors", "evaluate"]
+def _tile_classes(n: int, tile_blocks: int, dim: int) -> list[tuple[int, int, int, bool]]:
+    """[(blocks, pad elements, how many tiles, last?)] of a dimension of n elements cut into tiles
+    of tile_blocks DIM blocks: all tiles full but the last, which may be short and padded."""
+    blocks = -(-n // dim)
+    tiles = -(-blocks // tile_blocks)
+    last = (blocks - (tiles - 1) * tile_blocks, blocks * dim - n, 1, True)
+    return [(tile_blocks, 0, tiles - 1, False), last] if tiles > 1 else [last]
+
+
+def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8) -> float:
+    """Analytical cycles of the C library's tiled matmul (baco.sim.clib.matmul_stream: tiled_matmul_auto's
+    tiles, one LOOP_WS per tile in i0 → j0 → k0 order) as the cycle model (baco.sim.timing) times it.
+
+    A LOOP_WS issues its A loads, then its B loads, then its preload/computes (k → j → i), then (last k
+    tile) its C stores. Commands dispatch in order and each unit's reservation station is small
+    (rs_ld, rs_ex, rs_st), so the tiles barely overlap: a tile's computes are dispatched once all but
+    rs_ld of its loads are done, and the next tile's loads once all but about rs_ex/2 of its computes
+    (and all but rs_st of its stores) are. Per tile: loads (mvins of DIM rows, MAX_BLOCK_LEN blocks wide,
+    16-byte beats, in-flight limit), computes (4-row floor; a weight block per (k, j) takes DIM cycles
+    to load; consecutive k steps into the same accumulator rows wait for the array's pipeline depth),
+    and stores (int8 rows through the scale path, MAX_BLOCK_LEN blocks per mvout; or int32 one block
+    each), the first store waiting for its block's last k step. Tiles of equal shape cost the same, so
+    only the (full, ragged) tile classes of each dimension are costed."""
+    from baco.sim.timing import DEFAULT_CONSTANTS as k
+    d, mbl = cfg.dim, cfg.max_block_len
+    beat, lat, depth = cfg.dma_bus_bits // 8, k.dram_latency, k.array_depth_factor * d
+    c_bytes, store_blocks = (cfg.input_bytes, mbl) if out_int8 else (cfg.acc_bytes, 1)
+
+    def dma(rows, row_bytes):
+        return k.dma_cmd_overhead + max(rows * math.ceil(row_bytes / beat) * k.beat_cycles,
+                                        math.ceil(rows / cfg.max_in_flight) * lat)
+
+    def chunks(blocks, pad, width):
+        """Elements per row of each `width`-block chunk of a row of `blocks` blocks (last one padded)."""
+        return [min(width, blocks - c) * d - (pad if c + width >= blocks else 0) for c in range(0, blocks, width)]
+
+    def rows(i, blocks, pad):
+        return d - (pad if i == blocks - 1 else 0)
+
+    ti, tj, tk = tiled_matmul_auto(M, N, K, cfg, "WS")
+    total, tail = 0.0, 0.0
+    for I, pad_i, n_i, _ in _tile_classes(M, ti, d):
+        for J, pad_j, n_j, _ in _tile_classes(N, tj, d):
+            for Kb, pad_k, n_k, last_k in _tile_classes(K, tk, d):
+                load_a = sum(dma(rows(i, I, pad_i), cols) for cols in chunks(Kb, pad_k, mbl) for i in range(I))
+                b_chunks = chunks(J, pad_j, mbl)
+                load_b = Kb * sum(dma(d, cols) for cols in b_chunks)
+                loads, n_b = load_a + load_b, Kb * len(b_chunks)
+                n_loads = I * len(chunks(Kb, pad_k, mbl)) + n_b
+                per_i = [max(rows(i, I, pad_i), 4) + k.compute_overhead for i in range(I)]
+                compute = Kb * max(J * max(d, sum(per_i)), per_i[0] + depth)
+                computes = Kb * J * I
+                loads_dispatched = loads * (1 - min(cfg.rs_ld, n_loads) / n_loads)
+                first_compute = max(loads_dispatched, load_a + load_b / n_b + lat)
+                done = max(first_compute + compute, loads + lat + compute / n_b)
+                period = done - min(cfg.rs_ex / 2 * compute / computes, compute)
+                end = done + depth
+                if last_k:              # the tile that stores C
+                    s_chunks = chunks(J, pad_j, store_blocks)
+                    stores = sum(dma(rows(i, I, pad_i), cols * c_bytes) + k.acc_scale_latency
+                                 for cols in s_chunks for i in range(I))
+                    n_s = I * len(s_chunks)
+                    first_stored = done - compute / Kb * (1 - min(store_blocks, J) / J) + depth
+                    stored = max(first_stored + stores, done + depth + stores / len(s_chunks))
+                    period = max(period, stored - min(cfg.rs_st, n_s) * stores / n_s)
+                    end = stored + lat
+                total += n_i * n_j * n_k * period
+                tail = max(tail, end - period)
+    return total + tail
+
+
+__all__ = ["CYCLE_MODELS", "library_matmul_cycles", "SCHEDULE_VARIANTS", "check_cycle_model", "timeloop_costed",
+           "kernel_cycles", "layer_tensors", "evaluate"]

@@ -128,10 +128,15 @@ def compiled_inputs(layer: Layer, temporal, spatial, hw, *, out_int8: bool, doub
     pe, sp_kb, acc_kb = (torch.as_tensor(v, dtype=torch.float64) * ones for v in hw)
     dims = [ones * float(v) for v in (layer.P * layer.Q * layer.N, layer.K, layer.C)]
     parts = [terms[k] for k in ("programs", "k_steps", "load", "compute", "store", "step")]
-    switches = [ones * float(v) for v in (out_int8, double_buffer, dataflow == "OS")]
+    switches = [ones * float(v) for v in (out_int8, double_buffer, dataflow == "OS")]   # dataflow last
     feats = torch.stack([_log(v) for v in (*dims, *blocks, pe, sp_kb, acc_kb, *parts)]
                         + [_log(b / pe) for b in blocks] + switches, dim=1)
     return feats, _log(terms["cycles"])
+
+
+def with_dataflow(feats, dataflow: str):
+    """compiled_inputs' features with the dataflow switch (the last column) set to `dataflow`."""
+    return torch.cat([feats[:, :-1], torch.full_like(feats[:, -1:], float(dataflow == "OS"))], dim=1)
 
 
 def rtl_inputs(layer: Layer, temporal, sC, sK, order, hw):
@@ -211,5 +216,5 @@ def block_factors(layer: Layer, blocks: dict, dim: int):
     return temporal, torch.tensor([float(sc)], dtype=torch.float64), torch.tensor([float(sk)], dtype=torch.float64)
 
 
-__all__ = ["Residual", "fit", "load", "compiled_inputs", "rtl_inputs", "rtl_row_inputs", "rtl_row_cycles",
+__all__ = ["Residual", "fit", "load", "compiled_inputs", "with_dataflow", "rtl_inputs", "rtl_row_inputs", "rtl_row_cycles",
            "combined_row_inputs", "combined_row_cycles", "block_factors", "WEIGHTS"]
