@@ -1,8 +1,8 @@
 """Regenerate the golden IR tests: tests/ir/<pass>/<case>.mlir for every pass of the
 pipeline. Each file is the pass's input IR (produced from a kernel by the stages before
 it: this file's `gemm`, the two-accumulator `two_dots` of benchmarks/spike_check.py, the
-chained-dot `fused_mlp_kernel` of examples/fused_mlp.py, baco.kernels' `matmul_kernel` with
-a bias and `conv2d_kernel`) with a RUN line and the CHECK lines of what the pass makes of it today:
+chained-dot `fused_mlp_kernel` of examples/fused_mlp.py, the residual add of examples/resadd.py,
+baco.kernels' `matmul_kernel` with a bias and `conv2d_kernel`) with a RUN line and the CHECK lines of what the pass makes of it today:
 
     python tests/ir/update_golden.py        # then review `git diff tests/ir`
 
@@ -62,6 +62,7 @@ def _load(relative: str, name: str):
 # the two-accumulator kernel benchmarks/spike_check.py runs on Spike, and the chained-dot MLP
 two_dots = _load("benchmarks/spike_check.py", "spike_check").two_dots
 fused_mlp_kernel = _load("examples/fused_mlp.py", "fused_mlp_example").fused_mlp_kernel
+resadd_kernel = _load("examples/resadd.py", "resadd_example").resadd_kernel    # block sums in the accumulator
 from baco.kernels.conv import conv2d_kernel  # noqa: E402  (bias, pointer arithmetic, min/max tap loops)
 from baco.kernels.matmul import matmul_kernel  # noqa: E402  (optional bias pointer)
 
@@ -78,6 +79,8 @@ MATMUL_BIAS = dict(a_ptr=i8(40, 70), b_ptr=i8(70, 50), c_ptr=i8(40, 50), M=40, N
 CONV = dict(x_ptr=i8(9, 9, 20), w_ptr=i8(3, 3, 20, 24), y_ptr=i8(9, 9, 24), H=9, W=9, C=20, P=9, Q=9, K=24, R=3, S=3,
             stride_h=1, stride_w=1, pad_h=1, pad_w=1, dil_h=1, dil_w=1, scale=0.05, BLOCK_M=16, BLOCK_N=32,
             BLOCK_K=32, RELU=True, OUT_INT8=True, DEPTHWISE=False, bias_ptr=i32(24))
+RESADD = dict(a_ptr=i8(40, 50), b_ptr=i8(40, 50), c_ptr=i8(40, 50), M=40, N=50, sa=0.5, sb=0.75, out_scale=1.0,
+              BLOCK_M=32, BLOCK_N=32, RELU=True)
 # case -> (kernel, launch values, dataflow, double_buffer)
 CASES = {
     "ws_ragged_int32": (gemm, dict(GEMM, c_ptr=i32(40, 50), BM=32, BN=16, BK=32, RAGGED=True, EPILOGUE="int32"),
@@ -101,6 +104,7 @@ CASES = {
     "ws_conv2d_depthwise_strided": (conv2d_kernel, dict(CONV, w_ptr=i8(3, 3, 1, 20), y_ptr=i8(5, 5, 20), P=5, Q=5,
                                                         K=20, stride_h=2, stride_w=2, DEPTHWISE=True, bias_ptr=None),
                                     "WS", False),
+    "ws_resadd_relu_int8": (resadd_kernel, RESADD, "WS", False),
 }
 
 # what each pass produces: the output lines kept as CHECK lines (in order)

@@ -62,12 +62,12 @@ module {
     %c32 = arith.constant 32 : index
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
-    %c57_i64 = arith.constant 57 : i64
+    %c59_i64 = arith.constant 59 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c76_i64 = arith.constant 76 : i64
+    %c78_i64 = arith.constant 78 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c77_i64 = arith.constant 77 : i64
-    %c85_i64 = arith.constant 85 : i64
+    %c79_i64 = arith.constant 79 : i64
+    %c87_i64 = arith.constant 87 : i64
     %c9_i64 = arith.constant 9 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
@@ -112,7 +112,7 @@ module {
     %35 = arith.subi %31, %28 : index
     %36 = arith.cmpi sgt, %34, %c0 : index
     scf.if %36 {
-      func.call @baco_boundary_error(%c57_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c59_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%19, %28] [%26, %35] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
@@ -192,7 +192,7 @@ module {
     %62 = arith.muli %61, %arg8 : index
     %reinterpret_cast_0 = memref.reinterpret_cast %arg2 to offset: [%62], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     scf.if %36 {
-      func.call @baco_boundary_error(%c85_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c87_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview_1 = memref.subview %reinterpret_cast_0[%19, %28] [%26, %35] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %base_buffer_2, %offset_3, %sizes_4:2, %strides_5:2 = memref.extract_strided_metadata %subview_1 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
@@ -246,7 +246,7 @@ module {
       %106 = arith.subi %102, %99 : index
       %107 = arith.cmpi sgt, %105, %c0 : index
       scf.if %107 {
-        func.call @baco_boundary_error(%c76_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c78_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_9 = memref.subview %reinterpret_cast_7[%90, %99] [%97, %106] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %108 = arith.index_cast %96 : index to i64
@@ -310,7 +310,7 @@ module {
         "instgem.mvin"(%c0_i64, %158, %160, %163) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %36 {
-        func.call @baco_boundary_error(%c77_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c79_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_15 = memref.subview %reinterpret_cast_8[%99, %28] [%106, %35] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %128 = arith.index_cast %105 : index to i64

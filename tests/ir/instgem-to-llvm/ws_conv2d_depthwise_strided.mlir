@@ -57,9 +57,9 @@ module {
     %c32 = arith.constant 32 : index
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
-    %c76_i64 = arith.constant 76 : i64
+    %c78_i64 = arith.constant 78 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c85_i64 = arith.constant 85 : i64
+    %c87_i64 = arith.constant 87 : i64
     %c9_i64 = arith.constant 9 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
@@ -109,7 +109,7 @@ module {
     %40 = arith.subi %36, %33 : index
     %41 = arith.cmpi sgt, %39, %c0 : index
     scf.if %41 {
-      func.call @baco_boundary_error(%c85_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c87_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%24, %33] [%31, %40] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %42 = arith.cmpi sge, %19, %20 : index
@@ -182,7 +182,7 @@ module {
       %92 = arith.subi %88, %87 : index
       %93 = arith.cmpi sgt, %91, %c0 : index
       scf.if %93 {
-        func.call @baco_boundary_error(%c76_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c78_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_2 = memref.subview %reinterpret_cast_0[%79, %87] [%86, %92] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %94 = arith.index_cast %85 : index to i64

@@ -33,16 +33,16 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func @conv2d_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: index, %arg13: index, %arg14: index, %arg15: index, %arg16: index, %arg17: f32, %arg18: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
     %c9_i64 = arith.constant 9 : i64
-    %c85_i64 = arith.constant 85 : i64
+    %c87_i64 = arith.constant 87 : i64
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
-    %c77_i64 = arith.constant 77 : i64
+    %c79_i64 = arith.constant 79 : i64
     %c0_i8 = arith.constant 0 : i8
     %c13_i64 = arith.constant 13 : i64
-    %c76_i64 = arith.constant 76 : i64
+    %c78_i64 = arith.constant 78 : i64
     %c0_i32 = arith.constant 0 : i32
     %c15_i64 = arith.constant 15 : i64
-    %c57_i64 = arith.constant 57 : i64
+    %c59_i64 = arith.constant 59 : i64
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c32 = arith.constant 32 : index
@@ -89,7 +89,7 @@ module {
     %35 = arith.subi %31, %28 : index
     %36 = arith.cmpi sgt, %34, %c0 : index
     scf.if %36 {
-      func.call @baco_boundary_error(%c57_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c59_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%19, %28] [%26, %35] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %alloc = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "acc"} : memref<16x32xi32>
@@ -145,14 +145,14 @@ module {
       %79 = arith.subi %75, %72 : index
       %80 = arith.cmpi sgt, %78, %c0 : index
       scf.if %80 {
-        func.call @baco_boundary_error(%c76_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c78_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_8 = memref.subview %reinterpret_cast_6[%63, %72] [%70, %79] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_9 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "spad"} : memref<16x32xi8>
       %subview_10 = memref.subview %alloc_9[%69, 0] [%70, %79] [1, 1] : memref<16x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
       memref.copy %subview_8, %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[32, 1], offset: ?>>
       scf.if %36 {
-        func.call @baco_boundary_error(%c77_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c79_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_11 = memref.subview %reinterpret_cast_7[%72, %28] [%79, %35] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_12 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 32 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "spad"} : memref<32x32xi8>
@@ -176,7 +176,7 @@ module {
       linalg.yield %49 : i8
     }
     scf.if %36 {
-      func.call @baco_boundary_error(%c85_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c87_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview_4 = memref.subview %reinterpret_cast_2[%19, %28] [%26, %35] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %subview_5 = memref.subview %alloc_3[%25, 0] [%26, %35] [1, 1] : memref<16x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>

@@ -31,12 +31,12 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func @conv2d_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: index, %arg13: index, %arg14: index, %arg15: index, %arg16: index, %arg17: f32) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
     %c9_i64 = arith.constant 9 : i64
-    %c85_i64 = arith.constant 85 : i64
+    %c87_i64 = arith.constant 87 : i64
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
     %c0_i8 = arith.constant 0 : i8
     %c13_i64 = arith.constant 13 : i64
-    %c76_i64 = arith.constant 76 : i64
+    %c78_i64 = arith.constant 78 : i64
     %c0_i32 = arith.constant 0 : i32
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -109,7 +109,7 @@ module {
       %77 = arith.subi %73, %70 : index
       %78 = arith.cmpi sgt, %76, %c0 : index
       scf.if %78 {
-        func.call @baco_boundary_error(%c76_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c78_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_5 = memref.subview %reinterpret_cast_3[%61, %70] [%68, %77] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_6 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "spad"} : memref<16x32xi8>
@@ -156,7 +156,7 @@ module {
     %40 = arith.subi %36, %33 : index
     %41 = arith.cmpi sgt, %39, %c0 : index
     scf.if %41 {
-      func.call @baco_boundary_error(%c85_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c87_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%24, %33] [%31, %40] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %subview_2 = memref.subview %alloc_1[%30, 0] [%31, %40] [1, 1] : memref<16x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
