@@ -139,7 +139,7 @@ COMPILE = [  # (name, category, body statements, message)
      "block_shape must be positive compile-time integers"),
     ("make_block_ptr_column_major", "builtin",
      ["p = @@bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 1), offsets=(0, 0), block_shape=(BM, BK), "
-      "order=(0, 1))"], "only row-major blocks"),
+      "order=(0, 1))"], "order=(0, 1) (column-major) needs stride 1 in dimension 0"),
     ("make_block_ptr_float_offset", "builtin",
      ["p = @@bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 1), offsets=(scale, 0), block_shape=(BM, BK))"],
      "must be an integer scalar"),

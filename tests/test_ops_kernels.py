@@ -348,3 +348,91 @@ def test_resadd_cli_self_checking_elf(tmp_path):
     elf = tmp_path / "resadd.elf"
     assert resadd_example.main(["--M", "33", "--N", "40", "--sa", "1.5", "--elf", str(elf)]) == 0
     assert run_elf(elf, stdout=None).exit_code == 0
+
+
+@baco.jit
+def matmul_strided(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                   BM: bl.constexpr, BN: bl.constexpr, BK: bl.constexpr, A_ORDER: bl.constexpr, B_ORDER: bl.constexpr):
+    """C = A·B where A and/or B may be column-major (strides (1, ld), order=(0, 1)): transposed operands."""
+    pid_m = bl.program_id(0)
+    pid_n = bl.program_id(1)
+    a_blk = bl.make_block_ptr(a_ptr, shape=(M, K), strides=(stride_am, stride_ak), offsets=(pid_m * BM, 0),
+                              block_shape=(BM, BK), order=A_ORDER)
+    b_blk = bl.make_block_ptr(b_ptr, shape=(K, N), strides=(stride_bk, stride_bn), offsets=(0, pid_n * BN),
+                              block_shape=(BK, BN), order=B_ORDER)
+    acc = bl.zeros((BM, BN), dtype=bl.int32)
+    for k in range(0, bl.cdiv(K, BK)):
+        acc += bl.dot(bl.load(a_blk, boundary_check=(0, 1)), bl.load(b_blk, boundary_check=(0, 1)))
+        a_blk = bl.advance(a_blk, (0, BK))
+        b_blk = bl.advance(b_blk, (BK, 0))
+    c_blk = bl.make_block_ptr(c_ptr, shape=(M, N), strides=(N, 1), offsets=(pid_m * BM, pid_n * BN),
+                              block_shape=(BM, BN), order=(1, 0))
+    bl.store(c_blk, acc, boundary_check=(0, 1))
+
+
+def run_transposed(M, N, K, a_t, b_t, block, dataflow, double_buffer, config, target):
+    rng = np.random.default_rng(M * 100 + N * 10 + K)
+    a = rng.integers(-128, 128, (M, K), dtype=np.int8)
+    b = rng.integers(-128, 128, (K, N), dtype=np.int8)
+    a_arr = np.ascontiguousarray(a.T) if a_t else a      # A^T stored row-major = A column-major
+    b_arr = np.ascontiguousarray(b.T) if b_t else b
+    c = np.zeros((M, N), np.int32)
+    BM, BN, BK = block
+    matmul_strided[(bl.cdiv(M, BM), bl.cdiv(N, BN))](
+        a_arr, b_arr, c, M, N, K, *((1, M) if a_t else (K, 1)), *((1, K) if b_t else (N, 1)),
+        BM=BM, BN=BN, BK=BK, A_ORDER=(0, 1) if a_t else (1, 0), B_ORDER=(0, 1) if b_t else (1, 0),
+        target=target, dataflow=dataflow, double_buffer=double_buffer, config=config)
+    from baco.gemmini.arith import reference_matmul
+    return c, reference_matmul(a, b, os_k_block=BK if dataflow == "OS" else None)
+
+
+# (M, N, K, A transposed, B transposed, block, dataflow, double_buffer, config)
+TRANSPOSE_CASES = [
+    (32, 32, 32, False, True, (32, 32, 32), "WS", False, DIM16),
+    (65, 33, 100, False, True, (32, 32, 32), "WS", True, DIM16),
+    (65, 33, 100, True, False, (32, 32, 32), "WS", True, DIM16),
+    (17, 65, 40, True, False, (16, 32, 16), "WS", False, DIM16),
+    (1, 17, 33, False, True, (16, 16, 16), "WS", True, DIM16),
+    (33, 1, 17, True, False, (48, 16, 32), "WS", False, DIM16),
+    (65, 33, 100, True, False, (32, 32, 32), "OS", True, DIM16),
+    (65, 33, 100, True, True, (32, 32, 32), "OS", True, DIM16),
+    (17, 40, 65, True, True, (16, 48, 32), "OS", False, DIM16),
+    (7, 17, 33, False, True, (8, 8, 8), "WS", False, DIM4),
+    (33, 5, 17, True, False, (12, 8, 4), "WS", True, DIM4),
+    (17, 9, 13, True, True, (8, 4, 8), "OS", False, DIM4),
+]
+
+
+def transpose_case_id(c):
+    M, N, K, a_t, b_t, block, df, db, cfg = c
+    return (f"{M}x{N}x{K}-{'At' if a_t else 'A'}{'Bt' if b_t else 'B'}-b{'x'.join(map(str, block))}-{df}"
+            f"{'-db' if db else ''}-dim{cfg.dim}")
+
+
+@pytest.mark.parametrize("case", TRANSPOSE_CASES, ids=transpose_case_id)
+def test_transposed_operands_bit_exact_sim(case):
+    c, ref = run_transposed(*case, "sim")
+    np.testing.assert_array_equal(c, ref)
+
+
+@pytest.mark.parametrize("case", [TRANSPOSE_CASES[1], TRANSPOSE_CASES[2], TRANSPOSE_CASES[7]], ids=transpose_case_id)
+def test_transposed_operands_bit_exact_iss(case):
+    c, ref = run_transposed(*case, "iss")
+    np.testing.assert_array_equal(c, ref)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", TRANSPOSE_CASES, ids=transpose_case_id)
+def test_transposed_operands_bit_exact_iss_all(case):
+    c, ref = run_transposed(*case, "iss")
+    np.testing.assert_array_equal(c, ref)
+
+
+@pytest.mark.parametrize("dataflow,a_t,b_t,match", [
+    ("WS", True, True, "weight-stationary Gemmini transposes A or B, not both"),
+    ("OS", False, True, "output-stationary Gemmini cannot transpose B alone")])
+def test_transposes_the_dataflow_forbids_are_located_errors(dataflow, a_t, b_t, match):
+    from baco.errors import CompilationError
+    with pytest.raises(CompilationError) as e:
+        run_transposed(33, 17, 40, a_t, b_t, (32, 32, 32), dataflow, False, DIM16, "sim")
+    assert match in str(e.value) and "bl.dot(bl.load(a_blk" in str(e.value)

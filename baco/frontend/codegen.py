@@ -485,8 +485,12 @@ class KernelCodegen(ast.NodeVisitor):
         if not all(isinstance(b, int) and not isinstance(b, bool) and b > 0 for b in block_shape):
             raise self.error(f"block_shape must be positive compile-time integers (constexpr), "
                              f"got {tuple(describe(b) for b in block_shape)}", node)
-        if tuple(order) != (1, 0):
-            raise self.error("only row-major blocks (order=(1, 0)) are supported", node)
+        if tuple(order) not in ((1, 0), (0, 1)):
+            raise self.error("order must be (1, 0) (row-major) or (0, 1) (column-major: strides (1, ld), "
+                             "a transposed operand)", node)
+        if tuple(order) == (0, 1) and strides[0] != 1:
+            raise self.error(f"order=(0, 1) (column-major) needs stride 1 in dimension 0, got "
+                             f"{describe(strides[0])}: Gemmini's DMA moves contiguous rows", node)
         elem = base.type[len("memref<?x"):-1]
         vals = [self.as_index(v, "a block pointer shape/stride/offset") for v in (*shape, *strides, *offsets)]
         t = f"!baco.block_ptr<{tensor_type(block_shape, elem)}>"

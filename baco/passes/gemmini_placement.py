@@ -97,6 +97,25 @@ def is_accumulated_load(alloc) -> bool:
     return reads > 0
 
 
+def column_major(view) -> bool:
+    """A DRAM view whose first dimension has stride 1 and second does not (strides (1, ld))."""
+    layout = str(MemRefType(view.type).layout).replace(" ", "")
+    if not layout.startswith("strided<["):
+        return False
+    strides = layout[len("strided<["):].split("]")[0].split(",")
+    return strides[0] == "1" and strides[1] != "1"
+
+
+def loaded_transposed(alloc) -> bool:
+    """A scratchpad block filled from a column-major DRAM view: Gemmini moves it in as its
+    transpose (DRAM rows are the block's columns) and the array transposes it back."""
+    copies = [u for u in users(alloc.result) if u.name == "memref.copy" and u.operands[1] == alloc.result]
+    for v in users(alloc.result):
+        if v.name == "memref.subview":
+            copies += [w for w in users(v.result) if w.name == "memref.copy" and w.operands[1] == v.result]
+    return bool(copies) and all(column_major(c.operands[0]) for c in copies)
+
+
 class Placement:
     """With `double_buffer` every block allocated in a loop gets two homes
     (`gemmini.copy_rows` apart) used by alternate iterations, so the lowering
@@ -129,7 +148,10 @@ class Placement:
             if space is None:
                 raise ir.fail(f"a {elem} block has no place in Gemmini's memories "
                               "(int8 scratchpad, int32 accumulator)", op)
-            row_tile_stride, rows = layout(shape, dim)
+            transposed = space == "spad" and loaded_transposed(op)
+            row_tile_stride, rows = layout(shape[::-1] if transposed else shape, dim)
+            if transposed:
+                op.attributes["gemmini.transposed"] = ir.unit()
             if is_accumulated_load(op):
                 space, rows = "acc_add", 0
             elif space == "spad" and is_epilogue_staging(op):
@@ -188,8 +210,8 @@ class Placement:
             owner = buf.owner
             if not hasattr(owner, "name") or owner.name != "memref.alloc":
                 continue
-            if str(owner.attributes["gemmini.space"]).strip('"') != "spad":
-                continue
+            if str(owner.attributes["gemmini.space"]).strip('"') != "spad" or "gemmini.transposed" in owner.attributes:
+                continue    # (a transposed operand is read as whole tiles: its padding must be zeros)
             readers = [u for u in users(buf) if u.name not in ("memref.subview",) and u != op]
             views = [u for u in users(buf) if u.name == "memref.subview"]
             only_matmul = all(u.name == "linalg.matmul" for u in readers) and all(

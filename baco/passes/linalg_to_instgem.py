@@ -43,7 +43,9 @@ class Placed:
         self.base = IntegerAttr(alloc.attributes["gemmini.base_row"]).value
         self.row_tile_stride = IntegerAttr(alloc.attributes["gemmini.row_tile_stride"]).value
         t = MemRefType(alloc.result.type)
-        self.shape = list(t.shape)
+        # a transposed block (loaded from a column-major view) is stored as its transpose
+        self.transposed = "gemmini.transposed" in alloc.attributes
+        self.shape = list(t.shape)[::-1] if self.transposed else list(t.shape)
         self.elem = str(t.element_type)
         self.dim = dim
         if "gemmini.copy_rows" in alloc.attributes:
@@ -142,8 +144,9 @@ def alloc_of(value):
     return owner if getattr(owner, "name", None) == "memref.alloc" else None
 
 
-def dram_addr_and_stride(view, esize):
-    """(byte address of element [0,0], row stride in bytes) of a strided DRAM view."""
+def dram_addr_and_stride(view, esize, dim=0):
+    """(byte address of element [0,0], stride of dimension `dim` in bytes: the row stride,
+    or for a column-major view the column stride) of a strided DRAM view."""
     t = MemRefType(view.type)
     rank = len(t.shape)
     meta = ir.create("memref.extract_strided_metadata", operands=[view],
@@ -153,7 +156,7 @@ def dram_addr_and_stride(view, esize):
     ptr = ir.create("memref.extract_aligned_pointer_as_index", operands=[view],
                     results=[ir.index()]).result
     addr = ir.binop("addi", i64(ptr), ir.binop("muli", i64(offset), cst(esize)))
-    return addr, ir.binop("muli", i64(strides[0]), cst(esize))
+    return addr, ir.binop("muli", i64(strides[dim]), cst(esize))
 
 
 def unit_inner_stride(view, op):
@@ -332,7 +335,8 @@ class LinalgToInstGem:
         or of a same-shaped staging block). An int8 `elem` into the accumulator is widened
         (shrink) and multiplied by `scale` (i64 float bits; the mvin scale, RNE, saturated to
         int8); `accumulate` adds to the accumulator instead of overwriting it."""
-        unit_inner_stride(src, op)
+        if not blk.transposed:
+            unit_inner_stride(src, op)
         cfg = self.cfg
         acc = blk.space == "acc"
         elem = elem or blk.elem
@@ -341,7 +345,12 @@ class LinalgToInstGem:
         first, rows, cols = self.local_window(dst)
         # the matmul masks to the filled extent; rows above `first` (a negative row offset) are zeroed
         self.extents[blk.alloc] = (ir.binop("addi", first, rows), cols)
-        addr, row_bytes = dram_addr_and_stride(src, esize)
+        addr, row_bytes = dram_addr_and_stride(src, esize, 1 if blk.transposed else 0)
+        if blk.transposed:      # DRAM rows are the block's columns: move in the transpose
+            # its rows are scratchpad columns: a window starting below the block's first row (a
+            # negative row offset under boundary_check) is not addressable, a located run-time error
+            prefetch.when(ir.cmpi("sgt", first, cst(0)), lambda: ir.call_boundary_error(op))
+            first, rows, cols = cst(0), cols, rows
         max_cols = (cfg.max_block_len_acc if acc and not shrink else cfg.max_block_len) * cfg.dim
         slot = self.load_slot.get(op, 0)
         instgem.emit("config_ld", stride=row_bytes, scale=f32_bits(1.0) if scale is None else scale, shrink=shrink,
@@ -520,10 +529,11 @@ class LinalgToInstGem:
         if alloc is None:
             raise ir.fail("dot operands must be loaded blocks", op)
         blk = self.placed(alloc)
-        rows, cols = self.extents.get(alloc) or (cst(blk.shape[0]), cst(blk.shape[1]))
+        shape = MemRefType(alloc.result.type).shape
+        rows, cols = self.extents.get(alloc) or (cst(shape[0]), cst(shape[1]))
         return blk, rows, cols
 
-    def accumulator_read(self, A, op):
+    def accumulator_read(self, A, op, b_transpose=0):
         """(A's tiles, address flags) for the dot: an "acc_read" A is its source
         accumulator block read as int8 through config_ex's acc_scale and activation
         (the scaled read path; Gemmini cannot move accumulator rows to the scratchpad)."""
@@ -534,7 +544,7 @@ class LinalgToInstGem:
                           "execute unit cannot read the accumulator (GemminiConfig.acc_read_operands is off)", op)
         relu, scale, source = self.epilogue_writing(A.alloc)
         instgem.emit("config_ex", dataflow=1 if self.dataflow == "WS" else 0, activation=relu,
-                     acc_scale=scale, a_stride=1, c_stride=1)
+                     acc_scale=scale, a_stride=1, c_stride=1, b_transpose=b_transpose)
         return self.placed(source), local_addr(0, acc=True)
 
     def lower_matmul(self, op):
@@ -547,8 +557,24 @@ class LinalgToInstGem:
                           "(scaled int8 A; Gemmini preloads B from the scratchpad)", op)
         if A.space not in ("spad", "acc_read") or B.space != "spad" or C.space != "acc":
             raise ir.fail("dot needs int8 scratchpad operands and an int32 accumulator", op)
-        A, a_flags = self.accumulator_read(A, op)
+        transposes = self.transpose_config(A, B, op)
+        A, a_flags = self.accumulator_read(A, op, int(B.transposed))
         d = self.cfg.dim
+
+        def a_tile(i, k, flags=0):      # (address, fields) of A's tile (i, k) with rows × cols inside
+            return A.tile_addr(k, i, flags) if A.transposed else A.tile_addr(i, k, flags)
+
+        # A transposed tile is read whole (its padding is zeroed when it is loaded): Gemmini's
+        # models disagree on whether a transposed operand's rows/cols count stored or
+        # transposed rows (libgemmini: transposed; baco.sim: stored), and whole tiles mean the same in both
+        def a_fields(rows, cols):
+            return dict(a_rows=cst(d), a_cols=cst(d)) if A.transposed else dict(a_rows=rows, a_cols=cols)
+
+        def b_tile(k, j):
+            return B.tile_addr(j, k) if B.transposed else B.tile_addr(k, j)
+
+        def b_fields(rows, cols):
+            return dict(bd_rows=cst(d), bd_cols=cst(d)) if B.transposed else dict(bd_rows=rows, bd_cols=cols)
         n_i = ceil_div(a_rows, d)
         n_j = ceil_div(b_cols, d)
         n_k = ceil_div(ir.binop("minsi", a_cols, b_rows), d)
@@ -620,18 +646,18 @@ class LinalgToInstGem:
                     c_rows0 = extent(a_rows, zero, d)
                     c_cols = extent(b_cols, j, d)
                     c_addr, c_rows, c_width = c_target(zero, j, k, c_rows0, c_cols)
-                    instgem.emit("preload", bd_addr=B.tile_addr(k, j), bd_rows=extent(b_rows, k, d),
-                                 bd_cols=c_cols, c_addr=c_addr, c_rows=c_rows, c_cols=c_width)
-                    instgem.emit("compute_preloaded", a_addr=A.tile_addr(zero, k, a_flags), a_rows=c_rows0,
-                                 a_cols=extent(a_cols, k, d), bd_addr=garbage, bd_rows=d, bd_cols=d)
+                    instgem.emit("preload", bd_addr=b_tile(k, j), **b_fields(extent(b_rows, k, d), c_cols),
+                                 c_addr=c_addr, c_rows=c_rows, c_cols=c_width)
+                    instgem.emit("compute_preloaded", a_addr=a_tile(zero, k, a_flags),
+                                 **a_fields(c_rows0, extent(a_cols, k, d)), bd_addr=garbage, bd_rows=d, bd_cols=d)
 
                     def i_loop(i):
                         rows_i = extent(a_rows, i, d)
                         c_addr, c_rows, c_width = c_target(i, j, k, rows_i, c_cols)
                         instgem.emit("preload", bd_addr=garbage, bd_rows=d, bd_cols=d,
                                      c_addr=c_addr, c_rows=c_rows, c_cols=c_width)
-                        instgem.emit("compute_accumulated", a_addr=A.tile_addr(i, k, a_flags), a_rows=rows_i,
-                                     a_cols=extent(a_cols, k, d), bd_addr=garbage, bd_rows=d, bd_cols=d)
+                        instgem.emit("compute_accumulated", a_addr=a_tile(i, k, a_flags),
+                                     **a_fields(rows_i, extent(a_cols, k, d)), bd_addr=garbage, bd_rows=d, bd_cols=d)
                         store_own_row(k, i)
                     loop(cst(1), n_i, i_loop)
                 loop(zero, n_k, k_loop)
@@ -664,15 +690,35 @@ class LinalgToInstGem:
                     def step(k, funct):
                         instgem.emit("preload", bd_addr=garbage, bd_rows=rows_i, bd_cols=cols_j,
                                      c_addr=c_for(k), c_rows=rows_i, c_cols=cols_j)
-                        instgem.emit(funct, a_addr=A.tile_addr(i, k, a_flags), a_rows=rows_i,
-                                     a_cols=extent(a_cols, k, d), bd_addr=B.tile_addr(k, j),
-                                     bd_rows=extent(b_rows, k, d), bd_cols=cols_j)
+                        instgem.emit(funct, a_addr=a_tile(i, k, a_flags), **a_fields(rows_i, extent(a_cols, k, d)),
+                                     bd_addr=b_tile(k, j), **b_fields(extent(b_rows, k, d), cols_j))
                     step(zero, "compute_preloaded")
                     loop(cst(1), n_k, lambda k: step(k, "compute_accumulated"))
                 loop(zero, n_j, j_loop)
             outer = loop(zero, nonempty(n_i, n_k), i_loop)
         outer.operation.attributes[prefetch.COMPUTE] = ir.unit()
+        if transposes:      # back to untransposed operands for the kernel's other dots
+            instgem.emit("config_ex", dataflow=1 if self.dataflow == "WS" else 0,
+                         acc_scale=f32_bits(1.0), a_stride=1, c_stride=1)
         self.dead.append(op)
+
+    def transpose_config(self, A, B, op):
+        """Sets config_ex's transpose bits for a dot with a transposed (column-major) operand,
+        where the dataflow allows it (one transposer per array: WS transposes A or B, not both;
+        OS transposes A, or both, not B alone). Returns whether it did."""
+        a_t, b_t = int(A.transposed), int(B.transposed)
+        if not (a_t or b_t):
+            return False
+        if self.dataflow == "WS" and a_t and b_t:
+            raise ir.fail("weight-stationary Gemmini transposes A or B, not both (one transposer per array): "
+                          "load one of them row-major, or use dataflow='OS'", op)
+        if self.dataflow == "OS" and b_t and not a_t:
+            raise ir.fail("output-stationary Gemmini cannot transpose B alone (its transposer feeds A): "
+                          "load B row-major, or use dataflow='WS'", op)
+        if A.space != "acc_read":
+            instgem.emit("config_ex", dataflow=1 if self.dataflow == "WS" else 0, acc_scale=f32_bits(1.0),
+                         a_stride=1, c_stride=1, a_transpose=a_t, b_transpose=b_t)
+        return True
 
 
 def stored_after(loop_op, acc):
