@@ -22,7 +22,8 @@ tiled_conv_auto (baco.sim.clib.conv_stream: one LOOP_CONV_WS per tile), same col
 Shapes: 512x512x512, then `--count` shapes drawn with a fixed seed from the GEMM
 bands of the thesis's single-operator benchmark (Table 6.4 as benchmarks/single_op.py
 defines them), half GEMM and half GEMV (N = 1), every dimension capped at 2048 so
-the cycle model runs them here. baco's kernel is timed from its command stream (the
+the cycle model runs them here. A GEMV shape also times examples/gemv.py's kernel
+(y = A·x with x a one-column block, loaded before A) on the next line. baco's kernel is timed from its command stream (the
 stream does not depend on the data; bit-exactness is tested in tests/ and by
 benchmarks/gemm_cycles.py). Goals (issue F): ≥ 0.90 of peak on 512³ at DIM 16 and
 baco ≥ the library on every shape.
@@ -43,6 +44,9 @@ from baco.gemmini.schedule import default_gemm_schedule  # noqa: E402
 from baco.kernels.matmul import matmul_kernel  # noqa: E402
 from baco.sim.clib import time_matmul  # noqa: E402
 from baco.sim.timing import CommandStream, TimingModel  # noqa: E402
+
+sys.path.insert(0, str(ROOT.parent / "examples"))
+import gemv  # noqa: E402
 
 CAP = 2048
 SMOKE_SHAPES = [(48, 40, 72), (70, 1, 100)]
@@ -124,6 +128,16 @@ def time_baco(M, N, K, cfg, out_int8, s):
     return tm.report()
 
 
+def time_gemv(M, K, cfg, out_int8):
+    """Cycles of examples/gemv.py's y = A·x kernel (its default blocks), from its command stream."""
+    ck, grid, args, _ = gemv.launch("Ax", np.zeros((M, K), np.int8), np.zeros(K, np.int8),
+                                    out="int8" if out_int8 else "int32", scale=0.05 if out_int8 else 1.0, config=cfg)
+    tm = TimingModel(cfg)
+    ck.run(grid, args, model=CommandStream(), observers=[tm.observe])
+    tm.fence()
+    return tm.report()["cycles"]
+
+
 def autotuned(M, N, K, cfg, out_int8, top_k):
     """The schedule @baco.autotune chooses with no configs (the schedule space ranked by the cost
     model, `top_k` best plus the default schedule timed) and its cycles."""
@@ -157,7 +171,7 @@ def main(argv=None) -> int:
         print(f"{'M':>5} {'N':>5} {'K':>5}  {'baco blocks':>15} {'baco cycles':>12} {'util':>5}  "
               f"{'library cycles':>14} {'util':>5}  speed-up  {'tuned blocks':>17} {'tuned cycles':>12} {'util':>5} "
               f"{'vs default':>10}")
-        ratios, tuned_ratios = [], []
+        ratios, tuned_ratios, gemv_ratios = [], [], []
         for M, N, K in shapes:
             s = default_gemm_schedule(M, N, K, cfg, out_int8)
             ours = time_baco(M, N, K, cfg, out_int8, s)
@@ -173,9 +187,18 @@ def main(argv=None) -> int:
                   f"{util(ours):>5.3f}  {lib['cycles']:>14,.0f} {util(lib):>5.3f}  {ratio:>7.2f}x  "
                   f"{f'{ts.block_m}/{ts.block_n}/{ts.block_k}' + ('/db' if ts.double_buffer else ''):>17} "
                   f"{tuned:>12,.0f} {util({'cycles': tuned}):>5.3f} {ours['cycles'] / tuned:>9.2f}x")
+            if N == 1:
+                g = time_gemv(M, K, cfg, out_int8)
+                gemv_ratios.append(lib["cycles"] / g)
+                print(f"{'':>19}examples/gemv.py {g:>12,.0f} {util({'cycles': g}):>5.3f}  "
+                      f"{'':>20} {lib['cycles'] / g:>7.2f}x")
         print(f"geomean speed-up over the library at DIM {dim}: "
               f"{math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f}x over {len(ratios)} shapes; autotuned over "
-              f"the default schedule: {math.exp(sum(map(math.log, tuned_ratios)) / len(tuned_ratios)):.3f}x\n")
+              f"the default schedule: {math.exp(sum(map(math.log, tuned_ratios)) / len(tuned_ratios)):.3f}x")
+        if gemv_ratios:
+            print(f"examples/gemv.py over the library on the {len(gemv_ratios)} GEMV shapes: geomean "
+                  f"{math.exp(sum(map(math.log, gemv_ratios)) / len(gemv_ratios)):.2f}x, min {min(gemv_ratios):.2f}x")
+        print()
     convs = SMOKE_CONVS if args.smoke else conv_shapes(args.conv_count, args.seed)
     conv_slower = conv_section(dims, convs) if convs else 0
     print(f"shapes where baco is slower than the library: {slower} GEMM, {conv_slower} Conv2D; "
