@@ -106,12 +106,29 @@ def fit(x, y, *, epochs: int, weight_decay: float, hidden: int = HIDDEN, seed: i
     return model
 
 
+class Ensemble(torch.nn.Module):
+    """Residuals fitted with different seeds; predicts their mean log-ratio."""
+
+    def __init__(self, members):
+        super().__init__()
+        self.members = torch.nn.ModuleList(members)
+
+    def forward(self, x):
+        return torch.stack([m(x) for m in self.members]).mean(0)
+
+    def state(self) -> list:
+        return [m.state() for m in self.members]
+
+
 @lru_cache(maxsize=None)
-def load(name: str) -> Residual | None:
-    """The shipped residual `name` ("compiled" or "rtl"), or None when no weights are shipped."""
+def load(name: str) -> Residual | Ensemble | None:
+    """The shipped residual `name` ("compiled", "rtl" or "combined": a list of states is an
+    Ensemble), or None when no weights are shipped."""
     if not WEIGHTS.exists():
         return None
     state = json.loads(WEIGHTS.read_text()).get(name)
+    if isinstance(state, list):
+        return Ensemble([Residual.from_state(s) for s in state])
     return Residual.from_state(state) if state else None
 
 
@@ -216,5 +233,6 @@ def block_factors(layer: Layer, blocks: dict, dim: int):
     return temporal, torch.tensor([float(sc)], dtype=torch.float64), torch.tensor([float(sk)], dtype=torch.float64)
 
 
-__all__ = ["Residual", "fit", "load", "compiled_inputs", "with_dataflow", "rtl_inputs", "rtl_row_inputs", "rtl_row_cycles",
+__all__ = ["Residual", "Ensemble", "fit", "load", "compiled_inputs", "with_dataflow", "rtl_inputs",
+           "rtl_row_inputs", "rtl_row_cycles",
            "combined_row_inputs", "combined_row_cycles", "block_factors", "WEIGHTS"]
