@@ -434,7 +434,7 @@ def compiled_cycles(layer: Layer, temporal, spatial, hw, *, out_int8: bool = KER
     the mapping's scratchpad tile (BLOCK_M = P·Q·N, BLOCK_N = K, BLOCK_K = C of the L2 tile)
     and this schedule: the analytical program model times the learned residual shipped in
     baco/data/cost_residual.json inside the residual's training domain (array DIM and layer sizes,
-    residual.COMPILED_MAX_DIM/SIZE), the analytical model alone outside it or when none is shipped.
+    residual.COMPILED_MAX_DIM/SIZE/MIN_K), the analytical model alone outside it or when none is shipped.
     Differentiable in the factors and in the hardware (pe_dim, sp_kb, acc_kb)."""
     by_dataflow = compiled_cycles_by_dataflow(layer, temporal, spatial, hw, out_int8=out_int8,
                                               double_buffer=double_buffer, dataflows=(dataflow,))
@@ -450,7 +450,8 @@ def compiled_cycles_by_dataflow(layer: Layer, temporal, spatial, hw, *, out_int8
     feats, log_base = residual.compiled_inputs(layer, temporal, spatial, hw, out_int8=out_int8,
                                                double_buffer=double_buffer, dataflow="WS")
     model = residual.load("compiled")
-    if model is None or max(layer.P * layer.Q * layer.N, layer.K, layer.C) > residual.COMPILED_MAX_SIZE:
+    if model is None or max(layer.P * layer.Q * layer.N, layer.K, layer.C) > residual.COMPILED_MAX_SIZE \
+            or layer.C < residual.COMPILED_MIN_K:
         return {"WS": torch.exp(log_base)}
     inside = torch.as_tensor(hw[0], dtype=torch.float64).detach() <= residual.COMPILED_MAX_DIM
     return {df: torch.exp(log_base + torch.where(inside, model(residual.with_dataflow(feats, df)),
