@@ -109,7 +109,8 @@ class JITFunction:
                 params.append((p.name, "const", v))
                 key.append(("c", p.name, v if isinstance(v, (int, float, bool, str, type(None))) else repr(v)))
                 continue
-            if v is None:   # a compile-time constant (Triton's form): `if bias_ptr is not None:` folds
+            if v is None and p.default is None:    # an optional argument (`bias_ptr=None`) left out:
+                # a compile-time constant, so `if bias_ptr is not None:` folds
                 params.append((p.name, "const", None))
                 key.append(("n", p.name))
                 continue
