@@ -9,7 +9,8 @@ no design can do better; the search itself costs GEMM layers as their compiled p
 the time it took to reach within 5% of its own final EDP, and the array utilisation (the layers'
 MACs over DIM²·cycles). Then geomeans over the networks. Budgets include set-up; a method
 overruns its budget only by its last unit of work (a generation, a trial, a step: measured at most
-+2.7 s on 20 s), and each network's longest search is printed with its overrun.
++3.4 s on 20 s, a GA generation on a heavily loaded machine), and each network's longest search is
+printed with its overrun.
 
 Writes to --out (default out/network): results.json, normalised_edp.png (EDP per network and
 method over baco's, the thesis's Fig. 6.10), convergence.png (best EDP vs wall time per method),
