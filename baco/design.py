@@ -1,11 +1,12 @@
 """The loop closed: a tuned design (a `baco tune` output folder) compiled, run and timed.
 
-For every layer the compiler runs with a kernel (GEMM-shaped layers: baco/kernels/matmul.py),
-the kernel is compiled for the tuned GemminiConfig with the layer's tuned schedule, run on the
+For every layer the compiler runs with a kernel (GEMM-shaped layers: baco/kernels/matmul.py;
+convolutions: baco/kernels/conv.py, as the unpadded Timeloop problem R,S,P,Q,C,K,N with its
+strides and dilations), the kernel is compiled for the tuned GemminiConfig with the layer's tuned schedule, run on the
 functional model on random int8 data and compared bit for bit with Gemmini's arithmetic
 (baco.gemmini.arith.reference_matmul), and timed by the cycle model on the commands it issued.
 The same layers are timed on Gemmini-default (16×16, 256 KB scratchpad, 64 KB accumulator)
-running the C library's tiling (baco.sim.clib). Per layer: predicted (the model the search
+running the C library's tiling (baco.sim.clib: tiled_matmul_auto, tiled_conv_auto). Per layer: predicted (the model the search
 used: for kernel layers the compiled program with the schedule the search chose,
 baco.tuner.kernel_model) beside simulated cycles and energy; per network: the count-weighted
 EDP of both designs, and the gain over the default as predicted and as simulated.
@@ -13,8 +14,11 @@ EDP of both designs, and the gain over the default as predicted and as simulated
     baco run --design DIR [--target sim|iss]
     baco tune ... --out DIR --verify       (tune, then the same check)
 
-Layers without a kernel (convolutions for now) are listed with their prediction only; the
-network EDPs compared are then those of the kernel layers, predicted and simulated alike.
+A convolution runs with the tuned mapping's on-chip tile as its schedule (output columns,
+output channels, input channels per step) when that fits the compiler's capacity rule, else with
+the conv kernel's default schedule (the report says which). Layers without a kernel (non-square
+filters or strides the C library cannot run) are listed with their prediction only; the network
+EDPs compared are then those of the simulated layers, predicted and simulated alike.
 """
 from __future__ import annotations
 
@@ -23,18 +27,18 @@ import json
 import math
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import GemmSchedule
-from baco.sim.clib import time_matmul
+from baco.gemmini.schedule import GemmSchedule, schedule_problems
+from baco.sim.clib import time_conv, time_matmul
 from baco.sim.timing import CommandStream, TimingModel
 from baco.tuner.arch import DEFAULT_HARDWARE
 from baco.tuner.baselines import gemmini_default
-from baco.tuner.mapping import KERNEL_OUT_INT8, gemm_schedule, is_kernel_layer, parse_mapping
+from baco.tuner.mapping import KERNEL_OUT_INT8, gemm_schedule, is_kernel_layer, parse_mapping, tile_dims
 from baco.tuner.workloads import Layer
 
 
@@ -55,7 +59,10 @@ class LayerCheck:
     bit_exact: bool | None
     default_predicted: Measured         # Gemmini-default with the C library's tiling, cost model
     default_simulated: Measured | None  # ... and the C library's command stream on the cycle model
-    checked_shape: tuple | None = None  # (M, N, K) run bit-exact: the layer's, or cut down (FUNCTIONAL_MACS)
+    checked_shape: tuple | None = None  # run bit-exact: the layer's shape, or cut down (FUNCTIONAL_MACS):
+                                        # (M, N, K) of a GEMM, (N, P, Q, C, K) of a convolution
+    schedule_source: str = ""           # convolutions: "tuned" (the mapping's tile) or "default"
+    note: str = ""                      # why a layer is not simulated
     timeloop_cycles: float | None = None  # the Timeloop-matched model's cycles of the tuned mapping
     seconds: float = 0.0
 
@@ -111,6 +118,79 @@ def run_gemm(M: int, N: int, K: int, cfg: GemminiConfig, schedule: GemmSchedule,
     return bool(np.array_equal(args[2], ref)), tm.report(), shape
 
 
+def is_pointwise(layer: Layer) -> bool:
+    """A 1x1 stride-1 convolution: conv2d runs it as one GEMM whose BLOCK_M counts pixels."""
+    return layer.R == layer.S == layer.Hstride == layer.Wstride == 1
+
+
+def conv_shape(layer: Layer) -> tuple[int, int, int, int, int]:
+    """(N, P, Q, C, K) of a convolution layer (the shape run_conv checks)."""
+    return layer.N, layer.P, layer.Q, layer.C, layer.K
+
+
+def conv_schedule_for(layer: Layer, mapping: str, cfg: GemminiConfig) -> tuple[GemmSchedule, str]:
+    """(schedule, "tuned" | "default") a convolution runs with: the mapping's on-chip (L2) tile
+    as one kernel step (output columns, or pixels when pointwise; output channels; input
+    channels) when it passes the compiler's capacity rule, else conv2d's default schedule."""
+    from baco.kernels.conv import conv_schedule
+    t2 = tile_dims(parse_mapping(mapping), 2, layer)
+    columns = t2["N"] * t2["P"] * t2["Q"] if is_pointwise(layer) else t2["Q"]
+    tuned = GemmSchedule(columns, t2["K"], t2["C"])
+    if not schedule_problems(tuned, cfg, KERNEL_OUT_INT8):
+        return tuned, "tuned"
+    pixels = layer.N * layer.P * layer.Q if is_pointwise(layer) else layer.Q
+    return conv_schedule(None, Q=pixels, K=layer.K, C=layer.C, taps=layer.R * layer.S, config=cfg,
+                         out_int8=KERNEL_OUT_INT8), "default"
+
+
+def _conv_launch(layer: Layer, shape, cfg, schedule, seed):
+    """(launch, reference output) of conv2d for `layer` cut to shape (N, P, Q, C, K) on random data:
+    the unpadded input the Timeloop problem reads (input_rows x input_cols per image)."""
+    from baco.kernels.conv import conv2d_launch, reference_conv2d
+    N, P, Q, C, K = shape
+    cut = replace(layer, N=N, P=P, Q=Q, C=C, K=K)
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-128, 128, (N, cut.input_rows, cut.input_cols, C), dtype=np.int8)
+    w = rng.integers(-128, 128, (layer.R, layer.S, C, K), dtype=np.int8)
+    kw = dict(stride=(layer.Hstride, layer.Wstride), dilation=(layer.Hdilation, layer.Wdilation),
+              scale=output_scale(layer.R * layer.S * layer.C), out="int8" if KERNEL_OUT_INT8 else "int32")
+    launch = conv2d_launch(x, w, config=cfg, blocks=schedule, **kw)
+    return launch, reference_conv2d(x, w, **kw)
+
+
+def run_conv(layer: Layer, cfg: GemminiConfig, schedule: GemmSchedule, *, target: str = "sim", seed: int = 0,
+             functional_macs: float = FUNCTIONAL_MACS) -> tuple[bool, dict, tuple]:
+    """run_gemm for a convolution layer (baco.kernels.conv.conv2d): (bit_exact, cycle-model report
+    of the full layer, checked shape (N, P, Q, C, K)). Up to functional_macs the timed run is the
+    checked run; above, the full layer is timed on its command stream and the check runs on one
+    image, two output rows and two blocks of output columns, output and input channels."""
+    tm = TimingModel(cfg)
+    full = layer.macs <= functional_macs
+    N, P, Q, C, K = conv_shape(layer)
+    shape = (N, P, Q, C, K) if full else \
+        (1, min(P, 2), min(Q, 2 * schedule.block_m), min(C, 2 * schedule.block_k), min(K, 2 * schedule.block_n))
+    launch, ref = _conv_launch(layer, shape, cfg, schedule, seed)
+    ck = launch.kernel.compile(*launch.args, target=target, **launch.options)
+    ck.run(launch.grid, launch.args, observers=[tm.observe] if target == "sim" and full else [])
+    if full and target == "sim":
+        tm.fence()
+        report = tm.report()
+    else:       # the full layer's commands, without data (they do not depend on it)
+        report = (launch if full else _conv_launch(layer, conv_shape(layer), cfg, schedule, seed)[0]).cycles()
+    return bool(np.array_equal(launch.y, ref)), report, shape
+
+
+def time_default_conv(layer: Layer, cfg: GemminiConfig) -> dict:
+    """The C library's tiled_conv_auto for `layer` on cfg (square filters, strides and dilations
+    only: tiled_conv takes one of each); ValueError when it cannot run the layer."""
+    if layer.R != layer.S or layer.Hstride != layer.Wstride or layer.Hdilation != layer.Wdilation:
+        raise ValueError(f"the C library's tiled_conv takes square filters, strides and dilations "
+                         f"(R,S={layer.R},{layer.S}, strides {layer.Hstride},{layer.Wstride}, "
+                         f"dilations {layer.Hdilation},{layer.Wdilation})")
+    return time_conv(layer.N, layer.input_rows, layer.input_cols, layer.C, layer.K, layer.R, cfg,
+                     stride=layer.Hstride, dilation=layer.Hdilation, scale=output_scale(layer.R * layer.S * layer.C))
+
+
 def load_design(path) -> dict:
     """result.json of a `baco tune` folder (or the file itself)."""
     p = Path(path)
@@ -147,9 +227,20 @@ def check_design(design: dict, *, target: str = "sim", progress=print) -> list[L
             check.simulated = Measured(rep["cycles"], rep["energy_uj"])
             lib = time_matmul(M, N, K, default_cfg, out_int8=KERNEL_OUT_INT8, scale=output_scale(K))
             check.default_simulated = Measured(lib["cycles"], lib["energy_uj"])
+        else:
+            try:        # the default first: a layer the C library cannot run is not compared at all
+                lib = time_default_conv(layer, default_cfg)
+            except ValueError as e:
+                check.note = f"not timed: {e}"
+            else:
+                check.schedule, check.schedule_source = conv_schedule_for(layer, entry["mapping"], cfg)
+                ok, rep, check.checked_shape = run_conv(layer, cfg, check.schedule, target=target)
+                check.bit_exact = ok
+                check.simulated = Measured(rep["cycles"], rep["energy_uj"])
+                check.default_simulated = Measured(lib["cycles"], lib["energy_uj"])
         check.seconds = time.perf_counter() - t0
         if progress:
-            progress(f"  {check.name}: {'bit-exact' if check.bit_exact else 'MISMATCH' if check.simulated else 'no kernel'}"
+            progress(f"  {check.name}: {'bit-exact' if check.bit_exact else 'MISMATCH' if check.simulated else check.note or 'no kernel'}"
                      f" ({check.seconds:.1f} s)")
         checks.append(check)
     return checks
@@ -173,9 +264,20 @@ def summary(checks: list[LayerCheck]) -> dict:
 
 
 def scaled(c: LayerCheck) -> str:
-    if c.checked_shape == (c.layer.P, c.layer.K, c.layer.C):
+    if is_kernel_layer(c.layer):
+        if c.checked_shape == (c.layer.P, c.layer.K, c.layer.C):
+            return ""
+        return " (timed on its command stream; checked on {}x{}x{})".format(*c.checked_shape)
+    if c.checked_shape == conv_shape(c.layer):
         return ""
-    return " (timed on its command stream; checked on {}x{}x{})".format(*c.checked_shape)
+    return " (timed on its command stream; checked on N,P,Q,C,K={},{},{},{},{})".format(*c.checked_shape)
+
+
+def shape_text(layer: Layer) -> str:
+    if is_kernel_layer(layer):
+        return f"{layer.P}x{layer.K}x{layer.C}"
+    stride = f"/{layer.Hstride}" if layer.Hstride == layer.Wstride else f"/{layer.Hstride},{layer.Wstride}"
+    return f"{layer.R}x{layer.S}{stride if stride != '/1' else ''} {layer.P}x{layer.Q} {layer.C}>{layer.K}"
 
 
 def schedule_text(s: GemmSchedule) -> str:
@@ -186,16 +288,19 @@ def format_report(design: dict, checks: list[LayerCheck]) -> str:
     hw = design["hardware"]
     lines = [f"design: Gemmini {hw['pe_dim']}x{hw['pe_dim']}, scratchpad {hw['sp_kb']:g} KB, "
              f"accumulator {hw['acc_kb']:g} KB; default: 16x16, 256 KB, 64 KB running the C library's tiling",
-             f"{'layer':14s} {'n':>2s} {'M x N x K':>16s} {'schedule (bm,bn,bk)':>20s} {'pred cyc':>10s} "
-             f"{'sim cyc':>10s} {'sim/pred':>8s} {'pred uJ':>9s} {'sim uJ':>9s} {'default sim cyc':>15s} bits"]
+             f"{'layer':14s} {'n':>2s} {'shape':>16s} {'schedule (bm,bn,bk)':>20s} {'pred cyc':>10s} "
+             f"{'sim cyc':>10s} {'sim/pred':>8s} {'pred uJ':>9s} {'sim uJ':>9s} {'default sim cyc':>15s} bits",
+             "(shape: M x N x K of a GEMM; R x S[/stride] P x Q C>K of a convolution, unpadded, run by "
+             "baco's conv2d and by the C library's tiled_conv_auto on the default)"]
     for c in checks:
-        shape = f"{c.layer.P}x{c.layer.K}x{c.layer.C}" if is_kernel_layer(c.layer) else "(conv)"
+        shape = shape_text(c.layer)
         if c.simulated is None:
             lines.append(f"{c.name[:14]:14s} {c.count:2d} {shape:>16s} {'no kernel':>20s} {c.predicted.cycles:10.4g} "
-                         f"{'-':>10s} {'-':>8s} {c.predicted.energy_uj:9.4g} {'-':>9s} {'-':>15s} -")
+                         f"{'-':>10s} {'-':>8s} {c.predicted.energy_uj:9.4g} {'-':>9s} {'-':>15s} - {c.note}")
             continue
         s = c.schedule
-        lines.append(f"{c.name[:14]:14s} {c.count:2d} {shape:>16s} {schedule_text(s):>20s} "
+        source = " default" if c.schedule_source == "default" else ""
+        lines.append(f"{c.name[:14]:14s} {c.count:2d} {shape:>16s} {schedule_text(s) + source:>20s} "
                      f"{c.predicted.cycles:10.4g} {c.simulated.cycles:10.4g} "
                      f"{c.simulated.cycles / c.predicted.cycles:8.2f} {c.predicted.energy_uj:9.4g} "
                      f"{c.simulated.energy_uj:9.4g} {c.default_simulated.cycles:15.4g} "
@@ -204,7 +309,7 @@ def format_report(design: dict, checks: list[LayerCheck]) -> str:
     if not s["kernel_layers"]:
         lines.append("no layer has a kernel: nothing simulated")
         return "\n".join(lines)
-    subset = "" if s["kernel_layers"] == s["layers"] else f" (the {s['kernel_layers']} kernel layers)"
+    subset = "" if s["kernel_layers"] == s["layers"] else f" (the {s['kernel_layers']} simulated layers)"
     lines += [f"network EDP{subset} (uJ*cycles):  baco predicted {s['predicted']:.4g}, simulated {s['simulated']:.4g};"
               f"  default predicted {s['default_predicted']:.4g}, simulated {s['default_simulated']:.4g}",
               f"baco is {s['gain_predicted']:.2f}x better than Gemmini-default predicted, "
