@@ -29,6 +29,7 @@ import baco.language as bl
 from baco.gemmini.arith import reference_matmul
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, default_gemm_schedule, schedule_problems
+from baco.kernels.cli import add_gemmini_arguments, add_output_arguments, gemmini_config, launch_counts, output_scale
 
 
 @baco.jit
@@ -149,25 +150,15 @@ def main(argv=None) -> int:
     p.add_argument("--M", type=int, default=300)
     p.add_argument("--N", type=int, default=70)
     p.add_argument("--K", type=int, default=200)
-    p.add_argument("--target", choices=["sim", "iss"], default="sim")
-    p.add_argument("--dim", type=int, default=16, help="Gemmini array size (DIM)")
-    p.add_argument("--sp-kb", type=float, default=256)
-    p.add_argument("--acc-kb", type=float, default=64)
+    add_gemmini_arguments(p)
     p.add_argument("--dataflow", choices=["WS", "OS"], default="WS")
     p.add_argument("--block", type=int, nargs=2, default=None, metavar=("B_OUT", "BK"),
                    help="block over the output (M for Ax, N for xB) and over K")
     p.add_argument("--single-buffer", action="store_true", help="one home per loaded block (no load/compute overlap)")
-    p.add_argument("--out", choices=["int8", "int32"], default="int32")
-    p.add_argument("--scale", type=float, default=None, help="int8 output scale (default 1/64)")
-    p.add_argument("--relu", action="store_true")
-    p.add_argument("--bias", action="store_true", help="add a random int32 bias vector to y")
-    p.add_argument("--elf", help="also write a self-checking bare-metal ELF here")
-    p.add_argument("--seed", type=int, default=0)
+    add_output_arguments(p, out="int32", int8_scale="1/64", bias_help="add a random int32 bias vector to y")
     args = p.parse_args(argv)
-    if args.relu and args.out == "int32":
-        p.error("--relu needs --out int8 (Gemmini's full-width int32 mvout bypasses the activation)")
-    scale = args.scale if args.scale is not None else (1 / 64 if args.out == "int8" else 1.0)
-    config = GemminiConfig.from_capacity(args.dim, args.sp_kb, args.acc_kb)
+    scale = output_scale(p, args, 1 / 64)
+    config = gemmini_config(args)
     rng = np.random.default_rng(args.seed)
     n_out = args.M if args.form == "Ax" else args.N
     mat = rng.integers(-128, 128, (args.M, args.K) if args.form == "Ax" else (args.K, args.N), dtype=np.int8)
@@ -188,8 +179,8 @@ def main(argv=None) -> int:
     print(f"GEMV y = {what}{' +bias' if args.bias else ''} {args.out}{' relu' if args.relu else ''} "
           f"blocks={block[0]}/{block[1]} {args.dataflow}{'' if args.single_buffer else ' double-buffered'} "
           f"DIM={args.dim} on {args.target}: {'bit-exact' if bad == 0 else f'{bad} MISMATCHES'}")
-    if isinstance(info, dict):
-        print("  " + ", ".join(f"{k}={v}" for k, v in info.items() if k in ("commands", "instructions", "programs")))
+    if counts := launch_counts(info):
+        print(f"  {counts}")
     if args.elf:
         launch_args[2] = np.zeros_like(y)
         print(f"  self-checking ELF: {ck.build_elf(grid, launch_args, args.elf, expected={2: ref})}")

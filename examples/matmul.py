@@ -25,6 +25,7 @@ import numpy as np
 import baco.language as bl
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, schedule_problems
+from baco.kernels.cli import add_gemmini_arguments, add_output_arguments, gemmini_config, launch_counts, output_scale
 # the kernel lives in the package (the tuner/compiler/simulator loop compiles it too)
 from baco.kernels.matmul import bias_vector, matmul, matmul_kernel, reference, resolve_schedule  # noqa: F401
 
@@ -54,30 +55,20 @@ def main(argv=None) -> int:
     p.add_argument("--M", type=int, default=100)
     p.add_argument("--N", type=int, default=70)
     p.add_argument("--K", type=int, default=300)
-    p.add_argument("--target", choices=["sim", "iss"], default="sim")
-    p.add_argument("--dim", type=int, default=16, help="Gemmini array size (DIM)")
-    p.add_argument("--sp-kb", type=float, default=256)
-    p.add_argument("--acc-kb", type=float, default=64)
+    add_gemmini_arguments(p)
     p.add_argument("--dataflow", choices=["WS", "OS"], default="WS")
     p.add_argument("--block", type=int, nargs=3, default=None, metavar=("BM", "BN", "BK"))
     p.add_argument("--double-buffer", action="store_true", help="two homes per block so loads overlap compute")
     p.add_argument("--schedule", type=parse_schedule, default=None,
                    help="GemmSchedule as JSON (or a JSON file): block_m/n/k, dataflow, double_buffer")
-    p.add_argument("--out", choices=["int8", "int32"], default="int32")
-    p.add_argument("--scale", type=float, default=None, help="int8 output scale (default 1/64)")
-    p.add_argument("--relu", action="store_true")
-    p.add_argument("--bias", action="store_true", help="add a random int32 bias row (N values) to C")
-    p.add_argument("--elf", help="also write a self-checking bare-metal ELF here")
-    p.add_argument("--seed", type=int, default=0)
+    add_output_arguments(p, out="int32", int8_scale="1/64", bias_help="add a random int32 bias row (N values) to C")
     args = p.parse_args(argv)
-    if args.relu and args.out == "int32":
-        p.error("--relu needs --out int8 (Gemmini's full-width int32 mvout bypasses the activation)")
-    scale = args.scale if args.scale is not None else (1 / 64 if args.out == "int8" else 1.0)
+    scale = output_scale(p, args, 1 / 64)
     rng = np.random.default_rng(args.seed)
     a = rng.integers(-128, 128, (args.M, args.K), dtype=np.int8)
     b = rng.integers(-128, 128, (args.K, args.N), dtype=np.int8)
     bias = rng.integers(-(1 << 15), 1 << 15, args.N, dtype=np.int32) if args.bias else None
-    config = GemminiConfig.from_capacity(args.dim, args.sp_kb, args.acc_kb)
+    config = gemmini_config(args)
     if args.schedule is not None and args.block is not None:
         p.error("give either --schedule or --block")
     s = resolve_schedule(args.schedule, args.block, args.dataflow, args.double_buffer,
@@ -92,8 +83,7 @@ def main(argv=None) -> int:
     print(f"GEMM {args.M}x{args.N}x{args.K}{' +bias' if args.bias else ''} {args.out}{' relu' if args.relu else ''} "
           f"schedule={json.dumps(s.to_dict())} DIM={args.dim} on {args.target}: "
           f"{'bit-exact' if bad == 0 else f'{bad} MISMATCHES'}")
-    if isinstance(info, dict):
-        counts = ", ".join(f"{k}={v}" for k, v in info.items() if k in ("commands", "instructions", "programs"))
+    if counts := launch_counts(info):
         print(f"  {counts}")
     if args.elf:
         print(f"  self-checking ELF: {write_elf(args.elf, a, b, ref, config=config, **opts)}")

@@ -26,6 +26,7 @@ import baco
 import baco.language as bl
 from baco.gemmini.arith import acc_to_int8, saturate, scale_to_int
 from baco.gemmini.config import GemminiConfig
+from baco.kernels.cli import add_gemmini_arguments, gemmini_config, launch_counts
 
 
 @baco.jit
@@ -88,14 +89,9 @@ def main(argv=None) -> int:
     p.add_argument("--out-scale", type=float, default=1.0, help="scale of the sum on the way out")
     p.add_argument("--no-relu", action="store_true")
     p.add_argument("--block", type=int, nargs=2, default=None, metavar=("BM", "BN"))
-    p.add_argument("--target", choices=["sim", "iss"], default="sim")
-    p.add_argument("--dim", type=int, default=16, help="Gemmini array size (DIM)")
-    p.add_argument("--sp-kb", type=float, default=256)
-    p.add_argument("--acc-kb", type=float, default=64)
-    p.add_argument("--elf", help="also write a self-checking bare-metal ELF here")
-    p.add_argument("--seed", type=int, default=0)
+    add_gemmini_arguments(p)
     args = p.parse_args(argv)
-    config = GemminiConfig.from_capacity(args.dim, args.sp_kb, args.acc_kb)
+    config = gemmini_config(args)
     rng = np.random.default_rng(args.seed)
     a = rng.integers(-128, 128, (args.M, args.N), dtype=np.int8)
     b = rng.integers(-128, 128, (args.M, args.N), dtype=np.int8)
@@ -107,8 +103,8 @@ def main(argv=None) -> int:
     bm, bn = args.block or default_blocks(args.M, args.N, config)
     print(f"resadd {args.M}x{args.N}: {'relu(' if relu else '('}A*{args.sa} + B*{args.sb})*{args.out_scale} -> int8 "
           f"blocks={bm}x{bn} DIM={args.dim} on {args.target}: {'bit-exact' if bad == 0 else f'{bad} MISMATCHES'}")
-    if isinstance(info, dict):
-        print("  " + ", ".join(f"{k}={v}" for k, v in info.items() if k in ("commands", "instructions", "programs")))
+    if counts := launch_counts(info):
+        print(f"  {counts}")
     if args.elf:
         launch_args[2] = np.zeros_like(c)
         print(f"  self-checking ELF: {ck.build_elf(grid, launch_args, args.elf, expected={2: ref})}")

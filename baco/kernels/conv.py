@@ -39,6 +39,7 @@ import baco.language as bl
 from baco.gemmini.arith import acc_to_int8, saturate
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, as_schedule, default_gemm_schedule, schedule_problems
+from baco.kernels.cli import add_gemmini_arguments, add_output_arguments, gemmini_config, launch_counts, output_scale
 
 
 @baco.jit
@@ -386,25 +387,14 @@ def add_cli_arguments(parser):
     parser.add_argument("--stride", type=int, default=1)
     parser.add_argument("--padding", type=int, default=0)
     parser.add_argument("--dilation", type=int, default=1)
-    parser.add_argument("--bias", action="store_true", help="add a random int32 bias per output channel")
-    parser.add_argument("--relu", action="store_true")
-    parser.add_argument("--out", choices=["int8", "int32"], default="int8")
-    parser.add_argument("--scale", type=float, default=None, help="int8 output scale (default 1/256)")
-    parser.add_argument("--target", choices=["sim", "iss"], default="sim")
-    parser.add_argument("--dim", type=int, default=16, help="Gemmini array size (DIM)")
-    parser.add_argument("--sp-kb", type=float, default=256)
-    parser.add_argument("--acc-kb", type=float, default=64)
-    parser.add_argument("--elf", help="also write a self-checking bare-metal ELF here")
-    parser.add_argument("--seed", type=int, default=0)
+    add_output_arguments(parser, out="int8", int8_scale="1/256", bias_help="add a random int32 bias per output channel")
+    add_gemmini_arguments(parser)
 
 
 def cli_options(parser, args) -> dict:
     """conv keyword arguments from the common options (rejecting what Gemmini cannot do)."""
-    if args.relu and args.out == "int32":
-        parser.error("--relu needs --out int8 (Gemmini's full-width int32 mvout bypasses the activation)")
-    scale = args.scale if args.scale is not None else (1 / 256 if args.out == "int8" else 1.0)
-    return dict(stride=args.stride, padding=args.padding, dilation=args.dilation, scale=scale, relu=args.relu,
-                out=args.out, config=GemminiConfig.from_capacity(args.dim, args.sp_kb, args.acc_kb))
+    return dict(stride=args.stride, padding=args.padding, dilation=args.dilation,
+                scale=output_scale(parser, args, 1 / 256), relu=args.relu, out=args.out, config=gemmini_config(args))
 
 
 def cli_run(title, launch: ConvLaunch, reference, args, reshape=None) -> int:
@@ -415,8 +405,8 @@ def cli_run(title, launch: ConvLaunch, reference, args, reshape=None) -> int:
     bad = int(np.count_nonzero(y != reference))
     print(f"{title} schedule={launch.schedule.to_dict()} DIM={launch.config.dim} on {args.target}: "
           f"{'bit-exact' if bad == 0 else f'{bad} MISMATCHES'}")
-    if isinstance(info, dict):
-        print("  " + ", ".join(f"{k}={v}" for k, v in info.items() if k in ("commands", "instructions", "programs")))
+    if counts := launch_counts(info):
+        print(f"  {counts}")
     if args.elf:
         expected = reference if reshape is None else reference.reshape(launch.y.shape)
         print(f"  self-checking ELF: {launch.write_elf(args.elf, expected)}")
