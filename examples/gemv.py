@@ -29,7 +29,7 @@ import baco.language as bl
 from baco.gemmini.arith import reference_matmul
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, default_gemm_schedule, schedule_problems
-from baco.kernels.cli import add_gemmini_arguments, add_output_arguments, gemmini_config, launch_counts, output_scale
+from baco.kernels.cli import add_gemmini_arguments, add_output_arguments, gemmini_config, output_scale, report
 
 
 @baco.jit
@@ -174,17 +174,13 @@ def main(argv=None) -> int:
                                       double_buffer=not args.single_buffer, target=args.target, config=config, **opts)
     info = ck.run(grid, launch_args)
     ref = reference(args.form, mat, x, dataflow=args.dataflow, block_k=block[1], **opts)
-    bad = int(np.count_nonzero(y != ref))
     what = f"A·x, A {args.M}x{args.K}" if args.form == "Ax" else f"x·B, B {args.K}x{args.N}"
-    print(f"GEMV y = {what}{' +bias' if args.bias else ''} {args.out}{' relu' if args.relu else ''} "
-          f"blocks={block[0]}/{block[1]} {args.dataflow}{'' if args.single_buffer else ' double-buffered'} "
-          f"DIM={args.dim} on {args.target}: {'bit-exact' if bad == 0 else f'{bad} MISMATCHES'}")
-    if counts := launch_counts(info):
-        print(f"  {counts}")
-    if args.elf:
-        launch_args[2] = np.zeros_like(y)
-        print(f"  self-checking ELF: {ck.build_elf(grid, launch_args, args.elf, expected={2: ref})}")
-    return 0 if bad == 0 else 1
+    title = (f"GEMV y = {what}{' +bias' if args.bias else ''} {args.out}{' relu' if args.relu else ''} "
+             f"blocks={block[0]}/{block[1]} {args.dataflow}{'' if args.single_buffer else ' double-buffered'} "
+             f"DIM={args.dim}")
+    elf_args = [*launch_args[:2], np.zeros_like(y), *launch_args[3:]]   # the ELF checks its own output array
+    return report(title, args.target, y, ref, info,
+                  args.elf and (lambda: ck.build_elf(grid, elf_args, args.elf, expected={2: ref})))
 
 
 if __name__ == "__main__":

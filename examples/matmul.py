@@ -25,7 +25,7 @@ import numpy as np
 import baco.language as bl
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, schedule_problems
-from baco.kernels.cli import add_gemmini_arguments, add_output_arguments, gemmini_config, launch_counts, output_scale
+from baco.kernels.cli import add_gemmini_arguments, add_output_arguments, gemmini_config, output_scale, report
 # the kernel lives in the package (the tuner/compiler/simulator loop compiles it too)
 from baco.kernels.matmul import bias_vector, matmul, matmul_kernel, reference, resolve_schedule  # noqa: F401
 
@@ -79,15 +79,10 @@ def main(argv=None) -> int:
     opts = dict(bias=bias, out=args.out, scale=scale, relu=args.relu, schedule=s)
     c, info = matmul(a, b, target=args.target, config=config, **opts)
     ref = reference(a, b, **opts)
-    bad = int(np.count_nonzero(c != ref))
-    print(f"GEMM {args.M}x{args.N}x{args.K}{' +bias' if args.bias else ''} {args.out}{' relu' if args.relu else ''} "
-          f"schedule={json.dumps(s.to_dict())} DIM={args.dim} on {args.target}: "
-          f"{'bit-exact' if bad == 0 else f'{bad} MISMATCHES'}")
-    if counts := launch_counts(info):
-        print(f"  {counts}")
-    if args.elf:
-        print(f"  self-checking ELF: {write_elf(args.elf, a, b, ref, config=config, **opts)}")
-    return 0 if bad == 0 else 1
+    title = (f"GEMM {args.M}x{args.N}x{args.K}{' +bias' if args.bias else ''} {args.out}{' relu' if args.relu else ''} "
+             f"schedule={json.dumps(s.to_dict())} DIM={args.dim}")
+    return report(title, args.target, c, ref, info,
+                  args.elf and (lambda: write_elf(args.elf, a, b, ref, config=config, **opts)))
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ import baco
 import baco.language as bl
 from baco.gemmini.arith import acc_to_int8, saturate, scale_to_int
 from baco.gemmini.config import GemminiConfig
-from baco.kernels.cli import add_gemmini_arguments, gemmini_config, launch_counts
+from baco.kernels.cli import add_gemmini_arguments, gemmini_config, report
 
 
 @baco.jit
@@ -99,16 +99,12 @@ def main(argv=None) -> int:
     ck, grid, launch_args, c = launch(a, b, args.sa, args.sb, args.out_scale, relu, args.block, args.target, config)
     info = ck.run(grid, launch_args)
     ref = reference(a, b, args.sa, args.sb, args.out_scale, relu)
-    bad = int(np.count_nonzero(c != ref))
     bm, bn = args.block or default_blocks(args.M, args.N, config)
-    print(f"resadd {args.M}x{args.N}: {'relu(' if relu else '('}A*{args.sa} + B*{args.sb})*{args.out_scale} -> int8 "
-          f"blocks={bm}x{bn} DIM={args.dim} on {args.target}: {'bit-exact' if bad == 0 else f'{bad} MISMATCHES'}")
-    if counts := launch_counts(info):
-        print(f"  {counts}")
-    if args.elf:
-        launch_args[2] = np.zeros_like(c)
-        print(f"  self-checking ELF: {ck.build_elf(grid, launch_args, args.elf, expected={2: ref})}")
-    return 0 if bad == 0 else 1
+    title = (f"resadd {args.M}x{args.N}: {'relu(' if relu else '('}A*{args.sa} + B*{args.sb})*{args.out_scale} -> int8 "
+             f"blocks={bm}x{bn} DIM={args.dim}")
+    elf_args = [*launch_args[:2], np.zeros_like(c), *launch_args[3:]]   # the ELF checks its own output array
+    return report(title, args.target, c, ref, info,
+                  args.elf and (lambda: ck.build_elf(grid, elf_args, args.elf, expected={2: ref})))
 
 
 if __name__ == "__main__":

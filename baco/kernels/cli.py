@@ -1,5 +1,7 @@
 """Command-line plumbing the kernel examples share (examples/matmul.py, gemv.py, resadd.py and
-the convolutions): the Gemmini a kernel runs on, the int8 output epilogue, the verdict's counts."""
+the convolutions): the Gemmini a kernel runs on, the int8 output epilogue, the verdict."""
+import numpy as np
+
 from baco.gemmini.config import GemminiConfig
 
 
@@ -32,8 +34,14 @@ def output_scale(parser, args, int8_scale: float) -> float:
     return args.scale if args.scale is not None else (int8_scale if args.out == "int8" else 1.0)
 
 
-def launch_counts(info) -> str:
-    """The command/instruction counts of a launch, as the examples print them ('' when none)."""
-    if not isinstance(info, dict):
-        return ""
-    return ", ".join(f"{k}={v}" for k, v in info.items() if k in ("commands", "instructions", "programs"))
+def report(title: str, target: str, result, expected, info, write_elf=None) -> int:
+    """Print the verdict of a run (`title` on `target`: bit-exact or the mismatch count), its
+    command/instruction counts and, when `write_elf` is given, the self-checking ELF it writes;
+    the exit code: 0 iff bit-exact."""
+    bad = int(np.count_nonzero(result != expected))
+    print(f"{title} on {target}: {'bit-exact' if bad == 0 else f'{bad} MISMATCHES'}")
+    if isinstance(info, dict):
+        print("  " + ", ".join(f"{k}={v}" for k, v in info.items() if k in ("commands", "instructions", "programs")))
+    if write_elf:
+        print(f"  self-checking ELF: {write_elf()}")
+    return 0 if bad == 0 else 1

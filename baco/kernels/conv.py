@@ -39,7 +39,7 @@ import baco.language as bl
 from baco.gemmini.arith import acc_to_int8, saturate
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, as_schedule, default_gemm_schedule, schedule_problems
-from baco.kernels.cli import add_gemmini_arguments, add_output_arguments, gemmini_config, launch_counts, output_scale
+from baco.kernels.cli import add_gemmini_arguments, add_output_arguments, gemmini_config, output_scale, report
 
 
 @baco.jit
@@ -402,15 +402,9 @@ def cli_run(title, launch: ConvLaunch, reference, args, reshape=None) -> int:
     (and write the self-checking ELF with --elf); 0 iff bit-exact."""
     info = launch.run(args.target)
     y = launch.y if reshape is None else reshape(launch.y)
-    bad = int(np.count_nonzero(y != reference))
-    print(f"{title} schedule={launch.schedule.to_dict()} DIM={launch.config.dim} on {args.target}: "
-          f"{'bit-exact' if bad == 0 else f'{bad} MISMATCHES'}")
-    if counts := launch_counts(info):
-        print(f"  {counts}")
-    if args.elf:
-        expected = reference if reshape is None else reference.reshape(launch.y.shape)
-        print(f"  self-checking ELF: {launch.write_elf(args.elf, expected)}")
-    return 0 if bad == 0 else 1
+    expected = reference if reshape is None else reference.reshape(launch.y.shape)
+    return report(f"{title} schedule={launch.schedule.to_dict()} DIM={launch.config.dim}", args.target, y, reference,
+                  info, args.elf and (lambda: launch.write_elf(args.elf, expected)))
 
 
 __all__ = ["conv2d", "conv1d", "depthwise_conv2d", "conv2d_kernel", "conv2d_launch", "depthwise_launch",
