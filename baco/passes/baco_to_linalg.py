@@ -329,26 +329,13 @@ class BacoToLinalg:
     def _accumulate_load(target, loaded, scale):
         """target + loaded as a linalg.generic tagged `gemmini.acc_add` (what an accumulating
         mvin computes): an int8 block is scaled (RNE) and saturated to int8, then widened."""
-        t = RankedTensorType(target.type)
-        elem = RankedTensorType(loaded.type).element_type
-        ident = AffineMapAttr.get(AffineMap.get_identity(2))
-        par = Attribute.parse("#linalg.iterator_type<parallel>")
-        gen = ir.create("linalg.generic", operands=[loaded, target], results=[t], regions=1,
-                        attributes={
-                            "indexing_maps": ArrayAttr.get([ident, ident]),
-                            "iterator_types": ArrayAttr.get([par, par]),
-                            "operandSegmentSizes": Attribute.parse("array<i32: 1, 1>"),
-                            "gemmini.acc_add": DictAttr.get({"scaled": BoolAttr.get(scale is not None)})})
         i32 = IntegerType.get_signless(32)
-        blk = Block.create_at_start(gen.regions[0], [elem, i32])
+        gen, blk = _elementwise_generic(loaded, target, "gemmini.acc_add", {"scaled": BoolAttr.get(scale is not None)})
         with InsertionPoint(blk):
             x = blk.arguments[0]
             if scale is not None:
-                f = ir.create("arith.sitofp", operands=[x], results=[F32Type.get()]).result
-                f = ir.create("math.roundeven", operands=[ir.binop("mulf", f, scale)], results=[F32Type.get()]).result
-                f = ir.binop("minimumf", ir.binop("maximumf", f, ir.const_f32(-128.0)), ir.const_f32(127.0))
-                x = ir.create("arith.fptosi", operands=[f], results=[i32]).result
-            elif str(elem) != "i32":
+                x = _round_saturate_int8(x, scale, i32)
+            elif str(RankedTensorType(loaded.type).element_type) != "i32":
                 x = ir.create("arith.extsi", operands=[x], results=[i32]).result
             ir.create("linalg.yield", operands=[ir.binop("addi", blk.arguments[1], x)])
         return gen.result
@@ -418,32 +405,14 @@ class BacoToLinalg:
         return self._build_epilogue(value, scale, relu, out_elem)
 
     def _build_epilogue(self, value, scale, relu, out_elem):
-        src = RankedTensorType(value.type)
-        out_t = ir.tensor_type(src.shape, out_elem)
-        empty = self._fresh_tensor(out_t)
-        ident = AffineMapAttr.get(AffineMap.get_identity(2))
-        par = Attribute.parse("#linalg.iterator_type<parallel>")
-        gen = ir.create("linalg.generic", operands=[value, empty], results=[out_t], regions=1,
-                        attributes={
-                            "indexing_maps": ArrayAttr.get([ident, ident]),
-                            "iterator_types": ArrayAttr.get([par, par]),
-                            "operandSegmentSizes": Attribute.parse("array<i32: 1, 1>"),
-                            "gemmini.epilogue": DictAttr.get({"relu": BoolAttr.get(relu),
-                                                              "scaled": BoolAttr.get(scale is not None)})})
-        i32 = IntegerType.get_signless(32)
-        blk = Block.create_at_start(gen.regions[0], [i32, out_elem])
+        empty = self._fresh_tensor(ir.tensor_type(RankedTensorType(value.type).shape, out_elem))
+        gen, blk = _elementwise_generic(value, empty, "gemmini.epilogue",
+                                        {"relu": BoolAttr.get(relu), "scaled": BoolAttr.get(scale is not None)})
         with InsertionPoint(blk):
             x = blk.arguments[0]
             if relu:  # RTL order: activation first, then scale, round, saturate
-                x = ir.binop("maxsi", x, ir.const_int(0, i32))
-            f = ir.create("arith.sitofp", operands=[x], results=[F32Type.get()]).result
-            if scale is not None:
-                f = ir.binop("mulf", f, scale)
-            f = ir.create("math.roundeven", operands=[f], results=[F32Type.get()]).result
-            f = ir.binop("maximumf", f, ir.const_f32(-128.0))
-            f = ir.binop("minimumf", f, ir.const_f32(127.0))
-            y = ir.create("arith.fptosi", operands=[f], results=[out_elem]).result
-            ir.create("linalg.yield", operands=[y])
+                x = ir.binop("maxsi", x, ir.const_int(0, IntegerType.get_signless(32)))
+            ir.create("linalg.yield", operands=[_round_saturate_int8(x, scale, out_elem)])
         return gen.result
 
     def lower_baco_program_id(self, op):
@@ -459,6 +428,33 @@ class BacoToLinalg:
         v = ir.call_grid(op, callee, axis)
         op.result.replace_all_uses_with(ir.index_cast(v, ir.index()))
         self.kill(op)
+
+
+def _elementwise_generic(source, init, tag: str, tag_attrs: dict):
+    """A 2-D elementwise linalg.generic from `source` into `init` (its result has init's type),
+    tagged `tag` with `tag_attrs` for placement; (the op, its empty body block)."""
+    ident = AffineMapAttr.get(AffineMap.get_identity(2))
+    par = Attribute.parse("#linalg.iterator_type<parallel>")
+    gen = ir.create("linalg.generic", operands=[source, init], results=[init.type], regions=1,
+                    attributes={
+                        "indexing_maps": ArrayAttr.get([ident, ident]),
+                        "iterator_types": ArrayAttr.get([par, par]),
+                        "operandSegmentSizes": Attribute.parse("array<i32: 1, 1>"),
+                        tag: DictAttr.get(tag_attrs)})
+    elems = [RankedTensorType(v.type).element_type for v in (source, init)]
+    return gen, Block.create_at_start(gen.regions[0], elems)
+
+
+def _round_saturate_int8(x, scale, result_type):
+    """Gemmini's int8 path for an integer x: float32, times scale (if any), round-half-even,
+    saturated to [-128, 127], as result_type."""
+    f = ir.create("arith.sitofp", operands=[x], results=[F32Type.get()]).result
+    if scale is not None:
+        f = ir.binop("mulf", f, scale)
+    f = ir.create("math.roundeven", operands=[f], results=[F32Type.get()]).result
+    f = ir.binop("maximumf", f, ir.const_f32(-128.0))
+    f = ir.binop("minimumf", f, ir.const_f32(127.0))
+    return ir.create("arith.fptosi", operands=[f], results=[result_type]).result
 
 
 def run(module_op, **_):
