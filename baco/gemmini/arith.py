@@ -1,6 +1,6 @@
 """Gemmini arithmetic (numpy, vectorised): the rounding, scaling and
 saturation rules of gemmini-isa.md §3.3–3.5, and the reference result of a
-matmul as Gemmini computes it."""
+matmul as Gemmini computes it and of its pooled mvout."""
 from __future__ import annotations
 
 import numpy as np
@@ -46,6 +46,33 @@ def acc_to_int8(x, scale: float = 1.0, relu: bool = False):
     if relu:
         x = np.maximum(x, 0)
     return saturate(scale_to_int(x, scale, 32), 8).astype(np.int8)
+
+
+def max_pool(pixels, orows: int, ocols: int, size: int, stride: int, upad: int = 0, lpad: int = 0,
+             porows: int | None = None, pocols: int | None = None):
+    """Gemmini's pooled mvout (gemmini-isa.md §3.4; G:`StoreController.scala`, libgemmini
+    `mvout`): `pixels` is an orows x ocols image, row-major, one pixel (its channels) per row,
+    already through the mvout path (ReLU, scale, RNE, saturation). Pooled pixel (pr, pc) is
+    the max over the size x size window at image rows pr*stride - upad + [0, size) and
+    columns pc*stride - lpad + [0, size); window positions outside the image count as 0
+    (so padding is 0, not -inf). Returns porows*pocols pooled pixels, row-major; porows and
+    pocols default to what symmetric padding gives, (orows + 2*upad - size)//stride + 1."""
+    pixels = np.asarray(pixels)
+    channels = pixels.shape[1]
+    porows = (orows + 2 * upad - size) // stride + 1 if porows is None else porows
+    pocols = (ocols + 2 * lpad - size) // stride + 1 if pocols is None else pocols
+    img = np.zeros((max(orows, 1), max(ocols, 1), channels), dtype=np.int64)
+    img[:orows, :ocols] = pixels[:orows * ocols].astype(np.int64).reshape(orows, ocols, channels)
+    r = np.arange(porows)[:, None] * stride - upad
+    c = np.arange(pocols)[None, :] * stride - lpad
+    out = np.full((porows, pocols, channels), np.iinfo(np.int64).min, dtype=np.int64)
+    for wr in range(size):
+        for wc in range(size):
+            rr, cc = np.broadcast_arrays(r + wr, c + wc)
+            inside = (rr >= 0) & (rr < orows) & (cc >= 0) & (cc < ocols)
+            v = np.where(inside[..., None], img[np.clip(rr, 0, img.shape[0] - 1), np.clip(cc, 0, img.shape[1] - 1)], 0)
+            out = np.maximum(out, v)
+    return out.reshape(porows * pocols, channels).astype(pixels.dtype)
 
 
 def reference_matmul(A, B, D=None, *, scale: float = 1.0, relu: bool = False, out: str = "int32",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from baco.gemmini.arith import (acc_to_int8, bits_f32, rounding_right_shift,
+from baco.gemmini.arith import (acc_to_int8, bits_f32, max_pool, rounding_right_shift,
                                 saturate, scale_to_int)
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import (ACC_BIT, ACCUMULATE_BIT, READ_FULL_BIT, GemminiFault,
@@ -284,9 +284,15 @@ class GemminiModel:
         full = acc and bool(addr & READ_FULL_BIT)
         pooled = self.pool["pool_stride"] != 0
         max_cols = cfg.dim if (full or pooled) else cfg.max_block_len * cfg.dim
-        self._check_rc(rows, cols, "", max_cols)
         if pooled:   # the rows field is ignored: the whole orows×ocols image is read
+            self._check_pooling(full)
             rows = self.pool["orows"] * self.pool["ocols"]
+            self._check_rc(0, cols, "", max_cols)
+        else:
+            if self.pool["pool_size"] != 0:
+                raise self.fault("config_st set pool_size with pool_stride 0: the RTL's 1-D mvout mode "
+                                 "(StoreController mvout_1d), which baco.sim does not model", "pool_size")
+            self._check_rc(rows, cols, "", max_cols)
         blocks = -(-cols // cfg.dim)
         _, row = self._row(addr, (blocks - 1) * cfg.dim + rows, "local_addr")
         if full and not cfg.acc_read_full_width:
@@ -311,27 +317,23 @@ class GemminiModel:
         for r in range(rows):
             self.memory.write(dram + r * self.st_stride, data[r].tobytes())
 
+    def _check_pooling(self, full):
+        if self.pool["pool_size"] == 0:
+            raise self.fault("pooling (pool_stride != 0) with pool_size 0", "pool_size")
+        if full:
+            raise self.fault("a pooled mvout writes int8 pixels: it cannot read the accumulator at full "
+                             "width (address bit 29)", "local_addr")
+
     def _mvout_pooled(self, dram, data):
-        """Max pooling over an orows×ocols NHWC image whose pixels are the rows read (§3.4)."""
+        """Max pooling over an orows×ocols NHWC image whose pixels are the rows read (§3.4):
+        porows×pocols pooled pixels, pixel (pr, pc) at dram + (pr·pool_out_dim + pc)·stride."""
         p = self.pool
-        stride, size = p["pool_stride"], p["pool_size"]
-        orows, ocols = p["orows"], p["ocols"]
-        img = np.zeros((orows, ocols, data.shape[1]), dtype=np.int64)
-        flat = data.astype(np.int64)
-        n = min(flat.shape[0], orows * ocols)
-        img.reshape(-1, data.shape[1])[:n] = flat[:n]
-        out_dim = p["pool_out_dim"] or p["pocols"]
+        pooled = max_pool(data, p["orows"], p["ocols"], p["pool_size"], p["pool_stride"], p["upad"], p["lpad"],
+                          p["porows"], p["pocols"])
         for pr in range(p["porows"]):
             for pc in range(p["pocols"]):
-                best = None
-                for wr in range(size):
-                    for wc in range(size):
-                        r = pr * stride + wr - p["upad"]
-                        c = pc * stride + wc - p["lpad"]
-                        v = img[r, c] if 0 <= r < orows and 0 <= c < ocols else np.zeros(img.shape[2], np.int64)
-                        best = v if best is None else np.maximum(best, v)
-                row = best.astype(data.dtype)
-                self.memory.write(dram + (pr * out_dim + pc) * self.st_stride, row.tobytes())
+                self.memory.write(dram + (pr * p["pool_out_dim"] + pc) * self.st_stride,
+                                  pooled[pr * p["pocols"] + pc].tobytes())
 
     # ---- compute --------------------------------------------------------------------------
     def do_preload(self, f):

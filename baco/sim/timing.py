@@ -336,16 +336,18 @@ class TimingModel:
             acc = bool(addr & ACC_BIT)
             out_bytes = cfg.acc_bytes if (acc and addr & READ_FULL_BIT) else cfg.input_bytes
             blocks = max(1, -(-cols // d))
-            rows_read, pool_cycles = rows, 0
-            if self.pool:   # pooled: the orows×ocols image is read (one row a cycle), porows×pocols rows written
-                rows_read = self.pool["orows"] * self.pool["ocols"]
-                rows = self.pool["porows"] * self.pool["pocols"]
-                pool_cycles = rows_read
+            rows_read, image_rows, pool_cycles = rows, rows, 0
+            if self.pool:   # pooled: the StoreController reads each window position of each pooled
+                # pixel (one local row a cycle, G:StoreController pool_total_rows), writes porows×pocols rows
+                p = self.pool
+                rows = p["porows"] * p["pocols"]
+                rows_read = pool_cycles = rows * p["pool_size"] ** 2
+                image_rows = p["orows"] * p["ocols"]
             occ = self._dma(rows, cols * out_bytes, "st") + pool_cycles + (k.acc_scale_latency if acc else 0)
             self.waits["pool_cycles"] += pool_cycles
             self.stats["dram_bytes_out"] += rows * cols * out_bytes
             self.stats["accumulator_reads" if acc else "scratchpad_reads"] += rows_read * cols
-            r = self._range(addr, rows_read, blocks, d)
+            r = self._range(addr, image_rows, blocks, d)
             return dispatch, occ, occ + k.dram_latency, [r], []
         if name == "preload":
             if is_garbage(f["bd_addr"]):
