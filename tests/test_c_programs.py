@@ -3,6 +3,7 @@ and run unchanged on the ISS. Each program checks Gemmini's results against
 its own plain-C reference and exits 0 only when they are bit-exact; the
 DIM-generic ones also run at DIM 4 and 32 (their gemmini_params.h comes from
 the config)."""
+import os
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +11,7 @@ import pytest
 
 from baco.codegen.toolchain import compile_and_link
 from baco.gemmini.config import DEFAULT_CONFIG, GemminiConfig
-from baco.sim import cli
+from baco.sim import cli, external
 from baco.sim.iss import run_elf
 from baco.sim.timing import TimingModel
 
@@ -22,8 +23,8 @@ CONFIGS = {
     "dim32": GemminiConfig.from_capacity(32, 256, 64),
 }
 # Programs run at the other sizes too (slow ones are marked below).
-DIM_GENERIC = ["mvin_mvout", "matmul_ws", "matmul_os", "loop_ws", "transpose", "scale_relu", "matmul_perf",
-               "resadd"]
+DIM_GENERIC = ["mvin_mvout", "matmul_ws", "matmul_os", "loop_ws", "transpose", "transpose_ragged", "scale_relu",
+               "matmul_perf", "resadd"]
 # Programs that time themselves (rdcycle, counters) run with the cycle model attached.
 TIMED = {"matmul_perf"}
 
@@ -69,14 +70,14 @@ def test_program_default_config(builds, program):
     assert res.gemmini_commands > 0
 
 
-@pytest.mark.parametrize("program", ["matmul_ws", "loop_ws", "resadd"])
+@pytest.mark.parametrize("program", ["matmul_ws", "loop_ws", "resadd", "transpose_ragged"])
 @pytest.mark.parametrize("config_name", ["dim4", "dim32"])
 def test_program_other_dims(builds, program, config_name):
     run(builds, program, config_name)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("program", [p for p in DIM_GENERIC if p not in ("matmul_ws", "loop_ws", "resadd")])
+@pytest.mark.parametrize("program", [p for p in DIM_GENERIC if p not in ("matmul_ws", "loop_ws", "resadd", "transpose_ragged")])
 @pytest.mark.parametrize("config_name", ["dim4", "dim32"])
 def test_program_other_dims_slow(builds, program, config_name):
     run(builds, program, config_name)
@@ -129,6 +130,16 @@ def test_loop_ws_expands_in_model(builds):
     assert res.exit_code == 0, res.console
     assert "loop_ws" not in seen
     assert seen.count("mvin") > 0 and seen.count("preload") > 0 and seen.count("mvout") > 0
+
+
+@pytest.mark.skipif(not Path(os.environ.get(external.SPIKE_EXTLIB_ENV, "/nonexistent")).is_file(),
+                    reason=f"Spike's Gemmini library is not installed (set {external.SPIKE_EXTLIB_ENV})")
+@pytest.mark.parametrize("program", ["transpose", "transpose_ragged", "loop_ws"])
+def test_program_on_spike(builds, program, capfd):
+    """The same ELFs pass on Spike with libgemmini: its reading of the ISA agrees with the
+    model's (transpose_ragged tells apart where a transposed operand's rows/cols apply)."""
+    assert external.run_spike(builds.elf(program, "dim16"), timeout_s=300) == 0
+    assert f"{program}: PASS" in capfd.readouterr().out
 
 
 def test_program_through_cli(builds, capsys):

@@ -162,12 +162,17 @@ class GemminiModel:
             raise self.fault(f"{cols} columns exceed {max_cols or d}", f"{field_prefix}cols")
 
     def read_operand(self, addr, rows, cols, field, transpose=False):
-        """A DIM×DIM int64 operand block; outside rows/cols (or GARBAGE) reads zero."""
+        """A DIM×DIM int64 operand block as fed to the array; outside rows/cols (or GARBAGE)
+        reads zero. rows/cols describe the operand as fed, after any transpose: a transposed
+        operand reads `cols` stored rows of `rows` elements (the RTL's ExecuteController swaps
+        the fields when the transposer is in use; libgemmini masks after transposing)."""
         d = self.config.dim
         out = np.zeros((d, d), dtype=np.int64)
         self._check_rc(rows, cols, field.replace("addr", ""))
         if is_garbage(addr) or rows == 0 or cols == 0:
             return out
+        if transpose:
+            rows, cols = cols, rows
         acc, row = self._row(addr, rows, field)
         if acc and not self.config.acc_read_operands:
             raise self.fault("this Gemmini's execute unit cannot read the accumulator as an operand "
@@ -369,13 +374,16 @@ class GemminiModel:
         self._write_c(pre["c_addr"], C, pre["c_rows"], pre["c_cols"])
 
     def read_operand_strided(self, addr, rows, cols, transpose=False):
-        """A as fed to the array: row r from addr + r·a_stride."""
+        """A as fed to the array: stored row r from addr + r·a_stride (a column of A when
+        A is transposed, as Spike and the RTL's a_addr_offset step it)."""
         if self.a_stride == 1 or is_garbage(addr):
             return self.read_operand(addr, rows, cols, "a_addr", transpose)
         d = self.config.dim
         out = np.zeros((d, d), dtype=np.int64)
-        for r in range(rows):
-            out[r] = self.read_operand(addr + r * self.a_stride, 1, cols, "a_addr")[0]
+        self._check_rc(rows, cols, "a_")
+        stored_rows, stored_cols = (cols, rows) if transpose else (rows, cols)
+        for r in range(stored_rows):
+            out[r] = self.read_operand(addr + r * self.a_stride, 1, stored_cols, "a_addr")[0]
         return out.T.copy() if transpose else out
 
     def _write_c(self, addr, C, rows, cols):

@@ -176,15 +176,11 @@ def loop_ws_commands(cfg: GemminiConfig, st: LoopWsState, f: dict, *, rtl_wrap: 
     # execute: k → j → i, the weight block preloaded at i = 0 and reused
     for k in range(K):
         for j in range(J):
-            b_rows, b_cols = rows_of(k, K, pad_k), rows_of(j, J, pad_j)
-            if b_t:
-                b_rows, b_cols = b_cols, b_rows
+            b_rows, b_cols = rows_of(k, K, pad_k), rows_of(j, J, pad_j)   # as fed (after any transpose)
             accumulate = ACCUMULATE_BIT if (f["ex_accumulate"] or k) else 0
             for i in range(I):
                 a_rows, a_cols = rows_of(i, I, pad_i), rows_of(k, K, pad_k)
                 c_rows, c_cols = rows_of(i, I, pad_i), rows_of(j, J, pad_j)
-                if a_t:
-                    a_rows, a_cols = a_cols, a_rows
                 yield cmd("preload", bd_addr=b_local(k, j) if i == 0 else GARBAGE_ADDR,
                           bd_rows=b_rows, bd_cols=b_cols,
                           c_addr=ACC_BIT | accumulate | c_local(i, j), c_rows=c_rows, c_cols=c_cols)
@@ -488,19 +484,17 @@ def conv_stream(cfg, st, f, c):
                                     I = min(d, B - b)
                                     a_addr = (a_base + (b // d) * c["input_spad_stride"] + kch * c["ds_pixels"]
                                               + (irow >> ds) * (icols >> ds) + (icol >> ds))
-                                    a_rows, a_cols = K, I          # stored transposed (channels × batches)
                                 else:
                                     I = undil(min(ocols - ocol, d << idl))
                                     a_addr = (a_base + (kch // d) * c["input_spad_stride"] + b * c["ds_pixels"]
                                               + (irow >> ds) * (icols >> ds) + (icol >> ds))
-                                    a_rows, a_cols = I, K
-                                bd_rows, bd_cols = (J, K) if t_w0132 else (K, J)  # stored shape of the block
+                                # rows/cols of A (I×K) and B (K×J) as fed, transposed or not
                                 yield cmd("preload", bd_addr=b_addr if new_weights else GARBAGE_ADDR,
-                                          bd_rows=bd_rows, bd_cols=bd_cols,
+                                          bd_rows=K, bd_cols=J,
                                           c_addr=ACC_BIT | ACCUMULATE_BIT | out_row(och, b, orow, ocol),
                                           c_rows=I, c_cols=J)
                                 yield cmd("compute_preloaded" if new_weights else "compute_accumulated",
-                                          a_addr=a_addr, a_rows=a_rows, a_cols=a_cols,
+                                          a_addr=a_addr, a_rows=I, a_cols=K,
                                           bd_addr=GARBAGE_ADDR, bd_rows=I, bd_cols=J)
                                 new_weights = False
                                 ocol += 1 if t_in else d << idl
