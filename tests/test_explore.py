@@ -108,21 +108,35 @@ def test_mixed_loop_orders_cost_as_each_order_alone():
         assert torch.allclose(g[0], grad[b], rtol=1e-12, atol=0)
 
 
-def test_network_cost_stacks_timeloop_layers_as_per_layer_calls():
-    """NetworkCost costs the Timeloop-matched layers in one stacked call (explore.LayerStack):
-    the same count-weighted totals as summing each layer's own evaluation."""
+def test_network_cost_stacks_layers_as_per_layer_calls_bit_for_bit():
+    """NetworkCost costs the Timeloop-matched layers in one stacked call and the kernel layers
+    (compiled program: GEMMs inside and outside the residual's domain, with and without a K loop)
+    in another (explore.LayerStack), and NetworkProblem.buffer_needs stacks the hardware needs:
+    values and gradients are those of each layer's own evaluation, bit for bit."""
     from baco.tuner.explore import costmodel_tensors, stack_tilings
-    layers = [gemm(64, 128, 32), Layer(R=3, S=3, P=8, Q=8, C=16, K=32, N=1, count=2),
-              Layer(R=1, S=1, P=7, Q=7, C=64, K=16, N=1, Hstride=2, Wstride=2, count=3)]
+    from baco.tuner.hwinfer import requirements_from_factors
+    layers = [gemm(64, 128, 32), Layer(R=3, S=3, P=8, Q=8, C=16, K=32, N=1, count=2), gemm(937, 300, 1),
+              Layer(R=1, S=1, P=7, Q=7, C=64, K=16, N=1, Hstride=2, Wstride=2, count=3), gemm(600, 700, 900),
+              Layer(R=1, S=1, P=17, Q=1, C=65, K=33, N=1, count=4)]
     problem = NetworkProblem(layers)
     pool = random_tilings(problem, 12, torch.Generator().manual_seed(5))
     stacked = [stack_tilings(ts) for ts in pool]
-    hw = tuple(torch.full((12,), v) for v in (32.0, 256.0, 64.0))
-    cycles, energy = problem.network_cost([s[0] for s in stacked], [s[1] for s in stacked],
-                                          [s[2] for s in stacked], hw)
-    singles = [costmodel_tensors(l, *s, hw) for l, s in zip(layers, stacked)]
-    assert torch.allclose(cycles, sum(l.count * c for l, (c, _) in zip(layers, singles)), rtol=1e-12)
-    assert torch.allclose(energy, sum(l.count * e for l, (_, e) in zip(layers, singles)), rtol=1e-12)
+    for t, _, _ in stacked:
+        t.requires_grad_()
+    for dims in ((32.0, 256.0, 64.0), (128.0, 1024.0, 512.0)):
+        hw = tuple(torch.full((12,), v) for v in dims)
+        cycles, energy = problem.network_cost.per_layer([s[0] for s in stacked], [s[1] for s in stacked],
+                                                        [s[2] for s in stacked], hw)
+        sp, acc = problem.buffer_needs([s[0] for s in stacked], [s[1] for s in stacked], hw[0])
+        grads = torch.autograd.grad((cycles.sum(0) * energy.sum(0)).sum(), [s[0] for s in stacked])
+        for i, (layer, s) in enumerate(zip(layers, stacked)):
+            c, e = costmodel_tensors(layer, *s, hw)
+            assert torch.equal(cycles[i], layer.count * c) and torch.equal(energy[i], layer.count * e)
+            need = requirements_from_factors(layer, s[0], s[1], hw[0])
+            assert torch.equal(sp[i], need["sp_kb"]) and torch.equal(acc[i], need["acc_kb"])
+            others = (cycles.sum(0) - cycles[i]).detach(), (energy.sum(0) - energy[i]).detach()
+            (g,) = torch.autograd.grad(((others[0] + layer.count * c) * (others[1] + layer.count * e)).sum(), s[0])
+            assert torch.allclose(g, grads[i], rtol=1e-12, atol=0)
 
 
 def test_best_orders_never_worsen_and_pick_the_best_order_of_a_single_layer():

@@ -367,7 +367,8 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
     column's computes, so the program zero-fills the accumulator block (mvins from address 0, one
     cycle a row), loads, computes and then stores, one after the other.
     The dataflow (WS/OS) does not change these terms (the learned residual sees it).
-    temporal [B, 4, 7], spatial = (sC, sK) [B], hw = (pe_dim, sp_kb, acc_kb)."""
+    temporal [B, 4, 7], spatial = (sC, sK) [B], hw = (pe_dim, sp_kb, acc_kb); `layer` may be an
+    explore.LayerStack (rows of several GEMM layers costed in one call, as in cost_from_factors)."""
     from baco.gemmini.config import GemminiConfig
     from baco.sim.timing import DEFAULT_CONSTANTS as k
     cfg = GemminiConfig()
@@ -376,7 +377,7 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
     tile = _tiles(temporal, sC, sK, layer)[2]
     bm = tile[:, DIM_INDEX["P"]] * tile[:, DIM_INDEX["Q"]] * tile[:, DIM_INDEX["N"]]
     bn, bk = tile[:, K], tile[:, C]
-    M, N, Kd = float(layer.P * layer.Q * layer.N), float(layer.K), float(layer.C)
+    M, N, Kd = _constant(layer.P * layer.Q * layer.N), _constant(layer.K), _constant(layer.C)
     beat = cfg.dma_bus_bits // 8
     lat, mif = k.dram_latency, cfg.max_in_flight
 
@@ -401,13 +402,14 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
     # the next program's first loads (and computes on rows already stored) run under the last
     # rs_st stores: dispatch waits for a free store slot, then moves on
     under_stores = cfg.rs_st * store / (mb * nb)
-    if Kd == 1:                 # no K loop: zero fill, loads, computes, stores in turn
+    def without_k_loop():       # zero fill, loads, computes, stores in turn
         zero_chunks = _ceil(bn / (torch.clamp(torch.floor(cfg.max_bytes / (pe * cfg.acc_bytes)), min=1.0) * pe))
         zero = mb * zero_chunks * (k.dma_cmd_overhead + pe)
         step = zero + load + lat + compute
         ahead = zero + load + lat + compute * torch.clamp(1 - cfg.rs_st / (mb * nb), min=0.0)
-        per_program = step + drain + store + lat - torch.minimum(under_stores, ahead)
-    else:
+        return step, step + drain + store + lat - torch.minimum(under_stores, ahead)
+
+    def with_k_loop():
         if double_buffer:
             step = torch.maximum(load + lat, compute)
             per_program = load + lat + k_steps * step
@@ -417,7 +419,16 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
         # a column's stores run under the next column's computes; stores longer than those spill
         # over, partly under the next program's loads and first column
         spill = store - compute * (nb - 1) / nb - torch.minimum(under_stores, load + lat + compute / nb)
-        per_program = per_program + drain + torch.maximum(store / nb, spill) + lat
+        return step, per_program + drain + torch.maximum(store / nb, spill) + lat
+
+    no_k_loop = torch.as_tensor(Kd) == 1
+    if bool(no_k_loop.all()):
+        step, per_program = without_k_loop()
+    elif not bool(no_k_loop.any()):
+        step, per_program = with_k_loop()
+    else:                       # a stack of layers with and without a K loop
+        (step_1, program_1), (step_k, program_k) = without_k_loop(), with_k_loop()
+        step, per_program = torch.where(no_k_loop, step_1, step_k), torch.where(no_k_loop, program_1, program_k)
     cycles = programs * per_program
     return {"cycles": cycles, "blocks": (bm, bn, bk), "programs": programs, "k_steps": k_steps, "load": load,
             "compute": compute, "store": store, "step": step}
@@ -436,26 +447,33 @@ def compiled_cycles(layer: Layer, temporal, spatial, hw, *, out_int8: bool = KER
     baco/data/cost_residual.json inside the residual's training domain (array DIM and layer sizes,
     residual.COMPILED_MAX_DIM/SIZE/MIN_K), the analytical model alone outside it or when none is shipped.
     Differentiable in the factors and in the hardware (pe_dim, sp_kb, acc_kb)."""
-    by_dataflow = compiled_cycles_by_dataflow(layer, temporal, spatial, hw, out_int8=out_int8,
-                                              double_buffer=double_buffer, dataflows=(dataflow,))
-    return by_dataflow[dataflow] if dataflow in by_dataflow else by_dataflow["WS"]
+    return compiled_cycles_by_dataflow(layer, temporal, spatial, hw, out_int8=out_int8,
+                                       double_buffer=double_buffer, dataflows=(dataflow,))[dataflow]
 
 
 def compiled_cycles_by_dataflow(layer: Layer, temporal, spatial, hw, *, out_int8: bool = KERNEL_OUT_INT8,
                                 double_buffer: bool = False, dataflows=("WS", "OS")) -> dict:
     """{dataflow: compiled_cycles [B]} from one evaluation of the analytical terms (the dataflow
-    only changes the residual's input). Only "WS" when the residual does not apply to the layer
-    (outside its domain or none shipped): the dataflows then cost the same."""
+    only changes the residual's input; where the residual does not apply, outside its domain or
+    when none is shipped, the dataflows cost the same). `layer` may be an explore.LayerStack:
+    the domain is then decided per row."""
     from baco.tuner import residual
     feats, log_base = residual.compiled_inputs(layer, temporal, spatial, hw, out_int8=out_int8,
                                                double_buffer=double_buffer, dataflow="WS")
     model = residual.load("compiled")
-    if model is None or max(layer.P * layer.Q * layer.N, layer.K, layer.C) > residual.COMPILED_MAX_SIZE \
-            or layer.C < residual.COMPILED_MIN_K:
-        return {"WS": torch.exp(log_base)}
-    inside = torch.as_tensor(hw[0], dtype=torch.float64).detach() <= residual.COMPILED_MAX_DIM
-    return {df: torch.exp(log_base + torch.where(inside, model(residual.with_dataflow(feats, df)),
-                                                 torch.zeros_like(log_base))) for df in dataflows}
+    largest = torch.maximum(torch.maximum(torch.as_tensor(layer.P * layer.Q * layer.N), torch.as_tensor(layer.K)),
+                            torch.as_tensor(layer.C))
+    domain = (largest <= residual.COMPILED_MAX_SIZE) & (torch.as_tensor(layer.C) >= residual.COMPILED_MIN_K)
+    rows = domain.expand(log_base.shape).nonzero().squeeze(1)
+    if model is None or rows.numel() == 0:
+        return {df: torch.exp(log_base) for df in dataflows}
+    inside = torch.as_tensor(hw[0], dtype=torch.float64).detach().expand(log_base.shape)[rows] \
+        <= residual.COMPILED_MAX_DIM
+    out = {}
+    for df in dataflows:
+        correction = torch.where(inside, model(residual.with_dataflow(feats[rows], df)), 0.0)
+        out[df] = torch.exp(log_base.index_add(0, rows, correction))
+    return out
 
 
 def rtl_cycles(layer: Layer, temporal, sC, sK, order, hw):

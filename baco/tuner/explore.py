@@ -32,7 +32,7 @@ from tqdm.auto import tqdm
 from baco.tuner import costmodel, kernel_model
 from baco.tuner.arch import DEFAULT_HARDWARE, MAX_BUFFER_KB, MAX_PE_DIM, Hardware, area_mm2
 from baco.tuner.hwinfer import requirements_from_factors, round_hardware, round_pe_dim, smooth_max
-from baco.tuner.mapping import Mapping, validate
+from baco.tuner.mapping import Mapping, is_kernel_layer, validate
 from baco.tuner.relax import (C_INDEX, DIMS, DRAM_LEVEL, K_INDEX, NUM_LEVELS, ORDER_CHOICES, MappingSpace,
                               StackedSpace, TemperatureSchedule, capacity_penalty, covering_dram_factor,
                               level_orders)
@@ -210,6 +210,8 @@ class NetworkProblem:
         self.cycle_model = kernel_model.check_cycle_model(cycle_model)
         self.spaces = [MappingSpace(layer.dims, max_spatial=self.max_pe) for layer in self.layers]
         self.network_cost = NetworkCost(self.layers, self.counts, self.cycle_model)
+        kernel = [i for i, layer in enumerate(self.layers) if is_kernel_layer(layer)]
+        self.kinds = ((kernel, True), ([i for i in range(len(self.layers)) if i not in kernel], False))
         self.evaluations = 0
         self.t0, self.best_edp, self.trace = time.perf_counter(), math.inf, []
 
@@ -251,6 +253,25 @@ class NetworkProblem:
             penalty = penalty + capacity_penalty(area_mm2(*hw_t), self.max_area_mm2)
         return hardware, hw_t, penalty
 
+    def buffer_needs(self, temporal: list[torch.Tensor], spatial: list[torch.Tensor], rows_of):
+        """Each layer's scratchpad and accumulator needs (KB [L, B], hwinfer.requirements_from_factors,
+        buffers counted in rows_of-wide rows), the GEMM kernel layers and the others in one stacked call each."""
+        B = temporal[0].shape[0]
+        sp, acc = [None] * len(self.layers), [None] * len(self.layers)
+        for members, kernel in self.kinds:
+            if not members:
+                continue
+            n = len(members)
+            layer, rows = self.layers[members[0]], rows_of
+            if n > 1:
+                layer = self.network_cost.stack(members, B)
+                rows = torch.as_tensor(rows_of, dtype=torch.float64).expand(B).repeat(n)
+            need = requirements_from_factors(layer, torch.cat([temporal[i] for i in members]),
+                                             torch.cat([spatial[i] for i in members]), rows, kernel=kernel)
+            for k, i in enumerate(members):
+                sp[i], acc[i] = need["sp_kb"][k * B:(k + 1) * B], need["acc_kb"][k * B:(k + 1) * B]
+        return torch.stack(sp), torch.stack(acc)
+
     def cost(self, temporal: list[torch.Tensor], spatial: list[torch.Tensor], order: list[torch.Tensor],
              smooth: bool = False) -> BatchCost:
         """Network cost of B design points; per layer temporal [B,4,7], spatial [B,2] (C,K), order [B].
@@ -262,9 +283,8 @@ class NetworkProblem:
         # and a smooth max would overshoot the largest array; buffers are counted in rows of that array
         pe = torch.stack([s.max(1).values for s in spatial]).max(0).values
         rows_of = self.array_rows(pe)
-        needs = [requirements_from_factors(layer, t, s, rows_of) for layer, t, s in zip(self.layers, temporal, spatial)]
-        hardware, hw_t, penalty = self.infer_hardware(pe, torch.stack([n["sp_kb"] for n in needs]),
-                                                      torch.stack([n["acc_kb"] for n in needs]), smooth)
+        sp, acc = self.buffer_needs(temporal, spatial, rows_of)
+        hardware, hw_t, penalty = self.infer_hardware(pe, sp, acc, smooth)
         cycles, energy = self.network_cost(temporal, spatial, order, hw_t)
         self.note(cycles * energy, penalty)
         return BatchCost(cycles, energy, hardware, penalty)
@@ -312,8 +332,8 @@ def costmodel_tensors(layer: Layer, temporal, spatial, order, hw_t,
 
 class LayerStack:
     """The constants of several layers as tensors with one row per design point (layer-major,
-    `rows` points per layer), so the Timeloop-matched model costs all their mappings in one call
-    (costmodel.cost_from_factors broadcasts them)."""
+    `rows` points per layer), so the cost models cost all their mappings in one call
+    (costmodel.cost_from_factors and kernel_model.kernel_layer_tensors broadcast them)."""
     FIELDS = ("R", "S", "P", "Q", "C", "K", "N", "Wstride", "Hstride", "Wdilation", "Hdilation")
 
     def __init__(self, layers: list[Layer], rows: int):
@@ -323,17 +343,34 @@ class LayerStack:
         self.macs = torch.tensor([float(l.macs) for l in layers], dtype=torch.float64).repeat_interleave(rows)
 
 
+def _timeloop_tensors(layer, temporal, spatial, order, hw_t):
+    out = costmodel.cost_from_factors(layer, temporal, spatial[:, 0], spatial[:, 1], order, hw_t)
+    return out["cycles"], out["energy_uj"]
+
+
+def _kernel_tensors(layer, temporal, spatial, order, hw_t):
+    return kernel_model.kernel_layer_tensors(layer, temporal, spatial, order, hw_t)[:2]
+
+
 class NetworkCost:
-    """Count-weighted network (cycles [B], energy µJ [B]) of per-layer batches of B mappings: the layers
-    whose cycles are Timeloop-matched (kernel_model.timeloop_costed) in one stacked call, kernel
-    layers one by one (their compiled-program model is per layer)."""
+    """Count-weighted network (cycles [B], energy µJ [B]) of per-layer batches of B mappings, in two
+    stacked calls (explore.LayerStack): the layers whose cycles are Timeloop-matched
+    (kernel_model.timeloop_costed), and the kernel layers costed by their compiled program."""
 
     def __init__(self, layers: list[Layer], counts: list[float], cycle_model: str):
         self.layers, self.cycle_model = layers, cycle_model
-        self.stacked = [i for i, l in enumerate(layers) if kernel_model.timeloop_costed(l, cycle_model)]
-        self.single = [i for i in range(len(layers)) if i not in self.stacked]
+        timeloop = [i for i, l in enumerate(layers) if kernel_model.timeloop_costed(l, cycle_model)]
+        self.groups = ((timeloop, _timeloop_tensors),
+                       ([i for i in range(len(layers)) if i not in timeloop], _kernel_tensors))
         self.counts = counts
-        self._stacks: dict[int, LayerStack] = {}
+        self._stacks: dict[tuple, LayerStack] = {}
+
+    def stack(self, members: list[int], rows: int) -> LayerStack:
+        """The LayerStack of these layers, `rows` points each (cached)."""
+        key = (tuple(members), rows)
+        if key not in self._stacks:
+            self._stacks[key] = LayerStack([self.layers[i] for i in members], rows)
+        return self._stacks[key]
 
     def __call__(self, temporal, spatial, order, hw_t, layers: list[int] | None = None):
         """temporal/spatial/order: lists over the layers (or over `layers`, indices of a subset)."""
@@ -347,27 +384,23 @@ class NetworkCost:
         B = temporal[0].shape[0]
         cycles = [None] * len(index)
         energy = [None] * len(index)
-        stacked = [i for i in self.stacked if i in at]
-        if len(stacked) > 1:
-            key = (tuple(stacked), B)
-            if key not in self._stacks:
-                self._stacks[key] = LayerStack([self.layers[i] for i in stacked], B)
-            n = len(stacked)
-            t = torch.cat([temporal[at[i]] for i in stacked])
-            s = torch.cat([spatial[at[i]] for i in stacked])
-            o = _order_indices()[torch.cat([order[at[i]] for i in stacked])]
-            hw = tuple(torch.as_tensor(h, dtype=torch.float64).expand(B).repeat(n) for h in hw_t)
-            out = costmodel.cost_from_factors(self._stacks[key], t, s[:, 0], s[:, 1], o, hw)
-            w = torch.tensor([self.counts[i] for i in stacked], dtype=torch.float64).unsqueeze(1)
-            for k, (c, e) in enumerate(zip(w * out["cycles"].view(n, B), w * out["energy_uj"].view(n, B))):
-                cycles[at[stacked[k]]], energy[at[stacked[k]]] = c, e
-            singles = [i for i in index if i not in stacked]
-        else:
-            singles = index
-        for i in singles:
-            c, e = costmodel_tensors(self.layers[i], temporal[at[i]], spatial[at[i]], order[at[i]], hw_t,
-                                     self.cycle_model)
-            cycles[at[i]], energy[at[i]] = self.counts[i] * c, self.counts[i] * e
+        for group, tensors in self.groups:
+            members = [i for i in group if i in at]
+            if not members:
+                continue
+            n = len(members)
+            if n == 1:
+                layer, hw = self.layers[members[0]], hw_t
+            else:
+                layer = self.stack(members, B)
+                hw = tuple(torch.as_tensor(h, dtype=torch.float64).expand(B).repeat(n) for h in hw_t)
+            t = torch.cat([temporal[at[i]] for i in members])
+            s = torch.cat([spatial[at[i]] for i in members])
+            o = _order_indices()[torch.cat([order[at[i]] for i in members])]
+            c, e = tensors(layer, t, s, o, hw)
+            w = torch.tensor([self.counts[i] for i in members], dtype=torch.float64).unsqueeze(1)
+            for k, (ck, ek) in enumerate(zip(w * c.view(n, B), w * e.view(n, B))):
+                cycles[at[members[k]]], energy[at[members[k]]] = ck, ek
         return torch.stack(cycles), torch.stack(energy)
 
 

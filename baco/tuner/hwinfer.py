@@ -129,7 +129,8 @@ def gemm_rows_from_factors(layer, temporal: torch.Tensor, spatial: torch.Tensor,
 
 
 def requirements_from_factors(layer, temporal: torch.Tensor, spatial: torch.Tensor,
-                              pe_dim: torch.Tensor | float | None = None) -> dict[str, torch.Tensor]:
+                              pe_dim: torch.Tensor | float | None = None,
+                              kernel: bool | None = None) -> dict[str, torch.Tensor]:
     """What each of B mappings needs ([B] tensors "pe", "sp_kb", "acc_kb"), differentiable in the factors.
 
     temporal [B, 4 levels, 7 dims] and spatial [B, 2] (C on array rows, K on columns). Buffers are
@@ -138,17 +139,18 @@ def requirements_from_factors(layer, temporal: torch.Tensor, spatial: torch.Tens
     (baco.gemmini.schedule.gemm_footprint of the L2 tile: A and B blocks in the scratchpad, the C
     block in the accumulator, each padded to DIM); any other layer its L2 W+I tiles and its L1
     output tile, each output pixel and temporal K step taking ⌈spatial K / DIM⌉ whole accumulator rows.
+    `layer` may be an explore.LayerStack of layers of one kind; kernel says which (default:
+    mapping.is_kernel_layer(layer)).
     """
     pe = torch.maximum(spatial[:, 0], spatial[:, 1])
     dim = pe if pe_dim is None else torch.as_tensor(pe_dim, dtype=temporal.dtype)
-    if is_kernel_layer(layer):
+    if is_kernel_layer(layer) if kernel is None else kernel:
         sp_rows, acc_rows = gemm_rows_from_factors(layer, temporal, spatial, dim)
         sp_kb = sp_rows * dim / 1024
     else:
         cap = costmodel.capacity_from_factors(layer, temporal, spatial[:, 0], spatial[:, 1])
         sp_kb = cap["sp_kb"]
-        l1 = torch.minimum(temporal[:, :2, :].prod(1),
-                           torch.tensor([float(layer.dims[d]) for d in DIMS], dtype=temporal.dtype))
+        l1 = torch.minimum(temporal[:, :2, :].prod(1), costmodel._layer_dims(layer, temporal.shape[0], temporal.dtype))
         acc_rows = math.prod(l1[:, DIM_INDEX[d]] for d in "NPQK") * _ceil_st(spatial[:, 1] / dim)
     return {"pe": pe, "sp_kb": sp_kb, "acc_kb": acc_rows * dim * 4 / 1024}
 

@@ -41,8 +41,10 @@ def check_cycle_model(cycle_model: str) -> str:
 
 def kernel_cycles(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, torch.Tensor]:
     """(cycles [B], index into SCHEDULE_VARIANTS [B]) of B mappings of a kernel layer on hardware
-    hw_t = (pe_dim, sp_kb, acc_kb) [B]: the fastest variant whose scratchpad blocks fit.
-    Differentiable in the factors and the hardware (the choice itself is discrete)."""
+    hw_t = (pe_dim, sp_kb, acc_kb) [B]: the fastest variant whose scratchpad blocks fit (on a tie
+    the first in SCHEDULE_VARIANTS: dataflows the model cannot tell apart cost the same, and WS
+    wins). Differentiable in the factors and the hardware (the choice itself is discrete).
+    `layer` may be an explore.LayerStack (rows of several kernel layers in one call)."""
     pe, sp_kb, _ = (torch.as_tensor(v, dtype=torch.float64) for v in hw_t)
     sp_rows, _ = gemm_rows_from_factors(layer, temporal, spatial, pe)
     double_fits = (2 * sp_rows.detach()) <= (sp_kb * 1024 / pe).detach() + 1e-9
@@ -50,9 +52,8 @@ def kernel_cycles(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, 
                                                               out_int8=KERNEL_OUT_INT8, double_buffer=db)
                     for db in (False, True)}
     candidates = []
-    for dataflow, double_buffer in SCHEDULE_VARIANTS:     # a dataflow the model cannot tell apart never wins
-        c = by_buffering[double_buffer].get(dataflow)
-        c = torch.full_like(by_buffering[double_buffer]["WS"], torch.inf) if c is None else c
+    for dataflow, double_buffer in SCHEDULE_VARIANTS:
+        c = by_buffering[double_buffer][dataflow]
         candidates.append(torch.where(double_fits, c, torch.inf) if double_buffer else c)
     stacked = torch.stack(candidates)
     choice = stacked.detach().argmin(0)
@@ -68,9 +69,16 @@ def layer_tensors(layer: Layer, temporal, spatial, order, hw_t, cycle_model: str
     """(cycles [B], energy µJ [B], Timeloop-matched cycles [B], schedule variant [B] or None) of B
     mappings of one layer with the loop orders `order` (level -> dims, or costmodel.order_index's
     tensor)."""
-    out = costmodel.cost_from_factors(layer, temporal, spatial[:, 0], spatial[:, 1], order, hw_t)
     if timeloop_costed(layer, cycle_model):
+        out = costmodel.cost_from_factors(layer, temporal, spatial[:, 0], spatial[:, 1], order, hw_t)
         return out["cycles"], out["energy_uj"], out["cycles"], None
+    return kernel_layer_tensors(layer, temporal, spatial, order, hw_t)
+
+
+def kernel_layer_tensors(layer: Layer, temporal, spatial, order, hw_t):
+    """layer_tensors of a kernel layer costed by its compiled program; `layer` may be an
+    explore.LayerStack of kernel layers (one call for all their mappings)."""
+    out = costmodel.cost_from_factors(layer, temporal, spatial[:, 0], spatial[:, 1], order, hw_t)
     cycles, choice = kernel_cycles(layer, temporal, spatial, hw_t)
     return cycles, out["energy_uj"], out["cycles"], choice
 
@@ -176,4 +184,4 @@ def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int
 
 
 __all__ = ["CYCLE_MODELS", "library_matmul_cycles", "SCHEDULE_VARIANTS", "check_cycle_model", "timeloop_costed",
-           "kernel_cycles", "layer_tensors", "evaluate"]
+           "kernel_cycles", "layer_tensors", "kernel_layer_tensors", "evaluate"]

@@ -146,7 +146,7 @@ def compiled_inputs(layer: Layer, temporal, spatial, hw, *, out_int8: bool, doub
     blocks = terms["blocks"]
     ones = torch.ones_like(blocks[0])
     pe, sp_kb, acc_kb = (torch.as_tensor(v, dtype=torch.float64) * ones for v in hw)
-    dims = [ones * float(v) for v in (layer.P * layer.Q * layer.N, layer.K, layer.C)]
+    dims = [ones * torch.as_tensor(v, dtype=torch.float64) for v in (layer.P * layer.Q * layer.N, layer.K, layer.C)]
     parts = [terms[k] for k in ("programs", "k_steps", "load", "compute", "store", "step")]
     switches = [ones * float(v) for v in (out_int8, double_buffer, dataflow == "OS")]   # dataflow last
     feats = torch.stack([_log(v) for v in (*dims, *blocks, pe, sp_kb, acc_kb, *parts)]
