@@ -4,6 +4,7 @@ bias add (an int32 row broadcast through a stride-0 block pointer, moved into th
 accumulator before the K loop, or added after it); GEMV in both forms (examples/gemv.py);
 residual add of two int8 tensors (examples/resadd.py: accumulating, scaled mvins)."""
 import importlib.util
+import os
 from pathlib import Path
 
 import numpy as np
@@ -370,7 +371,8 @@ def matmul_strided(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk
     bl.store(c_blk, acc, boundary_check=(0, 1))
 
 
-def run_transposed(M, N, K, a_t, b_t, block, dataflow, double_buffer, config, target):
+def launch_transposed(M, N, K, a_t, b_t, block, dataflow, double_buffer, config, target):
+    """(C, reference, launch info, grid, kernel arguments) of one transposed-operand case."""
     rng = np.random.default_rng(M * 100 + N * 10 + K)
     a = rng.integers(-128, 128, (M, K), dtype=np.int8)
     b = rng.integers(-128, 128, (K, N), dtype=np.int8)
@@ -378,12 +380,17 @@ def run_transposed(M, N, K, a_t, b_t, block, dataflow, double_buffer, config, ta
     b_arr = np.ascontiguousarray(b.T) if b_t else b
     c = np.zeros((M, N), np.int32)
     BM, BN, BK = block
-    matmul_strided[(bl.cdiv(M, BM), bl.cdiv(N, BN))](
-        a_arr, b_arr, c, M, N, K, *((1, M) if a_t else (K, 1)), *((1, K) if b_t else (N, 1)),
-        BM=BM, BN=BN, BK=BK, A_ORDER=(0, 1) if a_t else (1, 0), B_ORDER=(0, 1) if b_t else (1, 0),
+    grid = (bl.cdiv(M, BM), bl.cdiv(N, BN))
+    args = [a_arr, b_arr, c, M, N, K, *((1, M) if a_t else (K, 1)), *((1, K) if b_t else (N, 1))]
+    info = matmul_strided[grid](
+        *args, BM=BM, BN=BN, BK=BK, A_ORDER=(0, 1) if a_t else (1, 0), B_ORDER=(0, 1) if b_t else (1, 0),
         target=target, dataflow=dataflow, double_buffer=double_buffer, config=config)
     from baco.gemmini.arith import reference_matmul
-    return c, reference_matmul(a, b, os_k_block=BK if dataflow == "OS" else None)
+    return c, reference_matmul(a, b, os_k_block=BK if dataflow == "OS" else None), info, grid, args
+
+
+def run_transposed(*case):
+    return launch_transposed(*case)[:2]
 
 
 # (M, N, K, A transposed, B transposed, block, dataflow, double_buffer, config)
@@ -426,6 +433,33 @@ def test_transposed_operands_bit_exact_iss(case):
 def test_transposed_operands_bit_exact_iss_all(case):
     c, ref = run_transposed(*case, "iss")
     np.testing.assert_array_equal(c, ref)
+
+
+def test_transposed_operand_padding_is_not_zero_filled():
+    """The rows/cols fields mask a transposed tile as they mask any other (they describe it as
+    fed to the array), so its padding is not zeroed at each load: as many loads as untransposed."""
+    case = (65, 33, 100, False, False, (32, 32, 32), "WS", False, DIM16, "iss")
+    plain = launch_transposed(*case)[2]["result"].stats
+    c, ref, info, _, _ = launch_transposed(*case[:3], True, *case[4:])
+    np.testing.assert_array_equal(c, ref)
+    assert info["result"].stats["config_ld"] == plain["config_ld"]
+
+
+SPIKE_EXTLIB = os.environ.get("BACO_SPIKE_EXTLIB", "")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.isfile(SPIKE_EXTLIB), reason="Spike's Gemmini library is not installed "
+                    "(set BACO_SPIKE_EXTLIB)")
+@pytest.mark.parametrize("case", [c for c in TRANSPOSE_CASES if c[-1] is DIM16], ids=transpose_case_id)
+def test_transposed_operands_elf_on_spike(case, tmp_path):
+    """The self-checking ELF passes on Spike with libgemmini (built for DIM 16)."""
+    from baco.sim.external import run_spike
+    c, ref, info, grid, args = launch_transposed(*case, "sim")
+    np.testing.assert_array_equal(c, ref)
+    args[2] = np.zeros_like(c)
+    elf = info["kernel"].build_elf(grid, args, tmp_path / "t.elf", expected={2: ref})
+    assert run_spike(elf, timeout_s=300, stdout=None) == 0
 
 
 @pytest.mark.parametrize("dataflow,a_t,b_t,match", [

@@ -210,8 +210,8 @@ class Placement:
             owner = buf.owner
             if not hasattr(owner, "name") or owner.name != "memref.alloc":
                 continue
-            if str(owner.attributes["gemmini.space"]).strip('"') != "spad" or "gemmini.transposed" in owner.attributes:
-                continue    # (a transposed operand is read as whole tiles: its padding must be zeros)
+            if str(owner.attributes["gemmini.space"]).strip('"') != "spad":
+                continue
             readers = [u for u in users(buf) if u.name not in ("memref.subview",) and u != op]
             views = [u for u in users(buf) if u.name == "memref.subview"]
             only_matmul = all(u.name == "linalg.matmul" for u in readers) and all(

@@ -561,20 +561,13 @@ class LinalgToInstGem:
         A, a_flags = self.accumulator_read(A, op, int(B.transposed))
         d = self.cfg.dim
 
-        def a_tile(i, k, flags=0):      # (address, fields) of A's tile (i, k) with rows × cols inside
+        # A transposed block is stored as its transpose; the rows/cols fields describe each
+        # operand tile as fed to the array (after the transpose), as the RTL and libgemmini read them
+        def a_tile(i, k, flags=0):
             return A.tile_addr(k, i, flags) if A.transposed else A.tile_addr(i, k, flags)
-
-        # A transposed tile is read whole (its padding is zeroed when it is loaded): Gemmini's
-        # models disagree on whether a transposed operand's rows/cols count stored or
-        # transposed rows (libgemmini: transposed; baco.sim: stored), and whole tiles mean the same in both
-        def a_fields(rows, cols):
-            return dict(a_rows=cst(d), a_cols=cst(d)) if A.transposed else dict(a_rows=rows, a_cols=cols)
 
         def b_tile(k, j):
             return B.tile_addr(j, k) if B.transposed else B.tile_addr(k, j)
-
-        def b_fields(rows, cols):
-            return dict(bd_rows=cst(d), bd_cols=cst(d)) if B.transposed else dict(bd_rows=rows, bd_cols=cols)
         n_i = ceil_div(a_rows, d)
         n_j = ceil_div(b_cols, d)
         n_k = ceil_div(ir.binop("minsi", a_cols, b_rows), d)
@@ -646,10 +639,10 @@ class LinalgToInstGem:
                     c_rows0 = extent(a_rows, zero, d)
                     c_cols = extent(b_cols, j, d)
                     c_addr, c_rows, c_width = c_target(zero, j, k, c_rows0, c_cols)
-                    instgem.emit("preload", bd_addr=b_tile(k, j), **b_fields(extent(b_rows, k, d), c_cols),
+                    instgem.emit("preload", bd_addr=b_tile(k, j), bd_rows=extent(b_rows, k, d), bd_cols=c_cols,
                                  c_addr=c_addr, c_rows=c_rows, c_cols=c_width)
                     instgem.emit("compute_preloaded", a_addr=a_tile(zero, k, a_flags),
-                                 **a_fields(c_rows0, extent(a_cols, k, d)), bd_addr=garbage, bd_rows=d, bd_cols=d)
+                                 a_rows=c_rows0, a_cols=extent(a_cols, k, d), bd_addr=garbage, bd_rows=d, bd_cols=d)
 
                     def i_loop(i):
                         rows_i = extent(a_rows, i, d)
@@ -657,7 +650,7 @@ class LinalgToInstGem:
                         instgem.emit("preload", bd_addr=garbage, bd_rows=d, bd_cols=d,
                                      c_addr=c_addr, c_rows=c_rows, c_cols=c_width)
                         instgem.emit("compute_accumulated", a_addr=a_tile(i, k, a_flags),
-                                     **a_fields(rows_i, extent(a_cols, k, d)), bd_addr=garbage, bd_rows=d, bd_cols=d)
+                                     a_rows=rows_i, a_cols=extent(a_cols, k, d), bd_addr=garbage, bd_rows=d, bd_cols=d)
                         store_own_row(k, i)
                     loop(cst(1), n_i, i_loop)
                 loop(zero, n_k, k_loop)
@@ -690,8 +683,8 @@ class LinalgToInstGem:
                     def step(k, funct):
                         instgem.emit("preload", bd_addr=garbage, bd_rows=rows_i, bd_cols=cols_j,
                                      c_addr=c_for(k), c_rows=rows_i, c_cols=cols_j)
-                        instgem.emit(funct, a_addr=a_tile(i, k, a_flags), **a_fields(rows_i, extent(a_cols, k, d)),
-                                     bd_addr=b_tile(k, j), **b_fields(extent(b_rows, k, d), cols_j))
+                        instgem.emit(funct, a_addr=a_tile(i, k, a_flags), a_rows=rows_i, a_cols=extent(a_cols, k, d),
+                                     bd_addr=b_tile(k, j), bd_rows=extent(b_rows, k, d), bd_cols=cols_j)
                     step(zero, "compute_preloaded")
                     loop(cst(1), n_k, lambda k: step(k, "compute_accumulated"))
                 loop(zero, n_j, j_loop)
