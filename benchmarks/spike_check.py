@@ -9,7 +9,8 @@ int8/int32 output, ReLU, bias, WS and OS dataflow; the default schedule, which i
 double-buffered with the prefetch pipeline; explicit single- and
 double-buffered block schedules), examples/gemv.py's ELFs (y = A·x and
 x·B), the convolution examples' ELFs (conv2d.py, conv1d.py,
-depthwise_conv2d.py: padding, stride, dilation, bias, 1x1/3x3/7x7), ELFs of a
+depthwise_conv2d.py: padding, stride, dilation, bias, 1x1/3x3/7x7; conv_pool.py's
+pooled mvouts), ELFs of a
 kernel with two accumulators
 (two_dots, single- and double-buffered), examples/fused_mlp.py's ELFs and
 every tests/c/*.c program, all for the
@@ -121,6 +122,12 @@ CONVS = [
                                                   "--padding", "1", "--bias"]),
     ("depthwise_conv2d.py", "dw_3x3_per_channel_relu", ["--H", "6", "--W", "7", "--C", "5", "--padding", "1",
                                                         "--relu", "--formulation", "per-channel"]),
+    ("conv_pool.py", "conv_pool_3x3_s2_p1_bias", ["--H", "14", "--W", "14", "--C", "33", "--K", "17", "--pool", "3",
+                                                  "--pool-stride", "2", "--padding", "1", "--bias"]),
+    ("conv_pool.py", "conv_pool_2x2_tiles", ["--N", "2", "--H", "9", "--W", "7", "--C", "5", "--K", "20",
+                                             "--block", "2", "16", "16"]),
+    ("conv_pool.py", "conv_pool_2x2_s1_norelu", ["--H", "5", "--W", "4", "--C", "3", "--K", "40", "--pool-stride", "1",
+                                                 "--no-relu", "--block", "1", "32", "16"]),
 ]
 # (name, examples/resadd.py arguments)
 RESADDS = [

@@ -106,3 +106,141 @@ def test_timing_pooled_mvout_reads_every_window_position():
     r = tm.report()
     assert tm.waits["pool_cycles"] == 4 * 4 * 9 and r["accumulator_reads"] == 4 * 4 * 9 * 16
     assert r["dram_bytes_out"] == 4 * 4 * 16
+
+
+# ---- the language form: bl.max_pool2d -> config_st pooling + pooled mvouts ----------------------
+import baco  # noqa: E402
+import baco.language as bl  # noqa: E402
+from baco.errors import CompilationError  # noqa: E402
+from baco.gemmini.config import GemminiConfig  # noqa: E402
+from baco.kernels.pool import ConvPoolLaunch, reference_conv_pool  # noqa: E402
+
+DIM4 = GemminiConfig.from_capacity(4, 16, 8)
+
+# N, H, W, C, K, pool, stride, padding, bias, relu, DIM, blocks (PR, BLOCK_N, BLOCK_K) or None (default)
+SHAPES = [
+    (1, 6, 5, 8, 4, 2, 2, 0, False, True, 16, None),
+    (2, 7, 9, 17, 20, 3, 2, 1, True, True, 16, None),
+    (1, 8, 8, 33, 17, 2, 2, 0, True, True, 16, (2, 16, 32)),
+    (1, 9, 7, 5, 3, 3, 2, 1, False, True, 4, (2, 4, 4)),
+    (1, 5, 5, 16, 33, 3, 1, 1, True, True, 16, (1, 16, 16)),
+    (1, 4, 4, 3, 40, 2, 2, 0, False, True, 16, (1, 32, 16)),     # 4 pixels: one row tile, two column tiles
+    (1, 11, 13, 7, 9, 3, 3, 0, True, False, 16, None),
+    (1, 1, 1, 1, 1, 1, 1, 0, False, True, 16, None),
+    (1, 17, 3, 65, 18, 2, 1, 1, True, True, 16, (3, 16, 64)),
+    (3, 6, 10, 9, 5, 2, 2, 1, False, True, 4, None),
+    (1, 33, 1, 2, 2, 3, 2, 1, True, True, 4, None),
+    (1, 1, 33, 4, 7, 3, 3, 2, False, True, 16, None),
+    (2, 12, 12, 3, 16, 3, 2, 1, True, True, 16, None),
+    (1, 14, 14, 33, 17, 2, 2, 0, False, True, 16, None),
+    (1, 65, 2, 1, 3, 2, 2, 0, True, True, 4, (5, 4, 4)),
+    (1, 10, 10, 20, 12, 3, 1, 0, False, True, 4, (4, 4, 8)),
+    (1, 7, 7, 64, 16, 3, 3, 3, True, True, 16, None),
+    (1, 3, 17, 17, 1, 2, 1, 0, False, False, 16, None),
+    (2, 5, 6, 12, 24, 1, 1, 0, True, True, 4, None),
+    (1, 20, 9, 9, 9, 3, 2, 0, False, True, 16, (3, 16, 16)),
+    (1, 16, 16, 16, 32, 2, 2, 0, True, True, 16, (4, 16, 16)),
+    (1, 9, 11, 3, 5, 2, 1, 1, True, False, 4, (3, 4, 4)),
+]
+FAST = [0, 1, 3, 5, 9]
+
+
+def run_shape(case, target):
+    N, H, W, C, K, pool, stride, pad, bias, relu, dim, blocks = case
+    rng = np.random.default_rng(H * 100 + W * 10 + C)
+    x = rng.integers(-128, 128, (N, H, W, C), dtype=np.int8)
+    w = rng.integers(-128, 128, (C, K), dtype=np.int8)
+    b = rng.integers(-3000, 3000, K).astype(np.int32) if bias else None
+    launch = ConvPoolLaunch(x, w, b, pool=pool, stride=stride, padding=pad, scale=1 / 32, relu=relu,
+                            config=GemminiConfig() if dim == 16 else DIM4, blocks=blocks)
+    launch.run(target)
+    ref = reference_conv_pool(x, w, b, pool=pool, stride=stride, padding=pad, scale=1 / 32, relu=relu)
+    assert launch.y.shape == ref.shape and (launch.y == ref).all()
+    return launch
+
+
+@pytest.mark.parametrize("i", FAST)
+def test_conv_pool_kernel_bit_exact_on_sim(i):
+    run_shape(SHAPES[i], "sim")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", ["sim", "iss"])
+@pytest.mark.parametrize("i", range(len(SHAPES)))
+def test_conv_pool_kernel_bit_exact_sweep(i, target):
+    run_shape(SHAPES[i], target)
+
+
+def test_pooled_store_is_one_config_st_and_pooled_mvouts():
+    """2 column tiles of 16 channels over a 6x5 image pooled 2x2/2: config_st carries the pool
+    fields, one mvout per column tile writes the 3x2 pooled pixels; no unpooled mvout."""
+    from baco.sim.timing import CommandStream
+    launch = ConvPoolLaunch(np.ones((1, 6, 5, 8), np.int8), np.ones((8, 32), np.int8), None, pool=2, stride=2,
+                            padding=0, scale=1.0, relu=True, config=GemminiConfig(), blocks=(3, 16, 16))
+    from baco.kernels.pool import conv_pool_kernel
+    ck = conv_pool_kernel.compile(*launch.args, target="sim", **launch.options)
+    seen = []
+    ck.run(launch.grid, launch._runtime_args(), model=CommandStream(), observers=[lambda n, f, pc=None: seen.append((n, f))])
+    pooled = [f for n, f in seen if n == "config_st" and f["pool_stride"]]
+    assert len(pooled) == 2 and all(f["pool_size"] == 2 and f["porows"] == 3 and f["pocols"] == 2 and
+                                    f["orows"] == 6 and f["ocols"] == 5 and f["pool_out_dim"] == 2 for f in pooled)
+    assert sum(n == "mvout" for n, _ in seen) == 2
+
+
+def test_interpreter_agrees(monkeypatch):
+    for i in (1, 3):
+        compiled = run_shape(SHAPES[i], "sim").y.copy()
+        monkeypatch.setenv("BACO_INTERPRET", "1")
+        interpreted = run_shape(SHAPES[i], "sim").y
+        monkeypatch.delenv("BACO_INTERPRET")
+        assert (compiled == interpreted).all()
+
+
+@baco.jit
+def pool_kernel(a_ptr, y_ptr, IMAGE: bl.constexpr, POOL: bl.constexpr, STRIDE: bl.constexpr,
+                PAD: bl.constexpr, M: bl.constexpr, N: bl.constexpr, PM: bl.constexpr, HOW: bl.constexpr):
+    a = bl.load(bl.make_block_ptr(a_ptr, shape=(M, 16), strides=(16, 1), offsets=(0, 0), block_shape=(M, 16)))
+    b = bl.load(bl.make_block_ptr(a_ptr, shape=(16, N), strides=(N, 1), offsets=(0, 0), block_shape=(16, N)))
+    acc = bl.dot(a, b)
+    y = bl.make_block_ptr(y_ptr, shape=(PM, N), strides=(N, 1), offsets=(0, 0), block_shape=(PM, N))
+    if HOW == "int32":
+        bl.store(y, bl.max_pool2d(acc, IMAGE, POOL, STRIDE, PAD))
+    elif HOW == "loaded":
+        bl.store(y, bl.max_pool2d(a, IMAGE, POOL, STRIDE, PAD))
+    elif HOW == "dot":
+        bl.store(y, bl.dot(bl.max_pool2d(acc.to(bl.int8), IMAGE, POOL, STRIDE, PAD), b).to(bl.int8))
+    else:
+        bl.store(y, bl.max_pool2d(acc.to(bl.int8), IMAGE, POOL, STRIDE, PAD))
+
+
+@pytest.mark.parametrize("how,image,pool,stride,pad,m,n,pm,fragment", [
+    ("int32", (4, 4), 2, 2, 0, 16, 16, 4, "pools int8 pixels"),
+    ("int8", (4, 5), 2, 2, 0, 16, 16, 4, "image 4x5 is 20 pixels but the block has 16 rows"),
+    ("int8", (4, 4), 4, 2, 0, 16, 16, 4, "kernel 4 is outside 1..3 (config_st's 2-bit pool_size field)"),
+    ("int8", (4, 4), 2, 2, 4, 16, 16, 16, "padding (rows) 4 is outside 0..3"),
+    ("int8", (1, 300), 1, 1, 0, 300, 16, 300, "image columns 300 is outside 1..255"),
+    ("int8", (2, 16), 2, 2, 0, 32, 32, 8, "stored as 2x2 tiles of DIM=16"),
+    ("loaded", (4, 4), 2, 2, 0, 16, 16, 4, "not read out of the accumulator"),
+    ("dot", (4, 4), 2, 2, 0, 16, 16, 4, "a pooled block can only be stored"),
+])
+def test_located_errors(how, image, pool, stride, pad, m, n, pm, fragment):
+    with pytest.raises(CompilationError) as e:
+        pool_kernel.compile(np.zeros(4096, np.int8), np.zeros(4096, np.int8), IMAGE=image, POOL=pool, STRIDE=stride,
+                            PAD=pad, M=m, N=n, PM=pm, HOW=how)
+    assert fragment in str(e.value)
+    assert e.value.line is not None and "bl.max_pool2d(" in str(e.value)     # the call, with a caret
+
+
+def test_example_cli(capsys):
+    import importlib.util
+    from pathlib import Path
+    spec = importlib.util.spec_from_file_location("conv_pool_example",
+                                                  Path(__file__).parents[1] / "examples" / "conv_pool.py")
+    ex = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ex)
+    assert ex.main(["--H", "7", "--W", "6", "--C", "9", "--K", "5", "--pool", "3", "--pool-stride", "2",
+                    "--padding", "1", "--bias"]) == 0
+    assert "bit-exact" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        ex.main(["--pool", "4"])
+    assert "pool_size" in capsys.readouterr().err

@@ -83,6 +83,12 @@ irdl.dialect @baco {
     irdl.operands(value: %t)
     irdl.results(result: %t)
   }
+  irdl.operation @max_pool {
+    %t = irdl.base "!builtin.tensor"
+    %r = irdl.base "!builtin.tensor"
+    irdl.operands(value: %t)
+    irdl.results(result: %r)
+  }
   irdl.operation @convert {
     %t = irdl.base "!builtin.tensor"
     %r = irdl.base "!builtin.tensor"

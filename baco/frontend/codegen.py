@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from baco.errors import CompilationError
 from baco.frontend import language as bl
+from baco.gemmini.arith import pool_field_problems, pooled_size
 
 
 # compile-time comparisons (constexpr values)
@@ -50,7 +51,7 @@ def block_shape(t: str):
 
 
 LANG_FUNCS = {"program_id", "num_programs", "cdiv", "make_block_ptr", "advance", "load", "store",
-              "dot", "zeros", "relu"}
+              "dot", "zeros", "relu", "max_pool2d"}
 ARITH = {ast.Add: "addi", ast.Sub: "subi", ast.Mult: "muli", ast.FloorDiv: "floordivsi", ast.Mod: "remsi"}
 FARITH = {ast.Add: "addf", ast.Sub: "subf", ast.Mult: "mulf", ast.Div: "divf"}
 CMP = {ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "sgt", ast.GtE: "sge", ast.Eq: "eq", ast.NotEq: "ne"}
@@ -564,6 +565,42 @@ class KernelCodegen(ast.NodeVisitor):
         if not (isinstance(x, Val) and x.is_block):
             raise self.error(f"relu() needs a block, got {describe(x)}", node)
         return self.op("baco.relu", [x], x.type)
+
+    def call_max_pool2d(self, node, x, image, kernel, stride=None, padding=0):
+        if not (isinstance(x, Val) and x.is_block):
+            raise self.error(f"max_pool2d() needs a block, got {describe(x)}", node)
+        shape, elem = block_shape(x.type)
+        if elem != "i8":
+            raise self.error(f"max_pool2d() pools int8 pixels (Gemmini pools on the int8 mvout path, after "
+                             f"scale and ReLU), got a {bl.DTYPES[elem].name} block: convert the accumulator "
+                             f"block with .to(bl.int8)", node)
+
+        def const_ints(v, what):
+            vals = tuple(v) if isinstance(v, (tuple, list)) else (v, v)
+            if len(vals) != 2 or not all(isinstance(i, int) and not isinstance(i, bool) for i in vals):
+                raise self.error(f"max_pool2d() {what} must be compile-time integers (constexpr), "
+                                 f"got {describe(v) if not isinstance(v, tuple) else v}", node)
+            return vals
+        if not isinstance(image, tuple):
+            raise self.error(f"max_pool2d() image must be a (rows, cols) pair, got {describe(image)}", node)
+        rows, cols = const_ints(image, "image (rows, cols)")
+        k, k2 = const_ints(kernel, "kernel")
+        s, s2 = const_ints(kernel if stride is None else stride, "stride")
+        upad, lpad = const_ints(padding, "padding")
+        if k != k2 or s != s2:
+            raise self.error(f"Gemmini pools square windows with one stride (config_st pool_size, pool_stride), "
+                             f"got kernel {kernel}, stride {stride}", node)
+        if rows * cols != shape[0]:
+            raise self.error(f"max_pool2d() image {rows}x{cols} is {rows * cols} pixels but the block has "
+                             f"{shape[0]} rows: its rows must be a whole rows x cols tile of output pixels, "
+                             f"row-major", node)
+        problems = pool_field_problems(rows, cols, k, s, upad, lpad)
+        if problems:
+            raise self.error("Gemmini cannot pool this on mvout: " + "; ".join(problems), node)
+        out = tensor_type([pooled_size(rows, k, s, upad) * pooled_size(cols, k, s, lpad), shape[1]], "i8")
+        attrs = (f"image = array<i64: {rows}, {cols}>, kernel = {k} : i64, stride = {s} : i64, "
+                 f"padding = array<i64: {upad}, {lpad}>")
+        return self.op("baco.max_pool", [x], out, attrs)
 
     def convert(self, x, dt, node):
         if not isinstance(dt, bl.dtype):

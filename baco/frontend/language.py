@@ -11,6 +11,22 @@ valid part of a range: `for r in range(max(0, lo), min(R, hi))`.
 A pointer argument moved by an integer number of elements, `ptr + n`, is the
 base of a block pointer (`make_block_ptr(x_ptr + row * W * C, ...)`): a view of
 a 4-D tensor's 2-D slice, e.g. a convolution's input row (baco.kernels.conv).
+
+`max_pool2d(x, image, kernel, stride, padding)` is Gemmini's max-pool epilogue: x is
+an int8 block read out of the accumulator (`acc.to(bl.int8)`, optionally `* scale`
+and `relu`) whose BLOCK_M rows are an image of rows x cols output pixels, row-major
+(image=(rows, cols), compile-time); the result is the (PR*PC, BLOCK_N) int8 block of
+pooled pixels, row-major, PR = (rows + 2*pad_rows - kernel)//stride + 1 (PC likewise),
+each the max over its kernel x kernel window of the scaled/ReLU'd/saturated pixels;
+window positions in the padding count as 0 (not -inf: the same as PyTorch's after a
+ReLU). It compiles to one pooled mvout per DIM channels (config_st's pool fields), so
+kernel and stride are 1..3, padding (int or (rows, cols)) 0..3, image and pooled sizes
+at most 255, and the pooled block can only be stored: its pixel (pr, pc) goes to row
+pr*PC + pc of the store's block pointer, whose rows are pooled pixels (e.g. a
+(PH*PW, K) view of an NHWC output with PC = PW). The accumulator block must hold its
+pixels in consecutive accumulator rows: BLOCK_N <= DIM, or at most DIM pixels. A store
+clipped by boundary_check writes the whole pooled rows inside its window (rows are
+clipped at the end, at a multiple of PC; negative row offsets are not supported).
 """
 from __future__ import annotations
 
@@ -18,7 +34,7 @@ import threading
 
 import numpy as np
 
-from baco.gemmini.arith import acc_to_int8, saturate, scale_to_int
+from baco.gemmini.arith import acc_to_int8, max_pool, pooled_size, saturate, scale_to_int
 
 
 class dtype:
@@ -114,8 +130,9 @@ class Block:
     out of the accumulator in its own order (ReLU, then scale with RNE, then
     saturation; NaN scales give 0), whatever order the kernel wrote them in."""
 
-    def __init__(self, data, scale=None, relu=False):
+    def __init__(self, data, scale=None, relu=False, pool_cols=None):
         self.data, self.scale, self.relu = data, scale, relu
+        self.pool_cols = pool_cols      # a max_pool2d result: pooled pixels per pooled row
 
     @property
     def pending(self):
@@ -183,6 +200,9 @@ def _load(prog, ptr, boundary_check=(), padding_option="zero"):
 
 def _store(prog, ptr, value, boundary_check=()):
     idx, inside = ptr._index(boundary_check, "write")
+    if getattr(value, "pool_cols", None):    # a pooled mvout writes whole pooled rows
+        whole = int(inside.any(axis=1).sum()) // value.pool_cols * value.pool_cols
+        inside = inside & (np.arange(inside.shape[0]) < whole)[:, None]
     data = value.as_int8() if ptr.base.dtype == np.int8 else _data(value)
     ptr.base.reshape(-1)[idx[inside]] = data[inside].astype(ptr.base.dtype)
 
@@ -202,6 +222,14 @@ def _relu(prog, x):
     return Block(x.data, x.scale, True)
 
 
+def _max_pool2d(prog, x, image, kernel, stride=None, padding=0):
+    rows, cols = image
+    stride = kernel if stride is None else stride
+    upad, lpad = padding if isinstance(padding, (tuple, list)) else (padding, padding)
+    pooled = max_pool(x.as_int8(), rows, cols, kernel, stride, upad, lpad)
+    return Block(pooled, pool_cols=pooled_size(cols, kernel, stride, lpad))
+
+
 _IMPL = {
     "program_id": lambda p, axis: p.pid[axis],
     "num_programs": lambda p, axis: p.nprog[axis],
@@ -210,7 +238,7 @@ _IMPL = {
         BlockPtr(base, shape, strides, offsets, block_shape),
     "advance": lambda p, ptr, offsets: BlockPtr(Pointer(ptr.base, ptr.base_offset), ptr.shape, ptr.strides,
                                                 [o + d for o, d in zip(ptr.offsets, offsets)], ptr.block_shape),
-    "load": _load, "store": _store, "dot": _dot, "relu": _relu,
+    "load": _load, "store": _store, "dot": _dot, "relu": _relu, "max_pool2d": _max_pool2d,
     "zeros": lambda p, shape, dtype=int32: Block(np.zeros(shape, dtype=dtype.np)),
 }
 
@@ -251,5 +279,12 @@ def relu(x):
     return _interp("relu", x)
 
 
+def max_pool2d(x, image, kernel, stride=None, padding=0):
+    """Max pooling of the int8 block x, whose rows are an image=(rows, cols) of pixels, with
+    kernel x kernel windows, `stride` (default kernel) and zero `padding` (int or (rows, cols));
+    Gemmini's pooled mvout (see the module docstring)."""
+    return _interp("max_pool2d", x, image, kernel, stride, padding)
+
+
 __all__ = ["int8", "int32", "float32", "constexpr", "cdiv", "program_id", "num_programs",
-           "make_block_ptr", "advance", "load", "store", "dot", "zeros", "relu"]
+           "make_block_ptr", "advance", "load", "store", "dot", "zeros", "relu", "max_pool2d"]

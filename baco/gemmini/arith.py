@@ -75,6 +75,27 @@ def max_pool(pixels, orows: int, ocols: int, size: int, stride: int, upad: int =
     return out.reshape(porows * pocols, channels).astype(pixels.dtype)
 
 
+def pooled_size(size: int, kernel: int, stride: int, padding: int) -> int:
+    """Pooled pixels along one dimension of `size` pixels with `padding` zeros on each side."""
+    return (size + 2 * padding - kernel) // stride + 1
+
+
+def pool_field_problems(rows: int, cols: int, kernel: int, stride: int, upad: int, lpad: int) -> list[str]:
+    """Why config_st cannot pool a rows x cols image with kernel x kernel windows, `stride` and
+    (upad, lpad) padding (max_pool's symmetric-padding output): one message per field that
+    cannot hold its value (the field widths of baco.gemmini.isa's config_st); [] if it can."""
+    from baco.gemmini.isa import COMMANDS
+    st = COMMANDS["config_st"]
+    porows, pocols = (pooled_size(rows, kernel, stride, upad), pooled_size(cols, kernel, stride, lpad)) \
+        if stride > 0 else (1, 1)
+    checks = [("pool_size", kernel, 1, "kernel"), ("pool_stride", stride, 1, "stride"),
+              ("upad", upad, 0, "padding (rows)"), ("lpad", lpad, 0, "padding (columns)"),
+              ("orows", rows, 1, "image rows"), ("ocols", cols, 1, "image columns"),
+              ("porows", porows, 1, "pooled rows"), ("pocols", pocols, 1, "pooled columns")]
+    return [f"{what} {value} is outside {lo}..{st.field(name).mask} (config_st's {st.field(name).width}-bit "
+            f"{name} field)" for name, value, lo, what in checks if not lo <= value <= st.field(name).mask]
+
+
 def reference_matmul(A, B, D=None, *, scale: float = 1.0, relu: bool = False, out: str = "int32",
                      os_k_block: int | None = None, spatial_bits: int = 20):
     """What Gemmini computes for C = A·B (+ D).

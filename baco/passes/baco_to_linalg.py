@@ -7,14 +7,16 @@ row offset, column offset). Block pointers carried by
 pointer must be an `advance` chain of itself). Loads become subview → tensor →
 zero pad to the block shape; `dot` becomes `linalg.matmul`; an elementwise
 chain (scale / relu / convert) feeding a store becomes one `linalg.generic`
-tagged `gemmini.epilogue` (what an accumulator mvout computes); stores become
+tagged `gemmini.epilogue` (what an accumulator mvout computes); `max_pool2d` of
+such a chain becomes a reduction `linalg.generic` tagged `gemmini.max_pool` over
+that epilogue's pixels (what a pooled mvout computes); stores become
 `materialize_in_destination` into the clipped window.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mlir.ir import (AffineMap, AffineMapAttr, ArrayAttr, Attribute, Block,
+from mlir.ir import (AffineExpr, AffineMap, AffineMapAttr, ArrayAttr, Attribute, Block,
                      BoolAttr, DictAttr, F32Type, InsertionPoint, IntegerType,
                      RankedTensorType, ShapedType, StringAttr, Type)
 
@@ -362,10 +364,10 @@ class BacoToLinalg:
             value = producer.operands[0]
         for producer in chain:
             for use in producer.result.uses:
-                if use.owner.name not in EPILOGUE_OPS + ("baco.store", "baco.dot"):
+                if use.owner.name not in EPILOGUE_OPS + ("baco.store", "baco.dot", "baco.max_pool"):
                     raise fail(f"this elementwise result is used by {use.owner.name}; on Gemmini "
-                               "scale/relu/convert are applied by the store (mvout) or by a dot "
-                               "reading the accumulator", producer)
+                               "scale/relu/convert are applied by the store (mvout), by its pooling "
+                               "or by a dot reading the accumulator", producer)
             if producer not in self.dead:
                 self.kill(producer)
         return value, scale, relu, chain
@@ -403,6 +405,69 @@ class BacoToLinalg:
         if scale is not None and str(out_elem) == "i32":
             raise fail("scaled results must be converted with .to(bl.int8) before storing", chain[0])
         return self._build_epilogue(value, scale, relu, out_elem)
+
+    def lower_baco_max_pool(self, op):
+        """max_pool2d of an accumulator block's int8 epilogue: the epilogue generic, then a
+        gemmini.max_pool generic computing the pooled pixels from its output (the pooled
+        mvout's arithmetic; baco.gemmini.arith.max_pool)."""
+        value = op.operands[0]
+        if not (hasattr(value.owner, "name") and value.owner.name in EPILOGUE_OPS):
+            raise fail("max_pool2d() pools an accumulator block on its way out (acc.to(bl.int8), "
+                       "optionally scaled and ReLU'd); this block is not read out of the accumulator", op)
+        source, scale, relu, chain = self._epilogue_chain(value)
+        if str(RankedTensorType(source.type).element_type) != "i32":
+            raise fail("max_pool2d() pools an int32 accumulator block converted with .to(bl.int8)", op)
+        if any(use.owner.name != "baco.store" for use in op.result.uses):
+            raise fail("a pooled block can only be stored: Gemmini pools on the way out of the "
+                       "accumulator (mvout)", op)
+        pixels = self._build_epilogue(source, scale, relu, IntegerType.get_signless(8))
+        attrs = {k: op.attributes[k] for k in ("image", "kernel", "stride", "padding")}
+        op.result.replace_all_uses_with(self._build_max_pool(pixels, RankedTensorType(op.result.type), attrs))
+        self.kill(op)
+
+    def _build_max_pool(self, pixels, out_type, attrs):
+        """out[p, c] = max over the window of pooled pixel p (pr, pc) = (p // PC, p % PC) of the
+        image pixels j = (jr, jc) = (j // cols, j % cols), as a reduction over all pixels j:
+        pixel j counts if it lies in the window, and 0 counts if the window reaches into the
+        padding (positions outside the image are 0 on a pooled mvout)."""
+        from mlir.dialects import linalg
+        rows, cols = list(ir.DenseI64ArrayAttr(attrs["image"]))
+        upad, lpad = list(ir.DenseI64ArrayAttr(attrs["padding"]))
+        k, s = (ir.IntegerAttr(attrs[n]).value for n in ("kernel", "stride"))
+        pocols = (cols + 2 * lpad - k) // s + 1
+        i8 = IntegerType.get_signless(8)
+        init = linalg.fill(ir.const_int(-128, i8), outs=[self._fresh_tensor(out_type)])
+        maps = [AffineMap.get(3, 0, [AffineExpr.get_dim(2), AffineExpr.get_dim(1)]),
+                AffineMap.get(3, 0, [AffineExpr.get_dim(0), AffineExpr.get_dim(1)])]
+        par, red = (Attribute.parse(f"#linalg.iterator_type<{t}>") for t in ("parallel", "reduction"))
+        gen = ir.create("linalg.generic", operands=[pixels, init], results=[out_type], regions=1,
+                        attributes={"indexing_maps": ArrayAttr.get([AffineMapAttr.get(m) for m in maps]),
+                                    "iterator_types": ArrayAttr.get([par, par, red]),
+                                    "operandSegmentSizes": Attribute.parse("array<i32: 1, 1>"),
+                                    "gemmini.max_pool": DictAttr.get(attrs)})
+        blk = Block.create_at_start(gen.regions[0], [i8, i8])
+        with InsertionPoint(blk):
+            def idx(n):
+                return ir.const_index(n)
+
+            def index_of(dim):
+                return ir.create("linalg.index", results=[ir.index()],
+                                 attributes={"dim": ir.IntegerAttr.get(ir.i64(), dim)}).result
+            p, j = index_of(0), index_of(2)
+            r0 = ir.binop("subi", ir.binop("muli", ir.binop("divui", p, idx(pocols)), idx(s)), idx(upad))
+            c0 = ir.binop("subi", ir.binop("muli", ir.binop("remui", p, idx(pocols)), idx(s)), idx(lpad))
+            dr = ir.binop("subi", ir.binop("divui", j, idx(cols)), r0)
+            dc = ir.binop("subi", ir.binop("remui", j, idx(cols)), c0)
+            inside = ir.binop("andi", ir.binop("andi", ir.cmpi("sge", dr, idx(0)), ir.cmpi("slt", dr, idx(k))),
+                              ir.binop("andi", ir.cmpi("sge", dc, idx(0)), ir.cmpi("slt", dc, idx(k))))
+            padded = ir.binop("ori", ir.binop("ori", ir.cmpi("slt", r0, idx(0)),
+                                              ir.cmpi("sgt", ir.binop("addi", r0, idx(k)), idx(rows))),
+                              ir.binop("ori", ir.cmpi("slt", c0, idx(0)),
+                                       ir.cmpi("sgt", ir.binop("addi", c0, idx(k)), idx(cols))))
+            v = ir.select(inside, blk.arguments[0], ir.const_int(-128, i8))
+            v = ir.select(padded, ir.binop("maxsi", v, ir.const_int(0, i8)), v)
+            ir.create("linalg.yield", operands=[ir.binop("maxsi", blk.arguments[1], v)])
+        return gen.result
 
     def _build_epilogue(self, value, scale, relu, out_elem):
         empty = self._fresh_tensor(ir.tensor_type(RankedTensorType(value.type).shape, out_elem))

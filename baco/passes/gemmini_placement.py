@@ -16,7 +16,10 @@ lowering moves it out of the accumulator through the scaling path. One only read
 by dots gets none either (`"acc_read"`): the dots read the accumulator block
 through the execute unit's scaled, activated int8 read path (a chained dot). A loaded
 block only added to an accumulator block gets none either (`"acc_add"`): the lowering
-moves it from DRAM into that accumulator block with the accumulate bit.
+moves it from DRAM into that accumulator block with the accumulate bit. The
+pooled block of a `gemmini.max_pool` generic (only stored) gets none either
+(`"pooled"`), nor does the epilogue block it pools: the lowering stores it with a
+pooled mvout from the accumulator.
 
 Ragged edges: the zero padding bufferization materialises around a clipped
 load (`linalg.map`/`linalg.fill` of 0, then a copy into a corner subview) is
@@ -48,20 +51,44 @@ def layout(shape, dim):
     return -(-cols // dim) * dim, block_rows(rows, cols, dim)
 
 
+def stored_only(alloc, u) -> bool | None:
+    """For a user `u` of `alloc`: whether it only stores the block to DRAM (a copy from it, or
+    a corner subview only copied from); None if `u` is neither."""
+    if u.name == "memref.subview":
+        return all(w.name == "memref.copy" and w.operands[0] == u.result for w in users(u.result))
+    if u.name == "memref.copy":
+        return u.operands[0] == alloc.result
+    return None
+
+
 def is_epilogue_staging(alloc) -> bool:
     """An int8 block only written by a gemmini.epilogue generic and only stored
-    to DRAM (directly or through corner subviews)."""
+    to DRAM (directly or through corner subviews) or pooled by gemmini.max_pool generics."""
     writers, stores = 0, True
     for u in users(alloc.result):
         if u.name == "linalg.generic" and "gemmini.epilogue" in u.attributes and u.operands[-1] == alloc.result:
             writers += 1
-        elif u.name == "memref.subview":
-            stores &= all(w.name == "memref.copy" and w.operands[0] == u.result for w in users(u.result))
-        elif u.name == "memref.copy":
-            stores &= u.operands[0] == alloc.result
-        else:
+        elif u.name == "linalg.generic" and "gemmini.max_pool" in u.attributes and u.operands[0] == alloc.result:
+            continue
+        elif stored_only(alloc, u) is None:
             return False
+        else:
+            stores &= stored_only(alloc, u)
     return writers == 1 and stores
+
+
+def is_pooled(alloc) -> bool:
+    """An int8 block written by a gemmini.max_pool generic (after its -128 fill, the max's
+    identity) and only stored to DRAM."""
+    writers = 0
+    for u in users(alloc.result):
+        if u.name == "linalg.generic" and "gemmini.max_pool" in u.attributes and u.operands[-1] == alloc.result:
+            writers += 1
+        elif u.name == "linalg.fill" and u.operands[-1] == alloc.result:
+            continue
+        elif not stored_only(alloc, u):
+            return False
+    return writers == 1
 
 
 def is_accumulator_read(alloc) -> bool:
@@ -134,8 +161,8 @@ class Placement:
     def place(self, func):
         self.stage_operands(func)
         dim = self.config.dim
-        used = {"spad": 0, "acc": 0, "epilogue": 0, "acc_read": 0, "acc_add": 0}
-        placed = {"spad": [], "acc": [], "epilogue": [], "acc_read": [], "acc_add": []}
+        used = {"spad": 0, "acc": 0, "epilogue": 0, "acc_read": 0, "acc_add": 0, "pooled": 0}
+        placed = {"spad": [], "acc": [], "epilogue": [], "acc_read": [], "acc_add": [], "pooled": []}
         for op in ir.walk_ops(func):
             if op.name != "memref.alloc":
                 continue
@@ -156,6 +183,8 @@ class Placement:
                 space, rows = "acc_add", 0
             elif space == "spad" and is_epilogue_staging(op):
                 space, rows = "epilogue", 0
+            elif space == "spad" and is_pooled(op):
+                space, rows = "pooled", 0
             elif space == "spad" and is_accumulator_read(op):
                 space, rows = "acc_read", 0
             op.attributes["gemmini.space"] = StringAttr.get(space)

@@ -10,7 +10,9 @@ Gemmini commands.
   operand's runtime extent so ragged edges need no padding;
 - copy local block → DRAM window: config_st + mvout; an accumulator block
   tagged with a `gemmini.epilogue` (relu / scale / int8) is stored through
-  the accumulator read path, a plain int32 block with a full-width read.
+  the accumulator read path, a plain int32 block with a full-width read; the
+  block of a `gemmini.max_pool` generic over such an epilogue is stored with
+  config_st's pooling fields and one pooled mvout per DIM columns.
 """
 from __future__ import annotations
 
@@ -231,9 +233,12 @@ class LinalgToInstGem:
 
     # ---- data movement -------------------------------------------------------
     def lower_fill(self, op):
+        alloc = alloc_of(op.operands[-1] if op.name == "linalg.fill" else op.operands[0])
+        if alloc is not None and self.placed(alloc).space == "pooled":
+            self.dead.append(op)        # the max's identity: the pooled mvout computes the max
+            return
         if not ir.is_zero_fill(op):
             raise ir.fail("only zero-initialised blocks are supported on Gemmini", op)
-        alloc = alloc_of(op.operands[-1] if op.name == "linalg.fill" else op.operands[0])
         if alloc is None:
             raise ir.fail("fill of a non-local buffer", op)
         blk = self.placed(alloc)
@@ -419,6 +424,9 @@ class LinalgToInstGem:
         self.dead.append(op)
 
     def lower_mvout(self, op, src, dst, blk: Placed):
+        if blk.space == "pooled":
+            self.store_pooled(op, src, dst, blk)
+            return
         loop_op = self.stored_in_loop.get(op)
         if loop_op is None:
             self.store_all(op, src, dst, blk)
@@ -465,6 +473,44 @@ class LinalgToInstGem:
             local = ir.binop("addi", blk.tile_addr(bt, ct, flags), ir.binop("subi", lo, ir.binop("muli", bt, cst(cfg.dim))))
             instgem.emit("mvout", dram_addr=dram, local_addr=local, cols=extent(cols, ct, cfg.dim), rows=n_rows)
         return emit_tile, n_tiles, ceil_div(cols, cfg.dim)
+
+    def store_pooled(self, op, src, dst, blk: Placed):
+        """The pooled block `blk` (a gemmini.max_pool generic over an accumulator block's int8
+        epilogue) stored to the DRAM view `dst`: config_st with the pooling fields, then one
+        pooled mvout per DIM columns, each reading the whole orows x ocols image from
+        consecutive accumulator rows and writing the whole pooled rows inside the window
+        (pooled pixel (pr, pc) to DRAM row pr*pocols + pc)."""
+        unit_inner_stride(dst, op)
+        cfg = self.cfg
+        pool = next(u.owner for u in blk.alloc.result.uses if u.owner.name == "linalg.generic"
+                    and "gemmini.max_pool" in u.owner.attributes)
+        attrs = pool.attributes["gemmini.max_pool"]
+        rows, cols = list(ir.DenseI64ArrayAttr(attrs["image"]))
+        upad, lpad = list(ir.DenseI64ArrayAttr(attrs["padding"]))
+        k, s = (IntegerAttr(attrs[n]).value for n in ("kernel", "stride"))
+        pocols = (cols + 2 * lpad - k) // s + 1
+        relu, scale, source = self.epilogue_writing(alloc_of(pool.operands[0]))
+        acc = self.placed(source)
+        n_rt, n_ct = -(-acc.shape[0] // cfg.dim), -(-acc.shape[1] // cfg.dim)
+        if n_rt > 1 and n_ct > 1:
+            raise ir.fail(f"a pooled mvout reads the image's pixels from consecutive accumulator rows, but this "
+                          f"{acc.shape[0]}x{acc.shape[1]} block is stored as {n_rt}x{n_ct} tiles of DIM={cfg.dim}: "
+                          f"pool a block at most DIM={cfg.dim} columns wide (BLOCK_N) or of at most {cfg.dim} "
+                          f"pixels", pool)
+        if pool not in self.dead:
+            self.dead.append(pool)
+        _, n_rows, n_cols = self.local_window(src)
+        addr, row_bytes = dram_addr_and_stride(dst, ESIZE["i8"])
+        porows = ir.binop("divsi", n_rows, cst(pocols))      # the whole pooled rows inside the window
+        instgem.emit("config_st", stride=row_bytes, activation=relu, acc_scale=scale, pool_stride=s,
+                     pool_size=k, upad=upad, lpad=lpad, pool_out_dim=pocols, porows=porows, pocols=pocols,
+                     orows=rows, ocols=cols)
+
+        def column_tile(ct):
+            instgem.emit("mvout", dram_addr=ir.binop("addi", addr, ir.binop("muli", ct, cst(cfg.dim))),
+                         local_addr=acc.tile_addr(cst(0), ct, local_addr(0, acc=True)),
+                         cols=extent(n_cols, ct, cfg.dim), rows=0)
+        prefetch.when(ir.cmpi("sgt", porows, cst(0)), lambda: loop(cst(0), ceil_div(n_cols, cfg.dim), column_tile))
 
     def find_fused_fills(self, func):
         """WS: an accumulator zeroed right before the loop whose one matmul accumulates

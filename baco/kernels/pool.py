@@ -1,0 +1,184 @@
+"""Conv -> ReLU -> max-pool in one kernel: a pointwise (1x1, stride 1) convolution whose
+accumulator block is a tile of whole output rows, read out through Gemmini's pooled mvout
+(`bl.max_pool2d`, baco.language).
+
+Layouts: input NHWC, weights (C, K), output NHWC of the pooled image (N, PH, PW, K).
+One program computes PR pooled rows (all PW pooled columns) of BLOCK_N channels of image
+n. They pool the conv output rows [lo, lo + ROWS) with lo = first pooled row * stride -
+padding and ROWS = (PR - 1) * stride + kernel: the accumulator block is ROWS x W pixels
+(BLOCK_M = ROWS * W), the GEMM of those input pixels (contiguous rows of the (H*W, C)
+input) with the weights, over BLOCK_K input channels per step. Rows of the tile outside
+the image (above the first row, below the last) are masked loads, so their pixels are 0
+after the epilogue: exactly the value Gemmini gives pooling padding. The column padding
+is the pooled mvout's own (config_st lpad; the right edge is implicit). Programs of
+neighbouring row tiles recompute the kernel - stride rows their windows share, as the C
+library's tiled_conv does.
+
+The schedule is (PR, BLOCK_N, BLOCK_K); its capacity rule is the GEMM's with BLOCK_M =
+ROWS * W (baco.gemmini.schedule.schedule_problems).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import baco
+import baco.language as bl
+from baco.gemmini.arith import acc_to_int8, max_pool, pool_field_problems, pooled_size
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import GemmSchedule, schedule_problems
+from baco.kernels.conv import bias_vector
+
+
+@baco.jit
+def conv_pool_kernel(x_ptr, w_ptr, y_ptr, H, W, C, K, PH, scale,
+                     PR: bl.constexpr, ROWS: bl.constexpr, IMAGE_W: bl.constexpr, PW: bl.constexpr,
+                     BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr,
+                     POOL: bl.constexpr, POOL_STRIDE: bl.constexpr, POOL_PAD: bl.constexpr,
+                     RELU: bl.constexpr, bias_ptr=None):
+    n = bl.program_id(0)
+    pr0 = bl.program_id(1) * PR            # first pooled row of this program
+    k0 = bl.program_id(2) * BLOCK_N
+    lo = pr0 * POOL_STRIDE - POOL_PAD      # first conv output row its windows read
+    x_img = x_ptr + n * H * W * C
+    a_blk = bl.make_block_ptr(x_img, shape=(H * W, C), strides=(C, 1), offsets=(lo * W, 0),
+                              block_shape=(ROWS * IMAGE_W, BLOCK_K))
+    w_blk = bl.make_block_ptr(w_ptr, shape=(C, K), strides=(K, 1), offsets=(0, k0), block_shape=(BLOCK_K, BLOCK_N))
+    if bias_ptr is not None:    # row stride 0; rows outside the image masked to 0 like the pixels
+        acc = bl.load(bl.make_block_ptr(bias_ptr, shape=(H * W, K), strides=(0, 1), offsets=(lo * W, k0),
+                                        block_shape=(ROWS * IMAGE_W, BLOCK_N)), boundary_check=(0, 1))
+    else:
+        acc = bl.zeros((ROWS * IMAGE_W, BLOCK_N), dtype=bl.int32)
+    for _ in range(0, bl.cdiv(C, BLOCK_K)):
+        a = bl.load(a_blk, boundary_check=(0, 1))
+        b = bl.load(w_blk, boundary_check=(0, 1))
+        acc += bl.dot(a, b)
+        a_blk = bl.advance(a_blk, (0, BLOCK_K))
+        w_blk = bl.advance(w_blk, (BLOCK_K, 0))
+    out = acc * scale
+    if RELU:
+        out = bl.relu(out)
+    pooled = bl.max_pool2d(out.to(bl.int8), (ROWS, IMAGE_W), POOL, POOL_STRIDE, (0, POOL_PAD))
+    y_blk = bl.make_block_ptr(y_ptr + n * PH * PW * K, shape=(PH * PW, K), strides=(K, 1),
+                              offsets=(pr0 * PW, k0), block_shape=(PR * PW, BLOCK_N))
+    bl.store(y_blk, pooled, boundary_check=(0, 1))
+
+
+def pooled_shape(H: int, W: int, pool: int, stride: int, padding: int) -> tuple[int, int]:
+    return pooled_size(H, pool, stride, padding), pooled_size(W, pool, stride, padding)
+
+
+def _check(x, w, pool, stride, padding):
+    if x.ndim != 4 or w.ndim != 2 or x.shape[3] != w.shape[0]:
+        raise ValueError(f"conv_pool takes x (N,H,W,C) and w (C,K), got shapes {x.shape} and {w.shape}")
+    N, H, W, C = x.shape
+    if H < 1 or W < 1 or C < 1 or w.shape[1] < 1:
+        raise ValueError(f"empty shapes: x {x.shape}, w {w.shape}")
+    PH, PW = pooled_shape(H, W, pool, stride, padding) if stride >= 1 else (0, 0)
+    problems = pool_field_problems(pool, W, pool, stride, 0, padding)    # one pooled row per tile
+    if problems:
+        raise ValueError("Gemmini cannot pool this on mvout: " + "; ".join(problems))
+    if PH < 1:
+        raise ValueError(f"the {pool}x{pool} pool (padding {padding}) does not fit the {H}x{W} image")
+    return PH, PW
+
+
+def pool_schedule(blocks=None, *, PH, W, K, C, pool, stride, config=None) -> GemmSchedule:
+    """(PR, BLOCK_N, BLOCK_K) as a GemmSchedule whose block_m is PR (pooled rows per program):
+    `blocks` if given, else BLOCK_N = min(K, DIM) channels (one accumulator column of tiles, as
+    a pooled mvout needs), BLOCK_K = C up to 4*DIM, and the most pooled rows (up to all PH)
+    whose tile of ROWS*W pixels fits the scratchpad and accumulator and config_st's 8-bit
+    orows (255)."""
+    config = config or GemminiConfig()
+    if blocks is not None:
+        return GemmSchedule(*blocks) if isinstance(blocks, (tuple, list)) else blocks
+    d = config.dim
+    block_n = min(-(-K // d) * d, d)
+    block_k = min(-(-C // d) * d, 4 * d)
+    best = None
+    for pr in range(1, min(PH, 255) + 1):
+        rows = (pr - 1) * stride + pool
+        if rows > 255 or schedule_problems(GemmSchedule(rows * W, block_n, block_k), config, True):
+            break
+        best = pr
+    if best is None:
+        raise ValueError(f"no pooled row of a {W}-pixel-wide image fits this Gemmini "
+                         f"(DIM {d}, {config.sp_rows} scratchpad rows, {config.acc_rows} accumulator rows)")
+    return GemmSchedule(best, block_n, block_k)
+
+
+class ConvPoolLaunch:
+    """conv_pool_kernel's launch: grid, runtime arguments (the output is argument 2), options."""
+
+    def __init__(self, x, w, bias, *, pool, stride, padding, scale, relu, config, blocks):
+        self.x, self.w = np.ascontiguousarray(x, dtype=np.int8), np.ascontiguousarray(w, dtype=np.int8)
+        N, H, W, C = self.x.shape
+        K = self.w.shape[1]
+        PH, PW = _check(self.x, self.w, pool, stride, padding)
+        self.config = config or GemminiConfig()
+        self.schedule = pool_schedule(blocks, PH=PH, W=W, K=K, C=C, pool=pool, stride=stride, config=self.config)
+        pr = self.schedule.block_m
+        rows = (pr - 1) * stride + pool
+        problems = schedule_problems(GemmSchedule(rows * W, self.schedule.block_n, self.schedule.block_k),
+                                     self.config, True)
+        if problems:
+            raise ValueError(f"conv_pool schedule {self.schedule.to_dict()} ({rows}x{W}-pixel tiles): "
+                             + "; ".join(problems))
+        self.y = np.zeros((N, PH, PW, K), dtype=np.int8)
+        self.bias = bias_vector(bias, K)
+        self.grid = (N, bl.cdiv(PH, pr), bl.cdiv(K, self.schedule.block_n))
+        self.args = [self.x, self.w, self.y, H, W, C, K, PH, float(scale)]
+        self.options = dict(PR=pr, ROWS=rows, IMAGE_W=W, PW=PW, BLOCK_N=self.schedule.block_n,
+                            BLOCK_K=self.schedule.block_k, POOL=pool, POOL_STRIDE=stride, POOL_PAD=padding,
+                            RELU=relu, bias_ptr=self.bias, config=self.config,
+                            dataflow=self.schedule.dataflow, double_buffer=self.schedule.double_buffer)
+
+    def _runtime_args(self):
+        return self.args + ([] if self.bias is None else [self.bias])
+
+    def run(self, target="sim"):
+        return conv_pool_kernel[self.grid](*self.args, target=target, **self.options)
+
+    def cycles(self) -> dict:
+        """The cycle model's report of this launch, timed from its command stream."""
+        from baco.sim.timing import CommandStream, TimingModel
+        ck = conv_pool_kernel.compile(*self.args, target="sim", **self.options)
+        tm = TimingModel(self.config)
+        ck.run(self.grid, self._runtime_args(), model=CommandStream(), observers=[tm.observe])
+        tm.fence()
+        return tm.report()
+
+    def write_elf(self, path, expected):
+        """A bare-metal ELF of this launch that exits 0 iff its output equals `expected`."""
+        ck = conv_pool_kernel.compile(*self.args, target="iss", **self.options)
+        return ck.build_elf(self.grid, self._runtime_args(), path, expected={2: np.asarray(expected)})
+
+
+def conv_pool(x, w, bias=None, *, pool=2, stride=None, padding=0, scale=1.0, relu=True, config=None,
+              target="sim", blocks=None):
+    """y = max_pool2d(relu(conv1x1(x, w) + bias) * scale) on Gemmini in one kernel: x (N,H,W,C) int8,
+    w (C,K) int8, bias int32 (K,); pool x pool windows, `stride` (default pool), zero `padding`.
+    Returns (y (N,PH,PW,K) int8, launch info)."""
+    launch = ConvPoolLaunch(x, w, bias, pool=pool, stride=pool if stride is None else stride, padding=padding,
+                            scale=scale, relu=relu, config=config, blocks=blocks)
+    info = launch.run(target)
+    return launch.y, info
+
+
+def reference_conv_pool(x, w, bias=None, *, pool=2, stride=None, padding=0, scale=1.0, relu=True):
+    """numpy conv -> ReLU -> max-pool in Gemmini's arithmetic: int32 accumulation (from the
+    bias), the accumulator read path (ReLU, scale RNE, int8 saturation), then
+    baco.gemmini.arith.max_pool of each image (padding counts as 0)."""
+    x, w = np.asarray(x, dtype=np.int64), np.asarray(w, dtype=np.int64)
+    stride = pool if stride is None else stride
+    N, H, W, C = x.shape
+    acc = x.reshape(-1, C) @ w
+    if bias is not None:
+        acc = acc + np.asarray(bias, dtype=np.int64)
+    pix = acc_to_int8(acc, scale, relu).reshape(N, H * W, -1)
+    PH, PW = pooled_shape(H, W, pool, stride, padding)
+    return np.stack([max_pool(pix[n], H, W, pool, stride, padding, padding).reshape(PH, PW, -1)
+                     for n in range(N)])
+
+
+__all__ = ["conv_pool", "conv_pool_kernel", "ConvPoolLaunch", "reference_conv_pool", "pool_schedule",
+           "pooled_shape"]
