@@ -2,7 +2,7 @@
 pipeline. Each file is the pass's input IR (produced from a kernel by the stages before
 it: this file's `gemm`, the two-accumulator `two_dots` of benchmarks/spike_check.py, the
 chained-dot `fused_mlp_kernel` of examples/fused_mlp.py, the residual add of examples/resadd.py,
-baco.kernels' `matmul_kernel` with a bias and `conv2d_kernel`) with a RUN line and the CHECK lines of what the pass makes of it today:
+baco.kernels' `matmul_kernel` with a bias, `conv2d_kernel` and the max-pooling `conv_pool_kernel`) with a RUN line and the CHECK lines of what the pass makes of it today:
 
     python tests/ir/update_golden.py        # then review `git diff tests/ir`
 
@@ -65,6 +65,7 @@ fused_mlp_kernel = _load("examples/fused_mlp.py", "fused_mlp_example").fused_mlp
 resadd_kernel = _load("examples/resadd.py", "resadd_example").resadd_kernel    # block sums in the accumulator
 from baco.kernels.conv import conv2d_kernel  # noqa: E402  (bias, pointer arithmetic, min/max tap loops)
 from baco.kernels.matmul import matmul_kernel  # noqa: E402  (optional bias pointer)
+from baco.kernels.pool import conv_pool_kernel  # noqa: E402  (bl.max_pool2d: pooled mvouts)
 
 i8, i32 = (lambda *shape: np.zeros(shape, np.int8)), (lambda *shape: np.zeros(shape, np.int32))
 GEMM = dict(a_ptr=i8(40, 70), b_ptr=i8(70, 50), M=40, N=50, K=70, scale=0.5)
@@ -81,6 +82,10 @@ CONV = dict(x_ptr=i8(9, 9, 20), w_ptr=i8(3, 3, 20, 24), y_ptr=i8(9, 9, 24), H=9,
             BLOCK_K=32, RELU=True, OUT_INT8=True, DEPTHWISE=False, bias_ptr=i32(24))
 RESADD = dict(a_ptr=i8(40, 50), b_ptr=i8(40, 50), c_ptr=i8(40, 50), M=40, N=50, sa=0.5, sb=0.75, out_scale=1.0,
               BLOCK_M=32, BLOCK_N=32, RELU=True)
+# 1x1 conv of a 6x5x8 image to 20 channels with bias, ReLU, 3x3/2 max-pool padded by 1 (2 pooled rows per program)
+CONV_POOL = dict(x_ptr=i8(6, 5, 8), w_ptr=i8(8, 20), y_ptr=i8(3, 3, 20), H=6, W=5, C=8, K=20, PH=3, scale=0.05, PR=2,
+                 ROWS=5, IMAGE_W=5, PW=3, BLOCK_N=16, BLOCK_K=16, POOL=3, POOL_STRIDE=2, POOL_PAD=1, RELU=True,
+                 bias_ptr=i32(20))
 # case -> (kernel, launch values, dataflow, double_buffer)
 CASES = {
     "ws_ragged_int32": (gemm, dict(GEMM, c_ptr=i32(40, 50), BM=32, BN=16, BK=32, RAGGED=True, EPILOGUE="int32"),
@@ -105,6 +110,7 @@ CASES = {
                                                         K=20, stride_h=2, stride_w=2, DEPTHWISE=True, bias_ptr=None),
                                     "WS", False),
     "ws_resadd_relu_int8": (resadd_kernel, RESADD, "WS", False),
+    "ws_conv_max_pool": (conv_pool_kernel, CONV_POOL, "WS", False),
 }
 
 # what each pass produces: the output lines kept as CHECK lines (in order)
