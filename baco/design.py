@@ -191,7 +191,12 @@ def time_default_conv(layer: Layer, cfg: GemminiConfig) -> dict:
         raise ValueError(f"the C library's tiled_conv takes square filters, strides and dilations "
                          f"(R,S={layer.R},{layer.S}, strides {layer.Hstride},{layer.Wstride}, "
                          f"dilations {layer.Hdilation},{layer.Wdilation})")
-    return time_conv(layer.N, layer.input_rows, layer.input_cols, layer.C, layer.K, layer.R, cfg,
+    rows, cols = layer.input_rows, layer.input_cols
+    if layer.R == 1 and layer.Hstride == 2:
+        # a strided 1x1 layer (ResNet's downsampling shortcut) reads a 2P x 2Q input in its network,
+        # which tiled_conv_auto moves in every other row and column (its downsample path)
+        rows, cols = 2 * layer.P, 2 * layer.Q
+    return time_conv(layer.N, rows, cols, layer.C, layer.K, layer.R, cfg,
                      stride=layer.Hstride, dilation=layer.Hdilation, scale=output_scale(layer.R * layer.S * layer.C))
 
 

@@ -58,3 +58,17 @@ def test_large_conv_layers_are_timed_on_their_command_stream_and_checked_cut_dow
     ok, traced, shape = run_conv(layer, cfg, s, functional_macs=0)
     assert ok and shape == (1, 2, min(layer.Q, 16), min(layer.C, 32), min(layer.K, 32))
     assert traced == full             # the same commands: the cycle model cannot tell the difference
+
+
+def test_strided_1x1_default_takes_the_library_downsampling_path():
+    """A 1x1 stride-2 layer reads a 2P x 2Q input in its network (ResNet's shortcut), so the
+    C library's default runs it through tiled_conv's downsampling path: a quarter of the input."""
+    from baco.design import output_scale, time_default_conv
+    from baco.sim.clib import time_conv
+    layer = Layer(R=1, S=1, P=14, Q=14, C=64, K=128, N=1, Hstride=2, Wstride=2)
+    cfg = GemminiConfig()
+    got = time_default_conv(layer, cfg)
+    assert got["macs"] == layer.macs
+    assert got == time_conv(1, 28, 28, 64, 128, 1, cfg, stride=2, scale=output_scale(64))
+    every_pixel = time_conv(1, 27, 27, 64, 128, 1, cfg, stride=2)
+    assert got["dram_bytes_in"] < every_pixel["dram_bytes_in"] / 2

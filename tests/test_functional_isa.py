@@ -207,6 +207,23 @@ def test_mvin_pixel_repeats_pack_rows_above():
     assert s[3, 0] == 0 and s[3, 3] == 0
 
 
+def test_mvin_pixel_repeats_stop_at_the_start_of_a_scratchpad_half():
+    """A copy p rows above is dropped only for the rows it would move below the start of their
+    half of the scratchpad (the RTL's PixelRepeater floorSub); the other rows are still packed."""
+    g = Rig(4)
+    half = g.m.config.sp_rows // 2
+    for base in (0, half):
+        g.m.spad[:] = 7
+        addr = g.put(0, np.array([[11], [22], [33]], dtype=np.int8))
+        g("config_ld", state_id=0, stride=1, scale=ONE, pixel_repeats=3)
+        g("mvin", dram_addr=addr, local_addr=base, rows=3, cols=1)
+        s = g.m.spad
+        assert s[base:base + 3, 0].tolist() == [11, 22, 33]
+        assert s[base:base + 2, 1].tolist() == [22, 33]      # p = 1: rows 1, 2 move up; row 0 would leave
+        assert s[base:base + 1, 2].tolist() == [33]          # p = 2: only row 2 stays in the half
+        assert s[base - 1, 1] == 7 and s[base - 1, 2] == 7  # nothing written below the half (or wrapped)
+
+
 # ---- mvout and config_st -------------------------------------------------------------------------
 @pytest.mark.parametrize("dim", DIMS)
 def test_mvout_scratchpad_raw_multi_block(dim):

@@ -87,7 +87,8 @@ def conv_stream(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, cfg: Ge
     output channel, kernel row, kernel column, input channel), one LOOP_CONV_WS per tile expanded
     into LoopConv's stream (baco.sim.loops); the bias (or zeros) is loaded by the first tile of an
     output tile and the output stored by its last. `addrs`: DRAM byte addresses of the input,
-    weights, output and bias. The 1x1 stride-2 downsampling path is not modelled."""
+    weights, output and bias. A 1x1 stride-2 layer without padding over an even-sized input takes
+    tiled_conv's downsampling path, as the library does."""
     from baco.gemmini.heuristics import tiled_conv_auto
     from baco.sim.loops import LoopConvState, loop_conv_ws_commands
     d = cfg.dim
@@ -96,21 +97,20 @@ def conv_stream(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, cfg: Ge
     if P < 1 or Q < 1:
         raise ValueError(f"a {kernel_dim}x{kernel_dim} kernel (dilation {dilation}) does not fit {H}x{W} "
                          f"with padding {padding}")
-    if stride == 2 and kernel_dim == 1 and padding == 0 and H % 2 == 0 and W % 2 == 0:
-        raise ValueError("tiled_conv's 1x1 stride-2 downsampling path is not modelled")
+    # tiled_conv's downsampling path: the input tile is moved in every other row and column
+    # (LoopConv's downsample flag), so the array reads it with A-stride 1
+    downsample = int(stride == 2 and kernel_dim == 1 and padding == 0 and H % 2 == 0 and W % 2 == 0)
     batches, porows, pocols, pochs, krows, kcols, kchs = tiled_conv_auto(
         N, H, W, C, K, kernel_dim, stride=stride, padding=padding, kernel_dilation=dilation, config=cfg)
     act = RELU if relu else 0
     in_addr, w_addr, out_addr, bias_addr = addrs
-    # tiled_conv's first-layer packing: DIM/kchs kernel columns per array row, for every tile
-    pixels = 1 if kchs > d or dilation > 1 else min(d // kchs, kcols)
 
     def command(name, **fields):
         command_, f = decode(*cmd(name, **fields))
         return command_.name, f
 
     yield command("config_st", stride=K, activation=act, acc_scale=f32_bits(scale))
-    yield command("config_ex", dataflow=1, activation=act, a_stride=stride, c_stride=1,
+    yield command("config_ex", dataflow=1, activation=act, a_stride=stride >> downsample, c_stride=1,
                   acc_scale=MVIN_SCALE_IDENTITY)
     st = LoopConvState()
     for b in range(0, N, batches):
@@ -144,10 +144,13 @@ def conv_stream(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, cfg: Ge
                                     weights_addr=w_addr + ((krow * kernel_dim + kcol) * C + kch) * K + poch,
                                     bias_addr=(bias_addr + poch * 4 if bias else 1) if first else 0,
                                     output_addr=out_addr + ((b * P + porow) * Q + pocol) * K + poch if last else 0)
+                                # sp_tiled_conv's first-layer packing: DIM/kchs kernel columns per
+                                # array row, capped at the tile's kernel columns
+                                pixels = 1 if ich > d or dilation > 1 or downsample else min(d // ich, kc)
                                 flags = dict(no_bias=int(not bias), wrot180=0, trans_output_1203=0,
                                              trans_weight_1203=0, trans_weight_0132=0, trans_input_3120=0, dw=0,
                                              max_pixels_per_row=pixels, a_spad_id=0, b_spad_id=0, no_pool=1,
-                                             downsample=0, input_dilated=0, activation=act)
+                                             downsample=downsample, input_dilated=0, activation=act)
                                 st.latch(fields)
                                 for funct, rs1, rs2 in loop_conv_ws_commands(cfg, st, flags):
                                     command_, f = decode(funct, rs1, rs2)

@@ -265,13 +265,20 @@ class GemminiModel:
                     self.acc[r0:r0 + rows, :c1 - c0] = part
             else:
                 self.spad[r0:r0 + rows, :c1 - c0] = part
-            for p in range(1, slot.pixel_repeats):   # first-layer packing: copies p rows above, shifted
-                if r0 - p < 0 or acc:
-                    break
+            if acc:
+                continue
+            # first-layer packing: each row is also written p rows above, shifted right by p·cols,
+            # except where that would cross below the start of its half of the scratchpad (the
+            # RTL's PixelRepeater drops those writes)
+            floor = 0 if row < cfg.sp_rows // 2 else cfg.sp_rows // 2
+            for p in range(1, slot.pixel_repeats):
                 shift = p * cols
-                if shift < cfg.dim:
-                    self.spad[r0 - p:r0 - p + rows, shift:min(cfg.dim, shift + c1 - c0)] = \
-                        part[:, :min(cfg.dim, shift + c1 - c0) - shift]
+                if shift >= cfg.dim:
+                    break
+                lo = max(r0, floor + p)      # the first row whose copy stays in its half
+                if lo < r0 + rows:
+                    width = min(cfg.dim, shift + c1 - c0) - shift
+                    self.spad[lo - p:r0 + rows - p, shift:shift + width] = part[lo - r0:, :width]
 
     def do_mvin(self, f):
         self._mvin(0, f)
