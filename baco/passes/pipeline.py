@@ -13,7 +13,7 @@ from mlir.passmanager import PassManager
 from baco.dialects import make_context, parse_module
 from baco.errors import CompilationError
 from baco.gemmini.config import GemminiConfig
-from baco.passes import (baco_to_linalg, gemmini_placement, instgem_to_llvm,
+from baco.passes import (baco_to_linalg, config_elimination, gemmini_placement, instgem_to_llvm,
                          linalg_to_instgem)
 
 CLEANUP = "builtin.module(canonicalize,cse)"
@@ -38,11 +38,14 @@ STAGES = {
     "bufferize": _upstream("builtin.module(one-shot-bufferize,canonicalize,cse)"),
     "gemmini-placement": gemmini_placement.run,
     "linalg-to-instgem": _then_cleanup(linalg_to_instgem.run),
+    "config-elimination": config_elimination.run,
     "instgem-to-llvm": instgem_to_llvm.run,
 }
 
 
 LLVM = "llvm"    # the stage after the last pass: LLVM dialect, the input of `baco translate`
+# stages whose input is the same IR as the previous stage's (config elimination is InstGem -> InstGem)
+SAME_INPUT = {"instgem-to-llvm": "config-elimination"}
 
 
 def input_stage(module) -> str | None:
@@ -54,7 +57,7 @@ def input_stage(module) -> str | None:
     if any(n.startswith("baco.") for n in names):
         return "baco-to-linalg"
     if any(n.startswith("instgem.") for n in names):
-        return "instgem-to-llvm"
+        return "config-elimination"
     allocs = [op for op in ops if op.name == "memref.alloc"]
     if any("gemmini.space" in op.attributes for op in allocs):
         return "linalg-to-instgem"
@@ -75,7 +78,7 @@ def _check_stages(module, start, until) -> tuple[int, int]:
         if found == LLVM:
             raise CompilationError("the input is already LLVM dialect: no pass is left to run "
                                    "(translate it with `baco translate`)")
-    elif found is not None and found != start:
+    elif found is not None and found != start and SAME_INPUT.get(start) != found:
         what = "LLVM dialect" if found == LLVM else f"the input of stage {found!r}"
         raise CompilationError(f"this IR is {what}, not the input of stage {start!r}"
                                + ("" if found == LLVM else f" (run from {found!r})"))

@@ -119,13 +119,15 @@ PRODUCTS = {
     "bufferize": r"memref\.alloc|memref\.copy|linalg\.|memref\.subview",
     "gemmini-placement": r"gemmini\.",
     "linalg-to-instgem": r"instgem\.",
+    "config-elimination": r"instgem\.|call @baco_program_id",
     "instgem-to-llvm": r"llvm\.call|llvm\.func @",
 }
 
 # error paths: (pass, file stem, input IR, options, expected message)
 WRONG_STAGE = {
     "baco-to-linalg": "bufferize", "bufferize": "gemmini-placement", "gemmini-placement": "linalg-to-instgem",
-    "linalg-to-instgem": "instgem-to-llvm", "instgem-to-llvm": "baco-to-linalg"}
+    "linalg-to-instgem": "config-elimination", "config-elimination": "gemmini-placement",
+    "instgem-to-llvm": "baco-to-linalg"}
 
 
 def check_line(line: str) -> str:

@@ -12,6 +12,9 @@
 // CHECK: llvm.func @baco_boundary_error(i64, i64) attributes {sym_visibility = "private"}
 // CHECK: llvm.func @baco_program_id(i64) -> i64 attributes {sym_visibility = "private"}
 // CHECK-LABEL: llvm.func @matmul_kernel(%{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: f32, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: llvm.call @baco.rocc.config_ex(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
@@ -42,6 +45,18 @@ module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
   func.func @matmul_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi32>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: f32, %arg13: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
+    %c0_i64 = arith.constant 0 : i64
+    %c0_i64_0 = arith.constant 0 : i64
+    %0 = call @baco_program_id(%c0_i64_0) : (i64) -> i64
+    %1 = arith.cmpi eq, %0, %c0_i64 : i64
+    %c1_i64 = arith.constant 1 : i64
+    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
+    %3 = arith.cmpi eq, %2, %c0_i64 : i64
+    %c2_i64 = arith.constant 2 : i64
+    %4 = call @baco_program_id(%c2_i64) : (i64) -> i64
+    %5 = arith.cmpi eq, %4, %c0_i64 : i64
+    %6 = arith.andi %1, %3 : i1
+    %7 = arith.andi %6, %5 : i1
     %c2 = arith.constant 2 : index
     %c2684354560_i64 = arith.constant 2684354560 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
@@ -49,7 +64,7 @@ module {
     %c32_i64 = arith.constant 32 : i64
     %c4_i64 = arith.constant 4 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
-    %c2_i64 = arith.constant 2 : i64
+    %c2_i64_1 = arith.constant 2 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
     %c32 = arith.constant 32 : index
@@ -63,335 +78,339 @@ module {
     %c41_i64 = arith.constant 41 : i64
     %c54_i64 = arith.constant 54 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c0_i64 = arith.constant 0 : i64
-    %c1_i64 = arith.constant 1 : i64
+    %c0_i64_2 = arith.constant 0 : i64
+    %c1_i64_3 = arith.constant 1 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
-    "instgem.config_ex"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %c1065353216_i64, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %0 = call @baco_program_id(%c0_i64) : (i64) -> i64
-    %1 = arith.index_cast %0 : i64 to index
-    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
-    %3 = arith.index_cast %2 : i64 to index
-    %4 = arith.muli %1, %c32 : index
+    scf.if %7 {
+      "instgem.config_ex"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c1_i64_3, %c1065353216_i64, %c0_i64_2, %c0_i64_2, %c1_i64_3) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    }
+    %8 = call @baco_program_id(%c0_i64_2) : (i64) -> i64
+    %9 = arith.index_cast %8 : i64 to index
+    %10 = call @baco_program_id(%c1_i64_3) : (i64) -> i64
+    %11 = arith.index_cast %10 : i64 to index
+    %12 = arith.muli %9, %c32 : index
     %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %5 = arith.muli %3, %c16 : index
-    %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %reinterpret_cast_1 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-    %6 = arith.maxsi %4, %c0 : index
-    %7 = arith.minsi %6, %arg3 : index
-    %8 = arith.addi %4, %c32 : index
-    %9 = arith.maxsi %8, %c0 : index
-    %10 = arith.minsi %9, %arg3 : index
-    %11 = arith.subi %7, %4 : index
-    %12 = arith.maxsi %11, %c0 : index
-    %13 = arith.minsi %12, %c32 : index
-    %14 = arith.subi %10, %7 : index
-    %15 = arith.maxsi %5, %c0 : index
-    %16 = arith.minsi %15, %arg4 : index
-    %17 = arith.addi %5, %c16 : index
-    %18 = arith.maxsi %17, %c0 : index
-    %19 = arith.minsi %18, %arg4 : index
-    %20 = arith.subi %16, %5 : index
-    %21 = arith.maxsi %20, %c0 : index
-    %22 = arith.minsi %21, %c16 : index
-    %23 = arith.subi %19, %16 : index
-    %24 = arith.cmpi sgt, %22, %c0 : index
-    scf.if %24 {
+    %13 = arith.muli %11, %c16 : index
+    %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    %reinterpret_cast_5 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+    %14 = arith.maxsi %12, %c0 : index
+    %15 = arith.minsi %14, %arg3 : index
+    %16 = arith.addi %12, %c32 : index
+    %17 = arith.maxsi %16, %c0 : index
+    %18 = arith.minsi %17, %arg3 : index
+    %19 = arith.subi %15, %12 : index
+    %20 = arith.maxsi %19, %c0 : index
+    %21 = arith.minsi %20, %c32 : index
+    %22 = arith.subi %18, %15 : index
+    %23 = arith.maxsi %13, %c0 : index
+    %24 = arith.minsi %23, %arg4 : index
+    %25 = arith.addi %13, %c16 : index
+    %26 = arith.maxsi %25, %c0 : index
+    %27 = arith.minsi %26, %arg4 : index
+    %28 = arith.subi %24, %13 : index
+    %29 = arith.maxsi %28, %c0 : index
+    %30 = arith.minsi %29, %c16 : index
+    %31 = arith.subi %27, %24 : index
+    %32 = arith.cmpi sgt, %30, %c0 : index
+    scf.if %32 {
       func.call @baco_boundary_error(%c36_i64, %c15_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast_1[%7, %16] [%14, %23] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+    %subview = memref.subview %reinterpret_cast_5[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+    "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg14 = %c0 to %c2 step %c1 {
-      %53 = arith.index_cast %arg14 : index to i64
-      %54 = arith.remsi %53, %c2_i64 : i64
-      %55 = arith.divsi %53, %c2_i64 : i64
-      %56 = arith.muli %55, %c16_i64 : i64
-      %57 = arith.subi %c16_i64, %56 : i64
-      %58 = arith.minsi %57, %c16_i64 : i64
-      %59 = arith.muli %54, %c16_i64 : i64
-      %60 = arith.addi %59, %56 : i64
-      %61 = arith.ori %60, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %61, %58, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %61 = arith.index_cast %arg14 : index to i64
+      %62 = arith.remsi %61, %c2_i64_1 : i64
+      %63 = arith.divsi %61, %c2_i64_1 : i64
+      %64 = arith.muli %63, %c16_i64 : i64
+      %65 = arith.subi %c16_i64, %64 : i64
+      %66 = arith.minsi %65, %c16_i64 : i64
+      %67 = arith.muli %62, %c16_i64 : i64
+      %68 = arith.addi %67, %64 : i64
+      %69 = arith.ori %68, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_2, %69, %66, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %25 = arith.index_cast %13 : index to i64
-    %26 = arith.index_cast %14 : index to i64
-    %27 = arith.index_cast %23 : index to i64
+    %33 = arith.index_cast %21 : index to i64
+    %34 = arith.index_cast %22 : index to i64
+    %35 = arith.index_cast %31 : index to i64
     %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
     %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-    %28 = arith.index_cast %intptr : index to i64
-    %29 = arith.index_cast %offset : index to i64
-    %30 = arith.muli %29, %c4_i64 : i64
-    %31 = arith.addi %28, %30 : i64
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    %32 = arith.ceildivsi %27, %c16_i64 : i64
-    %33 = arith.divsi %25, %c16_i64 : i64
-    %34 = arith.addi %25, %26 : i64
-    %35 = arith.ceildivsi %34, %c16_i64 : i64
-    %36 = arith.subi %35, %33 : i64
-    %37 = arith.cmpi sgt, %26, %c0_i64 : i64
-    %38 = arith.extui %37 : i1 to i64
-    %39 = arith.muli %36, %38 : i64
-    %40 = arith.muli %39, %32 : i64
-    %41 = arith.index_cast %40 : i64 to index
-    scf.for %arg14 = %c0 to %41 step %c1 {
-      %53 = arith.index_cast %arg14 : index to i64
-      %54 = arith.divsi %53, %32 : i64
-      %55 = arith.addi %33, %54 : i64
-      %56 = arith.remsi %53, %32 : i64
-      %57 = arith.muli %55, %c16_i64 : i64
-      %58 = arith.maxsi %57, %25 : i64
-      %59 = arith.addi %57, %c16_i64 : i64
-      %60 = arith.minsi %59, %34 : i64
-      %61 = arith.subi %60, %58 : i64
-      %62 = arith.muli %56, %c64_i64 : i64
-      %63 = arith.addi %31, %62 : i64
-      %64 = arith.muli %56, %c16_i64 : i64
-      %65 = arith.addi %57, %64 : i64
-      %66 = arith.ori %65, %c2147483648_i64 : i64
-      %67 = arith.subi %58, %57 : i64
-      %68 = arith.addi %66, %67 : i64
-      %69 = arith.subi %27, %64 : i64
-      %70 = arith.minsi %69, %c16_i64 : i64
-      "instgem.mvin"(%63, %68, %70, %61) : (i64, i64, i64, i64) -> ()
+    %36 = arith.index_cast %intptr : index to i64
+    %37 = arith.index_cast %offset : index to i64
+    %38 = arith.muli %37, %c4_i64 : i64
+    %39 = arith.addi %36, %38 : i64
+    "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c0_i64_2) : (i64, i64, i64, i64, i64, i64) -> ()
+    %40 = arith.ceildivsi %35, %c16_i64 : i64
+    %41 = arith.divsi %33, %c16_i64 : i64
+    %42 = arith.addi %33, %34 : i64
+    %43 = arith.ceildivsi %42, %c16_i64 : i64
+    %44 = arith.subi %43, %41 : i64
+    %45 = arith.cmpi sgt, %34, %c0_i64_2 : i64
+    %46 = arith.extui %45 : i1 to i64
+    %47 = arith.muli %44, %46 : i64
+    %48 = arith.muli %47, %40 : i64
+    %49 = arith.index_cast %48 : i64 to index
+    scf.for %arg14 = %c0 to %49 step %c1 {
+      %61 = arith.index_cast %arg14 : index to i64
+      %62 = arith.divsi %61, %40 : i64
+      %63 = arith.addi %41, %62 : i64
+      %64 = arith.remsi %61, %40 : i64
+      %65 = arith.muli %63, %c16_i64 : i64
+      %66 = arith.maxsi %65, %33 : i64
+      %67 = arith.addi %65, %c16_i64 : i64
+      %68 = arith.minsi %67, %42 : i64
+      %69 = arith.subi %68, %66 : i64
+      %70 = arith.muli %64, %c64_i64 : i64
+      %71 = arith.addi %39, %70 : i64
+      %72 = arith.muli %64, %c16_i64 : i64
+      %73 = arith.addi %65, %72 : i64
+      %74 = arith.ori %73, %c2147483648_i64 : i64
+      %75 = arith.subi %66, %65 : i64
+      %76 = arith.addi %74, %75 : i64
+      %77 = arith.subi %35, %72 : i64
+      %78 = arith.minsi %77, %c16_i64 : i64
+      "instgem.mvin"(%71, %76, %78, %69) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %42 = arith.ceildivsi %25, %c16_i64 : i64
-    %43 = arith.muli %42, %32 : i64
-    %44 = arith.index_cast %43 : i64 to index
-    scf.for %arg14 = %c0 to %44 step %c1 {
-      %53 = arith.index_cast %arg14 : index to i64
-      %54 = arith.divsi %53, %32 : i64
-      %55 = arith.remsi %53, %32 : i64
-      %56 = arith.muli %54, %c16_i64 : i64
-      %57 = arith.muli %55, %c16_i64 : i64
-      %58 = arith.addi %56, %57 : i64
-      %59 = arith.ori %58, %c2147483648_i64 : i64
-      %60 = arith.subi %27, %57 : i64
-      %61 = arith.minsi %60, %c16_i64 : i64
-      %62 = arith.subi %25, %56 : i64
-      %63 = arith.minsi %62, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %59, %61, %63) : (i64, i64, i64, i64) -> ()
+    %50 = arith.ceildivsi %33, %c16_i64 : i64
+    %51 = arith.muli %50, %40 : i64
+    %52 = arith.index_cast %51 : i64 to index
+    scf.for %arg14 = %c0 to %52 step %c1 {
+      %61 = arith.index_cast %arg14 : index to i64
+      %62 = arith.divsi %61, %40 : i64
+      %63 = arith.remsi %61, %40 : i64
+      %64 = arith.muli %62, %c16_i64 : i64
+      %65 = arith.muli %63, %c16_i64 : i64
+      %66 = arith.addi %64, %65 : i64
+      %67 = arith.ori %66, %c2147483648_i64 : i64
+      %68 = arith.subi %35, %65 : i64
+      %69 = arith.minsi %68, %c16_i64 : i64
+      %70 = arith.subi %33, %64 : i64
+      %71 = arith.minsi %70, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64_2, %67, %69, %71) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %45 = arith.ceildivsi %arg5, %c32 : index
-    %46:2 = scf.for %arg14 = %c0 to %45 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-      %53 = arith.maxsi %arg15, %c0 : index
-      %54 = arith.minsi %53, %arg5 : index
-      %55 = arith.addi %arg15, %c32 : index
-      %56 = arith.maxsi %55, %c0 : index
-      %57 = arith.minsi %56, %arg5 : index
-      %58 = arith.subi %54, %arg15 : index
-      %59 = arith.maxsi %58, %c0 : index
-      %60 = arith.minsi %59, %c32 : index
-      %61 = arith.subi %57, %54 : index
-      %62 = arith.cmpi sgt, %60, %c0 : index
-      scf.if %62 {
+    %53 = arith.ceildivsi %arg5, %c32 : index
+    %54:2 = scf.for %arg14 = %c0 to %53 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+      %61 = arith.maxsi %arg15, %c0 : index
+      %62 = arith.minsi %61, %arg5 : index
+      %63 = arith.addi %arg15, %c32 : index
+      %64 = arith.maxsi %63, %c0 : index
+      %65 = arith.minsi %64, %arg5 : index
+      %66 = arith.subi %62, %arg15 : index
+      %67 = arith.maxsi %66, %c0 : index
+      %68 = arith.minsi %67, %c32 : index
+      %69 = arith.subi %65, %62 : index
+      %70 = arith.cmpi sgt, %68, %c0 : index
+      scf.if %70 {
         func.call @baco_boundary_error(%c40_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_9 = memref.subview %reinterpret_cast[%7, %54] [%14, %61] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %63 = arith.index_cast %61 : index to i64
-      %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %64 = arith.index_cast %intptr_14 : index to i64
-      %65 = arith.index_cast %offset_11 : index to i64
-      %66 = arith.addi %64, %65 : i64
-      %67 = arith.index_cast %strides_13#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %67) : (i64, i64, i64, i64, i64, i64) -> ()
-      %68 = arith.ceildivsi %63, %c64_i64 : i64
-      %69 = arith.muli %39, %68 : i64
-      %70 = arith.index_cast %69 : i64 to index
-      scf.for %arg17 = %c0 to %70 step %c1 {
-        %107 = arith.index_cast %arg17 : index to i64
-        %108 = arith.divsi %107, %68 : i64
-        %109 = arith.addi %33, %108 : i64
-        %110 = arith.remsi %107, %68 : i64
-        %111 = arith.muli %109, %c16_i64 : i64
-        %112 = arith.maxsi %111, %25 : i64
-        %113 = arith.addi %111, %c16_i64 : i64
-        %114 = arith.minsi %113, %34 : i64
-        %115 = arith.subi %114, %112 : i64
-        %116 = arith.subi %112, %25 : i64
-        %117 = arith.muli %116, %67 : i64
-        %118 = arith.addi %66, %117 : i64
-        %119 = arith.muli %110, %c64_i64 : i64
+      %subview_13 = memref.subview %reinterpret_cast[%15, %62] [%22, %69] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %71 = arith.index_cast %69 : index to i64
+      %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %72 = arith.index_cast %intptr_18 : index to i64
+      %73 = arith.index_cast %offset_15 : index to i64
+      %74 = arith.addi %72, %73 : i64
+      %75 = arith.index_cast %strides_17#0 : index to i64
+      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %75) : (i64, i64, i64, i64, i64, i64) -> ()
+      %76 = arith.ceildivsi %71, %c64_i64 : i64
+      %77 = arith.muli %47, %76 : i64
+      %78 = arith.index_cast %77 : i64 to index
+      scf.for %arg17 = %c0 to %78 step %c1 {
+        %115 = arith.index_cast %arg17 : index to i64
+        %116 = arith.divsi %115, %76 : i64
+        %117 = arith.addi %41, %116 : i64
+        %118 = arith.remsi %115, %76 : i64
+        %119 = arith.muli %117, %c16_i64 : i64
+        %120 = arith.maxsi %119, %33 : i64
+        %121 = arith.addi %119, %c16_i64 : i64
+        %122 = arith.minsi %121, %42 : i64
+        %123 = arith.subi %122, %120 : i64
+        %124 = arith.subi %120, %33 : i64
+        %125 = arith.muli %124, %75 : i64
+        %126 = arith.addi %74, %125 : i64
+        %127 = arith.muli %118, %c64_i64 : i64
+        %128 = arith.addi %126, %127 : i64
+        %129 = arith.muli %117, %c32_i64 : i64
+        %130 = arith.addi %129, %127 : i64
+        %131 = arith.subi %120, %119 : i64
+        %132 = arith.addi %130, %131 : i64
+        %133 = arith.subi %71, %127 : i64
+        %134 = arith.minsi %133, %c64_i64 : i64
+        "instgem.mvin"(%128, %132, %134, %123) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %79 = arith.muli %50, %76 : i64
+      %80 = arith.index_cast %79 : i64 to index
+      scf.for %arg17 = %c0 to %80 step %c1 {
+        %115 = arith.index_cast %arg17 : index to i64
+        %116 = arith.divsi %115, %76 : i64
+        %117 = arith.remsi %115, %76 : i64
+        %118 = arith.muli %116, %c32_i64 : i64
+        %119 = arith.muli %117, %c64_i64 : i64
         %120 = arith.addi %118, %119 : i64
-        %121 = arith.muli %109, %c32_i64 : i64
-        %122 = arith.addi %121, %119 : i64
-        %123 = arith.subi %112, %111 : i64
-        %124 = arith.addi %122, %123 : i64
-        %125 = arith.subi %63, %119 : i64
-        %126 = arith.minsi %125, %c64_i64 : i64
-        "instgem.mvin"(%120, %124, %126, %115) : (i64, i64, i64, i64) -> ()
+        %121 = arith.subi %71, %119 : i64
+        %122 = arith.minsi %121, %c64_i64 : i64
+        %123 = arith.muli %116, %c16_i64 : i64
+        %124 = arith.subi %33, %123 : i64
+        %125 = arith.minsi %124, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_2, %120, %122, %125) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %71 = arith.muli %42, %68 : i64
-      %72 = arith.index_cast %71 : i64 to index
-      scf.for %arg17 = %c0 to %72 step %c1 {
-        %107 = arith.index_cast %arg17 : index to i64
-        %108 = arith.divsi %107, %68 : i64
-        %109 = arith.remsi %107, %68 : i64
-        %110 = arith.muli %108, %c32_i64 : i64
-        %111 = arith.muli %109, %c64_i64 : i64
-        %112 = arith.addi %110, %111 : i64
-        %113 = arith.subi %63, %111 : i64
-        %114 = arith.minsi %113, %c64_i64 : i64
-        %115 = arith.muli %108, %c16_i64 : i64
-        %116 = arith.subi %25, %115 : i64
-        %117 = arith.minsi %116, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %112, %114, %117) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %73 = arith.maxsi %arg16, %c0 : index
-      %74 = arith.minsi %73, %arg5 : index
-      %75 = arith.addi %arg16, %c32 : index
-      %76 = arith.maxsi %75, %c0 : index
-      %77 = arith.minsi %76, %arg5 : index
-      %78 = arith.subi %74, %arg16 : index
-      %79 = arith.maxsi %78, %c0 : index
-      %80 = arith.minsi %79, %c32 : index
-      %81 = arith.subi %77, %74 : index
-      scf.if %24 {
+      %81 = arith.maxsi %arg16, %c0 : index
+      %82 = arith.minsi %81, %arg5 : index
+      %83 = arith.addi %arg16, %c32 : index
+      %84 = arith.maxsi %83, %c0 : index
+      %85 = arith.minsi %84, %arg5 : index
+      %86 = arith.subi %82, %arg16 : index
+      %87 = arith.maxsi %86, %c0 : index
+      %88 = arith.minsi %87, %c32 : index
+      %89 = arith.subi %85, %82 : index
+      scf.if %32 {
         func.call @baco_boundary_error(%c41_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_15 = memref.subview %reinterpret_cast_0[%74, %16] [%81, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %82 = arith.index_cast %80 : index to i64
-      %83 = arith.index_cast %81 : index to i64
-      %84 = arith.addi %82, %83 : i64
-      %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %85 = arith.index_cast %intptr_20 : index to i64
-      %86 = arith.index_cast %offset_17 : index to i64
-      %87 = arith.addi %85, %86 : i64
-      %88 = arith.index_cast %strides_19#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %88) : (i64, i64, i64, i64, i64, i64) -> ()
-      %89 = arith.ceildivsi %27, %c64_i64 : i64
-      %90 = arith.divsi %82, %c16_i64 : i64
-      %91 = arith.ceildivsi %84, %c16_i64 : i64
-      %92 = arith.subi %91, %90 : i64
-      %93 = arith.cmpi sgt, %83, %c0_i64 : i64
-      %94 = arith.extui %93 : i1 to i64
-      %95 = arith.muli %92, %94 : i64
-      %96 = arith.muli %95, %89 : i64
-      %97 = arith.index_cast %96 : i64 to index
-      scf.for %arg17 = %c0 to %97 step %c1 {
-        %107 = arith.index_cast %arg17 : index to i64
-        %108 = arith.divsi %107, %89 : i64
-        %109 = arith.addi %90, %108 : i64
-        %110 = arith.remsi %107, %89 : i64
-        %111 = arith.muli %109, %c16_i64 : i64
-        %112 = arith.maxsi %111, %82 : i64
-        %113 = arith.addi %111, %c16_i64 : i64
-        %114 = arith.minsi %113, %84 : i64
-        %115 = arith.subi %114, %112 : i64
-        %116 = arith.subi %112, %82 : i64
-        %117 = arith.muli %116, %88 : i64
-        %118 = arith.addi %87, %117 : i64
-        %119 = arith.muli %110, %c64_i64 : i64
+      %subview_19 = memref.subview %reinterpret_cast_4[%82, %24] [%89, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %90 = arith.index_cast %88 : index to i64
+      %91 = arith.index_cast %89 : index to i64
+      %92 = arith.addi %90, %91 : i64
+      %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %93 = arith.index_cast %intptr_24 : index to i64
+      %94 = arith.index_cast %offset_21 : index to i64
+      %95 = arith.addi %93, %94 : i64
+      %96 = arith.index_cast %strides_23#0 : index to i64
+      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %96) : (i64, i64, i64, i64, i64, i64) -> ()
+      %97 = arith.ceildivsi %35, %c64_i64 : i64
+      %98 = arith.divsi %90, %c16_i64 : i64
+      %99 = arith.ceildivsi %92, %c16_i64 : i64
+      %100 = arith.subi %99, %98 : i64
+      %101 = arith.cmpi sgt, %91, %c0_i64_2 : i64
+      %102 = arith.extui %101 : i1 to i64
+      %103 = arith.muli %100, %102 : i64
+      %104 = arith.muli %103, %97 : i64
+      %105 = arith.index_cast %104 : i64 to index
+      scf.for %arg17 = %c0 to %105 step %c1 {
+        %115 = arith.index_cast %arg17 : index to i64
+        %116 = arith.divsi %115, %97 : i64
+        %117 = arith.addi %98, %116 : i64
+        %118 = arith.remsi %115, %97 : i64
+        %119 = arith.muli %117, %c16_i64 : i64
+        %120 = arith.maxsi %119, %90 : i64
+        %121 = arith.addi %119, %c16_i64 : i64
+        %122 = arith.minsi %121, %92 : i64
+        %123 = arith.subi %122, %120 : i64
+        %124 = arith.subi %120, %90 : i64
+        %125 = arith.muli %124, %96 : i64
+        %126 = arith.addi %95, %125 : i64
+        %127 = arith.muli %118, %c64_i64 : i64
+        %128 = arith.addi %126, %127 : i64
+        %129 = arith.addi %119, %127 : i64
+        %130 = arith.addi %129, %c64_i64 : i64
+        %131 = arith.subi %120, %119 : i64
+        %132 = arith.addi %130, %131 : i64
+        %133 = arith.subi %35, %127 : i64
+        %134 = arith.minsi %133, %c64_i64 : i64
+        "instgem.mvin"(%128, %132, %134, %123) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %106 = arith.ceildivsi %90, %c16_i64 : i64
+      %107 = arith.muli %106, %97 : i64
+      %108 = arith.index_cast %107 : i64 to index
+      scf.for %arg17 = %c0 to %108 step %c1 {
+        %115 = arith.index_cast %arg17 : index to i64
+        %116 = arith.divsi %115, %97 : i64
+        %117 = arith.remsi %115, %97 : i64
+        %118 = arith.muli %116, %c16_i64 : i64
+        %119 = arith.muli %117, %c64_i64 : i64
         %120 = arith.addi %118, %119 : i64
-        %121 = arith.addi %111, %119 : i64
-        %122 = arith.addi %121, %c64_i64 : i64
-        %123 = arith.subi %112, %111 : i64
-        %124 = arith.addi %122, %123 : i64
-        %125 = arith.subi %27, %119 : i64
-        %126 = arith.minsi %125, %c64_i64 : i64
-        "instgem.mvin"(%120, %124, %126, %115) : (i64, i64, i64, i64) -> ()
+        %121 = arith.addi %120, %c64_i64 : i64
+        %122 = arith.subi %35, %119 : i64
+        %123 = arith.minsi %122, %c64_i64 : i64
+        %124 = arith.subi %90, %118 : i64
+        %125 = arith.minsi %124, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_2, %121, %123, %125) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %98 = arith.ceildivsi %82, %c16_i64 : i64
-      %99 = arith.muli %98, %89 : i64
-      %100 = arith.index_cast %99 : i64 to index
-      scf.for %arg17 = %c0 to %100 step %c1 {
-        %107 = arith.index_cast %arg17 : index to i64
-        %108 = arith.divsi %107, %89 : i64
-        %109 = arith.remsi %107, %89 : i64
-        %110 = arith.muli %108, %c16_i64 : i64
-        %111 = arith.muli %109, %c64_i64 : i64
-        %112 = arith.addi %110, %111 : i64
-        %113 = arith.addi %112, %c64_i64 : i64
-        %114 = arith.subi %27, %111 : i64
-        %115 = arith.minsi %114, %c64_i64 : i64
-        %116 = arith.subi %82, %110 : i64
-        %117 = arith.minsi %116, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %113, %115, %117) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %101 = arith.minsi %63, %84 : i64
-      %102 = arith.ceildivsi %101, %c16_i64 : i64
-      %103 = arith.subi %102, %c1_i64 : i64
-      %104 = arith.cmpi sgt, %102, %c0_i64 : i64
-      %105 = arith.select %104, %35, %c0_i64 : i64
-      %106 = arith.index_cast %105 : i64 to index
-      scf.for %arg17 = %c0 to %106 step %c1 {
-        %107 = arith.index_cast %arg17 : index to i64
-        %108 = arith.index_cast %32 : i64 to index
-        scf.for %arg18 = %c0 to %108 step %c1 {
-          %109 = arith.index_cast %arg18 : index to i64
-          %110 = arith.muli %107, %c16_i64 : i64
-          %111 = arith.subi %34, %110 : i64
-          %112 = arith.minsi %111, %c16_i64 : i64
-          %113 = arith.muli %109, %c16_i64 : i64
-          %114 = arith.subi %27, %113 : i64
-          %115 = arith.minsi %114, %c16_i64 : i64
-          %116 = arith.addi %110, %113 : i64
-          %117 = arith.ori %116, %c3221225472_i64 : i64
-          %118 = arith.cmpi eq, %103, %c0_i64 : i64
-          %119 = arith.select %118, %117, %c4294967295_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %115, %112, %119, %115, %112) : (i64, i64, i64, i64, i64, i64) -> ()
-          %120 = arith.muli %107, %c32_i64 : i64
-          %121 = arith.minsi %63, %c16_i64 : i64
-          %122 = arith.addi %113, %c64_i64 : i64
-          %123 = arith.minsi %84, %c16_i64 : i64
-          "instgem.compute_preloaded"(%120, %121, %112, %122, %115, %123) : (i64, i64, i64, i64, i64, i64) -> ()
-          %124 = arith.index_cast %102 : i64 to index
-          scf.for %arg19 = %c1 to %124 step %c1 {
-            %125 = arith.index_cast %arg19 : index to i64
-            %126 = arith.cmpi eq, %125, %103 : i64
-            %127 = arith.select %126, %117, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %115, %112, %127, %115, %112) : (i64, i64, i64, i64, i64, i64) -> ()
-            %128 = arith.muli %125, %c16_i64 : i64
-            %129 = arith.addi %120, %128 : i64
-            %130 = arith.subi %63, %128 : i64
-            %131 = arith.minsi %130, %c16_i64 : i64
-            %132 = arith.addi %128, %113 : i64
-            %133 = arith.addi %132, %c64_i64 : i64
-            %134 = arith.subi %84, %128 : i64
-            %135 = arith.minsi %134, %c16_i64 : i64
-            "instgem.compute_accumulated"(%129, %131, %112, %133, %115, %135) : (i64, i64, i64, i64, i64, i64) -> ()
+      %109 = arith.minsi %71, %92 : i64
+      %110 = arith.ceildivsi %109, %c16_i64 : i64
+      %111 = arith.subi %110, %c1_i64_3 : i64
+      %112 = arith.cmpi sgt, %110, %c0_i64_2 : i64
+      %113 = arith.select %112, %43, %c0_i64_2 : i64
+      %114 = arith.index_cast %113 : i64 to index
+      scf.for %arg17 = %c0 to %114 step %c1 {
+        %115 = arith.index_cast %arg17 : index to i64
+        %116 = arith.index_cast %40 : i64 to index
+        scf.for %arg18 = %c0 to %116 step %c1 {
+          %117 = arith.index_cast %arg18 : index to i64
+          %118 = arith.muli %115, %c16_i64 : i64
+          %119 = arith.subi %42, %118 : i64
+          %120 = arith.minsi %119, %c16_i64 : i64
+          %121 = arith.muli %117, %c16_i64 : i64
+          %122 = arith.subi %35, %121 : i64
+          %123 = arith.minsi %122, %c16_i64 : i64
+          %124 = arith.addi %118, %121 : i64
+          %125 = arith.ori %124, %c3221225472_i64 : i64
+          %126 = arith.cmpi eq, %111, %c0_i64_2 : i64
+          %127 = arith.select %126, %125, %c4294967295_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %123, %120, %127, %123, %120) : (i64, i64, i64, i64, i64, i64) -> ()
+          %128 = arith.muli %115, %c32_i64 : i64
+          %129 = arith.minsi %71, %c16_i64 : i64
+          %130 = arith.addi %121, %c64_i64 : i64
+          %131 = arith.minsi %92, %c16_i64 : i64
+          "instgem.compute_preloaded"(%128, %129, %120, %130, %123, %131) : (i64, i64, i64, i64, i64, i64) -> ()
+          %132 = arith.index_cast %110 : i64 to index
+          scf.for %arg19 = %c1 to %132 step %c1 {
+            %133 = arith.index_cast %arg19 : index to i64
+            %134 = arith.cmpi eq, %133, %111 : i64
+            %135 = arith.select %134, %125, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %123, %120, %135, %123, %120) : (i64, i64, i64, i64, i64, i64) -> ()
+            %136 = arith.muli %133, %c16_i64 : i64
+            %137 = arith.addi %128, %136 : i64
+            %138 = arith.subi %71, %136 : i64
+            %139 = arith.minsi %138, %c16_i64 : i64
+            %140 = arith.addi %136, %121 : i64
+            %141 = arith.addi %140, %c64_i64 : i64
+            %142 = arith.subi %92, %136 : i64
+            %143 = arith.minsi %142, %c16_i64 : i64
+            "instgem.compute_accumulated"(%137, %139, %120, %141, %123, %143) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %55, %75 : index, index
+      scf.yield %63, %83 : index, index
     }
-    %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-    scf.if %24 {
+    %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+    scf.if %32 {
       func.call @baco_boundary_error(%c54_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview_3 = memref.subview %reinterpret_cast_2[%7, %16] [%14, %23] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-    %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-    %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-    %47 = arith.index_cast %intptr_8 : index to i64
-    %48 = arith.index_cast %offset_5 : index to i64
-    %49 = arith.muli %48, %c4_i64 : i64
-    %50 = arith.addi %47, %49 : i64
-    %51 = arith.index_cast %strides_7#0 : index to i64
-    %52 = arith.muli %51, %c4_i64 : i64
-    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %52, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg14 = %c0 to %41 step %c1 {
-      %53 = arith.index_cast %arg14 : index to i64
-      %54 = arith.remsi %53, %39 : i64
-      %55 = arith.divsi %53, %39 : i64
-      %56 = arith.addi %33, %54 : i64
-      %57 = arith.muli %56, %c16_i64 : i64
-      %58 = arith.maxsi %57, %25 : i64
-      %59 = arith.addi %57, %c16_i64 : i64
-      %60 = arith.minsi %59, %34 : i64
-      %61 = arith.subi %60, %58 : i64
-      %62 = arith.subi %58, %25 : i64
-      %63 = arith.muli %62, %52 : i64
-      %64 = arith.addi %50, %63 : i64
-      %65 = arith.muli %55, %c64_i64 : i64
-      %66 = arith.addi %64, %65 : i64
-      %67 = arith.muli %55, %c16_i64 : i64
-      %68 = arith.addi %57, %67 : i64
-      %69 = arith.ori %68, %c2684354560_i64 : i64
-      %70 = arith.subi %58, %57 : i64
-      %71 = arith.addi %69, %70 : i64
-      %72 = arith.subi %27, %67 : i64
-      %73 = arith.minsi %72, %c16_i64 : i64
-      "instgem.mvout"(%66, %71, %73, %61) : (i64, i64, i64, i64) -> ()
+    %subview_7 = memref.subview %reinterpret_cast_6[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+    %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+    %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+    %55 = arith.index_cast %intptr_12 : index to i64
+    %56 = arith.index_cast %offset_9 : index to i64
+    %57 = arith.muli %56, %c4_i64 : i64
+    %58 = arith.addi %55, %57 : i64
+    %59 = arith.index_cast %strides_11#0 : index to i64
+    %60 = arith.muli %59, %c4_i64 : i64
+    scf.if %7 {
+      "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %60, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    }
+    scf.for %arg14 = %c0 to %49 step %c1 {
+      %61 = arith.index_cast %arg14 : index to i64
+      %62 = arith.remsi %61, %47 : i64
+      %63 = arith.divsi %61, %47 : i64
+      %64 = arith.addi %41, %62 : i64
+      %65 = arith.muli %64, %c16_i64 : i64
+      %66 = arith.maxsi %65, %33 : i64
+      %67 = arith.addi %65, %c16_i64 : i64
+      %68 = arith.minsi %67, %42 : i64
+      %69 = arith.subi %68, %66 : i64
+      %70 = arith.subi %66, %33 : i64
+      %71 = arith.muli %70, %60 : i64
+      %72 = arith.addi %58, %71 : i64
+      %73 = arith.muli %63, %c64_i64 : i64
+      %74 = arith.addi %72, %73 : i64
+      %75 = arith.muli %63, %c16_i64 : i64
+      %76 = arith.addi %65, %75 : i64
+      %77 = arith.ori %76, %c2684354560_i64 : i64
+      %78 = arith.subi %66, %65 : i64
+      %79 = arith.addi %77, %78 : i64
+      %80 = arith.subi %35, %75 : i64
+      %81 = arith.minsi %80, %c16_i64 : i64
+      "instgem.mvout"(%74, %79, %81, %69) : (i64, i64, i64, i64) -> ()
     }
     "instgem.fence"() : () -> ()
     return

@@ -12,6 +12,9 @@
 // CHECK: llvm.func @baco_boundary_error(i64, i64) attributes {sym_visibility = "private"}
 // CHECK: llvm.func @baco_program_id(i64) -> i64 attributes {sym_visibility = "private"}
 // CHECK-LABEL: llvm.func @gemm(%{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: f32) attributes {gemmini.acc_rows_used = 64 : i64, gemmini.sp_rows_used = 128 : i64} {
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: llvm.call @baco.rocc.config_ex(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
@@ -34,6 +37,18 @@ module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
   func.func @gemm(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi32>, %arg3: index, %arg4: index, %arg5: index, %arg6: f32) attributes {gemmini.acc_rows_used = 64 : i64, gemmini.sp_rows_used = 128 : i64} {
+    %c0_i64 = arith.constant 0 : i64
+    %c0_i64_0 = arith.constant 0 : i64
+    %0 = call @baco_program_id(%c0_i64_0) : (i64) -> i64
+    %1 = arith.cmpi eq, %0, %c0_i64 : i64
+    %c1_i64 = arith.constant 1 : i64
+    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
+    %3 = arith.cmpi eq, %2, %c0_i64 : i64
+    %c2_i64 = arith.constant 2 : i64
+    %4 = call @baco_program_id(%c2_i64) : (i64) -> i64
+    %5 = arith.cmpi eq, %4, %c0_i64 : i64
+    %6 = arith.andi %1, %3 : i1
+    %7 = arith.andi %6, %5 : i1
     %c96_i64 = arith.constant 96 : i64
     %c2 = arith.constant 2 : index
     %c4 = arith.constant 4 : index
@@ -42,7 +57,7 @@ module {
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c32_i64 = arith.constant 32 : i64
-    %c2_i64 = arith.constant 2 : i64
+    %c2_i64_1 = arith.constant 2 : i64
     %c4_i64 = arith.constant 4 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
@@ -51,174 +66,178 @@ module {
     %c0 = arith.constant 0 : index
     %c47_i64 = arith.constant 47 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c0_i64 = arith.constant 0 : i64
-    %c1_i64 = arith.constant 1 : i64
+    %c0_i64_2 = arith.constant 0 : i64
+    %c1_i64_3 = arith.constant 1 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
-    "instgem.config_ex"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %c1065353216_i64, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %0 = call @baco_program_id(%c0_i64) : (i64) -> i64
-    %1 = arith.index_cast %0 : i64 to index
-    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
-    %3 = arith.index_cast %2 : i64 to index
-    %4 = arith.muli %1, %c32 : index
+    scf.if %7 {
+      "instgem.config_ex"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c1_i64_3, %c1065353216_i64, %c0_i64_2, %c0_i64_2, %c1_i64_3) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    }
+    %8 = call @baco_program_id(%c0_i64_2) : (i64) -> i64
+    %9 = arith.index_cast %8 : i64 to index
+    %10 = call @baco_program_id(%c1_i64_3) : (i64) -> i64
+    %11 = arith.index_cast %10 : i64 to index
+    %12 = arith.muli %9, %c32 : index
     %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %5 = arith.muli %3, %c32 : index
-    %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+    %13 = arith.muli %11, %c32 : index
+    %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg7 = %c0 to %c4 step %c1 {
-      %46 = arith.index_cast %arg7 : index to i64
-      %47 = arith.remsi %46, %c2_i64 : i64
-      %48 = arith.divsi %46, %c2_i64 : i64
-      %49 = arith.muli %48, %c16_i64 : i64
-      %50 = arith.subi %c32_i64, %49 : i64
-      %51 = arith.minsi %50, %c16_i64 : i64
-      %52 = arith.muli %47, %c32_i64 : i64
-      %53 = arith.addi %52, %49 : i64
-      %54 = arith.ori %53, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %54, %51, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %54 = arith.index_cast %arg7 : index to i64
+      %55 = arith.remsi %54, %c2_i64_1 : i64
+      %56 = arith.divsi %54, %c2_i64_1 : i64
+      %57 = arith.muli %56, %c16_i64 : i64
+      %58 = arith.subi %c32_i64, %57 : i64
+      %59 = arith.minsi %58, %c16_i64 : i64
+      %60 = arith.muli %55, %c32_i64 : i64
+      %61 = arith.addi %60, %57 : i64
+      %62 = arith.ori %61, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_2, %62, %59, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %6 = arith.ceildivsi %arg5, %c32 : index
-    %7:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-      %subview_2 = memref.subview %reinterpret_cast[%4, %arg8] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-      %subview_3 = memref.subview %reinterpret_cast_0[%arg9, %5] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-      %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_2 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_8 = memref.extract_aligned_pointer_as_index %subview_2 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> index
-      %46 = arith.index_cast %intptr_8 : index to i64
-      %47 = arith.index_cast %offset_5 : index to i64
-      %48 = arith.addi %46, %47 : i64
-      %49 = arith.index_cast %strides_7#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %49) : (i64, i64, i64, i64, i64, i64) -> ()
+    %14 = arith.ceildivsi %arg5, %c32 : index
+    %15:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+      %subview_6 = memref.subview %reinterpret_cast[%12, %arg8] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+      %subview_7 = memref.subview %reinterpret_cast_4[%arg9, %13] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+      %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_6 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_12 = memref.extract_aligned_pointer_as_index %subview_6 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> index
+      %54 = arith.index_cast %intptr_12 : index to i64
+      %55 = arith.index_cast %offset_9 : index to i64
+      %56 = arith.addi %54, %55 : i64
+      %57 = arith.index_cast %strides_11#0 : index to i64
+      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %57) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg10 = %c0 to %c2 step %c1 {
-        %56 = arith.index_cast %arg10 : index to i64
-        %57 = arith.muli %56, %c16_i64 : i64
-        %58 = arith.maxsi %57, %c0_i64 : i64
-        %59 = arith.addi %57, %c16_i64 : i64
-        %60 = arith.minsi %59, %c32_i64 : i64
-        %61 = arith.subi %60, %58 : i64
-        %62 = arith.muli %58, %49 : i64
-        %63 = arith.addi %48, %62 : i64
-        %64 = arith.muli %56, %c32_i64 : i64
-        %65 = arith.subi %58, %57 : i64
-        %66 = arith.addi %64, %65 : i64
-        "instgem.mvin"(%63, %66, %c32_i64, %61) : (i64, i64, i64, i64) -> ()
+        %64 = arith.index_cast %arg10 : index to i64
+        %65 = arith.muli %64, %c16_i64 : i64
+        %66 = arith.maxsi %65, %c0_i64_2 : i64
+        %67 = arith.addi %65, %c16_i64 : i64
+        %68 = arith.minsi %67, %c32_i64 : i64
+        %69 = arith.subi %68, %66 : i64
+        %70 = arith.muli %66, %57 : i64
+        %71 = arith.addi %56, %70 : i64
+        %72 = arith.muli %64, %c32_i64 : i64
+        %73 = arith.subi %66, %65 : i64
+        %74 = arith.addi %72, %73 : i64
+        "instgem.mvin"(%71, %74, %c32_i64, %69) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_13 = memref.extract_aligned_pointer_as_index %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> index
-      %50 = arith.index_cast %intptr_13 : index to i64
-      %51 = arith.index_cast %offset_10 : index to i64
-      %52 = arith.addi %50, %51 : i64
-      %53 = arith.index_cast %strides_12#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %53) : (i64, i64, i64, i64, i64, i64) -> ()
+      %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_17 = memref.extract_aligned_pointer_as_index %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> index
+      %58 = arith.index_cast %intptr_17 : index to i64
+      %59 = arith.index_cast %offset_14 : index to i64
+      %60 = arith.addi %58, %59 : i64
+      %61 = arith.index_cast %strides_16#0 : index to i64
+      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %61) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg10 = %c0 to %c2 step %c1 {
-        %56 = arith.index_cast %arg10 : index to i64
-        %57 = arith.muli %56, %c16_i64 : i64
-        %58 = arith.maxsi %57, %c0_i64 : i64
-        %59 = arith.addi %57, %c16_i64 : i64
-        %60 = arith.minsi %59, %c32_i64 : i64
-        %61 = arith.subi %60, %58 : i64
-        %62 = arith.muli %58, %53 : i64
-        %63 = arith.addi %52, %62 : i64
-        %64 = arith.muli %56, %c32_i64 : i64
-        %65 = arith.addi %64, %c64_i64 : i64
-        %66 = arith.subi %58, %57 : i64
-        %67 = arith.addi %65, %66 : i64
-        "instgem.mvin"(%63, %67, %c32_i64, %61) : (i64, i64, i64, i64) -> ()
+        %64 = arith.index_cast %arg10 : index to i64
+        %65 = arith.muli %64, %c16_i64 : i64
+        %66 = arith.maxsi %65, %c0_i64_2 : i64
+        %67 = arith.addi %65, %c16_i64 : i64
+        %68 = arith.minsi %67, %c32_i64 : i64
+        %69 = arith.subi %68, %66 : i64
+        %70 = arith.muli %66, %61 : i64
+        %71 = arith.addi %60, %70 : i64
+        %72 = arith.muli %64, %c32_i64 : i64
+        %73 = arith.addi %72, %c64_i64 : i64
+        %74 = arith.subi %66, %65 : i64
+        %75 = arith.addi %73, %74 : i64
+        "instgem.mvin"(%71, %75, %c32_i64, %69) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.for %arg10 = %c0 to %c2 step %c1 {
-        %56 = arith.index_cast %arg10 : index to i64
+        %64 = arith.index_cast %arg10 : index to i64
         scf.for %arg11 = %c0 to %c2 step %c1 {
-          %57 = arith.index_cast %arg11 : index to i64
-          %58 = arith.muli %56, %c16_i64 : i64
-          %59 = arith.subi %c32_i64, %58 : i64
-          %60 = arith.minsi %59, %c16_i64 : i64
-          %61 = arith.muli %57, %c16_i64 : i64
-          %62 = arith.subi %c32_i64, %61 : i64
-          %63 = arith.minsi %62, %c16_i64 : i64
-          %64 = arith.muli %56, %c32_i64 : i64
-          %65 = arith.addi %64, %61 : i64
-          %66 = arith.ori %65, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %63, %60, %c4294967295_i64, %63, %60) : (i64, i64, i64, i64, i64, i64) -> ()
-          %67 = arith.addi %61, %c64_i64 : i64
-          "instgem.compute_preloaded"(%64, %c16_i64, %60, %67, %63, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.preload"(%c4294967295_i64, %63, %60, %66, %63, %60) : (i64, i64, i64, i64, i64, i64) -> ()
-          %68 = arith.addi %64, %c16_i64 : i64
-          %69 = arith.addi %61, %c96_i64 : i64
-          "instgem.compute_accumulated"(%68, %c16_i64, %60, %69, %63, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %65 = arith.index_cast %arg11 : index to i64
+          %66 = arith.muli %64, %c16_i64 : i64
+          %67 = arith.subi %c32_i64, %66 : i64
+          %68 = arith.minsi %67, %c16_i64 : i64
+          %69 = arith.muli %65, %c16_i64 : i64
+          %70 = arith.subi %c32_i64, %69 : i64
+          %71 = arith.minsi %70, %c16_i64 : i64
+          %72 = arith.muli %64, %c32_i64 : i64
+          %73 = arith.addi %72, %69 : i64
+          %74 = arith.ori %73, %c3221225472_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %71, %68, %c4294967295_i64, %71, %68) : (i64, i64, i64, i64, i64, i64) -> ()
+          %75 = arith.addi %69, %c64_i64 : i64
+          "instgem.compute_preloaded"(%72, %c16_i64, %68, %75, %71, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.preload"(%c4294967295_i64, %71, %68, %74, %71, %68) : (i64, i64, i64, i64, i64, i64) -> ()
+          %76 = arith.addi %72, %c16_i64 : i64
+          %77 = arith.addi %69, %c96_i64 : i64
+          "instgem.compute_accumulated"(%76, %c16_i64, %68, %77, %71, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         }
       } {gemmini.compute_nest}
-      %54 = arith.addi %arg8, %c32 : index
-      %55 = arith.addi %arg9, %c32 : index
-      scf.yield %54, %55 : index, index
+      %62 = arith.addi %arg8, %c32 : index
+      %63 = arith.addi %arg9, %c32 : index
+      scf.yield %62, %63 : index, index
     }
-    %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-    %8 = arith.maxsi %4, %c0 : index
-    %9 = arith.minsi %8, %arg3 : index
-    %10 = arith.addi %4, %c32 : index
-    %11 = arith.maxsi %10, %c0 : index
-    %12 = arith.minsi %11, %arg3 : index
-    %13 = arith.subi %9, %4 : index
-    %14 = arith.maxsi %13, %c0 : index
-    %15 = arith.minsi %14, %c32 : index
-    %16 = arith.subi %12, %9 : index
-    %17 = arith.maxsi %5, %c0 : index
-    %18 = arith.minsi %17, %arg4 : index
-    %19 = arith.addi %5, %c32 : index
-    %20 = arith.maxsi %19, %c0 : index
-    %21 = arith.minsi %20, %arg4 : index
-    %22 = arith.subi %18, %5 : index
-    %23 = arith.maxsi %22, %c0 : index
-    %24 = arith.minsi %23, %c32 : index
-    %25 = arith.subi %21, %18 : index
-    %26 = arith.cmpi sgt, %24, %c0 : index
-    scf.if %26 {
+    %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+    %16 = arith.maxsi %12, %c0 : index
+    %17 = arith.minsi %16, %arg3 : index
+    %18 = arith.addi %12, %c32 : index
+    %19 = arith.maxsi %18, %c0 : index
+    %20 = arith.minsi %19, %arg3 : index
+    %21 = arith.subi %17, %12 : index
+    %22 = arith.maxsi %21, %c0 : index
+    %23 = arith.minsi %22, %c32 : index
+    %24 = arith.subi %20, %17 : index
+    %25 = arith.maxsi %13, %c0 : index
+    %26 = arith.minsi %25, %arg4 : index
+    %27 = arith.addi %13, %c32 : index
+    %28 = arith.maxsi %27, %c0 : index
+    %29 = arith.minsi %28, %arg4 : index
+    %30 = arith.subi %26, %13 : index
+    %31 = arith.maxsi %30, %c0 : index
+    %32 = arith.minsi %31, %c32 : index
+    %33 = arith.subi %29, %26 : index
+    %34 = arith.cmpi sgt, %32, %c0 : index
+    scf.if %34 {
       func.call @baco_boundary_error(%c47_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast_1[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-    %27 = arith.index_cast %15 : index to i64
-    %28 = arith.index_cast %16 : index to i64
-    %29 = arith.index_cast %25 : index to i64
+    %subview = memref.subview %reinterpret_cast_5[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+    %35 = arith.index_cast %23 : index to i64
+    %36 = arith.index_cast %24 : index to i64
+    %37 = arith.index_cast %33 : index to i64
     %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
     %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-    %30 = arith.index_cast %intptr : index to i64
-    %31 = arith.index_cast %offset : index to i64
-    %32 = arith.muli %31, %c4_i64 : i64
-    %33 = arith.addi %30, %32 : i64
-    %34 = arith.index_cast %strides#0 : index to i64
-    %35 = arith.muli %34, %c4_i64 : i64
-    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %35, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %36 = arith.divsi %27, %c16_i64 : i64
-    %37 = arith.addi %27, %28 : i64
-    %38 = arith.ceildivsi %37, %c16_i64 : i64
-    %39 = arith.subi %38, %36 : i64
-    %40 = arith.cmpi sgt, %28, %c0_i64 : i64
-    %41 = arith.extui %40 : i1 to i64
-    %42 = arith.muli %39, %41 : i64
-    %43 = arith.ceildivsi %29, %c16_i64 : i64
-    %44 = arith.muli %42, %43 : i64
-    %45 = arith.index_cast %44 : i64 to index
-    scf.for %arg7 = %c0 to %45 step %c1 {
-      %46 = arith.index_cast %arg7 : index to i64
-      %47 = arith.remsi %46, %42 : i64
-      %48 = arith.divsi %46, %42 : i64
-      %49 = arith.addi %36, %47 : i64
-      %50 = arith.muli %49, %c16_i64 : i64
-      %51 = arith.maxsi %50, %27 : i64
-      %52 = arith.addi %50, %c16_i64 : i64
-      %53 = arith.minsi %52, %37 : i64
-      %54 = arith.subi %53, %51 : i64
-      %55 = arith.subi %51, %27 : i64
-      %56 = arith.muli %55, %35 : i64
-      %57 = arith.addi %33, %56 : i64
-      %58 = arith.muli %48, %c64_i64 : i64
-      %59 = arith.addi %57, %58 : i64
-      %60 = arith.muli %49, %c32_i64 : i64
-      %61 = arith.muli %48, %c16_i64 : i64
-      %62 = arith.addi %60, %61 : i64
-      %63 = arith.ori %62, %c2684354560_i64 : i64
-      %64 = arith.subi %51, %50 : i64
-      %65 = arith.addi %63, %64 : i64
-      %66 = arith.subi %29, %61 : i64
-      %67 = arith.minsi %66, %c16_i64 : i64
-      "instgem.mvout"(%59, %65, %67, %54) : (i64, i64, i64, i64) -> ()
+    %38 = arith.index_cast %intptr : index to i64
+    %39 = arith.index_cast %offset : index to i64
+    %40 = arith.muli %39, %c4_i64 : i64
+    %41 = arith.addi %38, %40 : i64
+    %42 = arith.index_cast %strides#0 : index to i64
+    %43 = arith.muli %42, %c4_i64 : i64
+    scf.if %7 {
+      "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %43, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    }
+    %44 = arith.divsi %35, %c16_i64 : i64
+    %45 = arith.addi %35, %36 : i64
+    %46 = arith.ceildivsi %45, %c16_i64 : i64
+    %47 = arith.subi %46, %44 : i64
+    %48 = arith.cmpi sgt, %36, %c0_i64_2 : i64
+    %49 = arith.extui %48 : i1 to i64
+    %50 = arith.muli %47, %49 : i64
+    %51 = arith.ceildivsi %37, %c16_i64 : i64
+    %52 = arith.muli %50, %51 : i64
+    %53 = arith.index_cast %52 : i64 to index
+    scf.for %arg7 = %c0 to %53 step %c1 {
+      %54 = arith.index_cast %arg7 : index to i64
+      %55 = arith.remsi %54, %50 : i64
+      %56 = arith.divsi %54, %50 : i64
+      %57 = arith.addi %44, %55 : i64
+      %58 = arith.muli %57, %c16_i64 : i64
+      %59 = arith.maxsi %58, %35 : i64
+      %60 = arith.addi %58, %c16_i64 : i64
+      %61 = arith.minsi %60, %45 : i64
+      %62 = arith.subi %61, %59 : i64
+      %63 = arith.subi %59, %35 : i64
+      %64 = arith.muli %63, %43 : i64
+      %65 = arith.addi %41, %64 : i64
+      %66 = arith.muli %56, %c64_i64 : i64
+      %67 = arith.addi %65, %66 : i64
+      %68 = arith.muli %57, %c32_i64 : i64
+      %69 = arith.muli %56, %c16_i64 : i64
+      %70 = arith.addi %68, %69 : i64
+      %71 = arith.ori %70, %c2684354560_i64 : i64
+      %72 = arith.subi %59, %58 : i64
+      %73 = arith.addi %71, %72 : i64
+      %74 = arith.subi %37, %69 : i64
+      %75 = arith.minsi %74, %c16_i64 : i64
+      "instgem.mvout"(%67, %73, %75, %62) : (i64, i64, i64, i64) -> ()
     }
     "instgem.fence"() : () -> ()
     return

@@ -12,6 +12,9 @@
 // CHECK: llvm.func @baco_boundary_error(i64, i64) attributes {sym_visibility = "private"}
 // CHECK: llvm.func @baco_program_id(i64) -> i64 attributes {sym_visibility = "private"}
 // CHECK-LABEL: llvm.func @gemm(%{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: f32) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 48 : i64} {
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: llvm.call @baco.rocc.config_ex(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
@@ -38,6 +41,18 @@ module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
   func.func @gemm(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: f32) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 48 : i64} {
+    %c0_i64 = arith.constant 0 : i64
+    %c0_i64_0 = arith.constant 0 : i64
+    %0 = call @baco_program_id(%c0_i64_0) : (i64) -> i64
+    %1 = arith.cmpi eq, %0, %c0_i64 : i64
+    %c1_i64 = arith.constant 1 : i64
+    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
+    %3 = arith.cmpi eq, %2, %c0_i64 : i64
+    %c2_i64 = arith.constant 2 : i64
+    %4 = call @baco_program_id(%c2_i64) : (i64) -> i64
+    %5 = arith.cmpi eq, %4, %c0_i64 : i64
+    %6 = arith.andi %1, %3 : i1
+    %7 = arith.andi %6, %5 : i1
     %c2 = arith.constant 2 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
@@ -54,313 +69,317 @@ module {
     %c62_i64 = arith.constant 62 : i64
     %c51_i64 = arith.constant 51 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c0_i64 = arith.constant 0 : i64
-    %c1_i64 = arith.constant 1 : i64
+    %c0_i64_1 = arith.constant 0 : i64
+    %c1_i64_2 = arith.constant 1 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
-    "instgem.config_ex"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %c1065353216_i64, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %0 = call @baco_program_id(%c0_i64) : (i64) -> i64
-    %1 = arith.index_cast %0 : i64 to index
-    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
-    %3 = arith.index_cast %2 : i64 to index
-    %4 = arith.muli %1, %c16 : index
+    scf.if %7 {
+      "instgem.config_ex"(%c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c1_i64_2, %c1065353216_i64, %c0_i64_1, %c0_i64_1, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    }
+    %8 = call @baco_program_id(%c0_i64_1) : (i64) -> i64
+    %9 = arith.index_cast %8 : i64 to index
+    %10 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
+    %11 = arith.index_cast %10 : i64 to index
+    %12 = arith.muli %9, %c16 : index
     %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %5 = arith.muli %3, %c32 : index
-    %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+    %13 = arith.muli %11, %c32 : index
+    %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg7 = %c0 to %c2 step %c1 {
-      %46 = arith.index_cast %arg7 : index to i64
-      %47 = arith.muli %46, %c16_i64 : i64
-      %48 = arith.subi %c32_i64, %47 : i64
-      %49 = arith.minsi %48, %c16_i64 : i64
-      %50 = arith.ori %47, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %50, %49, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %54 = arith.index_cast %arg7 : index to i64
+      %55 = arith.muli %54, %c16_i64 : i64
+      %56 = arith.subi %c32_i64, %55 : i64
+      %57 = arith.minsi %56, %c16_i64 : i64
+      %58 = arith.ori %55, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_1, %58, %57, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %6 = arith.ceildivsi %arg5, %c16 : index
-    %7:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-      %46 = arith.maxsi %4, %c0 : index
-      %47 = arith.minsi %46, %arg3 : index
-      %48 = arith.addi %4, %c16 : index
-      %49 = arith.maxsi %48, %c0 : index
-      %50 = arith.minsi %49, %arg3 : index
-      %51 = arith.subi %47, %4 : index
-      %52 = arith.maxsi %51, %c0 : index
-      %53 = arith.minsi %52, %c16 : index
-      %54 = arith.subi %50, %47 : index
-      %55 = arith.maxsi %arg8, %c0 : index
-      %56 = arith.minsi %55, %arg5 : index
-      %57 = arith.addi %arg8, %c16 : index
-      %58 = arith.maxsi %57, %c0 : index
-      %59 = arith.minsi %58, %arg5 : index
-      %60 = arith.subi %56, %arg8 : index
-      %61 = arith.maxsi %60, %c0 : index
-      %62 = arith.minsi %61, %c16 : index
-      %63 = arith.subi %59, %56 : index
-      %64 = arith.cmpi sgt, %62, %c0 : index
-      scf.if %64 {
+    %14 = arith.ceildivsi %arg5, %c16 : index
+    %15:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+      %54 = arith.maxsi %12, %c0 : index
+      %55 = arith.minsi %54, %arg3 : index
+      %56 = arith.addi %12, %c16 : index
+      %57 = arith.maxsi %56, %c0 : index
+      %58 = arith.minsi %57, %arg3 : index
+      %59 = arith.subi %55, %12 : index
+      %60 = arith.maxsi %59, %c0 : index
+      %61 = arith.minsi %60, %c16 : index
+      %62 = arith.subi %58, %55 : index
+      %63 = arith.maxsi %arg8, %c0 : index
+      %64 = arith.minsi %63, %arg5 : index
+      %65 = arith.addi %arg8, %c16 : index
+      %66 = arith.maxsi %65, %c0 : index
+      %67 = arith.minsi %66, %arg5 : index
+      %68 = arith.subi %64, %arg8 : index
+      %69 = arith.maxsi %68, %c0 : index
+      %70 = arith.minsi %69, %c16 : index
+      %71 = arith.subi %67, %64 : index
+      %72 = arith.cmpi sgt, %70, %c0 : index
+      scf.if %72 {
         func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
       }
-      %subview_2 = memref.subview %reinterpret_cast[%47, %56] [%54, %63] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %65 = arith.index_cast %53 : index to i64
-      %66 = arith.index_cast %54 : index to i64
-      %67 = arith.index_cast %63 : index to i64
-      %68 = arith.addi %65, %66 : i64
-      %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_7 = memref.extract_aligned_pointer_as_index %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %69 = arith.index_cast %intptr_7 : index to i64
-      %70 = arith.index_cast %offset_4 : index to i64
-      %71 = arith.addi %69, %70 : i64
-      %72 = arith.index_cast %strides_6#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %72) : (i64, i64, i64, i64, i64, i64) -> ()
-      %73 = arith.ceildivsi %67, %c64_i64 : i64
-      %74 = arith.divsi %65, %c16_i64 : i64
-      %75 = arith.ceildivsi %68, %c16_i64 : i64
-      %76 = arith.subi %75, %74 : i64
-      %77 = arith.cmpi sgt, %66, %c0_i64 : i64
-      %78 = arith.extui %77 : i1 to i64
-      %79 = arith.muli %76, %78 : i64
-      %80 = arith.muli %79, %73 : i64
-      %81 = arith.index_cast %80 : i64 to index
-      scf.for %arg10 = %c0 to %81 step %c1 {
-        %131 = arith.index_cast %arg10 : index to i64
-        %132 = arith.divsi %131, %73 : i64
-        %133 = arith.addi %74, %132 : i64
-        %134 = arith.remsi %131, %73 : i64
-        %135 = arith.muli %133, %c16_i64 : i64
-        %136 = arith.maxsi %135, %65 : i64
-        %137 = arith.addi %135, %c16_i64 : i64
-        %138 = arith.minsi %137, %68 : i64
-        %139 = arith.subi %138, %136 : i64
-        %140 = arith.subi %136, %65 : i64
-        %141 = arith.muli %140, %72 : i64
-        %142 = arith.addi %71, %141 : i64
-        %143 = arith.muli %134, %c64_i64 : i64
+      %subview_5 = memref.subview %reinterpret_cast[%55, %64] [%62, %71] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %73 = arith.index_cast %61 : index to i64
+      %74 = arith.index_cast %62 : index to i64
+      %75 = arith.index_cast %71 : index to i64
+      %76 = arith.addi %73, %74 : i64
+      %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_10 = memref.extract_aligned_pointer_as_index %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %77 = arith.index_cast %intptr_10 : index to i64
+      %78 = arith.index_cast %offset_7 : index to i64
+      %79 = arith.addi %77, %78 : i64
+      %80 = arith.index_cast %strides_9#0 : index to i64
+      "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %80) : (i64, i64, i64, i64, i64, i64) -> ()
+      %81 = arith.ceildivsi %75, %c64_i64 : i64
+      %82 = arith.divsi %73, %c16_i64 : i64
+      %83 = arith.ceildivsi %76, %c16_i64 : i64
+      %84 = arith.subi %83, %82 : i64
+      %85 = arith.cmpi sgt, %74, %c0_i64_1 : i64
+      %86 = arith.extui %85 : i1 to i64
+      %87 = arith.muli %84, %86 : i64
+      %88 = arith.muli %87, %81 : i64
+      %89 = arith.index_cast %88 : i64 to index
+      scf.for %arg10 = %c0 to %89 step %c1 {
+        %139 = arith.index_cast %arg10 : index to i64
+        %140 = arith.divsi %139, %81 : i64
+        %141 = arith.addi %82, %140 : i64
+        %142 = arith.remsi %139, %81 : i64
+        %143 = arith.muli %141, %c16_i64 : i64
+        %144 = arith.maxsi %143, %73 : i64
+        %145 = arith.addi %143, %c16_i64 : i64
+        %146 = arith.minsi %145, %76 : i64
+        %147 = arith.subi %146, %144 : i64
+        %148 = arith.subi %144, %73 : i64
+        %149 = arith.muli %148, %80 : i64
+        %150 = arith.addi %79, %149 : i64
+        %151 = arith.muli %142, %c64_i64 : i64
+        %152 = arith.addi %150, %151 : i64
+        %153 = arith.addi %143, %151 : i64
+        %154 = arith.subi %144, %143 : i64
+        %155 = arith.addi %153, %154 : i64
+        %156 = arith.subi %75, %151 : i64
+        %157 = arith.minsi %156, %c64_i64 : i64
+        "instgem.mvin"(%152, %155, %157, %147) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %90 = arith.ceildivsi %73, %c16_i64 : i64
+      %91 = arith.muli %90, %81 : i64
+      %92 = arith.index_cast %91 : i64 to index
+      scf.for %arg10 = %c0 to %92 step %c1 {
+        %139 = arith.index_cast %arg10 : index to i64
+        %140 = arith.divsi %139, %81 : i64
+        %141 = arith.remsi %139, %81 : i64
+        %142 = arith.muli %140, %c16_i64 : i64
+        %143 = arith.muli %141, %c64_i64 : i64
         %144 = arith.addi %142, %143 : i64
-        %145 = arith.addi %135, %143 : i64
-        %146 = arith.subi %136, %135 : i64
-        %147 = arith.addi %145, %146 : i64
-        %148 = arith.subi %67, %143 : i64
-        %149 = arith.minsi %148, %c64_i64 : i64
-        "instgem.mvin"(%144, %147, %149, %139) : (i64, i64, i64, i64) -> ()
+        %145 = arith.subi %75, %143 : i64
+        %146 = arith.minsi %145, %c64_i64 : i64
+        %147 = arith.subi %73, %142 : i64
+        %148 = arith.minsi %147, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_1, %144, %146, %148) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %82 = arith.ceildivsi %65, %c16_i64 : i64
-      %83 = arith.muli %82, %73 : i64
-      %84 = arith.index_cast %83 : i64 to index
-      scf.for %arg10 = %c0 to %84 step %c1 {
-        %131 = arith.index_cast %arg10 : index to i64
-        %132 = arith.divsi %131, %73 : i64
-        %133 = arith.remsi %131, %73 : i64
-        %134 = arith.muli %132, %c16_i64 : i64
-        %135 = arith.muli %133, %c64_i64 : i64
-        %136 = arith.addi %134, %135 : i64
-        %137 = arith.subi %67, %135 : i64
-        %138 = arith.minsi %137, %c64_i64 : i64
-        %139 = arith.subi %65, %134 : i64
-        %140 = arith.minsi %139, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %136, %138, %140) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %85 = arith.maxsi %arg9, %c0 : index
-      %86 = arith.minsi %85, %arg5 : index
-      %87 = arith.addi %arg9, %c16 : index
-      %88 = arith.maxsi %87, %c0 : index
-      %89 = arith.minsi %88, %arg5 : index
-      %90 = arith.subi %86, %arg9 : index
-      %91 = arith.maxsi %90, %c0 : index
-      %92 = arith.minsi %91, %c16 : index
-      %93 = arith.subi %89, %86 : index
-      %94 = arith.maxsi %5, %c0 : index
-      %95 = arith.minsi %94, %arg4 : index
-      %96 = arith.addi %5, %c32 : index
-      %97 = arith.maxsi %96, %c0 : index
-      %98 = arith.minsi %97, %arg4 : index
-      %99 = arith.subi %95, %5 : index
-      %100 = arith.maxsi %99, %c0 : index
-      %101 = arith.minsi %100, %c32 : index
-      %102 = arith.subi %98, %95 : index
-      %103 = arith.cmpi sgt, %101, %c0 : index
-      scf.if %103 {
+      %93 = arith.maxsi %arg9, %c0 : index
+      %94 = arith.minsi %93, %arg5 : index
+      %95 = arith.addi %arg9, %c16 : index
+      %96 = arith.maxsi %95, %c0 : index
+      %97 = arith.minsi %96, %arg5 : index
+      %98 = arith.subi %94, %arg9 : index
+      %99 = arith.maxsi %98, %c0 : index
+      %100 = arith.minsi %99, %c16 : index
+      %101 = arith.subi %97, %94 : index
+      %102 = arith.maxsi %13, %c0 : index
+      %103 = arith.minsi %102, %arg4 : index
+      %104 = arith.addi %13, %c32 : index
+      %105 = arith.maxsi %104, %c0 : index
+      %106 = arith.minsi %105, %arg4 : index
+      %107 = arith.subi %103, %13 : index
+      %108 = arith.maxsi %107, %c0 : index
+      %109 = arith.minsi %108, %c32 : index
+      %110 = arith.subi %106, %103 : index
+      %111 = arith.cmpi sgt, %109, %c0 : index
+      scf.if %111 {
         func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
       }
-      %subview_8 = memref.subview %reinterpret_cast_0[%86, %95] [%93, %102] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %104 = arith.index_cast %92 : index to i64
-      %105 = arith.index_cast %93 : index to i64
-      %106 = arith.index_cast %102 : index to i64
-      %107 = arith.addi %104, %105 : i64
-      %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %108 = arith.index_cast %intptr_13 : index to i64
-      %109 = arith.index_cast %offset_10 : index to i64
-      %110 = arith.addi %108, %109 : i64
-      %111 = arith.index_cast %strides_12#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %111) : (i64, i64, i64, i64, i64, i64) -> ()
-      %112 = arith.ceildivsi %106, %c64_i64 : i64
-      %113 = arith.divsi %104, %c16_i64 : i64
-      %114 = arith.ceildivsi %107, %c16_i64 : i64
-      %115 = arith.subi %114, %113 : i64
-      %116 = arith.cmpi sgt, %105, %c0_i64 : i64
-      %117 = arith.extui %116 : i1 to i64
-      %118 = arith.muli %115, %117 : i64
-      %119 = arith.muli %118, %112 : i64
-      %120 = arith.index_cast %119 : i64 to index
-      scf.for %arg10 = %c0 to %120 step %c1 {
-        %131 = arith.index_cast %arg10 : index to i64
-        %132 = arith.divsi %131, %112 : i64
-        %133 = arith.addi %113, %132 : i64
-        %134 = arith.remsi %131, %112 : i64
-        %135 = arith.muli %133, %c16_i64 : i64
-        %136 = arith.maxsi %135, %104 : i64
-        %137 = arith.addi %135, %c16_i64 : i64
-        %138 = arith.minsi %137, %107 : i64
-        %139 = arith.subi %138, %136 : i64
-        %140 = arith.subi %136, %104 : i64
-        %141 = arith.muli %140, %111 : i64
-        %142 = arith.addi %110, %141 : i64
-        %143 = arith.muli %134, %c64_i64 : i64
+      %subview_11 = memref.subview %reinterpret_cast_3[%94, %103] [%101, %110] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %112 = arith.index_cast %100 : index to i64
+      %113 = arith.index_cast %101 : index to i64
+      %114 = arith.index_cast %110 : index to i64
+      %115 = arith.addi %112, %113 : i64
+      %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_16 = memref.extract_aligned_pointer_as_index %subview_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %116 = arith.index_cast %intptr_16 : index to i64
+      %117 = arith.index_cast %offset_13 : index to i64
+      %118 = arith.addi %116, %117 : i64
+      %119 = arith.index_cast %strides_15#0 : index to i64
+      "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %119) : (i64, i64, i64, i64, i64, i64) -> ()
+      %120 = arith.ceildivsi %114, %c64_i64 : i64
+      %121 = arith.divsi %112, %c16_i64 : i64
+      %122 = arith.ceildivsi %115, %c16_i64 : i64
+      %123 = arith.subi %122, %121 : i64
+      %124 = arith.cmpi sgt, %113, %c0_i64_1 : i64
+      %125 = arith.extui %124 : i1 to i64
+      %126 = arith.muli %123, %125 : i64
+      %127 = arith.muli %126, %120 : i64
+      %128 = arith.index_cast %127 : i64 to index
+      scf.for %arg10 = %c0 to %128 step %c1 {
+        %139 = arith.index_cast %arg10 : index to i64
+        %140 = arith.divsi %139, %120 : i64
+        %141 = arith.addi %121, %140 : i64
+        %142 = arith.remsi %139, %120 : i64
+        %143 = arith.muli %141, %c16_i64 : i64
+        %144 = arith.maxsi %143, %112 : i64
+        %145 = arith.addi %143, %c16_i64 : i64
+        %146 = arith.minsi %145, %115 : i64
+        %147 = arith.subi %146, %144 : i64
+        %148 = arith.subi %144, %112 : i64
+        %149 = arith.muli %148, %119 : i64
+        %150 = arith.addi %118, %149 : i64
+        %151 = arith.muli %142, %c64_i64 : i64
+        %152 = arith.addi %150, %151 : i64
+        %153 = arith.muli %141, %c32_i64 : i64
+        %154 = arith.addi %153, %151 : i64
+        %155 = arith.addi %154, %c16_i64 : i64
+        %156 = arith.subi %144, %143 : i64
+        %157 = arith.addi %155, %156 : i64
+        %158 = arith.subi %114, %151 : i64
+        %159 = arith.minsi %158, %c64_i64 : i64
+        "instgem.mvin"(%152, %157, %159, %147) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %129 = arith.ceildivsi %112, %c16_i64 : i64
+      %130 = arith.muli %129, %120 : i64
+      %131 = arith.index_cast %130 : i64 to index
+      scf.for %arg10 = %c0 to %131 step %c1 {
+        %139 = arith.index_cast %arg10 : index to i64
+        %140 = arith.divsi %139, %120 : i64
+        %141 = arith.remsi %139, %120 : i64
+        %142 = arith.muli %140, %c32_i64 : i64
+        %143 = arith.muli %141, %c64_i64 : i64
         %144 = arith.addi %142, %143 : i64
-        %145 = arith.muli %133, %c32_i64 : i64
-        %146 = arith.addi %145, %143 : i64
-        %147 = arith.addi %146, %c16_i64 : i64
-        %148 = arith.subi %136, %135 : i64
-        %149 = arith.addi %147, %148 : i64
-        %150 = arith.subi %106, %143 : i64
-        %151 = arith.minsi %150, %c64_i64 : i64
-        "instgem.mvin"(%144, %149, %151, %139) : (i64, i64, i64, i64) -> ()
+        %145 = arith.addi %144, %c16_i64 : i64
+        %146 = arith.subi %114, %143 : i64
+        %147 = arith.minsi %146, %c64_i64 : i64
+        %148 = arith.muli %140, %c16_i64 : i64
+        %149 = arith.subi %112, %148 : i64
+        %150 = arith.minsi %149, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_1, %145, %147, %150) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %121 = arith.ceildivsi %104, %c16_i64 : i64
-      %122 = arith.muli %121, %112 : i64
-      %123 = arith.index_cast %122 : i64 to index
-      scf.for %arg10 = %c0 to %123 step %c1 {
-        %131 = arith.index_cast %arg10 : index to i64
-        %132 = arith.divsi %131, %112 : i64
-        %133 = arith.remsi %131, %112 : i64
-        %134 = arith.muli %132, %c32_i64 : i64
-        %135 = arith.muli %133, %c64_i64 : i64
-        %136 = arith.addi %134, %135 : i64
-        %137 = arith.addi %136, %c16_i64 : i64
-        %138 = arith.subi %106, %135 : i64
-        %139 = arith.minsi %138, %c64_i64 : i64
-        %140 = arith.muli %132, %c16_i64 : i64
-        %141 = arith.subi %104, %140 : i64
-        %142 = arith.minsi %141, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %137, %139, %142) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %124 = arith.ceildivsi %106, %c16_i64 : i64
-      %125 = arith.minsi %67, %107 : i64
-      %126 = arith.ceildivsi %125, %c16_i64 : i64
-      %127 = arith.subi %126, %c1_i64 : i64
-      %128 = arith.cmpi sgt, %126, %c0_i64 : i64
-      %129 = arith.select %128, %75, %c0_i64 : i64
-      %130 = arith.index_cast %129 : i64 to index
-      scf.for %arg10 = %c0 to %130 step %c1 {
-        %131 = arith.index_cast %arg10 : index to i64
-        %132 = arith.index_cast %124 : i64 to index
-        scf.for %arg11 = %c0 to %132 step %c1 {
-          %133 = arith.index_cast %arg11 : index to i64
-          %134 = arith.muli %131, %c16_i64 : i64
-          %135 = arith.subi %68, %134 : i64
-          %136 = arith.minsi %135, %c16_i64 : i64
-          %137 = arith.muli %133, %c16_i64 : i64
-          %138 = arith.subi %106, %137 : i64
-          %139 = arith.minsi %138, %c16_i64 : i64
-          %140 = arith.muli %131, %c32_i64 : i64
-          %141 = arith.addi %140, %137 : i64
-          %142 = arith.ori %141, %c3221225472_i64 : i64
-          %143 = arith.cmpi eq, %127, %c0_i64 : i64
-          %144 = arith.select %143, %142, %c4294967295_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %139, %136, %144, %139, %136) : (i64, i64, i64, i64, i64, i64) -> ()
-          %145 = arith.minsi %67, %c16_i64 : i64
-          %146 = arith.addi %137, %c16_i64 : i64
-          %147 = arith.minsi %107, %c16_i64 : i64
-          "instgem.compute_preloaded"(%134, %145, %136, %146, %139, %147) : (i64, i64, i64, i64, i64, i64) -> ()
-          %148 = arith.index_cast %126 : i64 to index
-          scf.for %arg12 = %c1 to %148 step %c1 {
-            %149 = arith.index_cast %arg12 : index to i64
-            %150 = arith.cmpi eq, %149, %127 : i64
-            %151 = arith.select %150, %142, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %139, %136, %151, %139, %136) : (i64, i64, i64, i64, i64, i64) -> ()
-            %152 = arith.muli %149, %c16_i64 : i64
-            %153 = arith.addi %134, %152 : i64
-            %154 = arith.subi %67, %152 : i64
-            %155 = arith.minsi %154, %c16_i64 : i64
-            %156 = arith.muli %149, %c32_i64 : i64
-            %157 = arith.addi %156, %137 : i64
-            %158 = arith.addi %157, %c16_i64 : i64
-            %159 = arith.subi %107, %152 : i64
-            %160 = arith.minsi %159, %c16_i64 : i64
-            "instgem.compute_accumulated"(%153, %155, %136, %158, %139, %160) : (i64, i64, i64, i64, i64, i64) -> ()
+      %132 = arith.ceildivsi %114, %c16_i64 : i64
+      %133 = arith.minsi %75, %115 : i64
+      %134 = arith.ceildivsi %133, %c16_i64 : i64
+      %135 = arith.subi %134, %c1_i64_2 : i64
+      %136 = arith.cmpi sgt, %134, %c0_i64_1 : i64
+      %137 = arith.select %136, %83, %c0_i64_1 : i64
+      %138 = arith.index_cast %137 : i64 to index
+      scf.for %arg10 = %c0 to %138 step %c1 {
+        %139 = arith.index_cast %arg10 : index to i64
+        %140 = arith.index_cast %132 : i64 to index
+        scf.for %arg11 = %c0 to %140 step %c1 {
+          %141 = arith.index_cast %arg11 : index to i64
+          %142 = arith.muli %139, %c16_i64 : i64
+          %143 = arith.subi %76, %142 : i64
+          %144 = arith.minsi %143, %c16_i64 : i64
+          %145 = arith.muli %141, %c16_i64 : i64
+          %146 = arith.subi %114, %145 : i64
+          %147 = arith.minsi %146, %c16_i64 : i64
+          %148 = arith.muli %139, %c32_i64 : i64
+          %149 = arith.addi %148, %145 : i64
+          %150 = arith.ori %149, %c3221225472_i64 : i64
+          %151 = arith.cmpi eq, %135, %c0_i64_1 : i64
+          %152 = arith.select %151, %150, %c4294967295_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %147, %144, %152, %147, %144) : (i64, i64, i64, i64, i64, i64) -> ()
+          %153 = arith.minsi %75, %c16_i64 : i64
+          %154 = arith.addi %145, %c16_i64 : i64
+          %155 = arith.minsi %115, %c16_i64 : i64
+          "instgem.compute_preloaded"(%142, %153, %144, %154, %147, %155) : (i64, i64, i64, i64, i64, i64) -> ()
+          %156 = arith.index_cast %134 : i64 to index
+          scf.for %arg12 = %c1 to %156 step %c1 {
+            %157 = arith.index_cast %arg12 : index to i64
+            %158 = arith.cmpi eq, %157, %135 : i64
+            %159 = arith.select %158, %150, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %147, %144, %159, %147, %144) : (i64, i64, i64, i64, i64, i64) -> ()
+            %160 = arith.muli %157, %c16_i64 : i64
+            %161 = arith.addi %142, %160 : i64
+            %162 = arith.subi %75, %160 : i64
+            %163 = arith.minsi %162, %c16_i64 : i64
+            %164 = arith.muli %157, %c32_i64 : i64
+            %165 = arith.addi %164, %145 : i64
+            %166 = arith.addi %165, %c16_i64 : i64
+            %167 = arith.subi %115, %160 : i64
+            %168 = arith.minsi %167, %c16_i64 : i64
+            "instgem.compute_accumulated"(%161, %163, %144, %166, %147, %168) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %57, %87 : index, index
+      scf.yield %65, %95 : index, index
     }
-    %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %8 = arith.maxsi %4, %c0 : index
-    %9 = arith.minsi %8, %arg3 : index
-    %10 = arith.addi %4, %c16 : index
-    %11 = arith.maxsi %10, %c0 : index
-    %12 = arith.minsi %11, %arg3 : index
-    %13 = arith.subi %9, %4 : index
-    %14 = arith.maxsi %13, %c0 : index
-    %15 = arith.minsi %14, %c16 : index
-    %16 = arith.subi %12, %9 : index
-    %17 = arith.maxsi %5, %c0 : index
-    %18 = arith.minsi %17, %arg4 : index
-    %19 = arith.addi %5, %c32 : index
-    %20 = arith.maxsi %19, %c0 : index
-    %21 = arith.minsi %20, %arg4 : index
-    %22 = arith.subi %18, %5 : index
-    %23 = arith.maxsi %22, %c0 : index
-    %24 = arith.minsi %23, %c32 : index
-    %25 = arith.subi %21, %18 : index
-    %26 = arith.cmpi sgt, %24, %c0 : index
-    scf.if %26 {
+    %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    %16 = arith.maxsi %12, %c0 : index
+    %17 = arith.minsi %16, %arg3 : index
+    %18 = arith.addi %12, %c16 : index
+    %19 = arith.maxsi %18, %c0 : index
+    %20 = arith.minsi %19, %arg3 : index
+    %21 = arith.subi %17, %12 : index
+    %22 = arith.maxsi %21, %c0 : index
+    %23 = arith.minsi %22, %c16 : index
+    %24 = arith.subi %20, %17 : index
+    %25 = arith.maxsi %13, %c0 : index
+    %26 = arith.minsi %25, %arg4 : index
+    %27 = arith.addi %13, %c32 : index
+    %28 = arith.maxsi %27, %c0 : index
+    %29 = arith.minsi %28, %arg4 : index
+    %30 = arith.subi %26, %13 : index
+    %31 = arith.maxsi %30, %c0 : index
+    %32 = arith.minsi %31, %c32 : index
+    %33 = arith.subi %29, %26 : index
+    %34 = arith.cmpi sgt, %32, %c0 : index
+    scf.if %34 {
       func.call @baco_boundary_error(%c51_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast_1[%9, %18] [%16, %25] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %27 = arith.index_cast %15 : index to i64
-    %28 = arith.index_cast %16 : index to i64
-    %29 = arith.index_cast %25 : index to i64
+    %subview = memref.subview %reinterpret_cast_4[%17, %26] [%24, %33] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %35 = arith.index_cast %23 : index to i64
+    %36 = arith.index_cast %24 : index to i64
+    %37 = arith.index_cast %33 : index to i64
     %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %30 = arith.index_cast %intptr : index to i64
-    %31 = arith.index_cast %offset : index to i64
-    %32 = arith.addi %30, %31 : i64
-    %33 = arith.index_cast %strides#0 : index to i64
-    %34 = arith.bitcast %arg6 : f32 to i32
-    %35 = arith.extui %34 : i32 to i64
-    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %33, %35) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %36 = arith.divsi %27, %c16_i64 : i64
-    %37 = arith.addi %27, %28 : i64
-    %38 = arith.ceildivsi %37, %c16_i64 : i64
-    %39 = arith.subi %38, %36 : i64
-    %40 = arith.cmpi sgt, %28, %c0_i64 : i64
-    %41 = arith.extui %40 : i1 to i64
-    %42 = arith.muli %39, %41 : i64
-    %43 = arith.ceildivsi %29, %c16_i64 : i64
-    %44 = arith.muli %42, %43 : i64
-    %45 = arith.index_cast %44 : i64 to index
-    scf.for %arg7 = %c0 to %45 step %c1 {
-      %46 = arith.index_cast %arg7 : index to i64
-      %47 = arith.remsi %46, %42 : i64
-      %48 = arith.divsi %46, %42 : i64
-      %49 = arith.addi %36, %47 : i64
-      %50 = arith.muli %49, %c16_i64 : i64
-      %51 = arith.maxsi %50, %27 : i64
-      %52 = arith.addi %50, %c16_i64 : i64
-      %53 = arith.minsi %52, %37 : i64
-      %54 = arith.subi %53, %51 : i64
-      %55 = arith.subi %51, %27 : i64
-      %56 = arith.muli %55, %33 : i64
-      %57 = arith.addi %32, %56 : i64
-      %58 = arith.muli %48, %c16_i64 : i64
-      %59 = arith.addi %57, %58 : i64
-      %60 = arith.muli %49, %c32_i64 : i64
-      %61 = arith.addi %60, %58 : i64
-      %62 = arith.ori %61, %c2147483648_i64 : i64
-      %63 = arith.subi %51, %50 : i64
-      %64 = arith.addi %62, %63 : i64
-      %65 = arith.subi %29, %58 : i64
-      %66 = arith.minsi %65, %c16_i64 : i64
-      "instgem.mvout"(%59, %64, %66, %54) : (i64, i64, i64, i64) -> ()
+    %38 = arith.index_cast %intptr : index to i64
+    %39 = arith.index_cast %offset : index to i64
+    %40 = arith.addi %38, %39 : i64
+    %41 = arith.index_cast %strides#0 : index to i64
+    %42 = arith.bitcast %arg6 : f32 to i32
+    %43 = arith.extui %42 : i32 to i64
+    scf.if %7 {
+      "instgem.config_st"(%c1_i64_2, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %41, %43) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    }
+    %44 = arith.divsi %35, %c16_i64 : i64
+    %45 = arith.addi %35, %36 : i64
+    %46 = arith.ceildivsi %45, %c16_i64 : i64
+    %47 = arith.subi %46, %44 : i64
+    %48 = arith.cmpi sgt, %36, %c0_i64_1 : i64
+    %49 = arith.extui %48 : i1 to i64
+    %50 = arith.muli %47, %49 : i64
+    %51 = arith.ceildivsi %37, %c16_i64 : i64
+    %52 = arith.muli %50, %51 : i64
+    %53 = arith.index_cast %52 : i64 to index
+    scf.for %arg7 = %c0 to %53 step %c1 {
+      %54 = arith.index_cast %arg7 : index to i64
+      %55 = arith.remsi %54, %50 : i64
+      %56 = arith.divsi %54, %50 : i64
+      %57 = arith.addi %44, %55 : i64
+      %58 = arith.muli %57, %c16_i64 : i64
+      %59 = arith.maxsi %58, %35 : i64
+      %60 = arith.addi %58, %c16_i64 : i64
+      %61 = arith.minsi %60, %45 : i64
+      %62 = arith.subi %61, %59 : i64
+      %63 = arith.subi %59, %35 : i64
+      %64 = arith.muli %63, %41 : i64
+      %65 = arith.addi %40, %64 : i64
+      %66 = arith.muli %56, %c16_i64 : i64
+      %67 = arith.addi %65, %66 : i64
+      %68 = arith.muli %57, %c32_i64 : i64
+      %69 = arith.addi %68, %66 : i64
+      %70 = arith.ori %69, %c2147483648_i64 : i64
+      %71 = arith.subi %59, %58 : i64
+      %72 = arith.addi %70, %71 : i64
+      %73 = arith.subi %37, %66 : i64
+      %74 = arith.minsi %73, %c16_i64 : i64
+      "instgem.mvout"(%67, %72, %74, %62) : (i64, i64, i64, i64) -> ()
     }
     "instgem.fence"() : () -> ()
     return

@@ -12,6 +12,9 @@
 // CHECK: llvm.func @baco_boundary_error(i64, i64) attributes {sym_visibility = "private"}
 // CHECK: llvm.func @baco_program_id(i64) -> i64 attributes {sym_visibility = "private"}
 // CHECK-LABEL: llvm.func @matmul_kernel(%{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: f32, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: llvm.call @baco.rocc.config_ex(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
@@ -40,7 +43,6 @@
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.fence() : () -> ()
 
@@ -48,13 +50,25 @@ module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
   func.func @matmul_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: f32, %arg13: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
+    %c0_i64 = arith.constant 0 : i64
+    %c0_i64_0 = arith.constant 0 : i64
+    %0 = call @baco_program_id(%c0_i64_0) : (i64) -> i64
+    %1 = arith.cmpi eq, %0, %c0_i64 : i64
+    %c1_i64 = arith.constant 1 : i64
+    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
+    %3 = arith.cmpi eq, %2, %c0_i64 : i64
+    %c2_i64 = arith.constant 2 : i64
+    %4 = call @baco_program_id(%c2_i64) : (i64) -> i64
+    %5 = arith.cmpi eq, %4, %c0_i64 : i64
+    %6 = arith.andi %1, %3 : i1
+    %7 = arith.andi %6, %5 : i1
     %c2 = arith.constant 2 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c32_i64 = arith.constant 32 : i64
     %c4_i64 = arith.constant 4 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
-    %c2_i64 = arith.constant 2 : i64
+    %c2_i64_1 = arith.constant 2 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
     %c32 = arith.constant 32 : index
@@ -68,484 +82,487 @@ module {
     %c41_i64 = arith.constant 41 : i64
     %c52_i64 = arith.constant 52 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c1_i64 = arith.constant 1 : i64
-    %c0_i64 = arith.constant 0 : i64
+    %c1_i64_2 = arith.constant 1 : i64
+    %c0_i64_3 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
-    "instgem.config_ex"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %c1065353216_i64, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %0 = call @baco_program_id(%c0_i64) : (i64) -> i64
-    %1 = arith.index_cast %0 : i64 to index
-    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
-    %3 = arith.index_cast %2 : i64 to index
-    %4 = arith.muli %1, %c32 : index
+    scf.if %7 {
+      "instgem.config_ex"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %c1065353216_i64, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    }
+    %8 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
+    %9 = arith.index_cast %8 : i64 to index
+    %10 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
+    %11 = arith.index_cast %10 : i64 to index
+    %12 = arith.muli %9, %c32 : index
     %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %5 = arith.muli %3, %c16 : index
-    %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %reinterpret_cast_1 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-    %6 = arith.maxsi %4, %c0 : index
-    %7 = arith.minsi %6, %arg3 : index
-    %8 = arith.addi %4, %c32 : index
-    %9 = arith.maxsi %8, %c0 : index
-    %10 = arith.minsi %9, %arg3 : index
-    %11 = arith.subi %7, %4 : index
-    %12 = arith.maxsi %11, %c0 : index
-    %13 = arith.minsi %12, %c32 : index
-    %14 = arith.subi %10, %7 : index
-    %15 = arith.maxsi %5, %c0 : index
-    %16 = arith.minsi %15, %arg4 : index
-    %17 = arith.addi %5, %c16 : index
-    %18 = arith.maxsi %17, %c0 : index
-    %19 = arith.minsi %18, %arg4 : index
-    %20 = arith.subi %16, %5 : index
-    %21 = arith.maxsi %20, %c0 : index
-    %22 = arith.minsi %21, %c16 : index
-    %23 = arith.subi %19, %16 : index
-    %24 = arith.cmpi sgt, %22, %c0 : index
-    scf.if %24 {
+    %13 = arith.muli %11, %c16 : index
+    %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    %reinterpret_cast_5 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+    %14 = arith.maxsi %12, %c0 : index
+    %15 = arith.minsi %14, %arg3 : index
+    %16 = arith.addi %12, %c32 : index
+    %17 = arith.maxsi %16, %c0 : index
+    %18 = arith.minsi %17, %arg3 : index
+    %19 = arith.subi %15, %12 : index
+    %20 = arith.maxsi %19, %c0 : index
+    %21 = arith.minsi %20, %c32 : index
+    %22 = arith.subi %18, %15 : index
+    %23 = arith.maxsi %13, %c0 : index
+    %24 = arith.minsi %23, %arg4 : index
+    %25 = arith.addi %13, %c16 : index
+    %26 = arith.maxsi %25, %c0 : index
+    %27 = arith.minsi %26, %arg4 : index
+    %28 = arith.subi %24, %13 : index
+    %29 = arith.maxsi %28, %c0 : index
+    %30 = arith.minsi %29, %c16 : index
+    %31 = arith.subi %27, %24 : index
+    %32 = arith.cmpi sgt, %30, %c0 : index
+    scf.if %32 {
       func.call @baco_boundary_error(%c36_i64, %c15_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast_1[%7, %16] [%14, %23] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+    %subview = memref.subview %reinterpret_cast_5[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+    "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg14 = %c0 to %c2 step %c1 {
-      %54 = arith.index_cast %arg14 : index to i64
-      %55 = arith.remsi %54, %c2_i64 : i64
-      %56 = arith.divsi %54, %c2_i64 : i64
-      %57 = arith.muli %56, %c16_i64 : i64
-      %58 = arith.subi %c16_i64, %57 : i64
-      %59 = arith.minsi %58, %c16_i64 : i64
-      %60 = arith.muli %55, %c16_i64 : i64
-      %61 = arith.addi %60, %57 : i64
-      %62 = arith.ori %61, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %62, %59, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %62 = arith.index_cast %arg14 : index to i64
+      %63 = arith.remsi %62, %c2_i64_1 : i64
+      %64 = arith.divsi %62, %c2_i64_1 : i64
+      %65 = arith.muli %64, %c16_i64 : i64
+      %66 = arith.subi %c16_i64, %65 : i64
+      %67 = arith.minsi %66, %c16_i64 : i64
+      %68 = arith.muli %63, %c16_i64 : i64
+      %69 = arith.addi %68, %65 : i64
+      %70 = arith.ori %69, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %70, %67, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %25 = arith.index_cast %13 : index to i64
-    %26 = arith.index_cast %14 : index to i64
-    %27 = arith.index_cast %23 : index to i64
+    %33 = arith.index_cast %21 : index to i64
+    %34 = arith.index_cast %22 : index to i64
+    %35 = arith.index_cast %31 : index to i64
     %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
     %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-    %28 = arith.index_cast %intptr : index to i64
-    %29 = arith.index_cast %offset : index to i64
-    %30 = arith.muli %29, %c4_i64 : i64
-    %31 = arith.addi %28, %30 : i64
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    %32 = arith.ceildivsi %27, %c16_i64 : i64
-    %33 = arith.divsi %25, %c16_i64 : i64
-    %34 = arith.addi %25, %26 : i64
-    %35 = arith.ceildivsi %34, %c16_i64 : i64
-    %36 = arith.subi %35, %33 : i64
-    %37 = arith.cmpi sgt, %26, %c0_i64 : i64
-    %38 = arith.extui %37 : i1 to i64
-    %39 = arith.muli %36, %38 : i64
-    %40 = arith.muli %39, %32 : i64
-    %41 = arith.index_cast %40 : i64 to index
-    scf.for %arg14 = %c0 to %41 step %c1 {
-      %54 = arith.index_cast %arg14 : index to i64
-      %55 = arith.divsi %54, %32 : i64
-      %56 = arith.addi %33, %55 : i64
-      %57 = arith.remsi %54, %32 : i64
-      %58 = arith.muli %56, %c16_i64 : i64
-      %59 = arith.maxsi %58, %25 : i64
-      %60 = arith.addi %58, %c16_i64 : i64
-      %61 = arith.minsi %60, %34 : i64
-      %62 = arith.subi %61, %59 : i64
-      %63 = arith.muli %57, %c64_i64 : i64
-      %64 = arith.addi %31, %63 : i64
-      %65 = arith.muli %57, %c16_i64 : i64
-      %66 = arith.addi %58, %65 : i64
-      %67 = arith.ori %66, %c2147483648_i64 : i64
-      %68 = arith.subi %59, %58 : i64
-      %69 = arith.addi %67, %68 : i64
-      %70 = arith.subi %27, %65 : i64
-      %71 = arith.minsi %70, %c16_i64 : i64
-      "instgem.mvin"(%64, %69, %71, %62) : (i64, i64, i64, i64) -> ()
+    %36 = arith.index_cast %intptr : index to i64
+    %37 = arith.index_cast %offset : index to i64
+    %38 = arith.muli %37, %c4_i64 : i64
+    %39 = arith.addi %36, %38 : i64
+    "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c0_i64_3) : (i64, i64, i64, i64, i64, i64) -> ()
+    %40 = arith.ceildivsi %35, %c16_i64 : i64
+    %41 = arith.divsi %33, %c16_i64 : i64
+    %42 = arith.addi %33, %34 : i64
+    %43 = arith.ceildivsi %42, %c16_i64 : i64
+    %44 = arith.subi %43, %41 : i64
+    %45 = arith.cmpi sgt, %34, %c0_i64_3 : i64
+    %46 = arith.extui %45 : i1 to i64
+    %47 = arith.muli %44, %46 : i64
+    %48 = arith.muli %47, %40 : i64
+    %49 = arith.index_cast %48 : i64 to index
+    scf.for %arg14 = %c0 to %49 step %c1 {
+      %62 = arith.index_cast %arg14 : index to i64
+      %63 = arith.divsi %62, %40 : i64
+      %64 = arith.addi %41, %63 : i64
+      %65 = arith.remsi %62, %40 : i64
+      %66 = arith.muli %64, %c16_i64 : i64
+      %67 = arith.maxsi %66, %33 : i64
+      %68 = arith.addi %66, %c16_i64 : i64
+      %69 = arith.minsi %68, %42 : i64
+      %70 = arith.subi %69, %67 : i64
+      %71 = arith.muli %65, %c64_i64 : i64
+      %72 = arith.addi %39, %71 : i64
+      %73 = arith.muli %65, %c16_i64 : i64
+      %74 = arith.addi %66, %73 : i64
+      %75 = arith.ori %74, %c2147483648_i64 : i64
+      %76 = arith.subi %67, %66 : i64
+      %77 = arith.addi %75, %76 : i64
+      %78 = arith.subi %35, %73 : i64
+      %79 = arith.minsi %78, %c16_i64 : i64
+      "instgem.mvin"(%72, %77, %79, %70) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %42 = arith.ceildivsi %25, %c16_i64 : i64
-    %43 = arith.muli %42, %32 : i64
-    %44 = arith.index_cast %43 : i64 to index
-    scf.for %arg14 = %c0 to %44 step %c1 {
-      %54 = arith.index_cast %arg14 : index to i64
-      %55 = arith.divsi %54, %32 : i64
-      %56 = arith.remsi %54, %32 : i64
-      %57 = arith.muli %55, %c16_i64 : i64
-      %58 = arith.muli %56, %c16_i64 : i64
-      %59 = arith.addi %57, %58 : i64
-      %60 = arith.ori %59, %c2147483648_i64 : i64
-      %61 = arith.subi %27, %58 : i64
-      %62 = arith.minsi %61, %c16_i64 : i64
-      %63 = arith.subi %25, %57 : i64
-      %64 = arith.minsi %63, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %60, %62, %64) : (i64, i64, i64, i64) -> ()
+    %50 = arith.ceildivsi %33, %c16_i64 : i64
+    %51 = arith.muli %50, %40 : i64
+    %52 = arith.index_cast %51 : i64 to index
+    scf.for %arg14 = %c0 to %52 step %c1 {
+      %62 = arith.index_cast %arg14 : index to i64
+      %63 = arith.divsi %62, %40 : i64
+      %64 = arith.remsi %62, %40 : i64
+      %65 = arith.muli %63, %c16_i64 : i64
+      %66 = arith.muli %64, %c16_i64 : i64
+      %67 = arith.addi %65, %66 : i64
+      %68 = arith.ori %67, %c2147483648_i64 : i64
+      %69 = arith.subi %35, %66 : i64
+      %70 = arith.minsi %69, %c16_i64 : i64
+      %71 = arith.subi %33, %65 : i64
+      %72 = arith.minsi %71, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %68, %70, %72) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %45 = arith.ceildivsi %arg5, %c32 : index
-    %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    scf.if %24 {
+    %53 = arith.ceildivsi %arg5, %c32 : index
+    %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    scf.if %32 {
       func.call @baco_boundary_error(%c52_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview_3 = memref.subview %reinterpret_cast_2[%7, %16] [%14, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %46 = arith.index_cast %intptr_8 : index to i64
-    %47 = arith.index_cast %offset_5 : index to i64
-    %48 = arith.addi %46, %47 : i64
-    %49 = arith.index_cast %strides_7#0 : index to i64
-    %50 = arith.bitcast %arg12 : f32 to i32
-    %51 = arith.extui %50 : i32 to i64
-    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %49, %51) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %52:2 = scf.for %arg14 = %c0 to %45 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-      %54 = arith.maxsi %arg15, %c0 : index
-      %55 = arith.minsi %54, %arg5 : index
-      %56 = arith.addi %arg15, %c32 : index
-      %57 = arith.maxsi %56, %c0 : index
-      %58 = arith.minsi %57, %arg5 : index
-      %59 = arith.subi %55, %arg15 : index
-      %60 = arith.maxsi %59, %c0 : index
-      %61 = arith.minsi %60, %c32 : index
-      %62 = arith.subi %58, %55 : index
-      %63 = arith.cmpi sgt, %61, %c0 : index
-      scf.if %63 {
+    %subview_7 = memref.subview %reinterpret_cast_6[%15, %24] [%22, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+    %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+    %54 = arith.index_cast %intptr_12 : index to i64
+    %55 = arith.index_cast %offset_9 : index to i64
+    %56 = arith.addi %54, %55 : i64
+    %57 = arith.index_cast %strides_11#0 : index to i64
+    %58 = arith.bitcast %arg12 : f32 to i32
+    %59 = arith.extui %58 : i32 to i64
+    scf.if %7 {
+      "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %57, %59) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    }
+    %60:2 = scf.for %arg14 = %c0 to %53 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+      %62 = arith.maxsi %arg15, %c0 : index
+      %63 = arith.minsi %62, %arg5 : index
+      %64 = arith.addi %arg15, %c32 : index
+      %65 = arith.maxsi %64, %c0 : index
+      %66 = arith.minsi %65, %arg5 : index
+      %67 = arith.subi %63, %arg15 : index
+      %68 = arith.maxsi %67, %c0 : index
+      %69 = arith.minsi %68, %c32 : index
+      %70 = arith.subi %66, %63 : index
+      %71 = arith.cmpi sgt, %69, %c0 : index
+      scf.if %71 {
         func.call @baco_boundary_error(%c40_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_9 = memref.subview %reinterpret_cast[%7, %55] [%14, %62] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %64 = arith.index_cast %62 : index to i64
-      %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %65 = arith.index_cast %intptr_14 : index to i64
-      %66 = arith.index_cast %offset_11 : index to i64
-      %67 = arith.addi %65, %66 : i64
-      %68 = arith.index_cast %strides_13#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %68) : (i64, i64, i64, i64, i64, i64) -> ()
-      %69 = arith.ceildivsi %64, %c64_i64 : i64
-      %70 = arith.muli %39, %69 : i64
-      %71 = arith.index_cast %70 : i64 to index
-      scf.for %arg17 = %c0 to %71 step %c1 {
-        %109 = arith.index_cast %arg17 : index to i64
-        %110 = arith.divsi %109, %69 : i64
-        %111 = arith.addi %33, %110 : i64
-        %112 = arith.remsi %109, %69 : i64
-        %113 = arith.muli %111, %c16_i64 : i64
-        %114 = arith.maxsi %113, %25 : i64
-        %115 = arith.addi %113, %c16_i64 : i64
-        %116 = arith.minsi %115, %34 : i64
-        %117 = arith.subi %116, %114 : i64
-        %118 = arith.subi %114, %25 : i64
-        %119 = arith.muli %118, %68 : i64
-        %120 = arith.addi %67, %119 : i64
-        %121 = arith.muli %112, %c64_i64 : i64
+      %subview_13 = memref.subview %reinterpret_cast[%15, %63] [%22, %70] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %72 = arith.index_cast %70 : index to i64
+      %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %73 = arith.index_cast %intptr_18 : index to i64
+      %74 = arith.index_cast %offset_15 : index to i64
+      %75 = arith.addi %73, %74 : i64
+      %76 = arith.index_cast %strides_17#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %76) : (i64, i64, i64, i64, i64, i64) -> ()
+      %77 = arith.ceildivsi %72, %c64_i64 : i64
+      %78 = arith.muli %47, %77 : i64
+      %79 = arith.index_cast %78 : i64 to index
+      scf.for %arg17 = %c0 to %79 step %c1 {
+        %117 = arith.index_cast %arg17 : index to i64
+        %118 = arith.divsi %117, %77 : i64
+        %119 = arith.addi %41, %118 : i64
+        %120 = arith.remsi %117, %77 : i64
+        %121 = arith.muli %119, %c16_i64 : i64
+        %122 = arith.maxsi %121, %33 : i64
+        %123 = arith.addi %121, %c16_i64 : i64
+        %124 = arith.minsi %123, %42 : i64
+        %125 = arith.subi %124, %122 : i64
+        %126 = arith.subi %122, %33 : i64
+        %127 = arith.muli %126, %76 : i64
+        %128 = arith.addi %75, %127 : i64
+        %129 = arith.muli %120, %c64_i64 : i64
+        %130 = arith.addi %128, %129 : i64
+        %131 = arith.muli %119, %c32_i64 : i64
+        %132 = arith.addi %131, %129 : i64
+        %133 = arith.subi %122, %121 : i64
+        %134 = arith.addi %132, %133 : i64
+        %135 = arith.subi %72, %129 : i64
+        %136 = arith.minsi %135, %c64_i64 : i64
+        "instgem.mvin"(%130, %134, %136, %125) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %80 = arith.muli %50, %77 : i64
+      %81 = arith.index_cast %80 : i64 to index
+      scf.for %arg17 = %c0 to %81 step %c1 {
+        %117 = arith.index_cast %arg17 : index to i64
+        %118 = arith.divsi %117, %77 : i64
+        %119 = arith.remsi %117, %77 : i64
+        %120 = arith.muli %118, %c32_i64 : i64
+        %121 = arith.muli %119, %c64_i64 : i64
         %122 = arith.addi %120, %121 : i64
-        %123 = arith.muli %111, %c32_i64 : i64
-        %124 = arith.addi %123, %121 : i64
-        %125 = arith.subi %114, %113 : i64
-        %126 = arith.addi %124, %125 : i64
-        %127 = arith.subi %64, %121 : i64
-        %128 = arith.minsi %127, %c64_i64 : i64
-        "instgem.mvin"(%122, %126, %128, %117) : (i64, i64, i64, i64) -> ()
+        %123 = arith.subi %72, %121 : i64
+        %124 = arith.minsi %123, %c64_i64 : i64
+        %125 = arith.muli %118, %c16_i64 : i64
+        %126 = arith.subi %33, %125 : i64
+        %127 = arith.minsi %126, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %122, %124, %127) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %72 = arith.muli %42, %69 : i64
-      %73 = arith.index_cast %72 : i64 to index
-      scf.for %arg17 = %c0 to %73 step %c1 {
-        %109 = arith.index_cast %arg17 : index to i64
-        %110 = arith.divsi %109, %69 : i64
-        %111 = arith.remsi %109, %69 : i64
-        %112 = arith.muli %110, %c32_i64 : i64
-        %113 = arith.muli %111, %c64_i64 : i64
-        %114 = arith.addi %112, %113 : i64
-        %115 = arith.subi %64, %113 : i64
-        %116 = arith.minsi %115, %c64_i64 : i64
-        %117 = arith.muli %110, %c16_i64 : i64
-        %118 = arith.subi %25, %117 : i64
-        %119 = arith.minsi %118, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %114, %116, %119) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %74 = arith.maxsi %arg16, %c0 : index
-      %75 = arith.minsi %74, %arg5 : index
-      %76 = arith.addi %arg16, %c32 : index
-      %77 = arith.maxsi %76, %c0 : index
-      %78 = arith.minsi %77, %arg5 : index
-      %79 = arith.subi %75, %arg16 : index
-      %80 = arith.maxsi %79, %c0 : index
-      %81 = arith.minsi %80, %c32 : index
-      %82 = arith.subi %78, %75 : index
-      scf.if %24 {
+      %82 = arith.maxsi %arg16, %c0 : index
+      %83 = arith.minsi %82, %arg5 : index
+      %84 = arith.addi %arg16, %c32 : index
+      %85 = arith.maxsi %84, %c0 : index
+      %86 = arith.minsi %85, %arg5 : index
+      %87 = arith.subi %83, %arg16 : index
+      %88 = arith.maxsi %87, %c0 : index
+      %89 = arith.minsi %88, %c32 : index
+      %90 = arith.subi %86, %83 : index
+      scf.if %32 {
         func.call @baco_boundary_error(%c41_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_15 = memref.subview %reinterpret_cast_0[%75, %16] [%82, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %83 = arith.index_cast %81 : index to i64
-      %84 = arith.index_cast %82 : index to i64
-      %85 = arith.addi %83, %84 : i64
-      %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %86 = arith.index_cast %intptr_20 : index to i64
-      %87 = arith.index_cast %offset_17 : index to i64
-      %88 = arith.addi %86, %87 : i64
-      %89 = arith.index_cast %strides_19#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %89) : (i64, i64, i64, i64, i64, i64) -> ()
-      %90 = arith.ceildivsi %27, %c64_i64 : i64
-      %91 = arith.divsi %83, %c16_i64 : i64
-      %92 = arith.ceildivsi %85, %c16_i64 : i64
-      %93 = arith.subi %92, %91 : i64
-      %94 = arith.cmpi sgt, %84, %c0_i64 : i64
-      %95 = arith.extui %94 : i1 to i64
-      %96 = arith.muli %93, %95 : i64
-      %97 = arith.muli %96, %90 : i64
-      %98 = arith.index_cast %97 : i64 to index
-      scf.for %arg17 = %c0 to %98 step %c1 {
-        %109 = arith.index_cast %arg17 : index to i64
-        %110 = arith.divsi %109, %90 : i64
-        %111 = arith.addi %91, %110 : i64
-        %112 = arith.remsi %109, %90 : i64
-        %113 = arith.muli %111, %c16_i64 : i64
-        %114 = arith.maxsi %113, %83 : i64
-        %115 = arith.addi %113, %c16_i64 : i64
-        %116 = arith.minsi %115, %85 : i64
-        %117 = arith.subi %116, %114 : i64
-        %118 = arith.subi %114, %83 : i64
-        %119 = arith.muli %118, %89 : i64
-        %120 = arith.addi %88, %119 : i64
-        %121 = arith.muli %112, %c64_i64 : i64
+      %subview_19 = memref.subview %reinterpret_cast_4[%83, %24] [%90, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %91 = arith.index_cast %89 : index to i64
+      %92 = arith.index_cast %90 : index to i64
+      %93 = arith.addi %91, %92 : i64
+      %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %94 = arith.index_cast %intptr_24 : index to i64
+      %95 = arith.index_cast %offset_21 : index to i64
+      %96 = arith.addi %94, %95 : i64
+      %97 = arith.index_cast %strides_23#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %97) : (i64, i64, i64, i64, i64, i64) -> ()
+      %98 = arith.ceildivsi %35, %c64_i64 : i64
+      %99 = arith.divsi %91, %c16_i64 : i64
+      %100 = arith.ceildivsi %93, %c16_i64 : i64
+      %101 = arith.subi %100, %99 : i64
+      %102 = arith.cmpi sgt, %92, %c0_i64_3 : i64
+      %103 = arith.extui %102 : i1 to i64
+      %104 = arith.muli %101, %103 : i64
+      %105 = arith.muli %104, %98 : i64
+      %106 = arith.index_cast %105 : i64 to index
+      scf.for %arg17 = %c0 to %106 step %c1 {
+        %117 = arith.index_cast %arg17 : index to i64
+        %118 = arith.divsi %117, %98 : i64
+        %119 = arith.addi %99, %118 : i64
+        %120 = arith.remsi %117, %98 : i64
+        %121 = arith.muli %119, %c16_i64 : i64
+        %122 = arith.maxsi %121, %91 : i64
+        %123 = arith.addi %121, %c16_i64 : i64
+        %124 = arith.minsi %123, %93 : i64
+        %125 = arith.subi %124, %122 : i64
+        %126 = arith.subi %122, %91 : i64
+        %127 = arith.muli %126, %97 : i64
+        %128 = arith.addi %96, %127 : i64
+        %129 = arith.muli %120, %c64_i64 : i64
+        %130 = arith.addi %128, %129 : i64
+        %131 = arith.addi %121, %129 : i64
+        %132 = arith.addi %131, %c64_i64 : i64
+        %133 = arith.subi %122, %121 : i64
+        %134 = arith.addi %132, %133 : i64
+        %135 = arith.subi %35, %129 : i64
+        %136 = arith.minsi %135, %c64_i64 : i64
+        "instgem.mvin"(%130, %134, %136, %125) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %107 = arith.ceildivsi %91, %c16_i64 : i64
+      %108 = arith.muli %107, %98 : i64
+      %109 = arith.index_cast %108 : i64 to index
+      scf.for %arg17 = %c0 to %109 step %c1 {
+        %117 = arith.index_cast %arg17 : index to i64
+        %118 = arith.divsi %117, %98 : i64
+        %119 = arith.remsi %117, %98 : i64
+        %120 = arith.muli %118, %c16_i64 : i64
+        %121 = arith.muli %119, %c64_i64 : i64
         %122 = arith.addi %120, %121 : i64
-        %123 = arith.addi %113, %121 : i64
-        %124 = arith.addi %123, %c64_i64 : i64
-        %125 = arith.subi %114, %113 : i64
-        %126 = arith.addi %124, %125 : i64
-        %127 = arith.subi %27, %121 : i64
-        %128 = arith.minsi %127, %c64_i64 : i64
-        "instgem.mvin"(%122, %126, %128, %117) : (i64, i64, i64, i64) -> ()
+        %123 = arith.addi %122, %c64_i64 : i64
+        %124 = arith.subi %35, %121 : i64
+        %125 = arith.minsi %124, %c64_i64 : i64
+        %126 = arith.subi %91, %120 : i64
+        %127 = arith.minsi %126, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %123, %125, %127) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %99 = arith.ceildivsi %83, %c16_i64 : i64
-      %100 = arith.muli %99, %90 : i64
-      %101 = arith.index_cast %100 : i64 to index
-      scf.for %arg17 = %c0 to %101 step %c1 {
-        %109 = arith.index_cast %arg17 : index to i64
-        %110 = arith.divsi %109, %90 : i64
-        %111 = arith.remsi %109, %90 : i64
-        %112 = arith.muli %110, %c16_i64 : i64
-        %113 = arith.muli %111, %c64_i64 : i64
-        %114 = arith.addi %112, %113 : i64
-        %115 = arith.addi %114, %c64_i64 : i64
-        %116 = arith.subi %27, %113 : i64
-        %117 = arith.minsi %116, %c64_i64 : i64
-        %118 = arith.subi %83, %112 : i64
-        %119 = arith.minsi %118, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %115, %117, %119) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %102 = arith.minsi %64, %85 : i64
-      %103 = arith.ceildivsi %102, %c16_i64 : i64
-      %104 = arith.addi %arg14, %c1 : index
-      %105 = arith.cmpi sge, %104, %45 : index
-      %106 = arith.cmpi sgt, %35, %c0_i64 : i64
-      %107 = arith.select %106, %32, %c0_i64 : i64
-      %108 = arith.index_cast %107 : i64 to index
-      scf.for %arg17 = %c0 to %108 step %c1 {
-        %109 = arith.index_cast %arg17 : index to i64
-        %110 = arith.subi %109, %c1_i64 : i64
-        %111 = arith.cmpi sge, %110, %c0_i64 : i64
-        %112 = arith.cmpi slt, %110, %32 : i64
-        %113 = arith.andi %111, %112 : i1
-        %114 = arith.andi %105, %113 : i1
-        %115 = arith.maxsi %103, %c1_i64 : i64
-        %116 = arith.ceildivsi %39, %115 : i64
-        %117 = arith.subi %107, %c1_i64 : i64
-        %118 = arith.cmpi eq, %109, %117 : i64
-        %119 = arith.cmpi slt, %109, %32 : i64
-        %120 = arith.andi %118, %119 : i1
-        %121 = arith.andi %105, %120 : i1
-        %122 = arith.index_cast %103 : i64 to index
-        scf.for %arg18 = %c0 to %122 step %c1 {
-          %128 = arith.index_cast %arg18 : index to i64
-          %129 = arith.muli %128, %116 : i64
-          %130 = arith.minsi %129, %39 : i64
-          scf.if %114 {
-            %144 = arith.addi %130, %116 : i64
-            %145 = arith.minsi %144, %39 : i64
-            %146 = arith.index_cast %130 : i64 to index
-            %147 = arith.index_cast %145 : i64 to index
-            scf.for %arg19 = %146 to %147 step %c1 {
-              %148 = arith.index_cast %arg19 : index to i64
-              %149 = arith.addi %33, %148 : i64
-              %150 = arith.muli %149, %c16_i64 : i64
-              %151 = arith.maxsi %150, %25 : i64
-              %152 = arith.addi %150, %c16_i64 : i64
-              %153 = arith.minsi %152, %34 : i64
-              %154 = arith.subi %153, %151 : i64
-              %155 = arith.subi %151, %25 : i64
-              %156 = arith.muli %155, %49 : i64
-              %157 = arith.addi %48, %156 : i64
-              %158 = arith.muli %110, %c16_i64 : i64
-              %159 = arith.addi %157, %158 : i64
-              %160 = arith.addi %150, %158 : i64
-              %161 = arith.ori %160, %c2147483648_i64 : i64
-              %162 = arith.subi %151, %150 : i64
-              %163 = arith.addi %161, %162 : i64
-              %164 = arith.subi %27, %158 : i64
-              %165 = arith.minsi %164, %c16_i64 : i64
-              "instgem.mvout"(%159, %163, %165, %154) : (i64, i64, i64, i64) -> ()
-            }
-          }
-          %131 = arith.minsi %34, %c16_i64 : i64
-          %132 = arith.muli %109, %c16_i64 : i64
-          %133 = arith.subi %27, %132 : i64
-          %134 = arith.minsi %133, %c16_i64 : i64
-          %135 = arith.ori %132, %c3221225472_i64 : i64
-          %136 = arith.muli %128, %c16_i64 : i64
-          %137 = arith.addi %136, %132 : i64
-          %138 = arith.addi %137, %c64_i64 : i64
-          %139 = arith.subi %85, %136 : i64
-          %140 = arith.minsi %139, %c16_i64 : i64
-          "instgem.preload"(%138, %134, %140, %135, %134, %131) : (i64, i64, i64, i64, i64, i64) -> ()
-          %141 = arith.subi %64, %136 : i64
-          %142 = arith.minsi %141, %c16_i64 : i64
-          "instgem.compute_preloaded"(%136, %142, %131, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %143 = arith.index_cast %35 : i64 to index
-          scf.for %arg19 = %c1 to %143 step %c1 {
-            %144 = arith.index_cast %arg19 : index to i64
-            %145 = arith.muli %144, %c16_i64 : i64
-            %146 = arith.subi %34, %145 : i64
-            %147 = arith.minsi %146, %c16_i64 : i64
-            %148 = arith.addi %145, %132 : i64
-            %149 = arith.ori %148, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %149, %134, %147) : (i64, i64, i64, i64, i64, i64) -> ()
-            %150 = arith.muli %144, %c32_i64 : i64
-            %151 = arith.addi %150, %136 : i64
-            "instgem.compute_accumulated"(%151, %142, %147, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %152 = arith.subi %144, %c1_i64 : i64
-            %153 = arith.subi %103, %c1_i64 : i64
-            %154 = arith.cmpi eq, %128, %153 : i64
-            %155 = arith.andi %121, %154 : i1
-            %156 = arith.cmpi slt, %152, %39 : i64
-            %157 = arith.andi %155, %156 : i1
-            scf.if %157 {
-              %158 = arith.addi %33, %152 : i64
-              %159 = arith.muli %158, %c16_i64 : i64
-              %160 = arith.maxsi %159, %25 : i64
-              %161 = arith.addi %159, %c16_i64 : i64
-              %162 = arith.minsi %161, %34 : i64
-              %163 = arith.subi %162, %160 : i64
-              %164 = arith.subi %160, %25 : i64
-              %165 = arith.muli %164, %49 : i64
-              %166 = arith.addi %48, %165 : i64
-              %167 = arith.addi %166, %132 : i64
-              %168 = arith.addi %159, %132 : i64
+      %110 = arith.minsi %72, %93 : i64
+      %111 = arith.ceildivsi %110, %c16_i64 : i64
+      %112 = arith.addi %arg14, %c1 : index
+      %113 = arith.cmpi sge, %112, %53 : index
+      %114 = arith.cmpi sgt, %43, %c0_i64_3 : i64
+      %115 = arith.select %114, %40, %c0_i64_3 : i64
+      %116 = arith.index_cast %115 : i64 to index
+      scf.for %arg17 = %c0 to %116 step %c1 {
+        %117 = arith.index_cast %arg17 : index to i64
+        %118 = arith.subi %117, %c1_i64_2 : i64
+        %119 = arith.cmpi sge, %118, %c0_i64_3 : i64
+        %120 = arith.cmpi slt, %118, %40 : i64
+        %121 = arith.andi %119, %120 : i1
+        %122 = arith.andi %113, %121 : i1
+        %123 = arith.maxsi %111, %c1_i64_2 : i64
+        %124 = arith.ceildivsi %47, %123 : i64
+        %125 = arith.subi %115, %c1_i64_2 : i64
+        %126 = arith.cmpi eq, %117, %125 : i64
+        %127 = arith.cmpi slt, %117, %40 : i64
+        %128 = arith.andi %126, %127 : i1
+        %129 = arith.andi %113, %128 : i1
+        %130 = arith.index_cast %111 : i64 to index
+        scf.for %arg18 = %c0 to %130 step %c1 {
+          %136 = arith.index_cast %arg18 : index to i64
+          %137 = arith.muli %136, %124 : i64
+          %138 = arith.minsi %137, %47 : i64
+          scf.if %122 {
+            %152 = arith.addi %138, %124 : i64
+            %153 = arith.minsi %152, %47 : i64
+            %154 = arith.index_cast %138 : i64 to index
+            %155 = arith.index_cast %153 : i64 to index
+            scf.for %arg19 = %154 to %155 step %c1 {
+              %156 = arith.index_cast %arg19 : index to i64
+              %157 = arith.addi %41, %156 : i64
+              %158 = arith.muli %157, %c16_i64 : i64
+              %159 = arith.maxsi %158, %33 : i64
+              %160 = arith.addi %158, %c16_i64 : i64
+              %161 = arith.minsi %160, %42 : i64
+              %162 = arith.subi %161, %159 : i64
+              %163 = arith.subi %159, %33 : i64
+              %164 = arith.muli %163, %57 : i64
+              %165 = arith.addi %56, %164 : i64
+              %166 = arith.muli %118, %c16_i64 : i64
+              %167 = arith.addi %165, %166 : i64
+              %168 = arith.addi %158, %166 : i64
               %169 = arith.ori %168, %c2147483648_i64 : i64
-              %170 = arith.subi %160, %159 : i64
+              %170 = arith.subi %159, %158 : i64
               %171 = arith.addi %169, %170 : i64
-              "instgem.mvout"(%167, %171, %134, %163) : (i64, i64, i64, i64) -> ()
+              %172 = arith.subi %35, %166 : i64
+              %173 = arith.minsi %172, %c16_i64 : i64
+              "instgem.mvout"(%167, %171, %173, %162) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %139 = arith.minsi %42, %c16_i64 : i64
+          %140 = arith.muli %117, %c16_i64 : i64
+          %141 = arith.subi %35, %140 : i64
+          %142 = arith.minsi %141, %c16_i64 : i64
+          %143 = arith.ori %140, %c3221225472_i64 : i64
+          %144 = arith.muli %136, %c16_i64 : i64
+          %145 = arith.addi %144, %140 : i64
+          %146 = arith.addi %145, %c64_i64 : i64
+          %147 = arith.subi %93, %144 : i64
+          %148 = arith.minsi %147, %c16_i64 : i64
+          "instgem.preload"(%146, %142, %148, %143, %142, %139) : (i64, i64, i64, i64, i64, i64) -> ()
+          %149 = arith.subi %72, %144 : i64
+          %150 = arith.minsi %149, %c16_i64 : i64
+          "instgem.compute_preloaded"(%144, %150, %139, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %151 = arith.index_cast %43 : i64 to index
+          scf.for %arg19 = %c1 to %151 step %c1 {
+            %152 = arith.index_cast %arg19 : index to i64
+            %153 = arith.muli %152, %c16_i64 : i64
+            %154 = arith.subi %42, %153 : i64
+            %155 = arith.minsi %154, %c16_i64 : i64
+            %156 = arith.addi %153, %140 : i64
+            %157 = arith.ori %156, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %157, %142, %155) : (i64, i64, i64, i64, i64, i64) -> ()
+            %158 = arith.muli %152, %c32_i64 : i64
+            %159 = arith.addi %158, %144 : i64
+            "instgem.compute_accumulated"(%159, %150, %155, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %160 = arith.subi %152, %c1_i64_2 : i64
+            %161 = arith.subi %111, %c1_i64_2 : i64
+            %162 = arith.cmpi eq, %136, %161 : i64
+            %163 = arith.andi %129, %162 : i1
+            %164 = arith.cmpi slt, %160, %47 : i64
+            %165 = arith.andi %163, %164 : i1
+            scf.if %165 {
+              %166 = arith.addi %41, %160 : i64
+              %167 = arith.muli %166, %c16_i64 : i64
+              %168 = arith.maxsi %167, %33 : i64
+              %169 = arith.addi %167, %c16_i64 : i64
+              %170 = arith.minsi %169, %42 : i64
+              %171 = arith.subi %170, %168 : i64
+              %172 = arith.subi %168, %33 : i64
+              %173 = arith.muli %172, %57 : i64
+              %174 = arith.addi %56, %173 : i64
+              %175 = arith.addi %174, %140 : i64
+              %176 = arith.addi %167, %140 : i64
+              %177 = arith.ori %176, %c2147483648_i64 : i64
+              %178 = arith.subi %168, %167 : i64
+              %179 = arith.addi %177, %178 : i64
+              "instgem.mvout"(%175, %179, %142, %171) : (i64, i64, i64, i64) -> ()
             }
           }
         }
-        scf.if %114 {
-          %128 = arith.muli %103, %116 : i64
-          %129 = arith.minsi %128, %39 : i64
-          %130 = arith.index_cast %129 : i64 to index
-          %131 = arith.index_cast %39 : i64 to index
-          scf.for %arg18 = %130 to %131 step %c1 {
-            %132 = arith.index_cast %arg18 : index to i64
-            %133 = arith.addi %33, %132 : i64
-            %134 = arith.muli %133, %c16_i64 : i64
-            %135 = arith.maxsi %134, %25 : i64
-            %136 = arith.addi %134, %c16_i64 : i64
-            %137 = arith.minsi %136, %34 : i64
-            %138 = arith.subi %137, %135 : i64
-            %139 = arith.subi %135, %25 : i64
-            %140 = arith.muli %139, %49 : i64
-            %141 = arith.addi %48, %140 : i64
-            %142 = arith.muli %110, %c16_i64 : i64
-            %143 = arith.addi %141, %142 : i64
-            %144 = arith.addi %134, %142 : i64
-            %145 = arith.ori %144, %c2147483648_i64 : i64
-            %146 = arith.subi %135, %134 : i64
-            %147 = arith.addi %145, %146 : i64
-            %148 = arith.subi %27, %142 : i64
-            %149 = arith.minsi %148, %c16_i64 : i64
-            "instgem.mvout"(%143, %147, %149, %138) : (i64, i64, i64, i64) -> ()
+        scf.if %122 {
+          %136 = arith.muli %111, %124 : i64
+          %137 = arith.minsi %136, %47 : i64
+          %138 = arith.index_cast %137 : i64 to index
+          %139 = arith.index_cast %47 : i64 to index
+          scf.for %arg18 = %138 to %139 step %c1 {
+            %140 = arith.index_cast %arg18 : index to i64
+            %141 = arith.addi %41, %140 : i64
+            %142 = arith.muli %141, %c16_i64 : i64
+            %143 = arith.maxsi %142, %33 : i64
+            %144 = arith.addi %142, %c16_i64 : i64
+            %145 = arith.minsi %144, %42 : i64
+            %146 = arith.subi %145, %143 : i64
+            %147 = arith.subi %143, %33 : i64
+            %148 = arith.muli %147, %57 : i64
+            %149 = arith.addi %56, %148 : i64
+            %150 = arith.muli %118, %c16_i64 : i64
+            %151 = arith.addi %149, %150 : i64
+            %152 = arith.addi %142, %150 : i64
+            %153 = arith.ori %152, %c2147483648_i64 : i64
+            %154 = arith.subi %143, %142 : i64
+            %155 = arith.addi %153, %154 : i64
+            %156 = arith.subi %35, %150 : i64
+            %157 = arith.minsi %156, %c16_i64 : i64
+            "instgem.mvout"(%151, %155, %157, %146) : (i64, i64, i64, i64) -> ()
           }
         }
-        %123 = arith.cmpi sgt, %103, %c0_i64 : i64
-        %124 = arith.subi %35, %c1_i64 : i64
-        %125 = arith.maxsi %124, %c0_i64 : i64
-        %126 = arith.minsi %125, %39 : i64
-        %127 = arith.select %123, %126, %c0_i64 : i64
-        scf.if %121 {
-          %128 = arith.index_cast %127 : i64 to index
-          %129 = arith.index_cast %39 : i64 to index
-          scf.for %arg18 = %128 to %129 step %c1 {
-            %130 = arith.index_cast %arg18 : index to i64
-            %131 = arith.addi %33, %130 : i64
-            %132 = arith.muli %131, %c16_i64 : i64
-            %133 = arith.maxsi %132, %25 : i64
-            %134 = arith.addi %132, %c16_i64 : i64
-            %135 = arith.minsi %134, %34 : i64
-            %136 = arith.subi %135, %133 : i64
-            %137 = arith.subi %133, %25 : i64
-            %138 = arith.muli %137, %49 : i64
-            %139 = arith.addi %48, %138 : i64
-            %140 = arith.muli %109, %c16_i64 : i64
-            %141 = arith.addi %139, %140 : i64
-            %142 = arith.addi %132, %140 : i64
-            %143 = arith.ori %142, %c2147483648_i64 : i64
-            %144 = arith.subi %133, %132 : i64
-            %145 = arith.addi %143, %144 : i64
-            %146 = arith.subi %27, %140 : i64
-            %147 = arith.minsi %146, %c16_i64 : i64
-            "instgem.mvout"(%141, %145, %147, %136) : (i64, i64, i64, i64) -> ()
+        %131 = arith.cmpi sgt, %111, %c0_i64_3 : i64
+        %132 = arith.subi %43, %c1_i64_2 : i64
+        %133 = arith.maxsi %132, %c0_i64_3 : i64
+        %134 = arith.minsi %133, %47 : i64
+        %135 = arith.select %131, %134, %c0_i64_3 : i64
+        scf.if %129 {
+          %136 = arith.index_cast %135 : i64 to index
+          %137 = arith.index_cast %47 : i64 to index
+          scf.for %arg18 = %136 to %137 step %c1 {
+            %138 = arith.index_cast %arg18 : index to i64
+            %139 = arith.addi %41, %138 : i64
+            %140 = arith.muli %139, %c16_i64 : i64
+            %141 = arith.maxsi %140, %33 : i64
+            %142 = arith.addi %140, %c16_i64 : i64
+            %143 = arith.minsi %142, %42 : i64
+            %144 = arith.subi %143, %141 : i64
+            %145 = arith.subi %141, %33 : i64
+            %146 = arith.muli %145, %57 : i64
+            %147 = arith.addi %56, %146 : i64
+            %148 = arith.muli %117, %c16_i64 : i64
+            %149 = arith.addi %147, %148 : i64
+            %150 = arith.addi %140, %148 : i64
+            %151 = arith.ori %150, %c2147483648_i64 : i64
+            %152 = arith.subi %141, %140 : i64
+            %153 = arith.addi %151, %152 : i64
+            %154 = arith.subi %35, %148 : i64
+            %155 = arith.minsi %154, %c16_i64 : i64
+            "instgem.mvout"(%149, %153, %155, %144) : (i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %105 {
-        %109 = arith.minsi %107, %32 : i64
-        %110 = arith.index_cast %109 : i64 to index
-        %111 = arith.index_cast %32 : i64 to index
-        scf.for %arg17 = %110 to %111 step %c1 {
-          %112 = arith.index_cast %arg17 : index to i64
-          %113 = arith.index_cast %39 : i64 to index
-          scf.for %arg18 = %c0 to %113 step %c1 {
-            %114 = arith.index_cast %arg18 : index to i64
-            %115 = arith.addi %33, %114 : i64
-            %116 = arith.muli %115, %c16_i64 : i64
-            %117 = arith.maxsi %116, %25 : i64
-            %118 = arith.addi %116, %c16_i64 : i64
-            %119 = arith.minsi %118, %34 : i64
-            %120 = arith.subi %119, %117 : i64
-            %121 = arith.subi %117, %25 : i64
-            %122 = arith.muli %121, %49 : i64
-            %123 = arith.addi %48, %122 : i64
-            %124 = arith.muli %112, %c16_i64 : i64
-            %125 = arith.addi %123, %124 : i64
-            %126 = arith.addi %116, %124 : i64
-            %127 = arith.ori %126, %c2147483648_i64 : i64
-            %128 = arith.subi %117, %116 : i64
-            %129 = arith.addi %127, %128 : i64
-            %130 = arith.subi %27, %124 : i64
-            %131 = arith.minsi %130, %c16_i64 : i64
-            "instgem.mvout"(%125, %129, %131, %120) : (i64, i64, i64, i64) -> ()
+      scf.if %113 {
+        %117 = arith.minsi %115, %40 : i64
+        %118 = arith.index_cast %117 : i64 to index
+        %119 = arith.index_cast %40 : i64 to index
+        scf.for %arg17 = %118 to %119 step %c1 {
+          %120 = arith.index_cast %arg17 : index to i64
+          %121 = arith.index_cast %47 : i64 to index
+          scf.for %arg18 = %c0 to %121 step %c1 {
+            %122 = arith.index_cast %arg18 : index to i64
+            %123 = arith.addi %41, %122 : i64
+            %124 = arith.muli %123, %c16_i64 : i64
+            %125 = arith.maxsi %124, %33 : i64
+            %126 = arith.addi %124, %c16_i64 : i64
+            %127 = arith.minsi %126, %42 : i64
+            %128 = arith.subi %127, %125 : i64
+            %129 = arith.subi %125, %33 : i64
+            %130 = arith.muli %129, %57 : i64
+            %131 = arith.addi %56, %130 : i64
+            %132 = arith.muli %120, %c16_i64 : i64
+            %133 = arith.addi %131, %132 : i64
+            %134 = arith.addi %124, %132 : i64
+            %135 = arith.ori %134, %c2147483648_i64 : i64
+            %136 = arith.subi %125, %124 : i64
+            %137 = arith.addi %135, %136 : i64
+            %138 = arith.subi %35, %132 : i64
+            %139 = arith.minsi %138, %c16_i64 : i64
+            "instgem.mvout"(%133, %137, %139, %128) : (i64, i64, i64, i64) -> ()
           }
         }
       }
-      scf.yield %56, %76 : index, index
+      scf.yield %64, %84 : index, index
     }
-    %53 = arith.cmpi sle, %45, %c0 : index
-    scf.if %53 {
-      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %49, %51) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg14 = %c0 to %41 step %c1 {
-        %54 = arith.index_cast %arg14 : index to i64
-        %55 = arith.remsi %54, %39 : i64
-        %56 = arith.divsi %54, %39 : i64
-        %57 = arith.addi %33, %55 : i64
-        %58 = arith.muli %57, %c16_i64 : i64
-        %59 = arith.maxsi %58, %25 : i64
-        %60 = arith.addi %58, %c16_i64 : i64
-        %61 = arith.minsi %60, %34 : i64
-        %62 = arith.subi %61, %59 : i64
-        %63 = arith.subi %59, %25 : i64
-        %64 = arith.muli %63, %49 : i64
-        %65 = arith.addi %48, %64 : i64
-        %66 = arith.muli %56, %c16_i64 : i64
-        %67 = arith.addi %65, %66 : i64
-        %68 = arith.addi %58, %66 : i64
-        %69 = arith.ori %68, %c2147483648_i64 : i64
-        %70 = arith.subi %59, %58 : i64
-        %71 = arith.addi %69, %70 : i64
-        %72 = arith.subi %27, %66 : i64
-        %73 = arith.minsi %72, %c16_i64 : i64
-        "instgem.mvout"(%67, %71, %73, %62) : (i64, i64, i64, i64) -> ()
+    %61 = arith.cmpi sle, %53, %c0 : index
+    scf.if %61 {
+      scf.for %arg14 = %c0 to %49 step %c1 {
+        %62 = arith.index_cast %arg14 : index to i64
+        %63 = arith.remsi %62, %47 : i64
+        %64 = arith.divsi %62, %47 : i64
+        %65 = arith.addi %41, %63 : i64
+        %66 = arith.muli %65, %c16_i64 : i64
+        %67 = arith.maxsi %66, %33 : i64
+        %68 = arith.addi %66, %c16_i64 : i64
+        %69 = arith.minsi %68, %42 : i64
+        %70 = arith.subi %69, %67 : i64
+        %71 = arith.subi %67, %33 : i64
+        %72 = arith.muli %71, %57 : i64
+        %73 = arith.addi %56, %72 : i64
+        %74 = arith.muli %64, %c16_i64 : i64
+        %75 = arith.addi %73, %74 : i64
+        %76 = arith.addi %66, %74 : i64
+        %77 = arith.ori %76, %c2147483648_i64 : i64
+        %78 = arith.subi %67, %66 : i64
+        %79 = arith.addi %77, %78 : i64
+        %80 = arith.subi %35, %74 : i64
+        %81 = arith.minsi %80, %c16_i64 : i64
+        "instgem.mvout"(%75, %79, %81, %70) : (i64, i64, i64, i64) -> ()
       }
     }
     "instgem.fence"() : () -> ()

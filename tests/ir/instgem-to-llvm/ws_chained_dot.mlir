@@ -12,6 +12,9 @@
 // CHECK: llvm.func @baco_boundary_error(i64, i64) attributes {sym_visibility = "private"}
 // CHECK: llvm.func @baco_program_id(i64) -> i64 attributes {sym_visibility = "private"}
 // CHECK-LABEL: llvm.func @fused_mlp_kernel(%{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: f32, %{{[A-Za-z0-9_.$#-]+}}: f32) attributes {gemmini.acc_rows_used = 128 : i64, gemmini.sp_rows_used = 192 : i64} {
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: llvm.call @baco.rocc.config_ex(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
@@ -50,6 +53,18 @@ module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
   func.func @fused_mlp_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: memref<?xi8>, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: f32, %arg9: f32) attributes {gemmini.acc_rows_used = 128 : i64, gemmini.sp_rows_used = 192 : i64} {
+    %c0_i64 = arith.constant 0 : i64
+    %c0_i64_0 = arith.constant 0 : i64
+    %0 = call @baco_program_id(%c0_i64_0) : (i64) -> i64
+    %1 = arith.cmpi eq, %0, %c0_i64 : i64
+    %c1_i64 = arith.constant 1 : i64
+    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
+    %3 = arith.cmpi eq, %2, %c0_i64 : i64
+    %c2_i64 = arith.constant 2 : i64
+    %4 = call @baco_program_id(%c2_i64) : (i64) -> i64
+    %5 = arith.cmpi eq, %4, %c0_i64 : i64
+    %6 = arith.andi %1, %3 : i1
+    %7 = arith.andi %6, %5 : i1
     %c96_i64 = arith.constant 96 : i64
     %c4 = arith.constant 4 : index
     %c128_i64 = arith.constant 128 : i64
@@ -57,7 +72,7 @@ module {
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c32_i64 = arith.constant 32 : i64
-    %c2_i64 = arith.constant 2 : i64
+    %c2_i64_1 = arith.constant 2 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
     %c32 = arith.constant 32 : index
@@ -70,461 +85,463 @@ module {
     %c22_i64 = arith.constant 22 : i64
     %c52_i64 = arith.constant 52 : i64
     %c5_i64 = arith.constant 5 : i64
-    %c1_i64 = arith.constant 1 : i64
-    %c0_i64 = arith.constant 0 : i64
+    %c1_i64_2 = arith.constant 1 : i64
+    %c0_i64_3 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
-    "instgem.config_ex"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %c1065353216_i64, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %0 = call @baco_program_id(%c0_i64) : (i64) -> i64
-    %1 = arith.index_cast %0 : i64 to index
-    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
-    %3 = arith.index_cast %2 : i64 to index
-    %4 = arith.muli %1, %c32 : index
+    "instgem.config_ex"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %c1065353216_i64, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %8 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
+    %9 = arith.index_cast %8 : i64 to index
+    %10 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
+    %11 = arith.index_cast %10 : i64 to index
+    %12 = arith.muli %9, %c32 : index
     %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %5 = arith.ceildivsi %arg5, %c32 : index
-    %6 = arith.cmpi sle, %5, %c0 : index
-    scf.if %6 {
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+    %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    %13 = arith.ceildivsi %arg5, %c32 : index
+    %14 = arith.cmpi sle, %13, %c0 : index
+    scf.if %14 {
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg10 = %c0 to %c4 step %c1 {
-        %76 = arith.index_cast %arg10 : index to i64
-        %77 = arith.remsi %76, %c2_i64 : i64
-        %78 = arith.divsi %76, %c2_i64 : i64
-        %79 = arith.muli %78, %c16_i64 : i64
-        %80 = arith.subi %c32_i64, %79 : i64
-        %81 = arith.minsi %80, %c16_i64 : i64
-        %82 = arith.muli %77, %c32_i64 : i64
-        %83 = arith.addi %82, %79 : i64
-        %84 = arith.ori %83, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %84, %81, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %84 = arith.index_cast %arg10 : index to i64
+        %85 = arith.remsi %84, %c2_i64_1 : i64
+        %86 = arith.divsi %84, %c2_i64_1 : i64
+        %87 = arith.muli %86, %c16_i64 : i64
+        %88 = arith.subi %c32_i64, %87 : i64
+        %89 = arith.minsi %88, %c16_i64 : i64
+        %90 = arith.muli %85, %c32_i64 : i64
+        %91 = arith.addi %90, %87 : i64
+        %92 = arith.ori %91, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %92, %89, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
-    %7:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %76 = arith.maxsi %4, %c0 : index
-      %77 = arith.minsi %76, %arg4 : index
-      %78 = arith.addi %4, %c32 : index
-      %79 = arith.maxsi %78, %c0 : index
-      %80 = arith.minsi %79, %arg4 : index
-      %81 = arith.subi %77, %4 : index
-      %82 = arith.maxsi %81, %c0 : index
-      %83 = arith.minsi %82, %c32 : index
-      %84 = arith.subi %80, %77 : index
-      %85 = arith.maxsi %arg11, %c0 : index
-      %86 = arith.minsi %85, %arg5 : index
-      %87 = arith.addi %arg11, %c32 : index
-      %88 = arith.maxsi %87, %c0 : index
-      %89 = arith.minsi %88, %arg5 : index
-      %90 = arith.subi %86, %arg11 : index
-      %91 = arith.maxsi %90, %c0 : index
-      %92 = arith.minsi %91, %c32 : index
-      %93 = arith.subi %89, %86 : index
-      %94 = arith.cmpi sgt, %92, %c0 : index
-      scf.if %94 {
+    %15:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+      %84 = arith.maxsi %12, %c0 : index
+      %85 = arith.minsi %84, %arg4 : index
+      %86 = arith.addi %12, %c32 : index
+      %87 = arith.maxsi %86, %c0 : index
+      %88 = arith.minsi %87, %arg4 : index
+      %89 = arith.subi %85, %12 : index
+      %90 = arith.maxsi %89, %c0 : index
+      %91 = arith.minsi %90, %c32 : index
+      %92 = arith.subi %88, %85 : index
+      %93 = arith.maxsi %arg11, %c0 : index
+      %94 = arith.minsi %93, %arg5 : index
+      %95 = arith.addi %arg11, %c32 : index
+      %96 = arith.maxsi %95, %c0 : index
+      %97 = arith.minsi %96, %arg5 : index
+      %98 = arith.subi %94, %arg11 : index
+      %99 = arith.maxsi %98, %c0 : index
+      %100 = arith.minsi %99, %c32 : index
+      %101 = arith.subi %97, %94 : index
+      %102 = arith.cmpi sgt, %100, %c0 : index
+      scf.if %102 {
         func.call @baco_boundary_error(%c42_i64, %c26_i64) : (i64, i64) -> ()
       }
-      %subview_9 = memref.subview %reinterpret_cast[%77, %86] [%84, %93] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %95 = arith.index_cast %83 : index to i64
-      %96 = arith.index_cast %84 : index to i64
-      %97 = arith.index_cast %93 : index to i64
-      %98 = arith.addi %95, %96 : i64
-      %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %99 = arith.index_cast %intptr_14 : index to i64
-      %100 = arith.index_cast %offset_11 : index to i64
-      %101 = arith.addi %99, %100 : i64
-      %102 = arith.index_cast %strides_13#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %102) : (i64, i64, i64, i64, i64, i64) -> ()
-      %103 = arith.ceildivsi %97, %c64_i64 : i64
-      %104 = arith.divsi %95, %c16_i64 : i64
-      %105 = arith.ceildivsi %98, %c16_i64 : i64
-      %106 = arith.subi %105, %104 : i64
-      %107 = arith.cmpi sgt, %96, %c0_i64 : i64
-      %108 = arith.extui %107 : i1 to i64
-      %109 = arith.muli %106, %108 : i64
-      %110 = arith.muli %109, %103 : i64
-      %111 = arith.index_cast %110 : i64 to index
-      scf.for %arg13 = %c0 to %111 step %c1 {
-        %157 = arith.index_cast %arg13 : index to i64
-        %158 = arith.divsi %157, %103 : i64
-        %159 = arith.addi %104, %158 : i64
-        %160 = arith.remsi %157, %103 : i64
-        %161 = arith.muli %159, %c16_i64 : i64
-        %162 = arith.maxsi %161, %95 : i64
-        %163 = arith.addi %161, %c16_i64 : i64
-        %164 = arith.minsi %163, %98 : i64
-        %165 = arith.subi %164, %162 : i64
-        %166 = arith.subi %162, %95 : i64
-        %167 = arith.muli %166, %102 : i64
-        %168 = arith.addi %101, %167 : i64
-        %169 = arith.muli %160, %c64_i64 : i64
+      %subview_13 = memref.subview %reinterpret_cast[%85, %94] [%92, %101] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %103 = arith.index_cast %91 : index to i64
+      %104 = arith.index_cast %92 : index to i64
+      %105 = arith.index_cast %101 : index to i64
+      %106 = arith.addi %103, %104 : i64
+      %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %107 = arith.index_cast %intptr_18 : index to i64
+      %108 = arith.index_cast %offset_15 : index to i64
+      %109 = arith.addi %107, %108 : i64
+      %110 = arith.index_cast %strides_17#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %110) : (i64, i64, i64, i64, i64, i64) -> ()
+      %111 = arith.ceildivsi %105, %c64_i64 : i64
+      %112 = arith.divsi %103, %c16_i64 : i64
+      %113 = arith.ceildivsi %106, %c16_i64 : i64
+      %114 = arith.subi %113, %112 : i64
+      %115 = arith.cmpi sgt, %104, %c0_i64_3 : i64
+      %116 = arith.extui %115 : i1 to i64
+      %117 = arith.muli %114, %116 : i64
+      %118 = arith.muli %117, %111 : i64
+      %119 = arith.index_cast %118 : i64 to index
+      scf.for %arg13 = %c0 to %119 step %c1 {
+        %165 = arith.index_cast %arg13 : index to i64
+        %166 = arith.divsi %165, %111 : i64
+        %167 = arith.addi %112, %166 : i64
+        %168 = arith.remsi %165, %111 : i64
+        %169 = arith.muli %167, %c16_i64 : i64
+        %170 = arith.maxsi %169, %103 : i64
+        %171 = arith.addi %169, %c16_i64 : i64
+        %172 = arith.minsi %171, %106 : i64
+        %173 = arith.subi %172, %170 : i64
+        %174 = arith.subi %170, %103 : i64
+        %175 = arith.muli %174, %110 : i64
+        %176 = arith.addi %109, %175 : i64
+        %177 = arith.muli %168, %c64_i64 : i64
+        %178 = arith.addi %176, %177 : i64
+        %179 = arith.muli %167, %c32_i64 : i64
+        %180 = arith.addi %179, %177 : i64
+        %181 = arith.subi %170, %169 : i64
+        %182 = arith.addi %180, %181 : i64
+        %183 = arith.subi %105, %177 : i64
+        %184 = arith.minsi %183, %c64_i64 : i64
+        "instgem.mvin"(%178, %182, %184, %173) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %120 = arith.ceildivsi %103, %c16_i64 : i64
+      %121 = arith.muli %120, %111 : i64
+      %122 = arith.index_cast %121 : i64 to index
+      scf.for %arg13 = %c0 to %122 step %c1 {
+        %165 = arith.index_cast %arg13 : index to i64
+        %166 = arith.divsi %165, %111 : i64
+        %167 = arith.remsi %165, %111 : i64
+        %168 = arith.muli %166, %c32_i64 : i64
+        %169 = arith.muli %167, %c64_i64 : i64
         %170 = arith.addi %168, %169 : i64
-        %171 = arith.muli %159, %c32_i64 : i64
-        %172 = arith.addi %171, %169 : i64
-        %173 = arith.subi %162, %161 : i64
-        %174 = arith.addi %172, %173 : i64
-        %175 = arith.subi %97, %169 : i64
-        %176 = arith.minsi %175, %c64_i64 : i64
-        "instgem.mvin"(%170, %174, %176, %165) : (i64, i64, i64, i64) -> ()
+        %171 = arith.subi %105, %169 : i64
+        %172 = arith.minsi %171, %c64_i64 : i64
+        %173 = arith.muli %166, %c16_i64 : i64
+        %174 = arith.subi %103, %173 : i64
+        %175 = arith.minsi %174, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %170, %172, %175) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %112 = arith.ceildivsi %95, %c16_i64 : i64
-      %113 = arith.muli %112, %103 : i64
-      %114 = arith.index_cast %113 : i64 to index
-      scf.for %arg13 = %c0 to %114 step %c1 {
-        %157 = arith.index_cast %arg13 : index to i64
-        %158 = arith.divsi %157, %103 : i64
-        %159 = arith.remsi %157, %103 : i64
-        %160 = arith.muli %158, %c32_i64 : i64
-        %161 = arith.muli %159, %c64_i64 : i64
-        %162 = arith.addi %160, %161 : i64
-        %163 = arith.subi %97, %161 : i64
-        %164 = arith.minsi %163, %c64_i64 : i64
-        %165 = arith.muli %158, %c16_i64 : i64
-        %166 = arith.subi %95, %165 : i64
-        %167 = arith.minsi %166, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %162, %164, %167) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %115 = arith.maxsi %arg12, %c0 : index
-      %116 = arith.minsi %115, %arg5 : index
-      %117 = arith.addi %arg12, %c32 : index
-      %118 = arith.maxsi %117, %c0 : index
-      %119 = arith.minsi %118, %arg5 : index
-      %120 = arith.subi %116, %arg12 : index
-      %121 = arith.maxsi %120, %c0 : index
-      %122 = arith.minsi %121, %c32 : index
-      %123 = arith.subi %119, %116 : index
-      %124 = arith.minsi %arg6, %c0 : index
-      %125 = arith.minsi %arg6, %c32 : index
-      %126 = arith.maxsi %124, %c0 : index
-      %127 = arith.minsi %126, %c32 : index
-      %128 = arith.subi %125, %124 : index
-      %129 = arith.cmpi sgt, %127, %c0 : index
-      scf.if %129 {
+      %123 = arith.maxsi %arg12, %c0 : index
+      %124 = arith.minsi %123, %arg5 : index
+      %125 = arith.addi %arg12, %c32 : index
+      %126 = arith.maxsi %125, %c0 : index
+      %127 = arith.minsi %126, %arg5 : index
+      %128 = arith.subi %124, %arg12 : index
+      %129 = arith.maxsi %128, %c0 : index
+      %130 = arith.minsi %129, %c32 : index
+      %131 = arith.subi %127, %124 : index
+      %132 = arith.minsi %arg6, %c0 : index
+      %133 = arith.minsi %arg6, %c32 : index
+      %134 = arith.maxsi %132, %c0 : index
+      %135 = arith.minsi %134, %c32 : index
+      %136 = arith.subi %133, %132 : index
+      %137 = arith.cmpi sgt, %135, %c0 : index
+      scf.if %137 {
         func.call @baco_boundary_error(%c42_i64, %c65_i64) : (i64, i64) -> ()
       }
-      %subview_15 = memref.subview %reinterpret_cast_0[%116, %124] [%123, %128] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %130 = arith.index_cast %122 : index to i64
-      %131 = arith.index_cast %123 : index to i64
-      %132 = arith.index_cast %128 : index to i64
-      %133 = arith.addi %130, %131 : i64
-      %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %134 = arith.index_cast %intptr_20 : index to i64
-      %135 = arith.index_cast %offset_17 : index to i64
-      %136 = arith.addi %134, %135 : i64
-      %137 = arith.index_cast %strides_19#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %137) : (i64, i64, i64, i64, i64, i64) -> ()
-      %138 = arith.ceildivsi %132, %c64_i64 : i64
-      %139 = arith.divsi %130, %c16_i64 : i64
-      %140 = arith.ceildivsi %133, %c16_i64 : i64
-      %141 = arith.subi %140, %139 : i64
-      %142 = arith.cmpi sgt, %131, %c0_i64 : i64
-      %143 = arith.extui %142 : i1 to i64
-      %144 = arith.muli %141, %143 : i64
-      %145 = arith.muli %144, %138 : i64
-      %146 = arith.index_cast %145 : i64 to index
-      scf.for %arg13 = %c0 to %146 step %c1 {
-        %157 = arith.index_cast %arg13 : index to i64
-        %158 = arith.divsi %157, %138 : i64
-        %159 = arith.addi %139, %158 : i64
-        %160 = arith.remsi %157, %138 : i64
-        %161 = arith.muli %159, %c16_i64 : i64
-        %162 = arith.maxsi %161, %130 : i64
-        %163 = arith.addi %161, %c16_i64 : i64
-        %164 = arith.minsi %163, %133 : i64
-        %165 = arith.subi %164, %162 : i64
-        %166 = arith.subi %162, %130 : i64
-        %167 = arith.muli %166, %137 : i64
-        %168 = arith.addi %136, %167 : i64
-        %169 = arith.muli %160, %c64_i64 : i64
+      %subview_19 = memref.subview %reinterpret_cast_4[%124, %132] [%131, %136] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %138 = arith.index_cast %130 : index to i64
+      %139 = arith.index_cast %131 : index to i64
+      %140 = arith.index_cast %136 : index to i64
+      %141 = arith.addi %138, %139 : i64
+      %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %142 = arith.index_cast %intptr_24 : index to i64
+      %143 = arith.index_cast %offset_21 : index to i64
+      %144 = arith.addi %142, %143 : i64
+      %145 = arith.index_cast %strides_23#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %145) : (i64, i64, i64, i64, i64, i64) -> ()
+      %146 = arith.ceildivsi %140, %c64_i64 : i64
+      %147 = arith.divsi %138, %c16_i64 : i64
+      %148 = arith.ceildivsi %141, %c16_i64 : i64
+      %149 = arith.subi %148, %147 : i64
+      %150 = arith.cmpi sgt, %139, %c0_i64_3 : i64
+      %151 = arith.extui %150 : i1 to i64
+      %152 = arith.muli %149, %151 : i64
+      %153 = arith.muli %152, %146 : i64
+      %154 = arith.index_cast %153 : i64 to index
+      scf.for %arg13 = %c0 to %154 step %c1 {
+        %165 = arith.index_cast %arg13 : index to i64
+        %166 = arith.divsi %165, %146 : i64
+        %167 = arith.addi %147, %166 : i64
+        %168 = arith.remsi %165, %146 : i64
+        %169 = arith.muli %167, %c16_i64 : i64
+        %170 = arith.maxsi %169, %138 : i64
+        %171 = arith.addi %169, %c16_i64 : i64
+        %172 = arith.minsi %171, %141 : i64
+        %173 = arith.subi %172, %170 : i64
+        %174 = arith.subi %170, %138 : i64
+        %175 = arith.muli %174, %145 : i64
+        %176 = arith.addi %144, %175 : i64
+        %177 = arith.muli %168, %c64_i64 : i64
+        %178 = arith.addi %176, %177 : i64
+        %179 = arith.muli %167, %c32_i64 : i64
+        %180 = arith.addi %179, %177 : i64
+        %181 = arith.addi %180, %c64_i64 : i64
+        %182 = arith.subi %170, %169 : i64
+        %183 = arith.addi %181, %182 : i64
+        %184 = arith.subi %140, %177 : i64
+        %185 = arith.minsi %184, %c64_i64 : i64
+        "instgem.mvin"(%178, %183, %185, %173) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %155 = arith.ceildivsi %138, %c16_i64 : i64
+      %156 = arith.muli %155, %146 : i64
+      %157 = arith.index_cast %156 : i64 to index
+      scf.for %arg13 = %c0 to %157 step %c1 {
+        %165 = arith.index_cast %arg13 : index to i64
+        %166 = arith.divsi %165, %146 : i64
+        %167 = arith.remsi %165, %146 : i64
+        %168 = arith.muli %166, %c32_i64 : i64
+        %169 = arith.muli %167, %c64_i64 : i64
         %170 = arith.addi %168, %169 : i64
-        %171 = arith.muli %159, %c32_i64 : i64
-        %172 = arith.addi %171, %169 : i64
-        %173 = arith.addi %172, %c64_i64 : i64
-        %174 = arith.subi %162, %161 : i64
-        %175 = arith.addi %173, %174 : i64
-        %176 = arith.subi %132, %169 : i64
-        %177 = arith.minsi %176, %c64_i64 : i64
-        "instgem.mvin"(%170, %175, %177, %165) : (i64, i64, i64, i64) -> ()
+        %171 = arith.addi %170, %c64_i64 : i64
+        %172 = arith.subi %140, %169 : i64
+        %173 = arith.minsi %172, %c64_i64 : i64
+        %174 = arith.muli %166, %c16_i64 : i64
+        %175 = arith.subi %138, %174 : i64
+        %176 = arith.minsi %175, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %171, %173, %176) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %147 = arith.ceildivsi %130, %c16_i64 : i64
-      %148 = arith.muli %147, %138 : i64
-      %149 = arith.index_cast %148 : i64 to index
-      scf.for %arg13 = %c0 to %149 step %c1 {
-        %157 = arith.index_cast %arg13 : index to i64
-        %158 = arith.divsi %157, %138 : i64
-        %159 = arith.remsi %157, %138 : i64
-        %160 = arith.muli %158, %c32_i64 : i64
-        %161 = arith.muli %159, %c64_i64 : i64
-        %162 = arith.addi %160, %161 : i64
-        %163 = arith.addi %162, %c64_i64 : i64
-        %164 = arith.subi %132, %161 : i64
-        %165 = arith.minsi %164, %c64_i64 : i64
-        %166 = arith.muli %158, %c16_i64 : i64
-        %167 = arith.subi %130, %166 : i64
-        %168 = arith.minsi %167, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %163, %165, %168) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %150 = arith.ceildivsi %132, %c16_i64 : i64
-      %151 = arith.minsi %97, %133 : i64
-      %152 = arith.ceildivsi %151, %c16_i64 : i64
-      %153 = arith.cmpi eq, %arg10, %c0 : index
-      %154 = arith.cmpi sgt, %105, %c0_i64 : i64
-      %155 = arith.select %154, %150, %c0_i64 : i64
-      %156 = arith.index_cast %155 : i64 to index
-      scf.for %arg13 = %c0 to %156 step %c1 {
-        %157 = arith.index_cast %arg13 : index to i64
-        %158 = arith.index_cast %152 : i64 to index
-        scf.for %arg14 = %c0 to %158 step %c1 {
-          %159 = arith.index_cast %arg14 : index to i64
-          %160 = arith.minsi %98, %c16_i64 : i64
-          %161 = arith.muli %157, %c16_i64 : i64
-          %162 = arith.subi %132, %161 : i64
-          %163 = arith.minsi %162, %c16_i64 : i64
-          %164 = arith.cmpi eq, %159, %c0_i64 : i64
-          %165 = arith.andi %153, %164 : i1
-          %166 = arith.select %165, %c2147483648_i64, %c3221225472_i64 : i64
-          %167 = arith.ori %161, %166 : i64
-          %168 = arith.select %165, %c16_i64, %160 : i64
-          %169 = arith.select %165, %c16_i64, %163 : i64
-          %170 = arith.muli %159, %c32_i64 : i64
-          %171 = arith.addi %170, %161 : i64
-          %172 = arith.addi %171, %c64_i64 : i64
-          %173 = arith.muli %159, %c16_i64 : i64
-          %174 = arith.subi %133, %173 : i64
-          %175 = arith.minsi %174, %c16_i64 : i64
-          "instgem.preload"(%172, %163, %175, %167, %169, %168) : (i64, i64, i64, i64, i64, i64) -> ()
-          %176 = arith.subi %97, %173 : i64
-          %177 = arith.minsi %176, %c16_i64 : i64
-          "instgem.compute_preloaded"(%173, %177, %160, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %178 = arith.index_cast %105 : i64 to index
-          scf.for %arg15 = %c1 to %178 step %c1 {
-            %179 = arith.index_cast %arg15 : index to i64
-            %180 = arith.muli %179, %c16_i64 : i64
-            %181 = arith.subi %98, %180 : i64
-            %182 = arith.minsi %181, %c16_i64 : i64
-            %183 = arith.muli %179, %c32_i64 : i64
-            %184 = arith.addi %183, %161 : i64
-            %185 = arith.ori %184, %166 : i64
-            %186 = arith.select %165, %c16_i64, %182 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %185, %169, %186) : (i64, i64, i64, i64, i64, i64) -> ()
-            %187 = arith.addi %183, %173 : i64
-            "instgem.compute_accumulated"(%187, %177, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %158 = arith.ceildivsi %140, %c16_i64 : i64
+      %159 = arith.minsi %105, %141 : i64
+      %160 = arith.ceildivsi %159, %c16_i64 : i64
+      %161 = arith.cmpi eq, %arg10, %c0 : index
+      %162 = arith.cmpi sgt, %113, %c0_i64_3 : i64
+      %163 = arith.select %162, %158, %c0_i64_3 : i64
+      %164 = arith.index_cast %163 : i64 to index
+      scf.for %arg13 = %c0 to %164 step %c1 {
+        %165 = arith.index_cast %arg13 : index to i64
+        %166 = arith.index_cast %160 : i64 to index
+        scf.for %arg14 = %c0 to %166 step %c1 {
+          %167 = arith.index_cast %arg14 : index to i64
+          %168 = arith.minsi %106, %c16_i64 : i64
+          %169 = arith.muli %165, %c16_i64 : i64
+          %170 = arith.subi %140, %169 : i64
+          %171 = arith.minsi %170, %c16_i64 : i64
+          %172 = arith.cmpi eq, %167, %c0_i64_3 : i64
+          %173 = arith.andi %161, %172 : i1
+          %174 = arith.select %173, %c2147483648_i64, %c3221225472_i64 : i64
+          %175 = arith.ori %169, %174 : i64
+          %176 = arith.select %173, %c16_i64, %168 : i64
+          %177 = arith.select %173, %c16_i64, %171 : i64
+          %178 = arith.muli %167, %c32_i64 : i64
+          %179 = arith.addi %178, %169 : i64
+          %180 = arith.addi %179, %c64_i64 : i64
+          %181 = arith.muli %167, %c16_i64 : i64
+          %182 = arith.subi %141, %181 : i64
+          %183 = arith.minsi %182, %c16_i64 : i64
+          "instgem.preload"(%180, %171, %183, %175, %177, %176) : (i64, i64, i64, i64, i64, i64) -> ()
+          %184 = arith.subi %105, %181 : i64
+          %185 = arith.minsi %184, %c16_i64 : i64
+          "instgem.compute_preloaded"(%181, %185, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %186 = arith.index_cast %113 : i64 to index
+          scf.for %arg15 = %c1 to %186 step %c1 {
+            %187 = arith.index_cast %arg15 : index to i64
+            %188 = arith.muli %187, %c16_i64 : i64
+            %189 = arith.subi %106, %188 : i64
+            %190 = arith.minsi %189, %c16_i64 : i64
+            %191 = arith.muli %187, %c32_i64 : i64
+            %192 = arith.addi %191, %169 : i64
+            %193 = arith.ori %192, %174 : i64
+            %194 = arith.select %173, %c16_i64, %190 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %193, %177, %194) : (i64, i64, i64, i64, i64, i64) -> ()
+            %195 = arith.addi %191, %181 : i64
+            "instgem.compute_accumulated"(%195, %185, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %153 {
+      scf.if %161 {
         scf.for %arg13 = %c0 to %c4 step %c1 {
-          %157 = arith.index_cast %arg13 : index to i64
-          %158 = arith.remsi %157, %c2_i64 : i64
-          %159 = arith.divsi %157, %c2_i64 : i64
-          %160 = arith.muli %159, %c16_i64 : i64
-          %161 = arith.subi %c32_i64, %160 : i64
-          %162 = arith.minsi %161, %c16_i64 : i64
-          %163 = arith.muli %158, %c32_i64 : i64
-          %164 = arith.addi %163, %160 : i64
-          %165 = arith.ori %164, %c2147483648_i64 : i64
-          %166 = arith.cmpi eq, %152, %c0_i64 : i64
-          %167 = arith.cmpi sge, %158, %105 : i64
-          %168 = arith.cmpi sge, %159, %155 : i64
-          %169 = arith.ori %166, %167 : i1
-          %170 = arith.ori %169, %168 : i1
-          scf.if %170 {
-            "instgem.mvin"(%c0_i64, %165, %162, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %165 = arith.index_cast %arg13 : index to i64
+          %166 = arith.remsi %165, %c2_i64_1 : i64
+          %167 = arith.divsi %165, %c2_i64_1 : i64
+          %168 = arith.muli %167, %c16_i64 : i64
+          %169 = arith.subi %c32_i64, %168 : i64
+          %170 = arith.minsi %169, %c16_i64 : i64
+          %171 = arith.muli %166, %c32_i64 : i64
+          %172 = arith.addi %171, %168 : i64
+          %173 = arith.ori %172, %c2147483648_i64 : i64
+          %174 = arith.cmpi eq, %160, %c0_i64_3 : i64
+          %175 = arith.cmpi sge, %166, %113 : i64
+          %176 = arith.cmpi sge, %167, %163 : i64
+          %177 = arith.ori %174, %175 : i1
+          %178 = arith.ori %177, %176 : i1
+          scf.if %178 {
+            "instgem.mvin"(%c0_i64_3, %173, %170, %c16_i64) : (i64, i64, i64, i64) -> ()
           }
         }
       }
-      scf.yield %87, %117 : index, index
+      scf.yield %95, %125 : index, index
     }
-    %8 = arith.muli %3, %c32 : index
-    %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+    %16 = arith.muli %11, %c32 : index
+    %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg10 = %c0 to %c4 step %c1 {
-      %76 = arith.index_cast %arg10 : index to i64
-      %77 = arith.remsi %76, %c2_i64 : i64
-      %78 = arith.divsi %76, %c2_i64 : i64
-      %79 = arith.muli %78, %c16_i64 : i64
-      %80 = arith.subi %c32_i64, %79 : i64
-      %81 = arith.minsi %80, %c16_i64 : i64
-      %82 = arith.muli %77, %c32_i64 : i64
-      %83 = arith.addi %82, %79 : i64
-      %84 = arith.addi %83, %c64_i64 : i64
-      %85 = arith.ori %84, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %85, %81, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %9 = arith.minsi %arg6, %c0 : index
-    %10 = arith.minsi %arg6, %c32 : index
-    %11 = arith.maxsi %9, %c0 : index
-    %12 = arith.minsi %11, %c32 : index
-    %13 = arith.subi %10, %9 : index
-    %14 = arith.maxsi %8, %c0 : index
-    %15 = arith.minsi %14, %arg7 : index
-    %16 = arith.addi %8, %c32 : index
-    %17 = arith.maxsi %16, %c0 : index
-    %18 = arith.minsi %17, %arg7 : index
-    %19 = arith.subi %15, %8 : index
-    %20 = arith.maxsi %19, %c0 : index
-    %21 = arith.minsi %20, %c32 : index
-    %22 = arith.subi %18, %15 : index
-    %23 = arith.cmpi sgt, %21, %c0 : index
-    scf.if %23 {
-      func.call @baco_boundary_error(%c49_i64, %c22_i64) : (i64, i64) -> ()
-    }
-    %subview = memref.subview %reinterpret_cast_1[%9, %15] [%13, %22] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %24 = arith.index_cast %12 : index to i64
-    %25 = arith.index_cast %13 : index to i64
-    %26 = arith.index_cast %22 : index to i64
-    %27 = arith.addi %24, %25 : i64
-    %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %28 = arith.index_cast %intptr : index to i64
-    %29 = arith.index_cast %offset : index to i64
-    %30 = arith.addi %28, %29 : i64
-    %31 = arith.index_cast %strides#0 : index to i64
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %31) : (i64, i64, i64, i64, i64, i64) -> ()
-    %32 = arith.ceildivsi %26, %c64_i64 : i64
-    %33 = arith.divsi %24, %c16_i64 : i64
-    %34 = arith.ceildivsi %27, %c16_i64 : i64
-    %35 = arith.subi %34, %33 : i64
-    %36 = arith.cmpi sgt, %25, %c0_i64 : i64
-    %37 = arith.extui %36 : i1 to i64
-    %38 = arith.muli %35, %37 : i64
-    %39 = arith.muli %38, %32 : i64
-    %40 = arith.index_cast %39 : i64 to index
-    scf.for %arg10 = %c0 to %40 step %c1 {
-      %76 = arith.index_cast %arg10 : index to i64
-      %77 = arith.divsi %76, %32 : i64
-      %78 = arith.addi %33, %77 : i64
-      %79 = arith.remsi %76, %32 : i64
-      %80 = arith.muli %78, %c16_i64 : i64
-      %81 = arith.maxsi %80, %24 : i64
-      %82 = arith.addi %80, %c16_i64 : i64
-      %83 = arith.minsi %82, %27 : i64
-      %84 = arith.subi %83, %81 : i64
-      %85 = arith.subi %81, %24 : i64
-      %86 = arith.muli %85, %31 : i64
-      %87 = arith.addi %30, %86 : i64
-      %88 = arith.muli %79, %c64_i64 : i64
-      %89 = arith.addi %87, %88 : i64
-      %90 = arith.muli %78, %c32_i64 : i64
-      %91 = arith.addi %90, %88 : i64
-      %92 = arith.addi %91, %c128_i64 : i64
-      %93 = arith.subi %81, %80 : i64
-      %94 = arith.addi %92, %93 : i64
-      %95 = arith.subi %26, %88 : i64
-      %96 = arith.minsi %95, %c64_i64 : i64
-      "instgem.mvin"(%89, %94, %96, %84) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %41 = arith.ceildivsi %24, %c16_i64 : i64
-    %42 = arith.muli %41, %32 : i64
-    %43 = arith.index_cast %42 : i64 to index
-    scf.for %arg10 = %c0 to %43 step %c1 {
-      %76 = arith.index_cast %arg10 : index to i64
-      %77 = arith.divsi %76, %32 : i64
-      %78 = arith.remsi %76, %32 : i64
-      %79 = arith.muli %77, %c32_i64 : i64
-      %80 = arith.muli %78, %c64_i64 : i64
-      %81 = arith.addi %79, %80 : i64
-      %82 = arith.addi %81, %c128_i64 : i64
-      %83 = arith.subi %26, %80 : i64
-      %84 = arith.minsi %83, %c64_i64 : i64
-      %85 = arith.muli %77, %c16_i64 : i64
-      %86 = arith.subi %24, %85 : i64
-      %87 = arith.minsi %86, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %82, %84, %87) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %44 = arith.bitcast %arg8 : f32 to i32
-    %45 = arith.extui %44 : i32 to i64
-    "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %45, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %46 = arith.ceildivsi %26, %c16_i64 : i64
-    %47 = arith.minsi %27, %c32_i64 : i64
-    %48 = arith.ceildivsi %47, %c16_i64 : i64
-    %49 = arith.index_cast %46 : i64 to index
-    scf.for %arg10 = %c0 to %49 step %c1 {
-      %76 = arith.index_cast %arg10 : index to i64
-      %77 = arith.index_cast %48 : i64 to index
-      scf.for %arg11 = %c0 to %77 step %c1 {
-        %78 = arith.index_cast %arg11 : index to i64
-        %79 = arith.muli %76, %c16_i64 : i64
-        %80 = arith.subi %26, %79 : i64
-        %81 = arith.minsi %80, %c16_i64 : i64
-        %82 = arith.addi %79, %c64_i64 : i64
-        %83 = arith.ori %82, %c3221225472_i64 : i64
-        %84 = arith.muli %78, %c32_i64 : i64
-        %85 = arith.addi %84, %79 : i64
-        %86 = arith.addi %85, %c128_i64 : i64
-        %87 = arith.muli %78, %c16_i64 : i64
-        %88 = arith.subi %27, %87 : i64
-        %89 = arith.minsi %88, %c16_i64 : i64
-        "instgem.preload"(%86, %81, %89, %83, %81, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %90 = arith.ori %87, %c2147483648_i64 : i64
-        %91 = arith.subi %c32_i64, %87 : i64
-        %92 = arith.minsi %91, %c16_i64 : i64
-        "instgem.compute_preloaded"(%90, %92, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %93 = arith.addi %79, %c96_i64 : i64
-        %94 = arith.ori %93, %c3221225472_i64 : i64
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %94, %81, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %95 = arith.addi %87, %c32_i64 : i64
-        %96 = arith.ori %95, %c2147483648_i64 : i64
-        "instgem.compute_accumulated"(%96, %92, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      }
-    } {gemmini.compute_nest}
-    %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %50 = arith.maxsi %4, %c0 : index
-    %51 = arith.minsi %50, %arg4 : index
-    %52 = arith.addi %4, %c32 : index
-    %53 = arith.maxsi %52, %c0 : index
-    %54 = arith.minsi %53, %arg4 : index
-    %55 = arith.subi %51, %4 : index
-    %56 = arith.maxsi %55, %c0 : index
-    %57 = arith.minsi %56, %c32 : index
-    %58 = arith.subi %54, %51 : index
-    scf.if %23 {
-      func.call @baco_boundary_error(%c52_i64, %c5_i64) : (i64, i64) -> ()
-    }
-    %subview_3 = memref.subview %reinterpret_cast_2[%51, %15] [%58, %22] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %59 = arith.index_cast %57 : index to i64
-    %60 = arith.index_cast %58 : index to i64
-    %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %61 = arith.index_cast %intptr_8 : index to i64
-    %62 = arith.index_cast %offset_5 : index to i64
-    %63 = arith.addi %61, %62 : i64
-    %64 = arith.index_cast %strides_7#0 : index to i64
-    %65 = arith.bitcast %arg9 : f32 to i32
-    %66 = arith.extui %65 : i32 to i64
-    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %64, %66) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %67 = arith.divsi %59, %c16_i64 : i64
-    %68 = arith.addi %59, %60 : i64
-    %69 = arith.ceildivsi %68, %c16_i64 : i64
-    %70 = arith.subi %69, %67 : i64
-    %71 = arith.cmpi sgt, %60, %c0_i64 : i64
-    %72 = arith.extui %71 : i1 to i64
-    %73 = arith.muli %70, %72 : i64
-    %74 = arith.muli %73, %46 : i64
-    %75 = arith.index_cast %74 : i64 to index
-    scf.for %arg10 = %c0 to %75 step %c1 {
-      %76 = arith.index_cast %arg10 : index to i64
-      %77 = arith.remsi %76, %73 : i64
-      %78 = arith.divsi %76, %73 : i64
-      %79 = arith.addi %67, %77 : i64
-      %80 = arith.muli %79, %c16_i64 : i64
-      %81 = arith.maxsi %80, %59 : i64
-      %82 = arith.addi %80, %c16_i64 : i64
-      %83 = arith.minsi %82, %68 : i64
-      %84 = arith.subi %83, %81 : i64
-      %85 = arith.subi %81, %59 : i64
-      %86 = arith.muli %85, %64 : i64
-      %87 = arith.addi %63, %86 : i64
-      %88 = arith.muli %78, %c16_i64 : i64
-      %89 = arith.addi %87, %88 : i64
-      %90 = arith.muli %79, %c32_i64 : i64
-      %91 = arith.addi %90, %88 : i64
+      %84 = arith.index_cast %arg10 : index to i64
+      %85 = arith.remsi %84, %c2_i64_1 : i64
+      %86 = arith.divsi %84, %c2_i64_1 : i64
+      %87 = arith.muli %86, %c16_i64 : i64
+      %88 = arith.subi %c32_i64, %87 : i64
+      %89 = arith.minsi %88, %c16_i64 : i64
+      %90 = arith.muli %85, %c32_i64 : i64
+      %91 = arith.addi %90, %87 : i64
       %92 = arith.addi %91, %c64_i64 : i64
       %93 = arith.ori %92, %c2147483648_i64 : i64
-      %94 = arith.subi %81, %80 : i64
-      %95 = arith.addi %93, %94 : i64
-      %96 = arith.subi %26, %88 : i64
-      %97 = arith.minsi %96, %c16_i64 : i64
-      "instgem.mvout"(%89, %95, %97, %84) : (i64, i64, i64, i64) -> ()
+      "instgem.mvin"(%c0_i64_3, %93, %89, %c16_i64) : (i64, i64, i64, i64) -> ()
+    } {gemmini.load_stream}
+    %17 = arith.minsi %arg6, %c0 : index
+    %18 = arith.minsi %arg6, %c32 : index
+    %19 = arith.maxsi %17, %c0 : index
+    %20 = arith.minsi %19, %c32 : index
+    %21 = arith.subi %18, %17 : index
+    %22 = arith.maxsi %16, %c0 : index
+    %23 = arith.minsi %22, %arg7 : index
+    %24 = arith.addi %16, %c32 : index
+    %25 = arith.maxsi %24, %c0 : index
+    %26 = arith.minsi %25, %arg7 : index
+    %27 = arith.subi %23, %16 : index
+    %28 = arith.maxsi %27, %c0 : index
+    %29 = arith.minsi %28, %c32 : index
+    %30 = arith.subi %26, %23 : index
+    %31 = arith.cmpi sgt, %29, %c0 : index
+    scf.if %31 {
+      func.call @baco_boundary_error(%c49_i64, %c22_i64) : (i64, i64) -> ()
+    }
+    %subview = memref.subview %reinterpret_cast_5[%17, %23] [%21, %30] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %32 = arith.index_cast %20 : index to i64
+    %33 = arith.index_cast %21 : index to i64
+    %34 = arith.index_cast %30 : index to i64
+    %35 = arith.addi %32, %33 : i64
+    %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+    %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+    %36 = arith.index_cast %intptr : index to i64
+    %37 = arith.index_cast %offset : index to i64
+    %38 = arith.addi %36, %37 : i64
+    %39 = arith.index_cast %strides#0 : index to i64
+    "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %39) : (i64, i64, i64, i64, i64, i64) -> ()
+    %40 = arith.ceildivsi %34, %c64_i64 : i64
+    %41 = arith.divsi %32, %c16_i64 : i64
+    %42 = arith.ceildivsi %35, %c16_i64 : i64
+    %43 = arith.subi %42, %41 : i64
+    %44 = arith.cmpi sgt, %33, %c0_i64_3 : i64
+    %45 = arith.extui %44 : i1 to i64
+    %46 = arith.muli %43, %45 : i64
+    %47 = arith.muli %46, %40 : i64
+    %48 = arith.index_cast %47 : i64 to index
+    scf.for %arg10 = %c0 to %48 step %c1 {
+      %84 = arith.index_cast %arg10 : index to i64
+      %85 = arith.divsi %84, %40 : i64
+      %86 = arith.addi %41, %85 : i64
+      %87 = arith.remsi %84, %40 : i64
+      %88 = arith.muli %86, %c16_i64 : i64
+      %89 = arith.maxsi %88, %32 : i64
+      %90 = arith.addi %88, %c16_i64 : i64
+      %91 = arith.minsi %90, %35 : i64
+      %92 = arith.subi %91, %89 : i64
+      %93 = arith.subi %89, %32 : i64
+      %94 = arith.muli %93, %39 : i64
+      %95 = arith.addi %38, %94 : i64
+      %96 = arith.muli %87, %c64_i64 : i64
+      %97 = arith.addi %95, %96 : i64
+      %98 = arith.muli %86, %c32_i64 : i64
+      %99 = arith.addi %98, %96 : i64
+      %100 = arith.addi %99, %c128_i64 : i64
+      %101 = arith.subi %89, %88 : i64
+      %102 = arith.addi %100, %101 : i64
+      %103 = arith.subi %34, %96 : i64
+      %104 = arith.minsi %103, %c64_i64 : i64
+      "instgem.mvin"(%97, %102, %104, %92) : (i64, i64, i64, i64) -> ()
+    } {gemmini.load_stream}
+    %49 = arith.ceildivsi %32, %c16_i64 : i64
+    %50 = arith.muli %49, %40 : i64
+    %51 = arith.index_cast %50 : i64 to index
+    scf.for %arg10 = %c0 to %51 step %c1 {
+      %84 = arith.index_cast %arg10 : index to i64
+      %85 = arith.divsi %84, %40 : i64
+      %86 = arith.remsi %84, %40 : i64
+      %87 = arith.muli %85, %c32_i64 : i64
+      %88 = arith.muli %86, %c64_i64 : i64
+      %89 = arith.addi %87, %88 : i64
+      %90 = arith.addi %89, %c128_i64 : i64
+      %91 = arith.subi %34, %88 : i64
+      %92 = arith.minsi %91, %c64_i64 : i64
+      %93 = arith.muli %85, %c16_i64 : i64
+      %94 = arith.subi %32, %93 : i64
+      %95 = arith.minsi %94, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %90, %92, %95) : (i64, i64, i64, i64) -> ()
+    } {gemmini.load_stream}
+    %52 = arith.bitcast %arg8 : f32 to i32
+    %53 = arith.extui %52 : i32 to i64
+    "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %53, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %54 = arith.ceildivsi %34, %c16_i64 : i64
+    %55 = arith.minsi %35, %c32_i64 : i64
+    %56 = arith.ceildivsi %55, %c16_i64 : i64
+    %57 = arith.index_cast %54 : i64 to index
+    scf.for %arg10 = %c0 to %57 step %c1 {
+      %84 = arith.index_cast %arg10 : index to i64
+      %85 = arith.index_cast %56 : i64 to index
+      scf.for %arg11 = %c0 to %85 step %c1 {
+        %86 = arith.index_cast %arg11 : index to i64
+        %87 = arith.muli %84, %c16_i64 : i64
+        %88 = arith.subi %34, %87 : i64
+        %89 = arith.minsi %88, %c16_i64 : i64
+        %90 = arith.addi %87, %c64_i64 : i64
+        %91 = arith.ori %90, %c3221225472_i64 : i64
+        %92 = arith.muli %86, %c32_i64 : i64
+        %93 = arith.addi %92, %87 : i64
+        %94 = arith.addi %93, %c128_i64 : i64
+        %95 = arith.muli %86, %c16_i64 : i64
+        %96 = arith.subi %35, %95 : i64
+        %97 = arith.minsi %96, %c16_i64 : i64
+        "instgem.preload"(%94, %89, %97, %91, %89, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %98 = arith.ori %95, %c2147483648_i64 : i64
+        %99 = arith.subi %c32_i64, %95 : i64
+        %100 = arith.minsi %99, %c16_i64 : i64
+        "instgem.compute_preloaded"(%98, %100, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %101 = arith.addi %87, %c96_i64 : i64
+        %102 = arith.ori %101, %c3221225472_i64 : i64
+        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %102, %89, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %103 = arith.addi %95, %c32_i64 : i64
+        %104 = arith.ori %103, %c2147483648_i64 : i64
+        "instgem.compute_accumulated"(%104, %100, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      }
+    } {gemmini.compute_nest}
+    %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    %58 = arith.maxsi %12, %c0 : index
+    %59 = arith.minsi %58, %arg4 : index
+    %60 = arith.addi %12, %c32 : index
+    %61 = arith.maxsi %60, %c0 : index
+    %62 = arith.minsi %61, %arg4 : index
+    %63 = arith.subi %59, %12 : index
+    %64 = arith.maxsi %63, %c0 : index
+    %65 = arith.minsi %64, %c32 : index
+    %66 = arith.subi %62, %59 : index
+    scf.if %31 {
+      func.call @baco_boundary_error(%c52_i64, %c5_i64) : (i64, i64) -> ()
+    }
+    %subview_7 = memref.subview %reinterpret_cast_6[%59, %23] [%66, %30] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %67 = arith.index_cast %65 : index to i64
+    %68 = arith.index_cast %66 : index to i64
+    %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+    %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+    %69 = arith.index_cast %intptr_12 : index to i64
+    %70 = arith.index_cast %offset_9 : index to i64
+    %71 = arith.addi %69, %70 : i64
+    %72 = arith.index_cast %strides_11#0 : index to i64
+    %73 = arith.bitcast %arg9 : f32 to i32
+    %74 = arith.extui %73 : i32 to i64
+    scf.if %7 {
+      "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %72, %74) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    }
+    %75 = arith.divsi %67, %c16_i64 : i64
+    %76 = arith.addi %67, %68 : i64
+    %77 = arith.ceildivsi %76, %c16_i64 : i64
+    %78 = arith.subi %77, %75 : i64
+    %79 = arith.cmpi sgt, %68, %c0_i64_3 : i64
+    %80 = arith.extui %79 : i1 to i64
+    %81 = arith.muli %78, %80 : i64
+    %82 = arith.muli %81, %54 : i64
+    %83 = arith.index_cast %82 : i64 to index
+    scf.for %arg10 = %c0 to %83 step %c1 {
+      %84 = arith.index_cast %arg10 : index to i64
+      %85 = arith.remsi %84, %81 : i64
+      %86 = arith.divsi %84, %81 : i64
+      %87 = arith.addi %75, %85 : i64
+      %88 = arith.muli %87, %c16_i64 : i64
+      %89 = arith.maxsi %88, %67 : i64
+      %90 = arith.addi %88, %c16_i64 : i64
+      %91 = arith.minsi %90, %76 : i64
+      %92 = arith.subi %91, %89 : i64
+      %93 = arith.subi %89, %67 : i64
+      %94 = arith.muli %93, %72 : i64
+      %95 = arith.addi %71, %94 : i64
+      %96 = arith.muli %86, %c16_i64 : i64
+      %97 = arith.addi %95, %96 : i64
+      %98 = arith.muli %87, %c32_i64 : i64
+      %99 = arith.addi %98, %96 : i64
+      %100 = arith.addi %99, %c64_i64 : i64
+      %101 = arith.ori %100, %c2147483648_i64 : i64
+      %102 = arith.subi %89, %88 : i64
+      %103 = arith.addi %101, %102 : i64
+      %104 = arith.subi %34, %96 : i64
+      %105 = arith.minsi %104, %c16_i64 : i64
+      "instgem.mvout"(%97, %103, %105, %92) : (i64, i64, i64, i64) -> ()
     }
     "instgem.fence"() : () -> ()
     return

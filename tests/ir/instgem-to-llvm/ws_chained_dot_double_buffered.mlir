@@ -13,6 +13,9 @@
 // CHECK: llvm.func @baco_boundary_error(i64, i64) attributes {sym_visibility = "private"}
 // CHECK: llvm.func @baco_program_id(i64) -> i64 attributes {sym_visibility = "private"}
 // CHECK-LABEL: llvm.func @fused_mlp_kernel(%{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: f32, %{{[A-Za-z0-9_.$#-]+}}: f32) attributes {gemmini.acc_rows_used = 128 : i64, gemmini.sp_rows_used = 320 : i64} {
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: llvm.call @baco.rocc.config_ex(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
@@ -65,6 +68,18 @@ module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
   func.func @fused_mlp_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: memref<?xi8>, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: f32, %arg9: f32) attributes {gemmini.acc_rows_used = 128 : i64, gemmini.sp_rows_used = 320 : i64} {
+    %c0_i64 = arith.constant 0 : i64
+    %c0_i64_0 = arith.constant 0 : i64
+    %0 = call @baco_program_id(%c0_i64_0) : (i64) -> i64
+    %1 = arith.cmpi eq, %0, %c0_i64 : i64
+    %c1_i64 = arith.constant 1 : i64
+    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
+    %3 = arith.cmpi eq, %2, %c0_i64 : i64
+    %c2_i64 = arith.constant 2 : i64
+    %4 = call @baco_program_id(%c2_i64) : (i64) -> i64
+    %5 = arith.cmpi eq, %4, %c0_i64 : i64
+    %6 = arith.andi %1, %3 : i1
+    %7 = arith.andi %6, %5 : i1
     %c96_i64 = arith.constant 96 : i64
     %c64 = arith.constant 64 : index
     %c4 = arith.constant 4 : index
@@ -74,7 +89,7 @@ module {
     %c128_i64 = arith.constant 128 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c32_i64 = arith.constant 32 : i64
-    %c2_i64 = arith.constant 2 : i64
+    %c2_i64_1 = arith.constant 2 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
     %c32 = arith.constant 32 : index
@@ -87,766 +102,768 @@ module {
     %c22_i64 = arith.constant 22 : i64
     %c52_i64 = arith.constant 52 : i64
     %c5_i64 = arith.constant 5 : i64
-    %c1_i64 = arith.constant 1 : i64
-    %c0_i64 = arith.constant 0 : i64
+    %c1_i64_2 = arith.constant 1 : i64
+    %c0_i64_3 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
-    "instgem.config_ex"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %c1065353216_i64, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %0 = call @baco_program_id(%c0_i64) : (i64) -> i64
-    %1 = arith.index_cast %0 : i64 to index
-    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
-    %3 = arith.index_cast %2 : i64 to index
-    %4 = arith.muli %1, %c32 : index
+    "instgem.config_ex"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %c1065353216_i64, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %8 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
+    %9 = arith.index_cast %8 : i64 to index
+    %10 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
+    %11 = arith.index_cast %10 : i64 to index
+    %12 = arith.muli %9, %c32 : index
     %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %5 = arith.ceildivsi %arg5, %c32 : index
-    %6 = arith.cmpi sle, %5, %c0 : index
-    scf.if %6 {
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+    %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    %13 = arith.ceildivsi %arg5, %c32 : index
+    %14 = arith.cmpi sle, %13, %c0 : index
+    scf.if %14 {
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg10 = %c0 to %c4 step %c1 {
-        %77 = arith.index_cast %arg10 : index to i64
-        %78 = arith.remsi %77, %c2_i64 : i64
-        %79 = arith.divsi %77, %c2_i64 : i64
-        %80 = arith.muli %79, %c16_i64 : i64
-        %81 = arith.subi %c32_i64, %80 : i64
-        %82 = arith.minsi %81, %c16_i64 : i64
-        %83 = arith.muli %78, %c32_i64 : i64
-        %84 = arith.addi %83, %80 : i64
-        %85 = arith.ori %84, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %85, %82, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %85 = arith.index_cast %arg10 : index to i64
+        %86 = arith.remsi %85, %c2_i64_1 : i64
+        %87 = arith.divsi %85, %c2_i64_1 : i64
+        %88 = arith.muli %87, %c16_i64 : i64
+        %89 = arith.subi %c32_i64, %88 : i64
+        %90 = arith.minsi %89, %c16_i64 : i64
+        %91 = arith.muli %86, %c32_i64 : i64
+        %92 = arith.addi %91, %88 : i64
+        %93 = arith.ori %92, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %93, %90, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
-    %7 = arith.cmpi sgt, %5, %c0 : index
-    scf.if %7 {
-      %77 = arith.maxsi %4, %c0 : index
-      %78 = arith.minsi %77, %arg4 : index
-      %79 = arith.addi %4, %c32 : index
-      %80 = arith.maxsi %79, %c0 : index
-      %81 = arith.minsi %80, %arg4 : index
-      %82 = arith.subi %78, %4 : index
-      %83 = arith.maxsi %82, %c0 : index
-      %84 = arith.minsi %83, %c32 : index
-      %85 = arith.subi %81, %78 : index
-      %86 = arith.minsi %arg5, %c0 : index
-      %87 = arith.minsi %arg5, %c32 : index
-      %88 = arith.maxsi %86, %c0 : index
-      %89 = arith.minsi %88, %c32 : index
-      %90 = arith.subi %87, %86 : index
-      %91 = arith.cmpi sgt, %89, %c0 : index
-      %subview_9 = memref.subview %reinterpret_cast[%78, %86] [%85, %90] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %92 = arith.index_cast %84 : index to i64
-      %93 = arith.index_cast %85 : index to i64
-      %94 = arith.index_cast %90 : index to i64
-      %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %95 = arith.index_cast %intptr_14 : index to i64
-      %96 = arith.index_cast %offset_11 : index to i64
-      %97 = arith.addi %95, %96 : i64
-      %98 = arith.index_cast %strides_13#0 : index to i64
-      %99 = arith.ceildivsi %94, %c64_i64 : i64
-      %100 = arith.divsi %92, %c16_i64 : i64
-      %101 = arith.addi %92, %93 : i64
-      %102 = arith.ceildivsi %101, %c16_i64 : i64
-      %103 = arith.subi %102, %100 : i64
-      %104 = arith.cmpi sgt, %93, %c0_i64 : i64
-      %105 = arith.extui %104 : i1 to i64
-      %106 = arith.muli %103, %105 : i64
-      %107 = arith.muli %106, %99 : i64
-      %108 = arith.index_cast %107 : i64 to index
-      %109 = arith.ceildivsi %92, %c16_i64 : i64
-      %110 = arith.muli %109, %99 : i64
-      %111 = arith.index_cast %110 : i64 to index
-      %112 = arith.minsi %arg6, %c0 : index
-      %113 = arith.minsi %arg6, %c32 : index
-      %114 = arith.maxsi %112, %c0 : index
-      %115 = arith.minsi %114, %c32 : index
-      %116 = arith.subi %113, %112 : index
-      %117 = arith.cmpi sgt, %115, %c0 : index
-      %subview_15 = memref.subview %reinterpret_cast_0[%86, %112] [%90, %116] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %118 = arith.index_cast %89 : index to i64
-      %119 = arith.index_cast %116 : index to i64
-      %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %120 = arith.index_cast %intptr_20 : index to i64
-      %121 = arith.index_cast %offset_17 : index to i64
-      %122 = arith.addi %120, %121 : i64
-      %123 = arith.index_cast %strides_19#0 : index to i64
-      %124 = arith.ceildivsi %119, %c64_i64 : i64
-      %125 = arith.divsi %118, %c16_i64 : i64
-      %126 = arith.addi %118, %94 : i64
-      %127 = arith.ceildivsi %126, %c16_i64 : i64
-      %128 = arith.subi %127, %125 : i64
-      %129 = arith.cmpi sgt, %94, %c0_i64 : i64
-      %130 = arith.extui %129 : i1 to i64
-      %131 = arith.muli %128, %130 : i64
-      %132 = arith.muli %131, %124 : i64
-      %133 = arith.index_cast %132 : i64 to index
-      %134 = arith.ceildivsi %118, %c16_i64 : i64
-      %135 = arith.muli %134, %124 : i64
-      %136 = arith.index_cast %135 : i64 to index
-      scf.if %91 {
+    %15 = arith.cmpi sgt, %13, %c0 : index
+    scf.if %15 {
+      %85 = arith.maxsi %12, %c0 : index
+      %86 = arith.minsi %85, %arg4 : index
+      %87 = arith.addi %12, %c32 : index
+      %88 = arith.maxsi %87, %c0 : index
+      %89 = arith.minsi %88, %arg4 : index
+      %90 = arith.subi %86, %12 : index
+      %91 = arith.maxsi %90, %c0 : index
+      %92 = arith.minsi %91, %c32 : index
+      %93 = arith.subi %89, %86 : index
+      %94 = arith.minsi %arg5, %c0 : index
+      %95 = arith.minsi %arg5, %c32 : index
+      %96 = arith.maxsi %94, %c0 : index
+      %97 = arith.minsi %96, %c32 : index
+      %98 = arith.subi %95, %94 : index
+      %99 = arith.cmpi sgt, %97, %c0 : index
+      %subview_13 = memref.subview %reinterpret_cast[%86, %94] [%93, %98] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %100 = arith.index_cast %92 : index to i64
+      %101 = arith.index_cast %93 : index to i64
+      %102 = arith.index_cast %98 : index to i64
+      %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %103 = arith.index_cast %intptr_18 : index to i64
+      %104 = arith.index_cast %offset_15 : index to i64
+      %105 = arith.addi %103, %104 : i64
+      %106 = arith.index_cast %strides_17#0 : index to i64
+      %107 = arith.ceildivsi %102, %c64_i64 : i64
+      %108 = arith.divsi %100, %c16_i64 : i64
+      %109 = arith.addi %100, %101 : i64
+      %110 = arith.ceildivsi %109, %c16_i64 : i64
+      %111 = arith.subi %110, %108 : i64
+      %112 = arith.cmpi sgt, %101, %c0_i64_3 : i64
+      %113 = arith.extui %112 : i1 to i64
+      %114 = arith.muli %111, %113 : i64
+      %115 = arith.muli %114, %107 : i64
+      %116 = arith.index_cast %115 : i64 to index
+      %117 = arith.ceildivsi %100, %c16_i64 : i64
+      %118 = arith.muli %117, %107 : i64
+      %119 = arith.index_cast %118 : i64 to index
+      %120 = arith.minsi %arg6, %c0 : index
+      %121 = arith.minsi %arg6, %c32 : index
+      %122 = arith.maxsi %120, %c0 : index
+      %123 = arith.minsi %122, %c32 : index
+      %124 = arith.subi %121, %120 : index
+      %125 = arith.cmpi sgt, %123, %c0 : index
+      %subview_19 = memref.subview %reinterpret_cast_4[%94, %120] [%98, %124] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %126 = arith.index_cast %97 : index to i64
+      %127 = arith.index_cast %124 : index to i64
+      %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %128 = arith.index_cast %intptr_24 : index to i64
+      %129 = arith.index_cast %offset_21 : index to i64
+      %130 = arith.addi %128, %129 : i64
+      %131 = arith.index_cast %strides_23#0 : index to i64
+      %132 = arith.ceildivsi %127, %c64_i64 : i64
+      %133 = arith.divsi %126, %c16_i64 : i64
+      %134 = arith.addi %126, %102 : i64
+      %135 = arith.ceildivsi %134, %c16_i64 : i64
+      %136 = arith.subi %135, %133 : i64
+      %137 = arith.cmpi sgt, %102, %c0_i64_3 : i64
+      %138 = arith.extui %137 : i1 to i64
+      %139 = arith.muli %136, %138 : i64
+      %140 = arith.muli %139, %132 : i64
+      %141 = arith.index_cast %140 : i64 to index
+      %142 = arith.ceildivsi %126, %c16_i64 : i64
+      %143 = arith.muli %142, %132 : i64
+      %144 = arith.index_cast %143 : i64 to index
+      scf.if %99 {
         func.call @baco_boundary_error(%c42_i64, %c26_i64) : (i64, i64) -> ()
       }
-      scf.if %117 {
+      scf.if %125 {
         func.call @baco_boundary_error(%c42_i64, %c65_i64) : (i64, i64) -> ()
       }
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %98) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg10 = %c0 to %108 step %c1 {
-        %137 = arith.index_cast %arg10 : index to i64
-        %138 = arith.divsi %137, %99 : i64
-        %139 = arith.addi %100, %138 : i64
-        %140 = arith.remsi %137, %99 : i64
-        %141 = arith.muli %139, %c16_i64 : i64
-        %142 = arith.maxsi %141, %92 : i64
-        %143 = arith.addi %141, %c16_i64 : i64
-        %144 = arith.minsi %143, %101 : i64
-        %145 = arith.subi %144, %142 : i64
-        %146 = arith.subi %142, %92 : i64
-        %147 = arith.muli %146, %98 : i64
-        %148 = arith.addi %97, %147 : i64
-        %149 = arith.muli %140, %c64_i64 : i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %106) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %c0 to %116 step %c1 {
+        %145 = arith.index_cast %arg10 : index to i64
+        %146 = arith.divsi %145, %107 : i64
+        %147 = arith.addi %108, %146 : i64
+        %148 = arith.remsi %145, %107 : i64
+        %149 = arith.muli %147, %c16_i64 : i64
+        %150 = arith.maxsi %149, %100 : i64
+        %151 = arith.addi %149, %c16_i64 : i64
+        %152 = arith.minsi %151, %109 : i64
+        %153 = arith.subi %152, %150 : i64
+        %154 = arith.subi %150, %100 : i64
+        %155 = arith.muli %154, %106 : i64
+        %156 = arith.addi %105, %155 : i64
+        %157 = arith.muli %148, %c64_i64 : i64
+        %158 = arith.addi %156, %157 : i64
+        %159 = arith.muli %147, %c32_i64 : i64
+        %160 = arith.addi %159, %157 : i64
+        %161 = arith.subi %150, %149 : i64
+        %162 = arith.addi %160, %161 : i64
+        %163 = arith.subi %102, %157 : i64
+        %164 = arith.minsi %163, %c64_i64 : i64
+        "instgem.mvin"(%158, %162, %164, %153) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %c0 to %119 step %c1 {
+        %145 = arith.index_cast %arg10 : index to i64
+        %146 = arith.divsi %145, %107 : i64
+        %147 = arith.remsi %145, %107 : i64
+        %148 = arith.muli %146, %c32_i64 : i64
+        %149 = arith.muli %147, %c64_i64 : i64
         %150 = arith.addi %148, %149 : i64
-        %151 = arith.muli %139, %c32_i64 : i64
-        %152 = arith.addi %151, %149 : i64
-        %153 = arith.subi %142, %141 : i64
-        %154 = arith.addi %152, %153 : i64
-        %155 = arith.subi %94, %149 : i64
-        %156 = arith.minsi %155, %c64_i64 : i64
-        "instgem.mvin"(%150, %154, %156, %145) : (i64, i64, i64, i64) -> ()
+        %151 = arith.subi %102, %149 : i64
+        %152 = arith.minsi %151, %c64_i64 : i64
+        %153 = arith.muli %146, %c16_i64 : i64
+        %154 = arith.subi %100, %153 : i64
+        %155 = arith.minsi %154, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %150, %152, %155) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %111 step %c1 {
-        %137 = arith.index_cast %arg10 : index to i64
-        %138 = arith.divsi %137, %99 : i64
-        %139 = arith.remsi %137, %99 : i64
-        %140 = arith.muli %138, %c32_i64 : i64
-        %141 = arith.muli %139, %c64_i64 : i64
-        %142 = arith.addi %140, %141 : i64
-        %143 = arith.subi %94, %141 : i64
-        %144 = arith.minsi %143, %c64_i64 : i64
-        %145 = arith.muli %138, %c16_i64 : i64
-        %146 = arith.subi %92, %145 : i64
-        %147 = arith.minsi %146, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %142, %144, %147) : (i64, i64, i64, i64) -> ()
+      "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %131) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %c0 to %141 step %c1 {
+        %145 = arith.index_cast %arg10 : index to i64
+        %146 = arith.divsi %145, %132 : i64
+        %147 = arith.addi %133, %146 : i64
+        %148 = arith.remsi %145, %132 : i64
+        %149 = arith.muli %147, %c16_i64 : i64
+        %150 = arith.maxsi %149, %126 : i64
+        %151 = arith.addi %149, %c16_i64 : i64
+        %152 = arith.minsi %151, %134 : i64
+        %153 = arith.subi %152, %150 : i64
+        %154 = arith.subi %150, %126 : i64
+        %155 = arith.muli %154, %131 : i64
+        %156 = arith.addi %130, %155 : i64
+        %157 = arith.muli %148, %c64_i64 : i64
+        %158 = arith.addi %156, %157 : i64
+        %159 = arith.muli %147, %c32_i64 : i64
+        %160 = arith.addi %159, %157 : i64
+        %161 = arith.addi %160, %c128_i64 : i64
+        %162 = arith.subi %150, %149 : i64
+        %163 = arith.addi %161, %162 : i64
+        %164 = arith.subi %127, %157 : i64
+        %165 = arith.minsi %164, %c64_i64 : i64
+        "instgem.mvin2"(%158, %163, %165, %153) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %123) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg10 = %c0 to %133 step %c1 {
-        %137 = arith.index_cast %arg10 : index to i64
-        %138 = arith.divsi %137, %124 : i64
-        %139 = arith.addi %125, %138 : i64
-        %140 = arith.remsi %137, %124 : i64
-        %141 = arith.muli %139, %c16_i64 : i64
-        %142 = arith.maxsi %141, %118 : i64
-        %143 = arith.addi %141, %c16_i64 : i64
-        %144 = arith.minsi %143, %126 : i64
-        %145 = arith.subi %144, %142 : i64
-        %146 = arith.subi %142, %118 : i64
-        %147 = arith.muli %146, %123 : i64
-        %148 = arith.addi %122, %147 : i64
-        %149 = arith.muli %140, %c64_i64 : i64
+      scf.for %arg10 = %c0 to %144 step %c1 {
+        %145 = arith.index_cast %arg10 : index to i64
+        %146 = arith.divsi %145, %132 : i64
+        %147 = arith.remsi %145, %132 : i64
+        %148 = arith.muli %146, %c32_i64 : i64
+        %149 = arith.muli %147, %c64_i64 : i64
         %150 = arith.addi %148, %149 : i64
-        %151 = arith.muli %139, %c32_i64 : i64
-        %152 = arith.addi %151, %149 : i64
-        %153 = arith.addi %152, %c128_i64 : i64
-        %154 = arith.subi %142, %141 : i64
-        %155 = arith.addi %153, %154 : i64
-        %156 = arith.subi %119, %149 : i64
-        %157 = arith.minsi %156, %c64_i64 : i64
-        "instgem.mvin2"(%150, %155, %157, %145) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %136 step %c1 {
-        %137 = arith.index_cast %arg10 : index to i64
-        %138 = arith.divsi %137, %124 : i64
-        %139 = arith.remsi %137, %124 : i64
-        %140 = arith.muli %138, %c32_i64 : i64
-        %141 = arith.muli %139, %c64_i64 : i64
-        %142 = arith.addi %140, %141 : i64
-        %143 = arith.addi %142, %c128_i64 : i64
-        %144 = arith.subi %119, %141 : i64
-        %145 = arith.minsi %144, %c64_i64 : i64
-        %146 = arith.muli %138, %c16_i64 : i64
-        %147 = arith.subi %118, %146 : i64
-        %148 = arith.minsi %147, %c16_i64 : i64
-        "instgem.mvin2"(%c0_i64, %143, %145, %148) : (i64, i64, i64, i64) -> ()
+        %151 = arith.addi %150, %c128_i64 : i64
+        %152 = arith.subi %127, %149 : i64
+        %153 = arith.minsi %152, %c64_i64 : i64
+        %154 = arith.muli %146, %c16_i64 : i64
+        %155 = arith.subi %126, %154 : i64
+        %156 = arith.minsi %155, %c16_i64 : i64
+        "instgem.mvin2"(%c0_i64_3, %151, %153, %156) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
-    %8:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %77 = arith.maxsi %4, %c0 : index
-      %78 = arith.minsi %77, %arg4 : index
-      %79 = arith.addi %4, %c32 : index
-      %80 = arith.maxsi %79, %c0 : index
-      %81 = arith.minsi %80, %arg4 : index
-      %82 = arith.subi %78, %4 : index
-      %83 = arith.maxsi %82, %c0 : index
-      %84 = arith.minsi %83, %c32 : index
-      %85 = arith.subi %81, %78 : index
-      %86 = arith.maxsi %arg11, %c0 : index
-      %87 = arith.minsi %86, %arg5 : index
-      %88 = arith.addi %arg11, %c32 : index
-      %89 = arith.maxsi %88, %c0 : index
-      %90 = arith.minsi %89, %arg5 : index
-      %91 = arith.subi %87, %arg11 : index
-      %92 = arith.maxsi %91, %c0 : index
-      %93 = arith.minsi %92, %c32 : index
-      %94 = arith.subi %90, %87 : index
-      %95 = arith.cmpi sgt, %93, %c0 : index
-      scf.if %95 {
+    %16:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+      %85 = arith.maxsi %12, %c0 : index
+      %86 = arith.minsi %85, %arg4 : index
+      %87 = arith.addi %12, %c32 : index
+      %88 = arith.maxsi %87, %c0 : index
+      %89 = arith.minsi %88, %arg4 : index
+      %90 = arith.subi %86, %12 : index
+      %91 = arith.maxsi %90, %c0 : index
+      %92 = arith.minsi %91, %c32 : index
+      %93 = arith.subi %89, %86 : index
+      %94 = arith.maxsi %arg11, %c0 : index
+      %95 = arith.minsi %94, %arg5 : index
+      %96 = arith.addi %arg11, %c32 : index
+      %97 = arith.maxsi %96, %c0 : index
+      %98 = arith.minsi %97, %arg5 : index
+      %99 = arith.subi %95, %arg11 : index
+      %100 = arith.maxsi %99, %c0 : index
+      %101 = arith.minsi %100, %c32 : index
+      %102 = arith.subi %98, %95 : index
+      %103 = arith.cmpi sgt, %101, %c0 : index
+      scf.if %103 {
         func.call @baco_boundary_error(%c42_i64, %c26_i64) : (i64, i64) -> ()
       }
-      %96 = arith.index_cast %arg10 : index to i64
-      %97 = arith.remsi %96, %c2_i64 : i64
-      %98 = arith.muli %97, %c64_i64 : i64
-      %99 = arith.index_cast %84 : index to i64
-      %100 = arith.index_cast %85 : index to i64
-      %101 = arith.index_cast %94 : index to i64
-      %102 = arith.addi %99, %100 : i64
-      %103 = arith.maxsi %arg12, %c0 : index
-      %104 = arith.minsi %103, %arg5 : index
-      %105 = arith.addi %arg12, %c32 : index
-      %106 = arith.maxsi %105, %c0 : index
-      %107 = arith.minsi %106, %arg5 : index
-      %108 = arith.subi %104, %arg12 : index
-      %109 = arith.maxsi %108, %c0 : index
-      %110 = arith.minsi %109, %c32 : index
-      %111 = arith.subi %107, %104 : index
-      %112 = arith.minsi %arg6, %c0 : index
-      %113 = arith.minsi %arg6, %c32 : index
-      %114 = arith.maxsi %112, %c0 : index
-      %115 = arith.minsi %114, %c32 : index
-      %116 = arith.subi %113, %112 : index
-      %117 = arith.cmpi sgt, %115, %c0 : index
-      scf.if %117 {
+      %104 = arith.index_cast %arg10 : index to i64
+      %105 = arith.remsi %104, %c2_i64_1 : i64
+      %106 = arith.muli %105, %c64_i64 : i64
+      %107 = arith.index_cast %92 : index to i64
+      %108 = arith.index_cast %93 : index to i64
+      %109 = arith.index_cast %102 : index to i64
+      %110 = arith.addi %107, %108 : i64
+      %111 = arith.maxsi %arg12, %c0 : index
+      %112 = arith.minsi %111, %arg5 : index
+      %113 = arith.addi %arg12, %c32 : index
+      %114 = arith.maxsi %113, %c0 : index
+      %115 = arith.minsi %114, %arg5 : index
+      %116 = arith.subi %112, %arg12 : index
+      %117 = arith.maxsi %116, %c0 : index
+      %118 = arith.minsi %117, %c32 : index
+      %119 = arith.subi %115, %112 : index
+      %120 = arith.minsi %arg6, %c0 : index
+      %121 = arith.minsi %arg6, %c32 : index
+      %122 = arith.maxsi %120, %c0 : index
+      %123 = arith.minsi %122, %c32 : index
+      %124 = arith.subi %121, %120 : index
+      %125 = arith.cmpi sgt, %123, %c0 : index
+      scf.if %125 {
         func.call @baco_boundary_error(%c42_i64, %c65_i64) : (i64, i64) -> ()
       }
-      %118 = arith.addi %98, %c128_i64 : i64
-      %119 = arith.index_cast %110 : index to i64
-      %120 = arith.index_cast %111 : index to i64
-      %121 = arith.index_cast %116 : index to i64
-      %122 = arith.addi %119, %120 : i64
-      %123 = arith.ceildivsi %102, %c16_i64 : i64
-      %124 = arith.ceildivsi %121, %c16_i64 : i64
-      %125 = arith.minsi %101, %122 : i64
-      %126 = arith.ceildivsi %125, %c16_i64 : i64
-      %127 = arith.cmpi eq, %arg10, %c0 : index
-      %128 = arith.cmpi sgt, %123, %c0_i64 : i64
-      %129 = arith.select %128, %124, %c0_i64 : i64
-      %130 = arith.index_cast %129 : i64 to index
-      %131 = arith.addi %arg10, %c1 : index
-      %132 = arith.addi %arg11, %c64 : index
-      %133 = arith.maxsi %132, %c0 : index
-      %134 = arith.minsi %133, %arg5 : index
-      %135 = arith.subi %90, %88 : index
-      %136 = arith.maxsi %135, %c0 : index
-      %137 = arith.minsi %136, %c32 : index
-      %138 = arith.subi %134, %90 : index
-      %139 = arith.cmpi sgt, %137, %c0 : index
-      %subview_9 = memref.subview %reinterpret_cast[%78, %90] [%85, %138] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %140 = arith.index_cast %131 : index to i64
-      %141 = arith.remsi %140, %c2_i64 : i64
-      %142 = arith.muli %141, %c64_i64 : i64
-      %143 = arith.index_cast %138 : index to i64
-      %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %144 = arith.index_cast %intptr_14 : index to i64
-      %145 = arith.index_cast %offset_11 : index to i64
-      %146 = arith.addi %144, %145 : i64
-      %147 = arith.index_cast %strides_13#0 : index to i64
-      %148 = arith.ceildivsi %143, %c64_i64 : i64
-      %149 = arith.divsi %99, %c16_i64 : i64
-      %150 = arith.subi %123, %149 : i64
-      %151 = arith.cmpi sgt, %100, %c0_i64 : i64
-      %152 = arith.extui %151 : i1 to i64
-      %153 = arith.muli %150, %152 : i64
-      %154 = arith.muli %153, %148 : i64
-      %155 = arith.index_cast %154 : i64 to index
-      %156 = arith.ceildivsi %99, %c16_i64 : i64
-      %157 = arith.muli %156, %148 : i64
-      %158 = arith.index_cast %157 : i64 to index
-      %159 = arith.addi %arg12, %c64 : index
-      %160 = arith.maxsi %159, %c0 : index
-      %161 = arith.minsi %160, %arg5 : index
-      %162 = arith.subi %107, %105 : index
-      %163 = arith.maxsi %162, %c0 : index
-      %164 = arith.minsi %163, %c32 : index
-      %165 = arith.subi %161, %107 : index
-      %subview_15 = memref.subview %reinterpret_cast_0[%107, %112] [%165, %116] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %166 = arith.addi %142, %c128_i64 : i64
-      %167 = arith.index_cast %164 : index to i64
-      %168 = arith.index_cast %165 : index to i64
-      %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %169 = arith.index_cast %intptr_20 : index to i64
-      %170 = arith.index_cast %offset_17 : index to i64
-      %171 = arith.addi %169, %170 : i64
-      %172 = arith.index_cast %strides_19#0 : index to i64
-      %173 = arith.ceildivsi %121, %c64_i64 : i64
-      %174 = arith.divsi %167, %c16_i64 : i64
-      %175 = arith.addi %167, %168 : i64
-      %176 = arith.ceildivsi %175, %c16_i64 : i64
-      %177 = arith.subi %176, %174 : i64
-      %178 = arith.cmpi sgt, %168, %c0_i64 : i64
-      %179 = arith.extui %178 : i1 to i64
-      %180 = arith.muli %177, %179 : i64
-      %181 = arith.muli %180, %173 : i64
-      %182 = arith.index_cast %181 : i64 to index
-      %183 = arith.ceildivsi %167, %c16_i64 : i64
-      %184 = arith.muli %183, %173 : i64
-      %185 = arith.index_cast %184 : i64 to index
-      %186 = arith.cmpi slt, %131, %5 : index
-      scf.if %186 {
-        scf.if %139 {
+      %126 = arith.addi %106, %c128_i64 : i64
+      %127 = arith.index_cast %118 : index to i64
+      %128 = arith.index_cast %119 : index to i64
+      %129 = arith.index_cast %124 : index to i64
+      %130 = arith.addi %127, %128 : i64
+      %131 = arith.ceildivsi %110, %c16_i64 : i64
+      %132 = arith.ceildivsi %129, %c16_i64 : i64
+      %133 = arith.minsi %109, %130 : i64
+      %134 = arith.ceildivsi %133, %c16_i64 : i64
+      %135 = arith.cmpi eq, %arg10, %c0 : index
+      %136 = arith.cmpi sgt, %131, %c0_i64_3 : i64
+      %137 = arith.select %136, %132, %c0_i64_3 : i64
+      %138 = arith.index_cast %137 : i64 to index
+      %139 = arith.addi %arg10, %c1 : index
+      %140 = arith.addi %arg11, %c64 : index
+      %141 = arith.maxsi %140, %c0 : index
+      %142 = arith.minsi %141, %arg5 : index
+      %143 = arith.subi %98, %96 : index
+      %144 = arith.maxsi %143, %c0 : index
+      %145 = arith.minsi %144, %c32 : index
+      %146 = arith.subi %142, %98 : index
+      %147 = arith.cmpi sgt, %145, %c0 : index
+      %subview_13 = memref.subview %reinterpret_cast[%86, %98] [%93, %146] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %148 = arith.index_cast %139 : index to i64
+      %149 = arith.remsi %148, %c2_i64_1 : i64
+      %150 = arith.muli %149, %c64_i64 : i64
+      %151 = arith.index_cast %146 : index to i64
+      %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %152 = arith.index_cast %intptr_18 : index to i64
+      %153 = arith.index_cast %offset_15 : index to i64
+      %154 = arith.addi %152, %153 : i64
+      %155 = arith.index_cast %strides_17#0 : index to i64
+      %156 = arith.ceildivsi %151, %c64_i64 : i64
+      %157 = arith.divsi %107, %c16_i64 : i64
+      %158 = arith.subi %131, %157 : i64
+      %159 = arith.cmpi sgt, %108, %c0_i64_3 : i64
+      %160 = arith.extui %159 : i1 to i64
+      %161 = arith.muli %158, %160 : i64
+      %162 = arith.muli %161, %156 : i64
+      %163 = arith.index_cast %162 : i64 to index
+      %164 = arith.ceildivsi %107, %c16_i64 : i64
+      %165 = arith.muli %164, %156 : i64
+      %166 = arith.index_cast %165 : i64 to index
+      %167 = arith.addi %arg12, %c64 : index
+      %168 = arith.maxsi %167, %c0 : index
+      %169 = arith.minsi %168, %arg5 : index
+      %170 = arith.subi %115, %113 : index
+      %171 = arith.maxsi %170, %c0 : index
+      %172 = arith.minsi %171, %c32 : index
+      %173 = arith.subi %169, %115 : index
+      %subview_19 = memref.subview %reinterpret_cast_4[%115, %120] [%173, %124] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %174 = arith.addi %150, %c128_i64 : i64
+      %175 = arith.index_cast %172 : index to i64
+      %176 = arith.index_cast %173 : index to i64
+      %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %177 = arith.index_cast %intptr_24 : index to i64
+      %178 = arith.index_cast %offset_21 : index to i64
+      %179 = arith.addi %177, %178 : i64
+      %180 = arith.index_cast %strides_23#0 : index to i64
+      %181 = arith.ceildivsi %129, %c64_i64 : i64
+      %182 = arith.divsi %175, %c16_i64 : i64
+      %183 = arith.addi %175, %176 : i64
+      %184 = arith.ceildivsi %183, %c16_i64 : i64
+      %185 = arith.subi %184, %182 : i64
+      %186 = arith.cmpi sgt, %176, %c0_i64_3 : i64
+      %187 = arith.extui %186 : i1 to i64
+      %188 = arith.muli %185, %187 : i64
+      %189 = arith.muli %188, %181 : i64
+      %190 = arith.index_cast %189 : i64 to index
+      %191 = arith.ceildivsi %175, %c16_i64 : i64
+      %192 = arith.muli %191, %181 : i64
+      %193 = arith.index_cast %192 : i64 to index
+      %194 = arith.cmpi slt, %139, %13 : index
+      scf.if %194 {
+        scf.if %147 {
           func.call @baco_boundary_error(%c42_i64, %c26_i64) : (i64, i64) -> ()
         }
-        scf.if %117 {
+        scf.if %125 {
           func.call @baco_boundary_error(%c42_i64, %c65_i64) : (i64, i64) -> ()
         }
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %147) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %172) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %155) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %180) : (i64, i64, i64, i64, i64, i64) -> ()
       }
-      %187 = arith.maxsi %130, %c1 : index
-      %188 = arith.ceildivsi %155, %187 : index
-      %189 = arith.ceildivsi %158, %187 : index
-      %190 = arith.ceildivsi %182, %187 : index
-      %191 = arith.ceildivsi %185, %187 : index
-      scf.for %arg13 = %c0 to %130 step %c1 {
-        scf.if %186 {
-          %194 = arith.muli %arg13, %188 : index
-          %195 = arith.minsi %194, %155 : index
-          %196 = arith.addi %195, %188 : index
-          %197 = arith.minsi %196, %155 : index
-          scf.for %arg14 = %195 to %197 step %c1 {
-            %210 = arith.index_cast %arg14 : index to i64
-            %211 = arith.divsi %210, %148 : i64
-            %212 = arith.addi %149, %211 : i64
-            %213 = arith.remsi %210, %148 : i64
-            %214 = arith.muli %212, %c16_i64 : i64
-            %215 = arith.maxsi %214, %99 : i64
-            %216 = arith.addi %214, %c16_i64 : i64
-            %217 = arith.minsi %216, %102 : i64
-            %218 = arith.subi %217, %215 : i64
-            %219 = arith.subi %215, %99 : i64
-            %220 = arith.muli %219, %147 : i64
-            %221 = arith.addi %146, %220 : i64
-            %222 = arith.muli %213, %c64_i64 : i64
-            %223 = arith.addi %221, %222 : i64
-            %224 = arith.muli %212, %c32_i64 : i64
-            %225 = arith.addi %224, %222 : i64
-            %226 = arith.addi %225, %142 : i64
-            %227 = arith.subi %215, %214 : i64
-            %228 = arith.addi %226, %227 : i64
-            %229 = arith.subi %143, %222 : i64
-            %230 = arith.minsi %229, %c64_i64 : i64
-            "instgem.mvin"(%223, %228, %230, %218) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          %198 = arith.muli %arg13, %189 : index
-          %199 = arith.minsi %198, %158 : index
-          %200 = arith.addi %199, %189 : index
-          %201 = arith.minsi %200, %158 : index
-          scf.for %arg14 = %199 to %201 step %c1 {
-            %210 = arith.index_cast %arg14 : index to i64
-            %211 = arith.divsi %210, %148 : i64
-            %212 = arith.remsi %210, %148 : i64
-            %213 = arith.muli %211, %c32_i64 : i64
-            %214 = arith.muli %212, %c64_i64 : i64
-            %215 = arith.addi %213, %214 : i64
-            %216 = arith.addi %215, %142 : i64
-            %217 = arith.subi %143, %214 : i64
-            %218 = arith.minsi %217, %c64_i64 : i64
-            %219 = arith.muli %211, %c16_i64 : i64
-            %220 = arith.subi %99, %219 : i64
-            %221 = arith.minsi %220, %c16_i64 : i64
-            "instgem.mvin"(%c0_i64, %216, %218, %221) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          %202 = arith.muli %arg13, %190 : index
-          %203 = arith.minsi %202, %182 : index
-          %204 = arith.addi %203, %190 : index
-          %205 = arith.minsi %204, %182 : index
+      %195 = arith.maxsi %138, %c1 : index
+      %196 = arith.ceildivsi %163, %195 : index
+      %197 = arith.ceildivsi %166, %195 : index
+      %198 = arith.ceildivsi %190, %195 : index
+      %199 = arith.ceildivsi %193, %195 : index
+      scf.for %arg13 = %c0 to %138 step %c1 {
+        scf.if %194 {
+          %202 = arith.muli %arg13, %196 : index
+          %203 = arith.minsi %202, %163 : index
+          %204 = arith.addi %203, %196 : index
+          %205 = arith.minsi %204, %163 : index
           scf.for %arg14 = %203 to %205 step %c1 {
-            %210 = arith.index_cast %arg14 : index to i64
-            %211 = arith.divsi %210, %173 : i64
-            %212 = arith.addi %174, %211 : i64
-            %213 = arith.remsi %210, %173 : i64
-            %214 = arith.muli %212, %c16_i64 : i64
-            %215 = arith.maxsi %214, %167 : i64
-            %216 = arith.addi %214, %c16_i64 : i64
-            %217 = arith.minsi %216, %175 : i64
-            %218 = arith.subi %217, %215 : i64
-            %219 = arith.subi %215, %167 : i64
-            %220 = arith.muli %219, %172 : i64
-            %221 = arith.addi %171, %220 : i64
-            %222 = arith.muli %213, %c64_i64 : i64
-            %223 = arith.addi %221, %222 : i64
-            %224 = arith.muli %212, %c32_i64 : i64
-            %225 = arith.addi %224, %222 : i64
-            %226 = arith.addi %225, %166 : i64
-            %227 = arith.subi %215, %214 : i64
-            %228 = arith.addi %226, %227 : i64
-            %229 = arith.subi %121, %222 : i64
-            %230 = arith.minsi %229, %c64_i64 : i64
-            "instgem.mvin2"(%223, %228, %230, %218) : (i64, i64, i64, i64) -> ()
+            %218 = arith.index_cast %arg14 : index to i64
+            %219 = arith.divsi %218, %156 : i64
+            %220 = arith.addi %157, %219 : i64
+            %221 = arith.remsi %218, %156 : i64
+            %222 = arith.muli %220, %c16_i64 : i64
+            %223 = arith.maxsi %222, %107 : i64
+            %224 = arith.addi %222, %c16_i64 : i64
+            %225 = arith.minsi %224, %110 : i64
+            %226 = arith.subi %225, %223 : i64
+            %227 = arith.subi %223, %107 : i64
+            %228 = arith.muli %227, %155 : i64
+            %229 = arith.addi %154, %228 : i64
+            %230 = arith.muli %221, %c64_i64 : i64
+            %231 = arith.addi %229, %230 : i64
+            %232 = arith.muli %220, %c32_i64 : i64
+            %233 = arith.addi %232, %230 : i64
+            %234 = arith.addi %233, %150 : i64
+            %235 = arith.subi %223, %222 : i64
+            %236 = arith.addi %234, %235 : i64
+            %237 = arith.subi %151, %230 : i64
+            %238 = arith.minsi %237, %c64_i64 : i64
+            "instgem.mvin"(%231, %236, %238, %226) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          %206 = arith.muli %arg13, %191 : index
-          %207 = arith.minsi %206, %185 : index
-          %208 = arith.addi %207, %191 : index
-          %209 = arith.minsi %208, %185 : index
+          %206 = arith.muli %arg13, %197 : index
+          %207 = arith.minsi %206, %166 : index
+          %208 = arith.addi %207, %197 : index
+          %209 = arith.minsi %208, %166 : index
           scf.for %arg14 = %207 to %209 step %c1 {
-            %210 = arith.index_cast %arg14 : index to i64
-            %211 = arith.divsi %210, %173 : i64
-            %212 = arith.remsi %210, %173 : i64
-            %213 = arith.muli %211, %c32_i64 : i64
-            %214 = arith.muli %212, %c64_i64 : i64
-            %215 = arith.addi %213, %214 : i64
-            %216 = arith.addi %215, %166 : i64
-            %217 = arith.subi %121, %214 : i64
-            %218 = arith.minsi %217, %c64_i64 : i64
-            %219 = arith.muli %211, %c16_i64 : i64
-            %220 = arith.subi %167, %219 : i64
-            %221 = arith.minsi %220, %c16_i64 : i64
-            "instgem.mvin2"(%c0_i64, %216, %218, %221) : (i64, i64, i64, i64) -> ()
+            %218 = arith.index_cast %arg14 : index to i64
+            %219 = arith.divsi %218, %156 : i64
+            %220 = arith.remsi %218, %156 : i64
+            %221 = arith.muli %219, %c32_i64 : i64
+            %222 = arith.muli %220, %c64_i64 : i64
+            %223 = arith.addi %221, %222 : i64
+            %224 = arith.addi %223, %150 : i64
+            %225 = arith.subi %151, %222 : i64
+            %226 = arith.minsi %225, %c64_i64 : i64
+            %227 = arith.muli %219, %c16_i64 : i64
+            %228 = arith.subi %107, %227 : i64
+            %229 = arith.minsi %228, %c16_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %224, %226, %229) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %210 = arith.muli %arg13, %198 : index
+          %211 = arith.minsi %210, %190 : index
+          %212 = arith.addi %211, %198 : index
+          %213 = arith.minsi %212, %190 : index
+          scf.for %arg14 = %211 to %213 step %c1 {
+            %218 = arith.index_cast %arg14 : index to i64
+            %219 = arith.divsi %218, %181 : i64
+            %220 = arith.addi %182, %219 : i64
+            %221 = arith.remsi %218, %181 : i64
+            %222 = arith.muli %220, %c16_i64 : i64
+            %223 = arith.maxsi %222, %175 : i64
+            %224 = arith.addi %222, %c16_i64 : i64
+            %225 = arith.minsi %224, %183 : i64
+            %226 = arith.subi %225, %223 : i64
+            %227 = arith.subi %223, %175 : i64
+            %228 = arith.muli %227, %180 : i64
+            %229 = arith.addi %179, %228 : i64
+            %230 = arith.muli %221, %c64_i64 : i64
+            %231 = arith.addi %229, %230 : i64
+            %232 = arith.muli %220, %c32_i64 : i64
+            %233 = arith.addi %232, %230 : i64
+            %234 = arith.addi %233, %174 : i64
+            %235 = arith.subi %223, %222 : i64
+            %236 = arith.addi %234, %235 : i64
+            %237 = arith.subi %129, %230 : i64
+            %238 = arith.minsi %237, %c64_i64 : i64
+            "instgem.mvin2"(%231, %236, %238, %226) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %214 = arith.muli %arg13, %199 : index
+          %215 = arith.minsi %214, %193 : index
+          %216 = arith.addi %215, %199 : index
+          %217 = arith.minsi %216, %193 : index
+          scf.for %arg14 = %215 to %217 step %c1 {
+            %218 = arith.index_cast %arg14 : index to i64
+            %219 = arith.divsi %218, %181 : i64
+            %220 = arith.remsi %218, %181 : i64
+            %221 = arith.muli %219, %c32_i64 : i64
+            %222 = arith.muli %220, %c64_i64 : i64
+            %223 = arith.addi %221, %222 : i64
+            %224 = arith.addi %223, %174 : i64
+            %225 = arith.subi %129, %222 : i64
+            %226 = arith.minsi %225, %c64_i64 : i64
+            %227 = arith.muli %219, %c16_i64 : i64
+            %228 = arith.subi %175, %227 : i64
+            %229 = arith.minsi %228, %c16_i64 : i64
+            "instgem.mvin2"(%c0_i64_3, %224, %226, %229) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
         }
-        %192 = arith.index_cast %arg13 : index to i64
-        %193 = arith.index_cast %126 : i64 to index
-        scf.for %arg14 = %c0 to %193 step %c1 {
-          %194 = arith.index_cast %arg14 : index to i64
-          %195 = arith.minsi %102, %c16_i64 : i64
-          %196 = arith.muli %192, %c16_i64 : i64
-          %197 = arith.subi %121, %196 : i64
-          %198 = arith.minsi %197, %c16_i64 : i64
-          %199 = arith.cmpi eq, %194, %c0_i64 : i64
-          %200 = arith.andi %127, %199 : i1
-          %201 = arith.select %200, %c2147483648_i64, %c3221225472_i64 : i64
-          %202 = arith.ori %196, %201 : i64
-          %203 = arith.select %200, %c16_i64, %195 : i64
-          %204 = arith.select %200, %c16_i64, %198 : i64
-          %205 = arith.muli %194, %c32_i64 : i64
-          %206 = arith.addi %205, %196 : i64
-          %207 = arith.addi %206, %118 : i64
-          %208 = arith.muli %194, %c16_i64 : i64
-          %209 = arith.subi %122, %208 : i64
-          %210 = arith.minsi %209, %c16_i64 : i64
-          "instgem.preload"(%207, %198, %210, %202, %204, %203) : (i64, i64, i64, i64, i64, i64) -> ()
-          %211 = arith.addi %208, %98 : i64
-          %212 = arith.subi %101, %208 : i64
-          %213 = arith.minsi %212, %c16_i64 : i64
-          "instgem.compute_preloaded"(%211, %213, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %214 = arith.index_cast %123 : i64 to index
-          scf.for %arg15 = %c1 to %214 step %c1 {
-            %215 = arith.index_cast %arg15 : index to i64
-            %216 = arith.muli %215, %c16_i64 : i64
-            %217 = arith.subi %102, %216 : i64
-            %218 = arith.minsi %217, %c16_i64 : i64
-            %219 = arith.muli %215, %c32_i64 : i64
-            %220 = arith.addi %219, %196 : i64
-            %221 = arith.ori %220, %201 : i64
-            %222 = arith.select %200, %c16_i64, %218 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %221, %204, %222) : (i64, i64, i64, i64, i64, i64) -> ()
-            %223 = arith.addi %219, %208 : i64
-            %224 = arith.addi %223, %98 : i64
-            "instgem.compute_accumulated"(%224, %213, %218, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %200 = arith.index_cast %arg13 : index to i64
+        %201 = arith.index_cast %134 : i64 to index
+        scf.for %arg14 = %c0 to %201 step %c1 {
+          %202 = arith.index_cast %arg14 : index to i64
+          %203 = arith.minsi %110, %c16_i64 : i64
+          %204 = arith.muli %200, %c16_i64 : i64
+          %205 = arith.subi %129, %204 : i64
+          %206 = arith.minsi %205, %c16_i64 : i64
+          %207 = arith.cmpi eq, %202, %c0_i64_3 : i64
+          %208 = arith.andi %135, %207 : i1
+          %209 = arith.select %208, %c2147483648_i64, %c3221225472_i64 : i64
+          %210 = arith.ori %204, %209 : i64
+          %211 = arith.select %208, %c16_i64, %203 : i64
+          %212 = arith.select %208, %c16_i64, %206 : i64
+          %213 = arith.muli %202, %c32_i64 : i64
+          %214 = arith.addi %213, %204 : i64
+          %215 = arith.addi %214, %126 : i64
+          %216 = arith.muli %202, %c16_i64 : i64
+          %217 = arith.subi %130, %216 : i64
+          %218 = arith.minsi %217, %c16_i64 : i64
+          "instgem.preload"(%215, %206, %218, %210, %212, %211) : (i64, i64, i64, i64, i64, i64) -> ()
+          %219 = arith.addi %216, %106 : i64
+          %220 = arith.subi %109, %216 : i64
+          %221 = arith.minsi %220, %c16_i64 : i64
+          "instgem.compute_preloaded"(%219, %221, %203, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %222 = arith.index_cast %131 : i64 to index
+          scf.for %arg15 = %c1 to %222 step %c1 {
+            %223 = arith.index_cast %arg15 : index to i64
+            %224 = arith.muli %223, %c16_i64 : i64
+            %225 = arith.subi %110, %224 : i64
+            %226 = arith.minsi %225, %c16_i64 : i64
+            %227 = arith.muli %223, %c32_i64 : i64
+            %228 = arith.addi %227, %204 : i64
+            %229 = arith.ori %228, %209 : i64
+            %230 = arith.select %208, %c16_i64, %226 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %229, %212, %230) : (i64, i64, i64, i64, i64, i64) -> ()
+            %231 = arith.addi %227, %216 : i64
+            %232 = arith.addi %231, %106 : i64
+            "instgem.compute_accumulated"(%232, %221, %226, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %186 {
-        %192 = arith.muli %130, %188 : index
-        %193 = arith.minsi %192, %155 : index
-        scf.for %arg13 = %193 to %155 step %c1 {
-          %200 = arith.index_cast %arg13 : index to i64
-          %201 = arith.divsi %200, %148 : i64
-          %202 = arith.addi %149, %201 : i64
-          %203 = arith.remsi %200, %148 : i64
-          %204 = arith.muli %202, %c16_i64 : i64
-          %205 = arith.maxsi %204, %99 : i64
-          %206 = arith.addi %204, %c16_i64 : i64
-          %207 = arith.minsi %206, %102 : i64
-          %208 = arith.subi %207, %205 : i64
-          %209 = arith.subi %205, %99 : i64
-          %210 = arith.muli %209, %147 : i64
-          %211 = arith.addi %146, %210 : i64
-          %212 = arith.muli %203, %c64_i64 : i64
+      scf.if %194 {
+        %200 = arith.muli %138, %196 : index
+        %201 = arith.minsi %200, %163 : index
+        scf.for %arg13 = %201 to %163 step %c1 {
+          %208 = arith.index_cast %arg13 : index to i64
+          %209 = arith.divsi %208, %156 : i64
+          %210 = arith.addi %157, %209 : i64
+          %211 = arith.remsi %208, %156 : i64
+          %212 = arith.muli %210, %c16_i64 : i64
+          %213 = arith.maxsi %212, %107 : i64
+          %214 = arith.addi %212, %c16_i64 : i64
+          %215 = arith.minsi %214, %110 : i64
+          %216 = arith.subi %215, %213 : i64
+          %217 = arith.subi %213, %107 : i64
+          %218 = arith.muli %217, %155 : i64
+          %219 = arith.addi %154, %218 : i64
+          %220 = arith.muli %211, %c64_i64 : i64
+          %221 = arith.addi %219, %220 : i64
+          %222 = arith.muli %210, %c32_i64 : i64
+          %223 = arith.addi %222, %220 : i64
+          %224 = arith.addi %223, %150 : i64
+          %225 = arith.subi %213, %212 : i64
+          %226 = arith.addi %224, %225 : i64
+          %227 = arith.subi %151, %220 : i64
+          %228 = arith.minsi %227, %c64_i64 : i64
+          "instgem.mvin"(%221, %226, %228, %216) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %202 = arith.muli %138, %197 : index
+        %203 = arith.minsi %202, %166 : index
+        scf.for %arg13 = %203 to %166 step %c1 {
+          %208 = arith.index_cast %arg13 : index to i64
+          %209 = arith.divsi %208, %156 : i64
+          %210 = arith.remsi %208, %156 : i64
+          %211 = arith.muli %209, %c32_i64 : i64
+          %212 = arith.muli %210, %c64_i64 : i64
           %213 = arith.addi %211, %212 : i64
-          %214 = arith.muli %202, %c32_i64 : i64
-          %215 = arith.addi %214, %212 : i64
-          %216 = arith.addi %215, %142 : i64
-          %217 = arith.subi %205, %204 : i64
-          %218 = arith.addi %216, %217 : i64
-          %219 = arith.subi %143, %212 : i64
-          %220 = arith.minsi %219, %c64_i64 : i64
-          "instgem.mvin"(%213, %218, %220, %208) : (i64, i64, i64, i64) -> ()
+          %214 = arith.addi %213, %150 : i64
+          %215 = arith.subi %151, %212 : i64
+          %216 = arith.minsi %215, %c64_i64 : i64
+          %217 = arith.muli %209, %c16_i64 : i64
+          %218 = arith.subi %107, %217 : i64
+          %219 = arith.minsi %218, %c16_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %214, %216, %219) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %194 = arith.muli %130, %189 : index
-        %195 = arith.minsi %194, %158 : index
-        scf.for %arg13 = %195 to %158 step %c1 {
-          %200 = arith.index_cast %arg13 : index to i64
-          %201 = arith.divsi %200, %148 : i64
-          %202 = arith.remsi %200, %148 : i64
-          %203 = arith.muli %201, %c32_i64 : i64
-          %204 = arith.muli %202, %c64_i64 : i64
-          %205 = arith.addi %203, %204 : i64
-          %206 = arith.addi %205, %142 : i64
-          %207 = arith.subi %143, %204 : i64
-          %208 = arith.minsi %207, %c64_i64 : i64
-          %209 = arith.muli %201, %c16_i64 : i64
-          %210 = arith.subi %99, %209 : i64
-          %211 = arith.minsi %210, %c16_i64 : i64
-          "instgem.mvin"(%c0_i64, %206, %208, %211) : (i64, i64, i64, i64) -> ()
+        %204 = arith.muli %138, %198 : index
+        %205 = arith.minsi %204, %190 : index
+        scf.for %arg13 = %205 to %190 step %c1 {
+          %208 = arith.index_cast %arg13 : index to i64
+          %209 = arith.divsi %208, %181 : i64
+          %210 = arith.addi %182, %209 : i64
+          %211 = arith.remsi %208, %181 : i64
+          %212 = arith.muli %210, %c16_i64 : i64
+          %213 = arith.maxsi %212, %175 : i64
+          %214 = arith.addi %212, %c16_i64 : i64
+          %215 = arith.minsi %214, %183 : i64
+          %216 = arith.subi %215, %213 : i64
+          %217 = arith.subi %213, %175 : i64
+          %218 = arith.muli %217, %180 : i64
+          %219 = arith.addi %179, %218 : i64
+          %220 = arith.muli %211, %c64_i64 : i64
+          %221 = arith.addi %219, %220 : i64
+          %222 = arith.muli %210, %c32_i64 : i64
+          %223 = arith.addi %222, %220 : i64
+          %224 = arith.addi %223, %174 : i64
+          %225 = arith.subi %213, %212 : i64
+          %226 = arith.addi %224, %225 : i64
+          %227 = arith.subi %129, %220 : i64
+          %228 = arith.minsi %227, %c64_i64 : i64
+          "instgem.mvin2"(%221, %226, %228, %216) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %196 = arith.muli %130, %190 : index
-        %197 = arith.minsi %196, %182 : index
-        scf.for %arg13 = %197 to %182 step %c1 {
-          %200 = arith.index_cast %arg13 : index to i64
-          %201 = arith.divsi %200, %173 : i64
-          %202 = arith.addi %174, %201 : i64
-          %203 = arith.remsi %200, %173 : i64
-          %204 = arith.muli %202, %c16_i64 : i64
-          %205 = arith.maxsi %204, %167 : i64
-          %206 = arith.addi %204, %c16_i64 : i64
-          %207 = arith.minsi %206, %175 : i64
-          %208 = arith.subi %207, %205 : i64
-          %209 = arith.subi %205, %167 : i64
-          %210 = arith.muli %209, %172 : i64
-          %211 = arith.addi %171, %210 : i64
-          %212 = arith.muli %203, %c64_i64 : i64
+        %206 = arith.muli %138, %199 : index
+        %207 = arith.minsi %206, %193 : index
+        scf.for %arg13 = %207 to %193 step %c1 {
+          %208 = arith.index_cast %arg13 : index to i64
+          %209 = arith.divsi %208, %181 : i64
+          %210 = arith.remsi %208, %181 : i64
+          %211 = arith.muli %209, %c32_i64 : i64
+          %212 = arith.muli %210, %c64_i64 : i64
           %213 = arith.addi %211, %212 : i64
-          %214 = arith.muli %202, %c32_i64 : i64
-          %215 = arith.addi %214, %212 : i64
-          %216 = arith.addi %215, %166 : i64
-          %217 = arith.subi %205, %204 : i64
-          %218 = arith.addi %216, %217 : i64
-          %219 = arith.subi %121, %212 : i64
-          %220 = arith.minsi %219, %c64_i64 : i64
-          "instgem.mvin2"(%213, %218, %220, %208) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %198 = arith.muli %130, %191 : index
-        %199 = arith.minsi %198, %185 : index
-        scf.for %arg13 = %199 to %185 step %c1 {
-          %200 = arith.index_cast %arg13 : index to i64
-          %201 = arith.divsi %200, %173 : i64
-          %202 = arith.remsi %200, %173 : i64
-          %203 = arith.muli %201, %c32_i64 : i64
-          %204 = arith.muli %202, %c64_i64 : i64
-          %205 = arith.addi %203, %204 : i64
-          %206 = arith.addi %205, %166 : i64
-          %207 = arith.subi %121, %204 : i64
-          %208 = arith.minsi %207, %c64_i64 : i64
-          %209 = arith.muli %201, %c16_i64 : i64
-          %210 = arith.subi %167, %209 : i64
-          %211 = arith.minsi %210, %c16_i64 : i64
-          "instgem.mvin2"(%c0_i64, %206, %208, %211) : (i64, i64, i64, i64) -> ()
+          %214 = arith.addi %213, %174 : i64
+          %215 = arith.subi %129, %212 : i64
+          %216 = arith.minsi %215, %c64_i64 : i64
+          %217 = arith.muli %209, %c16_i64 : i64
+          %218 = arith.subi %175, %217 : i64
+          %219 = arith.minsi %218, %c16_i64 : i64
+          "instgem.mvin2"(%c0_i64_3, %214, %216, %219) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
-      scf.if %127 {
+      scf.if %135 {
         scf.for %arg13 = %c0 to %c4 step %c1 {
-          %192 = arith.index_cast %arg13 : index to i64
-          %193 = arith.remsi %192, %c2_i64 : i64
-          %194 = arith.divsi %192, %c2_i64 : i64
-          %195 = arith.muli %194, %c16_i64 : i64
-          %196 = arith.subi %c32_i64, %195 : i64
-          %197 = arith.minsi %196, %c16_i64 : i64
-          %198 = arith.muli %193, %c32_i64 : i64
-          %199 = arith.addi %198, %195 : i64
-          %200 = arith.ori %199, %c2147483648_i64 : i64
-          %201 = arith.cmpi eq, %126, %c0_i64 : i64
-          %202 = arith.cmpi sge, %193, %123 : i64
-          %203 = arith.cmpi sge, %194, %129 : i64
-          %204 = arith.ori %201, %202 : i1
-          %205 = arith.ori %204, %203 : i1
-          scf.if %205 {
-            "instgem.mvin"(%c0_i64, %200, %197, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %200 = arith.index_cast %arg13 : index to i64
+          %201 = arith.remsi %200, %c2_i64_1 : i64
+          %202 = arith.divsi %200, %c2_i64_1 : i64
+          %203 = arith.muli %202, %c16_i64 : i64
+          %204 = arith.subi %c32_i64, %203 : i64
+          %205 = arith.minsi %204, %c16_i64 : i64
+          %206 = arith.muli %201, %c32_i64 : i64
+          %207 = arith.addi %206, %203 : i64
+          %208 = arith.ori %207, %c2147483648_i64 : i64
+          %209 = arith.cmpi eq, %134, %c0_i64_3 : i64
+          %210 = arith.cmpi sge, %201, %131 : i64
+          %211 = arith.cmpi sge, %202, %137 : i64
+          %212 = arith.ori %209, %210 : i1
+          %213 = arith.ori %212, %211 : i1
+          scf.if %213 {
+            "instgem.mvin"(%c0_i64_3, %208, %205, %c16_i64) : (i64, i64, i64, i64) -> ()
           }
         }
       }
-      scf.yield %88, %105 : index, index
+      scf.yield %96, %113 : index, index
     }
-    %9 = arith.muli %3, %c32 : index
-    %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+    %17 = arith.muli %11, %c32 : index
+    %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg10 = %c0 to %c4 step %c1 {
-      %77 = arith.index_cast %arg10 : index to i64
-      %78 = arith.remsi %77, %c2_i64 : i64
-      %79 = arith.divsi %77, %c2_i64 : i64
-      %80 = arith.muli %79, %c16_i64 : i64
-      %81 = arith.subi %c32_i64, %80 : i64
-      %82 = arith.minsi %81, %c16_i64 : i64
-      %83 = arith.muli %78, %c32_i64 : i64
-      %84 = arith.addi %83, %80 : i64
-      %85 = arith.addi %84, %c64_i64 : i64
-      %86 = arith.ori %85, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %86, %82, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %10 = arith.minsi %arg6, %c0 : index
-    %11 = arith.minsi %arg6, %c32 : index
-    %12 = arith.maxsi %10, %c0 : index
-    %13 = arith.minsi %12, %c32 : index
-    %14 = arith.subi %11, %10 : index
-    %15 = arith.maxsi %9, %c0 : index
-    %16 = arith.minsi %15, %arg7 : index
-    %17 = arith.addi %9, %c32 : index
-    %18 = arith.maxsi %17, %c0 : index
-    %19 = arith.minsi %18, %arg7 : index
-    %20 = arith.subi %16, %9 : index
-    %21 = arith.maxsi %20, %c0 : index
-    %22 = arith.minsi %21, %c32 : index
-    %23 = arith.subi %19, %16 : index
-    %24 = arith.cmpi sgt, %22, %c0 : index
-    scf.if %24 {
-      func.call @baco_boundary_error(%c49_i64, %c22_i64) : (i64, i64) -> ()
-    }
-    %subview = memref.subview %reinterpret_cast_1[%10, %16] [%14, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %25 = arith.index_cast %13 : index to i64
-    %26 = arith.index_cast %14 : index to i64
-    %27 = arith.index_cast %23 : index to i64
-    %28 = arith.addi %25, %26 : i64
-    %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %29 = arith.index_cast %intptr : index to i64
-    %30 = arith.index_cast %offset : index to i64
-    %31 = arith.addi %29, %30 : i64
-    %32 = arith.index_cast %strides#0 : index to i64
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %32) : (i64, i64, i64, i64, i64, i64) -> ()
-    %33 = arith.ceildivsi %27, %c64_i64 : i64
-    %34 = arith.divsi %25, %c16_i64 : i64
-    %35 = arith.ceildivsi %28, %c16_i64 : i64
-    %36 = arith.subi %35, %34 : i64
-    %37 = arith.cmpi sgt, %26, %c0_i64 : i64
-    %38 = arith.extui %37 : i1 to i64
-    %39 = arith.muli %36, %38 : i64
-    %40 = arith.muli %39, %33 : i64
-    %41 = arith.index_cast %40 : i64 to index
-    scf.for %arg10 = %c0 to %41 step %c1 {
-      %77 = arith.index_cast %arg10 : index to i64
-      %78 = arith.divsi %77, %33 : i64
-      %79 = arith.addi %34, %78 : i64
-      %80 = arith.remsi %77, %33 : i64
-      %81 = arith.muli %79, %c16_i64 : i64
-      %82 = arith.maxsi %81, %25 : i64
-      %83 = arith.addi %81, %c16_i64 : i64
-      %84 = arith.minsi %83, %28 : i64
-      %85 = arith.subi %84, %82 : i64
-      %86 = arith.subi %82, %25 : i64
-      %87 = arith.muli %86, %32 : i64
-      %88 = arith.addi %31, %87 : i64
-      %89 = arith.muli %80, %c64_i64 : i64
-      %90 = arith.addi %88, %89 : i64
-      %91 = arith.muli %79, %c32_i64 : i64
-      %92 = arith.addi %91, %89 : i64
-      %93 = arith.addi %92, %c256_i64 : i64
-      %94 = arith.subi %82, %81 : i64
-      %95 = arith.addi %93, %94 : i64
-      %96 = arith.subi %27, %89 : i64
-      %97 = arith.minsi %96, %c64_i64 : i64
-      "instgem.mvin"(%90, %95, %97, %85) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %42 = arith.ceildivsi %25, %c16_i64 : i64
-    %43 = arith.muli %42, %33 : i64
-    %44 = arith.index_cast %43 : i64 to index
-    scf.for %arg10 = %c0 to %44 step %c1 {
-      %77 = arith.index_cast %arg10 : index to i64
-      %78 = arith.divsi %77, %33 : i64
-      %79 = arith.remsi %77, %33 : i64
-      %80 = arith.muli %78, %c32_i64 : i64
-      %81 = arith.muli %79, %c64_i64 : i64
-      %82 = arith.addi %80, %81 : i64
-      %83 = arith.addi %82, %c256_i64 : i64
-      %84 = arith.subi %27, %81 : i64
-      %85 = arith.minsi %84, %c64_i64 : i64
-      %86 = arith.muli %78, %c16_i64 : i64
-      %87 = arith.subi %25, %86 : i64
-      %88 = arith.minsi %87, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %83, %85, %88) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %45 = arith.bitcast %arg8 : f32 to i32
-    %46 = arith.extui %45 : i32 to i64
-    "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %46, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %47 = arith.ceildivsi %27, %c16_i64 : i64
-    %48 = arith.minsi %28, %c32_i64 : i64
-    %49 = arith.ceildivsi %48, %c16_i64 : i64
-    %50 = arith.index_cast %47 : i64 to index
-    scf.for %arg10 = %c0 to %50 step %c1 {
-      %77 = arith.index_cast %arg10 : index to i64
-      %78 = arith.index_cast %49 : i64 to index
-      scf.for %arg11 = %c0 to %78 step %c1 {
-        %79 = arith.index_cast %arg11 : index to i64
-        %80 = arith.muli %77, %c16_i64 : i64
-        %81 = arith.subi %27, %80 : i64
-        %82 = arith.minsi %81, %c16_i64 : i64
-        %83 = arith.addi %80, %c64_i64 : i64
-        %84 = arith.ori %83, %c3221225472_i64 : i64
-        %85 = arith.muli %79, %c32_i64 : i64
-        %86 = arith.addi %85, %80 : i64
-        %87 = arith.addi %86, %c256_i64 : i64
-        %88 = arith.muli %79, %c16_i64 : i64
-        %89 = arith.subi %28, %88 : i64
-        %90 = arith.minsi %89, %c16_i64 : i64
-        "instgem.preload"(%87, %82, %90, %84, %82, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %91 = arith.ori %88, %c2147483648_i64 : i64
-        %92 = arith.subi %c32_i64, %88 : i64
-        %93 = arith.minsi %92, %c16_i64 : i64
-        "instgem.compute_preloaded"(%91, %93, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %94 = arith.addi %80, %c96_i64 : i64
-        %95 = arith.ori %94, %c3221225472_i64 : i64
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %95, %82, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %96 = arith.addi %88, %c32_i64 : i64
-        %97 = arith.ori %96, %c2147483648_i64 : i64
-        "instgem.compute_accumulated"(%97, %93, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      }
-    } {gemmini.compute_nest}
-    %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %51 = arith.maxsi %4, %c0 : index
-    %52 = arith.minsi %51, %arg4 : index
-    %53 = arith.addi %4, %c32 : index
-    %54 = arith.maxsi %53, %c0 : index
-    %55 = arith.minsi %54, %arg4 : index
-    %56 = arith.subi %52, %4 : index
-    %57 = arith.maxsi %56, %c0 : index
-    %58 = arith.minsi %57, %c32 : index
-    %59 = arith.subi %55, %52 : index
-    scf.if %24 {
-      func.call @baco_boundary_error(%c52_i64, %c5_i64) : (i64, i64) -> ()
-    }
-    %subview_3 = memref.subview %reinterpret_cast_2[%52, %16] [%59, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %60 = arith.index_cast %58 : index to i64
-    %61 = arith.index_cast %59 : index to i64
-    %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %62 = arith.index_cast %intptr_8 : index to i64
-    %63 = arith.index_cast %offset_5 : index to i64
-    %64 = arith.addi %62, %63 : i64
-    %65 = arith.index_cast %strides_7#0 : index to i64
-    %66 = arith.bitcast %arg9 : f32 to i32
-    %67 = arith.extui %66 : i32 to i64
-    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %65, %67) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %68 = arith.divsi %60, %c16_i64 : i64
-    %69 = arith.addi %60, %61 : i64
-    %70 = arith.ceildivsi %69, %c16_i64 : i64
-    %71 = arith.subi %70, %68 : i64
-    %72 = arith.cmpi sgt, %61, %c0_i64 : i64
-    %73 = arith.extui %72 : i1 to i64
-    %74 = arith.muli %71, %73 : i64
-    %75 = arith.muli %74, %47 : i64
-    %76 = arith.index_cast %75 : i64 to index
-    scf.for %arg10 = %c0 to %76 step %c1 {
-      %77 = arith.index_cast %arg10 : index to i64
-      %78 = arith.remsi %77, %74 : i64
-      %79 = arith.divsi %77, %74 : i64
-      %80 = arith.addi %68, %78 : i64
-      %81 = arith.muli %80, %c16_i64 : i64
-      %82 = arith.maxsi %81, %60 : i64
-      %83 = arith.addi %81, %c16_i64 : i64
-      %84 = arith.minsi %83, %69 : i64
-      %85 = arith.subi %84, %82 : i64
-      %86 = arith.subi %82, %60 : i64
-      %87 = arith.muli %86, %65 : i64
-      %88 = arith.addi %64, %87 : i64
-      %89 = arith.muli %79, %c16_i64 : i64
-      %90 = arith.addi %88, %89 : i64
-      %91 = arith.muli %80, %c32_i64 : i64
-      %92 = arith.addi %91, %89 : i64
+      %85 = arith.index_cast %arg10 : index to i64
+      %86 = arith.remsi %85, %c2_i64_1 : i64
+      %87 = arith.divsi %85, %c2_i64_1 : i64
+      %88 = arith.muli %87, %c16_i64 : i64
+      %89 = arith.subi %c32_i64, %88 : i64
+      %90 = arith.minsi %89, %c16_i64 : i64
+      %91 = arith.muli %86, %c32_i64 : i64
+      %92 = arith.addi %91, %88 : i64
       %93 = arith.addi %92, %c64_i64 : i64
       %94 = arith.ori %93, %c2147483648_i64 : i64
-      %95 = arith.subi %82, %81 : i64
-      %96 = arith.addi %94, %95 : i64
-      %97 = arith.subi %27, %89 : i64
-      %98 = arith.minsi %97, %c16_i64 : i64
-      "instgem.mvout"(%90, %96, %98, %85) : (i64, i64, i64, i64) -> ()
+      "instgem.mvin"(%c0_i64_3, %94, %90, %c16_i64) : (i64, i64, i64, i64) -> ()
+    } {gemmini.load_stream}
+    %18 = arith.minsi %arg6, %c0 : index
+    %19 = arith.minsi %arg6, %c32 : index
+    %20 = arith.maxsi %18, %c0 : index
+    %21 = arith.minsi %20, %c32 : index
+    %22 = arith.subi %19, %18 : index
+    %23 = arith.maxsi %17, %c0 : index
+    %24 = arith.minsi %23, %arg7 : index
+    %25 = arith.addi %17, %c32 : index
+    %26 = arith.maxsi %25, %c0 : index
+    %27 = arith.minsi %26, %arg7 : index
+    %28 = arith.subi %24, %17 : index
+    %29 = arith.maxsi %28, %c0 : index
+    %30 = arith.minsi %29, %c32 : index
+    %31 = arith.subi %27, %24 : index
+    %32 = arith.cmpi sgt, %30, %c0 : index
+    scf.if %32 {
+      func.call @baco_boundary_error(%c49_i64, %c22_i64) : (i64, i64) -> ()
+    }
+    %subview = memref.subview %reinterpret_cast_5[%18, %24] [%22, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %33 = arith.index_cast %21 : index to i64
+    %34 = arith.index_cast %22 : index to i64
+    %35 = arith.index_cast %31 : index to i64
+    %36 = arith.addi %33, %34 : i64
+    %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+    %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+    %37 = arith.index_cast %intptr : index to i64
+    %38 = arith.index_cast %offset : index to i64
+    %39 = arith.addi %37, %38 : i64
+    %40 = arith.index_cast %strides#0 : index to i64
+    "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %40) : (i64, i64, i64, i64, i64, i64) -> ()
+    %41 = arith.ceildivsi %35, %c64_i64 : i64
+    %42 = arith.divsi %33, %c16_i64 : i64
+    %43 = arith.ceildivsi %36, %c16_i64 : i64
+    %44 = arith.subi %43, %42 : i64
+    %45 = arith.cmpi sgt, %34, %c0_i64_3 : i64
+    %46 = arith.extui %45 : i1 to i64
+    %47 = arith.muli %44, %46 : i64
+    %48 = arith.muli %47, %41 : i64
+    %49 = arith.index_cast %48 : i64 to index
+    scf.for %arg10 = %c0 to %49 step %c1 {
+      %85 = arith.index_cast %arg10 : index to i64
+      %86 = arith.divsi %85, %41 : i64
+      %87 = arith.addi %42, %86 : i64
+      %88 = arith.remsi %85, %41 : i64
+      %89 = arith.muli %87, %c16_i64 : i64
+      %90 = arith.maxsi %89, %33 : i64
+      %91 = arith.addi %89, %c16_i64 : i64
+      %92 = arith.minsi %91, %36 : i64
+      %93 = arith.subi %92, %90 : i64
+      %94 = arith.subi %90, %33 : i64
+      %95 = arith.muli %94, %40 : i64
+      %96 = arith.addi %39, %95 : i64
+      %97 = arith.muli %88, %c64_i64 : i64
+      %98 = arith.addi %96, %97 : i64
+      %99 = arith.muli %87, %c32_i64 : i64
+      %100 = arith.addi %99, %97 : i64
+      %101 = arith.addi %100, %c256_i64 : i64
+      %102 = arith.subi %90, %89 : i64
+      %103 = arith.addi %101, %102 : i64
+      %104 = arith.subi %35, %97 : i64
+      %105 = arith.minsi %104, %c64_i64 : i64
+      "instgem.mvin"(%98, %103, %105, %93) : (i64, i64, i64, i64) -> ()
+    } {gemmini.load_stream}
+    %50 = arith.ceildivsi %33, %c16_i64 : i64
+    %51 = arith.muli %50, %41 : i64
+    %52 = arith.index_cast %51 : i64 to index
+    scf.for %arg10 = %c0 to %52 step %c1 {
+      %85 = arith.index_cast %arg10 : index to i64
+      %86 = arith.divsi %85, %41 : i64
+      %87 = arith.remsi %85, %41 : i64
+      %88 = arith.muli %86, %c32_i64 : i64
+      %89 = arith.muli %87, %c64_i64 : i64
+      %90 = arith.addi %88, %89 : i64
+      %91 = arith.addi %90, %c256_i64 : i64
+      %92 = arith.subi %35, %89 : i64
+      %93 = arith.minsi %92, %c64_i64 : i64
+      %94 = arith.muli %86, %c16_i64 : i64
+      %95 = arith.subi %33, %94 : i64
+      %96 = arith.minsi %95, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %91, %93, %96) : (i64, i64, i64, i64) -> ()
+    } {gemmini.load_stream}
+    %53 = arith.bitcast %arg8 : f32 to i32
+    %54 = arith.extui %53 : i32 to i64
+    "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %54, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %55 = arith.ceildivsi %35, %c16_i64 : i64
+    %56 = arith.minsi %36, %c32_i64 : i64
+    %57 = arith.ceildivsi %56, %c16_i64 : i64
+    %58 = arith.index_cast %55 : i64 to index
+    scf.for %arg10 = %c0 to %58 step %c1 {
+      %85 = arith.index_cast %arg10 : index to i64
+      %86 = arith.index_cast %57 : i64 to index
+      scf.for %arg11 = %c0 to %86 step %c1 {
+        %87 = arith.index_cast %arg11 : index to i64
+        %88 = arith.muli %85, %c16_i64 : i64
+        %89 = arith.subi %35, %88 : i64
+        %90 = arith.minsi %89, %c16_i64 : i64
+        %91 = arith.addi %88, %c64_i64 : i64
+        %92 = arith.ori %91, %c3221225472_i64 : i64
+        %93 = arith.muli %87, %c32_i64 : i64
+        %94 = arith.addi %93, %88 : i64
+        %95 = arith.addi %94, %c256_i64 : i64
+        %96 = arith.muli %87, %c16_i64 : i64
+        %97 = arith.subi %36, %96 : i64
+        %98 = arith.minsi %97, %c16_i64 : i64
+        "instgem.preload"(%95, %90, %98, %92, %90, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %99 = arith.ori %96, %c2147483648_i64 : i64
+        %100 = arith.subi %c32_i64, %96 : i64
+        %101 = arith.minsi %100, %c16_i64 : i64
+        "instgem.compute_preloaded"(%99, %101, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %102 = arith.addi %88, %c96_i64 : i64
+        %103 = arith.ori %102, %c3221225472_i64 : i64
+        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %103, %90, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %104 = arith.addi %96, %c32_i64 : i64
+        %105 = arith.ori %104, %c2147483648_i64 : i64
+        "instgem.compute_accumulated"(%105, %101, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      }
+    } {gemmini.compute_nest}
+    %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    %59 = arith.maxsi %12, %c0 : index
+    %60 = arith.minsi %59, %arg4 : index
+    %61 = arith.addi %12, %c32 : index
+    %62 = arith.maxsi %61, %c0 : index
+    %63 = arith.minsi %62, %arg4 : index
+    %64 = arith.subi %60, %12 : index
+    %65 = arith.maxsi %64, %c0 : index
+    %66 = arith.minsi %65, %c32 : index
+    %67 = arith.subi %63, %60 : index
+    scf.if %32 {
+      func.call @baco_boundary_error(%c52_i64, %c5_i64) : (i64, i64) -> ()
+    }
+    %subview_7 = memref.subview %reinterpret_cast_6[%60, %24] [%67, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %68 = arith.index_cast %66 : index to i64
+    %69 = arith.index_cast %67 : index to i64
+    %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+    %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+    %70 = arith.index_cast %intptr_12 : index to i64
+    %71 = arith.index_cast %offset_9 : index to i64
+    %72 = arith.addi %70, %71 : i64
+    %73 = arith.index_cast %strides_11#0 : index to i64
+    %74 = arith.bitcast %arg9 : f32 to i32
+    %75 = arith.extui %74 : i32 to i64
+    scf.if %7 {
+      "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %73, %75) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    }
+    %76 = arith.divsi %68, %c16_i64 : i64
+    %77 = arith.addi %68, %69 : i64
+    %78 = arith.ceildivsi %77, %c16_i64 : i64
+    %79 = arith.subi %78, %76 : i64
+    %80 = arith.cmpi sgt, %69, %c0_i64_3 : i64
+    %81 = arith.extui %80 : i1 to i64
+    %82 = arith.muli %79, %81 : i64
+    %83 = arith.muli %82, %55 : i64
+    %84 = arith.index_cast %83 : i64 to index
+    scf.for %arg10 = %c0 to %84 step %c1 {
+      %85 = arith.index_cast %arg10 : index to i64
+      %86 = arith.remsi %85, %82 : i64
+      %87 = arith.divsi %85, %82 : i64
+      %88 = arith.addi %76, %86 : i64
+      %89 = arith.muli %88, %c16_i64 : i64
+      %90 = arith.maxsi %89, %68 : i64
+      %91 = arith.addi %89, %c16_i64 : i64
+      %92 = arith.minsi %91, %77 : i64
+      %93 = arith.subi %92, %90 : i64
+      %94 = arith.subi %90, %68 : i64
+      %95 = arith.muli %94, %73 : i64
+      %96 = arith.addi %72, %95 : i64
+      %97 = arith.muli %87, %c16_i64 : i64
+      %98 = arith.addi %96, %97 : i64
+      %99 = arith.muli %88, %c32_i64 : i64
+      %100 = arith.addi %99, %97 : i64
+      %101 = arith.addi %100, %c64_i64 : i64
+      %102 = arith.ori %101, %c2147483648_i64 : i64
+      %103 = arith.subi %90, %89 : i64
+      %104 = arith.addi %102, %103 : i64
+      %105 = arith.subi %35, %97 : i64
+      %106 = arith.minsi %105, %c16_i64 : i64
+      "instgem.mvout"(%98, %104, %106, %93) : (i64, i64, i64, i64) -> ()
     }
     "instgem.fence"() : () -> ()
     return

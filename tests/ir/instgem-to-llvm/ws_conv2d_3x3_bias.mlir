@@ -12,6 +12,9 @@
 // CHECK: llvm.func @baco_boundary_error(i64, i64) attributes {sym_visibility = "private"}
 // CHECK: llvm.func @baco_program_id(i64) -> i64 attributes {sym_visibility = "private"}
 // CHECK-LABEL: llvm.func @conv2d_kernel(%{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: f32, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: llvm.call @baco.rocc.config_ex(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
@@ -41,7 +44,6 @@
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.fence() : () -> ()
 
@@ -49,6 +51,18 @@ module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
   func.func @conv2d_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: index, %arg13: index, %arg14: index, %arg15: index, %arg16: index, %arg17: f32, %arg18: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
+    %c0_i64 = arith.constant 0 : i64
+    %c0_i64_0 = arith.constant 0 : i64
+    %0 = call @baco_program_id(%c0_i64_0) : (i64) -> i64
+    %1 = arith.cmpi eq, %0, %c0_i64 : i64
+    %c1_i64 = arith.constant 1 : i64
+    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
+    %3 = arith.cmpi eq, %2, %c0_i64 : i64
+    %c2_i64 = arith.constant 2 : i64
+    %4 = call @baco_program_id(%c2_i64) : (i64) -> i64
+    %5 = arith.cmpi eq, %4, %c0_i64 : i64
+    %6 = arith.andi %1, %3 : i1
+    %7 = arith.andi %6, %5 : i1
     %c2 = arith.constant 2 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
@@ -58,546 +72,549 @@ module {
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
     %c16 = arith.constant 16 : index
-    %c2_i64 = arith.constant 2 : i64
+    %c2_i64_1 = arith.constant 2 : i64
     %c32 = arith.constant 32 : index
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
-    %c59_i64 = arith.constant 59 : i64
+    %c60_i64 = arith.constant 60 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c78_i64 = arith.constant 78 : i64
-    %c13_i64 = arith.constant 13 : i64
     %c79_i64 = arith.constant 79 : i64
-    %c87_i64 = arith.constant 87 : i64
+    %c13_i64 = arith.constant 13 : i64
+    %c80_i64 = arith.constant 80 : i64
+    %c88_i64 = arith.constant 88 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c1_i64 = arith.constant 1 : i64
-    %c0_i64 = arith.constant 0 : i64
+    %c1_i64_2 = arith.constant 1 : i64
+    %c0_i64_3 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
-    "instgem.config_ex"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %c1065353216_i64, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %0 = call @baco_program_id(%c0_i64) : (i64) -> i64
-    %1 = arith.index_cast %0 : i64 to index
-    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
-    %3 = arith.index_cast %2 : i64 to index
-    %4 = arith.muli %3, %c16 : index
-    %5 = call @baco_program_id(%c2_i64) : (i64) -> i64
-    %6 = arith.index_cast %5 : i64 to index
-    %7 = arith.muli %6, %c32 : index
-    %8 = arith.floordivsi %1, %arg6 : index
-    %9 = arith.muli %8, %arg6 : index
-    %10 = arith.subi %1, %9 : index
-    %11 = arith.subi %10, %c1 : index
-    %12 = arith.subi %4, %c1 : index
-    %13 = arith.ceildivsi %arg5, %c32 : index
-    %14 = arith.subi %c1, %10 : index
-    %15 = arith.maxsi %14, %c0 : index
-    %16 = arith.subi %arg3, %11 : index
-    %17 = arith.minsi %arg9, %16 : index
-    %reinterpret_cast = memref.reinterpret_cast %arg18 to offset: [0], sizes: [%arg7, %arg8], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-    %18 = arith.maxsi %4, %c0 : index
-    %19 = arith.minsi %18, %arg7 : index
-    %20 = arith.addi %4, %c16 : index
-    %21 = arith.maxsi %20, %c0 : index
-    %22 = arith.minsi %21, %arg7 : index
-    %23 = arith.subi %19, %4 : index
-    %24 = arith.maxsi %23, %c0 : index
-    %25 = arith.minsi %24, %c16 : index
-    %26 = arith.subi %22, %19 : index
-    %27 = arith.maxsi %7, %c0 : index
-    %28 = arith.minsi %27, %arg8 : index
-    %29 = arith.addi %7, %c32 : index
-    %30 = arith.maxsi %29, %c0 : index
-    %31 = arith.minsi %30, %arg8 : index
-    %32 = arith.subi %28, %7 : index
-    %33 = arith.maxsi %32, %c0 : index
-    %34 = arith.minsi %33, %c32 : index
-    %35 = arith.subi %31, %28 : index
-    %36 = arith.cmpi sgt, %34, %c0 : index
-    scf.if %36 {
-      func.call @baco_boundary_error(%c59_i64, %c15_i64) : (i64, i64) -> ()
+    scf.if %7 {
+      "instgem.config_ex"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %c1065353216_i64, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast[%19, %28] [%26, %35] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+    %8 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
+    %9 = arith.index_cast %8 : i64 to index
+    %10 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
+    %11 = arith.index_cast %10 : i64 to index
+    %12 = arith.muli %11, %c16 : index
+    %13 = call @baco_program_id(%c2_i64_1) : (i64) -> i64
+    %14 = arith.index_cast %13 : i64 to index
+    %15 = arith.muli %14, %c32 : index
+    %16 = arith.floordivsi %9, %arg6 : index
+    %17 = arith.muli %16, %arg6 : index
+    %18 = arith.subi %9, %17 : index
+    %19 = arith.subi %18, %c1 : index
+    %20 = arith.subi %12, %c1 : index
+    %21 = arith.ceildivsi %arg5, %c32 : index
+    %22 = arith.subi %c1, %18 : index
+    %23 = arith.maxsi %22, %c0 : index
+    %24 = arith.subi %arg3, %19 : index
+    %25 = arith.minsi %arg9, %24 : index
+    %reinterpret_cast = memref.reinterpret_cast %arg18 to offset: [0], sizes: [%arg7, %arg8], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+    %26 = arith.maxsi %12, %c0 : index
+    %27 = arith.minsi %26, %arg7 : index
+    %28 = arith.addi %12, %c16 : index
+    %29 = arith.maxsi %28, %c0 : index
+    %30 = arith.minsi %29, %arg7 : index
+    %31 = arith.subi %27, %12 : index
+    %32 = arith.maxsi %31, %c0 : index
+    %33 = arith.minsi %32, %c16 : index
+    %34 = arith.subi %30, %27 : index
+    %35 = arith.maxsi %15, %c0 : index
+    %36 = arith.minsi %35, %arg8 : index
+    %37 = arith.addi %15, %c32 : index
+    %38 = arith.maxsi %37, %c0 : index
+    %39 = arith.minsi %38, %arg8 : index
+    %40 = arith.subi %36, %15 : index
+    %41 = arith.maxsi %40, %c0 : index
+    %42 = arith.minsi %41, %c32 : index
+    %43 = arith.subi %39, %36 : index
+    %44 = arith.cmpi sgt, %42, %c0 : index
+    scf.if %44 {
+      func.call @baco_boundary_error(%c60_i64, %c15_i64) : (i64, i64) -> ()
+    }
+    %subview = memref.subview %reinterpret_cast[%27, %36] [%34, %43] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+    "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg19 = %c0 to %c2 step %c1 {
-      %70 = arith.index_cast %arg19 : index to i64
-      %71 = arith.muli %70, %c16_i64 : i64
-      %72 = arith.subi %c32_i64, %71 : i64
-      %73 = arith.minsi %72, %c16_i64 : i64
-      %74 = arith.ori %71, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %74, %73, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %78 = arith.index_cast %arg19 : index to i64
+      %79 = arith.muli %78, %c16_i64 : i64
+      %80 = arith.subi %c32_i64, %79 : i64
+      %81 = arith.minsi %80, %c16_i64 : i64
+      %82 = arith.ori %79, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %82, %81, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %37 = arith.index_cast %25 : index to i64
-    %38 = arith.index_cast %26 : index to i64
-    %39 = arith.index_cast %35 : index to i64
+    %45 = arith.index_cast %33 : index to i64
+    %46 = arith.index_cast %34 : index to i64
+    %47 = arith.index_cast %43 : index to i64
     %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
     %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-    %40 = arith.index_cast %intptr : index to i64
-    %41 = arith.index_cast %offset : index to i64
-    %42 = arith.muli %41, %c4_i64 : i64
-    %43 = arith.addi %40, %42 : i64
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    %44 = arith.ceildivsi %39, %c16_i64 : i64
-    %45 = arith.divsi %37, %c16_i64 : i64
-    %46 = arith.addi %37, %38 : i64
-    %47 = arith.ceildivsi %46, %c16_i64 : i64
-    %48 = arith.subi %47, %45 : i64
-    %49 = arith.cmpi sgt, %38, %c0_i64 : i64
-    %50 = arith.extui %49 : i1 to i64
-    %51 = arith.muli %48, %50 : i64
-    %52 = arith.muli %51, %44 : i64
-    %53 = arith.index_cast %52 : i64 to index
-    scf.for %arg19 = %c0 to %53 step %c1 {
-      %70 = arith.index_cast %arg19 : index to i64
-      %71 = arith.divsi %70, %44 : i64
-      %72 = arith.addi %45, %71 : i64
-      %73 = arith.remsi %70, %44 : i64
-      %74 = arith.muli %72, %c16_i64 : i64
-      %75 = arith.maxsi %74, %37 : i64
-      %76 = arith.addi %74, %c16_i64 : i64
-      %77 = arith.minsi %76, %46 : i64
-      %78 = arith.subi %77, %75 : i64
-      %79 = arith.muli %73, %c64_i64 : i64
-      %80 = arith.addi %43, %79 : i64
-      %81 = arith.muli %72, %c32_i64 : i64
-      %82 = arith.muli %73, %c16_i64 : i64
+    %48 = arith.index_cast %intptr : index to i64
+    %49 = arith.index_cast %offset : index to i64
+    %50 = arith.muli %49, %c4_i64 : i64
+    %51 = arith.addi %48, %50 : i64
+    "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c0_i64_3) : (i64, i64, i64, i64, i64, i64) -> ()
+    %52 = arith.ceildivsi %47, %c16_i64 : i64
+    %53 = arith.divsi %45, %c16_i64 : i64
+    %54 = arith.addi %45, %46 : i64
+    %55 = arith.ceildivsi %54, %c16_i64 : i64
+    %56 = arith.subi %55, %53 : i64
+    %57 = arith.cmpi sgt, %46, %c0_i64_3 : i64
+    %58 = arith.extui %57 : i1 to i64
+    %59 = arith.muli %56, %58 : i64
+    %60 = arith.muli %59, %52 : i64
+    %61 = arith.index_cast %60 : i64 to index
+    scf.for %arg19 = %c0 to %61 step %c1 {
+      %78 = arith.index_cast %arg19 : index to i64
+      %79 = arith.divsi %78, %52 : i64
+      %80 = arith.addi %53, %79 : i64
+      %81 = arith.remsi %78, %52 : i64
+      %82 = arith.muli %80, %c16_i64 : i64
+      %83 = arith.maxsi %82, %45 : i64
+      %84 = arith.addi %82, %c16_i64 : i64
+      %85 = arith.minsi %84, %54 : i64
+      %86 = arith.subi %85, %83 : i64
+      %87 = arith.muli %81, %c64_i64 : i64
+      %88 = arith.addi %51, %87 : i64
+      %89 = arith.muli %80, %c32_i64 : i64
+      %90 = arith.muli %81, %c16_i64 : i64
+      %91 = arith.addi %89, %90 : i64
+      %92 = arith.ori %91, %c2147483648_i64 : i64
+      %93 = arith.subi %83, %82 : i64
+      %94 = arith.addi %92, %93 : i64
+      %95 = arith.subi %47, %90 : i64
+      %96 = arith.minsi %95, %c16_i64 : i64
+      "instgem.mvin"(%88, %94, %96, %86) : (i64, i64, i64, i64) -> ()
+    } {gemmini.load_stream}
+    %62 = arith.ceildivsi %45, %c16_i64 : i64
+    %63 = arith.muli %62, %52 : i64
+    %64 = arith.index_cast %63 : i64 to index
+    scf.for %arg19 = %c0 to %64 step %c1 {
+      %78 = arith.index_cast %arg19 : index to i64
+      %79 = arith.divsi %78, %52 : i64
+      %80 = arith.remsi %78, %52 : i64
+      %81 = arith.muli %79, %c32_i64 : i64
+      %82 = arith.muli %80, %c16_i64 : i64
       %83 = arith.addi %81, %82 : i64
       %84 = arith.ori %83, %c2147483648_i64 : i64
-      %85 = arith.subi %75, %74 : i64
-      %86 = arith.addi %84, %85 : i64
-      %87 = arith.subi %39, %82 : i64
-      %88 = arith.minsi %87, %c16_i64 : i64
-      "instgem.mvin"(%80, %86, %88, %78) : (i64, i64, i64, i64) -> ()
+      %85 = arith.subi %47, %82 : i64
+      %86 = arith.minsi %85, %c16_i64 : i64
+      %87 = arith.muli %79, %c16_i64 : i64
+      %88 = arith.subi %45, %87 : i64
+      %89 = arith.minsi %88, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %84, %86, %89) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %54 = arith.ceildivsi %37, %c16_i64 : i64
-    %55 = arith.muli %54, %44 : i64
-    %56 = arith.index_cast %55 : i64 to index
-    scf.for %arg19 = %c0 to %56 step %c1 {
-      %70 = arith.index_cast %arg19 : index to i64
-      %71 = arith.divsi %70, %44 : i64
-      %72 = arith.remsi %70, %44 : i64
-      %73 = arith.muli %71, %c32_i64 : i64
-      %74 = arith.muli %72, %c16_i64 : i64
-      %75 = arith.addi %73, %74 : i64
-      %76 = arith.ori %75, %c2147483648_i64 : i64
-      %77 = arith.subi %39, %74 : i64
-      %78 = arith.minsi %77, %c16_i64 : i64
-      %79 = arith.muli %71, %c16_i64 : i64
-      %80 = arith.subi %37, %79 : i64
-      %81 = arith.minsi %80, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %76, %78, %81) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %57 = arith.muli %15, %arg10 : index
-    %58 = arith.muli %57, %13 : index
-    %59 = arith.muli %17, %arg10 : index
-    %60 = arith.muli %59, %13 : index
-    %61 = arith.muli %1, %arg7 : index
-    %62 = arith.muli %61, %arg8 : index
-    %reinterpret_cast_0 = memref.reinterpret_cast %arg2 to offset: [%62], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    scf.if %36 {
-      func.call @baco_boundary_error(%c87_i64, %c9_i64) : (i64, i64) -> ()
+    %65 = arith.muli %23, %arg10 : index
+    %66 = arith.muli %65, %21 : index
+    %67 = arith.muli %25, %arg10 : index
+    %68 = arith.muli %67, %21 : index
+    %69 = arith.muli %9, %arg7 : index
+    %70 = arith.muli %69, %arg8 : index
+    %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [%70], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    scf.if %44 {
+      func.call @baco_boundary_error(%c88_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview_1 = memref.subview %reinterpret_cast_0[%19, %28] [%26, %35] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %base_buffer_2, %offset_3, %sizes_4:2, %strides_5:2 = memref.extract_strided_metadata %subview_1 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr_6 = memref.extract_aligned_pointer_as_index %subview_1 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %63 = arith.index_cast %intptr_6 : index to i64
-    %64 = arith.index_cast %offset_3 : index to i64
-    %65 = arith.addi %63, %64 : i64
-    %66 = arith.index_cast %strides_5#0 : index to i64
-    %67 = arith.bitcast %arg17 : f32 to i32
-    %68 = arith.extui %67 : i32 to i64
-    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %66, %68) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg19 = %58 to %60 step %c1 {
-      %70 = arith.muli %arg10, %13 : index
-      %71 = arith.floordivsi %arg19, %70 : index
-      %72 = arith.floordivsi %arg19, %13 : index
-      %73 = arith.floordivsi %72, %arg10 : index
-      %74 = arith.muli %73, %arg10 : index
-      %75 = arith.subi %72, %74 : index
-      %76 = arith.muli %72, %13 : index
-      %77 = arith.subi %arg19, %76 : index
-      %78 = arith.muli %77, %c32 : index
-      %79 = arith.addi %12, %75 : index
-      %80 = arith.muli %8, %arg3 : index
-      %81 = arith.addi %80, %11 : index
-      %82 = arith.addi %81, %71 : index
-      %83 = arith.muli %82, %arg4 : index
-      %84 = arith.muli %83, %arg5 : index
-      %reinterpret_cast_7 = memref.reinterpret_cast %arg0 to offset: [%84], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %85 = arith.muli %71, %arg10 : index
-      %86 = arith.addi %85, %75 : index
-      %87 = arith.muli %86, %arg5 : index
-      %88 = arith.muli %87, %arg8 : index
-      %reinterpret_cast_8 = memref.reinterpret_cast %arg1 to offset: [%88], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %89 = arith.maxsi %79, %c0 : index
-      %90 = arith.minsi %89, %arg4 : index
-      %91 = arith.addi %79, %c16 : index
-      %92 = arith.maxsi %91, %c0 : index
-      %93 = arith.minsi %92, %arg4 : index
-      %94 = arith.subi %90, %79 : index
-      %95 = arith.maxsi %94, %c0 : index
-      %96 = arith.minsi %95, %c16 : index
-      %97 = arith.subi %93, %90 : index
-      %98 = arith.maxsi %78, %c0 : index
-      %99 = arith.minsi %98, %arg5 : index
-      %100 = arith.addi %78, %c32 : index
-      %101 = arith.maxsi %100, %c0 : index
-      %102 = arith.minsi %101, %arg5 : index
-      %103 = arith.subi %99, %78 : index
-      %104 = arith.maxsi %103, %c0 : index
-      %105 = arith.minsi %104, %c32 : index
-      %106 = arith.subi %102, %99 : index
-      %107 = arith.cmpi sgt, %105, %c0 : index
-      scf.if %107 {
-        func.call @baco_boundary_error(%c78_i64, %c13_i64) : (i64, i64) -> ()
-      }
-      %subview_9 = memref.subview %reinterpret_cast_7[%90, %99] [%97, %106] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %108 = arith.index_cast %96 : index to i64
-      %109 = arith.index_cast %97 : index to i64
-      %110 = arith.index_cast %106 : index to i64
-      %111 = arith.addi %108, %109 : i64
-      %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %112 = arith.index_cast %intptr_14 : index to i64
-      %113 = arith.index_cast %offset_11 : index to i64
-      %114 = arith.addi %112, %113 : i64
-      %115 = arith.index_cast %strides_13#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %115) : (i64, i64, i64, i64, i64, i64) -> ()
-      %116 = arith.ceildivsi %110, %c64_i64 : i64
-      %117 = arith.divsi %108, %c16_i64 : i64
-      %118 = arith.ceildivsi %111, %c16_i64 : i64
-      %119 = arith.subi %118, %117 : i64
-      %120 = arith.cmpi sgt, %109, %c0_i64 : i64
-      %121 = arith.extui %120 : i1 to i64
-      %122 = arith.muli %119, %121 : i64
-      %123 = arith.muli %122, %116 : i64
-      %124 = arith.index_cast %123 : i64 to index
-      scf.for %arg20 = %c0 to %124 step %c1 {
-        %153 = arith.index_cast %arg20 : index to i64
-        %154 = arith.divsi %153, %116 : i64
-        %155 = arith.addi %117, %154 : i64
-        %156 = arith.remsi %153, %116 : i64
-        %157 = arith.muli %155, %c16_i64 : i64
-        %158 = arith.maxsi %157, %108 : i64
-        %159 = arith.addi %157, %c16_i64 : i64
-        %160 = arith.minsi %159, %111 : i64
-        %161 = arith.subi %160, %158 : i64
-        %162 = arith.subi %158, %108 : i64
-        %163 = arith.muli %162, %115 : i64
-        %164 = arith.addi %114, %163 : i64
-        %165 = arith.muli %156, %c64_i64 : i64
-        %166 = arith.addi %164, %165 : i64
-        %167 = arith.muli %155, %c32_i64 : i64
-        %168 = arith.addi %167, %165 : i64
-        %169 = arith.subi %158, %157 : i64
-        %170 = arith.addi %168, %169 : i64
-        %171 = arith.subi %110, %165 : i64
-        %172 = arith.minsi %171, %c64_i64 : i64
-        "instgem.mvin"(%166, %170, %172, %161) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %125 = arith.ceildivsi %108, %c16_i64 : i64
-      %126 = arith.muli %125, %116 : i64
-      %127 = arith.index_cast %126 : i64 to index
-      scf.for %arg20 = %c0 to %127 step %c1 {
-        %153 = arith.index_cast %arg20 : index to i64
-        %154 = arith.divsi %153, %116 : i64
-        %155 = arith.remsi %153, %116 : i64
-        %156 = arith.muli %154, %c32_i64 : i64
-        %157 = arith.muli %155, %c64_i64 : i64
-        %158 = arith.addi %156, %157 : i64
-        %159 = arith.subi %110, %157 : i64
-        %160 = arith.minsi %159, %c64_i64 : i64
-        %161 = arith.muli %154, %c16_i64 : i64
-        %162 = arith.subi %108, %161 : i64
-        %163 = arith.minsi %162, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %158, %160, %163) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.if %36 {
+    %subview_5 = memref.subview %reinterpret_cast_4[%27, %36] [%34, %43] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+    %intptr_10 = memref.extract_aligned_pointer_as_index %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+    %71 = arith.index_cast %intptr_10 : index to i64
+    %72 = arith.index_cast %offset_7 : index to i64
+    %73 = arith.addi %71, %72 : i64
+    %74 = arith.index_cast %strides_9#0 : index to i64
+    %75 = arith.bitcast %arg17 : f32 to i32
+    %76 = arith.extui %75 : i32 to i64
+    scf.if %7 {
+      "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %74, %76) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    }
+    scf.for %arg19 = %66 to %68 step %c1 {
+      %78 = arith.muli %arg10, %21 : index
+      %79 = arith.floordivsi %arg19, %78 : index
+      %80 = arith.floordivsi %arg19, %21 : index
+      %81 = arith.floordivsi %80, %arg10 : index
+      %82 = arith.muli %81, %arg10 : index
+      %83 = arith.subi %80, %82 : index
+      %84 = arith.muli %80, %21 : index
+      %85 = arith.subi %arg19, %84 : index
+      %86 = arith.muli %85, %c32 : index
+      %87 = arith.addi %20, %83 : index
+      %88 = arith.muli %16, %arg3 : index
+      %89 = arith.addi %88, %19 : index
+      %90 = arith.addi %89, %79 : index
+      %91 = arith.muli %90, %arg4 : index
+      %92 = arith.muli %91, %arg5 : index
+      %reinterpret_cast_11 = memref.reinterpret_cast %arg0 to offset: [%92], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %93 = arith.muli %79, %arg10 : index
+      %94 = arith.addi %93, %83 : index
+      %95 = arith.muli %94, %arg5 : index
+      %96 = arith.muli %95, %arg8 : index
+      %reinterpret_cast_12 = memref.reinterpret_cast %arg1 to offset: [%96], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %97 = arith.maxsi %87, %c0 : index
+      %98 = arith.minsi %97, %arg4 : index
+      %99 = arith.addi %87, %c16 : index
+      %100 = arith.maxsi %99, %c0 : index
+      %101 = arith.minsi %100, %arg4 : index
+      %102 = arith.subi %98, %87 : index
+      %103 = arith.maxsi %102, %c0 : index
+      %104 = arith.minsi %103, %c16 : index
+      %105 = arith.subi %101, %98 : index
+      %106 = arith.maxsi %86, %c0 : index
+      %107 = arith.minsi %106, %arg5 : index
+      %108 = arith.addi %86, %c32 : index
+      %109 = arith.maxsi %108, %c0 : index
+      %110 = arith.minsi %109, %arg5 : index
+      %111 = arith.subi %107, %86 : index
+      %112 = arith.maxsi %111, %c0 : index
+      %113 = arith.minsi %112, %c32 : index
+      %114 = arith.subi %110, %107 : index
+      %115 = arith.cmpi sgt, %113, %c0 : index
+      scf.if %115 {
         func.call @baco_boundary_error(%c79_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_15 = memref.subview %reinterpret_cast_8[%99, %28] [%106, %35] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %128 = arith.index_cast %105 : index to i64
-      %129 = arith.addi %128, %110 : i64
-      %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %130 = arith.index_cast %intptr_20 : index to i64
-      %131 = arith.index_cast %offset_17 : index to i64
-      %132 = arith.addi %130, %131 : i64
-      %133 = arith.index_cast %strides_19#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %133) : (i64, i64, i64, i64, i64, i64) -> ()
-      %134 = arith.ceildivsi %39, %c64_i64 : i64
-      %135 = arith.divsi %128, %c16_i64 : i64
-      %136 = arith.ceildivsi %129, %c16_i64 : i64
-      %137 = arith.subi %136, %135 : i64
-      %138 = arith.cmpi sgt, %110, %c0_i64 : i64
-      %139 = arith.extui %138 : i1 to i64
-      %140 = arith.muli %137, %139 : i64
-      %141 = arith.muli %140, %134 : i64
-      %142 = arith.index_cast %141 : i64 to index
-      scf.for %arg20 = %c0 to %142 step %c1 {
-        %153 = arith.index_cast %arg20 : index to i64
-        %154 = arith.divsi %153, %134 : i64
-        %155 = arith.addi %135, %154 : i64
-        %156 = arith.remsi %153, %134 : i64
-        %157 = arith.muli %155, %c16_i64 : i64
-        %158 = arith.maxsi %157, %128 : i64
-        %159 = arith.addi %157, %c16_i64 : i64
-        %160 = arith.minsi %159, %129 : i64
-        %161 = arith.subi %160, %158 : i64
-        %162 = arith.subi %158, %128 : i64
-        %163 = arith.muli %162, %133 : i64
-        %164 = arith.addi %132, %163 : i64
-        %165 = arith.muli %156, %c64_i64 : i64
+      %subview_13 = memref.subview %reinterpret_cast_11[%98, %107] [%105, %114] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %116 = arith.index_cast %104 : index to i64
+      %117 = arith.index_cast %105 : index to i64
+      %118 = arith.index_cast %114 : index to i64
+      %119 = arith.addi %116, %117 : i64
+      %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %120 = arith.index_cast %intptr_18 : index to i64
+      %121 = arith.index_cast %offset_15 : index to i64
+      %122 = arith.addi %120, %121 : i64
+      %123 = arith.index_cast %strides_17#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %123) : (i64, i64, i64, i64, i64, i64) -> ()
+      %124 = arith.ceildivsi %118, %c64_i64 : i64
+      %125 = arith.divsi %116, %c16_i64 : i64
+      %126 = arith.ceildivsi %119, %c16_i64 : i64
+      %127 = arith.subi %126, %125 : i64
+      %128 = arith.cmpi sgt, %117, %c0_i64_3 : i64
+      %129 = arith.extui %128 : i1 to i64
+      %130 = arith.muli %127, %129 : i64
+      %131 = arith.muli %130, %124 : i64
+      %132 = arith.index_cast %131 : i64 to index
+      scf.for %arg20 = %c0 to %132 step %c1 {
+        %161 = arith.index_cast %arg20 : index to i64
+        %162 = arith.divsi %161, %124 : i64
+        %163 = arith.addi %125, %162 : i64
+        %164 = arith.remsi %161, %124 : i64
+        %165 = arith.muli %163, %c16_i64 : i64
+        %166 = arith.maxsi %165, %116 : i64
+        %167 = arith.addi %165, %c16_i64 : i64
+        %168 = arith.minsi %167, %119 : i64
+        %169 = arith.subi %168, %166 : i64
+        %170 = arith.subi %166, %116 : i64
+        %171 = arith.muli %170, %123 : i64
+        %172 = arith.addi %122, %171 : i64
+        %173 = arith.muli %164, %c64_i64 : i64
+        %174 = arith.addi %172, %173 : i64
+        %175 = arith.muli %163, %c32_i64 : i64
+        %176 = arith.addi %175, %173 : i64
+        %177 = arith.subi %166, %165 : i64
+        %178 = arith.addi %176, %177 : i64
+        %179 = arith.subi %118, %173 : i64
+        %180 = arith.minsi %179, %c64_i64 : i64
+        "instgem.mvin"(%174, %178, %180, %169) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %133 = arith.ceildivsi %116, %c16_i64 : i64
+      %134 = arith.muli %133, %124 : i64
+      %135 = arith.index_cast %134 : i64 to index
+      scf.for %arg20 = %c0 to %135 step %c1 {
+        %161 = arith.index_cast %arg20 : index to i64
+        %162 = arith.divsi %161, %124 : i64
+        %163 = arith.remsi %161, %124 : i64
+        %164 = arith.muli %162, %c32_i64 : i64
+        %165 = arith.muli %163, %c64_i64 : i64
         %166 = arith.addi %164, %165 : i64
-        %167 = arith.muli %155, %c32_i64 : i64
-        %168 = arith.addi %167, %165 : i64
-        %169 = arith.addi %168, %c32_i64 : i64
-        %170 = arith.subi %158, %157 : i64
-        %171 = arith.addi %169, %170 : i64
-        %172 = arith.subi %39, %165 : i64
-        %173 = arith.minsi %172, %c64_i64 : i64
-        "instgem.mvin"(%166, %171, %173, %161) : (i64, i64, i64, i64) -> ()
+        %167 = arith.subi %118, %165 : i64
+        %168 = arith.minsi %167, %c64_i64 : i64
+        %169 = arith.muli %162, %c16_i64 : i64
+        %170 = arith.subi %116, %169 : i64
+        %171 = arith.minsi %170, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %166, %168, %171) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %143 = arith.ceildivsi %128, %c16_i64 : i64
-      %144 = arith.muli %143, %134 : i64
-      %145 = arith.index_cast %144 : i64 to index
-      scf.for %arg20 = %c0 to %145 step %c1 {
-        %153 = arith.index_cast %arg20 : index to i64
-        %154 = arith.divsi %153, %134 : i64
-        %155 = arith.remsi %153, %134 : i64
-        %156 = arith.muli %154, %c32_i64 : i64
-        %157 = arith.muli %155, %c64_i64 : i64
-        %158 = arith.addi %156, %157 : i64
-        %159 = arith.addi %158, %c32_i64 : i64
-        %160 = arith.subi %39, %157 : i64
-        %161 = arith.minsi %160, %c64_i64 : i64
-        %162 = arith.muli %154, %c16_i64 : i64
-        %163 = arith.subi %128, %162 : i64
-        %164 = arith.minsi %163, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %159, %161, %164) : (i64, i64, i64, i64) -> ()
+      scf.if %44 {
+        func.call @baco_boundary_error(%c80_i64, %c13_i64) : (i64, i64) -> ()
+      }
+      %subview_19 = memref.subview %reinterpret_cast_12[%107, %36] [%114, %43] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %136 = arith.index_cast %113 : index to i64
+      %137 = arith.addi %136, %118 : i64
+      %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %138 = arith.index_cast %intptr_24 : index to i64
+      %139 = arith.index_cast %offset_21 : index to i64
+      %140 = arith.addi %138, %139 : i64
+      %141 = arith.index_cast %strides_23#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %141) : (i64, i64, i64, i64, i64, i64) -> ()
+      %142 = arith.ceildivsi %47, %c64_i64 : i64
+      %143 = arith.divsi %136, %c16_i64 : i64
+      %144 = arith.ceildivsi %137, %c16_i64 : i64
+      %145 = arith.subi %144, %143 : i64
+      %146 = arith.cmpi sgt, %118, %c0_i64_3 : i64
+      %147 = arith.extui %146 : i1 to i64
+      %148 = arith.muli %145, %147 : i64
+      %149 = arith.muli %148, %142 : i64
+      %150 = arith.index_cast %149 : i64 to index
+      scf.for %arg20 = %c0 to %150 step %c1 {
+        %161 = arith.index_cast %arg20 : index to i64
+        %162 = arith.divsi %161, %142 : i64
+        %163 = arith.addi %143, %162 : i64
+        %164 = arith.remsi %161, %142 : i64
+        %165 = arith.muli %163, %c16_i64 : i64
+        %166 = arith.maxsi %165, %136 : i64
+        %167 = arith.addi %165, %c16_i64 : i64
+        %168 = arith.minsi %167, %137 : i64
+        %169 = arith.subi %168, %166 : i64
+        %170 = arith.subi %166, %136 : i64
+        %171 = arith.muli %170, %141 : i64
+        %172 = arith.addi %140, %171 : i64
+        %173 = arith.muli %164, %c64_i64 : i64
+        %174 = arith.addi %172, %173 : i64
+        %175 = arith.muli %163, %c32_i64 : i64
+        %176 = arith.addi %175, %173 : i64
+        %177 = arith.addi %176, %c32_i64 : i64
+        %178 = arith.subi %166, %165 : i64
+        %179 = arith.addi %177, %178 : i64
+        %180 = arith.subi %47, %173 : i64
+        %181 = arith.minsi %180, %c64_i64 : i64
+        "instgem.mvin"(%174, %179, %181, %169) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %146 = arith.minsi %110, %129 : i64
-      %147 = arith.ceildivsi %146, %c16_i64 : i64
-      %148 = arith.addi %arg19, %c1 : index
-      %149 = arith.cmpi sge, %148, %60 : index
-      %150 = arith.cmpi sgt, %118, %c0_i64 : i64
-      %151 = arith.select %150, %44, %c0_i64 : i64
-      %152 = arith.index_cast %151 : i64 to index
-      scf.for %arg20 = %c0 to %152 step %c1 {
-        %153 = arith.index_cast %arg20 : index to i64
-        %154 = arith.subi %153, %c1_i64 : i64
-        %155 = arith.cmpi sge, %154, %c0_i64 : i64
-        %156 = arith.cmpi slt, %154, %44 : i64
-        %157 = arith.andi %155, %156 : i1
-        %158 = arith.andi %149, %157 : i1
-        %159 = arith.maxsi %147, %c1_i64 : i64
-        %160 = arith.ceildivsi %51, %159 : i64
-        %161 = arith.subi %151, %c1_i64 : i64
-        %162 = arith.cmpi eq, %153, %161 : i64
-        %163 = arith.cmpi slt, %153, %44 : i64
-        %164 = arith.andi %162, %163 : i1
-        %165 = arith.andi %149, %164 : i1
-        %166 = arith.index_cast %147 : i64 to index
-        scf.for %arg21 = %c0 to %166 step %c1 {
-          %172 = arith.index_cast %arg21 : index to i64
-          %173 = arith.muli %172, %160 : i64
-          %174 = arith.minsi %173, %51 : i64
-          scf.if %158 {
-            %189 = arith.addi %174, %160 : i64
-            %190 = arith.minsi %189, %51 : i64
-            %191 = arith.index_cast %174 : i64 to index
-            %192 = arith.index_cast %190 : i64 to index
-            scf.for %arg22 = %191 to %192 step %c1 {
-              %193 = arith.index_cast %arg22 : index to i64
-              %194 = arith.addi %45, %193 : i64
-              %195 = arith.muli %194, %c16_i64 : i64
-              %196 = arith.maxsi %195, %37 : i64
-              %197 = arith.addi %195, %c16_i64 : i64
-              %198 = arith.minsi %197, %46 : i64
-              %199 = arith.subi %198, %196 : i64
-              %200 = arith.subi %196, %37 : i64
-              %201 = arith.muli %200, %66 : i64
-              %202 = arith.addi %65, %201 : i64
-              %203 = arith.muli %154, %c16_i64 : i64
-              %204 = arith.addi %202, %203 : i64
-              %205 = arith.muli %194, %c32_i64 : i64
-              %206 = arith.addi %205, %203 : i64
-              %207 = arith.ori %206, %c2147483648_i64 : i64
-              %208 = arith.subi %196, %195 : i64
-              %209 = arith.addi %207, %208 : i64
-              %210 = arith.subi %39, %203 : i64
-              %211 = arith.minsi %210, %c16_i64 : i64
-              "instgem.mvout"(%204, %209, %211, %199) : (i64, i64, i64, i64) -> ()
-            }
-          }
-          %175 = arith.minsi %111, %c16_i64 : i64
-          %176 = arith.muli %153, %c16_i64 : i64
-          %177 = arith.subi %39, %176 : i64
-          %178 = arith.minsi %177, %c16_i64 : i64
-          %179 = arith.ori %176, %c3221225472_i64 : i64
-          %180 = arith.muli %172, %c32_i64 : i64
-          %181 = arith.addi %180, %176 : i64
-          %182 = arith.addi %181, %c32_i64 : i64
-          %183 = arith.muli %172, %c16_i64 : i64
-          %184 = arith.subi %129, %183 : i64
-          %185 = arith.minsi %184, %c16_i64 : i64
-          "instgem.preload"(%182, %178, %185, %179, %178, %175) : (i64, i64, i64, i64, i64, i64) -> ()
-          %186 = arith.subi %110, %183 : i64
-          %187 = arith.minsi %186, %c16_i64 : i64
-          "instgem.compute_preloaded"(%183, %187, %175, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %188 = arith.index_cast %118 : i64 to index
-          scf.for %arg22 = %c1 to %188 step %c1 {
-            %189 = arith.index_cast %arg22 : index to i64
-            %190 = arith.muli %189, %c16_i64 : i64
-            %191 = arith.subi %111, %190 : i64
-            %192 = arith.minsi %191, %c16_i64 : i64
-            %193 = arith.muli %189, %c32_i64 : i64
-            %194 = arith.addi %193, %176 : i64
-            %195 = arith.ori %194, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %195, %178, %192) : (i64, i64, i64, i64, i64, i64) -> ()
-            %196 = arith.addi %193, %183 : i64
-            "instgem.compute_accumulated"(%196, %187, %192, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %197 = arith.subi %189, %c1_i64 : i64
-            %198 = arith.subi %147, %c1_i64 : i64
-            %199 = arith.cmpi eq, %172, %198 : i64
-            %200 = arith.andi %165, %199 : i1
-            %201 = arith.cmpi slt, %197, %51 : i64
-            %202 = arith.andi %200, %201 : i1
-            scf.if %202 {
-              %203 = arith.addi %45, %197 : i64
-              %204 = arith.muli %203, %c16_i64 : i64
-              %205 = arith.maxsi %204, %37 : i64
-              %206 = arith.addi %204, %c16_i64 : i64
-              %207 = arith.minsi %206, %46 : i64
-              %208 = arith.subi %207, %205 : i64
-              %209 = arith.subi %205, %37 : i64
-              %210 = arith.muli %209, %66 : i64
-              %211 = arith.addi %65, %210 : i64
-              %212 = arith.addi %211, %176 : i64
-              %213 = arith.muli %203, %c32_i64 : i64
-              %214 = arith.addi %213, %176 : i64
+      %151 = arith.ceildivsi %136, %c16_i64 : i64
+      %152 = arith.muli %151, %142 : i64
+      %153 = arith.index_cast %152 : i64 to index
+      scf.for %arg20 = %c0 to %153 step %c1 {
+        %161 = arith.index_cast %arg20 : index to i64
+        %162 = arith.divsi %161, %142 : i64
+        %163 = arith.remsi %161, %142 : i64
+        %164 = arith.muli %162, %c32_i64 : i64
+        %165 = arith.muli %163, %c64_i64 : i64
+        %166 = arith.addi %164, %165 : i64
+        %167 = arith.addi %166, %c32_i64 : i64
+        %168 = arith.subi %47, %165 : i64
+        %169 = arith.minsi %168, %c64_i64 : i64
+        %170 = arith.muli %162, %c16_i64 : i64
+        %171 = arith.subi %136, %170 : i64
+        %172 = arith.minsi %171, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %167, %169, %172) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %154 = arith.minsi %118, %137 : i64
+      %155 = arith.ceildivsi %154, %c16_i64 : i64
+      %156 = arith.addi %arg19, %c1 : index
+      %157 = arith.cmpi sge, %156, %68 : index
+      %158 = arith.cmpi sgt, %126, %c0_i64_3 : i64
+      %159 = arith.select %158, %52, %c0_i64_3 : i64
+      %160 = arith.index_cast %159 : i64 to index
+      scf.for %arg20 = %c0 to %160 step %c1 {
+        %161 = arith.index_cast %arg20 : index to i64
+        %162 = arith.subi %161, %c1_i64_2 : i64
+        %163 = arith.cmpi sge, %162, %c0_i64_3 : i64
+        %164 = arith.cmpi slt, %162, %52 : i64
+        %165 = arith.andi %163, %164 : i1
+        %166 = arith.andi %157, %165 : i1
+        %167 = arith.maxsi %155, %c1_i64_2 : i64
+        %168 = arith.ceildivsi %59, %167 : i64
+        %169 = arith.subi %159, %c1_i64_2 : i64
+        %170 = arith.cmpi eq, %161, %169 : i64
+        %171 = arith.cmpi slt, %161, %52 : i64
+        %172 = arith.andi %170, %171 : i1
+        %173 = arith.andi %157, %172 : i1
+        %174 = arith.index_cast %155 : i64 to index
+        scf.for %arg21 = %c0 to %174 step %c1 {
+          %180 = arith.index_cast %arg21 : index to i64
+          %181 = arith.muli %180, %168 : i64
+          %182 = arith.minsi %181, %59 : i64
+          scf.if %166 {
+            %197 = arith.addi %182, %168 : i64
+            %198 = arith.minsi %197, %59 : i64
+            %199 = arith.index_cast %182 : i64 to index
+            %200 = arith.index_cast %198 : i64 to index
+            scf.for %arg22 = %199 to %200 step %c1 {
+              %201 = arith.index_cast %arg22 : index to i64
+              %202 = arith.addi %53, %201 : i64
+              %203 = arith.muli %202, %c16_i64 : i64
+              %204 = arith.maxsi %203, %45 : i64
+              %205 = arith.addi %203, %c16_i64 : i64
+              %206 = arith.minsi %205, %54 : i64
+              %207 = arith.subi %206, %204 : i64
+              %208 = arith.subi %204, %45 : i64
+              %209 = arith.muli %208, %74 : i64
+              %210 = arith.addi %73, %209 : i64
+              %211 = arith.muli %162, %c16_i64 : i64
+              %212 = arith.addi %210, %211 : i64
+              %213 = arith.muli %202, %c32_i64 : i64
+              %214 = arith.addi %213, %211 : i64
               %215 = arith.ori %214, %c2147483648_i64 : i64
-              %216 = arith.subi %205, %204 : i64
+              %216 = arith.subi %204, %203 : i64
               %217 = arith.addi %215, %216 : i64
-              "instgem.mvout"(%212, %217, %178, %208) : (i64, i64, i64, i64) -> ()
+              %218 = arith.subi %47, %211 : i64
+              %219 = arith.minsi %218, %c16_i64 : i64
+              "instgem.mvout"(%212, %217, %219, %207) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %183 = arith.minsi %119, %c16_i64 : i64
+          %184 = arith.muli %161, %c16_i64 : i64
+          %185 = arith.subi %47, %184 : i64
+          %186 = arith.minsi %185, %c16_i64 : i64
+          %187 = arith.ori %184, %c3221225472_i64 : i64
+          %188 = arith.muli %180, %c32_i64 : i64
+          %189 = arith.addi %188, %184 : i64
+          %190 = arith.addi %189, %c32_i64 : i64
+          %191 = arith.muli %180, %c16_i64 : i64
+          %192 = arith.subi %137, %191 : i64
+          %193 = arith.minsi %192, %c16_i64 : i64
+          "instgem.preload"(%190, %186, %193, %187, %186, %183) : (i64, i64, i64, i64, i64, i64) -> ()
+          %194 = arith.subi %118, %191 : i64
+          %195 = arith.minsi %194, %c16_i64 : i64
+          "instgem.compute_preloaded"(%191, %195, %183, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %196 = arith.index_cast %126 : i64 to index
+          scf.for %arg22 = %c1 to %196 step %c1 {
+            %197 = arith.index_cast %arg22 : index to i64
+            %198 = arith.muli %197, %c16_i64 : i64
+            %199 = arith.subi %119, %198 : i64
+            %200 = arith.minsi %199, %c16_i64 : i64
+            %201 = arith.muli %197, %c32_i64 : i64
+            %202 = arith.addi %201, %184 : i64
+            %203 = arith.ori %202, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %203, %186, %200) : (i64, i64, i64, i64, i64, i64) -> ()
+            %204 = arith.addi %201, %191 : i64
+            "instgem.compute_accumulated"(%204, %195, %200, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %205 = arith.subi %197, %c1_i64_2 : i64
+            %206 = arith.subi %155, %c1_i64_2 : i64
+            %207 = arith.cmpi eq, %180, %206 : i64
+            %208 = arith.andi %173, %207 : i1
+            %209 = arith.cmpi slt, %205, %59 : i64
+            %210 = arith.andi %208, %209 : i1
+            scf.if %210 {
+              %211 = arith.addi %53, %205 : i64
+              %212 = arith.muli %211, %c16_i64 : i64
+              %213 = arith.maxsi %212, %45 : i64
+              %214 = arith.addi %212, %c16_i64 : i64
+              %215 = arith.minsi %214, %54 : i64
+              %216 = arith.subi %215, %213 : i64
+              %217 = arith.subi %213, %45 : i64
+              %218 = arith.muli %217, %74 : i64
+              %219 = arith.addi %73, %218 : i64
+              %220 = arith.addi %219, %184 : i64
+              %221 = arith.muli %211, %c32_i64 : i64
+              %222 = arith.addi %221, %184 : i64
+              %223 = arith.ori %222, %c2147483648_i64 : i64
+              %224 = arith.subi %213, %212 : i64
+              %225 = arith.addi %223, %224 : i64
+              "instgem.mvout"(%220, %225, %186, %216) : (i64, i64, i64, i64) -> ()
             }
           }
         }
-        scf.if %158 {
-          %172 = arith.muli %147, %160 : i64
-          %173 = arith.minsi %172, %51 : i64
-          %174 = arith.index_cast %173 : i64 to index
-          %175 = arith.index_cast %51 : i64 to index
-          scf.for %arg21 = %174 to %175 step %c1 {
-            %176 = arith.index_cast %arg21 : index to i64
-            %177 = arith.addi %45, %176 : i64
-            %178 = arith.muli %177, %c16_i64 : i64
-            %179 = arith.maxsi %178, %37 : i64
-            %180 = arith.addi %178, %c16_i64 : i64
-            %181 = arith.minsi %180, %46 : i64
-            %182 = arith.subi %181, %179 : i64
-            %183 = arith.subi %179, %37 : i64
-            %184 = arith.muli %183, %66 : i64
-            %185 = arith.addi %65, %184 : i64
-            %186 = arith.muli %154, %c16_i64 : i64
-            %187 = arith.addi %185, %186 : i64
-            %188 = arith.muli %177, %c32_i64 : i64
-            %189 = arith.addi %188, %186 : i64
-            %190 = arith.ori %189, %c2147483648_i64 : i64
-            %191 = arith.subi %179, %178 : i64
-            %192 = arith.addi %190, %191 : i64
-            %193 = arith.subi %39, %186 : i64
-            %194 = arith.minsi %193, %c16_i64 : i64
-            "instgem.mvout"(%187, %192, %194, %182) : (i64, i64, i64, i64) -> ()
+        scf.if %166 {
+          %180 = arith.muli %155, %168 : i64
+          %181 = arith.minsi %180, %59 : i64
+          %182 = arith.index_cast %181 : i64 to index
+          %183 = arith.index_cast %59 : i64 to index
+          scf.for %arg21 = %182 to %183 step %c1 {
+            %184 = arith.index_cast %arg21 : index to i64
+            %185 = arith.addi %53, %184 : i64
+            %186 = arith.muli %185, %c16_i64 : i64
+            %187 = arith.maxsi %186, %45 : i64
+            %188 = arith.addi %186, %c16_i64 : i64
+            %189 = arith.minsi %188, %54 : i64
+            %190 = arith.subi %189, %187 : i64
+            %191 = arith.subi %187, %45 : i64
+            %192 = arith.muli %191, %74 : i64
+            %193 = arith.addi %73, %192 : i64
+            %194 = arith.muli %162, %c16_i64 : i64
+            %195 = arith.addi %193, %194 : i64
+            %196 = arith.muli %185, %c32_i64 : i64
+            %197 = arith.addi %196, %194 : i64
+            %198 = arith.ori %197, %c2147483648_i64 : i64
+            %199 = arith.subi %187, %186 : i64
+            %200 = arith.addi %198, %199 : i64
+            %201 = arith.subi %47, %194 : i64
+            %202 = arith.minsi %201, %c16_i64 : i64
+            "instgem.mvout"(%195, %200, %202, %190) : (i64, i64, i64, i64) -> ()
           }
         }
-        %167 = arith.cmpi sgt, %147, %c0_i64 : i64
-        %168 = arith.subi %118, %c1_i64 : i64
-        %169 = arith.maxsi %168, %c0_i64 : i64
-        %170 = arith.minsi %169, %51 : i64
-        %171 = arith.select %167, %170, %c0_i64 : i64
-        scf.if %165 {
-          %172 = arith.index_cast %171 : i64 to index
-          %173 = arith.index_cast %51 : i64 to index
-          scf.for %arg21 = %172 to %173 step %c1 {
-            %174 = arith.index_cast %arg21 : index to i64
-            %175 = arith.addi %45, %174 : i64
-            %176 = arith.muli %175, %c16_i64 : i64
-            %177 = arith.maxsi %176, %37 : i64
-            %178 = arith.addi %176, %c16_i64 : i64
-            %179 = arith.minsi %178, %46 : i64
-            %180 = arith.subi %179, %177 : i64
-            %181 = arith.subi %177, %37 : i64
-            %182 = arith.muli %181, %66 : i64
-            %183 = arith.addi %65, %182 : i64
-            %184 = arith.muli %153, %c16_i64 : i64
-            %185 = arith.addi %183, %184 : i64
-            %186 = arith.muli %175, %c32_i64 : i64
-            %187 = arith.addi %186, %184 : i64
-            %188 = arith.ori %187, %c2147483648_i64 : i64
-            %189 = arith.subi %177, %176 : i64
-            %190 = arith.addi %188, %189 : i64
-            %191 = arith.subi %39, %184 : i64
-            %192 = arith.minsi %191, %c16_i64 : i64
-            "instgem.mvout"(%185, %190, %192, %180) : (i64, i64, i64, i64) -> ()
+        %175 = arith.cmpi sgt, %155, %c0_i64_3 : i64
+        %176 = arith.subi %126, %c1_i64_2 : i64
+        %177 = arith.maxsi %176, %c0_i64_3 : i64
+        %178 = arith.minsi %177, %59 : i64
+        %179 = arith.select %175, %178, %c0_i64_3 : i64
+        scf.if %173 {
+          %180 = arith.index_cast %179 : i64 to index
+          %181 = arith.index_cast %59 : i64 to index
+          scf.for %arg21 = %180 to %181 step %c1 {
+            %182 = arith.index_cast %arg21 : index to i64
+            %183 = arith.addi %53, %182 : i64
+            %184 = arith.muli %183, %c16_i64 : i64
+            %185 = arith.maxsi %184, %45 : i64
+            %186 = arith.addi %184, %c16_i64 : i64
+            %187 = arith.minsi %186, %54 : i64
+            %188 = arith.subi %187, %185 : i64
+            %189 = arith.subi %185, %45 : i64
+            %190 = arith.muli %189, %74 : i64
+            %191 = arith.addi %73, %190 : i64
+            %192 = arith.muli %161, %c16_i64 : i64
+            %193 = arith.addi %191, %192 : i64
+            %194 = arith.muli %183, %c32_i64 : i64
+            %195 = arith.addi %194, %192 : i64
+            %196 = arith.ori %195, %c2147483648_i64 : i64
+            %197 = arith.subi %185, %184 : i64
+            %198 = arith.addi %196, %197 : i64
+            %199 = arith.subi %47, %192 : i64
+            %200 = arith.minsi %199, %c16_i64 : i64
+            "instgem.mvout"(%193, %198, %200, %188) : (i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %149 {
-        %153 = arith.minsi %151, %44 : i64
-        %154 = arith.index_cast %153 : i64 to index
-        %155 = arith.index_cast %44 : i64 to index
-        scf.for %arg20 = %154 to %155 step %c1 {
-          %156 = arith.index_cast %arg20 : index to i64
-          %157 = arith.index_cast %51 : i64 to index
-          scf.for %arg21 = %c0 to %157 step %c1 {
-            %158 = arith.index_cast %arg21 : index to i64
-            %159 = arith.addi %45, %158 : i64
-            %160 = arith.muli %159, %c16_i64 : i64
-            %161 = arith.maxsi %160, %37 : i64
-            %162 = arith.addi %160, %c16_i64 : i64
-            %163 = arith.minsi %162, %46 : i64
-            %164 = arith.subi %163, %161 : i64
-            %165 = arith.subi %161, %37 : i64
-            %166 = arith.muli %165, %66 : i64
-            %167 = arith.addi %65, %166 : i64
-            %168 = arith.muli %156, %c16_i64 : i64
-            %169 = arith.addi %167, %168 : i64
-            %170 = arith.muli %159, %c32_i64 : i64
-            %171 = arith.addi %170, %168 : i64
-            %172 = arith.ori %171, %c2147483648_i64 : i64
-            %173 = arith.subi %161, %160 : i64
-            %174 = arith.addi %172, %173 : i64
-            %175 = arith.subi %39, %168 : i64
-            %176 = arith.minsi %175, %c16_i64 : i64
-            "instgem.mvout"(%169, %174, %176, %164) : (i64, i64, i64, i64) -> ()
+      scf.if %157 {
+        %161 = arith.minsi %159, %52 : i64
+        %162 = arith.index_cast %161 : i64 to index
+        %163 = arith.index_cast %52 : i64 to index
+        scf.for %arg20 = %162 to %163 step %c1 {
+          %164 = arith.index_cast %arg20 : index to i64
+          %165 = arith.index_cast %59 : i64 to index
+          scf.for %arg21 = %c0 to %165 step %c1 {
+            %166 = arith.index_cast %arg21 : index to i64
+            %167 = arith.addi %53, %166 : i64
+            %168 = arith.muli %167, %c16_i64 : i64
+            %169 = arith.maxsi %168, %45 : i64
+            %170 = arith.addi %168, %c16_i64 : i64
+            %171 = arith.minsi %170, %54 : i64
+            %172 = arith.subi %171, %169 : i64
+            %173 = arith.subi %169, %45 : i64
+            %174 = arith.muli %173, %74 : i64
+            %175 = arith.addi %73, %174 : i64
+            %176 = arith.muli %164, %c16_i64 : i64
+            %177 = arith.addi %175, %176 : i64
+            %178 = arith.muli %167, %c32_i64 : i64
+            %179 = arith.addi %178, %176 : i64
+            %180 = arith.ori %179, %c2147483648_i64 : i64
+            %181 = arith.subi %169, %168 : i64
+            %182 = arith.addi %180, %181 : i64
+            %183 = arith.subi %47, %176 : i64
+            %184 = arith.minsi %183, %c16_i64 : i64
+            "instgem.mvout"(%177, %182, %184, %172) : (i64, i64, i64, i64) -> ()
           }
         }
       }
     }
-    %69 = arith.cmpi sge, %58, %60 : index
-    scf.if %69 {
-      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %66, %68) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg19 = %c0 to %53 step %c1 {
-        %70 = arith.index_cast %arg19 : index to i64
-        %71 = arith.remsi %70, %51 : i64
-        %72 = arith.divsi %70, %51 : i64
-        %73 = arith.addi %45, %71 : i64
-        %74 = arith.muli %73, %c16_i64 : i64
-        %75 = arith.maxsi %74, %37 : i64
-        %76 = arith.addi %74, %c16_i64 : i64
-        %77 = arith.minsi %76, %46 : i64
-        %78 = arith.subi %77, %75 : i64
-        %79 = arith.subi %75, %37 : i64
-        %80 = arith.muli %79, %66 : i64
-        %81 = arith.addi %65, %80 : i64
-        %82 = arith.muli %72, %c16_i64 : i64
-        %83 = arith.addi %81, %82 : i64
-        %84 = arith.muli %73, %c32_i64 : i64
-        %85 = arith.addi %84, %82 : i64
-        %86 = arith.ori %85, %c2147483648_i64 : i64
-        %87 = arith.subi %75, %74 : i64
-        %88 = arith.addi %86, %87 : i64
-        %89 = arith.subi %39, %82 : i64
-        %90 = arith.minsi %89, %c16_i64 : i64
-        "instgem.mvout"(%83, %88, %90, %78) : (i64, i64, i64, i64) -> ()
+    %77 = arith.cmpi sge, %66, %68 : index
+    scf.if %77 {
+      scf.for %arg19 = %c0 to %61 step %c1 {
+        %78 = arith.index_cast %arg19 : index to i64
+        %79 = arith.remsi %78, %59 : i64
+        %80 = arith.divsi %78, %59 : i64
+        %81 = arith.addi %53, %79 : i64
+        %82 = arith.muli %81, %c16_i64 : i64
+        %83 = arith.maxsi %82, %45 : i64
+        %84 = arith.addi %82, %c16_i64 : i64
+        %85 = arith.minsi %84, %54 : i64
+        %86 = arith.subi %85, %83 : i64
+        %87 = arith.subi %83, %45 : i64
+        %88 = arith.muli %87, %74 : i64
+        %89 = arith.addi %73, %88 : i64
+        %90 = arith.muli %80, %c16_i64 : i64
+        %91 = arith.addi %89, %90 : i64
+        %92 = arith.muli %81, %c32_i64 : i64
+        %93 = arith.addi %92, %90 : i64
+        %94 = arith.ori %93, %c2147483648_i64 : i64
+        %95 = arith.subi %83, %82 : i64
+        %96 = arith.addi %94, %95 : i64
+        %97 = arith.subi %47, %90 : i64
+        %98 = arith.minsi %97, %c16_i64 : i64
+        "instgem.mvout"(%91, %96, %98, %86) : (i64, i64, i64, i64) -> ()
       }
     }
     "instgem.fence"() : () -> ()

@@ -11,6 +11,9 @@
 // CHECK: llvm.func @baco_boundary_error(i64, i64) attributes {sym_visibility = "private"}
 // CHECK: llvm.func @baco_program_id(i64) -> i64 attributes {sym_visibility = "private"}
 // CHECK-LABEL: llvm.func @gemm(%{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: f32) attributes {gemmini.acc_rows_used = 16 : i64, gemmini.sp_rows_used = 128 : i64} {
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: llvm.call @baco.rocc.config_ex(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
@@ -26,7 +29,6 @@
 // CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.fence() : () -> ()
 
@@ -34,6 +36,18 @@ module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
   func.func @gemm(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: f32) attributes {gemmini.acc_rows_used = 16 : i64, gemmini.sp_rows_used = 128 : i64} {
+    %c0_i64 = arith.constant 0 : i64
+    %c0_i64_0 = arith.constant 0 : i64
+    %0 = call @baco_program_id(%c0_i64_0) : (i64) -> i64
+    %1 = arith.cmpi eq, %0, %c0_i64 : i64
+    %c1_i64 = arith.constant 1 : i64
+    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
+    %3 = arith.cmpi eq, %2, %c0_i64 : i64
+    %c2_i64 = arith.constant 2 : i64
+    %4 = call @baco_program_id(%c2_i64) : (i64) -> i64
+    %5 = arith.cmpi eq, %4, %c0_i64 : i64
+    %6 = arith.andi %1, %3 : i1
+    %7 = arith.andi %6, %5 : i1
     %c4 = arith.constant 4 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
@@ -46,199 +60,202 @@ module {
     %c64 = arith.constant 64 : index
     %c49_i64 = arith.constant 49 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c1_i64 = arith.constant 1 : i64
-    %c0_i64 = arith.constant 0 : i64
+    %c1_i64_1 = arith.constant 1 : i64
+    %c0_i64_2 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
-    "instgem.config_ex"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %c1065353216_i64, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %0 = call @baco_program_id(%c0_i64) : (i64) -> i64
-    %1 = arith.index_cast %0 : i64 to index
-    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
-    %3 = arith.index_cast %2 : i64 to index
-    %4 = arith.muli %1, %c16 : index
+    scf.if %7 {
+      "instgem.config_ex"(%c1_i64_1, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c1_i64_1, %c1065353216_i64, %c0_i64_2, %c0_i64_2, %c1_i64_1) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    }
+    %8 = call @baco_program_id(%c0_i64_2) : (i64) -> i64
+    %9 = arith.index_cast %8 : i64 to index
+    %10 = call @baco_program_id(%c1_i64_1) : (i64) -> i64
+    %11 = arith.index_cast %10 : i64 to index
+    %12 = arith.muli %9, %c16 : index
     %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %5 = arith.muli %3, %c16 : index
-    %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %6 = arith.ceildivsi %arg5, %c64 : index
-    %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %7 = arith.maxsi %4, %c0 : index
-    %8 = arith.minsi %7, %arg3 : index
-    %9 = arith.addi %4, %c16 : index
-    %10 = arith.maxsi %9, %c0 : index
-    %11 = arith.minsi %10, %arg3 : index
-    %12 = arith.subi %8, %4 : index
-    %13 = arith.maxsi %12, %c0 : index
-    %14 = arith.minsi %13, %c16 : index
-    %15 = arith.subi %11, %8 : index
-    %16 = arith.maxsi %5, %c0 : index
-    %17 = arith.minsi %16, %arg4 : index
-    %18 = arith.addi %5, %c16 : index
-    %19 = arith.maxsi %18, %c0 : index
-    %20 = arith.minsi %19, %arg4 : index
-    %21 = arith.subi %17, %5 : index
-    %22 = arith.maxsi %21, %c0 : index
-    %23 = arith.minsi %22, %c16 : index
-    %24 = arith.subi %20, %17 : index
-    %25 = arith.cmpi sgt, %23, %c0 : index
-    scf.if %25 {
+    %13 = arith.muli %11, %c16 : index
+    %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    %14 = arith.ceildivsi %arg5, %c64 : index
+    %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    %15 = arith.maxsi %12, %c0 : index
+    %16 = arith.minsi %15, %arg3 : index
+    %17 = arith.addi %12, %c16 : index
+    %18 = arith.maxsi %17, %c0 : index
+    %19 = arith.minsi %18, %arg3 : index
+    %20 = arith.subi %16, %12 : index
+    %21 = arith.maxsi %20, %c0 : index
+    %22 = arith.minsi %21, %c16 : index
+    %23 = arith.subi %19, %16 : index
+    %24 = arith.maxsi %13, %c0 : index
+    %25 = arith.minsi %24, %arg4 : index
+    %26 = arith.addi %13, %c16 : index
+    %27 = arith.maxsi %26, %c0 : index
+    %28 = arith.minsi %27, %arg4 : index
+    %29 = arith.subi %25, %13 : index
+    %30 = arith.maxsi %29, %c0 : index
+    %31 = arith.minsi %30, %c16 : index
+    %32 = arith.subi %28, %25 : index
+    %33 = arith.cmpi sgt, %31, %c0 : index
+    scf.if %33 {
       func.call @baco_boundary_error(%c49_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast_1[%8, %17] [%15, %24] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %26 = arith.cmpi sle, %6, %c0 : index
-    scf.if %26 {
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      "instgem.mvin"(%c0_i64, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+    %subview = memref.subview %reinterpret_cast_4[%16, %25] [%23, %32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %34 = arith.cmpi sle, %14, %c0 : index
+    scf.if %34 {
+      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.mvin"(%c0_i64_2, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
     }
-    %27 = arith.index_cast %14 : index to i64
-    %28 = arith.index_cast %15 : index to i64
-    %29 = arith.index_cast %24 : index to i64
+    %35 = arith.index_cast %22 : index to i64
+    %36 = arith.index_cast %23 : index to i64
+    %37 = arith.index_cast %32 : index to i64
     %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %30 = arith.index_cast %intptr : index to i64
-    %31 = arith.index_cast %offset : index to i64
-    %32 = arith.addi %30, %31 : i64
-    %33 = arith.index_cast %strides#0 : index to i64
-    %34 = arith.bitcast %arg6 : f32 to i32
-    %35 = arith.extui %34 : i32 to i64
-    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %33, %35) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %36 = arith.divsi %27, %c16_i64 : i64
-    %37 = arith.addi %27, %28 : i64
-    %38 = arith.ceildivsi %37, %c16_i64 : i64
-    %39 = arith.subi %38, %36 : i64
-    %40 = arith.cmpi sgt, %28, %c0_i64 : i64
-    %41 = arith.extui %40 : i1 to i64
-    %42 = arith.muli %39, %41 : i64
-    %43 = arith.ceildivsi %29, %c16_i64 : i64
-    %44:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-      %subview_2 = memref.subview %reinterpret_cast[%4, %arg8] [16, 64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x64xi8, strided<[?, 1], offset: ?>>
-      %subview_3 = memref.subview %reinterpret_cast_0[%arg9, %5] [64, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<64x16xi8, strided<[?, 1], offset: ?>>
-      %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_2 : memref<16x64xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_8 = memref.extract_aligned_pointer_as_index %subview_2 : memref<16x64xi8, strided<[?, 1], offset: ?>> -> index
-      %45 = arith.index_cast %intptr_8 : index to i64
-      %46 = arith.index_cast %offset_5 : index to i64
-      %47 = arith.addi %45, %46 : i64
-      %48 = arith.index_cast %strides_7#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %48) : (i64, i64, i64, i64, i64, i64) -> ()
-      "instgem.mvin"(%47, %c0_i64, %c64_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-      %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_3 : memref<64x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_13 = memref.extract_aligned_pointer_as_index %subview_3 : memref<64x16xi8, strided<[?, 1], offset: ?>> -> index
-      %49 = arith.index_cast %intptr_13 : index to i64
-      %50 = arith.index_cast %offset_10 : index to i64
-      %51 = arith.addi %49, %50 : i64
-      %52 = arith.index_cast %strides_12#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %52) : (i64, i64, i64, i64, i64, i64) -> ()
+    %38 = arith.index_cast %intptr : index to i64
+    %39 = arith.index_cast %offset : index to i64
+    %40 = arith.addi %38, %39 : i64
+    %41 = arith.index_cast %strides#0 : index to i64
+    %42 = arith.bitcast %arg6 : f32 to i32
+    %43 = arith.extui %42 : i32 to i64
+    scf.if %7 {
+      "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %41, %43) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    }
+    %44 = arith.divsi %35, %c16_i64 : i64
+    %45 = arith.addi %35, %36 : i64
+    %46 = arith.ceildivsi %45, %c16_i64 : i64
+    %47 = arith.subi %46, %44 : i64
+    %48 = arith.cmpi sgt, %36, %c0_i64_2 : i64
+    %49 = arith.extui %48 : i1 to i64
+    %50 = arith.muli %47, %49 : i64
+    %51 = arith.ceildivsi %37, %c16_i64 : i64
+    %52:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+      %subview_5 = memref.subview %reinterpret_cast[%12, %arg8] [16, 64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x64xi8, strided<[?, 1], offset: ?>>
+      %subview_6 = memref.subview %reinterpret_cast_3[%arg9, %13] [64, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<64x16xi8, strided<[?, 1], offset: ?>>
+      %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_5 : memref<16x64xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_11 = memref.extract_aligned_pointer_as_index %subview_5 : memref<16x64xi8, strided<[?, 1], offset: ?>> -> index
+      %53 = arith.index_cast %intptr_11 : index to i64
+      %54 = arith.index_cast %offset_8 : index to i64
+      %55 = arith.addi %53, %54 : i64
+      %56 = arith.index_cast %strides_10#0 : index to i64
+      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %56) : (i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.mvin"(%55, %c0_i64_2, %c64_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_6 : memref<64x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_16 = memref.extract_aligned_pointer_as_index %subview_6 : memref<64x16xi8, strided<[?, 1], offset: ?>> -> index
+      %57 = arith.index_cast %intptr_16 : index to i64
+      %58 = arith.index_cast %offset_13 : index to i64
+      %59 = arith.addi %57, %58 : i64
+      %60 = arith.index_cast %strides_15#0 : index to i64
+      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %60) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg10 = %c0 to %c4 step %c1 {
-        %61 = arith.index_cast %arg10 : index to i64
-        %62 = arith.muli %61, %c16_i64 : i64
-        %63 = arith.maxsi %62, %c0_i64 : i64
-        %64 = arith.addi %62, %c16_i64 : i64
-        %65 = arith.minsi %64, %c64_i64 : i64
-        %66 = arith.subi %65, %63 : i64
-        %67 = arith.muli %63, %52 : i64
-        %68 = arith.addi %51, %67 : i64
-        %69 = arith.addi %62, %c64_i64 : i64
-        %70 = arith.subi %63, %62 : i64
-        %71 = arith.addi %69, %70 : i64
-        "instgem.mvin"(%68, %71, %c16_i64, %66) : (i64, i64, i64, i64) -> ()
+        %69 = arith.index_cast %arg10 : index to i64
+        %70 = arith.muli %69, %c16_i64 : i64
+        %71 = arith.maxsi %70, %c0_i64_2 : i64
+        %72 = arith.addi %70, %c16_i64 : i64
+        %73 = arith.minsi %72, %c64_i64 : i64
+        %74 = arith.subi %73, %71 : i64
+        %75 = arith.muli %71, %60 : i64
+        %76 = arith.addi %59, %75 : i64
+        %77 = arith.addi %70, %c64_i64 : i64
+        %78 = arith.subi %71, %70 : i64
+        %79 = arith.addi %77, %78 : i64
+        "instgem.mvin"(%76, %79, %c16_i64, %74) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %53 = arith.addi %arg7, %c1 : index
-      %54 = arith.cmpi sge, %53, %6 : index
-      %55 = arith.cmpi eq, %arg7, %c0 : index
-      %56 = arith.cmpi sgt, %43, %c0_i64 : i64
-      %57 = arith.andi %54, %56 : i1
+      %61 = arith.addi %arg7, %c1 : index
+      %62 = arith.cmpi sge, %61, %14 : index
+      %63 = arith.cmpi eq, %arg7, %c0 : index
+      %64 = arith.cmpi sgt, %51, %c0_i64_2 : i64
+      %65 = arith.andi %62, %64 : i1
       scf.for %arg10 = %c0 to %c4 step %c1 {
-        %61 = arith.index_cast %arg10 : index to i64
-        %62 = arith.cmpi eq, %61, %c0_i64 : i64
-        %63 = arith.andi %55, %62 : i1
-        %64 = arith.select %63, %c2147483648_i64, %c3221225472_i64 : i64
-        %65 = arith.muli %61, %c16_i64 : i64
-        %66 = arith.addi %65, %c64_i64 : i64
-        %67 = arith.subi %c64_i64, %65 : i64
-        %68 = arith.minsi %67, %c16_i64 : i64
-        "instgem.preload"(%66, %c16_i64, %68, %64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.compute_preloaded"(%65, %68, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %69 = arith.index_cast %arg10 : index to i64
+        %70 = arith.cmpi eq, %69, %c0_i64_2 : i64
+        %71 = arith.andi %63, %70 : i1
+        %72 = arith.select %71, %c2147483648_i64, %c3221225472_i64 : i64
+        %73 = arith.muli %69, %c16_i64 : i64
+        %74 = arith.addi %73, %c64_i64 : i64
+        %75 = arith.subi %c64_i64, %73 : i64
+        %76 = arith.minsi %75, %c16_i64 : i64
+        "instgem.preload"(%74, %c16_i64, %76, %72, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.compute_preloaded"(%73, %76, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       }
-      %58 = arith.minsi %42, %c0_i64 : i64
-      scf.if %57 {
-        %61 = arith.index_cast %58 : i64 to index
-        %62 = arith.index_cast %42 : i64 to index
-        scf.for %arg10 = %61 to %62 step %c1 {
-          %63 = arith.index_cast %arg10 : index to i64
-          %64 = arith.addi %36, %63 : i64
-          %65 = arith.muli %64, %c16_i64 : i64
-          %66 = arith.maxsi %65, %27 : i64
-          %67 = arith.addi %65, %c16_i64 : i64
-          %68 = arith.minsi %67, %37 : i64
-          %69 = arith.subi %68, %66 : i64
-          %70 = arith.subi %66, %27 : i64
-          %71 = arith.muli %70, %33 : i64
-          %72 = arith.addi %32, %71 : i64
-          %73 = arith.ori %65, %c2147483648_i64 : i64
-          %74 = arith.subi %66, %65 : i64
-          %75 = arith.addi %73, %74 : i64
-          %76 = arith.minsi %29, %c16_i64 : i64
-          "instgem.mvout"(%72, %75, %76, %69) : (i64, i64, i64, i64) -> ()
+      %66 = arith.minsi %50, %c0_i64_2 : i64
+      scf.if %65 {
+        %69 = arith.index_cast %66 : i64 to index
+        %70 = arith.index_cast %50 : i64 to index
+        scf.for %arg10 = %69 to %70 step %c1 {
+          %71 = arith.index_cast %arg10 : index to i64
+          %72 = arith.addi %44, %71 : i64
+          %73 = arith.muli %72, %c16_i64 : i64
+          %74 = arith.maxsi %73, %35 : i64
+          %75 = arith.addi %73, %c16_i64 : i64
+          %76 = arith.minsi %75, %45 : i64
+          %77 = arith.subi %76, %74 : i64
+          %78 = arith.subi %74, %35 : i64
+          %79 = arith.muli %78, %41 : i64
+          %80 = arith.addi %40, %79 : i64
+          %81 = arith.ori %73, %c2147483648_i64 : i64
+          %82 = arith.subi %74, %73 : i64
+          %83 = arith.addi %81, %82 : i64
+          %84 = arith.minsi %37, %c16_i64 : i64
+          "instgem.mvout"(%80, %83, %84, %77) : (i64, i64, i64, i64) -> ()
         }
       }
-      scf.if %54 {
-        %61 = arith.minsi %43, %c1_i64 : i64
-        %62 = arith.index_cast %61 : i64 to index
-        %63 = arith.index_cast %43 : i64 to index
-        scf.for %arg10 = %62 to %63 step %c1 {
-          %64 = arith.index_cast %arg10 : index to i64
-          %65 = arith.index_cast %42 : i64 to index
-          scf.for %arg11 = %c0 to %65 step %c1 {
-            %66 = arith.index_cast %arg11 : index to i64
-            %67 = arith.addi %36, %66 : i64
-            %68 = arith.muli %67, %c16_i64 : i64
-            %69 = arith.maxsi %68, %27 : i64
-            %70 = arith.addi %68, %c16_i64 : i64
-            %71 = arith.minsi %70, %37 : i64
-            %72 = arith.subi %71, %69 : i64
-            %73 = arith.subi %69, %27 : i64
-            %74 = arith.muli %73, %33 : i64
-            %75 = arith.addi %32, %74 : i64
-            %76 = arith.muli %64, %c16_i64 : i64
-            %77 = arith.addi %75, %76 : i64
-            %78 = arith.addi %68, %76 : i64
-            %79 = arith.ori %78, %c2147483648_i64 : i64
-            %80 = arith.subi %69, %68 : i64
-            %81 = arith.addi %79, %80 : i64
-            %82 = arith.subi %29, %76 : i64
-            %83 = arith.minsi %82, %c16_i64 : i64
-            "instgem.mvout"(%77, %81, %83, %72) : (i64, i64, i64, i64) -> ()
+      scf.if %62 {
+        %69 = arith.minsi %51, %c1_i64_1 : i64
+        %70 = arith.index_cast %69 : i64 to index
+        %71 = arith.index_cast %51 : i64 to index
+        scf.for %arg10 = %70 to %71 step %c1 {
+          %72 = arith.index_cast %arg10 : index to i64
+          %73 = arith.index_cast %50 : i64 to index
+          scf.for %arg11 = %c0 to %73 step %c1 {
+            %74 = arith.index_cast %arg11 : index to i64
+            %75 = arith.addi %44, %74 : i64
+            %76 = arith.muli %75, %c16_i64 : i64
+            %77 = arith.maxsi %76, %35 : i64
+            %78 = arith.addi %76, %c16_i64 : i64
+            %79 = arith.minsi %78, %45 : i64
+            %80 = arith.subi %79, %77 : i64
+            %81 = arith.subi %77, %35 : i64
+            %82 = arith.muli %81, %41 : i64
+            %83 = arith.addi %40, %82 : i64
+            %84 = arith.muli %72, %c16_i64 : i64
+            %85 = arith.addi %83, %84 : i64
+            %86 = arith.addi %76, %84 : i64
+            %87 = arith.ori %86, %c2147483648_i64 : i64
+            %88 = arith.subi %77, %76 : i64
+            %89 = arith.addi %87, %88 : i64
+            %90 = arith.subi %37, %84 : i64
+            %91 = arith.minsi %90, %c16_i64 : i64
+            "instgem.mvout"(%85, %89, %91, %80) : (i64, i64, i64, i64) -> ()
           }
         }
       }
-      %59 = arith.addi %arg8, %c64 : index
-      %60 = arith.addi %arg9, %c64 : index
-      scf.yield %59, %60 : index, index
+      %67 = arith.addi %arg8, %c64 : index
+      %68 = arith.addi %arg9, %c64 : index
+      scf.yield %67, %68 : index, index
     }
-    scf.if %26 {
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %33, %35) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %45 = arith.muli %42, %43 : i64
-      %46 = arith.index_cast %45 : i64 to index
-      scf.for %arg7 = %c0 to %46 step %c1 {
-        %47 = arith.index_cast %arg7 : index to i64
-        %48 = arith.remsi %47, %42 : i64
-        %49 = arith.divsi %47, %42 : i64
-        %50 = arith.addi %36, %48 : i64
-        %51 = arith.muli %50, %c16_i64 : i64
-        %52 = arith.maxsi %51, %27 : i64
-        %53 = arith.addi %51, %c16_i64 : i64
-        %54 = arith.minsi %53, %37 : i64
-        %55 = arith.subi %54, %52 : i64
-        %56 = arith.subi %52, %27 : i64
-        %57 = arith.muli %56, %33 : i64
-        %58 = arith.addi %32, %57 : i64
-        %59 = arith.muli %49, %c16_i64 : i64
-        %60 = arith.addi %58, %59 : i64
-        %61 = arith.addi %51, %59 : i64
-        %62 = arith.ori %61, %c2147483648_i64 : i64
-        %63 = arith.subi %52, %51 : i64
-        %64 = arith.addi %62, %63 : i64
-        %65 = arith.subi %29, %59 : i64
-        %66 = arith.minsi %65, %c16_i64 : i64
-        "instgem.mvout"(%60, %64, %66, %55) : (i64, i64, i64, i64) -> ()
+    scf.if %34 {
+      %53 = arith.muli %50, %51 : i64
+      %54 = arith.index_cast %53 : i64 to index
+      scf.for %arg7 = %c0 to %54 step %c1 {
+        %55 = arith.index_cast %arg7 : index to i64
+        %56 = arith.remsi %55, %50 : i64
+        %57 = arith.divsi %55, %50 : i64
+        %58 = arith.addi %44, %56 : i64
+        %59 = arith.muli %58, %c16_i64 : i64
+        %60 = arith.maxsi %59, %35 : i64
+        %61 = arith.addi %59, %c16_i64 : i64
+        %62 = arith.minsi %61, %45 : i64
+        %63 = arith.subi %62, %60 : i64
+        %64 = arith.subi %60, %35 : i64
+        %65 = arith.muli %64, %41 : i64
+        %66 = arith.addi %40, %65 : i64
+        %67 = arith.muli %57, %c16_i64 : i64
+        %68 = arith.addi %66, %67 : i64
+        %69 = arith.addi %59, %67 : i64
+        %70 = arith.ori %69, %c2147483648_i64 : i64
+        %71 = arith.subi %60, %59 : i64
+        %72 = arith.addi %70, %71 : i64
+        %73 = arith.subi %37, %67 : i64
+        %74 = arith.minsi %73, %c16_i64 : i64
+        "instgem.mvout"(%68, %72, %74, %63) : (i64, i64, i64, i64) -> ()
       }
     }
     "instgem.fence"() : () -> ()

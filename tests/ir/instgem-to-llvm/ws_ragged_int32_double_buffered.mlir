@@ -13,6 +13,9 @@
 // CHECK: llvm.func @baco_boundary_error(i64, i64) attributes {sym_visibility = "private"}
 // CHECK: llvm.func @baco_program_id(i64) -> i64 attributes {sym_visibility = "private"}
 // CHECK-LABEL: llvm.func @gemm(%{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: f32) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 192 : i64} {
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: llvm.call @baco.rocc.config_ex(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
@@ -52,7 +55,6 @@
 // CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.fence() : () -> ()
 
@@ -60,6 +62,18 @@ module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
   func.func @gemm(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi32>, %arg3: index, %arg4: index, %arg5: index, %arg6: f32) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 192 : i64} {
+    %c0_i64 = arith.constant 0 : i64
+    %c0_i64_0 = arith.constant 0 : i64
+    %0 = call @baco_program_id(%c0_i64_0) : (i64) -> i64
+    %1 = arith.cmpi eq, %0, %c0_i64 : i64
+    %c1_i64 = arith.constant 1 : i64
+    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
+    %3 = arith.cmpi eq, %2, %c0_i64 : i64
+    %c2_i64 = arith.constant 2 : i64
+    %4 = call @baco_program_id(%c2_i64) : (i64) -> i64
+    %5 = arith.cmpi eq, %4, %c0_i64 : i64
+    %6 = arith.andi %1, %3 : i1
+    %7 = arith.andi %6, %5 : i1
     %c64 = arith.constant 64 : index
     %c2 = arith.constant 2 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
@@ -69,7 +83,7 @@ module {
     %c128_i64 = arith.constant 128 : i64
     %c4_i64 = arith.constant 4 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
-    %c2_i64 = arith.constant 2 : i64
+    %c2_i64_1 = arith.constant 2 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
     %c32 = arith.constant 32 : index
@@ -81,748 +95,751 @@ module {
     %c62_i64 = arith.constant 62 : i64
     %c47_i64 = arith.constant 47 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c1_i64 = arith.constant 1 : i64
-    %c0_i64 = arith.constant 0 : i64
+    %c1_i64_2 = arith.constant 1 : i64
+    %c0_i64_3 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
-    "instgem.config_ex"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %c1065353216_i64, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %0 = call @baco_program_id(%c0_i64) : (i64) -> i64
-    %1 = arith.index_cast %0 : i64 to index
-    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
-    %3 = arith.index_cast %2 : i64 to index
-    %4 = arith.muli %1, %c32 : index
+    scf.if %7 {
+      "instgem.config_ex"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %c1065353216_i64, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    }
+    %8 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
+    %9 = arith.index_cast %8 : i64 to index
+    %10 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
+    %11 = arith.index_cast %10 : i64 to index
+    %12 = arith.muli %9, %c32 : index
     %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %5 = arith.muli %3, %c16 : index
-    %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %6 = arith.ceildivsi %arg5, %c32 : index
-    %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-    %7 = arith.maxsi %4, %c0 : index
-    %8 = arith.minsi %7, %arg3 : index
-    %9 = arith.addi %4, %c32 : index
-    %10 = arith.maxsi %9, %c0 : index
-    %11 = arith.minsi %10, %arg3 : index
-    %12 = arith.subi %8, %4 : index
-    %13 = arith.maxsi %12, %c0 : index
-    %14 = arith.minsi %13, %c32 : index
-    %15 = arith.subi %11, %8 : index
-    %16 = arith.maxsi %5, %c0 : index
-    %17 = arith.minsi %16, %arg4 : index
-    %18 = arith.addi %5, %c16 : index
-    %19 = arith.maxsi %18, %c0 : index
-    %20 = arith.minsi %19, %arg4 : index
-    %21 = arith.subi %17, %5 : index
-    %22 = arith.maxsi %21, %c0 : index
-    %23 = arith.minsi %22, %c16 : index
-    %24 = arith.subi %20, %17 : index
-    %25 = arith.cmpi sgt, %23, %c0 : index
-    scf.if %25 {
+    %13 = arith.muli %11, %c16 : index
+    %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    %14 = arith.ceildivsi %arg5, %c32 : index
+    %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+    %15 = arith.maxsi %12, %c0 : index
+    %16 = arith.minsi %15, %arg3 : index
+    %17 = arith.addi %12, %c32 : index
+    %18 = arith.maxsi %17, %c0 : index
+    %19 = arith.minsi %18, %arg3 : index
+    %20 = arith.subi %16, %12 : index
+    %21 = arith.maxsi %20, %c0 : index
+    %22 = arith.minsi %21, %c32 : index
+    %23 = arith.subi %19, %16 : index
+    %24 = arith.maxsi %13, %c0 : index
+    %25 = arith.minsi %24, %arg4 : index
+    %26 = arith.addi %13, %c16 : index
+    %27 = arith.maxsi %26, %c0 : index
+    %28 = arith.minsi %27, %arg4 : index
+    %29 = arith.subi %25, %13 : index
+    %30 = arith.maxsi %29, %c0 : index
+    %31 = arith.minsi %30, %c16 : index
+    %32 = arith.subi %28, %25 : index
+    %33 = arith.cmpi sgt, %31, %c0 : index
+    scf.if %33 {
       func.call @baco_boundary_error(%c47_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast_1[%8, %17] [%15, %24] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-    %26 = arith.cmpi sle, %6, %c0 : index
-    scf.if %26 {
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+    %subview = memref.subview %reinterpret_cast_5[%16, %25] [%23, %32] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+    %34 = arith.cmpi sle, %14, %c0 : index
+    scf.if %34 {
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg7 = %c0 to %c2 step %c1 {
-        %46 = arith.index_cast %arg7 : index to i64
-        %47 = arith.remsi %46, %c2_i64 : i64
-        %48 = arith.divsi %46, %c2_i64 : i64
-        %49 = arith.muli %48, %c16_i64 : i64
-        %50 = arith.subi %c16_i64, %49 : i64
-        %51 = arith.minsi %50, %c16_i64 : i64
-        %52 = arith.muli %47, %c16_i64 : i64
-        %53 = arith.addi %52, %49 : i64
-        %54 = arith.ori %53, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %54, %51, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %54 = arith.index_cast %arg7 : index to i64
+        %55 = arith.remsi %54, %c2_i64_1 : i64
+        %56 = arith.divsi %54, %c2_i64_1 : i64
+        %57 = arith.muli %56, %c16_i64 : i64
+        %58 = arith.subi %c16_i64, %57 : i64
+        %59 = arith.minsi %58, %c16_i64 : i64
+        %60 = arith.muli %55, %c16_i64 : i64
+        %61 = arith.addi %60, %57 : i64
+        %62 = arith.ori %61, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %62, %59, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
-    %27 = arith.index_cast %14 : index to i64
-    %28 = arith.index_cast %15 : index to i64
-    %29 = arith.index_cast %24 : index to i64
+    %35 = arith.index_cast %22 : index to i64
+    %36 = arith.index_cast %23 : index to i64
+    %37 = arith.index_cast %32 : index to i64
     %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
     %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-    %30 = arith.index_cast %intptr : index to i64
-    %31 = arith.index_cast %offset : index to i64
-    %32 = arith.muli %31, %c4_i64 : i64
-    %33 = arith.addi %30, %32 : i64
-    %34 = arith.index_cast %strides#0 : index to i64
-    %35 = arith.muli %34, %c4_i64 : i64
-    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %35, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %36 = arith.divsi %27, %c16_i64 : i64
-    %37 = arith.addi %27, %28 : i64
-    %38 = arith.ceildivsi %37, %c16_i64 : i64
-    %39 = arith.subi %38, %36 : i64
-    %40 = arith.cmpi sgt, %28, %c0_i64 : i64
-    %41 = arith.extui %40 : i1 to i64
-    %42 = arith.muli %39, %41 : i64
-    %43 = arith.ceildivsi %29, %c16_i64 : i64
-    %44 = arith.cmpi sgt, %6, %c0 : index
-    scf.if %44 {
-      %46 = arith.minsi %arg5, %c0 : index
-      %47 = arith.minsi %arg5, %c32 : index
-      %48 = arith.maxsi %46, %c0 : index
-      %49 = arith.minsi %48, %c32 : index
-      %50 = arith.subi %47, %46 : index
-      %51 = arith.cmpi sgt, %49, %c0 : index
-      %subview_2 = memref.subview %reinterpret_cast[%8, %46] [%15, %50] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %52 = arith.index_cast %50 : index to i64
-      %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_7 = memref.extract_aligned_pointer_as_index %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %53 = arith.index_cast %intptr_7 : index to i64
-      %54 = arith.index_cast %offset_4 : index to i64
-      %55 = arith.addi %53, %54 : i64
-      %56 = arith.index_cast %strides_6#0 : index to i64
-      %57 = arith.ceildivsi %52, %c64_i64 : i64
-      %58 = arith.muli %42, %57 : i64
-      %59 = arith.index_cast %58 : i64 to index
-      %60 = arith.ceildivsi %27, %c16_i64 : i64
-      %61 = arith.muli %60, %57 : i64
-      %62 = arith.index_cast %61 : i64 to index
-      %subview_8 = memref.subview %reinterpret_cast_0[%46, %17] [%50, %24] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %63 = arith.index_cast %49 : index to i64
-      %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %64 = arith.index_cast %intptr_13 : index to i64
-      %65 = arith.index_cast %offset_10 : index to i64
-      %66 = arith.addi %64, %65 : i64
-      %67 = arith.index_cast %strides_12#0 : index to i64
-      %68 = arith.ceildivsi %29, %c64_i64 : i64
-      %69 = arith.divsi %63, %c16_i64 : i64
-      %70 = arith.addi %63, %52 : i64
-      %71 = arith.ceildivsi %70, %c16_i64 : i64
-      %72 = arith.subi %71, %69 : i64
-      %73 = arith.cmpi sgt, %52, %c0_i64 : i64
-      %74 = arith.extui %73 : i1 to i64
-      %75 = arith.muli %72, %74 : i64
-      %76 = arith.muli %75, %68 : i64
-      %77 = arith.index_cast %76 : i64 to index
-      %78 = arith.ceildivsi %63, %c16_i64 : i64
-      %79 = arith.muli %78, %68 : i64
-      %80 = arith.index_cast %79 : i64 to index
-      scf.if %51 {
+    %38 = arith.index_cast %intptr : index to i64
+    %39 = arith.index_cast %offset : index to i64
+    %40 = arith.muli %39, %c4_i64 : i64
+    %41 = arith.addi %38, %40 : i64
+    %42 = arith.index_cast %strides#0 : index to i64
+    %43 = arith.muli %42, %c4_i64 : i64
+    scf.if %7 {
+      "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %43, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    }
+    %44 = arith.divsi %35, %c16_i64 : i64
+    %45 = arith.addi %35, %36 : i64
+    %46 = arith.ceildivsi %45, %c16_i64 : i64
+    %47 = arith.subi %46, %44 : i64
+    %48 = arith.cmpi sgt, %36, %c0_i64_3 : i64
+    %49 = arith.extui %48 : i1 to i64
+    %50 = arith.muli %47, %49 : i64
+    %51 = arith.ceildivsi %37, %c16_i64 : i64
+    %52 = arith.cmpi sgt, %14, %c0 : index
+    scf.if %52 {
+      %54 = arith.minsi %arg5, %c0 : index
+      %55 = arith.minsi %arg5, %c32 : index
+      %56 = arith.maxsi %54, %c0 : index
+      %57 = arith.minsi %56, %c32 : index
+      %58 = arith.subi %55, %54 : index
+      %59 = arith.cmpi sgt, %57, %c0 : index
+      %subview_6 = memref.subview %reinterpret_cast[%16, %54] [%23, %58] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %60 = arith.index_cast %58 : index to i64
+      %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %61 = arith.index_cast %intptr_11 : index to i64
+      %62 = arith.index_cast %offset_8 : index to i64
+      %63 = arith.addi %61, %62 : i64
+      %64 = arith.index_cast %strides_10#0 : index to i64
+      %65 = arith.ceildivsi %60, %c64_i64 : i64
+      %66 = arith.muli %50, %65 : i64
+      %67 = arith.index_cast %66 : i64 to index
+      %68 = arith.ceildivsi %35, %c16_i64 : i64
+      %69 = arith.muli %68, %65 : i64
+      %70 = arith.index_cast %69 : i64 to index
+      %subview_12 = memref.subview %reinterpret_cast_4[%54, %25] [%58, %32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %71 = arith.index_cast %57 : index to i64
+      %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %72 = arith.index_cast %intptr_17 : index to i64
+      %73 = arith.index_cast %offset_14 : index to i64
+      %74 = arith.addi %72, %73 : i64
+      %75 = arith.index_cast %strides_16#0 : index to i64
+      %76 = arith.ceildivsi %37, %c64_i64 : i64
+      %77 = arith.divsi %71, %c16_i64 : i64
+      %78 = arith.addi %71, %60 : i64
+      %79 = arith.ceildivsi %78, %c16_i64 : i64
+      %80 = arith.subi %79, %77 : i64
+      %81 = arith.cmpi sgt, %60, %c0_i64_3 : i64
+      %82 = arith.extui %81 : i1 to i64
+      %83 = arith.muli %80, %82 : i64
+      %84 = arith.muli %83, %76 : i64
+      %85 = arith.index_cast %84 : i64 to index
+      %86 = arith.ceildivsi %71, %c16_i64 : i64
+      %87 = arith.muli %86, %76 : i64
+      %88 = arith.index_cast %87 : i64 to index
+      scf.if %59 {
         func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
       }
-      scf.if %25 {
+      scf.if %33 {
         func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
       }
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %56) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg7 = %c0 to %59 step %c1 {
-        %81 = arith.index_cast %arg7 : index to i64
-        %82 = arith.divsi %81, %57 : i64
-        %83 = arith.addi %36, %82 : i64
-        %84 = arith.remsi %81, %57 : i64
-        %85 = arith.muli %83, %c16_i64 : i64
-        %86 = arith.maxsi %85, %27 : i64
-        %87 = arith.addi %85, %c16_i64 : i64
-        %88 = arith.minsi %87, %37 : i64
-        %89 = arith.subi %88, %86 : i64
-        %90 = arith.subi %86, %27 : i64
-        %91 = arith.muli %90, %56 : i64
-        %92 = arith.addi %55, %91 : i64
-        %93 = arith.muli %84, %c64_i64 : i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %c0 to %67 step %c1 {
+        %89 = arith.index_cast %arg7 : index to i64
+        %90 = arith.divsi %89, %65 : i64
+        %91 = arith.addi %44, %90 : i64
+        %92 = arith.remsi %89, %65 : i64
+        %93 = arith.muli %91, %c16_i64 : i64
+        %94 = arith.maxsi %93, %35 : i64
+        %95 = arith.addi %93, %c16_i64 : i64
+        %96 = arith.minsi %95, %45 : i64
+        %97 = arith.subi %96, %94 : i64
+        %98 = arith.subi %94, %35 : i64
+        %99 = arith.muli %98, %64 : i64
+        %100 = arith.addi %63, %99 : i64
+        %101 = arith.muli %92, %c64_i64 : i64
+        %102 = arith.addi %100, %101 : i64
+        %103 = arith.muli %91, %c32_i64 : i64
+        %104 = arith.addi %103, %101 : i64
+        %105 = arith.subi %94, %93 : i64
+        %106 = arith.addi %104, %105 : i64
+        %107 = arith.subi %60, %101 : i64
+        %108 = arith.minsi %107, %c64_i64 : i64
+        "instgem.mvin"(%102, %106, %108, %97) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg7 = %c0 to %70 step %c1 {
+        %89 = arith.index_cast %arg7 : index to i64
+        %90 = arith.divsi %89, %65 : i64
+        %91 = arith.remsi %89, %65 : i64
+        %92 = arith.muli %90, %c32_i64 : i64
+        %93 = arith.muli %91, %c64_i64 : i64
         %94 = arith.addi %92, %93 : i64
-        %95 = arith.muli %83, %c32_i64 : i64
-        %96 = arith.addi %95, %93 : i64
-        %97 = arith.subi %86, %85 : i64
-        %98 = arith.addi %96, %97 : i64
-        %99 = arith.subi %52, %93 : i64
-        %100 = arith.minsi %99, %c64_i64 : i64
-        "instgem.mvin"(%94, %98, %100, %89) : (i64, i64, i64, i64) -> ()
+        %95 = arith.subi %60, %93 : i64
+        %96 = arith.minsi %95, %c64_i64 : i64
+        %97 = arith.muli %90, %c16_i64 : i64
+        %98 = arith.subi %35, %97 : i64
+        %99 = arith.minsi %98, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %94, %96, %99) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg7 = %c0 to %62 step %c1 {
-        %81 = arith.index_cast %arg7 : index to i64
-        %82 = arith.divsi %81, %57 : i64
-        %83 = arith.remsi %81, %57 : i64
-        %84 = arith.muli %82, %c32_i64 : i64
-        %85 = arith.muli %83, %c64_i64 : i64
-        %86 = arith.addi %84, %85 : i64
-        %87 = arith.subi %52, %85 : i64
-        %88 = arith.minsi %87, %c64_i64 : i64
-        %89 = arith.muli %82, %c16_i64 : i64
-        %90 = arith.subi %27, %89 : i64
-        %91 = arith.minsi %90, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %86, %88, %91) : (i64, i64, i64, i64) -> ()
+      "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %75) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %c0 to %85 step %c1 {
+        %89 = arith.index_cast %arg7 : index to i64
+        %90 = arith.divsi %89, %76 : i64
+        %91 = arith.addi %77, %90 : i64
+        %92 = arith.remsi %89, %76 : i64
+        %93 = arith.muli %91, %c16_i64 : i64
+        %94 = arith.maxsi %93, %71 : i64
+        %95 = arith.addi %93, %c16_i64 : i64
+        %96 = arith.minsi %95, %78 : i64
+        %97 = arith.subi %96, %94 : i64
+        %98 = arith.subi %94, %71 : i64
+        %99 = arith.muli %98, %75 : i64
+        %100 = arith.addi %74, %99 : i64
+        %101 = arith.muli %92, %c64_i64 : i64
+        %102 = arith.addi %100, %101 : i64
+        %103 = arith.addi %93, %101 : i64
+        %104 = arith.addi %103, %c128_i64 : i64
+        %105 = arith.subi %94, %93 : i64
+        %106 = arith.addi %104, %105 : i64
+        %107 = arith.subi %37, %101 : i64
+        %108 = arith.minsi %107, %c64_i64 : i64
+        "instgem.mvin2"(%102, %106, %108, %97) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %67) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg7 = %c0 to %77 step %c1 {
-        %81 = arith.index_cast %arg7 : index to i64
-        %82 = arith.divsi %81, %68 : i64
-        %83 = arith.addi %69, %82 : i64
-        %84 = arith.remsi %81, %68 : i64
-        %85 = arith.muli %83, %c16_i64 : i64
-        %86 = arith.maxsi %85, %63 : i64
-        %87 = arith.addi %85, %c16_i64 : i64
-        %88 = arith.minsi %87, %70 : i64
-        %89 = arith.subi %88, %86 : i64
-        %90 = arith.subi %86, %63 : i64
-        %91 = arith.muli %90, %67 : i64
-        %92 = arith.addi %66, %91 : i64
-        %93 = arith.muli %84, %c64_i64 : i64
+      scf.for %arg7 = %c0 to %88 step %c1 {
+        %89 = arith.index_cast %arg7 : index to i64
+        %90 = arith.divsi %89, %76 : i64
+        %91 = arith.remsi %89, %76 : i64
+        %92 = arith.muli %90, %c16_i64 : i64
+        %93 = arith.muli %91, %c64_i64 : i64
         %94 = arith.addi %92, %93 : i64
-        %95 = arith.addi %85, %93 : i64
-        %96 = arith.addi %95, %c128_i64 : i64
-        %97 = arith.subi %86, %85 : i64
-        %98 = arith.addi %96, %97 : i64
-        %99 = arith.subi %29, %93 : i64
-        %100 = arith.minsi %99, %c64_i64 : i64
-        "instgem.mvin2"(%94, %98, %100, %89) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg7 = %c0 to %80 step %c1 {
-        %81 = arith.index_cast %arg7 : index to i64
-        %82 = arith.divsi %81, %68 : i64
-        %83 = arith.remsi %81, %68 : i64
-        %84 = arith.muli %82, %c16_i64 : i64
-        %85 = arith.muli %83, %c64_i64 : i64
-        %86 = arith.addi %84, %85 : i64
-        %87 = arith.addi %86, %c128_i64 : i64
-        %88 = arith.subi %29, %85 : i64
-        %89 = arith.minsi %88, %c64_i64 : i64
-        %90 = arith.subi %63, %84 : i64
-        %91 = arith.minsi %90, %c16_i64 : i64
-        "instgem.mvin2"(%c0_i64, %87, %89, %91) : (i64, i64, i64, i64) -> ()
+        %95 = arith.addi %94, %c128_i64 : i64
+        %96 = arith.subi %37, %93 : i64
+        %97 = arith.minsi %96, %c64_i64 : i64
+        %98 = arith.subi %71, %92 : i64
+        %99 = arith.minsi %98, %c16_i64 : i64
+        "instgem.mvin2"(%c0_i64_3, %95, %97, %99) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
-    %45:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-      %46 = arith.maxsi %arg8, %c0 : index
-      %47 = arith.minsi %46, %arg5 : index
-      %48 = arith.addi %arg8, %c32 : index
-      %49 = arith.maxsi %48, %c0 : index
-      %50 = arith.minsi %49, %arg5 : index
-      %51 = arith.subi %47, %arg8 : index
-      %52 = arith.maxsi %51, %c0 : index
-      %53 = arith.minsi %52, %c32 : index
-      %54 = arith.subi %50, %47 : index
-      %55 = arith.cmpi sgt, %53, %c0 : index
-      scf.if %55 {
+    %53:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+      %54 = arith.maxsi %arg8, %c0 : index
+      %55 = arith.minsi %54, %arg5 : index
+      %56 = arith.addi %arg8, %c32 : index
+      %57 = arith.maxsi %56, %c0 : index
+      %58 = arith.minsi %57, %arg5 : index
+      %59 = arith.subi %55, %arg8 : index
+      %60 = arith.maxsi %59, %c0 : index
+      %61 = arith.minsi %60, %c32 : index
+      %62 = arith.subi %58, %55 : index
+      %63 = arith.cmpi sgt, %61, %c0 : index
+      scf.if %63 {
         func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
       }
-      %56 = arith.index_cast %arg7 : index to i64
-      %57 = arith.remsi %56, %c2_i64 : i64
-      %58 = arith.muli %57, %c64_i64 : i64
-      %59 = arith.index_cast %54 : index to i64
-      %60 = arith.maxsi %arg9, %c0 : index
-      %61 = arith.minsi %60, %arg5 : index
-      %62 = arith.addi %arg9, %c32 : index
-      %63 = arith.maxsi %62, %c0 : index
-      %64 = arith.minsi %63, %arg5 : index
-      %65 = arith.subi %61, %arg9 : index
-      %66 = arith.maxsi %65, %c0 : index
-      %67 = arith.minsi %66, %c32 : index
-      %68 = arith.subi %64, %61 : index
-      scf.if %25 {
+      %64 = arith.index_cast %arg7 : index to i64
+      %65 = arith.remsi %64, %c2_i64_1 : i64
+      %66 = arith.muli %65, %c64_i64 : i64
+      %67 = arith.index_cast %62 : index to i64
+      %68 = arith.maxsi %arg9, %c0 : index
+      %69 = arith.minsi %68, %arg5 : index
+      %70 = arith.addi %arg9, %c32 : index
+      %71 = arith.maxsi %70, %c0 : index
+      %72 = arith.minsi %71, %arg5 : index
+      %73 = arith.subi %69, %arg9 : index
+      %74 = arith.maxsi %73, %c0 : index
+      %75 = arith.minsi %74, %c32 : index
+      %76 = arith.subi %72, %69 : index
+      scf.if %33 {
         func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
       }
-      %69 = arith.muli %57, %c32_i64 : i64
-      %70 = arith.addi %69, %c128_i64 : i64
-      %71 = arith.index_cast %67 : index to i64
-      %72 = arith.index_cast %68 : index to i64
-      %73 = arith.addi %71, %72 : i64
-      %74 = arith.minsi %59, %73 : i64
-      %75 = arith.ceildivsi %74, %c16_i64 : i64
-      %76 = arith.addi %arg7, %c1 : index
-      %77 = arith.cmpi sge, %76, %6 : index
-      %78 = arith.cmpi eq, %arg7, %c0 : index
-      %79 = arith.cmpi sgt, %38, %c0_i64 : i64
-      %80 = arith.select %79, %43, %c0_i64 : i64
-      %81 = arith.index_cast %80 : i64 to index
-      %82 = arith.addi %arg8, %c64 : index
-      %83 = arith.maxsi %82, %c0 : index
-      %84 = arith.minsi %83, %arg5 : index
-      %85 = arith.subi %50, %48 : index
-      %86 = arith.maxsi %85, %c0 : index
-      %87 = arith.minsi %86, %c32 : index
-      %88 = arith.subi %84, %50 : index
-      %89 = arith.cmpi sgt, %87, %c0 : index
-      %subview_2 = memref.subview %reinterpret_cast[%8, %50] [%15, %88] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %90 = arith.index_cast %76 : index to i64
-      %91 = arith.remsi %90, %c2_i64 : i64
-      %92 = arith.muli %91, %c64_i64 : i64
-      %93 = arith.index_cast %88 : index to i64
-      %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_7 = memref.extract_aligned_pointer_as_index %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %94 = arith.index_cast %intptr_7 : index to i64
-      %95 = arith.index_cast %offset_4 : index to i64
-      %96 = arith.addi %94, %95 : i64
-      %97 = arith.index_cast %strides_6#0 : index to i64
-      %98 = arith.ceildivsi %93, %c64_i64 : i64
-      %99 = arith.muli %42, %98 : i64
-      %100 = arith.index_cast %99 : i64 to index
-      %101 = arith.ceildivsi %27, %c16_i64 : i64
-      %102 = arith.muli %101, %98 : i64
-      %103 = arith.index_cast %102 : i64 to index
-      %104 = arith.addi %arg9, %c64 : index
-      %105 = arith.maxsi %104, %c0 : index
-      %106 = arith.minsi %105, %arg5 : index
-      %107 = arith.subi %64, %62 : index
-      %108 = arith.maxsi %107, %c0 : index
-      %109 = arith.minsi %108, %c32 : index
-      %110 = arith.subi %106, %64 : index
-      %subview_8 = memref.subview %reinterpret_cast_0[%64, %17] [%110, %24] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %111 = arith.muli %91, %c32_i64 : i64
-      %112 = arith.addi %111, %c128_i64 : i64
-      %113 = arith.index_cast %109 : index to i64
-      %114 = arith.index_cast %110 : index to i64
-      %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %115 = arith.index_cast %intptr_13 : index to i64
-      %116 = arith.index_cast %offset_10 : index to i64
-      %117 = arith.addi %115, %116 : i64
-      %118 = arith.index_cast %strides_12#0 : index to i64
-      %119 = arith.ceildivsi %29, %c64_i64 : i64
-      %120 = arith.divsi %113, %c16_i64 : i64
-      %121 = arith.addi %113, %114 : i64
-      %122 = arith.ceildivsi %121, %c16_i64 : i64
-      %123 = arith.subi %122, %120 : i64
-      %124 = arith.cmpi sgt, %114, %c0_i64 : i64
-      %125 = arith.extui %124 : i1 to i64
-      %126 = arith.muli %123, %125 : i64
-      %127 = arith.muli %126, %119 : i64
-      %128 = arith.index_cast %127 : i64 to index
-      %129 = arith.ceildivsi %113, %c16_i64 : i64
-      %130 = arith.muli %129, %119 : i64
-      %131 = arith.index_cast %130 : i64 to index
-      %132 = arith.cmpi slt, %76, %6 : index
-      scf.if %132 {
-        scf.if %89 {
+      %77 = arith.muli %65, %c32_i64 : i64
+      %78 = arith.addi %77, %c128_i64 : i64
+      %79 = arith.index_cast %75 : index to i64
+      %80 = arith.index_cast %76 : index to i64
+      %81 = arith.addi %79, %80 : i64
+      %82 = arith.minsi %67, %81 : i64
+      %83 = arith.ceildivsi %82, %c16_i64 : i64
+      %84 = arith.addi %arg7, %c1 : index
+      %85 = arith.cmpi sge, %84, %14 : index
+      %86 = arith.cmpi eq, %arg7, %c0 : index
+      %87 = arith.cmpi sgt, %46, %c0_i64_3 : i64
+      %88 = arith.select %87, %51, %c0_i64_3 : i64
+      %89 = arith.index_cast %88 : i64 to index
+      %90 = arith.addi %arg8, %c64 : index
+      %91 = arith.maxsi %90, %c0 : index
+      %92 = arith.minsi %91, %arg5 : index
+      %93 = arith.subi %58, %56 : index
+      %94 = arith.maxsi %93, %c0 : index
+      %95 = arith.minsi %94, %c32 : index
+      %96 = arith.subi %92, %58 : index
+      %97 = arith.cmpi sgt, %95, %c0 : index
+      %subview_6 = memref.subview %reinterpret_cast[%16, %58] [%23, %96] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %98 = arith.index_cast %84 : index to i64
+      %99 = arith.remsi %98, %c2_i64_1 : i64
+      %100 = arith.muli %99, %c64_i64 : i64
+      %101 = arith.index_cast %96 : index to i64
+      %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %102 = arith.index_cast %intptr_11 : index to i64
+      %103 = arith.index_cast %offset_8 : index to i64
+      %104 = arith.addi %102, %103 : i64
+      %105 = arith.index_cast %strides_10#0 : index to i64
+      %106 = arith.ceildivsi %101, %c64_i64 : i64
+      %107 = arith.muli %50, %106 : i64
+      %108 = arith.index_cast %107 : i64 to index
+      %109 = arith.ceildivsi %35, %c16_i64 : i64
+      %110 = arith.muli %109, %106 : i64
+      %111 = arith.index_cast %110 : i64 to index
+      %112 = arith.addi %arg9, %c64 : index
+      %113 = arith.maxsi %112, %c0 : index
+      %114 = arith.minsi %113, %arg5 : index
+      %115 = arith.subi %72, %70 : index
+      %116 = arith.maxsi %115, %c0 : index
+      %117 = arith.minsi %116, %c32 : index
+      %118 = arith.subi %114, %72 : index
+      %subview_12 = memref.subview %reinterpret_cast_4[%72, %25] [%118, %32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %119 = arith.muli %99, %c32_i64 : i64
+      %120 = arith.addi %119, %c128_i64 : i64
+      %121 = arith.index_cast %117 : index to i64
+      %122 = arith.index_cast %118 : index to i64
+      %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %123 = arith.index_cast %intptr_17 : index to i64
+      %124 = arith.index_cast %offset_14 : index to i64
+      %125 = arith.addi %123, %124 : i64
+      %126 = arith.index_cast %strides_16#0 : index to i64
+      %127 = arith.ceildivsi %37, %c64_i64 : i64
+      %128 = arith.divsi %121, %c16_i64 : i64
+      %129 = arith.addi %121, %122 : i64
+      %130 = arith.ceildivsi %129, %c16_i64 : i64
+      %131 = arith.subi %130, %128 : i64
+      %132 = arith.cmpi sgt, %122, %c0_i64_3 : i64
+      %133 = arith.extui %132 : i1 to i64
+      %134 = arith.muli %131, %133 : i64
+      %135 = arith.muli %134, %127 : i64
+      %136 = arith.index_cast %135 : i64 to index
+      %137 = arith.ceildivsi %121, %c16_i64 : i64
+      %138 = arith.muli %137, %127 : i64
+      %139 = arith.index_cast %138 : i64 to index
+      %140 = arith.cmpi slt, %84, %14 : index
+      scf.if %140 {
+        scf.if %97 {
           func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
         }
-        scf.if %25 {
+        scf.if %33 {
           func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
         }
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %97) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %118) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %105) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %126) : (i64, i64, i64, i64, i64, i64) -> ()
       }
-      %133 = arith.maxsi %81, %c1 : index
-      %134 = arith.ceildivsi %100, %133 : index
-      %135 = arith.ceildivsi %103, %133 : index
-      %136 = arith.ceildivsi %128, %133 : index
-      %137 = arith.ceildivsi %131, %133 : index
-      scf.for %arg10 = %c0 to %81 step %c1 {
-        scf.if %132 {
-          %157 = arith.muli %arg10, %134 : index
-          %158 = arith.minsi %157, %100 : index
-          %159 = arith.addi %158, %134 : index
-          %160 = arith.minsi %159, %100 : index
-          scf.for %arg11 = %158 to %160 step %c1 {
-            %173 = arith.index_cast %arg11 : index to i64
-            %174 = arith.divsi %173, %98 : i64
-            %175 = arith.addi %36, %174 : i64
-            %176 = arith.remsi %173, %98 : i64
-            %177 = arith.muli %175, %c16_i64 : i64
-            %178 = arith.maxsi %177, %27 : i64
-            %179 = arith.addi %177, %c16_i64 : i64
-            %180 = arith.minsi %179, %37 : i64
-            %181 = arith.subi %180, %178 : i64
-            %182 = arith.subi %178, %27 : i64
-            %183 = arith.muli %182, %97 : i64
-            %184 = arith.addi %96, %183 : i64
-            %185 = arith.muli %176, %c64_i64 : i64
-            %186 = arith.addi %184, %185 : i64
-            %187 = arith.muli %175, %c32_i64 : i64
-            %188 = arith.addi %187, %185 : i64
-            %189 = arith.addi %188, %92 : i64
-            %190 = arith.subi %178, %177 : i64
-            %191 = arith.addi %189, %190 : i64
-            %192 = arith.subi %93, %185 : i64
-            %193 = arith.minsi %192, %c64_i64 : i64
-            "instgem.mvin"(%186, %191, %193, %181) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          %161 = arith.muli %arg10, %135 : index
-          %162 = arith.minsi %161, %103 : index
-          %163 = arith.addi %162, %135 : index
-          %164 = arith.minsi %163, %103 : index
-          scf.for %arg11 = %162 to %164 step %c1 {
-            %173 = arith.index_cast %arg11 : index to i64
-            %174 = arith.divsi %173, %98 : i64
-            %175 = arith.remsi %173, %98 : i64
-            %176 = arith.muli %174, %c32_i64 : i64
-            %177 = arith.muli %175, %c64_i64 : i64
-            %178 = arith.addi %176, %177 : i64
-            %179 = arith.addi %178, %92 : i64
-            %180 = arith.subi %93, %177 : i64
-            %181 = arith.minsi %180, %c64_i64 : i64
-            %182 = arith.muli %174, %c16_i64 : i64
-            %183 = arith.subi %27, %182 : i64
-            %184 = arith.minsi %183, %c16_i64 : i64
-            "instgem.mvin"(%c0_i64, %179, %181, %184) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          %165 = arith.muli %arg10, %136 : index
-          %166 = arith.minsi %165, %128 : index
-          %167 = arith.addi %166, %136 : index
-          %168 = arith.minsi %167, %128 : index
+      %141 = arith.maxsi %89, %c1 : index
+      %142 = arith.ceildivsi %108, %141 : index
+      %143 = arith.ceildivsi %111, %141 : index
+      %144 = arith.ceildivsi %136, %141 : index
+      %145 = arith.ceildivsi %139, %141 : index
+      scf.for %arg10 = %c0 to %89 step %c1 {
+        scf.if %140 {
+          %165 = arith.muli %arg10, %142 : index
+          %166 = arith.minsi %165, %108 : index
+          %167 = arith.addi %166, %142 : index
+          %168 = arith.minsi %167, %108 : index
           scf.for %arg11 = %166 to %168 step %c1 {
-            %173 = arith.index_cast %arg11 : index to i64
-            %174 = arith.divsi %173, %119 : i64
-            %175 = arith.addi %120, %174 : i64
-            %176 = arith.remsi %173, %119 : i64
-            %177 = arith.muli %175, %c16_i64 : i64
-            %178 = arith.maxsi %177, %113 : i64
-            %179 = arith.addi %177, %c16_i64 : i64
-            %180 = arith.minsi %179, %121 : i64
-            %181 = arith.subi %180, %178 : i64
-            %182 = arith.subi %178, %113 : i64
-            %183 = arith.muli %182, %118 : i64
-            %184 = arith.addi %117, %183 : i64
-            %185 = arith.muli %176, %c64_i64 : i64
-            %186 = arith.addi %184, %185 : i64
-            %187 = arith.addi %177, %185 : i64
-            %188 = arith.addi %187, %112 : i64
-            %189 = arith.subi %178, %177 : i64
-            %190 = arith.addi %188, %189 : i64
-            %191 = arith.subi %29, %185 : i64
-            %192 = arith.minsi %191, %c64_i64 : i64
-            "instgem.mvin2"(%186, %190, %192, %181) : (i64, i64, i64, i64) -> ()
+            %181 = arith.index_cast %arg11 : index to i64
+            %182 = arith.divsi %181, %106 : i64
+            %183 = arith.addi %44, %182 : i64
+            %184 = arith.remsi %181, %106 : i64
+            %185 = arith.muli %183, %c16_i64 : i64
+            %186 = arith.maxsi %185, %35 : i64
+            %187 = arith.addi %185, %c16_i64 : i64
+            %188 = arith.minsi %187, %45 : i64
+            %189 = arith.subi %188, %186 : i64
+            %190 = arith.subi %186, %35 : i64
+            %191 = arith.muli %190, %105 : i64
+            %192 = arith.addi %104, %191 : i64
+            %193 = arith.muli %184, %c64_i64 : i64
+            %194 = arith.addi %192, %193 : i64
+            %195 = arith.muli %183, %c32_i64 : i64
+            %196 = arith.addi %195, %193 : i64
+            %197 = arith.addi %196, %100 : i64
+            %198 = arith.subi %186, %185 : i64
+            %199 = arith.addi %197, %198 : i64
+            %200 = arith.subi %101, %193 : i64
+            %201 = arith.minsi %200, %c64_i64 : i64
+            "instgem.mvin"(%194, %199, %201, %189) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          %169 = arith.muli %arg10, %137 : index
-          %170 = arith.minsi %169, %131 : index
-          %171 = arith.addi %170, %137 : index
-          %172 = arith.minsi %171, %131 : index
+          %169 = arith.muli %arg10, %143 : index
+          %170 = arith.minsi %169, %111 : index
+          %171 = arith.addi %170, %143 : index
+          %172 = arith.minsi %171, %111 : index
           scf.for %arg11 = %170 to %172 step %c1 {
-            %173 = arith.index_cast %arg11 : index to i64
-            %174 = arith.divsi %173, %119 : i64
-            %175 = arith.remsi %173, %119 : i64
-            %176 = arith.muli %174, %c16_i64 : i64
-            %177 = arith.muli %175, %c64_i64 : i64
-            %178 = arith.addi %176, %177 : i64
-            %179 = arith.addi %178, %112 : i64
-            %180 = arith.subi %29, %177 : i64
-            %181 = arith.minsi %180, %c64_i64 : i64
-            %182 = arith.subi %113, %176 : i64
-            %183 = arith.minsi %182, %c16_i64 : i64
-            "instgem.mvin2"(%c0_i64, %179, %181, %183) : (i64, i64, i64, i64) -> ()
+            %181 = arith.index_cast %arg11 : index to i64
+            %182 = arith.divsi %181, %106 : i64
+            %183 = arith.remsi %181, %106 : i64
+            %184 = arith.muli %182, %c32_i64 : i64
+            %185 = arith.muli %183, %c64_i64 : i64
+            %186 = arith.addi %184, %185 : i64
+            %187 = arith.addi %186, %100 : i64
+            %188 = arith.subi %101, %185 : i64
+            %189 = arith.minsi %188, %c64_i64 : i64
+            %190 = arith.muli %182, %c16_i64 : i64
+            %191 = arith.subi %35, %190 : i64
+            %192 = arith.minsi %191, %c16_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %187, %189, %192) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %173 = arith.muli %arg10, %144 : index
+          %174 = arith.minsi %173, %136 : index
+          %175 = arith.addi %174, %144 : index
+          %176 = arith.minsi %175, %136 : index
+          scf.for %arg11 = %174 to %176 step %c1 {
+            %181 = arith.index_cast %arg11 : index to i64
+            %182 = arith.divsi %181, %127 : i64
+            %183 = arith.addi %128, %182 : i64
+            %184 = arith.remsi %181, %127 : i64
+            %185 = arith.muli %183, %c16_i64 : i64
+            %186 = arith.maxsi %185, %121 : i64
+            %187 = arith.addi %185, %c16_i64 : i64
+            %188 = arith.minsi %187, %129 : i64
+            %189 = arith.subi %188, %186 : i64
+            %190 = arith.subi %186, %121 : i64
+            %191 = arith.muli %190, %126 : i64
+            %192 = arith.addi %125, %191 : i64
+            %193 = arith.muli %184, %c64_i64 : i64
+            %194 = arith.addi %192, %193 : i64
+            %195 = arith.addi %185, %193 : i64
+            %196 = arith.addi %195, %120 : i64
+            %197 = arith.subi %186, %185 : i64
+            %198 = arith.addi %196, %197 : i64
+            %199 = arith.subi %37, %193 : i64
+            %200 = arith.minsi %199, %c64_i64 : i64
+            "instgem.mvin2"(%194, %198, %200, %189) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %177 = arith.muli %arg10, %145 : index
+          %178 = arith.minsi %177, %139 : index
+          %179 = arith.addi %178, %145 : index
+          %180 = arith.minsi %179, %139 : index
+          scf.for %arg11 = %178 to %180 step %c1 {
+            %181 = arith.index_cast %arg11 : index to i64
+            %182 = arith.divsi %181, %127 : i64
+            %183 = arith.remsi %181, %127 : i64
+            %184 = arith.muli %182, %c16_i64 : i64
+            %185 = arith.muli %183, %c64_i64 : i64
+            %186 = arith.addi %184, %185 : i64
+            %187 = arith.addi %186, %120 : i64
+            %188 = arith.subi %37, %185 : i64
+            %189 = arith.minsi %188, %c64_i64 : i64
+            %190 = arith.subi %121, %184 : i64
+            %191 = arith.minsi %190, %c16_i64 : i64
+            "instgem.mvin2"(%c0_i64_3, %187, %189, %191) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
         }
-        %138 = arith.index_cast %arg10 : index to i64
-        %139 = arith.subi %138, %c1_i64 : i64
-        %140 = arith.cmpi sge, %139, %c0_i64 : i64
-        %141 = arith.cmpi slt, %139, %43 : i64
-        %142 = arith.andi %140, %141 : i1
-        %143 = arith.andi %77, %142 : i1
-        %144 = arith.maxsi %75, %c1_i64 : i64
-        %145 = arith.ceildivsi %42, %144 : i64
-        %146 = arith.subi %80, %c1_i64 : i64
-        %147 = arith.cmpi eq, %138, %146 : i64
-        %148 = arith.cmpi slt, %138, %43 : i64
-        %149 = arith.andi %147, %148 : i1
-        %150 = arith.andi %77, %149 : i1
-        %151 = arith.index_cast %75 : i64 to index
-        scf.for %arg11 = %c0 to %151 step %c1 {
-          %157 = arith.index_cast %arg11 : index to i64
-          %158 = arith.muli %157, %145 : i64
-          %159 = arith.minsi %158, %42 : i64
-          scf.if %143 {
-            %179 = arith.addi %159, %145 : i64
-            %180 = arith.minsi %179, %42 : i64
-            %181 = arith.index_cast %159 : i64 to index
-            %182 = arith.index_cast %180 : i64 to index
-            scf.for %arg12 = %181 to %182 step %c1 {
-              %183 = arith.index_cast %arg12 : index to i64
-              %184 = arith.addi %36, %183 : i64
-              %185 = arith.muli %184, %c16_i64 : i64
-              %186 = arith.maxsi %185, %27 : i64
-              %187 = arith.addi %185, %c16_i64 : i64
-              %188 = arith.minsi %187, %37 : i64
-              %189 = arith.subi %188, %186 : i64
-              %190 = arith.subi %186, %27 : i64
-              %191 = arith.muli %190, %35 : i64
-              %192 = arith.addi %33, %191 : i64
-              %193 = arith.muli %139, %c64_i64 : i64
-              %194 = arith.addi %192, %193 : i64
-              %195 = arith.muli %139, %c16_i64 : i64
-              %196 = arith.addi %185, %195 : i64
-              %197 = arith.ori %196, %c2684354560_i64 : i64
-              %198 = arith.subi %186, %185 : i64
-              %199 = arith.addi %197, %198 : i64
-              %200 = arith.subi %29, %195 : i64
-              %201 = arith.minsi %200, %c16_i64 : i64
-              "instgem.mvout"(%194, %199, %201, %189) : (i64, i64, i64, i64) -> ()
+        %146 = arith.index_cast %arg10 : index to i64
+        %147 = arith.subi %146, %c1_i64_2 : i64
+        %148 = arith.cmpi sge, %147, %c0_i64_3 : i64
+        %149 = arith.cmpi slt, %147, %51 : i64
+        %150 = arith.andi %148, %149 : i1
+        %151 = arith.andi %85, %150 : i1
+        %152 = arith.maxsi %83, %c1_i64_2 : i64
+        %153 = arith.ceildivsi %50, %152 : i64
+        %154 = arith.subi %88, %c1_i64_2 : i64
+        %155 = arith.cmpi eq, %146, %154 : i64
+        %156 = arith.cmpi slt, %146, %51 : i64
+        %157 = arith.andi %155, %156 : i1
+        %158 = arith.andi %85, %157 : i1
+        %159 = arith.index_cast %83 : i64 to index
+        scf.for %arg11 = %c0 to %159 step %c1 {
+          %165 = arith.index_cast %arg11 : index to i64
+          %166 = arith.muli %165, %153 : i64
+          %167 = arith.minsi %166, %50 : i64
+          scf.if %151 {
+            %187 = arith.addi %167, %153 : i64
+            %188 = arith.minsi %187, %50 : i64
+            %189 = arith.index_cast %167 : i64 to index
+            %190 = arith.index_cast %188 : i64 to index
+            scf.for %arg12 = %189 to %190 step %c1 {
+              %191 = arith.index_cast %arg12 : index to i64
+              %192 = arith.addi %44, %191 : i64
+              %193 = arith.muli %192, %c16_i64 : i64
+              %194 = arith.maxsi %193, %35 : i64
+              %195 = arith.addi %193, %c16_i64 : i64
+              %196 = arith.minsi %195, %45 : i64
+              %197 = arith.subi %196, %194 : i64
+              %198 = arith.subi %194, %35 : i64
+              %199 = arith.muli %198, %43 : i64
+              %200 = arith.addi %41, %199 : i64
+              %201 = arith.muli %147, %c64_i64 : i64
+              %202 = arith.addi %200, %201 : i64
+              %203 = arith.muli %147, %c16_i64 : i64
+              %204 = arith.addi %193, %203 : i64
+              %205 = arith.ori %204, %c2684354560_i64 : i64
+              %206 = arith.subi %194, %193 : i64
+              %207 = arith.addi %205, %206 : i64
+              %208 = arith.subi %37, %203 : i64
+              %209 = arith.minsi %208, %c16_i64 : i64
+              "instgem.mvout"(%202, %207, %209, %197) : (i64, i64, i64, i64) -> ()
             }
           }
-          %160 = arith.minsi %37, %c16_i64 : i64
-          %161 = arith.muli %138, %c16_i64 : i64
-          %162 = arith.subi %29, %161 : i64
-          %163 = arith.minsi %162, %c16_i64 : i64
-          %164 = arith.cmpi eq, %157, %c0_i64 : i64
-          %165 = arith.andi %78, %164 : i1
-          %166 = arith.select %165, %c2147483648_i64, %c3221225472_i64 : i64
-          %167 = arith.ori %161, %166 : i64
-          %168 = arith.select %165, %c16_i64, %160 : i64
-          %169 = arith.select %165, %c16_i64, %163 : i64
-          %170 = arith.muli %157, %c16_i64 : i64
-          %171 = arith.addi %170, %161 : i64
-          %172 = arith.addi %171, %70 : i64
-          %173 = arith.subi %73, %170 : i64
-          %174 = arith.minsi %173, %c16_i64 : i64
-          "instgem.preload"(%172, %163, %174, %167, %169, %168) : (i64, i64, i64, i64, i64, i64) -> ()
-          %175 = arith.addi %170, %58 : i64
-          %176 = arith.subi %59, %170 : i64
-          %177 = arith.minsi %176, %c16_i64 : i64
-          "instgem.compute_preloaded"(%175, %177, %160, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %178 = arith.index_cast %38 : i64 to index
-          scf.for %arg12 = %c1 to %178 step %c1 {
-            %179 = arith.index_cast %arg12 : index to i64
-            %180 = arith.muli %179, %c16_i64 : i64
-            %181 = arith.subi %37, %180 : i64
-            %182 = arith.minsi %181, %c16_i64 : i64
-            %183 = arith.addi %180, %161 : i64
-            %184 = arith.ori %183, %166 : i64
-            %185 = arith.select %165, %c16_i64, %182 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %169, %185) : (i64, i64, i64, i64, i64, i64) -> ()
-            %186 = arith.muli %179, %c32_i64 : i64
-            %187 = arith.addi %186, %170 : i64
-            %188 = arith.addi %187, %58 : i64
-            "instgem.compute_accumulated"(%188, %177, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %189 = arith.subi %179, %c1_i64 : i64
-            %190 = arith.subi %75, %c1_i64 : i64
-            %191 = arith.cmpi eq, %157, %190 : i64
-            %192 = arith.andi %150, %191 : i1
-            %193 = arith.cmpi slt, %189, %42 : i64
-            %194 = arith.andi %192, %193 : i1
-            scf.if %194 {
-              %195 = arith.addi %36, %189 : i64
-              %196 = arith.muli %195, %c16_i64 : i64
-              %197 = arith.maxsi %196, %27 : i64
-              %198 = arith.addi %196, %c16_i64 : i64
-              %199 = arith.minsi %198, %37 : i64
-              %200 = arith.subi %199, %197 : i64
-              %201 = arith.subi %197, %27 : i64
-              %202 = arith.muli %201, %35 : i64
-              %203 = arith.addi %33, %202 : i64
-              %204 = arith.muli %138, %c64_i64 : i64
-              %205 = arith.addi %203, %204 : i64
-              %206 = arith.addi %196, %161 : i64
-              %207 = arith.ori %206, %c2684354560_i64 : i64
-              %208 = arith.subi %197, %196 : i64
-              %209 = arith.addi %207, %208 : i64
-              "instgem.mvout"(%205, %209, %163, %200) : (i64, i64, i64, i64) -> ()
+          %168 = arith.minsi %45, %c16_i64 : i64
+          %169 = arith.muli %146, %c16_i64 : i64
+          %170 = arith.subi %37, %169 : i64
+          %171 = arith.minsi %170, %c16_i64 : i64
+          %172 = arith.cmpi eq, %165, %c0_i64_3 : i64
+          %173 = arith.andi %86, %172 : i1
+          %174 = arith.select %173, %c2147483648_i64, %c3221225472_i64 : i64
+          %175 = arith.ori %169, %174 : i64
+          %176 = arith.select %173, %c16_i64, %168 : i64
+          %177 = arith.select %173, %c16_i64, %171 : i64
+          %178 = arith.muli %165, %c16_i64 : i64
+          %179 = arith.addi %178, %169 : i64
+          %180 = arith.addi %179, %78 : i64
+          %181 = arith.subi %81, %178 : i64
+          %182 = arith.minsi %181, %c16_i64 : i64
+          "instgem.preload"(%180, %171, %182, %175, %177, %176) : (i64, i64, i64, i64, i64, i64) -> ()
+          %183 = arith.addi %178, %66 : i64
+          %184 = arith.subi %67, %178 : i64
+          %185 = arith.minsi %184, %c16_i64 : i64
+          "instgem.compute_preloaded"(%183, %185, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %186 = arith.index_cast %46 : i64 to index
+          scf.for %arg12 = %c1 to %186 step %c1 {
+            %187 = arith.index_cast %arg12 : index to i64
+            %188 = arith.muli %187, %c16_i64 : i64
+            %189 = arith.subi %45, %188 : i64
+            %190 = arith.minsi %189, %c16_i64 : i64
+            %191 = arith.addi %188, %169 : i64
+            %192 = arith.ori %191, %174 : i64
+            %193 = arith.select %173, %c16_i64, %190 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %192, %177, %193) : (i64, i64, i64, i64, i64, i64) -> ()
+            %194 = arith.muli %187, %c32_i64 : i64
+            %195 = arith.addi %194, %178 : i64
+            %196 = arith.addi %195, %66 : i64
+            "instgem.compute_accumulated"(%196, %185, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %197 = arith.subi %187, %c1_i64_2 : i64
+            %198 = arith.subi %83, %c1_i64_2 : i64
+            %199 = arith.cmpi eq, %165, %198 : i64
+            %200 = arith.andi %158, %199 : i1
+            %201 = arith.cmpi slt, %197, %50 : i64
+            %202 = arith.andi %200, %201 : i1
+            scf.if %202 {
+              %203 = arith.addi %44, %197 : i64
+              %204 = arith.muli %203, %c16_i64 : i64
+              %205 = arith.maxsi %204, %35 : i64
+              %206 = arith.addi %204, %c16_i64 : i64
+              %207 = arith.minsi %206, %45 : i64
+              %208 = arith.subi %207, %205 : i64
+              %209 = arith.subi %205, %35 : i64
+              %210 = arith.muli %209, %43 : i64
+              %211 = arith.addi %41, %210 : i64
+              %212 = arith.muli %146, %c64_i64 : i64
+              %213 = arith.addi %211, %212 : i64
+              %214 = arith.addi %204, %169 : i64
+              %215 = arith.ori %214, %c2684354560_i64 : i64
+              %216 = arith.subi %205, %204 : i64
+              %217 = arith.addi %215, %216 : i64
+              "instgem.mvout"(%213, %217, %171, %208) : (i64, i64, i64, i64) -> ()
             }
           }
         }
-        scf.if %143 {
-          %157 = arith.muli %75, %145 : i64
-          %158 = arith.minsi %157, %42 : i64
-          %159 = arith.index_cast %158 : i64 to index
-          %160 = arith.index_cast %42 : i64 to index
-          scf.for %arg11 = %159 to %160 step %c1 {
-            %161 = arith.index_cast %arg11 : index to i64
-            %162 = arith.addi %36, %161 : i64
-            %163 = arith.muli %162, %c16_i64 : i64
-            %164 = arith.maxsi %163, %27 : i64
-            %165 = arith.addi %163, %c16_i64 : i64
-            %166 = arith.minsi %165, %37 : i64
-            %167 = arith.subi %166, %164 : i64
-            %168 = arith.subi %164, %27 : i64
-            %169 = arith.muli %168, %35 : i64
-            %170 = arith.addi %33, %169 : i64
-            %171 = arith.muli %139, %c64_i64 : i64
-            %172 = arith.addi %170, %171 : i64
-            %173 = arith.muli %139, %c16_i64 : i64
-            %174 = arith.addi %163, %173 : i64
-            %175 = arith.ori %174, %c2684354560_i64 : i64
-            %176 = arith.subi %164, %163 : i64
-            %177 = arith.addi %175, %176 : i64
-            %178 = arith.subi %29, %173 : i64
-            %179 = arith.minsi %178, %c16_i64 : i64
-            "instgem.mvout"(%172, %177, %179, %167) : (i64, i64, i64, i64) -> ()
+        scf.if %151 {
+          %165 = arith.muli %83, %153 : i64
+          %166 = arith.minsi %165, %50 : i64
+          %167 = arith.index_cast %166 : i64 to index
+          %168 = arith.index_cast %50 : i64 to index
+          scf.for %arg11 = %167 to %168 step %c1 {
+            %169 = arith.index_cast %arg11 : index to i64
+            %170 = arith.addi %44, %169 : i64
+            %171 = arith.muli %170, %c16_i64 : i64
+            %172 = arith.maxsi %171, %35 : i64
+            %173 = arith.addi %171, %c16_i64 : i64
+            %174 = arith.minsi %173, %45 : i64
+            %175 = arith.subi %174, %172 : i64
+            %176 = arith.subi %172, %35 : i64
+            %177 = arith.muli %176, %43 : i64
+            %178 = arith.addi %41, %177 : i64
+            %179 = arith.muli %147, %c64_i64 : i64
+            %180 = arith.addi %178, %179 : i64
+            %181 = arith.muli %147, %c16_i64 : i64
+            %182 = arith.addi %171, %181 : i64
+            %183 = arith.ori %182, %c2684354560_i64 : i64
+            %184 = arith.subi %172, %171 : i64
+            %185 = arith.addi %183, %184 : i64
+            %186 = arith.subi %37, %181 : i64
+            %187 = arith.minsi %186, %c16_i64 : i64
+            "instgem.mvout"(%180, %185, %187, %175) : (i64, i64, i64, i64) -> ()
           }
         }
-        %152 = arith.cmpi sgt, %75, %c0_i64 : i64
-        %153 = arith.subi %38, %c1_i64 : i64
-        %154 = arith.maxsi %153, %c0_i64 : i64
-        %155 = arith.minsi %154, %42 : i64
-        %156 = arith.select %152, %155, %c0_i64 : i64
-        scf.if %150 {
-          %157 = arith.index_cast %156 : i64 to index
-          %158 = arith.index_cast %42 : i64 to index
-          scf.for %arg11 = %157 to %158 step %c1 {
-            %159 = arith.index_cast %arg11 : index to i64
-            %160 = arith.addi %36, %159 : i64
-            %161 = arith.muli %160, %c16_i64 : i64
-            %162 = arith.maxsi %161, %27 : i64
-            %163 = arith.addi %161, %c16_i64 : i64
-            %164 = arith.minsi %163, %37 : i64
-            %165 = arith.subi %164, %162 : i64
-            %166 = arith.subi %162, %27 : i64
-            %167 = arith.muli %166, %35 : i64
-            %168 = arith.addi %33, %167 : i64
-            %169 = arith.muli %138, %c64_i64 : i64
-            %170 = arith.addi %168, %169 : i64
-            %171 = arith.muli %138, %c16_i64 : i64
-            %172 = arith.addi %161, %171 : i64
-            %173 = arith.ori %172, %c2684354560_i64 : i64
-            %174 = arith.subi %162, %161 : i64
-            %175 = arith.addi %173, %174 : i64
-            %176 = arith.subi %29, %171 : i64
-            %177 = arith.minsi %176, %c16_i64 : i64
-            "instgem.mvout"(%170, %175, %177, %165) : (i64, i64, i64, i64) -> ()
+        %160 = arith.cmpi sgt, %83, %c0_i64_3 : i64
+        %161 = arith.subi %46, %c1_i64_2 : i64
+        %162 = arith.maxsi %161, %c0_i64_3 : i64
+        %163 = arith.minsi %162, %50 : i64
+        %164 = arith.select %160, %163, %c0_i64_3 : i64
+        scf.if %158 {
+          %165 = arith.index_cast %164 : i64 to index
+          %166 = arith.index_cast %50 : i64 to index
+          scf.for %arg11 = %165 to %166 step %c1 {
+            %167 = arith.index_cast %arg11 : index to i64
+            %168 = arith.addi %44, %167 : i64
+            %169 = arith.muli %168, %c16_i64 : i64
+            %170 = arith.maxsi %169, %35 : i64
+            %171 = arith.addi %169, %c16_i64 : i64
+            %172 = arith.minsi %171, %45 : i64
+            %173 = arith.subi %172, %170 : i64
+            %174 = arith.subi %170, %35 : i64
+            %175 = arith.muli %174, %43 : i64
+            %176 = arith.addi %41, %175 : i64
+            %177 = arith.muli %146, %c64_i64 : i64
+            %178 = arith.addi %176, %177 : i64
+            %179 = arith.muli %146, %c16_i64 : i64
+            %180 = arith.addi %169, %179 : i64
+            %181 = arith.ori %180, %c2684354560_i64 : i64
+            %182 = arith.subi %170, %169 : i64
+            %183 = arith.addi %181, %182 : i64
+            %184 = arith.subi %37, %179 : i64
+            %185 = arith.minsi %184, %c16_i64 : i64
+            "instgem.mvout"(%178, %183, %185, %173) : (i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %132 {
-        %138 = arith.muli %81, %134 : index
-        %139 = arith.minsi %138, %100 : index
-        scf.for %arg10 = %139 to %100 step %c1 {
-          %146 = arith.index_cast %arg10 : index to i64
-          %147 = arith.divsi %146, %98 : i64
-          %148 = arith.addi %36, %147 : i64
-          %149 = arith.remsi %146, %98 : i64
-          %150 = arith.muli %148, %c16_i64 : i64
-          %151 = arith.maxsi %150, %27 : i64
-          %152 = arith.addi %150, %c16_i64 : i64
-          %153 = arith.minsi %152, %37 : i64
-          %154 = arith.subi %153, %151 : i64
-          %155 = arith.subi %151, %27 : i64
-          %156 = arith.muli %155, %97 : i64
-          %157 = arith.addi %96, %156 : i64
-          %158 = arith.muli %149, %c64_i64 : i64
+      scf.if %140 {
+        %146 = arith.muli %89, %142 : index
+        %147 = arith.minsi %146, %108 : index
+        scf.for %arg10 = %147 to %108 step %c1 {
+          %154 = arith.index_cast %arg10 : index to i64
+          %155 = arith.divsi %154, %106 : i64
+          %156 = arith.addi %44, %155 : i64
+          %157 = arith.remsi %154, %106 : i64
+          %158 = arith.muli %156, %c16_i64 : i64
+          %159 = arith.maxsi %158, %35 : i64
+          %160 = arith.addi %158, %c16_i64 : i64
+          %161 = arith.minsi %160, %45 : i64
+          %162 = arith.subi %161, %159 : i64
+          %163 = arith.subi %159, %35 : i64
+          %164 = arith.muli %163, %105 : i64
+          %165 = arith.addi %104, %164 : i64
+          %166 = arith.muli %157, %c64_i64 : i64
+          %167 = arith.addi %165, %166 : i64
+          %168 = arith.muli %156, %c32_i64 : i64
+          %169 = arith.addi %168, %166 : i64
+          %170 = arith.addi %169, %100 : i64
+          %171 = arith.subi %159, %158 : i64
+          %172 = arith.addi %170, %171 : i64
+          %173 = arith.subi %101, %166 : i64
+          %174 = arith.minsi %173, %c64_i64 : i64
+          "instgem.mvin"(%167, %172, %174, %162) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %148 = arith.muli %89, %143 : index
+        %149 = arith.minsi %148, %111 : index
+        scf.for %arg10 = %149 to %111 step %c1 {
+          %154 = arith.index_cast %arg10 : index to i64
+          %155 = arith.divsi %154, %106 : i64
+          %156 = arith.remsi %154, %106 : i64
+          %157 = arith.muli %155, %c32_i64 : i64
+          %158 = arith.muli %156, %c64_i64 : i64
           %159 = arith.addi %157, %158 : i64
-          %160 = arith.muli %148, %c32_i64 : i64
-          %161 = arith.addi %160, %158 : i64
-          %162 = arith.addi %161, %92 : i64
-          %163 = arith.subi %151, %150 : i64
-          %164 = arith.addi %162, %163 : i64
-          %165 = arith.subi %93, %158 : i64
-          %166 = arith.minsi %165, %c64_i64 : i64
-          "instgem.mvin"(%159, %164, %166, %154) : (i64, i64, i64, i64) -> ()
+          %160 = arith.addi %159, %100 : i64
+          %161 = arith.subi %101, %158 : i64
+          %162 = arith.minsi %161, %c64_i64 : i64
+          %163 = arith.muli %155, %c16_i64 : i64
+          %164 = arith.subi %35, %163 : i64
+          %165 = arith.minsi %164, %c16_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %160, %162, %165) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %140 = arith.muli %81, %135 : index
-        %141 = arith.minsi %140, %103 : index
-        scf.for %arg10 = %141 to %103 step %c1 {
-          %146 = arith.index_cast %arg10 : index to i64
-          %147 = arith.divsi %146, %98 : i64
-          %148 = arith.remsi %146, %98 : i64
-          %149 = arith.muli %147, %c32_i64 : i64
-          %150 = arith.muli %148, %c64_i64 : i64
-          %151 = arith.addi %149, %150 : i64
-          %152 = arith.addi %151, %92 : i64
-          %153 = arith.subi %93, %150 : i64
-          %154 = arith.minsi %153, %c64_i64 : i64
-          %155 = arith.muli %147, %c16_i64 : i64
-          %156 = arith.subi %27, %155 : i64
-          %157 = arith.minsi %156, %c16_i64 : i64
-          "instgem.mvin"(%c0_i64, %152, %154, %157) : (i64, i64, i64, i64) -> ()
+        %150 = arith.muli %89, %144 : index
+        %151 = arith.minsi %150, %136 : index
+        scf.for %arg10 = %151 to %136 step %c1 {
+          %154 = arith.index_cast %arg10 : index to i64
+          %155 = arith.divsi %154, %127 : i64
+          %156 = arith.addi %128, %155 : i64
+          %157 = arith.remsi %154, %127 : i64
+          %158 = arith.muli %156, %c16_i64 : i64
+          %159 = arith.maxsi %158, %121 : i64
+          %160 = arith.addi %158, %c16_i64 : i64
+          %161 = arith.minsi %160, %129 : i64
+          %162 = arith.subi %161, %159 : i64
+          %163 = arith.subi %159, %121 : i64
+          %164 = arith.muli %163, %126 : i64
+          %165 = arith.addi %125, %164 : i64
+          %166 = arith.muli %157, %c64_i64 : i64
+          %167 = arith.addi %165, %166 : i64
+          %168 = arith.addi %158, %166 : i64
+          %169 = arith.addi %168, %120 : i64
+          %170 = arith.subi %159, %158 : i64
+          %171 = arith.addi %169, %170 : i64
+          %172 = arith.subi %37, %166 : i64
+          %173 = arith.minsi %172, %c64_i64 : i64
+          "instgem.mvin2"(%167, %171, %173, %162) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %142 = arith.muli %81, %136 : index
-        %143 = arith.minsi %142, %128 : index
-        scf.for %arg10 = %143 to %128 step %c1 {
-          %146 = arith.index_cast %arg10 : index to i64
-          %147 = arith.divsi %146, %119 : i64
-          %148 = arith.addi %120, %147 : i64
-          %149 = arith.remsi %146, %119 : i64
-          %150 = arith.muli %148, %c16_i64 : i64
-          %151 = arith.maxsi %150, %113 : i64
-          %152 = arith.addi %150, %c16_i64 : i64
-          %153 = arith.minsi %152, %121 : i64
-          %154 = arith.subi %153, %151 : i64
-          %155 = arith.subi %151, %113 : i64
-          %156 = arith.muli %155, %118 : i64
-          %157 = arith.addi %117, %156 : i64
-          %158 = arith.muli %149, %c64_i64 : i64
+        %152 = arith.muli %89, %145 : index
+        %153 = arith.minsi %152, %139 : index
+        scf.for %arg10 = %153 to %139 step %c1 {
+          %154 = arith.index_cast %arg10 : index to i64
+          %155 = arith.divsi %154, %127 : i64
+          %156 = arith.remsi %154, %127 : i64
+          %157 = arith.muli %155, %c16_i64 : i64
+          %158 = arith.muli %156, %c64_i64 : i64
           %159 = arith.addi %157, %158 : i64
-          %160 = arith.addi %150, %158 : i64
-          %161 = arith.addi %160, %112 : i64
-          %162 = arith.subi %151, %150 : i64
-          %163 = arith.addi %161, %162 : i64
-          %164 = arith.subi %29, %158 : i64
-          %165 = arith.minsi %164, %c64_i64 : i64
-          "instgem.mvin2"(%159, %163, %165, %154) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %144 = arith.muli %81, %137 : index
-        %145 = arith.minsi %144, %131 : index
-        scf.for %arg10 = %145 to %131 step %c1 {
-          %146 = arith.index_cast %arg10 : index to i64
-          %147 = arith.divsi %146, %119 : i64
-          %148 = arith.remsi %146, %119 : i64
-          %149 = arith.muli %147, %c16_i64 : i64
-          %150 = arith.muli %148, %c64_i64 : i64
-          %151 = arith.addi %149, %150 : i64
-          %152 = arith.addi %151, %112 : i64
-          %153 = arith.subi %29, %150 : i64
-          %154 = arith.minsi %153, %c64_i64 : i64
-          %155 = arith.subi %113, %149 : i64
-          %156 = arith.minsi %155, %c16_i64 : i64
-          "instgem.mvin2"(%c0_i64, %152, %154, %156) : (i64, i64, i64, i64) -> ()
+          %160 = arith.addi %159, %120 : i64
+          %161 = arith.subi %37, %158 : i64
+          %162 = arith.minsi %161, %c64_i64 : i64
+          %163 = arith.subi %121, %157 : i64
+          %164 = arith.minsi %163, %c16_i64 : i64
+          "instgem.mvin2"(%c0_i64_3, %160, %162, %164) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
-      scf.if %78 {
+      scf.if %86 {
         scf.for %arg10 = %c0 to %c2 step %c1 {
-          %138 = arith.index_cast %arg10 : index to i64
-          %139 = arith.remsi %138, %c2_i64 : i64
-          %140 = arith.divsi %138, %c2_i64 : i64
-          %141 = arith.muli %140, %c16_i64 : i64
-          %142 = arith.subi %c16_i64, %141 : i64
-          %143 = arith.minsi %142, %c16_i64 : i64
-          %144 = arith.muli %139, %c16_i64 : i64
-          %145 = arith.addi %144, %141 : i64
-          %146 = arith.ori %145, %c2147483648_i64 : i64
-          %147 = arith.cmpi eq, %75, %c0_i64 : i64
-          %148 = arith.cmpi sge, %139, %38 : i64
-          %149 = arith.cmpi sge, %140, %80 : i64
-          %150 = arith.ori %147, %148 : i1
-          %151 = arith.ori %150, %149 : i1
-          scf.if %151 {
-            "instgem.mvin"(%c0_i64, %146, %143, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %146 = arith.index_cast %arg10 : index to i64
+          %147 = arith.remsi %146, %c2_i64_1 : i64
+          %148 = arith.divsi %146, %c2_i64_1 : i64
+          %149 = arith.muli %148, %c16_i64 : i64
+          %150 = arith.subi %c16_i64, %149 : i64
+          %151 = arith.minsi %150, %c16_i64 : i64
+          %152 = arith.muli %147, %c16_i64 : i64
+          %153 = arith.addi %152, %149 : i64
+          %154 = arith.ori %153, %c2147483648_i64 : i64
+          %155 = arith.cmpi eq, %83, %c0_i64_3 : i64
+          %156 = arith.cmpi sge, %147, %46 : i64
+          %157 = arith.cmpi sge, %148, %88 : i64
+          %158 = arith.ori %155, %156 : i1
+          %159 = arith.ori %158, %157 : i1
+          scf.if %159 {
+            "instgem.mvin"(%c0_i64_3, %154, %151, %c16_i64) : (i64, i64, i64, i64) -> ()
           }
         }
       }
-      scf.if %77 {
-        %138 = arith.minsi %80, %43 : i64
-        %139 = arith.index_cast %138 : i64 to index
-        %140 = arith.index_cast %43 : i64 to index
-        scf.for %arg10 = %139 to %140 step %c1 {
-          %141 = arith.index_cast %arg10 : index to i64
-          %142 = arith.index_cast %42 : i64 to index
-          scf.for %arg11 = %c0 to %142 step %c1 {
-            %143 = arith.index_cast %arg11 : index to i64
-            %144 = arith.addi %36, %143 : i64
-            %145 = arith.muli %144, %c16_i64 : i64
-            %146 = arith.maxsi %145, %27 : i64
-            %147 = arith.addi %145, %c16_i64 : i64
-            %148 = arith.minsi %147, %37 : i64
-            %149 = arith.subi %148, %146 : i64
-            %150 = arith.subi %146, %27 : i64
-            %151 = arith.muli %150, %35 : i64
-            %152 = arith.addi %33, %151 : i64
-            %153 = arith.muli %141, %c64_i64 : i64
-            %154 = arith.addi %152, %153 : i64
-            %155 = arith.muli %141, %c16_i64 : i64
-            %156 = arith.addi %145, %155 : i64
-            %157 = arith.ori %156, %c2684354560_i64 : i64
-            %158 = arith.subi %146, %145 : i64
-            %159 = arith.addi %157, %158 : i64
-            %160 = arith.subi %29, %155 : i64
-            %161 = arith.minsi %160, %c16_i64 : i64
-            "instgem.mvout"(%154, %159, %161, %149) : (i64, i64, i64, i64) -> ()
+      scf.if %85 {
+        %146 = arith.minsi %88, %51 : i64
+        %147 = arith.index_cast %146 : i64 to index
+        %148 = arith.index_cast %51 : i64 to index
+        scf.for %arg10 = %147 to %148 step %c1 {
+          %149 = arith.index_cast %arg10 : index to i64
+          %150 = arith.index_cast %50 : i64 to index
+          scf.for %arg11 = %c0 to %150 step %c1 {
+            %151 = arith.index_cast %arg11 : index to i64
+            %152 = arith.addi %44, %151 : i64
+            %153 = arith.muli %152, %c16_i64 : i64
+            %154 = arith.maxsi %153, %35 : i64
+            %155 = arith.addi %153, %c16_i64 : i64
+            %156 = arith.minsi %155, %45 : i64
+            %157 = arith.subi %156, %154 : i64
+            %158 = arith.subi %154, %35 : i64
+            %159 = arith.muli %158, %43 : i64
+            %160 = arith.addi %41, %159 : i64
+            %161 = arith.muli %149, %c64_i64 : i64
+            %162 = arith.addi %160, %161 : i64
+            %163 = arith.muli %149, %c16_i64 : i64
+            %164 = arith.addi %153, %163 : i64
+            %165 = arith.ori %164, %c2684354560_i64 : i64
+            %166 = arith.subi %154, %153 : i64
+            %167 = arith.addi %165, %166 : i64
+            %168 = arith.subi %37, %163 : i64
+            %169 = arith.minsi %168, %c16_i64 : i64
+            "instgem.mvout"(%162, %167, %169, %157) : (i64, i64, i64, i64) -> ()
           }
         }
       }
-      scf.yield %48, %62 : index, index
+      scf.yield %56, %70 : index, index
     }
-    scf.if %26 {
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %35, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %46 = arith.muli %42, %43 : i64
-      %47 = arith.index_cast %46 : i64 to index
-      scf.for %arg7 = %c0 to %47 step %c1 {
-        %48 = arith.index_cast %arg7 : index to i64
-        %49 = arith.remsi %48, %42 : i64
-        %50 = arith.divsi %48, %42 : i64
-        %51 = arith.addi %36, %49 : i64
-        %52 = arith.muli %51, %c16_i64 : i64
-        %53 = arith.maxsi %52, %27 : i64
-        %54 = arith.addi %52, %c16_i64 : i64
-        %55 = arith.minsi %54, %37 : i64
-        %56 = arith.subi %55, %53 : i64
-        %57 = arith.subi %53, %27 : i64
-        %58 = arith.muli %57, %35 : i64
-        %59 = arith.addi %33, %58 : i64
-        %60 = arith.muli %50, %c64_i64 : i64
-        %61 = arith.addi %59, %60 : i64
-        %62 = arith.muli %50, %c16_i64 : i64
-        %63 = arith.addi %52, %62 : i64
-        %64 = arith.ori %63, %c2684354560_i64 : i64
-        %65 = arith.subi %53, %52 : i64
-        %66 = arith.addi %64, %65 : i64
-        %67 = arith.subi %29, %62 : i64
-        %68 = arith.minsi %67, %c16_i64 : i64
-        "instgem.mvout"(%61, %66, %68, %56) : (i64, i64, i64, i64) -> ()
+    scf.if %34 {
+      %54 = arith.muli %50, %51 : i64
+      %55 = arith.index_cast %54 : i64 to index
+      scf.for %arg7 = %c0 to %55 step %c1 {
+        %56 = arith.index_cast %arg7 : index to i64
+        %57 = arith.remsi %56, %50 : i64
+        %58 = arith.divsi %56, %50 : i64
+        %59 = arith.addi %44, %57 : i64
+        %60 = arith.muli %59, %c16_i64 : i64
+        %61 = arith.maxsi %60, %35 : i64
+        %62 = arith.addi %60, %c16_i64 : i64
+        %63 = arith.minsi %62, %45 : i64
+        %64 = arith.subi %63, %61 : i64
+        %65 = arith.subi %61, %35 : i64
+        %66 = arith.muli %65, %43 : i64
+        %67 = arith.addi %41, %66 : i64
+        %68 = arith.muli %58, %c64_i64 : i64
+        %69 = arith.addi %67, %68 : i64
+        %70 = arith.muli %58, %c16_i64 : i64
+        %71 = arith.addi %60, %70 : i64
+        %72 = arith.ori %71, %c2684354560_i64 : i64
+        %73 = arith.subi %61, %60 : i64
+        %74 = arith.addi %72, %73 : i64
+        %75 = arith.subi %37, %70 : i64
+        %76 = arith.minsi %75, %c16_i64 : i64
+        "instgem.mvout"(%69, %74, %76, %64) : (i64, i64, i64, i64) -> ()
       }
     }
     "instgem.fence"() : () -> ()

@@ -9,6 +9,9 @@
 // CHECK: llvm.func @baco_boundary_error(i64, i64) attributes {sym_visibility = "private"}
 // CHECK: llvm.func @baco_program_id(i64) -> i64 attributes {sym_visibility = "private"}
 // CHECK-LABEL: llvm.func @resadd_kernel(%{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: f32, %{{[A-Za-z0-9_.$#-]+}}: f32, %{{[A-Za-z0-9_.$#-]+}}: f32) attributes {gemmini.acc_rows_used = 64 : i64, gemmini.sp_rows_used = 0 : i64} {
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: llvm.call @baco.rocc.config_ex(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
@@ -29,220 +32,236 @@ module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
   func.func @resadd_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: f32, %arg6: f32, %arg7: f32) attributes {gemmini.acc_rows_used = 64 : i64, gemmini.sp_rows_used = 0 : i64} {
+    %c0_i64 = arith.constant 0 : i64
+    %c0_i64_0 = arith.constant 0 : i64
+    %0 = call @baco_program_id(%c0_i64_0) : (i64) -> i64
+    %1 = arith.cmpi eq, %0, %c0_i64 : i64
+    %c1_i64 = arith.constant 1 : i64
+    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
+    %3 = arith.cmpi eq, %2, %c0_i64 : i64
+    %c2_i64 = arith.constant 2 : i64
+    %4 = call @baco_program_id(%c2_i64) : (i64) -> i64
+    %5 = arith.cmpi eq, %4, %c0_i64 : i64
+    %6 = arith.andi %1, %3 : i1
+    %7 = arith.andi %6, %5 : i1
     %c4 = arith.constant 4 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c64_i64 = arith.constant 64 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c32_i64 = arith.constant 32 : i64
-    %c2_i64 = arith.constant 2 : i64
+    %c2_i64_1 = arith.constant 2 : i64
     %c1 = arith.constant 1 : index
     %c16_i64 = arith.constant 16 : i64
     %c32 = arith.constant 32 : index
     %c0 = arith.constant 0 : index
-    %c40_i64 = arith.constant 40 : i64
+    %c41_i64 = arith.constant 41 : i64
     %c13_i64 = arith.constant 13 : i64
     %c58_i64 = arith.constant 58 : i64
-    %c46_i64 = arith.constant 46 : i64
+    %c47_i64 = arith.constant 47 : i64
     %c5_i64 = arith.constant 5 : i64
-    %c1_i64 = arith.constant 1 : i64
-    %c0_i64 = arith.constant 0 : i64
+    %c1_i64_2 = arith.constant 1 : i64
+    %c0_i64_3 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
-    "instgem.config_ex"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %c1065353216_i64, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %0 = call @baco_program_id(%c0_i64) : (i64) -> i64
-    %1 = arith.index_cast %0 : i64 to index
-    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
-    %3 = arith.index_cast %2 : i64 to index
-    %4 = arith.muli %1, %c32 : index
-    %5 = arith.muli %3, %c32 : index
+    scf.if %7 {
+      "instgem.config_ex"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %c1065353216_i64, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    }
+    %8 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
+    %9 = arith.index_cast %8 : i64 to index
+    %10 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
+    %11 = arith.index_cast %10 : i64 to index
+    %12 = arith.muli %9, %c32 : index
+    %13 = arith.muli %11, %c32 : index
     %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %6 = arith.maxsi %4, %c0 : index
-    %7 = arith.minsi %6, %arg3 : index
-    %8 = arith.addi %4, %c32 : index
-    %9 = arith.maxsi %8, %c0 : index
-    %10 = arith.minsi %9, %arg3 : index
-    %11 = arith.subi %7, %4 : index
-    %12 = arith.maxsi %11, %c0 : index
-    %13 = arith.minsi %12, %c32 : index
-    %14 = arith.subi %10, %7 : index
-    %15 = arith.maxsi %5, %c0 : index
-    %16 = arith.minsi %15, %arg4 : index
-    %17 = arith.addi %5, %c32 : index
-    %18 = arith.maxsi %17, %c0 : index
-    %19 = arith.minsi %18, %arg4 : index
-    %20 = arith.subi %16, %5 : index
-    %21 = arith.maxsi %20, %c0 : index
-    %22 = arith.minsi %21, %c32 : index
-    %23 = arith.subi %19, %16 : index
-    %24 = arith.cmpi sgt, %22, %c0 : index
-    scf.if %24 {
-      func.call @baco_boundary_error(%c40_i64, %c13_i64) : (i64, i64) -> ()
+    %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    %14 = arith.maxsi %12, %c0 : index
+    %15 = arith.minsi %14, %arg3 : index
+    %16 = arith.addi %12, %c32 : index
+    %17 = arith.maxsi %16, %c0 : index
+    %18 = arith.minsi %17, %arg3 : index
+    %19 = arith.subi %15, %12 : index
+    %20 = arith.maxsi %19, %c0 : index
+    %21 = arith.minsi %20, %c32 : index
+    %22 = arith.subi %18, %15 : index
+    %23 = arith.maxsi %13, %c0 : index
+    %24 = arith.minsi %23, %arg4 : index
+    %25 = arith.addi %13, %c32 : index
+    %26 = arith.maxsi %25, %c0 : index
+    %27 = arith.minsi %26, %arg4 : index
+    %28 = arith.subi %24, %13 : index
+    %29 = arith.maxsi %28, %c0 : index
+    %30 = arith.minsi %29, %c32 : index
+    %31 = arith.subi %27, %24 : index
+    %32 = arith.cmpi sgt, %30, %c0 : index
+    scf.if %32 {
+      func.call @baco_boundary_error(%c41_i64, %c13_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast[%7, %16] [%14, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    scf.if %24 {
-      func.call @baco_boundary_error(%c40_i64, %c58_i64) : (i64, i64) -> ()
+    %subview = memref.subview %reinterpret_cast[%15, %24] [%22, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    scf.if %32 {
+      func.call @baco_boundary_error(%c41_i64, %c58_i64) : (i64, i64) -> ()
     }
-    %subview_1 = memref.subview %reinterpret_cast_0[%7, %16] [%14, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %25 = arith.index_cast %13 : index to i64
-    %26 = arith.index_cast %14 : index to i64
-    %27 = arith.index_cast %23 : index to i64
+    %subview_5 = memref.subview %reinterpret_cast_4[%15, %24] [%22, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %33 = arith.index_cast %21 : index to i64
+    %34 = arith.index_cast %22 : index to i64
+    %35 = arith.index_cast %31 : index to i64
     scf.for %arg8 = %c0 to %c4 step %c1 {
-      %62 = arith.index_cast %arg8 : index to i64
-      %63 = arith.remsi %62, %c2_i64 : i64
-      %64 = arith.divsi %62, %c2_i64 : i64
-      %65 = arith.muli %64, %c16_i64 : i64
-      %66 = arith.subi %c32_i64, %65 : i64
-      %67 = arith.minsi %66, %c16_i64 : i64
-      %68 = arith.muli %63, %c32_i64 : i64
-      %69 = arith.addi %68, %65 : i64
-      %70 = arith.ori %69, %c2147483648_i64 : i64
-      %71 = arith.muli %63, %c16_i64 : i64
-      %72 = arith.cmpi slt, %71, %25 : i64
-      %73 = arith.addi %71, %c16_i64 : i64
-      %74 = arith.addi %25, %26 : i64
-      %75 = arith.cmpi sgt, %73, %74 : i64
-      %76 = arith.addi %65, %c16_i64 : i64
-      %77 = arith.cmpi sgt, %76, %27 : i64
-      %78 = arith.ori %72, %75 : i1
-      %79 = arith.ori %78, %77 : i1
-      scf.if %79 {
-        "instgem.mvin"(%c0_i64, %70, %67, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %70 = arith.index_cast %arg8 : index to i64
+      %71 = arith.remsi %70, %c2_i64_1 : i64
+      %72 = arith.divsi %70, %c2_i64_1 : i64
+      %73 = arith.muli %72, %c16_i64 : i64
+      %74 = arith.subi %c32_i64, %73 : i64
+      %75 = arith.minsi %74, %c16_i64 : i64
+      %76 = arith.muli %71, %c32_i64 : i64
+      %77 = arith.addi %76, %73 : i64
+      %78 = arith.ori %77, %c2147483648_i64 : i64
+      %79 = arith.muli %71, %c16_i64 : i64
+      %80 = arith.cmpi slt, %79, %33 : i64
+      %81 = arith.addi %79, %c16_i64 : i64
+      %82 = arith.addi %33, %34 : i64
+      %83 = arith.cmpi sgt, %81, %82 : i64
+      %84 = arith.addi %73, %c16_i64 : i64
+      %85 = arith.cmpi sgt, %84, %35 : i64
+      %86 = arith.ori %80, %83 : i1
+      %87 = arith.ori %86, %85 : i1
+      scf.if %87 {
+        "instgem.mvin"(%c0_i64_3, %78, %75, %c16_i64) : (i64, i64, i64, i64) -> ()
       }
     }
-    %28 = arith.bitcast %arg5 : f32 to i32
-    %29 = arith.extui %28 : i32 to i64
+    %36 = arith.bitcast %arg5 : f32 to i32
+    %37 = arith.extui %36 : i32 to i64
     %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %30 = arith.index_cast %intptr : index to i64
-    %31 = arith.index_cast %offset : index to i64
-    %32 = arith.addi %30, %31 : i64
-    %33 = arith.index_cast %strides#0 : index to i64
-    "instgem.config_ld"(%c1_i64, %c0_i64, %c1_i64, %c16_i64, %29, %33) : (i64, i64, i64, i64, i64, i64) -> ()
-    %34 = arith.ceildivsi %27, %c64_i64 : i64
-    %35 = arith.divsi %25, %c16_i64 : i64
-    %36 = arith.addi %25, %26 : i64
-    %37 = arith.ceildivsi %36, %c16_i64 : i64
-    %38 = arith.subi %37, %35 : i64
-    %39 = arith.cmpi sgt, %26, %c0_i64 : i64
-    %40 = arith.extui %39 : i1 to i64
-    %41 = arith.muli %38, %40 : i64
-    %42 = arith.muli %41, %34 : i64
-    %43 = arith.index_cast %42 : i64 to index
-    scf.for %arg8 = %c0 to %43 step %c1 {
-      %62 = arith.index_cast %arg8 : index to i64
-      %63 = arith.divsi %62, %34 : i64
-      %64 = arith.addi %35, %63 : i64
-      %65 = arith.remsi %62, %34 : i64
-      %66 = arith.muli %64, %c16_i64 : i64
-      %67 = arith.maxsi %66, %25 : i64
-      %68 = arith.addi %66, %c16_i64 : i64
-      %69 = arith.minsi %68, %36 : i64
-      %70 = arith.subi %69, %67 : i64
-      %71 = arith.subi %67, %25 : i64
-      %72 = arith.muli %71, %33 : i64
-      %73 = arith.addi %32, %72 : i64
-      %74 = arith.muli %65, %c64_i64 : i64
+    %38 = arith.index_cast %intptr : index to i64
+    %39 = arith.index_cast %offset : index to i64
+    %40 = arith.addi %38, %39 : i64
+    %41 = arith.index_cast %strides#0 : index to i64
+    "instgem.config_ld"(%c1_i64_2, %c0_i64_3, %c1_i64_2, %c16_i64, %37, %41) : (i64, i64, i64, i64, i64, i64) -> ()
+    %42 = arith.ceildivsi %35, %c64_i64 : i64
+    %43 = arith.divsi %33, %c16_i64 : i64
+    %44 = arith.addi %33, %34 : i64
+    %45 = arith.ceildivsi %44, %c16_i64 : i64
+    %46 = arith.subi %45, %43 : i64
+    %47 = arith.cmpi sgt, %34, %c0_i64_3 : i64
+    %48 = arith.extui %47 : i1 to i64
+    %49 = arith.muli %46, %48 : i64
+    %50 = arith.muli %49, %42 : i64
+    %51 = arith.index_cast %50 : i64 to index
+    scf.for %arg8 = %c0 to %51 step %c1 {
+      %70 = arith.index_cast %arg8 : index to i64
+      %71 = arith.divsi %70, %42 : i64
+      %72 = arith.addi %43, %71 : i64
+      %73 = arith.remsi %70, %42 : i64
+      %74 = arith.muli %72, %c16_i64 : i64
+      %75 = arith.maxsi %74, %33 : i64
+      %76 = arith.addi %74, %c16_i64 : i64
+      %77 = arith.minsi %76, %44 : i64
+      %78 = arith.subi %77, %75 : i64
+      %79 = arith.subi %75, %33 : i64
+      %80 = arith.muli %79, %41 : i64
+      %81 = arith.addi %40, %80 : i64
+      %82 = arith.muli %73, %c64_i64 : i64
+      %83 = arith.addi %81, %82 : i64
+      %84 = arith.muli %72, %c32_i64 : i64
+      %85 = arith.addi %84, %82 : i64
+      %86 = arith.ori %85, %c2147483648_i64 : i64
+      %87 = arith.subi %75, %74 : i64
+      %88 = arith.addi %86, %87 : i64
+      %89 = arith.subi %35, %82 : i64
+      %90 = arith.minsi %89, %c64_i64 : i64
+      "instgem.mvin"(%83, %88, %90, %78) : (i64, i64, i64, i64) -> ()
+    } {gemmini.load_stream}
+    %52 = arith.ceildivsi %33, %c16_i64 : i64
+    %53 = arith.muli %52, %42 : i64
+    %54 = arith.index_cast %53 : i64 to index
+    scf.for %arg8 = %c0 to %54 step %c1 {
+      %70 = arith.index_cast %arg8 : index to i64
+      %71 = arith.divsi %70, %42 : i64
+      %72 = arith.remsi %70, %42 : i64
+      %73 = arith.muli %71, %c32_i64 : i64
+      %74 = arith.muli %72, %c64_i64 : i64
       %75 = arith.addi %73, %74 : i64
-      %76 = arith.muli %64, %c32_i64 : i64
-      %77 = arith.addi %76, %74 : i64
-      %78 = arith.ori %77, %c2147483648_i64 : i64
-      %79 = arith.subi %67, %66 : i64
-      %80 = arith.addi %78, %79 : i64
-      %81 = arith.subi %27, %74 : i64
-      %82 = arith.minsi %81, %c64_i64 : i64
-      "instgem.mvin"(%75, %80, %82, %70) : (i64, i64, i64, i64) -> ()
+      %76 = arith.ori %75, %c2147483648_i64 : i64
+      %77 = arith.subi %35, %74 : i64
+      %78 = arith.minsi %77, %c64_i64 : i64
+      %79 = arith.muli %71, %c16_i64 : i64
+      %80 = arith.subi %33, %79 : i64
+      %81 = arith.minsi %80, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %76, %78, %81) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %44 = arith.ceildivsi %25, %c16_i64 : i64
-    %45 = arith.muli %44, %34 : i64
-    %46 = arith.index_cast %45 : i64 to index
-    scf.for %arg8 = %c0 to %46 step %c1 {
-      %62 = arith.index_cast %arg8 : index to i64
-      %63 = arith.divsi %62, %34 : i64
-      %64 = arith.remsi %62, %34 : i64
-      %65 = arith.muli %63, %c32_i64 : i64
-      %66 = arith.muli %64, %c64_i64 : i64
-      %67 = arith.addi %65, %66 : i64
-      %68 = arith.ori %67, %c2147483648_i64 : i64
-      %69 = arith.subi %27, %66 : i64
-      %70 = arith.minsi %69, %c64_i64 : i64
-      %71 = arith.muli %63, %c16_i64 : i64
-      %72 = arith.subi %25, %71 : i64
-      %73 = arith.minsi %72, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %68, %70, %73) : (i64, i64, i64, i64) -> ()
+    %55 = arith.bitcast %arg6 : f32 to i32
+    %56 = arith.extui %55 : i32 to i64
+    %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+    %intptr_10 = memref.extract_aligned_pointer_as_index %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+    %57 = arith.index_cast %intptr_10 : index to i64
+    %58 = arith.index_cast %offset_7 : index to i64
+    %59 = arith.addi %57, %58 : i64
+    %60 = arith.index_cast %strides_9#0 : index to i64
+    "instgem.config_ld"(%c1_i64_2, %c0_i64_3, %c1_i64_2, %c16_i64, %56, %60) : (i64, i64, i64, i64, i64, i64) -> ()
+    scf.for %arg8 = %c0 to %51 step %c1 {
+      %70 = arith.index_cast %arg8 : index to i64
+      %71 = arith.divsi %70, %42 : i64
+      %72 = arith.addi %43, %71 : i64
+      %73 = arith.remsi %70, %42 : i64
+      %74 = arith.muli %72, %c16_i64 : i64
+      %75 = arith.maxsi %74, %33 : i64
+      %76 = arith.addi %74, %c16_i64 : i64
+      %77 = arith.minsi %76, %44 : i64
+      %78 = arith.subi %77, %75 : i64
+      %79 = arith.subi %75, %33 : i64
+      %80 = arith.muli %79, %60 : i64
+      %81 = arith.addi %59, %80 : i64
+      %82 = arith.muli %73, %c64_i64 : i64
+      %83 = arith.addi %81, %82 : i64
+      %84 = arith.muli %72, %c32_i64 : i64
+      %85 = arith.addi %84, %82 : i64
+      %86 = arith.ori %85, %c3221225472_i64 : i64
+      %87 = arith.subi %75, %74 : i64
+      %88 = arith.addi %86, %87 : i64
+      %89 = arith.subi %35, %82 : i64
+      %90 = arith.minsi %89, %c64_i64 : i64
+      "instgem.mvin"(%83, %88, %90, %78) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %47 = arith.bitcast %arg6 : f32 to i32
-    %48 = arith.extui %47 : i32 to i64
-    %base_buffer_2, %offset_3, %sizes_4:2, %strides_5:2 = memref.extract_strided_metadata %subview_1 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr_6 = memref.extract_aligned_pointer_as_index %subview_1 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %49 = arith.index_cast %intptr_6 : index to i64
-    %50 = arith.index_cast %offset_3 : index to i64
-    %51 = arith.addi %49, %50 : i64
-    %52 = arith.index_cast %strides_5#0 : index to i64
-    "instgem.config_ld"(%c1_i64, %c0_i64, %c1_i64, %c16_i64, %48, %52) : (i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg8 = %c0 to %43 step %c1 {
-      %62 = arith.index_cast %arg8 : index to i64
-      %63 = arith.divsi %62, %34 : i64
-      %64 = arith.addi %35, %63 : i64
-      %65 = arith.remsi %62, %34 : i64
-      %66 = arith.muli %64, %c16_i64 : i64
-      %67 = arith.maxsi %66, %25 : i64
-      %68 = arith.addi %66, %c16_i64 : i64
-      %69 = arith.minsi %68, %36 : i64
-      %70 = arith.subi %69, %67 : i64
-      %71 = arith.subi %67, %25 : i64
-      %72 = arith.muli %71, %52 : i64
-      %73 = arith.addi %51, %72 : i64
-      %74 = arith.muli %65, %c64_i64 : i64
-      %75 = arith.addi %73, %74 : i64
-      %76 = arith.muli %64, %c32_i64 : i64
-      %77 = arith.addi %76, %74 : i64
-      %78 = arith.ori %77, %c3221225472_i64 : i64
-      %79 = arith.subi %67, %66 : i64
-      %80 = arith.addi %78, %79 : i64
-      %81 = arith.subi %27, %74 : i64
-      %82 = arith.minsi %81, %c64_i64 : i64
-      "instgem.mvin"(%75, %80, %82, %70) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %reinterpret_cast_7 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    scf.if %24 {
-      func.call @baco_boundary_error(%c46_i64, %c5_i64) : (i64, i64) -> ()
+    %reinterpret_cast_11 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    scf.if %32 {
+      func.call @baco_boundary_error(%c47_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview_8 = memref.subview %reinterpret_cast_7[%7, %16] [%14, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %53 = arith.index_cast %intptr_13 : index to i64
-    %54 = arith.index_cast %offset_10 : index to i64
-    %55 = arith.addi %53, %54 : i64
-    %56 = arith.index_cast %strides_12#0 : index to i64
-    %57 = arith.bitcast %arg7 : f32 to i32
-    %58 = arith.extui %57 : i32 to i64
-    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %56, %58) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %59 = arith.ceildivsi %27, %c16_i64 : i64
-    %60 = arith.muli %41, %59 : i64
-    %61 = arith.index_cast %60 : i64 to index
-    scf.for %arg8 = %c0 to %61 step %c1 {
-      %62 = arith.index_cast %arg8 : index to i64
-      %63 = arith.remsi %62, %41 : i64
-      %64 = arith.divsi %62, %41 : i64
-      %65 = arith.addi %35, %63 : i64
-      %66 = arith.muli %65, %c16_i64 : i64
-      %67 = arith.maxsi %66, %25 : i64
-      %68 = arith.addi %66, %c16_i64 : i64
-      %69 = arith.minsi %68, %36 : i64
-      %70 = arith.subi %69, %67 : i64
-      %71 = arith.subi %67, %25 : i64
-      %72 = arith.muli %71, %56 : i64
-      %73 = arith.addi %55, %72 : i64
-      %74 = arith.muli %64, %c16_i64 : i64
-      %75 = arith.addi %73, %74 : i64
-      %76 = arith.muli %65, %c32_i64 : i64
-      %77 = arith.addi %76, %74 : i64
-      %78 = arith.ori %77, %c2147483648_i64 : i64
-      %79 = arith.subi %67, %66 : i64
-      %80 = arith.addi %78, %79 : i64
-      %81 = arith.subi %27, %74 : i64
-      %82 = arith.minsi %81, %c16_i64 : i64
-      "instgem.mvout"(%75, %80, %82, %70) : (i64, i64, i64, i64) -> ()
+    %subview_12 = memref.subview %reinterpret_cast_11[%15, %24] [%22, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+    %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+    %61 = arith.index_cast %intptr_17 : index to i64
+    %62 = arith.index_cast %offset_14 : index to i64
+    %63 = arith.addi %61, %62 : i64
+    %64 = arith.index_cast %strides_16#0 : index to i64
+    %65 = arith.bitcast %arg7 : f32 to i32
+    %66 = arith.extui %65 : i32 to i64
+    scf.if %7 {
+      "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %64, %66) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    }
+    %67 = arith.ceildivsi %35, %c16_i64 : i64
+    %68 = arith.muli %49, %67 : i64
+    %69 = arith.index_cast %68 : i64 to index
+    scf.for %arg8 = %c0 to %69 step %c1 {
+      %70 = arith.index_cast %arg8 : index to i64
+      %71 = arith.remsi %70, %49 : i64
+      %72 = arith.divsi %70, %49 : i64
+      %73 = arith.addi %43, %71 : i64
+      %74 = arith.muli %73, %c16_i64 : i64
+      %75 = arith.maxsi %74, %33 : i64
+      %76 = arith.addi %74, %c16_i64 : i64
+      %77 = arith.minsi %76, %44 : i64
+      %78 = arith.subi %77, %75 : i64
+      %79 = arith.subi %75, %33 : i64
+      %80 = arith.muli %79, %64 : i64
+      %81 = arith.addi %63, %80 : i64
+      %82 = arith.muli %72, %c16_i64 : i64
+      %83 = arith.addi %81, %82 : i64
+      %84 = arith.muli %73, %c32_i64 : i64
+      %85 = arith.addi %84, %82 : i64
+      %86 = arith.ori %85, %c2147483648_i64 : i64
+      %87 = arith.subi %75, %74 : i64
+      %88 = arith.addi %86, %87 : i64
+      %89 = arith.subi %35, %82 : i64
+      %90 = arith.minsi %89, %c16_i64 : i64
+      "instgem.mvout"(%83, %88, %90, %78) : (i64, i64, i64, i64) -> ()
     }
     "instgem.fence"() : () -> ()
     return

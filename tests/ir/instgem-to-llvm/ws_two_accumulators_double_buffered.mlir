@@ -12,12 +12,14 @@
 // CHECK: llvm.func @baco_boundary_error(i64, i64) attributes {sym_visibility = "private"}
 // CHECK: llvm.func @baco_program_id(i64) -> i64 attributes {sym_visibility = "private"}
 // CHECK-LABEL: llvm.func @two_dots(%{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64) attributes {gemmini.acc_rows_used = 64 : i64, gemmini.sp_rows_used = 256 : i64} {
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: llvm.call @baco.rocc.config_ex(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -32,7 +34,6 @@
 // CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -43,7 +44,6 @@
 // CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.fence() : () -> ()
 
@@ -51,6 +51,18 @@ module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
   func.func @two_dots(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: memref<?xi32>, %arg4: memref<?xi32>, %arg5: index, %arg6: index, %arg7: index) attributes {gemmini.acc_rows_used = 64 : i64, gemmini.sp_rows_used = 256 : i64} {
+    %c0_i64 = arith.constant 0 : i64
+    %c0_i64_0 = arith.constant 0 : i64
+    %0 = call @baco_program_id(%c0_i64_0) : (i64) -> i64
+    %1 = arith.cmpi eq, %0, %c0_i64 : i64
+    %c1_i64 = arith.constant 1 : i64
+    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
+    %3 = arith.cmpi eq, %2, %c0_i64 : i64
+    %c2_i64 = arith.constant 2 : i64
+    %4 = call @baco_program_id(%c2_i64) : (i64) -> i64
+    %5 = arith.cmpi eq, %4, %c0_i64 : i64
+    %6 = arith.andi %1, %3 : i1
+    %7 = arith.andi %6, %5 : i1
     %c2 = arith.constant 2 : index
     %c2684354560_i64 = arith.constant 2684354560 : i64
     %c192_i64 = arith.constant 192 : i64
@@ -60,7 +72,7 @@ module {
     %c4_i64 = arith.constant 4 : i64
     %c32_i64 = arith.constant 32 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
-    %c2_i64 = arith.constant 2 : i64
+    %c2_i64_1 = arith.constant 2 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
     %c32 = arith.constant 32 : index
@@ -75,485 +87,486 @@ module {
     %c172_i64 = arith.constant 172 : i64
     %c5_i64 = arith.constant 5 : i64
     %c173_i64 = arith.constant 173 : i64
-    %c1_i64 = arith.constant 1 : i64
-    %c0_i64 = arith.constant 0 : i64
+    %c1_i64_2 = arith.constant 1 : i64
+    %c0_i64_3 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
-    "instgem.config_ex"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %c1065353216_i64, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %0 = call @baco_program_id(%c0_i64) : (i64) -> i64
-    %1 = arith.index_cast %0 : i64 to index
-    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
-    %3 = arith.index_cast %2 : i64 to index
-    %4 = arith.muli %1, %c32 : index
+    scf.if %7 {
+      "instgem.config_ex"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %c1065353216_i64, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    }
+    %8 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
+    %9 = arith.index_cast %8 : i64 to index
+    %10 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
+    %11 = arith.index_cast %10 : i64 to index
+    %12 = arith.muli %9, %c32 : index
     %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %5 = arith.muli %3, %c16 : index
-    %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+    %13 = arith.muli %11, %c16 : index
+    %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg8 = %c0 to %c2 step %c1 {
-      %52 = arith.index_cast %arg8 : index to i64
-      %53 = arith.remsi %52, %c2_i64 : i64
-      %54 = arith.divsi %52, %c2_i64 : i64
-      %55 = arith.muli %54, %c16_i64 : i64
-      %56 = arith.subi %c16_i64, %55 : i64
-      %57 = arith.minsi %56, %c16_i64 : i64
-      %58 = arith.muli %53, %c16_i64 : i64
-      %59 = arith.addi %58, %55 : i64
-      %60 = arith.ori %59, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %60, %57, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %60 = arith.index_cast %arg8 : index to i64
+      %61 = arith.remsi %60, %c2_i64_1 : i64
+      %62 = arith.divsi %60, %c2_i64_1 : i64
+      %63 = arith.muli %62, %c16_i64 : i64
+      %64 = arith.subi %c16_i64, %63 : i64
+      %65 = arith.minsi %64, %c16_i64 : i64
+      %66 = arith.muli %61, %c16_i64 : i64
+      %67 = arith.addi %66, %63 : i64
+      %68 = arith.ori %67, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %68, %65, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg8 = %c0 to %c2 step %c1 {
-      %52 = arith.index_cast %arg8 : index to i64
-      %53 = arith.remsi %52, %c2_i64 : i64
-      %54 = arith.divsi %52, %c2_i64 : i64
-      %55 = arith.muli %54, %c16_i64 : i64
-      %56 = arith.subi %c16_i64, %55 : i64
-      %57 = arith.minsi %56, %c16_i64 : i64
-      %58 = arith.muli %53, %c16_i64 : i64
-      %59 = arith.addi %58, %55 : i64
-      %60 = arith.addi %59, %c32_i64 : i64
-      %61 = arith.ori %60, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %61, %57, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %60 = arith.index_cast %arg8 : index to i64
+      %61 = arith.remsi %60, %c2_i64_1 : i64
+      %62 = arith.divsi %60, %c2_i64_1 : i64
+      %63 = arith.muli %62, %c16_i64 : i64
+      %64 = arith.subi %c16_i64, %63 : i64
+      %65 = arith.minsi %64, %c16_i64 : i64
+      %66 = arith.muli %61, %c16_i64 : i64
+      %67 = arith.addi %66, %63 : i64
+      %68 = arith.addi %67, %c32_i64 : i64
+      %69 = arith.ori %68, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %69, %65, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %6 = arith.ceildivsi %arg7, %c32 : index
-    %7:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
-      %52 = arith.maxsi %4, %c0 : index
-      %53 = arith.minsi %52, %arg5 : index
-      %54 = arith.addi %4, %c32 : index
-      %55 = arith.maxsi %54, %c0 : index
-      %56 = arith.minsi %55, %arg5 : index
-      %57 = arith.subi %53, %4 : index
-      %58 = arith.maxsi %57, %c0 : index
-      %59 = arith.minsi %58, %c32 : index
-      %60 = arith.subi %56, %53 : index
-      %61 = arith.maxsi %arg9, %c0 : index
-      %62 = arith.minsi %61, %arg7 : index
-      %63 = arith.addi %arg9, %c32 : index
-      %64 = arith.maxsi %63, %c0 : index
-      %65 = arith.minsi %64, %arg7 : index
-      %66 = arith.subi %62, %arg9 : index
-      %67 = arith.maxsi %66, %c0 : index
-      %68 = arith.minsi %67, %c32 : index
-      %69 = arith.subi %65, %62 : index
-      %70 = arith.cmpi sgt, %68, %c0 : index
-      scf.if %70 {
+    %14 = arith.ceildivsi %arg7, %c32 : index
+    %15:3 = scf.for %arg8 = %c0 to %14 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+      %60 = arith.maxsi %12, %c0 : index
+      %61 = arith.minsi %60, %arg5 : index
+      %62 = arith.addi %12, %c32 : index
+      %63 = arith.maxsi %62, %c0 : index
+      %64 = arith.minsi %63, %arg5 : index
+      %65 = arith.subi %61, %12 : index
+      %66 = arith.maxsi %65, %c0 : index
+      %67 = arith.minsi %66, %c32 : index
+      %68 = arith.subi %64, %61 : index
+      %69 = arith.maxsi %arg9, %c0 : index
+      %70 = arith.minsi %69, %arg7 : index
+      %71 = arith.addi %arg9, %c32 : index
+      %72 = arith.maxsi %71, %c0 : index
+      %73 = arith.minsi %72, %arg7 : index
+      %74 = arith.subi %70, %arg9 : index
+      %75 = arith.maxsi %74, %c0 : index
+      %76 = arith.minsi %75, %c32 : index
+      %77 = arith.subi %73, %70 : index
+      %78 = arith.cmpi sgt, %76, %c0 : index
+      scf.if %78 {
         func.call @baco_boundary_error(%c162_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_10 = memref.subview %reinterpret_cast[%53, %62] [%60, %69] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %71 = arith.index_cast %arg8 : index to i64
-      %72 = arith.remsi %71, %c2_i64 : i64
-      %73 = arith.muli %72, %c64_i64 : i64
-      %74 = arith.index_cast %59 : index to i64
-      %75 = arith.index_cast %60 : index to i64
-      %76 = arith.index_cast %69 : index to i64
-      %77 = arith.addi %74, %75 : i64
-      %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_15 = memref.extract_aligned_pointer_as_index %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %78 = arith.index_cast %intptr_15 : index to i64
-      %79 = arith.index_cast %offset_12 : index to i64
-      %80 = arith.addi %78, %79 : i64
-      %81 = arith.index_cast %strides_14#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %81) : (i64, i64, i64, i64, i64, i64) -> ()
-      %82 = arith.ceildivsi %76, %c64_i64 : i64
-      %83 = arith.divsi %74, %c16_i64 : i64
-      %84 = arith.ceildivsi %77, %c16_i64 : i64
-      %85 = arith.subi %84, %83 : i64
-      %86 = arith.cmpi sgt, %75, %c0_i64 : i64
-      %87 = arith.extui %86 : i1 to i64
-      %88 = arith.muli %85, %87 : i64
-      %89 = arith.muli %88, %82 : i64
-      %90 = arith.index_cast %89 : i64 to index
-      scf.for %arg12 = %c0 to %90 step %c1 {
-        %171 = arith.index_cast %arg12 : index to i64
-        %172 = arith.divsi %171, %82 : i64
-        %173 = arith.addi %83, %172 : i64
-        %174 = arith.remsi %171, %82 : i64
-        %175 = arith.muli %173, %c16_i64 : i64
-        %176 = arith.maxsi %175, %74 : i64
-        %177 = arith.addi %175, %c16_i64 : i64
-        %178 = arith.minsi %177, %77 : i64
-        %179 = arith.subi %178, %176 : i64
-        %180 = arith.subi %176, %74 : i64
-        %181 = arith.muli %180, %81 : i64
-        %182 = arith.addi %80, %181 : i64
-        %183 = arith.muli %174, %c64_i64 : i64
+      %subview_14 = memref.subview %reinterpret_cast[%61, %70] [%68, %77] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %79 = arith.index_cast %arg8 : index to i64
+      %80 = arith.remsi %79, %c2_i64_1 : i64
+      %81 = arith.muli %80, %c64_i64 : i64
+      %82 = arith.index_cast %67 : index to i64
+      %83 = arith.index_cast %68 : index to i64
+      %84 = arith.index_cast %77 : index to i64
+      %85 = arith.addi %82, %83 : i64
+      %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_19 = memref.extract_aligned_pointer_as_index %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %86 = arith.index_cast %intptr_19 : index to i64
+      %87 = arith.index_cast %offset_16 : index to i64
+      %88 = arith.addi %86, %87 : i64
+      %89 = arith.index_cast %strides_18#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %89) : (i64, i64, i64, i64, i64, i64) -> ()
+      %90 = arith.ceildivsi %84, %c64_i64 : i64
+      %91 = arith.divsi %82, %c16_i64 : i64
+      %92 = arith.ceildivsi %85, %c16_i64 : i64
+      %93 = arith.subi %92, %91 : i64
+      %94 = arith.cmpi sgt, %83, %c0_i64_3 : i64
+      %95 = arith.extui %94 : i1 to i64
+      %96 = arith.muli %93, %95 : i64
+      %97 = arith.muli %96, %90 : i64
+      %98 = arith.index_cast %97 : i64 to index
+      scf.for %arg12 = %c0 to %98 step %c1 {
+        %179 = arith.index_cast %arg12 : index to i64
+        %180 = arith.divsi %179, %90 : i64
+        %181 = arith.addi %91, %180 : i64
+        %182 = arith.remsi %179, %90 : i64
+        %183 = arith.muli %181, %c16_i64 : i64
+        %184 = arith.maxsi %183, %82 : i64
+        %185 = arith.addi %183, %c16_i64 : i64
+        %186 = arith.minsi %185, %85 : i64
+        %187 = arith.subi %186, %184 : i64
+        %188 = arith.subi %184, %82 : i64
+        %189 = arith.muli %188, %89 : i64
+        %190 = arith.addi %88, %189 : i64
+        %191 = arith.muli %182, %c64_i64 : i64
+        %192 = arith.addi %190, %191 : i64
+        %193 = arith.muli %181, %c32_i64 : i64
+        %194 = arith.addi %193, %191 : i64
+        %195 = arith.addi %194, %81 : i64
+        %196 = arith.subi %184, %183 : i64
+        %197 = arith.addi %195, %196 : i64
+        %198 = arith.subi %84, %191 : i64
+        %199 = arith.minsi %198, %c64_i64 : i64
+        "instgem.mvin"(%192, %197, %199, %187) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %99 = arith.ceildivsi %82, %c16_i64 : i64
+      %100 = arith.muli %99, %90 : i64
+      %101 = arith.index_cast %100 : i64 to index
+      scf.for %arg12 = %c0 to %101 step %c1 {
+        %179 = arith.index_cast %arg12 : index to i64
+        %180 = arith.divsi %179, %90 : i64
+        %181 = arith.remsi %179, %90 : i64
+        %182 = arith.muli %180, %c32_i64 : i64
+        %183 = arith.muli %181, %c64_i64 : i64
         %184 = arith.addi %182, %183 : i64
-        %185 = arith.muli %173, %c32_i64 : i64
-        %186 = arith.addi %185, %183 : i64
-        %187 = arith.addi %186, %73 : i64
-        %188 = arith.subi %176, %175 : i64
-        %189 = arith.addi %187, %188 : i64
-        %190 = arith.subi %76, %183 : i64
-        %191 = arith.minsi %190, %c64_i64 : i64
-        "instgem.mvin"(%184, %189, %191, %179) : (i64, i64, i64, i64) -> ()
+        %185 = arith.addi %184, %81 : i64
+        %186 = arith.subi %84, %183 : i64
+        %187 = arith.minsi %186, %c64_i64 : i64
+        %188 = arith.muli %180, %c16_i64 : i64
+        %189 = arith.subi %82, %188 : i64
+        %190 = arith.minsi %189, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %185, %187, %190) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %91 = arith.ceildivsi %74, %c16_i64 : i64
-      %92 = arith.muli %91, %82 : i64
-      %93 = arith.index_cast %92 : i64 to index
-      scf.for %arg12 = %c0 to %93 step %c1 {
-        %171 = arith.index_cast %arg12 : index to i64
-        %172 = arith.divsi %171, %82 : i64
-        %173 = arith.remsi %171, %82 : i64
-        %174 = arith.muli %172, %c32_i64 : i64
-        %175 = arith.muli %173, %c64_i64 : i64
-        %176 = arith.addi %174, %175 : i64
-        %177 = arith.addi %176, %73 : i64
-        %178 = arith.subi %76, %175 : i64
-        %179 = arith.minsi %178, %c64_i64 : i64
-        %180 = arith.muli %172, %c16_i64 : i64
-        %181 = arith.subi %74, %180 : i64
-        %182 = arith.minsi %181, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %177, %179, %182) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %94 = arith.maxsi %arg10, %c0 : index
-      %95 = arith.minsi %94, %arg7 : index
-      %96 = arith.addi %arg10, %c32 : index
-      %97 = arith.maxsi %96, %c0 : index
-      %98 = arith.minsi %97, %arg7 : index
-      %99 = arith.subi %95, %arg10 : index
-      %100 = arith.maxsi %99, %c0 : index
-      %101 = arith.minsi %100, %c32 : index
-      %102 = arith.subi %98, %95 : index
-      %103 = arith.maxsi %5, %c0 : index
-      %104 = arith.minsi %103, %arg6 : index
-      %105 = arith.addi %5, %c16 : index
-      %106 = arith.maxsi %105, %c0 : index
-      %107 = arith.minsi %106, %arg6 : index
-      %108 = arith.subi %104, %5 : index
-      %109 = arith.maxsi %108, %c0 : index
-      %110 = arith.minsi %109, %c16 : index
-      %111 = arith.subi %107, %104 : index
-      %112 = arith.cmpi sgt, %110, %c0 : index
-      scf.if %112 {
+      %102 = arith.maxsi %arg10, %c0 : index
+      %103 = arith.minsi %102, %arg7 : index
+      %104 = arith.addi %arg10, %c32 : index
+      %105 = arith.maxsi %104, %c0 : index
+      %106 = arith.minsi %105, %arg7 : index
+      %107 = arith.subi %103, %arg10 : index
+      %108 = arith.maxsi %107, %c0 : index
+      %109 = arith.minsi %108, %c32 : index
+      %110 = arith.subi %106, %103 : index
+      %111 = arith.maxsi %13, %c0 : index
+      %112 = arith.minsi %111, %arg6 : index
+      %113 = arith.addi %13, %c16 : index
+      %114 = arith.maxsi %113, %c0 : index
+      %115 = arith.minsi %114, %arg6 : index
+      %116 = arith.subi %112, %13 : index
+      %117 = arith.maxsi %116, %c0 : index
+      %118 = arith.minsi %117, %c16 : index
+      %119 = arith.subi %115, %112 : index
+      %120 = arith.cmpi sgt, %118, %c0 : index
+      scf.if %120 {
         func.call @baco_boundary_error(%c163_i64, %c28_i64) : (i64, i64) -> ()
       }
-      %subview_16 = memref.subview %reinterpret_cast_0[%95, %104] [%102, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %113 = arith.muli %72, %c32_i64 : i64
-      %114 = arith.addi %113, %c128_i64 : i64
-      %115 = arith.index_cast %101 : index to i64
-      %116 = arith.index_cast %102 : index to i64
-      %117 = arith.index_cast %111 : index to i64
-      %118 = arith.addi %115, %116 : i64
-      %base_buffer_17, %offset_18, %sizes_19:2, %strides_20:2 = memref.extract_strided_metadata %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_21 = memref.extract_aligned_pointer_as_index %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %119 = arith.index_cast %intptr_21 : index to i64
-      %120 = arith.index_cast %offset_18 : index to i64
-      %121 = arith.addi %119, %120 : i64
-      %122 = arith.index_cast %strides_20#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %122) : (i64, i64, i64, i64, i64, i64) -> ()
-      %123 = arith.ceildivsi %117, %c64_i64 : i64
-      %124 = arith.divsi %115, %c16_i64 : i64
-      %125 = arith.ceildivsi %118, %c16_i64 : i64
-      %126 = arith.subi %125, %124 : i64
-      %127 = arith.cmpi sgt, %116, %c0_i64 : i64
-      %128 = arith.extui %127 : i1 to i64
-      %129 = arith.muli %126, %128 : i64
-      %130 = arith.muli %129, %123 : i64
-      %131 = arith.index_cast %130 : i64 to index
-      scf.for %arg12 = %c0 to %131 step %c1 {
-        %171 = arith.index_cast %arg12 : index to i64
-        %172 = arith.divsi %171, %123 : i64
-        %173 = arith.addi %124, %172 : i64
-        %174 = arith.remsi %171, %123 : i64
-        %175 = arith.muli %173, %c16_i64 : i64
-        %176 = arith.maxsi %175, %115 : i64
-        %177 = arith.addi %175, %c16_i64 : i64
-        %178 = arith.minsi %177, %118 : i64
-        %179 = arith.subi %178, %176 : i64
-        %180 = arith.subi %176, %115 : i64
-        %181 = arith.muli %180, %122 : i64
-        %182 = arith.addi %121, %181 : i64
-        %183 = arith.muli %174, %c64_i64 : i64
+      %subview_20 = memref.subview %reinterpret_cast_4[%103, %112] [%110, %119] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %121 = arith.muli %80, %c32_i64 : i64
+      %122 = arith.addi %121, %c128_i64 : i64
+      %123 = arith.index_cast %109 : index to i64
+      %124 = arith.index_cast %110 : index to i64
+      %125 = arith.index_cast %119 : index to i64
+      %126 = arith.addi %123, %124 : i64
+      %base_buffer_21, %offset_22, %sizes_23:2, %strides_24:2 = memref.extract_strided_metadata %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_25 = memref.extract_aligned_pointer_as_index %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %127 = arith.index_cast %intptr_25 : index to i64
+      %128 = arith.index_cast %offset_22 : index to i64
+      %129 = arith.addi %127, %128 : i64
+      %130 = arith.index_cast %strides_24#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %130) : (i64, i64, i64, i64, i64, i64) -> ()
+      %131 = arith.ceildivsi %125, %c64_i64 : i64
+      %132 = arith.divsi %123, %c16_i64 : i64
+      %133 = arith.ceildivsi %126, %c16_i64 : i64
+      %134 = arith.subi %133, %132 : i64
+      %135 = arith.cmpi sgt, %124, %c0_i64_3 : i64
+      %136 = arith.extui %135 : i1 to i64
+      %137 = arith.muli %134, %136 : i64
+      %138 = arith.muli %137, %131 : i64
+      %139 = arith.index_cast %138 : i64 to index
+      scf.for %arg12 = %c0 to %139 step %c1 {
+        %179 = arith.index_cast %arg12 : index to i64
+        %180 = arith.divsi %179, %131 : i64
+        %181 = arith.addi %132, %180 : i64
+        %182 = arith.remsi %179, %131 : i64
+        %183 = arith.muli %181, %c16_i64 : i64
+        %184 = arith.maxsi %183, %123 : i64
+        %185 = arith.addi %183, %c16_i64 : i64
+        %186 = arith.minsi %185, %126 : i64
+        %187 = arith.subi %186, %184 : i64
+        %188 = arith.subi %184, %123 : i64
+        %189 = arith.muli %188, %130 : i64
+        %190 = arith.addi %129, %189 : i64
+        %191 = arith.muli %182, %c64_i64 : i64
+        %192 = arith.addi %190, %191 : i64
+        %193 = arith.addi %183, %191 : i64
+        %194 = arith.addi %193, %122 : i64
+        %195 = arith.subi %184, %183 : i64
+        %196 = arith.addi %194, %195 : i64
+        %197 = arith.subi %125, %191 : i64
+        %198 = arith.minsi %197, %c64_i64 : i64
+        "instgem.mvin"(%192, %196, %198, %187) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %140 = arith.ceildivsi %123, %c16_i64 : i64
+      %141 = arith.muli %140, %131 : i64
+      %142 = arith.index_cast %141 : i64 to index
+      scf.for %arg12 = %c0 to %142 step %c1 {
+        %179 = arith.index_cast %arg12 : index to i64
+        %180 = arith.divsi %179, %131 : i64
+        %181 = arith.remsi %179, %131 : i64
+        %182 = arith.muli %180, %c16_i64 : i64
+        %183 = arith.muli %181, %c64_i64 : i64
         %184 = arith.addi %182, %183 : i64
-        %185 = arith.addi %175, %183 : i64
-        %186 = arith.addi %185, %114 : i64
-        %187 = arith.subi %176, %175 : i64
-        %188 = arith.addi %186, %187 : i64
-        %189 = arith.subi %117, %183 : i64
-        %190 = arith.minsi %189, %c64_i64 : i64
-        "instgem.mvin"(%184, %188, %190, %179) : (i64, i64, i64, i64) -> ()
+        %185 = arith.addi %184, %122 : i64
+        %186 = arith.subi %125, %183 : i64
+        %187 = arith.minsi %186, %c64_i64 : i64
+        %188 = arith.subi %123, %182 : i64
+        %189 = arith.minsi %188, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %185, %187, %189) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %132 = arith.ceildivsi %115, %c16_i64 : i64
-      %133 = arith.muli %132, %123 : i64
-      %134 = arith.index_cast %133 : i64 to index
-      scf.for %arg12 = %c0 to %134 step %c1 {
-        %171 = arith.index_cast %arg12 : index to i64
-        %172 = arith.divsi %171, %123 : i64
-        %173 = arith.remsi %171, %123 : i64
-        %174 = arith.muli %172, %c16_i64 : i64
-        %175 = arith.muli %173, %c64_i64 : i64
-        %176 = arith.addi %174, %175 : i64
-        %177 = arith.addi %176, %114 : i64
-        %178 = arith.subi %117, %175 : i64
-        %179 = arith.minsi %178, %c64_i64 : i64
-        %180 = arith.subi %115, %174 : i64
-        %181 = arith.minsi %180, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %177, %179, %181) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %135 = arith.ceildivsi %117, %c16_i64 : i64
-      %136 = arith.minsi %76, %118 : i64
-      %137 = arith.ceildivsi %136, %c16_i64 : i64
-      %138 = arith.cmpi sgt, %84, %c0_i64 : i64
-      %139 = arith.select %138, %135, %c0_i64 : i64
-      %140 = arith.index_cast %139 : i64 to index
-      scf.for %arg12 = %c0 to %140 step %c1 {
-        %171 = arith.index_cast %arg12 : index to i64
-        %172 = arith.index_cast %137 : i64 to index
-        scf.for %arg13 = %c0 to %172 step %c1 {
-          %173 = arith.index_cast %arg13 : index to i64
-          %174 = arith.minsi %77, %c16_i64 : i64
-          %175 = arith.muli %171, %c16_i64 : i64
-          %176 = arith.subi %117, %175 : i64
-          %177 = arith.minsi %176, %c16_i64 : i64
-          %178 = arith.ori %175, %c3221225472_i64 : i64
-          %179 = arith.muli %173, %c16_i64 : i64
-          %180 = arith.addi %179, %175 : i64
-          %181 = arith.addi %180, %114 : i64
-          %182 = arith.subi %118, %179 : i64
-          %183 = arith.minsi %182, %c16_i64 : i64
-          "instgem.preload"(%181, %177, %183, %178, %177, %174) : (i64, i64, i64, i64, i64, i64) -> ()
-          %184 = arith.addi %179, %73 : i64
-          %185 = arith.subi %76, %179 : i64
-          %186 = arith.minsi %185, %c16_i64 : i64
-          "instgem.compute_preloaded"(%184, %186, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %187 = arith.index_cast %84 : i64 to index
-          scf.for %arg14 = %c1 to %187 step %c1 {
-            %188 = arith.index_cast %arg14 : index to i64
-            %189 = arith.muli %188, %c16_i64 : i64
-            %190 = arith.subi %77, %189 : i64
-            %191 = arith.minsi %190, %c16_i64 : i64
-            %192 = arith.addi %189, %175 : i64
-            %193 = arith.ori %192, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %193, %177, %191) : (i64, i64, i64, i64, i64, i64) -> ()
-            %194 = arith.muli %188, %c32_i64 : i64
-            %195 = arith.addi %194, %179 : i64
-            %196 = arith.addi %195, %73 : i64
-            "instgem.compute_accumulated"(%196, %186, %191, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %143 = arith.ceildivsi %125, %c16_i64 : i64
+      %144 = arith.minsi %84, %126 : i64
+      %145 = arith.ceildivsi %144, %c16_i64 : i64
+      %146 = arith.cmpi sgt, %92, %c0_i64_3 : i64
+      %147 = arith.select %146, %143, %c0_i64_3 : i64
+      %148 = arith.index_cast %147 : i64 to index
+      scf.for %arg12 = %c0 to %148 step %c1 {
+        %179 = arith.index_cast %arg12 : index to i64
+        %180 = arith.index_cast %145 : i64 to index
+        scf.for %arg13 = %c0 to %180 step %c1 {
+          %181 = arith.index_cast %arg13 : index to i64
+          %182 = arith.minsi %85, %c16_i64 : i64
+          %183 = arith.muli %179, %c16_i64 : i64
+          %184 = arith.subi %125, %183 : i64
+          %185 = arith.minsi %184, %c16_i64 : i64
+          %186 = arith.ori %183, %c3221225472_i64 : i64
+          %187 = arith.muli %181, %c16_i64 : i64
+          %188 = arith.addi %187, %183 : i64
+          %189 = arith.addi %188, %122 : i64
+          %190 = arith.subi %126, %187 : i64
+          %191 = arith.minsi %190, %c16_i64 : i64
+          "instgem.preload"(%189, %185, %191, %186, %185, %182) : (i64, i64, i64, i64, i64, i64) -> ()
+          %192 = arith.addi %187, %81 : i64
+          %193 = arith.subi %84, %187 : i64
+          %194 = arith.minsi %193, %c16_i64 : i64
+          "instgem.compute_preloaded"(%192, %194, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %195 = arith.index_cast %92 : i64 to index
+          scf.for %arg14 = %c1 to %195 step %c1 {
+            %196 = arith.index_cast %arg14 : index to i64
+            %197 = arith.muli %196, %c16_i64 : i64
+            %198 = arith.subi %85, %197 : i64
+            %199 = arith.minsi %198, %c16_i64 : i64
+            %200 = arith.addi %197, %183 : i64
+            %201 = arith.ori %200, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %185, %199) : (i64, i64, i64, i64, i64, i64) -> ()
+            %202 = arith.muli %196, %c32_i64 : i64
+            %203 = arith.addi %202, %187 : i64
+            %204 = arith.addi %203, %81 : i64
+            "instgem.compute_accumulated"(%204, %194, %199, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      %141 = arith.maxsi %arg11, %c0 : index
-      %142 = arith.minsi %141, %arg7 : index
-      %143 = arith.addi %arg11, %c32 : index
-      %144 = arith.maxsi %143, %c0 : index
-      %145 = arith.minsi %144, %arg7 : index
-      %146 = arith.subi %142, %arg11 : index
-      %147 = arith.maxsi %146, %c0 : index
-      %148 = arith.minsi %147, %c32 : index
-      %149 = arith.subi %145, %142 : index
-      scf.if %112 {
+      %149 = arith.maxsi %arg11, %c0 : index
+      %150 = arith.minsi %149, %arg7 : index
+      %151 = arith.addi %arg11, %c32 : index
+      %152 = arith.maxsi %151, %c0 : index
+      %153 = arith.minsi %152, %arg7 : index
+      %154 = arith.subi %150, %arg11 : index
+      %155 = arith.maxsi %154, %c0 : index
+      %156 = arith.minsi %155, %c32 : index
+      %157 = arith.subi %153, %150 : index
+      scf.if %120 {
         func.call @baco_boundary_error(%c164_i64, %c28_i64) : (i64, i64) -> ()
       }
-      %subview_22 = memref.subview %reinterpret_cast_1[%142, %104] [%149, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %150 = arith.addi %113, %c192_i64 : i64
-      %151 = arith.index_cast %148 : index to i64
-      %152 = arith.index_cast %149 : index to i64
-      %153 = arith.addi %151, %152 : i64
-      %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_27 = memref.extract_aligned_pointer_as_index %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %154 = arith.index_cast %intptr_27 : index to i64
-      %155 = arith.index_cast %offset_24 : index to i64
-      %156 = arith.addi %154, %155 : i64
-      %157 = arith.index_cast %strides_26#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %157) : (i64, i64, i64, i64, i64, i64) -> ()
-      %158 = arith.divsi %151, %c16_i64 : i64
-      %159 = arith.ceildivsi %153, %c16_i64 : i64
-      %160 = arith.subi %159, %158 : i64
-      %161 = arith.cmpi sgt, %152, %c0_i64 : i64
-      %162 = arith.extui %161 : i1 to i64
-      %163 = arith.muli %160, %162 : i64
-      %164 = arith.muli %163, %123 : i64
-      %165 = arith.index_cast %164 : i64 to index
-      scf.for %arg12 = %c0 to %165 step %c1 {
-        %171 = arith.index_cast %arg12 : index to i64
-        %172 = arith.divsi %171, %123 : i64
-        %173 = arith.addi %158, %172 : i64
-        %174 = arith.remsi %171, %123 : i64
-        %175 = arith.muli %173, %c16_i64 : i64
-        %176 = arith.maxsi %175, %151 : i64
-        %177 = arith.addi %175, %c16_i64 : i64
-        %178 = arith.minsi %177, %153 : i64
-        %179 = arith.subi %178, %176 : i64
-        %180 = arith.subi %176, %151 : i64
-        %181 = arith.muli %180, %157 : i64
-        %182 = arith.addi %156, %181 : i64
-        %183 = arith.muli %174, %c64_i64 : i64
+      %subview_26 = memref.subview %reinterpret_cast_5[%150, %112] [%157, %119] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %158 = arith.addi %121, %c192_i64 : i64
+      %159 = arith.index_cast %156 : index to i64
+      %160 = arith.index_cast %157 : index to i64
+      %161 = arith.addi %159, %160 : i64
+      %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_31 = memref.extract_aligned_pointer_as_index %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %162 = arith.index_cast %intptr_31 : index to i64
+      %163 = arith.index_cast %offset_28 : index to i64
+      %164 = arith.addi %162, %163 : i64
+      %165 = arith.index_cast %strides_30#0 : index to i64
+      %166 = arith.divsi %159, %c16_i64 : i64
+      %167 = arith.ceildivsi %161, %c16_i64 : i64
+      %168 = arith.subi %167, %166 : i64
+      %169 = arith.cmpi sgt, %160, %c0_i64_3 : i64
+      %170 = arith.extui %169 : i1 to i64
+      %171 = arith.muli %168, %170 : i64
+      %172 = arith.muli %171, %131 : i64
+      %173 = arith.index_cast %172 : i64 to index
+      scf.for %arg12 = %c0 to %173 step %c1 {
+        %179 = arith.index_cast %arg12 : index to i64
+        %180 = arith.divsi %179, %131 : i64
+        %181 = arith.addi %166, %180 : i64
+        %182 = arith.remsi %179, %131 : i64
+        %183 = arith.muli %181, %c16_i64 : i64
+        %184 = arith.maxsi %183, %159 : i64
+        %185 = arith.addi %183, %c16_i64 : i64
+        %186 = arith.minsi %185, %161 : i64
+        %187 = arith.subi %186, %184 : i64
+        %188 = arith.subi %184, %159 : i64
+        %189 = arith.muli %188, %165 : i64
+        %190 = arith.addi %164, %189 : i64
+        %191 = arith.muli %182, %c64_i64 : i64
+        %192 = arith.addi %190, %191 : i64
+        %193 = arith.addi %183, %191 : i64
+        %194 = arith.addi %193, %158 : i64
+        %195 = arith.subi %184, %183 : i64
+        %196 = arith.addi %194, %195 : i64
+        %197 = arith.subi %125, %191 : i64
+        %198 = arith.minsi %197, %c64_i64 : i64
+        "instgem.mvin"(%192, %196, %198, %187) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %174 = arith.ceildivsi %159, %c16_i64 : i64
+      %175 = arith.muli %174, %131 : i64
+      %176 = arith.index_cast %175 : i64 to index
+      scf.for %arg12 = %c0 to %176 step %c1 {
+        %179 = arith.index_cast %arg12 : index to i64
+        %180 = arith.divsi %179, %131 : i64
+        %181 = arith.remsi %179, %131 : i64
+        %182 = arith.muli %180, %c16_i64 : i64
+        %183 = arith.muli %181, %c64_i64 : i64
         %184 = arith.addi %182, %183 : i64
-        %185 = arith.addi %175, %183 : i64
-        %186 = arith.addi %185, %150 : i64
-        %187 = arith.subi %176, %175 : i64
-        %188 = arith.addi %186, %187 : i64
-        %189 = arith.subi %117, %183 : i64
-        %190 = arith.minsi %189, %c64_i64 : i64
-        "instgem.mvin"(%184, %188, %190, %179) : (i64, i64, i64, i64) -> ()
+        %185 = arith.addi %184, %158 : i64
+        %186 = arith.subi %125, %183 : i64
+        %187 = arith.minsi %186, %c64_i64 : i64
+        %188 = arith.subi %159, %182 : i64
+        %189 = arith.minsi %188, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %185, %187, %189) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %166 = arith.ceildivsi %151, %c16_i64 : i64
-      %167 = arith.muli %166, %123 : i64
-      %168 = arith.index_cast %167 : i64 to index
-      scf.for %arg12 = %c0 to %168 step %c1 {
-        %171 = arith.index_cast %arg12 : index to i64
-        %172 = arith.divsi %171, %123 : i64
-        %173 = arith.remsi %171, %123 : i64
-        %174 = arith.muli %172, %c16_i64 : i64
-        %175 = arith.muli %173, %c64_i64 : i64
-        %176 = arith.addi %174, %175 : i64
-        %177 = arith.addi %176, %150 : i64
-        %178 = arith.subi %117, %175 : i64
-        %179 = arith.minsi %178, %c64_i64 : i64
-        %180 = arith.subi %151, %174 : i64
-        %181 = arith.minsi %180, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %177, %179, %181) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %169 = arith.minsi %76, %153 : i64
-      %170 = arith.ceildivsi %169, %c16_i64 : i64
-      scf.for %arg12 = %c0 to %140 step %c1 {
-        %171 = arith.index_cast %arg12 : index to i64
-        %172 = arith.index_cast %170 : i64 to index
-        scf.for %arg13 = %c0 to %172 step %c1 {
-          %173 = arith.index_cast %arg13 : index to i64
-          %174 = arith.minsi %77, %c16_i64 : i64
-          %175 = arith.muli %171, %c16_i64 : i64
-          %176 = arith.subi %117, %175 : i64
-          %177 = arith.minsi %176, %c16_i64 : i64
-          %178 = arith.addi %175, %c32_i64 : i64
-          %179 = arith.ori %178, %c3221225472_i64 : i64
-          %180 = arith.muli %173, %c16_i64 : i64
-          %181 = arith.addi %180, %175 : i64
-          %182 = arith.addi %181, %150 : i64
-          %183 = arith.subi %153, %180 : i64
-          %184 = arith.minsi %183, %c16_i64 : i64
-          "instgem.preload"(%182, %177, %184, %179, %177, %174) : (i64, i64, i64, i64, i64, i64) -> ()
-          %185 = arith.addi %180, %73 : i64
-          %186 = arith.subi %76, %180 : i64
-          %187 = arith.minsi %186, %c16_i64 : i64
-          "instgem.compute_preloaded"(%185, %187, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %188 = arith.index_cast %84 : i64 to index
-          scf.for %arg14 = %c1 to %188 step %c1 {
-            %189 = arith.index_cast %arg14 : index to i64
-            %190 = arith.muli %189, %c16_i64 : i64
-            %191 = arith.subi %77, %190 : i64
-            %192 = arith.minsi %191, %c16_i64 : i64
-            %193 = arith.addi %190, %175 : i64
-            %194 = arith.addi %193, %c32_i64 : i64
-            %195 = arith.ori %194, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %195, %177, %192) : (i64, i64, i64, i64, i64, i64) -> ()
-            %196 = arith.muli %189, %c32_i64 : i64
-            %197 = arith.addi %196, %180 : i64
-            %198 = arith.addi %197, %73 : i64
-            "instgem.compute_accumulated"(%198, %187, %192, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %177 = arith.minsi %84, %161 : i64
+      %178 = arith.ceildivsi %177, %c16_i64 : i64
+      scf.for %arg12 = %c0 to %148 step %c1 {
+        %179 = arith.index_cast %arg12 : index to i64
+        %180 = arith.index_cast %178 : i64 to index
+        scf.for %arg13 = %c0 to %180 step %c1 {
+          %181 = arith.index_cast %arg13 : index to i64
+          %182 = arith.minsi %85, %c16_i64 : i64
+          %183 = arith.muli %179, %c16_i64 : i64
+          %184 = arith.subi %125, %183 : i64
+          %185 = arith.minsi %184, %c16_i64 : i64
+          %186 = arith.addi %183, %c32_i64 : i64
+          %187 = arith.ori %186, %c3221225472_i64 : i64
+          %188 = arith.muli %181, %c16_i64 : i64
+          %189 = arith.addi %188, %183 : i64
+          %190 = arith.addi %189, %158 : i64
+          %191 = arith.subi %161, %188 : i64
+          %192 = arith.minsi %191, %c16_i64 : i64
+          "instgem.preload"(%190, %185, %192, %187, %185, %182) : (i64, i64, i64, i64, i64, i64) -> ()
+          %193 = arith.addi %188, %81 : i64
+          %194 = arith.subi %84, %188 : i64
+          %195 = arith.minsi %194, %c16_i64 : i64
+          "instgem.compute_preloaded"(%193, %195, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %196 = arith.index_cast %92 : i64 to index
+          scf.for %arg14 = %c1 to %196 step %c1 {
+            %197 = arith.index_cast %arg14 : index to i64
+            %198 = arith.muli %197, %c16_i64 : i64
+            %199 = arith.subi %85, %198 : i64
+            %200 = arith.minsi %199, %c16_i64 : i64
+            %201 = arith.addi %198, %183 : i64
+            %202 = arith.addi %201, %c32_i64 : i64
+            %203 = arith.ori %202, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %203, %185, %200) : (i64, i64, i64, i64, i64, i64) -> ()
+            %204 = arith.muli %197, %c32_i64 : i64
+            %205 = arith.addi %204, %188 : i64
+            %206 = arith.addi %205, %81 : i64
+            "instgem.compute_accumulated"(%206, %195, %200, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %63, %96, %143 : index, index, index
+      scf.yield %71, %104, %151 : index, index, index
     }
-    %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-    %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-    %8 = arith.maxsi %4, %c0 : index
-    %9 = arith.minsi %8, %arg5 : index
-    %10 = arith.addi %4, %c32 : index
-    %11 = arith.maxsi %10, %c0 : index
-    %12 = arith.minsi %11, %arg5 : index
-    %13 = arith.subi %9, %4 : index
-    %14 = arith.maxsi %13, %c0 : index
-    %15 = arith.minsi %14, %c32 : index
-    %16 = arith.subi %12, %9 : index
-    %17 = arith.maxsi %5, %c0 : index
-    %18 = arith.minsi %17, %arg6 : index
-    %19 = arith.addi %5, %c16 : index
-    %20 = arith.maxsi %19, %c0 : index
-    %21 = arith.minsi %20, %arg6 : index
-    %22 = arith.subi %18, %5 : index
-    %23 = arith.maxsi %22, %c0 : index
-    %24 = arith.minsi %23, %c16 : index
-    %25 = arith.subi %21, %18 : index
-    %26 = arith.cmpi sgt, %24, %c0 : index
-    scf.if %26 {
+    %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+    %reinterpret_cast_7 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+    %16 = arith.maxsi %12, %c0 : index
+    %17 = arith.minsi %16, %arg5 : index
+    %18 = arith.addi %12, %c32 : index
+    %19 = arith.maxsi %18, %c0 : index
+    %20 = arith.minsi %19, %arg5 : index
+    %21 = arith.subi %17, %12 : index
+    %22 = arith.maxsi %21, %c0 : index
+    %23 = arith.minsi %22, %c32 : index
+    %24 = arith.subi %20, %17 : index
+    %25 = arith.maxsi %13, %c0 : index
+    %26 = arith.minsi %25, %arg6 : index
+    %27 = arith.addi %13, %c16 : index
+    %28 = arith.maxsi %27, %c0 : index
+    %29 = arith.minsi %28, %arg6 : index
+    %30 = arith.subi %26, %13 : index
+    %31 = arith.maxsi %30, %c0 : index
+    %32 = arith.minsi %31, %c16 : index
+    %33 = arith.subi %29, %26 : index
+    %34 = arith.cmpi sgt, %32, %c0 : index
+    scf.if %34 {
       func.call @baco_boundary_error(%c172_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast_2[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-    %27 = arith.index_cast %15 : index to i64
-    %28 = arith.index_cast %16 : index to i64
-    %29 = arith.index_cast %25 : index to i64
+    %subview = memref.subview %reinterpret_cast_6[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+    %35 = arith.index_cast %23 : index to i64
+    %36 = arith.index_cast %24 : index to i64
+    %37 = arith.index_cast %33 : index to i64
     %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
     %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-    %30 = arith.index_cast %intptr : index to i64
-    %31 = arith.index_cast %offset : index to i64
-    %32 = arith.muli %31, %c4_i64 : i64
-    %33 = arith.addi %30, %32 : i64
-    %34 = arith.index_cast %strides#0 : index to i64
-    %35 = arith.muli %34, %c4_i64 : i64
-    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %35, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %36 = arith.divsi %27, %c16_i64 : i64
-    %37 = arith.addi %27, %28 : i64
-    %38 = arith.ceildivsi %37, %c16_i64 : i64
-    %39 = arith.subi %38, %36 : i64
-    %40 = arith.cmpi sgt, %28, %c0_i64 : i64
-    %41 = arith.extui %40 : i1 to i64
-    %42 = arith.muli %39, %41 : i64
-    %43 = arith.ceildivsi %29, %c16_i64 : i64
-    %44 = arith.muli %42, %43 : i64
-    %45 = arith.index_cast %44 : i64 to index
-    scf.for %arg8 = %c0 to %45 step %c1 {
-      %52 = arith.index_cast %arg8 : index to i64
-      %53 = arith.remsi %52, %42 : i64
-      %54 = arith.divsi %52, %42 : i64
-      %55 = arith.addi %36, %53 : i64
-      %56 = arith.muli %55, %c16_i64 : i64
-      %57 = arith.maxsi %56, %27 : i64
-      %58 = arith.addi %56, %c16_i64 : i64
-      %59 = arith.minsi %58, %37 : i64
-      %60 = arith.subi %59, %57 : i64
-      %61 = arith.subi %57, %27 : i64
-      %62 = arith.muli %61, %35 : i64
-      %63 = arith.addi %33, %62 : i64
-      %64 = arith.muli %54, %c64_i64 : i64
-      %65 = arith.addi %63, %64 : i64
-      %66 = arith.muli %54, %c16_i64 : i64
-      %67 = arith.addi %56, %66 : i64
-      %68 = arith.ori %67, %c2684354560_i64 : i64
-      %69 = arith.subi %57, %56 : i64
-      %70 = arith.addi %68, %69 : i64
-      %71 = arith.subi %29, %66 : i64
-      %72 = arith.minsi %71, %c16_i64 : i64
-      "instgem.mvout"(%65, %70, %72, %60) : (i64, i64, i64, i64) -> ()
+    %38 = arith.index_cast %intptr : index to i64
+    %39 = arith.index_cast %offset : index to i64
+    %40 = arith.muli %39, %c4_i64 : i64
+    %41 = arith.addi %38, %40 : i64
+    %42 = arith.index_cast %strides#0 : index to i64
+    %43 = arith.muli %42, %c4_i64 : i64
+    scf.if %7 {
+      "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %43, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    scf.if %26 {
+    %44 = arith.divsi %35, %c16_i64 : i64
+    %45 = arith.addi %35, %36 : i64
+    %46 = arith.ceildivsi %45, %c16_i64 : i64
+    %47 = arith.subi %46, %44 : i64
+    %48 = arith.cmpi sgt, %36, %c0_i64_3 : i64
+    %49 = arith.extui %48 : i1 to i64
+    %50 = arith.muli %47, %49 : i64
+    %51 = arith.ceildivsi %37, %c16_i64 : i64
+    %52 = arith.muli %50, %51 : i64
+    %53 = arith.index_cast %52 : i64 to index
+    scf.for %arg8 = %c0 to %53 step %c1 {
+      %60 = arith.index_cast %arg8 : index to i64
+      %61 = arith.remsi %60, %50 : i64
+      %62 = arith.divsi %60, %50 : i64
+      %63 = arith.addi %44, %61 : i64
+      %64 = arith.muli %63, %c16_i64 : i64
+      %65 = arith.maxsi %64, %35 : i64
+      %66 = arith.addi %64, %c16_i64 : i64
+      %67 = arith.minsi %66, %45 : i64
+      %68 = arith.subi %67, %65 : i64
+      %69 = arith.subi %65, %35 : i64
+      %70 = arith.muli %69, %43 : i64
+      %71 = arith.addi %41, %70 : i64
+      %72 = arith.muli %62, %c64_i64 : i64
+      %73 = arith.addi %71, %72 : i64
+      %74 = arith.muli %62, %c16_i64 : i64
+      %75 = arith.addi %64, %74 : i64
+      %76 = arith.ori %75, %c2684354560_i64 : i64
+      %77 = arith.subi %65, %64 : i64
+      %78 = arith.addi %76, %77 : i64
+      %79 = arith.subi %37, %74 : i64
+      %80 = arith.minsi %79, %c16_i64 : i64
+      "instgem.mvout"(%73, %78, %80, %68) : (i64, i64, i64, i64) -> ()
+    }
+    scf.if %34 {
       func.call @baco_boundary_error(%c173_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview_4 = memref.subview %reinterpret_cast_3[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-    %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-    %intptr_9 = memref.extract_aligned_pointer_as_index %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-    %46 = arith.index_cast %intptr_9 : index to i64
-    %47 = arith.index_cast %offset_6 : index to i64
-    %48 = arith.muli %47, %c4_i64 : i64
-    %49 = arith.addi %46, %48 : i64
-    %50 = arith.index_cast %strides_8#0 : index to i64
-    %51 = arith.muli %50, %c4_i64 : i64
-    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %51, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg8 = %c0 to %45 step %c1 {
-      %52 = arith.index_cast %arg8 : index to i64
-      %53 = arith.remsi %52, %42 : i64
-      %54 = arith.divsi %52, %42 : i64
-      %55 = arith.addi %36, %53 : i64
-      %56 = arith.muli %55, %c16_i64 : i64
-      %57 = arith.maxsi %56, %27 : i64
-      %58 = arith.addi %56, %c16_i64 : i64
-      %59 = arith.minsi %58, %37 : i64
-      %60 = arith.subi %59, %57 : i64
-      %61 = arith.subi %57, %27 : i64
-      %62 = arith.muli %61, %51 : i64
-      %63 = arith.addi %49, %62 : i64
-      %64 = arith.muli %54, %c64_i64 : i64
-      %65 = arith.addi %63, %64 : i64
-      %66 = arith.muli %54, %c16_i64 : i64
-      %67 = arith.addi %56, %66 : i64
-      %68 = arith.addi %67, %c32_i64 : i64
-      %69 = arith.ori %68, %c2684354560_i64 : i64
-      %70 = arith.subi %57, %56 : i64
-      %71 = arith.addi %69, %70 : i64
-      %72 = arith.subi %29, %66 : i64
-      %73 = arith.minsi %72, %c16_i64 : i64
-      "instgem.mvout"(%65, %71, %73, %60) : (i64, i64, i64, i64) -> ()
+    %subview_8 = memref.subview %reinterpret_cast_7[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+    %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+    %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+    %54 = arith.index_cast %intptr_13 : index to i64
+    %55 = arith.index_cast %offset_10 : index to i64
+    %56 = arith.muli %55, %c4_i64 : i64
+    %57 = arith.addi %54, %56 : i64
+    %58 = arith.index_cast %strides_12#0 : index to i64
+    %59 = arith.muli %58, %c4_i64 : i64
+    scf.for %arg8 = %c0 to %53 step %c1 {
+      %60 = arith.index_cast %arg8 : index to i64
+      %61 = arith.remsi %60, %50 : i64
+      %62 = arith.divsi %60, %50 : i64
+      %63 = arith.addi %44, %61 : i64
+      %64 = arith.muli %63, %c16_i64 : i64
+      %65 = arith.maxsi %64, %35 : i64
+      %66 = arith.addi %64, %c16_i64 : i64
+      %67 = arith.minsi %66, %45 : i64
+      %68 = arith.subi %67, %65 : i64
+      %69 = arith.subi %65, %35 : i64
+      %70 = arith.muli %69, %59 : i64
+      %71 = arith.addi %57, %70 : i64
+      %72 = arith.muli %62, %c64_i64 : i64
+      %73 = arith.addi %71, %72 : i64
+      %74 = arith.muli %62, %c16_i64 : i64
+      %75 = arith.addi %64, %74 : i64
+      %76 = arith.addi %75, %c32_i64 : i64
+      %77 = arith.ori %76, %c2684354560_i64 : i64
+      %78 = arith.subi %65, %64 : i64
+      %79 = arith.addi %77, %78 : i64
+      %80 = arith.subi %37, %74 : i64
+      %81 = arith.minsi %80, %c16_i64 : i64
+      "instgem.mvout"(%73, %79, %81, %68) : (i64, i64, i64, i64) -> ()
     }
     "instgem.fence"() : () -> ()
     return

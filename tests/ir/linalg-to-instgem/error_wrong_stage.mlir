@@ -1,6 +1,6 @@
 // RUN: not baco opt --pass linalg-to-instgem %s 2>&1 | FileCheck %s
-// Input of stage instgem-to-llvm: the pass refuses it before running.
-// CHECK: baco opt: this IR is the input of stage 'instgem-to-llvm', not the input of stage 'linalg-to-instgem'
+// Input of stage config-elimination: the pass refuses it before running.
+// CHECK: baco opt: this IR is the input of stage 'config-elimination', not the input of stage 'linalg-to-instgem'
 
 module {
   func.func private @baco_boundary_error(i64, i64)

@@ -1,0 +1,235 @@
+"""Config-command elimination on InstGem (the config-state tracking Exo does for Gemmini).
+
+Gemmini's config_ex, config_ld (per load slot) and config_st set state that stays until the
+next command of the same kind. A config command is redundant when the state it sets is
+provably already set: the last command of its kind on every path to it applied the same
+operands (applying the same operands twice is a no-op, also for the partial forms:
+config_ex's set_only_strides and config_st's all-ones "keep the scale"). A forward
+must-analysis over the function tracks, per state (config_ex, config_ld slot 0/1/2,
+config_st, config_norm), the operands last applied: constants by value, other values by
+SSA identity. scf.if meets its branches; scf.for meets the state before the loop with the
+state at the end of its body until nothing changes, so a command set to a loop-invariant
+value on every iteration is removed from the body when the loop is entered with it set.
+Any other command or call that could touch Gemmini (LOOP_WS/LOOP_CONV_WS and their
+configuration, unknown calls, regions this pass does not model) forgets every state.
+
+Across the programs of a launch: the harnesses (host JIT and ELF) run every program of
+the grid in order, program (0, 0, 0) first, on one Gemmini, with the same arguments. When
+the state at the function's end is known and set from launch-invariant values (constants
+and arithmetic on the function's arguments at its top level), the next program starts in
+it. A command that is redundant from that state but not from an unknown one (typically
+the configs at the top of the kernel) runs only in the first program:
+`scf.if (program_id == (0, 0, 0)) { config… }`. That keeps e.g. a config_st from taking
+a store reservation-station slot while the previous program's mvouts drain.
+
+    baco opt --pass config-elimination kernel.instgem.mlir
+"""
+from __future__ import annotations
+
+from mlir.dialects import scf
+from mlir.ir import InsertionPoint, IntegerAttr
+
+from baco.dialects.instgem import PREFIX
+from baco.gemmini.isa import COMMANDS
+from baco.passes import irutil as ir
+
+CONFIGS = ("config_ex", "config_ld", "config_st", "config_norm")
+# commands that read configuration state and change none
+READERS = {PREFIX + n for n in ("mvin", "mvin2", "mvin3", "mvout", "preload", "compute_preloaded",
+                                "compute_accumulated", "flush", "counter", "fence")}
+HARMLESS_CALLS = ("@baco_program_id", "@baco_num_programs", f"@{ir.BOUNDARY_ERROR}")
+PURE_MEMREF = ("memref.extract_strided_metadata", "memref.extract_aligned_pointer_as_index", "memref.subview",
+               "memref.reinterpret_cast", "memref.cast", "memref.dim")
+ALL = None      # "forget every state"
+
+
+def _constant(value):
+    owner = value.owner
+    if getattr(owner, "name", None) == "arith.constant":
+        return IntegerAttr(owner.attributes["value"]).value
+    return None
+
+
+def _segments(op) -> list:
+    """The operand groups of an op with operandSegmentSizes (e.g. memref.subview's source,
+    offsets, sizes, strides)."""
+    sizes = [int(x) for x in str(op.attributes["operandSegmentSizes"]).split(":")[1].strip(" >").split(",")]
+    operands, out, i = list(op.operands), [], 0
+    for n in sizes:
+        out.append(operands[i:i + n])
+        i += n
+    return out
+
+
+class ValueKeys:
+    """Structural keys of SSA values: two values with equal keys hold the same number
+    wherever both are defined, also across loop iterations (a key names a block argument
+    only by identity, and no such key survives past its loop: the meet at the loop's entry
+    drops it). Constants are keyed by value; pure arithmetic and memref metadata by op and
+    operand keys; a stride of a view by the strides it is made from (not its offsets, which
+    move with the loop or the program); anything else by identity. `launch` keys are those
+    the same in every program of a launch: no program id, no loop variable, no opaque value."""
+
+    def __init__(self, func_args):
+        self.func_args = {a: i for i, a in enumerate(func_args)}
+        self.memo = {}
+
+    def key(self, value):
+        if value not in self.memo:
+            self.memo[value] = self._key(value)
+        return self.memo[value]
+
+    def _key(self, value):
+        c = _constant(value)
+        if c is not None:
+            return ("const", c)
+        owner = value.owner
+        if not hasattr(owner, "name"):          # a block argument
+            return ("arg", self.func_args[value]) if value in self.func_args else ("opaque", value)
+        owner = owner.operation
+        index = list(owner.results).index(value)
+        if owner.name == "memref.extract_strided_metadata":
+            rank = (len(owner.results) - 2) // 2
+            if index >= 2 + rank:
+                return ("stride", index - 2 - rank, self.strides(owner.operands[0]))
+        if owner.name == "func.call" and str(owner.attributes["callee"]) in ("@baco_program_id",
+                                                                             "@baco_num_programs"):
+            return ("grid", str(owner.attributes["callee"]), self.key(owner.operands[0]))
+        if owner.name.startswith("arith.") or owner.name in PURE_MEMREF:
+            attrs = tuple(sorted((a, str(owner.attributes[a])) for a in owner.attributes))
+            return (owner.name, attrs, index, tuple(self.key(v) for v in owner.operands))
+        return ("opaque", value)
+
+    def strides(self, memref):
+        """Key of the strides of `memref` (a view's strides do not depend on its offsets)."""
+        owner = memref.owner
+        op = owner.operation if hasattr(owner, "name") else None
+        if op is not None and op.name == "memref.subview":
+            source, _, _, strides = _segments(op)
+            return ("subview", self.strides(source[0]), str(op.attributes["static_strides"]),
+                    tuple(self.key(v) for v in strides))
+        if op is not None and op.name == "memref.reinterpret_cast":
+            _, _, _, strides = _segments(op)
+            return ("reinterpret", str(op.attributes["static_strides"]), tuple(self.key(v) for v in strides))
+        if op is not None and op.name == "memref.cast":
+            return self.strides(op.operands[0])
+        return ("memref", self.key(memref))
+
+    @staticmethod
+    def launch_invariant(key) -> bool:
+        if not isinstance(key, tuple):
+            return True
+        if key and key[0] in ("opaque", "grid"):
+            return key[0] == "grid" and key[1] == "@baco_num_programs"
+        return all(ValueKeys.launch_invariant(k) for k in key)
+
+
+def _field(op, name):
+    cmd = COMMANDS[op.name[len(PREFIX):]]
+    from baco.dialects.instgem import operand_fields
+    names = [f.name for f in operand_fields(cmd)]
+    return op.operands[names.index(name)]
+
+
+def state_of(op):
+    """The state a config command sets (a key), or ALL when it is not known which."""
+    kind = op.name[len(PREFIX):]
+    if kind != "config_ld":
+        return kind
+    slot = _constant(_field(op, "state_id"))
+    return ("config_ld", slot) if slot is not None else ALL
+
+
+def _meet(a: dict, b: dict) -> dict:
+    return {k: v for k, v in a.items() if k in b and b[k] == v}
+
+
+class Flow:
+    """The must-analysis; `redundant` collects the config ops found redundant (in the last
+    pass over each region, at its fixpoint)."""
+
+    def __init__(self, keys: ValueKeys):
+        self.keys = keys
+        self.redundant = set()
+
+    def block(self, block, state: dict, record: bool) -> dict:
+        state = dict(state)
+        for op in block.operations:
+            state = self.op(op.operation, state, record)
+        return state
+
+    def op(self, op, state: dict, record: bool) -> dict:
+        name = op.name
+        if name.startswith(PREFIX) and name[len(PREFIX):] in CONFIGS:
+            key = state_of(op)
+            if key is ALL:
+                return {k: v for k, v in state.items() if not (isinstance(k, tuple) and k[0] == "config_ld")}
+            value = tuple(self.keys.key(v) for v in op.operands)
+            if record and state.get(key) == value:
+                self.redundant.add(op)
+            state[key] = value
+            return state
+        if name in READERS:
+            return state
+        if name == "func.call":
+            return state if str(op.attributes["callee"]) in HARMLESS_CALLS else {}
+        if name == "scf.if":
+            then = self.block(op.regions[0].blocks[0], state, record)
+            other = self.block(op.regions[1].blocks[0], state, record) if len(op.regions[1].blocks) else state
+            return _meet(then, other)
+        if name == "scf.for":
+            body = op.regions[0].blocks[0]
+            entry = state
+            while True:         # the lattice only shrinks: a few rounds at most
+                end = self.block(body, entry, False)
+                nxt = _meet(entry, end)
+                if nxt == entry:
+                    break
+                entry = nxt
+            end = self.block(body, entry, record)
+            return _meet(entry, end)
+        if name.startswith(PREFIX) or any(len(r.blocks) for r in op.regions) or name == "func.call":
+            return {}            # LOOP_WS / LOOP_CONV_WS and their configs, regions not modelled
+        return state             # arithmetic, memref metadata, yields
+
+
+def first_program(func, loc):
+    """i1: this is program (0, 0, 0), computed at the top of `func`."""
+    body = func.regions[0].blocks[0]
+    with InsertionPoint.at_block_begin(body), loc:
+        zero = ir.const_int(0, ir.i64())
+        conds = [ir.cmpi("eq", ir.call_grid(func, "baco_program_id", axis), zero) for axis in range(3)]
+        return ir.binop("andi", ir.binop("andi", conds[0], conds[1]), conds[2])
+
+
+def eliminate(func) -> tuple[int, int]:
+    """Remove `func`'s redundant configs and guard the ones only the first program needs;
+    returns (removed, guarded)."""
+    body = func.regions[0].blocks[0]
+    keys = ValueKeys(list(body.arguments))
+    flow = Flow(keys)
+    exit_state = flow.block(body, {}, True)
+    removed = set(flow.redundant)
+    carried = {k: v for k, v in exit_state.items() if keys.launch_invariant(v)}
+    guarded = []
+    if carried:
+        again = Flow(keys)
+        again.block(body, carried, True)
+        guarded = [op for op in again.redundant if op not in removed]
+    for op in removed:
+        op.erase()
+    if guarded:
+        cond = first_program(func, func.location)
+        for op in guarded:
+            with InsertionPoint(op), op.location:
+                if_op = scf.IfOp(cond)
+                with InsertionPoint(if_op.then_block):
+                    scf.YieldOp([])
+            op.move_before(if_op.then_block.operations[0])
+    return len(removed), len(guarded)
+
+
+def run(module_op, **_):
+    for op in ir.walk_ops(module_op):
+        if op.name == "func.func" and len(op.regions[0].blocks):
+            eliminate(op)

@@ -1,0 +1,65 @@
+// RUN: baco opt --pass config-elimination %s | FileCheck %s
+// Hand-written: what the analysis proves. The config_ld before the loop makes the loop's
+// (same operands, loop-invariant) redundant; a config set on both sides of an scf.if is
+// known after it, one set on one side only is not; a LOOP_WS forgets every state; the
+// config_ex the function ends with, set from constants, runs only in program (0, 0, 0)
+// (the config_ld is not: the LOOP_WS leaves its state unknown at the end).
+// CHECK-LABEL: func.func @k(
+// CHECK: call @baco_program_id
+// CHECK: arith.andi
+// CHECK-NEXT: %[[FIRST:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
+// CHECK: scf.if %[[FIRST]] {
+// CHECK-NEXT: "instgem.config_ex"
+// CHECK-NEXT: }
+// CHECK-NEXT: "instgem.config_ld"
+// CHECK-NEXT: scf.for
+// CHECK-NOT: instgem.config
+// CHECK: "instgem.mvin"
+// CHECK: scf.if %arg2 {
+// CHECK-NEXT: "instgem.config_st"
+// CHECK-NEXT: } else {
+// CHECK-NEXT: "instgem.config_st"
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.if %arg2 {
+// CHECK-NEXT: "instgem.config_ld"
+// CHECK-NEXT: }
+// CHECK-NEXT: "instgem.config_ld"
+// CHECK-NEXT: "instgem.mvin2"
+// CHECK-NEXT: "instgem.loop_ws"
+// CHECK-NEXT: "instgem.config_ex"
+// CHECK-NEXT: "instgem.fence"
+module {
+  func.func @k(%n: index, %stride: i64, %cond: i1) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %z = arith.constant 0 : i64
+    %one = arith.constant 1 : i64
+    %four = arith.constant 4 : i64
+    %scale = arith.constant 1065353216 : i64
+    %dim = arith.constant 16 : i64
+    %bytes = arith.muli %stride, %four : i64
+    "instgem.config_ex"(%one, %z, %z, %z, %z, %one, %scale, %z, %z, %one) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    "instgem.config_ld"(%z, %z, %one, %dim, %scale, %bytes) : (i64, i64, i64, i64, i64, i64) -> ()
+    scf.for %i = %c0 to %n step %c1 {
+      %again = arith.muli %stride, %four : i64
+      "instgem.config_ld"(%z, %z, %one, %dim, %scale, %again) : (i64, i64, i64, i64, i64, i64) -> ()
+      %row = arith.index_cast %i : index to i64
+      "instgem.mvin"(%z, %row, %dim, %dim) : (i64, i64, i64, i64) -> ()
+    }
+    scf.if %cond {
+      "instgem.config_st"(%z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %bytes, %scale) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    } else {
+      "instgem.config_st"(%z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %bytes, %scale) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    }
+    "instgem.config_st"(%z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %bytes, %scale) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    scf.if %cond {
+      "instgem.config_ld"(%z, %one, %one, %dim, %scale, %bytes) : (i64, i64, i64, i64, i64, i64) -> ()
+    }
+    "instgem.config_ld"(%z, %one, %one, %dim, %scale, %bytes) : (i64, i64, i64, i64, i64, i64) -> ()
+    "instgem.mvin2"(%z, %z, %dim, %dim) : (i64, i64, i64, i64) -> ()
+    "instgem.loop_ws"(%z, %z, %z, %z, %z, %z, %z, %z, %z) : (i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    "instgem.config_ex"(%one, %z, %z, %z, %z, %one, %scale, %z, %z, %one) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    "instgem.fence"() : () -> ()
+    return
+  }
+}
