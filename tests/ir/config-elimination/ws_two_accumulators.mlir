@@ -50,14 +50,14 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c162_i64 = arith.constant 162 : i64
+    %c169_i64 = arith.constant 169 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c163_i64 = arith.constant 163 : i64
+    %c170_i64 = arith.constant 170 : i64
     %c28_i64 = arith.constant 28 : i64
-    %c164_i64 = arith.constant 164 : i64
-    %c172_i64 = arith.constant 172 : i64
+    %c171_i64 = arith.constant 171 : i64
+    %c179_i64 = arith.constant 179 : i64
     %c5_i64 = arith.constant 5 : i64
-    %c173_i64 = arith.constant 173 : i64
+    %c180_i64 = arith.constant 180 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -120,7 +120,7 @@ module {
       %69 = arith.subi %65, %62 : index
       %70 = arith.cmpi sgt, %68, %c0 : index
       scf.if %70 {
-        func.call @baco_boundary_error(%c162_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c169_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_10 = memref.subview %reinterpret_cast[%53, %62] [%60, %69] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %71 = arith.index_cast %59 : index to i64
@@ -203,7 +203,7 @@ module {
       %108 = arith.subi %104, %101 : index
       %109 = arith.cmpi sgt, %107, %c0 : index
       scf.if %109 {
-        func.call @baco_boundary_error(%c163_i64, %c28_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c170_i64, %c28_i64) : (i64, i64) -> ()
       }
       %subview_16 = memref.subview %reinterpret_cast_0[%92, %101] [%99, %108] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %110 = arith.index_cast %98 : index to i64
@@ -316,7 +316,7 @@ module {
       %143 = arith.minsi %142, %c32 : index
       %144 = arith.subi %140, %137 : index
       scf.if %109 {
-        func.call @baco_boundary_error(%c164_i64, %c28_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c171_i64, %c28_i64) : (i64, i64) -> ()
       }
       %subview_22 = memref.subview %reinterpret_cast_1[%137, %101] [%144, %108] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %145 = arith.index_cast %143 : index to i64
@@ -439,7 +439,7 @@ module {
     %25 = arith.subi %21, %18 : index
     %26 = arith.cmpi sgt, %24, %c0 : index
     scf.if %26 {
-      func.call @baco_boundary_error(%c172_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c179_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %27 = arith.index_cast %15 : index to i64
@@ -489,7 +489,7 @@ module {
       "instgem.mvout"(%65, %70, %72, %60) : (i64, i64, i64, i64) -> ()
     }
     scf.if %26 {
-      func.call @baco_boundary_error(%c173_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c180_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_4 = memref.subview %reinterpret_cast_3[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index

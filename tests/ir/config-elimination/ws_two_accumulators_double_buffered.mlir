@@ -51,14 +51,14 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c162_i64 = arith.constant 162 : i64
+    %c169_i64 = arith.constant 169 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c163_i64 = arith.constant 163 : i64
+    %c170_i64 = arith.constant 170 : i64
     %c28_i64 = arith.constant 28 : i64
-    %c164_i64 = arith.constant 164 : i64
-    %c172_i64 = arith.constant 172 : i64
+    %c171_i64 = arith.constant 171 : i64
+    %c179_i64 = arith.constant 179 : i64
     %c5_i64 = arith.constant 5 : i64
-    %c173_i64 = arith.constant 173 : i64
+    %c180_i64 = arith.constant 180 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -121,7 +121,7 @@ module {
       %69 = arith.subi %65, %62 : index
       %70 = arith.cmpi sgt, %68, %c0 : index
       scf.if %70 {
-        func.call @baco_boundary_error(%c162_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c169_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_10 = memref.subview %reinterpret_cast[%53, %62] [%60, %69] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %71 = arith.index_cast %arg8 : index to i64
@@ -209,7 +209,7 @@ module {
       %111 = arith.subi %107, %104 : index
       %112 = arith.cmpi sgt, %110, %c0 : index
       scf.if %112 {
-        func.call @baco_boundary_error(%c163_i64, %c28_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c170_i64, %c28_i64) : (i64, i64) -> ()
       }
       %subview_16 = memref.subview %reinterpret_cast_0[%95, %104] [%102, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %113 = arith.muli %72, %c32_i64 : i64
@@ -326,7 +326,7 @@ module {
       %148 = arith.minsi %147, %c32 : index
       %149 = arith.subi %145, %142 : index
       scf.if %112 {
-        func.call @baco_boundary_error(%c164_i64, %c28_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c171_i64, %c28_i64) : (i64, i64) -> ()
       }
       %subview_22 = memref.subview %reinterpret_cast_1[%142, %104] [%149, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %150 = arith.addi %113, %c192_i64 : i64
@@ -452,7 +452,7 @@ module {
     %25 = arith.subi %21, %18 : index
     %26 = arith.cmpi sgt, %24, %c0 : index
     scf.if %26 {
-      func.call @baco_boundary_error(%c172_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c179_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %27 = arith.index_cast %15 : index to i64
@@ -502,7 +502,7 @@ module {
       "instgem.mvout"(%65, %70, %72, %60) : (i64, i64, i64, i64) -> ()
     }
     scf.if %26 {
-      func.call @baco_boundary_error(%c173_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c180_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_4 = memref.subview %reinterpret_cast_3[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index

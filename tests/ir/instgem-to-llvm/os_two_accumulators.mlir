@@ -78,14 +78,14 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c162_i64 = arith.constant 162 : i64
+    %c169_i64 = arith.constant 169 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c163_i64 = arith.constant 163 : i64
+    %c170_i64 = arith.constant 170 : i64
     %c28_i64 = arith.constant 28 : i64
-    %c164_i64 = arith.constant 164 : i64
-    %c172_i64 = arith.constant 172 : i64
+    %c171_i64 = arith.constant 171 : i64
+    %c179_i64 = arith.constant 179 : i64
     %c5_i64 = arith.constant 5 : i64
-    %c173_i64 = arith.constant 173 : i64
+    %c180_i64 = arith.constant 180 : i64
     %c0_i64_2 = arith.constant 0 : i64
     %c1_i64_3 = arith.constant 1 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -149,7 +149,7 @@ module {
       %77 = arith.subi %73, %70 : index
       %78 = arith.cmpi sgt, %76, %c0 : index
       scf.if %78 {
-        func.call @baco_boundary_error(%c162_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c169_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_14 = memref.subview %reinterpret_cast[%61, %70] [%68, %77] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %79 = arith.index_cast %67 : index to i64
@@ -232,7 +232,7 @@ module {
       %116 = arith.subi %112, %109 : index
       %117 = arith.cmpi sgt, %115, %c0 : index
       scf.if %117 {
-        func.call @baco_boundary_error(%c163_i64, %c28_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c170_i64, %c28_i64) : (i64, i64) -> ()
       }
       %subview_20 = memref.subview %reinterpret_cast_4[%100, %109] [%107, %116] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %118 = arith.index_cast %106 : index to i64
@@ -351,7 +351,7 @@ module {
       %152 = arith.minsi %151, %c32 : index
       %153 = arith.subi %149, %146 : index
       scf.if %117 {
-        func.call @baco_boundary_error(%c164_i64, %c28_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c171_i64, %c28_i64) : (i64, i64) -> ()
       }
       %subview_26 = memref.subview %reinterpret_cast_5[%146, %109] [%153, %116] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %154 = arith.index_cast %152 : index to i64
@@ -481,7 +481,7 @@ module {
     %33 = arith.subi %29, %26 : index
     %34 = arith.cmpi sgt, %32, %c0 : index
     scf.if %34 {
-      func.call @baco_boundary_error(%c172_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c179_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_6[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %35 = arith.index_cast %23 : index to i64
@@ -533,7 +533,7 @@ module {
       "instgem.mvout"(%73, %78, %80, %68) : (i64, i64, i64, i64) -> ()
     }
     scf.if %34 {
-      func.call @baco_boundary_error(%c173_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c180_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_8 = memref.subview %reinterpret_cast_7[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
