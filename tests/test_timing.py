@@ -162,6 +162,28 @@ def test_counter_events_of_a_loop_ws_kernel():
     assert value["WDMA_BYTES_SENT"] == 8 * 8
 
 
+@pytest.mark.parametrize("dataflow,a_t,b_t,short", [(1, 0, 0, True), (1, 1, 0, False), (1, 0, 1, False),
+                                                     (0, 0, 0, False), (0, 1, 0, False)])
+def test_compute_rows_follow_the_transposer_and_dataflow(dataflow, a_t, b_t, short):
+    """A compute feeds only its A rows (at least 4) in WS when no operand goes through the
+    transposer, DIM rows otherwise; in WS with B transposed a weight preload is split into an
+    extra array pass (TransposePreloadUnroller, counter 44)."""
+    cfg = GemminiConfig()
+    d = cfg.dim
+    tm = TimingModel(cfg)
+    tm.observe("config_ex", dict(set_only_strides=0, dataflow=dataflow, a_transpose=a_t, b_transpose=b_t))
+    a_rows = 5
+    for i, name in enumerate(("compute_preloaded", "compute_accumulated")):
+        tm.observe("preload", dict(bd_addr=0 if i == 0 else 0xFFFFFFFF, bd_rows=d, bd_cols=d,
+                                   c_addr=0x80000000, c_rows=a_rows, c_cols=d))
+        before = tm.busy["ex"]
+        tm.observe(name, dict(a_addr=d, a_rows=a_rows, a_cols=d, bd_addr=0xFFFFFFFF, bd_rows=d, bd_cols=d))
+        rows = tm.busy["ex"] - before - tm.k.compute_overhead
+        unrolled = d if dataflow == 1 and b_t and i == 0 else 0
+        assert rows == (a_rows if short else d) + unrolled
+    assert tm.counter_value(EVENT_CODES["TRANSPOSE_PRELOAD_UNROLLER_ACTIVE_CYCLES"]) == (d if dataflow and b_t else 0)
+
+
 def _union_length(intervals):
     total, reach = 0.0, 0.0
     for s, e in sorted(intervals):

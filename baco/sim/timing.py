@@ -78,7 +78,7 @@ UNIT_OF = {name: q for q, names in QUEUES.items() for name in names}
 #   "sum":   a running total accumulated as commands are observed;
 #   "level": an instantaneous value (reservation-station occupancy);
 #   "zero":  a mechanism this model does not have (no virtual memory, so no TLB misses or
-#            TLB waits; no im2col unit; no flushes, spad bank conflicts or transpose unroller):
+#            TLB waits; no im2col unit; no flushes or spad bank conflicts):
 #            it reads 0, as it does on a Gemmini without the feature.
 EXTERNAL_BASE = 44
 EVENTS = {
@@ -110,7 +110,7 @@ EVENTS = {
     41: ("RESERVATION_STATION_FULL_CYCLES", "sum", "rs_full"),
     42: ("RESERVATION_STATION_ACTIVE_CYCLES", "union", "rs"),
     43: ("LOOP_MATMUL_ACTIVE_CYCLES", "union", "loop_matmul"),
-    44: ("TRANSPOSE_PRELOAD_UNROLLER_ACTIVE_CYCLES", "zero", None),
+    44: ("TRANSPOSE_PRELOAD_UNROLLER_ACTIVE_CYCLES", "sum", "transpose_unroller"),
     45: ("RESERVATION_STATION_LD_COUNT", "level", "ld"), 46: ("RESERVATION_STATION_ST_COUNT", "level", "st"),
     47: ("RESERVATION_STATION_EX_COUNT", "level", "ex"),
     48: ("RDMA_BYTES_REC", "sum", "dram_bytes_in"), 49: ("WDMA_BYTES_SENT", "sum", "dram_bytes_out"),
@@ -121,7 +121,7 @@ EVENT_CODES = {name: code for code, (name, _, _) in EVENTS.items()}
 WAIT_EVENTS = ("ld_dma_wait", "ld_hazard_wait", "st_dma_wait", "st_hazard_wait", "pool_cycles", "dma_requests",
                "ex_weight_wait", "ex_hazard_wait", "sp_a_wait", "sp_b_wait", "sp_d_wait", "acc_a_wait",
                "acc_b_wait", "acc_d_wait", "a_garbage", "b_garbage", "d_garbage", "rs_full", "rdma_latency",
-               "wdma_latency")
+               "wdma_latency", "transpose_unroller")
 
 
 def _merged(intervals, t):
@@ -167,6 +167,7 @@ class TimingModel:
         self.acc_r = np.zeros(cfg.acc_rows)
         self.pending_weights = False
         self.last_compute_start = 0.0
+        self.ex_mode = (1, 0, 0)    # config_ex (dataflow, a_transpose, b_transpose)
         self.pool = None            # config_st pooling fields while pooling is on
         self.shrink = [0, 0, 0]     # config_ld shrink per load slot
         self.stats = dict(dram_bytes_in=0, dram_bytes_out=0, macs=0, scratchpad_reads=0, scratchpad_writes=0,
@@ -315,6 +316,8 @@ class TimingModel:
                 self.pool = f if f["pool_stride"] else None
             elif name == "config_ld" and f["state_id"] < 3:
                 self.shrink[f["state_id"]] = f["shrink"]
+            elif name == "config_ex" and not f["set_only_strides"]:
+                self.ex_mode = (f["dataflow"], f["a_transpose"], f["b_transpose"])
             return dispatch, 1.0, 1.0, [], []
         if name.startswith("mvin"):
             addr, rows, cols = f["local_addr"], f["rows"], f["cols"]
@@ -357,8 +360,16 @@ class TimingModel:
             return dispatch, 0.0, 0.0, [self._range(f["bd_addr"], f["bd_rows"])], []
         if name in ("compute_preloaded", "compute_accumulated"):
             pre = getattr(self, "preload", None) or {"c_addr": 0xFFFFFFFF, "c_rows": 0, "c_cols": 0}
-            rows = max(f["a_rows"], 4)
+            # the ExecuteController feeds DIM rows, or only A's (at least 4) in WS when no operand
+            # goes through the transposer (OS feeds A through it unless A is transposed)
+            ws, a_t, b_t = self.ex_mode
+            transposer = (a_t or b_t) if ws else (not a_t or b_t)
+            rows = d if transposer or not ws else max(f["a_rows"], 4)
             occ = rows + k.compute_overhead
+            if ws and b_t and name == "compute_preloaded" and self.pending_weights:
+                # the TransposePreloadUnroller splits the weight preload off into a compute of its own
+                occ += d
+                self.waits["transpose_unroller"] += d
             start = dispatch
             if is_garbage(f["a_addr"]):
                 self.waits["a_garbage"] += occ
