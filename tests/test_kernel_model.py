@@ -60,7 +60,10 @@ def test_timeloop_cycle_model_and_non_kernel_layers_keep_the_timeloop_prediction
     timeloop = evaluate_design(layers, compiled.mappings, compiled.hw, cycle_model="timeloop")
     for layer, m, c, t in zip(layers, compiled.mappings, compiled.per_layer, timeloop.per_layer):
         assert t.cycles == t.timeloop_cycles == c.timeloop_cycles == costmodel.evaluate(layer, m, compiled.hw).cycles
-        assert t.energy_uj == c.energy_uj and t.schedule is None
+        assert t.energy_uj == t.timeloop_energy_uj == c.timeloop_energy_uj and t.schedule is None
+    # the kernel layer's energy is its compiled program's; the convolution keeps Timeloop's
+    assert compiled.per_layer[0].energy_uj != timeloop.per_layer[0].energy_uj
+    assert compiled.per_layer[1].energy_uj == timeloop.per_layer[1].energy_uj
     assert compiled.per_layer[1].cycles == timeloop.per_layer[1].cycles and compiled.per_layer[1].schedule is None
     assert compiled.per_layer[0].schedule is not None
     assert compiled.timeloop_cycles == timeloop.cycles and compiled.timeloop_edp == timeloop.edp
@@ -72,6 +75,7 @@ def test_timeloop_cycle_model_and_non_kernel_layers_keep_the_timeloop_prediction
     for model, result in (("compiled", compiled), ("timeloop", timeloop)):
         score = NetworkProblem(layers, fixed_hw=compiled.hw, cycle_model=model).score([[t] for t in design])
         assert math.isclose(float(score.cycles[0]), result.cycles, rel_tol=1e-9)
+        assert math.isclose(float(score.energy_uj[0]), result.energy_uj, rel_tol=1e-9)
 
 
 def test_kernel_cycles_are_differentiable_in_factors_and_hardware():

@@ -404,10 +404,7 @@ class TimingModel:
         cfg = self.cfg
         cycles = max(self.finish, 1.0)
         s = self.stats
-        e_pj = (s["macs"] * energy.MAC_PJ + s["registers"] * energy.REGISTER_PJ
-                + (s["scratchpad_reads"] + s["scratchpad_writes"]) * energy.scratchpad_pj(cfg.sp_kb)
-                + (s["accumulator_reads"] + s["accumulator_writes"]) * energy.accumulator_pj(cfg.acc_kb, cfg.dim)
-                + (s["dram_bytes_in"] + s["dram_bytes_out"]) * energy.DRAM_PJ)
+        e_pj = energy.energy_pj(s, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, dim=cfg.dim)
         return {"cycles": self.finish, "load_busy": self.busy["ld"], "execute_busy": self.busy["ex"],
                 "store_busy": self.busy["st"], **s,
                 "utilization": s["macs"] / (cycles * cfg.dim * cfg.dim), "energy_uj": e_pj * 1e-6}

@@ -47,6 +47,8 @@ from dataclasses import dataclass, field
 
 import torch
 
+from baco.gemmini import energy
+from baco.gemmini.config import GemminiConfig
 from baco.tuner import arch
 from baco.tuner.mapping import KERNEL_OUT_INT8, NUM_LEVELS, Mapping
 from baco.tuner.workloads import DIMS, Layer
@@ -64,6 +66,7 @@ class Cost:
     area_mm2: float
     accesses: dict = field(default_factory=dict)
     timeloop_cycles: float | None = None   # the Timeloop-matched cycles (kernel_model.evaluate sets both)
+    timeloop_energy_uj: float | None = None  # and energy
     schedule: object = None                # a kernel layer's GemmSchedule as the search chose it
 
 
@@ -369,15 +372,10 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
     The dataflow (WS/OS) does not change these terms (the learned residual sees it).
     temporal [B, 4, 7], spatial = (sC, sK) [B], hw = (pe_dim, sp_kb, acc_kb); `layer` may be an
     explore.LayerStack (rows of several GEMM layers costed in one call, as in cost_from_factors)."""
-    from baco.gemmini.config import GemminiConfig
     from baco.sim.timing import DEFAULT_CONSTANTS as k
     cfg = GemminiConfig()
-    sC, sK = spatial
     pe = torch.as_tensor(hw[0], dtype=temporal.dtype)
-    tile = _tiles(temporal, sC, sK, layer)[2]
-    bm = tile[:, DIM_INDEX["P"]] * tile[:, DIM_INDEX["Q"]] * tile[:, DIM_INDEX["N"]]
-    bn, bk = tile[:, K], tile[:, C]
-    M, N, Kd = _constant(layer.P * layer.Q * layer.N), _constant(layer.K), _constant(layer.C)
+    (M, N, Kd), (bm, bn, bk) = _gemm_blocks(layer, temporal, spatial)
     beat = cfg.dma_bus_bits // 8
     lat, mif = k.dram_latency, cfg.max_in_flight
 
@@ -434,6 +432,73 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
             "compute": compute, "store": store, "step": step}
 
 
+def _gemm_blocks(layer: Layer, temporal, spatial):
+    """((M, N, K), (BLOCK_M, BLOCK_N, BLOCK_K) [B]) of a GEMM layer run with the block sizes of the
+    mappings' scratchpad tiles (M, N, K tensors [B] when `layer` is an explore.LayerStack)."""
+    sC, sK = spatial
+    tile = _tiles(temporal, sC, sK, layer)[2]
+    bm = tile[:, DIM_INDEX["P"]] * tile[:, DIM_INDEX["Q"]] * tile[:, DIM_INDEX["N"]]
+    return (_constant(layer.P * layer.Q * layer.N), _constant(layer.K), _constant(layer.C)), (bm, tile[:, K], tile[:, C])
+
+
+def compiled_program_counts(layer: Layer, temporal, spatial, hw, *, out_int8: bool = KERNEL_OUT_INT8,
+                            dataflow: str = "WS") -> dict:
+    """What the GEMM kernel compiled with the block sizes of the mapping's scratchpad tile moves and
+    computes, counted as the cycle model counts its commands (baco/sim/timing.py stats: macs,
+    registers, scratchpad/accumulator reads and writes, DRAM bytes in/out) [B]. Every program loads
+    its BLOCK_M rows of A and BLOCK_N columns of B at each K step (A once per column of programs,
+    B once per row of them: mvins of the rows and columns that exist, so the DRAM bytes are exact),
+    stores its block of C once; each compute reads its A strip (rows x BLOCK_K) from the
+    scratchpad, and with WS each weight block is preloaded into the array's registers once per
+    program. The accumulator is read and written for every compute's output strip: with WS once
+    per DIM-deep K strip, with OS once per K step (the partial sums stay in the array). A WS
+    program's first compute into an output strip overwrites a whole DIM x DIM strip (at a ragged
+    edge the missing columns are computed too); OS programs and K = 1 ones (whose K loop is
+    folded) zero-fill their whole block first, WS ones the block's strips past a ragged edge
+    (mvins from address 0: accumulator writes, no DRAM bytes). `layer` may be an explore.LayerStack."""
+    pe = torch.as_tensor(hw[0], dtype=temporal.dtype)
+    (M, N, Kd), (bm, bn, bk) = _gemm_blocks(layer, temporal, spatial)
+
+    def strips(n, block):
+        """DIM-wide strips of a dimension of n cut into blocks (the last one short)."""
+        blocks = _ceil(n / block)
+        return (blocks - 1) * _ceil(block / pe) + _ceil(torch.clamp(n - (blocks - 1) * block, min=1.0) / pe)
+
+    programs_m, programs_n = _ceil(M / bm), _ceil(N / bn)
+    a_bytes, b_bytes = M * Kd * programs_n, Kd * N * programs_m
+    out_bytes = GemminiConfig().input_bytes if out_int8 else GemminiConfig().acc_bytes
+    weights = b_bytes if dataflow == "WS" else torch.zeros_like(b_bytes)
+    strips_m, strips_n = strips(M, bm), strips(N, bn)
+    a_reads = M * Kd * strips_n
+    outputs = M * N * torch.ones_like(bm)
+    macs = outputs * Kd
+    block_strips = programs_m * programs_n * _ceil(bm / pe) * _ceil(bn / pe)
+    k_strips = strips(Kd, bk)
+    if dataflow == "OS":                 # the whole block zero-filled, every compute accumulates
+        updates, zero_fill = outputs * _ceil(Kd / bk), block_strips * pe * pe
+    else:
+        overwritten = strips_m * strips_n * pe * pe
+        no_k_loop = torch.as_tensor(Kd) == 1
+        updates = torch.where(no_k_loop, outputs * k_strips, overwritten + outputs * (k_strips - 1))
+        edge_columns = M * (strips_n * pe - N) * torch.minimum(torch.minimum(bk, pe), torch.as_tensor(Kd))
+        macs = macs + torch.where(no_k_loop, torch.zeros_like(macs), edge_columns)
+        zero_fill = torch.where(no_k_loop, block_strips, block_strips - strips_m * strips_n) * pe * pe
+    return {"macs": macs, "registers": weights,
+            "scratchpad_reads": weights + a_reads, "scratchpad_writes": a_bytes + b_bytes,
+            "accumulator_reads": updates + outputs, "accumulator_writes": updates + zero_fill,
+            "dram_bytes_in": a_bytes + b_bytes, "dram_bytes_out": outputs * out_bytes}
+
+
+def compiled_program_energy(layer: Layer, temporal, spatial, hw, *, out_int8: bool = KERNEL_OUT_INT8,
+                            dataflow: str = "WS"):
+    """Energy (µJ) [B] of the compiled GEMM kernel: compiled_program_counts priced by
+    baco.gemmini.energy.energy_pj, the sum the cycle model reports. Differentiable in the factors
+    and the hardware (pe_dim, sp_kb, acc_kb)."""
+    pe, sp_kb, acc_kb = (torch.as_tensor(v, dtype=temporal.dtype) for v in hw)
+    counts = compiled_program_counts(layer, temporal, spatial, hw, out_int8=out_int8, dataflow=dataflow)
+    return energy.energy_pj(counts, sp_kb=sp_kb, acc_kb=acc_kb, dim=pe) * 1e-6
+
+
 def compiled_program_cycles(layer: Layer, temporal, spatial, hw, **schedule):
     """Analytical cycles [B] of the compiled GEMM kernel (see compiled_program_terms)."""
     return compiled_program_terms(layer, temporal, spatial, hw, **schedule)["cycles"]
@@ -486,4 +551,4 @@ def rtl_cycles(layer: Layer, temporal, sC, sK, order, hw):
 
 
 __all__ = ["Cost", "evaluate", "evaluate_text", "cost_from_factors", "capacity_from_factors",
-           "compiled_program_cycles", "compiled_cycles", "compiled_cycles_by_dataflow", "rtl_cycles"]
+           "compiled_program_counts", "compiled_program_energy", "compiled_program_cycles", "compiled_cycles", "compiled_cycles_by_dataflow", "rtl_cycles"]

@@ -153,11 +153,12 @@ class Result:
     trace: list = field(default_factory=list)   # (seconds, best network EDP so far) at each improvement
     cycle_model: str = "compiled"               # kernel_model.CYCLE_MODELS: what `cycles` predicts
     timeloop_cycles: float = 0.0                # count-weighted network cycles of the Timeloop-matched model
+    timeloop_energy_uj: float = 0.0             # and energy
 
     @property
     def timeloop_edp(self) -> float:
         """The design's EDP under the Timeloop-matched model (as DOSA and the thesis compare)."""
-        return self.timeloop_cycles * self.energy_uj
+        return self.timeloop_cycles * self.timeloop_energy_uj
 
 
 def evaluate_design(layers: list[Layer], mappings: list[Mapping], hw: Hardware, *, method: str = "",
@@ -175,8 +176,9 @@ def evaluate_design(layers: list[Layer], mappings: list[Mapping], hw: Hardware, 
     cycles = sum(layer.count * c.cycles for layer, c in zip(layers, per_layer))
     energy = sum(layer.count * c.energy_uj for layer, c in zip(layers, per_layer))
     timeloop = sum(layer.count * c.timeloop_cycles for layer, c in zip(layers, per_layer))
+    timeloop_energy = sum(layer.count * c.timeloop_energy_uj for layer, c in zip(layers, per_layer))
     return Result(hw, list(mappings), cycles, energy, cycles * energy, per_layer, method, wall_s, evaluations,
-                  cycle_model=cycle_model, timeloop_cycles=timeloop)
+                  cycle_model=cycle_model, timeloop_cycles=timeloop, timeloop_energy_uj=timeloop_energy)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -2,11 +2,12 @@
 schedule the compiler is asked to emit.
 
 A layer the compiler runs with the GEMM kernel (mapping.is_kernel_layer) costs what the
-program compiled for the mapping's scratchpad tile costs on the cycle model
-(costmodel.compiled_cycles); among SCHEDULE_VARIANTS (dataflow x double buffering) the
-fastest one that fits the hardware is chosen (double buffering doubles the scratchpad blocks,
-baco.gemmini.schedule.gemm_footprint), and that choice is what result.json's schedule carries.
-Every other layer, and every layer's energy, keeps the Timeloop-matched model
+program compiled for the mapping's scratchpad tile costs on the cycle model: cycles
+(costmodel.compiled_cycles) and energy (costmodel.compiled_program_energy: the program's
+access counts priced as the simulator prices them); among SCHEDULE_VARIANTS (dataflow x
+double buffering) the fastest one that fits the hardware is chosen (double buffering doubles
+the scratchpad blocks, baco.gemmini.schedule.gemm_footprint), and that choice is what
+result.json's schedule carries. Every other layer keeps the Timeloop-matched model
 (costmodel.cost_from_factors). cycle_model="timeloop" gives the pure Timeloop-matched
 prediction (how results are compared with DOSA and the thesis).
 
@@ -80,16 +81,30 @@ def kernel_layer_tensors(layer: Layer, temporal, spatial, order, hw_t):
     explore.LayerStack of kernel layers (one call for all their mappings)."""
     out = costmodel.cost_from_factors(layer, temporal, spatial[:, 0], spatial[:, 1], order, hw_t)
     cycles, choice = kernel_cycles(layer, temporal, spatial, hw_t)
-    return cycles, out["energy_uj"], out["cycles"], choice
+    return cycles, kernel_energy(layer, temporal, spatial, hw_t, choice), out["cycles"], choice
+
+
+def kernel_energy(layer: Layer, temporal, spatial, hw_t, choice) -> torch.Tensor:
+    """Energy µJ [B] of the compiled programs of B mappings of a kernel layer, each run with its
+    SCHEDULE_VARIANTS[choice] (the dataflow changes the counts; double buffering does not)."""
+    flows = [SCHEDULE_VARIANTS[int(i)][0] for i in choice.tolist()]
+    by_dataflow = {df: costmodel.compiled_program_energy(layer, temporal, (spatial[:, 0], spatial[:, 1]), hw_t,
+                                                         out_int8=KERNEL_OUT_INT8, dataflow=df)
+                   for df in sorted(set(flows))}
+    if len(by_dataflow) == 1:
+        return next(iter(by_dataflow.values()))
+    os_rows = torch.tensor([df == "OS" for df in flows])
+    return torch.where(os_rows, by_dataflow["OS"], by_dataflow["WS"])
 
 
 def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled", program: str = "baco") -> costmodel.Cost:
-    """The exact Cost of one mapping on hw: cycles of the model the search uses, energy and accesses
-    Timeloop-matched, timeloop_cycles always; for a kernel layer (with cycle_model "compiled")
-    the schedule the compiler runs, checked with the compiler's capacity rule. program="library":
-    a kernel layer runs the C library's tiled matmul instead (library_matmul_cycles; no schedule)."""
+    """The exact Cost of one mapping on hw: cycles and energy of the model the search uses, accesses
+    Timeloop-matched, timeloop_cycles and timeloop_energy_uj always; for a kernel layer (with
+    cycle_model "compiled") the schedule the compiler runs, checked with the compiler's capacity
+    rule, and its program's energy. program="library": a kernel layer runs the C library's tiled
+    matmul instead (library_matmul_cycles; Timeloop-matched energy; no schedule)."""
     cost = costmodel.evaluate(layer, mapping, hw)
-    cost.timeloop_cycles = cost.cycles
+    cost.timeloop_cycles, cost.timeloop_energy_uj = cost.cycles, cost.energy_uj
     if timeloop_costed(layer, cycle_model):
         return cost
     if program == "library":
@@ -101,12 +116,13 @@ def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled", 
     hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (hw.pe_dim, hw.sp_kb, hw.acc_kb))
     with torch.no_grad():
         cycles, choice = kernel_cycles(layer, temporal, torch.stack([sC, sK], 1), hw_t)
+        energy_uj = kernel_energy(layer, temporal, torch.stack([sC, sK], 1), hw_t, choice)
     dataflow, double_buffer = SCHEDULE_VARIANTS[int(choice[0])]
     schedule = gemm_schedule(mapping, layer, dataflow=dataflow, double_buffer=double_buffer)
     problems = schedule_problems(schedule, hw.to_gemmini_config(), KERNEL_OUT_INT8)
     if problems:   # the tensor rule and the compiler's disagree: a bug, not a design to return
         raise AssertionError(f"chosen schedule {schedule} does not fit {hw}: {'; '.join(problems)}")
-    cost.cycles = float(cycles[0])
+    cost.cycles, cost.energy_uj = float(cycles[0]), float(energy_uj[0])
     cost.edp = cost.cycles * cost.energy_uj
     cost.schedule = schedule
     return cost
@@ -184,4 +200,4 @@ def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int
 
 
 __all__ = ["CYCLE_MODELS", "library_matmul_cycles", "SCHEDULE_VARIANTS", "check_cycle_model", "timeloop_costed",
-           "kernel_cycles", "layer_tensors", "kernel_layer_tensors", "evaluate"]
+           "kernel_cycles", "kernel_energy", "layer_tensors", "kernel_layer_tensors", "evaluate"]
