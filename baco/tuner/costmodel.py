@@ -368,7 +368,11 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
     a constant, so the loop has one iteration and is folded): without the loop the compiler does
     not fuse the accumulator's zero fill into the first K step nor the stores into the next
     column's computes, so the program zero-fills the accumulator block (mvins from address 0, one
-    cycle a row), loads, computes and then stores, one after the other.
+    cycle a row), loads, computes and then stores, one after the other (only the next program's
+    zero fill runs under the stores: its loads queue behind the fill, which waits for the stores
+    to have read the accumulator rows it clears).
+    The last program's stores are exposed whole (no next program runs under them): on tiny
+    programs (34x4x1 on a 4x4 array, 5x1x1 on 2x2) this is most of the time.
     The dataflow (WS/OS) does not change these terms (the learned residual sees it).
     temporal [B, 4, 7], spatial = (sC, sK) [B], hw = (pe_dim, sp_kb, acc_kb); `layer` may be an
     explore.LayerStack (rows of several GEMM layers costed in one call, as in cost_from_factors)."""
@@ -404,8 +408,10 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
         zero_chunks = _ceil(bn / (torch.clamp(torch.floor(cfg.max_bytes / (pe * cfg.acc_bytes)), min=1.0) * pe))
         zero = mb * zero_chunks * (k.dma_cmd_overhead + pe)
         step = zero + load + lat + compute
-        ahead = zero + load + lat + compute * torch.clamp(1 - cfg.rs_st / (mb * nb), min=0.0)
-        return step, step + drain + store + lat - torch.minimum(under_stores, ahead)
+        # the next program's zero fills run under these stores; its loads, behind them in the load
+        # queue, wait for the stores to have read the rows the fills clear
+        hidden = torch.minimum(under_stores, zero)
+        return step, step + drain + store + lat - hidden, hidden
 
     def with_k_loop():
         if double_buffer:
@@ -416,18 +422,20 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
             per_program = k_steps * step
         # a column's stores run under the next column's computes; stores longer than those spill
         # over, partly under the next program's loads and first column
-        spill = store - compute * (nb - 1) / nb - torch.minimum(under_stores, load + lat + compute / nb)
-        return step, per_program + drain + torch.maximum(store / nb, spill) + lat
+        unhidden = store - compute * (nb - 1) / nb
+        spill = unhidden - torch.minimum(under_stores, load + lat + compute / nb)
+        exposed = torch.maximum(store / nb, spill)
+        return step, per_program + drain + exposed + lat, torch.maximum(store / nb, unhidden) - exposed
 
     no_k_loop = torch.as_tensor(Kd) == 1
     if bool(no_k_loop.all()):
-        step, per_program = without_k_loop()
+        step, per_program, hidden = without_k_loop()
     elif not bool(no_k_loop.any()):
-        step, per_program = with_k_loop()
+        step, per_program, hidden = with_k_loop()
     else:                       # a stack of layers with and without a K loop
-        (step_1, program_1), (step_k, program_k) = without_k_loop(), with_k_loop()
-        step, per_program = torch.where(no_k_loop, step_1, step_k), torch.where(no_k_loop, program_1, program_k)
-    cycles = programs * per_program
+        step, per_program, hidden = (torch.where(no_k_loop, a, b) for a, b in zip(without_k_loop(), with_k_loop()))
+    # `hidden`: what ran under the next program; the last program's stores have none to run under
+    cycles = programs * per_program + hidden
     return {"cycles": cycles, "blocks": (bm, bn, bk), "programs": programs, "k_steps": k_steps, "load": load,
             "compute": compute, "store": store, "step": step}
 
