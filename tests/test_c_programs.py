@@ -24,7 +24,7 @@ CONFIGS = {
 }
 # Programs run at the other sizes too (slow ones are marked below).
 DIM_GENERIC = ["mvin_mvout", "matmul_ws", "matmul_os", "loop_ws", "transpose", "transpose_ragged", "scale_relu",
-               "matmul_perf", "resadd"]
+               "matmul_perf", "resadd", "conv_first_layer"]
 # Programs that time themselves (rdcycle, counters) run with the cycle model attached.
 TIMED = {"matmul_perf"}
 
@@ -70,14 +70,14 @@ def test_program_default_config(builds, program):
     assert res.gemmini_commands > 0
 
 
-@pytest.mark.parametrize("program", ["matmul_ws", "loop_ws", "resadd", "transpose_ragged"])
+@pytest.mark.parametrize("program", ["matmul_ws", "loop_ws", "resadd", "transpose_ragged", "conv_first_layer"])
 @pytest.mark.parametrize("config_name", ["dim4", "dim32"])
 def test_program_other_dims(builds, program, config_name):
     run(builds, program, config_name)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("program", [p for p in DIM_GENERIC if p not in ("matmul_ws", "loop_ws", "resadd", "transpose_ragged")])
+@pytest.mark.parametrize("program", [p for p in DIM_GENERIC if p not in ("matmul_ws", "loop_ws", "resadd", "transpose_ragged", "conv_first_layer")])
 @pytest.mark.parametrize("config_name", ["dim4", "dim32"])
 def test_program_other_dims_slow(builds, program, config_name):
     run(builds, program, config_name)
@@ -134,10 +134,11 @@ def test_loop_ws_expands_in_model(builds):
 
 @pytest.mark.skipif(not Path(os.environ.get(external.SPIKE_EXTLIB_ENV, "/nonexistent")).is_file(),
                     reason=f"Spike's Gemmini library is not installed (set {external.SPIKE_EXTLIB_ENV})")
-@pytest.mark.parametrize("program", ["transpose", "transpose_ragged", "loop_ws"])
+@pytest.mark.parametrize("program", ["transpose", "transpose_ragged", "loop_ws", "conv_loop_ws", "conv_first_layer"])
 def test_program_on_spike(builds, program, capfd):
     """The same ELFs pass on Spike with libgemmini: its reading of the ISA agrees with the
-    model's (transpose_ragged tells apart where a transposed operand's rows/cols apply)."""
+    model's (transpose_ragged tells apart where a transposed operand's rows/cols apply,
+    conv_first_layer whether packed pixel copies are written at scratchpad row 0)."""
     assert external.run_spike(builds.elf(program, "dim16"), timeout_s=300) == 0
     assert f"{program}: PASS" in capfd.readouterr().out
 
