@@ -125,7 +125,7 @@ CONVS = [
     ("conv_pool.py", "conv_pool_3x3_s2_p1_bias", ["--H", "14", "--W", "14", "--C", "33", "--K", "17", "--pool", "3",
                                                   "--pool-stride", "2", "--padding", "1", "--bias"]),
     ("conv_pool.py", "conv_pool_2x2_tiles", ["--N", "2", "--H", "9", "--W", "7", "--C", "5", "--K", "20",
-                                             "--block", "2", "16", "16"]),
+                                             "--block", "2", "32", "16"]),
     ("conv_pool.py", "conv_pool_2x2_s1_norelu", ["--H", "5", "--W", "4", "--C", "3", "--K", "40", "--pool-stride", "1",
                                                  "--no-relu", "--block", "1", "32", "16"]),
 ]

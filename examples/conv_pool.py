@@ -7,8 +7,8 @@ accumulator by `bl.max_pool2d` (config_st's pooling fields and pooled mvouts).
         [--block PR BN BK] [--elf out.elf]
 
 Layouts: input NHWC, weights (C, K), output NHWC of the pooled image. --block gives the
-schedule: PR pooled rows per program, BN output channels (at most DIM unless a tile has
-at most DIM pixels), BK input channels per step (default: the most pooled rows that fit).
+schedule: PR pooled rows per program, BN output channels, BK input channels per step
+(default: baco.kernels.pool.pool_schedule, from the default GEMM schedule of the layer).
 Runs the kernel, checks it bit for bit against a numpy reference of Gemmini's arithmetic
 (ReLU, scale with round-half-even, int8 saturation, then the max over each window with
 padding counting as 0), and exits 0 only when they agree. `--elf PATH` also writes a

@@ -17,6 +17,7 @@ SLOW = {"costmodel_vs_timeloop.py", "fuzz_report.py", "loop_check.py", "network.
         "single_op.py", "train_cost_residual.py"}
 SMOKE = {
     "compile_time.py": (["--repeat", "1"], 0),
+    "conv_pool.py": (["--smoke"], 0),
     "costmodel_vs_timeloop.py": (["--rows", "50"], 0),
     "fuzz_report.py": (["--smoke"], 0),
     "gemm_cycles.py": (["--size", "64"], 0),

@@ -23,8 +23,7 @@ ReLU). It compiles to one pooled mvout per DIM channels (config_st's pool fields
 kernel and stride are 1..3, padding (int or (rows, cols)) 0..3, image and pooled sizes
 at most 255, and the pooled block can only be stored: its pixel (pr, pc) goes to row
 pr*PC + pc of the store's block pointer, whose rows are pooled pixels (e.g. a
-(PH*PW, K) view of an NHWC output with PC = PW). The accumulator block must hold its
-pixels in consecutive accumulator rows: BLOCK_N <= DIM, or at most DIM pixels. A store
+(PH*PW, K) view of an NHWC output with PC = PW). A store
 clipped by boundary_check writes the whole pooled rows inside its window (rows are
 clipped at the end, at a multiple of PC; negative row offsets are not supported).
 """

@@ -14,8 +14,10 @@ is the pooled mvout's own (config_st lpad; the right edge is implicit). Programs
 neighbouring row tiles recompute the kernel - stride rows their windows share, as the C
 library's tiled_conv does.
 
-The schedule is (PR, BLOCK_N, BLOCK_K); its capacity rule is the GEMM's with BLOCK_M =
-ROWS * W (baco.gemmini.schedule.schedule_problems).
+The schedule is (PR, BLOCK_N, BLOCK_K) (+ dataflow, double buffering); its capacity rule
+is the GEMM's with BLOCK_M = ROWS * W (baco.gemmini.schedule.schedule_problems). BLOCK_N may
+exceed DIM: placement stores a pooled accumulator block column of tiles after column of
+tiles, so each DIM-wide column's pixels are consecutive rows for its pooled mvout.
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ import baco
 import baco.language as bl
 from baco.gemmini.arith import acc_to_int8, max_pool, pool_field_problems, pooled_size
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import GemmSchedule, schedule_problems
+from baco.gemmini.schedule import GemmSchedule, default_gemm_schedule, schedule_problems
 from baco.kernels.conv import bias_vector
 
 
@@ -82,28 +84,33 @@ def _check(x, w, pool, stride, padding):
     return PH, PW
 
 
-def pool_schedule(blocks=None, *, PH, W, K, C, pool, stride, config=None) -> GemmSchedule:
+def pool_schedule(blocks=None, *, N, PH, H, W, K, C, pool, stride, config=None) -> GemmSchedule:
     """(PR, BLOCK_N, BLOCK_K) as a GemmSchedule whose block_m is PR (pooled rows per program):
-    `blocks` if given, else BLOCK_N = min(K, DIM) channels (one accumulator column of tiles, as
-    a pooled mvout needs), BLOCK_K = C up to 4*DIM, and the most pooled rows (up to all PH)
-    whose tile of ROWS*W pixels fits the scratchpad and accumulator and config_st's 8-bit
-    orows (255)."""
+    `blocks` if given, else from default_gemm_schedule of the layer's GEMM (all N*H*W pixels x
+    K x C): its BLOCK_N, BLOCK_K and double buffering, with the most pooled rows (up to PH and
+    config_st's 8-bit orows, 255) that fit the scratchpad and accumulator: taller tiles
+    recompute fewer of the kernel - stride rows neighbouring tiles share. When not even one
+    pooled row fits, narrower BLOCK_K, then BLOCK_N, then single buffering."""
     config = config or GemminiConfig()
     if blocks is not None:
         return GemmSchedule(*blocks) if isinstance(blocks, (tuple, list)) else blocks
     d = config.dim
-    block_n = min(-(-K // d) * d, d)
-    block_k = min(-(-C // d) * d, 4 * d)
-    best = None
-    for pr in range(1, min(PH, 255) + 1):
-        rows = (pr - 1) * stride + pool
-        if rows > 255 or schedule_problems(GemmSchedule(rows * W, block_n, block_k), config, True):
-            break
-        best = pr
-    if best is None:
-        raise ValueError(f"no pooled row of a {W}-pixel-wide image fits this Gemmini "
-                         f"(DIM {d}, {config.sp_rows} scratchpad rows, {config.acc_rows} accumulator rows)")
-    return GemmSchedule(best, block_n, block_k)
+    gemm = default_gemm_schedule(N * H * W, K, C, config, out_int8=True)
+    rows_of = lambda pr: (pr - 1) * stride + pool  # noqa: E731
+    tallest = max(pr for pr in range(1, min(PH, 255) + 1) if rows_of(pr) <= 255)     # (pool <= 3)
+
+    def narrower(block):     # block, then halved down to DIM, in DIM multiples
+        tiles = block // d
+        return [t * d for t in sorted({tiles >> i for i in range(tiles.bit_length())} - {0}, reverse=True)]
+    for double_buffer in ((True, False) if gemm.double_buffer else (False,)):
+        for block_n in narrower(gemm.block_n):
+            for block_k in narrower(gemm.block_k):
+                for pr in range(tallest, 0, -1):
+                    if not schedule_problems(
+                            GemmSchedule(rows_of(pr) * W, block_n, block_k, "WS", double_buffer), config, True):
+                        return GemmSchedule(pr, block_n, block_k, "WS", double_buffer)
+    raise ValueError(f"no pooled row of a {W}-pixel-wide image fits this Gemmini "
+                     f"(DIM {d}, {config.sp_rows} scratchpad rows, {config.acc_rows} accumulator rows)")
 
 
 class ConvPoolLaunch:
@@ -115,7 +122,7 @@ class ConvPoolLaunch:
         K = self.w.shape[1]
         PH, PW = _check(self.x, self.w, pool, stride, padding)
         self.config = config or GemminiConfig()
-        self.schedule = pool_schedule(blocks, PH=PH, W=W, K=K, C=C, pool=pool, stride=stride, config=self.config)
+        self.schedule = pool_schedule(blocks, N=N, PH=PH, H=H, W=W, K=K, C=C, pool=pool, stride=stride, config=self.config)
         pr = self.schedule.block_m
         rows = (pr - 1) * stride + pool
         problems = schedule_problems(GemmSchedule(rows * W, self.schedule.block_n, self.schedule.block_k),

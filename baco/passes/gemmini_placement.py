@@ -5,7 +5,11 @@ int8 blocks go to the scratchpad, int32 blocks to the accumulator. A block of
 R×C elements is stored as ⌈R/DIM⌉·⌈C/DIM⌉ DIM×DIM tiles, row of tiles after
 row of tiles (tile (i, j) at `gemmini.base_row` + i·`gemmini.row_tile_stride`
 + j·DIM), so a row of tiles is one contiguous range that a multi-column mvin
-(block stride DIM) fills in one command (baco.gemmini.schedule.block_rows). Buffers are allocated once for the whole
+(block stride DIM) fills in one command (baco.gemmini.schedule.block_rows). An
+accumulator block that is max-pooled is stored column of tiles after column of
+tiles instead (tile (i, j) at base + i·DIM + j·`gemmini.col_tile_stride`, the
+rows of all its row tiles): a pooled mvout reads an image's pixels from
+consecutive rows, one DIM-wide column at a time. Buffers are allocated once for the whole
 kernel (no reuse), so addresses are static. Capacity overflow is a compile
 error naming the block sizes and the limit (schedule.capacity_problems, the
 rule the tuner checks too).
@@ -89,6 +93,16 @@ def is_pooled(alloc) -> bool:
         elif not stored_only(alloc, u):
             return False
     return writers == 1
+
+
+def is_pooled_accumulator(alloc) -> bool:
+    """An accumulator block whose int8 epilogue a gemmini.max_pool generic pools."""
+    for u in users(alloc.result):
+        if u.name == "linalg.generic" and "gemmini.epilogue" in u.attributes and u.operands[0] == alloc.result:
+            if any(p.name == "linalg.generic" and "gemmini.max_pool" in p.attributes and p.operands[0] == u.operands[-1]
+                   for p in users(u.operands[-1])):
+                return True
+    return False
 
 
 def is_accumulator_read(alloc) -> bool:
@@ -179,6 +193,9 @@ class Placement:
             row_tile_stride, rows = layout(shape[::-1] if transposed else shape, dim)
             if transposed:
                 op.attributes["gemmini.transposed"] = ir.unit()
+            if space == "acc" and is_pooled_accumulator(op):
+                op.attributes["gemmini.col_tile_stride"] = IntegerAttr.get(ir.i64(), -(-shape[0] // dim) * dim)
+                row_tile_stride = dim
             if is_accumulated_load(op):
                 space, rows = "acc_add", 0
             elif space == "spad" and is_epilogue_staging(op):

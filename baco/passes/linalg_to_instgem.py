@@ -44,6 +44,8 @@ class Placed:
         self.space = StringAttr(alloc.attributes["gemmini.space"]).value
         self.base = IntegerAttr(alloc.attributes["gemmini.base_row"]).value
         self.row_tile_stride = IntegerAttr(alloc.attributes["gemmini.row_tile_stride"]).value
+        self.col_tile_stride = IntegerAttr(alloc.attributes["gemmini.col_tile_stride"]).value \
+            if "gemmini.col_tile_stride" in alloc.attributes else dim
         t = MemRefType(alloc.result.type)
         # a transposed block (loaded from a column-major view) is stored as its transpose
         self.transposed = "gemmini.transposed" in alloc.attributes
@@ -58,7 +60,7 @@ class Placed:
     def tile_addr(self, row_tile, col_tile, flags=0):
         """Local address of tile (row_tile, col_tile); tiles are i64 Values."""
         row = ir.binop("addi", ir.binop("muli", row_tile, cst(self.row_tile_stride)),
-                       ir.binop("muli", col_tile, cst(self.dim)))
+                       ir.binop("muli", col_tile, cst(self.col_tile_stride)))
         row = ir.binop("addi", row, cst(self.base) if isinstance(self.base, int) else self.base)
         return ir.binop("ori", row, ir.const_int(flags, ir.i64())) if flags else row
 
@@ -277,7 +279,7 @@ class LinalgToInstGem:
         chunks = -(-blk.shape[1] // chunk)
         if only is None:    # the slot needs its block stride (one-tile zero moves read no slot state)
             instgem.emit("config_ld", stride=chunk * ESIZE[blk.elem], scale=f32_bits(1.0),
-                         block_stride=d, pixel_repeats=1, state_id=slot)
+                         block_stride=blk.col_tile_stride, pixel_repeats=1, state_id=slot)
 
         def body(t):
             r = ir.binop("remsi", t, cst(rows_t))
@@ -359,7 +361,7 @@ class LinalgToInstGem:
         max_cols = (cfg.max_block_len_acc if acc and not shrink else cfg.max_block_len) * cfg.dim
         slot = self.load_slot.get(op, 0)
         instgem.emit("config_ld", stride=row_bytes, scale=f32_bits(1.0) if scale is None else scale, shrink=shrink,
-                     block_stride=cfg.dim, pixel_repeats=1, state_id=slot)
+                     block_stride=blk.col_tile_stride, pixel_repeats=1, state_id=slot)
         flags = local_addr(0, acc=acc, accumulate=accumulate)
         n_chunks = ceil_div(cols, max_cols)
 
@@ -478,8 +480,8 @@ class LinalgToInstGem:
         """The pooled block `blk` (a gemmini.max_pool generic over an accumulator block's int8
         epilogue) stored to the DRAM view `dst`: config_st with the pooling fields, then one
         pooled mvout per DIM columns, each reading the whole orows x ocols image from
-        consecutive accumulator rows and writing the whole pooled rows inside the window
-        (pooled pixel (pr, pc) to DRAM row pr*pocols + pc)."""
+        consecutive accumulator rows (its column of tiles) and writing the whole pooled rows
+        inside the window (pooled pixel (pr, pc) to DRAM row pr*pocols + pc)."""
         unit_inner_stride(dst, op)
         cfg = self.cfg
         pool = next(u.owner for u in blk.alloc.result.uses if u.owner.name == "linalg.generic"
@@ -490,13 +492,7 @@ class LinalgToInstGem:
         k, s = (IntegerAttr(attrs[n]).value for n in ("kernel", "stride"))
         pocols = (cols + 2 * lpad - k) // s + 1
         relu, scale, source = self.epilogue_writing(alloc_of(pool.operands[0]))
-        acc = self.placed(source)
-        n_rt, n_ct = -(-acc.shape[0] // cfg.dim), -(-acc.shape[1] // cfg.dim)
-        if n_rt > 1 and n_ct > 1:
-            raise ir.fail(f"a pooled mvout reads the image's pixels from consecutive accumulator rows, but this "
-                          f"{acc.shape[0]}x{acc.shape[1]} block is stored as {n_rt}x{n_ct} tiles of DIM={cfg.dim}: "
-                          f"pool a block at most DIM={cfg.dim} columns wide (BLOCK_N) or of at most {cfg.dim} "
-                          f"pixels", pool)
+        acc = self.placed(source)       # column of tiles after column of tiles (placement)
         if pool not in self.dead:
             self.dead.append(pool)
         _, n_rows, n_cols = self.local_window(src)

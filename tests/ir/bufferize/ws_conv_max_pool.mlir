@@ -42,20 +42,20 @@ module {
   func.func @conv_pool_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: f32, %arg9: memref<?xi32>) {
     %c4 = arith.constant 4 : index
     %c5_i64 = arith.constant 5 : i64
-    %c63_i64 = arith.constant 63 : i64
+    %c65_i64 = arith.constant 65 : i64
     %c6 = arith.constant 6 : index
     %c5 = arith.constant 5 : index
     %c3 = arith.constant 3 : index
     %c-128_i8 = arith.constant -128 : i8
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
-    %c53_i64 = arith.constant 53 : i64
+    %c55_i64 = arith.constant 55 : i64
     %c0_i8 = arith.constant 0 : i8
     %c13_i64 = arith.constant 13 : i64
-    %c52_i64 = arith.constant 52 : i64
+    %c54_i64 = arith.constant 54 : i64
     %c0_i32 = arith.constant 0 : i32
     %c15_i64 = arith.constant 15 : i64
-    %c47_i64 = arith.constant 47 : i64
+    %c49_i64 = arith.constant 49 : i64
     %c25 = arith.constant 25 : index
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -101,7 +101,7 @@ module {
     %31 = arith.subi %27, %24 : index
     %32 = arith.cmpi sgt, %30, %c0 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c47_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c49_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %cast = memref.cast %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[?, ?], offset: ?>>
@@ -126,7 +126,7 @@ module {
       %66 = arith.subi %62, %59 : index
       %67 = arith.cmpi sgt, %65, %c0 : index
       scf.if %67 {
-        func.call @baco_boundary_error(%c52_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c54_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_6 = memref.subview %reinterpret_cast[%15, %59] [%22, %66] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_7 = memref.cast %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
@@ -146,7 +146,7 @@ module {
       %77 = arith.minsi %76, %c16 : index
       %78 = arith.subi %74, %71 : index
       scf.if %32 {
-        func.call @baco_boundary_error(%c53_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c55_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_9 = memref.subview %reinterpret_cast_1[%71, %24] [%78, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_10 = memref.cast %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
@@ -225,7 +225,7 @@ module {
     %56 = arith.minsi %55, %c6 : index
     %57 = arith.subi %53, %50 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c63_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c65_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_4 = memref.subview %reinterpret_cast_3[%50, %24] [%57, %31] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %cast_5 = memref.cast %subview_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>

@@ -30,20 +30,20 @@ module {
   func.func @conv_pool_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: f32, %arg9: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 48 : i64} {
     %c4 = arith.constant 4 : index
     %c5_i64 = arith.constant 5 : i64
-    %c63_i64 = arith.constant 63 : i64
+    %c65_i64 = arith.constant 65 : i64
     %c6 = arith.constant 6 : index
     %c5 = arith.constant 5 : index
     %c3 = arith.constant 3 : index
     %c-128_i8 = arith.constant -128 : i8
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
-    %c53_i64 = arith.constant 53 : i64
+    %c55_i64 = arith.constant 55 : i64
     %c0_i8 = arith.constant 0 : i8
     %c13_i64 = arith.constant 13 : i64
-    %c52_i64 = arith.constant 52 : i64
+    %c54_i64 = arith.constant 54 : i64
     %c0_i32 = arith.constant 0 : i32
     %c15_i64 = arith.constant 15 : i64
-    %c47_i64 = arith.constant 47 : i64
+    %c49_i64 = arith.constant 49 : i64
     %c25 = arith.constant 25 : index
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -89,10 +89,10 @@ module {
     %31 = arith.subi %27, %24 : index
     %32 = arith.cmpi sgt, %30, %c0 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c47_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c49_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-    %alloc = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "acc"} : memref<25x16xi32>
+    %alloc = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.col_tile_stride = 32 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "acc"} : memref<25x16xi32>
     linalg.map outs(%alloc : memref<25x16xi32>)
       (%init: i32) {
         linalg.yield %c0_i32 : i32
@@ -112,7 +112,7 @@ module {
       %57 = arith.subi %53, %50 : index
       %58 = arith.cmpi sgt, %56, %c0 : index
       scf.if %58 {
-        func.call @baco_boundary_error(%c52_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c54_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_9 = memref.subview %reinterpret_cast[%15, %50] [%22, %57] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_10 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "spad"} : memref<25x16xi8>
@@ -128,7 +128,7 @@ module {
       %66 = arith.minsi %65, %c16 : index
       %67 = arith.subi %63, %60 : index
       scf.if %32 {
-        func.call @baco_boundary_error(%c53_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c55_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_12 = memref.subview %reinterpret_cast_1[%60, %24] [%67, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_13 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 32 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "spad"} : memref<16x16xi8>
@@ -202,7 +202,7 @@ module {
     %47 = arith.minsi %46, %c6 : index
     %48 = arith.subi %44, %41 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c63_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c65_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_7 = memref.subview %reinterpret_cast_6[%41, %24] [%48, %31] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %subview_8 = memref.subview %alloc_5[%47, 0] [%48, %31] [1, 1] : memref<6x16xi8> to memref<?x?xi8, strided<[16, 1], offset: ?>>
