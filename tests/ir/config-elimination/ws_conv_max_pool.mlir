@@ -35,24 +35,24 @@ module {
     %c3_i64 = arith.constant 3 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
-    %c32_i64 = arith.constant 32 : i64
     %c4_i64 = arith.constant 4 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
-    %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
+    %c64_i64 = arith.constant 64 : i64
+    %c32_i64 = arith.constant 32 : i64
     %c2_i64 = arith.constant 2 : i64
     %c16 = arith.constant 16 : index
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c25 = arith.constant 25 : index
-    %c47_i64 = arith.constant 47 : i64
+    %c49_i64 = arith.constant 49 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c52_i64 = arith.constant 52 : i64
+    %c54_i64 = arith.constant 54 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c53_i64 = arith.constant 53 : i64
+    %c55_i64 = arith.constant 55 : i64
     %c3 = arith.constant 3 : index
     %c6 = arith.constant 6 : index
-    %c63_i64 = arith.constant 63 : i64
+    %c65_i64 = arith.constant 65 : i64
     %c5_i64 = arith.constant 5 : i64
     %c4 = arith.constant 4 : index
     %c1_i64 = arith.constant 1 : i64
@@ -96,10 +96,10 @@ module {
     %31 = arith.subi %27, %24 : index
     %32 = arith.cmpi sgt, %30, %c0 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c47_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c49_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg10 = %c0 to %c2 step %c1 {
       %75 = arith.index_cast %arg10 : index to i64
       %76 = arith.remsi %75, %c2_i64 : i64
@@ -108,9 +108,10 @@ module {
       %79 = arith.subi %c16_i64, %78 : i64
       %80 = arith.minsi %79, %c16_i64 : i64
       %81 = arith.muli %76, %c16_i64 : i64
-      %82 = arith.addi %81, %78 : i64
-      %83 = arith.ori %82, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %83, %80, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %82 = arith.muli %77, %c32_i64 : i64
+      %83 = arith.addi %81, %82 : i64
+      %84 = arith.ori %83, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64, %84, %80, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %33 = arith.index_cast %21 : index to i64
     %34 = arith.index_cast %22 : index to i64
@@ -121,7 +122,7 @@ module {
     %37 = arith.index_cast %offset : index to i64
     %38 = arith.muli %37, %c4_i64 : i64
     %39 = arith.addi %36, %38 : i64
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     %40 = arith.ceildivsi %35, %c16_i64 : i64
     %41 = arith.divsi %33, %c16_i64 : i64
     %42 = arith.addi %33, %34 : i64
@@ -144,14 +145,15 @@ module {
       %83 = arith.subi %82, %80 : i64
       %84 = arith.muli %78, %c64_i64 : i64
       %85 = arith.addi %39, %84 : i64
-      %86 = arith.muli %78, %c16_i64 : i64
+      %86 = arith.muli %78, %c32_i64 : i64
       %87 = arith.addi %79, %86 : i64
       %88 = arith.ori %87, %c2147483648_i64 : i64
       %89 = arith.subi %80, %79 : i64
       %90 = arith.addi %88, %89 : i64
-      %91 = arith.subi %35, %86 : i64
-      %92 = arith.minsi %91, %c16_i64 : i64
-      "instgem.mvin"(%85, %90, %92, %83) : (i64, i64, i64, i64) -> ()
+      %91 = arith.muli %78, %c16_i64 : i64
+      %92 = arith.subi %35, %91 : i64
+      %93 = arith.minsi %92, %c16_i64 : i64
+      "instgem.mvin"(%85, %90, %93, %83) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %50 = arith.ceildivsi %33, %c16_i64 : i64
     %51 = arith.muli %50, %40 : i64
@@ -161,14 +163,15 @@ module {
       %76 = arith.divsi %75, %40 : i64
       %77 = arith.remsi %75, %40 : i64
       %78 = arith.muli %76, %c16_i64 : i64
-      %79 = arith.muli %77, %c16_i64 : i64
+      %79 = arith.muli %77, %c32_i64 : i64
       %80 = arith.addi %78, %79 : i64
       %81 = arith.ori %80, %c2147483648_i64 : i64
-      %82 = arith.subi %35, %79 : i64
-      %83 = arith.minsi %82, %c16_i64 : i64
-      %84 = arith.subi %33, %78 : i64
-      %85 = arith.minsi %84, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %81, %83, %85) : (i64, i64, i64, i64) -> ()
+      %82 = arith.muli %77, %c16_i64 : i64
+      %83 = arith.subi %35, %82 : i64
+      %84 = arith.minsi %83, %c16_i64 : i64
+      %85 = arith.subi %33, %78 : i64
+      %86 = arith.minsi %85, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64, %81, %84, %86) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %53 = arith.ceildivsi %arg5, %c16 : index
     %54:2 = scf.for %arg10 = %c0 to %53 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
@@ -183,7 +186,7 @@ module {
       %83 = arith.subi %79, %76 : index
       %84 = arith.cmpi sgt, %82, %c0 : index
       scf.if %84 {
-        func.call @baco_boundary_error(%c52_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c54_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_9 = memref.subview %reinterpret_cast[%15, %76] [%22, %83] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %85 = arith.index_cast %83 : index to i64
@@ -244,7 +247,7 @@ module {
       %102 = arith.minsi %101, %c16 : index
       %103 = arith.subi %99, %96 : index
       scf.if %32 {
-        func.call @baco_boundary_error(%c53_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c55_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_15 = memref.subview %reinterpret_cast_0[%96, %24] [%103, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %104 = arith.index_cast %102 : index to i64
@@ -320,27 +323,28 @@ module {
           %132 = arith.muli %128, %c16_i64 : i64
           %133 = arith.subi %35, %132 : i64
           %134 = arith.minsi %133, %c16_i64 : i64
-          %135 = arith.ori %132, %c3221225472_i64 : i64
-          %136 = arith.muli %130, %c16_i64 : i64
-          %137 = arith.addi %136, %132 : i64
-          %138 = arith.addi %137, %c32_i64 : i64
-          %139 = arith.subi %106, %136 : i64
-          %140 = arith.minsi %139, %c16_i64 : i64
-          "instgem.preload"(%138, %134, %140, %135, %134, %131) : (i64, i64, i64, i64, i64, i64) -> ()
-          %141 = arith.subi %85, %136 : i64
-          %142 = arith.minsi %141, %c16_i64 : i64
-          "instgem.compute_preloaded"(%136, %142, %131, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %143 = arith.index_cast %43 : i64 to index
-          scf.for %arg15 = %c1 to %143 step %c1 {
-            %144 = arith.index_cast %arg15 : index to i64
-            %145 = arith.muli %144, %c16_i64 : i64
-            %146 = arith.subi %42, %145 : i64
-            %147 = arith.minsi %146, %c16_i64 : i64
-            %148 = arith.addi %145, %132 : i64
-            %149 = arith.ori %148, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %149, %134, %147) : (i64, i64, i64, i64, i64, i64) -> ()
-            %150 = arith.addi %145, %136 : i64
-            "instgem.compute_accumulated"(%150, %142, %147, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %135 = arith.muli %128, %c32_i64 : i64
+          %136 = arith.ori %135, %c3221225472_i64 : i64
+          %137 = arith.muli %130, %c16_i64 : i64
+          %138 = arith.addi %137, %132 : i64
+          %139 = arith.addi %138, %c32_i64 : i64
+          %140 = arith.subi %106, %137 : i64
+          %141 = arith.minsi %140, %c16_i64 : i64
+          "instgem.preload"(%139, %134, %141, %136, %134, %131) : (i64, i64, i64, i64, i64, i64) -> ()
+          %142 = arith.subi %85, %137 : i64
+          %143 = arith.minsi %142, %c16_i64 : i64
+          "instgem.compute_preloaded"(%137, %143, %131, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %144 = arith.index_cast %43 : i64 to index
+          scf.for %arg15 = %c1 to %144 step %c1 {
+            %145 = arith.index_cast %arg15 : index to i64
+            %146 = arith.muli %145, %c16_i64 : i64
+            %147 = arith.subi %42, %146 : i64
+            %148 = arith.minsi %147, %c16_i64 : i64
+            %149 = arith.addi %146, %135 : i64
+            %150 = arith.ori %149, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %150, %134, %148) : (i64, i64, i64, i64, i64, i64) -> ()
+            %151 = arith.addi %146, %137 : i64
+            "instgem.compute_accumulated"(%151, %143, %148, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
@@ -359,7 +363,7 @@ module {
     %64 = arith.minsi %63, %58 : index
     %65 = arith.subi %64, %61 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c63_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c65_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_3 = memref.subview %reinterpret_cast_2[%61, %24] [%65, %31] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %66 = arith.bitcast %arg8 : f32 to i32
@@ -380,10 +384,11 @@ module {
         %76 = arith.index_cast %arg10 : index to i64
         %77 = arith.muli %76, %c16_i64 : i64
         %78 = arith.addi %71, %77 : i64
-        %79 = arith.ori %77, %c2147483648_i64 : i64
-        %80 = arith.subi %35, %77 : i64
-        %81 = arith.minsi %80, %c16_i64 : i64
-        "instgem.mvout"(%78, %79, %81, %c0_i64) : (i64, i64, i64, i64) -> ()
+        %79 = arith.muli %76, %c32_i64 : i64
+        %80 = arith.ori %79, %c2147483648_i64 : i64
+        %81 = arith.subi %35, %77 : i64
+        %82 = arith.minsi %81, %c16_i64 : i64
+        "instgem.mvout"(%78, %80, %82, %c0_i64) : (i64, i64, i64, i64) -> ()
       }
     }
     "instgem.fence"() : () -> ()

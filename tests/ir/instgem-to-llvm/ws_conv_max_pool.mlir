@@ -12,6 +12,9 @@
 // CHECK: llvm.func @baco_boundary_error(i64, i64) attributes {sym_visibility = "private"}
 // CHECK: llvm.func @baco_program_id(i64) -> i64 attributes {sym_visibility = "private"}
 // CHECK-LABEL: llvm.func @conv_pool_kernel(%{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: f32, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 48 : i64} {
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: llvm.call @baco.rocc.config_ex(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
@@ -43,6 +46,18 @@ module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
   func.func @conv_pool_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: f32, %arg9: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 48 : i64} {
+    %c0_i64 = arith.constant 0 : i64
+    %c0_i64_0 = arith.constant 0 : i64
+    %0 = call @baco_program_id(%c0_i64_0) : (i64) -> i64
+    %1 = arith.cmpi eq, %0, %c0_i64 : i64
+    %c1_i64 = arith.constant 1 : i64
+    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
+    %3 = arith.cmpi eq, %2, %c0_i64 : i64
+    %c2_i64 = arith.constant 2 : i64
+    %4 = call @baco_program_id(%c2_i64) : (i64) -> i64
+    %5 = arith.cmpi eq, %4, %c0_i64 : i64
+    %6 = arith.andi %1, %3 : i1
+    %7 = arith.andi %6, %5 : i1
     %c2 = arith.constant 2 : index
     %c3_i64 = arith.constant 3 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
@@ -52,7 +67,7 @@ module {
     %c16_i64 = arith.constant 16 : i64
     %c64_i64 = arith.constant 64 : i64
     %c32_i64 = arith.constant 32 : i64
-    %c2_i64 = arith.constant 2 : i64
+    %c2_i64_1 = arith.constant 2 : i64
     %c16 = arith.constant 16 : index
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
@@ -67,340 +82,342 @@ module {
     %c65_i64 = arith.constant 65 : i64
     %c5_i64 = arith.constant 5 : i64
     %c4 = arith.constant 4 : index
-    %c1_i64 = arith.constant 1 : i64
-    %c0_i64 = arith.constant 0 : i64
+    %c1_i64_2 = arith.constant 1 : i64
+    %c0_i64_3 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
-    "instgem.config_ex"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %c1065353216_i64, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %0 = call @baco_program_id(%c0_i64) : (i64) -> i64
-    %1 = arith.index_cast %0 : i64 to index
-    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
-    %3 = arith.index_cast %2 : i64 to index
-    %4 = call @baco_program_id(%c2_i64) : (i64) -> i64
-    %5 = arith.index_cast %4 : i64 to index
-    %6 = arith.muli %5, %c16 : index
-    %7 = arith.muli %3, %c4 : index
-    %8 = arith.subi %7, %c1 : index
-    %9 = arith.muli %1, %arg3 : index
-    %10 = arith.muli %9, %arg4 : index
-    %11 = arith.muli %10, %arg5 : index
-    %12 = arith.muli %arg3, %arg4 : index
-    %13 = arith.muli %8, %arg4 : index
-    %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [%11], sizes: [%12, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %reinterpret_cast_1 = memref.reinterpret_cast %arg9 to offset: [0], sizes: [%12, %arg6], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-    %14 = arith.maxsi %13, %c0 : index
-    %15 = arith.minsi %14, %12 : index
-    %16 = arith.addi %13, %c25 : index
-    %17 = arith.maxsi %16, %c0 : index
-    %18 = arith.minsi %17, %12 : index
-    %19 = arith.subi %15, %13 : index
-    %20 = arith.maxsi %19, %c0 : index
-    %21 = arith.minsi %20, %c25 : index
-    %22 = arith.subi %18, %15 : index
-    %23 = arith.maxsi %6, %c0 : index
-    %24 = arith.minsi %23, %arg6 : index
-    %25 = arith.addi %6, %c16 : index
-    %26 = arith.maxsi %25, %c0 : index
-    %27 = arith.minsi %26, %arg6 : index
-    %28 = arith.subi %24, %6 : index
-    %29 = arith.maxsi %28, %c0 : index
-    %30 = arith.minsi %29, %c16 : index
-    %31 = arith.subi %27, %24 : index
-    %32 = arith.cmpi sgt, %30, %c0 : index
-    scf.if %32 {
+    scf.if %7 {
+      "instgem.config_ex"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %c1065353216_i64, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    }
+    %8 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
+    %9 = arith.index_cast %8 : i64 to index
+    %10 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
+    %11 = arith.index_cast %10 : i64 to index
+    %12 = call @baco_program_id(%c2_i64_1) : (i64) -> i64
+    %13 = arith.index_cast %12 : i64 to index
+    %14 = arith.muli %13, %c16 : index
+    %15 = arith.muli %11, %c4 : index
+    %16 = arith.subi %15, %c1 : index
+    %17 = arith.muli %9, %arg3 : index
+    %18 = arith.muli %17, %arg4 : index
+    %19 = arith.muli %18, %arg5 : index
+    %20 = arith.muli %arg3, %arg4 : index
+    %21 = arith.muli %16, %arg4 : index
+    %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [%19], sizes: [%20, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    %reinterpret_cast_5 = memref.reinterpret_cast %arg9 to offset: [0], sizes: [%20, %arg6], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+    %22 = arith.maxsi %21, %c0 : index
+    %23 = arith.minsi %22, %20 : index
+    %24 = arith.addi %21, %c25 : index
+    %25 = arith.maxsi %24, %c0 : index
+    %26 = arith.minsi %25, %20 : index
+    %27 = arith.subi %23, %21 : index
+    %28 = arith.maxsi %27, %c0 : index
+    %29 = arith.minsi %28, %c25 : index
+    %30 = arith.subi %26, %23 : index
+    %31 = arith.maxsi %14, %c0 : index
+    %32 = arith.minsi %31, %arg6 : index
+    %33 = arith.addi %14, %c16 : index
+    %34 = arith.maxsi %33, %c0 : index
+    %35 = arith.minsi %34, %arg6 : index
+    %36 = arith.subi %32, %14 : index
+    %37 = arith.maxsi %36, %c0 : index
+    %38 = arith.minsi %37, %c16 : index
+    %39 = arith.subi %35, %32 : index
+    %40 = arith.cmpi sgt, %38, %c0 : index
+    scf.if %40 {
       func.call @baco_boundary_error(%c49_i64, %c15_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast_1[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+    %subview = memref.subview %reinterpret_cast_5[%23, %32] [%30, %39] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+    "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg10 = %c0 to %c2 step %c1 {
-      %75 = arith.index_cast %arg10 : index to i64
-      %76 = arith.remsi %75, %c2_i64 : i64
-      %77 = arith.divsi %75, %c2_i64 : i64
-      %78 = arith.muli %77, %c16_i64 : i64
-      %79 = arith.subi %c16_i64, %78 : i64
-      %80 = arith.minsi %79, %c16_i64 : i64
-      %81 = arith.muli %76, %c16_i64 : i64
-      %82 = arith.muli %77, %c32_i64 : i64
-      %83 = arith.addi %81, %82 : i64
-      %84 = arith.ori %83, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %84, %80, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %83 = arith.index_cast %arg10 : index to i64
+      %84 = arith.remsi %83, %c2_i64_1 : i64
+      %85 = arith.divsi %83, %c2_i64_1 : i64
+      %86 = arith.muli %85, %c16_i64 : i64
+      %87 = arith.subi %c16_i64, %86 : i64
+      %88 = arith.minsi %87, %c16_i64 : i64
+      %89 = arith.muli %84, %c16_i64 : i64
+      %90 = arith.muli %85, %c32_i64 : i64
+      %91 = arith.addi %89, %90 : i64
+      %92 = arith.ori %91, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %92, %88, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %33 = arith.index_cast %21 : index to i64
-    %34 = arith.index_cast %22 : index to i64
-    %35 = arith.index_cast %31 : index to i64
+    %41 = arith.index_cast %29 : index to i64
+    %42 = arith.index_cast %30 : index to i64
+    %43 = arith.index_cast %39 : index to i64
     %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
     %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-    %36 = arith.index_cast %intptr : index to i64
-    %37 = arith.index_cast %offset : index to i64
-    %38 = arith.muli %37, %c4_i64 : i64
-    %39 = arith.addi %36, %38 : i64
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    %40 = arith.ceildivsi %35, %c16_i64 : i64
-    %41 = arith.divsi %33, %c16_i64 : i64
-    %42 = arith.addi %33, %34 : i64
-    %43 = arith.ceildivsi %42, %c16_i64 : i64
-    %44 = arith.subi %43, %41 : i64
-    %45 = arith.cmpi sgt, %34, %c0_i64 : i64
-    %46 = arith.extui %45 : i1 to i64
-    %47 = arith.muli %44, %46 : i64
-    %48 = arith.muli %47, %40 : i64
-    %49 = arith.index_cast %48 : i64 to index
-    scf.for %arg10 = %c0 to %49 step %c1 {
-      %75 = arith.index_cast %arg10 : index to i64
-      %76 = arith.divsi %75, %40 : i64
-      %77 = arith.addi %41, %76 : i64
-      %78 = arith.remsi %75, %40 : i64
-      %79 = arith.muli %77, %c16_i64 : i64
-      %80 = arith.maxsi %79, %33 : i64
-      %81 = arith.addi %79, %c16_i64 : i64
-      %82 = arith.minsi %81, %42 : i64
-      %83 = arith.subi %82, %80 : i64
-      %84 = arith.muli %78, %c64_i64 : i64
-      %85 = arith.addi %39, %84 : i64
-      %86 = arith.muli %78, %c32_i64 : i64
-      %87 = arith.addi %79, %86 : i64
-      %88 = arith.ori %87, %c2147483648_i64 : i64
-      %89 = arith.subi %80, %79 : i64
-      %90 = arith.addi %88, %89 : i64
-      %91 = arith.muli %78, %c16_i64 : i64
-      %92 = arith.subi %35, %91 : i64
-      %93 = arith.minsi %92, %c16_i64 : i64
-      "instgem.mvin"(%85, %90, %93, %83) : (i64, i64, i64, i64) -> ()
+    %44 = arith.index_cast %intptr : index to i64
+    %45 = arith.index_cast %offset : index to i64
+    %46 = arith.muli %45, %c4_i64 : i64
+    %47 = arith.addi %44, %46 : i64
+    "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c32_i64, %c1065353216_i64, %c0_i64_3) : (i64, i64, i64, i64, i64, i64) -> ()
+    %48 = arith.ceildivsi %43, %c16_i64 : i64
+    %49 = arith.divsi %41, %c16_i64 : i64
+    %50 = arith.addi %41, %42 : i64
+    %51 = arith.ceildivsi %50, %c16_i64 : i64
+    %52 = arith.subi %51, %49 : i64
+    %53 = arith.cmpi sgt, %42, %c0_i64_3 : i64
+    %54 = arith.extui %53 : i1 to i64
+    %55 = arith.muli %52, %54 : i64
+    %56 = arith.muli %55, %48 : i64
+    %57 = arith.index_cast %56 : i64 to index
+    scf.for %arg10 = %c0 to %57 step %c1 {
+      %83 = arith.index_cast %arg10 : index to i64
+      %84 = arith.divsi %83, %48 : i64
+      %85 = arith.addi %49, %84 : i64
+      %86 = arith.remsi %83, %48 : i64
+      %87 = arith.muli %85, %c16_i64 : i64
+      %88 = arith.maxsi %87, %41 : i64
+      %89 = arith.addi %87, %c16_i64 : i64
+      %90 = arith.minsi %89, %50 : i64
+      %91 = arith.subi %90, %88 : i64
+      %92 = arith.muli %86, %c64_i64 : i64
+      %93 = arith.addi %47, %92 : i64
+      %94 = arith.muli %86, %c32_i64 : i64
+      %95 = arith.addi %87, %94 : i64
+      %96 = arith.ori %95, %c2147483648_i64 : i64
+      %97 = arith.subi %88, %87 : i64
+      %98 = arith.addi %96, %97 : i64
+      %99 = arith.muli %86, %c16_i64 : i64
+      %100 = arith.subi %43, %99 : i64
+      %101 = arith.minsi %100, %c16_i64 : i64
+      "instgem.mvin"(%93, %98, %101, %91) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %50 = arith.ceildivsi %33, %c16_i64 : i64
-    %51 = arith.muli %50, %40 : i64
-    %52 = arith.index_cast %51 : i64 to index
-    scf.for %arg10 = %c0 to %52 step %c1 {
-      %75 = arith.index_cast %arg10 : index to i64
-      %76 = arith.divsi %75, %40 : i64
-      %77 = arith.remsi %75, %40 : i64
-      %78 = arith.muli %76, %c16_i64 : i64
-      %79 = arith.muli %77, %c32_i64 : i64
-      %80 = arith.addi %78, %79 : i64
-      %81 = arith.ori %80, %c2147483648_i64 : i64
-      %82 = arith.muli %77, %c16_i64 : i64
-      %83 = arith.subi %35, %82 : i64
-      %84 = arith.minsi %83, %c16_i64 : i64
-      %85 = arith.subi %33, %78 : i64
-      %86 = arith.minsi %85, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %81, %84, %86) : (i64, i64, i64, i64) -> ()
+    %58 = arith.ceildivsi %41, %c16_i64 : i64
+    %59 = arith.muli %58, %48 : i64
+    %60 = arith.index_cast %59 : i64 to index
+    scf.for %arg10 = %c0 to %60 step %c1 {
+      %83 = arith.index_cast %arg10 : index to i64
+      %84 = arith.divsi %83, %48 : i64
+      %85 = arith.remsi %83, %48 : i64
+      %86 = arith.muli %84, %c16_i64 : i64
+      %87 = arith.muli %85, %c32_i64 : i64
+      %88 = arith.addi %86, %87 : i64
+      %89 = arith.ori %88, %c2147483648_i64 : i64
+      %90 = arith.muli %85, %c16_i64 : i64
+      %91 = arith.subi %43, %90 : i64
+      %92 = arith.minsi %91, %c16_i64 : i64
+      %93 = arith.subi %41, %86 : i64
+      %94 = arith.minsi %93, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %89, %92, %94) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %53 = arith.ceildivsi %arg5, %c16 : index
-    %54:2 = scf.for %arg10 = %c0 to %53 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %75 = arith.maxsi %arg11, %c0 : index
-      %76 = arith.minsi %75, %arg5 : index
-      %77 = arith.addi %arg11, %c16 : index
-      %78 = arith.maxsi %77, %c0 : index
-      %79 = arith.minsi %78, %arg5 : index
-      %80 = arith.subi %76, %arg11 : index
-      %81 = arith.maxsi %80, %c0 : index
-      %82 = arith.minsi %81, %c16 : index
-      %83 = arith.subi %79, %76 : index
-      %84 = arith.cmpi sgt, %82, %c0 : index
-      scf.if %84 {
+    %61 = arith.ceildivsi %arg5, %c16 : index
+    %62:2 = scf.for %arg10 = %c0 to %61 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+      %83 = arith.maxsi %arg11, %c0 : index
+      %84 = arith.minsi %83, %arg5 : index
+      %85 = arith.addi %arg11, %c16 : index
+      %86 = arith.maxsi %85, %c0 : index
+      %87 = arith.minsi %86, %arg5 : index
+      %88 = arith.subi %84, %arg11 : index
+      %89 = arith.maxsi %88, %c0 : index
+      %90 = arith.minsi %89, %c16 : index
+      %91 = arith.subi %87, %84 : index
+      %92 = arith.cmpi sgt, %90, %c0 : index
+      scf.if %92 {
         func.call @baco_boundary_error(%c54_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_9 = memref.subview %reinterpret_cast[%15, %76] [%22, %83] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %85 = arith.index_cast %83 : index to i64
-      %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %86 = arith.index_cast %intptr_14 : index to i64
-      %87 = arith.index_cast %offset_11 : index to i64
-      %88 = arith.addi %86, %87 : i64
-      %89 = arith.index_cast %strides_13#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %89) : (i64, i64, i64, i64, i64, i64) -> ()
-      %90 = arith.ceildivsi %85, %c64_i64 : i64
-      %91 = arith.muli %47, %90 : i64
-      %92 = arith.index_cast %91 : i64 to index
-      scf.for %arg13 = %c0 to %92 step %c1 {
-        %128 = arith.index_cast %arg13 : index to i64
-        %129 = arith.divsi %128, %90 : i64
-        %130 = arith.addi %41, %129 : i64
-        %131 = arith.remsi %128, %90 : i64
-        %132 = arith.muli %130, %c16_i64 : i64
-        %133 = arith.maxsi %132, %33 : i64
-        %134 = arith.addi %132, %c16_i64 : i64
-        %135 = arith.minsi %134, %42 : i64
-        %136 = arith.subi %135, %133 : i64
-        %137 = arith.subi %133, %33 : i64
-        %138 = arith.muli %137, %89 : i64
-        %139 = arith.addi %88, %138 : i64
-        %140 = arith.muli %131, %c64_i64 : i64
+      %subview_13 = memref.subview %reinterpret_cast[%23, %84] [%30, %91] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %93 = arith.index_cast %91 : index to i64
+      %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %94 = arith.index_cast %intptr_18 : index to i64
+      %95 = arith.index_cast %offset_15 : index to i64
+      %96 = arith.addi %94, %95 : i64
+      %97 = arith.index_cast %strides_17#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %97) : (i64, i64, i64, i64, i64, i64) -> ()
+      %98 = arith.ceildivsi %93, %c64_i64 : i64
+      %99 = arith.muli %55, %98 : i64
+      %100 = arith.index_cast %99 : i64 to index
+      scf.for %arg13 = %c0 to %100 step %c1 {
+        %136 = arith.index_cast %arg13 : index to i64
+        %137 = arith.divsi %136, %98 : i64
+        %138 = arith.addi %49, %137 : i64
+        %139 = arith.remsi %136, %98 : i64
+        %140 = arith.muli %138, %c16_i64 : i64
+        %141 = arith.maxsi %140, %41 : i64
+        %142 = arith.addi %140, %c16_i64 : i64
+        %143 = arith.minsi %142, %50 : i64
+        %144 = arith.subi %143, %141 : i64
+        %145 = arith.subi %141, %41 : i64
+        %146 = arith.muli %145, %97 : i64
+        %147 = arith.addi %96, %146 : i64
+        %148 = arith.muli %139, %c64_i64 : i64
+        %149 = arith.addi %147, %148 : i64
+        %150 = arith.addi %140, %148 : i64
+        %151 = arith.subi %141, %140 : i64
+        %152 = arith.addi %150, %151 : i64
+        %153 = arith.subi %93, %148 : i64
+        %154 = arith.minsi %153, %c64_i64 : i64
+        "instgem.mvin"(%149, %152, %154, %144) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %101 = arith.muli %58, %98 : i64
+      %102 = arith.index_cast %101 : i64 to index
+      scf.for %arg13 = %c0 to %102 step %c1 {
+        %136 = arith.index_cast %arg13 : index to i64
+        %137 = arith.divsi %136, %98 : i64
+        %138 = arith.remsi %136, %98 : i64
+        %139 = arith.muli %137, %c16_i64 : i64
+        %140 = arith.muli %138, %c64_i64 : i64
         %141 = arith.addi %139, %140 : i64
-        %142 = arith.addi %132, %140 : i64
-        %143 = arith.subi %133, %132 : i64
-        %144 = arith.addi %142, %143 : i64
-        %145 = arith.subi %85, %140 : i64
-        %146 = arith.minsi %145, %c64_i64 : i64
-        "instgem.mvin"(%141, %144, %146, %136) : (i64, i64, i64, i64) -> ()
+        %142 = arith.subi %93, %140 : i64
+        %143 = arith.minsi %142, %c64_i64 : i64
+        %144 = arith.subi %41, %139 : i64
+        %145 = arith.minsi %144, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %141, %143, %145) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %93 = arith.muli %50, %90 : i64
-      %94 = arith.index_cast %93 : i64 to index
-      scf.for %arg13 = %c0 to %94 step %c1 {
-        %128 = arith.index_cast %arg13 : index to i64
-        %129 = arith.divsi %128, %90 : i64
-        %130 = arith.remsi %128, %90 : i64
-        %131 = arith.muli %129, %c16_i64 : i64
-        %132 = arith.muli %130, %c64_i64 : i64
-        %133 = arith.addi %131, %132 : i64
-        %134 = arith.subi %85, %132 : i64
-        %135 = arith.minsi %134, %c64_i64 : i64
-        %136 = arith.subi %33, %131 : i64
-        %137 = arith.minsi %136, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %133, %135, %137) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %95 = arith.maxsi %arg12, %c0 : index
-      %96 = arith.minsi %95, %arg5 : index
-      %97 = arith.addi %arg12, %c16 : index
-      %98 = arith.maxsi %97, %c0 : index
-      %99 = arith.minsi %98, %arg5 : index
-      %100 = arith.subi %96, %arg12 : index
-      %101 = arith.maxsi %100, %c0 : index
-      %102 = arith.minsi %101, %c16 : index
-      %103 = arith.subi %99, %96 : index
-      scf.if %32 {
+      %103 = arith.maxsi %arg12, %c0 : index
+      %104 = arith.minsi %103, %arg5 : index
+      %105 = arith.addi %arg12, %c16 : index
+      %106 = arith.maxsi %105, %c0 : index
+      %107 = arith.minsi %106, %arg5 : index
+      %108 = arith.subi %104, %arg12 : index
+      %109 = arith.maxsi %108, %c0 : index
+      %110 = arith.minsi %109, %c16 : index
+      %111 = arith.subi %107, %104 : index
+      scf.if %40 {
         func.call @baco_boundary_error(%c55_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_15 = memref.subview %reinterpret_cast_0[%96, %24] [%103, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %104 = arith.index_cast %102 : index to i64
-      %105 = arith.index_cast %103 : index to i64
-      %106 = arith.addi %104, %105 : i64
-      %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %107 = arith.index_cast %intptr_20 : index to i64
-      %108 = arith.index_cast %offset_17 : index to i64
-      %109 = arith.addi %107, %108 : i64
-      %110 = arith.index_cast %strides_19#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %110) : (i64, i64, i64, i64, i64, i64) -> ()
-      %111 = arith.ceildivsi %35, %c64_i64 : i64
-      %112 = arith.divsi %104, %c16_i64 : i64
-      %113 = arith.ceildivsi %106, %c16_i64 : i64
-      %114 = arith.subi %113, %112 : i64
-      %115 = arith.cmpi sgt, %105, %c0_i64 : i64
-      %116 = arith.extui %115 : i1 to i64
-      %117 = arith.muli %114, %116 : i64
-      %118 = arith.muli %117, %111 : i64
-      %119 = arith.index_cast %118 : i64 to index
-      scf.for %arg13 = %c0 to %119 step %c1 {
-        %128 = arith.index_cast %arg13 : index to i64
-        %129 = arith.divsi %128, %111 : i64
-        %130 = arith.addi %112, %129 : i64
-        %131 = arith.remsi %128, %111 : i64
-        %132 = arith.muli %130, %c16_i64 : i64
-        %133 = arith.maxsi %132, %104 : i64
-        %134 = arith.addi %132, %c16_i64 : i64
-        %135 = arith.minsi %134, %106 : i64
-        %136 = arith.subi %135, %133 : i64
-        %137 = arith.subi %133, %104 : i64
-        %138 = arith.muli %137, %110 : i64
-        %139 = arith.addi %109, %138 : i64
-        %140 = arith.muli %131, %c64_i64 : i64
-        %141 = arith.addi %139, %140 : i64
-        %142 = arith.addi %132, %140 : i64
-        %143 = arith.addi %142, %c32_i64 : i64
-        %144 = arith.subi %133, %132 : i64
-        %145 = arith.addi %143, %144 : i64
-        %146 = arith.subi %35, %140 : i64
-        %147 = arith.minsi %146, %c64_i64 : i64
-        "instgem.mvin"(%141, %145, %147, %136) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %120 = arith.ceildivsi %104, %c16_i64 : i64
-      %121 = arith.muli %120, %111 : i64
-      %122 = arith.index_cast %121 : i64 to index
-      scf.for %arg13 = %c0 to %122 step %c1 {
-        %128 = arith.index_cast %arg13 : index to i64
-        %129 = arith.divsi %128, %111 : i64
-        %130 = arith.remsi %128, %111 : i64
-        %131 = arith.muli %129, %c16_i64 : i64
-        %132 = arith.muli %130, %c64_i64 : i64
-        %133 = arith.addi %131, %132 : i64
-        %134 = arith.addi %133, %c32_i64 : i64
-        %135 = arith.subi %35, %132 : i64
-        %136 = arith.minsi %135, %c64_i64 : i64
-        %137 = arith.subi %104, %131 : i64
-        %138 = arith.minsi %137, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %134, %136, %138) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %123 = arith.minsi %85, %106 : i64
-      %124 = arith.ceildivsi %123, %c16_i64 : i64
-      %125 = arith.cmpi sgt, %43, %c0_i64 : i64
-      %126 = arith.select %125, %40, %c0_i64 : i64
+      %subview_19 = memref.subview %reinterpret_cast_4[%104, %32] [%111, %39] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %112 = arith.index_cast %110 : index to i64
+      %113 = arith.index_cast %111 : index to i64
+      %114 = arith.addi %112, %113 : i64
+      %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %115 = arith.index_cast %intptr_24 : index to i64
+      %116 = arith.index_cast %offset_21 : index to i64
+      %117 = arith.addi %115, %116 : i64
+      %118 = arith.index_cast %strides_23#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %118) : (i64, i64, i64, i64, i64, i64) -> ()
+      %119 = arith.ceildivsi %43, %c64_i64 : i64
+      %120 = arith.divsi %112, %c16_i64 : i64
+      %121 = arith.ceildivsi %114, %c16_i64 : i64
+      %122 = arith.subi %121, %120 : i64
+      %123 = arith.cmpi sgt, %113, %c0_i64_3 : i64
+      %124 = arith.extui %123 : i1 to i64
+      %125 = arith.muli %122, %124 : i64
+      %126 = arith.muli %125, %119 : i64
       %127 = arith.index_cast %126 : i64 to index
       scf.for %arg13 = %c0 to %127 step %c1 {
-        %128 = arith.index_cast %arg13 : index to i64
-        %129 = arith.index_cast %124 : i64 to index
-        scf.for %arg14 = %c0 to %129 step %c1 {
-          %130 = arith.index_cast %arg14 : index to i64
-          %131 = arith.minsi %42, %c16_i64 : i64
-          %132 = arith.muli %128, %c16_i64 : i64
-          %133 = arith.subi %35, %132 : i64
-          %134 = arith.minsi %133, %c16_i64 : i64
-          %135 = arith.muli %128, %c32_i64 : i64
-          %136 = arith.ori %135, %c3221225472_i64 : i64
-          %137 = arith.muli %130, %c16_i64 : i64
-          %138 = arith.addi %137, %132 : i64
-          %139 = arith.addi %138, %c32_i64 : i64
-          %140 = arith.subi %106, %137 : i64
-          %141 = arith.minsi %140, %c16_i64 : i64
-          "instgem.preload"(%139, %134, %141, %136, %134, %131) : (i64, i64, i64, i64, i64, i64) -> ()
-          %142 = arith.subi %85, %137 : i64
-          %143 = arith.minsi %142, %c16_i64 : i64
-          "instgem.compute_preloaded"(%137, %143, %131, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %144 = arith.index_cast %43 : i64 to index
-          scf.for %arg15 = %c1 to %144 step %c1 {
-            %145 = arith.index_cast %arg15 : index to i64
-            %146 = arith.muli %145, %c16_i64 : i64
-            %147 = arith.subi %42, %146 : i64
-            %148 = arith.minsi %147, %c16_i64 : i64
-            %149 = arith.addi %146, %135 : i64
-            %150 = arith.ori %149, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %150, %134, %148) : (i64, i64, i64, i64, i64, i64) -> ()
-            %151 = arith.addi %146, %137 : i64
-            "instgem.compute_accumulated"(%151, %143, %148, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %136 = arith.index_cast %arg13 : index to i64
+        %137 = arith.divsi %136, %119 : i64
+        %138 = arith.addi %120, %137 : i64
+        %139 = arith.remsi %136, %119 : i64
+        %140 = arith.muli %138, %c16_i64 : i64
+        %141 = arith.maxsi %140, %112 : i64
+        %142 = arith.addi %140, %c16_i64 : i64
+        %143 = arith.minsi %142, %114 : i64
+        %144 = arith.subi %143, %141 : i64
+        %145 = arith.subi %141, %112 : i64
+        %146 = arith.muli %145, %118 : i64
+        %147 = arith.addi %117, %146 : i64
+        %148 = arith.muli %139, %c64_i64 : i64
+        %149 = arith.addi %147, %148 : i64
+        %150 = arith.addi %140, %148 : i64
+        %151 = arith.addi %150, %c32_i64 : i64
+        %152 = arith.subi %141, %140 : i64
+        %153 = arith.addi %151, %152 : i64
+        %154 = arith.subi %43, %148 : i64
+        %155 = arith.minsi %154, %c64_i64 : i64
+        "instgem.mvin"(%149, %153, %155, %144) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %128 = arith.ceildivsi %112, %c16_i64 : i64
+      %129 = arith.muli %128, %119 : i64
+      %130 = arith.index_cast %129 : i64 to index
+      scf.for %arg13 = %c0 to %130 step %c1 {
+        %136 = arith.index_cast %arg13 : index to i64
+        %137 = arith.divsi %136, %119 : i64
+        %138 = arith.remsi %136, %119 : i64
+        %139 = arith.muli %137, %c16_i64 : i64
+        %140 = arith.muli %138, %c64_i64 : i64
+        %141 = arith.addi %139, %140 : i64
+        %142 = arith.addi %141, %c32_i64 : i64
+        %143 = arith.subi %43, %140 : i64
+        %144 = arith.minsi %143, %c64_i64 : i64
+        %145 = arith.subi %112, %139 : i64
+        %146 = arith.minsi %145, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %142, %144, %146) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %131 = arith.minsi %93, %114 : i64
+      %132 = arith.ceildivsi %131, %c16_i64 : i64
+      %133 = arith.cmpi sgt, %51, %c0_i64_3 : i64
+      %134 = arith.select %133, %48, %c0_i64_3 : i64
+      %135 = arith.index_cast %134 : i64 to index
+      scf.for %arg13 = %c0 to %135 step %c1 {
+        %136 = arith.index_cast %arg13 : index to i64
+        %137 = arith.index_cast %132 : i64 to index
+        scf.for %arg14 = %c0 to %137 step %c1 {
+          %138 = arith.index_cast %arg14 : index to i64
+          %139 = arith.minsi %50, %c16_i64 : i64
+          %140 = arith.muli %136, %c16_i64 : i64
+          %141 = arith.subi %43, %140 : i64
+          %142 = arith.minsi %141, %c16_i64 : i64
+          %143 = arith.muli %136, %c32_i64 : i64
+          %144 = arith.ori %143, %c3221225472_i64 : i64
+          %145 = arith.muli %138, %c16_i64 : i64
+          %146 = arith.addi %145, %140 : i64
+          %147 = arith.addi %146, %c32_i64 : i64
+          %148 = arith.subi %114, %145 : i64
+          %149 = arith.minsi %148, %c16_i64 : i64
+          "instgem.preload"(%147, %142, %149, %144, %142, %139) : (i64, i64, i64, i64, i64, i64) -> ()
+          %150 = arith.subi %93, %145 : i64
+          %151 = arith.minsi %150, %c16_i64 : i64
+          "instgem.compute_preloaded"(%145, %151, %139, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %152 = arith.index_cast %51 : i64 to index
+          scf.for %arg15 = %c1 to %152 step %c1 {
+            %153 = arith.index_cast %arg15 : index to i64
+            %154 = arith.muli %153, %c16_i64 : i64
+            %155 = arith.subi %50, %154 : i64
+            %156 = arith.minsi %155, %c16_i64 : i64
+            %157 = arith.addi %154, %143 : i64
+            %158 = arith.ori %157, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %158, %142, %156) : (i64, i64, i64, i64, i64, i64) -> ()
+            %159 = arith.addi %154, %145 : i64
+            "instgem.compute_accumulated"(%159, %151, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %77, %97 : index, index
+      scf.yield %85, %105 : index, index
     }
-    %55 = arith.muli %1, %arg7 : index
-    %56 = arith.muli %55, %c3 : index
-    %57 = arith.muli %56, %arg6 : index
-    %58 = arith.muli %arg7, %c3 : index
-    %59 = arith.muli %3, %c6 : index
-    %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%57], sizes: [%58, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %60 = arith.maxsi %59, %c0 : index
-    %61 = arith.minsi %60, %58 : index
-    %62 = arith.addi %59, %c6 : index
-    %63 = arith.maxsi %62, %c0 : index
-    %64 = arith.minsi %63, %58 : index
-    %65 = arith.subi %64, %61 : index
-    scf.if %32 {
+    %63 = arith.muli %9, %arg7 : index
+    %64 = arith.muli %63, %c3 : index
+    %65 = arith.muli %64, %arg6 : index
+    %66 = arith.muli %arg7, %c3 : index
+    %67 = arith.muli %11, %c6 : index
+    %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [%65], sizes: [%66, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %68 = arith.maxsi %67, %c0 : index
+    %69 = arith.minsi %68, %66 : index
+    %70 = arith.addi %67, %c6 : index
+    %71 = arith.maxsi %70, %c0 : index
+    %72 = arith.minsi %71, %66 : index
+    %73 = arith.subi %72, %69 : index
+    scf.if %40 {
       func.call @baco_boundary_error(%c65_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview_3 = memref.subview %reinterpret_cast_2[%61, %24] [%65, %31] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %66 = arith.bitcast %arg8 : f32 to i32
-    %67 = arith.extui %66 : i32 to i64
-    %68 = arith.index_cast %65 : index to i64
-    %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %69 = arith.index_cast %intptr_8 : index to i64
-    %70 = arith.index_cast %offset_5 : index to i64
-    %71 = arith.addi %69, %70 : i64
-    %72 = arith.index_cast %strides_7#0 : index to i64
-    %73 = arith.divsi %68, %c3_i64 : i64
-    "instgem.config_st"(%c1_i64, %c2_i64, %c3_i64, %c0_i64, %c1_i64, %c3_i64, %73, %c3_i64, %c5_i64, %c5_i64, %72, %67) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %74 = arith.cmpi sgt, %73, %c0_i64 : i64
-    scf.if %74 {
-      %75 = arith.index_cast %40 : i64 to index
-      scf.for %arg10 = %c0 to %75 step %c1 {
-        %76 = arith.index_cast %arg10 : index to i64
-        %77 = arith.muli %76, %c16_i64 : i64
-        %78 = arith.addi %71, %77 : i64
-        %79 = arith.muli %76, %c32_i64 : i64
-        %80 = arith.ori %79, %c2147483648_i64 : i64
-        %81 = arith.subi %35, %77 : i64
-        %82 = arith.minsi %81, %c16_i64 : i64
-        "instgem.mvout"(%78, %80, %82, %c0_i64) : (i64, i64, i64, i64) -> ()
+    %subview_7 = memref.subview %reinterpret_cast_6[%69, %32] [%73, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %74 = arith.bitcast %arg8 : f32 to i32
+    %75 = arith.extui %74 : i32 to i64
+    %76 = arith.index_cast %73 : index to i64
+    %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+    %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+    %77 = arith.index_cast %intptr_12 : index to i64
+    %78 = arith.index_cast %offset_9 : index to i64
+    %79 = arith.addi %77, %78 : i64
+    %80 = arith.index_cast %strides_11#0 : index to i64
+    %81 = arith.divsi %76, %c3_i64 : i64
+    "instgem.config_st"(%c1_i64_2, %c2_i64_1, %c3_i64, %c0_i64_3, %c1_i64_2, %c3_i64, %81, %c3_i64, %c5_i64, %c5_i64, %80, %75) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %82 = arith.cmpi sgt, %81, %c0_i64_3 : i64
+    scf.if %82 {
+      %83 = arith.index_cast %48 : i64 to index
+      scf.for %arg10 = %c0 to %83 step %c1 {
+        %84 = arith.index_cast %arg10 : index to i64
+        %85 = arith.muli %84, %c16_i64 : i64
+        %86 = arith.addi %79, %85 : i64
+        %87 = arith.muli %84, %c32_i64 : i64
+        %88 = arith.ori %87, %c2147483648_i64 : i64
+        %89 = arith.subi %43, %85 : i64
+        %90 = arith.minsi %89, %c16_i64 : i64
+        "instgem.mvout"(%86, %88, %90, %c0_i64_3) : (i64, i64, i64, i64) -> ()
       }
     }
     "instgem.fence"() : () -> ()
