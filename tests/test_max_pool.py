@@ -258,3 +258,35 @@ def test_example_cli(capsys):
     with pytest.raises(SystemExit):
         ex.main(["--pool", "4"])
     assert "pool_size" in capsys.readouterr().err
+
+
+@baco.jit
+def store_both_kernel(a_ptr, b_ptr, y_ptr, p_ptr, scale, M: bl.constexpr, K: bl.constexpr, N: bl.constexpr,
+                      ROWS: bl.constexpr, COLS: bl.constexpr, PM: bl.constexpr, FIRST: bl.constexpr):
+    a = bl.load(bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 1), offsets=(0, 0), block_shape=(M, K)))
+    b = bl.load(bl.make_block_ptr(b_ptr, shape=(K, N), strides=(N, 1), offsets=(0, 0), block_shape=(K, N)))
+    out = bl.relu(bl.dot(a, b) * scale).to(bl.int8)
+    y = bl.make_block_ptr(y_ptr, shape=(M, N), strides=(N, 1), offsets=(0, 0), block_shape=(M, N))
+    p = bl.make_block_ptr(p_ptr, shape=(PM, N), strides=(N, 1), offsets=(0, 0), block_shape=(PM, N))
+    if FIRST == "pooled":
+        bl.store(p, bl.max_pool2d(out, (ROWS, COLS), 3, 2, 1))
+        bl.store(y, out)
+    else:
+        bl.store(y, out)
+        bl.store(p, bl.max_pool2d(out, (ROWS, COLS), 3, 2, 1))
+
+
+@pytest.mark.parametrize("first", ["pooled", "plain"])
+@pytest.mark.parametrize("target", ["sim", pytest.param("iss", marks=pytest.mark.slow)])
+def test_one_accumulator_stored_plain_and_pooled(first, target):
+    """The conv output and its pool from one accumulator: two config_st (pooling on, then off
+    or the reverse) that config elimination must both keep."""
+    rng = np.random.default_rng(7)
+    rows, cols, K, N = 5, 7, 24, 40
+    a, b = rng.integers(-128, 128, (rows * cols, K), dtype=np.int8), rng.integers(-128, 128, (K, N), dtype=np.int8)
+    y, p = np.zeros((rows * cols, N), np.int8), np.zeros((12, N), np.int8)    # 3x4 pooled pixels
+    store_both_kernel[(1,)](a, b, y, p, 0.01, M=rows * cols, K=K, N=N, ROWS=rows, COLS=cols, PM=12, FIRST=first,
+                            target=target)
+    pix = acc_to_int8(a.astype(np.int64) @ b, 0.01, True)
+    assert (y == pix).all()
+    assert (p == max_pool(pix, rows, cols, 3, 2, 1, 1)).all()
