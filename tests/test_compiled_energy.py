@@ -64,3 +64,17 @@ def test_compiled_energy_is_differentiable_in_the_hardware():
     e.sum().backward()
     # bigger memories cost more per access; DIM changes strips and the accumulator's price
     assert hw[1].grad > 0 and hw[2].grad > 0 and torch.isfinite(hw[0].grad).all()
+
+
+@pytest.mark.parametrize("M,N,K,dim,out_int8", [(64, 64, 64, 16, True), (17, 33, 65, 16, True), (5, 1, 1, 16, False),
+                                                (937, 300, 12, 8, True), (300, 100, 77, 32, False),
+                                                (34, 4, 1, 4, True)])
+def test_library_energy_matches_the_simulators(M, N, K, dim, out_int8):
+    """Gemmini-default runs the C library's tiled matmul: its counts (B loaded in whole DIM-row
+    blocks) and energy as the cycle model reports them for that stream."""
+    from baco.sim.clib import time_matmul
+    from baco.tuner.kernel_model import library_matmul_counts, library_matmul_energy
+    cfg = GemminiConfig.from_capacity(dim, 256, 64)
+    report = time_matmul(M, N, K, cfg, out_int8=out_int8)
+    assert library_matmul_counts(M, N, K, cfg, out_int8=out_int8) == {k: report[k] for k in COUNTS}
+    assert math.isclose(library_matmul_energy(M, N, K, cfg, out_int8=out_int8), report["energy_uj"], rel_tol=1e-9)

@@ -13,7 +13,7 @@ prediction (how results are compared with DOSA and the thesis).
 
 Gemmini-default does not run baco's kernel: it runs the C library's tiled_matmul_auto, one
 LOOP_WS per tile (baco.sim.clib). Its kernel layers are predicted with library_matmul_cycles,
-an analytical model of that command stream (program="library" in evaluate), so that a gain
+an analytical model of that command stream, and library_matmul_energy, its counts (program="library" in evaluate), so that a gain
 over the default compares the programs that actually run.
 """
 from __future__ import annotations
@@ -22,6 +22,7 @@ import math
 
 import torch
 
+from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.heuristics import tiled_matmul_auto
 from baco.gemmini.schedule import schedule_problems
@@ -102,14 +103,15 @@ def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled", 
     Timeloop-matched, timeloop_cycles and timeloop_energy_uj always; for a kernel layer (with
     cycle_model "compiled") the schedule the compiler runs, checked with the compiler's capacity
     rule, and its program's energy. program="library": a kernel layer runs the C library's tiled
-    matmul instead (library_matmul_cycles; Timeloop-matched energy; no schedule)."""
+    matmul instead (library_matmul_cycles and _energy; no schedule)."""
     cost = costmodel.evaluate(layer, mapping, hw)
     cost.timeloop_cycles, cost.timeloop_energy_uj = cost.cycles, cost.energy_uj
     if timeloop_costed(layer, cycle_model):
         return cost
     if program == "library":
-        cost.cycles = library_matmul_cycles(layer.P, layer.K, layer.C, hw.to_gemmini_config(),
-                                            out_int8=KERNEL_OUT_INT8)
+        cfg = hw.to_gemmini_config()
+        cost.cycles = library_matmul_cycles(layer.P, layer.K, layer.C, cfg, out_int8=KERNEL_OUT_INT8)
+        cost.energy_uj = library_matmul_energy(layer.P, layer.K, layer.C, cfg, out_int8=KERNEL_OUT_INT8)
         cost.edp = cost.cycles * cost.energy_uj
         return cost
     temporal, sC, sK = costmodel.mapping_tensors(mapping)
@@ -199,5 +201,30 @@ def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int
     return total + tail
 
 
-__all__ = ["CYCLE_MODELS", "library_matmul_cycles", "SCHEDULE_VARIANTS", "check_cycle_model", "timeloop_costed",
+def library_matmul_counts(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8) -> dict:
+    """What the C library's tiled matmul (baco.sim.clib.matmul_stream) moves and computes, counted as
+    the cycle model counts it (its stats): each LOOP_WS tile loads its A rows once per column of
+    tiles and its B rows once per row of tiles (LdB never pads rows: whole DIM-row blocks of K), the
+    weight block is preloaded once per tile row, every compute reads its A strip and reads and
+    writes its output strip in the accumulator (rows and columns that exist), C is stored once."""
+    d = cfg.dim
+    ti, tj, _ = tiled_matmul_auto(M, N, K, cfg, "WS")
+    tile_rows, tile_cols = -(-M // (ti * d)), -(-N // (tj * d))
+    k_strips = -(-K // d)
+    a_bytes, b_bytes, weights = M * K * tile_cols, k_strips * d * N * tile_rows, K * N * tile_rows
+    updates = M * N * k_strips
+    return {"macs": M * N * K, "registers": weights, "scratchpad_reads": weights + M * K * -(-N // d),
+            "scratchpad_writes": a_bytes + b_bytes, "accumulator_reads": updates + M * N,
+            "accumulator_writes": updates, "dram_bytes_in": a_bytes + b_bytes,
+            "dram_bytes_out": M * N * (cfg.input_bytes if out_int8 else cfg.acc_bytes)}
+
+
+def library_matmul_energy(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8) -> float:
+    """Energy (µJ) of the C library's tiled matmul: library_matmul_counts priced by
+    baco.gemmini.energy.energy_pj, the sum the cycle model reports."""
+    counts = library_matmul_counts(M, N, K, cfg, out_int8=out_int8)
+    return energy.energy_pj(counts, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, dim=cfg.dim) * 1e-6
+
+
+__all__ = ["CYCLE_MODELS", "library_matmul_cycles", "library_matmul_counts", "library_matmul_energy", "SCHEDULE_VARIANTS", "check_cycle_model", "timeloop_costed",
            "kernel_cycles", "kernel_energy", "layer_tensors", "kernel_layer_tensors", "evaluate"]
