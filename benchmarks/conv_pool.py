@@ -10,8 +10,11 @@ VGG/ResNet-style networks) it times, from their command streams (baco.sim.timing
   * conv: baco's pointwise conv2d of the same layer with its default schedule, which
     writes the whole unpooled output (what a separate pooling pass would then read).
 
-and prints cycles, output bytes written to DRAM and local reads, and the ratios
-conv+pool / conv measured in this run. A pooled tile recomputes the kernel - stride
+  * library: the C library's tiled_conv_auto of the same conv + pool (baco.sim.clib: one
+    LOOP_CONV_WS per tile, pooled mvouts),
+
+and prints cycles, output bytes written to DRAM, the ratios conv+pool / conv and
+library / conv+pool (baco's speed-up) measured in this run. A pooled tile recomputes the kernel - stride
 conv rows it shares with the next tile, and the store controller reads each window
 position once per pooled pixel (pool_size^2 local reads per pooled pixel).
 """
@@ -26,6 +29,7 @@ import numpy as np  # noqa: E402
 from baco.gemmini.config import GemminiConfig  # noqa: E402
 from baco.kernels.conv import conv2d_launch  # noqa: E402
 from baco.kernels.pool import ConvPoolLaunch  # noqa: E402
+from baco.sim.clib import time_conv  # noqa: E402
 
 # (name, N, H, W, C, K, pool, stride, padding)
 LAYERS = [
@@ -44,7 +48,9 @@ def measure(layer, cfg):
     fused = ConvPoolLaunch(x, w, None, pool=pool, stride=stride, padding=pad, scale=1 / 64, relu=True, config=cfg,
                            blocks=None)
     conv = conv2d_launch(x, w.reshape(1, 1, C, K), None, scale=1 / 64, relu=True, config=cfg)
-    return fused.cycles(), conv.cycles(), fused.schedule
+    library = time_conv(N, H, W, C, K, 1, cfg, scale=1 / 64, relu=True, pool_size=pool, pool_stride=stride,
+                        pool_padding=pad)
+    return fused.cycles(), conv.cycles(), library, fused.schedule
 
 
 def main(argv=None) -> int:
@@ -53,20 +59,25 @@ def main(argv=None) -> int:
     p.add_argument("--smoke", action="store_true", help="one small layer at DIM 16")
     args = p.parse_args(argv)
     layers, dims = (SMOKE, [16]) if args.smoke else (LAYERS, args.dim)
-    print(f"{'layer':<28} {'DIM':>3} {'conv+pool cyc':>13} {'conv cyc':>10} {'ratio':>6} "
-          f"{'out bytes':>10} {'conv bytes':>10} {'ratio':>6}  pooled schedule (PR, BN, BK)")
-    ratios = []
+    print(f"{'layer':<26} {'DIM':>3} {'conv+pool':>9} {'conv':>8} {'ratio':>5} {'library':>8} {'speedup':>7} "
+          f"{'out bytes':>9} {'conv bytes':>10}  pooled schedule (PR, BN, BK)")
+    ratios, speedups = [], []
     for dim in dims:
         cfg = GemminiConfig() if dim == 16 else GemminiConfig.from_capacity(dim, 512, 128)
         for layer in layers:
-            fused, conv, s = measure(layer, cfg)
-            r = fused["cycles"] / conv["cycles"]
-            ratios.append(r)
-            print(f"{layer[0]:<28} {dim:>3} {fused['cycles']:>13.0f} {conv['cycles']:>10.0f} {r:>6.2f} "
-                  f"{fused['dram_bytes_out']:>10} {conv['dram_bytes_out']:>10} "
-                  f"{fused['dram_bytes_out'] / conv['dram_bytes_out']:>6.2f}  ({s.block_m}, {s.block_n}, {s.block_k})")
-    print(f"conv+pool / conv cycles: geomean {np.exp(np.mean(np.log(ratios))):.2f}, "
-          f"min {min(ratios):.2f}, max {max(ratios):.2f}")
+            fused, conv, library, s = measure(layer, cfg)
+            ratios.append(fused["cycles"] / conv["cycles"])
+            speedups.append(library["cycles"] / fused["cycles"])
+            assert library["dram_bytes_out"] == fused["dram_bytes_out"]     # the same pooled output
+            print(f"{layer[0]:<26} {dim:>3} {fused['cycles']:>9.0f} {conv['cycles']:>8.0f} {ratios[-1]:>5.2f} "
+                  f"{library['cycles']:>8.0f} {speedups[-1]:>7.2f} {fused['dram_bytes_out']:>9} "
+                  f"{conv['dram_bytes_out']:>10}  ({s.block_m}, {s.block_n}, {s.block_k})")
+
+    def summary(values):
+        return f"geomean {np.exp(np.mean(np.log(values))):.2f}, min {min(values):.2f}, max {max(values):.2f}"
+    print(f"conv+pool / conv cycles: {summary(ratios)}")
+    print(f"library / baco conv+pool cycles (baco's speed-up): {summary(speedups)}, "
+          f"baco slower on {sum(s < 1 for s in speedups)} of {len(speedups)}")
     return 0
 
 

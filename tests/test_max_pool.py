@@ -290,3 +290,44 @@ def test_one_accumulator_stored_plain_and_pooled(first, target):
     pix = acc_to_int8(a.astype(np.int64) @ b, 0.01, True)
     assert (y == pix).all()
     assert (p == max_pool(pix, rows, cols, 3, 2, 1, 1)).all()
+
+
+# ---- the C library's pooled tiled_conv (baco.sim.clib.conv_stream with pooling) -----------------
+@pytest.mark.parametrize("dim,shape,pool,sp_kb,acc_kb", [
+    (16, (1, 9, 9, 17, 20, 3, 1, 1), (3, 2, 1), 256, 64),
+    (16, (1, 14, 14, 33, 17, 1, 1, 0), (2, 2, 0), 8, 4),        # several pooled tiles per image
+    (4, (2, 11, 7, 5, 9, 3, 2, 1), (3, 2, 1), 4, 2),
+    (8, (1, 13, 10, 9, 12, 3, 1, 1), (2, 1, 0), 4, 2),
+])
+def test_library_pooled_conv_stream_is_bit_exact(dim, shape, pool, sp_kb, acc_kb):
+    from baco.kernels.conv import reference_conv2d
+    from baco.sim.clib import conv_stream
+    from baco.sim.functional import ArrayMemory, GemminiModel
+    N, H, W, C, K, R, stride, padding = shape
+    size, pstride, ppad = pool
+    cfg = GemminiConfig.from_capacity(dim, sp_kb, acc_kb)
+    rng = np.random.default_rng(sum(shape))
+    x = rng.integers(-128, 128, (N, H, W, C), dtype=np.int8)
+    w = rng.integers(-128, 128, (R, R, C, K), dtype=np.int8)
+    b = rng.integers(-3000, 3000, K).astype(np.int32)
+    conv = reference_conv2d(x, w, b, stride=stride, padding=padding, scale=1 / 256, relu=True, config=cfg,
+                            blocks=(dim, dim, dim))
+    P, Q = conv.shape[1:3]
+    ref = np.stack([max_pool(conv[n].reshape(P * Q, K), P, Q, size, pstride, ppad, ppad)
+                    .reshape((P + 2 * ppad - size) // pstride + 1, -1, K) for n in range(N)])
+    base = 0x80000000
+    mem = ArrayMemory(base, 1 << 22)
+    addrs = (base, base + 0x100000, base + 0x200000, base + 0x300000)
+    mem.write(addrs[0], x.tobytes())
+    mem.write(addrs[1], w.tobytes())
+    mem.write(addrs[3], b.tobytes())
+    model = GemminiModel(cfg, mem)
+    from baco.gemmini.isa import COMMANDS as CMDS, encode as enc
+    pooled = 0
+    for name, fields in conv_stream(N, H, W, C, K, R, cfg, stride=stride, padding=padding, scale=1 / 256, relu=True,
+                                    bias=True, pool_size=size, pool_stride=pstride, pool_padding=ppad, addrs=addrs):
+        model.execute(CMDS[name].funct, *enc(name, **fields))
+        pooled += name == "config_st" and fields["pool_stride"] != 0
+    got = np.frombuffer(mem.read(addrs[2], ref.size), dtype=np.int8).reshape(ref.shape)
+    np.testing.assert_array_equal(got, ref)
+    assert pooled > 0

@@ -79,6 +79,7 @@ def matmul_stream(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool 
 
 def conv_stream(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, cfg: GemminiConfig, *, stride: int = 1,
                 padding: int = 0, dilation: int = 1, scale: float = 1.0, relu: bool = False, bias: bool = False,
+                pool_size: int = 0, pool_stride: int = 0, pool_padding: int = 0,
                 addrs: tuple[int, int, int, int] = (A_ADDR, B_ADDR, C_ADDR, D_ADDR)):
     """Yield (name, fields) of the C library's tiled_conv_auto for an NHWC int8 input, HWIO
     (kernel_dim x kernel_dim x C x K) weights and an NHWC int8 output (scaled with round-half-even,
@@ -88,7 +89,11 @@ def conv_stream(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, cfg: Ge
     into LoopConv's stream (baco.sim.loops); the bias (or zeros) is loaded by the first tile of an
     output tile and the output stored by its last. `addrs`: DRAM byte addresses of the input,
     weights, output and bias. A 1x1 stride-2 layer without padding over an even-sized input takes
-    tiled_conv's downsampling path, as the library does."""
+    tiled_conv's downsampling path, as the library does. pool_stride != 0 max-pools the output
+    (pool_size x pool_size windows, zero pool_padding) as tiled_conv does: tiles of pooled
+    output rows/columns whose conv rows LoopConv computes (with the pooled windows' overlap
+    and the library's pool_stride - 1 extra rows) and stores through pooled mvouts; the
+    output is then the pooled NHWC image."""
     from baco.gemmini.heuristics import tiled_conv_auto
     from baco.sim.loops import LoopConvState, loop_conv_ws_commands
     d = cfg.dim
@@ -99,9 +104,13 @@ def conv_stream(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, cfg: Ge
                          f"with padding {padding}")
     # tiled_conv's downsampling path: the input tile is moved in every other row and column
     # (LoopConv's downsample flag), so the array reads it with A-stride 1
-    downsample = int(stride == 2 and kernel_dim == 1 and padding == 0 and H % 2 == 0 and W % 2 == 0)
+    no_pool = pool_stride == 0
+    psize, pstride, ppad = (1, 1, 0) if no_pool else (pool_size, pool_stride, pool_padding)
+    PP, PQ = (P + 2 * ppad - psize) // pstride + 1, (Q + 2 * ppad - psize) // pstride + 1
+    downsample = int(no_pool and stride == 2 and kernel_dim == 1 and padding == 0 and H % 2 == 0 and W % 2 == 0)
     batches, porows, pocols, pochs, krows, kcols, kchs = tiled_conv_auto(
-        N, H, W, C, K, kernel_dim, stride=stride, padding=padding, kernel_dilation=dilation, config=cfg)
+        N, H, W, C, K, kernel_dim, stride=stride, padding=padding, kernel_dilation=dilation, pool_size=pool_size,
+        pool_stride=pool_stride, pool_padding=pool_padding, config=cfg)
     act = RELU if relu else 0
     in_addr, w_addr, out_addr, bias_addr = addrs
 
@@ -114,17 +123,24 @@ def conv_stream(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, cfg: Ge
                   acc_scale=MVIN_SCALE_IDENTITY)
     st = LoopConvState()
     for b in range(0, N, batches):
-        for porow in range(0, P, porows):
-            for pocol in range(0, Q, pocols):
+        for porow in range(0, PP, porows):
+            orow = porow * pstride - ppad          # the tile's first conv output row (its windows')
+            for pocol in range(0, PQ, pocols):
+                ocol = pocol * pstride - ppad
                 for poch in range(0, K, pochs):
                     for krow in range(0, kernel_dim, krows):
                         for kcol in range(0, kernel_dim, kcols):
                             for kch in range(0, C, kchs):
-                                B_, orows, ocols = min(batches, N - b), min(porows, P - porow), min(pocols, Q - pocol)
+                                B_, porows_, pocols_ = min(batches, N - b), min(porows, PP - porow), \
+                                    min(pocols, PQ - pocol)
                                 och, kr, kc, ich = min(pochs, K - poch), min(krows, kernel_dim - krow), \
                                     min(kcols, kernel_dim - kcol), min(kchs, C - kch)
-                                irow, icol = porow * stride + krow * dilation - padding, \
-                                    pocol * stride + kcol * dilation - padding
+                                orows_, ocols_ = porows_ * pstride + psize - 1, pocols_ * pstride + psize - 1
+                                pupad, pdpad = max(0, -orow), max(0, orow + orows_ - P)
+                                plpad, prpad = max(0, -ocol), max(0, ocol + ocols_ - Q)
+                                orows, ocols = orows_ - pupad - pdpad, ocols_ - plpad - prpad
+                                irow, icol = max(orow, 0) * stride + krow * dilation - padding, \
+                                    max(ocol, 0) * stride + kcol * dilation - padding
                                 irows = orows * stride + dilation * (kr - 1)     # LoopConv's input tile
                                 icols = ocols * stride + dilation * (kc - 1)
                                 upad, lpad = max(0, -irow), max(0, -icol)
@@ -133,23 +149,24 @@ def conv_stream(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, cfg: Ge
                                 in_pixel = (b * H + irow + upad) * W + icol + lpad
                                 fields = dict(
                                     batch_size=N, in_row_dim=H, in_col_dim=W, in_channels=C, out_channels=K,
-                                    out_row_dim=P, out_col_dim=Q, pool_out_row_dim=P, pool_out_col_dim=Q,
+                                    out_row_dim=P, out_col_dim=Q, pool_out_row_dim=PP, pool_out_col_dim=PQ,
                                     stride=stride, padding=padding, kernel_dim=kernel_dim, kernel_dilation=dilation,
-                                    pool_size=1, pool_stride=1, pool_padding=0, batches=B_, porows=orows,
-                                    pocols=ocols, pochs=och, krows=kr, kcols=kc, kchs=ich, lpad=lpad,
-                                    rpad=max(0, icol + icols - W), upad=upad, dpad=max(0, irow + irows - H),
-                                    plpad=0, prpad=0, pupad=0, pdpad=0, orows=orows, ocols=ocols,
-                                    in_stride=C, weight_stride=K, out_stride=K,
+                                    pool_size=psize, pool_stride=pstride, pool_padding=ppad, batches=B_,
+                                    porows=porows_, pocols=pocols_, pochs=och, krows=kr, kcols=kc, kchs=ich,
+                                    lpad=lpad, rpad=max(0, icol + icols - W), upad=upad,
+                                    dpad=max(0, irow + irows - H), plpad=plpad, prpad=prpad, pupad=pupad,
+                                    pdpad=pdpad, orows=orows, ocols=ocols, in_stride=C, weight_stride=K, out_stride=K,
                                     input_addr=in_addr + in_pixel * C + kch,
                                     weights_addr=w_addr + ((krow * kernel_dim + kcol) * C + kch) * K + poch,
                                     bias_addr=(bias_addr + poch * 4 if bias else 1) if first else 0,
-                                    output_addr=out_addr + ((b * P + porow) * Q + pocol) * K + poch if last else 0)
+                                    output_addr=out_addr + ((b * PP + porow) * PQ + pocol) * K + poch if last else 0)
                                 # sp_tiled_conv's first-layer packing: DIM/kchs kernel columns per
                                 # array row, capped at the tile's kernel columns
                                 pixels = 1 if ich > d or dilation > 1 or downsample else min(d // ich, kc)
                                 flags = dict(no_bias=int(not bias), wrot180=0, trans_output_1203=0,
                                              trans_weight_1203=0, trans_weight_0132=0, trans_input_3120=0, dw=0,
-                                             max_pixels_per_row=pixels, a_spad_id=0, b_spad_id=0, no_pool=1,
+                                             max_pixels_per_row=pixels, a_spad_id=0, b_spad_id=0,
+                                             no_pool=int(no_pool),
                                              downsample=downsample, input_dilated=0, activation=act)
                                 st.latch(fields)
                                 for funct, rs1, rs2 in loop_conv_ws_commands(cfg, st, flags):
