@@ -205,6 +205,7 @@ class LinalgToInstGem:
             instgem.emit("config_ex", dataflow=1 if self.dataflow == "WS" else 0,
                          acc_scale=f32_bits(1.0), a_stride=1, c_stride=1)
         pipelined = [op for op in ir.walk_ops(func) if op.name == "scf.for" and prefetch.pipelinable(op)]
+        interleave = {loop_op: prefetch.distinct_targets(loop_op) for loop_op in pipelined}
         for loop_op in pipelined:
             self.load_slot.update(prefetch.load_slots(loop_op))
         self.find_fused_stores(func)
@@ -228,7 +229,7 @@ class LinalgToInstGem:
                     op.erase()
                     changed = True
         for loop_op in pipelined:
-            prefetch.pipeline_loads(loop_op)
+            prefetch.pipeline_loads(loop_op, interleave[loop_op])
 
     def lower_return(self, op):
         instgem.emit_fence()

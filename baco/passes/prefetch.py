@@ -61,6 +61,19 @@ def loads_of(loop_op):
     """Before lowering: the body's loads (DRAM copies and zero fills into its blocks),
     or None when the body does anything else than load its own double-buffered
     blocks and compute on them (then loading early could change a result)."""
+    found = loads_and_targets(loop_op)
+    return [op for op, _ in found] if found is not None else None
+
+
+def distinct_targets(loop_op) -> bool:
+    """Before lowering: every load of the loop writes its own block, so the prologue may
+    interleave their streams (a zero fill and the copy over it must stay in order)."""
+    found = loads_and_targets(loop_op)
+    return found is not None and len({t for _, t in found}) == len(found)
+
+
+def loads_and_targets(loop_op):
+    """loads_of's loads, each with the block (alloc) it writes."""
     from baco.passes.linalg_to_instgem import alloc_of
     allocs = [op for op in body_ops(loop_op) if op.name == "memref.alloc"]
     if not allocs or any("gemmini.copy_rows" not in a.attributes for a in allocs):
@@ -80,7 +93,7 @@ def loads_of(loop_op):
             return None
         if target is None or target.operation.parent.operation != loop_op:
             return None
-        loads.append(op)
+        loads.append((op, target.operation))
     return loads if computes == 1 and loads else None
 
 
@@ -151,8 +164,12 @@ def stream_slice(stream, mapping, lo, hi):
     new.operands[1] = hi
 
 
-def pipeline_loads(loop_op) -> bool:
-    """Rewrite a lowered pipelinable loop (see module doc); False if its shape is not the expected one."""
+def pipeline_loads(loop_op, interleave: bool = False) -> bool:
+    """Rewrite a lowered pipelinable loop (see module doc); False if its shape is not the expected one.
+    `interleave` (the streams write distinct blocks, distinct_targets): the prologue issues the
+    first mvin of every stream before the rest of any, so the first compute, which needs the
+    first tile of each operand, does not wait for a whole block of the other (e.g. all of
+    a tall A before B's single tile)."""
     body = body_ops(loop_op)
     block = loop_op.regions[0].blocks[0]
     yield_op = body[-1]
@@ -181,7 +198,18 @@ def pipeline_loads(loop_op) -> bool:
 
     with InsertionPoint(loop_op), loop_op.location:           # prologue: iteration lb
         mapping = {iv: lb, **dict(zip(iter_args, inits))}
-        when(ir.cmpi("slt", lb, ub), lambda: clone_with(deps + checks + roots_in_order, mapping))
+        if interleave:
+            def prologue():
+                clone_with(deps + checks + sorted(configs, key=body.index), mapping)
+                lengths = [mapping.get(s.operands[1], s.operands[1]) for s in streams_in_order]
+                heads = [ir.binop("minsi", ir.const_index(1), n) for n in lengths]
+                for s, head in zip(streams_in_order, heads):
+                    stream_slice(s, mapping, ir.const_index(0), head)
+                for s, head, n in zip(streams_in_order, heads, lengths):
+                    stream_slice(s, mapping, head, n)
+            when(ir.cmpi("slt", lb, ub), prologue)
+        else:
+            when(ir.cmpi("slt", lb, ub), lambda: clone_with(deps + checks + roots_in_order, mapping))
 
     with InsertionPoint(nest), loop_op.location:              # iteration k + step: its arithmetic…
         carried = {}

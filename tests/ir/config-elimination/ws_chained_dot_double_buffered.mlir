@@ -10,9 +10,13 @@
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
-// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
@@ -173,82 +177,162 @@ module {
         func.call @baco_boundary_error(%c42_i64, %c65_i64) : (i64, i64) -> ()
       }
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %98) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg10 = %c0 to %108 step %c1 {
-        %137 = arith.index_cast %arg10 : index to i64
-        %138 = arith.divsi %137, %99 : i64
-        %139 = arith.addi %100, %138 : i64
-        %140 = arith.remsi %137, %99 : i64
-        %141 = arith.muli %139, %c16_i64 : i64
-        %142 = arith.maxsi %141, %92 : i64
-        %143 = arith.addi %141, %c16_i64 : i64
-        %144 = arith.minsi %143, %101 : i64
-        %145 = arith.subi %144, %142 : i64
-        %146 = arith.subi %142, %92 : i64
-        %147 = arith.muli %146, %98 : i64
-        %148 = arith.addi %97, %147 : i64
-        %149 = arith.muli %140, %c64_i64 : i64
-        %150 = arith.addi %148, %149 : i64
-        %151 = arith.muli %139, %c32_i64 : i64
-        %152 = arith.addi %151, %149 : i64
-        %153 = arith.subi %142, %141 : i64
-        %154 = arith.addi %152, %153 : i64
-        %155 = arith.subi %94, %149 : i64
-        %156 = arith.minsi %155, %c64_i64 : i64
-        "instgem.mvin"(%150, %154, %156, %145) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %111 step %c1 {
-        %137 = arith.index_cast %arg10 : index to i64
-        %138 = arith.divsi %137, %99 : i64
-        %139 = arith.remsi %137, %99 : i64
-        %140 = arith.muli %138, %c32_i64 : i64
-        %141 = arith.muli %139, %c64_i64 : i64
-        %142 = arith.addi %140, %141 : i64
-        %143 = arith.subi %94, %141 : i64
-        %144 = arith.minsi %143, %c64_i64 : i64
-        %145 = arith.muli %138, %c16_i64 : i64
-        %146 = arith.subi %92, %145 : i64
-        %147 = arith.minsi %146, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %142, %144, %147) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
       "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %123) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg10 = %c0 to %133 step %c1 {
-        %137 = arith.index_cast %arg10 : index to i64
-        %138 = arith.divsi %137, %124 : i64
-        %139 = arith.addi %125, %138 : i64
-        %140 = arith.remsi %137, %124 : i64
-        %141 = arith.muli %139, %c16_i64 : i64
-        %142 = arith.maxsi %141, %118 : i64
-        %143 = arith.addi %141, %c16_i64 : i64
-        %144 = arith.minsi %143, %126 : i64
-        %145 = arith.subi %144, %142 : i64
-        %146 = arith.subi %142, %118 : i64
-        %147 = arith.muli %146, %123 : i64
-        %148 = arith.addi %122, %147 : i64
-        %149 = arith.muli %140, %c64_i64 : i64
-        %150 = arith.addi %148, %149 : i64
-        %151 = arith.muli %139, %c32_i64 : i64
-        %152 = arith.addi %151, %149 : i64
-        %153 = arith.addi %152, %c128_i64 : i64
-        %154 = arith.subi %142, %141 : i64
-        %155 = arith.addi %153, %154 : i64
-        %156 = arith.subi %119, %149 : i64
-        %157 = arith.minsi %156, %c64_i64 : i64
-        "instgem.mvin2"(%150, %155, %157, %145) : (i64, i64, i64, i64) -> ()
+      %137 = arith.minsi %108, %c1 : index
+      %138 = arith.minsi %111, %c1 : index
+      %139 = arith.minsi %133, %c1 : index
+      %140 = arith.minsi %136, %c1 : index
+      scf.for %arg10 = %c0 to %137 step %c1 {
+        %141 = arith.index_cast %arg10 : index to i64
+        %142 = arith.divsi %141, %99 : i64
+        %143 = arith.addi %100, %142 : i64
+        %144 = arith.remsi %141, %99 : i64
+        %145 = arith.muli %143, %c16_i64 : i64
+        %146 = arith.maxsi %145, %92 : i64
+        %147 = arith.addi %145, %c16_i64 : i64
+        %148 = arith.minsi %147, %101 : i64
+        %149 = arith.subi %148, %146 : i64
+        %150 = arith.subi %146, %92 : i64
+        %151 = arith.muli %150, %98 : i64
+        %152 = arith.addi %97, %151 : i64
+        %153 = arith.muli %144, %c64_i64 : i64
+        %154 = arith.addi %152, %153 : i64
+        %155 = arith.muli %143, %c32_i64 : i64
+        %156 = arith.addi %155, %153 : i64
+        %157 = arith.subi %146, %145 : i64
+        %158 = arith.addi %156, %157 : i64
+        %159 = arith.subi %94, %153 : i64
+        %160 = arith.minsi %159, %c64_i64 : i64
+        "instgem.mvin"(%154, %158, %160, %149) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %136 step %c1 {
-        %137 = arith.index_cast %arg10 : index to i64
-        %138 = arith.divsi %137, %124 : i64
-        %139 = arith.remsi %137, %124 : i64
-        %140 = arith.muli %138, %c32_i64 : i64
-        %141 = arith.muli %139, %c64_i64 : i64
-        %142 = arith.addi %140, %141 : i64
-        %143 = arith.addi %142, %c128_i64 : i64
-        %144 = arith.subi %119, %141 : i64
-        %145 = arith.minsi %144, %c64_i64 : i64
-        %146 = arith.muli %138, %c16_i64 : i64
-        %147 = arith.subi %118, %146 : i64
-        %148 = arith.minsi %147, %c16_i64 : i64
-        "instgem.mvin2"(%c0_i64, %143, %145, %148) : (i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %c0 to %138 step %c1 {
+        %141 = arith.index_cast %arg10 : index to i64
+        %142 = arith.divsi %141, %99 : i64
+        %143 = arith.remsi %141, %99 : i64
+        %144 = arith.muli %142, %c32_i64 : i64
+        %145 = arith.muli %143, %c64_i64 : i64
+        %146 = arith.addi %144, %145 : i64
+        %147 = arith.subi %94, %145 : i64
+        %148 = arith.minsi %147, %c64_i64 : i64
+        %149 = arith.muli %142, %c16_i64 : i64
+        %150 = arith.subi %92, %149 : i64
+        %151 = arith.minsi %150, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64, %146, %148, %151) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %c0 to %139 step %c1 {
+        %141 = arith.index_cast %arg10 : index to i64
+        %142 = arith.divsi %141, %124 : i64
+        %143 = arith.addi %125, %142 : i64
+        %144 = arith.remsi %141, %124 : i64
+        %145 = arith.muli %143, %c16_i64 : i64
+        %146 = arith.maxsi %145, %118 : i64
+        %147 = arith.addi %145, %c16_i64 : i64
+        %148 = arith.minsi %147, %126 : i64
+        %149 = arith.subi %148, %146 : i64
+        %150 = arith.subi %146, %118 : i64
+        %151 = arith.muli %150, %123 : i64
+        %152 = arith.addi %122, %151 : i64
+        %153 = arith.muli %144, %c64_i64 : i64
+        %154 = arith.addi %152, %153 : i64
+        %155 = arith.muli %143, %c32_i64 : i64
+        %156 = arith.addi %155, %153 : i64
+        %157 = arith.addi %156, %c128_i64 : i64
+        %158 = arith.subi %146, %145 : i64
+        %159 = arith.addi %157, %158 : i64
+        %160 = arith.subi %119, %153 : i64
+        %161 = arith.minsi %160, %c64_i64 : i64
+        "instgem.mvin2"(%154, %159, %161, %149) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %c0 to %140 step %c1 {
+        %141 = arith.index_cast %arg10 : index to i64
+        %142 = arith.divsi %141, %124 : i64
+        %143 = arith.remsi %141, %124 : i64
+        %144 = arith.muli %142, %c32_i64 : i64
+        %145 = arith.muli %143, %c64_i64 : i64
+        %146 = arith.addi %144, %145 : i64
+        %147 = arith.addi %146, %c128_i64 : i64
+        %148 = arith.subi %119, %145 : i64
+        %149 = arith.minsi %148, %c64_i64 : i64
+        %150 = arith.muli %142, %c16_i64 : i64
+        %151 = arith.subi %118, %150 : i64
+        %152 = arith.minsi %151, %c16_i64 : i64
+        "instgem.mvin2"(%c0_i64, %147, %149, %152) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %137 to %108 step %c1 {
+        %141 = arith.index_cast %arg10 : index to i64
+        %142 = arith.divsi %141, %99 : i64
+        %143 = arith.addi %100, %142 : i64
+        %144 = arith.remsi %141, %99 : i64
+        %145 = arith.muli %143, %c16_i64 : i64
+        %146 = arith.maxsi %145, %92 : i64
+        %147 = arith.addi %145, %c16_i64 : i64
+        %148 = arith.minsi %147, %101 : i64
+        %149 = arith.subi %148, %146 : i64
+        %150 = arith.subi %146, %92 : i64
+        %151 = arith.muli %150, %98 : i64
+        %152 = arith.addi %97, %151 : i64
+        %153 = arith.muli %144, %c64_i64 : i64
+        %154 = arith.addi %152, %153 : i64
+        %155 = arith.muli %143, %c32_i64 : i64
+        %156 = arith.addi %155, %153 : i64
+        %157 = arith.subi %146, %145 : i64
+        %158 = arith.addi %156, %157 : i64
+        %159 = arith.subi %94, %153 : i64
+        %160 = arith.minsi %159, %c64_i64 : i64
+        "instgem.mvin"(%154, %158, %160, %149) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %138 to %111 step %c1 {
+        %141 = arith.index_cast %arg10 : index to i64
+        %142 = arith.divsi %141, %99 : i64
+        %143 = arith.remsi %141, %99 : i64
+        %144 = arith.muli %142, %c32_i64 : i64
+        %145 = arith.muli %143, %c64_i64 : i64
+        %146 = arith.addi %144, %145 : i64
+        %147 = arith.subi %94, %145 : i64
+        %148 = arith.minsi %147, %c64_i64 : i64
+        %149 = arith.muli %142, %c16_i64 : i64
+        %150 = arith.subi %92, %149 : i64
+        %151 = arith.minsi %150, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64, %146, %148, %151) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %139 to %133 step %c1 {
+        %141 = arith.index_cast %arg10 : index to i64
+        %142 = arith.divsi %141, %124 : i64
+        %143 = arith.addi %125, %142 : i64
+        %144 = arith.remsi %141, %124 : i64
+        %145 = arith.muli %143, %c16_i64 : i64
+        %146 = arith.maxsi %145, %118 : i64
+        %147 = arith.addi %145, %c16_i64 : i64
+        %148 = arith.minsi %147, %126 : i64
+        %149 = arith.subi %148, %146 : i64
+        %150 = arith.subi %146, %118 : i64
+        %151 = arith.muli %150, %123 : i64
+        %152 = arith.addi %122, %151 : i64
+        %153 = arith.muli %144, %c64_i64 : i64
+        %154 = arith.addi %152, %153 : i64
+        %155 = arith.muli %143, %c32_i64 : i64
+        %156 = arith.addi %155, %153 : i64
+        %157 = arith.addi %156, %c128_i64 : i64
+        %158 = arith.subi %146, %145 : i64
+        %159 = arith.addi %157, %158 : i64
+        %160 = arith.subi %119, %153 : i64
+        %161 = arith.minsi %160, %c64_i64 : i64
+        "instgem.mvin2"(%154, %159, %161, %149) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %140 to %136 step %c1 {
+        %141 = arith.index_cast %arg10 : index to i64
+        %142 = arith.divsi %141, %124 : i64
+        %143 = arith.remsi %141, %124 : i64
+        %144 = arith.muli %142, %c32_i64 : i64
+        %145 = arith.muli %143, %c64_i64 : i64
+        %146 = arith.addi %144, %145 : i64
+        %147 = arith.addi %146, %c128_i64 : i64
+        %148 = arith.subi %119, %145 : i64
+        %149 = arith.minsi %148, %c64_i64 : i64
+        %150 = arith.muli %142, %c16_i64 : i64
+        %151 = arith.subi %118, %150 : i64
+        %152 = arith.minsi %151, %c16_i64 : i64
+        "instgem.mvin2"(%c0_i64, %147, %149, %152) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %8:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {

@@ -11,9 +11,13 @@
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
-// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
@@ -187,80 +191,158 @@ module {
         func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
       }
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %56) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg7 = %c0 to %59 step %c1 {
-        %81 = arith.index_cast %arg7 : index to i64
-        %82 = arith.divsi %81, %57 : i64
-        %83 = arith.addi %36, %82 : i64
-        %84 = arith.remsi %81, %57 : i64
-        %85 = arith.muli %83, %c16_i64 : i64
-        %86 = arith.maxsi %85, %27 : i64
-        %87 = arith.addi %85, %c16_i64 : i64
-        %88 = arith.minsi %87, %37 : i64
-        %89 = arith.subi %88, %86 : i64
-        %90 = arith.subi %86, %27 : i64
-        %91 = arith.muli %90, %56 : i64
-        %92 = arith.addi %55, %91 : i64
-        %93 = arith.muli %84, %c64_i64 : i64
-        %94 = arith.addi %92, %93 : i64
-        %95 = arith.muli %83, %c32_i64 : i64
-        %96 = arith.addi %95, %93 : i64
-        %97 = arith.subi %86, %85 : i64
-        %98 = arith.addi %96, %97 : i64
-        %99 = arith.subi %52, %93 : i64
-        %100 = arith.minsi %99, %c64_i64 : i64
-        "instgem.mvin"(%94, %98, %100, %89) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg7 = %c0 to %62 step %c1 {
-        %81 = arith.index_cast %arg7 : index to i64
-        %82 = arith.divsi %81, %57 : i64
-        %83 = arith.remsi %81, %57 : i64
-        %84 = arith.muli %82, %c32_i64 : i64
-        %85 = arith.muli %83, %c64_i64 : i64
-        %86 = arith.addi %84, %85 : i64
-        %87 = arith.subi %52, %85 : i64
-        %88 = arith.minsi %87, %c64_i64 : i64
-        %89 = arith.muli %82, %c16_i64 : i64
-        %90 = arith.subi %27, %89 : i64
-        %91 = arith.minsi %90, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %86, %88, %91) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
       "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %67) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg7 = %c0 to %77 step %c1 {
-        %81 = arith.index_cast %arg7 : index to i64
-        %82 = arith.divsi %81, %68 : i64
-        %83 = arith.addi %69, %82 : i64
-        %84 = arith.remsi %81, %68 : i64
-        %85 = arith.muli %83, %c16_i64 : i64
-        %86 = arith.maxsi %85, %63 : i64
-        %87 = arith.addi %85, %c16_i64 : i64
-        %88 = arith.minsi %87, %70 : i64
-        %89 = arith.subi %88, %86 : i64
-        %90 = arith.subi %86, %63 : i64
-        %91 = arith.muli %90, %67 : i64
-        %92 = arith.addi %66, %91 : i64
-        %93 = arith.muli %84, %c64_i64 : i64
-        %94 = arith.addi %92, %93 : i64
-        %95 = arith.addi %85, %93 : i64
-        %96 = arith.addi %95, %c128_i64 : i64
-        %97 = arith.subi %86, %85 : i64
+      %81 = arith.minsi %59, %c1 : index
+      %82 = arith.minsi %62, %c1 : index
+      %83 = arith.minsi %77, %c1 : index
+      %84 = arith.minsi %80, %c1 : index
+      scf.for %arg7 = %c0 to %81 step %c1 {
+        %85 = arith.index_cast %arg7 : index to i64
+        %86 = arith.divsi %85, %57 : i64
+        %87 = arith.addi %36, %86 : i64
+        %88 = arith.remsi %85, %57 : i64
+        %89 = arith.muli %87, %c16_i64 : i64
+        %90 = arith.maxsi %89, %27 : i64
+        %91 = arith.addi %89, %c16_i64 : i64
+        %92 = arith.minsi %91, %37 : i64
+        %93 = arith.subi %92, %90 : i64
+        %94 = arith.subi %90, %27 : i64
+        %95 = arith.muli %94, %56 : i64
+        %96 = arith.addi %55, %95 : i64
+        %97 = arith.muli %88, %c64_i64 : i64
         %98 = arith.addi %96, %97 : i64
-        %99 = arith.subi %29, %93 : i64
-        %100 = arith.minsi %99, %c64_i64 : i64
-        "instgem.mvin2"(%94, %98, %100, %89) : (i64, i64, i64, i64) -> ()
+        %99 = arith.muli %87, %c32_i64 : i64
+        %100 = arith.addi %99, %97 : i64
+        %101 = arith.subi %90, %89 : i64
+        %102 = arith.addi %100, %101 : i64
+        %103 = arith.subi %52, %97 : i64
+        %104 = arith.minsi %103, %c64_i64 : i64
+        "instgem.mvin"(%98, %102, %104, %93) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg7 = %c0 to %80 step %c1 {
-        %81 = arith.index_cast %arg7 : index to i64
-        %82 = arith.divsi %81, %68 : i64
-        %83 = arith.remsi %81, %68 : i64
-        %84 = arith.muli %82, %c16_i64 : i64
-        %85 = arith.muli %83, %c64_i64 : i64
-        %86 = arith.addi %84, %85 : i64
-        %87 = arith.addi %86, %c128_i64 : i64
-        %88 = arith.subi %29, %85 : i64
-        %89 = arith.minsi %88, %c64_i64 : i64
-        %90 = arith.subi %63, %84 : i64
-        %91 = arith.minsi %90, %c16_i64 : i64
-        "instgem.mvin2"(%c0_i64, %87, %89, %91) : (i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %c0 to %82 step %c1 {
+        %85 = arith.index_cast %arg7 : index to i64
+        %86 = arith.divsi %85, %57 : i64
+        %87 = arith.remsi %85, %57 : i64
+        %88 = arith.muli %86, %c32_i64 : i64
+        %89 = arith.muli %87, %c64_i64 : i64
+        %90 = arith.addi %88, %89 : i64
+        %91 = arith.subi %52, %89 : i64
+        %92 = arith.minsi %91, %c64_i64 : i64
+        %93 = arith.muli %86, %c16_i64 : i64
+        %94 = arith.subi %27, %93 : i64
+        %95 = arith.minsi %94, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64, %90, %92, %95) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg7 = %c0 to %83 step %c1 {
+        %85 = arith.index_cast %arg7 : index to i64
+        %86 = arith.divsi %85, %68 : i64
+        %87 = arith.addi %69, %86 : i64
+        %88 = arith.remsi %85, %68 : i64
+        %89 = arith.muli %87, %c16_i64 : i64
+        %90 = arith.maxsi %89, %63 : i64
+        %91 = arith.addi %89, %c16_i64 : i64
+        %92 = arith.minsi %91, %70 : i64
+        %93 = arith.subi %92, %90 : i64
+        %94 = arith.subi %90, %63 : i64
+        %95 = arith.muli %94, %67 : i64
+        %96 = arith.addi %66, %95 : i64
+        %97 = arith.muli %88, %c64_i64 : i64
+        %98 = arith.addi %96, %97 : i64
+        %99 = arith.addi %89, %97 : i64
+        %100 = arith.addi %99, %c128_i64 : i64
+        %101 = arith.subi %90, %89 : i64
+        %102 = arith.addi %100, %101 : i64
+        %103 = arith.subi %29, %97 : i64
+        %104 = arith.minsi %103, %c64_i64 : i64
+        "instgem.mvin2"(%98, %102, %104, %93) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg7 = %c0 to %84 step %c1 {
+        %85 = arith.index_cast %arg7 : index to i64
+        %86 = arith.divsi %85, %68 : i64
+        %87 = arith.remsi %85, %68 : i64
+        %88 = arith.muli %86, %c16_i64 : i64
+        %89 = arith.muli %87, %c64_i64 : i64
+        %90 = arith.addi %88, %89 : i64
+        %91 = arith.addi %90, %c128_i64 : i64
+        %92 = arith.subi %29, %89 : i64
+        %93 = arith.minsi %92, %c64_i64 : i64
+        %94 = arith.subi %63, %88 : i64
+        %95 = arith.minsi %94, %c16_i64 : i64
+        "instgem.mvin2"(%c0_i64, %91, %93, %95) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg7 = %81 to %59 step %c1 {
+        %85 = arith.index_cast %arg7 : index to i64
+        %86 = arith.divsi %85, %57 : i64
+        %87 = arith.addi %36, %86 : i64
+        %88 = arith.remsi %85, %57 : i64
+        %89 = arith.muli %87, %c16_i64 : i64
+        %90 = arith.maxsi %89, %27 : i64
+        %91 = arith.addi %89, %c16_i64 : i64
+        %92 = arith.minsi %91, %37 : i64
+        %93 = arith.subi %92, %90 : i64
+        %94 = arith.subi %90, %27 : i64
+        %95 = arith.muli %94, %56 : i64
+        %96 = arith.addi %55, %95 : i64
+        %97 = arith.muli %88, %c64_i64 : i64
+        %98 = arith.addi %96, %97 : i64
+        %99 = arith.muli %87, %c32_i64 : i64
+        %100 = arith.addi %99, %97 : i64
+        %101 = arith.subi %90, %89 : i64
+        %102 = arith.addi %100, %101 : i64
+        %103 = arith.subi %52, %97 : i64
+        %104 = arith.minsi %103, %c64_i64 : i64
+        "instgem.mvin"(%98, %102, %104, %93) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg7 = %82 to %62 step %c1 {
+        %85 = arith.index_cast %arg7 : index to i64
+        %86 = arith.divsi %85, %57 : i64
+        %87 = arith.remsi %85, %57 : i64
+        %88 = arith.muli %86, %c32_i64 : i64
+        %89 = arith.muli %87, %c64_i64 : i64
+        %90 = arith.addi %88, %89 : i64
+        %91 = arith.subi %52, %89 : i64
+        %92 = arith.minsi %91, %c64_i64 : i64
+        %93 = arith.muli %86, %c16_i64 : i64
+        %94 = arith.subi %27, %93 : i64
+        %95 = arith.minsi %94, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64, %90, %92, %95) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg7 = %83 to %77 step %c1 {
+        %85 = arith.index_cast %arg7 : index to i64
+        %86 = arith.divsi %85, %68 : i64
+        %87 = arith.addi %69, %86 : i64
+        %88 = arith.remsi %85, %68 : i64
+        %89 = arith.muli %87, %c16_i64 : i64
+        %90 = arith.maxsi %89, %63 : i64
+        %91 = arith.addi %89, %c16_i64 : i64
+        %92 = arith.minsi %91, %70 : i64
+        %93 = arith.subi %92, %90 : i64
+        %94 = arith.subi %90, %63 : i64
+        %95 = arith.muli %94, %67 : i64
+        %96 = arith.addi %66, %95 : i64
+        %97 = arith.muli %88, %c64_i64 : i64
+        %98 = arith.addi %96, %97 : i64
+        %99 = arith.addi %89, %97 : i64
+        %100 = arith.addi %99, %c128_i64 : i64
+        %101 = arith.subi %90, %89 : i64
+        %102 = arith.addi %100, %101 : i64
+        %103 = arith.subi %29, %97 : i64
+        %104 = arith.minsi %103, %c64_i64 : i64
+        "instgem.mvin2"(%98, %102, %104, %93) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg7 = %84 to %80 step %c1 {
+        %85 = arith.index_cast %arg7 : index to i64
+        %86 = arith.divsi %85, %68 : i64
+        %87 = arith.remsi %85, %68 : i64
+        %88 = arith.muli %86, %c16_i64 : i64
+        %89 = arith.muli %87, %c64_i64 : i64
+        %90 = arith.addi %88, %89 : i64
+        %91 = arith.addi %90, %c128_i64 : i64
+        %92 = arith.subi %29, %89 : i64
+        %93 = arith.minsi %92, %c64_i64 : i64
+        %94 = arith.subi %63, %88 : i64
+        %95 = arith.minsi %94, %c16_i64 : i64
+        "instgem.mvin2"(%c0_i64, %91, %93, %95) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %45:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {

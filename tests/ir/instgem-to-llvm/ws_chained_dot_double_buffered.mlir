@@ -24,9 +24,13 @@
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
@@ -205,82 +209,162 @@ module {
         func.call @baco_boundary_error(%c42_i64, %c65_i64) : (i64, i64) -> ()
       }
       "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %106) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg10 = %c0 to %116 step %c1 {
-        %145 = arith.index_cast %arg10 : index to i64
-        %146 = arith.divsi %145, %107 : i64
-        %147 = arith.addi %108, %146 : i64
-        %148 = arith.remsi %145, %107 : i64
-        %149 = arith.muli %147, %c16_i64 : i64
-        %150 = arith.maxsi %149, %100 : i64
-        %151 = arith.addi %149, %c16_i64 : i64
-        %152 = arith.minsi %151, %109 : i64
-        %153 = arith.subi %152, %150 : i64
-        %154 = arith.subi %150, %100 : i64
-        %155 = arith.muli %154, %106 : i64
-        %156 = arith.addi %105, %155 : i64
-        %157 = arith.muli %148, %c64_i64 : i64
-        %158 = arith.addi %156, %157 : i64
-        %159 = arith.muli %147, %c32_i64 : i64
-        %160 = arith.addi %159, %157 : i64
-        %161 = arith.subi %150, %149 : i64
-        %162 = arith.addi %160, %161 : i64
-        %163 = arith.subi %102, %157 : i64
-        %164 = arith.minsi %163, %c64_i64 : i64
-        "instgem.mvin"(%158, %162, %164, %153) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %119 step %c1 {
-        %145 = arith.index_cast %arg10 : index to i64
-        %146 = arith.divsi %145, %107 : i64
-        %147 = arith.remsi %145, %107 : i64
-        %148 = arith.muli %146, %c32_i64 : i64
-        %149 = arith.muli %147, %c64_i64 : i64
-        %150 = arith.addi %148, %149 : i64
-        %151 = arith.subi %102, %149 : i64
-        %152 = arith.minsi %151, %c64_i64 : i64
-        %153 = arith.muli %146, %c16_i64 : i64
-        %154 = arith.subi %100, %153 : i64
-        %155 = arith.minsi %154, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %150, %152, %155) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
       "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %131) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg10 = %c0 to %141 step %c1 {
-        %145 = arith.index_cast %arg10 : index to i64
-        %146 = arith.divsi %145, %132 : i64
-        %147 = arith.addi %133, %146 : i64
-        %148 = arith.remsi %145, %132 : i64
-        %149 = arith.muli %147, %c16_i64 : i64
-        %150 = arith.maxsi %149, %126 : i64
-        %151 = arith.addi %149, %c16_i64 : i64
-        %152 = arith.minsi %151, %134 : i64
-        %153 = arith.subi %152, %150 : i64
-        %154 = arith.subi %150, %126 : i64
-        %155 = arith.muli %154, %131 : i64
-        %156 = arith.addi %130, %155 : i64
-        %157 = arith.muli %148, %c64_i64 : i64
-        %158 = arith.addi %156, %157 : i64
-        %159 = arith.muli %147, %c32_i64 : i64
-        %160 = arith.addi %159, %157 : i64
-        %161 = arith.addi %160, %c128_i64 : i64
-        %162 = arith.subi %150, %149 : i64
-        %163 = arith.addi %161, %162 : i64
-        %164 = arith.subi %127, %157 : i64
-        %165 = arith.minsi %164, %c64_i64 : i64
-        "instgem.mvin2"(%158, %163, %165, %153) : (i64, i64, i64, i64) -> ()
+      %145 = arith.minsi %116, %c1 : index
+      %146 = arith.minsi %119, %c1 : index
+      %147 = arith.minsi %141, %c1 : index
+      %148 = arith.minsi %144, %c1 : index
+      scf.for %arg10 = %c0 to %145 step %c1 {
+        %149 = arith.index_cast %arg10 : index to i64
+        %150 = arith.divsi %149, %107 : i64
+        %151 = arith.addi %108, %150 : i64
+        %152 = arith.remsi %149, %107 : i64
+        %153 = arith.muli %151, %c16_i64 : i64
+        %154 = arith.maxsi %153, %100 : i64
+        %155 = arith.addi %153, %c16_i64 : i64
+        %156 = arith.minsi %155, %109 : i64
+        %157 = arith.subi %156, %154 : i64
+        %158 = arith.subi %154, %100 : i64
+        %159 = arith.muli %158, %106 : i64
+        %160 = arith.addi %105, %159 : i64
+        %161 = arith.muli %152, %c64_i64 : i64
+        %162 = arith.addi %160, %161 : i64
+        %163 = arith.muli %151, %c32_i64 : i64
+        %164 = arith.addi %163, %161 : i64
+        %165 = arith.subi %154, %153 : i64
+        %166 = arith.addi %164, %165 : i64
+        %167 = arith.subi %102, %161 : i64
+        %168 = arith.minsi %167, %c64_i64 : i64
+        "instgem.mvin"(%162, %166, %168, %157) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %144 step %c1 {
-        %145 = arith.index_cast %arg10 : index to i64
-        %146 = arith.divsi %145, %132 : i64
-        %147 = arith.remsi %145, %132 : i64
-        %148 = arith.muli %146, %c32_i64 : i64
-        %149 = arith.muli %147, %c64_i64 : i64
-        %150 = arith.addi %148, %149 : i64
-        %151 = arith.addi %150, %c128_i64 : i64
-        %152 = arith.subi %127, %149 : i64
-        %153 = arith.minsi %152, %c64_i64 : i64
-        %154 = arith.muli %146, %c16_i64 : i64
-        %155 = arith.subi %126, %154 : i64
-        %156 = arith.minsi %155, %c16_i64 : i64
-        "instgem.mvin2"(%c0_i64_3, %151, %153, %156) : (i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %c0 to %146 step %c1 {
+        %149 = arith.index_cast %arg10 : index to i64
+        %150 = arith.divsi %149, %107 : i64
+        %151 = arith.remsi %149, %107 : i64
+        %152 = arith.muli %150, %c32_i64 : i64
+        %153 = arith.muli %151, %c64_i64 : i64
+        %154 = arith.addi %152, %153 : i64
+        %155 = arith.subi %102, %153 : i64
+        %156 = arith.minsi %155, %c64_i64 : i64
+        %157 = arith.muli %150, %c16_i64 : i64
+        %158 = arith.subi %100, %157 : i64
+        %159 = arith.minsi %158, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %154, %156, %159) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %c0 to %147 step %c1 {
+        %149 = arith.index_cast %arg10 : index to i64
+        %150 = arith.divsi %149, %132 : i64
+        %151 = arith.addi %133, %150 : i64
+        %152 = arith.remsi %149, %132 : i64
+        %153 = arith.muli %151, %c16_i64 : i64
+        %154 = arith.maxsi %153, %126 : i64
+        %155 = arith.addi %153, %c16_i64 : i64
+        %156 = arith.minsi %155, %134 : i64
+        %157 = arith.subi %156, %154 : i64
+        %158 = arith.subi %154, %126 : i64
+        %159 = arith.muli %158, %131 : i64
+        %160 = arith.addi %130, %159 : i64
+        %161 = arith.muli %152, %c64_i64 : i64
+        %162 = arith.addi %160, %161 : i64
+        %163 = arith.muli %151, %c32_i64 : i64
+        %164 = arith.addi %163, %161 : i64
+        %165 = arith.addi %164, %c128_i64 : i64
+        %166 = arith.subi %154, %153 : i64
+        %167 = arith.addi %165, %166 : i64
+        %168 = arith.subi %127, %161 : i64
+        %169 = arith.minsi %168, %c64_i64 : i64
+        "instgem.mvin2"(%162, %167, %169, %157) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %c0 to %148 step %c1 {
+        %149 = arith.index_cast %arg10 : index to i64
+        %150 = arith.divsi %149, %132 : i64
+        %151 = arith.remsi %149, %132 : i64
+        %152 = arith.muli %150, %c32_i64 : i64
+        %153 = arith.muli %151, %c64_i64 : i64
+        %154 = arith.addi %152, %153 : i64
+        %155 = arith.addi %154, %c128_i64 : i64
+        %156 = arith.subi %127, %153 : i64
+        %157 = arith.minsi %156, %c64_i64 : i64
+        %158 = arith.muli %150, %c16_i64 : i64
+        %159 = arith.subi %126, %158 : i64
+        %160 = arith.minsi %159, %c16_i64 : i64
+        "instgem.mvin2"(%c0_i64_3, %155, %157, %160) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %145 to %116 step %c1 {
+        %149 = arith.index_cast %arg10 : index to i64
+        %150 = arith.divsi %149, %107 : i64
+        %151 = arith.addi %108, %150 : i64
+        %152 = arith.remsi %149, %107 : i64
+        %153 = arith.muli %151, %c16_i64 : i64
+        %154 = arith.maxsi %153, %100 : i64
+        %155 = arith.addi %153, %c16_i64 : i64
+        %156 = arith.minsi %155, %109 : i64
+        %157 = arith.subi %156, %154 : i64
+        %158 = arith.subi %154, %100 : i64
+        %159 = arith.muli %158, %106 : i64
+        %160 = arith.addi %105, %159 : i64
+        %161 = arith.muli %152, %c64_i64 : i64
+        %162 = arith.addi %160, %161 : i64
+        %163 = arith.muli %151, %c32_i64 : i64
+        %164 = arith.addi %163, %161 : i64
+        %165 = arith.subi %154, %153 : i64
+        %166 = arith.addi %164, %165 : i64
+        %167 = arith.subi %102, %161 : i64
+        %168 = arith.minsi %167, %c64_i64 : i64
+        "instgem.mvin"(%162, %166, %168, %157) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %146 to %119 step %c1 {
+        %149 = arith.index_cast %arg10 : index to i64
+        %150 = arith.divsi %149, %107 : i64
+        %151 = arith.remsi %149, %107 : i64
+        %152 = arith.muli %150, %c32_i64 : i64
+        %153 = arith.muli %151, %c64_i64 : i64
+        %154 = arith.addi %152, %153 : i64
+        %155 = arith.subi %102, %153 : i64
+        %156 = arith.minsi %155, %c64_i64 : i64
+        %157 = arith.muli %150, %c16_i64 : i64
+        %158 = arith.subi %100, %157 : i64
+        %159 = arith.minsi %158, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %154, %156, %159) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %147 to %141 step %c1 {
+        %149 = arith.index_cast %arg10 : index to i64
+        %150 = arith.divsi %149, %132 : i64
+        %151 = arith.addi %133, %150 : i64
+        %152 = arith.remsi %149, %132 : i64
+        %153 = arith.muli %151, %c16_i64 : i64
+        %154 = arith.maxsi %153, %126 : i64
+        %155 = arith.addi %153, %c16_i64 : i64
+        %156 = arith.minsi %155, %134 : i64
+        %157 = arith.subi %156, %154 : i64
+        %158 = arith.subi %154, %126 : i64
+        %159 = arith.muli %158, %131 : i64
+        %160 = arith.addi %130, %159 : i64
+        %161 = arith.muli %152, %c64_i64 : i64
+        %162 = arith.addi %160, %161 : i64
+        %163 = arith.muli %151, %c32_i64 : i64
+        %164 = arith.addi %163, %161 : i64
+        %165 = arith.addi %164, %c128_i64 : i64
+        %166 = arith.subi %154, %153 : i64
+        %167 = arith.addi %165, %166 : i64
+        %168 = arith.subi %127, %161 : i64
+        %169 = arith.minsi %168, %c64_i64 : i64
+        "instgem.mvin2"(%162, %167, %169, %157) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %148 to %144 step %c1 {
+        %149 = arith.index_cast %arg10 : index to i64
+        %150 = arith.divsi %149, %132 : i64
+        %151 = arith.remsi %149, %132 : i64
+        %152 = arith.muli %150, %c32_i64 : i64
+        %153 = arith.muli %151, %c64_i64 : i64
+        %154 = arith.addi %152, %153 : i64
+        %155 = arith.addi %154, %c128_i64 : i64
+        %156 = arith.subi %127, %153 : i64
+        %157 = arith.minsi %156, %c64_i64 : i64
+        %158 = arith.muli %150, %c16_i64 : i64
+        %159 = arith.subi %126, %158 : i64
+        %160 = arith.minsi %159, %c16_i64 : i64
+        "instgem.mvin2"(%c0_i64_3, %155, %157, %160) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %16:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {

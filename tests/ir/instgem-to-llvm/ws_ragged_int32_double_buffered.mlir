@@ -26,9 +26,13 @@
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
@@ -222,80 +226,158 @@ module {
         func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
       }
       "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg7 = %c0 to %67 step %c1 {
-        %89 = arith.index_cast %arg7 : index to i64
-        %90 = arith.divsi %89, %65 : i64
-        %91 = arith.addi %44, %90 : i64
-        %92 = arith.remsi %89, %65 : i64
-        %93 = arith.muli %91, %c16_i64 : i64
-        %94 = arith.maxsi %93, %35 : i64
-        %95 = arith.addi %93, %c16_i64 : i64
-        %96 = arith.minsi %95, %45 : i64
-        %97 = arith.subi %96, %94 : i64
-        %98 = arith.subi %94, %35 : i64
-        %99 = arith.muli %98, %64 : i64
-        %100 = arith.addi %63, %99 : i64
-        %101 = arith.muli %92, %c64_i64 : i64
-        %102 = arith.addi %100, %101 : i64
-        %103 = arith.muli %91, %c32_i64 : i64
-        %104 = arith.addi %103, %101 : i64
-        %105 = arith.subi %94, %93 : i64
-        %106 = arith.addi %104, %105 : i64
-        %107 = arith.subi %60, %101 : i64
-        %108 = arith.minsi %107, %c64_i64 : i64
-        "instgem.mvin"(%102, %106, %108, %97) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg7 = %c0 to %70 step %c1 {
-        %89 = arith.index_cast %arg7 : index to i64
-        %90 = arith.divsi %89, %65 : i64
-        %91 = arith.remsi %89, %65 : i64
-        %92 = arith.muli %90, %c32_i64 : i64
-        %93 = arith.muli %91, %c64_i64 : i64
-        %94 = arith.addi %92, %93 : i64
-        %95 = arith.subi %60, %93 : i64
-        %96 = arith.minsi %95, %c64_i64 : i64
-        %97 = arith.muli %90, %c16_i64 : i64
-        %98 = arith.subi %35, %97 : i64
-        %99 = arith.minsi %98, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %94, %96, %99) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
       "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %75) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg7 = %c0 to %85 step %c1 {
-        %89 = arith.index_cast %arg7 : index to i64
-        %90 = arith.divsi %89, %76 : i64
-        %91 = arith.addi %77, %90 : i64
-        %92 = arith.remsi %89, %76 : i64
-        %93 = arith.muli %91, %c16_i64 : i64
-        %94 = arith.maxsi %93, %71 : i64
-        %95 = arith.addi %93, %c16_i64 : i64
-        %96 = arith.minsi %95, %78 : i64
-        %97 = arith.subi %96, %94 : i64
-        %98 = arith.subi %94, %71 : i64
-        %99 = arith.muli %98, %75 : i64
-        %100 = arith.addi %74, %99 : i64
-        %101 = arith.muli %92, %c64_i64 : i64
-        %102 = arith.addi %100, %101 : i64
-        %103 = arith.addi %93, %101 : i64
-        %104 = arith.addi %103, %c128_i64 : i64
-        %105 = arith.subi %94, %93 : i64
+      %89 = arith.minsi %67, %c1 : index
+      %90 = arith.minsi %70, %c1 : index
+      %91 = arith.minsi %85, %c1 : index
+      %92 = arith.minsi %88, %c1 : index
+      scf.for %arg7 = %c0 to %89 step %c1 {
+        %93 = arith.index_cast %arg7 : index to i64
+        %94 = arith.divsi %93, %65 : i64
+        %95 = arith.addi %44, %94 : i64
+        %96 = arith.remsi %93, %65 : i64
+        %97 = arith.muli %95, %c16_i64 : i64
+        %98 = arith.maxsi %97, %35 : i64
+        %99 = arith.addi %97, %c16_i64 : i64
+        %100 = arith.minsi %99, %45 : i64
+        %101 = arith.subi %100, %98 : i64
+        %102 = arith.subi %98, %35 : i64
+        %103 = arith.muli %102, %64 : i64
+        %104 = arith.addi %63, %103 : i64
+        %105 = arith.muli %96, %c64_i64 : i64
         %106 = arith.addi %104, %105 : i64
-        %107 = arith.subi %37, %101 : i64
-        %108 = arith.minsi %107, %c64_i64 : i64
-        "instgem.mvin2"(%102, %106, %108, %97) : (i64, i64, i64, i64) -> ()
+        %107 = arith.muli %95, %c32_i64 : i64
+        %108 = arith.addi %107, %105 : i64
+        %109 = arith.subi %98, %97 : i64
+        %110 = arith.addi %108, %109 : i64
+        %111 = arith.subi %60, %105 : i64
+        %112 = arith.minsi %111, %c64_i64 : i64
+        "instgem.mvin"(%106, %110, %112, %101) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg7 = %c0 to %88 step %c1 {
-        %89 = arith.index_cast %arg7 : index to i64
-        %90 = arith.divsi %89, %76 : i64
-        %91 = arith.remsi %89, %76 : i64
-        %92 = arith.muli %90, %c16_i64 : i64
-        %93 = arith.muli %91, %c64_i64 : i64
-        %94 = arith.addi %92, %93 : i64
-        %95 = arith.addi %94, %c128_i64 : i64
-        %96 = arith.subi %37, %93 : i64
-        %97 = arith.minsi %96, %c64_i64 : i64
-        %98 = arith.subi %71, %92 : i64
-        %99 = arith.minsi %98, %c16_i64 : i64
-        "instgem.mvin2"(%c0_i64_3, %95, %97, %99) : (i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %c0 to %90 step %c1 {
+        %93 = arith.index_cast %arg7 : index to i64
+        %94 = arith.divsi %93, %65 : i64
+        %95 = arith.remsi %93, %65 : i64
+        %96 = arith.muli %94, %c32_i64 : i64
+        %97 = arith.muli %95, %c64_i64 : i64
+        %98 = arith.addi %96, %97 : i64
+        %99 = arith.subi %60, %97 : i64
+        %100 = arith.minsi %99, %c64_i64 : i64
+        %101 = arith.muli %94, %c16_i64 : i64
+        %102 = arith.subi %35, %101 : i64
+        %103 = arith.minsi %102, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %98, %100, %103) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg7 = %c0 to %91 step %c1 {
+        %93 = arith.index_cast %arg7 : index to i64
+        %94 = arith.divsi %93, %76 : i64
+        %95 = arith.addi %77, %94 : i64
+        %96 = arith.remsi %93, %76 : i64
+        %97 = arith.muli %95, %c16_i64 : i64
+        %98 = arith.maxsi %97, %71 : i64
+        %99 = arith.addi %97, %c16_i64 : i64
+        %100 = arith.minsi %99, %78 : i64
+        %101 = arith.subi %100, %98 : i64
+        %102 = arith.subi %98, %71 : i64
+        %103 = arith.muli %102, %75 : i64
+        %104 = arith.addi %74, %103 : i64
+        %105 = arith.muli %96, %c64_i64 : i64
+        %106 = arith.addi %104, %105 : i64
+        %107 = arith.addi %97, %105 : i64
+        %108 = arith.addi %107, %c128_i64 : i64
+        %109 = arith.subi %98, %97 : i64
+        %110 = arith.addi %108, %109 : i64
+        %111 = arith.subi %37, %105 : i64
+        %112 = arith.minsi %111, %c64_i64 : i64
+        "instgem.mvin2"(%106, %110, %112, %101) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg7 = %c0 to %92 step %c1 {
+        %93 = arith.index_cast %arg7 : index to i64
+        %94 = arith.divsi %93, %76 : i64
+        %95 = arith.remsi %93, %76 : i64
+        %96 = arith.muli %94, %c16_i64 : i64
+        %97 = arith.muli %95, %c64_i64 : i64
+        %98 = arith.addi %96, %97 : i64
+        %99 = arith.addi %98, %c128_i64 : i64
+        %100 = arith.subi %37, %97 : i64
+        %101 = arith.minsi %100, %c64_i64 : i64
+        %102 = arith.subi %71, %96 : i64
+        %103 = arith.minsi %102, %c16_i64 : i64
+        "instgem.mvin2"(%c0_i64_3, %99, %101, %103) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg7 = %89 to %67 step %c1 {
+        %93 = arith.index_cast %arg7 : index to i64
+        %94 = arith.divsi %93, %65 : i64
+        %95 = arith.addi %44, %94 : i64
+        %96 = arith.remsi %93, %65 : i64
+        %97 = arith.muli %95, %c16_i64 : i64
+        %98 = arith.maxsi %97, %35 : i64
+        %99 = arith.addi %97, %c16_i64 : i64
+        %100 = arith.minsi %99, %45 : i64
+        %101 = arith.subi %100, %98 : i64
+        %102 = arith.subi %98, %35 : i64
+        %103 = arith.muli %102, %64 : i64
+        %104 = arith.addi %63, %103 : i64
+        %105 = arith.muli %96, %c64_i64 : i64
+        %106 = arith.addi %104, %105 : i64
+        %107 = arith.muli %95, %c32_i64 : i64
+        %108 = arith.addi %107, %105 : i64
+        %109 = arith.subi %98, %97 : i64
+        %110 = arith.addi %108, %109 : i64
+        %111 = arith.subi %60, %105 : i64
+        %112 = arith.minsi %111, %c64_i64 : i64
+        "instgem.mvin"(%106, %110, %112, %101) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg7 = %90 to %70 step %c1 {
+        %93 = arith.index_cast %arg7 : index to i64
+        %94 = arith.divsi %93, %65 : i64
+        %95 = arith.remsi %93, %65 : i64
+        %96 = arith.muli %94, %c32_i64 : i64
+        %97 = arith.muli %95, %c64_i64 : i64
+        %98 = arith.addi %96, %97 : i64
+        %99 = arith.subi %60, %97 : i64
+        %100 = arith.minsi %99, %c64_i64 : i64
+        %101 = arith.muli %94, %c16_i64 : i64
+        %102 = arith.subi %35, %101 : i64
+        %103 = arith.minsi %102, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %98, %100, %103) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg7 = %91 to %85 step %c1 {
+        %93 = arith.index_cast %arg7 : index to i64
+        %94 = arith.divsi %93, %76 : i64
+        %95 = arith.addi %77, %94 : i64
+        %96 = arith.remsi %93, %76 : i64
+        %97 = arith.muli %95, %c16_i64 : i64
+        %98 = arith.maxsi %97, %71 : i64
+        %99 = arith.addi %97, %c16_i64 : i64
+        %100 = arith.minsi %99, %78 : i64
+        %101 = arith.subi %100, %98 : i64
+        %102 = arith.subi %98, %71 : i64
+        %103 = arith.muli %102, %75 : i64
+        %104 = arith.addi %74, %103 : i64
+        %105 = arith.muli %96, %c64_i64 : i64
+        %106 = arith.addi %104, %105 : i64
+        %107 = arith.addi %97, %105 : i64
+        %108 = arith.addi %107, %c128_i64 : i64
+        %109 = arith.subi %98, %97 : i64
+        %110 = arith.addi %108, %109 : i64
+        %111 = arith.subi %37, %105 : i64
+        %112 = arith.minsi %111, %c64_i64 : i64
+        "instgem.mvin2"(%106, %110, %112, %101) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg7 = %92 to %88 step %c1 {
+        %93 = arith.index_cast %arg7 : index to i64
+        %94 = arith.divsi %93, %76 : i64
+        %95 = arith.remsi %93, %76 : i64
+        %96 = arith.muli %94, %c16_i64 : i64
+        %97 = arith.muli %95, %c64_i64 : i64
+        %98 = arith.addi %96, %97 : i64
+        %99 = arith.addi %98, %c128_i64 : i64
+        %100 = arith.subi %37, %97 : i64
+        %101 = arith.minsi %100, %c64_i64 : i64
+        %102 = arith.subi %71, %96 : i64
+        %103 = arith.minsi %102, %c16_i64 : i64
+        "instgem.mvin2"(%c0_i64_3, %99, %101, %103) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %53:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
