@@ -36,16 +36,40 @@ def test_scheduler_warms_up_every_layer_then_follows_the_gain():
     init = [ts[0] for ts in random_tilings(problem, 1, torch.Generator().manual_seed(1))]
     edp0 = float(problem.score([[t] for t in init]).edp[0])
     visits = []
-    edp, design, trace = importance_search(problem, init, edp0, budget=Budget(4 * 5, None, 0), lr=0.08,
-                                           generator=torch.Generator().manual_seed(0), slice_steps=4,
-                                           progress=False, on_slice=lambda s: visits.append(
-                                               [t.slices for t in s["tasks"]]))
+    edp, design, trace, complete = importance_search(
+        problem, init, edp0, budget=Budget(4 * 5, None, 0), lr=0.08, generator=torch.Generator().manual_seed(0),
+        slice_steps=4, progress=False, on_slice=lambda s: visits.append([t.slices for t in s["tasks"]]))
     assert visits[2] == [1, 1, 1]                     # warm-up: equal allocation
-    assert edp <= edp0 and trace[-1] == (20, edp)
+    assert edp <= edp0 and trace[-1] == (20, edp) and complete
     energy, cycles = layer_costs(problem, design)
     gains = [estimated_gain(problem, [LayerTask(i, None, None, history=[]) for i in range(3)], i, energy, cycles)
              for i in range(3)]
     assert all(g >= 0 for g in gains)
+
+
+def test_scheduler_whose_warm_up_overruns_the_time_stops_and_the_joint_descent_takes_over(monkeypatch):
+    import time
+    import torch
+    from baco.tuner import importance
+    from baco.tuner.explore import Budget, random_tilings
+    problem = NetworkProblem(NET)
+    init = [ts[0] for ts in random_tilings(problem, 1, torch.Generator().manual_seed(1))]
+    edp0 = float(problem.score([[t] for t in init]).edp[0])
+
+    class SlowClock:                     # the scheduler sees every slice take 100 s
+        now = time.perf_counter()
+
+        @classmethod
+        def perf_counter(cls):
+            cls.now += 100.0
+            return cls.now
+    monkeypatch.setattr(importance, "time", SlowClock)
+    edp, _, trace, complete = importance_search(problem, init, edp0, budget=Budget(None, time.perf_counter() + 60, 0),
+                                                lr=0.08, generator=torch.Generator().manual_seed(0), slice_steps=2,
+                                                progress=False)
+    assert not complete and len(trace) == 1 and edp <= edp0
+    monkeypatch.undo()
+    _valid(coexplore(NET, importance=True, time_budget_s=0.5, seed=0, progress=False), NET)
 
 
 def test_area_budget_is_respected_and_an_impossible_one_is_an_error():

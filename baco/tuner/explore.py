@@ -259,12 +259,17 @@ class NetworkProblem:
             penalty = penalty + capacity_penalty(area_mm2(*hw_t), self.max_area_mm2)
         return hardware, hw_t, penalty
 
-    def buffer_needs(self, temporal: list[torch.Tensor], spatial: list[torch.Tensor], rows_of):
-        """Each layer's scratchpad and accumulator needs (KB [L, B], hwinfer.requirements_from_factors,
-        buffers counted in rows_of-wide rows), the GEMM kernel layers and the others in one stacked call each."""
+    def buffer_needs(self, temporal: list[torch.Tensor], spatial: list[torch.Tensor], rows_of,
+                     layers: list[int] | None = None):
+        """Each layer's scratchpad and accumulator needs (KB [n, B], hwinfer.requirements_from_factors,
+        buffers counted in rows_of-wide rows) of all layers or of `layers` (indices; temporal and spatial
+        are lists over them), the GEMM kernel layers and the others in one stacked call each."""
+        index = list(range(len(self.layers))) if layers is None else list(layers)
+        at = {i: k for k, i in enumerate(index)}
         B = temporal[0].shape[0]
-        sp, acc = [None] * len(self.layers), [None] * len(self.layers)
-        for members, kernel in self.kinds:
+        sp, acc = [None] * len(index), [None] * len(index)
+        for kind, kernel in self.kinds:
+            members = [i for i in kind if i in at]
             if not members:
                 continue
             n = len(members)
@@ -272,10 +277,10 @@ class NetworkProblem:
             if n > 1:
                 layer = self.network_cost.stack(members, B)
                 rows = torch.as_tensor(rows_of, dtype=torch.float64).expand(B).repeat(n)
-            need = requirements_from_factors(layer, torch.cat([temporal[i] for i in members]),
-                                             torch.cat([spatial[i] for i in members]), rows, kernel=kernel)
+            need = requirements_from_factors(layer, torch.cat([temporal[at[i]] for i in members]),
+                                             torch.cat([spatial[at[i]] for i in members]), rows, kernel=kernel)
             for k, i in enumerate(members):
-                sp[i], acc[i] = need["sp_kb"][k * B:(k + 1) * B], need["acc_kb"][k * B:(k + 1) * B]
+                sp[at[i]], acc[at[i]] = need["sp_kb"][k * B:(k + 1) * B], need["acc_kb"][k * B:(k + 1) * B]
         return torch.stack(sp), torch.stack(acc)
 
     def cost(self, temporal: list[torch.Tensor], spatial: list[torch.Tensor], order: list[torch.Tensor],
@@ -383,8 +388,9 @@ class NetworkCost:
         cycles, energy = self.per_layer(temporal, spatial, order, hw_t, layers)
         return cycles.sum(0), energy.sum(0)
 
-    def per_layer(self, temporal, spatial, order, hw_t, layers: list[int] | None = None):
-        """Count-weighted (cycles, energy) [n, B] of each of the n layers (all, or `layers`)."""
+    def per_layer(self, temporal, spatial, order, hw_t, layers: list[int] | None = None, weighted: bool = True):
+        """Count-weighted (cycles, energy) [n, B] of each of the n layers (all, or `layers`; one
+        instance of each with weighted=False)."""
         index = list(range(len(self.layers))) if layers is None else list(layers)
         at = {i: k for k, i in enumerate(index)}
         B = temporal[0].shape[0]
@@ -404,8 +410,11 @@ class NetworkCost:
             s = torch.cat([spatial[at[i]] for i in members])
             o = _order_indices()[torch.cat([order[at[i]] for i in members])]
             c, e = tensors(layer, t, s, o, hw)
-            w = torch.tensor([self.counts[i] for i in members], dtype=torch.float64).unsqueeze(1)
-            for k, (ck, ek) in enumerate(zip(w * c.view(n, B), w * e.view(n, B))):
+            c, e = c.view(n, B), e.view(n, B)
+            if weighted:
+                w = torch.tensor([self.counts[i] for i in members], dtype=torch.float64).unsqueeze(1)
+                c, e = w * c, w * e
+            for k, (ck, ek) in enumerate(zip(c, e)):
                 cycles[at[members[k]]], energy[at[members[k]]] = ck, ek
         return torch.stack(cycles), torch.stack(energy)
 
@@ -816,13 +825,23 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
         resume = saved["descent"] if saved else None
         if importance:
             from baco.tuner.importance import importance_search
-            start = problem.score([[d[i] for d in inits] for i in range(len(layers))])
-            edps = torch.where(start.penalty > 0, torch.inf, start.edp)
-            b = int(torch.argmin(edps))
-            edp, design, _ = importance_search(problem, inits[b], float(edps[b]), budget=budget, lr=lr,
-                                               generator=generator, progress=progress, on_slice=on_step,
-                                               state=resume)
-            found = [(edp, design)] + [(float(e), d) for e, d in zip(edps.tolist(), inits)]
+            complete = resume is None or "tasks" in resume        # a checkpoint of the scheduler or of the joint descent
+            if complete:
+                start = problem.score([[d[i] for d in inits] for i in range(len(layers))])
+                edps = torch.where(start.penalty > 0, torch.inf, start.edp)
+                b = int(torch.argmin(edps))
+                edp, design, _, complete = importance_search(problem, inits[b], float(edps[b]), budget=budget, lr=lr,
+                                                             generator=generator, progress=progress, on_slice=on_step,
+                                                             state=resume)
+                found = [(edp, design)] + [(float(e), d) for e, d in zip(edps.tolist(), inits)]
+            if not complete:
+                # the warm-up alone would overrun the time budget: the joint descent (every layer at
+                # every step) takes the rest of it, from the scheduler's design and the other starts
+                design = resume["scheduled"] if resume else design
+                joint_step = None if on_step is None else (lambda s: on_step({"joint": s, "scheduled": design}))
+                found = gradient_descent(problem, [design] + inits, budget=budget, lr=lr, generator=generator,
+                                         round_every=round_every, progress=progress,
+                                         state=resume["joint"] if resume else None, on_step=joint_step)
         else:
             found = gradient_descent(problem, inits, budget=budget, lr=lr, generator=generator,
                                      round_every=round_every, progress=progress, state=resume, on_step=on_step)

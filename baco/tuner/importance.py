@@ -5,7 +5,7 @@ its count wᵢ, on ONE hardware inferred from all the mappings.  Instead of movi
 mapping at every step, the search spends slices of gradient steps on one layer at a time (the
 others stay at the current best design; the shared hardware is still inferred from all of them):
 
-1. warm-up: every layer gets one slice (equal allocation);
+1. warm-up: every layer gets one slice (equal allocation), the layers of largest estimated gain first;
 2. then each slice goes to the layer with the largest estimated gain of f (eq. 6.6-6.8).  For
    x ∈ {eᵢ, lᵢ} the rate of change per slice is estimated as
 
@@ -59,17 +59,14 @@ def similar(a, b) -> bool:
 
 def layer_costs(problem, design) -> tuple[list[float], list[float]]:
     """Per-layer (energy µJ, cycles) of one instance of each layer in a design, on its inferred hardware."""
-    from baco.tuner.explore import costmodel_tensors, stack_tilings
+    from baco.tuner.explore import stack_tilings
     cost = problem.score([[t] for t in design])
     hw = cost.hardware[0]
     hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (hw.pe_dim, hw.sp_kb, hw.acc_kb))
-    energy, cycles = [], []
-    for layer, tiling in zip(problem.layers, design):
-        t, s, o = stack_tilings([tiling])
-        c, e = costmodel_tensors(layer, t, s, o, hw_t, problem.cycle_model)
-        energy.append(float(e[0]))
-        cycles.append(float(c[0]))
-    return energy, cycles
+    stacked = [stack_tilings([t]) for t in design]
+    with torch.no_grad():
+        cycles, energy = problem.network_cost.per_layer(*(list(x) for x in zip(*stacked)), hw_t, weighted=False)
+    return energy[:, 0].tolist(), cycles[:, 0].tolist()
 
 
 def estimated_gain(problem, tasks: list[LayerTask], i: int, energy: list[float], cycles: list[float]) -> float:
@@ -108,9 +105,13 @@ class OthersCache:
         """The other layers' scratchpad and accumulator needs [L-1, B], buffers counted in rows_of."""
         rows = rows_of.tolist() if isinstance(rows_of, torch.Tensor) else [rows_of]
         for r in set(rows) - set(self.buffers):
-            needs = [requirements_from_factors(self.problem.layers[j], *self.stacked[j][:2], r) for j in self.others]
-            self.buffers[r] = (torch.cat([n["sp_kb"].detach() for n in needs] + [torch.zeros(0, dtype=torch.float64)]),
-                               torch.cat([n["acc_kb"].detach() for n in needs] + [torch.zeros(0, dtype=torch.float64)]))
+            if not self.others:
+                self.buffers[r] = (torch.zeros(0, dtype=torch.float64),) * 2
+                continue
+            with torch.no_grad():
+                sp, acc = self.problem.buffer_needs([self.stacked[j][0] for j in self.others],
+                                                    [self.stacked[j][1] for j in self.others], r, layers=self.others)
+            self.buffers[r] = (sp[:, 0], acc[:, 0])
         return (torch.stack([self.buffers[r][0] for r in rows], 1), torch.stack([self.buffers[r][1] for r in rows], 1))
 
     def lookup(self, hardware) -> tuple[torch.Tensor, torch.Tensor]:
@@ -199,7 +200,10 @@ def run_slice(problem, design, edp: float, task: LayerTask, steps: int, lr: floa
 def importance_search(problem, init, init_edp: float, *, budget, lr: float, generator: torch.Generator,
                       samples: int = 16, slice_steps: int = SLICE_STEPS, progress: bool = True,
                       on_slice=None, state: dict | None = None):
-    """The scheduler; returns (edp, design, trace) with trace = [(steps, network edp)] after each slice.
+    """The scheduler; returns (edp, design, trace, complete) with trace = [(steps, network edp)] after
+    each slice. The warm-up visits the layers in the order of their estimated gain, the largest first.
+    complete is False when, timed on its first slice, the warm-up would not fit in the budget's
+    time (many layers, a short budget): the scheduler then stops after that slice.
 
     budget: explore.Budget (total gradient steps and/or deadline).  on_slice(state) is called after
     every slice with the scheduler's whole state (a checkpoint); `state` resumes from one.
@@ -211,7 +215,9 @@ def importance_search(problem, init, init_edp: float, *, budget, lr: float, gene
             th, sp = space.params_from_factors(init[i].temporal, init[i].spatial_c, init[i].spatial_k)
             tasks.append(LayerTask(i, th.unsqueeze(0).clone().requires_grad_(),
                                    sp.unsqueeze(0).clone().requires_grad_()))
-        state = {"tasks": tasks, "design": list(init), "edp": init_edp, "steps": 0, "queue": list(range(L)),
+        energy, cycles = layer_costs(problem, init)
+        state = {"tasks": tasks, "design": list(init), "edp": init_edp, "steps": 0,
+                 "queue": sorted(range(L), key=lambda k: -estimated_gain(problem, tasks, k, energy, cycles)),
                  "trace": []}
     tasks = state["tasks"]
     total = budget.steps
@@ -227,7 +233,9 @@ def importance_search(problem, init, init_edp: float, *, budget, lr: float, gene
                 break
             i = max(live, key=lambda k: estimated_gain(problem, tasks, k, energy, cycles))
         n = slice_steps if total is None else min(slice_steps, total - state["steps"])
+        t_slice = time.perf_counter()
         edp, design = run_slice(problem, state["design"], state["edp"], tasks[i], n, lr, samples, generator)
+        t_slice = time.perf_counter() - t_slice
         task = tasks[i]
         task.slices += 1
         task.stalled = 0 if edp < state["edp"] * (1 - 1e-9) else task.stalled + 1
@@ -241,5 +249,9 @@ def importance_search(problem, init, init_edp: float, *, budget, lr: float, gene
         bar.set_postfix(edp=f"{state['edp']:.4g}", layer=i)
         if on_slice is not None:
             on_slice(state)
+        if len(state["trace"]) == 1 and budget.deadline is not None \
+                and t_slice * len(state["queue"]) > budget.deadline - time.perf_counter():
+            bar.close()
+            return state["edp"], state["design"], state["trace"], False
     bar.close()
-    return state["edp"], state["design"], state["trace"]
+    return state["edp"], state["design"], state["trace"], True
