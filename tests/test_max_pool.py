@@ -331,3 +331,53 @@ def test_library_pooled_conv_stream_is_bit_exact(dim, shape, pool, sp_kb, acc_kb
     got = np.frombuffer(mem.read(addrs[2], ref.size), dtype=np.int8).reshape(ref.shape)
     np.testing.assert_array_equal(got, ref)
     assert pooled > 0
+
+
+@baco.jit
+def valid_rows_kernel(a_ptr, b_ptr, p_ptr, lo, hi, M: bl.constexpr, K: bl.constexpr, N: bl.constexpr,
+                      ROWS: bl.constexpr, COLS: bl.constexpr, PM: bl.constexpr, POOL: bl.constexpr,
+                      STRIDE: bl.constexpr, PAD: bl.constexpr):
+    a = bl.load(bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 1), offsets=(0, 0), block_shape=(M, K)))
+    b = bl.load(bl.make_block_ptr(b_ptr, shape=(K, N), strides=(N, 1), offsets=(0, 0), block_shape=(K, N)))
+    out = bl.dot(a, b).to(bl.int8)          # no ReLU: negative pixels, so the padding's 0 shows
+    p = bl.make_block_ptr(p_ptr, shape=(PM, N), strides=(N, 1), offsets=(0, 0), block_shape=(PM, N))
+    bl.store(p, bl.max_pool2d(out, (ROWS, COLS), POOL, STRIDE, PAD, valid_rows=(lo, hi)))
+
+
+@pytest.mark.parametrize("lo,hi,pool,stride,pad", [(0, 6, 3, 2, 1), (1, 6, 3, 2, 1), (2, 4, 2, 1, 1), (3, 6, 3, 1, 0),
+                                                   (0, 0, 2, 2, 0), (1, 5, 2, 2, 0)])
+@pytest.mark.parametrize("target", ["sim", pytest.param("iss", marks=pytest.mark.slow)])
+def test_valid_rows_are_pooling_padding(monkeypatch, lo, hi, pool, stride, pad, target):
+    """Rows outside valid_rows=(lo, hi) (runtime) count as 0 whatever the accumulator holds."""
+    if pad + lo > 3:
+        pytest.skip("upad field")
+    rng = np.random.default_rng(lo * 10 + hi)
+    rows, cols, K, N = 6, 5, 16, 20
+    pr, pc = (rows + 2 * pad - pool) // stride + 1, (cols + 2 * pad - pool) // stride + 1
+    a, b = rng.integers(-128, 128, (rows * cols, K), dtype=np.int8), rng.integers(-128, 128, (K, N), dtype=np.int8)
+    pix = acc_to_int8(a.astype(np.int64) @ b, 1.0, False).astype(np.int64)
+    pix[:lo * cols] = 0
+    pix[hi * cols:] = 0
+    ref = max_pool(pix.astype(np.int8), rows, cols, pool, stride, pad, pad)
+    for interpret in (False, True):
+        if interpret:
+            monkeypatch.setenv("BACO_INTERPRET", "1")
+        p = np.zeros((pr * pc, N), np.int8)
+        valid_rows_kernel[(1,)](a, b, p, lo, hi, M=rows * cols, K=K, N=N, ROWS=rows, COLS=cols, PM=pr * pc,
+                                POOL=pool, STRIDE=stride, PAD=pad, target=target)
+        assert (p == ref).all(), interpret
+        monkeypatch.delenv("BACO_INTERPRET", raising=False)
+
+
+@pytest.mark.parametrize("valid,fragment", [((3, 4), "must be 0..3"), ((0, 5), "outside the image's 0..4"),
+                                            ((1.5, 2), "must be an integer scalar")])
+def test_valid_rows_errors(valid, fragment):
+    @baco.jit
+    def k(a_ptr, y_ptr, LO: bl.constexpr, HI: bl.constexpr):
+        a = bl.load(bl.make_block_ptr(a_ptr, shape=(16, 16), strides=(16, 1), offsets=(0, 0), block_shape=(16, 16)))
+        acc = bl.dot(a, a)
+        y = bl.make_block_ptr(y_ptr, shape=(4, 16), strides=(16, 1), offsets=(0, 0), block_shape=(4, 16))
+        bl.store(y, bl.max_pool2d(acc.to(bl.int8), (4, 4), 2, 2, 1, valid_rows=(LO, HI)))
+    with pytest.raises(CompilationError) as e:
+        k.compile(np.zeros(256, np.int8), np.zeros(64, np.int8), LO=valid[0], HI=valid[1])
+    assert fragment in str(e.value) and "valid_rows" in str(e.value)

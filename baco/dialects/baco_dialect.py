@@ -85,8 +85,9 @@ irdl.dialect @baco {
   }
   irdl.operation @max_pool {
     %t = irdl.base "!builtin.tensor"
+    %i = irdl.is index
     %r = irdl.base "!builtin.tensor"
-    irdl.operands(value: %t)
+    irdl.operands(value: %t, valid_lo: %i, valid_hi: %i)
     irdl.results(result: %r)
   }
   irdl.operation @convert {

@@ -566,7 +566,7 @@ class KernelCodegen(ast.NodeVisitor):
             raise self.error(f"relu() needs a block, got {describe(x)}", node)
         return self.op("baco.relu", [x], x.type)
 
-    def call_max_pool2d(self, node, x, image, kernel, stride=None, padding=0):
+    def call_max_pool2d(self, node, x, image, kernel, stride=None, padding=0, valid_rows=None):
         if not (isinstance(x, Val) and x.is_block):
             raise self.error(f"max_pool2d() needs a block, got {describe(x)}", node)
         shape, elem = block_shape(x.type)
@@ -597,10 +597,22 @@ class KernelCodegen(ast.NodeVisitor):
         problems = pool_field_problems(rows, cols, k, s, upad, lpad)
         if problems:
             raise self.error("Gemmini cannot pool this on mvout: " + "; ".join(problems), node)
+        if valid_rows is None:
+            valid_rows = (0, rows)
+        if not (isinstance(valid_rows, tuple) and len(valid_rows) == 2):
+            raise self.error(f"max_pool2d() valid_rows must be a (lo, hi) pair of integers, got "
+                             f"{describe(valid_rows)}", node)
+        lo, hi = valid_rows
+        if isinstance(lo, int) and not 0 <= lo <= 3 - upad:
+            raise self.error(f"max_pool2d() valid_rows starts at row {lo}: Gemmini pads the rows above it "
+                             f"(config_st upad = padding {upad} + {lo}), which must be 0..3", node)
+        if isinstance(hi, int) and not (lo if isinstance(lo, int) else 0) <= hi <= rows:
+            raise self.error(f"max_pool2d() valid_rows ends at row {hi}, outside the image's 0..{rows}", node)
+        bounds = [self.as_index(v, "a max_pool2d() valid_rows bound") for v in (lo, hi)]
         out = tensor_type([pooled_size(rows, k, s, upad) * pooled_size(cols, k, s, lpad), shape[1]], "i8")
         attrs = (f"image = array<i64: {rows}, {cols}>, kernel = {k} : i64, stride = {s} : i64, "
                  f"padding = array<i64: {upad}, {lpad}>")
-        return self.op("baco.max_pool", [x], out, attrs)
+        return self.op("baco.max_pool", [x, *bounds], out, attrs)
 
     def convert(self, x, dt, node):
         if not isinstance(dt, bl.dtype):

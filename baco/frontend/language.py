@@ -26,6 +26,11 @@ pr*PC + pc of the store's block pointer, whose rows are pooled pixels (e.g. a
 (PH*PW, K) view of an NHWC output with PC = PW). A store
 clipped by boundary_check writes the whole pooled rows inside its window (rows are
 clipped at the end, at a multiple of PC; negative row offsets are not supported).
+`valid_rows=(lo, hi)` (runtime integers, default all rows) makes the image rows outside
+[lo, hi) padding too (they count as 0 whatever the block holds): a tile of conv rows
+that reaches above or below the image pools exactly as the whole image would. Gemmini
+starts the pooled image at row lo with lo more rows of upper padding, so pad_rows + lo
+must stay <= 3 (config_st's 2-bit upad); hi - lo is its orows.
 """
 from __future__ import annotations
 
@@ -221,11 +226,15 @@ def _relu(prog, x):
     return Block(x.data, x.scale, True)
 
 
-def _max_pool2d(prog, x, image, kernel, stride=None, padding=0):
+def _max_pool2d(prog, x, image, kernel, stride=None, padding=0, valid_rows=None):
     rows, cols = image
     stride = kernel if stride is None else stride
     upad, lpad = padding if isinstance(padding, (tuple, list)) else (padding, padding)
-    pooled = max_pool(x.as_int8(), rows, cols, kernel, stride, upad, lpad)
+    lo, hi = (0, rows) if valid_rows is None else valid_rows
+    pixels = x.as_int8().copy()
+    pixels[:max(0, lo) * cols] = 0          # rows outside [lo, hi) count as padding
+    pixels[max(lo, hi) * cols:] = 0
+    pooled = max_pool(pixels, rows, cols, kernel, stride, upad, lpad)
     return Block(pooled, pool_cols=pooled_size(cols, kernel, stride, lpad))
 
 
@@ -278,11 +287,12 @@ def relu(x):
     return _interp("relu", x)
 
 
-def max_pool2d(x, image, kernel, stride=None, padding=0):
+def max_pool2d(x, image, kernel, stride=None, padding=0, valid_rows=None):
     """Max pooling of the int8 block x, whose rows are an image=(rows, cols) of pixels, with
     kernel x kernel windows, `stride` (default kernel) and zero `padding` (int or (rows, cols));
-    Gemmini's pooled mvout (see the module docstring)."""
-    return _interp("max_pool2d", x, image, kernel, stride, padding)
+    image rows outside valid_rows=(lo, hi) count as padding. Gemmini's pooled mvout (see the
+    module docstring)."""
+    return _interp("max_pool2d", x, image, kernel, stride, padding, valid_rows)
 
 
 __all__ = ["int8", "int32", "float32", "constexpr", "cdiv", "program_id", "num_programs",

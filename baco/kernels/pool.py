@@ -8,8 +8,9 @@ n. They pool the conv output rows [lo, lo + ROWS) with lo = first pooled row * s
 padding and ROWS = (PR - 1) * stride + kernel: the accumulator block is ROWS x W pixels
 (BLOCK_M = ROWS * W), the GEMM of those input pixels (contiguous rows of the (H*W, C)
 input) with the weights, over BLOCK_K input channels per step. Rows of the tile outside
-the image (above the first row, below the last) are masked loads, so their pixels are 0
-after the epilogue: exactly the value Gemmini gives pooling padding. The column padding
+the image (above the first row, below the last) are masked loads, and max_pool2d's
+valid_rows makes them pooling padding (the pooled mvout starts at the first row inside
+the image with config_st upad rows above it, and reads orows rows). The column padding
 is the pooled mvout's own (config_st lpad; the right edge is implicit). Programs of
 neighbouring row tiles recompute the kernel - stride rows their windows share, as the C
 library's tiled_conv does.
@@ -59,7 +60,8 @@ def conv_pool_kernel(x_ptr, w_ptr, y_ptr, H, W, C, K, PH, scale,
     out = acc * scale
     if RELU:
         out = bl.relu(out)
-    pooled = bl.max_pool2d(out.to(bl.int8), (ROWS, IMAGE_W), POOL, POOL_STRIDE, (0, POOL_PAD))
+    pooled = bl.max_pool2d(out.to(bl.int8), (ROWS, IMAGE_W), POOL, POOL_STRIDE, (0, POOL_PAD),
+                           valid_rows=(max(0, -lo), min(ROWS, H - lo)))     # the tile's rows inside the image
     y_blk = bl.make_block_ptr(y_ptr + n * PH * PW * K, shape=(PH * PW, K), strides=(K, 1),
                               offsets=(pr0 * PW, k0), block_shape=(PR * PW, BLOCK_N))
     bl.store(y_blk, pooled, boundary_check=(0, 1))

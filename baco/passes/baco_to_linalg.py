@@ -422,30 +422,34 @@ class BacoToLinalg:
                        "accumulator (mvout)", op)
         pixels = self._build_epilogue(source, scale, relu, IntegerType.get_signless(8))
         attrs = {k: op.attributes[k] for k in ("image", "kernel", "stride", "padding")}
-        op.result.replace_all_uses_with(self._build_max_pool(pixels, RankedTensorType(op.result.type), attrs))
+        op.result.replace_all_uses_with(self._build_max_pool(pixels, op.operands[1], op.operands[2],
+                                                             RankedTensorType(op.result.type), attrs))
         self.kill(op)
 
-    def _build_max_pool(self, pixels, out_type, attrs):
+    def _build_max_pool(self, pixels, lo, hi, out_type, attrs):
         """out[p, c] = max over the window of pooled pixel p (pr, pc) = (p // PC, p % PC) of the
         image pixels j = (jr, jc) = (j // cols, j % cols), as a reduction over all pixels j:
-        pixel j counts if it lies in the window, and 0 counts if the window reaches into the
-        padding (positions outside the image are 0 on a pooled mvout)."""
+        pixel j counts if it lies in the window and in the valid rows [lo, hi) (scalar inputs),
+        and 0 counts if the window reaches into the padding or outside the valid rows
+        (positions outside the image are 0 on a pooled mvout)."""
         from mlir.dialects import linalg
-        rows, cols = list(ir.DenseI64ArrayAttr(attrs["image"]))
+        _, cols = list(ir.DenseI64ArrayAttr(attrs["image"]))
         upad, lpad = list(ir.DenseI64ArrayAttr(attrs["padding"]))
         k, s = (ir.IntegerAttr(attrs[n]).value for n in ("kernel", "stride"))
         pocols = (cols + 2 * lpad - k) // s + 1
         i8 = IntegerType.get_signless(8)
         init = linalg.fill(ir.const_int(-128, i8), outs=[self._fresh_tensor(out_type)])
-        maps = [AffineMap.get(3, 0, [AffineExpr.get_dim(2), AffineExpr.get_dim(1)]),
+        scalar = AffineMap.get(3, 0, [])
+        maps = [AffineMap.get(3, 0, [AffineExpr.get_dim(2), AffineExpr.get_dim(1)]), scalar, scalar,
                 AffineMap.get(3, 0, [AffineExpr.get_dim(0), AffineExpr.get_dim(1)])]
         par, red = (Attribute.parse(f"#linalg.iterator_type<{t}>") for t in ("parallel", "reduction"))
-        gen = ir.create("linalg.generic", operands=[pixels, init], results=[out_type], regions=1,
+        gen = ir.create("linalg.generic", operands=[pixels, lo, hi, init], results=[out_type], regions=1,
                         attributes={"indexing_maps": ArrayAttr.get([AffineMapAttr.get(m) for m in maps]),
                                     "iterator_types": ArrayAttr.get([par, par, red]),
-                                    "operandSegmentSizes": Attribute.parse("array<i32: 1, 1>"),
+                                    "operandSegmentSizes": Attribute.parse("array<i32: 3, 1>"),
                                     "gemmini.max_pool": DictAttr.get(attrs)})
-        blk = Block.create_at_start(gen.regions[0], [i8, i8])
+        blk = Block.create_at_start(gen.regions[0], [i8, ir.index(), ir.index(), i8])
+        lo, hi = blk.arguments[1], blk.arguments[2]
         with InsertionPoint(blk):
             def idx(n):
                 return ir.const_index(n)
@@ -456,17 +460,19 @@ class BacoToLinalg:
             p, j = index_of(0), index_of(2)
             r0 = ir.binop("subi", ir.binop("muli", ir.binop("divui", p, idx(pocols)), idx(s)), idx(upad))
             c0 = ir.binop("subi", ir.binop("muli", ir.binop("remui", p, idx(pocols)), idx(s)), idx(lpad))
-            dr = ir.binop("subi", ir.binop("divui", j, idx(cols)), r0)
+            jr = ir.binop("divui", j, idx(cols))
+            dr = ir.binop("subi", jr, r0)
             dc = ir.binop("subi", ir.binop("remui", j, idx(cols)), c0)
             inside = ir.binop("andi", ir.binop("andi", ir.cmpi("sge", dr, idx(0)), ir.cmpi("slt", dr, idx(k))),
                               ir.binop("andi", ir.cmpi("sge", dc, idx(0)), ir.cmpi("slt", dc, idx(k))))
-            padded = ir.binop("ori", ir.binop("ori", ir.cmpi("slt", r0, idx(0)),
-                                              ir.cmpi("sgt", ir.binop("addi", r0, idx(k)), idx(rows))),
+            inside = ir.binop("andi", inside, ir.binop("andi", ir.cmpi("sge", jr, lo), ir.cmpi("slt", jr, hi)))
+            padded = ir.binop("ori", ir.binop("ori", ir.cmpi("slt", r0, lo),
+                                              ir.cmpi("sgt", ir.binop("addi", r0, idx(k)), hi)),
                               ir.binop("ori", ir.cmpi("slt", c0, idx(0)),
                                        ir.cmpi("sgt", ir.binop("addi", c0, idx(k)), idx(cols))))
             v = ir.select(inside, blk.arguments[0], ir.const_int(-128, i8))
             v = ir.select(padded, ir.binop("maxsi", v, ir.const_int(0, i8)), v)
-            ir.create("linalg.yield", operands=[ir.binop("maxsi", blk.arguments[1], v)])
+            ir.create("linalg.yield", operands=[ir.binop("maxsi", blk.arguments[3], v)])
         return gen.result
 
     def _build_epilogue(self, value, scale, relu, out_elem):

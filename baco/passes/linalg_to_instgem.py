@@ -488,7 +488,7 @@ class LinalgToInstGem:
         pool = next(u.owner for u in blk.alloc.result.uses if u.owner.name == "linalg.generic"
                     and "gemmini.max_pool" in u.owner.attributes)
         attrs = pool.attributes["gemmini.max_pool"]
-        rows, cols = list(ir.DenseI64ArrayAttr(attrs["image"]))
+        _, cols = list(ir.DenseI64ArrayAttr(attrs["image"]))
         upad, lpad = list(ir.DenseI64ArrayAttr(attrs["padding"]))
         k, s = (IntegerAttr(attrs[n]).value for n in ("kernel", "stride"))
         pocols = (cols + 2 * lpad - k) // s + 1
@@ -496,16 +496,19 @@ class LinalgToInstGem:
         acc = self.placed(source)       # column of tiles after column of tiles (placement)
         if pool not in self.dead:
             self.dead.append(pool)
+        lo, hi = i64(pool.operands[1]), i64(pool.operands[2])     # the valid rows: the image Gemmini reads
         _, n_rows, n_cols = self.local_window(src)
         addr, row_bytes = dram_addr_and_stride(dst, ESIZE["i8"])
         porows = ir.binop("divsi", n_rows, cst(pocols))      # the whole pooled rows inside the window
         instgem.emit("config_st", stride=row_bytes, activation=relu, acc_scale=scale, pool_stride=s,
-                     pool_size=k, upad=upad, lpad=lpad, pool_out_dim=pocols, porows=porows, pocols=pocols,
-                     orows=rows, ocols=cols)
+                     pool_size=k, upad=ir.binop("addi", lo, cst(upad)), lpad=lpad, pool_out_dim=pocols,
+                     porows=porows, pocols=pocols, orows=ir.binop("maxsi", ir.binop("subi", hi, lo), cst(0)),
+                     ocols=cols)
+        first_pixel = ir.binop("muli", lo, cst(cols))
 
         def column_tile(ct):
             instgem.emit("mvout", dram_addr=ir.binop("addi", addr, ir.binop("muli", ct, cst(cfg.dim))),
-                         local_addr=acc.tile_addr(cst(0), ct, local_addr(0, acc=True)),
+                         local_addr=ir.binop("addi", acc.tile_addr(cst(0), ct, local_addr(0, acc=True)), first_pixel),
                          cols=extent(n_cols, ct, cfg.dim), rows=0)
         prefetch.when(ir.cmpi("sgt", porows, cst(0)), lambda: loop(cst(0), ceil_div(n_cols, cfg.dim), column_tile))
 

@@ -45,14 +45,15 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c25 = arith.constant 25 : index
-    %c49_i64 = arith.constant 49 : i64
+    %c50_i64 = arith.constant 50 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c54_i64 = arith.constant 54 : i64
-    %c13_i64 = arith.constant 13 : i64
     %c55_i64 = arith.constant 55 : i64
+    %c13_i64 = arith.constant 13 : i64
+    %c56_i64 = arith.constant 56 : i64
+    %c5 = arith.constant 5 : index
     %c3 = arith.constant 3 : index
     %c6 = arith.constant 6 : index
-    %c65_i64 = arith.constant 65 : i64
+    %c67_i64 = arith.constant 67 : i64
     %c5_i64 = arith.constant 5 : i64
     %c4 = arith.constant 4 : index
     %c1_i64 = arith.constant 1 : i64
@@ -96,22 +97,22 @@ module {
     %31 = arith.subi %27, %24 : index
     %32 = arith.cmpi sgt, %30, %c0 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c49_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c50_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg10 = %c0 to %c2 step %c1 {
-      %75 = arith.index_cast %arg10 : index to i64
-      %76 = arith.remsi %75, %c2_i64 : i64
-      %77 = arith.divsi %75, %c2_i64 : i64
-      %78 = arith.muli %77, %c16_i64 : i64
-      %79 = arith.subi %c16_i64, %78 : i64
-      %80 = arith.minsi %79, %c16_i64 : i64
-      %81 = arith.muli %76, %c16_i64 : i64
-      %82 = arith.muli %77, %c32_i64 : i64
-      %83 = arith.addi %81, %82 : i64
-      %84 = arith.ori %83, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %84, %80, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %84 = arith.index_cast %arg10 : index to i64
+      %85 = arith.remsi %84, %c2_i64 : i64
+      %86 = arith.divsi %84, %c2_i64 : i64
+      %87 = arith.muli %86, %c16_i64 : i64
+      %88 = arith.subi %c16_i64, %87 : i64
+      %89 = arith.minsi %88, %c16_i64 : i64
+      %90 = arith.muli %85, %c16_i64 : i64
+      %91 = arith.muli %86, %c32_i64 : i64
+      %92 = arith.addi %90, %91 : i64
+      %93 = arith.ori %92, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64, %93, %89, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %33 = arith.index_cast %21 : index to i64
     %34 = arith.index_cast %22 : index to i64
@@ -134,261 +135,271 @@ module {
     %48 = arith.muli %47, %40 : i64
     %49 = arith.index_cast %48 : i64 to index
     scf.for %arg10 = %c0 to %49 step %c1 {
-      %75 = arith.index_cast %arg10 : index to i64
-      %76 = arith.divsi %75, %40 : i64
-      %77 = arith.addi %41, %76 : i64
-      %78 = arith.remsi %75, %40 : i64
-      %79 = arith.muli %77, %c16_i64 : i64
-      %80 = arith.maxsi %79, %33 : i64
-      %81 = arith.addi %79, %c16_i64 : i64
-      %82 = arith.minsi %81, %42 : i64
-      %83 = arith.subi %82, %80 : i64
-      %84 = arith.muli %78, %c64_i64 : i64
-      %85 = arith.addi %39, %84 : i64
-      %86 = arith.muli %78, %c32_i64 : i64
-      %87 = arith.addi %79, %86 : i64
-      %88 = arith.ori %87, %c2147483648_i64 : i64
-      %89 = arith.subi %80, %79 : i64
-      %90 = arith.addi %88, %89 : i64
-      %91 = arith.muli %78, %c16_i64 : i64
-      %92 = arith.subi %35, %91 : i64
-      %93 = arith.minsi %92, %c16_i64 : i64
-      "instgem.mvin"(%85, %90, %93, %83) : (i64, i64, i64, i64) -> ()
+      %84 = arith.index_cast %arg10 : index to i64
+      %85 = arith.divsi %84, %40 : i64
+      %86 = arith.addi %41, %85 : i64
+      %87 = arith.remsi %84, %40 : i64
+      %88 = arith.muli %86, %c16_i64 : i64
+      %89 = arith.maxsi %88, %33 : i64
+      %90 = arith.addi %88, %c16_i64 : i64
+      %91 = arith.minsi %90, %42 : i64
+      %92 = arith.subi %91, %89 : i64
+      %93 = arith.muli %87, %c64_i64 : i64
+      %94 = arith.addi %39, %93 : i64
+      %95 = arith.muli %87, %c32_i64 : i64
+      %96 = arith.addi %88, %95 : i64
+      %97 = arith.ori %96, %c2147483648_i64 : i64
+      %98 = arith.subi %89, %88 : i64
+      %99 = arith.addi %97, %98 : i64
+      %100 = arith.muli %87, %c16_i64 : i64
+      %101 = arith.subi %35, %100 : i64
+      %102 = arith.minsi %101, %c16_i64 : i64
+      "instgem.mvin"(%94, %99, %102, %92) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %50 = arith.ceildivsi %33, %c16_i64 : i64
     %51 = arith.muli %50, %40 : i64
     %52 = arith.index_cast %51 : i64 to index
     scf.for %arg10 = %c0 to %52 step %c1 {
-      %75 = arith.index_cast %arg10 : index to i64
-      %76 = arith.divsi %75, %40 : i64
-      %77 = arith.remsi %75, %40 : i64
-      %78 = arith.muli %76, %c16_i64 : i64
-      %79 = arith.muli %77, %c32_i64 : i64
-      %80 = arith.addi %78, %79 : i64
-      %81 = arith.ori %80, %c2147483648_i64 : i64
-      %82 = arith.muli %77, %c16_i64 : i64
-      %83 = arith.subi %35, %82 : i64
-      %84 = arith.minsi %83, %c16_i64 : i64
-      %85 = arith.subi %33, %78 : i64
-      %86 = arith.minsi %85, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %81, %84, %86) : (i64, i64, i64, i64) -> ()
+      %84 = arith.index_cast %arg10 : index to i64
+      %85 = arith.divsi %84, %40 : i64
+      %86 = arith.remsi %84, %40 : i64
+      %87 = arith.muli %85, %c16_i64 : i64
+      %88 = arith.muli %86, %c32_i64 : i64
+      %89 = arith.addi %87, %88 : i64
+      %90 = arith.ori %89, %c2147483648_i64 : i64
+      %91 = arith.muli %86, %c16_i64 : i64
+      %92 = arith.subi %35, %91 : i64
+      %93 = arith.minsi %92, %c16_i64 : i64
+      %94 = arith.subi %33, %87 : i64
+      %95 = arith.minsi %94, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64, %90, %93, %95) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %53 = arith.ceildivsi %arg5, %c16 : index
     %54:2 = scf.for %arg10 = %c0 to %53 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %75 = arith.maxsi %arg11, %c0 : index
-      %76 = arith.minsi %75, %arg5 : index
-      %77 = arith.addi %arg11, %c16 : index
-      %78 = arith.maxsi %77, %c0 : index
-      %79 = arith.minsi %78, %arg5 : index
-      %80 = arith.subi %76, %arg11 : index
-      %81 = arith.maxsi %80, %c0 : index
-      %82 = arith.minsi %81, %c16 : index
-      %83 = arith.subi %79, %76 : index
-      %84 = arith.cmpi sgt, %82, %c0 : index
-      scf.if %84 {
-        func.call @baco_boundary_error(%c54_i64, %c13_i64) : (i64, i64) -> ()
-      }
-      %subview_9 = memref.subview %reinterpret_cast[%15, %76] [%22, %83] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %85 = arith.index_cast %83 : index to i64
-      %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %86 = arith.index_cast %intptr_14 : index to i64
-      %87 = arith.index_cast %offset_11 : index to i64
-      %88 = arith.addi %86, %87 : i64
-      %89 = arith.index_cast %strides_13#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %89) : (i64, i64, i64, i64, i64, i64) -> ()
-      %90 = arith.ceildivsi %85, %c64_i64 : i64
-      %91 = arith.muli %47, %90 : i64
-      %92 = arith.index_cast %91 : i64 to index
-      scf.for %arg13 = %c0 to %92 step %c1 {
-        %128 = arith.index_cast %arg13 : index to i64
-        %129 = arith.divsi %128, %90 : i64
-        %130 = arith.addi %41, %129 : i64
-        %131 = arith.remsi %128, %90 : i64
-        %132 = arith.muli %130, %c16_i64 : i64
-        %133 = arith.maxsi %132, %33 : i64
-        %134 = arith.addi %132, %c16_i64 : i64
-        %135 = arith.minsi %134, %42 : i64
-        %136 = arith.subi %135, %133 : i64
-        %137 = arith.subi %133, %33 : i64
-        %138 = arith.muli %137, %89 : i64
-        %139 = arith.addi %88, %138 : i64
-        %140 = arith.muli %131, %c64_i64 : i64
-        %141 = arith.addi %139, %140 : i64
-        %142 = arith.addi %132, %140 : i64
-        %143 = arith.subi %133, %132 : i64
-        %144 = arith.addi %142, %143 : i64
-        %145 = arith.subi %85, %140 : i64
-        %146 = arith.minsi %145, %c64_i64 : i64
-        "instgem.mvin"(%141, %144, %146, %136) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %93 = arith.muli %50, %90 : i64
-      %94 = arith.index_cast %93 : i64 to index
-      scf.for %arg13 = %c0 to %94 step %c1 {
-        %128 = arith.index_cast %arg13 : index to i64
-        %129 = arith.divsi %128, %90 : i64
-        %130 = arith.remsi %128, %90 : i64
-        %131 = arith.muli %129, %c16_i64 : i64
-        %132 = arith.muli %130, %c64_i64 : i64
-        %133 = arith.addi %131, %132 : i64
-        %134 = arith.subi %85, %132 : i64
-        %135 = arith.minsi %134, %c64_i64 : i64
-        %136 = arith.subi %33, %131 : i64
-        %137 = arith.minsi %136, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %133, %135, %137) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %95 = arith.maxsi %arg12, %c0 : index
-      %96 = arith.minsi %95, %arg5 : index
-      %97 = arith.addi %arg12, %c16 : index
-      %98 = arith.maxsi %97, %c0 : index
-      %99 = arith.minsi %98, %arg5 : index
-      %100 = arith.subi %96, %arg12 : index
-      %101 = arith.maxsi %100, %c0 : index
-      %102 = arith.minsi %101, %c16 : index
-      %103 = arith.subi %99, %96 : index
-      scf.if %32 {
+      %84 = arith.maxsi %arg11, %c0 : index
+      %85 = arith.minsi %84, %arg5 : index
+      %86 = arith.addi %arg11, %c16 : index
+      %87 = arith.maxsi %86, %c0 : index
+      %88 = arith.minsi %87, %arg5 : index
+      %89 = arith.subi %85, %arg11 : index
+      %90 = arith.maxsi %89, %c0 : index
+      %91 = arith.minsi %90, %c16 : index
+      %92 = arith.subi %88, %85 : index
+      %93 = arith.cmpi sgt, %91, %c0 : index
+      scf.if %93 {
         func.call @baco_boundary_error(%c55_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_15 = memref.subview %reinterpret_cast_0[%96, %24] [%103, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %104 = arith.index_cast %102 : index to i64
-      %105 = arith.index_cast %103 : index to i64
-      %106 = arith.addi %104, %105 : i64
+      %subview_9 = memref.subview %reinterpret_cast[%15, %85] [%22, %92] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %94 = arith.index_cast %92 : index to i64
+      %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %95 = arith.index_cast %intptr_14 : index to i64
+      %96 = arith.index_cast %offset_11 : index to i64
+      %97 = arith.addi %95, %96 : i64
+      %98 = arith.index_cast %strides_13#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %98) : (i64, i64, i64, i64, i64, i64) -> ()
+      %99 = arith.ceildivsi %94, %c64_i64 : i64
+      %100 = arith.muli %47, %99 : i64
+      %101 = arith.index_cast %100 : i64 to index
+      scf.for %arg13 = %c0 to %101 step %c1 {
+        %137 = arith.index_cast %arg13 : index to i64
+        %138 = arith.divsi %137, %99 : i64
+        %139 = arith.addi %41, %138 : i64
+        %140 = arith.remsi %137, %99 : i64
+        %141 = arith.muli %139, %c16_i64 : i64
+        %142 = arith.maxsi %141, %33 : i64
+        %143 = arith.addi %141, %c16_i64 : i64
+        %144 = arith.minsi %143, %42 : i64
+        %145 = arith.subi %144, %142 : i64
+        %146 = arith.subi %142, %33 : i64
+        %147 = arith.muli %146, %98 : i64
+        %148 = arith.addi %97, %147 : i64
+        %149 = arith.muli %140, %c64_i64 : i64
+        %150 = arith.addi %148, %149 : i64
+        %151 = arith.addi %141, %149 : i64
+        %152 = arith.subi %142, %141 : i64
+        %153 = arith.addi %151, %152 : i64
+        %154 = arith.subi %94, %149 : i64
+        %155 = arith.minsi %154, %c64_i64 : i64
+        "instgem.mvin"(%150, %153, %155, %145) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %102 = arith.muli %50, %99 : i64
+      %103 = arith.index_cast %102 : i64 to index
+      scf.for %arg13 = %c0 to %103 step %c1 {
+        %137 = arith.index_cast %arg13 : index to i64
+        %138 = arith.divsi %137, %99 : i64
+        %139 = arith.remsi %137, %99 : i64
+        %140 = arith.muli %138, %c16_i64 : i64
+        %141 = arith.muli %139, %c64_i64 : i64
+        %142 = arith.addi %140, %141 : i64
+        %143 = arith.subi %94, %141 : i64
+        %144 = arith.minsi %143, %c64_i64 : i64
+        %145 = arith.subi %33, %140 : i64
+        %146 = arith.minsi %145, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64, %142, %144, %146) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %104 = arith.maxsi %arg12, %c0 : index
+      %105 = arith.minsi %104, %arg5 : index
+      %106 = arith.addi %arg12, %c16 : index
+      %107 = arith.maxsi %106, %c0 : index
+      %108 = arith.minsi %107, %arg5 : index
+      %109 = arith.subi %105, %arg12 : index
+      %110 = arith.maxsi %109, %c0 : index
+      %111 = arith.minsi %110, %c16 : index
+      %112 = arith.subi %108, %105 : index
+      scf.if %32 {
+        func.call @baco_boundary_error(%c56_i64, %c13_i64) : (i64, i64) -> ()
+      }
+      %subview_15 = memref.subview %reinterpret_cast_0[%105, %24] [%112, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %113 = arith.index_cast %111 : index to i64
+      %114 = arith.index_cast %112 : index to i64
+      %115 = arith.addi %113, %114 : i64
       %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %107 = arith.index_cast %intptr_20 : index to i64
-      %108 = arith.index_cast %offset_17 : index to i64
-      %109 = arith.addi %107, %108 : i64
-      %110 = arith.index_cast %strides_19#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %110) : (i64, i64, i64, i64, i64, i64) -> ()
-      %111 = arith.ceildivsi %35, %c64_i64 : i64
-      %112 = arith.divsi %104, %c16_i64 : i64
-      %113 = arith.ceildivsi %106, %c16_i64 : i64
-      %114 = arith.subi %113, %112 : i64
-      %115 = arith.cmpi sgt, %105, %c0_i64 : i64
-      %116 = arith.extui %115 : i1 to i64
-      %117 = arith.muli %114, %116 : i64
-      %118 = arith.muli %117, %111 : i64
-      %119 = arith.index_cast %118 : i64 to index
-      scf.for %arg13 = %c0 to %119 step %c1 {
-        %128 = arith.index_cast %arg13 : index to i64
-        %129 = arith.divsi %128, %111 : i64
-        %130 = arith.addi %112, %129 : i64
-        %131 = arith.remsi %128, %111 : i64
-        %132 = arith.muli %130, %c16_i64 : i64
-        %133 = arith.maxsi %132, %104 : i64
-        %134 = arith.addi %132, %c16_i64 : i64
-        %135 = arith.minsi %134, %106 : i64
-        %136 = arith.subi %135, %133 : i64
-        %137 = arith.subi %133, %104 : i64
-        %138 = arith.muli %137, %110 : i64
-        %139 = arith.addi %109, %138 : i64
-        %140 = arith.muli %131, %c64_i64 : i64
-        %141 = arith.addi %139, %140 : i64
-        %142 = arith.addi %132, %140 : i64
+      %116 = arith.index_cast %intptr_20 : index to i64
+      %117 = arith.index_cast %offset_17 : index to i64
+      %118 = arith.addi %116, %117 : i64
+      %119 = arith.index_cast %strides_19#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %119) : (i64, i64, i64, i64, i64, i64) -> ()
+      %120 = arith.ceildivsi %35, %c64_i64 : i64
+      %121 = arith.divsi %113, %c16_i64 : i64
+      %122 = arith.ceildivsi %115, %c16_i64 : i64
+      %123 = arith.subi %122, %121 : i64
+      %124 = arith.cmpi sgt, %114, %c0_i64 : i64
+      %125 = arith.extui %124 : i1 to i64
+      %126 = arith.muli %123, %125 : i64
+      %127 = arith.muli %126, %120 : i64
+      %128 = arith.index_cast %127 : i64 to index
+      scf.for %arg13 = %c0 to %128 step %c1 {
+        %137 = arith.index_cast %arg13 : index to i64
+        %138 = arith.divsi %137, %120 : i64
+        %139 = arith.addi %121, %138 : i64
+        %140 = arith.remsi %137, %120 : i64
+        %141 = arith.muli %139, %c16_i64 : i64
+        %142 = arith.maxsi %141, %113 : i64
+        %143 = arith.addi %141, %c16_i64 : i64
+        %144 = arith.minsi %143, %115 : i64
+        %145 = arith.subi %144, %142 : i64
+        %146 = arith.subi %142, %113 : i64
+        %147 = arith.muli %146, %119 : i64
+        %148 = arith.addi %118, %147 : i64
+        %149 = arith.muli %140, %c64_i64 : i64
+        %150 = arith.addi %148, %149 : i64
+        %151 = arith.addi %141, %149 : i64
+        %152 = arith.addi %151, %c32_i64 : i64
+        %153 = arith.subi %142, %141 : i64
+        %154 = arith.addi %152, %153 : i64
+        %155 = arith.subi %35, %149 : i64
+        %156 = arith.minsi %155, %c64_i64 : i64
+        "instgem.mvin"(%150, %154, %156, %145) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %129 = arith.ceildivsi %113, %c16_i64 : i64
+      %130 = arith.muli %129, %120 : i64
+      %131 = arith.index_cast %130 : i64 to index
+      scf.for %arg13 = %c0 to %131 step %c1 {
+        %137 = arith.index_cast %arg13 : index to i64
+        %138 = arith.divsi %137, %120 : i64
+        %139 = arith.remsi %137, %120 : i64
+        %140 = arith.muli %138, %c16_i64 : i64
+        %141 = arith.muli %139, %c64_i64 : i64
+        %142 = arith.addi %140, %141 : i64
         %143 = arith.addi %142, %c32_i64 : i64
-        %144 = arith.subi %133, %132 : i64
-        %145 = arith.addi %143, %144 : i64
-        %146 = arith.subi %35, %140 : i64
-        %147 = arith.minsi %146, %c64_i64 : i64
-        "instgem.mvin"(%141, %145, %147, %136) : (i64, i64, i64, i64) -> ()
+        %144 = arith.subi %35, %141 : i64
+        %145 = arith.minsi %144, %c64_i64 : i64
+        %146 = arith.subi %113, %140 : i64
+        %147 = arith.minsi %146, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64, %143, %145, %147) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %120 = arith.ceildivsi %104, %c16_i64 : i64
-      %121 = arith.muli %120, %111 : i64
-      %122 = arith.index_cast %121 : i64 to index
-      scf.for %arg13 = %c0 to %122 step %c1 {
-        %128 = arith.index_cast %arg13 : index to i64
-        %129 = arith.divsi %128, %111 : i64
-        %130 = arith.remsi %128, %111 : i64
-        %131 = arith.muli %129, %c16_i64 : i64
-        %132 = arith.muli %130, %c64_i64 : i64
-        %133 = arith.addi %131, %132 : i64
-        %134 = arith.addi %133, %c32_i64 : i64
-        %135 = arith.subi %35, %132 : i64
-        %136 = arith.minsi %135, %c64_i64 : i64
-        %137 = arith.subi %104, %131 : i64
-        %138 = arith.minsi %137, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %134, %136, %138) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %123 = arith.minsi %85, %106 : i64
-      %124 = arith.ceildivsi %123, %c16_i64 : i64
-      %125 = arith.cmpi sgt, %43, %c0_i64 : i64
-      %126 = arith.select %125, %40, %c0_i64 : i64
-      %127 = arith.index_cast %126 : i64 to index
-      scf.for %arg13 = %c0 to %127 step %c1 {
-        %128 = arith.index_cast %arg13 : index to i64
-        %129 = arith.index_cast %124 : i64 to index
-        scf.for %arg14 = %c0 to %129 step %c1 {
-          %130 = arith.index_cast %arg14 : index to i64
-          %131 = arith.minsi %42, %c16_i64 : i64
-          %132 = arith.muli %128, %c16_i64 : i64
-          %133 = arith.subi %35, %132 : i64
-          %134 = arith.minsi %133, %c16_i64 : i64
-          %135 = arith.muli %128, %c32_i64 : i64
-          %136 = arith.ori %135, %c3221225472_i64 : i64
-          %137 = arith.muli %130, %c16_i64 : i64
-          %138 = arith.addi %137, %132 : i64
-          %139 = arith.addi %138, %c32_i64 : i64
-          %140 = arith.subi %106, %137 : i64
-          %141 = arith.minsi %140, %c16_i64 : i64
-          "instgem.preload"(%139, %134, %141, %136, %134, %131) : (i64, i64, i64, i64, i64, i64) -> ()
-          %142 = arith.subi %85, %137 : i64
+      %132 = arith.minsi %94, %115 : i64
+      %133 = arith.ceildivsi %132, %c16_i64 : i64
+      %134 = arith.cmpi sgt, %43, %c0_i64 : i64
+      %135 = arith.select %134, %40, %c0_i64 : i64
+      %136 = arith.index_cast %135 : i64 to index
+      scf.for %arg13 = %c0 to %136 step %c1 {
+        %137 = arith.index_cast %arg13 : index to i64
+        %138 = arith.index_cast %133 : i64 to index
+        scf.for %arg14 = %c0 to %138 step %c1 {
+          %139 = arith.index_cast %arg14 : index to i64
+          %140 = arith.minsi %42, %c16_i64 : i64
+          %141 = arith.muli %137, %c16_i64 : i64
+          %142 = arith.subi %35, %141 : i64
           %143 = arith.minsi %142, %c16_i64 : i64
-          "instgem.compute_preloaded"(%137, %143, %131, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %144 = arith.index_cast %43 : i64 to index
-          scf.for %arg15 = %c1 to %144 step %c1 {
-            %145 = arith.index_cast %arg15 : index to i64
-            %146 = arith.muli %145, %c16_i64 : i64
-            %147 = arith.subi %42, %146 : i64
-            %148 = arith.minsi %147, %c16_i64 : i64
-            %149 = arith.addi %146, %135 : i64
-            %150 = arith.ori %149, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %150, %134, %148) : (i64, i64, i64, i64, i64, i64) -> ()
-            %151 = arith.addi %146, %137 : i64
-            "instgem.compute_accumulated"(%151, %143, %148, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %144 = arith.muli %137, %c32_i64 : i64
+          %145 = arith.ori %144, %c3221225472_i64 : i64
+          %146 = arith.muli %139, %c16_i64 : i64
+          %147 = arith.addi %146, %141 : i64
+          %148 = arith.addi %147, %c32_i64 : i64
+          %149 = arith.subi %115, %146 : i64
+          %150 = arith.minsi %149, %c16_i64 : i64
+          "instgem.preload"(%148, %143, %150, %145, %143, %140) : (i64, i64, i64, i64, i64, i64) -> ()
+          %151 = arith.subi %94, %146 : i64
+          %152 = arith.minsi %151, %c16_i64 : i64
+          "instgem.compute_preloaded"(%146, %152, %140, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %153 = arith.index_cast %43 : i64 to index
+          scf.for %arg15 = %c1 to %153 step %c1 {
+            %154 = arith.index_cast %arg15 : index to i64
+            %155 = arith.muli %154, %c16_i64 : i64
+            %156 = arith.subi %42, %155 : i64
+            %157 = arith.minsi %156, %c16_i64 : i64
+            %158 = arith.addi %155, %144 : i64
+            %159 = arith.ori %158, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %159, %143, %157) : (i64, i64, i64, i64, i64, i64) -> ()
+            %160 = arith.addi %155, %146 : i64
+            "instgem.compute_accumulated"(%160, %152, %157, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %77, %97 : index, index
+      scf.yield %86, %106 : index, index
     }
-    %55 = arith.muli %1, %arg7 : index
-    %56 = arith.muli %55, %c3 : index
-    %57 = arith.muli %56, %arg6 : index
-    %58 = arith.muli %arg7, %c3 : index
-    %59 = arith.muli %3, %c6 : index
-    %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%57], sizes: [%58, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %60 = arith.maxsi %59, %c0 : index
-    %61 = arith.minsi %60, %58 : index
-    %62 = arith.addi %59, %c6 : index
-    %63 = arith.maxsi %62, %c0 : index
-    %64 = arith.minsi %63, %58 : index
-    %65 = arith.subi %64, %61 : index
+    %55 = arith.subi %c1, %7 : index
+    %56 = arith.maxsi %55, %c0 : index
+    %57 = arith.subi %arg3, %8 : index
+    %58 = arith.minsi %57, %c5 : index
+    %59 = arith.muli %1, %arg7 : index
+    %60 = arith.muli %59, %c3 : index
+    %61 = arith.muli %60, %arg6 : index
+    %62 = arith.muli %arg7, %c3 : index
+    %63 = arith.muli %3, %c6 : index
+    %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%61], sizes: [%62, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %64 = arith.maxsi %63, %c0 : index
+    %65 = arith.minsi %64, %62 : index
+    %66 = arith.addi %63, %c6 : index
+    %67 = arith.maxsi %66, %c0 : index
+    %68 = arith.minsi %67, %62 : index
+    %69 = arith.subi %68, %65 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c65_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c67_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview_3 = memref.subview %reinterpret_cast_2[%61, %24] [%65, %31] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %66 = arith.bitcast %arg8 : f32 to i32
-    %67 = arith.extui %66 : i32 to i64
-    %68 = arith.index_cast %65 : index to i64
+    %subview_3 = memref.subview %reinterpret_cast_2[%65, %24] [%69, %31] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %70 = arith.bitcast %arg8 : f32 to i32
+    %71 = arith.extui %70 : i32 to i64
+    %72 = arith.index_cast %56 : index to i64
+    %73 = arith.index_cast %58 : index to i64
+    %74 = arith.index_cast %69 : index to i64
     %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %69 = arith.index_cast %intptr_8 : index to i64
-    %70 = arith.index_cast %offset_5 : index to i64
-    %71 = arith.addi %69, %70 : i64
-    %72 = arith.index_cast %strides_7#0 : index to i64
-    %73 = arith.divsi %68, %c3_i64 : i64
-    "instgem.config_st"(%c1_i64, %c2_i64, %c3_i64, %c0_i64, %c1_i64, %c3_i64, %73, %c3_i64, %c5_i64, %c5_i64, %72, %67) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %74 = arith.cmpi sgt, %73, %c0_i64 : i64
-    scf.if %74 {
-      %75 = arith.index_cast %40 : i64 to index
-      scf.for %arg10 = %c0 to %75 step %c1 {
-        %76 = arith.index_cast %arg10 : index to i64
-        %77 = arith.muli %76, %c16_i64 : i64
-        %78 = arith.addi %71, %77 : i64
-        %79 = arith.muli %76, %c32_i64 : i64
-        %80 = arith.ori %79, %c2147483648_i64 : i64
-        %81 = arith.subi %35, %77 : i64
-        %82 = arith.minsi %81, %c16_i64 : i64
-        "instgem.mvout"(%78, %80, %82, %c0_i64) : (i64, i64, i64, i64) -> ()
+    %75 = arith.index_cast %intptr_8 : index to i64
+    %76 = arith.index_cast %offset_5 : index to i64
+    %77 = arith.addi %75, %76 : i64
+    %78 = arith.index_cast %strides_7#0 : index to i64
+    %79 = arith.divsi %74, %c3_i64 : i64
+    %80 = arith.subi %73, %72 : i64
+    %81 = arith.maxsi %80, %c0_i64 : i64
+    "instgem.config_st"(%c1_i64, %c2_i64, %c3_i64, %72, %c1_i64, %c3_i64, %79, %c3_i64, %81, %c5_i64, %78, %71) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %82 = arith.muli %72, %c5_i64 : i64
+    %83 = arith.cmpi sgt, %79, %c0_i64 : i64
+    scf.if %83 {
+      %84 = arith.index_cast %40 : i64 to index
+      scf.for %arg10 = %c0 to %84 step %c1 {
+        %85 = arith.index_cast %arg10 : index to i64
+        %86 = arith.muli %85, %c16_i64 : i64
+        %87 = arith.addi %77, %86 : i64
+        %88 = arith.muli %85, %c32_i64 : i64
+        %89 = arith.ori %88, %c2147483648_i64 : i64
+        %90 = arith.addi %89, %82 : i64
+        %91 = arith.subi %35, %86 : i64
+        %92 = arith.minsi %91, %c16_i64 : i64
+        "instgem.mvout"(%87, %90, %92, %c0_i64) : (i64, i64, i64, i64) -> ()
       }
     }
     "instgem.fence"() : () -> ()

@@ -72,14 +72,15 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c25 = arith.constant 25 : index
-    %c49_i64 = arith.constant 49 : i64
+    %c50_i64 = arith.constant 50 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c54_i64 = arith.constant 54 : i64
-    %c13_i64 = arith.constant 13 : i64
     %c55_i64 = arith.constant 55 : i64
+    %c13_i64 = arith.constant 13 : i64
+    %c56_i64 = arith.constant 56 : i64
+    %c5 = arith.constant 5 : index
     %c3 = arith.constant 3 : index
     %c6 = arith.constant 6 : index
-    %c65_i64 = arith.constant 65 : i64
+    %c67_i64 = arith.constant 67 : i64
     %c5_i64 = arith.constant 5 : i64
     %c4 = arith.constant 4 : index
     %c1_i64_2 = arith.constant 1 : i64
@@ -125,22 +126,22 @@ module {
     %39 = arith.subi %35, %32 : index
     %40 = arith.cmpi sgt, %38, %c0 : index
     scf.if %40 {
-      func.call @baco_boundary_error(%c49_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c50_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_5[%23, %32] [%30, %39] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg10 = %c0 to %c2 step %c1 {
-      %83 = arith.index_cast %arg10 : index to i64
-      %84 = arith.remsi %83, %c2_i64_1 : i64
-      %85 = arith.divsi %83, %c2_i64_1 : i64
-      %86 = arith.muli %85, %c16_i64 : i64
-      %87 = arith.subi %c16_i64, %86 : i64
-      %88 = arith.minsi %87, %c16_i64 : i64
-      %89 = arith.muli %84, %c16_i64 : i64
-      %90 = arith.muli %85, %c32_i64 : i64
-      %91 = arith.addi %89, %90 : i64
-      %92 = arith.ori %91, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %92, %88, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %92 = arith.index_cast %arg10 : index to i64
+      %93 = arith.remsi %92, %c2_i64_1 : i64
+      %94 = arith.divsi %92, %c2_i64_1 : i64
+      %95 = arith.muli %94, %c16_i64 : i64
+      %96 = arith.subi %c16_i64, %95 : i64
+      %97 = arith.minsi %96, %c16_i64 : i64
+      %98 = arith.muli %93, %c16_i64 : i64
+      %99 = arith.muli %94, %c32_i64 : i64
+      %100 = arith.addi %98, %99 : i64
+      %101 = arith.ori %100, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %101, %97, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %41 = arith.index_cast %29 : index to i64
     %42 = arith.index_cast %30 : index to i64
@@ -163,261 +164,271 @@ module {
     %56 = arith.muli %55, %48 : i64
     %57 = arith.index_cast %56 : i64 to index
     scf.for %arg10 = %c0 to %57 step %c1 {
-      %83 = arith.index_cast %arg10 : index to i64
-      %84 = arith.divsi %83, %48 : i64
-      %85 = arith.addi %49, %84 : i64
-      %86 = arith.remsi %83, %48 : i64
-      %87 = arith.muli %85, %c16_i64 : i64
-      %88 = arith.maxsi %87, %41 : i64
-      %89 = arith.addi %87, %c16_i64 : i64
-      %90 = arith.minsi %89, %50 : i64
-      %91 = arith.subi %90, %88 : i64
-      %92 = arith.muli %86, %c64_i64 : i64
-      %93 = arith.addi %47, %92 : i64
-      %94 = arith.muli %86, %c32_i64 : i64
-      %95 = arith.addi %87, %94 : i64
-      %96 = arith.ori %95, %c2147483648_i64 : i64
-      %97 = arith.subi %88, %87 : i64
-      %98 = arith.addi %96, %97 : i64
-      %99 = arith.muli %86, %c16_i64 : i64
-      %100 = arith.subi %43, %99 : i64
-      %101 = arith.minsi %100, %c16_i64 : i64
-      "instgem.mvin"(%93, %98, %101, %91) : (i64, i64, i64, i64) -> ()
+      %92 = arith.index_cast %arg10 : index to i64
+      %93 = arith.divsi %92, %48 : i64
+      %94 = arith.addi %49, %93 : i64
+      %95 = arith.remsi %92, %48 : i64
+      %96 = arith.muli %94, %c16_i64 : i64
+      %97 = arith.maxsi %96, %41 : i64
+      %98 = arith.addi %96, %c16_i64 : i64
+      %99 = arith.minsi %98, %50 : i64
+      %100 = arith.subi %99, %97 : i64
+      %101 = arith.muli %95, %c64_i64 : i64
+      %102 = arith.addi %47, %101 : i64
+      %103 = arith.muli %95, %c32_i64 : i64
+      %104 = arith.addi %96, %103 : i64
+      %105 = arith.ori %104, %c2147483648_i64 : i64
+      %106 = arith.subi %97, %96 : i64
+      %107 = arith.addi %105, %106 : i64
+      %108 = arith.muli %95, %c16_i64 : i64
+      %109 = arith.subi %43, %108 : i64
+      %110 = arith.minsi %109, %c16_i64 : i64
+      "instgem.mvin"(%102, %107, %110, %100) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %58 = arith.ceildivsi %41, %c16_i64 : i64
     %59 = arith.muli %58, %48 : i64
     %60 = arith.index_cast %59 : i64 to index
     scf.for %arg10 = %c0 to %60 step %c1 {
-      %83 = arith.index_cast %arg10 : index to i64
-      %84 = arith.divsi %83, %48 : i64
-      %85 = arith.remsi %83, %48 : i64
-      %86 = arith.muli %84, %c16_i64 : i64
-      %87 = arith.muli %85, %c32_i64 : i64
-      %88 = arith.addi %86, %87 : i64
-      %89 = arith.ori %88, %c2147483648_i64 : i64
-      %90 = arith.muli %85, %c16_i64 : i64
-      %91 = arith.subi %43, %90 : i64
-      %92 = arith.minsi %91, %c16_i64 : i64
-      %93 = arith.subi %41, %86 : i64
-      %94 = arith.minsi %93, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %89, %92, %94) : (i64, i64, i64, i64) -> ()
+      %92 = arith.index_cast %arg10 : index to i64
+      %93 = arith.divsi %92, %48 : i64
+      %94 = arith.remsi %92, %48 : i64
+      %95 = arith.muli %93, %c16_i64 : i64
+      %96 = arith.muli %94, %c32_i64 : i64
+      %97 = arith.addi %95, %96 : i64
+      %98 = arith.ori %97, %c2147483648_i64 : i64
+      %99 = arith.muli %94, %c16_i64 : i64
+      %100 = arith.subi %43, %99 : i64
+      %101 = arith.minsi %100, %c16_i64 : i64
+      %102 = arith.subi %41, %95 : i64
+      %103 = arith.minsi %102, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %98, %101, %103) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %61 = arith.ceildivsi %arg5, %c16 : index
     %62:2 = scf.for %arg10 = %c0 to %61 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %83 = arith.maxsi %arg11, %c0 : index
-      %84 = arith.minsi %83, %arg5 : index
-      %85 = arith.addi %arg11, %c16 : index
-      %86 = arith.maxsi %85, %c0 : index
-      %87 = arith.minsi %86, %arg5 : index
-      %88 = arith.subi %84, %arg11 : index
-      %89 = arith.maxsi %88, %c0 : index
-      %90 = arith.minsi %89, %c16 : index
-      %91 = arith.subi %87, %84 : index
-      %92 = arith.cmpi sgt, %90, %c0 : index
-      scf.if %92 {
-        func.call @baco_boundary_error(%c54_i64, %c13_i64) : (i64, i64) -> ()
-      }
-      %subview_13 = memref.subview %reinterpret_cast[%23, %84] [%30, %91] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %93 = arith.index_cast %91 : index to i64
-      %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %94 = arith.index_cast %intptr_18 : index to i64
-      %95 = arith.index_cast %offset_15 : index to i64
-      %96 = arith.addi %94, %95 : i64
-      %97 = arith.index_cast %strides_17#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %97) : (i64, i64, i64, i64, i64, i64) -> ()
-      %98 = arith.ceildivsi %93, %c64_i64 : i64
-      %99 = arith.muli %55, %98 : i64
-      %100 = arith.index_cast %99 : i64 to index
-      scf.for %arg13 = %c0 to %100 step %c1 {
-        %136 = arith.index_cast %arg13 : index to i64
-        %137 = arith.divsi %136, %98 : i64
-        %138 = arith.addi %49, %137 : i64
-        %139 = arith.remsi %136, %98 : i64
-        %140 = arith.muli %138, %c16_i64 : i64
-        %141 = arith.maxsi %140, %41 : i64
-        %142 = arith.addi %140, %c16_i64 : i64
-        %143 = arith.minsi %142, %50 : i64
-        %144 = arith.subi %143, %141 : i64
-        %145 = arith.subi %141, %41 : i64
-        %146 = arith.muli %145, %97 : i64
-        %147 = arith.addi %96, %146 : i64
-        %148 = arith.muli %139, %c64_i64 : i64
-        %149 = arith.addi %147, %148 : i64
-        %150 = arith.addi %140, %148 : i64
-        %151 = arith.subi %141, %140 : i64
-        %152 = arith.addi %150, %151 : i64
-        %153 = arith.subi %93, %148 : i64
-        %154 = arith.minsi %153, %c64_i64 : i64
-        "instgem.mvin"(%149, %152, %154, %144) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %101 = arith.muli %58, %98 : i64
-      %102 = arith.index_cast %101 : i64 to index
-      scf.for %arg13 = %c0 to %102 step %c1 {
-        %136 = arith.index_cast %arg13 : index to i64
-        %137 = arith.divsi %136, %98 : i64
-        %138 = arith.remsi %136, %98 : i64
-        %139 = arith.muli %137, %c16_i64 : i64
-        %140 = arith.muli %138, %c64_i64 : i64
-        %141 = arith.addi %139, %140 : i64
-        %142 = arith.subi %93, %140 : i64
-        %143 = arith.minsi %142, %c64_i64 : i64
-        %144 = arith.subi %41, %139 : i64
-        %145 = arith.minsi %144, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %141, %143, %145) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %103 = arith.maxsi %arg12, %c0 : index
-      %104 = arith.minsi %103, %arg5 : index
-      %105 = arith.addi %arg12, %c16 : index
-      %106 = arith.maxsi %105, %c0 : index
-      %107 = arith.minsi %106, %arg5 : index
-      %108 = arith.subi %104, %arg12 : index
-      %109 = arith.maxsi %108, %c0 : index
-      %110 = arith.minsi %109, %c16 : index
-      %111 = arith.subi %107, %104 : index
-      scf.if %40 {
+      %92 = arith.maxsi %arg11, %c0 : index
+      %93 = arith.minsi %92, %arg5 : index
+      %94 = arith.addi %arg11, %c16 : index
+      %95 = arith.maxsi %94, %c0 : index
+      %96 = arith.minsi %95, %arg5 : index
+      %97 = arith.subi %93, %arg11 : index
+      %98 = arith.maxsi %97, %c0 : index
+      %99 = arith.minsi %98, %c16 : index
+      %100 = arith.subi %96, %93 : index
+      %101 = arith.cmpi sgt, %99, %c0 : index
+      scf.if %101 {
         func.call @baco_boundary_error(%c55_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_19 = memref.subview %reinterpret_cast_4[%104, %32] [%111, %39] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %112 = arith.index_cast %110 : index to i64
-      %113 = arith.index_cast %111 : index to i64
-      %114 = arith.addi %112, %113 : i64
+      %subview_13 = memref.subview %reinterpret_cast[%23, %93] [%30, %100] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %102 = arith.index_cast %100 : index to i64
+      %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %103 = arith.index_cast %intptr_18 : index to i64
+      %104 = arith.index_cast %offset_15 : index to i64
+      %105 = arith.addi %103, %104 : i64
+      %106 = arith.index_cast %strides_17#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %106) : (i64, i64, i64, i64, i64, i64) -> ()
+      %107 = arith.ceildivsi %102, %c64_i64 : i64
+      %108 = arith.muli %55, %107 : i64
+      %109 = arith.index_cast %108 : i64 to index
+      scf.for %arg13 = %c0 to %109 step %c1 {
+        %145 = arith.index_cast %arg13 : index to i64
+        %146 = arith.divsi %145, %107 : i64
+        %147 = arith.addi %49, %146 : i64
+        %148 = arith.remsi %145, %107 : i64
+        %149 = arith.muli %147, %c16_i64 : i64
+        %150 = arith.maxsi %149, %41 : i64
+        %151 = arith.addi %149, %c16_i64 : i64
+        %152 = arith.minsi %151, %50 : i64
+        %153 = arith.subi %152, %150 : i64
+        %154 = arith.subi %150, %41 : i64
+        %155 = arith.muli %154, %106 : i64
+        %156 = arith.addi %105, %155 : i64
+        %157 = arith.muli %148, %c64_i64 : i64
+        %158 = arith.addi %156, %157 : i64
+        %159 = arith.addi %149, %157 : i64
+        %160 = arith.subi %150, %149 : i64
+        %161 = arith.addi %159, %160 : i64
+        %162 = arith.subi %102, %157 : i64
+        %163 = arith.minsi %162, %c64_i64 : i64
+        "instgem.mvin"(%158, %161, %163, %153) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %110 = arith.muli %58, %107 : i64
+      %111 = arith.index_cast %110 : i64 to index
+      scf.for %arg13 = %c0 to %111 step %c1 {
+        %145 = arith.index_cast %arg13 : index to i64
+        %146 = arith.divsi %145, %107 : i64
+        %147 = arith.remsi %145, %107 : i64
+        %148 = arith.muli %146, %c16_i64 : i64
+        %149 = arith.muli %147, %c64_i64 : i64
+        %150 = arith.addi %148, %149 : i64
+        %151 = arith.subi %102, %149 : i64
+        %152 = arith.minsi %151, %c64_i64 : i64
+        %153 = arith.subi %41, %148 : i64
+        %154 = arith.minsi %153, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %150, %152, %154) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %112 = arith.maxsi %arg12, %c0 : index
+      %113 = arith.minsi %112, %arg5 : index
+      %114 = arith.addi %arg12, %c16 : index
+      %115 = arith.maxsi %114, %c0 : index
+      %116 = arith.minsi %115, %arg5 : index
+      %117 = arith.subi %113, %arg12 : index
+      %118 = arith.maxsi %117, %c0 : index
+      %119 = arith.minsi %118, %c16 : index
+      %120 = arith.subi %116, %113 : index
+      scf.if %40 {
+        func.call @baco_boundary_error(%c56_i64, %c13_i64) : (i64, i64) -> ()
+      }
+      %subview_19 = memref.subview %reinterpret_cast_4[%113, %32] [%120, %39] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %121 = arith.index_cast %119 : index to i64
+      %122 = arith.index_cast %120 : index to i64
+      %123 = arith.addi %121, %122 : i64
       %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %115 = arith.index_cast %intptr_24 : index to i64
-      %116 = arith.index_cast %offset_21 : index to i64
-      %117 = arith.addi %115, %116 : i64
-      %118 = arith.index_cast %strides_23#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %118) : (i64, i64, i64, i64, i64, i64) -> ()
-      %119 = arith.ceildivsi %43, %c64_i64 : i64
-      %120 = arith.divsi %112, %c16_i64 : i64
-      %121 = arith.ceildivsi %114, %c16_i64 : i64
-      %122 = arith.subi %121, %120 : i64
-      %123 = arith.cmpi sgt, %113, %c0_i64_3 : i64
-      %124 = arith.extui %123 : i1 to i64
-      %125 = arith.muli %122, %124 : i64
-      %126 = arith.muli %125, %119 : i64
-      %127 = arith.index_cast %126 : i64 to index
-      scf.for %arg13 = %c0 to %127 step %c1 {
-        %136 = arith.index_cast %arg13 : index to i64
-        %137 = arith.divsi %136, %119 : i64
-        %138 = arith.addi %120, %137 : i64
-        %139 = arith.remsi %136, %119 : i64
-        %140 = arith.muli %138, %c16_i64 : i64
-        %141 = arith.maxsi %140, %112 : i64
-        %142 = arith.addi %140, %c16_i64 : i64
-        %143 = arith.minsi %142, %114 : i64
-        %144 = arith.subi %143, %141 : i64
-        %145 = arith.subi %141, %112 : i64
-        %146 = arith.muli %145, %118 : i64
-        %147 = arith.addi %117, %146 : i64
-        %148 = arith.muli %139, %c64_i64 : i64
-        %149 = arith.addi %147, %148 : i64
-        %150 = arith.addi %140, %148 : i64
+      %124 = arith.index_cast %intptr_24 : index to i64
+      %125 = arith.index_cast %offset_21 : index to i64
+      %126 = arith.addi %124, %125 : i64
+      %127 = arith.index_cast %strides_23#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %127) : (i64, i64, i64, i64, i64, i64) -> ()
+      %128 = arith.ceildivsi %43, %c64_i64 : i64
+      %129 = arith.divsi %121, %c16_i64 : i64
+      %130 = arith.ceildivsi %123, %c16_i64 : i64
+      %131 = arith.subi %130, %129 : i64
+      %132 = arith.cmpi sgt, %122, %c0_i64_3 : i64
+      %133 = arith.extui %132 : i1 to i64
+      %134 = arith.muli %131, %133 : i64
+      %135 = arith.muli %134, %128 : i64
+      %136 = arith.index_cast %135 : i64 to index
+      scf.for %arg13 = %c0 to %136 step %c1 {
+        %145 = arith.index_cast %arg13 : index to i64
+        %146 = arith.divsi %145, %128 : i64
+        %147 = arith.addi %129, %146 : i64
+        %148 = arith.remsi %145, %128 : i64
+        %149 = arith.muli %147, %c16_i64 : i64
+        %150 = arith.maxsi %149, %121 : i64
+        %151 = arith.addi %149, %c16_i64 : i64
+        %152 = arith.minsi %151, %123 : i64
+        %153 = arith.subi %152, %150 : i64
+        %154 = arith.subi %150, %121 : i64
+        %155 = arith.muli %154, %127 : i64
+        %156 = arith.addi %126, %155 : i64
+        %157 = arith.muli %148, %c64_i64 : i64
+        %158 = arith.addi %156, %157 : i64
+        %159 = arith.addi %149, %157 : i64
+        %160 = arith.addi %159, %c32_i64 : i64
+        %161 = arith.subi %150, %149 : i64
+        %162 = arith.addi %160, %161 : i64
+        %163 = arith.subi %43, %157 : i64
+        %164 = arith.minsi %163, %c64_i64 : i64
+        "instgem.mvin"(%158, %162, %164, %153) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %137 = arith.ceildivsi %121, %c16_i64 : i64
+      %138 = arith.muli %137, %128 : i64
+      %139 = arith.index_cast %138 : i64 to index
+      scf.for %arg13 = %c0 to %139 step %c1 {
+        %145 = arith.index_cast %arg13 : index to i64
+        %146 = arith.divsi %145, %128 : i64
+        %147 = arith.remsi %145, %128 : i64
+        %148 = arith.muli %146, %c16_i64 : i64
+        %149 = arith.muli %147, %c64_i64 : i64
+        %150 = arith.addi %148, %149 : i64
         %151 = arith.addi %150, %c32_i64 : i64
-        %152 = arith.subi %141, %140 : i64
-        %153 = arith.addi %151, %152 : i64
-        %154 = arith.subi %43, %148 : i64
-        %155 = arith.minsi %154, %c64_i64 : i64
-        "instgem.mvin"(%149, %153, %155, %144) : (i64, i64, i64, i64) -> ()
+        %152 = arith.subi %43, %149 : i64
+        %153 = arith.minsi %152, %c64_i64 : i64
+        %154 = arith.subi %121, %148 : i64
+        %155 = arith.minsi %154, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %151, %153, %155) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %128 = arith.ceildivsi %112, %c16_i64 : i64
-      %129 = arith.muli %128, %119 : i64
-      %130 = arith.index_cast %129 : i64 to index
-      scf.for %arg13 = %c0 to %130 step %c1 {
-        %136 = arith.index_cast %arg13 : index to i64
-        %137 = arith.divsi %136, %119 : i64
-        %138 = arith.remsi %136, %119 : i64
-        %139 = arith.muli %137, %c16_i64 : i64
-        %140 = arith.muli %138, %c64_i64 : i64
-        %141 = arith.addi %139, %140 : i64
-        %142 = arith.addi %141, %c32_i64 : i64
-        %143 = arith.subi %43, %140 : i64
-        %144 = arith.minsi %143, %c64_i64 : i64
-        %145 = arith.subi %112, %139 : i64
-        %146 = arith.minsi %145, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %142, %144, %146) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %131 = arith.minsi %93, %114 : i64
-      %132 = arith.ceildivsi %131, %c16_i64 : i64
-      %133 = arith.cmpi sgt, %51, %c0_i64_3 : i64
-      %134 = arith.select %133, %48, %c0_i64_3 : i64
-      %135 = arith.index_cast %134 : i64 to index
-      scf.for %arg13 = %c0 to %135 step %c1 {
-        %136 = arith.index_cast %arg13 : index to i64
-        %137 = arith.index_cast %132 : i64 to index
-        scf.for %arg14 = %c0 to %137 step %c1 {
-          %138 = arith.index_cast %arg14 : index to i64
-          %139 = arith.minsi %50, %c16_i64 : i64
-          %140 = arith.muli %136, %c16_i64 : i64
-          %141 = arith.subi %43, %140 : i64
-          %142 = arith.minsi %141, %c16_i64 : i64
-          %143 = arith.muli %136, %c32_i64 : i64
-          %144 = arith.ori %143, %c3221225472_i64 : i64
-          %145 = arith.muli %138, %c16_i64 : i64
-          %146 = arith.addi %145, %140 : i64
-          %147 = arith.addi %146, %c32_i64 : i64
-          %148 = arith.subi %114, %145 : i64
-          %149 = arith.minsi %148, %c16_i64 : i64
-          "instgem.preload"(%147, %142, %149, %144, %142, %139) : (i64, i64, i64, i64, i64, i64) -> ()
-          %150 = arith.subi %93, %145 : i64
+      %140 = arith.minsi %102, %123 : i64
+      %141 = arith.ceildivsi %140, %c16_i64 : i64
+      %142 = arith.cmpi sgt, %51, %c0_i64_3 : i64
+      %143 = arith.select %142, %48, %c0_i64_3 : i64
+      %144 = arith.index_cast %143 : i64 to index
+      scf.for %arg13 = %c0 to %144 step %c1 {
+        %145 = arith.index_cast %arg13 : index to i64
+        %146 = arith.index_cast %141 : i64 to index
+        scf.for %arg14 = %c0 to %146 step %c1 {
+          %147 = arith.index_cast %arg14 : index to i64
+          %148 = arith.minsi %50, %c16_i64 : i64
+          %149 = arith.muli %145, %c16_i64 : i64
+          %150 = arith.subi %43, %149 : i64
           %151 = arith.minsi %150, %c16_i64 : i64
-          "instgem.compute_preloaded"(%145, %151, %139, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %152 = arith.index_cast %51 : i64 to index
-          scf.for %arg15 = %c1 to %152 step %c1 {
-            %153 = arith.index_cast %arg15 : index to i64
-            %154 = arith.muli %153, %c16_i64 : i64
-            %155 = arith.subi %50, %154 : i64
-            %156 = arith.minsi %155, %c16_i64 : i64
-            %157 = arith.addi %154, %143 : i64
-            %158 = arith.ori %157, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %158, %142, %156) : (i64, i64, i64, i64, i64, i64) -> ()
-            %159 = arith.addi %154, %145 : i64
-            "instgem.compute_accumulated"(%159, %151, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %152 = arith.muli %145, %c32_i64 : i64
+          %153 = arith.ori %152, %c3221225472_i64 : i64
+          %154 = arith.muli %147, %c16_i64 : i64
+          %155 = arith.addi %154, %149 : i64
+          %156 = arith.addi %155, %c32_i64 : i64
+          %157 = arith.subi %123, %154 : i64
+          %158 = arith.minsi %157, %c16_i64 : i64
+          "instgem.preload"(%156, %151, %158, %153, %151, %148) : (i64, i64, i64, i64, i64, i64) -> ()
+          %159 = arith.subi %102, %154 : i64
+          %160 = arith.minsi %159, %c16_i64 : i64
+          "instgem.compute_preloaded"(%154, %160, %148, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %161 = arith.index_cast %51 : i64 to index
+          scf.for %arg15 = %c1 to %161 step %c1 {
+            %162 = arith.index_cast %arg15 : index to i64
+            %163 = arith.muli %162, %c16_i64 : i64
+            %164 = arith.subi %50, %163 : i64
+            %165 = arith.minsi %164, %c16_i64 : i64
+            %166 = arith.addi %163, %152 : i64
+            %167 = arith.ori %166, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %167, %151, %165) : (i64, i64, i64, i64, i64, i64) -> ()
+            %168 = arith.addi %163, %154 : i64
+            "instgem.compute_accumulated"(%168, %160, %165, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %85, %105 : index, index
+      scf.yield %94, %114 : index, index
     }
-    %63 = arith.muli %9, %arg7 : index
-    %64 = arith.muli %63, %c3 : index
-    %65 = arith.muli %64, %arg6 : index
-    %66 = arith.muli %arg7, %c3 : index
-    %67 = arith.muli %11, %c6 : index
-    %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [%65], sizes: [%66, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %68 = arith.maxsi %67, %c0 : index
-    %69 = arith.minsi %68, %66 : index
-    %70 = arith.addi %67, %c6 : index
-    %71 = arith.maxsi %70, %c0 : index
-    %72 = arith.minsi %71, %66 : index
-    %73 = arith.subi %72, %69 : index
+    %63 = arith.subi %c1, %15 : index
+    %64 = arith.maxsi %63, %c0 : index
+    %65 = arith.subi %arg3, %16 : index
+    %66 = arith.minsi %65, %c5 : index
+    %67 = arith.muli %9, %arg7 : index
+    %68 = arith.muli %67, %c3 : index
+    %69 = arith.muli %68, %arg6 : index
+    %70 = arith.muli %arg7, %c3 : index
+    %71 = arith.muli %11, %c6 : index
+    %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [%69], sizes: [%70, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %72 = arith.maxsi %71, %c0 : index
+    %73 = arith.minsi %72, %70 : index
+    %74 = arith.addi %71, %c6 : index
+    %75 = arith.maxsi %74, %c0 : index
+    %76 = arith.minsi %75, %70 : index
+    %77 = arith.subi %76, %73 : index
     scf.if %40 {
-      func.call @baco_boundary_error(%c65_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c67_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview_7 = memref.subview %reinterpret_cast_6[%69, %32] [%73, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %74 = arith.bitcast %arg8 : f32 to i32
-    %75 = arith.extui %74 : i32 to i64
-    %76 = arith.index_cast %73 : index to i64
+    %subview_7 = memref.subview %reinterpret_cast_6[%73, %32] [%77, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %78 = arith.bitcast %arg8 : f32 to i32
+    %79 = arith.extui %78 : i32 to i64
+    %80 = arith.index_cast %64 : index to i64
+    %81 = arith.index_cast %66 : index to i64
+    %82 = arith.index_cast %77 : index to i64
     %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %77 = arith.index_cast %intptr_12 : index to i64
-    %78 = arith.index_cast %offset_9 : index to i64
-    %79 = arith.addi %77, %78 : i64
-    %80 = arith.index_cast %strides_11#0 : index to i64
-    %81 = arith.divsi %76, %c3_i64 : i64
-    "instgem.config_st"(%c1_i64_2, %c2_i64_1, %c3_i64, %c0_i64_3, %c1_i64_2, %c3_i64, %81, %c3_i64, %c5_i64, %c5_i64, %80, %75) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %82 = arith.cmpi sgt, %81, %c0_i64_3 : i64
-    scf.if %82 {
-      %83 = arith.index_cast %48 : i64 to index
-      scf.for %arg10 = %c0 to %83 step %c1 {
-        %84 = arith.index_cast %arg10 : index to i64
-        %85 = arith.muli %84, %c16_i64 : i64
-        %86 = arith.addi %79, %85 : i64
-        %87 = arith.muli %84, %c32_i64 : i64
-        %88 = arith.ori %87, %c2147483648_i64 : i64
-        %89 = arith.subi %43, %85 : i64
-        %90 = arith.minsi %89, %c16_i64 : i64
-        "instgem.mvout"(%86, %88, %90, %c0_i64_3) : (i64, i64, i64, i64) -> ()
+    %83 = arith.index_cast %intptr_12 : index to i64
+    %84 = arith.index_cast %offset_9 : index to i64
+    %85 = arith.addi %83, %84 : i64
+    %86 = arith.index_cast %strides_11#0 : index to i64
+    %87 = arith.divsi %82, %c3_i64 : i64
+    %88 = arith.subi %81, %80 : i64
+    %89 = arith.maxsi %88, %c0_i64_3 : i64
+    "instgem.config_st"(%c1_i64_2, %c2_i64_1, %c3_i64, %80, %c1_i64_2, %c3_i64, %87, %c3_i64, %89, %c5_i64, %86, %79) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %90 = arith.muli %80, %c5_i64 : i64
+    %91 = arith.cmpi sgt, %87, %c0_i64_3 : i64
+    scf.if %91 {
+      %92 = arith.index_cast %48 : i64 to index
+      scf.for %arg10 = %c0 to %92 step %c1 {
+        %93 = arith.index_cast %arg10 : index to i64
+        %94 = arith.muli %93, %c16_i64 : i64
+        %95 = arith.addi %85, %94 : i64
+        %96 = arith.muli %93, %c32_i64 : i64
+        %97 = arith.ori %96, %c2147483648_i64 : i64
+        %98 = arith.addi %97, %90 : i64
+        %99 = arith.subi %43, %94 : i64
+        %100 = arith.minsi %99, %c16_i64 : i64
+        "instgem.mvout"(%95, %98, %100, %c0_i64_3) : (i64, i64, i64, i64) -> ()
       }
     }
     "instgem.fence"() : () -> ()

@@ -23,27 +23,28 @@
 
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
-#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#map2 = affine_map<(d0, d1, d2) -> ()>
+#map3 = affine_map<(d0, d1, d2) -> (d0, d1)>
 module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
   func.func @conv_pool_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: f32, %arg9: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 48 : i64} {
     %c4 = arith.constant 4 : index
     %c5_i64 = arith.constant 5 : i64
-    %c65_i64 = arith.constant 65 : i64
+    %c67_i64 = arith.constant 67 : i64
     %c6 = arith.constant 6 : index
-    %c5 = arith.constant 5 : index
     %c3 = arith.constant 3 : index
     %c-128_i8 = arith.constant -128 : i8
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
-    %c55_i64 = arith.constant 55 : i64
+    %c5 = arith.constant 5 : index
+    %c56_i64 = arith.constant 56 : i64
     %c0_i8 = arith.constant 0 : i8
     %c13_i64 = arith.constant 13 : i64
-    %c54_i64 = arith.constant 54 : i64
+    %c55_i64 = arith.constant 55 : i64
     %c0_i32 = arith.constant 0 : i32
     %c15_i64 = arith.constant 15 : i64
-    %c49_i64 = arith.constant 49 : i64
+    %c50_i64 = arith.constant 50 : i64
     %c25 = arith.constant 25 : index
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -89,7 +90,7 @@ module {
     %31 = arith.subi %27, %24 : index
     %32 = arith.cmpi sgt, %30, %c0 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c49_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c50_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %alloc = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.col_tile_stride = 32 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "acc"} : memref<25x16xi32>
@@ -101,111 +102,119 @@ module {
     memref.copy %subview, %subview_3 : memref<?x?xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[16, 1], offset: ?>>
     %33 = arith.ceildivsi %arg5, %c16 : index
     %34:2 = scf.for %arg10 = %c0 to %33 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %49 = arith.maxsi %arg11, %c0 : index
-      %50 = arith.minsi %49, %arg5 : index
-      %51 = arith.addi %arg11, %c16 : index
-      %52 = arith.maxsi %51, %c0 : index
-      %53 = arith.minsi %52, %arg5 : index
-      %54 = arith.subi %50, %arg11 : index
-      %55 = arith.maxsi %54, %c0 : index
-      %56 = arith.minsi %55, %c16 : index
-      %57 = arith.subi %53, %50 : index
-      %58 = arith.cmpi sgt, %56, %c0 : index
-      scf.if %58 {
-        func.call @baco_boundary_error(%c54_i64, %c13_i64) : (i64, i64) -> ()
-      }
-      %subview_9 = memref.subview %reinterpret_cast[%15, %50] [%22, %57] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %alloc_10 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "spad"} : memref<25x16xi8>
-      %subview_11 = memref.subview %alloc_10[%21, 0] [%22, %57] [1, 1] : memref<25x16xi8> to memref<?x?xi8, strided<[16, 1], offset: ?>>
-      memref.copy %subview_9, %subview_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[16, 1], offset: ?>>
-      %59 = arith.maxsi %arg12, %c0 : index
-      %60 = arith.minsi %59, %arg5 : index
-      %61 = arith.addi %arg12, %c16 : index
-      %62 = arith.maxsi %61, %c0 : index
-      %63 = arith.minsi %62, %arg5 : index
-      %64 = arith.subi %60, %arg12 : index
-      %65 = arith.maxsi %64, %c0 : index
-      %66 = arith.minsi %65, %c16 : index
-      %67 = arith.subi %63, %60 : index
-      scf.if %32 {
+      %53 = arith.maxsi %arg11, %c0 : index
+      %54 = arith.minsi %53, %arg5 : index
+      %55 = arith.addi %arg11, %c16 : index
+      %56 = arith.maxsi %55, %c0 : index
+      %57 = arith.minsi %56, %arg5 : index
+      %58 = arith.subi %54, %arg11 : index
+      %59 = arith.maxsi %58, %c0 : index
+      %60 = arith.minsi %59, %c16 : index
+      %61 = arith.subi %57, %54 : index
+      %62 = arith.cmpi sgt, %60, %c0 : index
+      scf.if %62 {
         func.call @baco_boundary_error(%c55_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_12 = memref.subview %reinterpret_cast_1[%60, %24] [%67, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_9 = memref.subview %reinterpret_cast[%15, %54] [%22, %61] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %alloc_10 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "spad"} : memref<25x16xi8>
+      %subview_11 = memref.subview %alloc_10[%21, 0] [%22, %61] [1, 1] : memref<25x16xi8> to memref<?x?xi8, strided<[16, 1], offset: ?>>
+      memref.copy %subview_9, %subview_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[16, 1], offset: ?>>
+      %63 = arith.maxsi %arg12, %c0 : index
+      %64 = arith.minsi %63, %arg5 : index
+      %65 = arith.addi %arg12, %c16 : index
+      %66 = arith.maxsi %65, %c0 : index
+      %67 = arith.minsi %66, %arg5 : index
+      %68 = arith.subi %64, %arg12 : index
+      %69 = arith.maxsi %68, %c0 : index
+      %70 = arith.minsi %69, %c16 : index
+      %71 = arith.subi %67, %64 : index
+      scf.if %32 {
+        func.call @baco_boundary_error(%c56_i64, %c13_i64) : (i64, i64) -> ()
+      }
+      %subview_12 = memref.subview %reinterpret_cast_1[%64, %24] [%71, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_13 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 32 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "spad"} : memref<16x16xi8>
-      %subview_14 = memref.subview %alloc_13[%66, 0] [%67, %31] [1, 1] : memref<16x16xi8> to memref<?x?xi8, strided<[16, 1], offset: ?>>
+      %subview_14 = memref.subview %alloc_13[%70, 0] [%71, %31] [1, 1] : memref<16x16xi8> to memref<?x?xi8, strided<[16, 1], offset: ?>>
       memref.copy %subview_12, %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[16, 1], offset: ?>>
       linalg.matmul ins(%alloc_10, %alloc_13 : memref<25x16xi8>, memref<16x16xi8>) outs(%alloc : memref<25x16xi32>)
-      scf.yield %51, %61 : index, index
+      scf.yield %55, %65 : index, index
     }
+    %35 = arith.subi %c1, %7 : index
+    %36 = arith.maxsi %35, %c0 : index
+    %37 = arith.subi %arg3, %8 : index
+    %38 = arith.minsi %37, %c5 : index
     %alloc_4 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "epilogue"} : memref<25x16xi8>
     linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%alloc : memref<25x16xi32>) outs(%alloc_4 : memref<25x16xi8>) attrs =  {gemmini.epilogue = {relu = true, scaled = true}} {
     ^bb0(%in: i32, %out: i8):
-      %49 = arith.maxsi %in, %c0_i32 : i32
-      %50 = arith.sitofp %49 : i32 to f32
-      %51 = arith.mulf %50, %arg8 : f32
-      %52 = math.roundeven %51 : f32
-      %53 = arith.maximumf %52, %cst_0 : f32
-      %54 = arith.minimumf %53, %cst : f32
-      %55 = arith.fptosi %54 : f32 to i8
-      linalg.yield %55 : i8
+      %53 = arith.maxsi %in, %c0_i32 : i32
+      %54 = arith.sitofp %53 : i32 to f32
+      %55 = arith.mulf %54, %arg8 : f32
+      %56 = math.roundeven %55 : f32
+      %57 = arith.maximumf %56, %cst_0 : f32
+      %58 = arith.minimumf %57, %cst : f32
+      %59 = arith.fptosi %58 : f32 to i8
+      linalg.yield %59 : i8
     }
     %alloc_5 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "pooled"} : memref<6x16xi8>
     linalg.fill ins(%c-128_i8 : i8) outs(%alloc_5 : memref<6x16xi8>)
-    linalg.generic {indexing_maps = [#map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%alloc_4 : memref<25x16xi8>) outs(%alloc_5 : memref<6x16xi8>) attrs =  {gemmini.max_pool = {image = array<i64: 5, 5>, kernel = 3 : i64, padding = array<i64: 0, 1>, stride = 2 : i64}} {
-    ^bb0(%in: i8, %out: i8):
-      %49 = linalg.index 0 : index
-      %50 = linalg.index 2 : index
-      %51 = arith.divui %49, %c3 : index
-      %52 = arith.muli %51, %c2 : index
-      %53 = arith.remui %49, %c3 : index
-      %54 = arith.muli %53, %c2 : index
-      %55 = arith.subi %54, %c1 : index
-      %56 = arith.divui %50, %c5 : index
-      %57 = arith.subi %56, %52 : index
-      %58 = arith.remui %50, %c5 : index
-      %59 = arith.subi %58, %55 : index
-      %60 = arith.cmpi sge, %57, %c0 : index
-      %61 = arith.cmpi slt, %57, %c3 : index
-      %62 = arith.andi %60, %61 : i1
-      %63 = arith.cmpi sge, %59, %c0 : index
-      %64 = arith.cmpi slt, %59, %c3 : index
-      %65 = arith.andi %63, %64 : i1
-      %66 = arith.andi %62, %65 : i1
-      %67 = arith.cmpi slt, %52, %c0 : index
-      %68 = arith.addi %52, %c3 : index
-      %69 = arith.cmpi sgt, %68, %c5 : index
-      %70 = arith.ori %67, %69 : i1
-      %71 = arith.cmpi slt, %55, %c0 : index
-      %72 = arith.addi %54, %c2 : index
-      %73 = arith.cmpi sgt, %72, %c5 : index
-      %74 = arith.ori %71, %73 : i1
-      %75 = arith.ori %70, %74 : i1
-      %76 = arith.select %66, %in, %c-128_i8 : i8
-      %77 = arith.maxsi %76, %c0_i8 : i8
-      %78 = arith.select %75, %77, %76 : i8
-      %79 = arith.maxsi %out, %78 : i8
-      linalg.yield %79 : i8
+    linalg.generic {indexing_maps = [#map1, #map2, #map2, #map3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%alloc_4, %36, %38 : memref<25x16xi8>, index, index) outs(%alloc_5 : memref<6x16xi8>) attrs =  {gemmini.max_pool = {image = array<i64: 5, 5>, kernel = 3 : i64, padding = array<i64: 0, 1>, stride = 2 : i64}} {
+    ^bb0(%in: i8, %in_9: index, %in_10: index, %out: i8):
+      %53 = linalg.index 0 : index
+      %54 = linalg.index 2 : index
+      %55 = arith.divui %53, %c3 : index
+      %56 = arith.muli %55, %c2 : index
+      %57 = arith.remui %53, %c3 : index
+      %58 = arith.muli %57, %c2 : index
+      %59 = arith.subi %58, %c1 : index
+      %60 = arith.divui %54, %c5 : index
+      %61 = arith.subi %60, %56 : index
+      %62 = arith.remui %54, %c5 : index
+      %63 = arith.subi %62, %59 : index
+      %64 = arith.cmpi sge, %61, %c0 : index
+      %65 = arith.cmpi slt, %61, %c3 : index
+      %66 = arith.andi %64, %65 : i1
+      %67 = arith.cmpi sge, %63, %c0 : index
+      %68 = arith.cmpi slt, %63, %c3 : index
+      %69 = arith.andi %67, %68 : i1
+      %70 = arith.andi %66, %69 : i1
+      %71 = arith.cmpi sge, %60, %in_9 : index
+      %72 = arith.cmpi slt, %60, %in_10 : index
+      %73 = arith.andi %71, %72 : i1
+      %74 = arith.andi %70, %73 : i1
+      %75 = arith.cmpi slt, %56, %in_9 : index
+      %76 = arith.addi %56, %c3 : index
+      %77 = arith.cmpi sgt, %76, %in_10 : index
+      %78 = arith.ori %75, %77 : i1
+      %79 = arith.cmpi slt, %59, %c0 : index
+      %80 = arith.addi %58, %c2 : index
+      %81 = arith.cmpi sgt, %80, %c5 : index
+      %82 = arith.ori %79, %81 : i1
+      %83 = arith.ori %78, %82 : i1
+      %84 = arith.select %74, %in, %c-128_i8 : i8
+      %85 = arith.maxsi %84, %c0_i8 : i8
+      %86 = arith.select %83, %85, %84 : i8
+      %87 = arith.maxsi %out, %86 : i8
+      linalg.yield %87 : i8
     }
-    %35 = arith.muli %1, %arg7 : index
-    %36 = arith.muli %35, %c3 : index
-    %37 = arith.muli %36, %arg6 : index
-    %38 = arith.muli %arg7, %c3 : index
-    %39 = arith.muli %3, %c6 : index
-    %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [%37], sizes: [%38, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %40 = arith.maxsi %39, %c0 : index
-    %41 = arith.minsi %40, %38 : index
-    %42 = arith.addi %39, %c6 : index
-    %43 = arith.maxsi %42, %c0 : index
-    %44 = arith.minsi %43, %38 : index
-    %45 = arith.subi %41, %39 : index
-    %46 = arith.maxsi %45, %c0 : index
-    %47 = arith.minsi %46, %c6 : index
-    %48 = arith.subi %44, %41 : index
+    %39 = arith.muli %1, %arg7 : index
+    %40 = arith.muli %39, %c3 : index
+    %41 = arith.muli %40, %arg6 : index
+    %42 = arith.muli %arg7, %c3 : index
+    %43 = arith.muli %3, %c6 : index
+    %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [%41], sizes: [%42, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %44 = arith.maxsi %43, %c0 : index
+    %45 = arith.minsi %44, %42 : index
+    %46 = arith.addi %43, %c6 : index
+    %47 = arith.maxsi %46, %c0 : index
+    %48 = arith.minsi %47, %42 : index
+    %49 = arith.subi %45, %43 : index
+    %50 = arith.maxsi %49, %c0 : index
+    %51 = arith.minsi %50, %c6 : index
+    %52 = arith.subi %48, %45 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c65_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c67_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview_7 = memref.subview %reinterpret_cast_6[%41, %24] [%48, %31] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %subview_8 = memref.subview %alloc_5[%47, 0] [%48, %31] [1, 1] : memref<6x16xi8> to memref<?x?xi8, strided<[16, 1], offset: ?>>
+    %subview_7 = memref.subview %reinterpret_cast_6[%45, %24] [%52, %31] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %subview_8 = memref.subview %alloc_5[%51, 0] [%52, %31] [1, 1] : memref<6x16xi8> to memref<?x?xi8, strided<[16, 1], offset: ?>>
     memref.copy %subview_8, %subview_7 : memref<?x?xi8, strided<[16, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     return
   }
