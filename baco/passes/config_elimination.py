@@ -29,7 +29,7 @@ from __future__ import annotations
 from mlir.dialects import scf
 from mlir.ir import InsertionPoint, IntegerAttr
 
-from baco.dialects.instgem import PREFIX
+from baco.dialects.instgem import PREFIX, operand_fields
 from baco.gemmini.isa import COMMANDS
 from baco.passes import irutil as ir
 
@@ -44,10 +44,14 @@ ALL = None      # "forget every state"
 
 
 def _constant(value):
+    """The integer value of an integer constant, else None."""
     owner = value.owner
-    if getattr(owner, "name", None) == "arith.constant":
+    if getattr(owner, "name", None) != "arith.constant":
+        return None
+    try:
         return IntegerAttr(owner.attributes["value"]).value
-    return None
+    except ValueError:      # a float constant
+        return None
 
 
 def _segments(op) -> list:
@@ -80,10 +84,9 @@ class ValueKeys:
         return self.memo[value]
 
     def _key(self, value):
-        c = _constant(value)
-        if c is not None:
-            return ("const", c)
         owner = value.owner
+        if getattr(owner, "name", None) == "arith.constant":
+            return ("const", str(owner.attributes["value"]))
         if not hasattr(owner, "name"):          # a block argument
             return ("arg", self.func_args[value]) if value in self.func_args else ("opaque", value)
         owner = owner.operation
@@ -126,7 +129,6 @@ class ValueKeys:
 
 def _field(op, name):
     cmd = COMMANDS[op.name[len(PREFIX):]]
-    from baco.dialects.instgem import operand_fields
     names = [f.name for f in operand_fields(cmd)]
     return op.operands[names.index(name)]
 
