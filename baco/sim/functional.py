@@ -6,7 +6,9 @@ command is decoded with the one command table (baco.gemmini.isa). Where the
 Spike model and the RTL differ (§8), the RTL is followed: OS results are
 rounding-shifted by in_shift and saturated to the array's output width, the
 mvout activation comes before the scale, config_st's all-ones scale keeps the
-previous one.
+previous one, a packed pixel copy (config_ld pixel_repeats) is dropped where it would
+cross below the start of its scratchpad half. A transposed operand's rows/cols fields
+describe it as fed to the array, after the transpose (both models agree).
 """
 from __future__ import annotations
 
