@@ -480,45 +480,52 @@ class KernelCodegen(ast.NodeVisitor):
     def call_make_block_ptr(self, node, base, shape, strides, offsets, block_shape, order=(1, 0)):
         if not (isinstance(base, Val) and base.is_memref):
             raise self.error(f"make_block_ptr needs a pointer argument as base, got {describe(base)}", node)
+        rank = len(block_shape) if isinstance(block_shape, tuple) else 0
         for what, t in (("shape", shape), ("strides", strides), ("offsets", offsets), ("block_shape", block_shape)):
-            if not isinstance(t, tuple) or len(t) != 2:
-                raise self.error(f"make_block_ptr {what} must be a 2-tuple (Gemmini blocks are 2-D)", node)
+            if not isinstance(t, tuple) or len(t) not in (2, 3) or len(t) != rank:
+                raise self.error(f"make_block_ptr {what} must be a 2-tuple (a Gemmini block) or a 3-tuple "
+                                 f"(slices of rows flattened into one block), like block_shape", node)
         if not all(isinstance(b, int) and not isinstance(b, bool) and b > 0 for b in block_shape):
             raise self.error(f"block_shape must be positive compile-time integers (constexpr), "
                              f"got {tuple(describe(b) for b in block_shape)}", node)
-        if tuple(order) not in ((1, 0), (0, 1)):
+        if tuple(order) not in (((1, 0), (0, 1)) if rank == 2 else ((1, 0), (2, 1, 0))):
             raise self.error("order must be (1, 0) (row-major) or (0, 1) (column-major: strides (1, ld), "
-                             "a transposed operand)", node)
+                             "a transposed operand); a 3-D block pointer is row-major, (2, 1, 0)", node)
         if tuple(order) == (0, 1) and strides[0] != 1:
             raise self.error(f"order=(0, 1) (column-major) needs stride 1 in dimension 0, got "
                              f"{describe(strides[0])}: Gemmini's DMA moves contiguous rows", node)
         elem = base.type[len("memref<?x"):-1]
         vals = [self.as_index(v, "a block pointer shape/stride/offset") for v in (*shape, *strides, *offsets)]
         t = f"!baco.block_ptr<{tensor_type(block_shape, elem)}>"
-        attrs = (f"operandSegmentSizes = array<i32: 1, 2, 2, 2>, block_shape = array<i64: "
-                 f"{block_shape[0]}, {block_shape[1]}>, order = array<i64: 1, 0>")
+        attrs = (f"operandSegmentSizes = array<i32: 1, {rank}, {rank}, {rank}>, block_shape = array<i64: "
+                 f"{', '.join(map(str, block_shape))}>, order = array<i64: {', '.join(map(str, range(rank - 1, -1, -1)))}>")
         return self.op("baco.make_block_ptr", [base] + vals, t, attrs)
 
     def call_advance(self, node, ptr, offsets):
         if not (isinstance(ptr, Val) and ptr.is_ptr):
             raise self.error(f"advance() needs a block pointer, got {describe(ptr)}", node)
+        if len(block_shape(ptr.type)[0]) != 2:
+            raise self.error("advance() moves 2-D block pointers; make a 3-D block pointer where it is loaded", node)
         if not isinstance(offsets, tuple) or len(offsets) != 2:
             raise self.error("advance() offsets must be a 2-tuple", node)
         return self.op("baco.advance", [ptr] + [self.as_index(o, "an offset") for o in offsets], ptr.type)
 
-    def check_boundary(self, bc, node):
+    def check_boundary(self, bc, node, rank=2):
         bc = tuple(bc) if isinstance(bc, (tuple, list)) else (bc,)
-        if not all(d in (0, 1) for d in bc):
-            raise self.error("boundary_check dimensions must be 0 and/or 1", node)
+        if not all(d in range(rank) for d in bc):
+            raise self.error(f"boundary_check dimensions must be among {tuple(range(rank))}", node)
         return f"boundary_check = array<i64{': ' + ', '.join(map(str, sorted(set(bc)))) if bc else ''}>"
 
     def call_load(self, node, ptr, boundary_check=(), padding_option="zero"):
+        """A 3-D block pointer (slices, rows, cols) loads as one 2-D (slices*rows, cols) block."""
         if not (isinstance(ptr, Val) and ptr.is_ptr):
             raise self.error(f"load() needs a block pointer, got {describe(ptr)}", node)
         if padding_option not in ("zero", "", None):
             raise self.error("only padding_option='zero' is supported", node)
-        blk = ptr.type[len("!baco.block_ptr<"):-1]
-        return self.op("baco.load", [ptr], blk, self.check_boundary(boundary_check, node))
+        shape, elem = block_shape(ptr.type)
+        flat = [shape[0] * shape[1], shape[2]] if len(shape) == 3 else shape
+        return self.op("baco.load", [ptr], tensor_type(flat, elem), self.check_boundary(boundary_check, node,
+                                                                                           len(shape)))
 
     def call_store(self, node, ptr, value, boundary_check=()):
         if not (isinstance(ptr, Val) and ptr.is_ptr):
@@ -526,6 +533,8 @@ class KernelCodegen(ast.NodeVisitor):
         if not (isinstance(value, Val) and value.is_block):
             raise self.error(f"store() needs a block value, got {describe(value)}", node)
         pshape, pelem = block_shape(ptr.type)
+        if len(pshape) != 2:
+            raise self.error("store() writes through 2-D block pointers; 3-D block pointers are loaded only", node)
         vshape, velem = block_shape(value.type)
         if pshape != vshape:
             raise self.error(f"cannot store a {vshape} block through a {pshape} block pointer", node)

@@ -31,6 +31,15 @@ clipped at the end, at a multiple of PC; negative row offsets are not supported)
 that reaches above or below the image pools exactly as the whole image would. Gemmini
 starts the pooled image at row lo with lo more rows of upper padding, so pad_rows + lo
 must stay <= 3 (config_st's 2-bit upad); hi - lo is its orows.
+
+A block pointer is 2-D (a Gemmini block: rows × columns), or 3-D for loading only:
+shape/strides/offsets/block_shape (S, R, C) describe S slices of an R × C block
+(e.g. a convolution's input rows: slice i is output row p0 + i, whose rows are
+output pixels), and `load` returns the 2-D (S·R) × C block, slice i in rows
+[i·R, (i+1)·R), so one dot multiplies every slice with the same B. boundary_check
+may name any of the three dimensions: a slice outside dimension 0 reads zeros, as
+rows outside dimension 1 do. The compiler moves each slice in with its own mvins
+(rows of a slice need a constant stride; slices need not) into one local block.
 """
 from __future__ import annotations
 
@@ -108,21 +117,21 @@ class BlockPtr:
         """Flat element indices of the block and which of them are accessed: boundary_check
         dimensions keep [0, shape); others access the whole block, which must lie in the
         array (the compiled kernel faults outside the kernel's arrays)."""
-        if 1 in checked and self.offsets[1] < 0:
+        last = len(self.block_shape) - 1
+        if last in checked and self.offsets[last] < 0:
             from baco.errors import NEGATIVE_COLUMN_OFFSET, KernelRuntimeError
             raise KernelRuntimeError(NEGATIVE_COLUMN_OFFSET, *_kernel_position())
-        r = np.arange(self.block_shape[0])[:, None] + self.offsets[0]
-        c = np.arange(self.block_shape[1])[None, :] + self.offsets[1]
+        pos = np.ix_(*(np.arange(b) + o for b, o in zip(self.block_shape, self.offsets)))
         inside = np.ones(self.block_shape, dtype=bool)
-        if 0 in checked:
-            inside &= (r >= 0) & (r < self.shape[0])
-        if 1 in checked:
-            inside &= (c >= 0) & (c < self.shape[1])
-        idx = self.base_offset + r * self.strides[0] + c * self.strides[1]
+        idx = np.full(self.block_shape, self.base_offset)
+        for d, p in enumerate(pos):
+            if d in checked:
+                inside &= (p >= 0) & (p < self.shape[d])
+            idx = idx + p * self.strides[d]
         used = idx[inside]
         if used.size and (used.min() < 0 or used.max() >= self.base.size):
             from baco.gemmini.isa import GemminiFault
-            raise GemminiFault(f"DRAM {what} of a {self.block_shape[0]}x{self.block_shape[1]} block at "
+            raise GemminiFault(f"DRAM {what} of a {'x'.join(map(str, self.block_shape))} block at "
                                f"offsets {self.offsets} is outside the kernel's arrays "
                                f"(boundary_check={tuple(checked)})", field="dram_addr")
         return idx, inside
@@ -196,10 +205,11 @@ def _interp(name, *args, **kwargs):
 
 
 def _load(prog, ptr, boundary_check=(), padding_option="zero"):
+    """A 3-D block (slices, rows, cols) is loaded as the 2-D (slices*rows, cols) block."""
     idx, inside = ptr._index(boundary_check, "read")
     out = np.zeros(ptr.block_shape, dtype=ptr.base.dtype)
     out[inside] = ptr.base.reshape(-1)[idx[inside]]
-    return Block(out)
+    return Block(out.reshape(-1, out.shape[-1]))
 
 
 def _store(prog, ptr, value, boundary_check=()):

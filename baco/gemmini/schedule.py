@@ -10,6 +10,11 @@ K step's blocks while the array works on the current ones. The accumulator
 block is not doubled: stores leave it tile by tile as the last K step finishes
 each column, and the next program's writes wait only for the tiles they reuse.
 
+A convolution (baco.kernels.conv) may compute `rows` output rows per program: its
+A block is then `rows` slices of block_m input pixels (one per output row) flattened
+into the GEMM's M, so every preloaded weight tile serves rows × block_m output pixels;
+the accumulator holds rows × block_m × block_n. A GEMM has rows = 1.
+
 `block_rows` is how placement lays out any local block; `gemm_footprint` is
 what placement allocates for the GEMM kernel under a schedule;
 `capacity_problems` is the check placement and `schedule_problems` share.
@@ -32,6 +37,12 @@ class GemmSchedule:
     block_k: int
     dataflow: str = "WS"          # "WS" | "OS"
     double_buffer: bool = False   # two homes for the A and B blocks: the next K step loads during this one
+    rows: int = 1                 # convolutions: output rows per program, flattened with block_m into M
+
+    @property
+    def m_rows(self) -> int:
+        """Rows of the A and C blocks: rows × block_m."""
+        return self.rows * self.block_m
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -46,8 +57,9 @@ class GemmSchedule:
 
     def launch_options(self) -> dict:
         """Keyword arguments of a kernel launch / compile that realise this schedule."""
-        return {"BLOCK_M": self.block_m, "BLOCK_N": self.block_n, "BLOCK_K": self.block_k,
+        opts = {"BLOCK_M": self.block_m, "BLOCK_N": self.block_n, "BLOCK_K": self.block_k,
                 "dataflow": self.dataflow, "double_buffer": self.double_buffer}
+        return opts if self.rows == 1 else {**opts, "ROWS": self.rows}
 
 
 @dataclass(frozen=True)
@@ -68,8 +80,8 @@ def gemm_footprint(s: GemmSchedule, cfg: GemminiConfig, out_int8: bool) -> Footp
     the accumulator, with no scratchpad staging block."""
     copies = 2 if s.double_buffer else 1
     d = cfg.dim
-    sp = copies * (block_rows(s.block_m, s.block_k, d) + block_rows(s.block_k, s.block_n, d))
-    return Footprint(sp_rows=sp, acc_rows=block_rows(s.block_m, s.block_n, d))
+    sp = copies * (block_rows(s.m_rows, s.block_k, d) + block_rows(s.block_k, s.block_n, d))
+    return Footprint(sp_rows=sp, acc_rows=block_rows(s.m_rows, s.block_n, d))
 
 
 def capacity_problems(cfg: GemminiConfig, sp_rows: int, acc_rows: int,
@@ -91,7 +103,7 @@ def capacity_problems(cfg: GemminiConfig, sp_rows: int, acc_rows: int,
 def schedule_problems(s: GemmSchedule, cfg: GemminiConfig, out_int8: bool) -> list[str]:
     """Empty when the GEMM kernel compiles under `s` on `cfg`; else what is wrong."""
     bad = [f"{name}={v} must be a positive integer" for name, v in
-           (("block_m", s.block_m), ("block_n", s.block_n), ("block_k", s.block_k))
+           (("block_m", s.block_m), ("block_n", s.block_n), ("block_k", s.block_k), ("rows", s.rows))
            if not isinstance(v, int) or isinstance(v, bool) or v <= 0]
     if s.dataflow not in DATAFLOWS:
         bad.append(f"dataflow must be one of {DATAFLOWS}, not {s.dataflow!r}")
@@ -100,9 +112,10 @@ def schedule_problems(s: GemmSchedule, cfg: GemminiConfig, out_int8: bool) -> li
     fp = gemm_footprint(s, cfg, out_int8)
     d = cfg.dim
     copies = " x2 (double-buffered)" if s.double_buffer else ""
-    sp_blocks = (f"A {s.block_m}x{s.block_k} ({block_rows(s.block_m, s.block_k, d)} rows) + "
+    m = s.block_m if s.rows == 1 else f"{s.rows}*{s.block_m}"
+    sp_blocks = (f"A {m}x{s.block_k} ({block_rows(s.m_rows, s.block_k, d)} rows) + "
                  f"B {s.block_k}x{s.block_n} ({block_rows(s.block_k, s.block_n, d)} rows){copies}")
-    acc_blocks = f"C {s.block_m}x{s.block_n} ({block_rows(s.block_m, s.block_n, d)} rows)"
+    acc_blocks = f"C {m}x{s.block_n} ({block_rows(s.m_rows, s.block_n, d)} rows)"
     return capacity_problems(cfg, fp.sp_rows, fp.acc_rows, sp_blocks, acc_blocks)
 
 

@@ -2,13 +2,24 @@
 input window is addressed through block pointers, zero padding is masking.
 
 Layouts: input NHWC, weights RSCK (filter row, filter column, input channel,
-output channel), output NPQK (NHWC). One program computes one output row (n, p)
-for a block of BLOCK_M output columns q and BLOCK_N output channels k; it loops
-over the filter taps (r, s) whose input row lies inside the image and over
-blocks of BLOCK_K input channels. Each step is a GEMM of a (BLOCK_M x BLOCK_K)
+output channel), output NPQK (NHWC). One program computes ROWS output rows
+p0 .. p0+ROWS-1 of image n (the schedule's `rows`, default 1) for a block of BLOCK_M
+output columns q and BLOCK_N output channels k; it loops over the filter taps (r, s)
+whose input row lies inside the image for at least one of its rows, and over
+blocks of BLOCK_K input channels. Each step is a GEMM of a (ROWS*BLOCK_M x BLOCK_K)
 input block whose rows are output pixels (row stride = stride*C elements,
 starting at the input pixel of the tap) with the tap's (BLOCK_K x BLOCK_N)
 weight block, accumulated in one int32 accumulator block.
+
+  * rows > 1 (GemmSchedule.rows): the program covers whole output rows (BLOCK_M = Q,
+    one column block) and loads its input through a 3-D block pointer (output rows x
+    output columns x channels, see baco.language) that the compiler moves in one slice
+    (mvins) per output row and reads as one ROWS*Q-row A block, so every preloaded weight
+    tile serves ROWS*Q output pixels instead of Q; the output rows are contiguous in y, so
+    the store is one 2-D block. A slice whose input row is outside the image (H padding, or
+    an output row past P in the last program) reads zeros. The grid is
+    (N * ceil(P / rows), ceil(Q / BLOCK_M), ceil(K / BLOCK_N)). Capacity: the A and C blocks
+    have rows*block_m rows (baco.gemmini.schedule's one rule).
 
   * W padding: the input block's rows are masked (boundary_check on rows); the
     view starts at the first pixel of the tap's column phase, so rows left of
@@ -24,9 +35,9 @@ A 1x1, stride-1, unpadded conv2d (pointwise) runs as one GEMM over all N*H*W pix
 input rows are contiguous, so programs need not stop at an image row.
 
 The schedule is a GemmSchedule whose blocks mean (BLOCK_M, BLOCK_N, BLOCK_K) =
-(output columns, output channels, input channels per step); its capacity rule is
-the GEMM's (baco.gemmini.schedule.schedule_problems), since each step is a
-BLOCK_M x BLOCK_N x BLOCK_K GEMM.
+(output columns, output channels, input channels per step) and `rows` = output rows per
+program; its capacity rule is the GEMM's (baco.gemmini.schedule.schedule_problems), since
+each step is a rows*BLOCK_M x BLOCK_N x BLOCK_K GEMM.
 """
 from __future__ import annotations
 
@@ -46,41 +57,56 @@ from baco.kernels.cli import add_gemmini_arguments, add_output_arguments, gemmin
 def conv2d_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, Q, K, R, S, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w,
                   scale,
                   BLOCK_M: bl.constexpr, BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr,
-                  RELU: bl.constexpr, OUT_INT8: bl.constexpr, DEPTHWISE: bl.constexpr = False, bias_ptr=None):
-    row = bl.program_id(0)                 # n * P + p
+                  RELU: bl.constexpr, OUT_INT8: bl.constexpr, DEPTHWISE: bl.constexpr = False,
+                  ROWS: bl.constexpr = 1, bias_ptr=None):
+    groups = bl.cdiv(P, ROWS)              # programs per image along P
+    n = bl.program_id(0) // groups
+    p0 = bl.program_id(0) % groups * ROWS  # the program's first output row
     q0 = bl.program_id(1) * BLOCK_M
     k0 = bl.program_id(2) * BLOCK_N
-    n = row // P
-    h0 = (row % P) * stride_h - pad_h      # input row of filter row 0
+    h0 = p0 * stride_h - pad_h             # input row of output row p0, filter row 0
     w0 = q0 * stride_w - pad_w             # input column of output column q0, filter column 0
     steps = 1 if DEPTHWISE else bl.cdiv(C, BLOCK_K)    # channel blocks per tap
-    r_lo = max(0, bl.cdiv(-h0, dil_h))
+    r_lo = max(0, bl.cdiv(-h0 - (ROWS - 1) * stride_h, dil_h))     # taps reaching the image from some row
     r_hi = min(R, bl.cdiv(H - h0, dil_h))
     if bias_ptr is not None:    # row stride 0: every output pixel starts from the bias row
-        acc = bl.load(bl.make_block_ptr(bias_ptr, shape=(Q, K), strides=(0, 1), offsets=(q0, k0),
-                                        block_shape=(BLOCK_M, BLOCK_N)), boundary_check=(0, 1))
+        acc = bl.load(bl.make_block_ptr(bias_ptr, shape=(ROWS * Q, K), strides=(0, 1), offsets=(q0, k0),
+                                        block_shape=(ROWS * BLOCK_M, BLOCK_N)), boundary_check=(0, 1))
     else:
-        acc = bl.zeros((BLOCK_M, BLOCK_N), dtype=bl.int32)
+        acc = bl.zeros((ROWS * BLOCK_M, BLOCK_N), dtype=bl.int32)
     for t in range(r_lo * S * steps, r_hi * S * steps):
         r = t // (S * steps)
         s = t // steps % S
         c0 = k0 if DEPTHWISE else t % steps * BLOCK_K
         w = w0 + s * dil_w                 # input column of the block's first output pixel
         phase = w % stride_w               # the view holds the columns phase, phase + stride, ...
-        x_blk = bl.make_block_ptr(x_ptr + ((n * H + h0 + r * dil_h) * W + phase) * C,
-                                  shape=(bl.cdiv(W - phase, stride_w), C), strides=(stride_w * C, 1),
-                                  offsets=(w // stride_w, c0), block_shape=(BLOCK_M, BLOCK_K))
+        if ROWS == 1:
+            x_blk = bl.make_block_ptr(x_ptr + ((n * H + h0 + r * dil_h) * W + phase) * C,
+                                      shape=(bl.cdiv(W - phase, stride_w), C), strides=(stride_w * C, 1),
+                                      offsets=(w // stride_w, c0), block_shape=(BLOCK_M, BLOCK_K))
+        else:    # slice i: output row p0 + i, input row h + i*stride_h (rows phase_h, phase_h + stride_h, ...)
+            h = h0 + r * dil_h
+            phase_h = h % stride_h
+            x_blk = bl.make_block_ptr(x_ptr + ((n * H + phase_h) * W + phase) * C,
+                                      shape=(bl.cdiv(H - phase_h, stride_h), bl.cdiv(W - phase, stride_w), C),
+                                      strides=(stride_h * W * C, stride_w * C, 1),
+                                      offsets=(h // stride_h, w // stride_w, c0),
+                                      block_shape=(ROWS, BLOCK_M, BLOCK_K))
         if DEPTHWISE:    # the tap's diagonal (BLOCK_K x BLOCK_K) weight block of channels c0...
             w_blk = bl.make_block_ptr(w_ptr + (r * S + s) * C * BLOCK_N, shape=(C, BLOCK_N),
                                       strides=(BLOCK_N, 1), offsets=(c0, 0), block_shape=(BLOCK_K, BLOCK_N))
         else:
             w_blk = bl.make_block_ptr(w_ptr + (r * S + s) * C * K, shape=(C, K), strides=(K, 1),
                                       offsets=(c0, k0), block_shape=(BLOCK_K, BLOCK_N))
-        a = bl.load(x_blk, boundary_check=(0, 1))
+        a = bl.load(x_blk, boundary_check=(0, 1) if ROWS == 1 else (0, 1, 2))
         b = bl.load(w_blk, boundary_check=(0, 1))
         acc += bl.dot(a, b)
-    y_blk = bl.make_block_ptr(y_ptr + row * Q * K, shape=(Q, K), strides=(K, 1),
-                              offsets=(q0, k0), block_shape=(BLOCK_M, BLOCK_N))
+    if ROWS == 1:
+        y_blk = bl.make_block_ptr(y_ptr + (n * P + p0) * Q * K, shape=(Q, K), strides=(K, 1),
+                                  offsets=(q0, k0), block_shape=(BLOCK_M, BLOCK_N))
+    else:        # whole output rows (BLOCK_M = Q): the program's rows are contiguous in y
+        y_blk = bl.make_block_ptr(y_ptr + n * P * Q * K, shape=(P * Q, K), strides=(K, 1),
+                                  offsets=(p0 * Q, k0), block_shape=(ROWS * BLOCK_M, BLOCK_N))
     if OUT_INT8:
         out = acc * scale
         if RELU:
@@ -134,20 +160,38 @@ def bias_vector(bias, channels: int):
     return b
 
 
-def conv_schedule(blocks=None, *, Q, K, C, taps=1, config=None, out_int8=False) -> GemmSchedule:
+MAX_ROWS = 16     # output rows per program the default takes at most (the compiler unrolls one load per row)
+
+
+def conv_schedule(blocks=None, *, Q, K, C, P=1, taps=1, config=None, out_int8=False) -> GemmSchedule:
     """The schedule conv2d runs: `blocks` (a GemmSchedule, its dict, or a
-    (BLOCK_M, BLOCK_N, BLOCK_K) tuple = output columns, output channels, input channels)
-    or default_gemm_schedule of the per-row GEMM Q x K x C (Q = all N*H*W pixels for a
-    pointwise conv) with, when there are several filter taps, DIM input channels per step:
-    the tap loop already gives the reduction many steps, and on the cycle model a DIM-wide
-    step was 1.24-1.59x faster at DIM 16 on 3x3 layers (the same at DIM 32)."""
-    if blocks is None:
-        config = config or GemminiConfig()
-        s = default_gemm_schedule(Q, K, C, config, out_int8)
-        return replace(s, block_k=min(s.block_k, config.dim)) if taps > 1 else s
-    if isinstance(blocks, (tuple, list)):
-        return GemmSchedule(*blocks)
-    return as_schedule(blocks)
+    (BLOCK_M, BLOCK_N, BLOCK_K[, dataflow, double_buffer, rows]) tuple) or the default.
+
+    The default starts from default_gemm_schedule of the image's GEMM, P*Q pixels x K x C
+    (Q = all N*H*W pixels for a pointwise conv, P = 1). When its block_m holds two or more
+    output rows, the program computes whole rows: block_m = Q and rows = as many rows as fit
+    the capacity rule with that block_n (at most P and MAX_ROWS, spread evenly over the programs;
+    on the cycle model more rows were faster on every layer tried), so each preloaded weight tile
+    serves rows*Q pixels (on the cycle model a 7x7 image's 3x3 layer, C = K = 256, ran 1.9x faster at
+    DIM 16 and 4.7x at DIM 32 than with one row per program). Otherwise one row per program:
+    default_gemm_schedule of the row's GEMM Q x K x C. With several filter taps a step takes DIM
+    input channels: the tap loop already gives the reduction many steps, and on the cycle model a
+    DIM-wide step was 1.24-1.59x faster at DIM 16 on 3x3 layers (the same at DIM 32)."""
+    if blocks is not None:
+        if isinstance(blocks, (tuple, list)):
+            return GemmSchedule(*blocks)
+        return as_schedule(blocks)
+    config = config or GemminiConfig()
+    step = (lambda s: replace(s, block_k=min(s.block_k, config.dim))) if taps > 1 else (lambda s: s)  # noqa: E731
+    image = step(default_gemm_schedule(P * Q, K, C, config, out_int8))
+    if P < 2 or image.block_m < 2 * Q:
+        return step(default_gemm_schedule(Q, K, C, config, out_int8))
+    fits = [r for r in range(2, min(P, MAX_ROWS) + 1)
+            if not schedule_problems(replace(image, block_m=Q, rows=r), config, out_int8)]
+    if not fits:
+        return step(default_gemm_schedule(Q, K, C, config, out_int8))
+    rows = -(-P // -(-P // fits[-1]))          # the fewest programs, rows spread evenly over them
+    return replace(image, block_m=Q, rows=rows)
 
 
 def depthwise_schedule(blocks=None, *, Q, config=None, out_int8=False, formulation="block-diagonal"):
@@ -188,7 +232,10 @@ class ConvLaunch:
         N, H, W, C = x.shape
         R, S = w_kernel.shape[:2]
         _, P, Q, K = y.shape
-        grid = (N * P, bl.cdiv(Q, schedule.block_m), bl.cdiv(K, schedule.block_n))
+        if schedule.rows > 1 and schedule.block_m != Q:
+            raise ValueError(f"rows={schedule.rows} output rows per program need whole rows: block_m = Q = {Q}, "
+                             f"not {schedule.block_m}")
+        grid = (N * bl.cdiv(P, schedule.rows), bl.cdiv(Q, schedule.block_m), bl.cdiv(K, schedule.block_n))
         args = [x, w_kernel, y, H, W, C, P, Q, K, R, S, *stride, *padding, *dilation, float(scale)]
         options = dict(RELU=relu, OUT_INT8=y.dtype == np.int8, DEPTHWISE=depthwise, config=config,
                        schedule=schedule)
@@ -244,8 +291,8 @@ def conv2d_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0
     K = w.shape[3]
     y = np.zeros((N, P, Q, K), dtype=np.int8 if out == "int8" else np.int32)
     pointwise = is_pointwise(w, stride, padding)
-    s = conv_schedule(blocks, Q=N * P * Q if pointwise else Q, K=K, C=C, taps=w.shape[0] * w.shape[1],
-                      config=config, out_int8=out == "int8")
+    s = conv_schedule(blocks, Q=N * P * Q if pointwise else Q, K=K, C=C, P=1 if pointwise else P,
+                      taps=w.shape[0] * w.shape[1], config=config, out_int8=out == "int8")
     if pointwise:
         return ConvLaunch.pointwise(x, w, y, bias, scale=scale, relu=relu, schedule=s, config=config)
     return ConvLaunch.implicit_gemm(x, w, y, bias, stride=stride, padding=padding, dilation=dilation, scale=scale,
@@ -346,7 +393,7 @@ def reference_conv2d(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=
     N, _, _, C = x.shape
     R, S, _, K = w.shape
     config = config or GemminiConfig()
-    s = conv_schedule(blocks, Q=Q, K=K, C=C, taps=R * S, config=config, out_int8=out == "int8")
+    s = conv_schedule(blocks, Q=Q, K=K, C=C, P=P, taps=R * S, config=config, out_int8=out == "int8")
     step = s.block_k if s.dataflow == "OS" else None
     cols, Cp = im2col(x, R, S, stride, padding, dilation, P, Q, step)
     wp = np.zeros((R, S, Cp, K), dtype=np.int64)

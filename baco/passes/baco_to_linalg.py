@@ -98,19 +98,19 @@ class BacoToLinalg:
         rest = list(op.operands)[1:]
         n = len(rest) // 3
         shape, strides, offsets = rest[:n], rest[n:2 * n], rest[2 * n:]
-        if n != 2:
-            raise fail(f"block pointers must be 2-D for Gemmini (got {n}-D)", op)
+        if n not in (2, 3):
+            raise fail(f"block pointers must be 2-D for Gemmini, or 3-D to be loaded as slices (got {n}-D)", op)
         blk = _blk_type(op.result.type)
         elem = ShapedType(base.type).element_type
         if str(elem) != str(blk.element_type):
             raise fail(f"block element type {blk.element_type} does not match pointer type {elem}", op)
         view = ir.create(
             "memref.reinterpret_cast", operands=[base, offset or ir.const_index(0), *shape, *strides],
-            results=[Type.parse(f"memref<?x?x{elem}, strided<[?, ?], offset: ?>>")],
-            attributes={"operandSegmentSizes": Attribute.parse("array<i32: 1, 1, 2, 2>"),
+            results=[ir.strided_type(elem, n)],
+            attributes={"operandSegmentSizes": Attribute.parse(f"array<i32: 1, 1, {n}, {n}>"),
                         "static_offsets": ir.dense_i64([ir.DYN]),
-                        "static_sizes": ir.dense_i64([ir.DYN] * 2),
-                        "static_strides": ir.dense_i64([ir.DYN] * 2)}).result
+                        "static_sizes": ir.dense_i64([ir.DYN] * n),
+                        "static_strides": ir.dense_i64([ir.DYN] * n)}).result
         self.bp[op.result] = BlockPtr(view, shape, offsets, list(blk.shape), elem, op)
         self.kill(op)
 
@@ -227,6 +227,8 @@ class BacoToLinalg:
 
     def lower_baco_load(self, op):
         p = self.bp[op.operands[0]]
+        if len(p.block_shape) == 3:
+            return self._load_slices(p, op)
         window, sizes, leads = self._window(p, self._checked(op), op)
         dyn = ir.tensor_type([ir.DYN, ir.DYN], p.elem)
         loaded = ir.create("bufferization.to_tensor", operands=[window], results=[dyn],
@@ -244,6 +246,51 @@ class BacoToLinalg:
             z = ir.const_int(0, p.elem)
             ir.create("tensor.yield", operands=[z])
         op.result.replace_all_uses_with(pad.result)
+        self.kill(op)
+
+    def _load_slices(self, p: BlockPtr, op):
+        """A 3-D block pointer's load: slice i (dimension-0 index offsets[0] + i) is a 2-D
+        window of the view inserted at [i, lead, 0] of a fresh (S, R, C) local block, which
+        the dot reads collapsed to (S*R, C). Rows of a slice the window leaves (padding, or a
+        whole slice outside a checked dimension 0) are zeroed by the lowering of its copy."""
+        checked = self._checked(op)
+        slices, rows, cols = p.block_shape
+        zero, one = ir.const_index(0), ir.const_index(1)
+        block = self._fresh_tensor(ir.tensor_type(p.block_shape, p.elem))
+        for i in range(slices):
+            index = ir.binop("addi", p.offsets[0], ir.const_index(i))
+            starts, sizes, leads = [], [], []
+            for d in (1, 2):
+                if d in checked:
+                    start, size, lead = ir.checked_window(p.shape[d], p.offsets[d], p.block_shape[d])
+                else:
+                    start, size, lead = p.offsets[d], ir.const_index(p.block_shape[d]), zero
+                starts.append(start)
+                sizes.append(size)
+                leads.append(lead)
+            if 2 in checked:
+                self._forbid_column_lead(p.offsets[2], leads[1], op)
+            if 0 in checked:        # a slice outside dimension 0: an empty window at index 0
+                inside = ir.binop("andi", ir.cmpi("sge", index, zero), ir.cmpi("slt", index, p.shape[0]))
+                index, sizes[0], leads[0] = (ir.select(inside, v, zero) for v in (index, sizes[0], leads[0]))
+            window = ir.create("memref.subview", operands=[p.view, index, *starts, *sizes, one, one],
+                               results=[ir.strided_type(p.elem, 2)],
+                               attributes={"operandSegmentSizes": Attribute.parse("array<i32: 1, 3, 2, 2>"),
+                                           "static_offsets": ir.dense_i64([ir.DYN] * 3),
+                                           "static_sizes": ir.dense_i64([1, ir.DYN, ir.DYN]),
+                                           "static_strides": ir.dense_i64([1, ir.DYN, ir.DYN])}).result
+            loaded = ir.create("bufferization.to_tensor", operands=[window],
+                               results=[ir.tensor_type([ir.DYN, ir.DYN], p.elem)],
+                               attributes={"restrict": ir.unit()}).result
+            block = ir.create("tensor.insert_slice", operands=[loaded, block, leads[0], *sizes],
+                              results=[block.type],
+                              attributes={"operandSegmentSizes": Attribute.parse("array<i32: 1, 1, 1, 2, 0>"),
+                                          "static_offsets": ir.dense_i64([i, ir.DYN, 0]),
+                                          "static_sizes": ir.dense_i64([1, ir.DYN, ir.DYN]),
+                                          "static_strides": ir.dense_i64([1, 1, 1])}).result
+        flat = ir.create("tensor.collapse_shape", operands=[block], results=[op.result.type],
+                         attributes={"reassociation": Attribute.parse("[[0, 1], [2]]")}).result
+        op.result.replace_all_uses_with(flat)
         self.kill(op)
 
     def lower_baco_store(self, op):

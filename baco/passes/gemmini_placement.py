@@ -138,6 +138,18 @@ def is_accumulated_load(alloc) -> bool:
     return reads > 0
 
 
+def is_sliced_load(alloc) -> bool:
+    """A 3-D block (a 3-D block pointer's load): filled slice by slice from DRAM through
+    subviews and read only as its (slices*rows, cols) collapse."""
+    for u in users(alloc.result):
+        if u.name == "memref.subview":
+            if not all(w.name == "memref.copy" and w.operands[1] == u.result for w in users(u.result)):
+                return False
+        elif u.name != "memref.collapse_shape":
+            return False
+    return True
+
+
 def column_major(view) -> bool:
     """A DRAM view whose first dimension has stride 1 and second does not (strides (1, ld))."""
     layout = str(MemRefType(view.type).layout).replace(" ", "")
@@ -183,6 +195,9 @@ class Placement:
             t = MemRefType(op.result.type)
             shape = list(t.shape)
             elem = str(t.element_type)
+            if len(shape) == 3 and is_sliced_load(op):     # (slices, rows, cols) read as (slices*rows, cols)
+                op.attributes["gemmini.slice_rows"] = IntegerAttr.get(ir.i64(), shape[1])
+                shape = [shape[0] * shape[1], shape[2]]
             if len(shape) != 2:
                 raise ir.fail("Gemmini blocks are 2-D", op)
             space = {"i8": "spad", "i32": "acc"}.get(elem)
@@ -228,7 +243,9 @@ class Placement:
                 continue
             for i in (0, 1):
                 v = op.operands[i]
-                if getattr(v.owner, "name", None) == "memref.alloc":
+                owner = getattr(v.owner, "name", None)
+                if owner == "memref.alloc" or (owner == "memref.collapse_shape" and
+                                               getattr(v.owner.operands[0].owner, "name", None) == "memref.alloc"):
                     continue
                 t = MemRefType(v.type)
                 if any(s == ir.DYN for s in t.shape):

@@ -50,6 +50,11 @@ class Placed:
         # a transposed block (loaded from a column-major view) is stored as its transpose
         self.transposed = "gemmini.transposed" in alloc.attributes
         self.shape = list(t.shape)[::-1] if self.transposed else list(t.shape)
+        # a 3-D load's block (slices, rows, cols) is laid out and read as (slices*rows, cols)
+        self.slice_rows = IntegerAttr(alloc.attributes["gemmini.slice_rows"]).value \
+            if "gemmini.slice_rows" in alloc.attributes else None
+        if self.slice_rows:
+            self.shape = [self.shape[0] * self.shape[1], self.shape[2]]
         self.elem = str(t.element_type)
         self.dim = dim
         if "gemmini.copy_rows" in alloc.attributes:
@@ -143,7 +148,7 @@ MVIN_OF_SLOT = ("mvin", "mvin2", "mvin3")    # each load slot has its own config
 def alloc_of(value):
     """The placed alloc behind a value (itself or a subview of it)."""
     owner = value.owner
-    while getattr(owner, "name", None) == "memref.subview":
+    while getattr(owner, "name", None) in ("memref.subview", "memref.collapse_shape"):
         owner = owner.operands[0].owner
     return owner if getattr(owner, "name", None) == "memref.alloc" else None
 
@@ -324,7 +329,8 @@ class LinalgToInstGem:
     def local_window(self, view):
         """(first row, rows, cols) of a local subview as i64 values (or the whole block). A
         window may start below the block's first row (a negative row offset under
-        boundary_check); a column offset is not addressable in a scratchpad row."""
+        boundary_check); a column offset is not addressable in a scratchpad row. A window
+        of one slice of a 3-D load's block, [slice, row, 0], counts rows of the flattened block."""
         owner = view.owner
         if owner.name == "memref.alloc":
             t = MemRefType(view.type)
@@ -334,9 +340,22 @@ class LinalgToInstGem:
         dyn = iter(list(owner.operands)[1:])
         offsets = [next(dyn) if o == ir.DYN else o for o in static_offsets]
         sizes = [next(dyn) if s == ir.DYN else s for s in static_sizes]
-        if not (isinstance(offsets[1], int) and offsets[1] == 0):
+        if not (isinstance(offsets[-1], int) and offsets[-1] == 0):
             raise ir.fail("local block windows must start at the block's first column", owner)
-        return tuple(cst(v) if isinstance(v, int) else i64(v) for v in (offsets[0], *sizes))
+        values = [cst(v) if isinstance(v, int) else i64(v) for v in (*offsets[:-1], *sizes)]
+        if len(offsets) == 3:       # [slice, row] of a (slices, rows, cols) block, size [1, rows, cols]
+            first = ir.binop("addi", self.slice_start(view), values[1])
+            return first, values[3], values[4]
+        return tuple(values)
+
+    @staticmethod
+    def slice_start(view):
+        """First row (i64) of the slice a window [slice, row, 0] of a 3-D load's block is in."""
+        owner = view.owner
+        rows_per_slice = MemRefType(owner.operands[0].type).shape[1]
+        index = list(ir.DenseI64ArrayAttr(owner.attributes["static_offsets"]))[0]
+        index = cst(index) if index != ir.DYN else i64(owner.operands[1])
+        return ir.binop("muli", index, cst(rows_per_slice))
 
     def lower_mvin(self, op, src, dst, blk: Placed, elem=None, scale=None, accumulate=False):
         """mvins of the DRAM view `src` into block `blk` over the window `dst` (a view of `blk`,
@@ -351,8 +370,9 @@ class LinalgToInstGem:
         esize = ESIZE[elem]
         shrink = int(acc and elem == "i8")
         first, rows, cols = self.local_window(dst)
-        # the matmul masks to the filled extent; rows above `first` (a negative row offset) are zeroed
-        self.extents[blk.alloc] = (ir.binop("addi", first, rows), cols)
+        # the matmul masks to the filled extent; rows above `first` (a negative row offset) are zeroed.
+        # A slice of a 3-D load is a window in the middle of its block: its other rows are zeroed.
+        self.extents[blk.alloc] = (cst(blk.shape[0]) if blk.slice_rows else ir.binop("addi", first, rows), cols)
         addr, row_bytes = dram_addr_and_stride(src, esize, 1 if blk.transposed else 0)
         if blk.transposed:      # DRAM rows are the block's columns: move in the transpose
             # its rows are scratchpad columns: a window starting below the block's first row (a
@@ -381,12 +401,24 @@ class LinalgToInstGem:
         if accumulate:      # adding the zero rows above `first` changes nothing
             return
 
-        def zero_lead(t):       # rows above `first`; DRAM address 0 makes mvin write zeros
-            rt, cc = ir.binop("divsi", t, n_chunks), ir.binop("remsi", t, n_chunks)
-            local = blk.tile_addr(rt, ir.binop("muli", cc, cst(max_cols // cfg.dim)), flags)
-            instgem.emit(MVIN_OF_SLOT[slot], dram_addr=0, local_addr=local, cols=extent(cols, cc, max_cols),
-                         rows=extent(first, rt, cfg.dim))
-        load_stream(ir.binop("muli", ceil_div(first, cfg.dim), n_chunks), zero_lead)
+        def zero_rows(lo, hi):      # DRAM address 0 makes mvin write zeros
+            lo_tile, n_zero_tiles = window_tiles(lo, ir.binop("subi", hi, lo), cfg.dim)
+
+            def zero(t):
+                bt = ir.binop("addi", lo_tile, ir.binop("divsi", t, n_chunks))
+                cc = ir.binop("remsi", t, n_chunks)
+                row, n_rows = rows_in_tile(lo, ir.binop("subi", hi, lo), bt, cfg.dim)
+                local = blk.tile_addr(bt, ir.binop("muli", cc, cst(max_cols // cfg.dim)), flags)
+                local = ir.binop("addi", local, ir.binop("subi", row, ir.binop("muli", bt, cst(cfg.dim))))
+                instgem.emit(MVIN_OF_SLOT[slot], dram_addr=0, local_addr=local, cols=extent(cols, cc, max_cols),
+                             rows=n_rows)
+            load_stream(ir.binop("muli", n_zero_tiles, n_chunks), zero)
+        if blk.slice_rows:          # the slice's rows before and after the window
+            lo = self.slice_start(dst)
+            zero_rows(lo, first)
+            zero_rows(ir.binop("addi", first, rows), ir.binop("addi", lo, cst(blk.slice_rows)))
+        else:                       # rows above `first`
+            zero_rows(cst(0), first)
 
     def first_added_load(self, fill, alloc):
         """The gemmini.acc_add generic adding a load into `alloc` if it is the first op after
@@ -575,8 +607,7 @@ class LinalgToInstGem:
         if alloc is None:
             raise ir.fail("dot operands must be loaded blocks", op)
         blk = self.placed(alloc)
-        shape = MemRefType(alloc.result.type).shape
-        rows, cols = self.extents.get(alloc) or (cst(shape[0]), cst(shape[1]))
+        rows, cols = self.extents.get(alloc) or (cst(blk.shape[0]), cst(blk.shape[1]))
         return blk, rows, cols
 
     def accumulator_read(self, A, op, b_transpose=0):

@@ -20,8 +20,8 @@ iteration's computes:
 `loads(x)` (after the iteration's boundary checks) are the body's load streams (each block copy lowered as a flat
 loop of L mvins, `STREAM`) with their address and extent arithmetic
 recomputed for iteration x (the induction variable and iter_args replaced by
-the next iteration's values). Every block copy has its own config_ld slot
-(mvin / mvin2 / mvin3), so the streams interleave.
+the next iteration's values). Every block has its own config_ld slot
+(mvin / mvin2 / mvin3; the slices of a 3-D load share their block's), so the streams interleave.
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from baco.passes import irutil as ir
 STREAM = "gemmini.load_stream"      # flat scf.for of one block copy's mvins
 COMPUTE = "gemmini.compute_nest"    # outermost loop of a lowered matmul
 SLOTS = 3
-PURE_MEMREF = ("memref.subview", "memref.extract_strided_metadata", "memref.extract_aligned_pointer_as_index",
+PURE_MEMREF = ("memref.subview", "memref.collapse_shape", "memref.extract_strided_metadata", "memref.extract_aligned_pointer_as_index",
                "memref.reinterpret_cast", "memref.alloc")
 GRID_CALLS = ("@baco_program_id", "@baco_num_programs")
 
@@ -57,14 +57,6 @@ def body_ops(loop_op):
     return [o.operation for o in loop_op.regions[0].blocks[0].operations]
 
 
-def loads_of(loop_op):
-    """Before lowering: the body's loads (DRAM copies and zero fills into its blocks),
-    or None when the body does anything else than load its own double-buffered
-    blocks and compute on them (then loading early could change a result)."""
-    found = loads_and_targets(loop_op)
-    return [op for op, _ in found] if found is not None else None
-
-
 def distinct_targets(loop_op) -> bool:
     """Before lowering: every load of the loop writes its own block, so the prologue may
     interleave their streams (a zero fill and the copy over it must stay in order)."""
@@ -73,7 +65,9 @@ def distinct_targets(loop_op) -> bool:
 
 
 def loads_and_targets(loop_op):
-    """loads_of's loads, each with the block (alloc) it writes."""
+    """Before lowering: the body's loads (DRAM copies and zero fills into its blocks), each
+    with the block (alloc) it writes, or None when the body does anything else than load its
+    own double-buffered blocks and compute on them (then loading early could change a result)."""
     from baco.passes.linalg_to_instgem import alloc_of
     allocs = [op for op in body_ops(loop_op) if op.name == "memref.alloc"]
     if not allocs or any("gemmini.copy_rows" not in a.attributes for a in allocs):
@@ -97,14 +91,27 @@ def loads_and_targets(loop_op):
     return loads if computes == 1 and loads else None
 
 
+def slot_keys(loop_op) -> list | None:
+    """(load, key) per load: loads with one key share a config_ld slot. The slices of a 3-D
+    load (one row stride) share their block's; every other load has its own."""
+    found = loads_and_targets(loop_op)
+    if found is None:
+        return None
+    return [(op, target if "gemmini.slice_rows" in target.attributes else op) for op, target in found]
+
+
 def pipelinable(loop_op) -> bool:
-    loads = loads_of(loop_op)
-    return loads is not None and len(loads) <= SLOTS
+    keys = slot_keys(loop_op)
+    return keys is not None and len({k for _, k in keys}) <= SLOTS
 
 
 def load_slots(loop_op) -> dict:
-    """Copy/fill op -> its own config_ld slot."""
-    return {op: i for i, op in enumerate(loads_of(loop_op))}
+    """Copy/fill op -> its config_ld slot (slot_keys)."""
+    order = []
+    for _, key in slot_keys(loop_op):
+        if key not in order:
+            order.append(key)
+    return {op: order.index(key) for op, key in slot_keys(loop_op)}
 
 
 def nested(op):
