@@ -825,23 +825,26 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
         resume = saved["descent"] if saved else None
         if importance:
             from baco.tuner.importance import importance_search
-            complete = resume is None or "tasks" in resume        # a checkpoint of the scheduler or of the joint descent
-            if complete:
+            joint = resume if resume is not None and "joint" in resume else None
+            if joint is None:
                 start = problem.score([[d[i] for d in inits] for i in range(len(layers))])
                 edps = torch.where(start.penalty > 0, torch.inf, start.edp)
                 b = int(torch.argmin(edps))
-                edp, design, _, complete = importance_search(problem, inits[b], float(edps[b]), budget=budget, lr=lr,
-                                                             generator=generator, progress=progress, on_slice=on_step,
-                                                             state=resume)
+                edp, design, trace, complete = importance_search(problem, inits[b], float(edps[b]), budget=budget,
+                                                                 lr=lr, generator=generator, progress=progress,
+                                                                 on_slice=on_step, state=resume)
                 found = [(edp, design)] + [(float(e), d) for e, d in zip(edps.tolist(), inits)]
-            if not complete:
-                # the warm-up alone would overrun the time budget: the joint descent (every layer at
-                # every step) takes the rest of it, from the scheduler's design and the other starts
-                design = resume["scheduled"] if resume else design
-                joint_step = None if on_step is None else (lambda s: on_step({"joint": s, "scheduled": design}))
-                found = gradient_descent(problem, [design] + inits, budget=budget, lr=lr, generator=generator,
-                                         round_every=round_every, progress=progress,
-                                         state=resume["joint"] if resume else None, on_step=joint_step)
+                if not complete:
+                    joint = {"joint": None, "scheduled": design, "steps": trace[-1][0] if trace else 0}
+            if joint is not None:
+                # the scheduler stopped before its budget (its warm-up would overrun the time, or every
+                # layer stalled: one layer at a time cannot move the shared hardware): the joint descent
+                # (every layer at every step) takes the rest, from the scheduler's design and the other starts
+                rest = Budget(None if budget.steps is None else budget.steps - joint["steps"], budget.deadline, 0)
+                joint_step = None if on_step is None else (lambda s: on_step({**joint, "joint": s}))
+                found = gradient_descent(problem, [joint["scheduled"]] + inits, budget=rest, lr=lr,
+                                         generator=generator, round_every=round_every, progress=progress,
+                                         state=joint["joint"], on_step=joint_step)
         else:
             found = gradient_descent(problem, inits, budget=budget, lr=lr, generator=generator,
                                      round_every=round_every, progress=progress, state=resume, on_step=on_step)

@@ -16,7 +16,8 @@ others stay at the current best design; the shared hardware is still inferred fr
    could reach 1/β of the best MACs-per-unit V_k = C_k/x_k among layers of its kind N(i); Cᵢ is
    its MACs).  The gain is −(∂f/∂eᵢ·deᵢ + ∂f/∂lᵢ·dlᵢ) = −wᵢ·(L·deᵢ + E·dlᵢ);
 3. a layer whose last STALL_SLICES slices did not improve f is not scheduled again; when all
-   have stalled the scheduler returns and the caller's polish takes the remaining time.
+   have stalled the scheduler returns (explore.coexplore then runs the joint descent for the rest
+   of the budget: moving one layer at a time cannot shrink the shared hardware).
 
 A slice is cheap: only the active layer is sampled and costed per step; the other layers' cost
 depends only on the (discrete) hardware and is cached per hardware for the slice.
@@ -202,8 +203,8 @@ def importance_search(problem, init, init_edp: float, *, budget, lr: float, gene
                       on_slice=None, state: dict | None = None):
     """The scheduler; returns (edp, design, trace, complete) with trace = [(steps, network edp)] after
     each slice. The warm-up visits the layers in the order of their estimated gain, the largest first.
-    complete is False when, timed on its first slice, the warm-up would not fit in the budget's
-    time (many layers, a short budget): the scheduler then stops after that slice.
+    complete is False when the scheduler stops before its budget: every layer stalled, or, timed on
+    its first slice, the warm-up would not fit in the budget's time (many layers, a short budget).
 
     budget: explore.Budget (total gradient steps and/or deadline).  on_slice(state) is called after
     every slice with the scheduler's whole state (a checkpoint); `state` resumes from one.
@@ -230,7 +231,8 @@ def importance_search(problem, init, init_edp: float, *, budget, lr: float, gene
         else:
             live = [k for k in range(L) if tasks[k].stalled < STALL_SLICES]
             if not live:
-                break
+                bar.close()
+                return state["edp"], state["design"], state["trace"], False
             i = max(live, key=lambda k: estimated_gain(problem, tasks, k, energy, cycles))
         n = slice_steps if total is None else min(slice_steps, total - state["steps"])
         t_slice = time.perf_counter()
