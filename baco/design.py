@@ -134,12 +134,15 @@ def conv_schedule_for(layer: Layer, mapping: str, cfg: GemminiConfig) -> tuple[G
     channels) when it passes the compiler's capacity rule, else conv2d's default schedule.
     The mapping does not say whether to double-buffer (a compile choice): the tile is
     double-buffered when that fits too (on a ResNet-50 design tuned for 20 s, 1.0-1.6x fewer
-    cycles on every 3x3/7x7 layer and 1.0x on strided 1x1 ones, measured on the cycle model)."""
+    cycles on every 3x3/7x7 layer and 1.0x on strided 1x1 ones, measured on the cycle model).
+    A tile of whole output rows (its Q = the layer's) runs its P rows per program (rows)."""
     from baco.kernels.conv import conv_schedule
     t2 = tile_dims(parse_mapping(mapping), 2, layer)
     columns = t2["N"] * t2["P"] * t2["Q"] if is_pointwise(layer) else t2["Q"]
-    for double_buffer in (True, False):
-        tuned = GemmSchedule(columns, t2["K"], t2["C"], double_buffer=double_buffer)
+    rows = t2["P"] if not is_pointwise(layer) and t2["Q"] >= layer.Q else 1
+    for rows, double_buffer in ((rows, True), (rows, False), (1, True), (1, False)):
+        tuned = GemmSchedule(layer.Q if rows > 1 else columns, t2["K"], t2["C"], double_buffer=double_buffer,
+                             rows=rows)
         if not schedule_problems(tuned, cfg, KERNEL_OUT_INT8):
             return tuned, "tuned"
     pixels = layer.N * layer.P * layer.Q if is_pointwise(layer) else layer.Q
@@ -290,7 +293,8 @@ def shape_text(layer: Layer) -> str:
 
 
 def schedule_text(s: GemmSchedule) -> str:
-    return f"{s.block_m},{s.block_n},{s.block_k} {s.dataflow}{'+db' if s.double_buffer else ''}"
+    return f"{s.block_m},{s.block_n},{s.block_k} {s.dataflow}{'+db' if s.double_buffer else ''}" + \
+        (f" x{s.rows} rows" if s.rows > 1 else "")
 
 
 def format_report(design: dict, checks: list[LayerCheck]) -> str:

@@ -72,3 +72,19 @@ def test_strided_1x1_default_takes_the_library_downsampling_path():
     assert got == time_conv(1, 28, 28, 64, 128, 1, cfg, stride=2, scale=output_scale(64))
     every_pixel = time_conv(1, 27, 27, 64, 128, 1, cfg, stride=2)
     assert got["dram_bytes_in"] < every_pixel["dram_bytes_in"] / 2
+
+
+def test_tuned_tile_of_whole_rows_runs_its_rows_per_program():
+    """A mapping whose on-chip tile holds whole output rows (its Q is the layer's) compiles with
+    rows = the tile's P and block_m = Q; a tile of part of a row keeps one row per program."""
+    from baco.design import conv_schedule_for
+    cfg = GemminiConfig.from_capacity(16, 256, 64)
+    layer = Layer(R=3, S=3, P=7, Q=7, C=64, K=64, N=1)
+    whole = "L3[WIO] P7 - L2[WI] K4 - L1[O] R3 S3 P1 Q7 C4 K1 - L0[W] C16X K16X"
+    s, source = conv_schedule_for(layer, whole, cfg)
+    assert source == "tuned" and (s.block_m, s.rows) == (7, 1)
+    whole_rows = "L3[WIO] K4 - L2[WI] P7 Q7 C4 - L1[O] R3 S3 - L0[W] C16X K16X"
+    s, source = conv_schedule_for(layer, whole_rows, cfg)
+    assert source == "tuned" and (s.block_m, s.rows) == (7, 7)
+    ok, _, _ = run_conv(layer, cfg, s)
+    assert ok
