@@ -144,3 +144,33 @@ def test_baco_tune_killed_with_sigkill_resumes_to_the_same_design(tmp_path):
     subprocess.run(args + ["--out", str(tmp_path / "killed"), "--resume"], check=True, env=env, capture_output=True)
     whole, resumed = (json.loads((tmp_path / d / "result.json").read_text()) for d in ("whole", "killed"))
     assert whole["hardware"] == resumed["hardware"] and whole["layers"] == resumed["layers"]
+
+
+def test_joint_descent_after_the_scheduler_stalls_resumes_to_the_uninterrupted_design(tmp_path, monkeypatch):
+    """With 2-step slices every layer stalls early; the joint descent takes the rest of the steps, and a
+    run killed in it resumes to the uninterrupted design."""
+    import functools
+    from baco.tuner import importance
+    from baco.tuner.checkpoint import Checkpointer
+    flags = []
+
+    def short_slices(*args, **kwargs):
+        out = search(*args, slice_steps=2, **kwargs)
+        flags.append(out[3])
+        return out
+    search = importance.importance_search
+    monkeypatch.setattr(importance, "importance_search", functools.wraps(search)(short_slices))
+    kw = dict(seed=3, steps=16, starts=2, random_pool=2, progress=False, importance=True, polish=False)
+    whole = coexplore(NET[:2], **kw)
+    assert flags == [False]
+
+    class Dying(Checkpointer):
+        def save(self, state):
+            super().save(state)
+            if "joint" in state["descent"]:
+                raise Killed
+    path = tmp_path / "ckpt.pt"
+    with pytest.raises(Killed):
+        coexplore(NET[:2], checkpoint=Dying(path, every_s=0.0), **kw)
+    resumed = coexplore(NET[:2], checkpoint=Checkpointer(path, every_s=0.0, resume=True), **kw)
+    assert (resumed.edp, resumed.hw) == (whole.edp, whole.hw)
