@@ -171,7 +171,8 @@ def test_compute_rows_follow_the_transposer_and_dataflow(dataflow, a_t, b_t, sho
     cfg = GemminiConfig()
     d = cfg.dim
     tm = TimingModel(cfg)
-    tm.observe("config_ex", dict(set_only_strides=0, dataflow=dataflow, a_transpose=a_t, b_transpose=b_t))
+    tm.observe("config_ex", dict(set_only_strides=0, dataflow=dataflow, a_transpose=a_t, b_transpose=b_t,
+                                 a_stride=1, c_stride=1))
     a_rows = 5
     for i, name in enumerate(("compute_preloaded", "compute_accumulated")):
         tm.observe("preload", dict(bd_addr=0 if i == 0 else 0xFFFFFFFF, bd_rows=d, bd_cols=d,
@@ -182,6 +183,22 @@ def test_compute_rows_follow_the_transposer_and_dataflow(dataflow, a_t, b_t, sho
         unrolled = d if dataflow == 1 and b_t and i == 0 else 0
         assert rows == (a_rows if short else d) + unrolled
     assert tm.counter_value(EVENT_CODES["TRANSPOSE_PRELOAD_UNROLLER_ACTIVE_CYCLES"]) == (d if dataflow and b_t else 0)
+
+
+@pytest.mark.parametrize("a_stride,a_t,waits", [(1, 0, False), (3, 0, True), (1, 1, True)])
+def test_compute_waits_for_the_rows_its_operand_reads(a_stride, a_t, waits):
+    """A's rows are at a_addr + r·a_stride, and a transposed A reads its a_cols stored rows:
+    a compute waits for an mvin still writing one of them, and only then."""
+    cfg = GemminiConfig()
+    d = cfg.dim
+    tm = TimingModel(cfg)
+    tm.observe("config_ex", dict(set_only_strides=0, dataflow=1, a_transpose=a_t, b_transpose=0,
+                                 a_stride=a_stride, c_stride=1))
+    tm.observe("mvin", dict(dram_addr=0x80000000, local_addr=10, rows=1, cols=d))      # row 10
+    tm.observe("preload", dict(bd_addr=0xFFFFFFFF, bd_rows=d, bd_cols=d, c_addr=0x80000000, c_rows=4, c_cols=d))
+    tm.observe("compute_preloaded", dict(a_addr=1, a_rows=4, a_cols=12, bd_addr=0xFFFFFFFF, bd_rows=d, bd_cols=d))
+    # rows 1..4 untransposed with stride 1; 1, 4, 7, 10 with stride 3; 1..12 transposed
+    assert (tm.waits["ex_hazard_wait"] > 0) == waits
 
 
 def _union_length(intervals):

@@ -168,6 +168,7 @@ class TimingModel:
         self.pending_weights = False
         self.last_compute_start = 0.0
         self.ex_mode = (1, 0, 0)    # config_ex (dataflow, a_transpose, b_transpose)
+        self.ex_strides = (1, 1)    # config_ex (a_stride, c_stride)
         self.pool = None            # config_st pooling fields while pooling is on
         self.shrink = [0, 0, 0]     # config_ld shrink per load slot
         self.stats = dict(dram_bytes_in=0, dram_bytes_out=0, macs=0, scratchpad_reads=0, scratchpad_writes=0,
@@ -206,7 +207,7 @@ class TimingModel:
 
     # ---- row ranges -------------------------------------------------------------
     def _range(self, addr, rows, blocks=1, block_stride=None):
-        if is_garbage(addr) or rows <= 0:
+        if is_garbage(addr) or rows <= 0 or blocks <= 0:
             return None
         acc = bool(addr & ACC_BIT)
         row = addr & 0x3FFFFFF
@@ -316,8 +317,10 @@ class TimingModel:
                 self.pool = f if f["pool_stride"] else None
             elif name == "config_ld" and f["state_id"] < 3:
                 self.shrink[f["state_id"]] = f["shrink"]
-            elif name == "config_ex" and not f["set_only_strides"]:
-                self.ex_mode = (f["dataflow"], f["a_transpose"], f["b_transpose"])
+            elif name == "config_ex":
+                self.ex_strides = (f["a_stride"], f["c_stride"])
+                if not f["set_only_strides"]:
+                    self.ex_mode = (f["dataflow"], f["a_transpose"], f["b_transpose"])
             return dispatch, 1.0, 1.0, [], []
         if name.startswith("mvin"):
             addr, rows, cols = f["local_addr"], f["rows"], f["cols"]
@@ -357,7 +360,8 @@ class TimingModel:
                 self.waits["b_garbage"] += d
             self.preload = f
             self.pending_weights = not is_garbage(f["bd_addr"])
-            return dispatch, 0.0, 0.0, [self._range(f["bd_addr"], f["bd_rows"])], []
+            ws, _, b_t = self.ex_mode
+            return dispatch, 0.0, 0.0, [self._range(f["bd_addr"], f["bd_cols"] if ws and b_t else f["bd_rows"])], []
         if name in ("compute_preloaded", "compute_accumulated"):
             pre = getattr(self, "preload", None) or {"c_addr": 0xFFFFFFFF, "c_rows": 0, "c_cols": 0}
             # the ExecuteController feeds DIM rows, or only A's (at least 4) in WS when no operand
@@ -385,11 +389,15 @@ class TimingModel:
             self.pending_weights = False
             self.stats["macs"] += f["a_rows"] * f["a_cols"] * (pre.get("c_cols", d) or d)
             self.stats["scratchpad_reads"] += f["a_rows"] * f["a_cols"]
-            c = self._range(pre["c_addr"], pre["c_rows"])
+            # local rows touched: a transposed operand reads its cols as stored rows; A row r is
+            # at a_addr + r·a_stride and C row r at c_addr + r·c_stride
+            a_stride, c_stride = self.ex_strides
+            c = self._range(pre["c_addr"], 1, pre["c_rows"], c_stride)
             if c and c[0]:
                 self.stats["accumulator_writes"] += pre["c_rows"] * pre["c_cols"]
                 self.stats["accumulator_reads"] += pre["c_rows"] * pre["c_cols"]
-            reads = [self._range(f["a_addr"], f["a_rows"]), self._range(f["bd_addr"], f["bd_rows"])]
+            reads = [self._range(f["a_addr"], 1, f["a_cols"] if a_t else f["a_rows"], a_stride),
+                     self._range(f["bd_addr"], f["bd_cols"] if b_t and not ws else f["bd_rows"])]
             total = occ + k.array_depth_factor * d
             self.last_compute_start = start
             return start, occ, total, reads, [c]
