@@ -10,7 +10,7 @@ double-buffered with the prefetch pipeline; explicit single- and
 double-buffered block schedules), examples/gemv.py's ELFs (y = A·x and
 x·B), the convolution examples' ELFs (conv2d.py, conv1d.py,
 depthwise_conv2d.py: padding, stride, dilation, bias, 1x1/3x3/7x7; conv_pool.py's
-pooled mvouts), ELFs of a
+conv -> ReLU -> max-pool with pooled mvouts), ELFs of a
 kernel with two accumulators
 (two_dots, single- and double-buffered), examples/fused_mlp.py's ELFs and
 every tests/c/*.c program, all for the
@@ -123,7 +123,12 @@ CONVS = [
     ("depthwise_conv2d.py", "dw_3x3_per_channel_relu", ["--H", "6", "--W", "7", "--C", "5", "--padding", "1",
                                                         "--relu", "--formulation", "per-channel"]),
     ("conv_pool.py", "conv_pool_3x3_s2_p1_bias", ["--H", "14", "--W", "14", "--C", "33", "--K", "17", "--pool", "3",
-                                                  "--pool-stride", "2", "--padding", "1", "--bias"]),
+                                                  "--pool-stride", "2", "--pool-padding", "1", "--bias"]),
+    ("conv_pool.py", "conv3x3_pool_2x2", ["--H", "12", "--W", "11", "--C", "17", "--K", "20", "--R", "3", "--S", "3",
+                                          "--padding", "1", "--bias"]),
+    ("conv_pool.py", "conv7x7_s2_pool_3x3_s2", ["--H", "20", "--W", "20", "--C", "3", "--K", "16", "--R", "7", "--S",
+                                                "7", "--stride", "2", "--padding", "3", "--pool", "3",
+                                                "--pool-stride", "2", "--pool-padding", "1"]),
     ("conv_pool.py", "conv_pool_2x2_tiles", ["--N", "2", "--H", "9", "--W", "7", "--C", "5", "--K", "20",
                                              "--block", "2", "32", "16"]),
     ("conv_pool.py", "conv_pool_2x2_s1_norelu", ["--H", "5", "--W", "4", "--C", "3", "--K", "40", "--pool-stride", "1",

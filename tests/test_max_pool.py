@@ -173,6 +173,46 @@ def test_conv_pool_kernel_bit_exact_sweep(i, target):
     run_shape(SHAPES[i], target)
 
 
+# N, H, W, C, K, R, conv stride, conv padding, dilation, pool, pool stride, pool padding, bias, DIM, blocks
+CONV_SHAPES = [
+    (1, 9, 8, 5, 7, 3, 1, 1, 1, 3, 2, 1, True, 16, None),
+    (2, 12, 11, 17, 20, 3, 2, 1, 1, 2, 2, 0, True, 16, None),
+    (1, 10, 10, 4, 6, 3, 1, 2, 2, 3, 1, 1, False, 16, (3, 16, 16)),
+    (1, 20, 20, 3, 16, 7, 2, 3, 1, 3, 2, 1, True, 16, None),
+    (1, 9, 13, 33, 9, 3, 1, 1, 1, 2, 2, 0, True, 4, None),
+    (1, 16, 15, 8, 40, 5, 1, 2, 1, 3, 2, 1, False, 16, (2, 32, 16)),
+    (1, 7, 7, 16, 16, 3, 1, 0, 1, 2, 1, 0, True, 16, None),
+    (2, 11, 9, 6, 5, 3, 2, 0, 1, 3, 3, 0, True, 4, (1, 4, 4)),
+]
+
+
+def run_conv_shape(case, target):
+    N, H, W, C, K, R, cs, cp, dil, pool, stride, pad, bias, dim, blocks = case
+    rng = np.random.default_rng(H * 100 + W * 10 + C + R)
+    x = rng.integers(-128, 128, (N, H, W, C), dtype=np.int8)
+    w = rng.integers(-128, 128, (R, R, C, K), dtype=np.int8)
+    b = rng.integers(-3000, 3000, K).astype(np.int32) if bias else None
+    kw = dict(pool=pool, stride=stride, padding=pad, conv_stride=cs, conv_padding=cp, dilation=dil, scale=1 / 64,
+              relu=True)
+    launch = ConvPoolLaunch(x, w, b, config=GemminiConfig() if dim == 16 else DIM4, blocks=blocks, **kw)
+    launch.run(target)
+    ref = reference_conv_pool(x, w, b, **kw)
+    assert launch.kernel.__name__ == "conv2d_pool_kernel"
+    assert launch.y.shape == ref.shape and (launch.y == ref).all()
+
+
+@pytest.mark.parametrize("i", [0, 1, 4])
+def test_conv2d_pool_kernel_bit_exact_on_sim(i):
+    run_conv_shape(CONV_SHAPES[i], "sim")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", ["sim", "iss"])
+@pytest.mark.parametrize("i", range(len(CONV_SHAPES)))
+def test_conv2d_pool_kernel_bit_exact_sweep(i, target):
+    run_conv_shape(CONV_SHAPES[i], target)
+
+
 def test_pooled_store_is_one_config_st_and_pooled_mvouts():
     """2 column tiles of 16 channels over a 6x5 image pooled 2x2/2: config_st carries the pool
     fields, one mvout per column tile writes the 3x2 pooled pixels; no unpooled mvout."""
@@ -253,7 +293,9 @@ def test_example_cli(capsys):
     ex = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ex)
     assert ex.main(["--H", "7", "--W", "6", "--C", "9", "--K", "5", "--pool", "3", "--pool-stride", "2",
-                    "--padding", "1", "--bias"]) == 0
+                    "--pool-padding", "1", "--bias"]) == 0
+    assert ex.main(["--H", "9", "--W", "8", "--C", "5", "--K", "7", "--R", "3", "--S", "3", "--padding", "1",
+                    "--pool", "3", "--pool-stride", "2", "--pool-padding", "1"]) == 0
     assert "bit-exact" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         ex.main(["--pool", "4"])

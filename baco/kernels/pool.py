@@ -1,8 +1,15 @@
-"""Conv -> ReLU -> max-pool in one kernel: a pointwise (1x1, stride 1) convolution whose
-accumulator block is a tile of whole output rows, read out through Gemmini's pooled mvout
-(`bl.max_pool2d`, baco.language).
+"""Conv -> ReLU -> max-pool in one kernel: a convolution whose accumulator block is a tile
+of whole output rows, read out through Gemmini's pooled mvout (`bl.max_pool2d`,
+baco.language).
 
-Layouts: input NHWC, weights (C, K), output NHWC of the pooled image (N, PH, PW, K).
+conv2d_pool_kernel (any R x S filter, stride, padding, dilation) loads its input through a
+3-D block pointer (ROWS output rows x Q columns x BLOCK_K channels, one slice per output
+row, baco.kernels.conv's form) per filter tap and channel step; conv_pool_kernel, for a
+pointwise (1x1, stride 1, unpadded) convolution, reads the tile's pixels as contiguous
+rows of the (H*W, C) input instead. The rest is common and described for the pointwise
+kernel (W = Q there).
+
+Layouts: input NHWC, weights (C, K) or (R, S, C, K), output NHWC of the pooled image (N, PH, PW, K).
 One program computes PR pooled rows (all PW pooled columns) of BLOCK_N channels of image
 n. They pool the conv output rows [lo, lo + ROWS) with lo = first pooled row * stride -
 padding and ROWS = (PR - 1) * stride + kernel: the accumulator block is ROWS x W pixels
@@ -22,14 +29,17 @@ tiles, so each DIM-wide column's pixels are consecutive rows for its pooled mvou
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 import baco
 import baco.language as bl
-from baco.gemmini.arith import acc_to_int8, max_pool, pool_field_problems, pooled_size
+from baco.gemmini.arith import max_pool, pool_field_problems, pooled_size
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, default_gemm_schedule, schedule_problems
-from baco.kernels.conv import bias_vector
+from baco.kernels.conv import _check as check_conv
+from baco.kernels.conv import bias_vector, is_pointwise, reference_conv2d
 
 
 @baco.jit
@@ -67,29 +77,75 @@ def conv_pool_kernel(x_ptr, w_ptr, y_ptr, H, W, C, K, PH, scale,
     bl.store(y_blk, pooled, boundary_check=(0, 1))
 
 
+@baco.jit
+def conv2d_pool_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, K, PH, R, S, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w,
+                       scale, PR: bl.constexpr, ROWS: bl.constexpr, Q: bl.constexpr, PW: bl.constexpr,
+                       BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr, POOL: bl.constexpr,
+                       POOL_STRIDE: bl.constexpr, POOL_PAD: bl.constexpr, RELU: bl.constexpr, bias_ptr=None):
+    n = bl.program_id(0)
+    pr0 = bl.program_id(1) * PR            # first pooled row of this program
+    k0 = bl.program_id(2) * BLOCK_N
+    lo = pr0 * POOL_STRIDE - POOL_PAD      # first conv output row its windows read (slice 0)
+    h0 = lo * stride_h - pad_h             # input row of slice 0, filter row 0
+    steps = bl.cdiv(C, BLOCK_K)
+    r_lo = max(0, bl.cdiv(-h0 - (ROWS - 1) * stride_h, dil_h))     # taps reaching the image from some slice
+    r_hi = min(R, bl.cdiv(H - h0, dil_h))
+    if bias_ptr is not None:    # row stride 0: every output pixel starts from the bias row
+        acc = bl.load(bl.make_block_ptr(bias_ptr, shape=(ROWS * Q, K), strides=(0, 1), offsets=(0, k0),
+                                        block_shape=(ROWS * Q, BLOCK_N)), boundary_check=(0, 1))
+    else:
+        acc = bl.zeros((ROWS * Q, BLOCK_N), dtype=bl.int32)
+    for t in range(r_lo * S * steps, r_hi * S * steps):
+        r = t // (S * steps)
+        s = t // steps % S
+        c0 = t % steps * BLOCK_K
+        h = h0 + r * dil_h                 # input row of slice 0 for this tap
+        w = s * dil_w - pad_w              # input column of output column 0 for this tap
+        phase_h = h % stride_h             # slices are the input rows phase_h, phase_h + stride_h, ...
+        phase = w % stride_w               # columns phase, phase + stride_w, ...
+        x_blk = bl.make_block_ptr(x_ptr + ((n * H + phase_h) * W + phase) * C,
+                                  shape=(bl.cdiv(H - phase_h, stride_h), bl.cdiv(W - phase, stride_w), C),
+                                  strides=(stride_h * W * C, stride_w * C, 1),
+                                  offsets=(h // stride_h, w // stride_w, c0), block_shape=(ROWS, Q, BLOCK_K))
+        w_blk = bl.make_block_ptr(w_ptr + (r * S + s) * C * K, shape=(C, K), strides=(K, 1),
+                                  offsets=(c0, k0), block_shape=(BLOCK_K, BLOCK_N))
+        acc += bl.dot(bl.load(x_blk, boundary_check=(0, 1, 2)), bl.load(w_blk, boundary_check=(0, 1)))
+    out = acc * scale
+    if RELU:
+        out = bl.relu(out)
+    pooled = bl.max_pool2d(out.to(bl.int8), (ROWS, Q), POOL, POOL_STRIDE, (0, POOL_PAD),
+                           valid_rows=(max(0, -lo), min(ROWS, P - lo)))     # the tile's conv rows that exist
+    y_blk = bl.make_block_ptr(y_ptr + n * PH * PW * K, shape=(PH * PW, K), strides=(K, 1),
+                              offsets=(pr0 * PW, k0), block_shape=(PR * PW, BLOCK_N))
+    bl.store(y_blk, pooled, boundary_check=(0, 1))
+
+
 def pooled_shape(H: int, W: int, pool: int, stride: int, padding: int) -> tuple[int, int]:
     return pooled_size(H, pool, stride, padding), pooled_size(W, pool, stride, padding)
 
 
-def _check(x, w, pool, stride, padding):
-    if x.ndim != 4 or w.ndim != 2 or x.shape[3] != w.shape[0]:
-        raise ValueError(f"conv_pool takes x (N,H,W,C) and w (C,K), got shapes {x.shape} and {w.shape}")
-    N, H, W, C = x.shape
-    if H < 1 or W < 1 or C < 1 or w.shape[1] < 1:
-        raise ValueError(f"empty shapes: x {x.shape}, w {w.shape}")
-    PH, PW = pooled_shape(H, W, pool, stride, padding) if stride >= 1 else (0, 0)
-    problems = pool_field_problems(pool, W, pool, stride, 0, padding)    # one pooled row per tile
+def _check(x, w, pool, stride, padding, conv_stride, conv_padding, dilation, relu):
+    """(w as (R,S,C,K), (conv stride, padding, dilation) pairs, P, Q, PH, PW) after checking a
+    conv_pool's arguments."""
+    if w.ndim == 2:
+        w = w.reshape(1, 1, *w.shape)
+    if x.ndim != 4 or w.ndim != 4:
+        raise ValueError(f"conv_pool takes x (N,H,W,C) and w (C,K) or (R,S,C,K), got shapes {x.shape} and {w.shape}")
+    conv_args, P, Q = check_conv(x, w, conv_stride, conv_padding, dilation, "int8", relu)
+    problems = pool_field_problems(pool, Q, pool, stride, 0, padding)    # one pooled row per tile
     if problems:
         raise ValueError("Gemmini cannot pool this on mvout: " + "; ".join(problems))
-    if PH < 1:
-        raise ValueError(f"the {pool}x{pool} pool (padding {padding}) does not fit the {H}x{W} image")
-    return PH, PW
+    PH, PW = pooled_shape(P, Q, pool, stride, padding)
+    if PH < 1 or PW < 1:
+        raise ValueError(f"the {pool}x{pool} pool (padding {padding}) does not fit the {P}x{Q} conv output")
+    return w, conv_args, P, Q, PH, PW
 
 
-def pool_schedule(blocks=None, *, N, PH, H, W, K, C, pool, stride, config=None) -> GemmSchedule:
+def pool_schedule(blocks=None, *, N, PH, P, Q, K, C, pool, stride, taps=1, config=None) -> GemmSchedule:
     """(PR, BLOCK_N, BLOCK_K) as a GemmSchedule whose block_m is PR (pooled rows per program):
-    `blocks` if given, else from default_gemm_schedule of the layer's GEMM (all N*H*W pixels x
-    K x C): its BLOCK_N, BLOCK_K and double buffering, with the most pooled rows (up to PH and
+    `blocks` if given, else from default_gemm_schedule of the layer's GEMM (all N*P*Q output
+    pixels x K x C; with several filter taps at most DIM channels per step, as conv_schedule):
+    its BLOCK_N, BLOCK_K and double buffering, with the most pooled rows (up to PH and
     config_st's 8-bit orows, 255) that fit the scratchpad and accumulator: taller tiles
     recompute fewer of the kernel - stride rows neighbouring tiles share. When not even one
     pooled row fits, narrower BLOCK_K, then BLOCK_N, then single buffering."""
@@ -97,7 +153,9 @@ def pool_schedule(blocks=None, *, N, PH, H, W, K, C, pool, stride, config=None) 
     if blocks is not None:
         return GemmSchedule(*blocks) if isinstance(blocks, (tuple, list)) else blocks
     d = config.dim
-    gemm = default_gemm_schedule(N * H * W, K, C, config, out_int8=True)
+    gemm = default_gemm_schedule(N * P * Q, K, C, config, out_int8=True)
+    if taps > 1:
+        gemm = replace(gemm, block_k=min(gemm.block_k, d))
     rows_of = lambda pr: (pr - 1) * stride + pool  # noqa: E731
     tallest = max(pr for pr in range(1, min(PH, 255) + 1) if rows_of(pr) <= 255)     # (pool <= 3)
 
@@ -109,48 +167,61 @@ def pool_schedule(blocks=None, *, N, PH, H, W, K, C, pool, stride, config=None) 
             for block_k in narrower(gemm.block_k):
                 for pr in range(tallest, 0, -1):
                     if not schedule_problems(
-                            GemmSchedule(rows_of(pr) * W, block_n, block_k, "WS", double_buffer), config, True):
+                            GemmSchedule(rows_of(pr) * Q, block_n, block_k, "WS", double_buffer), config, True):
                         return GemmSchedule(pr, block_n, block_k, "WS", double_buffer)
-    raise ValueError(f"no pooled row of a {W}-pixel-wide image fits this Gemmini "
+    raise ValueError(f"no pooled row of a {Q}-pixel-wide conv output fits this Gemmini "
                      f"(DIM {d}, {config.sp_rows} scratchpad rows, {config.acc_rows} accumulator rows)")
 
 
 class ConvPoolLaunch:
-    """conv_pool_kernel's launch: grid, runtime arguments (the output is argument 2), options."""
+    """A conv_pool launch: conv_pool_kernel for a pointwise convolution (w (C,K) or 1x1, stride
+    1, unpadded), else conv2d_pool_kernel; grid, runtime arguments (the output is argument 2),
+    options."""
 
-    def __init__(self, x, w, bias, *, pool, stride, padding, scale, relu, config, blocks):
-        self.x, self.w = np.ascontiguousarray(x, dtype=np.int8), np.ascontiguousarray(w, dtype=np.int8)
+    def __init__(self, x, w, bias, *, pool, stride, padding, scale, relu, config, blocks, conv_stride=1,
+                 conv_padding=0, dilation=1):
+        self.x = np.ascontiguousarray(x, dtype=np.int8)
+        w, (cs, cp, dil), P, Q, PH, PW = _check(self.x, np.asarray(w, dtype=np.int8), pool, stride, padding,
+                                                 conv_stride, conv_padding, dilation, relu)
+        self.w = np.ascontiguousarray(w)
         N, H, W, C = self.x.shape
-        K = self.w.shape[1]
-        PH, PW = _check(self.x, self.w, pool, stride, padding)
+        R, S, _, K = self.w.shape
         self.config = config or GemminiConfig()
-        self.schedule = pool_schedule(blocks, N=N, PH=PH, H=H, W=W, K=K, C=C, pool=pool, stride=stride, config=self.config)
+        self.schedule = pool_schedule(blocks, N=N, PH=PH, P=P, Q=Q, K=K, C=C, pool=pool, stride=stride,
+                                      taps=R * S, config=self.config)
         pr = self.schedule.block_m
         rows = (pr - 1) * stride + pool
-        problems = schedule_problems(GemmSchedule(rows * W, self.schedule.block_n, self.schedule.block_k),
+        problems = schedule_problems(GemmSchedule(rows * Q, self.schedule.block_n, self.schedule.block_k),
                                      self.config, True)
         if problems:
-            raise ValueError(f"conv_pool schedule {self.schedule.to_dict()} ({rows}x{W}-pixel tiles): "
+            raise ValueError(f"conv_pool schedule {self.schedule.to_dict()} ({rows}x{Q}-pixel tiles): "
                              + "; ".join(problems))
         self.y = np.zeros((N, PH, PW, K), dtype=np.int8)
         self.bias = bias_vector(bias, K)
         self.grid = (N, bl.cdiv(PH, pr), bl.cdiv(K, self.schedule.block_n))
-        self.args = [self.x, self.w, self.y, H, W, C, K, PH, float(scale)]
-        self.options = dict(PR=pr, ROWS=rows, IMAGE_W=W, PW=PW, BLOCK_N=self.schedule.block_n,
-                            BLOCK_K=self.schedule.block_k, POOL=pool, POOL_STRIDE=stride, POOL_PAD=padding,
-                            RELU=relu, bias_ptr=self.bias, config=self.config,
-                            dataflow=self.schedule.dataflow, double_buffer=self.schedule.double_buffer)
+        self.options = dict(PR=pr, ROWS=rows, PW=PW, BLOCK_N=self.schedule.block_n, BLOCK_K=self.schedule.block_k,
+                            POOL=pool, POOL_STRIDE=stride, POOL_PAD=padding, RELU=relu, bias_ptr=self.bias,
+                            config=self.config, dataflow=self.schedule.dataflow,
+                            double_buffer=self.schedule.double_buffer)
+        if is_pointwise(self.w, cs, cp):
+            self.kernel = conv_pool_kernel
+            self.args = [self.x, self.w.reshape(C, K), self.y, H, W, C, K, PH, float(scale)]
+            self.options.update(IMAGE_W=W)
+        else:
+            self.kernel = conv2d_pool_kernel
+            self.args = [self.x, self.w, self.y, H, W, C, P, K, PH, R, S, *cs, *cp, *dil, float(scale)]
+            self.options.update(Q=Q)
 
     def _runtime_args(self):
         return self.args + ([] if self.bias is None else [self.bias])
 
     def run(self, target="sim"):
-        return conv_pool_kernel[self.grid](*self.args, target=target, **self.options)
+        return self.kernel[self.grid](*self.args, target=target, **self.options)
 
     def cycles(self) -> dict:
         """The cycle model's report of this launch, timed from its command stream."""
         from baco.sim.timing import CommandStream, TimingModel
-        ck = conv_pool_kernel.compile(*self.args, target="sim", **self.options)
+        ck = self.kernel.compile(*self.args, target="sim", **self.options)
         tm = TimingModel(self.config)
         ck.run(self.grid, self._runtime_args(), model=CommandStream(), observers=[tm.observe])
         tm.fence()
@@ -158,36 +229,36 @@ class ConvPoolLaunch:
 
     def write_elf(self, path, expected):
         """A bare-metal ELF of this launch that exits 0 iff its output equals `expected`."""
-        ck = conv_pool_kernel.compile(*self.args, target="iss", **self.options)
+        ck = self.kernel.compile(*self.args, target="iss", **self.options)
         return ck.build_elf(self.grid, self._runtime_args(), path, expected={2: np.asarray(expected)})
 
 
-def conv_pool(x, w, bias=None, *, pool=2, stride=None, padding=0, scale=1.0, relu=True, config=None,
-              target="sim", blocks=None):
-    """y = max_pool2d(relu(conv1x1(x, w) + bias) * scale) on Gemmini in one kernel: x (N,H,W,C) int8,
-    w (C,K) int8, bias int32 (K,); pool x pool windows, `stride` (default pool), zero `padding`.
-    Returns (y (N,PH,PW,K) int8, launch info)."""
+def conv_pool(x, w, bias=None, *, pool=2, stride=None, padding=0, conv_stride=1, conv_padding=0, dilation=1,
+              scale=1.0, relu=True, config=None, target="sim", blocks=None):
+    """y = max_pool2d(relu(conv2d(x, w) + bias) * scale) on Gemmini in one kernel: x (N,H,W,C) int8,
+    w (C,K) or (R,S,C,K) int8 (conv_stride, conv_padding, dilation), bias int32 (K,); pool x pool
+    windows, `stride` (default pool), zero `padding`. Returns (y (N,PH,PW,K) int8, launch info)."""
     launch = ConvPoolLaunch(x, w, bias, pool=pool, stride=pool if stride is None else stride, padding=padding,
-                            scale=scale, relu=relu, config=config, blocks=blocks)
+                            conv_stride=conv_stride, conv_padding=conv_padding, dilation=dilation, scale=scale,
+                            relu=relu, config=config, blocks=blocks)
     info = launch.run(target)
     return launch.y, info
 
 
-def reference_conv_pool(x, w, bias=None, *, pool=2, stride=None, padding=0, scale=1.0, relu=True):
-    """numpy conv -> ReLU -> max-pool in Gemmini's arithmetic: int32 accumulation (from the
-    bias), the accumulator read path (ReLU, scale RNE, int8 saturation), then
+def reference_conv_pool(x, w, bias=None, *, pool=2, stride=None, padding=0, conv_stride=1, conv_padding=0,
+                        dilation=1, scale=1.0, relu=True):
+    """numpy conv -> ReLU -> max-pool in Gemmini's arithmetic: baco.kernels.conv.reference_conv2d
+    (int32 accumulation from the bias, then ReLU, scale RNE, int8 saturation), then
     baco.gemmini.arith.max_pool of each image (padding counts as 0)."""
-    x, w = np.asarray(x, dtype=np.int64), np.asarray(w, dtype=np.int64)
+    w = np.asarray(w)
+    conv = reference_conv2d(x, w.reshape(1, 1, *w.shape) if w.ndim == 2 else w, bias, stride=conv_stride,
+                            padding=conv_padding, dilation=dilation, scale=scale, relu=relu)
+    N, P, Q, K = conv.shape
     stride = pool if stride is None else stride
-    N, H, W, C = x.shape
-    acc = x.reshape(-1, C) @ w
-    if bias is not None:
-        acc = acc + np.asarray(bias, dtype=np.int64)
-    pix = acc_to_int8(acc, scale, relu).reshape(N, H * W, -1)
-    PH, PW = pooled_shape(H, W, pool, stride, padding)
-    return np.stack([max_pool(pix[n], H, W, pool, stride, padding, padding).reshape(PH, PW, -1)
+    PH, PW = pooled_shape(P, Q, pool, stride, padding)
+    return np.stack([max_pool(conv[n].reshape(P * Q, K), P, Q, pool, stride, padding, padding).reshape(PH, PW, K)
                      for n in range(N)])
 
 
-__all__ = ["conv_pool", "conv_pool_kernel", "ConvPoolLaunch", "reference_conv_pool", "pool_schedule",
+__all__ = ["conv_pool", "conv_pool_kernel", "conv2d_pool_kernel", "ConvPoolLaunch", "reference_conv_pool", "pool_schedule",
            "pooled_shape"]
