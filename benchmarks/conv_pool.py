@@ -2,13 +2,14 @@
 
     python benchmarks/conv_pool.py [--dim 16 32] [--smoke]
 
-For each layer (a 1x1 convolution followed by ReLU and a max-pool, pool shapes of
-VGG/ResNet-style networks) it times, from their command streams (baco.sim.timing):
+For each layer (a convolution followed by ReLU and a max-pool: 1x1 convolutions with
+VGG/ResNet-style pools, VGG's 3x3 conv + 2x2 pool, a ResNet-style 7x7/2 stem + 3x3/2 pool)
+it times, from their command streams (baco.sim.timing):
 
   * conv+pool: examples/conv_pool.py's kernel (baco.kernels.pool), the pool done by
     Gemmini's pooled mvouts (bl.max_pool2d), its default schedule;
-  * conv: baco's pointwise conv2d of the same layer with its default schedule, which
-    writes the whole unpooled output (what a separate pooling pass would then read).
+  * conv: baco's conv2d of the same layer with its default schedule, which writes the
+    whole unpooled output (what a separate pooling pass would then read).
 
   * library: the C library's tiled_conv_auto of the same conv + pool (baco.sim.clib: one
     LOOP_CONV_WS per tile, pooled mvouts),
@@ -31,35 +32,39 @@ from baco.kernels.conv import conv2d_launch  # noqa: E402
 from baco.kernels.pool import ConvPoolLaunch  # noqa: E402
 from baco.sim.clib import time_conv  # noqa: E402
 
-# (name, N, H, W, C, K, pool, stride, padding)
+# (name, N, H, W, C, K, R, conv stride, conv padding, pool, pool stride, pool padding)
 LAYERS = [
-    ("resnet stem pool 3/2/1", 1, 56, 56, 64, 64, 3, 2, 1),
-    ("vgg pool 2/2 28x28x128", 1, 28, 28, 128, 128, 2, 2, 0),
-    ("vgg pool 2/2 14x14x256", 1, 14, 14, 256, 256, 2, 2, 0),
-    ("pool 3/1/1 17x17x96", 1, 17, 17, 96, 48, 3, 1, 1),
-    ("pool 2/2 56x56x32 batch 2", 2, 56, 56, 32, 32, 2, 2, 0),
+    ("1x1, pool 3/2/1 56x56x64", 1, 56, 56, 64, 64, 1, 1, 0, 3, 2, 1),
+    ("1x1, pool 2/2 28x28x128", 1, 28, 28, 128, 128, 1, 1, 0, 2, 2, 0),
+    ("1x1, pool 2/2 14x14x256", 1, 14, 14, 256, 256, 1, 1, 0, 2, 2, 0),
+    ("1x1, pool 3/1/1 17x17x96", 1, 17, 17, 96, 48, 1, 1, 0, 3, 1, 1),
+    ("1x1, pool 2/2 56x56x32 N=2", 2, 56, 56, 32, 32, 1, 1, 0, 2, 2, 0),
+    ("vgg 3x3, pool 2/2 28x28x64", 1, 28, 28, 64, 64, 3, 1, 1, 2, 2, 0),
+    ("vgg 3x3, pool 2/2 14x14x128", 1, 14, 14, 128, 128, 3, 1, 1, 2, 2, 0),
+    ("stem 7x7/2, pool 3/2/1 56x56x3", 1, 56, 56, 3, 64, 7, 2, 3, 3, 2, 1),
 ]
-SMOKE = [("smoke pool 3/2/1", 1, 9, 7, 16, 20, 3, 2, 1)]
+SMOKE = [("smoke 1x1, pool 3/2/1", 1, 9, 7, 16, 20, 1, 1, 0, 3, 2, 1),
+         ("smoke 3x3, pool 2/2", 1, 8, 8, 8, 16, 3, 1, 1, 2, 2, 0)]
 
 
 def measure(layer, cfg):
-    _, N, H, W, C, K, pool, stride, pad = layer
-    x, w = np.zeros((N, H, W, C), np.int8), np.zeros((C, K), np.int8)
-    fused = ConvPoolLaunch(x, w, None, pool=pool, stride=stride, padding=pad, scale=1 / 64, relu=True, config=cfg,
-                           blocks=None)
-    conv = conv2d_launch(x, w.reshape(1, 1, C, K), None, scale=1 / 64, relu=True, config=cfg)
-    library = time_conv(N, H, W, C, K, 1, cfg, scale=1 / 64, relu=True, pool_size=pool, pool_stride=stride,
-                        pool_padding=pad)
+    _, N, H, W, C, K, R, cs, cp, pool, stride, pad = layer
+    x, w = np.zeros((N, H, W, C), np.int8), np.zeros((R, R, C, K), np.int8)
+    fused = ConvPoolLaunch(x, w, None, pool=pool, stride=stride, padding=pad, conv_stride=cs, conv_padding=cp,
+                           scale=1 / 64, relu=True, config=cfg, blocks=None)
+    conv = conv2d_launch(x, w, None, stride=cs, padding=cp, scale=1 / 64, relu=True, config=cfg)
+    library = time_conv(N, H, W, C, K, R, cfg, stride=cs, padding=cp, scale=1 / 64, relu=True, pool_size=pool,
+                        pool_stride=stride, pool_padding=pad)
     return fused.cycles(), conv.cycles(), library, fused.schedule
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dim", type=int, nargs="+", default=[16, 32])
-    p.add_argument("--smoke", action="store_true", help="one small layer at DIM 16")
+    p.add_argument("--smoke", action="store_true", help="two small layers at DIM 16")
     args = p.parse_args(argv)
     layers, dims = (SMOKE, [16]) if args.smoke else (LAYERS, args.dim)
-    print(f"{'layer':<26} {'DIM':>3} {'conv+pool':>9} {'conv':>8} {'ratio':>5} {'library':>8} {'speedup':>7} "
+    print(f"{'layer':<31} {'DIM':>3} {'conv+pool':>9} {'conv':>8} {'ratio':>5} {'library':>8} {'speedup':>7} "
           f"{'out bytes':>9} {'conv bytes':>10}  pooled schedule (PR, BN, BK)")
     ratios, speedups = [], []
     for dim in dims:
@@ -69,7 +74,7 @@ def main(argv=None) -> int:
             ratios.append(fused["cycles"] / conv["cycles"])
             speedups.append(library["cycles"] / fused["cycles"])
             assert library["dram_bytes_out"] == fused["dram_bytes_out"]     # the same pooled output
-            print(f"{layer[0]:<26} {dim:>3} {fused['cycles']:>9.0f} {conv['cycles']:>8.0f} {ratios[-1]:>5.2f} "
+            print(f"{layer[0]:<31} {dim:>3} {fused['cycles']:>9.0f} {conv['cycles']:>8.0f} {ratios[-1]:>5.2f} "
                   f"{library['cycles']:>8.0f} {speedups[-1]:>7.2f} {fused['dram_bytes_out']:>9} "
                   f"{conv['dram_bytes_out']:>10}  ({s.block_m}, {s.block_n}, {s.block_k})")
 
