@@ -7,9 +7,12 @@ operands (applying the same operands twice is a no-op, also for the partial form
 config_ex's set_only_strides and config_st's all-ones "keep the scale"). A forward
 must-analysis over the function tracks, per state (config_ex, config_ld slot 0/1/2,
 config_st, config_norm), the operands last applied: constants by value, other values by
-SSA identity. scf.if meets its branches; scf.for meets the state before the loop with the
+structural keys. scf.if meets its branches; scf.for meets the state before the loop with the
 state at the end of its body until nothing changes, so a command set to a loop-invariant
-value on every iteration is removed from the body when the loop is entered with it set.
+value on every iteration is removed from the body when the loop is entered with it set. An
+scf.if without else also records the state when its condition held, which a loop uses when
+that condition is the one it runs under: the prefetch pass's `if (lb < ub) config…` before
+a loop and `if (i + step < ub) config…` in it set what every iteration starts in.
 Any other command or call that could touch Gemmini (LOOP_WS/LOOP_CONV_WS and their
 configuration, unknown calls, regions this pass does not model) forgets every state.
 
@@ -146,9 +149,52 @@ def _meet(a: dict, b: dict) -> dict:
     return {k: v for k, v in a.items() if k in b and b[k] == v}
 
 
+# A state maps a config state (its key) to the operands last applied. It also holds what is
+# known only when a condition held: ("taken", condition key, state key) -> operands, the
+# state after an `scf.if` without else when its condition was true. Entering a loop whose
+# condition to run is that one (lb < ub; the next iteration's iv + step < ub) uses it:
+# that is how the prefetched loops' `if (lb < ub) config…` / `if (next < ub) config…` are
+# known to have set the state every iteration starts in.
+def _taken(k) -> bool:
+    return isinstance(k, tuple) and k[0] == "taken"
+
+
+def _sets(k):
+    return k[2] if _taken(k) else k
+
+
+def _is_load_slot(k) -> bool:
+    k = _sets(k)
+    return isinstance(k, tuple) and k[0] == "config_ld"
+
+
+def _predicate(ck) -> int | None:
+    """arith.cmpi's predicate number of condition key `ck` (2 slt, 4 sgt), else None."""
+    if not (isinstance(ck, tuple) and len(ck) == 4 and ck[0] == "arith.cmpi"):
+        return None
+    text = dict(ck[1]).get("predicate", "")
+    return int(text.split(":")[0]) if text.split(":")[0].strip().isdigit() else None
+
+
+def _less(ck, lo, hi) -> bool:
+    """`ck` is the key of lo < hi (as `slt lo, hi` or `sgt hi, lo`)."""
+    p = _predicate(ck)
+    return (p == 2 and ck[3] == (lo, hi)) or (p == 4 and ck[3] == (hi, lo))
+
+
+def _assume(state: dict, holds) -> dict:
+    """`state` when the conditions for which holds(condition key) is true were true."""
+    out = dict(state)
+    for k, v in state.items():
+        if _taken(k) and holds(k[1]):
+            out[k[2]] = v
+    return out
+
+
 class Flow:
     """The must-analysis; `redundant` collects the config ops found redundant (in the last
     pass over each region, at its fixpoint)."""
+    MAX_ROUNDS = 16
 
     def __init__(self, keys: ValueKeys):
         self.keys = keys
@@ -165,10 +211,12 @@ class Flow:
         if name.startswith(PREFIX) and name[len(PREFIX):] in CONFIGS:
             key = state_of(op)
             if key is ALL:
-                return {k: v for k, v in state.items() if not (isinstance(k, tuple) and k[0] == "config_ld")}
+                return {k: v for k, v in state.items() if not _is_load_slot(k)}
             value = tuple(self.keys.key(v) for v in op.operands)
             if record and state.get(key) == value:
                 self.redundant.add(op)
+            for k in [k for k in state if _taken(k) and k[2] == key]:
+                state[k] = value
             state[key] = value
             return state
         if name in READERS:
@@ -177,22 +225,42 @@ class Flow:
             return state if str(op.attributes["callee"]) in HARMLESS_CALLS else {}
         if name == "scf.if":
             then = self.block(op.regions[0].blocks[0], state, record)
-            other = self.block(op.regions[1].blocks[0], state, record) if len(op.regions[1].blocks) else state
-            return _meet(then, other)
+            if len(op.regions[1].blocks):
+                return _meet(then, self.block(op.regions[1].blocks[0], state, record))
+            out = _meet(then, state)
+            cond = self.keys.key(op.operands[0])
+            out.update({("taken", cond, k): v for k, v in then.items() if not _taken(k)})
+            return out
         if name == "scf.for":
-            body = op.regions[0].blocks[0]
-            entry = state
-            while True:         # the lattice only shrinks: a few rounds at most
-                end = self.block(body, entry, False)
-                nxt = _meet(entry, end)
-                if nxt == entry:
-                    break
-                entry = nxt
-            end = self.block(body, entry, record)
-            return _meet(entry, end)
+            return self.loop(op, state, record)
         if name.startswith(PREFIX) or any(len(r.blocks) for r in op.regions) or name == "func.call":
             return {}            # LOOP_WS / LOOP_CONV_WS and their configs, regions not modelled
         return state             # arithmetic, memref metadata, yields
+
+    def loop(self, op, state: dict, record: bool) -> dict:
+        body = op.regions[0].blocks[0]
+        lb, ub, step = (self.keys.key(v) for v in list(op.operands)[:3])
+        iv = self.keys.key(body.arguments[0])
+
+        def next_runs(ck):      # (iv + step) < ub: the next iteration runs
+            if _predicate(ck) not in (2, 4):
+                return False
+            nxt = ck[3][0] if _predicate(ck) == 2 else ck[3][1]
+            return isinstance(nxt, tuple) and len(nxt) == 4 and nxt[0] == "arith.addi" and \
+                nxt[3] in ((iv, step), (step, iv)) and _less(ck, nxt, ub)
+
+        first = _assume(state, lambda ck: _less(ck, lb, ub))
+        entry = first
+        for _ in range(self.MAX_ROUNDS):    # the lattice only shrinks: a few rounds at most
+            end = self.block(body, entry, False)
+            nxt = _meet(first, _assume(end, next_runs))
+            if nxt == entry:
+                break
+            entry = nxt
+        else:
+            entry = {}
+        end = self.block(body, entry, record)
+        return _meet(state, end)
 
 
 def first_program(func, loc):

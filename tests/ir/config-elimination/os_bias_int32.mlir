@@ -89,16 +89,16 @@ module {
     %subview = memref.subview %reinterpret_cast_1[%7, %16] [%14, %23] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg14 = %c0 to %c2 step %c1 {
-      %53 = arith.index_cast %arg14 : index to i64
-      %54 = arith.remsi %53, %c2_i64 : i64
-      %55 = arith.divsi %53, %c2_i64 : i64
-      %56 = arith.muli %55, %c16_i64 : i64
-      %57 = arith.subi %c16_i64, %56 : i64
-      %58 = arith.minsi %57, %c16_i64 : i64
-      %59 = arith.muli %54, %c16_i64 : i64
-      %60 = arith.addi %59, %56 : i64
-      %61 = arith.ori %60, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %61, %58, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %56 = arith.index_cast %arg14 : index to i64
+      %57 = arith.remsi %56, %c2_i64 : i64
+      %58 = arith.divsi %56, %c2_i64 : i64
+      %59 = arith.muli %58, %c16_i64 : i64
+      %60 = arith.subi %c16_i64, %59 : i64
+      %61 = arith.minsi %60, %c16_i64 : i64
+      %62 = arith.muli %57, %c16_i64 : i64
+      %63 = arith.addi %62, %59 : i64
+      %64 = arith.ori %63, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64, %64, %61, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %25 = arith.index_cast %13 : index to i64
     %26 = arith.index_cast %14 : index to i64
@@ -121,227 +121,245 @@ module {
     %40 = arith.muli %39, %32 : i64
     %41 = arith.index_cast %40 : i64 to index
     scf.for %arg14 = %c0 to %41 step %c1 {
-      %53 = arith.index_cast %arg14 : index to i64
-      %54 = arith.divsi %53, %32 : i64
-      %55 = arith.addi %33, %54 : i64
-      %56 = arith.remsi %53, %32 : i64
-      %57 = arith.muli %55, %c16_i64 : i64
-      %58 = arith.maxsi %57, %25 : i64
-      %59 = arith.addi %57, %c16_i64 : i64
-      %60 = arith.minsi %59, %34 : i64
-      %61 = arith.subi %60, %58 : i64
-      %62 = arith.muli %56, %c64_i64 : i64
-      %63 = arith.addi %31, %62 : i64
-      %64 = arith.muli %56, %c16_i64 : i64
-      %65 = arith.addi %57, %64 : i64
+      %56 = arith.index_cast %arg14 : index to i64
+      %57 = arith.divsi %56, %32 : i64
+      %58 = arith.addi %33, %57 : i64
+      %59 = arith.remsi %56, %32 : i64
+      %60 = arith.muli %58, %c16_i64 : i64
+      %61 = arith.maxsi %60, %25 : i64
+      %62 = arith.addi %60, %c16_i64 : i64
+      %63 = arith.minsi %62, %34 : i64
+      %64 = arith.subi %63, %61 : i64
+      %65 = arith.muli %59, %c64_i64 : i64
+      %66 = arith.addi %31, %65 : i64
+      %67 = arith.muli %59, %c16_i64 : i64
+      %68 = arith.addi %60, %67 : i64
+      %69 = arith.ori %68, %c2147483648_i64 : i64
+      %70 = arith.subi %61, %60 : i64
+      %71 = arith.addi %69, %70 : i64
+      %72 = arith.subi %27, %67 : i64
+      %73 = arith.minsi %72, %c16_i64 : i64
+      "instgem.mvin"(%66, %71, %73, %64) : (i64, i64, i64, i64) -> ()
+    } {gemmini.load_stream}
+    %42 = arith.ceildivsi %25, %c16_i64 : i64
+    %43 = arith.cmpi sgt, %25, %c0_i64 : i64
+    %44 = arith.extui %43 : i1 to i64
+    %45 = arith.muli %42, %44 : i64
+    %46 = arith.muli %45, %32 : i64
+    %47 = arith.index_cast %46 : i64 to index
+    scf.for %arg14 = %c0 to %47 step %c1 {
+      %56 = arith.index_cast %arg14 : index to i64
+      %57 = arith.divsi %56, %32 : i64
+      %58 = arith.remsi %56, %32 : i64
+      %59 = arith.muli %57, %c16_i64 : i64
+      %60 = arith.maxsi %59, %c0_i64 : i64
+      %61 = arith.addi %59, %c16_i64 : i64
+      %62 = arith.minsi %61, %25 : i64
+      %63 = arith.subi %62, %60 : i64
+      %64 = arith.muli %58, %c16_i64 : i64
+      %65 = arith.addi %59, %64 : i64
       %66 = arith.ori %65, %c2147483648_i64 : i64
-      %67 = arith.subi %58, %57 : i64
+      %67 = arith.subi %60, %59 : i64
       %68 = arith.addi %66, %67 : i64
       %69 = arith.subi %27, %64 : i64
       %70 = arith.minsi %69, %c16_i64 : i64
-      "instgem.mvin"(%63, %68, %70, %61) : (i64, i64, i64, i64) -> ()
+      "instgem.mvin"(%c0_i64, %68, %70, %63) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %42 = arith.ceildivsi %25, %c16_i64 : i64
-    %43 = arith.muli %42, %32 : i64
-    %44 = arith.index_cast %43 : i64 to index
-    scf.for %arg14 = %c0 to %44 step %c1 {
-      %53 = arith.index_cast %arg14 : index to i64
-      %54 = arith.divsi %53, %32 : i64
-      %55 = arith.remsi %53, %32 : i64
-      %56 = arith.muli %54, %c16_i64 : i64
-      %57 = arith.muli %55, %c16_i64 : i64
-      %58 = arith.addi %56, %57 : i64
-      %59 = arith.ori %58, %c2147483648_i64 : i64
-      %60 = arith.subi %27, %57 : i64
-      %61 = arith.minsi %60, %c16_i64 : i64
-      %62 = arith.subi %25, %56 : i64
-      %63 = arith.minsi %62, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %59, %61, %63) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %45 = arith.ceildivsi %arg5, %c32 : index
-    %46:2 = scf.for %arg14 = %c0 to %45 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-      %53 = arith.maxsi %arg15, %c0 : index
-      %54 = arith.minsi %53, %arg5 : index
-      %55 = arith.addi %arg15, %c32 : index
-      %56 = arith.maxsi %55, %c0 : index
+    %48 = arith.ceildivsi %arg5, %c32 : index
+    %49:2 = scf.for %arg14 = %c0 to %48 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+      %56 = arith.maxsi %arg15, %c0 : index
       %57 = arith.minsi %56, %arg5 : index
-      %58 = arith.subi %54, %arg15 : index
+      %58 = arith.addi %arg15, %c32 : index
       %59 = arith.maxsi %58, %c0 : index
-      %60 = arith.minsi %59, %c32 : index
-      %61 = arith.subi %57, %54 : index
-      %62 = arith.cmpi sgt, %60, %c0 : index
-      scf.if %62 {
+      %60 = arith.minsi %59, %arg5 : index
+      %61 = arith.subi %57, %arg15 : index
+      %62 = arith.maxsi %61, %c0 : index
+      %63 = arith.minsi %62, %c32 : index
+      %64 = arith.subi %60, %57 : index
+      %65 = arith.cmpi sgt, %63, %c0 : index
+      scf.if %65 {
         func.call @baco_boundary_error(%c40_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_9 = memref.subview %reinterpret_cast[%7, %54] [%14, %61] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %63 = arith.index_cast %61 : index to i64
+      %subview_9 = memref.subview %reinterpret_cast[%7, %57] [%14, %64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %66 = arith.index_cast %64 : index to i64
       %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %64 = arith.index_cast %intptr_14 : index to i64
-      %65 = arith.index_cast %offset_11 : index to i64
-      %66 = arith.addi %64, %65 : i64
-      %67 = arith.index_cast %strides_13#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %67) : (i64, i64, i64, i64, i64, i64) -> ()
-      %68 = arith.ceildivsi %63, %c64_i64 : i64
-      %69 = arith.muli %39, %68 : i64
-      %70 = arith.index_cast %69 : i64 to index
-      scf.for %arg17 = %c0 to %70 step %c1 {
-        %107 = arith.index_cast %arg17 : index to i64
-        %108 = arith.divsi %107, %68 : i64
-        %109 = arith.addi %33, %108 : i64
-        %110 = arith.remsi %107, %68 : i64
-        %111 = arith.muli %109, %c16_i64 : i64
-        %112 = arith.maxsi %111, %25 : i64
-        %113 = arith.addi %111, %c16_i64 : i64
-        %114 = arith.minsi %113, %34 : i64
-        %115 = arith.subi %114, %112 : i64
-        %116 = arith.subi %112, %25 : i64
-        %117 = arith.muli %116, %67 : i64
-        %118 = arith.addi %66, %117 : i64
-        %119 = arith.muli %110, %c64_i64 : i64
-        %120 = arith.addi %118, %119 : i64
-        %121 = arith.muli %109, %c32_i64 : i64
-        %122 = arith.addi %121, %119 : i64
-        %123 = arith.subi %112, %111 : i64
-        %124 = arith.addi %122, %123 : i64
-        %125 = arith.subi %63, %119 : i64
-        %126 = arith.minsi %125, %c64_i64 : i64
-        "instgem.mvin"(%120, %124, %126, %115) : (i64, i64, i64, i64) -> ()
+      %67 = arith.index_cast %intptr_14 : index to i64
+      %68 = arith.index_cast %offset_11 : index to i64
+      %69 = arith.addi %67, %68 : i64
+      %70 = arith.index_cast %strides_13#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %70) : (i64, i64, i64, i64, i64, i64) -> ()
+      %71 = arith.ceildivsi %66, %c64_i64 : i64
+      %72 = arith.muli %39, %71 : i64
+      %73 = arith.index_cast %72 : i64 to index
+      scf.for %arg17 = %c0 to %73 step %c1 {
+        %113 = arith.index_cast %arg17 : index to i64
+        %114 = arith.divsi %113, %71 : i64
+        %115 = arith.addi %33, %114 : i64
+        %116 = arith.remsi %113, %71 : i64
+        %117 = arith.muli %115, %c16_i64 : i64
+        %118 = arith.maxsi %117, %25 : i64
+        %119 = arith.addi %117, %c16_i64 : i64
+        %120 = arith.minsi %119, %34 : i64
+        %121 = arith.subi %120, %118 : i64
+        %122 = arith.subi %118, %25 : i64
+        %123 = arith.muli %122, %70 : i64
+        %124 = arith.addi %69, %123 : i64
+        %125 = arith.muli %116, %c64_i64 : i64
+        %126 = arith.addi %124, %125 : i64
+        %127 = arith.muli %115, %c32_i64 : i64
+        %128 = arith.addi %127, %125 : i64
+        %129 = arith.subi %118, %117 : i64
+        %130 = arith.addi %128, %129 : i64
+        %131 = arith.subi %66, %125 : i64
+        %132 = arith.minsi %131, %c64_i64 : i64
+        "instgem.mvin"(%126, %130, %132, %121) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %71 = arith.muli %42, %68 : i64
-      %72 = arith.index_cast %71 : i64 to index
-      scf.for %arg17 = %c0 to %72 step %c1 {
-        %107 = arith.index_cast %arg17 : index to i64
-        %108 = arith.divsi %107, %68 : i64
-        %109 = arith.remsi %107, %68 : i64
-        %110 = arith.muli %108, %c32_i64 : i64
-        %111 = arith.muli %109, %c64_i64 : i64
-        %112 = arith.addi %110, %111 : i64
-        %113 = arith.subi %63, %111 : i64
-        %114 = arith.minsi %113, %c64_i64 : i64
-        %115 = arith.muli %108, %c16_i64 : i64
-        %116 = arith.subi %25, %115 : i64
-        %117 = arith.minsi %116, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %112, %114, %117) : (i64, i64, i64, i64) -> ()
+      %74 = arith.muli %45, %71 : i64
+      %75 = arith.index_cast %74 : i64 to index
+      scf.for %arg17 = %c0 to %75 step %c1 {
+        %113 = arith.index_cast %arg17 : index to i64
+        %114 = arith.divsi %113, %71 : i64
+        %115 = arith.remsi %113, %71 : i64
+        %116 = arith.muli %114, %c16_i64 : i64
+        %117 = arith.maxsi %116, %c0_i64 : i64
+        %118 = arith.addi %116, %c16_i64 : i64
+        %119 = arith.minsi %118, %25 : i64
+        %120 = arith.subi %119, %117 : i64
+        %121 = arith.muli %114, %c32_i64 : i64
+        %122 = arith.muli %115, %c64_i64 : i64
+        %123 = arith.addi %121, %122 : i64
+        %124 = arith.subi %117, %116 : i64
+        %125 = arith.addi %123, %124 : i64
+        %126 = arith.subi %66, %122 : i64
+        %127 = arith.minsi %126, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %125, %127, %120) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %73 = arith.maxsi %arg16, %c0 : index
-      %74 = arith.minsi %73, %arg5 : index
-      %75 = arith.addi %arg16, %c32 : index
-      %76 = arith.maxsi %75, %c0 : index
+      %76 = arith.maxsi %arg16, %c0 : index
       %77 = arith.minsi %76, %arg5 : index
-      %78 = arith.subi %74, %arg16 : index
+      %78 = arith.addi %arg16, %c32 : index
       %79 = arith.maxsi %78, %c0 : index
-      %80 = arith.minsi %79, %c32 : index
-      %81 = arith.subi %77, %74 : index
+      %80 = arith.minsi %79, %arg5 : index
+      %81 = arith.subi %77, %arg16 : index
+      %82 = arith.maxsi %81, %c0 : index
+      %83 = arith.minsi %82, %c32 : index
+      %84 = arith.subi %80, %77 : index
       scf.if %24 {
         func.call @baco_boundary_error(%c41_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_15 = memref.subview %reinterpret_cast_0[%74, %16] [%81, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %82 = arith.index_cast %80 : index to i64
-      %83 = arith.index_cast %81 : index to i64
-      %84 = arith.addi %82, %83 : i64
+      %subview_15 = memref.subview %reinterpret_cast_0[%77, %16] [%84, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %85 = arith.index_cast %83 : index to i64
+      %86 = arith.index_cast %84 : index to i64
+      %87 = arith.addi %85, %86 : i64
       %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %85 = arith.index_cast %intptr_20 : index to i64
-      %86 = arith.index_cast %offset_17 : index to i64
-      %87 = arith.addi %85, %86 : i64
-      %88 = arith.index_cast %strides_19#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %88) : (i64, i64, i64, i64, i64, i64) -> ()
-      %89 = arith.ceildivsi %27, %c64_i64 : i64
-      %90 = arith.divsi %82, %c16_i64 : i64
-      %91 = arith.ceildivsi %84, %c16_i64 : i64
-      %92 = arith.subi %91, %90 : i64
-      %93 = arith.cmpi sgt, %83, %c0_i64 : i64
-      %94 = arith.extui %93 : i1 to i64
-      %95 = arith.muli %92, %94 : i64
-      %96 = arith.muli %95, %89 : i64
-      %97 = arith.index_cast %96 : i64 to index
-      scf.for %arg17 = %c0 to %97 step %c1 {
-        %107 = arith.index_cast %arg17 : index to i64
-        %108 = arith.divsi %107, %89 : i64
-        %109 = arith.addi %90, %108 : i64
-        %110 = arith.remsi %107, %89 : i64
-        %111 = arith.muli %109, %c16_i64 : i64
-        %112 = arith.maxsi %111, %82 : i64
-        %113 = arith.addi %111, %c16_i64 : i64
-        %114 = arith.minsi %113, %84 : i64
-        %115 = arith.subi %114, %112 : i64
-        %116 = arith.subi %112, %82 : i64
-        %117 = arith.muli %116, %88 : i64
-        %118 = arith.addi %87, %117 : i64
-        %119 = arith.muli %110, %c64_i64 : i64
-        %120 = arith.addi %118, %119 : i64
-        %121 = arith.addi %111, %119 : i64
-        %122 = arith.addi %121, %c64_i64 : i64
-        %123 = arith.subi %112, %111 : i64
-        %124 = arith.addi %122, %123 : i64
-        %125 = arith.subi %27, %119 : i64
-        %126 = arith.minsi %125, %c64_i64 : i64
-        "instgem.mvin"(%120, %124, %126, %115) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %98 = arith.ceildivsi %82, %c16_i64 : i64
-      %99 = arith.muli %98, %89 : i64
+      %88 = arith.index_cast %intptr_20 : index to i64
+      %89 = arith.index_cast %offset_17 : index to i64
+      %90 = arith.addi %88, %89 : i64
+      %91 = arith.index_cast %strides_19#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %91) : (i64, i64, i64, i64, i64, i64) -> ()
+      %92 = arith.ceildivsi %27, %c64_i64 : i64
+      %93 = arith.divsi %85, %c16_i64 : i64
+      %94 = arith.ceildivsi %87, %c16_i64 : i64
+      %95 = arith.subi %94, %93 : i64
+      %96 = arith.cmpi sgt, %86, %c0_i64 : i64
+      %97 = arith.extui %96 : i1 to i64
+      %98 = arith.muli %95, %97 : i64
+      %99 = arith.muli %98, %92 : i64
       %100 = arith.index_cast %99 : i64 to index
       scf.for %arg17 = %c0 to %100 step %c1 {
-        %107 = arith.index_cast %arg17 : index to i64
-        %108 = arith.divsi %107, %89 : i64
-        %109 = arith.remsi %107, %89 : i64
-        %110 = arith.muli %108, %c16_i64 : i64
-        %111 = arith.muli %109, %c64_i64 : i64
-        %112 = arith.addi %110, %111 : i64
-        %113 = arith.addi %112, %c64_i64 : i64
-        %114 = arith.subi %27, %111 : i64
-        %115 = arith.minsi %114, %c64_i64 : i64
-        %116 = arith.subi %82, %110 : i64
-        %117 = arith.minsi %116, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %113, %115, %117) : (i64, i64, i64, i64) -> ()
+        %113 = arith.index_cast %arg17 : index to i64
+        %114 = arith.divsi %113, %92 : i64
+        %115 = arith.addi %93, %114 : i64
+        %116 = arith.remsi %113, %92 : i64
+        %117 = arith.muli %115, %c16_i64 : i64
+        %118 = arith.maxsi %117, %85 : i64
+        %119 = arith.addi %117, %c16_i64 : i64
+        %120 = arith.minsi %119, %87 : i64
+        %121 = arith.subi %120, %118 : i64
+        %122 = arith.subi %118, %85 : i64
+        %123 = arith.muli %122, %91 : i64
+        %124 = arith.addi %90, %123 : i64
+        %125 = arith.muli %116, %c64_i64 : i64
+        %126 = arith.addi %124, %125 : i64
+        %127 = arith.addi %117, %125 : i64
+        %128 = arith.addi %127, %c64_i64 : i64
+        %129 = arith.subi %118, %117 : i64
+        %130 = arith.addi %128, %129 : i64
+        %131 = arith.subi %27, %125 : i64
+        %132 = arith.minsi %131, %c64_i64 : i64
+        "instgem.mvin"(%126, %130, %132, %121) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %101 = arith.minsi %63, %84 : i64
-      %102 = arith.ceildivsi %101, %c16_i64 : i64
-      %103 = arith.subi %102, %c1_i64 : i64
-      %104 = arith.cmpi sgt, %102, %c0_i64 : i64
-      %105 = arith.select %104, %35, %c0_i64 : i64
+      %101 = arith.ceildivsi %85, %c16_i64 : i64
+      %102 = arith.cmpi sgt, %85, %c0_i64 : i64
+      %103 = arith.extui %102 : i1 to i64
+      %104 = arith.muli %101, %103 : i64
+      %105 = arith.muli %104, %92 : i64
       %106 = arith.index_cast %105 : i64 to index
       scf.for %arg17 = %c0 to %106 step %c1 {
-        %107 = arith.index_cast %arg17 : index to i64
-        %108 = arith.index_cast %32 : i64 to index
-        scf.for %arg18 = %c0 to %108 step %c1 {
-          %109 = arith.index_cast %arg18 : index to i64
-          %110 = arith.muli %107, %c16_i64 : i64
-          %111 = arith.subi %34, %110 : i64
-          %112 = arith.minsi %111, %c16_i64 : i64
-          %113 = arith.muli %109, %c16_i64 : i64
-          %114 = arith.subi %27, %113 : i64
-          %115 = arith.minsi %114, %c16_i64 : i64
-          %116 = arith.addi %110, %113 : i64
-          %117 = arith.ori %116, %c3221225472_i64 : i64
-          %118 = arith.cmpi eq, %103, %c0_i64 : i64
-          %119 = arith.select %118, %117, %c4294967295_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %115, %112, %119, %115, %112) : (i64, i64, i64, i64, i64, i64) -> ()
-          %120 = arith.muli %107, %c32_i64 : i64
-          %121 = arith.minsi %63, %c16_i64 : i64
-          %122 = arith.addi %113, %c64_i64 : i64
-          %123 = arith.minsi %84, %c16_i64 : i64
-          "instgem.compute_preloaded"(%120, %121, %112, %122, %115, %123) : (i64, i64, i64, i64, i64, i64) -> ()
-          %124 = arith.index_cast %102 : i64 to index
-          scf.for %arg19 = %c1 to %124 step %c1 {
-            %125 = arith.index_cast %arg19 : index to i64
-            %126 = arith.cmpi eq, %125, %103 : i64
-            %127 = arith.select %126, %117, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %115, %112, %127, %115, %112) : (i64, i64, i64, i64, i64, i64) -> ()
-            %128 = arith.muli %125, %c16_i64 : i64
-            %129 = arith.addi %120, %128 : i64
-            %130 = arith.subi %63, %128 : i64
-            %131 = arith.minsi %130, %c16_i64 : i64
-            %132 = arith.addi %128, %113 : i64
-            %133 = arith.addi %132, %c64_i64 : i64
-            %134 = arith.subi %84, %128 : i64
-            %135 = arith.minsi %134, %c16_i64 : i64
-            "instgem.compute_accumulated"(%129, %131, %112, %133, %115, %135) : (i64, i64, i64, i64, i64, i64) -> ()
+        %113 = arith.index_cast %arg17 : index to i64
+        %114 = arith.divsi %113, %92 : i64
+        %115 = arith.remsi %113, %92 : i64
+        %116 = arith.muli %114, %c16_i64 : i64
+        %117 = arith.maxsi %116, %c0_i64 : i64
+        %118 = arith.addi %116, %c16_i64 : i64
+        %119 = arith.minsi %118, %85 : i64
+        %120 = arith.subi %119, %117 : i64
+        %121 = arith.muli %115, %c64_i64 : i64
+        %122 = arith.addi %116, %121 : i64
+        %123 = arith.addi %122, %c64_i64 : i64
+        %124 = arith.subi %117, %116 : i64
+        %125 = arith.addi %123, %124 : i64
+        %126 = arith.subi %27, %121 : i64
+        %127 = arith.minsi %126, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %125, %127, %120) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %107 = arith.minsi %66, %87 : i64
+      %108 = arith.ceildivsi %107, %c16_i64 : i64
+      %109 = arith.subi %108, %c1_i64 : i64
+      %110 = arith.cmpi sgt, %108, %c0_i64 : i64
+      %111 = arith.select %110, %35, %c0_i64 : i64
+      %112 = arith.index_cast %111 : i64 to index
+      scf.for %arg17 = %c0 to %112 step %c1 {
+        %113 = arith.index_cast %arg17 : index to i64
+        %114 = arith.index_cast %32 : i64 to index
+        scf.for %arg18 = %c0 to %114 step %c1 {
+          %115 = arith.index_cast %arg18 : index to i64
+          %116 = arith.muli %113, %c16_i64 : i64
+          %117 = arith.subi %34, %116 : i64
+          %118 = arith.minsi %117, %c16_i64 : i64
+          %119 = arith.muli %115, %c16_i64 : i64
+          %120 = arith.subi %27, %119 : i64
+          %121 = arith.minsi %120, %c16_i64 : i64
+          %122 = arith.addi %116, %119 : i64
+          %123 = arith.ori %122, %c3221225472_i64 : i64
+          %124 = arith.cmpi eq, %109, %c0_i64 : i64
+          %125 = arith.select %124, %123, %c4294967295_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %121, %118, %125, %121, %118) : (i64, i64, i64, i64, i64, i64) -> ()
+          %126 = arith.muli %113, %c32_i64 : i64
+          %127 = arith.minsi %66, %c16_i64 : i64
+          %128 = arith.addi %119, %c64_i64 : i64
+          %129 = arith.minsi %87, %c16_i64 : i64
+          "instgem.compute_preloaded"(%126, %127, %118, %128, %121, %129) : (i64, i64, i64, i64, i64, i64) -> ()
+          %130 = arith.index_cast %108 : i64 to index
+          scf.for %arg19 = %c1 to %130 step %c1 {
+            %131 = arith.index_cast %arg19 : index to i64
+            %132 = arith.cmpi eq, %131, %109 : i64
+            %133 = arith.select %132, %123, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %121, %118, %133, %121, %118) : (i64, i64, i64, i64, i64, i64) -> ()
+            %134 = arith.muli %131, %c16_i64 : i64
+            %135 = arith.addi %126, %134 : i64
+            %136 = arith.subi %66, %134 : i64
+            %137 = arith.minsi %136, %c16_i64 : i64
+            %138 = arith.addi %134, %119 : i64
+            %139 = arith.addi %138, %c64_i64 : i64
+            %140 = arith.subi %87, %134 : i64
+            %141 = arith.minsi %140, %c16_i64 : i64
+            "instgem.compute_accumulated"(%135, %137, %118, %139, %121, %141) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %55, %75 : index, index
+      scf.yield %58, %78 : index, index
     }
     %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     scf.if %24 {
@@ -350,36 +368,36 @@ module {
     %subview_3 = memref.subview %reinterpret_cast_2[%7, %16] [%14, %23] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
     %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-    %47 = arith.index_cast %intptr_8 : index to i64
-    %48 = arith.index_cast %offset_5 : index to i64
-    %49 = arith.muli %48, %c4_i64 : i64
-    %50 = arith.addi %47, %49 : i64
-    %51 = arith.index_cast %strides_7#0 : index to i64
+    %50 = arith.index_cast %intptr_8 : index to i64
+    %51 = arith.index_cast %offset_5 : index to i64
     %52 = arith.muli %51, %c4_i64 : i64
-    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %52, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %53 = arith.addi %50, %52 : i64
+    %54 = arith.index_cast %strides_7#0 : index to i64
+    %55 = arith.muli %54, %c4_i64 : i64
+    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %55, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg14 = %c0 to %41 step %c1 {
-      %53 = arith.index_cast %arg14 : index to i64
-      %54 = arith.remsi %53, %39 : i64
-      %55 = arith.divsi %53, %39 : i64
-      %56 = arith.addi %33, %54 : i64
-      %57 = arith.muli %56, %c16_i64 : i64
-      %58 = arith.maxsi %57, %25 : i64
-      %59 = arith.addi %57, %c16_i64 : i64
-      %60 = arith.minsi %59, %34 : i64
-      %61 = arith.subi %60, %58 : i64
-      %62 = arith.subi %58, %25 : i64
-      %63 = arith.muli %62, %52 : i64
-      %64 = arith.addi %50, %63 : i64
-      %65 = arith.muli %55, %c64_i64 : i64
-      %66 = arith.addi %64, %65 : i64
-      %67 = arith.muli %55, %c16_i64 : i64
-      %68 = arith.addi %57, %67 : i64
-      %69 = arith.ori %68, %c2684354560_i64 : i64
-      %70 = arith.subi %58, %57 : i64
-      %71 = arith.addi %69, %70 : i64
-      %72 = arith.subi %27, %67 : i64
-      %73 = arith.minsi %72, %c16_i64 : i64
-      "instgem.mvout"(%66, %71, %73, %61) : (i64, i64, i64, i64) -> ()
+      %56 = arith.index_cast %arg14 : index to i64
+      %57 = arith.remsi %56, %39 : i64
+      %58 = arith.divsi %56, %39 : i64
+      %59 = arith.addi %33, %57 : i64
+      %60 = arith.muli %59, %c16_i64 : i64
+      %61 = arith.maxsi %60, %25 : i64
+      %62 = arith.addi %60, %c16_i64 : i64
+      %63 = arith.minsi %62, %34 : i64
+      %64 = arith.subi %63, %61 : i64
+      %65 = arith.subi %61, %25 : i64
+      %66 = arith.muli %65, %55 : i64
+      %67 = arith.addi %53, %66 : i64
+      %68 = arith.muli %58, %c64_i64 : i64
+      %69 = arith.addi %67, %68 : i64
+      %70 = arith.muli %58, %c16_i64 : i64
+      %71 = arith.addi %60, %70 : i64
+      %72 = arith.ori %71, %c2684354560_i64 : i64
+      %73 = arith.subi %61, %60 : i64
+      %74 = arith.addi %72, %73 : i64
+      %75 = arith.subi %27, %70 : i64
+      %76 = arith.minsi %75, %c16_i64 : i64
+      "instgem.mvout"(%69, %74, %76, %64) : (i64, i64, i64, i64) -> ()
     }
     "instgem.fence"() : () -> ()
     return

@@ -110,176 +110,190 @@ module {
       %80 = arith.muli %79, %73 : i64
       %81 = arith.index_cast %80 : i64 to index
       scf.for %arg10 = %c0 to %81 step %c1 {
-        %131 = arith.index_cast %arg10 : index to i64
-        %132 = arith.divsi %131, %73 : i64
-        %133 = arith.addi %74, %132 : i64
-        %134 = arith.remsi %131, %73 : i64
-        %135 = arith.muli %133, %c16_i64 : i64
-        %136 = arith.maxsi %135, %65 : i64
-        %137 = arith.addi %135, %c16_i64 : i64
-        %138 = arith.minsi %137, %68 : i64
-        %139 = arith.subi %138, %136 : i64
-        %140 = arith.subi %136, %65 : i64
-        %141 = arith.muli %140, %72 : i64
-        %142 = arith.addi %71, %141 : i64
-        %143 = arith.muli %134, %c64_i64 : i64
-        %144 = arith.addi %142, %143 : i64
-        %145 = arith.addi %135, %143 : i64
-        %146 = arith.subi %136, %135 : i64
-        %147 = arith.addi %145, %146 : i64
-        %148 = arith.subi %67, %143 : i64
-        %149 = arith.minsi %148, %c64_i64 : i64
-        "instgem.mvin"(%144, %147, %149, %139) : (i64, i64, i64, i64) -> ()
+        %137 = arith.index_cast %arg10 : index to i64
+        %138 = arith.divsi %137, %73 : i64
+        %139 = arith.addi %74, %138 : i64
+        %140 = arith.remsi %137, %73 : i64
+        %141 = arith.muli %139, %c16_i64 : i64
+        %142 = arith.maxsi %141, %65 : i64
+        %143 = arith.addi %141, %c16_i64 : i64
+        %144 = arith.minsi %143, %68 : i64
+        %145 = arith.subi %144, %142 : i64
+        %146 = arith.subi %142, %65 : i64
+        %147 = arith.muli %146, %72 : i64
+        %148 = arith.addi %71, %147 : i64
+        %149 = arith.muli %140, %c64_i64 : i64
+        %150 = arith.addi %148, %149 : i64
+        %151 = arith.addi %141, %149 : i64
+        %152 = arith.subi %142, %141 : i64
+        %153 = arith.addi %151, %152 : i64
+        %154 = arith.subi %67, %149 : i64
+        %155 = arith.minsi %154, %c64_i64 : i64
+        "instgem.mvin"(%150, %153, %155, %145) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %82 = arith.ceildivsi %65, %c16_i64 : i64
-      %83 = arith.muli %82, %73 : i64
-      %84 = arith.index_cast %83 : i64 to index
-      scf.for %arg10 = %c0 to %84 step %c1 {
-        %131 = arith.index_cast %arg10 : index to i64
-        %132 = arith.divsi %131, %73 : i64
-        %133 = arith.remsi %131, %73 : i64
-        %134 = arith.muli %132, %c16_i64 : i64
-        %135 = arith.muli %133, %c64_i64 : i64
-        %136 = arith.addi %134, %135 : i64
-        %137 = arith.subi %67, %135 : i64
-        %138 = arith.minsi %137, %c64_i64 : i64
-        %139 = arith.subi %65, %134 : i64
-        %140 = arith.minsi %139, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %136, %138, %140) : (i64, i64, i64, i64) -> ()
+      %83 = arith.cmpi sgt, %65, %c0_i64 : i64
+      %84 = arith.extui %83 : i1 to i64
+      %85 = arith.muli %82, %84 : i64
+      %86 = arith.muli %85, %73 : i64
+      %87 = arith.index_cast %86 : i64 to index
+      scf.for %arg10 = %c0 to %87 step %c1 {
+        %137 = arith.index_cast %arg10 : index to i64
+        %138 = arith.divsi %137, %73 : i64
+        %139 = arith.remsi %137, %73 : i64
+        %140 = arith.muli %138, %c16_i64 : i64
+        %141 = arith.maxsi %140, %c0_i64 : i64
+        %142 = arith.addi %140, %c16_i64 : i64
+        %143 = arith.minsi %142, %65 : i64
+        %144 = arith.subi %143, %141 : i64
+        %145 = arith.muli %139, %c64_i64 : i64
+        %146 = arith.addi %140, %145 : i64
+        %147 = arith.subi %141, %140 : i64
+        %148 = arith.addi %146, %147 : i64
+        %149 = arith.subi %67, %145 : i64
+        %150 = arith.minsi %149, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %148, %150, %144) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %85 = arith.maxsi %arg9, %c0 : index
-      %86 = arith.minsi %85, %arg5 : index
-      %87 = arith.addi %arg9, %c16 : index
-      %88 = arith.maxsi %87, %c0 : index
+      %88 = arith.maxsi %arg9, %c0 : index
       %89 = arith.minsi %88, %arg5 : index
-      %90 = arith.subi %86, %arg9 : index
+      %90 = arith.addi %arg9, %c16 : index
       %91 = arith.maxsi %90, %c0 : index
-      %92 = arith.minsi %91, %c16 : index
-      %93 = arith.subi %89, %86 : index
-      %94 = arith.maxsi %5, %c0 : index
-      %95 = arith.minsi %94, %arg4 : index
-      %96 = arith.addi %5, %c32 : index
-      %97 = arith.maxsi %96, %c0 : index
+      %92 = arith.minsi %91, %arg5 : index
+      %93 = arith.subi %89, %arg9 : index
+      %94 = arith.maxsi %93, %c0 : index
+      %95 = arith.minsi %94, %c16 : index
+      %96 = arith.subi %92, %89 : index
+      %97 = arith.maxsi %5, %c0 : index
       %98 = arith.minsi %97, %arg4 : index
-      %99 = arith.subi %95, %5 : index
+      %99 = arith.addi %5, %c32 : index
       %100 = arith.maxsi %99, %c0 : index
-      %101 = arith.minsi %100, %c32 : index
-      %102 = arith.subi %98, %95 : index
-      %103 = arith.cmpi sgt, %101, %c0 : index
-      scf.if %103 {
+      %101 = arith.minsi %100, %arg4 : index
+      %102 = arith.subi %98, %5 : index
+      %103 = arith.maxsi %102, %c0 : index
+      %104 = arith.minsi %103, %c32 : index
+      %105 = arith.subi %101, %98 : index
+      %106 = arith.cmpi sgt, %104, %c0 : index
+      scf.if %106 {
         func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
       }
-      %subview_8 = memref.subview %reinterpret_cast_0[%86, %95] [%93, %102] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %104 = arith.index_cast %92 : index to i64
-      %105 = arith.index_cast %93 : index to i64
-      %106 = arith.index_cast %102 : index to i64
-      %107 = arith.addi %104, %105 : i64
+      %subview_8 = memref.subview %reinterpret_cast_0[%89, %98] [%96, %105] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %107 = arith.index_cast %95 : index to i64
+      %108 = arith.index_cast %96 : index to i64
+      %109 = arith.index_cast %105 : index to i64
+      %110 = arith.addi %107, %108 : i64
       %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %108 = arith.index_cast %intptr_13 : index to i64
-      %109 = arith.index_cast %offset_10 : index to i64
-      %110 = arith.addi %108, %109 : i64
-      %111 = arith.index_cast %strides_12#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %111) : (i64, i64, i64, i64, i64, i64) -> ()
-      %112 = arith.ceildivsi %106, %c64_i64 : i64
-      %113 = arith.divsi %104, %c16_i64 : i64
-      %114 = arith.ceildivsi %107, %c16_i64 : i64
-      %115 = arith.subi %114, %113 : i64
-      %116 = arith.cmpi sgt, %105, %c0_i64 : i64
-      %117 = arith.extui %116 : i1 to i64
-      %118 = arith.muli %115, %117 : i64
-      %119 = arith.muli %118, %112 : i64
-      %120 = arith.index_cast %119 : i64 to index
-      scf.for %arg10 = %c0 to %120 step %c1 {
-        %131 = arith.index_cast %arg10 : index to i64
-        %132 = arith.divsi %131, %112 : i64
-        %133 = arith.addi %113, %132 : i64
-        %134 = arith.remsi %131, %112 : i64
-        %135 = arith.muli %133, %c16_i64 : i64
-        %136 = arith.maxsi %135, %104 : i64
-        %137 = arith.addi %135, %c16_i64 : i64
-        %138 = arith.minsi %137, %107 : i64
-        %139 = arith.subi %138, %136 : i64
-        %140 = arith.subi %136, %104 : i64
-        %141 = arith.muli %140, %111 : i64
-        %142 = arith.addi %110, %141 : i64
-        %143 = arith.muli %134, %c64_i64 : i64
-        %144 = arith.addi %142, %143 : i64
-        %145 = arith.muli %133, %c32_i64 : i64
-        %146 = arith.addi %145, %143 : i64
-        %147 = arith.addi %146, %c16_i64 : i64
-        %148 = arith.subi %136, %135 : i64
-        %149 = arith.addi %147, %148 : i64
-        %150 = arith.subi %106, %143 : i64
-        %151 = arith.minsi %150, %c64_i64 : i64
-        "instgem.mvin"(%144, %149, %151, %139) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %121 = arith.ceildivsi %104, %c16_i64 : i64
-      %122 = arith.muli %121, %112 : i64
+      %111 = arith.index_cast %intptr_13 : index to i64
+      %112 = arith.index_cast %offset_10 : index to i64
+      %113 = arith.addi %111, %112 : i64
+      %114 = arith.index_cast %strides_12#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %114) : (i64, i64, i64, i64, i64, i64) -> ()
+      %115 = arith.ceildivsi %109, %c64_i64 : i64
+      %116 = arith.divsi %107, %c16_i64 : i64
+      %117 = arith.ceildivsi %110, %c16_i64 : i64
+      %118 = arith.subi %117, %116 : i64
+      %119 = arith.cmpi sgt, %108, %c0_i64 : i64
+      %120 = arith.extui %119 : i1 to i64
+      %121 = arith.muli %118, %120 : i64
+      %122 = arith.muli %121, %115 : i64
       %123 = arith.index_cast %122 : i64 to index
       scf.for %arg10 = %c0 to %123 step %c1 {
-        %131 = arith.index_cast %arg10 : index to i64
-        %132 = arith.divsi %131, %112 : i64
-        %133 = arith.remsi %131, %112 : i64
-        %134 = arith.muli %132, %c32_i64 : i64
-        %135 = arith.muli %133, %c64_i64 : i64
-        %136 = arith.addi %134, %135 : i64
-        %137 = arith.addi %136, %c16_i64 : i64
-        %138 = arith.subi %106, %135 : i64
-        %139 = arith.minsi %138, %c64_i64 : i64
-        %140 = arith.muli %132, %c16_i64 : i64
-        %141 = arith.subi %104, %140 : i64
-        %142 = arith.minsi %141, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %137, %139, %142) : (i64, i64, i64, i64) -> ()
+        %137 = arith.index_cast %arg10 : index to i64
+        %138 = arith.divsi %137, %115 : i64
+        %139 = arith.addi %116, %138 : i64
+        %140 = arith.remsi %137, %115 : i64
+        %141 = arith.muli %139, %c16_i64 : i64
+        %142 = arith.maxsi %141, %107 : i64
+        %143 = arith.addi %141, %c16_i64 : i64
+        %144 = arith.minsi %143, %110 : i64
+        %145 = arith.subi %144, %142 : i64
+        %146 = arith.subi %142, %107 : i64
+        %147 = arith.muli %146, %114 : i64
+        %148 = arith.addi %113, %147 : i64
+        %149 = arith.muli %140, %c64_i64 : i64
+        %150 = arith.addi %148, %149 : i64
+        %151 = arith.muli %139, %c32_i64 : i64
+        %152 = arith.addi %151, %149 : i64
+        %153 = arith.addi %152, %c16_i64 : i64
+        %154 = arith.subi %142, %141 : i64
+        %155 = arith.addi %153, %154 : i64
+        %156 = arith.subi %109, %149 : i64
+        %157 = arith.minsi %156, %c64_i64 : i64
+        "instgem.mvin"(%150, %155, %157, %145) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %124 = arith.ceildivsi %106, %c16_i64 : i64
-      %125 = arith.minsi %67, %107 : i64
-      %126 = arith.ceildivsi %125, %c16_i64 : i64
-      %127 = arith.subi %126, %c1_i64 : i64
-      %128 = arith.cmpi sgt, %126, %c0_i64 : i64
-      %129 = arith.select %128, %75, %c0_i64 : i64
-      %130 = arith.index_cast %129 : i64 to index
-      scf.for %arg10 = %c0 to %130 step %c1 {
-        %131 = arith.index_cast %arg10 : index to i64
-        %132 = arith.index_cast %124 : i64 to index
-        scf.for %arg11 = %c0 to %132 step %c1 {
-          %133 = arith.index_cast %arg11 : index to i64
-          %134 = arith.muli %131, %c16_i64 : i64
-          %135 = arith.subi %68, %134 : i64
-          %136 = arith.minsi %135, %c16_i64 : i64
-          %137 = arith.muli %133, %c16_i64 : i64
-          %138 = arith.subi %106, %137 : i64
-          %139 = arith.minsi %138, %c16_i64 : i64
-          %140 = arith.muli %131, %c32_i64 : i64
-          %141 = arith.addi %140, %137 : i64
-          %142 = arith.ori %141, %c3221225472_i64 : i64
-          %143 = arith.cmpi eq, %127, %c0_i64 : i64
-          %144 = arith.select %143, %142, %c4294967295_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %139, %136, %144, %139, %136) : (i64, i64, i64, i64, i64, i64) -> ()
-          %145 = arith.minsi %67, %c16_i64 : i64
-          %146 = arith.addi %137, %c16_i64 : i64
-          %147 = arith.minsi %107, %c16_i64 : i64
-          "instgem.compute_preloaded"(%134, %145, %136, %146, %139, %147) : (i64, i64, i64, i64, i64, i64) -> ()
-          %148 = arith.index_cast %126 : i64 to index
-          scf.for %arg12 = %c1 to %148 step %c1 {
-            %149 = arith.index_cast %arg12 : index to i64
-            %150 = arith.cmpi eq, %149, %127 : i64
-            %151 = arith.select %150, %142, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %139, %136, %151, %139, %136) : (i64, i64, i64, i64, i64, i64) -> ()
-            %152 = arith.muli %149, %c16_i64 : i64
-            %153 = arith.addi %134, %152 : i64
-            %154 = arith.subi %67, %152 : i64
-            %155 = arith.minsi %154, %c16_i64 : i64
-            %156 = arith.muli %149, %c32_i64 : i64
-            %157 = arith.addi %156, %137 : i64
-            %158 = arith.addi %157, %c16_i64 : i64
-            %159 = arith.subi %107, %152 : i64
-            %160 = arith.minsi %159, %c16_i64 : i64
-            "instgem.compute_accumulated"(%153, %155, %136, %158, %139, %160) : (i64, i64, i64, i64, i64, i64) -> ()
+      %124 = arith.ceildivsi %107, %c16_i64 : i64
+      %125 = arith.cmpi sgt, %107, %c0_i64 : i64
+      %126 = arith.extui %125 : i1 to i64
+      %127 = arith.muli %124, %126 : i64
+      %128 = arith.muli %127, %115 : i64
+      %129 = arith.index_cast %128 : i64 to index
+      scf.for %arg10 = %c0 to %129 step %c1 {
+        %137 = arith.index_cast %arg10 : index to i64
+        %138 = arith.divsi %137, %115 : i64
+        %139 = arith.remsi %137, %115 : i64
+        %140 = arith.muli %138, %c16_i64 : i64
+        %141 = arith.maxsi %140, %c0_i64 : i64
+        %142 = arith.addi %140, %c16_i64 : i64
+        %143 = arith.minsi %142, %107 : i64
+        %144 = arith.subi %143, %141 : i64
+        %145 = arith.muli %138, %c32_i64 : i64
+        %146 = arith.muli %139, %c64_i64 : i64
+        %147 = arith.addi %145, %146 : i64
+        %148 = arith.addi %147, %c16_i64 : i64
+        %149 = arith.subi %141, %140 : i64
+        %150 = arith.addi %148, %149 : i64
+        %151 = arith.subi %109, %146 : i64
+        %152 = arith.minsi %151, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %150, %152, %144) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %130 = arith.ceildivsi %109, %c16_i64 : i64
+      %131 = arith.minsi %67, %110 : i64
+      %132 = arith.ceildivsi %131, %c16_i64 : i64
+      %133 = arith.subi %132, %c1_i64 : i64
+      %134 = arith.cmpi sgt, %132, %c0_i64 : i64
+      %135 = arith.select %134, %75, %c0_i64 : i64
+      %136 = arith.index_cast %135 : i64 to index
+      scf.for %arg10 = %c0 to %136 step %c1 {
+        %137 = arith.index_cast %arg10 : index to i64
+        %138 = arith.index_cast %130 : i64 to index
+        scf.for %arg11 = %c0 to %138 step %c1 {
+          %139 = arith.index_cast %arg11 : index to i64
+          %140 = arith.muli %137, %c16_i64 : i64
+          %141 = arith.subi %68, %140 : i64
+          %142 = arith.minsi %141, %c16_i64 : i64
+          %143 = arith.muli %139, %c16_i64 : i64
+          %144 = arith.subi %109, %143 : i64
+          %145 = arith.minsi %144, %c16_i64 : i64
+          %146 = arith.muli %137, %c32_i64 : i64
+          %147 = arith.addi %146, %143 : i64
+          %148 = arith.ori %147, %c3221225472_i64 : i64
+          %149 = arith.cmpi eq, %133, %c0_i64 : i64
+          %150 = arith.select %149, %148, %c4294967295_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %145, %142, %150, %145, %142) : (i64, i64, i64, i64, i64, i64) -> ()
+          %151 = arith.minsi %67, %c16_i64 : i64
+          %152 = arith.addi %143, %c16_i64 : i64
+          %153 = arith.minsi %110, %c16_i64 : i64
+          "instgem.compute_preloaded"(%140, %151, %142, %152, %145, %153) : (i64, i64, i64, i64, i64, i64) -> ()
+          %154 = arith.index_cast %132 : i64 to index
+          scf.for %arg12 = %c1 to %154 step %c1 {
+            %155 = arith.index_cast %arg12 : index to i64
+            %156 = arith.cmpi eq, %155, %133 : i64
+            %157 = arith.select %156, %148, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %145, %142, %157, %145, %142) : (i64, i64, i64, i64, i64, i64) -> ()
+            %158 = arith.muli %155, %c16_i64 : i64
+            %159 = arith.addi %140, %158 : i64
+            %160 = arith.subi %67, %158 : i64
+            %161 = arith.minsi %160, %c16_i64 : i64
+            %162 = arith.muli %155, %c32_i64 : i64
+            %163 = arith.addi %162, %143 : i64
+            %164 = arith.addi %163, %c16_i64 : i64
+            %165 = arith.subi %110, %158 : i64
+            %166 = arith.minsi %165, %c16_i64 : i64
+            "instgem.compute_accumulated"(%159, %161, %142, %164, %145, %166) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %57, %87 : index, index
+      scf.yield %57, %90 : index, index
     }
     %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %8 = arith.maxsi %4, %c0 : index

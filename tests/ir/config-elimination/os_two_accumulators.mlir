@@ -50,14 +50,14 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c169_i64 = arith.constant 169 : i64
+    %c174_i64 = arith.constant 174 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c170_i64 = arith.constant 170 : i64
+    %c175_i64 = arith.constant 175 : i64
     %c28_i64 = arith.constant 28 : i64
-    %c171_i64 = arith.constant 171 : i64
-    %c179_i64 = arith.constant 179 : i64
+    %c176_i64 = arith.constant 176 : i64
+    %c184_i64 = arith.constant 184 : i64
     %c5_i64 = arith.constant 5 : i64
-    %c180_i64 = arith.constant 180 : i64
+    %c185_i64 = arith.constant 185 : i64
     %c0_i64 = arith.constant 0 : i64
     %c1_i64 = arith.constant 1 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -120,7 +120,7 @@ module {
       %69 = arith.subi %65, %62 : index
       %70 = arith.cmpi sgt, %68, %c0 : index
       scf.if %70 {
-        func.call @baco_boundary_error(%c169_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c174_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_10 = memref.subview %reinterpret_cast[%53, %62] [%60, %69] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %71 = arith.index_cast %59 : index to i64
@@ -144,292 +144,313 @@ module {
       %86 = arith.muli %85, %79 : i64
       %87 = arith.index_cast %86 : i64 to index
       scf.for %arg12 = %c0 to %87 step %c1 {
-        %170 = arith.index_cast %arg12 : index to i64
-        %171 = arith.divsi %170, %79 : i64
-        %172 = arith.addi %80, %171 : i64
-        %173 = arith.remsi %170, %79 : i64
-        %174 = arith.muli %172, %c16_i64 : i64
-        %175 = arith.maxsi %174, %71 : i64
-        %176 = arith.addi %174, %c16_i64 : i64
-        %177 = arith.minsi %176, %74 : i64
-        %178 = arith.subi %177, %175 : i64
-        %179 = arith.subi %175, %71 : i64
-        %180 = arith.muli %179, %78 : i64
-        %181 = arith.addi %77, %180 : i64
-        %182 = arith.muli %173, %c64_i64 : i64
-        %183 = arith.addi %181, %182 : i64
-        %184 = arith.muli %172, %c32_i64 : i64
-        %185 = arith.addi %184, %182 : i64
-        %186 = arith.subi %175, %174 : i64
-        %187 = arith.addi %185, %186 : i64
-        %188 = arith.subi %73, %182 : i64
-        %189 = arith.minsi %188, %c64_i64 : i64
-        "instgem.mvin"(%183, %187, %189, %178) : (i64, i64, i64, i64) -> ()
+        %179 = arith.index_cast %arg12 : index to i64
+        %180 = arith.divsi %179, %79 : i64
+        %181 = arith.addi %80, %180 : i64
+        %182 = arith.remsi %179, %79 : i64
+        %183 = arith.muli %181, %c16_i64 : i64
+        %184 = arith.maxsi %183, %71 : i64
+        %185 = arith.addi %183, %c16_i64 : i64
+        %186 = arith.minsi %185, %74 : i64
+        %187 = arith.subi %186, %184 : i64
+        %188 = arith.subi %184, %71 : i64
+        %189 = arith.muli %188, %78 : i64
+        %190 = arith.addi %77, %189 : i64
+        %191 = arith.muli %182, %c64_i64 : i64
+        %192 = arith.addi %190, %191 : i64
+        %193 = arith.muli %181, %c32_i64 : i64
+        %194 = arith.addi %193, %191 : i64
+        %195 = arith.subi %184, %183 : i64
+        %196 = arith.addi %194, %195 : i64
+        %197 = arith.subi %73, %191 : i64
+        %198 = arith.minsi %197, %c64_i64 : i64
+        "instgem.mvin"(%192, %196, %198, %187) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %88 = arith.ceildivsi %71, %c16_i64 : i64
-      %89 = arith.muli %88, %79 : i64
-      %90 = arith.index_cast %89 : i64 to index
-      scf.for %arg12 = %c0 to %90 step %c1 {
-        %170 = arith.index_cast %arg12 : index to i64
-        %171 = arith.divsi %170, %79 : i64
-        %172 = arith.remsi %170, %79 : i64
-        %173 = arith.muli %171, %c32_i64 : i64
-        %174 = arith.muli %172, %c64_i64 : i64
-        %175 = arith.addi %173, %174 : i64
-        %176 = arith.subi %73, %174 : i64
-        %177 = arith.minsi %176, %c64_i64 : i64
-        %178 = arith.muli %171, %c16_i64 : i64
-        %179 = arith.subi %71, %178 : i64
-        %180 = arith.minsi %179, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %175, %177, %180) : (i64, i64, i64, i64) -> ()
+      %89 = arith.cmpi sgt, %71, %c0_i64 : i64
+      %90 = arith.extui %89 : i1 to i64
+      %91 = arith.muli %88, %90 : i64
+      %92 = arith.muli %91, %79 : i64
+      %93 = arith.index_cast %92 : i64 to index
+      scf.for %arg12 = %c0 to %93 step %c1 {
+        %179 = arith.index_cast %arg12 : index to i64
+        %180 = arith.divsi %179, %79 : i64
+        %181 = arith.remsi %179, %79 : i64
+        %182 = arith.muli %180, %c16_i64 : i64
+        %183 = arith.maxsi %182, %c0_i64 : i64
+        %184 = arith.addi %182, %c16_i64 : i64
+        %185 = arith.minsi %184, %71 : i64
+        %186 = arith.subi %185, %183 : i64
+        %187 = arith.muli %180, %c32_i64 : i64
+        %188 = arith.muli %181, %c64_i64 : i64
+        %189 = arith.addi %187, %188 : i64
+        %190 = arith.subi %183, %182 : i64
+        %191 = arith.addi %189, %190 : i64
+        %192 = arith.subi %73, %188 : i64
+        %193 = arith.minsi %192, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %191, %193, %186) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %91 = arith.maxsi %arg10, %c0 : index
-      %92 = arith.minsi %91, %arg7 : index
-      %93 = arith.addi %arg10, %c32 : index
-      %94 = arith.maxsi %93, %c0 : index
+      %94 = arith.maxsi %arg10, %c0 : index
       %95 = arith.minsi %94, %arg7 : index
-      %96 = arith.subi %92, %arg10 : index
+      %96 = arith.addi %arg10, %c32 : index
       %97 = arith.maxsi %96, %c0 : index
-      %98 = arith.minsi %97, %c32 : index
-      %99 = arith.subi %95, %92 : index
-      %100 = arith.maxsi %5, %c0 : index
-      %101 = arith.minsi %100, %arg6 : index
-      %102 = arith.addi %5, %c16 : index
-      %103 = arith.maxsi %102, %c0 : index
+      %98 = arith.minsi %97, %arg7 : index
+      %99 = arith.subi %95, %arg10 : index
+      %100 = arith.maxsi %99, %c0 : index
+      %101 = arith.minsi %100, %c32 : index
+      %102 = arith.subi %98, %95 : index
+      %103 = arith.maxsi %5, %c0 : index
       %104 = arith.minsi %103, %arg6 : index
-      %105 = arith.subi %101, %5 : index
+      %105 = arith.addi %5, %c16 : index
       %106 = arith.maxsi %105, %c0 : index
-      %107 = arith.minsi %106, %c16 : index
-      %108 = arith.subi %104, %101 : index
-      %109 = arith.cmpi sgt, %107, %c0 : index
-      scf.if %109 {
-        func.call @baco_boundary_error(%c170_i64, %c28_i64) : (i64, i64) -> ()
+      %107 = arith.minsi %106, %arg6 : index
+      %108 = arith.subi %104, %5 : index
+      %109 = arith.maxsi %108, %c0 : index
+      %110 = arith.minsi %109, %c16 : index
+      %111 = arith.subi %107, %104 : index
+      %112 = arith.cmpi sgt, %110, %c0 : index
+      scf.if %112 {
+        func.call @baco_boundary_error(%c175_i64, %c28_i64) : (i64, i64) -> ()
       }
-      %subview_16 = memref.subview %reinterpret_cast_0[%92, %101] [%99, %108] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %110 = arith.index_cast %98 : index to i64
-      %111 = arith.index_cast %99 : index to i64
-      %112 = arith.index_cast %108 : index to i64
-      %113 = arith.addi %110, %111 : i64
+      %subview_16 = memref.subview %reinterpret_cast_0[%95, %104] [%102, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %113 = arith.index_cast %101 : index to i64
+      %114 = arith.index_cast %102 : index to i64
+      %115 = arith.index_cast %111 : index to i64
+      %116 = arith.addi %113, %114 : i64
       %base_buffer_17, %offset_18, %sizes_19:2, %strides_20:2 = memref.extract_strided_metadata %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_21 = memref.extract_aligned_pointer_as_index %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %114 = arith.index_cast %intptr_21 : index to i64
-      %115 = arith.index_cast %offset_18 : index to i64
-      %116 = arith.addi %114, %115 : i64
-      %117 = arith.index_cast %strides_20#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %117) : (i64, i64, i64, i64, i64, i64) -> ()
-      %118 = arith.ceildivsi %112, %c64_i64 : i64
-      %119 = arith.divsi %110, %c16_i64 : i64
-      %120 = arith.ceildivsi %113, %c16_i64 : i64
-      %121 = arith.subi %120, %119 : i64
-      %122 = arith.cmpi sgt, %111, %c0_i64 : i64
-      %123 = arith.extui %122 : i1 to i64
-      %124 = arith.muli %121, %123 : i64
-      %125 = arith.muli %124, %118 : i64
-      %126 = arith.index_cast %125 : i64 to index
-      scf.for %arg12 = %c0 to %126 step %c1 {
-        %170 = arith.index_cast %arg12 : index to i64
-        %171 = arith.divsi %170, %118 : i64
-        %172 = arith.addi %119, %171 : i64
-        %173 = arith.remsi %170, %118 : i64
-        %174 = arith.muli %172, %c16_i64 : i64
-        %175 = arith.maxsi %174, %110 : i64
-        %176 = arith.addi %174, %c16_i64 : i64
-        %177 = arith.minsi %176, %113 : i64
-        %178 = arith.subi %177, %175 : i64
-        %179 = arith.subi %175, %110 : i64
-        %180 = arith.muli %179, %117 : i64
-        %181 = arith.addi %116, %180 : i64
-        %182 = arith.muli %173, %c64_i64 : i64
-        %183 = arith.addi %181, %182 : i64
-        %184 = arith.addi %174, %182 : i64
-        %185 = arith.addi %184, %c64_i64 : i64
-        %186 = arith.subi %175, %174 : i64
-        %187 = arith.addi %185, %186 : i64
-        %188 = arith.subi %112, %182 : i64
-        %189 = arith.minsi %188, %c64_i64 : i64
-        "instgem.mvin"(%183, %187, %189, %178) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %127 = arith.ceildivsi %110, %c16_i64 : i64
-      %128 = arith.muli %127, %118 : i64
+      %117 = arith.index_cast %intptr_21 : index to i64
+      %118 = arith.index_cast %offset_18 : index to i64
+      %119 = arith.addi %117, %118 : i64
+      %120 = arith.index_cast %strides_20#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %120) : (i64, i64, i64, i64, i64, i64) -> ()
+      %121 = arith.ceildivsi %115, %c64_i64 : i64
+      %122 = arith.divsi %113, %c16_i64 : i64
+      %123 = arith.ceildivsi %116, %c16_i64 : i64
+      %124 = arith.subi %123, %122 : i64
+      %125 = arith.cmpi sgt, %114, %c0_i64 : i64
+      %126 = arith.extui %125 : i1 to i64
+      %127 = arith.muli %124, %126 : i64
+      %128 = arith.muli %127, %121 : i64
       %129 = arith.index_cast %128 : i64 to index
       scf.for %arg12 = %c0 to %129 step %c1 {
-        %170 = arith.index_cast %arg12 : index to i64
-        %171 = arith.divsi %170, %118 : i64
-        %172 = arith.remsi %170, %118 : i64
-        %173 = arith.muli %171, %c16_i64 : i64
-        %174 = arith.muli %172, %c64_i64 : i64
-        %175 = arith.addi %173, %174 : i64
-        %176 = arith.addi %175, %c64_i64 : i64
-        %177 = arith.subi %112, %174 : i64
-        %178 = arith.minsi %177, %c64_i64 : i64
-        %179 = arith.subi %110, %173 : i64
-        %180 = arith.minsi %179, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %176, %178, %180) : (i64, i64, i64, i64) -> ()
+        %179 = arith.index_cast %arg12 : index to i64
+        %180 = arith.divsi %179, %121 : i64
+        %181 = arith.addi %122, %180 : i64
+        %182 = arith.remsi %179, %121 : i64
+        %183 = arith.muli %181, %c16_i64 : i64
+        %184 = arith.maxsi %183, %113 : i64
+        %185 = arith.addi %183, %c16_i64 : i64
+        %186 = arith.minsi %185, %116 : i64
+        %187 = arith.subi %186, %184 : i64
+        %188 = arith.subi %184, %113 : i64
+        %189 = arith.muli %188, %120 : i64
+        %190 = arith.addi %119, %189 : i64
+        %191 = arith.muli %182, %c64_i64 : i64
+        %192 = arith.addi %190, %191 : i64
+        %193 = arith.addi %183, %191 : i64
+        %194 = arith.addi %193, %c64_i64 : i64
+        %195 = arith.subi %184, %183 : i64
+        %196 = arith.addi %194, %195 : i64
+        %197 = arith.subi %115, %191 : i64
+        %198 = arith.minsi %197, %c64_i64 : i64
+        "instgem.mvin"(%192, %196, %198, %187) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %130 = arith.ceildivsi %112, %c16_i64 : i64
-      %131 = arith.minsi %73, %113 : i64
-      %132 = arith.ceildivsi %131, %c16_i64 : i64
-      %133 = arith.subi %132, %c1_i64 : i64
-      %134 = arith.cmpi sgt, %132, %c0_i64 : i64
-      %135 = arith.select %134, %81, %c0_i64 : i64
-      %136 = arith.index_cast %135 : i64 to index
-      scf.for %arg12 = %c0 to %136 step %c1 {
-        %170 = arith.index_cast %arg12 : index to i64
-        %171 = arith.index_cast %130 : i64 to index
-        scf.for %arg13 = %c0 to %171 step %c1 {
-          %172 = arith.index_cast %arg13 : index to i64
-          %173 = arith.muli %170, %c16_i64 : i64
-          %174 = arith.subi %74, %173 : i64
-          %175 = arith.minsi %174, %c16_i64 : i64
-          %176 = arith.muli %172, %c16_i64 : i64
-          %177 = arith.subi %112, %176 : i64
-          %178 = arith.minsi %177, %c16_i64 : i64
-          %179 = arith.addi %173, %176 : i64
-          %180 = arith.ori %179, %c3221225472_i64 : i64
-          %181 = arith.cmpi eq, %133, %c0_i64 : i64
-          %182 = arith.select %181, %180, %c4294967295_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %178, %175, %182, %178, %175) : (i64, i64, i64, i64, i64, i64) -> ()
-          %183 = arith.muli %170, %c32_i64 : i64
-          %184 = arith.minsi %73, %c16_i64 : i64
-          %185 = arith.addi %176, %c64_i64 : i64
-          %186 = arith.minsi %113, %c16_i64 : i64
-          "instgem.compute_preloaded"(%183, %184, %175, %185, %178, %186) : (i64, i64, i64, i64, i64, i64) -> ()
-          %187 = arith.index_cast %132 : i64 to index
-          scf.for %arg14 = %c1 to %187 step %c1 {
-            %188 = arith.index_cast %arg14 : index to i64
-            %189 = arith.cmpi eq, %188, %133 : i64
-            %190 = arith.select %189, %180, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %178, %175, %190, %178, %175) : (i64, i64, i64, i64, i64, i64) -> ()
-            %191 = arith.muli %188, %c16_i64 : i64
-            %192 = arith.addi %183, %191 : i64
-            %193 = arith.subi %73, %191 : i64
-            %194 = arith.minsi %193, %c16_i64 : i64
-            %195 = arith.addi %191, %176 : i64
-            %196 = arith.addi %195, %c64_i64 : i64
-            %197 = arith.subi %113, %191 : i64
-            %198 = arith.minsi %197, %c16_i64 : i64
-            "instgem.compute_accumulated"(%192, %194, %175, %196, %178, %198) : (i64, i64, i64, i64, i64, i64) -> ()
+      %130 = arith.ceildivsi %113, %c16_i64 : i64
+      %131 = arith.cmpi sgt, %113, %c0_i64 : i64
+      %132 = arith.extui %131 : i1 to i64
+      %133 = arith.muli %130, %132 : i64
+      %134 = arith.muli %133, %121 : i64
+      %135 = arith.index_cast %134 : i64 to index
+      scf.for %arg12 = %c0 to %135 step %c1 {
+        %179 = arith.index_cast %arg12 : index to i64
+        %180 = arith.divsi %179, %121 : i64
+        %181 = arith.remsi %179, %121 : i64
+        %182 = arith.muli %180, %c16_i64 : i64
+        %183 = arith.maxsi %182, %c0_i64 : i64
+        %184 = arith.addi %182, %c16_i64 : i64
+        %185 = arith.minsi %184, %113 : i64
+        %186 = arith.subi %185, %183 : i64
+        %187 = arith.muli %181, %c64_i64 : i64
+        %188 = arith.addi %182, %187 : i64
+        %189 = arith.addi %188, %c64_i64 : i64
+        %190 = arith.subi %183, %182 : i64
+        %191 = arith.addi %189, %190 : i64
+        %192 = arith.subi %115, %187 : i64
+        %193 = arith.minsi %192, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %191, %193, %186) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %136 = arith.ceildivsi %115, %c16_i64 : i64
+      %137 = arith.minsi %73, %116 : i64
+      %138 = arith.ceildivsi %137, %c16_i64 : i64
+      %139 = arith.subi %138, %c1_i64 : i64
+      %140 = arith.cmpi sgt, %138, %c0_i64 : i64
+      %141 = arith.select %140, %81, %c0_i64 : i64
+      %142 = arith.index_cast %141 : i64 to index
+      scf.for %arg12 = %c0 to %142 step %c1 {
+        %179 = arith.index_cast %arg12 : index to i64
+        %180 = arith.index_cast %136 : i64 to index
+        scf.for %arg13 = %c0 to %180 step %c1 {
+          %181 = arith.index_cast %arg13 : index to i64
+          %182 = arith.muli %179, %c16_i64 : i64
+          %183 = arith.subi %74, %182 : i64
+          %184 = arith.minsi %183, %c16_i64 : i64
+          %185 = arith.muli %181, %c16_i64 : i64
+          %186 = arith.subi %115, %185 : i64
+          %187 = arith.minsi %186, %c16_i64 : i64
+          %188 = arith.addi %182, %185 : i64
+          %189 = arith.ori %188, %c3221225472_i64 : i64
+          %190 = arith.cmpi eq, %139, %c0_i64 : i64
+          %191 = arith.select %190, %189, %c4294967295_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %187, %184, %191, %187, %184) : (i64, i64, i64, i64, i64, i64) -> ()
+          %192 = arith.muli %179, %c32_i64 : i64
+          %193 = arith.minsi %73, %c16_i64 : i64
+          %194 = arith.addi %185, %c64_i64 : i64
+          %195 = arith.minsi %116, %c16_i64 : i64
+          "instgem.compute_preloaded"(%192, %193, %184, %194, %187, %195) : (i64, i64, i64, i64, i64, i64) -> ()
+          %196 = arith.index_cast %138 : i64 to index
+          scf.for %arg14 = %c1 to %196 step %c1 {
+            %197 = arith.index_cast %arg14 : index to i64
+            %198 = arith.cmpi eq, %197, %139 : i64
+            %199 = arith.select %198, %189, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %187, %184, %199, %187, %184) : (i64, i64, i64, i64, i64, i64) -> ()
+            %200 = arith.muli %197, %c16_i64 : i64
+            %201 = arith.addi %192, %200 : i64
+            %202 = arith.subi %73, %200 : i64
+            %203 = arith.minsi %202, %c16_i64 : i64
+            %204 = arith.addi %200, %185 : i64
+            %205 = arith.addi %204, %c64_i64 : i64
+            %206 = arith.subi %116, %200 : i64
+            %207 = arith.minsi %206, %c16_i64 : i64
+            "instgem.compute_accumulated"(%201, %203, %184, %205, %187, %207) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      %137 = arith.maxsi %arg11, %c0 : index
-      %138 = arith.minsi %137, %arg7 : index
-      %139 = arith.addi %arg11, %c32 : index
-      %140 = arith.maxsi %139, %c0 : index
-      %141 = arith.minsi %140, %arg7 : index
-      %142 = arith.subi %138, %arg11 : index
-      %143 = arith.maxsi %142, %c0 : index
-      %144 = arith.minsi %143, %c32 : index
-      %145 = arith.subi %141, %138 : index
-      scf.if %109 {
-        func.call @baco_boundary_error(%c171_i64, %c28_i64) : (i64, i64) -> ()
+      %143 = arith.maxsi %arg11, %c0 : index
+      %144 = arith.minsi %143, %arg7 : index
+      %145 = arith.addi %arg11, %c32 : index
+      %146 = arith.maxsi %145, %c0 : index
+      %147 = arith.minsi %146, %arg7 : index
+      %148 = arith.subi %144, %arg11 : index
+      %149 = arith.maxsi %148, %c0 : index
+      %150 = arith.minsi %149, %c32 : index
+      %151 = arith.subi %147, %144 : index
+      scf.if %112 {
+        func.call @baco_boundary_error(%c176_i64, %c28_i64) : (i64, i64) -> ()
       }
-      %subview_22 = memref.subview %reinterpret_cast_1[%138, %101] [%145, %108] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %146 = arith.index_cast %144 : index to i64
-      %147 = arith.index_cast %145 : index to i64
-      %148 = arith.addi %146, %147 : i64
+      %subview_22 = memref.subview %reinterpret_cast_1[%144, %104] [%151, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %152 = arith.index_cast %150 : index to i64
+      %153 = arith.index_cast %151 : index to i64
+      %154 = arith.addi %152, %153 : i64
       %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_27 = memref.extract_aligned_pointer_as_index %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %149 = arith.index_cast %intptr_27 : index to i64
-      %150 = arith.index_cast %offset_24 : index to i64
-      %151 = arith.addi %149, %150 : i64
-      %152 = arith.index_cast %strides_26#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %152) : (i64, i64, i64, i64, i64, i64) -> ()
-      %153 = arith.divsi %146, %c16_i64 : i64
-      %154 = arith.ceildivsi %148, %c16_i64 : i64
-      %155 = arith.subi %154, %153 : i64
-      %156 = arith.cmpi sgt, %147, %c0_i64 : i64
-      %157 = arith.extui %156 : i1 to i64
-      %158 = arith.muli %155, %157 : i64
-      %159 = arith.muli %158, %118 : i64
-      %160 = arith.index_cast %159 : i64 to index
-      scf.for %arg12 = %c0 to %160 step %c1 {
-        %170 = arith.index_cast %arg12 : index to i64
-        %171 = arith.divsi %170, %118 : i64
-        %172 = arith.addi %153, %171 : i64
-        %173 = arith.remsi %170, %118 : i64
-        %174 = arith.muli %172, %c16_i64 : i64
-        %175 = arith.maxsi %174, %146 : i64
-        %176 = arith.addi %174, %c16_i64 : i64
-        %177 = arith.minsi %176, %148 : i64
-        %178 = arith.subi %177, %175 : i64
-        %179 = arith.subi %175, %146 : i64
-        %180 = arith.muli %179, %152 : i64
-        %181 = arith.addi %151, %180 : i64
-        %182 = arith.muli %173, %c64_i64 : i64
-        %183 = arith.addi %181, %182 : i64
-        %184 = arith.addi %174, %182 : i64
-        %185 = arith.addi %184, %c96_i64 : i64
-        %186 = arith.subi %175, %174 : i64
-        %187 = arith.addi %185, %186 : i64
-        %188 = arith.subi %112, %182 : i64
-        %189 = arith.minsi %188, %c64_i64 : i64
-        "instgem.mvin"(%183, %187, %189, %178) : (i64, i64, i64, i64) -> ()
+      %155 = arith.index_cast %intptr_27 : index to i64
+      %156 = arith.index_cast %offset_24 : index to i64
+      %157 = arith.addi %155, %156 : i64
+      %158 = arith.index_cast %strides_26#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %158) : (i64, i64, i64, i64, i64, i64) -> ()
+      %159 = arith.divsi %152, %c16_i64 : i64
+      %160 = arith.ceildivsi %154, %c16_i64 : i64
+      %161 = arith.subi %160, %159 : i64
+      %162 = arith.cmpi sgt, %153, %c0_i64 : i64
+      %163 = arith.extui %162 : i1 to i64
+      %164 = arith.muli %161, %163 : i64
+      %165 = arith.muli %164, %121 : i64
+      %166 = arith.index_cast %165 : i64 to index
+      scf.for %arg12 = %c0 to %166 step %c1 {
+        %179 = arith.index_cast %arg12 : index to i64
+        %180 = arith.divsi %179, %121 : i64
+        %181 = arith.addi %159, %180 : i64
+        %182 = arith.remsi %179, %121 : i64
+        %183 = arith.muli %181, %c16_i64 : i64
+        %184 = arith.maxsi %183, %152 : i64
+        %185 = arith.addi %183, %c16_i64 : i64
+        %186 = arith.minsi %185, %154 : i64
+        %187 = arith.subi %186, %184 : i64
+        %188 = arith.subi %184, %152 : i64
+        %189 = arith.muli %188, %158 : i64
+        %190 = arith.addi %157, %189 : i64
+        %191 = arith.muli %182, %c64_i64 : i64
+        %192 = arith.addi %190, %191 : i64
+        %193 = arith.addi %183, %191 : i64
+        %194 = arith.addi %193, %c96_i64 : i64
+        %195 = arith.subi %184, %183 : i64
+        %196 = arith.addi %194, %195 : i64
+        %197 = arith.subi %115, %191 : i64
+        %198 = arith.minsi %197, %c64_i64 : i64
+        "instgem.mvin"(%192, %196, %198, %187) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %161 = arith.ceildivsi %146, %c16_i64 : i64
-      %162 = arith.muli %161, %118 : i64
-      %163 = arith.index_cast %162 : i64 to index
-      scf.for %arg12 = %c0 to %163 step %c1 {
-        %170 = arith.index_cast %arg12 : index to i64
-        %171 = arith.divsi %170, %118 : i64
-        %172 = arith.remsi %170, %118 : i64
-        %173 = arith.muli %171, %c16_i64 : i64
-        %174 = arith.muli %172, %c64_i64 : i64
-        %175 = arith.addi %173, %174 : i64
-        %176 = arith.addi %175, %c96_i64 : i64
-        %177 = arith.subi %112, %174 : i64
-        %178 = arith.minsi %177, %c64_i64 : i64
-        %179 = arith.subi %146, %173 : i64
-        %180 = arith.minsi %179, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %176, %178, %180) : (i64, i64, i64, i64) -> ()
+      %167 = arith.ceildivsi %152, %c16_i64 : i64
+      %168 = arith.cmpi sgt, %152, %c0_i64 : i64
+      %169 = arith.extui %168 : i1 to i64
+      %170 = arith.muli %167, %169 : i64
+      %171 = arith.muli %170, %121 : i64
+      %172 = arith.index_cast %171 : i64 to index
+      scf.for %arg12 = %c0 to %172 step %c1 {
+        %179 = arith.index_cast %arg12 : index to i64
+        %180 = arith.divsi %179, %121 : i64
+        %181 = arith.remsi %179, %121 : i64
+        %182 = arith.muli %180, %c16_i64 : i64
+        %183 = arith.maxsi %182, %c0_i64 : i64
+        %184 = arith.addi %182, %c16_i64 : i64
+        %185 = arith.minsi %184, %152 : i64
+        %186 = arith.subi %185, %183 : i64
+        %187 = arith.muli %181, %c64_i64 : i64
+        %188 = arith.addi %182, %187 : i64
+        %189 = arith.addi %188, %c96_i64 : i64
+        %190 = arith.subi %183, %182 : i64
+        %191 = arith.addi %189, %190 : i64
+        %192 = arith.subi %115, %187 : i64
+        %193 = arith.minsi %192, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %191, %193, %186) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %164 = arith.minsi %73, %148 : i64
-      %165 = arith.ceildivsi %164, %c16_i64 : i64
-      %166 = arith.subi %165, %c1_i64 : i64
-      %167 = arith.cmpi sgt, %165, %c0_i64 : i64
-      %168 = arith.select %167, %81, %c0_i64 : i64
-      %169 = arith.index_cast %168 : i64 to index
-      scf.for %arg12 = %c0 to %169 step %c1 {
-        %170 = arith.index_cast %arg12 : index to i64
-        %171 = arith.index_cast %130 : i64 to index
-        scf.for %arg13 = %c0 to %171 step %c1 {
-          %172 = arith.index_cast %arg13 : index to i64
-          %173 = arith.muli %170, %c16_i64 : i64
-          %174 = arith.subi %74, %173 : i64
-          %175 = arith.minsi %174, %c16_i64 : i64
-          %176 = arith.muli %172, %c16_i64 : i64
-          %177 = arith.subi %112, %176 : i64
-          %178 = arith.minsi %177, %c16_i64 : i64
-          %179 = arith.addi %173, %176 : i64
-          %180 = arith.addi %179, %c32_i64 : i64
-          %181 = arith.ori %180, %c3221225472_i64 : i64
-          %182 = arith.cmpi eq, %166, %c0_i64 : i64
-          %183 = arith.select %182, %181, %c4294967295_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %178, %175, %183, %178, %175) : (i64, i64, i64, i64, i64, i64) -> ()
-          %184 = arith.muli %170, %c32_i64 : i64
-          %185 = arith.minsi %73, %c16_i64 : i64
-          %186 = arith.addi %176, %c96_i64 : i64
-          %187 = arith.minsi %148, %c16_i64 : i64
-          "instgem.compute_preloaded"(%184, %185, %175, %186, %178, %187) : (i64, i64, i64, i64, i64, i64) -> ()
-          %188 = arith.index_cast %165 : i64 to index
-          scf.for %arg14 = %c1 to %188 step %c1 {
-            %189 = arith.index_cast %arg14 : index to i64
-            %190 = arith.cmpi eq, %189, %166 : i64
-            %191 = arith.select %190, %181, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %178, %175, %191, %178, %175) : (i64, i64, i64, i64, i64, i64) -> ()
-            %192 = arith.muli %189, %c16_i64 : i64
-            %193 = arith.addi %184, %192 : i64
-            %194 = arith.subi %73, %192 : i64
-            %195 = arith.minsi %194, %c16_i64 : i64
-            %196 = arith.addi %192, %176 : i64
-            %197 = arith.addi %196, %c96_i64 : i64
-            %198 = arith.subi %148, %192 : i64
-            %199 = arith.minsi %198, %c16_i64 : i64
-            "instgem.compute_accumulated"(%193, %195, %175, %197, %178, %199) : (i64, i64, i64, i64, i64, i64) -> ()
+      %173 = arith.minsi %73, %154 : i64
+      %174 = arith.ceildivsi %173, %c16_i64 : i64
+      %175 = arith.subi %174, %c1_i64 : i64
+      %176 = arith.cmpi sgt, %174, %c0_i64 : i64
+      %177 = arith.select %176, %81, %c0_i64 : i64
+      %178 = arith.index_cast %177 : i64 to index
+      scf.for %arg12 = %c0 to %178 step %c1 {
+        %179 = arith.index_cast %arg12 : index to i64
+        %180 = arith.index_cast %136 : i64 to index
+        scf.for %arg13 = %c0 to %180 step %c1 {
+          %181 = arith.index_cast %arg13 : index to i64
+          %182 = arith.muli %179, %c16_i64 : i64
+          %183 = arith.subi %74, %182 : i64
+          %184 = arith.minsi %183, %c16_i64 : i64
+          %185 = arith.muli %181, %c16_i64 : i64
+          %186 = arith.subi %115, %185 : i64
+          %187 = arith.minsi %186, %c16_i64 : i64
+          %188 = arith.addi %182, %185 : i64
+          %189 = arith.addi %188, %c32_i64 : i64
+          %190 = arith.ori %189, %c3221225472_i64 : i64
+          %191 = arith.cmpi eq, %175, %c0_i64 : i64
+          %192 = arith.select %191, %190, %c4294967295_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %187, %184, %192, %187, %184) : (i64, i64, i64, i64, i64, i64) -> ()
+          %193 = arith.muli %179, %c32_i64 : i64
+          %194 = arith.minsi %73, %c16_i64 : i64
+          %195 = arith.addi %185, %c96_i64 : i64
+          %196 = arith.minsi %154, %c16_i64 : i64
+          "instgem.compute_preloaded"(%193, %194, %184, %195, %187, %196) : (i64, i64, i64, i64, i64, i64) -> ()
+          %197 = arith.index_cast %174 : i64 to index
+          scf.for %arg14 = %c1 to %197 step %c1 {
+            %198 = arith.index_cast %arg14 : index to i64
+            %199 = arith.cmpi eq, %198, %175 : i64
+            %200 = arith.select %199, %190, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %187, %184, %200, %187, %184) : (i64, i64, i64, i64, i64, i64) -> ()
+            %201 = arith.muli %198, %c16_i64 : i64
+            %202 = arith.addi %193, %201 : i64
+            %203 = arith.subi %73, %201 : i64
+            %204 = arith.minsi %203, %c16_i64 : i64
+            %205 = arith.addi %201, %185 : i64
+            %206 = arith.addi %205, %c96_i64 : i64
+            %207 = arith.subi %154, %201 : i64
+            %208 = arith.minsi %207, %c16_i64 : i64
+            "instgem.compute_accumulated"(%202, %204, %184, %206, %187, %208) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %63, %93, %139 : index, index, index
+      scf.yield %63, %96, %145 : index, index, index
     }
     %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
@@ -453,7 +474,7 @@ module {
     %25 = arith.subi %21, %18 : index
     %26 = arith.cmpi sgt, %24, %c0 : index
     scf.if %26 {
-      func.call @baco_boundary_error(%c179_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c184_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %27 = arith.index_cast %15 : index to i64
@@ -503,7 +524,7 @@ module {
       "instgem.mvout"(%65, %70, %72, %60) : (i64, i64, i64, i64) -> ()
     }
     scf.if %26 {
-      func.call @baco_boundary_error(%c180_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c185_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_4 = memref.subview %reinterpret_cast_3[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index

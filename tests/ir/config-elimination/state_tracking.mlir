@@ -28,6 +28,16 @@
 // CHECK-NEXT: "instgem.loop_ws"
 // CHECK-NEXT: "instgem.config_ex"
 // CHECK-NEXT: "instgem.fence"
+// The prefetch pass's shape: `if (lb < ub) config` before the loop (here as ub > 0, the form
+// canonicalization leaves), `if (i + 1 < ub) config` in it: every iteration starts with the
+// slot set, so the loop's copy is removed.
+// CHECK-LABEL: func.func @prefetched(
+// CHECK: scf.if
+// CHECK-NEXT: "instgem.config_ld"
+// CHECK: scf.for
+// CHECK-NOT: instgem.config_ld
+// CHECK: "instgem.mvin"
+// CHECK: return
 module {
   func.func @k(%n: index, %stride: i64, %cond: i1) {
     %c0 = arith.constant 0 : index
@@ -60,6 +70,28 @@ module {
     "instgem.loop_ws"(%z, %z, %z, %z, %z, %z, %z, %z, %z) : (i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     "instgem.config_ex"(%one, %z, %z, %z, %z, %one, %scale, %z, %z, %one) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     "instgem.fence"() : () -> ()
+    return
+  }
+  func.func @prefetched(%ub: index, %stride: i64) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %z = arith.constant 0 : i64
+    %one = arith.constant 1 : i64
+    %dim = arith.constant 16 : i64
+    %scale = arith.constant 1065353216 : i64
+    %run = arith.cmpi sgt, %ub, %c0 : index
+    scf.if %run {
+      "instgem.config_ld"(%z, %z, %one, %dim, %scale, %stride) : (i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.mvin"(%z, %z, %dim, %dim) : (i64, i64, i64, i64) -> ()
+    }
+    scf.for %i = %c0 to %ub step %c1 {
+      %next = arith.addi %i, %c1 : index
+      %more = arith.cmpi slt, %next, %ub : index
+      scf.if %more {
+        "instgem.config_ld"(%z, %z, %one, %dim, %scale, %stride) : (i64, i64, i64, i64, i64, i64) -> ()
+      }
+      "instgem.mvin"(%z, %z, %dim, %dim) : (i64, i64, i64, i64) -> ()
+    }
     return
   }
 }

@@ -93,16 +93,16 @@ module {
     %subview = memref.subview %reinterpret_cast_1[%7, %16] [%14, %23] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg14 = %c0 to %c2 step %c1 {
-      %54 = arith.index_cast %arg14 : index to i64
-      %55 = arith.remsi %54, %c2_i64 : i64
-      %56 = arith.divsi %54, %c2_i64 : i64
-      %57 = arith.muli %56, %c16_i64 : i64
-      %58 = arith.subi %c16_i64, %57 : i64
-      %59 = arith.minsi %58, %c16_i64 : i64
-      %60 = arith.muli %55, %c16_i64 : i64
-      %61 = arith.addi %60, %57 : i64
-      %62 = arith.ori %61, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %62, %59, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %57 = arith.index_cast %arg14 : index to i64
+      %58 = arith.remsi %57, %c2_i64 : i64
+      %59 = arith.divsi %57, %c2_i64 : i64
+      %60 = arith.muli %59, %c16_i64 : i64
+      %61 = arith.subi %c16_i64, %60 : i64
+      %62 = arith.minsi %61, %c16_i64 : i64
+      %63 = arith.muli %58, %c16_i64 : i64
+      %64 = arith.addi %63, %60 : i64
+      %65 = arith.ori %64, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64, %65, %62, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %25 = arith.index_cast %13 : index to i64
     %26 = arith.index_cast %14 : index to i64
@@ -125,44 +125,51 @@ module {
     %40 = arith.muli %39, %32 : i64
     %41 = arith.index_cast %40 : i64 to index
     scf.for %arg14 = %c0 to %41 step %c1 {
-      %54 = arith.index_cast %arg14 : index to i64
-      %55 = arith.divsi %54, %32 : i64
-      %56 = arith.addi %33, %55 : i64
-      %57 = arith.remsi %54, %32 : i64
-      %58 = arith.muli %56, %c16_i64 : i64
-      %59 = arith.maxsi %58, %25 : i64
-      %60 = arith.addi %58, %c16_i64 : i64
-      %61 = arith.minsi %60, %34 : i64
-      %62 = arith.subi %61, %59 : i64
-      %63 = arith.muli %57, %c64_i64 : i64
-      %64 = arith.addi %31, %63 : i64
-      %65 = arith.muli %57, %c16_i64 : i64
-      %66 = arith.addi %58, %65 : i64
+      %57 = arith.index_cast %arg14 : index to i64
+      %58 = arith.divsi %57, %32 : i64
+      %59 = arith.addi %33, %58 : i64
+      %60 = arith.remsi %57, %32 : i64
+      %61 = arith.muli %59, %c16_i64 : i64
+      %62 = arith.maxsi %61, %25 : i64
+      %63 = arith.addi %61, %c16_i64 : i64
+      %64 = arith.minsi %63, %34 : i64
+      %65 = arith.subi %64, %62 : i64
+      %66 = arith.muli %60, %c64_i64 : i64
+      %67 = arith.addi %31, %66 : i64
+      %68 = arith.muli %60, %c16_i64 : i64
+      %69 = arith.addi %61, %68 : i64
+      %70 = arith.ori %69, %c2147483648_i64 : i64
+      %71 = arith.subi %62, %61 : i64
+      %72 = arith.addi %70, %71 : i64
+      %73 = arith.subi %27, %68 : i64
+      %74 = arith.minsi %73, %c16_i64 : i64
+      "instgem.mvin"(%67, %72, %74, %65) : (i64, i64, i64, i64) -> ()
+    } {gemmini.load_stream}
+    %42 = arith.ceildivsi %25, %c16_i64 : i64
+    %43 = arith.cmpi sgt, %25, %c0_i64 : i64
+    %44 = arith.extui %43 : i1 to i64
+    %45 = arith.muli %42, %44 : i64
+    %46 = arith.muli %45, %32 : i64
+    %47 = arith.index_cast %46 : i64 to index
+    scf.for %arg14 = %c0 to %47 step %c1 {
+      %57 = arith.index_cast %arg14 : index to i64
+      %58 = arith.divsi %57, %32 : i64
+      %59 = arith.remsi %57, %32 : i64
+      %60 = arith.muli %58, %c16_i64 : i64
+      %61 = arith.maxsi %60, %c0_i64 : i64
+      %62 = arith.addi %60, %c16_i64 : i64
+      %63 = arith.minsi %62, %25 : i64
+      %64 = arith.subi %63, %61 : i64
+      %65 = arith.muli %59, %c16_i64 : i64
+      %66 = arith.addi %60, %65 : i64
       %67 = arith.ori %66, %c2147483648_i64 : i64
-      %68 = arith.subi %59, %58 : i64
+      %68 = arith.subi %61, %60 : i64
       %69 = arith.addi %67, %68 : i64
       %70 = arith.subi %27, %65 : i64
       %71 = arith.minsi %70, %c16_i64 : i64
-      "instgem.mvin"(%64, %69, %71, %62) : (i64, i64, i64, i64) -> ()
+      "instgem.mvin"(%c0_i64, %69, %71, %64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %42 = arith.ceildivsi %25, %c16_i64 : i64
-    %43 = arith.muli %42, %32 : i64
-    %44 = arith.index_cast %43 : i64 to index
-    scf.for %arg14 = %c0 to %44 step %c1 {
-      %54 = arith.index_cast %arg14 : index to i64
-      %55 = arith.divsi %54, %32 : i64
-      %56 = arith.remsi %54, %32 : i64
-      %57 = arith.muli %55, %c16_i64 : i64
-      %58 = arith.muli %56, %c16_i64 : i64
-      %59 = arith.addi %57, %58 : i64
-      %60 = arith.ori %59, %c2147483648_i64 : i64
-      %61 = arith.subi %27, %58 : i64
-      %62 = arith.minsi %61, %c16_i64 : i64
-      %63 = arith.subi %25, %57 : i64
-      %64 = arith.minsi %63, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %60, %62, %64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %45 = arith.ceildivsi %arg5, %c32 : index
+    %48 = arith.ceildivsi %arg5, %c32 : index
     %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     scf.if %24 {
       func.call @baco_boundary_error(%c52_i64, %c9_i64) : (i64, i64) -> ()
@@ -170,369 +177,380 @@ module {
     %subview_3 = memref.subview %reinterpret_cast_2[%7, %16] [%14, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %46 = arith.index_cast %intptr_8 : index to i64
-    %47 = arith.index_cast %offset_5 : index to i64
-    %48 = arith.addi %46, %47 : i64
-    %49 = arith.index_cast %strides_7#0 : index to i64
-    %50 = arith.bitcast %arg12 : f32 to i32
-    %51 = arith.extui %50 : i32 to i64
-    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %49, %51) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %52:2 = scf.for %arg14 = %c0 to %45 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-      %54 = arith.maxsi %arg15, %c0 : index
-      %55 = arith.minsi %54, %arg5 : index
-      %56 = arith.addi %arg15, %c32 : index
-      %57 = arith.maxsi %56, %c0 : index
+    %49 = arith.index_cast %intptr_8 : index to i64
+    %50 = arith.index_cast %offset_5 : index to i64
+    %51 = arith.addi %49, %50 : i64
+    %52 = arith.index_cast %strides_7#0 : index to i64
+    %53 = arith.bitcast %arg12 : f32 to i32
+    %54 = arith.extui %53 : i32 to i64
+    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %52, %54) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %55:2 = scf.for %arg14 = %c0 to %48 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+      %57 = arith.maxsi %arg15, %c0 : index
       %58 = arith.minsi %57, %arg5 : index
-      %59 = arith.subi %55, %arg15 : index
+      %59 = arith.addi %arg15, %c32 : index
       %60 = arith.maxsi %59, %c0 : index
-      %61 = arith.minsi %60, %c32 : index
-      %62 = arith.subi %58, %55 : index
-      %63 = arith.cmpi sgt, %61, %c0 : index
-      scf.if %63 {
+      %61 = arith.minsi %60, %arg5 : index
+      %62 = arith.subi %58, %arg15 : index
+      %63 = arith.maxsi %62, %c0 : index
+      %64 = arith.minsi %63, %c32 : index
+      %65 = arith.subi %61, %58 : index
+      %66 = arith.cmpi sgt, %64, %c0 : index
+      scf.if %66 {
         func.call @baco_boundary_error(%c40_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_9 = memref.subview %reinterpret_cast[%7, %55] [%14, %62] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %64 = arith.index_cast %62 : index to i64
+      %subview_9 = memref.subview %reinterpret_cast[%7, %58] [%14, %65] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %67 = arith.index_cast %65 : index to i64
       %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %65 = arith.index_cast %intptr_14 : index to i64
-      %66 = arith.index_cast %offset_11 : index to i64
-      %67 = arith.addi %65, %66 : i64
-      %68 = arith.index_cast %strides_13#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %68) : (i64, i64, i64, i64, i64, i64) -> ()
-      %69 = arith.ceildivsi %64, %c64_i64 : i64
-      %70 = arith.muli %39, %69 : i64
-      %71 = arith.index_cast %70 : i64 to index
-      scf.for %arg17 = %c0 to %71 step %c1 {
-        %109 = arith.index_cast %arg17 : index to i64
-        %110 = arith.divsi %109, %69 : i64
-        %111 = arith.addi %33, %110 : i64
-        %112 = arith.remsi %109, %69 : i64
-        %113 = arith.muli %111, %c16_i64 : i64
-        %114 = arith.maxsi %113, %25 : i64
-        %115 = arith.addi %113, %c16_i64 : i64
-        %116 = arith.minsi %115, %34 : i64
-        %117 = arith.subi %116, %114 : i64
-        %118 = arith.subi %114, %25 : i64
-        %119 = arith.muli %118, %68 : i64
-        %120 = arith.addi %67, %119 : i64
-        %121 = arith.muli %112, %c64_i64 : i64
-        %122 = arith.addi %120, %121 : i64
-        %123 = arith.muli %111, %c32_i64 : i64
-        %124 = arith.addi %123, %121 : i64
-        %125 = arith.subi %114, %113 : i64
-        %126 = arith.addi %124, %125 : i64
-        %127 = arith.subi %64, %121 : i64
-        %128 = arith.minsi %127, %c64_i64 : i64
-        "instgem.mvin"(%122, %126, %128, %117) : (i64, i64, i64, i64) -> ()
+      %68 = arith.index_cast %intptr_14 : index to i64
+      %69 = arith.index_cast %offset_11 : index to i64
+      %70 = arith.addi %68, %69 : i64
+      %71 = arith.index_cast %strides_13#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %71) : (i64, i64, i64, i64, i64, i64) -> ()
+      %72 = arith.ceildivsi %67, %c64_i64 : i64
+      %73 = arith.muli %39, %72 : i64
+      %74 = arith.index_cast %73 : i64 to index
+      scf.for %arg17 = %c0 to %74 step %c1 {
+        %115 = arith.index_cast %arg17 : index to i64
+        %116 = arith.divsi %115, %72 : i64
+        %117 = arith.addi %33, %116 : i64
+        %118 = arith.remsi %115, %72 : i64
+        %119 = arith.muli %117, %c16_i64 : i64
+        %120 = arith.maxsi %119, %25 : i64
+        %121 = arith.addi %119, %c16_i64 : i64
+        %122 = arith.minsi %121, %34 : i64
+        %123 = arith.subi %122, %120 : i64
+        %124 = arith.subi %120, %25 : i64
+        %125 = arith.muli %124, %71 : i64
+        %126 = arith.addi %70, %125 : i64
+        %127 = arith.muli %118, %c64_i64 : i64
+        %128 = arith.addi %126, %127 : i64
+        %129 = arith.muli %117, %c32_i64 : i64
+        %130 = arith.addi %129, %127 : i64
+        %131 = arith.subi %120, %119 : i64
+        %132 = arith.addi %130, %131 : i64
+        %133 = arith.subi %67, %127 : i64
+        %134 = arith.minsi %133, %c64_i64 : i64
+        "instgem.mvin"(%128, %132, %134, %123) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %72 = arith.muli %42, %69 : i64
-      %73 = arith.index_cast %72 : i64 to index
-      scf.for %arg17 = %c0 to %73 step %c1 {
-        %109 = arith.index_cast %arg17 : index to i64
-        %110 = arith.divsi %109, %69 : i64
-        %111 = arith.remsi %109, %69 : i64
-        %112 = arith.muli %110, %c32_i64 : i64
-        %113 = arith.muli %111, %c64_i64 : i64
-        %114 = arith.addi %112, %113 : i64
-        %115 = arith.subi %64, %113 : i64
-        %116 = arith.minsi %115, %c64_i64 : i64
-        %117 = arith.muli %110, %c16_i64 : i64
-        %118 = arith.subi %25, %117 : i64
-        %119 = arith.minsi %118, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %114, %116, %119) : (i64, i64, i64, i64) -> ()
+      %75 = arith.muli %45, %72 : i64
+      %76 = arith.index_cast %75 : i64 to index
+      scf.for %arg17 = %c0 to %76 step %c1 {
+        %115 = arith.index_cast %arg17 : index to i64
+        %116 = arith.divsi %115, %72 : i64
+        %117 = arith.remsi %115, %72 : i64
+        %118 = arith.muli %116, %c16_i64 : i64
+        %119 = arith.maxsi %118, %c0_i64 : i64
+        %120 = arith.addi %118, %c16_i64 : i64
+        %121 = arith.minsi %120, %25 : i64
+        %122 = arith.subi %121, %119 : i64
+        %123 = arith.muli %116, %c32_i64 : i64
+        %124 = arith.muli %117, %c64_i64 : i64
+        %125 = arith.addi %123, %124 : i64
+        %126 = arith.subi %119, %118 : i64
+        %127 = arith.addi %125, %126 : i64
+        %128 = arith.subi %67, %124 : i64
+        %129 = arith.minsi %128, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %127, %129, %122) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %74 = arith.maxsi %arg16, %c0 : index
-      %75 = arith.minsi %74, %arg5 : index
-      %76 = arith.addi %arg16, %c32 : index
-      %77 = arith.maxsi %76, %c0 : index
+      %77 = arith.maxsi %arg16, %c0 : index
       %78 = arith.minsi %77, %arg5 : index
-      %79 = arith.subi %75, %arg16 : index
+      %79 = arith.addi %arg16, %c32 : index
       %80 = arith.maxsi %79, %c0 : index
-      %81 = arith.minsi %80, %c32 : index
-      %82 = arith.subi %78, %75 : index
+      %81 = arith.minsi %80, %arg5 : index
+      %82 = arith.subi %78, %arg16 : index
+      %83 = arith.maxsi %82, %c0 : index
+      %84 = arith.minsi %83, %c32 : index
+      %85 = arith.subi %81, %78 : index
       scf.if %24 {
         func.call @baco_boundary_error(%c41_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_15 = memref.subview %reinterpret_cast_0[%75, %16] [%82, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %83 = arith.index_cast %81 : index to i64
-      %84 = arith.index_cast %82 : index to i64
-      %85 = arith.addi %83, %84 : i64
+      %subview_15 = memref.subview %reinterpret_cast_0[%78, %16] [%85, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %86 = arith.index_cast %84 : index to i64
+      %87 = arith.index_cast %85 : index to i64
+      %88 = arith.addi %86, %87 : i64
       %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %86 = arith.index_cast %intptr_20 : index to i64
-      %87 = arith.index_cast %offset_17 : index to i64
-      %88 = arith.addi %86, %87 : i64
-      %89 = arith.index_cast %strides_19#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %89) : (i64, i64, i64, i64, i64, i64) -> ()
-      %90 = arith.ceildivsi %27, %c64_i64 : i64
-      %91 = arith.divsi %83, %c16_i64 : i64
-      %92 = arith.ceildivsi %85, %c16_i64 : i64
-      %93 = arith.subi %92, %91 : i64
-      %94 = arith.cmpi sgt, %84, %c0_i64 : i64
-      %95 = arith.extui %94 : i1 to i64
-      %96 = arith.muli %93, %95 : i64
-      %97 = arith.muli %96, %90 : i64
-      %98 = arith.index_cast %97 : i64 to index
-      scf.for %arg17 = %c0 to %98 step %c1 {
-        %109 = arith.index_cast %arg17 : index to i64
-        %110 = arith.divsi %109, %90 : i64
-        %111 = arith.addi %91, %110 : i64
-        %112 = arith.remsi %109, %90 : i64
-        %113 = arith.muli %111, %c16_i64 : i64
-        %114 = arith.maxsi %113, %83 : i64
-        %115 = arith.addi %113, %c16_i64 : i64
-        %116 = arith.minsi %115, %85 : i64
-        %117 = arith.subi %116, %114 : i64
-        %118 = arith.subi %114, %83 : i64
-        %119 = arith.muli %118, %89 : i64
-        %120 = arith.addi %88, %119 : i64
-        %121 = arith.muli %112, %c64_i64 : i64
-        %122 = arith.addi %120, %121 : i64
-        %123 = arith.addi %113, %121 : i64
-        %124 = arith.addi %123, %c64_i64 : i64
-        %125 = arith.subi %114, %113 : i64
-        %126 = arith.addi %124, %125 : i64
-        %127 = arith.subi %27, %121 : i64
-        %128 = arith.minsi %127, %c64_i64 : i64
-        "instgem.mvin"(%122, %126, %128, %117) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %99 = arith.ceildivsi %83, %c16_i64 : i64
-      %100 = arith.muli %99, %90 : i64
+      %89 = arith.index_cast %intptr_20 : index to i64
+      %90 = arith.index_cast %offset_17 : index to i64
+      %91 = arith.addi %89, %90 : i64
+      %92 = arith.index_cast %strides_19#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %92) : (i64, i64, i64, i64, i64, i64) -> ()
+      %93 = arith.ceildivsi %27, %c64_i64 : i64
+      %94 = arith.divsi %86, %c16_i64 : i64
+      %95 = arith.ceildivsi %88, %c16_i64 : i64
+      %96 = arith.subi %95, %94 : i64
+      %97 = arith.cmpi sgt, %87, %c0_i64 : i64
+      %98 = arith.extui %97 : i1 to i64
+      %99 = arith.muli %96, %98 : i64
+      %100 = arith.muli %99, %93 : i64
       %101 = arith.index_cast %100 : i64 to index
       scf.for %arg17 = %c0 to %101 step %c1 {
-        %109 = arith.index_cast %arg17 : index to i64
-        %110 = arith.divsi %109, %90 : i64
-        %111 = arith.remsi %109, %90 : i64
-        %112 = arith.muli %110, %c16_i64 : i64
-        %113 = arith.muli %111, %c64_i64 : i64
-        %114 = arith.addi %112, %113 : i64
-        %115 = arith.addi %114, %c64_i64 : i64
-        %116 = arith.subi %27, %113 : i64
-        %117 = arith.minsi %116, %c64_i64 : i64
-        %118 = arith.subi %83, %112 : i64
-        %119 = arith.minsi %118, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %115, %117, %119) : (i64, i64, i64, i64) -> ()
+        %115 = arith.index_cast %arg17 : index to i64
+        %116 = arith.divsi %115, %93 : i64
+        %117 = arith.addi %94, %116 : i64
+        %118 = arith.remsi %115, %93 : i64
+        %119 = arith.muli %117, %c16_i64 : i64
+        %120 = arith.maxsi %119, %86 : i64
+        %121 = arith.addi %119, %c16_i64 : i64
+        %122 = arith.minsi %121, %88 : i64
+        %123 = arith.subi %122, %120 : i64
+        %124 = arith.subi %120, %86 : i64
+        %125 = arith.muli %124, %92 : i64
+        %126 = arith.addi %91, %125 : i64
+        %127 = arith.muli %118, %c64_i64 : i64
+        %128 = arith.addi %126, %127 : i64
+        %129 = arith.addi %119, %127 : i64
+        %130 = arith.addi %129, %c64_i64 : i64
+        %131 = arith.subi %120, %119 : i64
+        %132 = arith.addi %130, %131 : i64
+        %133 = arith.subi %27, %127 : i64
+        %134 = arith.minsi %133, %c64_i64 : i64
+        "instgem.mvin"(%128, %132, %134, %123) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %102 = arith.minsi %64, %85 : i64
-      %103 = arith.ceildivsi %102, %c16_i64 : i64
-      %104 = arith.addi %arg14, %c1 : index
-      %105 = arith.cmpi sge, %104, %45 : index
-      %106 = arith.cmpi sgt, %35, %c0_i64 : i64
-      %107 = arith.select %106, %32, %c0_i64 : i64
-      %108 = arith.index_cast %107 : i64 to index
-      scf.for %arg17 = %c0 to %108 step %c1 {
-        %109 = arith.index_cast %arg17 : index to i64
-        %110 = arith.subi %109, %c1_i64 : i64
-        %111 = arith.cmpi sge, %110, %c0_i64 : i64
-        %112 = arith.cmpi slt, %110, %32 : i64
-        %113 = arith.andi %111, %112 : i1
-        %114 = arith.andi %105, %113 : i1
-        %115 = arith.maxsi %103, %c1_i64 : i64
-        %116 = arith.ceildivsi %39, %115 : i64
-        %117 = arith.subi %107, %c1_i64 : i64
-        %118 = arith.cmpi eq, %109, %117 : i64
-        %119 = arith.cmpi slt, %109, %32 : i64
-        %120 = arith.andi %118, %119 : i1
-        %121 = arith.andi %105, %120 : i1
-        %122 = arith.index_cast %103 : i64 to index
-        scf.for %arg18 = %c0 to %122 step %c1 {
-          %128 = arith.index_cast %arg18 : index to i64
-          %129 = arith.muli %128, %116 : i64
-          %130 = arith.minsi %129, %39 : i64
-          scf.if %114 {
-            %144 = arith.addi %130, %116 : i64
-            %145 = arith.minsi %144, %39 : i64
-            %146 = arith.index_cast %130 : i64 to index
-            %147 = arith.index_cast %145 : i64 to index
-            scf.for %arg19 = %146 to %147 step %c1 {
-              %148 = arith.index_cast %arg19 : index to i64
-              %149 = arith.addi %33, %148 : i64
-              %150 = arith.muli %149, %c16_i64 : i64
-              %151 = arith.maxsi %150, %25 : i64
-              %152 = arith.addi %150, %c16_i64 : i64
-              %153 = arith.minsi %152, %34 : i64
-              %154 = arith.subi %153, %151 : i64
-              %155 = arith.subi %151, %25 : i64
-              %156 = arith.muli %155, %49 : i64
-              %157 = arith.addi %48, %156 : i64
-              %158 = arith.muli %110, %c16_i64 : i64
-              %159 = arith.addi %157, %158 : i64
-              %160 = arith.addi %150, %158 : i64
-              %161 = arith.ori %160, %c2147483648_i64 : i64
-              %162 = arith.subi %151, %150 : i64
-              %163 = arith.addi %161, %162 : i64
-              %164 = arith.subi %27, %158 : i64
-              %165 = arith.minsi %164, %c16_i64 : i64
-              "instgem.mvout"(%159, %163, %165, %154) : (i64, i64, i64, i64) -> ()
+      %102 = arith.ceildivsi %86, %c16_i64 : i64
+      %103 = arith.cmpi sgt, %86, %c0_i64 : i64
+      %104 = arith.extui %103 : i1 to i64
+      %105 = arith.muli %102, %104 : i64
+      %106 = arith.muli %105, %93 : i64
+      %107 = arith.index_cast %106 : i64 to index
+      scf.for %arg17 = %c0 to %107 step %c1 {
+        %115 = arith.index_cast %arg17 : index to i64
+        %116 = arith.divsi %115, %93 : i64
+        %117 = arith.remsi %115, %93 : i64
+        %118 = arith.muli %116, %c16_i64 : i64
+        %119 = arith.maxsi %118, %c0_i64 : i64
+        %120 = arith.addi %118, %c16_i64 : i64
+        %121 = arith.minsi %120, %86 : i64
+        %122 = arith.subi %121, %119 : i64
+        %123 = arith.muli %117, %c64_i64 : i64
+        %124 = arith.addi %118, %123 : i64
+        %125 = arith.addi %124, %c64_i64 : i64
+        %126 = arith.subi %119, %118 : i64
+        %127 = arith.addi %125, %126 : i64
+        %128 = arith.subi %27, %123 : i64
+        %129 = arith.minsi %128, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %127, %129, %122) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %108 = arith.minsi %67, %88 : i64
+      %109 = arith.ceildivsi %108, %c16_i64 : i64
+      %110 = arith.addi %arg14, %c1 : index
+      %111 = arith.cmpi sge, %110, %48 : index
+      %112 = arith.cmpi sgt, %35, %c0_i64 : i64
+      %113 = arith.select %112, %32, %c0_i64 : i64
+      %114 = arith.index_cast %113 : i64 to index
+      scf.for %arg17 = %c0 to %114 step %c1 {
+        %115 = arith.index_cast %arg17 : index to i64
+        %116 = arith.subi %115, %c1_i64 : i64
+        %117 = arith.cmpi sge, %116, %c0_i64 : i64
+        %118 = arith.cmpi slt, %116, %32 : i64
+        %119 = arith.andi %117, %118 : i1
+        %120 = arith.andi %111, %119 : i1
+        %121 = arith.maxsi %109, %c1_i64 : i64
+        %122 = arith.ceildivsi %39, %121 : i64
+        %123 = arith.subi %113, %c1_i64 : i64
+        %124 = arith.cmpi eq, %115, %123 : i64
+        %125 = arith.cmpi slt, %115, %32 : i64
+        %126 = arith.andi %124, %125 : i1
+        %127 = arith.andi %111, %126 : i1
+        %128 = arith.index_cast %109 : i64 to index
+        scf.for %arg18 = %c0 to %128 step %c1 {
+          %134 = arith.index_cast %arg18 : index to i64
+          %135 = arith.muli %134, %122 : i64
+          %136 = arith.minsi %135, %39 : i64
+          scf.if %120 {
+            %150 = arith.addi %136, %122 : i64
+            %151 = arith.minsi %150, %39 : i64
+            %152 = arith.index_cast %136 : i64 to index
+            %153 = arith.index_cast %151 : i64 to index
+            scf.for %arg19 = %152 to %153 step %c1 {
+              %154 = arith.index_cast %arg19 : index to i64
+              %155 = arith.addi %33, %154 : i64
+              %156 = arith.muli %155, %c16_i64 : i64
+              %157 = arith.maxsi %156, %25 : i64
+              %158 = arith.addi %156, %c16_i64 : i64
+              %159 = arith.minsi %158, %34 : i64
+              %160 = arith.subi %159, %157 : i64
+              %161 = arith.subi %157, %25 : i64
+              %162 = arith.muli %161, %52 : i64
+              %163 = arith.addi %51, %162 : i64
+              %164 = arith.muli %116, %c16_i64 : i64
+              %165 = arith.addi %163, %164 : i64
+              %166 = arith.addi %156, %164 : i64
+              %167 = arith.ori %166, %c2147483648_i64 : i64
+              %168 = arith.subi %157, %156 : i64
+              %169 = arith.addi %167, %168 : i64
+              %170 = arith.subi %27, %164 : i64
+              %171 = arith.minsi %170, %c16_i64 : i64
+              "instgem.mvout"(%165, %169, %171, %160) : (i64, i64, i64, i64) -> ()
             }
           }
-          %131 = arith.minsi %34, %c16_i64 : i64
-          %132 = arith.muli %109, %c16_i64 : i64
-          %133 = arith.subi %27, %132 : i64
-          %134 = arith.minsi %133, %c16_i64 : i64
-          %135 = arith.ori %132, %c3221225472_i64 : i64
-          %136 = arith.muli %128, %c16_i64 : i64
-          %137 = arith.addi %136, %132 : i64
-          %138 = arith.addi %137, %c64_i64 : i64
-          %139 = arith.subi %85, %136 : i64
+          %137 = arith.minsi %34, %c16_i64 : i64
+          %138 = arith.muli %115, %c16_i64 : i64
+          %139 = arith.subi %27, %138 : i64
           %140 = arith.minsi %139, %c16_i64 : i64
-          "instgem.preload"(%138, %134, %140, %135, %134, %131) : (i64, i64, i64, i64, i64, i64) -> ()
-          %141 = arith.subi %64, %136 : i64
-          %142 = arith.minsi %141, %c16_i64 : i64
-          "instgem.compute_preloaded"(%136, %142, %131, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %143 = arith.index_cast %35 : i64 to index
-          scf.for %arg19 = %c1 to %143 step %c1 {
-            %144 = arith.index_cast %arg19 : index to i64
-            %145 = arith.muli %144, %c16_i64 : i64
-            %146 = arith.subi %34, %145 : i64
-            %147 = arith.minsi %146, %c16_i64 : i64
-            %148 = arith.addi %145, %132 : i64
-            %149 = arith.ori %148, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %149, %134, %147) : (i64, i64, i64, i64, i64, i64) -> ()
-            %150 = arith.muli %144, %c32_i64 : i64
-            %151 = arith.addi %150, %136 : i64
-            "instgem.compute_accumulated"(%151, %142, %147, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %152 = arith.subi %144, %c1_i64 : i64
-            %153 = arith.subi %103, %c1_i64 : i64
-            %154 = arith.cmpi eq, %128, %153 : i64
-            %155 = arith.andi %121, %154 : i1
-            %156 = arith.cmpi slt, %152, %39 : i64
-            %157 = arith.andi %155, %156 : i1
-            scf.if %157 {
-              %158 = arith.addi %33, %152 : i64
-              %159 = arith.muli %158, %c16_i64 : i64
-              %160 = arith.maxsi %159, %25 : i64
-              %161 = arith.addi %159, %c16_i64 : i64
-              %162 = arith.minsi %161, %34 : i64
-              %163 = arith.subi %162, %160 : i64
-              %164 = arith.subi %160, %25 : i64
-              %165 = arith.muli %164, %49 : i64
-              %166 = arith.addi %48, %165 : i64
-              %167 = arith.addi %166, %132 : i64
-              %168 = arith.addi %159, %132 : i64
-              %169 = arith.ori %168, %c2147483648_i64 : i64
-              %170 = arith.subi %160, %159 : i64
-              %171 = arith.addi %169, %170 : i64
-              "instgem.mvout"(%167, %171, %134, %163) : (i64, i64, i64, i64) -> ()
+          %141 = arith.ori %138, %c3221225472_i64 : i64
+          %142 = arith.muli %134, %c16_i64 : i64
+          %143 = arith.addi %142, %138 : i64
+          %144 = arith.addi %143, %c64_i64 : i64
+          %145 = arith.subi %88, %142 : i64
+          %146 = arith.minsi %145, %c16_i64 : i64
+          "instgem.preload"(%144, %140, %146, %141, %140, %137) : (i64, i64, i64, i64, i64, i64) -> ()
+          %147 = arith.subi %67, %142 : i64
+          %148 = arith.minsi %147, %c16_i64 : i64
+          "instgem.compute_preloaded"(%142, %148, %137, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %149 = arith.index_cast %35 : i64 to index
+          scf.for %arg19 = %c1 to %149 step %c1 {
+            %150 = arith.index_cast %arg19 : index to i64
+            %151 = arith.muli %150, %c16_i64 : i64
+            %152 = arith.subi %34, %151 : i64
+            %153 = arith.minsi %152, %c16_i64 : i64
+            %154 = arith.addi %151, %138 : i64
+            %155 = arith.ori %154, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %155, %140, %153) : (i64, i64, i64, i64, i64, i64) -> ()
+            %156 = arith.muli %150, %c32_i64 : i64
+            %157 = arith.addi %156, %142 : i64
+            "instgem.compute_accumulated"(%157, %148, %153, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %158 = arith.subi %150, %c1_i64 : i64
+            %159 = arith.subi %109, %c1_i64 : i64
+            %160 = arith.cmpi eq, %134, %159 : i64
+            %161 = arith.andi %127, %160 : i1
+            %162 = arith.cmpi slt, %158, %39 : i64
+            %163 = arith.andi %161, %162 : i1
+            scf.if %163 {
+              %164 = arith.addi %33, %158 : i64
+              %165 = arith.muli %164, %c16_i64 : i64
+              %166 = arith.maxsi %165, %25 : i64
+              %167 = arith.addi %165, %c16_i64 : i64
+              %168 = arith.minsi %167, %34 : i64
+              %169 = arith.subi %168, %166 : i64
+              %170 = arith.subi %166, %25 : i64
+              %171 = arith.muli %170, %52 : i64
+              %172 = arith.addi %51, %171 : i64
+              %173 = arith.addi %172, %138 : i64
+              %174 = arith.addi %165, %138 : i64
+              %175 = arith.ori %174, %c2147483648_i64 : i64
+              %176 = arith.subi %166, %165 : i64
+              %177 = arith.addi %175, %176 : i64
+              "instgem.mvout"(%173, %177, %140, %169) : (i64, i64, i64, i64) -> ()
             }
           }
         }
-        scf.if %114 {
-          %128 = arith.muli %103, %116 : i64
-          %129 = arith.minsi %128, %39 : i64
-          %130 = arith.index_cast %129 : i64 to index
-          %131 = arith.index_cast %39 : i64 to index
-          scf.for %arg18 = %130 to %131 step %c1 {
-            %132 = arith.index_cast %arg18 : index to i64
-            %133 = arith.addi %33, %132 : i64
-            %134 = arith.muli %133, %c16_i64 : i64
-            %135 = arith.maxsi %134, %25 : i64
-            %136 = arith.addi %134, %c16_i64 : i64
-            %137 = arith.minsi %136, %34 : i64
-            %138 = arith.subi %137, %135 : i64
-            %139 = arith.subi %135, %25 : i64
-            %140 = arith.muli %139, %49 : i64
-            %141 = arith.addi %48, %140 : i64
-            %142 = arith.muli %110, %c16_i64 : i64
-            %143 = arith.addi %141, %142 : i64
-            %144 = arith.addi %134, %142 : i64
-            %145 = arith.ori %144, %c2147483648_i64 : i64
-            %146 = arith.subi %135, %134 : i64
-            %147 = arith.addi %145, %146 : i64
-            %148 = arith.subi %27, %142 : i64
-            %149 = arith.minsi %148, %c16_i64 : i64
-            "instgem.mvout"(%143, %147, %149, %138) : (i64, i64, i64, i64) -> ()
+        scf.if %120 {
+          %134 = arith.muli %109, %122 : i64
+          %135 = arith.minsi %134, %39 : i64
+          %136 = arith.index_cast %135 : i64 to index
+          %137 = arith.index_cast %39 : i64 to index
+          scf.for %arg18 = %136 to %137 step %c1 {
+            %138 = arith.index_cast %arg18 : index to i64
+            %139 = arith.addi %33, %138 : i64
+            %140 = arith.muli %139, %c16_i64 : i64
+            %141 = arith.maxsi %140, %25 : i64
+            %142 = arith.addi %140, %c16_i64 : i64
+            %143 = arith.minsi %142, %34 : i64
+            %144 = arith.subi %143, %141 : i64
+            %145 = arith.subi %141, %25 : i64
+            %146 = arith.muli %145, %52 : i64
+            %147 = arith.addi %51, %146 : i64
+            %148 = arith.muli %116, %c16_i64 : i64
+            %149 = arith.addi %147, %148 : i64
+            %150 = arith.addi %140, %148 : i64
+            %151 = arith.ori %150, %c2147483648_i64 : i64
+            %152 = arith.subi %141, %140 : i64
+            %153 = arith.addi %151, %152 : i64
+            %154 = arith.subi %27, %148 : i64
+            %155 = arith.minsi %154, %c16_i64 : i64
+            "instgem.mvout"(%149, %153, %155, %144) : (i64, i64, i64, i64) -> ()
           }
         }
-        %123 = arith.cmpi sgt, %103, %c0_i64 : i64
-        %124 = arith.subi %35, %c1_i64 : i64
-        %125 = arith.maxsi %124, %c0_i64 : i64
-        %126 = arith.minsi %125, %39 : i64
-        %127 = arith.select %123, %126, %c0_i64 : i64
-        scf.if %121 {
-          %128 = arith.index_cast %127 : i64 to index
-          %129 = arith.index_cast %39 : i64 to index
-          scf.for %arg18 = %128 to %129 step %c1 {
-            %130 = arith.index_cast %arg18 : index to i64
-            %131 = arith.addi %33, %130 : i64
-            %132 = arith.muli %131, %c16_i64 : i64
-            %133 = arith.maxsi %132, %25 : i64
-            %134 = arith.addi %132, %c16_i64 : i64
-            %135 = arith.minsi %134, %34 : i64
-            %136 = arith.subi %135, %133 : i64
-            %137 = arith.subi %133, %25 : i64
-            %138 = arith.muli %137, %49 : i64
-            %139 = arith.addi %48, %138 : i64
-            %140 = arith.muli %109, %c16_i64 : i64
-            %141 = arith.addi %139, %140 : i64
-            %142 = arith.addi %132, %140 : i64
-            %143 = arith.ori %142, %c2147483648_i64 : i64
-            %144 = arith.subi %133, %132 : i64
-            %145 = arith.addi %143, %144 : i64
-            %146 = arith.subi %27, %140 : i64
-            %147 = arith.minsi %146, %c16_i64 : i64
-            "instgem.mvout"(%141, %145, %147, %136) : (i64, i64, i64, i64) -> ()
+        %129 = arith.cmpi sgt, %109, %c0_i64 : i64
+        %130 = arith.subi %35, %c1_i64 : i64
+        %131 = arith.maxsi %130, %c0_i64 : i64
+        %132 = arith.minsi %131, %39 : i64
+        %133 = arith.select %129, %132, %c0_i64 : i64
+        scf.if %127 {
+          %134 = arith.index_cast %133 : i64 to index
+          %135 = arith.index_cast %39 : i64 to index
+          scf.for %arg18 = %134 to %135 step %c1 {
+            %136 = arith.index_cast %arg18 : index to i64
+            %137 = arith.addi %33, %136 : i64
+            %138 = arith.muli %137, %c16_i64 : i64
+            %139 = arith.maxsi %138, %25 : i64
+            %140 = arith.addi %138, %c16_i64 : i64
+            %141 = arith.minsi %140, %34 : i64
+            %142 = arith.subi %141, %139 : i64
+            %143 = arith.subi %139, %25 : i64
+            %144 = arith.muli %143, %52 : i64
+            %145 = arith.addi %51, %144 : i64
+            %146 = arith.muli %115, %c16_i64 : i64
+            %147 = arith.addi %145, %146 : i64
+            %148 = arith.addi %138, %146 : i64
+            %149 = arith.ori %148, %c2147483648_i64 : i64
+            %150 = arith.subi %139, %138 : i64
+            %151 = arith.addi %149, %150 : i64
+            %152 = arith.subi %27, %146 : i64
+            %153 = arith.minsi %152, %c16_i64 : i64
+            "instgem.mvout"(%147, %151, %153, %142) : (i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %105 {
-        %109 = arith.minsi %107, %32 : i64
-        %110 = arith.index_cast %109 : i64 to index
-        %111 = arith.index_cast %32 : i64 to index
-        scf.for %arg17 = %110 to %111 step %c1 {
-          %112 = arith.index_cast %arg17 : index to i64
-          %113 = arith.index_cast %39 : i64 to index
-          scf.for %arg18 = %c0 to %113 step %c1 {
-            %114 = arith.index_cast %arg18 : index to i64
-            %115 = arith.addi %33, %114 : i64
-            %116 = arith.muli %115, %c16_i64 : i64
-            %117 = arith.maxsi %116, %25 : i64
-            %118 = arith.addi %116, %c16_i64 : i64
-            %119 = arith.minsi %118, %34 : i64
-            %120 = arith.subi %119, %117 : i64
-            %121 = arith.subi %117, %25 : i64
-            %122 = arith.muli %121, %49 : i64
-            %123 = arith.addi %48, %122 : i64
-            %124 = arith.muli %112, %c16_i64 : i64
-            %125 = arith.addi %123, %124 : i64
-            %126 = arith.addi %116, %124 : i64
-            %127 = arith.ori %126, %c2147483648_i64 : i64
-            %128 = arith.subi %117, %116 : i64
-            %129 = arith.addi %127, %128 : i64
-            %130 = arith.subi %27, %124 : i64
-            %131 = arith.minsi %130, %c16_i64 : i64
-            "instgem.mvout"(%125, %129, %131, %120) : (i64, i64, i64, i64) -> ()
+      scf.if %111 {
+        %115 = arith.minsi %113, %32 : i64
+        %116 = arith.index_cast %115 : i64 to index
+        %117 = arith.index_cast %32 : i64 to index
+        scf.for %arg17 = %116 to %117 step %c1 {
+          %118 = arith.index_cast %arg17 : index to i64
+          %119 = arith.index_cast %39 : i64 to index
+          scf.for %arg18 = %c0 to %119 step %c1 {
+            %120 = arith.index_cast %arg18 : index to i64
+            %121 = arith.addi %33, %120 : i64
+            %122 = arith.muli %121, %c16_i64 : i64
+            %123 = arith.maxsi %122, %25 : i64
+            %124 = arith.addi %122, %c16_i64 : i64
+            %125 = arith.minsi %124, %34 : i64
+            %126 = arith.subi %125, %123 : i64
+            %127 = arith.subi %123, %25 : i64
+            %128 = arith.muli %127, %52 : i64
+            %129 = arith.addi %51, %128 : i64
+            %130 = arith.muli %118, %c16_i64 : i64
+            %131 = arith.addi %129, %130 : i64
+            %132 = arith.addi %122, %130 : i64
+            %133 = arith.ori %132, %c2147483648_i64 : i64
+            %134 = arith.subi %123, %122 : i64
+            %135 = arith.addi %133, %134 : i64
+            %136 = arith.subi %27, %130 : i64
+            %137 = arith.minsi %136, %c16_i64 : i64
+            "instgem.mvout"(%131, %135, %137, %126) : (i64, i64, i64, i64) -> ()
           }
         }
       }
-      scf.yield %56, %76 : index, index
+      scf.yield %59, %79 : index, index
     }
-    %53 = arith.cmpi sle, %45, %c0 : index
-    scf.if %53 {
-      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %49, %51) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %56 = arith.cmpi sle, %48, %c0 : index
+    scf.if %56 {
+      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %52, %54) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg14 = %c0 to %41 step %c1 {
-        %54 = arith.index_cast %arg14 : index to i64
-        %55 = arith.remsi %54, %39 : i64
-        %56 = arith.divsi %54, %39 : i64
-        %57 = arith.addi %33, %55 : i64
-        %58 = arith.muli %57, %c16_i64 : i64
-        %59 = arith.maxsi %58, %25 : i64
-        %60 = arith.addi %58, %c16_i64 : i64
-        %61 = arith.minsi %60, %34 : i64
-        %62 = arith.subi %61, %59 : i64
-        %63 = arith.subi %59, %25 : i64
-        %64 = arith.muli %63, %49 : i64
-        %65 = arith.addi %48, %64 : i64
-        %66 = arith.muli %56, %c16_i64 : i64
-        %67 = arith.addi %65, %66 : i64
-        %68 = arith.addi %58, %66 : i64
-        %69 = arith.ori %68, %c2147483648_i64 : i64
-        %70 = arith.subi %59, %58 : i64
-        %71 = arith.addi %69, %70 : i64
-        %72 = arith.subi %27, %66 : i64
-        %73 = arith.minsi %72, %c16_i64 : i64
-        "instgem.mvout"(%67, %71, %73, %62) : (i64, i64, i64, i64) -> ()
+        %57 = arith.index_cast %arg14 : index to i64
+        %58 = arith.remsi %57, %39 : i64
+        %59 = arith.divsi %57, %39 : i64
+        %60 = arith.addi %33, %58 : i64
+        %61 = arith.muli %60, %c16_i64 : i64
+        %62 = arith.maxsi %61, %25 : i64
+        %63 = arith.addi %61, %c16_i64 : i64
+        %64 = arith.minsi %63, %34 : i64
+        %65 = arith.subi %64, %62 : i64
+        %66 = arith.subi %62, %25 : i64
+        %67 = arith.muli %66, %52 : i64
+        %68 = arith.addi %51, %67 : i64
+        %69 = arith.muli %59, %c16_i64 : i64
+        %70 = arith.addi %68, %69 : i64
+        %71 = arith.addi %61, %69 : i64
+        %72 = arith.ori %71, %c2147483648_i64 : i64
+        %73 = arith.subi %62, %61 : i64
+        %74 = arith.addi %72, %73 : i64
+        %75 = arith.subi %27, %69 : i64
+        %76 = arith.minsi %75, %c16_i64 : i64
+        "instgem.mvout"(%70, %74, %76, %65) : (i64, i64, i64, i64) -> ()
       }
     }
     "instgem.fence"() : () -> ()

@@ -74,269 +74,283 @@ module {
     scf.if %6 {
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg10 = %c0 to %c4 step %c1 {
-        %76 = arith.index_cast %arg10 : index to i64
-        %77 = arith.remsi %76, %c2_i64 : i64
-        %78 = arith.divsi %76, %c2_i64 : i64
-        %79 = arith.muli %78, %c16_i64 : i64
-        %80 = arith.subi %c32_i64, %79 : i64
-        %81 = arith.minsi %80, %c16_i64 : i64
-        %82 = arith.muli %77, %c32_i64 : i64
-        %83 = arith.addi %82, %79 : i64
-        %84 = arith.ori %83, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %84, %81, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %79 = arith.index_cast %arg10 : index to i64
+        %80 = arith.remsi %79, %c2_i64 : i64
+        %81 = arith.divsi %79, %c2_i64 : i64
+        %82 = arith.muli %81, %c16_i64 : i64
+        %83 = arith.subi %c32_i64, %82 : i64
+        %84 = arith.minsi %83, %c16_i64 : i64
+        %85 = arith.muli %80, %c32_i64 : i64
+        %86 = arith.addi %85, %82 : i64
+        %87 = arith.ori %86, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %87, %84, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %7:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %76 = arith.maxsi %4, %c0 : index
-      %77 = arith.minsi %76, %arg4 : index
-      %78 = arith.addi %4, %c32 : index
-      %79 = arith.maxsi %78, %c0 : index
+      %79 = arith.maxsi %4, %c0 : index
       %80 = arith.minsi %79, %arg4 : index
-      %81 = arith.subi %77, %4 : index
+      %81 = arith.addi %4, %c32 : index
       %82 = arith.maxsi %81, %c0 : index
-      %83 = arith.minsi %82, %c32 : index
-      %84 = arith.subi %80, %77 : index
-      %85 = arith.maxsi %arg11, %c0 : index
-      %86 = arith.minsi %85, %arg5 : index
-      %87 = arith.addi %arg11, %c32 : index
-      %88 = arith.maxsi %87, %c0 : index
+      %83 = arith.minsi %82, %arg4 : index
+      %84 = arith.subi %80, %4 : index
+      %85 = arith.maxsi %84, %c0 : index
+      %86 = arith.minsi %85, %c32 : index
+      %87 = arith.subi %83, %80 : index
+      %88 = arith.maxsi %arg11, %c0 : index
       %89 = arith.minsi %88, %arg5 : index
-      %90 = arith.subi %86, %arg11 : index
+      %90 = arith.addi %arg11, %c32 : index
       %91 = arith.maxsi %90, %c0 : index
-      %92 = arith.minsi %91, %c32 : index
-      %93 = arith.subi %89, %86 : index
-      %94 = arith.cmpi sgt, %92, %c0 : index
-      scf.if %94 {
+      %92 = arith.minsi %91, %arg5 : index
+      %93 = arith.subi %89, %arg11 : index
+      %94 = arith.maxsi %93, %c0 : index
+      %95 = arith.minsi %94, %c32 : index
+      %96 = arith.subi %92, %89 : index
+      %97 = arith.cmpi sgt, %95, %c0 : index
+      scf.if %97 {
         func.call @baco_boundary_error(%c42_i64, %c26_i64) : (i64, i64) -> ()
       }
-      %subview_9 = memref.subview %reinterpret_cast[%77, %86] [%84, %93] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %95 = arith.index_cast %83 : index to i64
-      %96 = arith.index_cast %84 : index to i64
-      %97 = arith.index_cast %93 : index to i64
-      %98 = arith.addi %95, %96 : i64
+      %subview_9 = memref.subview %reinterpret_cast[%80, %89] [%87, %96] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %98 = arith.index_cast %86 : index to i64
+      %99 = arith.index_cast %87 : index to i64
+      %100 = arith.index_cast %96 : index to i64
+      %101 = arith.addi %98, %99 : i64
       %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %99 = arith.index_cast %intptr_14 : index to i64
-      %100 = arith.index_cast %offset_11 : index to i64
-      %101 = arith.addi %99, %100 : i64
-      %102 = arith.index_cast %strides_13#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %102) : (i64, i64, i64, i64, i64, i64) -> ()
-      %103 = arith.ceildivsi %97, %c64_i64 : i64
-      %104 = arith.divsi %95, %c16_i64 : i64
-      %105 = arith.ceildivsi %98, %c16_i64 : i64
-      %106 = arith.subi %105, %104 : i64
-      %107 = arith.cmpi sgt, %96, %c0_i64 : i64
-      %108 = arith.extui %107 : i1 to i64
-      %109 = arith.muli %106, %108 : i64
-      %110 = arith.muli %109, %103 : i64
-      %111 = arith.index_cast %110 : i64 to index
-      scf.for %arg13 = %c0 to %111 step %c1 {
-        %157 = arith.index_cast %arg13 : index to i64
-        %158 = arith.divsi %157, %103 : i64
-        %159 = arith.addi %104, %158 : i64
-        %160 = arith.remsi %157, %103 : i64
-        %161 = arith.muli %159, %c16_i64 : i64
-        %162 = arith.maxsi %161, %95 : i64
-        %163 = arith.addi %161, %c16_i64 : i64
-        %164 = arith.minsi %163, %98 : i64
-        %165 = arith.subi %164, %162 : i64
-        %166 = arith.subi %162, %95 : i64
-        %167 = arith.muli %166, %102 : i64
-        %168 = arith.addi %101, %167 : i64
-        %169 = arith.muli %160, %c64_i64 : i64
-        %170 = arith.addi %168, %169 : i64
-        %171 = arith.muli %159, %c32_i64 : i64
-        %172 = arith.addi %171, %169 : i64
-        %173 = arith.subi %162, %161 : i64
-        %174 = arith.addi %172, %173 : i64
-        %175 = arith.subi %97, %169 : i64
-        %176 = arith.minsi %175, %c64_i64 : i64
-        "instgem.mvin"(%170, %174, %176, %165) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %112 = arith.ceildivsi %95, %c16_i64 : i64
-      %113 = arith.muli %112, %103 : i64
+      %102 = arith.index_cast %intptr_14 : index to i64
+      %103 = arith.index_cast %offset_11 : index to i64
+      %104 = arith.addi %102, %103 : i64
+      %105 = arith.index_cast %strides_13#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %105) : (i64, i64, i64, i64, i64, i64) -> ()
+      %106 = arith.ceildivsi %100, %c64_i64 : i64
+      %107 = arith.divsi %98, %c16_i64 : i64
+      %108 = arith.ceildivsi %101, %c16_i64 : i64
+      %109 = arith.subi %108, %107 : i64
+      %110 = arith.cmpi sgt, %99, %c0_i64 : i64
+      %111 = arith.extui %110 : i1 to i64
+      %112 = arith.muli %109, %111 : i64
+      %113 = arith.muli %112, %106 : i64
       %114 = arith.index_cast %113 : i64 to index
       scf.for %arg13 = %c0 to %114 step %c1 {
-        %157 = arith.index_cast %arg13 : index to i64
-        %158 = arith.divsi %157, %103 : i64
-        %159 = arith.remsi %157, %103 : i64
-        %160 = arith.muli %158, %c32_i64 : i64
-        %161 = arith.muli %159, %c64_i64 : i64
-        %162 = arith.addi %160, %161 : i64
-        %163 = arith.subi %97, %161 : i64
-        %164 = arith.minsi %163, %c64_i64 : i64
-        %165 = arith.muli %158, %c16_i64 : i64
-        %166 = arith.subi %95, %165 : i64
-        %167 = arith.minsi %166, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %162, %164, %167) : (i64, i64, i64, i64) -> ()
+        %166 = arith.index_cast %arg13 : index to i64
+        %167 = arith.divsi %166, %106 : i64
+        %168 = arith.addi %107, %167 : i64
+        %169 = arith.remsi %166, %106 : i64
+        %170 = arith.muli %168, %c16_i64 : i64
+        %171 = arith.maxsi %170, %98 : i64
+        %172 = arith.addi %170, %c16_i64 : i64
+        %173 = arith.minsi %172, %101 : i64
+        %174 = arith.subi %173, %171 : i64
+        %175 = arith.subi %171, %98 : i64
+        %176 = arith.muli %175, %105 : i64
+        %177 = arith.addi %104, %176 : i64
+        %178 = arith.muli %169, %c64_i64 : i64
+        %179 = arith.addi %177, %178 : i64
+        %180 = arith.muli %168, %c32_i64 : i64
+        %181 = arith.addi %180, %178 : i64
+        %182 = arith.subi %171, %170 : i64
+        %183 = arith.addi %181, %182 : i64
+        %184 = arith.subi %100, %178 : i64
+        %185 = arith.minsi %184, %c64_i64 : i64
+        "instgem.mvin"(%179, %183, %185, %174) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %115 = arith.maxsi %arg12, %c0 : index
-      %116 = arith.minsi %115, %arg5 : index
-      %117 = arith.addi %arg12, %c32 : index
-      %118 = arith.maxsi %117, %c0 : index
-      %119 = arith.minsi %118, %arg5 : index
-      %120 = arith.subi %116, %arg12 : index
-      %121 = arith.maxsi %120, %c0 : index
-      %122 = arith.minsi %121, %c32 : index
-      %123 = arith.subi %119, %116 : index
-      %124 = arith.minsi %arg6, %c0 : index
-      %125 = arith.minsi %arg6, %c32 : index
-      %126 = arith.maxsi %124, %c0 : index
-      %127 = arith.minsi %126, %c32 : index
-      %128 = arith.subi %125, %124 : index
-      %129 = arith.cmpi sgt, %127, %c0 : index
-      scf.if %129 {
+      %115 = arith.ceildivsi %98, %c16_i64 : i64
+      %116 = arith.cmpi sgt, %98, %c0_i64 : i64
+      %117 = arith.extui %116 : i1 to i64
+      %118 = arith.muli %115, %117 : i64
+      %119 = arith.muli %118, %106 : i64
+      %120 = arith.index_cast %119 : i64 to index
+      scf.for %arg13 = %c0 to %120 step %c1 {
+        %166 = arith.index_cast %arg13 : index to i64
+        %167 = arith.divsi %166, %106 : i64
+        %168 = arith.remsi %166, %106 : i64
+        %169 = arith.muli %167, %c16_i64 : i64
+        %170 = arith.maxsi %169, %c0_i64 : i64
+        %171 = arith.addi %169, %c16_i64 : i64
+        %172 = arith.minsi %171, %98 : i64
+        %173 = arith.subi %172, %170 : i64
+        %174 = arith.muli %167, %c32_i64 : i64
+        %175 = arith.muli %168, %c64_i64 : i64
+        %176 = arith.addi %174, %175 : i64
+        %177 = arith.subi %170, %169 : i64
+        %178 = arith.addi %176, %177 : i64
+        %179 = arith.subi %100, %175 : i64
+        %180 = arith.minsi %179, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %178, %180, %173) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %121 = arith.maxsi %arg12, %c0 : index
+      %122 = arith.minsi %121, %arg5 : index
+      %123 = arith.addi %arg12, %c32 : index
+      %124 = arith.maxsi %123, %c0 : index
+      %125 = arith.minsi %124, %arg5 : index
+      %126 = arith.subi %122, %arg12 : index
+      %127 = arith.maxsi %126, %c0 : index
+      %128 = arith.minsi %127, %c32 : index
+      %129 = arith.subi %125, %122 : index
+      %130 = arith.minsi %arg6, %c0 : index
+      %131 = arith.minsi %arg6, %c32 : index
+      %132 = arith.maxsi %130, %c0 : index
+      %133 = arith.minsi %132, %c32 : index
+      %134 = arith.subi %131, %130 : index
+      %135 = arith.cmpi sgt, %133, %c0 : index
+      scf.if %135 {
         func.call @baco_boundary_error(%c42_i64, %c65_i64) : (i64, i64) -> ()
       }
-      %subview_15 = memref.subview %reinterpret_cast_0[%116, %124] [%123, %128] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %130 = arith.index_cast %122 : index to i64
-      %131 = arith.index_cast %123 : index to i64
-      %132 = arith.index_cast %128 : index to i64
-      %133 = arith.addi %130, %131 : i64
+      %subview_15 = memref.subview %reinterpret_cast_0[%122, %130] [%129, %134] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %136 = arith.index_cast %128 : index to i64
+      %137 = arith.index_cast %129 : index to i64
+      %138 = arith.index_cast %134 : index to i64
+      %139 = arith.addi %136, %137 : i64
       %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %134 = arith.index_cast %intptr_20 : index to i64
-      %135 = arith.index_cast %offset_17 : index to i64
-      %136 = arith.addi %134, %135 : i64
-      %137 = arith.index_cast %strides_19#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %137) : (i64, i64, i64, i64, i64, i64) -> ()
-      %138 = arith.ceildivsi %132, %c64_i64 : i64
-      %139 = arith.divsi %130, %c16_i64 : i64
-      %140 = arith.ceildivsi %133, %c16_i64 : i64
-      %141 = arith.subi %140, %139 : i64
-      %142 = arith.cmpi sgt, %131, %c0_i64 : i64
-      %143 = arith.extui %142 : i1 to i64
-      %144 = arith.muli %141, %143 : i64
-      %145 = arith.muli %144, %138 : i64
-      %146 = arith.index_cast %145 : i64 to index
-      scf.for %arg13 = %c0 to %146 step %c1 {
-        %157 = arith.index_cast %arg13 : index to i64
-        %158 = arith.divsi %157, %138 : i64
-        %159 = arith.addi %139, %158 : i64
-        %160 = arith.remsi %157, %138 : i64
-        %161 = arith.muli %159, %c16_i64 : i64
-        %162 = arith.maxsi %161, %130 : i64
-        %163 = arith.addi %161, %c16_i64 : i64
-        %164 = arith.minsi %163, %133 : i64
-        %165 = arith.subi %164, %162 : i64
-        %166 = arith.subi %162, %130 : i64
-        %167 = arith.muli %166, %137 : i64
-        %168 = arith.addi %136, %167 : i64
-        %169 = arith.muli %160, %c64_i64 : i64
-        %170 = arith.addi %168, %169 : i64
-        %171 = arith.muli %159, %c32_i64 : i64
-        %172 = arith.addi %171, %169 : i64
-        %173 = arith.addi %172, %c64_i64 : i64
-        %174 = arith.subi %162, %161 : i64
-        %175 = arith.addi %173, %174 : i64
-        %176 = arith.subi %132, %169 : i64
-        %177 = arith.minsi %176, %c64_i64 : i64
-        "instgem.mvin"(%170, %175, %177, %165) : (i64, i64, i64, i64) -> ()
+      %140 = arith.index_cast %intptr_20 : index to i64
+      %141 = arith.index_cast %offset_17 : index to i64
+      %142 = arith.addi %140, %141 : i64
+      %143 = arith.index_cast %strides_19#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %143) : (i64, i64, i64, i64, i64, i64) -> ()
+      %144 = arith.ceildivsi %138, %c64_i64 : i64
+      %145 = arith.divsi %136, %c16_i64 : i64
+      %146 = arith.ceildivsi %139, %c16_i64 : i64
+      %147 = arith.subi %146, %145 : i64
+      %148 = arith.cmpi sgt, %137, %c0_i64 : i64
+      %149 = arith.extui %148 : i1 to i64
+      %150 = arith.muli %147, %149 : i64
+      %151 = arith.muli %150, %144 : i64
+      %152 = arith.index_cast %151 : i64 to index
+      scf.for %arg13 = %c0 to %152 step %c1 {
+        %166 = arith.index_cast %arg13 : index to i64
+        %167 = arith.divsi %166, %144 : i64
+        %168 = arith.addi %145, %167 : i64
+        %169 = arith.remsi %166, %144 : i64
+        %170 = arith.muli %168, %c16_i64 : i64
+        %171 = arith.maxsi %170, %136 : i64
+        %172 = arith.addi %170, %c16_i64 : i64
+        %173 = arith.minsi %172, %139 : i64
+        %174 = arith.subi %173, %171 : i64
+        %175 = arith.subi %171, %136 : i64
+        %176 = arith.muli %175, %143 : i64
+        %177 = arith.addi %142, %176 : i64
+        %178 = arith.muli %169, %c64_i64 : i64
+        %179 = arith.addi %177, %178 : i64
+        %180 = arith.muli %168, %c32_i64 : i64
+        %181 = arith.addi %180, %178 : i64
+        %182 = arith.addi %181, %c64_i64 : i64
+        %183 = arith.subi %171, %170 : i64
+        %184 = arith.addi %182, %183 : i64
+        %185 = arith.subi %138, %178 : i64
+        %186 = arith.minsi %185, %c64_i64 : i64
+        "instgem.mvin"(%179, %184, %186, %174) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %147 = arith.ceildivsi %130, %c16_i64 : i64
-      %148 = arith.muli %147, %138 : i64
-      %149 = arith.index_cast %148 : i64 to index
-      scf.for %arg13 = %c0 to %149 step %c1 {
-        %157 = arith.index_cast %arg13 : index to i64
-        %158 = arith.divsi %157, %138 : i64
-        %159 = arith.remsi %157, %138 : i64
-        %160 = arith.muli %158, %c32_i64 : i64
-        %161 = arith.muli %159, %c64_i64 : i64
-        %162 = arith.addi %160, %161 : i64
-        %163 = arith.addi %162, %c64_i64 : i64
-        %164 = arith.subi %132, %161 : i64
-        %165 = arith.minsi %164, %c64_i64 : i64
-        %166 = arith.muli %158, %c16_i64 : i64
-        %167 = arith.subi %130, %166 : i64
-        %168 = arith.minsi %167, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %163, %165, %168) : (i64, i64, i64, i64) -> ()
+      %153 = arith.ceildivsi %136, %c16_i64 : i64
+      %154 = arith.cmpi sgt, %136, %c0_i64 : i64
+      %155 = arith.extui %154 : i1 to i64
+      %156 = arith.muli %153, %155 : i64
+      %157 = arith.muli %156, %144 : i64
+      %158 = arith.index_cast %157 : i64 to index
+      scf.for %arg13 = %c0 to %158 step %c1 {
+        %166 = arith.index_cast %arg13 : index to i64
+        %167 = arith.divsi %166, %144 : i64
+        %168 = arith.remsi %166, %144 : i64
+        %169 = arith.muli %167, %c16_i64 : i64
+        %170 = arith.maxsi %169, %c0_i64 : i64
+        %171 = arith.addi %169, %c16_i64 : i64
+        %172 = arith.minsi %171, %136 : i64
+        %173 = arith.subi %172, %170 : i64
+        %174 = arith.muli %167, %c32_i64 : i64
+        %175 = arith.muli %168, %c64_i64 : i64
+        %176 = arith.addi %174, %175 : i64
+        %177 = arith.addi %176, %c64_i64 : i64
+        %178 = arith.subi %170, %169 : i64
+        %179 = arith.addi %177, %178 : i64
+        %180 = arith.subi %138, %175 : i64
+        %181 = arith.minsi %180, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %179, %181, %173) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %150 = arith.ceildivsi %132, %c16_i64 : i64
-      %151 = arith.minsi %97, %133 : i64
-      %152 = arith.ceildivsi %151, %c16_i64 : i64
-      %153 = arith.cmpi eq, %arg10, %c0 : index
-      %154 = arith.cmpi sgt, %105, %c0_i64 : i64
-      %155 = arith.select %154, %150, %c0_i64 : i64
-      %156 = arith.index_cast %155 : i64 to index
-      scf.for %arg13 = %c0 to %156 step %c1 {
-        %157 = arith.index_cast %arg13 : index to i64
-        %158 = arith.index_cast %152 : i64 to index
-        scf.for %arg14 = %c0 to %158 step %c1 {
-          %159 = arith.index_cast %arg14 : index to i64
-          %160 = arith.minsi %98, %c16_i64 : i64
-          %161 = arith.muli %157, %c16_i64 : i64
-          %162 = arith.subi %132, %161 : i64
-          %163 = arith.minsi %162, %c16_i64 : i64
-          %164 = arith.cmpi eq, %159, %c0_i64 : i64
-          %165 = arith.andi %153, %164 : i1
-          %166 = arith.select %165, %c2147483648_i64, %c3221225472_i64 : i64
-          %167 = arith.ori %161, %166 : i64
-          %168 = arith.select %165, %c16_i64, %160 : i64
-          %169 = arith.select %165, %c16_i64, %163 : i64
-          %170 = arith.muli %159, %c32_i64 : i64
-          %171 = arith.addi %170, %161 : i64
-          %172 = arith.addi %171, %c64_i64 : i64
-          %173 = arith.muli %159, %c16_i64 : i64
-          %174 = arith.subi %133, %173 : i64
-          %175 = arith.minsi %174, %c16_i64 : i64
-          "instgem.preload"(%172, %163, %175, %167, %169, %168) : (i64, i64, i64, i64, i64, i64) -> ()
-          %176 = arith.subi %97, %173 : i64
-          %177 = arith.minsi %176, %c16_i64 : i64
-          "instgem.compute_preloaded"(%173, %177, %160, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %178 = arith.index_cast %105 : i64 to index
-          scf.for %arg15 = %c1 to %178 step %c1 {
-            %179 = arith.index_cast %arg15 : index to i64
-            %180 = arith.muli %179, %c16_i64 : i64
-            %181 = arith.subi %98, %180 : i64
-            %182 = arith.minsi %181, %c16_i64 : i64
-            %183 = arith.muli %179, %c32_i64 : i64
-            %184 = arith.addi %183, %161 : i64
-            %185 = arith.ori %184, %166 : i64
-            %186 = arith.select %165, %c16_i64, %182 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %185, %169, %186) : (i64, i64, i64, i64, i64, i64) -> ()
-            %187 = arith.addi %183, %173 : i64
-            "instgem.compute_accumulated"(%187, %177, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %159 = arith.ceildivsi %138, %c16_i64 : i64
+      %160 = arith.minsi %100, %139 : i64
+      %161 = arith.ceildivsi %160, %c16_i64 : i64
+      %162 = arith.cmpi eq, %arg10, %c0 : index
+      %163 = arith.cmpi sgt, %108, %c0_i64 : i64
+      %164 = arith.select %163, %159, %c0_i64 : i64
+      %165 = arith.index_cast %164 : i64 to index
+      scf.for %arg13 = %c0 to %165 step %c1 {
+        %166 = arith.index_cast %arg13 : index to i64
+        %167 = arith.index_cast %161 : i64 to index
+        scf.for %arg14 = %c0 to %167 step %c1 {
+          %168 = arith.index_cast %arg14 : index to i64
+          %169 = arith.minsi %101, %c16_i64 : i64
+          %170 = arith.muli %166, %c16_i64 : i64
+          %171 = arith.subi %138, %170 : i64
+          %172 = arith.minsi %171, %c16_i64 : i64
+          %173 = arith.cmpi eq, %168, %c0_i64 : i64
+          %174 = arith.andi %162, %173 : i1
+          %175 = arith.select %174, %c2147483648_i64, %c3221225472_i64 : i64
+          %176 = arith.ori %170, %175 : i64
+          %177 = arith.select %174, %c16_i64, %169 : i64
+          %178 = arith.select %174, %c16_i64, %172 : i64
+          %179 = arith.muli %168, %c32_i64 : i64
+          %180 = arith.addi %179, %170 : i64
+          %181 = arith.addi %180, %c64_i64 : i64
+          %182 = arith.muli %168, %c16_i64 : i64
+          %183 = arith.subi %139, %182 : i64
+          %184 = arith.minsi %183, %c16_i64 : i64
+          "instgem.preload"(%181, %172, %184, %176, %178, %177) : (i64, i64, i64, i64, i64, i64) -> ()
+          %185 = arith.subi %100, %182 : i64
+          %186 = arith.minsi %185, %c16_i64 : i64
+          "instgem.compute_preloaded"(%182, %186, %169, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %187 = arith.index_cast %108 : i64 to index
+          scf.for %arg15 = %c1 to %187 step %c1 {
+            %188 = arith.index_cast %arg15 : index to i64
+            %189 = arith.muli %188, %c16_i64 : i64
+            %190 = arith.subi %101, %189 : i64
+            %191 = arith.minsi %190, %c16_i64 : i64
+            %192 = arith.muli %188, %c32_i64 : i64
+            %193 = arith.addi %192, %170 : i64
+            %194 = arith.ori %193, %175 : i64
+            %195 = arith.select %174, %c16_i64, %191 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %194, %178, %195) : (i64, i64, i64, i64, i64, i64) -> ()
+            %196 = arith.addi %192, %182 : i64
+            "instgem.compute_accumulated"(%196, %186, %191, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %153 {
+      scf.if %162 {
         scf.for %arg13 = %c0 to %c4 step %c1 {
-          %157 = arith.index_cast %arg13 : index to i64
-          %158 = arith.remsi %157, %c2_i64 : i64
-          %159 = arith.divsi %157, %c2_i64 : i64
-          %160 = arith.muli %159, %c16_i64 : i64
-          %161 = arith.subi %c32_i64, %160 : i64
-          %162 = arith.minsi %161, %c16_i64 : i64
-          %163 = arith.muli %158, %c32_i64 : i64
-          %164 = arith.addi %163, %160 : i64
-          %165 = arith.ori %164, %c2147483648_i64 : i64
-          %166 = arith.cmpi eq, %152, %c0_i64 : i64
-          %167 = arith.cmpi sge, %158, %105 : i64
-          %168 = arith.cmpi sge, %159, %155 : i64
-          %169 = arith.ori %166, %167 : i1
-          %170 = arith.ori %169, %168 : i1
-          scf.if %170 {
-            "instgem.mvin"(%c0_i64, %165, %162, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %166 = arith.index_cast %arg13 : index to i64
+          %167 = arith.remsi %166, %c2_i64 : i64
+          %168 = arith.divsi %166, %c2_i64 : i64
+          %169 = arith.muli %168, %c16_i64 : i64
+          %170 = arith.subi %c32_i64, %169 : i64
+          %171 = arith.minsi %170, %c16_i64 : i64
+          %172 = arith.muli %167, %c32_i64 : i64
+          %173 = arith.addi %172, %169 : i64
+          %174 = arith.ori %173, %c2147483648_i64 : i64
+          %175 = arith.cmpi eq, %161, %c0_i64 : i64
+          %176 = arith.cmpi sge, %167, %108 : i64
+          %177 = arith.cmpi sge, %168, %164 : i64
+          %178 = arith.ori %175, %176 : i1
+          %179 = arith.ori %178, %177 : i1
+          scf.if %179 {
+            "instgem.mvin"(%c0_i64, %174, %171, %c16_i64) : (i64, i64, i64, i64) -> ()
           }
         }
       }
-      scf.yield %87, %117 : index, index
+      scf.yield %90, %123 : index, index
     }
     %8 = arith.muli %3, %c32 : index
     %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg10 = %c0 to %c4 step %c1 {
-      %76 = arith.index_cast %arg10 : index to i64
-      %77 = arith.remsi %76, %c2_i64 : i64
-      %78 = arith.divsi %76, %c2_i64 : i64
-      %79 = arith.muli %78, %c16_i64 : i64
-      %80 = arith.subi %c32_i64, %79 : i64
-      %81 = arith.minsi %80, %c16_i64 : i64
-      %82 = arith.muli %77, %c32_i64 : i64
-      %83 = arith.addi %82, %79 : i64
-      %84 = arith.addi %83, %c64_i64 : i64
-      %85 = arith.ori %84, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %85, %81, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %79 = arith.index_cast %arg10 : index to i64
+      %80 = arith.remsi %79, %c2_i64 : i64
+      %81 = arith.divsi %79, %c2_i64 : i64
+      %82 = arith.muli %81, %c16_i64 : i64
+      %83 = arith.subi %c32_i64, %82 : i64
+      %84 = arith.minsi %83, %c16_i64 : i64
+      %85 = arith.muli %80, %c32_i64 : i64
+      %86 = arith.addi %85, %82 : i64
+      %87 = arith.addi %86, %c64_i64 : i64
+      %88 = arith.ori %87, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64, %88, %84, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %9 = arith.minsi %arg6, %c0 : index
     %10 = arith.minsi %arg6, %c32 : index
@@ -378,141 +392,148 @@ module {
     %39 = arith.muli %38, %32 : i64
     %40 = arith.index_cast %39 : i64 to index
     scf.for %arg10 = %c0 to %40 step %c1 {
-      %76 = arith.index_cast %arg10 : index to i64
-      %77 = arith.divsi %76, %32 : i64
-      %78 = arith.addi %33, %77 : i64
-      %79 = arith.remsi %76, %32 : i64
-      %80 = arith.muli %78, %c16_i64 : i64
-      %81 = arith.maxsi %80, %24 : i64
-      %82 = arith.addi %80, %c16_i64 : i64
-      %83 = arith.minsi %82, %27 : i64
-      %84 = arith.subi %83, %81 : i64
-      %85 = arith.subi %81, %24 : i64
-      %86 = arith.muli %85, %31 : i64
-      %87 = arith.addi %30, %86 : i64
-      %88 = arith.muli %79, %c64_i64 : i64
-      %89 = arith.addi %87, %88 : i64
-      %90 = arith.muli %78, %c32_i64 : i64
-      %91 = arith.addi %90, %88 : i64
-      %92 = arith.addi %91, %c128_i64 : i64
-      %93 = arith.subi %81, %80 : i64
-      %94 = arith.addi %92, %93 : i64
-      %95 = arith.subi %26, %88 : i64
-      %96 = arith.minsi %95, %c64_i64 : i64
-      "instgem.mvin"(%89, %94, %96, %84) : (i64, i64, i64, i64) -> ()
+      %79 = arith.index_cast %arg10 : index to i64
+      %80 = arith.divsi %79, %32 : i64
+      %81 = arith.addi %33, %80 : i64
+      %82 = arith.remsi %79, %32 : i64
+      %83 = arith.muli %81, %c16_i64 : i64
+      %84 = arith.maxsi %83, %24 : i64
+      %85 = arith.addi %83, %c16_i64 : i64
+      %86 = arith.minsi %85, %27 : i64
+      %87 = arith.subi %86, %84 : i64
+      %88 = arith.subi %84, %24 : i64
+      %89 = arith.muli %88, %31 : i64
+      %90 = arith.addi %30, %89 : i64
+      %91 = arith.muli %82, %c64_i64 : i64
+      %92 = arith.addi %90, %91 : i64
+      %93 = arith.muli %81, %c32_i64 : i64
+      %94 = arith.addi %93, %91 : i64
+      %95 = arith.addi %94, %c128_i64 : i64
+      %96 = arith.subi %84, %83 : i64
+      %97 = arith.addi %95, %96 : i64
+      %98 = arith.subi %26, %91 : i64
+      %99 = arith.minsi %98, %c64_i64 : i64
+      "instgem.mvin"(%92, %97, %99, %87) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %41 = arith.ceildivsi %24, %c16_i64 : i64
-    %42 = arith.muli %41, %32 : i64
-    %43 = arith.index_cast %42 : i64 to index
-    scf.for %arg10 = %c0 to %43 step %c1 {
-      %76 = arith.index_cast %arg10 : index to i64
-      %77 = arith.divsi %76, %32 : i64
-      %78 = arith.remsi %76, %32 : i64
-      %79 = arith.muli %77, %c32_i64 : i64
-      %80 = arith.muli %78, %c64_i64 : i64
-      %81 = arith.addi %79, %80 : i64
-      %82 = arith.addi %81, %c128_i64 : i64
-      %83 = arith.subi %26, %80 : i64
-      %84 = arith.minsi %83, %c64_i64 : i64
-      %85 = arith.muli %77, %c16_i64 : i64
-      %86 = arith.subi %24, %85 : i64
-      %87 = arith.minsi %86, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %82, %84, %87) : (i64, i64, i64, i64) -> ()
+    %42 = arith.cmpi sgt, %24, %c0_i64 : i64
+    %43 = arith.extui %42 : i1 to i64
+    %44 = arith.muli %41, %43 : i64
+    %45 = arith.muli %44, %32 : i64
+    %46 = arith.index_cast %45 : i64 to index
+    scf.for %arg10 = %c0 to %46 step %c1 {
+      %79 = arith.index_cast %arg10 : index to i64
+      %80 = arith.divsi %79, %32 : i64
+      %81 = arith.remsi %79, %32 : i64
+      %82 = arith.muli %80, %c16_i64 : i64
+      %83 = arith.maxsi %82, %c0_i64 : i64
+      %84 = arith.addi %82, %c16_i64 : i64
+      %85 = arith.minsi %84, %24 : i64
+      %86 = arith.subi %85, %83 : i64
+      %87 = arith.muli %80, %c32_i64 : i64
+      %88 = arith.muli %81, %c64_i64 : i64
+      %89 = arith.addi %87, %88 : i64
+      %90 = arith.addi %89, %c128_i64 : i64
+      %91 = arith.subi %83, %82 : i64
+      %92 = arith.addi %90, %91 : i64
+      %93 = arith.subi %26, %88 : i64
+      %94 = arith.minsi %93, %c64_i64 : i64
+      "instgem.mvin"(%c0_i64, %92, %94, %86) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %44 = arith.bitcast %arg8 : f32 to i32
-    %45 = arith.extui %44 : i32 to i64
-    "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %45, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %46 = arith.ceildivsi %26, %c16_i64 : i64
-    %47 = arith.minsi %27, %c32_i64 : i64
-    %48 = arith.ceildivsi %47, %c16_i64 : i64
-    %49 = arith.index_cast %46 : i64 to index
-    scf.for %arg10 = %c0 to %49 step %c1 {
-      %76 = arith.index_cast %arg10 : index to i64
-      %77 = arith.index_cast %48 : i64 to index
-      scf.for %arg11 = %c0 to %77 step %c1 {
-        %78 = arith.index_cast %arg11 : index to i64
-        %79 = arith.muli %76, %c16_i64 : i64
-        %80 = arith.subi %26, %79 : i64
-        %81 = arith.minsi %80, %c16_i64 : i64
-        %82 = arith.addi %79, %c64_i64 : i64
-        %83 = arith.ori %82, %c3221225472_i64 : i64
-        %84 = arith.muli %78, %c32_i64 : i64
-        %85 = arith.addi %84, %79 : i64
-        %86 = arith.addi %85, %c128_i64 : i64
-        %87 = arith.muli %78, %c16_i64 : i64
-        %88 = arith.subi %27, %87 : i64
-        %89 = arith.minsi %88, %c16_i64 : i64
-        "instgem.preload"(%86, %81, %89, %83, %81, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %90 = arith.ori %87, %c2147483648_i64 : i64
-        %91 = arith.subi %c32_i64, %87 : i64
+    %47 = arith.bitcast %arg8 : f32 to i32
+    %48 = arith.extui %47 : i32 to i64
+    "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %48, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %49 = arith.ceildivsi %26, %c16_i64 : i64
+    %50 = arith.minsi %27, %c32_i64 : i64
+    %51 = arith.ceildivsi %50, %c16_i64 : i64
+    %52 = arith.index_cast %49 : i64 to index
+    scf.for %arg10 = %c0 to %52 step %c1 {
+      %79 = arith.index_cast %arg10 : index to i64
+      %80 = arith.index_cast %51 : i64 to index
+      scf.for %arg11 = %c0 to %80 step %c1 {
+        %81 = arith.index_cast %arg11 : index to i64
+        %82 = arith.muli %79, %c16_i64 : i64
+        %83 = arith.subi %26, %82 : i64
+        %84 = arith.minsi %83, %c16_i64 : i64
+        %85 = arith.addi %82, %c64_i64 : i64
+        %86 = arith.ori %85, %c3221225472_i64 : i64
+        %87 = arith.muli %81, %c32_i64 : i64
+        %88 = arith.addi %87, %82 : i64
+        %89 = arith.addi %88, %c128_i64 : i64
+        %90 = arith.muli %81, %c16_i64 : i64
+        %91 = arith.subi %27, %90 : i64
         %92 = arith.minsi %91, %c16_i64 : i64
-        "instgem.compute_preloaded"(%90, %92, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %93 = arith.addi %79, %c96_i64 : i64
-        %94 = arith.ori %93, %c3221225472_i64 : i64
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %94, %81, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %95 = arith.addi %87, %c32_i64 : i64
-        %96 = arith.ori %95, %c2147483648_i64 : i64
-        "instgem.compute_accumulated"(%96, %92, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.preload"(%89, %84, %92, %86, %84, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %93 = arith.ori %90, %c2147483648_i64 : i64
+        %94 = arith.subi %c32_i64, %90 : i64
+        %95 = arith.minsi %94, %c16_i64 : i64
+        "instgem.compute_preloaded"(%93, %95, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %96 = arith.addi %82, %c96_i64 : i64
+        %97 = arith.ori %96, %c3221225472_i64 : i64
+        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %97, %84, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %98 = arith.addi %90, %c32_i64 : i64
+        %99 = arith.ori %98, %c2147483648_i64 : i64
+        "instgem.compute_accumulated"(%99, %95, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       }
     } {gemmini.compute_nest}
     %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %50 = arith.maxsi %4, %c0 : index
-    %51 = arith.minsi %50, %arg4 : index
-    %52 = arith.addi %4, %c32 : index
-    %53 = arith.maxsi %52, %c0 : index
+    %53 = arith.maxsi %4, %c0 : index
     %54 = arith.minsi %53, %arg4 : index
-    %55 = arith.subi %51, %4 : index
+    %55 = arith.addi %4, %c32 : index
     %56 = arith.maxsi %55, %c0 : index
-    %57 = arith.minsi %56, %c32 : index
-    %58 = arith.subi %54, %51 : index
+    %57 = arith.minsi %56, %arg4 : index
+    %58 = arith.subi %54, %4 : index
+    %59 = arith.maxsi %58, %c0 : index
+    %60 = arith.minsi %59, %c32 : index
+    %61 = arith.subi %57, %54 : index
     scf.if %23 {
       func.call @baco_boundary_error(%c52_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview_3 = memref.subview %reinterpret_cast_2[%51, %15] [%58, %22] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %59 = arith.index_cast %57 : index to i64
-    %60 = arith.index_cast %58 : index to i64
+    %subview_3 = memref.subview %reinterpret_cast_2[%54, %15] [%61, %22] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %62 = arith.index_cast %60 : index to i64
+    %63 = arith.index_cast %61 : index to i64
     %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %61 = arith.index_cast %intptr_8 : index to i64
-    %62 = arith.index_cast %offset_5 : index to i64
-    %63 = arith.addi %61, %62 : i64
-    %64 = arith.index_cast %strides_7#0 : index to i64
-    %65 = arith.bitcast %arg9 : f32 to i32
-    %66 = arith.extui %65 : i32 to i64
-    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %64, %66) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %67 = arith.divsi %59, %c16_i64 : i64
-    %68 = arith.addi %59, %60 : i64
-    %69 = arith.ceildivsi %68, %c16_i64 : i64
-    %70 = arith.subi %69, %67 : i64
-    %71 = arith.cmpi sgt, %60, %c0_i64 : i64
-    %72 = arith.extui %71 : i1 to i64
-    %73 = arith.muli %70, %72 : i64
-    %74 = arith.muli %73, %46 : i64
-    %75 = arith.index_cast %74 : i64 to index
-    scf.for %arg10 = %c0 to %75 step %c1 {
-      %76 = arith.index_cast %arg10 : index to i64
-      %77 = arith.remsi %76, %73 : i64
-      %78 = arith.divsi %76, %73 : i64
-      %79 = arith.addi %67, %77 : i64
-      %80 = arith.muli %79, %c16_i64 : i64
-      %81 = arith.maxsi %80, %59 : i64
-      %82 = arith.addi %80, %c16_i64 : i64
-      %83 = arith.minsi %82, %68 : i64
-      %84 = arith.subi %83, %81 : i64
-      %85 = arith.subi %81, %59 : i64
-      %86 = arith.muli %85, %64 : i64
-      %87 = arith.addi %63, %86 : i64
-      %88 = arith.muli %78, %c16_i64 : i64
-      %89 = arith.addi %87, %88 : i64
-      %90 = arith.muli %79, %c32_i64 : i64
-      %91 = arith.addi %90, %88 : i64
-      %92 = arith.addi %91, %c64_i64 : i64
-      %93 = arith.ori %92, %c2147483648_i64 : i64
-      %94 = arith.subi %81, %80 : i64
-      %95 = arith.addi %93, %94 : i64
-      %96 = arith.subi %26, %88 : i64
-      %97 = arith.minsi %96, %c16_i64 : i64
-      "instgem.mvout"(%89, %95, %97, %84) : (i64, i64, i64, i64) -> ()
+    %64 = arith.index_cast %intptr_8 : index to i64
+    %65 = arith.index_cast %offset_5 : index to i64
+    %66 = arith.addi %64, %65 : i64
+    %67 = arith.index_cast %strides_7#0 : index to i64
+    %68 = arith.bitcast %arg9 : f32 to i32
+    %69 = arith.extui %68 : i32 to i64
+    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %67, %69) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %70 = arith.divsi %62, %c16_i64 : i64
+    %71 = arith.addi %62, %63 : i64
+    %72 = arith.ceildivsi %71, %c16_i64 : i64
+    %73 = arith.subi %72, %70 : i64
+    %74 = arith.cmpi sgt, %63, %c0_i64 : i64
+    %75 = arith.extui %74 : i1 to i64
+    %76 = arith.muli %73, %75 : i64
+    %77 = arith.muli %76, %49 : i64
+    %78 = arith.index_cast %77 : i64 to index
+    scf.for %arg10 = %c0 to %78 step %c1 {
+      %79 = arith.index_cast %arg10 : index to i64
+      %80 = arith.remsi %79, %76 : i64
+      %81 = arith.divsi %79, %76 : i64
+      %82 = arith.addi %70, %80 : i64
+      %83 = arith.muli %82, %c16_i64 : i64
+      %84 = arith.maxsi %83, %62 : i64
+      %85 = arith.addi %83, %c16_i64 : i64
+      %86 = arith.minsi %85, %71 : i64
+      %87 = arith.subi %86, %84 : i64
+      %88 = arith.subi %84, %62 : i64
+      %89 = arith.muli %88, %67 : i64
+      %90 = arith.addi %66, %89 : i64
+      %91 = arith.muli %81, %c16_i64 : i64
+      %92 = arith.addi %90, %91 : i64
+      %93 = arith.muli %82, %c32_i64 : i64
+      %94 = arith.addi %93, %91 : i64
+      %95 = arith.addi %94, %c64_i64 : i64
+      %96 = arith.ori %95, %c2147483648_i64 : i64
+      %97 = arith.subi %84, %83 : i64
+      %98 = arith.addi %96, %97 : i64
+      %99 = arith.subi %26, %91 : i64
+      %100 = arith.minsi %99, %c16_i64 : i64
+      "instgem.mvout"(%92, %98, %100, %87) : (i64, i64, i64, i64) -> ()
     }
     "instgem.fence"() : () -> ()
     return

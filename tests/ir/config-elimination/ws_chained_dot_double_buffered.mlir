@@ -19,8 +19,6 @@
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
-// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -90,654 +88,698 @@ module {
     scf.if %6 {
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg10 = %c0 to %c4 step %c1 {
-        %77 = arith.index_cast %arg10 : index to i64
-        %78 = arith.remsi %77, %c2_i64 : i64
-        %79 = arith.divsi %77, %c2_i64 : i64
-        %80 = arith.muli %79, %c16_i64 : i64
-        %81 = arith.subi %c32_i64, %80 : i64
-        %82 = arith.minsi %81, %c16_i64 : i64
-        %83 = arith.muli %78, %c32_i64 : i64
-        %84 = arith.addi %83, %80 : i64
-        %85 = arith.ori %84, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %85, %82, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %80 = arith.index_cast %arg10 : index to i64
+        %81 = arith.remsi %80, %c2_i64 : i64
+        %82 = arith.divsi %80, %c2_i64 : i64
+        %83 = arith.muli %82, %c16_i64 : i64
+        %84 = arith.subi %c32_i64, %83 : i64
+        %85 = arith.minsi %84, %c16_i64 : i64
+        %86 = arith.muli %81, %c32_i64 : i64
+        %87 = arith.addi %86, %83 : i64
+        %88 = arith.ori %87, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %88, %85, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %7 = arith.cmpi sgt, %5, %c0 : index
     scf.if %7 {
-      %77 = arith.maxsi %4, %c0 : index
-      %78 = arith.minsi %77, %arg4 : index
-      %79 = arith.addi %4, %c32 : index
-      %80 = arith.maxsi %79, %c0 : index
+      %80 = arith.maxsi %4, %c0 : index
       %81 = arith.minsi %80, %arg4 : index
-      %82 = arith.subi %78, %4 : index
+      %82 = arith.addi %4, %c32 : index
       %83 = arith.maxsi %82, %c0 : index
-      %84 = arith.minsi %83, %c32 : index
-      %85 = arith.subi %81, %78 : index
-      %86 = arith.minsi %arg5, %c0 : index
-      %87 = arith.minsi %arg5, %c32 : index
-      %88 = arith.maxsi %86, %c0 : index
-      %89 = arith.minsi %88, %c32 : index
-      %90 = arith.subi %87, %86 : index
-      %91 = arith.cmpi sgt, %89, %c0 : index
-      %subview_9 = memref.subview %reinterpret_cast[%78, %86] [%85, %90] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %92 = arith.index_cast %84 : index to i64
-      %93 = arith.index_cast %85 : index to i64
-      %94 = arith.index_cast %90 : index to i64
+      %84 = arith.minsi %83, %arg4 : index
+      %85 = arith.subi %81, %4 : index
+      %86 = arith.maxsi %85, %c0 : index
+      %87 = arith.minsi %86, %c32 : index
+      %88 = arith.subi %84, %81 : index
+      %89 = arith.minsi %arg5, %c0 : index
+      %90 = arith.minsi %arg5, %c32 : index
+      %91 = arith.maxsi %89, %c0 : index
+      %92 = arith.minsi %91, %c32 : index
+      %93 = arith.subi %90, %89 : index
+      %94 = arith.cmpi sgt, %92, %c0 : index
+      %subview_9 = memref.subview %reinterpret_cast[%81, %89] [%88, %93] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %95 = arith.index_cast %87 : index to i64
+      %96 = arith.index_cast %88 : index to i64
+      %97 = arith.index_cast %93 : index to i64
       %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %95 = arith.index_cast %intptr_14 : index to i64
-      %96 = arith.index_cast %offset_11 : index to i64
-      %97 = arith.addi %95, %96 : i64
-      %98 = arith.index_cast %strides_13#0 : index to i64
-      %99 = arith.ceildivsi %94, %c64_i64 : i64
-      %100 = arith.divsi %92, %c16_i64 : i64
-      %101 = arith.addi %92, %93 : i64
-      %102 = arith.ceildivsi %101, %c16_i64 : i64
-      %103 = arith.subi %102, %100 : i64
-      %104 = arith.cmpi sgt, %93, %c0_i64 : i64
-      %105 = arith.extui %104 : i1 to i64
-      %106 = arith.muli %103, %105 : i64
-      %107 = arith.muli %106, %99 : i64
-      %108 = arith.index_cast %107 : i64 to index
-      %109 = arith.ceildivsi %92, %c16_i64 : i64
-      %110 = arith.muli %109, %99 : i64
+      %98 = arith.index_cast %intptr_14 : index to i64
+      %99 = arith.index_cast %offset_11 : index to i64
+      %100 = arith.addi %98, %99 : i64
+      %101 = arith.index_cast %strides_13#0 : index to i64
+      %102 = arith.ceildivsi %97, %c64_i64 : i64
+      %103 = arith.divsi %95, %c16_i64 : i64
+      %104 = arith.addi %95, %96 : i64
+      %105 = arith.ceildivsi %104, %c16_i64 : i64
+      %106 = arith.subi %105, %103 : i64
+      %107 = arith.cmpi sgt, %96, %c0_i64 : i64
+      %108 = arith.extui %107 : i1 to i64
+      %109 = arith.muli %106, %108 : i64
+      %110 = arith.muli %109, %102 : i64
       %111 = arith.index_cast %110 : i64 to index
-      %112 = arith.minsi %arg6, %c0 : index
-      %113 = arith.minsi %arg6, %c32 : index
-      %114 = arith.maxsi %112, %c0 : index
-      %115 = arith.minsi %114, %c32 : index
-      %116 = arith.subi %113, %112 : index
-      %117 = arith.cmpi sgt, %115, %c0 : index
-      %subview_15 = memref.subview %reinterpret_cast_0[%86, %112] [%90, %116] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %118 = arith.index_cast %89 : index to i64
-      %119 = arith.index_cast %116 : index to i64
+      %112 = arith.ceildivsi %95, %c16_i64 : i64
+      %113 = arith.cmpi sgt, %95, %c0_i64 : i64
+      %114 = arith.extui %113 : i1 to i64
+      %115 = arith.muli %112, %114 : i64
+      %116 = arith.muli %115, %102 : i64
+      %117 = arith.index_cast %116 : i64 to index
+      %118 = arith.minsi %arg6, %c0 : index
+      %119 = arith.minsi %arg6, %c32 : index
+      %120 = arith.maxsi %118, %c0 : index
+      %121 = arith.minsi %120, %c32 : index
+      %122 = arith.subi %119, %118 : index
+      %123 = arith.cmpi sgt, %121, %c0 : index
+      %subview_15 = memref.subview %reinterpret_cast_0[%89, %118] [%93, %122] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %124 = arith.index_cast %92 : index to i64
+      %125 = arith.index_cast %122 : index to i64
       %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %120 = arith.index_cast %intptr_20 : index to i64
-      %121 = arith.index_cast %offset_17 : index to i64
-      %122 = arith.addi %120, %121 : i64
-      %123 = arith.index_cast %strides_19#0 : index to i64
-      %124 = arith.ceildivsi %119, %c64_i64 : i64
-      %125 = arith.divsi %118, %c16_i64 : i64
-      %126 = arith.addi %118, %94 : i64
-      %127 = arith.ceildivsi %126, %c16_i64 : i64
-      %128 = arith.subi %127, %125 : i64
-      %129 = arith.cmpi sgt, %94, %c0_i64 : i64
-      %130 = arith.extui %129 : i1 to i64
-      %131 = arith.muli %128, %130 : i64
-      %132 = arith.muli %131, %124 : i64
-      %133 = arith.index_cast %132 : i64 to index
-      %134 = arith.ceildivsi %118, %c16_i64 : i64
-      %135 = arith.muli %134, %124 : i64
-      %136 = arith.index_cast %135 : i64 to index
-      scf.if %91 {
+      %126 = arith.index_cast %intptr_20 : index to i64
+      %127 = arith.index_cast %offset_17 : index to i64
+      %128 = arith.addi %126, %127 : i64
+      %129 = arith.index_cast %strides_19#0 : index to i64
+      %130 = arith.ceildivsi %125, %c64_i64 : i64
+      %131 = arith.divsi %124, %c16_i64 : i64
+      %132 = arith.addi %124, %97 : i64
+      %133 = arith.ceildivsi %132, %c16_i64 : i64
+      %134 = arith.subi %133, %131 : i64
+      %135 = arith.cmpi sgt, %97, %c0_i64 : i64
+      %136 = arith.extui %135 : i1 to i64
+      %137 = arith.muli %134, %136 : i64
+      %138 = arith.muli %137, %130 : i64
+      %139 = arith.index_cast %138 : i64 to index
+      %140 = arith.ceildivsi %124, %c16_i64 : i64
+      %141 = arith.cmpi sgt, %124, %c0_i64 : i64
+      %142 = arith.extui %141 : i1 to i64
+      %143 = arith.muli %140, %142 : i64
+      %144 = arith.muli %143, %130 : i64
+      %145 = arith.index_cast %144 : i64 to index
+      scf.if %94 {
         func.call @baco_boundary_error(%c42_i64, %c26_i64) : (i64, i64) -> ()
       }
-      scf.if %117 {
+      scf.if %123 {
         func.call @baco_boundary_error(%c42_i64, %c65_i64) : (i64, i64) -> ()
       }
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %98) : (i64, i64, i64, i64, i64, i64) -> ()
-      "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %123) : (i64, i64, i64, i64, i64, i64) -> ()
-      %137 = arith.minsi %108, %c1 : index
-      %138 = arith.minsi %111, %c1 : index
-      %139 = arith.minsi %133, %c1 : index
-      %140 = arith.minsi %136, %c1 : index
-      scf.for %arg10 = %c0 to %137 step %c1 {
-        %141 = arith.index_cast %arg10 : index to i64
-        %142 = arith.divsi %141, %99 : i64
-        %143 = arith.addi %100, %142 : i64
-        %144 = arith.remsi %141, %99 : i64
-        %145 = arith.muli %143, %c16_i64 : i64
-        %146 = arith.maxsi %145, %92 : i64
-        %147 = arith.addi %145, %c16_i64 : i64
-        %148 = arith.minsi %147, %101 : i64
-        %149 = arith.subi %148, %146 : i64
-        %150 = arith.subi %146, %92 : i64
-        %151 = arith.muli %150, %98 : i64
-        %152 = arith.addi %97, %151 : i64
-        %153 = arith.muli %144, %c64_i64 : i64
-        %154 = arith.addi %152, %153 : i64
-        %155 = arith.muli %143, %c32_i64 : i64
-        %156 = arith.addi %155, %153 : i64
-        %157 = arith.subi %146, %145 : i64
-        %158 = arith.addi %156, %157 : i64
-        %159 = arith.subi %94, %153 : i64
-        %160 = arith.minsi %159, %c64_i64 : i64
-        "instgem.mvin"(%154, %158, %160, %149) : (i64, i64, i64, i64) -> ()
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %101) : (i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %129) : (i64, i64, i64, i64, i64, i64) -> ()
+      %146 = arith.minsi %111, %c1 : index
+      %147 = arith.minsi %117, %c1 : index
+      %148 = arith.minsi %139, %c1 : index
+      %149 = arith.minsi %145, %c1 : index
+      scf.for %arg10 = %c0 to %146 step %c1 {
+        %150 = arith.index_cast %arg10 : index to i64
+        %151 = arith.divsi %150, %102 : i64
+        %152 = arith.addi %103, %151 : i64
+        %153 = arith.remsi %150, %102 : i64
+        %154 = arith.muli %152, %c16_i64 : i64
+        %155 = arith.maxsi %154, %95 : i64
+        %156 = arith.addi %154, %c16_i64 : i64
+        %157 = arith.minsi %156, %104 : i64
+        %158 = arith.subi %157, %155 : i64
+        %159 = arith.subi %155, %95 : i64
+        %160 = arith.muli %159, %101 : i64
+        %161 = arith.addi %100, %160 : i64
+        %162 = arith.muli %153, %c64_i64 : i64
+        %163 = arith.addi %161, %162 : i64
+        %164 = arith.muli %152, %c32_i64 : i64
+        %165 = arith.addi %164, %162 : i64
+        %166 = arith.subi %155, %154 : i64
+        %167 = arith.addi %165, %166 : i64
+        %168 = arith.subi %97, %162 : i64
+        %169 = arith.minsi %168, %c64_i64 : i64
+        "instgem.mvin"(%163, %167, %169, %158) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %138 step %c1 {
-        %141 = arith.index_cast %arg10 : index to i64
-        %142 = arith.divsi %141, %99 : i64
-        %143 = arith.remsi %141, %99 : i64
-        %144 = arith.muli %142, %c32_i64 : i64
-        %145 = arith.muli %143, %c64_i64 : i64
-        %146 = arith.addi %144, %145 : i64
-        %147 = arith.subi %94, %145 : i64
-        %148 = arith.minsi %147, %c64_i64 : i64
-        %149 = arith.muli %142, %c16_i64 : i64
-        %150 = arith.subi %92, %149 : i64
-        %151 = arith.minsi %150, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %146, %148, %151) : (i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %c0 to %147 step %c1 {
+        %150 = arith.index_cast %arg10 : index to i64
+        %151 = arith.divsi %150, %102 : i64
+        %152 = arith.remsi %150, %102 : i64
+        %153 = arith.muli %151, %c16_i64 : i64
+        %154 = arith.maxsi %153, %c0_i64 : i64
+        %155 = arith.addi %153, %c16_i64 : i64
+        %156 = arith.minsi %155, %95 : i64
+        %157 = arith.subi %156, %154 : i64
+        %158 = arith.muli %151, %c32_i64 : i64
+        %159 = arith.muli %152, %c64_i64 : i64
+        %160 = arith.addi %158, %159 : i64
+        %161 = arith.subi %154, %153 : i64
+        %162 = arith.addi %160, %161 : i64
+        %163 = arith.subi %97, %159 : i64
+        %164 = arith.minsi %163, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %162, %164, %157) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %139 step %c1 {
-        %141 = arith.index_cast %arg10 : index to i64
-        %142 = arith.divsi %141, %124 : i64
-        %143 = arith.addi %125, %142 : i64
-        %144 = arith.remsi %141, %124 : i64
-        %145 = arith.muli %143, %c16_i64 : i64
-        %146 = arith.maxsi %145, %118 : i64
-        %147 = arith.addi %145, %c16_i64 : i64
-        %148 = arith.minsi %147, %126 : i64
-        %149 = arith.subi %148, %146 : i64
-        %150 = arith.subi %146, %118 : i64
-        %151 = arith.muli %150, %123 : i64
-        %152 = arith.addi %122, %151 : i64
-        %153 = arith.muli %144, %c64_i64 : i64
-        %154 = arith.addi %152, %153 : i64
-        %155 = arith.muli %143, %c32_i64 : i64
-        %156 = arith.addi %155, %153 : i64
-        %157 = arith.addi %156, %c128_i64 : i64
-        %158 = arith.subi %146, %145 : i64
-        %159 = arith.addi %157, %158 : i64
-        %160 = arith.subi %119, %153 : i64
-        %161 = arith.minsi %160, %c64_i64 : i64
-        "instgem.mvin2"(%154, %159, %161, %149) : (i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %c0 to %148 step %c1 {
+        %150 = arith.index_cast %arg10 : index to i64
+        %151 = arith.divsi %150, %130 : i64
+        %152 = arith.addi %131, %151 : i64
+        %153 = arith.remsi %150, %130 : i64
+        %154 = arith.muli %152, %c16_i64 : i64
+        %155 = arith.maxsi %154, %124 : i64
+        %156 = arith.addi %154, %c16_i64 : i64
+        %157 = arith.minsi %156, %132 : i64
+        %158 = arith.subi %157, %155 : i64
+        %159 = arith.subi %155, %124 : i64
+        %160 = arith.muli %159, %129 : i64
+        %161 = arith.addi %128, %160 : i64
+        %162 = arith.muli %153, %c64_i64 : i64
+        %163 = arith.addi %161, %162 : i64
+        %164 = arith.muli %152, %c32_i64 : i64
+        %165 = arith.addi %164, %162 : i64
+        %166 = arith.addi %165, %c128_i64 : i64
+        %167 = arith.subi %155, %154 : i64
+        %168 = arith.addi %166, %167 : i64
+        %169 = arith.subi %125, %162 : i64
+        %170 = arith.minsi %169, %c64_i64 : i64
+        "instgem.mvin2"(%163, %168, %170, %158) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %140 step %c1 {
-        %141 = arith.index_cast %arg10 : index to i64
-        %142 = arith.divsi %141, %124 : i64
-        %143 = arith.remsi %141, %124 : i64
-        %144 = arith.muli %142, %c32_i64 : i64
-        %145 = arith.muli %143, %c64_i64 : i64
-        %146 = arith.addi %144, %145 : i64
-        %147 = arith.addi %146, %c128_i64 : i64
-        %148 = arith.subi %119, %145 : i64
-        %149 = arith.minsi %148, %c64_i64 : i64
-        %150 = arith.muli %142, %c16_i64 : i64
-        %151 = arith.subi %118, %150 : i64
-        %152 = arith.minsi %151, %c16_i64 : i64
-        "instgem.mvin2"(%c0_i64, %147, %149, %152) : (i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %c0 to %149 step %c1 {
+        %150 = arith.index_cast %arg10 : index to i64
+        %151 = arith.divsi %150, %130 : i64
+        %152 = arith.remsi %150, %130 : i64
+        %153 = arith.muli %151, %c16_i64 : i64
+        %154 = arith.maxsi %153, %c0_i64 : i64
+        %155 = arith.addi %153, %c16_i64 : i64
+        %156 = arith.minsi %155, %124 : i64
+        %157 = arith.subi %156, %154 : i64
+        %158 = arith.muli %151, %c32_i64 : i64
+        %159 = arith.muli %152, %c64_i64 : i64
+        %160 = arith.addi %158, %159 : i64
+        %161 = arith.addi %160, %c128_i64 : i64
+        %162 = arith.subi %154, %153 : i64
+        %163 = arith.addi %161, %162 : i64
+        %164 = arith.subi %125, %159 : i64
+        %165 = arith.minsi %164, %c64_i64 : i64
+        "instgem.mvin2"(%c0_i64, %163, %165, %157) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg10 = %137 to %108 step %c1 {
-        %141 = arith.index_cast %arg10 : index to i64
-        %142 = arith.divsi %141, %99 : i64
-        %143 = arith.addi %100, %142 : i64
-        %144 = arith.remsi %141, %99 : i64
-        %145 = arith.muli %143, %c16_i64 : i64
-        %146 = arith.maxsi %145, %92 : i64
-        %147 = arith.addi %145, %c16_i64 : i64
-        %148 = arith.minsi %147, %101 : i64
-        %149 = arith.subi %148, %146 : i64
-        %150 = arith.subi %146, %92 : i64
-        %151 = arith.muli %150, %98 : i64
-        %152 = arith.addi %97, %151 : i64
-        %153 = arith.muli %144, %c64_i64 : i64
-        %154 = arith.addi %152, %153 : i64
-        %155 = arith.muli %143, %c32_i64 : i64
-        %156 = arith.addi %155, %153 : i64
-        %157 = arith.subi %146, %145 : i64
-        %158 = arith.addi %156, %157 : i64
-        %159 = arith.subi %94, %153 : i64
-        %160 = arith.minsi %159, %c64_i64 : i64
-        "instgem.mvin"(%154, %158, %160, %149) : (i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %146 to %111 step %c1 {
+        %150 = arith.index_cast %arg10 : index to i64
+        %151 = arith.divsi %150, %102 : i64
+        %152 = arith.addi %103, %151 : i64
+        %153 = arith.remsi %150, %102 : i64
+        %154 = arith.muli %152, %c16_i64 : i64
+        %155 = arith.maxsi %154, %95 : i64
+        %156 = arith.addi %154, %c16_i64 : i64
+        %157 = arith.minsi %156, %104 : i64
+        %158 = arith.subi %157, %155 : i64
+        %159 = arith.subi %155, %95 : i64
+        %160 = arith.muli %159, %101 : i64
+        %161 = arith.addi %100, %160 : i64
+        %162 = arith.muli %153, %c64_i64 : i64
+        %163 = arith.addi %161, %162 : i64
+        %164 = arith.muli %152, %c32_i64 : i64
+        %165 = arith.addi %164, %162 : i64
+        %166 = arith.subi %155, %154 : i64
+        %167 = arith.addi %165, %166 : i64
+        %168 = arith.subi %97, %162 : i64
+        %169 = arith.minsi %168, %c64_i64 : i64
+        "instgem.mvin"(%163, %167, %169, %158) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg10 = %138 to %111 step %c1 {
-        %141 = arith.index_cast %arg10 : index to i64
-        %142 = arith.divsi %141, %99 : i64
-        %143 = arith.remsi %141, %99 : i64
-        %144 = arith.muli %142, %c32_i64 : i64
-        %145 = arith.muli %143, %c64_i64 : i64
-        %146 = arith.addi %144, %145 : i64
-        %147 = arith.subi %94, %145 : i64
-        %148 = arith.minsi %147, %c64_i64 : i64
-        %149 = arith.muli %142, %c16_i64 : i64
-        %150 = arith.subi %92, %149 : i64
-        %151 = arith.minsi %150, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %146, %148, %151) : (i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %147 to %117 step %c1 {
+        %150 = arith.index_cast %arg10 : index to i64
+        %151 = arith.divsi %150, %102 : i64
+        %152 = arith.remsi %150, %102 : i64
+        %153 = arith.muli %151, %c16_i64 : i64
+        %154 = arith.maxsi %153, %c0_i64 : i64
+        %155 = arith.addi %153, %c16_i64 : i64
+        %156 = arith.minsi %155, %95 : i64
+        %157 = arith.subi %156, %154 : i64
+        %158 = arith.muli %151, %c32_i64 : i64
+        %159 = arith.muli %152, %c64_i64 : i64
+        %160 = arith.addi %158, %159 : i64
+        %161 = arith.subi %154, %153 : i64
+        %162 = arith.addi %160, %161 : i64
+        %163 = arith.subi %97, %159 : i64
+        %164 = arith.minsi %163, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %162, %164, %157) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg10 = %139 to %133 step %c1 {
-        %141 = arith.index_cast %arg10 : index to i64
-        %142 = arith.divsi %141, %124 : i64
-        %143 = arith.addi %125, %142 : i64
-        %144 = arith.remsi %141, %124 : i64
-        %145 = arith.muli %143, %c16_i64 : i64
-        %146 = arith.maxsi %145, %118 : i64
-        %147 = arith.addi %145, %c16_i64 : i64
-        %148 = arith.minsi %147, %126 : i64
-        %149 = arith.subi %148, %146 : i64
-        %150 = arith.subi %146, %118 : i64
-        %151 = arith.muli %150, %123 : i64
-        %152 = arith.addi %122, %151 : i64
-        %153 = arith.muli %144, %c64_i64 : i64
-        %154 = arith.addi %152, %153 : i64
-        %155 = arith.muli %143, %c32_i64 : i64
-        %156 = arith.addi %155, %153 : i64
-        %157 = arith.addi %156, %c128_i64 : i64
-        %158 = arith.subi %146, %145 : i64
-        %159 = arith.addi %157, %158 : i64
-        %160 = arith.subi %119, %153 : i64
-        %161 = arith.minsi %160, %c64_i64 : i64
-        "instgem.mvin2"(%154, %159, %161, %149) : (i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %148 to %139 step %c1 {
+        %150 = arith.index_cast %arg10 : index to i64
+        %151 = arith.divsi %150, %130 : i64
+        %152 = arith.addi %131, %151 : i64
+        %153 = arith.remsi %150, %130 : i64
+        %154 = arith.muli %152, %c16_i64 : i64
+        %155 = arith.maxsi %154, %124 : i64
+        %156 = arith.addi %154, %c16_i64 : i64
+        %157 = arith.minsi %156, %132 : i64
+        %158 = arith.subi %157, %155 : i64
+        %159 = arith.subi %155, %124 : i64
+        %160 = arith.muli %159, %129 : i64
+        %161 = arith.addi %128, %160 : i64
+        %162 = arith.muli %153, %c64_i64 : i64
+        %163 = arith.addi %161, %162 : i64
+        %164 = arith.muli %152, %c32_i64 : i64
+        %165 = arith.addi %164, %162 : i64
+        %166 = arith.addi %165, %c128_i64 : i64
+        %167 = arith.subi %155, %154 : i64
+        %168 = arith.addi %166, %167 : i64
+        %169 = arith.subi %125, %162 : i64
+        %170 = arith.minsi %169, %c64_i64 : i64
+        "instgem.mvin2"(%163, %168, %170, %158) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg10 = %140 to %136 step %c1 {
-        %141 = arith.index_cast %arg10 : index to i64
-        %142 = arith.divsi %141, %124 : i64
-        %143 = arith.remsi %141, %124 : i64
-        %144 = arith.muli %142, %c32_i64 : i64
-        %145 = arith.muli %143, %c64_i64 : i64
-        %146 = arith.addi %144, %145 : i64
-        %147 = arith.addi %146, %c128_i64 : i64
-        %148 = arith.subi %119, %145 : i64
-        %149 = arith.minsi %148, %c64_i64 : i64
-        %150 = arith.muli %142, %c16_i64 : i64
-        %151 = arith.subi %118, %150 : i64
-        %152 = arith.minsi %151, %c16_i64 : i64
-        "instgem.mvin2"(%c0_i64, %147, %149, %152) : (i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %149 to %145 step %c1 {
+        %150 = arith.index_cast %arg10 : index to i64
+        %151 = arith.divsi %150, %130 : i64
+        %152 = arith.remsi %150, %130 : i64
+        %153 = arith.muli %151, %c16_i64 : i64
+        %154 = arith.maxsi %153, %c0_i64 : i64
+        %155 = arith.addi %153, %c16_i64 : i64
+        %156 = arith.minsi %155, %124 : i64
+        %157 = arith.subi %156, %154 : i64
+        %158 = arith.muli %151, %c32_i64 : i64
+        %159 = arith.muli %152, %c64_i64 : i64
+        %160 = arith.addi %158, %159 : i64
+        %161 = arith.addi %160, %c128_i64 : i64
+        %162 = arith.subi %154, %153 : i64
+        %163 = arith.addi %161, %162 : i64
+        %164 = arith.subi %125, %159 : i64
+        %165 = arith.minsi %164, %c64_i64 : i64
+        "instgem.mvin2"(%c0_i64, %163, %165, %157) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %8:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %77 = arith.maxsi %4, %c0 : index
-      %78 = arith.minsi %77, %arg4 : index
-      %79 = arith.addi %4, %c32 : index
-      %80 = arith.maxsi %79, %c0 : index
+      %80 = arith.maxsi %4, %c0 : index
       %81 = arith.minsi %80, %arg4 : index
-      %82 = arith.subi %78, %4 : index
+      %82 = arith.addi %4, %c32 : index
       %83 = arith.maxsi %82, %c0 : index
-      %84 = arith.minsi %83, %c32 : index
-      %85 = arith.subi %81, %78 : index
-      %86 = arith.maxsi %arg11, %c0 : index
-      %87 = arith.minsi %86, %arg5 : index
-      %88 = arith.addi %arg11, %c32 : index
-      %89 = arith.maxsi %88, %c0 : index
+      %84 = arith.minsi %83, %arg4 : index
+      %85 = arith.subi %81, %4 : index
+      %86 = arith.maxsi %85, %c0 : index
+      %87 = arith.minsi %86, %c32 : index
+      %88 = arith.subi %84, %81 : index
+      %89 = arith.maxsi %arg11, %c0 : index
       %90 = arith.minsi %89, %arg5 : index
-      %91 = arith.subi %87, %arg11 : index
+      %91 = arith.addi %arg11, %c32 : index
       %92 = arith.maxsi %91, %c0 : index
-      %93 = arith.minsi %92, %c32 : index
-      %94 = arith.subi %90, %87 : index
-      %95 = arith.cmpi sgt, %93, %c0 : index
-      scf.if %95 {
+      %93 = arith.minsi %92, %arg5 : index
+      %94 = arith.subi %90, %arg11 : index
+      %95 = arith.maxsi %94, %c0 : index
+      %96 = arith.minsi %95, %c32 : index
+      %97 = arith.subi %93, %90 : index
+      %98 = arith.cmpi sgt, %96, %c0 : index
+      scf.if %98 {
         func.call @baco_boundary_error(%c42_i64, %c26_i64) : (i64, i64) -> ()
       }
-      %96 = arith.index_cast %arg10 : index to i64
-      %97 = arith.remsi %96, %c2_i64 : i64
-      %98 = arith.muli %97, %c64_i64 : i64
-      %99 = arith.index_cast %84 : index to i64
-      %100 = arith.index_cast %85 : index to i64
-      %101 = arith.index_cast %94 : index to i64
-      %102 = arith.addi %99, %100 : i64
-      %103 = arith.maxsi %arg12, %c0 : index
-      %104 = arith.minsi %103, %arg5 : index
-      %105 = arith.addi %arg12, %c32 : index
-      %106 = arith.maxsi %105, %c0 : index
+      %99 = arith.index_cast %arg10 : index to i64
+      %100 = arith.remsi %99, %c2_i64 : i64
+      %101 = arith.muli %100, %c64_i64 : i64
+      %102 = arith.index_cast %87 : index to i64
+      %103 = arith.index_cast %88 : index to i64
+      %104 = arith.index_cast %97 : index to i64
+      %105 = arith.addi %102, %103 : i64
+      %106 = arith.maxsi %arg12, %c0 : index
       %107 = arith.minsi %106, %arg5 : index
-      %108 = arith.subi %104, %arg12 : index
+      %108 = arith.addi %arg12, %c32 : index
       %109 = arith.maxsi %108, %c0 : index
-      %110 = arith.minsi %109, %c32 : index
-      %111 = arith.subi %107, %104 : index
-      %112 = arith.minsi %arg6, %c0 : index
-      %113 = arith.minsi %arg6, %c32 : index
-      %114 = arith.maxsi %112, %c0 : index
-      %115 = arith.minsi %114, %c32 : index
-      %116 = arith.subi %113, %112 : index
-      %117 = arith.cmpi sgt, %115, %c0 : index
-      scf.if %117 {
+      %110 = arith.minsi %109, %arg5 : index
+      %111 = arith.subi %107, %arg12 : index
+      %112 = arith.maxsi %111, %c0 : index
+      %113 = arith.minsi %112, %c32 : index
+      %114 = arith.subi %110, %107 : index
+      %115 = arith.minsi %arg6, %c0 : index
+      %116 = arith.minsi %arg6, %c32 : index
+      %117 = arith.maxsi %115, %c0 : index
+      %118 = arith.minsi %117, %c32 : index
+      %119 = arith.subi %116, %115 : index
+      %120 = arith.cmpi sgt, %118, %c0 : index
+      scf.if %120 {
         func.call @baco_boundary_error(%c42_i64, %c65_i64) : (i64, i64) -> ()
       }
-      %118 = arith.addi %98, %c128_i64 : i64
-      %119 = arith.index_cast %110 : index to i64
-      %120 = arith.index_cast %111 : index to i64
-      %121 = arith.index_cast %116 : index to i64
-      %122 = arith.addi %119, %120 : i64
-      %123 = arith.ceildivsi %102, %c16_i64 : i64
-      %124 = arith.ceildivsi %121, %c16_i64 : i64
-      %125 = arith.minsi %101, %122 : i64
-      %126 = arith.ceildivsi %125, %c16_i64 : i64
-      %127 = arith.cmpi eq, %arg10, %c0 : index
-      %128 = arith.cmpi sgt, %123, %c0_i64 : i64
-      %129 = arith.select %128, %124, %c0_i64 : i64
-      %130 = arith.index_cast %129 : i64 to index
-      %131 = arith.addi %arg10, %c1 : index
-      %132 = arith.addi %arg11, %c64 : index
-      %133 = arith.maxsi %132, %c0 : index
-      %134 = arith.minsi %133, %arg5 : index
-      %135 = arith.subi %90, %88 : index
+      %121 = arith.addi %101, %c128_i64 : i64
+      %122 = arith.index_cast %113 : index to i64
+      %123 = arith.index_cast %114 : index to i64
+      %124 = arith.index_cast %119 : index to i64
+      %125 = arith.addi %122, %123 : i64
+      %126 = arith.ceildivsi %105, %c16_i64 : i64
+      %127 = arith.ceildivsi %124, %c16_i64 : i64
+      %128 = arith.minsi %104, %125 : i64
+      %129 = arith.ceildivsi %128, %c16_i64 : i64
+      %130 = arith.cmpi eq, %arg10, %c0 : index
+      %131 = arith.cmpi sgt, %126, %c0_i64 : i64
+      %132 = arith.select %131, %127, %c0_i64 : i64
+      %133 = arith.index_cast %132 : i64 to index
+      %134 = arith.addi %arg10, %c1 : index
+      %135 = arith.addi %arg11, %c64 : index
       %136 = arith.maxsi %135, %c0 : index
-      %137 = arith.minsi %136, %c32 : index
-      %138 = arith.subi %134, %90 : index
-      %139 = arith.cmpi sgt, %137, %c0 : index
-      %subview_9 = memref.subview %reinterpret_cast[%78, %90] [%85, %138] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %140 = arith.index_cast %131 : index to i64
-      %141 = arith.remsi %140, %c2_i64 : i64
-      %142 = arith.muli %141, %c64_i64 : i64
-      %143 = arith.index_cast %138 : index to i64
+      %137 = arith.minsi %136, %arg5 : index
+      %138 = arith.subi %93, %91 : index
+      %139 = arith.maxsi %138, %c0 : index
+      %140 = arith.minsi %139, %c32 : index
+      %141 = arith.subi %137, %93 : index
+      %142 = arith.cmpi sgt, %140, %c0 : index
+      %subview_9 = memref.subview %reinterpret_cast[%81, %93] [%88, %141] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %143 = arith.index_cast %134 : index to i64
+      %144 = arith.remsi %143, %c2_i64 : i64
+      %145 = arith.muli %144, %c64_i64 : i64
+      %146 = arith.index_cast %141 : index to i64
       %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %144 = arith.index_cast %intptr_14 : index to i64
-      %145 = arith.index_cast %offset_11 : index to i64
-      %146 = arith.addi %144, %145 : i64
-      %147 = arith.index_cast %strides_13#0 : index to i64
-      %148 = arith.ceildivsi %143, %c64_i64 : i64
-      %149 = arith.divsi %99, %c16_i64 : i64
-      %150 = arith.subi %123, %149 : i64
-      %151 = arith.cmpi sgt, %100, %c0_i64 : i64
-      %152 = arith.extui %151 : i1 to i64
-      %153 = arith.muli %150, %152 : i64
-      %154 = arith.muli %153, %148 : i64
-      %155 = arith.index_cast %154 : i64 to index
-      %156 = arith.ceildivsi %99, %c16_i64 : i64
-      %157 = arith.muli %156, %148 : i64
+      %147 = arith.index_cast %intptr_14 : index to i64
+      %148 = arith.index_cast %offset_11 : index to i64
+      %149 = arith.addi %147, %148 : i64
+      %150 = arith.index_cast %strides_13#0 : index to i64
+      %151 = arith.ceildivsi %146, %c64_i64 : i64
+      %152 = arith.divsi %102, %c16_i64 : i64
+      %153 = arith.subi %126, %152 : i64
+      %154 = arith.cmpi sgt, %103, %c0_i64 : i64
+      %155 = arith.extui %154 : i1 to i64
+      %156 = arith.muli %153, %155 : i64
+      %157 = arith.muli %156, %151 : i64
       %158 = arith.index_cast %157 : i64 to index
-      %159 = arith.addi %arg12, %c64 : index
-      %160 = arith.maxsi %159, %c0 : index
-      %161 = arith.minsi %160, %arg5 : index
-      %162 = arith.subi %107, %105 : index
-      %163 = arith.maxsi %162, %c0 : index
-      %164 = arith.minsi %163, %c32 : index
-      %165 = arith.subi %161, %107 : index
-      %subview_15 = memref.subview %reinterpret_cast_0[%107, %112] [%165, %116] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %166 = arith.addi %142, %c128_i64 : i64
-      %167 = arith.index_cast %164 : index to i64
-      %168 = arith.index_cast %165 : index to i64
+      %159 = arith.ceildivsi %102, %c16_i64 : i64
+      %160 = arith.cmpi sgt, %102, %c0_i64 : i64
+      %161 = arith.extui %160 : i1 to i64
+      %162 = arith.muli %159, %161 : i64
+      %163 = arith.muli %162, %151 : i64
+      %164 = arith.index_cast %163 : i64 to index
+      %165 = arith.addi %arg12, %c64 : index
+      %166 = arith.maxsi %165, %c0 : index
+      %167 = arith.minsi %166, %arg5 : index
+      %168 = arith.subi %110, %108 : index
+      %169 = arith.maxsi %168, %c0 : index
+      %170 = arith.minsi %169, %c32 : index
+      %171 = arith.subi %167, %110 : index
+      %subview_15 = memref.subview %reinterpret_cast_0[%110, %115] [%171, %119] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %172 = arith.addi %145, %c128_i64 : i64
+      %173 = arith.index_cast %170 : index to i64
+      %174 = arith.index_cast %171 : index to i64
       %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %169 = arith.index_cast %intptr_20 : index to i64
-      %170 = arith.index_cast %offset_17 : index to i64
-      %171 = arith.addi %169, %170 : i64
-      %172 = arith.index_cast %strides_19#0 : index to i64
-      %173 = arith.ceildivsi %121, %c64_i64 : i64
-      %174 = arith.divsi %167, %c16_i64 : i64
-      %175 = arith.addi %167, %168 : i64
-      %176 = arith.ceildivsi %175, %c16_i64 : i64
-      %177 = arith.subi %176, %174 : i64
-      %178 = arith.cmpi sgt, %168, %c0_i64 : i64
-      %179 = arith.extui %178 : i1 to i64
-      %180 = arith.muli %177, %179 : i64
-      %181 = arith.muli %180, %173 : i64
-      %182 = arith.index_cast %181 : i64 to index
-      %183 = arith.ceildivsi %167, %c16_i64 : i64
-      %184 = arith.muli %183, %173 : i64
-      %185 = arith.index_cast %184 : i64 to index
-      %186 = arith.cmpi slt, %131, %5 : index
-      scf.if %186 {
-        scf.if %139 {
+      %175 = arith.index_cast %intptr_20 : index to i64
+      %176 = arith.index_cast %offset_17 : index to i64
+      %177 = arith.addi %175, %176 : i64
+      %178 = arith.index_cast %strides_19#0 : index to i64
+      %179 = arith.ceildivsi %124, %c64_i64 : i64
+      %180 = arith.divsi %173, %c16_i64 : i64
+      %181 = arith.addi %173, %174 : i64
+      %182 = arith.ceildivsi %181, %c16_i64 : i64
+      %183 = arith.subi %182, %180 : i64
+      %184 = arith.cmpi sgt, %174, %c0_i64 : i64
+      %185 = arith.extui %184 : i1 to i64
+      %186 = arith.muli %183, %185 : i64
+      %187 = arith.muli %186, %179 : i64
+      %188 = arith.index_cast %187 : i64 to index
+      %189 = arith.ceildivsi %173, %c16_i64 : i64
+      %190 = arith.cmpi sgt, %173, %c0_i64 : i64
+      %191 = arith.extui %190 : i1 to i64
+      %192 = arith.muli %189, %191 : i64
+      %193 = arith.muli %192, %179 : i64
+      %194 = arith.index_cast %193 : i64 to index
+      %195 = arith.cmpi slt, %134, %5 : index
+      scf.if %195 {
+        scf.if %142 {
           func.call @baco_boundary_error(%c42_i64, %c26_i64) : (i64, i64) -> ()
         }
-        scf.if %117 {
+        scf.if %120 {
           func.call @baco_boundary_error(%c42_i64, %c65_i64) : (i64, i64) -> ()
         }
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %147) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %172) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %150) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %178) : (i64, i64, i64, i64, i64, i64) -> ()
       }
-      %187 = arith.maxsi %130, %c1 : index
-      %188 = arith.ceildivsi %155, %187 : index
-      %189 = arith.ceildivsi %158, %187 : index
-      %190 = arith.ceildivsi %182, %187 : index
-      %191 = arith.ceildivsi %185, %187 : index
-      scf.for %arg13 = %c0 to %130 step %c1 {
-        scf.if %186 {
-          %194 = arith.muli %arg13, %188 : index
-          %195 = arith.minsi %194, %155 : index
-          %196 = arith.addi %195, %188 : index
-          %197 = arith.minsi %196, %155 : index
-          scf.for %arg14 = %195 to %197 step %c1 {
-            %210 = arith.index_cast %arg14 : index to i64
-            %211 = arith.divsi %210, %148 : i64
-            %212 = arith.addi %149, %211 : i64
-            %213 = arith.remsi %210, %148 : i64
-            %214 = arith.muli %212, %c16_i64 : i64
-            %215 = arith.maxsi %214, %99 : i64
-            %216 = arith.addi %214, %c16_i64 : i64
-            %217 = arith.minsi %216, %102 : i64
-            %218 = arith.subi %217, %215 : i64
-            %219 = arith.subi %215, %99 : i64
-            %220 = arith.muli %219, %147 : i64
-            %221 = arith.addi %146, %220 : i64
-            %222 = arith.muli %213, %c64_i64 : i64
-            %223 = arith.addi %221, %222 : i64
-            %224 = arith.muli %212, %c32_i64 : i64
-            %225 = arith.addi %224, %222 : i64
-            %226 = arith.addi %225, %142 : i64
-            %227 = arith.subi %215, %214 : i64
-            %228 = arith.addi %226, %227 : i64
-            %229 = arith.subi %143, %222 : i64
-            %230 = arith.minsi %229, %c64_i64 : i64
-            "instgem.mvin"(%223, %228, %230, %218) : (i64, i64, i64, i64) -> ()
+      %196 = arith.maxsi %133, %c1 : index
+      %197 = arith.ceildivsi %158, %196 : index
+      %198 = arith.ceildivsi %164, %196 : index
+      %199 = arith.ceildivsi %188, %196 : index
+      %200 = arith.ceildivsi %194, %196 : index
+      scf.for %arg13 = %c0 to %133 step %c1 {
+        scf.if %195 {
+          %203 = arith.muli %arg13, %197 : index
+          %204 = arith.minsi %203, %158 : index
+          %205 = arith.addi %204, %197 : index
+          %206 = arith.minsi %205, %158 : index
+          scf.for %arg14 = %204 to %206 step %c1 {
+            %219 = arith.index_cast %arg14 : index to i64
+            %220 = arith.divsi %219, %151 : i64
+            %221 = arith.addi %152, %220 : i64
+            %222 = arith.remsi %219, %151 : i64
+            %223 = arith.muli %221, %c16_i64 : i64
+            %224 = arith.maxsi %223, %102 : i64
+            %225 = arith.addi %223, %c16_i64 : i64
+            %226 = arith.minsi %225, %105 : i64
+            %227 = arith.subi %226, %224 : i64
+            %228 = arith.subi %224, %102 : i64
+            %229 = arith.muli %228, %150 : i64
+            %230 = arith.addi %149, %229 : i64
+            %231 = arith.muli %222, %c64_i64 : i64
+            %232 = arith.addi %230, %231 : i64
+            %233 = arith.muli %221, %c32_i64 : i64
+            %234 = arith.addi %233, %231 : i64
+            %235 = arith.addi %234, %145 : i64
+            %236 = arith.subi %224, %223 : i64
+            %237 = arith.addi %235, %236 : i64
+            %238 = arith.subi %146, %231 : i64
+            %239 = arith.minsi %238, %c64_i64 : i64
+            "instgem.mvin"(%232, %237, %239, %227) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          %198 = arith.muli %arg13, %189 : index
-          %199 = arith.minsi %198, %158 : index
-          %200 = arith.addi %199, %189 : index
-          %201 = arith.minsi %200, %158 : index
-          scf.for %arg14 = %199 to %201 step %c1 {
-            %210 = arith.index_cast %arg14 : index to i64
-            %211 = arith.divsi %210, %148 : i64
-            %212 = arith.remsi %210, %148 : i64
-            %213 = arith.muli %211, %c32_i64 : i64
-            %214 = arith.muli %212, %c64_i64 : i64
-            %215 = arith.addi %213, %214 : i64
-            %216 = arith.addi %215, %142 : i64
-            %217 = arith.subi %143, %214 : i64
-            %218 = arith.minsi %217, %c64_i64 : i64
-            %219 = arith.muli %211, %c16_i64 : i64
-            %220 = arith.subi %99, %219 : i64
-            %221 = arith.minsi %220, %c16_i64 : i64
-            "instgem.mvin"(%c0_i64, %216, %218, %221) : (i64, i64, i64, i64) -> ()
+          %207 = arith.muli %arg13, %198 : index
+          %208 = arith.minsi %207, %164 : index
+          %209 = arith.addi %208, %198 : index
+          %210 = arith.minsi %209, %164 : index
+          scf.for %arg14 = %208 to %210 step %c1 {
+            %219 = arith.index_cast %arg14 : index to i64
+            %220 = arith.divsi %219, %151 : i64
+            %221 = arith.remsi %219, %151 : i64
+            %222 = arith.muli %220, %c16_i64 : i64
+            %223 = arith.maxsi %222, %c0_i64 : i64
+            %224 = arith.addi %222, %c16_i64 : i64
+            %225 = arith.minsi %224, %102 : i64
+            %226 = arith.subi %225, %223 : i64
+            %227 = arith.muli %220, %c32_i64 : i64
+            %228 = arith.muli %221, %c64_i64 : i64
+            %229 = arith.addi %227, %228 : i64
+            %230 = arith.addi %229, %145 : i64
+            %231 = arith.subi %223, %222 : i64
+            %232 = arith.addi %230, %231 : i64
+            %233 = arith.subi %146, %228 : i64
+            %234 = arith.minsi %233, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64, %232, %234, %226) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          %202 = arith.muli %arg13, %190 : index
-          %203 = arith.minsi %202, %182 : index
-          %204 = arith.addi %203, %190 : index
-          %205 = arith.minsi %204, %182 : index
-          scf.for %arg14 = %203 to %205 step %c1 {
-            %210 = arith.index_cast %arg14 : index to i64
-            %211 = arith.divsi %210, %173 : i64
-            %212 = arith.addi %174, %211 : i64
-            %213 = arith.remsi %210, %173 : i64
-            %214 = arith.muli %212, %c16_i64 : i64
-            %215 = arith.maxsi %214, %167 : i64
-            %216 = arith.addi %214, %c16_i64 : i64
-            %217 = arith.minsi %216, %175 : i64
-            %218 = arith.subi %217, %215 : i64
-            %219 = arith.subi %215, %167 : i64
-            %220 = arith.muli %219, %172 : i64
-            %221 = arith.addi %171, %220 : i64
-            %222 = arith.muli %213, %c64_i64 : i64
-            %223 = arith.addi %221, %222 : i64
-            %224 = arith.muli %212, %c32_i64 : i64
-            %225 = arith.addi %224, %222 : i64
-            %226 = arith.addi %225, %166 : i64
-            %227 = arith.subi %215, %214 : i64
-            %228 = arith.addi %226, %227 : i64
-            %229 = arith.subi %121, %222 : i64
-            %230 = arith.minsi %229, %c64_i64 : i64
-            "instgem.mvin2"(%223, %228, %230, %218) : (i64, i64, i64, i64) -> ()
+          %211 = arith.muli %arg13, %199 : index
+          %212 = arith.minsi %211, %188 : index
+          %213 = arith.addi %212, %199 : index
+          %214 = arith.minsi %213, %188 : index
+          scf.for %arg14 = %212 to %214 step %c1 {
+            %219 = arith.index_cast %arg14 : index to i64
+            %220 = arith.divsi %219, %179 : i64
+            %221 = arith.addi %180, %220 : i64
+            %222 = arith.remsi %219, %179 : i64
+            %223 = arith.muli %221, %c16_i64 : i64
+            %224 = arith.maxsi %223, %173 : i64
+            %225 = arith.addi %223, %c16_i64 : i64
+            %226 = arith.minsi %225, %181 : i64
+            %227 = arith.subi %226, %224 : i64
+            %228 = arith.subi %224, %173 : i64
+            %229 = arith.muli %228, %178 : i64
+            %230 = arith.addi %177, %229 : i64
+            %231 = arith.muli %222, %c64_i64 : i64
+            %232 = arith.addi %230, %231 : i64
+            %233 = arith.muli %221, %c32_i64 : i64
+            %234 = arith.addi %233, %231 : i64
+            %235 = arith.addi %234, %172 : i64
+            %236 = arith.subi %224, %223 : i64
+            %237 = arith.addi %235, %236 : i64
+            %238 = arith.subi %124, %231 : i64
+            %239 = arith.minsi %238, %c64_i64 : i64
+            "instgem.mvin2"(%232, %237, %239, %227) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          %206 = arith.muli %arg13, %191 : index
-          %207 = arith.minsi %206, %185 : index
-          %208 = arith.addi %207, %191 : index
-          %209 = arith.minsi %208, %185 : index
-          scf.for %arg14 = %207 to %209 step %c1 {
-            %210 = arith.index_cast %arg14 : index to i64
-            %211 = arith.divsi %210, %173 : i64
-            %212 = arith.remsi %210, %173 : i64
-            %213 = arith.muli %211, %c32_i64 : i64
-            %214 = arith.muli %212, %c64_i64 : i64
-            %215 = arith.addi %213, %214 : i64
-            %216 = arith.addi %215, %166 : i64
-            %217 = arith.subi %121, %214 : i64
-            %218 = arith.minsi %217, %c64_i64 : i64
-            %219 = arith.muli %211, %c16_i64 : i64
-            %220 = arith.subi %167, %219 : i64
-            %221 = arith.minsi %220, %c16_i64 : i64
-            "instgem.mvin2"(%c0_i64, %216, %218, %221) : (i64, i64, i64, i64) -> ()
+          %215 = arith.muli %arg13, %200 : index
+          %216 = arith.minsi %215, %194 : index
+          %217 = arith.addi %216, %200 : index
+          %218 = arith.minsi %217, %194 : index
+          scf.for %arg14 = %216 to %218 step %c1 {
+            %219 = arith.index_cast %arg14 : index to i64
+            %220 = arith.divsi %219, %179 : i64
+            %221 = arith.remsi %219, %179 : i64
+            %222 = arith.muli %220, %c16_i64 : i64
+            %223 = arith.maxsi %222, %c0_i64 : i64
+            %224 = arith.addi %222, %c16_i64 : i64
+            %225 = arith.minsi %224, %173 : i64
+            %226 = arith.subi %225, %223 : i64
+            %227 = arith.muli %220, %c32_i64 : i64
+            %228 = arith.muli %221, %c64_i64 : i64
+            %229 = arith.addi %227, %228 : i64
+            %230 = arith.addi %229, %172 : i64
+            %231 = arith.subi %223, %222 : i64
+            %232 = arith.addi %230, %231 : i64
+            %233 = arith.subi %124, %228 : i64
+            %234 = arith.minsi %233, %c64_i64 : i64
+            "instgem.mvin2"(%c0_i64, %232, %234, %226) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
         }
-        %192 = arith.index_cast %arg13 : index to i64
-        %193 = arith.index_cast %126 : i64 to index
-        scf.for %arg14 = %c0 to %193 step %c1 {
-          %194 = arith.index_cast %arg14 : index to i64
-          %195 = arith.minsi %102, %c16_i64 : i64
-          %196 = arith.muli %192, %c16_i64 : i64
-          %197 = arith.subi %121, %196 : i64
-          %198 = arith.minsi %197, %c16_i64 : i64
-          %199 = arith.cmpi eq, %194, %c0_i64 : i64
-          %200 = arith.andi %127, %199 : i1
-          %201 = arith.select %200, %c2147483648_i64, %c3221225472_i64 : i64
-          %202 = arith.ori %196, %201 : i64
-          %203 = arith.select %200, %c16_i64, %195 : i64
-          %204 = arith.select %200, %c16_i64, %198 : i64
-          %205 = arith.muli %194, %c32_i64 : i64
-          %206 = arith.addi %205, %196 : i64
-          %207 = arith.addi %206, %118 : i64
-          %208 = arith.muli %194, %c16_i64 : i64
-          %209 = arith.subi %122, %208 : i64
-          %210 = arith.minsi %209, %c16_i64 : i64
-          "instgem.preload"(%207, %198, %210, %202, %204, %203) : (i64, i64, i64, i64, i64, i64) -> ()
-          %211 = arith.addi %208, %98 : i64
-          %212 = arith.subi %101, %208 : i64
-          %213 = arith.minsi %212, %c16_i64 : i64
-          "instgem.compute_preloaded"(%211, %213, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %214 = arith.index_cast %123 : i64 to index
-          scf.for %arg15 = %c1 to %214 step %c1 {
-            %215 = arith.index_cast %arg15 : index to i64
-            %216 = arith.muli %215, %c16_i64 : i64
-            %217 = arith.subi %102, %216 : i64
-            %218 = arith.minsi %217, %c16_i64 : i64
-            %219 = arith.muli %215, %c32_i64 : i64
-            %220 = arith.addi %219, %196 : i64
-            %221 = arith.ori %220, %201 : i64
-            %222 = arith.select %200, %c16_i64, %218 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %221, %204, %222) : (i64, i64, i64, i64, i64, i64) -> ()
-            %223 = arith.addi %219, %208 : i64
-            %224 = arith.addi %223, %98 : i64
-            "instgem.compute_accumulated"(%224, %213, %218, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %201 = arith.index_cast %arg13 : index to i64
+        %202 = arith.index_cast %129 : i64 to index
+        scf.for %arg14 = %c0 to %202 step %c1 {
+          %203 = arith.index_cast %arg14 : index to i64
+          %204 = arith.minsi %105, %c16_i64 : i64
+          %205 = arith.muli %201, %c16_i64 : i64
+          %206 = arith.subi %124, %205 : i64
+          %207 = arith.minsi %206, %c16_i64 : i64
+          %208 = arith.cmpi eq, %203, %c0_i64 : i64
+          %209 = arith.andi %130, %208 : i1
+          %210 = arith.select %209, %c2147483648_i64, %c3221225472_i64 : i64
+          %211 = arith.ori %205, %210 : i64
+          %212 = arith.select %209, %c16_i64, %204 : i64
+          %213 = arith.select %209, %c16_i64, %207 : i64
+          %214 = arith.muli %203, %c32_i64 : i64
+          %215 = arith.addi %214, %205 : i64
+          %216 = arith.addi %215, %121 : i64
+          %217 = arith.muli %203, %c16_i64 : i64
+          %218 = arith.subi %125, %217 : i64
+          %219 = arith.minsi %218, %c16_i64 : i64
+          "instgem.preload"(%216, %207, %219, %211, %213, %212) : (i64, i64, i64, i64, i64, i64) -> ()
+          %220 = arith.addi %217, %101 : i64
+          %221 = arith.subi %104, %217 : i64
+          %222 = arith.minsi %221, %c16_i64 : i64
+          "instgem.compute_preloaded"(%220, %222, %204, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %223 = arith.index_cast %126 : i64 to index
+          scf.for %arg15 = %c1 to %223 step %c1 {
+            %224 = arith.index_cast %arg15 : index to i64
+            %225 = arith.muli %224, %c16_i64 : i64
+            %226 = arith.subi %105, %225 : i64
+            %227 = arith.minsi %226, %c16_i64 : i64
+            %228 = arith.muli %224, %c32_i64 : i64
+            %229 = arith.addi %228, %205 : i64
+            %230 = arith.ori %229, %210 : i64
+            %231 = arith.select %209, %c16_i64, %227 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %230, %213, %231) : (i64, i64, i64, i64, i64, i64) -> ()
+            %232 = arith.addi %228, %217 : i64
+            %233 = arith.addi %232, %101 : i64
+            "instgem.compute_accumulated"(%233, %222, %227, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %186 {
-        %192 = arith.muli %130, %188 : index
-        %193 = arith.minsi %192, %155 : index
-        scf.for %arg13 = %193 to %155 step %c1 {
-          %200 = arith.index_cast %arg13 : index to i64
-          %201 = arith.divsi %200, %148 : i64
-          %202 = arith.addi %149, %201 : i64
-          %203 = arith.remsi %200, %148 : i64
-          %204 = arith.muli %202, %c16_i64 : i64
-          %205 = arith.maxsi %204, %99 : i64
-          %206 = arith.addi %204, %c16_i64 : i64
-          %207 = arith.minsi %206, %102 : i64
-          %208 = arith.subi %207, %205 : i64
-          %209 = arith.subi %205, %99 : i64
-          %210 = arith.muli %209, %147 : i64
-          %211 = arith.addi %146, %210 : i64
-          %212 = arith.muli %203, %c64_i64 : i64
-          %213 = arith.addi %211, %212 : i64
-          %214 = arith.muli %202, %c32_i64 : i64
-          %215 = arith.addi %214, %212 : i64
-          %216 = arith.addi %215, %142 : i64
-          %217 = arith.subi %205, %204 : i64
-          %218 = arith.addi %216, %217 : i64
-          %219 = arith.subi %143, %212 : i64
-          %220 = arith.minsi %219, %c64_i64 : i64
-          "instgem.mvin"(%213, %218, %220, %208) : (i64, i64, i64, i64) -> ()
+      scf.if %195 {
+        %201 = arith.muli %133, %197 : index
+        %202 = arith.minsi %201, %158 : index
+        scf.for %arg13 = %202 to %158 step %c1 {
+          %209 = arith.index_cast %arg13 : index to i64
+          %210 = arith.divsi %209, %151 : i64
+          %211 = arith.addi %152, %210 : i64
+          %212 = arith.remsi %209, %151 : i64
+          %213 = arith.muli %211, %c16_i64 : i64
+          %214 = arith.maxsi %213, %102 : i64
+          %215 = arith.addi %213, %c16_i64 : i64
+          %216 = arith.minsi %215, %105 : i64
+          %217 = arith.subi %216, %214 : i64
+          %218 = arith.subi %214, %102 : i64
+          %219 = arith.muli %218, %150 : i64
+          %220 = arith.addi %149, %219 : i64
+          %221 = arith.muli %212, %c64_i64 : i64
+          %222 = arith.addi %220, %221 : i64
+          %223 = arith.muli %211, %c32_i64 : i64
+          %224 = arith.addi %223, %221 : i64
+          %225 = arith.addi %224, %145 : i64
+          %226 = arith.subi %214, %213 : i64
+          %227 = arith.addi %225, %226 : i64
+          %228 = arith.subi %146, %221 : i64
+          %229 = arith.minsi %228, %c64_i64 : i64
+          "instgem.mvin"(%222, %227, %229, %217) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %194 = arith.muli %130, %189 : index
-        %195 = arith.minsi %194, %158 : index
-        scf.for %arg13 = %195 to %158 step %c1 {
-          %200 = arith.index_cast %arg13 : index to i64
-          %201 = arith.divsi %200, %148 : i64
-          %202 = arith.remsi %200, %148 : i64
-          %203 = arith.muli %201, %c32_i64 : i64
-          %204 = arith.muli %202, %c64_i64 : i64
-          %205 = arith.addi %203, %204 : i64
-          %206 = arith.addi %205, %142 : i64
-          %207 = arith.subi %143, %204 : i64
-          %208 = arith.minsi %207, %c64_i64 : i64
-          %209 = arith.muli %201, %c16_i64 : i64
-          %210 = arith.subi %99, %209 : i64
-          %211 = arith.minsi %210, %c16_i64 : i64
-          "instgem.mvin"(%c0_i64, %206, %208, %211) : (i64, i64, i64, i64) -> ()
+        %203 = arith.muli %133, %198 : index
+        %204 = arith.minsi %203, %164 : index
+        scf.for %arg13 = %204 to %164 step %c1 {
+          %209 = arith.index_cast %arg13 : index to i64
+          %210 = arith.divsi %209, %151 : i64
+          %211 = arith.remsi %209, %151 : i64
+          %212 = arith.muli %210, %c16_i64 : i64
+          %213 = arith.maxsi %212, %c0_i64 : i64
+          %214 = arith.addi %212, %c16_i64 : i64
+          %215 = arith.minsi %214, %102 : i64
+          %216 = arith.subi %215, %213 : i64
+          %217 = arith.muli %210, %c32_i64 : i64
+          %218 = arith.muli %211, %c64_i64 : i64
+          %219 = arith.addi %217, %218 : i64
+          %220 = arith.addi %219, %145 : i64
+          %221 = arith.subi %213, %212 : i64
+          %222 = arith.addi %220, %221 : i64
+          %223 = arith.subi %146, %218 : i64
+          %224 = arith.minsi %223, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %222, %224, %216) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %196 = arith.muli %130, %190 : index
-        %197 = arith.minsi %196, %182 : index
-        scf.for %arg13 = %197 to %182 step %c1 {
-          %200 = arith.index_cast %arg13 : index to i64
-          %201 = arith.divsi %200, %173 : i64
-          %202 = arith.addi %174, %201 : i64
-          %203 = arith.remsi %200, %173 : i64
-          %204 = arith.muli %202, %c16_i64 : i64
-          %205 = arith.maxsi %204, %167 : i64
-          %206 = arith.addi %204, %c16_i64 : i64
-          %207 = arith.minsi %206, %175 : i64
-          %208 = arith.subi %207, %205 : i64
-          %209 = arith.subi %205, %167 : i64
-          %210 = arith.muli %209, %172 : i64
-          %211 = arith.addi %171, %210 : i64
-          %212 = arith.muli %203, %c64_i64 : i64
-          %213 = arith.addi %211, %212 : i64
-          %214 = arith.muli %202, %c32_i64 : i64
-          %215 = arith.addi %214, %212 : i64
-          %216 = arith.addi %215, %166 : i64
-          %217 = arith.subi %205, %204 : i64
-          %218 = arith.addi %216, %217 : i64
-          %219 = arith.subi %121, %212 : i64
-          %220 = arith.minsi %219, %c64_i64 : i64
-          "instgem.mvin2"(%213, %218, %220, %208) : (i64, i64, i64, i64) -> ()
+        %205 = arith.muli %133, %199 : index
+        %206 = arith.minsi %205, %188 : index
+        scf.for %arg13 = %206 to %188 step %c1 {
+          %209 = arith.index_cast %arg13 : index to i64
+          %210 = arith.divsi %209, %179 : i64
+          %211 = arith.addi %180, %210 : i64
+          %212 = arith.remsi %209, %179 : i64
+          %213 = arith.muli %211, %c16_i64 : i64
+          %214 = arith.maxsi %213, %173 : i64
+          %215 = arith.addi %213, %c16_i64 : i64
+          %216 = arith.minsi %215, %181 : i64
+          %217 = arith.subi %216, %214 : i64
+          %218 = arith.subi %214, %173 : i64
+          %219 = arith.muli %218, %178 : i64
+          %220 = arith.addi %177, %219 : i64
+          %221 = arith.muli %212, %c64_i64 : i64
+          %222 = arith.addi %220, %221 : i64
+          %223 = arith.muli %211, %c32_i64 : i64
+          %224 = arith.addi %223, %221 : i64
+          %225 = arith.addi %224, %172 : i64
+          %226 = arith.subi %214, %213 : i64
+          %227 = arith.addi %225, %226 : i64
+          %228 = arith.subi %124, %221 : i64
+          %229 = arith.minsi %228, %c64_i64 : i64
+          "instgem.mvin2"(%222, %227, %229, %217) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %198 = arith.muli %130, %191 : index
-        %199 = arith.minsi %198, %185 : index
-        scf.for %arg13 = %199 to %185 step %c1 {
-          %200 = arith.index_cast %arg13 : index to i64
-          %201 = arith.divsi %200, %173 : i64
-          %202 = arith.remsi %200, %173 : i64
-          %203 = arith.muli %201, %c32_i64 : i64
-          %204 = arith.muli %202, %c64_i64 : i64
-          %205 = arith.addi %203, %204 : i64
-          %206 = arith.addi %205, %166 : i64
-          %207 = arith.subi %121, %204 : i64
-          %208 = arith.minsi %207, %c64_i64 : i64
-          %209 = arith.muli %201, %c16_i64 : i64
-          %210 = arith.subi %167, %209 : i64
-          %211 = arith.minsi %210, %c16_i64 : i64
-          "instgem.mvin2"(%c0_i64, %206, %208, %211) : (i64, i64, i64, i64) -> ()
+        %207 = arith.muli %133, %200 : index
+        %208 = arith.minsi %207, %194 : index
+        scf.for %arg13 = %208 to %194 step %c1 {
+          %209 = arith.index_cast %arg13 : index to i64
+          %210 = arith.divsi %209, %179 : i64
+          %211 = arith.remsi %209, %179 : i64
+          %212 = arith.muli %210, %c16_i64 : i64
+          %213 = arith.maxsi %212, %c0_i64 : i64
+          %214 = arith.addi %212, %c16_i64 : i64
+          %215 = arith.minsi %214, %173 : i64
+          %216 = arith.subi %215, %213 : i64
+          %217 = arith.muli %210, %c32_i64 : i64
+          %218 = arith.muli %211, %c64_i64 : i64
+          %219 = arith.addi %217, %218 : i64
+          %220 = arith.addi %219, %172 : i64
+          %221 = arith.subi %213, %212 : i64
+          %222 = arith.addi %220, %221 : i64
+          %223 = arith.subi %124, %218 : i64
+          %224 = arith.minsi %223, %c64_i64 : i64
+          "instgem.mvin2"(%c0_i64, %222, %224, %216) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
-      scf.if %127 {
+      scf.if %130 {
         scf.for %arg13 = %c0 to %c4 step %c1 {
-          %192 = arith.index_cast %arg13 : index to i64
-          %193 = arith.remsi %192, %c2_i64 : i64
-          %194 = arith.divsi %192, %c2_i64 : i64
-          %195 = arith.muli %194, %c16_i64 : i64
-          %196 = arith.subi %c32_i64, %195 : i64
-          %197 = arith.minsi %196, %c16_i64 : i64
-          %198 = arith.muli %193, %c32_i64 : i64
-          %199 = arith.addi %198, %195 : i64
-          %200 = arith.ori %199, %c2147483648_i64 : i64
-          %201 = arith.cmpi eq, %126, %c0_i64 : i64
-          %202 = arith.cmpi sge, %193, %123 : i64
-          %203 = arith.cmpi sge, %194, %129 : i64
-          %204 = arith.ori %201, %202 : i1
-          %205 = arith.ori %204, %203 : i1
-          scf.if %205 {
-            "instgem.mvin"(%c0_i64, %200, %197, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %201 = arith.index_cast %arg13 : index to i64
+          %202 = arith.remsi %201, %c2_i64 : i64
+          %203 = arith.divsi %201, %c2_i64 : i64
+          %204 = arith.muli %203, %c16_i64 : i64
+          %205 = arith.subi %c32_i64, %204 : i64
+          %206 = arith.minsi %205, %c16_i64 : i64
+          %207 = arith.muli %202, %c32_i64 : i64
+          %208 = arith.addi %207, %204 : i64
+          %209 = arith.ori %208, %c2147483648_i64 : i64
+          %210 = arith.cmpi eq, %129, %c0_i64 : i64
+          %211 = arith.cmpi sge, %202, %126 : i64
+          %212 = arith.cmpi sge, %203, %132 : i64
+          %213 = arith.ori %210, %211 : i1
+          %214 = arith.ori %213, %212 : i1
+          scf.if %214 {
+            "instgem.mvin"(%c0_i64, %209, %206, %c16_i64) : (i64, i64, i64, i64) -> ()
           }
         }
       }
-      scf.yield %88, %105 : index, index
+      scf.yield %91, %108 : index, index
     }
     %9 = arith.muli %3, %c32 : index
     %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg10 = %c0 to %c4 step %c1 {
-      %77 = arith.index_cast %arg10 : index to i64
-      %78 = arith.remsi %77, %c2_i64 : i64
-      %79 = arith.divsi %77, %c2_i64 : i64
-      %80 = arith.muli %79, %c16_i64 : i64
-      %81 = arith.subi %c32_i64, %80 : i64
-      %82 = arith.minsi %81, %c16_i64 : i64
-      %83 = arith.muli %78, %c32_i64 : i64
-      %84 = arith.addi %83, %80 : i64
-      %85 = arith.addi %84, %c64_i64 : i64
-      %86 = arith.ori %85, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %86, %82, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %80 = arith.index_cast %arg10 : index to i64
+      %81 = arith.remsi %80, %c2_i64 : i64
+      %82 = arith.divsi %80, %c2_i64 : i64
+      %83 = arith.muli %82, %c16_i64 : i64
+      %84 = arith.subi %c32_i64, %83 : i64
+      %85 = arith.minsi %84, %c16_i64 : i64
+      %86 = arith.muli %81, %c32_i64 : i64
+      %87 = arith.addi %86, %83 : i64
+      %88 = arith.addi %87, %c64_i64 : i64
+      %89 = arith.ori %88, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64, %89, %85, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %10 = arith.minsi %arg6, %c0 : index
     %11 = arith.minsi %arg6, %c32 : index
@@ -779,141 +821,148 @@ module {
     %40 = arith.muli %39, %33 : i64
     %41 = arith.index_cast %40 : i64 to index
     scf.for %arg10 = %c0 to %41 step %c1 {
-      %77 = arith.index_cast %arg10 : index to i64
-      %78 = arith.divsi %77, %33 : i64
-      %79 = arith.addi %34, %78 : i64
-      %80 = arith.remsi %77, %33 : i64
-      %81 = arith.muli %79, %c16_i64 : i64
-      %82 = arith.maxsi %81, %25 : i64
-      %83 = arith.addi %81, %c16_i64 : i64
-      %84 = arith.minsi %83, %28 : i64
-      %85 = arith.subi %84, %82 : i64
-      %86 = arith.subi %82, %25 : i64
-      %87 = arith.muli %86, %32 : i64
-      %88 = arith.addi %31, %87 : i64
-      %89 = arith.muli %80, %c64_i64 : i64
-      %90 = arith.addi %88, %89 : i64
-      %91 = arith.muli %79, %c32_i64 : i64
-      %92 = arith.addi %91, %89 : i64
-      %93 = arith.addi %92, %c256_i64 : i64
-      %94 = arith.subi %82, %81 : i64
-      %95 = arith.addi %93, %94 : i64
-      %96 = arith.subi %27, %89 : i64
-      %97 = arith.minsi %96, %c64_i64 : i64
-      "instgem.mvin"(%90, %95, %97, %85) : (i64, i64, i64, i64) -> ()
+      %80 = arith.index_cast %arg10 : index to i64
+      %81 = arith.divsi %80, %33 : i64
+      %82 = arith.addi %34, %81 : i64
+      %83 = arith.remsi %80, %33 : i64
+      %84 = arith.muli %82, %c16_i64 : i64
+      %85 = arith.maxsi %84, %25 : i64
+      %86 = arith.addi %84, %c16_i64 : i64
+      %87 = arith.minsi %86, %28 : i64
+      %88 = arith.subi %87, %85 : i64
+      %89 = arith.subi %85, %25 : i64
+      %90 = arith.muli %89, %32 : i64
+      %91 = arith.addi %31, %90 : i64
+      %92 = arith.muli %83, %c64_i64 : i64
+      %93 = arith.addi %91, %92 : i64
+      %94 = arith.muli %82, %c32_i64 : i64
+      %95 = arith.addi %94, %92 : i64
+      %96 = arith.addi %95, %c256_i64 : i64
+      %97 = arith.subi %85, %84 : i64
+      %98 = arith.addi %96, %97 : i64
+      %99 = arith.subi %27, %92 : i64
+      %100 = arith.minsi %99, %c64_i64 : i64
+      "instgem.mvin"(%93, %98, %100, %88) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %42 = arith.ceildivsi %25, %c16_i64 : i64
-    %43 = arith.muli %42, %33 : i64
-    %44 = arith.index_cast %43 : i64 to index
-    scf.for %arg10 = %c0 to %44 step %c1 {
-      %77 = arith.index_cast %arg10 : index to i64
-      %78 = arith.divsi %77, %33 : i64
-      %79 = arith.remsi %77, %33 : i64
-      %80 = arith.muli %78, %c32_i64 : i64
-      %81 = arith.muli %79, %c64_i64 : i64
-      %82 = arith.addi %80, %81 : i64
-      %83 = arith.addi %82, %c256_i64 : i64
-      %84 = arith.subi %27, %81 : i64
-      %85 = arith.minsi %84, %c64_i64 : i64
-      %86 = arith.muli %78, %c16_i64 : i64
-      %87 = arith.subi %25, %86 : i64
-      %88 = arith.minsi %87, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %83, %85, %88) : (i64, i64, i64, i64) -> ()
+    %43 = arith.cmpi sgt, %25, %c0_i64 : i64
+    %44 = arith.extui %43 : i1 to i64
+    %45 = arith.muli %42, %44 : i64
+    %46 = arith.muli %45, %33 : i64
+    %47 = arith.index_cast %46 : i64 to index
+    scf.for %arg10 = %c0 to %47 step %c1 {
+      %80 = arith.index_cast %arg10 : index to i64
+      %81 = arith.divsi %80, %33 : i64
+      %82 = arith.remsi %80, %33 : i64
+      %83 = arith.muli %81, %c16_i64 : i64
+      %84 = arith.maxsi %83, %c0_i64 : i64
+      %85 = arith.addi %83, %c16_i64 : i64
+      %86 = arith.minsi %85, %25 : i64
+      %87 = arith.subi %86, %84 : i64
+      %88 = arith.muli %81, %c32_i64 : i64
+      %89 = arith.muli %82, %c64_i64 : i64
+      %90 = arith.addi %88, %89 : i64
+      %91 = arith.addi %90, %c256_i64 : i64
+      %92 = arith.subi %84, %83 : i64
+      %93 = arith.addi %91, %92 : i64
+      %94 = arith.subi %27, %89 : i64
+      %95 = arith.minsi %94, %c64_i64 : i64
+      "instgem.mvin"(%c0_i64, %93, %95, %87) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %45 = arith.bitcast %arg8 : f32 to i32
-    %46 = arith.extui %45 : i32 to i64
-    "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %46, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %47 = arith.ceildivsi %27, %c16_i64 : i64
-    %48 = arith.minsi %28, %c32_i64 : i64
-    %49 = arith.ceildivsi %48, %c16_i64 : i64
-    %50 = arith.index_cast %47 : i64 to index
-    scf.for %arg10 = %c0 to %50 step %c1 {
-      %77 = arith.index_cast %arg10 : index to i64
-      %78 = arith.index_cast %49 : i64 to index
-      scf.for %arg11 = %c0 to %78 step %c1 {
-        %79 = arith.index_cast %arg11 : index to i64
-        %80 = arith.muli %77, %c16_i64 : i64
-        %81 = arith.subi %27, %80 : i64
-        %82 = arith.minsi %81, %c16_i64 : i64
-        %83 = arith.addi %80, %c64_i64 : i64
-        %84 = arith.ori %83, %c3221225472_i64 : i64
-        %85 = arith.muli %79, %c32_i64 : i64
-        %86 = arith.addi %85, %80 : i64
-        %87 = arith.addi %86, %c256_i64 : i64
-        %88 = arith.muli %79, %c16_i64 : i64
-        %89 = arith.subi %28, %88 : i64
-        %90 = arith.minsi %89, %c16_i64 : i64
-        "instgem.preload"(%87, %82, %90, %84, %82, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %91 = arith.ori %88, %c2147483648_i64 : i64
-        %92 = arith.subi %c32_i64, %88 : i64
+    %48 = arith.bitcast %arg8 : f32 to i32
+    %49 = arith.extui %48 : i32 to i64
+    "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %49, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %50 = arith.ceildivsi %27, %c16_i64 : i64
+    %51 = arith.minsi %28, %c32_i64 : i64
+    %52 = arith.ceildivsi %51, %c16_i64 : i64
+    %53 = arith.index_cast %50 : i64 to index
+    scf.for %arg10 = %c0 to %53 step %c1 {
+      %80 = arith.index_cast %arg10 : index to i64
+      %81 = arith.index_cast %52 : i64 to index
+      scf.for %arg11 = %c0 to %81 step %c1 {
+        %82 = arith.index_cast %arg11 : index to i64
+        %83 = arith.muli %80, %c16_i64 : i64
+        %84 = arith.subi %27, %83 : i64
+        %85 = arith.minsi %84, %c16_i64 : i64
+        %86 = arith.addi %83, %c64_i64 : i64
+        %87 = arith.ori %86, %c3221225472_i64 : i64
+        %88 = arith.muli %82, %c32_i64 : i64
+        %89 = arith.addi %88, %83 : i64
+        %90 = arith.addi %89, %c256_i64 : i64
+        %91 = arith.muli %82, %c16_i64 : i64
+        %92 = arith.subi %28, %91 : i64
         %93 = arith.minsi %92, %c16_i64 : i64
-        "instgem.compute_preloaded"(%91, %93, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %94 = arith.addi %80, %c96_i64 : i64
-        %95 = arith.ori %94, %c3221225472_i64 : i64
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %95, %82, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %96 = arith.addi %88, %c32_i64 : i64
-        %97 = arith.ori %96, %c2147483648_i64 : i64
-        "instgem.compute_accumulated"(%97, %93, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.preload"(%90, %85, %93, %87, %85, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %94 = arith.ori %91, %c2147483648_i64 : i64
+        %95 = arith.subi %c32_i64, %91 : i64
+        %96 = arith.minsi %95, %c16_i64 : i64
+        "instgem.compute_preloaded"(%94, %96, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %97 = arith.addi %83, %c96_i64 : i64
+        %98 = arith.ori %97, %c3221225472_i64 : i64
+        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %98, %85, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %99 = arith.addi %91, %c32_i64 : i64
+        %100 = arith.ori %99, %c2147483648_i64 : i64
+        "instgem.compute_accumulated"(%100, %96, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       }
     } {gemmini.compute_nest}
     %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %51 = arith.maxsi %4, %c0 : index
-    %52 = arith.minsi %51, %arg4 : index
-    %53 = arith.addi %4, %c32 : index
-    %54 = arith.maxsi %53, %c0 : index
+    %54 = arith.maxsi %4, %c0 : index
     %55 = arith.minsi %54, %arg4 : index
-    %56 = arith.subi %52, %4 : index
+    %56 = arith.addi %4, %c32 : index
     %57 = arith.maxsi %56, %c0 : index
-    %58 = arith.minsi %57, %c32 : index
-    %59 = arith.subi %55, %52 : index
+    %58 = arith.minsi %57, %arg4 : index
+    %59 = arith.subi %55, %4 : index
+    %60 = arith.maxsi %59, %c0 : index
+    %61 = arith.minsi %60, %c32 : index
+    %62 = arith.subi %58, %55 : index
     scf.if %24 {
       func.call @baco_boundary_error(%c52_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview_3 = memref.subview %reinterpret_cast_2[%52, %16] [%59, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %60 = arith.index_cast %58 : index to i64
-    %61 = arith.index_cast %59 : index to i64
+    %subview_3 = memref.subview %reinterpret_cast_2[%55, %16] [%62, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %63 = arith.index_cast %61 : index to i64
+    %64 = arith.index_cast %62 : index to i64
     %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %62 = arith.index_cast %intptr_8 : index to i64
-    %63 = arith.index_cast %offset_5 : index to i64
-    %64 = arith.addi %62, %63 : i64
-    %65 = arith.index_cast %strides_7#0 : index to i64
-    %66 = arith.bitcast %arg9 : f32 to i32
-    %67 = arith.extui %66 : i32 to i64
-    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %65, %67) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %68 = arith.divsi %60, %c16_i64 : i64
-    %69 = arith.addi %60, %61 : i64
-    %70 = arith.ceildivsi %69, %c16_i64 : i64
-    %71 = arith.subi %70, %68 : i64
-    %72 = arith.cmpi sgt, %61, %c0_i64 : i64
-    %73 = arith.extui %72 : i1 to i64
-    %74 = arith.muli %71, %73 : i64
-    %75 = arith.muli %74, %47 : i64
-    %76 = arith.index_cast %75 : i64 to index
-    scf.for %arg10 = %c0 to %76 step %c1 {
-      %77 = arith.index_cast %arg10 : index to i64
-      %78 = arith.remsi %77, %74 : i64
-      %79 = arith.divsi %77, %74 : i64
-      %80 = arith.addi %68, %78 : i64
-      %81 = arith.muli %80, %c16_i64 : i64
-      %82 = arith.maxsi %81, %60 : i64
-      %83 = arith.addi %81, %c16_i64 : i64
-      %84 = arith.minsi %83, %69 : i64
-      %85 = arith.subi %84, %82 : i64
-      %86 = arith.subi %82, %60 : i64
-      %87 = arith.muli %86, %65 : i64
-      %88 = arith.addi %64, %87 : i64
-      %89 = arith.muli %79, %c16_i64 : i64
-      %90 = arith.addi %88, %89 : i64
-      %91 = arith.muli %80, %c32_i64 : i64
-      %92 = arith.addi %91, %89 : i64
-      %93 = arith.addi %92, %c64_i64 : i64
-      %94 = arith.ori %93, %c2147483648_i64 : i64
-      %95 = arith.subi %82, %81 : i64
-      %96 = arith.addi %94, %95 : i64
-      %97 = arith.subi %27, %89 : i64
-      %98 = arith.minsi %97, %c16_i64 : i64
-      "instgem.mvout"(%90, %96, %98, %85) : (i64, i64, i64, i64) -> ()
+    %65 = arith.index_cast %intptr_8 : index to i64
+    %66 = arith.index_cast %offset_5 : index to i64
+    %67 = arith.addi %65, %66 : i64
+    %68 = arith.index_cast %strides_7#0 : index to i64
+    %69 = arith.bitcast %arg9 : f32 to i32
+    %70 = arith.extui %69 : i32 to i64
+    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %68, %70) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %71 = arith.divsi %63, %c16_i64 : i64
+    %72 = arith.addi %63, %64 : i64
+    %73 = arith.ceildivsi %72, %c16_i64 : i64
+    %74 = arith.subi %73, %71 : i64
+    %75 = arith.cmpi sgt, %64, %c0_i64 : i64
+    %76 = arith.extui %75 : i1 to i64
+    %77 = arith.muli %74, %76 : i64
+    %78 = arith.muli %77, %50 : i64
+    %79 = arith.index_cast %78 : i64 to index
+    scf.for %arg10 = %c0 to %79 step %c1 {
+      %80 = arith.index_cast %arg10 : index to i64
+      %81 = arith.remsi %80, %77 : i64
+      %82 = arith.divsi %80, %77 : i64
+      %83 = arith.addi %71, %81 : i64
+      %84 = arith.muli %83, %c16_i64 : i64
+      %85 = arith.maxsi %84, %63 : i64
+      %86 = arith.addi %84, %c16_i64 : i64
+      %87 = arith.minsi %86, %72 : i64
+      %88 = arith.subi %87, %85 : i64
+      %89 = arith.subi %85, %63 : i64
+      %90 = arith.muli %89, %68 : i64
+      %91 = arith.addi %67, %90 : i64
+      %92 = arith.muli %82, %c16_i64 : i64
+      %93 = arith.addi %91, %92 : i64
+      %94 = arith.muli %83, %c32_i64 : i64
+      %95 = arith.addi %94, %92 : i64
+      %96 = arith.addi %95, %c64_i64 : i64
+      %97 = arith.ori %96, %c2147483648_i64 : i64
+      %98 = arith.subi %85, %84 : i64
+      %99 = arith.addi %97, %98 : i64
+      %100 = arith.subi %27, %92 : i64
+      %101 = arith.minsi %100, %c16_i64 : i64
+      "instgem.mvout"(%93, %99, %101, %88) : (i64, i64, i64, i64) -> ()
     }
     "instgem.fence"() : () -> ()
     return

@@ -20,8 +20,6 @@
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
-// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -161,29 +159,35 @@ module {
       %58 = arith.muli %42, %57 : i64
       %59 = arith.index_cast %58 : i64 to index
       %60 = arith.ceildivsi %27, %c16_i64 : i64
-      %61 = arith.muli %60, %57 : i64
-      %62 = arith.index_cast %61 : i64 to index
+      %61 = arith.cmpi sgt, %27, %c0_i64 : i64
+      %62 = arith.extui %61 : i1 to i64
+      %63 = arith.muli %60, %62 : i64
+      %64 = arith.muli %63, %57 : i64
+      %65 = arith.index_cast %64 : i64 to index
       %subview_8 = memref.subview %reinterpret_cast_0[%46, %17] [%50, %24] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %63 = arith.index_cast %49 : index to i64
+      %66 = arith.index_cast %49 : index to i64
       %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %64 = arith.index_cast %intptr_13 : index to i64
-      %65 = arith.index_cast %offset_10 : index to i64
-      %66 = arith.addi %64, %65 : i64
-      %67 = arith.index_cast %strides_12#0 : index to i64
-      %68 = arith.ceildivsi %29, %c64_i64 : i64
-      %69 = arith.divsi %63, %c16_i64 : i64
-      %70 = arith.addi %63, %52 : i64
-      %71 = arith.ceildivsi %70, %c16_i64 : i64
-      %72 = arith.subi %71, %69 : i64
-      %73 = arith.cmpi sgt, %52, %c0_i64 : i64
-      %74 = arith.extui %73 : i1 to i64
-      %75 = arith.muli %72, %74 : i64
-      %76 = arith.muli %75, %68 : i64
-      %77 = arith.index_cast %76 : i64 to index
-      %78 = arith.ceildivsi %63, %c16_i64 : i64
-      %79 = arith.muli %78, %68 : i64
+      %67 = arith.index_cast %intptr_13 : index to i64
+      %68 = arith.index_cast %offset_10 : index to i64
+      %69 = arith.addi %67, %68 : i64
+      %70 = arith.index_cast %strides_12#0 : index to i64
+      %71 = arith.ceildivsi %29, %c64_i64 : i64
+      %72 = arith.divsi %66, %c16_i64 : i64
+      %73 = arith.addi %66, %52 : i64
+      %74 = arith.ceildivsi %73, %c16_i64 : i64
+      %75 = arith.subi %74, %72 : i64
+      %76 = arith.cmpi sgt, %52, %c0_i64 : i64
+      %77 = arith.extui %76 : i1 to i64
+      %78 = arith.muli %75, %77 : i64
+      %79 = arith.muli %78, %71 : i64
       %80 = arith.index_cast %79 : i64 to index
+      %81 = arith.ceildivsi %66, %c16_i64 : i64
+      %82 = arith.cmpi sgt, %66, %c0_i64 : i64
+      %83 = arith.extui %82 : i1 to i64
+      %84 = arith.muli %81, %83 : i64
+      %85 = arith.muli %84, %71 : i64
+      %86 = arith.index_cast %85 : i64 to index
       scf.if %51 {
         func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
       }
@@ -191,158 +195,174 @@ module {
         func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
       }
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %56) : (i64, i64, i64, i64, i64, i64) -> ()
-      "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %67) : (i64, i64, i64, i64, i64, i64) -> ()
-      %81 = arith.minsi %59, %c1 : index
-      %82 = arith.minsi %62, %c1 : index
-      %83 = arith.minsi %77, %c1 : index
-      %84 = arith.minsi %80, %c1 : index
-      scf.for %arg7 = %c0 to %81 step %c1 {
-        %85 = arith.index_cast %arg7 : index to i64
-        %86 = arith.divsi %85, %57 : i64
-        %87 = arith.addi %36, %86 : i64
-        %88 = arith.remsi %85, %57 : i64
-        %89 = arith.muli %87, %c16_i64 : i64
-        %90 = arith.maxsi %89, %27 : i64
-        %91 = arith.addi %89, %c16_i64 : i64
-        %92 = arith.minsi %91, %37 : i64
-        %93 = arith.subi %92, %90 : i64
-        %94 = arith.subi %90, %27 : i64
-        %95 = arith.muli %94, %56 : i64
-        %96 = arith.addi %55, %95 : i64
-        %97 = arith.muli %88, %c64_i64 : i64
-        %98 = arith.addi %96, %97 : i64
-        %99 = arith.muli %87, %c32_i64 : i64
-        %100 = arith.addi %99, %97 : i64
-        %101 = arith.subi %90, %89 : i64
-        %102 = arith.addi %100, %101 : i64
-        %103 = arith.subi %52, %97 : i64
-        %104 = arith.minsi %103, %c64_i64 : i64
-        "instgem.mvin"(%98, %102, %104, %93) : (i64, i64, i64, i64) -> ()
+      "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %70) : (i64, i64, i64, i64, i64, i64) -> ()
+      %87 = arith.minsi %59, %c1 : index
+      %88 = arith.minsi %65, %c1 : index
+      %89 = arith.minsi %80, %c1 : index
+      %90 = arith.minsi %86, %c1 : index
+      scf.for %arg7 = %c0 to %87 step %c1 {
+        %91 = arith.index_cast %arg7 : index to i64
+        %92 = arith.divsi %91, %57 : i64
+        %93 = arith.addi %36, %92 : i64
+        %94 = arith.remsi %91, %57 : i64
+        %95 = arith.muli %93, %c16_i64 : i64
+        %96 = arith.maxsi %95, %27 : i64
+        %97 = arith.addi %95, %c16_i64 : i64
+        %98 = arith.minsi %97, %37 : i64
+        %99 = arith.subi %98, %96 : i64
+        %100 = arith.subi %96, %27 : i64
+        %101 = arith.muli %100, %56 : i64
+        %102 = arith.addi %55, %101 : i64
+        %103 = arith.muli %94, %c64_i64 : i64
+        %104 = arith.addi %102, %103 : i64
+        %105 = arith.muli %93, %c32_i64 : i64
+        %106 = arith.addi %105, %103 : i64
+        %107 = arith.subi %96, %95 : i64
+        %108 = arith.addi %106, %107 : i64
+        %109 = arith.subi %52, %103 : i64
+        %110 = arith.minsi %109, %c64_i64 : i64
+        "instgem.mvin"(%104, %108, %110, %99) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg7 = %c0 to %82 step %c1 {
-        %85 = arith.index_cast %arg7 : index to i64
-        %86 = arith.divsi %85, %57 : i64
-        %87 = arith.remsi %85, %57 : i64
-        %88 = arith.muli %86, %c32_i64 : i64
-        %89 = arith.muli %87, %c64_i64 : i64
-        %90 = arith.addi %88, %89 : i64
-        %91 = arith.subi %52, %89 : i64
-        %92 = arith.minsi %91, %c64_i64 : i64
-        %93 = arith.muli %86, %c16_i64 : i64
-        %94 = arith.subi %27, %93 : i64
-        %95 = arith.minsi %94, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %90, %92, %95) : (i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %c0 to %88 step %c1 {
+        %91 = arith.index_cast %arg7 : index to i64
+        %92 = arith.divsi %91, %57 : i64
+        %93 = arith.remsi %91, %57 : i64
+        %94 = arith.muli %92, %c16_i64 : i64
+        %95 = arith.maxsi %94, %c0_i64 : i64
+        %96 = arith.addi %94, %c16_i64 : i64
+        %97 = arith.minsi %96, %27 : i64
+        %98 = arith.subi %97, %95 : i64
+        %99 = arith.muli %92, %c32_i64 : i64
+        %100 = arith.muli %93, %c64_i64 : i64
+        %101 = arith.addi %99, %100 : i64
+        %102 = arith.subi %95, %94 : i64
+        %103 = arith.addi %101, %102 : i64
+        %104 = arith.subi %52, %100 : i64
+        %105 = arith.minsi %104, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %103, %105, %98) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg7 = %c0 to %83 step %c1 {
-        %85 = arith.index_cast %arg7 : index to i64
-        %86 = arith.divsi %85, %68 : i64
-        %87 = arith.addi %69, %86 : i64
-        %88 = arith.remsi %85, %68 : i64
-        %89 = arith.muli %87, %c16_i64 : i64
-        %90 = arith.maxsi %89, %63 : i64
-        %91 = arith.addi %89, %c16_i64 : i64
-        %92 = arith.minsi %91, %70 : i64
-        %93 = arith.subi %92, %90 : i64
-        %94 = arith.subi %90, %63 : i64
-        %95 = arith.muli %94, %67 : i64
-        %96 = arith.addi %66, %95 : i64
-        %97 = arith.muli %88, %c64_i64 : i64
-        %98 = arith.addi %96, %97 : i64
-        %99 = arith.addi %89, %97 : i64
-        %100 = arith.addi %99, %c128_i64 : i64
-        %101 = arith.subi %90, %89 : i64
-        %102 = arith.addi %100, %101 : i64
-        %103 = arith.subi %29, %97 : i64
-        %104 = arith.minsi %103, %c64_i64 : i64
-        "instgem.mvin2"(%98, %102, %104, %93) : (i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %c0 to %89 step %c1 {
+        %91 = arith.index_cast %arg7 : index to i64
+        %92 = arith.divsi %91, %71 : i64
+        %93 = arith.addi %72, %92 : i64
+        %94 = arith.remsi %91, %71 : i64
+        %95 = arith.muli %93, %c16_i64 : i64
+        %96 = arith.maxsi %95, %66 : i64
+        %97 = arith.addi %95, %c16_i64 : i64
+        %98 = arith.minsi %97, %73 : i64
+        %99 = arith.subi %98, %96 : i64
+        %100 = arith.subi %96, %66 : i64
+        %101 = arith.muli %100, %70 : i64
+        %102 = arith.addi %69, %101 : i64
+        %103 = arith.muli %94, %c64_i64 : i64
+        %104 = arith.addi %102, %103 : i64
+        %105 = arith.addi %95, %103 : i64
+        %106 = arith.addi %105, %c128_i64 : i64
+        %107 = arith.subi %96, %95 : i64
+        %108 = arith.addi %106, %107 : i64
+        %109 = arith.subi %29, %103 : i64
+        %110 = arith.minsi %109, %c64_i64 : i64
+        "instgem.mvin2"(%104, %108, %110, %99) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg7 = %c0 to %84 step %c1 {
-        %85 = arith.index_cast %arg7 : index to i64
-        %86 = arith.divsi %85, %68 : i64
-        %87 = arith.remsi %85, %68 : i64
-        %88 = arith.muli %86, %c16_i64 : i64
-        %89 = arith.muli %87, %c64_i64 : i64
-        %90 = arith.addi %88, %89 : i64
-        %91 = arith.addi %90, %c128_i64 : i64
-        %92 = arith.subi %29, %89 : i64
-        %93 = arith.minsi %92, %c64_i64 : i64
-        %94 = arith.subi %63, %88 : i64
-        %95 = arith.minsi %94, %c16_i64 : i64
-        "instgem.mvin2"(%c0_i64, %91, %93, %95) : (i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %c0 to %90 step %c1 {
+        %91 = arith.index_cast %arg7 : index to i64
+        %92 = arith.divsi %91, %71 : i64
+        %93 = arith.remsi %91, %71 : i64
+        %94 = arith.muli %92, %c16_i64 : i64
+        %95 = arith.maxsi %94, %c0_i64 : i64
+        %96 = arith.addi %94, %c16_i64 : i64
+        %97 = arith.minsi %96, %66 : i64
+        %98 = arith.subi %97, %95 : i64
+        %99 = arith.muli %93, %c64_i64 : i64
+        %100 = arith.addi %94, %99 : i64
+        %101 = arith.addi %100, %c128_i64 : i64
+        %102 = arith.subi %95, %94 : i64
+        %103 = arith.addi %101, %102 : i64
+        %104 = arith.subi %29, %99 : i64
+        %105 = arith.minsi %104, %c64_i64 : i64
+        "instgem.mvin2"(%c0_i64, %103, %105, %98) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg7 = %81 to %59 step %c1 {
-        %85 = arith.index_cast %arg7 : index to i64
-        %86 = arith.divsi %85, %57 : i64
-        %87 = arith.addi %36, %86 : i64
-        %88 = arith.remsi %85, %57 : i64
-        %89 = arith.muli %87, %c16_i64 : i64
-        %90 = arith.maxsi %89, %27 : i64
-        %91 = arith.addi %89, %c16_i64 : i64
-        %92 = arith.minsi %91, %37 : i64
-        %93 = arith.subi %92, %90 : i64
-        %94 = arith.subi %90, %27 : i64
-        %95 = arith.muli %94, %56 : i64
-        %96 = arith.addi %55, %95 : i64
-        %97 = arith.muli %88, %c64_i64 : i64
-        %98 = arith.addi %96, %97 : i64
-        %99 = arith.muli %87, %c32_i64 : i64
-        %100 = arith.addi %99, %97 : i64
-        %101 = arith.subi %90, %89 : i64
-        %102 = arith.addi %100, %101 : i64
-        %103 = arith.subi %52, %97 : i64
-        %104 = arith.minsi %103, %c64_i64 : i64
-        "instgem.mvin"(%98, %102, %104, %93) : (i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %87 to %59 step %c1 {
+        %91 = arith.index_cast %arg7 : index to i64
+        %92 = arith.divsi %91, %57 : i64
+        %93 = arith.addi %36, %92 : i64
+        %94 = arith.remsi %91, %57 : i64
+        %95 = arith.muli %93, %c16_i64 : i64
+        %96 = arith.maxsi %95, %27 : i64
+        %97 = arith.addi %95, %c16_i64 : i64
+        %98 = arith.minsi %97, %37 : i64
+        %99 = arith.subi %98, %96 : i64
+        %100 = arith.subi %96, %27 : i64
+        %101 = arith.muli %100, %56 : i64
+        %102 = arith.addi %55, %101 : i64
+        %103 = arith.muli %94, %c64_i64 : i64
+        %104 = arith.addi %102, %103 : i64
+        %105 = arith.muli %93, %c32_i64 : i64
+        %106 = arith.addi %105, %103 : i64
+        %107 = arith.subi %96, %95 : i64
+        %108 = arith.addi %106, %107 : i64
+        %109 = arith.subi %52, %103 : i64
+        %110 = arith.minsi %109, %c64_i64 : i64
+        "instgem.mvin"(%104, %108, %110, %99) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg7 = %82 to %62 step %c1 {
-        %85 = arith.index_cast %arg7 : index to i64
-        %86 = arith.divsi %85, %57 : i64
-        %87 = arith.remsi %85, %57 : i64
-        %88 = arith.muli %86, %c32_i64 : i64
-        %89 = arith.muli %87, %c64_i64 : i64
-        %90 = arith.addi %88, %89 : i64
-        %91 = arith.subi %52, %89 : i64
-        %92 = arith.minsi %91, %c64_i64 : i64
-        %93 = arith.muli %86, %c16_i64 : i64
-        %94 = arith.subi %27, %93 : i64
-        %95 = arith.minsi %94, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %90, %92, %95) : (i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %88 to %65 step %c1 {
+        %91 = arith.index_cast %arg7 : index to i64
+        %92 = arith.divsi %91, %57 : i64
+        %93 = arith.remsi %91, %57 : i64
+        %94 = arith.muli %92, %c16_i64 : i64
+        %95 = arith.maxsi %94, %c0_i64 : i64
+        %96 = arith.addi %94, %c16_i64 : i64
+        %97 = arith.minsi %96, %27 : i64
+        %98 = arith.subi %97, %95 : i64
+        %99 = arith.muli %92, %c32_i64 : i64
+        %100 = arith.muli %93, %c64_i64 : i64
+        %101 = arith.addi %99, %100 : i64
+        %102 = arith.subi %95, %94 : i64
+        %103 = arith.addi %101, %102 : i64
+        %104 = arith.subi %52, %100 : i64
+        %105 = arith.minsi %104, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %103, %105, %98) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg7 = %83 to %77 step %c1 {
-        %85 = arith.index_cast %arg7 : index to i64
-        %86 = arith.divsi %85, %68 : i64
-        %87 = arith.addi %69, %86 : i64
-        %88 = arith.remsi %85, %68 : i64
-        %89 = arith.muli %87, %c16_i64 : i64
-        %90 = arith.maxsi %89, %63 : i64
-        %91 = arith.addi %89, %c16_i64 : i64
-        %92 = arith.minsi %91, %70 : i64
-        %93 = arith.subi %92, %90 : i64
-        %94 = arith.subi %90, %63 : i64
-        %95 = arith.muli %94, %67 : i64
-        %96 = arith.addi %66, %95 : i64
-        %97 = arith.muli %88, %c64_i64 : i64
-        %98 = arith.addi %96, %97 : i64
-        %99 = arith.addi %89, %97 : i64
-        %100 = arith.addi %99, %c128_i64 : i64
-        %101 = arith.subi %90, %89 : i64
-        %102 = arith.addi %100, %101 : i64
-        %103 = arith.subi %29, %97 : i64
-        %104 = arith.minsi %103, %c64_i64 : i64
-        "instgem.mvin2"(%98, %102, %104, %93) : (i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %89 to %80 step %c1 {
+        %91 = arith.index_cast %arg7 : index to i64
+        %92 = arith.divsi %91, %71 : i64
+        %93 = arith.addi %72, %92 : i64
+        %94 = arith.remsi %91, %71 : i64
+        %95 = arith.muli %93, %c16_i64 : i64
+        %96 = arith.maxsi %95, %66 : i64
+        %97 = arith.addi %95, %c16_i64 : i64
+        %98 = arith.minsi %97, %73 : i64
+        %99 = arith.subi %98, %96 : i64
+        %100 = arith.subi %96, %66 : i64
+        %101 = arith.muli %100, %70 : i64
+        %102 = arith.addi %69, %101 : i64
+        %103 = arith.muli %94, %c64_i64 : i64
+        %104 = arith.addi %102, %103 : i64
+        %105 = arith.addi %95, %103 : i64
+        %106 = arith.addi %105, %c128_i64 : i64
+        %107 = arith.subi %96, %95 : i64
+        %108 = arith.addi %106, %107 : i64
+        %109 = arith.subi %29, %103 : i64
+        %110 = arith.minsi %109, %c64_i64 : i64
+        "instgem.mvin2"(%104, %108, %110, %99) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg7 = %84 to %80 step %c1 {
-        %85 = arith.index_cast %arg7 : index to i64
-        %86 = arith.divsi %85, %68 : i64
-        %87 = arith.remsi %85, %68 : i64
-        %88 = arith.muli %86, %c16_i64 : i64
-        %89 = arith.muli %87, %c64_i64 : i64
-        %90 = arith.addi %88, %89 : i64
-        %91 = arith.addi %90, %c128_i64 : i64
-        %92 = arith.subi %29, %89 : i64
-        %93 = arith.minsi %92, %c64_i64 : i64
-        %94 = arith.subi %63, %88 : i64
-        %95 = arith.minsi %94, %c16_i64 : i64
-        "instgem.mvin2"(%c0_i64, %91, %93, %95) : (i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %90 to %86 step %c1 {
+        %91 = arith.index_cast %arg7 : index to i64
+        %92 = arith.divsi %91, %71 : i64
+        %93 = arith.remsi %91, %71 : i64
+        %94 = arith.muli %92, %c16_i64 : i64
+        %95 = arith.maxsi %94, %c0_i64 : i64
+        %96 = arith.addi %94, %c16_i64 : i64
+        %97 = arith.minsi %96, %66 : i64
+        %98 = arith.subi %97, %95 : i64
+        %99 = arith.muli %93, %c64_i64 : i64
+        %100 = arith.addi %94, %99 : i64
+        %101 = arith.addi %100, %c128_i64 : i64
+        %102 = arith.subi %95, %94 : i64
+        %103 = arith.addi %101, %102 : i64
+        %104 = arith.subi %29, %99 : i64
+        %105 = arith.minsi %104, %c64_i64 : i64
+        "instgem.mvin2"(%c0_i64, %103, %105, %98) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %45:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
@@ -411,41 +431,47 @@ module {
       %99 = arith.muli %42, %98 : i64
       %100 = arith.index_cast %99 : i64 to index
       %101 = arith.ceildivsi %27, %c16_i64 : i64
-      %102 = arith.muli %101, %98 : i64
-      %103 = arith.index_cast %102 : i64 to index
-      %104 = arith.addi %arg9, %c64 : index
-      %105 = arith.maxsi %104, %c0 : index
-      %106 = arith.minsi %105, %arg5 : index
-      %107 = arith.subi %64, %62 : index
+      %102 = arith.cmpi sgt, %27, %c0_i64 : i64
+      %103 = arith.extui %102 : i1 to i64
+      %104 = arith.muli %101, %103 : i64
+      %105 = arith.muli %104, %98 : i64
+      %106 = arith.index_cast %105 : i64 to index
+      %107 = arith.addi %arg9, %c64 : index
       %108 = arith.maxsi %107, %c0 : index
-      %109 = arith.minsi %108, %c32 : index
-      %110 = arith.subi %106, %64 : index
-      %subview_8 = memref.subview %reinterpret_cast_0[%64, %17] [%110, %24] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %111 = arith.muli %91, %c32_i64 : i64
-      %112 = arith.addi %111, %c128_i64 : i64
-      %113 = arith.index_cast %109 : index to i64
-      %114 = arith.index_cast %110 : index to i64
+      %109 = arith.minsi %108, %arg5 : index
+      %110 = arith.subi %64, %62 : index
+      %111 = arith.maxsi %110, %c0 : index
+      %112 = arith.minsi %111, %c32 : index
+      %113 = arith.subi %109, %64 : index
+      %subview_8 = memref.subview %reinterpret_cast_0[%64, %17] [%113, %24] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %114 = arith.muli %91, %c32_i64 : i64
+      %115 = arith.addi %114, %c128_i64 : i64
+      %116 = arith.index_cast %112 : index to i64
+      %117 = arith.index_cast %113 : index to i64
       %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %115 = arith.index_cast %intptr_13 : index to i64
-      %116 = arith.index_cast %offset_10 : index to i64
-      %117 = arith.addi %115, %116 : i64
-      %118 = arith.index_cast %strides_12#0 : index to i64
-      %119 = arith.ceildivsi %29, %c64_i64 : i64
-      %120 = arith.divsi %113, %c16_i64 : i64
-      %121 = arith.addi %113, %114 : i64
-      %122 = arith.ceildivsi %121, %c16_i64 : i64
-      %123 = arith.subi %122, %120 : i64
-      %124 = arith.cmpi sgt, %114, %c0_i64 : i64
-      %125 = arith.extui %124 : i1 to i64
-      %126 = arith.muli %123, %125 : i64
-      %127 = arith.muli %126, %119 : i64
-      %128 = arith.index_cast %127 : i64 to index
-      %129 = arith.ceildivsi %113, %c16_i64 : i64
-      %130 = arith.muli %129, %119 : i64
+      %118 = arith.index_cast %intptr_13 : index to i64
+      %119 = arith.index_cast %offset_10 : index to i64
+      %120 = arith.addi %118, %119 : i64
+      %121 = arith.index_cast %strides_12#0 : index to i64
+      %122 = arith.ceildivsi %29, %c64_i64 : i64
+      %123 = arith.divsi %116, %c16_i64 : i64
+      %124 = arith.addi %116, %117 : i64
+      %125 = arith.ceildivsi %124, %c16_i64 : i64
+      %126 = arith.subi %125, %123 : i64
+      %127 = arith.cmpi sgt, %117, %c0_i64 : i64
+      %128 = arith.extui %127 : i1 to i64
+      %129 = arith.muli %126, %128 : i64
+      %130 = arith.muli %129, %122 : i64
       %131 = arith.index_cast %130 : i64 to index
-      %132 = arith.cmpi slt, %76, %6 : index
-      scf.if %132 {
+      %132 = arith.ceildivsi %116, %c16_i64 : i64
+      %133 = arith.cmpi sgt, %116, %c0_i64 : i64
+      %134 = arith.extui %133 : i1 to i64
+      %135 = arith.muli %132, %134 : i64
+      %136 = arith.muli %135, %122 : i64
+      %137 = arith.index_cast %136 : i64 to index
+      %138 = arith.cmpi slt, %76, %6 : index
+      scf.if %138 {
         scf.if %89 {
           func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
         }
@@ -453,409 +479,425 @@ module {
           func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
         }
         "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %97) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %118) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %121) : (i64, i64, i64, i64, i64, i64) -> ()
       }
-      %133 = arith.maxsi %81, %c1 : index
-      %134 = arith.ceildivsi %100, %133 : index
-      %135 = arith.ceildivsi %103, %133 : index
-      %136 = arith.ceildivsi %128, %133 : index
-      %137 = arith.ceildivsi %131, %133 : index
+      %139 = arith.maxsi %81, %c1 : index
+      %140 = arith.ceildivsi %100, %139 : index
+      %141 = arith.ceildivsi %106, %139 : index
+      %142 = arith.ceildivsi %131, %139 : index
+      %143 = arith.ceildivsi %137, %139 : index
       scf.for %arg10 = %c0 to %81 step %c1 {
-        scf.if %132 {
-          %157 = arith.muli %arg10, %134 : index
-          %158 = arith.minsi %157, %100 : index
-          %159 = arith.addi %158, %134 : index
-          %160 = arith.minsi %159, %100 : index
-          scf.for %arg11 = %158 to %160 step %c1 {
-            %173 = arith.index_cast %arg11 : index to i64
-            %174 = arith.divsi %173, %98 : i64
-            %175 = arith.addi %36, %174 : i64
-            %176 = arith.remsi %173, %98 : i64
-            %177 = arith.muli %175, %c16_i64 : i64
-            %178 = arith.maxsi %177, %27 : i64
-            %179 = arith.addi %177, %c16_i64 : i64
-            %180 = arith.minsi %179, %37 : i64
-            %181 = arith.subi %180, %178 : i64
-            %182 = arith.subi %178, %27 : i64
-            %183 = arith.muli %182, %97 : i64
-            %184 = arith.addi %96, %183 : i64
-            %185 = arith.muli %176, %c64_i64 : i64
-            %186 = arith.addi %184, %185 : i64
-            %187 = arith.muli %175, %c32_i64 : i64
-            %188 = arith.addi %187, %185 : i64
-            %189 = arith.addi %188, %92 : i64
-            %190 = arith.subi %178, %177 : i64
-            %191 = arith.addi %189, %190 : i64
-            %192 = arith.subi %93, %185 : i64
-            %193 = arith.minsi %192, %c64_i64 : i64
-            "instgem.mvin"(%186, %191, %193, %181) : (i64, i64, i64, i64) -> ()
+        scf.if %138 {
+          %163 = arith.muli %arg10, %140 : index
+          %164 = arith.minsi %163, %100 : index
+          %165 = arith.addi %164, %140 : index
+          %166 = arith.minsi %165, %100 : index
+          scf.for %arg11 = %164 to %166 step %c1 {
+            %179 = arith.index_cast %arg11 : index to i64
+            %180 = arith.divsi %179, %98 : i64
+            %181 = arith.addi %36, %180 : i64
+            %182 = arith.remsi %179, %98 : i64
+            %183 = arith.muli %181, %c16_i64 : i64
+            %184 = arith.maxsi %183, %27 : i64
+            %185 = arith.addi %183, %c16_i64 : i64
+            %186 = arith.minsi %185, %37 : i64
+            %187 = arith.subi %186, %184 : i64
+            %188 = arith.subi %184, %27 : i64
+            %189 = arith.muli %188, %97 : i64
+            %190 = arith.addi %96, %189 : i64
+            %191 = arith.muli %182, %c64_i64 : i64
+            %192 = arith.addi %190, %191 : i64
+            %193 = arith.muli %181, %c32_i64 : i64
+            %194 = arith.addi %193, %191 : i64
+            %195 = arith.addi %194, %92 : i64
+            %196 = arith.subi %184, %183 : i64
+            %197 = arith.addi %195, %196 : i64
+            %198 = arith.subi %93, %191 : i64
+            %199 = arith.minsi %198, %c64_i64 : i64
+            "instgem.mvin"(%192, %197, %199, %187) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          %161 = arith.muli %arg10, %135 : index
-          %162 = arith.minsi %161, %103 : index
-          %163 = arith.addi %162, %135 : index
-          %164 = arith.minsi %163, %103 : index
-          scf.for %arg11 = %162 to %164 step %c1 {
-            %173 = arith.index_cast %arg11 : index to i64
-            %174 = arith.divsi %173, %98 : i64
-            %175 = arith.remsi %173, %98 : i64
-            %176 = arith.muli %174, %c32_i64 : i64
-            %177 = arith.muli %175, %c64_i64 : i64
-            %178 = arith.addi %176, %177 : i64
-            %179 = arith.addi %178, %92 : i64
-            %180 = arith.subi %93, %177 : i64
-            %181 = arith.minsi %180, %c64_i64 : i64
-            %182 = arith.muli %174, %c16_i64 : i64
-            %183 = arith.subi %27, %182 : i64
-            %184 = arith.minsi %183, %c16_i64 : i64
-            "instgem.mvin"(%c0_i64, %179, %181, %184) : (i64, i64, i64, i64) -> ()
+          %167 = arith.muli %arg10, %141 : index
+          %168 = arith.minsi %167, %106 : index
+          %169 = arith.addi %168, %141 : index
+          %170 = arith.minsi %169, %106 : index
+          scf.for %arg11 = %168 to %170 step %c1 {
+            %179 = arith.index_cast %arg11 : index to i64
+            %180 = arith.divsi %179, %98 : i64
+            %181 = arith.remsi %179, %98 : i64
+            %182 = arith.muli %180, %c16_i64 : i64
+            %183 = arith.maxsi %182, %c0_i64 : i64
+            %184 = arith.addi %182, %c16_i64 : i64
+            %185 = arith.minsi %184, %27 : i64
+            %186 = arith.subi %185, %183 : i64
+            %187 = arith.muli %180, %c32_i64 : i64
+            %188 = arith.muli %181, %c64_i64 : i64
+            %189 = arith.addi %187, %188 : i64
+            %190 = arith.addi %189, %92 : i64
+            %191 = arith.subi %183, %182 : i64
+            %192 = arith.addi %190, %191 : i64
+            %193 = arith.subi %93, %188 : i64
+            %194 = arith.minsi %193, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64, %192, %194, %186) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          %165 = arith.muli %arg10, %136 : index
-          %166 = arith.minsi %165, %128 : index
-          %167 = arith.addi %166, %136 : index
-          %168 = arith.minsi %167, %128 : index
-          scf.for %arg11 = %166 to %168 step %c1 {
-            %173 = arith.index_cast %arg11 : index to i64
-            %174 = arith.divsi %173, %119 : i64
-            %175 = arith.addi %120, %174 : i64
-            %176 = arith.remsi %173, %119 : i64
-            %177 = arith.muli %175, %c16_i64 : i64
-            %178 = arith.maxsi %177, %113 : i64
-            %179 = arith.addi %177, %c16_i64 : i64
-            %180 = arith.minsi %179, %121 : i64
-            %181 = arith.subi %180, %178 : i64
-            %182 = arith.subi %178, %113 : i64
-            %183 = arith.muli %182, %118 : i64
-            %184 = arith.addi %117, %183 : i64
-            %185 = arith.muli %176, %c64_i64 : i64
-            %186 = arith.addi %184, %185 : i64
-            %187 = arith.addi %177, %185 : i64
-            %188 = arith.addi %187, %112 : i64
-            %189 = arith.subi %178, %177 : i64
-            %190 = arith.addi %188, %189 : i64
-            %191 = arith.subi %29, %185 : i64
-            %192 = arith.minsi %191, %c64_i64 : i64
-            "instgem.mvin2"(%186, %190, %192, %181) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          %169 = arith.muli %arg10, %137 : index
-          %170 = arith.minsi %169, %131 : index
-          %171 = arith.addi %170, %137 : index
+          %171 = arith.muli %arg10, %142 : index
           %172 = arith.minsi %171, %131 : index
-          scf.for %arg11 = %170 to %172 step %c1 {
-            %173 = arith.index_cast %arg11 : index to i64
-            %174 = arith.divsi %173, %119 : i64
-            %175 = arith.remsi %173, %119 : i64
-            %176 = arith.muli %174, %c16_i64 : i64
-            %177 = arith.muli %175, %c64_i64 : i64
-            %178 = arith.addi %176, %177 : i64
-            %179 = arith.addi %178, %112 : i64
-            %180 = arith.subi %29, %177 : i64
-            %181 = arith.minsi %180, %c64_i64 : i64
-            %182 = arith.subi %113, %176 : i64
-            %183 = arith.minsi %182, %c16_i64 : i64
-            "instgem.mvin2"(%c0_i64, %179, %181, %183) : (i64, i64, i64, i64) -> ()
+          %173 = arith.addi %172, %142 : index
+          %174 = arith.minsi %173, %131 : index
+          scf.for %arg11 = %172 to %174 step %c1 {
+            %179 = arith.index_cast %arg11 : index to i64
+            %180 = arith.divsi %179, %122 : i64
+            %181 = arith.addi %123, %180 : i64
+            %182 = arith.remsi %179, %122 : i64
+            %183 = arith.muli %181, %c16_i64 : i64
+            %184 = arith.maxsi %183, %116 : i64
+            %185 = arith.addi %183, %c16_i64 : i64
+            %186 = arith.minsi %185, %124 : i64
+            %187 = arith.subi %186, %184 : i64
+            %188 = arith.subi %184, %116 : i64
+            %189 = arith.muli %188, %121 : i64
+            %190 = arith.addi %120, %189 : i64
+            %191 = arith.muli %182, %c64_i64 : i64
+            %192 = arith.addi %190, %191 : i64
+            %193 = arith.addi %183, %191 : i64
+            %194 = arith.addi %193, %115 : i64
+            %195 = arith.subi %184, %183 : i64
+            %196 = arith.addi %194, %195 : i64
+            %197 = arith.subi %29, %191 : i64
+            %198 = arith.minsi %197, %c64_i64 : i64
+            "instgem.mvin2"(%192, %196, %198, %187) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %175 = arith.muli %arg10, %143 : index
+          %176 = arith.minsi %175, %137 : index
+          %177 = arith.addi %176, %143 : index
+          %178 = arith.minsi %177, %137 : index
+          scf.for %arg11 = %176 to %178 step %c1 {
+            %179 = arith.index_cast %arg11 : index to i64
+            %180 = arith.divsi %179, %122 : i64
+            %181 = arith.remsi %179, %122 : i64
+            %182 = arith.muli %180, %c16_i64 : i64
+            %183 = arith.maxsi %182, %c0_i64 : i64
+            %184 = arith.addi %182, %c16_i64 : i64
+            %185 = arith.minsi %184, %116 : i64
+            %186 = arith.subi %185, %183 : i64
+            %187 = arith.muli %181, %c64_i64 : i64
+            %188 = arith.addi %182, %187 : i64
+            %189 = arith.addi %188, %115 : i64
+            %190 = arith.subi %183, %182 : i64
+            %191 = arith.addi %189, %190 : i64
+            %192 = arith.subi %29, %187 : i64
+            %193 = arith.minsi %192, %c64_i64 : i64
+            "instgem.mvin2"(%c0_i64, %191, %193, %186) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
         }
-        %138 = arith.index_cast %arg10 : index to i64
-        %139 = arith.subi %138, %c1_i64 : i64
-        %140 = arith.cmpi sge, %139, %c0_i64 : i64
-        %141 = arith.cmpi slt, %139, %43 : i64
-        %142 = arith.andi %140, %141 : i1
-        %143 = arith.andi %77, %142 : i1
-        %144 = arith.maxsi %75, %c1_i64 : i64
-        %145 = arith.ceildivsi %42, %144 : i64
-        %146 = arith.subi %80, %c1_i64 : i64
-        %147 = arith.cmpi eq, %138, %146 : i64
-        %148 = arith.cmpi slt, %138, %43 : i64
-        %149 = arith.andi %147, %148 : i1
-        %150 = arith.andi %77, %149 : i1
-        %151 = arith.index_cast %75 : i64 to index
-        scf.for %arg11 = %c0 to %151 step %c1 {
-          %157 = arith.index_cast %arg11 : index to i64
-          %158 = arith.muli %157, %145 : i64
-          %159 = arith.minsi %158, %42 : i64
-          scf.if %143 {
-            %179 = arith.addi %159, %145 : i64
-            %180 = arith.minsi %179, %42 : i64
-            %181 = arith.index_cast %159 : i64 to index
-            %182 = arith.index_cast %180 : i64 to index
-            scf.for %arg12 = %181 to %182 step %c1 {
-              %183 = arith.index_cast %arg12 : index to i64
-              %184 = arith.addi %36, %183 : i64
-              %185 = arith.muli %184, %c16_i64 : i64
-              %186 = arith.maxsi %185, %27 : i64
-              %187 = arith.addi %185, %c16_i64 : i64
-              %188 = arith.minsi %187, %37 : i64
-              %189 = arith.subi %188, %186 : i64
-              %190 = arith.subi %186, %27 : i64
-              %191 = arith.muli %190, %35 : i64
-              %192 = arith.addi %33, %191 : i64
-              %193 = arith.muli %139, %c64_i64 : i64
-              %194 = arith.addi %192, %193 : i64
-              %195 = arith.muli %139, %c16_i64 : i64
-              %196 = arith.addi %185, %195 : i64
-              %197 = arith.ori %196, %c2684354560_i64 : i64
-              %198 = arith.subi %186, %185 : i64
-              %199 = arith.addi %197, %198 : i64
-              %200 = arith.subi %29, %195 : i64
-              %201 = arith.minsi %200, %c16_i64 : i64
-              "instgem.mvout"(%194, %199, %201, %189) : (i64, i64, i64, i64) -> ()
-            }
-          }
-          %160 = arith.minsi %37, %c16_i64 : i64
-          %161 = arith.muli %138, %c16_i64 : i64
-          %162 = arith.subi %29, %161 : i64
-          %163 = arith.minsi %162, %c16_i64 : i64
-          %164 = arith.cmpi eq, %157, %c0_i64 : i64
-          %165 = arith.andi %78, %164 : i1
-          %166 = arith.select %165, %c2147483648_i64, %c3221225472_i64 : i64
-          %167 = arith.ori %161, %166 : i64
-          %168 = arith.select %165, %c16_i64, %160 : i64
-          %169 = arith.select %165, %c16_i64, %163 : i64
-          %170 = arith.muli %157, %c16_i64 : i64
-          %171 = arith.addi %170, %161 : i64
-          %172 = arith.addi %171, %70 : i64
-          %173 = arith.subi %73, %170 : i64
-          %174 = arith.minsi %173, %c16_i64 : i64
-          "instgem.preload"(%172, %163, %174, %167, %169, %168) : (i64, i64, i64, i64, i64, i64) -> ()
-          %175 = arith.addi %170, %58 : i64
-          %176 = arith.subi %59, %170 : i64
-          %177 = arith.minsi %176, %c16_i64 : i64
-          "instgem.compute_preloaded"(%175, %177, %160, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %178 = arith.index_cast %38 : i64 to index
-          scf.for %arg12 = %c1 to %178 step %c1 {
-            %179 = arith.index_cast %arg12 : index to i64
-            %180 = arith.muli %179, %c16_i64 : i64
-            %181 = arith.subi %37, %180 : i64
-            %182 = arith.minsi %181, %c16_i64 : i64
-            %183 = arith.addi %180, %161 : i64
-            %184 = arith.ori %183, %166 : i64
-            %185 = arith.select %165, %c16_i64, %182 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %169, %185) : (i64, i64, i64, i64, i64, i64) -> ()
-            %186 = arith.muli %179, %c32_i64 : i64
-            %187 = arith.addi %186, %170 : i64
-            %188 = arith.addi %187, %58 : i64
-            "instgem.compute_accumulated"(%188, %177, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %189 = arith.subi %179, %c1_i64 : i64
-            %190 = arith.subi %75, %c1_i64 : i64
-            %191 = arith.cmpi eq, %157, %190 : i64
-            %192 = arith.andi %150, %191 : i1
-            %193 = arith.cmpi slt, %189, %42 : i64
-            %194 = arith.andi %192, %193 : i1
-            scf.if %194 {
-              %195 = arith.addi %36, %189 : i64
-              %196 = arith.muli %195, %c16_i64 : i64
-              %197 = arith.maxsi %196, %27 : i64
-              %198 = arith.addi %196, %c16_i64 : i64
-              %199 = arith.minsi %198, %37 : i64
-              %200 = arith.subi %199, %197 : i64
-              %201 = arith.subi %197, %27 : i64
-              %202 = arith.muli %201, %35 : i64
-              %203 = arith.addi %33, %202 : i64
-              %204 = arith.muli %138, %c64_i64 : i64
+        %144 = arith.index_cast %arg10 : index to i64
+        %145 = arith.subi %144, %c1_i64 : i64
+        %146 = arith.cmpi sge, %145, %c0_i64 : i64
+        %147 = arith.cmpi slt, %145, %43 : i64
+        %148 = arith.andi %146, %147 : i1
+        %149 = arith.andi %77, %148 : i1
+        %150 = arith.maxsi %75, %c1_i64 : i64
+        %151 = arith.ceildivsi %42, %150 : i64
+        %152 = arith.subi %80, %c1_i64 : i64
+        %153 = arith.cmpi eq, %144, %152 : i64
+        %154 = arith.cmpi slt, %144, %43 : i64
+        %155 = arith.andi %153, %154 : i1
+        %156 = arith.andi %77, %155 : i1
+        %157 = arith.index_cast %75 : i64 to index
+        scf.for %arg11 = %c0 to %157 step %c1 {
+          %163 = arith.index_cast %arg11 : index to i64
+          %164 = arith.muli %163, %151 : i64
+          %165 = arith.minsi %164, %42 : i64
+          scf.if %149 {
+            %185 = arith.addi %165, %151 : i64
+            %186 = arith.minsi %185, %42 : i64
+            %187 = arith.index_cast %165 : i64 to index
+            %188 = arith.index_cast %186 : i64 to index
+            scf.for %arg12 = %187 to %188 step %c1 {
+              %189 = arith.index_cast %arg12 : index to i64
+              %190 = arith.addi %36, %189 : i64
+              %191 = arith.muli %190, %c16_i64 : i64
+              %192 = arith.maxsi %191, %27 : i64
+              %193 = arith.addi %191, %c16_i64 : i64
+              %194 = arith.minsi %193, %37 : i64
+              %195 = arith.subi %194, %192 : i64
+              %196 = arith.subi %192, %27 : i64
+              %197 = arith.muli %196, %35 : i64
+              %198 = arith.addi %33, %197 : i64
+              %199 = arith.muli %145, %c64_i64 : i64
+              %200 = arith.addi %198, %199 : i64
+              %201 = arith.muli %145, %c16_i64 : i64
+              %202 = arith.addi %191, %201 : i64
+              %203 = arith.ori %202, %c2684354560_i64 : i64
+              %204 = arith.subi %192, %191 : i64
               %205 = arith.addi %203, %204 : i64
-              %206 = arith.addi %196, %161 : i64
-              %207 = arith.ori %206, %c2684354560_i64 : i64
-              %208 = arith.subi %197, %196 : i64
-              %209 = arith.addi %207, %208 : i64
-              "instgem.mvout"(%205, %209, %163, %200) : (i64, i64, i64, i64) -> ()
+              %206 = arith.subi %29, %201 : i64
+              %207 = arith.minsi %206, %c16_i64 : i64
+              "instgem.mvout"(%200, %205, %207, %195) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %166 = arith.minsi %37, %c16_i64 : i64
+          %167 = arith.muli %144, %c16_i64 : i64
+          %168 = arith.subi %29, %167 : i64
+          %169 = arith.minsi %168, %c16_i64 : i64
+          %170 = arith.cmpi eq, %163, %c0_i64 : i64
+          %171 = arith.andi %78, %170 : i1
+          %172 = arith.select %171, %c2147483648_i64, %c3221225472_i64 : i64
+          %173 = arith.ori %167, %172 : i64
+          %174 = arith.select %171, %c16_i64, %166 : i64
+          %175 = arith.select %171, %c16_i64, %169 : i64
+          %176 = arith.muli %163, %c16_i64 : i64
+          %177 = arith.addi %176, %167 : i64
+          %178 = arith.addi %177, %70 : i64
+          %179 = arith.subi %73, %176 : i64
+          %180 = arith.minsi %179, %c16_i64 : i64
+          "instgem.preload"(%178, %169, %180, %173, %175, %174) : (i64, i64, i64, i64, i64, i64) -> ()
+          %181 = arith.addi %176, %58 : i64
+          %182 = arith.subi %59, %176 : i64
+          %183 = arith.minsi %182, %c16_i64 : i64
+          "instgem.compute_preloaded"(%181, %183, %166, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %184 = arith.index_cast %38 : i64 to index
+          scf.for %arg12 = %c1 to %184 step %c1 {
+            %185 = arith.index_cast %arg12 : index to i64
+            %186 = arith.muli %185, %c16_i64 : i64
+            %187 = arith.subi %37, %186 : i64
+            %188 = arith.minsi %187, %c16_i64 : i64
+            %189 = arith.addi %186, %167 : i64
+            %190 = arith.ori %189, %172 : i64
+            %191 = arith.select %171, %c16_i64, %188 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %190, %175, %191) : (i64, i64, i64, i64, i64, i64) -> ()
+            %192 = arith.muli %185, %c32_i64 : i64
+            %193 = arith.addi %192, %176 : i64
+            %194 = arith.addi %193, %58 : i64
+            "instgem.compute_accumulated"(%194, %183, %188, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %195 = arith.subi %185, %c1_i64 : i64
+            %196 = arith.subi %75, %c1_i64 : i64
+            %197 = arith.cmpi eq, %163, %196 : i64
+            %198 = arith.andi %156, %197 : i1
+            %199 = arith.cmpi slt, %195, %42 : i64
+            %200 = arith.andi %198, %199 : i1
+            scf.if %200 {
+              %201 = arith.addi %36, %195 : i64
+              %202 = arith.muli %201, %c16_i64 : i64
+              %203 = arith.maxsi %202, %27 : i64
+              %204 = arith.addi %202, %c16_i64 : i64
+              %205 = arith.minsi %204, %37 : i64
+              %206 = arith.subi %205, %203 : i64
+              %207 = arith.subi %203, %27 : i64
+              %208 = arith.muli %207, %35 : i64
+              %209 = arith.addi %33, %208 : i64
+              %210 = arith.muli %144, %c64_i64 : i64
+              %211 = arith.addi %209, %210 : i64
+              %212 = arith.addi %202, %167 : i64
+              %213 = arith.ori %212, %c2684354560_i64 : i64
+              %214 = arith.subi %203, %202 : i64
+              %215 = arith.addi %213, %214 : i64
+              "instgem.mvout"(%211, %215, %169, %206) : (i64, i64, i64, i64) -> ()
             }
           }
         }
-        scf.if %143 {
-          %157 = arith.muli %75, %145 : i64
-          %158 = arith.minsi %157, %42 : i64
-          %159 = arith.index_cast %158 : i64 to index
-          %160 = arith.index_cast %42 : i64 to index
-          scf.for %arg11 = %159 to %160 step %c1 {
-            %161 = arith.index_cast %arg11 : index to i64
-            %162 = arith.addi %36, %161 : i64
-            %163 = arith.muli %162, %c16_i64 : i64
-            %164 = arith.maxsi %163, %27 : i64
-            %165 = arith.addi %163, %c16_i64 : i64
-            %166 = arith.minsi %165, %37 : i64
-            %167 = arith.subi %166, %164 : i64
-            %168 = arith.subi %164, %27 : i64
-            %169 = arith.muli %168, %35 : i64
-            %170 = arith.addi %33, %169 : i64
-            %171 = arith.muli %139, %c64_i64 : i64
-            %172 = arith.addi %170, %171 : i64
-            %173 = arith.muli %139, %c16_i64 : i64
-            %174 = arith.addi %163, %173 : i64
-            %175 = arith.ori %174, %c2684354560_i64 : i64
-            %176 = arith.subi %164, %163 : i64
-            %177 = arith.addi %175, %176 : i64
-            %178 = arith.subi %29, %173 : i64
-            %179 = arith.minsi %178, %c16_i64 : i64
-            "instgem.mvout"(%172, %177, %179, %167) : (i64, i64, i64, i64) -> ()
+        scf.if %149 {
+          %163 = arith.muli %75, %151 : i64
+          %164 = arith.minsi %163, %42 : i64
+          %165 = arith.index_cast %164 : i64 to index
+          %166 = arith.index_cast %42 : i64 to index
+          scf.for %arg11 = %165 to %166 step %c1 {
+            %167 = arith.index_cast %arg11 : index to i64
+            %168 = arith.addi %36, %167 : i64
+            %169 = arith.muli %168, %c16_i64 : i64
+            %170 = arith.maxsi %169, %27 : i64
+            %171 = arith.addi %169, %c16_i64 : i64
+            %172 = arith.minsi %171, %37 : i64
+            %173 = arith.subi %172, %170 : i64
+            %174 = arith.subi %170, %27 : i64
+            %175 = arith.muli %174, %35 : i64
+            %176 = arith.addi %33, %175 : i64
+            %177 = arith.muli %145, %c64_i64 : i64
+            %178 = arith.addi %176, %177 : i64
+            %179 = arith.muli %145, %c16_i64 : i64
+            %180 = arith.addi %169, %179 : i64
+            %181 = arith.ori %180, %c2684354560_i64 : i64
+            %182 = arith.subi %170, %169 : i64
+            %183 = arith.addi %181, %182 : i64
+            %184 = arith.subi %29, %179 : i64
+            %185 = arith.minsi %184, %c16_i64 : i64
+            "instgem.mvout"(%178, %183, %185, %173) : (i64, i64, i64, i64) -> ()
           }
         }
-        %152 = arith.cmpi sgt, %75, %c0_i64 : i64
-        %153 = arith.subi %38, %c1_i64 : i64
-        %154 = arith.maxsi %153, %c0_i64 : i64
-        %155 = arith.minsi %154, %42 : i64
-        %156 = arith.select %152, %155, %c0_i64 : i64
-        scf.if %150 {
-          %157 = arith.index_cast %156 : i64 to index
-          %158 = arith.index_cast %42 : i64 to index
-          scf.for %arg11 = %157 to %158 step %c1 {
-            %159 = arith.index_cast %arg11 : index to i64
-            %160 = arith.addi %36, %159 : i64
-            %161 = arith.muli %160, %c16_i64 : i64
-            %162 = arith.maxsi %161, %27 : i64
-            %163 = arith.addi %161, %c16_i64 : i64
-            %164 = arith.minsi %163, %37 : i64
-            %165 = arith.subi %164, %162 : i64
-            %166 = arith.subi %162, %27 : i64
-            %167 = arith.muli %166, %35 : i64
-            %168 = arith.addi %33, %167 : i64
-            %169 = arith.muli %138, %c64_i64 : i64
-            %170 = arith.addi %168, %169 : i64
-            %171 = arith.muli %138, %c16_i64 : i64
-            %172 = arith.addi %161, %171 : i64
-            %173 = arith.ori %172, %c2684354560_i64 : i64
-            %174 = arith.subi %162, %161 : i64
-            %175 = arith.addi %173, %174 : i64
-            %176 = arith.subi %29, %171 : i64
-            %177 = arith.minsi %176, %c16_i64 : i64
-            "instgem.mvout"(%170, %175, %177, %165) : (i64, i64, i64, i64) -> ()
+        %158 = arith.cmpi sgt, %75, %c0_i64 : i64
+        %159 = arith.subi %38, %c1_i64 : i64
+        %160 = arith.maxsi %159, %c0_i64 : i64
+        %161 = arith.minsi %160, %42 : i64
+        %162 = arith.select %158, %161, %c0_i64 : i64
+        scf.if %156 {
+          %163 = arith.index_cast %162 : i64 to index
+          %164 = arith.index_cast %42 : i64 to index
+          scf.for %arg11 = %163 to %164 step %c1 {
+            %165 = arith.index_cast %arg11 : index to i64
+            %166 = arith.addi %36, %165 : i64
+            %167 = arith.muli %166, %c16_i64 : i64
+            %168 = arith.maxsi %167, %27 : i64
+            %169 = arith.addi %167, %c16_i64 : i64
+            %170 = arith.minsi %169, %37 : i64
+            %171 = arith.subi %170, %168 : i64
+            %172 = arith.subi %168, %27 : i64
+            %173 = arith.muli %172, %35 : i64
+            %174 = arith.addi %33, %173 : i64
+            %175 = arith.muli %144, %c64_i64 : i64
+            %176 = arith.addi %174, %175 : i64
+            %177 = arith.muli %144, %c16_i64 : i64
+            %178 = arith.addi %167, %177 : i64
+            %179 = arith.ori %178, %c2684354560_i64 : i64
+            %180 = arith.subi %168, %167 : i64
+            %181 = arith.addi %179, %180 : i64
+            %182 = arith.subi %29, %177 : i64
+            %183 = arith.minsi %182, %c16_i64 : i64
+            "instgem.mvout"(%176, %181, %183, %171) : (i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %132 {
-        %138 = arith.muli %81, %134 : index
-        %139 = arith.minsi %138, %100 : index
-        scf.for %arg10 = %139 to %100 step %c1 {
-          %146 = arith.index_cast %arg10 : index to i64
-          %147 = arith.divsi %146, %98 : i64
-          %148 = arith.addi %36, %147 : i64
-          %149 = arith.remsi %146, %98 : i64
-          %150 = arith.muli %148, %c16_i64 : i64
-          %151 = arith.maxsi %150, %27 : i64
-          %152 = arith.addi %150, %c16_i64 : i64
-          %153 = arith.minsi %152, %37 : i64
-          %154 = arith.subi %153, %151 : i64
-          %155 = arith.subi %151, %27 : i64
-          %156 = arith.muli %155, %97 : i64
-          %157 = arith.addi %96, %156 : i64
-          %158 = arith.muli %149, %c64_i64 : i64
-          %159 = arith.addi %157, %158 : i64
-          %160 = arith.muli %148, %c32_i64 : i64
-          %161 = arith.addi %160, %158 : i64
-          %162 = arith.addi %161, %92 : i64
-          %163 = arith.subi %151, %150 : i64
+      scf.if %138 {
+        %144 = arith.muli %81, %140 : index
+        %145 = arith.minsi %144, %100 : index
+        scf.for %arg10 = %145 to %100 step %c1 {
+          %152 = arith.index_cast %arg10 : index to i64
+          %153 = arith.divsi %152, %98 : i64
+          %154 = arith.addi %36, %153 : i64
+          %155 = arith.remsi %152, %98 : i64
+          %156 = arith.muli %154, %c16_i64 : i64
+          %157 = arith.maxsi %156, %27 : i64
+          %158 = arith.addi %156, %c16_i64 : i64
+          %159 = arith.minsi %158, %37 : i64
+          %160 = arith.subi %159, %157 : i64
+          %161 = arith.subi %157, %27 : i64
+          %162 = arith.muli %161, %97 : i64
+          %163 = arith.addi %96, %162 : i64
+          %164 = arith.muli %155, %c64_i64 : i64
+          %165 = arith.addi %163, %164 : i64
+          %166 = arith.muli %154, %c32_i64 : i64
+          %167 = arith.addi %166, %164 : i64
+          %168 = arith.addi %167, %92 : i64
+          %169 = arith.subi %157, %156 : i64
+          %170 = arith.addi %168, %169 : i64
+          %171 = arith.subi %93, %164 : i64
+          %172 = arith.minsi %171, %c64_i64 : i64
+          "instgem.mvin"(%165, %170, %172, %160) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %146 = arith.muli %81, %141 : index
+        %147 = arith.minsi %146, %106 : index
+        scf.for %arg10 = %147 to %106 step %c1 {
+          %152 = arith.index_cast %arg10 : index to i64
+          %153 = arith.divsi %152, %98 : i64
+          %154 = arith.remsi %152, %98 : i64
+          %155 = arith.muli %153, %c16_i64 : i64
+          %156 = arith.maxsi %155, %c0_i64 : i64
+          %157 = arith.addi %155, %c16_i64 : i64
+          %158 = arith.minsi %157, %27 : i64
+          %159 = arith.subi %158, %156 : i64
+          %160 = arith.muli %153, %c32_i64 : i64
+          %161 = arith.muli %154, %c64_i64 : i64
+          %162 = arith.addi %160, %161 : i64
+          %163 = arith.addi %162, %92 : i64
+          %164 = arith.subi %156, %155 : i64
+          %165 = arith.addi %163, %164 : i64
+          %166 = arith.subi %93, %161 : i64
+          %167 = arith.minsi %166, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %165, %167, %159) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %148 = arith.muli %81, %142 : index
+        %149 = arith.minsi %148, %131 : index
+        scf.for %arg10 = %149 to %131 step %c1 {
+          %152 = arith.index_cast %arg10 : index to i64
+          %153 = arith.divsi %152, %122 : i64
+          %154 = arith.addi %123, %153 : i64
+          %155 = arith.remsi %152, %122 : i64
+          %156 = arith.muli %154, %c16_i64 : i64
+          %157 = arith.maxsi %156, %116 : i64
+          %158 = arith.addi %156, %c16_i64 : i64
+          %159 = arith.minsi %158, %124 : i64
+          %160 = arith.subi %159, %157 : i64
+          %161 = arith.subi %157, %116 : i64
+          %162 = arith.muli %161, %121 : i64
+          %163 = arith.addi %120, %162 : i64
+          %164 = arith.muli %155, %c64_i64 : i64
+          %165 = arith.addi %163, %164 : i64
+          %166 = arith.addi %156, %164 : i64
+          %167 = arith.addi %166, %115 : i64
+          %168 = arith.subi %157, %156 : i64
+          %169 = arith.addi %167, %168 : i64
+          %170 = arith.subi %29, %164 : i64
+          %171 = arith.minsi %170, %c64_i64 : i64
+          "instgem.mvin2"(%165, %169, %171, %160) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %150 = arith.muli %81, %143 : index
+        %151 = arith.minsi %150, %137 : index
+        scf.for %arg10 = %151 to %137 step %c1 {
+          %152 = arith.index_cast %arg10 : index to i64
+          %153 = arith.divsi %152, %122 : i64
+          %154 = arith.remsi %152, %122 : i64
+          %155 = arith.muli %153, %c16_i64 : i64
+          %156 = arith.maxsi %155, %c0_i64 : i64
+          %157 = arith.addi %155, %c16_i64 : i64
+          %158 = arith.minsi %157, %116 : i64
+          %159 = arith.subi %158, %156 : i64
+          %160 = arith.muli %154, %c64_i64 : i64
+          %161 = arith.addi %155, %160 : i64
+          %162 = arith.addi %161, %115 : i64
+          %163 = arith.subi %156, %155 : i64
           %164 = arith.addi %162, %163 : i64
-          %165 = arith.subi %93, %158 : i64
+          %165 = arith.subi %29, %160 : i64
           %166 = arith.minsi %165, %c64_i64 : i64
-          "instgem.mvin"(%159, %164, %166, %154) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %140 = arith.muli %81, %135 : index
-        %141 = arith.minsi %140, %103 : index
-        scf.for %arg10 = %141 to %103 step %c1 {
-          %146 = arith.index_cast %arg10 : index to i64
-          %147 = arith.divsi %146, %98 : i64
-          %148 = arith.remsi %146, %98 : i64
-          %149 = arith.muli %147, %c32_i64 : i64
-          %150 = arith.muli %148, %c64_i64 : i64
-          %151 = arith.addi %149, %150 : i64
-          %152 = arith.addi %151, %92 : i64
-          %153 = arith.subi %93, %150 : i64
-          %154 = arith.minsi %153, %c64_i64 : i64
-          %155 = arith.muli %147, %c16_i64 : i64
-          %156 = arith.subi %27, %155 : i64
-          %157 = arith.minsi %156, %c16_i64 : i64
-          "instgem.mvin"(%c0_i64, %152, %154, %157) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %142 = arith.muli %81, %136 : index
-        %143 = arith.minsi %142, %128 : index
-        scf.for %arg10 = %143 to %128 step %c1 {
-          %146 = arith.index_cast %arg10 : index to i64
-          %147 = arith.divsi %146, %119 : i64
-          %148 = arith.addi %120, %147 : i64
-          %149 = arith.remsi %146, %119 : i64
-          %150 = arith.muli %148, %c16_i64 : i64
-          %151 = arith.maxsi %150, %113 : i64
-          %152 = arith.addi %150, %c16_i64 : i64
-          %153 = arith.minsi %152, %121 : i64
-          %154 = arith.subi %153, %151 : i64
-          %155 = arith.subi %151, %113 : i64
-          %156 = arith.muli %155, %118 : i64
-          %157 = arith.addi %117, %156 : i64
-          %158 = arith.muli %149, %c64_i64 : i64
-          %159 = arith.addi %157, %158 : i64
-          %160 = arith.addi %150, %158 : i64
-          %161 = arith.addi %160, %112 : i64
-          %162 = arith.subi %151, %150 : i64
-          %163 = arith.addi %161, %162 : i64
-          %164 = arith.subi %29, %158 : i64
-          %165 = arith.minsi %164, %c64_i64 : i64
-          "instgem.mvin2"(%159, %163, %165, %154) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %144 = arith.muli %81, %137 : index
-        %145 = arith.minsi %144, %131 : index
-        scf.for %arg10 = %145 to %131 step %c1 {
-          %146 = arith.index_cast %arg10 : index to i64
-          %147 = arith.divsi %146, %119 : i64
-          %148 = arith.remsi %146, %119 : i64
-          %149 = arith.muli %147, %c16_i64 : i64
-          %150 = arith.muli %148, %c64_i64 : i64
-          %151 = arith.addi %149, %150 : i64
-          %152 = arith.addi %151, %112 : i64
-          %153 = arith.subi %29, %150 : i64
-          %154 = arith.minsi %153, %c64_i64 : i64
-          %155 = arith.subi %113, %149 : i64
-          %156 = arith.minsi %155, %c16_i64 : i64
-          "instgem.mvin2"(%c0_i64, %152, %154, %156) : (i64, i64, i64, i64) -> ()
+          "instgem.mvin2"(%c0_i64, %164, %166, %159) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
       scf.if %78 {
         scf.for %arg10 = %c0 to %c2 step %c1 {
-          %138 = arith.index_cast %arg10 : index to i64
-          %139 = arith.remsi %138, %c2_i64 : i64
-          %140 = arith.divsi %138, %c2_i64 : i64
-          %141 = arith.muli %140, %c16_i64 : i64
-          %142 = arith.subi %c16_i64, %141 : i64
-          %143 = arith.minsi %142, %c16_i64 : i64
-          %144 = arith.muli %139, %c16_i64 : i64
-          %145 = arith.addi %144, %141 : i64
-          %146 = arith.ori %145, %c2147483648_i64 : i64
-          %147 = arith.cmpi eq, %75, %c0_i64 : i64
-          %148 = arith.cmpi sge, %139, %38 : i64
-          %149 = arith.cmpi sge, %140, %80 : i64
-          %150 = arith.ori %147, %148 : i1
-          %151 = arith.ori %150, %149 : i1
-          scf.if %151 {
-            "instgem.mvin"(%c0_i64, %146, %143, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %144 = arith.index_cast %arg10 : index to i64
+          %145 = arith.remsi %144, %c2_i64 : i64
+          %146 = arith.divsi %144, %c2_i64 : i64
+          %147 = arith.muli %146, %c16_i64 : i64
+          %148 = arith.subi %c16_i64, %147 : i64
+          %149 = arith.minsi %148, %c16_i64 : i64
+          %150 = arith.muli %145, %c16_i64 : i64
+          %151 = arith.addi %150, %147 : i64
+          %152 = arith.ori %151, %c2147483648_i64 : i64
+          %153 = arith.cmpi eq, %75, %c0_i64 : i64
+          %154 = arith.cmpi sge, %145, %38 : i64
+          %155 = arith.cmpi sge, %146, %80 : i64
+          %156 = arith.ori %153, %154 : i1
+          %157 = arith.ori %156, %155 : i1
+          scf.if %157 {
+            "instgem.mvin"(%c0_i64, %152, %149, %c16_i64) : (i64, i64, i64, i64) -> ()
           }
         }
       }
       scf.if %77 {
-        %138 = arith.minsi %80, %43 : i64
-        %139 = arith.index_cast %138 : i64 to index
-        %140 = arith.index_cast %43 : i64 to index
-        scf.for %arg10 = %139 to %140 step %c1 {
-          %141 = arith.index_cast %arg10 : index to i64
-          %142 = arith.index_cast %42 : i64 to index
-          scf.for %arg11 = %c0 to %142 step %c1 {
-            %143 = arith.index_cast %arg11 : index to i64
-            %144 = arith.addi %36, %143 : i64
-            %145 = arith.muli %144, %c16_i64 : i64
-            %146 = arith.maxsi %145, %27 : i64
-            %147 = arith.addi %145, %c16_i64 : i64
-            %148 = arith.minsi %147, %37 : i64
-            %149 = arith.subi %148, %146 : i64
-            %150 = arith.subi %146, %27 : i64
-            %151 = arith.muli %150, %35 : i64
-            %152 = arith.addi %33, %151 : i64
-            %153 = arith.muli %141, %c64_i64 : i64
-            %154 = arith.addi %152, %153 : i64
-            %155 = arith.muli %141, %c16_i64 : i64
-            %156 = arith.addi %145, %155 : i64
-            %157 = arith.ori %156, %c2684354560_i64 : i64
-            %158 = arith.subi %146, %145 : i64
-            %159 = arith.addi %157, %158 : i64
-            %160 = arith.subi %29, %155 : i64
-            %161 = arith.minsi %160, %c16_i64 : i64
-            "instgem.mvout"(%154, %159, %161, %149) : (i64, i64, i64, i64) -> ()
+        %144 = arith.minsi %80, %43 : i64
+        %145 = arith.index_cast %144 : i64 to index
+        %146 = arith.index_cast %43 : i64 to index
+        scf.for %arg10 = %145 to %146 step %c1 {
+          %147 = arith.index_cast %arg10 : index to i64
+          %148 = arith.index_cast %42 : i64 to index
+          scf.for %arg11 = %c0 to %148 step %c1 {
+            %149 = arith.index_cast %arg11 : index to i64
+            %150 = arith.addi %36, %149 : i64
+            %151 = arith.muli %150, %c16_i64 : i64
+            %152 = arith.maxsi %151, %27 : i64
+            %153 = arith.addi %151, %c16_i64 : i64
+            %154 = arith.minsi %153, %37 : i64
+            %155 = arith.subi %154, %152 : i64
+            %156 = arith.subi %152, %27 : i64
+            %157 = arith.muli %156, %35 : i64
+            %158 = arith.addi %33, %157 : i64
+            %159 = arith.muli %147, %c64_i64 : i64
+            %160 = arith.addi %158, %159 : i64
+            %161 = arith.muli %147, %c16_i64 : i64
+            %162 = arith.addi %151, %161 : i64
+            %163 = arith.ori %162, %c2684354560_i64 : i64
+            %164 = arith.subi %152, %151 : i64
+            %165 = arith.addi %163, %164 : i64
+            %166 = arith.subi %29, %161 : i64
+            %167 = arith.minsi %166, %c16_i64 : i64
+            "instgem.mvout"(%160, %165, %167, %155) : (i64, i64, i64, i64) -> ()
           }
         }
       }

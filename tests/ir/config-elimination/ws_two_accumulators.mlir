@@ -50,14 +50,14 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c169_i64 = arith.constant 169 : i64
+    %c174_i64 = arith.constant 174 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c170_i64 = arith.constant 170 : i64
+    %c175_i64 = arith.constant 175 : i64
     %c28_i64 = arith.constant 28 : i64
-    %c171_i64 = arith.constant 171 : i64
-    %c179_i64 = arith.constant 179 : i64
+    %c176_i64 = arith.constant 176 : i64
+    %c184_i64 = arith.constant 184 : i64
     %c5_i64 = arith.constant 5 : i64
-    %c180_i64 = arith.constant 180 : i64
+    %c185_i64 = arith.constant 185 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -120,7 +120,7 @@ module {
       %69 = arith.subi %65, %62 : index
       %70 = arith.cmpi sgt, %68, %c0 : index
       scf.if %70 {
-        func.call @baco_boundary_error(%c169_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c174_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_10 = memref.subview %reinterpret_cast[%53, %62] [%60, %69] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %71 = arith.index_cast %59 : index to i64
@@ -144,278 +144,299 @@ module {
       %86 = arith.muli %85, %79 : i64
       %87 = arith.index_cast %86 : i64 to index
       scf.for %arg12 = %c0 to %87 step %c1 {
-        %165 = arith.index_cast %arg12 : index to i64
-        %166 = arith.divsi %165, %79 : i64
-        %167 = arith.addi %80, %166 : i64
-        %168 = arith.remsi %165, %79 : i64
-        %169 = arith.muli %167, %c16_i64 : i64
-        %170 = arith.maxsi %169, %71 : i64
-        %171 = arith.addi %169, %c16_i64 : i64
-        %172 = arith.minsi %171, %74 : i64
-        %173 = arith.subi %172, %170 : i64
-        %174 = arith.subi %170, %71 : i64
-        %175 = arith.muli %174, %78 : i64
-        %176 = arith.addi %77, %175 : i64
-        %177 = arith.muli %168, %c64_i64 : i64
-        %178 = arith.addi %176, %177 : i64
-        %179 = arith.muli %167, %c32_i64 : i64
-        %180 = arith.addi %179, %177 : i64
-        %181 = arith.subi %170, %169 : i64
-        %182 = arith.addi %180, %181 : i64
-        %183 = arith.subi %73, %177 : i64
-        %184 = arith.minsi %183, %c64_i64 : i64
-        "instgem.mvin"(%178, %182, %184, %173) : (i64, i64, i64, i64) -> ()
+        %174 = arith.index_cast %arg12 : index to i64
+        %175 = arith.divsi %174, %79 : i64
+        %176 = arith.addi %80, %175 : i64
+        %177 = arith.remsi %174, %79 : i64
+        %178 = arith.muli %176, %c16_i64 : i64
+        %179 = arith.maxsi %178, %71 : i64
+        %180 = arith.addi %178, %c16_i64 : i64
+        %181 = arith.minsi %180, %74 : i64
+        %182 = arith.subi %181, %179 : i64
+        %183 = arith.subi %179, %71 : i64
+        %184 = arith.muli %183, %78 : i64
+        %185 = arith.addi %77, %184 : i64
+        %186 = arith.muli %177, %c64_i64 : i64
+        %187 = arith.addi %185, %186 : i64
+        %188 = arith.muli %176, %c32_i64 : i64
+        %189 = arith.addi %188, %186 : i64
+        %190 = arith.subi %179, %178 : i64
+        %191 = arith.addi %189, %190 : i64
+        %192 = arith.subi %73, %186 : i64
+        %193 = arith.minsi %192, %c64_i64 : i64
+        "instgem.mvin"(%187, %191, %193, %182) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %88 = arith.ceildivsi %71, %c16_i64 : i64
-      %89 = arith.muli %88, %79 : i64
-      %90 = arith.index_cast %89 : i64 to index
-      scf.for %arg12 = %c0 to %90 step %c1 {
-        %165 = arith.index_cast %arg12 : index to i64
-        %166 = arith.divsi %165, %79 : i64
-        %167 = arith.remsi %165, %79 : i64
-        %168 = arith.muli %166, %c32_i64 : i64
-        %169 = arith.muli %167, %c64_i64 : i64
-        %170 = arith.addi %168, %169 : i64
-        %171 = arith.subi %73, %169 : i64
-        %172 = arith.minsi %171, %c64_i64 : i64
-        %173 = arith.muli %166, %c16_i64 : i64
-        %174 = arith.subi %71, %173 : i64
-        %175 = arith.minsi %174, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %170, %172, %175) : (i64, i64, i64, i64) -> ()
+      %89 = arith.cmpi sgt, %71, %c0_i64 : i64
+      %90 = arith.extui %89 : i1 to i64
+      %91 = arith.muli %88, %90 : i64
+      %92 = arith.muli %91, %79 : i64
+      %93 = arith.index_cast %92 : i64 to index
+      scf.for %arg12 = %c0 to %93 step %c1 {
+        %174 = arith.index_cast %arg12 : index to i64
+        %175 = arith.divsi %174, %79 : i64
+        %176 = arith.remsi %174, %79 : i64
+        %177 = arith.muli %175, %c16_i64 : i64
+        %178 = arith.maxsi %177, %c0_i64 : i64
+        %179 = arith.addi %177, %c16_i64 : i64
+        %180 = arith.minsi %179, %71 : i64
+        %181 = arith.subi %180, %178 : i64
+        %182 = arith.muli %175, %c32_i64 : i64
+        %183 = arith.muli %176, %c64_i64 : i64
+        %184 = arith.addi %182, %183 : i64
+        %185 = arith.subi %178, %177 : i64
+        %186 = arith.addi %184, %185 : i64
+        %187 = arith.subi %73, %183 : i64
+        %188 = arith.minsi %187, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %186, %188, %181) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %91 = arith.maxsi %arg10, %c0 : index
-      %92 = arith.minsi %91, %arg7 : index
-      %93 = arith.addi %arg10, %c32 : index
-      %94 = arith.maxsi %93, %c0 : index
+      %94 = arith.maxsi %arg10, %c0 : index
       %95 = arith.minsi %94, %arg7 : index
-      %96 = arith.subi %92, %arg10 : index
+      %96 = arith.addi %arg10, %c32 : index
       %97 = arith.maxsi %96, %c0 : index
-      %98 = arith.minsi %97, %c32 : index
-      %99 = arith.subi %95, %92 : index
-      %100 = arith.maxsi %5, %c0 : index
-      %101 = arith.minsi %100, %arg6 : index
-      %102 = arith.addi %5, %c16 : index
-      %103 = arith.maxsi %102, %c0 : index
+      %98 = arith.minsi %97, %arg7 : index
+      %99 = arith.subi %95, %arg10 : index
+      %100 = arith.maxsi %99, %c0 : index
+      %101 = arith.minsi %100, %c32 : index
+      %102 = arith.subi %98, %95 : index
+      %103 = arith.maxsi %5, %c0 : index
       %104 = arith.minsi %103, %arg6 : index
-      %105 = arith.subi %101, %5 : index
+      %105 = arith.addi %5, %c16 : index
       %106 = arith.maxsi %105, %c0 : index
-      %107 = arith.minsi %106, %c16 : index
-      %108 = arith.subi %104, %101 : index
-      %109 = arith.cmpi sgt, %107, %c0 : index
-      scf.if %109 {
-        func.call @baco_boundary_error(%c170_i64, %c28_i64) : (i64, i64) -> ()
+      %107 = arith.minsi %106, %arg6 : index
+      %108 = arith.subi %104, %5 : index
+      %109 = arith.maxsi %108, %c0 : index
+      %110 = arith.minsi %109, %c16 : index
+      %111 = arith.subi %107, %104 : index
+      %112 = arith.cmpi sgt, %110, %c0 : index
+      scf.if %112 {
+        func.call @baco_boundary_error(%c175_i64, %c28_i64) : (i64, i64) -> ()
       }
-      %subview_16 = memref.subview %reinterpret_cast_0[%92, %101] [%99, %108] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %110 = arith.index_cast %98 : index to i64
-      %111 = arith.index_cast %99 : index to i64
-      %112 = arith.index_cast %108 : index to i64
-      %113 = arith.addi %110, %111 : i64
+      %subview_16 = memref.subview %reinterpret_cast_0[%95, %104] [%102, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %113 = arith.index_cast %101 : index to i64
+      %114 = arith.index_cast %102 : index to i64
+      %115 = arith.index_cast %111 : index to i64
+      %116 = arith.addi %113, %114 : i64
       %base_buffer_17, %offset_18, %sizes_19:2, %strides_20:2 = memref.extract_strided_metadata %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_21 = memref.extract_aligned_pointer_as_index %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %114 = arith.index_cast %intptr_21 : index to i64
-      %115 = arith.index_cast %offset_18 : index to i64
-      %116 = arith.addi %114, %115 : i64
-      %117 = arith.index_cast %strides_20#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %117) : (i64, i64, i64, i64, i64, i64) -> ()
-      %118 = arith.ceildivsi %112, %c64_i64 : i64
-      %119 = arith.divsi %110, %c16_i64 : i64
-      %120 = arith.ceildivsi %113, %c16_i64 : i64
-      %121 = arith.subi %120, %119 : i64
-      %122 = arith.cmpi sgt, %111, %c0_i64 : i64
-      %123 = arith.extui %122 : i1 to i64
-      %124 = arith.muli %121, %123 : i64
-      %125 = arith.muli %124, %118 : i64
-      %126 = arith.index_cast %125 : i64 to index
-      scf.for %arg12 = %c0 to %126 step %c1 {
-        %165 = arith.index_cast %arg12 : index to i64
-        %166 = arith.divsi %165, %118 : i64
-        %167 = arith.addi %119, %166 : i64
-        %168 = arith.remsi %165, %118 : i64
-        %169 = arith.muli %167, %c16_i64 : i64
-        %170 = arith.maxsi %169, %110 : i64
-        %171 = arith.addi %169, %c16_i64 : i64
-        %172 = arith.minsi %171, %113 : i64
-        %173 = arith.subi %172, %170 : i64
-        %174 = arith.subi %170, %110 : i64
-        %175 = arith.muli %174, %117 : i64
-        %176 = arith.addi %116, %175 : i64
-        %177 = arith.muli %168, %c64_i64 : i64
-        %178 = arith.addi %176, %177 : i64
-        %179 = arith.addi %169, %177 : i64
-        %180 = arith.addi %179, %c64_i64 : i64
-        %181 = arith.subi %170, %169 : i64
-        %182 = arith.addi %180, %181 : i64
-        %183 = arith.subi %112, %177 : i64
-        %184 = arith.minsi %183, %c64_i64 : i64
-        "instgem.mvin"(%178, %182, %184, %173) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %127 = arith.ceildivsi %110, %c16_i64 : i64
-      %128 = arith.muli %127, %118 : i64
+      %117 = arith.index_cast %intptr_21 : index to i64
+      %118 = arith.index_cast %offset_18 : index to i64
+      %119 = arith.addi %117, %118 : i64
+      %120 = arith.index_cast %strides_20#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %120) : (i64, i64, i64, i64, i64, i64) -> ()
+      %121 = arith.ceildivsi %115, %c64_i64 : i64
+      %122 = arith.divsi %113, %c16_i64 : i64
+      %123 = arith.ceildivsi %116, %c16_i64 : i64
+      %124 = arith.subi %123, %122 : i64
+      %125 = arith.cmpi sgt, %114, %c0_i64 : i64
+      %126 = arith.extui %125 : i1 to i64
+      %127 = arith.muli %124, %126 : i64
+      %128 = arith.muli %127, %121 : i64
       %129 = arith.index_cast %128 : i64 to index
       scf.for %arg12 = %c0 to %129 step %c1 {
-        %165 = arith.index_cast %arg12 : index to i64
-        %166 = arith.divsi %165, %118 : i64
-        %167 = arith.remsi %165, %118 : i64
-        %168 = arith.muli %166, %c16_i64 : i64
-        %169 = arith.muli %167, %c64_i64 : i64
-        %170 = arith.addi %168, %169 : i64
-        %171 = arith.addi %170, %c64_i64 : i64
-        %172 = arith.subi %112, %169 : i64
-        %173 = arith.minsi %172, %c64_i64 : i64
-        %174 = arith.subi %110, %168 : i64
-        %175 = arith.minsi %174, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %171, %173, %175) : (i64, i64, i64, i64) -> ()
+        %174 = arith.index_cast %arg12 : index to i64
+        %175 = arith.divsi %174, %121 : i64
+        %176 = arith.addi %122, %175 : i64
+        %177 = arith.remsi %174, %121 : i64
+        %178 = arith.muli %176, %c16_i64 : i64
+        %179 = arith.maxsi %178, %113 : i64
+        %180 = arith.addi %178, %c16_i64 : i64
+        %181 = arith.minsi %180, %116 : i64
+        %182 = arith.subi %181, %179 : i64
+        %183 = arith.subi %179, %113 : i64
+        %184 = arith.muli %183, %120 : i64
+        %185 = arith.addi %119, %184 : i64
+        %186 = arith.muli %177, %c64_i64 : i64
+        %187 = arith.addi %185, %186 : i64
+        %188 = arith.addi %178, %186 : i64
+        %189 = arith.addi %188, %c64_i64 : i64
+        %190 = arith.subi %179, %178 : i64
+        %191 = arith.addi %189, %190 : i64
+        %192 = arith.subi %115, %186 : i64
+        %193 = arith.minsi %192, %c64_i64 : i64
+        "instgem.mvin"(%187, %191, %193, %182) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %130 = arith.ceildivsi %112, %c16_i64 : i64
-      %131 = arith.minsi %73, %113 : i64
-      %132 = arith.ceildivsi %131, %c16_i64 : i64
-      %133 = arith.cmpi sgt, %81, %c0_i64 : i64
-      %134 = arith.select %133, %130, %c0_i64 : i64
+      %130 = arith.ceildivsi %113, %c16_i64 : i64
+      %131 = arith.cmpi sgt, %113, %c0_i64 : i64
+      %132 = arith.extui %131 : i1 to i64
+      %133 = arith.muli %130, %132 : i64
+      %134 = arith.muli %133, %121 : i64
       %135 = arith.index_cast %134 : i64 to index
       scf.for %arg12 = %c0 to %135 step %c1 {
-        %165 = arith.index_cast %arg12 : index to i64
-        %166 = arith.index_cast %132 : i64 to index
-        scf.for %arg13 = %c0 to %166 step %c1 {
-          %167 = arith.index_cast %arg13 : index to i64
-          %168 = arith.minsi %74, %c16_i64 : i64
-          %169 = arith.muli %165, %c16_i64 : i64
-          %170 = arith.subi %112, %169 : i64
-          %171 = arith.minsi %170, %c16_i64 : i64
-          %172 = arith.ori %169, %c3221225472_i64 : i64
-          %173 = arith.muli %167, %c16_i64 : i64
-          %174 = arith.addi %173, %169 : i64
-          %175 = arith.addi %174, %c64_i64 : i64
-          %176 = arith.subi %113, %173 : i64
-          %177 = arith.minsi %176, %c16_i64 : i64
-          "instgem.preload"(%175, %171, %177, %172, %171, %168) : (i64, i64, i64, i64, i64, i64) -> ()
-          %178 = arith.subi %73, %173 : i64
-          %179 = arith.minsi %178, %c16_i64 : i64
-          "instgem.compute_preloaded"(%173, %179, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %180 = arith.index_cast %81 : i64 to index
-          scf.for %arg14 = %c1 to %180 step %c1 {
-            %181 = arith.index_cast %arg14 : index to i64
-            %182 = arith.muli %181, %c16_i64 : i64
-            %183 = arith.subi %74, %182 : i64
-            %184 = arith.minsi %183, %c16_i64 : i64
-            %185 = arith.addi %182, %169 : i64
-            %186 = arith.ori %185, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %186, %171, %184) : (i64, i64, i64, i64, i64, i64) -> ()
-            %187 = arith.muli %181, %c32_i64 : i64
-            %188 = arith.addi %187, %173 : i64
-            "instgem.compute_accumulated"(%188, %179, %184, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %174 = arith.index_cast %arg12 : index to i64
+        %175 = arith.divsi %174, %121 : i64
+        %176 = arith.remsi %174, %121 : i64
+        %177 = arith.muli %175, %c16_i64 : i64
+        %178 = arith.maxsi %177, %c0_i64 : i64
+        %179 = arith.addi %177, %c16_i64 : i64
+        %180 = arith.minsi %179, %113 : i64
+        %181 = arith.subi %180, %178 : i64
+        %182 = arith.muli %176, %c64_i64 : i64
+        %183 = arith.addi %177, %182 : i64
+        %184 = arith.addi %183, %c64_i64 : i64
+        %185 = arith.subi %178, %177 : i64
+        %186 = arith.addi %184, %185 : i64
+        %187 = arith.subi %115, %182 : i64
+        %188 = arith.minsi %187, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %186, %188, %181) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %136 = arith.ceildivsi %115, %c16_i64 : i64
+      %137 = arith.minsi %73, %116 : i64
+      %138 = arith.ceildivsi %137, %c16_i64 : i64
+      %139 = arith.cmpi sgt, %81, %c0_i64 : i64
+      %140 = arith.select %139, %136, %c0_i64 : i64
+      %141 = arith.index_cast %140 : i64 to index
+      scf.for %arg12 = %c0 to %141 step %c1 {
+        %174 = arith.index_cast %arg12 : index to i64
+        %175 = arith.index_cast %138 : i64 to index
+        scf.for %arg13 = %c0 to %175 step %c1 {
+          %176 = arith.index_cast %arg13 : index to i64
+          %177 = arith.minsi %74, %c16_i64 : i64
+          %178 = arith.muli %174, %c16_i64 : i64
+          %179 = arith.subi %115, %178 : i64
+          %180 = arith.minsi %179, %c16_i64 : i64
+          %181 = arith.ori %178, %c3221225472_i64 : i64
+          %182 = arith.muli %176, %c16_i64 : i64
+          %183 = arith.addi %182, %178 : i64
+          %184 = arith.addi %183, %c64_i64 : i64
+          %185 = arith.subi %116, %182 : i64
+          %186 = arith.minsi %185, %c16_i64 : i64
+          "instgem.preload"(%184, %180, %186, %181, %180, %177) : (i64, i64, i64, i64, i64, i64) -> ()
+          %187 = arith.subi %73, %182 : i64
+          %188 = arith.minsi %187, %c16_i64 : i64
+          "instgem.compute_preloaded"(%182, %188, %177, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %189 = arith.index_cast %81 : i64 to index
+          scf.for %arg14 = %c1 to %189 step %c1 {
+            %190 = arith.index_cast %arg14 : index to i64
+            %191 = arith.muli %190, %c16_i64 : i64
+            %192 = arith.subi %74, %191 : i64
+            %193 = arith.minsi %192, %c16_i64 : i64
+            %194 = arith.addi %191, %178 : i64
+            %195 = arith.ori %194, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %195, %180, %193) : (i64, i64, i64, i64, i64, i64) -> ()
+            %196 = arith.muli %190, %c32_i64 : i64
+            %197 = arith.addi %196, %182 : i64
+            "instgem.compute_accumulated"(%197, %188, %193, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      %136 = arith.maxsi %arg11, %c0 : index
-      %137 = arith.minsi %136, %arg7 : index
-      %138 = arith.addi %arg11, %c32 : index
-      %139 = arith.maxsi %138, %c0 : index
-      %140 = arith.minsi %139, %arg7 : index
-      %141 = arith.subi %137, %arg11 : index
-      %142 = arith.maxsi %141, %c0 : index
-      %143 = arith.minsi %142, %c32 : index
-      %144 = arith.subi %140, %137 : index
-      scf.if %109 {
-        func.call @baco_boundary_error(%c171_i64, %c28_i64) : (i64, i64) -> ()
+      %142 = arith.maxsi %arg11, %c0 : index
+      %143 = arith.minsi %142, %arg7 : index
+      %144 = arith.addi %arg11, %c32 : index
+      %145 = arith.maxsi %144, %c0 : index
+      %146 = arith.minsi %145, %arg7 : index
+      %147 = arith.subi %143, %arg11 : index
+      %148 = arith.maxsi %147, %c0 : index
+      %149 = arith.minsi %148, %c32 : index
+      %150 = arith.subi %146, %143 : index
+      scf.if %112 {
+        func.call @baco_boundary_error(%c176_i64, %c28_i64) : (i64, i64) -> ()
       }
-      %subview_22 = memref.subview %reinterpret_cast_1[%137, %101] [%144, %108] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %145 = arith.index_cast %143 : index to i64
-      %146 = arith.index_cast %144 : index to i64
-      %147 = arith.addi %145, %146 : i64
+      %subview_22 = memref.subview %reinterpret_cast_1[%143, %104] [%150, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %151 = arith.index_cast %149 : index to i64
+      %152 = arith.index_cast %150 : index to i64
+      %153 = arith.addi %151, %152 : i64
       %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_27 = memref.extract_aligned_pointer_as_index %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %148 = arith.index_cast %intptr_27 : index to i64
-      %149 = arith.index_cast %offset_24 : index to i64
-      %150 = arith.addi %148, %149 : i64
-      %151 = arith.index_cast %strides_26#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %151) : (i64, i64, i64, i64, i64, i64) -> ()
-      %152 = arith.divsi %145, %c16_i64 : i64
-      %153 = arith.ceildivsi %147, %c16_i64 : i64
-      %154 = arith.subi %153, %152 : i64
-      %155 = arith.cmpi sgt, %146, %c0_i64 : i64
-      %156 = arith.extui %155 : i1 to i64
-      %157 = arith.muli %154, %156 : i64
-      %158 = arith.muli %157, %118 : i64
-      %159 = arith.index_cast %158 : i64 to index
-      scf.for %arg12 = %c0 to %159 step %c1 {
-        %165 = arith.index_cast %arg12 : index to i64
-        %166 = arith.divsi %165, %118 : i64
-        %167 = arith.addi %152, %166 : i64
-        %168 = arith.remsi %165, %118 : i64
-        %169 = arith.muli %167, %c16_i64 : i64
-        %170 = arith.maxsi %169, %145 : i64
-        %171 = arith.addi %169, %c16_i64 : i64
-        %172 = arith.minsi %171, %147 : i64
-        %173 = arith.subi %172, %170 : i64
-        %174 = arith.subi %170, %145 : i64
-        %175 = arith.muli %174, %151 : i64
-        %176 = arith.addi %150, %175 : i64
-        %177 = arith.muli %168, %c64_i64 : i64
-        %178 = arith.addi %176, %177 : i64
-        %179 = arith.addi %169, %177 : i64
-        %180 = arith.addi %179, %c96_i64 : i64
-        %181 = arith.subi %170, %169 : i64
-        %182 = arith.addi %180, %181 : i64
-        %183 = arith.subi %112, %177 : i64
-        %184 = arith.minsi %183, %c64_i64 : i64
-        "instgem.mvin"(%178, %182, %184, %173) : (i64, i64, i64, i64) -> ()
+      %154 = arith.index_cast %intptr_27 : index to i64
+      %155 = arith.index_cast %offset_24 : index to i64
+      %156 = arith.addi %154, %155 : i64
+      %157 = arith.index_cast %strides_26#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %157) : (i64, i64, i64, i64, i64, i64) -> ()
+      %158 = arith.divsi %151, %c16_i64 : i64
+      %159 = arith.ceildivsi %153, %c16_i64 : i64
+      %160 = arith.subi %159, %158 : i64
+      %161 = arith.cmpi sgt, %152, %c0_i64 : i64
+      %162 = arith.extui %161 : i1 to i64
+      %163 = arith.muli %160, %162 : i64
+      %164 = arith.muli %163, %121 : i64
+      %165 = arith.index_cast %164 : i64 to index
+      scf.for %arg12 = %c0 to %165 step %c1 {
+        %174 = arith.index_cast %arg12 : index to i64
+        %175 = arith.divsi %174, %121 : i64
+        %176 = arith.addi %158, %175 : i64
+        %177 = arith.remsi %174, %121 : i64
+        %178 = arith.muli %176, %c16_i64 : i64
+        %179 = arith.maxsi %178, %151 : i64
+        %180 = arith.addi %178, %c16_i64 : i64
+        %181 = arith.minsi %180, %153 : i64
+        %182 = arith.subi %181, %179 : i64
+        %183 = arith.subi %179, %151 : i64
+        %184 = arith.muli %183, %157 : i64
+        %185 = arith.addi %156, %184 : i64
+        %186 = arith.muli %177, %c64_i64 : i64
+        %187 = arith.addi %185, %186 : i64
+        %188 = arith.addi %178, %186 : i64
+        %189 = arith.addi %188, %c96_i64 : i64
+        %190 = arith.subi %179, %178 : i64
+        %191 = arith.addi %189, %190 : i64
+        %192 = arith.subi %115, %186 : i64
+        %193 = arith.minsi %192, %c64_i64 : i64
+        "instgem.mvin"(%187, %191, %193, %182) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %160 = arith.ceildivsi %145, %c16_i64 : i64
-      %161 = arith.muli %160, %118 : i64
-      %162 = arith.index_cast %161 : i64 to index
-      scf.for %arg12 = %c0 to %162 step %c1 {
-        %165 = arith.index_cast %arg12 : index to i64
-        %166 = arith.divsi %165, %118 : i64
-        %167 = arith.remsi %165, %118 : i64
-        %168 = arith.muli %166, %c16_i64 : i64
-        %169 = arith.muli %167, %c64_i64 : i64
-        %170 = arith.addi %168, %169 : i64
-        %171 = arith.addi %170, %c96_i64 : i64
-        %172 = arith.subi %112, %169 : i64
-        %173 = arith.minsi %172, %c64_i64 : i64
-        %174 = arith.subi %145, %168 : i64
-        %175 = arith.minsi %174, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %171, %173, %175) : (i64, i64, i64, i64) -> ()
+      %166 = arith.ceildivsi %151, %c16_i64 : i64
+      %167 = arith.cmpi sgt, %151, %c0_i64 : i64
+      %168 = arith.extui %167 : i1 to i64
+      %169 = arith.muli %166, %168 : i64
+      %170 = arith.muli %169, %121 : i64
+      %171 = arith.index_cast %170 : i64 to index
+      scf.for %arg12 = %c0 to %171 step %c1 {
+        %174 = arith.index_cast %arg12 : index to i64
+        %175 = arith.divsi %174, %121 : i64
+        %176 = arith.remsi %174, %121 : i64
+        %177 = arith.muli %175, %c16_i64 : i64
+        %178 = arith.maxsi %177, %c0_i64 : i64
+        %179 = arith.addi %177, %c16_i64 : i64
+        %180 = arith.minsi %179, %151 : i64
+        %181 = arith.subi %180, %178 : i64
+        %182 = arith.muli %176, %c64_i64 : i64
+        %183 = arith.addi %177, %182 : i64
+        %184 = arith.addi %183, %c96_i64 : i64
+        %185 = arith.subi %178, %177 : i64
+        %186 = arith.addi %184, %185 : i64
+        %187 = arith.subi %115, %182 : i64
+        %188 = arith.minsi %187, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %186, %188, %181) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %163 = arith.minsi %73, %147 : i64
-      %164 = arith.ceildivsi %163, %c16_i64 : i64
-      scf.for %arg12 = %c0 to %135 step %c1 {
-        %165 = arith.index_cast %arg12 : index to i64
-        %166 = arith.index_cast %164 : i64 to index
-        scf.for %arg13 = %c0 to %166 step %c1 {
-          %167 = arith.index_cast %arg13 : index to i64
-          %168 = arith.minsi %74, %c16_i64 : i64
-          %169 = arith.muli %165, %c16_i64 : i64
-          %170 = arith.subi %112, %169 : i64
-          %171 = arith.minsi %170, %c16_i64 : i64
-          %172 = arith.addi %169, %c32_i64 : i64
-          %173 = arith.ori %172, %c3221225472_i64 : i64
-          %174 = arith.muli %167, %c16_i64 : i64
-          %175 = arith.addi %174, %169 : i64
-          %176 = arith.addi %175, %c96_i64 : i64
-          %177 = arith.subi %147, %174 : i64
-          %178 = arith.minsi %177, %c16_i64 : i64
-          "instgem.preload"(%176, %171, %178, %173, %171, %168) : (i64, i64, i64, i64, i64, i64) -> ()
-          %179 = arith.subi %73, %174 : i64
+      %172 = arith.minsi %73, %153 : i64
+      %173 = arith.ceildivsi %172, %c16_i64 : i64
+      scf.for %arg12 = %c0 to %141 step %c1 {
+        %174 = arith.index_cast %arg12 : index to i64
+        %175 = arith.index_cast %173 : i64 to index
+        scf.for %arg13 = %c0 to %175 step %c1 {
+          %176 = arith.index_cast %arg13 : index to i64
+          %177 = arith.minsi %74, %c16_i64 : i64
+          %178 = arith.muli %174, %c16_i64 : i64
+          %179 = arith.subi %115, %178 : i64
           %180 = arith.minsi %179, %c16_i64 : i64
-          "instgem.compute_preloaded"(%174, %180, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %181 = arith.index_cast %81 : i64 to index
-          scf.for %arg14 = %c1 to %181 step %c1 {
-            %182 = arith.index_cast %arg14 : index to i64
-            %183 = arith.muli %182, %c16_i64 : i64
-            %184 = arith.subi %74, %183 : i64
-            %185 = arith.minsi %184, %c16_i64 : i64
-            %186 = arith.addi %183, %169 : i64
-            %187 = arith.addi %186, %c32_i64 : i64
-            %188 = arith.ori %187, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %188, %171, %185) : (i64, i64, i64, i64, i64, i64) -> ()
-            %189 = arith.muli %182, %c32_i64 : i64
-            %190 = arith.addi %189, %174 : i64
-            "instgem.compute_accumulated"(%190, %180, %185, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %181 = arith.addi %178, %c32_i64 : i64
+          %182 = arith.ori %181, %c3221225472_i64 : i64
+          %183 = arith.muli %176, %c16_i64 : i64
+          %184 = arith.addi %183, %178 : i64
+          %185 = arith.addi %184, %c96_i64 : i64
+          %186 = arith.subi %153, %183 : i64
+          %187 = arith.minsi %186, %c16_i64 : i64
+          "instgem.preload"(%185, %180, %187, %182, %180, %177) : (i64, i64, i64, i64, i64, i64) -> ()
+          %188 = arith.subi %73, %183 : i64
+          %189 = arith.minsi %188, %c16_i64 : i64
+          "instgem.compute_preloaded"(%183, %189, %177, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %190 = arith.index_cast %81 : i64 to index
+          scf.for %arg14 = %c1 to %190 step %c1 {
+            %191 = arith.index_cast %arg14 : index to i64
+            %192 = arith.muli %191, %c16_i64 : i64
+            %193 = arith.subi %74, %192 : i64
+            %194 = arith.minsi %193, %c16_i64 : i64
+            %195 = arith.addi %192, %178 : i64
+            %196 = arith.addi %195, %c32_i64 : i64
+            %197 = arith.ori %196, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %197, %180, %194) : (i64, i64, i64, i64, i64, i64) -> ()
+            %198 = arith.muli %191, %c32_i64 : i64
+            %199 = arith.addi %198, %183 : i64
+            "instgem.compute_accumulated"(%199, %189, %194, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %63, %93, %138 : index, index, index
+      scf.yield %63, %96, %144 : index, index, index
     }
     %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
@@ -439,7 +460,7 @@ module {
     %25 = arith.subi %21, %18 : index
     %26 = arith.cmpi sgt, %24, %c0 : index
     scf.if %26 {
-      func.call @baco_boundary_error(%c179_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c184_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %27 = arith.index_cast %15 : index to i64
@@ -489,7 +510,7 @@ module {
       "instgem.mvout"(%65, %70, %72, %60) : (i64, i64, i64, i64) -> ()
     }
     scf.if %26 {
-      func.call @baco_boundary_error(%c180_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c185_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_4 = memref.subview %reinterpret_cast_3[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index

@@ -51,14 +51,14 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c169_i64 = arith.constant 169 : i64
+    %c174_i64 = arith.constant 174 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c170_i64 = arith.constant 170 : i64
+    %c175_i64 = arith.constant 175 : i64
     %c28_i64 = arith.constant 28 : i64
-    %c171_i64 = arith.constant 171 : i64
-    %c179_i64 = arith.constant 179 : i64
+    %c176_i64 = arith.constant 176 : i64
+    %c184_i64 = arith.constant 184 : i64
     %c5_i64 = arith.constant 5 : i64
-    %c180_i64 = arith.constant 180 : i64
+    %c185_i64 = arith.constant 185 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -121,7 +121,7 @@ module {
       %69 = arith.subi %65, %62 : index
       %70 = arith.cmpi sgt, %68, %c0 : index
       scf.if %70 {
-        func.call @baco_boundary_error(%c169_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c174_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_10 = memref.subview %reinterpret_cast[%53, %62] [%60, %69] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %71 = arith.index_cast %arg8 : index to i64
@@ -148,287 +148,308 @@ module {
       %89 = arith.muli %88, %82 : i64
       %90 = arith.index_cast %89 : i64 to index
       scf.for %arg12 = %c0 to %90 step %c1 {
-        %171 = arith.index_cast %arg12 : index to i64
-        %172 = arith.divsi %171, %82 : i64
-        %173 = arith.addi %83, %172 : i64
-        %174 = arith.remsi %171, %82 : i64
-        %175 = arith.muli %173, %c16_i64 : i64
-        %176 = arith.maxsi %175, %74 : i64
-        %177 = arith.addi %175, %c16_i64 : i64
-        %178 = arith.minsi %177, %77 : i64
-        %179 = arith.subi %178, %176 : i64
-        %180 = arith.subi %176, %74 : i64
-        %181 = arith.muli %180, %81 : i64
-        %182 = arith.addi %80, %181 : i64
-        %183 = arith.muli %174, %c64_i64 : i64
-        %184 = arith.addi %182, %183 : i64
-        %185 = arith.muli %173, %c32_i64 : i64
-        %186 = arith.addi %185, %183 : i64
-        %187 = arith.addi %186, %73 : i64
-        %188 = arith.subi %176, %175 : i64
-        %189 = arith.addi %187, %188 : i64
-        %190 = arith.subi %76, %183 : i64
-        %191 = arith.minsi %190, %c64_i64 : i64
-        "instgem.mvin"(%184, %189, %191, %179) : (i64, i64, i64, i64) -> ()
+        %180 = arith.index_cast %arg12 : index to i64
+        %181 = arith.divsi %180, %82 : i64
+        %182 = arith.addi %83, %181 : i64
+        %183 = arith.remsi %180, %82 : i64
+        %184 = arith.muli %182, %c16_i64 : i64
+        %185 = arith.maxsi %184, %74 : i64
+        %186 = arith.addi %184, %c16_i64 : i64
+        %187 = arith.minsi %186, %77 : i64
+        %188 = arith.subi %187, %185 : i64
+        %189 = arith.subi %185, %74 : i64
+        %190 = arith.muli %189, %81 : i64
+        %191 = arith.addi %80, %190 : i64
+        %192 = arith.muli %183, %c64_i64 : i64
+        %193 = arith.addi %191, %192 : i64
+        %194 = arith.muli %182, %c32_i64 : i64
+        %195 = arith.addi %194, %192 : i64
+        %196 = arith.addi %195, %73 : i64
+        %197 = arith.subi %185, %184 : i64
+        %198 = arith.addi %196, %197 : i64
+        %199 = arith.subi %76, %192 : i64
+        %200 = arith.minsi %199, %c64_i64 : i64
+        "instgem.mvin"(%193, %198, %200, %188) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %91 = arith.ceildivsi %74, %c16_i64 : i64
-      %92 = arith.muli %91, %82 : i64
-      %93 = arith.index_cast %92 : i64 to index
-      scf.for %arg12 = %c0 to %93 step %c1 {
-        %171 = arith.index_cast %arg12 : index to i64
-        %172 = arith.divsi %171, %82 : i64
-        %173 = arith.remsi %171, %82 : i64
-        %174 = arith.muli %172, %c32_i64 : i64
-        %175 = arith.muli %173, %c64_i64 : i64
-        %176 = arith.addi %174, %175 : i64
-        %177 = arith.addi %176, %73 : i64
-        %178 = arith.subi %76, %175 : i64
-        %179 = arith.minsi %178, %c64_i64 : i64
-        %180 = arith.muli %172, %c16_i64 : i64
-        %181 = arith.subi %74, %180 : i64
-        %182 = arith.minsi %181, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %177, %179, %182) : (i64, i64, i64, i64) -> ()
+      %92 = arith.cmpi sgt, %74, %c0_i64 : i64
+      %93 = arith.extui %92 : i1 to i64
+      %94 = arith.muli %91, %93 : i64
+      %95 = arith.muli %94, %82 : i64
+      %96 = arith.index_cast %95 : i64 to index
+      scf.for %arg12 = %c0 to %96 step %c1 {
+        %180 = arith.index_cast %arg12 : index to i64
+        %181 = arith.divsi %180, %82 : i64
+        %182 = arith.remsi %180, %82 : i64
+        %183 = arith.muli %181, %c16_i64 : i64
+        %184 = arith.maxsi %183, %c0_i64 : i64
+        %185 = arith.addi %183, %c16_i64 : i64
+        %186 = arith.minsi %185, %74 : i64
+        %187 = arith.subi %186, %184 : i64
+        %188 = arith.muli %181, %c32_i64 : i64
+        %189 = arith.muli %182, %c64_i64 : i64
+        %190 = arith.addi %188, %189 : i64
+        %191 = arith.addi %190, %73 : i64
+        %192 = arith.subi %184, %183 : i64
+        %193 = arith.addi %191, %192 : i64
+        %194 = arith.subi %76, %189 : i64
+        %195 = arith.minsi %194, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %193, %195, %187) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %94 = arith.maxsi %arg10, %c0 : index
-      %95 = arith.minsi %94, %arg7 : index
-      %96 = arith.addi %arg10, %c32 : index
-      %97 = arith.maxsi %96, %c0 : index
+      %97 = arith.maxsi %arg10, %c0 : index
       %98 = arith.minsi %97, %arg7 : index
-      %99 = arith.subi %95, %arg10 : index
+      %99 = arith.addi %arg10, %c32 : index
       %100 = arith.maxsi %99, %c0 : index
-      %101 = arith.minsi %100, %c32 : index
-      %102 = arith.subi %98, %95 : index
-      %103 = arith.maxsi %5, %c0 : index
-      %104 = arith.minsi %103, %arg6 : index
-      %105 = arith.addi %5, %c16 : index
-      %106 = arith.maxsi %105, %c0 : index
+      %101 = arith.minsi %100, %arg7 : index
+      %102 = arith.subi %98, %arg10 : index
+      %103 = arith.maxsi %102, %c0 : index
+      %104 = arith.minsi %103, %c32 : index
+      %105 = arith.subi %101, %98 : index
+      %106 = arith.maxsi %5, %c0 : index
       %107 = arith.minsi %106, %arg6 : index
-      %108 = arith.subi %104, %5 : index
+      %108 = arith.addi %5, %c16 : index
       %109 = arith.maxsi %108, %c0 : index
-      %110 = arith.minsi %109, %c16 : index
-      %111 = arith.subi %107, %104 : index
-      %112 = arith.cmpi sgt, %110, %c0 : index
-      scf.if %112 {
-        func.call @baco_boundary_error(%c170_i64, %c28_i64) : (i64, i64) -> ()
+      %110 = arith.minsi %109, %arg6 : index
+      %111 = arith.subi %107, %5 : index
+      %112 = arith.maxsi %111, %c0 : index
+      %113 = arith.minsi %112, %c16 : index
+      %114 = arith.subi %110, %107 : index
+      %115 = arith.cmpi sgt, %113, %c0 : index
+      scf.if %115 {
+        func.call @baco_boundary_error(%c175_i64, %c28_i64) : (i64, i64) -> ()
       }
-      %subview_16 = memref.subview %reinterpret_cast_0[%95, %104] [%102, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %113 = arith.muli %72, %c32_i64 : i64
-      %114 = arith.addi %113, %c128_i64 : i64
-      %115 = arith.index_cast %101 : index to i64
-      %116 = arith.index_cast %102 : index to i64
-      %117 = arith.index_cast %111 : index to i64
-      %118 = arith.addi %115, %116 : i64
+      %subview_16 = memref.subview %reinterpret_cast_0[%98, %107] [%105, %114] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %116 = arith.muli %72, %c32_i64 : i64
+      %117 = arith.addi %116, %c128_i64 : i64
+      %118 = arith.index_cast %104 : index to i64
+      %119 = arith.index_cast %105 : index to i64
+      %120 = arith.index_cast %114 : index to i64
+      %121 = arith.addi %118, %119 : i64
       %base_buffer_17, %offset_18, %sizes_19:2, %strides_20:2 = memref.extract_strided_metadata %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_21 = memref.extract_aligned_pointer_as_index %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %119 = arith.index_cast %intptr_21 : index to i64
-      %120 = arith.index_cast %offset_18 : index to i64
-      %121 = arith.addi %119, %120 : i64
-      %122 = arith.index_cast %strides_20#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %122) : (i64, i64, i64, i64, i64, i64) -> ()
-      %123 = arith.ceildivsi %117, %c64_i64 : i64
-      %124 = arith.divsi %115, %c16_i64 : i64
-      %125 = arith.ceildivsi %118, %c16_i64 : i64
-      %126 = arith.subi %125, %124 : i64
-      %127 = arith.cmpi sgt, %116, %c0_i64 : i64
-      %128 = arith.extui %127 : i1 to i64
-      %129 = arith.muli %126, %128 : i64
-      %130 = arith.muli %129, %123 : i64
-      %131 = arith.index_cast %130 : i64 to index
-      scf.for %arg12 = %c0 to %131 step %c1 {
-        %171 = arith.index_cast %arg12 : index to i64
-        %172 = arith.divsi %171, %123 : i64
-        %173 = arith.addi %124, %172 : i64
-        %174 = arith.remsi %171, %123 : i64
-        %175 = arith.muli %173, %c16_i64 : i64
-        %176 = arith.maxsi %175, %115 : i64
-        %177 = arith.addi %175, %c16_i64 : i64
-        %178 = arith.minsi %177, %118 : i64
-        %179 = arith.subi %178, %176 : i64
-        %180 = arith.subi %176, %115 : i64
-        %181 = arith.muli %180, %122 : i64
-        %182 = arith.addi %121, %181 : i64
-        %183 = arith.muli %174, %c64_i64 : i64
-        %184 = arith.addi %182, %183 : i64
-        %185 = arith.addi %175, %183 : i64
-        %186 = arith.addi %185, %114 : i64
-        %187 = arith.subi %176, %175 : i64
-        %188 = arith.addi %186, %187 : i64
-        %189 = arith.subi %117, %183 : i64
-        %190 = arith.minsi %189, %c64_i64 : i64
-        "instgem.mvin"(%184, %188, %190, %179) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %132 = arith.ceildivsi %115, %c16_i64 : i64
-      %133 = arith.muli %132, %123 : i64
+      %122 = arith.index_cast %intptr_21 : index to i64
+      %123 = arith.index_cast %offset_18 : index to i64
+      %124 = arith.addi %122, %123 : i64
+      %125 = arith.index_cast %strides_20#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %125) : (i64, i64, i64, i64, i64, i64) -> ()
+      %126 = arith.ceildivsi %120, %c64_i64 : i64
+      %127 = arith.divsi %118, %c16_i64 : i64
+      %128 = arith.ceildivsi %121, %c16_i64 : i64
+      %129 = arith.subi %128, %127 : i64
+      %130 = arith.cmpi sgt, %119, %c0_i64 : i64
+      %131 = arith.extui %130 : i1 to i64
+      %132 = arith.muli %129, %131 : i64
+      %133 = arith.muli %132, %126 : i64
       %134 = arith.index_cast %133 : i64 to index
       scf.for %arg12 = %c0 to %134 step %c1 {
-        %171 = arith.index_cast %arg12 : index to i64
-        %172 = arith.divsi %171, %123 : i64
-        %173 = arith.remsi %171, %123 : i64
-        %174 = arith.muli %172, %c16_i64 : i64
-        %175 = arith.muli %173, %c64_i64 : i64
-        %176 = arith.addi %174, %175 : i64
-        %177 = arith.addi %176, %114 : i64
-        %178 = arith.subi %117, %175 : i64
-        %179 = arith.minsi %178, %c64_i64 : i64
-        %180 = arith.subi %115, %174 : i64
-        %181 = arith.minsi %180, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %177, %179, %181) : (i64, i64, i64, i64) -> ()
+        %180 = arith.index_cast %arg12 : index to i64
+        %181 = arith.divsi %180, %126 : i64
+        %182 = arith.addi %127, %181 : i64
+        %183 = arith.remsi %180, %126 : i64
+        %184 = arith.muli %182, %c16_i64 : i64
+        %185 = arith.maxsi %184, %118 : i64
+        %186 = arith.addi %184, %c16_i64 : i64
+        %187 = arith.minsi %186, %121 : i64
+        %188 = arith.subi %187, %185 : i64
+        %189 = arith.subi %185, %118 : i64
+        %190 = arith.muli %189, %125 : i64
+        %191 = arith.addi %124, %190 : i64
+        %192 = arith.muli %183, %c64_i64 : i64
+        %193 = arith.addi %191, %192 : i64
+        %194 = arith.addi %184, %192 : i64
+        %195 = arith.addi %194, %117 : i64
+        %196 = arith.subi %185, %184 : i64
+        %197 = arith.addi %195, %196 : i64
+        %198 = arith.subi %120, %192 : i64
+        %199 = arith.minsi %198, %c64_i64 : i64
+        "instgem.mvin"(%193, %197, %199, %188) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %135 = arith.ceildivsi %117, %c16_i64 : i64
-      %136 = arith.minsi %76, %118 : i64
-      %137 = arith.ceildivsi %136, %c16_i64 : i64
-      %138 = arith.cmpi sgt, %84, %c0_i64 : i64
-      %139 = arith.select %138, %135, %c0_i64 : i64
+      %135 = arith.ceildivsi %118, %c16_i64 : i64
+      %136 = arith.cmpi sgt, %118, %c0_i64 : i64
+      %137 = arith.extui %136 : i1 to i64
+      %138 = arith.muli %135, %137 : i64
+      %139 = arith.muli %138, %126 : i64
       %140 = arith.index_cast %139 : i64 to index
       scf.for %arg12 = %c0 to %140 step %c1 {
-        %171 = arith.index_cast %arg12 : index to i64
-        %172 = arith.index_cast %137 : i64 to index
-        scf.for %arg13 = %c0 to %172 step %c1 {
-          %173 = arith.index_cast %arg13 : index to i64
-          %174 = arith.minsi %77, %c16_i64 : i64
-          %175 = arith.muli %171, %c16_i64 : i64
-          %176 = arith.subi %117, %175 : i64
-          %177 = arith.minsi %176, %c16_i64 : i64
-          %178 = arith.ori %175, %c3221225472_i64 : i64
-          %179 = arith.muli %173, %c16_i64 : i64
-          %180 = arith.addi %179, %175 : i64
-          %181 = arith.addi %180, %114 : i64
-          %182 = arith.subi %118, %179 : i64
-          %183 = arith.minsi %182, %c16_i64 : i64
-          "instgem.preload"(%181, %177, %183, %178, %177, %174) : (i64, i64, i64, i64, i64, i64) -> ()
-          %184 = arith.addi %179, %73 : i64
-          %185 = arith.subi %76, %179 : i64
+        %180 = arith.index_cast %arg12 : index to i64
+        %181 = arith.divsi %180, %126 : i64
+        %182 = arith.remsi %180, %126 : i64
+        %183 = arith.muli %181, %c16_i64 : i64
+        %184 = arith.maxsi %183, %c0_i64 : i64
+        %185 = arith.addi %183, %c16_i64 : i64
+        %186 = arith.minsi %185, %118 : i64
+        %187 = arith.subi %186, %184 : i64
+        %188 = arith.muli %182, %c64_i64 : i64
+        %189 = arith.addi %183, %188 : i64
+        %190 = arith.addi %189, %117 : i64
+        %191 = arith.subi %184, %183 : i64
+        %192 = arith.addi %190, %191 : i64
+        %193 = arith.subi %120, %188 : i64
+        %194 = arith.minsi %193, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %192, %194, %187) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %141 = arith.ceildivsi %120, %c16_i64 : i64
+      %142 = arith.minsi %76, %121 : i64
+      %143 = arith.ceildivsi %142, %c16_i64 : i64
+      %144 = arith.cmpi sgt, %84, %c0_i64 : i64
+      %145 = arith.select %144, %141, %c0_i64 : i64
+      %146 = arith.index_cast %145 : i64 to index
+      scf.for %arg12 = %c0 to %146 step %c1 {
+        %180 = arith.index_cast %arg12 : index to i64
+        %181 = arith.index_cast %143 : i64 to index
+        scf.for %arg13 = %c0 to %181 step %c1 {
+          %182 = arith.index_cast %arg13 : index to i64
+          %183 = arith.minsi %77, %c16_i64 : i64
+          %184 = arith.muli %180, %c16_i64 : i64
+          %185 = arith.subi %120, %184 : i64
           %186 = arith.minsi %185, %c16_i64 : i64
-          "instgem.compute_preloaded"(%184, %186, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %187 = arith.index_cast %84 : i64 to index
-          scf.for %arg14 = %c1 to %187 step %c1 {
-            %188 = arith.index_cast %arg14 : index to i64
-            %189 = arith.muli %188, %c16_i64 : i64
-            %190 = arith.subi %77, %189 : i64
-            %191 = arith.minsi %190, %c16_i64 : i64
-            %192 = arith.addi %189, %175 : i64
-            %193 = arith.ori %192, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %193, %177, %191) : (i64, i64, i64, i64, i64, i64) -> ()
-            %194 = arith.muli %188, %c32_i64 : i64
-            %195 = arith.addi %194, %179 : i64
-            %196 = arith.addi %195, %73 : i64
-            "instgem.compute_accumulated"(%196, %186, %191, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %187 = arith.ori %184, %c3221225472_i64 : i64
+          %188 = arith.muli %182, %c16_i64 : i64
+          %189 = arith.addi %188, %184 : i64
+          %190 = arith.addi %189, %117 : i64
+          %191 = arith.subi %121, %188 : i64
+          %192 = arith.minsi %191, %c16_i64 : i64
+          "instgem.preload"(%190, %186, %192, %187, %186, %183) : (i64, i64, i64, i64, i64, i64) -> ()
+          %193 = arith.addi %188, %73 : i64
+          %194 = arith.subi %76, %188 : i64
+          %195 = arith.minsi %194, %c16_i64 : i64
+          "instgem.compute_preloaded"(%193, %195, %183, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %196 = arith.index_cast %84 : i64 to index
+          scf.for %arg14 = %c1 to %196 step %c1 {
+            %197 = arith.index_cast %arg14 : index to i64
+            %198 = arith.muli %197, %c16_i64 : i64
+            %199 = arith.subi %77, %198 : i64
+            %200 = arith.minsi %199, %c16_i64 : i64
+            %201 = arith.addi %198, %184 : i64
+            %202 = arith.ori %201, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %202, %186, %200) : (i64, i64, i64, i64, i64, i64) -> ()
+            %203 = arith.muli %197, %c32_i64 : i64
+            %204 = arith.addi %203, %188 : i64
+            %205 = arith.addi %204, %73 : i64
+            "instgem.compute_accumulated"(%205, %195, %200, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      %141 = arith.maxsi %arg11, %c0 : index
-      %142 = arith.minsi %141, %arg7 : index
-      %143 = arith.addi %arg11, %c32 : index
-      %144 = arith.maxsi %143, %c0 : index
-      %145 = arith.minsi %144, %arg7 : index
-      %146 = arith.subi %142, %arg11 : index
-      %147 = arith.maxsi %146, %c0 : index
-      %148 = arith.minsi %147, %c32 : index
-      %149 = arith.subi %145, %142 : index
-      scf.if %112 {
-        func.call @baco_boundary_error(%c171_i64, %c28_i64) : (i64, i64) -> ()
+      %147 = arith.maxsi %arg11, %c0 : index
+      %148 = arith.minsi %147, %arg7 : index
+      %149 = arith.addi %arg11, %c32 : index
+      %150 = arith.maxsi %149, %c0 : index
+      %151 = arith.minsi %150, %arg7 : index
+      %152 = arith.subi %148, %arg11 : index
+      %153 = arith.maxsi %152, %c0 : index
+      %154 = arith.minsi %153, %c32 : index
+      %155 = arith.subi %151, %148 : index
+      scf.if %115 {
+        func.call @baco_boundary_error(%c176_i64, %c28_i64) : (i64, i64) -> ()
       }
-      %subview_22 = memref.subview %reinterpret_cast_1[%142, %104] [%149, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %150 = arith.addi %113, %c192_i64 : i64
-      %151 = arith.index_cast %148 : index to i64
-      %152 = arith.index_cast %149 : index to i64
-      %153 = arith.addi %151, %152 : i64
+      %subview_22 = memref.subview %reinterpret_cast_1[%148, %107] [%155, %114] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %156 = arith.addi %116, %c192_i64 : i64
+      %157 = arith.index_cast %154 : index to i64
+      %158 = arith.index_cast %155 : index to i64
+      %159 = arith.addi %157, %158 : i64
       %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_27 = memref.extract_aligned_pointer_as_index %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %154 = arith.index_cast %intptr_27 : index to i64
-      %155 = arith.index_cast %offset_24 : index to i64
-      %156 = arith.addi %154, %155 : i64
-      %157 = arith.index_cast %strides_26#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %157) : (i64, i64, i64, i64, i64, i64) -> ()
-      %158 = arith.divsi %151, %c16_i64 : i64
-      %159 = arith.ceildivsi %153, %c16_i64 : i64
-      %160 = arith.subi %159, %158 : i64
-      %161 = arith.cmpi sgt, %152, %c0_i64 : i64
-      %162 = arith.extui %161 : i1 to i64
-      %163 = arith.muli %160, %162 : i64
-      %164 = arith.muli %163, %123 : i64
-      %165 = arith.index_cast %164 : i64 to index
-      scf.for %arg12 = %c0 to %165 step %c1 {
-        %171 = arith.index_cast %arg12 : index to i64
-        %172 = arith.divsi %171, %123 : i64
-        %173 = arith.addi %158, %172 : i64
-        %174 = arith.remsi %171, %123 : i64
-        %175 = arith.muli %173, %c16_i64 : i64
-        %176 = arith.maxsi %175, %151 : i64
-        %177 = arith.addi %175, %c16_i64 : i64
-        %178 = arith.minsi %177, %153 : i64
-        %179 = arith.subi %178, %176 : i64
-        %180 = arith.subi %176, %151 : i64
-        %181 = arith.muli %180, %157 : i64
-        %182 = arith.addi %156, %181 : i64
-        %183 = arith.muli %174, %c64_i64 : i64
-        %184 = arith.addi %182, %183 : i64
-        %185 = arith.addi %175, %183 : i64
-        %186 = arith.addi %185, %150 : i64
-        %187 = arith.subi %176, %175 : i64
-        %188 = arith.addi %186, %187 : i64
-        %189 = arith.subi %117, %183 : i64
-        %190 = arith.minsi %189, %c64_i64 : i64
-        "instgem.mvin"(%184, %188, %190, %179) : (i64, i64, i64, i64) -> ()
+      %160 = arith.index_cast %intptr_27 : index to i64
+      %161 = arith.index_cast %offset_24 : index to i64
+      %162 = arith.addi %160, %161 : i64
+      %163 = arith.index_cast %strides_26#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %163) : (i64, i64, i64, i64, i64, i64) -> ()
+      %164 = arith.divsi %157, %c16_i64 : i64
+      %165 = arith.ceildivsi %159, %c16_i64 : i64
+      %166 = arith.subi %165, %164 : i64
+      %167 = arith.cmpi sgt, %158, %c0_i64 : i64
+      %168 = arith.extui %167 : i1 to i64
+      %169 = arith.muli %166, %168 : i64
+      %170 = arith.muli %169, %126 : i64
+      %171 = arith.index_cast %170 : i64 to index
+      scf.for %arg12 = %c0 to %171 step %c1 {
+        %180 = arith.index_cast %arg12 : index to i64
+        %181 = arith.divsi %180, %126 : i64
+        %182 = arith.addi %164, %181 : i64
+        %183 = arith.remsi %180, %126 : i64
+        %184 = arith.muli %182, %c16_i64 : i64
+        %185 = arith.maxsi %184, %157 : i64
+        %186 = arith.addi %184, %c16_i64 : i64
+        %187 = arith.minsi %186, %159 : i64
+        %188 = arith.subi %187, %185 : i64
+        %189 = arith.subi %185, %157 : i64
+        %190 = arith.muli %189, %163 : i64
+        %191 = arith.addi %162, %190 : i64
+        %192 = arith.muli %183, %c64_i64 : i64
+        %193 = arith.addi %191, %192 : i64
+        %194 = arith.addi %184, %192 : i64
+        %195 = arith.addi %194, %156 : i64
+        %196 = arith.subi %185, %184 : i64
+        %197 = arith.addi %195, %196 : i64
+        %198 = arith.subi %120, %192 : i64
+        %199 = arith.minsi %198, %c64_i64 : i64
+        "instgem.mvin"(%193, %197, %199, %188) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %166 = arith.ceildivsi %151, %c16_i64 : i64
-      %167 = arith.muli %166, %123 : i64
-      %168 = arith.index_cast %167 : i64 to index
-      scf.for %arg12 = %c0 to %168 step %c1 {
-        %171 = arith.index_cast %arg12 : index to i64
-        %172 = arith.divsi %171, %123 : i64
-        %173 = arith.remsi %171, %123 : i64
-        %174 = arith.muli %172, %c16_i64 : i64
-        %175 = arith.muli %173, %c64_i64 : i64
-        %176 = arith.addi %174, %175 : i64
-        %177 = arith.addi %176, %150 : i64
-        %178 = arith.subi %117, %175 : i64
-        %179 = arith.minsi %178, %c64_i64 : i64
-        %180 = arith.subi %151, %174 : i64
-        %181 = arith.minsi %180, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %177, %179, %181) : (i64, i64, i64, i64) -> ()
+      %172 = arith.ceildivsi %157, %c16_i64 : i64
+      %173 = arith.cmpi sgt, %157, %c0_i64 : i64
+      %174 = arith.extui %173 : i1 to i64
+      %175 = arith.muli %172, %174 : i64
+      %176 = arith.muli %175, %126 : i64
+      %177 = arith.index_cast %176 : i64 to index
+      scf.for %arg12 = %c0 to %177 step %c1 {
+        %180 = arith.index_cast %arg12 : index to i64
+        %181 = arith.divsi %180, %126 : i64
+        %182 = arith.remsi %180, %126 : i64
+        %183 = arith.muli %181, %c16_i64 : i64
+        %184 = arith.maxsi %183, %c0_i64 : i64
+        %185 = arith.addi %183, %c16_i64 : i64
+        %186 = arith.minsi %185, %157 : i64
+        %187 = arith.subi %186, %184 : i64
+        %188 = arith.muli %182, %c64_i64 : i64
+        %189 = arith.addi %183, %188 : i64
+        %190 = arith.addi %189, %156 : i64
+        %191 = arith.subi %184, %183 : i64
+        %192 = arith.addi %190, %191 : i64
+        %193 = arith.subi %120, %188 : i64
+        %194 = arith.minsi %193, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %192, %194, %187) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %169 = arith.minsi %76, %153 : i64
-      %170 = arith.ceildivsi %169, %c16_i64 : i64
-      scf.for %arg12 = %c0 to %140 step %c1 {
-        %171 = arith.index_cast %arg12 : index to i64
-        %172 = arith.index_cast %170 : i64 to index
-        scf.for %arg13 = %c0 to %172 step %c1 {
-          %173 = arith.index_cast %arg13 : index to i64
-          %174 = arith.minsi %77, %c16_i64 : i64
-          %175 = arith.muli %171, %c16_i64 : i64
-          %176 = arith.subi %117, %175 : i64
-          %177 = arith.minsi %176, %c16_i64 : i64
-          %178 = arith.addi %175, %c32_i64 : i64
-          %179 = arith.ori %178, %c3221225472_i64 : i64
-          %180 = arith.muli %173, %c16_i64 : i64
-          %181 = arith.addi %180, %175 : i64
-          %182 = arith.addi %181, %150 : i64
-          %183 = arith.subi %153, %180 : i64
-          %184 = arith.minsi %183, %c16_i64 : i64
-          "instgem.preload"(%182, %177, %184, %179, %177, %174) : (i64, i64, i64, i64, i64, i64) -> ()
-          %185 = arith.addi %180, %73 : i64
-          %186 = arith.subi %76, %180 : i64
-          %187 = arith.minsi %186, %c16_i64 : i64
-          "instgem.compute_preloaded"(%185, %187, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %188 = arith.index_cast %84 : i64 to index
-          scf.for %arg14 = %c1 to %188 step %c1 {
-            %189 = arith.index_cast %arg14 : index to i64
-            %190 = arith.muli %189, %c16_i64 : i64
-            %191 = arith.subi %77, %190 : i64
-            %192 = arith.minsi %191, %c16_i64 : i64
-            %193 = arith.addi %190, %175 : i64
-            %194 = arith.addi %193, %c32_i64 : i64
-            %195 = arith.ori %194, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %195, %177, %192) : (i64, i64, i64, i64, i64, i64) -> ()
-            %196 = arith.muli %189, %c32_i64 : i64
-            %197 = arith.addi %196, %180 : i64
-            %198 = arith.addi %197, %73 : i64
-            "instgem.compute_accumulated"(%198, %187, %192, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %178 = arith.minsi %76, %159 : i64
+      %179 = arith.ceildivsi %178, %c16_i64 : i64
+      scf.for %arg12 = %c0 to %146 step %c1 {
+        %180 = arith.index_cast %arg12 : index to i64
+        %181 = arith.index_cast %179 : i64 to index
+        scf.for %arg13 = %c0 to %181 step %c1 {
+          %182 = arith.index_cast %arg13 : index to i64
+          %183 = arith.minsi %77, %c16_i64 : i64
+          %184 = arith.muli %180, %c16_i64 : i64
+          %185 = arith.subi %120, %184 : i64
+          %186 = arith.minsi %185, %c16_i64 : i64
+          %187 = arith.addi %184, %c32_i64 : i64
+          %188 = arith.ori %187, %c3221225472_i64 : i64
+          %189 = arith.muli %182, %c16_i64 : i64
+          %190 = arith.addi %189, %184 : i64
+          %191 = arith.addi %190, %156 : i64
+          %192 = arith.subi %159, %189 : i64
+          %193 = arith.minsi %192, %c16_i64 : i64
+          "instgem.preload"(%191, %186, %193, %188, %186, %183) : (i64, i64, i64, i64, i64, i64) -> ()
+          %194 = arith.addi %189, %73 : i64
+          %195 = arith.subi %76, %189 : i64
+          %196 = arith.minsi %195, %c16_i64 : i64
+          "instgem.compute_preloaded"(%194, %196, %183, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %197 = arith.index_cast %84 : i64 to index
+          scf.for %arg14 = %c1 to %197 step %c1 {
+            %198 = arith.index_cast %arg14 : index to i64
+            %199 = arith.muli %198, %c16_i64 : i64
+            %200 = arith.subi %77, %199 : i64
+            %201 = arith.minsi %200, %c16_i64 : i64
+            %202 = arith.addi %199, %184 : i64
+            %203 = arith.addi %202, %c32_i64 : i64
+            %204 = arith.ori %203, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %204, %186, %201) : (i64, i64, i64, i64, i64, i64) -> ()
+            %205 = arith.muli %198, %c32_i64 : i64
+            %206 = arith.addi %205, %189 : i64
+            %207 = arith.addi %206, %73 : i64
+            "instgem.compute_accumulated"(%207, %196, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %63, %96, %143 : index, index, index
+      scf.yield %63, %99, %149 : index, index, index
     }
     %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
@@ -452,7 +473,7 @@ module {
     %25 = arith.subi %21, %18 : index
     %26 = arith.cmpi sgt, %24, %c0 : index
     scf.if %26 {
-      func.call @baco_boundary_error(%c179_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c184_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %27 = arith.index_cast %15 : index to i64
@@ -502,7 +523,7 @@ module {
       "instgem.mvout"(%65, %70, %72, %60) : (i64, i64, i64, i64) -> ()
     }
     scf.if %26 {
-      func.call @baco_boundary_error(%c180_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c185_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_4 = memref.subview %reinterpret_cast_3[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index

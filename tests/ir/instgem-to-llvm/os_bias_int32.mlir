@@ -118,16 +118,16 @@ module {
     %subview = memref.subview %reinterpret_cast_5[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg14 = %c0 to %c2 step %c1 {
-      %61 = arith.index_cast %arg14 : index to i64
-      %62 = arith.remsi %61, %c2_i64_1 : i64
-      %63 = arith.divsi %61, %c2_i64_1 : i64
-      %64 = arith.muli %63, %c16_i64 : i64
-      %65 = arith.subi %c16_i64, %64 : i64
-      %66 = arith.minsi %65, %c16_i64 : i64
-      %67 = arith.muli %62, %c16_i64 : i64
-      %68 = arith.addi %67, %64 : i64
-      %69 = arith.ori %68, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_2, %69, %66, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %64 = arith.index_cast %arg14 : index to i64
+      %65 = arith.remsi %64, %c2_i64_1 : i64
+      %66 = arith.divsi %64, %c2_i64_1 : i64
+      %67 = arith.muli %66, %c16_i64 : i64
+      %68 = arith.subi %c16_i64, %67 : i64
+      %69 = arith.minsi %68, %c16_i64 : i64
+      %70 = arith.muli %65, %c16_i64 : i64
+      %71 = arith.addi %70, %67 : i64
+      %72 = arith.ori %71, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_2, %72, %69, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %33 = arith.index_cast %21 : index to i64
     %34 = arith.index_cast %22 : index to i64
@@ -150,227 +150,245 @@ module {
     %48 = arith.muli %47, %40 : i64
     %49 = arith.index_cast %48 : i64 to index
     scf.for %arg14 = %c0 to %49 step %c1 {
-      %61 = arith.index_cast %arg14 : index to i64
-      %62 = arith.divsi %61, %40 : i64
-      %63 = arith.addi %41, %62 : i64
-      %64 = arith.remsi %61, %40 : i64
-      %65 = arith.muli %63, %c16_i64 : i64
-      %66 = arith.maxsi %65, %33 : i64
-      %67 = arith.addi %65, %c16_i64 : i64
-      %68 = arith.minsi %67, %42 : i64
-      %69 = arith.subi %68, %66 : i64
-      %70 = arith.muli %64, %c64_i64 : i64
-      %71 = arith.addi %39, %70 : i64
-      %72 = arith.muli %64, %c16_i64 : i64
-      %73 = arith.addi %65, %72 : i64
+      %64 = arith.index_cast %arg14 : index to i64
+      %65 = arith.divsi %64, %40 : i64
+      %66 = arith.addi %41, %65 : i64
+      %67 = arith.remsi %64, %40 : i64
+      %68 = arith.muli %66, %c16_i64 : i64
+      %69 = arith.maxsi %68, %33 : i64
+      %70 = arith.addi %68, %c16_i64 : i64
+      %71 = arith.minsi %70, %42 : i64
+      %72 = arith.subi %71, %69 : i64
+      %73 = arith.muli %67, %c64_i64 : i64
+      %74 = arith.addi %39, %73 : i64
+      %75 = arith.muli %67, %c16_i64 : i64
+      %76 = arith.addi %68, %75 : i64
+      %77 = arith.ori %76, %c2147483648_i64 : i64
+      %78 = arith.subi %69, %68 : i64
+      %79 = arith.addi %77, %78 : i64
+      %80 = arith.subi %35, %75 : i64
+      %81 = arith.minsi %80, %c16_i64 : i64
+      "instgem.mvin"(%74, %79, %81, %72) : (i64, i64, i64, i64) -> ()
+    } {gemmini.load_stream}
+    %50 = arith.ceildivsi %33, %c16_i64 : i64
+    %51 = arith.cmpi sgt, %33, %c0_i64_2 : i64
+    %52 = arith.extui %51 : i1 to i64
+    %53 = arith.muli %50, %52 : i64
+    %54 = arith.muli %53, %40 : i64
+    %55 = arith.index_cast %54 : i64 to index
+    scf.for %arg14 = %c0 to %55 step %c1 {
+      %64 = arith.index_cast %arg14 : index to i64
+      %65 = arith.divsi %64, %40 : i64
+      %66 = arith.remsi %64, %40 : i64
+      %67 = arith.muli %65, %c16_i64 : i64
+      %68 = arith.maxsi %67, %c0_i64_2 : i64
+      %69 = arith.addi %67, %c16_i64 : i64
+      %70 = arith.minsi %69, %33 : i64
+      %71 = arith.subi %70, %68 : i64
+      %72 = arith.muli %66, %c16_i64 : i64
+      %73 = arith.addi %67, %72 : i64
       %74 = arith.ori %73, %c2147483648_i64 : i64
-      %75 = arith.subi %66, %65 : i64
+      %75 = arith.subi %68, %67 : i64
       %76 = arith.addi %74, %75 : i64
       %77 = arith.subi %35, %72 : i64
       %78 = arith.minsi %77, %c16_i64 : i64
-      "instgem.mvin"(%71, %76, %78, %69) : (i64, i64, i64, i64) -> ()
+      "instgem.mvin"(%c0_i64_2, %76, %78, %71) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %50 = arith.ceildivsi %33, %c16_i64 : i64
-    %51 = arith.muli %50, %40 : i64
-    %52 = arith.index_cast %51 : i64 to index
-    scf.for %arg14 = %c0 to %52 step %c1 {
-      %61 = arith.index_cast %arg14 : index to i64
-      %62 = arith.divsi %61, %40 : i64
-      %63 = arith.remsi %61, %40 : i64
-      %64 = arith.muli %62, %c16_i64 : i64
-      %65 = arith.muli %63, %c16_i64 : i64
-      %66 = arith.addi %64, %65 : i64
-      %67 = arith.ori %66, %c2147483648_i64 : i64
-      %68 = arith.subi %35, %65 : i64
-      %69 = arith.minsi %68, %c16_i64 : i64
-      %70 = arith.subi %33, %64 : i64
-      %71 = arith.minsi %70, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_2, %67, %69, %71) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %53 = arith.ceildivsi %arg5, %c32 : index
-    %54:2 = scf.for %arg14 = %c0 to %53 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-      %61 = arith.maxsi %arg15, %c0 : index
-      %62 = arith.minsi %61, %arg5 : index
-      %63 = arith.addi %arg15, %c32 : index
-      %64 = arith.maxsi %63, %c0 : index
+    %56 = arith.ceildivsi %arg5, %c32 : index
+    %57:2 = scf.for %arg14 = %c0 to %56 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+      %64 = arith.maxsi %arg15, %c0 : index
       %65 = arith.minsi %64, %arg5 : index
-      %66 = arith.subi %62, %arg15 : index
+      %66 = arith.addi %arg15, %c32 : index
       %67 = arith.maxsi %66, %c0 : index
-      %68 = arith.minsi %67, %c32 : index
-      %69 = arith.subi %65, %62 : index
-      %70 = arith.cmpi sgt, %68, %c0 : index
-      scf.if %70 {
+      %68 = arith.minsi %67, %arg5 : index
+      %69 = arith.subi %65, %arg15 : index
+      %70 = arith.maxsi %69, %c0 : index
+      %71 = arith.minsi %70, %c32 : index
+      %72 = arith.subi %68, %65 : index
+      %73 = arith.cmpi sgt, %71, %c0 : index
+      scf.if %73 {
         func.call @baco_boundary_error(%c40_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_13 = memref.subview %reinterpret_cast[%15, %62] [%22, %69] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %71 = arith.index_cast %69 : index to i64
+      %subview_13 = memref.subview %reinterpret_cast[%15, %65] [%22, %72] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %74 = arith.index_cast %72 : index to i64
       %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %72 = arith.index_cast %intptr_18 : index to i64
-      %73 = arith.index_cast %offset_15 : index to i64
-      %74 = arith.addi %72, %73 : i64
-      %75 = arith.index_cast %strides_17#0 : index to i64
-      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %75) : (i64, i64, i64, i64, i64, i64) -> ()
-      %76 = arith.ceildivsi %71, %c64_i64 : i64
-      %77 = arith.muli %47, %76 : i64
-      %78 = arith.index_cast %77 : i64 to index
-      scf.for %arg17 = %c0 to %78 step %c1 {
-        %115 = arith.index_cast %arg17 : index to i64
-        %116 = arith.divsi %115, %76 : i64
-        %117 = arith.addi %41, %116 : i64
-        %118 = arith.remsi %115, %76 : i64
-        %119 = arith.muli %117, %c16_i64 : i64
-        %120 = arith.maxsi %119, %33 : i64
-        %121 = arith.addi %119, %c16_i64 : i64
-        %122 = arith.minsi %121, %42 : i64
-        %123 = arith.subi %122, %120 : i64
-        %124 = arith.subi %120, %33 : i64
-        %125 = arith.muli %124, %75 : i64
-        %126 = arith.addi %74, %125 : i64
-        %127 = arith.muli %118, %c64_i64 : i64
-        %128 = arith.addi %126, %127 : i64
-        %129 = arith.muli %117, %c32_i64 : i64
-        %130 = arith.addi %129, %127 : i64
-        %131 = arith.subi %120, %119 : i64
-        %132 = arith.addi %130, %131 : i64
-        %133 = arith.subi %71, %127 : i64
-        %134 = arith.minsi %133, %c64_i64 : i64
-        "instgem.mvin"(%128, %132, %134, %123) : (i64, i64, i64, i64) -> ()
+      %75 = arith.index_cast %intptr_18 : index to i64
+      %76 = arith.index_cast %offset_15 : index to i64
+      %77 = arith.addi %75, %76 : i64
+      %78 = arith.index_cast %strides_17#0 : index to i64
+      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %78) : (i64, i64, i64, i64, i64, i64) -> ()
+      %79 = arith.ceildivsi %74, %c64_i64 : i64
+      %80 = arith.muli %47, %79 : i64
+      %81 = arith.index_cast %80 : i64 to index
+      scf.for %arg17 = %c0 to %81 step %c1 {
+        %121 = arith.index_cast %arg17 : index to i64
+        %122 = arith.divsi %121, %79 : i64
+        %123 = arith.addi %41, %122 : i64
+        %124 = arith.remsi %121, %79 : i64
+        %125 = arith.muli %123, %c16_i64 : i64
+        %126 = arith.maxsi %125, %33 : i64
+        %127 = arith.addi %125, %c16_i64 : i64
+        %128 = arith.minsi %127, %42 : i64
+        %129 = arith.subi %128, %126 : i64
+        %130 = arith.subi %126, %33 : i64
+        %131 = arith.muli %130, %78 : i64
+        %132 = arith.addi %77, %131 : i64
+        %133 = arith.muli %124, %c64_i64 : i64
+        %134 = arith.addi %132, %133 : i64
+        %135 = arith.muli %123, %c32_i64 : i64
+        %136 = arith.addi %135, %133 : i64
+        %137 = arith.subi %126, %125 : i64
+        %138 = arith.addi %136, %137 : i64
+        %139 = arith.subi %74, %133 : i64
+        %140 = arith.minsi %139, %c64_i64 : i64
+        "instgem.mvin"(%134, %138, %140, %129) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %79 = arith.muli %50, %76 : i64
-      %80 = arith.index_cast %79 : i64 to index
-      scf.for %arg17 = %c0 to %80 step %c1 {
-        %115 = arith.index_cast %arg17 : index to i64
-        %116 = arith.divsi %115, %76 : i64
-        %117 = arith.remsi %115, %76 : i64
-        %118 = arith.muli %116, %c32_i64 : i64
-        %119 = arith.muli %117, %c64_i64 : i64
-        %120 = arith.addi %118, %119 : i64
-        %121 = arith.subi %71, %119 : i64
-        %122 = arith.minsi %121, %c64_i64 : i64
-        %123 = arith.muli %116, %c16_i64 : i64
-        %124 = arith.subi %33, %123 : i64
-        %125 = arith.minsi %124, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %120, %122, %125) : (i64, i64, i64, i64) -> ()
+      %82 = arith.muli %53, %79 : i64
+      %83 = arith.index_cast %82 : i64 to index
+      scf.for %arg17 = %c0 to %83 step %c1 {
+        %121 = arith.index_cast %arg17 : index to i64
+        %122 = arith.divsi %121, %79 : i64
+        %123 = arith.remsi %121, %79 : i64
+        %124 = arith.muli %122, %c16_i64 : i64
+        %125 = arith.maxsi %124, %c0_i64_2 : i64
+        %126 = arith.addi %124, %c16_i64 : i64
+        %127 = arith.minsi %126, %33 : i64
+        %128 = arith.subi %127, %125 : i64
+        %129 = arith.muli %122, %c32_i64 : i64
+        %130 = arith.muli %123, %c64_i64 : i64
+        %131 = arith.addi %129, %130 : i64
+        %132 = arith.subi %125, %124 : i64
+        %133 = arith.addi %131, %132 : i64
+        %134 = arith.subi %74, %130 : i64
+        %135 = arith.minsi %134, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_2, %133, %135, %128) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %81 = arith.maxsi %arg16, %c0 : index
-      %82 = arith.minsi %81, %arg5 : index
-      %83 = arith.addi %arg16, %c32 : index
-      %84 = arith.maxsi %83, %c0 : index
+      %84 = arith.maxsi %arg16, %c0 : index
       %85 = arith.minsi %84, %arg5 : index
-      %86 = arith.subi %82, %arg16 : index
+      %86 = arith.addi %arg16, %c32 : index
       %87 = arith.maxsi %86, %c0 : index
-      %88 = arith.minsi %87, %c32 : index
-      %89 = arith.subi %85, %82 : index
+      %88 = arith.minsi %87, %arg5 : index
+      %89 = arith.subi %85, %arg16 : index
+      %90 = arith.maxsi %89, %c0 : index
+      %91 = arith.minsi %90, %c32 : index
+      %92 = arith.subi %88, %85 : index
       scf.if %32 {
         func.call @baco_boundary_error(%c41_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_19 = memref.subview %reinterpret_cast_4[%82, %24] [%89, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %90 = arith.index_cast %88 : index to i64
-      %91 = arith.index_cast %89 : index to i64
-      %92 = arith.addi %90, %91 : i64
+      %subview_19 = memref.subview %reinterpret_cast_4[%85, %24] [%92, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %93 = arith.index_cast %91 : index to i64
+      %94 = arith.index_cast %92 : index to i64
+      %95 = arith.addi %93, %94 : i64
       %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %93 = arith.index_cast %intptr_24 : index to i64
-      %94 = arith.index_cast %offset_21 : index to i64
-      %95 = arith.addi %93, %94 : i64
-      %96 = arith.index_cast %strides_23#0 : index to i64
-      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %96) : (i64, i64, i64, i64, i64, i64) -> ()
-      %97 = arith.ceildivsi %35, %c64_i64 : i64
-      %98 = arith.divsi %90, %c16_i64 : i64
-      %99 = arith.ceildivsi %92, %c16_i64 : i64
-      %100 = arith.subi %99, %98 : i64
-      %101 = arith.cmpi sgt, %91, %c0_i64_2 : i64
-      %102 = arith.extui %101 : i1 to i64
-      %103 = arith.muli %100, %102 : i64
-      %104 = arith.muli %103, %97 : i64
-      %105 = arith.index_cast %104 : i64 to index
-      scf.for %arg17 = %c0 to %105 step %c1 {
-        %115 = arith.index_cast %arg17 : index to i64
-        %116 = arith.divsi %115, %97 : i64
-        %117 = arith.addi %98, %116 : i64
-        %118 = arith.remsi %115, %97 : i64
-        %119 = arith.muli %117, %c16_i64 : i64
-        %120 = arith.maxsi %119, %90 : i64
-        %121 = arith.addi %119, %c16_i64 : i64
-        %122 = arith.minsi %121, %92 : i64
-        %123 = arith.subi %122, %120 : i64
-        %124 = arith.subi %120, %90 : i64
-        %125 = arith.muli %124, %96 : i64
-        %126 = arith.addi %95, %125 : i64
-        %127 = arith.muli %118, %c64_i64 : i64
-        %128 = arith.addi %126, %127 : i64
-        %129 = arith.addi %119, %127 : i64
-        %130 = arith.addi %129, %c64_i64 : i64
-        %131 = arith.subi %120, %119 : i64
-        %132 = arith.addi %130, %131 : i64
-        %133 = arith.subi %35, %127 : i64
-        %134 = arith.minsi %133, %c64_i64 : i64
-        "instgem.mvin"(%128, %132, %134, %123) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %106 = arith.ceildivsi %90, %c16_i64 : i64
-      %107 = arith.muli %106, %97 : i64
+      %96 = arith.index_cast %intptr_24 : index to i64
+      %97 = arith.index_cast %offset_21 : index to i64
+      %98 = arith.addi %96, %97 : i64
+      %99 = arith.index_cast %strides_23#0 : index to i64
+      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %99) : (i64, i64, i64, i64, i64, i64) -> ()
+      %100 = arith.ceildivsi %35, %c64_i64 : i64
+      %101 = arith.divsi %93, %c16_i64 : i64
+      %102 = arith.ceildivsi %95, %c16_i64 : i64
+      %103 = arith.subi %102, %101 : i64
+      %104 = arith.cmpi sgt, %94, %c0_i64_2 : i64
+      %105 = arith.extui %104 : i1 to i64
+      %106 = arith.muli %103, %105 : i64
+      %107 = arith.muli %106, %100 : i64
       %108 = arith.index_cast %107 : i64 to index
       scf.for %arg17 = %c0 to %108 step %c1 {
-        %115 = arith.index_cast %arg17 : index to i64
-        %116 = arith.divsi %115, %97 : i64
-        %117 = arith.remsi %115, %97 : i64
-        %118 = arith.muli %116, %c16_i64 : i64
-        %119 = arith.muli %117, %c64_i64 : i64
-        %120 = arith.addi %118, %119 : i64
-        %121 = arith.addi %120, %c64_i64 : i64
-        %122 = arith.subi %35, %119 : i64
-        %123 = arith.minsi %122, %c64_i64 : i64
-        %124 = arith.subi %90, %118 : i64
-        %125 = arith.minsi %124, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %121, %123, %125) : (i64, i64, i64, i64) -> ()
+        %121 = arith.index_cast %arg17 : index to i64
+        %122 = arith.divsi %121, %100 : i64
+        %123 = arith.addi %101, %122 : i64
+        %124 = arith.remsi %121, %100 : i64
+        %125 = arith.muli %123, %c16_i64 : i64
+        %126 = arith.maxsi %125, %93 : i64
+        %127 = arith.addi %125, %c16_i64 : i64
+        %128 = arith.minsi %127, %95 : i64
+        %129 = arith.subi %128, %126 : i64
+        %130 = arith.subi %126, %93 : i64
+        %131 = arith.muli %130, %99 : i64
+        %132 = arith.addi %98, %131 : i64
+        %133 = arith.muli %124, %c64_i64 : i64
+        %134 = arith.addi %132, %133 : i64
+        %135 = arith.addi %125, %133 : i64
+        %136 = arith.addi %135, %c64_i64 : i64
+        %137 = arith.subi %126, %125 : i64
+        %138 = arith.addi %136, %137 : i64
+        %139 = arith.subi %35, %133 : i64
+        %140 = arith.minsi %139, %c64_i64 : i64
+        "instgem.mvin"(%134, %138, %140, %129) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %109 = arith.minsi %71, %92 : i64
-      %110 = arith.ceildivsi %109, %c16_i64 : i64
-      %111 = arith.subi %110, %c1_i64_3 : i64
-      %112 = arith.cmpi sgt, %110, %c0_i64_2 : i64
-      %113 = arith.select %112, %43, %c0_i64_2 : i64
+      %109 = arith.ceildivsi %93, %c16_i64 : i64
+      %110 = arith.cmpi sgt, %93, %c0_i64_2 : i64
+      %111 = arith.extui %110 : i1 to i64
+      %112 = arith.muli %109, %111 : i64
+      %113 = arith.muli %112, %100 : i64
       %114 = arith.index_cast %113 : i64 to index
       scf.for %arg17 = %c0 to %114 step %c1 {
-        %115 = arith.index_cast %arg17 : index to i64
-        %116 = arith.index_cast %40 : i64 to index
-        scf.for %arg18 = %c0 to %116 step %c1 {
-          %117 = arith.index_cast %arg18 : index to i64
-          %118 = arith.muli %115, %c16_i64 : i64
-          %119 = arith.subi %42, %118 : i64
-          %120 = arith.minsi %119, %c16_i64 : i64
-          %121 = arith.muli %117, %c16_i64 : i64
-          %122 = arith.subi %35, %121 : i64
-          %123 = arith.minsi %122, %c16_i64 : i64
-          %124 = arith.addi %118, %121 : i64
-          %125 = arith.ori %124, %c3221225472_i64 : i64
-          %126 = arith.cmpi eq, %111, %c0_i64_2 : i64
-          %127 = arith.select %126, %125, %c4294967295_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %123, %120, %127, %123, %120) : (i64, i64, i64, i64, i64, i64) -> ()
-          %128 = arith.muli %115, %c32_i64 : i64
-          %129 = arith.minsi %71, %c16_i64 : i64
-          %130 = arith.addi %121, %c64_i64 : i64
-          %131 = arith.minsi %92, %c16_i64 : i64
-          "instgem.compute_preloaded"(%128, %129, %120, %130, %123, %131) : (i64, i64, i64, i64, i64, i64) -> ()
-          %132 = arith.index_cast %110 : i64 to index
-          scf.for %arg19 = %c1 to %132 step %c1 {
-            %133 = arith.index_cast %arg19 : index to i64
-            %134 = arith.cmpi eq, %133, %111 : i64
-            %135 = arith.select %134, %125, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %123, %120, %135, %123, %120) : (i64, i64, i64, i64, i64, i64) -> ()
-            %136 = arith.muli %133, %c16_i64 : i64
-            %137 = arith.addi %128, %136 : i64
-            %138 = arith.subi %71, %136 : i64
-            %139 = arith.minsi %138, %c16_i64 : i64
-            %140 = arith.addi %136, %121 : i64
-            %141 = arith.addi %140, %c64_i64 : i64
-            %142 = arith.subi %92, %136 : i64
-            %143 = arith.minsi %142, %c16_i64 : i64
-            "instgem.compute_accumulated"(%137, %139, %120, %141, %123, %143) : (i64, i64, i64, i64, i64, i64) -> ()
+        %121 = arith.index_cast %arg17 : index to i64
+        %122 = arith.divsi %121, %100 : i64
+        %123 = arith.remsi %121, %100 : i64
+        %124 = arith.muli %122, %c16_i64 : i64
+        %125 = arith.maxsi %124, %c0_i64_2 : i64
+        %126 = arith.addi %124, %c16_i64 : i64
+        %127 = arith.minsi %126, %93 : i64
+        %128 = arith.subi %127, %125 : i64
+        %129 = arith.muli %123, %c64_i64 : i64
+        %130 = arith.addi %124, %129 : i64
+        %131 = arith.addi %130, %c64_i64 : i64
+        %132 = arith.subi %125, %124 : i64
+        %133 = arith.addi %131, %132 : i64
+        %134 = arith.subi %35, %129 : i64
+        %135 = arith.minsi %134, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_2, %133, %135, %128) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %115 = arith.minsi %74, %95 : i64
+      %116 = arith.ceildivsi %115, %c16_i64 : i64
+      %117 = arith.subi %116, %c1_i64_3 : i64
+      %118 = arith.cmpi sgt, %116, %c0_i64_2 : i64
+      %119 = arith.select %118, %43, %c0_i64_2 : i64
+      %120 = arith.index_cast %119 : i64 to index
+      scf.for %arg17 = %c0 to %120 step %c1 {
+        %121 = arith.index_cast %arg17 : index to i64
+        %122 = arith.index_cast %40 : i64 to index
+        scf.for %arg18 = %c0 to %122 step %c1 {
+          %123 = arith.index_cast %arg18 : index to i64
+          %124 = arith.muli %121, %c16_i64 : i64
+          %125 = arith.subi %42, %124 : i64
+          %126 = arith.minsi %125, %c16_i64 : i64
+          %127 = arith.muli %123, %c16_i64 : i64
+          %128 = arith.subi %35, %127 : i64
+          %129 = arith.minsi %128, %c16_i64 : i64
+          %130 = arith.addi %124, %127 : i64
+          %131 = arith.ori %130, %c3221225472_i64 : i64
+          %132 = arith.cmpi eq, %117, %c0_i64_2 : i64
+          %133 = arith.select %132, %131, %c4294967295_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %129, %126, %133, %129, %126) : (i64, i64, i64, i64, i64, i64) -> ()
+          %134 = arith.muli %121, %c32_i64 : i64
+          %135 = arith.minsi %74, %c16_i64 : i64
+          %136 = arith.addi %127, %c64_i64 : i64
+          %137 = arith.minsi %95, %c16_i64 : i64
+          "instgem.compute_preloaded"(%134, %135, %126, %136, %129, %137) : (i64, i64, i64, i64, i64, i64) -> ()
+          %138 = arith.index_cast %116 : i64 to index
+          scf.for %arg19 = %c1 to %138 step %c1 {
+            %139 = arith.index_cast %arg19 : index to i64
+            %140 = arith.cmpi eq, %139, %117 : i64
+            %141 = arith.select %140, %131, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %129, %126, %141, %129, %126) : (i64, i64, i64, i64, i64, i64) -> ()
+            %142 = arith.muli %139, %c16_i64 : i64
+            %143 = arith.addi %134, %142 : i64
+            %144 = arith.subi %74, %142 : i64
+            %145 = arith.minsi %144, %c16_i64 : i64
+            %146 = arith.addi %142, %127 : i64
+            %147 = arith.addi %146, %c64_i64 : i64
+            %148 = arith.subi %95, %142 : i64
+            %149 = arith.minsi %148, %c16_i64 : i64
+            "instgem.compute_accumulated"(%143, %145, %126, %147, %129, %149) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %63, %83 : index, index
+      scf.yield %66, %86 : index, index
     }
     %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     scf.if %32 {
@@ -379,38 +397,38 @@ module {
     %subview_7 = memref.subview %reinterpret_cast_6[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
     %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-    %55 = arith.index_cast %intptr_12 : index to i64
-    %56 = arith.index_cast %offset_9 : index to i64
-    %57 = arith.muli %56, %c4_i64 : i64
-    %58 = arith.addi %55, %57 : i64
-    %59 = arith.index_cast %strides_11#0 : index to i64
+    %58 = arith.index_cast %intptr_12 : index to i64
+    %59 = arith.index_cast %offset_9 : index to i64
     %60 = arith.muli %59, %c4_i64 : i64
+    %61 = arith.addi %58, %60 : i64
+    %62 = arith.index_cast %strides_11#0 : index to i64
+    %63 = arith.muli %62, %c4_i64 : i64
     scf.if %7 {
-      "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %60, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %63, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
     scf.for %arg14 = %c0 to %49 step %c1 {
-      %61 = arith.index_cast %arg14 : index to i64
-      %62 = arith.remsi %61, %47 : i64
-      %63 = arith.divsi %61, %47 : i64
-      %64 = arith.addi %41, %62 : i64
-      %65 = arith.muli %64, %c16_i64 : i64
-      %66 = arith.maxsi %65, %33 : i64
-      %67 = arith.addi %65, %c16_i64 : i64
-      %68 = arith.minsi %67, %42 : i64
-      %69 = arith.subi %68, %66 : i64
-      %70 = arith.subi %66, %33 : i64
-      %71 = arith.muli %70, %60 : i64
-      %72 = arith.addi %58, %71 : i64
-      %73 = arith.muli %63, %c64_i64 : i64
-      %74 = arith.addi %72, %73 : i64
-      %75 = arith.muli %63, %c16_i64 : i64
-      %76 = arith.addi %65, %75 : i64
-      %77 = arith.ori %76, %c2684354560_i64 : i64
-      %78 = arith.subi %66, %65 : i64
-      %79 = arith.addi %77, %78 : i64
-      %80 = arith.subi %35, %75 : i64
-      %81 = arith.minsi %80, %c16_i64 : i64
-      "instgem.mvout"(%74, %79, %81, %69) : (i64, i64, i64, i64) -> ()
+      %64 = arith.index_cast %arg14 : index to i64
+      %65 = arith.remsi %64, %47 : i64
+      %66 = arith.divsi %64, %47 : i64
+      %67 = arith.addi %41, %65 : i64
+      %68 = arith.muli %67, %c16_i64 : i64
+      %69 = arith.maxsi %68, %33 : i64
+      %70 = arith.addi %68, %c16_i64 : i64
+      %71 = arith.minsi %70, %42 : i64
+      %72 = arith.subi %71, %69 : i64
+      %73 = arith.subi %69, %33 : i64
+      %74 = arith.muli %73, %63 : i64
+      %75 = arith.addi %61, %74 : i64
+      %76 = arith.muli %66, %c64_i64 : i64
+      %77 = arith.addi %75, %76 : i64
+      %78 = arith.muli %66, %c16_i64 : i64
+      %79 = arith.addi %68, %78 : i64
+      %80 = arith.ori %79, %c2684354560_i64 : i64
+      %81 = arith.subi %69, %68 : i64
+      %82 = arith.addi %80, %81 : i64
+      %83 = arith.subi %35, %78 : i64
+      %84 = arith.minsi %83, %c16_i64 : i64
+      "instgem.mvout"(%77, %82, %84, %72) : (i64, i64, i64, i64) -> ()
     }
     "instgem.fence"() : () -> ()
     return

@@ -138,176 +138,190 @@ module {
       %88 = arith.muli %87, %81 : i64
       %89 = arith.index_cast %88 : i64 to index
       scf.for %arg10 = %c0 to %89 step %c1 {
-        %139 = arith.index_cast %arg10 : index to i64
-        %140 = arith.divsi %139, %81 : i64
-        %141 = arith.addi %82, %140 : i64
-        %142 = arith.remsi %139, %81 : i64
-        %143 = arith.muli %141, %c16_i64 : i64
-        %144 = arith.maxsi %143, %73 : i64
-        %145 = arith.addi %143, %c16_i64 : i64
-        %146 = arith.minsi %145, %76 : i64
-        %147 = arith.subi %146, %144 : i64
-        %148 = arith.subi %144, %73 : i64
-        %149 = arith.muli %148, %80 : i64
-        %150 = arith.addi %79, %149 : i64
-        %151 = arith.muli %142, %c64_i64 : i64
-        %152 = arith.addi %150, %151 : i64
-        %153 = arith.addi %143, %151 : i64
-        %154 = arith.subi %144, %143 : i64
-        %155 = arith.addi %153, %154 : i64
-        %156 = arith.subi %75, %151 : i64
-        %157 = arith.minsi %156, %c64_i64 : i64
-        "instgem.mvin"(%152, %155, %157, %147) : (i64, i64, i64, i64) -> ()
+        %145 = arith.index_cast %arg10 : index to i64
+        %146 = arith.divsi %145, %81 : i64
+        %147 = arith.addi %82, %146 : i64
+        %148 = arith.remsi %145, %81 : i64
+        %149 = arith.muli %147, %c16_i64 : i64
+        %150 = arith.maxsi %149, %73 : i64
+        %151 = arith.addi %149, %c16_i64 : i64
+        %152 = arith.minsi %151, %76 : i64
+        %153 = arith.subi %152, %150 : i64
+        %154 = arith.subi %150, %73 : i64
+        %155 = arith.muli %154, %80 : i64
+        %156 = arith.addi %79, %155 : i64
+        %157 = arith.muli %148, %c64_i64 : i64
+        %158 = arith.addi %156, %157 : i64
+        %159 = arith.addi %149, %157 : i64
+        %160 = arith.subi %150, %149 : i64
+        %161 = arith.addi %159, %160 : i64
+        %162 = arith.subi %75, %157 : i64
+        %163 = arith.minsi %162, %c64_i64 : i64
+        "instgem.mvin"(%158, %161, %163, %153) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %90 = arith.ceildivsi %73, %c16_i64 : i64
-      %91 = arith.muli %90, %81 : i64
-      %92 = arith.index_cast %91 : i64 to index
-      scf.for %arg10 = %c0 to %92 step %c1 {
-        %139 = arith.index_cast %arg10 : index to i64
-        %140 = arith.divsi %139, %81 : i64
-        %141 = arith.remsi %139, %81 : i64
-        %142 = arith.muli %140, %c16_i64 : i64
-        %143 = arith.muli %141, %c64_i64 : i64
-        %144 = arith.addi %142, %143 : i64
-        %145 = arith.subi %75, %143 : i64
-        %146 = arith.minsi %145, %c64_i64 : i64
-        %147 = arith.subi %73, %142 : i64
-        %148 = arith.minsi %147, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_1, %144, %146, %148) : (i64, i64, i64, i64) -> ()
+      %91 = arith.cmpi sgt, %73, %c0_i64_1 : i64
+      %92 = arith.extui %91 : i1 to i64
+      %93 = arith.muli %90, %92 : i64
+      %94 = arith.muli %93, %81 : i64
+      %95 = arith.index_cast %94 : i64 to index
+      scf.for %arg10 = %c0 to %95 step %c1 {
+        %145 = arith.index_cast %arg10 : index to i64
+        %146 = arith.divsi %145, %81 : i64
+        %147 = arith.remsi %145, %81 : i64
+        %148 = arith.muli %146, %c16_i64 : i64
+        %149 = arith.maxsi %148, %c0_i64_1 : i64
+        %150 = arith.addi %148, %c16_i64 : i64
+        %151 = arith.minsi %150, %73 : i64
+        %152 = arith.subi %151, %149 : i64
+        %153 = arith.muli %147, %c64_i64 : i64
+        %154 = arith.addi %148, %153 : i64
+        %155 = arith.subi %149, %148 : i64
+        %156 = arith.addi %154, %155 : i64
+        %157 = arith.subi %75, %153 : i64
+        %158 = arith.minsi %157, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_1, %156, %158, %152) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %93 = arith.maxsi %arg9, %c0 : index
-      %94 = arith.minsi %93, %arg5 : index
-      %95 = arith.addi %arg9, %c16 : index
-      %96 = arith.maxsi %95, %c0 : index
+      %96 = arith.maxsi %arg9, %c0 : index
       %97 = arith.minsi %96, %arg5 : index
-      %98 = arith.subi %94, %arg9 : index
+      %98 = arith.addi %arg9, %c16 : index
       %99 = arith.maxsi %98, %c0 : index
-      %100 = arith.minsi %99, %c16 : index
-      %101 = arith.subi %97, %94 : index
-      %102 = arith.maxsi %13, %c0 : index
-      %103 = arith.minsi %102, %arg4 : index
-      %104 = arith.addi %13, %c32 : index
-      %105 = arith.maxsi %104, %c0 : index
+      %100 = arith.minsi %99, %arg5 : index
+      %101 = arith.subi %97, %arg9 : index
+      %102 = arith.maxsi %101, %c0 : index
+      %103 = arith.minsi %102, %c16 : index
+      %104 = arith.subi %100, %97 : index
+      %105 = arith.maxsi %13, %c0 : index
       %106 = arith.minsi %105, %arg4 : index
-      %107 = arith.subi %103, %13 : index
+      %107 = arith.addi %13, %c32 : index
       %108 = arith.maxsi %107, %c0 : index
-      %109 = arith.minsi %108, %c32 : index
-      %110 = arith.subi %106, %103 : index
-      %111 = arith.cmpi sgt, %109, %c0 : index
-      scf.if %111 {
+      %109 = arith.minsi %108, %arg4 : index
+      %110 = arith.subi %106, %13 : index
+      %111 = arith.maxsi %110, %c0 : index
+      %112 = arith.minsi %111, %c32 : index
+      %113 = arith.subi %109, %106 : index
+      %114 = arith.cmpi sgt, %112, %c0 : index
+      scf.if %114 {
         func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
       }
-      %subview_11 = memref.subview %reinterpret_cast_3[%94, %103] [%101, %110] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %112 = arith.index_cast %100 : index to i64
-      %113 = arith.index_cast %101 : index to i64
-      %114 = arith.index_cast %110 : index to i64
-      %115 = arith.addi %112, %113 : i64
+      %subview_11 = memref.subview %reinterpret_cast_3[%97, %106] [%104, %113] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %115 = arith.index_cast %103 : index to i64
+      %116 = arith.index_cast %104 : index to i64
+      %117 = arith.index_cast %113 : index to i64
+      %118 = arith.addi %115, %116 : i64
       %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_16 = memref.extract_aligned_pointer_as_index %subview_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %116 = arith.index_cast %intptr_16 : index to i64
-      %117 = arith.index_cast %offset_13 : index to i64
-      %118 = arith.addi %116, %117 : i64
-      %119 = arith.index_cast %strides_15#0 : index to i64
-      "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %119) : (i64, i64, i64, i64, i64, i64) -> ()
-      %120 = arith.ceildivsi %114, %c64_i64 : i64
-      %121 = arith.divsi %112, %c16_i64 : i64
-      %122 = arith.ceildivsi %115, %c16_i64 : i64
-      %123 = arith.subi %122, %121 : i64
-      %124 = arith.cmpi sgt, %113, %c0_i64_1 : i64
-      %125 = arith.extui %124 : i1 to i64
-      %126 = arith.muli %123, %125 : i64
-      %127 = arith.muli %126, %120 : i64
-      %128 = arith.index_cast %127 : i64 to index
-      scf.for %arg10 = %c0 to %128 step %c1 {
-        %139 = arith.index_cast %arg10 : index to i64
-        %140 = arith.divsi %139, %120 : i64
-        %141 = arith.addi %121, %140 : i64
-        %142 = arith.remsi %139, %120 : i64
-        %143 = arith.muli %141, %c16_i64 : i64
-        %144 = arith.maxsi %143, %112 : i64
-        %145 = arith.addi %143, %c16_i64 : i64
-        %146 = arith.minsi %145, %115 : i64
-        %147 = arith.subi %146, %144 : i64
-        %148 = arith.subi %144, %112 : i64
-        %149 = arith.muli %148, %119 : i64
-        %150 = arith.addi %118, %149 : i64
-        %151 = arith.muli %142, %c64_i64 : i64
-        %152 = arith.addi %150, %151 : i64
-        %153 = arith.muli %141, %c32_i64 : i64
-        %154 = arith.addi %153, %151 : i64
-        %155 = arith.addi %154, %c16_i64 : i64
-        %156 = arith.subi %144, %143 : i64
-        %157 = arith.addi %155, %156 : i64
-        %158 = arith.subi %114, %151 : i64
-        %159 = arith.minsi %158, %c64_i64 : i64
-        "instgem.mvin"(%152, %157, %159, %147) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %129 = arith.ceildivsi %112, %c16_i64 : i64
-      %130 = arith.muli %129, %120 : i64
+      %119 = arith.index_cast %intptr_16 : index to i64
+      %120 = arith.index_cast %offset_13 : index to i64
+      %121 = arith.addi %119, %120 : i64
+      %122 = arith.index_cast %strides_15#0 : index to i64
+      "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %122) : (i64, i64, i64, i64, i64, i64) -> ()
+      %123 = arith.ceildivsi %117, %c64_i64 : i64
+      %124 = arith.divsi %115, %c16_i64 : i64
+      %125 = arith.ceildivsi %118, %c16_i64 : i64
+      %126 = arith.subi %125, %124 : i64
+      %127 = arith.cmpi sgt, %116, %c0_i64_1 : i64
+      %128 = arith.extui %127 : i1 to i64
+      %129 = arith.muli %126, %128 : i64
+      %130 = arith.muli %129, %123 : i64
       %131 = arith.index_cast %130 : i64 to index
       scf.for %arg10 = %c0 to %131 step %c1 {
-        %139 = arith.index_cast %arg10 : index to i64
-        %140 = arith.divsi %139, %120 : i64
-        %141 = arith.remsi %139, %120 : i64
-        %142 = arith.muli %140, %c32_i64 : i64
-        %143 = arith.muli %141, %c64_i64 : i64
-        %144 = arith.addi %142, %143 : i64
-        %145 = arith.addi %144, %c16_i64 : i64
-        %146 = arith.subi %114, %143 : i64
-        %147 = arith.minsi %146, %c64_i64 : i64
-        %148 = arith.muli %140, %c16_i64 : i64
-        %149 = arith.subi %112, %148 : i64
-        %150 = arith.minsi %149, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_1, %145, %147, %150) : (i64, i64, i64, i64) -> ()
+        %145 = arith.index_cast %arg10 : index to i64
+        %146 = arith.divsi %145, %123 : i64
+        %147 = arith.addi %124, %146 : i64
+        %148 = arith.remsi %145, %123 : i64
+        %149 = arith.muli %147, %c16_i64 : i64
+        %150 = arith.maxsi %149, %115 : i64
+        %151 = arith.addi %149, %c16_i64 : i64
+        %152 = arith.minsi %151, %118 : i64
+        %153 = arith.subi %152, %150 : i64
+        %154 = arith.subi %150, %115 : i64
+        %155 = arith.muli %154, %122 : i64
+        %156 = arith.addi %121, %155 : i64
+        %157 = arith.muli %148, %c64_i64 : i64
+        %158 = arith.addi %156, %157 : i64
+        %159 = arith.muli %147, %c32_i64 : i64
+        %160 = arith.addi %159, %157 : i64
+        %161 = arith.addi %160, %c16_i64 : i64
+        %162 = arith.subi %150, %149 : i64
+        %163 = arith.addi %161, %162 : i64
+        %164 = arith.subi %117, %157 : i64
+        %165 = arith.minsi %164, %c64_i64 : i64
+        "instgem.mvin"(%158, %163, %165, %153) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %132 = arith.ceildivsi %114, %c16_i64 : i64
-      %133 = arith.minsi %75, %115 : i64
-      %134 = arith.ceildivsi %133, %c16_i64 : i64
-      %135 = arith.subi %134, %c1_i64_2 : i64
-      %136 = arith.cmpi sgt, %134, %c0_i64_1 : i64
-      %137 = arith.select %136, %83, %c0_i64_1 : i64
-      %138 = arith.index_cast %137 : i64 to index
-      scf.for %arg10 = %c0 to %138 step %c1 {
-        %139 = arith.index_cast %arg10 : index to i64
-        %140 = arith.index_cast %132 : i64 to index
-        scf.for %arg11 = %c0 to %140 step %c1 {
-          %141 = arith.index_cast %arg11 : index to i64
-          %142 = arith.muli %139, %c16_i64 : i64
-          %143 = arith.subi %76, %142 : i64
-          %144 = arith.minsi %143, %c16_i64 : i64
-          %145 = arith.muli %141, %c16_i64 : i64
-          %146 = arith.subi %114, %145 : i64
-          %147 = arith.minsi %146, %c16_i64 : i64
-          %148 = arith.muli %139, %c32_i64 : i64
-          %149 = arith.addi %148, %145 : i64
-          %150 = arith.ori %149, %c3221225472_i64 : i64
-          %151 = arith.cmpi eq, %135, %c0_i64_1 : i64
-          %152 = arith.select %151, %150, %c4294967295_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %147, %144, %152, %147, %144) : (i64, i64, i64, i64, i64, i64) -> ()
-          %153 = arith.minsi %75, %c16_i64 : i64
-          %154 = arith.addi %145, %c16_i64 : i64
-          %155 = arith.minsi %115, %c16_i64 : i64
-          "instgem.compute_preloaded"(%142, %153, %144, %154, %147, %155) : (i64, i64, i64, i64, i64, i64) -> ()
-          %156 = arith.index_cast %134 : i64 to index
-          scf.for %arg12 = %c1 to %156 step %c1 {
-            %157 = arith.index_cast %arg12 : index to i64
-            %158 = arith.cmpi eq, %157, %135 : i64
-            %159 = arith.select %158, %150, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %147, %144, %159, %147, %144) : (i64, i64, i64, i64, i64, i64) -> ()
-            %160 = arith.muli %157, %c16_i64 : i64
-            %161 = arith.addi %142, %160 : i64
-            %162 = arith.subi %75, %160 : i64
-            %163 = arith.minsi %162, %c16_i64 : i64
-            %164 = arith.muli %157, %c32_i64 : i64
-            %165 = arith.addi %164, %145 : i64
-            %166 = arith.addi %165, %c16_i64 : i64
-            %167 = arith.subi %115, %160 : i64
-            %168 = arith.minsi %167, %c16_i64 : i64
-            "instgem.compute_accumulated"(%161, %163, %144, %166, %147, %168) : (i64, i64, i64, i64, i64, i64) -> ()
+      %132 = arith.ceildivsi %115, %c16_i64 : i64
+      %133 = arith.cmpi sgt, %115, %c0_i64_1 : i64
+      %134 = arith.extui %133 : i1 to i64
+      %135 = arith.muli %132, %134 : i64
+      %136 = arith.muli %135, %123 : i64
+      %137 = arith.index_cast %136 : i64 to index
+      scf.for %arg10 = %c0 to %137 step %c1 {
+        %145 = arith.index_cast %arg10 : index to i64
+        %146 = arith.divsi %145, %123 : i64
+        %147 = arith.remsi %145, %123 : i64
+        %148 = arith.muli %146, %c16_i64 : i64
+        %149 = arith.maxsi %148, %c0_i64_1 : i64
+        %150 = arith.addi %148, %c16_i64 : i64
+        %151 = arith.minsi %150, %115 : i64
+        %152 = arith.subi %151, %149 : i64
+        %153 = arith.muli %146, %c32_i64 : i64
+        %154 = arith.muli %147, %c64_i64 : i64
+        %155 = arith.addi %153, %154 : i64
+        %156 = arith.addi %155, %c16_i64 : i64
+        %157 = arith.subi %149, %148 : i64
+        %158 = arith.addi %156, %157 : i64
+        %159 = arith.subi %117, %154 : i64
+        %160 = arith.minsi %159, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_1, %158, %160, %152) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %138 = arith.ceildivsi %117, %c16_i64 : i64
+      %139 = arith.minsi %75, %118 : i64
+      %140 = arith.ceildivsi %139, %c16_i64 : i64
+      %141 = arith.subi %140, %c1_i64_2 : i64
+      %142 = arith.cmpi sgt, %140, %c0_i64_1 : i64
+      %143 = arith.select %142, %83, %c0_i64_1 : i64
+      %144 = arith.index_cast %143 : i64 to index
+      scf.for %arg10 = %c0 to %144 step %c1 {
+        %145 = arith.index_cast %arg10 : index to i64
+        %146 = arith.index_cast %138 : i64 to index
+        scf.for %arg11 = %c0 to %146 step %c1 {
+          %147 = arith.index_cast %arg11 : index to i64
+          %148 = arith.muli %145, %c16_i64 : i64
+          %149 = arith.subi %76, %148 : i64
+          %150 = arith.minsi %149, %c16_i64 : i64
+          %151 = arith.muli %147, %c16_i64 : i64
+          %152 = arith.subi %117, %151 : i64
+          %153 = arith.minsi %152, %c16_i64 : i64
+          %154 = arith.muli %145, %c32_i64 : i64
+          %155 = arith.addi %154, %151 : i64
+          %156 = arith.ori %155, %c3221225472_i64 : i64
+          %157 = arith.cmpi eq, %141, %c0_i64_1 : i64
+          %158 = arith.select %157, %156, %c4294967295_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %153, %150, %158, %153, %150) : (i64, i64, i64, i64, i64, i64) -> ()
+          %159 = arith.minsi %75, %c16_i64 : i64
+          %160 = arith.addi %151, %c16_i64 : i64
+          %161 = arith.minsi %118, %c16_i64 : i64
+          "instgem.compute_preloaded"(%148, %159, %150, %160, %153, %161) : (i64, i64, i64, i64, i64, i64) -> ()
+          %162 = arith.index_cast %140 : i64 to index
+          scf.for %arg12 = %c1 to %162 step %c1 {
+            %163 = arith.index_cast %arg12 : index to i64
+            %164 = arith.cmpi eq, %163, %141 : i64
+            %165 = arith.select %164, %156, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %153, %150, %165, %153, %150) : (i64, i64, i64, i64, i64, i64) -> ()
+            %166 = arith.muli %163, %c16_i64 : i64
+            %167 = arith.addi %148, %166 : i64
+            %168 = arith.subi %75, %166 : i64
+            %169 = arith.minsi %168, %c16_i64 : i64
+            %170 = arith.muli %163, %c32_i64 : i64
+            %171 = arith.addi %170, %151 : i64
+            %172 = arith.addi %171, %c16_i64 : i64
+            %173 = arith.subi %118, %166 : i64
+            %174 = arith.minsi %173, %c16_i64 : i64
+            "instgem.compute_accumulated"(%167, %169, %150, %172, %153, %174) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %65, %95 : index, index
+      scf.yield %65, %98 : index, index
     }
     %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %16 = arith.maxsi %12, %c0 : index

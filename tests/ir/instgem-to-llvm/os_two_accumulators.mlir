@@ -78,14 +78,14 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c169_i64 = arith.constant 169 : i64
+    %c174_i64 = arith.constant 174 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c170_i64 = arith.constant 170 : i64
+    %c175_i64 = arith.constant 175 : i64
     %c28_i64 = arith.constant 28 : i64
-    %c171_i64 = arith.constant 171 : i64
-    %c179_i64 = arith.constant 179 : i64
+    %c176_i64 = arith.constant 176 : i64
+    %c184_i64 = arith.constant 184 : i64
     %c5_i64 = arith.constant 5 : i64
-    %c180_i64 = arith.constant 180 : i64
+    %c185_i64 = arith.constant 185 : i64
     %c0_i64_2 = arith.constant 0 : i64
     %c1_i64_3 = arith.constant 1 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -149,7 +149,7 @@ module {
       %77 = arith.subi %73, %70 : index
       %78 = arith.cmpi sgt, %76, %c0 : index
       scf.if %78 {
-        func.call @baco_boundary_error(%c169_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c174_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_14 = memref.subview %reinterpret_cast[%61, %70] [%68, %77] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %79 = arith.index_cast %67 : index to i64
@@ -173,291 +173,312 @@ module {
       %94 = arith.muli %93, %87 : i64
       %95 = arith.index_cast %94 : i64 to index
       scf.for %arg12 = %c0 to %95 step %c1 {
-        %178 = arith.index_cast %arg12 : index to i64
-        %179 = arith.divsi %178, %87 : i64
-        %180 = arith.addi %88, %179 : i64
-        %181 = arith.remsi %178, %87 : i64
-        %182 = arith.muli %180, %c16_i64 : i64
-        %183 = arith.maxsi %182, %79 : i64
-        %184 = arith.addi %182, %c16_i64 : i64
-        %185 = arith.minsi %184, %82 : i64
-        %186 = arith.subi %185, %183 : i64
-        %187 = arith.subi %183, %79 : i64
-        %188 = arith.muli %187, %86 : i64
-        %189 = arith.addi %85, %188 : i64
-        %190 = arith.muli %181, %c64_i64 : i64
-        %191 = arith.addi %189, %190 : i64
-        %192 = arith.muli %180, %c32_i64 : i64
-        %193 = arith.addi %192, %190 : i64
-        %194 = arith.subi %183, %182 : i64
-        %195 = arith.addi %193, %194 : i64
-        %196 = arith.subi %81, %190 : i64
-        %197 = arith.minsi %196, %c64_i64 : i64
-        "instgem.mvin"(%191, %195, %197, %186) : (i64, i64, i64, i64) -> ()
+        %187 = arith.index_cast %arg12 : index to i64
+        %188 = arith.divsi %187, %87 : i64
+        %189 = arith.addi %88, %188 : i64
+        %190 = arith.remsi %187, %87 : i64
+        %191 = arith.muli %189, %c16_i64 : i64
+        %192 = arith.maxsi %191, %79 : i64
+        %193 = arith.addi %191, %c16_i64 : i64
+        %194 = arith.minsi %193, %82 : i64
+        %195 = arith.subi %194, %192 : i64
+        %196 = arith.subi %192, %79 : i64
+        %197 = arith.muli %196, %86 : i64
+        %198 = arith.addi %85, %197 : i64
+        %199 = arith.muli %190, %c64_i64 : i64
+        %200 = arith.addi %198, %199 : i64
+        %201 = arith.muli %189, %c32_i64 : i64
+        %202 = arith.addi %201, %199 : i64
+        %203 = arith.subi %192, %191 : i64
+        %204 = arith.addi %202, %203 : i64
+        %205 = arith.subi %81, %199 : i64
+        %206 = arith.minsi %205, %c64_i64 : i64
+        "instgem.mvin"(%200, %204, %206, %195) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %96 = arith.ceildivsi %79, %c16_i64 : i64
-      %97 = arith.muli %96, %87 : i64
-      %98 = arith.index_cast %97 : i64 to index
-      scf.for %arg12 = %c0 to %98 step %c1 {
-        %178 = arith.index_cast %arg12 : index to i64
-        %179 = arith.divsi %178, %87 : i64
-        %180 = arith.remsi %178, %87 : i64
-        %181 = arith.muli %179, %c32_i64 : i64
-        %182 = arith.muli %180, %c64_i64 : i64
-        %183 = arith.addi %181, %182 : i64
-        %184 = arith.subi %81, %182 : i64
-        %185 = arith.minsi %184, %c64_i64 : i64
-        %186 = arith.muli %179, %c16_i64 : i64
-        %187 = arith.subi %79, %186 : i64
-        %188 = arith.minsi %187, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %183, %185, %188) : (i64, i64, i64, i64) -> ()
+      %97 = arith.cmpi sgt, %79, %c0_i64_2 : i64
+      %98 = arith.extui %97 : i1 to i64
+      %99 = arith.muli %96, %98 : i64
+      %100 = arith.muli %99, %87 : i64
+      %101 = arith.index_cast %100 : i64 to index
+      scf.for %arg12 = %c0 to %101 step %c1 {
+        %187 = arith.index_cast %arg12 : index to i64
+        %188 = arith.divsi %187, %87 : i64
+        %189 = arith.remsi %187, %87 : i64
+        %190 = arith.muli %188, %c16_i64 : i64
+        %191 = arith.maxsi %190, %c0_i64_2 : i64
+        %192 = arith.addi %190, %c16_i64 : i64
+        %193 = arith.minsi %192, %79 : i64
+        %194 = arith.subi %193, %191 : i64
+        %195 = arith.muli %188, %c32_i64 : i64
+        %196 = arith.muli %189, %c64_i64 : i64
+        %197 = arith.addi %195, %196 : i64
+        %198 = arith.subi %191, %190 : i64
+        %199 = arith.addi %197, %198 : i64
+        %200 = arith.subi %81, %196 : i64
+        %201 = arith.minsi %200, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_2, %199, %201, %194) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %99 = arith.maxsi %arg10, %c0 : index
-      %100 = arith.minsi %99, %arg7 : index
-      %101 = arith.addi %arg10, %c32 : index
-      %102 = arith.maxsi %101, %c0 : index
+      %102 = arith.maxsi %arg10, %c0 : index
       %103 = arith.minsi %102, %arg7 : index
-      %104 = arith.subi %100, %arg10 : index
+      %104 = arith.addi %arg10, %c32 : index
       %105 = arith.maxsi %104, %c0 : index
-      %106 = arith.minsi %105, %c32 : index
-      %107 = arith.subi %103, %100 : index
-      %108 = arith.maxsi %13, %c0 : index
-      %109 = arith.minsi %108, %arg6 : index
-      %110 = arith.addi %13, %c16 : index
-      %111 = arith.maxsi %110, %c0 : index
+      %106 = arith.minsi %105, %arg7 : index
+      %107 = arith.subi %103, %arg10 : index
+      %108 = arith.maxsi %107, %c0 : index
+      %109 = arith.minsi %108, %c32 : index
+      %110 = arith.subi %106, %103 : index
+      %111 = arith.maxsi %13, %c0 : index
       %112 = arith.minsi %111, %arg6 : index
-      %113 = arith.subi %109, %13 : index
+      %113 = arith.addi %13, %c16 : index
       %114 = arith.maxsi %113, %c0 : index
-      %115 = arith.minsi %114, %c16 : index
-      %116 = arith.subi %112, %109 : index
-      %117 = arith.cmpi sgt, %115, %c0 : index
-      scf.if %117 {
-        func.call @baco_boundary_error(%c170_i64, %c28_i64) : (i64, i64) -> ()
+      %115 = arith.minsi %114, %arg6 : index
+      %116 = arith.subi %112, %13 : index
+      %117 = arith.maxsi %116, %c0 : index
+      %118 = arith.minsi %117, %c16 : index
+      %119 = arith.subi %115, %112 : index
+      %120 = arith.cmpi sgt, %118, %c0 : index
+      scf.if %120 {
+        func.call @baco_boundary_error(%c175_i64, %c28_i64) : (i64, i64) -> ()
       }
-      %subview_20 = memref.subview %reinterpret_cast_4[%100, %109] [%107, %116] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %118 = arith.index_cast %106 : index to i64
-      %119 = arith.index_cast %107 : index to i64
-      %120 = arith.index_cast %116 : index to i64
-      %121 = arith.addi %118, %119 : i64
+      %subview_20 = memref.subview %reinterpret_cast_4[%103, %112] [%110, %119] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %121 = arith.index_cast %109 : index to i64
+      %122 = arith.index_cast %110 : index to i64
+      %123 = arith.index_cast %119 : index to i64
+      %124 = arith.addi %121, %122 : i64
       %base_buffer_21, %offset_22, %sizes_23:2, %strides_24:2 = memref.extract_strided_metadata %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_25 = memref.extract_aligned_pointer_as_index %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %122 = arith.index_cast %intptr_25 : index to i64
-      %123 = arith.index_cast %offset_22 : index to i64
-      %124 = arith.addi %122, %123 : i64
-      %125 = arith.index_cast %strides_24#0 : index to i64
-      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %125) : (i64, i64, i64, i64, i64, i64) -> ()
-      %126 = arith.ceildivsi %120, %c64_i64 : i64
-      %127 = arith.divsi %118, %c16_i64 : i64
-      %128 = arith.ceildivsi %121, %c16_i64 : i64
-      %129 = arith.subi %128, %127 : i64
-      %130 = arith.cmpi sgt, %119, %c0_i64_2 : i64
-      %131 = arith.extui %130 : i1 to i64
-      %132 = arith.muli %129, %131 : i64
-      %133 = arith.muli %132, %126 : i64
-      %134 = arith.index_cast %133 : i64 to index
-      scf.for %arg12 = %c0 to %134 step %c1 {
-        %178 = arith.index_cast %arg12 : index to i64
-        %179 = arith.divsi %178, %126 : i64
-        %180 = arith.addi %127, %179 : i64
-        %181 = arith.remsi %178, %126 : i64
-        %182 = arith.muli %180, %c16_i64 : i64
-        %183 = arith.maxsi %182, %118 : i64
-        %184 = arith.addi %182, %c16_i64 : i64
-        %185 = arith.minsi %184, %121 : i64
-        %186 = arith.subi %185, %183 : i64
-        %187 = arith.subi %183, %118 : i64
-        %188 = arith.muli %187, %125 : i64
-        %189 = arith.addi %124, %188 : i64
-        %190 = arith.muli %181, %c64_i64 : i64
-        %191 = arith.addi %189, %190 : i64
-        %192 = arith.addi %182, %190 : i64
-        %193 = arith.addi %192, %c64_i64 : i64
-        %194 = arith.subi %183, %182 : i64
-        %195 = arith.addi %193, %194 : i64
-        %196 = arith.subi %120, %190 : i64
-        %197 = arith.minsi %196, %c64_i64 : i64
-        "instgem.mvin"(%191, %195, %197, %186) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %135 = arith.ceildivsi %118, %c16_i64 : i64
-      %136 = arith.muli %135, %126 : i64
+      %125 = arith.index_cast %intptr_25 : index to i64
+      %126 = arith.index_cast %offset_22 : index to i64
+      %127 = arith.addi %125, %126 : i64
+      %128 = arith.index_cast %strides_24#0 : index to i64
+      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %128) : (i64, i64, i64, i64, i64, i64) -> ()
+      %129 = arith.ceildivsi %123, %c64_i64 : i64
+      %130 = arith.divsi %121, %c16_i64 : i64
+      %131 = arith.ceildivsi %124, %c16_i64 : i64
+      %132 = arith.subi %131, %130 : i64
+      %133 = arith.cmpi sgt, %122, %c0_i64_2 : i64
+      %134 = arith.extui %133 : i1 to i64
+      %135 = arith.muli %132, %134 : i64
+      %136 = arith.muli %135, %129 : i64
       %137 = arith.index_cast %136 : i64 to index
       scf.for %arg12 = %c0 to %137 step %c1 {
-        %178 = arith.index_cast %arg12 : index to i64
-        %179 = arith.divsi %178, %126 : i64
-        %180 = arith.remsi %178, %126 : i64
-        %181 = arith.muli %179, %c16_i64 : i64
-        %182 = arith.muli %180, %c64_i64 : i64
-        %183 = arith.addi %181, %182 : i64
-        %184 = arith.addi %183, %c64_i64 : i64
-        %185 = arith.subi %120, %182 : i64
-        %186 = arith.minsi %185, %c64_i64 : i64
-        %187 = arith.subi %118, %181 : i64
-        %188 = arith.minsi %187, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %184, %186, %188) : (i64, i64, i64, i64) -> ()
+        %187 = arith.index_cast %arg12 : index to i64
+        %188 = arith.divsi %187, %129 : i64
+        %189 = arith.addi %130, %188 : i64
+        %190 = arith.remsi %187, %129 : i64
+        %191 = arith.muli %189, %c16_i64 : i64
+        %192 = arith.maxsi %191, %121 : i64
+        %193 = arith.addi %191, %c16_i64 : i64
+        %194 = arith.minsi %193, %124 : i64
+        %195 = arith.subi %194, %192 : i64
+        %196 = arith.subi %192, %121 : i64
+        %197 = arith.muli %196, %128 : i64
+        %198 = arith.addi %127, %197 : i64
+        %199 = arith.muli %190, %c64_i64 : i64
+        %200 = arith.addi %198, %199 : i64
+        %201 = arith.addi %191, %199 : i64
+        %202 = arith.addi %201, %c64_i64 : i64
+        %203 = arith.subi %192, %191 : i64
+        %204 = arith.addi %202, %203 : i64
+        %205 = arith.subi %123, %199 : i64
+        %206 = arith.minsi %205, %c64_i64 : i64
+        "instgem.mvin"(%200, %204, %206, %195) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %138 = arith.ceildivsi %120, %c16_i64 : i64
-      %139 = arith.minsi %81, %121 : i64
-      %140 = arith.ceildivsi %139, %c16_i64 : i64
-      %141 = arith.subi %140, %c1_i64_3 : i64
-      %142 = arith.cmpi sgt, %140, %c0_i64_2 : i64
-      %143 = arith.select %142, %89, %c0_i64_2 : i64
-      %144 = arith.index_cast %143 : i64 to index
-      scf.for %arg12 = %c0 to %144 step %c1 {
-        %178 = arith.index_cast %arg12 : index to i64
-        %179 = arith.index_cast %138 : i64 to index
-        scf.for %arg13 = %c0 to %179 step %c1 {
-          %180 = arith.index_cast %arg13 : index to i64
-          %181 = arith.muli %178, %c16_i64 : i64
-          %182 = arith.subi %82, %181 : i64
-          %183 = arith.minsi %182, %c16_i64 : i64
-          %184 = arith.muli %180, %c16_i64 : i64
-          %185 = arith.subi %120, %184 : i64
-          %186 = arith.minsi %185, %c16_i64 : i64
-          %187 = arith.addi %181, %184 : i64
-          %188 = arith.ori %187, %c3221225472_i64 : i64
-          %189 = arith.cmpi eq, %141, %c0_i64_2 : i64
-          %190 = arith.select %189, %188, %c4294967295_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %186, %183, %190, %186, %183) : (i64, i64, i64, i64, i64, i64) -> ()
-          %191 = arith.muli %178, %c32_i64 : i64
-          %192 = arith.minsi %81, %c16_i64 : i64
-          %193 = arith.addi %184, %c64_i64 : i64
-          %194 = arith.minsi %121, %c16_i64 : i64
-          "instgem.compute_preloaded"(%191, %192, %183, %193, %186, %194) : (i64, i64, i64, i64, i64, i64) -> ()
-          %195 = arith.index_cast %140 : i64 to index
-          scf.for %arg14 = %c1 to %195 step %c1 {
-            %196 = arith.index_cast %arg14 : index to i64
-            %197 = arith.cmpi eq, %196, %141 : i64
-            %198 = arith.select %197, %188, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %186, %183, %198, %186, %183) : (i64, i64, i64, i64, i64, i64) -> ()
-            %199 = arith.muli %196, %c16_i64 : i64
-            %200 = arith.addi %191, %199 : i64
-            %201 = arith.subi %81, %199 : i64
-            %202 = arith.minsi %201, %c16_i64 : i64
-            %203 = arith.addi %199, %184 : i64
-            %204 = arith.addi %203, %c64_i64 : i64
-            %205 = arith.subi %121, %199 : i64
-            %206 = arith.minsi %205, %c16_i64 : i64
-            "instgem.compute_accumulated"(%200, %202, %183, %204, %186, %206) : (i64, i64, i64, i64, i64, i64) -> ()
+      %138 = arith.ceildivsi %121, %c16_i64 : i64
+      %139 = arith.cmpi sgt, %121, %c0_i64_2 : i64
+      %140 = arith.extui %139 : i1 to i64
+      %141 = arith.muli %138, %140 : i64
+      %142 = arith.muli %141, %129 : i64
+      %143 = arith.index_cast %142 : i64 to index
+      scf.for %arg12 = %c0 to %143 step %c1 {
+        %187 = arith.index_cast %arg12 : index to i64
+        %188 = arith.divsi %187, %129 : i64
+        %189 = arith.remsi %187, %129 : i64
+        %190 = arith.muli %188, %c16_i64 : i64
+        %191 = arith.maxsi %190, %c0_i64_2 : i64
+        %192 = arith.addi %190, %c16_i64 : i64
+        %193 = arith.minsi %192, %121 : i64
+        %194 = arith.subi %193, %191 : i64
+        %195 = arith.muli %189, %c64_i64 : i64
+        %196 = arith.addi %190, %195 : i64
+        %197 = arith.addi %196, %c64_i64 : i64
+        %198 = arith.subi %191, %190 : i64
+        %199 = arith.addi %197, %198 : i64
+        %200 = arith.subi %123, %195 : i64
+        %201 = arith.minsi %200, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_2, %199, %201, %194) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %144 = arith.ceildivsi %123, %c16_i64 : i64
+      %145 = arith.minsi %81, %124 : i64
+      %146 = arith.ceildivsi %145, %c16_i64 : i64
+      %147 = arith.subi %146, %c1_i64_3 : i64
+      %148 = arith.cmpi sgt, %146, %c0_i64_2 : i64
+      %149 = arith.select %148, %89, %c0_i64_2 : i64
+      %150 = arith.index_cast %149 : i64 to index
+      scf.for %arg12 = %c0 to %150 step %c1 {
+        %187 = arith.index_cast %arg12 : index to i64
+        %188 = arith.index_cast %144 : i64 to index
+        scf.for %arg13 = %c0 to %188 step %c1 {
+          %189 = arith.index_cast %arg13 : index to i64
+          %190 = arith.muli %187, %c16_i64 : i64
+          %191 = arith.subi %82, %190 : i64
+          %192 = arith.minsi %191, %c16_i64 : i64
+          %193 = arith.muli %189, %c16_i64 : i64
+          %194 = arith.subi %123, %193 : i64
+          %195 = arith.minsi %194, %c16_i64 : i64
+          %196 = arith.addi %190, %193 : i64
+          %197 = arith.ori %196, %c3221225472_i64 : i64
+          %198 = arith.cmpi eq, %147, %c0_i64_2 : i64
+          %199 = arith.select %198, %197, %c4294967295_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %195, %192, %199, %195, %192) : (i64, i64, i64, i64, i64, i64) -> ()
+          %200 = arith.muli %187, %c32_i64 : i64
+          %201 = arith.minsi %81, %c16_i64 : i64
+          %202 = arith.addi %193, %c64_i64 : i64
+          %203 = arith.minsi %124, %c16_i64 : i64
+          "instgem.compute_preloaded"(%200, %201, %192, %202, %195, %203) : (i64, i64, i64, i64, i64, i64) -> ()
+          %204 = arith.index_cast %146 : i64 to index
+          scf.for %arg14 = %c1 to %204 step %c1 {
+            %205 = arith.index_cast %arg14 : index to i64
+            %206 = arith.cmpi eq, %205, %147 : i64
+            %207 = arith.select %206, %197, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %195, %192, %207, %195, %192) : (i64, i64, i64, i64, i64, i64) -> ()
+            %208 = arith.muli %205, %c16_i64 : i64
+            %209 = arith.addi %200, %208 : i64
+            %210 = arith.subi %81, %208 : i64
+            %211 = arith.minsi %210, %c16_i64 : i64
+            %212 = arith.addi %208, %193 : i64
+            %213 = arith.addi %212, %c64_i64 : i64
+            %214 = arith.subi %124, %208 : i64
+            %215 = arith.minsi %214, %c16_i64 : i64
+            "instgem.compute_accumulated"(%209, %211, %192, %213, %195, %215) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      %145 = arith.maxsi %arg11, %c0 : index
-      %146 = arith.minsi %145, %arg7 : index
-      %147 = arith.addi %arg11, %c32 : index
-      %148 = arith.maxsi %147, %c0 : index
-      %149 = arith.minsi %148, %arg7 : index
-      %150 = arith.subi %146, %arg11 : index
-      %151 = arith.maxsi %150, %c0 : index
-      %152 = arith.minsi %151, %c32 : index
-      %153 = arith.subi %149, %146 : index
-      scf.if %117 {
-        func.call @baco_boundary_error(%c171_i64, %c28_i64) : (i64, i64) -> ()
+      %151 = arith.maxsi %arg11, %c0 : index
+      %152 = arith.minsi %151, %arg7 : index
+      %153 = arith.addi %arg11, %c32 : index
+      %154 = arith.maxsi %153, %c0 : index
+      %155 = arith.minsi %154, %arg7 : index
+      %156 = arith.subi %152, %arg11 : index
+      %157 = arith.maxsi %156, %c0 : index
+      %158 = arith.minsi %157, %c32 : index
+      %159 = arith.subi %155, %152 : index
+      scf.if %120 {
+        func.call @baco_boundary_error(%c176_i64, %c28_i64) : (i64, i64) -> ()
       }
-      %subview_26 = memref.subview %reinterpret_cast_5[%146, %109] [%153, %116] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %154 = arith.index_cast %152 : index to i64
-      %155 = arith.index_cast %153 : index to i64
-      %156 = arith.addi %154, %155 : i64
+      %subview_26 = memref.subview %reinterpret_cast_5[%152, %112] [%159, %119] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %160 = arith.index_cast %158 : index to i64
+      %161 = arith.index_cast %159 : index to i64
+      %162 = arith.addi %160, %161 : i64
       %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_31 = memref.extract_aligned_pointer_as_index %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %157 = arith.index_cast %intptr_31 : index to i64
-      %158 = arith.index_cast %offset_28 : index to i64
-      %159 = arith.addi %157, %158 : i64
-      %160 = arith.index_cast %strides_30#0 : index to i64
-      %161 = arith.divsi %154, %c16_i64 : i64
-      %162 = arith.ceildivsi %156, %c16_i64 : i64
-      %163 = arith.subi %162, %161 : i64
-      %164 = arith.cmpi sgt, %155, %c0_i64_2 : i64
-      %165 = arith.extui %164 : i1 to i64
-      %166 = arith.muli %163, %165 : i64
-      %167 = arith.muli %166, %126 : i64
-      %168 = arith.index_cast %167 : i64 to index
-      scf.for %arg12 = %c0 to %168 step %c1 {
-        %178 = arith.index_cast %arg12 : index to i64
-        %179 = arith.divsi %178, %126 : i64
-        %180 = arith.addi %161, %179 : i64
-        %181 = arith.remsi %178, %126 : i64
-        %182 = arith.muli %180, %c16_i64 : i64
-        %183 = arith.maxsi %182, %154 : i64
-        %184 = arith.addi %182, %c16_i64 : i64
-        %185 = arith.minsi %184, %156 : i64
-        %186 = arith.subi %185, %183 : i64
-        %187 = arith.subi %183, %154 : i64
-        %188 = arith.muli %187, %160 : i64
-        %189 = arith.addi %159, %188 : i64
-        %190 = arith.muli %181, %c64_i64 : i64
-        %191 = arith.addi %189, %190 : i64
-        %192 = arith.addi %182, %190 : i64
-        %193 = arith.addi %192, %c96_i64 : i64
-        %194 = arith.subi %183, %182 : i64
-        %195 = arith.addi %193, %194 : i64
-        %196 = arith.subi %120, %190 : i64
-        %197 = arith.minsi %196, %c64_i64 : i64
-        "instgem.mvin"(%191, %195, %197, %186) : (i64, i64, i64, i64) -> ()
+      %163 = arith.index_cast %intptr_31 : index to i64
+      %164 = arith.index_cast %offset_28 : index to i64
+      %165 = arith.addi %163, %164 : i64
+      %166 = arith.index_cast %strides_30#0 : index to i64
+      %167 = arith.divsi %160, %c16_i64 : i64
+      %168 = arith.ceildivsi %162, %c16_i64 : i64
+      %169 = arith.subi %168, %167 : i64
+      %170 = arith.cmpi sgt, %161, %c0_i64_2 : i64
+      %171 = arith.extui %170 : i1 to i64
+      %172 = arith.muli %169, %171 : i64
+      %173 = arith.muli %172, %129 : i64
+      %174 = arith.index_cast %173 : i64 to index
+      scf.for %arg12 = %c0 to %174 step %c1 {
+        %187 = arith.index_cast %arg12 : index to i64
+        %188 = arith.divsi %187, %129 : i64
+        %189 = arith.addi %167, %188 : i64
+        %190 = arith.remsi %187, %129 : i64
+        %191 = arith.muli %189, %c16_i64 : i64
+        %192 = arith.maxsi %191, %160 : i64
+        %193 = arith.addi %191, %c16_i64 : i64
+        %194 = arith.minsi %193, %162 : i64
+        %195 = arith.subi %194, %192 : i64
+        %196 = arith.subi %192, %160 : i64
+        %197 = arith.muli %196, %166 : i64
+        %198 = arith.addi %165, %197 : i64
+        %199 = arith.muli %190, %c64_i64 : i64
+        %200 = arith.addi %198, %199 : i64
+        %201 = arith.addi %191, %199 : i64
+        %202 = arith.addi %201, %c96_i64 : i64
+        %203 = arith.subi %192, %191 : i64
+        %204 = arith.addi %202, %203 : i64
+        %205 = arith.subi %123, %199 : i64
+        %206 = arith.minsi %205, %c64_i64 : i64
+        "instgem.mvin"(%200, %204, %206, %195) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %169 = arith.ceildivsi %154, %c16_i64 : i64
-      %170 = arith.muli %169, %126 : i64
-      %171 = arith.index_cast %170 : i64 to index
-      scf.for %arg12 = %c0 to %171 step %c1 {
-        %178 = arith.index_cast %arg12 : index to i64
-        %179 = arith.divsi %178, %126 : i64
-        %180 = arith.remsi %178, %126 : i64
-        %181 = arith.muli %179, %c16_i64 : i64
-        %182 = arith.muli %180, %c64_i64 : i64
-        %183 = arith.addi %181, %182 : i64
-        %184 = arith.addi %183, %c96_i64 : i64
-        %185 = arith.subi %120, %182 : i64
-        %186 = arith.minsi %185, %c64_i64 : i64
-        %187 = arith.subi %154, %181 : i64
-        %188 = arith.minsi %187, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %184, %186, %188) : (i64, i64, i64, i64) -> ()
+      %175 = arith.ceildivsi %160, %c16_i64 : i64
+      %176 = arith.cmpi sgt, %160, %c0_i64_2 : i64
+      %177 = arith.extui %176 : i1 to i64
+      %178 = arith.muli %175, %177 : i64
+      %179 = arith.muli %178, %129 : i64
+      %180 = arith.index_cast %179 : i64 to index
+      scf.for %arg12 = %c0 to %180 step %c1 {
+        %187 = arith.index_cast %arg12 : index to i64
+        %188 = arith.divsi %187, %129 : i64
+        %189 = arith.remsi %187, %129 : i64
+        %190 = arith.muli %188, %c16_i64 : i64
+        %191 = arith.maxsi %190, %c0_i64_2 : i64
+        %192 = arith.addi %190, %c16_i64 : i64
+        %193 = arith.minsi %192, %160 : i64
+        %194 = arith.subi %193, %191 : i64
+        %195 = arith.muli %189, %c64_i64 : i64
+        %196 = arith.addi %190, %195 : i64
+        %197 = arith.addi %196, %c96_i64 : i64
+        %198 = arith.subi %191, %190 : i64
+        %199 = arith.addi %197, %198 : i64
+        %200 = arith.subi %123, %195 : i64
+        %201 = arith.minsi %200, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_2, %199, %201, %194) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %172 = arith.minsi %81, %156 : i64
-      %173 = arith.ceildivsi %172, %c16_i64 : i64
-      %174 = arith.subi %173, %c1_i64_3 : i64
-      %175 = arith.cmpi sgt, %173, %c0_i64_2 : i64
-      %176 = arith.select %175, %89, %c0_i64_2 : i64
-      %177 = arith.index_cast %176 : i64 to index
-      scf.for %arg12 = %c0 to %177 step %c1 {
-        %178 = arith.index_cast %arg12 : index to i64
-        %179 = arith.index_cast %138 : i64 to index
-        scf.for %arg13 = %c0 to %179 step %c1 {
-          %180 = arith.index_cast %arg13 : index to i64
-          %181 = arith.muli %178, %c16_i64 : i64
-          %182 = arith.subi %82, %181 : i64
-          %183 = arith.minsi %182, %c16_i64 : i64
-          %184 = arith.muli %180, %c16_i64 : i64
-          %185 = arith.subi %120, %184 : i64
-          %186 = arith.minsi %185, %c16_i64 : i64
-          %187 = arith.addi %181, %184 : i64
-          %188 = arith.addi %187, %c32_i64 : i64
-          %189 = arith.ori %188, %c3221225472_i64 : i64
-          %190 = arith.cmpi eq, %174, %c0_i64_2 : i64
-          %191 = arith.select %190, %189, %c4294967295_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %186, %183, %191, %186, %183) : (i64, i64, i64, i64, i64, i64) -> ()
-          %192 = arith.muli %178, %c32_i64 : i64
-          %193 = arith.minsi %81, %c16_i64 : i64
-          %194 = arith.addi %184, %c96_i64 : i64
-          %195 = arith.minsi %156, %c16_i64 : i64
-          "instgem.compute_preloaded"(%192, %193, %183, %194, %186, %195) : (i64, i64, i64, i64, i64, i64) -> ()
-          %196 = arith.index_cast %173 : i64 to index
-          scf.for %arg14 = %c1 to %196 step %c1 {
-            %197 = arith.index_cast %arg14 : index to i64
-            %198 = arith.cmpi eq, %197, %174 : i64
-            %199 = arith.select %198, %189, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %186, %183, %199, %186, %183) : (i64, i64, i64, i64, i64, i64) -> ()
-            %200 = arith.muli %197, %c16_i64 : i64
-            %201 = arith.addi %192, %200 : i64
-            %202 = arith.subi %81, %200 : i64
-            %203 = arith.minsi %202, %c16_i64 : i64
-            %204 = arith.addi %200, %184 : i64
-            %205 = arith.addi %204, %c96_i64 : i64
-            %206 = arith.subi %156, %200 : i64
-            %207 = arith.minsi %206, %c16_i64 : i64
-            "instgem.compute_accumulated"(%201, %203, %183, %205, %186, %207) : (i64, i64, i64, i64, i64, i64) -> ()
+      %181 = arith.minsi %81, %162 : i64
+      %182 = arith.ceildivsi %181, %c16_i64 : i64
+      %183 = arith.subi %182, %c1_i64_3 : i64
+      %184 = arith.cmpi sgt, %182, %c0_i64_2 : i64
+      %185 = arith.select %184, %89, %c0_i64_2 : i64
+      %186 = arith.index_cast %185 : i64 to index
+      scf.for %arg12 = %c0 to %186 step %c1 {
+        %187 = arith.index_cast %arg12 : index to i64
+        %188 = arith.index_cast %144 : i64 to index
+        scf.for %arg13 = %c0 to %188 step %c1 {
+          %189 = arith.index_cast %arg13 : index to i64
+          %190 = arith.muli %187, %c16_i64 : i64
+          %191 = arith.subi %82, %190 : i64
+          %192 = arith.minsi %191, %c16_i64 : i64
+          %193 = arith.muli %189, %c16_i64 : i64
+          %194 = arith.subi %123, %193 : i64
+          %195 = arith.minsi %194, %c16_i64 : i64
+          %196 = arith.addi %190, %193 : i64
+          %197 = arith.addi %196, %c32_i64 : i64
+          %198 = arith.ori %197, %c3221225472_i64 : i64
+          %199 = arith.cmpi eq, %183, %c0_i64_2 : i64
+          %200 = arith.select %199, %198, %c4294967295_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %195, %192, %200, %195, %192) : (i64, i64, i64, i64, i64, i64) -> ()
+          %201 = arith.muli %187, %c32_i64 : i64
+          %202 = arith.minsi %81, %c16_i64 : i64
+          %203 = arith.addi %193, %c96_i64 : i64
+          %204 = arith.minsi %162, %c16_i64 : i64
+          "instgem.compute_preloaded"(%201, %202, %192, %203, %195, %204) : (i64, i64, i64, i64, i64, i64) -> ()
+          %205 = arith.index_cast %182 : i64 to index
+          scf.for %arg14 = %c1 to %205 step %c1 {
+            %206 = arith.index_cast %arg14 : index to i64
+            %207 = arith.cmpi eq, %206, %183 : i64
+            %208 = arith.select %207, %198, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %195, %192, %208, %195, %192) : (i64, i64, i64, i64, i64, i64) -> ()
+            %209 = arith.muli %206, %c16_i64 : i64
+            %210 = arith.addi %201, %209 : i64
+            %211 = arith.subi %81, %209 : i64
+            %212 = arith.minsi %211, %c16_i64 : i64
+            %213 = arith.addi %209, %193 : i64
+            %214 = arith.addi %213, %c96_i64 : i64
+            %215 = arith.subi %162, %209 : i64
+            %216 = arith.minsi %215, %c16_i64 : i64
+            "instgem.compute_accumulated"(%210, %212, %192, %214, %195, %216) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %71, %101, %147 : index, index, index
+      scf.yield %71, %104, %153 : index, index, index
     }
     %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     %reinterpret_cast_7 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
@@ -481,7 +502,7 @@ module {
     %33 = arith.subi %29, %26 : index
     %34 = arith.cmpi sgt, %32, %c0 : index
     scf.if %34 {
-      func.call @baco_boundary_error(%c179_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c184_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_6[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %35 = arith.index_cast %23 : index to i64
@@ -533,7 +554,7 @@ module {
       "instgem.mvout"(%73, %78, %80, %68) : (i64, i64, i64, i64) -> ()
     }
     scf.if %34 {
-      func.call @baco_boundary_error(%c180_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c185_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_8 = memref.subview %reinterpret_cast_7[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index

@@ -122,16 +122,16 @@ module {
     %subview = memref.subview %reinterpret_cast_5[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg14 = %c0 to %c2 step %c1 {
-      %62 = arith.index_cast %arg14 : index to i64
-      %63 = arith.remsi %62, %c2_i64_1 : i64
-      %64 = arith.divsi %62, %c2_i64_1 : i64
-      %65 = arith.muli %64, %c16_i64 : i64
-      %66 = arith.subi %c16_i64, %65 : i64
-      %67 = arith.minsi %66, %c16_i64 : i64
-      %68 = arith.muli %63, %c16_i64 : i64
-      %69 = arith.addi %68, %65 : i64
-      %70 = arith.ori %69, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %70, %67, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %65 = arith.index_cast %arg14 : index to i64
+      %66 = arith.remsi %65, %c2_i64_1 : i64
+      %67 = arith.divsi %65, %c2_i64_1 : i64
+      %68 = arith.muli %67, %c16_i64 : i64
+      %69 = arith.subi %c16_i64, %68 : i64
+      %70 = arith.minsi %69, %c16_i64 : i64
+      %71 = arith.muli %66, %c16_i64 : i64
+      %72 = arith.addi %71, %68 : i64
+      %73 = arith.ori %72, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %73, %70, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %33 = arith.index_cast %21 : index to i64
     %34 = arith.index_cast %22 : index to i64
@@ -154,44 +154,51 @@ module {
     %48 = arith.muli %47, %40 : i64
     %49 = arith.index_cast %48 : i64 to index
     scf.for %arg14 = %c0 to %49 step %c1 {
-      %62 = arith.index_cast %arg14 : index to i64
-      %63 = arith.divsi %62, %40 : i64
-      %64 = arith.addi %41, %63 : i64
-      %65 = arith.remsi %62, %40 : i64
-      %66 = arith.muli %64, %c16_i64 : i64
-      %67 = arith.maxsi %66, %33 : i64
-      %68 = arith.addi %66, %c16_i64 : i64
-      %69 = arith.minsi %68, %42 : i64
-      %70 = arith.subi %69, %67 : i64
-      %71 = arith.muli %65, %c64_i64 : i64
-      %72 = arith.addi %39, %71 : i64
-      %73 = arith.muli %65, %c16_i64 : i64
-      %74 = arith.addi %66, %73 : i64
+      %65 = arith.index_cast %arg14 : index to i64
+      %66 = arith.divsi %65, %40 : i64
+      %67 = arith.addi %41, %66 : i64
+      %68 = arith.remsi %65, %40 : i64
+      %69 = arith.muli %67, %c16_i64 : i64
+      %70 = arith.maxsi %69, %33 : i64
+      %71 = arith.addi %69, %c16_i64 : i64
+      %72 = arith.minsi %71, %42 : i64
+      %73 = arith.subi %72, %70 : i64
+      %74 = arith.muli %68, %c64_i64 : i64
+      %75 = arith.addi %39, %74 : i64
+      %76 = arith.muli %68, %c16_i64 : i64
+      %77 = arith.addi %69, %76 : i64
+      %78 = arith.ori %77, %c2147483648_i64 : i64
+      %79 = arith.subi %70, %69 : i64
+      %80 = arith.addi %78, %79 : i64
+      %81 = arith.subi %35, %76 : i64
+      %82 = arith.minsi %81, %c16_i64 : i64
+      "instgem.mvin"(%75, %80, %82, %73) : (i64, i64, i64, i64) -> ()
+    } {gemmini.load_stream}
+    %50 = arith.ceildivsi %33, %c16_i64 : i64
+    %51 = arith.cmpi sgt, %33, %c0_i64_3 : i64
+    %52 = arith.extui %51 : i1 to i64
+    %53 = arith.muli %50, %52 : i64
+    %54 = arith.muli %53, %40 : i64
+    %55 = arith.index_cast %54 : i64 to index
+    scf.for %arg14 = %c0 to %55 step %c1 {
+      %65 = arith.index_cast %arg14 : index to i64
+      %66 = arith.divsi %65, %40 : i64
+      %67 = arith.remsi %65, %40 : i64
+      %68 = arith.muli %66, %c16_i64 : i64
+      %69 = arith.maxsi %68, %c0_i64_3 : i64
+      %70 = arith.addi %68, %c16_i64 : i64
+      %71 = arith.minsi %70, %33 : i64
+      %72 = arith.subi %71, %69 : i64
+      %73 = arith.muli %67, %c16_i64 : i64
+      %74 = arith.addi %68, %73 : i64
       %75 = arith.ori %74, %c2147483648_i64 : i64
-      %76 = arith.subi %67, %66 : i64
+      %76 = arith.subi %69, %68 : i64
       %77 = arith.addi %75, %76 : i64
       %78 = arith.subi %35, %73 : i64
       %79 = arith.minsi %78, %c16_i64 : i64
-      "instgem.mvin"(%72, %77, %79, %70) : (i64, i64, i64, i64) -> ()
+      "instgem.mvin"(%c0_i64_3, %77, %79, %72) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %50 = arith.ceildivsi %33, %c16_i64 : i64
-    %51 = arith.muli %50, %40 : i64
-    %52 = arith.index_cast %51 : i64 to index
-    scf.for %arg14 = %c0 to %52 step %c1 {
-      %62 = arith.index_cast %arg14 : index to i64
-      %63 = arith.divsi %62, %40 : i64
-      %64 = arith.remsi %62, %40 : i64
-      %65 = arith.muli %63, %c16_i64 : i64
-      %66 = arith.muli %64, %c16_i64 : i64
-      %67 = arith.addi %65, %66 : i64
-      %68 = arith.ori %67, %c2147483648_i64 : i64
-      %69 = arith.subi %35, %66 : i64
-      %70 = arith.minsi %69, %c16_i64 : i64
-      %71 = arith.subi %33, %65 : i64
-      %72 = arith.minsi %71, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %68, %70, %72) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %53 = arith.ceildivsi %arg5, %c32 : index
+    %56 = arith.ceildivsi %arg5, %c32 : index
     %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     scf.if %32 {
       func.call @baco_boundary_error(%c52_i64, %c9_i64) : (i64, i64) -> ()
@@ -199,370 +206,381 @@ module {
     %subview_7 = memref.subview %reinterpret_cast_6[%15, %24] [%22, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %54 = arith.index_cast %intptr_12 : index to i64
-    %55 = arith.index_cast %offset_9 : index to i64
-    %56 = arith.addi %54, %55 : i64
-    %57 = arith.index_cast %strides_11#0 : index to i64
-    %58 = arith.bitcast %arg12 : f32 to i32
-    %59 = arith.extui %58 : i32 to i64
+    %57 = arith.index_cast %intptr_12 : index to i64
+    %58 = arith.index_cast %offset_9 : index to i64
+    %59 = arith.addi %57, %58 : i64
+    %60 = arith.index_cast %strides_11#0 : index to i64
+    %61 = arith.bitcast %arg12 : f32 to i32
+    %62 = arith.extui %61 : i32 to i64
     scf.if %7 {
-      "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %57, %59) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %60, %62) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %60:2 = scf.for %arg14 = %c0 to %53 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-      %62 = arith.maxsi %arg15, %c0 : index
-      %63 = arith.minsi %62, %arg5 : index
-      %64 = arith.addi %arg15, %c32 : index
-      %65 = arith.maxsi %64, %c0 : index
+    %63:2 = scf.for %arg14 = %c0 to %56 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+      %65 = arith.maxsi %arg15, %c0 : index
       %66 = arith.minsi %65, %arg5 : index
-      %67 = arith.subi %63, %arg15 : index
+      %67 = arith.addi %arg15, %c32 : index
       %68 = arith.maxsi %67, %c0 : index
-      %69 = arith.minsi %68, %c32 : index
-      %70 = arith.subi %66, %63 : index
-      %71 = arith.cmpi sgt, %69, %c0 : index
-      scf.if %71 {
+      %69 = arith.minsi %68, %arg5 : index
+      %70 = arith.subi %66, %arg15 : index
+      %71 = arith.maxsi %70, %c0 : index
+      %72 = arith.minsi %71, %c32 : index
+      %73 = arith.subi %69, %66 : index
+      %74 = arith.cmpi sgt, %72, %c0 : index
+      scf.if %74 {
         func.call @baco_boundary_error(%c40_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_13 = memref.subview %reinterpret_cast[%15, %63] [%22, %70] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %72 = arith.index_cast %70 : index to i64
+      %subview_13 = memref.subview %reinterpret_cast[%15, %66] [%22, %73] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %75 = arith.index_cast %73 : index to i64
       %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %73 = arith.index_cast %intptr_18 : index to i64
-      %74 = arith.index_cast %offset_15 : index to i64
-      %75 = arith.addi %73, %74 : i64
-      %76 = arith.index_cast %strides_17#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %76) : (i64, i64, i64, i64, i64, i64) -> ()
-      %77 = arith.ceildivsi %72, %c64_i64 : i64
-      %78 = arith.muli %47, %77 : i64
-      %79 = arith.index_cast %78 : i64 to index
-      scf.for %arg17 = %c0 to %79 step %c1 {
-        %117 = arith.index_cast %arg17 : index to i64
-        %118 = arith.divsi %117, %77 : i64
-        %119 = arith.addi %41, %118 : i64
-        %120 = arith.remsi %117, %77 : i64
-        %121 = arith.muli %119, %c16_i64 : i64
-        %122 = arith.maxsi %121, %33 : i64
-        %123 = arith.addi %121, %c16_i64 : i64
-        %124 = arith.minsi %123, %42 : i64
-        %125 = arith.subi %124, %122 : i64
-        %126 = arith.subi %122, %33 : i64
-        %127 = arith.muli %126, %76 : i64
-        %128 = arith.addi %75, %127 : i64
-        %129 = arith.muli %120, %c64_i64 : i64
-        %130 = arith.addi %128, %129 : i64
-        %131 = arith.muli %119, %c32_i64 : i64
-        %132 = arith.addi %131, %129 : i64
-        %133 = arith.subi %122, %121 : i64
-        %134 = arith.addi %132, %133 : i64
-        %135 = arith.subi %72, %129 : i64
-        %136 = arith.minsi %135, %c64_i64 : i64
-        "instgem.mvin"(%130, %134, %136, %125) : (i64, i64, i64, i64) -> ()
+      %76 = arith.index_cast %intptr_18 : index to i64
+      %77 = arith.index_cast %offset_15 : index to i64
+      %78 = arith.addi %76, %77 : i64
+      %79 = arith.index_cast %strides_17#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %79) : (i64, i64, i64, i64, i64, i64) -> ()
+      %80 = arith.ceildivsi %75, %c64_i64 : i64
+      %81 = arith.muli %47, %80 : i64
+      %82 = arith.index_cast %81 : i64 to index
+      scf.for %arg17 = %c0 to %82 step %c1 {
+        %123 = arith.index_cast %arg17 : index to i64
+        %124 = arith.divsi %123, %80 : i64
+        %125 = arith.addi %41, %124 : i64
+        %126 = arith.remsi %123, %80 : i64
+        %127 = arith.muli %125, %c16_i64 : i64
+        %128 = arith.maxsi %127, %33 : i64
+        %129 = arith.addi %127, %c16_i64 : i64
+        %130 = arith.minsi %129, %42 : i64
+        %131 = arith.subi %130, %128 : i64
+        %132 = arith.subi %128, %33 : i64
+        %133 = arith.muli %132, %79 : i64
+        %134 = arith.addi %78, %133 : i64
+        %135 = arith.muli %126, %c64_i64 : i64
+        %136 = arith.addi %134, %135 : i64
+        %137 = arith.muli %125, %c32_i64 : i64
+        %138 = arith.addi %137, %135 : i64
+        %139 = arith.subi %128, %127 : i64
+        %140 = arith.addi %138, %139 : i64
+        %141 = arith.subi %75, %135 : i64
+        %142 = arith.minsi %141, %c64_i64 : i64
+        "instgem.mvin"(%136, %140, %142, %131) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %80 = arith.muli %50, %77 : i64
-      %81 = arith.index_cast %80 : i64 to index
-      scf.for %arg17 = %c0 to %81 step %c1 {
-        %117 = arith.index_cast %arg17 : index to i64
-        %118 = arith.divsi %117, %77 : i64
-        %119 = arith.remsi %117, %77 : i64
-        %120 = arith.muli %118, %c32_i64 : i64
-        %121 = arith.muli %119, %c64_i64 : i64
-        %122 = arith.addi %120, %121 : i64
-        %123 = arith.subi %72, %121 : i64
-        %124 = arith.minsi %123, %c64_i64 : i64
-        %125 = arith.muli %118, %c16_i64 : i64
-        %126 = arith.subi %33, %125 : i64
-        %127 = arith.minsi %126, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %122, %124, %127) : (i64, i64, i64, i64) -> ()
+      %83 = arith.muli %53, %80 : i64
+      %84 = arith.index_cast %83 : i64 to index
+      scf.for %arg17 = %c0 to %84 step %c1 {
+        %123 = arith.index_cast %arg17 : index to i64
+        %124 = arith.divsi %123, %80 : i64
+        %125 = arith.remsi %123, %80 : i64
+        %126 = arith.muli %124, %c16_i64 : i64
+        %127 = arith.maxsi %126, %c0_i64_3 : i64
+        %128 = arith.addi %126, %c16_i64 : i64
+        %129 = arith.minsi %128, %33 : i64
+        %130 = arith.subi %129, %127 : i64
+        %131 = arith.muli %124, %c32_i64 : i64
+        %132 = arith.muli %125, %c64_i64 : i64
+        %133 = arith.addi %131, %132 : i64
+        %134 = arith.subi %127, %126 : i64
+        %135 = arith.addi %133, %134 : i64
+        %136 = arith.subi %75, %132 : i64
+        %137 = arith.minsi %136, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %135, %137, %130) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %82 = arith.maxsi %arg16, %c0 : index
-      %83 = arith.minsi %82, %arg5 : index
-      %84 = arith.addi %arg16, %c32 : index
-      %85 = arith.maxsi %84, %c0 : index
+      %85 = arith.maxsi %arg16, %c0 : index
       %86 = arith.minsi %85, %arg5 : index
-      %87 = arith.subi %83, %arg16 : index
+      %87 = arith.addi %arg16, %c32 : index
       %88 = arith.maxsi %87, %c0 : index
-      %89 = arith.minsi %88, %c32 : index
-      %90 = arith.subi %86, %83 : index
+      %89 = arith.minsi %88, %arg5 : index
+      %90 = arith.subi %86, %arg16 : index
+      %91 = arith.maxsi %90, %c0 : index
+      %92 = arith.minsi %91, %c32 : index
+      %93 = arith.subi %89, %86 : index
       scf.if %32 {
         func.call @baco_boundary_error(%c41_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_19 = memref.subview %reinterpret_cast_4[%83, %24] [%90, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %91 = arith.index_cast %89 : index to i64
-      %92 = arith.index_cast %90 : index to i64
-      %93 = arith.addi %91, %92 : i64
+      %subview_19 = memref.subview %reinterpret_cast_4[%86, %24] [%93, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %94 = arith.index_cast %92 : index to i64
+      %95 = arith.index_cast %93 : index to i64
+      %96 = arith.addi %94, %95 : i64
       %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %94 = arith.index_cast %intptr_24 : index to i64
-      %95 = arith.index_cast %offset_21 : index to i64
-      %96 = arith.addi %94, %95 : i64
-      %97 = arith.index_cast %strides_23#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %97) : (i64, i64, i64, i64, i64, i64) -> ()
-      %98 = arith.ceildivsi %35, %c64_i64 : i64
-      %99 = arith.divsi %91, %c16_i64 : i64
-      %100 = arith.ceildivsi %93, %c16_i64 : i64
-      %101 = arith.subi %100, %99 : i64
-      %102 = arith.cmpi sgt, %92, %c0_i64_3 : i64
-      %103 = arith.extui %102 : i1 to i64
-      %104 = arith.muli %101, %103 : i64
-      %105 = arith.muli %104, %98 : i64
-      %106 = arith.index_cast %105 : i64 to index
-      scf.for %arg17 = %c0 to %106 step %c1 {
-        %117 = arith.index_cast %arg17 : index to i64
-        %118 = arith.divsi %117, %98 : i64
-        %119 = arith.addi %99, %118 : i64
-        %120 = arith.remsi %117, %98 : i64
-        %121 = arith.muli %119, %c16_i64 : i64
-        %122 = arith.maxsi %121, %91 : i64
-        %123 = arith.addi %121, %c16_i64 : i64
-        %124 = arith.minsi %123, %93 : i64
-        %125 = arith.subi %124, %122 : i64
-        %126 = arith.subi %122, %91 : i64
-        %127 = arith.muli %126, %97 : i64
-        %128 = arith.addi %96, %127 : i64
-        %129 = arith.muli %120, %c64_i64 : i64
-        %130 = arith.addi %128, %129 : i64
-        %131 = arith.addi %121, %129 : i64
-        %132 = arith.addi %131, %c64_i64 : i64
-        %133 = arith.subi %122, %121 : i64
-        %134 = arith.addi %132, %133 : i64
-        %135 = arith.subi %35, %129 : i64
-        %136 = arith.minsi %135, %c64_i64 : i64
-        "instgem.mvin"(%130, %134, %136, %125) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %107 = arith.ceildivsi %91, %c16_i64 : i64
-      %108 = arith.muli %107, %98 : i64
+      %97 = arith.index_cast %intptr_24 : index to i64
+      %98 = arith.index_cast %offset_21 : index to i64
+      %99 = arith.addi %97, %98 : i64
+      %100 = arith.index_cast %strides_23#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %100) : (i64, i64, i64, i64, i64, i64) -> ()
+      %101 = arith.ceildivsi %35, %c64_i64 : i64
+      %102 = arith.divsi %94, %c16_i64 : i64
+      %103 = arith.ceildivsi %96, %c16_i64 : i64
+      %104 = arith.subi %103, %102 : i64
+      %105 = arith.cmpi sgt, %95, %c0_i64_3 : i64
+      %106 = arith.extui %105 : i1 to i64
+      %107 = arith.muli %104, %106 : i64
+      %108 = arith.muli %107, %101 : i64
       %109 = arith.index_cast %108 : i64 to index
       scf.for %arg17 = %c0 to %109 step %c1 {
-        %117 = arith.index_cast %arg17 : index to i64
-        %118 = arith.divsi %117, %98 : i64
-        %119 = arith.remsi %117, %98 : i64
-        %120 = arith.muli %118, %c16_i64 : i64
-        %121 = arith.muli %119, %c64_i64 : i64
-        %122 = arith.addi %120, %121 : i64
-        %123 = arith.addi %122, %c64_i64 : i64
-        %124 = arith.subi %35, %121 : i64
-        %125 = arith.minsi %124, %c64_i64 : i64
-        %126 = arith.subi %91, %120 : i64
-        %127 = arith.minsi %126, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %123, %125, %127) : (i64, i64, i64, i64) -> ()
+        %123 = arith.index_cast %arg17 : index to i64
+        %124 = arith.divsi %123, %101 : i64
+        %125 = arith.addi %102, %124 : i64
+        %126 = arith.remsi %123, %101 : i64
+        %127 = arith.muli %125, %c16_i64 : i64
+        %128 = arith.maxsi %127, %94 : i64
+        %129 = arith.addi %127, %c16_i64 : i64
+        %130 = arith.minsi %129, %96 : i64
+        %131 = arith.subi %130, %128 : i64
+        %132 = arith.subi %128, %94 : i64
+        %133 = arith.muli %132, %100 : i64
+        %134 = arith.addi %99, %133 : i64
+        %135 = arith.muli %126, %c64_i64 : i64
+        %136 = arith.addi %134, %135 : i64
+        %137 = arith.addi %127, %135 : i64
+        %138 = arith.addi %137, %c64_i64 : i64
+        %139 = arith.subi %128, %127 : i64
+        %140 = arith.addi %138, %139 : i64
+        %141 = arith.subi %35, %135 : i64
+        %142 = arith.minsi %141, %c64_i64 : i64
+        "instgem.mvin"(%136, %140, %142, %131) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %110 = arith.minsi %72, %93 : i64
-      %111 = arith.ceildivsi %110, %c16_i64 : i64
-      %112 = arith.addi %arg14, %c1 : index
-      %113 = arith.cmpi sge, %112, %53 : index
-      %114 = arith.cmpi sgt, %43, %c0_i64_3 : i64
-      %115 = arith.select %114, %40, %c0_i64_3 : i64
-      %116 = arith.index_cast %115 : i64 to index
-      scf.for %arg17 = %c0 to %116 step %c1 {
-        %117 = arith.index_cast %arg17 : index to i64
-        %118 = arith.subi %117, %c1_i64_2 : i64
-        %119 = arith.cmpi sge, %118, %c0_i64_3 : i64
-        %120 = arith.cmpi slt, %118, %40 : i64
-        %121 = arith.andi %119, %120 : i1
-        %122 = arith.andi %113, %121 : i1
-        %123 = arith.maxsi %111, %c1_i64_2 : i64
-        %124 = arith.ceildivsi %47, %123 : i64
-        %125 = arith.subi %115, %c1_i64_2 : i64
-        %126 = arith.cmpi eq, %117, %125 : i64
-        %127 = arith.cmpi slt, %117, %40 : i64
-        %128 = arith.andi %126, %127 : i1
-        %129 = arith.andi %113, %128 : i1
-        %130 = arith.index_cast %111 : i64 to index
-        scf.for %arg18 = %c0 to %130 step %c1 {
-          %136 = arith.index_cast %arg18 : index to i64
-          %137 = arith.muli %136, %124 : i64
-          %138 = arith.minsi %137, %47 : i64
-          scf.if %122 {
-            %152 = arith.addi %138, %124 : i64
-            %153 = arith.minsi %152, %47 : i64
-            %154 = arith.index_cast %138 : i64 to index
-            %155 = arith.index_cast %153 : i64 to index
-            scf.for %arg19 = %154 to %155 step %c1 {
-              %156 = arith.index_cast %arg19 : index to i64
-              %157 = arith.addi %41, %156 : i64
-              %158 = arith.muli %157, %c16_i64 : i64
-              %159 = arith.maxsi %158, %33 : i64
-              %160 = arith.addi %158, %c16_i64 : i64
-              %161 = arith.minsi %160, %42 : i64
-              %162 = arith.subi %161, %159 : i64
-              %163 = arith.subi %159, %33 : i64
-              %164 = arith.muli %163, %57 : i64
-              %165 = arith.addi %56, %164 : i64
-              %166 = arith.muli %118, %c16_i64 : i64
-              %167 = arith.addi %165, %166 : i64
-              %168 = arith.addi %158, %166 : i64
-              %169 = arith.ori %168, %c2147483648_i64 : i64
-              %170 = arith.subi %159, %158 : i64
-              %171 = arith.addi %169, %170 : i64
-              %172 = arith.subi %35, %166 : i64
-              %173 = arith.minsi %172, %c16_i64 : i64
-              "instgem.mvout"(%167, %171, %173, %162) : (i64, i64, i64, i64) -> ()
+      %110 = arith.ceildivsi %94, %c16_i64 : i64
+      %111 = arith.cmpi sgt, %94, %c0_i64_3 : i64
+      %112 = arith.extui %111 : i1 to i64
+      %113 = arith.muli %110, %112 : i64
+      %114 = arith.muli %113, %101 : i64
+      %115 = arith.index_cast %114 : i64 to index
+      scf.for %arg17 = %c0 to %115 step %c1 {
+        %123 = arith.index_cast %arg17 : index to i64
+        %124 = arith.divsi %123, %101 : i64
+        %125 = arith.remsi %123, %101 : i64
+        %126 = arith.muli %124, %c16_i64 : i64
+        %127 = arith.maxsi %126, %c0_i64_3 : i64
+        %128 = arith.addi %126, %c16_i64 : i64
+        %129 = arith.minsi %128, %94 : i64
+        %130 = arith.subi %129, %127 : i64
+        %131 = arith.muli %125, %c64_i64 : i64
+        %132 = arith.addi %126, %131 : i64
+        %133 = arith.addi %132, %c64_i64 : i64
+        %134 = arith.subi %127, %126 : i64
+        %135 = arith.addi %133, %134 : i64
+        %136 = arith.subi %35, %131 : i64
+        %137 = arith.minsi %136, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %135, %137, %130) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %116 = arith.minsi %75, %96 : i64
+      %117 = arith.ceildivsi %116, %c16_i64 : i64
+      %118 = arith.addi %arg14, %c1 : index
+      %119 = arith.cmpi sge, %118, %56 : index
+      %120 = arith.cmpi sgt, %43, %c0_i64_3 : i64
+      %121 = arith.select %120, %40, %c0_i64_3 : i64
+      %122 = arith.index_cast %121 : i64 to index
+      scf.for %arg17 = %c0 to %122 step %c1 {
+        %123 = arith.index_cast %arg17 : index to i64
+        %124 = arith.subi %123, %c1_i64_2 : i64
+        %125 = arith.cmpi sge, %124, %c0_i64_3 : i64
+        %126 = arith.cmpi slt, %124, %40 : i64
+        %127 = arith.andi %125, %126 : i1
+        %128 = arith.andi %119, %127 : i1
+        %129 = arith.maxsi %117, %c1_i64_2 : i64
+        %130 = arith.ceildivsi %47, %129 : i64
+        %131 = arith.subi %121, %c1_i64_2 : i64
+        %132 = arith.cmpi eq, %123, %131 : i64
+        %133 = arith.cmpi slt, %123, %40 : i64
+        %134 = arith.andi %132, %133 : i1
+        %135 = arith.andi %119, %134 : i1
+        %136 = arith.index_cast %117 : i64 to index
+        scf.for %arg18 = %c0 to %136 step %c1 {
+          %142 = arith.index_cast %arg18 : index to i64
+          %143 = arith.muli %142, %130 : i64
+          %144 = arith.minsi %143, %47 : i64
+          scf.if %128 {
+            %158 = arith.addi %144, %130 : i64
+            %159 = arith.minsi %158, %47 : i64
+            %160 = arith.index_cast %144 : i64 to index
+            %161 = arith.index_cast %159 : i64 to index
+            scf.for %arg19 = %160 to %161 step %c1 {
+              %162 = arith.index_cast %arg19 : index to i64
+              %163 = arith.addi %41, %162 : i64
+              %164 = arith.muli %163, %c16_i64 : i64
+              %165 = arith.maxsi %164, %33 : i64
+              %166 = arith.addi %164, %c16_i64 : i64
+              %167 = arith.minsi %166, %42 : i64
+              %168 = arith.subi %167, %165 : i64
+              %169 = arith.subi %165, %33 : i64
+              %170 = arith.muli %169, %60 : i64
+              %171 = arith.addi %59, %170 : i64
+              %172 = arith.muli %124, %c16_i64 : i64
+              %173 = arith.addi %171, %172 : i64
+              %174 = arith.addi %164, %172 : i64
+              %175 = arith.ori %174, %c2147483648_i64 : i64
+              %176 = arith.subi %165, %164 : i64
+              %177 = arith.addi %175, %176 : i64
+              %178 = arith.subi %35, %172 : i64
+              %179 = arith.minsi %178, %c16_i64 : i64
+              "instgem.mvout"(%173, %177, %179, %168) : (i64, i64, i64, i64) -> ()
             }
           }
-          %139 = arith.minsi %42, %c16_i64 : i64
-          %140 = arith.muli %117, %c16_i64 : i64
-          %141 = arith.subi %35, %140 : i64
-          %142 = arith.minsi %141, %c16_i64 : i64
-          %143 = arith.ori %140, %c3221225472_i64 : i64
-          %144 = arith.muli %136, %c16_i64 : i64
-          %145 = arith.addi %144, %140 : i64
-          %146 = arith.addi %145, %c64_i64 : i64
-          %147 = arith.subi %93, %144 : i64
+          %145 = arith.minsi %42, %c16_i64 : i64
+          %146 = arith.muli %123, %c16_i64 : i64
+          %147 = arith.subi %35, %146 : i64
           %148 = arith.minsi %147, %c16_i64 : i64
-          "instgem.preload"(%146, %142, %148, %143, %142, %139) : (i64, i64, i64, i64, i64, i64) -> ()
-          %149 = arith.subi %72, %144 : i64
-          %150 = arith.minsi %149, %c16_i64 : i64
-          "instgem.compute_preloaded"(%144, %150, %139, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %151 = arith.index_cast %43 : i64 to index
-          scf.for %arg19 = %c1 to %151 step %c1 {
-            %152 = arith.index_cast %arg19 : index to i64
-            %153 = arith.muli %152, %c16_i64 : i64
-            %154 = arith.subi %42, %153 : i64
-            %155 = arith.minsi %154, %c16_i64 : i64
-            %156 = arith.addi %153, %140 : i64
-            %157 = arith.ori %156, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %157, %142, %155) : (i64, i64, i64, i64, i64, i64) -> ()
-            %158 = arith.muli %152, %c32_i64 : i64
-            %159 = arith.addi %158, %144 : i64
-            "instgem.compute_accumulated"(%159, %150, %155, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %160 = arith.subi %152, %c1_i64_2 : i64
-            %161 = arith.subi %111, %c1_i64_2 : i64
-            %162 = arith.cmpi eq, %136, %161 : i64
-            %163 = arith.andi %129, %162 : i1
-            %164 = arith.cmpi slt, %160, %47 : i64
-            %165 = arith.andi %163, %164 : i1
-            scf.if %165 {
-              %166 = arith.addi %41, %160 : i64
-              %167 = arith.muli %166, %c16_i64 : i64
-              %168 = arith.maxsi %167, %33 : i64
-              %169 = arith.addi %167, %c16_i64 : i64
-              %170 = arith.minsi %169, %42 : i64
-              %171 = arith.subi %170, %168 : i64
-              %172 = arith.subi %168, %33 : i64
-              %173 = arith.muli %172, %57 : i64
-              %174 = arith.addi %56, %173 : i64
-              %175 = arith.addi %174, %140 : i64
-              %176 = arith.addi %167, %140 : i64
-              %177 = arith.ori %176, %c2147483648_i64 : i64
-              %178 = arith.subi %168, %167 : i64
-              %179 = arith.addi %177, %178 : i64
-              "instgem.mvout"(%175, %179, %142, %171) : (i64, i64, i64, i64) -> ()
+          %149 = arith.ori %146, %c3221225472_i64 : i64
+          %150 = arith.muli %142, %c16_i64 : i64
+          %151 = arith.addi %150, %146 : i64
+          %152 = arith.addi %151, %c64_i64 : i64
+          %153 = arith.subi %96, %150 : i64
+          %154 = arith.minsi %153, %c16_i64 : i64
+          "instgem.preload"(%152, %148, %154, %149, %148, %145) : (i64, i64, i64, i64, i64, i64) -> ()
+          %155 = arith.subi %75, %150 : i64
+          %156 = arith.minsi %155, %c16_i64 : i64
+          "instgem.compute_preloaded"(%150, %156, %145, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %157 = arith.index_cast %43 : i64 to index
+          scf.for %arg19 = %c1 to %157 step %c1 {
+            %158 = arith.index_cast %arg19 : index to i64
+            %159 = arith.muli %158, %c16_i64 : i64
+            %160 = arith.subi %42, %159 : i64
+            %161 = arith.minsi %160, %c16_i64 : i64
+            %162 = arith.addi %159, %146 : i64
+            %163 = arith.ori %162, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %163, %148, %161) : (i64, i64, i64, i64, i64, i64) -> ()
+            %164 = arith.muli %158, %c32_i64 : i64
+            %165 = arith.addi %164, %150 : i64
+            "instgem.compute_accumulated"(%165, %156, %161, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %166 = arith.subi %158, %c1_i64_2 : i64
+            %167 = arith.subi %117, %c1_i64_2 : i64
+            %168 = arith.cmpi eq, %142, %167 : i64
+            %169 = arith.andi %135, %168 : i1
+            %170 = arith.cmpi slt, %166, %47 : i64
+            %171 = arith.andi %169, %170 : i1
+            scf.if %171 {
+              %172 = arith.addi %41, %166 : i64
+              %173 = arith.muli %172, %c16_i64 : i64
+              %174 = arith.maxsi %173, %33 : i64
+              %175 = arith.addi %173, %c16_i64 : i64
+              %176 = arith.minsi %175, %42 : i64
+              %177 = arith.subi %176, %174 : i64
+              %178 = arith.subi %174, %33 : i64
+              %179 = arith.muli %178, %60 : i64
+              %180 = arith.addi %59, %179 : i64
+              %181 = arith.addi %180, %146 : i64
+              %182 = arith.addi %173, %146 : i64
+              %183 = arith.ori %182, %c2147483648_i64 : i64
+              %184 = arith.subi %174, %173 : i64
+              %185 = arith.addi %183, %184 : i64
+              "instgem.mvout"(%181, %185, %148, %177) : (i64, i64, i64, i64) -> ()
             }
           }
         }
-        scf.if %122 {
-          %136 = arith.muli %111, %124 : i64
-          %137 = arith.minsi %136, %47 : i64
-          %138 = arith.index_cast %137 : i64 to index
-          %139 = arith.index_cast %47 : i64 to index
-          scf.for %arg18 = %138 to %139 step %c1 {
-            %140 = arith.index_cast %arg18 : index to i64
-            %141 = arith.addi %41, %140 : i64
-            %142 = arith.muli %141, %c16_i64 : i64
-            %143 = arith.maxsi %142, %33 : i64
-            %144 = arith.addi %142, %c16_i64 : i64
-            %145 = arith.minsi %144, %42 : i64
-            %146 = arith.subi %145, %143 : i64
-            %147 = arith.subi %143, %33 : i64
-            %148 = arith.muli %147, %57 : i64
-            %149 = arith.addi %56, %148 : i64
-            %150 = arith.muli %118, %c16_i64 : i64
-            %151 = arith.addi %149, %150 : i64
-            %152 = arith.addi %142, %150 : i64
-            %153 = arith.ori %152, %c2147483648_i64 : i64
-            %154 = arith.subi %143, %142 : i64
-            %155 = arith.addi %153, %154 : i64
-            %156 = arith.subi %35, %150 : i64
-            %157 = arith.minsi %156, %c16_i64 : i64
-            "instgem.mvout"(%151, %155, %157, %146) : (i64, i64, i64, i64) -> ()
+        scf.if %128 {
+          %142 = arith.muli %117, %130 : i64
+          %143 = arith.minsi %142, %47 : i64
+          %144 = arith.index_cast %143 : i64 to index
+          %145 = arith.index_cast %47 : i64 to index
+          scf.for %arg18 = %144 to %145 step %c1 {
+            %146 = arith.index_cast %arg18 : index to i64
+            %147 = arith.addi %41, %146 : i64
+            %148 = arith.muli %147, %c16_i64 : i64
+            %149 = arith.maxsi %148, %33 : i64
+            %150 = arith.addi %148, %c16_i64 : i64
+            %151 = arith.minsi %150, %42 : i64
+            %152 = arith.subi %151, %149 : i64
+            %153 = arith.subi %149, %33 : i64
+            %154 = arith.muli %153, %60 : i64
+            %155 = arith.addi %59, %154 : i64
+            %156 = arith.muli %124, %c16_i64 : i64
+            %157 = arith.addi %155, %156 : i64
+            %158 = arith.addi %148, %156 : i64
+            %159 = arith.ori %158, %c2147483648_i64 : i64
+            %160 = arith.subi %149, %148 : i64
+            %161 = arith.addi %159, %160 : i64
+            %162 = arith.subi %35, %156 : i64
+            %163 = arith.minsi %162, %c16_i64 : i64
+            "instgem.mvout"(%157, %161, %163, %152) : (i64, i64, i64, i64) -> ()
           }
         }
-        %131 = arith.cmpi sgt, %111, %c0_i64_3 : i64
-        %132 = arith.subi %43, %c1_i64_2 : i64
-        %133 = arith.maxsi %132, %c0_i64_3 : i64
-        %134 = arith.minsi %133, %47 : i64
-        %135 = arith.select %131, %134, %c0_i64_3 : i64
-        scf.if %129 {
-          %136 = arith.index_cast %135 : i64 to index
-          %137 = arith.index_cast %47 : i64 to index
-          scf.for %arg18 = %136 to %137 step %c1 {
-            %138 = arith.index_cast %arg18 : index to i64
-            %139 = arith.addi %41, %138 : i64
-            %140 = arith.muli %139, %c16_i64 : i64
-            %141 = arith.maxsi %140, %33 : i64
-            %142 = arith.addi %140, %c16_i64 : i64
-            %143 = arith.minsi %142, %42 : i64
-            %144 = arith.subi %143, %141 : i64
-            %145 = arith.subi %141, %33 : i64
-            %146 = arith.muli %145, %57 : i64
-            %147 = arith.addi %56, %146 : i64
-            %148 = arith.muli %117, %c16_i64 : i64
-            %149 = arith.addi %147, %148 : i64
-            %150 = arith.addi %140, %148 : i64
-            %151 = arith.ori %150, %c2147483648_i64 : i64
-            %152 = arith.subi %141, %140 : i64
-            %153 = arith.addi %151, %152 : i64
-            %154 = arith.subi %35, %148 : i64
-            %155 = arith.minsi %154, %c16_i64 : i64
-            "instgem.mvout"(%149, %153, %155, %144) : (i64, i64, i64, i64) -> ()
+        %137 = arith.cmpi sgt, %117, %c0_i64_3 : i64
+        %138 = arith.subi %43, %c1_i64_2 : i64
+        %139 = arith.maxsi %138, %c0_i64_3 : i64
+        %140 = arith.minsi %139, %47 : i64
+        %141 = arith.select %137, %140, %c0_i64_3 : i64
+        scf.if %135 {
+          %142 = arith.index_cast %141 : i64 to index
+          %143 = arith.index_cast %47 : i64 to index
+          scf.for %arg18 = %142 to %143 step %c1 {
+            %144 = arith.index_cast %arg18 : index to i64
+            %145 = arith.addi %41, %144 : i64
+            %146 = arith.muli %145, %c16_i64 : i64
+            %147 = arith.maxsi %146, %33 : i64
+            %148 = arith.addi %146, %c16_i64 : i64
+            %149 = arith.minsi %148, %42 : i64
+            %150 = arith.subi %149, %147 : i64
+            %151 = arith.subi %147, %33 : i64
+            %152 = arith.muli %151, %60 : i64
+            %153 = arith.addi %59, %152 : i64
+            %154 = arith.muli %123, %c16_i64 : i64
+            %155 = arith.addi %153, %154 : i64
+            %156 = arith.addi %146, %154 : i64
+            %157 = arith.ori %156, %c2147483648_i64 : i64
+            %158 = arith.subi %147, %146 : i64
+            %159 = arith.addi %157, %158 : i64
+            %160 = arith.subi %35, %154 : i64
+            %161 = arith.minsi %160, %c16_i64 : i64
+            "instgem.mvout"(%155, %159, %161, %150) : (i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %113 {
-        %117 = arith.minsi %115, %40 : i64
-        %118 = arith.index_cast %117 : i64 to index
-        %119 = arith.index_cast %40 : i64 to index
-        scf.for %arg17 = %118 to %119 step %c1 {
-          %120 = arith.index_cast %arg17 : index to i64
-          %121 = arith.index_cast %47 : i64 to index
-          scf.for %arg18 = %c0 to %121 step %c1 {
-            %122 = arith.index_cast %arg18 : index to i64
-            %123 = arith.addi %41, %122 : i64
-            %124 = arith.muli %123, %c16_i64 : i64
-            %125 = arith.maxsi %124, %33 : i64
-            %126 = arith.addi %124, %c16_i64 : i64
-            %127 = arith.minsi %126, %42 : i64
-            %128 = arith.subi %127, %125 : i64
-            %129 = arith.subi %125, %33 : i64
-            %130 = arith.muli %129, %57 : i64
-            %131 = arith.addi %56, %130 : i64
-            %132 = arith.muli %120, %c16_i64 : i64
-            %133 = arith.addi %131, %132 : i64
-            %134 = arith.addi %124, %132 : i64
-            %135 = arith.ori %134, %c2147483648_i64 : i64
-            %136 = arith.subi %125, %124 : i64
-            %137 = arith.addi %135, %136 : i64
-            %138 = arith.subi %35, %132 : i64
-            %139 = arith.minsi %138, %c16_i64 : i64
-            "instgem.mvout"(%133, %137, %139, %128) : (i64, i64, i64, i64) -> ()
+      scf.if %119 {
+        %123 = arith.minsi %121, %40 : i64
+        %124 = arith.index_cast %123 : i64 to index
+        %125 = arith.index_cast %40 : i64 to index
+        scf.for %arg17 = %124 to %125 step %c1 {
+          %126 = arith.index_cast %arg17 : index to i64
+          %127 = arith.index_cast %47 : i64 to index
+          scf.for %arg18 = %c0 to %127 step %c1 {
+            %128 = arith.index_cast %arg18 : index to i64
+            %129 = arith.addi %41, %128 : i64
+            %130 = arith.muli %129, %c16_i64 : i64
+            %131 = arith.maxsi %130, %33 : i64
+            %132 = arith.addi %130, %c16_i64 : i64
+            %133 = arith.minsi %132, %42 : i64
+            %134 = arith.subi %133, %131 : i64
+            %135 = arith.subi %131, %33 : i64
+            %136 = arith.muli %135, %60 : i64
+            %137 = arith.addi %59, %136 : i64
+            %138 = arith.muli %126, %c16_i64 : i64
+            %139 = arith.addi %137, %138 : i64
+            %140 = arith.addi %130, %138 : i64
+            %141 = arith.ori %140, %c2147483648_i64 : i64
+            %142 = arith.subi %131, %130 : i64
+            %143 = arith.addi %141, %142 : i64
+            %144 = arith.subi %35, %138 : i64
+            %145 = arith.minsi %144, %c16_i64 : i64
+            "instgem.mvout"(%139, %143, %145, %134) : (i64, i64, i64, i64) -> ()
           }
         }
       }
-      scf.yield %64, %84 : index, index
+      scf.yield %67, %87 : index, index
     }
-    %61 = arith.cmpi sle, %53, %c0 : index
-    scf.if %61 {
+    %64 = arith.cmpi sle, %56, %c0 : index
+    scf.if %64 {
       scf.for %arg14 = %c0 to %49 step %c1 {
-        %62 = arith.index_cast %arg14 : index to i64
-        %63 = arith.remsi %62, %47 : i64
-        %64 = arith.divsi %62, %47 : i64
-        %65 = arith.addi %41, %63 : i64
-        %66 = arith.muli %65, %c16_i64 : i64
-        %67 = arith.maxsi %66, %33 : i64
-        %68 = arith.addi %66, %c16_i64 : i64
-        %69 = arith.minsi %68, %42 : i64
-        %70 = arith.subi %69, %67 : i64
-        %71 = arith.subi %67, %33 : i64
-        %72 = arith.muli %71, %57 : i64
-        %73 = arith.addi %56, %72 : i64
-        %74 = arith.muli %64, %c16_i64 : i64
-        %75 = arith.addi %73, %74 : i64
-        %76 = arith.addi %66, %74 : i64
-        %77 = arith.ori %76, %c2147483648_i64 : i64
-        %78 = arith.subi %67, %66 : i64
-        %79 = arith.addi %77, %78 : i64
-        %80 = arith.subi %35, %74 : i64
-        %81 = arith.minsi %80, %c16_i64 : i64
-        "instgem.mvout"(%75, %79, %81, %70) : (i64, i64, i64, i64) -> ()
+        %65 = arith.index_cast %arg14 : index to i64
+        %66 = arith.remsi %65, %47 : i64
+        %67 = arith.divsi %65, %47 : i64
+        %68 = arith.addi %41, %66 : i64
+        %69 = arith.muli %68, %c16_i64 : i64
+        %70 = arith.maxsi %69, %33 : i64
+        %71 = arith.addi %69, %c16_i64 : i64
+        %72 = arith.minsi %71, %42 : i64
+        %73 = arith.subi %72, %70 : i64
+        %74 = arith.subi %70, %33 : i64
+        %75 = arith.muli %74, %60 : i64
+        %76 = arith.addi %59, %75 : i64
+        %77 = arith.muli %67, %c16_i64 : i64
+        %78 = arith.addi %76, %77 : i64
+        %79 = arith.addi %69, %77 : i64
+        %80 = arith.ori %79, %c2147483648_i64 : i64
+        %81 = arith.subi %70, %69 : i64
+        %82 = arith.addi %80, %81 : i64
+        %83 = arith.subi %35, %77 : i64
+        %84 = arith.minsi %83, %c16_i64 : i64
+        "instgem.mvout"(%78, %82, %84, %73) : (i64, i64, i64, i64) -> ()
       }
     }
     "instgem.fence"() : () -> ()

@@ -101,269 +101,283 @@ module {
     scf.if %14 {
       "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg10 = %c0 to %c4 step %c1 {
-        %84 = arith.index_cast %arg10 : index to i64
-        %85 = arith.remsi %84, %c2_i64_1 : i64
-        %86 = arith.divsi %84, %c2_i64_1 : i64
-        %87 = arith.muli %86, %c16_i64 : i64
-        %88 = arith.subi %c32_i64, %87 : i64
-        %89 = arith.minsi %88, %c16_i64 : i64
-        %90 = arith.muli %85, %c32_i64 : i64
-        %91 = arith.addi %90, %87 : i64
-        %92 = arith.ori %91, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %92, %89, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %87 = arith.index_cast %arg10 : index to i64
+        %88 = arith.remsi %87, %c2_i64_1 : i64
+        %89 = arith.divsi %87, %c2_i64_1 : i64
+        %90 = arith.muli %89, %c16_i64 : i64
+        %91 = arith.subi %c32_i64, %90 : i64
+        %92 = arith.minsi %91, %c16_i64 : i64
+        %93 = arith.muli %88, %c32_i64 : i64
+        %94 = arith.addi %93, %90 : i64
+        %95 = arith.ori %94, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %95, %92, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %15:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %84 = arith.maxsi %12, %c0 : index
-      %85 = arith.minsi %84, %arg4 : index
-      %86 = arith.addi %12, %c32 : index
-      %87 = arith.maxsi %86, %c0 : index
+      %87 = arith.maxsi %12, %c0 : index
       %88 = arith.minsi %87, %arg4 : index
-      %89 = arith.subi %85, %12 : index
+      %89 = arith.addi %12, %c32 : index
       %90 = arith.maxsi %89, %c0 : index
-      %91 = arith.minsi %90, %c32 : index
-      %92 = arith.subi %88, %85 : index
-      %93 = arith.maxsi %arg11, %c0 : index
-      %94 = arith.minsi %93, %arg5 : index
-      %95 = arith.addi %arg11, %c32 : index
-      %96 = arith.maxsi %95, %c0 : index
+      %91 = arith.minsi %90, %arg4 : index
+      %92 = arith.subi %88, %12 : index
+      %93 = arith.maxsi %92, %c0 : index
+      %94 = arith.minsi %93, %c32 : index
+      %95 = arith.subi %91, %88 : index
+      %96 = arith.maxsi %arg11, %c0 : index
       %97 = arith.minsi %96, %arg5 : index
-      %98 = arith.subi %94, %arg11 : index
+      %98 = arith.addi %arg11, %c32 : index
       %99 = arith.maxsi %98, %c0 : index
-      %100 = arith.minsi %99, %c32 : index
-      %101 = arith.subi %97, %94 : index
-      %102 = arith.cmpi sgt, %100, %c0 : index
-      scf.if %102 {
+      %100 = arith.minsi %99, %arg5 : index
+      %101 = arith.subi %97, %arg11 : index
+      %102 = arith.maxsi %101, %c0 : index
+      %103 = arith.minsi %102, %c32 : index
+      %104 = arith.subi %100, %97 : index
+      %105 = arith.cmpi sgt, %103, %c0 : index
+      scf.if %105 {
         func.call @baco_boundary_error(%c42_i64, %c26_i64) : (i64, i64) -> ()
       }
-      %subview_13 = memref.subview %reinterpret_cast[%85, %94] [%92, %101] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %103 = arith.index_cast %91 : index to i64
-      %104 = arith.index_cast %92 : index to i64
-      %105 = arith.index_cast %101 : index to i64
-      %106 = arith.addi %103, %104 : i64
+      %subview_13 = memref.subview %reinterpret_cast[%88, %97] [%95, %104] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %106 = arith.index_cast %94 : index to i64
+      %107 = arith.index_cast %95 : index to i64
+      %108 = arith.index_cast %104 : index to i64
+      %109 = arith.addi %106, %107 : i64
       %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %107 = arith.index_cast %intptr_18 : index to i64
-      %108 = arith.index_cast %offset_15 : index to i64
-      %109 = arith.addi %107, %108 : i64
-      %110 = arith.index_cast %strides_17#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %110) : (i64, i64, i64, i64, i64, i64) -> ()
-      %111 = arith.ceildivsi %105, %c64_i64 : i64
-      %112 = arith.divsi %103, %c16_i64 : i64
-      %113 = arith.ceildivsi %106, %c16_i64 : i64
-      %114 = arith.subi %113, %112 : i64
-      %115 = arith.cmpi sgt, %104, %c0_i64_3 : i64
-      %116 = arith.extui %115 : i1 to i64
-      %117 = arith.muli %114, %116 : i64
-      %118 = arith.muli %117, %111 : i64
-      %119 = arith.index_cast %118 : i64 to index
-      scf.for %arg13 = %c0 to %119 step %c1 {
-        %165 = arith.index_cast %arg13 : index to i64
-        %166 = arith.divsi %165, %111 : i64
-        %167 = arith.addi %112, %166 : i64
-        %168 = arith.remsi %165, %111 : i64
-        %169 = arith.muli %167, %c16_i64 : i64
-        %170 = arith.maxsi %169, %103 : i64
-        %171 = arith.addi %169, %c16_i64 : i64
-        %172 = arith.minsi %171, %106 : i64
-        %173 = arith.subi %172, %170 : i64
-        %174 = arith.subi %170, %103 : i64
-        %175 = arith.muli %174, %110 : i64
-        %176 = arith.addi %109, %175 : i64
-        %177 = arith.muli %168, %c64_i64 : i64
-        %178 = arith.addi %176, %177 : i64
-        %179 = arith.muli %167, %c32_i64 : i64
-        %180 = arith.addi %179, %177 : i64
-        %181 = arith.subi %170, %169 : i64
-        %182 = arith.addi %180, %181 : i64
-        %183 = arith.subi %105, %177 : i64
-        %184 = arith.minsi %183, %c64_i64 : i64
-        "instgem.mvin"(%178, %182, %184, %173) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %120 = arith.ceildivsi %103, %c16_i64 : i64
-      %121 = arith.muli %120, %111 : i64
+      %110 = arith.index_cast %intptr_18 : index to i64
+      %111 = arith.index_cast %offset_15 : index to i64
+      %112 = arith.addi %110, %111 : i64
+      %113 = arith.index_cast %strides_17#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %113) : (i64, i64, i64, i64, i64, i64) -> ()
+      %114 = arith.ceildivsi %108, %c64_i64 : i64
+      %115 = arith.divsi %106, %c16_i64 : i64
+      %116 = arith.ceildivsi %109, %c16_i64 : i64
+      %117 = arith.subi %116, %115 : i64
+      %118 = arith.cmpi sgt, %107, %c0_i64_3 : i64
+      %119 = arith.extui %118 : i1 to i64
+      %120 = arith.muli %117, %119 : i64
+      %121 = arith.muli %120, %114 : i64
       %122 = arith.index_cast %121 : i64 to index
       scf.for %arg13 = %c0 to %122 step %c1 {
-        %165 = arith.index_cast %arg13 : index to i64
-        %166 = arith.divsi %165, %111 : i64
-        %167 = arith.remsi %165, %111 : i64
-        %168 = arith.muli %166, %c32_i64 : i64
-        %169 = arith.muli %167, %c64_i64 : i64
-        %170 = arith.addi %168, %169 : i64
-        %171 = arith.subi %105, %169 : i64
-        %172 = arith.minsi %171, %c64_i64 : i64
-        %173 = arith.muli %166, %c16_i64 : i64
-        %174 = arith.subi %103, %173 : i64
-        %175 = arith.minsi %174, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %170, %172, %175) : (i64, i64, i64, i64) -> ()
+        %174 = arith.index_cast %arg13 : index to i64
+        %175 = arith.divsi %174, %114 : i64
+        %176 = arith.addi %115, %175 : i64
+        %177 = arith.remsi %174, %114 : i64
+        %178 = arith.muli %176, %c16_i64 : i64
+        %179 = arith.maxsi %178, %106 : i64
+        %180 = arith.addi %178, %c16_i64 : i64
+        %181 = arith.minsi %180, %109 : i64
+        %182 = arith.subi %181, %179 : i64
+        %183 = arith.subi %179, %106 : i64
+        %184 = arith.muli %183, %113 : i64
+        %185 = arith.addi %112, %184 : i64
+        %186 = arith.muli %177, %c64_i64 : i64
+        %187 = arith.addi %185, %186 : i64
+        %188 = arith.muli %176, %c32_i64 : i64
+        %189 = arith.addi %188, %186 : i64
+        %190 = arith.subi %179, %178 : i64
+        %191 = arith.addi %189, %190 : i64
+        %192 = arith.subi %108, %186 : i64
+        %193 = arith.minsi %192, %c64_i64 : i64
+        "instgem.mvin"(%187, %191, %193, %182) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %123 = arith.maxsi %arg12, %c0 : index
-      %124 = arith.minsi %123, %arg5 : index
-      %125 = arith.addi %arg12, %c32 : index
-      %126 = arith.maxsi %125, %c0 : index
-      %127 = arith.minsi %126, %arg5 : index
-      %128 = arith.subi %124, %arg12 : index
-      %129 = arith.maxsi %128, %c0 : index
-      %130 = arith.minsi %129, %c32 : index
-      %131 = arith.subi %127, %124 : index
-      %132 = arith.minsi %arg6, %c0 : index
-      %133 = arith.minsi %arg6, %c32 : index
-      %134 = arith.maxsi %132, %c0 : index
-      %135 = arith.minsi %134, %c32 : index
-      %136 = arith.subi %133, %132 : index
-      %137 = arith.cmpi sgt, %135, %c0 : index
-      scf.if %137 {
+      %123 = arith.ceildivsi %106, %c16_i64 : i64
+      %124 = arith.cmpi sgt, %106, %c0_i64_3 : i64
+      %125 = arith.extui %124 : i1 to i64
+      %126 = arith.muli %123, %125 : i64
+      %127 = arith.muli %126, %114 : i64
+      %128 = arith.index_cast %127 : i64 to index
+      scf.for %arg13 = %c0 to %128 step %c1 {
+        %174 = arith.index_cast %arg13 : index to i64
+        %175 = arith.divsi %174, %114 : i64
+        %176 = arith.remsi %174, %114 : i64
+        %177 = arith.muli %175, %c16_i64 : i64
+        %178 = arith.maxsi %177, %c0_i64_3 : i64
+        %179 = arith.addi %177, %c16_i64 : i64
+        %180 = arith.minsi %179, %106 : i64
+        %181 = arith.subi %180, %178 : i64
+        %182 = arith.muli %175, %c32_i64 : i64
+        %183 = arith.muli %176, %c64_i64 : i64
+        %184 = arith.addi %182, %183 : i64
+        %185 = arith.subi %178, %177 : i64
+        %186 = arith.addi %184, %185 : i64
+        %187 = arith.subi %108, %183 : i64
+        %188 = arith.minsi %187, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %186, %188, %181) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %129 = arith.maxsi %arg12, %c0 : index
+      %130 = arith.minsi %129, %arg5 : index
+      %131 = arith.addi %arg12, %c32 : index
+      %132 = arith.maxsi %131, %c0 : index
+      %133 = arith.minsi %132, %arg5 : index
+      %134 = arith.subi %130, %arg12 : index
+      %135 = arith.maxsi %134, %c0 : index
+      %136 = arith.minsi %135, %c32 : index
+      %137 = arith.subi %133, %130 : index
+      %138 = arith.minsi %arg6, %c0 : index
+      %139 = arith.minsi %arg6, %c32 : index
+      %140 = arith.maxsi %138, %c0 : index
+      %141 = arith.minsi %140, %c32 : index
+      %142 = arith.subi %139, %138 : index
+      %143 = arith.cmpi sgt, %141, %c0 : index
+      scf.if %143 {
         func.call @baco_boundary_error(%c42_i64, %c65_i64) : (i64, i64) -> ()
       }
-      %subview_19 = memref.subview %reinterpret_cast_4[%124, %132] [%131, %136] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %138 = arith.index_cast %130 : index to i64
-      %139 = arith.index_cast %131 : index to i64
-      %140 = arith.index_cast %136 : index to i64
-      %141 = arith.addi %138, %139 : i64
+      %subview_19 = memref.subview %reinterpret_cast_4[%130, %138] [%137, %142] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %144 = arith.index_cast %136 : index to i64
+      %145 = arith.index_cast %137 : index to i64
+      %146 = arith.index_cast %142 : index to i64
+      %147 = arith.addi %144, %145 : i64
       %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %142 = arith.index_cast %intptr_24 : index to i64
-      %143 = arith.index_cast %offset_21 : index to i64
-      %144 = arith.addi %142, %143 : i64
-      %145 = arith.index_cast %strides_23#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %145) : (i64, i64, i64, i64, i64, i64) -> ()
-      %146 = arith.ceildivsi %140, %c64_i64 : i64
-      %147 = arith.divsi %138, %c16_i64 : i64
-      %148 = arith.ceildivsi %141, %c16_i64 : i64
-      %149 = arith.subi %148, %147 : i64
-      %150 = arith.cmpi sgt, %139, %c0_i64_3 : i64
-      %151 = arith.extui %150 : i1 to i64
-      %152 = arith.muli %149, %151 : i64
-      %153 = arith.muli %152, %146 : i64
-      %154 = arith.index_cast %153 : i64 to index
-      scf.for %arg13 = %c0 to %154 step %c1 {
-        %165 = arith.index_cast %arg13 : index to i64
-        %166 = arith.divsi %165, %146 : i64
-        %167 = arith.addi %147, %166 : i64
-        %168 = arith.remsi %165, %146 : i64
-        %169 = arith.muli %167, %c16_i64 : i64
-        %170 = arith.maxsi %169, %138 : i64
-        %171 = arith.addi %169, %c16_i64 : i64
-        %172 = arith.minsi %171, %141 : i64
-        %173 = arith.subi %172, %170 : i64
-        %174 = arith.subi %170, %138 : i64
-        %175 = arith.muli %174, %145 : i64
-        %176 = arith.addi %144, %175 : i64
-        %177 = arith.muli %168, %c64_i64 : i64
-        %178 = arith.addi %176, %177 : i64
-        %179 = arith.muli %167, %c32_i64 : i64
-        %180 = arith.addi %179, %177 : i64
-        %181 = arith.addi %180, %c64_i64 : i64
-        %182 = arith.subi %170, %169 : i64
-        %183 = arith.addi %181, %182 : i64
-        %184 = arith.subi %140, %177 : i64
-        %185 = arith.minsi %184, %c64_i64 : i64
-        "instgem.mvin"(%178, %183, %185, %173) : (i64, i64, i64, i64) -> ()
+      %148 = arith.index_cast %intptr_24 : index to i64
+      %149 = arith.index_cast %offset_21 : index to i64
+      %150 = arith.addi %148, %149 : i64
+      %151 = arith.index_cast %strides_23#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %151) : (i64, i64, i64, i64, i64, i64) -> ()
+      %152 = arith.ceildivsi %146, %c64_i64 : i64
+      %153 = arith.divsi %144, %c16_i64 : i64
+      %154 = arith.ceildivsi %147, %c16_i64 : i64
+      %155 = arith.subi %154, %153 : i64
+      %156 = arith.cmpi sgt, %145, %c0_i64_3 : i64
+      %157 = arith.extui %156 : i1 to i64
+      %158 = arith.muli %155, %157 : i64
+      %159 = arith.muli %158, %152 : i64
+      %160 = arith.index_cast %159 : i64 to index
+      scf.for %arg13 = %c0 to %160 step %c1 {
+        %174 = arith.index_cast %arg13 : index to i64
+        %175 = arith.divsi %174, %152 : i64
+        %176 = arith.addi %153, %175 : i64
+        %177 = arith.remsi %174, %152 : i64
+        %178 = arith.muli %176, %c16_i64 : i64
+        %179 = arith.maxsi %178, %144 : i64
+        %180 = arith.addi %178, %c16_i64 : i64
+        %181 = arith.minsi %180, %147 : i64
+        %182 = arith.subi %181, %179 : i64
+        %183 = arith.subi %179, %144 : i64
+        %184 = arith.muli %183, %151 : i64
+        %185 = arith.addi %150, %184 : i64
+        %186 = arith.muli %177, %c64_i64 : i64
+        %187 = arith.addi %185, %186 : i64
+        %188 = arith.muli %176, %c32_i64 : i64
+        %189 = arith.addi %188, %186 : i64
+        %190 = arith.addi %189, %c64_i64 : i64
+        %191 = arith.subi %179, %178 : i64
+        %192 = arith.addi %190, %191 : i64
+        %193 = arith.subi %146, %186 : i64
+        %194 = arith.minsi %193, %c64_i64 : i64
+        "instgem.mvin"(%187, %192, %194, %182) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %155 = arith.ceildivsi %138, %c16_i64 : i64
-      %156 = arith.muli %155, %146 : i64
-      %157 = arith.index_cast %156 : i64 to index
-      scf.for %arg13 = %c0 to %157 step %c1 {
-        %165 = arith.index_cast %arg13 : index to i64
-        %166 = arith.divsi %165, %146 : i64
-        %167 = arith.remsi %165, %146 : i64
-        %168 = arith.muli %166, %c32_i64 : i64
-        %169 = arith.muli %167, %c64_i64 : i64
-        %170 = arith.addi %168, %169 : i64
-        %171 = arith.addi %170, %c64_i64 : i64
-        %172 = arith.subi %140, %169 : i64
-        %173 = arith.minsi %172, %c64_i64 : i64
-        %174 = arith.muli %166, %c16_i64 : i64
-        %175 = arith.subi %138, %174 : i64
-        %176 = arith.minsi %175, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %171, %173, %176) : (i64, i64, i64, i64) -> ()
+      %161 = arith.ceildivsi %144, %c16_i64 : i64
+      %162 = arith.cmpi sgt, %144, %c0_i64_3 : i64
+      %163 = arith.extui %162 : i1 to i64
+      %164 = arith.muli %161, %163 : i64
+      %165 = arith.muli %164, %152 : i64
+      %166 = arith.index_cast %165 : i64 to index
+      scf.for %arg13 = %c0 to %166 step %c1 {
+        %174 = arith.index_cast %arg13 : index to i64
+        %175 = arith.divsi %174, %152 : i64
+        %176 = arith.remsi %174, %152 : i64
+        %177 = arith.muli %175, %c16_i64 : i64
+        %178 = arith.maxsi %177, %c0_i64_3 : i64
+        %179 = arith.addi %177, %c16_i64 : i64
+        %180 = arith.minsi %179, %144 : i64
+        %181 = arith.subi %180, %178 : i64
+        %182 = arith.muli %175, %c32_i64 : i64
+        %183 = arith.muli %176, %c64_i64 : i64
+        %184 = arith.addi %182, %183 : i64
+        %185 = arith.addi %184, %c64_i64 : i64
+        %186 = arith.subi %178, %177 : i64
+        %187 = arith.addi %185, %186 : i64
+        %188 = arith.subi %146, %183 : i64
+        %189 = arith.minsi %188, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %187, %189, %181) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %158 = arith.ceildivsi %140, %c16_i64 : i64
-      %159 = arith.minsi %105, %141 : i64
-      %160 = arith.ceildivsi %159, %c16_i64 : i64
-      %161 = arith.cmpi eq, %arg10, %c0 : index
-      %162 = arith.cmpi sgt, %113, %c0_i64_3 : i64
-      %163 = arith.select %162, %158, %c0_i64_3 : i64
-      %164 = arith.index_cast %163 : i64 to index
-      scf.for %arg13 = %c0 to %164 step %c1 {
-        %165 = arith.index_cast %arg13 : index to i64
-        %166 = arith.index_cast %160 : i64 to index
-        scf.for %arg14 = %c0 to %166 step %c1 {
-          %167 = arith.index_cast %arg14 : index to i64
-          %168 = arith.minsi %106, %c16_i64 : i64
-          %169 = arith.muli %165, %c16_i64 : i64
-          %170 = arith.subi %140, %169 : i64
-          %171 = arith.minsi %170, %c16_i64 : i64
-          %172 = arith.cmpi eq, %167, %c0_i64_3 : i64
-          %173 = arith.andi %161, %172 : i1
-          %174 = arith.select %173, %c2147483648_i64, %c3221225472_i64 : i64
-          %175 = arith.ori %169, %174 : i64
-          %176 = arith.select %173, %c16_i64, %168 : i64
-          %177 = arith.select %173, %c16_i64, %171 : i64
-          %178 = arith.muli %167, %c32_i64 : i64
-          %179 = arith.addi %178, %169 : i64
-          %180 = arith.addi %179, %c64_i64 : i64
-          %181 = arith.muli %167, %c16_i64 : i64
-          %182 = arith.subi %141, %181 : i64
-          %183 = arith.minsi %182, %c16_i64 : i64
-          "instgem.preload"(%180, %171, %183, %175, %177, %176) : (i64, i64, i64, i64, i64, i64) -> ()
-          %184 = arith.subi %105, %181 : i64
-          %185 = arith.minsi %184, %c16_i64 : i64
-          "instgem.compute_preloaded"(%181, %185, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %186 = arith.index_cast %113 : i64 to index
-          scf.for %arg15 = %c1 to %186 step %c1 {
-            %187 = arith.index_cast %arg15 : index to i64
-            %188 = arith.muli %187, %c16_i64 : i64
-            %189 = arith.subi %106, %188 : i64
-            %190 = arith.minsi %189, %c16_i64 : i64
-            %191 = arith.muli %187, %c32_i64 : i64
-            %192 = arith.addi %191, %169 : i64
-            %193 = arith.ori %192, %174 : i64
-            %194 = arith.select %173, %c16_i64, %190 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %193, %177, %194) : (i64, i64, i64, i64, i64, i64) -> ()
-            %195 = arith.addi %191, %181 : i64
-            "instgem.compute_accumulated"(%195, %185, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %167 = arith.ceildivsi %146, %c16_i64 : i64
+      %168 = arith.minsi %108, %147 : i64
+      %169 = arith.ceildivsi %168, %c16_i64 : i64
+      %170 = arith.cmpi eq, %arg10, %c0 : index
+      %171 = arith.cmpi sgt, %116, %c0_i64_3 : i64
+      %172 = arith.select %171, %167, %c0_i64_3 : i64
+      %173 = arith.index_cast %172 : i64 to index
+      scf.for %arg13 = %c0 to %173 step %c1 {
+        %174 = arith.index_cast %arg13 : index to i64
+        %175 = arith.index_cast %169 : i64 to index
+        scf.for %arg14 = %c0 to %175 step %c1 {
+          %176 = arith.index_cast %arg14 : index to i64
+          %177 = arith.minsi %109, %c16_i64 : i64
+          %178 = arith.muli %174, %c16_i64 : i64
+          %179 = arith.subi %146, %178 : i64
+          %180 = arith.minsi %179, %c16_i64 : i64
+          %181 = arith.cmpi eq, %176, %c0_i64_3 : i64
+          %182 = arith.andi %170, %181 : i1
+          %183 = arith.select %182, %c2147483648_i64, %c3221225472_i64 : i64
+          %184 = arith.ori %178, %183 : i64
+          %185 = arith.select %182, %c16_i64, %177 : i64
+          %186 = arith.select %182, %c16_i64, %180 : i64
+          %187 = arith.muli %176, %c32_i64 : i64
+          %188 = arith.addi %187, %178 : i64
+          %189 = arith.addi %188, %c64_i64 : i64
+          %190 = arith.muli %176, %c16_i64 : i64
+          %191 = arith.subi %147, %190 : i64
+          %192 = arith.minsi %191, %c16_i64 : i64
+          "instgem.preload"(%189, %180, %192, %184, %186, %185) : (i64, i64, i64, i64, i64, i64) -> ()
+          %193 = arith.subi %108, %190 : i64
+          %194 = arith.minsi %193, %c16_i64 : i64
+          "instgem.compute_preloaded"(%190, %194, %177, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %195 = arith.index_cast %116 : i64 to index
+          scf.for %arg15 = %c1 to %195 step %c1 {
+            %196 = arith.index_cast %arg15 : index to i64
+            %197 = arith.muli %196, %c16_i64 : i64
+            %198 = arith.subi %109, %197 : i64
+            %199 = arith.minsi %198, %c16_i64 : i64
+            %200 = arith.muli %196, %c32_i64 : i64
+            %201 = arith.addi %200, %178 : i64
+            %202 = arith.ori %201, %183 : i64
+            %203 = arith.select %182, %c16_i64, %199 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %202, %186, %203) : (i64, i64, i64, i64, i64, i64) -> ()
+            %204 = arith.addi %200, %190 : i64
+            "instgem.compute_accumulated"(%204, %194, %199, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %161 {
+      scf.if %170 {
         scf.for %arg13 = %c0 to %c4 step %c1 {
-          %165 = arith.index_cast %arg13 : index to i64
-          %166 = arith.remsi %165, %c2_i64_1 : i64
-          %167 = arith.divsi %165, %c2_i64_1 : i64
-          %168 = arith.muli %167, %c16_i64 : i64
-          %169 = arith.subi %c32_i64, %168 : i64
-          %170 = arith.minsi %169, %c16_i64 : i64
-          %171 = arith.muli %166, %c32_i64 : i64
-          %172 = arith.addi %171, %168 : i64
-          %173 = arith.ori %172, %c2147483648_i64 : i64
-          %174 = arith.cmpi eq, %160, %c0_i64_3 : i64
-          %175 = arith.cmpi sge, %166, %113 : i64
-          %176 = arith.cmpi sge, %167, %163 : i64
-          %177 = arith.ori %174, %175 : i1
-          %178 = arith.ori %177, %176 : i1
-          scf.if %178 {
-            "instgem.mvin"(%c0_i64_3, %173, %170, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %174 = arith.index_cast %arg13 : index to i64
+          %175 = arith.remsi %174, %c2_i64_1 : i64
+          %176 = arith.divsi %174, %c2_i64_1 : i64
+          %177 = arith.muli %176, %c16_i64 : i64
+          %178 = arith.subi %c32_i64, %177 : i64
+          %179 = arith.minsi %178, %c16_i64 : i64
+          %180 = arith.muli %175, %c32_i64 : i64
+          %181 = arith.addi %180, %177 : i64
+          %182 = arith.ori %181, %c2147483648_i64 : i64
+          %183 = arith.cmpi eq, %169, %c0_i64_3 : i64
+          %184 = arith.cmpi sge, %175, %116 : i64
+          %185 = arith.cmpi sge, %176, %172 : i64
+          %186 = arith.ori %183, %184 : i1
+          %187 = arith.ori %186, %185 : i1
+          scf.if %187 {
+            "instgem.mvin"(%c0_i64_3, %182, %179, %c16_i64) : (i64, i64, i64, i64) -> ()
           }
         }
       }
-      scf.yield %95, %125 : index, index
+      scf.yield %98, %131 : index, index
     }
     %16 = arith.muli %11, %c32 : index
     %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg10 = %c0 to %c4 step %c1 {
-      %84 = arith.index_cast %arg10 : index to i64
-      %85 = arith.remsi %84, %c2_i64_1 : i64
-      %86 = arith.divsi %84, %c2_i64_1 : i64
-      %87 = arith.muli %86, %c16_i64 : i64
-      %88 = arith.subi %c32_i64, %87 : i64
-      %89 = arith.minsi %88, %c16_i64 : i64
-      %90 = arith.muli %85, %c32_i64 : i64
-      %91 = arith.addi %90, %87 : i64
-      %92 = arith.addi %91, %c64_i64 : i64
-      %93 = arith.ori %92, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %93, %89, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %87 = arith.index_cast %arg10 : index to i64
+      %88 = arith.remsi %87, %c2_i64_1 : i64
+      %89 = arith.divsi %87, %c2_i64_1 : i64
+      %90 = arith.muli %89, %c16_i64 : i64
+      %91 = arith.subi %c32_i64, %90 : i64
+      %92 = arith.minsi %91, %c16_i64 : i64
+      %93 = arith.muli %88, %c32_i64 : i64
+      %94 = arith.addi %93, %90 : i64
+      %95 = arith.addi %94, %c64_i64 : i64
+      %96 = arith.ori %95, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %96, %92, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %17 = arith.minsi %arg6, %c0 : index
     %18 = arith.minsi %arg6, %c32 : index
@@ -405,143 +419,150 @@ module {
     %47 = arith.muli %46, %40 : i64
     %48 = arith.index_cast %47 : i64 to index
     scf.for %arg10 = %c0 to %48 step %c1 {
-      %84 = arith.index_cast %arg10 : index to i64
-      %85 = arith.divsi %84, %40 : i64
-      %86 = arith.addi %41, %85 : i64
-      %87 = arith.remsi %84, %40 : i64
-      %88 = arith.muli %86, %c16_i64 : i64
-      %89 = arith.maxsi %88, %32 : i64
-      %90 = arith.addi %88, %c16_i64 : i64
-      %91 = arith.minsi %90, %35 : i64
-      %92 = arith.subi %91, %89 : i64
-      %93 = arith.subi %89, %32 : i64
-      %94 = arith.muli %93, %39 : i64
-      %95 = arith.addi %38, %94 : i64
-      %96 = arith.muli %87, %c64_i64 : i64
-      %97 = arith.addi %95, %96 : i64
-      %98 = arith.muli %86, %c32_i64 : i64
-      %99 = arith.addi %98, %96 : i64
-      %100 = arith.addi %99, %c128_i64 : i64
-      %101 = arith.subi %89, %88 : i64
-      %102 = arith.addi %100, %101 : i64
-      %103 = arith.subi %34, %96 : i64
-      %104 = arith.minsi %103, %c64_i64 : i64
-      "instgem.mvin"(%97, %102, %104, %92) : (i64, i64, i64, i64) -> ()
+      %87 = arith.index_cast %arg10 : index to i64
+      %88 = arith.divsi %87, %40 : i64
+      %89 = arith.addi %41, %88 : i64
+      %90 = arith.remsi %87, %40 : i64
+      %91 = arith.muli %89, %c16_i64 : i64
+      %92 = arith.maxsi %91, %32 : i64
+      %93 = arith.addi %91, %c16_i64 : i64
+      %94 = arith.minsi %93, %35 : i64
+      %95 = arith.subi %94, %92 : i64
+      %96 = arith.subi %92, %32 : i64
+      %97 = arith.muli %96, %39 : i64
+      %98 = arith.addi %38, %97 : i64
+      %99 = arith.muli %90, %c64_i64 : i64
+      %100 = arith.addi %98, %99 : i64
+      %101 = arith.muli %89, %c32_i64 : i64
+      %102 = arith.addi %101, %99 : i64
+      %103 = arith.addi %102, %c128_i64 : i64
+      %104 = arith.subi %92, %91 : i64
+      %105 = arith.addi %103, %104 : i64
+      %106 = arith.subi %34, %99 : i64
+      %107 = arith.minsi %106, %c64_i64 : i64
+      "instgem.mvin"(%100, %105, %107, %95) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %49 = arith.ceildivsi %32, %c16_i64 : i64
-    %50 = arith.muli %49, %40 : i64
-    %51 = arith.index_cast %50 : i64 to index
-    scf.for %arg10 = %c0 to %51 step %c1 {
-      %84 = arith.index_cast %arg10 : index to i64
-      %85 = arith.divsi %84, %40 : i64
-      %86 = arith.remsi %84, %40 : i64
-      %87 = arith.muli %85, %c32_i64 : i64
-      %88 = arith.muli %86, %c64_i64 : i64
-      %89 = arith.addi %87, %88 : i64
-      %90 = arith.addi %89, %c128_i64 : i64
-      %91 = arith.subi %34, %88 : i64
-      %92 = arith.minsi %91, %c64_i64 : i64
-      %93 = arith.muli %85, %c16_i64 : i64
-      %94 = arith.subi %32, %93 : i64
-      %95 = arith.minsi %94, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %90, %92, %95) : (i64, i64, i64, i64) -> ()
+    %50 = arith.cmpi sgt, %32, %c0_i64_3 : i64
+    %51 = arith.extui %50 : i1 to i64
+    %52 = arith.muli %49, %51 : i64
+    %53 = arith.muli %52, %40 : i64
+    %54 = arith.index_cast %53 : i64 to index
+    scf.for %arg10 = %c0 to %54 step %c1 {
+      %87 = arith.index_cast %arg10 : index to i64
+      %88 = arith.divsi %87, %40 : i64
+      %89 = arith.remsi %87, %40 : i64
+      %90 = arith.muli %88, %c16_i64 : i64
+      %91 = arith.maxsi %90, %c0_i64_3 : i64
+      %92 = arith.addi %90, %c16_i64 : i64
+      %93 = arith.minsi %92, %32 : i64
+      %94 = arith.subi %93, %91 : i64
+      %95 = arith.muli %88, %c32_i64 : i64
+      %96 = arith.muli %89, %c64_i64 : i64
+      %97 = arith.addi %95, %96 : i64
+      %98 = arith.addi %97, %c128_i64 : i64
+      %99 = arith.subi %91, %90 : i64
+      %100 = arith.addi %98, %99 : i64
+      %101 = arith.subi %34, %96 : i64
+      %102 = arith.minsi %101, %c64_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %100, %102, %94) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %52 = arith.bitcast %arg8 : f32 to i32
-    %53 = arith.extui %52 : i32 to i64
-    "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %53, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %54 = arith.ceildivsi %34, %c16_i64 : i64
-    %55 = arith.minsi %35, %c32_i64 : i64
-    %56 = arith.ceildivsi %55, %c16_i64 : i64
-    %57 = arith.index_cast %54 : i64 to index
-    scf.for %arg10 = %c0 to %57 step %c1 {
-      %84 = arith.index_cast %arg10 : index to i64
-      %85 = arith.index_cast %56 : i64 to index
-      scf.for %arg11 = %c0 to %85 step %c1 {
-        %86 = arith.index_cast %arg11 : index to i64
-        %87 = arith.muli %84, %c16_i64 : i64
-        %88 = arith.subi %34, %87 : i64
-        %89 = arith.minsi %88, %c16_i64 : i64
-        %90 = arith.addi %87, %c64_i64 : i64
-        %91 = arith.ori %90, %c3221225472_i64 : i64
-        %92 = arith.muli %86, %c32_i64 : i64
-        %93 = arith.addi %92, %87 : i64
-        %94 = arith.addi %93, %c128_i64 : i64
-        %95 = arith.muli %86, %c16_i64 : i64
-        %96 = arith.subi %35, %95 : i64
-        %97 = arith.minsi %96, %c16_i64 : i64
-        "instgem.preload"(%94, %89, %97, %91, %89, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %98 = arith.ori %95, %c2147483648_i64 : i64
-        %99 = arith.subi %c32_i64, %95 : i64
+    %55 = arith.bitcast %arg8 : f32 to i32
+    %56 = arith.extui %55 : i32 to i64
+    "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %56, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %57 = arith.ceildivsi %34, %c16_i64 : i64
+    %58 = arith.minsi %35, %c32_i64 : i64
+    %59 = arith.ceildivsi %58, %c16_i64 : i64
+    %60 = arith.index_cast %57 : i64 to index
+    scf.for %arg10 = %c0 to %60 step %c1 {
+      %87 = arith.index_cast %arg10 : index to i64
+      %88 = arith.index_cast %59 : i64 to index
+      scf.for %arg11 = %c0 to %88 step %c1 {
+        %89 = arith.index_cast %arg11 : index to i64
+        %90 = arith.muli %87, %c16_i64 : i64
+        %91 = arith.subi %34, %90 : i64
+        %92 = arith.minsi %91, %c16_i64 : i64
+        %93 = arith.addi %90, %c64_i64 : i64
+        %94 = arith.ori %93, %c3221225472_i64 : i64
+        %95 = arith.muli %89, %c32_i64 : i64
+        %96 = arith.addi %95, %90 : i64
+        %97 = arith.addi %96, %c128_i64 : i64
+        %98 = arith.muli %89, %c16_i64 : i64
+        %99 = arith.subi %35, %98 : i64
         %100 = arith.minsi %99, %c16_i64 : i64
-        "instgem.compute_preloaded"(%98, %100, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %101 = arith.addi %87, %c96_i64 : i64
-        %102 = arith.ori %101, %c3221225472_i64 : i64
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %102, %89, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %103 = arith.addi %95, %c32_i64 : i64
-        %104 = arith.ori %103, %c2147483648_i64 : i64
-        "instgem.compute_accumulated"(%104, %100, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.preload"(%97, %92, %100, %94, %92, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %101 = arith.ori %98, %c2147483648_i64 : i64
+        %102 = arith.subi %c32_i64, %98 : i64
+        %103 = arith.minsi %102, %c16_i64 : i64
+        "instgem.compute_preloaded"(%101, %103, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %104 = arith.addi %90, %c96_i64 : i64
+        %105 = arith.ori %104, %c3221225472_i64 : i64
+        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %105, %92, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %106 = arith.addi %98, %c32_i64 : i64
+        %107 = arith.ori %106, %c2147483648_i64 : i64
+        "instgem.compute_accumulated"(%107, %103, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       }
     } {gemmini.compute_nest}
     %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %58 = arith.maxsi %12, %c0 : index
-    %59 = arith.minsi %58, %arg4 : index
-    %60 = arith.addi %12, %c32 : index
-    %61 = arith.maxsi %60, %c0 : index
+    %61 = arith.maxsi %12, %c0 : index
     %62 = arith.minsi %61, %arg4 : index
-    %63 = arith.subi %59, %12 : index
+    %63 = arith.addi %12, %c32 : index
     %64 = arith.maxsi %63, %c0 : index
-    %65 = arith.minsi %64, %c32 : index
-    %66 = arith.subi %62, %59 : index
+    %65 = arith.minsi %64, %arg4 : index
+    %66 = arith.subi %62, %12 : index
+    %67 = arith.maxsi %66, %c0 : index
+    %68 = arith.minsi %67, %c32 : index
+    %69 = arith.subi %65, %62 : index
     scf.if %31 {
       func.call @baco_boundary_error(%c52_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview_7 = memref.subview %reinterpret_cast_6[%59, %23] [%66, %30] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %67 = arith.index_cast %65 : index to i64
-    %68 = arith.index_cast %66 : index to i64
+    %subview_7 = memref.subview %reinterpret_cast_6[%62, %23] [%69, %30] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %70 = arith.index_cast %68 : index to i64
+    %71 = arith.index_cast %69 : index to i64
     %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %69 = arith.index_cast %intptr_12 : index to i64
-    %70 = arith.index_cast %offset_9 : index to i64
-    %71 = arith.addi %69, %70 : i64
-    %72 = arith.index_cast %strides_11#0 : index to i64
-    %73 = arith.bitcast %arg9 : f32 to i32
-    %74 = arith.extui %73 : i32 to i64
+    %72 = arith.index_cast %intptr_12 : index to i64
+    %73 = arith.index_cast %offset_9 : index to i64
+    %74 = arith.addi %72, %73 : i64
+    %75 = arith.index_cast %strides_11#0 : index to i64
+    %76 = arith.bitcast %arg9 : f32 to i32
+    %77 = arith.extui %76 : i32 to i64
     scf.if %7 {
-      "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %72, %74) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %75, %77) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %75 = arith.divsi %67, %c16_i64 : i64
-    %76 = arith.addi %67, %68 : i64
-    %77 = arith.ceildivsi %76, %c16_i64 : i64
-    %78 = arith.subi %77, %75 : i64
-    %79 = arith.cmpi sgt, %68, %c0_i64_3 : i64
-    %80 = arith.extui %79 : i1 to i64
-    %81 = arith.muli %78, %80 : i64
-    %82 = arith.muli %81, %54 : i64
-    %83 = arith.index_cast %82 : i64 to index
-    scf.for %arg10 = %c0 to %83 step %c1 {
-      %84 = arith.index_cast %arg10 : index to i64
-      %85 = arith.remsi %84, %81 : i64
-      %86 = arith.divsi %84, %81 : i64
-      %87 = arith.addi %75, %85 : i64
-      %88 = arith.muli %87, %c16_i64 : i64
-      %89 = arith.maxsi %88, %67 : i64
-      %90 = arith.addi %88, %c16_i64 : i64
-      %91 = arith.minsi %90, %76 : i64
-      %92 = arith.subi %91, %89 : i64
-      %93 = arith.subi %89, %67 : i64
-      %94 = arith.muli %93, %72 : i64
-      %95 = arith.addi %71, %94 : i64
-      %96 = arith.muli %86, %c16_i64 : i64
-      %97 = arith.addi %95, %96 : i64
-      %98 = arith.muli %87, %c32_i64 : i64
-      %99 = arith.addi %98, %96 : i64
-      %100 = arith.addi %99, %c64_i64 : i64
-      %101 = arith.ori %100, %c2147483648_i64 : i64
-      %102 = arith.subi %89, %88 : i64
-      %103 = arith.addi %101, %102 : i64
-      %104 = arith.subi %34, %96 : i64
-      %105 = arith.minsi %104, %c16_i64 : i64
-      "instgem.mvout"(%97, %103, %105, %92) : (i64, i64, i64, i64) -> ()
+    %78 = arith.divsi %70, %c16_i64 : i64
+    %79 = arith.addi %70, %71 : i64
+    %80 = arith.ceildivsi %79, %c16_i64 : i64
+    %81 = arith.subi %80, %78 : i64
+    %82 = arith.cmpi sgt, %71, %c0_i64_3 : i64
+    %83 = arith.extui %82 : i1 to i64
+    %84 = arith.muli %81, %83 : i64
+    %85 = arith.muli %84, %57 : i64
+    %86 = arith.index_cast %85 : i64 to index
+    scf.for %arg10 = %c0 to %86 step %c1 {
+      %87 = arith.index_cast %arg10 : index to i64
+      %88 = arith.remsi %87, %84 : i64
+      %89 = arith.divsi %87, %84 : i64
+      %90 = arith.addi %78, %88 : i64
+      %91 = arith.muli %90, %c16_i64 : i64
+      %92 = arith.maxsi %91, %70 : i64
+      %93 = arith.addi %91, %c16_i64 : i64
+      %94 = arith.minsi %93, %79 : i64
+      %95 = arith.subi %94, %92 : i64
+      %96 = arith.subi %92, %70 : i64
+      %97 = arith.muli %96, %75 : i64
+      %98 = arith.addi %74, %97 : i64
+      %99 = arith.muli %89, %c16_i64 : i64
+      %100 = arith.addi %98, %99 : i64
+      %101 = arith.muli %90, %c32_i64 : i64
+      %102 = arith.addi %101, %99 : i64
+      %103 = arith.addi %102, %c64_i64 : i64
+      %104 = arith.ori %103, %c2147483648_i64 : i64
+      %105 = arith.subi %92, %91 : i64
+      %106 = arith.addi %104, %105 : i64
+      %107 = arith.subi %34, %99 : i64
+      %108 = arith.minsi %107, %c16_i64 : i64
+      "instgem.mvout"(%100, %106, %108, %95) : (i64, i64, i64, i64) -> ()
     }
     "instgem.fence"() : () -> ()
     return

@@ -37,8 +37,6 @@
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -122,654 +120,696 @@ module {
     scf.if %14 {
       "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg10 = %c0 to %c4 step %c1 {
-        %85 = arith.index_cast %arg10 : index to i64
-        %86 = arith.remsi %85, %c2_i64_1 : i64
-        %87 = arith.divsi %85, %c2_i64_1 : i64
-        %88 = arith.muli %87, %c16_i64 : i64
-        %89 = arith.subi %c32_i64, %88 : i64
-        %90 = arith.minsi %89, %c16_i64 : i64
-        %91 = arith.muli %86, %c32_i64 : i64
-        %92 = arith.addi %91, %88 : i64
-        %93 = arith.ori %92, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %93, %90, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %88 = arith.index_cast %arg10 : index to i64
+        %89 = arith.remsi %88, %c2_i64_1 : i64
+        %90 = arith.divsi %88, %c2_i64_1 : i64
+        %91 = arith.muli %90, %c16_i64 : i64
+        %92 = arith.subi %c32_i64, %91 : i64
+        %93 = arith.minsi %92, %c16_i64 : i64
+        %94 = arith.muli %89, %c32_i64 : i64
+        %95 = arith.addi %94, %91 : i64
+        %96 = arith.ori %95, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %96, %93, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %15 = arith.cmpi sgt, %13, %c0 : index
     scf.if %15 {
-      %85 = arith.maxsi %12, %c0 : index
-      %86 = arith.minsi %85, %arg4 : index
-      %87 = arith.addi %12, %c32 : index
-      %88 = arith.maxsi %87, %c0 : index
+      %88 = arith.maxsi %12, %c0 : index
       %89 = arith.minsi %88, %arg4 : index
-      %90 = arith.subi %86, %12 : index
+      %90 = arith.addi %12, %c32 : index
       %91 = arith.maxsi %90, %c0 : index
-      %92 = arith.minsi %91, %c32 : index
-      %93 = arith.subi %89, %86 : index
-      %94 = arith.minsi %arg5, %c0 : index
-      %95 = arith.minsi %arg5, %c32 : index
-      %96 = arith.maxsi %94, %c0 : index
-      %97 = arith.minsi %96, %c32 : index
-      %98 = arith.subi %95, %94 : index
-      %99 = arith.cmpi sgt, %97, %c0 : index
-      %subview_13 = memref.subview %reinterpret_cast[%86, %94] [%93, %98] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %100 = arith.index_cast %92 : index to i64
-      %101 = arith.index_cast %93 : index to i64
-      %102 = arith.index_cast %98 : index to i64
+      %92 = arith.minsi %91, %arg4 : index
+      %93 = arith.subi %89, %12 : index
+      %94 = arith.maxsi %93, %c0 : index
+      %95 = arith.minsi %94, %c32 : index
+      %96 = arith.subi %92, %89 : index
+      %97 = arith.minsi %arg5, %c0 : index
+      %98 = arith.minsi %arg5, %c32 : index
+      %99 = arith.maxsi %97, %c0 : index
+      %100 = arith.minsi %99, %c32 : index
+      %101 = arith.subi %98, %97 : index
+      %102 = arith.cmpi sgt, %100, %c0 : index
+      %subview_13 = memref.subview %reinterpret_cast[%89, %97] [%96, %101] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %103 = arith.index_cast %95 : index to i64
+      %104 = arith.index_cast %96 : index to i64
+      %105 = arith.index_cast %101 : index to i64
       %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %103 = arith.index_cast %intptr_18 : index to i64
-      %104 = arith.index_cast %offset_15 : index to i64
-      %105 = arith.addi %103, %104 : i64
-      %106 = arith.index_cast %strides_17#0 : index to i64
-      %107 = arith.ceildivsi %102, %c64_i64 : i64
-      %108 = arith.divsi %100, %c16_i64 : i64
-      %109 = arith.addi %100, %101 : i64
-      %110 = arith.ceildivsi %109, %c16_i64 : i64
-      %111 = arith.subi %110, %108 : i64
-      %112 = arith.cmpi sgt, %101, %c0_i64_3 : i64
-      %113 = arith.extui %112 : i1 to i64
-      %114 = arith.muli %111, %113 : i64
-      %115 = arith.muli %114, %107 : i64
-      %116 = arith.index_cast %115 : i64 to index
-      %117 = arith.ceildivsi %100, %c16_i64 : i64
-      %118 = arith.muli %117, %107 : i64
+      %106 = arith.index_cast %intptr_18 : index to i64
+      %107 = arith.index_cast %offset_15 : index to i64
+      %108 = arith.addi %106, %107 : i64
+      %109 = arith.index_cast %strides_17#0 : index to i64
+      %110 = arith.ceildivsi %105, %c64_i64 : i64
+      %111 = arith.divsi %103, %c16_i64 : i64
+      %112 = arith.addi %103, %104 : i64
+      %113 = arith.ceildivsi %112, %c16_i64 : i64
+      %114 = arith.subi %113, %111 : i64
+      %115 = arith.cmpi sgt, %104, %c0_i64_3 : i64
+      %116 = arith.extui %115 : i1 to i64
+      %117 = arith.muli %114, %116 : i64
+      %118 = arith.muli %117, %110 : i64
       %119 = arith.index_cast %118 : i64 to index
-      %120 = arith.minsi %arg6, %c0 : index
-      %121 = arith.minsi %arg6, %c32 : index
-      %122 = arith.maxsi %120, %c0 : index
-      %123 = arith.minsi %122, %c32 : index
-      %124 = arith.subi %121, %120 : index
-      %125 = arith.cmpi sgt, %123, %c0 : index
-      %subview_19 = memref.subview %reinterpret_cast_4[%94, %120] [%98, %124] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %126 = arith.index_cast %97 : index to i64
-      %127 = arith.index_cast %124 : index to i64
+      %120 = arith.ceildivsi %103, %c16_i64 : i64
+      %121 = arith.cmpi sgt, %103, %c0_i64_3 : i64
+      %122 = arith.extui %121 : i1 to i64
+      %123 = arith.muli %120, %122 : i64
+      %124 = arith.muli %123, %110 : i64
+      %125 = arith.index_cast %124 : i64 to index
+      %126 = arith.minsi %arg6, %c0 : index
+      %127 = arith.minsi %arg6, %c32 : index
+      %128 = arith.maxsi %126, %c0 : index
+      %129 = arith.minsi %128, %c32 : index
+      %130 = arith.subi %127, %126 : index
+      %131 = arith.cmpi sgt, %129, %c0 : index
+      %subview_19 = memref.subview %reinterpret_cast_4[%97, %126] [%101, %130] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %132 = arith.index_cast %100 : index to i64
+      %133 = arith.index_cast %130 : index to i64
       %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %128 = arith.index_cast %intptr_24 : index to i64
-      %129 = arith.index_cast %offset_21 : index to i64
-      %130 = arith.addi %128, %129 : i64
-      %131 = arith.index_cast %strides_23#0 : index to i64
-      %132 = arith.ceildivsi %127, %c64_i64 : i64
-      %133 = arith.divsi %126, %c16_i64 : i64
-      %134 = arith.addi %126, %102 : i64
-      %135 = arith.ceildivsi %134, %c16_i64 : i64
-      %136 = arith.subi %135, %133 : i64
-      %137 = arith.cmpi sgt, %102, %c0_i64_3 : i64
-      %138 = arith.extui %137 : i1 to i64
-      %139 = arith.muli %136, %138 : i64
-      %140 = arith.muli %139, %132 : i64
-      %141 = arith.index_cast %140 : i64 to index
-      %142 = arith.ceildivsi %126, %c16_i64 : i64
-      %143 = arith.muli %142, %132 : i64
-      %144 = arith.index_cast %143 : i64 to index
-      scf.if %99 {
+      %134 = arith.index_cast %intptr_24 : index to i64
+      %135 = arith.index_cast %offset_21 : index to i64
+      %136 = arith.addi %134, %135 : i64
+      %137 = arith.index_cast %strides_23#0 : index to i64
+      %138 = arith.ceildivsi %133, %c64_i64 : i64
+      %139 = arith.divsi %132, %c16_i64 : i64
+      %140 = arith.addi %132, %105 : i64
+      %141 = arith.ceildivsi %140, %c16_i64 : i64
+      %142 = arith.subi %141, %139 : i64
+      %143 = arith.cmpi sgt, %105, %c0_i64_3 : i64
+      %144 = arith.extui %143 : i1 to i64
+      %145 = arith.muli %142, %144 : i64
+      %146 = arith.muli %145, %138 : i64
+      %147 = arith.index_cast %146 : i64 to index
+      %148 = arith.ceildivsi %132, %c16_i64 : i64
+      %149 = arith.cmpi sgt, %132, %c0_i64_3 : i64
+      %150 = arith.extui %149 : i1 to i64
+      %151 = arith.muli %148, %150 : i64
+      %152 = arith.muli %151, %138 : i64
+      %153 = arith.index_cast %152 : i64 to index
+      scf.if %102 {
         func.call @baco_boundary_error(%c42_i64, %c26_i64) : (i64, i64) -> ()
       }
-      scf.if %125 {
+      scf.if %131 {
         func.call @baco_boundary_error(%c42_i64, %c65_i64) : (i64, i64) -> ()
       }
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %106) : (i64, i64, i64, i64, i64, i64) -> ()
-      "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %131) : (i64, i64, i64, i64, i64, i64) -> ()
-      %145 = arith.minsi %116, %c1 : index
-      %146 = arith.minsi %119, %c1 : index
-      %147 = arith.minsi %141, %c1 : index
-      %148 = arith.minsi %144, %c1 : index
-      scf.for %arg10 = %c0 to %145 step %c1 {
-        %149 = arith.index_cast %arg10 : index to i64
-        %150 = arith.divsi %149, %107 : i64
-        %151 = arith.addi %108, %150 : i64
-        %152 = arith.remsi %149, %107 : i64
-        %153 = arith.muli %151, %c16_i64 : i64
-        %154 = arith.maxsi %153, %100 : i64
-        %155 = arith.addi %153, %c16_i64 : i64
-        %156 = arith.minsi %155, %109 : i64
-        %157 = arith.subi %156, %154 : i64
-        %158 = arith.subi %154, %100 : i64
-        %159 = arith.muli %158, %106 : i64
-        %160 = arith.addi %105, %159 : i64
-        %161 = arith.muli %152, %c64_i64 : i64
-        %162 = arith.addi %160, %161 : i64
-        %163 = arith.muli %151, %c32_i64 : i64
-        %164 = arith.addi %163, %161 : i64
-        %165 = arith.subi %154, %153 : i64
-        %166 = arith.addi %164, %165 : i64
-        %167 = arith.subi %102, %161 : i64
-        %168 = arith.minsi %167, %c64_i64 : i64
-        "instgem.mvin"(%162, %166, %168, %157) : (i64, i64, i64, i64) -> ()
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %109) : (i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %137) : (i64, i64, i64, i64, i64, i64) -> ()
+      %154 = arith.minsi %119, %c1 : index
+      %155 = arith.minsi %125, %c1 : index
+      %156 = arith.minsi %147, %c1 : index
+      %157 = arith.minsi %153, %c1 : index
+      scf.for %arg10 = %c0 to %154 step %c1 {
+        %158 = arith.index_cast %arg10 : index to i64
+        %159 = arith.divsi %158, %110 : i64
+        %160 = arith.addi %111, %159 : i64
+        %161 = arith.remsi %158, %110 : i64
+        %162 = arith.muli %160, %c16_i64 : i64
+        %163 = arith.maxsi %162, %103 : i64
+        %164 = arith.addi %162, %c16_i64 : i64
+        %165 = arith.minsi %164, %112 : i64
+        %166 = arith.subi %165, %163 : i64
+        %167 = arith.subi %163, %103 : i64
+        %168 = arith.muli %167, %109 : i64
+        %169 = arith.addi %108, %168 : i64
+        %170 = arith.muli %161, %c64_i64 : i64
+        %171 = arith.addi %169, %170 : i64
+        %172 = arith.muli %160, %c32_i64 : i64
+        %173 = arith.addi %172, %170 : i64
+        %174 = arith.subi %163, %162 : i64
+        %175 = arith.addi %173, %174 : i64
+        %176 = arith.subi %105, %170 : i64
+        %177 = arith.minsi %176, %c64_i64 : i64
+        "instgem.mvin"(%171, %175, %177, %166) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %146 step %c1 {
-        %149 = arith.index_cast %arg10 : index to i64
-        %150 = arith.divsi %149, %107 : i64
-        %151 = arith.remsi %149, %107 : i64
-        %152 = arith.muli %150, %c32_i64 : i64
-        %153 = arith.muli %151, %c64_i64 : i64
-        %154 = arith.addi %152, %153 : i64
-        %155 = arith.subi %102, %153 : i64
-        %156 = arith.minsi %155, %c64_i64 : i64
-        %157 = arith.muli %150, %c16_i64 : i64
-        %158 = arith.subi %100, %157 : i64
-        %159 = arith.minsi %158, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %154, %156, %159) : (i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %c0 to %155 step %c1 {
+        %158 = arith.index_cast %arg10 : index to i64
+        %159 = arith.divsi %158, %110 : i64
+        %160 = arith.remsi %158, %110 : i64
+        %161 = arith.muli %159, %c16_i64 : i64
+        %162 = arith.maxsi %161, %c0_i64_3 : i64
+        %163 = arith.addi %161, %c16_i64 : i64
+        %164 = arith.minsi %163, %103 : i64
+        %165 = arith.subi %164, %162 : i64
+        %166 = arith.muli %159, %c32_i64 : i64
+        %167 = arith.muli %160, %c64_i64 : i64
+        %168 = arith.addi %166, %167 : i64
+        %169 = arith.subi %162, %161 : i64
+        %170 = arith.addi %168, %169 : i64
+        %171 = arith.subi %105, %167 : i64
+        %172 = arith.minsi %171, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %170, %172, %165) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %147 step %c1 {
-        %149 = arith.index_cast %arg10 : index to i64
-        %150 = arith.divsi %149, %132 : i64
-        %151 = arith.addi %133, %150 : i64
-        %152 = arith.remsi %149, %132 : i64
-        %153 = arith.muli %151, %c16_i64 : i64
-        %154 = arith.maxsi %153, %126 : i64
-        %155 = arith.addi %153, %c16_i64 : i64
-        %156 = arith.minsi %155, %134 : i64
-        %157 = arith.subi %156, %154 : i64
-        %158 = arith.subi %154, %126 : i64
-        %159 = arith.muli %158, %131 : i64
-        %160 = arith.addi %130, %159 : i64
-        %161 = arith.muli %152, %c64_i64 : i64
-        %162 = arith.addi %160, %161 : i64
-        %163 = arith.muli %151, %c32_i64 : i64
-        %164 = arith.addi %163, %161 : i64
-        %165 = arith.addi %164, %c128_i64 : i64
-        %166 = arith.subi %154, %153 : i64
-        %167 = arith.addi %165, %166 : i64
-        %168 = arith.subi %127, %161 : i64
-        %169 = arith.minsi %168, %c64_i64 : i64
-        "instgem.mvin2"(%162, %167, %169, %157) : (i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %c0 to %156 step %c1 {
+        %158 = arith.index_cast %arg10 : index to i64
+        %159 = arith.divsi %158, %138 : i64
+        %160 = arith.addi %139, %159 : i64
+        %161 = arith.remsi %158, %138 : i64
+        %162 = arith.muli %160, %c16_i64 : i64
+        %163 = arith.maxsi %162, %132 : i64
+        %164 = arith.addi %162, %c16_i64 : i64
+        %165 = arith.minsi %164, %140 : i64
+        %166 = arith.subi %165, %163 : i64
+        %167 = arith.subi %163, %132 : i64
+        %168 = arith.muli %167, %137 : i64
+        %169 = arith.addi %136, %168 : i64
+        %170 = arith.muli %161, %c64_i64 : i64
+        %171 = arith.addi %169, %170 : i64
+        %172 = arith.muli %160, %c32_i64 : i64
+        %173 = arith.addi %172, %170 : i64
+        %174 = arith.addi %173, %c128_i64 : i64
+        %175 = arith.subi %163, %162 : i64
+        %176 = arith.addi %174, %175 : i64
+        %177 = arith.subi %133, %170 : i64
+        %178 = arith.minsi %177, %c64_i64 : i64
+        "instgem.mvin2"(%171, %176, %178, %166) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %148 step %c1 {
-        %149 = arith.index_cast %arg10 : index to i64
-        %150 = arith.divsi %149, %132 : i64
-        %151 = arith.remsi %149, %132 : i64
-        %152 = arith.muli %150, %c32_i64 : i64
-        %153 = arith.muli %151, %c64_i64 : i64
-        %154 = arith.addi %152, %153 : i64
-        %155 = arith.addi %154, %c128_i64 : i64
-        %156 = arith.subi %127, %153 : i64
-        %157 = arith.minsi %156, %c64_i64 : i64
-        %158 = arith.muli %150, %c16_i64 : i64
-        %159 = arith.subi %126, %158 : i64
-        %160 = arith.minsi %159, %c16_i64 : i64
-        "instgem.mvin2"(%c0_i64_3, %155, %157, %160) : (i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %c0 to %157 step %c1 {
+        %158 = arith.index_cast %arg10 : index to i64
+        %159 = arith.divsi %158, %138 : i64
+        %160 = arith.remsi %158, %138 : i64
+        %161 = arith.muli %159, %c16_i64 : i64
+        %162 = arith.maxsi %161, %c0_i64_3 : i64
+        %163 = arith.addi %161, %c16_i64 : i64
+        %164 = arith.minsi %163, %132 : i64
+        %165 = arith.subi %164, %162 : i64
+        %166 = arith.muli %159, %c32_i64 : i64
+        %167 = arith.muli %160, %c64_i64 : i64
+        %168 = arith.addi %166, %167 : i64
+        %169 = arith.addi %168, %c128_i64 : i64
+        %170 = arith.subi %162, %161 : i64
+        %171 = arith.addi %169, %170 : i64
+        %172 = arith.subi %133, %167 : i64
+        %173 = arith.minsi %172, %c64_i64 : i64
+        "instgem.mvin2"(%c0_i64_3, %171, %173, %165) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg10 = %145 to %116 step %c1 {
-        %149 = arith.index_cast %arg10 : index to i64
-        %150 = arith.divsi %149, %107 : i64
-        %151 = arith.addi %108, %150 : i64
-        %152 = arith.remsi %149, %107 : i64
-        %153 = arith.muli %151, %c16_i64 : i64
-        %154 = arith.maxsi %153, %100 : i64
-        %155 = arith.addi %153, %c16_i64 : i64
-        %156 = arith.minsi %155, %109 : i64
-        %157 = arith.subi %156, %154 : i64
-        %158 = arith.subi %154, %100 : i64
-        %159 = arith.muli %158, %106 : i64
-        %160 = arith.addi %105, %159 : i64
-        %161 = arith.muli %152, %c64_i64 : i64
-        %162 = arith.addi %160, %161 : i64
-        %163 = arith.muli %151, %c32_i64 : i64
-        %164 = arith.addi %163, %161 : i64
-        %165 = arith.subi %154, %153 : i64
-        %166 = arith.addi %164, %165 : i64
-        %167 = arith.subi %102, %161 : i64
-        %168 = arith.minsi %167, %c64_i64 : i64
-        "instgem.mvin"(%162, %166, %168, %157) : (i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %154 to %119 step %c1 {
+        %158 = arith.index_cast %arg10 : index to i64
+        %159 = arith.divsi %158, %110 : i64
+        %160 = arith.addi %111, %159 : i64
+        %161 = arith.remsi %158, %110 : i64
+        %162 = arith.muli %160, %c16_i64 : i64
+        %163 = arith.maxsi %162, %103 : i64
+        %164 = arith.addi %162, %c16_i64 : i64
+        %165 = arith.minsi %164, %112 : i64
+        %166 = arith.subi %165, %163 : i64
+        %167 = arith.subi %163, %103 : i64
+        %168 = arith.muli %167, %109 : i64
+        %169 = arith.addi %108, %168 : i64
+        %170 = arith.muli %161, %c64_i64 : i64
+        %171 = arith.addi %169, %170 : i64
+        %172 = arith.muli %160, %c32_i64 : i64
+        %173 = arith.addi %172, %170 : i64
+        %174 = arith.subi %163, %162 : i64
+        %175 = arith.addi %173, %174 : i64
+        %176 = arith.subi %105, %170 : i64
+        %177 = arith.minsi %176, %c64_i64 : i64
+        "instgem.mvin"(%171, %175, %177, %166) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg10 = %146 to %119 step %c1 {
-        %149 = arith.index_cast %arg10 : index to i64
-        %150 = arith.divsi %149, %107 : i64
-        %151 = arith.remsi %149, %107 : i64
-        %152 = arith.muli %150, %c32_i64 : i64
-        %153 = arith.muli %151, %c64_i64 : i64
-        %154 = arith.addi %152, %153 : i64
-        %155 = arith.subi %102, %153 : i64
-        %156 = arith.minsi %155, %c64_i64 : i64
-        %157 = arith.muli %150, %c16_i64 : i64
-        %158 = arith.subi %100, %157 : i64
-        %159 = arith.minsi %158, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %154, %156, %159) : (i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %155 to %125 step %c1 {
+        %158 = arith.index_cast %arg10 : index to i64
+        %159 = arith.divsi %158, %110 : i64
+        %160 = arith.remsi %158, %110 : i64
+        %161 = arith.muli %159, %c16_i64 : i64
+        %162 = arith.maxsi %161, %c0_i64_3 : i64
+        %163 = arith.addi %161, %c16_i64 : i64
+        %164 = arith.minsi %163, %103 : i64
+        %165 = arith.subi %164, %162 : i64
+        %166 = arith.muli %159, %c32_i64 : i64
+        %167 = arith.muli %160, %c64_i64 : i64
+        %168 = arith.addi %166, %167 : i64
+        %169 = arith.subi %162, %161 : i64
+        %170 = arith.addi %168, %169 : i64
+        %171 = arith.subi %105, %167 : i64
+        %172 = arith.minsi %171, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %170, %172, %165) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg10 = %147 to %141 step %c1 {
-        %149 = arith.index_cast %arg10 : index to i64
-        %150 = arith.divsi %149, %132 : i64
-        %151 = arith.addi %133, %150 : i64
-        %152 = arith.remsi %149, %132 : i64
-        %153 = arith.muli %151, %c16_i64 : i64
-        %154 = arith.maxsi %153, %126 : i64
-        %155 = arith.addi %153, %c16_i64 : i64
-        %156 = arith.minsi %155, %134 : i64
-        %157 = arith.subi %156, %154 : i64
-        %158 = arith.subi %154, %126 : i64
-        %159 = arith.muli %158, %131 : i64
-        %160 = arith.addi %130, %159 : i64
-        %161 = arith.muli %152, %c64_i64 : i64
-        %162 = arith.addi %160, %161 : i64
-        %163 = arith.muli %151, %c32_i64 : i64
-        %164 = arith.addi %163, %161 : i64
-        %165 = arith.addi %164, %c128_i64 : i64
-        %166 = arith.subi %154, %153 : i64
-        %167 = arith.addi %165, %166 : i64
-        %168 = arith.subi %127, %161 : i64
-        %169 = arith.minsi %168, %c64_i64 : i64
-        "instgem.mvin2"(%162, %167, %169, %157) : (i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %156 to %147 step %c1 {
+        %158 = arith.index_cast %arg10 : index to i64
+        %159 = arith.divsi %158, %138 : i64
+        %160 = arith.addi %139, %159 : i64
+        %161 = arith.remsi %158, %138 : i64
+        %162 = arith.muli %160, %c16_i64 : i64
+        %163 = arith.maxsi %162, %132 : i64
+        %164 = arith.addi %162, %c16_i64 : i64
+        %165 = arith.minsi %164, %140 : i64
+        %166 = arith.subi %165, %163 : i64
+        %167 = arith.subi %163, %132 : i64
+        %168 = arith.muli %167, %137 : i64
+        %169 = arith.addi %136, %168 : i64
+        %170 = arith.muli %161, %c64_i64 : i64
+        %171 = arith.addi %169, %170 : i64
+        %172 = arith.muli %160, %c32_i64 : i64
+        %173 = arith.addi %172, %170 : i64
+        %174 = arith.addi %173, %c128_i64 : i64
+        %175 = arith.subi %163, %162 : i64
+        %176 = arith.addi %174, %175 : i64
+        %177 = arith.subi %133, %170 : i64
+        %178 = arith.minsi %177, %c64_i64 : i64
+        "instgem.mvin2"(%171, %176, %178, %166) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg10 = %148 to %144 step %c1 {
-        %149 = arith.index_cast %arg10 : index to i64
-        %150 = arith.divsi %149, %132 : i64
-        %151 = arith.remsi %149, %132 : i64
-        %152 = arith.muli %150, %c32_i64 : i64
-        %153 = arith.muli %151, %c64_i64 : i64
-        %154 = arith.addi %152, %153 : i64
-        %155 = arith.addi %154, %c128_i64 : i64
-        %156 = arith.subi %127, %153 : i64
-        %157 = arith.minsi %156, %c64_i64 : i64
-        %158 = arith.muli %150, %c16_i64 : i64
-        %159 = arith.subi %126, %158 : i64
-        %160 = arith.minsi %159, %c16_i64 : i64
-        "instgem.mvin2"(%c0_i64_3, %155, %157, %160) : (i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %157 to %153 step %c1 {
+        %158 = arith.index_cast %arg10 : index to i64
+        %159 = arith.divsi %158, %138 : i64
+        %160 = arith.remsi %158, %138 : i64
+        %161 = arith.muli %159, %c16_i64 : i64
+        %162 = arith.maxsi %161, %c0_i64_3 : i64
+        %163 = arith.addi %161, %c16_i64 : i64
+        %164 = arith.minsi %163, %132 : i64
+        %165 = arith.subi %164, %162 : i64
+        %166 = arith.muli %159, %c32_i64 : i64
+        %167 = arith.muli %160, %c64_i64 : i64
+        %168 = arith.addi %166, %167 : i64
+        %169 = arith.addi %168, %c128_i64 : i64
+        %170 = arith.subi %162, %161 : i64
+        %171 = arith.addi %169, %170 : i64
+        %172 = arith.subi %133, %167 : i64
+        %173 = arith.minsi %172, %c64_i64 : i64
+        "instgem.mvin2"(%c0_i64_3, %171, %173, %165) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %16:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %85 = arith.maxsi %12, %c0 : index
-      %86 = arith.minsi %85, %arg4 : index
-      %87 = arith.addi %12, %c32 : index
-      %88 = arith.maxsi %87, %c0 : index
+      %88 = arith.maxsi %12, %c0 : index
       %89 = arith.minsi %88, %arg4 : index
-      %90 = arith.subi %86, %12 : index
+      %90 = arith.addi %12, %c32 : index
       %91 = arith.maxsi %90, %c0 : index
-      %92 = arith.minsi %91, %c32 : index
-      %93 = arith.subi %89, %86 : index
-      %94 = arith.maxsi %arg11, %c0 : index
-      %95 = arith.minsi %94, %arg5 : index
-      %96 = arith.addi %arg11, %c32 : index
-      %97 = arith.maxsi %96, %c0 : index
+      %92 = arith.minsi %91, %arg4 : index
+      %93 = arith.subi %89, %12 : index
+      %94 = arith.maxsi %93, %c0 : index
+      %95 = arith.minsi %94, %c32 : index
+      %96 = arith.subi %92, %89 : index
+      %97 = arith.maxsi %arg11, %c0 : index
       %98 = arith.minsi %97, %arg5 : index
-      %99 = arith.subi %95, %arg11 : index
+      %99 = arith.addi %arg11, %c32 : index
       %100 = arith.maxsi %99, %c0 : index
-      %101 = arith.minsi %100, %c32 : index
-      %102 = arith.subi %98, %95 : index
-      %103 = arith.cmpi sgt, %101, %c0 : index
-      scf.if %103 {
+      %101 = arith.minsi %100, %arg5 : index
+      %102 = arith.subi %98, %arg11 : index
+      %103 = arith.maxsi %102, %c0 : index
+      %104 = arith.minsi %103, %c32 : index
+      %105 = arith.subi %101, %98 : index
+      %106 = arith.cmpi sgt, %104, %c0 : index
+      scf.if %106 {
         func.call @baco_boundary_error(%c42_i64, %c26_i64) : (i64, i64) -> ()
       }
-      %104 = arith.index_cast %arg10 : index to i64
-      %105 = arith.remsi %104, %c2_i64_1 : i64
-      %106 = arith.muli %105, %c64_i64 : i64
-      %107 = arith.index_cast %92 : index to i64
-      %108 = arith.index_cast %93 : index to i64
-      %109 = arith.index_cast %102 : index to i64
-      %110 = arith.addi %107, %108 : i64
-      %111 = arith.maxsi %arg12, %c0 : index
-      %112 = arith.minsi %111, %arg5 : index
-      %113 = arith.addi %arg12, %c32 : index
-      %114 = arith.maxsi %113, %c0 : index
+      %107 = arith.index_cast %arg10 : index to i64
+      %108 = arith.remsi %107, %c2_i64_1 : i64
+      %109 = arith.muli %108, %c64_i64 : i64
+      %110 = arith.index_cast %95 : index to i64
+      %111 = arith.index_cast %96 : index to i64
+      %112 = arith.index_cast %105 : index to i64
+      %113 = arith.addi %110, %111 : i64
+      %114 = arith.maxsi %arg12, %c0 : index
       %115 = arith.minsi %114, %arg5 : index
-      %116 = arith.subi %112, %arg12 : index
+      %116 = arith.addi %arg12, %c32 : index
       %117 = arith.maxsi %116, %c0 : index
-      %118 = arith.minsi %117, %c32 : index
-      %119 = arith.subi %115, %112 : index
-      %120 = arith.minsi %arg6, %c0 : index
-      %121 = arith.minsi %arg6, %c32 : index
-      %122 = arith.maxsi %120, %c0 : index
-      %123 = arith.minsi %122, %c32 : index
-      %124 = arith.subi %121, %120 : index
-      %125 = arith.cmpi sgt, %123, %c0 : index
-      scf.if %125 {
+      %118 = arith.minsi %117, %arg5 : index
+      %119 = arith.subi %115, %arg12 : index
+      %120 = arith.maxsi %119, %c0 : index
+      %121 = arith.minsi %120, %c32 : index
+      %122 = arith.subi %118, %115 : index
+      %123 = arith.minsi %arg6, %c0 : index
+      %124 = arith.minsi %arg6, %c32 : index
+      %125 = arith.maxsi %123, %c0 : index
+      %126 = arith.minsi %125, %c32 : index
+      %127 = arith.subi %124, %123 : index
+      %128 = arith.cmpi sgt, %126, %c0 : index
+      scf.if %128 {
         func.call @baco_boundary_error(%c42_i64, %c65_i64) : (i64, i64) -> ()
       }
-      %126 = arith.addi %106, %c128_i64 : i64
-      %127 = arith.index_cast %118 : index to i64
-      %128 = arith.index_cast %119 : index to i64
-      %129 = arith.index_cast %124 : index to i64
-      %130 = arith.addi %127, %128 : i64
-      %131 = arith.ceildivsi %110, %c16_i64 : i64
-      %132 = arith.ceildivsi %129, %c16_i64 : i64
-      %133 = arith.minsi %109, %130 : i64
-      %134 = arith.ceildivsi %133, %c16_i64 : i64
-      %135 = arith.cmpi eq, %arg10, %c0 : index
-      %136 = arith.cmpi sgt, %131, %c0_i64_3 : i64
-      %137 = arith.select %136, %132, %c0_i64_3 : i64
-      %138 = arith.index_cast %137 : i64 to index
-      %139 = arith.addi %arg10, %c1 : index
-      %140 = arith.addi %arg11, %c64 : index
-      %141 = arith.maxsi %140, %c0 : index
-      %142 = arith.minsi %141, %arg5 : index
-      %143 = arith.subi %98, %96 : index
+      %129 = arith.addi %109, %c128_i64 : i64
+      %130 = arith.index_cast %121 : index to i64
+      %131 = arith.index_cast %122 : index to i64
+      %132 = arith.index_cast %127 : index to i64
+      %133 = arith.addi %130, %131 : i64
+      %134 = arith.ceildivsi %113, %c16_i64 : i64
+      %135 = arith.ceildivsi %132, %c16_i64 : i64
+      %136 = arith.minsi %112, %133 : i64
+      %137 = arith.ceildivsi %136, %c16_i64 : i64
+      %138 = arith.cmpi eq, %arg10, %c0 : index
+      %139 = arith.cmpi sgt, %134, %c0_i64_3 : i64
+      %140 = arith.select %139, %135, %c0_i64_3 : i64
+      %141 = arith.index_cast %140 : i64 to index
+      %142 = arith.addi %arg10, %c1 : index
+      %143 = arith.addi %arg11, %c64 : index
       %144 = arith.maxsi %143, %c0 : index
-      %145 = arith.minsi %144, %c32 : index
-      %146 = arith.subi %142, %98 : index
-      %147 = arith.cmpi sgt, %145, %c0 : index
-      %subview_13 = memref.subview %reinterpret_cast[%86, %98] [%93, %146] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %148 = arith.index_cast %139 : index to i64
-      %149 = arith.remsi %148, %c2_i64_1 : i64
-      %150 = arith.muli %149, %c64_i64 : i64
-      %151 = arith.index_cast %146 : index to i64
+      %145 = arith.minsi %144, %arg5 : index
+      %146 = arith.subi %101, %99 : index
+      %147 = arith.maxsi %146, %c0 : index
+      %148 = arith.minsi %147, %c32 : index
+      %149 = arith.subi %145, %101 : index
+      %150 = arith.cmpi sgt, %148, %c0 : index
+      %subview_13 = memref.subview %reinterpret_cast[%89, %101] [%96, %149] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %151 = arith.index_cast %142 : index to i64
+      %152 = arith.remsi %151, %c2_i64_1 : i64
+      %153 = arith.muli %152, %c64_i64 : i64
+      %154 = arith.index_cast %149 : index to i64
       %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %152 = arith.index_cast %intptr_18 : index to i64
-      %153 = arith.index_cast %offset_15 : index to i64
-      %154 = arith.addi %152, %153 : i64
-      %155 = arith.index_cast %strides_17#0 : index to i64
-      %156 = arith.ceildivsi %151, %c64_i64 : i64
-      %157 = arith.divsi %107, %c16_i64 : i64
-      %158 = arith.subi %131, %157 : i64
-      %159 = arith.cmpi sgt, %108, %c0_i64_3 : i64
-      %160 = arith.extui %159 : i1 to i64
-      %161 = arith.muli %158, %160 : i64
-      %162 = arith.muli %161, %156 : i64
-      %163 = arith.index_cast %162 : i64 to index
-      %164 = arith.ceildivsi %107, %c16_i64 : i64
-      %165 = arith.muli %164, %156 : i64
+      %155 = arith.index_cast %intptr_18 : index to i64
+      %156 = arith.index_cast %offset_15 : index to i64
+      %157 = arith.addi %155, %156 : i64
+      %158 = arith.index_cast %strides_17#0 : index to i64
+      %159 = arith.ceildivsi %154, %c64_i64 : i64
+      %160 = arith.divsi %110, %c16_i64 : i64
+      %161 = arith.subi %134, %160 : i64
+      %162 = arith.cmpi sgt, %111, %c0_i64_3 : i64
+      %163 = arith.extui %162 : i1 to i64
+      %164 = arith.muli %161, %163 : i64
+      %165 = arith.muli %164, %159 : i64
       %166 = arith.index_cast %165 : i64 to index
-      %167 = arith.addi %arg12, %c64 : index
-      %168 = arith.maxsi %167, %c0 : index
-      %169 = arith.minsi %168, %arg5 : index
-      %170 = arith.subi %115, %113 : index
-      %171 = arith.maxsi %170, %c0 : index
-      %172 = arith.minsi %171, %c32 : index
-      %173 = arith.subi %169, %115 : index
-      %subview_19 = memref.subview %reinterpret_cast_4[%115, %120] [%173, %124] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %174 = arith.addi %150, %c128_i64 : i64
-      %175 = arith.index_cast %172 : index to i64
-      %176 = arith.index_cast %173 : index to i64
+      %167 = arith.ceildivsi %110, %c16_i64 : i64
+      %168 = arith.cmpi sgt, %110, %c0_i64_3 : i64
+      %169 = arith.extui %168 : i1 to i64
+      %170 = arith.muli %167, %169 : i64
+      %171 = arith.muli %170, %159 : i64
+      %172 = arith.index_cast %171 : i64 to index
+      %173 = arith.addi %arg12, %c64 : index
+      %174 = arith.maxsi %173, %c0 : index
+      %175 = arith.minsi %174, %arg5 : index
+      %176 = arith.subi %118, %116 : index
+      %177 = arith.maxsi %176, %c0 : index
+      %178 = arith.minsi %177, %c32 : index
+      %179 = arith.subi %175, %118 : index
+      %subview_19 = memref.subview %reinterpret_cast_4[%118, %123] [%179, %127] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %180 = arith.addi %153, %c128_i64 : i64
+      %181 = arith.index_cast %178 : index to i64
+      %182 = arith.index_cast %179 : index to i64
       %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %177 = arith.index_cast %intptr_24 : index to i64
-      %178 = arith.index_cast %offset_21 : index to i64
-      %179 = arith.addi %177, %178 : i64
-      %180 = arith.index_cast %strides_23#0 : index to i64
-      %181 = arith.ceildivsi %129, %c64_i64 : i64
-      %182 = arith.divsi %175, %c16_i64 : i64
-      %183 = arith.addi %175, %176 : i64
-      %184 = arith.ceildivsi %183, %c16_i64 : i64
-      %185 = arith.subi %184, %182 : i64
-      %186 = arith.cmpi sgt, %176, %c0_i64_3 : i64
-      %187 = arith.extui %186 : i1 to i64
-      %188 = arith.muli %185, %187 : i64
-      %189 = arith.muli %188, %181 : i64
-      %190 = arith.index_cast %189 : i64 to index
-      %191 = arith.ceildivsi %175, %c16_i64 : i64
-      %192 = arith.muli %191, %181 : i64
-      %193 = arith.index_cast %192 : i64 to index
-      %194 = arith.cmpi slt, %139, %13 : index
-      scf.if %194 {
-        scf.if %147 {
+      %183 = arith.index_cast %intptr_24 : index to i64
+      %184 = arith.index_cast %offset_21 : index to i64
+      %185 = arith.addi %183, %184 : i64
+      %186 = arith.index_cast %strides_23#0 : index to i64
+      %187 = arith.ceildivsi %132, %c64_i64 : i64
+      %188 = arith.divsi %181, %c16_i64 : i64
+      %189 = arith.addi %181, %182 : i64
+      %190 = arith.ceildivsi %189, %c16_i64 : i64
+      %191 = arith.subi %190, %188 : i64
+      %192 = arith.cmpi sgt, %182, %c0_i64_3 : i64
+      %193 = arith.extui %192 : i1 to i64
+      %194 = arith.muli %191, %193 : i64
+      %195 = arith.muli %194, %187 : i64
+      %196 = arith.index_cast %195 : i64 to index
+      %197 = arith.ceildivsi %181, %c16_i64 : i64
+      %198 = arith.cmpi sgt, %181, %c0_i64_3 : i64
+      %199 = arith.extui %198 : i1 to i64
+      %200 = arith.muli %197, %199 : i64
+      %201 = arith.muli %200, %187 : i64
+      %202 = arith.index_cast %201 : i64 to index
+      %203 = arith.cmpi slt, %142, %13 : index
+      scf.if %203 {
+        scf.if %150 {
           func.call @baco_boundary_error(%c42_i64, %c26_i64) : (i64, i64) -> ()
         }
-        scf.if %125 {
+        scf.if %128 {
           func.call @baco_boundary_error(%c42_i64, %c65_i64) : (i64, i64) -> ()
         }
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %155) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %180) : (i64, i64, i64, i64, i64, i64) -> ()
       }
-      %195 = arith.maxsi %138, %c1 : index
-      %196 = arith.ceildivsi %163, %195 : index
-      %197 = arith.ceildivsi %166, %195 : index
-      %198 = arith.ceildivsi %190, %195 : index
-      %199 = arith.ceildivsi %193, %195 : index
-      scf.for %arg13 = %c0 to %138 step %c1 {
-        scf.if %194 {
-          %202 = arith.muli %arg13, %196 : index
-          %203 = arith.minsi %202, %163 : index
-          %204 = arith.addi %203, %196 : index
-          %205 = arith.minsi %204, %163 : index
-          scf.for %arg14 = %203 to %205 step %c1 {
-            %218 = arith.index_cast %arg14 : index to i64
-            %219 = arith.divsi %218, %156 : i64
-            %220 = arith.addi %157, %219 : i64
-            %221 = arith.remsi %218, %156 : i64
-            %222 = arith.muli %220, %c16_i64 : i64
-            %223 = arith.maxsi %222, %107 : i64
-            %224 = arith.addi %222, %c16_i64 : i64
-            %225 = arith.minsi %224, %110 : i64
-            %226 = arith.subi %225, %223 : i64
-            %227 = arith.subi %223, %107 : i64
-            %228 = arith.muli %227, %155 : i64
-            %229 = arith.addi %154, %228 : i64
-            %230 = arith.muli %221, %c64_i64 : i64
-            %231 = arith.addi %229, %230 : i64
-            %232 = arith.muli %220, %c32_i64 : i64
-            %233 = arith.addi %232, %230 : i64
-            %234 = arith.addi %233, %150 : i64
-            %235 = arith.subi %223, %222 : i64
-            %236 = arith.addi %234, %235 : i64
-            %237 = arith.subi %151, %230 : i64
-            %238 = arith.minsi %237, %c64_i64 : i64
-            "instgem.mvin"(%231, %236, %238, %226) : (i64, i64, i64, i64) -> ()
+      %204 = arith.maxsi %141, %c1 : index
+      %205 = arith.ceildivsi %166, %204 : index
+      %206 = arith.ceildivsi %172, %204 : index
+      %207 = arith.ceildivsi %196, %204 : index
+      %208 = arith.ceildivsi %202, %204 : index
+      scf.for %arg13 = %c0 to %141 step %c1 {
+        scf.if %203 {
+          %211 = arith.muli %arg13, %205 : index
+          %212 = arith.minsi %211, %166 : index
+          %213 = arith.addi %212, %205 : index
+          %214 = arith.minsi %213, %166 : index
+          scf.for %arg14 = %212 to %214 step %c1 {
+            %227 = arith.index_cast %arg14 : index to i64
+            %228 = arith.divsi %227, %159 : i64
+            %229 = arith.addi %160, %228 : i64
+            %230 = arith.remsi %227, %159 : i64
+            %231 = arith.muli %229, %c16_i64 : i64
+            %232 = arith.maxsi %231, %110 : i64
+            %233 = arith.addi %231, %c16_i64 : i64
+            %234 = arith.minsi %233, %113 : i64
+            %235 = arith.subi %234, %232 : i64
+            %236 = arith.subi %232, %110 : i64
+            %237 = arith.muli %236, %158 : i64
+            %238 = arith.addi %157, %237 : i64
+            %239 = arith.muli %230, %c64_i64 : i64
+            %240 = arith.addi %238, %239 : i64
+            %241 = arith.muli %229, %c32_i64 : i64
+            %242 = arith.addi %241, %239 : i64
+            %243 = arith.addi %242, %153 : i64
+            %244 = arith.subi %232, %231 : i64
+            %245 = arith.addi %243, %244 : i64
+            %246 = arith.subi %154, %239 : i64
+            %247 = arith.minsi %246, %c64_i64 : i64
+            "instgem.mvin"(%240, %245, %247, %235) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          %206 = arith.muli %arg13, %197 : index
-          %207 = arith.minsi %206, %166 : index
-          %208 = arith.addi %207, %197 : index
-          %209 = arith.minsi %208, %166 : index
-          scf.for %arg14 = %207 to %209 step %c1 {
-            %218 = arith.index_cast %arg14 : index to i64
-            %219 = arith.divsi %218, %156 : i64
-            %220 = arith.remsi %218, %156 : i64
-            %221 = arith.muli %219, %c32_i64 : i64
-            %222 = arith.muli %220, %c64_i64 : i64
-            %223 = arith.addi %221, %222 : i64
-            %224 = arith.addi %223, %150 : i64
-            %225 = arith.subi %151, %222 : i64
-            %226 = arith.minsi %225, %c64_i64 : i64
-            %227 = arith.muli %219, %c16_i64 : i64
-            %228 = arith.subi %107, %227 : i64
-            %229 = arith.minsi %228, %c16_i64 : i64
-            "instgem.mvin"(%c0_i64_3, %224, %226, %229) : (i64, i64, i64, i64) -> ()
+          %215 = arith.muli %arg13, %206 : index
+          %216 = arith.minsi %215, %172 : index
+          %217 = arith.addi %216, %206 : index
+          %218 = arith.minsi %217, %172 : index
+          scf.for %arg14 = %216 to %218 step %c1 {
+            %227 = arith.index_cast %arg14 : index to i64
+            %228 = arith.divsi %227, %159 : i64
+            %229 = arith.remsi %227, %159 : i64
+            %230 = arith.muli %228, %c16_i64 : i64
+            %231 = arith.maxsi %230, %c0_i64_3 : i64
+            %232 = arith.addi %230, %c16_i64 : i64
+            %233 = arith.minsi %232, %110 : i64
+            %234 = arith.subi %233, %231 : i64
+            %235 = arith.muli %228, %c32_i64 : i64
+            %236 = arith.muli %229, %c64_i64 : i64
+            %237 = arith.addi %235, %236 : i64
+            %238 = arith.addi %237, %153 : i64
+            %239 = arith.subi %231, %230 : i64
+            %240 = arith.addi %238, %239 : i64
+            %241 = arith.subi %154, %236 : i64
+            %242 = arith.minsi %241, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %240, %242, %234) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          %210 = arith.muli %arg13, %198 : index
-          %211 = arith.minsi %210, %190 : index
-          %212 = arith.addi %211, %198 : index
-          %213 = arith.minsi %212, %190 : index
-          scf.for %arg14 = %211 to %213 step %c1 {
-            %218 = arith.index_cast %arg14 : index to i64
-            %219 = arith.divsi %218, %181 : i64
-            %220 = arith.addi %182, %219 : i64
-            %221 = arith.remsi %218, %181 : i64
-            %222 = arith.muli %220, %c16_i64 : i64
-            %223 = arith.maxsi %222, %175 : i64
-            %224 = arith.addi %222, %c16_i64 : i64
-            %225 = arith.minsi %224, %183 : i64
-            %226 = arith.subi %225, %223 : i64
-            %227 = arith.subi %223, %175 : i64
-            %228 = arith.muli %227, %180 : i64
-            %229 = arith.addi %179, %228 : i64
-            %230 = arith.muli %221, %c64_i64 : i64
-            %231 = arith.addi %229, %230 : i64
-            %232 = arith.muli %220, %c32_i64 : i64
-            %233 = arith.addi %232, %230 : i64
-            %234 = arith.addi %233, %174 : i64
-            %235 = arith.subi %223, %222 : i64
-            %236 = arith.addi %234, %235 : i64
-            %237 = arith.subi %129, %230 : i64
-            %238 = arith.minsi %237, %c64_i64 : i64
-            "instgem.mvin2"(%231, %236, %238, %226) : (i64, i64, i64, i64) -> ()
+          %219 = arith.muli %arg13, %207 : index
+          %220 = arith.minsi %219, %196 : index
+          %221 = arith.addi %220, %207 : index
+          %222 = arith.minsi %221, %196 : index
+          scf.for %arg14 = %220 to %222 step %c1 {
+            %227 = arith.index_cast %arg14 : index to i64
+            %228 = arith.divsi %227, %187 : i64
+            %229 = arith.addi %188, %228 : i64
+            %230 = arith.remsi %227, %187 : i64
+            %231 = arith.muli %229, %c16_i64 : i64
+            %232 = arith.maxsi %231, %181 : i64
+            %233 = arith.addi %231, %c16_i64 : i64
+            %234 = arith.minsi %233, %189 : i64
+            %235 = arith.subi %234, %232 : i64
+            %236 = arith.subi %232, %181 : i64
+            %237 = arith.muli %236, %186 : i64
+            %238 = arith.addi %185, %237 : i64
+            %239 = arith.muli %230, %c64_i64 : i64
+            %240 = arith.addi %238, %239 : i64
+            %241 = arith.muli %229, %c32_i64 : i64
+            %242 = arith.addi %241, %239 : i64
+            %243 = arith.addi %242, %180 : i64
+            %244 = arith.subi %232, %231 : i64
+            %245 = arith.addi %243, %244 : i64
+            %246 = arith.subi %132, %239 : i64
+            %247 = arith.minsi %246, %c64_i64 : i64
+            "instgem.mvin2"(%240, %245, %247, %235) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          %214 = arith.muli %arg13, %199 : index
-          %215 = arith.minsi %214, %193 : index
-          %216 = arith.addi %215, %199 : index
-          %217 = arith.minsi %216, %193 : index
-          scf.for %arg14 = %215 to %217 step %c1 {
-            %218 = arith.index_cast %arg14 : index to i64
-            %219 = arith.divsi %218, %181 : i64
-            %220 = arith.remsi %218, %181 : i64
-            %221 = arith.muli %219, %c32_i64 : i64
-            %222 = arith.muli %220, %c64_i64 : i64
-            %223 = arith.addi %221, %222 : i64
-            %224 = arith.addi %223, %174 : i64
-            %225 = arith.subi %129, %222 : i64
-            %226 = arith.minsi %225, %c64_i64 : i64
-            %227 = arith.muli %219, %c16_i64 : i64
-            %228 = arith.subi %175, %227 : i64
-            %229 = arith.minsi %228, %c16_i64 : i64
-            "instgem.mvin2"(%c0_i64_3, %224, %226, %229) : (i64, i64, i64, i64) -> ()
+          %223 = arith.muli %arg13, %208 : index
+          %224 = arith.minsi %223, %202 : index
+          %225 = arith.addi %224, %208 : index
+          %226 = arith.minsi %225, %202 : index
+          scf.for %arg14 = %224 to %226 step %c1 {
+            %227 = arith.index_cast %arg14 : index to i64
+            %228 = arith.divsi %227, %187 : i64
+            %229 = arith.remsi %227, %187 : i64
+            %230 = arith.muli %228, %c16_i64 : i64
+            %231 = arith.maxsi %230, %c0_i64_3 : i64
+            %232 = arith.addi %230, %c16_i64 : i64
+            %233 = arith.minsi %232, %181 : i64
+            %234 = arith.subi %233, %231 : i64
+            %235 = arith.muli %228, %c32_i64 : i64
+            %236 = arith.muli %229, %c64_i64 : i64
+            %237 = arith.addi %235, %236 : i64
+            %238 = arith.addi %237, %180 : i64
+            %239 = arith.subi %231, %230 : i64
+            %240 = arith.addi %238, %239 : i64
+            %241 = arith.subi %132, %236 : i64
+            %242 = arith.minsi %241, %c64_i64 : i64
+            "instgem.mvin2"(%c0_i64_3, %240, %242, %234) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
         }
-        %200 = arith.index_cast %arg13 : index to i64
-        %201 = arith.index_cast %134 : i64 to index
-        scf.for %arg14 = %c0 to %201 step %c1 {
-          %202 = arith.index_cast %arg14 : index to i64
-          %203 = arith.minsi %110, %c16_i64 : i64
-          %204 = arith.muli %200, %c16_i64 : i64
-          %205 = arith.subi %129, %204 : i64
-          %206 = arith.minsi %205, %c16_i64 : i64
-          %207 = arith.cmpi eq, %202, %c0_i64_3 : i64
-          %208 = arith.andi %135, %207 : i1
-          %209 = arith.select %208, %c2147483648_i64, %c3221225472_i64 : i64
-          %210 = arith.ori %204, %209 : i64
-          %211 = arith.select %208, %c16_i64, %203 : i64
-          %212 = arith.select %208, %c16_i64, %206 : i64
-          %213 = arith.muli %202, %c32_i64 : i64
-          %214 = arith.addi %213, %204 : i64
-          %215 = arith.addi %214, %126 : i64
-          %216 = arith.muli %202, %c16_i64 : i64
-          %217 = arith.subi %130, %216 : i64
-          %218 = arith.minsi %217, %c16_i64 : i64
-          "instgem.preload"(%215, %206, %218, %210, %212, %211) : (i64, i64, i64, i64, i64, i64) -> ()
-          %219 = arith.addi %216, %106 : i64
-          %220 = arith.subi %109, %216 : i64
-          %221 = arith.minsi %220, %c16_i64 : i64
-          "instgem.compute_preloaded"(%219, %221, %203, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %222 = arith.index_cast %131 : i64 to index
-          scf.for %arg15 = %c1 to %222 step %c1 {
-            %223 = arith.index_cast %arg15 : index to i64
-            %224 = arith.muli %223, %c16_i64 : i64
-            %225 = arith.subi %110, %224 : i64
-            %226 = arith.minsi %225, %c16_i64 : i64
-            %227 = arith.muli %223, %c32_i64 : i64
-            %228 = arith.addi %227, %204 : i64
-            %229 = arith.ori %228, %209 : i64
-            %230 = arith.select %208, %c16_i64, %226 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %229, %212, %230) : (i64, i64, i64, i64, i64, i64) -> ()
-            %231 = arith.addi %227, %216 : i64
-            %232 = arith.addi %231, %106 : i64
-            "instgem.compute_accumulated"(%232, %221, %226, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %209 = arith.index_cast %arg13 : index to i64
+        %210 = arith.index_cast %137 : i64 to index
+        scf.for %arg14 = %c0 to %210 step %c1 {
+          %211 = arith.index_cast %arg14 : index to i64
+          %212 = arith.minsi %113, %c16_i64 : i64
+          %213 = arith.muli %209, %c16_i64 : i64
+          %214 = arith.subi %132, %213 : i64
+          %215 = arith.minsi %214, %c16_i64 : i64
+          %216 = arith.cmpi eq, %211, %c0_i64_3 : i64
+          %217 = arith.andi %138, %216 : i1
+          %218 = arith.select %217, %c2147483648_i64, %c3221225472_i64 : i64
+          %219 = arith.ori %213, %218 : i64
+          %220 = arith.select %217, %c16_i64, %212 : i64
+          %221 = arith.select %217, %c16_i64, %215 : i64
+          %222 = arith.muli %211, %c32_i64 : i64
+          %223 = arith.addi %222, %213 : i64
+          %224 = arith.addi %223, %129 : i64
+          %225 = arith.muli %211, %c16_i64 : i64
+          %226 = arith.subi %133, %225 : i64
+          %227 = arith.minsi %226, %c16_i64 : i64
+          "instgem.preload"(%224, %215, %227, %219, %221, %220) : (i64, i64, i64, i64, i64, i64) -> ()
+          %228 = arith.addi %225, %109 : i64
+          %229 = arith.subi %112, %225 : i64
+          %230 = arith.minsi %229, %c16_i64 : i64
+          "instgem.compute_preloaded"(%228, %230, %212, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %231 = arith.index_cast %134 : i64 to index
+          scf.for %arg15 = %c1 to %231 step %c1 {
+            %232 = arith.index_cast %arg15 : index to i64
+            %233 = arith.muli %232, %c16_i64 : i64
+            %234 = arith.subi %113, %233 : i64
+            %235 = arith.minsi %234, %c16_i64 : i64
+            %236 = arith.muli %232, %c32_i64 : i64
+            %237 = arith.addi %236, %213 : i64
+            %238 = arith.ori %237, %218 : i64
+            %239 = arith.select %217, %c16_i64, %235 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %238, %221, %239) : (i64, i64, i64, i64, i64, i64) -> ()
+            %240 = arith.addi %236, %225 : i64
+            %241 = arith.addi %240, %109 : i64
+            "instgem.compute_accumulated"(%241, %230, %235, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %194 {
-        %200 = arith.muli %138, %196 : index
-        %201 = arith.minsi %200, %163 : index
-        scf.for %arg13 = %201 to %163 step %c1 {
-          %208 = arith.index_cast %arg13 : index to i64
-          %209 = arith.divsi %208, %156 : i64
-          %210 = arith.addi %157, %209 : i64
-          %211 = arith.remsi %208, %156 : i64
-          %212 = arith.muli %210, %c16_i64 : i64
-          %213 = arith.maxsi %212, %107 : i64
-          %214 = arith.addi %212, %c16_i64 : i64
-          %215 = arith.minsi %214, %110 : i64
-          %216 = arith.subi %215, %213 : i64
-          %217 = arith.subi %213, %107 : i64
-          %218 = arith.muli %217, %155 : i64
-          %219 = arith.addi %154, %218 : i64
-          %220 = arith.muli %211, %c64_i64 : i64
-          %221 = arith.addi %219, %220 : i64
-          %222 = arith.muli %210, %c32_i64 : i64
-          %223 = arith.addi %222, %220 : i64
-          %224 = arith.addi %223, %150 : i64
-          %225 = arith.subi %213, %212 : i64
-          %226 = arith.addi %224, %225 : i64
-          %227 = arith.subi %151, %220 : i64
-          %228 = arith.minsi %227, %c64_i64 : i64
-          "instgem.mvin"(%221, %226, %228, %216) : (i64, i64, i64, i64) -> ()
+      scf.if %203 {
+        %209 = arith.muli %141, %205 : index
+        %210 = arith.minsi %209, %166 : index
+        scf.for %arg13 = %210 to %166 step %c1 {
+          %217 = arith.index_cast %arg13 : index to i64
+          %218 = arith.divsi %217, %159 : i64
+          %219 = arith.addi %160, %218 : i64
+          %220 = arith.remsi %217, %159 : i64
+          %221 = arith.muli %219, %c16_i64 : i64
+          %222 = arith.maxsi %221, %110 : i64
+          %223 = arith.addi %221, %c16_i64 : i64
+          %224 = arith.minsi %223, %113 : i64
+          %225 = arith.subi %224, %222 : i64
+          %226 = arith.subi %222, %110 : i64
+          %227 = arith.muli %226, %158 : i64
+          %228 = arith.addi %157, %227 : i64
+          %229 = arith.muli %220, %c64_i64 : i64
+          %230 = arith.addi %228, %229 : i64
+          %231 = arith.muli %219, %c32_i64 : i64
+          %232 = arith.addi %231, %229 : i64
+          %233 = arith.addi %232, %153 : i64
+          %234 = arith.subi %222, %221 : i64
+          %235 = arith.addi %233, %234 : i64
+          %236 = arith.subi %154, %229 : i64
+          %237 = arith.minsi %236, %c64_i64 : i64
+          "instgem.mvin"(%230, %235, %237, %225) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %202 = arith.muli %138, %197 : index
-        %203 = arith.minsi %202, %166 : index
-        scf.for %arg13 = %203 to %166 step %c1 {
-          %208 = arith.index_cast %arg13 : index to i64
-          %209 = arith.divsi %208, %156 : i64
-          %210 = arith.remsi %208, %156 : i64
-          %211 = arith.muli %209, %c32_i64 : i64
-          %212 = arith.muli %210, %c64_i64 : i64
-          %213 = arith.addi %211, %212 : i64
-          %214 = arith.addi %213, %150 : i64
-          %215 = arith.subi %151, %212 : i64
-          %216 = arith.minsi %215, %c64_i64 : i64
-          %217 = arith.muli %209, %c16_i64 : i64
-          %218 = arith.subi %107, %217 : i64
-          %219 = arith.minsi %218, %c16_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %214, %216, %219) : (i64, i64, i64, i64) -> ()
+        %211 = arith.muli %141, %206 : index
+        %212 = arith.minsi %211, %172 : index
+        scf.for %arg13 = %212 to %172 step %c1 {
+          %217 = arith.index_cast %arg13 : index to i64
+          %218 = arith.divsi %217, %159 : i64
+          %219 = arith.remsi %217, %159 : i64
+          %220 = arith.muli %218, %c16_i64 : i64
+          %221 = arith.maxsi %220, %c0_i64_3 : i64
+          %222 = arith.addi %220, %c16_i64 : i64
+          %223 = arith.minsi %222, %110 : i64
+          %224 = arith.subi %223, %221 : i64
+          %225 = arith.muli %218, %c32_i64 : i64
+          %226 = arith.muli %219, %c64_i64 : i64
+          %227 = arith.addi %225, %226 : i64
+          %228 = arith.addi %227, %153 : i64
+          %229 = arith.subi %221, %220 : i64
+          %230 = arith.addi %228, %229 : i64
+          %231 = arith.subi %154, %226 : i64
+          %232 = arith.minsi %231, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %230, %232, %224) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %204 = arith.muli %138, %198 : index
-        %205 = arith.minsi %204, %190 : index
-        scf.for %arg13 = %205 to %190 step %c1 {
-          %208 = arith.index_cast %arg13 : index to i64
-          %209 = arith.divsi %208, %181 : i64
-          %210 = arith.addi %182, %209 : i64
-          %211 = arith.remsi %208, %181 : i64
-          %212 = arith.muli %210, %c16_i64 : i64
-          %213 = arith.maxsi %212, %175 : i64
-          %214 = arith.addi %212, %c16_i64 : i64
-          %215 = arith.minsi %214, %183 : i64
-          %216 = arith.subi %215, %213 : i64
-          %217 = arith.subi %213, %175 : i64
-          %218 = arith.muli %217, %180 : i64
-          %219 = arith.addi %179, %218 : i64
-          %220 = arith.muli %211, %c64_i64 : i64
-          %221 = arith.addi %219, %220 : i64
-          %222 = arith.muli %210, %c32_i64 : i64
-          %223 = arith.addi %222, %220 : i64
-          %224 = arith.addi %223, %174 : i64
-          %225 = arith.subi %213, %212 : i64
-          %226 = arith.addi %224, %225 : i64
-          %227 = arith.subi %129, %220 : i64
-          %228 = arith.minsi %227, %c64_i64 : i64
-          "instgem.mvin2"(%221, %226, %228, %216) : (i64, i64, i64, i64) -> ()
+        %213 = arith.muli %141, %207 : index
+        %214 = arith.minsi %213, %196 : index
+        scf.for %arg13 = %214 to %196 step %c1 {
+          %217 = arith.index_cast %arg13 : index to i64
+          %218 = arith.divsi %217, %187 : i64
+          %219 = arith.addi %188, %218 : i64
+          %220 = arith.remsi %217, %187 : i64
+          %221 = arith.muli %219, %c16_i64 : i64
+          %222 = arith.maxsi %221, %181 : i64
+          %223 = arith.addi %221, %c16_i64 : i64
+          %224 = arith.minsi %223, %189 : i64
+          %225 = arith.subi %224, %222 : i64
+          %226 = arith.subi %222, %181 : i64
+          %227 = arith.muli %226, %186 : i64
+          %228 = arith.addi %185, %227 : i64
+          %229 = arith.muli %220, %c64_i64 : i64
+          %230 = arith.addi %228, %229 : i64
+          %231 = arith.muli %219, %c32_i64 : i64
+          %232 = arith.addi %231, %229 : i64
+          %233 = arith.addi %232, %180 : i64
+          %234 = arith.subi %222, %221 : i64
+          %235 = arith.addi %233, %234 : i64
+          %236 = arith.subi %132, %229 : i64
+          %237 = arith.minsi %236, %c64_i64 : i64
+          "instgem.mvin2"(%230, %235, %237, %225) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %206 = arith.muli %138, %199 : index
-        %207 = arith.minsi %206, %193 : index
-        scf.for %arg13 = %207 to %193 step %c1 {
-          %208 = arith.index_cast %arg13 : index to i64
-          %209 = arith.divsi %208, %181 : i64
-          %210 = arith.remsi %208, %181 : i64
-          %211 = arith.muli %209, %c32_i64 : i64
-          %212 = arith.muli %210, %c64_i64 : i64
-          %213 = arith.addi %211, %212 : i64
-          %214 = arith.addi %213, %174 : i64
-          %215 = arith.subi %129, %212 : i64
-          %216 = arith.minsi %215, %c64_i64 : i64
-          %217 = arith.muli %209, %c16_i64 : i64
-          %218 = arith.subi %175, %217 : i64
-          %219 = arith.minsi %218, %c16_i64 : i64
-          "instgem.mvin2"(%c0_i64_3, %214, %216, %219) : (i64, i64, i64, i64) -> ()
+        %215 = arith.muli %141, %208 : index
+        %216 = arith.minsi %215, %202 : index
+        scf.for %arg13 = %216 to %202 step %c1 {
+          %217 = arith.index_cast %arg13 : index to i64
+          %218 = arith.divsi %217, %187 : i64
+          %219 = arith.remsi %217, %187 : i64
+          %220 = arith.muli %218, %c16_i64 : i64
+          %221 = arith.maxsi %220, %c0_i64_3 : i64
+          %222 = arith.addi %220, %c16_i64 : i64
+          %223 = arith.minsi %222, %181 : i64
+          %224 = arith.subi %223, %221 : i64
+          %225 = arith.muli %218, %c32_i64 : i64
+          %226 = arith.muli %219, %c64_i64 : i64
+          %227 = arith.addi %225, %226 : i64
+          %228 = arith.addi %227, %180 : i64
+          %229 = arith.subi %221, %220 : i64
+          %230 = arith.addi %228, %229 : i64
+          %231 = arith.subi %132, %226 : i64
+          %232 = arith.minsi %231, %c64_i64 : i64
+          "instgem.mvin2"(%c0_i64_3, %230, %232, %224) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
-      scf.if %135 {
+      scf.if %138 {
         scf.for %arg13 = %c0 to %c4 step %c1 {
-          %200 = arith.index_cast %arg13 : index to i64
-          %201 = arith.remsi %200, %c2_i64_1 : i64
-          %202 = arith.divsi %200, %c2_i64_1 : i64
-          %203 = arith.muli %202, %c16_i64 : i64
-          %204 = arith.subi %c32_i64, %203 : i64
-          %205 = arith.minsi %204, %c16_i64 : i64
-          %206 = arith.muli %201, %c32_i64 : i64
-          %207 = arith.addi %206, %203 : i64
-          %208 = arith.ori %207, %c2147483648_i64 : i64
-          %209 = arith.cmpi eq, %134, %c0_i64_3 : i64
-          %210 = arith.cmpi sge, %201, %131 : i64
-          %211 = arith.cmpi sge, %202, %137 : i64
-          %212 = arith.ori %209, %210 : i1
-          %213 = arith.ori %212, %211 : i1
-          scf.if %213 {
-            "instgem.mvin"(%c0_i64_3, %208, %205, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %209 = arith.index_cast %arg13 : index to i64
+          %210 = arith.remsi %209, %c2_i64_1 : i64
+          %211 = arith.divsi %209, %c2_i64_1 : i64
+          %212 = arith.muli %211, %c16_i64 : i64
+          %213 = arith.subi %c32_i64, %212 : i64
+          %214 = arith.minsi %213, %c16_i64 : i64
+          %215 = arith.muli %210, %c32_i64 : i64
+          %216 = arith.addi %215, %212 : i64
+          %217 = arith.ori %216, %c2147483648_i64 : i64
+          %218 = arith.cmpi eq, %137, %c0_i64_3 : i64
+          %219 = arith.cmpi sge, %210, %134 : i64
+          %220 = arith.cmpi sge, %211, %140 : i64
+          %221 = arith.ori %218, %219 : i1
+          %222 = arith.ori %221, %220 : i1
+          scf.if %222 {
+            "instgem.mvin"(%c0_i64_3, %217, %214, %c16_i64) : (i64, i64, i64, i64) -> ()
           }
         }
       }
-      scf.yield %96, %113 : index, index
+      scf.yield %99, %116 : index, index
     }
     %17 = arith.muli %11, %c32 : index
     %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg10 = %c0 to %c4 step %c1 {
-      %85 = arith.index_cast %arg10 : index to i64
-      %86 = arith.remsi %85, %c2_i64_1 : i64
-      %87 = arith.divsi %85, %c2_i64_1 : i64
-      %88 = arith.muli %87, %c16_i64 : i64
-      %89 = arith.subi %c32_i64, %88 : i64
-      %90 = arith.minsi %89, %c16_i64 : i64
-      %91 = arith.muli %86, %c32_i64 : i64
-      %92 = arith.addi %91, %88 : i64
-      %93 = arith.addi %92, %c64_i64 : i64
-      %94 = arith.ori %93, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %94, %90, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %88 = arith.index_cast %arg10 : index to i64
+      %89 = arith.remsi %88, %c2_i64_1 : i64
+      %90 = arith.divsi %88, %c2_i64_1 : i64
+      %91 = arith.muli %90, %c16_i64 : i64
+      %92 = arith.subi %c32_i64, %91 : i64
+      %93 = arith.minsi %92, %c16_i64 : i64
+      %94 = arith.muli %89, %c32_i64 : i64
+      %95 = arith.addi %94, %91 : i64
+      %96 = arith.addi %95, %c64_i64 : i64
+      %97 = arith.ori %96, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %97, %93, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %18 = arith.minsi %arg6, %c0 : index
     %19 = arith.minsi %arg6, %c32 : index
@@ -811,143 +851,150 @@ module {
     %48 = arith.muli %47, %41 : i64
     %49 = arith.index_cast %48 : i64 to index
     scf.for %arg10 = %c0 to %49 step %c1 {
-      %85 = arith.index_cast %arg10 : index to i64
-      %86 = arith.divsi %85, %41 : i64
-      %87 = arith.addi %42, %86 : i64
-      %88 = arith.remsi %85, %41 : i64
-      %89 = arith.muli %87, %c16_i64 : i64
-      %90 = arith.maxsi %89, %33 : i64
-      %91 = arith.addi %89, %c16_i64 : i64
-      %92 = arith.minsi %91, %36 : i64
-      %93 = arith.subi %92, %90 : i64
-      %94 = arith.subi %90, %33 : i64
-      %95 = arith.muli %94, %40 : i64
-      %96 = arith.addi %39, %95 : i64
-      %97 = arith.muli %88, %c64_i64 : i64
-      %98 = arith.addi %96, %97 : i64
-      %99 = arith.muli %87, %c32_i64 : i64
-      %100 = arith.addi %99, %97 : i64
-      %101 = arith.addi %100, %c256_i64 : i64
-      %102 = arith.subi %90, %89 : i64
-      %103 = arith.addi %101, %102 : i64
-      %104 = arith.subi %35, %97 : i64
-      %105 = arith.minsi %104, %c64_i64 : i64
-      "instgem.mvin"(%98, %103, %105, %93) : (i64, i64, i64, i64) -> ()
+      %88 = arith.index_cast %arg10 : index to i64
+      %89 = arith.divsi %88, %41 : i64
+      %90 = arith.addi %42, %89 : i64
+      %91 = arith.remsi %88, %41 : i64
+      %92 = arith.muli %90, %c16_i64 : i64
+      %93 = arith.maxsi %92, %33 : i64
+      %94 = arith.addi %92, %c16_i64 : i64
+      %95 = arith.minsi %94, %36 : i64
+      %96 = arith.subi %95, %93 : i64
+      %97 = arith.subi %93, %33 : i64
+      %98 = arith.muli %97, %40 : i64
+      %99 = arith.addi %39, %98 : i64
+      %100 = arith.muli %91, %c64_i64 : i64
+      %101 = arith.addi %99, %100 : i64
+      %102 = arith.muli %90, %c32_i64 : i64
+      %103 = arith.addi %102, %100 : i64
+      %104 = arith.addi %103, %c256_i64 : i64
+      %105 = arith.subi %93, %92 : i64
+      %106 = arith.addi %104, %105 : i64
+      %107 = arith.subi %35, %100 : i64
+      %108 = arith.minsi %107, %c64_i64 : i64
+      "instgem.mvin"(%101, %106, %108, %96) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %50 = arith.ceildivsi %33, %c16_i64 : i64
-    %51 = arith.muli %50, %41 : i64
-    %52 = arith.index_cast %51 : i64 to index
-    scf.for %arg10 = %c0 to %52 step %c1 {
-      %85 = arith.index_cast %arg10 : index to i64
-      %86 = arith.divsi %85, %41 : i64
-      %87 = arith.remsi %85, %41 : i64
-      %88 = arith.muli %86, %c32_i64 : i64
-      %89 = arith.muli %87, %c64_i64 : i64
-      %90 = arith.addi %88, %89 : i64
-      %91 = arith.addi %90, %c256_i64 : i64
-      %92 = arith.subi %35, %89 : i64
-      %93 = arith.minsi %92, %c64_i64 : i64
-      %94 = arith.muli %86, %c16_i64 : i64
-      %95 = arith.subi %33, %94 : i64
-      %96 = arith.minsi %95, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %91, %93, %96) : (i64, i64, i64, i64) -> ()
+    %51 = arith.cmpi sgt, %33, %c0_i64_3 : i64
+    %52 = arith.extui %51 : i1 to i64
+    %53 = arith.muli %50, %52 : i64
+    %54 = arith.muli %53, %41 : i64
+    %55 = arith.index_cast %54 : i64 to index
+    scf.for %arg10 = %c0 to %55 step %c1 {
+      %88 = arith.index_cast %arg10 : index to i64
+      %89 = arith.divsi %88, %41 : i64
+      %90 = arith.remsi %88, %41 : i64
+      %91 = arith.muli %89, %c16_i64 : i64
+      %92 = arith.maxsi %91, %c0_i64_3 : i64
+      %93 = arith.addi %91, %c16_i64 : i64
+      %94 = arith.minsi %93, %33 : i64
+      %95 = arith.subi %94, %92 : i64
+      %96 = arith.muli %89, %c32_i64 : i64
+      %97 = arith.muli %90, %c64_i64 : i64
+      %98 = arith.addi %96, %97 : i64
+      %99 = arith.addi %98, %c256_i64 : i64
+      %100 = arith.subi %92, %91 : i64
+      %101 = arith.addi %99, %100 : i64
+      %102 = arith.subi %35, %97 : i64
+      %103 = arith.minsi %102, %c64_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %101, %103, %95) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %53 = arith.bitcast %arg8 : f32 to i32
-    %54 = arith.extui %53 : i32 to i64
-    "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %54, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %55 = arith.ceildivsi %35, %c16_i64 : i64
-    %56 = arith.minsi %36, %c32_i64 : i64
-    %57 = arith.ceildivsi %56, %c16_i64 : i64
-    %58 = arith.index_cast %55 : i64 to index
-    scf.for %arg10 = %c0 to %58 step %c1 {
-      %85 = arith.index_cast %arg10 : index to i64
-      %86 = arith.index_cast %57 : i64 to index
-      scf.for %arg11 = %c0 to %86 step %c1 {
-        %87 = arith.index_cast %arg11 : index to i64
-        %88 = arith.muli %85, %c16_i64 : i64
-        %89 = arith.subi %35, %88 : i64
-        %90 = arith.minsi %89, %c16_i64 : i64
-        %91 = arith.addi %88, %c64_i64 : i64
-        %92 = arith.ori %91, %c3221225472_i64 : i64
-        %93 = arith.muli %87, %c32_i64 : i64
-        %94 = arith.addi %93, %88 : i64
-        %95 = arith.addi %94, %c256_i64 : i64
-        %96 = arith.muli %87, %c16_i64 : i64
-        %97 = arith.subi %36, %96 : i64
-        %98 = arith.minsi %97, %c16_i64 : i64
-        "instgem.preload"(%95, %90, %98, %92, %90, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %99 = arith.ori %96, %c2147483648_i64 : i64
-        %100 = arith.subi %c32_i64, %96 : i64
+    %56 = arith.bitcast %arg8 : f32 to i32
+    %57 = arith.extui %56 : i32 to i64
+    "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %57, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %58 = arith.ceildivsi %35, %c16_i64 : i64
+    %59 = arith.minsi %36, %c32_i64 : i64
+    %60 = arith.ceildivsi %59, %c16_i64 : i64
+    %61 = arith.index_cast %58 : i64 to index
+    scf.for %arg10 = %c0 to %61 step %c1 {
+      %88 = arith.index_cast %arg10 : index to i64
+      %89 = arith.index_cast %60 : i64 to index
+      scf.for %arg11 = %c0 to %89 step %c1 {
+        %90 = arith.index_cast %arg11 : index to i64
+        %91 = arith.muli %88, %c16_i64 : i64
+        %92 = arith.subi %35, %91 : i64
+        %93 = arith.minsi %92, %c16_i64 : i64
+        %94 = arith.addi %91, %c64_i64 : i64
+        %95 = arith.ori %94, %c3221225472_i64 : i64
+        %96 = arith.muli %90, %c32_i64 : i64
+        %97 = arith.addi %96, %91 : i64
+        %98 = arith.addi %97, %c256_i64 : i64
+        %99 = arith.muli %90, %c16_i64 : i64
+        %100 = arith.subi %36, %99 : i64
         %101 = arith.minsi %100, %c16_i64 : i64
-        "instgem.compute_preloaded"(%99, %101, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %102 = arith.addi %88, %c96_i64 : i64
-        %103 = arith.ori %102, %c3221225472_i64 : i64
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %103, %90, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %104 = arith.addi %96, %c32_i64 : i64
-        %105 = arith.ori %104, %c2147483648_i64 : i64
-        "instgem.compute_accumulated"(%105, %101, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.preload"(%98, %93, %101, %95, %93, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %102 = arith.ori %99, %c2147483648_i64 : i64
+        %103 = arith.subi %c32_i64, %99 : i64
+        %104 = arith.minsi %103, %c16_i64 : i64
+        "instgem.compute_preloaded"(%102, %104, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %105 = arith.addi %91, %c96_i64 : i64
+        %106 = arith.ori %105, %c3221225472_i64 : i64
+        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %106, %93, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %107 = arith.addi %99, %c32_i64 : i64
+        %108 = arith.ori %107, %c2147483648_i64 : i64
+        "instgem.compute_accumulated"(%108, %104, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       }
     } {gemmini.compute_nest}
     %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %59 = arith.maxsi %12, %c0 : index
-    %60 = arith.minsi %59, %arg4 : index
-    %61 = arith.addi %12, %c32 : index
-    %62 = arith.maxsi %61, %c0 : index
+    %62 = arith.maxsi %12, %c0 : index
     %63 = arith.minsi %62, %arg4 : index
-    %64 = arith.subi %60, %12 : index
+    %64 = arith.addi %12, %c32 : index
     %65 = arith.maxsi %64, %c0 : index
-    %66 = arith.minsi %65, %c32 : index
-    %67 = arith.subi %63, %60 : index
+    %66 = arith.minsi %65, %arg4 : index
+    %67 = arith.subi %63, %12 : index
+    %68 = arith.maxsi %67, %c0 : index
+    %69 = arith.minsi %68, %c32 : index
+    %70 = arith.subi %66, %63 : index
     scf.if %32 {
       func.call @baco_boundary_error(%c52_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview_7 = memref.subview %reinterpret_cast_6[%60, %24] [%67, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %68 = arith.index_cast %66 : index to i64
-    %69 = arith.index_cast %67 : index to i64
+    %subview_7 = memref.subview %reinterpret_cast_6[%63, %24] [%70, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %71 = arith.index_cast %69 : index to i64
+    %72 = arith.index_cast %70 : index to i64
     %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %70 = arith.index_cast %intptr_12 : index to i64
-    %71 = arith.index_cast %offset_9 : index to i64
-    %72 = arith.addi %70, %71 : i64
-    %73 = arith.index_cast %strides_11#0 : index to i64
-    %74 = arith.bitcast %arg9 : f32 to i32
-    %75 = arith.extui %74 : i32 to i64
+    %73 = arith.index_cast %intptr_12 : index to i64
+    %74 = arith.index_cast %offset_9 : index to i64
+    %75 = arith.addi %73, %74 : i64
+    %76 = arith.index_cast %strides_11#0 : index to i64
+    %77 = arith.bitcast %arg9 : f32 to i32
+    %78 = arith.extui %77 : i32 to i64
     scf.if %7 {
-      "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %73, %75) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %76, %78) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %76 = arith.divsi %68, %c16_i64 : i64
-    %77 = arith.addi %68, %69 : i64
-    %78 = arith.ceildivsi %77, %c16_i64 : i64
-    %79 = arith.subi %78, %76 : i64
-    %80 = arith.cmpi sgt, %69, %c0_i64_3 : i64
-    %81 = arith.extui %80 : i1 to i64
-    %82 = arith.muli %79, %81 : i64
-    %83 = arith.muli %82, %55 : i64
-    %84 = arith.index_cast %83 : i64 to index
-    scf.for %arg10 = %c0 to %84 step %c1 {
-      %85 = arith.index_cast %arg10 : index to i64
-      %86 = arith.remsi %85, %82 : i64
-      %87 = arith.divsi %85, %82 : i64
-      %88 = arith.addi %76, %86 : i64
-      %89 = arith.muli %88, %c16_i64 : i64
-      %90 = arith.maxsi %89, %68 : i64
-      %91 = arith.addi %89, %c16_i64 : i64
-      %92 = arith.minsi %91, %77 : i64
-      %93 = arith.subi %92, %90 : i64
-      %94 = arith.subi %90, %68 : i64
-      %95 = arith.muli %94, %73 : i64
-      %96 = arith.addi %72, %95 : i64
-      %97 = arith.muli %87, %c16_i64 : i64
-      %98 = arith.addi %96, %97 : i64
-      %99 = arith.muli %88, %c32_i64 : i64
-      %100 = arith.addi %99, %97 : i64
-      %101 = arith.addi %100, %c64_i64 : i64
-      %102 = arith.ori %101, %c2147483648_i64 : i64
-      %103 = arith.subi %90, %89 : i64
-      %104 = arith.addi %102, %103 : i64
-      %105 = arith.subi %35, %97 : i64
-      %106 = arith.minsi %105, %c16_i64 : i64
-      "instgem.mvout"(%98, %104, %106, %93) : (i64, i64, i64, i64) -> ()
+    %79 = arith.divsi %71, %c16_i64 : i64
+    %80 = arith.addi %71, %72 : i64
+    %81 = arith.ceildivsi %80, %c16_i64 : i64
+    %82 = arith.subi %81, %79 : i64
+    %83 = arith.cmpi sgt, %72, %c0_i64_3 : i64
+    %84 = arith.extui %83 : i1 to i64
+    %85 = arith.muli %82, %84 : i64
+    %86 = arith.muli %85, %58 : i64
+    %87 = arith.index_cast %86 : i64 to index
+    scf.for %arg10 = %c0 to %87 step %c1 {
+      %88 = arith.index_cast %arg10 : index to i64
+      %89 = arith.remsi %88, %85 : i64
+      %90 = arith.divsi %88, %85 : i64
+      %91 = arith.addi %79, %89 : i64
+      %92 = arith.muli %91, %c16_i64 : i64
+      %93 = arith.maxsi %92, %71 : i64
+      %94 = arith.addi %92, %c16_i64 : i64
+      %95 = arith.minsi %94, %80 : i64
+      %96 = arith.subi %95, %93 : i64
+      %97 = arith.subi %93, %71 : i64
+      %98 = arith.muli %97, %76 : i64
+      %99 = arith.addi %75, %98 : i64
+      %100 = arith.muli %90, %c16_i64 : i64
+      %101 = arith.addi %99, %100 : i64
+      %102 = arith.muli %91, %c32_i64 : i64
+      %103 = arith.addi %102, %100 : i64
+      %104 = arith.addi %103, %c64_i64 : i64
+      %105 = arith.ori %104, %c2147483648_i64 : i64
+      %106 = arith.subi %93, %92 : i64
+      %107 = arith.addi %105, %106 : i64
+      %108 = arith.subi %35, %100 : i64
+      %109 = arith.minsi %108, %c16_i64 : i64
+      "instgem.mvout"(%101, %107, %109, %96) : (i64, i64, i64, i64) -> ()
     }
     "instgem.fence"() : () -> ()
     return

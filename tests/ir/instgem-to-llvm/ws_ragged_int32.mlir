@@ -182,343 +182,357 @@ module {
       %69 = arith.muli %50, %68 : i64
       %70 = arith.index_cast %69 : i64 to index
       scf.for %arg10 = %c0 to %70 step %c1 {
-        %110 = arith.index_cast %arg10 : index to i64
-        %111 = arith.divsi %110, %68 : i64
-        %112 = arith.addi %44, %111 : i64
-        %113 = arith.remsi %110, %68 : i64
-        %114 = arith.muli %112, %c16_i64 : i64
-        %115 = arith.maxsi %114, %35 : i64
-        %116 = arith.addi %114, %c16_i64 : i64
-        %117 = arith.minsi %116, %45 : i64
-        %118 = arith.subi %117, %115 : i64
-        %119 = arith.subi %115, %35 : i64
-        %120 = arith.muli %119, %67 : i64
-        %121 = arith.addi %66, %120 : i64
-        %122 = arith.muli %113, %c64_i64 : i64
-        %123 = arith.addi %121, %122 : i64
-        %124 = arith.muli %112, %c32_i64 : i64
-        %125 = arith.addi %124, %122 : i64
-        %126 = arith.subi %115, %114 : i64
-        %127 = arith.addi %125, %126 : i64
-        %128 = arith.subi %63, %122 : i64
-        %129 = arith.minsi %128, %c64_i64 : i64
-        "instgem.mvin"(%123, %127, %129, %118) : (i64, i64, i64, i64) -> ()
+        %116 = arith.index_cast %arg10 : index to i64
+        %117 = arith.divsi %116, %68 : i64
+        %118 = arith.addi %44, %117 : i64
+        %119 = arith.remsi %116, %68 : i64
+        %120 = arith.muli %118, %c16_i64 : i64
+        %121 = arith.maxsi %120, %35 : i64
+        %122 = arith.addi %120, %c16_i64 : i64
+        %123 = arith.minsi %122, %45 : i64
+        %124 = arith.subi %123, %121 : i64
+        %125 = arith.subi %121, %35 : i64
+        %126 = arith.muli %125, %67 : i64
+        %127 = arith.addi %66, %126 : i64
+        %128 = arith.muli %119, %c64_i64 : i64
+        %129 = arith.addi %127, %128 : i64
+        %130 = arith.muli %118, %c32_i64 : i64
+        %131 = arith.addi %130, %128 : i64
+        %132 = arith.subi %121, %120 : i64
+        %133 = arith.addi %131, %132 : i64
+        %134 = arith.subi %63, %128 : i64
+        %135 = arith.minsi %134, %c64_i64 : i64
+        "instgem.mvin"(%129, %133, %135, %124) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %71 = arith.ceildivsi %35, %c16_i64 : i64
-      %72 = arith.muli %71, %68 : i64
-      %73 = arith.index_cast %72 : i64 to index
-      scf.for %arg10 = %c0 to %73 step %c1 {
-        %110 = arith.index_cast %arg10 : index to i64
-        %111 = arith.divsi %110, %68 : i64
-        %112 = arith.remsi %110, %68 : i64
-        %113 = arith.muli %111, %c32_i64 : i64
-        %114 = arith.muli %112, %c64_i64 : i64
-        %115 = arith.addi %113, %114 : i64
-        %116 = arith.subi %63, %114 : i64
-        %117 = arith.minsi %116, %c64_i64 : i64
-        %118 = arith.muli %111, %c16_i64 : i64
-        %119 = arith.subi %35, %118 : i64
-        %120 = arith.minsi %119, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %115, %117, %120) : (i64, i64, i64, i64) -> ()
+      %72 = arith.cmpi sgt, %35, %c0_i64_3 : i64
+      %73 = arith.extui %72 : i1 to i64
+      %74 = arith.muli %71, %73 : i64
+      %75 = arith.muli %74, %68 : i64
+      %76 = arith.index_cast %75 : i64 to index
+      scf.for %arg10 = %c0 to %76 step %c1 {
+        %116 = arith.index_cast %arg10 : index to i64
+        %117 = arith.divsi %116, %68 : i64
+        %118 = arith.remsi %116, %68 : i64
+        %119 = arith.muli %117, %c16_i64 : i64
+        %120 = arith.maxsi %119, %c0_i64_3 : i64
+        %121 = arith.addi %119, %c16_i64 : i64
+        %122 = arith.minsi %121, %35 : i64
+        %123 = arith.subi %122, %120 : i64
+        %124 = arith.muli %117, %c32_i64 : i64
+        %125 = arith.muli %118, %c64_i64 : i64
+        %126 = arith.addi %124, %125 : i64
+        %127 = arith.subi %120, %119 : i64
+        %128 = arith.addi %126, %127 : i64
+        %129 = arith.subi %63, %125 : i64
+        %130 = arith.minsi %129, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %128, %130, %123) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %74 = arith.maxsi %arg9, %c0 : index
-      %75 = arith.minsi %74, %arg5 : index
-      %76 = arith.addi %arg9, %c32 : index
-      %77 = arith.maxsi %76, %c0 : index
+      %77 = arith.maxsi %arg9, %c0 : index
       %78 = arith.minsi %77, %arg5 : index
-      %79 = arith.subi %75, %arg9 : index
+      %79 = arith.addi %arg9, %c32 : index
       %80 = arith.maxsi %79, %c0 : index
-      %81 = arith.minsi %80, %c32 : index
-      %82 = arith.subi %78, %75 : index
+      %81 = arith.minsi %80, %arg5 : index
+      %82 = arith.subi %78, %arg9 : index
+      %83 = arith.maxsi %82, %c0 : index
+      %84 = arith.minsi %83, %c32 : index
+      %85 = arith.subi %81, %78 : index
       scf.if %33 {
         func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
       }
-      %subview_12 = memref.subview %reinterpret_cast_4[%75, %25] [%82, %32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %83 = arith.index_cast %81 : index to i64
-      %84 = arith.index_cast %82 : index to i64
-      %85 = arith.addi %83, %84 : i64
+      %subview_12 = memref.subview %reinterpret_cast_4[%78, %25] [%85, %32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %86 = arith.index_cast %84 : index to i64
+      %87 = arith.index_cast %85 : index to i64
+      %88 = arith.addi %86, %87 : i64
       %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %86 = arith.index_cast %intptr_17 : index to i64
-      %87 = arith.index_cast %offset_14 : index to i64
-      %88 = arith.addi %86, %87 : i64
-      %89 = arith.index_cast %strides_16#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %89) : (i64, i64, i64, i64, i64, i64) -> ()
-      %90 = arith.ceildivsi %37, %c64_i64 : i64
-      %91 = arith.divsi %83, %c16_i64 : i64
-      %92 = arith.ceildivsi %85, %c16_i64 : i64
-      %93 = arith.subi %92, %91 : i64
-      %94 = arith.cmpi sgt, %84, %c0_i64_3 : i64
-      %95 = arith.extui %94 : i1 to i64
-      %96 = arith.muli %93, %95 : i64
-      %97 = arith.muli %96, %90 : i64
-      %98 = arith.index_cast %97 : i64 to index
-      scf.for %arg10 = %c0 to %98 step %c1 {
-        %110 = arith.index_cast %arg10 : index to i64
-        %111 = arith.divsi %110, %90 : i64
-        %112 = arith.addi %91, %111 : i64
-        %113 = arith.remsi %110, %90 : i64
-        %114 = arith.muli %112, %c16_i64 : i64
-        %115 = arith.maxsi %114, %83 : i64
-        %116 = arith.addi %114, %c16_i64 : i64
-        %117 = arith.minsi %116, %85 : i64
-        %118 = arith.subi %117, %115 : i64
-        %119 = arith.subi %115, %83 : i64
-        %120 = arith.muli %119, %89 : i64
-        %121 = arith.addi %88, %120 : i64
-        %122 = arith.muli %113, %c64_i64 : i64
-        %123 = arith.addi %121, %122 : i64
-        %124 = arith.addi %114, %122 : i64
-        %125 = arith.addi %124, %c64_i64 : i64
-        %126 = arith.subi %115, %114 : i64
-        %127 = arith.addi %125, %126 : i64
-        %128 = arith.subi %37, %122 : i64
-        %129 = arith.minsi %128, %c64_i64 : i64
-        "instgem.mvin"(%123, %127, %129, %118) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %99 = arith.ceildivsi %83, %c16_i64 : i64
-      %100 = arith.muli %99, %90 : i64
+      %89 = arith.index_cast %intptr_17 : index to i64
+      %90 = arith.index_cast %offset_14 : index to i64
+      %91 = arith.addi %89, %90 : i64
+      %92 = arith.index_cast %strides_16#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %92) : (i64, i64, i64, i64, i64, i64) -> ()
+      %93 = arith.ceildivsi %37, %c64_i64 : i64
+      %94 = arith.divsi %86, %c16_i64 : i64
+      %95 = arith.ceildivsi %88, %c16_i64 : i64
+      %96 = arith.subi %95, %94 : i64
+      %97 = arith.cmpi sgt, %87, %c0_i64_3 : i64
+      %98 = arith.extui %97 : i1 to i64
+      %99 = arith.muli %96, %98 : i64
+      %100 = arith.muli %99, %93 : i64
       %101 = arith.index_cast %100 : i64 to index
       scf.for %arg10 = %c0 to %101 step %c1 {
-        %110 = arith.index_cast %arg10 : index to i64
-        %111 = arith.divsi %110, %90 : i64
-        %112 = arith.remsi %110, %90 : i64
-        %113 = arith.muli %111, %c16_i64 : i64
-        %114 = arith.muli %112, %c64_i64 : i64
-        %115 = arith.addi %113, %114 : i64
-        %116 = arith.addi %115, %c64_i64 : i64
-        %117 = arith.subi %37, %114 : i64
-        %118 = arith.minsi %117, %c64_i64 : i64
-        %119 = arith.subi %83, %113 : i64
-        %120 = arith.minsi %119, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %116, %118, %120) : (i64, i64, i64, i64) -> ()
+        %116 = arith.index_cast %arg10 : index to i64
+        %117 = arith.divsi %116, %93 : i64
+        %118 = arith.addi %94, %117 : i64
+        %119 = arith.remsi %116, %93 : i64
+        %120 = arith.muli %118, %c16_i64 : i64
+        %121 = arith.maxsi %120, %86 : i64
+        %122 = arith.addi %120, %c16_i64 : i64
+        %123 = arith.minsi %122, %88 : i64
+        %124 = arith.subi %123, %121 : i64
+        %125 = arith.subi %121, %86 : i64
+        %126 = arith.muli %125, %92 : i64
+        %127 = arith.addi %91, %126 : i64
+        %128 = arith.muli %119, %c64_i64 : i64
+        %129 = arith.addi %127, %128 : i64
+        %130 = arith.addi %120, %128 : i64
+        %131 = arith.addi %130, %c64_i64 : i64
+        %132 = arith.subi %121, %120 : i64
+        %133 = arith.addi %131, %132 : i64
+        %134 = arith.subi %37, %128 : i64
+        %135 = arith.minsi %134, %c64_i64 : i64
+        "instgem.mvin"(%129, %133, %135, %124) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %102 = arith.minsi %63, %85 : i64
-      %103 = arith.ceildivsi %102, %c16_i64 : i64
-      %104 = arith.addi %arg7, %c1 : index
-      %105 = arith.cmpi sge, %104, %14 : index
-      %106 = arith.cmpi eq, %arg7, %c0 : index
-      %107 = arith.cmpi sgt, %46, %c0_i64_3 : i64
-      %108 = arith.select %107, %51, %c0_i64_3 : i64
-      %109 = arith.index_cast %108 : i64 to index
-      scf.for %arg10 = %c0 to %109 step %c1 {
-        %110 = arith.index_cast %arg10 : index to i64
-        %111 = arith.subi %110, %c1_i64_2 : i64
-        %112 = arith.cmpi sge, %111, %c0_i64_3 : i64
-        %113 = arith.cmpi slt, %111, %51 : i64
-        %114 = arith.andi %112, %113 : i1
-        %115 = arith.andi %105, %114 : i1
-        %116 = arith.maxsi %103, %c1_i64_2 : i64
-        %117 = arith.ceildivsi %50, %116 : i64
-        %118 = arith.subi %108, %c1_i64_2 : i64
-        %119 = arith.cmpi eq, %110, %118 : i64
-        %120 = arith.cmpi slt, %110, %51 : i64
-        %121 = arith.andi %119, %120 : i1
-        %122 = arith.andi %105, %121 : i1
-        %123 = arith.index_cast %103 : i64 to index
-        scf.for %arg11 = %c0 to %123 step %c1 {
-          %129 = arith.index_cast %arg11 : index to i64
-          %130 = arith.muli %129, %117 : i64
-          %131 = arith.minsi %130, %50 : i64
-          scf.if %115 {
-            %150 = arith.addi %131, %117 : i64
-            %151 = arith.minsi %150, %50 : i64
-            %152 = arith.index_cast %131 : i64 to index
-            %153 = arith.index_cast %151 : i64 to index
-            scf.for %arg12 = %152 to %153 step %c1 {
-              %154 = arith.index_cast %arg12 : index to i64
-              %155 = arith.addi %44, %154 : i64
-              %156 = arith.muli %155, %c16_i64 : i64
-              %157 = arith.maxsi %156, %35 : i64
-              %158 = arith.addi %156, %c16_i64 : i64
-              %159 = arith.minsi %158, %45 : i64
-              %160 = arith.subi %159, %157 : i64
-              %161 = arith.subi %157, %35 : i64
-              %162 = arith.muli %161, %43 : i64
-              %163 = arith.addi %41, %162 : i64
-              %164 = arith.muli %111, %c64_i64 : i64
-              %165 = arith.addi %163, %164 : i64
-              %166 = arith.muli %111, %c16_i64 : i64
-              %167 = arith.addi %156, %166 : i64
-              %168 = arith.ori %167, %c2684354560_i64 : i64
-              %169 = arith.subi %157, %156 : i64
-              %170 = arith.addi %168, %169 : i64
-              %171 = arith.subi %37, %166 : i64
-              %172 = arith.minsi %171, %c16_i64 : i64
-              "instgem.mvout"(%165, %170, %172, %160) : (i64, i64, i64, i64) -> ()
+      %102 = arith.ceildivsi %86, %c16_i64 : i64
+      %103 = arith.cmpi sgt, %86, %c0_i64_3 : i64
+      %104 = arith.extui %103 : i1 to i64
+      %105 = arith.muli %102, %104 : i64
+      %106 = arith.muli %105, %93 : i64
+      %107 = arith.index_cast %106 : i64 to index
+      scf.for %arg10 = %c0 to %107 step %c1 {
+        %116 = arith.index_cast %arg10 : index to i64
+        %117 = arith.divsi %116, %93 : i64
+        %118 = arith.remsi %116, %93 : i64
+        %119 = arith.muli %117, %c16_i64 : i64
+        %120 = arith.maxsi %119, %c0_i64_3 : i64
+        %121 = arith.addi %119, %c16_i64 : i64
+        %122 = arith.minsi %121, %86 : i64
+        %123 = arith.subi %122, %120 : i64
+        %124 = arith.muli %118, %c64_i64 : i64
+        %125 = arith.addi %119, %124 : i64
+        %126 = arith.addi %125, %c64_i64 : i64
+        %127 = arith.subi %120, %119 : i64
+        %128 = arith.addi %126, %127 : i64
+        %129 = arith.subi %37, %124 : i64
+        %130 = arith.minsi %129, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %128, %130, %123) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %108 = arith.minsi %63, %88 : i64
+      %109 = arith.ceildivsi %108, %c16_i64 : i64
+      %110 = arith.addi %arg7, %c1 : index
+      %111 = arith.cmpi sge, %110, %14 : index
+      %112 = arith.cmpi eq, %arg7, %c0 : index
+      %113 = arith.cmpi sgt, %46, %c0_i64_3 : i64
+      %114 = arith.select %113, %51, %c0_i64_3 : i64
+      %115 = arith.index_cast %114 : i64 to index
+      scf.for %arg10 = %c0 to %115 step %c1 {
+        %116 = arith.index_cast %arg10 : index to i64
+        %117 = arith.subi %116, %c1_i64_2 : i64
+        %118 = arith.cmpi sge, %117, %c0_i64_3 : i64
+        %119 = arith.cmpi slt, %117, %51 : i64
+        %120 = arith.andi %118, %119 : i1
+        %121 = arith.andi %111, %120 : i1
+        %122 = arith.maxsi %109, %c1_i64_2 : i64
+        %123 = arith.ceildivsi %50, %122 : i64
+        %124 = arith.subi %114, %c1_i64_2 : i64
+        %125 = arith.cmpi eq, %116, %124 : i64
+        %126 = arith.cmpi slt, %116, %51 : i64
+        %127 = arith.andi %125, %126 : i1
+        %128 = arith.andi %111, %127 : i1
+        %129 = arith.index_cast %109 : i64 to index
+        scf.for %arg11 = %c0 to %129 step %c1 {
+          %135 = arith.index_cast %arg11 : index to i64
+          %136 = arith.muli %135, %123 : i64
+          %137 = arith.minsi %136, %50 : i64
+          scf.if %121 {
+            %156 = arith.addi %137, %123 : i64
+            %157 = arith.minsi %156, %50 : i64
+            %158 = arith.index_cast %137 : i64 to index
+            %159 = arith.index_cast %157 : i64 to index
+            scf.for %arg12 = %158 to %159 step %c1 {
+              %160 = arith.index_cast %arg12 : index to i64
+              %161 = arith.addi %44, %160 : i64
+              %162 = arith.muli %161, %c16_i64 : i64
+              %163 = arith.maxsi %162, %35 : i64
+              %164 = arith.addi %162, %c16_i64 : i64
+              %165 = arith.minsi %164, %45 : i64
+              %166 = arith.subi %165, %163 : i64
+              %167 = arith.subi %163, %35 : i64
+              %168 = arith.muli %167, %43 : i64
+              %169 = arith.addi %41, %168 : i64
+              %170 = arith.muli %117, %c64_i64 : i64
+              %171 = arith.addi %169, %170 : i64
+              %172 = arith.muli %117, %c16_i64 : i64
+              %173 = arith.addi %162, %172 : i64
+              %174 = arith.ori %173, %c2684354560_i64 : i64
+              %175 = arith.subi %163, %162 : i64
+              %176 = arith.addi %174, %175 : i64
+              %177 = arith.subi %37, %172 : i64
+              %178 = arith.minsi %177, %c16_i64 : i64
+              "instgem.mvout"(%171, %176, %178, %166) : (i64, i64, i64, i64) -> ()
             }
           }
-          %132 = arith.minsi %45, %c16_i64 : i64
-          %133 = arith.muli %110, %c16_i64 : i64
-          %134 = arith.subi %37, %133 : i64
-          %135 = arith.minsi %134, %c16_i64 : i64
-          %136 = arith.cmpi eq, %129, %c0_i64_3 : i64
-          %137 = arith.andi %106, %136 : i1
-          %138 = arith.select %137, %c2147483648_i64, %c3221225472_i64 : i64
-          %139 = arith.ori %133, %138 : i64
-          %140 = arith.select %137, %c16_i64, %132 : i64
-          %141 = arith.select %137, %c16_i64, %135 : i64
-          %142 = arith.muli %129, %c16_i64 : i64
-          %143 = arith.addi %142, %133 : i64
-          %144 = arith.addi %143, %c64_i64 : i64
-          %145 = arith.subi %85, %142 : i64
-          %146 = arith.minsi %145, %c16_i64 : i64
-          "instgem.preload"(%144, %135, %146, %139, %141, %140) : (i64, i64, i64, i64, i64, i64) -> ()
-          %147 = arith.subi %63, %142 : i64
-          %148 = arith.minsi %147, %c16_i64 : i64
-          "instgem.compute_preloaded"(%142, %148, %132, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %149 = arith.index_cast %46 : i64 to index
-          scf.for %arg12 = %c1 to %149 step %c1 {
-            %150 = arith.index_cast %arg12 : index to i64
-            %151 = arith.muli %150, %c16_i64 : i64
-            %152 = arith.subi %45, %151 : i64
-            %153 = arith.minsi %152, %c16_i64 : i64
-            %154 = arith.addi %151, %133 : i64
-            %155 = arith.ori %154, %138 : i64
-            %156 = arith.select %137, %c16_i64, %153 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %155, %141, %156) : (i64, i64, i64, i64, i64, i64) -> ()
-            %157 = arith.muli %150, %c32_i64 : i64
-            %158 = arith.addi %157, %142 : i64
-            "instgem.compute_accumulated"(%158, %148, %153, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %159 = arith.subi %150, %c1_i64_2 : i64
-            %160 = arith.subi %103, %c1_i64_2 : i64
-            %161 = arith.cmpi eq, %129, %160 : i64
-            %162 = arith.andi %122, %161 : i1
-            %163 = arith.cmpi slt, %159, %50 : i64
-            %164 = arith.andi %162, %163 : i1
-            scf.if %164 {
-              %165 = arith.addi %44, %159 : i64
-              %166 = arith.muli %165, %c16_i64 : i64
-              %167 = arith.maxsi %166, %35 : i64
-              %168 = arith.addi %166, %c16_i64 : i64
-              %169 = arith.minsi %168, %45 : i64
-              %170 = arith.subi %169, %167 : i64
-              %171 = arith.subi %167, %35 : i64
-              %172 = arith.muli %171, %43 : i64
-              %173 = arith.addi %41, %172 : i64
-              %174 = arith.muli %110, %c64_i64 : i64
-              %175 = arith.addi %173, %174 : i64
-              %176 = arith.addi %166, %133 : i64
-              %177 = arith.ori %176, %c2684354560_i64 : i64
-              %178 = arith.subi %167, %166 : i64
-              %179 = arith.addi %177, %178 : i64
-              "instgem.mvout"(%175, %179, %135, %170) : (i64, i64, i64, i64) -> ()
+          %138 = arith.minsi %45, %c16_i64 : i64
+          %139 = arith.muli %116, %c16_i64 : i64
+          %140 = arith.subi %37, %139 : i64
+          %141 = arith.minsi %140, %c16_i64 : i64
+          %142 = arith.cmpi eq, %135, %c0_i64_3 : i64
+          %143 = arith.andi %112, %142 : i1
+          %144 = arith.select %143, %c2147483648_i64, %c3221225472_i64 : i64
+          %145 = arith.ori %139, %144 : i64
+          %146 = arith.select %143, %c16_i64, %138 : i64
+          %147 = arith.select %143, %c16_i64, %141 : i64
+          %148 = arith.muli %135, %c16_i64 : i64
+          %149 = arith.addi %148, %139 : i64
+          %150 = arith.addi %149, %c64_i64 : i64
+          %151 = arith.subi %88, %148 : i64
+          %152 = arith.minsi %151, %c16_i64 : i64
+          "instgem.preload"(%150, %141, %152, %145, %147, %146) : (i64, i64, i64, i64, i64, i64) -> ()
+          %153 = arith.subi %63, %148 : i64
+          %154 = arith.minsi %153, %c16_i64 : i64
+          "instgem.compute_preloaded"(%148, %154, %138, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %155 = arith.index_cast %46 : i64 to index
+          scf.for %arg12 = %c1 to %155 step %c1 {
+            %156 = arith.index_cast %arg12 : index to i64
+            %157 = arith.muli %156, %c16_i64 : i64
+            %158 = arith.subi %45, %157 : i64
+            %159 = arith.minsi %158, %c16_i64 : i64
+            %160 = arith.addi %157, %139 : i64
+            %161 = arith.ori %160, %144 : i64
+            %162 = arith.select %143, %c16_i64, %159 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %161, %147, %162) : (i64, i64, i64, i64, i64, i64) -> ()
+            %163 = arith.muli %156, %c32_i64 : i64
+            %164 = arith.addi %163, %148 : i64
+            "instgem.compute_accumulated"(%164, %154, %159, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %165 = arith.subi %156, %c1_i64_2 : i64
+            %166 = arith.subi %109, %c1_i64_2 : i64
+            %167 = arith.cmpi eq, %135, %166 : i64
+            %168 = arith.andi %128, %167 : i1
+            %169 = arith.cmpi slt, %165, %50 : i64
+            %170 = arith.andi %168, %169 : i1
+            scf.if %170 {
+              %171 = arith.addi %44, %165 : i64
+              %172 = arith.muli %171, %c16_i64 : i64
+              %173 = arith.maxsi %172, %35 : i64
+              %174 = arith.addi %172, %c16_i64 : i64
+              %175 = arith.minsi %174, %45 : i64
+              %176 = arith.subi %175, %173 : i64
+              %177 = arith.subi %173, %35 : i64
+              %178 = arith.muli %177, %43 : i64
+              %179 = arith.addi %41, %178 : i64
+              %180 = arith.muli %116, %c64_i64 : i64
+              %181 = arith.addi %179, %180 : i64
+              %182 = arith.addi %172, %139 : i64
+              %183 = arith.ori %182, %c2684354560_i64 : i64
+              %184 = arith.subi %173, %172 : i64
+              %185 = arith.addi %183, %184 : i64
+              "instgem.mvout"(%181, %185, %141, %176) : (i64, i64, i64, i64) -> ()
             }
           }
         }
-        scf.if %115 {
-          %129 = arith.muli %103, %117 : i64
-          %130 = arith.minsi %129, %50 : i64
-          %131 = arith.index_cast %130 : i64 to index
-          %132 = arith.index_cast %50 : i64 to index
-          scf.for %arg11 = %131 to %132 step %c1 {
-            %133 = arith.index_cast %arg11 : index to i64
-            %134 = arith.addi %44, %133 : i64
-            %135 = arith.muli %134, %c16_i64 : i64
-            %136 = arith.maxsi %135, %35 : i64
-            %137 = arith.addi %135, %c16_i64 : i64
-            %138 = arith.minsi %137, %45 : i64
-            %139 = arith.subi %138, %136 : i64
-            %140 = arith.subi %136, %35 : i64
-            %141 = arith.muli %140, %43 : i64
-            %142 = arith.addi %41, %141 : i64
-            %143 = arith.muli %111, %c64_i64 : i64
-            %144 = arith.addi %142, %143 : i64
-            %145 = arith.muli %111, %c16_i64 : i64
-            %146 = arith.addi %135, %145 : i64
-            %147 = arith.ori %146, %c2684354560_i64 : i64
-            %148 = arith.subi %136, %135 : i64
-            %149 = arith.addi %147, %148 : i64
-            %150 = arith.subi %37, %145 : i64
-            %151 = arith.minsi %150, %c16_i64 : i64
-            "instgem.mvout"(%144, %149, %151, %139) : (i64, i64, i64, i64) -> ()
+        scf.if %121 {
+          %135 = arith.muli %109, %123 : i64
+          %136 = arith.minsi %135, %50 : i64
+          %137 = arith.index_cast %136 : i64 to index
+          %138 = arith.index_cast %50 : i64 to index
+          scf.for %arg11 = %137 to %138 step %c1 {
+            %139 = arith.index_cast %arg11 : index to i64
+            %140 = arith.addi %44, %139 : i64
+            %141 = arith.muli %140, %c16_i64 : i64
+            %142 = arith.maxsi %141, %35 : i64
+            %143 = arith.addi %141, %c16_i64 : i64
+            %144 = arith.minsi %143, %45 : i64
+            %145 = arith.subi %144, %142 : i64
+            %146 = arith.subi %142, %35 : i64
+            %147 = arith.muli %146, %43 : i64
+            %148 = arith.addi %41, %147 : i64
+            %149 = arith.muli %117, %c64_i64 : i64
+            %150 = arith.addi %148, %149 : i64
+            %151 = arith.muli %117, %c16_i64 : i64
+            %152 = arith.addi %141, %151 : i64
+            %153 = arith.ori %152, %c2684354560_i64 : i64
+            %154 = arith.subi %142, %141 : i64
+            %155 = arith.addi %153, %154 : i64
+            %156 = arith.subi %37, %151 : i64
+            %157 = arith.minsi %156, %c16_i64 : i64
+            "instgem.mvout"(%150, %155, %157, %145) : (i64, i64, i64, i64) -> ()
           }
         }
-        %124 = arith.cmpi sgt, %103, %c0_i64_3 : i64
-        %125 = arith.subi %46, %c1_i64_2 : i64
-        %126 = arith.maxsi %125, %c0_i64_3 : i64
-        %127 = arith.minsi %126, %50 : i64
-        %128 = arith.select %124, %127, %c0_i64_3 : i64
-        scf.if %122 {
-          %129 = arith.index_cast %128 : i64 to index
-          %130 = arith.index_cast %50 : i64 to index
-          scf.for %arg11 = %129 to %130 step %c1 {
-            %131 = arith.index_cast %arg11 : index to i64
-            %132 = arith.addi %44, %131 : i64
-            %133 = arith.muli %132, %c16_i64 : i64
-            %134 = arith.maxsi %133, %35 : i64
-            %135 = arith.addi %133, %c16_i64 : i64
-            %136 = arith.minsi %135, %45 : i64
-            %137 = arith.subi %136, %134 : i64
-            %138 = arith.subi %134, %35 : i64
-            %139 = arith.muli %138, %43 : i64
-            %140 = arith.addi %41, %139 : i64
-            %141 = arith.muli %110, %c64_i64 : i64
-            %142 = arith.addi %140, %141 : i64
-            %143 = arith.muli %110, %c16_i64 : i64
-            %144 = arith.addi %133, %143 : i64
-            %145 = arith.ori %144, %c2684354560_i64 : i64
-            %146 = arith.subi %134, %133 : i64
-            %147 = arith.addi %145, %146 : i64
-            %148 = arith.subi %37, %143 : i64
-            %149 = arith.minsi %148, %c16_i64 : i64
-            "instgem.mvout"(%142, %147, %149, %137) : (i64, i64, i64, i64) -> ()
+        %130 = arith.cmpi sgt, %109, %c0_i64_3 : i64
+        %131 = arith.subi %46, %c1_i64_2 : i64
+        %132 = arith.maxsi %131, %c0_i64_3 : i64
+        %133 = arith.minsi %132, %50 : i64
+        %134 = arith.select %130, %133, %c0_i64_3 : i64
+        scf.if %128 {
+          %135 = arith.index_cast %134 : i64 to index
+          %136 = arith.index_cast %50 : i64 to index
+          scf.for %arg11 = %135 to %136 step %c1 {
+            %137 = arith.index_cast %arg11 : index to i64
+            %138 = arith.addi %44, %137 : i64
+            %139 = arith.muli %138, %c16_i64 : i64
+            %140 = arith.maxsi %139, %35 : i64
+            %141 = arith.addi %139, %c16_i64 : i64
+            %142 = arith.minsi %141, %45 : i64
+            %143 = arith.subi %142, %140 : i64
+            %144 = arith.subi %140, %35 : i64
+            %145 = arith.muli %144, %43 : i64
+            %146 = arith.addi %41, %145 : i64
+            %147 = arith.muli %116, %c64_i64 : i64
+            %148 = arith.addi %146, %147 : i64
+            %149 = arith.muli %116, %c16_i64 : i64
+            %150 = arith.addi %139, %149 : i64
+            %151 = arith.ori %150, %c2684354560_i64 : i64
+            %152 = arith.subi %140, %139 : i64
+            %153 = arith.addi %151, %152 : i64
+            %154 = arith.subi %37, %149 : i64
+            %155 = arith.minsi %154, %c16_i64 : i64
+            "instgem.mvout"(%148, %153, %155, %143) : (i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %106 {
+      scf.if %112 {
         scf.for %arg10 = %c0 to %c2 step %c1 {
-          %110 = arith.index_cast %arg10 : index to i64
-          %111 = arith.remsi %110, %c2_i64_1 : i64
-          %112 = arith.divsi %110, %c2_i64_1 : i64
-          %113 = arith.muli %112, %c16_i64 : i64
-          %114 = arith.subi %c16_i64, %113 : i64
-          %115 = arith.minsi %114, %c16_i64 : i64
-          %116 = arith.muli %111, %c16_i64 : i64
-          %117 = arith.addi %116, %113 : i64
-          %118 = arith.ori %117, %c2147483648_i64 : i64
-          %119 = arith.cmpi eq, %103, %c0_i64_3 : i64
-          %120 = arith.cmpi sge, %111, %46 : i64
-          %121 = arith.cmpi sge, %112, %108 : i64
-          %122 = arith.ori %119, %120 : i1
-          %123 = arith.ori %122, %121 : i1
-          scf.if %123 {
-            "instgem.mvin"(%c0_i64_3, %118, %115, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %116 = arith.index_cast %arg10 : index to i64
+          %117 = arith.remsi %116, %c2_i64_1 : i64
+          %118 = arith.divsi %116, %c2_i64_1 : i64
+          %119 = arith.muli %118, %c16_i64 : i64
+          %120 = arith.subi %c16_i64, %119 : i64
+          %121 = arith.minsi %120, %c16_i64 : i64
+          %122 = arith.muli %117, %c16_i64 : i64
+          %123 = arith.addi %122, %119 : i64
+          %124 = arith.ori %123, %c2147483648_i64 : i64
+          %125 = arith.cmpi eq, %109, %c0_i64_3 : i64
+          %126 = arith.cmpi sge, %117, %46 : i64
+          %127 = arith.cmpi sge, %118, %114 : i64
+          %128 = arith.ori %125, %126 : i1
+          %129 = arith.ori %128, %127 : i1
+          scf.if %129 {
+            "instgem.mvin"(%c0_i64_3, %124, %121, %c16_i64) : (i64, i64, i64, i64) -> ()
           }
         }
       }
-      scf.if %105 {
-        %110 = arith.minsi %108, %51 : i64
-        %111 = arith.index_cast %110 : i64 to index
-        %112 = arith.index_cast %51 : i64 to index
-        scf.for %arg10 = %111 to %112 step %c1 {
-          %113 = arith.index_cast %arg10 : index to i64
-          %114 = arith.index_cast %50 : i64 to index
-          scf.for %arg11 = %c0 to %114 step %c1 {
-            %115 = arith.index_cast %arg11 : index to i64
-            %116 = arith.addi %44, %115 : i64
-            %117 = arith.muli %116, %c16_i64 : i64
-            %118 = arith.maxsi %117, %35 : i64
-            %119 = arith.addi %117, %c16_i64 : i64
-            %120 = arith.minsi %119, %45 : i64
-            %121 = arith.subi %120, %118 : i64
-            %122 = arith.subi %118, %35 : i64
-            %123 = arith.muli %122, %43 : i64
-            %124 = arith.addi %41, %123 : i64
-            %125 = arith.muli %113, %c64_i64 : i64
-            %126 = arith.addi %124, %125 : i64
-            %127 = arith.muli %113, %c16_i64 : i64
-            %128 = arith.addi %117, %127 : i64
-            %129 = arith.ori %128, %c2684354560_i64 : i64
-            %130 = arith.subi %118, %117 : i64
-            %131 = arith.addi %129, %130 : i64
-            %132 = arith.subi %37, %127 : i64
-            %133 = arith.minsi %132, %c16_i64 : i64
-            "instgem.mvout"(%126, %131, %133, %121) : (i64, i64, i64, i64) -> ()
+      scf.if %111 {
+        %116 = arith.minsi %114, %51 : i64
+        %117 = arith.index_cast %116 : i64 to index
+        %118 = arith.index_cast %51 : i64 to index
+        scf.for %arg10 = %117 to %118 step %c1 {
+          %119 = arith.index_cast %arg10 : index to i64
+          %120 = arith.index_cast %50 : i64 to index
+          scf.for %arg11 = %c0 to %120 step %c1 {
+            %121 = arith.index_cast %arg11 : index to i64
+            %122 = arith.addi %44, %121 : i64
+            %123 = arith.muli %122, %c16_i64 : i64
+            %124 = arith.maxsi %123, %35 : i64
+            %125 = arith.addi %123, %c16_i64 : i64
+            %126 = arith.minsi %125, %45 : i64
+            %127 = arith.subi %126, %124 : i64
+            %128 = arith.subi %124, %35 : i64
+            %129 = arith.muli %128, %43 : i64
+            %130 = arith.addi %41, %129 : i64
+            %131 = arith.muli %119, %c64_i64 : i64
+            %132 = arith.addi %130, %131 : i64
+            %133 = arith.muli %119, %c16_i64 : i64
+            %134 = arith.addi %123, %133 : i64
+            %135 = arith.ori %134, %c2684354560_i64 : i64
+            %136 = arith.subi %124, %123 : i64
+            %137 = arith.addi %135, %136 : i64
+            %138 = arith.subi %37, %133 : i64
+            %139 = arith.minsi %138, %c16_i64 : i64
+            "instgem.mvout"(%132, %137, %139, %127) : (i64, i64, i64, i64) -> ()
           }
         }
       }
-      scf.yield %55, %76 : index, index
+      scf.yield %55, %79 : index, index
     }
     scf.if %34 {
       %53 = arith.muli %50, %51 : i64

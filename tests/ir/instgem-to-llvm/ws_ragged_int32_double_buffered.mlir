@@ -39,8 +39,6 @@
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -196,29 +194,35 @@ module {
       %66 = arith.muli %50, %65 : i64
       %67 = arith.index_cast %66 : i64 to index
       %68 = arith.ceildivsi %35, %c16_i64 : i64
-      %69 = arith.muli %68, %65 : i64
-      %70 = arith.index_cast %69 : i64 to index
+      %69 = arith.cmpi sgt, %35, %c0_i64_3 : i64
+      %70 = arith.extui %69 : i1 to i64
+      %71 = arith.muli %68, %70 : i64
+      %72 = arith.muli %71, %65 : i64
+      %73 = arith.index_cast %72 : i64 to index
       %subview_12 = memref.subview %reinterpret_cast_4[%54, %25] [%58, %32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %71 = arith.index_cast %57 : index to i64
+      %74 = arith.index_cast %57 : index to i64
       %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %72 = arith.index_cast %intptr_17 : index to i64
-      %73 = arith.index_cast %offset_14 : index to i64
-      %74 = arith.addi %72, %73 : i64
-      %75 = arith.index_cast %strides_16#0 : index to i64
-      %76 = arith.ceildivsi %37, %c64_i64 : i64
-      %77 = arith.divsi %71, %c16_i64 : i64
-      %78 = arith.addi %71, %60 : i64
-      %79 = arith.ceildivsi %78, %c16_i64 : i64
-      %80 = arith.subi %79, %77 : i64
-      %81 = arith.cmpi sgt, %60, %c0_i64_3 : i64
-      %82 = arith.extui %81 : i1 to i64
-      %83 = arith.muli %80, %82 : i64
-      %84 = arith.muli %83, %76 : i64
-      %85 = arith.index_cast %84 : i64 to index
-      %86 = arith.ceildivsi %71, %c16_i64 : i64
-      %87 = arith.muli %86, %76 : i64
+      %75 = arith.index_cast %intptr_17 : index to i64
+      %76 = arith.index_cast %offset_14 : index to i64
+      %77 = arith.addi %75, %76 : i64
+      %78 = arith.index_cast %strides_16#0 : index to i64
+      %79 = arith.ceildivsi %37, %c64_i64 : i64
+      %80 = arith.divsi %74, %c16_i64 : i64
+      %81 = arith.addi %74, %60 : i64
+      %82 = arith.ceildivsi %81, %c16_i64 : i64
+      %83 = arith.subi %82, %80 : i64
+      %84 = arith.cmpi sgt, %60, %c0_i64_3 : i64
+      %85 = arith.extui %84 : i1 to i64
+      %86 = arith.muli %83, %85 : i64
+      %87 = arith.muli %86, %79 : i64
       %88 = arith.index_cast %87 : i64 to index
+      %89 = arith.ceildivsi %74, %c16_i64 : i64
+      %90 = arith.cmpi sgt, %74, %c0_i64_3 : i64
+      %91 = arith.extui %90 : i1 to i64
+      %92 = arith.muli %89, %91 : i64
+      %93 = arith.muli %92, %79 : i64
+      %94 = arith.index_cast %93 : i64 to index
       scf.if %59 {
         func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
       }
@@ -226,158 +230,174 @@ module {
         func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
       }
       "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %64) : (i64, i64, i64, i64, i64, i64) -> ()
-      "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %75) : (i64, i64, i64, i64, i64, i64) -> ()
-      %89 = arith.minsi %67, %c1 : index
-      %90 = arith.minsi %70, %c1 : index
-      %91 = arith.minsi %85, %c1 : index
-      %92 = arith.minsi %88, %c1 : index
-      scf.for %arg7 = %c0 to %89 step %c1 {
-        %93 = arith.index_cast %arg7 : index to i64
-        %94 = arith.divsi %93, %65 : i64
-        %95 = arith.addi %44, %94 : i64
-        %96 = arith.remsi %93, %65 : i64
-        %97 = arith.muli %95, %c16_i64 : i64
-        %98 = arith.maxsi %97, %35 : i64
-        %99 = arith.addi %97, %c16_i64 : i64
-        %100 = arith.minsi %99, %45 : i64
-        %101 = arith.subi %100, %98 : i64
-        %102 = arith.subi %98, %35 : i64
-        %103 = arith.muli %102, %64 : i64
-        %104 = arith.addi %63, %103 : i64
-        %105 = arith.muli %96, %c64_i64 : i64
-        %106 = arith.addi %104, %105 : i64
-        %107 = arith.muli %95, %c32_i64 : i64
-        %108 = arith.addi %107, %105 : i64
-        %109 = arith.subi %98, %97 : i64
-        %110 = arith.addi %108, %109 : i64
-        %111 = arith.subi %60, %105 : i64
-        %112 = arith.minsi %111, %c64_i64 : i64
-        "instgem.mvin"(%106, %110, %112, %101) : (i64, i64, i64, i64) -> ()
+      "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %78) : (i64, i64, i64, i64, i64, i64) -> ()
+      %95 = arith.minsi %67, %c1 : index
+      %96 = arith.minsi %73, %c1 : index
+      %97 = arith.minsi %88, %c1 : index
+      %98 = arith.minsi %94, %c1 : index
+      scf.for %arg7 = %c0 to %95 step %c1 {
+        %99 = arith.index_cast %arg7 : index to i64
+        %100 = arith.divsi %99, %65 : i64
+        %101 = arith.addi %44, %100 : i64
+        %102 = arith.remsi %99, %65 : i64
+        %103 = arith.muli %101, %c16_i64 : i64
+        %104 = arith.maxsi %103, %35 : i64
+        %105 = arith.addi %103, %c16_i64 : i64
+        %106 = arith.minsi %105, %45 : i64
+        %107 = arith.subi %106, %104 : i64
+        %108 = arith.subi %104, %35 : i64
+        %109 = arith.muli %108, %64 : i64
+        %110 = arith.addi %63, %109 : i64
+        %111 = arith.muli %102, %c64_i64 : i64
+        %112 = arith.addi %110, %111 : i64
+        %113 = arith.muli %101, %c32_i64 : i64
+        %114 = arith.addi %113, %111 : i64
+        %115 = arith.subi %104, %103 : i64
+        %116 = arith.addi %114, %115 : i64
+        %117 = arith.subi %60, %111 : i64
+        %118 = arith.minsi %117, %c64_i64 : i64
+        "instgem.mvin"(%112, %116, %118, %107) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg7 = %c0 to %90 step %c1 {
-        %93 = arith.index_cast %arg7 : index to i64
-        %94 = arith.divsi %93, %65 : i64
-        %95 = arith.remsi %93, %65 : i64
-        %96 = arith.muli %94, %c32_i64 : i64
-        %97 = arith.muli %95, %c64_i64 : i64
-        %98 = arith.addi %96, %97 : i64
-        %99 = arith.subi %60, %97 : i64
-        %100 = arith.minsi %99, %c64_i64 : i64
-        %101 = arith.muli %94, %c16_i64 : i64
-        %102 = arith.subi %35, %101 : i64
-        %103 = arith.minsi %102, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %98, %100, %103) : (i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %c0 to %96 step %c1 {
+        %99 = arith.index_cast %arg7 : index to i64
+        %100 = arith.divsi %99, %65 : i64
+        %101 = arith.remsi %99, %65 : i64
+        %102 = arith.muli %100, %c16_i64 : i64
+        %103 = arith.maxsi %102, %c0_i64_3 : i64
+        %104 = arith.addi %102, %c16_i64 : i64
+        %105 = arith.minsi %104, %35 : i64
+        %106 = arith.subi %105, %103 : i64
+        %107 = arith.muli %100, %c32_i64 : i64
+        %108 = arith.muli %101, %c64_i64 : i64
+        %109 = arith.addi %107, %108 : i64
+        %110 = arith.subi %103, %102 : i64
+        %111 = arith.addi %109, %110 : i64
+        %112 = arith.subi %60, %108 : i64
+        %113 = arith.minsi %112, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %111, %113, %106) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg7 = %c0 to %91 step %c1 {
-        %93 = arith.index_cast %arg7 : index to i64
-        %94 = arith.divsi %93, %76 : i64
-        %95 = arith.addi %77, %94 : i64
-        %96 = arith.remsi %93, %76 : i64
-        %97 = arith.muli %95, %c16_i64 : i64
-        %98 = arith.maxsi %97, %71 : i64
-        %99 = arith.addi %97, %c16_i64 : i64
-        %100 = arith.minsi %99, %78 : i64
-        %101 = arith.subi %100, %98 : i64
-        %102 = arith.subi %98, %71 : i64
-        %103 = arith.muli %102, %75 : i64
-        %104 = arith.addi %74, %103 : i64
-        %105 = arith.muli %96, %c64_i64 : i64
-        %106 = arith.addi %104, %105 : i64
-        %107 = arith.addi %97, %105 : i64
-        %108 = arith.addi %107, %c128_i64 : i64
-        %109 = arith.subi %98, %97 : i64
-        %110 = arith.addi %108, %109 : i64
-        %111 = arith.subi %37, %105 : i64
-        %112 = arith.minsi %111, %c64_i64 : i64
-        "instgem.mvin2"(%106, %110, %112, %101) : (i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %c0 to %97 step %c1 {
+        %99 = arith.index_cast %arg7 : index to i64
+        %100 = arith.divsi %99, %79 : i64
+        %101 = arith.addi %80, %100 : i64
+        %102 = arith.remsi %99, %79 : i64
+        %103 = arith.muli %101, %c16_i64 : i64
+        %104 = arith.maxsi %103, %74 : i64
+        %105 = arith.addi %103, %c16_i64 : i64
+        %106 = arith.minsi %105, %81 : i64
+        %107 = arith.subi %106, %104 : i64
+        %108 = arith.subi %104, %74 : i64
+        %109 = arith.muli %108, %78 : i64
+        %110 = arith.addi %77, %109 : i64
+        %111 = arith.muli %102, %c64_i64 : i64
+        %112 = arith.addi %110, %111 : i64
+        %113 = arith.addi %103, %111 : i64
+        %114 = arith.addi %113, %c128_i64 : i64
+        %115 = arith.subi %104, %103 : i64
+        %116 = arith.addi %114, %115 : i64
+        %117 = arith.subi %37, %111 : i64
+        %118 = arith.minsi %117, %c64_i64 : i64
+        "instgem.mvin2"(%112, %116, %118, %107) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg7 = %c0 to %92 step %c1 {
-        %93 = arith.index_cast %arg7 : index to i64
-        %94 = arith.divsi %93, %76 : i64
-        %95 = arith.remsi %93, %76 : i64
-        %96 = arith.muli %94, %c16_i64 : i64
-        %97 = arith.muli %95, %c64_i64 : i64
-        %98 = arith.addi %96, %97 : i64
-        %99 = arith.addi %98, %c128_i64 : i64
-        %100 = arith.subi %37, %97 : i64
-        %101 = arith.minsi %100, %c64_i64 : i64
-        %102 = arith.subi %71, %96 : i64
-        %103 = arith.minsi %102, %c16_i64 : i64
-        "instgem.mvin2"(%c0_i64_3, %99, %101, %103) : (i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %c0 to %98 step %c1 {
+        %99 = arith.index_cast %arg7 : index to i64
+        %100 = arith.divsi %99, %79 : i64
+        %101 = arith.remsi %99, %79 : i64
+        %102 = arith.muli %100, %c16_i64 : i64
+        %103 = arith.maxsi %102, %c0_i64_3 : i64
+        %104 = arith.addi %102, %c16_i64 : i64
+        %105 = arith.minsi %104, %74 : i64
+        %106 = arith.subi %105, %103 : i64
+        %107 = arith.muli %101, %c64_i64 : i64
+        %108 = arith.addi %102, %107 : i64
+        %109 = arith.addi %108, %c128_i64 : i64
+        %110 = arith.subi %103, %102 : i64
+        %111 = arith.addi %109, %110 : i64
+        %112 = arith.subi %37, %107 : i64
+        %113 = arith.minsi %112, %c64_i64 : i64
+        "instgem.mvin2"(%c0_i64_3, %111, %113, %106) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg7 = %89 to %67 step %c1 {
-        %93 = arith.index_cast %arg7 : index to i64
-        %94 = arith.divsi %93, %65 : i64
-        %95 = arith.addi %44, %94 : i64
-        %96 = arith.remsi %93, %65 : i64
-        %97 = arith.muli %95, %c16_i64 : i64
-        %98 = arith.maxsi %97, %35 : i64
-        %99 = arith.addi %97, %c16_i64 : i64
-        %100 = arith.minsi %99, %45 : i64
-        %101 = arith.subi %100, %98 : i64
-        %102 = arith.subi %98, %35 : i64
-        %103 = arith.muli %102, %64 : i64
-        %104 = arith.addi %63, %103 : i64
-        %105 = arith.muli %96, %c64_i64 : i64
-        %106 = arith.addi %104, %105 : i64
-        %107 = arith.muli %95, %c32_i64 : i64
-        %108 = arith.addi %107, %105 : i64
-        %109 = arith.subi %98, %97 : i64
-        %110 = arith.addi %108, %109 : i64
-        %111 = arith.subi %60, %105 : i64
-        %112 = arith.minsi %111, %c64_i64 : i64
-        "instgem.mvin"(%106, %110, %112, %101) : (i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %95 to %67 step %c1 {
+        %99 = arith.index_cast %arg7 : index to i64
+        %100 = arith.divsi %99, %65 : i64
+        %101 = arith.addi %44, %100 : i64
+        %102 = arith.remsi %99, %65 : i64
+        %103 = arith.muli %101, %c16_i64 : i64
+        %104 = arith.maxsi %103, %35 : i64
+        %105 = arith.addi %103, %c16_i64 : i64
+        %106 = arith.minsi %105, %45 : i64
+        %107 = arith.subi %106, %104 : i64
+        %108 = arith.subi %104, %35 : i64
+        %109 = arith.muli %108, %64 : i64
+        %110 = arith.addi %63, %109 : i64
+        %111 = arith.muli %102, %c64_i64 : i64
+        %112 = arith.addi %110, %111 : i64
+        %113 = arith.muli %101, %c32_i64 : i64
+        %114 = arith.addi %113, %111 : i64
+        %115 = arith.subi %104, %103 : i64
+        %116 = arith.addi %114, %115 : i64
+        %117 = arith.subi %60, %111 : i64
+        %118 = arith.minsi %117, %c64_i64 : i64
+        "instgem.mvin"(%112, %116, %118, %107) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg7 = %90 to %70 step %c1 {
-        %93 = arith.index_cast %arg7 : index to i64
-        %94 = arith.divsi %93, %65 : i64
-        %95 = arith.remsi %93, %65 : i64
-        %96 = arith.muli %94, %c32_i64 : i64
-        %97 = arith.muli %95, %c64_i64 : i64
-        %98 = arith.addi %96, %97 : i64
-        %99 = arith.subi %60, %97 : i64
-        %100 = arith.minsi %99, %c64_i64 : i64
-        %101 = arith.muli %94, %c16_i64 : i64
-        %102 = arith.subi %35, %101 : i64
-        %103 = arith.minsi %102, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %98, %100, %103) : (i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %96 to %73 step %c1 {
+        %99 = arith.index_cast %arg7 : index to i64
+        %100 = arith.divsi %99, %65 : i64
+        %101 = arith.remsi %99, %65 : i64
+        %102 = arith.muli %100, %c16_i64 : i64
+        %103 = arith.maxsi %102, %c0_i64_3 : i64
+        %104 = arith.addi %102, %c16_i64 : i64
+        %105 = arith.minsi %104, %35 : i64
+        %106 = arith.subi %105, %103 : i64
+        %107 = arith.muli %100, %c32_i64 : i64
+        %108 = arith.muli %101, %c64_i64 : i64
+        %109 = arith.addi %107, %108 : i64
+        %110 = arith.subi %103, %102 : i64
+        %111 = arith.addi %109, %110 : i64
+        %112 = arith.subi %60, %108 : i64
+        %113 = arith.minsi %112, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %111, %113, %106) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg7 = %91 to %85 step %c1 {
-        %93 = arith.index_cast %arg7 : index to i64
-        %94 = arith.divsi %93, %76 : i64
-        %95 = arith.addi %77, %94 : i64
-        %96 = arith.remsi %93, %76 : i64
-        %97 = arith.muli %95, %c16_i64 : i64
-        %98 = arith.maxsi %97, %71 : i64
-        %99 = arith.addi %97, %c16_i64 : i64
-        %100 = arith.minsi %99, %78 : i64
-        %101 = arith.subi %100, %98 : i64
-        %102 = arith.subi %98, %71 : i64
-        %103 = arith.muli %102, %75 : i64
-        %104 = arith.addi %74, %103 : i64
-        %105 = arith.muli %96, %c64_i64 : i64
-        %106 = arith.addi %104, %105 : i64
-        %107 = arith.addi %97, %105 : i64
-        %108 = arith.addi %107, %c128_i64 : i64
-        %109 = arith.subi %98, %97 : i64
-        %110 = arith.addi %108, %109 : i64
-        %111 = arith.subi %37, %105 : i64
-        %112 = arith.minsi %111, %c64_i64 : i64
-        "instgem.mvin2"(%106, %110, %112, %101) : (i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %97 to %88 step %c1 {
+        %99 = arith.index_cast %arg7 : index to i64
+        %100 = arith.divsi %99, %79 : i64
+        %101 = arith.addi %80, %100 : i64
+        %102 = arith.remsi %99, %79 : i64
+        %103 = arith.muli %101, %c16_i64 : i64
+        %104 = arith.maxsi %103, %74 : i64
+        %105 = arith.addi %103, %c16_i64 : i64
+        %106 = arith.minsi %105, %81 : i64
+        %107 = arith.subi %106, %104 : i64
+        %108 = arith.subi %104, %74 : i64
+        %109 = arith.muli %108, %78 : i64
+        %110 = arith.addi %77, %109 : i64
+        %111 = arith.muli %102, %c64_i64 : i64
+        %112 = arith.addi %110, %111 : i64
+        %113 = arith.addi %103, %111 : i64
+        %114 = arith.addi %113, %c128_i64 : i64
+        %115 = arith.subi %104, %103 : i64
+        %116 = arith.addi %114, %115 : i64
+        %117 = arith.subi %37, %111 : i64
+        %118 = arith.minsi %117, %c64_i64 : i64
+        "instgem.mvin2"(%112, %116, %118, %107) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg7 = %92 to %88 step %c1 {
-        %93 = arith.index_cast %arg7 : index to i64
-        %94 = arith.divsi %93, %76 : i64
-        %95 = arith.remsi %93, %76 : i64
-        %96 = arith.muli %94, %c16_i64 : i64
-        %97 = arith.muli %95, %c64_i64 : i64
-        %98 = arith.addi %96, %97 : i64
-        %99 = arith.addi %98, %c128_i64 : i64
-        %100 = arith.subi %37, %97 : i64
-        %101 = arith.minsi %100, %c64_i64 : i64
-        %102 = arith.subi %71, %96 : i64
-        %103 = arith.minsi %102, %c16_i64 : i64
-        "instgem.mvin2"(%c0_i64_3, %99, %101, %103) : (i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %98 to %94 step %c1 {
+        %99 = arith.index_cast %arg7 : index to i64
+        %100 = arith.divsi %99, %79 : i64
+        %101 = arith.remsi %99, %79 : i64
+        %102 = arith.muli %100, %c16_i64 : i64
+        %103 = arith.maxsi %102, %c0_i64_3 : i64
+        %104 = arith.addi %102, %c16_i64 : i64
+        %105 = arith.minsi %104, %74 : i64
+        %106 = arith.subi %105, %103 : i64
+        %107 = arith.muli %101, %c64_i64 : i64
+        %108 = arith.addi %102, %107 : i64
+        %109 = arith.addi %108, %c128_i64 : i64
+        %110 = arith.subi %103, %102 : i64
+        %111 = arith.addi %109, %110 : i64
+        %112 = arith.subi %37, %107 : i64
+        %113 = arith.minsi %112, %c64_i64 : i64
+        "instgem.mvin2"(%c0_i64_3, %111, %113, %106) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %53:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
@@ -446,451 +466,471 @@ module {
       %107 = arith.muli %50, %106 : i64
       %108 = arith.index_cast %107 : i64 to index
       %109 = arith.ceildivsi %35, %c16_i64 : i64
-      %110 = arith.muli %109, %106 : i64
-      %111 = arith.index_cast %110 : i64 to index
-      %112 = arith.addi %arg9, %c64 : index
-      %113 = arith.maxsi %112, %c0 : index
-      %114 = arith.minsi %113, %arg5 : index
-      %115 = arith.subi %72, %70 : index
+      %110 = arith.cmpi sgt, %35, %c0_i64_3 : i64
+      %111 = arith.extui %110 : i1 to i64
+      %112 = arith.muli %109, %111 : i64
+      %113 = arith.muli %112, %106 : i64
+      %114 = arith.index_cast %113 : i64 to index
+      %115 = arith.addi %arg9, %c64 : index
       %116 = arith.maxsi %115, %c0 : index
-      %117 = arith.minsi %116, %c32 : index
-      %118 = arith.subi %114, %72 : index
-      %subview_12 = memref.subview %reinterpret_cast_4[%72, %25] [%118, %32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %119 = arith.muli %99, %c32_i64 : i64
-      %120 = arith.addi %119, %c128_i64 : i64
-      %121 = arith.index_cast %117 : index to i64
-      %122 = arith.index_cast %118 : index to i64
+      %117 = arith.minsi %116, %arg5 : index
+      %118 = arith.subi %72, %70 : index
+      %119 = arith.maxsi %118, %c0 : index
+      %120 = arith.minsi %119, %c32 : index
+      %121 = arith.subi %117, %72 : index
+      %subview_12 = memref.subview %reinterpret_cast_4[%72, %25] [%121, %32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %122 = arith.muli %99, %c32_i64 : i64
+      %123 = arith.addi %122, %c128_i64 : i64
+      %124 = arith.index_cast %120 : index to i64
+      %125 = arith.index_cast %121 : index to i64
       %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %123 = arith.index_cast %intptr_17 : index to i64
-      %124 = arith.index_cast %offset_14 : index to i64
-      %125 = arith.addi %123, %124 : i64
-      %126 = arith.index_cast %strides_16#0 : index to i64
-      %127 = arith.ceildivsi %37, %c64_i64 : i64
-      %128 = arith.divsi %121, %c16_i64 : i64
-      %129 = arith.addi %121, %122 : i64
-      %130 = arith.ceildivsi %129, %c16_i64 : i64
-      %131 = arith.subi %130, %128 : i64
-      %132 = arith.cmpi sgt, %122, %c0_i64_3 : i64
-      %133 = arith.extui %132 : i1 to i64
-      %134 = arith.muli %131, %133 : i64
-      %135 = arith.muli %134, %127 : i64
-      %136 = arith.index_cast %135 : i64 to index
-      %137 = arith.ceildivsi %121, %c16_i64 : i64
-      %138 = arith.muli %137, %127 : i64
+      %126 = arith.index_cast %intptr_17 : index to i64
+      %127 = arith.index_cast %offset_14 : index to i64
+      %128 = arith.addi %126, %127 : i64
+      %129 = arith.index_cast %strides_16#0 : index to i64
+      %130 = arith.ceildivsi %37, %c64_i64 : i64
+      %131 = arith.divsi %124, %c16_i64 : i64
+      %132 = arith.addi %124, %125 : i64
+      %133 = arith.ceildivsi %132, %c16_i64 : i64
+      %134 = arith.subi %133, %131 : i64
+      %135 = arith.cmpi sgt, %125, %c0_i64_3 : i64
+      %136 = arith.extui %135 : i1 to i64
+      %137 = arith.muli %134, %136 : i64
+      %138 = arith.muli %137, %130 : i64
       %139 = arith.index_cast %138 : i64 to index
-      %140 = arith.cmpi slt, %84, %14 : index
-      scf.if %140 {
+      %140 = arith.ceildivsi %124, %c16_i64 : i64
+      %141 = arith.cmpi sgt, %124, %c0_i64_3 : i64
+      %142 = arith.extui %141 : i1 to i64
+      %143 = arith.muli %140, %142 : i64
+      %144 = arith.muli %143, %130 : i64
+      %145 = arith.index_cast %144 : i64 to index
+      %146 = arith.cmpi slt, %84, %14 : index
+      scf.if %146 {
         scf.if %97 {
           func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
         }
         scf.if %33 {
           func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
         }
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %105) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %126) : (i64, i64, i64, i64, i64, i64) -> ()
       }
-      %141 = arith.maxsi %89, %c1 : index
-      %142 = arith.ceildivsi %108, %141 : index
-      %143 = arith.ceildivsi %111, %141 : index
-      %144 = arith.ceildivsi %136, %141 : index
-      %145 = arith.ceildivsi %139, %141 : index
+      %147 = arith.maxsi %89, %c1 : index
+      %148 = arith.ceildivsi %108, %147 : index
+      %149 = arith.ceildivsi %114, %147 : index
+      %150 = arith.ceildivsi %139, %147 : index
+      %151 = arith.ceildivsi %145, %147 : index
       scf.for %arg10 = %c0 to %89 step %c1 {
-        scf.if %140 {
-          %165 = arith.muli %arg10, %142 : index
-          %166 = arith.minsi %165, %108 : index
-          %167 = arith.addi %166, %142 : index
-          %168 = arith.minsi %167, %108 : index
-          scf.for %arg11 = %166 to %168 step %c1 {
-            %181 = arith.index_cast %arg11 : index to i64
-            %182 = arith.divsi %181, %106 : i64
-            %183 = arith.addi %44, %182 : i64
-            %184 = arith.remsi %181, %106 : i64
-            %185 = arith.muli %183, %c16_i64 : i64
-            %186 = arith.maxsi %185, %35 : i64
-            %187 = arith.addi %185, %c16_i64 : i64
-            %188 = arith.minsi %187, %45 : i64
-            %189 = arith.subi %188, %186 : i64
-            %190 = arith.subi %186, %35 : i64
-            %191 = arith.muli %190, %105 : i64
-            %192 = arith.addi %104, %191 : i64
-            %193 = arith.muli %184, %c64_i64 : i64
-            %194 = arith.addi %192, %193 : i64
-            %195 = arith.muli %183, %c32_i64 : i64
-            %196 = arith.addi %195, %193 : i64
-            %197 = arith.addi %196, %100 : i64
-            %198 = arith.subi %186, %185 : i64
-            %199 = arith.addi %197, %198 : i64
-            %200 = arith.subi %101, %193 : i64
-            %201 = arith.minsi %200, %c64_i64 : i64
-            "instgem.mvin"(%194, %199, %201, %189) : (i64, i64, i64, i64) -> ()
+        scf.if %146 {
+          %171 = arith.muli %arg10, %148 : index
+          %172 = arith.minsi %171, %108 : index
+          %173 = arith.addi %172, %148 : index
+          %174 = arith.minsi %173, %108 : index
+          scf.for %arg11 = %172 to %174 step %c1 {
+            %187 = arith.index_cast %arg11 : index to i64
+            %188 = arith.divsi %187, %106 : i64
+            %189 = arith.addi %44, %188 : i64
+            %190 = arith.remsi %187, %106 : i64
+            %191 = arith.muli %189, %c16_i64 : i64
+            %192 = arith.maxsi %191, %35 : i64
+            %193 = arith.addi %191, %c16_i64 : i64
+            %194 = arith.minsi %193, %45 : i64
+            %195 = arith.subi %194, %192 : i64
+            %196 = arith.subi %192, %35 : i64
+            %197 = arith.muli %196, %105 : i64
+            %198 = arith.addi %104, %197 : i64
+            %199 = arith.muli %190, %c64_i64 : i64
+            %200 = arith.addi %198, %199 : i64
+            %201 = arith.muli %189, %c32_i64 : i64
+            %202 = arith.addi %201, %199 : i64
+            %203 = arith.addi %202, %100 : i64
+            %204 = arith.subi %192, %191 : i64
+            %205 = arith.addi %203, %204 : i64
+            %206 = arith.subi %101, %199 : i64
+            %207 = arith.minsi %206, %c64_i64 : i64
+            "instgem.mvin"(%200, %205, %207, %195) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          %169 = arith.muli %arg10, %143 : index
-          %170 = arith.minsi %169, %111 : index
-          %171 = arith.addi %170, %143 : index
-          %172 = arith.minsi %171, %111 : index
-          scf.for %arg11 = %170 to %172 step %c1 {
-            %181 = arith.index_cast %arg11 : index to i64
-            %182 = arith.divsi %181, %106 : i64
-            %183 = arith.remsi %181, %106 : i64
-            %184 = arith.muli %182, %c32_i64 : i64
-            %185 = arith.muli %183, %c64_i64 : i64
-            %186 = arith.addi %184, %185 : i64
-            %187 = arith.addi %186, %100 : i64
-            %188 = arith.subi %101, %185 : i64
-            %189 = arith.minsi %188, %c64_i64 : i64
-            %190 = arith.muli %182, %c16_i64 : i64
-            %191 = arith.subi %35, %190 : i64
-            %192 = arith.minsi %191, %c16_i64 : i64
-            "instgem.mvin"(%c0_i64_3, %187, %189, %192) : (i64, i64, i64, i64) -> ()
+          %175 = arith.muli %arg10, %149 : index
+          %176 = arith.minsi %175, %114 : index
+          %177 = arith.addi %176, %149 : index
+          %178 = arith.minsi %177, %114 : index
+          scf.for %arg11 = %176 to %178 step %c1 {
+            %187 = arith.index_cast %arg11 : index to i64
+            %188 = arith.divsi %187, %106 : i64
+            %189 = arith.remsi %187, %106 : i64
+            %190 = arith.muli %188, %c16_i64 : i64
+            %191 = arith.maxsi %190, %c0_i64_3 : i64
+            %192 = arith.addi %190, %c16_i64 : i64
+            %193 = arith.minsi %192, %35 : i64
+            %194 = arith.subi %193, %191 : i64
+            %195 = arith.muli %188, %c32_i64 : i64
+            %196 = arith.muli %189, %c64_i64 : i64
+            %197 = arith.addi %195, %196 : i64
+            %198 = arith.addi %197, %100 : i64
+            %199 = arith.subi %191, %190 : i64
+            %200 = arith.addi %198, %199 : i64
+            %201 = arith.subi %101, %196 : i64
+            %202 = arith.minsi %201, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %200, %202, %194) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          %173 = arith.muli %arg10, %144 : index
-          %174 = arith.minsi %173, %136 : index
-          %175 = arith.addi %174, %144 : index
-          %176 = arith.minsi %175, %136 : index
-          scf.for %arg11 = %174 to %176 step %c1 {
-            %181 = arith.index_cast %arg11 : index to i64
-            %182 = arith.divsi %181, %127 : i64
-            %183 = arith.addi %128, %182 : i64
-            %184 = arith.remsi %181, %127 : i64
-            %185 = arith.muli %183, %c16_i64 : i64
-            %186 = arith.maxsi %185, %121 : i64
-            %187 = arith.addi %185, %c16_i64 : i64
-            %188 = arith.minsi %187, %129 : i64
-            %189 = arith.subi %188, %186 : i64
-            %190 = arith.subi %186, %121 : i64
-            %191 = arith.muli %190, %126 : i64
-            %192 = arith.addi %125, %191 : i64
-            %193 = arith.muli %184, %c64_i64 : i64
-            %194 = arith.addi %192, %193 : i64
-            %195 = arith.addi %185, %193 : i64
-            %196 = arith.addi %195, %120 : i64
-            %197 = arith.subi %186, %185 : i64
-            %198 = arith.addi %196, %197 : i64
-            %199 = arith.subi %37, %193 : i64
-            %200 = arith.minsi %199, %c64_i64 : i64
-            "instgem.mvin2"(%194, %198, %200, %189) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          %177 = arith.muli %arg10, %145 : index
-          %178 = arith.minsi %177, %139 : index
-          %179 = arith.addi %178, %145 : index
+          %179 = arith.muli %arg10, %150 : index
           %180 = arith.minsi %179, %139 : index
-          scf.for %arg11 = %178 to %180 step %c1 {
-            %181 = arith.index_cast %arg11 : index to i64
-            %182 = arith.divsi %181, %127 : i64
-            %183 = arith.remsi %181, %127 : i64
-            %184 = arith.muli %182, %c16_i64 : i64
-            %185 = arith.muli %183, %c64_i64 : i64
-            %186 = arith.addi %184, %185 : i64
-            %187 = arith.addi %186, %120 : i64
-            %188 = arith.subi %37, %185 : i64
-            %189 = arith.minsi %188, %c64_i64 : i64
-            %190 = arith.subi %121, %184 : i64
-            %191 = arith.minsi %190, %c16_i64 : i64
-            "instgem.mvin2"(%c0_i64_3, %187, %189, %191) : (i64, i64, i64, i64) -> ()
+          %181 = arith.addi %180, %150 : index
+          %182 = arith.minsi %181, %139 : index
+          scf.for %arg11 = %180 to %182 step %c1 {
+            %187 = arith.index_cast %arg11 : index to i64
+            %188 = arith.divsi %187, %130 : i64
+            %189 = arith.addi %131, %188 : i64
+            %190 = arith.remsi %187, %130 : i64
+            %191 = arith.muli %189, %c16_i64 : i64
+            %192 = arith.maxsi %191, %124 : i64
+            %193 = arith.addi %191, %c16_i64 : i64
+            %194 = arith.minsi %193, %132 : i64
+            %195 = arith.subi %194, %192 : i64
+            %196 = arith.subi %192, %124 : i64
+            %197 = arith.muli %196, %129 : i64
+            %198 = arith.addi %128, %197 : i64
+            %199 = arith.muli %190, %c64_i64 : i64
+            %200 = arith.addi %198, %199 : i64
+            %201 = arith.addi %191, %199 : i64
+            %202 = arith.addi %201, %123 : i64
+            %203 = arith.subi %192, %191 : i64
+            %204 = arith.addi %202, %203 : i64
+            %205 = arith.subi %37, %199 : i64
+            %206 = arith.minsi %205, %c64_i64 : i64
+            "instgem.mvin2"(%200, %204, %206, %195) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %183 = arith.muli %arg10, %151 : index
+          %184 = arith.minsi %183, %145 : index
+          %185 = arith.addi %184, %151 : index
+          %186 = arith.minsi %185, %145 : index
+          scf.for %arg11 = %184 to %186 step %c1 {
+            %187 = arith.index_cast %arg11 : index to i64
+            %188 = arith.divsi %187, %130 : i64
+            %189 = arith.remsi %187, %130 : i64
+            %190 = arith.muli %188, %c16_i64 : i64
+            %191 = arith.maxsi %190, %c0_i64_3 : i64
+            %192 = arith.addi %190, %c16_i64 : i64
+            %193 = arith.minsi %192, %124 : i64
+            %194 = arith.subi %193, %191 : i64
+            %195 = arith.muli %189, %c64_i64 : i64
+            %196 = arith.addi %190, %195 : i64
+            %197 = arith.addi %196, %123 : i64
+            %198 = arith.subi %191, %190 : i64
+            %199 = arith.addi %197, %198 : i64
+            %200 = arith.subi %37, %195 : i64
+            %201 = arith.minsi %200, %c64_i64 : i64
+            "instgem.mvin2"(%c0_i64_3, %199, %201, %194) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
         }
-        %146 = arith.index_cast %arg10 : index to i64
-        %147 = arith.subi %146, %c1_i64_2 : i64
-        %148 = arith.cmpi sge, %147, %c0_i64_3 : i64
-        %149 = arith.cmpi slt, %147, %51 : i64
-        %150 = arith.andi %148, %149 : i1
-        %151 = arith.andi %85, %150 : i1
-        %152 = arith.maxsi %83, %c1_i64_2 : i64
-        %153 = arith.ceildivsi %50, %152 : i64
-        %154 = arith.subi %88, %c1_i64_2 : i64
-        %155 = arith.cmpi eq, %146, %154 : i64
-        %156 = arith.cmpi slt, %146, %51 : i64
-        %157 = arith.andi %155, %156 : i1
-        %158 = arith.andi %85, %157 : i1
-        %159 = arith.index_cast %83 : i64 to index
-        scf.for %arg11 = %c0 to %159 step %c1 {
-          %165 = arith.index_cast %arg11 : index to i64
-          %166 = arith.muli %165, %153 : i64
-          %167 = arith.minsi %166, %50 : i64
-          scf.if %151 {
-            %187 = arith.addi %167, %153 : i64
-            %188 = arith.minsi %187, %50 : i64
-            %189 = arith.index_cast %167 : i64 to index
-            %190 = arith.index_cast %188 : i64 to index
-            scf.for %arg12 = %189 to %190 step %c1 {
-              %191 = arith.index_cast %arg12 : index to i64
-              %192 = arith.addi %44, %191 : i64
-              %193 = arith.muli %192, %c16_i64 : i64
-              %194 = arith.maxsi %193, %35 : i64
-              %195 = arith.addi %193, %c16_i64 : i64
-              %196 = arith.minsi %195, %45 : i64
-              %197 = arith.subi %196, %194 : i64
-              %198 = arith.subi %194, %35 : i64
-              %199 = arith.muli %198, %43 : i64
-              %200 = arith.addi %41, %199 : i64
-              %201 = arith.muli %147, %c64_i64 : i64
-              %202 = arith.addi %200, %201 : i64
-              %203 = arith.muli %147, %c16_i64 : i64
-              %204 = arith.addi %193, %203 : i64
-              %205 = arith.ori %204, %c2684354560_i64 : i64
-              %206 = arith.subi %194, %193 : i64
-              %207 = arith.addi %205, %206 : i64
-              %208 = arith.subi %37, %203 : i64
-              %209 = arith.minsi %208, %c16_i64 : i64
-              "instgem.mvout"(%202, %207, %209, %197) : (i64, i64, i64, i64) -> ()
-            }
-          }
-          %168 = arith.minsi %45, %c16_i64 : i64
-          %169 = arith.muli %146, %c16_i64 : i64
-          %170 = arith.subi %37, %169 : i64
-          %171 = arith.minsi %170, %c16_i64 : i64
-          %172 = arith.cmpi eq, %165, %c0_i64_3 : i64
-          %173 = arith.andi %86, %172 : i1
-          %174 = arith.select %173, %c2147483648_i64, %c3221225472_i64 : i64
-          %175 = arith.ori %169, %174 : i64
-          %176 = arith.select %173, %c16_i64, %168 : i64
-          %177 = arith.select %173, %c16_i64, %171 : i64
-          %178 = arith.muli %165, %c16_i64 : i64
-          %179 = arith.addi %178, %169 : i64
-          %180 = arith.addi %179, %78 : i64
-          %181 = arith.subi %81, %178 : i64
-          %182 = arith.minsi %181, %c16_i64 : i64
-          "instgem.preload"(%180, %171, %182, %175, %177, %176) : (i64, i64, i64, i64, i64, i64) -> ()
-          %183 = arith.addi %178, %66 : i64
-          %184 = arith.subi %67, %178 : i64
-          %185 = arith.minsi %184, %c16_i64 : i64
-          "instgem.compute_preloaded"(%183, %185, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %186 = arith.index_cast %46 : i64 to index
-          scf.for %arg12 = %c1 to %186 step %c1 {
-            %187 = arith.index_cast %arg12 : index to i64
-            %188 = arith.muli %187, %c16_i64 : i64
-            %189 = arith.subi %45, %188 : i64
-            %190 = arith.minsi %189, %c16_i64 : i64
-            %191 = arith.addi %188, %169 : i64
-            %192 = arith.ori %191, %174 : i64
-            %193 = arith.select %173, %c16_i64, %190 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %192, %177, %193) : (i64, i64, i64, i64, i64, i64) -> ()
-            %194 = arith.muli %187, %c32_i64 : i64
-            %195 = arith.addi %194, %178 : i64
-            %196 = arith.addi %195, %66 : i64
-            "instgem.compute_accumulated"(%196, %185, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %197 = arith.subi %187, %c1_i64_2 : i64
-            %198 = arith.subi %83, %c1_i64_2 : i64
-            %199 = arith.cmpi eq, %165, %198 : i64
-            %200 = arith.andi %158, %199 : i1
-            %201 = arith.cmpi slt, %197, %50 : i64
-            %202 = arith.andi %200, %201 : i1
-            scf.if %202 {
-              %203 = arith.addi %44, %197 : i64
-              %204 = arith.muli %203, %c16_i64 : i64
-              %205 = arith.maxsi %204, %35 : i64
-              %206 = arith.addi %204, %c16_i64 : i64
-              %207 = arith.minsi %206, %45 : i64
-              %208 = arith.subi %207, %205 : i64
-              %209 = arith.subi %205, %35 : i64
-              %210 = arith.muli %209, %43 : i64
-              %211 = arith.addi %41, %210 : i64
-              %212 = arith.muli %146, %c64_i64 : i64
+        %152 = arith.index_cast %arg10 : index to i64
+        %153 = arith.subi %152, %c1_i64_2 : i64
+        %154 = arith.cmpi sge, %153, %c0_i64_3 : i64
+        %155 = arith.cmpi slt, %153, %51 : i64
+        %156 = arith.andi %154, %155 : i1
+        %157 = arith.andi %85, %156 : i1
+        %158 = arith.maxsi %83, %c1_i64_2 : i64
+        %159 = arith.ceildivsi %50, %158 : i64
+        %160 = arith.subi %88, %c1_i64_2 : i64
+        %161 = arith.cmpi eq, %152, %160 : i64
+        %162 = arith.cmpi slt, %152, %51 : i64
+        %163 = arith.andi %161, %162 : i1
+        %164 = arith.andi %85, %163 : i1
+        %165 = arith.index_cast %83 : i64 to index
+        scf.for %arg11 = %c0 to %165 step %c1 {
+          %171 = arith.index_cast %arg11 : index to i64
+          %172 = arith.muli %171, %159 : i64
+          %173 = arith.minsi %172, %50 : i64
+          scf.if %157 {
+            %193 = arith.addi %173, %159 : i64
+            %194 = arith.minsi %193, %50 : i64
+            %195 = arith.index_cast %173 : i64 to index
+            %196 = arith.index_cast %194 : i64 to index
+            scf.for %arg12 = %195 to %196 step %c1 {
+              %197 = arith.index_cast %arg12 : index to i64
+              %198 = arith.addi %44, %197 : i64
+              %199 = arith.muli %198, %c16_i64 : i64
+              %200 = arith.maxsi %199, %35 : i64
+              %201 = arith.addi %199, %c16_i64 : i64
+              %202 = arith.minsi %201, %45 : i64
+              %203 = arith.subi %202, %200 : i64
+              %204 = arith.subi %200, %35 : i64
+              %205 = arith.muli %204, %43 : i64
+              %206 = arith.addi %41, %205 : i64
+              %207 = arith.muli %153, %c64_i64 : i64
+              %208 = arith.addi %206, %207 : i64
+              %209 = arith.muli %153, %c16_i64 : i64
+              %210 = arith.addi %199, %209 : i64
+              %211 = arith.ori %210, %c2684354560_i64 : i64
+              %212 = arith.subi %200, %199 : i64
               %213 = arith.addi %211, %212 : i64
-              %214 = arith.addi %204, %169 : i64
-              %215 = arith.ori %214, %c2684354560_i64 : i64
-              %216 = arith.subi %205, %204 : i64
-              %217 = arith.addi %215, %216 : i64
-              "instgem.mvout"(%213, %217, %171, %208) : (i64, i64, i64, i64) -> ()
+              %214 = arith.subi %37, %209 : i64
+              %215 = arith.minsi %214, %c16_i64 : i64
+              "instgem.mvout"(%208, %213, %215, %203) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %174 = arith.minsi %45, %c16_i64 : i64
+          %175 = arith.muli %152, %c16_i64 : i64
+          %176 = arith.subi %37, %175 : i64
+          %177 = arith.minsi %176, %c16_i64 : i64
+          %178 = arith.cmpi eq, %171, %c0_i64_3 : i64
+          %179 = arith.andi %86, %178 : i1
+          %180 = arith.select %179, %c2147483648_i64, %c3221225472_i64 : i64
+          %181 = arith.ori %175, %180 : i64
+          %182 = arith.select %179, %c16_i64, %174 : i64
+          %183 = arith.select %179, %c16_i64, %177 : i64
+          %184 = arith.muli %171, %c16_i64 : i64
+          %185 = arith.addi %184, %175 : i64
+          %186 = arith.addi %185, %78 : i64
+          %187 = arith.subi %81, %184 : i64
+          %188 = arith.minsi %187, %c16_i64 : i64
+          "instgem.preload"(%186, %177, %188, %181, %183, %182) : (i64, i64, i64, i64, i64, i64) -> ()
+          %189 = arith.addi %184, %66 : i64
+          %190 = arith.subi %67, %184 : i64
+          %191 = arith.minsi %190, %c16_i64 : i64
+          "instgem.compute_preloaded"(%189, %191, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %192 = arith.index_cast %46 : i64 to index
+          scf.for %arg12 = %c1 to %192 step %c1 {
+            %193 = arith.index_cast %arg12 : index to i64
+            %194 = arith.muli %193, %c16_i64 : i64
+            %195 = arith.subi %45, %194 : i64
+            %196 = arith.minsi %195, %c16_i64 : i64
+            %197 = arith.addi %194, %175 : i64
+            %198 = arith.ori %197, %180 : i64
+            %199 = arith.select %179, %c16_i64, %196 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %198, %183, %199) : (i64, i64, i64, i64, i64, i64) -> ()
+            %200 = arith.muli %193, %c32_i64 : i64
+            %201 = arith.addi %200, %184 : i64
+            %202 = arith.addi %201, %66 : i64
+            "instgem.compute_accumulated"(%202, %191, %196, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %203 = arith.subi %193, %c1_i64_2 : i64
+            %204 = arith.subi %83, %c1_i64_2 : i64
+            %205 = arith.cmpi eq, %171, %204 : i64
+            %206 = arith.andi %164, %205 : i1
+            %207 = arith.cmpi slt, %203, %50 : i64
+            %208 = arith.andi %206, %207 : i1
+            scf.if %208 {
+              %209 = arith.addi %44, %203 : i64
+              %210 = arith.muli %209, %c16_i64 : i64
+              %211 = arith.maxsi %210, %35 : i64
+              %212 = arith.addi %210, %c16_i64 : i64
+              %213 = arith.minsi %212, %45 : i64
+              %214 = arith.subi %213, %211 : i64
+              %215 = arith.subi %211, %35 : i64
+              %216 = arith.muli %215, %43 : i64
+              %217 = arith.addi %41, %216 : i64
+              %218 = arith.muli %152, %c64_i64 : i64
+              %219 = arith.addi %217, %218 : i64
+              %220 = arith.addi %210, %175 : i64
+              %221 = arith.ori %220, %c2684354560_i64 : i64
+              %222 = arith.subi %211, %210 : i64
+              %223 = arith.addi %221, %222 : i64
+              "instgem.mvout"(%219, %223, %177, %214) : (i64, i64, i64, i64) -> ()
             }
           }
         }
-        scf.if %151 {
-          %165 = arith.muli %83, %153 : i64
-          %166 = arith.minsi %165, %50 : i64
-          %167 = arith.index_cast %166 : i64 to index
-          %168 = arith.index_cast %50 : i64 to index
-          scf.for %arg11 = %167 to %168 step %c1 {
-            %169 = arith.index_cast %arg11 : index to i64
-            %170 = arith.addi %44, %169 : i64
-            %171 = arith.muli %170, %c16_i64 : i64
-            %172 = arith.maxsi %171, %35 : i64
-            %173 = arith.addi %171, %c16_i64 : i64
-            %174 = arith.minsi %173, %45 : i64
-            %175 = arith.subi %174, %172 : i64
-            %176 = arith.subi %172, %35 : i64
-            %177 = arith.muli %176, %43 : i64
-            %178 = arith.addi %41, %177 : i64
-            %179 = arith.muli %147, %c64_i64 : i64
-            %180 = arith.addi %178, %179 : i64
-            %181 = arith.muli %147, %c16_i64 : i64
-            %182 = arith.addi %171, %181 : i64
-            %183 = arith.ori %182, %c2684354560_i64 : i64
-            %184 = arith.subi %172, %171 : i64
-            %185 = arith.addi %183, %184 : i64
-            %186 = arith.subi %37, %181 : i64
-            %187 = arith.minsi %186, %c16_i64 : i64
-            "instgem.mvout"(%180, %185, %187, %175) : (i64, i64, i64, i64) -> ()
+        scf.if %157 {
+          %171 = arith.muli %83, %159 : i64
+          %172 = arith.minsi %171, %50 : i64
+          %173 = arith.index_cast %172 : i64 to index
+          %174 = arith.index_cast %50 : i64 to index
+          scf.for %arg11 = %173 to %174 step %c1 {
+            %175 = arith.index_cast %arg11 : index to i64
+            %176 = arith.addi %44, %175 : i64
+            %177 = arith.muli %176, %c16_i64 : i64
+            %178 = arith.maxsi %177, %35 : i64
+            %179 = arith.addi %177, %c16_i64 : i64
+            %180 = arith.minsi %179, %45 : i64
+            %181 = arith.subi %180, %178 : i64
+            %182 = arith.subi %178, %35 : i64
+            %183 = arith.muli %182, %43 : i64
+            %184 = arith.addi %41, %183 : i64
+            %185 = arith.muli %153, %c64_i64 : i64
+            %186 = arith.addi %184, %185 : i64
+            %187 = arith.muli %153, %c16_i64 : i64
+            %188 = arith.addi %177, %187 : i64
+            %189 = arith.ori %188, %c2684354560_i64 : i64
+            %190 = arith.subi %178, %177 : i64
+            %191 = arith.addi %189, %190 : i64
+            %192 = arith.subi %37, %187 : i64
+            %193 = arith.minsi %192, %c16_i64 : i64
+            "instgem.mvout"(%186, %191, %193, %181) : (i64, i64, i64, i64) -> ()
           }
         }
-        %160 = arith.cmpi sgt, %83, %c0_i64_3 : i64
-        %161 = arith.subi %46, %c1_i64_2 : i64
-        %162 = arith.maxsi %161, %c0_i64_3 : i64
-        %163 = arith.minsi %162, %50 : i64
-        %164 = arith.select %160, %163, %c0_i64_3 : i64
-        scf.if %158 {
-          %165 = arith.index_cast %164 : i64 to index
-          %166 = arith.index_cast %50 : i64 to index
-          scf.for %arg11 = %165 to %166 step %c1 {
-            %167 = arith.index_cast %arg11 : index to i64
-            %168 = arith.addi %44, %167 : i64
-            %169 = arith.muli %168, %c16_i64 : i64
-            %170 = arith.maxsi %169, %35 : i64
-            %171 = arith.addi %169, %c16_i64 : i64
-            %172 = arith.minsi %171, %45 : i64
-            %173 = arith.subi %172, %170 : i64
-            %174 = arith.subi %170, %35 : i64
-            %175 = arith.muli %174, %43 : i64
-            %176 = arith.addi %41, %175 : i64
-            %177 = arith.muli %146, %c64_i64 : i64
-            %178 = arith.addi %176, %177 : i64
-            %179 = arith.muli %146, %c16_i64 : i64
-            %180 = arith.addi %169, %179 : i64
-            %181 = arith.ori %180, %c2684354560_i64 : i64
-            %182 = arith.subi %170, %169 : i64
-            %183 = arith.addi %181, %182 : i64
-            %184 = arith.subi %37, %179 : i64
-            %185 = arith.minsi %184, %c16_i64 : i64
-            "instgem.mvout"(%178, %183, %185, %173) : (i64, i64, i64, i64) -> ()
+        %166 = arith.cmpi sgt, %83, %c0_i64_3 : i64
+        %167 = arith.subi %46, %c1_i64_2 : i64
+        %168 = arith.maxsi %167, %c0_i64_3 : i64
+        %169 = arith.minsi %168, %50 : i64
+        %170 = arith.select %166, %169, %c0_i64_3 : i64
+        scf.if %164 {
+          %171 = arith.index_cast %170 : i64 to index
+          %172 = arith.index_cast %50 : i64 to index
+          scf.for %arg11 = %171 to %172 step %c1 {
+            %173 = arith.index_cast %arg11 : index to i64
+            %174 = arith.addi %44, %173 : i64
+            %175 = arith.muli %174, %c16_i64 : i64
+            %176 = arith.maxsi %175, %35 : i64
+            %177 = arith.addi %175, %c16_i64 : i64
+            %178 = arith.minsi %177, %45 : i64
+            %179 = arith.subi %178, %176 : i64
+            %180 = arith.subi %176, %35 : i64
+            %181 = arith.muli %180, %43 : i64
+            %182 = arith.addi %41, %181 : i64
+            %183 = arith.muli %152, %c64_i64 : i64
+            %184 = arith.addi %182, %183 : i64
+            %185 = arith.muli %152, %c16_i64 : i64
+            %186 = arith.addi %175, %185 : i64
+            %187 = arith.ori %186, %c2684354560_i64 : i64
+            %188 = arith.subi %176, %175 : i64
+            %189 = arith.addi %187, %188 : i64
+            %190 = arith.subi %37, %185 : i64
+            %191 = arith.minsi %190, %c16_i64 : i64
+            "instgem.mvout"(%184, %189, %191, %179) : (i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %140 {
-        %146 = arith.muli %89, %142 : index
-        %147 = arith.minsi %146, %108 : index
-        scf.for %arg10 = %147 to %108 step %c1 {
-          %154 = arith.index_cast %arg10 : index to i64
-          %155 = arith.divsi %154, %106 : i64
-          %156 = arith.addi %44, %155 : i64
-          %157 = arith.remsi %154, %106 : i64
-          %158 = arith.muli %156, %c16_i64 : i64
-          %159 = arith.maxsi %158, %35 : i64
-          %160 = arith.addi %158, %c16_i64 : i64
-          %161 = arith.minsi %160, %45 : i64
-          %162 = arith.subi %161, %159 : i64
-          %163 = arith.subi %159, %35 : i64
-          %164 = arith.muli %163, %105 : i64
-          %165 = arith.addi %104, %164 : i64
-          %166 = arith.muli %157, %c64_i64 : i64
-          %167 = arith.addi %165, %166 : i64
-          %168 = arith.muli %156, %c32_i64 : i64
-          %169 = arith.addi %168, %166 : i64
-          %170 = arith.addi %169, %100 : i64
-          %171 = arith.subi %159, %158 : i64
+      scf.if %146 {
+        %152 = arith.muli %89, %148 : index
+        %153 = arith.minsi %152, %108 : index
+        scf.for %arg10 = %153 to %108 step %c1 {
+          %160 = arith.index_cast %arg10 : index to i64
+          %161 = arith.divsi %160, %106 : i64
+          %162 = arith.addi %44, %161 : i64
+          %163 = arith.remsi %160, %106 : i64
+          %164 = arith.muli %162, %c16_i64 : i64
+          %165 = arith.maxsi %164, %35 : i64
+          %166 = arith.addi %164, %c16_i64 : i64
+          %167 = arith.minsi %166, %45 : i64
+          %168 = arith.subi %167, %165 : i64
+          %169 = arith.subi %165, %35 : i64
+          %170 = arith.muli %169, %105 : i64
+          %171 = arith.addi %104, %170 : i64
+          %172 = arith.muli %163, %c64_i64 : i64
+          %173 = arith.addi %171, %172 : i64
+          %174 = arith.muli %162, %c32_i64 : i64
+          %175 = arith.addi %174, %172 : i64
+          %176 = arith.addi %175, %100 : i64
+          %177 = arith.subi %165, %164 : i64
+          %178 = arith.addi %176, %177 : i64
+          %179 = arith.subi %101, %172 : i64
+          %180 = arith.minsi %179, %c64_i64 : i64
+          "instgem.mvin"(%173, %178, %180, %168) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %154 = arith.muli %89, %149 : index
+        %155 = arith.minsi %154, %114 : index
+        scf.for %arg10 = %155 to %114 step %c1 {
+          %160 = arith.index_cast %arg10 : index to i64
+          %161 = arith.divsi %160, %106 : i64
+          %162 = arith.remsi %160, %106 : i64
+          %163 = arith.muli %161, %c16_i64 : i64
+          %164 = arith.maxsi %163, %c0_i64_3 : i64
+          %165 = arith.addi %163, %c16_i64 : i64
+          %166 = arith.minsi %165, %35 : i64
+          %167 = arith.subi %166, %164 : i64
+          %168 = arith.muli %161, %c32_i64 : i64
+          %169 = arith.muli %162, %c64_i64 : i64
+          %170 = arith.addi %168, %169 : i64
+          %171 = arith.addi %170, %100 : i64
+          %172 = arith.subi %164, %163 : i64
+          %173 = arith.addi %171, %172 : i64
+          %174 = arith.subi %101, %169 : i64
+          %175 = arith.minsi %174, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %173, %175, %167) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %156 = arith.muli %89, %150 : index
+        %157 = arith.minsi %156, %139 : index
+        scf.for %arg10 = %157 to %139 step %c1 {
+          %160 = arith.index_cast %arg10 : index to i64
+          %161 = arith.divsi %160, %130 : i64
+          %162 = arith.addi %131, %161 : i64
+          %163 = arith.remsi %160, %130 : i64
+          %164 = arith.muli %162, %c16_i64 : i64
+          %165 = arith.maxsi %164, %124 : i64
+          %166 = arith.addi %164, %c16_i64 : i64
+          %167 = arith.minsi %166, %132 : i64
+          %168 = arith.subi %167, %165 : i64
+          %169 = arith.subi %165, %124 : i64
+          %170 = arith.muli %169, %129 : i64
+          %171 = arith.addi %128, %170 : i64
+          %172 = arith.muli %163, %c64_i64 : i64
+          %173 = arith.addi %171, %172 : i64
+          %174 = arith.addi %164, %172 : i64
+          %175 = arith.addi %174, %123 : i64
+          %176 = arith.subi %165, %164 : i64
+          %177 = arith.addi %175, %176 : i64
+          %178 = arith.subi %37, %172 : i64
+          %179 = arith.minsi %178, %c64_i64 : i64
+          "instgem.mvin2"(%173, %177, %179, %168) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %158 = arith.muli %89, %151 : index
+        %159 = arith.minsi %158, %145 : index
+        scf.for %arg10 = %159 to %145 step %c1 {
+          %160 = arith.index_cast %arg10 : index to i64
+          %161 = arith.divsi %160, %130 : i64
+          %162 = arith.remsi %160, %130 : i64
+          %163 = arith.muli %161, %c16_i64 : i64
+          %164 = arith.maxsi %163, %c0_i64_3 : i64
+          %165 = arith.addi %163, %c16_i64 : i64
+          %166 = arith.minsi %165, %124 : i64
+          %167 = arith.subi %166, %164 : i64
+          %168 = arith.muli %162, %c64_i64 : i64
+          %169 = arith.addi %163, %168 : i64
+          %170 = arith.addi %169, %123 : i64
+          %171 = arith.subi %164, %163 : i64
           %172 = arith.addi %170, %171 : i64
-          %173 = arith.subi %101, %166 : i64
+          %173 = arith.subi %37, %168 : i64
           %174 = arith.minsi %173, %c64_i64 : i64
-          "instgem.mvin"(%167, %172, %174, %162) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %148 = arith.muli %89, %143 : index
-        %149 = arith.minsi %148, %111 : index
-        scf.for %arg10 = %149 to %111 step %c1 {
-          %154 = arith.index_cast %arg10 : index to i64
-          %155 = arith.divsi %154, %106 : i64
-          %156 = arith.remsi %154, %106 : i64
-          %157 = arith.muli %155, %c32_i64 : i64
-          %158 = arith.muli %156, %c64_i64 : i64
-          %159 = arith.addi %157, %158 : i64
-          %160 = arith.addi %159, %100 : i64
-          %161 = arith.subi %101, %158 : i64
-          %162 = arith.minsi %161, %c64_i64 : i64
-          %163 = arith.muli %155, %c16_i64 : i64
-          %164 = arith.subi %35, %163 : i64
-          %165 = arith.minsi %164, %c16_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %160, %162, %165) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %150 = arith.muli %89, %144 : index
-        %151 = arith.minsi %150, %136 : index
-        scf.for %arg10 = %151 to %136 step %c1 {
-          %154 = arith.index_cast %arg10 : index to i64
-          %155 = arith.divsi %154, %127 : i64
-          %156 = arith.addi %128, %155 : i64
-          %157 = arith.remsi %154, %127 : i64
-          %158 = arith.muli %156, %c16_i64 : i64
-          %159 = arith.maxsi %158, %121 : i64
-          %160 = arith.addi %158, %c16_i64 : i64
-          %161 = arith.minsi %160, %129 : i64
-          %162 = arith.subi %161, %159 : i64
-          %163 = arith.subi %159, %121 : i64
-          %164 = arith.muli %163, %126 : i64
-          %165 = arith.addi %125, %164 : i64
-          %166 = arith.muli %157, %c64_i64 : i64
-          %167 = arith.addi %165, %166 : i64
-          %168 = arith.addi %158, %166 : i64
-          %169 = arith.addi %168, %120 : i64
-          %170 = arith.subi %159, %158 : i64
-          %171 = arith.addi %169, %170 : i64
-          %172 = arith.subi %37, %166 : i64
-          %173 = arith.minsi %172, %c64_i64 : i64
-          "instgem.mvin2"(%167, %171, %173, %162) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %152 = arith.muli %89, %145 : index
-        %153 = arith.minsi %152, %139 : index
-        scf.for %arg10 = %153 to %139 step %c1 {
-          %154 = arith.index_cast %arg10 : index to i64
-          %155 = arith.divsi %154, %127 : i64
-          %156 = arith.remsi %154, %127 : i64
-          %157 = arith.muli %155, %c16_i64 : i64
-          %158 = arith.muli %156, %c64_i64 : i64
-          %159 = arith.addi %157, %158 : i64
-          %160 = arith.addi %159, %120 : i64
-          %161 = arith.subi %37, %158 : i64
-          %162 = arith.minsi %161, %c64_i64 : i64
-          %163 = arith.subi %121, %157 : i64
-          %164 = arith.minsi %163, %c16_i64 : i64
-          "instgem.mvin2"(%c0_i64_3, %160, %162, %164) : (i64, i64, i64, i64) -> ()
+          "instgem.mvin2"(%c0_i64_3, %172, %174, %167) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
       scf.if %86 {
         scf.for %arg10 = %c0 to %c2 step %c1 {
-          %146 = arith.index_cast %arg10 : index to i64
-          %147 = arith.remsi %146, %c2_i64_1 : i64
-          %148 = arith.divsi %146, %c2_i64_1 : i64
-          %149 = arith.muli %148, %c16_i64 : i64
-          %150 = arith.subi %c16_i64, %149 : i64
-          %151 = arith.minsi %150, %c16_i64 : i64
-          %152 = arith.muli %147, %c16_i64 : i64
-          %153 = arith.addi %152, %149 : i64
-          %154 = arith.ori %153, %c2147483648_i64 : i64
-          %155 = arith.cmpi eq, %83, %c0_i64_3 : i64
-          %156 = arith.cmpi sge, %147, %46 : i64
-          %157 = arith.cmpi sge, %148, %88 : i64
-          %158 = arith.ori %155, %156 : i1
-          %159 = arith.ori %158, %157 : i1
-          scf.if %159 {
-            "instgem.mvin"(%c0_i64_3, %154, %151, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %152 = arith.index_cast %arg10 : index to i64
+          %153 = arith.remsi %152, %c2_i64_1 : i64
+          %154 = arith.divsi %152, %c2_i64_1 : i64
+          %155 = arith.muli %154, %c16_i64 : i64
+          %156 = arith.subi %c16_i64, %155 : i64
+          %157 = arith.minsi %156, %c16_i64 : i64
+          %158 = arith.muli %153, %c16_i64 : i64
+          %159 = arith.addi %158, %155 : i64
+          %160 = arith.ori %159, %c2147483648_i64 : i64
+          %161 = arith.cmpi eq, %83, %c0_i64_3 : i64
+          %162 = arith.cmpi sge, %153, %46 : i64
+          %163 = arith.cmpi sge, %154, %88 : i64
+          %164 = arith.ori %161, %162 : i1
+          %165 = arith.ori %164, %163 : i1
+          scf.if %165 {
+            "instgem.mvin"(%c0_i64_3, %160, %157, %c16_i64) : (i64, i64, i64, i64) -> ()
           }
         }
       }
       scf.if %85 {
-        %146 = arith.minsi %88, %51 : i64
-        %147 = arith.index_cast %146 : i64 to index
-        %148 = arith.index_cast %51 : i64 to index
-        scf.for %arg10 = %147 to %148 step %c1 {
-          %149 = arith.index_cast %arg10 : index to i64
-          %150 = arith.index_cast %50 : i64 to index
-          scf.for %arg11 = %c0 to %150 step %c1 {
-            %151 = arith.index_cast %arg11 : index to i64
-            %152 = arith.addi %44, %151 : i64
-            %153 = arith.muli %152, %c16_i64 : i64
-            %154 = arith.maxsi %153, %35 : i64
-            %155 = arith.addi %153, %c16_i64 : i64
-            %156 = arith.minsi %155, %45 : i64
-            %157 = arith.subi %156, %154 : i64
-            %158 = arith.subi %154, %35 : i64
-            %159 = arith.muli %158, %43 : i64
-            %160 = arith.addi %41, %159 : i64
-            %161 = arith.muli %149, %c64_i64 : i64
-            %162 = arith.addi %160, %161 : i64
-            %163 = arith.muli %149, %c16_i64 : i64
-            %164 = arith.addi %153, %163 : i64
-            %165 = arith.ori %164, %c2684354560_i64 : i64
-            %166 = arith.subi %154, %153 : i64
-            %167 = arith.addi %165, %166 : i64
-            %168 = arith.subi %37, %163 : i64
-            %169 = arith.minsi %168, %c16_i64 : i64
-            "instgem.mvout"(%162, %167, %169, %157) : (i64, i64, i64, i64) -> ()
+        %152 = arith.minsi %88, %51 : i64
+        %153 = arith.index_cast %152 : i64 to index
+        %154 = arith.index_cast %51 : i64 to index
+        scf.for %arg10 = %153 to %154 step %c1 {
+          %155 = arith.index_cast %arg10 : index to i64
+          %156 = arith.index_cast %50 : i64 to index
+          scf.for %arg11 = %c0 to %156 step %c1 {
+            %157 = arith.index_cast %arg11 : index to i64
+            %158 = arith.addi %44, %157 : i64
+            %159 = arith.muli %158, %c16_i64 : i64
+            %160 = arith.maxsi %159, %35 : i64
+            %161 = arith.addi %159, %c16_i64 : i64
+            %162 = arith.minsi %161, %45 : i64
+            %163 = arith.subi %162, %160 : i64
+            %164 = arith.subi %160, %35 : i64
+            %165 = arith.muli %164, %43 : i64
+            %166 = arith.addi %41, %165 : i64
+            %167 = arith.muli %155, %c64_i64 : i64
+            %168 = arith.addi %166, %167 : i64
+            %169 = arith.muli %155, %c16_i64 : i64
+            %170 = arith.addi %159, %169 : i64
+            %171 = arith.ori %170, %c2684354560_i64 : i64
+            %172 = arith.subi %160, %159 : i64
+            %173 = arith.addi %171, %172 : i64
+            %174 = arith.subi %37, %169 : i64
+            %175 = arith.minsi %174, %c16_i64 : i64
+            "instgem.mvout"(%168, %173, %175, %163) : (i64, i64, i64, i64) -> ()
           }
         }
       }

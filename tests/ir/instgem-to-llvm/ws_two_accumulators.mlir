@@ -78,14 +78,14 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c169_i64 = arith.constant 169 : i64
+    %c174_i64 = arith.constant 174 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c170_i64 = arith.constant 170 : i64
+    %c175_i64 = arith.constant 175 : i64
     %c28_i64 = arith.constant 28 : i64
-    %c171_i64 = arith.constant 171 : i64
-    %c179_i64 = arith.constant 179 : i64
+    %c176_i64 = arith.constant 176 : i64
+    %c184_i64 = arith.constant 184 : i64
     %c5_i64 = arith.constant 5 : i64
-    %c180_i64 = arith.constant 180 : i64
+    %c185_i64 = arith.constant 185 : i64
     %c1_i64_2 = arith.constant 1 : i64
     %c0_i64_3 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -149,7 +149,7 @@ module {
       %77 = arith.subi %73, %70 : index
       %78 = arith.cmpi sgt, %76, %c0 : index
       scf.if %78 {
-        func.call @baco_boundary_error(%c169_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c174_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_14 = memref.subview %reinterpret_cast[%61, %70] [%68, %77] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %79 = arith.index_cast %67 : index to i64
@@ -173,277 +173,298 @@ module {
       %94 = arith.muli %93, %87 : i64
       %95 = arith.index_cast %94 : i64 to index
       scf.for %arg12 = %c0 to %95 step %c1 {
-        %173 = arith.index_cast %arg12 : index to i64
-        %174 = arith.divsi %173, %87 : i64
-        %175 = arith.addi %88, %174 : i64
-        %176 = arith.remsi %173, %87 : i64
-        %177 = arith.muli %175, %c16_i64 : i64
-        %178 = arith.maxsi %177, %79 : i64
-        %179 = arith.addi %177, %c16_i64 : i64
-        %180 = arith.minsi %179, %82 : i64
-        %181 = arith.subi %180, %178 : i64
-        %182 = arith.subi %178, %79 : i64
-        %183 = arith.muli %182, %86 : i64
-        %184 = arith.addi %85, %183 : i64
-        %185 = arith.muli %176, %c64_i64 : i64
-        %186 = arith.addi %184, %185 : i64
-        %187 = arith.muli %175, %c32_i64 : i64
-        %188 = arith.addi %187, %185 : i64
-        %189 = arith.subi %178, %177 : i64
-        %190 = arith.addi %188, %189 : i64
-        %191 = arith.subi %81, %185 : i64
-        %192 = arith.minsi %191, %c64_i64 : i64
-        "instgem.mvin"(%186, %190, %192, %181) : (i64, i64, i64, i64) -> ()
+        %182 = arith.index_cast %arg12 : index to i64
+        %183 = arith.divsi %182, %87 : i64
+        %184 = arith.addi %88, %183 : i64
+        %185 = arith.remsi %182, %87 : i64
+        %186 = arith.muli %184, %c16_i64 : i64
+        %187 = arith.maxsi %186, %79 : i64
+        %188 = arith.addi %186, %c16_i64 : i64
+        %189 = arith.minsi %188, %82 : i64
+        %190 = arith.subi %189, %187 : i64
+        %191 = arith.subi %187, %79 : i64
+        %192 = arith.muli %191, %86 : i64
+        %193 = arith.addi %85, %192 : i64
+        %194 = arith.muli %185, %c64_i64 : i64
+        %195 = arith.addi %193, %194 : i64
+        %196 = arith.muli %184, %c32_i64 : i64
+        %197 = arith.addi %196, %194 : i64
+        %198 = arith.subi %187, %186 : i64
+        %199 = arith.addi %197, %198 : i64
+        %200 = arith.subi %81, %194 : i64
+        %201 = arith.minsi %200, %c64_i64 : i64
+        "instgem.mvin"(%195, %199, %201, %190) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %96 = arith.ceildivsi %79, %c16_i64 : i64
-      %97 = arith.muli %96, %87 : i64
-      %98 = arith.index_cast %97 : i64 to index
-      scf.for %arg12 = %c0 to %98 step %c1 {
-        %173 = arith.index_cast %arg12 : index to i64
-        %174 = arith.divsi %173, %87 : i64
-        %175 = arith.remsi %173, %87 : i64
-        %176 = arith.muli %174, %c32_i64 : i64
-        %177 = arith.muli %175, %c64_i64 : i64
-        %178 = arith.addi %176, %177 : i64
-        %179 = arith.subi %81, %177 : i64
-        %180 = arith.minsi %179, %c64_i64 : i64
-        %181 = arith.muli %174, %c16_i64 : i64
-        %182 = arith.subi %79, %181 : i64
-        %183 = arith.minsi %182, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %178, %180, %183) : (i64, i64, i64, i64) -> ()
+      %97 = arith.cmpi sgt, %79, %c0_i64_3 : i64
+      %98 = arith.extui %97 : i1 to i64
+      %99 = arith.muli %96, %98 : i64
+      %100 = arith.muli %99, %87 : i64
+      %101 = arith.index_cast %100 : i64 to index
+      scf.for %arg12 = %c0 to %101 step %c1 {
+        %182 = arith.index_cast %arg12 : index to i64
+        %183 = arith.divsi %182, %87 : i64
+        %184 = arith.remsi %182, %87 : i64
+        %185 = arith.muli %183, %c16_i64 : i64
+        %186 = arith.maxsi %185, %c0_i64_3 : i64
+        %187 = arith.addi %185, %c16_i64 : i64
+        %188 = arith.minsi %187, %79 : i64
+        %189 = arith.subi %188, %186 : i64
+        %190 = arith.muli %183, %c32_i64 : i64
+        %191 = arith.muli %184, %c64_i64 : i64
+        %192 = arith.addi %190, %191 : i64
+        %193 = arith.subi %186, %185 : i64
+        %194 = arith.addi %192, %193 : i64
+        %195 = arith.subi %81, %191 : i64
+        %196 = arith.minsi %195, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %194, %196, %189) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %99 = arith.maxsi %arg10, %c0 : index
-      %100 = arith.minsi %99, %arg7 : index
-      %101 = arith.addi %arg10, %c32 : index
-      %102 = arith.maxsi %101, %c0 : index
+      %102 = arith.maxsi %arg10, %c0 : index
       %103 = arith.minsi %102, %arg7 : index
-      %104 = arith.subi %100, %arg10 : index
+      %104 = arith.addi %arg10, %c32 : index
       %105 = arith.maxsi %104, %c0 : index
-      %106 = arith.minsi %105, %c32 : index
-      %107 = arith.subi %103, %100 : index
-      %108 = arith.maxsi %13, %c0 : index
-      %109 = arith.minsi %108, %arg6 : index
-      %110 = arith.addi %13, %c16 : index
-      %111 = arith.maxsi %110, %c0 : index
+      %106 = arith.minsi %105, %arg7 : index
+      %107 = arith.subi %103, %arg10 : index
+      %108 = arith.maxsi %107, %c0 : index
+      %109 = arith.minsi %108, %c32 : index
+      %110 = arith.subi %106, %103 : index
+      %111 = arith.maxsi %13, %c0 : index
       %112 = arith.minsi %111, %arg6 : index
-      %113 = arith.subi %109, %13 : index
+      %113 = arith.addi %13, %c16 : index
       %114 = arith.maxsi %113, %c0 : index
-      %115 = arith.minsi %114, %c16 : index
-      %116 = arith.subi %112, %109 : index
-      %117 = arith.cmpi sgt, %115, %c0 : index
-      scf.if %117 {
-        func.call @baco_boundary_error(%c170_i64, %c28_i64) : (i64, i64) -> ()
+      %115 = arith.minsi %114, %arg6 : index
+      %116 = arith.subi %112, %13 : index
+      %117 = arith.maxsi %116, %c0 : index
+      %118 = arith.minsi %117, %c16 : index
+      %119 = arith.subi %115, %112 : index
+      %120 = arith.cmpi sgt, %118, %c0 : index
+      scf.if %120 {
+        func.call @baco_boundary_error(%c175_i64, %c28_i64) : (i64, i64) -> ()
       }
-      %subview_20 = memref.subview %reinterpret_cast_4[%100, %109] [%107, %116] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %118 = arith.index_cast %106 : index to i64
-      %119 = arith.index_cast %107 : index to i64
-      %120 = arith.index_cast %116 : index to i64
-      %121 = arith.addi %118, %119 : i64
+      %subview_20 = memref.subview %reinterpret_cast_4[%103, %112] [%110, %119] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %121 = arith.index_cast %109 : index to i64
+      %122 = arith.index_cast %110 : index to i64
+      %123 = arith.index_cast %119 : index to i64
+      %124 = arith.addi %121, %122 : i64
       %base_buffer_21, %offset_22, %sizes_23:2, %strides_24:2 = memref.extract_strided_metadata %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_25 = memref.extract_aligned_pointer_as_index %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %122 = arith.index_cast %intptr_25 : index to i64
-      %123 = arith.index_cast %offset_22 : index to i64
-      %124 = arith.addi %122, %123 : i64
-      %125 = arith.index_cast %strides_24#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %125) : (i64, i64, i64, i64, i64, i64) -> ()
-      %126 = arith.ceildivsi %120, %c64_i64 : i64
-      %127 = arith.divsi %118, %c16_i64 : i64
-      %128 = arith.ceildivsi %121, %c16_i64 : i64
-      %129 = arith.subi %128, %127 : i64
-      %130 = arith.cmpi sgt, %119, %c0_i64_3 : i64
-      %131 = arith.extui %130 : i1 to i64
-      %132 = arith.muli %129, %131 : i64
-      %133 = arith.muli %132, %126 : i64
-      %134 = arith.index_cast %133 : i64 to index
-      scf.for %arg12 = %c0 to %134 step %c1 {
-        %173 = arith.index_cast %arg12 : index to i64
-        %174 = arith.divsi %173, %126 : i64
-        %175 = arith.addi %127, %174 : i64
-        %176 = arith.remsi %173, %126 : i64
-        %177 = arith.muli %175, %c16_i64 : i64
-        %178 = arith.maxsi %177, %118 : i64
-        %179 = arith.addi %177, %c16_i64 : i64
-        %180 = arith.minsi %179, %121 : i64
-        %181 = arith.subi %180, %178 : i64
-        %182 = arith.subi %178, %118 : i64
-        %183 = arith.muli %182, %125 : i64
-        %184 = arith.addi %124, %183 : i64
-        %185 = arith.muli %176, %c64_i64 : i64
-        %186 = arith.addi %184, %185 : i64
-        %187 = arith.addi %177, %185 : i64
-        %188 = arith.addi %187, %c64_i64 : i64
-        %189 = arith.subi %178, %177 : i64
-        %190 = arith.addi %188, %189 : i64
-        %191 = arith.subi %120, %185 : i64
-        %192 = arith.minsi %191, %c64_i64 : i64
-        "instgem.mvin"(%186, %190, %192, %181) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %135 = arith.ceildivsi %118, %c16_i64 : i64
-      %136 = arith.muli %135, %126 : i64
+      %125 = arith.index_cast %intptr_25 : index to i64
+      %126 = arith.index_cast %offset_22 : index to i64
+      %127 = arith.addi %125, %126 : i64
+      %128 = arith.index_cast %strides_24#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %128) : (i64, i64, i64, i64, i64, i64) -> ()
+      %129 = arith.ceildivsi %123, %c64_i64 : i64
+      %130 = arith.divsi %121, %c16_i64 : i64
+      %131 = arith.ceildivsi %124, %c16_i64 : i64
+      %132 = arith.subi %131, %130 : i64
+      %133 = arith.cmpi sgt, %122, %c0_i64_3 : i64
+      %134 = arith.extui %133 : i1 to i64
+      %135 = arith.muli %132, %134 : i64
+      %136 = arith.muli %135, %129 : i64
       %137 = arith.index_cast %136 : i64 to index
       scf.for %arg12 = %c0 to %137 step %c1 {
-        %173 = arith.index_cast %arg12 : index to i64
-        %174 = arith.divsi %173, %126 : i64
-        %175 = arith.remsi %173, %126 : i64
-        %176 = arith.muli %174, %c16_i64 : i64
-        %177 = arith.muli %175, %c64_i64 : i64
-        %178 = arith.addi %176, %177 : i64
-        %179 = arith.addi %178, %c64_i64 : i64
-        %180 = arith.subi %120, %177 : i64
-        %181 = arith.minsi %180, %c64_i64 : i64
-        %182 = arith.subi %118, %176 : i64
-        %183 = arith.minsi %182, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %179, %181, %183) : (i64, i64, i64, i64) -> ()
+        %182 = arith.index_cast %arg12 : index to i64
+        %183 = arith.divsi %182, %129 : i64
+        %184 = arith.addi %130, %183 : i64
+        %185 = arith.remsi %182, %129 : i64
+        %186 = arith.muli %184, %c16_i64 : i64
+        %187 = arith.maxsi %186, %121 : i64
+        %188 = arith.addi %186, %c16_i64 : i64
+        %189 = arith.minsi %188, %124 : i64
+        %190 = arith.subi %189, %187 : i64
+        %191 = arith.subi %187, %121 : i64
+        %192 = arith.muli %191, %128 : i64
+        %193 = arith.addi %127, %192 : i64
+        %194 = arith.muli %185, %c64_i64 : i64
+        %195 = arith.addi %193, %194 : i64
+        %196 = arith.addi %186, %194 : i64
+        %197 = arith.addi %196, %c64_i64 : i64
+        %198 = arith.subi %187, %186 : i64
+        %199 = arith.addi %197, %198 : i64
+        %200 = arith.subi %123, %194 : i64
+        %201 = arith.minsi %200, %c64_i64 : i64
+        "instgem.mvin"(%195, %199, %201, %190) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %138 = arith.ceildivsi %120, %c16_i64 : i64
-      %139 = arith.minsi %81, %121 : i64
-      %140 = arith.ceildivsi %139, %c16_i64 : i64
-      %141 = arith.cmpi sgt, %89, %c0_i64_3 : i64
-      %142 = arith.select %141, %138, %c0_i64_3 : i64
+      %138 = arith.ceildivsi %121, %c16_i64 : i64
+      %139 = arith.cmpi sgt, %121, %c0_i64_3 : i64
+      %140 = arith.extui %139 : i1 to i64
+      %141 = arith.muli %138, %140 : i64
+      %142 = arith.muli %141, %129 : i64
       %143 = arith.index_cast %142 : i64 to index
       scf.for %arg12 = %c0 to %143 step %c1 {
-        %173 = arith.index_cast %arg12 : index to i64
-        %174 = arith.index_cast %140 : i64 to index
-        scf.for %arg13 = %c0 to %174 step %c1 {
-          %175 = arith.index_cast %arg13 : index to i64
-          %176 = arith.minsi %82, %c16_i64 : i64
-          %177 = arith.muli %173, %c16_i64 : i64
-          %178 = arith.subi %120, %177 : i64
-          %179 = arith.minsi %178, %c16_i64 : i64
-          %180 = arith.ori %177, %c3221225472_i64 : i64
-          %181 = arith.muli %175, %c16_i64 : i64
-          %182 = arith.addi %181, %177 : i64
-          %183 = arith.addi %182, %c64_i64 : i64
-          %184 = arith.subi %121, %181 : i64
-          %185 = arith.minsi %184, %c16_i64 : i64
-          "instgem.preload"(%183, %179, %185, %180, %179, %176) : (i64, i64, i64, i64, i64, i64) -> ()
-          %186 = arith.subi %81, %181 : i64
-          %187 = arith.minsi %186, %c16_i64 : i64
-          "instgem.compute_preloaded"(%181, %187, %176, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %188 = arith.index_cast %89 : i64 to index
-          scf.for %arg14 = %c1 to %188 step %c1 {
-            %189 = arith.index_cast %arg14 : index to i64
-            %190 = arith.muli %189, %c16_i64 : i64
-            %191 = arith.subi %82, %190 : i64
-            %192 = arith.minsi %191, %c16_i64 : i64
-            %193 = arith.addi %190, %177 : i64
-            %194 = arith.ori %193, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %194, %179, %192) : (i64, i64, i64, i64, i64, i64) -> ()
-            %195 = arith.muli %189, %c32_i64 : i64
-            %196 = arith.addi %195, %181 : i64
-            "instgem.compute_accumulated"(%196, %187, %192, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %182 = arith.index_cast %arg12 : index to i64
+        %183 = arith.divsi %182, %129 : i64
+        %184 = arith.remsi %182, %129 : i64
+        %185 = arith.muli %183, %c16_i64 : i64
+        %186 = arith.maxsi %185, %c0_i64_3 : i64
+        %187 = arith.addi %185, %c16_i64 : i64
+        %188 = arith.minsi %187, %121 : i64
+        %189 = arith.subi %188, %186 : i64
+        %190 = arith.muli %184, %c64_i64 : i64
+        %191 = arith.addi %185, %190 : i64
+        %192 = arith.addi %191, %c64_i64 : i64
+        %193 = arith.subi %186, %185 : i64
+        %194 = arith.addi %192, %193 : i64
+        %195 = arith.subi %123, %190 : i64
+        %196 = arith.minsi %195, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %194, %196, %189) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %144 = arith.ceildivsi %123, %c16_i64 : i64
+      %145 = arith.minsi %81, %124 : i64
+      %146 = arith.ceildivsi %145, %c16_i64 : i64
+      %147 = arith.cmpi sgt, %89, %c0_i64_3 : i64
+      %148 = arith.select %147, %144, %c0_i64_3 : i64
+      %149 = arith.index_cast %148 : i64 to index
+      scf.for %arg12 = %c0 to %149 step %c1 {
+        %182 = arith.index_cast %arg12 : index to i64
+        %183 = arith.index_cast %146 : i64 to index
+        scf.for %arg13 = %c0 to %183 step %c1 {
+          %184 = arith.index_cast %arg13 : index to i64
+          %185 = arith.minsi %82, %c16_i64 : i64
+          %186 = arith.muli %182, %c16_i64 : i64
+          %187 = arith.subi %123, %186 : i64
+          %188 = arith.minsi %187, %c16_i64 : i64
+          %189 = arith.ori %186, %c3221225472_i64 : i64
+          %190 = arith.muli %184, %c16_i64 : i64
+          %191 = arith.addi %190, %186 : i64
+          %192 = arith.addi %191, %c64_i64 : i64
+          %193 = arith.subi %124, %190 : i64
+          %194 = arith.minsi %193, %c16_i64 : i64
+          "instgem.preload"(%192, %188, %194, %189, %188, %185) : (i64, i64, i64, i64, i64, i64) -> ()
+          %195 = arith.subi %81, %190 : i64
+          %196 = arith.minsi %195, %c16_i64 : i64
+          "instgem.compute_preloaded"(%190, %196, %185, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %197 = arith.index_cast %89 : i64 to index
+          scf.for %arg14 = %c1 to %197 step %c1 {
+            %198 = arith.index_cast %arg14 : index to i64
+            %199 = arith.muli %198, %c16_i64 : i64
+            %200 = arith.subi %82, %199 : i64
+            %201 = arith.minsi %200, %c16_i64 : i64
+            %202 = arith.addi %199, %186 : i64
+            %203 = arith.ori %202, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %203, %188, %201) : (i64, i64, i64, i64, i64, i64) -> ()
+            %204 = arith.muli %198, %c32_i64 : i64
+            %205 = arith.addi %204, %190 : i64
+            "instgem.compute_accumulated"(%205, %196, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      %144 = arith.maxsi %arg11, %c0 : index
-      %145 = arith.minsi %144, %arg7 : index
-      %146 = arith.addi %arg11, %c32 : index
-      %147 = arith.maxsi %146, %c0 : index
-      %148 = arith.minsi %147, %arg7 : index
-      %149 = arith.subi %145, %arg11 : index
-      %150 = arith.maxsi %149, %c0 : index
-      %151 = arith.minsi %150, %c32 : index
-      %152 = arith.subi %148, %145 : index
-      scf.if %117 {
-        func.call @baco_boundary_error(%c171_i64, %c28_i64) : (i64, i64) -> ()
+      %150 = arith.maxsi %arg11, %c0 : index
+      %151 = arith.minsi %150, %arg7 : index
+      %152 = arith.addi %arg11, %c32 : index
+      %153 = arith.maxsi %152, %c0 : index
+      %154 = arith.minsi %153, %arg7 : index
+      %155 = arith.subi %151, %arg11 : index
+      %156 = arith.maxsi %155, %c0 : index
+      %157 = arith.minsi %156, %c32 : index
+      %158 = arith.subi %154, %151 : index
+      scf.if %120 {
+        func.call @baco_boundary_error(%c176_i64, %c28_i64) : (i64, i64) -> ()
       }
-      %subview_26 = memref.subview %reinterpret_cast_5[%145, %109] [%152, %116] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %153 = arith.index_cast %151 : index to i64
-      %154 = arith.index_cast %152 : index to i64
-      %155 = arith.addi %153, %154 : i64
+      %subview_26 = memref.subview %reinterpret_cast_5[%151, %112] [%158, %119] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %159 = arith.index_cast %157 : index to i64
+      %160 = arith.index_cast %158 : index to i64
+      %161 = arith.addi %159, %160 : i64
       %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_31 = memref.extract_aligned_pointer_as_index %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %156 = arith.index_cast %intptr_31 : index to i64
-      %157 = arith.index_cast %offset_28 : index to i64
-      %158 = arith.addi %156, %157 : i64
-      %159 = arith.index_cast %strides_30#0 : index to i64
-      %160 = arith.divsi %153, %c16_i64 : i64
-      %161 = arith.ceildivsi %155, %c16_i64 : i64
-      %162 = arith.subi %161, %160 : i64
-      %163 = arith.cmpi sgt, %154, %c0_i64_3 : i64
-      %164 = arith.extui %163 : i1 to i64
-      %165 = arith.muli %162, %164 : i64
-      %166 = arith.muli %165, %126 : i64
-      %167 = arith.index_cast %166 : i64 to index
-      scf.for %arg12 = %c0 to %167 step %c1 {
-        %173 = arith.index_cast %arg12 : index to i64
-        %174 = arith.divsi %173, %126 : i64
-        %175 = arith.addi %160, %174 : i64
-        %176 = arith.remsi %173, %126 : i64
-        %177 = arith.muli %175, %c16_i64 : i64
-        %178 = arith.maxsi %177, %153 : i64
-        %179 = arith.addi %177, %c16_i64 : i64
-        %180 = arith.minsi %179, %155 : i64
-        %181 = arith.subi %180, %178 : i64
-        %182 = arith.subi %178, %153 : i64
-        %183 = arith.muli %182, %159 : i64
-        %184 = arith.addi %158, %183 : i64
-        %185 = arith.muli %176, %c64_i64 : i64
-        %186 = arith.addi %184, %185 : i64
-        %187 = arith.addi %177, %185 : i64
-        %188 = arith.addi %187, %c96_i64 : i64
-        %189 = arith.subi %178, %177 : i64
-        %190 = arith.addi %188, %189 : i64
-        %191 = arith.subi %120, %185 : i64
-        %192 = arith.minsi %191, %c64_i64 : i64
-        "instgem.mvin"(%186, %190, %192, %181) : (i64, i64, i64, i64) -> ()
+      %162 = arith.index_cast %intptr_31 : index to i64
+      %163 = arith.index_cast %offset_28 : index to i64
+      %164 = arith.addi %162, %163 : i64
+      %165 = arith.index_cast %strides_30#0 : index to i64
+      %166 = arith.divsi %159, %c16_i64 : i64
+      %167 = arith.ceildivsi %161, %c16_i64 : i64
+      %168 = arith.subi %167, %166 : i64
+      %169 = arith.cmpi sgt, %160, %c0_i64_3 : i64
+      %170 = arith.extui %169 : i1 to i64
+      %171 = arith.muli %168, %170 : i64
+      %172 = arith.muli %171, %129 : i64
+      %173 = arith.index_cast %172 : i64 to index
+      scf.for %arg12 = %c0 to %173 step %c1 {
+        %182 = arith.index_cast %arg12 : index to i64
+        %183 = arith.divsi %182, %129 : i64
+        %184 = arith.addi %166, %183 : i64
+        %185 = arith.remsi %182, %129 : i64
+        %186 = arith.muli %184, %c16_i64 : i64
+        %187 = arith.maxsi %186, %159 : i64
+        %188 = arith.addi %186, %c16_i64 : i64
+        %189 = arith.minsi %188, %161 : i64
+        %190 = arith.subi %189, %187 : i64
+        %191 = arith.subi %187, %159 : i64
+        %192 = arith.muli %191, %165 : i64
+        %193 = arith.addi %164, %192 : i64
+        %194 = arith.muli %185, %c64_i64 : i64
+        %195 = arith.addi %193, %194 : i64
+        %196 = arith.addi %186, %194 : i64
+        %197 = arith.addi %196, %c96_i64 : i64
+        %198 = arith.subi %187, %186 : i64
+        %199 = arith.addi %197, %198 : i64
+        %200 = arith.subi %123, %194 : i64
+        %201 = arith.minsi %200, %c64_i64 : i64
+        "instgem.mvin"(%195, %199, %201, %190) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %168 = arith.ceildivsi %153, %c16_i64 : i64
-      %169 = arith.muli %168, %126 : i64
-      %170 = arith.index_cast %169 : i64 to index
-      scf.for %arg12 = %c0 to %170 step %c1 {
-        %173 = arith.index_cast %arg12 : index to i64
-        %174 = arith.divsi %173, %126 : i64
-        %175 = arith.remsi %173, %126 : i64
-        %176 = arith.muli %174, %c16_i64 : i64
-        %177 = arith.muli %175, %c64_i64 : i64
-        %178 = arith.addi %176, %177 : i64
-        %179 = arith.addi %178, %c96_i64 : i64
-        %180 = arith.subi %120, %177 : i64
-        %181 = arith.minsi %180, %c64_i64 : i64
-        %182 = arith.subi %153, %176 : i64
-        %183 = arith.minsi %182, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %179, %181, %183) : (i64, i64, i64, i64) -> ()
+      %174 = arith.ceildivsi %159, %c16_i64 : i64
+      %175 = arith.cmpi sgt, %159, %c0_i64_3 : i64
+      %176 = arith.extui %175 : i1 to i64
+      %177 = arith.muli %174, %176 : i64
+      %178 = arith.muli %177, %129 : i64
+      %179 = arith.index_cast %178 : i64 to index
+      scf.for %arg12 = %c0 to %179 step %c1 {
+        %182 = arith.index_cast %arg12 : index to i64
+        %183 = arith.divsi %182, %129 : i64
+        %184 = arith.remsi %182, %129 : i64
+        %185 = arith.muli %183, %c16_i64 : i64
+        %186 = arith.maxsi %185, %c0_i64_3 : i64
+        %187 = arith.addi %185, %c16_i64 : i64
+        %188 = arith.minsi %187, %159 : i64
+        %189 = arith.subi %188, %186 : i64
+        %190 = arith.muli %184, %c64_i64 : i64
+        %191 = arith.addi %185, %190 : i64
+        %192 = arith.addi %191, %c96_i64 : i64
+        %193 = arith.subi %186, %185 : i64
+        %194 = arith.addi %192, %193 : i64
+        %195 = arith.subi %123, %190 : i64
+        %196 = arith.minsi %195, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %194, %196, %189) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %171 = arith.minsi %81, %155 : i64
-      %172 = arith.ceildivsi %171, %c16_i64 : i64
-      scf.for %arg12 = %c0 to %143 step %c1 {
-        %173 = arith.index_cast %arg12 : index to i64
-        %174 = arith.index_cast %172 : i64 to index
-        scf.for %arg13 = %c0 to %174 step %c1 {
-          %175 = arith.index_cast %arg13 : index to i64
-          %176 = arith.minsi %82, %c16_i64 : i64
-          %177 = arith.muli %173, %c16_i64 : i64
-          %178 = arith.subi %120, %177 : i64
-          %179 = arith.minsi %178, %c16_i64 : i64
-          %180 = arith.addi %177, %c32_i64 : i64
-          %181 = arith.ori %180, %c3221225472_i64 : i64
-          %182 = arith.muli %175, %c16_i64 : i64
-          %183 = arith.addi %182, %177 : i64
-          %184 = arith.addi %183, %c96_i64 : i64
-          %185 = arith.subi %155, %182 : i64
-          %186 = arith.minsi %185, %c16_i64 : i64
-          "instgem.preload"(%184, %179, %186, %181, %179, %176) : (i64, i64, i64, i64, i64, i64) -> ()
-          %187 = arith.subi %81, %182 : i64
+      %180 = arith.minsi %81, %161 : i64
+      %181 = arith.ceildivsi %180, %c16_i64 : i64
+      scf.for %arg12 = %c0 to %149 step %c1 {
+        %182 = arith.index_cast %arg12 : index to i64
+        %183 = arith.index_cast %181 : i64 to index
+        scf.for %arg13 = %c0 to %183 step %c1 {
+          %184 = arith.index_cast %arg13 : index to i64
+          %185 = arith.minsi %82, %c16_i64 : i64
+          %186 = arith.muli %182, %c16_i64 : i64
+          %187 = arith.subi %123, %186 : i64
           %188 = arith.minsi %187, %c16_i64 : i64
-          "instgem.compute_preloaded"(%182, %188, %176, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %189 = arith.index_cast %89 : i64 to index
-          scf.for %arg14 = %c1 to %189 step %c1 {
-            %190 = arith.index_cast %arg14 : index to i64
-            %191 = arith.muli %190, %c16_i64 : i64
-            %192 = arith.subi %82, %191 : i64
-            %193 = arith.minsi %192, %c16_i64 : i64
-            %194 = arith.addi %191, %177 : i64
-            %195 = arith.addi %194, %c32_i64 : i64
-            %196 = arith.ori %195, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %196, %179, %193) : (i64, i64, i64, i64, i64, i64) -> ()
-            %197 = arith.muli %190, %c32_i64 : i64
-            %198 = arith.addi %197, %182 : i64
-            "instgem.compute_accumulated"(%198, %188, %193, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %189 = arith.addi %186, %c32_i64 : i64
+          %190 = arith.ori %189, %c3221225472_i64 : i64
+          %191 = arith.muli %184, %c16_i64 : i64
+          %192 = arith.addi %191, %186 : i64
+          %193 = arith.addi %192, %c96_i64 : i64
+          %194 = arith.subi %161, %191 : i64
+          %195 = arith.minsi %194, %c16_i64 : i64
+          "instgem.preload"(%193, %188, %195, %190, %188, %185) : (i64, i64, i64, i64, i64, i64) -> ()
+          %196 = arith.subi %81, %191 : i64
+          %197 = arith.minsi %196, %c16_i64 : i64
+          "instgem.compute_preloaded"(%191, %197, %185, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %198 = arith.index_cast %89 : i64 to index
+          scf.for %arg14 = %c1 to %198 step %c1 {
+            %199 = arith.index_cast %arg14 : index to i64
+            %200 = arith.muli %199, %c16_i64 : i64
+            %201 = arith.subi %82, %200 : i64
+            %202 = arith.minsi %201, %c16_i64 : i64
+            %203 = arith.addi %200, %186 : i64
+            %204 = arith.addi %203, %c32_i64 : i64
+            %205 = arith.ori %204, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %205, %188, %202) : (i64, i64, i64, i64, i64, i64) -> ()
+            %206 = arith.muli %199, %c32_i64 : i64
+            %207 = arith.addi %206, %191 : i64
+            "instgem.compute_accumulated"(%207, %197, %202, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %71, %101, %146 : index, index, index
+      scf.yield %71, %104, %152 : index, index, index
     }
     %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     %reinterpret_cast_7 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
@@ -467,7 +488,7 @@ module {
     %33 = arith.subi %29, %26 : index
     %34 = arith.cmpi sgt, %32, %c0 : index
     scf.if %34 {
-      func.call @baco_boundary_error(%c179_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c184_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_6[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %35 = arith.index_cast %23 : index to i64
@@ -519,7 +540,7 @@ module {
       "instgem.mvout"(%73, %78, %80, %68) : (i64, i64, i64, i64) -> ()
     }
     scf.if %34 {
-      func.call @baco_boundary_error(%c180_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c185_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_8 = memref.subview %reinterpret_cast_7[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index

@@ -79,14 +79,14 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c169_i64 = arith.constant 169 : i64
+    %c174_i64 = arith.constant 174 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c170_i64 = arith.constant 170 : i64
+    %c175_i64 = arith.constant 175 : i64
     %c28_i64 = arith.constant 28 : i64
-    %c171_i64 = arith.constant 171 : i64
-    %c179_i64 = arith.constant 179 : i64
+    %c176_i64 = arith.constant 176 : i64
+    %c184_i64 = arith.constant 184 : i64
     %c5_i64 = arith.constant 5 : i64
-    %c180_i64 = arith.constant 180 : i64
+    %c185_i64 = arith.constant 185 : i64
     %c1_i64_2 = arith.constant 1 : i64
     %c0_i64_3 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -150,7 +150,7 @@ module {
       %77 = arith.subi %73, %70 : index
       %78 = arith.cmpi sgt, %76, %c0 : index
       scf.if %78 {
-        func.call @baco_boundary_error(%c169_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c174_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_14 = memref.subview %reinterpret_cast[%61, %70] [%68, %77] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %79 = arith.index_cast %arg8 : index to i64
@@ -177,286 +177,307 @@ module {
       %97 = arith.muli %96, %90 : i64
       %98 = arith.index_cast %97 : i64 to index
       scf.for %arg12 = %c0 to %98 step %c1 {
-        %179 = arith.index_cast %arg12 : index to i64
-        %180 = arith.divsi %179, %90 : i64
-        %181 = arith.addi %91, %180 : i64
-        %182 = arith.remsi %179, %90 : i64
-        %183 = arith.muli %181, %c16_i64 : i64
-        %184 = arith.maxsi %183, %82 : i64
-        %185 = arith.addi %183, %c16_i64 : i64
-        %186 = arith.minsi %185, %85 : i64
-        %187 = arith.subi %186, %184 : i64
-        %188 = arith.subi %184, %82 : i64
-        %189 = arith.muli %188, %89 : i64
-        %190 = arith.addi %88, %189 : i64
-        %191 = arith.muli %182, %c64_i64 : i64
-        %192 = arith.addi %190, %191 : i64
-        %193 = arith.muli %181, %c32_i64 : i64
-        %194 = arith.addi %193, %191 : i64
-        %195 = arith.addi %194, %81 : i64
-        %196 = arith.subi %184, %183 : i64
-        %197 = arith.addi %195, %196 : i64
-        %198 = arith.subi %84, %191 : i64
-        %199 = arith.minsi %198, %c64_i64 : i64
-        "instgem.mvin"(%192, %197, %199, %187) : (i64, i64, i64, i64) -> ()
+        %188 = arith.index_cast %arg12 : index to i64
+        %189 = arith.divsi %188, %90 : i64
+        %190 = arith.addi %91, %189 : i64
+        %191 = arith.remsi %188, %90 : i64
+        %192 = arith.muli %190, %c16_i64 : i64
+        %193 = arith.maxsi %192, %82 : i64
+        %194 = arith.addi %192, %c16_i64 : i64
+        %195 = arith.minsi %194, %85 : i64
+        %196 = arith.subi %195, %193 : i64
+        %197 = arith.subi %193, %82 : i64
+        %198 = arith.muli %197, %89 : i64
+        %199 = arith.addi %88, %198 : i64
+        %200 = arith.muli %191, %c64_i64 : i64
+        %201 = arith.addi %199, %200 : i64
+        %202 = arith.muli %190, %c32_i64 : i64
+        %203 = arith.addi %202, %200 : i64
+        %204 = arith.addi %203, %81 : i64
+        %205 = arith.subi %193, %192 : i64
+        %206 = arith.addi %204, %205 : i64
+        %207 = arith.subi %84, %200 : i64
+        %208 = arith.minsi %207, %c64_i64 : i64
+        "instgem.mvin"(%201, %206, %208, %196) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %99 = arith.ceildivsi %82, %c16_i64 : i64
-      %100 = arith.muli %99, %90 : i64
-      %101 = arith.index_cast %100 : i64 to index
-      scf.for %arg12 = %c0 to %101 step %c1 {
-        %179 = arith.index_cast %arg12 : index to i64
-        %180 = arith.divsi %179, %90 : i64
-        %181 = arith.remsi %179, %90 : i64
-        %182 = arith.muli %180, %c32_i64 : i64
-        %183 = arith.muli %181, %c64_i64 : i64
-        %184 = arith.addi %182, %183 : i64
-        %185 = arith.addi %184, %81 : i64
-        %186 = arith.subi %84, %183 : i64
-        %187 = arith.minsi %186, %c64_i64 : i64
-        %188 = arith.muli %180, %c16_i64 : i64
-        %189 = arith.subi %82, %188 : i64
-        %190 = arith.minsi %189, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %185, %187, %190) : (i64, i64, i64, i64) -> ()
+      %100 = arith.cmpi sgt, %82, %c0_i64_3 : i64
+      %101 = arith.extui %100 : i1 to i64
+      %102 = arith.muli %99, %101 : i64
+      %103 = arith.muli %102, %90 : i64
+      %104 = arith.index_cast %103 : i64 to index
+      scf.for %arg12 = %c0 to %104 step %c1 {
+        %188 = arith.index_cast %arg12 : index to i64
+        %189 = arith.divsi %188, %90 : i64
+        %190 = arith.remsi %188, %90 : i64
+        %191 = arith.muli %189, %c16_i64 : i64
+        %192 = arith.maxsi %191, %c0_i64_3 : i64
+        %193 = arith.addi %191, %c16_i64 : i64
+        %194 = arith.minsi %193, %82 : i64
+        %195 = arith.subi %194, %192 : i64
+        %196 = arith.muli %189, %c32_i64 : i64
+        %197 = arith.muli %190, %c64_i64 : i64
+        %198 = arith.addi %196, %197 : i64
+        %199 = arith.addi %198, %81 : i64
+        %200 = arith.subi %192, %191 : i64
+        %201 = arith.addi %199, %200 : i64
+        %202 = arith.subi %84, %197 : i64
+        %203 = arith.minsi %202, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %201, %203, %195) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %102 = arith.maxsi %arg10, %c0 : index
-      %103 = arith.minsi %102, %arg7 : index
-      %104 = arith.addi %arg10, %c32 : index
-      %105 = arith.maxsi %104, %c0 : index
+      %105 = arith.maxsi %arg10, %c0 : index
       %106 = arith.minsi %105, %arg7 : index
-      %107 = arith.subi %103, %arg10 : index
+      %107 = arith.addi %arg10, %c32 : index
       %108 = arith.maxsi %107, %c0 : index
-      %109 = arith.minsi %108, %c32 : index
-      %110 = arith.subi %106, %103 : index
-      %111 = arith.maxsi %13, %c0 : index
-      %112 = arith.minsi %111, %arg6 : index
-      %113 = arith.addi %13, %c16 : index
-      %114 = arith.maxsi %113, %c0 : index
+      %109 = arith.minsi %108, %arg7 : index
+      %110 = arith.subi %106, %arg10 : index
+      %111 = arith.maxsi %110, %c0 : index
+      %112 = arith.minsi %111, %c32 : index
+      %113 = arith.subi %109, %106 : index
+      %114 = arith.maxsi %13, %c0 : index
       %115 = arith.minsi %114, %arg6 : index
-      %116 = arith.subi %112, %13 : index
+      %116 = arith.addi %13, %c16 : index
       %117 = arith.maxsi %116, %c0 : index
-      %118 = arith.minsi %117, %c16 : index
-      %119 = arith.subi %115, %112 : index
-      %120 = arith.cmpi sgt, %118, %c0 : index
-      scf.if %120 {
-        func.call @baco_boundary_error(%c170_i64, %c28_i64) : (i64, i64) -> ()
+      %118 = arith.minsi %117, %arg6 : index
+      %119 = arith.subi %115, %13 : index
+      %120 = arith.maxsi %119, %c0 : index
+      %121 = arith.minsi %120, %c16 : index
+      %122 = arith.subi %118, %115 : index
+      %123 = arith.cmpi sgt, %121, %c0 : index
+      scf.if %123 {
+        func.call @baco_boundary_error(%c175_i64, %c28_i64) : (i64, i64) -> ()
       }
-      %subview_20 = memref.subview %reinterpret_cast_4[%103, %112] [%110, %119] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %121 = arith.muli %80, %c32_i64 : i64
-      %122 = arith.addi %121, %c128_i64 : i64
-      %123 = arith.index_cast %109 : index to i64
-      %124 = arith.index_cast %110 : index to i64
-      %125 = arith.index_cast %119 : index to i64
-      %126 = arith.addi %123, %124 : i64
+      %subview_20 = memref.subview %reinterpret_cast_4[%106, %115] [%113, %122] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %124 = arith.muli %80, %c32_i64 : i64
+      %125 = arith.addi %124, %c128_i64 : i64
+      %126 = arith.index_cast %112 : index to i64
+      %127 = arith.index_cast %113 : index to i64
+      %128 = arith.index_cast %122 : index to i64
+      %129 = arith.addi %126, %127 : i64
       %base_buffer_21, %offset_22, %sizes_23:2, %strides_24:2 = memref.extract_strided_metadata %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_25 = memref.extract_aligned_pointer_as_index %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %127 = arith.index_cast %intptr_25 : index to i64
-      %128 = arith.index_cast %offset_22 : index to i64
-      %129 = arith.addi %127, %128 : i64
-      %130 = arith.index_cast %strides_24#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %130) : (i64, i64, i64, i64, i64, i64) -> ()
-      %131 = arith.ceildivsi %125, %c64_i64 : i64
-      %132 = arith.divsi %123, %c16_i64 : i64
-      %133 = arith.ceildivsi %126, %c16_i64 : i64
-      %134 = arith.subi %133, %132 : i64
-      %135 = arith.cmpi sgt, %124, %c0_i64_3 : i64
-      %136 = arith.extui %135 : i1 to i64
-      %137 = arith.muli %134, %136 : i64
-      %138 = arith.muli %137, %131 : i64
-      %139 = arith.index_cast %138 : i64 to index
-      scf.for %arg12 = %c0 to %139 step %c1 {
-        %179 = arith.index_cast %arg12 : index to i64
-        %180 = arith.divsi %179, %131 : i64
-        %181 = arith.addi %132, %180 : i64
-        %182 = arith.remsi %179, %131 : i64
-        %183 = arith.muli %181, %c16_i64 : i64
-        %184 = arith.maxsi %183, %123 : i64
-        %185 = arith.addi %183, %c16_i64 : i64
-        %186 = arith.minsi %185, %126 : i64
-        %187 = arith.subi %186, %184 : i64
-        %188 = arith.subi %184, %123 : i64
-        %189 = arith.muli %188, %130 : i64
-        %190 = arith.addi %129, %189 : i64
-        %191 = arith.muli %182, %c64_i64 : i64
-        %192 = arith.addi %190, %191 : i64
-        %193 = arith.addi %183, %191 : i64
-        %194 = arith.addi %193, %122 : i64
-        %195 = arith.subi %184, %183 : i64
-        %196 = arith.addi %194, %195 : i64
-        %197 = arith.subi %125, %191 : i64
-        %198 = arith.minsi %197, %c64_i64 : i64
-        "instgem.mvin"(%192, %196, %198, %187) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %140 = arith.ceildivsi %123, %c16_i64 : i64
-      %141 = arith.muli %140, %131 : i64
+      %130 = arith.index_cast %intptr_25 : index to i64
+      %131 = arith.index_cast %offset_22 : index to i64
+      %132 = arith.addi %130, %131 : i64
+      %133 = arith.index_cast %strides_24#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %133) : (i64, i64, i64, i64, i64, i64) -> ()
+      %134 = arith.ceildivsi %128, %c64_i64 : i64
+      %135 = arith.divsi %126, %c16_i64 : i64
+      %136 = arith.ceildivsi %129, %c16_i64 : i64
+      %137 = arith.subi %136, %135 : i64
+      %138 = arith.cmpi sgt, %127, %c0_i64_3 : i64
+      %139 = arith.extui %138 : i1 to i64
+      %140 = arith.muli %137, %139 : i64
+      %141 = arith.muli %140, %134 : i64
       %142 = arith.index_cast %141 : i64 to index
       scf.for %arg12 = %c0 to %142 step %c1 {
-        %179 = arith.index_cast %arg12 : index to i64
-        %180 = arith.divsi %179, %131 : i64
-        %181 = arith.remsi %179, %131 : i64
-        %182 = arith.muli %180, %c16_i64 : i64
-        %183 = arith.muli %181, %c64_i64 : i64
-        %184 = arith.addi %182, %183 : i64
-        %185 = arith.addi %184, %122 : i64
-        %186 = arith.subi %125, %183 : i64
-        %187 = arith.minsi %186, %c64_i64 : i64
-        %188 = arith.subi %123, %182 : i64
-        %189 = arith.minsi %188, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %185, %187, %189) : (i64, i64, i64, i64) -> ()
+        %188 = arith.index_cast %arg12 : index to i64
+        %189 = arith.divsi %188, %134 : i64
+        %190 = arith.addi %135, %189 : i64
+        %191 = arith.remsi %188, %134 : i64
+        %192 = arith.muli %190, %c16_i64 : i64
+        %193 = arith.maxsi %192, %126 : i64
+        %194 = arith.addi %192, %c16_i64 : i64
+        %195 = arith.minsi %194, %129 : i64
+        %196 = arith.subi %195, %193 : i64
+        %197 = arith.subi %193, %126 : i64
+        %198 = arith.muli %197, %133 : i64
+        %199 = arith.addi %132, %198 : i64
+        %200 = arith.muli %191, %c64_i64 : i64
+        %201 = arith.addi %199, %200 : i64
+        %202 = arith.addi %192, %200 : i64
+        %203 = arith.addi %202, %125 : i64
+        %204 = arith.subi %193, %192 : i64
+        %205 = arith.addi %203, %204 : i64
+        %206 = arith.subi %128, %200 : i64
+        %207 = arith.minsi %206, %c64_i64 : i64
+        "instgem.mvin"(%201, %205, %207, %196) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %143 = arith.ceildivsi %125, %c16_i64 : i64
-      %144 = arith.minsi %84, %126 : i64
-      %145 = arith.ceildivsi %144, %c16_i64 : i64
-      %146 = arith.cmpi sgt, %92, %c0_i64_3 : i64
-      %147 = arith.select %146, %143, %c0_i64_3 : i64
+      %143 = arith.ceildivsi %126, %c16_i64 : i64
+      %144 = arith.cmpi sgt, %126, %c0_i64_3 : i64
+      %145 = arith.extui %144 : i1 to i64
+      %146 = arith.muli %143, %145 : i64
+      %147 = arith.muli %146, %134 : i64
       %148 = arith.index_cast %147 : i64 to index
       scf.for %arg12 = %c0 to %148 step %c1 {
-        %179 = arith.index_cast %arg12 : index to i64
-        %180 = arith.index_cast %145 : i64 to index
-        scf.for %arg13 = %c0 to %180 step %c1 {
-          %181 = arith.index_cast %arg13 : index to i64
-          %182 = arith.minsi %85, %c16_i64 : i64
-          %183 = arith.muli %179, %c16_i64 : i64
-          %184 = arith.subi %125, %183 : i64
-          %185 = arith.minsi %184, %c16_i64 : i64
-          %186 = arith.ori %183, %c3221225472_i64 : i64
-          %187 = arith.muli %181, %c16_i64 : i64
-          %188 = arith.addi %187, %183 : i64
-          %189 = arith.addi %188, %122 : i64
-          %190 = arith.subi %126, %187 : i64
-          %191 = arith.minsi %190, %c16_i64 : i64
-          "instgem.preload"(%189, %185, %191, %186, %185, %182) : (i64, i64, i64, i64, i64, i64) -> ()
-          %192 = arith.addi %187, %81 : i64
-          %193 = arith.subi %84, %187 : i64
+        %188 = arith.index_cast %arg12 : index to i64
+        %189 = arith.divsi %188, %134 : i64
+        %190 = arith.remsi %188, %134 : i64
+        %191 = arith.muli %189, %c16_i64 : i64
+        %192 = arith.maxsi %191, %c0_i64_3 : i64
+        %193 = arith.addi %191, %c16_i64 : i64
+        %194 = arith.minsi %193, %126 : i64
+        %195 = arith.subi %194, %192 : i64
+        %196 = arith.muli %190, %c64_i64 : i64
+        %197 = arith.addi %191, %196 : i64
+        %198 = arith.addi %197, %125 : i64
+        %199 = arith.subi %192, %191 : i64
+        %200 = arith.addi %198, %199 : i64
+        %201 = arith.subi %128, %196 : i64
+        %202 = arith.minsi %201, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %200, %202, %195) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %149 = arith.ceildivsi %128, %c16_i64 : i64
+      %150 = arith.minsi %84, %129 : i64
+      %151 = arith.ceildivsi %150, %c16_i64 : i64
+      %152 = arith.cmpi sgt, %92, %c0_i64_3 : i64
+      %153 = arith.select %152, %149, %c0_i64_3 : i64
+      %154 = arith.index_cast %153 : i64 to index
+      scf.for %arg12 = %c0 to %154 step %c1 {
+        %188 = arith.index_cast %arg12 : index to i64
+        %189 = arith.index_cast %151 : i64 to index
+        scf.for %arg13 = %c0 to %189 step %c1 {
+          %190 = arith.index_cast %arg13 : index to i64
+          %191 = arith.minsi %85, %c16_i64 : i64
+          %192 = arith.muli %188, %c16_i64 : i64
+          %193 = arith.subi %128, %192 : i64
           %194 = arith.minsi %193, %c16_i64 : i64
-          "instgem.compute_preloaded"(%192, %194, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %195 = arith.index_cast %92 : i64 to index
-          scf.for %arg14 = %c1 to %195 step %c1 {
-            %196 = arith.index_cast %arg14 : index to i64
-            %197 = arith.muli %196, %c16_i64 : i64
-            %198 = arith.subi %85, %197 : i64
-            %199 = arith.minsi %198, %c16_i64 : i64
-            %200 = arith.addi %197, %183 : i64
-            %201 = arith.ori %200, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %185, %199) : (i64, i64, i64, i64, i64, i64) -> ()
-            %202 = arith.muli %196, %c32_i64 : i64
-            %203 = arith.addi %202, %187 : i64
-            %204 = arith.addi %203, %81 : i64
-            "instgem.compute_accumulated"(%204, %194, %199, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %195 = arith.ori %192, %c3221225472_i64 : i64
+          %196 = arith.muli %190, %c16_i64 : i64
+          %197 = arith.addi %196, %192 : i64
+          %198 = arith.addi %197, %125 : i64
+          %199 = arith.subi %129, %196 : i64
+          %200 = arith.minsi %199, %c16_i64 : i64
+          "instgem.preload"(%198, %194, %200, %195, %194, %191) : (i64, i64, i64, i64, i64, i64) -> ()
+          %201 = arith.addi %196, %81 : i64
+          %202 = arith.subi %84, %196 : i64
+          %203 = arith.minsi %202, %c16_i64 : i64
+          "instgem.compute_preloaded"(%201, %203, %191, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %204 = arith.index_cast %92 : i64 to index
+          scf.for %arg14 = %c1 to %204 step %c1 {
+            %205 = arith.index_cast %arg14 : index to i64
+            %206 = arith.muli %205, %c16_i64 : i64
+            %207 = arith.subi %85, %206 : i64
+            %208 = arith.minsi %207, %c16_i64 : i64
+            %209 = arith.addi %206, %192 : i64
+            %210 = arith.ori %209, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %210, %194, %208) : (i64, i64, i64, i64, i64, i64) -> ()
+            %211 = arith.muli %205, %c32_i64 : i64
+            %212 = arith.addi %211, %196 : i64
+            %213 = arith.addi %212, %81 : i64
+            "instgem.compute_accumulated"(%213, %203, %208, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      %149 = arith.maxsi %arg11, %c0 : index
-      %150 = arith.minsi %149, %arg7 : index
-      %151 = arith.addi %arg11, %c32 : index
-      %152 = arith.maxsi %151, %c0 : index
-      %153 = arith.minsi %152, %arg7 : index
-      %154 = arith.subi %150, %arg11 : index
-      %155 = arith.maxsi %154, %c0 : index
-      %156 = arith.minsi %155, %c32 : index
-      %157 = arith.subi %153, %150 : index
-      scf.if %120 {
-        func.call @baco_boundary_error(%c171_i64, %c28_i64) : (i64, i64) -> ()
+      %155 = arith.maxsi %arg11, %c0 : index
+      %156 = arith.minsi %155, %arg7 : index
+      %157 = arith.addi %arg11, %c32 : index
+      %158 = arith.maxsi %157, %c0 : index
+      %159 = arith.minsi %158, %arg7 : index
+      %160 = arith.subi %156, %arg11 : index
+      %161 = arith.maxsi %160, %c0 : index
+      %162 = arith.minsi %161, %c32 : index
+      %163 = arith.subi %159, %156 : index
+      scf.if %123 {
+        func.call @baco_boundary_error(%c176_i64, %c28_i64) : (i64, i64) -> ()
       }
-      %subview_26 = memref.subview %reinterpret_cast_5[%150, %112] [%157, %119] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %158 = arith.addi %121, %c192_i64 : i64
-      %159 = arith.index_cast %156 : index to i64
-      %160 = arith.index_cast %157 : index to i64
-      %161 = arith.addi %159, %160 : i64
+      %subview_26 = memref.subview %reinterpret_cast_5[%156, %115] [%163, %122] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %164 = arith.addi %124, %c192_i64 : i64
+      %165 = arith.index_cast %162 : index to i64
+      %166 = arith.index_cast %163 : index to i64
+      %167 = arith.addi %165, %166 : i64
       %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_31 = memref.extract_aligned_pointer_as_index %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %162 = arith.index_cast %intptr_31 : index to i64
-      %163 = arith.index_cast %offset_28 : index to i64
-      %164 = arith.addi %162, %163 : i64
-      %165 = arith.index_cast %strides_30#0 : index to i64
-      %166 = arith.divsi %159, %c16_i64 : i64
-      %167 = arith.ceildivsi %161, %c16_i64 : i64
-      %168 = arith.subi %167, %166 : i64
-      %169 = arith.cmpi sgt, %160, %c0_i64_3 : i64
-      %170 = arith.extui %169 : i1 to i64
-      %171 = arith.muli %168, %170 : i64
-      %172 = arith.muli %171, %131 : i64
-      %173 = arith.index_cast %172 : i64 to index
-      scf.for %arg12 = %c0 to %173 step %c1 {
-        %179 = arith.index_cast %arg12 : index to i64
-        %180 = arith.divsi %179, %131 : i64
-        %181 = arith.addi %166, %180 : i64
-        %182 = arith.remsi %179, %131 : i64
-        %183 = arith.muli %181, %c16_i64 : i64
-        %184 = arith.maxsi %183, %159 : i64
-        %185 = arith.addi %183, %c16_i64 : i64
-        %186 = arith.minsi %185, %161 : i64
-        %187 = arith.subi %186, %184 : i64
-        %188 = arith.subi %184, %159 : i64
-        %189 = arith.muli %188, %165 : i64
-        %190 = arith.addi %164, %189 : i64
-        %191 = arith.muli %182, %c64_i64 : i64
-        %192 = arith.addi %190, %191 : i64
-        %193 = arith.addi %183, %191 : i64
-        %194 = arith.addi %193, %158 : i64
-        %195 = arith.subi %184, %183 : i64
-        %196 = arith.addi %194, %195 : i64
-        %197 = arith.subi %125, %191 : i64
-        %198 = arith.minsi %197, %c64_i64 : i64
-        "instgem.mvin"(%192, %196, %198, %187) : (i64, i64, i64, i64) -> ()
+      %168 = arith.index_cast %intptr_31 : index to i64
+      %169 = arith.index_cast %offset_28 : index to i64
+      %170 = arith.addi %168, %169 : i64
+      %171 = arith.index_cast %strides_30#0 : index to i64
+      %172 = arith.divsi %165, %c16_i64 : i64
+      %173 = arith.ceildivsi %167, %c16_i64 : i64
+      %174 = arith.subi %173, %172 : i64
+      %175 = arith.cmpi sgt, %166, %c0_i64_3 : i64
+      %176 = arith.extui %175 : i1 to i64
+      %177 = arith.muli %174, %176 : i64
+      %178 = arith.muli %177, %134 : i64
+      %179 = arith.index_cast %178 : i64 to index
+      scf.for %arg12 = %c0 to %179 step %c1 {
+        %188 = arith.index_cast %arg12 : index to i64
+        %189 = arith.divsi %188, %134 : i64
+        %190 = arith.addi %172, %189 : i64
+        %191 = arith.remsi %188, %134 : i64
+        %192 = arith.muli %190, %c16_i64 : i64
+        %193 = arith.maxsi %192, %165 : i64
+        %194 = arith.addi %192, %c16_i64 : i64
+        %195 = arith.minsi %194, %167 : i64
+        %196 = arith.subi %195, %193 : i64
+        %197 = arith.subi %193, %165 : i64
+        %198 = arith.muli %197, %171 : i64
+        %199 = arith.addi %170, %198 : i64
+        %200 = arith.muli %191, %c64_i64 : i64
+        %201 = arith.addi %199, %200 : i64
+        %202 = arith.addi %192, %200 : i64
+        %203 = arith.addi %202, %164 : i64
+        %204 = arith.subi %193, %192 : i64
+        %205 = arith.addi %203, %204 : i64
+        %206 = arith.subi %128, %200 : i64
+        %207 = arith.minsi %206, %c64_i64 : i64
+        "instgem.mvin"(%201, %205, %207, %196) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %174 = arith.ceildivsi %159, %c16_i64 : i64
-      %175 = arith.muli %174, %131 : i64
-      %176 = arith.index_cast %175 : i64 to index
-      scf.for %arg12 = %c0 to %176 step %c1 {
-        %179 = arith.index_cast %arg12 : index to i64
-        %180 = arith.divsi %179, %131 : i64
-        %181 = arith.remsi %179, %131 : i64
-        %182 = arith.muli %180, %c16_i64 : i64
-        %183 = arith.muli %181, %c64_i64 : i64
-        %184 = arith.addi %182, %183 : i64
-        %185 = arith.addi %184, %158 : i64
-        %186 = arith.subi %125, %183 : i64
-        %187 = arith.minsi %186, %c64_i64 : i64
-        %188 = arith.subi %159, %182 : i64
-        %189 = arith.minsi %188, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %185, %187, %189) : (i64, i64, i64, i64) -> ()
+      %180 = arith.ceildivsi %165, %c16_i64 : i64
+      %181 = arith.cmpi sgt, %165, %c0_i64_3 : i64
+      %182 = arith.extui %181 : i1 to i64
+      %183 = arith.muli %180, %182 : i64
+      %184 = arith.muli %183, %134 : i64
+      %185 = arith.index_cast %184 : i64 to index
+      scf.for %arg12 = %c0 to %185 step %c1 {
+        %188 = arith.index_cast %arg12 : index to i64
+        %189 = arith.divsi %188, %134 : i64
+        %190 = arith.remsi %188, %134 : i64
+        %191 = arith.muli %189, %c16_i64 : i64
+        %192 = arith.maxsi %191, %c0_i64_3 : i64
+        %193 = arith.addi %191, %c16_i64 : i64
+        %194 = arith.minsi %193, %165 : i64
+        %195 = arith.subi %194, %192 : i64
+        %196 = arith.muli %190, %c64_i64 : i64
+        %197 = arith.addi %191, %196 : i64
+        %198 = arith.addi %197, %164 : i64
+        %199 = arith.subi %192, %191 : i64
+        %200 = arith.addi %198, %199 : i64
+        %201 = arith.subi %128, %196 : i64
+        %202 = arith.minsi %201, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %200, %202, %195) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %177 = arith.minsi %84, %161 : i64
-      %178 = arith.ceildivsi %177, %c16_i64 : i64
-      scf.for %arg12 = %c0 to %148 step %c1 {
-        %179 = arith.index_cast %arg12 : index to i64
-        %180 = arith.index_cast %178 : i64 to index
-        scf.for %arg13 = %c0 to %180 step %c1 {
-          %181 = arith.index_cast %arg13 : index to i64
-          %182 = arith.minsi %85, %c16_i64 : i64
-          %183 = arith.muli %179, %c16_i64 : i64
-          %184 = arith.subi %125, %183 : i64
-          %185 = arith.minsi %184, %c16_i64 : i64
-          %186 = arith.addi %183, %c32_i64 : i64
-          %187 = arith.ori %186, %c3221225472_i64 : i64
-          %188 = arith.muli %181, %c16_i64 : i64
-          %189 = arith.addi %188, %183 : i64
-          %190 = arith.addi %189, %158 : i64
-          %191 = arith.subi %161, %188 : i64
-          %192 = arith.minsi %191, %c16_i64 : i64
-          "instgem.preload"(%190, %185, %192, %187, %185, %182) : (i64, i64, i64, i64, i64, i64) -> ()
-          %193 = arith.addi %188, %81 : i64
-          %194 = arith.subi %84, %188 : i64
-          %195 = arith.minsi %194, %c16_i64 : i64
-          "instgem.compute_preloaded"(%193, %195, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %196 = arith.index_cast %92 : i64 to index
-          scf.for %arg14 = %c1 to %196 step %c1 {
-            %197 = arith.index_cast %arg14 : index to i64
-            %198 = arith.muli %197, %c16_i64 : i64
-            %199 = arith.subi %85, %198 : i64
-            %200 = arith.minsi %199, %c16_i64 : i64
-            %201 = arith.addi %198, %183 : i64
-            %202 = arith.addi %201, %c32_i64 : i64
-            %203 = arith.ori %202, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %203, %185, %200) : (i64, i64, i64, i64, i64, i64) -> ()
-            %204 = arith.muli %197, %c32_i64 : i64
-            %205 = arith.addi %204, %188 : i64
-            %206 = arith.addi %205, %81 : i64
-            "instgem.compute_accumulated"(%206, %195, %200, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %186 = arith.minsi %84, %167 : i64
+      %187 = arith.ceildivsi %186, %c16_i64 : i64
+      scf.for %arg12 = %c0 to %154 step %c1 {
+        %188 = arith.index_cast %arg12 : index to i64
+        %189 = arith.index_cast %187 : i64 to index
+        scf.for %arg13 = %c0 to %189 step %c1 {
+          %190 = arith.index_cast %arg13 : index to i64
+          %191 = arith.minsi %85, %c16_i64 : i64
+          %192 = arith.muli %188, %c16_i64 : i64
+          %193 = arith.subi %128, %192 : i64
+          %194 = arith.minsi %193, %c16_i64 : i64
+          %195 = arith.addi %192, %c32_i64 : i64
+          %196 = arith.ori %195, %c3221225472_i64 : i64
+          %197 = arith.muli %190, %c16_i64 : i64
+          %198 = arith.addi %197, %192 : i64
+          %199 = arith.addi %198, %164 : i64
+          %200 = arith.subi %167, %197 : i64
+          %201 = arith.minsi %200, %c16_i64 : i64
+          "instgem.preload"(%199, %194, %201, %196, %194, %191) : (i64, i64, i64, i64, i64, i64) -> ()
+          %202 = arith.addi %197, %81 : i64
+          %203 = arith.subi %84, %197 : i64
+          %204 = arith.minsi %203, %c16_i64 : i64
+          "instgem.compute_preloaded"(%202, %204, %191, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %205 = arith.index_cast %92 : i64 to index
+          scf.for %arg14 = %c1 to %205 step %c1 {
+            %206 = arith.index_cast %arg14 : index to i64
+            %207 = arith.muli %206, %c16_i64 : i64
+            %208 = arith.subi %85, %207 : i64
+            %209 = arith.minsi %208, %c16_i64 : i64
+            %210 = arith.addi %207, %192 : i64
+            %211 = arith.addi %210, %c32_i64 : i64
+            %212 = arith.ori %211, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %212, %194, %209) : (i64, i64, i64, i64, i64, i64) -> ()
+            %213 = arith.muli %206, %c32_i64 : i64
+            %214 = arith.addi %213, %197 : i64
+            %215 = arith.addi %214, %81 : i64
+            "instgem.compute_accumulated"(%215, %204, %209, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %71, %104, %151 : index, index, index
+      scf.yield %71, %107, %157 : index, index, index
     }
     %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     %reinterpret_cast_7 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
@@ -480,7 +501,7 @@ module {
     %33 = arith.subi %29, %26 : index
     %34 = arith.cmpi sgt, %32, %c0 : index
     scf.if %34 {
-      func.call @baco_boundary_error(%c179_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c184_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_6[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %35 = arith.index_cast %23 : index to i64
@@ -532,7 +553,7 @@ module {
       "instgem.mvout"(%73, %78, %80, %68) : (i64, i64, i64, i64) -> ()
     }
     scf.if %34 {
-      func.call @baco_boundary_error(%c180_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c185_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_8 = memref.subview %reinterpret_cast_7[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
