@@ -17,7 +17,9 @@ speed-up over the default schedule (goal: >= 1 on every shape).
 Conv2D (--conv-count shapes, default 20, from the thesis's Conv2D bands, Table 6.5, with
 images capped at 28x28 and channels at 256 so they run here; stride 1, 'same' padding, int8
 output): baco.kernels.conv.conv2d with its default schedule against the C library's
-tiled_conv_auto (baco.sim.clib.conv_stream: one LOOP_CONV_WS per tile), same columns.
+tiled_conv_auto (baco.sim.clib.conv_stream: one LOOP_CONV_WS per tile), same columns
+(baco blocks "R x Q/N/K": R output rows of Q columns per program); per DIM the geomean,
+the number of shapes where baco is slower and the worst ratio.
 
 Shapes: 512x512x512, then `--count` shapes drawn with a fixed seed from the GEMM
 bands of the thesis's single-operator benchmark (Table 6.4 as benchmarks/single_op.py
@@ -104,11 +106,13 @@ def conv_section(dims, shapes) -> int:
             slower += lib < ours
             util = lambda cycles: size * size * C * K * R * R / (dim * dim * cycles)  # noqa: E731
             s = launch.schedule
-            print(f"{size:>4} {C:>5} {K:>5} {f'{R}x{R}':>4}  {f'{s.block_m}/{s.block_n}/{s.block_k}':>15} "
+            m = f"{s.rows}x{s.block_m}" if s.rows > 1 else f"{s.block_m}"      # output rows x columns per program
+            print(f"{size:>4} {C:>5} {K:>5} {f'{R}x{R}':>4}  {f'{m}/{s.block_n}/{s.block_k}':>15} "
                   f"{ours:>12,.0f} {util(ours):>5.3f}  {lib:>14,.0f} {util(lib):>5.3f}  {lib / ours:>7.2f}x",
                   flush=True)
         print(f"geomean Conv2D speed-up over the library at DIM {dim}: "
-              f"{math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f}x over {len(ratios)} shapes\n")
+              f"{math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f}x over {len(ratios)} shapes; "
+              f"slower on {sum(r < 1 for r in ratios)}, worst {min(ratios):.2f}x\n")
     return slower
 
 
