@@ -513,7 +513,8 @@ class KernelCodegen(ast.NodeVisitor):
     def check_boundary(self, bc, node, rank=2):
         bc = tuple(bc) if isinstance(bc, (tuple, list)) else (bc,)
         if not all(d in range(rank) for d in bc):
-            raise self.error(f"boundary_check dimensions must be among {tuple(range(rank))}", node)
+            raise self.error(f"boundary_check dimensions must be {'0 and/or 1' if rank == 2 else '0, 1 and/or 2'}",
+                             node)
         return f"boundary_check = array<i64{': ' + ', '.join(map(str, sorted(set(bc)))) if bc else ''}>"
 
     def call_load(self, node, ptr, boundary_check=(), padding_option="zero"):
