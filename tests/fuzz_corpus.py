@@ -206,6 +206,9 @@ COMPILE = [  # (name, category, body statements, message)
      "cannot store a float32 block through a int32 pointer; convert it with .to()"),
     ("two_scales", "epilogue", [P_A, ACC, "bl.store(a, (@@acc * scale * scale).to(bl.int8))"],
      "only int32 accumulator blocks and loaded int8 blocks can be scaled (this block is f32)"),
+    ("max_pool_int32", "epilogue", [ACC, "x = @@bl.max_pool2d(acc, (4, 4), 2)"], "max_pool2d() pools int8 pixels"),
+    ("max_pool_kernel_4", "epilogue", [ACC, "x = @@bl.max_pool2d(acc.to(bl.int8), (4, 4), 4)"],
+     "kernel 4 is outside 1..3 (config_st's 2-bit pool_size field)"),
 ]
 
 # The capacity rule: blocks that do not fit (config, BM, BN, BK, space named in the message).
