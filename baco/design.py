@@ -14,9 +14,10 @@ EDP of both designs, and the gain over the default as predicted and as simulated
     baco run --design DIR [--target sim|iss]
     baco tune ... --out DIR --verify       (tune, then the same check)
 
-A convolution runs with the tuned mapping's on-chip tile as its schedule (output columns,
-output channels, input channels per step) when that fits the compiler's capacity rule, else with
-the conv kernel's default schedule (the report says which). Layers without a kernel (non-square
+A convolution runs with the schedule the search costed (result.json's schedule: the tuned
+mapping's on-chip tile as output columns, output channels, input channels per step when that fits
+the compiler's capacity rule, else the conv kernel's default schedule, the report says which;
+baco.tuner.mapping.conv_schedule, one function for both). Layers without a kernel (non-square
 filters or strides the C library cannot run) are listed with their prediction only; the network
 EDPs compared are then those of the simulated layers, predicted and simulated alike.
 """
@@ -33,12 +34,12 @@ from pathlib import Path
 import numpy as np
 
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import GemmSchedule, schedule_problems
+from baco.gemmini.schedule import GemmSchedule
 from baco.sim.clib import time_conv, time_matmul
 from baco.sim.timing import CommandStream, TimingModel
 from baco.tuner.arch import DEFAULT_HARDWARE
 from baco.tuner.baselines import gemmini_default
-from baco.tuner.mapping import KERNEL_OUT_INT8, gemm_schedule, is_kernel_layer, parse_mapping, tile_dims
+from baco.tuner.mapping import KERNEL_OUT_INT8, conv_schedule, gemm_schedule, is_kernel_layer, parse_mapping
 from baco.tuner.workloads import Layer
 
 
@@ -118,36 +119,9 @@ def run_gemm(M: int, N: int, K: int, cfg: GemminiConfig, schedule: GemmSchedule,
     return bool(np.array_equal(args[2], ref)), tm.report(), shape
 
 
-def is_pointwise(layer: Layer) -> bool:
-    """A 1x1 stride-1 convolution: conv2d runs it as one GEMM whose BLOCK_M counts pixels."""
-    return layer.R == layer.S == layer.Hstride == layer.Wstride == 1
-
-
 def conv_shape(layer: Layer) -> tuple[int, int, int, int, int]:
     """(N, P, Q, C, K) of a convolution layer (the shape run_conv checks)."""
     return layer.N, layer.P, layer.Q, layer.C, layer.K
-
-
-def conv_schedule_for(layer: Layer, mapping: str, cfg: GemminiConfig) -> tuple[GemmSchedule, str]:
-    """(schedule, "tuned" | "default") a convolution runs with: the mapping's on-chip (L2) tile
-    as one kernel step (output columns, or pixels when pointwise; output channels; input
-    channels) when it passes the compiler's capacity rule, else conv2d's default schedule.
-    The mapping does not say whether to double-buffer (a compile choice): the tile is
-    double-buffered when that fits too (on a ResNet-50 design tuned for 20 s, 1.0-1.6x fewer
-    cycles on every 3x3/7x7 layer and 1.0x on strided 1x1 ones, measured on the cycle model).
-    A tile of whole output rows (its Q = the layer's) runs its P rows per program (rows)."""
-    from baco.kernels.conv import conv_schedule
-    t2 = tile_dims(parse_mapping(mapping), 2, layer)
-    columns = t2["N"] * t2["P"] * t2["Q"] if is_pointwise(layer) else t2["Q"]
-    rows = t2["P"] if not is_pointwise(layer) and t2["Q"] >= layer.Q else 1
-    for rows, double_buffer in ((rows, True), (rows, False), (1, True), (1, False)):
-        tuned = GemmSchedule(layer.Q if rows > 1 else columns, t2["K"], t2["C"], double_buffer=double_buffer,
-                             rows=rows)
-        if not schedule_problems(tuned, cfg, KERNEL_OUT_INT8):
-            return tuned, "tuned"
-    pixels = layer.N * layer.P * layer.Q if is_pointwise(layer) else layer.Q
-    return conv_schedule(None, Q=pixels, K=layer.K, C=layer.C, taps=layer.R * layer.S, config=cfg,
-                         out_int8=KERNEL_OUT_INT8), "default"
 
 
 def _conv_launch(layer: Layer, shape, cfg, schedule, seed):
@@ -245,7 +219,10 @@ def check_design(design: dict, *, target: str = "sim", progress=print) -> list[L
             except ValueError as e:
                 check.note = f"not timed: {e}"
             else:
-                check.schedule, check.schedule_source = conv_schedule_for(layer, entry["mapping"], cfg)
+                # the search's schedule (result.json), or what the same rule makes of the mapping
+                check.schedule, check.schedule_source = conv_schedule(parse_mapping(entry["mapping"]), layer, cfg)
+                if "schedule" in entry:
+                    check.schedule = GemmSchedule.from_dict(entry["schedule"])
                 ok, rep, check.checked_shape = run_conv(layer, cfg, check.schedule, target=target)
                 check.bit_exact = ok
                 check.simulated = Measured(rep["cycles"], rep["energy_uj"])
@@ -293,6 +270,7 @@ def shape_text(layer: Layer) -> str:
 
 
 def schedule_text(s: GemmSchedule) -> str:
+    """block_m,block_n,block_k dataflow[+db][ xN rows: N output rows per program]."""
     return f"{s.block_m},{s.block_n},{s.block_k} {s.dataflow}{'+db' if s.double_buffer else ''}" + \
         (f" x{s.rows} rows" if s.rows > 1 else "")
 

@@ -16,7 +16,17 @@ Gemmini-default, predicted and simulated (goal: simulated within 25% of predicte
 Operators from the bands are shrunk (largest dimension halved, never below its band) until
 they have at most --max-macs MACs, so that every one runs on the functional model.
 
+Convolutions (the second section): the convolution layers of --conv-networks (ResNet-50, UNet,
+RetinaNet), cut to one image and at most --conv-rows output rows, --conv-cols columns and
+--conv-channels channels (so the cycle model times them in seconds), each network tuned as one,
+compiled with the schedule the search chose (baco/kernels/conv.py), run bit-exact and timed, the
+default running the C library's tiled_conv_auto; the same table, r and median for the search's
+conv model (kernel_model.conv_program) and the Timeloop-matched model, and the gains. Then
+--random-convs random small convolutions (filters 1-7, strides 1-2, ragged sizes) with random
+schedules on random Gemminis: kernel_model.conv_schedule_cycles against the simulated cycles.
+
     python benchmarks/loop_check.py [--smoke] [--budget S] [--ops N] [--seed N] [--no-bert]
+                                    [--no-gemm] [--conv-networks resnet50,unet,retinanet] [--random-convs N]
 """
 from __future__ import annotations
 
@@ -24,6 +34,7 @@ import argparse
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -34,7 +45,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from baco.design import check_design, summary  # noqa: E402
 from baco.tuner.emit import result_dict  # noqa: E402
 from baco.tuner.explore import coexplore  # noqa: E402
-from baco.tuner.workloads import gemm, load_network  # noqa: E402
+from baco.tuner.mapping import is_kernel_layer  # noqa: E402
+from baco.tuner.workloads import Layer, gemm, load_network  # noqa: E402
 from single_op import GEMM_BANDS, log_uniform  # noqa: E402
 
 
@@ -72,6 +84,8 @@ def analytical_cycles(design: dict, check) -> float:
     import torch
     from baco.tuner import costmodel
     from baco.tuner.mapping import parse_mapping
+    if not is_kernel_layer(check.layer):       # the conv model has no residual: it is the search's model
+        return check.predicted.cycles
     entry = next(e for e in design["layers"] if e["name"] == check.name)
     temporal, sC, sK = costmodel.mapping_tensors(parse_mapping(entry["mapping"]))
     hw = tuple(torch.tensor([float(design["hardware"][k])], dtype=torch.float64) for k in ("pe_dim", "sp_kb", "acc_kb"))
@@ -85,25 +99,82 @@ def pearson(x, y) -> float:
     return float(np.corrcoef(x, y)[0, 1]) if len(x) > 1 else float("nan")
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--smoke", action="store_true", help="two small operators, a few steps (for the tests)")
-    p.add_argument("--budget", type=float, default=20.0, help="tuning seconds per network/operator")
-    p.add_argument("--ops", type=int, default=6, help="operators per category (GEMM, GEMV)")
-    p.add_argument("--max-macs", type=float, default=1.5e8)
-    p.add_argument("--no-bert", action="store_true")
-    p.add_argument("--seed", type=int, default=0)
-    a = p.parse_args(argv)
-    rng = np.random.default_rng(a.seed)
-    budget = None if a.smoke else a.budget
-    groups = []          # (name, [layers])
-    if not (a.smoke or a.no_bert):
-        groups.append(("bert", load_network("bert")))
-    n_ops = 1 if a.smoke else a.ops
-    max_macs = 2e5 if a.smoke else a.max_macs
-    for gemv in (False, True):
-        groups += [(layer.name, [layer]) for layer in band_operators(n_ops, gemv, rng, max_macs)]
+def cut_conv(layer: Layer, rows: int, cols: int, channels: int) -> Layer:
+    """A convolution layer cut to one image, at most `rows` output rows, `cols` output columns and
+    `channels` input and output channels (the per-row program the kernel runs is unchanged in
+    kind; the cycle model then times it in seconds)."""
+    return replace(layer, N=1, P=min(layer.P, rows), Q=min(layer.Q, cols), C=min(layer.C, channels),
+                   K=min(layer.K, channels))
 
+
+def conv_network_layers(network: str, rows: int, cols: int, channels: int, limit: int | None = None):
+    """The convolution layers of a network, cut (cut_conv) and deduplicated (counts added)."""
+    out: dict = {}
+    for layer in load_network(network):
+        if is_kernel_layer(layer):
+            continue
+        cut = cut_conv(layer, rows, cols, channels)
+        key = (cut.R, cut.S, cut.P, cut.Q, cut.C, cut.K, cut.Hstride, cut.Wstride, cut.Hdilation, cut.Wdilation)
+        if key in out:
+            out[key] = replace(out[key], count=out[key].count + layer.count)
+        else:
+            out[key] = replace(cut, name=f"{network[:3]}{len(out)}")
+    return list(out.values())[:limit]
+
+
+def random_conv_rows(count: int, rng, max_cycles: float = 2e6):
+    """(predicted, simulated, text) of `count` random small convolutions (filters 1-7, strides 1-2,
+    ragged sizes) compiled with a random schedule (one or several output rows per program) that
+    fits a random Gemmini (DIM 4-128): the
+    search's conv model (kernel_model.conv_schedule_cycles) against the cycle model's timing of
+    the kernel's command stream."""
+    from baco.gemmini.config import GemminiConfig
+    from baco.gemmini.schedule import GemmSchedule, schedule_problems
+    from baco.kernels.conv import conv2d_launch
+    from baco.tuner.kernel_model import conv_schedule_cycles
+    from baco.tuner.mapping import KERNEL_OUT_INT8
+    out = []
+    while len(out) < count:
+        dim = int(rng.choice([4, 8, 16, 32, 64, 128]))
+        R = int(rng.choice([1, 2, 3, 3, 5, 7]))
+        stride = int(rng.choice([1, 1, 2]))
+        layer = Layer(R=R, S=R, P=int(rng.integers(1, 5)), Q=int(rng.choice([1, 7, 14, 17, 28, 33, 56])),
+                      C=int(rng.choice([3, 8, 17, 33, 64, 65, 128, 256])), K=int(rng.choice([1, 16, 17, 33, 64, 100, 256])),
+                      Hstride=stride, Wstride=stride)
+        cfg = GemminiConfig.from_capacity(dim, 64 * max(1, dim // 8), 16 * max(1, dim // 4))
+        pick = lambda n, opts: int(min(n, rng.choice(opts)))  # noqa: E731
+        pixels = layer.P * layer.Q if layer.R == 1 and stride == 1 else layer.Q
+        whole_rows = pixels == layer.Q and layer.P > 1 and rng.random() < 0.4      # several rows per program
+        s = GemmSchedule(layer.Q if whole_rows else pick(pixels, [7, dim, 2 * dim, 4 * dim, 512]),
+                         pick(layer.K, [17, dim, 2 * dim, 4 * dim]), pick(layer.C, [3, dim, 2 * dim, 4 * dim]),
+                         double_buffer=bool(rng.random() < 0.5),
+                         rows=int(rng.integers(2, layer.P + 1)) if whole_rows else 1)
+        if schedule_problems(s, cfg, KERNEL_OUT_INT8):
+            continue
+        pred = conv_schedule_cycles(layer, s, dim)
+        if pred > max_cycles:
+            continue
+        x = np.zeros((1, layer.input_rows, layer.input_cols, layer.C), np.int8)
+        w = np.zeros((R, R, layer.C, layer.K), np.int8)
+        sim = conv2d_launch(x, w, stride=stride, config=cfg, blocks=s, scale=1 / 256).cycles()["cycles"]
+        text = (f"DIM {dim:3d} {R}x{R}/{stride} {layer.P}x{layer.Q} {layer.C}>{layer.K} "
+                f"blocks {s.block_m},{s.block_n},{s.block_k}{'+db' if s.double_buffer else ''}"
+                f"{f' rows {s.rows}' if s.rows > 1 else ''}")
+        out.append((pred, sim, text))
+    return out
+
+
+def accuracy(pred, sim) -> str:
+    pred, sim = np.asarray(pred, dtype=float), np.asarray(sim, dtype=float)
+    rel = np.abs(pred - sim) / sim
+    return (f"Pearson r of log cycles {pearson(np.log(pred), np.log(sim)):.3f}, median relative error "
+            f"{100 * statistics.median(rel):.1f}%, max {100 * rel.max():.1f}%")
+
+
+def check_groups(groups, a) -> tuple[list, list, list, bool]:
+    """Tune, compile, run and time each (name, layers) group; print a row per layer.
+    Returns (rows (pred, sim, timeloop, analytical), default rows (pred, sim), gains, all bit-exact)."""
+    budget = None if a.smoke else a.budget
     rows, default_rows, gains, all_exact = [], [], [], True
     print(f"{'network/op':22s} {'layer':10s} {'pred cycles':>12s} {'sim cycles':>12s} {'sim/pred':>8s} "
           f"{'design':>18s} bits {'default pred':>12s} {'default sim':>12s} {'sim/pred':>8s}")
@@ -124,26 +195,92 @@ def main(argv=None) -> int:
         s = summary(checks)
         all_exact &= s["bit_exact"]
         gains.append((name, s["gain_predicted"], s["gain_simulated"], tune_s, check_s))
+    return rows, default_rows, gains, all_exact
 
-    sim = np.array([r[1] for r in rows])
-    for label, col in (("the search's model (compiled program)", 0), ("Timeloop-matched model", 2),
-                       ("analytical program model alone (no residual)", 3)):
-        pred = np.array([r[col] for r in rows])
-        rel = np.abs(pred - sim) / sim
-        print(f"\n{len(rows)} layers, {label}: Pearson r of log cycles {pearson(np.log(pred), np.log(sim)):.3f}"
-              f"{' (goal >= 0.95)' if col == 0 else ''}, median relative error {100 * statistics.median(rel):.1f}%"
-              f"{' (goal <= 15%)' if col == 0 else ''}, max {100 * rel.max():.1f}%", end="")
-    pred, dsim = (np.array(col) for col in zip(*default_rows))
-    rel = np.abs(pred - dsim) / dsim
-    print(f"\n{len(rows)} layers on Gemmini-default, the C library's program (kernel_model.library_matmul_cycles): "
-          f"Pearson r of log cycles {pearson(np.log(pred), np.log(dsim)):.3f}, median relative error "
-          f"{100 * statistics.median(rel):.1f}%, max {100 * rel.max():.1f}%")
+
+def print_gains(gains) -> None:
     print(f"\n{'network/op':22s} {'gain pred':>9s} {'gain sim':>9s} {'sim/pred':>8s} {'tune s':>7s} {'check s':>8s}")
     for name, gp, gs, ts, cs in gains:
         print(f"{name[:22]:22s} {gp:9.2f} {gs:9.2f} {gs / gp:8.2f} {ts:7.1f} {cs:8.1f}")
     within = sum(abs(gs / gp - 1) <= 0.25 for _, gp, gs, _, _ in gains)
-    print(f"simulated gain within 25% of predicted: {within}/{len(gains)}; every layer bit-exact: {all_exact}")
-    return 0 if all_exact else 1
+    print(f"simulated gain within 25% of predicted: {within}/{len(gains)}")
+
+
+def gemm_section(a, rng) -> bool:
+    groups = []          # (name, [layers])
+    if not (a.smoke or a.no_bert):
+        groups.append(("bert", load_network("bert")))
+    n_ops = 1 if a.smoke else a.ops
+    max_macs = 2e5 if a.smoke else a.max_macs
+    for gemv in (False, True):
+        groups += [(layer.name, [layer]) for layer in band_operators(n_ops, gemv, rng, max_macs)]
+    print("== GEMM/GEMV layers")
+    rows, default_rows, gains, all_exact = check_groups(groups, a)
+    sim = [r[1] for r in rows]
+    for label, col in (("the search's model (compiled program)", 0), ("Timeloop-matched model", 2),
+                       ("analytical program model alone (no residual)", 3)):
+        goal = " (goals r >= 0.95, median <= 15%)" if col == 0 else ""
+        print(f"\n{len(rows)} layers, {label}: {accuracy([r[col] for r in rows], sim)}{goal}", end="")
+    pred, dsim = zip(*default_rows)
+    print(f"\n{len(rows)} layers on Gemmini-default, the C library's program (kernel_model.library_matmul_cycles): "
+          f"{accuracy(pred, dsim)}")
+    print_gains(gains)
+    return all_exact
+
+
+def conv_section(a, rng) -> bool:
+    """The convolution layers of --conv-networks (cut_conv), each network tuned as one, and random
+    small convolutions with random schedules."""
+    rows_cut, cols_cut, ch_cut = (2, 14, 32) if a.smoke else (a.conv_rows, a.conv_cols, a.conv_channels)
+    groups = [(f"{n} convs", conv_network_layers(n, rows_cut, cols_cut, ch_cut, 3 if a.smoke else None))
+              for n in (a.conv_networks.split(",") if a.conv_networks else [])]
+    print(f"\n== convolution layers (cut to 1 image, <= {rows_cut} output rows, <= {cols_cut} columns, "
+          f"<= {ch_cut} channels)")
+    rows, default_rows, gains, all_exact = check_groups(groups, a)
+    if rows:
+        sim = [r[1] for r in rows]
+        for label, col in (("the search's model (compiled conv program)", 0), ("Timeloop-matched model", 2)):
+            goal = " (goals r >= 0.95, median <= 15%)" if col == 0 else ""
+            print(f"\n{len(rows)} layers, {label}: {accuracy([r[col] for r in rows], sim)}{goal}", end="")
+        pred, dsim = zip(*default_rows)
+        print(f"\n{len(rows)} layers on Gemmini-default, the C library's tiled_conv_auto (predicted: "
+              f"Timeloop-matched): {accuracy(pred, dsim)}")
+        print_gains(gains)
+    if a.random_convs:
+        print(f"\n{a.random_convs} random convolutions, random schedule and Gemmini: predicted "
+              "(kernel_model.conv_schedule_cycles) vs simulated")
+        samples = random_conv_rows(a.random_convs, rng)
+        for pred, sim, text in samples:
+            print(f"  {text:50s} {pred:10.4g} {sim:10.4g} {sim / pred:6.2f}")
+        print(f"{len(samples)} random convolutions: {accuracy(*zip(*[(p, s) for p, s, _ in samples]))}")
+    return all_exact
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--smoke", action="store_true", help="two small operators, a few steps (for the tests)")
+    p.add_argument("--budget", type=float, default=20.0, help="tuning seconds per network/operator")
+    p.add_argument("--ops", type=int, default=6, help="operators per category (GEMM, GEMV)")
+    p.add_argument("--max-macs", type=float, default=1.5e8)
+    p.add_argument("--no-bert", action="store_true")
+    p.add_argument("--no-gemm", action="store_true", help="only the convolution section")
+    p.add_argument("--conv-networks", default="resnet50,unet,retinanet",
+                   help="networks whose convolutions are checked (comma-separated; empty: none)")
+    p.add_argument("--conv-rows", type=int, default=4, help="output rows a convolution layer is cut to")
+    p.add_argument("--conv-cols", type=int, default=64, help="output columns a convolution layer is cut to")
+    p.add_argument("--conv-channels", type=int, default=256, help="input/output channels a layer is cut to")
+    p.add_argument("--random-convs", type=int, default=None, help="random convolutions (default 40; smoke 2)")
+    p.add_argument("--seed", type=int, default=0)
+    a = p.parse_args(argv)
+    if a.random_convs is None:
+        a.random_convs = 2 if a.smoke else 40
+    if a.smoke:
+        a.conv_networks = "resnet50"
+    rng = np.random.default_rng(a.seed)
+    exact = True if a.no_gemm else gemm_section(a, rng)
+    exact &= conv_section(a, rng)
+    print(f"every layer bit-exact: {exact}")
+    return 0 if exact else 1
 
 
 if __name__ == "__main__":

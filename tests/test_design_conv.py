@@ -77,7 +77,9 @@ def test_strided_1x1_default_takes_the_library_downsampling_path():
 def test_tuned_tile_of_whole_rows_runs_its_rows_per_program():
     """A mapping whose on-chip tile holds whole output rows (its Q is the layer's) compiles with
     rows = the tile's P and block_m = Q; a tile of part of a row keeps one row per program."""
-    from baco.design import conv_schedule_for
+    from baco.tuner.mapping import conv_schedule, parse_mapping
+    def conv_schedule_for(layer, mapping, cfg):
+        return conv_schedule(parse_mapping(mapping), layer, cfg)
     cfg = GemminiConfig.from_capacity(16, 256, 64)
     layer = Layer(R=3, S=3, P=7, Q=7, C=64, K=64, N=1)
     whole = "L3[WIO] P7 - L2[WI] K4 - L1[O] R3 S3 P1 Q7 C4 K1 - L0[W] C16X K16X"

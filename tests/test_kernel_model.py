@@ -9,7 +9,7 @@ from baco.gemmini.schedule import schedule_problems
 from baco.tuner import costmodel, kernel_model
 from baco.tuner.emit import result_dict
 from baco.tuner.explore import NetworkProblem, evaluate_design, random_tilings
-from baco.tuner.mapping import KERNEL_OUT_INT8, gemm_schedule
+from baco.tuner.mapping import KERNEL_OUT_INT8, conv_schedule, gemm_schedule
 from baco.tuner.workloads import conv2d, gemm
 
 
@@ -52,7 +52,7 @@ def test_chosen_schedule_is_the_fastest_variant_the_compiler_accepts():
     assert len(chosen) >= 2, chosen     # the choice is exercised, not constant
 
 
-def test_timeloop_cycle_model_and_non_kernel_layers_keep_the_timeloop_prediction():
+def test_timeloop_cycle_model_keeps_the_timeloop_prediction_and_convolutions_cost_their_compiled_program():
     layers = [gemm(128, 256, 64, "g"), conv2d(14, 14, 32, 64, 3, name="c")]
     problem = NetworkProblem(layers)
     design = [t[0] for t in random_tilings(problem, 1, torch.Generator().manual_seed(0))]
@@ -61,16 +61,20 @@ def test_timeloop_cycle_model_and_non_kernel_layers_keep_the_timeloop_prediction
     for layer, m, c, t in zip(layers, compiled.mappings, compiled.per_layer, timeloop.per_layer):
         assert t.cycles == t.timeloop_cycles == c.timeloop_cycles == costmodel.evaluate(layer, m, compiled.hw).cycles
         assert t.energy_uj == t.timeloop_energy_uj == c.timeloop_energy_uj and t.schedule is None
-    # the kernel layer's energy is its compiled program's; the convolution keeps Timeloop's
-    assert compiled.per_layer[0].energy_uj != timeloop.per_layer[0].energy_uj
-    assert compiled.per_layer[1].energy_uj == timeloop.per_layer[1].energy_uj
-    assert compiled.per_layer[1].cycles == timeloop.per_layer[1].cycles and compiled.per_layer[1].schedule is None
+    # both layers cost their compiled program, the convolution with the schedule `baco run --design` compiles
+    conv_run, _ = conv_schedule(compiled.mappings[1], layers[1], compiled.hw.to_gemmini_config())
+    assert compiled.per_layer[1].schedule == conv_run
+    for i in range(2):
+        assert compiled.per_layer[i].energy_uj != timeloop.per_layer[i].energy_uj
+        assert compiled.per_layer[i].cycles != timeloop.per_layer[i].cycles
     assert compiled.per_layer[0].schedule is not None
     assert compiled.timeloop_cycles == timeloop.cycles and compiled.timeloop_edp == timeloop.edp
     d = result_dict(layers, compiled)
     assert d["cycle_model"] == "compiled" and d["timeloop_edp"] == timeloop.edp
     assert d["layers"][0]["schedule"] == compiled.per_layer[0].schedule.to_dict()
-    assert d["layers"][0]["timeloop_cycles"] == timeloop.per_layer[0].cycles and "schedule" not in d["layers"][1]
+    assert d["layers"][0]["timeloop_cycles"] == timeloop.per_layer[0].cycles
+    assert d["layers"][1]["schedule"] == conv_run.to_dict()
+    assert "schedule" not in result_dict(layers, timeloop)["layers"][1]
     # the batched search cost agrees with the exact evaluation, for both models
     for model, result in (("compiled", compiled), ("timeloop", timeloop)):
         score = NetworkProblem(layers, fixed_hw=compiled.hw, cycle_model=model).score([[t] for t in design])

@@ -41,15 +41,14 @@ each step is a rows*BLOCK_M x BLOCK_N x BLOCK_K GEMM.
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
 import baco
 import baco.language as bl
 from baco.gemmini.arith import acc_to_int8, saturate
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import GemmSchedule, as_schedule, default_gemm_schedule, schedule_problems
+from baco.gemmini.schedule import (GemmSchedule, as_schedule, default_conv_schedule, default_gemm_schedule,
+                                   schedule_problems)
 from baco.kernels.cli import add_gemmini_arguments, add_output_arguments, gemmini_config, output_scale, report
 
 
@@ -160,38 +159,15 @@ def bias_vector(bias, channels: int):
     return b
 
 
-MAX_ROWS = 16     # output rows per program the default takes at most (the compiler unrolls one load per row)
-
-
 def conv_schedule(blocks=None, *, Q, K, C, P=1, taps=1, config=None, out_int8=False) -> GemmSchedule:
     """The schedule conv2d runs: `blocks` (a GemmSchedule, its dict, or a
-    (BLOCK_M, BLOCK_N, BLOCK_K[, dataflow, double_buffer, rows]) tuple) or the default.
-
-    The default starts from default_gemm_schedule of the image's GEMM, P*Q pixels x K x C
-    (Q = all N*H*W pixels for a pointwise conv, P = 1). When its block_m holds two or more
-    output rows, the program computes whole rows: block_m = Q and rows = as many rows as fit
-    the capacity rule with that block_n (at most P and MAX_ROWS, spread evenly over the programs;
-    on the cycle model more rows were faster on every layer tried), so each preloaded weight tile
-    serves rows*Q pixels (on the cycle model a 7x7 image's 3x3 layer, C = K = 256, ran 1.9x faster at
-    DIM 16 and 4.7x at DIM 32 than with one row per program). Otherwise one row per program:
-    default_gemm_schedule of the row's GEMM Q x K x C. With several filter taps a step takes DIM
-    input channels: the tap loop already gives the reduction many steps, and on the cycle model a
-    DIM-wide step was 1.24-1.59x faster at DIM 16 on 3x3 layers (the same at DIM 32)."""
-    if blocks is not None:
-        if isinstance(blocks, (tuple, list)):
-            return GemmSchedule(*blocks)
-        return as_schedule(blocks)
-    config = config or GemminiConfig()
-    step = (lambda s: replace(s, block_k=min(s.block_k, config.dim))) if taps > 1 else (lambda s: s)  # noqa: E731
-    image = step(default_gemm_schedule(P * Q, K, C, config, out_int8))
-    if P < 2 or image.block_m < 2 * Q:
-        return step(default_gemm_schedule(Q, K, C, config, out_int8))
-    fits = [r for r in range(2, min(P, MAX_ROWS) + 1)
-            if not schedule_problems(replace(image, block_m=Q, rows=r), config, out_int8)]
-    if not fits:
-        return step(default_gemm_schedule(Q, K, C, config, out_int8))
-    rows = -(-P // -(-P // fits[-1]))          # the fewest programs, rows spread evenly over them
-    return replace(image, block_m=Q, rows=rows)
+    (BLOCK_M, BLOCK_N, BLOCK_K[, dataflow, double_buffer, rows]) tuple) or
+    baco.gemmini.schedule.default_conv_schedule (whole output rows per program when they fit)."""
+    if blocks is None:
+        return default_conv_schedule(Q, K, C, config or GemminiConfig(), out_int8, P=P, taps=taps)
+    if isinstance(blocks, (tuple, list)):
+        return GemmSchedule(*blocks)
+    return as_schedule(blocks)
 
 
 def depthwise_schedule(blocks=None, *, Q, config=None, out_int8=False, formulation="block-diagonal"):

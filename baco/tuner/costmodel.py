@@ -50,7 +50,7 @@ import torch
 from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig
 from baco.tuner import arch
-from baco.tuner.mapping import KERNEL_OUT_INT8, NUM_LEVELS, Mapping
+from baco.tuner.mapping import KERNEL_OUT_INT8, NUM_LEVELS, Mapping, is_pointwise
 from baco.tuner.workloads import DIMS, Layer
 
 DIM_INDEX = {d: i for i, d in enumerate(DIMS)}
@@ -348,6 +348,27 @@ def _ceil(x):
     return x + (torch.ceil(x.detach() - 1e-9) - x.detach())
 
 
+def kernel_blocks(layer: Layer, tile) -> tuple:
+    """(rows x BLOCK_M, BLOCK_N, BLOCK_K) [B] the compiler runs for a layer's L2 tiles [B, 7]: a GEMM or
+    pointwise (1x1, stride-1) layer is one GEMM whose BLOCK_M counts pixels (N·P·Q); any other
+    convolution (baco/kernels/conv.py) takes BLOCK_M output columns (Q) of `rows` output rows per
+    program (conv_rows). BLOCK_N = output channels K, BLOCK_K = input channels C per step. `layer`
+    may be an explore.LayerStack of GEMM layers."""
+    g = lambda d: tile[:, DIM_INDEX[d]]  # noqa: E731
+    bm = g("N") * g("P") * g("Q") if not isinstance(layer, Layer) or is_pointwise(layer) else g("Q")
+    return bm * conv_rows(layer, tile), g("K"), g("C")
+
+
+def conv_rows(layer: Layer, tile):
+    """Output rows per program [B] (GemmSchedule.rows) a convolution runs for its L2 tiles: a tile of
+    whole output rows (Q = the layer's) computes its P rows in one program; else one row (and 1
+    for GEMM/pointwise layers, whose BLOCK_M already counts every pixel)."""
+    ones = torch.ones_like(tile[:, 0])
+    if not isinstance(layer, Layer) or is_pointwise(layer):
+        return ones
+    return torch.where(tile[:, DIM_INDEX["Q"]].detach() >= layer.Q - 1e-9, tile[:, DIM_INDEX["P"]], ones)
+
+
 def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: bool = KERNEL_OUT_INT8,
                            double_buffer: bool = False, dataflow: str = "WS") -> dict:
     """Analytical cycles of the GEMM kernel (baco/kernels/matmul.py) compiled with the block
@@ -376,10 +397,64 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
     The dataflow (WS/OS) does not change these terms (the learned residual sees it).
     temporal [B, 4, 7], spatial = (sC, sK) [B], hw = (pe_dim, sp_kb, acc_kb); `layer` may be an
     explore.LayerStack (rows of several GEMM layers costed in one call, as in cost_from_factors)."""
+    (M, N, Kd), (bm, bn, bk) = _gemm_blocks(layer, temporal, spatial)
+    return kernel_program_terms(hw[0], (bm, bn, bk), rows_m=M / _ceil(M / bm), programs=_ceil(M / bm) * _ceil(N / bn),
+                                k_steps=_ceil(Kd / bk), no_k_loop=torch.as_tensor(Kd) == 1, out_int8=out_int8,
+                                double_buffer=double_buffer)
+
+
+def conv_program_terms(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KERNEL_OUT_INT8,
+                       double_buffer: bool = False) -> dict:
+    """Analytical cycles of a convolution compiled with blocks (BLOCK_M, BLOCK_N, BLOCK_K) [B]
+    (kernel_blocks: BLOCK_M counts rows x output columns; the schedule of baco.tuner.mapping.
+    conv_schedule) on a pe-wide array, as the cycle model times it (kernel_program_terms with
+    step_waits). A pointwise layer runs the GEMM kernel over its N·P·Q pixels; any other is the
+    implicit GEMM of baco/kernels/conv.py: one program per `rows` output rows [B] (whole rows when
+    more than one), BLOCK_M output columns and BLOCK_N output channels, whose K loop runs over the
+    R·S filter taps times ⌈C / BLOCK_K⌉ channel blocks (the layer unpadded: every tap reads inside
+    the image), each step a GEMM step of rows x BLOCK_M A rows (strided by the convolution's
+    stride) moved in one slice per output row."""
+    bm, bn, bk = blocks
+    if is_pointwise(layer):
+        M, N, Kd = float(layer.P * layer.Q * layer.N), float(layer.K), float(layer.C)
+        rows_m, programs, k_steps = M / _ceil(M / bm), _ceil(M / bm) * _ceil(N / bn), _ceil(Kd / bk)
+        slices = 1
+    else:
+        rows = torch.as_tensor(rows, dtype=torch.float64)
+        columns = bm / rows
+        q_blocks = _ceil(layer.Q / columns)
+        rows_m = rows * layer.Q / q_blocks
+        programs = layer.N * _ceil(layer.P / rows) * q_blocks * _ceil(layer.K / bn)
+        k_steps, slices = layer.R * layer.S * _ceil(layer.C / bk), rows
+    return kernel_program_terms(pe, (rows_m, bn, bk), rows_m=rows_m, programs=programs, k_steps=k_steps, a_slices=slices,
+                                no_k_loop=torch.tensor(is_pointwise(layer) and layer.C == 1), out_int8=out_int8,
+                                double_buffer=double_buffer, step_waits=True)
+
+
+def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_slices=1,
+                         out_int8: bool = KERNEL_OUT_INT8, double_buffer: bool = False,
+                         step_waits: bool = False) -> dict:
+    """Analytical cycles [B] of a block program of `programs` programs (one after another), each one
+    BLOCK_M x BLOCK_N output block (rows_m rows on average: ragged edges) accumulated over k_steps
+    steps of BLOCK_K (no_k_loop [B]: a GEMM with K = 1; A moved in a_slices slices of its rows, one
+    per output row of a convolution), as the cycle model (baco/sim/timing.py) times its command
+    stream (compiled_program_terms says how).
+    step_waits (the convolution model; the GEMM model leaves these to its learned residual): the
+    array's waits within a step, as the cycle model times the conv kernel. The computes run per
+    output column j and channel sub-block k, the rows i innermost under one preloaded weight
+    block; an accumulation into a tile waits until the tile's previous result has landed (its
+    compute plus the pipeline depth), and a preload's DIM weight-load cycles overlap the previous
+    compute only. So a group of rows under one weight block takes max(rows, DIM) cycles, or
+    max(rows, compute + depth) when it accumulates onto the previous sub-block's tiles, and a step
+    is at least its k sub-blocks' chain on one tile (one tile, one sub-block: compute + depth per
+    step: 7x7 C=3 on DIM 128). Programs pipeline: a double-buffered program's loads run under the
+    previous program's last computes (its first loads are paid once, a prologue), its first compute
+    waits only for the tile the previous program's stores still read, and stores longer than a
+    program's steps set its pace."""
     from baco.sim.timing import DEFAULT_CONSTANTS as k
     cfg = GemminiConfig()
-    pe = torch.as_tensor(hw[0], dtype=temporal.dtype)
-    (M, N, Kd), (bm, bn, bk) = _gemm_blocks(layer, temporal, spatial)
+    bm, bn, bk = blocks
+    pe = torch.as_tensor(pe, dtype=torch.float64)
     beat = cfg.dma_bus_bits // 8
     lat, mif = k.dram_latency, cfg.max_in_flight
 
@@ -388,17 +463,22 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
         per = torch.maximum(rows * _ceil(bytes_per_row / beat) * k.beat_cycles, _ceil(rows / mif) * lat)
         return commands * (k.dma_cmd_overhead + per)
 
-    programs = _ceil(M / bm) * _ceil(N / bn)
-    k_steps = _ceil(Kd / bk)
-    rows_m = M / _ceil(M / bm)                     # rows of an average block (ragged edges)
     mb, nb, kb = _ceil(rows_m / pe), _ceil(bn / pe), _ceil(bk / pe)
-    strip = torch.minimum(rows_m, pe)
+    strip = rows_m / mb if step_waits else torch.minimum(rows_m, pe)
     max_cols = torch.clamp(cfg.max_bytes / pe, min=1.0) * pe      # widest mvin (max_block_len blocks)
-    load_a = dma(strip, torch.minimum(bk, max_cols), mb * _ceil(bk / max_cols))
+    slice_rows = rows_m / a_slices
+    slice_strips = _ceil(slice_rows / pe)
+    load_a = a_slices * dma(slice_rows / slice_strips if step_waits else strip, torch.minimum(bk, max_cols),
+                            slice_strips * _ceil(bk / max_cols))
     load_b = dma(torch.minimum(bk, pe), torch.minimum(bn, max_cols), kb * _ceil(bn / max_cols))
     load = load_a + load_b
     compute = kb * nb * (mb * k.compute_overhead + torch.maximum(rows_m, 4 * mb))
     drain = k.array_depth_factor * pe
+    if step_waits:
+        group = compute / (kb * nb)                  # the rows of one column under one weight block
+        tile = group / mb + drain                    # one tile's compute until its result lands
+        compute = torch.maximum(nb * torch.maximum(group, pe) + nb * (kb - 1) * torch.maximum(
+            torch.maximum(group, pe), tile), kb * tile)
     out_bytes = cfg.input_bytes if out_int8 else cfg.acc_bytes
     store = dma(strip, torch.minimum(bn, pe) * out_bytes, mb * nb) + mb * nb * k.acc_scale_latency
     # the next program's first loads (and computes on rows already stored) run under the last
@@ -420,6 +500,11 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
         else:
             step = load + lat + torch.maximum(compute / kb, compute - load_b)
             per_program = k_steps * step
+        if step_waits:      # programs pipeline (see above); `hidden` is then the prologue
+            ahead = torch.clamp(load + lat - compute, min=0.0) if double_buffer else load + lat
+            tile_out = torch.clamp(drain + store / (mb * nb) - ahead, min=0.0)
+            prologue = load + lat if double_buffer else torch.zeros_like(load)
+            return step, torch.maximum(k_steps * step + tile_out, store + lat), prologue
         # a column's stores run under the next column's computes; stores longer than those spill
         # over, partly under the next program's loads and first column
         unhidden = store - compute * (nb - 1) / nb
@@ -427,7 +512,6 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
         exposed = torch.maximum(store / nb, spill)
         return step, per_program + drain + exposed + lat, torch.maximum(store / nb, unhidden) - exposed
 
-    no_k_loop = torch.as_tensor(Kd) == 1
     if bool(no_k_loop.all()):
         step, per_program, hidden = without_k_loop()
     elif not bool(no_k_loop.any()):
@@ -444,9 +528,8 @@ def _gemm_blocks(layer: Layer, temporal, spatial):
     """((M, N, K), (BLOCK_M, BLOCK_N, BLOCK_K) [B]) of a GEMM layer run with the block sizes of the
     mappings' scratchpad tiles (M, N, K tensors [B] when `layer` is an explore.LayerStack)."""
     sC, sK = spatial
-    tile = _tiles(temporal, sC, sK, layer)[2]
-    bm = tile[:, DIM_INDEX["P"]] * tile[:, DIM_INDEX["Q"]] * tile[:, DIM_INDEX["N"]]
-    return (_constant(layer.P * layer.Q * layer.N), _constant(layer.K), _constant(layer.C)), (bm, tile[:, K], tile[:, C])
+    blocks = kernel_blocks(layer, _tiles(temporal, sC, sK, layer)[2])
+    return (_constant(layer.P * layer.Q * layer.N), _constant(layer.K), _constant(layer.C)), blocks
 
 
 def compiled_program_counts(layer: Layer, temporal, spatial, hw, *, out_int8: bool = KERNEL_OUT_INT8,
@@ -466,35 +549,74 @@ def compiled_program_counts(layer: Layer, temporal, spatial, hw, *, out_int8: bo
     (mvins from address 0: accumulator writes, no DRAM bytes). `layer` may be an explore.LayerStack."""
     pe = torch.as_tensor(hw[0], dtype=temporal.dtype)
     (M, N, Kd), (bm, bn, bk) = _gemm_blocks(layer, temporal, spatial)
-
-    def strips(n, block):
-        """DIM-wide strips of a dimension of n cut into blocks (the last one short)."""
-        blocks = _ceil(n / block)
-        return (blocks - 1) * _ceil(block / pe) + _ceil(torch.clamp(n - (blocks - 1) * block, min=1.0) / pe)
-
     programs_m, programs_n = _ceil(M / bm), _ceil(N / bn)
+    return _program_counts(pe, (M, N, Kd), (bm, bn, bk), programs_m=programs_m, programs_n=programs_n,
+                           strips_m=_strips(M, bm, pe), strips_n=_strips(N, bn, pe), k_strips=_strips(Kd, bk, pe),
+                           k_width=torch.minimum(torch.minimum(bk, pe), torch.as_tensor(Kd)),
+                           no_k_loop=torch.as_tensor(Kd) == 1, out_int8=out_int8, dataflow=dataflow)
+
+
+def _strips(n, block, pe):
+    """DIM-wide strips of a dimension of n cut into blocks (the last one short)."""
+    blocks = _ceil(n / block)
+    return (blocks - 1) * _ceil(block / pe) + _ceil(torch.clamp(n - (blocks - 1) * block, min=1.0) / pe)
+
+
+def conv_program_counts(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KERNEL_OUT_INT8) -> dict:
+    """compiled_program_counts of a convolution compiled with blocks (BLOCK_M, BLOCK_N, BLOCK_K) [B]
+    (conv_program_terms' program, WS): the GEMM of M = N·P·Q pixels by K output channels reducing
+    over R·S·C, whose programs (one output row's BLOCK_M columns each, unless pointwise) re-read
+    every tap's input rows from DRAM, and the weights once per program."""
+    bm, bn, bk = blocks
+    pe = torch.as_tensor(pe, dtype=torch.float64)
+    M, N, Kd = float(layer.N * layer.P * layer.Q), float(layer.K), float(layer.R * layer.S * layer.C)
+    if is_pointwise(layer):
+        programs_m, strips_m = _ceil(M / bm), _strips(M, bm, pe)
+    else:       # one output row, or `rows` whole rows (one column block, rows x Q A rows) per program
+        rows = torch.as_tensor(rows, dtype=torch.float64)
+        columns = bm / rows
+        programs_m = layer.N * _ceil(layer.P / rows) * _ceil(layer.Q / columns)
+        strips_m = torch.where(rows > 1, programs_m * _ceil(bm / pe), layer.N * layer.P * _strips(layer.Q, columns, pe))
+    return _program_counts(pe, (M, N, Kd), blocks, programs_m=programs_m, programs_n=_ceil(N / bn), strips_m=strips_m,
+                           strips_n=_strips(N, bn, pe), k_strips=layer.R * layer.S * _strips(layer.C, bk, pe),
+                           k_width=torch.minimum(torch.minimum(bk, pe), torch.as_tensor(float(layer.C))),
+                           no_k_loop=torch.tensor(is_pointwise(layer) and layer.C == 1), out_int8=out_int8,
+                           dataflow="WS")
+
+
+def _program_counts(pe, dims, blocks, *, programs_m, programs_n, strips_m, strips_n, k_strips, k_width, no_k_loop,
+                    out_int8: bool, dataflow: str) -> dict:
+    """compiled_program_counts of a block program over an M x N output reducing over K (dims), with
+    programs_m x programs_n programs, strips_m / strips_n DIM strips of output rows / columns,
+    k_strips DIM-deep reduction strips per output, k_width the reduction depth of a first compute."""
+    (M, N, Kd), (bm, bn, bk) = dims, blocks
     a_bytes, b_bytes = M * Kd * programs_n, Kd * N * programs_m
     out_bytes = GemminiConfig().input_bytes if out_int8 else GemminiConfig().acc_bytes
     weights = b_bytes if dataflow == "WS" else torch.zeros_like(b_bytes)
-    strips_m, strips_n = strips(M, bm), strips(N, bn)
     a_reads = M * Kd * strips_n
     outputs = M * N * torch.ones_like(bm)
     macs = outputs * Kd
     block_strips = programs_m * programs_n * _ceil(bm / pe) * _ceil(bn / pe)
-    k_strips = strips(Kd, bk)
     if dataflow == "OS":                 # the whole block zero-filled, every compute accumulates
         updates, zero_fill = outputs * _ceil(Kd / bk), block_strips * pe * pe
     else:
         overwritten = strips_m * strips_n * pe * pe
-        no_k_loop = torch.as_tensor(Kd) == 1
         updates = torch.where(no_k_loop, outputs * k_strips, overwritten + outputs * (k_strips - 1))
-        edge_columns = M * (strips_n * pe - N) * torch.minimum(torch.minimum(bk, pe), torch.as_tensor(Kd))
+        edge_columns = M * (strips_n * pe - N) * k_width
         macs = macs + torch.where(no_k_loop, torch.zeros_like(macs), edge_columns)
         zero_fill = torch.where(no_k_loop, block_strips, block_strips - strips_m * strips_n) * pe * pe
     return {"macs": macs, "registers": weights,
             "scratchpad_reads": weights + a_reads, "scratchpad_writes": a_bytes + b_bytes,
             "accumulator_reads": updates + outputs, "accumulator_writes": updates + zero_fill,
             "dram_bytes_in": a_bytes + b_bytes, "dram_bytes_out": outputs * out_bytes}
+
+
+def conv_program_energy(layer: Layer, blocks, hw, *, rows=1, out_int8: bool = KERNEL_OUT_INT8):
+    """Energy (µJ) [B] of a convolution compiled with blocks [B] on hw = (pe_dim, sp_kb, acc_kb):
+    conv_program_counts priced by baco.gemmini.energy.energy_pj (the simulator's sum)."""
+    pe, sp_kb, acc_kb = (torch.as_tensor(v, dtype=torch.float64) for v in hw)
+    counts = conv_program_counts(layer, blocks, pe, rows=rows, out_int8=out_int8)
+    return energy.energy_pj(counts, sp_kb=sp_kb, acc_kb=acc_kb, dim=pe) * 1e-6
 
 
 def compiled_program_energy(layer: Layer, temporal, spatial, hw, *, out_int8: bool = KERNEL_OUT_INT8,

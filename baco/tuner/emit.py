@@ -129,7 +129,7 @@ def result_dict(layers, result) -> dict:
                  "cycles": cost.cycles, "energy_uj": cost.energy_uj, "edp": cost.edp,
                  "utilization": utilization(layer.macs, cost.cycles, pe),
                  "timeloop_cycles": cost.timeloop_cycles}
-        if is_kernel_layer(layer):     # what the compiler runs: `baco run --design DIR`
+        if is_kernel_layer(layer) or cost.schedule:     # what the compiler runs: `baco run --design DIR`
             schedule = cost.schedule or gemm_schedule(mapping, layer)
             entry["schedule"] = schedule.to_dict()
             entry["blocks"] = {k: v for k, v in schedule.launch_options().items() if k.startswith("BLOCK_")}

@@ -364,15 +364,17 @@ def _kernel_tensors(layer, temporal, spatial, order, hw_t):
 
 
 class NetworkCost:
-    """Count-weighted network (cycles [B], energy µJ [B]) of per-layer batches of B mappings, in two
-    stacked calls (explore.LayerStack): the layers whose cycles are Timeloop-matched
-    (kernel_model.timeloop_costed), and the kernel layers costed by their compiled program."""
+    """Count-weighted network (cycles [B], energy µJ [B]) of per-layer batches of B mappings: in two
+    stacked calls (explore.LayerStack) the layers whose cycles are Timeloop-matched
+    (kernel_model.timeloop_costed) and the GEMM layers costed by their compiled program; the
+    convolutions costed by theirs (kernel_model.conv_program) layer by layer."""
 
     def __init__(self, layers: list[Layer], counts: list[float], cycle_model: str):
         self.layers, self.cycle_model = layers, cycle_model
         timeloop = [i for i, l in enumerate(layers) if kernel_model.timeloop_costed(l, cycle_model)]
-        self.groups = ((timeloop, _timeloop_tensors),
-                       ([i for i in range(len(layers)) if i not in timeloop], _kernel_tensors))
+        gemms = [i for i, l in enumerate(layers) if i not in timeloop and is_kernel_layer(l)]
+        self.groups = ((timeloop, _timeloop_tensors), (gemms, _kernel_tensors))
+        self.convs = [i for i in range(len(layers)) if i not in timeloop + gemms]
         self.counts = counts
         self._stacks: dict[tuple, LayerStack] = {}
 
@@ -416,6 +418,10 @@ class NetworkCost:
                 c, e = w * c, w * e
             for k, (ck, ek) in enumerate(zip(c, e)):
                 cycles[at[members[k]]], energy[at[members[k]]] = ck, ek
+        for i in (i for i in self.convs if i in at):
+            c, e, _ = kernel_model.conv_program(self.layers[i], temporal[at[i]], spatial[at[i]], hw_t)
+            w = self.counts[i] if weighted else 1.0
+            cycles[at[i]], energy[at[i]] = w * c, w * e
         return torch.stack(cycles), torch.stack(energy)
 
 

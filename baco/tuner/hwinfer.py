@@ -119,12 +119,18 @@ def _block_rows(rows, cols, dim):
 
 def gemm_rows_from_factors(layer, temporal: torch.Tensor, spatial: torch.Tensor,
                            dim) -> tuple[torch.Tensor, torch.Tensor]:
-    """(scratchpad rows, accumulator rows) [B] of the GEMM kernel run with the L2 tile of B mappings
-    of a kernel layer, single-buffered, on a dim array: baco.gemmini.schedule.gemm_footprint on tensors
-    (double buffering doubles the scratchpad rows). The blocks are the largest L2 tile (mapping.
-    gemm_schedule: clamped to the layer's dimensions)."""
-    tile = costmodel._tiles(temporal, spatial[:, 0], spatial[:, 1], layer)[2]
-    bm, bk, bn = (tile[:, DIM_INDEX[d]] for d in "PCK")
+    """(scratchpad rows, accumulator rows) [B] of the GEMM (or convolution) kernel run with the L2 tile
+    of B mappings of a layer, single-buffered, on a dim array: baco.gemmini.schedule.gemm_footprint on
+    tensors (double buffering doubles the scratchpad rows). The blocks are the largest L2 tile
+    (mapping.gemm_schedule / conv_schedule: clamped to the layer's dimensions; costmodel.kernel_blocks)."""
+    return kernel_rows(costmodel.kernel_blocks(layer, costmodel._tiles(temporal, spatial[:, 0], spatial[:, 1], layer)[2]),
+                       dim)
+
+
+def kernel_rows(blocks, dim) -> tuple[torch.Tensor, torch.Tensor]:
+    """(scratchpad rows, accumulator rows) [B] of single-buffered kernel blocks (rows x BLOCK_M,
+    BLOCK_N, BLOCK_K) [B] on a dim array: baco.gemmini.schedule.gemm_footprint on tensors."""
+    bm, bn, bk = blocks
     return _block_rows(bm, bk, dim) + _block_rows(bk, bn, dim), _block_rows(bm, bn, dim)
 
 

@@ -7,17 +7,21 @@ program compiled for the mapping's scratchpad tile costs on the cycle model: cyc
 access counts priced as the simulator prices them); among SCHEDULE_VARIANTS (dataflow x
 double buffering) the fastest one that fits the hardware is chosen (double buffering doubles
 the scratchpad blocks, baco.gemmini.schedule.gemm_footprint), and that choice is what
-result.json's schedule carries. Every other layer keeps the Timeloop-matched model
-(costmodel.cost_from_factors). cycle_model="timeloop" gives the pure Timeloop-matched
+result.json's schedule carries. A convolution layer costs its compiled program too
+(conv_program: the implicit-GEMM conv kernel's cycles and energy, costmodel.conv_program_terms
+and conv_program_energy) with the schedule mapping.conv_schedule makes of its mapping, the same
+function `baco run --design` compiles with. cycle_model="timeloop" gives the pure Timeloop-matched
 prediction (how results are compared with DOSA and the thesis).
 
 Gemmini-default does not run baco's kernel: it runs the C library's tiled_matmul_auto, one
-LOOP_WS per tile (baco.sim.clib). Its kernel layers are predicted with library_matmul_cycles,
-an analytical model of that command stream, and library_matmul_energy, its counts (program="library" in evaluate), so that a gain
-over the default compares the programs that actually run.
+LOOP_WS per tile (baco.sim.clib). Its GEMM layers are predicted with library_matmul_cycles,
+an analytical model of that command stream, and library_matmul_energy, its counts (program="library"
+in evaluate), so that a gain over the default compares the programs that actually run; its
+convolutions (tiled_conv_auto) by the Timeloop-matched model.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import torch
@@ -25,10 +29,10 @@ import torch
 from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.heuristics import tiled_matmul_auto
-from baco.gemmini.schedule import schedule_problems
+from baco.gemmini.schedule import GemmSchedule, default_conv_schedule, schedule_problems
 from baco.tuner import costmodel
-from baco.tuner.hwinfer import gemm_rows_from_factors
-from baco.tuner.mapping import KERNEL_OUT_INT8, Mapping, gemm_schedule, is_kernel_layer
+from baco.tuner.hwinfer import gemm_rows_from_factors, kernel_rows
+from baco.tuner.mapping import KERNEL_OUT_INT8, Mapping, conv_schedule, gemm_schedule, is_kernel_layer, is_pointwise
 from baco.tuner.workloads import Layer
 
 CYCLE_MODELS = ("compiled", "timeloop")
@@ -62,18 +66,105 @@ def kernel_cycles(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, 
     return stacked.gather(0, choice.unsqueeze(0)).squeeze(0), choice
 
 
+# mapping.conv_schedule's choices, preferred first: the tile's rows per program or one row, double-buffered or not
+CONV_VARIANTS = ("rows+db", "rows", "row+db", "row", "default")
+
+
+def _schedule_blocks(layer: Layer, schedule: GemmSchedule) -> tuple:
+    """A schedule's (rows x BLOCK_M, BLOCK_N, BLOCK_K) as [1] tensors (blocks larger than the layer
+    are the layer), as costmodel.kernel_blocks gives them."""
+    bm_max = layer.N * layer.P * layer.Q if is_pointwise(layer) else layer.Q
+    return tuple(torch.tensor([float(v)], dtype=torch.float64)
+                 for v in (schedule.rows * min(schedule.block_m, bm_max), min(schedule.block_n, layer.K),
+                           min(schedule.block_k, layer.C)))
+
+
+def conv_schedule_cycles(layer: Layer, schedule: GemmSchedule, pe_dim: int) -> float:
+    """Predicted cycles of a convolution layer compiled with `schedule` on a pe_dim array
+    (costmodel.conv_program_terms)."""
+    return float(costmodel.conv_program_terms(layer, _schedule_blocks(layer, schedule), float(pe_dim),
+                                              rows=schedule.rows, out_int8=KERNEL_OUT_INT8,
+                                              double_buffer=schedule.double_buffer)["cycles"][0])
+
+
+def conv_schedule_energy(layer: Layer, schedule: GemmSchedule, hw) -> float:
+    """Predicted energy (µJ) of a convolution layer compiled with `schedule` on hw = (pe_dim, sp_kb,
+    acc_kb) (costmodel.conv_program_energy)."""
+    return float(costmodel.conv_program_energy(layer, _schedule_blocks(layer, schedule), hw, rows=schedule.rows,
+                                               out_int8=KERNEL_OUT_INT8)[0])
+
+
+@functools.lru_cache(maxsize=4096)
+def _default_conv_program(layer: Layer, pe: int, sp_kb: float, acc_kb: float) -> tuple[float, float]:
+    """(cycles, energy µJ) predicted for a convolution run with the conv kernel's default schedule
+    on this hardware (inf where no schedule fits, or on a relaxation's hardware no Gemmini has).
+    Cached: the search asks again for every batch."""
+    if pe < 1 or sp_kb <= 0 or acc_kb <= 0:
+        return math.inf, math.inf
+    try:
+        cfg = GemminiConfig.from_capacity(pe, sp_kb, acc_kb)
+        pixels = layer.N * layer.P * layer.Q if is_pointwise(layer) else layer.Q
+        s = default_conv_schedule(pixels, layer.K, layer.C, cfg, KERNEL_OUT_INT8, P=1 if is_pointwise(layer) else layer.P,
+                                  taps=layer.R * layer.S)
+    except ValueError:
+        return math.inf, math.inf
+    return conv_schedule_cycles(layer, s, pe), conv_schedule_energy(layer, s, (pe, sp_kb, acc_kb))
+
+
+def conv_program(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(cycles [B], energy µJ [B], index into CONV_VARIANTS [B]) of B mappings of a convolution layer
+    on hardware hw_t = (pe_dim, sp_kb, acc_kb): the compiled program of the schedule
+    mapping.conv_schedule makes of each mapping (its L2 tile with its whole output rows per program,
+    double-buffered when that fits, else single-buffered; else one row per program, the same way;
+    else the conv kernel's default schedule), costed by costmodel.conv_program_terms and
+    conv_program_energy (double buffering does not change what a program moves). Differentiable in
+    the factors and the hardware (the default schedule's costs are constants)."""
+    B = temporal.shape[0]
+    pe, sp_kb, acc_kb = (torch.as_tensor(v, dtype=torch.float64).expand(B) for v in hw_t)
+    sp_cap, acc_cap = (sp_kb * 1024 / pe).detach() + 1e-9, (acc_kb * 1024 / (4 * pe)).detach() + 1e-9
+    tile = costmodel._tiles(temporal, spatial[:, 0], spatial[:, 1], layer)[2]
+    rows = costmodel.conv_rows(layer, tile)
+    bm, bn, bk = costmodel.kernel_blocks(layer, tile)
+    one_row = torch.ones_like(rows)
+    candidates, fits, energies = [], [], []
+    for r, blocks in ((rows, (bm, bn, bk)), (one_row, (bm / rows, bn, bk))):
+        sp_rows, acc_rows = (x.detach() for x in kernel_rows(blocks, pe))
+        energy_uj = costmodel.conv_program_energy(layer, blocks, (pe, sp_kb, acc_kb), rows=r, out_int8=KERNEL_OUT_INT8)
+        for double_buffer in (True, False):
+            candidates.append(costmodel.conv_program_terms(layer, blocks, pe, rows=r, out_int8=KERNEL_OUT_INT8,
+                                                           double_buffer=double_buffer)["cycles"].expand(B))
+            fits.append((acc_rows <= acc_cap) & ((2 if double_buffer else 1) * sp_rows <= sp_cap))
+            energies.append(energy_uj.expand(B))
+    default = torch.full((2, B), math.inf, dtype=torch.float64)
+    for i in torch.nonzero(~torch.stack(fits).any(0)).flatten().tolist():     # only where no tile fits
+        hw = (float(pe[i]), float(sp_kb[i]), float(acc_kb[i]))
+        default[:, i] = torch.tensor(_default_conv_program(layer, int(round(hw[0])), *hw[1:])
+                                     if all(map(math.isfinite, hw)) else (math.nan, math.nan), dtype=torch.float64)
+    choice = torch.full((B,), len(fits), dtype=torch.long)
+    cycles, energy_uj = default[0], default[1]
+    for v in reversed(range(len(fits))):      # the first variant that fits wins
+        choice = torch.where(fits[v], v, choice)
+        cycles, energy_uj = torch.where(fits[v], candidates[v], cycles), torch.where(fits[v], energies[v], energy_uj)
+    return cycles, energy_uj, choice
+
+
 def timeloop_costed(layer: Layer, cycle_model: str) -> bool:
-    """Whether the layer's cycles are the Timeloop-matched model's (not a compiled program's)."""
-    return cycle_model == "timeloop" or not is_kernel_layer(layer)
+    """Whether the layer's cycles are the Timeloop-matched model's (not a compiled program's): every
+    layer runs a kernel (a GEMM or a convolution), so only under cycle_model "timeloop"."""
+    return cycle_model == "timeloop"
 
 
 def layer_tensors(layer: Layer, temporal, spatial, order, hw_t, cycle_model: str = "compiled"):
     """(cycles [B], energy µJ [B], Timeloop-matched cycles [B], schedule variant [B] or None) of B
     mappings of one layer with the loop orders `order` (level -> dims, or costmodel.order_index's
-    tensor)."""
+    tensor). The variant indexes SCHEDULE_VARIANTS for a GEMM layer, CONV_VARIANTS for a convolution."""
     if timeloop_costed(layer, cycle_model):
         out = costmodel.cost_from_factors(layer, temporal, spatial[:, 0], spatial[:, 1], order, hw_t)
         return out["cycles"], out["energy_uj"], out["cycles"], None
+    if not is_kernel_layer(layer):
+        out = costmodel.cost_from_factors(layer, temporal, spatial[:, 0], spatial[:, 1], order, hw_t)
+        cycles, energy_uj, choice = conv_program(layer, temporal, spatial, hw_t)
+        return cycles, energy_uj, out["cycles"], choice
     return kernel_layer_tensors(layer, temporal, spatial, order, hw_t)
 
 
@@ -109,6 +200,8 @@ def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled", 
     if timeloop_costed(layer, cycle_model):
         return cost
     if program == "library":
+        if not is_kernel_layer(layer):      # the C library's tiled_conv: the Timeloop-matched model
+            return cost
         cfg = hw.to_gemmini_config()
         cost.cycles = library_matmul_cycles(layer.P, layer.K, layer.C, cfg, out_int8=KERNEL_OUT_INT8)
         cost.energy_uj = library_matmul_energy(layer.P, layer.K, layer.C, cfg, out_int8=KERNEL_OUT_INT8)
@@ -116,6 +209,21 @@ def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled", 
         return cost
     temporal, sC, sK = costmodel.mapping_tensors(mapping)
     hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (hw.pe_dim, hw.sp_kb, hw.acc_kb))
+    if not is_kernel_layer(layer):
+        with torch.no_grad():
+            cycles, energy_uj, choice = conv_program(layer, temporal, torch.stack([sC, sK], 1), hw_t)
+        schedule, source = conv_schedule(mapping, layer, hw.to_gemmini_config())
+        chosen = CONV_VARIANTS[int(choice[0])]
+        tile_rows = int(round(float(costmodel.conv_rows(layer, costmodel._tiles(temporal, sC, sK, layer)[2])[0])))
+        rows = tile_rows if chosen.startswith("rows") else 1
+        agree = source == "default" if chosen == "default" else \
+            source == "tuned" and schedule.double_buffer == chosen.endswith("+db") and schedule.rows == rows
+        if not agree:
+            raise AssertionError(f"the conv model costs the {chosen} schedule, the compiler runs {schedule} ({source})")
+        cost.cycles, cost.energy_uj = float(cycles[0]), float(energy_uj[0])
+        cost.edp = cost.cycles * cost.energy_uj
+        cost.schedule = schedule
+        return cost
     with torch.no_grad():
         cycles, choice = kernel_cycles(layer, temporal, torch.stack([sC, sK], 1), hw_t)
         energy_uj = kernel_energy(layer, temporal, torch.stack([sC, sK], 1), hw_t, choice)
@@ -226,5 +334,7 @@ def library_matmul_energy(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int
     return energy.energy_pj(counts, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, dim=cfg.dim) * 1e-6
 
 
-__all__ = ["CYCLE_MODELS", "library_matmul_cycles", "library_matmul_counts", "library_matmul_energy", "SCHEDULE_VARIANTS", "check_cycle_model", "timeloop_costed",
-           "kernel_cycles", "kernel_energy", "layer_tensors", "kernel_layer_tensors", "evaluate"]
+__all__ = ["CYCLE_MODELS", "library_matmul_cycles", "library_matmul_counts", "library_matmul_energy",
+           "SCHEDULE_VARIANTS", "CONV_VARIANTS", "check_cycle_model", "timeloop_costed", "kernel_cycles", "kernel_energy",
+           "conv_program", "conv_schedule_cycles", "conv_schedule_energy", "layer_tensors", "kernel_layer_tensors",
+           "evaluate"]

@@ -1,0 +1,138 @@
+"""The search's model of compiled convolutions (kernel_model.conv_program: costmodel.conv_program_terms
+and conv_program_energy): it costs the schedule the compiler runs (mapping.conv_schedule, one function
+for the search and `baco run --design`), agrees with the cycle model's timing and energy of the conv
+kernel, and is differentiable."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import GemmSchedule, schedule_problems
+from baco.kernels.conv import conv2d_launch
+from baco.tuner import costmodel, kernel_model
+from baco.tuner.arch import Hardware
+from baco.tuner.explore import NetworkProblem, random_tilings, stack_tilings
+from baco.tuner.mapping import KERNEL_OUT_INT8, conv_schedule
+from baco.tuner.workloads import Layer
+
+
+def simulated(layer: Layer, cfg: GemminiConfig, schedule: GemmSchedule) -> dict:
+    x = np.zeros((layer.N, layer.input_rows, layer.input_cols, layer.C), np.int8)
+    w = np.zeros((layer.R, layer.S, layer.C, layer.K), np.int8)
+    launch = conv2d_launch(x, w, stride=(layer.Hstride, layer.Wstride), config=cfg, blocks=schedule, scale=1 / 256)
+    return launch.cycles()
+
+
+# (layer, DIM, schedule): 3x3/7x7/1x1, strides 1-2, ragged sizes, one or several tiles and channel
+# sub-blocks per step, single- and double-buffered, pointwise (one GEMM over all pixels)
+CASES = [
+    (Layer(R=3, S=3, P=2, Q=17, C=33, K=20), 16, GemmSchedule(17, 20, 33, double_buffer=True)),
+    (Layer(R=3, S=3, P=2, Q=30, C=40, K=40), 16, GemmSchedule(16, 32, 32)),
+    (Layer(R=3, S=3, P=3, Q=14, C=64, K=64, Hstride=2, Wstride=2), 8, GemmSchedule(14, 32, 16, double_buffer=True)),
+    (Layer(R=7, S=7, P=1, Q=28, C=3, K=64, Hstride=2, Wstride=2), 32, GemmSchedule(28, 64, 3, double_buffer=True)),
+    (Layer(R=1, S=1, P=2, Q=14, C=128, K=64, Hstride=2, Wstride=2), 16, GemmSchedule(14, 64, 64, double_buffer=True)),
+    (Layer(R=1, S=1, P=7, Q=7, C=64, K=65), 16, GemmSchedule(49, 32, 64, double_buffer=True)),
+    (Layer(R=5, S=5, P=2, Q=33, C=17, K=33), 4, GemmSchedule(12, 8, 8)),
+    # several whole output rows per program (GemmSchedule.rows), the last program short of rows
+    (Layer(R=3, S=3, P=6, Q=14, C=64, K=64, Hstride=2, Wstride=2), 16, GemmSchedule(14, 64, 16, double_buffer=True,
+                                                                                     rows=2)),
+    (Layer(R=3, S=3, P=7, Q=7, C=256, K=256), 32, GemmSchedule(7, 128, 32, double_buffer=True, rows=4)),
+]
+
+
+def check_against_the_cycle_model(cases):
+    """Predicted vs simulated cycles of the conv kernel: each within 30%, median within 15%
+    (benchmarks/loop_check.py measures the same on network layers and random shapes)."""
+    errors = []
+    for layer, dim, schedule in cases:
+        cfg = GemminiConfig.from_capacity(dim, 64 if dim <= 8 else 256, 16 if dim <= 8 else 64 if dim <= 16 else 128)
+        assert not schedule_problems(schedule, cfg, KERNEL_OUT_INT8)
+        pred = kernel_model.conv_schedule_cycles(layer, schedule, dim)
+        report = simulated(layer, cfg, schedule)
+        sim = report["cycles"]
+        errors.append(abs(pred - sim) / sim)
+        assert 0.7 < pred / sim < 1.3, (layer, schedule, pred, sim)
+        # the program's counts are the simulator's, but for a ragged last column block (Q % BLOCK_M),
+        # whose A loads read up to the input image's edge, past the outputs it needs, and a last
+        # program short of rows (P % rows), which computes its missing rows too (<= 6% here)
+        energy_uj = kernel_model.conv_schedule_energy(layer, schedule, (dim, cfg.sp_kb, cfg.acc_kb))
+        ragged = layer.Q % schedule.block_m or layer.P % schedule.rows
+        assert math.isclose(energy_uj, report["energy_uj"], rel_tol=0.06 if ragged else 1e-9)
+    assert float(np.median(errors)) <= 0.15, errors
+
+
+def test_conv_model_matches_the_cycle_model_on_a_strided_3x3_convolution_of_two_rows_per_program():
+    check_against_the_cycle_model(CASES[7:8])
+
+
+@pytest.mark.slow
+def test_conv_model_matches_the_cycle_model_on_compiled_convolutions():
+    check_against_the_cycle_model(CASES)
+
+
+def test_search_costs_the_schedule_the_compiler_runs_for_convolutions():
+    """evaluate() returns the schedule mapping.conv_schedule makes of the mapping (tuned tile,
+    double-buffered when it fits, or the conv default) with the cycles of that schedule; the
+    batched search cost (layer_tensors) is the same number."""
+    layers = [Layer(R=3, S=3, P=14, Q=14, C=64, K=64, name="c3"), Layer(R=1, S=1, P=7, Q=7, C=256, K=64, name="pw"),
+              Layer(R=7, S=7, P=28, Q=28, C=3, K=32, Hstride=2, Wstride=2, name="c7")]
+    sources = set()
+    for seed in range(6):
+        problem = NetworkProblem(layers, max_pe=int((4, 8, 16, 32)[seed % 4]))
+        design = [t[0] for t in random_tilings(problem, 1, torch.Generator().manual_seed(seed))]
+        try:
+            result = problem.result(design, "random", 0.0)
+        except ValueError:
+            continue
+        cfg = result.hw.to_gemmini_config()
+        for layer, mapping, cost in zip(layers, result.mappings, result.per_layer):
+            schedule, source = conv_schedule(mapping, layer, cfg)
+            sources.add((source, schedule.double_buffer))
+            assert cost.schedule == schedule and not schedule_problems(schedule, cfg, KERNEL_OUT_INT8)
+            assert math.isclose(cost.cycles, kernel_model.conv_schedule_cycles(layer, schedule, cfg.dim), rel_tol=1e-9)
+        score = NetworkProblem(layers, fixed_hw=result.hw).score([[t] for t in design])
+        assert math.isclose(float(score.cycles[0]), result.cycles, rel_tol=1e-9)
+    assert len(sources) >= 2, sources       # more than one kind of schedule is exercised
+
+
+def test_default_schedule_when_the_tile_does_not_fit():
+    layer = Layer(R=3, S=3, P=8, Q=56, C=256, K=256)
+    hw = Hardware(16, 32, 16)
+    from baco.tuner.mapping import parse_mapping
+    m = parse_mapping("L3[WIO] P8 - L2[WI] Q56 C16 K16 - L1[O] C16X - L0[W] K16X")
+    schedule, source = conv_schedule(m, layer, hw.to_gemmini_config())
+    assert source == "default"
+    temporal, sC, sK = costmodel.mapping_tensors(m)
+    hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (hw.pe_dim, hw.sp_kb, hw.acc_kb))
+    cycles, energy_uj, choice = kernel_model.conv_program(layer, temporal, torch.stack([sC, sK], 1), hw_t)
+    assert kernel_model.CONV_VARIANTS[int(choice[0])] == "default"
+    assert math.isclose(float(cycles[0]), kernel_model.conv_schedule_cycles(layer, schedule, 16), rel_tol=1e-12)
+    assert math.isclose(float(energy_uj[0]), kernel_model.conv_schedule_energy(layer, schedule, (16, 32, 16)),
+                        rel_tol=1e-12)
+
+
+def test_conv_program_is_differentiable_in_factors_and_hardware():
+    layer = Layer(R=3, S=3, P=14, Q=28, C=64, K=128)
+    problem = NetworkProblem([layer])
+    design = random_tilings(problem, 4, torch.Generator().manual_seed(2))[0]
+    temporal, spatial, _ = stack_tilings(design)
+    temporal.requires_grad_(True)
+    hw_t = tuple(torch.full((len(design),), v, dtype=torch.float64, requires_grad=True) for v in (16.0, 512.0, 256.0))
+    cycles, energy_uj, choice = kernel_model.conv_program(layer, temporal, spatial, hw_t)
+    assert torch.isfinite(cycles).all() and torch.isfinite(energy_uj).all() and (choice < 2).all()
+    (cycles * energy_uj).sum().backward()
+    assert temporal.grad is not None and torch.isfinite(temporal.grad).all() and temporal.grad.abs().sum() > 0
+    assert hw_t[0].grad is not None and torch.isfinite(hw_t[0].grad).all()
+
+
+def test_pointwise_and_implicit_gemm_blocks():
+    """kernel_blocks: a pointwise layer's BLOCK_M counts pixels N·P·Q; any other conv's output columns,
+    times its P rows when the tile holds whole rows (conv_rows, GemmSchedule.rows)."""
+    tile = torch.tensor([[1.0, 1.0, 2.0, 7.0, 16.0, 32.0, 1.0]], dtype=torch.float64)   # R S P Q C K N
+    def blocks(layer):
+        return [float(b[0]) for b in costmodel.kernel_blocks(layer, tile)], float(costmodel.conv_rows(layer, tile)[0])
+    assert blocks(Layer(P=4, Q=7, C=16, K=32)) == ([14.0, 32.0, 16.0], 1.0)
+    assert blocks(Layer(R=3, S=3, P=4, Q=8, C=16, K=32)) == ([7.0, 32.0, 16.0], 1.0)
+    assert blocks(Layer(R=3, S=3, P=4, Q=7, C=16, K=32)) == ([14.0, 32.0, 16.0], 2.0)
