@@ -38,12 +38,17 @@ def test_tune_gemm_writes_consistent_files(tmp_path, capsys):
     assert chip["local"][0]["attributes"]["entries"] == int(cfg.sp_kb * 1024)
     mapping_yaml = yaml.safe_load((tmp_path / "timeloop" / "layer0.map.yaml").read_text())
     assert {m["target"] for m in mapping_yaml["mapping"]} == {"Registers", "Accumulator", "Scratchpad", "DRAM"}
-    problem = yaml.safe_load((tmp_path / "timeloop" / "layer0.problem.yaml").read_text())
-    assert problem["problem"]["instance"]["P"] == 64 and problem["problem"]["instance"]["C"] == 96
-    # the mapping is valid and its cost is what the JSON says
+    problem_text = (tmp_path / "timeloop" / "layer0.problem.yaml").read_text()
+    instance = yaml.safe_load(problem_text)["problem"]["instance"]
+    # the layer as given, or its padded equivalent (what a ragged mapping's factors cover), then said so
     layer_entry = result["layers"][0]
+    mapping = parse_mapping(layer_entry["mapping"])
+    assert (instance["P"], instance["C"], instance["K"]) == (mapping.total("P"), mapping.total("C"), mapping.total("K"))
+    assert instance["P"] >= 64 and instance["C"] >= 96 and instance["K"] >= 48
+    assert ("# Padded equivalent" in problem_text) == ((instance["P"], instance["C"], instance["K"]) != (64, 96, 48))
+    # the mapping is valid and its cost is what the JSON says
     hw_obj = Hardware(hw["pe_dim"], hw["sp_kb"], hw["acc_kb"])
-    assert validate(parse_mapping(layer_entry["mapping"]), gemm(64, 96, 48), hw_obj) == []
+    assert validate(mapping, gemm(64, 96, 48), hw_obj) == []
     assert "blocks" in layer_entry
     assert "wrote" in capsys.readouterr().out
 
