@@ -79,7 +79,7 @@ MATMUL_BIAS = dict(a_ptr=i8(40, 70), b_ptr=i8(70, 50), c_ptr=i8(40, 50), M=40, N
 # 3x3 'same' convolution of a 9x9x20 image to 24 channels with bias (one image row per program)
 CONV = dict(x_ptr=i8(9, 9, 20), w_ptr=i8(3, 3, 20, 24), y_ptr=i8(9, 9, 24), H=9, W=9, C=20, P=9, Q=9, K=24, R=3, S=3,
             stride_h=1, stride_w=1, pad_h=1, pad_w=1, dil_h=1, dil_w=1, scale=0.05, BLOCK_M=16, BLOCK_N=32,
-            BLOCK_K=32, RELU=True, OUT_INT8=True, DEPTHWISE=False, bias_ptr=i32(24))
+            BLOCK_K=32, RELU=True, OUT_INT8=True, DEPTHWISE=False, ROWS=1, bias_ptr=i32(24))
 RESADD = dict(a_ptr=i8(40, 50), b_ptr=i8(40, 50), c_ptr=i8(40, 50), M=40, N=50, sa=0.5, sb=0.75, out_scale=1.0,
               BLOCK_M=32, BLOCK_N=32, RELU=True)
 # 1x1 conv of a 6x5x8 image to 20 channels with bias, ReLU, 3x3/2 max-pool padded by 1 (2 pooled rows per program)

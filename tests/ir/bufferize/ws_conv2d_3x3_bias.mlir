@@ -33,167 +33,172 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func @conv2d_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: index, %arg13: index, %arg14: index, %arg15: index, %arg16: index, %arg17: f32, %arg18: memref<?xi32>) {
     %c9_i64 = arith.constant 9 : i64
-    %c87_i64 = arith.constant 87 : i64
+    %c113_i64 = arith.constant 113 : i64
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
-    %c79_i64 = arith.constant 79 : i64
+    %c101_i64 = arith.constant 101 : i64
     %c0_i8 = arith.constant 0 : i8
     %c13_i64 = arith.constant 13 : i64
-    %c78_i64 = arith.constant 78 : i64
+    %c100_i64 = arith.constant 100 : i64
     %c0_i32 = arith.constant 0 : i32
     %c15_i64 = arith.constant 15 : i64
-    %c59_i64 = arith.constant 59 : i64
+    %c72_i64 = arith.constant 72 : i64
     %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
     %c32 = arith.constant 32 : index
     %c2_i64 = arith.constant 2 : i64
     %c16 = arith.constant 16 : index
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : index
     %0 = call @baco_program_id(%c0_i64) : (i64) -> i64
     %1 = arith.index_cast %0 : i64 to index
-    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
-    %3 = arith.index_cast %2 : i64 to index
-    %4 = arith.muli %3, %c16 : index
-    %5 = call @baco_program_id(%c2_i64) : (i64) -> i64
-    %6 = arith.index_cast %5 : i64 to index
-    %7 = arith.muli %6, %c32 : index
-    %8 = arith.floordivsi %1, %arg6 : index
-    %9 = arith.muli %8, %arg6 : index
-    %10 = arith.subi %1, %9 : index
-    %11 = arith.subi %10, %c1 : index
-    %12 = arith.subi %4, %c1 : index
-    %13 = arith.ceildivsi %arg5, %c32 : index
-    %14 = arith.subi %c1, %10 : index
-    %15 = arith.maxsi %14, %c0 : index
-    %16 = arith.subi %arg3, %11 : index
-    %17 = arith.minsi %arg9, %16 : index
+    %2 = arith.floordivsi %1, %arg6 : index
+    %3 = call @baco_program_id(%c0_i64) : (i64) -> i64
+    %4 = arith.index_cast %3 : i64 to index
+    %5 = arith.floordivsi %4, %arg6 : index
+    %6 = arith.muli %5, %arg6 : index
+    %7 = arith.subi %4, %6 : index
+    %8 = call @baco_program_id(%c1_i64) : (i64) -> i64
+    %9 = arith.index_cast %8 : i64 to index
+    %10 = arith.muli %9, %c16 : index
+    %11 = call @baco_program_id(%c2_i64) : (i64) -> i64
+    %12 = arith.index_cast %11 : i64 to index
+    %13 = arith.muli %12, %c32 : index
+    %14 = arith.subi %7, %c1 : index
+    %15 = arith.subi %10, %c1 : index
+    %16 = arith.ceildivsi %arg5, %c32 : index
+    %17 = arith.subi %c1, %7 : index
+    %18 = arith.maxsi %17, %c0 : index
+    %19 = arith.subi %arg3, %14 : index
+    %20 = arith.minsi %arg9, %19 : index
     %reinterpret_cast = memref.reinterpret_cast %arg18 to offset: [0], sizes: [%arg7, %arg8], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-    %18 = arith.maxsi %4, %c0 : index
-    %19 = arith.minsi %18, %arg7 : index
-    %20 = arith.addi %4, %c16 : index
-    %21 = arith.maxsi %20, %c0 : index
+    %21 = arith.maxsi %10, %c0 : index
     %22 = arith.minsi %21, %arg7 : index
-    %23 = arith.subi %19, %4 : index
+    %23 = arith.addi %10, %c16 : index
     %24 = arith.maxsi %23, %c0 : index
-    %25 = arith.minsi %24, %c16 : index
-    %26 = arith.subi %22, %19 : index
-    %27 = arith.maxsi %7, %c0 : index
-    %28 = arith.minsi %27, %arg8 : index
-    %29 = arith.addi %7, %c32 : index
-    %30 = arith.maxsi %29, %c0 : index
+    %25 = arith.minsi %24, %arg7 : index
+    %26 = arith.subi %22, %10 : index
+    %27 = arith.maxsi %26, %c0 : index
+    %28 = arith.minsi %27, %c16 : index
+    %29 = arith.subi %25, %22 : index
+    %30 = arith.maxsi %13, %c0 : index
     %31 = arith.minsi %30, %arg8 : index
-    %32 = arith.subi %28, %7 : index
+    %32 = arith.addi %13, %c32 : index
     %33 = arith.maxsi %32, %c0 : index
-    %34 = arith.minsi %33, %c32 : index
-    %35 = arith.subi %31, %28 : index
-    %36 = arith.cmpi sgt, %34, %c0 : index
-    scf.if %36 {
-      func.call @baco_boundary_error(%c59_i64, %c15_i64) : (i64, i64) -> ()
+    %34 = arith.minsi %33, %arg8 : index
+    %35 = arith.subi %31, %13 : index
+    %36 = arith.maxsi %35, %c0 : index
+    %37 = arith.minsi %36, %c32 : index
+    %38 = arith.subi %34, %31 : index
+    %39 = arith.cmpi sgt, %37, %c0 : index
+    scf.if %39 {
+      func.call @baco_boundary_error(%c72_i64, %c15_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast[%19, %28] [%26, %35] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+    %subview = memref.subview %reinterpret_cast[%22, %31] [%29, %38] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %cast = memref.cast %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[?, ?], offset: ?>>
-    %37 = bufferization.to_tensor %cast restrict : memref<?x?xi32, strided<[?, ?], offset: ?>> to tensor<?x?xi32>
-    %38 = arith.subi %c16, %26 : index
-    %39 = arith.subi %38, %25 : index
-    %40 = arith.subi %c32, %35 : index
-    %padded = tensor.pad %37 low[%25, %c0] high[%39, %40] {
+    %40 = bufferization.to_tensor %cast restrict : memref<?x?xi32, strided<[?, ?], offset: ?>> to tensor<?x?xi32>
+    %41 = arith.subi %c16, %29 : index
+    %42 = arith.subi %41, %28 : index
+    %43 = arith.subi %c32, %38 : index
+    %padded = tensor.pad %40 low[%28, %c0] high[%42, %43] {
     ^bb0(%arg19: index, %arg20: index):
       tensor.yield %c0_i32 : i32
     } : tensor<?x?xi32> to tensor<16x32xi32>
-    %41 = arith.muli %15, %arg10 : index
-    %42 = arith.muli %41, %13 : index
-    %43 = arith.muli %17, %arg10 : index
-    %44 = arith.muli %43, %13 : index
-    %45 = scf.for %arg19 = %42 to %44 step %c1 iter_args(%arg20 = %padded) -> (tensor<16x32xi32>) {
-      %50 = arith.muli %arg10, %13 : index
-      %51 = arith.floordivsi %arg19, %50 : index
-      %52 = arith.floordivsi %arg19, %13 : index
-      %53 = arith.floordivsi %52, %arg10 : index
-      %54 = arith.muli %53, %arg10 : index
-      %55 = arith.subi %52, %54 : index
-      %56 = arith.muli %52, %13 : index
-      %57 = arith.subi %arg19, %56 : index
-      %58 = arith.muli %57, %c32 : index
-      %59 = arith.addi %12, %55 : index
-      %60 = arith.muli %8, %arg3 : index
-      %61 = arith.addi %60, %11 : index
-      %62 = arith.addi %61, %51 : index
-      %63 = arith.muli %62, %arg4 : index
-      %64 = arith.muli %63, %arg5 : index
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg0 to offset: [%64], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %65 = arith.muli %51, %arg10 : index
-      %66 = arith.addi %65, %55 : index
-      %67 = arith.muli %66, %arg5 : index
-      %68 = arith.muli %67, %arg8 : index
-      %reinterpret_cast_5 = memref.reinterpret_cast %arg1 to offset: [%68], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %69 = arith.maxsi %59, %c0 : index
-      %70 = arith.minsi %69, %arg4 : index
-      %71 = arith.addi %59, %c16 : index
-      %72 = arith.maxsi %71, %c0 : index
-      %73 = arith.minsi %72, %arg4 : index
-      %74 = arith.subi %70, %59 : index
-      %75 = arith.maxsi %74, %c0 : index
-      %76 = arith.minsi %75, %c16 : index
-      %77 = arith.subi %73, %70 : index
-      %78 = arith.maxsi %58, %c0 : index
-      %79 = arith.minsi %78, %arg5 : index
-      %80 = arith.addi %58, %c32 : index
-      %81 = arith.maxsi %80, %c0 : index
-      %82 = arith.minsi %81, %arg5 : index
-      %83 = arith.subi %79, %58 : index
-      %84 = arith.maxsi %83, %c0 : index
-      %85 = arith.minsi %84, %c32 : index
-      %86 = arith.subi %82, %79 : index
-      %87 = arith.cmpi sgt, %85, %c0 : index
-      scf.if %87 {
-        func.call @baco_boundary_error(%c78_i64, %c13_i64) : (i64, i64) -> ()
+    %44 = arith.muli %18, %arg10 : index
+    %45 = arith.muli %44, %16 : index
+    %46 = arith.muli %20, %arg10 : index
+    %47 = arith.muli %46, %16 : index
+    %48 = scf.for %arg19 = %45 to %47 step %c1 iter_args(%arg20 = %padded) -> (tensor<16x32xi32>) {
+      %55 = arith.muli %arg10, %16 : index
+      %56 = arith.floordivsi %arg19, %55 : index
+      %57 = arith.floordivsi %arg19, %16 : index
+      %58 = arith.floordivsi %57, %arg10 : index
+      %59 = arith.muli %58, %arg10 : index
+      %60 = arith.subi %57, %59 : index
+      %61 = arith.muli %57, %16 : index
+      %62 = arith.subi %arg19, %61 : index
+      %63 = arith.muli %62, %c32 : index
+      %64 = arith.addi %15, %60 : index
+      %65 = arith.muli %2, %arg3 : index
+      %66 = arith.addi %65, %14 : index
+      %67 = arith.addi %66, %56 : index
+      %68 = arith.muli %67, %arg4 : index
+      %69 = arith.muli %68, %arg5 : index
+      %reinterpret_cast_4 = memref.reinterpret_cast %arg0 to offset: [%69], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %70 = arith.muli %56, %arg10 : index
+      %71 = arith.addi %70, %60 : index
+      %72 = arith.muli %71, %arg5 : index
+      %73 = arith.muli %72, %arg8 : index
+      %reinterpret_cast_5 = memref.reinterpret_cast %arg1 to offset: [%73], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %74 = arith.maxsi %64, %c0 : index
+      %75 = arith.minsi %74, %arg4 : index
+      %76 = arith.addi %64, %c16 : index
+      %77 = arith.maxsi %76, %c0 : index
+      %78 = arith.minsi %77, %arg4 : index
+      %79 = arith.subi %75, %64 : index
+      %80 = arith.maxsi %79, %c0 : index
+      %81 = arith.minsi %80, %c16 : index
+      %82 = arith.subi %78, %75 : index
+      %83 = arith.maxsi %63, %c0 : index
+      %84 = arith.minsi %83, %arg5 : index
+      %85 = arith.addi %63, %c32 : index
+      %86 = arith.maxsi %85, %c0 : index
+      %87 = arith.minsi %86, %arg5 : index
+      %88 = arith.subi %84, %63 : index
+      %89 = arith.maxsi %88, %c0 : index
+      %90 = arith.minsi %89, %c32 : index
+      %91 = arith.subi %87, %84 : index
+      %92 = arith.cmpi sgt, %90, %c0 : index
+      scf.if %92 {
+        func.call @baco_boundary_error(%c100_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_6 = memref.subview %reinterpret_cast_4[%70, %79] [%77, %86] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_6 = memref.subview %reinterpret_cast_4[%75, %84] [%82, %91] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_7 = memref.cast %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
-      %88 = bufferization.to_tensor %cast_7 restrict : memref<?x?xi8, strided<[?, ?], offset: ?>> to tensor<?x?xi8>
-      %89 = arith.subi %c16, %77 : index
-      %90 = arith.subi %89, %76 : index
-      %91 = arith.subi %c32, %86 : index
-      %padded_8 = tensor.pad %88 low[%76, %c0] high[%90, %91] {
+      %93 = bufferization.to_tensor %cast_7 restrict : memref<?x?xi8, strided<[?, ?], offset: ?>> to tensor<?x?xi8>
+      %94 = arith.subi %c16, %82 : index
+      %95 = arith.subi %94, %81 : index
+      %96 = arith.subi %c32, %91 : index
+      %padded_8 = tensor.pad %93 low[%81, %c0] high[%95, %96] {
       ^bb0(%arg21: index, %arg22: index):
         tensor.yield %c0_i8 : i8
       } : tensor<?x?xi8> to tensor<16x32xi8>
-      scf.if %36 {
-        func.call @baco_boundary_error(%c79_i64, %c13_i64) : (i64, i64) -> ()
+      scf.if %39 {
+        func.call @baco_boundary_error(%c101_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_9 = memref.subview %reinterpret_cast_5[%79, %28] [%86, %35] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_9 = memref.subview %reinterpret_cast_5[%84, %31] [%91, %38] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_10 = memref.cast %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
-      %92 = bufferization.to_tensor %cast_10 restrict : memref<?x?xi8, strided<[?, ?], offset: ?>> to tensor<?x?xi8>
-      %93 = arith.subi %91, %85 : index
-      %padded_11 = tensor.pad %92 low[%85, %c0] high[%93, %40] {
+      %97 = bufferization.to_tensor %cast_10 restrict : memref<?x?xi8, strided<[?, ?], offset: ?>> to tensor<?x?xi8>
+      %98 = arith.subi %96, %90 : index
+      %padded_11 = tensor.pad %97 low[%90, %c0] high[%98, %43] {
       ^bb0(%arg21: index, %arg22: index):
         tensor.yield %c0_i8 : i8
       } : tensor<?x?xi8> to tensor<32x32xi8>
-      %94 = linalg.matmul ins(%padded_8, %padded_11 : tensor<16x32xi8>, tensor<32x32xi8>) outs(%arg20 : tensor<16x32xi32>) -> tensor<16x32xi32>
-      scf.yield %94 : tensor<16x32xi32>
+      %99 = linalg.matmul ins(%padded_8, %padded_11 : tensor<16x32xi8>, tensor<32x32xi8>) outs(%arg20 : tensor<16x32xi32>) -> tensor<16x32xi32>
+      scf.yield %99 : tensor<16x32xi32>
     }
-    %46 = arith.muli %1, %arg7 : index
-    %47 = arith.muli %46, %arg8 : index
-    %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [%47], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %48 = bufferization.alloc_tensor() : tensor<16x32xi8>
-    %49 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%45 : tensor<16x32xi32>) outs(%48 : tensor<16x32xi8>) attrs =  {gemmini.epilogue = {relu = true, scaled = true}} {
+    %49 = arith.muli %2, %arg6 : index
+    %50 = arith.addi %49, %7 : index
+    %51 = arith.muli %50, %arg7 : index
+    %52 = arith.muli %51, %arg8 : index
+    %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [%52], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %53 = bufferization.alloc_tensor() : tensor<16x32xi8>
+    %54 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%48 : tensor<16x32xi32>) outs(%53 : tensor<16x32xi8>) attrs =  {gemmini.epilogue = {relu = true, scaled = true}} {
     ^bb0(%in: i32, %out: i8):
-      %50 = arith.maxsi %in, %c0_i32 : i32
-      %51 = arith.sitofp %50 : i32 to f32
-      %52 = arith.mulf %51, %arg17 : f32
-      %53 = math.roundeven %52 : f32
-      %54 = arith.maximumf %53, %cst_0 : f32
-      %55 = arith.minimumf %54, %cst : f32
-      %56 = arith.fptosi %55 : f32 to i8
-      linalg.yield %56 : i8
+      %55 = arith.maxsi %in, %c0_i32 : i32
+      %56 = arith.sitofp %55 : i32 to f32
+      %57 = arith.mulf %56, %arg17 : f32
+      %58 = math.roundeven %57 : f32
+      %59 = arith.maximumf %58, %cst_0 : f32
+      %60 = arith.minimumf %59, %cst : f32
+      %61 = arith.fptosi %60 : f32 to i8
+      linalg.yield %61 : i8
     } -> tensor<16x32xi8>
-    scf.if %36 {
-      func.call @baco_boundary_error(%c87_i64, %c9_i64) : (i64, i64) -> ()
+    scf.if %39 {
+      func.call @baco_boundary_error(%c113_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview_2 = memref.subview %reinterpret_cast_1[%19, %28] [%26, %35] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %subview_2 = memref.subview %reinterpret_cast_1[%22, %31] [%29, %38] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %cast_3 = memref.cast %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
-    %extracted_slice = tensor.extract_slice %49[%25, 0] [%26, %35] [1, 1] : tensor<16x32xi8> to tensor<?x?xi8>
+    %extracted_slice = tensor.extract_slice %54[%28, 0] [%29, %38] [1, 1] : tensor<16x32xi8> to tensor<?x?xi8>
     bufferization.materialize_in_destination %extracted_slice in restrict writable %cast_3 : (tensor<?x?xi8>, memref<?x?xi8, strided<[?, ?], offset: ?>>) -> ()
     return
   }

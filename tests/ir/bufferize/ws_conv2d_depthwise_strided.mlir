@@ -29,148 +29,153 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func @conv2d_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: index, %arg13: index, %arg14: index, %arg15: index, %arg16: index, %arg17: f32) {
     %c9_i64 = arith.constant 9 : i64
-    %c87_i64 = arith.constant 87 : i64
+    %c113_i64 = arith.constant 113 : i64
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
     %c0_i8 = arith.constant 0 : i8
     %c13_i64 = arith.constant 13 : i64
-    %c78_i64 = arith.constant 78 : i64
+    %c100_i64 = arith.constant 100 : i64
     %c0_i32 = arith.constant 0 : i32
     %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
     %c32 = arith.constant 32 : index
     %c2_i64 = arith.constant 2 : i64
     %c16 = arith.constant 16 : index
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : index
     %0 = call @baco_program_id(%c0_i64) : (i64) -> i64
     %1 = arith.index_cast %0 : i64 to index
-    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
-    %3 = arith.index_cast %2 : i64 to index
-    %4 = arith.muli %3, %c16 : index
-    %5 = call @baco_program_id(%c2_i64) : (i64) -> i64
-    %6 = arith.index_cast %5 : i64 to index
-    %7 = arith.muli %6, %c32 : index
-    %8 = arith.floordivsi %1, %arg6 : index
-    %9 = arith.muli %8, %arg6 : index
-    %10 = arith.subi %1, %9 : index
-    %11 = arith.muli %10, %arg11 : index
-    %12 = arith.subi %11, %c1 : index
-    %13 = arith.muli %4, %arg12 : index
-    %14 = arith.subi %13, %c1 : index
-    %15 = arith.subi %c1, %11 : index
-    %16 = arith.maxsi %15, %c0 : index
-    %17 = arith.subi %arg3, %12 : index
-    %18 = arith.minsi %arg9, %17 : index
-    %19 = bufferization.alloc_tensor() : tensor<16x32xi32>
-    %20 = linalg.fill ins(%c0_i32 : i32) outs(%19 : tensor<16x32xi32>) -> tensor<16x32xi32>
-    %21 = arith.muli %16, %arg10 : index
-    %22 = arith.muli %18, %arg10 : index
-    %23 = scf.for %arg18 = %21 to %22 step %c1 iter_args(%arg19 = %20) -> (tensor<16x32xi32>) {
-      %47 = arith.floordivsi %arg18, %arg10 : index
-      %48 = arith.muli %47, %arg10 : index
-      %49 = arith.subi %arg18, %48 : index
-      %50 = arith.addi %14, %49 : index
-      %51 = arith.floordivsi %50, %arg12 : index
-      %52 = arith.muli %51, %arg12 : index
-      %53 = arith.subi %50, %52 : index
-      %54 = arith.muli %8, %arg3 : index
-      %55 = arith.addi %54, %12 : index
-      %56 = arith.addi %55, %47 : index
-      %57 = arith.muli %56, %arg4 : index
-      %58 = arith.addi %57, %53 : index
-      %59 = arith.muli %58, %arg5 : index
-      %60 = arith.subi %arg4, %53 : index
-      %61 = arith.ceildivsi %60, %arg12 : index
-      %62 = arith.muli %arg12, %arg5 : index
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg0 to offset: [%59], sizes: [%61, %arg5], strides: [%62, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %63 = arith.addi %48, %49 : index
+    %2 = arith.floordivsi %1, %arg6 : index
+    %3 = call @baco_program_id(%c0_i64) : (i64) -> i64
+    %4 = arith.index_cast %3 : i64 to index
+    %5 = arith.floordivsi %4, %arg6 : index
+    %6 = arith.muli %5, %arg6 : index
+    %7 = arith.subi %4, %6 : index
+    %8 = call @baco_program_id(%c1_i64) : (i64) -> i64
+    %9 = arith.index_cast %8 : i64 to index
+    %10 = arith.muli %9, %c16 : index
+    %11 = call @baco_program_id(%c2_i64) : (i64) -> i64
+    %12 = arith.index_cast %11 : i64 to index
+    %13 = arith.muli %12, %c32 : index
+    %14 = arith.muli %7, %arg11 : index
+    %15 = arith.subi %14, %c1 : index
+    %16 = arith.muli %10, %arg12 : index
+    %17 = arith.subi %16, %c1 : index
+    %18 = arith.subi %c1, %14 : index
+    %19 = arith.maxsi %18, %c0 : index
+    %20 = arith.subi %arg3, %15 : index
+    %21 = arith.minsi %arg9, %20 : index
+    %22 = bufferization.alloc_tensor() : tensor<16x32xi32>
+    %23 = linalg.fill ins(%c0_i32 : i32) outs(%22 : tensor<16x32xi32>) -> tensor<16x32xi32>
+    %24 = arith.muli %19, %arg10 : index
+    %25 = arith.muli %21, %arg10 : index
+    %26 = scf.for %arg18 = %24 to %25 step %c1 iter_args(%arg19 = %23) -> (tensor<16x32xi32>) {
+      %52 = arith.floordivsi %arg18, %arg10 : index
+      %53 = arith.muli %52, %arg10 : index
+      %54 = arith.subi %arg18, %53 : index
+      %55 = arith.addi %17, %54 : index
+      %56 = arith.floordivsi %55, %arg12 : index
+      %57 = arith.muli %56, %arg12 : index
+      %58 = arith.subi %55, %57 : index
+      %59 = arith.muli %2, %arg3 : index
+      %60 = arith.addi %59, %15 : index
+      %61 = arith.addi %60, %52 : index
+      %62 = arith.muli %61, %arg4 : index
+      %63 = arith.addi %62, %58 : index
       %64 = arith.muli %63, %arg5 : index
-      %65 = arith.muli %64, %c32 : index
-      %reinterpret_cast_2 = memref.reinterpret_cast %arg1 to offset: [%65], sizes: [%arg5, 32], strides: [32, 1] : memref<?xi8> to memref<?x32xi8, strided<[32, 1], offset: ?>>
-      %66 = arith.maxsi %51, %c0 : index
-      %67 = arith.minsi %66, %61 : index
-      %68 = arith.addi %51, %c16 : index
-      %69 = arith.maxsi %68, %c0 : index
-      %70 = arith.minsi %69, %61 : index
-      %71 = arith.subi %67, %51 : index
-      %72 = arith.maxsi %71, %c0 : index
-      %73 = arith.minsi %72, %c16 : index
-      %74 = arith.subi %70, %67 : index
-      %75 = arith.maxsi %7, %c0 : index
-      %76 = arith.minsi %75, %arg5 : index
-      %77 = arith.addi %7, %c32 : index
-      %78 = arith.maxsi %77, %c0 : index
-      %79 = arith.minsi %78, %arg5 : index
-      %80 = arith.subi %76, %7 : index
-      %81 = arith.maxsi %80, %c0 : index
-      %82 = arith.minsi %81, %c32 : index
-      %83 = arith.subi %79, %76 : index
-      %84 = arith.cmpi sgt, %82, %c0 : index
-      scf.if %84 {
-        func.call @baco_boundary_error(%c78_i64, %c13_i64) : (i64, i64) -> ()
+      %65 = arith.subi %arg4, %58 : index
+      %66 = arith.ceildivsi %65, %arg12 : index
+      %67 = arith.muli %arg12, %arg5 : index
+      %reinterpret_cast_1 = memref.reinterpret_cast %arg0 to offset: [%64], sizes: [%66, %arg5], strides: [%67, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %68 = arith.addi %53, %54 : index
+      %69 = arith.muli %68, %arg5 : index
+      %70 = arith.muli %69, %c32 : index
+      %reinterpret_cast_2 = memref.reinterpret_cast %arg1 to offset: [%70], sizes: [%arg5, 32], strides: [32, 1] : memref<?xi8> to memref<?x32xi8, strided<[32, 1], offset: ?>>
+      %71 = arith.maxsi %56, %c0 : index
+      %72 = arith.minsi %71, %66 : index
+      %73 = arith.addi %56, %c16 : index
+      %74 = arith.maxsi %73, %c0 : index
+      %75 = arith.minsi %74, %66 : index
+      %76 = arith.subi %72, %56 : index
+      %77 = arith.maxsi %76, %c0 : index
+      %78 = arith.minsi %77, %c16 : index
+      %79 = arith.subi %75, %72 : index
+      %80 = arith.maxsi %13, %c0 : index
+      %81 = arith.minsi %80, %arg5 : index
+      %82 = arith.addi %13, %c32 : index
+      %83 = arith.maxsi %82, %c0 : index
+      %84 = arith.minsi %83, %arg5 : index
+      %85 = arith.subi %81, %13 : index
+      %86 = arith.maxsi %85, %c0 : index
+      %87 = arith.minsi %86, %c32 : index
+      %88 = arith.subi %84, %81 : index
+      %89 = arith.cmpi sgt, %87, %c0 : index
+      scf.if %89 {
+        func.call @baco_boundary_error(%c100_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_3 = memref.subview %reinterpret_cast_1[%67, %76] [%74, %83] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_3 = memref.subview %reinterpret_cast_1[%72, %81] [%79, %88] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_4 = memref.cast %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
-      %85 = bufferization.to_tensor %cast_4 restrict : memref<?x?xi8, strided<[?, ?], offset: ?>> to tensor<?x?xi8>
-      %86 = arith.subi %c16, %74 : index
-      %87 = arith.subi %86, %73 : index
-      %88 = arith.subi %c32, %83 : index
-      %padded = tensor.pad %85 low[%73, %c0] high[%87, %88] {
+      %90 = bufferization.to_tensor %cast_4 restrict : memref<?x?xi8, strided<[?, ?], offset: ?>> to tensor<?x?xi8>
+      %91 = arith.subi %c16, %79 : index
+      %92 = arith.subi %91, %78 : index
+      %93 = arith.subi %c32, %88 : index
+      %padded = tensor.pad %90 low[%78, %c0] high[%92, %93] {
       ^bb0(%arg20: index, %arg21: index):
         tensor.yield %c0_i8 : i8
       } : tensor<?x?xi8> to tensor<16x32xi8>
-      %subview_5 = memref.subview %reinterpret_cast_2[%76, 0] [%83, 32] [1, 1] : memref<?x32xi8, strided<[32, 1], offset: ?>> to memref<?x32xi8, strided<[32, 1], offset: ?>>
+      %subview_5 = memref.subview %reinterpret_cast_2[%81, 0] [%88, 32] [1, 1] : memref<?x32xi8, strided<[32, 1], offset: ?>> to memref<?x32xi8, strided<[32, 1], offset: ?>>
       %cast_6 = memref.cast %subview_5 : memref<?x32xi8, strided<[32, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
-      %89 = bufferization.to_tensor %cast_6 restrict : memref<?x?xi8, strided<[?, ?], offset: ?>> to tensor<?x?xi8>
-      %90 = arith.subi %88, %82 : index
-      %padded_7 = tensor.pad %89 low[%82, %c0] high[%90, %c0] {
+      %94 = bufferization.to_tensor %cast_6 restrict : memref<?x?xi8, strided<[?, ?], offset: ?>> to tensor<?x?xi8>
+      %95 = arith.subi %93, %87 : index
+      %padded_7 = tensor.pad %94 low[%87, %c0] high[%95, %c0] {
       ^bb0(%arg20: index, %arg21: index):
         tensor.yield %c0_i8 : i8
       } : tensor<?x?xi8> to tensor<32x32xi8>
-      %91 = linalg.matmul ins(%padded, %padded_7 : tensor<16x32xi8>, tensor<32x32xi8>) outs(%arg19 : tensor<16x32xi32>) -> tensor<16x32xi32>
-      scf.yield %91 : tensor<16x32xi32>
+      %96 = linalg.matmul ins(%padded, %padded_7 : tensor<16x32xi8>, tensor<32x32xi8>) outs(%arg19 : tensor<16x32xi32>) -> tensor<16x32xi32>
+      scf.yield %96 : tensor<16x32xi32>
     }
-    %24 = arith.muli %1, %arg7 : index
-    %25 = arith.muli %24, %arg8 : index
-    %reinterpret_cast = memref.reinterpret_cast %arg2 to offset: [%25], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %26 = bufferization.alloc_tensor() : tensor<16x32xi8>
-    %27 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%23 : tensor<16x32xi32>) outs(%26 : tensor<16x32xi8>) attrs =  {gemmini.epilogue = {relu = true, scaled = true}} {
+    %27 = arith.muli %2, %arg6 : index
+    %28 = arith.addi %27, %7 : index
+    %29 = arith.muli %28, %arg7 : index
+    %30 = arith.muli %29, %arg8 : index
+    %reinterpret_cast = memref.reinterpret_cast %arg2 to offset: [%30], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %31 = bufferization.alloc_tensor() : tensor<16x32xi8>
+    %32 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%26 : tensor<16x32xi32>) outs(%31 : tensor<16x32xi8>) attrs =  {gemmini.epilogue = {relu = true, scaled = true}} {
     ^bb0(%in: i32, %out: i8):
-      %47 = arith.maxsi %in, %c0_i32 : i32
-      %48 = arith.sitofp %47 : i32 to f32
-      %49 = arith.mulf %48, %arg17 : f32
-      %50 = math.roundeven %49 : f32
-      %51 = arith.maximumf %50, %cst_0 : f32
-      %52 = arith.minimumf %51, %cst : f32
-      %53 = arith.fptosi %52 : f32 to i8
-      linalg.yield %53 : i8
+      %52 = arith.maxsi %in, %c0_i32 : i32
+      %53 = arith.sitofp %52 : i32 to f32
+      %54 = arith.mulf %53, %arg17 : f32
+      %55 = math.roundeven %54 : f32
+      %56 = arith.maximumf %55, %cst_0 : f32
+      %57 = arith.minimumf %56, %cst : f32
+      %58 = arith.fptosi %57 : f32 to i8
+      linalg.yield %58 : i8
     } -> tensor<16x32xi8>
-    %28 = arith.maxsi %4, %c0 : index
-    %29 = arith.minsi %28, %arg7 : index
-    %30 = arith.addi %4, %c16 : index
-    %31 = arith.maxsi %30, %c0 : index
-    %32 = arith.minsi %31, %arg7 : index
-    %33 = arith.subi %29, %4 : index
-    %34 = arith.maxsi %33, %c0 : index
-    %35 = arith.minsi %34, %c16 : index
-    %36 = arith.subi %32, %29 : index
-    %37 = arith.maxsi %7, %c0 : index
-    %38 = arith.minsi %37, %arg8 : index
-    %39 = arith.addi %7, %c32 : index
-    %40 = arith.maxsi %39, %c0 : index
-    %41 = arith.minsi %40, %arg8 : index
-    %42 = arith.subi %38, %7 : index
-    %43 = arith.maxsi %42, %c0 : index
-    %44 = arith.minsi %43, %c32 : index
-    %45 = arith.subi %41, %38 : index
-    %46 = arith.cmpi sgt, %44, %c0 : index
-    scf.if %46 {
-      func.call @baco_boundary_error(%c87_i64, %c9_i64) : (i64, i64) -> ()
+    %33 = arith.maxsi %10, %c0 : index
+    %34 = arith.minsi %33, %arg7 : index
+    %35 = arith.addi %10, %c16 : index
+    %36 = arith.maxsi %35, %c0 : index
+    %37 = arith.minsi %36, %arg7 : index
+    %38 = arith.subi %34, %10 : index
+    %39 = arith.maxsi %38, %c0 : index
+    %40 = arith.minsi %39, %c16 : index
+    %41 = arith.subi %37, %34 : index
+    %42 = arith.maxsi %13, %c0 : index
+    %43 = arith.minsi %42, %arg8 : index
+    %44 = arith.addi %13, %c32 : index
+    %45 = arith.maxsi %44, %c0 : index
+    %46 = arith.minsi %45, %arg8 : index
+    %47 = arith.subi %43, %13 : index
+    %48 = arith.maxsi %47, %c0 : index
+    %49 = arith.minsi %48, %c32 : index
+    %50 = arith.subi %46, %43 : index
+    %51 = arith.cmpi sgt, %49, %c0 : index
+    scf.if %51 {
+      func.call @baco_boundary_error(%c113_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast[%29, %38] [%36, %45] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %subview = memref.subview %reinterpret_cast[%34, %43] [%41, %50] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %cast = memref.cast %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
-    %extracted_slice = tensor.extract_slice %27[%35, 0] [%36, %45] [1, 1] : tensor<16x32xi8> to tensor<?x?xi8>
+    %extracted_slice = tensor.extract_slice %32[%40, 0] [%41, %50] [1, 1] : tensor<16x32xi8> to tensor<?x?xi8>
     bufferization.materialize_in_destination %extracted_slice in restrict writable %cast : (tensor<?x?xi8>, memref<?x?xi8, strided<[?, ?], offset: ?>>) -> ()
     return
   }

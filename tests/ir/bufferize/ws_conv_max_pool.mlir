@@ -43,20 +43,20 @@ module {
   func.func @conv_pool_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: f32, %arg9: memref<?xi32>) {
     %c4 = arith.constant 4 : index
     %c5_i64 = arith.constant 5 : i64
-    %c67_i64 = arith.constant 67 : i64
+    %c77_i64 = arith.constant 77 : i64
     %c6 = arith.constant 6 : index
     %c3 = arith.constant 3 : index
     %c-128_i8 = arith.constant -128 : i8
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
     %c5 = arith.constant 5 : index
-    %c56_i64 = arith.constant 56 : i64
+    %c66_i64 = arith.constant 66 : i64
     %c0_i8 = arith.constant 0 : i8
     %c13_i64 = arith.constant 13 : i64
-    %c55_i64 = arith.constant 55 : i64
+    %c65_i64 = arith.constant 65 : i64
     %c0_i32 = arith.constant 0 : i32
     %c15_i64 = arith.constant 15 : i64
-    %c50_i64 = arith.constant 50 : i64
+    %c60_i64 = arith.constant 60 : i64
     %c25 = arith.constant 25 : index
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -102,7 +102,7 @@ module {
     %31 = arith.subi %27, %24 : index
     %32 = arith.cmpi sgt, %30, %c0 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c50_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c60_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %cast = memref.cast %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[?, ?], offset: ?>>
@@ -127,7 +127,7 @@ module {
       %70 = arith.subi %66, %63 : index
       %71 = arith.cmpi sgt, %69, %c0 : index
       scf.if %71 {
-        func.call @baco_boundary_error(%c55_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c65_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_6 = memref.subview %reinterpret_cast[%15, %63] [%22, %70] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_7 = memref.cast %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
@@ -147,7 +147,7 @@ module {
       %81 = arith.minsi %80, %c16 : index
       %82 = arith.subi %78, %75 : index
       scf.if %32 {
-        func.call @baco_boundary_error(%c56_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c66_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_9 = memref.subview %reinterpret_cast_1[%75, %24] [%82, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_10 = memref.cast %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
@@ -234,7 +234,7 @@ module {
     %60 = arith.minsi %59, %c6 : index
     %61 = arith.subi %57, %54 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c67_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c77_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_4 = memref.subview %reinterpret_cast_3[%54, %24] [%61, %31] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %cast_5 = memref.cast %subview_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>

@@ -8,6 +8,7 @@
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
@@ -44,17 +45,17 @@ module {
     %c32_i64 = arith.constant 32 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
+    %c1 = arith.constant 1 : index
     %c16 = arith.constant 16 : index
     %c2_i64 = arith.constant 2 : i64
     %c32 = arith.constant 32 : index
-    %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
-    %c60_i64 = arith.constant 60 : i64
+    %c72_i64 = arith.constant 72 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c79_i64 = arith.constant 79 : i64
+    %c100_i64 = arith.constant 100 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c80_i64 = arith.constant 80 : i64
-    %c88_i64 = arith.constant 88 : i64
+    %c101_i64 = arith.constant 101 : i64
+    %c113_i64 = arith.constant 113 : i64
     %c9_i64 = arith.constant 9 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
@@ -62,529 +63,555 @@ module {
     "instgem.config_ex"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %c1065353216_i64, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     %0 = call @baco_program_id(%c0_i64) : (i64) -> i64
     %1 = arith.index_cast %0 : i64 to index
-    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
-    %3 = arith.index_cast %2 : i64 to index
-    %4 = arith.muli %3, %c16 : index
-    %5 = call @baco_program_id(%c2_i64) : (i64) -> i64
-    %6 = arith.index_cast %5 : i64 to index
-    %7 = arith.muli %6, %c32 : index
-    %8 = arith.floordivsi %1, %arg6 : index
-    %9 = arith.muli %8, %arg6 : index
-    %10 = arith.subi %1, %9 : index
-    %11 = arith.subi %10, %c1 : index
-    %12 = arith.subi %4, %c1 : index
-    %13 = arith.ceildivsi %arg5, %c32 : index
-    %14 = arith.subi %c1, %10 : index
-    %15 = arith.maxsi %14, %c0 : index
-    %16 = arith.subi %arg3, %11 : index
-    %17 = arith.minsi %arg9, %16 : index
+    %2 = arith.floordivsi %1, %arg6 : index
+    %3 = call @baco_program_id(%c0_i64) : (i64) -> i64
+    %4 = arith.index_cast %3 : i64 to index
+    %5 = arith.floordivsi %4, %arg6 : index
+    %6 = arith.muli %5, %arg6 : index
+    %7 = arith.subi %4, %6 : index
+    %8 = call @baco_program_id(%c1_i64) : (i64) -> i64
+    %9 = arith.index_cast %8 : i64 to index
+    %10 = arith.muli %9, %c16 : index
+    %11 = call @baco_program_id(%c2_i64) : (i64) -> i64
+    %12 = arith.index_cast %11 : i64 to index
+    %13 = arith.muli %12, %c32 : index
+    %14 = arith.subi %7, %c1 : index
+    %15 = arith.subi %10, %c1 : index
+    %16 = arith.ceildivsi %arg5, %c32 : index
+    %17 = arith.subi %c1, %7 : index
+    %18 = arith.maxsi %17, %c0 : index
+    %19 = arith.subi %arg3, %14 : index
+    %20 = arith.minsi %arg9, %19 : index
     %reinterpret_cast = memref.reinterpret_cast %arg18 to offset: [0], sizes: [%arg7, %arg8], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-    %18 = arith.maxsi %4, %c0 : index
-    %19 = arith.minsi %18, %arg7 : index
-    %20 = arith.addi %4, %c16 : index
-    %21 = arith.maxsi %20, %c0 : index
+    %21 = arith.maxsi %10, %c0 : index
     %22 = arith.minsi %21, %arg7 : index
-    %23 = arith.subi %19, %4 : index
+    %23 = arith.addi %10, %c16 : index
     %24 = arith.maxsi %23, %c0 : index
-    %25 = arith.minsi %24, %c16 : index
-    %26 = arith.subi %22, %19 : index
-    %27 = arith.maxsi %7, %c0 : index
-    %28 = arith.minsi %27, %arg8 : index
-    %29 = arith.addi %7, %c32 : index
-    %30 = arith.maxsi %29, %c0 : index
+    %25 = arith.minsi %24, %arg7 : index
+    %26 = arith.subi %22, %10 : index
+    %27 = arith.maxsi %26, %c0 : index
+    %28 = arith.minsi %27, %c16 : index
+    %29 = arith.subi %25, %22 : index
+    %30 = arith.maxsi %13, %c0 : index
     %31 = arith.minsi %30, %arg8 : index
-    %32 = arith.subi %28, %7 : index
+    %32 = arith.addi %13, %c32 : index
     %33 = arith.maxsi %32, %c0 : index
-    %34 = arith.minsi %33, %c32 : index
-    %35 = arith.subi %31, %28 : index
-    %36 = arith.cmpi sgt, %34, %c0 : index
-    scf.if %36 {
-      func.call @baco_boundary_error(%c60_i64, %c15_i64) : (i64, i64) -> ()
+    %34 = arith.minsi %33, %arg8 : index
+    %35 = arith.subi %31, %13 : index
+    %36 = arith.maxsi %35, %c0 : index
+    %37 = arith.minsi %36, %c32 : index
+    %38 = arith.subi %34, %31 : index
+    %39 = arith.cmpi sgt, %37, %c0 : index
+    scf.if %39 {
+      func.call @baco_boundary_error(%c72_i64, %c15_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast[%19, %28] [%26, %35] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+    %subview = memref.subview %reinterpret_cast[%22, %31] [%29, %38] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg19 = %c0 to %c2 step %c1 {
-      %70 = arith.index_cast %arg19 : index to i64
-      %71 = arith.muli %70, %c16_i64 : i64
-      %72 = arith.subi %c32_i64, %71 : i64
-      %73 = arith.minsi %72, %c16_i64 : i64
-      %74 = arith.ori %71, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %74, %73, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %78 = arith.index_cast %arg19 : index to i64
+      %79 = arith.muli %78, %c16_i64 : i64
+      %80 = arith.subi %c32_i64, %79 : i64
+      %81 = arith.minsi %80, %c16_i64 : i64
+      %82 = arith.ori %79, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64, %82, %81, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %37 = arith.index_cast %25 : index to i64
-    %38 = arith.index_cast %26 : index to i64
-    %39 = arith.index_cast %35 : index to i64
+    %40 = arith.index_cast %28 : index to i64
+    %41 = arith.index_cast %29 : index to i64
+    %42 = arith.index_cast %38 : index to i64
     %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
     %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-    %40 = arith.index_cast %intptr : index to i64
-    %41 = arith.index_cast %offset : index to i64
-    %42 = arith.muli %41, %c4_i64 : i64
-    %43 = arith.addi %40, %42 : i64
+    %43 = arith.index_cast %intptr : index to i64
+    %44 = arith.index_cast %offset : index to i64
+    %45 = arith.muli %44, %c4_i64 : i64
+    %46 = arith.addi %43, %45 : i64
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    %44 = arith.ceildivsi %39, %c16_i64 : i64
-    %45 = arith.divsi %37, %c16_i64 : i64
-    %46 = arith.addi %37, %38 : i64
-    %47 = arith.ceildivsi %46, %c16_i64 : i64
-    %48 = arith.subi %47, %45 : i64
-    %49 = arith.cmpi sgt, %38, %c0_i64 : i64
-    %50 = arith.extui %49 : i1 to i64
-    %51 = arith.muli %48, %50 : i64
-    %52 = arith.muli %51, %44 : i64
-    %53 = arith.index_cast %52 : i64 to index
-    scf.for %arg19 = %c0 to %53 step %c1 {
-      %70 = arith.index_cast %arg19 : index to i64
-      %71 = arith.divsi %70, %44 : i64
-      %72 = arith.addi %45, %71 : i64
-      %73 = arith.remsi %70, %44 : i64
-      %74 = arith.muli %72, %c16_i64 : i64
-      %75 = arith.maxsi %74, %37 : i64
-      %76 = arith.addi %74, %c16_i64 : i64
-      %77 = arith.minsi %76, %46 : i64
-      %78 = arith.subi %77, %75 : i64
-      %79 = arith.muli %73, %c64_i64 : i64
-      %80 = arith.addi %43, %79 : i64
-      %81 = arith.muli %72, %c32_i64 : i64
-      %82 = arith.muli %73, %c16_i64 : i64
-      %83 = arith.addi %81, %82 : i64
-      %84 = arith.ori %83, %c2147483648_i64 : i64
-      %85 = arith.subi %75, %74 : i64
-      %86 = arith.addi %84, %85 : i64
-      %87 = arith.subi %39, %82 : i64
-      %88 = arith.minsi %87, %c16_i64 : i64
-      "instgem.mvin"(%80, %86, %88, %78) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %54 = arith.ceildivsi %37, %c16_i64 : i64
-    %55 = arith.muli %54, %44 : i64
+    %47 = arith.ceildivsi %42, %c16_i64 : i64
+    %48 = arith.divsi %40, %c16_i64 : i64
+    %49 = arith.addi %40, %41 : i64
+    %50 = arith.ceildivsi %49, %c16_i64 : i64
+    %51 = arith.subi %50, %48 : i64
+    %52 = arith.cmpi sgt, %41, %c0_i64 : i64
+    %53 = arith.extui %52 : i1 to i64
+    %54 = arith.muli %51, %53 : i64
+    %55 = arith.muli %54, %47 : i64
     %56 = arith.index_cast %55 : i64 to index
     scf.for %arg19 = %c0 to %56 step %c1 {
-      %70 = arith.index_cast %arg19 : index to i64
-      %71 = arith.divsi %70, %44 : i64
-      %72 = arith.remsi %70, %44 : i64
-      %73 = arith.muli %71, %c32_i64 : i64
-      %74 = arith.muli %72, %c16_i64 : i64
-      %75 = arith.addi %73, %74 : i64
-      %76 = arith.ori %75, %c2147483648_i64 : i64
-      %77 = arith.subi %39, %74 : i64
-      %78 = arith.minsi %77, %c16_i64 : i64
-      %79 = arith.muli %71, %c16_i64 : i64
-      %80 = arith.subi %37, %79 : i64
-      %81 = arith.minsi %80, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %76, %78, %81) : (i64, i64, i64, i64) -> ()
+      %78 = arith.index_cast %arg19 : index to i64
+      %79 = arith.divsi %78, %47 : i64
+      %80 = arith.addi %48, %79 : i64
+      %81 = arith.remsi %78, %47 : i64
+      %82 = arith.muli %80, %c16_i64 : i64
+      %83 = arith.maxsi %82, %40 : i64
+      %84 = arith.addi %82, %c16_i64 : i64
+      %85 = arith.minsi %84, %49 : i64
+      %86 = arith.subi %85, %83 : i64
+      %87 = arith.muli %81, %c64_i64 : i64
+      %88 = arith.addi %46, %87 : i64
+      %89 = arith.muli %80, %c32_i64 : i64
+      %90 = arith.muli %81, %c16_i64 : i64
+      %91 = arith.addi %89, %90 : i64
+      %92 = arith.ori %91, %c2147483648_i64 : i64
+      %93 = arith.subi %83, %82 : i64
+      %94 = arith.addi %92, %93 : i64
+      %95 = arith.subi %42, %90 : i64
+      %96 = arith.minsi %95, %c16_i64 : i64
+      "instgem.mvin"(%88, %94, %96, %86) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %57 = arith.muli %15, %arg10 : index
-    %58 = arith.muli %57, %13 : index
-    %59 = arith.muli %17, %arg10 : index
-    %60 = arith.muli %59, %13 : index
-    %61 = arith.muli %1, %arg7 : index
-    %62 = arith.muli %61, %arg8 : index
-    %reinterpret_cast_0 = memref.reinterpret_cast %arg2 to offset: [%62], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    scf.if %36 {
-      func.call @baco_boundary_error(%c88_i64, %c9_i64) : (i64, i64) -> ()
+    %57 = arith.ceildivsi %40, %c16_i64 : i64
+    %58 = arith.cmpi sgt, %40, %c0_i64 : i64
+    %59 = arith.extui %58 : i1 to i64
+    %60 = arith.muli %57, %59 : i64
+    %61 = arith.muli %60, %47 : i64
+    %62 = arith.index_cast %61 : i64 to index
+    scf.for %arg19 = %c0 to %62 step %c1 {
+      %78 = arith.index_cast %arg19 : index to i64
+      %79 = arith.divsi %78, %47 : i64
+      %80 = arith.remsi %78, %47 : i64
+      %81 = arith.muli %79, %c16_i64 : i64
+      %82 = arith.maxsi %81, %c0_i64 : i64
+      %83 = arith.addi %81, %c16_i64 : i64
+      %84 = arith.minsi %83, %40 : i64
+      %85 = arith.subi %84, %82 : i64
+      %86 = arith.muli %79, %c32_i64 : i64
+      %87 = arith.muli %80, %c16_i64 : i64
+      %88 = arith.addi %86, %87 : i64
+      %89 = arith.ori %88, %c2147483648_i64 : i64
+      %90 = arith.subi %82, %81 : i64
+      %91 = arith.addi %89, %90 : i64
+      %92 = arith.subi %42, %87 : i64
+      %93 = arith.minsi %92, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64, %91, %93, %85) : (i64, i64, i64, i64) -> ()
+    } {gemmini.load_stream}
+    %63 = arith.muli %18, %arg10 : index
+    %64 = arith.muli %63, %16 : index
+    %65 = arith.muli %20, %arg10 : index
+    %66 = arith.muli %65, %16 : index
+    %67 = arith.muli %2, %arg6 : index
+    %68 = arith.addi %67, %7 : index
+    %69 = arith.muli %68, %arg7 : index
+    %70 = arith.muli %69, %arg8 : index
+    %reinterpret_cast_0 = memref.reinterpret_cast %arg2 to offset: [%70], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    scf.if %39 {
+      func.call @baco_boundary_error(%c113_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview_1 = memref.subview %reinterpret_cast_0[%19, %28] [%26, %35] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %subview_1 = memref.subview %reinterpret_cast_0[%22, %31] [%29, %38] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %base_buffer_2, %offset_3, %sizes_4:2, %strides_5:2 = memref.extract_strided_metadata %subview_1 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_6 = memref.extract_aligned_pointer_as_index %subview_1 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %63 = arith.index_cast %intptr_6 : index to i64
-    %64 = arith.index_cast %offset_3 : index to i64
-    %65 = arith.addi %63, %64 : i64
-    %66 = arith.index_cast %strides_5#0 : index to i64
-    %67 = arith.bitcast %arg17 : f32 to i32
-    %68 = arith.extui %67 : i32 to i64
-    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %66, %68) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg19 = %58 to %60 step %c1 {
-      %70 = arith.muli %arg10, %13 : index
-      %71 = arith.floordivsi %arg19, %70 : index
-      %72 = arith.floordivsi %arg19, %13 : index
-      %73 = arith.floordivsi %72, %arg10 : index
-      %74 = arith.muli %73, %arg10 : index
-      %75 = arith.subi %72, %74 : index
-      %76 = arith.muli %72, %13 : index
-      %77 = arith.subi %arg19, %76 : index
-      %78 = arith.muli %77, %c32 : index
-      %79 = arith.addi %12, %75 : index
-      %80 = arith.muli %8, %arg3 : index
-      %81 = arith.addi %80, %11 : index
-      %82 = arith.addi %81, %71 : index
-      %83 = arith.muli %82, %arg4 : index
-      %84 = arith.muli %83, %arg5 : index
-      %reinterpret_cast_7 = memref.reinterpret_cast %arg0 to offset: [%84], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %85 = arith.muli %71, %arg10 : index
-      %86 = arith.addi %85, %75 : index
-      %87 = arith.muli %86, %arg5 : index
-      %88 = arith.muli %87, %arg8 : index
-      %reinterpret_cast_8 = memref.reinterpret_cast %arg1 to offset: [%88], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %89 = arith.maxsi %79, %c0 : index
-      %90 = arith.minsi %89, %arg4 : index
-      %91 = arith.addi %79, %c16 : index
-      %92 = arith.maxsi %91, %c0 : index
-      %93 = arith.minsi %92, %arg4 : index
-      %94 = arith.subi %90, %79 : index
-      %95 = arith.maxsi %94, %c0 : index
-      %96 = arith.minsi %95, %c16 : index
-      %97 = arith.subi %93, %90 : index
-      %98 = arith.maxsi %78, %c0 : index
-      %99 = arith.minsi %98, %arg5 : index
-      %100 = arith.addi %78, %c32 : index
-      %101 = arith.maxsi %100, %c0 : index
-      %102 = arith.minsi %101, %arg5 : index
-      %103 = arith.subi %99, %78 : index
-      %104 = arith.maxsi %103, %c0 : index
-      %105 = arith.minsi %104, %c32 : index
-      %106 = arith.subi %102, %99 : index
-      %107 = arith.cmpi sgt, %105, %c0 : index
-      scf.if %107 {
-        func.call @baco_boundary_error(%c79_i64, %c13_i64) : (i64, i64) -> ()
+    %71 = arith.index_cast %intptr_6 : index to i64
+    %72 = arith.index_cast %offset_3 : index to i64
+    %73 = arith.addi %71, %72 : i64
+    %74 = arith.index_cast %strides_5#0 : index to i64
+    %75 = arith.bitcast %arg17 : f32 to i32
+    %76 = arith.extui %75 : i32 to i64
+    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %74, %76) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    scf.for %arg19 = %64 to %66 step %c1 {
+      %78 = arith.muli %arg10, %16 : index
+      %79 = arith.floordivsi %arg19, %78 : index
+      %80 = arith.floordivsi %arg19, %16 : index
+      %81 = arith.floordivsi %80, %arg10 : index
+      %82 = arith.muli %81, %arg10 : index
+      %83 = arith.subi %80, %82 : index
+      %84 = arith.muli %80, %16 : index
+      %85 = arith.subi %arg19, %84 : index
+      %86 = arith.muli %85, %c32 : index
+      %87 = arith.addi %15, %83 : index
+      %88 = arith.muli %2, %arg3 : index
+      %89 = arith.addi %88, %14 : index
+      %90 = arith.addi %89, %79 : index
+      %91 = arith.muli %90, %arg4 : index
+      %92 = arith.muli %91, %arg5 : index
+      %reinterpret_cast_7 = memref.reinterpret_cast %arg0 to offset: [%92], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %93 = arith.muli %79, %arg10 : index
+      %94 = arith.addi %93, %83 : index
+      %95 = arith.muli %94, %arg5 : index
+      %96 = arith.muli %95, %arg8 : index
+      %reinterpret_cast_8 = memref.reinterpret_cast %arg1 to offset: [%96], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %97 = arith.maxsi %87, %c0 : index
+      %98 = arith.minsi %97, %arg4 : index
+      %99 = arith.addi %87, %c16 : index
+      %100 = arith.maxsi %99, %c0 : index
+      %101 = arith.minsi %100, %arg4 : index
+      %102 = arith.subi %98, %87 : index
+      %103 = arith.maxsi %102, %c0 : index
+      %104 = arith.minsi %103, %c16 : index
+      %105 = arith.subi %101, %98 : index
+      %106 = arith.maxsi %86, %c0 : index
+      %107 = arith.minsi %106, %arg5 : index
+      %108 = arith.addi %86, %c32 : index
+      %109 = arith.maxsi %108, %c0 : index
+      %110 = arith.minsi %109, %arg5 : index
+      %111 = arith.subi %107, %86 : index
+      %112 = arith.maxsi %111, %c0 : index
+      %113 = arith.minsi %112, %c32 : index
+      %114 = arith.subi %110, %107 : index
+      %115 = arith.cmpi sgt, %113, %c0 : index
+      scf.if %115 {
+        func.call @baco_boundary_error(%c100_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_9 = memref.subview %reinterpret_cast_7[%90, %99] [%97, %106] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %108 = arith.index_cast %96 : index to i64
-      %109 = arith.index_cast %97 : index to i64
-      %110 = arith.index_cast %106 : index to i64
-      %111 = arith.addi %108, %109 : i64
+      %subview_9 = memref.subview %reinterpret_cast_7[%98, %107] [%105, %114] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %116 = arith.index_cast %104 : index to i64
+      %117 = arith.index_cast %105 : index to i64
+      %118 = arith.index_cast %114 : index to i64
+      %119 = arith.addi %116, %117 : i64
       %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %112 = arith.index_cast %intptr_14 : index to i64
-      %113 = arith.index_cast %offset_11 : index to i64
-      %114 = arith.addi %112, %113 : i64
-      %115 = arith.index_cast %strides_13#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %115) : (i64, i64, i64, i64, i64, i64) -> ()
-      %116 = arith.ceildivsi %110, %c64_i64 : i64
-      %117 = arith.divsi %108, %c16_i64 : i64
-      %118 = arith.ceildivsi %111, %c16_i64 : i64
-      %119 = arith.subi %118, %117 : i64
-      %120 = arith.cmpi sgt, %109, %c0_i64 : i64
-      %121 = arith.extui %120 : i1 to i64
-      %122 = arith.muli %119, %121 : i64
-      %123 = arith.muli %122, %116 : i64
-      %124 = arith.index_cast %123 : i64 to index
-      scf.for %arg20 = %c0 to %124 step %c1 {
-        %153 = arith.index_cast %arg20 : index to i64
-        %154 = arith.divsi %153, %116 : i64
-        %155 = arith.addi %117, %154 : i64
-        %156 = arith.remsi %153, %116 : i64
-        %157 = arith.muli %155, %c16_i64 : i64
-        %158 = arith.maxsi %157, %108 : i64
-        %159 = arith.addi %157, %c16_i64 : i64
-        %160 = arith.minsi %159, %111 : i64
-        %161 = arith.subi %160, %158 : i64
-        %162 = arith.subi %158, %108 : i64
-        %163 = arith.muli %162, %115 : i64
-        %164 = arith.addi %114, %163 : i64
-        %165 = arith.muli %156, %c64_i64 : i64
-        %166 = arith.addi %164, %165 : i64
-        %167 = arith.muli %155, %c32_i64 : i64
-        %168 = arith.addi %167, %165 : i64
-        %169 = arith.subi %158, %157 : i64
-        %170 = arith.addi %168, %169 : i64
-        %171 = arith.subi %110, %165 : i64
-        %172 = arith.minsi %171, %c64_i64 : i64
-        "instgem.mvin"(%166, %170, %172, %161) : (i64, i64, i64, i64) -> ()
+      %120 = arith.index_cast %intptr_14 : index to i64
+      %121 = arith.index_cast %offset_11 : index to i64
+      %122 = arith.addi %120, %121 : i64
+      %123 = arith.index_cast %strides_13#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %123) : (i64, i64, i64, i64, i64, i64) -> ()
+      %124 = arith.ceildivsi %118, %c64_i64 : i64
+      %125 = arith.divsi %116, %c16_i64 : i64
+      %126 = arith.ceildivsi %119, %c16_i64 : i64
+      %127 = arith.subi %126, %125 : i64
+      %128 = arith.cmpi sgt, %117, %c0_i64 : i64
+      %129 = arith.extui %128 : i1 to i64
+      %130 = arith.muli %127, %129 : i64
+      %131 = arith.muli %130, %124 : i64
+      %132 = arith.index_cast %131 : i64 to index
+      scf.for %arg20 = %c0 to %132 step %c1 {
+        %167 = arith.index_cast %arg20 : index to i64
+        %168 = arith.divsi %167, %124 : i64
+        %169 = arith.addi %125, %168 : i64
+        %170 = arith.remsi %167, %124 : i64
+        %171 = arith.muli %169, %c16_i64 : i64
+        %172 = arith.maxsi %171, %116 : i64
+        %173 = arith.addi %171, %c16_i64 : i64
+        %174 = arith.minsi %173, %119 : i64
+        %175 = arith.subi %174, %172 : i64
+        %176 = arith.subi %172, %116 : i64
+        %177 = arith.muli %176, %123 : i64
+        %178 = arith.addi %122, %177 : i64
+        %179 = arith.muli %170, %c64_i64 : i64
+        %180 = arith.addi %178, %179 : i64
+        %181 = arith.muli %169, %c32_i64 : i64
+        %182 = arith.addi %181, %179 : i64
+        %183 = arith.subi %172, %171 : i64
+        %184 = arith.addi %182, %183 : i64
+        %185 = arith.subi %118, %179 : i64
+        %186 = arith.minsi %185, %c64_i64 : i64
+        "instgem.mvin"(%180, %184, %186, %175) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %125 = arith.ceildivsi %108, %c16_i64 : i64
-      %126 = arith.muli %125, %116 : i64
-      %127 = arith.index_cast %126 : i64 to index
-      scf.for %arg20 = %c0 to %127 step %c1 {
-        %153 = arith.index_cast %arg20 : index to i64
-        %154 = arith.divsi %153, %116 : i64
-        %155 = arith.remsi %153, %116 : i64
-        %156 = arith.muli %154, %c32_i64 : i64
-        %157 = arith.muli %155, %c64_i64 : i64
-        %158 = arith.addi %156, %157 : i64
-        %159 = arith.subi %110, %157 : i64
-        %160 = arith.minsi %159, %c64_i64 : i64
-        %161 = arith.muli %154, %c16_i64 : i64
-        %162 = arith.subi %108, %161 : i64
-        %163 = arith.minsi %162, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %158, %160, %163) : (i64, i64, i64, i64) -> ()
+      %133 = arith.ceildivsi %116, %c16_i64 : i64
+      %134 = arith.cmpi sgt, %116, %c0_i64 : i64
+      %135 = arith.extui %134 : i1 to i64
+      %136 = arith.muli %133, %135 : i64
+      %137 = arith.muli %136, %124 : i64
+      %138 = arith.index_cast %137 : i64 to index
+      scf.for %arg20 = %c0 to %138 step %c1 {
+        %167 = arith.index_cast %arg20 : index to i64
+        %168 = arith.divsi %167, %124 : i64
+        %169 = arith.remsi %167, %124 : i64
+        %170 = arith.muli %168, %c16_i64 : i64
+        %171 = arith.maxsi %170, %c0_i64 : i64
+        %172 = arith.addi %170, %c16_i64 : i64
+        %173 = arith.minsi %172, %116 : i64
+        %174 = arith.subi %173, %171 : i64
+        %175 = arith.muli %168, %c32_i64 : i64
+        %176 = arith.muli %169, %c64_i64 : i64
+        %177 = arith.addi %175, %176 : i64
+        %178 = arith.subi %171, %170 : i64
+        %179 = arith.addi %177, %178 : i64
+        %180 = arith.subi %118, %176 : i64
+        %181 = arith.minsi %180, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %179, %181, %174) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.if %36 {
-        func.call @baco_boundary_error(%c80_i64, %c13_i64) : (i64, i64) -> ()
+      scf.if %39 {
+        func.call @baco_boundary_error(%c101_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_15 = memref.subview %reinterpret_cast_8[%99, %28] [%106, %35] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %128 = arith.index_cast %105 : index to i64
-      %129 = arith.addi %128, %110 : i64
+      %subview_15 = memref.subview %reinterpret_cast_8[%107, %31] [%114, %38] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %139 = arith.index_cast %113 : index to i64
+      %140 = arith.addi %139, %118 : i64
       %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %130 = arith.index_cast %intptr_20 : index to i64
-      %131 = arith.index_cast %offset_17 : index to i64
-      %132 = arith.addi %130, %131 : i64
-      %133 = arith.index_cast %strides_19#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %133) : (i64, i64, i64, i64, i64, i64) -> ()
-      %134 = arith.ceildivsi %39, %c64_i64 : i64
-      %135 = arith.divsi %128, %c16_i64 : i64
-      %136 = arith.ceildivsi %129, %c16_i64 : i64
-      %137 = arith.subi %136, %135 : i64
-      %138 = arith.cmpi sgt, %110, %c0_i64 : i64
-      %139 = arith.extui %138 : i1 to i64
-      %140 = arith.muli %137, %139 : i64
-      %141 = arith.muli %140, %134 : i64
-      %142 = arith.index_cast %141 : i64 to index
-      scf.for %arg20 = %c0 to %142 step %c1 {
-        %153 = arith.index_cast %arg20 : index to i64
-        %154 = arith.divsi %153, %134 : i64
-        %155 = arith.addi %135, %154 : i64
-        %156 = arith.remsi %153, %134 : i64
-        %157 = arith.muli %155, %c16_i64 : i64
-        %158 = arith.maxsi %157, %128 : i64
-        %159 = arith.addi %157, %c16_i64 : i64
-        %160 = arith.minsi %159, %129 : i64
-        %161 = arith.subi %160, %158 : i64
-        %162 = arith.subi %158, %128 : i64
-        %163 = arith.muli %162, %133 : i64
-        %164 = arith.addi %132, %163 : i64
-        %165 = arith.muli %156, %c64_i64 : i64
-        %166 = arith.addi %164, %165 : i64
-        %167 = arith.muli %155, %c32_i64 : i64
-        %168 = arith.addi %167, %165 : i64
-        %169 = arith.addi %168, %c32_i64 : i64
-        %170 = arith.subi %158, %157 : i64
-        %171 = arith.addi %169, %170 : i64
-        %172 = arith.subi %39, %165 : i64
-        %173 = arith.minsi %172, %c64_i64 : i64
-        "instgem.mvin"(%166, %171, %173, %161) : (i64, i64, i64, i64) -> ()
+      %141 = arith.index_cast %intptr_20 : index to i64
+      %142 = arith.index_cast %offset_17 : index to i64
+      %143 = arith.addi %141, %142 : i64
+      %144 = arith.index_cast %strides_19#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %144) : (i64, i64, i64, i64, i64, i64) -> ()
+      %145 = arith.ceildivsi %42, %c64_i64 : i64
+      %146 = arith.divsi %139, %c16_i64 : i64
+      %147 = arith.ceildivsi %140, %c16_i64 : i64
+      %148 = arith.subi %147, %146 : i64
+      %149 = arith.cmpi sgt, %118, %c0_i64 : i64
+      %150 = arith.extui %149 : i1 to i64
+      %151 = arith.muli %148, %150 : i64
+      %152 = arith.muli %151, %145 : i64
+      %153 = arith.index_cast %152 : i64 to index
+      scf.for %arg20 = %c0 to %153 step %c1 {
+        %167 = arith.index_cast %arg20 : index to i64
+        %168 = arith.divsi %167, %145 : i64
+        %169 = arith.addi %146, %168 : i64
+        %170 = arith.remsi %167, %145 : i64
+        %171 = arith.muli %169, %c16_i64 : i64
+        %172 = arith.maxsi %171, %139 : i64
+        %173 = arith.addi %171, %c16_i64 : i64
+        %174 = arith.minsi %173, %140 : i64
+        %175 = arith.subi %174, %172 : i64
+        %176 = arith.subi %172, %139 : i64
+        %177 = arith.muli %176, %144 : i64
+        %178 = arith.addi %143, %177 : i64
+        %179 = arith.muli %170, %c64_i64 : i64
+        %180 = arith.addi %178, %179 : i64
+        %181 = arith.muli %169, %c32_i64 : i64
+        %182 = arith.addi %181, %179 : i64
+        %183 = arith.addi %182, %c32_i64 : i64
+        %184 = arith.subi %172, %171 : i64
+        %185 = arith.addi %183, %184 : i64
+        %186 = arith.subi %42, %179 : i64
+        %187 = arith.minsi %186, %c64_i64 : i64
+        "instgem.mvin"(%180, %185, %187, %175) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %143 = arith.ceildivsi %128, %c16_i64 : i64
-      %144 = arith.muli %143, %134 : i64
-      %145 = arith.index_cast %144 : i64 to index
-      scf.for %arg20 = %c0 to %145 step %c1 {
-        %153 = arith.index_cast %arg20 : index to i64
-        %154 = arith.divsi %153, %134 : i64
-        %155 = arith.remsi %153, %134 : i64
-        %156 = arith.muli %154, %c32_i64 : i64
-        %157 = arith.muli %155, %c64_i64 : i64
-        %158 = arith.addi %156, %157 : i64
-        %159 = arith.addi %158, %c32_i64 : i64
-        %160 = arith.subi %39, %157 : i64
-        %161 = arith.minsi %160, %c64_i64 : i64
-        %162 = arith.muli %154, %c16_i64 : i64
-        %163 = arith.subi %128, %162 : i64
-        %164 = arith.minsi %163, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %159, %161, %164) : (i64, i64, i64, i64) -> ()
+      %154 = arith.ceildivsi %139, %c16_i64 : i64
+      %155 = arith.cmpi sgt, %139, %c0_i64 : i64
+      %156 = arith.extui %155 : i1 to i64
+      %157 = arith.muli %154, %156 : i64
+      %158 = arith.muli %157, %145 : i64
+      %159 = arith.index_cast %158 : i64 to index
+      scf.for %arg20 = %c0 to %159 step %c1 {
+        %167 = arith.index_cast %arg20 : index to i64
+        %168 = arith.divsi %167, %145 : i64
+        %169 = arith.remsi %167, %145 : i64
+        %170 = arith.muli %168, %c16_i64 : i64
+        %171 = arith.maxsi %170, %c0_i64 : i64
+        %172 = arith.addi %170, %c16_i64 : i64
+        %173 = arith.minsi %172, %139 : i64
+        %174 = arith.subi %173, %171 : i64
+        %175 = arith.muli %168, %c32_i64 : i64
+        %176 = arith.muli %169, %c64_i64 : i64
+        %177 = arith.addi %175, %176 : i64
+        %178 = arith.addi %177, %c32_i64 : i64
+        %179 = arith.subi %171, %170 : i64
+        %180 = arith.addi %178, %179 : i64
+        %181 = arith.subi %42, %176 : i64
+        %182 = arith.minsi %181, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %180, %182, %174) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %146 = arith.minsi %110, %129 : i64
-      %147 = arith.ceildivsi %146, %c16_i64 : i64
-      %148 = arith.addi %arg19, %c1 : index
-      %149 = arith.cmpi sge, %148, %60 : index
-      %150 = arith.cmpi sgt, %118, %c0_i64 : i64
-      %151 = arith.select %150, %44, %c0_i64 : i64
-      %152 = arith.index_cast %151 : i64 to index
-      scf.for %arg20 = %c0 to %152 step %c1 {
-        %153 = arith.index_cast %arg20 : index to i64
-        %154 = arith.subi %153, %c1_i64 : i64
-        %155 = arith.cmpi sge, %154, %c0_i64 : i64
-        %156 = arith.cmpi slt, %154, %44 : i64
-        %157 = arith.andi %155, %156 : i1
-        %158 = arith.andi %149, %157 : i1
-        %159 = arith.maxsi %147, %c1_i64 : i64
-        %160 = arith.ceildivsi %51, %159 : i64
-        %161 = arith.subi %151, %c1_i64 : i64
-        %162 = arith.cmpi eq, %153, %161 : i64
-        %163 = arith.cmpi slt, %153, %44 : i64
-        %164 = arith.andi %162, %163 : i1
-        %165 = arith.andi %149, %164 : i1
-        %166 = arith.index_cast %147 : i64 to index
-        scf.for %arg21 = %c0 to %166 step %c1 {
-          %172 = arith.index_cast %arg21 : index to i64
-          %173 = arith.muli %172, %160 : i64
-          %174 = arith.minsi %173, %51 : i64
-          scf.if %158 {
-            %189 = arith.addi %174, %160 : i64
-            %190 = arith.minsi %189, %51 : i64
-            %191 = arith.index_cast %174 : i64 to index
-            %192 = arith.index_cast %190 : i64 to index
-            scf.for %arg22 = %191 to %192 step %c1 {
-              %193 = arith.index_cast %arg22 : index to i64
-              %194 = arith.addi %45, %193 : i64
-              %195 = arith.muli %194, %c16_i64 : i64
-              %196 = arith.maxsi %195, %37 : i64
-              %197 = arith.addi %195, %c16_i64 : i64
-              %198 = arith.minsi %197, %46 : i64
-              %199 = arith.subi %198, %196 : i64
-              %200 = arith.subi %196, %37 : i64
-              %201 = arith.muli %200, %66 : i64
-              %202 = arith.addi %65, %201 : i64
-              %203 = arith.muli %154, %c16_i64 : i64
-              %204 = arith.addi %202, %203 : i64
-              %205 = arith.muli %194, %c32_i64 : i64
-              %206 = arith.addi %205, %203 : i64
-              %207 = arith.ori %206, %c2147483648_i64 : i64
-              %208 = arith.subi %196, %195 : i64
-              %209 = arith.addi %207, %208 : i64
-              %210 = arith.subi %39, %203 : i64
-              %211 = arith.minsi %210, %c16_i64 : i64
-              "instgem.mvout"(%204, %209, %211, %199) : (i64, i64, i64, i64) -> ()
+      %160 = arith.minsi %118, %140 : i64
+      %161 = arith.ceildivsi %160, %c16_i64 : i64
+      %162 = arith.addi %arg19, %c1 : index
+      %163 = arith.cmpi sge, %162, %66 : index
+      %164 = arith.cmpi sgt, %126, %c0_i64 : i64
+      %165 = arith.select %164, %47, %c0_i64 : i64
+      %166 = arith.index_cast %165 : i64 to index
+      scf.for %arg20 = %c0 to %166 step %c1 {
+        %167 = arith.index_cast %arg20 : index to i64
+        %168 = arith.subi %167, %c1_i64 : i64
+        %169 = arith.cmpi sge, %168, %c0_i64 : i64
+        %170 = arith.cmpi slt, %168, %47 : i64
+        %171 = arith.andi %169, %170 : i1
+        %172 = arith.andi %163, %171 : i1
+        %173 = arith.maxsi %161, %c1_i64 : i64
+        %174 = arith.ceildivsi %54, %173 : i64
+        %175 = arith.subi %165, %c1_i64 : i64
+        %176 = arith.cmpi eq, %167, %175 : i64
+        %177 = arith.cmpi slt, %167, %47 : i64
+        %178 = arith.andi %176, %177 : i1
+        %179 = arith.andi %163, %178 : i1
+        %180 = arith.index_cast %161 : i64 to index
+        scf.for %arg21 = %c0 to %180 step %c1 {
+          %186 = arith.index_cast %arg21 : index to i64
+          %187 = arith.muli %186, %174 : i64
+          %188 = arith.minsi %187, %54 : i64
+          scf.if %172 {
+            %203 = arith.addi %188, %174 : i64
+            %204 = arith.minsi %203, %54 : i64
+            %205 = arith.index_cast %188 : i64 to index
+            %206 = arith.index_cast %204 : i64 to index
+            scf.for %arg22 = %205 to %206 step %c1 {
+              %207 = arith.index_cast %arg22 : index to i64
+              %208 = arith.addi %48, %207 : i64
+              %209 = arith.muli %208, %c16_i64 : i64
+              %210 = arith.maxsi %209, %40 : i64
+              %211 = arith.addi %209, %c16_i64 : i64
+              %212 = arith.minsi %211, %49 : i64
+              %213 = arith.subi %212, %210 : i64
+              %214 = arith.subi %210, %40 : i64
+              %215 = arith.muli %214, %74 : i64
+              %216 = arith.addi %73, %215 : i64
+              %217 = arith.muli %168, %c16_i64 : i64
+              %218 = arith.addi %216, %217 : i64
+              %219 = arith.muli %208, %c32_i64 : i64
+              %220 = arith.addi %219, %217 : i64
+              %221 = arith.ori %220, %c2147483648_i64 : i64
+              %222 = arith.subi %210, %209 : i64
+              %223 = arith.addi %221, %222 : i64
+              %224 = arith.subi %42, %217 : i64
+              %225 = arith.minsi %224, %c16_i64 : i64
+              "instgem.mvout"(%218, %223, %225, %213) : (i64, i64, i64, i64) -> ()
             }
           }
-          %175 = arith.minsi %111, %c16_i64 : i64
-          %176 = arith.muli %153, %c16_i64 : i64
-          %177 = arith.subi %39, %176 : i64
-          %178 = arith.minsi %177, %c16_i64 : i64
-          %179 = arith.ori %176, %c3221225472_i64 : i64
-          %180 = arith.muli %172, %c32_i64 : i64
-          %181 = arith.addi %180, %176 : i64
-          %182 = arith.addi %181, %c32_i64 : i64
-          %183 = arith.muli %172, %c16_i64 : i64
-          %184 = arith.subi %129, %183 : i64
-          %185 = arith.minsi %184, %c16_i64 : i64
-          "instgem.preload"(%182, %178, %185, %179, %178, %175) : (i64, i64, i64, i64, i64, i64) -> ()
-          %186 = arith.subi %110, %183 : i64
-          %187 = arith.minsi %186, %c16_i64 : i64
-          "instgem.compute_preloaded"(%183, %187, %175, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %188 = arith.index_cast %118 : i64 to index
-          scf.for %arg22 = %c1 to %188 step %c1 {
-            %189 = arith.index_cast %arg22 : index to i64
+          %189 = arith.minsi %119, %c16_i64 : i64
+          %190 = arith.muli %167, %c16_i64 : i64
+          %191 = arith.subi %42, %190 : i64
+          %192 = arith.minsi %191, %c16_i64 : i64
+          %193 = arith.ori %190, %c3221225472_i64 : i64
+          %194 = arith.muli %186, %c32_i64 : i64
+          %195 = arith.addi %194, %190 : i64
+          %196 = arith.addi %195, %c32_i64 : i64
+          %197 = arith.muli %186, %c16_i64 : i64
+          %198 = arith.subi %140, %197 : i64
+          %199 = arith.minsi %198, %c16_i64 : i64
+          "instgem.preload"(%196, %192, %199, %193, %192, %189) : (i64, i64, i64, i64, i64, i64) -> ()
+          %200 = arith.subi %118, %197 : i64
+          %201 = arith.minsi %200, %c16_i64 : i64
+          "instgem.compute_preloaded"(%197, %201, %189, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %202 = arith.index_cast %126 : i64 to index
+          scf.for %arg22 = %c1 to %202 step %c1 {
+            %203 = arith.index_cast %arg22 : index to i64
+            %204 = arith.muli %203, %c16_i64 : i64
+            %205 = arith.subi %119, %204 : i64
+            %206 = arith.minsi %205, %c16_i64 : i64
+            %207 = arith.muli %203, %c32_i64 : i64
+            %208 = arith.addi %207, %190 : i64
+            %209 = arith.ori %208, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %192, %206) : (i64, i64, i64, i64, i64, i64) -> ()
+            %210 = arith.addi %207, %197 : i64
+            "instgem.compute_accumulated"(%210, %201, %206, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %211 = arith.subi %203, %c1_i64 : i64
+            %212 = arith.subi %161, %c1_i64 : i64
+            %213 = arith.cmpi eq, %186, %212 : i64
+            %214 = arith.andi %179, %213 : i1
+            %215 = arith.cmpi slt, %211, %54 : i64
+            %216 = arith.andi %214, %215 : i1
+            scf.if %216 {
+              %217 = arith.addi %48, %211 : i64
+              %218 = arith.muli %217, %c16_i64 : i64
+              %219 = arith.maxsi %218, %40 : i64
+              %220 = arith.addi %218, %c16_i64 : i64
+              %221 = arith.minsi %220, %49 : i64
+              %222 = arith.subi %221, %219 : i64
+              %223 = arith.subi %219, %40 : i64
+              %224 = arith.muli %223, %74 : i64
+              %225 = arith.addi %73, %224 : i64
+              %226 = arith.addi %225, %190 : i64
+              %227 = arith.muli %217, %c32_i64 : i64
+              %228 = arith.addi %227, %190 : i64
+              %229 = arith.ori %228, %c2147483648_i64 : i64
+              %230 = arith.subi %219, %218 : i64
+              %231 = arith.addi %229, %230 : i64
+              "instgem.mvout"(%226, %231, %192, %222) : (i64, i64, i64, i64) -> ()
+            }
+          }
+        }
+        scf.if %172 {
+          %186 = arith.muli %161, %174 : i64
+          %187 = arith.minsi %186, %54 : i64
+          %188 = arith.index_cast %187 : i64 to index
+          %189 = arith.index_cast %54 : i64 to index
+          scf.for %arg21 = %188 to %189 step %c1 {
+            %190 = arith.index_cast %arg21 : index to i64
+            %191 = arith.addi %48, %190 : i64
+            %192 = arith.muli %191, %c16_i64 : i64
+            %193 = arith.maxsi %192, %40 : i64
+            %194 = arith.addi %192, %c16_i64 : i64
+            %195 = arith.minsi %194, %49 : i64
+            %196 = arith.subi %195, %193 : i64
+            %197 = arith.subi %193, %40 : i64
+            %198 = arith.muli %197, %74 : i64
+            %199 = arith.addi %73, %198 : i64
+            %200 = arith.muli %168, %c16_i64 : i64
+            %201 = arith.addi %199, %200 : i64
+            %202 = arith.muli %191, %c32_i64 : i64
+            %203 = arith.addi %202, %200 : i64
+            %204 = arith.ori %203, %c2147483648_i64 : i64
+            %205 = arith.subi %193, %192 : i64
+            %206 = arith.addi %204, %205 : i64
+            %207 = arith.subi %42, %200 : i64
+            %208 = arith.minsi %207, %c16_i64 : i64
+            "instgem.mvout"(%201, %206, %208, %196) : (i64, i64, i64, i64) -> ()
+          }
+        }
+        %181 = arith.cmpi sgt, %161, %c0_i64 : i64
+        %182 = arith.subi %126, %c1_i64 : i64
+        %183 = arith.maxsi %182, %c0_i64 : i64
+        %184 = arith.minsi %183, %54 : i64
+        %185 = arith.select %181, %184, %c0_i64 : i64
+        scf.if %179 {
+          %186 = arith.index_cast %185 : i64 to index
+          %187 = arith.index_cast %54 : i64 to index
+          scf.for %arg21 = %186 to %187 step %c1 {
+            %188 = arith.index_cast %arg21 : index to i64
+            %189 = arith.addi %48, %188 : i64
             %190 = arith.muli %189, %c16_i64 : i64
-            %191 = arith.subi %111, %190 : i64
-            %192 = arith.minsi %191, %c16_i64 : i64
-            %193 = arith.muli %189, %c32_i64 : i64
-            %194 = arith.addi %193, %176 : i64
-            %195 = arith.ori %194, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %195, %178, %192) : (i64, i64, i64, i64, i64, i64) -> ()
-            %196 = arith.addi %193, %183 : i64
-            "instgem.compute_accumulated"(%196, %187, %192, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %197 = arith.subi %189, %c1_i64 : i64
-            %198 = arith.subi %147, %c1_i64 : i64
-            %199 = arith.cmpi eq, %172, %198 : i64
-            %200 = arith.andi %165, %199 : i1
-            %201 = arith.cmpi slt, %197, %51 : i64
-            %202 = arith.andi %200, %201 : i1
-            scf.if %202 {
-              %203 = arith.addi %45, %197 : i64
-              %204 = arith.muli %203, %c16_i64 : i64
-              %205 = arith.maxsi %204, %37 : i64
-              %206 = arith.addi %204, %c16_i64 : i64
-              %207 = arith.minsi %206, %46 : i64
-              %208 = arith.subi %207, %205 : i64
-              %209 = arith.subi %205, %37 : i64
-              %210 = arith.muli %209, %66 : i64
-              %211 = arith.addi %65, %210 : i64
-              %212 = arith.addi %211, %176 : i64
-              %213 = arith.muli %203, %c32_i64 : i64
-              %214 = arith.addi %213, %176 : i64
-              %215 = arith.ori %214, %c2147483648_i64 : i64
-              %216 = arith.subi %205, %204 : i64
-              %217 = arith.addi %215, %216 : i64
-              "instgem.mvout"(%212, %217, %178, %208) : (i64, i64, i64, i64) -> ()
-            }
-          }
-        }
-        scf.if %158 {
-          %172 = arith.muli %147, %160 : i64
-          %173 = arith.minsi %172, %51 : i64
-          %174 = arith.index_cast %173 : i64 to index
-          %175 = arith.index_cast %51 : i64 to index
-          scf.for %arg21 = %174 to %175 step %c1 {
-            %176 = arith.index_cast %arg21 : index to i64
-            %177 = arith.addi %45, %176 : i64
-            %178 = arith.muli %177, %c16_i64 : i64
-            %179 = arith.maxsi %178, %37 : i64
-            %180 = arith.addi %178, %c16_i64 : i64
-            %181 = arith.minsi %180, %46 : i64
-            %182 = arith.subi %181, %179 : i64
-            %183 = arith.subi %179, %37 : i64
-            %184 = arith.muli %183, %66 : i64
-            %185 = arith.addi %65, %184 : i64
-            %186 = arith.muli %154, %c16_i64 : i64
-            %187 = arith.addi %185, %186 : i64
-            %188 = arith.muli %177, %c32_i64 : i64
-            %189 = arith.addi %188, %186 : i64
-            %190 = arith.ori %189, %c2147483648_i64 : i64
-            %191 = arith.subi %179, %178 : i64
-            %192 = arith.addi %190, %191 : i64
-            %193 = arith.subi %39, %186 : i64
-            %194 = arith.minsi %193, %c16_i64 : i64
-            "instgem.mvout"(%187, %192, %194, %182) : (i64, i64, i64, i64) -> ()
-          }
-        }
-        %167 = arith.cmpi sgt, %147, %c0_i64 : i64
-        %168 = arith.subi %118, %c1_i64 : i64
-        %169 = arith.maxsi %168, %c0_i64 : i64
-        %170 = arith.minsi %169, %51 : i64
-        %171 = arith.select %167, %170, %c0_i64 : i64
-        scf.if %165 {
-          %172 = arith.index_cast %171 : i64 to index
-          %173 = arith.index_cast %51 : i64 to index
-          scf.for %arg21 = %172 to %173 step %c1 {
-            %174 = arith.index_cast %arg21 : index to i64
-            %175 = arith.addi %45, %174 : i64
-            %176 = arith.muli %175, %c16_i64 : i64
-            %177 = arith.maxsi %176, %37 : i64
-            %178 = arith.addi %176, %c16_i64 : i64
-            %179 = arith.minsi %178, %46 : i64
-            %180 = arith.subi %179, %177 : i64
-            %181 = arith.subi %177, %37 : i64
-            %182 = arith.muli %181, %66 : i64
-            %183 = arith.addi %65, %182 : i64
-            %184 = arith.muli %153, %c16_i64 : i64
-            %185 = arith.addi %183, %184 : i64
-            %186 = arith.muli %175, %c32_i64 : i64
-            %187 = arith.addi %186, %184 : i64
-            %188 = arith.ori %187, %c2147483648_i64 : i64
-            %189 = arith.subi %177, %176 : i64
-            %190 = arith.addi %188, %189 : i64
-            %191 = arith.subi %39, %184 : i64
-            %192 = arith.minsi %191, %c16_i64 : i64
-            "instgem.mvout"(%185, %190, %192, %180) : (i64, i64, i64, i64) -> ()
+            %191 = arith.maxsi %190, %40 : i64
+            %192 = arith.addi %190, %c16_i64 : i64
+            %193 = arith.minsi %192, %49 : i64
+            %194 = arith.subi %193, %191 : i64
+            %195 = arith.subi %191, %40 : i64
+            %196 = arith.muli %195, %74 : i64
+            %197 = arith.addi %73, %196 : i64
+            %198 = arith.muli %167, %c16_i64 : i64
+            %199 = arith.addi %197, %198 : i64
+            %200 = arith.muli %189, %c32_i64 : i64
+            %201 = arith.addi %200, %198 : i64
+            %202 = arith.ori %201, %c2147483648_i64 : i64
+            %203 = arith.subi %191, %190 : i64
+            %204 = arith.addi %202, %203 : i64
+            %205 = arith.subi %42, %198 : i64
+            %206 = arith.minsi %205, %c16_i64 : i64
+            "instgem.mvout"(%199, %204, %206, %194) : (i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %149 {
-        %153 = arith.minsi %151, %44 : i64
-        %154 = arith.index_cast %153 : i64 to index
-        %155 = arith.index_cast %44 : i64 to index
-        scf.for %arg20 = %154 to %155 step %c1 {
-          %156 = arith.index_cast %arg20 : index to i64
-          %157 = arith.index_cast %51 : i64 to index
-          scf.for %arg21 = %c0 to %157 step %c1 {
-            %158 = arith.index_cast %arg21 : index to i64
-            %159 = arith.addi %45, %158 : i64
-            %160 = arith.muli %159, %c16_i64 : i64
-            %161 = arith.maxsi %160, %37 : i64
-            %162 = arith.addi %160, %c16_i64 : i64
-            %163 = arith.minsi %162, %46 : i64
-            %164 = arith.subi %163, %161 : i64
-            %165 = arith.subi %161, %37 : i64
-            %166 = arith.muli %165, %66 : i64
-            %167 = arith.addi %65, %166 : i64
-            %168 = arith.muli %156, %c16_i64 : i64
-            %169 = arith.addi %167, %168 : i64
-            %170 = arith.muli %159, %c32_i64 : i64
-            %171 = arith.addi %170, %168 : i64
-            %172 = arith.ori %171, %c2147483648_i64 : i64
-            %173 = arith.subi %161, %160 : i64
-            %174 = arith.addi %172, %173 : i64
-            %175 = arith.subi %39, %168 : i64
-            %176 = arith.minsi %175, %c16_i64 : i64
-            "instgem.mvout"(%169, %174, %176, %164) : (i64, i64, i64, i64) -> ()
+      scf.if %163 {
+        %167 = arith.minsi %165, %47 : i64
+        %168 = arith.index_cast %167 : i64 to index
+        %169 = arith.index_cast %47 : i64 to index
+        scf.for %arg20 = %168 to %169 step %c1 {
+          %170 = arith.index_cast %arg20 : index to i64
+          %171 = arith.index_cast %54 : i64 to index
+          scf.for %arg21 = %c0 to %171 step %c1 {
+            %172 = arith.index_cast %arg21 : index to i64
+            %173 = arith.addi %48, %172 : i64
+            %174 = arith.muli %173, %c16_i64 : i64
+            %175 = arith.maxsi %174, %40 : i64
+            %176 = arith.addi %174, %c16_i64 : i64
+            %177 = arith.minsi %176, %49 : i64
+            %178 = arith.subi %177, %175 : i64
+            %179 = arith.subi %175, %40 : i64
+            %180 = arith.muli %179, %74 : i64
+            %181 = arith.addi %73, %180 : i64
+            %182 = arith.muli %170, %c16_i64 : i64
+            %183 = arith.addi %181, %182 : i64
+            %184 = arith.muli %173, %c32_i64 : i64
+            %185 = arith.addi %184, %182 : i64
+            %186 = arith.ori %185, %c2147483648_i64 : i64
+            %187 = arith.subi %175, %174 : i64
+            %188 = arith.addi %186, %187 : i64
+            %189 = arith.subi %42, %182 : i64
+            %190 = arith.minsi %189, %c16_i64 : i64
+            "instgem.mvout"(%183, %188, %190, %178) : (i64, i64, i64, i64) -> ()
           }
         }
       }
     }
-    %69 = arith.cmpi sge, %58, %60 : index
-    scf.if %69 {
-      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %66, %68) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg19 = %c0 to %53 step %c1 {
-        %70 = arith.index_cast %arg19 : index to i64
-        %71 = arith.remsi %70, %51 : i64
-        %72 = arith.divsi %70, %51 : i64
-        %73 = arith.addi %45, %71 : i64
-        %74 = arith.muli %73, %c16_i64 : i64
-        %75 = arith.maxsi %74, %37 : i64
-        %76 = arith.addi %74, %c16_i64 : i64
-        %77 = arith.minsi %76, %46 : i64
-        %78 = arith.subi %77, %75 : i64
-        %79 = arith.subi %75, %37 : i64
-        %80 = arith.muli %79, %66 : i64
-        %81 = arith.addi %65, %80 : i64
-        %82 = arith.muli %72, %c16_i64 : i64
-        %83 = arith.addi %81, %82 : i64
-        %84 = arith.muli %73, %c32_i64 : i64
-        %85 = arith.addi %84, %82 : i64
-        %86 = arith.ori %85, %c2147483648_i64 : i64
-        %87 = arith.subi %75, %74 : i64
-        %88 = arith.addi %86, %87 : i64
-        %89 = arith.subi %39, %82 : i64
-        %90 = arith.minsi %89, %c16_i64 : i64
-        "instgem.mvout"(%83, %88, %90, %78) : (i64, i64, i64, i64) -> ()
+    %77 = arith.cmpi sge, %64, %66 : index
+    scf.if %77 {
+      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %74, %76) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg19 = %c0 to %56 step %c1 {
+        %78 = arith.index_cast %arg19 : index to i64
+        %79 = arith.remsi %78, %54 : i64
+        %80 = arith.divsi %78, %54 : i64
+        %81 = arith.addi %48, %79 : i64
+        %82 = arith.muli %81, %c16_i64 : i64
+        %83 = arith.maxsi %82, %40 : i64
+        %84 = arith.addi %82, %c16_i64 : i64
+        %85 = arith.minsi %84, %49 : i64
+        %86 = arith.subi %85, %83 : i64
+        %87 = arith.subi %83, %40 : i64
+        %88 = arith.muli %87, %74 : i64
+        %89 = arith.addi %73, %88 : i64
+        %90 = arith.muli %80, %c16_i64 : i64
+        %91 = arith.addi %89, %90 : i64
+        %92 = arith.muli %81, %c32_i64 : i64
+        %93 = arith.addi %92, %90 : i64
+        %94 = arith.ori %93, %c2147483648_i64 : i64
+        %95 = arith.subi %83, %82 : i64
+        %96 = arith.addi %94, %95 : i64
+        %97 = arith.subi %42, %90 : i64
+        %98 = arith.minsi %97, %c16_i64 : i64
+        "instgem.mvout"(%91, %96, %98, %86) : (i64, i64, i64, i64) -> ()
       }
     }
     "instgem.fence"() : () -> ()

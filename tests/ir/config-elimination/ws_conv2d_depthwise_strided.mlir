@@ -8,6 +8,7 @@
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
@@ -41,14 +42,14 @@ module {
     %c32_i64 = arith.constant 32 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
+    %c1 = arith.constant 1 : index
     %c16 = arith.constant 16 : index
     %c2_i64 = arith.constant 2 : i64
     %c32 = arith.constant 32 : index
-    %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
-    %c79_i64 = arith.constant 79 : i64
+    %c100_i64 = arith.constant 100 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c88_i64 = arith.constant 88 : i64
+    %c113_i64 = arith.constant 113 : i64
     %c9_i64 = arith.constant 9 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
@@ -56,480 +57,499 @@ module {
     "instgem.config_ex"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %c1065353216_i64, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     %0 = call @baco_program_id(%c0_i64) : (i64) -> i64
     %1 = arith.index_cast %0 : i64 to index
-    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
-    %3 = arith.index_cast %2 : i64 to index
-    %4 = arith.muli %3, %c16 : index
-    %5 = call @baco_program_id(%c2_i64) : (i64) -> i64
-    %6 = arith.index_cast %5 : i64 to index
-    %7 = arith.muli %6, %c32 : index
-    %8 = arith.floordivsi %1, %arg6 : index
-    %9 = arith.muli %8, %arg6 : index
-    %10 = arith.subi %1, %9 : index
-    %11 = arith.muli %10, %arg11 : index
-    %12 = arith.subi %11, %c1 : index
-    %13 = arith.muli %4, %arg12 : index
-    %14 = arith.subi %13, %c1 : index
-    %15 = arith.subi %c1, %11 : index
-    %16 = arith.maxsi %15, %c0 : index
-    %17 = arith.subi %arg3, %12 : index
-    %18 = arith.minsi %arg9, %17 : index
-    %19 = arith.muli %16, %arg10 : index
-    %20 = arith.muli %18, %arg10 : index
-    %21 = arith.muli %1, %arg7 : index
-    %22 = arith.muli %21, %arg8 : index
-    %reinterpret_cast = memref.reinterpret_cast %arg2 to offset: [%22], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %23 = arith.maxsi %4, %c0 : index
-    %24 = arith.minsi %23, %arg7 : index
-    %25 = arith.addi %4, %c16 : index
-    %26 = arith.maxsi %25, %c0 : index
-    %27 = arith.minsi %26, %arg7 : index
-    %28 = arith.subi %24, %4 : index
-    %29 = arith.maxsi %28, %c0 : index
-    %30 = arith.minsi %29, %c16 : index
-    %31 = arith.subi %27, %24 : index
-    %32 = arith.maxsi %7, %c0 : index
-    %33 = arith.minsi %32, %arg8 : index
-    %34 = arith.addi %7, %c32 : index
-    %35 = arith.maxsi %34, %c0 : index
-    %36 = arith.minsi %35, %arg8 : index
-    %37 = arith.subi %33, %7 : index
-    %38 = arith.maxsi %37, %c0 : index
-    %39 = arith.minsi %38, %c32 : index
-    %40 = arith.subi %36, %33 : index
-    %41 = arith.cmpi sgt, %39, %c0 : index
-    scf.if %41 {
-      func.call @baco_boundary_error(%c88_i64, %c9_i64) : (i64, i64) -> ()
+    %2 = arith.floordivsi %1, %arg6 : index
+    %3 = call @baco_program_id(%c0_i64) : (i64) -> i64
+    %4 = arith.index_cast %3 : i64 to index
+    %5 = arith.floordivsi %4, %arg6 : index
+    %6 = arith.muli %5, %arg6 : index
+    %7 = arith.subi %4, %6 : index
+    %8 = call @baco_program_id(%c1_i64) : (i64) -> i64
+    %9 = arith.index_cast %8 : i64 to index
+    %10 = arith.muli %9, %c16 : index
+    %11 = call @baco_program_id(%c2_i64) : (i64) -> i64
+    %12 = arith.index_cast %11 : i64 to index
+    %13 = arith.muli %12, %c32 : index
+    %14 = arith.muli %7, %arg11 : index
+    %15 = arith.subi %14, %c1 : index
+    %16 = arith.muli %10, %arg12 : index
+    %17 = arith.subi %16, %c1 : index
+    %18 = arith.subi %c1, %14 : index
+    %19 = arith.maxsi %18, %c0 : index
+    %20 = arith.subi %arg3, %15 : index
+    %21 = arith.minsi %arg9, %20 : index
+    %22 = arith.muli %19, %arg10 : index
+    %23 = arith.muli %21, %arg10 : index
+    %24 = arith.muli %2, %arg6 : index
+    %25 = arith.addi %24, %7 : index
+    %26 = arith.muli %25, %arg7 : index
+    %27 = arith.muli %26, %arg8 : index
+    %reinterpret_cast = memref.reinterpret_cast %arg2 to offset: [%27], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %28 = arith.maxsi %10, %c0 : index
+    %29 = arith.minsi %28, %arg7 : index
+    %30 = arith.addi %10, %c16 : index
+    %31 = arith.maxsi %30, %c0 : index
+    %32 = arith.minsi %31, %arg7 : index
+    %33 = arith.subi %29, %10 : index
+    %34 = arith.maxsi %33, %c0 : index
+    %35 = arith.minsi %34, %c16 : index
+    %36 = arith.subi %32, %29 : index
+    %37 = arith.maxsi %13, %c0 : index
+    %38 = arith.minsi %37, %arg8 : index
+    %39 = arith.addi %13, %c32 : index
+    %40 = arith.maxsi %39, %c0 : index
+    %41 = arith.minsi %40, %arg8 : index
+    %42 = arith.subi %38, %13 : index
+    %43 = arith.maxsi %42, %c0 : index
+    %44 = arith.minsi %43, %c32 : index
+    %45 = arith.subi %41, %38 : index
+    %46 = arith.cmpi sgt, %44, %c0 : index
+    scf.if %46 {
+      func.call @baco_boundary_error(%c113_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast[%24, %33] [%31, %40] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %42 = arith.cmpi sge, %19, %20 : index
-    scf.if %42 {
+    %subview = memref.subview %reinterpret_cast[%29, %38] [%36, %45] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %47 = arith.cmpi sge, %22, %23 : index
+    scf.if %47 {
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg18 = %c0 to %c2 step %c1 {
-        %60 = arith.index_cast %arg18 : index to i64
-        %61 = arith.muli %60, %c16_i64 : i64
-        %62 = arith.subi %c32_i64, %61 : i64
-        %63 = arith.minsi %62, %c16_i64 : i64
-        %64 = arith.ori %61, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %64, %63, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %65 = arith.index_cast %arg18 : index to i64
+        %66 = arith.muli %65, %c16_i64 : i64
+        %67 = arith.subi %c32_i64, %66 : i64
+        %68 = arith.minsi %67, %c16_i64 : i64
+        %69 = arith.ori %66, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %69, %68, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
-    %43 = arith.index_cast %30 : index to i64
-    %44 = arith.index_cast %31 : index to i64
-    %45 = arith.index_cast %40 : index to i64
+    %48 = arith.index_cast %35 : index to i64
+    %49 = arith.index_cast %36 : index to i64
+    %50 = arith.index_cast %45 : index to i64
     %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %46 = arith.index_cast %intptr : index to i64
-    %47 = arith.index_cast %offset : index to i64
-    %48 = arith.addi %46, %47 : i64
-    %49 = arith.index_cast %strides#0 : index to i64
-    %50 = arith.bitcast %arg17 : f32 to i32
-    %51 = arith.extui %50 : i32 to i64
-    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %49, %51) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %52 = arith.divsi %43, %c16_i64 : i64
-    %53 = arith.addi %43, %44 : i64
-    %54 = arith.ceildivsi %53, %c16_i64 : i64
-    %55 = arith.subi %54, %52 : i64
-    %56 = arith.cmpi sgt, %44, %c0_i64 : i64
-    %57 = arith.extui %56 : i1 to i64
-    %58 = arith.muli %55, %57 : i64
-    %59 = arith.ceildivsi %45, %c16_i64 : i64
-    scf.for %arg18 = %19 to %20 step %c1 {
-      %60 = arith.floordivsi %arg18, %arg10 : index
-      %61 = arith.muli %60, %arg10 : index
-      %62 = arith.subi %arg18, %61 : index
-      %63 = arith.addi %14, %62 : index
-      %64 = arith.floordivsi %63, %arg12 : index
-      %65 = arith.muli %64, %arg12 : index
-      %66 = arith.subi %63, %65 : index
-      %67 = arith.muli %8, %arg3 : index
-      %68 = arith.addi %67, %12 : index
-      %69 = arith.addi %68, %60 : index
-      %70 = arith.muli %69, %arg4 : index
-      %71 = arith.addi %70, %66 : index
-      %72 = arith.muli %71, %arg5 : index
-      %73 = arith.subi %arg4, %66 : index
-      %74 = arith.ceildivsi %73, %arg12 : index
-      %75 = arith.muli %arg12, %arg5 : index
-      %reinterpret_cast_0 = memref.reinterpret_cast %arg0 to offset: [%72], sizes: [%74, %arg5], strides: [%75, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %76 = arith.muli %arg18, %arg5 : index
-      %77 = arith.muli %76, %c32 : index
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg1 to offset: [%77], sizes: [%arg5, 32], strides: [32, 1] : memref<?xi8> to memref<?x32xi8, strided<[32, 1], offset: ?>>
-      %78 = arith.maxsi %64, %c0 : index
-      %79 = arith.minsi %78, %74 : index
-      %80 = arith.addi %64, %c16 : index
-      %81 = arith.maxsi %80, %c0 : index
-      %82 = arith.minsi %81, %74 : index
-      %83 = arith.subi %79, %64 : index
-      %84 = arith.maxsi %83, %c0 : index
-      %85 = arith.minsi %84, %c16 : index
-      %86 = arith.subi %82, %79 : index
-      %87 = arith.minsi %32, %arg5 : index
-      %88 = arith.minsi %35, %arg5 : index
-      %89 = arith.subi %87, %7 : index
-      %90 = arith.maxsi %89, %c0 : index
-      %91 = arith.minsi %90, %c32 : index
-      %92 = arith.subi %88, %87 : index
-      %93 = arith.cmpi sgt, %91, %c0 : index
-      scf.if %93 {
-        func.call @baco_boundary_error(%c79_i64, %c13_i64) : (i64, i64) -> ()
+    %51 = arith.index_cast %intptr : index to i64
+    %52 = arith.index_cast %offset : index to i64
+    %53 = arith.addi %51, %52 : i64
+    %54 = arith.index_cast %strides#0 : index to i64
+    %55 = arith.bitcast %arg17 : f32 to i32
+    %56 = arith.extui %55 : i32 to i64
+    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %54, %56) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %57 = arith.divsi %48, %c16_i64 : i64
+    %58 = arith.addi %48, %49 : i64
+    %59 = arith.ceildivsi %58, %c16_i64 : i64
+    %60 = arith.subi %59, %57 : i64
+    %61 = arith.cmpi sgt, %49, %c0_i64 : i64
+    %62 = arith.extui %61 : i1 to i64
+    %63 = arith.muli %60, %62 : i64
+    %64 = arith.ceildivsi %50, %c16_i64 : i64
+    scf.for %arg18 = %22 to %23 step %c1 {
+      %65 = arith.floordivsi %arg18, %arg10 : index
+      %66 = arith.muli %65, %arg10 : index
+      %67 = arith.subi %arg18, %66 : index
+      %68 = arith.addi %17, %67 : index
+      %69 = arith.floordivsi %68, %arg12 : index
+      %70 = arith.muli %69, %arg12 : index
+      %71 = arith.subi %68, %70 : index
+      %72 = arith.muli %2, %arg3 : index
+      %73 = arith.addi %72, %15 : index
+      %74 = arith.addi %73, %65 : index
+      %75 = arith.muli %74, %arg4 : index
+      %76 = arith.addi %75, %71 : index
+      %77 = arith.muli %76, %arg5 : index
+      %78 = arith.subi %arg4, %71 : index
+      %79 = arith.ceildivsi %78, %arg12 : index
+      %80 = arith.muli %arg12, %arg5 : index
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg0 to offset: [%77], sizes: [%79, %arg5], strides: [%80, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %81 = arith.muli %arg18, %arg5 : index
+      %82 = arith.muli %81, %c32 : index
+      %reinterpret_cast_1 = memref.reinterpret_cast %arg1 to offset: [%82], sizes: [%arg5, 32], strides: [32, 1] : memref<?xi8> to memref<?x32xi8, strided<[32, 1], offset: ?>>
+      %83 = arith.maxsi %69, %c0 : index
+      %84 = arith.minsi %83, %79 : index
+      %85 = arith.addi %69, %c16 : index
+      %86 = arith.maxsi %85, %c0 : index
+      %87 = arith.minsi %86, %79 : index
+      %88 = arith.subi %84, %69 : index
+      %89 = arith.maxsi %88, %c0 : index
+      %90 = arith.minsi %89, %c16 : index
+      %91 = arith.subi %87, %84 : index
+      %92 = arith.minsi %37, %arg5 : index
+      %93 = arith.minsi %40, %arg5 : index
+      %94 = arith.subi %92, %13 : index
+      %95 = arith.maxsi %94, %c0 : index
+      %96 = arith.minsi %95, %c32 : index
+      %97 = arith.subi %93, %92 : index
+      %98 = arith.cmpi sgt, %96, %c0 : index
+      scf.if %98 {
+        func.call @baco_boundary_error(%c100_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_2 = memref.subview %reinterpret_cast_0[%79, %87] [%86, %92] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %94 = arith.index_cast %85 : index to i64
-      %95 = arith.index_cast %86 : index to i64
-      %96 = arith.index_cast %92 : index to i64
-      %97 = arith.addi %94, %95 : i64
+      %subview_2 = memref.subview %reinterpret_cast_0[%84, %92] [%91, %97] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %99 = arith.index_cast %90 : index to i64
+      %100 = arith.index_cast %91 : index to i64
+      %101 = arith.index_cast %97 : index to i64
+      %102 = arith.addi %99, %100 : i64
       %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_7 = memref.extract_aligned_pointer_as_index %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %98 = arith.index_cast %intptr_7 : index to i64
-      %99 = arith.index_cast %offset_4 : index to i64
-      %100 = arith.addi %98, %99 : i64
-      %101 = arith.index_cast %strides_6#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %101) : (i64, i64, i64, i64, i64, i64) -> ()
-      %102 = arith.ceildivsi %96, %c64_i64 : i64
-      %103 = arith.divsi %94, %c16_i64 : i64
-      %104 = arith.ceildivsi %97, %c16_i64 : i64
-      %105 = arith.subi %104, %103 : i64
-      %106 = arith.cmpi sgt, %95, %c0_i64 : i64
-      %107 = arith.extui %106 : i1 to i64
-      %108 = arith.muli %105, %107 : i64
-      %109 = arith.muli %108, %102 : i64
-      %110 = arith.index_cast %109 : i64 to index
-      scf.for %arg19 = %c0 to %110 step %c1 {
-        %136 = arith.index_cast %arg19 : index to i64
-        %137 = arith.divsi %136, %102 : i64
-        %138 = arith.addi %103, %137 : i64
-        %139 = arith.remsi %136, %102 : i64
-        %140 = arith.muli %138, %c16_i64 : i64
-        %141 = arith.maxsi %140, %94 : i64
-        %142 = arith.addi %140, %c16_i64 : i64
-        %143 = arith.minsi %142, %97 : i64
-        %144 = arith.subi %143, %141 : i64
-        %145 = arith.subi %141, %94 : i64
-        %146 = arith.muli %145, %101 : i64
-        %147 = arith.addi %100, %146 : i64
-        %148 = arith.muli %139, %c64_i64 : i64
-        %149 = arith.addi %147, %148 : i64
-        %150 = arith.muli %138, %c32_i64 : i64
-        %151 = arith.addi %150, %148 : i64
-        %152 = arith.subi %141, %140 : i64
-        %153 = arith.addi %151, %152 : i64
-        %154 = arith.subi %96, %148 : i64
-        %155 = arith.minsi %154, %c64_i64 : i64
-        "instgem.mvin"(%149, %153, %155, %144) : (i64, i64, i64, i64) -> ()
+      %103 = arith.index_cast %intptr_7 : index to i64
+      %104 = arith.index_cast %offset_4 : index to i64
+      %105 = arith.addi %103, %104 : i64
+      %106 = arith.index_cast %strides_6#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %106) : (i64, i64, i64, i64, i64, i64) -> ()
+      %107 = arith.ceildivsi %101, %c64_i64 : i64
+      %108 = arith.divsi %99, %c16_i64 : i64
+      %109 = arith.ceildivsi %102, %c16_i64 : i64
+      %110 = arith.subi %109, %108 : i64
+      %111 = arith.cmpi sgt, %100, %c0_i64 : i64
+      %112 = arith.extui %111 : i1 to i64
+      %113 = arith.muli %110, %112 : i64
+      %114 = arith.muli %113, %107 : i64
+      %115 = arith.index_cast %114 : i64 to index
+      scf.for %arg19 = %c0 to %115 step %c1 {
+        %147 = arith.index_cast %arg19 : index to i64
+        %148 = arith.divsi %147, %107 : i64
+        %149 = arith.addi %108, %148 : i64
+        %150 = arith.remsi %147, %107 : i64
+        %151 = arith.muli %149, %c16_i64 : i64
+        %152 = arith.maxsi %151, %99 : i64
+        %153 = arith.addi %151, %c16_i64 : i64
+        %154 = arith.minsi %153, %102 : i64
+        %155 = arith.subi %154, %152 : i64
+        %156 = arith.subi %152, %99 : i64
+        %157 = arith.muli %156, %106 : i64
+        %158 = arith.addi %105, %157 : i64
+        %159 = arith.muli %150, %c64_i64 : i64
+        %160 = arith.addi %158, %159 : i64
+        %161 = arith.muli %149, %c32_i64 : i64
+        %162 = arith.addi %161, %159 : i64
+        %163 = arith.subi %152, %151 : i64
+        %164 = arith.addi %162, %163 : i64
+        %165 = arith.subi %101, %159 : i64
+        %166 = arith.minsi %165, %c64_i64 : i64
+        "instgem.mvin"(%160, %164, %166, %155) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %111 = arith.ceildivsi %94, %c16_i64 : i64
-      %112 = arith.muli %111, %102 : i64
-      %113 = arith.index_cast %112 : i64 to index
-      scf.for %arg19 = %c0 to %113 step %c1 {
-        %136 = arith.index_cast %arg19 : index to i64
-        %137 = arith.divsi %136, %102 : i64
-        %138 = arith.remsi %136, %102 : i64
-        %139 = arith.muli %137, %c32_i64 : i64
-        %140 = arith.muli %138, %c64_i64 : i64
-        %141 = arith.addi %139, %140 : i64
-        %142 = arith.subi %96, %140 : i64
-        %143 = arith.minsi %142, %c64_i64 : i64
-        %144 = arith.muli %137, %c16_i64 : i64
-        %145 = arith.subi %94, %144 : i64
-        %146 = arith.minsi %145, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %141, %143, %146) : (i64, i64, i64, i64) -> ()
+      %116 = arith.ceildivsi %99, %c16_i64 : i64
+      %117 = arith.cmpi sgt, %99, %c0_i64 : i64
+      %118 = arith.extui %117 : i1 to i64
+      %119 = arith.muli %116, %118 : i64
+      %120 = arith.muli %119, %107 : i64
+      %121 = arith.index_cast %120 : i64 to index
+      scf.for %arg19 = %c0 to %121 step %c1 {
+        %147 = arith.index_cast %arg19 : index to i64
+        %148 = arith.divsi %147, %107 : i64
+        %149 = arith.remsi %147, %107 : i64
+        %150 = arith.muli %148, %c16_i64 : i64
+        %151 = arith.maxsi %150, %c0_i64 : i64
+        %152 = arith.addi %150, %c16_i64 : i64
+        %153 = arith.minsi %152, %99 : i64
+        %154 = arith.subi %153, %151 : i64
+        %155 = arith.muli %148, %c32_i64 : i64
+        %156 = arith.muli %149, %c64_i64 : i64
+        %157 = arith.addi %155, %156 : i64
+        %158 = arith.subi %151, %150 : i64
+        %159 = arith.addi %157, %158 : i64
+        %160 = arith.subi %101, %156 : i64
+        %161 = arith.minsi %160, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %159, %161, %154) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %subview_8 = memref.subview %reinterpret_cast_1[%87, 0] [%92, 32] [1, 1] : memref<?x32xi8, strided<[32, 1], offset: ?>> to memref<?x32xi8, strided<[32, 1], offset: ?>>
-      %114 = arith.index_cast %91 : index to i64
-      %115 = arith.addi %114, %96 : i64
+      %subview_8 = memref.subview %reinterpret_cast_1[%92, 0] [%97, 32] [1, 1] : memref<?x32xi8, strided<[32, 1], offset: ?>> to memref<?x32xi8, strided<[32, 1], offset: ?>>
+      %122 = arith.index_cast %96 : index to i64
+      %123 = arith.addi %122, %101 : i64
       %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x32xi8, strided<[32, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x32xi8, strided<[32, 1], offset: ?>> -> index
-      %116 = arith.index_cast %intptr_13 : index to i64
-      %117 = arith.index_cast %offset_10 : index to i64
-      %118 = arith.addi %116, %117 : i64
+      %124 = arith.index_cast %intptr_13 : index to i64
+      %125 = arith.index_cast %offset_10 : index to i64
+      %126 = arith.addi %124, %125 : i64
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c32_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      %119 = arith.divsi %114, %c16_i64 : i64
-      %120 = arith.ceildivsi %115, %c16_i64 : i64
-      %121 = arith.subi %120, %119 : i64
-      %122 = arith.cmpi sgt, %96, %c0_i64 : i64
-      %123 = arith.extui %122 : i1 to i64
-      %124 = arith.muli %121, %123 : i64
-      %125 = arith.index_cast %124 : i64 to index
-      scf.for %arg19 = %c0 to %125 step %c1 {
-        %136 = arith.index_cast %arg19 : index to i64
-        %137 = arith.addi %119, %136 : i64
-        %138 = arith.muli %137, %c16_i64 : i64
-        %139 = arith.maxsi %138, %114 : i64
-        %140 = arith.addi %138, %c16_i64 : i64
-        %141 = arith.minsi %140, %115 : i64
-        %142 = arith.subi %141, %139 : i64
-        %143 = arith.subi %139, %114 : i64
-        %144 = arith.muli %143, %c32_i64 : i64
-        %145 = arith.addi %118, %144 : i64
-        %146 = arith.muli %137, %c32_i64 : i64
-        %147 = arith.addi %146, %c32_i64 : i64
-        %148 = arith.subi %139, %138 : i64
-        %149 = arith.addi %147, %148 : i64
-        "instgem.mvin"(%145, %149, %c32_i64, %142) : (i64, i64, i64, i64) -> ()
+      %127 = arith.divsi %122, %c16_i64 : i64
+      %128 = arith.ceildivsi %123, %c16_i64 : i64
+      %129 = arith.subi %128, %127 : i64
+      %130 = arith.cmpi sgt, %101, %c0_i64 : i64
+      %131 = arith.extui %130 : i1 to i64
+      %132 = arith.muli %129, %131 : i64
+      %133 = arith.index_cast %132 : i64 to index
+      scf.for %arg19 = %c0 to %133 step %c1 {
+        %147 = arith.index_cast %arg19 : index to i64
+        %148 = arith.addi %127, %147 : i64
+        %149 = arith.muli %148, %c16_i64 : i64
+        %150 = arith.maxsi %149, %122 : i64
+        %151 = arith.addi %149, %c16_i64 : i64
+        %152 = arith.minsi %151, %123 : i64
+        %153 = arith.subi %152, %150 : i64
+        %154 = arith.subi %150, %122 : i64
+        %155 = arith.muli %154, %c32_i64 : i64
+        %156 = arith.addi %126, %155 : i64
+        %157 = arith.muli %148, %c32_i64 : i64
+        %158 = arith.addi %157, %c32_i64 : i64
+        %159 = arith.subi %150, %149 : i64
+        %160 = arith.addi %158, %159 : i64
+        "instgem.mvin"(%156, %160, %c32_i64, %153) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %126 = arith.ceildivsi %114, %c16_i64 : i64
-      %127 = arith.index_cast %126 : i64 to index
-      scf.for %arg19 = %c0 to %127 step %c1 {
-        %136 = arith.index_cast %arg19 : index to i64
-        %137 = arith.muli %136, %c32_i64 : i64
-        %138 = arith.addi %137, %c32_i64 : i64
-        %139 = arith.muli %136, %c16_i64 : i64
-        %140 = arith.subi %114, %139 : i64
-        %141 = arith.minsi %140, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %138, %c32_i64, %141) : (i64, i64, i64, i64) -> ()
+      %134 = arith.ceildivsi %122, %c16_i64 : i64
+      %135 = arith.cmpi sgt, %122, %c0_i64 : i64
+      %136 = arith.extui %135 : i1 to i64
+      %137 = arith.muli %134, %136 : i64
+      %138 = arith.index_cast %137 : i64 to index
+      scf.for %arg19 = %c0 to %138 step %c1 {
+        %147 = arith.index_cast %arg19 : index to i64
+        %148 = arith.muli %147, %c16_i64 : i64
+        %149 = arith.maxsi %148, %c0_i64 : i64
+        %150 = arith.addi %148, %c16_i64 : i64
+        %151 = arith.minsi %150, %122 : i64
+        %152 = arith.subi %151, %149 : i64
+        %153 = arith.muli %147, %c32_i64 : i64
+        %154 = arith.addi %153, %c32_i64 : i64
+        %155 = arith.subi %149, %148 : i64
+        %156 = arith.addi %154, %155 : i64
+        "instgem.mvin"(%c0_i64, %156, %c32_i64, %152) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %128 = arith.minsi %96, %115 : i64
-      %129 = arith.ceildivsi %128, %c16_i64 : i64
-      %130 = arith.addi %arg18, %c1 : index
-      %131 = arith.cmpi sge, %130, %20 : index
-      %132 = arith.cmpi eq, %arg18, %19 : index
-      %133 = arith.cmpi sgt, %104, %c0_i64 : i64
-      %134 = arith.select %133, %c2_i64, %c0_i64 : i64
-      %135 = arith.index_cast %134 : i64 to index
-      scf.for %arg19 = %c0 to %135 step %c1 {
-        %136 = arith.index_cast %arg19 : index to i64
-        %137 = arith.subi %136, %c1_i64 : i64
-        %138 = arith.cmpi sge, %137, %c0_i64 : i64
-        %139 = arith.cmpi slt, %137, %59 : i64
-        %140 = arith.andi %138, %139 : i1
-        %141 = arith.andi %131, %140 : i1
-        %142 = arith.maxsi %129, %c1_i64 : i64
-        %143 = arith.ceildivsi %58, %142 : i64
-        %144 = arith.subi %134, %c1_i64 : i64
-        %145 = arith.cmpi eq, %136, %144 : i64
-        %146 = arith.cmpi slt, %136, %59 : i64
-        %147 = arith.andi %145, %146 : i1
-        %148 = arith.andi %131, %147 : i1
-        %149 = arith.index_cast %129 : i64 to index
-        scf.for %arg20 = %c0 to %149 step %c1 {
-          %155 = arith.index_cast %arg20 : index to i64
-          %156 = arith.muli %155, %143 : i64
-          %157 = arith.minsi %156, %58 : i64
-          scf.if %141 {
-            %177 = arith.addi %157, %143 : i64
-            %178 = arith.minsi %177, %58 : i64
-            %179 = arith.index_cast %157 : i64 to index
-            %180 = arith.index_cast %178 : i64 to index
-            scf.for %arg21 = %179 to %180 step %c1 {
-              %181 = arith.index_cast %arg21 : index to i64
-              %182 = arith.addi %52, %181 : i64
-              %183 = arith.muli %182, %c16_i64 : i64
-              %184 = arith.maxsi %183, %43 : i64
-              %185 = arith.addi %183, %c16_i64 : i64
-              %186 = arith.minsi %185, %53 : i64
-              %187 = arith.subi %186, %184 : i64
-              %188 = arith.subi %184, %43 : i64
-              %189 = arith.muli %188, %49 : i64
-              %190 = arith.addi %48, %189 : i64
-              %191 = arith.muli %137, %c16_i64 : i64
-              %192 = arith.addi %190, %191 : i64
-              %193 = arith.muli %182, %c32_i64 : i64
-              %194 = arith.addi %193, %191 : i64
-              %195 = arith.ori %194, %c2147483648_i64 : i64
-              %196 = arith.subi %184, %183 : i64
-              %197 = arith.addi %195, %196 : i64
-              %198 = arith.subi %45, %191 : i64
-              %199 = arith.minsi %198, %c16_i64 : i64
-              "instgem.mvout"(%192, %197, %199, %187) : (i64, i64, i64, i64) -> ()
+      %139 = arith.minsi %101, %123 : i64
+      %140 = arith.ceildivsi %139, %c16_i64 : i64
+      %141 = arith.addi %arg18, %c1 : index
+      %142 = arith.cmpi sge, %141, %23 : index
+      %143 = arith.cmpi eq, %arg18, %22 : index
+      %144 = arith.cmpi sgt, %109, %c0_i64 : i64
+      %145 = arith.select %144, %c2_i64, %c0_i64 : i64
+      %146 = arith.index_cast %145 : i64 to index
+      scf.for %arg19 = %c0 to %146 step %c1 {
+        %147 = arith.index_cast %arg19 : index to i64
+        %148 = arith.subi %147, %c1_i64 : i64
+        %149 = arith.cmpi sge, %148, %c0_i64 : i64
+        %150 = arith.cmpi slt, %148, %64 : i64
+        %151 = arith.andi %149, %150 : i1
+        %152 = arith.andi %142, %151 : i1
+        %153 = arith.maxsi %140, %c1_i64 : i64
+        %154 = arith.ceildivsi %63, %153 : i64
+        %155 = arith.subi %145, %c1_i64 : i64
+        %156 = arith.cmpi eq, %147, %155 : i64
+        %157 = arith.cmpi slt, %147, %64 : i64
+        %158 = arith.andi %156, %157 : i1
+        %159 = arith.andi %142, %158 : i1
+        %160 = arith.index_cast %140 : i64 to index
+        scf.for %arg20 = %c0 to %160 step %c1 {
+          %166 = arith.index_cast %arg20 : index to i64
+          %167 = arith.muli %166, %154 : i64
+          %168 = arith.minsi %167, %63 : i64
+          scf.if %152 {
+            %188 = arith.addi %168, %154 : i64
+            %189 = arith.minsi %188, %63 : i64
+            %190 = arith.index_cast %168 : i64 to index
+            %191 = arith.index_cast %189 : i64 to index
+            scf.for %arg21 = %190 to %191 step %c1 {
+              %192 = arith.index_cast %arg21 : index to i64
+              %193 = arith.addi %57, %192 : i64
+              %194 = arith.muli %193, %c16_i64 : i64
+              %195 = arith.maxsi %194, %48 : i64
+              %196 = arith.addi %194, %c16_i64 : i64
+              %197 = arith.minsi %196, %58 : i64
+              %198 = arith.subi %197, %195 : i64
+              %199 = arith.subi %195, %48 : i64
+              %200 = arith.muli %199, %54 : i64
+              %201 = arith.addi %53, %200 : i64
+              %202 = arith.muli %148, %c16_i64 : i64
+              %203 = arith.addi %201, %202 : i64
+              %204 = arith.muli %193, %c32_i64 : i64
+              %205 = arith.addi %204, %202 : i64
+              %206 = arith.ori %205, %c2147483648_i64 : i64
+              %207 = arith.subi %195, %194 : i64
+              %208 = arith.addi %206, %207 : i64
+              %209 = arith.subi %50, %202 : i64
+              %210 = arith.minsi %209, %c16_i64 : i64
+              "instgem.mvout"(%203, %208, %210, %198) : (i64, i64, i64, i64) -> ()
             }
           }
-          %158 = arith.minsi %97, %c16_i64 : i64
-          %159 = arith.muli %136, %c16_i64 : i64
-          %160 = arith.subi %c32_i64, %159 : i64
-          %161 = arith.minsi %160, %c16_i64 : i64
-          %162 = arith.cmpi eq, %155, %c0_i64 : i64
-          %163 = arith.andi %132, %162 : i1
-          %164 = arith.select %163, %c2147483648_i64, %c3221225472_i64 : i64
-          %165 = arith.ori %159, %164 : i64
-          %166 = arith.select %163, %c16_i64, %158 : i64
-          %167 = arith.select %163, %c16_i64, %161 : i64
-          %168 = arith.muli %155, %c32_i64 : i64
-          %169 = arith.addi %168, %159 : i64
-          %170 = arith.addi %169, %c32_i64 : i64
-          %171 = arith.muli %155, %c16_i64 : i64
-          %172 = arith.subi %115, %171 : i64
-          %173 = arith.minsi %172, %c16_i64 : i64
-          "instgem.preload"(%170, %161, %173, %165, %167, %166) : (i64, i64, i64, i64, i64, i64) -> ()
-          %174 = arith.subi %96, %171 : i64
-          %175 = arith.minsi %174, %c16_i64 : i64
-          "instgem.compute_preloaded"(%171, %175, %158, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %176 = arith.index_cast %104 : i64 to index
-          scf.for %arg21 = %c1 to %176 step %c1 {
-            %177 = arith.index_cast %arg21 : index to i64
-            %178 = arith.muli %177, %c16_i64 : i64
-            %179 = arith.subi %97, %178 : i64
-            %180 = arith.minsi %179, %c16_i64 : i64
-            %181 = arith.muli %177, %c32_i64 : i64
-            %182 = arith.addi %181, %159 : i64
-            %183 = arith.ori %182, %164 : i64
-            %184 = arith.select %163, %c16_i64, %180 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %183, %167, %184) : (i64, i64, i64, i64, i64, i64) -> ()
-            %185 = arith.addi %181, %171 : i64
-            "instgem.compute_accumulated"(%185, %175, %180, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %186 = arith.subi %177, %c1_i64 : i64
-            %187 = arith.subi %129, %c1_i64 : i64
-            %188 = arith.cmpi eq, %155, %187 : i64
-            %189 = arith.andi %148, %188 : i1
-            %190 = arith.cmpi slt, %186, %58 : i64
-            %191 = arith.andi %189, %190 : i1
-            scf.if %191 {
-              %192 = arith.addi %52, %186 : i64
-              %193 = arith.muli %192, %c16_i64 : i64
-              %194 = arith.maxsi %193, %43 : i64
-              %195 = arith.addi %193, %c16_i64 : i64
-              %196 = arith.minsi %195, %53 : i64
-              %197 = arith.subi %196, %194 : i64
-              %198 = arith.subi %194, %43 : i64
-              %199 = arith.muli %198, %49 : i64
-              %200 = arith.addi %48, %199 : i64
-              %201 = arith.addi %200, %159 : i64
-              %202 = arith.muli %192, %c32_i64 : i64
-              %203 = arith.addi %202, %159 : i64
-              %204 = arith.ori %203, %c2147483648_i64 : i64
-              %205 = arith.subi %194, %193 : i64
-              %206 = arith.addi %204, %205 : i64
-              %207 = arith.subi %45, %159 : i64
-              %208 = arith.minsi %207, %c16_i64 : i64
-              "instgem.mvout"(%201, %206, %208, %197) : (i64, i64, i64, i64) -> ()
+          %169 = arith.minsi %102, %c16_i64 : i64
+          %170 = arith.muli %147, %c16_i64 : i64
+          %171 = arith.subi %c32_i64, %170 : i64
+          %172 = arith.minsi %171, %c16_i64 : i64
+          %173 = arith.cmpi eq, %166, %c0_i64 : i64
+          %174 = arith.andi %143, %173 : i1
+          %175 = arith.select %174, %c2147483648_i64, %c3221225472_i64 : i64
+          %176 = arith.ori %170, %175 : i64
+          %177 = arith.select %174, %c16_i64, %169 : i64
+          %178 = arith.select %174, %c16_i64, %172 : i64
+          %179 = arith.muli %166, %c32_i64 : i64
+          %180 = arith.addi %179, %170 : i64
+          %181 = arith.addi %180, %c32_i64 : i64
+          %182 = arith.muli %166, %c16_i64 : i64
+          %183 = arith.subi %123, %182 : i64
+          %184 = arith.minsi %183, %c16_i64 : i64
+          "instgem.preload"(%181, %172, %184, %176, %178, %177) : (i64, i64, i64, i64, i64, i64) -> ()
+          %185 = arith.subi %101, %182 : i64
+          %186 = arith.minsi %185, %c16_i64 : i64
+          "instgem.compute_preloaded"(%182, %186, %169, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %187 = arith.index_cast %109 : i64 to index
+          scf.for %arg21 = %c1 to %187 step %c1 {
+            %188 = arith.index_cast %arg21 : index to i64
+            %189 = arith.muli %188, %c16_i64 : i64
+            %190 = arith.subi %102, %189 : i64
+            %191 = arith.minsi %190, %c16_i64 : i64
+            %192 = arith.muli %188, %c32_i64 : i64
+            %193 = arith.addi %192, %170 : i64
+            %194 = arith.ori %193, %175 : i64
+            %195 = arith.select %174, %c16_i64, %191 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %194, %178, %195) : (i64, i64, i64, i64, i64, i64) -> ()
+            %196 = arith.addi %192, %182 : i64
+            "instgem.compute_accumulated"(%196, %186, %191, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %197 = arith.subi %188, %c1_i64 : i64
+            %198 = arith.subi %140, %c1_i64 : i64
+            %199 = arith.cmpi eq, %166, %198 : i64
+            %200 = arith.andi %159, %199 : i1
+            %201 = arith.cmpi slt, %197, %63 : i64
+            %202 = arith.andi %200, %201 : i1
+            scf.if %202 {
+              %203 = arith.addi %57, %197 : i64
+              %204 = arith.muli %203, %c16_i64 : i64
+              %205 = arith.maxsi %204, %48 : i64
+              %206 = arith.addi %204, %c16_i64 : i64
+              %207 = arith.minsi %206, %58 : i64
+              %208 = arith.subi %207, %205 : i64
+              %209 = arith.subi %205, %48 : i64
+              %210 = arith.muli %209, %54 : i64
+              %211 = arith.addi %53, %210 : i64
+              %212 = arith.addi %211, %170 : i64
+              %213 = arith.muli %203, %c32_i64 : i64
+              %214 = arith.addi %213, %170 : i64
+              %215 = arith.ori %214, %c2147483648_i64 : i64
+              %216 = arith.subi %205, %204 : i64
+              %217 = arith.addi %215, %216 : i64
+              %218 = arith.subi %50, %170 : i64
+              %219 = arith.minsi %218, %c16_i64 : i64
+              "instgem.mvout"(%212, %217, %219, %208) : (i64, i64, i64, i64) -> ()
             }
           }
         }
-        scf.if %141 {
-          %155 = arith.muli %129, %143 : i64
-          %156 = arith.minsi %155, %58 : i64
-          %157 = arith.index_cast %156 : i64 to index
-          %158 = arith.index_cast %58 : i64 to index
-          scf.for %arg20 = %157 to %158 step %c1 {
-            %159 = arith.index_cast %arg20 : index to i64
-            %160 = arith.addi %52, %159 : i64
-            %161 = arith.muli %160, %c16_i64 : i64
-            %162 = arith.maxsi %161, %43 : i64
-            %163 = arith.addi %161, %c16_i64 : i64
-            %164 = arith.minsi %163, %53 : i64
-            %165 = arith.subi %164, %162 : i64
-            %166 = arith.subi %162, %43 : i64
-            %167 = arith.muli %166, %49 : i64
-            %168 = arith.addi %48, %167 : i64
-            %169 = arith.muli %137, %c16_i64 : i64
-            %170 = arith.addi %168, %169 : i64
-            %171 = arith.muli %160, %c32_i64 : i64
-            %172 = arith.addi %171, %169 : i64
-            %173 = arith.ori %172, %c2147483648_i64 : i64
-            %174 = arith.subi %162, %161 : i64
-            %175 = arith.addi %173, %174 : i64
-            %176 = arith.subi %45, %169 : i64
-            %177 = arith.minsi %176, %c16_i64 : i64
-            "instgem.mvout"(%170, %175, %177, %165) : (i64, i64, i64, i64) -> ()
+        scf.if %152 {
+          %166 = arith.muli %140, %154 : i64
+          %167 = arith.minsi %166, %63 : i64
+          %168 = arith.index_cast %167 : i64 to index
+          %169 = arith.index_cast %63 : i64 to index
+          scf.for %arg20 = %168 to %169 step %c1 {
+            %170 = arith.index_cast %arg20 : index to i64
+            %171 = arith.addi %57, %170 : i64
+            %172 = arith.muli %171, %c16_i64 : i64
+            %173 = arith.maxsi %172, %48 : i64
+            %174 = arith.addi %172, %c16_i64 : i64
+            %175 = arith.minsi %174, %58 : i64
+            %176 = arith.subi %175, %173 : i64
+            %177 = arith.subi %173, %48 : i64
+            %178 = arith.muli %177, %54 : i64
+            %179 = arith.addi %53, %178 : i64
+            %180 = arith.muli %148, %c16_i64 : i64
+            %181 = arith.addi %179, %180 : i64
+            %182 = arith.muli %171, %c32_i64 : i64
+            %183 = arith.addi %182, %180 : i64
+            %184 = arith.ori %183, %c2147483648_i64 : i64
+            %185 = arith.subi %173, %172 : i64
+            %186 = arith.addi %184, %185 : i64
+            %187 = arith.subi %50, %180 : i64
+            %188 = arith.minsi %187, %c16_i64 : i64
+            "instgem.mvout"(%181, %186, %188, %176) : (i64, i64, i64, i64) -> ()
           }
         }
-        %150 = arith.cmpi sgt, %129, %c0_i64 : i64
-        %151 = arith.subi %104, %c1_i64 : i64
-        %152 = arith.maxsi %151, %c0_i64 : i64
-        %153 = arith.minsi %152, %58 : i64
-        %154 = arith.select %150, %153, %c0_i64 : i64
-        scf.if %148 {
-          %155 = arith.index_cast %154 : i64 to index
-          %156 = arith.index_cast %58 : i64 to index
-          scf.for %arg20 = %155 to %156 step %c1 {
-            %157 = arith.index_cast %arg20 : index to i64
-            %158 = arith.addi %52, %157 : i64
-            %159 = arith.muli %158, %c16_i64 : i64
-            %160 = arith.maxsi %159, %43 : i64
-            %161 = arith.addi %159, %c16_i64 : i64
-            %162 = arith.minsi %161, %53 : i64
-            %163 = arith.subi %162, %160 : i64
-            %164 = arith.subi %160, %43 : i64
-            %165 = arith.muli %164, %49 : i64
-            %166 = arith.addi %48, %165 : i64
-            %167 = arith.muli %136, %c16_i64 : i64
-            %168 = arith.addi %166, %167 : i64
-            %169 = arith.muli %158, %c32_i64 : i64
-            %170 = arith.addi %169, %167 : i64
-            %171 = arith.ori %170, %c2147483648_i64 : i64
-            %172 = arith.subi %160, %159 : i64
-            %173 = arith.addi %171, %172 : i64
-            %174 = arith.subi %45, %167 : i64
-            %175 = arith.minsi %174, %c16_i64 : i64
-            "instgem.mvout"(%168, %173, %175, %163) : (i64, i64, i64, i64) -> ()
+        %161 = arith.cmpi sgt, %140, %c0_i64 : i64
+        %162 = arith.subi %109, %c1_i64 : i64
+        %163 = arith.maxsi %162, %c0_i64 : i64
+        %164 = arith.minsi %163, %63 : i64
+        %165 = arith.select %161, %164, %c0_i64 : i64
+        scf.if %159 {
+          %166 = arith.index_cast %165 : i64 to index
+          %167 = arith.index_cast %63 : i64 to index
+          scf.for %arg20 = %166 to %167 step %c1 {
+            %168 = arith.index_cast %arg20 : index to i64
+            %169 = arith.addi %57, %168 : i64
+            %170 = arith.muli %169, %c16_i64 : i64
+            %171 = arith.maxsi %170, %48 : i64
+            %172 = arith.addi %170, %c16_i64 : i64
+            %173 = arith.minsi %172, %58 : i64
+            %174 = arith.subi %173, %171 : i64
+            %175 = arith.subi %171, %48 : i64
+            %176 = arith.muli %175, %54 : i64
+            %177 = arith.addi %53, %176 : i64
+            %178 = arith.muli %147, %c16_i64 : i64
+            %179 = arith.addi %177, %178 : i64
+            %180 = arith.muli %169, %c32_i64 : i64
+            %181 = arith.addi %180, %178 : i64
+            %182 = arith.ori %181, %c2147483648_i64 : i64
+            %183 = arith.subi %171, %170 : i64
+            %184 = arith.addi %182, %183 : i64
+            %185 = arith.subi %50, %178 : i64
+            %186 = arith.minsi %185, %c16_i64 : i64
+            "instgem.mvout"(%179, %184, %186, %174) : (i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %132 {
+      scf.if %143 {
         scf.for %arg19 = %c0 to %c2 step %c1 {
-          %136 = arith.index_cast %arg19 : index to i64
-          %137 = arith.muli %136, %c16_i64 : i64
-          %138 = arith.subi %c32_i64, %137 : i64
-          %139 = arith.minsi %138, %c16_i64 : i64
-          %140 = arith.ori %137, %c2147483648_i64 : i64
-          %141 = arith.cmpi eq, %129, %c0_i64 : i64
-          %142 = arith.cmpi sle, %104, %c0_i64 : i64
-          %143 = arith.cmpi sge, %136, %134 : i64
-          %144 = arith.ori %141, %142 : i1
-          %145 = arith.ori %144, %143 : i1
-          scf.if %145 {
-            "instgem.mvin"(%c0_i64, %140, %139, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %147 = arith.index_cast %arg19 : index to i64
+          %148 = arith.muli %147, %c16_i64 : i64
+          %149 = arith.subi %c32_i64, %148 : i64
+          %150 = arith.minsi %149, %c16_i64 : i64
+          %151 = arith.ori %148, %c2147483648_i64 : i64
+          %152 = arith.cmpi eq, %140, %c0_i64 : i64
+          %153 = arith.cmpi sle, %109, %c0_i64 : i64
+          %154 = arith.cmpi sge, %147, %145 : i64
+          %155 = arith.ori %152, %153 : i1
+          %156 = arith.ori %155, %154 : i1
+          scf.if %156 {
+            "instgem.mvin"(%c0_i64, %151, %150, %c16_i64) : (i64, i64, i64, i64) -> ()
           }
         }
       }
-      scf.if %131 {
-        %136 = arith.minsi %134, %59 : i64
-        %137 = arith.index_cast %136 : i64 to index
-        %138 = arith.index_cast %59 : i64 to index
-        scf.for %arg19 = %137 to %138 step %c1 {
-          %139 = arith.index_cast %arg19 : index to i64
-          %140 = arith.index_cast %58 : i64 to index
-          scf.for %arg20 = %c0 to %140 step %c1 {
-            %141 = arith.index_cast %arg20 : index to i64
-            %142 = arith.addi %52, %141 : i64
-            %143 = arith.muli %142, %c16_i64 : i64
-            %144 = arith.maxsi %143, %43 : i64
-            %145 = arith.addi %143, %c16_i64 : i64
-            %146 = arith.minsi %145, %53 : i64
-            %147 = arith.subi %146, %144 : i64
-            %148 = arith.subi %144, %43 : i64
-            %149 = arith.muli %148, %49 : i64
-            %150 = arith.addi %48, %149 : i64
-            %151 = arith.muli %139, %c16_i64 : i64
-            %152 = arith.addi %150, %151 : i64
-            %153 = arith.muli %142, %c32_i64 : i64
-            %154 = arith.addi %153, %151 : i64
-            %155 = arith.ori %154, %c2147483648_i64 : i64
-            %156 = arith.subi %144, %143 : i64
-            %157 = arith.addi %155, %156 : i64
-            %158 = arith.subi %45, %151 : i64
-            %159 = arith.minsi %158, %c16_i64 : i64
-            "instgem.mvout"(%152, %157, %159, %147) : (i64, i64, i64, i64) -> ()
+      scf.if %142 {
+        %147 = arith.minsi %145, %64 : i64
+        %148 = arith.index_cast %147 : i64 to index
+        %149 = arith.index_cast %64 : i64 to index
+        scf.for %arg19 = %148 to %149 step %c1 {
+          %150 = arith.index_cast %arg19 : index to i64
+          %151 = arith.index_cast %63 : i64 to index
+          scf.for %arg20 = %c0 to %151 step %c1 {
+            %152 = arith.index_cast %arg20 : index to i64
+            %153 = arith.addi %57, %152 : i64
+            %154 = arith.muli %153, %c16_i64 : i64
+            %155 = arith.maxsi %154, %48 : i64
+            %156 = arith.addi %154, %c16_i64 : i64
+            %157 = arith.minsi %156, %58 : i64
+            %158 = arith.subi %157, %155 : i64
+            %159 = arith.subi %155, %48 : i64
+            %160 = arith.muli %159, %54 : i64
+            %161 = arith.addi %53, %160 : i64
+            %162 = arith.muli %150, %c16_i64 : i64
+            %163 = arith.addi %161, %162 : i64
+            %164 = arith.muli %153, %c32_i64 : i64
+            %165 = arith.addi %164, %162 : i64
+            %166 = arith.ori %165, %c2147483648_i64 : i64
+            %167 = arith.subi %155, %154 : i64
+            %168 = arith.addi %166, %167 : i64
+            %169 = arith.subi %50, %162 : i64
+            %170 = arith.minsi %169, %c16_i64 : i64
+            "instgem.mvout"(%163, %168, %170, %158) : (i64, i64, i64, i64) -> ()
           }
         }
       }
     }
-    scf.if %42 {
-      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %49, %51) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %60 = arith.muli %58, %59 : i64
-      %61 = arith.index_cast %60 : i64 to index
-      scf.for %arg18 = %c0 to %61 step %c1 {
-        %62 = arith.index_cast %arg18 : index to i64
-        %63 = arith.remsi %62, %58 : i64
-        %64 = arith.divsi %62, %58 : i64
-        %65 = arith.addi %52, %63 : i64
-        %66 = arith.muli %65, %c16_i64 : i64
-        %67 = arith.maxsi %66, %43 : i64
-        %68 = arith.addi %66, %c16_i64 : i64
-        %69 = arith.minsi %68, %53 : i64
-        %70 = arith.subi %69, %67 : i64
-        %71 = arith.subi %67, %43 : i64
-        %72 = arith.muli %71, %49 : i64
-        %73 = arith.addi %48, %72 : i64
-        %74 = arith.muli %64, %c16_i64 : i64
-        %75 = arith.addi %73, %74 : i64
-        %76 = arith.muli %65, %c32_i64 : i64
-        %77 = arith.addi %76, %74 : i64
-        %78 = arith.ori %77, %c2147483648_i64 : i64
-        %79 = arith.subi %67, %66 : i64
+    scf.if %47 {
+      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %54, %56) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %65 = arith.muli %63, %64 : i64
+      %66 = arith.index_cast %65 : i64 to index
+      scf.for %arg18 = %c0 to %66 step %c1 {
+        %67 = arith.index_cast %arg18 : index to i64
+        %68 = arith.remsi %67, %63 : i64
+        %69 = arith.divsi %67, %63 : i64
+        %70 = arith.addi %57, %68 : i64
+        %71 = arith.muli %70, %c16_i64 : i64
+        %72 = arith.maxsi %71, %48 : i64
+        %73 = arith.addi %71, %c16_i64 : i64
+        %74 = arith.minsi %73, %58 : i64
+        %75 = arith.subi %74, %72 : i64
+        %76 = arith.subi %72, %48 : i64
+        %77 = arith.muli %76, %54 : i64
+        %78 = arith.addi %53, %77 : i64
+        %79 = arith.muli %69, %c16_i64 : i64
         %80 = arith.addi %78, %79 : i64
-        %81 = arith.subi %45, %74 : i64
-        %82 = arith.minsi %81, %c16_i64 : i64
-        "instgem.mvout"(%75, %80, %82, %70) : (i64, i64, i64, i64) -> ()
+        %81 = arith.muli %70, %c32_i64 : i64
+        %82 = arith.addi %81, %79 : i64
+        %83 = arith.ori %82, %c2147483648_i64 : i64
+        %84 = arith.subi %72, %71 : i64
+        %85 = arith.addi %83, %84 : i64
+        %86 = arith.subi %50, %79 : i64
+        %87 = arith.minsi %86, %c16_i64 : i64
+        "instgem.mvout"(%80, %85, %87, %75) : (i64, i64, i64, i64) -> ()
       }
     }
     "instgem.fence"() : () -> ()

@@ -45,15 +45,15 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c25 = arith.constant 25 : index
-    %c50_i64 = arith.constant 50 : i64
+    %c60_i64 = arith.constant 60 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c55_i64 = arith.constant 55 : i64
+    %c65_i64 = arith.constant 65 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c56_i64 = arith.constant 56 : i64
+    %c66_i64 = arith.constant 66 : i64
     %c5 = arith.constant 5 : index
     %c3 = arith.constant 3 : index
     %c6 = arith.constant 6 : index
-    %c67_i64 = arith.constant 67 : i64
+    %c77_i64 = arith.constant 77 : i64
     %c5_i64 = arith.constant 5 : i64
     %c4 = arith.constant 4 : index
     %c1_i64 = arith.constant 1 : i64
@@ -97,22 +97,22 @@ module {
     %31 = arith.subi %27, %24 : index
     %32 = arith.cmpi sgt, %30, %c0 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c50_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c60_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg10 = %c0 to %c2 step %c1 {
-      %84 = arith.index_cast %arg10 : index to i64
-      %85 = arith.remsi %84, %c2_i64 : i64
-      %86 = arith.divsi %84, %c2_i64 : i64
-      %87 = arith.muli %86, %c16_i64 : i64
-      %88 = arith.subi %c16_i64, %87 : i64
-      %89 = arith.minsi %88, %c16_i64 : i64
-      %90 = arith.muli %85, %c16_i64 : i64
-      %91 = arith.muli %86, %c32_i64 : i64
-      %92 = arith.addi %90, %91 : i64
-      %93 = arith.ori %92, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %93, %89, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %87 = arith.index_cast %arg10 : index to i64
+      %88 = arith.remsi %87, %c2_i64 : i64
+      %89 = arith.divsi %87, %c2_i64 : i64
+      %90 = arith.muli %89, %c16_i64 : i64
+      %91 = arith.subi %c16_i64, %90 : i64
+      %92 = arith.minsi %91, %c16_i64 : i64
+      %93 = arith.muli %88, %c16_i64 : i64
+      %94 = arith.muli %89, %c32_i64 : i64
+      %95 = arith.addi %93, %94 : i64
+      %96 = arith.ori %95, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64, %96, %92, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %33 = arith.index_cast %21 : index to i64
     %34 = arith.index_cast %22 : index to i64
@@ -135,271 +135,289 @@ module {
     %48 = arith.muli %47, %40 : i64
     %49 = arith.index_cast %48 : i64 to index
     scf.for %arg10 = %c0 to %49 step %c1 {
-      %84 = arith.index_cast %arg10 : index to i64
-      %85 = arith.divsi %84, %40 : i64
-      %86 = arith.addi %41, %85 : i64
-      %87 = arith.remsi %84, %40 : i64
-      %88 = arith.muli %86, %c16_i64 : i64
-      %89 = arith.maxsi %88, %33 : i64
-      %90 = arith.addi %88, %c16_i64 : i64
-      %91 = arith.minsi %90, %42 : i64
-      %92 = arith.subi %91, %89 : i64
-      %93 = arith.muli %87, %c64_i64 : i64
-      %94 = arith.addi %39, %93 : i64
-      %95 = arith.muli %87, %c32_i64 : i64
-      %96 = arith.addi %88, %95 : i64
-      %97 = arith.ori %96, %c2147483648_i64 : i64
-      %98 = arith.subi %89, %88 : i64
-      %99 = arith.addi %97, %98 : i64
-      %100 = arith.muli %87, %c16_i64 : i64
-      %101 = arith.subi %35, %100 : i64
-      %102 = arith.minsi %101, %c16_i64 : i64
-      "instgem.mvin"(%94, %99, %102, %92) : (i64, i64, i64, i64) -> ()
+      %87 = arith.index_cast %arg10 : index to i64
+      %88 = arith.divsi %87, %40 : i64
+      %89 = arith.addi %41, %88 : i64
+      %90 = arith.remsi %87, %40 : i64
+      %91 = arith.muli %89, %c16_i64 : i64
+      %92 = arith.maxsi %91, %33 : i64
+      %93 = arith.addi %91, %c16_i64 : i64
+      %94 = arith.minsi %93, %42 : i64
+      %95 = arith.subi %94, %92 : i64
+      %96 = arith.muli %90, %c64_i64 : i64
+      %97 = arith.addi %39, %96 : i64
+      %98 = arith.muli %90, %c32_i64 : i64
+      %99 = arith.addi %91, %98 : i64
+      %100 = arith.ori %99, %c2147483648_i64 : i64
+      %101 = arith.subi %92, %91 : i64
+      %102 = arith.addi %100, %101 : i64
+      %103 = arith.muli %90, %c16_i64 : i64
+      %104 = arith.subi %35, %103 : i64
+      %105 = arith.minsi %104, %c16_i64 : i64
+      "instgem.mvin"(%97, %102, %105, %95) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %50 = arith.ceildivsi %33, %c16_i64 : i64
-    %51 = arith.muli %50, %40 : i64
-    %52 = arith.index_cast %51 : i64 to index
-    scf.for %arg10 = %c0 to %52 step %c1 {
-      %84 = arith.index_cast %arg10 : index to i64
-      %85 = arith.divsi %84, %40 : i64
-      %86 = arith.remsi %84, %40 : i64
-      %87 = arith.muli %85, %c16_i64 : i64
-      %88 = arith.muli %86, %c32_i64 : i64
-      %89 = arith.addi %87, %88 : i64
-      %90 = arith.ori %89, %c2147483648_i64 : i64
-      %91 = arith.muli %86, %c16_i64 : i64
-      %92 = arith.subi %35, %91 : i64
-      %93 = arith.minsi %92, %c16_i64 : i64
-      %94 = arith.subi %33, %87 : i64
-      %95 = arith.minsi %94, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %90, %93, %95) : (i64, i64, i64, i64) -> ()
+    %51 = arith.cmpi sgt, %33, %c0_i64 : i64
+    %52 = arith.extui %51 : i1 to i64
+    %53 = arith.muli %50, %52 : i64
+    %54 = arith.muli %53, %40 : i64
+    %55 = arith.index_cast %54 : i64 to index
+    scf.for %arg10 = %c0 to %55 step %c1 {
+      %87 = arith.index_cast %arg10 : index to i64
+      %88 = arith.divsi %87, %40 : i64
+      %89 = arith.remsi %87, %40 : i64
+      %90 = arith.muli %88, %c16_i64 : i64
+      %91 = arith.maxsi %90, %c0_i64 : i64
+      %92 = arith.addi %90, %c16_i64 : i64
+      %93 = arith.minsi %92, %33 : i64
+      %94 = arith.subi %93, %91 : i64
+      %95 = arith.muli %89, %c32_i64 : i64
+      %96 = arith.addi %90, %95 : i64
+      %97 = arith.ori %96, %c2147483648_i64 : i64
+      %98 = arith.subi %91, %90 : i64
+      %99 = arith.addi %97, %98 : i64
+      %100 = arith.muli %89, %c16_i64 : i64
+      %101 = arith.subi %35, %100 : i64
+      %102 = arith.minsi %101, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64, %99, %102, %94) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %53 = arith.ceildivsi %arg5, %c16 : index
-    %54:2 = scf.for %arg10 = %c0 to %53 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %84 = arith.maxsi %arg11, %c0 : index
-      %85 = arith.minsi %84, %arg5 : index
-      %86 = arith.addi %arg11, %c16 : index
-      %87 = arith.maxsi %86, %c0 : index
+    %56 = arith.ceildivsi %arg5, %c16 : index
+    %57:2 = scf.for %arg10 = %c0 to %56 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+      %87 = arith.maxsi %arg11, %c0 : index
       %88 = arith.minsi %87, %arg5 : index
-      %89 = arith.subi %85, %arg11 : index
+      %89 = arith.addi %arg11, %c16 : index
       %90 = arith.maxsi %89, %c0 : index
-      %91 = arith.minsi %90, %c16 : index
-      %92 = arith.subi %88, %85 : index
-      %93 = arith.cmpi sgt, %91, %c0 : index
-      scf.if %93 {
-        func.call @baco_boundary_error(%c55_i64, %c13_i64) : (i64, i64) -> ()
+      %91 = arith.minsi %90, %arg5 : index
+      %92 = arith.subi %88, %arg11 : index
+      %93 = arith.maxsi %92, %c0 : index
+      %94 = arith.minsi %93, %c16 : index
+      %95 = arith.subi %91, %88 : index
+      %96 = arith.cmpi sgt, %94, %c0 : index
+      scf.if %96 {
+        func.call @baco_boundary_error(%c65_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_9 = memref.subview %reinterpret_cast[%15, %85] [%22, %92] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %94 = arith.index_cast %92 : index to i64
+      %subview_9 = memref.subview %reinterpret_cast[%15, %88] [%22, %95] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %97 = arith.index_cast %95 : index to i64
       %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %95 = arith.index_cast %intptr_14 : index to i64
-      %96 = arith.index_cast %offset_11 : index to i64
-      %97 = arith.addi %95, %96 : i64
-      %98 = arith.index_cast %strides_13#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %98) : (i64, i64, i64, i64, i64, i64) -> ()
-      %99 = arith.ceildivsi %94, %c64_i64 : i64
-      %100 = arith.muli %47, %99 : i64
-      %101 = arith.index_cast %100 : i64 to index
-      scf.for %arg13 = %c0 to %101 step %c1 {
-        %137 = arith.index_cast %arg13 : index to i64
-        %138 = arith.divsi %137, %99 : i64
-        %139 = arith.addi %41, %138 : i64
-        %140 = arith.remsi %137, %99 : i64
-        %141 = arith.muli %139, %c16_i64 : i64
-        %142 = arith.maxsi %141, %33 : i64
-        %143 = arith.addi %141, %c16_i64 : i64
-        %144 = arith.minsi %143, %42 : i64
-        %145 = arith.subi %144, %142 : i64
-        %146 = arith.subi %142, %33 : i64
-        %147 = arith.muli %146, %98 : i64
-        %148 = arith.addi %97, %147 : i64
-        %149 = arith.muli %140, %c64_i64 : i64
-        %150 = arith.addi %148, %149 : i64
-        %151 = arith.addi %141, %149 : i64
-        %152 = arith.subi %142, %141 : i64
-        %153 = arith.addi %151, %152 : i64
-        %154 = arith.subi %94, %149 : i64
-        %155 = arith.minsi %154, %c64_i64 : i64
-        "instgem.mvin"(%150, %153, %155, %145) : (i64, i64, i64, i64) -> ()
+      %98 = arith.index_cast %intptr_14 : index to i64
+      %99 = arith.index_cast %offset_11 : index to i64
+      %100 = arith.addi %98, %99 : i64
+      %101 = arith.index_cast %strides_13#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %101) : (i64, i64, i64, i64, i64, i64) -> ()
+      %102 = arith.ceildivsi %97, %c64_i64 : i64
+      %103 = arith.muli %47, %102 : i64
+      %104 = arith.index_cast %103 : i64 to index
+      scf.for %arg13 = %c0 to %104 step %c1 {
+        %143 = arith.index_cast %arg13 : index to i64
+        %144 = arith.divsi %143, %102 : i64
+        %145 = arith.addi %41, %144 : i64
+        %146 = arith.remsi %143, %102 : i64
+        %147 = arith.muli %145, %c16_i64 : i64
+        %148 = arith.maxsi %147, %33 : i64
+        %149 = arith.addi %147, %c16_i64 : i64
+        %150 = arith.minsi %149, %42 : i64
+        %151 = arith.subi %150, %148 : i64
+        %152 = arith.subi %148, %33 : i64
+        %153 = arith.muli %152, %101 : i64
+        %154 = arith.addi %100, %153 : i64
+        %155 = arith.muli %146, %c64_i64 : i64
+        %156 = arith.addi %154, %155 : i64
+        %157 = arith.addi %147, %155 : i64
+        %158 = arith.subi %148, %147 : i64
+        %159 = arith.addi %157, %158 : i64
+        %160 = arith.subi %97, %155 : i64
+        %161 = arith.minsi %160, %c64_i64 : i64
+        "instgem.mvin"(%156, %159, %161, %151) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %102 = arith.muli %50, %99 : i64
-      %103 = arith.index_cast %102 : i64 to index
-      scf.for %arg13 = %c0 to %103 step %c1 {
-        %137 = arith.index_cast %arg13 : index to i64
-        %138 = arith.divsi %137, %99 : i64
-        %139 = arith.remsi %137, %99 : i64
-        %140 = arith.muli %138, %c16_i64 : i64
-        %141 = arith.muli %139, %c64_i64 : i64
-        %142 = arith.addi %140, %141 : i64
-        %143 = arith.subi %94, %141 : i64
-        %144 = arith.minsi %143, %c64_i64 : i64
-        %145 = arith.subi %33, %140 : i64
-        %146 = arith.minsi %145, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %142, %144, %146) : (i64, i64, i64, i64) -> ()
+      %105 = arith.muli %53, %102 : i64
+      %106 = arith.index_cast %105 : i64 to index
+      scf.for %arg13 = %c0 to %106 step %c1 {
+        %143 = arith.index_cast %arg13 : index to i64
+        %144 = arith.divsi %143, %102 : i64
+        %145 = arith.remsi %143, %102 : i64
+        %146 = arith.muli %144, %c16_i64 : i64
+        %147 = arith.maxsi %146, %c0_i64 : i64
+        %148 = arith.addi %146, %c16_i64 : i64
+        %149 = arith.minsi %148, %33 : i64
+        %150 = arith.subi %149, %147 : i64
+        %151 = arith.muli %145, %c64_i64 : i64
+        %152 = arith.addi %146, %151 : i64
+        %153 = arith.subi %147, %146 : i64
+        %154 = arith.addi %152, %153 : i64
+        %155 = arith.subi %97, %151 : i64
+        %156 = arith.minsi %155, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %154, %156, %150) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %104 = arith.maxsi %arg12, %c0 : index
-      %105 = arith.minsi %104, %arg5 : index
-      %106 = arith.addi %arg12, %c16 : index
-      %107 = arith.maxsi %106, %c0 : index
+      %107 = arith.maxsi %arg12, %c0 : index
       %108 = arith.minsi %107, %arg5 : index
-      %109 = arith.subi %105, %arg12 : index
+      %109 = arith.addi %arg12, %c16 : index
       %110 = arith.maxsi %109, %c0 : index
-      %111 = arith.minsi %110, %c16 : index
-      %112 = arith.subi %108, %105 : index
+      %111 = arith.minsi %110, %arg5 : index
+      %112 = arith.subi %108, %arg12 : index
+      %113 = arith.maxsi %112, %c0 : index
+      %114 = arith.minsi %113, %c16 : index
+      %115 = arith.subi %111, %108 : index
       scf.if %32 {
-        func.call @baco_boundary_error(%c56_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c66_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_15 = memref.subview %reinterpret_cast_0[%105, %24] [%112, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %113 = arith.index_cast %111 : index to i64
-      %114 = arith.index_cast %112 : index to i64
-      %115 = arith.addi %113, %114 : i64
+      %subview_15 = memref.subview %reinterpret_cast_0[%108, %24] [%115, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %116 = arith.index_cast %114 : index to i64
+      %117 = arith.index_cast %115 : index to i64
+      %118 = arith.addi %116, %117 : i64
       %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %116 = arith.index_cast %intptr_20 : index to i64
-      %117 = arith.index_cast %offset_17 : index to i64
-      %118 = arith.addi %116, %117 : i64
-      %119 = arith.index_cast %strides_19#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %119) : (i64, i64, i64, i64, i64, i64) -> ()
-      %120 = arith.ceildivsi %35, %c64_i64 : i64
-      %121 = arith.divsi %113, %c16_i64 : i64
-      %122 = arith.ceildivsi %115, %c16_i64 : i64
-      %123 = arith.subi %122, %121 : i64
-      %124 = arith.cmpi sgt, %114, %c0_i64 : i64
-      %125 = arith.extui %124 : i1 to i64
-      %126 = arith.muli %123, %125 : i64
-      %127 = arith.muli %126, %120 : i64
-      %128 = arith.index_cast %127 : i64 to index
-      scf.for %arg13 = %c0 to %128 step %c1 {
-        %137 = arith.index_cast %arg13 : index to i64
-        %138 = arith.divsi %137, %120 : i64
-        %139 = arith.addi %121, %138 : i64
-        %140 = arith.remsi %137, %120 : i64
-        %141 = arith.muli %139, %c16_i64 : i64
-        %142 = arith.maxsi %141, %113 : i64
-        %143 = arith.addi %141, %c16_i64 : i64
-        %144 = arith.minsi %143, %115 : i64
-        %145 = arith.subi %144, %142 : i64
-        %146 = arith.subi %142, %113 : i64
-        %147 = arith.muli %146, %119 : i64
-        %148 = arith.addi %118, %147 : i64
-        %149 = arith.muli %140, %c64_i64 : i64
-        %150 = arith.addi %148, %149 : i64
-        %151 = arith.addi %141, %149 : i64
-        %152 = arith.addi %151, %c32_i64 : i64
-        %153 = arith.subi %142, %141 : i64
-        %154 = arith.addi %152, %153 : i64
-        %155 = arith.subi %35, %149 : i64
-        %156 = arith.minsi %155, %c64_i64 : i64
-        "instgem.mvin"(%150, %154, %156, %145) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %129 = arith.ceildivsi %113, %c16_i64 : i64
-      %130 = arith.muli %129, %120 : i64
+      %119 = arith.index_cast %intptr_20 : index to i64
+      %120 = arith.index_cast %offset_17 : index to i64
+      %121 = arith.addi %119, %120 : i64
+      %122 = arith.index_cast %strides_19#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %122) : (i64, i64, i64, i64, i64, i64) -> ()
+      %123 = arith.ceildivsi %35, %c64_i64 : i64
+      %124 = arith.divsi %116, %c16_i64 : i64
+      %125 = arith.ceildivsi %118, %c16_i64 : i64
+      %126 = arith.subi %125, %124 : i64
+      %127 = arith.cmpi sgt, %117, %c0_i64 : i64
+      %128 = arith.extui %127 : i1 to i64
+      %129 = arith.muli %126, %128 : i64
+      %130 = arith.muli %129, %123 : i64
       %131 = arith.index_cast %130 : i64 to index
       scf.for %arg13 = %c0 to %131 step %c1 {
-        %137 = arith.index_cast %arg13 : index to i64
-        %138 = arith.divsi %137, %120 : i64
-        %139 = arith.remsi %137, %120 : i64
-        %140 = arith.muli %138, %c16_i64 : i64
-        %141 = arith.muli %139, %c64_i64 : i64
-        %142 = arith.addi %140, %141 : i64
-        %143 = arith.addi %142, %c32_i64 : i64
-        %144 = arith.subi %35, %141 : i64
-        %145 = arith.minsi %144, %c64_i64 : i64
-        %146 = arith.subi %113, %140 : i64
-        %147 = arith.minsi %146, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %143, %145, %147) : (i64, i64, i64, i64) -> ()
+        %143 = arith.index_cast %arg13 : index to i64
+        %144 = arith.divsi %143, %123 : i64
+        %145 = arith.addi %124, %144 : i64
+        %146 = arith.remsi %143, %123 : i64
+        %147 = arith.muli %145, %c16_i64 : i64
+        %148 = arith.maxsi %147, %116 : i64
+        %149 = arith.addi %147, %c16_i64 : i64
+        %150 = arith.minsi %149, %118 : i64
+        %151 = arith.subi %150, %148 : i64
+        %152 = arith.subi %148, %116 : i64
+        %153 = arith.muli %152, %122 : i64
+        %154 = arith.addi %121, %153 : i64
+        %155 = arith.muli %146, %c64_i64 : i64
+        %156 = arith.addi %154, %155 : i64
+        %157 = arith.addi %147, %155 : i64
+        %158 = arith.addi %157, %c32_i64 : i64
+        %159 = arith.subi %148, %147 : i64
+        %160 = arith.addi %158, %159 : i64
+        %161 = arith.subi %35, %155 : i64
+        %162 = arith.minsi %161, %c64_i64 : i64
+        "instgem.mvin"(%156, %160, %162, %151) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %132 = arith.minsi %94, %115 : i64
-      %133 = arith.ceildivsi %132, %c16_i64 : i64
-      %134 = arith.cmpi sgt, %43, %c0_i64 : i64
-      %135 = arith.select %134, %40, %c0_i64 : i64
-      %136 = arith.index_cast %135 : i64 to index
-      scf.for %arg13 = %c0 to %136 step %c1 {
-        %137 = arith.index_cast %arg13 : index to i64
-        %138 = arith.index_cast %133 : i64 to index
-        scf.for %arg14 = %c0 to %138 step %c1 {
-          %139 = arith.index_cast %arg14 : index to i64
-          %140 = arith.minsi %42, %c16_i64 : i64
-          %141 = arith.muli %137, %c16_i64 : i64
-          %142 = arith.subi %35, %141 : i64
-          %143 = arith.minsi %142, %c16_i64 : i64
-          %144 = arith.muli %137, %c32_i64 : i64
-          %145 = arith.ori %144, %c3221225472_i64 : i64
-          %146 = arith.muli %139, %c16_i64 : i64
-          %147 = arith.addi %146, %141 : i64
-          %148 = arith.addi %147, %c32_i64 : i64
-          %149 = arith.subi %115, %146 : i64
-          %150 = arith.minsi %149, %c16_i64 : i64
-          "instgem.preload"(%148, %143, %150, %145, %143, %140) : (i64, i64, i64, i64, i64, i64) -> ()
-          %151 = arith.subi %94, %146 : i64
-          %152 = arith.minsi %151, %c16_i64 : i64
-          "instgem.compute_preloaded"(%146, %152, %140, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %153 = arith.index_cast %43 : i64 to index
-          scf.for %arg15 = %c1 to %153 step %c1 {
-            %154 = arith.index_cast %arg15 : index to i64
-            %155 = arith.muli %154, %c16_i64 : i64
-            %156 = arith.subi %42, %155 : i64
-            %157 = arith.minsi %156, %c16_i64 : i64
-            %158 = arith.addi %155, %144 : i64
-            %159 = arith.ori %158, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %159, %143, %157) : (i64, i64, i64, i64, i64, i64) -> ()
-            %160 = arith.addi %155, %146 : i64
-            "instgem.compute_accumulated"(%160, %152, %157, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %132 = arith.ceildivsi %116, %c16_i64 : i64
+      %133 = arith.cmpi sgt, %116, %c0_i64 : i64
+      %134 = arith.extui %133 : i1 to i64
+      %135 = arith.muli %132, %134 : i64
+      %136 = arith.muli %135, %123 : i64
+      %137 = arith.index_cast %136 : i64 to index
+      scf.for %arg13 = %c0 to %137 step %c1 {
+        %143 = arith.index_cast %arg13 : index to i64
+        %144 = arith.divsi %143, %123 : i64
+        %145 = arith.remsi %143, %123 : i64
+        %146 = arith.muli %144, %c16_i64 : i64
+        %147 = arith.maxsi %146, %c0_i64 : i64
+        %148 = arith.addi %146, %c16_i64 : i64
+        %149 = arith.minsi %148, %116 : i64
+        %150 = arith.subi %149, %147 : i64
+        %151 = arith.muli %145, %c64_i64 : i64
+        %152 = arith.addi %146, %151 : i64
+        %153 = arith.addi %152, %c32_i64 : i64
+        %154 = arith.subi %147, %146 : i64
+        %155 = arith.addi %153, %154 : i64
+        %156 = arith.subi %35, %151 : i64
+        %157 = arith.minsi %156, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %155, %157, %150) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %138 = arith.minsi %97, %118 : i64
+      %139 = arith.ceildivsi %138, %c16_i64 : i64
+      %140 = arith.cmpi sgt, %43, %c0_i64 : i64
+      %141 = arith.select %140, %40, %c0_i64 : i64
+      %142 = arith.index_cast %141 : i64 to index
+      scf.for %arg13 = %c0 to %142 step %c1 {
+        %143 = arith.index_cast %arg13 : index to i64
+        %144 = arith.index_cast %139 : i64 to index
+        scf.for %arg14 = %c0 to %144 step %c1 {
+          %145 = arith.index_cast %arg14 : index to i64
+          %146 = arith.minsi %42, %c16_i64 : i64
+          %147 = arith.muli %143, %c16_i64 : i64
+          %148 = arith.subi %35, %147 : i64
+          %149 = arith.minsi %148, %c16_i64 : i64
+          %150 = arith.muli %143, %c32_i64 : i64
+          %151 = arith.ori %150, %c3221225472_i64 : i64
+          %152 = arith.muli %145, %c16_i64 : i64
+          %153 = arith.addi %152, %147 : i64
+          %154 = arith.addi %153, %c32_i64 : i64
+          %155 = arith.subi %118, %152 : i64
+          %156 = arith.minsi %155, %c16_i64 : i64
+          "instgem.preload"(%154, %149, %156, %151, %149, %146) : (i64, i64, i64, i64, i64, i64) -> ()
+          %157 = arith.subi %97, %152 : i64
+          %158 = arith.minsi %157, %c16_i64 : i64
+          "instgem.compute_preloaded"(%152, %158, %146, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %159 = arith.index_cast %43 : i64 to index
+          scf.for %arg15 = %c1 to %159 step %c1 {
+            %160 = arith.index_cast %arg15 : index to i64
+            %161 = arith.muli %160, %c16_i64 : i64
+            %162 = arith.subi %42, %161 : i64
+            %163 = arith.minsi %162, %c16_i64 : i64
+            %164 = arith.addi %161, %150 : i64
+            %165 = arith.ori %164, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %165, %149, %163) : (i64, i64, i64, i64, i64, i64) -> ()
+            %166 = arith.addi %161, %152 : i64
+            "instgem.compute_accumulated"(%166, %158, %163, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %86, %106 : index, index
+      scf.yield %89, %109 : index, index
     }
-    %55 = arith.subi %c1, %7 : index
-    %56 = arith.maxsi %55, %c0 : index
-    %57 = arith.subi %arg3, %8 : index
-    %58 = arith.minsi %57, %c5 : index
-    %59 = arith.muli %1, %arg7 : index
-    %60 = arith.muli %59, %c3 : index
-    %61 = arith.muli %60, %arg6 : index
-    %62 = arith.muli %arg7, %c3 : index
-    %63 = arith.muli %3, %c6 : index
-    %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%61], sizes: [%62, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %64 = arith.maxsi %63, %c0 : index
-    %65 = arith.minsi %64, %62 : index
-    %66 = arith.addi %63, %c6 : index
+    %58 = arith.subi %c1, %7 : index
+    %59 = arith.maxsi %58, %c0 : index
+    %60 = arith.subi %arg3, %8 : index
+    %61 = arith.minsi %60, %c5 : index
+    %62 = arith.muli %1, %arg7 : index
+    %63 = arith.muli %62, %c3 : index
+    %64 = arith.muli %63, %arg6 : index
+    %65 = arith.muli %arg7, %c3 : index
+    %66 = arith.muli %3, %c6 : index
+    %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%64], sizes: [%65, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %67 = arith.maxsi %66, %c0 : index
-    %68 = arith.minsi %67, %62 : index
-    %69 = arith.subi %68, %65 : index
+    %68 = arith.minsi %67, %65 : index
+    %69 = arith.addi %66, %c6 : index
+    %70 = arith.maxsi %69, %c0 : index
+    %71 = arith.minsi %70, %65 : index
+    %72 = arith.subi %71, %68 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c67_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c77_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview_3 = memref.subview %reinterpret_cast_2[%65, %24] [%69, %31] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %70 = arith.bitcast %arg8 : f32 to i32
-    %71 = arith.extui %70 : i32 to i64
-    %72 = arith.index_cast %56 : index to i64
-    %73 = arith.index_cast %58 : index to i64
-    %74 = arith.index_cast %69 : index to i64
+    %subview_3 = memref.subview %reinterpret_cast_2[%68, %24] [%72, %31] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %73 = arith.bitcast %arg8 : f32 to i32
+    %74 = arith.extui %73 : i32 to i64
+    %75 = arith.index_cast %59 : index to i64
+    %76 = arith.index_cast %61 : index to i64
+    %77 = arith.index_cast %72 : index to i64
     %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %75 = arith.index_cast %intptr_8 : index to i64
-    %76 = arith.index_cast %offset_5 : index to i64
-    %77 = arith.addi %75, %76 : i64
-    %78 = arith.index_cast %strides_7#0 : index to i64
-    %79 = arith.divsi %74, %c3_i64 : i64
-    %80 = arith.subi %73, %72 : i64
-    %81 = arith.maxsi %80, %c0_i64 : i64
-    "instgem.config_st"(%c1_i64, %c2_i64, %c3_i64, %72, %c1_i64, %c3_i64, %79, %c3_i64, %81, %c5_i64, %78, %71) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %82 = arith.muli %72, %c5_i64 : i64
-    %83 = arith.cmpi sgt, %79, %c0_i64 : i64
-    scf.if %83 {
-      %84 = arith.index_cast %40 : i64 to index
-      scf.for %arg10 = %c0 to %84 step %c1 {
-        %85 = arith.index_cast %arg10 : index to i64
-        %86 = arith.muli %85, %c16_i64 : i64
-        %87 = arith.addi %77, %86 : i64
-        %88 = arith.muli %85, %c32_i64 : i64
-        %89 = arith.ori %88, %c2147483648_i64 : i64
-        %90 = arith.addi %89, %82 : i64
-        %91 = arith.subi %35, %86 : i64
-        %92 = arith.minsi %91, %c16_i64 : i64
-        "instgem.mvout"(%87, %90, %92, %c0_i64) : (i64, i64, i64, i64) -> ()
+    %78 = arith.index_cast %intptr_8 : index to i64
+    %79 = arith.index_cast %offset_5 : index to i64
+    %80 = arith.addi %78, %79 : i64
+    %81 = arith.index_cast %strides_7#0 : index to i64
+    %82 = arith.divsi %77, %c3_i64 : i64
+    %83 = arith.subi %76, %75 : i64
+    %84 = arith.maxsi %83, %c0_i64 : i64
+    "instgem.config_st"(%c1_i64, %c2_i64, %c3_i64, %75, %c1_i64, %c3_i64, %82, %c3_i64, %84, %c5_i64, %81, %74) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %85 = arith.muli %75, %c5_i64 : i64
+    %86 = arith.cmpi sgt, %82, %c0_i64 : i64
+    scf.if %86 {
+      %87 = arith.index_cast %40 : i64 to index
+      scf.for %arg10 = %c0 to %87 step %c1 {
+        %88 = arith.index_cast %arg10 : index to i64
+        %89 = arith.muli %88, %c16_i64 : i64
+        %90 = arith.addi %80, %89 : i64
+        %91 = arith.muli %88, %c32_i64 : i64
+        %92 = arith.ori %91, %c2147483648_i64 : i64
+        %93 = arith.addi %92, %85 : i64
+        %94 = arith.subi %35, %89 : i64
+        %95 = arith.minsi %94, %c16_i64 : i64
+        "instgem.mvout"(%90, %93, %95, %c0_i64) : (i64, i64, i64, i64) -> ()
       }
     }
     "instgem.fence"() : () -> ()

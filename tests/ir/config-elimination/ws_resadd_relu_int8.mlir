@@ -79,26 +79,26 @@ module {
     %26 = arith.index_cast %14 : index to i64
     %27 = arith.index_cast %23 : index to i64
     scf.for %arg8 = %c0 to %c4 step %c1 {
-      %62 = arith.index_cast %arg8 : index to i64
-      %63 = arith.remsi %62, %c2_i64 : i64
-      %64 = arith.divsi %62, %c2_i64 : i64
-      %65 = arith.muli %64, %c16_i64 : i64
-      %66 = arith.subi %c32_i64, %65 : i64
-      %67 = arith.minsi %66, %c16_i64 : i64
-      %68 = arith.muli %63, %c32_i64 : i64
-      %69 = arith.addi %68, %65 : i64
-      %70 = arith.ori %69, %c2147483648_i64 : i64
-      %71 = arith.muli %63, %c16_i64 : i64
-      %72 = arith.cmpi slt, %71, %25 : i64
-      %73 = arith.addi %71, %c16_i64 : i64
-      %74 = arith.addi %25, %26 : i64
-      %75 = arith.cmpi sgt, %73, %74 : i64
-      %76 = arith.addi %65, %c16_i64 : i64
-      %77 = arith.cmpi sgt, %76, %27 : i64
-      %78 = arith.ori %72, %75 : i1
-      %79 = arith.ori %78, %77 : i1
-      scf.if %79 {
-        "instgem.mvin"(%c0_i64, %70, %67, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %65 = arith.index_cast %arg8 : index to i64
+      %66 = arith.remsi %65, %c2_i64 : i64
+      %67 = arith.divsi %65, %c2_i64 : i64
+      %68 = arith.muli %67, %c16_i64 : i64
+      %69 = arith.subi %c32_i64, %68 : i64
+      %70 = arith.minsi %69, %c16_i64 : i64
+      %71 = arith.muli %66, %c32_i64 : i64
+      %72 = arith.addi %71, %68 : i64
+      %73 = arith.ori %72, %c2147483648_i64 : i64
+      %74 = arith.muli %66, %c16_i64 : i64
+      %75 = arith.cmpi slt, %74, %25 : i64
+      %76 = arith.addi %74, %c16_i64 : i64
+      %77 = arith.addi %25, %26 : i64
+      %78 = arith.cmpi sgt, %76, %77 : i64
+      %79 = arith.addi %68, %c16_i64 : i64
+      %80 = arith.cmpi sgt, %79, %27 : i64
+      %81 = arith.ori %75, %78 : i1
+      %82 = arith.ori %81, %80 : i1
+      scf.if %82 {
+        "instgem.mvin"(%c0_i64, %73, %70, %c16_i64) : (i64, i64, i64, i64) -> ()
       }
     }
     %28 = arith.bitcast %arg5 : f32 to i32
@@ -121,79 +121,86 @@ module {
     %42 = arith.muli %41, %34 : i64
     %43 = arith.index_cast %42 : i64 to index
     scf.for %arg8 = %c0 to %43 step %c1 {
-      %62 = arith.index_cast %arg8 : index to i64
-      %63 = arith.divsi %62, %34 : i64
-      %64 = arith.addi %35, %63 : i64
-      %65 = arith.remsi %62, %34 : i64
-      %66 = arith.muli %64, %c16_i64 : i64
-      %67 = arith.maxsi %66, %25 : i64
-      %68 = arith.addi %66, %c16_i64 : i64
-      %69 = arith.minsi %68, %36 : i64
-      %70 = arith.subi %69, %67 : i64
-      %71 = arith.subi %67, %25 : i64
-      %72 = arith.muli %71, %33 : i64
-      %73 = arith.addi %32, %72 : i64
-      %74 = arith.muli %65, %c64_i64 : i64
-      %75 = arith.addi %73, %74 : i64
-      %76 = arith.muli %64, %c32_i64 : i64
-      %77 = arith.addi %76, %74 : i64
-      %78 = arith.ori %77, %c2147483648_i64 : i64
-      %79 = arith.subi %67, %66 : i64
-      %80 = arith.addi %78, %79 : i64
-      %81 = arith.subi %27, %74 : i64
-      %82 = arith.minsi %81, %c64_i64 : i64
-      "instgem.mvin"(%75, %80, %82, %70) : (i64, i64, i64, i64) -> ()
+      %65 = arith.index_cast %arg8 : index to i64
+      %66 = arith.divsi %65, %34 : i64
+      %67 = arith.addi %35, %66 : i64
+      %68 = arith.remsi %65, %34 : i64
+      %69 = arith.muli %67, %c16_i64 : i64
+      %70 = arith.maxsi %69, %25 : i64
+      %71 = arith.addi %69, %c16_i64 : i64
+      %72 = arith.minsi %71, %36 : i64
+      %73 = arith.subi %72, %70 : i64
+      %74 = arith.subi %70, %25 : i64
+      %75 = arith.muli %74, %33 : i64
+      %76 = arith.addi %32, %75 : i64
+      %77 = arith.muli %68, %c64_i64 : i64
+      %78 = arith.addi %76, %77 : i64
+      %79 = arith.muli %67, %c32_i64 : i64
+      %80 = arith.addi %79, %77 : i64
+      %81 = arith.ori %80, %c2147483648_i64 : i64
+      %82 = arith.subi %70, %69 : i64
+      %83 = arith.addi %81, %82 : i64
+      %84 = arith.subi %27, %77 : i64
+      %85 = arith.minsi %84, %c64_i64 : i64
+      "instgem.mvin"(%78, %83, %85, %73) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %44 = arith.ceildivsi %25, %c16_i64 : i64
-    %45 = arith.muli %44, %34 : i64
-    %46 = arith.index_cast %45 : i64 to index
-    scf.for %arg8 = %c0 to %46 step %c1 {
-      %62 = arith.index_cast %arg8 : index to i64
-      %63 = arith.divsi %62, %34 : i64
-      %64 = arith.remsi %62, %34 : i64
-      %65 = arith.muli %63, %c32_i64 : i64
-      %66 = arith.muli %64, %c64_i64 : i64
-      %67 = arith.addi %65, %66 : i64
-      %68 = arith.ori %67, %c2147483648_i64 : i64
-      %69 = arith.subi %27, %66 : i64
-      %70 = arith.minsi %69, %c64_i64 : i64
-      %71 = arith.muli %63, %c16_i64 : i64
-      %72 = arith.subi %25, %71 : i64
-      %73 = arith.minsi %72, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %68, %70, %73) : (i64, i64, i64, i64) -> ()
+    %45 = arith.cmpi sgt, %25, %c0_i64 : i64
+    %46 = arith.extui %45 : i1 to i64
+    %47 = arith.muli %44, %46 : i64
+    %48 = arith.muli %47, %34 : i64
+    %49 = arith.index_cast %48 : i64 to index
+    scf.for %arg8 = %c0 to %49 step %c1 {
+      %65 = arith.index_cast %arg8 : index to i64
+      %66 = arith.divsi %65, %34 : i64
+      %67 = arith.remsi %65, %34 : i64
+      %68 = arith.muli %66, %c16_i64 : i64
+      %69 = arith.maxsi %68, %c0_i64 : i64
+      %70 = arith.addi %68, %c16_i64 : i64
+      %71 = arith.minsi %70, %25 : i64
+      %72 = arith.subi %71, %69 : i64
+      %73 = arith.muli %66, %c32_i64 : i64
+      %74 = arith.muli %67, %c64_i64 : i64
+      %75 = arith.addi %73, %74 : i64
+      %76 = arith.ori %75, %c2147483648_i64 : i64
+      %77 = arith.subi %69, %68 : i64
+      %78 = arith.addi %76, %77 : i64
+      %79 = arith.subi %27, %74 : i64
+      %80 = arith.minsi %79, %c64_i64 : i64
+      "instgem.mvin"(%c0_i64, %78, %80, %72) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %47 = arith.bitcast %arg6 : f32 to i32
-    %48 = arith.extui %47 : i32 to i64
+    %50 = arith.bitcast %arg6 : f32 to i32
+    %51 = arith.extui %50 : i32 to i64
     %base_buffer_2, %offset_3, %sizes_4:2, %strides_5:2 = memref.extract_strided_metadata %subview_1 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_6 = memref.extract_aligned_pointer_as_index %subview_1 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %49 = arith.index_cast %intptr_6 : index to i64
-    %50 = arith.index_cast %offset_3 : index to i64
-    %51 = arith.addi %49, %50 : i64
-    %52 = arith.index_cast %strides_5#0 : index to i64
-    "instgem.config_ld"(%c1_i64, %c0_i64, %c1_i64, %c16_i64, %48, %52) : (i64, i64, i64, i64, i64, i64) -> ()
+    %52 = arith.index_cast %intptr_6 : index to i64
+    %53 = arith.index_cast %offset_3 : index to i64
+    %54 = arith.addi %52, %53 : i64
+    %55 = arith.index_cast %strides_5#0 : index to i64
+    "instgem.config_ld"(%c1_i64, %c0_i64, %c1_i64, %c16_i64, %51, %55) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg8 = %c0 to %43 step %c1 {
-      %62 = arith.index_cast %arg8 : index to i64
-      %63 = arith.divsi %62, %34 : i64
-      %64 = arith.addi %35, %63 : i64
-      %65 = arith.remsi %62, %34 : i64
-      %66 = arith.muli %64, %c16_i64 : i64
-      %67 = arith.maxsi %66, %25 : i64
-      %68 = arith.addi %66, %c16_i64 : i64
-      %69 = arith.minsi %68, %36 : i64
-      %70 = arith.subi %69, %67 : i64
-      %71 = arith.subi %67, %25 : i64
-      %72 = arith.muli %71, %52 : i64
-      %73 = arith.addi %51, %72 : i64
-      %74 = arith.muli %65, %c64_i64 : i64
-      %75 = arith.addi %73, %74 : i64
-      %76 = arith.muli %64, %c32_i64 : i64
-      %77 = arith.addi %76, %74 : i64
-      %78 = arith.ori %77, %c3221225472_i64 : i64
-      %79 = arith.subi %67, %66 : i64
-      %80 = arith.addi %78, %79 : i64
-      %81 = arith.subi %27, %74 : i64
-      %82 = arith.minsi %81, %c64_i64 : i64
-      "instgem.mvin"(%75, %80, %82, %70) : (i64, i64, i64, i64) -> ()
+      %65 = arith.index_cast %arg8 : index to i64
+      %66 = arith.divsi %65, %34 : i64
+      %67 = arith.addi %35, %66 : i64
+      %68 = arith.remsi %65, %34 : i64
+      %69 = arith.muli %67, %c16_i64 : i64
+      %70 = arith.maxsi %69, %25 : i64
+      %71 = arith.addi %69, %c16_i64 : i64
+      %72 = arith.minsi %71, %36 : i64
+      %73 = arith.subi %72, %70 : i64
+      %74 = arith.subi %70, %25 : i64
+      %75 = arith.muli %74, %55 : i64
+      %76 = arith.addi %54, %75 : i64
+      %77 = arith.muli %68, %c64_i64 : i64
+      %78 = arith.addi %76, %77 : i64
+      %79 = arith.muli %67, %c32_i64 : i64
+      %80 = arith.addi %79, %77 : i64
+      %81 = arith.ori %80, %c3221225472_i64 : i64
+      %82 = arith.subi %70, %69 : i64
+      %83 = arith.addi %81, %82 : i64
+      %84 = arith.subi %27, %77 : i64
+      %85 = arith.minsi %84, %c64_i64 : i64
+      "instgem.mvin"(%78, %83, %85, %73) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %reinterpret_cast_7 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     scf.if %24 {
@@ -202,39 +209,39 @@ module {
     %subview_8 = memref.subview %reinterpret_cast_7[%7, %16] [%14, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %53 = arith.index_cast %intptr_13 : index to i64
-    %54 = arith.index_cast %offset_10 : index to i64
-    %55 = arith.addi %53, %54 : i64
-    %56 = arith.index_cast %strides_12#0 : index to i64
-    %57 = arith.bitcast %arg7 : f32 to i32
-    %58 = arith.extui %57 : i32 to i64
-    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %56, %58) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %59 = arith.ceildivsi %27, %c16_i64 : i64
-    %60 = arith.muli %41, %59 : i64
-    %61 = arith.index_cast %60 : i64 to index
-    scf.for %arg8 = %c0 to %61 step %c1 {
-      %62 = arith.index_cast %arg8 : index to i64
-      %63 = arith.remsi %62, %41 : i64
-      %64 = arith.divsi %62, %41 : i64
-      %65 = arith.addi %35, %63 : i64
-      %66 = arith.muli %65, %c16_i64 : i64
-      %67 = arith.maxsi %66, %25 : i64
-      %68 = arith.addi %66, %c16_i64 : i64
-      %69 = arith.minsi %68, %36 : i64
-      %70 = arith.subi %69, %67 : i64
-      %71 = arith.subi %67, %25 : i64
-      %72 = arith.muli %71, %56 : i64
-      %73 = arith.addi %55, %72 : i64
-      %74 = arith.muli %64, %c16_i64 : i64
-      %75 = arith.addi %73, %74 : i64
-      %76 = arith.muli %65, %c32_i64 : i64
-      %77 = arith.addi %76, %74 : i64
-      %78 = arith.ori %77, %c2147483648_i64 : i64
-      %79 = arith.subi %67, %66 : i64
-      %80 = arith.addi %78, %79 : i64
-      %81 = arith.subi %27, %74 : i64
-      %82 = arith.minsi %81, %c16_i64 : i64
-      "instgem.mvout"(%75, %80, %82, %70) : (i64, i64, i64, i64) -> ()
+    %56 = arith.index_cast %intptr_13 : index to i64
+    %57 = arith.index_cast %offset_10 : index to i64
+    %58 = arith.addi %56, %57 : i64
+    %59 = arith.index_cast %strides_12#0 : index to i64
+    %60 = arith.bitcast %arg7 : f32 to i32
+    %61 = arith.extui %60 : i32 to i64
+    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %59, %61) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %62 = arith.ceildivsi %27, %c16_i64 : i64
+    %63 = arith.muli %41, %62 : i64
+    %64 = arith.index_cast %63 : i64 to index
+    scf.for %arg8 = %c0 to %64 step %c1 {
+      %65 = arith.index_cast %arg8 : index to i64
+      %66 = arith.remsi %65, %41 : i64
+      %67 = arith.divsi %65, %41 : i64
+      %68 = arith.addi %35, %66 : i64
+      %69 = arith.muli %68, %c16_i64 : i64
+      %70 = arith.maxsi %69, %25 : i64
+      %71 = arith.addi %69, %c16_i64 : i64
+      %72 = arith.minsi %71, %36 : i64
+      %73 = arith.subi %72, %70 : i64
+      %74 = arith.subi %70, %25 : i64
+      %75 = arith.muli %74, %59 : i64
+      %76 = arith.addi %58, %75 : i64
+      %77 = arith.muli %67, %c16_i64 : i64
+      %78 = arith.addi %76, %77 : i64
+      %79 = arith.muli %68, %c32_i64 : i64
+      %80 = arith.addi %79, %77 : i64
+      %81 = arith.ori %80, %c2147483648_i64 : i64
+      %82 = arith.subi %70, %69 : i64
+      %83 = arith.addi %81, %82 : i64
+      %84 = arith.subi %27, %77 : i64
+      %85 = arith.minsi %84, %c16_i64 : i64
+      "instgem.mvout"(%78, %83, %85, %73) : (i64, i64, i64, i64) -> ()
     }
     "instgem.fence"() : () -> ()
     return

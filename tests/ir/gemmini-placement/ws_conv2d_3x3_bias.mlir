@@ -13,161 +13,166 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func @conv2d_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: index, %arg13: index, %arg14: index, %arg15: index, %arg16: index, %arg17: f32, %arg18: memref<?xi32>) {
     %c9_i64 = arith.constant 9 : i64
-    %c87_i64 = arith.constant 87 : i64
+    %c113_i64 = arith.constant 113 : i64
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
-    %c79_i64 = arith.constant 79 : i64
+    %c101_i64 = arith.constant 101 : i64
     %c0_i8 = arith.constant 0 : i8
     %c13_i64 = arith.constant 13 : i64
-    %c78_i64 = arith.constant 78 : i64
+    %c100_i64 = arith.constant 100 : i64
     %c0_i32 = arith.constant 0 : i32
     %c15_i64 = arith.constant 15 : i64
-    %c59_i64 = arith.constant 59 : i64
+    %c72_i64 = arith.constant 72 : i64
     %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
     %c32 = arith.constant 32 : index
     %c2_i64 = arith.constant 2 : i64
     %c16 = arith.constant 16 : index
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : index
     %0 = call @baco_program_id(%c0_i64) : (i64) -> i64
     %1 = arith.index_cast %0 : i64 to index
-    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
-    %3 = arith.index_cast %2 : i64 to index
-    %4 = arith.muli %3, %c16 : index
-    %5 = call @baco_program_id(%c2_i64) : (i64) -> i64
-    %6 = arith.index_cast %5 : i64 to index
-    %7 = arith.muli %6, %c32 : index
-    %8 = arith.floordivsi %1, %arg6 : index
-    %9 = arith.muli %8, %arg6 : index
-    %10 = arith.subi %1, %9 : index
-    %11 = arith.subi %10, %c1 : index
-    %12 = arith.subi %4, %c1 : index
-    %13 = arith.ceildivsi %arg5, %c32 : index
-    %14 = arith.subi %c1, %10 : index
-    %15 = arith.maxsi %14, %c0 : index
-    %16 = arith.subi %arg3, %11 : index
-    %17 = arith.minsi %arg9, %16 : index
+    %2 = arith.floordivsi %1, %arg6 : index
+    %3 = call @baco_program_id(%c0_i64) : (i64) -> i64
+    %4 = arith.index_cast %3 : i64 to index
+    %5 = arith.floordivsi %4, %arg6 : index
+    %6 = arith.muli %5, %arg6 : index
+    %7 = arith.subi %4, %6 : index
+    %8 = call @baco_program_id(%c1_i64) : (i64) -> i64
+    %9 = arith.index_cast %8 : i64 to index
+    %10 = arith.muli %9, %c16 : index
+    %11 = call @baco_program_id(%c2_i64) : (i64) -> i64
+    %12 = arith.index_cast %11 : i64 to index
+    %13 = arith.muli %12, %c32 : index
+    %14 = arith.subi %7, %c1 : index
+    %15 = arith.subi %10, %c1 : index
+    %16 = arith.ceildivsi %arg5, %c32 : index
+    %17 = arith.subi %c1, %7 : index
+    %18 = arith.maxsi %17, %c0 : index
+    %19 = arith.subi %arg3, %14 : index
+    %20 = arith.minsi %arg9, %19 : index
     %reinterpret_cast = memref.reinterpret_cast %arg18 to offset: [0], sizes: [%arg7, %arg8], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-    %18 = arith.maxsi %4, %c0 : index
-    %19 = arith.minsi %18, %arg7 : index
-    %20 = arith.addi %4, %c16 : index
-    %21 = arith.maxsi %20, %c0 : index
+    %21 = arith.maxsi %10, %c0 : index
     %22 = arith.minsi %21, %arg7 : index
-    %23 = arith.subi %19, %4 : index
+    %23 = arith.addi %10, %c16 : index
     %24 = arith.maxsi %23, %c0 : index
-    %25 = arith.minsi %24, %c16 : index
-    %26 = arith.subi %22, %19 : index
-    %27 = arith.maxsi %7, %c0 : index
-    %28 = arith.minsi %27, %arg8 : index
-    %29 = arith.addi %7, %c32 : index
-    %30 = arith.maxsi %29, %c0 : index
+    %25 = arith.minsi %24, %arg7 : index
+    %26 = arith.subi %22, %10 : index
+    %27 = arith.maxsi %26, %c0 : index
+    %28 = arith.minsi %27, %c16 : index
+    %29 = arith.subi %25, %22 : index
+    %30 = arith.maxsi %13, %c0 : index
     %31 = arith.minsi %30, %arg8 : index
-    %32 = arith.subi %28, %7 : index
+    %32 = arith.addi %13, %c32 : index
     %33 = arith.maxsi %32, %c0 : index
-    %34 = arith.minsi %33, %c32 : index
-    %35 = arith.subi %31, %28 : index
-    %36 = arith.cmpi sgt, %34, %c0 : index
-    scf.if %36 {
-      func.call @baco_boundary_error(%c59_i64, %c15_i64) : (i64, i64) -> ()
+    %34 = arith.minsi %33, %arg8 : index
+    %35 = arith.subi %31, %13 : index
+    %36 = arith.maxsi %35, %c0 : index
+    %37 = arith.minsi %36, %c32 : index
+    %38 = arith.subi %34, %31 : index
+    %39 = arith.cmpi sgt, %37, %c0 : index
+    scf.if %39 {
+      func.call @baco_boundary_error(%c72_i64, %c15_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast[%19, %28] [%26, %35] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+    %subview = memref.subview %reinterpret_cast[%22, %31] [%29, %38] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %alloc = memref.alloc() {alignment = 64 : i64} : memref<16x32xi32>
     linalg.map outs(%alloc : memref<16x32xi32>)
       (%init: i32) {
         linalg.yield %c0_i32 : i32
       }
-    %subview_1 = memref.subview %alloc[%25, 0] [%26, %35] [1, 1] : memref<16x32xi32> to memref<?x?xi32, strided<[32, 1], offset: ?>>
+    %subview_1 = memref.subview %alloc[%28, 0] [%29, %38] [1, 1] : memref<16x32xi32> to memref<?x?xi32, strided<[32, 1], offset: ?>>
     memref.copy %subview, %subview_1 : memref<?x?xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[32, 1], offset: ?>>
-    %37 = arith.muli %15, %arg10 : index
-    %38 = arith.muli %37, %13 : index
-    %39 = arith.muli %17, %arg10 : index
-    %40 = arith.muli %39, %13 : index
-    scf.for %arg19 = %38 to %40 step %c1 {
-      %43 = arith.muli %arg10, %13 : index
-      %44 = arith.floordivsi %arg19, %43 : index
-      %45 = arith.floordivsi %arg19, %13 : index
-      %46 = arith.floordivsi %45, %arg10 : index
-      %47 = arith.muli %46, %arg10 : index
-      %48 = arith.subi %45, %47 : index
-      %49 = arith.muli %45, %13 : index
-      %50 = arith.subi %arg19, %49 : index
-      %51 = arith.muli %50, %c32 : index
-      %52 = arith.addi %12, %48 : index
-      %53 = arith.muli %8, %arg3 : index
-      %54 = arith.addi %53, %11 : index
-      %55 = arith.addi %54, %44 : index
-      %56 = arith.muli %55, %arg4 : index
-      %57 = arith.muli %56, %arg5 : index
-      %reinterpret_cast_6 = memref.reinterpret_cast %arg0 to offset: [%57], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %58 = arith.muli %44, %arg10 : index
-      %59 = arith.addi %58, %48 : index
-      %60 = arith.muli %59, %arg5 : index
-      %61 = arith.muli %60, %arg8 : index
-      %reinterpret_cast_7 = memref.reinterpret_cast %arg1 to offset: [%61], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %62 = arith.maxsi %52, %c0 : index
-      %63 = arith.minsi %62, %arg4 : index
-      %64 = arith.addi %52, %c16 : index
-      %65 = arith.maxsi %64, %c0 : index
-      %66 = arith.minsi %65, %arg4 : index
-      %67 = arith.subi %63, %52 : index
-      %68 = arith.maxsi %67, %c0 : index
-      %69 = arith.minsi %68, %c16 : index
-      %70 = arith.subi %66, %63 : index
-      %71 = arith.maxsi %51, %c0 : index
-      %72 = arith.minsi %71, %arg5 : index
-      %73 = arith.addi %51, %c32 : index
-      %74 = arith.maxsi %73, %c0 : index
-      %75 = arith.minsi %74, %arg5 : index
-      %76 = arith.subi %72, %51 : index
-      %77 = arith.maxsi %76, %c0 : index
-      %78 = arith.minsi %77, %c32 : index
-      %79 = arith.subi %75, %72 : index
-      %80 = arith.cmpi sgt, %78, %c0 : index
-      scf.if %80 {
-        func.call @baco_boundary_error(%c78_i64, %c13_i64) : (i64, i64) -> ()
+    %40 = arith.muli %18, %arg10 : index
+    %41 = arith.muli %40, %16 : index
+    %42 = arith.muli %20, %arg10 : index
+    %43 = arith.muli %42, %16 : index
+    scf.for %arg19 = %41 to %43 step %c1 {
+      %48 = arith.muli %arg10, %16 : index
+      %49 = arith.floordivsi %arg19, %48 : index
+      %50 = arith.floordivsi %arg19, %16 : index
+      %51 = arith.floordivsi %50, %arg10 : index
+      %52 = arith.muli %51, %arg10 : index
+      %53 = arith.subi %50, %52 : index
+      %54 = arith.muli %50, %16 : index
+      %55 = arith.subi %arg19, %54 : index
+      %56 = arith.muli %55, %c32 : index
+      %57 = arith.addi %15, %53 : index
+      %58 = arith.muli %2, %arg3 : index
+      %59 = arith.addi %58, %14 : index
+      %60 = arith.addi %59, %49 : index
+      %61 = arith.muli %60, %arg4 : index
+      %62 = arith.muli %61, %arg5 : index
+      %reinterpret_cast_6 = memref.reinterpret_cast %arg0 to offset: [%62], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %63 = arith.muli %49, %arg10 : index
+      %64 = arith.addi %63, %53 : index
+      %65 = arith.muli %64, %arg5 : index
+      %66 = arith.muli %65, %arg8 : index
+      %reinterpret_cast_7 = memref.reinterpret_cast %arg1 to offset: [%66], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %67 = arith.maxsi %57, %c0 : index
+      %68 = arith.minsi %67, %arg4 : index
+      %69 = arith.addi %57, %c16 : index
+      %70 = arith.maxsi %69, %c0 : index
+      %71 = arith.minsi %70, %arg4 : index
+      %72 = arith.subi %68, %57 : index
+      %73 = arith.maxsi %72, %c0 : index
+      %74 = arith.minsi %73, %c16 : index
+      %75 = arith.subi %71, %68 : index
+      %76 = arith.maxsi %56, %c0 : index
+      %77 = arith.minsi %76, %arg5 : index
+      %78 = arith.addi %56, %c32 : index
+      %79 = arith.maxsi %78, %c0 : index
+      %80 = arith.minsi %79, %arg5 : index
+      %81 = arith.subi %77, %56 : index
+      %82 = arith.maxsi %81, %c0 : index
+      %83 = arith.minsi %82, %c32 : index
+      %84 = arith.subi %80, %77 : index
+      %85 = arith.cmpi sgt, %83, %c0 : index
+      scf.if %85 {
+        func.call @baco_boundary_error(%c100_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_8 = memref.subview %reinterpret_cast_6[%63, %72] [%70, %79] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_8 = memref.subview %reinterpret_cast_6[%68, %77] [%75, %84] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_9 = memref.alloc() {alignment = 64 : i64} : memref<16x32xi8>
       linalg.map outs(%alloc_9 : memref<16x32xi8>)
         (%init: i8) {
           linalg.yield %c0_i8 : i8
         }
-      %subview_10 = memref.subview %alloc_9[%69, 0] [%70, %79] [1, 1] : memref<16x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
+      %subview_10 = memref.subview %alloc_9[%74, 0] [%75, %84] [1, 1] : memref<16x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
       memref.copy %subview_8, %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[32, 1], offset: ?>>
-      scf.if %36 {
-        func.call @baco_boundary_error(%c79_i64, %c13_i64) : (i64, i64) -> ()
+      scf.if %39 {
+        func.call @baco_boundary_error(%c101_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_11 = memref.subview %reinterpret_cast_7[%72, %28] [%79, %35] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_11 = memref.subview %reinterpret_cast_7[%77, %31] [%84, %38] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_12 = memref.alloc() {alignment = 64 : i64} : memref<32x32xi8>
       linalg.map outs(%alloc_12 : memref<32x32xi8>)
         (%init: i8) {
           linalg.yield %c0_i8 : i8
         }
-      %subview_13 = memref.subview %alloc_12[%78, 0] [%79, %35] [1, 1] : memref<32x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
+      %subview_13 = memref.subview %alloc_12[%83, 0] [%84, %38] [1, 1] : memref<32x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
       memref.copy %subview_11, %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[32, 1], offset: ?>>
       linalg.matmul ins(%alloc_9, %alloc_12 : memref<16x32xi8>, memref<32x32xi8>) outs(%alloc : memref<16x32xi32>)
     }
-    %41 = arith.muli %1, %arg7 : index
-    %42 = arith.muli %41, %arg8 : index
-    %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%42], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %44 = arith.muli %2, %arg6 : index
+    %45 = arith.addi %44, %7 : index
+    %46 = arith.muli %45, %arg7 : index
+    %47 = arith.muli %46, %arg8 : index
+    %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%47], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %alloc_3 = memref.alloc() {alignment = 64 : i64} : memref<16x32xi8>
     linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%alloc : memref<16x32xi32>) outs(%alloc_3 : memref<16x32xi8>) attrs =  {gemmini.epilogue = {relu = true, scaled = true}} {
     ^bb0(%in: i32, %out: i8):
-      %43 = arith.maxsi %in, %c0_i32 : i32
-      %44 = arith.sitofp %43 : i32 to f32
-      %45 = arith.mulf %44, %arg17 : f32
-      %46 = math.roundeven %45 : f32
-      %47 = arith.maximumf %46, %cst_0 : f32
-      %48 = arith.minimumf %47, %cst : f32
-      %49 = arith.fptosi %48 : f32 to i8
-      linalg.yield %49 : i8
+      %48 = arith.maxsi %in, %c0_i32 : i32
+      %49 = arith.sitofp %48 : i32 to f32
+      %50 = arith.mulf %49, %arg17 : f32
+      %51 = math.roundeven %50 : f32
+      %52 = arith.maximumf %51, %cst_0 : f32
+      %53 = arith.minimumf %52, %cst : f32
+      %54 = arith.fptosi %53 : f32 to i8
+      linalg.yield %54 : i8
     }
-    scf.if %36 {
-      func.call @baco_boundary_error(%c87_i64, %c9_i64) : (i64, i64) -> ()
+    scf.if %39 {
+      func.call @baco_boundary_error(%c113_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview_4 = memref.subview %reinterpret_cast_2[%19, %28] [%26, %35] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %subview_5 = memref.subview %alloc_3[%25, 0] [%26, %35] [1, 1] : memref<16x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
+    %subview_4 = memref.subview %reinterpret_cast_2[%22, %31] [%29, %38] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %subview_5 = memref.subview %alloc_3[%28, 0] [%29, %38] [1, 1] : memref<16x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
     memref.copy %subview_5, %subview_4 : memref<?x?xi8, strided<[32, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     return
   }

@@ -19,6 +19,7 @@
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -71,17 +72,17 @@ module {
     %c32_i64 = arith.constant 32 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
+    %c1 = arith.constant 1 : index
     %c16 = arith.constant 16 : index
     %c2_i64_1 = arith.constant 2 : i64
     %c32 = arith.constant 32 : index
-    %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
-    %c60_i64 = arith.constant 60 : i64
+    %c72_i64 = arith.constant 72 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c79_i64 = arith.constant 79 : i64
+    %c100_i64 = arith.constant 100 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c80_i64 = arith.constant 80 : i64
-    %c88_i64 = arith.constant 88 : i64
+    %c101_i64 = arith.constant 101 : i64
+    %c113_i64 = arith.constant 113 : i64
     %c9_i64 = arith.constant 9 : i64
     %c1_i64_2 = arith.constant 1 : i64
     %c0_i64_3 = arith.constant 0 : i64
@@ -91,530 +92,556 @@ module {
     }
     %8 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
     %9 = arith.index_cast %8 : i64 to index
-    %10 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
-    %11 = arith.index_cast %10 : i64 to index
-    %12 = arith.muli %11, %c16 : index
-    %13 = call @baco_program_id(%c2_i64_1) : (i64) -> i64
-    %14 = arith.index_cast %13 : i64 to index
-    %15 = arith.muli %14, %c32 : index
-    %16 = arith.floordivsi %9, %arg6 : index
-    %17 = arith.muli %16, %arg6 : index
-    %18 = arith.subi %9, %17 : index
-    %19 = arith.subi %18, %c1 : index
-    %20 = arith.subi %12, %c1 : index
-    %21 = arith.ceildivsi %arg5, %c32 : index
-    %22 = arith.subi %c1, %18 : index
-    %23 = arith.maxsi %22, %c0 : index
-    %24 = arith.subi %arg3, %19 : index
-    %25 = arith.minsi %arg9, %24 : index
+    %10 = arith.floordivsi %9, %arg6 : index
+    %11 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
+    %12 = arith.index_cast %11 : i64 to index
+    %13 = arith.floordivsi %12, %arg6 : index
+    %14 = arith.muli %13, %arg6 : index
+    %15 = arith.subi %12, %14 : index
+    %16 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
+    %17 = arith.index_cast %16 : i64 to index
+    %18 = arith.muli %17, %c16 : index
+    %19 = call @baco_program_id(%c2_i64_1) : (i64) -> i64
+    %20 = arith.index_cast %19 : i64 to index
+    %21 = arith.muli %20, %c32 : index
+    %22 = arith.subi %15, %c1 : index
+    %23 = arith.subi %18, %c1 : index
+    %24 = arith.ceildivsi %arg5, %c32 : index
+    %25 = arith.subi %c1, %15 : index
+    %26 = arith.maxsi %25, %c0 : index
+    %27 = arith.subi %arg3, %22 : index
+    %28 = arith.minsi %arg9, %27 : index
     %reinterpret_cast = memref.reinterpret_cast %arg18 to offset: [0], sizes: [%arg7, %arg8], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-    %26 = arith.maxsi %12, %c0 : index
-    %27 = arith.minsi %26, %arg7 : index
-    %28 = arith.addi %12, %c16 : index
-    %29 = arith.maxsi %28, %c0 : index
+    %29 = arith.maxsi %18, %c0 : index
     %30 = arith.minsi %29, %arg7 : index
-    %31 = arith.subi %27, %12 : index
+    %31 = arith.addi %18, %c16 : index
     %32 = arith.maxsi %31, %c0 : index
-    %33 = arith.minsi %32, %c16 : index
-    %34 = arith.subi %30, %27 : index
-    %35 = arith.maxsi %15, %c0 : index
-    %36 = arith.minsi %35, %arg8 : index
-    %37 = arith.addi %15, %c32 : index
-    %38 = arith.maxsi %37, %c0 : index
+    %33 = arith.minsi %32, %arg7 : index
+    %34 = arith.subi %30, %18 : index
+    %35 = arith.maxsi %34, %c0 : index
+    %36 = arith.minsi %35, %c16 : index
+    %37 = arith.subi %33, %30 : index
+    %38 = arith.maxsi %21, %c0 : index
     %39 = arith.minsi %38, %arg8 : index
-    %40 = arith.subi %36, %15 : index
+    %40 = arith.addi %21, %c32 : index
     %41 = arith.maxsi %40, %c0 : index
-    %42 = arith.minsi %41, %c32 : index
-    %43 = arith.subi %39, %36 : index
-    %44 = arith.cmpi sgt, %42, %c0 : index
-    scf.if %44 {
-      func.call @baco_boundary_error(%c60_i64, %c15_i64) : (i64, i64) -> ()
+    %42 = arith.minsi %41, %arg8 : index
+    %43 = arith.subi %39, %21 : index
+    %44 = arith.maxsi %43, %c0 : index
+    %45 = arith.minsi %44, %c32 : index
+    %46 = arith.subi %42, %39 : index
+    %47 = arith.cmpi sgt, %45, %c0 : index
+    scf.if %47 {
+      func.call @baco_boundary_error(%c72_i64, %c15_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast[%27, %36] [%34, %43] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+    %subview = memref.subview %reinterpret_cast[%30, %39] [%37, %46] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg19 = %c0 to %c2 step %c1 {
-      %78 = arith.index_cast %arg19 : index to i64
-      %79 = arith.muli %78, %c16_i64 : i64
-      %80 = arith.subi %c32_i64, %79 : i64
-      %81 = arith.minsi %80, %c16_i64 : i64
-      %82 = arith.ori %79, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %82, %81, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %86 = arith.index_cast %arg19 : index to i64
+      %87 = arith.muli %86, %c16_i64 : i64
+      %88 = arith.subi %c32_i64, %87 : i64
+      %89 = arith.minsi %88, %c16_i64 : i64
+      %90 = arith.ori %87, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %90, %89, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %45 = arith.index_cast %33 : index to i64
-    %46 = arith.index_cast %34 : index to i64
-    %47 = arith.index_cast %43 : index to i64
+    %48 = arith.index_cast %36 : index to i64
+    %49 = arith.index_cast %37 : index to i64
+    %50 = arith.index_cast %46 : index to i64
     %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
     %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-    %48 = arith.index_cast %intptr : index to i64
-    %49 = arith.index_cast %offset : index to i64
-    %50 = arith.muli %49, %c4_i64 : i64
-    %51 = arith.addi %48, %50 : i64
+    %51 = arith.index_cast %intptr : index to i64
+    %52 = arith.index_cast %offset : index to i64
+    %53 = arith.muli %52, %c4_i64 : i64
+    %54 = arith.addi %51, %53 : i64
     "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c0_i64_3) : (i64, i64, i64, i64, i64, i64) -> ()
-    %52 = arith.ceildivsi %47, %c16_i64 : i64
-    %53 = arith.divsi %45, %c16_i64 : i64
-    %54 = arith.addi %45, %46 : i64
-    %55 = arith.ceildivsi %54, %c16_i64 : i64
-    %56 = arith.subi %55, %53 : i64
-    %57 = arith.cmpi sgt, %46, %c0_i64_3 : i64
-    %58 = arith.extui %57 : i1 to i64
-    %59 = arith.muli %56, %58 : i64
-    %60 = arith.muli %59, %52 : i64
-    %61 = arith.index_cast %60 : i64 to index
-    scf.for %arg19 = %c0 to %61 step %c1 {
-      %78 = arith.index_cast %arg19 : index to i64
-      %79 = arith.divsi %78, %52 : i64
-      %80 = arith.addi %53, %79 : i64
-      %81 = arith.remsi %78, %52 : i64
-      %82 = arith.muli %80, %c16_i64 : i64
-      %83 = arith.maxsi %82, %45 : i64
-      %84 = arith.addi %82, %c16_i64 : i64
-      %85 = arith.minsi %84, %54 : i64
-      %86 = arith.subi %85, %83 : i64
-      %87 = arith.muli %81, %c64_i64 : i64
-      %88 = arith.addi %51, %87 : i64
-      %89 = arith.muli %80, %c32_i64 : i64
-      %90 = arith.muli %81, %c16_i64 : i64
-      %91 = arith.addi %89, %90 : i64
-      %92 = arith.ori %91, %c2147483648_i64 : i64
-      %93 = arith.subi %83, %82 : i64
-      %94 = arith.addi %92, %93 : i64
-      %95 = arith.subi %47, %90 : i64
-      %96 = arith.minsi %95, %c16_i64 : i64
-      "instgem.mvin"(%88, %94, %96, %86) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %62 = arith.ceildivsi %45, %c16_i64 : i64
-    %63 = arith.muli %62, %52 : i64
+    %55 = arith.ceildivsi %50, %c16_i64 : i64
+    %56 = arith.divsi %48, %c16_i64 : i64
+    %57 = arith.addi %48, %49 : i64
+    %58 = arith.ceildivsi %57, %c16_i64 : i64
+    %59 = arith.subi %58, %56 : i64
+    %60 = arith.cmpi sgt, %49, %c0_i64_3 : i64
+    %61 = arith.extui %60 : i1 to i64
+    %62 = arith.muli %59, %61 : i64
+    %63 = arith.muli %62, %55 : i64
     %64 = arith.index_cast %63 : i64 to index
     scf.for %arg19 = %c0 to %64 step %c1 {
-      %78 = arith.index_cast %arg19 : index to i64
-      %79 = arith.divsi %78, %52 : i64
-      %80 = arith.remsi %78, %52 : i64
-      %81 = arith.muli %79, %c32_i64 : i64
-      %82 = arith.muli %80, %c16_i64 : i64
-      %83 = arith.addi %81, %82 : i64
-      %84 = arith.ori %83, %c2147483648_i64 : i64
-      %85 = arith.subi %47, %82 : i64
-      %86 = arith.minsi %85, %c16_i64 : i64
-      %87 = arith.muli %79, %c16_i64 : i64
-      %88 = arith.subi %45, %87 : i64
-      %89 = arith.minsi %88, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %84, %86, %89) : (i64, i64, i64, i64) -> ()
+      %86 = arith.index_cast %arg19 : index to i64
+      %87 = arith.divsi %86, %55 : i64
+      %88 = arith.addi %56, %87 : i64
+      %89 = arith.remsi %86, %55 : i64
+      %90 = arith.muli %88, %c16_i64 : i64
+      %91 = arith.maxsi %90, %48 : i64
+      %92 = arith.addi %90, %c16_i64 : i64
+      %93 = arith.minsi %92, %57 : i64
+      %94 = arith.subi %93, %91 : i64
+      %95 = arith.muli %89, %c64_i64 : i64
+      %96 = arith.addi %54, %95 : i64
+      %97 = arith.muli %88, %c32_i64 : i64
+      %98 = arith.muli %89, %c16_i64 : i64
+      %99 = arith.addi %97, %98 : i64
+      %100 = arith.ori %99, %c2147483648_i64 : i64
+      %101 = arith.subi %91, %90 : i64
+      %102 = arith.addi %100, %101 : i64
+      %103 = arith.subi %50, %98 : i64
+      %104 = arith.minsi %103, %c16_i64 : i64
+      "instgem.mvin"(%96, %102, %104, %94) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %65 = arith.muli %23, %arg10 : index
-    %66 = arith.muli %65, %21 : index
-    %67 = arith.muli %25, %arg10 : index
-    %68 = arith.muli %67, %21 : index
-    %69 = arith.muli %9, %arg7 : index
-    %70 = arith.muli %69, %arg8 : index
-    %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [%70], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    scf.if %44 {
-      func.call @baco_boundary_error(%c88_i64, %c9_i64) : (i64, i64) -> ()
+    %65 = arith.ceildivsi %48, %c16_i64 : i64
+    %66 = arith.cmpi sgt, %48, %c0_i64_3 : i64
+    %67 = arith.extui %66 : i1 to i64
+    %68 = arith.muli %65, %67 : i64
+    %69 = arith.muli %68, %55 : i64
+    %70 = arith.index_cast %69 : i64 to index
+    scf.for %arg19 = %c0 to %70 step %c1 {
+      %86 = arith.index_cast %arg19 : index to i64
+      %87 = arith.divsi %86, %55 : i64
+      %88 = arith.remsi %86, %55 : i64
+      %89 = arith.muli %87, %c16_i64 : i64
+      %90 = arith.maxsi %89, %c0_i64_3 : i64
+      %91 = arith.addi %89, %c16_i64 : i64
+      %92 = arith.minsi %91, %48 : i64
+      %93 = arith.subi %92, %90 : i64
+      %94 = arith.muli %87, %c32_i64 : i64
+      %95 = arith.muli %88, %c16_i64 : i64
+      %96 = arith.addi %94, %95 : i64
+      %97 = arith.ori %96, %c2147483648_i64 : i64
+      %98 = arith.subi %90, %89 : i64
+      %99 = arith.addi %97, %98 : i64
+      %100 = arith.subi %50, %95 : i64
+      %101 = arith.minsi %100, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %99, %101, %93) : (i64, i64, i64, i64) -> ()
+    } {gemmini.load_stream}
+    %71 = arith.muli %26, %arg10 : index
+    %72 = arith.muli %71, %24 : index
+    %73 = arith.muli %28, %arg10 : index
+    %74 = arith.muli %73, %24 : index
+    %75 = arith.muli %10, %arg6 : index
+    %76 = arith.addi %75, %15 : index
+    %77 = arith.muli %76, %arg7 : index
+    %78 = arith.muli %77, %arg8 : index
+    %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [%78], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    scf.if %47 {
+      func.call @baco_boundary_error(%c113_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview_5 = memref.subview %reinterpret_cast_4[%27, %36] [%34, %43] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %subview_5 = memref.subview %reinterpret_cast_4[%30, %39] [%37, %46] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_10 = memref.extract_aligned_pointer_as_index %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %71 = arith.index_cast %intptr_10 : index to i64
-    %72 = arith.index_cast %offset_7 : index to i64
-    %73 = arith.addi %71, %72 : i64
-    %74 = arith.index_cast %strides_9#0 : index to i64
-    %75 = arith.bitcast %arg17 : f32 to i32
-    %76 = arith.extui %75 : i32 to i64
+    %79 = arith.index_cast %intptr_10 : index to i64
+    %80 = arith.index_cast %offset_7 : index to i64
+    %81 = arith.addi %79, %80 : i64
+    %82 = arith.index_cast %strides_9#0 : index to i64
+    %83 = arith.bitcast %arg17 : f32 to i32
+    %84 = arith.extui %83 : i32 to i64
     scf.if %7 {
-      "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %74, %76) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %82, %84) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    scf.for %arg19 = %66 to %68 step %c1 {
-      %78 = arith.muli %arg10, %21 : index
-      %79 = arith.floordivsi %arg19, %78 : index
-      %80 = arith.floordivsi %arg19, %21 : index
-      %81 = arith.floordivsi %80, %arg10 : index
-      %82 = arith.muli %81, %arg10 : index
-      %83 = arith.subi %80, %82 : index
-      %84 = arith.muli %80, %21 : index
-      %85 = arith.subi %arg19, %84 : index
-      %86 = arith.muli %85, %c32 : index
-      %87 = arith.addi %20, %83 : index
-      %88 = arith.muli %16, %arg3 : index
-      %89 = arith.addi %88, %19 : index
-      %90 = arith.addi %89, %79 : index
-      %91 = arith.muli %90, %arg4 : index
-      %92 = arith.muli %91, %arg5 : index
-      %reinterpret_cast_11 = memref.reinterpret_cast %arg0 to offset: [%92], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %93 = arith.muli %79, %arg10 : index
-      %94 = arith.addi %93, %83 : index
-      %95 = arith.muli %94, %arg5 : index
-      %96 = arith.muli %95, %arg8 : index
-      %reinterpret_cast_12 = memref.reinterpret_cast %arg1 to offset: [%96], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %97 = arith.maxsi %87, %c0 : index
-      %98 = arith.minsi %97, %arg4 : index
-      %99 = arith.addi %87, %c16 : index
-      %100 = arith.maxsi %99, %c0 : index
-      %101 = arith.minsi %100, %arg4 : index
-      %102 = arith.subi %98, %87 : index
-      %103 = arith.maxsi %102, %c0 : index
-      %104 = arith.minsi %103, %c16 : index
-      %105 = arith.subi %101, %98 : index
-      %106 = arith.maxsi %86, %c0 : index
-      %107 = arith.minsi %106, %arg5 : index
-      %108 = arith.addi %86, %c32 : index
-      %109 = arith.maxsi %108, %c0 : index
-      %110 = arith.minsi %109, %arg5 : index
-      %111 = arith.subi %107, %86 : index
-      %112 = arith.maxsi %111, %c0 : index
-      %113 = arith.minsi %112, %c32 : index
-      %114 = arith.subi %110, %107 : index
-      %115 = arith.cmpi sgt, %113, %c0 : index
-      scf.if %115 {
-        func.call @baco_boundary_error(%c79_i64, %c13_i64) : (i64, i64) -> ()
+    scf.for %arg19 = %72 to %74 step %c1 {
+      %86 = arith.muli %arg10, %24 : index
+      %87 = arith.floordivsi %arg19, %86 : index
+      %88 = arith.floordivsi %arg19, %24 : index
+      %89 = arith.floordivsi %88, %arg10 : index
+      %90 = arith.muli %89, %arg10 : index
+      %91 = arith.subi %88, %90 : index
+      %92 = arith.muli %88, %24 : index
+      %93 = arith.subi %arg19, %92 : index
+      %94 = arith.muli %93, %c32 : index
+      %95 = arith.addi %23, %91 : index
+      %96 = arith.muli %10, %arg3 : index
+      %97 = arith.addi %96, %22 : index
+      %98 = arith.addi %97, %87 : index
+      %99 = arith.muli %98, %arg4 : index
+      %100 = arith.muli %99, %arg5 : index
+      %reinterpret_cast_11 = memref.reinterpret_cast %arg0 to offset: [%100], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %101 = arith.muli %87, %arg10 : index
+      %102 = arith.addi %101, %91 : index
+      %103 = arith.muli %102, %arg5 : index
+      %104 = arith.muli %103, %arg8 : index
+      %reinterpret_cast_12 = memref.reinterpret_cast %arg1 to offset: [%104], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %105 = arith.maxsi %95, %c0 : index
+      %106 = arith.minsi %105, %arg4 : index
+      %107 = arith.addi %95, %c16 : index
+      %108 = arith.maxsi %107, %c0 : index
+      %109 = arith.minsi %108, %arg4 : index
+      %110 = arith.subi %106, %95 : index
+      %111 = arith.maxsi %110, %c0 : index
+      %112 = arith.minsi %111, %c16 : index
+      %113 = arith.subi %109, %106 : index
+      %114 = arith.maxsi %94, %c0 : index
+      %115 = arith.minsi %114, %arg5 : index
+      %116 = arith.addi %94, %c32 : index
+      %117 = arith.maxsi %116, %c0 : index
+      %118 = arith.minsi %117, %arg5 : index
+      %119 = arith.subi %115, %94 : index
+      %120 = arith.maxsi %119, %c0 : index
+      %121 = arith.minsi %120, %c32 : index
+      %122 = arith.subi %118, %115 : index
+      %123 = arith.cmpi sgt, %121, %c0 : index
+      scf.if %123 {
+        func.call @baco_boundary_error(%c100_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_13 = memref.subview %reinterpret_cast_11[%98, %107] [%105, %114] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %116 = arith.index_cast %104 : index to i64
-      %117 = arith.index_cast %105 : index to i64
-      %118 = arith.index_cast %114 : index to i64
-      %119 = arith.addi %116, %117 : i64
+      %subview_13 = memref.subview %reinterpret_cast_11[%106, %115] [%113, %122] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %124 = arith.index_cast %112 : index to i64
+      %125 = arith.index_cast %113 : index to i64
+      %126 = arith.index_cast %122 : index to i64
+      %127 = arith.addi %124, %125 : i64
       %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %120 = arith.index_cast %intptr_18 : index to i64
-      %121 = arith.index_cast %offset_15 : index to i64
-      %122 = arith.addi %120, %121 : i64
-      %123 = arith.index_cast %strides_17#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %123) : (i64, i64, i64, i64, i64, i64) -> ()
-      %124 = arith.ceildivsi %118, %c64_i64 : i64
-      %125 = arith.divsi %116, %c16_i64 : i64
-      %126 = arith.ceildivsi %119, %c16_i64 : i64
-      %127 = arith.subi %126, %125 : i64
-      %128 = arith.cmpi sgt, %117, %c0_i64_3 : i64
-      %129 = arith.extui %128 : i1 to i64
-      %130 = arith.muli %127, %129 : i64
-      %131 = arith.muli %130, %124 : i64
-      %132 = arith.index_cast %131 : i64 to index
-      scf.for %arg20 = %c0 to %132 step %c1 {
-        %161 = arith.index_cast %arg20 : index to i64
-        %162 = arith.divsi %161, %124 : i64
-        %163 = arith.addi %125, %162 : i64
-        %164 = arith.remsi %161, %124 : i64
-        %165 = arith.muli %163, %c16_i64 : i64
-        %166 = arith.maxsi %165, %116 : i64
-        %167 = arith.addi %165, %c16_i64 : i64
-        %168 = arith.minsi %167, %119 : i64
-        %169 = arith.subi %168, %166 : i64
-        %170 = arith.subi %166, %116 : i64
-        %171 = arith.muli %170, %123 : i64
-        %172 = arith.addi %122, %171 : i64
-        %173 = arith.muli %164, %c64_i64 : i64
-        %174 = arith.addi %172, %173 : i64
-        %175 = arith.muli %163, %c32_i64 : i64
-        %176 = arith.addi %175, %173 : i64
-        %177 = arith.subi %166, %165 : i64
-        %178 = arith.addi %176, %177 : i64
-        %179 = arith.subi %118, %173 : i64
-        %180 = arith.minsi %179, %c64_i64 : i64
-        "instgem.mvin"(%174, %178, %180, %169) : (i64, i64, i64, i64) -> ()
+      %128 = arith.index_cast %intptr_18 : index to i64
+      %129 = arith.index_cast %offset_15 : index to i64
+      %130 = arith.addi %128, %129 : i64
+      %131 = arith.index_cast %strides_17#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %131) : (i64, i64, i64, i64, i64, i64) -> ()
+      %132 = arith.ceildivsi %126, %c64_i64 : i64
+      %133 = arith.divsi %124, %c16_i64 : i64
+      %134 = arith.ceildivsi %127, %c16_i64 : i64
+      %135 = arith.subi %134, %133 : i64
+      %136 = arith.cmpi sgt, %125, %c0_i64_3 : i64
+      %137 = arith.extui %136 : i1 to i64
+      %138 = arith.muli %135, %137 : i64
+      %139 = arith.muli %138, %132 : i64
+      %140 = arith.index_cast %139 : i64 to index
+      scf.for %arg20 = %c0 to %140 step %c1 {
+        %175 = arith.index_cast %arg20 : index to i64
+        %176 = arith.divsi %175, %132 : i64
+        %177 = arith.addi %133, %176 : i64
+        %178 = arith.remsi %175, %132 : i64
+        %179 = arith.muli %177, %c16_i64 : i64
+        %180 = arith.maxsi %179, %124 : i64
+        %181 = arith.addi %179, %c16_i64 : i64
+        %182 = arith.minsi %181, %127 : i64
+        %183 = arith.subi %182, %180 : i64
+        %184 = arith.subi %180, %124 : i64
+        %185 = arith.muli %184, %131 : i64
+        %186 = arith.addi %130, %185 : i64
+        %187 = arith.muli %178, %c64_i64 : i64
+        %188 = arith.addi %186, %187 : i64
+        %189 = arith.muli %177, %c32_i64 : i64
+        %190 = arith.addi %189, %187 : i64
+        %191 = arith.subi %180, %179 : i64
+        %192 = arith.addi %190, %191 : i64
+        %193 = arith.subi %126, %187 : i64
+        %194 = arith.minsi %193, %c64_i64 : i64
+        "instgem.mvin"(%188, %192, %194, %183) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %133 = arith.ceildivsi %116, %c16_i64 : i64
-      %134 = arith.muli %133, %124 : i64
-      %135 = arith.index_cast %134 : i64 to index
-      scf.for %arg20 = %c0 to %135 step %c1 {
-        %161 = arith.index_cast %arg20 : index to i64
-        %162 = arith.divsi %161, %124 : i64
-        %163 = arith.remsi %161, %124 : i64
-        %164 = arith.muli %162, %c32_i64 : i64
-        %165 = arith.muli %163, %c64_i64 : i64
-        %166 = arith.addi %164, %165 : i64
-        %167 = arith.subi %118, %165 : i64
-        %168 = arith.minsi %167, %c64_i64 : i64
-        %169 = arith.muli %162, %c16_i64 : i64
-        %170 = arith.subi %116, %169 : i64
-        %171 = arith.minsi %170, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %166, %168, %171) : (i64, i64, i64, i64) -> ()
+      %141 = arith.ceildivsi %124, %c16_i64 : i64
+      %142 = arith.cmpi sgt, %124, %c0_i64_3 : i64
+      %143 = arith.extui %142 : i1 to i64
+      %144 = arith.muli %141, %143 : i64
+      %145 = arith.muli %144, %132 : i64
+      %146 = arith.index_cast %145 : i64 to index
+      scf.for %arg20 = %c0 to %146 step %c1 {
+        %175 = arith.index_cast %arg20 : index to i64
+        %176 = arith.divsi %175, %132 : i64
+        %177 = arith.remsi %175, %132 : i64
+        %178 = arith.muli %176, %c16_i64 : i64
+        %179 = arith.maxsi %178, %c0_i64_3 : i64
+        %180 = arith.addi %178, %c16_i64 : i64
+        %181 = arith.minsi %180, %124 : i64
+        %182 = arith.subi %181, %179 : i64
+        %183 = arith.muli %176, %c32_i64 : i64
+        %184 = arith.muli %177, %c64_i64 : i64
+        %185 = arith.addi %183, %184 : i64
+        %186 = arith.subi %179, %178 : i64
+        %187 = arith.addi %185, %186 : i64
+        %188 = arith.subi %126, %184 : i64
+        %189 = arith.minsi %188, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %187, %189, %182) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.if %44 {
-        func.call @baco_boundary_error(%c80_i64, %c13_i64) : (i64, i64) -> ()
+      scf.if %47 {
+        func.call @baco_boundary_error(%c101_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_19 = memref.subview %reinterpret_cast_12[%107, %36] [%114, %43] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %136 = arith.index_cast %113 : index to i64
-      %137 = arith.addi %136, %118 : i64
+      %subview_19 = memref.subview %reinterpret_cast_12[%115, %39] [%122, %46] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %147 = arith.index_cast %121 : index to i64
+      %148 = arith.addi %147, %126 : i64
       %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %138 = arith.index_cast %intptr_24 : index to i64
-      %139 = arith.index_cast %offset_21 : index to i64
-      %140 = arith.addi %138, %139 : i64
-      %141 = arith.index_cast %strides_23#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %141) : (i64, i64, i64, i64, i64, i64) -> ()
-      %142 = arith.ceildivsi %47, %c64_i64 : i64
-      %143 = arith.divsi %136, %c16_i64 : i64
-      %144 = arith.ceildivsi %137, %c16_i64 : i64
-      %145 = arith.subi %144, %143 : i64
-      %146 = arith.cmpi sgt, %118, %c0_i64_3 : i64
-      %147 = arith.extui %146 : i1 to i64
-      %148 = arith.muli %145, %147 : i64
-      %149 = arith.muli %148, %142 : i64
-      %150 = arith.index_cast %149 : i64 to index
-      scf.for %arg20 = %c0 to %150 step %c1 {
-        %161 = arith.index_cast %arg20 : index to i64
-        %162 = arith.divsi %161, %142 : i64
-        %163 = arith.addi %143, %162 : i64
-        %164 = arith.remsi %161, %142 : i64
-        %165 = arith.muli %163, %c16_i64 : i64
-        %166 = arith.maxsi %165, %136 : i64
-        %167 = arith.addi %165, %c16_i64 : i64
-        %168 = arith.minsi %167, %137 : i64
-        %169 = arith.subi %168, %166 : i64
-        %170 = arith.subi %166, %136 : i64
-        %171 = arith.muli %170, %141 : i64
-        %172 = arith.addi %140, %171 : i64
-        %173 = arith.muli %164, %c64_i64 : i64
-        %174 = arith.addi %172, %173 : i64
-        %175 = arith.muli %163, %c32_i64 : i64
-        %176 = arith.addi %175, %173 : i64
-        %177 = arith.addi %176, %c32_i64 : i64
-        %178 = arith.subi %166, %165 : i64
-        %179 = arith.addi %177, %178 : i64
-        %180 = arith.subi %47, %173 : i64
-        %181 = arith.minsi %180, %c64_i64 : i64
-        "instgem.mvin"(%174, %179, %181, %169) : (i64, i64, i64, i64) -> ()
+      %149 = arith.index_cast %intptr_24 : index to i64
+      %150 = arith.index_cast %offset_21 : index to i64
+      %151 = arith.addi %149, %150 : i64
+      %152 = arith.index_cast %strides_23#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %152) : (i64, i64, i64, i64, i64, i64) -> ()
+      %153 = arith.ceildivsi %50, %c64_i64 : i64
+      %154 = arith.divsi %147, %c16_i64 : i64
+      %155 = arith.ceildivsi %148, %c16_i64 : i64
+      %156 = arith.subi %155, %154 : i64
+      %157 = arith.cmpi sgt, %126, %c0_i64_3 : i64
+      %158 = arith.extui %157 : i1 to i64
+      %159 = arith.muli %156, %158 : i64
+      %160 = arith.muli %159, %153 : i64
+      %161 = arith.index_cast %160 : i64 to index
+      scf.for %arg20 = %c0 to %161 step %c1 {
+        %175 = arith.index_cast %arg20 : index to i64
+        %176 = arith.divsi %175, %153 : i64
+        %177 = arith.addi %154, %176 : i64
+        %178 = arith.remsi %175, %153 : i64
+        %179 = arith.muli %177, %c16_i64 : i64
+        %180 = arith.maxsi %179, %147 : i64
+        %181 = arith.addi %179, %c16_i64 : i64
+        %182 = arith.minsi %181, %148 : i64
+        %183 = arith.subi %182, %180 : i64
+        %184 = arith.subi %180, %147 : i64
+        %185 = arith.muli %184, %152 : i64
+        %186 = arith.addi %151, %185 : i64
+        %187 = arith.muli %178, %c64_i64 : i64
+        %188 = arith.addi %186, %187 : i64
+        %189 = arith.muli %177, %c32_i64 : i64
+        %190 = arith.addi %189, %187 : i64
+        %191 = arith.addi %190, %c32_i64 : i64
+        %192 = arith.subi %180, %179 : i64
+        %193 = arith.addi %191, %192 : i64
+        %194 = arith.subi %50, %187 : i64
+        %195 = arith.minsi %194, %c64_i64 : i64
+        "instgem.mvin"(%188, %193, %195, %183) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %151 = arith.ceildivsi %136, %c16_i64 : i64
-      %152 = arith.muli %151, %142 : i64
-      %153 = arith.index_cast %152 : i64 to index
-      scf.for %arg20 = %c0 to %153 step %c1 {
-        %161 = arith.index_cast %arg20 : index to i64
-        %162 = arith.divsi %161, %142 : i64
-        %163 = arith.remsi %161, %142 : i64
-        %164 = arith.muli %162, %c32_i64 : i64
-        %165 = arith.muli %163, %c64_i64 : i64
-        %166 = arith.addi %164, %165 : i64
-        %167 = arith.addi %166, %c32_i64 : i64
-        %168 = arith.subi %47, %165 : i64
-        %169 = arith.minsi %168, %c64_i64 : i64
-        %170 = arith.muli %162, %c16_i64 : i64
-        %171 = arith.subi %136, %170 : i64
-        %172 = arith.minsi %171, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %167, %169, %172) : (i64, i64, i64, i64) -> ()
+      %162 = arith.ceildivsi %147, %c16_i64 : i64
+      %163 = arith.cmpi sgt, %147, %c0_i64_3 : i64
+      %164 = arith.extui %163 : i1 to i64
+      %165 = arith.muli %162, %164 : i64
+      %166 = arith.muli %165, %153 : i64
+      %167 = arith.index_cast %166 : i64 to index
+      scf.for %arg20 = %c0 to %167 step %c1 {
+        %175 = arith.index_cast %arg20 : index to i64
+        %176 = arith.divsi %175, %153 : i64
+        %177 = arith.remsi %175, %153 : i64
+        %178 = arith.muli %176, %c16_i64 : i64
+        %179 = arith.maxsi %178, %c0_i64_3 : i64
+        %180 = arith.addi %178, %c16_i64 : i64
+        %181 = arith.minsi %180, %147 : i64
+        %182 = arith.subi %181, %179 : i64
+        %183 = arith.muli %176, %c32_i64 : i64
+        %184 = arith.muli %177, %c64_i64 : i64
+        %185 = arith.addi %183, %184 : i64
+        %186 = arith.addi %185, %c32_i64 : i64
+        %187 = arith.subi %179, %178 : i64
+        %188 = arith.addi %186, %187 : i64
+        %189 = arith.subi %50, %184 : i64
+        %190 = arith.minsi %189, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %188, %190, %182) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %154 = arith.minsi %118, %137 : i64
-      %155 = arith.ceildivsi %154, %c16_i64 : i64
-      %156 = arith.addi %arg19, %c1 : index
-      %157 = arith.cmpi sge, %156, %68 : index
-      %158 = arith.cmpi sgt, %126, %c0_i64_3 : i64
-      %159 = arith.select %158, %52, %c0_i64_3 : i64
-      %160 = arith.index_cast %159 : i64 to index
-      scf.for %arg20 = %c0 to %160 step %c1 {
-        %161 = arith.index_cast %arg20 : index to i64
-        %162 = arith.subi %161, %c1_i64_2 : i64
-        %163 = arith.cmpi sge, %162, %c0_i64_3 : i64
-        %164 = arith.cmpi slt, %162, %52 : i64
-        %165 = arith.andi %163, %164 : i1
-        %166 = arith.andi %157, %165 : i1
-        %167 = arith.maxsi %155, %c1_i64_2 : i64
-        %168 = arith.ceildivsi %59, %167 : i64
-        %169 = arith.subi %159, %c1_i64_2 : i64
-        %170 = arith.cmpi eq, %161, %169 : i64
-        %171 = arith.cmpi slt, %161, %52 : i64
-        %172 = arith.andi %170, %171 : i1
-        %173 = arith.andi %157, %172 : i1
-        %174 = arith.index_cast %155 : i64 to index
-        scf.for %arg21 = %c0 to %174 step %c1 {
-          %180 = arith.index_cast %arg21 : index to i64
-          %181 = arith.muli %180, %168 : i64
-          %182 = arith.minsi %181, %59 : i64
-          scf.if %166 {
-            %197 = arith.addi %182, %168 : i64
-            %198 = arith.minsi %197, %59 : i64
-            %199 = arith.index_cast %182 : i64 to index
-            %200 = arith.index_cast %198 : i64 to index
-            scf.for %arg22 = %199 to %200 step %c1 {
-              %201 = arith.index_cast %arg22 : index to i64
-              %202 = arith.addi %53, %201 : i64
-              %203 = arith.muli %202, %c16_i64 : i64
-              %204 = arith.maxsi %203, %45 : i64
-              %205 = arith.addi %203, %c16_i64 : i64
-              %206 = arith.minsi %205, %54 : i64
-              %207 = arith.subi %206, %204 : i64
-              %208 = arith.subi %204, %45 : i64
-              %209 = arith.muli %208, %74 : i64
-              %210 = arith.addi %73, %209 : i64
-              %211 = arith.muli %162, %c16_i64 : i64
-              %212 = arith.addi %210, %211 : i64
-              %213 = arith.muli %202, %c32_i64 : i64
-              %214 = arith.addi %213, %211 : i64
-              %215 = arith.ori %214, %c2147483648_i64 : i64
-              %216 = arith.subi %204, %203 : i64
-              %217 = arith.addi %215, %216 : i64
-              %218 = arith.subi %47, %211 : i64
-              %219 = arith.minsi %218, %c16_i64 : i64
-              "instgem.mvout"(%212, %217, %219, %207) : (i64, i64, i64, i64) -> ()
+      %168 = arith.minsi %126, %148 : i64
+      %169 = arith.ceildivsi %168, %c16_i64 : i64
+      %170 = arith.addi %arg19, %c1 : index
+      %171 = arith.cmpi sge, %170, %74 : index
+      %172 = arith.cmpi sgt, %134, %c0_i64_3 : i64
+      %173 = arith.select %172, %55, %c0_i64_3 : i64
+      %174 = arith.index_cast %173 : i64 to index
+      scf.for %arg20 = %c0 to %174 step %c1 {
+        %175 = arith.index_cast %arg20 : index to i64
+        %176 = arith.subi %175, %c1_i64_2 : i64
+        %177 = arith.cmpi sge, %176, %c0_i64_3 : i64
+        %178 = arith.cmpi slt, %176, %55 : i64
+        %179 = arith.andi %177, %178 : i1
+        %180 = arith.andi %171, %179 : i1
+        %181 = arith.maxsi %169, %c1_i64_2 : i64
+        %182 = arith.ceildivsi %62, %181 : i64
+        %183 = arith.subi %173, %c1_i64_2 : i64
+        %184 = arith.cmpi eq, %175, %183 : i64
+        %185 = arith.cmpi slt, %175, %55 : i64
+        %186 = arith.andi %184, %185 : i1
+        %187 = arith.andi %171, %186 : i1
+        %188 = arith.index_cast %169 : i64 to index
+        scf.for %arg21 = %c0 to %188 step %c1 {
+          %194 = arith.index_cast %arg21 : index to i64
+          %195 = arith.muli %194, %182 : i64
+          %196 = arith.minsi %195, %62 : i64
+          scf.if %180 {
+            %211 = arith.addi %196, %182 : i64
+            %212 = arith.minsi %211, %62 : i64
+            %213 = arith.index_cast %196 : i64 to index
+            %214 = arith.index_cast %212 : i64 to index
+            scf.for %arg22 = %213 to %214 step %c1 {
+              %215 = arith.index_cast %arg22 : index to i64
+              %216 = arith.addi %56, %215 : i64
+              %217 = arith.muli %216, %c16_i64 : i64
+              %218 = arith.maxsi %217, %48 : i64
+              %219 = arith.addi %217, %c16_i64 : i64
+              %220 = arith.minsi %219, %57 : i64
+              %221 = arith.subi %220, %218 : i64
+              %222 = arith.subi %218, %48 : i64
+              %223 = arith.muli %222, %82 : i64
+              %224 = arith.addi %81, %223 : i64
+              %225 = arith.muli %176, %c16_i64 : i64
+              %226 = arith.addi %224, %225 : i64
+              %227 = arith.muli %216, %c32_i64 : i64
+              %228 = arith.addi %227, %225 : i64
+              %229 = arith.ori %228, %c2147483648_i64 : i64
+              %230 = arith.subi %218, %217 : i64
+              %231 = arith.addi %229, %230 : i64
+              %232 = arith.subi %50, %225 : i64
+              %233 = arith.minsi %232, %c16_i64 : i64
+              "instgem.mvout"(%226, %231, %233, %221) : (i64, i64, i64, i64) -> ()
             }
           }
-          %183 = arith.minsi %119, %c16_i64 : i64
-          %184 = arith.muli %161, %c16_i64 : i64
-          %185 = arith.subi %47, %184 : i64
-          %186 = arith.minsi %185, %c16_i64 : i64
-          %187 = arith.ori %184, %c3221225472_i64 : i64
-          %188 = arith.muli %180, %c32_i64 : i64
-          %189 = arith.addi %188, %184 : i64
-          %190 = arith.addi %189, %c32_i64 : i64
-          %191 = arith.muli %180, %c16_i64 : i64
-          %192 = arith.subi %137, %191 : i64
-          %193 = arith.minsi %192, %c16_i64 : i64
-          "instgem.preload"(%190, %186, %193, %187, %186, %183) : (i64, i64, i64, i64, i64, i64) -> ()
-          %194 = arith.subi %118, %191 : i64
-          %195 = arith.minsi %194, %c16_i64 : i64
-          "instgem.compute_preloaded"(%191, %195, %183, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %196 = arith.index_cast %126 : i64 to index
-          scf.for %arg22 = %c1 to %196 step %c1 {
-            %197 = arith.index_cast %arg22 : index to i64
+          %197 = arith.minsi %127, %c16_i64 : i64
+          %198 = arith.muli %175, %c16_i64 : i64
+          %199 = arith.subi %50, %198 : i64
+          %200 = arith.minsi %199, %c16_i64 : i64
+          %201 = arith.ori %198, %c3221225472_i64 : i64
+          %202 = arith.muli %194, %c32_i64 : i64
+          %203 = arith.addi %202, %198 : i64
+          %204 = arith.addi %203, %c32_i64 : i64
+          %205 = arith.muli %194, %c16_i64 : i64
+          %206 = arith.subi %148, %205 : i64
+          %207 = arith.minsi %206, %c16_i64 : i64
+          "instgem.preload"(%204, %200, %207, %201, %200, %197) : (i64, i64, i64, i64, i64, i64) -> ()
+          %208 = arith.subi %126, %205 : i64
+          %209 = arith.minsi %208, %c16_i64 : i64
+          "instgem.compute_preloaded"(%205, %209, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %210 = arith.index_cast %134 : i64 to index
+          scf.for %arg22 = %c1 to %210 step %c1 {
+            %211 = arith.index_cast %arg22 : index to i64
+            %212 = arith.muli %211, %c16_i64 : i64
+            %213 = arith.subi %127, %212 : i64
+            %214 = arith.minsi %213, %c16_i64 : i64
+            %215 = arith.muli %211, %c32_i64 : i64
+            %216 = arith.addi %215, %198 : i64
+            %217 = arith.ori %216, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %200, %214) : (i64, i64, i64, i64, i64, i64) -> ()
+            %218 = arith.addi %215, %205 : i64
+            "instgem.compute_accumulated"(%218, %209, %214, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %219 = arith.subi %211, %c1_i64_2 : i64
+            %220 = arith.subi %169, %c1_i64_2 : i64
+            %221 = arith.cmpi eq, %194, %220 : i64
+            %222 = arith.andi %187, %221 : i1
+            %223 = arith.cmpi slt, %219, %62 : i64
+            %224 = arith.andi %222, %223 : i1
+            scf.if %224 {
+              %225 = arith.addi %56, %219 : i64
+              %226 = arith.muli %225, %c16_i64 : i64
+              %227 = arith.maxsi %226, %48 : i64
+              %228 = arith.addi %226, %c16_i64 : i64
+              %229 = arith.minsi %228, %57 : i64
+              %230 = arith.subi %229, %227 : i64
+              %231 = arith.subi %227, %48 : i64
+              %232 = arith.muli %231, %82 : i64
+              %233 = arith.addi %81, %232 : i64
+              %234 = arith.addi %233, %198 : i64
+              %235 = arith.muli %225, %c32_i64 : i64
+              %236 = arith.addi %235, %198 : i64
+              %237 = arith.ori %236, %c2147483648_i64 : i64
+              %238 = arith.subi %227, %226 : i64
+              %239 = arith.addi %237, %238 : i64
+              "instgem.mvout"(%234, %239, %200, %230) : (i64, i64, i64, i64) -> ()
+            }
+          }
+        }
+        scf.if %180 {
+          %194 = arith.muli %169, %182 : i64
+          %195 = arith.minsi %194, %62 : i64
+          %196 = arith.index_cast %195 : i64 to index
+          %197 = arith.index_cast %62 : i64 to index
+          scf.for %arg21 = %196 to %197 step %c1 {
+            %198 = arith.index_cast %arg21 : index to i64
+            %199 = arith.addi %56, %198 : i64
+            %200 = arith.muli %199, %c16_i64 : i64
+            %201 = arith.maxsi %200, %48 : i64
+            %202 = arith.addi %200, %c16_i64 : i64
+            %203 = arith.minsi %202, %57 : i64
+            %204 = arith.subi %203, %201 : i64
+            %205 = arith.subi %201, %48 : i64
+            %206 = arith.muli %205, %82 : i64
+            %207 = arith.addi %81, %206 : i64
+            %208 = arith.muli %176, %c16_i64 : i64
+            %209 = arith.addi %207, %208 : i64
+            %210 = arith.muli %199, %c32_i64 : i64
+            %211 = arith.addi %210, %208 : i64
+            %212 = arith.ori %211, %c2147483648_i64 : i64
+            %213 = arith.subi %201, %200 : i64
+            %214 = arith.addi %212, %213 : i64
+            %215 = arith.subi %50, %208 : i64
+            %216 = arith.minsi %215, %c16_i64 : i64
+            "instgem.mvout"(%209, %214, %216, %204) : (i64, i64, i64, i64) -> ()
+          }
+        }
+        %189 = arith.cmpi sgt, %169, %c0_i64_3 : i64
+        %190 = arith.subi %134, %c1_i64_2 : i64
+        %191 = arith.maxsi %190, %c0_i64_3 : i64
+        %192 = arith.minsi %191, %62 : i64
+        %193 = arith.select %189, %192, %c0_i64_3 : i64
+        scf.if %187 {
+          %194 = arith.index_cast %193 : i64 to index
+          %195 = arith.index_cast %62 : i64 to index
+          scf.for %arg21 = %194 to %195 step %c1 {
+            %196 = arith.index_cast %arg21 : index to i64
+            %197 = arith.addi %56, %196 : i64
             %198 = arith.muli %197, %c16_i64 : i64
-            %199 = arith.subi %119, %198 : i64
-            %200 = arith.minsi %199, %c16_i64 : i64
-            %201 = arith.muli %197, %c32_i64 : i64
-            %202 = arith.addi %201, %184 : i64
-            %203 = arith.ori %202, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %203, %186, %200) : (i64, i64, i64, i64, i64, i64) -> ()
-            %204 = arith.addi %201, %191 : i64
-            "instgem.compute_accumulated"(%204, %195, %200, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %205 = arith.subi %197, %c1_i64_2 : i64
-            %206 = arith.subi %155, %c1_i64_2 : i64
-            %207 = arith.cmpi eq, %180, %206 : i64
-            %208 = arith.andi %173, %207 : i1
-            %209 = arith.cmpi slt, %205, %59 : i64
-            %210 = arith.andi %208, %209 : i1
-            scf.if %210 {
-              %211 = arith.addi %53, %205 : i64
-              %212 = arith.muli %211, %c16_i64 : i64
-              %213 = arith.maxsi %212, %45 : i64
-              %214 = arith.addi %212, %c16_i64 : i64
-              %215 = arith.minsi %214, %54 : i64
-              %216 = arith.subi %215, %213 : i64
-              %217 = arith.subi %213, %45 : i64
-              %218 = arith.muli %217, %74 : i64
-              %219 = arith.addi %73, %218 : i64
-              %220 = arith.addi %219, %184 : i64
-              %221 = arith.muli %211, %c32_i64 : i64
-              %222 = arith.addi %221, %184 : i64
-              %223 = arith.ori %222, %c2147483648_i64 : i64
-              %224 = arith.subi %213, %212 : i64
-              %225 = arith.addi %223, %224 : i64
-              "instgem.mvout"(%220, %225, %186, %216) : (i64, i64, i64, i64) -> ()
-            }
-          }
-        }
-        scf.if %166 {
-          %180 = arith.muli %155, %168 : i64
-          %181 = arith.minsi %180, %59 : i64
-          %182 = arith.index_cast %181 : i64 to index
-          %183 = arith.index_cast %59 : i64 to index
-          scf.for %arg21 = %182 to %183 step %c1 {
-            %184 = arith.index_cast %arg21 : index to i64
-            %185 = arith.addi %53, %184 : i64
-            %186 = arith.muli %185, %c16_i64 : i64
-            %187 = arith.maxsi %186, %45 : i64
-            %188 = arith.addi %186, %c16_i64 : i64
-            %189 = arith.minsi %188, %54 : i64
-            %190 = arith.subi %189, %187 : i64
-            %191 = arith.subi %187, %45 : i64
-            %192 = arith.muli %191, %74 : i64
-            %193 = arith.addi %73, %192 : i64
-            %194 = arith.muli %162, %c16_i64 : i64
-            %195 = arith.addi %193, %194 : i64
-            %196 = arith.muli %185, %c32_i64 : i64
-            %197 = arith.addi %196, %194 : i64
-            %198 = arith.ori %197, %c2147483648_i64 : i64
-            %199 = arith.subi %187, %186 : i64
-            %200 = arith.addi %198, %199 : i64
-            %201 = arith.subi %47, %194 : i64
-            %202 = arith.minsi %201, %c16_i64 : i64
-            "instgem.mvout"(%195, %200, %202, %190) : (i64, i64, i64, i64) -> ()
-          }
-        }
-        %175 = arith.cmpi sgt, %155, %c0_i64_3 : i64
-        %176 = arith.subi %126, %c1_i64_2 : i64
-        %177 = arith.maxsi %176, %c0_i64_3 : i64
-        %178 = arith.minsi %177, %59 : i64
-        %179 = arith.select %175, %178, %c0_i64_3 : i64
-        scf.if %173 {
-          %180 = arith.index_cast %179 : i64 to index
-          %181 = arith.index_cast %59 : i64 to index
-          scf.for %arg21 = %180 to %181 step %c1 {
-            %182 = arith.index_cast %arg21 : index to i64
-            %183 = arith.addi %53, %182 : i64
-            %184 = arith.muli %183, %c16_i64 : i64
-            %185 = arith.maxsi %184, %45 : i64
-            %186 = arith.addi %184, %c16_i64 : i64
-            %187 = arith.minsi %186, %54 : i64
-            %188 = arith.subi %187, %185 : i64
-            %189 = arith.subi %185, %45 : i64
-            %190 = arith.muli %189, %74 : i64
-            %191 = arith.addi %73, %190 : i64
-            %192 = arith.muli %161, %c16_i64 : i64
-            %193 = arith.addi %191, %192 : i64
-            %194 = arith.muli %183, %c32_i64 : i64
-            %195 = arith.addi %194, %192 : i64
-            %196 = arith.ori %195, %c2147483648_i64 : i64
-            %197 = arith.subi %185, %184 : i64
-            %198 = arith.addi %196, %197 : i64
-            %199 = arith.subi %47, %192 : i64
-            %200 = arith.minsi %199, %c16_i64 : i64
-            "instgem.mvout"(%193, %198, %200, %188) : (i64, i64, i64, i64) -> ()
+            %199 = arith.maxsi %198, %48 : i64
+            %200 = arith.addi %198, %c16_i64 : i64
+            %201 = arith.minsi %200, %57 : i64
+            %202 = arith.subi %201, %199 : i64
+            %203 = arith.subi %199, %48 : i64
+            %204 = arith.muli %203, %82 : i64
+            %205 = arith.addi %81, %204 : i64
+            %206 = arith.muli %175, %c16_i64 : i64
+            %207 = arith.addi %205, %206 : i64
+            %208 = arith.muli %197, %c32_i64 : i64
+            %209 = arith.addi %208, %206 : i64
+            %210 = arith.ori %209, %c2147483648_i64 : i64
+            %211 = arith.subi %199, %198 : i64
+            %212 = arith.addi %210, %211 : i64
+            %213 = arith.subi %50, %206 : i64
+            %214 = arith.minsi %213, %c16_i64 : i64
+            "instgem.mvout"(%207, %212, %214, %202) : (i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %157 {
-        %161 = arith.minsi %159, %52 : i64
-        %162 = arith.index_cast %161 : i64 to index
-        %163 = arith.index_cast %52 : i64 to index
-        scf.for %arg20 = %162 to %163 step %c1 {
-          %164 = arith.index_cast %arg20 : index to i64
-          %165 = arith.index_cast %59 : i64 to index
-          scf.for %arg21 = %c0 to %165 step %c1 {
-            %166 = arith.index_cast %arg21 : index to i64
-            %167 = arith.addi %53, %166 : i64
-            %168 = arith.muli %167, %c16_i64 : i64
-            %169 = arith.maxsi %168, %45 : i64
-            %170 = arith.addi %168, %c16_i64 : i64
-            %171 = arith.minsi %170, %54 : i64
-            %172 = arith.subi %171, %169 : i64
-            %173 = arith.subi %169, %45 : i64
-            %174 = arith.muli %173, %74 : i64
-            %175 = arith.addi %73, %174 : i64
-            %176 = arith.muli %164, %c16_i64 : i64
-            %177 = arith.addi %175, %176 : i64
-            %178 = arith.muli %167, %c32_i64 : i64
-            %179 = arith.addi %178, %176 : i64
-            %180 = arith.ori %179, %c2147483648_i64 : i64
-            %181 = arith.subi %169, %168 : i64
-            %182 = arith.addi %180, %181 : i64
-            %183 = arith.subi %47, %176 : i64
-            %184 = arith.minsi %183, %c16_i64 : i64
-            "instgem.mvout"(%177, %182, %184, %172) : (i64, i64, i64, i64) -> ()
+      scf.if %171 {
+        %175 = arith.minsi %173, %55 : i64
+        %176 = arith.index_cast %175 : i64 to index
+        %177 = arith.index_cast %55 : i64 to index
+        scf.for %arg20 = %176 to %177 step %c1 {
+          %178 = arith.index_cast %arg20 : index to i64
+          %179 = arith.index_cast %62 : i64 to index
+          scf.for %arg21 = %c0 to %179 step %c1 {
+            %180 = arith.index_cast %arg21 : index to i64
+            %181 = arith.addi %56, %180 : i64
+            %182 = arith.muli %181, %c16_i64 : i64
+            %183 = arith.maxsi %182, %48 : i64
+            %184 = arith.addi %182, %c16_i64 : i64
+            %185 = arith.minsi %184, %57 : i64
+            %186 = arith.subi %185, %183 : i64
+            %187 = arith.subi %183, %48 : i64
+            %188 = arith.muli %187, %82 : i64
+            %189 = arith.addi %81, %188 : i64
+            %190 = arith.muli %178, %c16_i64 : i64
+            %191 = arith.addi %189, %190 : i64
+            %192 = arith.muli %181, %c32_i64 : i64
+            %193 = arith.addi %192, %190 : i64
+            %194 = arith.ori %193, %c2147483648_i64 : i64
+            %195 = arith.subi %183, %182 : i64
+            %196 = arith.addi %194, %195 : i64
+            %197 = arith.subi %50, %190 : i64
+            %198 = arith.minsi %197, %c16_i64 : i64
+            "instgem.mvout"(%191, %196, %198, %186) : (i64, i64, i64, i64) -> ()
           }
         }
       }
     }
-    %77 = arith.cmpi sge, %66, %68 : index
-    scf.if %77 {
-      scf.for %arg19 = %c0 to %61 step %c1 {
-        %78 = arith.index_cast %arg19 : index to i64
-        %79 = arith.remsi %78, %59 : i64
-        %80 = arith.divsi %78, %59 : i64
-        %81 = arith.addi %53, %79 : i64
-        %82 = arith.muli %81, %c16_i64 : i64
-        %83 = arith.maxsi %82, %45 : i64
-        %84 = arith.addi %82, %c16_i64 : i64
-        %85 = arith.minsi %84, %54 : i64
-        %86 = arith.subi %85, %83 : i64
-        %87 = arith.subi %83, %45 : i64
-        %88 = arith.muli %87, %74 : i64
-        %89 = arith.addi %73, %88 : i64
-        %90 = arith.muli %80, %c16_i64 : i64
-        %91 = arith.addi %89, %90 : i64
-        %92 = arith.muli %81, %c32_i64 : i64
-        %93 = arith.addi %92, %90 : i64
-        %94 = arith.ori %93, %c2147483648_i64 : i64
-        %95 = arith.subi %83, %82 : i64
-        %96 = arith.addi %94, %95 : i64
-        %97 = arith.subi %47, %90 : i64
-        %98 = arith.minsi %97, %c16_i64 : i64
-        "instgem.mvout"(%91, %96, %98, %86) : (i64, i64, i64, i64) -> ()
+    %85 = arith.cmpi sge, %72, %74 : index
+    scf.if %85 {
+      scf.for %arg19 = %c0 to %64 step %c1 {
+        %86 = arith.index_cast %arg19 : index to i64
+        %87 = arith.remsi %86, %62 : i64
+        %88 = arith.divsi %86, %62 : i64
+        %89 = arith.addi %56, %87 : i64
+        %90 = arith.muli %89, %c16_i64 : i64
+        %91 = arith.maxsi %90, %48 : i64
+        %92 = arith.addi %90, %c16_i64 : i64
+        %93 = arith.minsi %92, %57 : i64
+        %94 = arith.subi %93, %91 : i64
+        %95 = arith.subi %91, %48 : i64
+        %96 = arith.muli %95, %82 : i64
+        %97 = arith.addi %81, %96 : i64
+        %98 = arith.muli %88, %c16_i64 : i64
+        %99 = arith.addi %97, %98 : i64
+        %100 = arith.muli %89, %c32_i64 : i64
+        %101 = arith.addi %100, %98 : i64
+        %102 = arith.ori %101, %c2147483648_i64 : i64
+        %103 = arith.subi %91, %90 : i64
+        %104 = arith.addi %102, %103 : i64
+        %105 = arith.subi %50, %98 : i64
+        %106 = arith.minsi %105, %c16_i64 : i64
+        "instgem.mvout"(%99, %104, %106, %94) : (i64, i64, i64, i64) -> ()
       }
     }
     "instgem.fence"() : () -> ()

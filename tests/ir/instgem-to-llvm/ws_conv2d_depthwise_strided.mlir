@@ -19,6 +19,7 @@
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -66,14 +67,14 @@ module {
     %c32_i64 = arith.constant 32 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
+    %c1 = arith.constant 1 : index
     %c16 = arith.constant 16 : index
     %c2_i64_1 = arith.constant 2 : i64
     %c32 = arith.constant 32 : index
-    %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
-    %c79_i64 = arith.constant 79 : i64
+    %c100_i64 = arith.constant 100 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c88_i64 = arith.constant 88 : i64
+    %c113_i64 = arith.constant 113 : i64
     %c9_i64 = arith.constant 9 : i64
     %c1_i64_2 = arith.constant 1 : i64
     %c0_i64_3 = arith.constant 0 : i64
@@ -83,481 +84,500 @@ module {
     }
     %8 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
     %9 = arith.index_cast %8 : i64 to index
-    %10 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
-    %11 = arith.index_cast %10 : i64 to index
-    %12 = arith.muli %11, %c16 : index
-    %13 = call @baco_program_id(%c2_i64_1) : (i64) -> i64
-    %14 = arith.index_cast %13 : i64 to index
-    %15 = arith.muli %14, %c32 : index
-    %16 = arith.floordivsi %9, %arg6 : index
-    %17 = arith.muli %16, %arg6 : index
-    %18 = arith.subi %9, %17 : index
-    %19 = arith.muli %18, %arg11 : index
-    %20 = arith.subi %19, %c1 : index
-    %21 = arith.muli %12, %arg12 : index
-    %22 = arith.subi %21, %c1 : index
-    %23 = arith.subi %c1, %19 : index
-    %24 = arith.maxsi %23, %c0 : index
-    %25 = arith.subi %arg3, %20 : index
-    %26 = arith.minsi %arg9, %25 : index
-    %27 = arith.muli %24, %arg10 : index
-    %28 = arith.muli %26, %arg10 : index
-    %29 = arith.muli %9, %arg7 : index
-    %30 = arith.muli %29, %arg8 : index
-    %reinterpret_cast = memref.reinterpret_cast %arg2 to offset: [%30], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %31 = arith.maxsi %12, %c0 : index
-    %32 = arith.minsi %31, %arg7 : index
-    %33 = arith.addi %12, %c16 : index
-    %34 = arith.maxsi %33, %c0 : index
-    %35 = arith.minsi %34, %arg7 : index
-    %36 = arith.subi %32, %12 : index
-    %37 = arith.maxsi %36, %c0 : index
-    %38 = arith.minsi %37, %c16 : index
-    %39 = arith.subi %35, %32 : index
-    %40 = arith.maxsi %15, %c0 : index
-    %41 = arith.minsi %40, %arg8 : index
-    %42 = arith.addi %15, %c32 : index
-    %43 = arith.maxsi %42, %c0 : index
-    %44 = arith.minsi %43, %arg8 : index
-    %45 = arith.subi %41, %15 : index
-    %46 = arith.maxsi %45, %c0 : index
-    %47 = arith.minsi %46, %c32 : index
-    %48 = arith.subi %44, %41 : index
-    %49 = arith.cmpi sgt, %47, %c0 : index
-    scf.if %49 {
-      func.call @baco_boundary_error(%c88_i64, %c9_i64) : (i64, i64) -> ()
+    %10 = arith.floordivsi %9, %arg6 : index
+    %11 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
+    %12 = arith.index_cast %11 : i64 to index
+    %13 = arith.floordivsi %12, %arg6 : index
+    %14 = arith.muli %13, %arg6 : index
+    %15 = arith.subi %12, %14 : index
+    %16 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
+    %17 = arith.index_cast %16 : i64 to index
+    %18 = arith.muli %17, %c16 : index
+    %19 = call @baco_program_id(%c2_i64_1) : (i64) -> i64
+    %20 = arith.index_cast %19 : i64 to index
+    %21 = arith.muli %20, %c32 : index
+    %22 = arith.muli %15, %arg11 : index
+    %23 = arith.subi %22, %c1 : index
+    %24 = arith.muli %18, %arg12 : index
+    %25 = arith.subi %24, %c1 : index
+    %26 = arith.subi %c1, %22 : index
+    %27 = arith.maxsi %26, %c0 : index
+    %28 = arith.subi %arg3, %23 : index
+    %29 = arith.minsi %arg9, %28 : index
+    %30 = arith.muli %27, %arg10 : index
+    %31 = arith.muli %29, %arg10 : index
+    %32 = arith.muli %10, %arg6 : index
+    %33 = arith.addi %32, %15 : index
+    %34 = arith.muli %33, %arg7 : index
+    %35 = arith.muli %34, %arg8 : index
+    %reinterpret_cast = memref.reinterpret_cast %arg2 to offset: [%35], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %36 = arith.maxsi %18, %c0 : index
+    %37 = arith.minsi %36, %arg7 : index
+    %38 = arith.addi %18, %c16 : index
+    %39 = arith.maxsi %38, %c0 : index
+    %40 = arith.minsi %39, %arg7 : index
+    %41 = arith.subi %37, %18 : index
+    %42 = arith.maxsi %41, %c0 : index
+    %43 = arith.minsi %42, %c16 : index
+    %44 = arith.subi %40, %37 : index
+    %45 = arith.maxsi %21, %c0 : index
+    %46 = arith.minsi %45, %arg8 : index
+    %47 = arith.addi %21, %c32 : index
+    %48 = arith.maxsi %47, %c0 : index
+    %49 = arith.minsi %48, %arg8 : index
+    %50 = arith.subi %46, %21 : index
+    %51 = arith.maxsi %50, %c0 : index
+    %52 = arith.minsi %51, %c32 : index
+    %53 = arith.subi %49, %46 : index
+    %54 = arith.cmpi sgt, %52, %c0 : index
+    scf.if %54 {
+      func.call @baco_boundary_error(%c113_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast[%32, %41] [%39, %48] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %50 = arith.cmpi sge, %27, %28 : index
-    scf.if %50 {
+    %subview = memref.subview %reinterpret_cast[%37, %46] [%44, %53] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %55 = arith.cmpi sge, %30, %31 : index
+    scf.if %55 {
       "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg18 = %c0 to %c2 step %c1 {
-        %68 = arith.index_cast %arg18 : index to i64
-        %69 = arith.muli %68, %c16_i64 : i64
-        %70 = arith.subi %c32_i64, %69 : i64
-        %71 = arith.minsi %70, %c16_i64 : i64
-        %72 = arith.ori %69, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %72, %71, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %73 = arith.index_cast %arg18 : index to i64
+        %74 = arith.muli %73, %c16_i64 : i64
+        %75 = arith.subi %c32_i64, %74 : i64
+        %76 = arith.minsi %75, %c16_i64 : i64
+        %77 = arith.ori %74, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %77, %76, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
-    %51 = arith.index_cast %38 : index to i64
-    %52 = arith.index_cast %39 : index to i64
-    %53 = arith.index_cast %48 : index to i64
+    %56 = arith.index_cast %43 : index to i64
+    %57 = arith.index_cast %44 : index to i64
+    %58 = arith.index_cast %53 : index to i64
     %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %54 = arith.index_cast %intptr : index to i64
-    %55 = arith.index_cast %offset : index to i64
-    %56 = arith.addi %54, %55 : i64
-    %57 = arith.index_cast %strides#0 : index to i64
-    %58 = arith.bitcast %arg17 : f32 to i32
-    %59 = arith.extui %58 : i32 to i64
+    %59 = arith.index_cast %intptr : index to i64
+    %60 = arith.index_cast %offset : index to i64
+    %61 = arith.addi %59, %60 : i64
+    %62 = arith.index_cast %strides#0 : index to i64
+    %63 = arith.bitcast %arg17 : f32 to i32
+    %64 = arith.extui %63 : i32 to i64
     scf.if %7 {
-      "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %57, %59) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %62, %64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %60 = arith.divsi %51, %c16_i64 : i64
-    %61 = arith.addi %51, %52 : i64
-    %62 = arith.ceildivsi %61, %c16_i64 : i64
-    %63 = arith.subi %62, %60 : i64
-    %64 = arith.cmpi sgt, %52, %c0_i64_3 : i64
-    %65 = arith.extui %64 : i1 to i64
-    %66 = arith.muli %63, %65 : i64
-    %67 = arith.ceildivsi %53, %c16_i64 : i64
-    scf.for %arg18 = %27 to %28 step %c1 {
-      %68 = arith.floordivsi %arg18, %arg10 : index
-      %69 = arith.muli %68, %arg10 : index
-      %70 = arith.subi %arg18, %69 : index
-      %71 = arith.addi %22, %70 : index
-      %72 = arith.floordivsi %71, %arg12 : index
-      %73 = arith.muli %72, %arg12 : index
-      %74 = arith.subi %71, %73 : index
-      %75 = arith.muli %16, %arg3 : index
-      %76 = arith.addi %75, %20 : index
-      %77 = arith.addi %76, %68 : index
-      %78 = arith.muli %77, %arg4 : index
-      %79 = arith.addi %78, %74 : index
-      %80 = arith.muli %79, %arg5 : index
-      %81 = arith.subi %arg4, %74 : index
-      %82 = arith.ceildivsi %81, %arg12 : index
-      %83 = arith.muli %arg12, %arg5 : index
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg0 to offset: [%80], sizes: [%82, %arg5], strides: [%83, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %84 = arith.muli %arg18, %arg5 : index
-      %85 = arith.muli %84, %c32 : index
-      %reinterpret_cast_5 = memref.reinterpret_cast %arg1 to offset: [%85], sizes: [%arg5, 32], strides: [32, 1] : memref<?xi8> to memref<?x32xi8, strided<[32, 1], offset: ?>>
-      %86 = arith.maxsi %72, %c0 : index
-      %87 = arith.minsi %86, %82 : index
-      %88 = arith.addi %72, %c16 : index
-      %89 = arith.maxsi %88, %c0 : index
-      %90 = arith.minsi %89, %82 : index
-      %91 = arith.subi %87, %72 : index
-      %92 = arith.maxsi %91, %c0 : index
-      %93 = arith.minsi %92, %c16 : index
-      %94 = arith.subi %90, %87 : index
-      %95 = arith.minsi %40, %arg5 : index
-      %96 = arith.minsi %43, %arg5 : index
-      %97 = arith.subi %95, %15 : index
-      %98 = arith.maxsi %97, %c0 : index
-      %99 = arith.minsi %98, %c32 : index
-      %100 = arith.subi %96, %95 : index
-      %101 = arith.cmpi sgt, %99, %c0 : index
-      scf.if %101 {
-        func.call @baco_boundary_error(%c79_i64, %c13_i64) : (i64, i64) -> ()
+    %65 = arith.divsi %56, %c16_i64 : i64
+    %66 = arith.addi %56, %57 : i64
+    %67 = arith.ceildivsi %66, %c16_i64 : i64
+    %68 = arith.subi %67, %65 : i64
+    %69 = arith.cmpi sgt, %57, %c0_i64_3 : i64
+    %70 = arith.extui %69 : i1 to i64
+    %71 = arith.muli %68, %70 : i64
+    %72 = arith.ceildivsi %58, %c16_i64 : i64
+    scf.for %arg18 = %30 to %31 step %c1 {
+      %73 = arith.floordivsi %arg18, %arg10 : index
+      %74 = arith.muli %73, %arg10 : index
+      %75 = arith.subi %arg18, %74 : index
+      %76 = arith.addi %25, %75 : index
+      %77 = arith.floordivsi %76, %arg12 : index
+      %78 = arith.muli %77, %arg12 : index
+      %79 = arith.subi %76, %78 : index
+      %80 = arith.muli %10, %arg3 : index
+      %81 = arith.addi %80, %23 : index
+      %82 = arith.addi %81, %73 : index
+      %83 = arith.muli %82, %arg4 : index
+      %84 = arith.addi %83, %79 : index
+      %85 = arith.muli %84, %arg5 : index
+      %86 = arith.subi %arg4, %79 : index
+      %87 = arith.ceildivsi %86, %arg12 : index
+      %88 = arith.muli %arg12, %arg5 : index
+      %reinterpret_cast_4 = memref.reinterpret_cast %arg0 to offset: [%85], sizes: [%87, %arg5], strides: [%88, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %89 = arith.muli %arg18, %arg5 : index
+      %90 = arith.muli %89, %c32 : index
+      %reinterpret_cast_5 = memref.reinterpret_cast %arg1 to offset: [%90], sizes: [%arg5, 32], strides: [32, 1] : memref<?xi8> to memref<?x32xi8, strided<[32, 1], offset: ?>>
+      %91 = arith.maxsi %77, %c0 : index
+      %92 = arith.minsi %91, %87 : index
+      %93 = arith.addi %77, %c16 : index
+      %94 = arith.maxsi %93, %c0 : index
+      %95 = arith.minsi %94, %87 : index
+      %96 = arith.subi %92, %77 : index
+      %97 = arith.maxsi %96, %c0 : index
+      %98 = arith.minsi %97, %c16 : index
+      %99 = arith.subi %95, %92 : index
+      %100 = arith.minsi %45, %arg5 : index
+      %101 = arith.minsi %48, %arg5 : index
+      %102 = arith.subi %100, %21 : index
+      %103 = arith.maxsi %102, %c0 : index
+      %104 = arith.minsi %103, %c32 : index
+      %105 = arith.subi %101, %100 : index
+      %106 = arith.cmpi sgt, %104, %c0 : index
+      scf.if %106 {
+        func.call @baco_boundary_error(%c100_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_6 = memref.subview %reinterpret_cast_4[%87, %95] [%94, %100] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %102 = arith.index_cast %93 : index to i64
-      %103 = arith.index_cast %94 : index to i64
-      %104 = arith.index_cast %100 : index to i64
-      %105 = arith.addi %102, %103 : i64
+      %subview_6 = memref.subview %reinterpret_cast_4[%92, %100] [%99, %105] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %107 = arith.index_cast %98 : index to i64
+      %108 = arith.index_cast %99 : index to i64
+      %109 = arith.index_cast %105 : index to i64
+      %110 = arith.addi %107, %108 : i64
       %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %106 = arith.index_cast %intptr_11 : index to i64
-      %107 = arith.index_cast %offset_8 : index to i64
-      %108 = arith.addi %106, %107 : i64
-      %109 = arith.index_cast %strides_10#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %109) : (i64, i64, i64, i64, i64, i64) -> ()
-      %110 = arith.ceildivsi %104, %c64_i64 : i64
-      %111 = arith.divsi %102, %c16_i64 : i64
-      %112 = arith.ceildivsi %105, %c16_i64 : i64
-      %113 = arith.subi %112, %111 : i64
-      %114 = arith.cmpi sgt, %103, %c0_i64_3 : i64
-      %115 = arith.extui %114 : i1 to i64
-      %116 = arith.muli %113, %115 : i64
-      %117 = arith.muli %116, %110 : i64
-      %118 = arith.index_cast %117 : i64 to index
-      scf.for %arg19 = %c0 to %118 step %c1 {
-        %144 = arith.index_cast %arg19 : index to i64
-        %145 = arith.divsi %144, %110 : i64
-        %146 = arith.addi %111, %145 : i64
-        %147 = arith.remsi %144, %110 : i64
-        %148 = arith.muli %146, %c16_i64 : i64
-        %149 = arith.maxsi %148, %102 : i64
-        %150 = arith.addi %148, %c16_i64 : i64
-        %151 = arith.minsi %150, %105 : i64
-        %152 = arith.subi %151, %149 : i64
-        %153 = arith.subi %149, %102 : i64
-        %154 = arith.muli %153, %109 : i64
-        %155 = arith.addi %108, %154 : i64
-        %156 = arith.muli %147, %c64_i64 : i64
-        %157 = arith.addi %155, %156 : i64
-        %158 = arith.muli %146, %c32_i64 : i64
-        %159 = arith.addi %158, %156 : i64
-        %160 = arith.subi %149, %148 : i64
-        %161 = arith.addi %159, %160 : i64
-        %162 = arith.subi %104, %156 : i64
-        %163 = arith.minsi %162, %c64_i64 : i64
-        "instgem.mvin"(%157, %161, %163, %152) : (i64, i64, i64, i64) -> ()
+      %111 = arith.index_cast %intptr_11 : index to i64
+      %112 = arith.index_cast %offset_8 : index to i64
+      %113 = arith.addi %111, %112 : i64
+      %114 = arith.index_cast %strides_10#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %114) : (i64, i64, i64, i64, i64, i64) -> ()
+      %115 = arith.ceildivsi %109, %c64_i64 : i64
+      %116 = arith.divsi %107, %c16_i64 : i64
+      %117 = arith.ceildivsi %110, %c16_i64 : i64
+      %118 = arith.subi %117, %116 : i64
+      %119 = arith.cmpi sgt, %108, %c0_i64_3 : i64
+      %120 = arith.extui %119 : i1 to i64
+      %121 = arith.muli %118, %120 : i64
+      %122 = arith.muli %121, %115 : i64
+      %123 = arith.index_cast %122 : i64 to index
+      scf.for %arg19 = %c0 to %123 step %c1 {
+        %155 = arith.index_cast %arg19 : index to i64
+        %156 = arith.divsi %155, %115 : i64
+        %157 = arith.addi %116, %156 : i64
+        %158 = arith.remsi %155, %115 : i64
+        %159 = arith.muli %157, %c16_i64 : i64
+        %160 = arith.maxsi %159, %107 : i64
+        %161 = arith.addi %159, %c16_i64 : i64
+        %162 = arith.minsi %161, %110 : i64
+        %163 = arith.subi %162, %160 : i64
+        %164 = arith.subi %160, %107 : i64
+        %165 = arith.muli %164, %114 : i64
+        %166 = arith.addi %113, %165 : i64
+        %167 = arith.muli %158, %c64_i64 : i64
+        %168 = arith.addi %166, %167 : i64
+        %169 = arith.muli %157, %c32_i64 : i64
+        %170 = arith.addi %169, %167 : i64
+        %171 = arith.subi %160, %159 : i64
+        %172 = arith.addi %170, %171 : i64
+        %173 = arith.subi %109, %167 : i64
+        %174 = arith.minsi %173, %c64_i64 : i64
+        "instgem.mvin"(%168, %172, %174, %163) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %119 = arith.ceildivsi %102, %c16_i64 : i64
-      %120 = arith.muli %119, %110 : i64
-      %121 = arith.index_cast %120 : i64 to index
-      scf.for %arg19 = %c0 to %121 step %c1 {
-        %144 = arith.index_cast %arg19 : index to i64
-        %145 = arith.divsi %144, %110 : i64
-        %146 = arith.remsi %144, %110 : i64
-        %147 = arith.muli %145, %c32_i64 : i64
-        %148 = arith.muli %146, %c64_i64 : i64
-        %149 = arith.addi %147, %148 : i64
-        %150 = arith.subi %104, %148 : i64
-        %151 = arith.minsi %150, %c64_i64 : i64
-        %152 = arith.muli %145, %c16_i64 : i64
-        %153 = arith.subi %102, %152 : i64
-        %154 = arith.minsi %153, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %149, %151, %154) : (i64, i64, i64, i64) -> ()
+      %124 = arith.ceildivsi %107, %c16_i64 : i64
+      %125 = arith.cmpi sgt, %107, %c0_i64_3 : i64
+      %126 = arith.extui %125 : i1 to i64
+      %127 = arith.muli %124, %126 : i64
+      %128 = arith.muli %127, %115 : i64
+      %129 = arith.index_cast %128 : i64 to index
+      scf.for %arg19 = %c0 to %129 step %c1 {
+        %155 = arith.index_cast %arg19 : index to i64
+        %156 = arith.divsi %155, %115 : i64
+        %157 = arith.remsi %155, %115 : i64
+        %158 = arith.muli %156, %c16_i64 : i64
+        %159 = arith.maxsi %158, %c0_i64_3 : i64
+        %160 = arith.addi %158, %c16_i64 : i64
+        %161 = arith.minsi %160, %107 : i64
+        %162 = arith.subi %161, %159 : i64
+        %163 = arith.muli %156, %c32_i64 : i64
+        %164 = arith.muli %157, %c64_i64 : i64
+        %165 = arith.addi %163, %164 : i64
+        %166 = arith.subi %159, %158 : i64
+        %167 = arith.addi %165, %166 : i64
+        %168 = arith.subi %109, %164 : i64
+        %169 = arith.minsi %168, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %167, %169, %162) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %subview_12 = memref.subview %reinterpret_cast_5[%95, 0] [%100, 32] [1, 1] : memref<?x32xi8, strided<[32, 1], offset: ?>> to memref<?x32xi8, strided<[32, 1], offset: ?>>
-      %122 = arith.index_cast %99 : index to i64
-      %123 = arith.addi %122, %104 : i64
+      %subview_12 = memref.subview %reinterpret_cast_5[%100, 0] [%105, 32] [1, 1] : memref<?x32xi8, strided<[32, 1], offset: ?>> to memref<?x32xi8, strided<[32, 1], offset: ?>>
+      %130 = arith.index_cast %104 : index to i64
+      %131 = arith.addi %130, %109 : i64
       %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x32xi8, strided<[32, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x32xi8, strided<[32, 1], offset: ?>> -> index
-      %124 = arith.index_cast %intptr_17 : index to i64
-      %125 = arith.index_cast %offset_14 : index to i64
-      %126 = arith.addi %124, %125 : i64
+      %132 = arith.index_cast %intptr_17 : index to i64
+      %133 = arith.index_cast %offset_14 : index to i64
+      %134 = arith.addi %132, %133 : i64
       "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c32_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      %127 = arith.divsi %122, %c16_i64 : i64
-      %128 = arith.ceildivsi %123, %c16_i64 : i64
-      %129 = arith.subi %128, %127 : i64
-      %130 = arith.cmpi sgt, %104, %c0_i64_3 : i64
-      %131 = arith.extui %130 : i1 to i64
-      %132 = arith.muli %129, %131 : i64
-      %133 = arith.index_cast %132 : i64 to index
-      scf.for %arg19 = %c0 to %133 step %c1 {
-        %144 = arith.index_cast %arg19 : index to i64
-        %145 = arith.addi %127, %144 : i64
-        %146 = arith.muli %145, %c16_i64 : i64
-        %147 = arith.maxsi %146, %122 : i64
-        %148 = arith.addi %146, %c16_i64 : i64
-        %149 = arith.minsi %148, %123 : i64
-        %150 = arith.subi %149, %147 : i64
-        %151 = arith.subi %147, %122 : i64
-        %152 = arith.muli %151, %c32_i64 : i64
-        %153 = arith.addi %126, %152 : i64
-        %154 = arith.muli %145, %c32_i64 : i64
-        %155 = arith.addi %154, %c32_i64 : i64
-        %156 = arith.subi %147, %146 : i64
-        %157 = arith.addi %155, %156 : i64
-        "instgem.mvin"(%153, %157, %c32_i64, %150) : (i64, i64, i64, i64) -> ()
+      %135 = arith.divsi %130, %c16_i64 : i64
+      %136 = arith.ceildivsi %131, %c16_i64 : i64
+      %137 = arith.subi %136, %135 : i64
+      %138 = arith.cmpi sgt, %109, %c0_i64_3 : i64
+      %139 = arith.extui %138 : i1 to i64
+      %140 = arith.muli %137, %139 : i64
+      %141 = arith.index_cast %140 : i64 to index
+      scf.for %arg19 = %c0 to %141 step %c1 {
+        %155 = arith.index_cast %arg19 : index to i64
+        %156 = arith.addi %135, %155 : i64
+        %157 = arith.muli %156, %c16_i64 : i64
+        %158 = arith.maxsi %157, %130 : i64
+        %159 = arith.addi %157, %c16_i64 : i64
+        %160 = arith.minsi %159, %131 : i64
+        %161 = arith.subi %160, %158 : i64
+        %162 = arith.subi %158, %130 : i64
+        %163 = arith.muli %162, %c32_i64 : i64
+        %164 = arith.addi %134, %163 : i64
+        %165 = arith.muli %156, %c32_i64 : i64
+        %166 = arith.addi %165, %c32_i64 : i64
+        %167 = arith.subi %158, %157 : i64
+        %168 = arith.addi %166, %167 : i64
+        "instgem.mvin"(%164, %168, %c32_i64, %161) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %134 = arith.ceildivsi %122, %c16_i64 : i64
-      %135 = arith.index_cast %134 : i64 to index
-      scf.for %arg19 = %c0 to %135 step %c1 {
-        %144 = arith.index_cast %arg19 : index to i64
-        %145 = arith.muli %144, %c32_i64 : i64
-        %146 = arith.addi %145, %c32_i64 : i64
-        %147 = arith.muli %144, %c16_i64 : i64
-        %148 = arith.subi %122, %147 : i64
-        %149 = arith.minsi %148, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %146, %c32_i64, %149) : (i64, i64, i64, i64) -> ()
+      %142 = arith.ceildivsi %130, %c16_i64 : i64
+      %143 = arith.cmpi sgt, %130, %c0_i64_3 : i64
+      %144 = arith.extui %143 : i1 to i64
+      %145 = arith.muli %142, %144 : i64
+      %146 = arith.index_cast %145 : i64 to index
+      scf.for %arg19 = %c0 to %146 step %c1 {
+        %155 = arith.index_cast %arg19 : index to i64
+        %156 = arith.muli %155, %c16_i64 : i64
+        %157 = arith.maxsi %156, %c0_i64_3 : i64
+        %158 = arith.addi %156, %c16_i64 : i64
+        %159 = arith.minsi %158, %130 : i64
+        %160 = arith.subi %159, %157 : i64
+        %161 = arith.muli %155, %c32_i64 : i64
+        %162 = arith.addi %161, %c32_i64 : i64
+        %163 = arith.subi %157, %156 : i64
+        %164 = arith.addi %162, %163 : i64
+        "instgem.mvin"(%c0_i64_3, %164, %c32_i64, %160) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %136 = arith.minsi %104, %123 : i64
-      %137 = arith.ceildivsi %136, %c16_i64 : i64
-      %138 = arith.addi %arg18, %c1 : index
-      %139 = arith.cmpi sge, %138, %28 : index
-      %140 = arith.cmpi eq, %arg18, %27 : index
-      %141 = arith.cmpi sgt, %112, %c0_i64_3 : i64
-      %142 = arith.select %141, %c2_i64_1, %c0_i64_3 : i64
-      %143 = arith.index_cast %142 : i64 to index
-      scf.for %arg19 = %c0 to %143 step %c1 {
-        %144 = arith.index_cast %arg19 : index to i64
-        %145 = arith.subi %144, %c1_i64_2 : i64
-        %146 = arith.cmpi sge, %145, %c0_i64_3 : i64
-        %147 = arith.cmpi slt, %145, %67 : i64
-        %148 = arith.andi %146, %147 : i1
-        %149 = arith.andi %139, %148 : i1
-        %150 = arith.maxsi %137, %c1_i64_2 : i64
-        %151 = arith.ceildivsi %66, %150 : i64
-        %152 = arith.subi %142, %c1_i64_2 : i64
-        %153 = arith.cmpi eq, %144, %152 : i64
-        %154 = arith.cmpi slt, %144, %67 : i64
-        %155 = arith.andi %153, %154 : i1
-        %156 = arith.andi %139, %155 : i1
-        %157 = arith.index_cast %137 : i64 to index
-        scf.for %arg20 = %c0 to %157 step %c1 {
-          %163 = arith.index_cast %arg20 : index to i64
-          %164 = arith.muli %163, %151 : i64
-          %165 = arith.minsi %164, %66 : i64
-          scf.if %149 {
-            %185 = arith.addi %165, %151 : i64
-            %186 = arith.minsi %185, %66 : i64
-            %187 = arith.index_cast %165 : i64 to index
-            %188 = arith.index_cast %186 : i64 to index
-            scf.for %arg21 = %187 to %188 step %c1 {
-              %189 = arith.index_cast %arg21 : index to i64
-              %190 = arith.addi %60, %189 : i64
-              %191 = arith.muli %190, %c16_i64 : i64
-              %192 = arith.maxsi %191, %51 : i64
-              %193 = arith.addi %191, %c16_i64 : i64
-              %194 = arith.minsi %193, %61 : i64
-              %195 = arith.subi %194, %192 : i64
-              %196 = arith.subi %192, %51 : i64
-              %197 = arith.muli %196, %57 : i64
-              %198 = arith.addi %56, %197 : i64
-              %199 = arith.muli %145, %c16_i64 : i64
-              %200 = arith.addi %198, %199 : i64
-              %201 = arith.muli %190, %c32_i64 : i64
-              %202 = arith.addi %201, %199 : i64
-              %203 = arith.ori %202, %c2147483648_i64 : i64
-              %204 = arith.subi %192, %191 : i64
-              %205 = arith.addi %203, %204 : i64
-              %206 = arith.subi %53, %199 : i64
-              %207 = arith.minsi %206, %c16_i64 : i64
-              "instgem.mvout"(%200, %205, %207, %195) : (i64, i64, i64, i64) -> ()
+      %147 = arith.minsi %109, %131 : i64
+      %148 = arith.ceildivsi %147, %c16_i64 : i64
+      %149 = arith.addi %arg18, %c1 : index
+      %150 = arith.cmpi sge, %149, %31 : index
+      %151 = arith.cmpi eq, %arg18, %30 : index
+      %152 = arith.cmpi sgt, %117, %c0_i64_3 : i64
+      %153 = arith.select %152, %c2_i64_1, %c0_i64_3 : i64
+      %154 = arith.index_cast %153 : i64 to index
+      scf.for %arg19 = %c0 to %154 step %c1 {
+        %155 = arith.index_cast %arg19 : index to i64
+        %156 = arith.subi %155, %c1_i64_2 : i64
+        %157 = arith.cmpi sge, %156, %c0_i64_3 : i64
+        %158 = arith.cmpi slt, %156, %72 : i64
+        %159 = arith.andi %157, %158 : i1
+        %160 = arith.andi %150, %159 : i1
+        %161 = arith.maxsi %148, %c1_i64_2 : i64
+        %162 = arith.ceildivsi %71, %161 : i64
+        %163 = arith.subi %153, %c1_i64_2 : i64
+        %164 = arith.cmpi eq, %155, %163 : i64
+        %165 = arith.cmpi slt, %155, %72 : i64
+        %166 = arith.andi %164, %165 : i1
+        %167 = arith.andi %150, %166 : i1
+        %168 = arith.index_cast %148 : i64 to index
+        scf.for %arg20 = %c0 to %168 step %c1 {
+          %174 = arith.index_cast %arg20 : index to i64
+          %175 = arith.muli %174, %162 : i64
+          %176 = arith.minsi %175, %71 : i64
+          scf.if %160 {
+            %196 = arith.addi %176, %162 : i64
+            %197 = arith.minsi %196, %71 : i64
+            %198 = arith.index_cast %176 : i64 to index
+            %199 = arith.index_cast %197 : i64 to index
+            scf.for %arg21 = %198 to %199 step %c1 {
+              %200 = arith.index_cast %arg21 : index to i64
+              %201 = arith.addi %65, %200 : i64
+              %202 = arith.muli %201, %c16_i64 : i64
+              %203 = arith.maxsi %202, %56 : i64
+              %204 = arith.addi %202, %c16_i64 : i64
+              %205 = arith.minsi %204, %66 : i64
+              %206 = arith.subi %205, %203 : i64
+              %207 = arith.subi %203, %56 : i64
+              %208 = arith.muli %207, %62 : i64
+              %209 = arith.addi %61, %208 : i64
+              %210 = arith.muli %156, %c16_i64 : i64
+              %211 = arith.addi %209, %210 : i64
+              %212 = arith.muli %201, %c32_i64 : i64
+              %213 = arith.addi %212, %210 : i64
+              %214 = arith.ori %213, %c2147483648_i64 : i64
+              %215 = arith.subi %203, %202 : i64
+              %216 = arith.addi %214, %215 : i64
+              %217 = arith.subi %58, %210 : i64
+              %218 = arith.minsi %217, %c16_i64 : i64
+              "instgem.mvout"(%211, %216, %218, %206) : (i64, i64, i64, i64) -> ()
             }
           }
-          %166 = arith.minsi %105, %c16_i64 : i64
-          %167 = arith.muli %144, %c16_i64 : i64
-          %168 = arith.subi %c32_i64, %167 : i64
-          %169 = arith.minsi %168, %c16_i64 : i64
-          %170 = arith.cmpi eq, %163, %c0_i64_3 : i64
-          %171 = arith.andi %140, %170 : i1
-          %172 = arith.select %171, %c2147483648_i64, %c3221225472_i64 : i64
-          %173 = arith.ori %167, %172 : i64
-          %174 = arith.select %171, %c16_i64, %166 : i64
-          %175 = arith.select %171, %c16_i64, %169 : i64
-          %176 = arith.muli %163, %c32_i64 : i64
-          %177 = arith.addi %176, %167 : i64
-          %178 = arith.addi %177, %c32_i64 : i64
-          %179 = arith.muli %163, %c16_i64 : i64
-          %180 = arith.subi %123, %179 : i64
-          %181 = arith.minsi %180, %c16_i64 : i64
-          "instgem.preload"(%178, %169, %181, %173, %175, %174) : (i64, i64, i64, i64, i64, i64) -> ()
-          %182 = arith.subi %104, %179 : i64
-          %183 = arith.minsi %182, %c16_i64 : i64
-          "instgem.compute_preloaded"(%179, %183, %166, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %184 = arith.index_cast %112 : i64 to index
-          scf.for %arg21 = %c1 to %184 step %c1 {
-            %185 = arith.index_cast %arg21 : index to i64
-            %186 = arith.muli %185, %c16_i64 : i64
-            %187 = arith.subi %105, %186 : i64
-            %188 = arith.minsi %187, %c16_i64 : i64
-            %189 = arith.muli %185, %c32_i64 : i64
-            %190 = arith.addi %189, %167 : i64
-            %191 = arith.ori %190, %172 : i64
-            %192 = arith.select %171, %c16_i64, %188 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %191, %175, %192) : (i64, i64, i64, i64, i64, i64) -> ()
-            %193 = arith.addi %189, %179 : i64
-            "instgem.compute_accumulated"(%193, %183, %188, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %194 = arith.subi %185, %c1_i64_2 : i64
-            %195 = arith.subi %137, %c1_i64_2 : i64
-            %196 = arith.cmpi eq, %163, %195 : i64
-            %197 = arith.andi %156, %196 : i1
-            %198 = arith.cmpi slt, %194, %66 : i64
-            %199 = arith.andi %197, %198 : i1
-            scf.if %199 {
-              %200 = arith.addi %60, %194 : i64
-              %201 = arith.muli %200, %c16_i64 : i64
-              %202 = arith.maxsi %201, %51 : i64
-              %203 = arith.addi %201, %c16_i64 : i64
-              %204 = arith.minsi %203, %61 : i64
-              %205 = arith.subi %204, %202 : i64
-              %206 = arith.subi %202, %51 : i64
-              %207 = arith.muli %206, %57 : i64
-              %208 = arith.addi %56, %207 : i64
-              %209 = arith.addi %208, %167 : i64
-              %210 = arith.muli %200, %c32_i64 : i64
-              %211 = arith.addi %210, %167 : i64
-              %212 = arith.ori %211, %c2147483648_i64 : i64
-              %213 = arith.subi %202, %201 : i64
-              %214 = arith.addi %212, %213 : i64
-              %215 = arith.subi %53, %167 : i64
-              %216 = arith.minsi %215, %c16_i64 : i64
-              "instgem.mvout"(%209, %214, %216, %205) : (i64, i64, i64, i64) -> ()
+          %177 = arith.minsi %110, %c16_i64 : i64
+          %178 = arith.muli %155, %c16_i64 : i64
+          %179 = arith.subi %c32_i64, %178 : i64
+          %180 = arith.minsi %179, %c16_i64 : i64
+          %181 = arith.cmpi eq, %174, %c0_i64_3 : i64
+          %182 = arith.andi %151, %181 : i1
+          %183 = arith.select %182, %c2147483648_i64, %c3221225472_i64 : i64
+          %184 = arith.ori %178, %183 : i64
+          %185 = arith.select %182, %c16_i64, %177 : i64
+          %186 = arith.select %182, %c16_i64, %180 : i64
+          %187 = arith.muli %174, %c32_i64 : i64
+          %188 = arith.addi %187, %178 : i64
+          %189 = arith.addi %188, %c32_i64 : i64
+          %190 = arith.muli %174, %c16_i64 : i64
+          %191 = arith.subi %131, %190 : i64
+          %192 = arith.minsi %191, %c16_i64 : i64
+          "instgem.preload"(%189, %180, %192, %184, %186, %185) : (i64, i64, i64, i64, i64, i64) -> ()
+          %193 = arith.subi %109, %190 : i64
+          %194 = arith.minsi %193, %c16_i64 : i64
+          "instgem.compute_preloaded"(%190, %194, %177, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %195 = arith.index_cast %117 : i64 to index
+          scf.for %arg21 = %c1 to %195 step %c1 {
+            %196 = arith.index_cast %arg21 : index to i64
+            %197 = arith.muli %196, %c16_i64 : i64
+            %198 = arith.subi %110, %197 : i64
+            %199 = arith.minsi %198, %c16_i64 : i64
+            %200 = arith.muli %196, %c32_i64 : i64
+            %201 = arith.addi %200, %178 : i64
+            %202 = arith.ori %201, %183 : i64
+            %203 = arith.select %182, %c16_i64, %199 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %202, %186, %203) : (i64, i64, i64, i64, i64, i64) -> ()
+            %204 = arith.addi %200, %190 : i64
+            "instgem.compute_accumulated"(%204, %194, %199, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %205 = arith.subi %196, %c1_i64_2 : i64
+            %206 = arith.subi %148, %c1_i64_2 : i64
+            %207 = arith.cmpi eq, %174, %206 : i64
+            %208 = arith.andi %167, %207 : i1
+            %209 = arith.cmpi slt, %205, %71 : i64
+            %210 = arith.andi %208, %209 : i1
+            scf.if %210 {
+              %211 = arith.addi %65, %205 : i64
+              %212 = arith.muli %211, %c16_i64 : i64
+              %213 = arith.maxsi %212, %56 : i64
+              %214 = arith.addi %212, %c16_i64 : i64
+              %215 = arith.minsi %214, %66 : i64
+              %216 = arith.subi %215, %213 : i64
+              %217 = arith.subi %213, %56 : i64
+              %218 = arith.muli %217, %62 : i64
+              %219 = arith.addi %61, %218 : i64
+              %220 = arith.addi %219, %178 : i64
+              %221 = arith.muli %211, %c32_i64 : i64
+              %222 = arith.addi %221, %178 : i64
+              %223 = arith.ori %222, %c2147483648_i64 : i64
+              %224 = arith.subi %213, %212 : i64
+              %225 = arith.addi %223, %224 : i64
+              %226 = arith.subi %58, %178 : i64
+              %227 = arith.minsi %226, %c16_i64 : i64
+              "instgem.mvout"(%220, %225, %227, %216) : (i64, i64, i64, i64) -> ()
             }
           }
         }
-        scf.if %149 {
-          %163 = arith.muli %137, %151 : i64
-          %164 = arith.minsi %163, %66 : i64
-          %165 = arith.index_cast %164 : i64 to index
-          %166 = arith.index_cast %66 : i64 to index
-          scf.for %arg20 = %165 to %166 step %c1 {
-            %167 = arith.index_cast %arg20 : index to i64
-            %168 = arith.addi %60, %167 : i64
-            %169 = arith.muli %168, %c16_i64 : i64
-            %170 = arith.maxsi %169, %51 : i64
-            %171 = arith.addi %169, %c16_i64 : i64
-            %172 = arith.minsi %171, %61 : i64
-            %173 = arith.subi %172, %170 : i64
-            %174 = arith.subi %170, %51 : i64
-            %175 = arith.muli %174, %57 : i64
-            %176 = arith.addi %56, %175 : i64
-            %177 = arith.muli %145, %c16_i64 : i64
-            %178 = arith.addi %176, %177 : i64
-            %179 = arith.muli %168, %c32_i64 : i64
-            %180 = arith.addi %179, %177 : i64
-            %181 = arith.ori %180, %c2147483648_i64 : i64
-            %182 = arith.subi %170, %169 : i64
-            %183 = arith.addi %181, %182 : i64
-            %184 = arith.subi %53, %177 : i64
-            %185 = arith.minsi %184, %c16_i64 : i64
-            "instgem.mvout"(%178, %183, %185, %173) : (i64, i64, i64, i64) -> ()
+        scf.if %160 {
+          %174 = arith.muli %148, %162 : i64
+          %175 = arith.minsi %174, %71 : i64
+          %176 = arith.index_cast %175 : i64 to index
+          %177 = arith.index_cast %71 : i64 to index
+          scf.for %arg20 = %176 to %177 step %c1 {
+            %178 = arith.index_cast %arg20 : index to i64
+            %179 = arith.addi %65, %178 : i64
+            %180 = arith.muli %179, %c16_i64 : i64
+            %181 = arith.maxsi %180, %56 : i64
+            %182 = arith.addi %180, %c16_i64 : i64
+            %183 = arith.minsi %182, %66 : i64
+            %184 = arith.subi %183, %181 : i64
+            %185 = arith.subi %181, %56 : i64
+            %186 = arith.muli %185, %62 : i64
+            %187 = arith.addi %61, %186 : i64
+            %188 = arith.muli %156, %c16_i64 : i64
+            %189 = arith.addi %187, %188 : i64
+            %190 = arith.muli %179, %c32_i64 : i64
+            %191 = arith.addi %190, %188 : i64
+            %192 = arith.ori %191, %c2147483648_i64 : i64
+            %193 = arith.subi %181, %180 : i64
+            %194 = arith.addi %192, %193 : i64
+            %195 = arith.subi %58, %188 : i64
+            %196 = arith.minsi %195, %c16_i64 : i64
+            "instgem.mvout"(%189, %194, %196, %184) : (i64, i64, i64, i64) -> ()
           }
         }
-        %158 = arith.cmpi sgt, %137, %c0_i64_3 : i64
-        %159 = arith.subi %112, %c1_i64_2 : i64
-        %160 = arith.maxsi %159, %c0_i64_3 : i64
-        %161 = arith.minsi %160, %66 : i64
-        %162 = arith.select %158, %161, %c0_i64_3 : i64
-        scf.if %156 {
-          %163 = arith.index_cast %162 : i64 to index
-          %164 = arith.index_cast %66 : i64 to index
-          scf.for %arg20 = %163 to %164 step %c1 {
-            %165 = arith.index_cast %arg20 : index to i64
-            %166 = arith.addi %60, %165 : i64
-            %167 = arith.muli %166, %c16_i64 : i64
-            %168 = arith.maxsi %167, %51 : i64
-            %169 = arith.addi %167, %c16_i64 : i64
-            %170 = arith.minsi %169, %61 : i64
-            %171 = arith.subi %170, %168 : i64
-            %172 = arith.subi %168, %51 : i64
-            %173 = arith.muli %172, %57 : i64
-            %174 = arith.addi %56, %173 : i64
-            %175 = arith.muli %144, %c16_i64 : i64
-            %176 = arith.addi %174, %175 : i64
-            %177 = arith.muli %166, %c32_i64 : i64
-            %178 = arith.addi %177, %175 : i64
-            %179 = arith.ori %178, %c2147483648_i64 : i64
-            %180 = arith.subi %168, %167 : i64
-            %181 = arith.addi %179, %180 : i64
-            %182 = arith.subi %53, %175 : i64
-            %183 = arith.minsi %182, %c16_i64 : i64
-            "instgem.mvout"(%176, %181, %183, %171) : (i64, i64, i64, i64) -> ()
+        %169 = arith.cmpi sgt, %148, %c0_i64_3 : i64
+        %170 = arith.subi %117, %c1_i64_2 : i64
+        %171 = arith.maxsi %170, %c0_i64_3 : i64
+        %172 = arith.minsi %171, %71 : i64
+        %173 = arith.select %169, %172, %c0_i64_3 : i64
+        scf.if %167 {
+          %174 = arith.index_cast %173 : i64 to index
+          %175 = arith.index_cast %71 : i64 to index
+          scf.for %arg20 = %174 to %175 step %c1 {
+            %176 = arith.index_cast %arg20 : index to i64
+            %177 = arith.addi %65, %176 : i64
+            %178 = arith.muli %177, %c16_i64 : i64
+            %179 = arith.maxsi %178, %56 : i64
+            %180 = arith.addi %178, %c16_i64 : i64
+            %181 = arith.minsi %180, %66 : i64
+            %182 = arith.subi %181, %179 : i64
+            %183 = arith.subi %179, %56 : i64
+            %184 = arith.muli %183, %62 : i64
+            %185 = arith.addi %61, %184 : i64
+            %186 = arith.muli %155, %c16_i64 : i64
+            %187 = arith.addi %185, %186 : i64
+            %188 = arith.muli %177, %c32_i64 : i64
+            %189 = arith.addi %188, %186 : i64
+            %190 = arith.ori %189, %c2147483648_i64 : i64
+            %191 = arith.subi %179, %178 : i64
+            %192 = arith.addi %190, %191 : i64
+            %193 = arith.subi %58, %186 : i64
+            %194 = arith.minsi %193, %c16_i64 : i64
+            "instgem.mvout"(%187, %192, %194, %182) : (i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %140 {
+      scf.if %151 {
         scf.for %arg19 = %c0 to %c2 step %c1 {
-          %144 = arith.index_cast %arg19 : index to i64
-          %145 = arith.muli %144, %c16_i64 : i64
-          %146 = arith.subi %c32_i64, %145 : i64
-          %147 = arith.minsi %146, %c16_i64 : i64
-          %148 = arith.ori %145, %c2147483648_i64 : i64
-          %149 = arith.cmpi eq, %137, %c0_i64_3 : i64
-          %150 = arith.cmpi sle, %112, %c0_i64_3 : i64
-          %151 = arith.cmpi sge, %144, %142 : i64
-          %152 = arith.ori %149, %150 : i1
-          %153 = arith.ori %152, %151 : i1
-          scf.if %153 {
-            "instgem.mvin"(%c0_i64_3, %148, %147, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %155 = arith.index_cast %arg19 : index to i64
+          %156 = arith.muli %155, %c16_i64 : i64
+          %157 = arith.subi %c32_i64, %156 : i64
+          %158 = arith.minsi %157, %c16_i64 : i64
+          %159 = arith.ori %156, %c2147483648_i64 : i64
+          %160 = arith.cmpi eq, %148, %c0_i64_3 : i64
+          %161 = arith.cmpi sle, %117, %c0_i64_3 : i64
+          %162 = arith.cmpi sge, %155, %153 : i64
+          %163 = arith.ori %160, %161 : i1
+          %164 = arith.ori %163, %162 : i1
+          scf.if %164 {
+            "instgem.mvin"(%c0_i64_3, %159, %158, %c16_i64) : (i64, i64, i64, i64) -> ()
           }
         }
       }
-      scf.if %139 {
-        %144 = arith.minsi %142, %67 : i64
-        %145 = arith.index_cast %144 : i64 to index
-        %146 = arith.index_cast %67 : i64 to index
-        scf.for %arg19 = %145 to %146 step %c1 {
-          %147 = arith.index_cast %arg19 : index to i64
-          %148 = arith.index_cast %66 : i64 to index
-          scf.for %arg20 = %c0 to %148 step %c1 {
-            %149 = arith.index_cast %arg20 : index to i64
-            %150 = arith.addi %60, %149 : i64
-            %151 = arith.muli %150, %c16_i64 : i64
-            %152 = arith.maxsi %151, %51 : i64
-            %153 = arith.addi %151, %c16_i64 : i64
-            %154 = arith.minsi %153, %61 : i64
-            %155 = arith.subi %154, %152 : i64
-            %156 = arith.subi %152, %51 : i64
-            %157 = arith.muli %156, %57 : i64
-            %158 = arith.addi %56, %157 : i64
-            %159 = arith.muli %147, %c16_i64 : i64
-            %160 = arith.addi %158, %159 : i64
-            %161 = arith.muli %150, %c32_i64 : i64
-            %162 = arith.addi %161, %159 : i64
-            %163 = arith.ori %162, %c2147483648_i64 : i64
-            %164 = arith.subi %152, %151 : i64
-            %165 = arith.addi %163, %164 : i64
-            %166 = arith.subi %53, %159 : i64
-            %167 = arith.minsi %166, %c16_i64 : i64
-            "instgem.mvout"(%160, %165, %167, %155) : (i64, i64, i64, i64) -> ()
+      scf.if %150 {
+        %155 = arith.minsi %153, %72 : i64
+        %156 = arith.index_cast %155 : i64 to index
+        %157 = arith.index_cast %72 : i64 to index
+        scf.for %arg19 = %156 to %157 step %c1 {
+          %158 = arith.index_cast %arg19 : index to i64
+          %159 = arith.index_cast %71 : i64 to index
+          scf.for %arg20 = %c0 to %159 step %c1 {
+            %160 = arith.index_cast %arg20 : index to i64
+            %161 = arith.addi %65, %160 : i64
+            %162 = arith.muli %161, %c16_i64 : i64
+            %163 = arith.maxsi %162, %56 : i64
+            %164 = arith.addi %162, %c16_i64 : i64
+            %165 = arith.minsi %164, %66 : i64
+            %166 = arith.subi %165, %163 : i64
+            %167 = arith.subi %163, %56 : i64
+            %168 = arith.muli %167, %62 : i64
+            %169 = arith.addi %61, %168 : i64
+            %170 = arith.muli %158, %c16_i64 : i64
+            %171 = arith.addi %169, %170 : i64
+            %172 = arith.muli %161, %c32_i64 : i64
+            %173 = arith.addi %172, %170 : i64
+            %174 = arith.ori %173, %c2147483648_i64 : i64
+            %175 = arith.subi %163, %162 : i64
+            %176 = arith.addi %174, %175 : i64
+            %177 = arith.subi %58, %170 : i64
+            %178 = arith.minsi %177, %c16_i64 : i64
+            "instgem.mvout"(%171, %176, %178, %166) : (i64, i64, i64, i64) -> ()
           }
         }
       }
     }
-    scf.if %50 {
-      %68 = arith.muli %66, %67 : i64
-      %69 = arith.index_cast %68 : i64 to index
-      scf.for %arg18 = %c0 to %69 step %c1 {
-        %70 = arith.index_cast %arg18 : index to i64
-        %71 = arith.remsi %70, %66 : i64
-        %72 = arith.divsi %70, %66 : i64
-        %73 = arith.addi %60, %71 : i64
-        %74 = arith.muli %73, %c16_i64 : i64
-        %75 = arith.maxsi %74, %51 : i64
-        %76 = arith.addi %74, %c16_i64 : i64
-        %77 = arith.minsi %76, %61 : i64
-        %78 = arith.subi %77, %75 : i64
-        %79 = arith.subi %75, %51 : i64
-        %80 = arith.muli %79, %57 : i64
-        %81 = arith.addi %56, %80 : i64
-        %82 = arith.muli %72, %c16_i64 : i64
-        %83 = arith.addi %81, %82 : i64
-        %84 = arith.muli %73, %c32_i64 : i64
-        %85 = arith.addi %84, %82 : i64
-        %86 = arith.ori %85, %c2147483648_i64 : i64
-        %87 = arith.subi %75, %74 : i64
+    scf.if %55 {
+      %73 = arith.muli %71, %72 : i64
+      %74 = arith.index_cast %73 : i64 to index
+      scf.for %arg18 = %c0 to %74 step %c1 {
+        %75 = arith.index_cast %arg18 : index to i64
+        %76 = arith.remsi %75, %71 : i64
+        %77 = arith.divsi %75, %71 : i64
+        %78 = arith.addi %65, %76 : i64
+        %79 = arith.muli %78, %c16_i64 : i64
+        %80 = arith.maxsi %79, %56 : i64
+        %81 = arith.addi %79, %c16_i64 : i64
+        %82 = arith.minsi %81, %66 : i64
+        %83 = arith.subi %82, %80 : i64
+        %84 = arith.subi %80, %56 : i64
+        %85 = arith.muli %84, %62 : i64
+        %86 = arith.addi %61, %85 : i64
+        %87 = arith.muli %77, %c16_i64 : i64
         %88 = arith.addi %86, %87 : i64
-        %89 = arith.subi %53, %82 : i64
-        %90 = arith.minsi %89, %c16_i64 : i64
-        "instgem.mvout"(%83, %88, %90, %78) : (i64, i64, i64, i64) -> ()
+        %89 = arith.muli %78, %c32_i64 : i64
+        %90 = arith.addi %89, %87 : i64
+        %91 = arith.ori %90, %c2147483648_i64 : i64
+        %92 = arith.subi %80, %79 : i64
+        %93 = arith.addi %91, %92 : i64
+        %94 = arith.subi %58, %87 : i64
+        %95 = arith.minsi %94, %c16_i64 : i64
+        "instgem.mvout"(%88, %93, %95, %83) : (i64, i64, i64, i64) -> ()
       }
     }
     "instgem.fence"() : () -> ()

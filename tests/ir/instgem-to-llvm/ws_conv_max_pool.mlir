@@ -72,15 +72,15 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c25 = arith.constant 25 : index
-    %c50_i64 = arith.constant 50 : i64
+    %c60_i64 = arith.constant 60 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c55_i64 = arith.constant 55 : i64
+    %c65_i64 = arith.constant 65 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c56_i64 = arith.constant 56 : i64
+    %c66_i64 = arith.constant 66 : i64
     %c5 = arith.constant 5 : index
     %c3 = arith.constant 3 : index
     %c6 = arith.constant 6 : index
-    %c67_i64 = arith.constant 67 : i64
+    %c77_i64 = arith.constant 77 : i64
     %c5_i64 = arith.constant 5 : i64
     %c4 = arith.constant 4 : index
     %c1_i64_2 = arith.constant 1 : i64
@@ -126,22 +126,22 @@ module {
     %39 = arith.subi %35, %32 : index
     %40 = arith.cmpi sgt, %38, %c0 : index
     scf.if %40 {
-      func.call @baco_boundary_error(%c50_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c60_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_5[%23, %32] [%30, %39] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg10 = %c0 to %c2 step %c1 {
-      %92 = arith.index_cast %arg10 : index to i64
-      %93 = arith.remsi %92, %c2_i64_1 : i64
-      %94 = arith.divsi %92, %c2_i64_1 : i64
-      %95 = arith.muli %94, %c16_i64 : i64
-      %96 = arith.subi %c16_i64, %95 : i64
-      %97 = arith.minsi %96, %c16_i64 : i64
-      %98 = arith.muli %93, %c16_i64 : i64
-      %99 = arith.muli %94, %c32_i64 : i64
-      %100 = arith.addi %98, %99 : i64
-      %101 = arith.ori %100, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %101, %97, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %95 = arith.index_cast %arg10 : index to i64
+      %96 = arith.remsi %95, %c2_i64_1 : i64
+      %97 = arith.divsi %95, %c2_i64_1 : i64
+      %98 = arith.muli %97, %c16_i64 : i64
+      %99 = arith.subi %c16_i64, %98 : i64
+      %100 = arith.minsi %99, %c16_i64 : i64
+      %101 = arith.muli %96, %c16_i64 : i64
+      %102 = arith.muli %97, %c32_i64 : i64
+      %103 = arith.addi %101, %102 : i64
+      %104 = arith.ori %103, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %104, %100, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %41 = arith.index_cast %29 : index to i64
     %42 = arith.index_cast %30 : index to i64
@@ -164,271 +164,289 @@ module {
     %56 = arith.muli %55, %48 : i64
     %57 = arith.index_cast %56 : i64 to index
     scf.for %arg10 = %c0 to %57 step %c1 {
-      %92 = arith.index_cast %arg10 : index to i64
-      %93 = arith.divsi %92, %48 : i64
-      %94 = arith.addi %49, %93 : i64
-      %95 = arith.remsi %92, %48 : i64
-      %96 = arith.muli %94, %c16_i64 : i64
-      %97 = arith.maxsi %96, %41 : i64
-      %98 = arith.addi %96, %c16_i64 : i64
-      %99 = arith.minsi %98, %50 : i64
-      %100 = arith.subi %99, %97 : i64
-      %101 = arith.muli %95, %c64_i64 : i64
-      %102 = arith.addi %47, %101 : i64
-      %103 = arith.muli %95, %c32_i64 : i64
-      %104 = arith.addi %96, %103 : i64
-      %105 = arith.ori %104, %c2147483648_i64 : i64
-      %106 = arith.subi %97, %96 : i64
-      %107 = arith.addi %105, %106 : i64
-      %108 = arith.muli %95, %c16_i64 : i64
-      %109 = arith.subi %43, %108 : i64
-      %110 = arith.minsi %109, %c16_i64 : i64
-      "instgem.mvin"(%102, %107, %110, %100) : (i64, i64, i64, i64) -> ()
+      %95 = arith.index_cast %arg10 : index to i64
+      %96 = arith.divsi %95, %48 : i64
+      %97 = arith.addi %49, %96 : i64
+      %98 = arith.remsi %95, %48 : i64
+      %99 = arith.muli %97, %c16_i64 : i64
+      %100 = arith.maxsi %99, %41 : i64
+      %101 = arith.addi %99, %c16_i64 : i64
+      %102 = arith.minsi %101, %50 : i64
+      %103 = arith.subi %102, %100 : i64
+      %104 = arith.muli %98, %c64_i64 : i64
+      %105 = arith.addi %47, %104 : i64
+      %106 = arith.muli %98, %c32_i64 : i64
+      %107 = arith.addi %99, %106 : i64
+      %108 = arith.ori %107, %c2147483648_i64 : i64
+      %109 = arith.subi %100, %99 : i64
+      %110 = arith.addi %108, %109 : i64
+      %111 = arith.muli %98, %c16_i64 : i64
+      %112 = arith.subi %43, %111 : i64
+      %113 = arith.minsi %112, %c16_i64 : i64
+      "instgem.mvin"(%105, %110, %113, %103) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %58 = arith.ceildivsi %41, %c16_i64 : i64
-    %59 = arith.muli %58, %48 : i64
-    %60 = arith.index_cast %59 : i64 to index
-    scf.for %arg10 = %c0 to %60 step %c1 {
-      %92 = arith.index_cast %arg10 : index to i64
-      %93 = arith.divsi %92, %48 : i64
-      %94 = arith.remsi %92, %48 : i64
-      %95 = arith.muli %93, %c16_i64 : i64
-      %96 = arith.muli %94, %c32_i64 : i64
-      %97 = arith.addi %95, %96 : i64
-      %98 = arith.ori %97, %c2147483648_i64 : i64
-      %99 = arith.muli %94, %c16_i64 : i64
-      %100 = arith.subi %43, %99 : i64
-      %101 = arith.minsi %100, %c16_i64 : i64
-      %102 = arith.subi %41, %95 : i64
-      %103 = arith.minsi %102, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %98, %101, %103) : (i64, i64, i64, i64) -> ()
+    %59 = arith.cmpi sgt, %41, %c0_i64_3 : i64
+    %60 = arith.extui %59 : i1 to i64
+    %61 = arith.muli %58, %60 : i64
+    %62 = arith.muli %61, %48 : i64
+    %63 = arith.index_cast %62 : i64 to index
+    scf.for %arg10 = %c0 to %63 step %c1 {
+      %95 = arith.index_cast %arg10 : index to i64
+      %96 = arith.divsi %95, %48 : i64
+      %97 = arith.remsi %95, %48 : i64
+      %98 = arith.muli %96, %c16_i64 : i64
+      %99 = arith.maxsi %98, %c0_i64_3 : i64
+      %100 = arith.addi %98, %c16_i64 : i64
+      %101 = arith.minsi %100, %41 : i64
+      %102 = arith.subi %101, %99 : i64
+      %103 = arith.muli %97, %c32_i64 : i64
+      %104 = arith.addi %98, %103 : i64
+      %105 = arith.ori %104, %c2147483648_i64 : i64
+      %106 = arith.subi %99, %98 : i64
+      %107 = arith.addi %105, %106 : i64
+      %108 = arith.muli %97, %c16_i64 : i64
+      %109 = arith.subi %43, %108 : i64
+      %110 = arith.minsi %109, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %107, %110, %102) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %61 = arith.ceildivsi %arg5, %c16 : index
-    %62:2 = scf.for %arg10 = %c0 to %61 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %92 = arith.maxsi %arg11, %c0 : index
-      %93 = arith.minsi %92, %arg5 : index
-      %94 = arith.addi %arg11, %c16 : index
-      %95 = arith.maxsi %94, %c0 : index
+    %64 = arith.ceildivsi %arg5, %c16 : index
+    %65:2 = scf.for %arg10 = %c0 to %64 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+      %95 = arith.maxsi %arg11, %c0 : index
       %96 = arith.minsi %95, %arg5 : index
-      %97 = arith.subi %93, %arg11 : index
+      %97 = arith.addi %arg11, %c16 : index
       %98 = arith.maxsi %97, %c0 : index
-      %99 = arith.minsi %98, %c16 : index
-      %100 = arith.subi %96, %93 : index
-      %101 = arith.cmpi sgt, %99, %c0 : index
-      scf.if %101 {
-        func.call @baco_boundary_error(%c55_i64, %c13_i64) : (i64, i64) -> ()
+      %99 = arith.minsi %98, %arg5 : index
+      %100 = arith.subi %96, %arg11 : index
+      %101 = arith.maxsi %100, %c0 : index
+      %102 = arith.minsi %101, %c16 : index
+      %103 = arith.subi %99, %96 : index
+      %104 = arith.cmpi sgt, %102, %c0 : index
+      scf.if %104 {
+        func.call @baco_boundary_error(%c65_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_13 = memref.subview %reinterpret_cast[%23, %93] [%30, %100] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %102 = arith.index_cast %100 : index to i64
+      %subview_13 = memref.subview %reinterpret_cast[%23, %96] [%30, %103] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %105 = arith.index_cast %103 : index to i64
       %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %103 = arith.index_cast %intptr_18 : index to i64
-      %104 = arith.index_cast %offset_15 : index to i64
-      %105 = arith.addi %103, %104 : i64
-      %106 = arith.index_cast %strides_17#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %106) : (i64, i64, i64, i64, i64, i64) -> ()
-      %107 = arith.ceildivsi %102, %c64_i64 : i64
-      %108 = arith.muli %55, %107 : i64
-      %109 = arith.index_cast %108 : i64 to index
-      scf.for %arg13 = %c0 to %109 step %c1 {
-        %145 = arith.index_cast %arg13 : index to i64
-        %146 = arith.divsi %145, %107 : i64
-        %147 = arith.addi %49, %146 : i64
-        %148 = arith.remsi %145, %107 : i64
-        %149 = arith.muli %147, %c16_i64 : i64
-        %150 = arith.maxsi %149, %41 : i64
-        %151 = arith.addi %149, %c16_i64 : i64
-        %152 = arith.minsi %151, %50 : i64
-        %153 = arith.subi %152, %150 : i64
-        %154 = arith.subi %150, %41 : i64
-        %155 = arith.muli %154, %106 : i64
-        %156 = arith.addi %105, %155 : i64
-        %157 = arith.muli %148, %c64_i64 : i64
-        %158 = arith.addi %156, %157 : i64
-        %159 = arith.addi %149, %157 : i64
-        %160 = arith.subi %150, %149 : i64
-        %161 = arith.addi %159, %160 : i64
-        %162 = arith.subi %102, %157 : i64
-        %163 = arith.minsi %162, %c64_i64 : i64
-        "instgem.mvin"(%158, %161, %163, %153) : (i64, i64, i64, i64) -> ()
+      %106 = arith.index_cast %intptr_18 : index to i64
+      %107 = arith.index_cast %offset_15 : index to i64
+      %108 = arith.addi %106, %107 : i64
+      %109 = arith.index_cast %strides_17#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %109) : (i64, i64, i64, i64, i64, i64) -> ()
+      %110 = arith.ceildivsi %105, %c64_i64 : i64
+      %111 = arith.muli %55, %110 : i64
+      %112 = arith.index_cast %111 : i64 to index
+      scf.for %arg13 = %c0 to %112 step %c1 {
+        %151 = arith.index_cast %arg13 : index to i64
+        %152 = arith.divsi %151, %110 : i64
+        %153 = arith.addi %49, %152 : i64
+        %154 = arith.remsi %151, %110 : i64
+        %155 = arith.muli %153, %c16_i64 : i64
+        %156 = arith.maxsi %155, %41 : i64
+        %157 = arith.addi %155, %c16_i64 : i64
+        %158 = arith.minsi %157, %50 : i64
+        %159 = arith.subi %158, %156 : i64
+        %160 = arith.subi %156, %41 : i64
+        %161 = arith.muli %160, %109 : i64
+        %162 = arith.addi %108, %161 : i64
+        %163 = arith.muli %154, %c64_i64 : i64
+        %164 = arith.addi %162, %163 : i64
+        %165 = arith.addi %155, %163 : i64
+        %166 = arith.subi %156, %155 : i64
+        %167 = arith.addi %165, %166 : i64
+        %168 = arith.subi %105, %163 : i64
+        %169 = arith.minsi %168, %c64_i64 : i64
+        "instgem.mvin"(%164, %167, %169, %159) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %110 = arith.muli %58, %107 : i64
-      %111 = arith.index_cast %110 : i64 to index
-      scf.for %arg13 = %c0 to %111 step %c1 {
-        %145 = arith.index_cast %arg13 : index to i64
-        %146 = arith.divsi %145, %107 : i64
-        %147 = arith.remsi %145, %107 : i64
-        %148 = arith.muli %146, %c16_i64 : i64
-        %149 = arith.muli %147, %c64_i64 : i64
-        %150 = arith.addi %148, %149 : i64
-        %151 = arith.subi %102, %149 : i64
-        %152 = arith.minsi %151, %c64_i64 : i64
-        %153 = arith.subi %41, %148 : i64
-        %154 = arith.minsi %153, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %150, %152, %154) : (i64, i64, i64, i64) -> ()
+      %113 = arith.muli %61, %110 : i64
+      %114 = arith.index_cast %113 : i64 to index
+      scf.for %arg13 = %c0 to %114 step %c1 {
+        %151 = arith.index_cast %arg13 : index to i64
+        %152 = arith.divsi %151, %110 : i64
+        %153 = arith.remsi %151, %110 : i64
+        %154 = arith.muli %152, %c16_i64 : i64
+        %155 = arith.maxsi %154, %c0_i64_3 : i64
+        %156 = arith.addi %154, %c16_i64 : i64
+        %157 = arith.minsi %156, %41 : i64
+        %158 = arith.subi %157, %155 : i64
+        %159 = arith.muli %153, %c64_i64 : i64
+        %160 = arith.addi %154, %159 : i64
+        %161 = arith.subi %155, %154 : i64
+        %162 = arith.addi %160, %161 : i64
+        %163 = arith.subi %105, %159 : i64
+        %164 = arith.minsi %163, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %162, %164, %158) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %112 = arith.maxsi %arg12, %c0 : index
-      %113 = arith.minsi %112, %arg5 : index
-      %114 = arith.addi %arg12, %c16 : index
-      %115 = arith.maxsi %114, %c0 : index
+      %115 = arith.maxsi %arg12, %c0 : index
       %116 = arith.minsi %115, %arg5 : index
-      %117 = arith.subi %113, %arg12 : index
+      %117 = arith.addi %arg12, %c16 : index
       %118 = arith.maxsi %117, %c0 : index
-      %119 = arith.minsi %118, %c16 : index
-      %120 = arith.subi %116, %113 : index
+      %119 = arith.minsi %118, %arg5 : index
+      %120 = arith.subi %116, %arg12 : index
+      %121 = arith.maxsi %120, %c0 : index
+      %122 = arith.minsi %121, %c16 : index
+      %123 = arith.subi %119, %116 : index
       scf.if %40 {
-        func.call @baco_boundary_error(%c56_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c66_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_19 = memref.subview %reinterpret_cast_4[%113, %32] [%120, %39] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %121 = arith.index_cast %119 : index to i64
-      %122 = arith.index_cast %120 : index to i64
-      %123 = arith.addi %121, %122 : i64
+      %subview_19 = memref.subview %reinterpret_cast_4[%116, %32] [%123, %39] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %124 = arith.index_cast %122 : index to i64
+      %125 = arith.index_cast %123 : index to i64
+      %126 = arith.addi %124, %125 : i64
       %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %124 = arith.index_cast %intptr_24 : index to i64
-      %125 = arith.index_cast %offset_21 : index to i64
-      %126 = arith.addi %124, %125 : i64
-      %127 = arith.index_cast %strides_23#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %127) : (i64, i64, i64, i64, i64, i64) -> ()
-      %128 = arith.ceildivsi %43, %c64_i64 : i64
-      %129 = arith.divsi %121, %c16_i64 : i64
-      %130 = arith.ceildivsi %123, %c16_i64 : i64
-      %131 = arith.subi %130, %129 : i64
-      %132 = arith.cmpi sgt, %122, %c0_i64_3 : i64
-      %133 = arith.extui %132 : i1 to i64
-      %134 = arith.muli %131, %133 : i64
-      %135 = arith.muli %134, %128 : i64
-      %136 = arith.index_cast %135 : i64 to index
-      scf.for %arg13 = %c0 to %136 step %c1 {
-        %145 = arith.index_cast %arg13 : index to i64
-        %146 = arith.divsi %145, %128 : i64
-        %147 = arith.addi %129, %146 : i64
-        %148 = arith.remsi %145, %128 : i64
-        %149 = arith.muli %147, %c16_i64 : i64
-        %150 = arith.maxsi %149, %121 : i64
-        %151 = arith.addi %149, %c16_i64 : i64
-        %152 = arith.minsi %151, %123 : i64
-        %153 = arith.subi %152, %150 : i64
-        %154 = arith.subi %150, %121 : i64
-        %155 = arith.muli %154, %127 : i64
-        %156 = arith.addi %126, %155 : i64
-        %157 = arith.muli %148, %c64_i64 : i64
-        %158 = arith.addi %156, %157 : i64
-        %159 = arith.addi %149, %157 : i64
-        %160 = arith.addi %159, %c32_i64 : i64
-        %161 = arith.subi %150, %149 : i64
-        %162 = arith.addi %160, %161 : i64
-        %163 = arith.subi %43, %157 : i64
-        %164 = arith.minsi %163, %c64_i64 : i64
-        "instgem.mvin"(%158, %162, %164, %153) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %137 = arith.ceildivsi %121, %c16_i64 : i64
-      %138 = arith.muli %137, %128 : i64
+      %127 = arith.index_cast %intptr_24 : index to i64
+      %128 = arith.index_cast %offset_21 : index to i64
+      %129 = arith.addi %127, %128 : i64
+      %130 = arith.index_cast %strides_23#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %130) : (i64, i64, i64, i64, i64, i64) -> ()
+      %131 = arith.ceildivsi %43, %c64_i64 : i64
+      %132 = arith.divsi %124, %c16_i64 : i64
+      %133 = arith.ceildivsi %126, %c16_i64 : i64
+      %134 = arith.subi %133, %132 : i64
+      %135 = arith.cmpi sgt, %125, %c0_i64_3 : i64
+      %136 = arith.extui %135 : i1 to i64
+      %137 = arith.muli %134, %136 : i64
+      %138 = arith.muli %137, %131 : i64
       %139 = arith.index_cast %138 : i64 to index
       scf.for %arg13 = %c0 to %139 step %c1 {
-        %145 = arith.index_cast %arg13 : index to i64
-        %146 = arith.divsi %145, %128 : i64
-        %147 = arith.remsi %145, %128 : i64
-        %148 = arith.muli %146, %c16_i64 : i64
-        %149 = arith.muli %147, %c64_i64 : i64
-        %150 = arith.addi %148, %149 : i64
-        %151 = arith.addi %150, %c32_i64 : i64
-        %152 = arith.subi %43, %149 : i64
-        %153 = arith.minsi %152, %c64_i64 : i64
-        %154 = arith.subi %121, %148 : i64
-        %155 = arith.minsi %154, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %151, %153, %155) : (i64, i64, i64, i64) -> ()
+        %151 = arith.index_cast %arg13 : index to i64
+        %152 = arith.divsi %151, %131 : i64
+        %153 = arith.addi %132, %152 : i64
+        %154 = arith.remsi %151, %131 : i64
+        %155 = arith.muli %153, %c16_i64 : i64
+        %156 = arith.maxsi %155, %124 : i64
+        %157 = arith.addi %155, %c16_i64 : i64
+        %158 = arith.minsi %157, %126 : i64
+        %159 = arith.subi %158, %156 : i64
+        %160 = arith.subi %156, %124 : i64
+        %161 = arith.muli %160, %130 : i64
+        %162 = arith.addi %129, %161 : i64
+        %163 = arith.muli %154, %c64_i64 : i64
+        %164 = arith.addi %162, %163 : i64
+        %165 = arith.addi %155, %163 : i64
+        %166 = arith.addi %165, %c32_i64 : i64
+        %167 = arith.subi %156, %155 : i64
+        %168 = arith.addi %166, %167 : i64
+        %169 = arith.subi %43, %163 : i64
+        %170 = arith.minsi %169, %c64_i64 : i64
+        "instgem.mvin"(%164, %168, %170, %159) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %140 = arith.minsi %102, %123 : i64
-      %141 = arith.ceildivsi %140, %c16_i64 : i64
-      %142 = arith.cmpi sgt, %51, %c0_i64_3 : i64
-      %143 = arith.select %142, %48, %c0_i64_3 : i64
-      %144 = arith.index_cast %143 : i64 to index
-      scf.for %arg13 = %c0 to %144 step %c1 {
-        %145 = arith.index_cast %arg13 : index to i64
-        %146 = arith.index_cast %141 : i64 to index
-        scf.for %arg14 = %c0 to %146 step %c1 {
-          %147 = arith.index_cast %arg14 : index to i64
-          %148 = arith.minsi %50, %c16_i64 : i64
-          %149 = arith.muli %145, %c16_i64 : i64
-          %150 = arith.subi %43, %149 : i64
-          %151 = arith.minsi %150, %c16_i64 : i64
-          %152 = arith.muli %145, %c32_i64 : i64
-          %153 = arith.ori %152, %c3221225472_i64 : i64
-          %154 = arith.muli %147, %c16_i64 : i64
-          %155 = arith.addi %154, %149 : i64
-          %156 = arith.addi %155, %c32_i64 : i64
-          %157 = arith.subi %123, %154 : i64
-          %158 = arith.minsi %157, %c16_i64 : i64
-          "instgem.preload"(%156, %151, %158, %153, %151, %148) : (i64, i64, i64, i64, i64, i64) -> ()
-          %159 = arith.subi %102, %154 : i64
-          %160 = arith.minsi %159, %c16_i64 : i64
-          "instgem.compute_preloaded"(%154, %160, %148, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %161 = arith.index_cast %51 : i64 to index
-          scf.for %arg15 = %c1 to %161 step %c1 {
-            %162 = arith.index_cast %arg15 : index to i64
-            %163 = arith.muli %162, %c16_i64 : i64
-            %164 = arith.subi %50, %163 : i64
-            %165 = arith.minsi %164, %c16_i64 : i64
-            %166 = arith.addi %163, %152 : i64
-            %167 = arith.ori %166, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %167, %151, %165) : (i64, i64, i64, i64, i64, i64) -> ()
-            %168 = arith.addi %163, %154 : i64
-            "instgem.compute_accumulated"(%168, %160, %165, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %140 = arith.ceildivsi %124, %c16_i64 : i64
+      %141 = arith.cmpi sgt, %124, %c0_i64_3 : i64
+      %142 = arith.extui %141 : i1 to i64
+      %143 = arith.muli %140, %142 : i64
+      %144 = arith.muli %143, %131 : i64
+      %145 = arith.index_cast %144 : i64 to index
+      scf.for %arg13 = %c0 to %145 step %c1 {
+        %151 = arith.index_cast %arg13 : index to i64
+        %152 = arith.divsi %151, %131 : i64
+        %153 = arith.remsi %151, %131 : i64
+        %154 = arith.muli %152, %c16_i64 : i64
+        %155 = arith.maxsi %154, %c0_i64_3 : i64
+        %156 = arith.addi %154, %c16_i64 : i64
+        %157 = arith.minsi %156, %124 : i64
+        %158 = arith.subi %157, %155 : i64
+        %159 = arith.muli %153, %c64_i64 : i64
+        %160 = arith.addi %154, %159 : i64
+        %161 = arith.addi %160, %c32_i64 : i64
+        %162 = arith.subi %155, %154 : i64
+        %163 = arith.addi %161, %162 : i64
+        %164 = arith.subi %43, %159 : i64
+        %165 = arith.minsi %164, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %163, %165, %158) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %146 = arith.minsi %105, %126 : i64
+      %147 = arith.ceildivsi %146, %c16_i64 : i64
+      %148 = arith.cmpi sgt, %51, %c0_i64_3 : i64
+      %149 = arith.select %148, %48, %c0_i64_3 : i64
+      %150 = arith.index_cast %149 : i64 to index
+      scf.for %arg13 = %c0 to %150 step %c1 {
+        %151 = arith.index_cast %arg13 : index to i64
+        %152 = arith.index_cast %147 : i64 to index
+        scf.for %arg14 = %c0 to %152 step %c1 {
+          %153 = arith.index_cast %arg14 : index to i64
+          %154 = arith.minsi %50, %c16_i64 : i64
+          %155 = arith.muli %151, %c16_i64 : i64
+          %156 = arith.subi %43, %155 : i64
+          %157 = arith.minsi %156, %c16_i64 : i64
+          %158 = arith.muli %151, %c32_i64 : i64
+          %159 = arith.ori %158, %c3221225472_i64 : i64
+          %160 = arith.muli %153, %c16_i64 : i64
+          %161 = arith.addi %160, %155 : i64
+          %162 = arith.addi %161, %c32_i64 : i64
+          %163 = arith.subi %126, %160 : i64
+          %164 = arith.minsi %163, %c16_i64 : i64
+          "instgem.preload"(%162, %157, %164, %159, %157, %154) : (i64, i64, i64, i64, i64, i64) -> ()
+          %165 = arith.subi %105, %160 : i64
+          %166 = arith.minsi %165, %c16_i64 : i64
+          "instgem.compute_preloaded"(%160, %166, %154, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %167 = arith.index_cast %51 : i64 to index
+          scf.for %arg15 = %c1 to %167 step %c1 {
+            %168 = arith.index_cast %arg15 : index to i64
+            %169 = arith.muli %168, %c16_i64 : i64
+            %170 = arith.subi %50, %169 : i64
+            %171 = arith.minsi %170, %c16_i64 : i64
+            %172 = arith.addi %169, %158 : i64
+            %173 = arith.ori %172, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %173, %157, %171) : (i64, i64, i64, i64, i64, i64) -> ()
+            %174 = arith.addi %169, %160 : i64
+            "instgem.compute_accumulated"(%174, %166, %171, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %94, %114 : index, index
+      scf.yield %97, %117 : index, index
     }
-    %63 = arith.subi %c1, %15 : index
-    %64 = arith.maxsi %63, %c0 : index
-    %65 = arith.subi %arg3, %16 : index
-    %66 = arith.minsi %65, %c5 : index
-    %67 = arith.muli %9, %arg7 : index
-    %68 = arith.muli %67, %c3 : index
-    %69 = arith.muli %68, %arg6 : index
-    %70 = arith.muli %arg7, %c3 : index
-    %71 = arith.muli %11, %c6 : index
-    %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [%69], sizes: [%70, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %72 = arith.maxsi %71, %c0 : index
-    %73 = arith.minsi %72, %70 : index
-    %74 = arith.addi %71, %c6 : index
+    %66 = arith.subi %c1, %15 : index
+    %67 = arith.maxsi %66, %c0 : index
+    %68 = arith.subi %arg3, %16 : index
+    %69 = arith.minsi %68, %c5 : index
+    %70 = arith.muli %9, %arg7 : index
+    %71 = arith.muli %70, %c3 : index
+    %72 = arith.muli %71, %arg6 : index
+    %73 = arith.muli %arg7, %c3 : index
+    %74 = arith.muli %11, %c6 : index
+    %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [%72], sizes: [%73, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %75 = arith.maxsi %74, %c0 : index
-    %76 = arith.minsi %75, %70 : index
-    %77 = arith.subi %76, %73 : index
+    %76 = arith.minsi %75, %73 : index
+    %77 = arith.addi %74, %c6 : index
+    %78 = arith.maxsi %77, %c0 : index
+    %79 = arith.minsi %78, %73 : index
+    %80 = arith.subi %79, %76 : index
     scf.if %40 {
-      func.call @baco_boundary_error(%c67_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c77_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview_7 = memref.subview %reinterpret_cast_6[%73, %32] [%77, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %78 = arith.bitcast %arg8 : f32 to i32
-    %79 = arith.extui %78 : i32 to i64
-    %80 = arith.index_cast %64 : index to i64
-    %81 = arith.index_cast %66 : index to i64
-    %82 = arith.index_cast %77 : index to i64
+    %subview_7 = memref.subview %reinterpret_cast_6[%76, %32] [%80, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %81 = arith.bitcast %arg8 : f32 to i32
+    %82 = arith.extui %81 : i32 to i64
+    %83 = arith.index_cast %67 : index to i64
+    %84 = arith.index_cast %69 : index to i64
+    %85 = arith.index_cast %80 : index to i64
     %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %83 = arith.index_cast %intptr_12 : index to i64
-    %84 = arith.index_cast %offset_9 : index to i64
-    %85 = arith.addi %83, %84 : i64
-    %86 = arith.index_cast %strides_11#0 : index to i64
-    %87 = arith.divsi %82, %c3_i64 : i64
-    %88 = arith.subi %81, %80 : i64
-    %89 = arith.maxsi %88, %c0_i64_3 : i64
-    "instgem.config_st"(%c1_i64_2, %c2_i64_1, %c3_i64, %80, %c1_i64_2, %c3_i64, %87, %c3_i64, %89, %c5_i64, %86, %79) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %90 = arith.muli %80, %c5_i64 : i64
-    %91 = arith.cmpi sgt, %87, %c0_i64_3 : i64
-    scf.if %91 {
-      %92 = arith.index_cast %48 : i64 to index
-      scf.for %arg10 = %c0 to %92 step %c1 {
-        %93 = arith.index_cast %arg10 : index to i64
-        %94 = arith.muli %93, %c16_i64 : i64
-        %95 = arith.addi %85, %94 : i64
-        %96 = arith.muli %93, %c32_i64 : i64
-        %97 = arith.ori %96, %c2147483648_i64 : i64
-        %98 = arith.addi %97, %90 : i64
-        %99 = arith.subi %43, %94 : i64
-        %100 = arith.minsi %99, %c16_i64 : i64
-        "instgem.mvout"(%95, %98, %100, %c0_i64_3) : (i64, i64, i64, i64) -> ()
+    %86 = arith.index_cast %intptr_12 : index to i64
+    %87 = arith.index_cast %offset_9 : index to i64
+    %88 = arith.addi %86, %87 : i64
+    %89 = arith.index_cast %strides_11#0 : index to i64
+    %90 = arith.divsi %85, %c3_i64 : i64
+    %91 = arith.subi %84, %83 : i64
+    %92 = arith.maxsi %91, %c0_i64_3 : i64
+    "instgem.config_st"(%c1_i64_2, %c2_i64_1, %c3_i64, %83, %c1_i64_2, %c3_i64, %90, %c3_i64, %92, %c5_i64, %89, %82) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %93 = arith.muli %83, %c5_i64 : i64
+    %94 = arith.cmpi sgt, %90, %c0_i64_3 : i64
+    scf.if %94 {
+      %95 = arith.index_cast %48 : i64 to index
+      scf.for %arg10 = %c0 to %95 step %c1 {
+        %96 = arith.index_cast %arg10 : index to i64
+        %97 = arith.muli %96, %c16_i64 : i64
+        %98 = arith.addi %88, %97 : i64
+        %99 = arith.muli %96, %c32_i64 : i64
+        %100 = arith.ori %99, %c2147483648_i64 : i64
+        %101 = arith.addi %100, %93 : i64
+        %102 = arith.subi %43, %97 : i64
+        %103 = arith.minsi %102, %c16_i64 : i64
+        "instgem.mvout"(%98, %101, %103, %c0_i64_3) : (i64, i64, i64, i64) -> ()
       }
     }
     "instgem.fence"() : () -> ()

@@ -104,26 +104,26 @@ module {
     %34 = arith.index_cast %22 : index to i64
     %35 = arith.index_cast %31 : index to i64
     scf.for %arg8 = %c0 to %c4 step %c1 {
-      %70 = arith.index_cast %arg8 : index to i64
-      %71 = arith.remsi %70, %c2_i64_1 : i64
-      %72 = arith.divsi %70, %c2_i64_1 : i64
-      %73 = arith.muli %72, %c16_i64 : i64
-      %74 = arith.subi %c32_i64, %73 : i64
-      %75 = arith.minsi %74, %c16_i64 : i64
-      %76 = arith.muli %71, %c32_i64 : i64
-      %77 = arith.addi %76, %73 : i64
-      %78 = arith.ori %77, %c2147483648_i64 : i64
-      %79 = arith.muli %71, %c16_i64 : i64
-      %80 = arith.cmpi slt, %79, %33 : i64
-      %81 = arith.addi %79, %c16_i64 : i64
-      %82 = arith.addi %33, %34 : i64
-      %83 = arith.cmpi sgt, %81, %82 : i64
-      %84 = arith.addi %73, %c16_i64 : i64
-      %85 = arith.cmpi sgt, %84, %35 : i64
-      %86 = arith.ori %80, %83 : i1
-      %87 = arith.ori %86, %85 : i1
-      scf.if %87 {
-        "instgem.mvin"(%c0_i64_3, %78, %75, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %73 = arith.index_cast %arg8 : index to i64
+      %74 = arith.remsi %73, %c2_i64_1 : i64
+      %75 = arith.divsi %73, %c2_i64_1 : i64
+      %76 = arith.muli %75, %c16_i64 : i64
+      %77 = arith.subi %c32_i64, %76 : i64
+      %78 = arith.minsi %77, %c16_i64 : i64
+      %79 = arith.muli %74, %c32_i64 : i64
+      %80 = arith.addi %79, %76 : i64
+      %81 = arith.ori %80, %c2147483648_i64 : i64
+      %82 = arith.muli %74, %c16_i64 : i64
+      %83 = arith.cmpi slt, %82, %33 : i64
+      %84 = arith.addi %82, %c16_i64 : i64
+      %85 = arith.addi %33, %34 : i64
+      %86 = arith.cmpi sgt, %84, %85 : i64
+      %87 = arith.addi %76, %c16_i64 : i64
+      %88 = arith.cmpi sgt, %87, %35 : i64
+      %89 = arith.ori %83, %86 : i1
+      %90 = arith.ori %89, %88 : i1
+      scf.if %90 {
+        "instgem.mvin"(%c0_i64_3, %81, %78, %c16_i64) : (i64, i64, i64, i64) -> ()
       }
     }
     %36 = arith.bitcast %arg5 : f32 to i32
@@ -146,79 +146,86 @@ module {
     %50 = arith.muli %49, %42 : i64
     %51 = arith.index_cast %50 : i64 to index
     scf.for %arg8 = %c0 to %51 step %c1 {
-      %70 = arith.index_cast %arg8 : index to i64
-      %71 = arith.divsi %70, %42 : i64
-      %72 = arith.addi %43, %71 : i64
-      %73 = arith.remsi %70, %42 : i64
-      %74 = arith.muli %72, %c16_i64 : i64
-      %75 = arith.maxsi %74, %33 : i64
-      %76 = arith.addi %74, %c16_i64 : i64
-      %77 = arith.minsi %76, %44 : i64
-      %78 = arith.subi %77, %75 : i64
-      %79 = arith.subi %75, %33 : i64
-      %80 = arith.muli %79, %41 : i64
-      %81 = arith.addi %40, %80 : i64
-      %82 = arith.muli %73, %c64_i64 : i64
-      %83 = arith.addi %81, %82 : i64
-      %84 = arith.muli %72, %c32_i64 : i64
-      %85 = arith.addi %84, %82 : i64
-      %86 = arith.ori %85, %c2147483648_i64 : i64
-      %87 = arith.subi %75, %74 : i64
-      %88 = arith.addi %86, %87 : i64
-      %89 = arith.subi %35, %82 : i64
-      %90 = arith.minsi %89, %c64_i64 : i64
-      "instgem.mvin"(%83, %88, %90, %78) : (i64, i64, i64, i64) -> ()
+      %73 = arith.index_cast %arg8 : index to i64
+      %74 = arith.divsi %73, %42 : i64
+      %75 = arith.addi %43, %74 : i64
+      %76 = arith.remsi %73, %42 : i64
+      %77 = arith.muli %75, %c16_i64 : i64
+      %78 = arith.maxsi %77, %33 : i64
+      %79 = arith.addi %77, %c16_i64 : i64
+      %80 = arith.minsi %79, %44 : i64
+      %81 = arith.subi %80, %78 : i64
+      %82 = arith.subi %78, %33 : i64
+      %83 = arith.muli %82, %41 : i64
+      %84 = arith.addi %40, %83 : i64
+      %85 = arith.muli %76, %c64_i64 : i64
+      %86 = arith.addi %84, %85 : i64
+      %87 = arith.muli %75, %c32_i64 : i64
+      %88 = arith.addi %87, %85 : i64
+      %89 = arith.ori %88, %c2147483648_i64 : i64
+      %90 = arith.subi %78, %77 : i64
+      %91 = arith.addi %89, %90 : i64
+      %92 = arith.subi %35, %85 : i64
+      %93 = arith.minsi %92, %c64_i64 : i64
+      "instgem.mvin"(%86, %91, %93, %81) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %52 = arith.ceildivsi %33, %c16_i64 : i64
-    %53 = arith.muli %52, %42 : i64
-    %54 = arith.index_cast %53 : i64 to index
-    scf.for %arg8 = %c0 to %54 step %c1 {
-      %70 = arith.index_cast %arg8 : index to i64
-      %71 = arith.divsi %70, %42 : i64
-      %72 = arith.remsi %70, %42 : i64
-      %73 = arith.muli %71, %c32_i64 : i64
-      %74 = arith.muli %72, %c64_i64 : i64
-      %75 = arith.addi %73, %74 : i64
-      %76 = arith.ori %75, %c2147483648_i64 : i64
-      %77 = arith.subi %35, %74 : i64
-      %78 = arith.minsi %77, %c64_i64 : i64
-      %79 = arith.muli %71, %c16_i64 : i64
-      %80 = arith.subi %33, %79 : i64
-      %81 = arith.minsi %80, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %76, %78, %81) : (i64, i64, i64, i64) -> ()
+    %53 = arith.cmpi sgt, %33, %c0_i64_3 : i64
+    %54 = arith.extui %53 : i1 to i64
+    %55 = arith.muli %52, %54 : i64
+    %56 = arith.muli %55, %42 : i64
+    %57 = arith.index_cast %56 : i64 to index
+    scf.for %arg8 = %c0 to %57 step %c1 {
+      %73 = arith.index_cast %arg8 : index to i64
+      %74 = arith.divsi %73, %42 : i64
+      %75 = arith.remsi %73, %42 : i64
+      %76 = arith.muli %74, %c16_i64 : i64
+      %77 = arith.maxsi %76, %c0_i64_3 : i64
+      %78 = arith.addi %76, %c16_i64 : i64
+      %79 = arith.minsi %78, %33 : i64
+      %80 = arith.subi %79, %77 : i64
+      %81 = arith.muli %74, %c32_i64 : i64
+      %82 = arith.muli %75, %c64_i64 : i64
+      %83 = arith.addi %81, %82 : i64
+      %84 = arith.ori %83, %c2147483648_i64 : i64
+      %85 = arith.subi %77, %76 : i64
+      %86 = arith.addi %84, %85 : i64
+      %87 = arith.subi %35, %82 : i64
+      %88 = arith.minsi %87, %c64_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %86, %88, %80) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %55 = arith.bitcast %arg6 : f32 to i32
-    %56 = arith.extui %55 : i32 to i64
+    %58 = arith.bitcast %arg6 : f32 to i32
+    %59 = arith.extui %58 : i32 to i64
     %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_10 = memref.extract_aligned_pointer_as_index %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %57 = arith.index_cast %intptr_10 : index to i64
-    %58 = arith.index_cast %offset_7 : index to i64
-    %59 = arith.addi %57, %58 : i64
-    %60 = arith.index_cast %strides_9#0 : index to i64
-    "instgem.config_ld"(%c1_i64_2, %c0_i64_3, %c1_i64_2, %c16_i64, %56, %60) : (i64, i64, i64, i64, i64, i64) -> ()
+    %60 = arith.index_cast %intptr_10 : index to i64
+    %61 = arith.index_cast %offset_7 : index to i64
+    %62 = arith.addi %60, %61 : i64
+    %63 = arith.index_cast %strides_9#0 : index to i64
+    "instgem.config_ld"(%c1_i64_2, %c0_i64_3, %c1_i64_2, %c16_i64, %59, %63) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg8 = %c0 to %51 step %c1 {
-      %70 = arith.index_cast %arg8 : index to i64
-      %71 = arith.divsi %70, %42 : i64
-      %72 = arith.addi %43, %71 : i64
-      %73 = arith.remsi %70, %42 : i64
-      %74 = arith.muli %72, %c16_i64 : i64
-      %75 = arith.maxsi %74, %33 : i64
-      %76 = arith.addi %74, %c16_i64 : i64
-      %77 = arith.minsi %76, %44 : i64
-      %78 = arith.subi %77, %75 : i64
-      %79 = arith.subi %75, %33 : i64
-      %80 = arith.muli %79, %60 : i64
-      %81 = arith.addi %59, %80 : i64
-      %82 = arith.muli %73, %c64_i64 : i64
-      %83 = arith.addi %81, %82 : i64
-      %84 = arith.muli %72, %c32_i64 : i64
-      %85 = arith.addi %84, %82 : i64
-      %86 = arith.ori %85, %c3221225472_i64 : i64
-      %87 = arith.subi %75, %74 : i64
-      %88 = arith.addi %86, %87 : i64
-      %89 = arith.subi %35, %82 : i64
-      %90 = arith.minsi %89, %c64_i64 : i64
-      "instgem.mvin"(%83, %88, %90, %78) : (i64, i64, i64, i64) -> ()
+      %73 = arith.index_cast %arg8 : index to i64
+      %74 = arith.divsi %73, %42 : i64
+      %75 = arith.addi %43, %74 : i64
+      %76 = arith.remsi %73, %42 : i64
+      %77 = arith.muli %75, %c16_i64 : i64
+      %78 = arith.maxsi %77, %33 : i64
+      %79 = arith.addi %77, %c16_i64 : i64
+      %80 = arith.minsi %79, %44 : i64
+      %81 = arith.subi %80, %78 : i64
+      %82 = arith.subi %78, %33 : i64
+      %83 = arith.muli %82, %63 : i64
+      %84 = arith.addi %62, %83 : i64
+      %85 = arith.muli %76, %c64_i64 : i64
+      %86 = arith.addi %84, %85 : i64
+      %87 = arith.muli %75, %c32_i64 : i64
+      %88 = arith.addi %87, %85 : i64
+      %89 = arith.ori %88, %c3221225472_i64 : i64
+      %90 = arith.subi %78, %77 : i64
+      %91 = arith.addi %89, %90 : i64
+      %92 = arith.subi %35, %85 : i64
+      %93 = arith.minsi %92, %c64_i64 : i64
+      "instgem.mvin"(%86, %91, %93, %81) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %reinterpret_cast_11 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     scf.if %32 {
@@ -227,41 +234,41 @@ module {
     %subview_12 = memref.subview %reinterpret_cast_11[%15, %24] [%22, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %61 = arith.index_cast %intptr_17 : index to i64
-    %62 = arith.index_cast %offset_14 : index to i64
-    %63 = arith.addi %61, %62 : i64
-    %64 = arith.index_cast %strides_16#0 : index to i64
-    %65 = arith.bitcast %arg7 : f32 to i32
-    %66 = arith.extui %65 : i32 to i64
+    %64 = arith.index_cast %intptr_17 : index to i64
+    %65 = arith.index_cast %offset_14 : index to i64
+    %66 = arith.addi %64, %65 : i64
+    %67 = arith.index_cast %strides_16#0 : index to i64
+    %68 = arith.bitcast %arg7 : f32 to i32
+    %69 = arith.extui %68 : i32 to i64
     scf.if %7 {
-      "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %64, %66) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %67, %69) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %67 = arith.ceildivsi %35, %c16_i64 : i64
-    %68 = arith.muli %49, %67 : i64
-    %69 = arith.index_cast %68 : i64 to index
-    scf.for %arg8 = %c0 to %69 step %c1 {
-      %70 = arith.index_cast %arg8 : index to i64
-      %71 = arith.remsi %70, %49 : i64
-      %72 = arith.divsi %70, %49 : i64
-      %73 = arith.addi %43, %71 : i64
-      %74 = arith.muli %73, %c16_i64 : i64
-      %75 = arith.maxsi %74, %33 : i64
-      %76 = arith.addi %74, %c16_i64 : i64
-      %77 = arith.minsi %76, %44 : i64
-      %78 = arith.subi %77, %75 : i64
-      %79 = arith.subi %75, %33 : i64
-      %80 = arith.muli %79, %64 : i64
-      %81 = arith.addi %63, %80 : i64
-      %82 = arith.muli %72, %c16_i64 : i64
-      %83 = arith.addi %81, %82 : i64
-      %84 = arith.muli %73, %c32_i64 : i64
-      %85 = arith.addi %84, %82 : i64
-      %86 = arith.ori %85, %c2147483648_i64 : i64
-      %87 = arith.subi %75, %74 : i64
-      %88 = arith.addi %86, %87 : i64
-      %89 = arith.subi %35, %82 : i64
-      %90 = arith.minsi %89, %c16_i64 : i64
-      "instgem.mvout"(%83, %88, %90, %78) : (i64, i64, i64, i64) -> ()
+    %70 = arith.ceildivsi %35, %c16_i64 : i64
+    %71 = arith.muli %49, %70 : i64
+    %72 = arith.index_cast %71 : i64 to index
+    scf.for %arg8 = %c0 to %72 step %c1 {
+      %73 = arith.index_cast %arg8 : index to i64
+      %74 = arith.remsi %73, %49 : i64
+      %75 = arith.divsi %73, %49 : i64
+      %76 = arith.addi %43, %74 : i64
+      %77 = arith.muli %76, %c16_i64 : i64
+      %78 = arith.maxsi %77, %33 : i64
+      %79 = arith.addi %77, %c16_i64 : i64
+      %80 = arith.minsi %79, %44 : i64
+      %81 = arith.subi %80, %78 : i64
+      %82 = arith.subi %78, %33 : i64
+      %83 = arith.muli %82, %67 : i64
+      %84 = arith.addi %66, %83 : i64
+      %85 = arith.muli %75, %c16_i64 : i64
+      %86 = arith.addi %84, %85 : i64
+      %87 = arith.muli %76, %c32_i64 : i64
+      %88 = arith.addi %87, %85 : i64
+      %89 = arith.ori %88, %c2147483648_i64 : i64
+      %90 = arith.subi %78, %77 : i64
+      %91 = arith.addi %89, %90 : i64
+      %92 = arith.subi %35, %85 : i64
+      %93 = arith.minsi %92, %c16_i64 : i64
+      "instgem.mvout"(%86, %91, %93, %81) : (i64, i64, i64, i64) -> ()
     }
     "instgem.fence"() : () -> ()
     return

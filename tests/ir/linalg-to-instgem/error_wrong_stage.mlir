@@ -125,343 +125,357 @@ module {
       %61 = arith.muli %42, %60 : i64
       %62 = arith.index_cast %61 : i64 to index
       scf.for %arg10 = %c0 to %62 step %c1 {
-        %102 = arith.index_cast %arg10 : index to i64
-        %103 = arith.divsi %102, %60 : i64
-        %104 = arith.addi %36, %103 : i64
-        %105 = arith.remsi %102, %60 : i64
-        %106 = arith.muli %104, %c16_i64 : i64
-        %107 = arith.maxsi %106, %27 : i64
-        %108 = arith.addi %106, %c16_i64 : i64
-        %109 = arith.minsi %108, %37 : i64
-        %110 = arith.subi %109, %107 : i64
-        %111 = arith.subi %107, %27 : i64
-        %112 = arith.muli %111, %59 : i64
-        %113 = arith.addi %58, %112 : i64
-        %114 = arith.muli %105, %c64_i64 : i64
-        %115 = arith.addi %113, %114 : i64
-        %116 = arith.muli %104, %c32_i64 : i64
-        %117 = arith.addi %116, %114 : i64
-        %118 = arith.subi %107, %106 : i64
-        %119 = arith.addi %117, %118 : i64
-        %120 = arith.subi %55, %114 : i64
-        %121 = arith.minsi %120, %c64_i64 : i64
-        "instgem.mvin"(%115, %119, %121, %110) : (i64, i64, i64, i64) -> ()
+        %108 = arith.index_cast %arg10 : index to i64
+        %109 = arith.divsi %108, %60 : i64
+        %110 = arith.addi %36, %109 : i64
+        %111 = arith.remsi %108, %60 : i64
+        %112 = arith.muli %110, %c16_i64 : i64
+        %113 = arith.maxsi %112, %27 : i64
+        %114 = arith.addi %112, %c16_i64 : i64
+        %115 = arith.minsi %114, %37 : i64
+        %116 = arith.subi %115, %113 : i64
+        %117 = arith.subi %113, %27 : i64
+        %118 = arith.muli %117, %59 : i64
+        %119 = arith.addi %58, %118 : i64
+        %120 = arith.muli %111, %c64_i64 : i64
+        %121 = arith.addi %119, %120 : i64
+        %122 = arith.muli %110, %c32_i64 : i64
+        %123 = arith.addi %122, %120 : i64
+        %124 = arith.subi %113, %112 : i64
+        %125 = arith.addi %123, %124 : i64
+        %126 = arith.subi %55, %120 : i64
+        %127 = arith.minsi %126, %c64_i64 : i64
+        "instgem.mvin"(%121, %125, %127, %116) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %63 = arith.ceildivsi %27, %c16_i64 : i64
-      %64 = arith.muli %63, %60 : i64
-      %65 = arith.index_cast %64 : i64 to index
-      scf.for %arg10 = %c0 to %65 step %c1 {
-        %102 = arith.index_cast %arg10 : index to i64
-        %103 = arith.divsi %102, %60 : i64
-        %104 = arith.remsi %102, %60 : i64
-        %105 = arith.muli %103, %c32_i64 : i64
-        %106 = arith.muli %104, %c64_i64 : i64
-        %107 = arith.addi %105, %106 : i64
-        %108 = arith.subi %55, %106 : i64
-        %109 = arith.minsi %108, %c64_i64 : i64
-        %110 = arith.muli %103, %c16_i64 : i64
-        %111 = arith.subi %27, %110 : i64
-        %112 = arith.minsi %111, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %107, %109, %112) : (i64, i64, i64, i64) -> ()
+      %64 = arith.cmpi sgt, %27, %c0_i64 : i64
+      %65 = arith.extui %64 : i1 to i64
+      %66 = arith.muli %63, %65 : i64
+      %67 = arith.muli %66, %60 : i64
+      %68 = arith.index_cast %67 : i64 to index
+      scf.for %arg10 = %c0 to %68 step %c1 {
+        %108 = arith.index_cast %arg10 : index to i64
+        %109 = arith.divsi %108, %60 : i64
+        %110 = arith.remsi %108, %60 : i64
+        %111 = arith.muli %109, %c16_i64 : i64
+        %112 = arith.maxsi %111, %c0_i64 : i64
+        %113 = arith.addi %111, %c16_i64 : i64
+        %114 = arith.minsi %113, %27 : i64
+        %115 = arith.subi %114, %112 : i64
+        %116 = arith.muli %109, %c32_i64 : i64
+        %117 = arith.muli %110, %c64_i64 : i64
+        %118 = arith.addi %116, %117 : i64
+        %119 = arith.subi %112, %111 : i64
+        %120 = arith.addi %118, %119 : i64
+        %121 = arith.subi %55, %117 : i64
+        %122 = arith.minsi %121, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %120, %122, %115) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %66 = arith.maxsi %arg9, %c0 : index
-      %67 = arith.minsi %66, %arg5 : index
-      %68 = arith.addi %arg9, %c32 : index
-      %69 = arith.maxsi %68, %c0 : index
+      %69 = arith.maxsi %arg9, %c0 : index
       %70 = arith.minsi %69, %arg5 : index
-      %71 = arith.subi %67, %arg9 : index
+      %71 = arith.addi %arg9, %c32 : index
       %72 = arith.maxsi %71, %c0 : index
-      %73 = arith.minsi %72, %c32 : index
-      %74 = arith.subi %70, %67 : index
+      %73 = arith.minsi %72, %arg5 : index
+      %74 = arith.subi %70, %arg9 : index
+      %75 = arith.maxsi %74, %c0 : index
+      %76 = arith.minsi %75, %c32 : index
+      %77 = arith.subi %73, %70 : index
       scf.if %25 {
         func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
       }
-      %subview_8 = memref.subview %reinterpret_cast_0[%67, %17] [%74, %24] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %75 = arith.index_cast %73 : index to i64
-      %76 = arith.index_cast %74 : index to i64
-      %77 = arith.addi %75, %76 : i64
+      %subview_8 = memref.subview %reinterpret_cast_0[%70, %17] [%77, %24] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %78 = arith.index_cast %76 : index to i64
+      %79 = arith.index_cast %77 : index to i64
+      %80 = arith.addi %78, %79 : i64
       %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %78 = arith.index_cast %intptr_13 : index to i64
-      %79 = arith.index_cast %offset_10 : index to i64
-      %80 = arith.addi %78, %79 : i64
-      %81 = arith.index_cast %strides_12#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %81) : (i64, i64, i64, i64, i64, i64) -> ()
-      %82 = arith.ceildivsi %29, %c64_i64 : i64
-      %83 = arith.divsi %75, %c16_i64 : i64
-      %84 = arith.ceildivsi %77, %c16_i64 : i64
-      %85 = arith.subi %84, %83 : i64
-      %86 = arith.cmpi sgt, %76, %c0_i64 : i64
-      %87 = arith.extui %86 : i1 to i64
-      %88 = arith.muli %85, %87 : i64
-      %89 = arith.muli %88, %82 : i64
-      %90 = arith.index_cast %89 : i64 to index
-      scf.for %arg10 = %c0 to %90 step %c1 {
-        %102 = arith.index_cast %arg10 : index to i64
-        %103 = arith.divsi %102, %82 : i64
-        %104 = arith.addi %83, %103 : i64
-        %105 = arith.remsi %102, %82 : i64
-        %106 = arith.muli %104, %c16_i64 : i64
-        %107 = arith.maxsi %106, %75 : i64
-        %108 = arith.addi %106, %c16_i64 : i64
-        %109 = arith.minsi %108, %77 : i64
-        %110 = arith.subi %109, %107 : i64
-        %111 = arith.subi %107, %75 : i64
-        %112 = arith.muli %111, %81 : i64
-        %113 = arith.addi %80, %112 : i64
-        %114 = arith.muli %105, %c64_i64 : i64
-        %115 = arith.addi %113, %114 : i64
-        %116 = arith.addi %106, %114 : i64
-        %117 = arith.addi %116, %c64_i64 : i64
-        %118 = arith.subi %107, %106 : i64
-        %119 = arith.addi %117, %118 : i64
-        %120 = arith.subi %29, %114 : i64
-        %121 = arith.minsi %120, %c64_i64 : i64
-        "instgem.mvin"(%115, %119, %121, %110) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %91 = arith.ceildivsi %75, %c16_i64 : i64
-      %92 = arith.muli %91, %82 : i64
+      %81 = arith.index_cast %intptr_13 : index to i64
+      %82 = arith.index_cast %offset_10 : index to i64
+      %83 = arith.addi %81, %82 : i64
+      %84 = arith.index_cast %strides_12#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %84) : (i64, i64, i64, i64, i64, i64) -> ()
+      %85 = arith.ceildivsi %29, %c64_i64 : i64
+      %86 = arith.divsi %78, %c16_i64 : i64
+      %87 = arith.ceildivsi %80, %c16_i64 : i64
+      %88 = arith.subi %87, %86 : i64
+      %89 = arith.cmpi sgt, %79, %c0_i64 : i64
+      %90 = arith.extui %89 : i1 to i64
+      %91 = arith.muli %88, %90 : i64
+      %92 = arith.muli %91, %85 : i64
       %93 = arith.index_cast %92 : i64 to index
       scf.for %arg10 = %c0 to %93 step %c1 {
-        %102 = arith.index_cast %arg10 : index to i64
-        %103 = arith.divsi %102, %82 : i64
-        %104 = arith.remsi %102, %82 : i64
-        %105 = arith.muli %103, %c16_i64 : i64
-        %106 = arith.muli %104, %c64_i64 : i64
-        %107 = arith.addi %105, %106 : i64
-        %108 = arith.addi %107, %c64_i64 : i64
-        %109 = arith.subi %29, %106 : i64
-        %110 = arith.minsi %109, %c64_i64 : i64
-        %111 = arith.subi %75, %105 : i64
-        %112 = arith.minsi %111, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %108, %110, %112) : (i64, i64, i64, i64) -> ()
+        %108 = arith.index_cast %arg10 : index to i64
+        %109 = arith.divsi %108, %85 : i64
+        %110 = arith.addi %86, %109 : i64
+        %111 = arith.remsi %108, %85 : i64
+        %112 = arith.muli %110, %c16_i64 : i64
+        %113 = arith.maxsi %112, %78 : i64
+        %114 = arith.addi %112, %c16_i64 : i64
+        %115 = arith.minsi %114, %80 : i64
+        %116 = arith.subi %115, %113 : i64
+        %117 = arith.subi %113, %78 : i64
+        %118 = arith.muli %117, %84 : i64
+        %119 = arith.addi %83, %118 : i64
+        %120 = arith.muli %111, %c64_i64 : i64
+        %121 = arith.addi %119, %120 : i64
+        %122 = arith.addi %112, %120 : i64
+        %123 = arith.addi %122, %c64_i64 : i64
+        %124 = arith.subi %113, %112 : i64
+        %125 = arith.addi %123, %124 : i64
+        %126 = arith.subi %29, %120 : i64
+        %127 = arith.minsi %126, %c64_i64 : i64
+        "instgem.mvin"(%121, %125, %127, %116) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %94 = arith.minsi %55, %77 : i64
-      %95 = arith.ceildivsi %94, %c16_i64 : i64
-      %96 = arith.addi %arg7, %c1 : index
-      %97 = arith.cmpi sge, %96, %6 : index
-      %98 = arith.cmpi eq, %arg7, %c0 : index
-      %99 = arith.cmpi sgt, %38, %c0_i64 : i64
-      %100 = arith.select %99, %43, %c0_i64 : i64
-      %101 = arith.index_cast %100 : i64 to index
-      scf.for %arg10 = %c0 to %101 step %c1 {
-        %102 = arith.index_cast %arg10 : index to i64
-        %103 = arith.subi %102, %c1_i64 : i64
-        %104 = arith.cmpi sge, %103, %c0_i64 : i64
-        %105 = arith.cmpi slt, %103, %43 : i64
-        %106 = arith.andi %104, %105 : i1
-        %107 = arith.andi %97, %106 : i1
-        %108 = arith.maxsi %95, %c1_i64 : i64
-        %109 = arith.ceildivsi %42, %108 : i64
-        %110 = arith.subi %100, %c1_i64 : i64
-        %111 = arith.cmpi eq, %102, %110 : i64
-        %112 = arith.cmpi slt, %102, %43 : i64
-        %113 = arith.andi %111, %112 : i1
-        %114 = arith.andi %97, %113 : i1
-        %115 = arith.index_cast %95 : i64 to index
-        scf.for %arg11 = %c0 to %115 step %c1 {
-          %121 = arith.index_cast %arg11 : index to i64
-          %122 = arith.muli %121, %109 : i64
-          %123 = arith.minsi %122, %42 : i64
-          scf.if %107 {
-            %142 = arith.addi %123, %109 : i64
-            %143 = arith.minsi %142, %42 : i64
-            %144 = arith.index_cast %123 : i64 to index
-            %145 = arith.index_cast %143 : i64 to index
-            scf.for %arg12 = %144 to %145 step %c1 {
-              %146 = arith.index_cast %arg12 : index to i64
-              %147 = arith.addi %36, %146 : i64
-              %148 = arith.muli %147, %c16_i64 : i64
-              %149 = arith.maxsi %148, %27 : i64
-              %150 = arith.addi %148, %c16_i64 : i64
-              %151 = arith.minsi %150, %37 : i64
-              %152 = arith.subi %151, %149 : i64
-              %153 = arith.subi %149, %27 : i64
-              %154 = arith.muli %153, %35 : i64
-              %155 = arith.addi %33, %154 : i64
-              %156 = arith.muli %103, %c64_i64 : i64
-              %157 = arith.addi %155, %156 : i64
-              %158 = arith.muli %103, %c16_i64 : i64
-              %159 = arith.addi %148, %158 : i64
-              %160 = arith.ori %159, %c2684354560_i64 : i64
-              %161 = arith.subi %149, %148 : i64
-              %162 = arith.addi %160, %161 : i64
-              %163 = arith.subi %29, %158 : i64
-              %164 = arith.minsi %163, %c16_i64 : i64
-              "instgem.mvout"(%157, %162, %164, %152) : (i64, i64, i64, i64) -> ()
+      %94 = arith.ceildivsi %78, %c16_i64 : i64
+      %95 = arith.cmpi sgt, %78, %c0_i64 : i64
+      %96 = arith.extui %95 : i1 to i64
+      %97 = arith.muli %94, %96 : i64
+      %98 = arith.muli %97, %85 : i64
+      %99 = arith.index_cast %98 : i64 to index
+      scf.for %arg10 = %c0 to %99 step %c1 {
+        %108 = arith.index_cast %arg10 : index to i64
+        %109 = arith.divsi %108, %85 : i64
+        %110 = arith.remsi %108, %85 : i64
+        %111 = arith.muli %109, %c16_i64 : i64
+        %112 = arith.maxsi %111, %c0_i64 : i64
+        %113 = arith.addi %111, %c16_i64 : i64
+        %114 = arith.minsi %113, %78 : i64
+        %115 = arith.subi %114, %112 : i64
+        %116 = arith.muli %110, %c64_i64 : i64
+        %117 = arith.addi %111, %116 : i64
+        %118 = arith.addi %117, %c64_i64 : i64
+        %119 = arith.subi %112, %111 : i64
+        %120 = arith.addi %118, %119 : i64
+        %121 = arith.subi %29, %116 : i64
+        %122 = arith.minsi %121, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %120, %122, %115) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %100 = arith.minsi %55, %80 : i64
+      %101 = arith.ceildivsi %100, %c16_i64 : i64
+      %102 = arith.addi %arg7, %c1 : index
+      %103 = arith.cmpi sge, %102, %6 : index
+      %104 = arith.cmpi eq, %arg7, %c0 : index
+      %105 = arith.cmpi sgt, %38, %c0_i64 : i64
+      %106 = arith.select %105, %43, %c0_i64 : i64
+      %107 = arith.index_cast %106 : i64 to index
+      scf.for %arg10 = %c0 to %107 step %c1 {
+        %108 = arith.index_cast %arg10 : index to i64
+        %109 = arith.subi %108, %c1_i64 : i64
+        %110 = arith.cmpi sge, %109, %c0_i64 : i64
+        %111 = arith.cmpi slt, %109, %43 : i64
+        %112 = arith.andi %110, %111 : i1
+        %113 = arith.andi %103, %112 : i1
+        %114 = arith.maxsi %101, %c1_i64 : i64
+        %115 = arith.ceildivsi %42, %114 : i64
+        %116 = arith.subi %106, %c1_i64 : i64
+        %117 = arith.cmpi eq, %108, %116 : i64
+        %118 = arith.cmpi slt, %108, %43 : i64
+        %119 = arith.andi %117, %118 : i1
+        %120 = arith.andi %103, %119 : i1
+        %121 = arith.index_cast %101 : i64 to index
+        scf.for %arg11 = %c0 to %121 step %c1 {
+          %127 = arith.index_cast %arg11 : index to i64
+          %128 = arith.muli %127, %115 : i64
+          %129 = arith.minsi %128, %42 : i64
+          scf.if %113 {
+            %148 = arith.addi %129, %115 : i64
+            %149 = arith.minsi %148, %42 : i64
+            %150 = arith.index_cast %129 : i64 to index
+            %151 = arith.index_cast %149 : i64 to index
+            scf.for %arg12 = %150 to %151 step %c1 {
+              %152 = arith.index_cast %arg12 : index to i64
+              %153 = arith.addi %36, %152 : i64
+              %154 = arith.muli %153, %c16_i64 : i64
+              %155 = arith.maxsi %154, %27 : i64
+              %156 = arith.addi %154, %c16_i64 : i64
+              %157 = arith.minsi %156, %37 : i64
+              %158 = arith.subi %157, %155 : i64
+              %159 = arith.subi %155, %27 : i64
+              %160 = arith.muli %159, %35 : i64
+              %161 = arith.addi %33, %160 : i64
+              %162 = arith.muli %109, %c64_i64 : i64
+              %163 = arith.addi %161, %162 : i64
+              %164 = arith.muli %109, %c16_i64 : i64
+              %165 = arith.addi %154, %164 : i64
+              %166 = arith.ori %165, %c2684354560_i64 : i64
+              %167 = arith.subi %155, %154 : i64
+              %168 = arith.addi %166, %167 : i64
+              %169 = arith.subi %29, %164 : i64
+              %170 = arith.minsi %169, %c16_i64 : i64
+              "instgem.mvout"(%163, %168, %170, %158) : (i64, i64, i64, i64) -> ()
             }
           }
-          %124 = arith.minsi %37, %c16_i64 : i64
-          %125 = arith.muli %102, %c16_i64 : i64
-          %126 = arith.subi %29, %125 : i64
-          %127 = arith.minsi %126, %c16_i64 : i64
-          %128 = arith.cmpi eq, %121, %c0_i64 : i64
-          %129 = arith.andi %98, %128 : i1
-          %130 = arith.select %129, %c2147483648_i64, %c3221225472_i64 : i64
-          %131 = arith.ori %125, %130 : i64
-          %132 = arith.select %129, %c16_i64, %124 : i64
-          %133 = arith.select %129, %c16_i64, %127 : i64
-          %134 = arith.muli %121, %c16_i64 : i64
-          %135 = arith.addi %134, %125 : i64
-          %136 = arith.addi %135, %c64_i64 : i64
-          %137 = arith.subi %77, %134 : i64
-          %138 = arith.minsi %137, %c16_i64 : i64
-          "instgem.preload"(%136, %127, %138, %131, %133, %132) : (i64, i64, i64, i64, i64, i64) -> ()
-          %139 = arith.subi %55, %134 : i64
-          %140 = arith.minsi %139, %c16_i64 : i64
-          "instgem.compute_preloaded"(%134, %140, %124, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %141 = arith.index_cast %38 : i64 to index
-          scf.for %arg12 = %c1 to %141 step %c1 {
-            %142 = arith.index_cast %arg12 : index to i64
-            %143 = arith.muli %142, %c16_i64 : i64
-            %144 = arith.subi %37, %143 : i64
-            %145 = arith.minsi %144, %c16_i64 : i64
-            %146 = arith.addi %143, %125 : i64
-            %147 = arith.ori %146, %130 : i64
-            %148 = arith.select %129, %c16_i64, %145 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %147, %133, %148) : (i64, i64, i64, i64, i64, i64) -> ()
-            %149 = arith.muli %142, %c32_i64 : i64
-            %150 = arith.addi %149, %134 : i64
-            "instgem.compute_accumulated"(%150, %140, %145, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %151 = arith.subi %142, %c1_i64 : i64
-            %152 = arith.subi %95, %c1_i64 : i64
-            %153 = arith.cmpi eq, %121, %152 : i64
-            %154 = arith.andi %114, %153 : i1
-            %155 = arith.cmpi slt, %151, %42 : i64
-            %156 = arith.andi %154, %155 : i1
-            scf.if %156 {
-              %157 = arith.addi %36, %151 : i64
-              %158 = arith.muli %157, %c16_i64 : i64
-              %159 = arith.maxsi %158, %27 : i64
-              %160 = arith.addi %158, %c16_i64 : i64
-              %161 = arith.minsi %160, %37 : i64
-              %162 = arith.subi %161, %159 : i64
-              %163 = arith.subi %159, %27 : i64
-              %164 = arith.muli %163, %35 : i64
-              %165 = arith.addi %33, %164 : i64
-              %166 = arith.muli %102, %c64_i64 : i64
-              %167 = arith.addi %165, %166 : i64
-              %168 = arith.addi %158, %125 : i64
-              %169 = arith.ori %168, %c2684354560_i64 : i64
-              %170 = arith.subi %159, %158 : i64
-              %171 = arith.addi %169, %170 : i64
-              "instgem.mvout"(%167, %171, %127, %162) : (i64, i64, i64, i64) -> ()
+          %130 = arith.minsi %37, %c16_i64 : i64
+          %131 = arith.muli %108, %c16_i64 : i64
+          %132 = arith.subi %29, %131 : i64
+          %133 = arith.minsi %132, %c16_i64 : i64
+          %134 = arith.cmpi eq, %127, %c0_i64 : i64
+          %135 = arith.andi %104, %134 : i1
+          %136 = arith.select %135, %c2147483648_i64, %c3221225472_i64 : i64
+          %137 = arith.ori %131, %136 : i64
+          %138 = arith.select %135, %c16_i64, %130 : i64
+          %139 = arith.select %135, %c16_i64, %133 : i64
+          %140 = arith.muli %127, %c16_i64 : i64
+          %141 = arith.addi %140, %131 : i64
+          %142 = arith.addi %141, %c64_i64 : i64
+          %143 = arith.subi %80, %140 : i64
+          %144 = arith.minsi %143, %c16_i64 : i64
+          "instgem.preload"(%142, %133, %144, %137, %139, %138) : (i64, i64, i64, i64, i64, i64) -> ()
+          %145 = arith.subi %55, %140 : i64
+          %146 = arith.minsi %145, %c16_i64 : i64
+          "instgem.compute_preloaded"(%140, %146, %130, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %147 = arith.index_cast %38 : i64 to index
+          scf.for %arg12 = %c1 to %147 step %c1 {
+            %148 = arith.index_cast %arg12 : index to i64
+            %149 = arith.muli %148, %c16_i64 : i64
+            %150 = arith.subi %37, %149 : i64
+            %151 = arith.minsi %150, %c16_i64 : i64
+            %152 = arith.addi %149, %131 : i64
+            %153 = arith.ori %152, %136 : i64
+            %154 = arith.select %135, %c16_i64, %151 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %153, %139, %154) : (i64, i64, i64, i64, i64, i64) -> ()
+            %155 = arith.muli %148, %c32_i64 : i64
+            %156 = arith.addi %155, %140 : i64
+            "instgem.compute_accumulated"(%156, %146, %151, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %157 = arith.subi %148, %c1_i64 : i64
+            %158 = arith.subi %101, %c1_i64 : i64
+            %159 = arith.cmpi eq, %127, %158 : i64
+            %160 = arith.andi %120, %159 : i1
+            %161 = arith.cmpi slt, %157, %42 : i64
+            %162 = arith.andi %160, %161 : i1
+            scf.if %162 {
+              %163 = arith.addi %36, %157 : i64
+              %164 = arith.muli %163, %c16_i64 : i64
+              %165 = arith.maxsi %164, %27 : i64
+              %166 = arith.addi %164, %c16_i64 : i64
+              %167 = arith.minsi %166, %37 : i64
+              %168 = arith.subi %167, %165 : i64
+              %169 = arith.subi %165, %27 : i64
+              %170 = arith.muli %169, %35 : i64
+              %171 = arith.addi %33, %170 : i64
+              %172 = arith.muli %108, %c64_i64 : i64
+              %173 = arith.addi %171, %172 : i64
+              %174 = arith.addi %164, %131 : i64
+              %175 = arith.ori %174, %c2684354560_i64 : i64
+              %176 = arith.subi %165, %164 : i64
+              %177 = arith.addi %175, %176 : i64
+              "instgem.mvout"(%173, %177, %133, %168) : (i64, i64, i64, i64) -> ()
             }
           }
         }
-        scf.if %107 {
-          %121 = arith.muli %95, %109 : i64
-          %122 = arith.minsi %121, %42 : i64
-          %123 = arith.index_cast %122 : i64 to index
-          %124 = arith.index_cast %42 : i64 to index
-          scf.for %arg11 = %123 to %124 step %c1 {
-            %125 = arith.index_cast %arg11 : index to i64
-            %126 = arith.addi %36, %125 : i64
-            %127 = arith.muli %126, %c16_i64 : i64
-            %128 = arith.maxsi %127, %27 : i64
-            %129 = arith.addi %127, %c16_i64 : i64
-            %130 = arith.minsi %129, %37 : i64
-            %131 = arith.subi %130, %128 : i64
-            %132 = arith.subi %128, %27 : i64
-            %133 = arith.muli %132, %35 : i64
-            %134 = arith.addi %33, %133 : i64
-            %135 = arith.muli %103, %c64_i64 : i64
-            %136 = arith.addi %134, %135 : i64
-            %137 = arith.muli %103, %c16_i64 : i64
-            %138 = arith.addi %127, %137 : i64
-            %139 = arith.ori %138, %c2684354560_i64 : i64
-            %140 = arith.subi %128, %127 : i64
-            %141 = arith.addi %139, %140 : i64
-            %142 = arith.subi %29, %137 : i64
-            %143 = arith.minsi %142, %c16_i64 : i64
-            "instgem.mvout"(%136, %141, %143, %131) : (i64, i64, i64, i64) -> ()
+        scf.if %113 {
+          %127 = arith.muli %101, %115 : i64
+          %128 = arith.minsi %127, %42 : i64
+          %129 = arith.index_cast %128 : i64 to index
+          %130 = arith.index_cast %42 : i64 to index
+          scf.for %arg11 = %129 to %130 step %c1 {
+            %131 = arith.index_cast %arg11 : index to i64
+            %132 = arith.addi %36, %131 : i64
+            %133 = arith.muli %132, %c16_i64 : i64
+            %134 = arith.maxsi %133, %27 : i64
+            %135 = arith.addi %133, %c16_i64 : i64
+            %136 = arith.minsi %135, %37 : i64
+            %137 = arith.subi %136, %134 : i64
+            %138 = arith.subi %134, %27 : i64
+            %139 = arith.muli %138, %35 : i64
+            %140 = arith.addi %33, %139 : i64
+            %141 = arith.muli %109, %c64_i64 : i64
+            %142 = arith.addi %140, %141 : i64
+            %143 = arith.muli %109, %c16_i64 : i64
+            %144 = arith.addi %133, %143 : i64
+            %145 = arith.ori %144, %c2684354560_i64 : i64
+            %146 = arith.subi %134, %133 : i64
+            %147 = arith.addi %145, %146 : i64
+            %148 = arith.subi %29, %143 : i64
+            %149 = arith.minsi %148, %c16_i64 : i64
+            "instgem.mvout"(%142, %147, %149, %137) : (i64, i64, i64, i64) -> ()
           }
         }
-        %116 = arith.cmpi sgt, %95, %c0_i64 : i64
-        %117 = arith.subi %38, %c1_i64 : i64
-        %118 = arith.maxsi %117, %c0_i64 : i64
-        %119 = arith.minsi %118, %42 : i64
-        %120 = arith.select %116, %119, %c0_i64 : i64
-        scf.if %114 {
-          %121 = arith.index_cast %120 : i64 to index
-          %122 = arith.index_cast %42 : i64 to index
-          scf.for %arg11 = %121 to %122 step %c1 {
-            %123 = arith.index_cast %arg11 : index to i64
-            %124 = arith.addi %36, %123 : i64
-            %125 = arith.muli %124, %c16_i64 : i64
-            %126 = arith.maxsi %125, %27 : i64
-            %127 = arith.addi %125, %c16_i64 : i64
-            %128 = arith.minsi %127, %37 : i64
-            %129 = arith.subi %128, %126 : i64
-            %130 = arith.subi %126, %27 : i64
-            %131 = arith.muli %130, %35 : i64
-            %132 = arith.addi %33, %131 : i64
-            %133 = arith.muli %102, %c64_i64 : i64
-            %134 = arith.addi %132, %133 : i64
-            %135 = arith.muli %102, %c16_i64 : i64
-            %136 = arith.addi %125, %135 : i64
-            %137 = arith.ori %136, %c2684354560_i64 : i64
-            %138 = arith.subi %126, %125 : i64
-            %139 = arith.addi %137, %138 : i64
-            %140 = arith.subi %29, %135 : i64
-            %141 = arith.minsi %140, %c16_i64 : i64
-            "instgem.mvout"(%134, %139, %141, %129) : (i64, i64, i64, i64) -> ()
+        %122 = arith.cmpi sgt, %101, %c0_i64 : i64
+        %123 = arith.subi %38, %c1_i64 : i64
+        %124 = arith.maxsi %123, %c0_i64 : i64
+        %125 = arith.minsi %124, %42 : i64
+        %126 = arith.select %122, %125, %c0_i64 : i64
+        scf.if %120 {
+          %127 = arith.index_cast %126 : i64 to index
+          %128 = arith.index_cast %42 : i64 to index
+          scf.for %arg11 = %127 to %128 step %c1 {
+            %129 = arith.index_cast %arg11 : index to i64
+            %130 = arith.addi %36, %129 : i64
+            %131 = arith.muli %130, %c16_i64 : i64
+            %132 = arith.maxsi %131, %27 : i64
+            %133 = arith.addi %131, %c16_i64 : i64
+            %134 = arith.minsi %133, %37 : i64
+            %135 = arith.subi %134, %132 : i64
+            %136 = arith.subi %132, %27 : i64
+            %137 = arith.muli %136, %35 : i64
+            %138 = arith.addi %33, %137 : i64
+            %139 = arith.muli %108, %c64_i64 : i64
+            %140 = arith.addi %138, %139 : i64
+            %141 = arith.muli %108, %c16_i64 : i64
+            %142 = arith.addi %131, %141 : i64
+            %143 = arith.ori %142, %c2684354560_i64 : i64
+            %144 = arith.subi %132, %131 : i64
+            %145 = arith.addi %143, %144 : i64
+            %146 = arith.subi %29, %141 : i64
+            %147 = arith.minsi %146, %c16_i64 : i64
+            "instgem.mvout"(%140, %145, %147, %135) : (i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %98 {
+      scf.if %104 {
         scf.for %arg10 = %c0 to %c2 step %c1 {
-          %102 = arith.index_cast %arg10 : index to i64
-          %103 = arith.remsi %102, %c2_i64 : i64
-          %104 = arith.divsi %102, %c2_i64 : i64
-          %105 = arith.muli %104, %c16_i64 : i64
-          %106 = arith.subi %c16_i64, %105 : i64
-          %107 = arith.minsi %106, %c16_i64 : i64
-          %108 = arith.muli %103, %c16_i64 : i64
-          %109 = arith.addi %108, %105 : i64
-          %110 = arith.ori %109, %c2147483648_i64 : i64
-          %111 = arith.cmpi eq, %95, %c0_i64 : i64
-          %112 = arith.cmpi sge, %103, %38 : i64
-          %113 = arith.cmpi sge, %104, %100 : i64
-          %114 = arith.ori %111, %112 : i1
-          %115 = arith.ori %114, %113 : i1
-          scf.if %115 {
-            "instgem.mvin"(%c0_i64, %110, %107, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %108 = arith.index_cast %arg10 : index to i64
+          %109 = arith.remsi %108, %c2_i64 : i64
+          %110 = arith.divsi %108, %c2_i64 : i64
+          %111 = arith.muli %110, %c16_i64 : i64
+          %112 = arith.subi %c16_i64, %111 : i64
+          %113 = arith.minsi %112, %c16_i64 : i64
+          %114 = arith.muli %109, %c16_i64 : i64
+          %115 = arith.addi %114, %111 : i64
+          %116 = arith.ori %115, %c2147483648_i64 : i64
+          %117 = arith.cmpi eq, %101, %c0_i64 : i64
+          %118 = arith.cmpi sge, %109, %38 : i64
+          %119 = arith.cmpi sge, %110, %106 : i64
+          %120 = arith.ori %117, %118 : i1
+          %121 = arith.ori %120, %119 : i1
+          scf.if %121 {
+            "instgem.mvin"(%c0_i64, %116, %113, %c16_i64) : (i64, i64, i64, i64) -> ()
           }
         }
       }
-      scf.if %97 {
-        %102 = arith.minsi %100, %43 : i64
-        %103 = arith.index_cast %102 : i64 to index
-        %104 = arith.index_cast %43 : i64 to index
-        scf.for %arg10 = %103 to %104 step %c1 {
-          %105 = arith.index_cast %arg10 : index to i64
-          %106 = arith.index_cast %42 : i64 to index
-          scf.for %arg11 = %c0 to %106 step %c1 {
-            %107 = arith.index_cast %arg11 : index to i64
-            %108 = arith.addi %36, %107 : i64
-            %109 = arith.muli %108, %c16_i64 : i64
-            %110 = arith.maxsi %109, %27 : i64
-            %111 = arith.addi %109, %c16_i64 : i64
-            %112 = arith.minsi %111, %37 : i64
-            %113 = arith.subi %112, %110 : i64
-            %114 = arith.subi %110, %27 : i64
-            %115 = arith.muli %114, %35 : i64
-            %116 = arith.addi %33, %115 : i64
-            %117 = arith.muli %105, %c64_i64 : i64
-            %118 = arith.addi %116, %117 : i64
-            %119 = arith.muli %105, %c16_i64 : i64
-            %120 = arith.addi %109, %119 : i64
-            %121 = arith.ori %120, %c2684354560_i64 : i64
-            %122 = arith.subi %110, %109 : i64
-            %123 = arith.addi %121, %122 : i64
-            %124 = arith.subi %29, %119 : i64
-            %125 = arith.minsi %124, %c16_i64 : i64
-            "instgem.mvout"(%118, %123, %125, %113) : (i64, i64, i64, i64) -> ()
+      scf.if %103 {
+        %108 = arith.minsi %106, %43 : i64
+        %109 = arith.index_cast %108 : i64 to index
+        %110 = arith.index_cast %43 : i64 to index
+        scf.for %arg10 = %109 to %110 step %c1 {
+          %111 = arith.index_cast %arg10 : index to i64
+          %112 = arith.index_cast %42 : i64 to index
+          scf.for %arg11 = %c0 to %112 step %c1 {
+            %113 = arith.index_cast %arg11 : index to i64
+            %114 = arith.addi %36, %113 : i64
+            %115 = arith.muli %114, %c16_i64 : i64
+            %116 = arith.maxsi %115, %27 : i64
+            %117 = arith.addi %115, %c16_i64 : i64
+            %118 = arith.minsi %117, %37 : i64
+            %119 = arith.subi %118, %116 : i64
+            %120 = arith.subi %116, %27 : i64
+            %121 = arith.muli %120, %35 : i64
+            %122 = arith.addi %33, %121 : i64
+            %123 = arith.muli %111, %c64_i64 : i64
+            %124 = arith.addi %122, %123 : i64
+            %125 = arith.muli %111, %c16_i64 : i64
+            %126 = arith.addi %115, %125 : i64
+            %127 = arith.ori %126, %c2684354560_i64 : i64
+            %128 = arith.subi %116, %115 : i64
+            %129 = arith.addi %127, %128 : i64
+            %130 = arith.subi %29, %125 : i64
+            %131 = arith.minsi %130, %c16_i64 : i64
+            "instgem.mvout"(%124, %129, %131, %119) : (i64, i64, i64, i64) -> ()
           }
         }
       }
-      scf.yield %47, %68 : index, index
+      scf.yield %47, %71 : index, index
     }
     scf.if %26 {
       "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %35, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()

@@ -31,135 +31,140 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func @conv2d_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: index, %arg13: index, %arg14: index, %arg15: index, %arg16: index, %arg17: f32) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
     %c9_i64 = arith.constant 9 : i64
-    %c87_i64 = arith.constant 87 : i64
+    %c113_i64 = arith.constant 113 : i64
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
     %c0_i8 = arith.constant 0 : i8
     %c13_i64 = arith.constant 13 : i64
-    %c78_i64 = arith.constant 78 : i64
+    %c100_i64 = arith.constant 100 : i64
     %c0_i32 = arith.constant 0 : i32
     %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
     %c32 = arith.constant 32 : index
     %c2_i64 = arith.constant 2 : i64
     %c16 = arith.constant 16 : index
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : index
     %0 = call @baco_program_id(%c0_i64) : (i64) -> i64
     %1 = arith.index_cast %0 : i64 to index
-    %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
-    %3 = arith.index_cast %2 : i64 to index
-    %4 = arith.muli %3, %c16 : index
-    %5 = call @baco_program_id(%c2_i64) : (i64) -> i64
-    %6 = arith.index_cast %5 : i64 to index
-    %7 = arith.muli %6, %c32 : index
-    %8 = arith.floordivsi %1, %arg6 : index
-    %9 = arith.muli %8, %arg6 : index
-    %10 = arith.subi %1, %9 : index
-    %11 = arith.muli %10, %arg11 : index
-    %12 = arith.subi %11, %c1 : index
-    %13 = arith.muli %4, %arg12 : index
-    %14 = arith.subi %13, %c1 : index
-    %15 = arith.subi %c1, %11 : index
-    %16 = arith.maxsi %15, %c0 : index
-    %17 = arith.subi %arg3, %12 : index
-    %18 = arith.minsi %arg9, %17 : index
+    %2 = arith.floordivsi %1, %arg6 : index
+    %3 = call @baco_program_id(%c0_i64) : (i64) -> i64
+    %4 = arith.index_cast %3 : i64 to index
+    %5 = arith.floordivsi %4, %arg6 : index
+    %6 = arith.muli %5, %arg6 : index
+    %7 = arith.subi %4, %6 : index
+    %8 = call @baco_program_id(%c1_i64) : (i64) -> i64
+    %9 = arith.index_cast %8 : i64 to index
+    %10 = arith.muli %9, %c16 : index
+    %11 = call @baco_program_id(%c2_i64) : (i64) -> i64
+    %12 = arith.index_cast %11 : i64 to index
+    %13 = arith.muli %12, %c32 : index
+    %14 = arith.muli %7, %arg11 : index
+    %15 = arith.subi %14, %c1 : index
+    %16 = arith.muli %10, %arg12 : index
+    %17 = arith.subi %16, %c1 : index
+    %18 = arith.subi %c1, %14 : index
+    %19 = arith.maxsi %18, %c0 : index
+    %20 = arith.subi %arg3, %15 : index
+    %21 = arith.minsi %arg9, %20 : index
     %alloc = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "acc"} : memref<16x32xi32>
     linalg.fill ins(%c0_i32 : i32) outs(%alloc : memref<16x32xi32>)
-    %19 = arith.muli %16, %arg10 : index
-    %20 = arith.muli %18, %arg10 : index
-    scf.for %arg18 = %19 to %20 step %c1 {
-      %42 = arith.floordivsi %arg18, %arg10 : index
-      %43 = arith.muli %42, %arg10 : index
-      %44 = arith.subi %arg18, %43 : index
-      %45 = arith.addi %14, %44 : index
-      %46 = arith.floordivsi %45, %arg12 : index
-      %47 = arith.muli %46, %arg12 : index
-      %48 = arith.subi %45, %47 : index
-      %49 = arith.muli %8, %arg3 : index
-      %50 = arith.addi %49, %12 : index
-      %51 = arith.addi %50, %42 : index
-      %52 = arith.muli %51, %arg4 : index
-      %53 = arith.addi %52, %48 : index
-      %54 = arith.muli %53, %arg5 : index
-      %55 = arith.subi %arg4, %48 : index
-      %56 = arith.ceildivsi %55, %arg12 : index
-      %57 = arith.muli %arg12, %arg5 : index
-      %reinterpret_cast_3 = memref.reinterpret_cast %arg0 to offset: [%54], sizes: [%56, %arg5], strides: [%57, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %58 = arith.muli %arg18, %arg5 : index
-      %59 = arith.muli %58, %c32 : index
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [%59], sizes: [%arg5, 32], strides: [32, 1] : memref<?xi8> to memref<?x32xi8, strided<[32, 1], offset: ?>>
-      %60 = arith.maxsi %46, %c0 : index
-      %61 = arith.minsi %60, %56 : index
-      %62 = arith.addi %46, %c16 : index
-      %63 = arith.maxsi %62, %c0 : index
-      %64 = arith.minsi %63, %56 : index
-      %65 = arith.subi %61, %46 : index
-      %66 = arith.maxsi %65, %c0 : index
-      %67 = arith.minsi %66, %c16 : index
-      %68 = arith.subi %64, %61 : index
-      %69 = arith.maxsi %7, %c0 : index
-      %70 = arith.minsi %69, %arg5 : index
-      %71 = arith.addi %7, %c32 : index
-      %72 = arith.maxsi %71, %c0 : index
-      %73 = arith.minsi %72, %arg5 : index
-      %74 = arith.subi %70, %7 : index
-      %75 = arith.maxsi %74, %c0 : index
-      %76 = arith.minsi %75, %c32 : index
-      %77 = arith.subi %73, %70 : index
-      %78 = arith.cmpi sgt, %76, %c0 : index
-      scf.if %78 {
-        func.call @baco_boundary_error(%c78_i64, %c13_i64) : (i64, i64) -> ()
+    %22 = arith.muli %19, %arg10 : index
+    %23 = arith.muli %21, %arg10 : index
+    scf.for %arg18 = %22 to %23 step %c1 {
+      %47 = arith.floordivsi %arg18, %arg10 : index
+      %48 = arith.muli %47, %arg10 : index
+      %49 = arith.subi %arg18, %48 : index
+      %50 = arith.addi %17, %49 : index
+      %51 = arith.floordivsi %50, %arg12 : index
+      %52 = arith.muli %51, %arg12 : index
+      %53 = arith.subi %50, %52 : index
+      %54 = arith.muli %2, %arg3 : index
+      %55 = arith.addi %54, %15 : index
+      %56 = arith.addi %55, %47 : index
+      %57 = arith.muli %56, %arg4 : index
+      %58 = arith.addi %57, %53 : index
+      %59 = arith.muli %58, %arg5 : index
+      %60 = arith.subi %arg4, %53 : index
+      %61 = arith.ceildivsi %60, %arg12 : index
+      %62 = arith.muli %arg12, %arg5 : index
+      %reinterpret_cast_3 = memref.reinterpret_cast %arg0 to offset: [%59], sizes: [%61, %arg5], strides: [%62, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %63 = arith.muli %arg18, %arg5 : index
+      %64 = arith.muli %63, %c32 : index
+      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [%64], sizes: [%arg5, 32], strides: [32, 1] : memref<?xi8> to memref<?x32xi8, strided<[32, 1], offset: ?>>
+      %65 = arith.maxsi %51, %c0 : index
+      %66 = arith.minsi %65, %61 : index
+      %67 = arith.addi %51, %c16 : index
+      %68 = arith.maxsi %67, %c0 : index
+      %69 = arith.minsi %68, %61 : index
+      %70 = arith.subi %66, %51 : index
+      %71 = arith.maxsi %70, %c0 : index
+      %72 = arith.minsi %71, %c16 : index
+      %73 = arith.subi %69, %66 : index
+      %74 = arith.maxsi %13, %c0 : index
+      %75 = arith.minsi %74, %arg5 : index
+      %76 = arith.addi %13, %c32 : index
+      %77 = arith.maxsi %76, %c0 : index
+      %78 = arith.minsi %77, %arg5 : index
+      %79 = arith.subi %75, %13 : index
+      %80 = arith.maxsi %79, %c0 : index
+      %81 = arith.minsi %80, %c32 : index
+      %82 = arith.subi %78, %75 : index
+      %83 = arith.cmpi sgt, %81, %c0 : index
+      scf.if %83 {
+        func.call @baco_boundary_error(%c100_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_5 = memref.subview %reinterpret_cast_3[%61, %70] [%68, %77] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_5 = memref.subview %reinterpret_cast_3[%66, %75] [%73, %82] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_6 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "spad"} : memref<16x32xi8>
-      %subview_7 = memref.subview %alloc_6[%67, 0] [%68, %77] [1, 1] : memref<16x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
+      %subview_7 = memref.subview %alloc_6[%72, 0] [%73, %82] [1, 1] : memref<16x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
       memref.copy %subview_5, %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[32, 1], offset: ?>>
-      %subview_8 = memref.subview %reinterpret_cast_4[%70, 0] [%77, 32] [1, 1] : memref<?x32xi8, strided<[32, 1], offset: ?>> to memref<?x32xi8, strided<[32, 1], offset: ?>>
+      %subview_8 = memref.subview %reinterpret_cast_4[%75, 0] [%82, 32] [1, 1] : memref<?x32xi8, strided<[32, 1], offset: ?>> to memref<?x32xi8, strided<[32, 1], offset: ?>>
       %alloc_9 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 32 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "spad"} : memref<32x32xi8>
-      %subview_10 = memref.subview %alloc_9[%76, 0] [%77, 32] [1, 1] : memref<32x32xi8> to memref<?x32xi8, strided<[32, 1], offset: ?>>
+      %subview_10 = memref.subview %alloc_9[%81, 0] [%82, 32] [1, 1] : memref<32x32xi8> to memref<?x32xi8, strided<[32, 1], offset: ?>>
       memref.copy %subview_8, %subview_10 : memref<?x32xi8, strided<[32, 1], offset: ?>> to memref<?x32xi8, strided<[32, 1], offset: ?>>
       linalg.matmul ins(%alloc_6, %alloc_9 : memref<16x32xi8>, memref<32x32xi8>) outs(%alloc : memref<16x32xi32>)
     }
-    %21 = arith.muli %1, %arg7 : index
-    %22 = arith.muli %21, %arg8 : index
-    %reinterpret_cast = memref.reinterpret_cast %arg2 to offset: [%22], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %24 = arith.muli %2, %arg6 : index
+    %25 = arith.addi %24, %7 : index
+    %26 = arith.muli %25, %arg7 : index
+    %27 = arith.muli %26, %arg8 : index
+    %reinterpret_cast = memref.reinterpret_cast %arg2 to offset: [%27], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %alloc_1 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "epilogue"} : memref<16x32xi8>
     linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%alloc : memref<16x32xi32>) outs(%alloc_1 : memref<16x32xi8>) attrs =  {gemmini.epilogue = {relu = true, scaled = true}} {
     ^bb0(%in: i32, %out: i8):
-      %42 = arith.maxsi %in, %c0_i32 : i32
-      %43 = arith.sitofp %42 : i32 to f32
-      %44 = arith.mulf %43, %arg17 : f32
-      %45 = math.roundeven %44 : f32
-      %46 = arith.maximumf %45, %cst_0 : f32
-      %47 = arith.minimumf %46, %cst : f32
-      %48 = arith.fptosi %47 : f32 to i8
-      linalg.yield %48 : i8
+      %47 = arith.maxsi %in, %c0_i32 : i32
+      %48 = arith.sitofp %47 : i32 to f32
+      %49 = arith.mulf %48, %arg17 : f32
+      %50 = math.roundeven %49 : f32
+      %51 = arith.maximumf %50, %cst_0 : f32
+      %52 = arith.minimumf %51, %cst : f32
+      %53 = arith.fptosi %52 : f32 to i8
+      linalg.yield %53 : i8
     }
-    %23 = arith.maxsi %4, %c0 : index
-    %24 = arith.minsi %23, %arg7 : index
-    %25 = arith.addi %4, %c16 : index
-    %26 = arith.maxsi %25, %c0 : index
-    %27 = arith.minsi %26, %arg7 : index
-    %28 = arith.subi %24, %4 : index
-    %29 = arith.maxsi %28, %c0 : index
-    %30 = arith.minsi %29, %c16 : index
-    %31 = arith.subi %27, %24 : index
-    %32 = arith.maxsi %7, %c0 : index
-    %33 = arith.minsi %32, %arg8 : index
-    %34 = arith.addi %7, %c32 : index
-    %35 = arith.maxsi %34, %c0 : index
-    %36 = arith.minsi %35, %arg8 : index
-    %37 = arith.subi %33, %7 : index
-    %38 = arith.maxsi %37, %c0 : index
-    %39 = arith.minsi %38, %c32 : index
-    %40 = arith.subi %36, %33 : index
-    %41 = arith.cmpi sgt, %39, %c0 : index
-    scf.if %41 {
-      func.call @baco_boundary_error(%c87_i64, %c9_i64) : (i64, i64) -> ()
+    %28 = arith.maxsi %10, %c0 : index
+    %29 = arith.minsi %28, %arg7 : index
+    %30 = arith.addi %10, %c16 : index
+    %31 = arith.maxsi %30, %c0 : index
+    %32 = arith.minsi %31, %arg7 : index
+    %33 = arith.subi %29, %10 : index
+    %34 = arith.maxsi %33, %c0 : index
+    %35 = arith.minsi %34, %c16 : index
+    %36 = arith.subi %32, %29 : index
+    %37 = arith.maxsi %13, %c0 : index
+    %38 = arith.minsi %37, %arg8 : index
+    %39 = arith.addi %13, %c32 : index
+    %40 = arith.maxsi %39, %c0 : index
+    %41 = arith.minsi %40, %arg8 : index
+    %42 = arith.subi %38, %13 : index
+    %43 = arith.maxsi %42, %c0 : index
+    %44 = arith.minsi %43, %c32 : index
+    %45 = arith.subi %41, %38 : index
+    %46 = arith.cmpi sgt, %44, %c0 : index
+    scf.if %46 {
+      func.call @baco_boundary_error(%c113_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast[%24, %33] [%31, %40] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %subview_2 = memref.subview %alloc_1[%30, 0] [%31, %40] [1, 1] : memref<16x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
+    %subview = memref.subview %reinterpret_cast[%29, %38] [%36, %45] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %subview_2 = memref.subview %alloc_1[%35, 0] [%36, %45] [1, 1] : memref<16x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
     memref.copy %subview_2, %subview : memref<?x?xi8, strided<[32, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     return
   }

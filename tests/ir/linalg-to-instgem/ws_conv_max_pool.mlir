@@ -31,20 +31,20 @@ module {
   func.func @conv_pool_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: f32, %arg9: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 48 : i64} {
     %c4 = arith.constant 4 : index
     %c5_i64 = arith.constant 5 : i64
-    %c67_i64 = arith.constant 67 : i64
+    %c77_i64 = arith.constant 77 : i64
     %c6 = arith.constant 6 : index
     %c3 = arith.constant 3 : index
     %c-128_i8 = arith.constant -128 : i8
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
     %c5 = arith.constant 5 : index
-    %c56_i64 = arith.constant 56 : i64
+    %c66_i64 = arith.constant 66 : i64
     %c0_i8 = arith.constant 0 : i8
     %c13_i64 = arith.constant 13 : i64
-    %c55_i64 = arith.constant 55 : i64
+    %c65_i64 = arith.constant 65 : i64
     %c0_i32 = arith.constant 0 : i32
     %c15_i64 = arith.constant 15 : i64
-    %c50_i64 = arith.constant 50 : i64
+    %c60_i64 = arith.constant 60 : i64
     %c25 = arith.constant 25 : index
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -90,7 +90,7 @@ module {
     %31 = arith.subi %27, %24 : index
     %32 = arith.cmpi sgt, %30, %c0 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c50_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c60_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %alloc = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.col_tile_stride = 32 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "acc"} : memref<25x16xi32>
@@ -113,7 +113,7 @@ module {
       %61 = arith.subi %57, %54 : index
       %62 = arith.cmpi sgt, %60, %c0 : index
       scf.if %62 {
-        func.call @baco_boundary_error(%c55_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c65_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_9 = memref.subview %reinterpret_cast[%15, %54] [%22, %61] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_10 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "spad"} : memref<25x16xi8>
@@ -129,7 +129,7 @@ module {
       %70 = arith.minsi %69, %c16 : index
       %71 = arith.subi %67, %64 : index
       scf.if %32 {
-        func.call @baco_boundary_error(%c56_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c66_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_12 = memref.subview %reinterpret_cast_1[%64, %24] [%71, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_13 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 32 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "spad"} : memref<16x16xi8>
@@ -211,7 +211,7 @@ module {
     %51 = arith.minsi %50, %c6 : index
     %52 = arith.subi %48, %45 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c67_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c77_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_7 = memref.subview %reinterpret_cast_6[%45, %24] [%52, %31] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %subview_8 = memref.subview %alloc_5[%51, 0] [%52, %31] [1, 1] : memref<6x16xi8> to memref<?x?xi8, strided<[16, 1], offset: ?>>
