@@ -39,7 +39,7 @@ from baco.gemmini.arith import max_pool, pool_field_problems, pooled_size
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, default_gemm_schedule, schedule_problems
 from baco.kernels.conv import _check as check_conv
-from baco.kernels.conv import bias_vector, is_pointwise, reference_conv2d
+from baco.kernels.conv import KernelLaunch, bias_vector, is_pointwise, reference_conv2d
 
 
 @baco.jit
@@ -173,7 +173,7 @@ def pool_schedule(blocks=None, *, N, PH, P, Q, K, C, pool, stride, taps=1, confi
                      f"(DIM {d}, {config.sp_rows} scratchpad rows, {config.acc_rows} accumulator rows)")
 
 
-class ConvPoolLaunch:
+class ConvPoolLaunch(KernelLaunch):
     """A conv_pool launch: conv_pool_kernel for a pointwise convolution (w (C,K) or 1x1, stride
     1, unpadded), else conv2d_pool_kernel; grid, runtime arguments (the output is argument 2),
     options."""
@@ -212,25 +212,6 @@ class ConvPoolLaunch:
             self.args = [self.x, self.w, self.y, H, W, C, P, K, PH, R, S, *cs, *cp, *dil, float(scale)]
             self.options.update(Q=Q)
 
-    def _runtime_args(self):
-        return self.args + ([] if self.bias is None else [self.bias])
-
-    def run(self, target="sim"):
-        return self.kernel[self.grid](*self.args, target=target, **self.options)
-
-    def cycles(self) -> dict:
-        """The cycle model's report of this launch, timed from its command stream."""
-        from baco.sim.timing import CommandStream, TimingModel
-        ck = self.kernel.compile(*self.args, target="sim", **self.options)
-        tm = TimingModel(self.config)
-        ck.run(self.grid, self._runtime_args(), model=CommandStream(), observers=[tm.observe])
-        tm.fence()
-        return tm.report()
-
-    def write_elf(self, path, expected):
-        """A bare-metal ELF of this launch that exits 0 iff its output equals `expected`."""
-        ck = self.kernel.compile(*self.args, target="iss", **self.options)
-        return ck.build_elf(self.grid, self._runtime_args(), path, expected={2: np.asarray(expected)})
 
 
 def conv_pool(x, w, bias=None, *, pool=2, stride=None, padding=0, conv_stride=1, conv_padding=0, dilation=1,
