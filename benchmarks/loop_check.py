@@ -216,16 +216,23 @@ def gemm_section(a, rng) -> bool:
         groups += [(layer.name, [layer]) for layer in band_operators(n_ops, gemv, rng, max_macs)]
     print("== GEMM/GEMV layers")
     rows, default_rows, gains, all_exact = check_groups(groups, a)
+    print_report(rows, default_rows, gains,
+                 (("the search's model (compiled program)", 0), ("Timeloop-matched model", 2),
+                  ("analytical program model alone (no residual)", 3)),
+                 "the C library's program (kernel_model.library_matmul_cycles)")
+    return all_exact
+
+
+def print_report(rows, default_rows, gains, models, default_program):
+    """Each model's accuracy on the simulated cycles (rows: predictions by column, simulated in
+    column 1; the first model is the search's), the default's, and the gains."""
     sim = [r[1] for r in rows]
-    for label, col in (("the search's model (compiled program)", 0), ("Timeloop-matched model", 2),
-                       ("analytical program model alone (no residual)", 3)):
+    for label, col in models:
         goal = " (goals r >= 0.95, median <= 15%)" if col == 0 else ""
         print(f"\n{len(rows)} layers, {label}: {accuracy([r[col] for r in rows], sim)}{goal}", end="")
     pred, dsim = zip(*default_rows)
-    print(f"\n{len(rows)} layers on Gemmini-default, the C library's program (kernel_model.library_matmul_cycles): "
-          f"{accuracy(pred, dsim)}")
+    print(f"\n{len(rows)} layers on Gemmini-default, {default_program}: {accuracy(pred, dsim)}")
     print_gains(gains)
-    return all_exact
 
 
 def conv_section(a, rng) -> bool:
@@ -238,14 +245,9 @@ def conv_section(a, rng) -> bool:
           f"<= {ch_cut} channels)")
     rows, default_rows, gains, all_exact = check_groups(groups, a)
     if rows:
-        sim = [r[1] for r in rows]
-        for label, col in (("the search's model (compiled conv program)", 0), ("Timeloop-matched model", 2)):
-            goal = " (goals r >= 0.95, median <= 15%)" if col == 0 else ""
-            print(f"\n{len(rows)} layers, {label}: {accuracy([r[col] for r in rows], sim)}{goal}", end="")
-        pred, dsim = zip(*default_rows)
-        print(f"\n{len(rows)} layers on Gemmini-default, the C library's tiled_conv_auto (predicted: "
-              f"Timeloop-matched): {accuracy(pred, dsim)}")
-        print_gains(gains)
+        print_report(rows, default_rows, gains,
+                     (("the search's model (compiled conv program)", 0), ("Timeloop-matched model", 2)),
+                     "the C library's tiled_conv_auto (predicted: Timeloop-matched)")
     if a.random_convs:
         print(f"\n{a.random_convs} random convolutions, random schedule and Gemmini: predicted "
               "(kernel_model.conv_schedule_cycles) vs simulated")
