@@ -61,12 +61,15 @@ def test_validator_catches_each_violation():
     # a GEMM layer is checked with the compiler's rule for its kernel schedule (64x16 A + 16x16 B blocks)
     assert any("scratchpad" in p and "need 80 rows" in p for p in validate(bad, layer, Hardware(16, 1, 64)))
     assert any("accumulator" in p and "need 64 rows" in p for p in validate(bad, layer, Hardware(16, 256, 2)))
-    # other layers by their tiles, the accumulator in whole DIM-wide rows
+    # a convolution too, by the compiler's rule for its conv kernel schedule: the tile of 8 whole
+    # output rows of 8 columns runs as rows=8, block_m=8 (64 A and C rows; 80 scratchpad rows with B),
+    # however many taps and whatever the input halo
     conv = Layer(R=3, S=3, P=8, Q=8, C=16, K=16)
     m = parse_mapping("L3[WIO] R3 S3 - L2[WI] N1 - L1[O] C16X Q8 - L0[W] P8 K4 K4X")
-    assert validate(m, conv, Hardware(16, 256, 64)) == []
-    # 64 pixels x 4 temporal K = 256 outputs of 4 columns: 256 rows of 16 int32 (16 KB), not 4 KB
-    assert any("need 16 KB (whole 16-wide rows)" in p for p in validate(m, conv, Hardware(16, 256, 8)))
+    assert validate(m, conv, Hardware(16, 256, 4)) == []
+    assert any("accumulator" in p and "C 8*8x16" in p and "need 64 rows" in p
+               for p in validate(m, conv, Hardware(16, 256, 2)))
+    assert any("scratchpad" in p and "need 80 rows" in p for p in validate(m, conv, Hardware(16, 1, 4)))
 
 
 def test_gemm_schedule_round_trip():
@@ -117,8 +120,6 @@ def test_cost_model_gradients_flow():
     out["edp"].sum().backward()
     assert torch.isfinite(temporal.grad).all() and temporal.grad.abs().sum() > 0
     assert all(torch.isfinite(h.grad).all() for h in hw)
-    cap = costmodel.capacity_from_factors(layer, temporal, sc, sk)
-    assert float(cap["sp_kb"][0]) <= 256 and float(cap["acc_kb"][0]) <= 64
 
 
 def test_cost_model_matches_timeloop_rows():

@@ -36,7 +36,8 @@ except the sliding-window step of _input_fills, which takes the average tile's
 window where the short tile's differs; channels spread over the array (C on
 its rows, K on its columns) pay whole passes: compute is R·S·P·Q·N·⌈C/C_spatial⌉
 ·⌈K/K_spatial⌉ cycles. Perfect factorisations give exactly the numbers of the
-perfect-factor model. Buffers hold the largest tile (capacity_from_factors).
+perfect-factor model. Buffers hold the largest tile (what the compiler places for it:
+hwinfer.requirements_from_factors).
 On 5000 rows of DOSA's Timeloop dataset (benchmarks/costmodel_vs_timeloop.py):
 cycles 0.00% mean error (max 0.6%), energy 0.16% mean.
 """
@@ -241,14 +242,6 @@ def _input_fills(layer: Layer, temporal, sC, order_idx, level, present):
     return cn * mult * (h * w + extra)
 
 
-def capacity_from_factors(layer: Layer, temporal, sC, sK) -> dict:
-    """KB of the largest tiles: W+I at the scratchpad (L2), O at the accumulator (L1, times spatial K)."""
-    tiles = _tiles(temporal, sC, sK, layer)
-    sp = (_size(tiles[2], "W", layer) + _size(tiles[2], "I", layer)) / 1024
-    acc = _size(tiles[1], "O", layer) * sK.to(temporal.dtype) * 4 / 1024
-    return {"sp_kb": sp, "acc_kb": acc}
-
-
 def _constant(x):
     """A layer constant: a float, or a tensor [B] when the rows are of several layers."""
     return x if torch.is_tensor(x) else float(x)
@@ -353,20 +346,34 @@ def kernel_blocks(layer: Layer, tile) -> tuple:
     pointwise (1x1, stride-1) layer is one GEMM whose BLOCK_M counts pixels (N·P·Q); any other
     convolution (baco/kernels/conv.py) takes BLOCK_M output columns (Q) of `rows` output rows per
     program (conv_rows). BLOCK_N = output channels K, BLOCK_K = input channels C per step. `layer`
-    may be an explore.LayerStack of GEMM layers."""
+    may be an explore.LayerStack."""
     g = lambda d: tile[:, DIM_INDEX[d]]  # noqa: E731
-    bm = g("N") * g("P") * g("Q") if not isinstance(layer, Layer) or is_pointwise(layer) else g("Q")
+    pointwise = _pointwise(layer)
+    if isinstance(pointwise, bool):
+        bm = g("N") * g("P") * g("Q") if pointwise else g("Q")
+    else:
+        bm = torch.where(pointwise, g("N") * g("P") * g("Q"), g("Q"))
     return bm * conv_rows(layer, tile), g("K"), g("C")
+
+
+def _pointwise(layer):
+    """mapping.is_pointwise of a layer, or per row [B] of an explore.LayerStack."""
+    if isinstance(layer, Layer):
+        return is_pointwise(layer)
+    return (layer.R == 1) & (layer.S == 1) & (layer.Hstride == 1) & (layer.Wstride == 1)
 
 
 def conv_rows(layer: Layer, tile):
     """Output rows per program [B] (GemmSchedule.rows) a convolution runs for its L2 tiles: a tile of
     whole output rows (Q = the layer's) computes its P rows in one program; else one row (and 1
-    for GEMM/pointwise layers, whose BLOCK_M already counts every pixel)."""
+    for GEMM/pointwise layers, whose BLOCK_M already counts every pixel). `layer` may be an
+    explore.LayerStack."""
     ones = torch.ones_like(tile[:, 0])
-    if not isinstance(layer, Layer) or is_pointwise(layer):
+    pointwise = _pointwise(layer)
+    if pointwise is True:
         return ones
-    return torch.where(tile[:, DIM_INDEX["Q"]].detach() >= layer.Q - 1e-9, tile[:, DIM_INDEX["P"]], ones)
+    whole_rows = (tile[:, DIM_INDEX["Q"]].detach() >= torch.as_tensor(layer.Q) - 1e-9) & ~torch.as_tensor(pointwise)
+    return torch.where(whole_rows, tile[:, DIM_INDEX["P"]], ones)
 
 
 def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: bool = KERNEL_OUT_INT8,
@@ -680,5 +687,5 @@ def rtl_cycles(layer: Layer, temporal, sC, sK, order, hw):
     return torch.exp(log_base + (model(feats) if model is not None else 0.0))
 
 
-__all__ = ["Cost", "evaluate", "evaluate_text", "cost_from_factors", "capacity_from_factors",
+__all__ = ["Cost", "evaluate", "evaluate_text", "cost_from_factors",
            "compiled_program_counts", "compiled_program_energy", "compiled_program_cycles", "compiled_cycles", "compiled_cycles_by_dataflow", "rtl_cycles"]

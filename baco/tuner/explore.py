@@ -216,8 +216,6 @@ class NetworkProblem:
         self.cycle_model = kernel_model.check_cycle_model(cycle_model)
         self.spaces = [MappingSpace(layer.dims, max_spatial=self.max_pe) for layer in self.layers]
         self.network_cost = NetworkCost(self.layers, self.counts, self.cycle_model)
-        kernel = [i for i, layer in enumerate(self.layers) if is_kernel_layer(layer)]
-        self.kinds = ((kernel, True), ([i for i in range(len(self.layers)) if i not in kernel], False))
         self.evaluations = 0
         self.t0, self.best_edp, self.trace = time.perf_counter(), math.inf, []
 
@@ -244,10 +242,14 @@ class NetworkProblem:
                          for v in (self.fixed_hw.pe_dim, self.fixed_hw.sp_kb, self.fixed_hw.acc_kb))
             penalty = (capacity_penalty(sp, self.fixed_hw.sp_kb) + capacity_penalty(acc, self.fixed_hw.acc_kb)).sum(0)
             return [self.fixed_hw] * B, hw_t, penalty
+        exact = sp.max(0).values, acc.max(0).values
         if smooth and sp.shape[0] > 1:
-            sp, acc = smooth_max(sp), smooth_max(acc)
+            # the gradient of the smooth max (every layer near the largest need gets one), the value of
+            # the exact max: the overshoot could round up to a larger Gemmini than the design's own, on
+            # which the point would be costed (and recorded) as no returned design runs
+            sp, acc = (x + (smooth_max(y) - smooth_max(y).detach()) for x, y in zip(exact, (sp, acc)))
         else:
-            sp, acc = sp.max(0).values, acc.max(0).values
+            sp, acc = exact
         # beyond the largest buildable buffers a point is invalid: penalised, costed on the largest
         penalty = capacity_penalty(sp, MAX_BUFFER_KB) + capacity_penalty(acc, MAX_BUFFER_KB)
         sp, acc = sp.clamp(max=MAX_BUFFER_KB), acc.clamp(max=MAX_BUFFER_KB)
@@ -263,25 +265,15 @@ class NetworkProblem:
                      layers: list[int] | None = None):
         """Each layer's scratchpad and accumulator needs (KB [n, B], hwinfer.requirements_from_factors,
         buffers counted in rows_of-wide rows) of all layers or of `layers` (indices; temporal and spatial
-        are lists over them), the GEMM kernel layers and the others in one stacked call each."""
-        index = list(range(len(self.layers))) if layers is None else list(layers)
-        at = {i: k for k, i in enumerate(index)}
-        B = temporal[0].shape[0]
-        sp, acc = [None] * len(index), [None] * len(index)
-        for kind, kernel in self.kinds:
-            members = [i for i in kind if i in at]
-            if not members:
-                continue
-            n = len(members)
-            layer, rows = self.layers[members[0]], rows_of
-            if n > 1:
-                layer = self.network_cost.stack(members, B)
-                rows = torch.as_tensor(rows_of, dtype=torch.float64).expand(B).repeat(n)
-            need = requirements_from_factors(layer, torch.cat([temporal[at[i]] for i in members]),
-                                             torch.cat([spatial[at[i]] for i in members]), rows, kernel=kernel)
-            for k, i in enumerate(members):
-                sp[at[i]], acc[at[i]] = need["sp_kb"][k * B:(k + 1) * B], need["acc_kb"][k * B:(k + 1) * B]
-        return torch.stack(sp), torch.stack(acc)
+        are lists over them), in one stacked call."""
+        members = list(range(len(self.layers))) if layers is None else list(layers)
+        B, n = temporal[0].shape[0], len(members)
+        layer, rows = self.layers[members[0]], rows_of
+        if n > 1:
+            layer = self.network_cost.stack(members, B)
+            rows = torch.as_tensor(rows_of, dtype=torch.float64).expand(B).repeat(n)
+        need = requirements_from_factors(layer, torch.cat(temporal), torch.cat(spatial), rows)
+        return need["sp_kb"].reshape(n, B), need["acc_kb"].reshape(n, B)
 
     def cost(self, temporal: list[torch.Tensor], spatial: list[torch.Tensor], order: list[torch.Tensor],
              smooth: bool = False) -> BatchCost:

@@ -1,7 +1,8 @@
 """Hardware inference: the smallest Gemmini that runs a set of mappings.
 
-A mapping needs an array at least as wide as its spatial factors, a scratchpad
-holding its weight and input tiles, and an accumulator holding its output tile.
+A mapping needs an array at least as wide as its spatial factors and the
+scratchpad and accumulator rows the compiler places for the kernel schedule of
+its on-chip tile (GEMM or convolution: baco.gemmini.schedule's one capacity rule).
 For a network, one hardware serves every layer, so each resource is the max
 over layers.  During gradient descent the max is smooth (log-sum-exp) so every
 layer near the maximum gets a gradient; the result is then rounded up to
@@ -20,8 +21,8 @@ import torch
 from baco.gemmini.config import GemminiConfig
 from baco.tuner import costmodel
 from baco.tuner.arch import MAX_BUFFER_KB, MAX_PE_DIM, MIN_PE_DIM, Hardware
-from baco.tuner.mapping import Mapping, is_kernel_layer
-from baco.tuner.relax import DIM_INDEX, DIMS, NUM_LEVELS
+from baco.tuner.mapping import Mapping
+from baco.tuner.relax import DIMS, NUM_LEVELS
 
 
 def smooth_max(x: torch.Tensor, dim: int = 0, sharpness: float = 20.0) -> torch.Tensor:
@@ -135,30 +136,21 @@ def kernel_rows(blocks, dim) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def requirements_from_factors(layer, temporal: torch.Tensor, spatial: torch.Tensor,
-                              pe_dim: torch.Tensor | float | None = None,
-                              kernel: bool | None = None) -> dict[str, torch.Tensor]:
+                              pe_dim: torch.Tensor | float | None = None) -> dict[str, torch.Tensor]:
     """What each of B mappings needs ([B] tensors "pe", "sp_kb", "acc_kb"), differentiable in the factors.
 
     temporal [B, 4 levels, 7 dims] and spatial [B, 2] (C on array rows, K on columns). Buffers are
     counted in whole rows of the array that will run them: pe_dim ([B] or a number; default each
-    mapping's own spatial need). A GEMM layer needs what the compiler places for its kernel schedule
-    (baco.gemmini.schedule.gemm_footprint of the L2 tile: A and B blocks in the scratchpad, the C
-    block in the accumulator, each padded to DIM); any other layer its L2 W+I tiles and its L1
-    output tile, each output pixel and temporal K step taking ⌈spatial K / DIM⌉ whole accumulator rows.
-    `layer` may be an explore.LayerStack of layers of one kind; kernel says which (default:
-    mapping.is_kernel_layer(layer)).
+    mapping's own spatial need). Every layer runs a kernel, so it needs what the compiler places for
+    the kernel schedule of its L2 tile (baco.gemmini.schedule.gemm_footprint, single-buffered: A and
+    B blocks in the scratchpad, the C block in the accumulator, each padded to DIM; a convolution's
+    tile of whole output rows holds them all, GemmSchedule.rows: mapping.conv_tile_schedule).
+    `layer` may be an explore.LayerStack.
     """
     pe = torch.maximum(spatial[:, 0], spatial[:, 1])
     dim = pe if pe_dim is None else torch.as_tensor(pe_dim, dtype=temporal.dtype)
-    if is_kernel_layer(layer) if kernel is None else kernel:
-        sp_rows, acc_rows = gemm_rows_from_factors(layer, temporal, spatial, dim)
-        sp_kb = sp_rows * dim / 1024
-    else:
-        cap = costmodel.capacity_from_factors(layer, temporal, spatial[:, 0], spatial[:, 1])
-        sp_kb = cap["sp_kb"]
-        l1 = torch.minimum(temporal[:, :2, :].prod(1), costmodel._layer_dims(layer, temporal.shape[0], temporal.dtype))
-        acc_rows = math.prod(l1[:, DIM_INDEX[d]] for d in "NPQK") * _ceil_st(spatial[:, 1] / dim)
-    return {"pe": pe, "sp_kb": sp_kb, "acc_kb": acc_rows * dim * 4 / 1024}
+    sp_rows, acc_rows = gemm_rows_from_factors(layer, temporal, spatial, dim)
+    return {"pe": pe, "sp_kb": sp_rows * dim / 1024, "acc_kb": acc_rows * dim * 4 / 1024}
 
 
 def mapping_requirement(layer, mapping: Mapping, pe_dim: int | None = None) -> Requirement:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, default_conv_schedule, schedule_problems
@@ -128,17 +128,6 @@ def is_pointwise(layer: Layer) -> bool:
     return layer.R == layer.S == layer.Hstride == layer.Wstride == 1
 
 
-def buffer_needs_kb(m: Mapping, layer: Layer, pe_dim: int) -> tuple[float, float]:
-    """(scratchpad KB for the W+I tiles of L2, accumulator KB for the O tiles of L1) on a
-    pe_dim×pe_dim array. An accumulator row is pe_dim int32 wide whatever K the mapping
-    spreads over the columns: each output pixel of each temporal K step of L1 takes whole
-    rows (⌈spatial K / pe_dim⌉ of them)."""
-    t2, t1 = tile_dims(m, 2, layer), tile_dims(m, 1, layer)
-    sp = (tensor_size(t2, "W", layer) + tensor_size(t2, "I", layer)) / 1024
-    acc_rows = tensor_size(t1, "O", layer) * math.ceil(m.spatial_K / pe_dim)
-    return sp, acc_rows * pe_dim * 4 / 1024
-
-
 def gemm_schedule(m: Mapping, layer: Layer, dataflow: str = "WS", double_buffer: bool = False) -> GemmSchedule:
     """The kernel schedule a GEMM layer's mapping runs as: the tile held on chip below DRAM
     (A block_m×block_k and B block_k×block_n in the scratchpad, C block_m×block_n in the
@@ -150,25 +139,33 @@ def gemm_schedule(m: Mapping, layer: Layer, dataflow: str = "WS", double_buffer:
                         double_buffer=double_buffer)
 
 
-def conv_schedule(m: Mapping, layer: Layer, cfg: GemminiConfig, out_int8: bool = KERNEL_OUT_INT8
-                  ) -> tuple[GemmSchedule, str]:
-    """(schedule, "tuned" | "default") a convolution layer's mapping runs as on cfg (baco/kernels/
-    conv.py): the mapping's on-chip (L2) tile as one kernel step (BLOCK_M output columns, or pixels
-    N·P·Q when pointwise; BLOCK_N output channels; BLOCK_K input channels; a tile of whole output
-    rows computes its P rows in one program, `rows`, else one row) when it passes the
-    compiler's capacity rule, else the conv kernel's default schedule. The mapping does not say
-    whether to double-buffer (a compile choice): the tile is double-buffered when that fits too
-    (on a ResNet-50 design tuned for 20 s, 1.0-1.6x fewer cycles on every 3x3/7x7 layer and 1.0x
-    on strided 1x1 ones, measured on the cycle model). The search costs this schedule
-    (kernel_model.conv_program) and `baco run --design` compiles it."""
+def conv_tile_schedule(m: Mapping, layer: Layer, double_buffer: bool = False) -> GemmSchedule:
+    """The kernel schedule of a convolution layer's on-chip (L2) tile (baco/kernels/conv.py): BLOCK_M
+    output columns (or pixels N·P·Q when pointwise), BLOCK_N output channels, BLOCK_K input channels,
+    and a tile of whole output rows (its Q the layer's) computes its P rows in one program (`rows`)."""
     t2 = tile_dims(m, 2, layer)
     pointwise = is_pointwise(layer)
     columns = t2["N"] * t2["P"] * t2["Q"] if pointwise else t2["Q"]
-    rows = t2["P"] if not pointwise and t2["Q"] == layer.Q else 1     # whole output rows: several per program
-    for rows, double_buffer in ((rows, True), (rows, False), (1, True), (1, False)):
-        tuned = GemmSchedule(columns, t2["K"], t2["C"], double_buffer=double_buffer, rows=rows)
+    rows = t2["P"] if not pointwise and t2["Q"] == layer.Q else 1
+    return GemmSchedule(columns, t2["K"], t2["C"], double_buffer=double_buffer, rows=rows)
+
+
+def conv_schedule(m: Mapping, layer: Layer, cfg: GemminiConfig, out_int8: bool = KERNEL_OUT_INT8
+                  ) -> tuple[GemmSchedule, str]:
+    """(schedule, "tuned" | "default") a convolution layer's mapping runs as on cfg: its tile's
+    schedule (conv_tile_schedule) when it passes the compiler's capacity rule, which a valid mapping's
+    does (capacity_problems checks it); else one row per program, else the conv kernel's default
+    schedule (a mapping costed on hardware it does not fit). The mapping does not say whether to
+    double-buffer (a compile choice): the tile is double-buffered when that fits too (on a ResNet-50
+    design tuned for 20 s, 1.0-1.6x fewer cycles on every 3x3/7x7 layer and 1.0x on strided 1x1
+    ones, measured on the cycle model). The search costs this schedule (kernel_model.conv_program)
+    and `baco run --design` compiles it."""
+    tile = conv_tile_schedule(m, layer)
+    for rows, double_buffer in ((tile.rows, True), (tile.rows, False), (1, True), (1, False)):
+        tuned = replace(tile, double_buffer=double_buffer, rows=rows)
         if not schedule_problems(tuned, cfg, out_int8):
             return tuned, "tuned"
+    pointwise = is_pointwise(layer)
     pixels = layer.N * layer.P * layer.Q if pointwise else layer.Q
     return default_conv_schedule(pixels, layer.K, layer.C, cfg, out_int8, P=1 if pointwise else layer.P,
                                  taps=layer.R * layer.S), "default"
@@ -180,18 +177,11 @@ def gemm_mapping_to_blocks(m: Mapping, layer: Layer) -> dict:
 
 
 def capacity_problems(m: Mapping, layer: Layer, hw) -> list[str]:
-    """What does not fit in hw's scratchpad/accumulator. A GEMM layer is run by the kernel, so
-    its schedule is checked with the compiler's own rule (baco.gemmini.schedule); any other
-    layer by its mapping's tiles, accumulator rows whole."""
-    if is_kernel_layer(layer):
-        return schedule_problems(gemm_schedule(m, layer), hw.to_gemmini_config(), KERNEL_OUT_INT8)
-    sp, acc = buffer_needs_kb(m, layer, int(hw.pe_dim))
-    problems = []
-    if sp > hw.sp_kb * (1 + 1e-9):
-        problems.append(f"scratchpad tiles need {sp:g} KB > {hw.sp_kb:g} KB")
-    if acc > hw.acc_kb * (1 + 1e-9):
-        problems.append(f"accumulator tiles need {acc:g} KB (whole {hw.pe_dim}-wide rows) > {hw.acc_kb:g} KB")
-    return problems
+    """What does not fit in hw's scratchpad/accumulator: every layer is run by a kernel, so its tile's
+    schedule (gemm_schedule, or conv_tile_schedule single-buffered) is checked with the compiler's
+    own rule (baco.gemmini.schedule)."""
+    schedule = gemm_schedule(m, layer) if is_kernel_layer(layer) else conv_tile_schedule(m, layer)
+    return schedule_problems(schedule, hw.to_gemmini_config(), KERNEL_OUT_INT8)
 
 
 def validate(m: Mapping, layer: Layer, hw) -> list[str]:
