@@ -475,17 +475,23 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
     max_cols = torch.clamp(cfg.max_bytes / pe, min=1.0) * pe      # widest mvin (max_block_len blocks)
     slice_rows = rows_m / a_slices
     slice_strips = _ceil(slice_rows / pe)
-    load_a = a_slices * dma(slice_rows / slice_strips if step_waits else strip, torch.minimum(bk, max_cols),
-                            slice_strips * _ceil(bk / max_cols))
-    load_b = dma(torch.minimum(bk, pe), torch.minimum(bn, max_cols), kb * _ceil(bn / max_cols))
+    a_chunks, b_chunks = _ceil(bk / max_cols), _ceil(bn / max_cols)
+    if step_waits:      # mvins of the rows and columns that exist: ragged strips and chunks are short
+        load_a = a_slices * dma(slice_rows / slice_strips, bk / a_chunks, slice_strips * a_chunks)
+        load_b = dma(bk / kb, bn / b_chunks, kb * b_chunks)
+    else:
+        load_a = a_slices * dma(strip, torch.minimum(bk, max_cols), slice_strips * a_chunks)
+        load_b = dma(torch.minimum(bk, pe), torch.minimum(bn, max_cols), kb * b_chunks)
     load = load_a + load_b
     compute = kb * nb * (mb * k.compute_overhead + torch.maximum(rows_m, 4 * mb))
     drain = k.array_depth_factor * pe
+    out_wait = drain                                 # from a step's last compute until its result lands
     if step_waits:
         group = compute / (kb * nb)                  # the rows of one column under one weight block
         tile = group / mb + drain                    # one tile's compute until its result lands
-        compute = torch.maximum(nb * torch.maximum(group, pe) + nb * (kb - 1) * torch.maximum(
-            torch.maximum(group, pe), tile), kb * tile)
+        columns = nb * torch.maximum(group, pe) + nb * (kb - 1) * torch.maximum(torch.maximum(group, pe), tile)
+        compute = torch.maximum(columns, kb * tile)
+        out_wait = torch.where(kb * tile >= columns, 0.0, drain)    # the chain on one tile ends landed
     out_bytes = cfg.input_bytes if out_int8 else cfg.acc_bytes
     store = dma(strip, torch.minimum(bn, pe) * out_bytes, mb * nb) + mb * nb * k.acc_scale_latency
     # the next program's first loads (and computes on rows already stored) run under the last
@@ -504,14 +510,46 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
         if double_buffer:
             step = torch.maximum(load + lat, compute)
             per_program = load + lat + k_steps * step
+        elif step_waits:    # B lands a DIM-row strip at a time: only the first column's computes trail it
+            step = load + lat + compute - torch.minimum(load_b * (kb - 1) / kb, compute / nb)
+            per_program = k_steps * step
         else:
             step = load + lat + torch.maximum(compute / kb, compute - load_b)
             per_program = k_steps * step
-        if step_waits:      # programs pipeline (see above); `hidden` is then the prologue
-            ahead = torch.clamp(load + lat - compute, min=0.0) if double_buffer else load + lat
-            tile_out = torch.clamp(drain + store / (mb * nb) - ahead, min=0.0)
-            prologue = load + lat if double_buffer else torch.zeros_like(load)
-            return step, torch.maximum(k_steps * step + tile_out, store + lat), prologue
+        if step_waits:      # programs pipeline (see above)
+            # The next program's commands follow this one's in the one dispatch queue: its first loads
+            # are dispatched once this program's last computes fit the execute unit's reservation
+            # station (a preload and a compute each) and all but rs_st of its last column's stores
+            # have left the store station (they start as their tiles land).
+            last_computes = compute * torch.clamp(cfg.rs_ex / 2 / (kb * nb * mb), max=1.0)
+            store_one = store / (mb * nb)
+            stores_held = torch.where(mb > cfg.rs_st, out_wait + (mb - cfg.rs_st) * store_one, -last_computes)
+            next_dispatch = torch.maximum(-last_computes, stores_held)     # after this program's computes end
+            if double_buffer:
+                # its own K steps' loads run under the computes (step), the next program's first
+                # step's only from its dispatch on; the first program's first step is loaded ahead
+                # (a prologue): A's first strip, then B, then the rest of A, which its computes overlap
+                next_loads = torch.clamp(load + lat + next_dispatch, min=0.0)
+                per_program = (k_steps - 1) * step + compute + next_loads
+                prologue = load_a / mb + load_b + lat
+            else:           # the next program's loads overwrite rows this one reads: after its computes
+                next_loads = torch.clamp(next_dispatch, min=0.0)
+                per_program = k_steps * step + next_loads
+                prologue = torch.zeros_like(load)
+            # the last program has no next one; its last column's stores are exposed: each tile's
+            # stores follow its last rows, those the computes do not hide pile up
+            last_stores = torch.maximum(store_one, store / nb - group * (mb - 1) / mb)
+            paced_by_steps = prologue + programs * per_program - next_loads + out_wait + last_stores + lat
+            # or the stores set the pace from the first tile on: it computes once what it reads has
+            # landed (a step loads A, then B column by column) and its channel sub-blocks have run
+            if double_buffer:
+                before = prologue + (k_steps - 1) * step
+            else:
+                before = (k_steps - 1) * step + load_a + load_b / nb + lat
+            first_out = before + group * ((kb - 1) + 1 / mb) + out_wait
+            paced_by_stores = first_out + programs * (store + lat)
+            per_program = torch.maximum(per_program, store + lat)
+            return step, per_program, torch.maximum(paced_by_steps, paced_by_stores) - programs * per_program
         # a column's stores run under the next column's computes; stores longer than those spill
         # over, partly under the next program's loads and first column
         unhidden = store - compute * (nb - 1) / nb
@@ -573,10 +611,14 @@ def conv_program_counts(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KE
     """compiled_program_counts of a convolution compiled with blocks (BLOCK_M, BLOCK_N, BLOCK_K) [B]
     (conv_program_terms' program, WS): the GEMM of M = N·P·Q pixels by K output channels reducing
     over R·S·C, whose programs (one output row's BLOCK_M columns each, unless pointwise) re-read
-    every tap's input rows from DRAM, and the weights once per program."""
+    every tap's input rows from DRAM, and the weights once per program. A program of `rows` output
+    rows past the last one (P not a multiple of rows) computes them too (their A slices are loaded,
+    from DRAM where the tap's input row is inside the image, else zeros) and stores only the rows
+    that exist."""
     bm, bn, bk = blocks
     pe = torch.as_tensor(pe, dtype=torch.float64)
     M, N, Kd = float(layer.N * layer.P * layer.Q), float(layer.K), float(layer.R * layer.S * layer.C)
+    m_run, a_zero_rows = torch.as_tensor(M, dtype=torch.float64), 0.0
     if is_pointwise(layer):
         programs_m, strips_m = _ceil(M / bm), _strips(M, bm, pe)
     else:       # one output row, or `rows` whole rows (one column block, rows x Q A rows) per program
@@ -584,36 +626,48 @@ def conv_program_counts(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KE
         columns = bm / rows
         programs_m = layer.N * _ceil(layer.P / rows) * _ceil(layer.Q / columns)
         strips_m = torch.where(rows > 1, programs_m * _ceil(bm / pe), layer.N * layer.P * _strips(layer.Q, columns, pe))
+        p_run = _ceil(layer.P / rows) * rows
+        m_run = layer.N * p_run * layer.Q
+        # per filter row r, the run rows whose input row p·stride + r·dilation is inside the image
+        last_in = (layer.P - 1) * layer.Hstride + (layer.R - 1) * layer.Hdilation
+        in_image = sum(torch.minimum(p_run, torch.as_tensor(float((last_in - r * layer.Hdilation) // layer.Hstride + 1)))
+                       for r in range(layer.R))
+        a_zero_rows = layer.N * layer.Q * (p_run * layer.R - in_image) * layer.S
     return _program_counts(pe, (M, N, Kd), blocks, programs_m=programs_m, programs_n=_ceil(N / bn), strips_m=strips_m,
                            strips_n=_strips(N, bn, pe), k_strips=layer.R * layer.S * _strips(layer.C, bk, pe),
                            k_width=torch.minimum(torch.minimum(bk, pe), torch.as_tensor(float(layer.C))),
                            no_k_loop=torch.tensor(is_pointwise(layer) and layer.C == 1), out_int8=out_int8,
-                           dataflow="WS")
+                           dataflow="WS", m_run=m_run, a_zero_bytes=a_zero_rows * layer.C * _ceil(N / bn))
 
 
 def _program_counts(pe, dims, blocks, *, programs_m, programs_n, strips_m, strips_n, k_strips, k_width, no_k_loop,
-                    out_int8: bool, dataflow: str) -> dict:
+                    out_int8: bool, dataflow: str, m_run=None, a_zero_bytes=0.0) -> dict:
     """compiled_program_counts of a block program over an M x N output reducing over K (dims), with
     programs_m x programs_n programs, strips_m / strips_n DIM strips of output rows / columns,
-    k_strips DIM-deep reduction strips per output, k_width the reduction depth of a first compute."""
+    k_strips DIM-deep reduction strips per output, k_width the reduction depth of a first compute;
+    m_run output rows computed (default M; more when programs compute rows that are not stored),
+    a_zero_bytes of their A loaded as zeros (no DRAM bytes)."""
     (M, N, Kd), (bm, bn, bk) = dims, blocks
-    a_bytes, b_bytes = M * Kd * programs_n, Kd * N * programs_m
+    m_run = M if m_run is None else m_run
+    a_written, b_bytes = m_run * Kd * programs_n, Kd * N * programs_m
+    a_bytes = a_written - a_zero_bytes
     out_bytes = GemminiConfig().input_bytes if out_int8 else GemminiConfig().acc_bytes
     weights = b_bytes if dataflow == "WS" else torch.zeros_like(b_bytes)
-    a_reads = M * Kd * strips_n
+    a_reads = m_run * Kd * strips_n
+    run = m_run * N * torch.ones_like(bm)
     outputs = M * N * torch.ones_like(bm)
-    macs = outputs * Kd
+    macs = run * Kd
     block_strips = programs_m * programs_n * _ceil(bm / pe) * _ceil(bn / pe)
     if dataflow == "OS":                 # the whole block zero-filled, every compute accumulates
-        updates, zero_fill = outputs * _ceil(Kd / bk), block_strips * pe * pe
+        updates, zero_fill = run * _ceil(Kd / bk), block_strips * pe * pe
     else:
         overwritten = strips_m * strips_n * pe * pe
-        updates = torch.where(no_k_loop, outputs * k_strips, overwritten + outputs * (k_strips - 1))
-        edge_columns = M * (strips_n * pe - N) * k_width
+        updates = torch.where(no_k_loop, run * k_strips, overwritten + run * (k_strips - 1))
+        edge_columns = m_run * (strips_n * pe - N) * k_width
         macs = macs + torch.where(no_k_loop, torch.zeros_like(macs), edge_columns)
         zero_fill = torch.where(no_k_loop, block_strips, block_strips - strips_m * strips_n) * pe * pe
     return {"macs": macs, "registers": weights,
-            "scratchpad_reads": weights + a_reads, "scratchpad_writes": a_bytes + b_bytes,
+            "scratchpad_reads": weights + a_reads, "scratchpad_writes": a_written + b_bytes,
             "accumulator_reads": updates + outputs, "accumulator_writes": updates + zero_fill,
             "dram_bytes_in": a_bytes + b_bytes, "dram_bytes_out": outputs * out_bytes}
 
