@@ -454,10 +454,15 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
     compute only. So a group of rows under one weight block takes max(rows, DIM) cycles, or
     max(rows, compute + depth) when it accumulates onto the previous sub-block's tiles, and a step
     is at least its k sub-blocks' chain on one tile (one tile, one sub-block: compute + depth per
-    step: 7x7 C=3 on DIM 128). Programs pipeline: a double-buffered program's loads run under the
-    previous program's last computes (its first loads are paid once, a prologue), its first compute
-    waits only for the tile the previous program's stores still read, and stores longer than a
-    program's steps set its pace."""
+    step: 7x7 C=3 on DIM 128). Mvins move the rows and columns that exist (ragged strips are short).
+    Programs pipeline as far as the one in-order dispatch queue lets them: the next program's first
+    loads are dispatched once this program's last computes fit the execute station (rs_ex / 2
+    preload+compute pairs) and all but rs_st of its last column's stores have left the store
+    station; double-buffered, they then run under those computes (its own later K steps' loads under
+    its computes), single-buffered after them (they overwrite rows this program reads). The first
+    program waits for its first loads (double-buffered: A's first strip and B, a prologue), the last
+    one's last column's stores are exposed (a tail), and stores longer than a program's steps set
+    the pace from the first tile's result on."""
     from baco.sim.timing import DEFAULT_CONSTANTS as k
     cfg = GemminiConfig()
     bm, bn, bk = blocks
