@@ -89,14 +89,11 @@ def capacity_problems(cfg: GemminiConfig, sp_rows: int, acc_rows: int,
     """The capacity rule: rows used per memory against the configuration's rows.
     `*_blocks` describe what uses the rows (block sizes), for the message."""
     out = []
-    for used, limit, what, blocks in (
-            (sp_rows, cfg.sp_rows, f"scratchpad ({cfg.sp_rows} rows of {cfg.dim} int8 = {cfg.sp_kb:g} KiB)",
-             sp_blocks),
-            (acc_rows, cfg.acc_rows, f"accumulator ({cfg.acc_rows} rows of {cfg.dim} int32 = {cfg.acc_kb:g} KiB)",
-             acc_blocks)):
+    for used, limit, memory, word, kib, blocks in ((sp_rows, cfg.sp_rows, "scratchpad", "int8", cfg.sp_kb, sp_blocks),
+                                                  (acc_rows, cfg.acc_rows, "accumulator", "int32", cfg.acc_kb, acc_blocks)):
         if used > limit:
-            out.append(f"block sizes do not fit the Gemmini {what} at DIM={cfg.dim}: "
-                       f"{blocks + ' ' if blocks else ''}need {used} rows")
+            out.append(f"block sizes do not fit the Gemmini {memory} ({limit} rows of {cfg.dim} {word} = {kib:g} KiB) "
+                       f"at DIM={cfg.dim}: {blocks + ' ' if blocks else ''}need {used} rows")
     return out
 
 
@@ -110,6 +107,8 @@ def schedule_problems(s: GemmSchedule, cfg: GemminiConfig, out_int8: bool) -> li
     if bad:
         return bad
     fp = gemm_footprint(s, cfg, out_int8)
+    if not capacity_problems(cfg, fp.sp_rows, fp.acc_rows):      # the messages only for what does not fit
+        return []
     d = cfg.dim
     copies = " x2 (double-buffered)" if s.double_buffer else ""
     m = s.block_m if s.rows == 1 else f"{s.rows}*{s.block_m}"

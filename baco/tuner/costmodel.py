@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import torch
 
@@ -341,6 +342,31 @@ def _ceil(x):
     return x + (torch.ceil(x.detach() - 1e-9) - x.detach())
 
 
+def _one_program(layer) -> bool:
+    """Whether a convolution, or every convolution of an explore.LayerStack, is pointwise (_pointwise):
+    the compiler runs the two kinds as different programs, so a stack costed as one holds one kind."""
+    pointwise = _pointwise(layer)
+    if isinstance(pointwise, bool):
+        return pointwise
+    if bool(pointwise.all()) != bool(pointwise.any()):
+        raise ValueError("a LayerStack of pointwise and other convolutions has no one program")
+    return bool(pointwise.all())
+
+
+def _no_k_loop(layer, pointwise: bool) -> torch.Tensor:
+    """Whether the kernel's K loop is folded away (a pointwise layer with C = 1), [B] for a LayerStack."""
+    return torch.as_tensor(layer.C) == 1 if pointwise else torch.tensor(False)
+
+
+def _dims_as_tensors(layer) -> SimpleNamespace:
+    """The layer's dimensions, strides and dilations as float64 tensors (0-d, or [B] for an
+    explore.LayerStack), so that a layer and a stack of layers do the same arithmetic: torch divides
+    a number by a tensor as the number times the tensor's reciprocal, an ulp off the quotient
+    (196 / 49 = 3.9999999999999996), which moves the gradient where the model's maxima tie."""
+    return SimpleNamespace(**{f: torch.as_tensor(getattr(layer, f), dtype=torch.float64)
+                              for f in DIMS + ("Hstride", "Wstride", "Hdilation", "Wdilation")})
+
+
 def kernel_blocks(layer: Layer, tile) -> tuple:
     """(rows x BLOCK_M, BLOCK_N, BLOCK_K) [B] the compiler runs for a layer's L2 tiles [B, 7]: a GEMM or
     pointwise (1x1, stride-1) layer is one GEMM whose BLOCK_M counts pixels (N·P·Q); any other
@@ -420,22 +446,24 @@ def conv_program_terms(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KER
     more than one), BLOCK_M output columns and BLOCK_N output channels, whose K loop runs over the
     R·S filter taps times ⌈C / BLOCK_K⌉ channel blocks (the layer unpadded: every tap reads inside
     the image), each step a GEMM step of rows x BLOCK_M A rows (strided by the convolution's
-    stride) moved in one slice per output row."""
+    stride) moved in one slice per output row. `layer` may be an explore.LayerStack (rows of several
+    convolutions, all pointwise or all not, costed in one call)."""
     bm, bn, bk = blocks
-    if is_pointwise(layer):
-        M, N, Kd = float(layer.P * layer.Q * layer.N), float(layer.K), float(layer.C)
-        rows_m, programs, k_steps = M / _ceil(M / bm), _ceil(M / bm) * _ceil(N / bn), _ceil(Kd / bk)
+    d, pointwise = _dims_as_tensors(layer), _one_program(layer)
+    if pointwise:
+        M = d.P * d.Q * d.N
+        rows_m, programs, k_steps = M / _ceil(M / bm), _ceil(M / bm) * _ceil(d.K / bn), _ceil(d.C / bk)
         slices = 1
     else:
         rows = torch.as_tensor(rows, dtype=torch.float64)
         columns = bm / rows
-        q_blocks = _ceil(layer.Q / columns)
-        rows_m = rows * layer.Q / q_blocks
-        programs = layer.N * _ceil(layer.P / rows) * q_blocks * _ceil(layer.K / bn)
-        k_steps, slices = layer.R * layer.S * _ceil(layer.C / bk), rows
+        q_blocks = _ceil(d.Q / columns)
+        rows_m = rows * d.Q / q_blocks
+        programs = d.N * _ceil(d.P / rows) * q_blocks * _ceil(d.K / bn)
+        k_steps, slices = d.R * d.S * _ceil(d.C / bk), rows
     return kernel_program_terms(pe, (rows_m, bn, bk), rows_m=rows_m, programs=programs, k_steps=k_steps, a_slices=slices,
-                                no_k_loop=torch.tensor(is_pointwise(layer) and layer.C == 1), out_int8=out_int8,
-                                double_buffer=double_buffer, step_waits=True)
+                                no_k_loop=_no_k_loop(layer, pointwise), out_int8=out_int8, double_buffer=double_buffer,
+                                step_waits=True)
 
 
 def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_slices=1,
@@ -619,30 +647,31 @@ def conv_program_counts(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KE
     every tap's input rows from DRAM, and the weights once per program. A program of `rows` output
     rows past the last one (P not a multiple of rows) computes them too (their A slices are loaded,
     from DRAM where the tap's input row is inside the image, else zeros) and stores only the rows
-    that exist."""
+    that exist. `layer` may be an explore.LayerStack (as in conv_program_terms)."""
     bm, bn, bk = blocks
     pe = torch.as_tensor(pe, dtype=torch.float64)
-    M, N, Kd = float(layer.N * layer.P * layer.Q), float(layer.K), float(layer.R * layer.S * layer.C)
-    m_run, a_zero_rows = torch.as_tensor(M, dtype=torch.float64), 0.0
-    if is_pointwise(layer):
+    d, pointwise = _dims_as_tensors(layer), _one_program(layer)
+    M, N, Kd = d.N * d.P * d.Q, d.K, d.R * d.S * d.C
+    m_run, a_zero_rows = M, 0.0
+    if pointwise:
         programs_m, strips_m = _ceil(M / bm), _strips(M, bm, pe)
     else:       # one output row, or `rows` whole rows (one column block, rows x Q A rows) per program
         rows = torch.as_tensor(rows, dtype=torch.float64)
         columns = bm / rows
-        programs_m = layer.N * _ceil(layer.P / rows) * _ceil(layer.Q / columns)
-        strips_m = torch.where(rows > 1, programs_m * _ceil(bm / pe), layer.N * layer.P * _strips(layer.Q, columns, pe))
-        p_run = _ceil(layer.P / rows) * rows
-        m_run = layer.N * p_run * layer.Q
+        programs_m = d.N * _ceil(d.P / rows) * _ceil(d.Q / columns)
+        strips_m = torch.where(rows > 1, programs_m * _ceil(bm / pe), d.N * d.P * _strips(d.Q, columns, pe))
+        p_run = _ceil(d.P / rows) * rows
+        m_run = d.N * p_run * d.Q
         # per filter row r, the run rows whose input row p·stride + r·dilation is inside the image
-        last_in = (layer.P - 1) * layer.Hstride + (layer.R - 1) * layer.Hdilation
-        in_image = sum(torch.minimum(p_run, torch.as_tensor(float((last_in - r * layer.Hdilation) // layer.Hstride + 1)))
-                       for r in range(layer.R))
-        a_zero_rows = layer.N * layer.Q * (p_run * layer.R - in_image) * layer.S
+        last_in = (d.P - 1) * d.Hstride + (d.R - 1) * d.Hdilation
+        in_image = sum(torch.where(r < d.R, torch.minimum(p_run, torch.div(last_in - r * d.Hdilation, d.Hstride,
+                                                                             rounding_mode="floor") + 1), 0.0)
+                       for r in range(int(d.R.max())))
+        a_zero_rows = d.N * d.Q * (p_run * d.R - in_image) * d.S
     return _program_counts(pe, (M, N, Kd), blocks, programs_m=programs_m, programs_n=_ceil(N / bn), strips_m=strips_m,
-                           strips_n=_strips(N, bn, pe), k_strips=layer.R * layer.S * _strips(layer.C, bk, pe),
-                           k_width=torch.minimum(torch.minimum(bk, pe), torch.as_tensor(float(layer.C))),
-                           no_k_loop=torch.tensor(is_pointwise(layer) and layer.C == 1), out_int8=out_int8,
-                           dataflow="WS", m_run=m_run, a_zero_bytes=a_zero_rows * layer.C * _ceil(N / bn))
+                           strips_n=_strips(N, bn, pe), k_strips=d.R * d.S * _strips(d.C, bk, pe),
+                           k_width=torch.minimum(torch.minimum(bk, pe), d.C), no_k_loop=_no_k_loop(layer, pointwise),
+                           out_int8=out_int8, dataflow="WS", m_run=m_run, a_zero_bytes=a_zero_rows * d.C * _ceil(N / bn))
 
 
 def _program_counts(pe, dims, blocks, *, programs_m, programs_n, strips_m, strips_n, k_strips, k_width, no_k_loop,

@@ -32,7 +32,7 @@ from tqdm.auto import tqdm
 from baco.tuner import costmodel, kernel_model
 from baco.tuner.arch import DEFAULT_HARDWARE, MAX_BUFFER_KB, MAX_PE_DIM, Hardware, area_mm2
 from baco.tuner.hwinfer import requirements_from_factors, round_hardware, round_pe_dim, smooth_max
-from baco.tuner.mapping import Mapping, is_kernel_layer, validate
+from baco.tuner.mapping import Mapping, is_kernel_layer, is_pointwise, validate
 from baco.tuner.relax import (C_INDEX, DIMS, DRAM_LEVEL, K_INDEX, NUM_LEVELS, ORDER_CHOICES, MappingSpace,
                               StackedSpace, TemperatureSchedule, capacity_penalty, covering_dram_factor,
                               level_orders)
@@ -336,10 +336,11 @@ def costmodel_tensors(layer: Layer, temporal, spatial, order, hw_t,
 class LayerStack:
     """The constants of several layers as tensors with one row per design point (layer-major,
     `rows` points per layer), so the cost models cost all their mappings in one call
-    (costmodel.cost_from_factors and kernel_model.kernel_layer_tensors broadcast them)."""
+    (costmodel.cost_from_factors, kernel_model.kernel_layer_tensors and conv_program broadcast them)."""
     FIELDS = ("R", "S", "P", "Q", "C", "K", "N", "Wstride", "Hstride", "Wdilation", "Hdilation")
 
     def __init__(self, layers: list[Layer], rows: int):
+        self.layers, self.rows = list(layers), rows
         for f in self.FIELDS:
             setattr(self, f, torch.tensor([float(getattr(l, f)) for l in layers],
                                           dtype=torch.float64).repeat_interleave(rows))
@@ -355,18 +356,25 @@ def _kernel_tensors(layer, temporal, spatial, order, hw_t):
     return kernel_model.kernel_layer_tensors(layer, temporal, spatial, order, hw_t)[:2]
 
 
+def _conv_tensors(layer, temporal, spatial, order, hw_t):
+    return kernel_model.conv_program(layer, temporal, spatial, hw_t)[:2]
+
+
 class NetworkCost:
-    """Count-weighted network (cycles [B], energy µJ [B]) of per-layer batches of B mappings: in two
-    stacked calls (explore.LayerStack) the layers whose cycles are Timeloop-matched
-    (kernel_model.timeloop_costed) and the GEMM layers costed by their compiled program; the
-    convolutions costed by theirs (kernel_model.conv_program) layer by layer."""
+    """Count-weighted network (cycles [B], energy µJ [B]) of per-layer batches of B mappings, each
+    group of layers in one stacked call (explore.LayerStack): the layers whose cycles are
+    Timeloop-matched (kernel_model.timeloop_costed), the GEMM layers costed by their compiled
+    program (kernel_model.kernel_layer_tensors), and the convolutions costed by theirs
+    (kernel_model.conv_program), pointwise ones and the others apart (different programs)."""
 
     def __init__(self, layers: list[Layer], counts: list[float], cycle_model: str):
         self.layers, self.cycle_model = layers, cycle_model
         timeloop = [i for i, l in enumerate(layers) if kernel_model.timeloop_costed(l, cycle_model)]
         gemms = [i for i, l in enumerate(layers) if i not in timeloop and is_kernel_layer(l)]
-        self.groups = ((timeloop, _timeloop_tensors), (gemms, _kernel_tensors))
-        self.convs = [i for i in range(len(layers)) if i not in timeloop + gemms]
+        convs = [i for i in range(len(layers)) if i not in timeloop + gemms]
+        self.groups = ((timeloop, _timeloop_tensors), (gemms, _kernel_tensors),
+                       ([i for i in convs if is_pointwise(layers[i])], _conv_tensors),
+                       ([i for i in convs if not is_pointwise(layers[i])], _conv_tensors))
         self.counts = counts
         self._stacks: dict[tuple, LayerStack] = {}
 
@@ -410,10 +418,6 @@ class NetworkCost:
                 c, e = w * c, w * e
             for k, (ck, ek) in enumerate(zip(c, e)):
                 cycles[at[members[k]]], energy[at[members[k]]] = ck, ek
-        for i in (i for i in self.convs if i in at):
-            c, e, _ = kernel_model.conv_program(self.layers[i], temporal[at[i]], spatial[at[i]], hw_t)
-            w = self.counts[i] if weighted else 1.0
-            cycles[at[i]], energy[at[i]] = w * c, w * e
         return torch.stack(cycles), torch.stack(energy)
 
 

@@ -111,6 +111,11 @@ def _default_conv_program(layer: Layer, pe: int, sp_kb: float, acc_kb: float) ->
     return conv_schedule_cycles(layer, s, pe), conv_schedule_energy(layer, s, (pe, sp_kb, acc_kb))
 
 
+def layer_of(layer, row: int) -> Layer:
+    """The layer whose mapping is row `row` of a batch of `layer` (a Layer, or an explore.LayerStack)."""
+    return layer if isinstance(layer, Layer) else layer.layers[row // layer.rows]
+
+
 def conv_program(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(cycles [B], energy µJ [B], index into CONV_VARIANTS [B]) of B mappings of a convolution layer
     on hardware hw_t = (pe_dim, sp_kb, acc_kb): the compiled program of the schedule
@@ -118,7 +123,8 @@ def conv_program(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, t
     double-buffered when that fits, else single-buffered; else one row per program, the same way;
     else the conv kernel's default schedule), costed by costmodel.conv_program_terms and
     conv_program_energy (double buffering does not change what a program moves). Differentiable in
-    the factors and the hardware (the default schedule's costs are constants)."""
+    the factors and the hardware (the default schedule's costs are constants). `layer` may be an
+    explore.LayerStack of convolutions (all pointwise or all not; B = its rows), costed in one call."""
     B = temporal.shape[0]
     pe, sp_kb, acc_kb = (torch.as_tensor(v, dtype=torch.float64).expand(B) for v in hw_t)
     sp_cap, acc_cap = (sp_kb * 1024 / pe).detach() + 1e-9, (acc_kb * 1024 / (4 * pe)).detach() + 1e-9
@@ -136,10 +142,12 @@ def conv_program(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, t
             fits.append((acc_rows <= acc_cap) & ((2 if double_buffer else 1) * sp_rows <= sp_cap))
             energies.append(energy_uj.expand(B))
     default = torch.full((2, B), math.inf, dtype=torch.float64)
-    for i in torch.nonzero(~torch.stack(fits).any(0)).flatten().tolist():     # only where no tile fits
-        hw = (float(pe[i]), float(sp_kb[i]), float(acc_kb[i]))
-        default[:, i] = torch.tensor(_default_conv_program(layer, int(round(hw[0])), *hw[1:])
-                                     if all(map(math.isfinite, hw)) else (math.nan, math.nan), dtype=torch.float64)
+    no_fit = torch.nonzero(~torch.stack(fits).any(0)).flatten()
+    if no_fit.numel():          # only where no tile fits
+        hws = torch.stack([pe, sp_kb, acc_kb], 1).detach()[no_fit].tolist()
+        default[:, no_fit] = torch.tensor([_default_conv_program(layer_of(layer, i), int(round(hw[0])), *hw[1:])
+                                           if all(map(math.isfinite, hw)) else (math.nan, math.nan)
+                                           for i, hw in zip(no_fit.tolist(), hws)], dtype=torch.float64).T
     choice = torch.full((B,), len(fits), dtype=torch.long)
     cycles, energy_uj = default[0], default[1]
     for v in reversed(range(len(fits))):      # the first variant that fits wins
