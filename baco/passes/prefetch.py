@@ -13,9 +13,14 @@ iteration's computes:
     for k:
         next = k + step; if (next < ub) config_ld…            // one load slot per block copy
         for outer in compute nest (n iterations):             // e.g. WS: per column of C
-            if (next < ub) loads(next)[outer·⌈L/n⌉ : (outer+1)·⌈L/n⌉]   per block copy
+            if (next < ub) loads(next)[share(outer) : share(outer + 1)]   per block copy
             …computes of k…
-        if (next < ub) loads(next)[n·⌈L/n⌉ : L]               // what an empty nest left
+        if (next < ub) loads(next)[share(n) : L]              // what an empty nest left
+
+where share(j) = clamp(⌈(j·L − i·n/S)/n⌉, 0, L) for block copy i of S: mvin p of a copy goes
+to outer step ⌊(p + i/S)·n/L⌋, so a long copy is spread evenly and the many short copies of
+a 3-D load (a mvin or two per slice) are staggered over the steps instead of all landing in
+the first one, where they held the computes back behind a full load reservation station.
 
 `loads(x)` (after the iteration's boundary checks) are the body's load streams (each block copy lowered as a flat
 loop of L mvins, `STREAM`) with their address and extent arithmetic
@@ -230,24 +235,32 @@ def pipeline_loads(loop_op, interleave: bool = False) -> bool:
                             results=[ir.index()]).result
         one = ir.const_index(1)
         lengths = [mapping.get(s.operands[1], s.operands[1]) for s in streams_in_order]
-        chunks = [ir.binop("ceildivsi", n, ir.binop("maxsi", n_outer, one)) for n in lengths]
+        n_steps = ir.binop("maxsi", n_outer, one)
+
+        def share(i, length, j):
+            # where outer step j's part of stream i starts: mvin p goes to step floor((p + i/S)·n/length)
+            # for S streams and n steps, so the streams are spread evenly through the steps, and
+            # several short streams (the slices of a 3-D load) are staggered, not all in step 0
+            S = len(streams_in_order)
+            num = ir.binop("subi", ir.binop("muli", ir.binop("muli", j, length), ir.const_index(S)),
+                           ir.binop("muli", ir.const_index(i), n_steps))
+            start = ir.binop("ceildivsi", num, ir.binop("muli", n_steps, ir.const_index(S)))
+            return ir.binop("minsi", ir.binop("maxsi", start, ir.const_index(0)), length)
 
     nest_block = nest.regions[0].blocks[0]
     with InsertionPoint.at_block_begin(nest_block), loop_op.location:   # …its loads, a slice per outer step
         j = ir.binop("subi", nest_block.arguments[0], nest.operands[0])
 
         def slices():
-            for s, chunk, length in zip(streams_in_order, chunks, lengths):
-                lo = ir.binop("minsi", ir.binop("muli", j, chunk), length)
-                hi = ir.binop("minsi", ir.binop("addi", lo, chunk), length)
-                stream_slice(s, mapping, lo, hi)
+            for i, (s, length) in enumerate(zip(streams_in_order, lengths)):
+                stream_slice(s, mapping, share(i, length, j), share(i, length, ir.binop("addi", j, one)))
         when(has_next, slices)
 
     after = body[body.index(nest) + 1]
     with InsertionPoint(after), loop_op.location:             # the rest when the nest ran 0 times
         def rest_of_loads():
-            for s, chunk, length in zip(streams_in_order, chunks, lengths):
-                stream_slice(s, mapping, ir.binop("minsi", ir.binop("muli", n_outer, chunk), length), length)
+            for i, (s, length) in enumerate(zip(streams_in_order, lengths)):
+                stream_slice(s, mapping, share(i, length, n_outer), length)
         when(has_next, rest_of_loads)
     for op in reversed(roots):
         op.erase()
