@@ -161,17 +161,31 @@ def test_best_orders_never_worsen_and_pick_the_best_order_of_a_single_layer():
     assert torch.all(after.edp[valid] <= before.edp[valid] * (1 + 1e-12))
 
 
-def test_move_costs_equal_the_full_network_cost_of_each_move():
-    from baco.tuner.explore import heuristic_tilings, move_costs
+def test_move_table_equals_the_full_network_cost_of_each_move():
+    from baco.tuner.explore import heuristic_tilings, move_table
     net = [gemm(64, 128, 32), Layer(R=3, S=3, P=8, Q=8, C=16, K=32, N=1, count=2),
            Layer(R=1, S=1, P=7, Q=7, C=64, K=16, N=1, count=3)]
     problem = NetworkProblem(net)
     design = heuristic_tilings(net, DEFAULT_HARDWARE)
+    (options,), (edps,) = move_table(problem, [design])
     for i in range(len(net)):
-        options = neighbours(design[i], problem.spaces[i], problem.max_pe)
-        full = problem.score([options if j == i else [design[j]] * len(options) for j in range(len(net))])
+        assert options[i] == neighbours(design[i], problem.spaces[i], problem.max_pe)
+        full = problem.score([options[i] if j == i else [design[j]] * len(options[i]) for j in range(len(net))])
         expected = torch.where(full.penalty > 0, torch.inf, full.edp)
-        assert torch.allclose(move_costs(problem, design, i, options), expected, rtol=1e-12)
+        assert torch.allclose(edps[i], expected, rtol=1e-12)
+
+
+def test_local_search_reaches_a_local_optimum_of_single_layer_moves():
+    from baco.tuner.explore import heuristic_tilings, move_table
+    net = [gemm(64, 128, 32), Layer(R=3, S=3, P=8, Q=8, C=16, K=32, N=1, count=2), gemm(33, 17, 65)]
+    problem = NetworkProblem(net)
+    design = heuristic_tilings(net, DEFAULT_HARDWARE)
+    edp0 = float(problem.score([[t] for t in design]).edp[0])
+    edp, best = local_search(problem, design, edp0, deadline=None)
+    assert edp < edp0
+    assert edp == pytest.approx(float(problem.score([[t] for t in best]).edp[0]), rel=1e-12)
+    _, (edps,) = move_table(problem, [best])
+    assert min(float(e.min()) for e in edps) >= edp * (1 - 1e-12)
 
 
 def test_every_method_keeps_its_time_budget_on_a_24_layer_network():
@@ -189,3 +203,34 @@ def test_every_method_keeps_its_time_budget_on_a_24_layer_network():
         result = run()
         assert time.perf_counter() - t0 < 2.0 + 4.0
         _assert_valid(result, layers)
+
+
+def test_hardware_neighbours_are_legal_one_resource_moves():
+    from baco.tuner.arch import Hardware
+    from baco.tuner.explore import hardware_neighbours
+    from baco.tuner.hwinfer import is_legal
+    hw = Hardware(64, 256, 384)
+    moves = hardware_neighbours(hw)
+    assert Hardware(32, 256, 384) in moves and Hardware(64, 128, 384) in moves and Hardware(64, 256, 192) in moves
+    for h in moves:
+        assert h != hw and is_legal(h.pe_dim, h.sp_kb, h.acc_kb)
+        assert sum((h.pe_dim != hw.pe_dim, h.sp_kb != hw.sp_kb, h.acc_kb != hw.acc_kb)) == 1
+    assert all(h.pe_dim <= 64 for h in hardware_neighbours(hw, max_pe=64))
+
+
+def test_fit_to_hardware_moves_every_layer_onto_a_smaller_hardware():
+    """Both layers need the whole scratchpad: no single-layer move shrinks the shared hardware, but
+    fitting the design to half the scratchpad moves them together."""
+    from baco.tuner.explore import fit_to_hardware, heuristic_tilings
+    net = [gemm(256, 256, 256), gemm(256, 256, 256, name="twin"), Layer(R=3, S=3, P=8, Q=8, C=16, K=32, N=1)]
+    problem = NetworkProblem(net)
+    design = heuristic_tilings(net, DEFAULT_HARDWARE)
+    hw = problem.score([[t] for t in design]).hardware[0]
+    target = type(hw)(hw.pe_dim, hw.sp_kb // 2, hw.acc_kb)
+    (edp, fitted), = fit_to_hardware(problem, design, [target])
+    cost = problem.score([[t] for t in fitted])
+    assert edp == float(cost.edp[0]) and float(cost.penalty[0]) == 0
+    got = cost.hardware[0]
+    assert got.pe_dim <= target.pe_dim and got.sp_kb <= target.sp_kb and got.acc_kb <= target.acc_kb
+    result = problem.result(fitted, "test", 0.0)
+    _assert_valid(result, net)

@@ -30,8 +30,9 @@ import torch
 from tqdm.auto import tqdm
 
 from baco.tuner import costmodel, kernel_model
-from baco.tuner.arch import DEFAULT_HARDWARE, MAX_BUFFER_KB, MAX_PE_DIM, Hardware, area_mm2
-from baco.tuner.hwinfer import requirements_from_factors, round_hardware, round_pe_dim, smooth_max
+from baco.tuner.arch import DEFAULT_HARDWARE, MAX_BUFFER_KB, MAX_PE_DIM, MIN_PE_DIM, Hardware, area_mm2
+from baco.tuner.hwinfer import (acc_unit_kb, is_legal, requirements_from_factors, round_hardware, round_pe_dim,
+                               smooth_max)
 from baco.tuner.mapping import Mapping, is_kernel_layer, is_pointwise, validate
 from baco.tuner.relax import (C_INDEX, DIMS, DRAM_LEVEL, K_INDEX, NUM_LEVELS, ORDER_CHOICES, MappingSpace,
                               StackedSpace, TemperatureSchedule, capacity_penalty, covering_dram_factor,
@@ -46,6 +47,7 @@ RANDOM_START_RANGE = 10.0   # a random start must be within this factor of the b
 SETUP_SHARE = 0.15
 DESCENT_SHARE = 0.6     # of a time budget, at most, for the starting points
 POLISHED = 3           # best designs of the descent that are hill-climbed
+HARDWARE_MOVES_POLISHED = 2    # best designs fitted to a neighbouring hardware that are hill-climbed
 # descent steps between snaps of every start back to its best design (with re-picked loop orders):
 # a 20 s search runs only 100-200 steps; snapping every 30 rather than 150 measured BERT at 20 s
 # 8.57/8.62/8.64e8 instead of 8.97/9.08/8.76e8 (seeds 0-2), ResNet-50 and ViT-B/16 the same or better
@@ -602,43 +604,163 @@ def neighbours(tiling: Tiling, space: MappingSpace, max_pe: int) -> list[Tiling]
 
 def local_search(problem: NetworkProblem, design: list[Tiling], edp: float, deadline: float | None,
                  max_rounds: int = 50) -> tuple[float, list[Tiling]]:
-    """Best-improvement hill climbing over single-layer moves until a local optimum (or the deadline)."""
-    design = list(design)
+    """Hill climbing over single-layer moves from one design (local_search_batch of one)."""
+    return local_search_batch(problem, [design], [edp], deadline, max_rounds)[0]
+
+
+def local_search_batch(problem: NetworkProblem, designs: list[list[Tiling]], edps: list[float],
+                       deadline: float | None, max_rounds: int = 50) -> list[tuple[float, list[Tiling]]]:
+    """Hill climbing over single-layer moves from each of several designs until each is a local
+    optimum (or the deadline); returns (edp, design) for each.
+
+    Each round costs every layer's moves of every unfinished design in one batched evaluation
+    (move_table: the cost model's time hardly depends on the batch, so this is several times faster
+    than a call per layer and design), then applies each design's best move of each improving layer,
+    the largest gains first, as far as it pays: the combinations of the 1, 2, ... best moves are
+    costed together (one more evaluation for all designs), and the best of them is kept."""
+    out = [(e, list(d)) for e, d in zip(edps, designs)]
+    live = list(range(len(out)))
     for _ in range(max_rounds):
-        improved = False
-        for i, space in enumerate(problem.spaces):
-            if deadline is not None and time.perf_counter() > deadline:
-                return edp, design
-            options = neighbours(design[i], space, problem.max_pe)
-            if not options:
-                continue
-            cand = move_costs(problem, design, i, options)
-            b = int(torch.argmin(cand))
-            if float(cand[b]) < edp * (1 - 1e-12):
-                edp, design[i], improved = float(cand[b]), options[b], True
-        if not improved:
+        if expired(deadline) or not live:
             break
-    return edp, design
+        options, costs = move_table(problem, [out[k][1] for k in live])
+        combos, still = [], []
+        for k, opts, edp_of in zip(live, options, costs):
+            edp, design = out[k]
+            best = sorted((float(e.min()), i, int(e.argmin())) for i, e in enumerate(edp_of)
+                          if e.numel() and float(e.min()) < edp * (1 - 1e-12))
+            if not best:
+                continue
+            out[k] = (best[0][0], [opts[i][best[0][2]] if i == best[0][1] else t for i, t in enumerate(design)])
+            still.append(k)
+            trial = list(out[k][1])
+            for _, i, b in best[1:]:
+                trial[i] = opts[i][b]
+                combos.append((k, list(trial)))
+        if combos:
+            cost = problem.score([[d[i] for _, d in combos] for i in range(len(problem.layers))])
+            for (k, design), e in zip(combos, torch.where(cost.penalty > 0, torch.inf, cost.edp).tolist()):
+                if e < out[k][0]:
+                    out[k] = (e, design)
+        live = still
+    return out
 
 
-def move_costs(problem: NetworkProblem, design: list[Tiling], i: int, options: list[Tiling]) -> torch.Tensor:
-    """Network EDP [n] of the design with layer i's tiling replaced by each of n options (inf where
-    invalid): only layer i is costed per option, the other layers once per inferred hardware."""
-    from baco.tuner.importance import OthersCache, one_layer_cost
-    with torch.no_grad():
-        cycles, energy, penalty = one_layer_cost(problem, OthersCache(problem, design, i), *stack_tilings(options),
-                                                 smooth=False)
-    return torch.where(penalty > 0, torch.inf, cycles * energy)
+def move_table(problem: NetworkProblem, designs: list[list[Tiling]]) -> tuple[list, list]:
+    """Every single-layer move of each design: per design and layer its n neighbouring tilings and
+    the network EDP [n] of the design with each in place (inf where invalid), all in one batched
+    evaluation."""
+    options = [[neighbours(t, space, problem.max_pe) for t, space in zip(d, problem.spaces)] for d in designs]
+    batch = [[] for _ in problem.layers]
+    for design, opts in zip(designs, options):
+        for k, moves in enumerate(opts):
+            for i, column in enumerate(batch):
+                column += moves if k == i else [design[i]] * len(moves)
+    sizes = [len(moves) for opts in options for moves in opts]
+    if not batch[0]:
+        edps = [torch.zeros(0, dtype=torch.float64)] * len(sizes)
+    else:
+        cost = problem.score(batch)
+        edps = torch.split(torch.where(cost.penalty > 0, torch.inf, cost.edp), sizes)
+    L = len(problem.layers)
+    return options, [list(edps[d * L:(d + 1) * L]) for d in range(len(designs))]
+
+
+def hardware_neighbours(hw: Hardware, max_pe: int = MAX_PE_DIM) -> list[Hardware]:
+    """The legal Gemminis one resource away from hw: the array, the scratchpad or the accumulator
+    halved or doubled, or the accumulator one granule smaller or larger (the accumulator rounded to
+    whole granules of the array it is on)."""
+    def acc_on(pe, kb):
+        unit = acc_unit_kb(pe)
+        return max(unit, round(kb / unit) * unit)
+    unit = acc_unit_kb(hw.pe_dim)
+    moves = [(hw.pe_dim // 2, hw.sp_kb, hw.acc_kb), (hw.pe_dim * 2, hw.sp_kb, hw.acc_kb),
+             (hw.pe_dim, hw.sp_kb // 2, hw.acc_kb), (hw.pe_dim, hw.sp_kb * 2, hw.acc_kb)]
+    moves += [(hw.pe_dim, hw.sp_kb, acc) for acc in (hw.acc_kb / 2, hw.acc_kb * 2, hw.acc_kb - unit, hw.acc_kb + unit)]
+    out = []
+    for pe, sp, acc in moves:
+        if MIN_PE_DIM <= pe <= max_pe and 1 <= sp <= MAX_BUFFER_KB:
+            h = Hardware(pe, int(sp), int(acc_on(pe, acc)))
+            if h != hw and h not in out and h.acc_kb <= MAX_BUFFER_KB and is_legal(h.pe_dim, h.sp_kb, h.acc_kb):
+                out.append(h)
+    return out
+
+
+def fit_to_hardware(problem: NetworkProblem, design: list[Tiling], targets: list[Hardware],
+                    rounds: int = 4) -> list[tuple[float, list[Tiling]]]:
+    """The design's mappings moved onto each of several fixed hardware targets: coordinate descent
+    over single-layer moves, every layer's moves for every target costed in one batched evaluation
+    per round (on a fixed hardware a layer's cost is its own, so the network EDP of any combination
+    follows exactly). A layer that does not fit a target takes the move that brings it closest (the
+    cheapest of those that fit). Per target, (network EDP, the moved design) on the design's inferred
+    hardware (larger than the target where `rounds` rounds did not make every layer fit; inf if invalid).
+
+    With the hardware held, several layers can shrink (or grow) together, which single-layer moves
+    on the inferred hardware cannot do: the shared hardware only moves when every layer at its
+    limit moves."""
+    T, L = len(targets), len(design)
+    designs = [list(design) for _ in targets]
+    caps = torch.tensor([[h.pe_dim, h.sp_kb, h.acc_kb] for h in targets], dtype=torch.float64)   # [T, 3]
+    for _ in range(rounds):
+        options = [[[t] + neighbours(t, space, h.pe_dim) for t, space in zip(d, problem.spaces)]
+                   for d, h in zip(designs, targets)]
+        B = max(len(o) for opts in options for o in opts)
+        stacked = [stack_tilings([t for opts in options for t in opts[i] + [opts[i][0]] * (B - len(opts[i]))])
+                   for i in range(L)]
+        temporal, spatial, order = ([s[k] for s in stacked] for k in range(3))
+        cap = caps.repeat_interleave(B, 0)                                                           # [T*B, 3]
+        with torch.no_grad():
+            cycles, energy = problem.network_cost.per_layer(temporal, spatial, order, tuple(cap.T))
+            sp, acc = problem.buffer_needs(temporal, spatial, cap[:, 0])
+        pe = torch.stack([s.max(1).values for s in spatial])
+        over = sum(torch.relu(torch.log(need / cap[:, r])) for r, need in enumerate((pe, sp, acc)))
+        over = torch.where(over < 1e-9, 0.0, over).view(L, T, B)
+        cycles, energy = cycles.view(L, T, B), energy.view(L, T, B)
+        changed = False
+        for k in range(T):
+            total_c, total_e = float(cycles[:, k, 0].sum()), float(energy[:, k, 0].sum())
+            moved = False
+            for i in range(L):
+                n = len(options[k][i])
+                c, e, o = cycles[i, k, :n], energy[i, k, :n], over[i, k, :n]
+                edp = (total_c - float(c[0]) + c) * (total_e - float(e[0]) + e)
+                b = int(torch.argmin(torch.where(o <= float(o.min()) + 1e-12, edp, torch.inf)))
+                if float(o[b]) < float(o[0]) - 1e-12 or (float(o[0]) == 0 and float(edp[b]) < float(edp[0]) * (1 - 1e-12)):
+                    designs[k][i], moved = options[k][i][b], True
+                    total_c += float(c[b] - c[0])
+                    total_e += float(e[b] - e[0])
+            changed = changed or moved
+        if not changed:
+            break
+    cost = problem.score([[d[i] for d in designs] for i in range(L)])
+    return list(zip(torch.where(cost.penalty > 0, torch.inf, cost.edp).tolist(), designs))
 
 
 def iterated_local_search(problem: NetworkProblem, design: list[Tiling], edp: float, deadline: float | None,
                           generator: torch.Generator, kicks: int, kick_moves: int = 3,
                           on_kick=None) -> tuple[float, list[Tiling]]:
-    """Escape local optima: random multi-move kicks from the best design, each followed by hill climbing.
+    """Escape local optima: random kick_moves-move kicks from the best design, each followed by hill
+    climbing. Before each kick, a best design not scanned yet has its hardware moved: it is fitted
+    to each of its hardware_neighbours (fit_to_hardware), and the best HARDWARE_MOVES_POLISHED of
+    them are hill-climbed (a move of the shared hardware takes every layer at its limit moving
+    together, which no kick of a few single-layer moves makes).
     on_kick(kicks done, edp, design) after each kick (for checkpoints)."""
-    for kick in range(kicks):
-        if deadline is not None and time.perf_counter() > deadline:
-            break
+    scanned = None
+    kick = 0
+    while kick < kicks and not expired(deadline):
+        if problem.fixed_hw is None and scanned != design:
+            scanned = design
+            hw = problem.score([[t] for t in design]).hardware[0]
+            targets = [h for h in hardware_neighbours(hw, problem.max_pe)
+                       if problem.max_area_mm2 is None or h.area_mm2 <= problem.max_area_mm2]
+            fitted = sorted((x for x in fit_to_hardware(problem, design, targets) if math.isfinite(x[0])),
+                            key=lambda x: x[0])[:HARDWARE_MOVES_POLISHED] if targets else []
+            for trial_edp, trial in local_search_batch(problem, [d for _, d in fitted], [e for e, _ in fitted],
+                                                       deadline):
+                if trial_edp < edp:
+                    edp, design = trial_edp, trial
+            if design is not scanned:
+                continue
         trial = list(design)
         for _ in range(kick_moves):
             i = int(torch.randint(len(trial), (1,), generator=generator))
@@ -646,13 +768,13 @@ def iterated_local_search(problem: NetworkProblem, design: list[Tiling], edp: fl
             if options:
                 trial[i] = options[int(torch.randint(len(options), (1,), generator=generator))]
         cost = problem.score([[t] for t in trial])
-        if float(cost.penalty[0]) > 0:
-            continue
-        trial_edp, trial = local_search(problem, trial, float(cost.edp[0]), deadline)
-        if trial_edp < edp:
-            edp, design = trial_edp, trial
+        if float(cost.penalty[0]) == 0:
+            trial_edp, trial = local_search(problem, trial, float(cost.edp[0]), deadline)
+            if trial_edp < edp:
+                edp, design = trial_edp, trial
+        kick += 1
         if on_kick is not None:
-            on_kick(kick + 1, edp, design)
+            on_kick(kick, edp, design)
     return edp, design
 
 
@@ -850,7 +972,8 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
         else:
             found = gradient_descent(problem, inits, budget=budget, lr=lr, generator=generator,
                                      round_every=round_every, progress=progress, state=resume, on_step=on_step)
-        found = [d for e, d in sorted(found, key=lambda x: x[0]) if math.isfinite(e)][:POLISHED]
+        found = [d for e, d in sorted(found, key=lambda x: x[0]) if math.isfinite(e)]
+        found = list({tuple(d): d for d in found}.values())[:POLISHED]    # starts may meet: polish each design once
         if not found:
             raise ValueError("no valid design found" + (f" within the area budget of {max_area_mm2:g} mm2"
                                                         if max_area_mm2 else ""))
@@ -865,12 +988,13 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
         best_edp, best_design = saved["best_edp"], saved["best_design"]
 
     if polish:
-        for k in range(polished, min(POLISHED, len(found))):
+        if polished < POLISHED:
             if checkpoint is not None:
-                save("polish", found=found, polished=k, kicks_done=0, best_edp=best_edp, best_design=best_design)
-            edp, design = local_search(problem, found[k][1], found[k][0], deadline)
-            if edp < best_edp:
-                best_edp, best_design = edp, design
+                save("polish", found=found, polished=0, kicks_done=0, best_edp=best_edp, best_design=best_design)
+            top = found[:POLISHED]
+            for edp, design in local_search_batch(problem, [d for _, d in top], [e for e, _ in top], deadline):
+                if edp < best_edp:
+                    best_edp, best_design = edp, design
         kick_hook = None
         if checkpoint is not None:
             def kick_hook(done, edp, design):
