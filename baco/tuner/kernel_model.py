@@ -131,9 +131,11 @@ def conv_program(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, t
     tile = costmodel._tiles(temporal, spatial[:, 0], spatial[:, 1], layer)[2]
     rows = costmodel.conv_rows(layer, tile)
     bm, bn, bk = costmodel.kernel_blocks(layer, tile)
-    one_row = torch.ones_like(rows)
+    variants = [(rows, (bm, bn, bk))]
+    if not bool((rows == 1).all()):      # else one row per program is the same schedule
+        variants.append((torch.ones_like(rows), (bm / rows, bn, bk)))
     candidates, fits, energies = [], [], []
-    for r, blocks in ((rows, (bm, bn, bk)), (one_row, (bm / rows, bn, bk))):
+    for r, blocks in variants:
         sp_rows, acc_rows = (x.detach() for x in kernel_rows(blocks, pe))
         energy_uj = costmodel.conv_program_energy(layer, blocks, (pe, sp_kb, acc_kb), rows=r, out_int8=KERNEL_OUT_INT8)
         for double_buffer in (True, False):
@@ -148,7 +150,7 @@ def conv_program(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, t
         default[:, no_fit] = torch.tensor([_default_conv_program(layer_of(layer, i), int(round(hw[0])), *hw[1:])
                                            if all(map(math.isfinite, hw)) else (math.nan, math.nan)
                                            for i, hw in zip(no_fit.tolist(), hws)], dtype=torch.float64).T
-    choice = torch.full((B,), len(fits), dtype=torch.long)
+    choice = torch.full((B,), CONV_VARIANTS.index("default"), dtype=torch.long)
     cycles, energy_uj = default[0], default[1]
     for v in reversed(range(len(fits))):      # the first variant that fits wins
         choice = torch.where(fits[v], v, choice)
