@@ -461,9 +461,17 @@ def conv_program_terms(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KER
         rows_m = rows * d.Q / q_blocks
         programs = d.N * _ceil(d.P / rows) * q_blocks * _ceil(d.K / bn)
         k_steps, slices = d.R * d.S * _ceil(d.C / bk), rows
-    return kernel_program_terms(pe, (rows_m, bn, bk), rows_m=rows_m, programs=programs, k_steps=k_steps, a_slices=slices,
-                                no_k_loop=_no_k_loop(layer, pointwise), out_int8=out_int8, double_buffer=double_buffer,
-                                step_waits=True)
+    # the last block of input channels (C % BLOCK_K) may be short (fewer strips to load and compute):
+    # the steps of each class, full and last, cost what they would cost all alike, in proportion
+    c_blocks = _ceil(d.C / bk)
+    out = None
+    for c_block, share in ((bk, (c_blocks - 1) / c_blocks), (d.C - (c_blocks - 1) * bk, 1 / c_blocks)):
+        terms = kernel_program_terms(pe, (rows_m, bn, c_block), rows_m=rows_m, programs=programs, k_steps=k_steps,
+                                     a_slices=slices, no_k_loop=_no_k_loop(layer, pointwise), out_int8=out_int8,
+                                     double_buffer=double_buffer, step_waits=True)
+        out = {k: v * share for k, v in terms.items() if k != "blocks"} if out is None else \
+            {k: out[k] + terms[k] * share for k in out}
+    return {**out, "blocks": (rows_m, bn, bk)}
 
 
 def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_slices=1,
