@@ -1,7 +1,8 @@
 """Several output rows per conv2d program (GemmSchedule.rows) and the 3-D block pointers they
 load through: bit-exact against reference_conv2d on sim (ragged row groups, strides, padding,
 dilation, bias, batches, DIM 4, OS), on iss, under the interpreter; the default schedule's
-choice; the capacity rule counting rows; located errors of the language feature."""
+choice; the capacity rule counting rows; located errors of the language feature; the next step's
+slice loads spread through the compute columns."""
 import numpy as np
 import pytest
 
@@ -202,3 +203,28 @@ def test_3d_block_pointer_errors_are_located(kernel, fragment, snippet):
         kernel[(1,)](np.zeros(4096, np.int8), 4)
     assert fragment in str(e.value)
     assert snippet in str(e.value)
+
+
+def test_prefetched_slices_spread_over_the_columns():
+    """The next tap step's slice loads (a mvin or two per output row of a 3-D load) are spread
+    through this step's compute columns (baco.passes.prefetch), not issued all before its first
+    column, where they would hold its computes back behind a full load reservation station."""
+    from baco.sim.timing import CommandStream
+    x, w = rand((1, 8, 8, 16), 1), rand((3, 3, 16, 64), 2)
+    launch = conv2d_launch(x, w, padding=1, config=GemminiConfig(),
+                           blocks=GemmSchedule(8, 64, 16, "WS", True, 8))      # 8 slices, 4 columns of C
+    names = []
+    ck = launch.kernel.compile(*launch.args, target="sim", **launch.options)
+    ck.run(launch.grid, launch._runtime_args(), model=CommandStream(), observers=[lambda n, f, pc=None: names.append(n)])
+    # mvins between one compute_preloaded (a new column's weights) and the next, in the tap loop
+    per_column, count = [], None
+    for n in names:
+        if n == "compute_preloaded":
+            if count is not None:
+                per_column.append(count)
+            count = 0
+        elif n.startswith("mvin") and count is not None:
+            count += 1
+    steady = per_column[4:-8]       # after the first tap step, before the last two
+    assert steady and all(c > 0 for c in steady), per_column
+    assert max(steady) <= 2 * min(steady) + 2, per_column
