@@ -16,6 +16,7 @@ from pathlib import Path
 from baco.codegen.translate import to_llvm_ir
 from baco.errors import CompilationError
 from baco.gemmini.config import GemminiConfig
+from baco.passes.loop_ws import enabled as loop_ws_enabled
 from baco.passes.pipeline import run_pipeline
 
 TARGETS = ("sim", "iss")
@@ -101,17 +102,18 @@ def cache_dir() -> Path | None:
     return Path(d) if d else None
 
 
-def _cache_key(text, name, config, dataflow, double_buffer) -> str:
-    blob = json.dumps([text, name, config.to_dict(), dataflow, double_buffer, compiler_fingerprint()],
+def _cache_key(text, name, config, dataflow, double_buffer, loop_ws) -> str:
+    blob = json.dumps([text, name, config.to_dict(), dataflow, double_buffer, loop_ws, compiler_fingerprint()],
                       sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
 def compile_module(text: str, name: str, *, target: str = "sim", config: GemminiConfig | None = None,
                    dataflow: str = "WS", double_buffer: bool = False,
-                   dump_dir: str | None = None) -> CompiledKernel:
+                   dump_dir: str | None = None, loop_ws: bool | None = None) -> CompiledKernel:
     """Compile a BACO-dialect module; `dataflow` and `double_buffer` are the
-    schedule choices the passes honour (see baco.gemmini.schedule)."""
+    schedule choices the passes honour (see baco.gemmini.schedule); `loop_ws` switches
+    the LOOP_WS rewrite (baco.passes.loop_ws; None: BACO_LOOP_WS, default on)."""
     if target not in TARGETS:
         raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
     if dataflow not in ("WS", "OS"):
@@ -119,13 +121,15 @@ def compile_module(text: str, name: str, *, target: str = "sim", config: Gemmini
     config = config or GemminiConfig()
     dump_dir = dump_dir or os.environ.get("BACO_DUMP_IR") or None
     cdir = cache_dir()
-    cached = cdir / f"{_cache_key(text, name, config, dataflow, double_buffer)}.ll" if cdir else None
+    loop_ws = loop_ws_enabled(loop_ws)
+    cached = cdir / f"{_cache_key(text, name, config, dataflow, double_buffer, loop_ws)}.ll" if cdir else None
     if cached is not None and cached.exists() and not dump_dir:
         t0 = time.perf_counter()
         llvm_ir = cached.read_text()
         stage_ir, seconds = {}, {"disk-cache": time.perf_counter() - t0}
     else:
-        res = run_pipeline(text, config=config, dataflow=dataflow, double_buffer=double_buffer, dump_dir=dump_dir, name=name)
+        res = run_pipeline(text, config=config, dataflow=dataflow, double_buffer=double_buffer, dump_dir=dump_dir, name=name,
+                           loop_ws=loop_ws)
         t0 = time.perf_counter()
         llvm_ir = to_llvm_ir(res.module)
         res.stage_seconds["translate"] = time.perf_counter() - t0

@@ -21,6 +21,14 @@ tiled_conv_auto (baco.sim.clib.conv_stream: one LOOP_CONV_WS per tile), same col
 (baco blocks "R x Q/N/K": R output rows of Q columns per program); per DIM the geomean,
 the number of shapes where baco is slower and the worst ratio.
 
+LOOP_WS (--loop-ws: only this section; also in --smoke): baco's GEMM kernel compiled with and
+without the loop-ws pass (baco.passes.loop_ws: each K step of a program one LOOP_WS) under
+the default schedule, its M/N blocks halved until a program fits LOOP_WS's halves of the
+memories: RoCC commands the CPU issues, cycles on the cycle model fed the command stream
+(Gemmini alone, as the table above), and for the first --loop-ws-iss shapes the
+self-checking ELF on the ISS with the cycle model attached (the CPU issuing at one
+instruction per cycle): RISC-V instructions, end-to-end CPU cycles and ISS wall time.
+
 Shapes: 512x512x512, then `--count` shapes drawn with a fixed seed from the GEMM
 bands of the thesis's single-operator benchmark (Table 6.4 as benchmarks/single_op.py
 defines them), half GEMM and half GEMV (N = 1), every dimension capped at 2048 so
@@ -33,6 +41,7 @@ baco ≥ the library on every shape.
 import argparse
 import math
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +55,7 @@ from baco.gemmini.schedule import default_gemm_schedule  # noqa: E402
 from baco.kernels.matmul import matmul_kernel  # noqa: E402
 from baco.sim.clib import time_matmul  # noqa: E402
 from baco.sim.timing import CommandStream, TimingModel  # noqa: E402
+from baco.passes import loop_ws  # noqa: E402
 
 sys.path.insert(0, str(ROOT.parent / "examples"))
 import gemv  # noqa: E402
@@ -152,6 +162,79 @@ def autotuned(M, N, K, cfg, out_int8, top_k):
     return s, tuner.timings[best] if best in tuner.timings else time_baco(M, N, K, cfg, out_int8, s)["cycles"]
 
 
+def loop_ws_schedule(M, N, K, cfg, out_int8):
+    """The default schedule with its larger M/N block halved (then block_k) until a program
+    fits LOOP_WS's halves of the memories."""
+    s = default_gemm_schedule(M, N, K, cfg, out_int8)
+    while not loop_ws.fits(s.block_m, s.block_n, s.block_k, cfg):
+        if max(s.block_m, s.block_n) > cfg.dim:
+            s = replace(s, **({"block_m": s.block_m // 2} if s.block_m >= s.block_n else {"block_n": s.block_n // 2}))
+        else:
+            s = replace(s, block_k=max(cfg.dim, s.block_k // 2))
+    return s
+
+
+def time_launch(ck, grid, args, cfg):
+    """(RoCC commands issued, cycle-model cycles) of one launch, from its command stream."""
+    tm = TimingModel(cfg)
+    info = ck.run(grid, args, model=CommandStream(), observers=[tm.observe])
+    tm.fence()
+    return info["commands"], tm.report()["cycles"]
+
+
+def iss_launch(ck, grid, args, cfg, expected, path):
+    """(instructions, CPU cycles, wall seconds) of the launch's self-checking ELF on the ISS
+    with the cycle model attached; the ELF must pass."""
+    from baco.sim.iss import run_elf
+    ck.build_elf(grid, args, path, expected={2: expected})
+    res = run_elf(path, config=cfg, timing=TimingModel(cfg), stdout=None)
+    if res.exit_code != 0:
+        raise SystemExit(f"{path}: the self-checking ELF failed ({res.error or res.exit_code})")
+    return res.instructions, res.cpu_cycles, res.elapsed_s
+
+
+def loop_ws_section(dims, shapes, out_int8, iss_count) -> None:
+    import tempfile
+    from baco.kernels.matmul import reference
+    for dim in dims:
+        cfg = GemminiConfig.from_capacity(dim, 256, 64)
+        print(f"LOOP_WS at DIM {dim}, {'int8' if out_int8 else 'int32'} output: explicit stream -> LOOP_WS per K step")
+        print(f"{'M':>5} {'N':>5} {'K':>5}  {'blocks':>13}  {'RoCC commands':>17}  {'cycles (Gemmini alone)':>29}  "
+              f"{'ISS instructions':>19}  {'ISS CPU cycles':>23}  {'ISS seconds':>11}")
+        ratios, iss_ratios = [], []
+        for n, (M, N, K) in enumerate(shapes):
+            s = loop_ws_schedule(M, N, K, cfg, out_int8)
+            rng = np.random.default_rng(M + N + K)
+            a = rng.integers(-128, 128, (M, K), dtype=np.int8)
+            b = rng.integers(-128, 128, (K, N), dtype=np.int8)
+            args = launch_args(M, N, K, out_int8)
+            args[0], args[1] = a, b
+            grid = (-(-M // s.block_m), -(-N // s.block_n))
+            expected = reference(a, b, out="int8" if out_int8 else "int32", scale=args[-1], schedule=s)
+            runs = []
+            for on in (False, True):
+                ck = matmul_kernel.compile(*args, RELU=False, OUT_INT8=out_int8, schedule=s, config=cfg, loop_ws=on)
+                commands, cycles = time_launch(ck, grid, args, cfg)
+                iss = None
+                if n < iss_count:
+                    with tempfile.TemporaryDirectory() as tmp:
+                        iss = iss_launch(ck, grid, args, cfg, expected, f"{tmp}/k.elf")
+                runs.append((commands, cycles, iss))
+            (c0, y0, i0), (c1, y1, i1) = runs
+            ratios.append(y0 / y1)
+            line = (f"{M:>5} {N:>5} {K:>5}  {f'{s.block_m}/{s.block_n}/{s.block_k}':>13}  {c0:>8,} {c1:>8,}  "
+                    f"{y0:>10,.0f} {y1:>10,.0f} {y0 / y1:>6.2f}x")
+            if i0 is not None:
+                iss_ratios.append(i0[1] / i1[1])
+                line += (f"  {i0[0]:>9,} {i1[0]:>9,}  {i0[1]:>10,} {i1[1]:>10,} {i0[1] / i1[1]:>5.2f}x"
+                         f"  {i0[2]:>5.1f} {i1[2]:>5.1f}")
+            print(line)
+        geo = lambda r: math.exp(sum(map(math.log, r)) / len(r))  # noqa: E731
+        print(f"LOOP_WS speed-up at DIM {dim}: Gemmini alone geomean {geo(ratios):.2f}x (min {min(ratios):.2f}x)"
+              + (f"; ISS end to end geomean {geo(iss_ratios):.2f}x (min {min(iss_ratios):.2f}x)" if iss_ratios else ""))
+        print()
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dims", type=int, nargs="+", default=[16, 32])
@@ -162,7 +245,15 @@ def main(argv=None) -> int:
     p.add_argument("--conv-count", type=int, default=20, help="Conv2D shapes (0: none)")
     p.add_argument("--no-gemm", action="store_true", help="only the Conv2D shapes")
     p.add_argument("--smoke", action="store_true", help="two tiny GEMM shapes and one Conv2D at DIM 16")
+    p.add_argument("--loop-ws", action="store_true", help="only the LOOP_WS section")
+    p.add_argument("--loop-ws-iss", type=int, default=4, help="LOOP_WS section: shapes also run on the ISS")
     args = p.parse_args(argv)
+    if args.loop_ws or args.smoke:
+        shapes = SMOKE_SHAPES if args.smoke else [(512, 512, 512)] + sampled_shapes(args.count, args.seed)
+        loop_ws_section([16] if args.smoke else args.dims, shapes, args.out == "int8",
+                        1 if args.smoke else args.loop_ws_iss)
+        if args.loop_ws:
+            return 0
     out_int8 = args.out == "int8"
     shapes = SMOKE_SHAPES if args.smoke else [(512, 512, 512)] + sampled_shapes(args.count, args.seed)
     dims = [16] if args.smoke else args.dims

@@ -32,7 +32,7 @@ def test_every_stage_output_is_the_next_stage_input():
 
 
 def test_stage_contents():
-    ir = stage_texts()
+    ir = stage_texts(loop_ws=False)     # the explicit command stream (LOOP_WS: tests/test_loop_ws.py)
     linalg = ir["baco-to-linalg"]
     assert '"baco.' not in linalg and "linalg.matmul" in linalg and "memref.reinterpret_cast" in linalg
     assert "scf.for" in linalg and "tensor.pad" in linalg
@@ -48,6 +48,16 @@ def test_stage_contents():
     assert "linalg." not in inst and "memref.alloc" not in inst
     llvm = ir["instgem-to-llvm"]
     assert "llvm.func @matmul_kernel" in llvm and "baco.rocc.mvin" in llvm
+
+
+def test_loop_ws_stage_rewrites_the_gemm_nest():
+    ir = stage_texts()
+    assert '"instgem.loop_ws"' in ir["loop-ws"] and "linalg.matmul" not in ir["loop-ws"]
+    inst = ir["linalg-to-instgem"]
+    for op in ("loop_ws_config_bounds", "loop_ws_config_addrs_ab", "loop_ws_config_addrs_dc",
+               "loop_ws_config_strides_ab", "loop_ws_config_strides_dc", "loop_ws", "mvout"):
+        assert f'"instgem.{op}"' in inst, op      # (mvout: a program whose loop runs no step)
+    assert "preload" not in stage_texts(loop_ws=True)["loop-ws"]
 
 
 def test_output_stationary_uses_in_array_accumulation():
@@ -116,9 +126,11 @@ def test_opt_cli_runs_one_stage(tmp_path, capsys):
     assert opt_cli.main([str(IR), "--to", "gemmini-placement", "-o", str(out)]) == 0
     placed = parse_module(out.read_text())
     with placed.context:
-        assert input_stage(placed) == "linalg-to-instgem"
+        assert input_stage(placed) == "loop-ws"     # (linalg-to-instgem takes it too)
     assert opt_cli.main([str(out), "--pass", "linalg-to-instgem", "--dim", "4", "--sp-kb", "16", "--acc-kb", "8"]) == 0
     assert '"instgem.mvin"' in capsys.readouterr().out
+    assert opt_cli.main([str(out), "--pass", "loop-ws", "--dim", "4", "--sp-kb", "16", "--acc-kb", "8"]) == 0
+    assert '"instgem.loop_ws"' in capsys.readouterr().out
 
 
 def test_input_stage_names_the_stage_each_output_feeds():
@@ -127,7 +139,8 @@ def test_input_stage_names_the_stage_each_output_feeds():
     for produced, fed in zip(STAGES, names[1:]):
         module = parse_module(texts[produced])
         with module.context:    # InstGem in and out: the first stage that takes InstGem
-            assert input_stage(module) == SAME_INPUT.get(fed, fed), produced
+            # (loop-ws output holding LOOP_WS commands beside placed blocks is linalg-to-instgem's alone)
+            assert input_stage(module) in (SAME_INPUT.get(fed, fed), fed), produced
 
 
 def test_dump_dir_gets_every_stage(tmp_path):

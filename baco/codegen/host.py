@@ -182,6 +182,8 @@ class HostKernel:
             if not (isinstance(a, np.ndarray) and a.flags.c_contiguous):
                 raise TypeError("kernel array arguments must be C-contiguous numpy arrays")
         model = model or GemminiModel(self.config, HostMemory(arrays))
+        if getattr(model, "config", False) is None:     # a CommandStream expands loops for this Gemmini
+            model.config = self.config
         model.observers.extend(observers)
         grid = tuple(grid) + (1,) * (3 - len(grid))
         _Runtime.model, _Runtime.error, _Runtime.site, _Runtime.nprog, _Runtime.commands = model, None, 0, grid, 0

@@ -11,7 +11,7 @@ import numpy as np
 from baco.frontend import language as bl
 from baco.frontend.codegen import KernelCodegen
 
-LAUNCH_OPTIONS = ("target", "config", "dataflow", "double_buffer", "schedule")
+LAUNCH_OPTIONS = ("target", "config", "dataflow", "double_buffer", "schedule", "loop_ws")
 NP_ELEM = {np.dtype(np.int8): "i8", np.dtype(np.int32): "i32", np.dtype(np.float32): "f32"}
 INDEX_RANGE = (-(1 << 63), 1 << 63)     # integer scalars are `index` (i64) in the kernel
 
@@ -55,7 +55,7 @@ class JITFunction:
         self.constexprs = {p.name for p in self.params if p.annotation is bl.constexpr
                            or p.annotation == "bl.constexpr" or str(p.annotation).endswith("constexpr")}
         self.defaults = dict(target=target, config=config, dataflow=dataflow, double_buffer=double_buffer,
-                             schedule=None)
+                             schedule=None, loop_ws=None)
         self.interpret = interpret
         self.cache = {}
         lines, first = inspect.getsourcelines(fn)
@@ -153,14 +153,17 @@ class JITFunction:
     def _compiled(self, values, options):
         from baco.compiler import compile_module
         from baco.gemmini.config import GemminiConfig
+        from baco.passes.loop_ws import enabled as loop_ws_enabled
         params, runtime, key = self.specialize(values)
         config = options["config"] or GemminiConfig()
-        key = key + (options["target"], options["dataflow"], bool(options["double_buffer"]),
+        loop_ws = loop_ws_enabled(options["loop_ws"])
+        key = key + (options["target"], options["dataflow"], bool(options["double_buffer"]), loop_ws,
                      tuple(sorted(config.to_dict().items())))
         ck = self.cache.get(key)
         if ck is None:
             ck = compile_module(self.baco_ir(params), self.__name__, target=options["target"], config=config,
-                                dataflow=options["dataflow"], double_buffer=bool(options["double_buffer"]))
+                                dataflow=options["dataflow"], double_buffer=bool(options["double_buffer"]),
+                                loop_ws=loop_ws)
             self.cache[key] = ck
         return ck, runtime
 
@@ -212,7 +215,8 @@ def launch_grid(grid, name: str) -> tuple[int, ...]:
 
 def jit(fn=None, **options):
     """Decorator: `@baco.jit` or `@baco.jit(dataflow="OS", target="iss", config=…)`.
-    Launch options (`target`, `config`, `dataflow`, `double_buffer`, `schedule`)
+    Launch options (`target`, `config`, `dataflow`, `double_buffer`, `schedule`, `loop_ws`: the
+    LOOP_WS rewrite on/off, None for BACO_LOOP_WS)
     can also be given per launch / compile."""
     if fn is None:
         return lambda f: JITFunction(f, **options)

@@ -13,8 +13,8 @@ value on every iteration is removed from the body when the loop is entered with 
 scf.if without else also records the state when its condition held, which a loop uses when
 that condition is the one it runs under: the prefetch pass's `if (lb < ub) config…` before
 a loop and `if (i + step < ub) config…` in it set what every iteration starts in.
-Any other command or call that could touch Gemmini (LOOP_WS/LOOP_CONV_WS and their
-configuration, unknown calls, regions this pass does not model) forgets every state.
+Any other command or call that could touch Gemmini (LOOP_CONV_WS and its configuration,
+unknown calls, regions this pass does not model) forgets every state; LOOP_WS reads it only.
 
 Across the programs of a launch: the harnesses (host JIT and ELF) run every program of
 the grid in order, program (0, 0, 0) first, on one Gemmini, with the same arguments. When
@@ -40,6 +40,11 @@ CONFIGS = ("config_ex", "config_ld", "config_st", "config_norm")
 # commands that read configuration state and change none
 READERS = {PREFIX + n for n in ("mvin", "mvin2", "mvin3", "mvout", "preload", "compute_preloaded",
                                 "compute_accumulated", "flush", "counter", "fence")}
+# LoopMatmul issues only moves, preloads and computes (baco.sim.loops.loop_ws_commands): LOOP_WS
+# and its loop registers read the configuration state and change none (LoopConv sets configs)
+READERS |= {PREFIX + n for n in ("loop_ws", "loop_ws_config_bounds", "loop_ws_config_addrs_ab",
+                                 "loop_ws_config_addrs_dc", "loop_ws_config_strides_ab",
+                                 "loop_ws_config_strides_dc")}
 HARMLESS_CALLS = ("@baco_program_id", "@baco_num_programs", f"@{ir.BOUNDARY_ERROR}")
 PURE_MEMREF = ("memref.extract_strided_metadata", "memref.extract_aligned_pointer_as_index", "memref.subview",
                "memref.reinterpret_cast", "memref.cast", "memref.dim")

@@ -14,7 +14,7 @@ from baco.dialects import make_context, parse_module
 from baco.errors import CompilationError
 from baco.gemmini.config import GemminiConfig
 from baco.passes import (baco_to_linalg, config_elimination, gemmini_placement, instgem_to_llvm,
-                         linalg_to_instgem)
+                         linalg_to_instgem, loop_ws)
 
 CLEANUP = "builtin.module(canonicalize,cse)"
 
@@ -32,11 +32,12 @@ def _then_cleanup(fn):
     return run
 
 
-# name -> callable(module_op, config=…, dataflow=…, double_buffer=…); the order is the pipeline
+# name -> callable(module_op, config=…, dataflow=…, double_buffer=…, loop_ws=…); the order is the pipeline
 STAGES = {
     "baco-to-linalg": _then_cleanup(baco_to_linalg.run),
     "bufferize": _upstream("builtin.module(one-shot-bufferize,canonicalize,cse)"),
     "gemmini-placement": gemmini_placement.run,
+    "loop-ws": loop_ws.run,
     "linalg-to-instgem": _then_cleanup(linalg_to_instgem.run),
     "config-elimination": config_elimination.run,
     "instgem-to-llvm": instgem_to_llvm.run,
@@ -44,8 +45,9 @@ STAGES = {
 
 
 LLVM = "llvm"    # the stage after the last pass: LLVM dialect, the input of `baco translate`
-# stages whose input is the same IR as the previous stage's (config elimination is InstGem -> InstGem)
-SAME_INPUT = {"instgem-to-llvm": "config-elimination"}
+# stages whose input is the same IR as the previous stage's (loop-ws and config elimination rewrite
+# their input in place)
+SAME_INPUT = {"linalg-to-instgem": "loop-ws", "instgem-to-llvm": "config-elimination"}
 
 
 def input_stage(module) -> str | None:
@@ -56,11 +58,12 @@ def input_stage(module) -> str | None:
     names = {op.name for op in ops}
     if any(n.startswith("baco.") for n in names):
         return "baco-to-linalg"
-    if any(n.startswith("instgem.") for n in names):
-        return "config-elimination"
     allocs = [op for op in ops if op.name == "memref.alloc"]
-    if any("gemmini.space" in op.attributes for op in allocs):
-        return "linalg-to-instgem"
+    placed = any("gemmini.space" in op.attributes for op in allocs)
+    if any(n.startswith("instgem.") for n in names):     # loop-ws leaves placed blocks beside its commands
+        return "linalg-to-instgem" if placed else "config-elimination"
+    if placed:
+        return "loop-ws"
     if any(n.startswith(("tensor.", "bufferization.")) for n in names):
         return "bufferize"
     if allocs or any(n.startswith(("linalg.", "memref.")) for n in names):
@@ -101,10 +104,11 @@ class PipelineResult:
 
 def run_pipeline(text: str, *, config: GemminiConfig | None = None, dataflow: str = "WS",
                  double_buffer: bool = False, until: str | None = None, start: str | None = None,
-                 dump_dir: str | None = None, name: str = "kernel") -> PipelineResult:
+                 dump_dir: str | None = None, name: str = "kernel", loop_ws: bool | None = None) -> PipelineResult:
     """Parse `text` (the input of stage `start`, default the stage its ops say) and run
     the stages up to and including `until`. Input of another stage is an error, so a
-    pass never sees IR it was not written for."""
+    pass never sees IR it was not written for. `loop_ws` switches the loop-ws stage
+    (None: BACO_LOOP_WS, default on)."""
     config = config or GemminiConfig()
     names = list(STAGES)
     if not text.strip():
@@ -127,7 +131,8 @@ def run_pipeline(text: str, *, config: GemminiConfig | None = None, dataflow: st
             stage = names[i]
             t0 = time.perf_counter()
             try:
-                STAGES[stage](module.operation, config=config, dataflow=dataflow, double_buffer=double_buffer)
+                STAGES[stage](module.operation, config=config, dataflow=dataflow, double_buffer=double_buffer,
+                              loop_ws=loop_ws)
                 if not module.operation.verify():
                     raise CompilationError(f"{stage}: output does not verify")
             except MLIRError as e:

@@ -1,9 +1,10 @@
 // RUN: baco opt --pass config-elimination %s | FileCheck %s
 // Hand-written: what the analysis proves. The config_ld before the loop makes the loop's
 // (same operands, loop-invariant) redundant; a config set on both sides of an scf.if is
-// known after it, one set on one side only is not; a LOOP_WS forgets every state; the
+// known after it, one set on one side only is not; a LOOP_CONV_WS (which issues its own
+// configs) forgets every state; the
 // config_ex the function ends with, set from constants, runs only in program (0, 0, 0)
-// (the config_ld is not: the LOOP_WS leaves its state unknown at the end).
+// (the config_ld is not: the LOOP_CONV_WS leaves its state unknown at the end).
 // CHECK-LABEL: func.func @k(
 // CHECK: call @baco_program_id
 // CHECK: arith.andi
@@ -25,7 +26,7 @@
 // CHECK-NEXT: }
 // CHECK-NEXT: "instgem.config_ld"
 // CHECK-NEXT: "instgem.mvin2"
-// CHECK-NEXT: "instgem.loop_ws"
+// CHECK-NEXT: "instgem.loop_conv_ws"
 // CHECK-NEXT: "instgem.config_ex"
 // CHECK-NEXT: "instgem.fence"
 // The prefetch pass's shape: `if (lb < ub) config` before the loop (here as ub > 0, the form
@@ -67,7 +68,7 @@ module {
     }
     "instgem.config_ld"(%z, %one, %one, %dim, %scale, %bytes) : (i64, i64, i64, i64, i64, i64) -> ()
     "instgem.mvin2"(%z, %z, %dim, %dim) : (i64, i64, i64, i64) -> ()
-    "instgem.loop_ws"(%z, %z, %z, %z, %z, %z, %z, %z, %z) : (i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    "instgem.loop_conv_ws"(%z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z, %z) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     "instgem.config_ex"(%one, %z, %z, %z, %z, %one, %scale, %z, %z, %one) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     "instgem.fence"() : () -> ()
     return

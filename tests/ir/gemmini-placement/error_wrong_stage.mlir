@@ -1,6 +1,6 @@
 // RUN: not baco opt --pass gemmini-placement %s 2>&1 | FileCheck %s
-// Input of stage linalg-to-instgem: the pass refuses it before running.
-// CHECK: baco opt: this IR is the input of stage 'linalg-to-instgem', not the input of stage 'gemmini-placement'
+// Input of stage loop-ws: the pass refuses it before running.
+// CHECK: baco opt: this IR is the input of stage 'loop-ws', not the input of stage 'gemmini-placement'
 
 module {
   func.func private @baco_boundary_error(i64, i64)

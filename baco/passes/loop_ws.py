@@ -1,0 +1,563 @@
+"""loop-ws: a GEMM program's block loop nest as Gemmini's LOOP_WS hardware loop.
+
+Input and output: placed linalg/memref IR (gemmini-placement's output, linalg-to-instgem's
+input). A function matches when its only Gemmini work is the GEMM nest
+
+    acc = 0 [; acc[window] = D window (int32, any DRAM row stride: a bias row at stride 0)]
+    for k: A block[window] = A window; B block[window] = B window; acc += A block @ B block
+    [epilogue: int8(relu(acc * scale))]; C window = acc[window]
+
+(the shape of baco.kernels.matmul and of any kernel written the same way), with every
+local window at row/column 0 of its block (proved from the index arithmetic), the A
+window's rows and the B window's columns those of the C (and D) window and the A
+window's columns the B window's rows (proved equal as expressions), WS dataflow and
+blocks that fit LOOP_WS's halves of the memories. Each K step then becomes one LOOP_WS
+(the five config commands and funct 8), as the C library's tiled_matmul_outer issues it:
+
+    I, J, K = ⌈rows/DIM⌉, ⌈cols/DIM⌉, ⌈window K/DIM⌉ blocks, pads = blocks·DIM − extent;
+    D = the D window in the first step (ex_accumulate then adds onto it), else none;
+    ex_accumulate = D given or not the first step; C = the C window in the last step,
+    else none (the accumulator half keeps the partial sums); full_C for an int32 C;
+    config_st carries the epilogue's scale and ReLU, config_ld the DRAM row strides.
+
+Consecutive steps alternate the FSM's scratchpad halves (a_spad_id / b_spad_id 1, 2),
+so a step's loads do not wait for the previous step's computes. LoopMatmul moves every B
+block with DIM rows (its row-pad test never fires), which reads past the matrix when
+the window's K is ragged; such a step moves its B blocks with explicit mvin2s (the
+right rows, into the FSM's layout) and gives LOOP_WS no B address. A program whose loop
+runs no step keeps the original ops (acc = 0 or D, stored), under an scf.if.
+
+Everything else is left unchanged for linalg-to-instgem. On by default for WS; off with
+the pipeline's `loop_ws=False` (launch option `loop_ws`) or BACO_LOOP_WS=0."""
+from __future__ import annotations
+
+import os
+
+from mlir.dialects import scf
+from mlir.ir import (Block, BlockArgument, DenseI64ArrayAttr, InsertionPoint, IntegerAttr, MemRefType,
+                     StringAttr)
+
+from baco.dialects import instgem
+from baco.gemmini.config import GemminiConfig
+from baco.passes import irutil as ir
+from baco.passes import prefetch
+from baco.passes.linalg_to_instgem import (alloc_of, cst, dram_addr_and_stride, f32_bits, i64, loop,
+                                           select)
+
+ENV = "BACO_LOOP_WS"
+
+
+def enabled(option: bool | None) -> bool:
+    """The launch/pipeline option if given, else BACO_LOOP_WS (default on)."""
+    if option is not None:
+        return bool(option)
+    return os.environ.get(ENV, "1").strip().lower() not in ("0", "off", "false", "no")
+
+
+# ---- facts about index arithmetic -----------------------------------------------------------
+
+def _const(v):
+    owner = v.owner
+    if getattr(owner, "name", None) == "arith.constant":
+        try:
+            return IntegerAttr(owner.attributes["value"]).value
+        except ValueError:
+            return None
+    return None
+
+
+def _loop_arg(v):
+    """(scf.for op, argument number) for a loop body's block argument, else None."""
+    if not isinstance(v.owner, Block):
+        return None
+    parent = v.owner.owner
+    if parent is None or parent.name != "scf.for":
+        return None
+    return parent.operation, BlockArgument(v).arg_number
+
+
+def _yielded(loop_op, n):
+    """(initial value, yielded value) of iter_arg n (n ≥ 1) of `loop_op`."""
+    body = loop_op.regions[0].blocks[0]
+    yield_op = list(body.operations)[-1].operation
+    return list(loop_op.operands)[3 + n - 1], list(yield_op.operands)[n - 1]
+
+
+class Facts:
+    """Structural equality and sign facts about index/i64 values: enough to prove the
+    window equalities and zero offsets the GEMM kernels' boundary arithmetic produces."""
+
+    def __init__(self):
+        self._active = []       # iter_args whose key is being built (innermost last)
+
+    def key(self, v):
+        """A hashable expression: equal keys mean equal values (pure ops on equal keys;
+        an iter_arg is its loop, initial value and update with itself as ("self",))."""
+        c = _const(v)
+        if c is not None:
+            return ("c", c)
+        arg = _loop_arg(v)
+        if arg is not None:
+            loop_op, n = arg
+            if n == 0:
+                return ("iv", loop_op)
+            if self._active and self._active[-1] == (loop_op, n):
+                return ("self",)
+            if (loop_op, n) in self._active:
+                return ("cycle", loop_op, n)
+            init, nxt = _yielded(loop_op, n)
+            self._active.append((loop_op, n))
+            try:
+                return ("iter", loop_op, self.key(init), self.key(nxt))
+            finally:
+                self._active.pop()
+        owner = v.owner
+        if isinstance(owner, Block) or not prefetch.is_pure(owner) or owner.name.startswith("memref."):
+            return ("value", v)
+        attrs = str(owner.attributes["predicate"]) if "predicate" in owner.attributes else \
+            str(owner.attributes["callee"]) if "callee" in owner.attributes else ""
+        return (owner.name, attrs, tuple(self.key(o) for o in owner.operands))
+
+    def same(self, a, b) -> bool:
+        if isinstance(a, int) or isinstance(b, int):
+            return (a if isinstance(a, int) else _const(a)) == (b if isinstance(b, int) else _const(b))
+        return self.key(a) == self.key(b)
+
+    def nonneg(self, v, assumed=()) -> bool:
+        c = _const(v)
+        if c is not None:
+            return c >= 0
+        arg = _loop_arg(v)
+        if arg is not None:
+            loop_op, n = arg
+            if n == 0:
+                return self.nonneg(list(loop_op.operands)[0], assumed)
+            if arg in assumed:
+                return True
+            init, nxt = _yielded(loop_op, n)
+            return self.nonneg(init, assumed) and self.nonneg(nxt, assumed + (arg,))
+        owner = v.owner
+        if isinstance(owner, Block):
+            return False
+        name, ops = owner.name, list(owner.operands)
+        if name == "func.call":
+            return str(owner.attributes["callee"]) in prefetch.GRID_CALLS
+        if name in ("arith.index_cast", "arith.extui"):
+            return self.nonneg(ops[0], assumed)
+        if name in ("arith.addi", "arith.muli", "arith.divsi", "arith.ceildivsi", "arith.minsi"):
+            return all(self.nonneg(o, assumed) for o in ops)
+        if name == "arith.maxsi":
+            return any(self.nonneg(o, assumed) for o in ops)
+        return False
+
+    def le(self, a, b) -> bool:
+        """a ≤ b provably."""
+        ca, cb = _const(a), _const(b)
+        if ca is not None and cb is not None:
+            return ca <= cb
+        if ca is not None and ca <= 0 and self.nonneg(b):
+            return True
+        if self.same(a, b):
+            return True
+        owner = a.owner
+        if isinstance(owner, Block):
+            return False
+        ops = list(owner.operands)
+        if owner.name == "arith.minsi":
+            return any(self.le(o, b) for o in ops)
+        if owner.name == "arith.maxsi":
+            return all(self.le(o, b) for o in ops)
+        return False
+
+    def nonpos(self, v) -> bool:
+        c = _const(v)
+        if c is not None:
+            return c <= 0
+        owner = v.owner
+        if isinstance(owner, Block):
+            return False
+        ops = list(owner.operands)
+        if owner.name == "arith.subi":
+            return self.le(ops[0], ops[1])
+        if owner.name == "arith.minsi":
+            return any(self.nonpos(o) for o in ops)
+        if owner.name == "arith.maxsi":
+            return all(self.nonpos(o) for o in ops)
+        return False
+
+    def zero(self, v) -> bool:
+        """v is provably 0: e.g. the lead clamp(min(max(x, 0), limit) − x, 0, B) of a window
+        at a non-negative offset x (irutil.checked_window)."""
+        if isinstance(v, int):
+            return v == 0
+        return self.nonneg(v) and self.nonpos(v)
+
+
+def subview_parts(view):
+    """(offsets, sizes) of a memref.subview result: ints (static) or Values."""
+    op = view.owner
+    dyn = list(op.operands)[1:]
+    out = []
+    for name in ("static_offsets", "static_sizes"):
+        static = list(DenseI64ArrayAttr(op.attributes[name]))
+        vals = []
+        for s in static:
+            vals.append(dyn.pop(0) if s == ir.DYN else s)
+        out.append(vals)
+    return out
+
+
+# ---- matching ---------------------------------------------------------------------------------
+
+class Nest:
+    """The matched GEMM nest of one function."""
+    loop = acc = a_copy = b_copy = matmul = store = epilogue = bias_copy = None
+    acc_init = ()
+    relu, scale = 0, None
+
+
+def _space(op):
+    return StringAttr(op.attributes["gemmini.space"]).value if "gemmini.space" in op.attributes else None
+
+
+def _window(view):
+    """(offsets, sizes) of a local subview of a placed block (or the whole block), or None
+    for another view."""
+    if getattr(view.owner, "name", None) == "memref.alloc":
+        return [0] * len(MemRefType(view.type).shape), list(MemRefType(view.type).shape)
+    if getattr(view.owner, "name", None) != "memref.subview":
+        return None
+    src = view.owner.operands[0].owner
+    if getattr(src, "name", None) != "memref.alloc":
+        return None
+    return subview_parts(view)
+
+
+def _dram_window(view) -> bool:
+    """A 2-D unit-step subview with contiguous rows: its row stride is its source's."""
+    if getattr(view.owner, "name", None) != "memref.subview" or len(MemRefType(view.type).shape) != 2:
+        return False
+    layout = str(MemRefType(view.type).layout)
+    return "strided" in layout and layout.replace(" ", "").split("[")[1].split("]")[0].endswith(",1") and \
+        list(DenseI64ArrayAttr(view.owner.attributes["static_strides"])) == [1, 1]
+
+
+def match(func, cfg: GemminiConfig):
+    """The function's GEMM nest if LOOP_WS expresses it exactly (module doc), else None."""
+    entry = func.regions[0].blocks[0]
+    top = [o.operation for o in entry.operations]
+    ops = ir.walk_ops(func)
+    allocs = [o for o in ops if o.name == "memref.alloc" and _space(o) is not None]
+    spaces = sorted(_space(o) for o in allocs)
+    if spaces not in (["acc", "spad", "spad"], ["acc", "epilogue", "spad", "spad"]):
+        return None
+    if any(n in o.attributes for o in allocs for n in ("gemmini.transposed", "gemmini.slice_rows")):
+        return None
+    n = Nest()
+    n.acc = next(o for o in allocs if _space(o) == "acc")
+    matmuls = [o for o in ops if o.name == "linalg.matmul"]
+    if len(matmuls) != 1 or n.acc not in top:
+        return None
+    n.matmul = matmuls[0]
+    n.loop = n.matmul.parent.operation if n.matmul.parent is not None else None
+    if n.loop is None or n.loop.name != "scf.for" or n.loop not in top or any(list(r.uses) for r in n.loop.results):
+        return None
+    a, b, c = (alloc_of(v) for v in n.matmul.operands)
+    if c is None or c.operation != n.acc or n.matmul.operands[2] != n.acc.result or \
+            any(x is None or _space(x.operation) != "spad" for x in (a, b)) or \
+            n.matmul.operands[0] != a.result or n.matmul.operands[1] != b.result:
+        return None
+    body = prefetch.body_ops(n.loop)
+    for op in body:         # the loop does the two loads and the dot, nothing else with memory
+        if op.name == "memref.copy":
+            dst = alloc_of(op.operands[1])
+            if alloc_of(op.operands[0]) is not None or dst is None:
+                return None
+            if dst.operation == a.operation and n.a_copy is None:
+                n.a_copy = op
+            elif dst.operation == b.operation and n.b_copy is None:
+                n.b_copy = op
+            else:
+                return None
+        elif op.name == "memref.alloc":
+            if op not in (a.operation, b.operation):
+                return None
+        elif not (prefetch.is_pure(op) or prefetch.is_boundary_check(op) or op == n.matmul
+                  or op.name == "scf.yield"):
+            return None
+    if n.a_copy is None or n.b_copy is None:
+        return None
+    if len(list(a.result.uses)) != 2 or len(list(b.result.uses)) != 2:    # its window's view and the dot
+        return None
+    # the accumulator: zeroed, maybe loaded from a D window, before the loop; stored after it
+    at = {op: i for i, op in enumerate(top)}
+    i_loop = at[n.loop]
+    inits, stores, epilogue_alloc = [], [], None
+    for use in n.acc.result.uses:
+        user = use.owner
+        if user == n.matmul:
+            continue
+        if user.name in ("linalg.fill", "linalg.map") and ir.is_zero_fill(user) and at.get(user, i_loop) < i_loop:
+            inits.append(user)
+        elif user.name in ("memref.subview", "memref.copy") and user in at:
+            view = user.result if user.name == "memref.subview" else n.acc.result
+            for cp in [u.owner for u in user.result.uses] if user.name == "memref.subview" else [user]:
+                if cp.name != "memref.copy" or cp not in at:
+                    return None
+                if cp.operands[1] == view and at[cp] < i_loop and n.bias_copy is None and \
+                        alloc_of(cp.operands[0]) is None:
+                    n.bias_copy = cp
+                elif cp.operands[0] == view and at[cp] > i_loop and alloc_of(cp.operands[1]) is None:
+                    stores.append(cp)
+                else:
+                    return None
+        elif user.name == "linalg.generic" and "gemmini.epilogue" in user.attributes and user in at \
+                and at[user] > i_loop and n.epilogue is None and user.operands[0] == n.acc.result:
+            n.epilogue = user
+            epilogue_alloc = alloc_of(user.operands[1])
+        else:
+            return None
+    if len(inits) != 1 or (n.bias_copy is not None and at[n.bias_copy] < at[inits[0]]):
+        return None
+    if n.epilogue is not None:
+        if stores or epilogue_alloc is None or user_count(epilogue_alloc) != 2:
+            return None
+        for use in epilogue_alloc.result.uses:
+            user = use.owner
+            if user == n.epilogue:
+                continue
+            if user.name not in ("memref.subview", "memref.copy") or user not in at:
+                return None
+            copies = [u.owner for u in user.result.uses] if user.name == "memref.subview" else [user]
+            if len(copies) != 1 or copies[0].name != "memref.copy" or copies[0].operands[0] != user.result \
+                    or copies[0] not in at or alloc_of(copies[0].operands[1]) is not None:
+                return None
+            stores.append(copies[0])
+        attrs = n.epilogue.attributes["gemmini.epilogue"]
+        n.relu = int(str(ir.Attribute(attrs["relu"])) == "true")
+        if str(ir.Attribute(attrs["scaled"])) == "true":
+            gen_body = n.epilogue.regions[0].blocks[0]
+            n.scale = next(o.operation for o in gen_body.operations if o.operation.name == "arith.mulf").operands[1]
+            if not isinstance(n.scale.owner, Block) and n.scale.owner.operation in top[i_loop:]:
+                return None     # computed after the loop (not a kernel argument or constant)
+    if len(stores) != 1:
+        return None
+    n.store = stores[0]
+    n.acc_init = tuple(inits)
+    if not _windows_match(n, Facts()):
+        return None
+    bm, bk = MemRefType(a.result.type).shape
+    if not fits(bm, MemRefType(b.result.type).shape[1], bk, cfg):
+        return None
+    out_elem = str(MemRefType(n.store.operands[1].type).element_type)
+    if out_elem not in ("i8", "i32") or (out_elem == "i32") != (n.epilogue is None):
+        return None
+    if out_elem == "i32" and not cfg.acc_read_full_width:
+        return None
+    views = [n.a_copy.operands[0], n.b_copy.operands[0], n.store.operands[1]] + \
+        ([n.bias_copy.operands[0]] if n.bias_copy else [])
+    if not all(_dram_window(v) for v in views):
+        return None
+    for cp in (n.a_copy, n.b_copy):     # their row strides are set once, before the loop
+        if cp.operands[0].owner.operands[0].owner.operation in body:
+            return None
+    return n
+
+
+def fits(block_m: int, block_n: int, block_k: int, cfg: GemminiConfig) -> bool:
+    """A program's A, B and C blocks fit LOOP_WS's halves of the scratchpad and accumulator
+    (gemmini-isa.md §5.3, Capacity)."""
+    d = cfg.dim
+    ti, tj, tk = -(-block_m // d), -(-block_n // d), -(-block_k // d)
+    return (ti * tk + tk * tj) * d <= cfg.sp_rows // 2 and ti * tj * d <= cfg.acc_rows // 2
+
+
+def user_count(alloc) -> int:
+    return len(list(alloc.result.uses))
+
+
+def _windows_match(n: Nest, facts: Facts) -> bool:
+    a = _window(n.a_copy.operands[1])
+    b = _window(n.b_copy.operands[1])
+    c = _window(n.store.operands[0])
+    if a is None or b is None or c is None:
+        return False
+    wins = [a, b, c]
+    dw = None
+    if n.bias_copy is not None:
+        dw = _window(n.bias_copy.operands[1])
+        if dw is None:
+            return False
+        wins.append(dw)
+    if not all(facts.zero(off) for w in wins for off in w[0]):
+        return False
+    (a_rows, a_cols), (b_rows, b_cols), (c_rows, c_cols) = a[1], b[1], c[1]
+    same = facts.same
+    if not (same(a_rows, c_rows) and same(b_cols, c_cols) and same(a_cols, b_rows)):
+        return False
+    return dw is None or (same(dw[1][0], c_rows) and same(dw[1][1], c_cols))
+
+
+# ---- rewriting -------------------------------------------------------------------------------
+
+def _hoist(n: Nest, tail):
+    """Move the pure ops that the ops of `tail` (moved into the no-step branch) and the C
+    window's view need from after the loop to before it (they only compute addresses)."""
+    top = [o.operation for o in n.loop.block.operations]
+    at = {op: i for i, op in enumerate(top)}
+    i_loop = at[n.loop]
+    need, stack = set(), [v for r in tail for o in [r] + ir.walk_ops(r) for v in o.operands]
+    while stack:
+        owner = stack.pop().owner
+        if isinstance(owner, Block):
+            continue
+        owner = owner.operation
+        if owner in at and at[owner] > i_loop and owner not in need and owner not in tail:
+            if not prefetch.is_pure(owner) or owner.name == "memref.alloc":
+                return False
+            need.add(owner)
+            stack.extend(owner.operands)
+    for op in sorted(need, key=at.get):
+        op.move_before(n.loop)
+    return True
+
+
+def rewrite(n: Nest, cfg: GemminiConfig) -> bool:
+    """Replace the nest (match's result) by LOOP_WS steps; False (nothing changed) if the
+    ops after the loop cannot move."""
+    epi_alloc = alloc_of(n.epilogue.operands[1]).operation if n.epilogue is not None else None
+    tail = ([epi_alloc, n.epilogue] if n.epilogue is not None else []) + \
+        _views([n.store.operands[0]]) + [n.store]
+    if not _hoist(n, tail):
+        return False
+    at = {op: i for i, op in enumerate(o.operation for o in n.loop.block.operations)}
+    lb, ub = list(n.loop.operands)[:2]
+    with InsertionPoint(n.loop), n.loop.location:
+        if_op = scf.IfOp(ir.cmpi("slt", lb, ub), has_else=True)
+        with InsertionPoint(if_op.then_block):
+            then_yield = scf.YieldOp([])
+        with InsertionPoint(if_op.else_block):
+            else_yield = scf.YieldOp([])
+    # a program whose loop runs no step: the original accumulator init and store
+    head = [n.acc] + list(n.acc_init)
+    if n.bias_copy is not None:
+        head += _views([n.bias_copy.operands[1]]) + [n.bias_copy]
+    for op in sorted(set(head) | set(tail), key=at.get):     # (one view may serve D and C)
+        op.move_before(else_yield.operation)
+    n.loop.move_before(then_yield.operation)
+    with InsertionPoint(n.loop), n.loop.location:
+        strides = _configs(n, cfg)
+    with InsertionPoint(n.matmul), n.matmul.location:
+        _step(n, cfg, strides)
+    a_alloc, b_alloc = alloc_of(n.a_copy.operands[1]).operation, alloc_of(n.b_copy.operands[1]).operation
+    for op in [n.matmul, n.a_copy, n.b_copy] + _views([n.a_copy.operands[1], n.b_copy.operands[1]]) + \
+            [a_alloc, b_alloc]:
+        op.erase()
+    return True
+
+
+def _views(values):
+    """The subview ops among the defining ops of local views (a whole block is its alloc)."""
+    return [v.owner.operation for v in values if v.owner.name == "memref.subview"]
+
+
+def _addr_stride(view, esize):
+    """(byte address of element [0, 0], row stride in elements, in bytes) of a DRAM view, as i64."""
+    addr, row_bytes = dram_addr_and_stride(view, esize)
+    return addr, ir.binop("divsi", row_bytes, cst(esize)) if esize != 1 else row_bytes, row_bytes
+
+
+def _config_ld(slot, stride_bytes, dim):
+    instgem.emit("config_ld", state_id=slot, stride=stride_bytes, scale=f32_bits(1.0), block_stride=dim,
+                 pixel_repeats=1)
+
+
+def _configs(n: Nest, cfg: GemminiConfig):
+    """config_ld of each LOOP_WS load slot (the DRAM row stride; block stride DIM, the FSM's
+    layout of a multi-block mvin) and config_st (C's row stride, the epilogue's scale and
+    ReLU), once before the loop. Returns the row strides in elements (A, B, D, C)."""
+    d = cfg.dim
+    _, a_stride, _ = _addr_stride(n.a_copy.operands[0].owner.operands[0], 1)
+    _, b_stride, _ = _addr_stride(n.b_copy.operands[0].owner.operands[0], 1)
+    _config_ld(0, a_stride, d)
+    _config_ld(1, b_stride, d)
+    d_stride = cst(0)
+    if n.bias_copy is not None:
+        _, d_stride, d_bytes = _addr_stride(n.bias_copy.operands[0], 4)
+        _config_ld(2, d_bytes, d)
+    # config_st as linalg-to-instgem's store sets it, so the branches agree (config elimination)
+    _, c_stride, c_bytes = _addr_stride(n.store.operands[1], 1 if n.epilogue is not None else 4)
+    scale = cst(f32_bits(1.0))
+    if n.scale is not None:
+        bits = ir.create("arith.bitcast", operands=[n.scale], results=[ir.IntegerType.get_signless(32)]).result
+        scale = ir.create("arith.extui", operands=[bits], results=[ir.i64()]).result
+    instgem.emit("config_st", stride=c_bytes, activation=n.relu, acc_scale=scale)
+    return a_stride, b_stride, d_stride, c_stride
+
+
+def _step(n: Nest, cfg: GemminiConfig, strides):
+    """One K step as LOOP_WS (module doc), at the dot's place in the loop body."""
+    d, mbl, half = cfg.dim, cfg.max_block_len, cfg.sp_rows // 2
+    a_stride, b_stride, d_stride, c_stride = strides
+    (_, (rows, kk)), (_, (_, cols)) = _window(n.a_copy.operands[1]), _window(n.b_copy.operands[1])
+    rows, kk, cols = (cst(v) if isinstance(v, int) else i64(v) for v in (rows, kk, cols))
+    empty = ir.cmpi("eq", kk, cst(0))        # no K in this step: one zero column instead
+    kk = ir.binop("maxsi", kk, cst(1))
+    blocks_i, blocks_j, blocks_k = (ir.binop("ceildivsi", v, cst(d)) for v in (rows, cols, kk))
+
+    def pad(blocks, extent):
+        return ir.binop("subi", ir.binop("muli", blocks, cst(d)), extent)
+    pad_k = pad(blocks_k, kk)
+    lb, _, step = (i64(v) for v in list(n.loop.operands)[:3])
+    ub = i64(list(n.loop.operands)[1])
+    iv = i64(n.loop.regions[0].blocks[0].arguments[0])
+    first = ir.cmpi("eq", iv, lb)
+    last = ir.cmpi("sge", ir.binop("addi", iv, step), ub)
+    spad_id = ir.binop("addi", ir.binop("remsi", ir.binop("divsi", ir.binop("subi", iv, lb), step), cst(2)), cst(1))
+    a_addr = _addr_stride(n.a_copy.operands[0], 1)[0]
+    b_addr = _addr_stride(n.b_copy.operands[0], 1)[0]
+    # LoopMatmul moves every B block with DIM rows: a ragged K moves B here, into its layout
+    explicit_b = ir.cmpi("ne", pad_k, cst(0))
+    chunks = ir.binop("ceildivsi", blocks_j, cst(mbl))
+    b_base = ir.binop("subi", ir.binop("muli", spad_id, cst(half)),
+                      ir.binop("muli", ir.binop("muli", blocks_k, blocks_j), cst(d)))
+
+    def move_b(t):
+        k, c = ir.binop("divsi", t, chunks), ir.binop("remsi", t, chunks)
+        c0 = ir.binop("muli", c, cst(mbl * d))
+        dram = ir.binop("addi", b_addr, ir.binop("addi", ir.binop("muli", ir.binop("muli", k, cst(d)), b_stride), c0))
+        local = ir.binop("addi", b_base, ir.binop("muli", ir.binop("addi", ir.binop("muli", k, blocks_j),
+                                                                   ir.binop("muli", c, cst(mbl))), cst(d)))
+        b_rows = ir.binop("minsi", ir.binop("subi", kk, ir.binop("muli", k, cst(d))), cst(d))
+        instgem.emit("mvin2", dram_addr=select(empty, cst(0), dram), local_addr=local,
+                     cols=ir.binop("minsi", ir.binop("subi", cols, c0), cst(mbl * d)), rows=b_rows)
+    prefetch.when(explicit_b, lambda: loop(cst(0), ir.binop("muli", blocks_k, chunks), move_b))
+    zero = cst(0)
+    instgem.emit("loop_ws_config_bounds", pad_i=pad(blocks_i, rows), pad_j=pad(blocks_j, cols), pad_k=pad_k,
+                 max_i=blocks_i, max_j=blocks_j, max_k=blocks_k)
+    instgem.emit("loop_ws_config_addrs_ab", a_addr=select(empty, zero, a_addr),
+                 b_addr=select(explicit_b, zero, b_addr))
+    d_addr = zero
+    if n.bias_copy is not None:
+        d_addr = select(first, _addr_stride(n.bias_copy.operands[0], 4)[0], zero)
+    c_addr = select(last, _addr_stride(n.store.operands[1], 1 if n.epilogue is not None else 4)[0], zero)
+    instgem.emit("loop_ws_config_addrs_dc", d_addr=d_addr, c_addr=c_addr)
+    instgem.emit("loop_ws_config_strides_ab", a_stride=a_stride, b_stride=b_stride)
+    instgem.emit("loop_ws_config_strides_dc", d_stride=d_stride, c_stride=c_stride)
+    ex_accumulate = cst(1) if n.bias_copy is not None else ir.create(
+        "arith.extui", operands=[ir.cmpi("ne", iv, lb)], results=[ir.i64()]).result
+    instgem.emit("loop_ws", ex_accumulate=ex_accumulate, full_c=int(n.epilogue is None), activation=n.relu,
+                 a_spad_id=spad_id, b_spad_id=spad_id)
+
+
+def run(module_op, config: GemminiConfig | None = None, dataflow: str = "WS", loop_ws: bool | None = None, **_):
+    if dataflow != "WS" or not enabled(loop_ws):
+        return
+    cfg = config or GemminiConfig()
+    for func in module_op.regions[0].blocks[0].operations:
+        func = func.operation
+        if func.name == "func.func" and len(func.regions[0].blocks):
+            nest = match(func, cfg)
+            if nest is not None:
+                rewrite(nest, cfg)
+    instgem.verify_fields(module_op)
