@@ -20,7 +20,7 @@ Convolutions (the second section): the convolution layers of --conv-networks (Re
 RetinaNet), cut to one image and at most --conv-rows output rows, --conv-cols columns and
 --conv-channels channels (so the cycle model times them in seconds), each network tuned as one,
 compiled with the schedule the search chose (baco/kernels/conv.py), run bit-exact and timed, the
-default running the C library's tiled_conv_auto; the same table, r and median for the search's
+default running the C library's tiled_conv_auto (predicted: kernel_model.library_conv_cycles); the same table, r and median for the search's
 conv model (kernel_model.conv_program) and the Timeloop-matched model, and the gains. Then
 --random-convs random small convolutions (filters 1-7, strides 1-2, ragged sizes) with random
 schedules on random Gemminis: kernel_model.conv_schedule_cycles against the simulated cycles.
@@ -247,7 +247,7 @@ def conv_section(a, rng) -> bool:
     if rows:
         print_report(rows, default_rows, gains,
                      (("the search's model (compiled conv program)", 0), ("Timeloop-matched model", 2)),
-                     "the C library's tiled_conv_auto (predicted: Timeloop-matched)")
+                     "the C library's tiled_conv_auto (kernel_model.library_conv_cycles)")
     if a.random_convs:
         print(f"\n{a.random_convs} random convolutions, random schedule and Gemmini: predicted "
               "(kernel_model.conv_schedule_cycles) vs simulated")

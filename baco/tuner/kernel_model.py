@@ -14,10 +14,11 @@ function `baco run --design` compiles with. cycle_model="timeloop" gives the pur
 prediction (how results are compared with DOSA and the thesis).
 
 Gemmini-default does not run baco's kernel: it runs the C library's tiled_matmul_auto, one
-LOOP_WS per tile (baco.sim.clib). Its GEMM layers are predicted with library_matmul_cycles,
-an analytical model of that command stream, and library_matmul_energy, its counts (program="library"
-in evaluate), so that a gain over the default compares the programs that actually run; its
-convolutions (tiled_conv_auto) by the Timeloop-matched model.
+LOOP_WS per tile, and tiled_conv_auto, one LOOP_CONV_WS per tile (baco.sim.clib). Its GEMM layers
+are predicted with library_matmul_cycles, an analytical model of that command stream, and
+library_matmul_energy, its counts; its convolutions with library_conv_cycles and library_conv_energy
+(program="library" in evaluate), so that a gain over the default compares the programs that
+actually run.
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ import torch
 
 from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.heuristics import tiled_matmul_auto
+from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto
 from baco.gemmini.schedule import GemmSchedule, default_conv_schedule, schedule_problems
 from baco.tuner import costmodel
 from baco.tuner.hwinfer import gemm_rows_from_factors, kernel_rows
@@ -210,11 +211,15 @@ def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled", 
     if timeloop_costed(layer, cycle_model):
         return cost
     if program == "library":
-        if not is_kernel_layer(layer):      # the C library's tiled_conv: the Timeloop-matched model
-            return cost
         cfg = hw.to_gemmini_config()
-        cost.cycles = library_matmul_cycles(layer.P, layer.K, layer.C, cfg, out_int8=KERNEL_OUT_INT8)
-        cost.energy_uj = library_matmul_energy(layer.P, layer.K, layer.C, cfg, out_int8=KERNEL_OUT_INT8)
+        if is_kernel_layer(layer):
+            cost.cycles = library_matmul_cycles(layer.P, layer.K, layer.C, cfg, out_int8=KERNEL_OUT_INT8)
+            cost.energy_uj = library_matmul_energy(layer.P, layer.K, layer.C, cfg, out_int8=KERNEL_OUT_INT8)
+        elif layer.R == layer.S and layer.Hstride == layer.Wstride and layer.Hdilation == layer.Wdilation:
+            cost.cycles = library_conv_cycles(layer, cfg, out_int8=KERNEL_OUT_INT8)
+            cost.energy_uj = library_conv_energy(layer, cfg, out_int8=KERNEL_OUT_INT8)
+        else:       # tiled_conv takes square filters, strides and dilations only: the Timeloop-matched model
+            return cost
         cost.edp = cost.cycles * cost.energy_uj
         return cost
     temporal, sC, sK = costmodel.mapping_tensors(mapping)
@@ -319,6 +324,150 @@ def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int
     return total + tail
 
 
+def _library_conv_tiles(layer: Layer, cfg: GemminiConfig):
+    """(tiled_conv_auto's tiles as (B, orows, ocols, och, kr, kc, ich, irows, icols, first, last) in
+    tiled_conv's loop order, downsample) of `layer` run unpadded as baco.design.time_default_conv
+    runs it (a strided 1x1 layer over its 2P x 2Q input through the downsampling path). irows x
+    icols: the input pixels a tile reads (LoopConv moves stride - 1 columns past its last window, up
+    to the image's edge)."""
+    kdim, stride, dil = layer.R, layer.Hstride, layer.Hdilation
+    H, W = layer.input_rows, layer.input_cols
+    if kdim == 1 and stride == 2:
+        H, W = 2 * layer.P, 2 * layer.Q
+    downsample = int(stride == 2 and kdim == 1 and H % 2 == 0 and W % 2 == 0)
+    P, Q = layer.P, layer.Q
+    batches, porows, pocols, pochs, krows, kcols, kchs = tiled_conv_auto(
+        layer.N, H, W, layer.C, layer.K, kdim, stride=stride, kernel_dilation=dil, config=cfg)
+    tiles = []
+    for b in range(0, layer.N, batches):
+        for prow in range(0, P, porows):
+            for pcol in range(0, Q, pocols):
+                for poch in range(0, layer.K, pochs):
+                    for krow in range(0, kdim, krows):
+                        for kcol in range(0, kdim, kcols):
+                            for kch in range(0, layer.C, kchs):
+                                orows, ocols = min(porows, P - prow), min(pocols, Q - pcol)
+                                kr, kc = min(krows, kdim - krow), min(kcols, kdim - kcol)
+                                irow, icol = prow * stride + krow * dil, pcol * stride + kcol * dil
+                                tiles.append((min(batches, layer.N - b), orows, ocols, min(pochs, layer.K - poch),
+                                              kr, kc, min(kchs, layer.C - kch),
+                                              min(orows * stride + dil * (kr - 1), H - irow),
+                                              min(ocols * stride + dil * (kc - 1), W - icol),
+                                              krow == 0 and kcol == 0 and kch == 0,
+                                              krow + kr >= kdim and kcol + kc >= kdim and kch + kchs >= layer.C))
+    return tiles, downsample
+
+
+def _pixel_rows(n, width):
+    """Sizes of the up-to-width chunks of n."""
+    return [min(width, n - c) for c in range(0, n, width)]
+
+
+def _packed_pixels(ich: int, kc: int, dil: int, downsample: int, dim: int) -> int:
+    """Kernel columns per array row (sp_tiled_conv's first-layer packing, max_pixels_per_row)."""
+    return 1 if ich > dim or dil > 1 or downsample else min(dim // ich, kc)
+
+
+def library_conv_cycles(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8) -> float:
+    """Analytical cycles of the C library's tiled_conv_auto on `layer` (baco.sim.clib.conv_stream,
+    the tiles of _library_conv_tiles) as the cycle model times its command stream.
+
+    Each tile is one LOOP_CONV_WS that LoopConv expands into loads (the first tile of an output tile
+    zero-fills its accumulator rows, mvin3 from address 0; weights as mvin2s of DIM channel rows;
+    input rows of up to DIM pixels, every other one when downsampling), then its preload/computes
+    (weight block by weight block, every output pixel row of up to DIM pixels under each, with the
+    first-layer packing of max_pixels_per_row kernel columns per array row), then (the last tile of
+    an output tile) its stores. Tiles alternate scratchpad and accumulator halves, so a tile's loads
+    only wait for the one in-order dispatch queue: they are dispatched once the previous tile's last
+    rs_ex/2 preload/compute pairs are in the execute station and all but rs_st of its stores in the
+    store station, and its computes start once its loads have landed. Under one weight block the
+    computes take a cycle a row (4 at least) plus one, new weights DIM cycles overlapping only the
+    previous compute, and the next weight block's first compute into the same accumulator rows
+    waits for the previous result to land (the array's depth)."""
+    from baco.sim.timing import DEFAULT_CONSTANTS as k
+    d, mbl = cfg.dim, cfg.max_block_len
+    beat, lat, depth = cfg.dma_bus_bits // 8, k.dram_latency, k.array_depth_factor * d
+    out_bytes = cfg.input_bytes if out_int8 else cfg.acc_bytes
+    tiles, downsample = _library_conv_tiles(layer, cfg)
+
+    def dma(rows, row_bytes):
+        return k.dma_cmd_overhead + max(rows * math.ceil(row_bytes / beat) * k.beat_cycles,
+                                        math.ceil(rows / cfg.max_in_flight) * lat)
+
+    @functools.lru_cache(maxsize=None)
+    def tile(B, orows, ocols, och, kr, kc, ich, irows, icols, first, last):
+        """(loads, computes, stores occupancy, computes count, stores count) of one tile."""
+        loads = 0.0
+        if first:       # zero fill of the tile's accumulator rows (no DRAM requests)
+            loads += B * orows * sum(k.dma_cmd_overhead + r for r in _pixel_rows(ocols, d)) \
+                * math.ceil(och / (cfg.max_block_len_acc * d))
+        loads += kr * kc * sum(dma(r, c * cfg.input_bytes) for c in _pixel_rows(och, mbl * d)
+                               for r in _pixel_rows(ich, d))
+        loads += B * -(-irows >> downsample) * sum(dma(n >> downsample, c * cfg.input_bytes)
+                                                   for n in _pixel_rows(icols, d << downsample)
+                                                   for c in _pixel_rows(ich, mbl * d))
+        pixels = _packed_pixels(ich, kc, layer.Hdilation, downsample, d)
+        blocks = math.ceil(och / d) * kr * math.ceil(kc / pixels) * math.ceil(ich / d)
+        occ = [max(r, 4) + k.compute_overhead for r in _pixel_rows(ocols, d)]
+        per_block = B * orows * sum(occ) + max(0, d - occ[-1])      # new weights wait on a short last compute
+        computes = blocks * max(per_block, occ[0] + depth)
+        n_computes = blocks * B * orows * len(occ)
+        stores, n_stores = 0.0, 0
+        if last:
+            per_row = sum(dma(r, c * out_bytes) + k.acc_scale_latency
+                          for r in _pixel_rows(ocols, d) for c in _pixel_rows(och, d))
+            stores, n_stores = B * orows * per_row, B * orows * len(occ) * math.ceil(och / d)
+        return loads, computes, stores, n_computes, n_stores
+
+    loads_free = dispatch = compute_end = end = 0.0
+    for t in tiles:
+        loads, computes, stores, n_c, n_s = tile(*t)
+        loads_free = max(loads_free, dispatch) + loads
+        compute_end = max(loads_free + lat, compute_end) + computes
+        # the next tile's loads: once this one's last computes and stores are queued
+        dispatch = compute_end - computes * min(1.0, cfg.rs_ex / 2 / max(n_c, 1))
+        if n_s:
+            dispatch = max(dispatch, compute_end + depth + max(0, n_s - cfg.rs_st) * stores / n_s)
+            end = max(end, compute_end + depth + stores + lat)
+        end = max(end, compute_end + depth)
+    return end
+
+
+def library_conv_counts(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8) -> dict:
+    """What the C library's tiled_conv_auto (the tiles of _library_conv_tiles) moves and computes,
+    counted as the cycle model counts LoopConv's commands: weights and input pixels in (every other
+    input row and column when downsampling; zero fills of the accumulator without DRAM bytes), a
+    weight block's registers and scratchpad reads once, every compute's A rows read and its output
+    rows read and written in the accumulator, each output stored once."""
+    d = cfg.dim
+    tiles, downsample = _library_conv_tiles(layer, cfg)
+    c = dict.fromkeys(("macs", "registers", "scratchpad_reads", "scratchpad_writes", "accumulator_reads",
+                       "accumulator_writes", "dram_bytes_in", "dram_bytes_out"), 0)
+    for B, orows, ocols, och, kr, kc, ich, irows, icols, first, last in tiles:
+        pixels = B * orows * ocols
+        weights = kr * kc * ich * och
+        inputs = B * -(-irows >> downsample) * -(-icols >> downsample) * ich
+        groups = kr * math.ceil(kc / _packed_pixels(ich, kc, layer.Hdilation, downsample, d)) * math.ceil(ich / d)
+        c["macs"] += pixels * weights
+        c["registers"] += weights
+        c["scratchpad_reads"] += weights + pixels * kr * kc * ich * math.ceil(och / d)
+        c["scratchpad_writes"] += weights + inputs
+        c["dram_bytes_in"] += weights + inputs
+        c["accumulator_reads"] += pixels * och * groups
+        c["accumulator_writes"] += pixels * och * (groups + first)
+        if last:
+            c["accumulator_reads"] += pixels * och
+            c["dram_bytes_out"] += pixels * och * (cfg.input_bytes if out_int8 else cfg.acc_bytes)
+    return c
+
+
+def library_conv_energy(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8) -> float:
+    """Energy (µJ) of the C library's tiled_conv_auto: library_conv_counts priced by
+    baco.gemmini.energy.energy_pj, the sum the cycle model reports."""
+    counts = library_conv_counts(layer, cfg, out_int8=out_int8)
+    return energy.energy_pj(counts, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, dim=cfg.dim) * 1e-6
+
+
 def library_matmul_counts(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8) -> dict:
     """What the C library's tiled matmul (baco.sim.clib.matmul_stream) moves and computes, counted as
     the cycle model counts it (its stats): each LOOP_WS tile loads its A rows once per column of
@@ -344,7 +493,7 @@ def library_matmul_energy(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int
     return energy.energy_pj(counts, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, dim=cfg.dim) * 1e-6
 
 
-__all__ = ["CYCLE_MODELS", "library_matmul_cycles", "library_matmul_counts", "library_matmul_energy",
+__all__ = ["CYCLE_MODELS", "library_matmul_cycles", "library_conv_cycles", "library_conv_counts", "library_conv_energy", "library_matmul_counts", "library_matmul_energy",
            "SCHEDULE_VARIANTS", "CONV_VARIANTS", "check_cycle_model", "timeloop_costed", "kernel_cycles", "kernel_energy",
            "conv_program", "conv_schedule_cycles", "conv_schedule_energy", "layer_tensors", "kernel_layer_tensors",
            "evaluate"]

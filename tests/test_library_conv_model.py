@@ -1,0 +1,41 @@
+"""The model of the C library's tiled_conv_auto that predicts Gemmini-default's convolutions
+(kernel_model.library_conv_cycles / library_conv_counts): against the cycle model's timing of the
+library's command stream (baco.design.time_default_conv), on 3x3/5x5/7x7, strided, downsampling,
+first-layer-packed, batched and ragged layers on two Gemminis."""
+import math
+
+import pytest
+
+from baco.design import time_default_conv
+from baco.gemmini.config import GemminiConfig
+from baco.tuner import kernel_model
+from baco.tuner.arch import Hardware
+from baco.tuner.default_mapping import default_mapping
+from baco.tuner.workloads import Layer
+
+LAYERS = [Layer(R=3, S=3, P=7, Q=7, C=64, K=64), Layer(R=1, S=1, P=14, Q=14, C=256, K=64, Hstride=2, Wstride=2),
+          Layer(R=7, S=7, P=28, Q=28, C=3, K=64, Hstride=2, Wstride=2), Layer(R=3, S=3, P=4, Q=30, C=33, K=40),
+          Layer(R=5, S=5, P=6, Q=9, C=17, K=20, N=2), Layer(R=1, S=1, P=14, Q=14, C=64, K=256)]
+
+
+@pytest.mark.parametrize("dim", [16, 8])
+def test_library_conv_model_matches_the_cycle_model(dim):
+    cfg = GemminiConfig() if dim == 16 else GemminiConfig.from_capacity(8, 32, 16)
+    for layer in LAYERS:
+        report = time_default_conv(layer, cfg)
+        pred = kernel_model.library_conv_cycles(layer, cfg)
+        assert 0.85 < report["cycles"] / pred < 1.15, (layer, dim, pred, report["cycles"])
+        # the counts are the simulator's but for the first-layer packing's input rows (<= 3% of writes)
+        counts = kernel_model.library_conv_counts(layer, cfg)
+        for key, value in counts.items():
+            assert math.isclose(value, report[key], rel_tol=0.03 if key == "scratchpad_writes" else 0), (layer, key)
+        assert math.isclose(kernel_model.library_conv_energy(layer, cfg), report["energy_uj"], rel_tol=1e-3)
+
+
+def test_default_predicts_its_convolutions_with_the_library_model():
+    layer, hw = LAYERS[0], Hardware(16, 256, 64)
+    cost = kernel_model.evaluate(layer, default_mapping(layer, hw), hw, program="library")
+    cfg = hw.to_gemmini_config()
+    assert cost.cycles == kernel_model.library_conv_cycles(layer, cfg)
+    assert cost.energy_uj == kernel_model.library_conv_energy(layer, cfg)
+    assert cost.timeloop_cycles != cost.cycles
