@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from baco.tuner import kernel_model
-from baco.tuner.explore import LayerStack, NetworkProblem, random_tilings, stack_tilings
+from baco.tuner.explore import LayerStack, NetworkCost, NetworkProblem, random_tilings, stack_tilings
 from baco.tuner.mapping import is_kernel_layer, is_pointwise
 from baco.tuner.workloads import Layer, load_network
 
@@ -39,6 +39,10 @@ def test_network_cost_stacks_convolutions_as_per_layer_calls_bit_for_bit(network
         t.requires_grad_()
     temporal, spatial, order = ([s[k] for s in stacked] for k in range(3))
     cycles, energy = problem.network_cost.per_layer(temporal, spatial, order, hw)
+    alone = NetworkCost(problem.layers, problem.counts, problem.cycle_model, stacked=False)
+    with torch.no_grad():
+        reference = alone.per_layer(temporal, spatial, order, hw)
+    assert torch.equal(cycles, reference[0]) and torch.equal(energy, reference[1])    # every layer, GEMMs too
     edp = (cycles.sum(0) * energy.sum(0)).sum()
     assert torch.isfinite(edp)
     grads = torch.autograd.grad(edp, temporal)

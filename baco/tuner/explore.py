@@ -367,16 +367,19 @@ class NetworkCost:
     group of layers in one stacked call (explore.LayerStack): the layers whose cycles are
     Timeloop-matched (kernel_model.timeloop_costed), the GEMM layers costed by their compiled
     program (kernel_model.kernel_layer_tensors), and the convolutions costed by theirs
-    (kernel_model.conv_program), pointwise ones and the others apart (different programs)."""
+    (kernel_model.conv_program), pointwise ones and the others apart (different programs).
+    stacked=False costs every layer in a call of its own: the reference the stacked calls are tested
+    and timed against (benchmarks/search_speed.py)."""
 
-    def __init__(self, layers: list[Layer], counts: list[float], cycle_model: str):
+    def __init__(self, layers: list[Layer], counts: list[float], cycle_model: str, stacked: bool = True):
         self.layers, self.cycle_model = layers, cycle_model
         timeloop = [i for i, l in enumerate(layers) if kernel_model.timeloop_costed(l, cycle_model)]
         gemms = [i for i, l in enumerate(layers) if i not in timeloop and is_kernel_layer(l)]
         convs = [i for i in range(len(layers)) if i not in timeloop + gemms]
-        self.groups = ((timeloop, _timeloop_tensors), (gemms, _kernel_tensors),
-                       ([i for i in convs if is_pointwise(layers[i])], _conv_tensors),
-                       ([i for i in convs if not is_pointwise(layers[i])], _conv_tensors))
+        groups = ((timeloop, _timeloop_tensors), (gemms, _kernel_tensors),
+                  ([i for i in convs if is_pointwise(layers[i])], _conv_tensors),
+                  ([i for i in convs if not is_pointwise(layers[i])], _conv_tensors))
+        self.groups = groups if stacked else tuple(([i], cost) for members, cost in groups for i in members)
         self.counts = counts
         self._stacks: dict[tuple, LayerStack] = {}
 
