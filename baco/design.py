@@ -88,7 +88,10 @@ def _gemm_launch(M, N, K, cfg, schedule, out_int8, seed, target="sim"):
     c = np.zeros((M, N), dtype=np.int8 if out_int8 else np.int32)
     scale = output_scale(K) if out_int8 else 1.0
     args = [a, b, c, M, N, K, K, 1, N, 1, N, 1, scale]
-    ck = matmul_kernel.compile(*args, RELU=False, OUT_INT8=out_int8, config=cfg, schedule=schedule, target=target)
+    # the explicit command stream: the search's cost model (kernel_model) describes that program,
+    # and LOOP_WS (baco.passes.loop_ws) is not in its schedule space
+    ck = matmul_kernel.compile(*args, RELU=False, OUT_INT8=out_int8, config=cfg, schedule=schedule, target=target,
+                               loop_ws=False)
     grid = (-(-M // schedule.block_m), -(-N // schedule.block_n))
     ref = reference(a, b, out="int8" if out_int8 else "int32", scale=scale, schedule=schedule)
     return ck, grid, args, ref
