@@ -56,8 +56,9 @@ def _seed_designs(problem: NetworkProblem, deadline: float | None = None) -> lis
 @single_threaded
 def gemmini_default(layers: list[Layer], *, time_budget_s: float | None = None, seed: int = 0,
                     progress: bool = False, cycle_model: str = "compiled") -> Result:
-    """The C library's heuristic tiling of every layer on the default Gemmini (no search); GEMM layers
-    cost the library's own program (kernel_model.library_matmul_cycles), not baco's kernel."""
+    """The C library's heuristic tiling of every layer on the default Gemmini (no search); layers cost
+    the library's own programs (kernel_model.library_matmul_cycles, library_conv_cycles), not baco's
+    kernels."""
     from baco.tuner.default_mapping import default_mapping
     t0 = time.perf_counter()
     mappings = [default_mapping(layer, DEFAULT_HARDWARE) for layer in layers]
