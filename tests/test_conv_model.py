@@ -22,6 +22,7 @@ def simulated(layer: Layer, cfg: GemminiConfig, schedule: GemmSchedule) -> dict:
     x = np.zeros((layer.N, layer.input_rows, layer.input_cols, layer.C), np.int8)
     w = np.zeros((layer.R, layer.S, layer.C, layer.K), np.int8)
     launch = conv2d_launch(x, w, stride=(layer.Hstride, layer.Wstride), config=cfg, blocks=schedule, scale=1 / 256)
+    launch.options["loop_ws"] = False       # the explicit stream the model describes (baco.design)
     return launch.cycles()
 
 
