@@ -408,16 +408,18 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
     sizes of the mapping's scratchpad tile, as the cycle model (baco/sim/timing.py) times its
     command stream. Per program (one BLOCK_M x BLOCK_N output block, programs one after
     another), per BLOCK_K step: load A and B (DIM-row mvins of at most max_bytes per row,
-    16-byte beats, max_in_flight requests of dram_latency each), preload each DIM x DIM weight
-    block and stream the A rows through the array (4-row floor, one cycle per compute command,
-    pipeline depth array_depth_factor x DIM); the first step overwrites the accumulator (no
-    zero fill). Without double buffering the next step's loads wait for the computes that read
-    the same rows, so loads and computes add up (computes start as B's strips land); with it
-    the loads of the next step are issued through this step's computes (max of the two).
-    The block's mvouts (int8 rows through the scale path, or int32 rows) are issued while the
-    next output column computes, so only about one column's stores are exposed, or, when a
-    column's stores take longer than its computes (a short K: 937x23623x1, 1477x5102x12), all
-    the stores but what the computes of the other columns hide.
+    16-byte beats, max_in_flight requests of dram_latency each), then the computes
+    (gemm_step_compute: WS column by column, each DIM x DIM weight block preloaded in DIM cycles
+    that overlap only the previous compute, each sub-block's computes waiting for the tile's
+    previous result to land, the pipeline depth; OS DIM rows per compute); the first step
+    overwrites the accumulator (no zero fill; an OS program zero-fills its block first). Without
+    double buffering the next step's loads wait for the computes that read the same rows to land,
+    so loads, computes and the depth add up (computes start as B's strips land); with it the loads
+    of the next step are issued through this step's computes (max of the two). Programs pipeline
+    (as kernel_program_terms says for the conv kernel): the next program's loads run under this
+    one's last computes and its stores (int8 rows through the scale path, or int32 rows), so a
+    program costs its steps plus what of its last tile's depth and stores the next one's loads do
+    not cover, or its stores when they take longer.
     A GEMM with K = 1 has its K loop specialised away (the launcher makes an argument equal to 1
     a constant, so the loop has one iteration and is folded): without the loop the compiler does
     not fuse the accumulator's zero fill into the first K step nor the stores into the next
@@ -425,15 +427,12 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
     cycle a row), loads, computes and then stores, one after the other (only the next program's
     zero fill runs under the stores: its loads queue behind the fill, which waits for the stores
     to have read the accumulator rows it clears).
-    The last program's stores are exposed whole (no next program runs under them): on tiny
-    programs (34x4x1 on a 4x4 array, 5x1x1 on 2x2) this is most of the time.
-    The dataflow (WS/OS) does not change these terms (the learned residual sees it).
     temporal [B, 4, 7], spatial = (sC, sK) [B], hw = (pe_dim, sp_kb, acc_kb); `layer` may be an
     explore.LayerStack (rows of several GEMM layers costed in one call, as in cost_from_factors)."""
     (M, N, Kd), (bm, bn, bk) = _gemm_blocks(layer, temporal, spatial)
     return kernel_program_terms(hw[0], (bm, bn, bk), rows_m=M / _ceil(M / bm), programs=_ceil(M / bm) * _ceil(N / bn),
                                 k_steps=_ceil(Kd / bk), no_k_loop=torch.as_tensor(Kd) == 1, out_int8=out_int8,
-                                double_buffer=double_buffer)
+                                double_buffer=double_buffer, dataflow=dataflow)
 
 
 def conv_program_terms(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KERNEL_OUT_INT8,
@@ -476,13 +475,13 @@ def conv_program_terms(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KER
 
 def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_slices=1,
                          out_int8: bool = KERNEL_OUT_INT8, double_buffer: bool = False,
-                         step_waits: bool = False) -> dict:
+                         step_waits: bool = False, dataflow: str = "WS") -> dict:
     """Analytical cycles [B] of a block program of `programs` programs (one after another), each one
     BLOCK_M x BLOCK_N output block (rows_m rows on average: ragged edges) accumulated over k_steps
     steps of BLOCK_K (no_k_loop [B]: a GEMM with K = 1; A moved in a_slices slices of its rows, one
     per output row of a convolution), as the cycle model (baco/sim/timing.py) times its command
     stream (compiled_program_terms says how).
-    step_waits (the convolution model; the GEMM model leaves these to its learned residual): the
+    step_waits (the convolution model; the GEMM model's are gemm_step_compute's): the
     array's waits within a step, as the cycle model times the conv kernel. The computes run per
     output column j and channel sub-block k, the rows i innermost under one preloaded weight
     block; an accumulation into a tile waits until the tile's previous result has landed (its
@@ -527,7 +526,10 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
     compute = kb * nb * (mb * k.compute_overhead + torch.maximum(rows_m, 4 * mb))
     drain = k.array_depth_factor * pe
     out_wait = drain                                 # from a step's last compute until its result lands
-    if step_waits:
+    load_wait = torch.zeros_like(compute)
+    if not step_waits:
+        compute, load_wait = gemm_step_compute(compute, pe, mb, nb, kb, drain, dataflow, double_buffer)
+    else:
         group = compute / (kb * nb)                  # the rows of one column under one weight block
         tile = group / mb + drain                    # one tile's compute until its result lands
         columns = nb * torch.maximum(group, pe) + nb * (kb - 1) * torch.maximum(torch.maximum(group, pe), tile)
@@ -538,9 +540,11 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
     # the next program's first loads (and computes on rows already stored) run under the last
     # rs_st stores: dispatch waits for a free store slot, then moves on
     under_stores = cfg.rs_st * store / (mb * nb)
+    zero_chunks = _ceil(bn / (torch.clamp(torch.floor(cfg.max_bytes / (pe * cfg.acc_bytes)), min=1.0) * pe))
+    zero_fill = mb * zero_chunks * (k.dma_cmd_overhead + pe)    # mvins from address 0, a cycle a row
+
     def without_k_loop():       # zero fill, loads, computes, stores in turn
-        zero_chunks = _ceil(bn / (torch.clamp(torch.floor(cfg.max_bytes / (pe * cfg.acc_bytes)), min=1.0) * pe))
-        zero = mb * zero_chunks * (k.dma_cmd_overhead + pe)
+        zero = zero_fill
         step = zero + load + lat + compute
         # the next program's zero fills run under these stores; its loads, behind them in the load
         # queue, wait for the stores to have read the rows the fills clear
@@ -550,13 +554,10 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
     def with_k_loop():
         if double_buffer:
             step = torch.maximum(load + lat, compute)
-            per_program = load + lat + k_steps * step
         elif step_waits:    # B lands a DIM-row strip at a time: only the first column's computes trail it
             step = load + lat + compute - torch.minimum(load_b * (kb - 1) / kb, compute / nb)
-            per_program = k_steps * step
         else:
-            step = load + lat + torch.maximum(compute / kb, compute - load_b)
-            per_program = k_steps * step
+            step = load + lat + torch.maximum(compute / kb, compute - load_b) + load_wait
         if step_waits:      # programs pipeline (see above)
             # The next program's commands follow this one's in the one dispatch queue: its first loads
             # are dispatched once this program's last computes fit the execute unit's reservation
@@ -591,12 +592,15 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
             paced_by_stores = first_out + programs * (store + lat)
             per_program = torch.maximum(per_program, store + lat)
             return step, per_program, torch.maximum(paced_by_steps, paced_by_stores) - programs * per_program
-        # a column's stores run under the next column's computes; stores longer than those spill
-        # over, partly under the next program's loads and first column
-        unhidden = store - compute * (nb - 1) / nb
-        spill = unhidden - torch.minimum(under_stores, load + lat + compute / nb)
-        exposed = torch.maximum(store / nb, spill)
-        return step, per_program + drain + exposed + lat, torch.maximum(store / nb, unhidden) - exposed
+        # the GEMM kernel's programs pipeline too, more simply: the next program's loads run under
+        # this one's last depth and stores (double-buffered: its computes); `hidden` is the prologue
+        ahead = torch.clamp(load + lat - compute, min=0.0) if double_buffer else load + lat
+        tile_out = torch.clamp(drain + store / (mb * nb) - ahead, min=0.0)
+        prologue = load + lat if double_buffer else torch.zeros_like(load)
+        per_program = torch.maximum(k_steps * step + tile_out, store + lat)
+        if dataflow == "OS":        # an OS program zero-fills its block before its loads
+            per_program = per_program + zero_fill
+        return step, per_program, prologue
 
     if bool(no_k_loop.all()):
         step, per_program, hidden = without_k_loop()
@@ -608,6 +612,30 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
     cycles = programs * per_program + hidden
     return {"cycles": cycles, "blocks": (bm, bn, bk), "programs": programs, "k_steps": k_steps, "load": load,
             "compute": compute, "store": store, "step": step}
+
+
+def gemm_step_compute(rows_compute, pe, mb, nb, kb, drain, dataflow: str, double_buffer: bool):
+    """(cycles [B] of the computes of one K step of the GEMM kernel, cycles [B] the next step's loads
+    wait after them without double buffering), given rows_compute, the array's cycles of the step's
+    kb x nb x mb computes at one cycle a row (4-row floor, compute overhead), as the cycle model times
+    them. WS runs the computes column by column (j), then sub-block by sub-block (k), the row strips
+    (i) innermost under one preloaded DIM x DIM weight block: a preload's DIM weight-load cycles
+    overlap the previous compute only, so a group of strips takes at least (its computes but the last)
+    + DIM; and a sub-block's computes accumulate onto the tiles the previous sub-block wrote, each
+    waiting until that result has landed (the strip's compute plus the pipeline depth: a GEMV's
+    single tile pays it on every sub-block, 2x1x9277); double-buffered, nothing separates one step's
+    computes from the next's, so a tile's chain runs on across steps. Without double buffering the
+    next step's loads overwrite rows those computes read until their results land (the depth after
+    the last). OS feeds DIM rows per compute (the transposer path, whatever the strip's rows) and
+    keeps partial sums in the array."""
+    if dataflow == "OS":
+        from baco.sim.timing import DEFAULT_CONSTANTS as k
+        return kb * nb * mb * (pe + k.compute_overhead), drain
+    strip = rows_compute / (kb * nb * mb)
+    group = rows_compute / (kb * nb) + torch.clamp(pe - strip, min=0.0)
+    round_ = torch.maximum(group, strip + drain)          # one sub-block of a column, chained
+    compute = nb * (group + (kb - 1) * round_)
+    return (torch.maximum(compute, kb * round_) if double_buffer else compute), drain
 
 
 def _gemm_blocks(layer: Layer, temporal, spatial):
@@ -751,25 +779,25 @@ def compiled_cycles(layer: Layer, temporal, spatial, hw, *, out_int8: bool = KER
 
 def compiled_cycles_by_dataflow(layer: Layer, temporal, spatial, hw, *, out_int8: bool = KERNEL_OUT_INT8,
                                 double_buffer: bool = False, dataflows=("WS", "OS")) -> dict:
-    """{dataflow: compiled_cycles [B]} from one evaluation of the analytical terms (the dataflow
-    only changes the residual's input; where the residual does not apply, outside its domain or
-    when none is shipped, the dataflows cost the same). `layer` may be an explore.LayerStack:
-    the domain is then decided per row."""
+    """{dataflow: compiled_cycles [B]}: the analytical terms of each dataflow's program times the
+    residual inside its domain (outside it, or when none is shipped, the analytical model alone).
+    `layer` may be an explore.LayerStack: the domain is then decided per row."""
     from baco.tuner import residual
-    feats, log_base = residual.compiled_inputs(layer, temporal, spatial, hw, out_int8=out_int8,
-                                               double_buffer=double_buffer, dataflow="WS")
     model = residual.load("compiled")
     largest = torch.maximum(torch.maximum(torch.as_tensor(layer.P * layer.Q * layer.N), torch.as_tensor(layer.K)),
                             torch.as_tensor(layer.C))
     domain = (largest <= residual.COMPILED_MAX_SIZE) & (torch.as_tensor(layer.C) >= residual.COMPILED_MIN_K)
-    rows = domain.expand(log_base.shape).nonzero().squeeze(1)
-    if model is None or rows.numel() == 0:
-        return {df: torch.exp(log_base) for df in dataflows}
-    inside = torch.as_tensor(hw[0], dtype=torch.float64).detach().expand(log_base.shape)[rows] \
-        <= residual.COMPILED_MAX_DIM
     out = {}
     for df in dataflows:
-        correction = torch.where(inside, model(residual.with_dataflow(feats[rows], df)), 0.0)
+        feats, log_base = residual.compiled_inputs(layer, temporal, spatial, hw, out_int8=out_int8,
+                                                   double_buffer=double_buffer, dataflow=df)
+        rows = domain.expand(log_base.shape).nonzero().squeeze(1)
+        if model is None or rows.numel() == 0:
+            out[df] = torch.exp(log_base)
+            continue
+        inside = torch.as_tensor(hw[0], dtype=torch.float64).detach().expand(log_base.shape)[rows] \
+            <= residual.COMPILED_MAX_DIM
+        correction = torch.where(inside, model(feats[rows]), 0.0)
         out[df] = torch.exp(log_base.index_add(0, rows, correction))
     return out
 
