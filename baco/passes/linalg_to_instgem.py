@@ -188,6 +188,7 @@ class LinalgToInstGem:
         self.zeroed_in_loop = {}     # zero fill op -> loop whose first iteration overwrites the block
         self.first_write_of_matmul = {}   # matmul op -> that loop
         self.store_of_matmul = {}    # matmul op -> (store copy op, its loop)
+        self.read_only_by_store = set()  # matmuls whose accumulator nothing but the fused store reads
         self.added_loads = {}        # acc_add staging alloc -> (its DRAM copy, source view, window view)
         self.overwriting_adds = set()    # acc_add generics that overwrite their freshly zeroed target
         self.dead = []
@@ -565,6 +566,8 @@ class LinalgToInstGem:
             if store is not None and hoist_above(loop_op, store):
                 self.stored_in_loop[store] = loop_op
                 self.store_of_matmul[matmul] = (store, loop_op)
+                if read_only_by(func, acc.operation, matmul, store):
+                    self.read_only_by_store.add(matmul)
 
     def ws_accumulating_loops(self, func):
         """(loop, its one matmul, the accumulator allocated outside it) of every WS loop
@@ -739,8 +742,13 @@ class LinalgToInstGem:
                     prefetch.when(store_own, lambda: store_rows(j, own_done, n_rt))
             outer = loop(zero, n_cols_run, j_loop)
             if first_loop is not None:     # tiles the first iteration's products did not reach
-                prefetch.when(first_iteration, lambda: self.zero_block(C, 0, only=lambda r, c: any_of(
-                    ir.cmpi("eq", n_k, zero), ir.cmpi("sge", r, n_i), ir.cmpi("sge", c, n_cols_run))))
+                def unreached(r, c):
+                    return any_of(ir.cmpi("eq", n_k, zero), ir.cmpi("sge", r, n_i), ir.cmpi("sge", c, n_cols_run))
+                if op in self.read_only_by_store:     # and the store reads (their zero mvins would hold
+                    only = lambda r, c: ir.binop("andi", unreached(r, c), ir.cmpi("slt", c, n_ct))  # noqa: E731
+                else:                               # the next loads back in the load queue)
+                    only = unreached
+                prefetch.when(first_iteration, lambda: self.zero_block(C, 0, only=only))
             if fused is not None:          # columns the nest did not reach
                 def rest():
                     loop(ir.binop("minsi", n_cols_run, n_ct), n_ct, lambda ct: store_rows(ct, zero, n_rt))
@@ -817,6 +825,23 @@ def stored_after(loop_op, acc):
         else:
             return None
     return None
+
+
+def read_only_by(func, acc, matmul, store) -> bool:
+    """True if, in `func`, only `matmul` and `store` (with the int8 epilogue between them) read the
+    block `acc`: the other ops touching it are views, zero fills or its deallocation."""
+    blocks = {acc}
+    for op in ir.walk_ops(func):
+        if op.name == "linalg.generic" and "gemmini.epilogue" in op.attributes and \
+                alloc_of(op.operands[0]) is not None and alloc_of(op.operands[0]).operation == acc:
+            blocks.add(alloc_of(op.operands[-1]).operation)
+    for op in ir.walk_ops(func):
+        if op == matmul or op == store or op.name in ("memref.dealloc", "linalg.fill") or prefetch.is_pure(op) or \
+                (op.name == "linalg.generic" and "gemmini.epilogue" in op.attributes):
+            continue
+        if any(a is not None and a.operation in blocks for a in map(alloc_of, op.operands)):
+            return False
+    return True
 
 
 def zeroed_before(loop_op, acc):
