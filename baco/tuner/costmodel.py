@@ -659,8 +659,8 @@ def compiled_program_counts(layer: Layer, temporal, spatial, hw, *, out_int8: bo
     per DIM-deep K strip, with OS once per K step (the partial sums stay in the array). A WS
     program's first compute into an output strip overwrites a whole DIM x DIM strip (at a ragged
     edge the missing columns are computed too); OS programs and K = 1 ones (whose K loop is
-    folded) zero-fill their whole block first, WS ones the block's strips past a ragged edge
-    (mvins from address 0: accumulator writes, no DRAM bytes). `layer` may be an explore.LayerStack."""
+    folded) zero-fill their whole block first, WS ones the stored columns' strips past the last
+    row strip computed (mvins from address 0: accumulator writes, no DRAM bytes). `layer` may be an explore.LayerStack."""
     pe = torch.as_tensor(hw[0], dtype=temporal.dtype)
     (M, N, Kd), (bm, bn, bk) = _gemm_blocks(layer, temporal, spatial)
     programs_m, programs_n = _ceil(M / bm), _ceil(N / bn)
@@ -735,7 +735,9 @@ def _program_counts(pe, dims, blocks, *, programs_m, programs_n, strips_m, strip
         updates = torch.where(no_k_loop, run * k_strips, overwritten + run * (k_strips - 1))
         edge_columns = m_run * (strips_n * pe - N) * k_width
         macs = macs + torch.where(no_k_loop, torch.zeros_like(macs), edge_columns)
-        zero_fill = torch.where(no_k_loop, block_strips, block_strips - strips_m * strips_n) * pe * pe
+        # the fused first K step zero-fills only the strips its store reads (the stored columns'
+        # row strips past the rows computed), not the column strips past the stored columns
+        zero_fill = torch.where(no_k_loop, block_strips, (programs_m * _ceil(bm / pe) - strips_m) * strips_n) * pe * pe
     return {"macs": macs, "registers": weights,
             "scratchpad_reads": weights + a_reads, "scratchpad_writes": a_written + b_bytes,
             "accumulator_reads": updates + outputs, "accumulator_writes": updates + zero_fill,
