@@ -184,8 +184,15 @@ def conv_program_iterations(layer: dict, temporal, spatial_c: int, spatial_k: in
 # mapping string into tile sizes and a loop permutation; templates/conv_tilings.c and
 # matmul_tilings.c call tiled_conv_dosa / tiled_matmul of that branch's include/gemmini.h,
 # between two rdcycle reads and a fence). Modelled here from those sources; the code is our own:
-# - tile sizes are the products of the L0..L2 factors (spatial ones included), with the L0
-#   P and Q factors counted twice (extract_data_csv multiplies them in again);
+# - tile sizes are the products of the L0..L2 factors (spatial ones included), each factor
+#   counted once. The published extract_data_csv.py multiplies the L0 P and Q factors in a
+#   second time, but the RTL rows were not run that way: mappings that differ only in whether
+#   a P factor sits at L0 or at L1 measure 1.5-2.6x apart (3x3 C128 27x27: "L1 R3 Q27 P9 C64X
+#   - L0 N1" 3.8e5 cycles, "L1 R3 Q27 C64X - L0 P3" 1.0e6) where the double count makes them
+#   one program, and it left the 6x6/2 first-layer rows with 1- or 2-wide kernel tiles 13-44x
+#   slower than their programs. Counted once, those rows' last column tile is one output wide,
+#   its padding exceeds its input and wraps LoopConv's column count (as in the rows of that
+#   layer that already matched), and they match;
 # - a layer with Q = 1 and a 1x1 kernel runs as tiled_matmul(I=P, J=K, K=C) whose tile
 #   arguments are those sizes taken as DIM-blocks (the template's >>4 is commented out),
 #   clamped to the matrix; every tile is one LOOP_WS;
@@ -221,10 +228,7 @@ def dosa_program(layer: dict, mapping: str) -> DosaProgram:
                 spatial[w[0]] = int(w[1:-1])
             else:
                 factors[w[0]] = factors.get(w[0], 1) * int(w[1:])
-    l0 = {w[0]: int(w[1:]) for w in levels.get("L0", []) if not w.endswith(("X", "Y"))}
     tile = {d: factors.get(d, 1) * spatial.get(d, 1) for d in "NPQKRSC"}
-    tile["P"] *= l0.get("P", 1)
-    tile["Q"] *= l0.get("Q", 1)
     perm = "".join(reversed([w[0] for w in levels.get("L3", [])]))
     perm += "".join(d for d in DOSA_DEFAULT_PERM if d not in perm)
     matmul = layer.get("Q", 1) == 1 and layer.get("R", 1) == 1 and layer.get("S", 1) == 1
