@@ -328,8 +328,9 @@ def match(func, cfg: GemminiConfig):
                 continue
             if user.name not in ("memref.subview", "memref.copy") or user not in at:
                 return None
-            copies = [u.owner for u in user.result.uses] if user.name == "memref.subview" else [user]
-            if len(copies) != 1 or copies[0].name != "memref.copy" or copies[0].operands[0] != user.result \
+            view = user.result if user.name == "memref.subview" else epilogue_alloc.result
+            copies = [u.owner for u in view.uses] if user.name == "memref.subview" else [user]
+            if len(copies) != 1 or copies[0].name != "memref.copy" or copies[0].operands[0] != view \
                     or copies[0] not in at or alloc_of(copies[0].operands[1]) is not None:
                 return None
             stores.append(copies[0])
