@@ -11,7 +11,11 @@ log(energy) + log(cycles) of the count-weighted network plus penalties; the
 Gumbel temperature is annealed; every few hundred steps each start snaps
 back to its best design so far and re-picks its loop orders among the
 canonical ones by evaluation.  A final discrete local search (moving a prime
-factor between levels, changing a loop order) polishes the best designs.
+factor between levels, changing a loop order; every layer's moves of several
+designs costed in one batch) polishes the best designs, then iterated local
+search kicks the best one: random multi-move kicks, and moves of the shared
+hardware to a neighbouring Gemmini with every layer refitted to it
+(fit_to_hardware), which single-layer moves cannot make.
 With importance=True the descent is a task scheduler over the layers instead
 (importance.py); max_area_mm2 bounds the design's area (arch.area_mm2); a
 checkpoint.Checkpointer makes the run resumable.
@@ -47,7 +51,7 @@ RANDOM_START_RANGE = 10.0   # a random start must be within this factor of the b
 SETUP_SHARE = 0.15
 DESCENT_SHARE = 0.6     # of a time budget, at most, for the starting points
 POLISHED = 3           # best designs of the descent that are hill-climbed
-HARDWARE_MOVES_POLISHED = 2    # best designs fitted to a neighbouring hardware that are hill-climbed
+WHOLE_MOVES_POLISHED = 3    # best hardware moves and crossovers of a new best design that are hill-climbed
 KICKS_AT_ONCE = 4      # kicked designs hill-climbed together (local_search_batch: about the time of one)
 # descent steps between snaps of every start back to its best design (with re-picked loop orders):
 # a 20 s search runs only 100-200 steps; snapping every 30 rather than 150 measured BERT at 20 s
@@ -742,12 +746,14 @@ def fit_to_hardware(problem: NetworkProblem, design: list[Tiling], targets: list
 
 def iterated_local_search(problem: NetworkProblem, design: list[Tiling], edp: float, deadline: float | None,
                           generator: torch.Generator, kicks: int, kick_moves: int = 3,
-                          on_kick=None) -> tuple[float, list[Tiling]]:
+                          on_kick=None, donors: list[list[Tiling]] = ()) -> tuple[float, list[Tiling]]:
     """Escape local optima: random kick_moves-move kicks from the best design, each followed by hill
-    climbing, KICKS_AT_ONCE of them together. Before each kick, a best design not scanned yet has its
-    hardware moved: it is fitted to each of its hardware_neighbours (fit_to_hardware), and the best
-    HARDWARE_MOVES_POLISHED of them are hill-climbed (a move of the shared hardware takes every layer
-    at its limit moving together, which no kick of a few single-layer moves makes).
+    climbing, KICKS_AT_ONCE of them together. Before each kick, a best design not scanned yet is
+    moved as a whole: fitted to each of its hardware_neighbours (fit_to_hardware: a move of the shared
+    hardware takes every layer at its limit moving together, which no kick of a few single-layer
+    moves makes), and crossed with each of the donors (other good designs: one layer's tiling taken
+    from the donor, as a genetic crossover does); the best WHOLE_MOVES_POLISHED of these are
+    hill-climbed.
     on_kick(kicks done, edp, design) after each kick (for checkpoints)."""
     scanned = None
     kick = 0
@@ -757,9 +763,14 @@ def iterated_local_search(problem: NetworkProblem, design: list[Tiling], edp: fl
             hw = problem.score([[t] for t in design]).hardware[0]
             targets = [h for h in hardware_neighbours(hw, problem.max_pe)
                        if problem.max_area_mm2 is None or h.area_mm2 <= problem.max_area_mm2]
-            fitted = sorted((x for x in fit_to_hardware(problem, design, targets) if math.isfinite(x[0])),
-                            key=lambda x: x[0])[:HARDWARE_MOVES_POLISHED] if targets else []
-            for trial_edp, trial in local_search_batch(problem, [d for _, d in fitted], [e for e, _ in fitted],
+            moved = fit_to_hardware(problem, design, targets) if targets else []
+            crossed = [[donor[i] if k == i else t for k, t in enumerate(design)]
+                       for donor in donors for i in range(len(design)) if donor[i] != design[i]]
+            if crossed:
+                cost = problem.score([[d[i] for d in crossed] for i in range(len(design))])
+                moved += zip(torch.where(cost.penalty > 0, torch.inf, cost.edp).tolist(), crossed)
+            moved = sorted((x for x in moved if math.isfinite(x[0])), key=lambda x: x[0])[:WHOLE_MOVES_POLISHED]
+            for trial_edp, trial in local_search_batch(problem, [d for _, d in moved], [e for e, _ in moved],
                                                        deadline):
                 if trial_edp < edp:
                     edp, design = trial_edp, trial
@@ -911,8 +922,8 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
     importance: instead of moving every layer at every step, give slices of steps to the layer
     with the largest estimated gain (importance.py, thesis §6.5), from the best start.
     max_area_mm2: an area budget (a penalty in the search; the returned design never exceeds it).
-    polish: hill-climb the best designs afterwards, then `kicks` random restarts of it (until the
-    deadline when there is a time budget).
+    polish: hill-climb the best designs afterwards, then `kicks` random kicks of the best one and
+    moves of its hardware (iterated_local_search; until the deadline when there is a time budget).
     cycle_model: what the search minimises for kernel layers' cycles (kernel_model: "compiled" costs
     the program the compiler emits and picks its schedule; "timeloop", the Timeloop-matched model).
     checkpoint: a checkpoint.Checkpointer; the search saves its state through it and, when it
@@ -999,9 +1010,10 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
             if checkpoint is not None:
                 save("polish", found=found, polished=0, kicks_done=0, best_edp=best_edp, best_design=best_design)
             top = found[:POLISHED]
-            for edp, design in local_search_batch(problem, [d for _, d in top], [e for e, _ in top], deadline):
-                if edp < best_edp:
-                    best_edp, best_design = edp, design
+            found = sorted(local_search_batch(problem, [d for _, d in top], [e for e, _ in top], deadline),
+                           key=lambda x: x[0])
+            if found and found[0][0] < best_edp:
+                best_edp, best_design = found[0]
         kick_hook = None
         if checkpoint is not None:
             def kick_hook(done, edp, design):
@@ -1010,5 +1022,6 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
                          best_design=design)
         total_kicks = 10**9 if deadline is not None else kicks
         best_edp, best_design = iterated_local_search(problem, best_design, best_edp, deadline, generator,
-                                                      total_kicks - kicks_done, on_kick=kick_hook)
+                                                      total_kicks - kicks_done, on_kick=kick_hook,
+                                                      donors=[d for _, d in found])
     return problem.result(best_design, "baco", time.perf_counter() - t0)
