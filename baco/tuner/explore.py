@@ -53,6 +53,9 @@ DESCENT_SHARE = 0.6     # of a time budget, at most, for the starting points
 POLISHED = 3           # best designs of the descent that are hill-climbed
 WHOLE_MOVES_POLISHED = 3    # best hardware moves and crossovers of a new best design that are hill-climbed
 KICKS_AT_ONCE = 4      # kicked designs hill-climbed together (local_search_batch: about the time of one)
+# design points per batched evaluation in the polish, about: one call of a large network's many
+# hardware targets or kicked designs would otherwise take seconds past a deadline
+BATCH_POINTS = 2048
 # descent steps between snaps of every start back to its best design (with re-picked loop orders):
 # a 20 s search runs only 100-200 steps; snapping every 30 rather than 150 measured BERT at 20 s
 # 8.57/8.62/8.64e8 instead of 8.97/9.08/8.76e8 (seeds 0-2), ResNet-50 and ViT-B/16 the same or better
@@ -695,21 +698,37 @@ def hardware_neighbours(hw: Hardware, max_pe: int = MAX_PE_DIM) -> list[Hardware
 
 
 def fit_to_hardware(problem: NetworkProblem, design: list[Tiling], targets: list[Hardware],
-                    rounds: int = 4) -> list[tuple[float, list[Tiling]]]:
+                    rounds: int = 4, deadline: float | None = None) -> list[tuple[float, list[Tiling]]]:
     """The design's mappings moved onto each of several fixed hardware targets: coordinate descent
-    over single-layer moves, every layer's moves for every target costed in one batched evaluation
-    per round (on a fixed hardware a layer's cost is its own, so the network EDP of any combination
+    over single-layer moves, every layer's moves for a group of targets (about BATCH_POINTS points)
+    costed in one batched evaluation per round (on a fixed hardware a layer's cost is its own, so the network EDP of any combination
     follows exactly). A layer that does not fit a target takes the move that brings it closest (the
     cheapest of those that fit). Per target, (network EDP, the moved design) on the design's inferred
-    hardware (larger than the target where `rounds` rounds did not make every layer fit; inf if invalid).
+    hardware (larger than the target where `rounds` rounds, or the time to the deadline, did not make
+    every layer fit; inf if invalid).
 
     With the hardware held, several layers can shrink (or grow) together, which single-layer moves
     on the inferred hardware cannot do: the shared hardware only moves when every layer at its
     limit moves."""
+    per = len(design) * 64          # points one target costs per round, about (a tiling has ~60 neighbours)
+    group = max(1, BATCH_POINTS // per)
+    out = []
+    for lo in range(0, len(targets), group):
+        if expired(deadline):
+            break
+        out += _fit_group(problem, design, targets[lo:lo + group], rounds, deadline)
+    return out
+
+
+def _fit_group(problem: NetworkProblem, design: list[Tiling], targets: list[Hardware], rounds: int,
+               deadline: float | None) -> list[tuple[float, list[Tiling]]]:
+    """fit_to_hardware of a few targets in one batched evaluation per round."""
     T, L = len(targets), len(design)
     designs = [list(design) for _ in targets]
     caps = torch.tensor([[h.pe_dim, h.sp_kb, h.acc_kb] for h in targets], dtype=torch.float64)   # [T, 3]
     for _ in range(rounds):
+        if expired(deadline):
+            break
         options = [[[t] + neighbours(t, space, h.pe_dim) for t, space in zip(d, problem.spaces)]
                    for d, h in zip(designs, targets)]
         B = max(len(o) for opts in options for o in opts)
@@ -763,10 +782,10 @@ def iterated_local_search(problem: NetworkProblem, design: list[Tiling], edp: fl
             hw = problem.score([[t] for t in design]).hardware[0]
             targets = [h for h in hardware_neighbours(hw, problem.max_pe)
                        if problem.max_area_mm2 is None or h.area_mm2 <= problem.max_area_mm2]
-            moved = fit_to_hardware(problem, design, targets) if targets else []
+            moved = fit_to_hardware(problem, design, targets, deadline=deadline) if targets else []
             crossed = [[donor[i] if k == i else t for k, t in enumerate(design)]
                        for donor in donors for i in range(len(design)) if donor[i] != design[i]]
-            if crossed:
+            if crossed and not expired(deadline):
                 cost = problem.score([[d[i] for d in crossed] for i in range(len(design))])
                 moved += zip(torch.where(cost.penalty > 0, torch.inf, cost.edp).tolist(), crossed)
             moved = sorted((x for x in moved if math.isfinite(x[0])), key=lambda x: x[0])[:WHOLE_MOVES_POLISHED]
@@ -777,7 +796,7 @@ def iterated_local_search(problem: NetworkProblem, design: list[Tiling], edp: fl
             if design is not scanned:
                 continue
         trials = []
-        for _ in range(min(KICKS_AT_ONCE, kicks - kick)):
+        for _ in range(min(KICKS_AT_ONCE, kicks - kick, max(1, BATCH_POINTS // (64 * len(design))))):
             trial = list(design)
             for _ in range(kick_moves):
                 i = int(torch.randint(len(trial), (1,), generator=generator))
