@@ -54,7 +54,8 @@ def launch(case, target, loop_ws, seed=0):
 
 
 def uses_loop_ws(info) -> bool:
-    return "instgem.loop_ws(" in info["kernel"].stage_ir["loop-ws"].replace('"', "")
+    """The compiled kernel issues LOOP_WS (its LLVM IR: stage IR is not kept by the disk cache)."""
+    return "@baco.rocc.loop_ws(" in info["kernel"].llvm_ir
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)
