@@ -523,6 +523,7 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
         load_a = a_slices * dma(strip, torch.minimum(bk, max_cols), slice_strips * a_chunks)
         load_b = dma(torch.minimum(bk, pe), torch.minimum(bn, max_cols), kb * b_chunks)
     load = load_a + load_b
+    load_commands = a_slices * slice_strips * a_chunks + kb * b_chunks
     compute = kb * nb * (mb * k.compute_overhead + torch.maximum(rows_m, 4 * mb))
     drain = k.array_depth_factor * pe
     out_wait = drain                                 # from a step's last compute until its result lands
@@ -556,8 +557,9 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
             step = torch.maximum(load + lat, compute)
         elif step_waits:    # B lands a DIM-row strip at a time: only the first column's computes trail it
             step = load + lat + compute - torch.minimum(load_b * (kb - 1) / kb, compute / nb)
-        else:
-            step = load + lat + torch.maximum(compute / kb, compute - load_b) + load_wait
+        else:   # computes are dispatched after the step's loads but the last rs_ld: only those overlap
+            overlap = torch.minimum(load_b, load * torch.clamp(cfg.rs_ld / load_commands, max=1.0))
+            step = load + lat + torch.maximum(compute / kb, compute - overlap) + load_wait
         if step_waits:      # programs pipeline (see above)
             # The next program's commands follow this one's in the one dispatch queue: its first loads
             # are dispatched once this program's last computes fit the execute unit's reservation
