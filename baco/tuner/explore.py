@@ -631,30 +631,42 @@ def local_search_batch(problem: NetworkProblem, designs: list[list[Tiling]], edp
     costed together (one more evaluation for all designs), and the best of them is kept."""
     out = [(e, list(d)) for e, d in zip(edps, designs)]
     live = list(range(len(out)))
+    group = max(1, BATCH_POINTS // (64 * len(problem.layers)))     # designs per evaluation
     for _ in range(max_rounds):
         if expired(deadline) or not live:
             break
-        options, costs = move_table(problem, [out[k][1] for k in live])
-        combos, still = [], []
-        for k, opts, edp_of in zip(live, options, costs):
-            edp, design = out[k]
-            best = sorted((float(e.min()), i, int(e.argmin())) for i, e in enumerate(edp_of)
-                          if e.numel() and float(e.min()) < edp * (1 - 1e-12))
-            if not best:
-                continue
-            out[k] = (best[0][0], [opts[i][best[0][2]] if i == best[0][1] else t for i, t in enumerate(design)])
-            still.append(k)
-            trial = list(out[k][1])
-            for _, i, b in best[1:]:
-                trial[i] = opts[i][b]
-                combos.append((k, list(trial)))
-        if combos:
-            cost = problem.score([[d[i] for _, d in combos] for i in range(len(problem.layers))])
-            for (k, design), e in zip(combos, torch.where(cost.penalty > 0, torch.inf, cost.edp).tolist()):
-                if e < out[k][0]:
-                    out[k] = (e, design)
+        still = []
+        for lo in range(0, len(live), group):
+            if expired(deadline):
+                break
+            still += _climb_once(problem, out, live[lo:lo + group])
         live = still
     return out
+
+
+def _climb_once(problem: NetworkProblem, out: list, live: list[int]) -> list[int]:
+    """One round of local_search_batch for the designs out[k], k in live (updated in place); returns
+    those that moved."""
+    options, costs = move_table(problem, [out[k][1] for k in live])
+    combos, still = [], []
+    for k, opts, edp_of in zip(live, options, costs):
+        edp, design = out[k]
+        best = sorted((float(e.min()), i, int(e.argmin())) for i, e in enumerate(edp_of)
+                      if e.numel() and float(e.min()) < edp * (1 - 1e-12))
+        if not best:
+            continue
+        out[k] = (best[0][0], [opts[i][best[0][2]] if i == best[0][1] else t for i, t in enumerate(design)])
+        still.append(k)
+        trial = list(out[k][1])
+        for _, i, b in best[1:]:
+            trial[i] = opts[i][b]
+            combos.append((k, list(trial)))
+    if combos:
+        cost = problem.score([[d[i] for _, d in combos] for i in range(len(problem.layers))])
+        for (k, design), e in zip(combos, torch.where(cost.penalty > 0, torch.inf, cost.edp).tolist()):
+            if e < out[k][0]:
+                out[k] = (e, design)
+    return still
 
 
 def move_table(problem: NetworkProblem, designs: list[list[Tiling]]) -> tuple[list, list]:
