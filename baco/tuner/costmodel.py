@@ -600,6 +600,10 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
         tile_out = torch.clamp(drain + store / (mb * nb) - ahead, min=0.0)
         prologue = load + lat if double_buffer else torch.zeros_like(load)
         per_program = torch.maximum(k_steps * step + tile_out, store + lat)
+        # the last step's stores follow its computes in the one dispatch queue: the next program's
+        # loads are dispatched once all but rs_st of them have been (store-bound programs serialise)
+        queued = (k_steps - 1) * step + load + lat + store * (1 - torch.clamp(cfg.rs_st / (mb * nb), max=1.0))
+        per_program = torch.maximum(per_program, queued)
         if dataflow == "OS":        # an OS program zero-fills its block before its loads
             per_program = per_program + zero_fill
         return step, per_program, prologue
