@@ -435,9 +435,11 @@ def test_transposed_operands_bit_exact_iss_all(case):
     np.testing.assert_array_equal(c, ref)
 
 
-def test_transposed_operand_padding_is_not_zero_filled():
+def test_transposed_operand_padding_is_not_zero_filled(monkeypatch):
     """The rows/cols fields mask a transposed tile as they mask any other (they describe it as
-    fed to the array), so its padding is not zeroed at each load: as many loads as untransposed."""
+    fed to the array), so its padding is not zeroed at each load: as many loads as untransposed
+    (both as explicit command streams: the untransposed kernel would otherwise be a LOOP_WS)."""
+    monkeypatch.setenv("BACO_LOOP_WS", "0")
     case = (65, 33, 100, False, False, (32, 32, 32), "WS", False, DIM16, "iss")
     plain = launch_transposed(*case)[2]["result"].stats
     c, ref, info, _, _ = launch_transposed(*case[:3], True, *case[4:])
