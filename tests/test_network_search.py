@@ -147,8 +147,8 @@ def test_baco_tune_killed_with_sigkill_resumes_to_the_same_design(tmp_path):
 
 
 def test_joint_descent_after_the_scheduler_stalls_resumes_to_the_uninterrupted_design(tmp_path, monkeypatch):
-    """With 2-step slices every layer stalls early; the joint descent takes the rest of the steps, and a
-    run killed in it resumes to the uninterrupted design."""
+    """When every layer's slices stop improving the scheduler ends early; the joint descent takes the
+    rest of the steps, and a run killed in it resumes to the uninterrupted design."""
     import functools
     from baco.tuner import importance
     from baco.tuner.checkpoint import Checkpointer
@@ -158,8 +158,14 @@ def test_joint_descent_after_the_scheduler_stalls_resumes_to_the_uninterrupted_d
         out = search(*args, slice_steps=2, **kwargs)
         flags.append(out[3])
         return out
-    search = importance.importance_search
+
+    def fruitless_slice(problem, design, edp, *args):
+        # the slice still runs (same random draws), but its result is dropped: every layer stalls
+        run_slice(problem, design, edp, *args)
+        return edp, design
+    search, run_slice = importance.importance_search, importance.run_slice
     monkeypatch.setattr(importance, "importance_search", functools.wraps(search)(short_slices))
+    monkeypatch.setattr(importance, "run_slice", fruitless_slice)
     kw = dict(seed=3, steps=16, starts=2, random_pool=2, progress=False, importance=True, polish=False)
     whole = coexplore(NET[:2], **kw)
     assert flags == [False]
