@@ -69,11 +69,14 @@ def test_conv_model_matches_the_cycle_model_on_a_strided_3x3_convolution_of_two_
 
 
 # one program (nothing to pipeline with: its loads, computes and stores follow each other, a prologue
-# and a tail); many tiny programs on a wide array (the next program's loads wait for the dispatch
-# queue, its computes for the previous results to land); a last program short of 5 of its 6 rows
+# and a tail; its loads are not ahead of anything, so a program of few computes waits for them all:
+# ResNet-50's 1x1 28x28 512>128 in one program); many tiny programs on a wide array (the next
+# program's loads wait for the dispatch queue, its computes for the previous results to land); a last
+# program short of 5 of its 6 rows
 PROGRAM_CASES = [
     (Layer(R=1, S=1, P=14, Q=14, C=256, K=256), 128, GemmSchedule(196, 256, 256, double_buffer=True)),
     (Layer(R=1, S=1, P=14, Q=14, C=256, K=256), 128, GemmSchedule(196, 256, 256)),
+    (Layer(R=1, S=1, P=28, Q=28, C=512, K=128), 128, GemmSchedule(784, 128, 512, double_buffer=True)),
     (Layer(R=1, S=1, P=3, Q=56, C=8, K=64), 128, GemmSchedule(7, 64, 8)),
     (Layer(R=3, S=3, P=7, Q=7, C=32, K=40), 8, GemmSchedule(7, 16, 32, double_buffer=True, rows=6)),
 ]

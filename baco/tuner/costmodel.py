@@ -553,10 +553,11 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
         return step, step + drain + store + lat - hidden, hidden
 
     def with_k_loop():
+        b_overlap = torch.minimum(load_b * (kb - 1) / kb, compute / nb)    # step_waits: computes under B's strips
         if double_buffer:
             step = torch.maximum(load + lat, compute)
         elif step_waits:    # B lands a DIM-row strip at a time: only the first column's computes trail it
-            step = load + lat + compute - torch.minimum(load_b * (kb - 1) / kb, compute / nb)
+            step = load + lat + compute - b_overlap
         else:   # computes are dispatched after the step's loads but the last rs_ld: only those overlap
             overlap = torch.minimum(load_b, load * torch.clamp(cfg.rs_ld / load_commands, max=1.0))
             step = load + lat + torch.maximum(compute / kb, compute - overlap) + load_wait
@@ -576,6 +577,13 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
                 next_loads = torch.clamp(load + lat + next_dispatch, min=0.0)
                 per_program = (k_steps - 1) * step + compute + next_loads
                 prologue = load_a / mb + load_b + lat
+                # but nothing runs ahead of the first program: its computes cannot outrun its loads,
+                # all on the one DMA (1x1 28x28 512>128 in one program of blocks 784,128,512 on DIM
+                # 128: 29k cycles of loads under 3k of computes), so it ends no earlier than its
+                # k_steps loads and the computes that trail the last of them (as single-buffered)
+                first_program = prologue + (k_steps - 1) * step + compute
+                prologue = prologue + torch.clamp(k_steps * load + lat + compute - b_overlap - first_program,
+                                                  min=0.0)
             else:           # the next program's loads overwrite rows this one reads: after its computes
                 next_loads = torch.clamp(next_dispatch, min=0.0)
                 per_program = k_steps * step + next_loads
