@@ -15,7 +15,7 @@ from baco.tuner.default_mapping import default_mapping
 from baco.gemmini.schedule import GemmSchedule
 from baco.tuner.mapping import (format_mapping, gemm_mapping_to_blocks, gemm_schedule, parse_mapping,
                                 schedule_mapping, validate)
-from baco.tuner.workloads import Layer, conv1d, conv2d, gemm, gemv, layers_from_torch, load_network
+from baco.tuner.workloads import WORKLOADS_DIR, Layer, conv1d, conv2d, gemm, gemv, layers_from_torch, load_network
 
 DATA = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
 TEXT = "L3[WIO] C8 Q7 K16 - L2[WI] Q2 C2 - L1[O] P7 K2 C4 K2X - L0[W] Q4 P8"
@@ -201,3 +201,11 @@ def test_load_network(tmp_path):
     assert [(l.R, l.P, l.C, l.K, l.count) for l in layers] == [(3, 56, 64, 64, 3), (1, 1, 2048, 1000, 1)]
     resnet = load_network("resnet50")   # shipped as package data
     assert sum(l.count for l in resnet) == 54 and len(resnet) == 24
+
+
+def test_a_tune_output_folder_does_not_shadow_a_shipped_network(tmp_path, monkeypatch):
+    """`baco tune --network bert --out bert`, run twice: the second run still finds the shipped BERT."""
+    (tmp_path / "bert").mkdir()
+    (tmp_path / "bert" / "result.json").write_text("{}")
+    monkeypatch.chdir(tmp_path)
+    assert [l.key for l in load_network("bert")] == [l.key for l in load_network(WORKLOADS_DIR / "bert")]

@@ -134,7 +134,8 @@ def load_network(name_or_dir) -> list[Layer]:
     """A shipped network (baco/data/workloads/NAME) or a folder laid out like one:
     unique layers with multiplicities from layer_count.yaml, else one layer per problem YAML."""
     d = Path(name_or_dir)
-    if not d.is_dir():
+    if not (d.is_dir() and any(d.glob("*.yaml"))):
+        # a folder without YAML (e.g. the output of an earlier `baco tune --out bert`) is no workload
         d = WORKLOADS_DIR / str(name_or_dir)
     if not d.is_dir():
         raise FileNotFoundError(f"no workload folder {name_or_dir!r}: not a directory and not a shipped "
