@@ -20,16 +20,15 @@ from baco.tuner.workloads import gemm
 SIZES = (1, 4, 16, 17, 33, 48, 64, 65, 96, 128, 200)
 
 
-def random_designs(n, seed, sizes=SIZES):
-    """(layer, mapping, hardware, schedule) of n random design points of random (ragged) GEMM layers,
-    the hardware inferred from the mapping as the tuner infers it, the schedule (dataflow, double
-    buffering) as the search picks it."""
+def random_tuned_designs(n, seed, random_layer):
+    """(layer, mapping, hardware, schedule) of n random design points of layers drawn by
+    random_layer(rng), the hardware inferred from the mapping as the tuner infers it, the schedule
+    (dataflow, double buffering, conv rows) as the search picks it."""
     rng = np.random.default_rng(seed)
     gen = torch.Generator().manual_seed(seed)
     out = []
     while len(out) < n:
-        M, N, K = (int(x) for x in rng.choice(sizes, 3))
-        layer = gemm(M, K, N)
+        layer = random_layer(rng)
         problem = NetworkProblem([layer], max_pe=int(rng.choice([4, 8, 16, 32])))
         design = [tilings[0] for tilings in random_tilings(problem, 1, gen)]
         try:
@@ -38,6 +37,14 @@ def random_designs(n, seed, sizes=SIZES):
             continue
         out.append((layer, result.mappings[0], result.hw, result.per_layer[0].schedule))
     return out
+
+
+def random_designs(n, seed, sizes=SIZES):
+    """random_tuned_designs of random (ragged) GEMM layers with dimensions from `sizes`."""
+    def random_gemm(rng):
+        M, N, K = (int(x) for x in rng.choice(sizes, 3))
+        return gemm(M, K, N)
+    return random_tuned_designs(n, seed, random_gemm)
 
 
 def check_compiles_and_runs(layer, mapping, hw, schedule):

@@ -12,6 +12,7 @@ from baco.tuner.explore import NetworkProblem, random_tilings, stack_tilings
 from baco.tuner.hwinfer import mapping_requirement, minimal_hardware
 from baco.tuner.mapping import KERNEL_OUT_INT8, conv_schedule, conv_tile_schedule, validate
 from baco.tuner.workloads import Layer
+from tests.test_loop import random_tuned_designs
 
 
 def random_conv_layer(rng) -> Layer:
@@ -26,21 +27,7 @@ def random_conv_layer(rng) -> Layer:
 
 
 def random_conv_designs(n, seed):
-    """(layer, mapping, hardware, schedule) of n random design points of random convolution layers,
-    the hardware inferred as the tuner infers it, the schedule as the search costed it."""
-    rng = np.random.default_rng(seed)
-    gen = torch.Generator().manual_seed(seed)
-    out = []
-    while len(out) < n:
-        layer = random_conv_layer(rng)
-        problem = NetworkProblem([layer], max_pe=int(rng.choice([4, 8, 16, 32])))
-        design = [tilings[0] for tilings in random_tilings(problem, 1, gen)]
-        try:
-            result = problem.result(design, "random", 0.0)
-        except ValueError:          # beyond the largest buildable buffers
-            continue
-        out.append((layer, result.mappings[0], result.hw, result.per_layer[0].schedule))
-    return out
+    return random_tuned_designs(n, seed, random_conv_layer)
 
 
 def check_conv_design(layer, mapping, hw, schedule):
