@@ -266,20 +266,31 @@ def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int
     """Analytical cycles of the C library's tiled matmul (baco.sim.clib.matmul_stream: tiled_matmul_auto's
     tiles, one LOOP_WS per tile in i0 → j0 → k0 order) as the cycle model (baco.sim.timing) times it.
 
-    A LOOP_WS issues its A loads, then its B loads, then its preload/computes (k → j → i), then (last k
-    tile) its C stores. Commands dispatch in order and each unit's reservation station is small
-    (rs_ld, rs_ex, rs_st), so the tiles barely overlap: a tile's computes are dispatched once all but
-    rs_ld of its loads are done, and the next tile's loads once all but about rs_ex/2 of its computes
-    (and all but rs_st of its stores) are. Per tile: loads (mvins of DIM rows, MAX_BLOCK_LEN blocks wide,
-    16-byte beats, in-flight limit), computes (4-row floor; a weight block per (k, j) takes DIM cycles
-    to load; consecutive k steps into the same accumulator rows wait for the array's pipeline depth),
-    and stores (int8 rows through the scale path, MAX_BLOCK_LEN blocks per mvout; or int32 one block
-    each), the first store waiting for its block's last k step. Tiles of equal shape cost the same, so
-    only the (full, ragged) tile classes of each dimension are costed."""
+    A LOOP_WS issues its A loads, then its B loads (k outer, MAX_BLOCK_LEN-block chunks inner), then its
+    preload/computes (k → j → i), then (last k tile) its C stores (column chunk outer, block row inner).
+    Commands dispatch in order, one a cycle, and each unit's reservation station holds rs_ld, rs_ex,
+    rs_st commands until they end, so a tile is a chain:
+    - its first compute is dispatched once all its loads are (the last rs_ld outstanding) and starts
+      when the first B chunk has arrived; the computes (4-row floor) then run back to back, a k step
+      no faster than the accumulator rows it rewrites come back through the array (pipeline depth);
+    - a weight preload is ready DIM cycles after the previous compute's earliest start (its dispatch
+      or its own weights, not when the array took it), so a chain of max(DIM, group) per (k, j)
+      runs from the first compute's dispatch: it binds for one-block-row tiles of few rows;
+    - the last compute is dispatched when the command rs_ex before it has left the array (pipeline
+      depth included), and the stores follow it: the first starts then or when its block's last
+      k step has left the array, the rest back to back on the store unit;
+    - the next tile's loads are dispatched after the last store is, i.e. once all but rs_st stores
+      have ended (DRAM latency included), or after the last compute for a tile that does not
+      store; its first A load waits until the computes reading those scratchpad rows are done.
+    The period of a tile is the later of those, and no shorter than any unit's busy time. Tiles of
+    equal shape cost the same, so only the (full, ragged) tile classes of each dimension are costed;
+    the stream's five config commands are dispatched before the first load."""
     from baco.sim.timing import DEFAULT_CONSTANTS as k
     d, mbl = cfg.dim, cfg.max_block_len
     beat, lat, depth = cfg.dma_bus_bits // 8, k.dram_latency, k.array_depth_factor * d
     c_bytes, store_blocks = (cfg.input_bytes, mbl) if out_int8 else (cfg.acc_bytes, 1)
+    setup = 6       # config_ex, config_st and three config_ld, one dispatch a cycle, before the first mvin
+    held = cfg.rs_ex // 2       # (preload, compute) pairs in the execute reservation station
 
     def dma(rows, row_bytes):
         return k.dma_cmd_overhead + max(rows * math.ceil(row_bytes / beat) * k.beat_cycles,
@@ -297,31 +308,40 @@ def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int
     for I, pad_i, n_i, _ in _tile_classes(M, ti, d):
         for J, pad_j, n_j, _ in _tile_classes(N, tj, d):
             for Kb, pad_k, n_k, last_k in _tile_classes(K, tk, d):
-                load_a = sum(dma(rows(i, I, pad_i), cols) for cols in chunks(Kb, pad_k, mbl) for i in range(I))
-                b_chunks = chunks(J, pad_j, mbl)
-                load_b = Kb * sum(dma(d, cols) for cols in b_chunks)
-                loads, n_b = load_a + load_b, Kb * len(b_chunks)
-                n_loads = I * len(chunks(Kb, pad_k, mbl)) + n_b
+                a_chunks, b_chunks = chunks(Kb, pad_k, mbl), chunks(J, pad_j, mbl)
+                load = [dma(rows(i, I, pad_i), cols) for cols in a_chunks for i in range(I)] + \
+                       [dma(d, cols) for _ in range(Kb) for cols in b_chunks]
+                n_a, n_loads, loads = I * len(a_chunks), len(load), sum(load)
+                loads_dispatched = sum(load[:n_loads - cfg.rs_ld]) + lat if n_loads > cfg.rs_ld else n_loads
+                first_compute = max(loads_dispatched, sum(load[:n_a + 1]) + lat)
                 per_i = [max(rows(i, I, pad_i), 4) + k.compute_overhead for i in range(I)]
-                compute = Kb * max(J * max(d, sum(per_i)), per_i[0] + depth)
+                group = sum(per_i)                              # one (k, j): a weight block, I computes
+                k_step = max(J * group, per_i[0] + depth)
+                compute = (Kb - 1) * k_step + J * group
                 computes = Kb * J * I
-                loads_dispatched = loads * (1 - min(cfg.rs_ld, n_loads) / n_loads)
-                first_compute = max(loads_dispatched, load_a + load_b / n_b + lat)
-                done = max(first_compute + compute, loads + lat + compute / n_b)
-                period = done - min(cfg.rs_ex / 2 * compute / computes, compute)
-                end = done + depth
+                weight_chain = loads_dispatched + 1 + (Kb * J - 1) * max(d, group) + group
+                gap = max(d, group) if weight_chain > first_compute + compute else group
+                done = max(first_compute + compute, weight_chain, loads + lat + compute / (Kb * len(b_chunks)))
+                per = (done - first_compute) / computes
+                computes_dispatched = done - held * per + depth if computes > held else loads_dispatched + 2 * computes
+                # the first A chunk's rows are last read by the first group of k step min(mbl, Kb) - 1
+                a_free = done - (Kb - min(mbl, Kb)) * k_step - (J - 1) * gap - group + per_i[0] + depth
+                next_dispatch, end, store_total = computes_dispatched + 1, done + depth, 0.0
                 if last_k:              # the tile that stores C
-                    s_chunks = chunks(J, pad_j, store_blocks)
-                    stores = sum(dma(rows(i, I, pad_i), cols * c_bytes) + k.acc_scale_latency
-                                 for cols in s_chunks for i in range(I))
-                    n_s = I * len(s_chunks)
-                    first_stored = done - compute / Kb * (1 - min(store_blocks, J) / J) + depth
-                    stored = max(first_stored + stores, done + depth + stores / len(s_chunks))
-                    period = max(period, stored - min(cfg.rs_st, n_s) * stores / n_s)
+                    store = [dma(rows(i, I, pad_i), cols * c_bytes) + k.acc_scale_latency
+                             for cols in chunks(J, pad_j, store_blocks) for i in range(I)]
+                    store_total = sum(store)
+                    first_ready = done - (J - min(store_blocks, J)) * gap - group + per_i[0] + depth
+                    last_ready = done - group + per_i[0] + depth
+                    stored = max(max(first_ready, computes_dispatched + 1) + store_total,
+                                 last_ready + sum(store[-I:]))
+                    kept = min(cfg.rs_st, len(store))
+                    next_dispatch = max(next_dispatch, stored - sum(store[len(store) - kept:]) + lat + 1)
                     end = stored + lat
+                period = max(next_dispatch, a_free, compute, loads, store_total)
                 total += n_i * n_j * n_k * period
                 tail = max(tail, end - period)
-    return total + tail
+    return setup + total + tail
 
 
 def _library_conv_tiles(layer: Layer, cfg: GemminiConfig):
