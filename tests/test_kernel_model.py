@@ -110,20 +110,22 @@ def test_library_model_describes_the_c_library_stream():
     """The default's prediction models the program the default runs (the C library's LOOP_WS tiles,
     baco.sim.clib): close to the cycle model timing that stream, ragged shapes included, and the
     small-K GEMMs whose tiles are store-bound (one k step, the next tile's loads dispatched after
-    all but rs_st of its stores) or whose one-row tiles wait on the weight chain."""
+    all but rs_st of its stores; a ragged tile's stores queued behind a full one's), whose next
+    tile's loads wait for the A rows' last readers, or whose one-row tiles wait on the weight chain."""
     from baco.gemmini.config import GemminiConfig
     from baco.sim.clib import time_matmul
     ratios = []
     for cfg, shapes in ((GemminiConfig(), ((1, 1, 1), (7, 3, 1203), (33, 1000, 77), (937, 300, 1), (200, 64, 600),
                                            (17, 65, 33), (250, 500, 1), (300, 700, 12), (5, 669, 61), (2, 1, 9277),
-                                           (4592, 1, 31), (5, 1, 1))),
-                        (GemminiConfig.from_capacity(8, 64, 16), ((100, 300, 3), (33, 17, 250)))):
+                                           (4592, 1, 31), (5, 1, 1), (27, 294, 4))),
+                        (GemminiConfig.from_capacity(8, 64, 16), ((100, 300, 3), (33, 17, 250))),
+                        (GemminiConfig.from_capacity(16, 32, 16), ((211, 200, 1),))):
         for M, N, K in shapes:
             for out_int8 in (True, False):
                 sim = time_matmul(M, N, K, cfg, out_int8=out_int8)["cycles"]
                 ratios.append(kernel_model.library_matmul_cycles(M, N, K, cfg, out_int8=out_int8) / sim)
-    assert all(0.9 < r < 1.1 for r in ratios), np.round(ratios, 3)
-    assert np.median(np.abs(np.log(ratios))) < 0.02
+    assert all(0.95 < r < 1.05 for r in ratios), np.round(ratios, 3)
+    assert np.median(np.abs(np.log(ratios))) < 0.01
 
 
 def test_default_baseline_predicts_the_library_program():

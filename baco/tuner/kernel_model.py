@@ -277,14 +277,16 @@ def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int
       or its own weights, not when the array took it), so a chain of max(DIM, group) per (k, j)
       runs from the first compute's dispatch: it binds for one-block-row tiles of few rows;
     - the last compute is dispatched when the command rs_ex before it has left the array (pipeline
-      depth included), and the stores follow it: the first starts then or when its block's last
-      k step has left the array, the rest back to back on the store unit;
-    - the next tile's loads are dispatched after the last store is, i.e. once all but rs_st stores
-      have ended (DRAM latency included), or after the last compute for a tile that does not
-      store; its first A load waits until the computes reading those scratchpad rows are done.
-    The period of a tile is the later of those, and no shorter than any unit's busy time. Tiles of
-    equal shape cost the same, so only the (full, ragged) tile classes of each dimension are costed;
-    the stream's five config commands are dispatched before the first load."""
+      depth included), and the stores follow it: the first starts then, or when its block's last
+      k step has left the array, or when the store unit is done with earlier tiles' stores;
+    - the next tile's loads are dispatched after the last store is, i.e. once the store rs_st before
+      it (this tile's or an earlier one's) has ended, DRAM latency included; or after the last
+      compute for a tile that does not store; its first A load waits until the computes reading
+      those scratchpad rows are done.
+    A tile's period is the later of those, and no shorter than any unit's busy time. The store
+    unit's backlog is carried from tile to tile in stream order; tiles of equal shape in a row
+    cost the same once that backlog has settled (after one), so only the (full, ragged) tile classes
+    of each dimension are costed. The stream's five config commands are dispatched first."""
     from baco.sim.timing import DEFAULT_CONSTANTS as k
     d, mbl = cfg.dim, cfg.max_block_len
     beat, lat, depth = cfg.dma_bus_bits // 8, k.dram_latency, k.array_depth_factor * d
@@ -303,45 +305,79 @@ def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int
     def rows(i, blocks, pad):
         return d - (pad if i == blocks - 1 else 0)
 
+    def tile(I, pad_i, J, pad_j, Kb, pad_k, stores_c, backlog):
+        """(period, end, backlog) of one LOOP_WS whose loads are dispatched at 0; backlog: when the
+        store unit is done with earlier stores (relative to this tile's dispatch) and their last
+        rs_st + 1 occupancies."""
+        a_chunks, b_chunks = chunks(Kb, pad_k, mbl), chunks(J, pad_j, mbl)
+        load = [dma(rows(i, I, pad_i), cols) for cols in a_chunks for i in range(I)] + \
+               [dma(d, cols) for _ in range(Kb) for cols in b_chunks]
+        n_a, n_loads, loads = I * len(a_chunks), len(load), sum(load)
+        loads_dispatched = sum(load[:n_loads - cfg.rs_ld]) + lat if n_loads > cfg.rs_ld else n_loads
+        first_compute = max(loads_dispatched, sum(load[:n_a + 1]) + lat)
+        per_i = [max(rows(i, I, pad_i), 4) + k.compute_overhead for i in range(I)]
+        group = sum(per_i)                              # one (k, j): a weight block, I computes
+        k_step = max(J * group, per_i[0] + depth)
+        compute = (Kb - 1) * k_step + J * group
+        computes = Kb * J * I
+        weight_chain = loads_dispatched + 1 + (Kb * J - 1) * max(d, group) + group
+        gap = max(d, group) if weight_chain > first_compute + compute else group
+        done = max(first_compute + compute, weight_chain, loads + lat + compute / (Kb * len(b_chunks)))
+        per = (done - first_compute) / computes
+        computes_dispatched = done - held * per + depth if computes > held else loads_dispatched + 2 * computes
+        # the first A chunk's rows are last read by block row 0 of the last (k, j) of k step min(mbl, Kb) - 1
+        a_free = done - (Kb - min(mbl, Kb)) * k_step - group + per_i[0] + depth
+        store_busy, earlier = backlog
+        next_dispatch, end, store_total = computes_dispatched + 1, done + depth, 0.0
+        if stores_c:
+            store = [dma(rows(i, I, pad_i), cols * c_bytes) + k.acc_scale_latency
+                     for cols in chunks(J, pad_j, store_blocks) for i in range(I)]
+            store_total = sum(store)
+            first_ready = done - (J - min(store_blocks, J)) * gap - group + per_i[0] + depth
+            last_ready = done - group + per_i[0] + depth
+            stored = max(max(first_ready, computes_dispatched + 1, store_busy) + store_total,
+                         last_ready + sum(store[-I:]))
+            if len(store) > cfg.rs_st:      # the store rs_st before the last one is this tile's
+                freed = stored - sum(store[len(store) - cfg.rs_st:])
+            else:                           # ... or an earlier tile's (if any)
+                ahead = cfg.rs_st - len(store)
+                freed = store_busy - sum(earlier[len(earlier) - ahead:]) if len(earlier) > ahead else 0.0
+            next_dispatch = max(next_dispatch, freed + lat + 1)
+            end = stored + lat
+            store_busy, earlier = stored, (earlier + tuple(store))[-cfg.rs_st - 1:]
+        period = max(next_dispatch, a_free, compute, loads, store_total)
+        return period, end, (store_busy - period, earlier)
+
+    def repeated(step, n, backlog):
+        """(summed periods, last end, backlog) of n runs of step(backlog) -> (period, end, backlog) in
+        a row: the second run stands for the rest (the backlog has settled)."""
+        first = step(backlog)
+        if n == 1:
+            return first
+        second = step(first[2])
+        total = first[0] + (n - 1) * second[0]
+        return total, total - second[0] + second[1], second[2]
+
+    def in_order(classes, step, backlog):
+        """(summed periods, end, backlog) of the tile classes [(args, count)] one after the other."""
+        total = end = 0.0
+        for args, n in classes:
+            period, last_end, backlog = repeated(lambda b: step(*args, b), n, backlog)
+            total, end = total + period, max(end, total + last_end)
+        return total, end, backlog
+
     ti, tj, tk = tiled_matmul_auto(M, N, K, cfg, "WS")
-    total, tail = 0.0, 0.0
-    for I, pad_i, n_i, _ in _tile_classes(M, ti, d):
-        for J, pad_j, n_j, _ in _tile_classes(N, tj, d):
-            for Kb, pad_k, n_k, last_k in _tile_classes(K, tk, d):
-                a_chunks, b_chunks = chunks(Kb, pad_k, mbl), chunks(J, pad_j, mbl)
-                load = [dma(rows(i, I, pad_i), cols) for cols in a_chunks for i in range(I)] + \
-                       [dma(d, cols) for _ in range(Kb) for cols in b_chunks]
-                n_a, n_loads, loads = I * len(a_chunks), len(load), sum(load)
-                loads_dispatched = sum(load[:n_loads - cfg.rs_ld]) + lat if n_loads > cfg.rs_ld else n_loads
-                first_compute = max(loads_dispatched, sum(load[:n_a + 1]) + lat)
-                per_i = [max(rows(i, I, pad_i), 4) + k.compute_overhead for i in range(I)]
-                group = sum(per_i)                              # one (k, j): a weight block, I computes
-                k_step = max(J * group, per_i[0] + depth)
-                compute = (Kb - 1) * k_step + J * group
-                computes = Kb * J * I
-                weight_chain = loads_dispatched + 1 + (Kb * J - 1) * max(d, group) + group
-                gap = max(d, group) if weight_chain > first_compute + compute else group
-                done = max(first_compute + compute, weight_chain, loads + lat + compute / (Kb * len(b_chunks)))
-                per = (done - first_compute) / computes
-                computes_dispatched = done - held * per + depth if computes > held else loads_dispatched + 2 * computes
-                # the first A chunk's rows are last read by the first group of k step min(mbl, Kb) - 1
-                a_free = done - (Kb - min(mbl, Kb)) * k_step - (J - 1) * gap - group + per_i[0] + depth
-                next_dispatch, end, store_total = computes_dispatched + 1, done + depth, 0.0
-                if last_k:              # the tile that stores C
-                    store = [dma(rows(i, I, pad_i), cols * c_bytes) + k.acc_scale_latency
-                             for cols in chunks(J, pad_j, store_blocks) for i in range(I)]
-                    store_total = sum(store)
-                    first_ready = done - (J - min(store_blocks, J)) * gap - group + per_i[0] + depth
-                    last_ready = done - group + per_i[0] + depth
-                    stored = max(max(first_ready, computes_dispatched + 1) + store_total,
-                                 last_ready + sum(store[-I:]))
-                    kept = min(cfg.rs_st, len(store))
-                    next_dispatch = max(next_dispatch, stored - sum(store[len(store) - kept:]) + lat + 1)
-                    end = stored + lat
-                period = max(next_dispatch, a_free, compute, loads, store_total)
-                total += n_i * n_j * n_k * period
-                tail = max(tail, end - period)
-    return setup + total + tail
+    ks = [((Kb, pad_k, last), n) for Kb, pad_k, n, last in _tile_classes(K, tk, d)]
+    js = [((J, pad_j), n) for J, pad_j, n, _ in _tile_classes(N, tj, d)]
+    i_s = [((I, pad_i), n) for I, pad_i, n, _ in _tile_classes(M, ti, d)]
+
+    def output_tile(I, pad_i, J, pad_j, backlog):       # its k tiles, the last one storing C
+        return in_order(ks, lambda *a: tile(I, pad_i, J, pad_j, *a), backlog)
+
+    def tile_row(I, pad_i, backlog):
+        return in_order(js, lambda *a: output_tile(I, pad_i, *a), backlog)
+
+    return setup + in_order(i_s, tile_row, (0.0, ()))[1]
 
 
 def _library_conv_tiles(layer: Layer, cfg: GemminiConfig):
