@@ -92,6 +92,25 @@ def test_conv_model_times_single_and_tiny_programs_and_counts_rows_past_the_last
         assert math.isclose(energy_uj, report["energy_uj"], rel_tol=0.01)
 
 
+# large programs on wide arrays (512 KB / 1 MB): stores that outlast the computes hold the next
+# program's loads back; a last program of 25 rows with 22 past the output (zero slices, fewer
+# stores); computes that trail B's column chunks (the model before: pred/sim 0.76, 1.44, 1.36)
+LARGE_CASES = [
+    (Layer(R=1, S=1, P=56, Q=56, C=128, K=256), 64, GemmSchedule(1024, 256, 128)),
+    (Layer(R=3, S=3, P=28, Q=28, C=64, K=256), 128, GemmSchedule(28, 128, 64, rows=25)),
+    (Layer(R=3, S=3, P=4, Q=28, C=128, K=512), 64, GemmSchedule(28, 512, 128, rows=2)),
+]
+
+
+def test_conv_model_times_large_programs_on_wide_arrays():
+    for layer, dim, schedule in LARGE_CASES:
+        cfg = GemminiConfig.from_capacity(dim, 512, 1024)
+        assert not schedule_problems(schedule, cfg, KERNEL_OUT_INT8)
+        pred = kernel_model.conv_schedule_cycles(layer, schedule, dim)
+        sim = simulated(layer, cfg, schedule)["cycles"]
+        assert 0.88 < pred / sim < 1.12, (layer, schedule, pred, sim)
+
+
 @pytest.mark.slow
 def test_conv_model_matches_the_cycle_model_on_compiled_convolutions():
     check_against_the_cycle_model(CASES)

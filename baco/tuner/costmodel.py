@@ -452,7 +452,7 @@ def conv_program_terms(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KER
     if pointwise:
         M = d.P * d.Q * d.N
         rows_m, programs, k_steps = M / _ceil(M / bm), _ceil(M / bm) * _ceil(d.K / bn), _ceil(d.C / bk)
-        slices = 1
+        slices, zero_slices, stored = 1, 0.0, 1.0
     else:
         rows = torch.as_tensor(rows, dtype=torch.float64)
         columns = bm / rows
@@ -460,20 +460,38 @@ def conv_program_terms(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KER
         rows_m = rows * d.Q / q_blocks
         programs = d.N * _ceil(d.P / rows) * q_blocks * _ceil(d.K / bn)
         k_steps, slices = d.R * d.S * _ceil(d.C / bk), rows
+        zero_slices = _zero_slices(d, rows.detach())
+        stored = d.P / (_ceil(d.P / rows.detach()) * rows.detach())     # the last program stores only rows < P
     # the last block of input channels (C % BLOCK_K) may be short (fewer strips to load and compute):
     # the steps of each class, full and last, cost what they would cost all alike, in proportion
     c_blocks = _ceil(d.C / bk)
     out = None
     for c_block, share in ((bk, (c_blocks - 1) / c_blocks), (d.C - (c_blocks - 1) * bk, 1 / c_blocks)):
         terms = kernel_program_terms(pe, (rows_m, bn, c_block), rows_m=rows_m, programs=programs, k_steps=k_steps,
-                                     a_slices=slices, no_k_loop=_no_k_loop(layer, pointwise), out_int8=out_int8,
+                                     a_slices=slices, zero_slices=zero_slices, stored=stored,
+                                     no_k_loop=_no_k_loop(layer, pointwise), out_int8=out_int8,
                                      double_buffer=double_buffer, step_waits=True)
         out = {k: v * share for k, v in terms.items() if k != "blocks"} if out is None else \
             {k: out[k] + terms[k] * share for k in out}
     return {**out, "blocks": (rows_m, bn, bk)}
 
 
-def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_slices=1,
+def _zero_slices(d, rows):
+    """A slices per step, on average over a convolution's programs and steps, whose input row lies
+    below the image: the last program of `rows` output rows (P % rows short) computes rows past P
+    too, and a past row whose tap reads below the image moves zeros (an mvin from address 0, a cycle
+    a row) rather than DRAM rows. Output row P - 1 + e reads input row (P - 1 + e)·stride + r·dil:
+    past the last, (P - 1)·stride + (R - 1)·dil, iff e·stride > (R - 1 - r)·dil. d: the layer's
+    dimensions as tensors (_dims_as_tensors), rows [B]."""
+    groups = _ceil(d.P / rows)
+    past = groups * rows - d.P                              # rows past P in the last program
+    u = torch.arange(int(torch.as_tensor(d.R).max()), dtype=torch.float64)    # R - 1 - r
+    below = torch.clamp(past.unsqueeze(-1) - torch.floor(u * d.Hdilation.unsqueeze(-1) / d.Hstride.unsqueeze(-1)),
+                        min=0.0) * (u < d.R.unsqueeze(-1))
+    return below.sum(-1) / (groups * d.R)
+
+
+def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_slices=1, zero_slices=0.0, stored=1.0,
                          out_int8: bool = KERNEL_OUT_INT8, double_buffer: bool = False,
                          step_waits: bool = False, dataflow: str = "WS") -> dict:
     """Analytical cycles [B] of a block program of `programs` programs (one after another), each one
@@ -481,6 +499,9 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
     steps of BLOCK_K (no_k_loop [B]: a GEMM with K = 1; A moved in a_slices slices of its rows, one
     per output row of a convolution), as the cycle model (baco/sim/timing.py) times its command
     stream (compiled_program_terms says how).
+    zero_slices: of the a_slices, those (on average a step) that read below the image and move
+    zeros (_zero_slices); stored: the share of its rows_m rows a program stores, on average (a
+    convolution's last program of several output rows stores only those inside the output).
     step_waits (the convolution model; the GEMM model's are gemm_step_compute's): the
     array's waits within a step, as the cycle model times the conv kernel. The computes run per
     output column j and channel sub-block k, the rows i innermost under one preloaded weight
@@ -489,15 +510,19 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
     compute only. So a group of rows under one weight block takes max(rows, DIM) cycles, or
     max(rows, compute + depth) when it accumulates onto the previous sub-block's tiles, and a step
     is at least its k sub-blocks' chain on one tile (one tile, one sub-block: compute + depth per
-    step: 7x7 C=3 on DIM 128). Mvins move the rows and columns that exist (ragged strips are short).
+    step: 7x7 C=3 on DIM 128); single-buffered, the last column's chain follows the other columns,
+    whose weights came in while the step waited for its loads. Mvins move the rows and columns that
+    exist (ragged strips are short). A step's computes trail its loads: column j runs once its chunk
+    of B's last strip has landed.
     Programs pipeline as far as the one in-order dispatch queue lets them: the next program's first
     loads are dispatched once this program's last computes fit the execute station (rs_ex / 2
-    preload+compute pairs) and all but rs_st of its last column's stores have left the store
-    station; double-buffered, they then run under those computes (its own later K steps' loads under
-    its computes), single-buffered after them (they overwrite rows this program reads). The first
-    program waits for its first loads (double-buffered: A's first strip and B, a prologue), the last
-    one's last column's stores are exposed (a tail), and stores longer than a program's steps set
-    the pace from the first tile's result on."""
+    preload+compute pairs) and all but rs_st of its stores have left the store station (its last
+    column's, or all of them when the stores, paced from its first tile out, outlast its computes);
+    double-buffered, they then run under those computes (its own later K steps' loads under its
+    computes), single-buffered after them (they overwrite rows this program reads). The first
+    program waits for its first loads (double-buffered: A's first strip and B, a prologue, and its
+    computes cannot outrun the rest), the last one's stores are exposed (a tail), and stores longer
+    than a program's steps set the pace from the first tile's result on."""
     from baco.sim.timing import DEFAULT_CONSTANTS as k
     cfg = GemminiConfig()
     bm, bn, bk = blocks
@@ -517,7 +542,9 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
     slice_strips = _ceil(slice_rows / pe)
     a_chunks, b_chunks = _ceil(bk / max_cols), _ceil(bn / max_cols)
     if step_waits:      # mvins of the rows and columns that exist: ragged strips and chunks are short
-        load_a = a_slices * dma(slice_rows / slice_strips, bk / a_chunks, slice_strips * a_chunks)
+        zero_fills = zero_slices * slice_strips * a_chunks * (k.dma_cmd_overhead + slice_rows / slice_strips)
+        load_a = (a_slices - zero_slices) * dma(slice_rows / slice_strips, bk / a_chunks, slice_strips * a_chunks) \
+            + zero_fills
         load_b = dma(bk / kb, bn / b_chunks, kb * b_chunks)
     else:
         load_a = a_slices * dma(strip, torch.minimum(bk, max_cols), slice_strips * a_chunks)
@@ -534,10 +561,14 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
         group = compute / (kb * nb)                  # the rows of one column under one weight block
         tile = group / mb + drain                    # one tile's compute until its result lands
         columns = nb * torch.maximum(group, pe) + nb * (kb - 1) * torch.maximum(torch.maximum(group, pe), tile)
-        compute = torch.maximum(columns, kb * tile)
-        out_wait = torch.where(kb * tile >= columns, 0.0, drain)    # the chain on one tile ends landed
+        # the last column's chain on one tile: double-buffered it overlaps the next step's first
+        # columns; single-buffered, it follows the other columns' computes, whose weights came in
+        # while they waited for the step's loads
+        chain = kb * tile if double_buffer else (nb - 1) * kb * group + kb * tile
+        compute = torch.maximum(columns, chain)
+        out_wait = torch.where(chain >= columns, 0.0, drain)    # the chain on one tile ends landed
     out_bytes = cfg.input_bytes if out_int8 else cfg.acc_bytes
-    store = dma(strip, torch.minimum(bn, pe) * out_bytes, mb * nb) + mb * nb * k.acc_scale_latency
+    store = (dma(strip, torch.minimum(bn, pe) * out_bytes, mb * nb) + mb * nb * k.acc_scale_latency) * stored
     # the next program's first loads (and computes on rows already stored) run under the last
     # rs_st stores: dispatch waits for a free store slot, then moves on
     under_stores = cfg.rs_st * store / (mb * nb)
@@ -553,11 +584,19 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
         return step, step + drain + store + lat - hidden, hidden
 
     def with_k_loop():
-        b_overlap = torch.minimum(load_b * (kb - 1) / kb, compute / nb)    # step_waits: computes under B's strips
+        # step_waits: B lands strip by strip (sub-block k), column chunk by chunk; column j's computes
+        # run once its chunk of the last strip has landed, so the computes trail the loads: they end
+        # one sub-block's computes after the last chunk, or, compute-bound, all of them but column 0's
+        # first kb - 1 sub-blocks after column 0's chunk of the last strip
+        if step_waits:
+            sub_block = compute / (kb * nb)
+            trailing_loads = torch.maximum(load + lat + sub_block,
+                                           load_a + load_b * ((kb - 1) * nb + 1) / (kb * nb) + lat + compute
+                                           - (kb - 1) * sub_block)
         if double_buffer:
             step = torch.maximum(load + lat, compute)
-        elif step_waits:    # B lands a DIM-row strip at a time: only the first column's computes trail it
-            step = load + lat + compute - b_overlap
+        elif step_waits:
+            step = trailing_loads
         else:   # computes are dispatched after the step's loads but the last rs_ld: only those overlap
             overlap = torch.minimum(load_b, load * torch.clamp(cfg.rs_ld / load_commands, max=1.0))
             step = load + lat + torch.maximum(compute / kb, compute - overlap) + load_wait
@@ -569,6 +608,16 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
             last_computes = compute * torch.clamp(cfg.rs_ex / 2 / (kb * nb * mb), max=1.0)
             store_one = store / (mb * nb)
             stores_held = torch.where(mb > cfg.rs_st, out_wait + (mb - cfg.rs_st) * store_one, -last_computes)
+            # A program's first tile is out once what it reads has landed (a step loads A, then B
+            # column by column; double-buffered, its loads were ahead) and its channel sub-blocks
+            # have run; its stores then follow one another. When they take longer than the computes
+            # after it, they are still queued as the computes end, and the next program's loads wait
+            # behind all but rs_st of them (1x1 56x56 128>256 in programs of 1024 pixels on DIM 64:
+            # 64 int8 stores a program against 16 computes a column)
+            ahead = torch.zeros_like(load) if double_buffer else load_a + load_b / nb + lat
+            first_out = (k_steps - 1) * step + ahead + group * ((kb - 1) + 1 / mb) + out_wait
+            stores_after = first_out + store - ((k_steps - 1) * step + compute if double_buffer else k_steps * step)
+            stores_held = torch.maximum(stores_held, stores_after - cfg.rs_st * store_one)
             next_dispatch = torch.maximum(-last_computes, stores_held)     # after this program's computes end
             if double_buffer:
                 # its own K steps' loads run under the computes (step), the next program's first
@@ -582,24 +631,20 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
                 # 128: 29k cycles of loads under 3k of computes), so it ends no earlier than its
                 # k_steps loads and the computes that trail the last of them (as single-buffered)
                 first_program = prologue + (k_steps - 1) * step + compute
-                prologue = prologue + torch.clamp(k_steps * load + lat + compute - b_overlap - first_program,
+                prologue = prologue + torch.clamp((k_steps - 1) * load + trailing_loads - first_program,
                                                   min=0.0)
             else:           # the next program's loads overwrite rows this one reads: after its computes
                 next_loads = torch.clamp(next_dispatch, min=0.0)
                 per_program = k_steps * step + next_loads
                 prologue = torch.zeros_like(load)
             # the last program has no next one; its last column's stores are exposed: each tile's
-            # stores follow its last rows, those the computes do not hide pile up
-            last_stores = torch.maximum(store_one, store / nb - group * (mb - 1) / mb)
-            paced_by_steps = prologue + programs * per_program - next_loads + out_wait + last_stores + lat
-            # or the stores set the pace from the first tile on: it computes once what it reads has
-            # landed (a step loads A, then B column by column) and its channel sub-blocks have run
-            if double_buffer:
-                before = prologue + (k_steps - 1) * step
-            else:
-                before = (k_steps - 1) * step + load_a + load_b / nb + lat
-            first_out = before + group * ((kb - 1) + 1 / mb) + out_wait
-            paced_by_stores = first_out + programs * (store + lat)
+            # stores follow its last rows, those the computes do not hide pile up (or all its stores
+            # still queued)
+            last_stores = torch.maximum(out_wait + torch.maximum(store_one, store / nb - group * (mb - 1) / mb),
+                                        stores_after)
+            paced_by_steps = prologue + programs * per_program - next_loads + last_stores + lat
+            # or the stores set the pace from the first program's first tile on
+            paced_by_stores = prologue + first_out + programs * (store + lat)
             per_program = torch.maximum(per_program, store + lat)
             return step, per_program, torch.maximum(paced_by_steps, paced_by_stores) - programs * per_program
         # the GEMM kernel's programs pipeline too, more simply: the next program's loads run under
