@@ -324,6 +324,7 @@ def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int
         gap = max(d, group) if weight_chain > first_compute + compute else group
         done = max(first_compute + compute, weight_chain, loads + lat + compute / (Kb * len(b_chunks)))
         per = (done - first_compute) / computes
+        gap = max(gap, per * I)             # the (k, j) groups follow the B loads when those are slower
         computes_dispatched = done - held * per + depth if computes > held else loads_dispatched + 2 * computes
         # the first A chunk's rows are last read by block row 0 of the last (k, j) of k step min(mbl, Kb) - 1
         a_free = done - (Kb - min(mbl, Kb)) * k_step - group + per_i[0] + depth
