@@ -17,6 +17,10 @@ method over baco's, the thesis's Fig. 6.10), convergence.png (best EDP vs wall t
 and <network>/ with baco's design (Chipyard config, gemmini_params.h, Timeloop arch/problem/
 mapping files of every layer, so Timeloop can re-evaluate the network outside the project).
 
+For a network of GEMM layers only (BERT) it also prints the exact optimum of the space every
+method searches (baco.tuner.optimum: branch and bound below the best method's EDP; "optimum
+(exhaustive)") and each method's EDP over it (1.000: no design is better). --no-optimum skips it.
+
     python benchmarks/network.py [--smoke | --quick] [--budget S] [--seed N] [--out DIR]
 
 Sizes: --smoke (BERT, 2 s per method; for the tests), --quick (BERT and ResNet-50, 8 s: under
@@ -38,6 +42,8 @@ from baco.tuner import baselines, workloads  # noqa: E402
 from baco.tuner.costmodel import network_edp_lower_bound  # noqa: E402
 from baco.tuner.emit import utilization, write_outputs  # noqa: E402
 from baco.tuner.explore import coexplore  # noqa: E402
+from baco.tuner.mapping import is_kernel_layer  # noqa: E402
+from baco.tuner.optimum import exact_optimum  # noqa: E402
 
 SIZES = {  # networks, seconds per method per network
     "smoke": (["bert"], 2.0),
@@ -121,6 +127,21 @@ def plot(results: dict, out: Path) -> list[Path]:
     return [bars, conv]
 
 
+def print_optimum(layers: list, res: dict, bound: float, macs: int) -> dict:
+    """The exact optimum (below the best method's EDP) as a table row, and every method's EDP over it."""
+    o = exact_optimum(layers, min(v["edp"] for v in res.values()))
+    r = o.result
+    pe = r.hw.pe_dim
+    print(f"  {'optimum (exhaustive)':<20}{r.edp:>12.4g}{r.edp / res['baco']['edp']:>9.3f}{r.timeloop_edp / bound:>9.2f}"
+          f"{o.wall_s:>8.1f}{'-':>9}{utilization(macs, r.cycles, pe):>7.1%}  {pe}x{pe} {r.hw.sp_kb:g}/{r.hw.acc_kb:g} KB")
+    proof = "= its lower bound: exact" if o.exact else f"lower bound {o.lower_bound:.6g}: NOT proven optimal"
+    print(f"  optimum {r.edp:.6g} {proof} ({o.blocks_costed} blocks costed, {o.hardware_points} hardware points; "
+          f"arrays ruled out by the compute bound: {', '.join(f'{p}x{p}' for p in o.arrays_pruned) or 'none'})")
+    print("  EDP / optimum: " + ", ".join(f"{m} {v['edp'] / r.edp:.3f}" for m, v in res.items()))
+    return {"edp": r.edp, "lower_bound": o.lower_bound, "exact": o.exact, "wall_s": o.wall_s,
+            "hardware": [pe, r.hw.sp_kb, r.hw.acc_kb], "cycles": r.cycles, "energy_uj": r.energy_uj}
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     size = p.add_mutually_exclusive_group()
@@ -129,6 +150,7 @@ def main(argv=None) -> int:
     p.add_argument("--budget", type=float, help="seconds per method per network (overrides the size's)")
     p.add_argument("--networks", help="comma-separated networks (shipped names or torchvision.models:NAME)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-optimum", action="store_true", help="skip the exhaustive optimum of GEMM-only networks")
     p.add_argument("--out", default="out/network")
     a = p.parse_args(argv)
     nets, budget = SIZES["smoke" if a.smoke else "quick" if a.quick else "default"]
@@ -163,6 +185,8 @@ def main(argv=None) -> int:
         worst = max((m for m in res if m != "gemmini-default"), key=lambda m: res[m]["wall_s"])
         print(f"  budget: the longest search, {worst}, took {res[worst]['wall_s'] - budget:+.1f} s over its {budget:g} s")
         results[net] = {**res, "lower_bound": bound}
+        if not a.no_optimum and all(is_kernel_layer(layer) for layer in layers):
+            results[net]["optimum"] = print_optimum(layers, res, bound, macs)
     print(f"\ngeomean over {len(nets)} networks of EDP(method) / EDP(baco)  (> 1: baco better)")
     for name in METHODS:
         if name != "baco":

@@ -1,0 +1,316 @@
+"""The exact optimum of the co-exploration space for networks of GEMM layers (branch and bound).
+
+The space is the one the searches (baco, the genetic algorithm, ...) explore: one mapping per
+layer that passes mapping.validate, on the hardware inferred from them (explore.NetworkProblem),
+scored by the cost the search minimises (kernel_model: each GEMM layer costs the program compiled
+for its mapping's scratchpad tile, the fastest schedule variant that fits). Three facts of that
+model make it enumerable:
+
+1. A GEMM layer's cost depends on its mapping only through the L2 tile, the kernel's blocks
+   (BLOCK_M, BLOCK_N, BLOCK_K), each any integer from 1 to its dimension (a validated mapping can
+   put any factor at L2; its spatial factors only set the array the design needs). And it depends
+   on a block b of a dimension n only through a few integers (block_signature: the number of
+   blocks ⌈n/b⌉, the DIM strips of a block and of the last one, b capped at the widest mvin, ...),
+   so one block per signature stands for all (tests/test_optimum.py checks it against every block
+   of small layers).
+2. Lower bounds that hold for every block on a pe-wide array (compute_bound): cycles >= the
+   layer's MACs / pe² (every program runs its K steps' computes, each at least its rows times its
+   DIM x DIM sub-blocks), energy >= its MACs and compulsory DRAM bytes priced. An array size whose
+   bound exceeds a known design's EDP is out; so is each block whose own bound (its cycles and
+   energy, with the other layers at their least) does.
+3. On a fixed hardware the layers are independent, and the minimum of (Σ cycles)(Σ energy) is at
+   a vertex of the lower convex hull of the sum of the layers' (cycles, energy) sets (the product
+   is concave in log space), i.e. a sum of per-layer minimisers of cycles + λ·energy for some λ:
+   best_combination sweeps λ exactly.
+
+Hardware: every power-of-two array, scratchpad (the double-buffering fit and the energy depend on
+it) and every accumulator size that is some design's need rounded to the accumulator's granule (a
+larger accumulator only costs more energy: cycles do not depend on it outside the learned
+residual's domain, which this module refuses). Costing a design on a hardware larger than its own
+can only lower the bound, so the minimum over these hardware points is a lower bound of the
+space's optimum; the design found is then rebuilt as mappings and scored on its own inferred
+hardware (explore.NetworkProblem.result), and the two agree when it is the optimum (`exact`).
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import torch
+
+from baco.gemmini import energy
+from baco.gemmini.config import GemminiConfig
+from baco.tuner import costmodel, kernel_model, residual
+from baco.tuner.arch import MAX_BUFFER_KB, MAX_PE_DIM, MIN_PE_DIM
+from baco.tuner.explore import NetworkProblem, Result, Tiling
+from baco.tuner.hwinfer import acc_unit_kb, requirements_from_factors
+from baco.tuner.mapping import KERNEL_OUT_INT8, is_kernel_layer
+from baco.tuner.relax import DIM_INDEX, DIMS, NUM_LEVELS
+from baco.tuner.workloads import Layer
+
+CHUNK = 1 << 17         # blocks costed per batched call
+REL_TOL = 1e-9          # an EDP within this of the incumbent's is kept (ties are the optimum too)
+
+
+def array_dims() -> list[int]:
+    out, pe = [], MIN_PE_DIM
+    while pe <= MAX_PE_DIM:
+        out.append(pe)
+        pe *= 2
+    return out
+
+
+def scratchpad_sizes() -> list[int]:
+    """hwinfer.sp_candidates: whole-KB powers of two up to MAX_BUFFER_KB."""
+    out, kb = [], 1
+    while kb <= MAX_BUFFER_KB:
+        out.append(kb)
+        kb *= 2
+    return out
+
+
+def block_signature(b: int, n: int, role: str, pe: int) -> tuple:
+    """What the compiled GEMM program's cost and footprint (costmodel.compiled_program_terms and
+    _counts, hwinfer.kernel_rows) read of a block b of a dimension n on a pe-wide array: the
+    blocks ⌈n/b⌉, the DIM strips of a block and of the last one, and for BLOCK_N/BLOCK_K (role "N",
+    "K"; "M" is BLOCK_M) the widest mvin's chunks and b capped at its width (DMA rows and bytes),
+    for BLOCK_N the accumulator zero-fill chunks too."""
+    cfg = GemminiConfig()
+    max_cols = max(1.0, cfg.max_bytes / pe) * pe
+    zero_cols = max(1, cfg.max_bytes // (pe * cfg.acc_bytes)) * pe
+    blocks = -(-n // b)
+    last = max(1, n - (blocks - 1) * b)
+    key = (blocks, -(-b // pe), -(-last // pe))
+    if role == "M":
+        return key
+    key += (math.ceil(b / max_cols), min(b, max_cols))
+    return key + (-(-b // zero_cols),) if role == "N" else key
+
+
+def block_candidates(n: int, role: str, pe: int) -> list[int]:
+    """The smallest block of each block_signature of a dimension n: one per distinct cost."""
+    seen = {}
+    for b in range(1, n + 1):
+        seen.setdefault(block_signature(b, n, role, pe), b)
+    return sorted(seen.values())
+
+
+def block_tensors(layer: Layer, blocks: torch.Tensor):
+    """(temporal [B,4,7], spatial [B,2]) of mappings whose L2 tile is blocks [B,3] (BLOCK_M, N, K as
+    P, K, C), the rest at DRAM: what a GEMM layer's cost reads of any mapping with that tile."""
+    B = blocks.shape[0]
+    temporal = torch.ones(B, NUM_LEVELS, len(DIMS), dtype=torch.float64)
+    for col, (d, n) in enumerate((("P", layer.P), ("K", layer.K), ("C", layer.C))):
+        b = blocks[:, col].to(torch.float64)
+        temporal[:, 2, DIM_INDEX[d]] = b
+        temporal[:, 3, DIM_INDEX[d]] = torch.ceil(n / b)
+    return temporal, torch.ones(B, 2, dtype=torch.float64)
+
+
+def compute_bound(layer: Layer, pe: int) -> tuple[float, float]:
+    """(cycles, energy µJ) no mapping of the GEMM layer goes below on a pe-wide array (one instance):
+    its MACs over pe² (the computes of every program's K steps: costmodel.kernel_program_terms'
+    step is at least its computes, at least rows x DIM x DIM sub-blocks each) and its MACs plus
+    every operand read and the output written once in DRAM, priced (baco.gemmini.energy)."""
+    M, N, K = layer.P * layer.Q * layer.N, layer.K, layer.C
+    out_bytes = GemminiConfig().input_bytes if KERNEL_OUT_INT8 else GemminiConfig().acc_bytes
+    pj = M * N * K * energy.MAC_PJ + (M * K + K * N + M * N * out_bytes) * energy.DRAM_PJ
+    return M * N * K / pe ** 2, pj * 1e-6
+
+
+def residual_applies(layer: Layer, pe: int) -> bool:
+    """Whether the learned residual corrects this layer's cycles on a pe-wide array (then its cycles
+    depend on the buffer sizes in ways no bound here covers)."""
+    largest = max(layer.P * layer.Q * layer.N, layer.K, layer.C)
+    return (residual.load("compiled") is not None and pe <= residual.COMPILED_MAX_DIM
+            and largest <= residual.COMPILED_MAX_SIZE and layer.C >= residual.COMPILED_MIN_K)
+
+
+@dataclass
+class LayerBlocks:
+    """A layer's candidate blocks on one array size with their hardware-free bounds."""
+    blocks: torch.Tensor        # [B, 3] BLOCK_M, BLOCK_N, BLOCK_K
+    sp_kb: torch.Tensor         # [B] scratchpad need (single-buffered)
+    acc_kb: torch.Tensor        # [B] accumulator need
+    cycles_lb: torch.Tensor     # [B] the fastest schedule variant, whatever fits (count-weighted)
+    energy_lb: torch.Tensor     # [B] the least energy, buffers priced at the block's own needs
+
+
+def layer_blocks(layer: Layer, pe: int) -> LayerBlocks:
+    grids = torch.meshgrid(*(torch.tensor(block_candidates(n, role, pe)) for n, role in
+                             ((layer.P, "M"), (layer.K, "N"), (layer.C, "K"))), indexing="ij")
+    every = torch.stack([g.reshape(-1) for g in grids], 1)
+    parts = []
+    for lo in range(0, every.shape[0], CHUNK):
+        blocks = every[lo:lo + CHUNK]
+        temporal, spatial = block_tensors(layer, blocks)
+        need = requirements_from_factors(layer, temporal, spatial, float(pe))
+        hw = (torch.full_like(need["sp_kb"], float(pe)), need["sp_kb"], need["acc_kb"])
+        sc = (spatial[:, 0], spatial[:, 1])
+        cycles = torch.stack([c for db in (False, True) for c in costmodel.compiled_cycles_by_dataflow(
+            layer, temporal, sc, hw, out_int8=KERNEL_OUT_INT8, double_buffer=db).values()]).min(0).values
+        energy_uj = torch.stack([costmodel.compiled_program_energy(layer, temporal, sc, hw, out_int8=KERNEL_OUT_INT8,
+                                                                   dataflow=df) for df in ("WS", "OS")]).min(0).values
+        parts.append((blocks, need["sp_kb"], need["acc_kb"], cycles * layer.count, energy_uj * layer.count))
+    return LayerBlocks(*(torch.cat(x) for x in zip(*parts)))
+
+
+def lower_hull(cycles: torch.Tensor, energy_uj: torch.Tensor) -> list[int]:
+    """Indices of the vertices of the lower-left convex hull of the points, by increasing cycles."""
+    by_energy = torch.argsort(energy_uj, stable=True)
+    order = by_energy[torch.argsort(cycles[by_energy], stable=True)]       # by cycles, then energy
+    e = energy_uj[order]
+    before = torch.cat([torch.tensor([math.inf], dtype=e.dtype), torch.cummin(e, 0).values[:-1]])
+    pareto = order[e < before].tolist()                                    # each lowers the energy
+    c_all, e_all = cycles.tolist(), energy_uj.tolist()
+    hull = []
+    for i in pareto:
+        while len(hull) >= 2:
+            (c1, e1), (c2, e2) = ((c_all[j], e_all[j]) for j in hull[-2:])
+            if (c2 - c1) * (e_all[i] - e1) - (e2 - e1) * (c_all[i] - c1) <= 0:   # hull[-1] is not below the chord
+                hull.pop()
+            else:
+                break
+        hull.append(i)
+    return hull
+
+
+def best_combination(fronts: list[tuple[list[float], list[float]]]) -> tuple[float, list[int]]:
+    """min over one point per layer of (Σ cycles)(Σ energy), each layer's points its lower hull
+    (cycles increasing, energy decreasing): the minimum is a sum of per-layer minimisers of
+    cycles + λ·energy, so start every layer at its least energy and take the hull edges in the
+    order λ decreases (the least energy added per cycle saved first). (product, index per layer)."""
+    at = [len(c) - 1 for c, _ in fronts]
+    C = sum(c[k] for (c, _), k in zip(fronts, at))
+    E = sum(e[k] for (_, e), k in zip(fronts, at))
+    best, best_at = C * E, list(at)
+    edges = sorted(((e[k - 1] - e[k]) / (c[k] - c[k - 1]), i, k - 1)
+                   for i, (c, e) in enumerate(fronts) for k in range(len(c) - 1, 0, -1))
+    for _, i, k in edges:
+        c, e = fronts[i]
+        C += c[k] - c[at[i]]
+        E += e[k] - e[at[i]]
+        at[i] = k
+        if C * E < best:
+            best, best_at = C * E, list(at)
+    return best, best_at
+
+
+@dataclass
+class Optimum:
+    """The best design of the space (result: scored on its own inferred hardware, validated),
+    the enumeration's lower bound (= result.edp when `exact`) and what it took."""
+    result: Result
+    lower_bound: float
+    exact: bool
+    wall_s: float
+    arrays_pruned: list[int] = field(default_factory=list)
+    blocks_costed: int = 0
+    hardware_points: int = 0
+
+
+def anchored_tiling(layer: Layer, block: tuple[int, int, int], pe: int) -> Tiling:
+    """A validated mapping with this L2 tile whose spatial factors are as large as pe allows (a
+    factor s of BLOCK_K on the rows, of BLOCK_N on the columns, or any s when the block is the whole
+    dimension): the design's array is then its largest spatial factor rounded up, pe."""
+    bm, bn, bk = block
+
+    def spread(b, n):
+        return max(s for s in range(1, min(pe, n) + 1) if b % s == 0 or b == n)
+    sc, sk = spread(bk, layer.C), spread(bn, layer.K)
+    temporal = [[1] * len(DIMS) for _ in range(NUM_LEVELS)]
+    for d, b, s, n in (("P", bm, 1, layer.P), ("K", bn, sk, layer.K), ("C", bk, sc, layer.C)):
+        inner = -(-b // s)
+        temporal[2][DIM_INDEX[d]] = inner
+        temporal[3][DIM_INDEX[d]] = -(-n // (s * inner))
+    return Tiling(tuple(map(tuple, temporal)), sc, sk)
+
+
+def exact_optimum(layers: list[Layer], incumbent_edp: float, progress: bool = False) -> Optimum:
+    """The optimum network EDP of the co-exploration space (compiled cycle model), by branch and bound
+    below incumbent_edp (the EDP of a known design, e.g. baco's: the optimum is at most it).
+    Raises ValueError for layers that are not GEMMs (mapping.is_kernel_layer)."""
+    if not all(is_kernel_layer(layer) for layer in layers):
+        raise ValueError("the exhaustive optimum covers networks of GEMM layers only")
+    t0 = time.perf_counter()
+    limit = incumbent_edp * (1 + REL_TOL)
+    best_edp, best = math.inf, None
+    pruned, costed, points = [], 0, 0
+    for pe in array_dims():
+        bounds = [compute_bound(layer, pe) for layer in layers]
+        if sum(c * l.count for (c, _), l in zip(bounds, layers) if not residual_applies(l, pe)) \
+                * sum(e * l.count for (_, e), l in zip(bounds, layers)) > limit:
+            pruned.append(pe)
+            continue
+        if any(residual_applies(layer, pe) for layer in layers):
+            raise ValueError(f"on a {pe}x{pe} array the learned residual corrects some layers' cycles: "
+                             "no exact bound; give a better incumbent")
+        cands = [layer_blocks(layer, pe) for layer in layers]
+        costed += sum(c.blocks.shape[0] for c in cands)
+        c_min = [float(c.cycles_lb.min()) for c in cands]
+        e_min = [float(c.energy_lb.min()) for c in cands]
+        kept = []
+        for i, c in enumerate(cands):
+            lb = (c.cycles_lb + sum(c_min) - c_min[i]) * (c.energy_lb + sum(e_min) - e_min[i])
+            keep = lb <= limit
+            kept.append(LayerBlocks(*(x[keep] for x in (c.blocks, c.sp_kb, c.acc_kb, c.cycles_lb, c.energy_lb))))
+        if progress:
+            print(f"{pe}x{pe}: blocks within the bound per layer {[k.blocks.shape[0] for k in kept]}", flush=True)
+        if any(k.blocks.shape[0] == 0 for k in kept):
+            pruned.append(pe)
+            continue
+        unit = acc_unit_kb(pe)
+        acc_sizes = sorted({max(unit, math.ceil(float(a) / unit - 1e-9) * unit) for k in kept for a in k.acc_kb})
+        low_acc = max(float(k.acc_kb.min()) for k in kept)
+        low_sp = max(float(k.sp_kb.min()) for k in kept)
+        # per layer: the kept blocks' mappings and their programs' access counts of each dataflow
+        # (hardware-free but for the array): energy on any buffers is these counts priced
+        tensors = [block_tensors(layer, k.blocks) for layer, k in zip(layers, kept)]
+        counts = [{df: costmodel.compiled_program_counts(layer, t, (s[:, 0], s[:, 1]), (float(pe),), out_int8=KERNEL_OUT_INT8,
+                                                         dataflow=df) for df in ("WS", "OS")}
+                  for layer, (t, s) in zip(layers, tensors)]
+        for sp in scratchpad_sizes():
+            if sp < low_sp - 1e-9 or not any(low_acc - 1e-9 <= a <= MAX_BUFFER_KB for a in acc_sizes):
+                continue
+            # the schedule variant each block runs (kernel_model.kernel_cycles: double buffering
+            # where it fits this scratchpad) and the counts of its dataflow
+            chosen = []
+            for layer, k, (t, s), cnt in zip(layers, kept, tensors, counts):
+                hw = tuple(torch.full((t.shape[0],), float(v), dtype=torch.float64) for v in (pe, sp, MAX_BUFFER_KB))
+                with torch.no_grad():
+                    cycles, choice = kernel_model.kernel_cycles(layer, t, s, hw)
+                os_rows = torch.tensor([kernel_model.SCHEDULE_VARIANTS[int(i)][0] == "OS" for i in choice.tolist()])
+                chosen.append((cycles * layer.count, {key: torch.where(os_rows, cnt["OS"][key], cnt["WS"][key])
+                                                      for key in cnt["WS"]}))
+            for acc in acc_sizes:
+                if acc < low_acc - 1e-9 or acc > MAX_BUFFER_KB:
+                    continue
+                fronts, picks = [], []
+                for layer, k, (cycles, cnt) in zip(layers, kept, chosen):
+                    fit = (k.sp_kb <= sp + 1e-9) & (k.acc_kb <= acc + 1e-9)
+                    if not bool(fit.any()):
+                        break
+                    c = cycles[fit]
+                    e = energy.energy_pj({key: v[fit] for key, v in cnt.items()}, sp_kb=float(sp), acc_kb=float(acc),
+                                         dim=float(pe)) * 1e-6 * layer.count
+                    hull = lower_hull(c, e)
+                    fronts.append(([float(c[j]) for j in hull], [float(e[j]) for j in hull]))
+                    blocks = k.blocks[fit]
+                    picks.append([tuple(int(v) for v in blocks[j]) for j in hull])
+                else:
+                    points += 1
+                    edp, at = best_combination(fronts)
+                    if edp < best_edp:
+                        best_edp, best = edp, (pe, [p[k] for p, k in zip(picks, at)])
+                    if progress:
+                        print(f"  {pe}x{pe} {sp} KB {acc} KB: {edp:.5g} (best {best_edp:.5g}), "
+                              f"{time.perf_counter() - t0:.0f} s", flush=True)
+    if best is None:
+        raise ValueError(f"no design below the incumbent EDP {incumbent_edp:.6g}: give a valid design's EDP")
+    pe, blocks = best
+    problem = NetworkProblem(layers)
+    design = [anchored_tiling(layer, b, pe) for layer, b in zip(layers, blocks)]
+    result = problem.result(design, "optimum", time.perf_counter() - t0)
+    exact = abs(result.edp - best_edp) <= 1e-9 * best_edp
+    return Optimum(result, best_edp, exact, time.perf_counter() - t0, pruned, costed, points)

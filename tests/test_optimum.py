@@ -1,0 +1,109 @@
+"""The exhaustive optimum (baco/tuner/optimum.py) against brute force on tiny GEMM networks."""
+import itertools
+import math
+
+import pytest
+import torch
+
+from baco.tuner import kernel_model, optimum, residual
+from baco.tuner.explore import NetworkProblem, _order_indices
+from baco.tuner.hwinfer import requirements_from_factors
+from baco.tuner.workloads import Layer
+
+
+def gemm(M, N, K, count=1):
+    return Layer(R=1, S=1, P=M, Q=1, C=K, K=N, N=1, count=count)
+
+
+@pytest.fixture
+def analytical(monkeypatch):
+    """No learned residual: every array size is then covered by the enumeration's bounds."""
+    monkeypatch.setattr(residual, "load", lambda kind: None)
+
+
+def every_block(layer):
+    return torch.tensor(list(itertools.product(range(1, layer.P + 1), range(1, layer.K + 1), range(1, layer.C + 1))))
+
+
+@pytest.mark.parametrize("pe", [2, pytest.param(8, marks=pytest.mark.slow), pytest.param(32, marks=pytest.mark.slow), 128])
+def test_a_block_costs_what_its_signature_representative_costs(pe, analytical):
+    """Every block along one dimension (the other two at a few values) costs, needs and fits what
+    the smallest block of its signature does, on several buffers."""
+    layer = gemm(150, 200, 180)
+    dims = (layer.P, layer.K, layer.C)
+    others = (3, 150)
+    blocks, reps = [], []
+    for axis, role in enumerate("MNK"):
+        rep = {}
+        for b in range(1, dims[axis] + 1):
+            rep.setdefault(optimum.block_signature(b, dims[axis], role, pe), b)
+        assert sorted(rep.values()) == optimum.block_candidates(dims[axis], role, pe)
+        for x, y in itertools.product(others, others):
+            for b in range(1, dims[axis] + 1):
+                row = [min(x, dims[0]), min(y, dims[1]), min(y, dims[2])]
+                blocks.append(row[:axis] + [b] + row[axis + 1:])
+                reps.append(row[:axis] + [rep[optimum.block_signature(b, dims[axis], role, pe)]] + row[axis + 1:])
+    costs = []
+    for b in (torch.tensor(blocks), torch.tensor(reps)):
+        temporal, spatial = optimum.block_tensors(layer, b)
+        need = requirements_from_factors(layer, temporal, spatial, float(pe))
+        per_hw = [need["sp_kb"], need["acc_kb"]]
+        for sp, acc in ((4, 8), (64, 256), (1024, 1024)):
+            hw = tuple(torch.full((b.shape[0],), float(v), dtype=torch.float64) for v in (pe, sp, acc))
+            order = _order_indices()[torch.zeros(b.shape[0], dtype=torch.int64)]
+            c, e, _, choice = kernel_model.kernel_layer_tensors(layer, temporal, spatial, order, hw)
+            per_hw += [c, e, choice.to(torch.float64)]
+        costs.append(torch.stack(per_hw))
+    assert torch.equal(costs[0], costs[1])
+
+
+def brute_force(layers):
+    """min network EDP over every block of every layer and every array size, each design built as
+    validated mappings and scored on its own inferred hardware."""
+    problem = NetworkProblem(layers)
+    blocks = [every_block(l).tolist() for l in layers]
+    best = math.inf
+    for pe in optimum.array_dims():
+        tilings = [[optimum.anchored_tiling(l, tuple(b), pe) for b in bl] for l, bl in zip(layers, blocks)]
+        designs = list(itertools.product(*(range(len(t)) for t in tilings)))
+        for lo in range(0, len(designs), 4096):
+            part = designs[lo:lo + 4096]
+            cost = problem.score([[tilings[i][d[i]] for d in part] for i in range(len(layers))])
+            best = min(best, float(torch.where(cost.penalty > 0, torch.inf, cost.edp).min()))
+    return best
+
+
+def test_the_enumeration_finds_the_brute_force_optimum(analytical):
+    layers = [gemm(4, 5, 3), gemm(3, 6, 2, count=2)]
+    found = optimum.exact_optimum(layers, math.inf)
+    assert found.exact
+    assert found.result.edp == pytest.approx(brute_force(layers), rel=1e-12)
+    assert found.lower_bound == pytest.approx(found.result.edp, rel=1e-12)
+
+
+def test_the_bound_prunes_only_what_cannot_beat_the_incumbent(analytical):
+    layers = [gemm(4, 5, 3), gemm(3, 6, 2, count=2)]
+    free = optimum.exact_optimum(layers, math.inf)
+    bounded = optimum.exact_optimum(layers, free.result.edp)
+    assert bounded.result.edp == pytest.approx(free.result.edp, rel=1e-12)
+    assert bounded.blocks_costed <= free.blocks_costed
+    with pytest.raises(ValueError, match="below the incumbent"):
+        optimum.exact_optimum(layers, free.result.edp * 0.5)
+
+
+def test_best_combination_is_the_minimum_over_every_combination():
+    g = torch.Generator().manual_seed(0)
+    fronts = []
+    for _ in range(3):
+        c, e = torch.rand(12, generator=g, dtype=torch.float64) * 10 + 1, torch.rand(12, generator=g, dtype=torch.float64) * 10 + 1
+        hull = optimum.lower_hull(c, e)
+        fronts.append(([float(c[j]) for j in hull], [float(e[j]) for j in hull], c.tolist(), e.tolist()))
+    best, _ = optimum.best_combination([(f[0], f[1]) for f in fronts])
+    brute = min(sum(f[2][k] for f, k in zip(fronts, ks)) * sum(f[3][k] for f, k in zip(fronts, ks))
+                for ks in itertools.product(range(12), repeat=3))
+    assert best == pytest.approx(brute, rel=1e-12)
+
+
+def test_only_gemm_networks():
+    with pytest.raises(ValueError, match="GEMM layers only"):
+        optimum.exact_optimum([Layer(R=3, S=3, P=8, Q=8, C=4, K=4, N=1)], math.inf)
