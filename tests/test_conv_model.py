@@ -94,9 +94,11 @@ def test_conv_model_times_single_and_tiny_programs_and_counts_rows_past_the_last
 
 # large programs on wide arrays (512 KB / 1 MB): stores that outlast the computes hold the next
 # program's loads back; a last program of 25 rows with 22 past the output (zero slices, fewer
-# stores); computes that trail B's column chunks (the model before: pred/sim 0.76, 1.44, 1.36)
+# stores); computes that trail B's column chunks (the model before: pred/sim 0.76, 1.44, 1.36);
+# double-buffered programs paced by their stores, the next program's first tile out under them
 LARGE_CASES = [
     (Layer(R=1, S=1, P=56, Q=56, C=128, K=256), 64, GemmSchedule(1024, 256, 128)),
+    (Layer(R=1, S=1, P=28, Q=28, C=128, K=512), 128, GemmSchedule(448, 512, 128, double_buffer=True)),
     (Layer(R=3, S=3, P=28, Q=28, C=64, K=256), 128, GemmSchedule(28, 128, 64, rows=25)),
     (Layer(R=3, S=3, P=4, Q=28, C=128, K=512), 64, GemmSchedule(28, 512, 128, rows=2)),
 ]

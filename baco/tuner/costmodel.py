@@ -611,13 +611,20 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
             # A program's first tile is out once what it reads has landed (a step loads A, then B
             # column by column; double-buffered, its loads were ahead) and its channel sub-blocks
             # have run; its stores then follow one another. When they take longer than the computes
-            # after it, they are still queued as the computes end, and the next program's loads wait
-            # behind all but rs_st of them (1x1 56x56 128>256 in programs of 1024 pixels on DIM 64:
-            # 64 int8 stores a program against 16 computes a column)
+            # after it, they are still queued as the computes end. Single-buffered, the next
+            # program's loads wait behind all but rs_st of them, and its stores behind its loads and
+            # computes (1x1 56x56 128>256 in programs of 1024 pixels on DIM 64: 64 int8 stores a
+            # program against 16 computes a column). Double-buffered, the stores set the pace, with a
+            # gap a program when its first tile (its first loads, all its K steps) takes longer than
+            # the last rs_st stores before it (3x3 28x28 3>512, 11 rows a program on DIM 128: 9 steps)
             ahead = torch.zeros_like(load) if double_buffer else load_a + load_b / nb + lat
             first_out = (k_steps - 1) * step + ahead + group * ((kb - 1) + 1 / mb) + out_wait
             stores_after = first_out + store - ((k_steps - 1) * step + compute if double_buffer else k_steps * step)
-            stores_held = torch.maximum(stores_held, stores_after - cfg.rs_st * store_one)
+            if double_buffer:
+                store_gap = torch.clamp(load_a / mb + load_b / nb + lat + first_out - cfg.rs_st * store_one, min=0.0)
+            else:
+                store_gap = torch.zeros_like(store)
+                stores_held = torch.maximum(stores_held, stores_after - cfg.rs_st * store_one)
             next_dispatch = torch.maximum(-last_computes, stores_held)     # after this program's computes end
             if double_buffer:
                 # its own K steps' loads run under the computes (step), the next program's first
@@ -630,22 +637,22 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
                 # all on the one DMA (1x1 28x28 512>128 in one program of blocks 784,128,512 on DIM
                 # 128: 29k cycles of loads under 3k of computes), so it ends no earlier than its
                 # k_steps loads and the computes that trail the last of them (as single-buffered)
+                # (its first tiles are out, and their stores run, as they would without this wait)
                 first_program = prologue + (k_steps - 1) * step + compute
-                prologue = prologue + torch.clamp((k_steps - 1) * load + trailing_loads - first_program,
-                                                  min=0.0)
+                first_wait = torch.clamp((k_steps - 1) * load + trailing_loads - first_program, min=0.0)
             else:           # the next program's loads overwrite rows this one reads: after its computes
                 next_loads = torch.clamp(next_dispatch, min=0.0)
                 per_program = k_steps * step + next_loads
-                prologue = torch.zeros_like(load)
+                prologue = first_wait = torch.zeros_like(load)
             # the last program has no next one; its last column's stores are exposed: each tile's
             # stores follow its last rows, those the computes do not hide pile up (or all its stores
             # still queued)
             last_stores = torch.maximum(out_wait + torch.maximum(store_one, store / nb - group * (mb - 1) / mb),
                                         stores_after)
-            paced_by_steps = prologue + programs * per_program - next_loads + last_stores + lat
+            paced_by_steps = prologue + first_wait + programs * per_program - next_loads + last_stores + lat
             # or the stores set the pace from the first program's first tile on
-            paced_by_stores = prologue + first_out + programs * (store + lat)
-            per_program = torch.maximum(per_program, store + lat)
+            paced_by_stores = prologue + first_out + programs * (store + lat + store_gap) - store_gap
+            per_program = torch.maximum(per_program, store + lat + store_gap)
             return step, per_program, torch.maximum(paced_by_steps, paced_by_stores) - programs * per_program
         # the GEMM kernel's programs pipeline too, more simply: the next program's loads run under
         # this one's last depth and stores (double-buffered: its computes); `hidden` is the prologue
