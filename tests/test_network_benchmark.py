@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 
-@pytest.mark.slow      # seven methods x 2 s plus set-up: ~50 s on a loaded machine
+@pytest.mark.slow      # seven methods x 2 s plus set-up, and BERT's exhaustive optimum: ~3-8 min
 def test_network_benchmark_smoke(tmp_path, capsys):
     path = Path(__file__).resolve().parents[1] / "benchmarks" / "network.py"
     spec = importlib.util.spec_from_file_location("network_benchmark", path)
@@ -18,5 +18,8 @@ def test_network_benchmark_smoke(tmp_path, capsys):
     results = json.loads((tmp_path / "results.json").read_text())
     assert set(results["bert"]) >= set(bench.METHODS) | {"lower_bound"}
     assert all(results["bert"][m]["timeloop_edp"] >= results["bert"]["lower_bound"] for m in bench.METHODS)
+    # BERT is all GEMMs: its exact optimum is printed, and no method beats it
+    assert "optimum (exhaustive)" in out and results["bert"]["optimum"]["exact"]
+    assert all(results["bert"][m]["edp"] >= results["bert"]["optimum"]["edp"] * (1 - 1e-9) for m in bench.METHODS)
     assert (tmp_path / "normalised_edp.png").stat().st_size > 1000 and (tmp_path / "convergence.png").exists()
     assert (tmp_path / "bert" / "timeloop" / "arch.yaml").exists()
