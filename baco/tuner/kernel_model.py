@@ -321,7 +321,7 @@ def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int
         compute = (Kb - 1) * k_step + J * group
         computes = Kb * J * I
         weight_chain = loads_dispatched + 1 + (Kb * J - 1) * max(d, group) + group
-        gap = max(d, group) if weight_chain > first_compute + compute else group
+        gap = max(d, group) if weight_chain > first_compute + compute else group    # between (k, j) groups
         done = max(first_compute + compute, weight_chain, loads + lat + compute / (Kb * len(b_chunks)))
         per = (done - first_compute) / computes
         gap = max(gap, per * I)             # the (k, j) groups follow the B loads when those are slower
