@@ -23,10 +23,13 @@ compiled with the schedule the search chose (baco/kernels/conv.py), run bit-exac
 default running the C library's tiled_conv_auto (predicted: kernel_model.library_conv_cycles); the same table, r and median for the search's
 conv model (kernel_model.conv_program) and the Timeloop-matched model, and the gains. Then
 --random-convs random small convolutions (filters 1-7, strides 1-2, ragged sizes) with random
-schedules on random Gemminis: kernel_model.conv_schedule_cycles against the simulated cycles.
+schedules on random Gemminis, and --large-convs random ResNet-like ones on 64x64 and 128x128
+arrays (blocks up to 3136 pixels, 256 KB-1 MB scratchpads): kernel_model.conv_schedule_cycles
+against the simulated cycles.
 
     python benchmarks/loop_check.py [--smoke] [--budget S] [--ops N] [--seed N] [--no-bert]
                                     [--no-gemm] [--conv-networks resnet50,unet,retinanet] [--random-convs N]
+                                    [--large-convs N]
 """
 from __future__ import annotations
 
@@ -122,19 +125,30 @@ def conv_network_layers(network: str, rows: int, cols: int, channels: int, limit
     return list(out.values())[:limit]
 
 
-def random_conv_rows(count: int, rng, max_cycles: float = 2e6):
-    """(predicted, simulated, text) of `count` random small convolutions (filters 1-7, strides 1-2,
-    ragged sizes) compiled with a random schedule (one or several output rows per program) that
-    fits a random Gemmini (DIM 4-128): the
-    search's conv model (kernel_model.conv_schedule_cycles) against the cycle model's timing of
-    the kernel's command stream."""
+def _random_conv(rng, large: bool):
+    """(layer, GemminiConfig, schedule) of a random convolution: small (filters 1-7, strides 1-2,
+    ragged sizes, DIM 4-128) or, `large`, ResNet-like on a wide array (DIM 64/128, 7-56 output
+    columns, 3-512 channels, blocks up to 3136 pixels, 256 KB-1 MB scratchpads); None when the
+    schedule does not fit."""
     from baco.gemmini.config import GemminiConfig
     from baco.gemmini.schedule import GemmSchedule, schedule_problems
-    from baco.kernels.conv import conv2d_launch
-    from baco.tuner.kernel_model import conv_schedule_cycles
     from baco.tuner.mapping import KERNEL_OUT_INT8
-    out = []
-    while len(out) < count:
+    if large:
+        dim = int(rng.choice([64, 128]))
+        R = int(rng.choice([1, 1, 3, 3, 3, 7]))
+        stride = int(rng.choice([1, 1, 1, 2]))
+        Q = int(rng.choice([7, 14, 28, 56]))
+        layer = Layer(R=R, S=R, P=Q if R == 1 and stride == 1 else int(rng.choice([1, 2, 4, Q])), Q=Q,
+                      C=int(rng.choice([3, 64, 128, 256, 512])), K=int(rng.choice([64, 128, 256, 512])),
+                      Hstride=stride, Wstride=stride)
+        try:
+            cfg = GemminiConfig.from_capacity(dim, int(rng.choice([256, 512, 1024])),
+                                              int(rng.choice([256, 512, 1024, 1664])))
+        except ValueError:
+            return None
+        m_blocks = [dim, 2 * dim, 4 * dim, 512, 784, 1024, 3136]
+        n_blocks = k_blocks = [dim, 2 * dim, 4 * dim, 512]
+    else:
         dim = int(rng.choice([4, 8, 16, 32, 64, 128]))
         R = int(rng.choice([1, 2, 3, 3, 5, 7]))
         stride = int(rng.choice([1, 1, 2]))
@@ -142,15 +156,30 @@ def random_conv_rows(count: int, rng, max_cycles: float = 2e6):
                       C=int(rng.choice([3, 8, 17, 33, 64, 65, 128, 256])), K=int(rng.choice([1, 16, 17, 33, 64, 100, 256])),
                       Hstride=stride, Wstride=stride)
         cfg = GemminiConfig.from_capacity(dim, 64 * max(1, dim // 8), 16 * max(1, dim // 4))
-        pick = lambda n, opts: int(min(n, rng.choice(opts)))  # noqa: E731
-        pixels = layer.P * layer.Q if layer.R == 1 and stride == 1 else layer.Q
-        whole_rows = pixels == layer.Q and layer.P > 1 and rng.random() < 0.4      # several rows per program
-        s = GemmSchedule(layer.Q if whole_rows else pick(pixels, [7, dim, 2 * dim, 4 * dim, 512]),
-                         pick(layer.K, [17, dim, 2 * dim, 4 * dim]), pick(layer.C, [3, dim, 2 * dim, 4 * dim]),
-                         double_buffer=bool(rng.random() < 0.5),
-                         rows=int(rng.integers(2, layer.P + 1)) if whole_rows else 1)
-        if schedule_problems(s, cfg, KERNEL_OUT_INT8):
+        m_blocks, n_blocks, k_blocks = [7, dim, 2 * dim, 4 * dim, 512], [17, dim, 2 * dim, 4 * dim], [3, dim, 2 * dim, 4 * dim]
+    pick = lambda n, opts: int(min(n, rng.choice(opts)))  # noqa: E731
+    pixels = layer.P * layer.Q if layer.R == 1 and stride == 1 else layer.Q
+    whole_rows = pixels == layer.Q and layer.P > 1 and rng.random() < 0.4      # several rows per program
+    s = GemmSchedule(layer.Q if whole_rows else pick(pixels, m_blocks), pick(layer.K, n_blocks),
+                     pick(layer.C, k_blocks), double_buffer=bool(rng.random() < 0.5),
+                     rows=int(rng.integers(2, layer.P + 1)) if whole_rows else 1)
+    return None if schedule_problems(s, cfg, KERNEL_OUT_INT8) else (layer, cfg, s)
+
+
+def random_conv_rows(count: int, rng, max_cycles: float = 2e6, large: bool = False):
+    """(predicted, simulated, text) of `count` random convolutions (_random_conv) compiled with a
+    random schedule (one or several output rows per program) that fits a random Gemmini: the
+    search's conv model (kernel_model.conv_schedule_cycles) against the cycle model's timing of
+    the kernel's command stream."""
+    from baco.kernels.conv import conv2d_launch
+    from baco.tuner.kernel_model import conv_schedule_cycles
+    out = []
+    while len(out) < count:
+        drawn = _random_conv(rng, large)
+        if drawn is None:
             continue
+        layer, cfg, s = drawn
+        dim, R, stride = cfg.dim, layer.R, layer.Hstride
         pred = conv_schedule_cycles(layer, s, dim)
         if pred > max_cycles:
             continue
@@ -250,13 +279,16 @@ def conv_section(a, rng) -> bool:
         print_report(rows, default_rows, gains,
                      (("the search's model (compiled conv program)", 0), ("Timeloop-matched model", 2)),
                      "the C library's tiled_conv_auto (kernel_model.library_conv_cycles)")
-    if a.random_convs:
-        print(f"\n{a.random_convs} random convolutions, random schedule and Gemmini: predicted "
+    for count, large, what in ((a.random_convs, False, "random convolutions"),
+                               (a.large_convs, True, "random large convolutions (DIM 64/128, large blocks)")):
+        if not count:
+            continue
+        print(f"\n{count} {what}, random schedule and Gemmini: predicted "
               "(kernel_model.conv_schedule_cycles) vs simulated")
-        samples = random_conv_rows(a.random_convs, rng)
+        samples = random_conv_rows(count, rng, max_cycles=1e5 if a.smoke else 2e6, large=large)
         for pred, sim, text in samples:
             print(f"  {text:50s} {pred:10.4g} {sim:10.4g} {sim / pred:6.2f}")
-        print(f"{len(samples)} random convolutions: {accuracy(*zip(*[(p, s) for p, s, _ in samples]))}")
+        print(f"{len(samples)} {what}: {accuracy(*zip(*[(p, s) for p, s, _ in samples]))}")
     return all_exact
 
 
@@ -274,10 +306,14 @@ def main(argv=None) -> int:
     p.add_argument("--conv-cols", type=int, default=64, help="output columns a convolution layer is cut to")
     p.add_argument("--conv-channels", type=int, default=256, help="input/output channels a layer is cut to")
     p.add_argument("--random-convs", type=int, default=None, help="random convolutions (default 40; smoke 2)")
+    p.add_argument("--large-convs", type=int, default=None,
+                   help="random large convolutions on DIM 64/128 (default 30; smoke 1)")
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args(argv)
     if a.random_convs is None:
         a.random_convs = 2 if a.smoke else 40
+    if a.large_convs is None:
+        a.large_convs = 1 if a.smoke else 30
     if a.smoke:
         a.conv_networks = "resnet50"
     rng = np.random.default_rng(a.seed)
