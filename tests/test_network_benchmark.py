@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 
-@pytest.mark.slow      # seven methods x 2 s plus set-up, and BERT's exhaustive optimum: ~3-8 min
+@pytest.mark.slow      # seven methods x 2 s plus set-up, and BERT's exhaustive optimum: ~2-3 min
 def test_network_benchmark_smoke(tmp_path, capsys):
     path = Path(__file__).resolve().parents[1] / "benchmarks" / "network.py"
     spec = importlib.util.spec_from_file_location("network_benchmark", path)

@@ -54,15 +54,20 @@ def kernel_cycles(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, 
     `layer` may be an explore.LayerStack (rows of several kernel layers in one call)."""
     pe, sp_kb, _ = (torch.as_tensor(v, dtype=torch.float64) for v in hw_t)
     sp_rows, _ = gemm_rows_from_factors(layer, temporal, spatial, pe)
-    double_fits = (2 * sp_rows.detach()) <= (sp_kb * 1024 / pe).detach() + 1e-9
     by_buffering = {db: costmodel.compiled_cycles_by_dataflow(layer, temporal, (spatial[:, 0], spatial[:, 1]), hw_t,
                                                               out_int8=KERNEL_OUT_INT8, double_buffer=db)
                     for db in (False, True)}
-    candidates = []
-    for dataflow, double_buffer in SCHEDULE_VARIANTS:
-        c = by_buffering[double_buffer][dataflow]
-        candidates.append(torch.where(double_fits, c, torch.inf) if double_buffer else c)
-    stacked = torch.stack(candidates)
+    variants = torch.stack([by_buffering[double_buffer][dataflow] for dataflow, double_buffer in SCHEDULE_VARIANTS])
+    return fastest_fitting(variants, sp_rows, pe, sp_kb)
+
+
+def fastest_fitting(variants: torch.Tensor, sp_rows, pe, sp_kb) -> tuple[torch.Tensor, torch.Tensor]:
+    """(cycles [B], index into SCHEDULE_VARIANTS [B]): of each mapping's cycles under every variant
+    ([len(SCHEDULE_VARIANTS), B]), the fastest whose scratchpad blocks fit (double buffering doubles
+    the single-buffered sp_rows [B]; on a tie the first variant) on a pe-wide array with sp_kb."""
+    double_fits = (2 * torch.as_tensor(sp_rows).detach()) <= (sp_kb * 1024 / pe).detach() + 1e-9
+    stacked = torch.stack([torch.where(double_fits, c, torch.inf) if double_buffer else c
+                           for c, (_, double_buffer) in zip(variants, SCHEDULE_VARIANTS)])
     choice = stacked.detach().argmin(0)
     return stacked.gather(0, choice.unsqueeze(0)).squeeze(0), choice
 
@@ -551,6 +556,6 @@ def library_matmul_energy(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int
 
 
 __all__ = ["CYCLE_MODELS", "library_matmul_cycles", "library_conv_cycles", "library_conv_counts", "library_conv_energy", "library_matmul_counts", "library_matmul_energy",
-           "SCHEDULE_VARIANTS", "CONV_VARIANTS", "check_cycle_model", "timeloop_costed", "kernel_cycles", "kernel_energy",
+           "SCHEDULE_VARIANTS", "CONV_VARIANTS", "check_cycle_model", "timeloop_costed", "kernel_cycles", "fastest_fitting", "kernel_energy",
            "conv_program", "conv_schedule_cycles", "conv_schedule_energy", "layer_tensors", "kernel_layer_tensors",
            "evaluate"]

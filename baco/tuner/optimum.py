@@ -44,7 +44,7 @@ from baco.gemmini.config import GemminiConfig
 from baco.tuner import costmodel, kernel_model, residual
 from baco.tuner.arch import MAX_BUFFER_KB, MAX_PE_DIM, MIN_PE_DIM
 from baco.tuner.explore import NetworkProblem, Result, Tiling
-from baco.tuner.hwinfer import acc_unit_kb, requirements_from_factors
+from baco.tuner.hwinfer import acc_unit_kb, gemm_rows_from_factors, requirements_from_factors
 from baco.tuner.mapping import KERNEL_OUT_INT8, is_kernel_layer
 from baco.tuner.relax import DIM_INDEX, DIMS, NUM_LEVELS
 from baco.tuner.workloads import Layer
@@ -135,6 +135,8 @@ class LayerBlocks:
     acc_kb: torch.Tensor        # [B] accumulator need
     cycles_lb: torch.Tensor     # [B] the fastest schedule variant, whatever fits (count-weighted)
     energy_lb: torch.Tensor     # [B] the least energy, buffers priced at the block's own needs
+    variants: torch.Tensor      # [len(SCHEDULE_VARIANTS), B] cycles of each schedule variant (one instance)
+    sp_rows: torch.Tensor       # [B] scratchpad rows, single-buffered
 
 
 def layer_blocks(layer: Layer, pe: int) -> LayerBlocks:
@@ -148,12 +150,16 @@ def layer_blocks(layer: Layer, pe: int) -> LayerBlocks:
         need = requirements_from_factors(layer, temporal, spatial, float(pe))
         hw = (torch.full_like(need["sp_kb"], float(pe)), need["sp_kb"], need["acc_kb"])
         sc = (spatial[:, 0], spatial[:, 1])
-        cycles = torch.stack([c for db in (False, True) for c in costmodel.compiled_cycles_by_dataflow(
-            layer, temporal, sc, hw, out_int8=KERNEL_OUT_INT8, double_buffer=db).values()]).min(0).values
+        by_buffering = {db: costmodel.compiled_cycles_by_dataflow(layer, temporal, sc, hw, out_int8=KERNEL_OUT_INT8,
+                                                                  double_buffer=db) for db in (False, True)}
+        variants = torch.stack([by_buffering[db][df] for df, db in kernel_model.SCHEDULE_VARIANTS])
         energy_uj = torch.stack([costmodel.compiled_program_energy(layer, temporal, sc, hw, out_int8=KERNEL_OUT_INT8,
                                                                    dataflow=df) for df in ("WS", "OS")]).min(0).values
-        parts.append((blocks, need["sp_kb"], need["acc_kb"], cycles * layer.count, energy_uj * layer.count))
-    return LayerBlocks(*(torch.cat(x) for x in zip(*parts)))
+        sp_rows = gemm_rows_from_factors(layer, temporal, spatial, float(pe))[0]
+        parts.append((blocks, need["sp_kb"], need["acc_kb"], variants.min(0).values * layer.count,
+                      energy_uj * layer.count, variants.T, sp_rows))
+    blocks, sp_kb, acc_kb, cycles_lb, energy_lb, variants, sp_rows = (torch.cat(x) for x in zip(*parts))
+    return LayerBlocks(blocks, sp_kb, acc_kb, cycles_lb, energy_lb, variants.T, sp_rows)
 
 
 def lower_hull(cycles: torch.Tensor, energy_uj: torch.Tensor) -> list[int]:
@@ -254,7 +260,8 @@ def exact_optimum(layers: list[Layer], incumbent_edp: float, progress: bool = Fa
         for i, c in enumerate(cands):
             lb = (c.cycles_lb + sum(c_min) - c_min[i]) * (c.energy_lb + sum(e_min) - e_min[i])
             keep = lb <= limit
-            kept.append(LayerBlocks(*(x[keep] for x in (c.blocks, c.sp_kb, c.acc_kb, c.cycles_lb, c.energy_lb))))
+            kept.append(LayerBlocks(c.blocks[keep], c.sp_kb[keep], c.acc_kb[keep], c.cycles_lb[keep], c.energy_lb[keep],
+                                    c.variants[:, keep], c.sp_rows[keep]))
         if progress:
             print(f"{pe}x{pe}: blocks within the bound per layer {[k.blocks.shape[0] for k in kept]}", flush=True)
         if any(k.blocks.shape[0] == 0 for k in kept):
@@ -276,10 +283,9 @@ def exact_optimum(layers: list[Layer], incumbent_edp: float, progress: bool = Fa
             # the schedule variant each block runs (kernel_model.kernel_cycles: double buffering
             # where it fits this scratchpad) and the counts of its dataflow
             chosen = []
-            for layer, k, (t, s), cnt in zip(layers, kept, tensors, counts):
-                hw = tuple(torch.full((t.shape[0],), float(v), dtype=torch.float64) for v in (pe, sp, MAX_BUFFER_KB))
-                with torch.no_grad():
-                    cycles, choice = kernel_model.kernel_cycles(layer, t, s, hw)
+            for layer, k, cnt in zip(layers, kept, counts):
+                cycles, choice = kernel_model.fastest_fitting(k.variants, k.sp_rows, torch.tensor(float(pe)),
+                                                              torch.tensor(float(sp)))
                 os_rows = torch.tensor([kernel_model.SCHEDULE_VARIANTS[int(i)][0] == "OS" for i in choice.tolist()])
                 chosen.append((cycles * layer.count, {key: torch.where(os_rows, cnt["OS"][key], cnt["WS"][key])
                                                       for key in cnt["WS"]}))
