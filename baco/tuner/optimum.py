@@ -33,6 +33,7 @@ hardware (explore.NetworkProblem.result), and the two agree when it is the optim
 """
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from dataclasses import dataclass, field
@@ -42,9 +43,9 @@ import torch
 from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig
 from baco.tuner import costmodel, kernel_model, residual
-from baco.tuner.arch import MAX_BUFFER_KB, MAX_PE_DIM, MIN_PE_DIM
+from baco.tuner.arch import MAX_PE_DIM, MIN_PE_DIM
 from baco.tuner.explore import NetworkProblem, Result, Tiling
-from baco.tuner.hwinfer import acc_unit_kb, gemm_rows_from_factors, requirements_from_factors
+from baco.tuner.hwinfer import acc_candidates, gemm_rows_from_factors, requirements_from_factors, sp_candidates
 from baco.tuner.mapping import KERNEL_OUT_INT8, is_kernel_layer
 from baco.tuner.relax import DIM_INDEX, DIMS, NUM_LEVELS
 from baco.tuner.workloads import Layer
@@ -58,15 +59,6 @@ def array_dims() -> list[int]:
     while pe <= MAX_PE_DIM:
         out.append(pe)
         pe *= 2
-    return out
-
-
-def scratchpad_sizes() -> list[int]:
-    """hwinfer.sp_candidates: whole-KB powers of two up to MAX_BUFFER_KB."""
-    out, kb = [], 1
-    while kb <= MAX_BUFFER_KB:
-        out.append(kb)
-        kb *= 2
     return out
 
 
@@ -267,19 +259,18 @@ def exact_optimum(layers: list[Layer], incumbent_edp: float, progress: bool = Fa
         if any(k.blocks.shape[0] == 0 for k in kept):
             pruned.append(pe)
             continue
-        unit = acc_unit_kb(pe)
-        acc_sizes = sorted({max(unit, math.ceil(float(a) / unit - 1e-9) * unit) for k in kept for a in k.acc_kb})
+        # the accumulator sizes: each kept block's need rounded to the granule, at least every layer's least
         low_acc = max(float(k.acc_kb.min()) for k in kept)
         low_sp = max(float(k.sp_kb.min()) for k in kept)
+        acc_sizes = sorted({acc for k in kept for need in k.acc_kb.tolist()
+                            for acc in itertools.islice(acc_candidates(pe, need), 1) if acc >= low_acc - 1e-9})
         # per layer: the kept blocks' mappings and their programs' access counts of each dataflow
         # (hardware-free but for the array): energy on any buffers is these counts priced
         tensors = [block_tensors(layer, k.blocks) for layer, k in zip(layers, kept)]
         counts = [{df: costmodel.compiled_program_counts(layer, t, (s[:, 0], s[:, 1]), (float(pe),), out_int8=KERNEL_OUT_INT8,
                                                          dataflow=df) for df in ("WS", "OS")}
                   for layer, (t, s) in zip(layers, tensors)]
-        for sp in scratchpad_sizes():
-            if sp < low_sp - 1e-9 or not any(low_acc - 1e-9 <= a <= MAX_BUFFER_KB for a in acc_sizes):
-                continue
+        for sp in sp_candidates(pe, low_sp) if acc_sizes else ():
             # the schedule variant each block runs (kernel_model.kernel_cycles: double buffering
             # where it fits this scratchpad) and the counts of its dataflow
             chosen = []
@@ -290,8 +281,6 @@ def exact_optimum(layers: list[Layer], incumbent_edp: float, progress: bool = Fa
                 chosen.append((cycles * layer.count, {key: torch.where(os_rows, cnt["OS"][key], cnt["WS"][key])
                                                       for key in cnt["WS"]}))
             for acc in acc_sizes:
-                if acc < low_acc - 1e-9 or acc > MAX_BUFFER_KB:
-                    continue
                 fronts, picks = [], []
                 for layer, k, (cycles, cnt) in zip(layers, kept, chosen):
                     fit = (k.sp_kb <= sp + 1e-9) & (k.acc_kb <= acc + 1e-9)
