@@ -55,6 +55,7 @@ import baco  # noqa: E402
 import baco.language as bl  # noqa: E402
 from baco.codegen.toolchain import compile_and_link  # noqa: E402
 from baco.gemmini.config import DEFAULT_CONFIG  # noqa: E402
+from baco.kernels.matmul import matmul_kernel, reference as matmul_reference  # noqa: E402
 from baco.sim import external  # noqa: E402
 from baco.sim.iss import run_elf  # noqa: E402
 from baco.sim.timing import TimingModel  # noqa: E402
@@ -103,6 +104,16 @@ GEMVS = [
     ("gemv_xB_200x70_bias", ["--form", "xB", "--bias"]),
     ("gemv_xB_1x129_relu_int8", ["--form", "xB", "--N", "1", "--K", "129", "--relu", "--out", "int8",
                                  "--block", "16", "64"]),
+    # K = 1: no K loop, one LOOP_WS a program
+    ("gemv_Ax_65x1_bias_relu_int8", ["--M", "65", "--K", "1", "--bias", "--relu", "--out", "int8"]),
+    ("gemv_xB_1x33", ["--form", "xB", "--N", "33", "--K", "1"]),
+]
+# (name, M, N, K, A transposed, B transposed, (BM, BN, BK), double_buffer, bias) for matmul_kernel with a
+# column-major operand (LOOP_WS's a_transpose / b_transpose)
+TRANSPOSED = [
+    ("mm_At_65x33x100_db", 65, 33, 100, True, False, (32, 32, 32), True, False),
+    ("mm_Bt_17x65x33_bias_int8", 17, 65, 33, False, True, (32, 48, 16), False, True),
+    ("mm_Bt_40x70x200_db_int8", 40, 70, 200, False, True, (32, 96, 80), True, False),
 ]
 # (script, name, arguments) of the convolution examples
 CONVS = [
@@ -197,6 +208,24 @@ def two_dots_elf(path: Path, M, N, K, block, double_buffer):
     return kernel.build_elf((bl.cdiv(M, BM), bl.cdiv(N, BN)), args, path, expected=expected)
 
 
+def transposed_elf(path: Path, M, N, K, a_t, b_t, block, double_buffer, bias):
+    """Self-checking ELF of matmul_kernel with A and/or B column-major (int8 out, ReLU, with
+    bias; int32 out without)."""
+    rng = np.random.default_rng(M * 1000 + N * 10 + K)
+    a, b = (rng.integers(-128, 128, shape, dtype=np.int8) for shape in ((M, K), (K, N)))
+    d = rng.integers(-(1 << 15), 1 << 15, N, dtype=np.int32) if bias else None
+    out = "int8" if bias else "int32"
+    args = [np.ascontiguousarray(a.T) if a_t else a, np.ascontiguousarray(b.T) if b_t else b,
+            np.zeros((M, N), np.int8 if bias else np.int32), M, N, K, *((1, M) if a_t else (K, 1)),
+            *((1, K) if b_t else (N, 1)), N, 1, 1 / 64 if bias else 1.0]
+    BM, BN, BK = block
+    kernel = matmul_kernel.compile(*args, BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, RELU=bias, OUT_INT8=bias,
+                                   bias_ptr=d, target="iss", config=DEFAULT_CONFIG, double_buffer=double_buffer)
+    expected = {2: matmul_reference(a, b, bias=d, out=out, scale=1 / 64 if bias else 1.0, relu=bias, block=block)}
+    return kernel.build_elf((bl.cdiv(M, BM), bl.cdiv(N, BN)), args + ([d] if bias else []), path,
+                            expected=expected)
+
+
 def build(out_dir: Path):
     """Yields (name, elf path or None, build error)."""
     examples = [("matmul.py", name, args) for name, args in MATMULS]
@@ -212,6 +241,11 @@ def build(out_dir: Path):
     for name, M, N, K, block, double_buffer in TWO_DOTS:
         try:
             yield name, two_dots_elf(out_dir / f"{name}.elf", M, N, K, block, double_buffer), ""
+        except Exception as e:  # a build failure is reported in the table, not raised
+            yield name, None, str(e)
+    for name, *case in TRANSPOSED:
+        try:
+            yield name, transposed_elf(out_dir / f"{name}.elf", *case), ""
         except Exception as e:  # a build failure is reported in the table, not raised
             yield name, None, str(e)
     for src in sorted(C_DIR.glob("*.c")):

@@ -4,6 +4,7 @@ sim and iss; what it leaves unchanged; its switches."""
 import numpy as np
 import pytest
 
+import baco
 import baco.language as bl
 from baco.gemmini.config import GemminiConfig
 from baco.kernels.matmul import bias_vector, matmul_kernel, reference
@@ -37,7 +38,9 @@ def case_id(c):
             f"{'-db' if db else ''}-dim{cfg.dim}")
 
 
-def launch(case, target, loop_ws, seed=0):
+def launch(case, target, loop_ws, seed=0, transposed=(False, False)):
+    """(C, reference, launch info); `transposed` (A, B): that operand column-major (its
+    transpose stored row-major, read through strides (1, ld))."""
     M, N, K, out, relu, bias, (bm, bn, bk), db, cfg = case
     rng = np.random.default_rng(seed + M * 7 + N * 13 + K)
     a = rng.integers(-128, 128, (M, K), dtype=np.int8)
@@ -45,10 +48,13 @@ def launch(case, target, loop_ws, seed=0):
     d = rng.integers(-(1 << 15), 1 << 15, N, dtype=np.int32) if bias else None
     scale = 1 / 64 if out == "int8" else 1.0
     c = np.zeros((M, N), np.int8 if out == "int8" else np.int32)
+    a_t, b_t = transposed
+    a_arg, a_strides = (np.ascontiguousarray(a.T), (1, M)) if a_t else (a, (K, 1))
+    b_arg, b_strides = (np.ascontiguousarray(b.T), (1, K)) if b_t else (b, (N, 1))
     info = matmul_kernel[(bl.cdiv(M, bm), bl.cdiv(N, bn))](
-        a, b, c, M, N, K, K, 1, N, 1, N, 1, scale, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, RELU=relu,
-        OUT_INT8=out == "int8", bias_ptr=bias_vector(d, N), target=target, config=cfg, double_buffer=db,
-        loop_ws=loop_ws)
+        a_arg, b_arg, c, M, N, K, *a_strides, *b_strides, N, 1, scale, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
+        RELU=relu, OUT_INT8=out == "int8", bias_ptr=bias_vector(d, N), target=target, config=cfg,
+        double_buffer=db, loop_ws=loop_ws)
     ref = reference(a, b, bias=d, out=out, scale=scale, relu=relu, block=(bm, bn, bk))
     return c, ref, info
 
@@ -125,3 +131,191 @@ def test_command_stream_times_loop_ws_as_the_model_runs_it():
     ck.run((bl.cdiv(M, bm), bl.cdiv(N, bn)), args, model=CommandStream(), observers=[tm.observe])
     tm.fence()
     assert tm.report()["macs"] > 0
+
+
+# ---- transposed operands: LOOP_WS's a_transpose / b_transpose with config_ex's transposer ----
+# (case, (A transposed, B transposed)); WS transposes one operand (both: test_ops_kernels' error)
+TRANSPOSED = [
+    ((65, 33, 100, "int32", False, False, (32, 32, 32), True, DIM16), (True, False)),
+    ((65, 33, 100, "int32", False, False, (32, 32, 32), True, DIM16), (False, True)),
+    ((17, 65, 33, "int8", True, True, (32, 48, 16), False, DIM16), (True, False)),
+    ((17, 65, 33, "int8", True, True, (32, 48, 16), False, DIM16), (False, True)),
+    ((1, 17, 65, "int32", False, True, (16, 32, 32), True, DIM16), (True, False)),
+    ((33, 1, 65, "int8", False, False, (48, 16, 64), False, DIM16), (False, True)),
+    ((1, 1, 17, "int32", False, False, (16, 16, 16), False, DIM16), (False, True)),
+    ((40, 70, 200, "int8", True, True, (32, 96, 80), True, DIM16), (False, True)),   # > MAX_BLOCK_LEN of Bᵀ
+    ((64, 64, 64, "int32", False, False, (64, 64, 32), False, DIM16), (False, True)),  # no ragged block
+    ((7, 17, 33, "int32", False, True, (8, 8, 8), False, DIM4), (True, False)),
+    ((33, 5, 17, "int8", True, False, (12, 8, 4), True, DIM4), (False, True)),
+    ((100, 33, 17, "int8", True, True, (64, 64, 32), False, DIM32), (True, False)),
+    ((65, 100, 129, "int32", False, False, (64, 64, 64), True, DIM32), (False, True)),
+]
+
+
+def transposed_id(t):
+    case, (a_t, b_t) = t
+    return f"{'At' if a_t else 'A'}{'Bt' if b_t else 'B'}-{case_id(case)}"
+
+
+@pytest.mark.parametrize("t", TRANSPOSED, ids=transposed_id)
+def test_transposed_operands_as_loop_ws_on_sim(t):
+    case, transposed = t
+    c, ref, info = launch(case, "sim", True, transposed=transposed)
+    assert uses_loop_ws(info)
+    np.testing.assert_array_equal(c, ref)
+    explicit, _, off = launch(case, "sim", False, transposed=transposed)
+    assert not uses_loop_ws(off)
+    np.testing.assert_array_equal(explicit, ref)
+    if case[2] > 2 * case[6][2]:
+        assert info["commands"] < off["commands"]
+
+
+@pytest.mark.parametrize("t", [TRANSPOSED[0], TRANSPOSED[3], TRANSPOSED[9]], ids=transposed_id)
+def test_transposed_operands_as_loop_ws_sim_and_iss_agree(t):
+    case, transposed = t
+    c_iss, ref, info = launch(case, "iss", True, transposed=transposed)
+    assert uses_loop_ws(info)
+    np.testing.assert_array_equal(c_iss, ref)
+    np.testing.assert_array_equal(launch(case, "sim", True, transposed=transposed)[0], c_iss)
+
+
+def test_transposed_operands_in_os_stay_explicit():
+    case = (33, 17, 40, "int32", False, False, (32, 32, 32), False, DIM16)
+    M, N, K = case[:3]
+    a = np.random.default_rng(1).integers(-128, 128, (M, K), dtype=np.int8)
+    b = np.random.default_rng(2).integers(-128, 128, (K, N), dtype=np.int8)
+    c = np.zeros((M, N), np.int32)
+    info = matmul_kernel[(2, 1)](np.ascontiguousarray(a.T), b, c, M, N, K, 1, M, N, 1, N, 1, 1.0, BLOCK_M=32,
+                                 BLOCK_N=32, BLOCK_K=32, RELU=False, OUT_INT8=False, dataflow="OS")
+    assert not uses_loop_ws(info)
+    np.testing.assert_array_equal(c, reference(a, b, block=(32, 32, 32), dataflow="OS"))
+
+
+# ---- one K step and no K loop: K = 1 (the loop folds away), a kernel without a loop ---------
+@baco.jit
+def single_dot(a_ptr, b_ptr, c_ptr, M, N, K, scale, BM: bl.constexpr, BN: bl.constexpr, BK: bl.constexpr,
+               OUT_INT8: bl.constexpr, A_ROW: bl.constexpr, STORE_TWICE: bl.constexpr, bias_ptr=None):
+    """C = A·B (+ bias) for K ≤ BK with one dot and no loop. Near misses LOOP_WS cannot do:
+    A_ROW ≠ 0 starts A's window inside its block (rows above it are zero), STORE_TWICE stores
+    the accumulator to C twice."""
+    pid_m = bl.program_id(0)
+    pid_n = bl.program_id(1)
+    a = bl.load(bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 1), offsets=(pid_m * BM - A_ROW, 0),
+                                  block_shape=(BM, BK), order=(1, 0)), boundary_check=(0, 1))
+    b = bl.load(bl.make_block_ptr(b_ptr, shape=(K, N), strides=(N, 1), offsets=(0, pid_n * BN),
+                                  block_shape=(BK, BN), order=(1, 0)), boundary_check=(0, 1))
+    if bias_ptr is not None:
+        acc = bl.load(bl.make_block_ptr(bias_ptr, shape=(M, N), strides=(0, 1), offsets=(pid_m * BM, pid_n * BN),
+                                        block_shape=(BM, BN), order=(1, 0)), boundary_check=(0, 1))
+        acc += bl.dot(a, b)
+    else:
+        acc = bl.dot(a, b)
+    c_blk = bl.make_block_ptr(c_ptr, shape=(M, N), strides=(N, 1), offsets=(pid_m * BM, pid_n * BN),
+                              block_shape=(BM, BN), order=(1, 0))
+    if OUT_INT8:
+        bl.store(c_blk, bl.relu(acc * scale).to(bl.int8), boundary_check=(0, 1))
+    else:
+        bl.store(c_blk, acc, boundary_check=(0, 1))
+        if STORE_TWICE:
+            bl.store(c_blk, acc, boundary_check=(0, 1))
+
+
+def launch_single(M, N, K, block, out, bias, target, loop_ws, cfg=DIM16, a_row=0, store_twice=False):
+    rng = np.random.default_rng(M * 7 + N * 13 + K)
+    a = rng.integers(-128, 128, (M, K), dtype=np.int8)
+    b = rng.integers(-128, 128, (K, N), dtype=np.int8)
+    d = rng.integers(-(1 << 15), 1 << 15, N, dtype=np.int32) if bias else None
+    c = np.zeros((M, N), np.int8 if out == "int8" else np.int32)
+    bm, bn, bk = block
+    info = single_dot[(bl.cdiv(M, bm), bl.cdiv(N, bn))](
+        a, b, c, M, N, K, 1 / 64, BM=bm, BN=bn, BK=bk, OUT_INT8=out == "int8", A_ROW=a_row, STORE_TWICE=store_twice,
+        bias_ptr=bias_vector(d, N), target=target, config=cfg, loop_ws=loop_ws)
+    a_used = a       # row r of C is row r − A_ROW of A (zero above A's first row)
+    if a_row:
+        a_used = np.zeros_like(a)
+        a_used[a_row:] = a[:M - a_row]
+    ref = reference(a_used, b, bias=d, out=out, scale=1 / 64, relu=out == "int8", block=block)
+    return c, ref, info
+
+
+# (M, N, K, block, out, bias, config)
+SINGLE_STEP = [
+    (17, 33, 65, (32, 48, 80), "int32", False, DIM16),
+    (65, 17, 33, (80, 32, 48), "int8", True, DIM16),
+    (1, 65, 17, (16, 80, 32), "int32", True, DIM16),
+    (33, 1, 1, (48, 16, 16), "int8", False, DIM16),
+    (1, 1, 1, (16, 16, 16), "int32", False, DIM16),
+    (64, 64, 64, (64, 64, 64), "int32", False, DIM16),
+    (17, 9, 7, (8, 8, 8), "int8", True, DIM4),
+    (33, 65, 17, (64, 96, 32), "int32", True, DIM32),
+]
+
+
+def single_id(c):
+    M, N, K, block, out, bias, cfg = c
+    return f"{M}x{N}x{K}-{out}{'-bias' if bias else ''}-b{'x'.join(map(str, block))}-dim{cfg.dim}"
+
+
+@pytest.mark.parametrize("case", SINGLE_STEP, ids=single_id)
+def test_kernel_without_k_loop_is_one_loop_ws(case):
+    M, N, K, block, out, bias, cfg = case
+    c, ref, info = launch_single(M, N, K, block, out, bias, "sim", True, cfg)
+    assert uses_loop_ws(info)
+    np.testing.assert_array_equal(c, ref)
+    explicit, _, off = launch_single(M, N, K, block, out, bias, "sim", False, cfg)
+    assert not uses_loop_ws(off)
+    np.testing.assert_array_equal(explicit, ref)
+    d = cfg.dim
+    if bl.cdiv(min(M, block[0]), d) * bl.cdiv(min(N, block[1]), d) > 1:     # several tiles a program
+        assert info["commands"] < off["commands"]
+
+
+@pytest.mark.parametrize("case", [SINGLE_STEP[1], SINGLE_STEP[6]], ids=single_id)
+def test_kernel_without_k_loop_sim_and_iss_agree(case):
+    M, N, K, block, out, bias, cfg = case
+    c_iss, ref, info = launch_single(M, N, K, block, out, bias, "iss", True, cfg)
+    assert uses_loop_ws(info)
+    np.testing.assert_array_equal(c_iss, ref)
+    np.testing.assert_array_equal(launch_single(M, N, K, block, out, bias, "sim", True, cfg)[0], c_iss)
+
+
+@pytest.mark.parametrize("M,N", [(1, 1), (17, 33), (65, 17), (33, 65)])
+def test_k_of_one_folds_the_loop_and_is_one_loop_ws(M, N):
+    """K = 1 is specialized, so cdiv(K, BLOCK_K) = 1 and the K loop folds away."""
+    for out, bias in (("int32", False), ("int8", True)):
+        case = (M, N, 1, out, out == "int8", bias, (32, 32, 16), False, DIM16)
+        c, ref, info = launch(case, "sim", True)
+        assert uses_loop_ws(info)
+        np.testing.assert_array_equal(c, ref)
+        explicit, _, off = launch(case, "sim", False)
+        np.testing.assert_array_equal(explicit, ref)
+        assert info["commands"] < off["commands"]
+
+
+@pytest.mark.parametrize("form,n_out", [("Ax", 65), ("Ax", 1), ("xB", 33), ("xB", 17)])
+def test_gemv_of_one_column_is_one_loop_ws(form, n_out):
+    """examples/gemv.py with K = 1: y = A·x / x·B with one element of x."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+    import gemv
+    rng = np.random.default_rng(n_out)
+    mat = rng.integers(-128, 128, (n_out, 1) if form == "Ax" else (1, n_out), dtype=np.int8)
+    x = rng.integers(-128, 128, 1, dtype=np.int8)
+    bias = rng.integers(-1000, 1000, n_out, dtype=np.int32)
+    for target in ("sim", "iss"):
+        y, info = gemv.gemv(form, mat, x, bias=bias, out="int8", scale=1 / 4, relu=True, target=target)
+        assert uses_loop_ws(info)
+        np.testing.assert_array_equal(y, gemv.reference(form, mat, x, bias=bias, out="int8", scale=1 / 4,
+                                                        relu=True))
+
+
+def test_near_misses_without_k_loop_stay_explicit():
+    """A's window starting inside its block (LOOP_WS fills blocks from row 0) and a second
+    store of the accumulator are not LOOP_WS's: both compile to the explicit stream."""
+    c, ref, info = launch_single(40, 20, 17, (32, 32, 32), "int32", False, "sim", True, a_row=3)
+    assert not uses_loop_ws(info)
+    np.testing.assert_array_equal(c, ref)
+    c, ref, info = launch_single(40, 20, 17, (32, 32, 32), "int32", False, "sim", True, store_twice=True)
+    assert not uses_loop_ws(info)
+    np.testing.assert_array_equal(c, ref)

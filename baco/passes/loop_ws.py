@@ -7,12 +7,14 @@ input). A function matches when its only Gemmini work is the GEMM nest
     for k: A block[window] = A window; B block[window] = B window; acc += A block @ B block
     [epilogue: int8(relu(acc * scale))]; C window = acc[window]
 
-(the shape of baco.kernels.matmul and of any kernel written the same way), with every
-local window at row/column 0 of its block (proved from the index arithmetic), the A
-window's rows and the B window's columns those of the C (and D) window and the A
-window's columns the B window's rows (proved equal as expressions), WS dataflow and
-blocks that fit LOOP_WS's halves of the memories. Each K step then becomes one LOOP_WS
-(the five config commands and funct 8), as the C library's tiled_matmul_outer issues it:
+(the shape of baco.kernels.matmul and of any kernel written the same way), or the same
+without the K loop (one dot: K ≤ BLOCK_K written without a loop, or K = 1, which the
+specialization folds), with every local window at row/column 0 of its block (proved from
+the index arithmetic), the A window's rows and the B window's columns those of the C (and
+D) window and the A window's columns the B window's rows (proved equal as expressions), WS
+dataflow and blocks that fit LOOP_WS's halves of the memories. Each K step then becomes one
+LOOP_WS (the five config commands and funct 8), as the C library's tiled_matmul_outer
+issues it:
 
     I, J, K = ⌈rows/DIM⌉, ⌈cols/DIM⌉, ⌈window K/DIM⌉ blocks, pads = blocks·DIM − extent;
     D = the D window in the first step (ex_accumulate then adds onto it), else none;
@@ -20,12 +22,28 @@ blocks that fit LOOP_WS's halves of the memories. Each K step then becomes one L
     else none (the accumulator half keeps the partial sums); full_C for an int32 C;
     config_st carries the epilogue's scale and ReLU, config_ld the DRAM row strides.
 
+A column-major A or B (strides (1, ld): placement's gemmini.transposed block) is one
+LOOP_WS with a_transpose / b_transpose: LoopMatmul then moves the operand as stored (DRAM
+rows are its columns: Aᵀ is K×I blocks, Bᵀ J×K, at (k·I + i)·DIM and (j·K + k)·DIM of its
+half) and steps its row iterator over K (J), and the array transposes the blocks back
+(config_ex's a_transpose / b_transpose, set before the loop, as the C library's
+tiled_matmul_outer does); Spike's loop_ws uses the same layout. WS has one transposer, so
+A and B both column-major stays with linalg-to-instgem (its located error).
+
 Consecutive steps alternate the FSM's scratchpad halves (a_spad_id / b_spad_id 1, 2),
 so a step's loads do not wait for the previous step's computes. LoopMatmul moves every B
 block with DIM rows (its row-pad test never fires), which reads past the matrix when
-the window's K is ragged; such a step moves its B blocks with explicit mvin2s (the
-right rows, into the FSM's layout) and gives LOOP_WS no B address. A program whose loop
-runs no step keeps the original ops (acc = 0 or D, stored), under an scf.if.
+the window's K (Bᵀ: its N) is ragged; such a step moves its B blocks with explicit mvin2s
+(the right rows, into the FSM's layout) and gives LOOP_WS no B address. A program whose
+loop runs no step keeps the original ops (acc = 0 or D, stored), under an scf.if.
+
+Stays with linalg-to-instgem (explicit streams), because LOOP_WS cannot express it: OS;
+blocks over half the scratchpad or accumulator (the FSM's halves; a block split over two
+LOOP_WSs would need both in one accumulator half); a window not at row/column 0 of its
+block (a negative offset under boundary_check: LoopMatmul fills blocks from row 0); an A
+read from the accumulator (chained dots), several dots or accumulators, 3-D (sliced)
+loads (LOOP_CONV_WS's); operand views whose row stride changes inside the loop. Not
+matched although LOOP_WS could do it: an int8 D window (its low_D flag).
 
 Everything else is left unchanged for linalg-to-instgem. On by default for WS; off with
 the pipeline's `loop_ws=False` (launch option `loop_ws`) or BACO_LOOP_WS=0."""
@@ -210,10 +228,11 @@ def subview_parts(view):
 # ---- matching ---------------------------------------------------------------------------------
 
 class Nest:
-    """The matched GEMM nest of one function."""
+    """The matched GEMM nest of one function (`loop` None: a single step, no K loop)."""
     loop = acc = a_copy = b_copy = matmul = store = epilogue = bias_copy = None
     acc_init = ()
     relu, scale = 0, None
+    a_t = b_t = False       # A / B column-major (moved in transposed, transposed back by the array)
 
 
 def _space(op):
@@ -233,13 +252,25 @@ def _window(view):
     return subview_parts(view)
 
 
-def _dram_window(view) -> bool:
-    """A 2-D unit-step subview with contiguous rows: its row stride is its source's."""
-    if getattr(view.owner, "name", None) != "memref.subview" or len(MemRefType(view.type).shape) != 2:
+def _dram_window(view, transposed=False) -> bool:
+    """A 2-D DRAM view (a unit-step subview, or a whole reinterpreted argument) with contiguous
+    rows, or contiguous columns when `transposed` (a column-major operand): the DMA's row
+    stride is the other dimension's stride (_stride_source's)."""
+    name = getattr(view.owner, "name", None)
+    if name not in ("memref.subview", "memref.reinterpret_cast") or len(MemRefType(view.type).shape) != 2:
         return False
-    layout = str(MemRefType(view.type).layout)
-    return "strided" in layout and layout.replace(" ", "").split("[")[1].split("]")[0].endswith(",1") and \
+    layout = str(MemRefType(view.type).layout).replace(" ", "")
+    if not layout.startswith("strided<["):
+        return False
+    if layout[len("strided<["):].split("]")[0].split(",")[int(not transposed)] != "1":
+        return False
+    return name == "memref.reinterpret_cast" or \
         list(DenseI64ArrayAttr(view.owner.attributes["static_strides"])) == [1, 1]
+
+
+def _stride_source(view):
+    """The view whose strides a DRAM window's are: a subview's source, or the view itself."""
+    return view.owner.operands[0] if view.owner.name == "memref.subview" else view
 
 
 def match(func, cfg: GemminiConfig):
@@ -251,7 +282,7 @@ def match(func, cfg: GemminiConfig):
     spaces = sorted(_space(o) for o in allocs)
     if spaces not in (["acc", "spad", "spad"], ["acc", "epilogue", "spad", "spad"]):
         return None
-    if any(n in o.attributes for o in allocs for n in ("gemmini.transposed", "gemmini.slice_rows")):
+    if any("gemmini.slice_rows" in o.attributes for o in allocs):
         return None
     n = Nest()
     n.acc = next(o for o in allocs if _space(o) == "acc")
@@ -259,26 +290,41 @@ def match(func, cfg: GemminiConfig):
     if len(matmuls) != 1 or n.acc not in top:
         return None
     n.matmul = matmuls[0]
-    n.loop = n.matmul.parent.operation if n.matmul.parent is not None else None
-    if n.loop is None or n.loop.name != "scf.for" or n.loop not in top or any(list(r.uses) for r in n.loop.results):
+    parent = n.matmul.parent.operation if n.matmul.parent is not None else None
+    if parent is not None and parent.name == "scf.for":
+        n.loop = parent
+        if n.loop not in top or any(list(r.uses) for r in n.loop.results):
+            return None
+    elif n.matmul not in top:   # else no K loop (K ≤ BLOCK_K folded it away): one step
         return None
     a, b, c = (alloc_of(v) for v in n.matmul.operands)
     if c is None or c.operation != n.acc or n.matmul.operands[2] != n.acc.result or \
             any(x is None or _space(x.operation) != "spad" for x in (a, b)) or \
             n.matmul.operands[0] != a.result or n.matmul.operands[1] != b.result:
         return None
-    body = prefetch.body_ops(n.loop)
+    # column-major operands are moved in as stored (DRAM rows are their columns) and transposed
+    # by the array (config_ex); WS has one transposer, for A or B (the explicit stream says so)
+    n.a_t, n.b_t = ("gemmini.transposed" in x.attributes for x in (a, b))
+    if (n.a_t and n.b_t) or any("gemmini.transposed" in o.attributes for o in allocs
+                                if o not in (a.operation, b.operation)):
+        return None
+    body = prefetch.body_ops(n.loop) if n.loop is not None else top
     for op in body:         # the loop does the two loads and the dot, nothing else with memory
         if op.name == "memref.copy":
             dst = alloc_of(op.operands[1])
-            if alloc_of(op.operands[0]) is not None or dst is None:
+            if dst is not None and dst.operation in (a.operation, b.operation):
+                if alloc_of(op.operands[0]) is not None:
+                    return None
+                if dst.operation == a.operation and n.a_copy is None:
+                    n.a_copy = op
+                elif dst.operation == b.operation and n.b_copy is None:
+                    n.b_copy = op
+                else:
+                    return None
+            elif n.loop is not None:
                 return None
-            if dst.operation == a.operation and n.a_copy is None:
-                n.a_copy = op
-            elif dst.operation == b.operation and n.b_copy is None:
-                n.b_copy = op
-            else:
-                return None
+        elif n.loop is None:    # the function's other ops are checked below, through the blocks' uses
+            continue
         elif op.name == "memref.alloc":
             if op not in (a.operation, b.operation):
                 return None
@@ -291,7 +337,9 @@ def match(func, cfg: GemminiConfig):
         return None
     # the accumulator: zeroed, maybe loaded from a D window, before the loop; stored after it
     at = {op: i for i, op in enumerate(top)}
-    i_loop = at[n.loop]
+    i_loop = at[n.loop or n.matmul]
+    if n.loop is None and (at[n.a_copy] > i_loop or at[n.b_copy] > i_loop):
+        return None
     inits, stores, epilogue_alloc = [], [], None
     for use in n.acc.result.uses:
         user = use.owner
@@ -339,7 +387,8 @@ def match(func, cfg: GemminiConfig):
         if str(ir.Attribute(attrs["scaled"])) == "true":
             gen_body = n.epilogue.regions[0].blocks[0]
             n.scale = next(o.operation for o in gen_body.operations if o.operation.name == "arith.mulf").operands[1]
-            if not isinstance(n.scale.owner, Block) and n.scale.owner.operation in top[i_loop:]:
+            if n.loop is not None and not isinstance(n.scale.owner, Block) and \
+                    n.scale.owner.operation in top[i_loop:]:
                 return None     # computed after the loop (not a kernel argument or constant)
     if len(stores) != 1:
         return None
@@ -355,12 +404,12 @@ def match(func, cfg: GemminiConfig):
         return None
     if out_elem == "i32" and not cfg.acc_read_full_width:
         return None
-    views = [n.a_copy.operands[0], n.b_copy.operands[0], n.store.operands[1]] + \
-        ([n.bias_copy.operands[0]] if n.bias_copy else [])
-    if not all(_dram_window(v) for v in views):
+    views = [(n.a_copy.operands[0], n.a_t), (n.b_copy.operands[0], n.b_t), (n.store.operands[1], False)] + \
+        ([(n.bias_copy.operands[0], False)] if n.bias_copy else [])
+    if not all(_dram_window(v, t) for v, t in views):
         return None
     for cp in (n.a_copy, n.b_copy):     # their row strides are set once, before the loop
-        if cp.operands[0].owner.operands[0].owner.operation in body:
+        if n.loop is not None and _stride_source(cp.operands[0]).owner.operation in body:
             return None
     return n
 
@@ -426,6 +475,9 @@ def _hoist(n: Nest, tail):
 def rewrite(n: Nest, cfg: GemminiConfig) -> bool:
     """Replace the nest (match's result) by LOOP_WS steps; False (nothing changed) if the
     ops after the loop cannot move."""
+    if n.loop is None:
+        _rewrite_single_step(n, cfg)
+        return True
     epi_alloc = alloc_of(n.epilogue.operands[1]).operation if n.epilogue is not None else None
     tail = ([epi_alloc, n.epilogue] if n.epilogue is not None else []) + \
         _views([n.store.operands[0]]) + [n.store]
@@ -449,12 +501,37 @@ def rewrite(n: Nest, cfg: GemminiConfig) -> bool:
     with InsertionPoint(n.loop), n.loop.location:
         strides = _configs(n, cfg)
     with InsertionPoint(n.matmul), n.matmul.location:
-        _step(n, cfg, strides)
-    a_alloc, b_alloc = alloc_of(n.a_copy.operands[1]).operation, alloc_of(n.b_copy.operands[1]).operation
-    for op in [n.matmul, n.a_copy, n.b_copy] + _views([n.a_copy.operands[1], n.b_copy.operands[1]]) + \
-            [a_alloc, b_alloc]:
+        lb, ub, step = (i64(v) for v in list(n.loop.operands)[:3])
+        iv = i64(n.loop.regions[0].blocks[0].arguments[0])
+        _step(n, cfg, strides, first=ir.cmpi("eq", iv, lb), last=ir.cmpi("sge", ir.binop("addi", iv, step), ub),
+              spad_id=ir.binop("addi", ir.binop("remsi", ir.binop("divsi", ir.binop("subi", iv, lb), step), cst(2)),
+                               cst(1)))
+    for op in _operand_ops(n):
         op.erase()
     return True
+
+
+def _operand_ops(n: Nest):
+    """The dot, the A and B loads, their local views and blocks (users first)."""
+    a_alloc, b_alloc = alloc_of(n.a_copy.operands[1]).operation, alloc_of(n.b_copy.operands[1]).operation
+    return [n.matmul, n.a_copy, n.b_copy] + _views([n.a_copy.operands[1], n.b_copy.operands[1]]) + [a_alloc, b_alloc]
+
+
+def _rewrite_single_step(n: Nest, cfg: GemminiConfig):
+    """A nest without a K loop as one LOOP_WS, at the store (every address is known there)."""
+    with InsertionPoint(n.store), n.store.location:
+        _step(n, cfg, _configs(n, cfg), first=True, last=True, spad_id=cst(1))
+    ops = [n.store, n.matmul, n.a_copy, n.b_copy] + list(n.acc_init) + \
+        ([n.epilogue] if n.epilogue is not None else []) + ([n.bias_copy] if n.bias_copy is not None else [])
+    views = []
+    for v in _views([n.store.operands[0], n.a_copy.operands[1], n.b_copy.operands[1]] +
+                    ([n.bias_copy.operands[1]] if n.bias_copy is not None else [])):
+        if v not in views:      # (one view may serve D and C)
+            views.append(v)
+    allocs = [alloc_of(v).operation for v in [n.a_copy.operands[1], n.b_copy.operands[1]] +
+              ([n.epilogue.operands[1]] if n.epilogue is not None else [])] + [n.acc]
+    for op in ops + views + allocs:
+        op.erase()
 
 
 def _views(values):
@@ -462,9 +539,10 @@ def _views(values):
     return [v.owner.operation for v in values if v.owner.name == "memref.subview"]
 
 
-def _addr_stride(view, esize):
-    """(byte address of element [0, 0], row stride in elements, in bytes) of a DRAM view, as i64."""
-    addr, row_bytes = dram_addr_and_stride(view, esize)
+def _addr_stride(view, esize, transposed=False):
+    """(byte address of element [0, 0], row stride in elements, in bytes) of a DRAM view, as i64
+    (a column-major view's rows are its columns)."""
+    addr, row_bytes = dram_addr_and_stride(view, esize, int(transposed))
     return addr, ir.binop("divsi", row_bytes, cst(esize)) if esize != 1 else row_bytes, row_bytes
 
 
@@ -478,8 +556,11 @@ def _configs(n: Nest, cfg: GemminiConfig):
     layout of a multi-block mvin) and config_st (C's row stride, the epilogue's scale and
     ReLU), once before the loop. Returns the row strides in elements (A, B, D, C)."""
     d = cfg.dim
-    _, a_stride, _ = _addr_stride(n.a_copy.operands[0].owner.operands[0], 1)
-    _, b_stride, _ = _addr_stride(n.b_copy.operands[0].owner.operands[0], 1)
+    _, a_stride, _ = _addr_stride(_stride_source(n.a_copy.operands[0]), 1, n.a_t)
+    _, b_stride, _ = _addr_stride(_stride_source(n.b_copy.operands[0]), 1, n.b_t)
+    if n.a_t or n.b_t:      # the array transposes the operand back (as transpose_config sets it)
+        instgem.emit("config_ex", dataflow=1, acc_scale=f32_bits(1.0), a_stride=1, c_stride=1,
+                     a_transpose=int(n.a_t), b_transpose=int(n.b_t))
     _config_ld(0, a_stride, d)
     _config_ld(1, b_stride, d)
     d_stride = cst(0)
@@ -496,8 +577,9 @@ def _configs(n: Nest, cfg: GemminiConfig):
     return a_stride, b_stride, d_stride, c_stride
 
 
-def _step(n: Nest, cfg: GemminiConfig, strides):
-    """One K step as LOOP_WS (module doc), at the dot's place in the loop body."""
+def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id):
+    """One K step as LOOP_WS (module doc) at the insertion point: `first` / `last` (i1 Values,
+    or True) say whether it is the first / last step, `spad_id` picks the FSM's halves."""
     d, mbl, half = cfg.dim, cfg.max_block_len, cfg.sp_rows // 2
     a_stride, b_stride, d_stride, c_stride = strides
     (_, (rows, kk)), (_, (_, cols)) = _window(n.a_copy.operands[1]), _window(n.b_copy.operands[1])
@@ -508,47 +590,49 @@ def _step(n: Nest, cfg: GemminiConfig, strides):
 
     def pad(blocks, extent):
         return ir.binop("subi", ir.binop("muli", blocks, cst(d)), extent)
-    pad_k = pad(blocks_k, kk)
-    lb, _, step = (i64(v) for v in list(n.loop.operands)[:3])
-    ub = i64(list(n.loop.operands)[1])
-    iv = i64(n.loop.regions[0].blocks[0].arguments[0])
-    first = ir.cmpi("eq", iv, lb)
-    last = ir.cmpi("sge", ir.binop("addi", iv, step), ub)
-    spad_id = ir.binop("addi", ir.binop("remsi", ir.binop("divsi", ir.binop("subi", iv, lb), step), cst(2)), cst(1))
-    a_addr = _addr_stride(n.a_copy.operands[0], 1)[0]
-    b_addr = _addr_stride(n.b_copy.operands[0], 1)[0]
-    # LoopMatmul moves every B block with DIM rows: a ragged K moves B here, into its layout
-    explicit_b = ir.cmpi("ne", pad_k, cst(0))
-    chunks = ir.binop("ceildivsi", blocks_j, cst(mbl))
+
+    def when(cond, value, otherwise):
+        return value if cond is True else select(cond, value, otherwise)
+    pad_k, pad_j = pad(blocks_k, kk), pad(blocks_j, cols)
+    a_addr = _addr_stride(n.a_copy.operands[0], 1, n.a_t)[0]
+    b_addr = _addr_stride(n.b_copy.operands[0], 1, n.b_t)[0]
+    # LoopMatmul moves every B block with DIM rows (of B, or of Bᵀ when B is transposed): a
+    # ragged K (J) moves B here, into its layout; so does an empty step (zeros from address 0)
+    explicit_b = ir.binop("ori", ir.cmpi("ne", pad_j, cst(0)), empty) if n.b_t else ir.cmpi("ne", pad_k, cst(0))
+    # B's DRAM rows are K (J when transposed) rows of DIM-row blocks, in chunks of MAX_BLOCK_LEN
+    # blocks along a row: block (k, j) lands at b_base + (k·J + j)·DIM (transposed (j·K + k)·DIM)
+    (row_blocks, row_extent), (col_blocks, col_extent) = ((blocks_j, cols), (blocks_k, kk)) if n.b_t else \
+        ((blocks_k, kk), (blocks_j, cols))
+    chunks = ir.binop("ceildivsi", col_blocks, cst(mbl))
     b_base = ir.binop("subi", ir.binop("muli", spad_id, cst(half)),
                       ir.binop("muli", ir.binop("muli", blocks_k, blocks_j), cst(d)))
 
     def move_b(t):
-        k, c = ir.binop("divsi", t, chunks), ir.binop("remsi", t, chunks)
+        r, c = ir.binop("divsi", t, chunks), ir.binop("remsi", t, chunks)
         c0 = ir.binop("muli", c, cst(mbl * d))
-        dram = ir.binop("addi", b_addr, ir.binop("addi", ir.binop("muli", ir.binop("muli", k, cst(d)), b_stride), c0))
-        local = ir.binop("addi", b_base, ir.binop("muli", ir.binop("addi", ir.binop("muli", k, blocks_j),
+        dram = ir.binop("addi", b_addr, ir.binop("addi", ir.binop("muli", ir.binop("muli", r, cst(d)), b_stride), c0))
+        local = ir.binop("addi", b_base, ir.binop("muli", ir.binop("addi", ir.binop("muli", r, col_blocks),
                                                                    ir.binop("muli", c, cst(mbl))), cst(d)))
-        b_rows = ir.binop("minsi", ir.binop("subi", kk, ir.binop("muli", k, cst(d))), cst(d))
+        b_rows = ir.binop("minsi", ir.binop("subi", row_extent, ir.binop("muli", r, cst(d))), cst(d))
         instgem.emit("mvin2", dram_addr=select(empty, cst(0), dram), local_addr=local,
-                     cols=ir.binop("minsi", ir.binop("subi", cols, c0), cst(mbl * d)), rows=b_rows)
-    prefetch.when(explicit_b, lambda: loop(cst(0), ir.binop("muli", blocks_k, chunks), move_b))
+                     cols=ir.binop("minsi", ir.binop("subi", col_extent, c0), cst(mbl * d)), rows=b_rows)
+    prefetch.when(explicit_b, lambda: loop(cst(0), ir.binop("muli", row_blocks, chunks), move_b))
     zero = cst(0)
-    instgem.emit("loop_ws_config_bounds", pad_i=pad(blocks_i, rows), pad_j=pad(blocks_j, cols), pad_k=pad_k,
+    instgem.emit("loop_ws_config_bounds", pad_i=pad(blocks_i, rows), pad_j=pad_j, pad_k=pad_k,
                  max_i=blocks_i, max_j=blocks_j, max_k=blocks_k)
     instgem.emit("loop_ws_config_addrs_ab", a_addr=select(empty, zero, a_addr),
                  b_addr=select(explicit_b, zero, b_addr))
     d_addr = zero
     if n.bias_copy is not None:
-        d_addr = select(first, _addr_stride(n.bias_copy.operands[0], 4)[0], zero)
-    c_addr = select(last, _addr_stride(n.store.operands[1], 1 if n.epilogue is not None else 4)[0], zero)
+        d_addr = when(first, _addr_stride(n.bias_copy.operands[0], 4)[0], zero)
+    c_addr = when(last, _addr_stride(n.store.operands[1], 1 if n.epilogue is not None else 4)[0], zero)
     instgem.emit("loop_ws_config_addrs_dc", d_addr=d_addr, c_addr=c_addr)
     instgem.emit("loop_ws_config_strides_ab", a_stride=a_stride, b_stride=b_stride)
     instgem.emit("loop_ws_config_strides_dc", d_stride=d_stride, c_stride=c_stride)
-    ex_accumulate = cst(1) if n.bias_copy is not None else ir.create(
-        "arith.extui", operands=[ir.cmpi("ne", iv, lb)], results=[ir.i64()]).result
+    ex_accumulate = 1 if n.bias_copy is not None else 0 if first is True else ir.create(
+        "arith.extui", operands=[ir.binop("xori", first, ir.const_int(1, first.type))], results=[ir.i64()]).result
     instgem.emit("loop_ws", ex_accumulate=ex_accumulate, full_c=int(n.epilogue is None), activation=n.relu,
-                 a_spad_id=spad_id, b_spad_id=spad_id)
+                 a_spad_id=spad_id, b_spad_id=spad_id, a_transpose=int(n.a_t), b_transpose=int(n.b_t))
 
 
 def run(module_op, config: GemminiConfig | None = None, dataflow: str = "WS", loop_ws: bool | None = None, **_):
