@@ -221,3 +221,28 @@ def test_mapping_program_is_timed_and_extrapolated():
     assert not extrapolated and flag
     assert exact >= 256 ** 3 / 256
     assert abs(approx - exact) / exact < 0.25
+
+
+@pytest.mark.parametrize("loop_ws", [False, True])
+@pytest.mark.parametrize("shape,block,dataflow", [
+    ((17, 33, 65), None, "WS"), ((65, 17, 33), (32, 32, 16), "WS"), ((33, 1, 17), (48, 16, 32), "WS"),
+    ((1, 65, 33), (16, 48, 16), "WS"), ((17, 33, 65), (32, 32, 32), "OS")])
+def test_mac_counter_counts_the_useful_macs_on_ragged_blocks(shape, block, dataflow, loop_ws):
+    """The MAC counter is M·N·K on ragged blocks: in WS the first K step into a one-column (or
+    any narrow) strip writes whole DIM-wide accumulator rows (c_cols = DIM beside B's bd_cols
+    columns), but only B's columns are products (the explicit 17x33x65 stream counted 40,545)."""
+    import numpy as np
+    import baco.language as bl
+    from baco.kernels.matmul import matmul_kernel, resolve_schedule
+    M, N, K = shape
+    cfg = GemminiConfig()
+    s = resolve_schedule(block=block, dataflow=dataflow, shape=shape, config=cfg)
+    tm = TimingModel(cfg)
+    a, b, c = np.ones((M, K), np.int8), np.ones((K, N), np.int8), np.zeros((M, N), np.int32)
+    ck = matmul_kernel.compile(a, b, c, M, N, K, K, 1, N, 1, N, 1, 1.0, RELU=False, OUT_INT8=False, schedule=s,
+                               config=cfg, loop_ws=loop_ws)
+    ck.run((bl.cdiv(M, s.block_m), bl.cdiv(N, s.block_n)), [a, b, c, M, N, K, K, 1, N, 1, N, 1, 1.0],
+           observers=[tm.observe])
+    tm.fence()
+    assert (c == K).all()
+    assert tm.report()["macs"] == M * N * K

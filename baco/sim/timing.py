@@ -166,6 +166,7 @@ class TimingModel:
         self.acc_w = np.zeros(cfg.acc_rows)
         self.acc_r = np.zeros(cfg.acc_rows)
         self.pending_weights = False
+        self.weights = (0, 0)       # WS: (rows, cols) of the B block the array holds
         self.last_compute_start = 0.0
         self.ex_mode = (1, 0, 0)    # config_ex (dataflow, a_transpose, b_transpose)
         self.ex_strides = (1, 1)    # config_ex (a_stride, c_stride)
@@ -386,8 +387,16 @@ class TimingModel:
                 start = max(start, weights_in)
                 self.stats["registers"] += pre.get("bd_rows", d) * pre.get("bd_cols", d)
                 self.stats["scratchpad_reads"] += pre.get("bd_rows", d) * pre.get("bd_cols", d)
+            # useful MACs: in WS only the rows and columns of the B block held in the array (the
+            # first compute into a strip writes whole DIM-wide accumulator rows, zeros past B's columns)
+            c_cols = pre.get("c_cols", d) or d
+            if ws:
+                if name == "compute_preloaded" and self.pending_weights:
+                    self.weights = (pre["bd_rows"], pre["bd_cols"])
+                self.stats["macs"] += f["a_rows"] * min(f["a_cols"], self.weights[0]) * min(c_cols, self.weights[1])
+            else:
+                self.stats["macs"] += f["a_rows"] * f["a_cols"] * c_cols
             self.pending_weights = False
-            self.stats["macs"] += f["a_rows"] * f["a_cols"] * (pre.get("c_cols", d) or d)
             self.stats["scratchpad_reads"] += f["a_rows"] * f["a_cols"]
             # local rows touched: a transposed operand reads its cols as stored rows; A row r is
             # at a_addr + r·a_stride and C row r at c_addr + r·c_stride

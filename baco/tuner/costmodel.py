@@ -724,7 +724,7 @@ def compiled_program_counts(layer: Layer, temporal, spatial, hw, *, out_int8: bo
     program. The accumulator is read and written for every compute's output strip: with WS once
     per DIM-deep K strip, with OS once per K step (the partial sums stay in the array). A WS
     program's first compute into an output strip overwrites a whole DIM x DIM strip (at a ragged
-    edge the missing columns are computed too); OS programs and K = 1 ones (whose K loop is
+    edge the accumulator columns past B's are written too, zeros: no MACs); OS programs and K = 1 ones (whose K loop is
     folded) zero-fill their whole block first, WS ones the stored columns' strips past the last
     row strip computed (mvins from address 0: accumulator writes, no DRAM bytes). `layer` may be an explore.LayerStack."""
     pe = torch.as_tensor(hw[0], dtype=temporal.dtype)
@@ -732,7 +732,6 @@ def compiled_program_counts(layer: Layer, temporal, spatial, hw, *, out_int8: bo
     programs_m, programs_n = _ceil(M / bm), _ceil(N / bn)
     return _program_counts(pe, (M, N, Kd), (bm, bn, bk), programs_m=programs_m, programs_n=programs_n,
                            strips_m=_strips(M, bm, pe), strips_n=_strips(N, bn, pe), k_strips=_strips(Kd, bk, pe),
-                           k_width=torch.minimum(torch.minimum(bk, pe), torch.as_tensor(Kd)),
                            no_k_loop=torch.as_tensor(Kd) == 1, out_int8=out_int8, dataflow=dataflow)
 
 
@@ -772,15 +771,15 @@ def conv_program_counts(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KE
         a_zero_rows = d.N * d.Q * (p_run * d.R - in_image) * d.S
     return _program_counts(pe, (M, N, Kd), blocks, programs_m=programs_m, programs_n=_ceil(N / bn), strips_m=strips_m,
                            strips_n=_strips(N, bn, pe), k_strips=d.R * d.S * _strips(d.C, bk, pe),
-                           k_width=torch.minimum(torch.minimum(bk, pe), d.C), no_k_loop=_no_k_loop(layer, pointwise),
+                           no_k_loop=_no_k_loop(layer, pointwise),
                            out_int8=out_int8, dataflow="WS", m_run=m_run, a_zero_bytes=a_zero_rows * d.C * _ceil(N / bn))
 
 
-def _program_counts(pe, dims, blocks, *, programs_m, programs_n, strips_m, strips_n, k_strips, k_width, no_k_loop,
+def _program_counts(pe, dims, blocks, *, programs_m, programs_n, strips_m, strips_n, k_strips, no_k_loop,
                     out_int8: bool, dataflow: str, m_run=None, a_zero_bytes=0.0) -> dict:
     """compiled_program_counts of a block program over an M x N output reducing over K (dims), with
     programs_m x programs_n programs, strips_m / strips_n DIM strips of output rows / columns,
-    k_strips DIM-deep reduction strips per output, k_width the reduction depth of a first compute;
+    k_strips DIM-deep reduction strips per output;
     m_run output rows computed (default M; more when programs compute rows that are not stored),
     a_zero_bytes of their A loaded as zeros (no DRAM bytes)."""
     (M, N, Kd), (bm, bn, bk) = dims, blocks
@@ -799,8 +798,6 @@ def _program_counts(pe, dims, blocks, *, programs_m, programs_n, strips_m, strip
     else:
         overwritten = strips_m * strips_n * pe * pe
         updates = torch.where(no_k_loop, run * k_strips, overwritten + run * (k_strips - 1))
-        edge_columns = m_run * (strips_n * pe - N) * k_width
-        macs = macs + torch.where(no_k_loop, torch.zeros_like(macs), edge_columns)
         # the fused first K step zero-fills only the strips its store reads (the stored columns'
         # row strips past the rows computed), not the column strips past the stored columns
         zero_fill = torch.where(no_k_loop, block_strips, (programs_m * _ceil(bm / pe) - strips_m) * strips_n) * pe * pe
