@@ -213,6 +213,7 @@ def test_prefetched_slices_spread_over_the_columns():
     x, w = rand((1, 8, 8, 16), 1), rand((3, 3, 16, 64), 2)
     launch = conv2d_launch(x, w, padding=1, config=GemminiConfig(),
                            blocks=GemmSchedule(8, 64, 16, "WS", True, 8))      # 8 slices, 4 columns of C
+    launch.options["loop_ws"] = False       # the explicit stream (not one LOOP_CONV_WS: baco.passes.loop_conv_ws)
     names = []
     ck = launch.kernel.compile(*launch.args, target="sim", **launch.options)
     ck.run(launch.grid, launch._runtime_args(), model=CommandStream(), observers=[lambda n, f, pc=None: names.append(n)])

@@ -14,7 +14,7 @@ from baco.dialects import make_context, parse_module
 from baco.errors import CompilationError
 from baco.gemmini.config import GemminiConfig
 from baco.passes import (baco_to_linalg, config_elimination, gemmini_placement, instgem_to_llvm,
-                         linalg_to_instgem, loop_ws)
+                         linalg_to_instgem, loop_conv_ws, loop_ws)
 
 CLEANUP = "builtin.module(canonicalize,cse)"
 
@@ -38,6 +38,7 @@ STAGES = {
     "bufferize": _upstream("builtin.module(one-shot-bufferize,canonicalize,cse)"),
     "gemmini-placement": gemmini_placement.run,
     "loop-ws": loop_ws.run,
+    "loop-conv-ws": loop_conv_ws.run,
     "linalg-to-instgem": _then_cleanup(linalg_to_instgem.run),
     "config-elimination": config_elimination.run,
     "instgem-to-llvm": instgem_to_llvm.run,
@@ -45,9 +46,10 @@ STAGES = {
 
 
 LLVM = "llvm"    # the stage after the last pass: LLVM dialect, the input of `baco translate`
-# stages whose input is the same IR as the previous stage's (loop-ws and config elimination rewrite
-# their input in place)
-SAME_INPUT = {"linalg-to-instgem": "loop-ws", "instgem-to-llvm": "config-elimination"}
+# stages that also take the input of other stages (loop-ws, loop-conv-ws and config elimination
+# rewrite their input in place; loop-conv-ws's input may hold loop-ws's commands)
+SAME_INPUT = {"loop-conv-ws": ("loop-ws", "linalg-to-instgem"), "linalg-to-instgem": ("loop-ws",),
+              "instgem-to-llvm": ("config-elimination",)}
 
 
 def input_stage(module) -> str | None:
@@ -81,7 +83,7 @@ def _check_stages(module, start, until) -> tuple[int, int]:
         if found == LLVM:
             raise CompilationError("the input is already LLVM dialect: no pass is left to run "
                                    "(translate it with `baco translate`)")
-    elif found is not None and found != start and SAME_INPUT.get(start) != found:
+    elif found is not None and found != start and found not in SAME_INPUT.get(start, ()):
         what = "LLVM dialect" if found == LLVM else f"the input of stage {found!r}"
         raise CompilationError(f"this IR is {what}, not the input of stage {start!r}"
                                + ("" if found == LLVM else f" (run from {found!r})"))

@@ -462,25 +462,30 @@ class CommandStream:
     """Stands in for the Gemmini model in a launch: decodes each command and hands it to the
     observers (a TimingModel); moves no data. A kernel's command stream does not depend on
     its data, so this times a launch without running it (benchmarks/kernels.py, autotuning).
-    A LOOP_WS is observed through the commands it expands to (baco.sim.loops), as the
-    functional model runs it; that needs the Gemmini configuration (a launch sets it)."""
+    A LOOP_WS or LOOP_CONV_WS is observed through the commands it expands to (baco.sim.loops),
+    as the functional model runs it; that needs the Gemmini configuration (a launch sets it)."""
 
     def __init__(self, config: GemminiConfig | None = None):
-        from baco.sim.loops import LoopWsState
+        from baco.sim.loops import LoopConvState, LoopWsState
         self.observers = []
         self.config = config
         self.loop_ws = LoopWsState()
+        self.loop_conv = LoopConvState()
 
     def execute(self, funct, rs1, rs2, pc=None):
         from baco.gemmini.isa import decode
-        from baco.sim.loops import loop_ws_commands
+        from baco.sim.loops import loop_conv_ws_commands, loop_ws_commands
         cmd, fields = decode(funct, rs1, rs2)
         if cmd.name.startswith("loop_ws_config"):
             self.loop_ws.latch(cmd.name, fields)
-        elif cmd.name == "loop_ws":
+        elif cmd.name.startswith("loop_conv_ws_config"):
+            self.loop_conv.latch(fields)
+        elif cmd.name in ("loop_ws", "loop_conv_ws"):
             if self.config is None:
-                raise ValueError("CommandStream needs the GemminiConfig to expand LOOP_WS")
-            for sub in list(loop_ws_commands(self.config, self.loop_ws, fields)):
+                raise ValueError(f"CommandStream needs the GemminiConfig to expand {cmd.name}")
+            expand = loop_ws_commands(self.config, self.loop_ws, fields) if cmd.name == "loop_ws" else \
+                loop_conv_ws_commands(self.config, self.loop_conv, fields)
+            for sub in list(expand):
                 self.execute(*sub, pc)
         elif cmd.queue == "loop":
             raise ValueError(f"CommandStream does not expand {cmd.name}")

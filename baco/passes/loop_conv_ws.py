@@ -1,0 +1,921 @@
+"""loop-conv-ws: a convolution program's tap loop as one LOOP_CONV_WS (Gemmini's LoopConv FSM).
+
+Input and output: placed linalg/memref IR (after loop-ws, before linalg-to-instgem). A
+function matches when its only Gemmini work is the implicit-GEMM nest of
+baco.kernels.conv (or any kernel written the same way):
+
+    acc = 0 | acc[window] = bias window (int32, row stride 0)
+    for t in [lb, ub):                       (step 1)
+        A block = ROWS slices of an NHWC input view (boundary-checked windows)
+        B block = a weight window;  acc += A block @ B block
+    C window = int8(relu(acc * scale))
+
+and the index arithmetic proves that, with t = (r·S + s)·steps + cb (r, s, cb recovered
+from the floordiv/remainder terms of t), input element (slice i, row j, column c) of step t
+is input pixel (h + i·stride + r·dil, w + j·stride + s·dil), channel cb·BK + c, zero where
+the view's bounds mask it, and weight element (c, k) is tap (r, s)'s row cb·BK + c, column
+k, in a weight tensor whose taps are S per filter row. The proof is an affine normal form
+of index expressions (Affine): sums of products of opaque atoms, with floordiv(floordiv(x,
+a), b) = floordiv(x, a·b) and exact division; x mod m is x − m·floordiv(x, m) in the IR, so
+(w mod m) + m·floordiv(w, m) = w falls out of the normal form, and a strided view of the
+column phase (offset floordiv(w, m), extent ceildiv(W − w mod m, m)) masks exactly the
+pixels w + m·j outside [0, W). Coefficients the normal form cannot prove equal (e.g.
+stride_h against stride_w, two kernel arguments) are compared at run time.
+
+The program then becomes one LOOP_CONV_WS (six config commands and funct 15) that computes
+its orows × ocols output pixels and ochs channels over krows = (ub − lb)/(S·steps) filter
+rows from r_lo = lb/(S·steps), S filter columns and all kchs input channels:
+  * W padding → lpad/rpad (the pixels the view masks); ROWS > 1: H padding → upad/dpad
+    (the slices the kernel masks); ROWS = 1 reads every tap row unmasked, so upad = 0 and
+    dpad = stride − 1 (the FSM's tile ends stride − 1 rows past the last tap row, never read).
+  * bias → bias address (stride 0 per pixel, as the FSM loads it); no bias → no_bias (zeros).
+  * the epilogue's scale and ReLU → config_st and the activation flag.
+Accumulation order: the FSM sums each output over (krow, kcol, kch in DIM chunks), the
+kernel over (r, s, channel block): the same order. Gemmini's accumulator adds wrap in
+int32 (baco.sim.functional), so the order would not matter anyway.
+
+Guarded at run time (scf.if; the else branch is the original explicit program): the
+divisors S, steps > 0, lb and ub multiples of S·steps, at least one tap row, steps·BK ≥
+the channels, the coefficient equalities above, every config field inside its bit width,
+the tile inside the FSM's halves of the scratchpad (inputs + weights) and accumulator
+(baco.sim.loops.conv_params's rule), and a non-empty unpadded input tile.
+
+Not rewritten (stay explicit streams): int32 outputs (LoopConv's store writes elem_t
+rows: no full-width output), the depthwise kernel (its block-diagonal weights multiply
+DIM channels per step, the FSM's dw mode one channel per LOOP_CONV_WS), OS dataflow.
+Scratchpad ids: a program uses LoopConv's A/B slot (pid0 + pid1 + pid2) mod 2 + 1 (given
+explicitly, so Spike's fixed buffers and the RTL's alternating slots agree).
+On with loop-ws's switch (pipeline/launch option `loop_ws`, BACO_LOOP_WS)."""
+from __future__ import annotations
+
+from mlir.dialects import scf
+from mlir.ir import Block, DenseI64ArrayAttr, InsertionPoint, MemRefType
+
+from baco.dialects import instgem
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.isa import COMMANDS
+from baco.passes import irutil as ir
+from baco.passes import loop_ws, prefetch
+from baco.passes.linalg_to_instgem import alloc_of, cst, dram_addr_and_stride, f32_bits, i64
+from baco.passes.loop_ws import Facts, _const, _space, _window, subview_parts
+
+
+# ---- affine normal form of index expressions ---------------------------------------------------
+
+def p_const(c):
+    return (((), c),) if c else ()
+
+
+def _canon(d):
+    return tuple(sorted((m, c) for m, c in d.items() if c))
+
+
+def p_add(*ps):
+    d = {}
+    for p in ps:
+        for m, c in p:
+            d[m] = d.get(m, 0) + c
+    return _canon(d)
+
+
+def p_scale(p, k):
+    return _canon({m: c * k for m, c in p})
+
+
+def p_sub(a, b):
+    return p_add(a, p_scale(b, -1))
+
+
+def p_mul(a, b):
+    d = {}
+    for ma, ca in a:
+        for mb, cb in b:
+            m = tuple(sorted(ma + mb))
+            d[m] = d.get(m, 0) + ca * cb
+    return _canon(d)
+
+
+def p_div(a, b):
+    """a / b when b is one monomial dividing every monomial of a exactly, else None."""
+    if len(b) != 1:
+        return None
+    (mb, cb), = b
+    out = {}
+    for m, c in a:
+        rest = list(m)
+        for x in mb:
+            if x not in rest:
+                return None
+            rest.remove(x)
+        if c % cb:
+            return None
+        out[tuple(rest)] = c // cb
+    return _canon(out)
+
+
+def p_value(p):
+    """The constant of a constant polynomial, else None."""
+    if not p:
+        return 0
+    if len(p) == 1 and p[0][0] == ():
+        return p[0][1]
+    return None
+
+
+class Affine:
+    """Index/i64 values as polynomials over opaque atoms (function arguments, grid ids, loop
+    variables, min/max/select results, floordivs and ceildivs that do not divide exactly).
+    Equal polynomials are equal values; atoms keep the first value seen (`rep`) so a
+    polynomial whose atoms are available can be rebuilt at another place."""
+
+    def __init__(self):
+        self.ids, self.rep, self.key_of = {}, {}, {}
+        self.facts = Facts()
+        self.divisors = []          # polynomials a nested floordiv merge assumed positive
+
+    def atom(self, key, value=None):
+        if key not in self.ids:
+            self.ids[key] = len(self.ids)
+            self.key_of[self.ids[key]] = key
+        i = self.ids[key]
+        if value is not None:
+            self.rep.setdefault(i, value)
+        return (((i,), 1),)
+
+    def of(self, v):
+        if isinstance(v, int):
+            return p_const(v)
+        c = _const(v)
+        if c is not None:
+            return p_const(c)
+        owner = v.owner
+        if isinstance(owner, Block):
+            return self.atom(("value", self.facts.key(v)), v)
+        name, ops = owner.name, list(owner.operands)
+        if name in ("arith.index_cast", "arith.extsi", "arith.index_castui", "arith.extui"):
+            return self.of(ops[0])
+        if name == "arith.addi":
+            return p_add(self.of(ops[0]), self.of(ops[1]))
+        if name == "arith.subi":
+            return p_sub(self.of(ops[0]), self.of(ops[1]))
+        if name == "arith.muli":
+            return p_mul(self.of(ops[0]), self.of(ops[1]))
+        if name in ("arith.floordivsi", "arith.ceildivsi", "arith.divsi"):
+            num, den = self.of(ops[0]), self.of(ops[1])
+            q = p_div(num, den) if p_value(den) != 0 else None
+            if q is not None:
+                return q
+            kind = "cdiv" if name == "arith.ceildivsi" else "fdiv"
+            if kind == "fdiv" and name == "arith.floordivsi" and len(num) == 1 and num[0][1] == 1 \
+                    and len(num[0][0]) == 1:
+                inner = self.key_of[num[0][0][0]]
+                if inner[0] == "fdiv":      # floordiv(floordiv(x, a), b) = floordiv(x, a·b) for a, b > 0
+                    self.divisors += [inner[2], den]
+                    return self.atom(("fdiv", inner[1], p_mul(inner[2], den)), v)
+            if name == "arith.divsi":
+                return self.atom(("value", self.facts.key(v)), v)
+            return self.atom((kind, num, den), v)
+        return self.atom(("value", self.facts.key(v)), v)
+
+    def coefficients(self, p, variables):
+        """{variable atom id or None: coefficient polynomial} of a p linear in `variables`
+        (no monomial with two of them), else None."""
+        out = {}
+        for m, c in p:
+            vs = [x for x in m if x in variables]
+            if len(vs) > 1:
+                return None
+            v = vs[0] if vs else None
+            rest = list(m)
+            if v is not None:
+                rest.remove(v)
+            out.setdefault(v, {})
+            out[v][tuple(rest)] = out[v].get(tuple(rest), 0) + c
+        return {v: _canon(d) for v, d in out.items()}
+
+    def substitute(self, p, table):
+        """p with atom ids replaced by polynomials."""
+        out = ()
+        for m, c in p:
+            term = p_const(c)
+            for x in m:
+                term = p_mul(term, table.get(x, (((x,), 1),)))
+            out = p_add(out, term)
+        return out
+
+    def atoms_in(self, p):
+        found = set()
+        for m, _ in p:
+            for x in m:
+                found.add(x)
+                key = self.key_of[x]
+                if key[0] in ("fdiv", "cdiv"):
+                    found |= self.atoms_in(key[1]) | self.atoms_in(key[2])
+        return found
+
+
+# ---- matching ---------------------------------------------------------------------------------
+
+class Conv:
+    """The matched convolution program of one function."""
+    loop = acc = a_alloc = b_copy = matmul = store = epilogue = bias_copy = acc_init = None
+    a_copies = ()
+    relu, scale = 0, None
+
+
+def _clamp(v):
+    """x for v = min(max(x, 0), hi) (irutil.clamp with lo 0), with hi; else None."""
+    if isinstance(v, int) or getattr(v.owner, "name", None) != "arith.minsi":
+        return None
+    a, hi = list(v.owner.operands)
+    if getattr(a.owner, "name", None) != "arith.maxsi":
+        a, hi = hi, a
+        if getattr(a.owner, "name", None) != "arith.maxsi":
+            return None
+    x, zero = list(a.owner.operands)
+    if _const(zero) != 0:
+        x, zero = zero, x
+    if _const(zero) != 0:
+        return None
+    return x, hi
+
+
+def _checked(af, src_off, src_size, local_off, block, limit=None):
+    """The unclamped offset x when (src_off, src_size, local_off) is irutil.checked_window's
+    window of a `block`-long window at x inside [0, limit): local element j is element x + j,
+    masked outside [0, limit). Returns (x, limit) or None. A window whose lead is the constant
+    0 (a negative offset is a boundary error there, not masked) needs x >= 0: the caller proves it
+    (`nonneg` is then True)."""
+    if all(isinstance(v, int) for v in (src_off, src_size, local_off)):
+        return _checked_static(src_off, src_size, local_off, block, limit)
+    start = _clamp(src_off)
+    lead = 0 if local_off == 0 else _clamp(local_off)
+    if start is None or lead is None or isinstance(src_size, int):
+        return None
+    x, limit = start
+    if getattr(src_size.owner, "name", None) != "arith.subi":
+        return None
+    end_v, start_v = list(src_size.owner.operands)
+    end = _clamp(end_v)
+    if start_v != src_off or end is None or not af.facts.same(end[1], limit) or \
+            (lead != 0 and _const(lead[1]) != block):
+        return None
+    if af.of(end[0]) != p_add(af.of(x), p_const(block)):
+        return None
+    if lead == 0:
+        return x, limit, True
+    if getattr(lead[0].owner, "name", None) != "arith.subi" or list(lead[0].owner.operands) != [src_off, x]:
+        return None
+    return x, limit, False
+
+
+def _checked_static(src_off, src_size, local_off, block, limit):
+    """_checked for a window folded to constants inside a constant extent `limit`."""
+    if not isinstance(limit, int):
+        return None
+    x = src_off - local_off
+    start, end = min(max(x, 0), limit), min(max(x + block, 0), limit)
+    if (start, end - start, min(max(start - x, 0), block)) != (src_off, src_size, local_off):
+        return None
+    return x, limit, False
+
+
+def _unselect(v):
+    """(cond, value) for select(cond, value, 0), else None."""
+    if isinstance(v, int) or getattr(v.owner, "name", None) != "arith.select":
+        return None
+    cond, a, b = list(v.owner.operands)
+    return (cond, a) if _const(b) == 0 else None
+
+
+def match(func, cfg: GemminiConfig):
+    entry = func.regions[0].blocks[0]
+    top = [o.operation for o in entry.operations]
+    ops = ir.walk_ops(func)
+    allocs = [o for o in ops if o.name == "memref.alloc" and _space(o) is not None]
+    if sorted(_space(o) for o in allocs) != ["acc", "epilogue", "spad", "spad"]:
+        return None          # an int8 output (int32 outputs stay explicit: module doc)
+    if any("gemmini.transposed" in o.attributes for o in allocs):
+        return None
+    n = Conv()
+    n.acc = next(o for o in allocs if _space(o) == "acc")
+    matmuls = [o for o in ops if o.name == "linalg.matmul"]
+    if len(matmuls) != 1 or n.acc not in top:
+        return None
+    n.matmul = matmuls[0]
+    n.loop = n.matmul.parent.operation if n.matmul.parent is not None else None
+    if n.loop is None or n.loop.name != "scf.for" or n.loop not in top or list(n.loop.results) or \
+            _const(list(n.loop.operands)[2]) != 1:
+        return None
+    a_val, b_val, c_val = n.matmul.operands
+    if c_val != n.acc.result:
+        return None
+    if getattr(a_val.owner, "name", None) == "memref.collapse_shape":
+        a_val = a_val.owner.operands[0]
+    a, b = alloc_of(a_val), alloc_of(b_val)
+    if a is None or b is None or a_val != a.result or b_val != b.result or _space(a.operation) != "spad" \
+            or _space(b.operation) != "spad":
+        return None
+    n.a_alloc = a.operation
+    body = prefetch.body_ops(n.loop)
+    a_copies = []
+    for op in body:
+        if op.name == "memref.copy":
+            dst = alloc_of(op.operands[1])
+            if alloc_of(op.operands[0]) is not None or dst is None:
+                return None
+            if dst.operation == a.operation:
+                a_copies.append(op)
+            elif dst.operation == b.operation and n.b_copy is None:
+                n.b_copy = op
+            else:
+                return None
+        elif op.name == "memref.alloc":
+            if op not in (a.operation, b.operation):
+                return None
+        elif not (prefetch.is_pure(op) or prefetch.is_boundary_check(op) or op == n.matmul
+                  or op.name == "scf.yield"):
+            return None
+    if not a_copies or n.b_copy is None:
+        return None
+    n.a_copies = tuple(a_copies)
+    # reuse loop-ws's recognition of the accumulator's init, bias, epilogue and store
+    if not _outside(n, top):
+        return None
+    return n
+
+
+def _outside(n: Conv, top) -> bool:
+    """The accumulator zeroed or loaded from a bias window before the loop, read by the int8
+    epilogue after it, whose block is stored once (as loop_ws.match checks it)."""
+    at = {op: i for i, op in enumerate(top)}
+    i_loop = at[n.loop]
+    inits, stores, epi_alloc = [], [], None
+    for use in n.acc.result.uses:
+        user = use.owner
+        if user == n.matmul:
+            continue
+        if user.name in ("linalg.fill", "linalg.map") and ir.is_zero_fill(user) and at.get(user, i_loop) < i_loop:
+            inits.append(user)
+        elif user.name == "memref.subview" and user in at and at[user] < i_loop:
+            copies = [u.owner for u in user.result.uses]
+            if len(copies) != 1 or copies[0].name != "memref.copy" or copies[0].operands[1] != user.result \
+                    or alloc_of(copies[0].operands[0]) is not None or n.bias_copy is not None:
+                return False
+            n.bias_copy = copies[0]
+        elif user.name == "linalg.generic" and "gemmini.epilogue" in user.attributes and user in at \
+                and at[user] > i_loop and n.epilogue is None and user.operands[0] == n.acc.result:
+            n.epilogue = user
+            epi_alloc = alloc_of(user.operands[1])
+        else:
+            return False
+    if len(inits) != 1 or n.epilogue is None or epi_alloc is None or \
+            (n.bias_copy is not None and at[n.bias_copy] < at[inits[0]]):
+        return False
+    n.acc_init = inits[0]
+    for use in epi_alloc.result.uses:
+        user = use.owner
+        if user == n.epilogue:
+            continue
+        if user.name != "memref.subview" or user not in at:
+            return False
+        copies = [u.owner for u in user.result.uses]
+        if len(copies) != 1 or copies[0].name != "memref.copy" or copies[0].operands[0] != user.result \
+                or copies[0] not in at or alloc_of(copies[0].operands[1]) is not None:
+            return False
+        stores.append(copies[0])
+    if len(stores) != 1:
+        return False
+    n.store = stores[0]
+    attrs = n.epilogue.attributes["gemmini.epilogue"]
+    n.relu = int(str(ir.Attribute(attrs["relu"])) == "true")
+    if str(ir.Attribute(attrs["scaled"])) == "true":
+        gen_body = n.epilogue.regions[0].blocks[0]
+        n.scale = next(o.operation for o in gen_body.operations if o.operation.name == "arith.mulf").operands[1]
+        if not isinstance(n.scale.owner, Block) and n.scale.owner.operation in top[i_loop:]:
+            return False
+    return str(MemRefType(n.store.operands[1].type).element_type) == "i8"
+
+
+# ---- the proof -------------------------------------------------------------------------------
+
+class Proof:
+    """What LOOP_CONV_WS needs of a matched program, as polynomials (Affine) over atoms
+    available before the loop, plus the equalities left to check at run time."""
+
+    def __init__(self, n: Conv, cfg: GemminiConfig):
+        self.n, self.cfg, self.af = n, cfg, Affine()
+        self.runtime_eq = []        # (polynomial, polynomial) pairs to compare at run time
+        self.runtime_ge = []        # (a, b): a >= b at run time
+
+    def eq(self, a, b) -> bool:
+        if a == b:
+            return True
+        self.runtime_eq.append((a, b))
+        return True
+
+    def run(self):
+        af, n = self.af, self.n
+        iv = n.loop.regions[0].blocks[0].arguments[0]
+        t = af.of(iv)
+        (t_id,), = [m for m, _ in t]
+        # every polynomial of the body, so the floordivs of t are atoms
+        for op in prefetch.body_ops(n.loop):
+            for r in op.results:
+                if str(r.type) in ("index", "i64"):
+                    af.of(r)
+        divs = []
+        for key, i in af.ids.items():
+            if key[0] == "fdiv" and key[1] == t and key[2] not in divs:
+                divs.append(key[2])
+        lb, ub = (af.of(v) for v in list(n.loop.operands)[:2])
+        if len(divs) == 2:
+            d1, d2 = sorted(divs, key=len)
+            cands = [(d1, p_div(d2, d1)), (d2, p_div(d1, d2))]
+        elif len(divs) == 1:
+            cands = [(divs[0], p_const(1)), (p_const(1), divs[0])]
+        elif not divs:
+            cands = [(p_const(1), p_const(1))]
+        else:
+            return False
+        for steps, S in cands:
+            if S is None:
+                continue
+            divisors = list(af.divisors)
+            if self._try(t, t_id, steps, S, lb, ub):
+                return True
+            af.divisors = divisors
+            self.runtime_eq, self.runtime_ge = [], []
+        return False
+
+    def _try(self, t, t_id, steps, S, lb, ub):
+        af, n, cfg = self.af, self.n, self.cfg
+        vr, vs, vcb = (af.atom(("var", name)) for name in ("r", "s", "cb"))
+        self.steps, self.S = steps, S
+        # t = (r·S + s)·steps + cb with s in [0, S), cb in [0, steps) (s = 0 if S = 1, cb = 0 if steps = 1)
+        s_term = () if S == p_const(1) else vs
+        cb_term = () if steps == p_const(1) else vcb
+        table = {t_id: p_add(p_mul(p_mul(steps, S), vr), p_mul(steps, s_term), cb_term)}
+        for key, i in af.ids.items():
+            if key[0] == "fdiv" and key[1] == t:
+                if key[2] == steps:
+                    table[i] = p_add(p_mul(S, vr), s_term)
+                elif key[2] == p_mul(steps, S):
+                    table[i] = vr
+                else:
+                    return False
+        variables = {m[0][0] for m in (vr[0], vs[0], vcb[0])}
+        vr_id, vs_id, vcb_id = (x[0][0][0] for x in (vr, vs, vcb))
+        self.var_ids = variables
+
+        def sub(p):
+            return af.substitute(p, table)
+
+        def linear(p):
+            c = af.coefficients(sub(p), variables)
+            if c is None:
+                return None
+            if any(t_id in af.atoms_in(q) for q in c.values()):
+                return None
+            return {k: c.get(k, ()) for k in (None, vr_id, vs_id, vcb_id)}
+        self.lb, self.ub = lb, ub
+        # ---- weights: element (c, k) at w + ((r·S + s)·in_channels + cb·BK + c)·Kst + k0 + k
+        b_view = n.b_copy.operands[0]
+        b_local = n.b_copy.operands[1]
+        bk = MemRefType(n.b_copy.operands[1].owner.operands[0].type).shape[0] \
+            if b_local.owner.name == "memref.subview" else MemRefType(b_local.type).shape[0]
+        b_src = self._dram_2d(b_view, b_local, MemRefType(alloc_of(b_local).result.type).shape)
+        if b_src is None:
+            return False
+        (b_base_val, b_off, (b_rs, b_cs)), (zb, b_rows_lim, _), (kb, b_cols_lim, kb_lead0) = b_src
+        if kb_lead0 and not (isinstance(kb, int) or af.facts.nonneg(kb)):
+            return False          # (zb = cb·BK >= 0 is checked below)
+        if p_value(af.of(b_cs)) != 1:
+            return False
+        kst = af.of(b_rs)
+        lin_b = linear(p_add(b_off, p_mul(af.of(zb), kst), af.of(kb)))
+        lin_zb = linear(af.of(zb))
+        if lin_b is None or lin_zb is None or lin_zb[vr_id] or lin_zb[vs_id] or lin_zb[None] \
+                or not self.block_step(lin_zb[vcb_id], bk):
+            return False          # the channel block starts at cb·BK
+        # tap (r, s) starts at (r·kernel_dim + s)·in_channels·Kst: kernel_dim = S (one filter column:
+        # a filter row's stride is in_channels·Kst)
+        in_ch = p_div(lin_b[vr_id] if S == p_const(1) else lin_b[vs_id], kst)
+        if in_ch is None:
+            return False
+        if S != p_const(1):
+            self.eq(lin_b[vr_id], p_mul(S, lin_b[vs_id]))
+        self.kst, self.in_ch, self.bk = kst, in_ch, bk
+        self.w_base, self.w_off, self.w_coef_r = b_base_val, lin_b[None], lin_b[vr_id]
+        self.kchs = af.of(b_rows_lim)
+        # ---- the output window and the B columns: k0 .. k0 + ochs
+        c_win = _window(n.store.operands[0])
+        b_win = _window(b_local)
+        if c_win is None or b_win is None:
+            return False
+        self.c_rows, self.ochs = c_win[1]
+        if not af.facts.same(b_win[1][1], self.ochs):
+            return False
+        leads = list(c_win[0]) + [b_win[0][1]]
+        if n.bias_copy is not None:
+            d_win = _window(n.bias_copy.operands[1])
+            if d_win is None or not af.facts.same(d_win[1][1], self.ochs):
+                return False
+            leads += list(d_win[0])
+            if not af.facts.same(d_win[1][0], self.c_rows):   # the bias rows cover the stored ones
+                self.runtime_ge.append((af.of(d_win[1][0]), af.of(self.c_rows)))
+        for lead in leads:       # the windows start at the blocks' row and column 0
+            if not af.facts.zero(lead):
+                self.eq(af.of(lead), p_const(0))
+        if n.bias_copy is not None:
+            d_view = n.bias_copy.operands[0]
+            if "strided<[0, 1]" not in str(d_view.type).replace(" ", "").replace(",", ", "):
+                return False
+        # ---- inputs
+        return self._inputs(linear, (vr_id, vs_id, vcb_id))
+
+    def block_step(self, coef, bk) -> bool:
+        """The channel block cb moves by BK elements (or there is one block: cb = 0)."""
+        return coef == p_const(bk) or self.steps == p_const(1)
+
+    def _dram_2d(self, view, local, block_shape):
+        """((base memref, offset poly, (row stride, col stride)), (x_row, limit), (x_col, limit))
+        of a checked 2-D window copy from a reinterpret_cast view, or None."""
+        if getattr(view.owner, "name", None) != "memref.subview" or \
+                getattr(local.owner, "name", None) != "memref.subview":
+            return None
+        rc = view.owner.operands[0]
+        if getattr(rc.owner, "name", None) != "memref.reinterpret_cast":
+            return None
+        (s_off, s_size), (l_off, _) = subview_parts(view), subview_parts(local)
+        if len(s_off) != 2:
+            return None
+        rc_off, rc_sizes, rc_strides = self._rc(rc)
+        dims = []
+        for d in range(2):
+            w = _checked(self.af, s_off[d], s_size[d], l_off[d], block_shape[d], rc_sizes[d])
+            if w is None or not self.af.facts.same(w[1], rc_sizes[d]):
+                return None
+            dims.append(w)
+        return (rc.owner.operands[0], rc_off, rc_strides), dims[0], dims[1]
+
+    def _rc(self, rc):
+        op = rc.owner
+        dyn = list(op.operands)[1:]
+        out = []
+        for name in ("static_offsets", "static_sizes", "static_strides"):
+            vals = []
+            for s in DenseI64ArrayAttr(op.attributes[name]):
+                vals.append(dyn.pop(0) if s == ir.DYN else s)
+            out.append(vals)
+        (off,), sizes, strides = out
+        return self.af.of(off), sizes, strides
+
+    def _phase(self, px, limit):
+        """(w, m, E) when offset polynomial px and extent `limit` are the phase view of pixels
+        w + m·j in [0, E) (px = floordiv(w, m), limit = ceildiv(E − (w − m·px), m): j < limit iff
+        m·j + (w − m·px) < E), or (px, 1, limit) for an unstrided view."""
+        af = self.af
+        pl = af.of(limit)
+        if len(px) == 1 and px[0][1] == 1 and len(px[0][0]) == 1:
+            key = af.key_of[px[0][0][0]]
+            if key[0] == "fdiv" and len(pl) == 1 and pl[0][1] == 1 and len(pl[0][0]) == 1:
+                lkey = af.key_of[pl[0][0][0]]
+                w, m = key[1], key[2]
+                if lkey[0] == "cdiv" and lkey[2] == m:
+                    return w, m, p_add(lkey[1], p_sub(w, p_mul(m, px)))
+        return px, p_const(1), pl
+
+    def _inputs(self, linear, var_ids):
+        af, n = self.af, self.n
+        vr_id, vs_id, vcb_id = var_ids
+        shape = MemRefType(n.a_alloc.result.type).shape
+        rows = shape[0] if len(shape) == 3 else 1
+        bm, bk = shape[-2], shape[-1]
+        if bk != self.bk:
+            return False
+        slices = {}
+        for cp in n.a_copies:
+            view, local = cp.operands
+            if getattr(view.owner, "name", None) != "memref.subview" or \
+                    getattr(local.owner, "name", None) != "memref.subview":
+                return False
+            rc = view.owner.operands[0]
+            if getattr(rc.owner, "name", None) != "memref.reinterpret_cast":
+                return False
+            (s_off, s_size), (l_off, l_size) = subview_parts(view), subview_parts(local)
+            rc_off, rc_sizes, rc_strides = self._rc(rc)
+            if len(rc_sizes) != (3 if rows > 1 else 2) or rc_strides[-1] != 1:
+                return False
+            if rows > 1:
+                sel = [_unselect(v) for v in (s_off[0], s_size[1], l_off[1])]
+                if any(x is None for x in sel) or len({x[0] for x in sel}) != 1 or s_size[0] != 1 \
+                        or not isinstance(l_off[0], int):
+                    return False
+                cond = sel[0][0]
+                idx = sel[0][1]
+                if not self._in_range(cond, idx, rc_sizes[0]):
+                    return False
+                i = l_off[0]
+                win = _checked(af, s_off[1], sel[1][1], sel[2][1], bm, rc_sizes[1])
+                chan = _checked(af, s_off[2], s_size[2], l_off[2], bk, rc_sizes[2])
+                if i in slices:
+                    return False
+                slices[i] = (rc.owner.operands[0], rc_off, rc_strides, rc_sizes, idx, win, chan)
+            else:
+                win = _checked(af, s_off[0], s_size[0], l_off[0], bm, rc_sizes[0])
+                chan = _checked(af, s_off[1], s_size[1], l_off[1], bk, rc_sizes[1])
+                slices[0] = (rc.owner.operands[0], rc_off, rc_strides, rc_sizes, None, win, chan)
+        if sorted(slices) != list(range(rows)):
+            return False
+        self.rows, self.bm = rows, bm
+        first = None
+        for i in range(rows):
+            base, rc_off, strides, sizes, idx, win, chan = slices[i]
+            if win is None or chan is None or not af.facts.same(win[1], sizes[-2]) or \
+                    not af.facts.same(chan[1], sizes[-1]) or (win[2] and not af.facts.nonneg(win[0])):
+                return False
+            if af.of(chan[1]) != self.kchs:        # the same channels as the weights' rows
+                return False
+            lin_z = linear(af.of(chan[0]))
+            if lin_z is None or lin_z[None] or lin_z[vr_id] or lin_z[vs_id] or \
+                    not self.block_step(lin_z[vcb_id], self.bk):
+                return False
+            w, m, width = self._phase(af.of(win[0]), win[1])
+            cs = p_div(af.of(strides[-2]), m)           # pixel stride (elements): in_stride
+            if cs is None:
+                return False
+            # address of pixel column w, channel cb·BK: the phase terms cancel in the normal form
+            addr = p_add(rc_off, p_mul(af.of(win[0]), af.of(strides[-2])), af.of(chan[0]))
+            cur = dict(stride=m, cs=cs, width=width, base=base)
+            if rows > 1:        # slice i reads input row h + i·stride_h: its index is floordiv(h, m) + i
+                hw, hm, height = self._phase(p_sub(af.of(idx), p_const(i)), sizes[0])
+                addr = p_add(addr, p_mul(af.of(idx), af.of(strides[0])))
+                pitch = p_div(af.of(strides[0]), p_mul(hm, cs))
+                lin_h = linear(hw)
+                if pitch is None or lin_h is None or lin_h[vs_id] or lin_h[vcb_id]:
+                    return False
+                cur.update(h0=lin_h[None], dil_h=lin_h[vr_id], stride_h=hm, height=height, pitch=pitch)
+            lin, lin_w = linear(addr), linear(w)
+            if lin is None or lin_w is None or lin_w[vr_id] or lin_w[vcb_id] or \
+                    not self.block_step(lin[vcb_id], self.bk):
+                return False
+            cur.update(w0=lin_w[None], dil=lin_w[vs_id], addr=lin)
+            if first is None:
+                first = cur
+                continue
+            if any(cur[k] != first[k] for k in cur if k != "addr") or \
+                    any(cur["addr"][k] != first["addr"][k] for k in (vr_id, vs_id, vcb_id)) or \
+                    p_sub(cur["addr"][None], first["addr"][None]) != \
+                    p_mul(p_const(i), p_mul(p_mul(first["stride_h"], first["pitch"]), first["cs"])):
+                return False
+        self.inp = first
+        lin = first["addr"]
+        cs, dil = first["cs"], first["dil"]
+        # input element address = base + ((row)·pitch + w0 + s·dil + j·stride)·cs + cb·BK + c; one
+        # filter column: the FSM's dilation is the rows' (the columns have none)
+        if self.S == p_const(1):
+            dil = first["dil_h"] if rows > 1 else p_const(1)
+        else:
+            self.eq(lin[vs_id], p_mul(dil, cs))
+            if rows > 1:
+                self.eq(first["dil_h"], dil)
+        self.dil = dil
+        if rows > 1:
+            self.eq(first["stride_h"], first["stride"])
+            self.pitch, self.pitch_of = first["pitch"], None
+            self.eq(lin[vr_id], p_mul(p_mul(dil, self.pitch), cs))
+        else:
+            # the row pitch: r moves dil_h rows, and the FSM has one dilation (dil_w): divided at run
+            # time when the normal form cannot (dil_h and dil_w two arguments)
+            self.pitch = p_div(lin[vr_id], p_mul(dil, cs))
+            self.pitch_of = None if self.pitch is not None else (lin[vr_id], p_mul(dil, cs))
+        # the address of the tile's pixel (row of tap r_lo, column w0) = lin[None] + r_lo·lin[r]
+        return True
+
+    def _in_range(self, cond, idx, size) -> bool:
+        """cond = (idx >= 0) and (idx < size)."""
+        if getattr(cond.owner, "name", None) != "arith.andi":
+            return False
+        got = set()
+        for c in cond.owner.operands:
+            if getattr(c.owner, "name", None) != "arith.cmpi":
+                return False
+            pred = int(str(c.owner.attributes["predicate"]).split(":")[0].strip())
+            a, b = c.owner.operands
+            if a != idx:
+                return False
+            if pred == 5 and _const(b) == 0:        # sge
+                got.add("lo")
+            elif pred == 2 and self.af.facts.same(b, size):      # slt
+                got.add("hi")
+        return got == {"lo", "hi"}
+
+
+# ---- rewriting -------------------------------------------------------------------------------
+
+class Unavailable(Exception):
+    """A polynomial needs a value that is not computed before the loop."""
+
+
+class Emitter:
+    """Rebuilds polynomials (Affine) as i64 values at the insertion point."""
+
+    def __init__(self, af: Affine, available):
+        self.af, self.available, self.memo = af, available, {}
+
+    def atom(self, i):
+        if i in self.memo:
+            return self.memo[i]
+        key, rep = self.af.key_of[i], self.af.rep.get(i)
+        if rep is not None and self.available(rep):
+            v = i64(rep)
+        elif key[0] in ("fdiv", "cdiv"):
+            v = ir.binop("floordivsi" if key[0] == "fdiv" else "ceildivsi", self.poly(key[1]), self.poly(key[2]))
+        else:
+            raise Unavailable(key)
+        self.memo[i] = v
+        return v
+
+    def poly(self, p):
+        total = None
+        for m, c in p:
+            term = None
+            for x in m:
+                term = self.atom(x) if term is None else ir.binop("muli", term, self.atom(x))
+            term = cst(c) if term is None else (term if c == 1 else ir.binop("muli", term, cst(c)))
+            total = term if total is None else ir.binop("addi", total, term)
+        return cst(0) if total is None else total
+
+
+def _available(n: Conv):
+    top = [o.operation for o in n.loop.block.operations]
+    before = set(top[:top.index(n.loop)])
+
+    def ok(v):
+        if isinstance(v.owner, Block):
+            return v.owner == n.loop.block
+        return v.owner.operation in before
+    return ok
+
+
+def _base_addr(memref):
+    return i64(ir.create("memref.extract_aligned_pointer_as_index", operands=[memref], results=[ir.index()]).result)
+
+
+def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
+    nest = loop_ws.Nest()
+    nest.loop = n.loop
+    epi_alloc = alloc_of(n.epilogue.operands[1]).operation
+    tail = [epi_alloc, n.epilogue] + loop_ws._views([n.store.operands[0]]) + [n.store]
+    if not loop_ws._hoist(nest, tail):
+        return False
+    at = {op: i for i, op in enumerate(o.operation for o in n.loop.block.operations)}
+    d, half_sp, half_acc = cfg.dim, cfg.sp_rows // 2, cfg.acc_rows // 2
+    guards, fields = [], {}
+    with InsertionPoint(n.loop), n.loop.location:
+        em = Emitter(pr.af, _available(n))
+        try:
+            P = em.poly
+            sel = loop_ws.select
+
+            def guard(pred, a, b):
+                guards.append(ir.cmpi(pred, a, b))
+
+            def smax0(v):
+                return ir.binop("maxsi", v, cst(0))
+            add, sub, mul = (lambda a, b: ir.binop("addi", a, b)), (lambda a, b: ir.binop("subi", a, b)), \
+                (lambda a, b: ir.binop("muli", a, b))
+            S, steps = P(pr.S), P(pr.steps)
+            for q in pr.af.divisors + [pr.S, pr.steps]:
+                guard("sge", P(q), cst(1))
+            taps = mul(S, steps)
+            safe = sel(ir.cmpi("sge", taps, cst(1)), taps, cst(1))
+            lb, ub = P(pr.lb), P(pr.ub)
+            r_lo, r_hi = ir.binop("divsi", lb, safe), ir.binop("divsi", ub, safe)
+            guard("eq", mul(r_lo, safe), lb)
+            guard("eq", mul(r_hi, safe), ub)
+            krows = sub(r_hi, r_lo)
+            guard("sge", krows, cst(1))
+            kchs = P(pr.kchs)
+            guard("sge", kchs, cst(1))
+            guard("sge", mul(steps, cst(pr.bk)), kchs)
+            for a, b in pr.runtime_eq:
+                guard("eq", P(a), P(b))
+            for a, b in pr.runtime_ge:
+                guard("sge", P(a), P(b))
+            inp = pr.inp
+            stride, dil, cs = P(inp["stride"]), P(pr.dil), P(inp["cs"])
+            if pr.pitch_of is None:
+                pitch = P(pr.pitch)
+            else:
+                num, den = (P(q) for q in pr.pitch_of)
+                guard("sge", den, cst(1))
+                pitch = ir.binop("divsi", num, sel(ir.cmpi("sge", den, cst(1)), den, cst(1)))
+                guard("eq", mul(pitch, den), num)
+            c_rows, ochs = i64(pr.c_rows) if not isinstance(pr.c_rows, int) else cst(pr.c_rows), \
+                i64(pr.ochs) if not isinstance(pr.ochs, int) else cst(pr.ochs)
+            guard("sge", ochs, cst(1))
+            if pr.rows == 1:
+                ocols, orows = c_rows, cst(1)
+            else:
+                ocols = cst(pr.bm)
+                orows = ir.binop("divsi", c_rows, ocols)
+                guard("eq", mul(orows, ocols), c_rows)
+            guard("sge", orows, cst(1))
+            irows = add(mul(orows, stride), mul(dil, sub(krows, cst(1))))
+            icols = add(mul(ocols, stride), mul(dil, sub(S, cst(1))))
+            w_t = P(inp["w0"])
+            lpad = smax0(sub(cst(0), w_t))
+            rpad = smax0(sub(add(w_t, icols), P(inp["width"])))
+            guard("sge", sub(icols, add(lpad, rpad)), cst(1))
+            if pr.rows == 1:      # every tap row is read (unmasked); the tile's last stride − 1 rows are not
+                upad, dpad = cst(0), sub(stride, cst(1))
+            else:
+                h_t = add(P(inp["h0"]), mul(r_lo, P(inp["dil_h"])))
+                upad = smax0(sub(cst(0), h_t))
+                dpad = smax0(sub(add(h_t, irows), P(inp["height"])))
+            guard("sge", sub(irows, add(upad, dpad)), cst(1))
+            # addresses (bytes; int8 inputs, weights and outputs)
+            lin = inp["addr"]
+            vr_id = next(i for i in pr.var_ids if pr.af.key_of[i] == ("var", "r"))
+            first_pixel = add(add(P(lin[None]), mul(r_lo, P(lin[vr_id]))), mul(add(mul(upad, pitch), lpad), cs))
+            input_addr = add(_base_addr(inp["base"]), first_pixel)
+            weights_addr = add(_base_addr(pr.w_base), add(P(pr.w_off), mul(r_lo, P(pr.w_coef_r))))
+            out_addr, out_bytes = dram_addr_and_stride(n.store.operands[1], 1)
+            bias_addr = dram_addr_and_stride(n.bias_copy.operands[0], 4)[0] if n.bias_copy is not None \
+                else input_addr
+            # capacity: LoopConv's halves of the scratchpad and accumulator (sim.loops.conv_params)
+            def blocks(v):
+                return ir.binop("ceildivsi", v, cst(d))
+            a_rows = mul(blocks(kchs), mul(irows, icols))
+            b_rows = mul(blocks(ochs), mul(mul(krows, S), kchs))
+            guard("sle", add(a_rows, b_rows), cst(half_sp))
+            guard("sle", mul(blocks(ochs), mul(orows, ocols)), cst(half_acc))
+            fields = {
+                "loop_conv_ws_config_1": dict(batch_size=cst(1), in_row_dim=irows, in_channels=P(pr.in_ch),
+                                              out_channels=ochs, out_row_dim=orows, pool_out_row_dim=orows,
+                                              out_col_dim=ocols, stride=stride, padding=cst(0)),
+                "loop_conv_ws_config_2": dict(pool_padding=cst(0), pool_stride=cst(0), pool_size=cst(0),
+                                              pool_out_col_dim=ocols, kernel_dim=S, pochs=ochs, pocols=ocols,
+                                              porows=orows, batches=cst(1)),
+                "loop_conv_ws_config_3": dict(lpad=lpad, kchs=kchs, kcols=S, krows=krows, in_col_dim=pitch,
+                                              plpad=cst(0), dpad=dpad, upad=upad, rpad=rpad),
+                "loop_conv_ws_config_4": dict(kernel_dilation=dil, pdpad=cst(0), pupad=cst(0), prpad=cst(0),
+                                              orows=orows, ocols=ocols, out_stride=out_bytes,
+                                              weight_stride=P(pr.kst), in_stride=cs),
+                "loop_conv_ws_config_5": dict(weights_addr=weights_addr, output_addr=out_addr),
+                "loop_conv_ws_config_6": dict(bias_addr=bias_addr, input_addr=input_addr),
+            }
+            for name, values in fields.items():      # every field inside its bit width
+                widths = {f.name: f.width for f in COMMANDS[name].fields}
+                for field, v in values.items():
+                    if widths[field] < 64:
+                        guard("ult", v, cst(1 << widths[field]))
+            pid = [ir.call_grid(n.loop, "@baco_program_id"[1:], axis) for axis in range(3)]
+            spad_id = add(ir.binop("remsi", add(add(pid[0], pid[1]), pid[2]), cst(2)), cst(1))
+            scale = cst(f32_bits(1.0))
+            if n.scale is not None:
+                bits = ir.create("arith.bitcast", operands=[n.scale], results=[ir.IntegerType.get_signless(32)]).result
+                scale = ir.create("arith.extui", operands=[bits], results=[ir.i64()]).result
+        except Unavailable:
+            return False
+        cond = guards[0]
+        for g in guards[1:]:
+            cond = ir.create("arith.andi", operands=[cond, g], results=[cond.type]).result
+        if_op = scf.IfOp(cond, has_else=True)
+        with InsertionPoint(if_op.then_block):
+            instgem.emit("config_st", stride=out_bytes, activation=n.relu, acc_scale=scale)
+            for name, values in fields.items():
+                instgem.emit(name, **values)
+            # the FSM's computes read every stride-th input row: config_ex's A stride (as tiled_conv sets it)
+            instgem.emit("config_ex", dataflow=1, acc_scale=f32_bits(1.0), a_stride=stride, c_stride=1)
+            instgem.emit("loop_conv_ws", no_bias=int(n.bias_copy is None), a_spad_id=spad_id, b_spad_id=spad_id,
+                         no_pool=1, activation=n.relu)
+            instgem.emit("config_ex", dataflow=1, acc_scale=f32_bits(1.0), a_stride=1, c_stride=1)
+            scf.YieldOp([])
+        with InsertionPoint(if_op.else_block):
+            else_yield = scf.YieldOp([])
+    head = [n.acc, n.acc_init]
+    if n.bias_copy is not None:
+        head += loop_ws._views([n.bias_copy.operands[1]]) + [n.bias_copy]
+    for op in sorted(set(head) | set(tail) | {n.loop}, key=at.get):
+        op.move_before(else_yield.operation)
+    return True
+
+
+def run(module_op, config: GemminiConfig | None = None, dataflow: str = "WS", loop_ws: bool | None = None, **_):
+    from baco.passes.loop_ws import enabled
+    if dataflow != "WS" or not enabled(loop_ws):
+        return
+    cfg = config or GemminiConfig()
+    for func in module_op.regions[0].blocks[0].operations:
+        func = func.operation
+        if func.name == "func.func" and len(func.regions[0].blocks):
+            conv = match(func, cfg)
+            if conv is None:
+                continue
+            proof = Proof(conv, cfg)
+            if proof.run():
+                rewrite(conv, proof, cfg)
+    instgem.verify_fields(module_op)

@@ -1,0 +1,195 @@
+"""The loop-conv-ws pass (baco.passes.loop_conv_ws): convolution programs as one LOOP_CONV_WS
+each, bit-exact against the Gemmini arithmetic reference on sim and iss; the programs it must
+leave explicit; the CLI pass on a text IR; its switch."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import baco
+import baco.language as bl
+from baco.gemmini.config import GemminiConfig
+from baco.kernels.conv import conv2d_launch, depthwise_launch, reference_conv2d, reference_depthwise_conv2d
+
+DIM16 = GemminiConfig()
+DIM4 = GemminiConfig.from_capacity(4, 16, 8)
+
+# (N, H, W, C, K, R, S, stride, padding, dilation, (BM, BN, BK, rows), bias, config)
+CASES = [
+    (1, 8, 11, 17, 33, 3, 3, 2, 1, 1, (8, 32, 16, 1), True, DIM16),
+    (1, 8, 11, 17, 33, 3, 3, 1, 1, 1, (8, 32, 16, 1), False, DIM16),
+    (2, 9, 9, 3, 17, 3, 3, 1, 1, 1, (9, 16, 16, 3), True, DIM16),           # rows > 1, ragged last program
+    (1, 12, 12, 1, 1, 3, 3, 1, 0, 1, (10, 16, 16, 1), False, DIM16),         # C = K = 1
+    (1, 10, 10, 65, 33, 3, 3, 1, 1, 1, (10, 32, 32, 2), True, DIM16),
+    (1, 14, 14, 33, 65, 3, 3, 2, 1, 1, (7, 64, 32, 1), False, DIM16),        # stride 2
+    (1, 14, 14, 33, 65, 3, 3, 2, 1, 1, (7, 64, 32, 3), True, DIM16),         # stride 2, rows > 1
+    (1, 9, 9, 17, 17, 3, 3, 1, 2, 2, (9, 32, 16, 1), True, DIM16),           # dilation 2
+    (1, 11, 11, 17, 17, 3, 3, 1, 2, 2, (11, 16, 16, 2), False, DIM16),       # dilation 2, rows > 1
+    (1, 16, 16, 3, 16, 7, 7, 2, 3, 1, (8, 16, 16, 1), True, DIM16),          # 7x7 stride 2 (a ResNet stem)
+    (1, 16, 16, 3, 16, 7, 7, 2, 3, 1, (8, 16, 16, 4), False, DIM16),
+    (1, 13, 13, 17, 33, 1, 1, 2, 0, 1, (7, 48, 32, 1), True, DIM16),         # 1x1 stride 2
+    (1, 13, 13, 17, 33, 1, 1, 2, 0, 1, (7, 48, 32, 3), False, DIM16),
+    (1, 6, 6, 16, 16, 1, 1, 1, 1, 1, (8, 16, 16, 1), True, DIM16),           # 1x1 padded
+    (1, 7, 7, 64, 64, 3, 3, 1, 1, 1, (7, 64, 64, 7), True, DIM16),           # one program per image
+    (1, 5, 17, 17, 5, 3, 5, 1, 2, 1, (16, 16, 16, 1), False, DIM16),         # R != S, ragged columns
+    (2, 6, 6, 5, 3, 2, 2, 2, 1, 1, (4, 16, 16, 2), True, DIM16),           # 2x2 filter
+    (1, 20, 20, 8, 8, 3, 3, 3, 1, 1, (7, 16, 16, 1), False, DIM16),          # stride 3
+    (1, 8, 8, 48, 40, 3, 3, 1, 1, 1, (8, 48, 16, 1), True, DIM16),           # three channel blocks
+    (1, 8, 8, 17, 9, 3, 3, 1, 1, 1, (8, 8, 8, 1), True, DIM4),
+    (1, 9, 9, 6, 7, 3, 3, 2, 1, 1, (5, 8, 4, 2), False, DIM4),
+    (1, 10, 10, 5, 5, 5, 5, 1, 2, 1, (10, 4, 4, 1), True, DIM4),
+]
+
+
+def case_id(c):
+    N, H, W, C, K, R, S, st, pad, dil, (bm, bn, bk, rows), bias, cfg = c
+    return (f"n{N}h{H}w{W}c{C}k{K}-{R}x{S}-s{st}p{pad}d{dil}-b{bm}x{bn}x{bk}r{rows}{'-bias' if bias else ''}"
+            f"-dim{cfg.dim}")
+
+
+def launch(case, relu=True, seed=0):
+    N, H, W, C, K, R, S, st, pad, dil, (bm, bn, bk, rows), bias, cfg = case
+    rng = np.random.default_rng(seed + H * 7 + C * 13 + K)
+    x = rng.integers(-128, 128, (N, H, W, C), dtype=np.int8)
+    w = rng.integers(-128, 128, (R, S, C, K), dtype=np.int8)
+    b = rng.integers(-5000, 5000, K).astype(np.int32) if bias else None
+    kw = dict(stride=st, padding=pad, dilation=dil, scale=1 / 64, relu=relu)
+    launch = conv2d_launch(x, w, b, config=cfg, blocks=(bm, bn, bk, "WS", False, rows), **kw)
+    return launch, reference_conv2d(x, w, b, **kw)
+
+
+def programs_with_taps(case, grid) -> int:
+    """Programs whose tap loop runs (an output row block entirely in the padding has none: it
+    stores the bias, explicitly)."""
+    N, H, W, C, K, R, S, st, pad, dil, (bm, bn, bk, rows), bias, cfg = case
+    groups = grid[0] // N
+    count = 0
+    for g in range(groups):
+        h0 = g * rows * st - pad
+        r_lo, r_hi = max(0, -((h0 + (rows - 1) * st) // dil)), min(R, -(-(H - h0) // dil))
+        count += r_lo < r_hi
+    return count * N * grid[1] * grid[2]
+
+
+def loops_run(info, target) -> int:
+    """LOOP_CONV_WS commands the program issued."""
+    stats = info["model"].stats if target == "sim" else info["result"].stats
+    return stats.get("loop_conv_ws", 0)
+
+
+FAST = (0, 2, 6, 8, 11, 20)      # stride, rows > 1, dilation, 1x1 stride 2, DIM 4: the rest under -m slow
+
+
+@pytest.mark.parametrize("case", [c if i in FAST else pytest.param(c, marks=pytest.mark.slow)
+                                  for i, c in enumerate(CASES)], ids=case_id)
+def test_loop_conv_ws_bit_exact_on_sim_and_iss(case):
+    lc, ref = launch(case)
+    programs = programs_with_taps(case, lc.grid)
+    info = lc.run("sim")
+    assert loops_run(info, "sim") == programs       # every program is one LOOP_CONV_WS
+    np.testing.assert_array_equal(lc.y, ref)
+    lc.y[...] = 0
+    info = lc.run("iss")
+    assert loops_run(info, "iss") == programs
+    np.testing.assert_array_equal(lc.y, ref)
+    lc.y[...] = 0
+    lc.options["loop_ws"] = False                    # the explicit stream: same output, more commands
+    off = lc.run("sim")
+    assert loops_run(off, "sim") == 0
+    np.testing.assert_array_equal(lc.y, ref)
+    assert info["commands"] < off["commands"]
+
+
+def test_loop_conv_ws_without_relu_and_env_switch(monkeypatch):
+    lc, ref = launch(CASES[0], relu=False)
+    assert loops_run(lc.run("sim"), "sim") > 0
+    np.testing.assert_array_equal(lc.y, ref)
+    monkeypatch.setenv("BACO_LOOP_WS", "0")
+    lc2, ref2 = launch(CASES[0], relu=False, seed=1)
+    assert loops_run(lc2.run("sim"), "sim") == 0
+    np.testing.assert_array_equal(lc2.y, ref2)
+
+
+def test_fallback_when_the_tile_does_not_fit():
+    """Channels too many for LoopConv's half scratchpad (all of them are one tile): the run-time
+    guard keeps the explicit program, bit-exact."""
+    case = (1, 6, 6, 512, 16, 3, 3, 1, 1, 1, (6, 16, 64, 1), True, DIM4)
+    lc, ref = launch(case)
+    info = lc.run("sim")
+    assert loops_run(info, "sim") == 0
+    np.testing.assert_array_equal(lc.y, ref)
+    assert "@baco.rocc.loop_conv_ws(" in info["kernel"].llvm_ir     # rewritten, guarded at run time
+
+
+def test_int32_output_and_depthwise_stay_explicit():
+    lc, _ = launch(CASES[0])
+    rng = np.random.default_rng(3)
+    x = rng.integers(-128, 128, (1, 8, 8, 17), dtype=np.int8)
+    w = rng.integers(-128, 128, (3, 3, 17, 9), dtype=np.int8)
+    l32 = conv2d_launch(x, w, None, padding=1, out="int32", blocks=(8, 16, 16, "WS", False, 1))
+    info = l32.run("sim")
+    assert loops_run(info, "sim") == 0
+    np.testing.assert_array_equal(l32.y, reference_conv2d(x, w, None, padding=1, out="int32"))
+    wd = rng.integers(-128, 128, (3, 3, 17), dtype=np.int8)
+    ld = depthwise_launch(x, wd, None, padding=1, scale=1 / 16)
+    info = ld.run("sim")
+    assert loops_run(info, "sim") == 0
+    np.testing.assert_array_equal(ld.y, reference_depthwise_conv2d(x, wd, None, padding=1, scale=1 / 16))
+
+
+@baco.jit
+def wrong_tap_conv(x_ptr, w_ptr, y_ptr, H, W, C, P, Q, K, S, scale,
+                   BLOCK_M: bl.constexpr, BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr):
+    """A near miss: a 1-row, unit-stride, unpadded conv whose input window moves s*s pixels
+    per filter column (not an affine tap stride): not a LoopConv, stays explicit."""
+    p = bl.program_id(0)
+    q0 = bl.program_id(1) * BLOCK_M
+    k0 = bl.program_id(2) * BLOCK_N
+    acc = bl.zeros((BLOCK_M, BLOCK_N), dtype=bl.int32)
+    for t in range(0, S):
+        x_blk = bl.make_block_ptr(x_ptr + (p * W + t * t) * C, shape=(Q, C), strides=(C, 1),
+                                  offsets=(q0, 0), block_shape=(BLOCK_M, BLOCK_K))
+        w_blk = bl.make_block_ptr(w_ptr + t * C * K, shape=(C, K), strides=(K, 1), offsets=(0, k0),
+                                  block_shape=(BLOCK_K, BLOCK_N))
+        acc += bl.dot(bl.load(x_blk, boundary_check=(0, 1)), bl.load(w_blk, boundary_check=(0, 1)))
+    y_blk = bl.make_block_ptr(y_ptr + p * Q * K, shape=(Q, K), strides=(K, 1), offsets=(q0, k0),
+                              block_shape=(BLOCK_M, BLOCK_N))
+    bl.store(y_blk, (acc * scale).to(bl.int8), boundary_check=(0, 1))
+
+
+def test_near_miss_is_not_rewritten():
+    H, W, C, K, S = 4, 12, 16, 16, 3
+    Q = W - (S - 1) ** 2
+    rng = np.random.default_rng(5)
+    x = rng.integers(-128, 128, (H, W, C), dtype=np.int8)
+    w = rng.integers(-128, 128, (S, C, K), dtype=np.int8)
+    y = np.zeros((H, Q, K), np.int8)
+    info = wrong_tap_conv[(H, 1, 1)](x, w, y, H, W, C, H, Q, K, S, 1 / 64, BLOCK_M=16, BLOCK_N=16, BLOCK_K=16)
+    assert "loop_conv_ws" not in info["kernel"].llvm_ir
+    acc = sum(x[:, t * t:t * t + Q].astype(np.int64) @ w[t].astype(np.int64) for t in range(S))
+    from baco.gemmini.arith import acc_to_int8
+    np.testing.assert_array_equal(y, acc_to_int8(acc, 1 / 64, False))
+
+
+@pytest.mark.parametrize("case", ["ws_conv2d_3x3_bias", "ws_conv2d_strided_rows"])
+def test_cli_pass_on_text_ir(case):
+    """`baco opt --pass loop-conv-ws` on a conv program's placed IR (the golden tests' input:
+    tests/ir/update_golden.py), then the next stage on its output."""
+    from baco.passes.pipeline import run_pipeline
+    src = Path(__file__).parent / "ir" / "loop-conv-ws" / f"{case}.mlir"
+    out = subprocess.run([sys.executable, "-m", "baco.cli", "opt", "--pass", "loop-conv-ws", str(src)],
+                         capture_output=True, text=True, cwd=Path(__file__).parent.parent)
+    assert out.returncode == 0, out.stderr
+    for n in range(1, 7):
+        assert out.stdout.count(f"instgem.loop_conv_ws_config_{n}") == 1
+    assert out.stdout.count('"instgem.loop_conv_ws"(') == 1
+    assert "scf.for" in out.stdout       # the explicit program, kept for the run-time fallback
+    lowered = run_pipeline(out.stdout, start="linalg-to-instgem", until="config-elimination").stage_ir
+    assert lowered["config-elimination"].count('"instgem.loop_conv_ws"(') == 1
+    off = subprocess.run([sys.executable, "-m", "baco.cli", "opt", "--pass", "loop-conv-ws", str(src)],
+                         capture_output=True, text=True, cwd=Path(__file__).parent.parent,
+                         env=dict(os.environ, BACO_LOOP_WS="0"))
+    assert off.returncode == 0 and "loop_conv_ws" not in off.stdout
