@@ -30,12 +30,19 @@ half) and steps its row iterator over K (J), and the array transposes the blocks
 tiled_matmul_outer does); Spike's loop_ws uses the same layout. WS has one transposer, so
 A and B both column-major stays with linalg-to-instgem (its located error).
 
-Consecutive steps alternate the FSM's scratchpad halves (a_spad_id / b_spad_id 1, 2),
-so a step's loads do not wait for the previous step's computes. LoopMatmul moves every B
-block with DIM rows (its row-pad test never fires), which reads past the matrix when
-the window's K (Bᵀ: its N) is ragged; such a step moves its B blocks with explicit mvin2s
-(the right rows, into the FSM's layout) and gives LOOP_WS no B address. A program whose
-loop runs no step keeps the original ops (acc = 0 or D, stored), under an scf.if.
+Consecutive steps alternate the FSM's scratchpad halves (a_spad_id / b_spad_id 1, 2).
+In a K loop the steps' A and B are moved in explicitly (mvins of the rows and columns that
+exist, into LoopMatmul's layout) one step ahead: step lb's before the loop, step k + step's
+into the other half before step k's LOOP_WS, whose A and B addresses are then 0 (as the C
+library's reuse leaves them) -- the explicit stream's double-buffered pipeline. A LOOP_WS's
+own loads would come after the previous LOOP_WS's executes in the one dispatch queue
+(reservation stations of 8 loads / 16 executes), so each step's computes would wait for its
+loads' DRAM latency (64x128x2006 at DIM 16: 78.5k cycles, 71.3k with the loads ahead, the
+explicit stream 70.3k). A single step (no K loop) lets LOOP_WS load A and B: LoopMatmul
+moves every B block with DIM rows (its row-pad test never fires), which reads past the
+matrix when the window's K (Bᵀ: its N) is ragged, so such a step moves B with explicit
+mvin2s and gives LOOP_WS no B address. A program whose loop runs no step keeps the
+original ops (acc = 0 or D, stored), under an scf.if.
 
 Stays with linalg-to-instgem (explicit streams), because LOOP_WS cannot express it: OS;
 blocks over half the scratchpad or accumulator (the FSM's halves; a block split over two
@@ -411,6 +418,8 @@ def match(func, cfg: GemminiConfig):
     for cp in (n.a_copy, n.b_copy):     # their row strides are set once, before the loop
         if n.loop is not None and _stride_source(cp.operands[0]).owner.operation in body:
             return None
+    if n.loop is not None and _next_step_ops(n) is None:
+        return None
     return n
 
 
@@ -503,9 +512,10 @@ def rewrite(n: Nest, cfg: GemminiConfig) -> bool:
     with InsertionPoint(n.matmul), n.matmul.location:
         lb, ub, step = (i64(v) for v in list(n.loop.operands)[:3])
         iv = i64(n.loop.regions[0].blocks[0].arguments[0])
+        spad_id = ir.binop("addi", ir.binop("remsi", ir.binop("divsi", ir.binop("subi", iv, lb), step), cst(2)), cst(1))
+        _pipeline_loads(n, cfg, strides, spad_id)
         _step(n, cfg, strides, first=ir.cmpi("eq", iv, lb), last=ir.cmpi("sge", ir.binop("addi", iv, step), ub),
-              spad_id=ir.binop("addi", ir.binop("remsi", ir.binop("divsi", ir.binop("subi", iv, lb), step), cst(2)),
-                               cst(1)))
+              spad_id=spad_id, fsm_loads=False)
     for op in _operand_ops(n):
         op.erase()
     return True
@@ -577,51 +587,138 @@ def _configs(n: Nest, cfg: GemminiConfig):
     return a_stride, b_stride, d_stride, c_stride
 
 
-def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id):
-    """One K step as LOOP_WS (module doc) at the insertion point: `first` / `last` (i1 Values,
-    or True) say whether it is the first / last step, `spad_id` picks the FSM's halves."""
-    d, mbl, half = cfg.dim, cfg.max_block_len, cfg.sp_rows // 2
-    a_stride, b_stride, d_stride, c_stride = strides
+class _Step:
+    """A K step's extents as i64 Values (from its A and B windows' sizes: rows, K, columns;
+    an empty K counts as one zero column), block counts and DRAM views."""
+
+    def __init__(self, n: Nest, cfg: GemminiConfig, a_view, b_view, rows, kk, cols):
+        d = cfg.dim
+        self.a_view, self.b_view = a_view, b_view
+        self.rows, kk, self.cols = (cst(v) if isinstance(v, int) else i64(v) for v in (rows, kk, cols))
+        self.empty = ir.cmpi("eq", kk, cst(0))
+        self.kk = ir.binop("maxsi", kk, cst(1))
+        self.bi, self.bj, self.bk = (ir.binop("ceildivsi", v, cst(d)) for v in (self.rows, self.cols, self.kk))
+        # the operands' DRAM rows as (block count, extent): Aᵀ's are K, Bᵀ's are J
+        self.a_dims = ((self.bk, self.kk), (self.bi, self.rows)) if n.a_t else ((self.bi, self.rows), (self.bk, self.kk))
+        self.b_dims = ((self.bj, self.cols), (self.bk, self.kk)) if n.b_t else ((self.bk, self.kk), (self.bj, self.cols))
+
+    @classmethod
+    def of_body(cls, n: Nest, cfg: GemminiConfig, mapping=None):
+        """The step of the nest's windows; with `mapping`, of the cloned values it maps them to."""
+        def get(v):
+            return v if mapping is None else mapping.get(v, v)
+        (_, (rows, kk)), (_, (_, cols)) = _window(n.a_copy.operands[1]), _window(n.b_copy.operands[1])
+        return cls(n, cfg, get(n.a_copy.operands[0]), get(n.b_copy.operands[0]), get(rows), get(kk), get(cols))
+
+    def a_addr(self, n):
+        return _addr_stride(self.a_view, 1, n.a_t)[0]
+
+    def b_addr(self, n):
+        return _addr_stride(self.b_view, 1, n.b_t)[0]
+
+    def b_base(self, cfg, spad_id):
+        """B's first local row in LOOP_WS's layout: it ends at spad_id halves of the scratchpad."""
+        return ir.binop("subi", ir.binop("muli", spad_id, cst(cfg.sp_rows // 2)),
+                        ir.binop("muli", ir.binop("muli", self.bk, self.bj), cst(cfg.dim)))
+
+
+def _move(cfg: GemminiConfig, name, addr, stride, rows_dim, cols_dim, base, empty):
+    """mvins (`name`: mvin A, mvin2 B) of an operand's DRAM rows into LoopMatmul's layout:
+    row block r, column chunk c of MAX_BLOCK_LEN blocks at base + (r·col_blocks + c·MBL)·DIM,
+    the rows and columns that exist (an empty step moves zeros from address 0)."""
+    d, mbl = cfg.dim, cfg.max_block_len
+    (row_blocks, row_extent), (col_blocks, col_extent) = rows_dim, cols_dim
+    chunks = ir.binop("ceildivsi", col_blocks, cst(mbl))
+
+    def move(t):
+        r, c = ir.binop("divsi", t, chunks), ir.binop("remsi", t, chunks)
+        c0 = ir.binop("muli", c, cst(mbl * d))
+        dram = ir.binop("addi", addr, ir.binop("addi", ir.binop("muli", ir.binop("muli", r, cst(d)), stride), c0))
+        local = ir.binop("addi", base, ir.binop("muli", ir.binop("addi", ir.binop("muli", r, col_blocks),
+                                                                 ir.binop("muli", c, cst(mbl))), cst(d)))
+        instgem.emit(name, dram_addr=select(empty, cst(0), dram), local_addr=local,
+                     cols=ir.binop("minsi", ir.binop("subi", col_extent, c0), cst(mbl * d)),
+                     rows=ir.binop("minsi", ir.binop("subi", row_extent, ir.binop("muli", r, cst(d))), cst(d)))
+    loop(cst(0), ir.binop("muli", row_blocks, chunks), move)
+
+
+def _load_step(n: Nest, cfg: GemminiConfig, strides, s: _Step, spad_id):
+    """A step's A and B moved in explicitly, where its LOOP_WS (A and B addresses 0) reads them."""
+    a_stride, b_stride = strides[:2]
+    _move(cfg, "mvin", s.a_addr(n), a_stride, *s.a_dims,
+          ir.binop("muli", ir.binop("subi", spad_id, cst(1)), cst(cfg.sp_rows // 2)), s.empty)
+    _move(cfg, "mvin2", s.b_addr(n), b_stride, *s.b_dims, s.b_base(cfg, spad_id), s.empty)
+
+
+def _next_step_ops(n: Nest):
+    """(ops computing a step's windows and checking them, the boundary checks, the ops after the
+    dot the loop's next iteration values need), all pure, for cloning at another iteration's
+    values; None if one is not pure."""
+    body = prefetch.body_ops(n.loop)
     (_, (rows, kk)), (_, (_, cols)) = _window(n.a_copy.operands[1]), _window(n.b_copy.operands[1])
-    rows, kk, cols = (cst(v) if isinstance(v, int) else i64(v) for v in (rows, kk, cols))
-    empty = ir.cmpi("eq", kk, cst(0))        # no K in this step: one zero column instead
-    kk = ir.binop("maxsi", kk, cst(1))
-    blocks_i, blocks_j, blocks_k = (ir.binop("ceildivsi", v, cst(d)) for v in (rows, cols, kk))
+    values = [n.a_copy.operands[0], n.b_copy.operands[0], rows, kk, cols]
+    producers = [v.owner.operation for v in values if not isinstance(v, int) and not isinstance(v.owner, Block)
+                 and v.owner.operation in body]
+    checks = [op for op in body if prefetch.is_boundary_check(op)]
+    deps, carried = prefetch.slice_of(producers + checks, body), prefetch.slice_of([body[-1]], body)
+    if deps is None or carried is None or any(not prefetch.is_pure(op) for op in producers):
+        return None
+    at = {op: i for i, op in enumerate(body)}
+    ops = sorted(set(deps) | set(producers), key=at.get)
+    return ops, checks, [op for op in carried if at[op] > at[n.matmul]]
+
+
+def _pipeline_loads(n: Nest, cfg: GemminiConfig, strides, spad_id):
+    """Move step lb's A and B in before the loop and step k + step's at step k's place before
+    its LOOP_WS, into the other half (the explicit stream's double-buffered pipeline): in the
+    one dispatch queue, a LOOP_WS's own loads come after the previous LOOP_WS's executes."""
+    ops, checks, after = _next_step_ops(n)
+    block = n.loop.regions[0].blocks[0]
+    lb, ub, step, *inits = list(n.loop.operands)
+    iv, *iter_args = list(block.arguments)
+    yield_op = prefetch.body_ops(n.loop)[-1]
+    with InsertionPoint(n.loop), n.loop.location:       # the first step's, in half 1
+        mapping = {iv: lb, **dict(zip(iter_args, inits))}
+        prefetch.clone_with(ops + checks, mapping)
+        _load_step(n, cfg, strides, _Step.of_body(n, cfg, mapping), cst(1))
+    carried = {}
+    prefetch.clone_with(after, carried)
+    next_iv = ir.binop("addi", iv, step)
+    mapping = {iv: next_iv, **dict(zip(iter_args, [carried.get(v, v) for v in yield_op.operands]))}
+    prefetch.clone_with(ops, mapping)
+
+    def load_next():
+        prefetch.clone_with(checks, mapping)     # a bad window errors before its loads
+        _load_step(n, cfg, strides, _Step.of_body(n, cfg, mapping), ir.binop("subi", cst(3), spad_id))
+    prefetch.when(ir.cmpi("slt", next_iv, ub), load_next)
+
+
+def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id, fsm_loads=True):
+    """One K step as LOOP_WS (module doc) at the insertion point: `first` / `last` (i1 Values,
+    or True) say whether it is the first / last step, `spad_id` picks the FSM's halves;
+    `fsm_loads` False: A and B are already in place (_load_step)."""
+    d = cfg.dim
+    a_stride, b_stride, d_stride, c_stride = strides
+    s = _Step.of_body(n, cfg)
 
     def pad(blocks, extent):
         return ir.binop("subi", ir.binop("muli", blocks, cst(d)), extent)
 
     def when(cond, value, otherwise):
         return value if cond is True else select(cond, value, otherwise)
-    pad_k, pad_j = pad(blocks_k, kk), pad(blocks_j, cols)
-    a_addr = _addr_stride(n.a_copy.operands[0], 1, n.a_t)[0]
-    b_addr = _addr_stride(n.b_copy.operands[0], 1, n.b_t)[0]
-    # LoopMatmul moves every B block with DIM rows (of B, or of Bᵀ when B is transposed): a
-    # ragged K (J) moves B here, into its layout; so does an empty step (zeros from address 0)
-    explicit_b = ir.binop("ori", ir.cmpi("ne", pad_j, cst(0)), empty) if n.b_t else ir.cmpi("ne", pad_k, cst(0))
-    # B's DRAM rows are K (J when transposed) rows of DIM-row blocks, in chunks of MAX_BLOCK_LEN
-    # blocks along a row: block (k, j) lands at b_base + (k·J + j)·DIM (transposed (j·K + k)·DIM)
-    (row_blocks, row_extent), (col_blocks, col_extent) = ((blocks_j, cols), (blocks_k, kk)) if n.b_t else \
-        ((blocks_k, kk), (blocks_j, cols))
-    chunks = ir.binop("ceildivsi", col_blocks, cst(mbl))
-    b_base = ir.binop("subi", ir.binop("muli", spad_id, cst(half)),
-                      ir.binop("muli", ir.binop("muli", blocks_k, blocks_j), cst(d)))
-
-    def move_b(t):
-        r, c = ir.binop("divsi", t, chunks), ir.binop("remsi", t, chunks)
-        c0 = ir.binop("muli", c, cst(mbl * d))
-        dram = ir.binop("addi", b_addr, ir.binop("addi", ir.binop("muli", ir.binop("muli", r, cst(d)), b_stride), c0))
-        local = ir.binop("addi", b_base, ir.binop("muli", ir.binop("addi", ir.binop("muli", r, col_blocks),
-                                                                   ir.binop("muli", c, cst(mbl))), cst(d)))
-        b_rows = ir.binop("minsi", ir.binop("subi", row_extent, ir.binop("muli", r, cst(d))), cst(d))
-        instgem.emit("mvin2", dram_addr=select(empty, cst(0), dram), local_addr=local,
-                     cols=ir.binop("minsi", ir.binop("subi", col_extent, c0), cst(mbl * d)), rows=b_rows)
-    prefetch.when(explicit_b, lambda: loop(cst(0), ir.binop("muli", row_blocks, chunks), move_b))
+    pad_k, pad_j = pad(s.bk, s.kk), pad(s.bj, s.cols)
     zero = cst(0)
-    instgem.emit("loop_ws_config_bounds", pad_i=pad(blocks_i, rows), pad_j=pad_j, pad_k=pad_k,
-                 max_i=blocks_i, max_j=blocks_j, max_k=blocks_k)
-    instgem.emit("loop_ws_config_addrs_ab", a_addr=select(empty, zero, a_addr),
-                 b_addr=select(explicit_b, zero, b_addr))
+    a_addr = b_addr = zero
+    if fsm_loads:
+        # LoopMatmul moves every B block with DIM rows (of B, or of Bᵀ when B is transposed): a
+        # ragged K (J) moves B here, into its layout; so does an empty step (zeros from address 0)
+        explicit_b = ir.binop("ori", ir.cmpi("ne", pad_j, zero), s.empty) if n.b_t else ir.cmpi("ne", pad_k, zero)
+        prefetch.when(explicit_b, lambda: _move(cfg, "mvin2", s.b_addr(n), b_stride, *s.b_dims,
+                                                s.b_base(cfg, spad_id), s.empty))
+        a_addr, b_addr = select(s.empty, zero, s.a_addr(n)), select(explicit_b, zero, s.b_addr(n))
+    instgem.emit("loop_ws_config_bounds", pad_i=pad(s.bi, s.rows), pad_j=pad_j, pad_k=pad_k,
+                 max_i=s.bi, max_j=s.bj, max_k=s.bk)
+    instgem.emit("loop_ws_config_addrs_ab", a_addr=a_addr, b_addr=b_addr)
     d_addr = zero
     if n.bias_copy is not None:
         d_addr = when(first, _addr_stride(n.bias_copy.operands[0], 4)[0], zero)
