@@ -248,7 +248,9 @@ class RiscvKernel:
             tmp.replace(cached)
         return path
 
-    def run(self, grid, args, *, max_instructions=2_000_000_000, timeout_s=600, observers=()):
+    def run(self, grid, args, *, max_instructions=2_000_000_000, timeout_s=600, observers=(), timing=None):
+        """Run one launch on the ISS. `timing` (a baco.sim.timing.TimingModel) attaches the cycle
+        model: the CPU then waits on Gemmini and `cpu_cycles` is the launch's end-to-end time."""
         from baco.sim.elfinfo import read_symbols
         from baco.sim.iss import DEFAULT_MEM_SIZE, RAM_BASE, IssError, run_elf
         arrays = [a for k, a in zip(self.signature, args) if k == "memref"]
@@ -265,7 +267,7 @@ class RiscvKernel:
         inputs = {symbols[LAUNCH_SYMBOL]: np.array(slots, dtype=np.int64).tobytes()}
         inputs.update({addr: np.ascontiguousarray(a).tobytes() for addr, a in zip(addresses, arrays) if a.nbytes})
         res = run_elf(elf, config=self.config, max_instructions=max_instructions,
-                      timeout_s=timeout_s, stdout=None, inputs=inputs,
+                      timeout_s=timeout_s, stdout=None, inputs=inputs, timing=timing, observers=observers,
                       dma_regions=[(addr, addr + a.nbytes) for addr, a in zip(addresses, arrays) if a.nbytes])
         if res.fault is not None:      # a Gemmini fault raises as it does on the host
             raise res.fault
@@ -279,7 +281,7 @@ class RiscvKernel:
             if a.nbytes:
                 a[...] = np.frombuffer(res.read_memory(addr, a.nbytes), dtype=a.dtype).reshape(a.shape)
         self.last_run = {"instructions": res.instructions, "commands": res.gemmini_commands,
-                         "elf": str(elf), "result": res}
+                         "cpu_cycles": res.cpu_cycles, "elf": str(elf), "result": res}
         return self.last_run
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from mlir.ir import Attribute, InsertionPoint, StringAttr
+from mlir.ir import Attribute, BlockArgument, InsertionPoint, IntegerAttr, StringAttr
 from mlir.passmanager import PassManager
 
 from baco.dialects import instgem
@@ -58,8 +58,11 @@ def _declare(module_op, name: str, signature: str, loc):
             "sym_visibility": StringAttr.get("private")})
 
 
-def pack(cmd, operands):
-    """rs1, rs2 as i64 Values: OR of (field & mask) << lsb, selector bits included."""
+def pack(cmd, operands, ranges=None):
+    """rs1, rs2 as i64 Values: OR of (field & mask) << lsb, selector bits included. The mask is
+    left out where it changes nothing: a field ending at bit 63 (the shift drops the high
+    bits) and a value whose range (value_range) lies inside the field."""
+    ranges = {} if ranges is None else ranges
     words = {"rs1": None, "rs2": None}
     fixed = {"rs1": 0, "rs2": 0}
     values = dict(zip([f.name for f in instgem.operand_fields(cmd)], operands))
@@ -68,7 +71,8 @@ def pack(cmd, operands):
             fixed[f.word] |= (f.fixed or 0) << f.lsb
             continue
         v = values[f.name]
-        if f.width < 64:
+        lo, hi = value_range(v, ranges)
+        if f.lsb + f.width < 64 and not (lo is not None and hi is not None and 0 <= lo and hi <= f.mask):
             v = ir.binop("andi", v, ir.const_int(f.mask, ir.i64()))
         if f.lsb:
             v = ir.binop("shli", v, ir.const_int(f.lsb, ir.i64()))
@@ -80,11 +84,85 @@ def pack(cmd, operands):
     return out
 
 
+UNKNOWN = (None, None)
+
+
+def value_range(value, ranges: dict, depth: int = 0):
+    """Signed bounds (lo, hi) of an integer Value from the arithmetic that computes it (None:
+    unbounded on that side): constants, casts, + - * / rem min max select or and, and scf.for
+    induction variables (lb <= iv < ub). `ranges` memoizes."""
+    if value in ranges:
+        return ranges[value]
+    ranges[value] = UNKNOWN           # cycles (loop-carried values) are unbounded
+    r = _range_of(value, ranges, depth) if depth < 64 else UNKNOWN
+    if any(b is not None and not -(1 << 63) <= b < 1 << 63 for b in r):
+        r = UNKNOWN                 # the i64 arithmetic may wrap
+    ranges[value] = r
+    return r
+
+
+def _range_of(value, ranges, depth):
+    owner = value.owner
+    if not hasattr(owner, "name"):          # a block argument: an scf.for induction variable?
+        parent = owner.owner
+        if parent is not None and parent.name == "scf.for" and BlockArgument(value).arg_number == 0:
+            lo = value_range(parent.operands[0], ranges, depth + 1)[0]
+            hi = value_range(parent.operands[1], ranges, depth + 1)[1]
+            step = value_range(parent.operands[2], ranges, depth + 1)[0]
+            return (lo, None if hi is None else hi - 1) if step is not None and step > 0 else UNKNOWN
+        return UNKNOWN
+    name, ops = owner.name, list(owner.operands)
+
+    def rng(i):
+        return value_range(ops[i], ranges, depth + 1)
+    if name == "arith.constant":
+        v = owner.attributes["value"]
+        if not ("i64" in str(v.type) or "index" in str(v.type) or "i32" in str(v.type)):
+            return UNKNOWN
+        n = IntegerAttr(v).value
+        return n, n
+    if name in ("arith.index_cast", "arith.extsi"):
+        return rng(0)
+    if name == "arith.extui":
+        return (0, 1) if str(ops[0].type) == "i1" else UNKNOWN
+    (alo, ahi) = rng(0) if ops else UNKNOWN
+    (blo, bhi) = rng(1) if len(ops) > 1 else UNKNOWN
+    both = None not in (alo, ahi, blo, bhi)
+    if name == "arith.addi":
+        return (None if None in (alo, blo) else alo + blo, None if None in (ahi, bhi) else ahi + bhi)
+    if name == "arith.subi":
+        return (None if None in (alo, bhi) else alo - bhi, None if None in (ahi, blo) else ahi - blo)
+    if name == "arith.muli" and both:
+        p = [alo * blo, alo * bhi, ahi * blo, ahi * bhi]
+        return min(p), max(p)
+    if name == "arith.minsi":
+        return (None if None in (alo, blo) else min(alo, blo),
+                bhi if ahi is None else ahi if bhi is None else min(ahi, bhi))
+    if name == "arith.maxsi":
+        return (blo if alo is None else alo if blo is None else max(alo, blo),
+                None if None in (ahi, bhi) else max(ahi, bhi))
+    if name in ("arith.divsi", "arith.ceildivsi", "arith.floordivsi") and blo is not None and blo == bhi and blo > 0:
+        div = {"arith.divsi": lambda x: int(x / blo), "arith.ceildivsi": lambda x: -(-x // blo),
+               "arith.floordivsi": lambda x: x // blo}[name]       # monotone in the dividend
+        return (None if alo is None else div(alo), None if ahi is None else div(ahi))
+    if name == "arith.remsi" and blo is not None and blo == bhi and blo > 0:
+        return (0 if alo is not None and alo >= 0 else 1 - blo, blo - 1)
+    if name == "arith.select":
+        (clo, chi), (dlo, dhi) = rng(1), rng(2)
+        return (None if None in (clo, dlo) else min(clo, dlo), None if None in (chi, dhi) else max(chi, dhi))
+    if name == "arith.ori" and both and alo >= 0 and blo >= 0:
+        return max(alo, blo), ahi + bhi
+    if name == "arith.andi" and (alo is not None and alo >= 0 or blo is not None and blo >= 0):
+        return 0, min(h for lo, h in ((alo, ahi), (blo, bhi)) if lo is not None and lo >= 0 and h is not None)
+    return UNKNOWN
+
+
 def _signed64(v: int) -> int:
     return v - (1 << 64) if v >= 1 << 63 else v
 
 
 def lower_instgem(module_op):
+    ranges = {}
     for op in list(ir.walk_ops(module_op)):
         if not op.name.startswith(instgem.PREFIX):
             continue
@@ -95,7 +173,7 @@ def lower_instgem(module_op):
                 ir.create("func.call", attributes={"callee": Attribute.parse(f'@"{FENCE}"')})
             else:
                 cmd = COMMANDS[name]
-                rs1, rs2 = pack(cmd, list(op.operands))
+                rs1, rs2 = pack(cmd, list(op.operands), ranges)
                 ret = "i64" if cmd.name == "counter" else ""
                 _declare(module_op, intrinsic_name(name), f"(i64, i64, i64) -> ({ret})", op.location)
                 site = ir.const_int(source_site(op.location), ir.i64())

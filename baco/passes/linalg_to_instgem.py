@@ -610,7 +610,12 @@ class LinalgToInstGem:
         if alloc is None:
             raise ir.fail("dot operands must be loaded blocks", op)
         blk = self.placed(alloc)
-        rows, cols = self.extents.get(alloc) or (cst(blk.shape[0]), cst(blk.shape[1]))
+        extents = self.extents.get(alloc)
+        if extents is None:
+            return blk, cst(blk.shape[0]), cst(blk.shape[1])
+        # a window never extends past its block (an empty one issues nothing): the clamp bounds the
+        # tile counts and addresses, so the packing (instgem_to_llvm.value_range) needs no masks
+        rows, cols = (ir.binop("minsi", ir.binop("maxsi", v, cst(0)), cst(n)) for v, n in zip(extents, blk.shape))
         return blk, rows, cols
 
     def accumulator_read(self, A, op, b_transpose=0):
@@ -724,15 +729,18 @@ class LinalgToInstGem:
                     instgem.emit("compute_preloaded", a_addr=a_tile(zero, k, a_flags),
                                  a_rows=c_rows0, a_cols=extent(a_cols, k, d), bd_addr=garbage, bd_rows=d, bd_cols=d)
 
-                    def i_loop(i):
-                        rows_i = extent(a_rows, i, d)
+                    def i_loop(i, rows_i):
                         c_addr, c_rows, c_width = c_target(i, j, k, rows_i, c_cols)
                         instgem.emit("preload", bd_addr=garbage, bd_rows=d, bd_cols=d,
                                      c_addr=c_addr, c_rows=c_rows, c_cols=c_width)
                         instgem.emit("compute_accumulated", a_addr=a_tile(i, k, a_flags),
                                      a_rows=rows_i, a_cols=extent(a_cols, k, d), bd_addr=garbage, bd_rows=d, bd_cols=d)
                         store_own_row(k, i)
-                    loop(cst(1), n_i, i_loop)
+                    # the full row tiles (rows = DIM, a constant the words are packed with), then the
+                    # ragged last one: the CPU issues the commands of a full tile with fewer instructions
+                    n_full = ir.binop("maxsi", ir.binop("minsi", n_i, ir.binop("divsi", a_rows, cst(d))), cst(1))
+                    loop(cst(1), n_full, lambda i: i_loop(i, cst(d)))
+                    loop(n_full, n_i, lambda i: i_loop(i, extent(a_rows, i, d)))
                 loop(zero, n_k, k_loop)
                 if fused is not None:      # rows an empty k loop left; the last column's last rows
                     prefetch.when(store_prev, lambda: store_rows(

@@ -252,8 +252,11 @@ def pipeline_loads(loop_op, interleave: bool = False) -> bool:
         j = ir.binop("subi", nest_block.arguments[0], nest.operands[0])
 
         def slices():
+            # an empty stream (e.g. the zero rows of a window starting at its block's first row)
+            # skips its share arithmetic: one compare instead of two divisions
             for i, (s, length) in enumerate(zip(streams_in_order, lengths)):
-                stream_slice(s, mapping, share(i, length, j), share(i, length, ir.binop("addi", j, one)))
+                when(ir.cmpi("sgt", length, ir.const_index(0)), lambda i=i, s=s, length=length: stream_slice(
+                    s, mapping, share(i, length, j), share(i, length, ir.binop("addi", j, one))))
         when(has_next, slices)
 
     after = body[body.index(nest) + 1]

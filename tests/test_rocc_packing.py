@@ -1,0 +1,68 @@
+"""instgem-to-llvm packs a command's fields into rs1/rs2 without the field mask where the value's
+range (instgem_to_llvm.value_range) already lies inside the field, and keeps it elsewhere."""
+from mlir.ir import Context, InsertionPoint, IntegerAttr, Location, Module
+
+from baco.gemmini.isa import COMMANDS
+from baco.passes import instgem_to_llvm
+from baco.passes.irutil import walk_ops
+
+FUNC = """
+func.func @f(%n: i64, %m: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : i64
+  %c128 = arith.constant 128 : i64
+  %flag = arith.constant 2147483648 : i64
+  %ub = arith.minsi %m, %c4 : index
+  scf.for %i = %c1 to %ub step %c1 {
+    %ii = arith.index_cast %i : index to i64
+    %row = arith.muli %ii, %c128 : i64
+    %addr = arith.ori %row, %flag : i64
+    %rows = arith.minsi %n, %c16 : i64
+    %clamped = arith.maxsi %rows, %c16 : i64
+    %q = arith.ceildivsi %row, %c16 : i64
+    %r = arith.remsi %n, %c16 : i64
+    %wrap = arith.muli %n, %n : i64
+    "test.use"(%addr, %rows, %clamped, %q, %r, %wrap) : (i64, i64, i64, i64, i64, i64) -> ()
+  }
+  return
+}
+"""
+
+
+def parsed():
+    """(context, module, the test.use op) of FUNC."""
+    ctx = Context()
+    ctx.allow_unregistered_dialects = True
+    with ctx:
+        module = Module.parse(f"module {{ {FUNC} }}")
+    return ctx, module, next(op for op in walk_ops(module.operation) if op.name == "test.use")
+
+
+def test_value_range_follows_loop_bounds_and_arithmetic():
+    ctx, _, use = parsed()
+    with ctx:
+        ranges = {}
+        got = [instgem_to_llvm.value_range(v, ranges) for v in use.operands]
+    assert got == [
+        (1 << 31, 3 * 128 + (1 << 31)),        # i in [1, 3]: (i * 128) | flag
+        (None, 16),                            # min(n, 16): no lower bound
+        (16, 16),                              # max(min(n, 16), 16) is 16
+        (8, 24),                               # ceil(i * 128 / 16)
+        (-15, 15),                             # n rem 16, n of any sign
+        (None, None),                          # n * n: unknown
+    ]
+
+
+def test_pack_masks_only_fields_a_value_may_overflow():
+    ctx, module, use = parsed()
+    addr, rows = use.operands[0], use.operands[1]
+    with ctx, Location.unknown(), InsertionPoint(use):
+        # compute_preloaded: a_addr bits 0..31 (in range: no mask), a_cols bits 32..47 (min(n, 16)
+        # may be negative: masked), a_rows bits 48..63 (the top field: the shift drops the high
+        # bits, no mask); the same for bd
+        instgem_to_llvm.pack(COMMANDS["compute_preloaded"], [addr, rows, rows, addr, rows, rows])
+        masks = [IntegerAttr(op.operands[1].owner.attributes["value"]).value
+                 for op in walk_ops(module.operation) if op.name == "arith.andi"]
+    assert masks == [0xFFFF, 0xFFFF]
