@@ -319,3 +319,37 @@ def test_near_misses_without_k_loop_stay_explicit():
     c, ref, info = launch_single(40, 20, 17, (32, 32, 32), "int32", False, "sim", True, store_twice=True)
     assert not uses_loop_ws(info)
     np.testing.assert_array_equal(c, ref)
+
+
+def test_k_loop_moves_each_steps_operands_in_one_step_ahead():
+    """In a K loop, step k+1's A and B are moved in (mvins into LoopMatmul's layout) before
+    step k's LOOP_WS, which loads nothing itself (A and B addresses 0): in the one dispatch
+    queue its own loads would come after the previous LOOP_WS's executes."""
+    from baco.gemmini.isa import decode
+    from baco.sim.timing import CommandStream
+    case = (64, 64, 96, "int32", False, False, (64, 64, 32), False, DIM16)   # one program, 3 K steps
+    c, ref, info = launch(case, "sim", True)
+    np.testing.assert_array_equal(c, ref)
+    issued = []
+
+    class Issued(CommandStream):    # the commands the CPU issues (not what LOOP_WS expands to)
+        depth = 0
+
+        def execute(self, funct, rs1, rs2, pc=None):
+            cmd, fields = decode(funct, rs1, rs2)
+            if self.depth == 0:
+                issued.append((cmd.name, fields))
+            self.depth += 1
+            try:
+                return super().execute(funct, rs1, rs2, pc)
+            finally:
+                self.depth -= 1
+    M, N, K = case[:3]
+    info["kernel"].run((1, 1), [np.zeros((M, K), np.int8), np.zeros((K, N), np.int8), np.zeros((M, N), np.int32),
+                                M, N, K, K, 1, N, 1, N, 1, 1.0], model=Issued())
+    names = [name for name, _ in issued]
+    loops = [i for i, name in enumerate(names) if name == "loop_ws"]
+    loads = [sum(name.startswith("mvin") for name in names[lo:hi]) for lo, hi in zip([0] + loops, loops)]
+    # a step: A's 4 row blocks of 2 K blocks (one mvin each), B's 2 K row blocks of 4 (one mvin2 each)
+    assert loads == [12, 6, 0]
+    assert all(f["a_addr"] == f["b_addr"] == 0 for name, f in issued if name == "loop_ws_config_addrs_ab")
