@@ -13,8 +13,10 @@ value on every iteration is removed from the body when the loop is entered with 
 scf.if without else also records the state when its condition held, which a loop uses when
 that condition is the one it runs under: the prefetch pass's `if (lb < ub) config…` before
 a loop and `if (i + step < ub) config…` in it set what every iteration starts in.
-Any other command or call that could touch Gemmini (LOOP_CONV_WS and its configuration,
-unknown calls, regions this pass does not model) forgets every state; LOOP_WS reads it only.
+Any other command or call that could touch Gemmini (unknown calls, regions this pass does not
+model) forgets every state; LOOP_WS reads it only; LOOP_CONV_WS forgets the load slots (its
+loads set their block strides), config_st unless no_pool is 1 and config_ex unless
+trans_input_3120 is 0 (baco.sim.loops.conv_stream).
 
 Across the programs of a launch: the harnesses (host JIT and ELF) run every program of
 the grid in order, program (0, 0, 0) first, on one Gemmini, with the same arguments. When
@@ -45,6 +47,9 @@ READERS = {PREFIX + n for n in ("mvin", "mvin2", "mvin3", "mvout", "preload", "c
 READERS |= {PREFIX + n for n in ("loop_ws", "loop_ws_config_bounds", "loop_ws_config_addrs_ab",
                                  "loop_ws_config_addrs_dc", "loop_ws_config_strides_ab",
                                  "loop_ws_config_strides_dc")}
+# LoopConv's registers (LOOP_CONV_WS itself issues config_ld, and config_st / config_ex when it pools /
+# transposes its input)
+READERS |= {PREFIX + f"loop_conv_ws_config_{i}" for i in range(1, 7)}
 HARMLESS_CALLS = ("@baco_program_id", "@baco_num_programs", f"@{ir.BOUNDARY_ERROR}")
 PURE_MEMREF = ("memref.extract_strided_metadata", "memref.extract_aligned_pointer_as_index", "memref.subview",
                "memref.reinterpret_cast", "memref.cast", "memref.dim")
@@ -226,6 +231,13 @@ class Flow:
             return state
         if name in READERS:
             return state
+        if name == PREFIX + "loop_conv_ws":
+            kept = {k: v for k, v in state.items() if not _is_load_slot(k)}
+            if _constant(_field(op, "no_pool")) != 1:
+                kept = {k: v for k, v in kept.items() if _sets(k) != "config_st"}
+            if _constant(_field(op, "trans_input_3120")) != 0:
+                kept = {k: v for k, v in kept.items() if _sets(k) != "config_ex"}
+            return kept
         if name == "func.call":
             return state if str(op.attributes["callee"]) in HARMLESS_CALLS else {}
         if name == "scf.if":

@@ -883,9 +883,11 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
         cond = guards[0]
         for g in guards[1:]:
             cond = ir.create("arith.andi", operands=[cond, g], results=[cond.type]).result
+        # config_st as linalg-to-instgem's store sets it, before the branches so they agree (config
+        # elimination then drops the explicit program's)
+        instgem.emit("config_st", stride=out_bytes, activation=n.relu, acc_scale=scale)
         if_op = scf.IfOp(cond, has_else=True)
         with InsertionPoint(if_op.then_block):
-            instgem.emit("config_st", stride=out_bytes, activation=n.relu, acc_scale=scale)
             for name, values in fields.items():
                 instgem.emit(name, **values)
             # the FSM's computes read every stride-th input row: config_ex's A stride (as tiled_conv sets it)
