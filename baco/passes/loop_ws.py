@@ -643,11 +643,12 @@ def _move(cfg: GemminiConfig, name, addr, stride, rows_dim, cols_dim, base, empt
 
 
 def _load_step(n: Nest, cfg: GemminiConfig, strides, s: _Step, spad_id):
-    """A step's A and B moved in explicitly, where its LOOP_WS (A and B addresses 0) reads them."""
+    """A step's A and B moved in explicitly, where its LOOP_WS (A and B addresses 0) reads them;
+    B first: the first compute needs B's first block (preloaded) and only A's first row block."""
     a_stride, b_stride = strides[:2]
+    _move(cfg, "mvin2", s.b_addr(n), b_stride, *s.b_dims, s.b_base(cfg, spad_id), s.empty)
     _move(cfg, "mvin", s.a_addr(n), a_stride, *s.a_dims,
           ir.binop("muli", ir.binop("subi", spad_id, cst(1)), cst(cfg.sp_rows // 2)), s.empty)
-    _move(cfg, "mvin2", s.b_addr(n), b_stride, *s.b_dims, s.b_base(cfg, spad_id), s.empty)
 
 
 def _next_step_ops(n: Nest):
