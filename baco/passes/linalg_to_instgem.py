@@ -709,12 +709,9 @@ class LinalgToInstGem:
                     store_own = ir.binop("andi", last_iteration, ir.binop(
                         "andi", ir.cmpi("eq", j, ir.binop("subi", n_cols_run, cst(1))), ir.cmpi("slt", j, n_ct)))
 
-                def store_own_row(k, i):
-                    if fused is not None:
-                        row = ir.binop("subi", i, cst(1))
-                        prefetch.when(ir.binop("andi", ir.binop("andi", store_own, ir.cmpi(
-                            "eq", k, ir.binop("subi", n_k, cst(1)))), ir.cmpi("slt", row, n_rt)),
-                            lambda: emit_tile(row, j))
+                def store_own_row(i):
+                    row = ir.binop("subi", i, cst(1))
+                    prefetch.when(ir.cmpi("slt", row, n_rt), lambda: emit_tile(row, j))
 
                 def k_loop(k):
                     if fused is not None:
@@ -729,18 +726,30 @@ class LinalgToInstGem:
                     instgem.emit("compute_preloaded", a_addr=a_tile(zero, k, a_flags),
                                  a_rows=c_rows0, a_cols=extent(a_cols, k, d), bd_addr=garbage, bd_rows=d, bd_cols=d)
 
-                    def i_loop(i, rows_i):
+                    def i_loop(i, rows_i, stores):
                         c_addr, c_rows, c_width = c_target(i, j, k, rows_i, c_cols)
                         instgem.emit("preload", bd_addr=garbage, bd_rows=d, bd_cols=d,
                                      c_addr=c_addr, c_rows=c_rows, c_cols=c_width)
                         instgem.emit("compute_accumulated", a_addr=a_tile(i, k, a_flags),
                                      a_rows=rows_i, a_cols=extent(a_cols, k, d), bd_addr=garbage, bd_rows=d, bd_cols=d)
-                        store_own_row(k, i)
-                    # the full row tiles (rows = DIM, a constant the words are packed with), then the
-                    # ragged last one: the CPU issues the commands of a full tile with fewer instructions
-                    n_full = ir.binop("maxsi", ir.binop("minsi", n_i, ir.binop("divsi", a_rows, cst(d))), cst(1))
-                    loop(cst(1), n_full, lambda i: i_loop(i, cst(d)))
-                    loop(n_full, n_i, lambda i: i_loop(i, extent(a_rows, i, d)))
+                        if stores:
+                            store_own_row(i)
+
+                    def i_loops(stores):
+                        # the full row tiles (rows = DIM, a constant the words are packed with), then the
+                        # ragged last one: the CPU issues the commands of a full tile with fewer instructions
+                        n_full = ir.binop("maxsi", ir.binop("minsi", n_i, ir.binop("divsi", a_rows, cst(d))), cst(1))
+                        loop(cst(1), n_full, lambda i: i_loop(i, cst(d), stores))
+                        loop(n_full, n_i, lambda i: i_loop(i, extent(a_rows, i, d), stores))
+                    if fused is None:
+                        i_loops(False)
+                    else:       # the loops that store row tiles (the last column's last k step) and the others
+                        if_op = scf.IfOp(ir.binop("andi", store_own, ir.cmpi("eq", k, ir.binop("subi", n_k, cst(1)))),
+                                         has_else=True)
+                        for block, stores in ((if_op.then_block, True), (if_op.else_block, False)):
+                            with InsertionPoint(block):
+                                i_loops(stores)
+                                scf.YieldOp([])
                 loop(zero, n_k, k_loop)
                 if fused is not None:      # rows an empty k loop left; the last column's last rows
                     prefetch.when(store_prev, lambda: store_rows(

@@ -244,7 +244,10 @@ def pipeline_loads(loop_op, interleave: bool = False) -> bool:
             S = len(streams_in_order)
             num = ir.binop("subi", ir.binop("muli", ir.binop("muli", j, length), ir.const_index(S)),
                            ir.binop("muli", ir.const_index(i), n_steps))
-            start = ir.binop("ceildivsi", num, ir.binop("muli", n_steps, ir.const_index(S)))
+            den = ir.binop("muli", n_steps, ir.const_index(S))
+            # ceil(num / den) for den > 0 as a truncating division of num + den - 1 (two instructions,
+            # not ceildivsi's sign handling): equal for num >= 0, and <= 0 like it otherwise (clamped to 0)
+            start = ir.binop("divsi", ir.binop("addi", num, ir.binop("subi", den, ir.const_index(1))), den)
             return ir.binop("minsi", ir.binop("maxsi", start, ir.const_index(0)), length)
 
     nest_block = nest.regions[0].blocks[0]
