@@ -615,7 +615,9 @@ class LinalgToInstGem:
             return blk, cst(blk.shape[0]), cst(blk.shape[1])
         # a window never extends past its block (an empty one issues nothing): the clamp bounds the
         # tile counts and addresses, so the packing (instgem_to_llvm.value_range) needs no masks
-        rows, cols = (ir.binop("minsi", ir.binop("maxsi", v, cst(0)), cst(n)) for v, n in zip(extents, blk.shape))
+        # (the window's extents are the dot's rows and columns: a transposed block's shape is stored reversed)
+        shape = blk.shape[::-1] if blk.transposed else blk.shape
+        rows, cols = (ir.binop("minsi", ir.binop("maxsi", v, cst(0)), cst(n)) for v, n in zip(extents, shape))
         return blk, rows, cols
 
     def accumulator_read(self, A, op, b_transpose=0):
