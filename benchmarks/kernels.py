@@ -2,7 +2,7 @@
 Gemmini C library's code on the cycle model, shape by shape.
 
     python benchmarks/kernels.py [--dims 16 32] [--count 20] [--conv-count 20] [--no-gemm] [--seed 0]
-        [--out int32|int8] [--top-k 4] [--smoke]
+        [--out int32|int8] [--top-k 4] [--smoke] [--loop-ws] [--loop-conv]
 
 For each Gemmini (DIM 16 and 32, 256 KB scratchpad, 64 KB accumulator) and each
 shape: baco's kernel compiled with baco.gemmini.schedule.default_gemm_schedule and
@@ -20,6 +20,14 @@ output): baco.kernels.conv.conv2d with its default schedule against the C librar
 tiled_conv_auto (baco.sim.clib.conv_stream: one LOOP_CONV_WS per tile), same columns
 (baco blocks "R x Q/N/K": R output rows of Q columns per program); per DIM the geomean,
 the number of shapes where baco is slower and the worst ratio.
+
+LOOP_CONV_WS (--loop-conv: only this section; also in --smoke): baco's conv2d (int8, bias,
+ReLU) compiled with and without the loop-conv-ws pass (baco.passes.loop_conv_ws: each program
+one LOOP_CONV_WS) on six layers (ResNet-50's, a 7x7/2 stem, a dilated and a ragged one) at
+DIM 16, under the default conv schedule with its rows, then BLOCK_N, then BLOCK_M halved
+until a program (all input channels at once) fits LoopConv's halves of the memories: RoCC
+commands, cycles on the cycle model (Gemmini alone) and the self-checking ELF's CPU cycles
+on the ISS with the cycle model (end to end).
 
 LOOP_WS (--loop-ws: only this section; also in --smoke): baco's GEMM kernel compiled with and
 without the loop-ws pass (baco.passes.loop_ws: each K step of a program one LOOP_WS) under
@@ -235,6 +243,107 @@ def loop_ws_section(dims, shapes, out_int8, iss_count) -> None:
         print()
 
 
+# (name, H = W, C, K, R = S, stride, padding, dilation) of the LOOP_CONV_WS section: ResNet-50 layers
+# (images capped at 28x28), a stem, a dilated and a ragged convolution
+LOOP_CONVS = [
+    ("ResNet-50 conv3 3x3", 28, 128, 128, 3, 1, 1, 1),
+    ("ResNet-50 conv3_1 3x3/2", 28, 64, 128, 3, 2, 1, 1),
+    ("ResNet-50 conv4 1x1/2", 28, 256, 512, 1, 2, 0, 1),
+    ("7x7/2 stem", 32, 3, 64, 7, 2, 3, 1),
+    ("3x3 dilation 2", 14, 64, 64, 3, 1, 2, 2),
+    ("ragged 3x3", 14, 33, 65, 3, 1, 1, 1),
+]
+SMOKE_LOOP_CONVS = [("ragged 3x3", 6, 17, 20, 3, 1, 1, 1)]
+
+
+def loop_conv_fits(s, size, C, K, R, stride, dil, cfg) -> bool:
+    """A program of schedule `s` fits LoopConv's halves of the memories (all C input channels in
+    one tile): baco.sim.loops.conv_params's rule."""
+    from baco.gemmini.isa import GemminiFault
+    from baco.sim.loops import LoopConvState, conv_params
+    st = LoopConvState()
+    rows, cols = (s.rows, size) if s.rows > 1 else (1, s.block_m)
+    st.latch(dict(stride=stride, kernel_dim=R, batches=1, porows=rows, pocols=cols, pochs=s.block_n, krows=R,
+                  kcols=R, kchs=C, orows=rows, ocols=cols, kernel_dilation=dil, in_channels=C, out_channels=K))
+    flags = dict(max_pixels_per_row=1, downsample=0, input_dilated=0, dw=0, trans_input_3120=0,
+                 trans_weight_0132=0, trans_weight_1203=0, trans_output_1203=0, wrot180=0, no_pool=1)
+    try:
+        conv_params(cfg, st, flags)
+    except GemminiFault:
+        return False
+    return True
+
+
+def loop_conv_schedule(size, C, K, R, stride, pad, dil, cfg):
+    """The default conv schedule with its rows a program, then BLOCK_N, then BLOCK_M halved until a
+    program fits LoopConv's halves (None when even DIM-sized blocks do not)."""
+    from baco.kernels.conv import conv_schedule, output_size
+    Q = output_size(size, R, stride, pad, dil)
+    s = conv_schedule(None, Q=Q, K=K, C=C, P=Q, taps=R * R, config=cfg, out_int8=True)
+    while not loop_conv_fits(s, Q, C, K, R, stride, dil, cfg):
+        if s.rows > 1:
+            s = replace(s, rows=s.rows // 2)
+        elif s.block_n > cfg.dim:
+            s = replace(s, block_n=s.block_n // 2)
+        elif s.block_m > cfg.dim:
+            s = replace(s, block_m=s.block_m // 2)
+        else:
+            return None
+    return s
+
+
+def loop_conv_section(convs, iss_count) -> None:
+    """baco's conv2d (int8, bias, ReLU) with and without loop-conv-ws (baco.passes.loop_conv_ws: each
+    program one LOOP_CONV_WS) under loop_conv_schedule, at DIM 16."""
+    import tempfile
+    from baco.kernels.conv import conv2d_launch, reference_conv2d
+    cfg = GemminiConfig.from_capacity(16, 256, 64)
+    print("LOOP_CONV_WS at DIM 16, int8 output with bias and ReLU: explicit stream -> one LOOP_CONV_WS a program")
+    print(f"{'layer':>24} {'H':>3} {'C':>4} {'K':>4} {'RxS/st/dil':>10}  {'blocks':>12}  {'RoCC commands':>17}  "
+          f"{'cycles (Gemmini alone)':>29}  {'ISS CPU cycles (end to end)':>30}")
+    ratios, iss_ratios = [], []
+    for n, (name, size, C, K, R, stride, pad, dil) in enumerate(convs):
+        s = loop_conv_schedule(size, C, K, R, stride, pad, dil, cfg)
+        if s is None:
+            print(f"{name:>24}: no schedule fits LoopConv's halves")
+            continue
+        rng = np.random.default_rng(n)
+        x = rng.integers(-128, 128, (1, size, size, C), dtype=np.int8)
+        w = rng.integers(-128, 128, (R, R, C, K), dtype=np.int8)
+        bias = rng.integers(-5000, 5000, K).astype(np.int32)
+        kw = dict(stride=stride, padding=pad, dilation=dil, scale=1 / 256, relu=True)
+        runs = []
+        for on in (False, True):
+            launch = conv2d_launch(x, w, bias, config=cfg, blocks=s, **kw)
+            launch.options["loop_ws"] = on
+            ck = launch.kernel.compile(*launch.args, target="sim", **launch.options)
+            commands, cycles = time_launch(ck, launch.grid, launch._runtime_args(), cfg)
+            iss = None
+            if n < iss_count:
+                from baco.sim.iss import run_elf
+                with tempfile.TemporaryDirectory() as tmp:
+                    launch.write_elf(f"{tmp}/k.elf", reference_conv2d(x, w, bias, **kw))
+                    res = run_elf(f"{tmp}/k.elf", config=cfg, timing=TimingModel(cfg), stdout=None)
+                if res.exit_code != 0:
+                    raise SystemExit(f"{name}: the self-checking ELF failed ({res.error or res.exit_code})")
+                iss = res.cpu_cycles
+            runs.append((commands, cycles, iss))
+        (c0, y0, i0), (c1, y1, i1) = runs
+        ratios.append(y0 / y1)
+        m = f"{s.rows}x{s.block_m}" if s.rows > 1 else f"{s.block_m}"
+        line = (f"{name:>24} {size:>3} {C:>4} {K:>4} {f'{R}x{R}/{stride}/{dil}':>10}  "
+                f"{f'{m}/{s.block_n}/{s.block_k}':>12}  {c0:>8,} {c1:>8,}  {y0:>10,.0f} {y1:>10,.0f} {y0 / y1:>6.2f}x")
+        if i0 is not None:
+            iss_ratios.append(i0 / i1)
+            line += f"  {i0:>11,} {i1:>11,} {i0 / i1:>5.2f}x"
+        print(line, flush=True)
+    geo = lambda r: math.exp(sum(map(math.log, r)) / len(r))  # noqa: E731
+    if ratios:
+        print(f"LOOP_CONV_WS speed-up at DIM 16: Gemmini alone geomean {geo(ratios):.2f}x (min {min(ratios):.2f}x)"
+              + (f"; ISS end to end geomean {geo(iss_ratios):.2f}x (min {min(iss_ratios):.2f}x)" if iss_ratios else ""))
+    print()
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dims", type=int, nargs="+", default=[16, 32])
@@ -247,7 +356,14 @@ def main(argv=None) -> int:
     p.add_argument("--smoke", action="store_true", help="two tiny GEMM shapes and one Conv2D at DIM 16")
     p.add_argument("--loop-ws", action="store_true", help="only the LOOP_WS section")
     p.add_argument("--loop-ws-iss", type=int, default=4, help="LOOP_WS section: shapes also run on the ISS")
+    p.add_argument("--loop-conv", action="store_true", help="only the LOOP_CONV_WS section")
+    p.add_argument("--loop-conv-iss", type=int, default=len(LOOP_CONVS),
+                   help="LOOP_CONV_WS section: shapes also run on the ISS")
     args = p.parse_args(argv)
+    if args.loop_conv or args.smoke:
+        loop_conv_section(SMOKE_LOOP_CONVS if args.smoke else LOOP_CONVS, 1 if args.smoke else args.loop_conv_iss)
+        if args.loop_conv:
+            return 0
     if args.loop_ws or args.smoke:
         shapes = SMOKE_SHAPES if args.smoke else [(512, 512, 512)] + sampled_shapes(args.count, args.seed)
         loop_ws_section([16] if args.smoke else args.dims, shapes, args.out == "int8",

@@ -9,7 +9,8 @@ int8/int32 output, ReLU, bias, WS and OS dataflow; the default schedule, which i
 double-buffered with the prefetch pipeline; explicit single- and
 double-buffered block schedules), examples/gemv.py's ELFs (y = A·x and
 x·B), the convolution examples' ELFs (conv2d.py, conv1d.py,
-depthwise_conv2d.py: padding, stride, dilation, bias, 1x1/3x3/7x7; conv_pool.py's
+depthwise_conv2d.py: padding, stride, dilation, bias, 1x1/3x3/7x7; int8 conv2d programs whose
+tile fits LoopConv's halves are one LOOP_CONV_WS each; conv_pool.py's
 conv -> ReLU -> max-pool with pooled mvouts), ELFs of a
 kernel with two accumulators
 (two_dots, single- and double-buffered), examples/fused_mlp.py's ELFs and
@@ -123,6 +124,12 @@ CONVS = [
                                                 "--padding", "3", "--dilation", "2", "--out", "int32"]),
     ("conv2d.py", "conv2d_7x7_s2_p3_bias", ["--H", "12", "--W", "12", "--C", "3", "--K", "16", "--R", "7", "--S", "7",
                                             "--stride", "2", "--padding", "3", "--bias"]),
+    # LOOP_CONV_WS (baco.passes.loop_conv_ws): one per program, many programs (A/B slots given by
+    # spad ids, the accumulator half rotating), stride 2 with padding; dilation with padding
+    ("conv2d.py", "conv2d_3x3_s2_p1_loop_conv", ["--H", "14", "--W", "14", "--C", "33", "--K", "40", "--stride", "2",
+                                                 "--padding", "1", "--bias", "--relu", "--block", "8", "32", "32"]),
+    ("conv2d.py", "conv2d_3x3_d2_p2_loop_conv", ["--H", "11", "--W", "13", "--C", "17", "--K", "17", "--padding", "2",
+                                                 "--dilation", "2", "--relu"]),
     ("conv2d.py", "conv2d_1x1_blocks_32", ["--H", "3", "--W", "33", "--C", "65", "--K", "33", "--R", "1", "--S", "1",
                                            "--block", "32", "32", "32"]),
     ("conv1d.py", "conv1d_7_s2_p3_bias", ["--L", "65", "--C", "17", "--K", "33", "--S", "7", "--stride", "2",
