@@ -140,7 +140,8 @@ def _conv_launch(layer: Layer, shape, cfg, schedule, seed):
               scale=output_scale(layer.R * layer.S * layer.C), out="int8" if KERNEL_OUT_INT8 else "int32")
     launch = conv2d_launch(x, w, config=cfg, blocks=schedule, **kw)
     # the explicit command stream, as for GEMM layers: a pointwise conv runs the GEMM kernel, and
-    # LOOP_WS (baco.passes.loop_ws) is not in the schedule space the search's conv model describes
+    # LOOP_WS / LOOP_CONV_WS (baco.passes.loop_ws, loop_conv_ws) are not in the schedule space the search's
+    # conv model describes
     launch.options["loop_ws"] = False
     return launch, reference_conv2d(x, w, **kw)
 

@@ -216,7 +216,7 @@ def launch_grid(grid, name: str) -> tuple[int, ...]:
 def jit(fn=None, **options):
     """Decorator: `@baco.jit` or `@baco.jit(dataflow="OS", target="iss", config=…)`.
     Launch options (`target`, `config`, `dataflow`, `double_buffer`, `schedule`, `loop_ws`: the
-    LOOP_WS rewrite on/off, None for BACO_LOOP_WS)
+    hardware-loop rewrites (LOOP_WS, LOOP_CONV_WS) on/off, None for BACO_LOOP_WS)
     can also be given per launch / compile."""
     if fn is None:
         return lambda f: JITFunction(f, **options)
