@@ -31,17 +31,16 @@ tiled_matmul_outer does); Spike's loop_ws uses the same layout. WS has one trans
 A and B both column-major stays with linalg-to-instgem (its located error).
 
 Consecutive steps alternate the FSM's scratchpad halves (a_spad_id / b_spad_id 1, 2).
-In a K loop the steps' A and B are moved in explicitly (mvins of the rows and columns that
-exist, into LoopMatmul's layout) one step ahead: step lb's before the loop, step k + step's
-into the other half before step k's LOOP_WS, whose A and B addresses are then 0 (as the C
-library's reuse leaves them) -- the explicit stream's double-buffered pipeline. A LOOP_WS's
-own loads would come after the previous LOOP_WS's executes in the one dispatch queue
-(reservation stations of 8 loads / 16 executes), so each step's computes would wait for its
-loads' DRAM latency (64x128x2006 at DIM 16: 78.5k cycles, 71.3k with the loads ahead, the
-explicit stream 70.3k). A single step (no K loop) lets LOOP_WS load A and B: LoopMatmul
-moves every B block with DIM rows (its row-pad test never fires), which reads past the
-matrix when the window's K (Bᵀ: its N) is ragged, so such a step moves B with explicit
-mvin2s and gives LOOP_WS no B address. A program whose loop runs no step keeps the
+Each step's A and B are moved in explicitly (mvins of the rows and columns that exist, into
+LoopMatmul's layout, located at the kernel's loads), and its LOOP_WS has A and B addresses
+0 (as the C library's reuse leaves them). In a K loop they go one step ahead: step lb's
+before the loop, step k + step's into the other half before step k's LOOP_WS -- the
+explicit stream's double-buffered pipeline. A LOOP_WS's own loads would come after the
+previous LOOP_WS's executes in the one dispatch queue (reservation stations of 8 loads /
+16 executes), so each step's computes would wait for its loads' DRAM time (64x128x2006 at
+DIM 16: 78.5k cycles, 71.3k with the loads ahead, the explicit stream 70.3k); and
+LoopMatmul moves every B block with DIM rows (its row-pad test never fires), reading past
+the matrix when the window's K (Bᵀ: its N) is ragged. A program whose loop runs no step keeps the
 original ops (acc = 0 or D, stored), under an scf.if.
 
 Stays with linalg-to-instgem (explicit streams), because LOOP_WS cannot express it: OS;
@@ -515,7 +514,7 @@ def rewrite(n: Nest, cfg: GemminiConfig) -> bool:
         spad_id = ir.binop("addi", ir.binop("remsi", ir.binop("divsi", ir.binop("subi", iv, lb), step), cst(2)), cst(1))
         _pipeline_loads(n, cfg, strides, spad_id)
         _step(n, cfg, strides, first=ir.cmpi("eq", iv, lb), last=ir.cmpi("sge", ir.binop("addi", iv, step), ub),
-              spad_id=spad_id, fsm_loads=False)
+              spad_id=spad_id)
     for op in _operand_ops(n):
         op.erase()
     return True
@@ -530,7 +529,9 @@ def _operand_ops(n: Nest):
 def _rewrite_single_step(n: Nest, cfg: GemminiConfig):
     """A nest without a K loop as one LOOP_WS, at the store (every address is known there)."""
     with InsertionPoint(n.store), n.store.location:
-        _step(n, cfg, _configs(n, cfg), first=True, last=True, spad_id=cst(1))
+        strides = _configs(n, cfg)
+        _load_step(n, cfg, strides, _Step.of_body(n, cfg), cst(1))
+        _step(n, cfg, strides, first=True, last=True, spad_id=cst(1))
     ops = [n.store, n.matmul, n.a_copy, n.b_copy] + list(n.acc_init) + \
         ([n.epilogue] if n.epilogue is not None else []) + ([n.bias_copy] if n.bias_copy is not None else [])
     views = []
@@ -646,9 +647,11 @@ def _load_step(n: Nest, cfg: GemminiConfig, strides, s: _Step, spad_id):
     """A step's A and B moved in explicitly, where its LOOP_WS (A and B addresses 0) reads them;
     B first: the first compute needs B's first block (preloaded) and only A's first row block."""
     a_stride, b_stride = strides[:2]
-    _move(cfg, "mvin2", s.b_addr(n), b_stride, *s.b_dims, s.b_base(cfg, spad_id), s.empty)
-    _move(cfg, "mvin", s.a_addr(n), a_stride, *s.a_dims,
-          ir.binop("muli", ir.binop("subi", spad_id, cst(1)), cst(cfg.sp_rows // 2)), s.empty)
+    with n.b_copy.location:     # (a fault of a move names the kernel's load)
+        _move(cfg, "mvin2", s.b_addr(n), b_stride, *s.b_dims, s.b_base(cfg, spad_id), s.empty)
+    with n.a_copy.location:
+        _move(cfg, "mvin", s.a_addr(n), a_stride, *s.a_dims,
+              ir.binop("muli", ir.binop("subi", spad_id, cst(1)), cst(cfg.sp_rows // 2)), s.empty)
 
 
 def _next_step_ops(n: Nest):
@@ -694,10 +697,10 @@ def _pipeline_loads(n: Nest, cfg: GemminiConfig, strides, spad_id):
     prefetch.when(ir.cmpi("slt", next_iv, ub), load_next)
 
 
-def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id, fsm_loads=True):
-    """One K step as LOOP_WS (module doc) at the insertion point: `first` / `last` (i1 Values,
-    or True) say whether it is the first / last step, `spad_id` picks the FSM's halves;
-    `fsm_loads` False: A and B are already in place (_load_step)."""
+def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id):
+    """One K step as LOOP_WS (module doc) at the insertion point, its A and B already in place
+    (_load_step): `first` / `last` (i1 Values, or True) say whether it is the first / last step,
+    `spad_id` picks the FSM's halves."""
     d = cfg.dim
     a_stride, b_stride, d_stride, c_stride = strides
     s = _Step.of_body(n, cfg)
@@ -709,17 +712,9 @@ def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id, fsm_loads=
         return value if cond is True else select(cond, value, otherwise)
     pad_k, pad_j = pad(s.bk, s.kk), pad(s.bj, s.cols)
     zero = cst(0)
-    a_addr = b_addr = zero
-    if fsm_loads:
-        # LoopMatmul moves every B block with DIM rows (of B, or of Bᵀ when B is transposed): a
-        # ragged K (J) moves B here, into its layout; so does an empty step (zeros from address 0)
-        explicit_b = ir.binop("ori", ir.cmpi("ne", pad_j, zero), s.empty) if n.b_t else ir.cmpi("ne", pad_k, zero)
-        prefetch.when(explicit_b, lambda: _move(cfg, "mvin2", s.b_addr(n), b_stride, *s.b_dims,
-                                                s.b_base(cfg, spad_id), s.empty))
-        a_addr, b_addr = select(s.empty, zero, s.a_addr(n)), select(explicit_b, zero, s.b_addr(n))
     instgem.emit("loop_ws_config_bounds", pad_i=pad(s.bi, s.rows), pad_j=pad_j, pad_k=pad_k,
                  max_i=s.bi, max_j=s.bj, max_k=s.bk)
-    instgem.emit("loop_ws_config_addrs_ab", a_addr=a_addr, b_addr=b_addr)
+    instgem.emit("loop_ws_config_addrs_ab", a_addr=zero, b_addr=zero)
     d_addr = zero
     if n.bias_copy is not None:
         d_addr = when(first, _addr_stride(n.bias_copy.operands[0], 4)[0], zero)
