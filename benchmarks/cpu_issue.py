@@ -1,11 +1,12 @@
 """The CPU's share of a kernel: RISC-V instructions per RoCC command and end-to-end time on the
 ISS (the CPU at one instruction per cycle driving Gemmini, the cycle model attached), for the
-explicit command stream and the LOOP_WS program of the same kernel, in one run.
+explicit command stream and the hardware-loop program (LOOP_WS, LOOP_CONV_WS) of the same kernel,
+in one run.
 
     python benchmarks/cpu_issue.py [--dim 16] [--smoke]
 
-Per kernel and variant (explicit: BACO_LOOP_WS=0; LOOP_WS: the loop-ws pass on, where it
-applies): RoCC commands the CPU issues, RISC-V instructions of the launch (the harness's grid
+Per kernel and variant (explicit: BACO_LOOP_WS=0; LOOP_WS / LOOP_CONV_WS: the loop-ws and
+loop-conv-ws passes on, where they apply): RoCC commands the CPU issues, RISC-V instructions of the launch (the harness's grid
 loop and the kernel; the runner ELF, no self-check), instructions per command, Gemmini's
 cycles alone (the cycle model fed the command stream, no CPU) and the ISS's CPU cycles end to
 end (issue at 1 IPC, waits on Gemmini's queues, the final fence). The output is checked bit
@@ -65,7 +66,7 @@ def gemm_case(M, N, K, cfg, explicit_schedule):
     args = [a, b, c, M, N, K, K, 1, N, 1, N, 1, 1.0]
     expected = reference(a, b, schedule=s)
     grid = (-(-M // s.block_m), -(-N // s.block_n))
-    return (f"GEMM {M}x{N}x{K}", f"{s.block_m}/{s.block_n}/{s.block_k}", matmul_kernel, grid, args,
+    return ("LOOP_WS", f"GEMM {M}x{N}x{K}", f"{s.block_m}/{s.block_n}/{s.block_k}", matmul_kernel, grid, args,
             dict(RELU=False, OUT_INT8=False, schedule=s), 2, expected)
 
 
@@ -79,7 +80,7 @@ def conv_case(size, C, K, R, cfg):
     blocks = f"{s.rows}x{s.block_m}" if s.rows > 1 else f"{s.block_m}"
     args = launch.args + ([] if launch.bias is None else [launch.bias])
     options = {k: v for k, v in launch.options.items() if k != "config"}
-    return (f"conv {R}x{R} {size}x{size} {C}>{K}", f"{blocks}/{s.block_n}/{s.block_k}", launch.kernel,
+    return ("LOOP_CONV_WS", f"conv {R}x{R} {size}x{size} {C}>{K}", f"{blocks}/{s.block_n}/{s.block_k}", launch.kernel,
             launch.grid, args, options, 2, expected)
 
 
@@ -92,25 +93,25 @@ def main(argv=None) -> int:
     cases = [gemm_case(M, N, K, cfg, i == 0) for i, (M, N, K) in enumerate(SMOKE_GEMMS if args.smoke else GEMMS)]
     cases += [conv_case(*shape, cfg) for shape in (SMOKE_CONVS if args.smoke else CONVS)]
     print(f"DIM {args.dim} (256 KB scratchpad, 64 KB accumulator); ISS: 1 instruction per CPU cycle")
-    print(f"{'kernel':>24} {'blocks':>13} {'variant':>8}  {'RoCC cmds':>9} {'instructions':>12} {'instr/cmd':>9}  "
+    print(f"{'kernel':>24} {'blocks':>13} {'variant':>12}  {'RoCC cmds':>9} {'instructions':>12} {'instr/cmd':>9}  "
           f"{'Gemmini cycles':>14} {'ISS CPU cycles':>14} {'CPU/Gemmini':>11}")
-    for name, blocks, kernel, grid, kargs, options, out_index, expected in cases:
+    for hw_loop, name, blocks, kernel, grid, kargs, options, out_index, expected in cases:
         rows = {}
-        for variant, on in (("explicit", False), ("LOOP_WS", True)):
+        for variant, on in (("explicit", False), (hw_loop, True)):
             r = measure(kernel, grid, kargs, dict(options, loop_ws=on), cfg, out_index, expected)
             if on and r["commands"] == rows["explicit"]["commands"] and \
                     r["instructions"] == rows["explicit"]["instructions"]:
-                print(f"{'':>24} {'':>13} {variant:>8}  (the loop-ws pass does not apply)")
+                print(f"{'':>24} {'':>13} {variant:>12}  (the pass does not apply)")
                 continue
             rows[variant] = r
-            print(f"{name if not on else '':>24} {blocks if not on else '':>13} {variant:>8}  {r['commands']:>9,} "
+            print(f"{name if not on else '':>24} {blocks if not on else '':>13} {variant:>12}  {r['commands']:>9,} "
                   f"{r['instructions']:>12,} {r['instructions'] / r['commands']:>9.2f}  {r['gemmini_cycles']:>14,.0f} "
                   f"{r['cpu_cycles']:>14,} {r['cpu_cycles'] / r['gemmini_cycles']:>11.2f}", flush=True)
         if len(rows) == 2:
-            e, lw = rows["explicit"], rows["LOOP_WS"]
-            print(f"{'':>24} {'':>13} {'':>8}  end to end, explicit / LOOP_WS: {e['cpu_cycles'] / lw['cpu_cycles']:.2f}"
-                  f" ({'explicit' if e['cpu_cycles'] < lw['cpu_cycles'] else 'LOOP_WS'} faster); Gemmini alone: "
-                  f"{e['gemmini_cycles'] / lw['gemmini_cycles']:.2f}")
+            e, lw = rows["explicit"], rows[hw_loop]
+            print(f"{'':>24} {'':>13} {'':>12}  end to end, explicit / {hw_loop}: "
+                  f"{e['cpu_cycles'] / lw['cpu_cycles']:.2f} ({'explicit' if e['cpu_cycles'] < lw['cpu_cycles'] else hw_loop}"
+                  f" faster); Gemmini alone: {e['gemmini_cycles'] / lw['gemmini_cycles']:.2f}")
     return 0
 
 

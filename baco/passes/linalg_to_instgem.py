@@ -55,6 +55,8 @@ class Placed:
             if "gemmini.slice_rows" in alloc.attributes else None
         if self.slice_rows:
             self.shape = [self.shape[0] * self.shape[1], self.shape[2]]
+        # the shape the kernel's windows and a dot's extents are in (before the transpose)
+        self.logical_shape = self.shape[::-1] if self.transposed else self.shape
         self.elem = str(t.element_type)
         self.dim = dim
         if "gemmini.copy_rows" in alloc.attributes:
@@ -615,9 +617,8 @@ class LinalgToInstGem:
             return blk, cst(blk.shape[0]), cst(blk.shape[1])
         # a window never extends past its block (an empty one issues nothing): the clamp bounds the
         # tile counts and addresses, so the packing (instgem_to_llvm.value_range) needs no masks
-        # (the window's extents are the dot's rows and columns: a transposed block's shape is stored reversed)
-        shape = blk.shape[::-1] if blk.transposed else blk.shape
-        rows, cols = (ir.binop("minsi", ir.binop("maxsi", v, cst(0)), cst(n)) for v, n in zip(extents, shape))
+        rows, cols = (ir.binop("minsi", ir.binop("maxsi", v, cst(0)), cst(n))
+                      for v, n in zip(extents, blk.logical_shape))
         return blk, rows, cols
 
     def accumulator_read(self, A, op, b_transpose=0):
@@ -715,7 +716,8 @@ class LinalgToInstGem:
                     row = ir.binop("subi", i, cst(1))
                     prefetch.when(ir.cmpi("slt", row, n_rt), lambda: emit_tile(row, j))
 
-                def k_loop(k):
+                def k_loop(k, full):       # full: a K tile of DIM rows of B and columns of A
+                    a_k, b_k = (cst(d), cst(d)) if full else (extent(a_cols, k, d), extent(b_rows, k, d))
                     if fused is not None:
                         lo = ir.binop("minsi", ir.binop("muli", k, per_k), n_rt)
                         prefetch.when(store_prev, lambda: store_rows(
@@ -723,17 +725,17 @@ class LinalgToInstGem:
                     c_rows0 = extent(a_rows, zero, d)
                     c_cols = extent(b_cols, j, d)
                     c_addr, c_rows, c_width = c_target(zero, j, k, c_rows0, c_cols)
-                    instgem.emit("preload", bd_addr=b_tile(k, j), bd_rows=extent(b_rows, k, d), bd_cols=c_cols,
+                    instgem.emit("preload", bd_addr=b_tile(k, j), bd_rows=b_k, bd_cols=c_cols,
                                  c_addr=c_addr, c_rows=c_rows, c_cols=c_width)
                     instgem.emit("compute_preloaded", a_addr=a_tile(zero, k, a_flags),
-                                 a_rows=c_rows0, a_cols=extent(a_cols, k, d), bd_addr=garbage, bd_rows=d, bd_cols=d)
+                                 a_rows=c_rows0, a_cols=a_k, bd_addr=garbage, bd_rows=d, bd_cols=d)
 
                     def i_loop(i, rows_i, stores):
                         c_addr, c_rows, c_width = c_target(i, j, k, rows_i, c_cols)
                         instgem.emit("preload", bd_addr=garbage, bd_rows=d, bd_cols=d,
                                      c_addr=c_addr, c_rows=c_rows, c_cols=c_width)
                         instgem.emit("compute_accumulated", a_addr=a_tile(i, k, a_flags),
-                                     a_rows=rows_i, a_cols=extent(a_cols, k, d), bd_addr=garbage, bd_rows=d, bd_cols=d)
+                                     a_rows=rows_i, a_cols=a_k, bd_addr=garbage, bd_rows=d, bd_cols=d)
                         if stores:
                             store_own_row(i)
 
@@ -752,7 +754,13 @@ class LinalgToInstGem:
                             with InsertionPoint(block):
                                 i_loops(stores)
                                 scf.YieldOp([])
-                loop(zero, n_k, k_loop)
+                if min(A.logical_shape[1], B.logical_shape[0]) > d:    # the full K tiles (extents DIM), then the ragged one
+                    n_k_full = ir.binop("maxsi", ir.binop("minsi", n_k, ir.binop(
+                        "divsi", ir.binop("minsi", a_cols, b_rows), cst(d))), zero)
+                    loop(zero, n_k_full, lambda k: k_loop(k, True))
+                    loop(n_k_full, n_k, lambda k: k_loop(k, False))
+                else:                                   # one K tile: one copy of the loop body
+                    loop(zero, n_k, lambda k: k_loop(k, False))
                 if fused is not None:      # rows an empty k loop left; the last column's last rows
                     prefetch.when(store_prev, lambda: store_rows(
                         prev, ir.binop("minsi", ir.binop("muli", n_k, per_k), n_rt), n_rt))
