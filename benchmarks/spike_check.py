@@ -13,7 +13,8 @@ depthwise_conv2d.py: padding, stride, dilation, bias, 1x1/3x3/7x7; int8 conv2d p
 tile fits LoopConv's halves are one LOOP_CONV_WS each; conv_pool.py's
 conv -> ReLU -> max-pool with pooled mvouts), ELFs of a
 kernel with two accumulators
-(two_dots, single- and double-buffered), examples/fused_mlp.py's ELFs and
+(two_dots, single- and double-buffered), examples/fused_mlp.py's ELFs (WS: the
+accumulator read, RTL only; OS: the hidden layer written into the scratchpad by the array) and
 every tests/c/*.c program, all for the
 default Gemmini configuration (DIM 16, 256 KiB scratchpad, 64 KiB
 accumulator, int8/int32), the one libgemmini is built for. Each ELF exits 0
@@ -168,6 +169,12 @@ TWO_DOTS = [
 FUSED_MLPS = [
     ("fused_mlp", []),
     ("fused_mlp_db", ["--double-buffer"]),
+    # OS: the array writes the hidden layer into the scratchpad (libgemmini models it)
+    ("fused_mlp_os", ["--dataflow", "OS"]),
+    ("fused_mlp_os_17x65x33x17", ["--dataflow", "OS", "--M", "17", "--K", "65", "--H", "33", "--N", "17",
+                                  "--block-m", "16"]),
+    ("fused_mlp_os_65x1x65x1", ["--dataflow", "OS", "--M", "65", "--K", "1", "--H", "65", "--N", "1"]),
+    ("fused_mlp_os_1x33x1x65", ["--dataflow", "OS", "--M", "1", "--K", "33", "--H", "1", "--N", "65"]),
 ]
 LIBGEMMINI = dataclasses.replace(DEFAULT_CONFIG, acc_read_operands=False)   # what Spike's model implements
 C_DIR = ROOT / "tests" / "c"

@@ -73,3 +73,58 @@ def test_fused_mlp_double_buffered(target):
     x, w1, w2, s1, s2 = operands(65, 130, 40, 33, seed=7)
     y, _ = fm.fused_mlp(x, w1, w2, s1, s2, block_m=32, block_k=32, double_buffer=True, target=target)
     np.testing.assert_array_equal(y, fm.reference(x, w1, w2, s1, s2))
+
+
+# Output-stationary form (runs on Spike): the first layer's whole K is summed in the array and
+# its OS computes write relu(sat8(round_shift(sum, s))) straight into a scratchpad block.
+OS_SHAPES = [(1, 1, 1, 1, 16), (17, 65, 33, 17, 16), (33, 17, 65, 1, 32), (65, 33, 17, 65, 32),
+             (40, 100, 48, 10, 16)]
+
+
+def os_operands(M, K, H, N):
+    x, w1, w2, _, s2 = operands(M, K, H, N, seed=M + K + H + N)
+    return x, w1, w2, fm.shift_scale(K), s2
+
+
+@pytest.mark.parametrize("target", ["sim", "iss"])
+@pytest.mark.parametrize("M,K,H,N,bm", OS_SHAPES)
+def test_fused_mlp_os_bit_exact(M, K, H, N, bm, target):
+    x, w1, w2, s1, s2 = os_operands(M, K, H, N)
+    y, _ = fm.fused_mlp(x, w1, w2, s1, s2, block_m=bm, dataflow="OS", target=target)
+    np.testing.assert_array_equal(y, fm.reference(x, w1, w2, s1, s2))
+
+
+def test_fused_mlp_os_interpreter_agrees(monkeypatch):
+    monkeypatch.setenv("BACO_INTERPRET", "1")
+    x, w1, w2, s1, s2 = os_operands(33, 65, 17, 20)
+    y, _ = fm.fused_mlp(x, w1, w2, s1, s2, block_m=16, dataflow="OS")
+    np.testing.assert_array_equal(y, fm.reference(x, w1, w2, s1, s2))
+
+
+def test_fused_mlp_os_hidden_layer_is_written_by_the_array():
+    """32x32 -> 16 -> 16, one program: the mvins are X's and W1's two row tiles each, W2's one and the
+    output accumulator's two zero tiles (none for the hidden block); the mvouts are the output's two
+    tiles; and it runs without the accumulator read path (Spike's model)."""
+    import dataclasses
+    from baco.gemmini.config import GemminiConfig
+    x, w1, w2, s1, s2 = os_operands(32, 32, 16, 16)
+    y, info = fm.fused_mlp(x, w1, w2, s1, s2, dataflow="OS", target="iss",
+                           config=dataclasses.replace(GemminiConfig(), acc_read_operands=False))
+    np.testing.assert_array_equal(y, fm.reference(x, w1, w2, s1, s2))
+    counts = info["result"].stats
+    assert counts["mvin"] == 2 + 2 + 1 + 2
+    assert counts["mvout"] == 2
+    assert counts["config_ex"] == 3     # the kernel entry's, the shifted ReLU write's, and back
+
+
+def test_fused_mlp_os_scale_must_be_a_power_of_two():
+    x, w1, w2, _, s2 = os_operands(17, 20, 16, 5)
+    with pytest.raises(CompilationError, match=r"power of two 2\^-s .* not 0\.003"):
+        fm.fused_mlp(x, w1, w2, 0.003, s2, dataflow="OS")
+
+
+def test_fused_mlp_os_elf_self_checks_on_the_iss(tmp_path):
+    assert fm.main(["--M", "17", "--K", "40", "--H", "20", "--N", "5", "--dataflow", "OS",
+                    "--elf", str(tmp_path / "f.elf")]) == 0
+    from baco.cli import main as cli
+    assert cli(["sim", str(tmp_path / "f.elf")]) == 0

@@ -32,6 +32,17 @@ that reaches above or below the image pools exactly as the whole image would. Ge
 starts the pooled image at row lo with lo more rows of upper padding, so pad_rows + lo
 must stay <= 3 (config_st's 2-bit upad); hi - lo is its orows.
 
+Chained dots: a dot's A operand may be `relu(acc * scale).to(int8)` (relu and scale
+optional) of an earlier dot's accumulator block `acc`; the hidden layer never goes to
+DRAM (examples/fused_mlp.py). In WS the dot reads `acc` through the execute unit's scaled
+accumulator read (config_ex acc_scale and activation; any scale; an RTL feature Spike's
+model lacks). In OS, when `acc` is zero-initialised and written by ONE dot outside any loop
+(the whole K summed in the array) and `scale` is a constexpr power of two 2^-s (0 <= s <= 31)
+or absent, the array writes the int8 block straight into the scratchpad instead: the sum
+rounding-shifted right by s (round half to even, config_ex's in_shift), saturated to int8,
+then ReLU'd; any other constexpr scale is a compile error there. A runtime scale or an
+accumulator summed over a loop keeps the accumulator read.
+
 A block pointer is 2-D (a Gemmini block: rows × columns), or 3-D for loading only:
 shape/strides/offsets/block_shape (S, R, C) describe S slices of an R × C block
 (e.g. a convolution's input rows: slice i is output row p0 + i, whose rows are

@@ -18,7 +18,9 @@ An int8 block written only by a scale/ReLU epilogue of an accumulator block
 and only stored to DRAM gets no rows (`gemmini.space = "epilogue"`): the
 lowering moves it out of the accumulator through the scaling path. One only read
 by dots gets none either (`"acc_read"`): the dots read the accumulator block
-through the execute unit's scaled, activated int8 read path (a chained dot). A loaded
+through the execute unit's scaled, activated int8 read path (a chained dot); in OS, when
+array_written() allows it, it is an ordinary scratchpad block (`gemmini.array_written`: the
+in_shift) that the source's one dot writes through the array's shift/saturate/ReLU. A loaded
 block only added to an accumulator block gets none either (`"acc_add"`): the lowering
 moves it from DRAM into that accumulator block with the accumulate bit. The
 pooled block of a `gemmini.max_pool` generic (only stored) gets none either
@@ -33,7 +35,9 @@ extents instead of moving zeros in.
 """
 from __future__ import annotations
 
-from mlir.ir import IntegerAttr, MemRefType, StringAttr
+import math
+
+from mlir.ir import FloatAttr, IntegerAttr, MemRefType, StringAttr
 
 from baco.errors import CompilationError
 from baco.gemmini.config import GemminiConfig
@@ -119,6 +123,43 @@ def is_accumulator_read(alloc) -> bool:
     return writers == 1 and reads > 0
 
 
+def array_written(alloc) -> tuple | None:
+    """OS only: (in_shift, relu, the epilogue generic, the source accumulator block) when an
+    accumulator-read block `alloc` can instead be written by the array: its source block is
+    zero-filled, written by one dot outside any loop (the whole K summed in the PEs) and read
+    only by this epilogue, whose scale is a constant power of two 2^-s (or none). The OS
+    compute then writes the sum rounding-shifted by config_ex's in_shift, saturated and
+    ReLU'd straight into a scratchpad block (gemmini-isa.md §3.1-3.3). A constant scale
+    that is no power of two is a located error; a runtime scale keeps the accumulator read."""
+    gen = next(u for u in users(alloc.result) if u.name == "linalg.generic" and u.operands[-1] == alloc.result)
+    source = gen.operands[0].owner
+    if getattr(source, "name", None) != "memref.alloc":
+        return None
+    matmuls = []
+    for u in users(source.result):
+        if u.name == "linalg.matmul" and u.operands[2] == source.result:
+            matmuls.append(u)
+        elif not ((u.name == "linalg.fill" and ir.is_zero_fill(u) and u.operands[-1] == source.result) or u == gen):
+            return None
+    if len(matmuls) != 1 or matmuls[0].parent.name != "func.func":
+        return None
+    attrs = gen.attributes["gemmini.epilogue"]
+    relu = str(ir.Attribute(attrs["relu"])) == "true"
+    shift = 0
+    if str(ir.Attribute(attrs["scaled"])) == "true":
+        mul = next(o.operation for o in gen.regions[0].blocks[0].operations if o.operation.name == "arith.mulf")
+        const = mul.operands[1].owner
+        if getattr(const, "name", None) != "arith.constant":
+            return None
+        scale = FloatAttr(const.attributes["value"]).value
+        mantissa, exponent = math.frexp(scale)
+        if mantissa != 0.5 or not -31 <= exponent - 1 <= 0:
+            raise ir.fail(f"an output-stationary dot writes its int8 result to the scratchpad scaled by a "
+                          f"power of two 2^-s (0 <= s <= 31, config_ex's in_shift), not {scale!r}", gen)
+        shift = 1 - exponent
+    return shift, relu, gen, source
+
+
 def is_accumulated_load(alloc) -> bool:
     """A block only filled from DRAM (a zero-padded load) and only read by gemmini.acc_add
     generics: it is moved straight into the accumulator block it is added to."""
@@ -174,9 +215,10 @@ class Placement:
     (`gemmini.copy_rows` apart) used by alternate iterations, so the lowering
     can load the next iteration's blocks while the array works on these."""
 
-    def __init__(self, config: GemminiConfig, double_buffer: bool = False):
+    def __init__(self, config: GemminiConfig, double_buffer: bool = False, dataflow: str = "WS"):
         self.config = config
         self.double_buffer = double_buffer
+        self.dataflow = dataflow
 
     def run(self, module_op):
         for func in module_op.regions[0].blocks[0].operations:
@@ -218,7 +260,11 @@ class Placement:
             elif space == "spad" and is_pooled(op):
                 space, rows = "pooled", 0
             elif space == "spad" and is_accumulator_read(op):
-                space, rows = "acc_read", 0
+                written = array_written(op) if self.dataflow == "OS" else None
+                if written is None:
+                    space, rows = "acc_read", 0
+                else:       # a scratchpad block the source's one dot writes through the array (OS)
+                    op.attributes["gemmini.array_written"] = IntegerAttr.get(ir.i64(), written[0])
             op.attributes["gemmini.space"] = StringAttr.get(space)
             op.attributes["gemmini.base_row"] = IntegerAttr.get(ir.i64(), used[space])
             op.attributes["gemmini.row_tile_stride"] = IntegerAttr.get(ir.i64(), row_tile_stride)
@@ -284,8 +330,8 @@ class Placement:
                 op.erase()
 
 
-def run(module_op, config: GemminiConfig | None = None, double_buffer: bool = False, **_):
-    Placement(config or GemminiConfig(), double_buffer).run(module_op)
+def run(module_op, config: GemminiConfig | None = None, double_buffer: bool = False, dataflow: str = "WS", **_):
+    Placement(config or GemminiConfig(), double_buffer, dataflow).run(module_op)
 
 
 __all__ = ["run", "Placement", "CompilationError", "layout"]

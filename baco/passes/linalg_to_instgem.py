@@ -26,6 +26,7 @@ from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import GARBAGE_ADDR, local_addr
 from baco.passes import irutil as ir
 from baco.passes import prefetch
+from baco.passes.gemmini_placement import array_written
 
 ESIZE = {"i8": 1, "i32": 4}
 
@@ -193,6 +194,7 @@ class LinalgToInstGem:
         self.read_only_by_store = set()  # matmuls whose accumulator nothing but the fused store reads
         self.added_loads = {}        # acc_add staging alloc -> (its DRAM copy, source view, window view)
         self.overwriting_adds = set()    # acc_add generics that overwrite their freshly zeroed target
+        self.array_written = {}      # OS: source acc alloc op -> (scratchpad alloc its dot writes, in_shift, relu)
         self.dead = []
 
     def placed(self, alloc) -> Placed:
@@ -218,6 +220,7 @@ class LinalgToInstGem:
             self.load_slot.update(prefetch.load_slots(loop_op))
         self.find_fused_stores(func)
         self.find_fused_fills(func)
+        self.find_array_written(func)
         for op in list(ir.walk_ops(func)):
             handler = {"memref.copy": self.lower_copy, "linalg.matmul": self.lower_matmul,
                        "linalg.fill": self.lower_fill, "linalg.map": self.lower_fill,
@@ -253,8 +256,8 @@ class LinalgToInstGem:
         if alloc is None:
             raise ir.fail("fill of a non-local buffer", op)
         blk = self.placed(alloc)
-        if blk.space == "acc_add":      # the zero padding of a block added by DMA: nothing to add
-            self.dead.append(op)
+        if blk.space == "acc_add" or alloc in self.array_written:
+            self.dead.append(op)        # zero padding of a block added by DMA; a sum kept in the array
             return
         loop_op = self.zeroed_in_loop.get(op)
         first_add = self.first_added_load(op, alloc)
@@ -571,6 +574,16 @@ class LinalgToInstGem:
                 if read_only_by(func, acc.operation, matmul, store):
                     self.read_only_by_store.add(matmul)
 
+    def find_array_written(self, func):
+        """Scratchpad blocks an OS dot writes through the array's shift/saturate/ReLU
+        (placement's gemmini.array_written): their source accumulator block is never
+        zeroed, written or read, and the epilogue generic is the dot's C write."""
+        for op in ir.walk_ops(func):
+            if op.name == "memref.alloc" and "gemmini.array_written" in op.attributes:
+                shift, relu, gen, source = array_written(op)
+                self.array_written[source] = (op, shift, int(relu))
+                self.dead.append(gen)
+
     def ws_accumulating_loops(self, func):
         """(loop, its one matmul, the accumulator allocated outside it) of every WS loop
         whose single matmul accumulates into a block that lives across the loop."""
@@ -640,10 +653,16 @@ class LinalgToInstGem:
         A, a_rows, a_cols = self.operand(a, op)
         B, b_rows, b_cols = self.operand(b, op)
         C = self.placed(alloc_of(c))
+        written = self.array_written.get(C.alloc)
+        if written is not None:     # OS: the last K step writes the shifted, saturated, ReLU'd sum as int8
+            target, shift, relu = written
+            C = self.placed(target)
+            instgem.emit("config_ex", dataflow=0, activation=relu, in_shift=shift, acc_scale=f32_bits(1.0),
+                         a_stride=1, c_stride=1)
         if B.space == "acc_read":
             raise ir.fail("only a dot's first operand may be read from the accumulator "
                           "(scaled int8 A; Gemmini preloads B from the scratchpad)", op)
-        if A.space not in ("spad", "acc_read") or B.space != "spad" or C.space != "acc":
+        if A.space not in ("spad", "acc_read") or B.space != "spad" or C.space != ("spad" if written else "acc"):
             raise ir.fail("dot needs int8 scratchpad operands and an int32 accumulator", op)
         transposes = self.transpose_config(A, B, op)
         A, a_flags = self.accumulator_read(A, op, int(B.transposed))
@@ -787,7 +806,7 @@ class LinalgToInstGem:
                 def j_loop(j):
                     rows_i = extent(a_rows, i, d)
                     cols_j = extent(b_cols, j, d)
-                    c_real = C.tile_addr(i, j, acc_flags)
+                    c_real = C.tile_addr(i, j) if written else C.tile_addr(i, j, acc_flags)
 
                     def c_for(k):  # only the last K step writes C out of the array
                         return ir.select(ir.cmpi("eq", k, last_k), c_real, garbage)
@@ -802,7 +821,7 @@ class LinalgToInstGem:
                 loop(zero, n_j, j_loop)
             outer = loop(zero, nonempty(n_i, n_k), i_loop)
         outer.operation.attributes[prefetch.COMPUTE] = ir.unit()
-        if transposes:      # back to untransposed operands for the kernel's other dots
+        if transposes or written:     # back to untransposed operands, no shift or ReLU for the other dots
             instgem.emit("config_ex", dataflow=1 if self.dataflow == "WS" else 0,
                          acc_scale=f32_bits(1.0), a_stride=1, c_stride=1)
         self.dead.append(op)
