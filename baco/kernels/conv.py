@@ -50,6 +50,7 @@ from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import (GemmSchedule, as_schedule, default_conv_schedule, default_gemm_schedule,
                                    schedule_problems)
 from baco.kernels.cli import add_gemmini_arguments, add_output_arguments, gemmini_config, output_scale, report
+from baco.kernels.launch import KernelLaunch
 
 
 @baco.jit
@@ -185,34 +186,6 @@ def depthwise_schedule(blocks=None, *, Q, config=None, out_int8=False, formulati
         raise ValueError(f"formulation must be 'block-diagonal' or 'per-channel', not {formulation!r}")
     block_m = default_gemm_schedule(Q, config.dim, config.dim, config, out_int8).block_m
     return GemmSchedule(block_m, width, width, "WS", True)
-
-
-class KernelLaunch:
-    """A prepared launch of a convolution kernel (kernel, grid, runtime arguments with the output
-    array as argument 2, compile options with the GemminiConfig, optional int32 bias as the last
-    argument): runs it, times it, or writes a self-checking ELF of it."""
-
-    def _runtime_args(self):
-        return self.args + ([] if self.bias is None else [self.bias])
-
-    def run(self, target="sim"):
-        return self.kernel[self.grid](*self.args, target=target, **self.options)
-
-    def cycles(self) -> dict:
-        """The cycle model's report (cycles, ...) of this launch, timed from its command stream
-        (which does not depend on the data)."""
-        from baco.sim.timing import CommandStream, TimingModel
-        ck = self.kernel.compile(*self.args, target="sim", **self.options)
-        tm = TimingModel(self.config)
-        ck.run(self.grid, self._runtime_args(), model=CommandStream(), observers=[tm.observe])
-        tm.fence()
-        return tm.report()
-
-    def write_elf(self, path, expected):
-        """A bare-metal ELF of this launch that exits 0 iff its output equals `expected`."""
-        ck = self.kernel.compile(*self.args, target="iss", **self.options)
-        return ck.build_elf(self.grid, self._runtime_args(), path,
-                            expected={2: np.asarray(expected).reshape(self.args[2].shape)})
 
 
 class ConvLaunch(KernelLaunch):

@@ -1,0 +1,127 @@
+"""The independent reference of a quantised graph: numpy only, Gemmini's arithmetic written once
+more from the graph's int8 parameters (op.q), sharing no code with the kernels, the lowering, the
+CPU operators or baco.gemmini.arith.
+
+Gemmini's arithmetic: int8 operands, sums in int32 starting from the int32 bias, then the
+accumulator read: ReLU, multiply by the float32 scale in float32, round half to even, saturate
+to int8. Residual add: each int8 operand times its float32 scale (round half to even, saturated
+to int8) on its way into the accumulator, the int32 sum, then the read as above. A pooled
+mvout: the max over each window of the (ReLU'd, so >= 0) int8 output, zeros outside the image.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def requantize(acc, scale, relu=False):
+    """int8 of an integer array through Gemmini's accumulator read."""
+    acc = np.clip(np.asarray(acc, dtype=np.int64), -2**31, 2**31 - 1)
+    if relu:
+        acc = np.maximum(acc, 0)
+    y = acc.astype(np.float32) * np.float32(scale)
+    return np.clip(np.rint(y), -128, 127).astype(np.int8)
+
+
+def exact_matmul(a, b):
+    """Integer a @ b: int8 products summed in float64, exact while |sums| < 2^53 (int8 sums of
+    fewer than 2^38 terms)."""
+    return np.rint(np.asarray(a, dtype=np.float64) @ np.asarray(b, dtype=np.float64)).astype(np.int64)
+
+
+def padded(x, ph, pw, value=0):
+    return np.pad(x, ((0, 0), (ph, ph), (pw, pw), (0, 0)), constant_values=value)
+
+
+def windows(x, kernel, stride, padding, dilation, value=0):
+    """Per filter tap (r, s): the (N, P, Q, C) input pixels it multiplies (NHWC x)."""
+    N, H, W, C = x.shape
+    (R, S), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    P = (H + 2 * ph - dh * (R - 1) - 1) // sh + 1
+    Q = (W + 2 * pw - dw * (S - 1) - 1) // sw + 1
+    xp = padded(x, ph, pw, value)
+    for r in range(R):
+        for s in range(S):
+            yield r, s, xp[:, r * dh: r * dh + (P - 1) * sh + 1: sh, s * dw: s * dw + (Q - 1) * sw + 1: sw, :]
+
+
+def conv(x, q):
+    w = q["weight"]
+    R, S, C, K = w.shape
+    acc = q["bias"].astype(np.int64)
+    for r, s, tap in windows(x, (R, S), q["stride"], q["padding"], q["dilation"]):
+        acc = acc + exact_matmul(tap.reshape(-1, C), w[r, s]).reshape(*tap.shape[:3], K)
+    y = requantize(acc, q["scale"], q["relu"])
+    if q.get("pool"):
+        p = q["pool"]
+        y = max_pool(y, (p["kernel"],) * 2, (p["stride"],) * 2, (p["padding"],) * 2, pad_value=0)
+    return y
+
+
+def depthwise(x, q):
+    w = q["weight"]
+    R, S, C = w.shape
+    acc = q["bias"].astype(np.int64)
+    for r, s, tap in windows(x, (R, S), q["stride"], q["padding"], q["dilation"]):
+        acc = acc + tap.astype(np.int64) * w[r, s].astype(np.int64)
+    return requantize(acc, q["scale"], q["relu"])
+
+
+def max_pool(x, kernel, stride, padding, pad_value=-128):
+    """Max over each window of an NHWC int8 image; padding holds `pad_value` (-128: only the
+    image's own pixels count)."""
+    out = None
+    for _, _, tap in windows(x, kernel, stride, padding, (1, 1), pad_value):
+        out = tap if out is None else np.maximum(out, tap)
+    return out
+
+
+def linear(x, q):
+    lead, K = x.shape[:-1], x.shape[-1]
+    acc = exact_matmul(x.reshape(-1, K), q["weight"]) + q["bias"].astype(np.int64)
+    return requantize(acc, q["scale"], q["relu"]).reshape(*lead, -1)
+
+
+def matmul(a, b, q):
+    return requantize(np.rint(np.matmul(a.astype(np.float64), b.astype(np.float64))).astype(np.int64), q["scale"])
+
+
+def scaled_int8(x, scale):
+    return np.clip(np.rint(x.astype(np.float32) * np.float32(scale)), -128, 127).astype(np.int64)
+
+
+def add(a, b, q):
+    total = scaled_int8(a, q["a_scale"]) + scaled_int8(b, q["b_scale"])
+    return requantize(total, q["out_scale"], q["relu"])
+
+
+def lut(x, q):
+    return q["table"][x.astype(np.int64) + 128]
+
+
+OPS = {"conv": conv, "depthwise": depthwise, "linear": linear, "lut": lut,
+       "max_pool": lambda x, q: max_pool(x, q["kernel"], q["stride"], q["padding"]),
+       "reshape": lambda x, q: x.reshape(q["shape"]),
+       "permute": lambda x, q: np.ascontiguousarray(x.transpose(q["perm"]))}
+BINARY = {"add": add, "matmul": matmul}
+
+
+def run(graph, x) -> dict:
+    """{tensor name: int8 value} of every tensor of the quantised graph on the int8 input x (stored
+    layout: NHWC for an image)."""
+    values = {graph.input: np.asarray(x, dtype=np.int8)}
+    for op in graph.ops:
+        args = [values[t] for t in op.inputs]
+        if op.kind in OPS:
+            values[op.output] = OPS[op.kind](*args, op.q)
+        elif op.kind in BINARY:
+            values[op.output] = BINARY[op.kind](*args, op.q)
+        else:
+            raise NotImplementedError(f"the reference has no {op.kind} operator ({op.source})")
+        expected = graph.tensors[op.output].shape
+        if values[op.output].shape != tuple(expected):
+            raise AssertionError(f"{op.kind} at {op.source}: reference shape {values[op.output].shape}, "
+                                 f"graph shape {expected}")
+    return values
+
+
+__all__ = ["run", "requantize"]

@@ -1,0 +1,106 @@
+"""Whole models (baco.model, baco.compile_model): captured with torch.export, quantised to int8,
+run as Gemmini kernel launches (+ CPU ops) on the host-JIT model, bit-exact against the
+independent numpy reference of the quantised graph (baco.model.reference)."""
+import numpy as np
+import pytest
+import torch
+
+import baco
+from baco.errors import CompilationError
+from baco.model.compile import quantization_error
+from baco.model.quantize import calibration_inputs
+
+nn = torch.nn
+
+
+def seeded(model, seed=0):
+    torch.manual_seed(seed)
+    for m in model.modules():       # non-trivial BatchNorm statistics, so folding is exercised
+        if isinstance(m, nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.5, 0.5)
+            m.running_var.uniform_(0.5, 2.0)
+            m.weight.data.uniform_(0.5, 1.5)
+            m.bias.data.uniform_(-0.3, 0.3)
+    return model.eval()
+
+
+def inputs(shape, n=2, seed=1):
+    g = torch.Generator().manual_seed(seed)
+    return [torch.randn(shape, generator=g) for _ in range(n)]
+
+
+def assert_bit_exact(compiled, xs):
+    for x in xs:
+        r = compiled.check(x)
+        assert r["bit_exact"], f"{r['mismatches']} mismatches, first in tensor {r['first_mismatch']}"
+        assert np.abs(r["output"]).max() > 0        # not a constant output
+
+
+def mlp(sizes):
+    layers = []
+    for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
+        layers += [nn.Linear(a, b)] + ([nn.ReLU()] if i < len(sizes) - 2 else [])
+    return seeded(nn.Sequential(*layers))
+
+
+def test_mlp_bit_exact_and_close_to_float():
+    """mlp1 of gemmini-rocc-tests scaled down: 784-256-128-10, batch 8, ReLU."""
+    model = mlp([784, 256, 128, 10])
+    x = torch.randn(8, 784)
+    compiled = baco.compile_model(model, x)
+    assert [op.kind for op in compiled.graph.ops] == ["linear"] * 3
+    assert [op.q["relu"] for op in compiled.graph.ops] == [True, True, False]
+    assert all(layer.runs_on == "gemmini" for layer in compiled.layers)
+    assert_bit_exact(compiled, inputs((8, 784)))
+    err = quantization_error(model, compiled, inputs((8, 784), 4, seed=7))
+    assert err["cosine"] > 0.99 and err["top1_agreement"] >= 0.9, err
+
+
+def test_quantised_parameters_follow_gemmini():
+    """int32 bias = round(b / (s_in s_w)), requantisation scale float32(s_in s_w / s_out), int8 weights."""
+    model = mlp([33, 17])
+    x = torch.randn(5, 33)
+    compiled = baco.compile_model(model, x, calibrate=3)
+    op = compiled.graph.ops[0]
+    s_in, s_out = compiled.input_scale, compiled.output_scale
+    s_w = op.q["weight_scale"]
+    assert op.q["weight"].dtype == np.int8 and op.q["weight"].shape == (33, 17)
+    np.testing.assert_array_equal(op.q["bias"], np.rint(model[0].bias.detach().double().numpy() / (s_in * s_w)))
+    assert op.q["scale"] == float(np.float32(s_in * s_w / s_out))
+    assert_bit_exact(compiled, inputs((5, 33)))
+
+
+def test_int8_input_and_argument_errors():
+    model = mlp([20, 16])
+    x = torch.randn(3, 20)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    q = compiled.quantize_input(x)
+    np.testing.assert_array_equal(compiled(q), compiled(x))
+    with pytest.raises(TypeError, match="int8"):
+        compiled(q.astype(np.int16))
+    with pytest.raises(ValueError, match="shape"):
+        compiled(torch.randn(4, 20))
+    with pytest.raises(TypeError, match="model"):
+        baco.compile_model(lambda v: v, x)
+    with pytest.raises(ValueError, match="calibrate"):
+        baco.compile_model(model, x, calibrate=0)
+    with pytest.raises(ValueError, match="target"):
+        baco.compile_model(model, x, target="fpga")
+
+
+def test_calibration_inputs():
+    x = torch.randn(2, 3)
+    batches = calibration_inputs(x, 3)
+    assert len(batches) == 3 and batches[0] is x
+    assert torch.equal(batches[1], calibration_inputs(x, 3)[1])       # seeded
+    with pytest.raises(ValueError, match="shape"):
+        calibration_inputs(x, [torch.randn(3, 3)])
+
+
+@pytest.mark.slow
+def test_mlp1_full_size():
+    """gemmini-rocc-tests' mlp1: 784-2500-2000-1500-1000-500-10 at batch 64."""
+    model = mlp([784, 2500, 2000, 1500, 1000, 500, 10])
+    x = torch.randn(64, 784)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    assert_bit_exact(compiled, [x])
