@@ -58,15 +58,29 @@ def nchw(x, s):
 
 # ---------------------------------------------------------------- references
 
-def ref_avg_pool2d(x, k, st, p, s_in, s_out):
+def pair(v):
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def torch_out_size(size, k, s, p, d, ceil):
+    o = (size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil else 0)) // s + 1
+    return o - 1 if ceil and (o - 1) * s >= size + p else o
+
+
+def ref_avg_pool2d(x, k, st, p, ceil, include_pad, s_in, s_out):
     n, h, w, c = x.shape
-    oh, ow = (h + 2 * p[0] - k[0]) // st[0] + 1, (w + 2 * p[1] - k[1]) // st[1] + 1
-    xp = np.pad(x.astype(np.int32), ((0, 0), (p[0], p[0]), (p[1], p[1]), (0, 0)))
-    s = np.zeros((n, oh, ow, c), np.int32)
-    for i in range(k[0]):
-        for j in range(k[1]):
-            s += xp[:, i:i + st[0] * (oh - 1) + 1:st[0], j:j + st[1] * (ow - 1) + 1:st[1]]
-    return requant(s.astype(F32) * F32(s_in / (s_out * k[0] * k[1])))
+    oh, ow = (torch_out_size(*a, 1, ceil) for a in zip((h, w), k, st, p))
+    y = np.zeros((n, oh, ow, c), np.int8)
+    for i in range(oh):
+        hs = i * st[0] - p[0]
+        he = min(hs + k[0], h + p[0])
+        for j in range(ow):
+            ws = j * st[1] - p[1]
+            we = min(ws + k[1], w + p[1])
+            inside = x[:, max(hs, 0):min(he, h), max(ws, 0):min(we, w)].astype(np.int32)
+            count = (he - hs) * (we - ws) if include_pad else inside.shape[1] * inside.shape[2]
+            y[:, i, j] = requant(inside.sum(axis=(1, 2)).astype(F32) * F32(s_in / (s_out * count)))
+    return y
 
 
 def ref_adaptive(x, out, s_in, s_out):
@@ -77,21 +91,20 @@ def ref_adaptive(x, out, s_in, s_out):
         for j in range(out[1]):
             ws, we = math.floor(j * w / out[1]), math.ceil((j + 1) * w / out[1])
             s = x[:, hs:he, ws:we].astype(np.int32).sum(axis=(1, 2))
-            y[:, i, j] = requant(s.astype(F32) * F32(s_in / (s_out * (he - hs) * (we - ws))))
+            y[:, i, j] = requant(s.astype(F32) * F32(s_in / (s_out * ((he - hs) * (we - ws)))))
     return y
 
 
-def ref_max_pool(x, k, st, p, d):
+def ref_max_pool(x, k, st, p, d, ceil):
     n, h, w, c = x.shape
-    oh = (h + 2 * p[0] - d[0] * (k[0] - 1) - 1) // st[0] + 1
-    ow = (w + 2 * p[1] - d[1] * (k[1] - 1) - 1) // st[1] + 1
-    xp = np.pad(x.astype(np.int32), ((0, 0), (p[0], p[0]), (p[1], p[1]), (0, 0)), constant_values=-1000)
-    m = np.full((n, oh, ow, c), -1000, np.int32)
-    for i in range(k[0]):
-        for j in range(k[1]):
-            m = np.maximum(m, xp[:, i * d[0]:i * d[0] + st[0] * (oh - 1) + 1:st[0],
-                                 j * d[1]:j * d[1] + st[1] * (ow - 1) + 1:st[1]])
-    return m.astype(np.int8)
+    oh, ow = (torch_out_size(*a, ceil) for a in zip((h, w), k, st, p, d))
+    y = np.zeros((n, oh, ow, c), np.int8)
+    for i in range(oh):
+        rows = [r for r in range(i * st[0] - p[0], i * st[0] - p[0] + k[0] * d[0], d[0]) if 0 <= r < h]
+        for j in range(ow):
+            cols = [q for q in range(j * st[1] - p[1], j * st[1] - p[1] + k[1] * d[1], d[1]) if 0 <= q < w]
+            y[:, i, j] = x[:, rows][:, :, cols].max(axis=(1, 2))
+    return y
 
 
 def ref_add(a, b, sa, sb, so, relu):
@@ -127,12 +140,13 @@ def ref_layernorm(x, gamma, beta, eps, s_in, s_out):
 
 # ---------------------------------------------------------------- cases: (kernel, inputs, reference)
 
-def case_avg_pool2d(shape, k, st, p):
+def case_avg_pool2d(shape, k, st, p, ceil=False, include_pad=True):
     x = rand_i8(*shape)
-    kernel = cpu_ops.avg_pool2d(shape, k, st, p, in_scale=0.05, out_scale=0.03)
-    kp, sp, pp = cpu_ops._pair(k, "", 1), cpu_ops._pair(st if st is not None else k, "", 1), cpu_ops._pair(p, "", 0)
-    ref = ref_avg_pool2d(x, kp, sp, pp, 0.05, 0.03)
-    near = torch_q(F.avg_pool2d(nchw(x, 0.05), kp, sp, pp).permute(0, 2, 3, 1), 0.03)
+    kernel = cpu_ops.avg_pool2d(shape, k, st, p, ceil, include_pad, in_scale=0.05, out_scale=0.03)
+    k, p = pair(k), pair(p)
+    st = k if st is None else pair(st)
+    ref = ref_avg_pool2d(x, k, st, p, ceil, include_pad, 0.05, 0.03)
+    near = torch_q(F.avg_pool2d(nchw(x, 0.05), k, st, p, ceil, include_pad).permute(0, 2, 3, 1), 0.03)
     return kernel, (x,), ref, near
 
 
@@ -140,15 +154,14 @@ def case_adaptive(shape, out):
     x = rand_i8(*shape)
     kernel = cpu_ops.adaptive_avg_pool2d(shape, out, in_scale=0.02, out_scale=0.01)
     near = torch_q(F.adaptive_avg_pool2d(nchw(x, 0.02), out).permute(0, 2, 3, 1), 0.01)
-    return kernel, (x,), ref_adaptive(x, cpu_ops._pair(out, "", 1), 0.02, 0.01), near
+    return kernel, (x,), ref_adaptive(x, pair(out), 0.02, 0.01), near
 
 
-def case_max_pool(shape, k, st, p, d):
+def case_max_pool(shape, k, st, p, d, ceil=False):
     x = rand_i8(*shape)
-    kernel = cpu_ops.max_pool2d(shape, k, st, p, d)
-    pair = lambda v, lo: cpu_ops._pair(v, "", lo)
-    ref = ref_max_pool(x, pair(k, 1), pair(st if st is not None else k, 1), pair(p, 0), pair(d, 1))
-    exact = F.max_pool2d(nchw(x, 1.0), k, st, p, d).permute(0, 2, 3, 1).numpy()
+    kernel = cpu_ops.max_pool2d(shape, k, st, p, d, ceil)
+    ref = ref_max_pool(x, pair(k), pair(k if st is None else st), pair(p), pair(d), ceil)
+    exact = F.max_pool2d(nchw(x, 1.0), k, st, p, d, ceil).permute(0, 2, 3, 1).numpy()
     assert np.array_equal(ref, exact)          # the reference is torch's max pool
     return kernel, (x,), ref, exact
 
@@ -210,11 +223,15 @@ CASES = {
     "avg_pool 1x7x7x33 k7": lambda: case_avg_pool2d((1, 7, 7, 33), 7, None, 0),
     "avg_pool 2x17x13x5 k3 s2 p1": lambda: case_avg_pool2d((2, 17, 13, 5), 3, 2, 1),
     "avg_pool 1x9x10x1 k(2,3) s(1,2) p(1,1)": lambda: case_avg_pool2d((1, 9, 10, 1), (2, 3), (1, 2), (1, 1)),
+    "avg_pool 1x8x10x3 k3 s2 p1 ceil_mode": lambda: case_avg_pool2d((1, 8, 10, 3), 3, 2, 1, True),
+    "avg_pool 1x8x9x17 k3 s2 p1 ceil_mode, pad not counted":
+        lambda: case_avg_pool2d((1, 8, 9, 17), 3, 2, 1, True, False),
     "adaptive 1x7x7x33 ->1": lambda: case_adaptive((1, 7, 7, 33), 1),
     "adaptive 2x17x13x3 ->(5,4)": lambda: case_adaptive((2, 17, 13, 3), (5, 4)),
     "adaptive 1x3x5x17 ->(7,7) (upsampling)": lambda: case_adaptive((1, 3, 5, 17), (7, 7)),
     "max_pool 1x17x17x33 k3 s2 p1": lambda: case_max_pool((1, 17, 17, 33), 3, 2, 1, 1),
     "max_pool 2x9x11x1 k(3,2) s1 p(1,1) d(2,3)": lambda: case_max_pool((2, 9, 11, 1), (3, 2), 1, (1, 1), (2, 3)),
+    "max_pool 1x8x8x3 k3 s2 ceil_mode": lambda: case_max_pool((1, 8, 8, 3), 3, 2, 0, 1, True),
     "lut hardswish 1x17x17x33": lambda: case_lut((1, 17, 17, 33), "hardswish"),
     "lut gelu 33x17": lambda: case_lut((33, 17), "gelu"),
     "lut sigmoid 1": lambda: case_lut((1,), "sigmoid"),
@@ -363,6 +380,9 @@ def test_bad_arguments_name_the_argument():
     (lambda: cpu_ops.avg_pool2d((1, 2, 2, 2), 3, in_scale=1.0, out_scale=1.0), ValueError, "does not fit"),
     (lambda: cpu_ops.avg_pool2d((1, 4, 4, 2), 0, in_scale=1.0, out_scale=1.0), ValueError, "kernel_size"),
     (lambda: cpu_ops.avg_pool2d((1, 4, 4, 2), 2.0, in_scale=1.0, out_scale=1.0), TypeError, "kernel_size"),
+    (lambda: cpu_ops.max_pool2d((1, 4, 4, 2), 2, ceil_mode=1), TypeError, "ceil_mode"),
+    (lambda: cpu_ops.avg_pool2d((1, 4, 4, 2), 2, count_include_pad=None, in_scale=1.0, out_scale=1.0),
+     TypeError, "count_include_pad"),
     (lambda: cpu_ops.adaptive_avg_pool2d((1, 4, 4, 2), 1, in_scale=0.0, out_scale=1.0), ValueError, "in_scale"),
     (lambda: cpu_ops.adaptive_avg_pool2d((1, 4, 4, 2), 1, in_scale="1", out_scale=1.0), TypeError, "in_scale"),
     (lambda: cpu_ops.add((0, 3), a_scale=1.0, b_scale=1.0, out_scale=1.0), ValueError, "dimension >= 1"),

@@ -26,6 +26,7 @@ import ctypes
 import hashlib
 import math
 import numbers
+import os
 import shutil
 import tempfile
 from contextlib import contextmanager
@@ -61,13 +62,15 @@ class CpuKernel:
     `arg_shapes`, `arg_dtypes`, `n_inputs`. Calling it runs the host JIT on numpy arrays and
     writes the output in place; `run_iss` runs the same IR as a RISC-V ELF on the ISS."""
 
-    def __init__(self, op: str, args, n_inputs: int, body: str, globals_text: str = ""):
+    def __init__(self, op: str, args, n_inputs: int, func: "_Func", globals_text: str = ""):
+        """`args`: (name, shape, dtype) of each array as callers see it (`func` may view it
+        with another shape of the same size)."""
         self.op = op
         self.arg_names = tuple(a[0] for a in args)
         self.arg_shapes = tuple(tuple(int(d) for d in a[1]) for a in args)
         self.arg_dtypes = tuple(np.dtype(a[2]) for a in args)
         self.n_inputs = n_inputs
-        text = _module_text(globals_text, body)
+        text = _module_text(globals_text, func.text())
         self.name = f"cpu_{op}_{hashlib.sha256(text.encode()).hexdigest()[:12]}"
         self.mlir = text.replace(NAME, self.name)
         self.llvm_ir = lower(self.mlir)
@@ -157,7 +160,7 @@ class CpuKernel:
             built = toolchain.compile_and_link([work / "main.c", work / "arrays.S", work / "kernel.ll"],
                                                work / "runner.elf")
             elf.parent.mkdir(parents=True, exist_ok=True)
-            tmp = elf.with_suffix(f".{id(self)}.tmp")
+            tmp = elf.with_suffix(f".{os.getpid()}.tmp")
             shutil.copyfile(built, tmp)
             tmp.replace(elf)
         finally:
@@ -330,22 +333,35 @@ def _dtype(dtype, what="dtype") -> np.dtype:
 
 # ---------------------------------------------------------------- pooling
 
-def pooled_extent(size: int, kernel: int, stride: int, padding: int, dilation: int = 1) -> int:
-    """torch's output size of a pooling window along one axis (ceil_mode=False)."""
-    return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
+def pooled_extent(size: int, kernel: int, stride: int, padding: int, dilation: int = 1,
+                  ceil_mode: bool = False) -> int:
+    """torch's output size of a pooling window along one axis (ATen's pooling_output_shape): with
+    ceil_mode the last window may overhang the input but must start inside it or the left padding."""
+    span = size + 2 * padding - dilation * (kernel - 1) - 1
+    out = (span + (stride - 1 if ceil_mode else 0)) // stride + 1
+    if ceil_mode and (out - 1) * stride >= size + padding:
+        out -= 1
+    return out
 
 
-def _pool_geometry(shape, kernel_size, stride, padding, dilation):
+def _taps_inside(size, kernel, stride, padding, dilation, out) -> list[int]:
+    """Per output position along one axis, how many of its window's taps lie inside [0, size)."""
+    return [sum(0 <= o * stride - padding + i * dilation < size for i in range(kernel)) for o in range(out)]
+
+
+def _pool_geometry(shape, kernel_size, stride, padding, dilation, ceil_mode):
     n, h, w, c = _shape(shape, 4, "shape (N, H, W, C)")
     kernel = _pair(kernel_size, "kernel_size", 1)
     stride = kernel if stride is None else _pair(stride, "stride", 1)
     padding = _pair(padding, "padding", 0)
     dilation = _pair(dilation, "dilation", 1)
+    if not isinstance(ceil_mode, bool):
+        raise TypeError(f"ceil_mode must be a bool, not {type(ceil_mode).__name__}")
     for axis, k, p in zip("hw", kernel, padding):
         if p > k // 2:
             raise ValueError(f"padding {p} along {axis} must be at most half the kernel size {k} (torch's rule)")
-    out = tuple(pooled_extent(s, k, st, p, d) for s, k, st, p, d in zip((h, w), kernel, stride, padding, dilation))
-    if min(out) < 1:
+    out = tuple(pooled_extent(*a, ceil_mode) for a in zip((h, w), kernel, stride, padding, dilation))
+    if min(out) < 1 or not all(min(_taps_inside(*a)) > 0 for a in zip((h, w), kernel, stride, padding, dilation, out)):
         raise ValueError(f"a {kernel} window (stride {stride}, padding {padding}, dilation {dilation}) "
                          f"does not fit a {h}x{w} image")
     return (n, h, w, c), kernel, stride, padding, dilation, out
@@ -379,20 +395,30 @@ def _int32_sum(f, acc, x):
     return f(f"arith.addi {acc}, {f(f'arith.extsi {x} : i8 to i32')} : i32")
 
 
-def avg_pool2d(shape, kernel_size, stride=None, padding=0, *, in_scale, out_scale) -> CpuKernel:
-    """torch.nn.functional.avg_pool2d on int8 NHWC x (count_include_pad=True, ceil_mode=False).
+def avg_pool2d(shape, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, *,
+               in_scale, out_scale) -> CpuKernel:
+    """torch.nn.functional.avg_pool2d on int8 NHWC x (torch's defaults: count_include_pad=True,
+    ceil_mode=False).
 
-    For output (n, oh, ow, c): s = the int32 sum of x[n, h, w, c] over the window's positions
-    h = oh*stride_h - pad_h + i, w = ow*stride_w - pad_w + j (i < kh, j < kw) that lie inside
-    the image (padding adds zeros); m = float32(in_scale / (out_scale * kh * kw));
+    For output (n, oh, ow, c) with window start hs = oh*stride_h - pad_h, ws = ow*stride_w - pad_w:
+    s = the int32 sum of x[n, h, w, c] over hs <= h < hs + kh, ws <= w < ws + kw inside the
+    image (padding adds zeros); count = (min(hs + kh, H + pad_h) - hs) * (min(ws + kw, W + pad_w)
+    - ws) with count_include_pad (kh*kw unless a ceil_mode window overhangs), else the number of
+    positions inside the image (torch's divisors); m = float32(in_scale / (out_scale * count));
     out = requant(float32(s) * m)."""
-    (n, h, w, c), kernel, stride, padding, dilation, (oh, ow) = _pool_geometry(shape, kernel_size, stride,
-                                                                               padding, 1)
-    mult = np.float32(_scale(in_scale, "in_scale") / (_scale(out_scale, "out_scale") * kernel[0] * kernel[1]))
-    return _avg_pool("avg_pool2d", (n, h, w, c), (oh, ow),
+    (n, h, w, c), kernel, stride, padding, _, out = _pool_geometry(shape, kernel_size, stride, padding, 1,
+                                                                   ceil_mode)
+    if not isinstance(count_include_pad, bool):
+        raise TypeError(f"count_include_pad must be a bool, not {type(count_include_pad).__name__}")
+
+    def counts(size, k, st, p, o):
+        if count_include_pad:
+            return [min(i * st - p + k, size + p) - (i * st - p) for i in range(o)]
+        return _taps_inside(size, k, st, p, 1, o)
+    count = np.outer(*(counts(*a) for a in zip((h, w), kernel, stride, padding, out)))
+    return _avg_pool("avg_pool2d", (n, h, w, c), out, count, in_scale, out_scale,
                      lambda f, o, axis: _window_taps(f, o, (h, w)[axis], kernel[axis], stride[axis],
-                                                     padding[axis], 1),
-                     lambda f, oh_, ow_: f.f32(mult))
+                                                     padding[axis], 1))
 
 
 def adaptive_window(i: int, size: int, out: int) -> tuple[int, int]:
@@ -404,15 +430,12 @@ def adaptive_avg_pool2d(shape, output_size, *, in_scale, out_scale) -> CpuKernel
     """torch.nn.functional.adaptive_avg_pool2d on int8 NHWC x.
 
     Output (n, oh, ow, c) averages rows [hs, he) = [floor(oh*H/OH), ceil((oh+1)*H/OH)) and
-    columns [ws, we) likewise: s = int32 sum of x over the window; m = float32(in_scale /
-    (out_scale * (he - hs) * (we - ws))); out = requant(float32(s) * m)."""
+    columns [ws, we) likewise: s = int32 sum of x over the window; count = (he - hs) * (we - ws);
+    m = float32(in_scale / (out_scale * count)); out = requant(float32(s) * m)."""
     n, h, w, c = _shape(shape, 4, "shape (N, H, W, C)")
     out = _pair(output_size, "output_size", 1)
-    s_in, s_out = _scale(in_scale, "in_scale"), _scale(out_scale, "out_scale")
-    counts = np.array([[(he - hs) * (we - ws) for (ws, we) in (adaptive_window(j, w, out[1]) for j in range(out[1]))]
-                       for (hs, he) in (adaptive_window(i, h, out[0]) for i in range(out[0]))])
-    mults = (s_in / (s_out * counts)).astype(np.float32)
-    sym, glob = dense_global("mult", mults)
+    count = np.outer(*([e - s for s, e in (adaptive_window(i, size, o) for i in range(o))]
+                       for size, o in zip((h, w), out)))
 
     def taps(f, o, axis):
         size, k = (h, w)[axis], out[axis]
@@ -420,38 +443,43 @@ def adaptive_avg_pool2d(shape, output_size, *, in_scale, out_scale) -> CpuKernel
         nxt = f(f"arith.addi {o}, {f.index(1)} : index")
         end = f(f"arith.ceildivsi {f(f'arith.muli {nxt}, {f.index(size)} : index')}, {f.index(k)} : index")
         return start, f.index(0), f(f"arith.subi {end}, {start} : index")
-
-    def mult(f, oh_, ow_):
-        table = f.get_global(sym, memref(mults.shape, np.float32))
-        return f(f"memref.load {table}[{oh_}, {ow_}] : {memref(mults.shape, np.float32)}")
-    return _avg_pool("adaptive_avg_pool2d", (n, h, w, c), out, taps, mult, glob)
+    return _avg_pool("adaptive_avg_pool2d", (n, h, w, c), out, count, in_scale, out_scale, taps)
 
 
-def _avg_pool(op, shape, out_hw, taps, multiplier, globals_text="") -> CpuKernel:
+def _avg_pool(op, shape, out_hw, count, in_scale, out_scale, taps) -> CpuKernel:
+    """Average pooling: int32 window sums times float32(in_scale / (out_scale * count)), a
+    constant when every window has the same `count` (an OHxOW int array), else a table."""
     n, h, w, c = shape
+    s_in, s_out = _scale(in_scale, "in_scale"), _scale(out_scale, "out_scale")
+    mults = (s_in / (s_out * count.astype(np.float64))).astype(np.float32)
     args = [("x", shape, np.int8), ("out", (n, *out_hw, c), np.int8)]
+    sym, globals_text = dense_global("mult", mults) if np.unique(mults).size > 1 else (None, "")
     f = _Func(args)
     with f.loop(0, n) as ln, f.loop(0, out_hw[0]) as lh:
         th = taps(f, lh.iv, 0)
         with f.loop(0, out_hw[1]) as lw:
             tw = taps(f, lw.iv, 1)
-            m = multiplier(f, lh.iv, lw.iv)
+            if sym is None:
+                m = f.f32(mults[0, 0])
+            else:
+                table = f.get_global(sym, memref(mults.shape, np.float32))
+                m = f(f"memref.load {table}[{lh.iv}, {lw.iv}] : {memref(mults.shape, np.float32)}")
             with f.loop(0, c) as lc:
                 s = _window_reduce(f, ln.iv, th, tw, (1, 1), lc.iv, f.const("0", "i32"), "i32", _int32_sum)
                 v = f(f"arith.mulf {f(f'arith.sitofp {s} : i32 to f32')}, {m} : f32")
                 f.line(f"memref.store {f.requant(v)}, {f.arg(1)}[{ln.iv}, {lh.iv}, {lw.iv}, {lc.iv}] : "
                        f"{memref(*args[1][1:])}")
-    return CpuKernel(op, args, 1, f.text(), globals_text)
+    return CpuKernel(op, args, 1, f, globals_text)
 
 
-def max_pool2d(shape, kernel_size, stride=None, padding=0, dilation=1) -> CpuKernel:
-    """torch.nn.functional.max_pool2d on int8 NHWC x (ceil_mode=False); the output keeps x's scale.
+def max_pool2d(shape, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False) -> CpuKernel:
+    """torch.nn.functional.max_pool2d on int8 NHWC x; the output keeps x's scale.
 
     out[n, oh, ow, c] = max of x[n, h, w, c] over the window's taps h = oh*stride_h - pad_h +
-    i*dil_h, w = ow*stride_w - pad_w + j*dil_w that lie inside the image (padding is -inf, as
-    torch's; every window holds at least one tap)."""
+    i*dil_h (i < kh), w = ow*stride_w - pad_w + j*dil_w (j < kw) that lie inside the image
+    (padding is -inf, as torch's; every window holds at least one tap)."""
     (n, h, w, c), kernel, stride, padding, dilation, (oh, ow) = _pool_geometry(shape, kernel_size, stride,
-                                                                               padding, dilation)
+                                                                               padding, dilation, ceil_mode)
     args = [("x", (n, h, w, c), np.int8), ("out", (n, oh, ow, c), np.int8)]
     f = _Func(args)
     with f.loop(0, n) as ln, f.loop(0, oh) as lh:
@@ -462,24 +490,17 @@ def max_pool2d(shape, kernel_size, stride=None, padding=0, dilation=1) -> CpuKer
                 m = _window_reduce(f, ln.iv, th, tw, dilation, lc.iv, f.const("-128", "i8"), "i8",
                                    lambda f, acc, x: f(f"arith.maxsi {acc}, {x} : i8"))
                 f.line(f"memref.store {m}, {f.arg(1)}[{ln.iv}, {lh.iv}, {lw.iv}, {lc.iv}] : {memref(*args[1][1:])}")
-    return CpuKernel("max_pool2d", args, 1, f.text())
+    return CpuKernel("max_pool2d", args, 1, f)
 
 
 # ---------------------------------------------------------------- elementwise
 
-def _view_flat(kernel_args, flat):
-    """The args the MLIR sees: every array viewed flat."""
-    return [(name, flat, dtype) for name, _, dtype in kernel_args]
-
-
 def _flat_kernel(op, args, n_inputs, body, globals_text="") -> CpuKernel:
-    """An elementwise kernel whose MLIR views every array flat; `args` keep the real shapes."""
+    """An elementwise kernel whose MLIR views every array flat (all of one size)."""
     flat = (int(np.prod(args[0][1])),)
-    f = _Func(_view_flat(args, flat))
+    f = _Func([(name, flat, dtype) for name, _, dtype in args])
     _elementwise(f, list(range(n_inputs)), n_inputs, body)
-    kernel = CpuKernel(op, _view_flat(args, flat), n_inputs, f.text(), globals_text)
-    kernel.arg_shapes = tuple(tuple(a[1]) for a in args)
-    return kernel
+    return CpuKernel(op, args, n_inputs, f, globals_text)
 
 
 ACTIVATIONS = {
@@ -554,7 +575,7 @@ def mul_channel(shape, *, x_scale, s_scale, out_scale) -> CpuKernel:
         p = f(f"arith.muli {f(f'arith.extsi {b[0]} : i8 to i32')}, {f(f'arith.extsi {b[1]} : i8 to i32')} : i32")
         return f.requant(f(f"arith.mulf {f(f'arith.sitofp {p} : i32 to f32')}, {f.f32(m)} : f32"))
     _elementwise(f, [0, 1], 2, body, {1: "affine_map<(d0, d1, d2, d3) -> (d0, d3)>"})
-    return CpuKernel("mul_channel", args, 2, f.text())
+    return CpuKernel("mul_channel", args, 2, f)
 
 
 # ---------------------------------------------------------------- row reductions
@@ -564,15 +585,12 @@ def _rows(shape):
     return shape, (int(np.prod(shape[:-1])), shape[-1])
 
 
-def _row_kernel(op, shape, rows_cols, build, globals_text="", extra_args=()) -> CpuKernel:
-    """A kernel over an int8 x viewed as (rows, cols) (the last dim is cols)."""
-    args = [("x", rows_cols, np.int8), ("out", rows_cols, np.int8)]
-    f = _Func(args)
+def _row_kernel(op, shape, rows_cols, build, globals_text="") -> CpuKernel:
+    """A kernel over an int8 x viewed as (rows, cols) (the last dim is cols), row by row."""
+    f = _Func([("x", rows_cols, np.int8), ("out", rows_cols, np.int8)])
     with f.loop(0, rows_cols[0]) as lr:
         build(f, lr.iv)
-    kernel = CpuKernel(op, args, 1, f.text(), globals_text)
-    kernel.arg_shapes = (shape, shape)
-    return kernel
+    return CpuKernel(op, [("x", shape, np.int8), ("out", shape, np.int8)], 1, f, globals_text)
 
 
 def softmax_exp_table(in_scale) -> np.ndarray:
@@ -668,9 +686,7 @@ def copy(shape, dtype=np.int8, out_shape=None) -> CpuKernel:
     out_shape = shape if out_shape is None else _shape(out_shape, what="out_shape")
     if np.prod(out_shape) != np.prod(shape):
         raise ValueError(f"out_shape {out_shape} must hold as many elements as shape {shape}")
-    kernel = _flat_kernel("copy", [("x", shape, dtype), ("out", shape, dtype)], 1, lambda f, b: b[0])
-    kernel.arg_shapes = (shape, out_shape)
-    return kernel
+    return _flat_kernel("copy", [("x", shape, dtype), ("out", out_shape, dtype)], 1, lambda f, b: b[0])
 
 
 def permute(shape, perm, dtype=np.int8) -> CpuKernel:
@@ -684,7 +700,7 @@ def permute(shape, perm, dtype=np.int8) -> CpuKernel:
     f = _Func(args)
     f.line(f"linalg.transpose ins({f.arg(0)} : {memref(shape, dtype)}) outs({f.arg(1)} : {memref(out_shape, dtype)}) "
            f"permutation = [{', '.join(map(str, perm))}]")
-    return CpuKernel("permute", args, 1, f.text())
+    return CpuKernel("permute", args, 1, f)
 
 
 def concat(shapes, axis, dtype=np.int8) -> CpuKernel:
@@ -715,4 +731,4 @@ def concat(shapes, axis, dtype=np.int8) -> CpuKernel:
                 f"[{', '.join(['1'] * rank)}] : {memref(out_shape, dtype)} to {view}")
         f.line(f"linalg.copy ins({f.arg(i)} : {memref(s, dtype)}) outs({sub} : {view})")
         at += s[axis]
-    return CpuKernel("concat", args, len(shapes), f.text())
+    return CpuKernel("concat", args, len(shapes), f)
