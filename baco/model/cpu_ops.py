@@ -29,6 +29,7 @@ import numbers
 import os
 import shutil
 import tempfile
+import weakref
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -75,6 +76,7 @@ class CpuKernel:
         self.mlir = text.replace(NAME, self.name)
         self.llvm_ir = lower(self.mlir)
         self._fn = None
+        self._private_dir = None
 
     def __repr__(self):
         args = ", ".join(f"{n}: {memref(s, d)}" for n, s, d in zip(self.arg_names, self.arg_shapes, self.arg_dtypes))
@@ -113,9 +115,9 @@ class CpuKernel:
         self._fn(*(a.ctypes.data for a in arrays))
 
     def run_iss(self, *arrays: np.ndarray, cache_dir: Path | None = None) -> dict:
-        """Run the kernel on the RISC-V ISS: a runner ELF (the kernel, a main() calling it on
-        arrays at fixed symbols; built once, kept in `cache_dir`) gets the inputs written into
-        its memory and the output read back into `arrays[-1]`. Returns the ISS statistics."""
+        """Run the kernel on the RISC-V ISS: a runner ELF (the kernel and a main() calling it on
+        arrays at fixed symbols; see runner_elf) gets the inputs written into its memory and the
+        output read back into `arrays[-1]`. Returns the ISS's instruction and cycle counts."""
         from baco.sim.elfinfo import read_symbols
         from baco.sim.iss import run_elf
         self.check_arrays(arrays)
@@ -138,11 +140,19 @@ class CpuKernel:
         return str(mod)
 
     def runner_elf(self, cache_dir: Path | None = None) -> Path:
+        """The runner ELF, built once: in `cache_dir` (default the project's disk cache,
+        baco.compiler.cache_dir()) by the hash of the IR and the toolchain, or, with caching
+        disabled, in a folder removed with the kernel."""
         from baco.codegen import toolchain
         from baco.codegen.riscv import toolchain_fingerprint
+        from baco.compiler import cache_dir as project_cache
         key = hashlib.sha256((self.llvm_ir + toolchain_fingerprint()).encode()).hexdigest()[:32]
+        cache_dir = cache_dir or project_cache()
         if cache_dir is None:
-            cache_dir = Path(tempfile.gettempdir()) / "baco-cpu-ops"
+            if self._private_dir is None:
+                self._private_dir = Path(tempfile.mkdtemp(prefix=f"baco-{self.name}-"))
+                weakref.finalize(self, shutil.rmtree, self._private_dir, True)
+            cache_dir = self._private_dir
         elf = Path(cache_dir) / "cpu_ops" / f"{self.name}-{key}.elf"
         if elf.exists():
             return elf
