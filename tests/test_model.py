@@ -97,6 +97,61 @@ def test_calibration_inputs():
         calibration_inputs(x, [torch.randn(3, 3)])
 
 
+class SmallCNN(nn.Module):
+    """conv/bn/relu/maxpool, a residual add, a strided conv, adaptive average pooling, linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1, self.bn1 = nn.Conv2d(3, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16)
+        self.pool = nn.MaxPool2d(2)
+        self.conv2, self.bn2 = nn.Conv2d(16, 16, 3, padding=1), nn.BatchNorm2d(16)
+        self.conv3 = nn.Conv2d(16, 33, 3, stride=2, padding=1)
+        self.avg = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(33, 10)
+
+    def forward(self, x):
+        x = self.pool(torch.relu(self.bn1(self.conv1(x))))
+        y = torch.relu(self.bn2(self.conv2(x)))
+        x = torch.relu(x + y)
+        x = torch.relu(self.conv3(x))
+        return self.fc(torch.flatten(self.avg(x), 1))
+
+
+def test_small_cnn_bit_exact():
+    """A ragged 17x15 input, batch 2: BN folded, max-pool fused into conv1's mvout, the residual
+    add on Gemmini, the average pool on the CPU, flatten a view."""
+    model = seeded(SmallCNN())
+    x = torch.randn(2, 3, 17, 15)
+    compiled = baco.compile_model(model, x, calibrate=4)
+    kinds = [op.kind for op in compiled.graph.ops]
+    assert kinds == ["conv", "conv", "add", "conv", "adaptive_avg_pool", "reshape", "linear"]
+    assert compiled.graph.ops[0].q["pool"] == dict(kernel=2, stride=2, padding=0)
+    assert compiled.graph.tensors[compiled.graph.ops[0].output].shape == (2, 8, 7, 16)      # NHWC
+    assert [layer.runs_on for layer in compiled.layers] == ["gemmini"] * 4 + ["cpu", "gemmini"]
+    assert compiled.layers[0].kernels == ["conv2d_pool_kernel"]
+    assert_bit_exact(compiled, inputs((2, 3, 17, 15)))
+    err = quantization_error(model, compiled, inputs((2, 3, 17, 15), 4, seed=3))
+    assert err["cosine"] > 0.98, err
+
+
+def torchvision_model(name):
+    from baco.tuner.workloads import import_model_module
+    torch.manual_seed(0)
+    return seeded(getattr(import_model_module("torchvision.models"), name)(weights=None))
+
+
+def test_resnet18_bit_exact():
+    model = torchvision_model("resnet18")
+    x = torch.randn(1, 3, 32, 32)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    kinds = [op.kind for op in compiled.graph.ops]
+    assert kinds.count("conv") == 20 and kinds.count("add") == 8 and "max_pool" not in kinds
+    assert compiled.graph.ops[0].q["pool"] == dict(kernel=3, stride=2, padding=1)     # the stem's max-pool
+    assert_bit_exact(compiled, [x])
+    err = quantization_error(model, compiled, inputs((1, 3, 32, 32), 4, seed=3))
+    assert err["cosine"] > 0.98, err
+
+
 @pytest.mark.slow
 def test_mlp1_full_size():
     """gemmini-rocc-tests' mlp1: 784-2500-2000-1500-1000-500-10 at batch 64."""

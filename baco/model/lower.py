@@ -34,6 +34,7 @@ from baco.kernels.launch import KernelLaunch
 from baco.kernels.matmul import matmul_launch
 from baco.kernels.pool import ConvPoolLaunch
 from baco.kernels.resadd import resadd_launch
+from baco.model import cpu_ops
 from baco.model.graph import Graph, Op
 from baco.tuner.workloads import Layer, gemm
 
@@ -150,7 +151,8 @@ class _Lowering:
             elif op.kind in GEMMINI_OPS:
                 self.steps.append(getattr(self, f"lower_{op.kind}")(op))
             else:
-                self.steps.append(self.lower_cpu(op))
+                step = self.lower_cpu(op)
+                self.steps.extend(step if isinstance(step, list) else [step])
         return Lowered(self.buffers, self.regions, self.steps, self.config, self.tuned)
 
     def weights(self, op):
@@ -223,8 +225,43 @@ class _Lowering:
         return GemminiStep(op, [self.reads(launch, a)])
 
     def lower_cpu(self, op):
-        raise NotImplementedError(f"{op.kind} ({op.source}) runs on the CPU through baco.model.cpu_ops, "
-                                  "which this tree does not have yet")
+        xs = [self.value(t) for t in op.inputs]
+        x, q = xs[0], op.q
+        out_shape = tuple(self.graph.tensors[op.output].shape)
+        if op.kind == "max_pool":
+            kernel = cpu_ops.max_pool2d(x.shape, q["kernel"], q["stride"], q["padding"])
+        elif op.kind == "avg_pool":
+            kernel = cpu_ops.avg_pool2d(x.shape, q["kernel"], q["stride"], q["padding"],
+                                        count_include_pad=q["count_include_pad"], in_scale=q["in_scale"],
+                                        out_scale=q["out_scale"])
+        elif op.kind == "adaptive_avg_pool":
+            kernel = cpu_ops.adaptive_avg_pool2d(x.shape, q["output_size"], in_scale=q["in_scale"],
+                                                 out_scale=q["out_scale"])
+        elif op.kind == "lut":
+            kernel = cpu_ops.lut(x.shape, q["table"])
+        elif op.kind == "mul_channel":
+            kernel = cpu_ops.mul_channel(x.shape, x_scale=q["x_scale"], s_scale=q["s_scale"], out_scale=q["out_scale"])
+            xs = [x, xs[1].reshape(x.shape[0], x.shape[3])]
+        elif op.kind == "permute":
+            kernel = cpu_ops.permute(x.shape, q["perm"])
+        elif op.kind == "cat":
+            return self.lower_cat(op, xs)
+        else:
+            raise AssertionError(f"no lowering for {op.kind} ({op.source})")
+        out = self.buffer(op.output, np.zeros(out_shape, dtype=np.int8), "activation")
+        return CpuStep(op, kernel, [*xs, out])
+
+    def lower_cat(self, op, parts):
+        """Parts of another scale requantised through their table into a scratch buffer, then one copy."""
+        steps = []
+        for i, table in enumerate(op.q["tables"]):
+            if table is not None:
+                scratch = self.buffer(f"{op.output}.part{i}", np.zeros_like(parts[i]), "activation")
+                steps.append(CpuStep(op, cpu_ops.lut(parts[i].shape, table), [parts[i], scratch]))
+                parts[i] = scratch
+        out = self.buffer(op.output, np.zeros(self.graph.tensors[op.output].shape, dtype=np.int8), "activation")
+        steps.append(CpuStep(op, cpu_ops.concat([p.shape for p in parts], op.q["axis"]), [*parts, out]))
+        return steps
 
 
 def lower(graph: Graph, design=None) -> Lowered:

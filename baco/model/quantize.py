@@ -15,6 +15,8 @@
     float32(s_b / m) (both <= 1, so no operand saturates) and output scale float32(m / s_out).
   * Activation functions: a 256-entry int8 table, table[q + 128] = quantize(f(q * s_in), s_out)
     with f torch's own float32 function.
+  * CPU operators (baco.model.cpu_ops) take their input and output scales; concatenation copies,
+    so a part of another scale than the output's goes through a requantising table first.
 
 The quantised parameters are in each op's `q` dict; baco.model.reference computes from them.
 """
@@ -132,6 +134,11 @@ def lut_table(fn: str, s_in: float, s_out: float, params: dict):
     return quantize_values(y, s_out)
 
 
+def requant_table(s_in: float, s_out: float):
+    """int8 -> int8 table of q * s_in requantised to s_out (round half to even, saturated)."""
+    return quantize_values(np.arange(-128, 128, dtype=np.float32) * np.float32(s_in), s_out)
+
+
 def calibrate_scales(graph: Graph, ep, inputs, kind: str = "minmax"):
     """Each tensor's activation scale from the observers, in place."""
     names = {t.node for t in graph.tensors.values()}
@@ -173,8 +180,13 @@ def quantize_op(graph: Graph, op):
         op.q = dict(a_scale=f32(s_in[0] / m), b_scale=f32(s_in[1] / m), out_scale=f32(m / s_out), relu=a["relu"])
     elif op.kind == "lut":
         op.q = dict(table=lut_table(a["fn"], s_in[0], s_out, a))
-    elif op.kind in ("avg_pool", "adaptive_avg_pool", "mul_channel", "cat"):
-        op.q = dict(a, in_scales=[f32(s) for s in s_in], out_scale=f32(s_out))
+    elif op.kind in ("avg_pool", "adaptive_avg_pool"):
+        op.q = dict(a, in_scale=s_in[0], out_scale=s_out)
+    elif op.kind == "mul_channel":
+        op.q = dict(x_scale=s_in[0], s_scale=s_in[1], out_scale=s_out)
+    elif op.kind == "cat":
+        # the parts are copied: a part of another scale is first requantised through a table
+        op.q = dict(a, tables=[None if s == s_out else requant_table(s, s_out) for s in s_in])
     else:
         op.q = dict(a)
 

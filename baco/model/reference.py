@@ -7,6 +7,8 @@ accumulator read: ReLU, multiply by the float32 scale in float32, round half to 
 to int8. Residual add: each int8 operand times its float32 scale (round half to even, saturated
 to int8) on its way into the accumulator, the int32 sum, then the read as above. A pooled
 mvout: the max over each window of the (ReLU'd, so >= 0) int8 output, zeros outside the image.
+The CPU operators' arithmetic is written in baco.model.cpu_ops' docstrings (float32 products,
+requantisation = round half to even, saturate) and restated here.
 """
 from __future__ import annotations
 
@@ -98,11 +100,59 @@ def lut(x, q):
     return q["table"][x.astype(np.int64) + 128]
 
 
+def requant_float(v):
+    """int8 of float32 values: round half to even, saturate."""
+    return np.clip(np.rint(v), -128, 127).astype(np.int8)
+
+
+def average(sums, counts, q):
+    """Window sums times float32(in_scale / (out_scale * count)), in float32."""
+    m = (q["in_scale"] / (q["out_scale"] * np.asarray(counts, dtype=np.float64))).astype(np.float32)
+    return requant_float(sums.astype(np.float32) * m)
+
+
+def avg_pool(x, q):
+    """torch's avg_pool2d (floor mode): int32 window sums (zeros outside), divided by kh*kw, or with
+    count_include_pad=False by the window's pixels inside the image."""
+    sums = sum(tap.astype(np.int64) for _, _, tap in windows(x, q["kernel"], q["stride"], q["padding"], (1, 1)))
+    if q["count_include_pad"]:
+        counts = q["kernel"][0] * q["kernel"][1]
+    else:
+        ones = np.ones((1, *x.shape[1:3], 1), dtype=np.int64)
+        counts = sum(tap for _, _, tap in windows(ones, q["kernel"], q["stride"], q["padding"], (1, 1)))
+    return average(sums, counts, q)
+
+
+def adaptive_avg_pool(x, q):
+    """torch's adaptive windows: rows [floor(i H / OH), ceil((i + 1) H / OH)), columns likewise."""
+    N, H, W, C = x.shape
+    OH, OW = q["output_size"]
+    rows = [((i * H) // OH, -(-(i + 1) * H // OH)) for i in range(OH)]
+    cols = [((j * W) // OW, -(-(j + 1) * W // OW)) for j in range(OW)]
+    sums = np.stack([np.stack([x[:, h0:h1, w0:w1].astype(np.int64).sum(axis=(1, 2)) for w0, w1 in cols], 1)
+                     for h0, h1 in rows], 1)
+    counts = np.array([[(h1 - h0) * (w1 - w0) for w0, w1 in cols] for h0, h1 in rows])[None, :, :, None]
+    return average(sums, counts, q)
+
+
+def mul_channel(x, s, q):
+    """Squeeze-excite: int32 x * s[n, c], times float32(x_scale * s_scale / out_scale) in float32."""
+    p = x.astype(np.int64) * s.reshape(s.shape[0], 1, 1, -1).astype(np.int64)
+    m = np.float32(q["x_scale"] * q["s_scale"] / q["out_scale"])
+    return requant_float(p.astype(np.float32) * m)
+
+
+def cat(*parts, q):
+    parts = [p if t is None else t[p.astype(np.int64) + 128] for p, t in zip(parts, q["tables"])]
+    return np.concatenate(parts, axis=q["axis"])
+
+
 OPS = {"conv": conv, "depthwise": depthwise, "linear": linear, "lut": lut,
        "max_pool": lambda x, q: max_pool(x, q["kernel"], q["stride"], q["padding"]),
        "reshape": lambda x, q: x.reshape(q["shape"]),
-       "permute": lambda x, q: np.ascontiguousarray(x.transpose(q["perm"]))}
-BINARY = {"add": add, "matmul": matmul}
+       "permute": lambda x, q: np.ascontiguousarray(x.transpose(q["perm"])),
+       "avg_pool": avg_pool, "adaptive_avg_pool": adaptive_avg_pool}
+BINARY = {"add": add, "matmul": matmul, "mul_channel": mul_channel}
 
 
 def run(graph, x) -> dict:
@@ -115,6 +165,8 @@ def run(graph, x) -> dict:
             values[op.output] = OPS[op.kind](*args, op.q)
         elif op.kind in BINARY:
             values[op.output] = BINARY[op.kind](*args, op.q)
+        elif op.kind == "cat":
+            values[op.output] = cat(*args, q=op.q)
         else:
             raise NotImplementedError(f"the reference has no {op.kind} operator ({op.source})")
         expected = graph.tensors[op.output].shape
