@@ -10,8 +10,10 @@ tensor has no other reader:
   * batch_norm after a convolution is folded into its weights and bias
     (torch.nn.utils.fusion.fuse_conv_bn_weights);
   * relu after a conv, linear or residual add becomes the kernel's ReLU on the accumulator
-    read; relu6 (hardtanh 0..6) too, with its output scale fixed at 6/127 so that ReLU plus
-    int8 saturation is exactly min(max(x, 0), 6) on the quantised grid;
+    read; relu6 (hardtanh 0..6) too: its output scale is 6/127 when the calibrated range reaches
+    6, so that ReLU plus int8 saturation at 127 is exactly min(max(x, 0), 6) on the quantised
+    grid, else the calibrated scale (whose largest value, 127 * scale, is below 6: there ReLU6
+    and ReLU agree on every representable value and saturation is the usual int8 clipping);
   * max_pool2d after conv + ReLU becomes the conv's pooled mvout (baco.kernels.pool) when
     config_st can express it (kernel/stride/padding <= 3, square, no dilation, floor mode):
     Gemmini pads with zeros, equal to torch's -inf padding only after a ReLU.
@@ -41,7 +43,7 @@ class Tensor:
     layout: str                       # "NHWC" | "torch"
     torch_shape: tuple
     node: str
-    fixed_scale: float | None = None  # a scale the graph fixes (relu6), not calibrated
+    clamp_scale: float | None = None  # relu6: the scale whose saturation is the clamp at 6
     scale: float | None = None        # set by quantisation
 
 
@@ -272,7 +274,7 @@ class _Walker:
         if producer is not None and not producer.attrs["relu"] and not producer.attrs.get("pool"):
             producer.attrs["relu"] = True
             if fn == "relu6":
-                x.fixed_scale = RELU6_SCALE
+                x.clamp_scale = RELU6_SCALE
             self.retarget(node, x)
             return
         self.emit(node, "lut", [x], dict(fn="hardtanh" if fn == "relu6" else fn, **params), layout=x.layout)
@@ -286,6 +288,9 @@ class _Walker:
             self.activation(node, "relu6", min_val=lo, max_val=hi)
         else:
             self.activation(node, "hardtanh", min_val=lo, max_val=hi)
+
+    def op_relu6(self, node):
+        self.activation(node, "relu6", min_val=0.0, max_val=6.0)
 
     def op_hardswish(self, node):
         self.activation(node, "hardswish")
@@ -313,7 +318,7 @@ class _Walker:
         stride = pair(a[2]) if a[2] else kernel
         padding, dilation, ceil_mode = pair(a[3] or 0), pair(a[4] or 1), bool(a[5])
         conv = self.fusable(x, ("conv",))
-        if (conv is not None and conv.attrs["relu"] and not conv.attrs["pool"] and x.fixed_scale is None
+        if (conv is not None and conv.attrs["relu"] and not conv.attrs["pool"]
                 and kernel[0] == kernel[1] and stride[0] == stride[1] and padding[0] == padding[1]
                 and dilation == (1, 1) and not ceil_mode
                 and not pool_field_problems(kernel[0], x.shape[2], kernel[0], stride[0], 0, padding[0])):
@@ -377,13 +382,11 @@ class _Walker:
         if not (self.is_act(node.args[0]) and len(node.args) > 1 and self.is_act(node.args[1])):
             raise unsupported(node, "mul is supported as a squeeze-excite scaling of two activations")
         x, s = (self.act(node, v) for v in node.args[:2])
-        if len(x.torch_shape) == 4 and s.torch_shape[2:] == (1, 1) and x.torch_shape[2:] != (1, 1):
-            pass
-        elif len(s.torch_shape) == 4 and x.torch_shape[2:] == (1, 1) and s.torch_shape[2:] != (1, 1):
-            x, s = s, x
-        else:
+        if len(x.torch_shape) != 4 or len(s.torch_shape) != 4 or (1, 1) not in (x.torch_shape[2:], s.torch_shape[2:]):
             raise unsupported(node, f"mul of shapes {x.torch_shape} and {s.torch_shape}: only (N,C,H,W) * (N,C,1,1) "
                               "(squeeze-excite) has an operator")
+        if s.torch_shape[2:] != (1, 1):
+            x, s = s, x
         if s.torch_shape[:2] != x.torch_shape[:2]:
             raise unsupported(node, f"mul of shapes {x.torch_shape} and {s.torch_shape}: channels differ")
         self.emit(node, "mul_channel", [self.as_layout(node, x, "NHWC"), s], {})

@@ -4,7 +4,8 @@
     calibrated by torch's own observers (MinMaxObserver or HistogramObserver, qint8,
     per_tensor_symmetric) on the exported model's float values at each tensor's node over the
     calibration inputs. Tensors an operator cannot rescale keep their input's scale (reshape,
-    permute, max-pool); relu6 outputs take 6/127 (baco.model.graph).
+    permute, max-pool); a relu6 output takes 6/127 when its calibrated range reaches 6 (then
+    saturation is the clamp at 6; baco.model.graph).
   * Weights (BatchNorm already folded): symmetric per-tensor int8, quantised by
     torch.quantize_per_tensor with a MinMaxObserver's scale s_w.
   * Biases: int32 round_half_even(b / (s_in * s_w)).
@@ -144,13 +145,12 @@ def calibrate_scales(graph: Graph, ep, inputs, kind: str = "minmax"):
     names = {t.node for t in graph.tensors.values()}
     values = node_values(ep, inputs, names)
     for t in graph.tensors.values():
-        if t.fixed_scale is not None:
-            t.scale = t.fixed_scale
-            continue
         obs = observer(kind)
         for v in values[t.node]:
             obs(v.float())
         t.scale = observed_scale(obs)
+        if t.clamp_scale is not None and float(obs.max_val) * (1 + 1e-6) >= 127 * t.clamp_scale:
+            t.scale = t.clamp_scale
     for op in graph.ops:                   # in order, so chains of them share one scale
         if op.kind in SAME_SCALE or (op.kind == "lut" and op.attrs["fn"] == "relu"):
             graph.tensors[op.output].scale = graph.tensors[op.inputs[0]].scale
