@@ -1,6 +1,8 @@
 """Whole models (baco.model, baco.compile_model): captured with torch.export, quantised to int8,
 run as Gemmini kernel launches (+ CPU ops) on the host-JIT model, bit-exact against the
 independent numpy reference of the quantised graph (baco.model.reference)."""
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -143,6 +145,47 @@ def test_small_cnn_bit_exact():
     assert_bit_exact(compiled, inputs((2, 3, 17, 15)))
     err = quantization_error(model, compiled, inputs((2, 3, 17, 15), 4, seed=3))
     assert err["cosine"] > 0.98, err
+
+
+def test_design_schedules_and_config():
+    """design=: every layer on the design's GemminiConfig, the layers the design lists (matched by
+    shape) with its schedules - output-stationary ones included, whose array saturation the
+    reference follows - and the others with the kernels' defaults."""
+    from dataclasses import asdict
+
+    from baco.gemmini.config import GemminiConfig
+    from baco.gemmini.schedule import GemmSchedule
+    model = seeded(SmallCNN())
+    x = torch.randn(2, 3, 17, 15)
+    default = baco.compile_model(model, x, calibrate=2)
+    layers = {step.op.output: step.layer for step in default.lowered.steps if getattr(step, "layer", None)}
+    conv2, conv3, fc = (layers[op.output] for op in default.graph.ops if op.kind in ("conv", "linear")
+                        and not op.q.get("pool"))
+    config = GemminiConfig.from_capacity(8, 64, 32)
+    schedules = [GemmSchedule(7, 16, 8, "WS", True, rows=2), GemmSchedule(4, 16, 8, "OS", False),
+                 GemmSchedule(8, 16, 16, "OS", True)]
+    design = dict(gemmini_config=config.to_dict(), layers=[
+        dict(name=f"l{i}", count=1, layer={k: v for k, v in asdict(layer).items() if k not in ("name", "count")},
+             schedule=sched.to_dict()) for i, (layer, sched) in enumerate(zip((conv2, conv3, fc), schedules))])
+    compiled = baco.compile_model(model, x, design=design, calibrate=2)
+    assert compiled.config == config
+    assert [layer.schedule_source for layer in compiled.layers if layer.runs_on == "gemmini"] == \
+        ["default", "tuned", "default", "tuned", "tuned"]
+    assert [op.q.get("os_k_block") for op in compiled.graph.ops if op.kind in ("conv", "linear")] == [None, None, 8, 16]
+    assert_bit_exact(compiled, inputs((2, 3, 17, 15)))
+
+
+@pytest.mark.slow
+def test_design_from_baco_tune(tmp_path):
+    """A `baco tune --torch` result of the same model, compiled with design=DIR."""
+    from baco.tuner.cli import main as tune
+    assert tune(["--torch", "tests.test_model:SmallCNN", "--input-shape", "2,3,17,15", "--steps", "10",
+                 "--out", str(tmp_path), "--quiet"]) == 0
+    model = seeded(SmallCNN())
+    compiled = baco.compile_model(model, torch.randn(2, 3, 17, 15), design=tmp_path, calibrate=2)
+    assert sum(layer.schedule_source == "tuned" for layer in compiled.layers) == 3     # conv2, conv3, fc
+    assert compiled.config.dim == json.loads((tmp_path / "result.json").read_text())["gemmini_config"]["dim"]
+    assert_bit_exact(compiled, inputs((2, 3, 17, 15)))
 
 
 def torchvision_model(name, input_shape):

@@ -136,8 +136,13 @@ class _Lowering:
         shape = tuple(self.graph.tensors[op.output].shape)
         self.buffer(op.output, array.reshape(shape), "activation")
 
-    def schedule_for(self, layer: Layer):
+    def schedule_for(self, op: Op, layer: Layer):
+        """(the design's schedule of this layer or None, its source); an output-stationary
+        schedule's array arithmetic is written into op.q for the reference (os_k_block: the
+        products the array sums before its output saturates to array_bits)."""
         s = self.tuned.get(layer.key)
+        if s is not None and s.dataflow == "OS":
+            op.q.update(os_k_block=s.block_k, array_bits=self.config.spatial_output_bits)
         return s, "tuned" if s is not None else "default"
 
     def run(self) -> Lowered:
@@ -178,7 +183,7 @@ class _Lowering:
                                     scale=q["scale"], relu=q["relu"], config=self.config, blocks=None)
             source = "default"       # the tuner costs the conv alone, not the pooled kernel
         else:
-            schedule, source = self.schedule_for(layer)
+            schedule, source = self.schedule_for(op, layer)
             launch = conv2d_launch(x, w, b, stride=q["stride"], padding=q["padding"], dilation=q["dilation"],
                                    scale=q["scale"], relu=q["relu"], out="int8", config=self.config, blocks=schedule)
         self.output(op, launch.y)
@@ -198,7 +203,7 @@ class _Lowering:
         w, b = self.weights(op)
         a = x.reshape(-1, x.shape[-1])
         layer = gemm(a.shape[0], a.shape[1], w.shape[1])
-        schedule, source = self.schedule_for(layer)
+        schedule, source = self.schedule_for(op, layer)
         launch = matmul_launch(a, w, bias=b, out="int8", scale=op.q["scale"], relu=op.q["relu"], schedule=schedule,
                                config=self.config)
         self.output(op, launch.y)

@@ -7,6 +7,8 @@ accumulator read: ReLU, multiply by the float32 scale in float32, round half to 
 to int8. Residual add: each int8 operand times its float32 scale (round half to even, saturated
 to int8) on its way into the accumulator, the int32 sum, then the read as above. A pooled
 mvout: the max over each window of the (ReLU'd, so >= 0) int8 output, zeros outside the image.
+Under an output-stationary schedule each block of K products is summed in the array and
+saturated to its output width before the accumulator adds it (os_k_block, array_bits in op.q).
 The CPU operators' arithmetic is written in baco.model.cpu_ops' docstrings (float32 products,
 requantisation = round half to even, saturate) and restated here.
 """
@@ -46,12 +48,23 @@ def windows(x, kernel, stride, padding, dilation, value=0):
             yield r, s, xp[:, r * dh: r * dh + (P - 1) * sh + 1: sh, s * dw: s * dw + (Q - 1) * sw + 1: sw, :]
 
 
+def array_sums(a, b, q):
+    """a @ b as the array adds it into the accumulator: whole, or under an output-stationary
+    schedule (q["os_k_block"]) one sum per block of os_k_block columns of a, each saturated to the
+    array's output width (q["array_bits"]) before it is added."""
+    kb = q.get("os_k_block")
+    if not kb:
+        return exact_matmul(a, b)
+    hi = 2 ** (q["array_bits"] - 1)
+    return sum(np.clip(exact_matmul(a[:, k:k + kb], b[k:k + kb]), -hi, hi - 1) for k in range(0, a.shape[1], kb))
+
+
 def conv(x, q):
     w = q["weight"]
     R, S, C, K = w.shape
     acc = q["bias"].astype(np.int64)
     for r, s, tap in windows(x, (R, S), q["stride"], q["padding"], q["dilation"]):
-        acc = acc + exact_matmul(tap.reshape(-1, C), w[r, s]).reshape(*tap.shape[:3], K)
+        acc = acc + array_sums(tap.reshape(-1, C), w[r, s], q).reshape(*tap.shape[:3], K)
     y = requantize(acc, q["scale"], q["relu"])
     if q.get("pool"):
         p = q["pool"]
@@ -79,7 +92,7 @@ def max_pool(x, kernel, stride, padding, pad_value=-128):
 
 def linear(x, q):
     lead, K = x.shape[:-1], x.shape[-1]
-    acc = exact_matmul(x.reshape(-1, K), q["weight"]) + q["bias"].astype(np.int64)
+    acc = array_sums(x.reshape(-1, K), q["weight"], q) + q["bias"].astype(np.int64)
     return requantize(acc, q["scale"], q["relu"]).reshape(*lead, -1)
 
 
