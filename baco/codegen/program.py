@@ -142,6 +142,9 @@ class Program:
         if (data is not None) != (region == "weights"):
             raise ValueError(f"buffer {name!r}: weights carry their data, and only weights do")
         buf = Buffer(name, dtype, shape, region, data)
+        clash = next((b.name for b in self.buffers.values() if _symbol(b) == _symbol(buf)), None)
+        if clash is not None:
+            raise ValueError(f"buffer {name!r} would share the symbol {_symbol(buf)} with {clash!r}")
         self.buffers[name] = buf
         return buf
 
@@ -591,7 +594,8 @@ class ProgramRun:
     step_cycles: dict             # step name -> cycles (from the console)
     total_cycles: int
     cpu_cycles: int               # the hart's cycle count at exit
-    gemmini_commands: int
+    gemmini_commands: int         # the commands the CPU issued
+    model_commands: int           # the commands Gemmini executed (hardware loops unrolled)
     instructions: int
     console: str
     gemmini_cycles: int | None = None     # with the cycle model: Gemmini's busy span
@@ -647,5 +651,6 @@ def run_program(build: ProgramBuild, *, timing=False, max_instructions: int = 2_
     if len(steps) != len(program.steps) or total is None:
         raise RuntimeError(f"the program's console lacks its cycle report:\n{res.console}")
     gemmini_cycles = timing_cycles(timing) if timing is not None else None
+    executed = sum(n for name, n in res.stats.items() if name != "fence")
     return ProgramRun(res.exit_code, outputs, steps, int(total.group(1)), res.cpu_cycles, res.gemmini_commands,
-                      res.instructions, res.console, gemmini_cycles)
+                      executed, res.instructions, res.console, gemmini_cycles)
