@@ -336,7 +336,17 @@ def test_no_fused_multiply_add_and_sqrt_is_an_instruction(tmp_path):
 
 def test_rounding_is_an_instruction_not_a_libcall(tmp_path):
     asm = riscv_assembly(cpu_ops.add((17,), a_scale=0.1, b_scale=0.1, out_scale=0.3), tmp_path)
-    assert "rne" in asm and "call" not in asm and "tail" not in asm
+    assert "fcvt.l.s" in asm and "call" not in asm and "tail" not in asm
+
+
+def test_ties_round_to_even_and_saturate(elf_cache):
+    """x * 0.5 + 0 * 1: halves round to the even neighbour, beyond int8 saturates (host and ISS)."""
+    kernel = cpu_ops.add((12,), a_scale=0.5, b_scale=1.0, out_scale=1.0)
+    a = np.array([1, 3, 5, 7, -1, -3, -5, -7, 127, -128, 0, 2], np.int8)
+    b = np.array([0] * 8 + [127, -128, 0, 0], np.int8)
+    expected = np.array([0, 2, 2, 4, 0, -2, -2, -4, 127, -128, 0, 1], np.int8)
+    np.testing.assert_array_equal(run_host(kernel, a, b), expected)
+    np.testing.assert_array_equal(run_iss(kernel, a, b, cache_dir=elf_cache), expected)
 
 
 def test_interface():

@@ -267,11 +267,12 @@ class _Func:
         self.line("}")
 
     def requant(self, v: str) -> str:
-        """saturate_int8(round_half_even(v)) of a float32 v, as an i8."""
-        r = self(f"math.roundeven {v} : f32")
-        r = self(f"arith.maxnumf {r}, {self.f32(-128.0)} : f32")
+        """saturate_int8(round_half_even(v)) of a float32 v, as an i8: clamped to [-128, 127], then
+        converted in the current rounding mode (lrint: one fcvt.l.s on RISC-V), which is round-
+        to-nearest-even as for every other float op of the kernel."""
+        r = self(f"arith.maxnumf {v}, {self.f32(-128.0)} : f32")
         r = self(f"arith.minnumf {r}, {self.f32(127.0)} : f32")
-        return self(f"arith.fptosi {r} : f32 to i8")
+        return self(f"arith.trunci {self(f'llvm.intr.lrint({r}) : (f32) -> i64')} : i64 to i8")
 
     def text(self) -> str:
         params = ", ".join(f"%{n}: {memref(s, d)}" for n, s, d in self.args)
