@@ -2,7 +2,7 @@
 
 Each operator instance (static shapes, constants baked in) is a `CpuKernel`: a `func.func` over
 memrefs written with linalg (elementwise and layout ops) or scf loops (pools and row reductions)
-and arith/math, lowered by upstream MLIR passes (`LOWERING`) and translated to LLVM IR by
+and arith/math (plus `llvm.intr.lrint`), lowered by upstream MLIR passes (`LOWERING`) and translated to LLVM IR by
 `baco.codegen.translate.to_llvm_ir` - the same MLIR -> LLVM path as the Gemmini kernels. The
 host JIT runs it through llvmlite (`baco.codegen.host`); the RISC-V build links the same IR.
 
@@ -17,8 +17,9 @@ Every float operation is float32 and IEEE round-to-nearest-even, in the order ea
 states, never fused (no fast-math flags, so LLVM neither contracts a multiply and an add into an
 FMA nor reassociates). A constant "float32(e)" is e evaluated in Python (float64) and rounded once
 to float32. Requantisation is Gemmini's: `requant(v) = saturate_int8(round_half_even(v))` of a
-float32 v (rounding and saturation commute, so the kernel clamps to [-128, 127] first). There is
-no libm on the bare-metal target: exp comes from a table, sqrt is `math.sqrt` (fsqrt.s on RV64GC).
+float32 v: rounding and saturation commute, so the kernel clamps to [-128, 127] and then converts
+in the current rounding mode (lrint), which must be round-to-nearest-even as for every float op
+here (the reset state of RISC-V's frm and x86's MXCSR). There is no libm on the bare-metal target: exp comes from a table, sqrt is `math.sqrt` (fsqrt.s on RV64GC).
 """
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ import numpy as np
 
 from baco.codegen.host import _target_machine, optimize
 from baco.codegen.translate import to_llvm_ir
+from baco.errors import CompilationError
 
 LOWERING = ("builtin.module(func.func(convert-linalg-to-loops),lower-affine,arith-expand,convert-scf-to-cf,"
             "expand-strided-metadata,finalize-memref-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,"
@@ -182,9 +184,13 @@ def lower(mlir_text: str) -> str:
     """The func.func module text -> LLVM IR through LOWERING."""
     from mlir.ir import Context, Module
     from mlir.passmanager import PassManager
+    from mlir.ir import MLIRError
     with Context():
-        module = Module.parse(mlir_text)
-        PassManager.parse(LOWERING).run(module.operation)
+        try:
+            module = Module.parse(mlir_text)
+            PassManager.parse(LOWERING).run(module.operation)
+        except MLIRError as e:
+            raise CompilationError.from_mlir("lowering a CPU operator failed", e) from None
         return to_llvm_ir(module)
 
 
