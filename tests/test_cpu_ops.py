@@ -363,7 +363,7 @@ def test_lut_tables_are_torchs_activations(fn, torch_fn):
 
 def riscv_assembly(kernel, tmp_path):
     ll = tmp_path / "k.ll"
-    ll.write_text(kernel.riscv_ir())
+    ll.write_text(kernel.llvm_ir)
     asm = tmp_path / "k.s"
     subprocess.run([sys.executable, "-m", "ziglang", "cc", *toolchain.TARGET_FLAGS, "-O2", "-S", str(ll),
                     "-o", str(asm)], check=True, capture_output=True)

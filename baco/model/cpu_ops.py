@@ -33,6 +33,7 @@ import tempfile
 import weakref
 from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 
 import llvmlite.binding as llvm
 import numpy as np
@@ -50,8 +51,12 @@ MLIR_TYPES = {np.dtype(np.int8): "i8", np.dtype(np.int32): "i32", np.dtype(np.fl
 NAME = "__KERNEL__"      # the function's name in the text before it is hashed into the real one
 
 
+def element(dtype) -> str:
+    return MLIR_TYPES[np.dtype(dtype)]
+
+
 def memref(shape, dtype) -> str:
-    return f"memref<{'x'.join(map(str, shape))}x{MLIR_TYPES[np.dtype(dtype)]}>"
+    return f"memref<{'x'.join(map(str, shape))}x{element(dtype)}>"
 
 
 def f32_hex(x) -> str:
@@ -73,7 +78,7 @@ class CpuKernel:
         self.arg_shapes = tuple(tuple(int(d) for d in a[1]) for a in args)
         self.arg_dtypes = tuple(np.dtype(a[2]) for a in args)
         self.n_inputs = n_inputs
-        text = _module_text(globals_text, func.text())
+        text = f"module {{\n{globals_text}{func.text()}}}\n"
         self.name = f"cpu_{op}_{hashlib.sha256(text.encode()).hexdigest()[:12]}"
         self.mlir = text.replace(NAME, self.name)
         self.llvm_ir = lower(self.mlir)
@@ -135,12 +140,6 @@ class CpuKernel:
                                  dtype=out.dtype).reshape(out.shape)
         return {"instructions": res.instructions, "cpu_cycles": res.cpu_cycles}
 
-    def riscv_ir(self) -> str:
-        """`llvm_ir` with the RISC-V target triple."""
-        mod = llvm.parse_assembly(self.llvm_ir)
-        mod.triple = "riscv64-unknown-unknown-elf"
-        return str(mod)
-
     def runner_elf(self, cache_dir: Path | None = None) -> Path:
         """The runner ELF, built once: in `cache_dir` (default the project's disk cache,
         baco.compiler.cache_dir()) by the hash of the IR and the toolchain, or, with caching
@@ -160,14 +159,14 @@ class CpuKernel:
             return elf
         work = Path(tempfile.mkdtemp(prefix=f"baco-{self.name}-"))
         try:
-            (work / "kernel.ll").write_text(self.riscv_ir())
+            (work / "kernel.ll").write_text(self.llvm_ir)      # no triple: clang's target applies
             n = len(self.arg_shapes)
             (work / "main.c").write_text(
                 "".join(f"extern char baco_arg{i}[];\n" for i in range(n))
                 + f"void {self.name}({', '.join(['void *'] * n)});\n"
                 + f"int main(void) {{ {self.name}({', '.join(f'baco_arg{i}' for i in range(n))}); return 0; }}\n")
             (work / "arrays.S").write_text(".section .data\n" + "".join(
-                f".balign 64\n.globl baco_arg{i}\nbaco_arg{i}:\n.space {max(1, int(np.prod(s)) * d.itemsize)}\n"
+                f".balign 64\n.globl baco_arg{i}\nbaco_arg{i}:\n.space {int(np.prod(s)) * d.itemsize}\n"
                 for i, (s, d) in enumerate(zip(self.arg_shapes, self.arg_dtypes))))
             built = toolchain.compile_and_link([work / "main.c", work / "arrays.S", work / "kernel.ll"],
                                                work / "runner.elf")
@@ -182,9 +181,8 @@ class CpuKernel:
 
 def lower(mlir_text: str) -> str:
     """The func.func module text -> LLVM IR through LOWERING."""
-    from mlir.ir import Context, Module
+    from mlir.ir import Context, MLIRError, Module
     from mlir.passmanager import PassManager
-    from mlir.ir import MLIRError
     with Context():
         try:
             module = Module.parse(mlir_text)
@@ -192,10 +190,6 @@ def lower(mlir_text: str) -> str:
         except MLIRError as e:
             raise CompilationError.from_mlir("lowering a CPU operator failed", e) from None
         return to_llvm_ir(module)
-
-
-def _module_text(globals_text: str, body: str) -> str:
-    return f"module {{\n{globals_text}{body}}}\n"
 
 
 def dense_global(tag: str, values: np.ndarray) -> tuple[str, str]:
@@ -252,9 +246,7 @@ class _Func:
     def loop(self, lo, hi, carried=()):
         """scf.for iv in [lo, hi) (index values or ints); `carried` [(init, type)]. The body sets
         `loop.next` to the carried values' next values; `loop.results` are the final ones."""
-        class Loop:
-            pass
-        loop = Loop()
+        loop = SimpleNamespace()
         lo = self.index(lo) if isinstance(lo, int) else lo
         hi = self.index(hi) if isinstance(hi, int) else hi
         loop.iv, loop.args = self.fresh(), [self.fresh() for _ in carried]
@@ -300,10 +292,10 @@ def _elementwise(f: _Func, inputs, out, body, extra_maps=None) -> None:
            f"[{iterators}]}} ins({ins} : {', '.join(types)}) "
            f"outs({f.arg(out)} : {memref(f.args[out][1], f.args[out][2])}) {{")
     block = [f.fresh() for _ in inputs + [out]]
-    f.line("^bb0(" + ", ".join(f"{b}: {MLIR_TYPES[np.dtype(f.args[i][2])]}" for b, i in zip(block, inputs + [out])) + "):")
+    f.line("^bb0(" + ", ".join(f"{b}: {element(f.args[i][2])}" for b, i in zip(block, inputs + [out])) + "):")
     f.depth += 1
     result = body(f, block)
-    f.line(f"linalg.yield {result} : {MLIR_TYPES[np.dtype(f.args[out][2])]}")
+    f.line(f"linalg.yield {result} : {element(f.args[out][2])}")
     f.depth -= 1
     f.line("}")
 
@@ -742,7 +734,7 @@ def concat(shapes, axis, dtype=np.int8) -> CpuKernel:
     for i, s in enumerate(shapes):
         offsets = [0] * rank
         offsets[axis] = at
-        view = (f"memref<{'x'.join(map(str, s))}x{MLIR_TYPES[dtype]}, strided<[{', '.join(map(str, strides))}], "
+        view = (f"memref<{'x'.join(map(str, s))}x{element(dtype)}, strided<[{', '.join(map(str, strides))}], "
                 f"offset: {at * strides[axis]}>>")
         sub = f(f"memref.subview {f.arg(len(shapes))}[{', '.join(map(str, offsets))}] [{', '.join(map(str, s))}] "
                 f"[{', '.join(['1'] * rank)}] : {memref(out_shape, dtype)} to {view}")
