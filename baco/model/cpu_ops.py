@@ -496,8 +496,10 @@ def max_pool2d(shape, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         with f.loop(0, ow) as lw:
             tw = _window_taps(f, lw.iv, w, kernel[1], stride[1], padding[1], dilation[1])
             with f.loop(0, c) as lc:
-                m = _window_reduce(f, ln.iv, th, tw, dilation, lc.iv, f.const("-128", "i8"), "i8",
-                                   lambda f, acc, x: f(f"arith.maxsi {acc}, {x} : i8"))
+                # in i32, as RV64 keeps it sign-extended in a register (an i8 would be re-extended per tap)
+                m = _window_reduce(f, ln.iv, th, tw, dilation, lc.iv, f.const("-128", "i32"), "i32",
+                                   lambda f, acc, x: f(f"arith.maxsi {acc}, {f(f'arith.extsi {x} : i8 to i32')} : i32"))
+                m = f(f"arith.trunci {m} : i32 to i8")
                 f.line(f"memref.store {m}, {f.arg(1)}[{ln.iv}, {lh.iv}, {lw.iv}, {lc.iv}] : {memref(*args[1][1:])}")
     return CpuKernel("max_pool2d", args, 1, f)
 
