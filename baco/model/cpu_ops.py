@@ -2,9 +2,10 @@
 
 Each operator instance (static shapes, constants baked in) is a `CpuKernel`: a `func.func` over
 memrefs written with linalg (elementwise and layout ops) or scf loops (pools and row reductions)
-and arith/math (plus `llvm.intr.lrint`), lowered by upstream MLIR passes (`LOWERING`) and translated to LLVM IR by
-`baco.codegen.translate.to_llvm_ir` - the same MLIR -> LLVM path as the Gemmini kernels. The
-host JIT runs it through llvmlite (`baco.codegen.host`); the RISC-V build links the same IR.
+and arith/math (plus `llvm.intr.lrint`), lowered by upstream MLIR passes (`LOWERING`) and
+translated to LLVM IR by `baco.codegen.translate.to_llvm_ir` - the same MLIR -> LLVM path as the
+Gemmini kernels. The host JIT runs it through llvmlite (`baco.codegen.host`); the RISC-V build
+links the same IR.
 
 Calling convention: MLIR's bare-pointer memref convention (`convert-func-to-llvm{use-bare-ptr-
 memref-call-conv=1}`): the function `name` takes one plain `ptr` per array, inputs first, output
@@ -19,7 +20,8 @@ FMA nor reassociates). A constant "float32(e)" is e evaluated in Python (float64
 to float32. Requantisation is Gemmini's: `requant(v) = saturate_int8(round_half_even(v))` of a
 float32 v: rounding and saturation commute, so the kernel clamps to [-128, 127] and then converts
 in the current rounding mode (lrint), which must be round-to-nearest-even as for every float op
-here (the reset state of RISC-V's frm and x86's MXCSR). There is no libm on the bare-metal target: exp comes from a table, sqrt is `math.sqrt` (fsqrt.s on RV64GC).
+here (the reset state of RISC-V's frm and x86's MXCSR). There is no libm on the bare-metal target:
+exp comes from a table, sqrt is `math.sqrt` (fsqrt.s on RV64GC).
 """
 from __future__ import annotations
 
