@@ -348,6 +348,24 @@ def test_random_shapes_host_sweep(seed):
     check_random(seed)
 
 
+SPIKE_CASES = ["softmax 33x17", "layernorm 17x33", "avg_pool 1x8x9x17 k3 s2 p1 ceil_mode, pad not counted"]
+
+
+@pytest.mark.parametrize("name", SPIKE_CASES)
+def test_self_checking_elf_on_spike(built, tmp_path, name):
+    """The same kernel in a self-checking ELF passes on Spike (no Gemmini needed), and fails
+    with a corrupted expected output."""
+    from baco.sim.external import run_spike
+    kernel, inputs, ref, _ = get_case(built, name)
+    arrays = [*inputs, np.zeros_like(ref)]
+    assert run_spike(kernel.build_elf(arrays, tmp_path / "ok.elf", expected=ref), gemmini=False,
+                     timeout_s=120, stdout=None) == 0
+    wrong = ref.copy()
+    wrong.flat[-1] ^= 1
+    assert run_spike(kernel.build_elf(arrays, tmp_path / "bad.elf", expected=wrong), gemmini=False,
+                     timeout_s=120, stdout=None) == 1
+
+
 # ---------------------------------------------------------------- the tables
 
 @pytest.mark.parametrize("fn,torch_fn", [("hardswish", F.hardswish), ("hardsigmoid", F.hardsigmoid),

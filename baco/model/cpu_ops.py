@@ -143,13 +143,13 @@ class CpuKernel:
         return {"instructions": res.instructions, "cpu_cycles": res.cpu_cycles}
 
     def runner_elf(self, cache_dir: Path | None = None) -> Path:
-        """The runner ELF, built once: in `cache_dir` (default the project's disk cache,
-        baco.compiler.cache_dir()) by the hash of the IR and the toolchain, or, with caching
-        disabled, in a folder removed with the kernel."""
-        from baco.codegen import toolchain
+        """The runner ELF (arrays of zeros at baco_arg<i>, filled in before each run), built once:
+        in `cache_dir` (default the project's disk cache, baco.compiler.cache_dir()) by the hash
+        of the IR, the toolchain and this file, or, with caching disabled, in a folder removed with the kernel."""
         from baco.codegen.riscv import toolchain_fingerprint
         from baco.compiler import cache_dir as project_cache
-        key = hashlib.sha256((self.llvm_ir + toolchain_fingerprint()).encode()).hexdigest()[:32]
+        blob = self.llvm_ir + toolchain_fingerprint() + Path(__file__).read_text()   # this file makes main()
+        key = hashlib.sha256(blob.encode()).hexdigest()[:32]
         cache_dir = cache_dir or project_cache()
         if cache_dir is None:
             if self._private_dir is None:
@@ -157,28 +157,54 @@ class CpuKernel:
                 weakref.finalize(self, shutil.rmtree, self._private_dir, True)
             cache_dir = self._private_dir
         elf = Path(cache_dir) / "cpu_ops" / f"{self.name}-{key}.elf"
-        if elf.exists():
-            return elf
+        if not elf.exists():
+            elf.parent.mkdir(parents=True, exist_ok=True)
+            tmp = elf.with_suffix(f".{os.getpid()}.tmp")
+            self.build_elf([np.zeros(s, d) for s, d in zip(self.arg_shapes, self.arg_dtypes)], tmp)
+            tmp.replace(elf)
+        return elf
+
+    def build_elf(self, arrays, out_elf, expected: np.ndarray | None = None) -> Path:
+        """A bare-metal ELF whose main() calls the kernel on `arrays` (inputs then output, linked
+        in as data at baco_arg<i>); with `expected`, it compares the output with it and exits 0
+        iff bit-exact (printing the first mismatches and PASS/FAIL over HTIF), for the ISS,
+        Spike or hardware."""
+        from baco.codegen import toolchain
+        from baco.codegen.riscv import data_source
+        self.check_arrays(arrays)
+        n, out = len(arrays), len(arrays) - 1
+        lines = ["#include <stdio.h>", "#include <stdint.h>"]
+        lines += [f"extern int8_t baco_arg{i}[];" for i in range(n)]
+        lines += [f"void {self.name}({', '.join(['void *'] * n)});", "int main(void) {",
+                  f"  {self.name}({', '.join(f'baco_arg{i}' for i in range(n))});"]
+        if expected is not None:
+            expected = np.asarray(expected)
+            if expected.dtype != self.arg_dtypes[-1] or expected.shape != self.arg_shapes[-1]:
+                raise ValueError(f"expected must be {self.arg_dtypes[-1]} of shape {self.arg_shapes[-1]}, "
+                                 f"not {expected.dtype} of shape {expected.shape}")
+            lines[2:2] = [f"extern int8_t baco_expected{out}[];"]
+            lines += ["  long bad = 0;",
+                      f"  for (long e = 0; e < {arrays[-1].nbytes}; e++)",
+                      f"    if (baco_arg{out}[e] != baco_expected{out}[e]) {{",
+                      f'      if (bad < 8) printf("mismatch at byte %ld: got %d expected %d\\n", e, '
+                      f"baco_arg{out}[e], baco_expected{out}[e]);",
+                      "      bad++;", "    }",
+                      '  if (bad) printf("FAIL: %ld bytes differ\\n", bad); else printf("PASS\\n");',
+                      "  return bad != 0;"]
+        else:
+            lines.append("  return 0;")
         work = Path(tempfile.mkdtemp(prefix=f"baco-{self.name}-"))
         try:
             (work / "kernel.ll").write_text(self.llvm_ir)      # no triple: clang's target applies
-            n = len(self.arg_shapes)
-            (work / "main.c").write_text(
-                "".join(f"extern char baco_arg{i}[];\n" for i in range(n))
-                + f"void {self.name}({', '.join(['void *'] * n)});\n"
-                + f"int main(void) {{ {self.name}({', '.join(f'baco_arg{i}' for i in range(n))}); return 0; }}\n")
-            (work / "arrays.S").write_text(".section .data\n" + "".join(
-                f".balign 64\n.globl baco_arg{i}\nbaco_arg{i}:\n.space {int(np.prod(s)) * d.itemsize}\n"
-                for i, (s, d) in enumerate(zip(self.arg_shapes, self.arg_dtypes))))
-            built = toolchain.compile_and_link([work / "main.c", work / "arrays.S", work / "kernel.ll"],
-                                               work / "runner.elf")
-            elf.parent.mkdir(parents=True, exist_ok=True)
-            tmp = elf.with_suffix(f".{os.getpid()}.tmp")
-            shutil.copyfile(built, tmp)
-            tmp.replace(elf)
+            (work / "main.c").write_text("\n".join(lines + ["}"]) + "\n")
+            (work / "data.S").write_text(data_source(work, [], arrays,
+                                                     None if expected is None else {out: expected}))
+            built = toolchain.compile_and_link([work / "main.c", work / "data.S", work / "kernel.ll"],
+                                               work / "kernel.elf")
+            shutil.copyfile(built, out_elf)
         finally:
             shutil.rmtree(work, ignore_errors=True)
-        return elf
+        return Path(out_elf)
 
 
 def lower(mlir_text: str) -> str:
