@@ -456,6 +456,8 @@ def test_bad_arguments_name_the_argument():
         k([[0] * 3] * 2, b, out)
     with pytest.raises(ValueError, match="argument a overlaps the output out"):
         k(out, b, out)
+    with pytest.raises(ValueError, match=r"expected must be int8 of shape \(2, 3\), not int8 of shape \(6,\)"):
+        k.build_elf([a, b, out], "never.elf", expected=np.zeros(6, np.int8))
     out.flags.writeable = False
     with pytest.raises(ValueError, match="the output"):
         k(a, b, out)
