@@ -13,12 +13,13 @@ BENCH = ROOT / "benchmarks"
 
 # script -> (arguments of its smallest run, expected exit code); runs over ~8 s here are
 # marked slow (SLOW) so the default suite stays fast; `-m slow` runs them
-SLOW = {"costmodel_vs_timeloop.py", "cpu_issue.py", "fuzz_report.py", "loop_check.py", "network.py", "rtl_calibration.py",
+SLOW = {"costmodel_vs_timeloop.py", "cpu_issue.py", "cpu_ops.py", "fuzz_report.py", "loop_check.py", "network.py", "rtl_calibration.py",
         "single_op.py", "train_cost_residual.py"}
 SMOKE = {
     "compile_time.py": (["--repeat", "1"], 0),
     "conv_pool.py": (["--smoke"], 0),
     "cpu_issue.py": (["--smoke"], 0),
+    "cpu_ops.py": (["--smoke"], 0),
     "costmodel_vs_timeloop.py": (["--rows", "50"], 0),
     "fuzz_report.py": (["--smoke"], 0),
     "gemm_cycles.py": (["--size", "64"], 0),
