@@ -141,46 +141,37 @@ def test_each_fence_says_why(chain):
         3: "the CPU reads the outputs to check them"}
 
 
-HALVE_IR = """
-define void @halve(ptr %x, ptr %y) {
-entry:
-  br label %loop
-loop:
-  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
-  %px = getelementptr i8, ptr %x, i64 %i
-  %v = load i8, ptr %px
-  %h = ashr i8 %v, 1
-  %py = getelementptr i8, ptr %y, i64 %i
-  store i8 %h, ptr %py
-  %next = add i64 %i, 1
-  %done = icmp eq i64 %next, COUNT
-  br i1 %done, label %exit, label %loop
-exit:
-  ret void
-}
-"""
-
-
 def test_a_cpu_step_between_launches(tmp_path):
-    """GEMM -> CPU (x >> 1 in LLVM IR) -> GEMM: the CPU reads Gemmini's output after a fence and
-    writes an activation the next launch reads."""
+    """GEMM -> GEMM -> residual add with ReLU on the CPU (baco.model.cpu_ops) -> GEMM: the CPU
+    reads both launches' outputs after a fence and writes an activation the last launch reads."""
+    from baco.model import cpu_ops
     rng = np.random.default_rng(3)
     x = rng.integers(-128, 128, (19, 30), dtype=np.int8)
-    w1, w2 = rng.integers(-128, 128, (30, 21), dtype=np.int8), rng.integers(-128, 128, (21, 9), dtype=np.int8)
+    w1, w2, w3 = (rng.integers(-128, 128, s, dtype=np.int8) for s in ((30, 21), (21, 21), (21, 9)))
+    add = cpu_ops.add((19, 21), a_scale=0.5, b_scale=0.25, out_scale=0.75, relu=True)
     p = Program()
     X = p.input("x", np.int8, x.shape)
-    h, g = p.activation("h", np.int8, (19, 21)), p.activation("g", np.int8, (19, 21))
+    h, g, r = (p.activation(n, np.int8, (19, 21)) for n in "hgr")
     y = p.output("y", np.int8, (19, 9))
-    gemm(p, "fc1", X, p.weights("w1", w1), h, relu=False)
-    p.cpu("halve", SimpleNamespace(name="halve", llvm_ir=HALVE_IR.replace("COUNT", str(h.size))), [h], [g])
-    gemm(p, "fc2", g, p.weights("w2", w2), y, relu=True)
-    expected = gemm_reference(gemm_reference(x, w1, False) >> 1, w2, True)
+    gemm(p, "fc1", X, p.weights("w1", w1), h, relu=True)
+    gemm(p, "fc2", h, p.weights("w2", w2), g, relu=False)
+    p.cpu("residual", add, [h, g], [r])
+    gemm(p, "fc3", r, p.weights("w3", w3), y, relu=True)
+
+    rh = gemm_reference(x, w1, True)
+    rg = gemm_reference(rh, w2, False)
+    v = rh.astype(np.float32) * np.float32(0.5 / 0.75) + rg.astype(np.float32) * np.float32(0.25 / 0.75)
+    rr = np.rint(np.clip(np.maximum(v, np.float32(0)), -128, 127)).astype(np.int8)
+    expected = gemm_reference(rr, w3, True)
     build = build_program_elf(p, tmp_path / "cpu.elf", input=x, expected=expected)
-    assert build.fences[0] == "step 'halve' (the CPU) reads 'h', which 'fc1' writes"
-    assert 1 not in build.fences          # the CPU's stores come before fc2's commands
+    assert build.fences[1] == "step 'residual' (the CPU) reads 'g', which 'fc2' writes"
+    assert 2 not in build.fences          # the CPU's stores come before fc3's commands
     run = run_program(build)
     assert run.passed
     np.testing.assert_array_equal(run.output, expected)
+    with pytest.raises(TypeError, match=r"argument 1 of cpu_add_relu_\w+ is int8 \(19, 21\); buffer 'y' is int8 "
+                                        r"\(19, 9\)"):
+        p.cpu("bad", add, [h, y], [r])
 
 
 def test_a_gemmini_fault_names_the_step(tmp_path):
@@ -246,3 +237,22 @@ def test_data_that_does_not_fit_is_an_error_with_the_sizes(tmp_path):
         build_program_elf(p, tmp_path / "big.elf", input=x, expected=np.zeros((8, 16), np.int32))
     with pytest.raises(ValueError, match=r"input 'x': shape \(16, 8\), the buffer is \(8, 16\)"):
         build_program_elf(p, tmp_path / "big.elf", input=np.zeros((16, 8), np.int8))
+
+
+def test_slices_of_a_buffer_are_launch_arguments(tmp_path):
+    """A batched GEMM as one launch per image, each on a slice of the batch's buffers."""
+    rng = np.random.default_rng(5)
+    x = rng.integers(-128, 128, (2, 17, 24), dtype=np.int8)
+    w = rng.integers(-128, 128, (24, 10), dtype=np.int8)
+    p = Program()
+    X, W, Y = p.input("x", np.int8, x.shape), p.weights("w", w), p.output("y", np.int8, (2, 17, 10))
+    for n in range(2):
+        a, c = X.slice(n * 17 * 24, 17 * 24), Y.slice(n * 17 * 10, 17 * 10)
+        p.launch(f"image{n}", matmul_kernel, (1, 1), [a, W, c, 17, 10, 24, 24, 1, 10, 1, 10, 1, SCALE],
+                 outputs=[c], RELU=False, OUT_INT8=True, schedule=SCHEDULE)
+    expected = np.stack([gemm_reference(x[n], w, False) for n in range(2)])
+    run = run_program(build_program_elf(p, tmp_path / "batch.elf", input=x, expected=expected))
+    assert run.passed
+    np.testing.assert_array_equal(run.output, expected)
+    with pytest.raises(ValueError, match=r"slice \[400, 400 \+ 10\) is not inside buffer 'y' of 340 elements"):
+        Y.slice(400, 10)

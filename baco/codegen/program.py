@@ -4,8 +4,8 @@ calls over named buffers, linked with its weights, input and expected output, se
 A `Program` holds buffers (weights: read-only data linked in; input: data linked in at build
 time; output: its own zeroed region, read back after a run; activation: one DRAM arena, at
 offsets planned by liveness) and an ordered list of steps: `GemminiLaunch` (a compiled block
-kernel, its grid and its runtime arguments, arrays given as buffers) and `CpuCall` (an LLVM IR
-function taking one pointer per buffer, inputs first, outputs last).
+kernel, its grid and its runtime arguments, arrays given as buffers) and `CpuCall` (a
+baco.model.cpu_ops.CpuKernel: LLVM IR taking one pointer per buffer, inputs first, outputs last).
 
 `build_program_elf` writes main() (each step in order, `rdcycle` around it, a fence where a
 later step or the CPU needs Gemmini's results, the per-step and total cycles printed over
@@ -79,12 +79,35 @@ class Buffer:
     def ctype(self) -> str:
         return C_ELEM[ELEM[self.dtype]]
 
+    def slice(self, start: int, size: int) -> "BufferSlice":
+        """Elements [start, start + size) of this buffer, as one array argument of a launch
+        (e.g. one image of a batch)."""
+        if not (isinstance(start, (int, np.integer)) and isinstance(size, (int, np.integer))
+                and 0 <= start and 0 < size and start + size <= self.size):
+            raise ValueError(f"slice [{start}, {start} + {size}) is not inside buffer {self.name!r} of {self.size} "
+                             "elements")
+        return BufferSlice(self, int(start), int(size))
+
+
+@dataclass(frozen=True, eq=False)
+class BufferSlice:
+    """Consecutive elements of a buffer passed as an array; liveness and fences see the whole buffer."""
+    buffer: Buffer
+    start: int
+    size: int
+
+
+def _base(a):
+    """The buffer an array argument (a Buffer or a BufferSlice) lies in."""
+    return a.buffer if isinstance(a, BufferSlice) else a
+
 
 @dataclass(eq=False)
 class GemminiLaunch:
     """A block kernel's launch: `kernel` (a CompiledKernel: name, llvm_ir, signature,
     array_elems, config) over `grid`, `args` in the kernel's runtime order (a Buffer per array
-    parameter, an int per index, a float per f32), `outputs` the buffers it writes."""
+    parameter (or a BufferSlice of one), an int per index, a float per f32), `outputs` the
+    buffers it writes."""
     name: str
     kernel: object
     grid: tuple
@@ -93,17 +116,17 @@ class GemminiLaunch:
 
     @property
     def reads(self) -> list:
-        return [a for a in self.args if isinstance(a, Buffer) and a not in self.outputs]
+        return [b for b in self.buffers if b not in self.outputs]
 
     @property
     def buffers(self) -> list:
-        return [a for a in self.args if isinstance(a, Buffer)]
+        return list(dict.fromkeys(_base(a) for a in self.args if isinstance(a, (Buffer, BufferSlice))))
 
 
 @dataclass(eq=False)
 class CpuCall:
-    """A CPU function (`kernel`: name and llvm_ir of `void name(ptr, ...)`, one pointer per
-    buffer) called with `inputs` then `outputs`."""
+    """A CPU operator (`kernel`: a baco.model.cpu_ops.CpuKernel, one pointer per buffer)
+    called with `inputs` then `outputs`."""
     name: str
     kernel: object
     inputs: tuple
@@ -175,9 +198,9 @@ class Program:
             by_array = {}
 
             def stand_in(a):
-                if not isinstance(a, Buffer):
+                if not isinstance(a, (Buffer, BufferSlice)):
                     return a
-                v = np.empty(0, a.dtype)
+                v = np.empty(0, _base(a).dtype)
                 by_array[id(v)] = a
                 return v
             values = [stand_in(a) for a in args]
@@ -187,20 +210,24 @@ class Program:
         elif options:
             raise TypeError(f"step {name!r}: compile options {sorted(options)} need a @baco.jit kernel, "
                             "not a compiled one")
-        step = GemminiLaunch(name, kernel, self._grid(name, grid), list(args), tuple(outputs))
+        step = GemminiLaunch(name, kernel, self._grid(name, grid), list(args), tuple(_base(b) for b in outputs))
         self._check_launch(step)
         return self._append(step)
 
     def cpu(self, name, kernel, inputs, outputs) -> CpuCall:
-        """Append a CPU call of `kernel` (name, llvm_ir) on `inputs` then `outputs`."""
+        """Append a CPU call of `kernel` (a baco.model.cpu_ops.CpuKernel: name, llvm_ir of
+        `void name(ptr, ...)`, arg_shapes, arg_dtypes, n_inputs) on `inputs` then `outputs`."""
         _check_name(name, "step")
         step = CpuCall(name, kernel, tuple(inputs), tuple(outputs))
-        params = _function_params(kernel.llvm_ir, kernel.name, f"step {name!r}")
-        if len(params) != len(step.buffers) or any(p != "ptr" for p in params):
-            raise TypeError(f"step {name!r}: {kernel.name} takes ({', '.join(params)}), not one pointer per "
-                            f"buffer ({len(step.buffers)})")
-        for b in step.buffers:
+        if len(step.inputs) != kernel.n_inputs or len(step.buffers) != len(kernel.arg_shapes):
+            raise TypeError(f"step {name!r}: {kernel.name} takes {kernel.n_inputs} inputs and "
+                            f"{len(kernel.arg_shapes) - kernel.n_inputs} outputs, got {len(step.inputs)} and "
+                            f"{len(step.outputs)}")
+        for i, (b, shape, dtype) in enumerate(zip(step.buffers, kernel.arg_shapes, kernel.arg_dtypes)):
             self._own(step, b)
+            if b.dtype != dtype or b.size != int(np.prod(shape, dtype=np.int64)):
+                raise TypeError(f"step {name!r}: argument {i} of {kernel.name} is {dtype} {shape}; buffer "
+                                f"{b.name!r} is {b.dtype} {b.shape}")
         return self._append(step)
 
     def _append(self, step):
@@ -239,11 +266,11 @@ class Program:
             where = f"step {step.name!r}: argument {i} of {k.name}"
             if kind == "memref":
                 want = next(elems)
-                if not isinstance(a, Buffer):
+                if not isinstance(a, (Buffer, BufferSlice)):
                     raise TypeError(f"{where} is an array: give a Buffer, not {type(a).__name__}")
-                self._own(step, a)
-                if ELEM[a.dtype] != want:
-                    raise TypeError(f"{where} is a memref of {want}; buffer {a.name!r} holds {a.dtype}")
+                self._own(step, _base(a))
+                if ELEM[_base(a).dtype] != want:
+                    raise TypeError(f"{where} is a memref of {want}; buffer {_base(a).name!r} holds {_base(a).dtype}")
             elif kind == "index":
                 if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
                     raise TypeError(f"{where} is an integer, got {type(a).__name__} {a!r}")
@@ -350,14 +377,6 @@ def place_fences(program: Program, plan: MemoryPlan) -> dict[int, str]:
 
 
 # ---- kernels: one symbol and one object per distinct function ------------------------------------
-def _function_params(llvm_ir: str, name: str, who: str) -> list[str]:
-    """The LLVM types of function `name`'s parameters (`ptr`, `i64`, ...)."""
-    m = re.search(r'^define [^@]*@"?' + re.escape(name) + r'"?\((.*?)\)', llvm_ir, re.M)
-    if not m:
-        raise ValueError(f"{who}: no function @{name} defined in its LLVM IR")
-    return [p.split()[0] for p in m.group(1).split(",") if p.strip()]
-
-
 def kernel_symbol(name: str, llvm_ir: str) -> str:
     """The symbol a kernel is linked under: its name and a hash of its IR, so two
     specialisations of one kernel get two symbols and two steps of one get one."""
@@ -477,10 +496,10 @@ def main_source(program: Program, plan: MemoryPlan, fences: dict, symbols: dict,
               f"static const char *const baco_step_names[{n}] = {{{names}}};", "",
               "int main(void) {", "  uint64_t start = rdcycle(), t;"]
 
-    def pointer(b: Buffer) -> str:
-        if b.region == "activation":
-            return f"({b.ctype} *)({ARENA_SYMBOL} + {plan.offsets[b.name]})"
-        return f"{_symbol(b)}"
+    def pointer(a) -> str:
+        b = _base(a)
+        at = f"({b.ctype} *)({ARENA_SYMBOL} + {plan.offsets[b.name]})" if b.region == "activation" else _symbol(b)
+        return f"({at} + {a.start})" if isinstance(a, BufferSlice) else at
     for i, step in enumerate(program.steps):
         sym = symbols[id(step.kernel)]
         lines += ["", f"  /* step {i}: {step.name} */", f"  {STEP_SYMBOL} = {i};", "  t = rdcycle();"]
