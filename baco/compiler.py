@@ -34,16 +34,24 @@ def compiler_fingerprint() -> str:
     return h.hexdigest()[:16]
 
 
-def kernel_signature(baco_text: str, name: str) -> list:
-    """Parameter kinds of `func.func @name`: memref / index / f32, in order."""
+def kernel_parameter_types(baco_text: str, name: str) -> list[str]:
+    """The MLIR types of `func.func @name`'s parameters, in order."""
     m = re.search(r"func\.func @" + re.escape(name) + r"\((.*?)\)\s*(?:->|\{|attributes)", baco_text, re.S)
     if not m:
         raise ValueError(f"no function @{name} in the module")
-    kinds = []
-    for ty in re.findall(r"%[\w.$-]+\s*:\s*([^,]+(?:<[^>]*>)?)", m.group(1)):
-        ty = ty.strip()
-        kinds.append("memref" if ty.startswith("memref") else "index" if ty == "index" else ty)
-    return kinds
+    return [ty.strip() for ty in re.findall(r"%[\w.$-]+\s*:\s*([^,]+(?:<[^>]*>)?)", m.group(1))]
+
+
+def kernel_signature(baco_text: str, name: str) -> list:
+    """Parameter kinds of `func.func @name`: memref / index / f32, in order."""
+    return ["memref" if ty.startswith("memref") else "index" if ty == "index" else ty
+            for ty in kernel_parameter_types(baco_text, name)]
+
+
+def kernel_array_elems(baco_text: str, name: str) -> list[str]:
+    """The element type (i8 / i32 / f32) of each memref parameter of `func.func @name`, in order."""
+    return [re.match(r"memref<\?x(\w+)>", ty).group(1)
+            for ty in kernel_parameter_types(baco_text, name) if ty.startswith("memref")]
 
 
 def kernel_source_file(baco_text: str) -> str | None:
@@ -81,6 +89,11 @@ class CompiledKernel:
                 self._backend = RiscvKernel(self.llvm_ir, self.name, self.signature, self.config, cache_dir())
                 self.stage_seconds["riscv-elf"] = time.perf_counter() - t0
         return self._backend
+
+    @property
+    def array_elems(self) -> list[str]:
+        """The element type (i8 / i32 / f32) of each array parameter, in order."""
+        return kernel_array_elems(self.baco_ir, self.name)
 
     def run(self, grid, args, **kw):
         info = self.backend.run(grid, args, **kw)

@@ -4,9 +4,13 @@
     command stream: mvin A/B, preload, compute, mvout), and with the cycle
     model (baco.sim.timing) attached;
   * RISC-V instructions per second of the ISS on a compute-bound C program
-    (no Gemmini commands), and the ISS running a LOOP_WS program.
+    (no Gemmini commands), and the ISS running a LOOP_WS program;
+  * the Gemmini commands per second of a large GEMM (matmul_kernel, default schedule, int8
+    out) linked as a one-step program ELF (baco.codegen.program) and run on the ISS, as
+    `baco sim OUT.elf [--timing]` runs a whole model: without and with the cycle model.
+    Rates are per wall second and per CPU second of this process (the machine is shared).
 
-    python benchmarks/sim_speed.py [--blocks 2000] [--n 64] [--smoke]
+    python benchmarks/sim_speed.py [--blocks 2000] [--n 64] [--gemm 512] [--smoke]
 """
 from __future__ import annotations
 
@@ -112,14 +116,38 @@ def iss_gemmini_speed(workdir: Path):
     return res
 
 
+def gemm_program(n: int, workdir: Path):
+    """A one-step program: C = A·B (n×n×n, int8 out) with matmul_kernel's default schedule."""
+    import baco.language as bl
+    from baco.codegen.program import Program, build_program_elf
+    from baco.kernels.matmul import matmul_kernel, resolve_schedule
+    s = resolve_schedule(shape=(n, n, n), config=DEFAULT_CONFIG, out_int8=True)
+    rng = np.random.default_rng(0)
+    p = Program(DEFAULT_CONFIG)
+    a, c = p.input("a", np.int8, (n, n)), p.output("c", np.int8, (n, n))
+    b = p.weights("b", rng.integers(-128, 128, (n, n), dtype=np.int8))
+    p.launch("gemm", matmul_kernel, (bl.cdiv(n, s.block_m), bl.cdiv(n, s.block_n)),
+             [a, b, c, n, n, n, n, 1, n, 1, n, 1, 0.001], outputs=[c], RELU=False, OUT_INT8=True, schedule=s)
+    return build_program_elf(p, workdir / "gemm.elf", input=rng.integers(-128, 128, (n, n), dtype=np.int8))
+
+
+def program_speed(build, with_timing: bool):
+    """(commands Gemmini executed, wall s, CPU s) of one run of a program ELF on the ISS."""
+    from baco.codegen.program import run_program
+    wall, cpu = time.perf_counter(), time.process_time()
+    run = run_program(build, timing=with_timing)
+    return run.model_commands, time.perf_counter() - wall, time.process_time() - cpu
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--blocks", type=int, default=2000, help="matmul blocks in the model-only stream")
     p.add_argument("--n", type=int, default=64, help="size of the ISS's compute-bound int32 matmul")
+    p.add_argument("--gemm", type=int, default=512, help="M = N = K of the program-ELF GEMM")
     p.add_argument("--smoke", action="store_true", help="tiny sizes (for the test suite)")
     args = p.parse_args(argv)
     if args.smoke:
-        args.blocks, args.n = 20, 8
+        args.blocks, args.n, args.gemm = 20, 8, 32
 
     commands, elapsed, _ = model_speed(args.blocks, with_timing=False)
     base_rate = commands / elapsed
@@ -136,6 +164,11 @@ def main(argv=None) -> int:
         res = iss_gemmini_speed(Path(tmp))
         print(f"ISS, LOOP_WS program:       {res.instructions} instructions, {res.gemmini_commands} Gemmini "
               f"commands in {res.elapsed_s:.3f} s")
+        build = gemm_program(args.gemm, Path(tmp))
+        for with_timing in (False, True):
+            commands, wall, cpu = program_speed(build, with_timing)
+            print(f"ISS, {args.gemm}^3 GEMM program{' + timing' if with_timing else ''}: {commands} commands in "
+                  f"{wall:.2f} s = {commands / wall:,.0f} commands/s ({cpu:.2f} CPU s = {commands / cpu:,.0f}/s)")
     return 0
 
 

@@ -13,12 +13,13 @@ BENCH = ROOT / "benchmarks"
 
 # script -> (arguments of its smallest run, expected exit code); runs over ~8 s here are
 # marked slow (SLOW) so the default suite stays fast; `-m slow` runs them
-SLOW = {"costmodel_vs_timeloop.py", "cpu_issue.py", "fuzz_report.py", "loop_check.py", "network.py", "rtl_calibration.py",
+SLOW = {"costmodel_vs_timeloop.py", "cpu_issue.py", "cpu_ops.py", "fuzz_report.py", "loop_check.py", "network.py", "rtl_calibration.py",
         "single_op.py", "train_cost_residual.py"}
 SMOKE = {
     "compile_time.py": (["--repeat", "1"], 0),
     "conv_pool.py": (["--smoke"], 0),
     "cpu_issue.py": (["--smoke"], 0),
+    "cpu_ops.py": (["--smoke"], 0),
     "costmodel_vs_timeloop.py": (["--rows", "50"], 0),
     "fuzz_report.py": (["--smoke"], 0),
     "gemm_cycles.py": (["--size", "64"], 0),
@@ -27,7 +28,7 @@ SMOKE = {
     "network.py": (["--smoke"], 0),
     "rtl_calibration.py": (["--rows", "10"], 0),
     "search_speed.py": (["--smoke"], 0),
-    "sim_speed.py": (["--blocks", "100", "--n", "16"], 0),
+    "sim_speed.py": (["--blocks", "100", "--n", "16", "--gemm", "48"], 0),
     "single_op.py": (["--size", "small", "--budget", "1", "--categories", "GEMM", "--methods", "baco"], 0),
     # without a Gemmini extension library for Spike it must say so and exit 2
     "spike_check.py": ([], 2),

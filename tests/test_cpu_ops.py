@@ -300,6 +300,72 @@ def test_iss_matches_host_all(built, elf_cache, name):
     np.testing.assert_array_equal(run_iss(kernel, *inputs, cache_dir=elf_cache), ref)
 
 
+def random_cases(seed):
+    """One case of every operator with shapes and parameters drawn from `seed` (ragged sizes)."""
+    global RNG
+    RNG = rng = np.random.default_rng(seed)
+    size = lambda: int(rng.choice([1, 2, 3, 5, 7, 16, 17, 33]))
+    k, d = int(rng.integers(1, 4)), int(rng.integers(1, 3))
+    p, st, ceil = int(rng.integers(0, k // 2 + 1)), int(rng.integers(1, 4)), bool(rng.integers(0, 2))
+    img = lambda extent: (int(rng.integers(1, 3)), extent + int(rng.integers(0, 9)),
+                          extent + int(rng.integers(0, 9)), size())
+    rows = (size(), size()) if rng.integers(0, 2) else (size(), size(), size())
+    perm = tuple(int(i) for i in rng.permutation(len(rows)))
+    cat_axis = int(rng.integers(0, len(rows)))
+    cat = [tuple(size() if a == cat_axis else n for a, n in enumerate(rows)) for _ in range(int(rng.integers(1, 4)))]
+    return {
+        "avg_pool2d": lambda: case_avg_pool2d(img(k), k, st, p, ceil, bool(rng.integers(0, 2))),
+        "adaptive_avg_pool2d": lambda: case_adaptive(img(1), (size(), size())),
+        "max_pool2d": lambda: case_max_pool(img(d * (k - 1) + 1), k, st, p, d, ceil),
+        "lut": lambda: case_lut(rows, str(rng.choice(sorted(cpu_ops.ACTIVATIONS)))),
+        "add": lambda: case_add(rows, bool(rng.integers(0, 2))),
+        "mul_channel": lambda: case_mul_channel(img(1)),
+        "softmax": lambda: case_softmax(rows),
+        "layernorm": lambda: case_layernorm(rows),
+        "copy": lambda: case_copy(rows, np.int32, (int(np.prod(rows)),)),
+        "permute": lambda: case_permute(rows, perm, np.int8),
+        "concat": lambda: case_concat(cat, cat_axis, np.float32),
+    }
+
+
+def check_random(seed):
+    for op, make in random_cases(seed).items():
+        kernel, inputs, ref, near = make()
+        out = run_host(kernel, *inputs)
+        np.testing.assert_array_equal(out, ref, err_msg=f"{op}: {kernel!r}")
+        if near is not None:
+            assert np.abs(out.astype(np.float64) - near).max() <= 1, f"{op}: {kernel!r}"
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_random_shapes_host(seed):
+    check_random(seed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(2, 30))
+def test_random_shapes_host_sweep(seed):
+    check_random(seed)
+
+
+SPIKE_CASES = ["softmax 33x17", "layernorm 17x33", "avg_pool 1x8x9x17 k3 s2 p1 ceil_mode, pad not counted"]
+
+
+@pytest.mark.parametrize("name", SPIKE_CASES)
+def test_self_checking_elf_on_spike(built, tmp_path, name):
+    """The same kernel in a self-checking ELF passes on Spike (no Gemmini needed), and fails
+    with a corrupted expected output."""
+    from baco.sim.external import run_spike
+    kernel, inputs, ref, _ = get_case(built, name)
+    arrays = [*inputs, np.zeros_like(ref)]
+    assert run_spike(kernel.build_elf(arrays, tmp_path / "ok.elf", expected=ref), gemmini=False,
+                     timeout_s=120, stdout=None) == 0
+    wrong = ref.copy()
+    wrong.flat[-1] ^= 1
+    assert run_spike(kernel.build_elf(arrays, tmp_path / "bad.elf", expected=wrong), gemmini=False,
+                     timeout_s=120, stdout=None) == 1
+
+
 # ---------------------------------------------------------------- the tables
 
 @pytest.mark.parametrize("fn,torch_fn", [("hardswish", F.hardswish), ("hardsigmoid", F.hardsigmoid),
@@ -315,7 +381,7 @@ def test_lut_tables_are_torchs_activations(fn, torch_fn):
 
 def riscv_assembly(kernel, tmp_path):
     ll = tmp_path / "k.ll"
-    ll.write_text(kernel.riscv_ir())
+    ll.write_text(kernel.llvm_ir)
     asm = tmp_path / "k.s"
     subprocess.run([sys.executable, "-m", "ziglang", "cc", *toolchain.TARGET_FLAGS, "-O2", "-S", str(ll),
                     "-o", str(asm)], check=True, capture_output=True)
@@ -336,7 +402,17 @@ def test_no_fused_multiply_add_and_sqrt_is_an_instruction(tmp_path):
 
 def test_rounding_is_an_instruction_not_a_libcall(tmp_path):
     asm = riscv_assembly(cpu_ops.add((17,), a_scale=0.1, b_scale=0.1, out_scale=0.3), tmp_path)
-    assert "rne" in asm and "call" not in asm and "tail" not in asm
+    assert "fcvt.l.s" in asm and "call" not in asm and "tail" not in asm
+
+
+def test_ties_round_to_even_and_saturate(elf_cache):
+    """x * 0.5 + 0 * 1: halves round to the even neighbour, beyond int8 saturates (host and ISS)."""
+    kernel = cpu_ops.add((12,), a_scale=0.5, b_scale=1.0, out_scale=1.0)
+    a = np.array([1, 3, 5, 7, -1, -3, -5, -7, 127, -128, 0, 2], np.int8)
+    b = np.array([0] * 8 + [127, -128, 0, 0], np.int8)
+    expected = np.array([0, 2, 2, 4, 0, -2, -2, -4, 127, -128, 0, 1], np.int8)
+    np.testing.assert_array_equal(run_host(kernel, a, b), expected)
+    np.testing.assert_array_equal(run_iss(kernel, a, b, cache_dir=elf_cache), expected)
 
 
 def test_interface():
@@ -347,9 +423,20 @@ def test_interface():
     other = cpu_ops.add((2, 3), a_scale=0.1, b_scale=0.2, out_scale=0.4)
     assert other.name != k.name
     assert cpu_ops.add((2, 3), a_scale=0.1, b_scale=0.2, out_scale=0.3).name == k.name
-    # tables are private globals: two kernels with tables link side by side
-    lut = cpu_ops.lut((3,), cpu_ops.lut_table("tanh", 0.1, 0.01))
-    assert "private constant" in lut.llvm_ir
+
+
+
+def test_kernels_link_side_by_side():
+    """Tables are private globals and names are unique: kernels link into one module."""
+    import llvmlite.binding as llvm
+    kernels = [cpu_ops.lut((3,), cpu_ops.lut_table("tanh", 0.1, 0.01)),
+               cpu_ops.lut((3,), cpu_ops.lut_table("sigmoid", 0.1, 0.01)),
+               cpu_ops.softmax((2, 3), in_scale=0.1, out_scale=0.01)]
+    module = llvm.parse_assembly(kernels[0].llvm_ir)
+    for k in kernels[1:]:
+        module.link_in(llvm.parse_assembly(k.llvm_ir))
+    module.verify()
+    assert {f.name for f in module.functions if not f.is_declaration} == {k.name for k in kernels}
 
 
 # ---------------------------------------------------------------- errors
@@ -369,6 +456,8 @@ def test_bad_arguments_name_the_argument():
         k([[0] * 3] * 2, b, out)
     with pytest.raises(ValueError, match="argument a overlaps the output out"):
         k(out, b, out)
+    with pytest.raises(ValueError, match=r"expected must be int8 of shape \(2, 3\), not int8 of shape \(6,\)"):
+        k.build_elf([a, b, out], "never.elf", expected=np.zeros(6, np.int8))
     out.flags.writeable = False
     with pytest.raises(ValueError, match="the output"):
         k(a, b, out)

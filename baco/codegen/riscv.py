@@ -69,11 +69,14 @@ def float_bits(x) -> int:
     return int(np.float32(x).view(np.uint32))
 
 
+C_ELEM = {"i8": "int8_t", "i32": "int32_t", "f32": "float"}    # a memref's element type in C
+
+
 def c_prototype(name, signature, elems):
     params, it = [], iter(elems)
     for kind in signature:
         if kind == "memref":
-            t = {"i8": "int8_t", "i32": "int32_t", "f32": "float"}[next(it)]
+            t = C_ELEM[next(it)]
             params += [f"{t} *", f"{t} *", "int64_t", "int64_t", "int64_t"]
         else:
             params.append("int64_t" if kind == "index" else "float")
@@ -101,28 +104,64 @@ def launch_table_size(signature) -> int:
     return 3 + sum(2 if kind == "memref" else 1 for kind in signature)
 
 
+def harness_prelude() -> list[str]:
+    """C lines every harness starts with: the runtime the kernels call (program id, grid size,
+    boundary error) and the float32-from-bits helper for scalar arguments."""
+    return ["#include <stdint.h>", "#include <stdio.h>", "", "void exit(int);",
+            "static int64_t baco_pid[3], baco_nprog[3];",
+            f"void {BOUNDARY_ERROR}(int64_t line, int64_t col) {{",
+            '  printf("baco: boundary error at line %ld col %ld\\n", (long)line, (long)col);',
+            f"  exit({BOUNDARY_EXIT_CODE});", "}",
+            "int64_t baco_program_id(int64_t axis) { return baco_pid[axis]; }",
+            "int64_t baco_num_programs(int64_t axis) { return baco_nprog[axis]; }",
+            "static float baco_f32(int64_t bits) { union { uint32_t u; float f; } v = { (uint32_t)bits }; "
+            "return v.f; }"]
+
+
+def memref_arguments(pointer: str, count: str) -> list[str]:
+    """The five C arguments of one memref<?xT> parameter: base and aligned pointers, offset 0,
+    `count` elements, stride 1."""
+    return [pointer, pointer, "0", count, "1"]
+
+
+def grid_loop(extents, call: str, indent: str = "  ") -> list[str]:
+    """C lines running `call` for every program of the grid (`extents`: three C expressions),
+    program (0, 0, 0) first and axis 0 innermost, as the host JIT runs a launch (the config
+    elimination pass relies on that order)."""
+    lines = [f"{indent}baco_nprog[{axis}] = {e};" for axis, e in enumerate(extents)]
+    return lines + [f"{indent}for (int64_t p2 = 0; p2 < baco_nprog[2]; p2++)",
+                    f"{indent}  for (int64_t p1 = 0; p1 < baco_nprog[1]; p1++)",
+                    f"{indent}    for (int64_t p0 = 0; p0 < baco_nprog[0]; p0++) {{",
+                    f"{indent}      baco_pid[0] = p0; baco_pid[1] = p1; baco_pid[2] = p2;",
+                    f"{indent}      {call};",
+                    f"{indent}    }}"]
+
+
+def check_lines(label: str, ctype: str, got: str, want: str, count: str) -> list[str]:
+    """C lines comparing `count` elements of `got` with `want` (both `ctype` arrays), printing
+    the first mismatches and counting them in `bad` (declared by check_verdict's caller)."""
+    return [f"  for (long e = 0; e < {count}; e++)",
+            f"    if ((({ctype} *){got})[e] != {want}[e]) {{",
+            f'      if (bad < 8) printf("mismatch {label}[%ld]: got %ld expected %ld\\n", e, '
+            f"(long)(({ctype} *){got})[e], (long){want}[e]);",
+            "      bad++;", "    }"]
+
+
+CHECK_VERDICT = ['  if (bad) printf("FAIL: %ld mismatches\\n", bad); else printf("PASS\\n");',
+                 "  return bad != 0;"]
+
+
 def harness_source(name, signature, elems, expected=None) -> str:
     """C main(): read the grid and the arguments from the launch table, run every program
     of the grid, fence; with `expected` ({array index: dtype}) compare each such array with
     baco_expected<i> and exit 0 iff bit-exact."""
-    lines = ["#include <stdint.h>", "#include <stdio.h>", "", "void exit(int);",
-             f"extern int64_t {LAUNCH_SYMBOL}[];",
-             "static int64_t baco_pid[3], baco_nprog[3];",
-             f"void {BOUNDARY_ERROR}(int64_t line, int64_t col) {{",
-             '  printf("baco: boundary error at line %ld col %ld\\n", (long)line, (long)col);',
-             f"  exit({BOUNDARY_EXIT_CODE});", "}",
-             "int64_t baco_program_id(int64_t axis) { return baco_pid[axis]; }",
-             "int64_t baco_num_programs(int64_t axis) { return baco_nprog[axis]; }",
-             "static float baco_f32(int64_t bits) { union { uint32_t u; float f; } v = { (uint32_t)bits }; "
-             "return v.f; }",
-             c_prototype(name, signature, elems)]
+    lines = harness_prelude() + [f"extern int64_t {LAUNCH_SYMBOL}[];", c_prototype(name, signature, elems)]
     call, array_slots, slot = [], [], 3
     types = iter(elems)
     for kind in signature:
         if kind == "memref":
-            t = {"i8": "int8_t", "i32": "int32_t", "f32": "float"}[next(types)]
-            ptr = f"({t} *){LAUNCH_SYMBOL}[{slot}]"
-            call += [ptr, ptr, "0", f"{LAUNCH_SYMBOL}[{slot + 1}]", "1"]
+            t = C_ELEM[next(types)]
+            call += memref_arguments(f"({t} *){LAUNCH_SYMBOL}[{slot}]", f"{LAUNCH_SYMBOL}[{slot + 1}]")
             array_slots.append((t, slot))
             slot += 2
         else:
@@ -131,29 +170,29 @@ def harness_source(name, signature, elems, expected=None) -> str:
     for i in (expected or {}):
         lines.append(f"extern {array_slots[i][0]} baco_expected{i}[];")
     lines += ["", "int main(void) {"]
-    lines += [f"  baco_nprog[{axis}] = {LAUNCH_SYMBOL}[{axis}];" for axis in range(3)]
-    lines += ["  for (int64_t p2 = 0; p2 < baco_nprog[2]; p2++)",
-              "    for (int64_t p1 = 0; p1 < baco_nprog[1]; p1++)",
-              "      for (int64_t p0 = 0; p0 < baco_nprog[0]; p0++) {",
-              "        baco_pid[0] = p0; baco_pid[1] = p1; baco_pid[2] = p2;",
-              f"        {name}({', '.join(call)});",
-              "      }",
-              '  __asm__ volatile("fence" ::: "memory");']
+    lines += grid_loop([f"{LAUNCH_SYMBOL}[{axis}]" for axis in range(3)], f"{name}({', '.join(call)})")
+    lines.append('  __asm__ volatile("fence" ::: "memory");')
     if expected:
         lines.append("  long bad = 0;")
         for i in expected:
             t, s = array_slots[i]
-            lines += [f"  for (long e = 0; e < {LAUNCH_SYMBOL}[{s + 1}]; e++)",
-                      f"    if ((({t} *){LAUNCH_SYMBOL}[{s}])[e] != baco_expected{i}[e]) {{",
-                      f'      if (bad < 8) printf("mismatch arg{i}[%ld]: got %ld expected %ld\\n", e, '
-                      f"(long)(({t} *){LAUNCH_SYMBOL}[{s}])[e], (long)baco_expected{i}[e]);",
-                      "      bad++;", "    }"]
-        lines += ['  if (bad) printf("FAIL: %ld mismatches\\n", bad); else printf("PASS\\n");',
-                  "  return bad != 0;"]
+            lines += check_lines(f"arg{i}", t, f"{LAUNCH_SYMBOL}[{s}]", f"baco_expected{i}", f"{LAUNCH_SYMBOL}[{s + 1}]")
+        lines += CHECK_VERDICT
     else:
         lines.append("  return 0;")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def incbin_lines(workdir: Path, items) -> list[str]:
+    """Assembly placing each (symbol, array) of `items` as data: the array's bytes written
+    to workdir and .incbin'd, 64-byte aligned, in the current section."""
+    out = []
+    for sym, a in items:
+        path = workdir / f"{sym}.bin"
+        np.ascontiguousarray(a).tofile(path)
+        out += [".balign 64", f".globl {sym}", f"{sym}:", f'.incbin "{path}"']
+    return out
 
 
 def data_source(workdir: Path, slots, arrays=(), expected=None) -> str:
@@ -164,10 +203,7 @@ def data_source(workdir: Path, slots, arrays=(), expected=None) -> str:
     out += [f".quad {s}" for s in slots]
     items = [(f"baco_arg{i}", a) for i, a in enumerate(arrays)]
     items += [(f"baco_expected{i}", e) for i, e in (expected or {}).items()]
-    for sym, a in items:
-        path = workdir / f"{sym}.bin"
-        np.ascontiguousarray(a).tofile(path)
-        out += [".balign 64", f".globl {sym}", f"{sym}:", f'.incbin "{path}"']
+    out += incbin_lines(workdir, items)
     return "\n".join(out) + "\n"
 
 
@@ -184,6 +220,14 @@ def toolchain_fingerprint() -> str:
               *sorted(p for p in toolchain.TOOLCHAIN_DIR.rglob("*") if p.is_file())):
         h.update(f.name.encode() + f.read_bytes())
     return h.hexdigest()[:16]
+
+
+def kernel_error(res) -> KernelRuntimeError | None:
+    """The error a kernel stopped an ISS run with (baco_boundary_error's exit), if it did."""
+    boundary = re.search(r"baco: boundary error at line (\d+) col (\d+)", res.console or "")
+    if res.exit_code == BOUNDARY_EXIT_CODE and boundary:
+        return KernelRuntimeError(NEGATIVE_COLUMN_OFFSET, int(boundary.group(1)), int(boundary.group(2)))
+    return None
 
 
 class RiscvKernel:
@@ -271,9 +315,9 @@ class RiscvKernel:
                       dma_regions=[(addr, addr + a.nbytes) for addr, a in zip(addresses, arrays) if a.nbytes])
         if res.fault is not None:      # a Gemmini fault raises as it does on the host
             raise res.fault
-        boundary = re.search(r"baco: boundary error at line (\d+) col (\d+)", res.console or "")
-        if res.exit_code == BOUNDARY_EXIT_CODE and boundary:
-            raise KernelRuntimeError(NEGATIVE_COLUMN_OFFSET, int(boundary.group(1)), int(boundary.group(2)))
+        error = kernel_error(res)
+        if error is not None:
+            raise error
         if res.exit_code != 0:
             why = res.error or f"exit code {res.exit_code}"
             raise RuntimeError(f"{self.name} on the ISS failed: {why}\n{res.console}")

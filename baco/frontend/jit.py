@@ -147,8 +147,13 @@ class JITFunction:
 
     def compile(self, *args, **kwargs):
         """The CompiledKernel for these arguments (compiled once per specialization)."""
+        return self.compile_launch(*args, **kwargs)[0]
+
+    def compile_launch(self, *args, **kwargs):
+        """(CompiledKernel, runtime arguments): the kernel for these arguments and the values it
+        is called with, in its parameters' order (constexprs and omitted optionals left out)."""
         values, options = self.bind(list(args), dict(kwargs))
-        return self._compiled(values, options)[0]
+        return self._compiled(values, options)
 
     def _compiled(self, values, options):
         from baco.compiler import compile_module

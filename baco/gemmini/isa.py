@@ -197,7 +197,14 @@ def decode(funct: int, rs1: int, rs2: int) -> tuple[Command, dict]:
     if len(cands) > 1:  # config: rs1[1:0] selects the sub-command
         sub = rs1 & 3
         cmd = next(c for c in cands if c.subtype == sub)
-    return cmd, {f.name: f.get(rs1, rs2) for f in cmd.fields if f.fixed is None}
+    getters = _GETTERS.get(cmd.name)
+    if getters is None:
+        getters = _GETTERS[cmd.name] = tuple((f.name, f.word == "rs1", f.lsb, f.mask)
+                                             for f in cmd.fields if f.fixed is None)
+    return cmd, {name: ((rs1 if in_rs1 else rs2) >> lsb) & mask for name, in_rs1, lsb, mask in getters}
+
+
+_GETTERS: dict = {}     # command name -> (field, in rs1, lsb, mask) of its variable fields: decode's hot path
 
 
 def format_field(name: str, value: int) -> str:

@@ -2,9 +2,10 @@
 
 Each operator instance (static shapes, constants baked in) is a `CpuKernel`: a `func.func` over
 memrefs written with linalg (elementwise and layout ops) or scf loops (pools and row reductions)
-and arith/math, lowered by upstream MLIR passes (`LOWERING`) and translated to LLVM IR by
-`baco.codegen.translate.to_llvm_ir` - the same MLIR -> LLVM path as the Gemmini kernels. The
-host JIT runs it through llvmlite (`baco.codegen.host`); the RISC-V build links the same IR.
+and arith/math (plus `llvm.intr.lrint`), lowered by upstream MLIR passes (`LOWERING`) and
+translated to LLVM IR by `baco.codegen.translate.to_llvm_ir` - the same MLIR -> LLVM path as the
+Gemmini kernels. The host JIT runs it through llvmlite (`baco.codegen.host`); the RISC-V build
+links the same IR.
 
 Calling convention: MLIR's bare-pointer memref convention (`convert-func-to-llvm{use-bare-ptr-
 memref-call-conv=1}`): the function `name` takes one plain `ptr` per array, inputs first, output
@@ -17,8 +18,10 @@ Every float operation is float32 and IEEE round-to-nearest-even, in the order ea
 states, never fused (no fast-math flags, so LLVM neither contracts a multiply and an add into an
 FMA nor reassociates). A constant "float32(e)" is e evaluated in Python (float64) and rounded once
 to float32. Requantisation is Gemmini's: `requant(v) = saturate_int8(round_half_even(v))` of a
-float32 v (rounding and saturation commute, so the kernel clamps to [-128, 127] first). There is
-no libm on the bare-metal target: exp comes from a table, sqrt is `math.sqrt` (fsqrt.s on RV64GC).
+float32 v: rounding and saturation commute, so the kernel clamps to [-128, 127] and then converts
+in the current rounding mode (lrint), which must be round-to-nearest-even as for every float op
+here (the reset state of RISC-V's frm and x86's MXCSR). There is no libm on the bare-metal target:
+exp comes from a table, sqrt is `math.sqrt` (fsqrt.s on RV64GC).
 """
 from __future__ import annotations
 
@@ -32,12 +35,14 @@ import tempfile
 import weakref
 from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 
 import llvmlite.binding as llvm
 import numpy as np
 
 from baco.codegen.host import _target_machine, optimize
 from baco.codegen.translate import to_llvm_ir
+from baco.errors import CompilationError
 
 LOWERING = ("builtin.module(func.func(convert-linalg-to-loops),lower-affine,arith-expand,convert-scf-to-cf,"
             "expand-strided-metadata,finalize-memref-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,"
@@ -48,8 +53,12 @@ MLIR_TYPES = {np.dtype(np.int8): "i8", np.dtype(np.int32): "i32", np.dtype(np.fl
 NAME = "__KERNEL__"      # the function's name in the text before it is hashed into the real one
 
 
+def element(dtype) -> str:
+    return MLIR_TYPES[np.dtype(dtype)]
+
+
 def memref(shape, dtype) -> str:
-    return f"memref<{'x'.join(map(str, shape))}x{MLIR_TYPES[np.dtype(dtype)]}>"
+    return f"memref<{'x'.join(map(str, shape))}x{element(dtype)}>"
 
 
 def f32_hex(x) -> str:
@@ -71,7 +80,7 @@ class CpuKernel:
         self.arg_shapes = tuple(tuple(int(d) for d in a[1]) for a in args)
         self.arg_dtypes = tuple(np.dtype(a[2]) for a in args)
         self.n_inputs = n_inputs
-        text = _module_text(globals_text, func.text())
+        text = f"module {{\n{globals_text}{func.text()}}}\n"
         self.name = f"cpu_{op}_{hashlib.sha256(text.encode()).hexdigest()[:12]}"
         self.mlir = text.replace(NAME, self.name)
         self.llvm_ir = lower(self.mlir)
@@ -133,20 +142,14 @@ class CpuKernel:
                                  dtype=out.dtype).reshape(out.shape)
         return {"instructions": res.instructions, "cpu_cycles": res.cpu_cycles}
 
-    def riscv_ir(self) -> str:
-        """`llvm_ir` with the RISC-V target triple."""
-        mod = llvm.parse_assembly(self.llvm_ir)
-        mod.triple = "riscv64-unknown-unknown-elf"
-        return str(mod)
-
     def runner_elf(self, cache_dir: Path | None = None) -> Path:
-        """The runner ELF, built once: in `cache_dir` (default the project's disk cache,
-        baco.compiler.cache_dir()) by the hash of the IR and the toolchain, or, with caching
-        disabled, in a folder removed with the kernel."""
-        from baco.codegen import toolchain
+        """The runner ELF (arrays of zeros at baco_arg<i>, filled in before each run), built once:
+        in `cache_dir` (default the project's disk cache, baco.compiler.cache_dir()) by the hash
+        of the IR, the toolchain and this file, or, with caching disabled, in a folder removed with the kernel."""
         from baco.codegen.riscv import toolchain_fingerprint
         from baco.compiler import cache_dir as project_cache
-        key = hashlib.sha256((self.llvm_ir + toolchain_fingerprint()).encode()).hexdigest()[:32]
+        blob = self.llvm_ir + toolchain_fingerprint() + Path(__file__).read_text()   # this file makes main()
+        key = hashlib.sha256(blob.encode()).hexdigest()[:32]
         cache_dir = cache_dir or project_cache()
         if cache_dir is None:
             if self._private_dir is None:
@@ -154,42 +157,67 @@ class CpuKernel:
                 weakref.finalize(self, shutil.rmtree, self._private_dir, True)
             cache_dir = self._private_dir
         elf = Path(cache_dir) / "cpu_ops" / f"{self.name}-{key}.elf"
-        if elf.exists():
-            return elf
-        work = Path(tempfile.mkdtemp(prefix=f"baco-{self.name}-"))
-        try:
-            (work / "kernel.ll").write_text(self.riscv_ir())
-            n = len(self.arg_shapes)
-            (work / "main.c").write_text(
-                "".join(f"extern char baco_arg{i}[];\n" for i in range(n))
-                + f"void {self.name}({', '.join(['void *'] * n)});\n"
-                + f"int main(void) {{ {self.name}({', '.join(f'baco_arg{i}' for i in range(n))}); return 0; }}\n")
-            (work / "arrays.S").write_text(".section .data\n" + "".join(
-                f".balign 64\n.globl baco_arg{i}\nbaco_arg{i}:\n.space {max(1, int(np.prod(s)) * d.itemsize)}\n"
-                for i, (s, d) in enumerate(zip(self.arg_shapes, self.arg_dtypes))))
-            built = toolchain.compile_and_link([work / "main.c", work / "arrays.S", work / "kernel.ll"],
-                                               work / "runner.elf")
+        if not elf.exists():
             elf.parent.mkdir(parents=True, exist_ok=True)
             tmp = elf.with_suffix(f".{os.getpid()}.tmp")
-            shutil.copyfile(built, tmp)
+            self.build_elf([np.zeros(s, d) for s, d in zip(self.arg_shapes, self.arg_dtypes)], tmp)
             tmp.replace(elf)
+        return elf
+
+    def build_elf(self, arrays, out_elf, expected: np.ndarray | None = None) -> Path:
+        """A bare-metal ELF whose main() calls the kernel on `arrays` (inputs then output, linked
+        in as data at baco_arg<i>); with `expected`, it compares the output with it and exits 0
+        iff bit-exact (printing the first mismatches and PASS/FAIL over HTIF), for the ISS,
+        Spike or hardware."""
+        from baco.codegen import toolchain
+        from baco.codegen.riscv import data_source
+        self.check_arrays(arrays)
+        n, out = len(arrays), len(arrays) - 1
+        lines = ["#include <stdio.h>", "#include <stdint.h>"]
+        lines += [f"extern int8_t baco_arg{i}[];" for i in range(n)]
+        lines += [f"void {self.name}({', '.join(['void *'] * n)});", "int main(void) {",
+                  f"  {self.name}({', '.join(f'baco_arg{i}' for i in range(n))});"]
+        if expected is not None:
+            expected = np.asarray(expected)
+            if expected.dtype != self.arg_dtypes[-1] or expected.shape != self.arg_shapes[-1]:
+                raise ValueError(f"expected must be {self.arg_dtypes[-1]} of shape {self.arg_shapes[-1]}, "
+                                 f"not {expected.dtype} of shape {expected.shape}")
+            lines[2:2] = [f"extern int8_t baco_expected{out}[];"]
+            lines += ["  long bad = 0;",
+                      f"  for (long e = 0; e < {arrays[-1].nbytes}; e++)",
+                      f"    if (baco_arg{out}[e] != baco_expected{out}[e]) {{",
+                      f'      if (bad < 8) printf("mismatch at byte %ld: got %d expected %d\\n", e, '
+                      f"baco_arg{out}[e], baco_expected{out}[e]);",
+                      "      bad++;", "    }",
+                      '  if (bad) printf("FAIL: %ld bytes differ\\n", bad); else printf("PASS\\n");',
+                      "  return bad != 0;"]
+        else:
+            lines.append("  return 0;")
+        work = Path(tempfile.mkdtemp(prefix=f"baco-{self.name}-"))
+        try:
+            (work / "kernel.ll").write_text(self.llvm_ir)      # no triple: clang's target applies
+            (work / "main.c").write_text("\n".join(lines + ["}"]) + "\n")
+            (work / "data.S").write_text(data_source(work, [], arrays,
+                                                     None if expected is None else {out: expected}))
+            built = toolchain.compile_and_link([work / "main.c", work / "data.S", work / "kernel.ll"],
+                                               work / "kernel.elf")
+            shutil.copyfile(built, out_elf)
         finally:
             shutil.rmtree(work, ignore_errors=True)
-        return elf
+        return Path(out_elf)
 
 
 def lower(mlir_text: str) -> str:
     """The func.func module text -> LLVM IR through LOWERING."""
-    from mlir.ir import Context, Module
+    from mlir.ir import Context, MLIRError, Module
     from mlir.passmanager import PassManager
     with Context():
-        module = Module.parse(mlir_text)
-        PassManager.parse(LOWERING).run(module.operation)
+        try:
+            module = Module.parse(mlir_text)
+            PassManager.parse(LOWERING).run(module.operation)
+        except MLIRError as e:
+            raise CompilationError.from_mlir("lowering a CPU operator failed", e) from None
         return to_llvm_ir(module)
-
-
-def _module_text(globals_text: str, body: str) -> str:
-    return f"module {{\n{globals_text}{body}}}\n"
 
 
 def dense_global(tag: str, values: np.ndarray) -> tuple[str, str]:
@@ -246,9 +274,7 @@ class _Func:
     def loop(self, lo, hi, carried=()):
         """scf.for iv in [lo, hi) (index values or ints); `carried` [(init, type)]. The body sets
         `loop.next` to the carried values' next values; `loop.results` are the final ones."""
-        class Loop:
-            pass
-        loop = Loop()
+        loop = SimpleNamespace()
         lo = self.index(lo) if isinstance(lo, int) else lo
         hi = self.index(hi) if isinstance(hi, int) else hi
         loop.iv, loop.args = self.fresh(), [self.fresh() for _ in carried]
@@ -267,11 +293,12 @@ class _Func:
         self.line("}")
 
     def requant(self, v: str) -> str:
-        """saturate_int8(round_half_even(v)) of a float32 v, as an i8."""
-        r = self(f"math.roundeven {v} : f32")
-        r = self(f"arith.maxnumf {r}, {self.f32(-128.0)} : f32")
+        """saturate_int8(round_half_even(v)) of a float32 v, as an i8: clamped to [-128, 127], then
+        converted in the current rounding mode (lrint: one fcvt.l.s on RISC-V), which is round-
+        to-nearest-even as for every other float op of the kernel."""
+        r = self(f"arith.maxnumf {v}, {self.f32(-128.0)} : f32")
         r = self(f"arith.minnumf {r}, {self.f32(127.0)} : f32")
-        return self(f"arith.fptosi {r} : f32 to i8")
+        return self(f"arith.trunci {self(f'llvm.intr.lrint({r}) : (f32) -> i64')} : i64 to i8")
 
     def text(self) -> str:
         params = ", ".join(f"%{n}: {memref(s, d)}" for n, s, d in self.args)
@@ -293,10 +320,10 @@ def _elementwise(f: _Func, inputs, out, body, extra_maps=None) -> None:
            f"[{iterators}]}} ins({ins} : {', '.join(types)}) "
            f"outs({f.arg(out)} : {memref(f.args[out][1], f.args[out][2])}) {{")
     block = [f.fresh() for _ in inputs + [out]]
-    f.line("^bb0(" + ", ".join(f"{b}: {MLIR_TYPES[np.dtype(f.args[i][2])]}" for b, i in zip(block, inputs + [out])) + "):")
+    f.line("^bb0(" + ", ".join(f"{b}: {element(f.args[i][2])}" for b, i in zip(block, inputs + [out])) + "):")
     f.depth += 1
     result = body(f, block)
-    f.line(f"linalg.yield {result} : {MLIR_TYPES[np.dtype(f.args[out][2])]}")
+    f.line(f"linalg.yield {result} : {element(f.args[out][2])}")
     f.depth -= 1
     f.line("}")
 
@@ -497,8 +524,10 @@ def max_pool2d(shape, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         with f.loop(0, ow) as lw:
             tw = _window_taps(f, lw.iv, w, kernel[1], stride[1], padding[1], dilation[1])
             with f.loop(0, c) as lc:
-                m = _window_reduce(f, ln.iv, th, tw, dilation, lc.iv, f.const("-128", "i8"), "i8",
-                                   lambda f, acc, x: f(f"arith.maxsi {acc}, {x} : i8"))
+                # in i32, as RV64 keeps it sign-extended in a register (an i8 would be re-extended per tap)
+                m = _window_reduce(f, ln.iv, th, tw, dilation, lc.iv, f.const("-128", "i32"), "i32",
+                                   lambda f, acc, x: f(f"arith.maxsi {acc}, {f(f'arith.extsi {x} : i8 to i32')} : i32"))
+                m = f(f"arith.trunci {m} : i32 to i8")
                 f.line(f"memref.store {m}, {f.arg(1)}[{ln.iv}, {lh.iv}, {lw.iv}, {lc.iv}] : {memref(*args[1][1:])}")
     return CpuKernel("max_pool2d", args, 1, f)
 
@@ -735,7 +764,7 @@ def concat(shapes, axis, dtype=np.int8) -> CpuKernel:
     for i, s in enumerate(shapes):
         offsets = [0] * rank
         offsets[axis] = at
-        view = (f"memref<{'x'.join(map(str, s))}x{MLIR_TYPES[dtype]}, strided<[{', '.join(map(str, strides))}], "
+        view = (f"memref<{'x'.join(map(str, s))}x{element(dtype)}, strided<[{', '.join(map(str, strides))}], "
                 f"offset: {at * strides[axis]}>>")
         sub = f(f"memref.subview {f.arg(len(shapes))}[{', '.join(map(str, offsets))}] [{', '.join(map(str, s))}] "
                 f"[{', '.join(['1'] * rank)}] : {memref(out_shape, dtype)} to {view}")

@@ -251,8 +251,8 @@ class GemminiModel:
         elif slot.stride == 0:                       # one row, repeated
             data = np.repeat(np.frombuffer(self.memory.read(dram, cols * elem_bytes), dtype=dt)[None], rows, 0)
         else:
-            data = np.stack([np.frombuffer(self.memory.read(dram + r * slot.stride, cols * elem_bytes), dtype=dt)
-                             for r in range(rows)]) if rows else np.zeros((0, cols))
+            data = self._read_rows(dram, rows, cols * elem_bytes, slot.stride).view(dt) if rows \
+                else np.zeros((0, cols))
         data = data.astype(np.int64)
         if dram != 0 and cfg.mvin_scale and (not acc or slot.shrink) and slot.scale != 1.0:
             data = saturate(scale_to_int(data, slot.scale), self.in_bits)
@@ -281,6 +281,21 @@ class GemminiModel:
                 if lo < r0 + rows:
                     width = min(cfg.dim, shift + c1 - c0) - shift
                     self.spad[lo - p:r0 + rows - p, shift:shift + width] = part[lo - r0:, :width]
+
+    def _read_rows(self, dram, rows, row_bytes, stride):
+        """(rows, row_bytes) uint8 from DRAM rows `stride` bytes apart: one read of the span
+        when it is not much larger than the rows (the per-command hot path of a strided mvin),
+        else (or when a gap between the rows is outside the memory) one read per row."""
+        span = (rows - 1) * stride + row_bytes
+        if rows > 1 and span <= 4 * rows * row_bytes:
+            try:
+                flat = np.frombuffer(self.memory.read(dram, span), dtype=np.uint8)
+            except GemminiFault:
+                flat = None
+            if flat is not None:
+                return np.lib.stride_tricks.as_strided(flat, (rows, row_bytes), (stride, 1)).copy()
+        return np.stack([np.frombuffer(self.memory.read(dram + r * stride, row_bytes), dtype=np.uint8)
+                         for r in range(rows)])
 
     def do_mvin(self, f):
         self._mvin(0, f)
@@ -328,6 +343,12 @@ class GemminiModel:
         if pooled:
             self._mvout_pooled(dram, data)
             return
+        if rows > 1 and self.st_stride == data.shape[1] * data.itemsize:     # contiguous rows: one write
+            try:
+                self.memory.write(dram, np.ascontiguousarray(data).tobytes())
+                return
+            except GemminiFault:     # the rows lie in two arrays: one write per row, each checked
+                pass
         for r in range(rows):
             self.memory.write(dram + r * self.st_stride, data[r].tobytes())
 
@@ -401,18 +422,19 @@ class GemminiModel:
         acc, row = self._row(addr, (rows - 1) * self.c_stride + 1, "c_addr")
         if acc:
             vals = C[:rows, :cols].astype(np.int64)
-            for r in range(rows):
-                tr = row + r * self.c_stride
-                if addr & ACCUMULATE_BIT:
-                    self.acc[tr, :cols] = (self.acc[tr, :cols].astype(np.int64) + vals[r]).astype(np.int32)
-                else:
-                    self.acc[tr, :cols] = vals[r]
         else:
             vals = saturate(C[:rows, :cols], self.in_bits)
             if self.ex_activation == 1:
                 vals = np.maximum(vals, 0)
+        mem = self.acc if acc else self.spad
+        accumulate = acc and addr & ACCUMULATE_BIT
+        if self.c_stride == 0:      # every row lands on one: they apply in order
             for r in range(rows):
-                self.spad[row + r * self.c_stride, :cols] = vals[r]
+                mem[row, :cols] = (mem[row, :cols] + vals[r]).astype(np.int32) if accumulate else vals[r]
+            return
+        target = mem[row:row + (rows - 1) * self.c_stride + 1:self.c_stride, :cols]    # a view
+        # int32 wrap-around, as the accumulator's adders
+        target[...] = (target.astype(np.int64) + vals).astype(np.int32) if accumulate else vals
 
     # ---- hardware loops ----------------------------------------------------------------------
     def _latch_loop_ws(self, f):

@@ -258,6 +258,7 @@ class _Run:
         self.error: str | None = None
         self.fault: GemminiFault | None = None
         self.block_sizes: dict[int, int] = {}
+        self.split: dict[int, dict] = {}     # custom instruction word -> its fields
         self.blocks_until_time_check = TIME_CHECK_BLOCKS
         self.deadline = 0.0
         uc.hook_add(unicorn.UC_HOOK_INTR, self._on_trap)
@@ -363,7 +364,9 @@ class _Run:
             uc.reg_write(_x(rd), old)
 
     def _execute_custom(self, uc, pc, word):
-        f = split_insn(word)
+        f = self.split.get(word)
+        if f is None:
+            f = self.split[word] = split_insn(word)
         rs1 = uc.reg_read(_x(f["rs1"])) if f["xs1"] else 0
         rs2 = uc.reg_read(_x(f["rs2"])) if f["xs2"] else 0
         self.gemmini_commands += 1
