@@ -69,6 +69,22 @@ def test_mlp_bit_exact_and_close_to_float():
     assert err["cosine"] > 0.99 and err["top1_agreement"] >= 0.9, err
 
 
+def test_mlp_one_elf_on_the_iss(tmp_path):
+    """target="iss": the whole model linked into one self-checking ELF (baco.codegen.program) and
+    run on the RISC-V ISS; its exit code fails on a wrong expected output."""
+    from baco.codegen.program import run_program
+    model = mlp([784, 256, 128, 10])
+    x = torch.randn(8, 784)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    np.testing.assert_array_equal(compiled(x, target="iss"), compiled.reference(x))
+    build = compiled.build_elf(tmp_path / "mlp.elf", x)
+    run = run_program(build)
+    assert run.passed and list(run.step_cycles) == ["s000_linear", "s001_linear", "s002_linear"]
+    wrong = compiled.reference(x)
+    wrong[0, 0] ^= 1
+    assert not run_program(compiled.build_elf(tmp_path / "wrong.elf", x, expected=wrong)).passed
+
+
 def test_quantised_parameters_follow_gemmini():
     """int32 bias = round(b / (s_in s_w)), requantisation scale float32(s_in s_w / s_out), int8 weights."""
     model = mlp([33, 17])
@@ -145,6 +161,8 @@ def test_small_cnn_bit_exact():
     assert_bit_exact(compiled, inputs((2, 3, 17, 15)))
     err = quantization_error(model, compiled, inputs((2, 3, 17, 15), 4, seed=3))
     assert err["cosine"] > 0.98, err
+    x = inputs((2, 3, 17, 15))[0]
+    np.testing.assert_array_equal(compiled(x, target="iss"), compiled.reference(x))     # one ELF, CPU op inside
 
 
 def test_design_schedules_and_config():
@@ -204,6 +222,18 @@ def test_resnet18_bit_exact():
     assert_bit_exact(compiled, [x])
     err = quantization_error(model, compiled, inputs((1, 3, 32, 32), 4, seed=3))
     assert err["cosine"] > 0.95, err        # 0.963 measured (per-tensor int8, 2 calibration inputs)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["resnet18", "mobilenet_v2"])
+def test_torchvision_model_on_the_iss(name, tmp_path):
+    """ResNet-18 and MobileNetV2 at 1x3x32x32 as one ELF on the ISS, bit-exact."""
+    from baco.codegen.program import run_program
+    model = torchvision_model(name, (2, 3, 32, 32))
+    x = torch.randn(1, 3, 32, 32)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    run = run_program(compiled.build_elf(tmp_path / f"{name}.elf", x))
+    assert run.passed, run.console[-2000:]
 
 
 @pytest.mark.slow

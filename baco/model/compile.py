@@ -3,16 +3,22 @@ ops (capture: baco.model.graph; quantisation: baco.model.quantize; lowering: bac
 checked against the independent reference (baco.model.reference)."""
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+from baco.codegen.program import build_program_elf, run_program
+from baco.compiler import cache_dir
+
 from baco.model import reference
 from baco.model.graph import capture
+from baco.model.link import program_of
 from baco.model.lower import GemminiStep, lower
 from baco.model.quantize import calibration_inputs, quantize, quantize_input
 
-TARGETS = ("sim",)
+TARGETS = ("sim", "iss")
 
 
 @dataclass
@@ -79,14 +85,41 @@ class CompiledModel:
         return x
 
     def __call__(self, x, target=None) -> np.ndarray:
+        """The int8 output on `target`: "sim" runs the steps one by one on the host JIT and the
+        functional model; "iss" links the whole program (this input included) into one ELF and runs
+        it on the RISC-V ISS."""
         target = target or self.target
         if target not in TARGETS:
             raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
         q = self.quantize_input(x)
+        if target == "iss":
+            with tempfile.TemporaryDirectory(prefix="baco-model-") as d:
+                run = run_program(self.build_elf(Path(d) / "model.elf", q, expected=None))
+            return self._from_storage(run.output.reshape(self.output_tensor.shape), self.output_tensor)
         self.lowered.buffers[self.graph.input][...] = self._to_storage(q, self.input_tensor)
         for step in self.lowered.steps:
             step.run(target)
         return self._from_storage(self.lowered.buffers[self.graph.output].copy(), self.output_tensor)
+
+    def program(self):
+        """The whole model as one baco.codegen.program.Program (baco.model.link)."""
+        return program_of(self.lowered, self.graph.output)
+
+    def build_elf(self, path, x, expected="reference"):
+        """One self-checking bare-metal ELF of the model on input x (float tensor or int8 array,
+        model layout), linked in: exit 0 iff its output equals `expected` (the reference's output
+        by default; an int8 array in the model's layout; None: no check). Returns the
+        baco.codegen.program.ProgramBuild (elf, memory plan, sizes)."""
+        q = self.quantize_input(x)
+        prog = self.program()
+        out = next(b for b in prog.buffers.values() if b.region == "output")
+        inp = next(b for b in prog.buffers.values() if b.region == "input")
+        if isinstance(expected, str) and expected == "reference":
+            expected = self.reference(q)
+        checks = None if expected is None else \
+            {out.name: self._to_storage(np.asarray(expected, dtype=np.int8), self.output_tensor).reshape(out.shape)}
+        return build_program_elf(prog, path, input={inp.name: self._to_storage(q, self.input_tensor)},
+                                 expected=checks, cache_dir=cache_dir())
 
     def reference(self, x, all_tensors=False):
         """The independent reference's int8 output (model layout), or every tensor's value (stored

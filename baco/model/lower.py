@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.lib.array_utils import byte_bounds
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule
@@ -79,9 +80,11 @@ class Lowered:
 
     def locate(self, array) -> tuple[str, int]:
         """(buffer name, byte offset) of an array that is a buffer or a view inside one."""
-        lo, hi = np.byte_bounds(array)
+        lo, hi = byte_bounds(array)
         for name, buf in self.buffers.items():
-            blo, bhi = np.byte_bounds(buf)
+            if self.regions[name] == "view":
+                continue
+            blo, bhi = byte_bounds(buf)
             if blo <= lo and hi <= bhi:
                 return name, lo - blo
         raise KeyError("the array is inside no buffer of the program")
