@@ -229,6 +229,27 @@ def test_operator_zoo_bit_exact():
     assert_bit_exact(compiled, seeded_inputs((2, 3, 37, 33)))
 
 
+class Scores(nn.Module):
+    """Attention scores: two projections of a (B, T, D) input multiplied as activations (bmm)."""
+
+    def __init__(self):
+        super().__init__()
+        self.q, self.k = nn.Linear(24, 20), nn.Linear(24, 20)
+
+    def forward(self, x):
+        return torch.bmm(self.q(x), self.k(x).permute(0, 2, 1))
+
+
+def test_bmm_of_two_activations():
+    torch.manual_seed(0)
+    model = Scores().eval()
+    x = torch.randn(3, 17, 24)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    assert [op.kind for op in compiled.graph.ops] == ["linear", "linear", "permute", "matmul"]
+    assert len(compiled.lowered.steps[-1].launches) == 3        # one GEMM per batch
+    assert_bit_exact(compiled, seeded_inputs((3, 17, 24)))
+
+
 def test_unsupported_op_names_the_op_and_the_line():
     class Elu(nn.Module):
         def forward(self, x):
