@@ -195,7 +195,7 @@ def test_mobilenet_bit_exact(name):
 class Zoo(nn.Module):
     """One of each remaining operator: strided/dilated/grouped/depthwise convs, activation tables,
     a standalone max-pool, squeeze-excite, average pool, concatenation of two scales, a flatten
-    of an image that is not 1x1 (a permute to torch's order), dropout."""
+    of an image that is not 1x1 (a permute to torch's order), dropout, a spatial mean, an add of two linears."""
 
     def __init__(self):
         super().__init__()
@@ -204,6 +204,7 @@ class Zoo(nn.Module):
         self.dw = nn.Conv2d(12, 12, 3, stride=2, padding=1, groups=12, bias=False)
         self.drop = nn.Dropout(0.5)
         self.fc = nn.Linear(24 * 2 * 2, 5)
+        self.head = nn.Linear(24, 5)
 
     def forward(self, x):
         x = nn.functional.hardswish(self.conv1(x))
@@ -213,7 +214,7 @@ class Zoo(nn.Module):
         y = y * nn.functional.hardsigmoid(nn.functional.adaptive_avg_pool2d(y, 1))
         z = nn.functional.avg_pool2d(y, 2, count_include_pad=False)
         z = torch.cat([z, nn.functional.silu(z)], dim=1)
-        return self.fc(self.drop(torch.flatten(z, 1)))
+        return self.fc(self.drop(torch.flatten(z, 1))) + self.head(z.mean((2, 3)))
 
 
 def test_operator_zoo_bit_exact():
