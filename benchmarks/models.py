@@ -79,8 +79,9 @@ def main(argv=None) -> int:
                 f"{r['compile_s']:6.1f} s  sim {r['sim_s']:6.1f} s  {'bit-exact' if r['bit_exact'] else 'MISMATCH'}  "
                 f"cosine {r['cosine']:.4f}  top-1 {r['top1']:.2f}")
         if args.iss:
-            line += (f"  | ISS {'pass' if r['iss_passed'] else 'FAIL'} {r['cycles']:,} cycles, ELF {r['elf_bytes']:,} B "
-                     f"(built in {r['elf_s']:.1f} s), arena {r['arena']:,} of {r['activations']:,} B")
+            line += (f"  | ISS {'pass' if r['iss_passed'] else 'FAIL'} {r['cycles']:,} cycles, "
+                     f"ELF {r['elf_bytes']:,} B (built in {r['elf_s']:.1f} s), arena {r['arena']:,} of "
+                     f"{r['activations']:,} B")
         print(line, flush=True)
     return 0 if ok else 1
 
