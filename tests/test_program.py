@@ -114,6 +114,14 @@ def test_a_corrupted_expected_array_fails_the_self_check(chain, tmp_path):
     assert baco_sim([str(chain.build.elf), "--timing"]) == 0
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.isfile(os.environ.get("BACO_SPIKE_EXTLIB", "")),
+                    reason="Spike's Gemmini library is not installed (set BACO_SPIKE_EXTLIB)")
+def test_the_program_elf_runs_on_spike(chain):
+    from baco.sim.external import run_spike
+    assert run_spike(chain.build.elf, timeout_s=300, stdout=None) == 0
+
+
 def test_the_arena_reuses_an_activation_after_its_last_reader(chain):
     plan = chain.build.plan
     assert plan.live == {"h1": (0, 1), "h2": (1, 2), "h3": (2, 3)}
