@@ -265,8 +265,16 @@ def test_slices_of_a_buffer_are_arguments(tmp_path):
     p.cpu("sum", add, [H.slice(0, 170), H.slice(170, 170)], [y])
     h = np.stack([gemm_reference(x[n], w, False) for n in range(2)]).astype(np.float32)
     expected = np.rint(np.clip(h[0] * np.float32(0.5) + h[1] * np.float32(0.5), -128, 127)).astype(np.int8)
-    run = run_program(build_program_elf(p, tmp_path / "batch.elf", input=x, expected=expected))
+    build = build_program_elf(p, tmp_path / "batch.elf", input=x, expected=expected, cache_dir=tmp_path / "cache")
+    run = run_program(build)
     assert run.passed
+    # each function's object is cached, and a rebuild links the cached objects
+    objects = sorted((tmp_path / "cache" / "riscv-obj").glob("*.o"))
+    assert len(objects) == len(build.kernels) == 2
+    stamps = [o.stat().st_mtime_ns for o in objects]
+    again = build_program_elf(p, tmp_path / "again.elf", input=x, expected=expected, cache_dir=tmp_path / "cache")
+    assert [o.stat().st_mtime_ns for o in sorted((tmp_path / "cache" / "riscv-obj").glob("*.o"))] == stamps
+    assert run_program(again).passed
     np.testing.assert_array_equal(run.output, expected)
     with pytest.raises(ValueError, match=r"slice \[400, 400 \+ 10\) is not inside buffer 'h' of 340 elements"):
         H.slice(400, 10)

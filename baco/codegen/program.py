@@ -407,11 +407,10 @@ def linkable_ir(llvm_ir: str, name: str, symbol: str) -> str:
     return str(mod)
 
 
-def compile_kernel_object(llvm_ir: str, name: str, symbol: str, workdir: Path, cache_dir: Path | None) -> Path:
-    """The RISC-V object of one kernel (found in `cache_dir`/riscv-obj by the hash of its IR and
-    the toolchain when given)."""
+def compile_kernel_object(ll: str, symbol: str, workdir: Path, cache_dir: Path | None) -> Path:
+    """The RISC-V object of one kernel's linkable IR `ll` (found in `cache_dir`/riscv-obj by the
+    hash of the IR and the toolchain when given). Runs clang only, so calls may run in threads."""
     from baco.codegen import toolchain
-    ll = linkable_ir(llvm_ir, name, symbol)
     cached = None
     if cache_dir is not None:
         key = hashlib.sha256((ll + toolchain_fingerprint()).encode()).hexdigest()[:32]
@@ -423,7 +422,7 @@ def compile_kernel_object(llvm_ir: str, name: str, symbol: str, workdir: Path, c
     obj = toolchain.compile_object(src, workdir / f"{symbol}.o")
     if cached is not None:
         cached.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+        tmp = cached.with_suffix(f".{os.getpid()}.{symbol}.tmp")
         shutil.copyfile(obj, tmp)
         tmp.replace(cached)
     return obj
@@ -594,9 +593,10 @@ def build_program_elf(program: Program, out_elf, *, config: GemminiConfig | None
         kernels.setdefault(sym, []).append(step.name)
     workdir = Path(tempfile.mkdtemp(prefix="baco-program-"))
     try:
+        # llvmlite (one LLVM context) in this thread; the clang runs in parallel
+        linkable = [(linkable_ir(k.llvm_ir, k.name, sym), sym) for sym, k in distinct.items()]
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-            objects = list(pool.map(lambda item: compile_kernel_object(item[1].llvm_ir, item[1].name, item[0],
-                                                                       workdir, cache_dir), distinct.items()))
+            objects = list(pool.map(lambda item: compile_kernel_object(*item, workdir, cache_dir), linkable))
         main_c = workdir / "main.c"
         main_c.write_text(main_source(program, plan, fences, symbols, checks))
         data_s = workdir / "data.S"
