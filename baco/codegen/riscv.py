@@ -139,7 +139,8 @@ def grid_loop(extents, call: str, indent: str = "  ") -> list[str]:
 
 def check_lines(label: str, ctype: str, got: str, want: str, count: str) -> list[str]:
     """C lines comparing `count` elements of `got` with `want` (both `ctype` arrays), printing
-    the first mismatches and counting them in `bad` (declared by check_verdict's caller)."""
+    the first mismatches and counting them in `bad` (declared by the caller, which ends with
+    CHECK_VERDICT)."""
     return [f"  for (long e = 0; e < {count}; e++)",
             f"    if ((({ctype} *){got})[e] != {want}[e]) {{",
             f'      if (bad < 8) printf("mismatch {label}[%ld]: got %ld expected %ld\\n", e, '
