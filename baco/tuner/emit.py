@@ -17,7 +17,7 @@ import yaml
 from baco.gemmini.params_header import generate_params_header
 from baco.tuner import arch
 from baco.tuner.arch import Hardware
-from baco.tuner.mapping import NUM_LEVELS, Mapping, format_mapping, gemm_schedule, is_kernel_layer
+from baco.tuner.mapping import NUM_LEVELS, Mapping, format_mapping, gemm_schedule, is_kernel_layer, timeloop_entries
 from baco.tuner.workloads import DIMS, Layer
 
 LEVEL_NAMES = ["Registers", "Accumulator", "Scratchpad", "DRAM"]
@@ -57,8 +57,8 @@ class {name}RocketConfig extends Config(
 
 def timeloop_arch(hw: Hardware) -> dict:
     pe = int(hw.pe_dim)
-    acc_depth = int(hw.acc_kb * 1024 // (4 * pe))
-    sp_entries = int(hw.sp_kb * 1024)
+    entries = timeloop_entries(hw)
+    acc_depth, sp_entries = entries[1], entries[2]
     return {"architecture": {"version": 0.3, "subtree": [{"name": "System", "local": [
         {"name": "DRAM", "class": "DRAM", "attributes": {"width": 64, "word-bits": 8, "energy-per-access": arch.DRAM_PJ}}],
         "subtree": [{"name": "Chip", "local": [
@@ -72,7 +72,7 @@ def timeloop_arch(hw: Hardware) -> dict:
                     "shared_bandwidth": 2, "energy-per-access": arch.accumulator_pj(hw.acc_kb, pe)}}],
                 "subtree": [{"name": f"PERows[0..{pe - 1}]", "local": [
                     {"name": "Registers", "class": "regfile", "attributes": {
-                        "entries": 1, "depth": 1, "width": 8, "word-bits": 8,
+                        "entries": entries[0], "depth": entries[0], "width": 8, "word-bits": 8,
                         "energy-per-access": arch.REGISTER_PJ}},
                     {"name": "MACC", "class": "intmac", "attributes": {
                         "datawidth": 8, "energy-per-op": arch.MAC_PJ}}]}]}]}]}]}}
