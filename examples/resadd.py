@@ -26,6 +26,7 @@ import baco
 import baco.language as bl
 from baco.gemmini.arith import acc_to_int8, saturate, scale_to_int
 from baco.gemmini.config import GemminiConfig
+from baco.kernels.arguments import exact_array
 from baco.kernels.cli import add_gemmini_arguments, gemmini_config, report
 
 
@@ -60,6 +61,9 @@ def default_blocks(M, N, config):
 def launch(a, b, sa, sb, out_scale=1.0, relu=True, block=None, target="sim", config=None):
     """(compiled kernel, grid, runtime args, output) of C = relu(A·sa + B·sb)·out_scale as int8."""
     config = config or GemminiConfig()
+    a, b = exact_array(a, "a", np.int8, 2), exact_array(b, "b", np.int8, 2)
+    if a.shape != b.shape:
+        raise ValueError(f"a and b must have the same shape, got {a.shape} and {b.shape}")
     M, N = a.shape
     bm, bn = block or default_blocks(M, N, config)
     c = np.zeros((M, N), np.int8)

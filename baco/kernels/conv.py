@@ -49,6 +49,7 @@ from baco.gemmini.arith import acc_to_int8, saturate
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import (GemmSchedule, as_schedule, default_conv_schedule, default_gemm_schedule,
                                    schedule_problems)
+from baco.kernels.arguments import bias_vector, exact_array
 from baco.kernels.cli import add_gemmini_arguments, add_output_arguments, gemmini_config, output_scale, report
 
 
@@ -147,16 +148,6 @@ def _check(x, w, stride, padding, dilation, out, relu, depthwise=False):
         raise ValueError(f"the filter {w.shape[:2]} (dilation {dilation}) does not fit the padded input "
                          f"{x.shape[1:3]} (padding {padding})")
     return (stride, padding, dilation), P, Q
-
-
-def bias_vector(bias, channels: int):
-    """`bias` as a C-contiguous int32 vector of `channels` values (None stays None)."""
-    if bias is None:
-        return None
-    b = np.ascontiguousarray(bias, dtype=np.int32)
-    if b.shape != (channels,):
-        raise ValueError(f"bias must hold one int32 per output channel ({channels}), got shape {b.shape}")
-    return b
 
 
 def conv_schedule(blocks=None, *, Q, K, C, P=1, taps=1, config=None, out_int8=False) -> GemmSchedule:
@@ -267,7 +258,7 @@ def is_pointwise(w, stride, padding) -> bool:
 
 def conv2d_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=False, out="int8",
                   config=None, blocks=None) -> ConvLaunch:
-    x, w = np.ascontiguousarray(x, dtype=np.int8), np.ascontiguousarray(w, dtype=np.int8)
+    x, w = exact_array(x, "x", np.int8), exact_array(w, "w", np.int8)
     (stride, padding, dilation), P, Q = _check(x, w, stride, padding, dilation, out, relu)
     config = config or GemminiConfig()
     N, _, _, C = x.shape
@@ -303,7 +294,7 @@ def block_diagonal_weights(w, width: int):
 
 def depthwise_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=False, out="int8",
                      config=None, blocks=None, formulation="block-diagonal") -> ConvLaunch:
-    x, w = np.ascontiguousarray(x, dtype=np.int8), np.ascontiguousarray(w, dtype=np.int8)
+    x, w = exact_array(x, "x", np.int8), exact_array(w, "w", np.int8)
     (stride, padding, dilation), P, Q = _check(x, w, stride, padding, dilation, out, relu, depthwise=True)
     config = config or GemminiConfig()
     s = depthwise_schedule(blocks, Q=Q, config=config, out_int8=out == "int8", formulation=formulation)
@@ -336,7 +327,7 @@ def conv1d(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=
 
 
 def _as_2d(x, w):
-    x, w = np.asarray(x), np.asarray(w)
+    x, w = exact_array(x, "x", np.int8), exact_array(w, "w", np.int8)
     if x.ndim != 3 or w.ndim != 3:
         raise ValueError(f"conv1d takes x (N,L,C) and w (S,C,K), got shapes {x.shape} and {w.shape}")
     return x[:, None], w[None]

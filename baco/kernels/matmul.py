@@ -16,6 +16,7 @@ import baco.language as bl
 from baco.gemmini.arith import reference_matmul
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, as_schedule, default_gemm_schedule
+from baco.kernels.arguments import bias_vector, exact_array
 
 
 @baco.jit
@@ -71,8 +72,11 @@ def matmul(a, b, *, bias=None, out="int32", scale=1.0, relu=False, schedule=None
            double_buffer=False, target="sim", config=None):
     """C = A·B (+ bias, an int32 vector of N) on Gemmini (int8 inputs); returns (C, launch
     info). Without `schedule` or `block`, the default schedule for the shape."""
+    a, b = exact_array(a, "a", np.int8, 2), exact_array(b, "b", np.int8, 2)
     M, K = a.shape
-    _, N = b.shape
+    if b.shape[0] != K:
+        raise ValueError(f"b must have K = {K} rows (a is {a.shape}), got shape {b.shape}")
+    N = b.shape[1]
     s = resolve_schedule(schedule, block, dataflow, double_buffer, shape=(M, N, K), config=config,
                          out_int8=out == "int8")
     c = np.zeros((M, N), dtype=np.int8 if out == "int8" else np.int32)
@@ -82,16 +86,6 @@ def matmul(a, b, *, bias=None, out="int32", scale=1.0, relu=False, schedule=None
                                RELU=relu, OUT_INT8=(out == "int8"), bias_ptr=bias_vector(bias, N),
                                target=target, config=config or GemminiConfig(), schedule=s)
     return c, info
-
-
-def bias_vector(bias, n):
-    """`bias` as the kernel's C-contiguous int32 vector of `n` values (None stays None)."""
-    if bias is None:
-        return None
-    bias = np.ascontiguousarray(bias, dtype=np.int32)
-    if bias.shape != (n,):
-        raise ValueError(f"bias must be a vector of N = {n} values, got shape {bias.shape}")
-    return bias
 
 
 def reference(a, b, *, bias=None, out="int32", scale=1.0, relu=False, config=None, **schedule):

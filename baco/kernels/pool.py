@@ -39,7 +39,8 @@ from baco.gemmini.arith import max_pool, pool_field_problems, pooled_size
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, default_gemm_schedule, schedule_problems
 from baco.kernels.conv import _check as check_conv
-from baco.kernels.conv import KernelLaunch, bias_vector, is_pointwise, reference_conv2d
+from baco.kernels.arguments import bias_vector, exact_array
+from baco.kernels.conv import KernelLaunch, is_pointwise, reference_conv2d
 
 
 @baco.jit
@@ -183,8 +184,8 @@ class ConvPoolLaunch(KernelLaunch):
 
     def __init__(self, x, w, bias, *, pool, stride, padding, scale, relu, config, blocks, conv_stride=1,
                  conv_padding=0, dilation=1):
-        self.x = np.ascontiguousarray(x, dtype=np.int8)
-        w, (cs, cp, dil), P, Q, PH, PW = _check(self.x, np.asarray(w, dtype=np.int8), pool, stride, padding,
+        self.x = exact_array(x, "x", np.int8)
+        w, (cs, cp, dil), P, Q, PH, PW = _check(self.x, exact_array(w, "w", np.int8), pool, stride, padding,
                                                  conv_stride, conv_padding, dilation, relu)
         self.w = np.ascontiguousarray(w)
         N, H, W, C = self.x.shape
