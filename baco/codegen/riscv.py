@@ -21,7 +21,8 @@ from pathlib import Path
 import llvmlite.binding as llvm
 import numpy as np
 
-from baco.errors import BOUNDARY_EXIT_CODE, NEGATIVE_COLUMN_OFFSET, KernelRuntimeError
+from baco.errors import (BOUNDARY_EXIT_CODE, NEGATIVE_COLUMN_OFFSET, RUNTIME_ERROR, RUNTIME_ERROR_EXIT_CODE,
+                         RUNTIME_ERRORS, KernelRuntimeError)
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import COMMANDS
 from baco.passes.instgem_to_llvm import FENCE, intrinsic_name
@@ -111,6 +112,9 @@ def harness_source(name, signature, elems, expected=None) -> str:
              f"void {BOUNDARY_ERROR}(int64_t line, int64_t col) {{",
              '  printf("baco: boundary error at line %ld col %ld\\n", (long)line, (long)col);',
              f"  exit({BOUNDARY_EXIT_CODE});", "}",
+             f"void {RUNTIME_ERROR}(int64_t code, int64_t line, int64_t col) {{",
+             '  printf("baco: runtime error %ld at line %ld col %ld\\n", (long)code, (long)line, (long)col);',
+             f"  exit({RUNTIME_ERROR_EXIT_CODE});", "}",
              "int64_t baco_program_id(int64_t axis) { return baco_pid[axis]; }",
              "int64_t baco_num_programs(int64_t axis) { return baco_nprog[axis]; }",
              "static float baco_f32(int64_t bits) { union { uint32_t u; float f; } v = { (uint32_t)bits }; "
@@ -274,6 +278,10 @@ class RiscvKernel:
         boundary = re.search(r"baco: boundary error at line (\d+) col (\d+)", res.console or "")
         if res.exit_code == BOUNDARY_EXIT_CODE and boundary:
             raise KernelRuntimeError(NEGATIVE_COLUMN_OFFSET, int(boundary.group(1)), int(boundary.group(2)))
+        failed = re.search(r"baco: runtime error (\d+) at line (\d+) col (\d+)", res.console or "")
+        if res.exit_code == RUNTIME_ERROR_EXIT_CODE and failed:
+            code, line, col = (int(g) for g in failed.groups())
+            raise KernelRuntimeError(RUNTIME_ERRORS[code], line, col)
         if res.exit_code != 0:
             why = res.error or f"exit code {res.exit_code}"
             raise RuntimeError(f"{self.name} on the ISS failed: {why}\n{res.console}")

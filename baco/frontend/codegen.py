@@ -8,7 +8,8 @@ import ast
 import operator
 from dataclasses import dataclass
 
-from baco.errors import CompilationError
+from baco.errors import (DIVISION_BY_ZERO, POOL_VALID_ROWS, RUNTIME_ERROR, RUNTIME_ERROR_SIGNATURE, ZERO_STEP,
+                         CompilationError)
 from baco.frontend import language as bl
 from baco.gemmini.arith import pool_field_problems, pooled_size
 
@@ -71,12 +72,15 @@ class KernelCodegen(ast.NodeVisitor):
         self.counter = 0
         self.env = {}
         self.node = fn_ast
+        self.checks_at_run_time = False     # a runtime check was emitted: declare RUNTIME_ERROR
 
     # ---- emission -----------------------------------------------------------
+    def line_col(self, node):
+        return (getattr(node, "lineno", self.fn.lineno) + self.line_offset,
+                getattr(node, "col_offset", 0) + self.col_offset + 1)
+
     def loc(self, node=None):
-        node = node or self.node
-        line = getattr(node, "lineno", self.fn.lineno) + self.line_offset
-        col = getattr(node, "col_offset", 0) + self.col_offset + 1
+        line, col = self.line_col(node or self.node)
         return f'loc("{self.filename}":{line}:{col})'
 
     def fresh(self):
@@ -96,10 +100,7 @@ class KernelCodegen(ast.NodeVisitor):
         return Val(res, result_type) if res else None
 
     def error(self, msg, node=None):
-        node = node or self.node
-        line = getattr(node, "lineno", self.fn.lineno) + self.line_offset
-        col = getattr(node, "col_offset", 0) + self.col_offset + 1
-        return CompilationError(msg, self.filename, line, col)
+        return CompilationError(msg, self.filename, *self.line_col(node or self.node))
 
     # ---- values ------------------------------------------------------------------
     def const_index(self, v: int) -> Val:
@@ -134,6 +135,50 @@ class KernelCodegen(ast.NodeVisitor):
             return Val(r, "f32")
         raise self.error(f"expected a float scalar, got {describe(v)}")
 
+    def runtime_check(self, failed: Val, code: int, node):
+        """`if failed: baco_runtime_error(code, line, col)` at `node` (baco.errors.RUNTIME_ERRORS);
+        the kernel then goes on with safe values, and no Gemmini command runs after it."""
+        self.checks_at_run_time = True
+        self.node = node
+        loc = self.loc(node)
+        line, col = self.line_col(node)
+        self.emit(f"scf.if {failed.name} {{")
+        self.indent += 1
+        vals = []
+        for v in (code, line, col):
+            r = self.fresh()
+            self.emit(f"{r} = arith.constant {v} : i64 {loc}")
+            vals.append(r)
+        self.emit(f"func.call @{RUNTIME_ERROR}({', '.join(vals)}) : {RUNTIME_ERROR_SIGNATURE} {loc}")
+        self.indent -= 1
+        self.emit(f"}} {loc}")
+
+    def cmp_index(self, predicate: str, a: Val, b: Val) -> Val:
+        r = self.fresh()
+        self.emit(f"{r} = arith.cmpi {predicate}, {a.name}, {b.name} : index {self.loc()}")
+        return Val(r, "i1")
+
+    def select(self, cond: Val, a: Val, b: Val) -> Val:
+        r = self.fresh()
+        self.emit(f"{r} = arith.select {cond.name}, {a.name}, {b.name} : {a.type} {self.loc()}")
+        return Val(r, a.type)
+
+    def divisor(self, a: Val, b, node) -> Val:
+        """The divisor of an integer `//`, `%` or cdiv: a constant 0 is a compile error; a runtime
+        0 a located run-time error (the division then runs by 1: no SIGFPE on the host). The one
+        quotient that overflows, -2**63 // -1, also divides by 1 (the wrapped result, as +, -, *
+        wrap), where the host's idiv would trap."""
+        if not isinstance(b, Val):
+            if b == 0:
+                raise self.error("integer division or modulo by zero", node)
+            return self.as_index(b)
+        self.node = node
+        zero = self.cmp_index("eq", b, self.const_index(0))
+        self.runtime_check(zero, DIVISION_BY_ZERO, node)
+        overflow = self.arith("andi", self.cmp_index("eq", b, self.const_index(-1)),
+                              self.cmp_index("eq", a, self.const_index(-(1 << 63))), "i1")
+        return self.select(self.arith("ori", zero, overflow, "i1"), self.const_index(1), b)
+
     # ---- function -------------------------------------------------------------------
     def generate(self) -> str:
         args = []
@@ -152,6 +197,9 @@ class KernelCodegen(ast.NodeVisitor):
         self.emit(f"return {self.loc(self.fn)}")
         body = self.lines[body_start:]
         head = [f"module {{", f"  func.func @{self.fn.name}({', '.join(args)}) {{"]
+        if self.checks_at_run_time:
+            inputs = RUNTIME_ERROR_SIGNATURE.split(" -> ")[0]
+            head.insert(1, f"  func.func private @{RUNTIME_ERROR}{inputs} {self.loc(self.fn)}")
         return "\n".join(head + body + [f"  }} {self.loc(self.fn)}", f"}} {self.loc(self.fn)}"]) + "\n"
 
     def visit_body(self, stmts):
@@ -231,7 +279,20 @@ class KernelCodegen(ast.NodeVisitor):
             bounds.append(1)
         if len(bounds) != 3:
             raise self.error("range() takes 1 to 3 arguments", it)
-        lb, ub, step = (self.as_index(b, "a range bound") for b in bounds)
+        for b in bounds:
+            if isinstance(b, Val) or isinstance(b, bool) or not isinstance(b, int):
+                self.as_index(b, "a range bound")        # an integer scalar, else a located error
+        self.node = it
+        if not isinstance(bounds[2], Val) and bounds[2] == 0:
+            raise self.error("range() step must not be zero", it)
+        # a positive constant step is scf.for's own; any other runs as Python's range does, by
+        # counting its trips: iv = first + t * step for t in [0, trips)
+        counted = isinstance(bounds[2], Val) or bounds[2] < 0
+        if counted:
+            first, step = (self.as_index(b, "a range bound") for b in (bounds[0], bounds[2]))
+            lb, ub, step_v = self.const_index(0), self.trip_count(*bounds, it), self.const_index(1)
+        else:
+            lb, ub, step_v = (self.as_index(b, "a range bound") for b in bounds)
         carried = [n for n in assigned_names(node.body) if n in self.env and n != node.target.id]
         inits = []
         for n in carried:
@@ -252,13 +313,17 @@ class KernelCodegen(ast.NodeVisitor):
         args = [self.fresh() for _ in carried]
         types = [v.type for v in inits]
         loc = self.loc(node)
-        head = f"scf.for {iv} = {lb.name} to {ub.name} step {step.name}"
+        head = f"scf.for {iv} = {lb.name} to {ub.name} step {step_v.name}"
         if carried:
             iters = ", ".join(f"{a} = {v.name}" for a, v in zip(args, inits))
             head = f"{results}:{len(carried)} = {head} iter_args({iters}) -> ({', '.join(types)})"
         self.emit(head + " {")
         saved = dict(self.env)
         self.env[node.target.id] = Val(iv, "index")
+        if counted:
+            self.node = it
+            self.env[node.target.id] = self.arith("addi", first, self.arith("muli", Val(iv, "index"), step, "index"),
+                                                  "index")
         for n, a, t in zip(carried, args, types):
             self.env[n] = Val(a, t)
         self.indent += 1
@@ -282,6 +347,24 @@ class KernelCodegen(ast.NodeVisitor):
         self.env = saved
         for i, (n, t) in enumerate(zip(carried, types)):
             self.env[n] = Val(f"{results}#{i}", t)
+
+    def trip_count(self, first, end, step, it) -> Val:
+        """How many values range(first, end, step) gives, step not a positive constant:
+        max(0, ceil((end - first) / step)); a runtime step of 0 is a located run-time error
+        (the loop then runs no trip)."""
+        if not any(isinstance(v, Val) for v in (first, end, step)):
+            return self.const_index(max(0, -((first - end) // step)))
+        first, end = self.as_index(first), self.as_index(end)
+        distance = self.arith("subi", end, first, "index")
+        if not isinstance(step, Val):
+            trips = self.arith("ceildivsi", distance, self.as_index(step), "index")
+            return self.arith("maxsi", trips, self.const_index(0), "index")
+        zero = self.cmp_index("eq", step, self.const_index(0))
+        self.runtime_check(zero, ZERO_STEP, it)
+        self.node = it
+        trips = self.arith("ceildivsi", distance, self.select(zero, self.const_index(1), step), "index")
+        trips = self.arith("maxsi", trips, self.const_index(0), "index")
+        return self.select(zero, self.const_index(0), trips)
 
     def visit_While(self, node):
         raise self.error("while loops are not supported; use `for i in range(...)`", node)
@@ -372,7 +455,8 @@ class KernelCodegen(ast.NodeVisitor):
     def binop(self, op, a, b, node, op_is_class=False):
         opc = op if op_is_class else type(op)
         if not isinstance(a, Val) and not isinstance(b, Val):
-            import operator
+            if opc in (ast.FloorDiv, ast.Mod, ast.Div) and b == 0:
+                raise self.error("division or modulo by zero", node)
             fn = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
                   ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Div: operator.truediv}.get(opc)
             if fn is None:
@@ -389,7 +473,11 @@ class KernelCodegen(ast.NodeVisitor):
             return self.arith(FARITH[opc], self.as_f32(a), self.as_f32(b), "f32")
         if opc not in ARITH:
             raise self.error(f"unsupported integer operator {opc.__name__} (use // for division)", node)
-        a, b = self.as_index(a), self.as_index(b)
+        a = self.as_index(a)
+        if opc in (ast.FloorDiv, ast.Mod):
+            b = self.divisor(a, b, node)
+            self.node = node
+        b = self.as_index(b)
         if opc is ast.Mod:   # Python's floor modulo (the sign of b), as the interpreter computes it
             return self.arith("subi", a, self.arith("muli", self.arith("floordivsi", a, b, "index"), b, "index"),
                               "index")
@@ -474,8 +562,13 @@ class KernelCodegen(ast.NodeVisitor):
 
     def call_cdiv(self, node, a, b):
         if not isinstance(a, Val) and not isinstance(b, Val):
+            if b == 0:
+                raise self.error("cdiv() by zero", node)
             return -(-a // b)
-        return self.arith("ceildivsi", self.as_index(a), self.as_index(b), "index")
+        a = self.as_index(a)
+        b = self.divisor(a, self.as_index(b) if isinstance(b, Val) else b, node)
+        self.node = node
+        return self.arith("ceildivsi", a, b, "index")
 
     def call_make_block_ptr(self, node, base, shape, strides, offsets, block_shape, order=(1, 0)):
         if not (isinstance(base, Val) and base.is_memref):
@@ -619,6 +712,16 @@ class KernelCodegen(ast.NodeVisitor):
         if isinstance(hi, int) and not (lo if isinstance(lo, int) else 0) <= hi <= rows:
             raise self.error(f"max_pool2d() valid_rows ends at row {hi}, outside the image's 0..{rows}", node)
         bounds = [self.as_index(v, "a max_pool2d() valid_rows bound") for v in (lo, hi)]
+        if isinstance(lo, Val) or isinstance(hi, Val):     # the rules above, at run time
+            lo_v, hi_v = bounds
+            bad = [self.cmp_index("slt", lo_v, self.const_index(0)),
+                   self.cmp_index("sgt", lo_v, self.const_index(3 - upad)),
+                   self.cmp_index("slt", hi_v, lo_v), self.cmp_index("sgt", hi_v, self.const_index(rows))]
+            failed = bad[0]
+            for b in bad[1:]:
+                failed = self.arith("ori", failed, b, "i1")
+            self.runtime_check(failed, POOL_VALID_ROWS, node)
+            self.node = node
         out = tensor_type([pooled_size(rows, k, s, upad) * pooled_size(cols, k, s, lpad), shape[1]], "i8")
         attrs = (f"image = array<i64: {rows}, {cols}>, kernel = {k} : i64, stride = {s} : i64, "
                  f"padding = array<i64: {upad}, {lpad}>")

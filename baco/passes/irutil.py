@@ -6,7 +6,7 @@ from mlir.ir import (Attribute, DenseI64ArrayAttr, F32Type, IndexType,
                      IntegerAttr, IntegerType, Operation, RankedTensorType,
                      ShapedType, Type, UnitAttr, WalkOrder, WalkResult)
 
-from baco.errors import CompilationError
+from baco.errors import RUNTIME_ERROR, RUNTIME_ERROR_SIGNATURE, CompilationError
 
 DYN = ShapedType.get_dynamic_size()
 
@@ -166,6 +166,17 @@ def call_boundary_error(op):
     line, col = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
     create("func.call", operands=[const_int(line, i64()), const_int(col, i64())],
            attributes={"callee": Attribute.parse(f"@{BOUNDARY_ERROR}")})
+
+
+def call_runtime_error(op, code: int):
+    """Call `baco_runtime_error(code, line, col)` (baco.errors.RUNTIME_ERRORS[code]) of `op`'s
+    source location at the insertion point."""
+    import re
+    declare_func(op, RUNTIME_ERROR, RUNTIME_ERROR_SIGNATURE)
+    m = re.search(r'":(\d+):(\d+)', str(op.location))
+    line, col = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+    create("func.call", operands=[const_int(code, i64()), const_int(line, i64()), const_int(col, i64())],
+           attributes={"callee": Attribute.parse(f"@{RUNTIME_ERROR}")})
 
 
 def call_grid(op, callee: str, axis: int):
