@@ -142,13 +142,13 @@ class KernelCodegen(ast.NodeVisitor):
         self.node = node
         loc = self.loc(node)
         line, col = self.line_col(node)
-        self.emit(f"scf.if {failed.name} {{")
-        self.indent += 1
         vals = []
-        for v in (code, line, col):
+        for v in (code, line, col):     # outside the guard: it holds the call alone (prefetch.is_boundary_check)
             r = self.fresh()
             self.emit(f"{r} = arith.constant {v} : i64 {loc}")
             vals.append(r)
+        self.emit(f"scf.if {failed.name} {{")
+        self.indent += 1
         self.emit(f"func.call @{RUNTIME_ERROR}({', '.join(vals)}) : {RUNTIME_ERROR_SIGNATURE} {loc}")
         self.indent -= 1
         self.emit(f"}} {loc}")
@@ -163,21 +163,17 @@ class KernelCodegen(ast.NodeVisitor):
         self.emit(f"{r} = arith.select {cond.name}, {a.name}, {b.name} : {a.type} {self.loc()}")
         return Val(r, a.type)
 
-    def divisor(self, a: Val, b, node) -> Val:
-        """The divisor of an integer `//`, `%` or cdiv: a constant 0 is a compile error; a runtime
-        0 a located run-time error (the division then runs by 1: no SIGFPE on the host). The one
-        quotient that overflows, -2**63 // -1, also divides by 1 (the wrapped result, as +, -, *
-        wrap), where the host's idiv would trap."""
+    def divisor(self, b, node) -> Val:
+        """The divisor of an integer `//`, `%` or cdiv: a constant 0 is a compile error, a runtime
+        0 a located run-time error (checked before the division, which then divides by 1:
+        instgem_to_llvm.safe_divisions; -2**63 // -1 wraps there too, as +, -, * wrap)."""
         if not isinstance(b, Val):
             if b == 0:
                 raise self.error("integer division or modulo by zero", node)
             return self.as_index(b)
         self.node = node
-        zero = self.cmp_index("eq", b, self.const_index(0))
-        self.runtime_check(zero, DIVISION_BY_ZERO, node)
-        overflow = self.arith("andi", self.cmp_index("eq", b, self.const_index(-1)),
-                              self.cmp_index("eq", a, self.const_index(-(1 << 63))), "i1")
-        return self.select(self.arith("ori", zero, overflow, "i1"), self.const_index(1), b)
+        self.runtime_check(self.cmp_index("eq", b, self.const_index(0)), DIVISION_BY_ZERO, node)
+        return b
 
     # ---- function -------------------------------------------------------------------
     def generate(self) -> str:
@@ -475,7 +471,7 @@ class KernelCodegen(ast.NodeVisitor):
             raise self.error(f"unsupported integer operator {opc.__name__} (use // for division)", node)
         a = self.as_index(a)
         if opc in (ast.FloorDiv, ast.Mod):
-            b = self.divisor(a, b, node)
+            b = self.divisor(b, node)
             self.node = node
         b = self.as_index(b)
         if opc is ast.Mod:   # Python's floor modulo (the sign of b), as the interpreter computes it
@@ -566,7 +562,7 @@ class KernelCodegen(ast.NodeVisitor):
                 raise self.error("cdiv() by zero", node)
             return -(-a // b)
         a = self.as_index(a)
-        b = self.divisor(a, self.as_index(b) if isinstance(b, Val) else b, node)
+        b = self.divisor(self.as_index(b) if isinstance(b, Val) else b, node)
         self.node = node
         return self.arith("ceildivsi", a, b, "index")
 
