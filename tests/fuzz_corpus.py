@@ -361,7 +361,14 @@ def launch_cases() -> list[Case]:
                 ("missing_constexpr", dict(BN=None, BM=16), CompilationError, "must be"),
                 ("unknown_keyword", dict(BLOCK=16), TypeError, "unexpected keyword argument 'BLOCK'"),
                 ("bad_target", dict(target="gpu"), ValueError, "target must be one of"),
-                ("bad_dataflow", dict(dataflow="XS"), ValueError, "dataflow must be 'WS' or 'OS', not 'XS'")]
+                ("bad_dataflow", dict(dataflow="XS"), ValueError, "dataflow must be 'WS' or 'OS', not 'XS'"),
+                # a schedule's fields are checked before anything divides by them
+                ("schedule_zero_block", dict(schedule={"block_m": 0, "block_n": 16, "block_k": 16}), ValueError,
+                 "schedule: block_m=0 must be a positive integer"),
+                ("schedule_zero_rows", dict(schedule=(16, 16, 16, "WS", False, 0)), ValueError,
+                 "schedule: rows=0 must be a positive integer"),
+                ("schedule_bad_dataflow", dict(schedule=(16, 16, 16, "XS")), ValueError,
+                 "dataflow must be one of ('WS', 'OS'), not 'XS'")]
     for label, meta, exc, match in bad_meta:
         run = launch_gemm(gemm_args(), **{k: v for k, v in meta.items() if k != "target"})
         if "target" in meta:
@@ -481,6 +488,75 @@ def runtime_check_cases() -> list[Case]:
                 cases.append(Case(f"result:{label}_by_{d}", "expression", "result", src, launch(args, 33, 20),
                                   reference=lambda a=args: {"c": reference_matmul(a[0], a[1])}))
     cases += pool_check_cases()
+    cases += unit_scale_cases()
+    return cases
+
+
+def unit_scale_cases() -> list[Case]:
+    """A constexpr scale of exactly 1.0 (the multiply folds away; it was a StopIteration in
+    placement, linalg-to-instgem and loop-ws) on an int8 store, a chained dot and a resadd."""
+    cases = []
+    params = GEMM_PARAMS.replace("scale, ", "") + ", S: bl.constexpr"
+    for relu in (False, True):
+        body = list(GEMM_BODY)
+        out = "bl.relu(acc * S)" if relu else "acc * S"
+        body[-1] = f"bl.store(c, ({out}).to(bl.int8), boundary_check=(0, 1))"
+        src = kernel_source(body, params)
+        for dataflow in ("WS", "OS"):
+            args = gemm_args(33, 20, 40, seed=50 + relu, out=np.int8)
+            del args[6]
+
+            def run(kernel, target="sim", _args=args, _df=dataflow):
+                _args[2][...] = 0
+                kernel[(3, 2)](*_args, BM=16, BN=16, BK=16, S=1.0, target=target, dataflow=_df)
+                return {"c": _args[2].copy()}
+            cases.append(Case(f"result:unit_scale_store_{'relu8' if relu else 'int8'}_{dataflow}", "epilogue",
+                              "result", src, run, on_iss=relu and dataflow == "WS",
+                              reference=lambda a=args, r=relu, df=dataflow: {"c": reference_matmul(
+                                  a[0], a[1], out="int8", scale=1.0, relu=r, os_k_block=16 if df == "OS" else None)}))
+    chained = ["x = bl.load(bl.make_block_ptr(a_ptr, shape=(16, 16), strides=(16, 1), offsets=(0, 0), "
+               "block_shape=(16, 16)))",
+               "w1 = bl.load(bl.make_block_ptr(b_ptr, shape=(16, 16), strides=(16, 1), offsets=(0, 0), "
+               "block_shape=(16, 16)))",
+               "w2 = bl.load(bl.make_block_ptr(w_ptr, shape=(16, 16), strides=(16, 1), offsets=(0, 0), "
+               "block_shape=(16, 16)))",
+               "h = bl.dot(x, w1)", "y = bl.dot(bl.relu(h * S1).to(bl.int8), w2)",
+               "bl.store(bl.make_block_ptr(c_ptr, shape=(16, 16), strides=(16, 1), offsets=(0, 0), "
+               "block_shape=(16, 16)), (y * S2).to(bl.int8))"]
+    src = kernel_source(chained, "a_ptr, b_ptr, w_ptr, c_ptr, S1: bl.constexpr, S2: bl.constexpr")
+    for dataflow in ("WS", "OS"):
+        for s1, s2 in ((1.0, 1.0), (0.25, 1.0), (1.0, 0.5)):
+            x, w1, w2 = rand((16, 16), 60, lo=-5, hi=5), rand((16, 16), 61, lo=-5, hi=5), rand((16, 16), 62, lo=-5, hi=5)
+            y = np.zeros((16, 16), np.int8)
+
+            def run(kernel, target="sim", _v=(x, w1, w2, y), _s=(s1, s2), _df=dataflow):
+                _v[3][...] = 0
+                kernel[(1,)](*_v, S1=_s[0], S2=_s[1], target=target, dataflow=_df)
+                return {"y": _v[3].copy()}
+
+            def reference(_v=(x, w1, w2), s1=s1, s2=s2):
+                h = reference_matmul(_v[0], _v[1], out="int8", scale=s1, relu=True)
+                return {"y": reference_matmul(h, _v[2], out="int8", scale=s2)}
+            cases.append(Case(f"result:unit_scale_chained_dot_{s1:g}_{s2:g}_{dataflow}", "epilogue", "result", src, run,
+                              reference=reference, on_iss=(s1, s2, dataflow) == (1.0, 1.0, "WS")))
+    resadd = ["p = bl.make_block_ptr(a_ptr, shape=(M, N), strides=(N, 1), offsets=(0, 0), block_shape=(32, 32))",
+              "q = bl.make_block_ptr(b_ptr, shape=(M, N), strides=(N, 1), offsets=(0, 0), block_shape=(32, 32))",
+              "total = bl.load(p, boundary_check=(0, 1)) * S + bl.load(q, boundary_check=(0, 1)) * 0.5",
+              "r = bl.make_block_ptr(c_ptr, shape=(M, N), strides=(N, 1), offsets=(0, 0), block_shape=(32, 32))",
+              "bl.store(r, (total * S).to(bl.int8), boundary_check=(0, 1))"]
+    src = kernel_source(resadd, "a_ptr, b_ptr, c_ptr, M, N, S: bl.constexpr")
+    a, b, c = rand((20, 30), 70), rand((20, 30), 71), np.zeros((20, 30), np.int8)
+
+    def run(kernel, target="sim"):
+        c[...] = 0
+        kernel[(1,)](a, b, c, 20, 30, S=1.0, target=target)
+        return {"c": c.copy()}
+
+    def reference():
+        from baco.gemmini.arith import acc_to_int8, saturate, scale_to_int
+        half = saturate(scale_to_int(b, np.float32(0.5)), 8)
+        return {"c": acc_to_int8(a.astype(np.int64) + half, 1.0)}
+    cases.append(Case("result:unit_scale_resadd", "epilogue", "result", src, run, reference=reference, on_iss=True))
     return cases
 
 

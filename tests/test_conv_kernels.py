@@ -413,3 +413,22 @@ def test_wrappers_copy_non_contiguous_arrays_unchanged(name):
     np.testing.assert_array_equal(y2, y)
     y3, _ = call(bias=[int(v) for v in bias])      # Python ints that fit int32 are taken as they are
     np.testing.assert_array_equal(y3, y)
+
+
+@pytest.mark.parametrize("name", WRAPPERS)
+@pytest.mark.parametrize("blocks,fragment", [((0, 16, 16), "block_m=0"), ((16, 0, 16), "block_n=0"),
+                                             ((16, 16, 0), "block_k=0"), ((16, 16, 16, "WS", False, 0), "rows=0"),
+                                             ((16, 16, 16, "XS"), "dataflow must be one of")])
+def test_wrappers_validate_schedules_first(name, blocks, fragment):
+    """A zero block reached a ZeroDivisionError / IndexError in the wrappers before the schedule
+    was checked: now a ValueError naming the field."""
+    from baco.kernels.matmul import matmul
+    from baco.kernels.pool import conv_pool
+    x, w = rand((1, 5, 6, 16), 7), rand((3, 3, 16, 16), 8)
+    call = {"conv2d": lambda: conv2d(x, w, blocks=blocks),
+            "depthwise_conv2d": lambda: depthwise_conv2d(x, w[..., 0], blocks=blocks),
+            "conv1d": lambda: conv1d(x[0], w[0], blocks=blocks),
+            "conv_pool": lambda: conv_pool(x, w, blocks=blocks),
+            "matmul": lambda: matmul(x[0, 0], w[0, 0], schedule=blocks)}[name]
+    with pytest.raises(ValueError, match=fragment):
+        call()

@@ -156,9 +156,7 @@ def conv_schedule(blocks=None, *, Q, K, C, P=1, taps=1, config=None, out_int8=Fa
     baco.gemmini.schedule.default_conv_schedule (whole output rows per program when they fit)."""
     if blocks is None:
         return default_conv_schedule(Q, K, C, config or GemminiConfig(), out_int8, P=P, taps=taps)
-    if isinstance(blocks, (tuple, list)):
-        return GemmSchedule(*blocks)
-    return as_schedule(blocks)
+    return as_schedule(blocks, "blocks")
 
 
 def depthwise_schedule(blocks=None, *, Q, config=None, out_int8=False, formulation="block-diagonal"):

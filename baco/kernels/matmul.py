@@ -63,7 +63,8 @@ def resolve_schedule(schedule=None, block=None, dataflow="WS", double_buffer=Fal
     if schedule is not None:
         return as_schedule(schedule)
     if block is not None or shape is None:
-        return GemmSchedule(*(block or (32, 32, 64)), dataflow=dataflow, double_buffer=double_buffer)
+        return as_schedule(GemmSchedule(*(block or (32, 32, 64)), dataflow=dataflow, double_buffer=double_buffer),
+                           "block")
     s = default_gemm_schedule(*shape, config or GemminiConfig(), out_int8)
     return s if dataflow == s.dataflow else replace(s, dataflow=dataflow)
 

@@ -37,7 +37,7 @@ import baco
 import baco.language as bl
 from baco.gemmini.arith import max_pool, pool_field_problems, pooled_size
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import GemmSchedule, default_gemm_schedule, schedule_problems
+from baco.gemmini.schedule import GemmSchedule, as_schedule, default_gemm_schedule, schedule_problems
 from baco.kernels.conv import _check as check_conv
 from baco.kernels.arguments import bias_vector, exact_array
 from baco.kernels.conv import KernelLaunch, is_pointwise, reference_conv2d
@@ -154,7 +154,7 @@ def pool_schedule(blocks=None, *, N, PH, P, Q, K, C, pool, stride, taps=1, confi
     pooled row fits, narrower BLOCK_K, then BLOCK_N, then single buffering."""
     config = config or GemminiConfig()
     if blocks is not None:
-        return GemmSchedule(*blocks) if isinstance(blocks, (tuple, list)) else blocks
+        return as_schedule(blocks, "blocks")
     d = config.dim
     gemm = default_gemm_schedule(N * P * Q, K, C, config, out_int8=True)
     if taps > 1:

@@ -134,6 +134,14 @@ def is_zero_fill(op) -> bool:
     return str(value.attributes["value"]).split(":")[0].strip() in ("0", "0.000000e+00")
 
 
+def scale_operand(gen):
+    """The f32 scale a scaled gemmini.epilogue / gemmini.acc_add generic multiplies by (its
+    body's arith.mulf), or None when it multiplies by nothing: unscaled, or a constant scale of
+    exactly 1.0 that canonicalization folded away (the same arithmetic as no scale)."""
+    mul = next((o.operation for o in gen.regions[0].blocks[0].operations if o.operation.name == "arith.mulf"), None)
+    return None if mul is None else mul.operands[1]
+
+
 def fail(message: str, op) -> CompilationError:
     return CompilationError.at_location(message, op.location)
 
