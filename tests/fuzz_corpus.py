@@ -219,6 +219,27 @@ COMPILE = [  # (name, category, body statements, message)
     ("constant_mod_by_zero", "expression", ["x = @@BM % 0"], "division or modulo by zero"),
     ("cdiv_by_zero", "builtin", ["x = @@bl.cdiv(BM, 0)"], "cdiv() by zero"),
     ("runtime_cdiv_by_zero", "builtin", ["x = @@bl.cdiv(M, 0)"], "integer division or modulo by zero"),
+    # what the user did, where: carried blocks and pointers replaced in a loop (bufferization's
+    # "Yield operand #0 is not equivalent to the corresponding iter bbArg" at the `for`), a
+    # pointer's stride at the pointer (not its load), a pooled block's misuse at the misuse
+    ("loop_fresh_zeros", "statement", [P_A, P_B, ACC, "for i in range(2):\n    acc = @@bl.zeros((BM, BN), "
+                                       "dtype=bl.int32)\n    acc += bl.dot(bl.load(a), bl.load(b))",
+                                       P_C, "bl.store(c, acc)"], "`acc` is a block carried by the loop"),
+    ("loop_dot_without_acc", "statement", [P_A, P_B, ACC, "for i in range(2):\n    acc = @@bl.dot(bl.load(a), "
+                                           "bl.load(b))", P_C, "bl.store(c, acc)"], "cannot keep in place"),
+    ("loop_reloaded_block", "statement", [P_A, P_B, "x = bl.load(a)", "for i in range(2):\n    x = @@bl.load(b)",
+                                          "bl.store(a, x)"], "`x` is a block carried by the loop"),
+    ("loop_nested_fresh_block", "statement", [P_A, P_B, ACC, "for i in range(2):\n    for j in range(2):\n"
+                                              "        acc = @@bl.dot(bl.load(a), bl.load(b))", P_C, "bl.store(c, acc)"],
+     "`acc` is a block carried by the loop"),
+    ("loop_pointer_replaced", "statement", [P_A, P_B, "for i in range(2):\n    @@a = b\n    x = bl.load(a)"],
+     "`a` is a block pointer carried by the loop"),
+    ("pointer_column_stride", "builtin",
+     ["p = @@bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 2), offsets=(0, 0), block_shape=(BM, BK))",
+      "x = bl.load(p)"], "the last dimension's stride must be 1, got int 2"),
+    ("pooled_block_dot", "epilogue", [P_A, P_B, "acc = bl.dot(bl.load(a), bl.load(b))",
+                                      "x = bl.max_pool2d(acc.to(bl.int8), (4, 4), 2)", "y = @@bl.dot(x, bl.load(b))",
+                                      P_C.replace("(BM, BN)", "(4, BN)"), "bl.store(c, y)"], "a pooled block (max_pool2d) can only be stored"),
 ]
 
 # The capacity rule: blocks that do not fit (config, BM, BN, BK, space named in the message).

@@ -73,6 +73,7 @@ class KernelCodegen(ast.NodeVisitor):
         self.env = {}
         self.node = fn_ast
         self.checks_at_run_time = False     # a runtime check was emitted: declare RUNTIME_ERROR
+        self.made = {}          # SSA name -> (op name, operands, AST node) of the op that made it
 
     # ---- emission -----------------------------------------------------------
     def line_col(self, node):
@@ -97,6 +98,8 @@ class KernelCodegen(ast.NodeVisitor):
         prefix = f"{res} = " if res else ""
         attr = f" {{{attrs}}}" if attrs else ""
         self.emit(f'{prefix}"{name}"({ops}){attr} : ({in_types}) -> {result_type or "()"} {self.loc()}')
+        if res:
+            self.made[res] = (name, list(operands), self.node)
         return Val(res, result_type) if res else None
 
     def error(self, msg, node=None):
@@ -326,13 +329,14 @@ class KernelCodegen(ast.NodeVisitor):
         self.visit_body(node.body)
         self.node = node
         outs = []
-        for n, t in zip(carried, types):
+        for n, t, a in zip(carried, types, args):
             v = self.env[n]
             if isinstance(v, (int, float)) and not isinstance(v, bool):
                 v = self.const_index(v) if t == "index" else self.const_f32(v)
             if not isinstance(v, Val) or v.type != t:
                 raise self.error(f"`{n}` changes type inside the loop ({t} -> {describe(v)})",
                                  assignment_of(n, node.body) or node)
+            self.check_kept_in_place(n, v, a, node)
             outs.append(v)
         if carried:
             self.emit(f"scf.yield {', '.join(v.name for v in outs)} : {', '.join(types)} {loc}")
@@ -343,6 +347,47 @@ class KernelCodegen(ast.NodeVisitor):
         self.env = saved
         for i, (n, t) in enumerate(zip(carried, types)):
             self.env[n] = Val(f"{results}#{i}", t)
+            self.made[f"{results}#{i}"] = ("scf.for", [inits[i]], node)
+
+    def in_place_root(self, v: Val) -> Val:
+        """The value `v` updates in place: through an accumulating dot (its accumulator), a sum in
+        the accumulator (its accumulator operand), advance() (its pointer) and loops (their
+        initial value); `v` itself when it is a new block or pointer."""
+        while v.name in self.made:
+            name, operands, _ = self.made[v.name]
+            if name in ("baco.dot", "scf.for", "baco.advance"):
+                v = operands[2 if name == "baco.dot" else 0]
+            elif name == "baco.add":
+                acc = [o for o in operands if o.name not in self.made or
+                       self.made[o.name][0] in ("baco.dot", "baco.add", "baco.zeros", "scf.for")]
+                if not acc:
+                    return v
+                v = acc[0]
+            else:
+                return v
+        return v
+
+    def check_kept_in_place(self, n: str, v: Val, arg: str, loop):
+        """A block or block pointer carried by a loop stays in one place (its buffer, its view):
+        each iteration must update the value it started with (accumulate into the block, advance
+        the pointer), not replace it with a new one (bufferization could not keep it in place)."""
+        if not (v.is_block or v.is_ptr):
+            return
+        root = self.in_place_root(v)
+        if root.name == arg:
+            return
+        made_at = self.made[root.name][2] if root.name in self.made else None
+        inside = made_at is not None and any(made_at is x for x in ast.walk(loop))
+        where = made_at if inside else assignment_of(n, loop.body) or loop    # the loop's own statement
+        if v.is_ptr:
+            raise self.error(f"`{n}` is a block pointer carried by the loop, but this makes it another pointer "
+                             f"in the loop: a carried pointer moves with advance() of itself "
+                             f"(`{n} = bl.advance({n}, ...)`); make the pointer inside the loop instead",
+                             where)
+        raise self.error(f"`{n}` is a block carried by the loop (made before it, used after it), but this makes "
+                         f"it a new block in each iteration, which the compiler cannot keep in place: "
+                         f"accumulate into it (`{n} += bl.dot(a, b)`, `{n} = bl.dot(a, b, {n})`), or make and "
+                         f"use the block inside the loop body", where)
 
     def trip_count(self, first, end, step, it) -> Val:
         """How many values range(first, end, step) gives, step not a positive constant:
@@ -583,6 +628,10 @@ class KernelCodegen(ast.NodeVisitor):
         if tuple(order) == (0, 1) and strides[0] != 1:
             raise self.error(f"order=(0, 1) (column-major) needs stride 1 in dimension 0, got "
                              f"{describe(strides[0])}: Gemmini's DMA moves contiguous rows", node)
+        if tuple(order) != (0, 1) and strides[-1] != 1:
+            raise self.error(f"the last dimension's stride must be 1, got {describe(strides[-1])}: Gemmini's DMA "
+                             f"moves contiguous rows (pass a row-major array; integer arguments equal to 1 "
+                             f"are specialized)", node)
         elem = base.type[len("memref<?x"):-1]
         vals = [self.as_index(v, "a block pointer shape/stride/offset") for v in (*shape, *strides, *offsets)]
         t = f"!baco.block_ptr<{tensor_type(block_shape, elem)}>"
