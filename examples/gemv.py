@@ -29,7 +29,7 @@ import baco.language as bl
 from baco.gemmini.arith import reference_matmul
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, default_gemm_schedule, schedule_problems
-from baco.kernels.arguments import bias_vector, exact_array
+from baco.kernels.arguments import bias_vector, exact_array, real_scalar
 from baco.kernels.cli import add_gemmini_arguments, add_output_arguments, gemmini_config, output_scale, report
 
 
@@ -124,7 +124,7 @@ def launch(form, mat, x, *, bias=None, out="int32", scale=1.0, relu=False, block
     (b_out, b_k), _ = resolve_schedule(form, n_out, k, config, out == "int8", block, dataflow, double_buffer)
     y = np.zeros(n_out, np.int8 if out == "int8" else np.int32)
     args = [mat, x, y] if form == "Ax" else [x, mat, y]
-    args += [n_out, k, float(scale)]
+    args += [n_out, k, real_scalar(scale)]
     bias = bias_vector(bias, n_out)
     kernel = matvec_kernel if form == "Ax" else vecmat_kernel
     blocks = dict(BLOCK_M=b_out) if form == "Ax" else dict(BLOCK_N=b_out)

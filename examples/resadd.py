@@ -26,7 +26,7 @@ import baco
 import baco.language as bl
 from baco.gemmini.arith import acc_to_int8, saturate, scale_to_int
 from baco.gemmini.config import GemminiConfig
-from baco.kernels.arguments import exact_array
+from baco.kernels.arguments import exact_array, real_scalar
 from baco.kernels.cli import add_gemmini_arguments, gemmini_config, report
 
 
@@ -67,7 +67,7 @@ def launch(a, b, sa, sb, out_scale=1.0, relu=True, block=None, target="sim", con
     M, N = a.shape
     bm, bn = block or default_blocks(M, N, config)
     c = np.zeros((M, N), np.int8)
-    args = [a, b, c, M, N, float(sa), float(sb), float(out_scale)]
+    args = [a, b, c, M, N, real_scalar(sa, "sa"), real_scalar(sb, "sb"), real_scalar(out_scale, "out_scale")]
     ck = resadd_kernel.compile(*args, BLOCK_M=bm, BLOCK_N=bn, RELU=relu, target=target, config=config)
     return ck, (bl.cdiv(M, bm), bl.cdiv(N, bn)), args, c
 

@@ -432,3 +432,17 @@ def test_wrappers_validate_schedules_first(name, blocks, fragment):
             "matmul": lambda: matmul(x[0, 0], w[0, 0], schedule=blocks)}[name]
     with pytest.raises(ValueError, match=fragment):
         call()
+
+
+@pytest.mark.parametrize("name", WRAPPERS)
+@pytest.mark.parametrize("scale", ["0.5", np.array([0.5]), None, True])
+def test_wrappers_reject_a_scale_that_is_not_a_number(name, scale):
+    """float(scale) took "0.5" and a one-element array."""
+    from baco.kernels.matmul import matmul
+    from baco.kernels.pool import conv_pool
+    x, w = rand((1, 5, 6, 3), 9), rand((3, 3, 3, 4), 10)
+    call = {"conv2d": lambda: conv2d(x, w, scale=scale), "depthwise_conv2d": lambda: depthwise_conv2d(
+                x, w[..., 0], scale=scale), "conv1d": lambda: conv1d(x[0], w[0], scale=scale),
+            "conv_pool": lambda: conv_pool(x, w, scale=scale), "matmul": lambda: matmul(x[0, 0], w[0, 0], scale=scale)}
+    with pytest.raises(TypeError, match="scale must be a real number"):
+        call[name]()

@@ -39,6 +39,14 @@ def exact_array(value, name: str, dtype, ndim: int | tuple | None = None) -> np.
     return np.ascontiguousarray(array)
 
 
+def real_scalar(value, name: str = "scale") -> float:
+    """A scale as the float the kernel takes: a Python or numpy real number (not a bool, a string
+    or an array), else a TypeError naming it."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+    return float(value)
+
+
 def bias_vector(bias, channels: int, name: str = "bias"):
     """`bias` as the kernels' C-contiguous int32 vector of one value per output channel (None
     stays None)."""

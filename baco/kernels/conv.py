@@ -49,7 +49,7 @@ from baco.gemmini.arith import acc_to_int8, saturate
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import (GemmSchedule, as_schedule, default_conv_schedule, default_gemm_schedule,
                                    schedule_problems)
-from baco.kernels.arguments import bias_vector, exact_array
+from baco.kernels.arguments import bias_vector, exact_array, real_scalar
 from baco.kernels.cli import add_gemmini_arguments, add_output_arguments, gemmini_config, output_scale, report
 
 
@@ -229,7 +229,7 @@ class ConvLaunch(KernelLaunch):
             raise ValueError(f"rows={schedule.rows} output rows per program need whole rows: block_m = Q = {Q}, "
                              f"not {schedule.block_m}")
         grid = (N * bl.cdiv(P, schedule.rows), bl.cdiv(Q, schedule.block_m), bl.cdiv(K, schedule.block_n))
-        args = [x, w_kernel, y, H, W, C, P, Q, K, R, S, *stride, *padding, *dilation, float(scale)]
+        args = [x, w_kernel, y, H, W, C, P, Q, K, R, S, *stride, *padding, *dilation, real_scalar(scale)]
         options = dict(RELU=relu, OUT_INT8=y.dtype == np.int8, DEPTHWISE=depthwise, config=config,
                        schedule=schedule)
         return cls(conv2d_kernel, grid, args, options, y, bias_vector(bias, K))
@@ -243,7 +243,7 @@ class ConvLaunch(KernelLaunch):
         a, b, c = x.reshape(-1, C), w.reshape(C, K), y.reshape(-1, K)
         M = a.shape[0]
         grid = (bl.cdiv(M, schedule.block_m), bl.cdiv(K, schedule.block_n))
-        args = [a, b, c, M, K, C, C, 1, K, 1, K, 1, float(scale)]
+        args = [a, b, c, M, K, C, C, 1, K, 1, K, 1, real_scalar(scale)]
         options = dict(RELU=relu, OUT_INT8=y.dtype == np.int8, config=config, schedule=schedule)
         return cls(matmul_kernel, grid, args, options, y, bias_vector(bias, K))
 

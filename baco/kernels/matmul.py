@@ -16,7 +16,7 @@ import baco.language as bl
 from baco.gemmini.arith import reference_matmul
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, as_schedule, default_gemm_schedule
-from baco.kernels.arguments import bias_vector, exact_array
+from baco.kernels.arguments import bias_vector, exact_array, real_scalar
 
 
 @baco.jit
@@ -83,7 +83,7 @@ def matmul(a, b, *, bias=None, out="int32", scale=1.0, relu=False, schedule=None
     c = np.zeros((M, N), dtype=np.int8 if out == "int8" else np.int32)
     grid = (bl.cdiv(M, s.block_m), bl.cdiv(N, s.block_n))
     info = matmul_kernel[grid](a, b, c, M, N, K, a.strides[0], 1, b.strides[0], 1,
-                               c.strides[0] // c.itemsize, 1, float(scale),
+                               c.strides[0] // c.itemsize, 1, real_scalar(scale),
                                RELU=relu, OUT_INT8=(out == "int8"), bias_ptr=bias_vector(bias, N),
                                target=target, config=config or GemminiConfig(), schedule=s)
     return c, info

@@ -39,7 +39,7 @@ from baco.gemmini.arith import max_pool, pool_field_problems, pooled_size
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, as_schedule, default_gemm_schedule, schedule_problems
 from baco.kernels.conv import _check as check_conv
-from baco.kernels.arguments import bias_vector, exact_array
+from baco.kernels.arguments import bias_vector, exact_array, real_scalar
 from baco.kernels.conv import KernelLaunch, is_pointwise, reference_conv2d
 
 
@@ -209,11 +209,11 @@ class ConvPoolLaunch(KernelLaunch):
                             double_buffer=self.schedule.double_buffer)
         if is_pointwise(self.w, cs, cp):
             self.kernel = conv_pool_kernel
-            self.args = [self.x, self.w.reshape(C, K), self.y, H, W, C, K, PH, float(scale)]
+            self.args = [self.x, self.w.reshape(C, K), self.y, H, W, C, K, PH, real_scalar(scale)]
             self.options.update(IMAGE_W=W)
         else:
             self.kernel = conv2d_pool_kernel
-            self.args = [self.x, self.w, self.y, H, W, C, P, K, PH, R, S, *cs, *cp, *dil, float(scale)]
+            self.args = [self.x, self.w, self.y, H, W, C, P, K, PH, R, S, *cs, *cp, *dil, real_scalar(scale)]
             self.options.update(Q=Q)
 
 
