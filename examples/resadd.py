@@ -22,62 +22,8 @@ import sys
 
 import numpy as np
 
-import baco
-import baco.language as bl
-from baco.gemmini.arith import acc_to_int8, saturate, scale_to_int
-from baco.gemmini.config import GemminiConfig
 from baco.kernels.cli import add_gemmini_arguments, gemmini_config, report
-
-
-@baco.jit
-def resadd_kernel(a_ptr, b_ptr, c_ptr, M, N, sa, sb, out_scale,
-                  BLOCK_M: bl.constexpr, BLOCK_N: bl.constexpr, RELU: bl.constexpr):
-    pid_m = bl.program_id(0)
-    pid_n = bl.program_id(1)
-    a_blk = bl.make_block_ptr(a_ptr, shape=(M, N), strides=(N, 1), offsets=(pid_m * BLOCK_M, pid_n * BLOCK_N),
-                              block_shape=(BLOCK_M, BLOCK_N), order=(1, 0))
-    b_blk = bl.make_block_ptr(b_ptr, shape=(M, N), strides=(N, 1), offsets=(pid_m * BLOCK_M, pid_n * BLOCK_N),
-                              block_shape=(BLOCK_M, BLOCK_N), order=(1, 0))
-    total = bl.load(a_blk, boundary_check=(0, 1)) * sa + bl.load(b_blk, boundary_check=(0, 1)) * sb
-    out = total * out_scale
-    if RELU:
-        out = bl.relu(out)
-    c_blk = bl.make_block_ptr(c_ptr, shape=(M, N), strides=(N, 1), offsets=(pid_m * BLOCK_M, pid_n * BLOCK_N),
-                              block_shape=(BLOCK_M, BLOCK_N), order=(1, 0))
-    bl.store(c_blk, out.to(bl.int8), boundary_check=(0, 1))
-
-
-def default_blocks(M, N, config):
-    """Large blocks: the kernel holds one int32 accumulator block (no scratchpad), so up to
-    half the accumulator rows, at most 8 column tiles wide."""
-    d = config.dim
-    up = lambda v: -(-v // d) * d  # noqa: E731
-    bn = min(up(N), 8 * d)
-    bm = min(up(M), max(d, (config.acc_rows // 2) // (bn // d) // d * d))
-    return bm, bn
-
-
-def launch(a, b, sa, sb, out_scale=1.0, relu=True, block=None, target="sim", config=None):
-    """(compiled kernel, grid, runtime args, output) of C = relu(A·sa + B·sb)·out_scale as int8."""
-    config = config or GemminiConfig()
-    M, N = a.shape
-    bm, bn = block or default_blocks(M, N, config)
-    c = np.zeros((M, N), np.int8)
-    args = [a, b, c, M, N, float(sa), float(sb), float(out_scale)]
-    ck = resadd_kernel.compile(*args, BLOCK_M=bm, BLOCK_N=bn, RELU=relu, target=target, config=config)
-    return ck, (bl.cdiv(M, bm), bl.cdiv(N, bn)), args, c
-
-
-def resadd(a, b, sa, sb, **kw):
-    ck, grid, args, c = launch(a, b, sa, sb, **kw)
-    return c, ck.run(grid, args)
-
-
-def reference(a, b, sa, sb, out_scale=1.0, relu=True):
-    """Gemmini's arithmetic: each input scaled by its mvin scale (RNE, saturated to int8),
-    summed in int32, then ReLU, scaled by out_scale (RNE) and saturated to int8."""
-    scaled = lambda x, s: saturate(scale_to_int(x, np.float32(s)), 8)  # noqa: E731
-    return acc_to_int8(scaled(a, sa) + scaled(b, sb), out_scale, relu)
+from baco.kernels.resadd import default_blocks, launch, reference, resadd, resadd_kernel  # noqa: F401  (tests load them from here)
 
 
 def main(argv=None) -> int:

@@ -68,3 +68,11 @@ def test_the_checker_sees_every_import_form(tmp_path, source, expected):
     (tmp_path / "baco" / "dialects").mkdir(parents=True)
     (tmp_path / "baco" / "dialects" / "x.py").write_text(source)
     assert violations("dialects", forbidden=("baco.passes",), root=tmp_path / "baco") == expected
+
+
+def test_model_reference_is_independent():
+    """The whole-model reference shares no code with what it checks: no kernels, no Gemmini
+    arithmetic module, no lowering, no CPU operators, no MLIR."""
+    bad = [f"{m}" for _, m in imported_modules(BACO / "model" / "reference.py", BACO)
+           if m.startswith("baco") or m.startswith("mlir") or m.startswith("torch")]
+    assert bad == []

@@ -1,7 +1,7 @@
 """Regenerate the golden IR tests: tests/ir/<pass>/<case>.mlir for every pass of the
 pipeline. Each file is the pass's input IR (produced from a kernel by the stages before
 it: this file's `gemm`, the two-accumulator `two_dots` of benchmarks/spike_check.py, the
-chained-dot `fused_mlp_kernel` of examples/fused_mlp.py, the residual add of examples/resadd.py,
+chained-dot `fused_mlp_kernel` of examples/fused_mlp.py, the residual add of baco/kernels/resadd.py,
 baco.kernels' `matmul_kernel` with a bias, `conv2d_kernel` and the max-pooling `conv_pool_kernel`) with a RUN line and the CHECK lines of what the pass makes of it today:
 
     python tests/ir/update_golden.py        # then review `git diff tests/ir`
@@ -62,7 +62,7 @@ def _load(relative: str, name: str):
 # the two-accumulator kernel benchmarks/spike_check.py runs on Spike, and the chained-dot MLP
 two_dots = _load("benchmarks/spike_check.py", "spike_check").two_dots
 fused_mlp_kernel = _load("examples/fused_mlp.py", "fused_mlp_example").fused_mlp_kernel
-resadd_kernel = _load("examples/resadd.py", "resadd_example").resadd_kernel    # block sums in the accumulator
+from baco.kernels.resadd import resadd_kernel  # noqa: E402  (block sums in the accumulator)
 from baco.kernels.conv import conv2d_kernel  # noqa: E402  (bias, pointer arithmetic, min/max tap loops)
 from baco.kernels.matmul import matmul_kernel  # noqa: E402  (optional bias pointer)
 from baco.kernels.pool import conv_pool_kernel  # noqa: E402  (bl.max_pool2d: pooled mvouts)

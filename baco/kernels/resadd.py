@@ -1,0 +1,82 @@
+"""Residual add (a ResNet skip connection) on Gemmini with a @baco.jit block kernel:
+C = relu(A·sa + B·sb)·out_scale as int8, for int8 tensors A and B of the same shape.
+
+The kernel reads `bl.load(a_blk) * sa + bl.load(b_blk) * sb`: a block sum is made in
+Gemmini's int32 accumulator, so each loaded int8 block moves from DRAM straight into
+the accumulator block (mvin with shrink = 1: int8 in DRAM, widened on the way), the
+first overwriting it and the second with the accumulate bit, each multiplied by its
+slot's mvin scale (round half to even, saturated to int8), as the C library's
+tiled_resadd does. The store applies ReLU and the output scale on the way out of the
+accumulator (config_st), rounding and saturating to int8. No scratchpad row is used.
+examples/resadd.py runs it from the command line.
+"""
+import numpy as np
+
+import baco
+import baco.language as bl
+from baco.gemmini.arith import acc_to_int8, saturate, scale_to_int
+from baco.gemmini.config import GemminiConfig
+from baco.kernels.arguments import exact_array, real_scalar
+from baco.kernels.launch import KernelLaunch
+
+
+@baco.jit
+def resadd_kernel(a_ptr, b_ptr, c_ptr, M, N, sa, sb, out_scale,
+                  BLOCK_M: bl.constexpr, BLOCK_N: bl.constexpr, RELU: bl.constexpr):
+    pid_m = bl.program_id(0)
+    pid_n = bl.program_id(1)
+    a_blk = bl.make_block_ptr(a_ptr, shape=(M, N), strides=(N, 1), offsets=(pid_m * BLOCK_M, pid_n * BLOCK_N),
+                              block_shape=(BLOCK_M, BLOCK_N), order=(1, 0))
+    b_blk = bl.make_block_ptr(b_ptr, shape=(M, N), strides=(N, 1), offsets=(pid_m * BLOCK_M, pid_n * BLOCK_N),
+                              block_shape=(BLOCK_M, BLOCK_N), order=(1, 0))
+    total = bl.load(a_blk, boundary_check=(0, 1)) * sa + bl.load(b_blk, boundary_check=(0, 1)) * sb
+    out = total * out_scale
+    if RELU:
+        out = bl.relu(out)
+    c_blk = bl.make_block_ptr(c_ptr, shape=(M, N), strides=(N, 1), offsets=(pid_m * BLOCK_M, pid_n * BLOCK_N),
+                              block_shape=(BLOCK_M, BLOCK_N), order=(1, 0))
+    bl.store(c_blk, out.to(bl.int8), boundary_check=(0, 1))
+
+
+def default_blocks(M, N, config):
+    """Large blocks: the kernel holds one int32 accumulator block (no scratchpad), so up to
+    half the accumulator rows, at most 8 column tiles wide."""
+    d = config.dim
+    up = lambda v: -(-v // d) * d  # noqa: E731
+    bn = min(up(N), 8 * d)
+    bm = min(up(M), max(d, (config.acc_rows // 2) // (bn // d) // d * d))
+    return bm, bn
+
+
+def resadd_launch(a, b, sa, sb, out_scale=1.0, relu=True, block=None, config=None) -> KernelLaunch:
+    """The prepared launch of C = relu(A·sa + B·sb)·out_scale as int8 (A, B int8 (M, N), C-contiguous)."""
+    config = config or GemminiConfig()
+    a, b = exact_array(a, "a", np.int8, 2), exact_array(b, "b", np.int8, 2)
+    if a.shape != b.shape:
+        raise ValueError(f"a and b must have the same shape, got {a.shape} and {b.shape}")
+    M, N = a.shape
+    bm, bn = block or default_blocks(M, N, config)
+    c = np.zeros((M, N), np.int8)
+    args = [a, b, c, M, N, real_scalar(sa, "sa"), real_scalar(sb, "sb"), real_scalar(out_scale, "out_scale")]
+    return KernelLaunch(resadd_kernel, (bl.cdiv(M, bm), bl.cdiv(N, bn)), args,
+                        dict(BLOCK_M=bm, BLOCK_N=bn, RELU=relu), c, config)
+
+
+def launch(a, b, sa, sb, out_scale=1.0, relu=True, block=None, target="sim", config=None):
+    """(compiled kernel, grid, runtime args, output) of C = relu(A·sa + B·sb)·out_scale as int8."""
+    prepared = resadd_launch(a, b, sa, sb, out_scale, relu, block, config)
+    ck = prepared.kernel.compile(*prepared.args, target=target, **prepared.options)
+    return ck, prepared.grid, prepared.args, prepared.y
+
+
+def resadd(a, b, sa, sb, **kw):
+    ck, grid, args, c = launch(a, b, sa, sb, **kw)
+    return c, ck.run(grid, args)
+
+
+def reference(a, b, sa, sb, out_scale=1.0, relu=True):
+    """Gemmini's arithmetic: each input scaled by its mvin scale (RNE, saturated to int8),
+    summed in int32, then ReLU, scaled by out_scale (RNE) and saturated to int8."""
+    scaled = lambda x, s: saturate(scale_to_int(x, np.float32(s)), 8)  # noqa: E731
+    return acc_to_int8(scaled(a, sa) + scaled(b, sb), out_scale, relu)
+

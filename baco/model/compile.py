@@ -1,0 +1,190 @@
+"""`baco.compile_model`: a PyTorch model as a quantised sequence of Gemmini kernel launches and CPU
+ops (capture: baco.model.graph; quantisation: baco.model.quantize; lowering: baco.model.lower),
+checked against the independent reference (baco.model.reference)."""
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from baco.codegen.program import build_program_elf, run_program
+from baco.compiler import cache_dir
+
+from baco.model import reference
+from baco.model.graph import capture
+from baco.model.link import program_of
+from baco.model.lower import GemminiStep, lower
+from baco.model.quantize import calibration_inputs, quantize, quantize_input
+
+TARGETS = ("sim", "iss")
+
+
+@dataclass
+class LayerInfo:
+    """One step of the program: the op, where it comes from, its output, what runs it."""
+    kind: str
+    source: str
+    output_shape: tuple
+    scale: float
+    runs_on: str            # "gemmini" | "cpu"
+    kernels: list           # kernel names of its launches (Gemmini) or the CPU kernel's name
+    schedule: str           # the schedule(s), as text
+    schedule_source: str    # "tuned" | "default" | ""
+
+
+class CompiledModel:
+    """A model compiled for Gemmini. Call it on a float tensor (quantised with the input scale) or
+    an int8 array, both in the model's own layout (NCHW for images): it returns the int8 output in
+    the model's layout (`dequantize` gives floats). `graph` is the quantised graph, `lowered` its
+    steps and buffers, `layers` per-step information, `reference(x)` the independent reference's
+    output and `check(x)` runs both and compares them."""
+
+    def __init__(self, graph, ep, lowered, target):
+        self.graph, self.exported, self.lowered, self.target = graph, ep, lowered, target
+        self.input_tensor, self.output_tensor = graph.tensors[graph.input], graph.tensors[graph.output]
+
+    @property
+    def input_scale(self) -> float:
+        return self.input_tensor.scale
+
+    @property
+    def output_scale(self) -> float:
+        return self.output_tensor.scale
+
+    @property
+    def config(self):
+        return self.lowered.config
+
+    def _to_storage(self, x, t):
+        return np.ascontiguousarray(x.transpose(0, 2, 3, 1)) if t.layout == "NHWC" else np.ascontiguousarray(x)
+
+    def _from_storage(self, y, t):
+        return np.ascontiguousarray(y.transpose(0, 3, 1, 2)) if t.layout == "NHWC" else y
+
+    def quantize_input(self, x) -> np.ndarray:
+        """The int8 input (model layout) of a float tensor or array, or an int8 array checked."""
+        import torch
+        t = self.input_tensor
+        if isinstance(x, torch.Tensor):
+            if x.dtype == torch.int8:
+                x = x.numpy()
+            elif not x.is_floating_point():
+                raise TypeError(f"x must be a float tensor or an int8 array, not a {x.dtype} tensor")
+            else:
+                x = quantize_input(x.detach().float(), t.scale)
+        elif isinstance(x, np.ndarray):
+            if x.dtype != np.int8:
+                raise TypeError(f"x as an array must be int8 (quantised with scale {t.scale}), not {x.dtype}; "
+                                "pass a float torch tensor to quantise it")
+        else:
+            raise TypeError(f"x must be a torch.Tensor or an int8 numpy array, not {type(x).__name__}")
+        if tuple(x.shape) != tuple(t.torch_shape):
+            raise ValueError(f"x has shape {tuple(x.shape)}, the model was compiled for {tuple(t.torch_shape)}")
+        return x
+
+    def __call__(self, x, target=None) -> np.ndarray:
+        """The int8 output on `target`: "sim" runs the steps one by one on the host JIT and the
+        functional model; "iss" links the whole program (this input included) into one ELF and runs
+        it on the RISC-V ISS."""
+        target = target or self.target
+        if target not in TARGETS:
+            raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
+        q = self.quantize_input(x)
+        if target == "iss":
+            with tempfile.TemporaryDirectory(prefix="baco-model-") as d:
+                run = run_program(self.build_elf(Path(d) / "model.elf", q, expected=None))
+            return self._from_storage(run.output.reshape(self.output_tensor.shape), self.output_tensor)
+        self.lowered.buffers[self.graph.input][...] = self._to_storage(q, self.input_tensor)
+        for step in self.lowered.steps:
+            step.run(target)
+        return self._from_storage(self.lowered.buffers[self.graph.output].copy(), self.output_tensor)
+
+    def program(self):
+        """The whole model as one baco.codegen.program.Program (baco.model.link)."""
+        return program_of(self.lowered, self.graph.output)
+
+    def build_elf(self, path, x, expected="reference"):
+        """One self-checking bare-metal ELF of the model on input x (float tensor or int8 array,
+        model layout), linked in: exit 0 iff its output equals `expected` (the reference's output
+        by default; an int8 array in the model's layout; None: no check). Returns the
+        baco.codegen.program.ProgramBuild (elf, memory plan, sizes)."""
+        q = self.quantize_input(x)
+        prog = self.program()
+        out = next(b for b in prog.buffers.values() if b.region == "output")
+        inp = next(b for b in prog.buffers.values() if b.region == "input")
+        if isinstance(expected, str) and expected == "reference":
+            expected = self.reference(q)
+        checks = None if expected is None else \
+            {out.name: self._to_storage(np.asarray(expected, dtype=np.int8), self.output_tensor).reshape(out.shape)}
+        return build_program_elf(prog, path, input={inp.name: self._to_storage(q, self.input_tensor)},
+                                 expected=checks, cache_dir=cache_dir())
+
+    def reference(self, x, all_tensors=False):
+        """The independent reference's int8 output (model layout), or every tensor's value (stored
+        layout) with all_tensors."""
+        q = self.quantize_input(x)
+        values = reference.run(self.graph, self._to_storage(q, self.input_tensor))
+        return values if all_tensors else self._from_storage(values[self.graph.output], self.output_tensor)
+
+    def check(self, x, target=None) -> dict:
+        """Run the program and the reference on x: {"bit_exact", "mismatches", "first_mismatch"
+        (the first tensor, in program order, whose value differs; None if none)}."""
+        out = self(x, target)
+        values = self.reference(x, all_tensors=True)
+        first = next((op.output for op in self.graph.ops
+                      if not np.array_equal(self.lowered.buffers[op.output], values[op.output])), None)
+        ref = self._from_storage(values[self.graph.output], self.output_tensor)
+        return dict(bit_exact=bool(np.array_equal(out, ref)), mismatches=int(np.count_nonzero(out != ref)),
+                    first_mismatch=first, output=out, reference=ref)
+
+    def dequantize(self, y) -> np.ndarray:
+        return np.asarray(y, dtype=np.float32) * np.float32(self.output_scale)
+
+    @property
+    def layers(self) -> list:
+        info = []
+        for step in self.lowered.steps:
+            t = self.graph.tensors[step.op.output]
+            if isinstance(step, GemminiStep):
+                scheds = sorted({str(launch.options.get("schedule", "")) for launch in step.launches})
+                info.append(LayerInfo(step.op.kind, step.op.source, t.shape, t.scale, "gemmini",
+                                      sorted({launch.kernel.fn.__name__ for launch in step.launches}),
+                                      "; ".join(scheds), step.schedule_source))
+            else:
+                info.append(LayerInfo(step.op.kind, step.op.source, t.shape, t.scale, "cpu",
+                                      [step.kernel.name], "", ""))
+        return info
+
+
+def quantization_error(model, compiled: CompiledModel, inputs) -> dict:
+    """The quantised program's logits (the reference's: the program is bit-exact to it) against the
+    float model's over `inputs`: mean cosine similarity and top-1 agreement (last dimension)."""
+    import torch
+    cos, agree = [], []
+    for x in inputs:
+        with torch.no_grad():
+            f = model(x).float().reshape(x.shape[0], -1).numpy()
+        q = compiled.dequantize(compiled.reference(x)).reshape(x.shape[0], -1)
+        num = (f * q).sum(1)
+        den = np.linalg.norm(f, axis=1) * np.linalg.norm(q, axis=1)
+        cos += list(num / np.maximum(den, 1e-30))
+        agree += list(f.argmax(1) == q.argmax(1))
+    return dict(cosine=float(np.mean(cos)), top1_agreement=float(np.mean(agree)), samples=len(cos))
+
+
+def compile_model(model, example_input, design=None, calibrate=8, target="sim", observer="minmax") -> CompiledModel:
+    """Compile a torch.nn.Module for Gemmini: capture with torch.export on `example_input`, quantise
+    (activation scales from `calibrate` inputs: a count of seeded inputs or tensors; `observer`
+    "minmax" or "histogram"), lower each op to a shipped kernel launch (default schedules on the
+    default Gemmini, or the tuned design `design`: a `baco tune --out` folder, its result.json or the
+    loaded dict) or a CPU op. Returns a CompiledModel running on `target`."""
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
+    graph, ep = capture(model, example_input)
+    quantize(graph, ep, example_input, calibrate, observer)
+    return CompiledModel(graph, ep, lower(graph, design), target)
+
+
+__all__ = ["compile_model", "CompiledModel", "LayerInfo", "quantization_error", "calibration_inputs"]

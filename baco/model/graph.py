@@ -1,0 +1,461 @@
+"""Graph capture: a PyTorch model, exported with `torch.export` (an ATen graph with shapes and
+the model's source stack traces), walked into a small graph of the operators baco runs.
+
+The graph is still float here (baco.model.quantize makes it int8). Its tensors are activations
+laid out as they will live in memory: a 4-D activation is NHWC ("NHWC" layout) from the input
+on, so no transpose runs between Gemmini layers; other tensors keep torch's order ("torch"
+layout). Fusions that change what runs are made while walking, each only when the fused
+tensor has no other reader:
+
+  * batch_norm after a convolution is folded into its weights and bias
+    (torch.nn.utils.fusion.fuse_conv_bn_weights);
+  * relu after a conv, linear or residual add becomes the kernel's ReLU on the accumulator
+    read; relu6 (hardtanh 0..6) too: its output scale is 6/127 when the calibrated range reaches
+    6, so that ReLU plus int8 saturation at 127 is exactly min(max(x, 0), 6) on the quantised
+    grid, else the calibrated scale (whose largest value, 127 * scale, is below 6: there ReLU6
+    and ReLU agree on every representable value and saturation is the usual int8 clipping);
+  * max_pool2d after conv + ReLU becomes the conv's pooled mvout (baco.kernels.pool) when
+    config_st can express it (kernel/stride/padding <= 3, square, no dilation, floor mode):
+    Gemmini pads with zeros, equal to torch's -inf padding only after a ReLU.
+
+Anything else that has no operator here is one CompilationError naming the ATen operator and
+the model's source line (the innermost frame of the node's stack trace outside torch).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from baco.errors import CompilationError
+from baco.gemmini.arith import pool_field_problems
+
+RELU6_SCALE = 6 / 127      # 127 * scale = 6: saturation at 127 is the upper clamp of relu6
+
+
+
+@dataclass
+class Tensor:
+    """An activation: `shape` as stored (NHWC for layout "NHWC"), `torch_shape` as torch sees it,
+    `node` the exported node whose value it is (calibration observes that node)."""
+    name: str
+    shape: tuple
+    layout: str                       # "NHWC" | "torch"
+    torch_shape: tuple
+    node: str
+    clamp_scale: float | None = None  # relu6: the scale whose saturation is the clamp at 6
+    scale: float | None = None        # set by quantisation
+
+
+@dataclass
+class Op:
+    """One operator: `kind`, input and output tensor names, float attributes (`attrs`: weights as
+    torch tensors, strides...), where it comes from (`source`: file:line of the model), and
+    after quantisation its int8 parameters (`q`)."""
+    kind: str
+    inputs: list
+    output: str
+    attrs: dict
+    source: str
+    q: dict = field(default_factory=dict)
+
+
+@dataclass
+class Graph:
+    tensors: dict
+    ops: list
+    input: str
+    output: str
+
+    def producer(self, tensor: str) -> Op | None:
+        return next((op for op in self.ops if op.output == tensor), None)
+
+    def summary(self) -> str:
+        """One line per op: kind, output shape, scale, where it came from."""
+        lines = []
+        for op in self.ops:
+            t = self.tensors[op.output]
+            extra = [k for k in ("relu", "pool") if op.attrs.get(k)]
+            lines.append(f"{op.kind:<18} {str(t.shape):<20} {t.layout:<5} scale={t.scale!s:<24} "
+                         f"{' '.join(extra):<10} {op.source}")
+        return "\n".join(lines)
+
+
+def source_of(node) -> tuple[str | None, int | None]:
+    """(file, line) of the model code behind an exported node: the innermost frame of its
+    stack trace outside torch itself (else the innermost frame)."""
+    frames = re.findall(r'File "([^"]+)", line (\d+)', node.meta.get("stack_trace") or "")
+    torch_dir = str(Path(__import__("torch").__file__).parent)
+    for path, line in reversed(frames):
+        if not path.startswith(torch_dir):
+            return path, int(line)
+    return (frames[-1][0], int(frames[-1][1])) if frames else (None, None)
+
+
+def located_text(node) -> str:
+    """`module.path (Class) at file:line` of an exported node (the module it was called in, from
+    its nn_module_stack, and source_of's line)."""
+    path, line = source_of(node)
+    stack = list((node.meta.get("nn_module_stack") or {}).values())
+    where = f"{path}:{line}" if path else node.name
+    if not stack:
+        return where
+    module, cls = stack[-1]
+    cls = cls.__name__ if isinstance(cls, type) else str(cls).rsplit(".", 1)[-1].strip("'>")
+    return f"{module.removeprefix('L__self__').strip('.') or 'model'} ({cls}) at {where}"
+
+
+def unsupported(node, why: str) -> CompilationError:
+    path, line = source_of(node)
+    return CompilationError(f"{node.target} ({node.name}): {why}", path, line)
+
+
+def pair(v) -> tuple[int, int]:
+    v = list(v) if isinstance(v, (list, tuple)) else [v]
+    return (int(v[0]), int(v[-1]))
+
+
+def nhwc(shape) -> tuple:
+    n, c, h, w = shape
+    return (n, h, w, c)
+
+
+class _Walker:
+    """The walk of one exported program (`capture`)."""
+
+    def __init__(self, ep):
+        import torch
+        self.torch = torch
+        self.ep = ep
+        sig = ep.graph_signature
+        self.consts = {}
+        for name, key in {**sig.inputs_to_parameters, **sig.inputs_to_buffers}.items():
+            self.consts[name] = ep.state_dict[key] if key in ep.state_dict else ep.constants[key]
+        for name, key in getattr(sig, "inputs_to_lifted_tensor_constants", {}).items():
+            self.consts[name] = ep.constants[key]
+        self.tensors, self.ops, self.env = {}, [], {}
+        self.user_inputs = list(sig.user_inputs)
+
+    # -- values ---------------------------------------------------------------------------------
+    def const(self, node, arg):
+        if not hasattr(arg, "name") or arg.name not in self.consts:
+            raise unsupported(node, f"argument {arg} must be a parameter or buffer of the model here")
+        return self.consts[arg.name].detach()
+
+    def act(self, node, arg) -> Tensor:
+        if not hasattr(arg, "name") or arg.name not in self.env:
+            raise unsupported(node, f"argument {arg} must be an activation (a value computed from the input)")
+        return self.tensors[self.env[arg.name]]
+
+    def is_act(self, arg) -> bool:
+        return hasattr(arg, "name") and arg.name in self.env
+
+    def new_tensor(self, node, layout=None, torch_shape=None) -> Tensor:
+        torch_shape = tuple(torch_shape or node.meta["val"].shape)
+        layout = layout or ("NHWC" if len(torch_shape) == 4 else "torch")
+        shape = nhwc(torch_shape) if layout == "NHWC" else torch_shape
+        t = Tensor(node.name, shape, layout, torch_shape, node.name)
+        self.tensors[t.name] = t
+        self.env[node.name] = t.name
+        return t
+
+    def emit(self, node, kind, inputs, attrs, layout=None, torch_shape=None) -> Op:
+        out = self.new_tensor(node, layout, torch_shape)
+        op = Op(kind, [t.name for t in inputs], out.name, attrs, located_text(node))
+        self.ops.append(op)
+        return op
+
+    def alias(self, node, t: Tensor):
+        """The node's value is t (an identity: dropout in eval, contiguous, clone)."""
+        self.env[node.name] = t.name
+
+    def fusable(self, t: Tensor, kinds) -> Op | None:
+        """The op producing t if it is of `kinds` and t's node has one reader (its value is not
+        needed unfused)."""
+        op = next((o for o in reversed(self.ops) if o.output == t.name), None)
+        if op is None or op.kind not in kinds:
+            return None
+        node = next(n for n in self.ep.graph.nodes if n.name == t.node)
+        return op if len(node.users) == 1 else None
+
+    def retarget(self, node, t: Tensor):
+        """t is now the value of `node` (a fused epilogue's output)."""
+        t.node = node.name
+        self.env[node.name] = t.name
+
+    def as_layout(self, node, t: Tensor, layout: str) -> Tensor:
+        """t in `layout`, through a copy (CPU permute) if it is stored otherwise."""
+        if t.layout == layout or len(t.torch_shape) != 4:
+            return t
+        perm = (0, 2, 3, 1) if layout == "NHWC" else (0, 3, 1, 2)
+        name = f"{t.name}_{layout.lower()}"
+        out = Tensor(name, nhwc(t.torch_shape) if layout == "NHWC" else t.torch_shape, layout, t.torch_shape, t.node)
+        self.tensors[name] = out
+        self.ops.append(Op("permute", [t.name], name, {"perm": perm, "same_scale": True}, located_text(node)))
+        return out
+
+    # -- the walk -------------------------------------------------------------------------------
+    def run(self) -> Graph:
+        g = self.ep.graph
+        if len(self.user_inputs) != 1:
+            raise ValueError(f"compile_model takes models of one input tensor, this one has {len(self.user_inputs)}")
+        for node in g.nodes:
+            if node.op == "placeholder":
+                if node.name == self.user_inputs[0]:
+                    t = self.new_tensor(node)
+                    self.input = t.name
+            elif node.op == "call_function":
+                self.visit(node)
+            elif node.op == "output":
+                outs = node.args[0]
+                if len(outs) != 1 or not self.is_act(outs[0]):
+                    raise unsupported(node, "the model must return one tensor computed from its input")
+                self.output = self.env[outs[0].name]
+        return Graph(self.tensors, self.ops, self.input, self.output)
+
+    def visit(self, node):
+        name = node.target.__name__ if hasattr(node.target, "__name__") else str(node.target)
+        base = name.split(".")[0].rstrip("_")
+        handler = getattr(self, f"op_{base}", None)
+        if handler is None:
+            raise unsupported(node, "this operator is not supported by baco.compile_model (no Gemmini kernel "
+                              "or CPU operator runs it)")
+        handler(node)
+
+    def op_conv2d(self, node):
+        torch = self.torch
+        x, w = self.act(node, node.args[0]), self.const(node, node.args[1])
+        a = list(node.args) + [None] * (7 - len(node.args))
+        bias = self.const(node, a[2]) if a[2] is not None else torch.zeros(w.shape[0])
+        stride, padding, dilation = pair(a[3] or 1), a[4] if a[4] is not None else 0, pair(a[5] or 1)
+        if isinstance(padding, str):
+            raise unsupported(node, f"padding={padding!r}: give the padding as numbers")
+        groups = int(a[6] or 1)
+        if len(x.torch_shape) != 4:
+            raise unsupported(node, "conv2d needs a 4-D (N, C, H, W) input")
+        x = self.as_layout(node, x, "NHWC")
+        C, K = x.torch_shape[1], w.shape[0]
+        attrs = dict(weight=w.float(), bias=bias.float(), stride=stride, padding=pair(padding), dilation=dilation,
+                     relu=False, pool=None)
+        if groups == 1:
+            self.emit(node, "conv", [x], attrs)
+        elif groups == C == K:
+            self.emit(node, "depthwise", [x], attrs)
+        else:
+            # a grouped conv runs as the dense conv whose weights are zero between groups (exact,
+            # with groups times the MACs)
+            dense = torch.zeros(K, C, *w.shape[2:])
+            ci, ko = C // groups, K // groups
+            for g in range(groups):
+                dense[g * ko:(g + 1) * ko, g * ci:(g + 1) * ci] = w[g * ko:(g + 1) * ko]
+            self.emit(node, "conv", [x], dict(attrs, weight=dense, groups=groups))
+
+    def op_batch_norm(self, node):
+        from torch.nn.utils.fusion import fuse_conv_bn_weights
+        x = self.act(node, node.args[0])
+        weight, bias, mean, var = (self.const(node, a) if a is not None else None for a in node.args[1:5])
+        training, eps = node.args[5], node.args[7]
+        if training:
+            raise unsupported(node, "batch_norm in training mode: call model.eval() first")
+        conv = self.fusable(x, ("conv", "depthwise"))
+        if conv is None or conv.attrs["relu"]:
+            raise unsupported(node, "batch_norm is supported folded into the convolution before it (whose "
+                              "output nothing else reads)")
+        K = conv.attrs["weight"].shape[0]
+        ones, zeros = self.torch.ones(K), self.torch.zeros(K)
+        w, b = fuse_conv_bn_weights(conv.attrs["weight"], conv.attrs["bias"], mean, var, eps,
+                                    ones if weight is None else weight, zeros if bias is None else bias)
+        conv.attrs.update(weight=w.detach(), bias=b.detach())
+        self.retarget(node, x)
+
+    def activation(self, node, fn, **params):
+        x = self.act(node, node.args[0])
+        producer = self.fusable(x, ("conv", "depthwise", "linear", "add")) if fn in ("relu", "relu6") else None
+        if producer is not None and not producer.attrs["relu"] and not producer.attrs.get("pool"):
+            producer.attrs["relu"] = True
+            if fn == "relu6":
+                x.clamp_scale = RELU6_SCALE
+            self.retarget(node, x)
+            return
+        self.emit(node, "lut", [x], dict(fn="hardtanh" if fn == "relu6" else fn, **params), layout=x.layout)
+
+    def op_relu(self, node):
+        self.activation(node, "relu")
+
+    def op_hardtanh(self, node):
+        lo, hi = (float(v) for v in (list(node.args[1:3]) + [-1.0, 1.0][len(node.args) - 1:])[:2])
+        if (lo, hi) == (0.0, 6.0):
+            self.activation(node, "relu6", min_val=lo, max_val=hi)
+        else:
+            self.activation(node, "hardtanh", min_val=lo, max_val=hi)
+
+    def op_relu6(self, node):
+        self.activation(node, "relu6", min_val=0.0, max_val=6.0)
+
+    def op_hardswish(self, node):
+        self.activation(node, "hardswish")
+
+    def op_hardsigmoid(self, node):
+        self.activation(node, "hardsigmoid")
+
+    def op_sigmoid(self, node):
+        self.activation(node, "sigmoid")
+
+    def op_silu(self, node):
+        self.activation(node, "silu")
+
+    def op_tanh(self, node):
+        self.activation(node, "tanh")
+
+    def op_gelu(self, node):
+        approximate = node.kwargs.get("approximate", node.args[1] if len(node.args) > 1 else "none")
+        self.activation(node, "gelu", approximate=approximate)
+
+    def op_max_pool2d(self, node):
+        x = self.act(node, node.args[0])
+        a = list(node.args) + [None] * (6 - len(node.args))
+        kernel = pair(a[1])
+        stride = pair(a[2]) if a[2] else kernel
+        padding, dilation, ceil_mode = pair(a[3] or 0), pair(a[4] or 1), bool(a[5])
+        conv = self.fusable(x, ("conv",))
+        if (conv is not None and conv.attrs["relu"] and not conv.attrs["pool"]
+                and kernel[0] == kernel[1] and stride[0] == stride[1] and padding[0] == padding[1]
+                and dilation == (1, 1) and not ceil_mode
+                and not pool_field_problems(kernel[0], x.shape[2], kernel[0], stride[0], 0, padding[0])):
+            conv.attrs["pool"] = dict(kernel=kernel[0], stride=stride[0], padding=padding[0])
+            out = node.meta["val"].shape
+            x.torch_shape, x.shape = tuple(out), nhwc(out)
+            self.retarget(node, x)
+            return
+        if dilation != (1, 1) or ceil_mode:
+            raise unsupported(node, "max_pool2d with dilation or ceil_mode has no operator")
+        x = self.as_layout(node, x, "NHWC")
+        self.emit(node, "max_pool", [x], dict(kernel=kernel, stride=stride, padding=padding))
+
+    def op_avg_pool2d(self, node):
+        x = self.as_layout(node, self.act(node, node.args[0]), "NHWC")
+        a = list(node.args) + [None] * (7 - len(node.args))
+        kernel = pair(a[1])
+        if a[4] or a[6] is not None:
+            raise unsupported(node, "avg_pool2d with ceil_mode or divisor_override has no operator")
+        self.emit(node, "avg_pool", [x], dict(kernel=kernel, stride=pair(a[2]) if a[2] else kernel,
+                                              padding=pair(a[3] or 0),
+                                              count_include_pad=True if a[5] is None else bool(a[5])))
+
+    def op_adaptive_avg_pool2d(self, node):
+        x = self.as_layout(node, self.act(node, node.args[0]), "NHWC")
+        self.emit(node, "adaptive_avg_pool", [x], dict(output_size=tuple(node.meta["val"].shape[2:])))
+
+    def op_linear(self, node):
+        x, w = self.act(node, node.args[0]), self.const(node, node.args[1])
+        bias = self.const(node, node.args[2]) if len(node.args) > 2 and node.args[2] is not None \
+            else self.torch.zeros(w.shape[0])
+        x = self.as_layout(node, x, "torch")
+        self.emit(node, "linear", [x], dict(weight=w.float(), bias=bias.float(), relu=False))
+
+    def op_mm(self, node):
+        a = self.act(node, node.args[0])
+        if self.is_act(node.args[1]):
+            b = self.act(node, node.args[1])
+            self.emit(node, "matmul", [self.as_layout(node, a, "torch"), self.as_layout(node, b, "torch")], {})
+        else:   # x @ W with a constant W: a linear layer without bias
+            w = self.const(node, node.args[1])
+            self.emit(node, "linear", [self.as_layout(node, a, "torch")],
+                      dict(weight=w.float().T.contiguous(), bias=self.torch.zeros(w.shape[-1]), relu=False))
+
+    op_bmm = op_mm
+    op_matmul = op_mm
+
+    def op_add(self, node):
+        if not (self.is_act(node.args[0]) and len(node.args) > 1 and self.is_act(node.args[1])):
+            raise unsupported(node, "add is supported between two activations (a residual add)")
+        if node.kwargs.get("alpha", 1) != 1:
+            raise unsupported(node, "add with alpha != 1 has no operator")
+        a, b = (self.act(node, v) for v in node.args[:2])
+        if a.torch_shape != b.torch_shape:
+            raise unsupported(node, f"add of shapes {a.torch_shape} and {b.torch_shape} (broadcasting) has no "
+                              "Gemmini operator")
+        b = self.as_layout(node, b, a.layout)
+        self.emit(node, "add", [a, b], dict(relu=False), layout=a.layout)
+
+    def op_mul(self, node):
+        if not (self.is_act(node.args[0]) and len(node.args) > 1 and self.is_act(node.args[1])):
+            raise unsupported(node, "mul is supported as a squeeze-excite scaling of two activations")
+        x, s = (self.act(node, v) for v in node.args[:2])
+        if len(x.torch_shape) != 4 or len(s.torch_shape) != 4 or (1, 1) not in (x.torch_shape[2:], s.torch_shape[2:]):
+            raise unsupported(node, f"mul of shapes {x.torch_shape} and {s.torch_shape}: only (N,C,H,W) * (N,C,1,1) "
+                              "(squeeze-excite) has an operator")
+        if s.torch_shape[2:] != (1, 1):
+            x, s = s, x
+        if s.torch_shape[:2] != x.torch_shape[:2]:
+            raise unsupported(node, f"mul of shapes {x.torch_shape} and {s.torch_shape}: channels differ")
+        self.emit(node, "mul_channel", [self.as_layout(node, x, "NHWC"), s], {})
+
+    def reshape_to(self, node, x: Tensor, shape):
+        """x viewed as `shape` (torch order): free when the stored order is torch's order, or a
+        4-D NHWC tensor with H*W == 1 or C == 1; else through a permute to torch's order."""
+        shape = tuple(int(d) for d in shape)
+        free = x.layout == "torch" or x.torch_shape[2] * x.torch_shape[3] == 1 or x.torch_shape[1] == 1
+        if not free:
+            x = self.as_layout(node, x, "torch")
+        if len(shape) == 4:     # a 4-D result is an image: stored NHWC when that is a view too
+            if shape[2] * shape[3] == 1 or shape[1] == 1:
+                self.emit(node, "reshape", [x], dict(shape=nhwc(shape)), layout="NHWC", torch_shape=shape)
+                return
+        self.emit(node, "reshape", [x], dict(shape=shape), layout="torch", torch_shape=shape)
+
+    def op_flatten(self, node):
+        self.reshape_to(node, self.act(node, node.args[0]), node.meta["val"].shape)
+
+    def op_view(self, node):
+        self.reshape_to(node, self.act(node, node.args[0]), node.meta["val"].shape)
+
+    op_reshape = op_view
+    op_unsqueeze = op_view
+    op_squeeze = op_view
+
+    def op_permute(self, node):
+        x = self.as_layout(node, self.act(node, node.args[0]), "torch")
+        self.emit(node, "permute", [x], dict(perm=tuple(int(d) for d in node.args[1])), layout="torch")
+
+    def op_cat(self, node):
+        parts = [self.act(node, t) for t in node.args[0]]
+        dim = int(node.args[1]) if len(node.args) > 1 else 0
+        rank = len(parts[0].torch_shape)
+        dim %= rank
+        layout = parts[0].layout
+        parts = [self.as_layout(node, p, layout) for p in parts]
+        axis = (0, 3, 1, 2)[dim] if layout == "NHWC" else dim
+        self.emit(node, "cat", parts, dict(axis=axis), layout=layout)
+
+    def op_dropout(self, node):
+        if len(node.args) > 2 and node.args[2]:
+            raise unsupported(node, "dropout in training mode: call model.eval() first")
+        self.alias(node, self.act(node, node.args[0]))
+
+    def op_contiguous(self, node):
+        self.alias(node, self.act(node, node.args[0]))
+
+    op_clone = op_contiguous
+    op_alias = op_contiguous
+
+
+def export(model, example_input):
+    """torch.export of model in eval mode on (example_input,)."""
+    import torch
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module, not {type(model).__name__}")
+    if not isinstance(example_input, torch.Tensor):
+        raise TypeError(f"example_input must be a torch.Tensor, not {type(example_input).__name__}")
+    model = model.eval()
+    with torch.no_grad():
+        return torch.export.export(model, (example_input,))
+
+
+def capture(model, example_input):
+    """(Graph, ExportedProgram) of `model` on `example_input`."""
+    ep = export(model, example_input)
+    return _Walker(ep).run(), ep
+
+
+__all__ = ["Tensor", "Op", "Graph", "capture", "export", "source_of", "RELU6_SCALE", "nhwc"]

@@ -1,0 +1,287 @@
+"""Lowering a quantised graph to a list of steps over named buffers.
+
+Each Gemmini op becomes one or more prepared launches of a shipped block kernel
+(baco.kernels.launch.KernelLaunch: kernel, grid, runtime arguments, compile options), kept as
+data so that the program linker can turn the whole list into one ELF:
+
+  conv            baco.kernels.conv.conv2d_launch (a 1x1 stride-1 conv runs the GEMM kernel)
+  conv + pool     baco.kernels.pool.ConvPoolLaunch (max-pool on the accumulator's way out)
+  depthwise       baco.kernels.conv.depthwise_launch (block-diagonal weight tiles)
+  linear          baco.kernels.matmul.matmul_launch with its int32 bias
+  matmul (bmm)    one matmul_launch per batch (both operands activations)
+  add             baco.kernels.resadd.resadd_launch (the two operands summed in the accumulator)
+
+CPU ops become calls of baco.model.cpu_ops kernels; reshape/flatten are views of their input's
+buffer (no step). Buffers: every activation tensor by name, weights and biases as
+"<tensor>.weight" / "<tensor>.bias"; arrays the launches take are these buffers or views of
+them (`Lowered.locate`).
+
+Schedules: the default schedule of each kernel on the default GemminiConfig, or, with a design (a
+`baco tune --out DIR` result), the design's GemminiConfig for every layer and the tuned schedule of
+the design layer of the same shape (baco.tuner.workloads.Layer key); other layers keep the
+kernel's default schedule on that config.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.lib.array_utils import byte_bounds
+
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import GemmSchedule
+from baco.kernels.conv import conv2d_launch, depthwise_launch, output_size
+from baco.kernels.launch import KernelLaunch
+from baco.kernels.matmul import matmul_launch
+from baco.kernels.pool import ConvPoolLaunch
+from baco.kernels.resadd import resadd_launch
+from baco.model import cpu_ops
+from baco.model.graph import Graph, Op
+from baco.tuner.workloads import Layer, gemm
+
+GEMMINI_OPS = ("conv", "depthwise", "linear", "matmul", "add")
+VIEW_OPS = ("reshape",)
+
+
+@dataclass
+class GemminiStep:
+    """A Gemmini op: its launches, run in order."""
+    op: Op
+    launches: list
+    layer: Layer | None = None           # the tuner's layer of this op (conv/linear), for design matching
+    schedule_source: str = "default"     # "tuned" (from the design) | "default"
+
+    def run(self, target="sim") -> list:
+        return [launch.run(target) for launch in self.launches]
+
+
+@dataclass
+class CpuStep:
+    """A CPU op: a cpu_ops kernel called on its arrays (inputs first, outputs last)."""
+    op: Op
+    kernel: object
+    arrays: list
+
+    def run(self, target="sim"):
+        if target != "sim":
+            raise ValueError(f"a CPU step runs on the host JIT here (target 'sim'), not {target!r}")
+        self.kernel(*self.arrays)
+
+
+@dataclass
+class Lowered:
+    """Steps over named buffers: `buffers` name -> array, `regions` name -> "weight" | "input" |
+    "activation", `steps` in program order, `config` the Gemmini they run on."""
+    buffers: dict
+    regions: dict
+    steps: list
+    config: GemminiConfig
+    tuned: dict = field(default_factory=dict)     # layer key -> schedule (the design's)
+
+    def locate(self, array) -> tuple[str, int]:
+        """(buffer name, byte offset) of an array that is a buffer or a view inside one."""
+        lo, hi = byte_bounds(array)
+        for name, buf in self.buffers.items():
+            if self.regions[name] == "view":
+                continue
+            blo, bhi = byte_bounds(buf)
+            if blo <= lo and hi <= bhi:
+                return name, lo - blo
+        raise KeyError("the array is inside no buffer of the program")
+
+    def launches(self) -> list:
+        """(step index, KernelLaunch) of every Gemmini launch, in order."""
+        return [(i, launch) for i, s in enumerate(self.steps) if isinstance(s, GemminiStep) for launch in s.launches]
+
+
+def conv_layer(op: Op, x_shape) -> Layer:
+    """The tuner's layer of a conv op (baco.tuner.workloads.layers_from_torch writes the same)."""
+    q = op.q
+    N, H, W, C = x_shape
+    R, S = q["weight"].shape[:2]
+    (sh, sw), (ph, pw), (dh, dw) = q["stride"], q["padding"], q["dilation"]
+    P, Q = output_size(H, R, sh, ph, dh), output_size(W, S, sw, pw, dw)
+    return Layer(R=R, S=S, P=P, Q=Q, C=C, K=q["weight"].shape[3], N=N, Hstride=sh, Wstride=sw, Hdilation=dh,
+                 Wdilation=dw)
+
+
+def design_schedules(design) -> tuple[GemminiConfig, dict]:
+    """(GemminiConfig, {layer key: GemmSchedule}) of a `baco tune` result (a result.json dict):
+    each layer's schedule as `baco run --design` compiles it (baco.design.check_design's rule)."""
+    from baco.tuner.mapping import conv_schedule, gemm_schedule, is_kernel_layer, parse_mapping
+    cfg = GemminiConfig.from_dict(design["gemmini_config"])
+    schedules = {}
+    for entry in design["layers"]:
+        layer = Layer(**entry["layer"], name=entry["name"], count=entry["count"])
+        if "schedule" in entry:
+            schedules[layer.key] = GemmSchedule.from_dict(entry["schedule"])
+        elif is_kernel_layer(layer):
+            schedules[layer.key] = gemm_schedule(parse_mapping(entry["mapping"]), layer)
+        else:
+            schedules[layer.key] = conv_schedule(parse_mapping(entry["mapping"]), layer, cfg)[0]
+    return cfg, schedules
+
+
+class _Lowering:
+    def __init__(self, graph: Graph, config: GemminiConfig, tuned: dict):
+        self.graph, self.config, self.tuned = graph, config, tuned
+        self.buffers, self.regions, self.steps = {}, {}, []
+
+    def buffer(self, name, array, region):
+        self.buffers[name], self.regions[name] = array, region
+        return array
+
+    def value(self, name):
+        return self.buffers[name]
+
+    def output(self, op, array):
+        """`array` (a launch's output, or a view of it) is op's output tensor."""
+        shape = tuple(self.graph.tensors[op.output].shape)
+        self.buffer(op.output, array.reshape(shape), "activation")
+
+    def schedule_for(self, op: Op, layer: Layer):
+        """(the design's schedule of this layer or None, its source); an output-stationary
+        schedule's array arithmetic is written into op.q for the reference (os_k_block: the
+        products the array sums before its output saturates to array_bits)."""
+        s = self.tuned.get(layer.key)
+        if s is not None and s.dataflow == "OS":
+            op.q.update(os_k_block=s.block_k, array_bits=self.config.spatial_output_bits)
+        return s, "tuned" if s is not None else "default"
+
+    def run(self) -> Lowered:
+        g = self.graph
+        x = g.tensors[g.input]
+        self.buffer(g.input, np.zeros(x.shape, dtype=np.int8), "input")
+        for op in g.ops:
+            if op.kind in VIEW_OPS:
+                self.buffers[op.output] = self.value(op.inputs[0]).reshape(g.tensors[op.output].shape)
+                self.regions[op.output] = "view"
+            elif op.kind in GEMMINI_OPS:
+                self.steps.append(getattr(self, f"lower_{op.kind}")(op))
+            else:
+                step = self.lower_cpu(op)
+                self.steps.extend(step if isinstance(step, list) else [step])
+        return Lowered(self.buffers, self.regions, self.steps, self.config, self.tuned)
+
+    def weights(self, op):
+        w = self.buffer(f"{op.output}.weight", np.ascontiguousarray(op.q["weight"]), "weight")
+        b = self.buffer(f"{op.output}.bias", np.ascontiguousarray(op.q["bias"], dtype=np.int32), "weight")
+        return w, b
+
+    def reads(self, launch: KernelLaunch, x):
+        """The launch must read the input buffer itself (no copy)."""
+        if not np.shares_memory(launch.args[0], x):
+            raise AssertionError("a launch copied its input instead of reading the buffer")
+        return launch
+
+    def lower_conv(self, op):
+        x = self.value(op.inputs[0])
+        w, b = self.weights(op)
+        q = op.q
+        layer = conv_layer(op, x.shape)
+        if q["pool"]:
+            p = q["pool"]
+            launch = ConvPoolLaunch(x, w, b, pool=p["kernel"], stride=p["stride"], padding=p["padding"],
+                                    conv_stride=q["stride"], conv_padding=q["padding"], dilation=q["dilation"],
+                                    scale=q["scale"], relu=q["relu"], config=self.config, blocks=None)
+            source = "default"       # the tuner costs the conv alone, not the pooled kernel
+        else:
+            schedule, source = self.schedule_for(op, layer)
+            launch = conv2d_launch(x, w, b, stride=q["stride"], padding=q["padding"], dilation=q["dilation"],
+                                   scale=q["scale"], relu=q["relu"], out="int8", config=self.config, blocks=schedule)
+        self.output(op, launch.y)
+        return GemminiStep(op, [self.reads(launch, x)], layer, source)
+
+    def lower_depthwise(self, op):
+        x = self.value(op.inputs[0])
+        w, b = self.weights(op)
+        q = op.q
+        launch = depthwise_launch(x, w, b, stride=q["stride"], padding=q["padding"], dilation=q["dilation"],
+                                  scale=q["scale"], relu=q["relu"], out="int8", config=self.config)
+        self.output(op, launch.y)
+        return GemminiStep(op, [self.reads(launch, x)])
+
+    def lower_linear(self, op):
+        x = self.value(op.inputs[0])
+        w, b = self.weights(op)
+        a = x.reshape(-1, x.shape[-1])
+        layer = gemm(a.shape[0], a.shape[1], w.shape[1])
+        schedule, source = self.schedule_for(op, layer)
+        launch = matmul_launch(a, w, bias=b, out="int8", scale=op.q["scale"], relu=op.q["relu"], schedule=schedule,
+                               config=self.config)
+        self.output(op, launch.y)
+        return GemminiStep(op, [self.reads(launch, x)], layer, source)
+
+    def lower_matmul(self, op):
+        a, b = (self.value(t) for t in op.inputs)
+        out = np.zeros(self.graph.tensors[op.output].shape, dtype=np.int8)
+        a3, b3, c3 = (v.reshape(-1, *v.shape[-2:]) for v in (a, b, out))
+        if b3.shape[0] != a3.shape[0]:
+            raise ValueError(f"matmul of batches {a.shape} and {b.shape}: broadcasting has no Gemmini operator")
+        launches = [matmul_launch(a3[i], b3[i], out="int8", scale=op.q["scale"], config=self.config, c=c3[i])
+                    for i in range(a3.shape[0])]
+        self.output(op, out)
+        return GemminiStep(op, launches)
+
+    def lower_add(self, op):
+        a, b = (self.value(t) for t in op.inputs)
+        cols = a.shape[-1]
+        q = op.q
+        launch = resadd_launch(a.reshape(-1, cols), b.reshape(-1, cols), q["a_scale"], q["b_scale"], q["out_scale"],
+                               relu=q["relu"], config=self.config)
+        self.output(op, launch.y)
+        return GemminiStep(op, [self.reads(launch, a)])
+
+    def lower_cpu(self, op):
+        xs = [self.value(t) for t in op.inputs]
+        x, q = xs[0], op.q
+        out_shape = tuple(self.graph.tensors[op.output].shape)
+        if op.kind == "max_pool":
+            kernel = cpu_ops.max_pool2d(x.shape, q["kernel"], q["stride"], q["padding"])
+        elif op.kind == "avg_pool":
+            kernel = cpu_ops.avg_pool2d(x.shape, q["kernel"], q["stride"], q["padding"],
+                                        count_include_pad=q["count_include_pad"], in_scale=q["in_scale"],
+                                        out_scale=q["out_scale"])
+        elif op.kind == "adaptive_avg_pool":
+            kernel = cpu_ops.adaptive_avg_pool2d(x.shape, q["output_size"], in_scale=q["in_scale"],
+                                                 out_scale=q["out_scale"])
+        elif op.kind == "lut":
+            kernel = cpu_ops.lut(x.shape, q["table"])
+        elif op.kind == "mul_channel":
+            kernel = cpu_ops.mul_channel(x.shape, x_scale=q["x_scale"], s_scale=q["s_scale"], out_scale=q["out_scale"])
+            xs = [x, xs[1].reshape(x.shape[0], x.shape[3])]
+        elif op.kind == "permute":
+            kernel = cpu_ops.permute(x.shape, q["perm"])
+        elif op.kind == "cat":
+            return self.lower_cat(op, xs)
+        else:
+            raise AssertionError(f"no lowering for {op.kind} ({op.source})")
+        out = self.buffer(op.output, np.zeros(out_shape, dtype=np.int8), "activation")
+        return CpuStep(op, kernel, [*xs, out])
+
+    def lower_cat(self, op, parts):
+        """Parts of another scale requantised through their table into a scratch buffer, then one copy."""
+        steps = []
+        for i, table in enumerate(op.q["tables"]):
+            if table is not None:
+                scratch = self.buffer(f"{op.output}.part{i}", np.zeros_like(parts[i]), "activation")
+                steps.append(CpuStep(op, cpu_ops.lut(parts[i].shape, table), [parts[i], scratch]))
+                parts[i] = scratch
+        out = self.buffer(op.output, np.zeros(self.graph.tensors[op.output].shape, dtype=np.int8), "activation")
+        steps.append(CpuStep(op, cpu_ops.concat([p.shape for p in parts], op.q["axis"]), [*parts, out]))
+        return steps
+
+
+def lower(graph: Graph, design=None) -> Lowered:
+    """The steps of a quantised graph on the default Gemmini with default schedules, or on a tuned
+    design (a result.json dict, or a `baco tune --out` folder / file path)."""
+    if design is None:
+        return _Lowering(graph, GemminiConfig(), {}).run()
+    if not isinstance(design, dict):
+        from baco.design import load_design
+        design = load_design(design)
+    config, tuned = design_schedules(design)
+    return _Lowering(graph, config, tuned).run()
+
+
+__all__ = ["lower", "Lowered", "GemminiStep", "CpuStep", "design_schedules", "conv_layer", "GEMMINI_OPS"]

@@ -1,0 +1,192 @@
+"""The independent reference of a quantised graph: numpy only, Gemmini's arithmetic written once
+more from the graph's int8 parameters (op.q), sharing no code with the kernels, the lowering, the
+CPU operators or baco.gemmini.arith.
+
+Gemmini's arithmetic: int8 operands, sums in int32 starting from the int32 bias, then the
+accumulator read: ReLU, multiply by the float32 scale in float32, round half to even, saturate
+to int8. Residual add: each int8 operand times its float32 scale (round half to even, saturated
+to int8) on its way into the accumulator, the int32 sum, then the read as above. A pooled
+mvout: the max over each window of the (ReLU'd, so >= 0) int8 output, zeros outside the image.
+Under an output-stationary schedule each block of K products is summed in the array and
+saturated to its output width before the accumulator adds it (os_k_block, array_bits in op.q).
+The CPU operators' arithmetic is written in baco.model.cpu_ops' docstrings (float32 products,
+requantisation = round half to even, saturate) and restated here.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def requantize(acc, scale, relu=False):
+    """int8 of an integer array through Gemmini's accumulator read."""
+    acc = np.clip(np.asarray(acc, dtype=np.int64), -2**31, 2**31 - 1)
+    if relu:
+        acc = np.maximum(acc, 0)
+    y = acc.astype(np.float32) * np.float32(scale)
+    return np.clip(np.rint(y), -128, 127).astype(np.int8)
+
+
+def exact_matmul(a, b):
+    """Integer a @ b: int8 products summed in float64, exact while |sums| < 2^53 (int8 sums of
+    fewer than 2^38 terms)."""
+    return np.rint(np.asarray(a, dtype=np.float64) @ np.asarray(b, dtype=np.float64)).astype(np.int64)
+
+
+def padded(x, ph, pw, value=0):
+    return np.pad(x, ((0, 0), (ph, ph), (pw, pw), (0, 0)), constant_values=value)
+
+
+def windows(x, kernel, stride, padding, dilation, value=0):
+    """Per filter tap (r, s): the (N, P, Q, C) input pixels it multiplies (NHWC x)."""
+    N, H, W, C = x.shape
+    (R, S), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    P = (H + 2 * ph - dh * (R - 1) - 1) // sh + 1
+    Q = (W + 2 * pw - dw * (S - 1) - 1) // sw + 1
+    xp = padded(x, ph, pw, value)
+    for r in range(R):
+        for s in range(S):
+            yield r, s, xp[:, r * dh: r * dh + (P - 1) * sh + 1: sh, s * dw: s * dw + (Q - 1) * sw + 1: sw, :]
+
+
+def array_sums(a, b, q):
+    """a @ b as the array adds it into the accumulator: whole, or under an output-stationary
+    schedule (q["os_k_block"]) one sum per block of os_k_block columns of a, each saturated to the
+    array's output width (q["array_bits"]) before it is added."""
+    kb = q.get("os_k_block")
+    if not kb:
+        return exact_matmul(a, b)
+    hi = 2 ** (q["array_bits"] - 1)
+    return sum(np.clip(exact_matmul(a[:, k:k + kb], b[k:k + kb]), -hi, hi - 1) for k in range(0, a.shape[1], kb))
+
+
+def conv(x, q):
+    w = q["weight"]
+    R, S, C, K = w.shape
+    acc = q["bias"].astype(np.int64)
+    for r, s, tap in windows(x, (R, S), q["stride"], q["padding"], q["dilation"]):
+        acc = acc + array_sums(tap.reshape(-1, C), w[r, s], q).reshape(*tap.shape[:3], K)
+    y = requantize(acc, q["scale"], q["relu"])
+    if q.get("pool"):
+        p = q["pool"]
+        y = max_pool(y, (p["kernel"],) * 2, (p["stride"],) * 2, (p["padding"],) * 2, pad_value=0)
+    return y
+
+
+def depthwise(x, q):
+    w = q["weight"]
+    R, S, C = w.shape
+    acc = q["bias"].astype(np.int64)
+    for r, s, tap in windows(x, (R, S), q["stride"], q["padding"], q["dilation"]):
+        acc = acc + tap.astype(np.int64) * w[r, s].astype(np.int64)
+    return requantize(acc, q["scale"], q["relu"])
+
+
+def max_pool(x, kernel, stride, padding, pad_value=-128):
+    """Max over each window of an NHWC int8 image; padding holds `pad_value` (-128: only the
+    image's own pixels count)."""
+    out = None
+    for _, _, tap in windows(x, kernel, stride, padding, (1, 1), pad_value):
+        out = tap if out is None else np.maximum(out, tap)
+    return out
+
+
+def linear(x, q):
+    lead, K = x.shape[:-1], x.shape[-1]
+    acc = array_sums(x.reshape(-1, K), q["weight"], q) + q["bias"].astype(np.int64)
+    return requantize(acc, q["scale"], q["relu"]).reshape(*lead, -1)
+
+
+def matmul(a, b, q):
+    return requantize(np.rint(np.matmul(a.astype(np.float64), b.astype(np.float64))).astype(np.int64), q["scale"])
+
+
+def scaled_int8(x, scale):
+    return np.clip(np.rint(x.astype(np.float32) * np.float32(scale)), -128, 127).astype(np.int64)
+
+
+def add(a, b, q):
+    total = scaled_int8(a, q["a_scale"]) + scaled_int8(b, q["b_scale"])
+    return requantize(total, q["out_scale"], q["relu"])
+
+
+def lut(x, q):
+    return q["table"][x.astype(np.int64) + 128]
+
+
+def requant_float(v):
+    """int8 of float32 values: round half to even, saturate."""
+    return np.clip(np.rint(v), -128, 127).astype(np.int8)
+
+
+def average(sums, counts, q):
+    """Window sums times float32(in_scale / (out_scale * count)), in float32."""
+    m = (q["in_scale"] / (q["out_scale"] * np.asarray(counts, dtype=np.float64))).astype(np.float32)
+    return requant_float(sums.astype(np.float32) * m)
+
+
+def avg_pool(x, q):
+    """torch's avg_pool2d (floor mode): int32 window sums (zeros outside), divided by kh*kw, or with
+    count_include_pad=False by the window's pixels inside the image."""
+    sums = sum(tap.astype(np.int64) for _, _, tap in windows(x, q["kernel"], q["stride"], q["padding"], (1, 1)))
+    if q["count_include_pad"]:
+        counts = q["kernel"][0] * q["kernel"][1]
+    else:
+        ones = np.ones((1, *x.shape[1:3], 1), dtype=np.int64)
+        counts = sum(tap for _, _, tap in windows(ones, q["kernel"], q["stride"], q["padding"], (1, 1)))
+    return average(sums, counts, q)
+
+
+def adaptive_avg_pool(x, q):
+    """torch's adaptive windows: rows [floor(i H / OH), ceil((i + 1) H / OH)), columns likewise."""
+    N, H, W, C = x.shape
+    OH, OW = q["output_size"]
+    rows = [((i * H) // OH, -(-(i + 1) * H // OH)) for i in range(OH)]
+    cols = [((j * W) // OW, -(-(j + 1) * W // OW)) for j in range(OW)]
+    sums = np.stack([np.stack([x[:, h0:h1, w0:w1].astype(np.int64).sum(axis=(1, 2)) for w0, w1 in cols], 1)
+                     for h0, h1 in rows], 1)
+    counts = np.array([[(h1 - h0) * (w1 - w0) for w0, w1 in cols] for h0, h1 in rows])[None, :, :, None]
+    return average(sums, counts, q)
+
+
+def mul_channel(x, s, q):
+    """Squeeze-excite: int32 x * s[n, c], times float32(x_scale * s_scale / out_scale) in float32."""
+    p = x.astype(np.int64) * s.reshape(s.shape[0], 1, 1, -1).astype(np.int64)
+    m = np.float32(q["x_scale"] * q["s_scale"] / q["out_scale"])
+    return requant_float(p.astype(np.float32) * m)
+
+
+def cat(*parts, q):
+    parts = [p if t is None else t[p.astype(np.int64) + 128] for p, t in zip(parts, q["tables"])]
+    return np.concatenate(parts, axis=q["axis"])
+
+
+OPS = {"conv": conv, "depthwise": depthwise, "linear": linear, "lut": lut,
+       "max_pool": lambda x, q: max_pool(x, q["kernel"], q["stride"], q["padding"]),
+       "reshape": lambda x, q: x.reshape(q["shape"]),
+       "permute": lambda x, q: np.ascontiguousarray(x.transpose(q["perm"])),
+       "avg_pool": avg_pool, "adaptive_avg_pool": adaptive_avg_pool}
+BINARY = {"add": add, "matmul": matmul, "mul_channel": mul_channel}
+
+
+def run(graph, x) -> dict:
+    """{tensor name: int8 value} of every tensor of the quantised graph on the int8 input x (stored
+    layout: NHWC for an image)."""
+    values = {graph.input: np.asarray(x, dtype=np.int8)}
+    for op in graph.ops:
+        args = [values[t] for t in op.inputs]
+        if op.kind in OPS:
+            values[op.output] = OPS[op.kind](*args, op.q)
+        elif op.kind in BINARY:
+            values[op.output] = BINARY[op.kind](*args, op.q)
+        elif op.kind == "cat":
+            values[op.output] = cat(*args, q=op.q)
+        else:
+            raise NotImplementedError(f"the reference has no {op.kind} operator ({op.source})")
+        expected = graph.tensors[op.output].shape
+        if values[op.output].shape != tuple(expected):
+            raise AssertionError(f"{op.kind} at {op.source}: reference shape {values[op.output].shape}, "
+                                 f"graph shape {expected}")
+    return values
+
+
+__all__ = ["run", "requantize"]

@@ -1,0 +1,326 @@
+"""Whole models (baco.model, baco.compile_model): captured with torch.export, quantised to int8,
+run as Gemmini kernel launches (+ CPU ops) on the host-JIT model, bit-exact against the
+independent numpy reference of the quantised graph (baco.model.reference)."""
+import json
+
+import numpy as np
+import pytest
+import torch
+
+import baco
+from baco.errors import CompilationError
+from baco.model.compile import quantization_error
+from baco.model.quantize import calibration_inputs
+
+nn = torch.nn
+
+
+def seeded(model, input_shape=None, seed=0):
+    """model in eval mode with non-trivial BatchNorm parameters (so folding is exercised) and, given
+    an input shape, BatchNorm statistics measured on seeded random inputs (a random-weight network
+    with unit statistics lets its activations vanish layer after layer)."""
+    torch.manual_seed(seed)
+    bns = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
+    for m in bns:
+        m.weight.data.uniform_(0.5, 1.5)
+        m.bias.data.uniform_(-0.3, 0.3)
+        m.running_mean.uniform_(-0.5, 0.5)
+        m.running_var.uniform_(0.5, 2.0)
+    if input_shape is not None and bns:
+        for m in bns:
+            m.reset_running_stats()
+            m.momentum = None           # a cumulative average over the batches
+        model.train()
+        with torch.no_grad():
+            for x in inputs(input_shape, 4, seed=seed + 100):
+                model(x)
+    return model.eval()
+
+
+def inputs(shape, n=2, seed=1):
+    g = torch.Generator().manual_seed(seed)
+    return [torch.randn(shape, generator=g) for _ in range(n)]
+
+
+def assert_bit_exact(compiled, xs):
+    for x in xs:
+        r = compiled.check(x)
+        assert r["bit_exact"], f"{r['mismatches']} mismatches, first in tensor {r['first_mismatch']}"
+        assert np.abs(r["output"]).max() > 0        # not a constant output
+
+
+def mlp(sizes):
+    layers = []
+    for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
+        layers += [nn.Linear(a, b)] + ([nn.ReLU()] if i < len(sizes) - 2 else [])
+    return seeded(nn.Sequential(*layers))
+
+
+def test_mlp_bit_exact_and_close_to_float():
+    """mlp1 of gemmini-rocc-tests scaled down: 784-256-128-10, batch 8, ReLU."""
+    model = mlp([784, 256, 128, 10])
+    x = torch.randn(8, 784)
+    compiled = baco.compile_model(model, x)
+    assert [op.kind for op in compiled.graph.ops] == ["linear"] * 3
+    assert [op.q["relu"] for op in compiled.graph.ops] == [True, True, False]
+    assert all(layer.runs_on == "gemmini" for layer in compiled.layers)
+    assert_bit_exact(compiled, inputs((8, 784)))
+    err = quantization_error(model, compiled, inputs((8, 784), 4, seed=7))
+    assert err["cosine"] > 0.99 and err["top1_agreement"] >= 0.9, err
+
+
+def test_mlp_one_elf_on_the_iss(tmp_path):
+    """target="iss": the whole model linked into one self-checking ELF (baco.codegen.program) and
+    run on the RISC-V ISS; its exit code fails on a wrong expected output."""
+    from baco.codegen.program import run_program
+    model = mlp([784, 256, 128, 10])
+    x = torch.randn(8, 784)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    np.testing.assert_array_equal(compiled(x, target="iss"), compiled.reference(x))
+    build = compiled.build_elf(tmp_path / "mlp.elf", x)
+    run = run_program(build)
+    assert run.passed and list(run.step_cycles) == ["s000_linear", "s001_linear", "s002_linear"]
+    wrong = compiled.reference(x)
+    wrong[0, 0] ^= 1
+    assert not run_program(compiled.build_elf(tmp_path / "wrong.elf", x, expected=wrong)).passed
+
+
+def test_quantised_parameters_follow_gemmini():
+    """int32 bias = round(b / (s_in s_w)), requantisation scale float32(s_in s_w / s_out), int8 weights."""
+    model = mlp([33, 17])
+    x = torch.randn(5, 33)
+    compiled = baco.compile_model(model, x, calibrate=3)
+    op = compiled.graph.ops[0]
+    s_in, s_out = compiled.input_scale, compiled.output_scale
+    s_w = op.q["weight_scale"]
+    assert op.q["weight"].dtype == np.int8 and op.q["weight"].shape == (33, 17)
+    np.testing.assert_array_equal(op.q["bias"], np.rint(model[0].bias.detach().double().numpy() / (s_in * s_w)))
+    assert op.q["scale"] == float(np.float32(s_in * s_w / s_out))
+    assert_bit_exact(compiled, inputs((5, 33)))
+
+
+def test_int8_input_and_argument_errors():
+    model = mlp([20, 16])
+    x = torch.randn(3, 20)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    q = compiled.quantize_input(x)
+    np.testing.assert_array_equal(compiled(q), compiled(x))
+    with pytest.raises(TypeError, match="int8"):
+        compiled(q.astype(np.int16))
+    with pytest.raises(ValueError, match="shape"):
+        compiled(torch.randn(4, 20))
+    with pytest.raises(TypeError, match="model"):
+        baco.compile_model(lambda v: v, x)
+    with pytest.raises(ValueError, match="calibrate"):
+        baco.compile_model(model, x, calibrate=0)
+    with pytest.raises(ValueError, match="target"):
+        baco.compile_model(model, x, target="fpga")
+
+
+def test_calibration_inputs():
+    x = torch.randn(2, 3)
+    batches = calibration_inputs(x, 3)
+    assert len(batches) == 3 and batches[0] is x
+    assert torch.equal(batches[1], calibration_inputs(x, 3)[1])       # seeded
+    with pytest.raises(ValueError, match="shape"):
+        calibration_inputs(x, [torch.randn(3, 3)])
+
+
+class SmallCNN(nn.Module):
+    """conv/bn/relu/maxpool, a residual add, a strided conv, adaptive average pooling, linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1, self.bn1 = nn.Conv2d(3, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16)
+        self.pool = nn.MaxPool2d(2)
+        self.conv2, self.bn2 = nn.Conv2d(16, 16, 3, padding=1), nn.BatchNorm2d(16)
+        self.conv3 = nn.Conv2d(16, 33, 3, stride=2, padding=1)
+        self.avg = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(33, 10)
+
+    def forward(self, x):
+        x = self.pool(torch.relu(self.bn1(self.conv1(x))))
+        y = torch.relu(self.bn2(self.conv2(x)))
+        x = torch.relu(x + y)
+        x = torch.relu(self.conv3(x))
+        return self.fc(torch.flatten(self.avg(x), 1))
+
+
+def test_small_cnn_bit_exact():
+    """A ragged 17x15 input, batch 2: BN folded, max-pool fused into conv1's mvout, the residual
+    add on Gemmini, the average pool on the CPU, flatten a view."""
+    model = seeded(SmallCNN())
+    x = torch.randn(2, 3, 17, 15)
+    compiled = baco.compile_model(model, x, calibrate=4)
+    kinds = [op.kind for op in compiled.graph.ops]
+    assert kinds == ["conv", "conv", "add", "conv", "adaptive_avg_pool", "reshape", "linear"]
+    assert compiled.graph.ops[0].q["pool"] == dict(kernel=2, stride=2, padding=0)
+    assert compiled.graph.tensors[compiled.graph.ops[0].output].shape == (2, 8, 7, 16)      # NHWC
+    assert [layer.runs_on for layer in compiled.layers] == ["gemmini"] * 4 + ["cpu", "gemmini"]
+    assert compiled.layers[0].kernels == ["conv2d_pool_kernel"]
+    assert_bit_exact(compiled, inputs((2, 3, 17, 15)))
+    err = quantization_error(model, compiled, inputs((2, 3, 17, 15), 4, seed=3))
+    assert err["cosine"] > 0.98, err
+    x = inputs((2, 3, 17, 15))[0]
+    np.testing.assert_array_equal(compiled(x, target="iss"), compiled.reference(x))     # one ELF, CPU op inside
+
+
+def test_design_schedules_and_config():
+    """design=: every layer on the design's GemminiConfig, the layers the design lists (matched by
+    shape) with its schedules - output-stationary ones included, whose array saturation the
+    reference follows - and the others with the kernels' defaults."""
+    from dataclasses import asdict
+
+    from baco.gemmini.config import GemminiConfig
+    from baco.gemmini.schedule import GemmSchedule
+    model = seeded(SmallCNN())
+    x = torch.randn(2, 3, 17, 15)
+    default = baco.compile_model(model, x, calibrate=2)
+    layers = {step.op.output: step.layer for step in default.lowered.steps if getattr(step, "layer", None)}
+    conv2, conv3, fc = (layers[op.output] for op in default.graph.ops if op.kind in ("conv", "linear")
+                        and not op.q.get("pool"))
+    config = GemminiConfig.from_capacity(8, 64, 32)
+    schedules = [GemmSchedule(7, 16, 8, "WS", True, rows=2), GemmSchedule(4, 16, 8, "OS", False),
+                 GemmSchedule(8, 16, 16, "OS", True)]
+    design = dict(gemmini_config=config.to_dict(), layers=[
+        dict(name=f"l{i}", count=1, layer={k: v for k, v in asdict(layer).items() if k not in ("name", "count")},
+             schedule=sched.to_dict()) for i, (layer, sched) in enumerate(zip((conv2, conv3, fc), schedules))])
+    compiled = baco.compile_model(model, x, design=design, calibrate=2)
+    assert compiled.config == config
+    assert [layer.schedule_source for layer in compiled.layers if layer.runs_on == "gemmini"] == \
+        ["default", "tuned", "default", "tuned", "tuned"]
+    assert [op.q.get("os_k_block") for op in compiled.graph.ops if op.kind in ("conv", "linear")] == [None, None, 8, 16]
+    assert_bit_exact(compiled, inputs((2, 3, 17, 15)))
+
+
+@pytest.mark.slow
+def test_design_from_baco_tune(tmp_path):
+    """A `baco tune --torch` result of the same model, compiled with design=DIR."""
+    from baco.tuner.cli import main as tune
+    assert tune(["--torch", "tests.test_model:SmallCNN", "--input-shape", "2,3,17,15", "--steps", "10",
+                 "--out", str(tmp_path), "--quiet"]) == 0
+    model = seeded(SmallCNN())
+    compiled = baco.compile_model(model, torch.randn(2, 3, 17, 15), design=tmp_path, calibrate=2)
+    assert sum(layer.schedule_source == "tuned" for layer in compiled.layers) == 3     # conv2, conv3, fc
+    assert compiled.config.dim == json.loads((tmp_path / "result.json").read_text())["gemmini_config"]["dim"]
+    assert_bit_exact(compiled, inputs((2, 3, 17, 15)))
+
+
+def torchvision_model(name, input_shape):
+    from baco.tuner.workloads import import_model_module
+    torch.manual_seed(0)
+    return seeded(getattr(import_model_module("torchvision.models"), name)(weights=None), input_shape)
+
+
+def test_resnet18_bit_exact():
+    model = torchvision_model("resnet18", (2, 3, 32, 32))
+    x = torch.randn(1, 3, 32, 32)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    kinds = [op.kind for op in compiled.graph.ops]
+    assert kinds.count("conv") == 20 and kinds.count("add") == 8 and "max_pool" not in kinds
+    assert compiled.graph.ops[0].q["pool"] == dict(kernel=3, stride=2, padding=1)     # the stem's max-pool
+    assert_bit_exact(compiled, [x])
+    err = quantization_error(model, compiled, inputs((1, 3, 32, 32), 4, seed=3))
+    assert err["cosine"] > 0.95, err        # 0.963 measured (per-tensor int8, 2 calibration inputs)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["resnet18", "mobilenet_v2"])
+def test_torchvision_model_on_the_iss(name, tmp_path):
+    """ResNet-18 and MobileNetV2 at 1x3x32x32 as one ELF on the ISS, bit-exact."""
+    from baco.codegen.program import run_program
+    model = torchvision_model(name, (2, 3, 32, 32))
+    x = torch.randn(1, 3, 32, 32)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    run = run_program(compiled.build_elf(tmp_path / f"{name}.elf", x))
+    assert run.passed, run.console[-2000:]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["mobilenet_v2", "mobilenet_v3_small"])
+def test_mobilenet_bit_exact(name):
+    """Depthwise convs on the depthwise kernel, relu6 as ReLU + saturation, hardswish/hardsigmoid
+    tables, squeeze-excite multiplies and average pools on the CPU."""
+    model = torchvision_model(name, (2, 3, 32, 32))
+    x = torch.randn(1, 3, 32, 32)
+    compiled = baco.compile_model(model, x, calibrate=4)
+    kinds = {op.kind for op in compiled.graph.ops}
+    assert "depthwise" in kinds and "add" in kinds
+    if name == "mobilenet_v3_small":
+        assert {"lut", "mul_channel", "adaptive_avg_pool"} <= kinds
+    assert_bit_exact(compiled, [x])
+
+
+class Zoo(nn.Module):
+    """One of each remaining operator: strided/dilated/grouped/depthwise convs, activation tables,
+    a standalone max-pool, squeeze-excite, average pool, concatenation of two scales, a flatten
+    of an image that is not 1x1 (a permute to torch's order), dropout."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, stride=2, padding=1)
+        self.grouped = nn.Conv2d(8, 12, 3, padding=2, dilation=2, groups=2)
+        self.dw = nn.Conv2d(12, 12, 3, stride=2, padding=1, groups=12, bias=False)
+        self.drop = nn.Dropout(0.5)
+        self.fc = nn.Linear(24 * 2 * 2, 5)
+
+    def forward(self, x):
+        x = nn.functional.hardswish(self.conv1(x))
+        x = nn.functional.max_pool2d(x, 3, stride=2, padding=1)
+        y = nn.functional.relu6(self.grouped(x))
+        y = torch.sigmoid(self.dw(y))
+        y = y * nn.functional.hardsigmoid(nn.functional.adaptive_avg_pool2d(y, 1))
+        z = nn.functional.avg_pool2d(y, 2, count_include_pad=False)
+        z = torch.cat([z, nn.functional.silu(z)], dim=1)
+        return self.fc(self.drop(torch.flatten(z, 1)))
+
+
+def test_operator_zoo_bit_exact():
+    model = seeded(Zoo())
+    x = torch.randn(2, 3, 37, 33)
+    compiled = baco.compile_model(model, x, calibrate=4)
+    kinds = [op.kind for op in compiled.graph.ops]
+    for kind in ("conv", "depthwise", "lut", "max_pool", "mul_channel", "adaptive_avg_pool", "avg_pool", "cat",
+                 "permute", "reshape", "linear"):
+        assert kind in kinds, kind
+    grouped = compiled.graph.ops[kinds.index("conv", 1)]
+    assert grouped.attrs["groups"] == 2 and grouped.q["relu"]
+    assert_bit_exact(compiled, inputs((2, 3, 37, 33)))
+
+
+def test_unsupported_op_names_the_op_and_the_line():
+    class Elu(nn.Module):
+        def forward(self, x):
+            return nn.functional.elu(x)     # the line the error names
+    with pytest.raises(CompilationError) as err:
+        baco.compile_model(Elu(), torch.randn(2, 8))
+    line = Elu.forward.__code__.co_firstlineno + 1
+    assert "aten.elu" in str(err.value) and err.value.filename == __file__ and err.value.line == line
+    assert "return nn.functional.elu(x)" in str(err.value)
+
+
+@pytest.mark.parametrize("module,shape,match", [
+    (nn.Sequential(nn.BatchNorm2d(3)), (1, 3, 4, 4), "batch_norm"),
+    (nn.Sequential(nn.Linear(4, 4), nn.Softplus()), (2, 4), "softplus"),
+])
+def test_unsupported_forms_are_located_errors(module, shape, match):
+    with pytest.raises(CompilationError, match=match):
+        baco.compile_model(module.eval(), torch.randn(shape))
+
+
+def test_broadcast_mul_is_a_located_error():
+    class Scale(nn.Module):
+        def forward(self, x):
+            return x * x[:, :1]
+    with pytest.raises(CompilationError) as err:
+        baco.compile_model(Scale(), torch.randn(2, 4, 3, 3))
+    assert err.value.filename == __file__
+
+
+@pytest.mark.slow
+def test_mlp1_full_size():
+    """gemmini-rocc-tests' mlp1: 784-2500-2000-1500-1000-500-10 at batch 64."""
+    model = mlp([784, 2500, 2000, 1500, 1000, 500, 10])
+    x = torch.randn(64, 784)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    assert_bit_exact(compiled, [x])
