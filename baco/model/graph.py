@@ -346,6 +346,23 @@ class _Walker:
         x = self.as_layout(node, self.act(node, node.args[0]), "NHWC")
         self.emit(node, "adaptive_avg_pool", [x], dict(output_size=tuple(node.meta["val"].shape[2:])))
 
+    def op_mean(self, node):
+        """The mean over H and W of an image: a global average pool (then a view without keepdim)."""
+        x = self.act(node, node.args[0])
+        dims = sorted(int(d) % 4 for d in node.args[1]) if len(node.args) > 1 else None
+        if len(x.torch_shape) != 4 or dims != [2, 3]:
+            raise unsupported(node, "mean is supported over the two spatial dims of an (N, C, H, W) image")
+        x = self.as_layout(node, x, "NHWC")
+        n, c = x.torch_shape[:2]
+        keepdim = bool(node.args[2]) if len(node.args) > 2 else bool(node.kwargs.get("keepdim", False))
+        if keepdim:
+            self.emit(node, "adaptive_avg_pool", [x], dict(output_size=(1, 1)))
+            return
+        pooled = Tensor(f"{node.name}_pooled", (n, 1, 1, c), "NHWC", (n, c, 1, 1), node.name)
+        self.tensors[pooled.name] = pooled
+        self.ops.append(Op("adaptive_avg_pool", [x.name], pooled.name, dict(output_size=(1, 1)), located_text(node)))
+        self.emit(node, "reshape", [pooled], dict(shape=(n, c)), layout="torch", torch_shape=(n, c))
+
     def op_linear(self, node):
         x, w = self.act(node, node.args[0]), self.const(node, node.args[1])
         bias = self.const(node, node.args[2]) if len(node.args) > 2 and node.args[2] is not None \
