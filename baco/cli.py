@@ -19,6 +19,7 @@ SUBCOMMANDS = {
     "tune": ("baco.design:tune_main", "co-explore Gemmini hardware and mappings (--verify: compile, run, time)"),
     "sweep": ("baco.tuner.sweep", "many co-explorations (networks x area budgets x seeds) on Ray, one table"),
     "run": ("baco.design", "compile, run bit-exact and time a tuned design's kernels vs Gemmini-default"),
+    "build": ("baco.model.cli", "a PyTorch model as one quantised, self-checking bare-metal ELF"),
     "disasm": ("baco.sim.disasm", "disassemble Gemmini commands in an ELF or hex words"),
 }
 INTERRUPTED = 130      # 128 + SIGINT, as shells report it

@@ -86,3 +86,21 @@ class KernelRuntimeError(RuntimeError):
 NEGATIVE_COLUMN_OFFSET = ("boundary_check with a negative column offset: Gemmini cannot shift a "
                           "block's columns inside a scratchpad row (negative row offsets are supported)")
 BOUNDARY_EXIT_CODE = 3     # an ELF's exit code after baco_boundary_error
+
+# The other run-time checks the compiler emits (a call of RUNTIME_ERROR(code, line, col) where
+# the check fails); the interpreter raises the same messages at the same line:col.
+DIVISION_BY_ZERO = 1
+ZERO_STEP = 2
+POOL_VALID_ROWS = 3
+POOLED_NEGATIVE_ROW = 4
+RUNTIME_ERRORS = {
+    DIVISION_BY_ZERO: "integer division or modulo by zero",
+    ZERO_STEP: "range() step is zero",
+    POOL_VALID_ROWS: ("max_pool2d() valid_rows (lo, hi) must satisfy 0 <= lo <= 3 - padding rows (config_st's "
+                      "2-bit upad) and lo <= hi <= the image's rows"),
+    POOLED_NEGATIVE_ROW: ("a pooled block stored with boundary_check at a negative row offset: Gemmini's "
+                          "pooled mvout cannot skip pooled rows"),
+}
+RUNTIME_ERROR = "baco_runtime_error"            # both backends define it
+RUNTIME_ERROR_SIGNATURE = "(i64, i64, i64) -> ()"     # (code, line, col)
+RUNTIME_ERROR_EXIT_CODE = 4     # an ELF's exit code after baco_runtime_error

@@ -8,9 +8,16 @@
   * the Gemmini commands per second of a large GEMM (matmul_kernel, default schedule, int8
     out) linked as a one-step program ELF (baco.codegen.program) and run on the ISS, as
     `baco sim OUT.elf [--timing]` runs a whole model: without and with the cycle model.
-    Rates are per wall second and per CPU second of this process (the machine is shared).
+    Rates are per wall second and per CPU second of this process (the machine is shared);
+  * with --network MODULE:CALLABLE, the Gemmini commands a whole network's convolution and linear
+    layers issue with baco's conv/matmul kernels at their default schedules (each distinct layer's
+    launch streamed through the cycle model without data: baco.kernels.conv.ConvLaunch.cycles),
+    and what the program GEMM's rate with the cycle model makes of them: whether `baco sim
+    --timing` runs the network in minutes. Residual adds, pooling and CPU operators are not
+    counted.
 
     python benchmarks/sim_speed.py [--blocks 2000] [--n 64] [--gemm 512] [--smoke]
+                                   [--network torchvision.models:resnet50 --input-shape 1,3,224,224]
 """
 from __future__ import annotations
 
@@ -139,11 +146,35 @@ def program_speed(build, with_timing: bool):
     return run.model_commands, time.perf_counter() - wall, time.process_time() - cpu
 
 
+def network_commands(spec: str, input_shape):
+    """(commands, MACs, Gemmini cycles, layers) of the network's conv and linear layers (a linear
+    layer is a 1x1 convolution of a 1x1 image), each distinct layer launched once, times its count."""
+    from baco.kernels.conv import conv2d_launch
+    from baco.tuner.workloads import layers_from_model_spec
+    commands = macs = cycles = layers = 0
+    for layer in layers_from_model_spec(spec, input_shape):
+        stride, pad = (layer.Hstride, layer.Wstride), ((layer.R - 1) // 2, (layer.S - 1) // 2)
+        x = np.zeros((layer.N, layer.P * stride[0], layer.Q * stride[1], layer.C), np.int8)
+        launch = conv2d_launch(x, np.zeros((layer.R, layer.S, layer.C, layer.K), np.int8), np.zeros(layer.K, np.int32),
+                               stride=stride, padding=pad, dilation=(layer.Hdilation, layer.Wdilation), relu=True)
+        if launch.y.shape[1:3] != (layer.P, layer.Q):
+            raise ValueError(f"{layer.name}: the launch's output is {launch.y.shape[1:3]}, not {(layer.P, layer.Q)}")
+        report = launch.cycles()
+        commands += report["commands"] * layer.count
+        cycles += report["cycles"] * layer.count
+        macs += layer.macs * layer.count
+        layers += layer.count
+    return commands, macs, cycles, layers
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--blocks", type=int, default=2000, help="matmul blocks in the model-only stream")
     p.add_argument("--n", type=int, default=64, help="size of the ISS's compute-bound int32 matmul")
     p.add_argument("--gemm", type=int, default=512, help="M = N = K of the program-ELF GEMM")
+    p.add_argument("--network", metavar="MODULE:CALLABLE",
+                   help="count a network's Gemmini commands, e.g. torchvision.models:resnet50")
+    p.add_argument("--input-shape", default="1,3,224,224", help="the network's input shape")
     p.add_argument("--smoke", action="store_true", help="tiny sizes (for the test suite)")
     args = p.parse_args(argv)
     if args.smoke:
@@ -169,6 +200,13 @@ def main(argv=None) -> int:
             commands, wall, cpu = program_speed(build, with_timing)
             print(f"ISS, {args.gemm}^3 GEMM program{' + timing' if with_timing else ''}: {commands} commands in "
                   f"{wall:.2f} s = {commands / wall:,.0f} commands/s ({cpu:.2f} CPU s = {commands / cpu:,.0f}/s)")
+        timed_rate = commands / cpu      # the last run: with the cycle model
+    if args.network:
+        total, macs, cycles, layers = network_commands(args.network, [int(d) for d in args.input_shape.split(",")])
+        print(f"{args.network} {args.input_shape}: {layers} conv/linear layers, {total:,} Gemmini commands "
+              f"({macs / total:,.0f} MACs each), {cycles:,.0f} Gemmini cycles; at the timed program's "
+              f"{timed_rate:,.0f} commands per CPU second: {total / timed_rate / 60:.1f} CPU minutes "
+              f"on `baco sim --timing`")
     return 0
 
 

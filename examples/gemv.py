@@ -29,6 +29,7 @@ import baco.language as bl
 from baco.gemmini.arith import reference_matmul
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, default_gemm_schedule, schedule_problems
+from baco.kernels.arguments import bias_vector, exact_array, real_scalar
 from baco.kernels.cli import add_gemmini_arguments, add_output_arguments, gemmini_config, output_scale, report
 
 
@@ -115,13 +116,16 @@ def launch(form, mat, x, *, bias=None, out="int32", scale=1.0, relu=False, block
     """(kernel, grid, runtime args, output array) of a GEMV launch: form "Ax" is y = mat·x
     (mat M×K), "xB" is y = x·mat (mat K×N)."""
     config = config or GemminiConfig()
+    mat, x = exact_array(mat, "mat", np.int8, 2), exact_array(x, "x", np.int8, 1)
     k = x.shape[0]
+    if mat.shape[1 if form == "Ax" else 0] != k:
+        raise ValueError(f"mat {mat.shape} does not match x {x.shape} for y = {form}")
     n_out = mat.shape[0] if form == "Ax" else mat.shape[1]
     (b_out, b_k), _ = resolve_schedule(form, n_out, k, config, out == "int8", block, dataflow, double_buffer)
     y = np.zeros(n_out, np.int8 if out == "int8" else np.int32)
     args = [mat, x, y] if form == "Ax" else [x, mat, y]
-    args += [n_out, k, float(scale)]
-    bias = None if bias is None else np.ascontiguousarray(bias, dtype=np.int32)
+    args += [n_out, k, real_scalar(scale)]
+    bias = bias_vector(bias, n_out)
     kernel = matvec_kernel if form == "Ax" else vecmat_kernel
     blocks = dict(BLOCK_M=b_out) if form == "Ax" else dict(BLOCK_N=b_out)
     ck = kernel.compile(*args, **blocks, BLOCK_K=b_k, RELU=relu, OUT_INT8=out == "int8", bias_ptr=bias,

@@ -46,6 +46,7 @@ class Case:
     kernel: object = field(default=None, repr=False)
     on_iss: bool = False             # also run on the ISS in the default suite
     slow: bool = False               # only with -m slow (the default suite keeps a third of the shapes)
+    located: bool = False            # a "runtime" case whose KernelRuntimeError is at the `@@` marker
 
 
 GEMM_PARAMS = ("a_ptr, b_ptr, c_ptr, M, N, K, scale, "
@@ -209,6 +210,36 @@ COMPILE = [  # (name, category, body statements, message)
     ("max_pool_int32", "epilogue", [ACC, "x = @@bl.max_pool2d(acc, (4, 4), 2)"], "max_pool2d() pools int8 pixels"),
     ("max_pool_kernel_4", "epilogue", [ACC, "x = @@bl.max_pool2d(acc.to(bl.int8), (4, 4), 4)"],
      "kernel 4 is outside 1..3 (config_st's 2-bit pool_size field)"),
+    # constant zero steps and divisors (run-time ones are runtime_check_cases)
+    ("range_zero_step", "statement", ["for i in @@range(0, M, 0):\n    pass"], "range() step must not be zero"),
+    ("range_zero_step_constexpr", "statement", ["for i in @@range(BM, 0, BM - BM):\n    pass"],
+     "range() step must not be zero"),
+    ("floordiv_by_zero", "expression", ["x = @@M // 0"], "integer division or modulo by zero"),
+    ("mod_by_zero_constexpr", "expression", ["x = @@M % (BM - BM)"], "integer division or modulo by zero"),
+    ("constant_mod_by_zero", "expression", ["x = @@BM % 0"], "division or modulo by zero"),
+    ("cdiv_by_zero", "builtin", ["x = @@bl.cdiv(BM, 0)"], "cdiv() by zero"),
+    ("runtime_cdiv_by_zero", "builtin", ["x = @@bl.cdiv(M, 0)"], "integer division or modulo by zero"),
+    # what the user did, where: carried blocks and pointers replaced in a loop (bufferization's
+    # "Yield operand #0 is not equivalent to the corresponding iter bbArg" at the `for`), a
+    # pointer's stride at the pointer (not its load), a pooled block's misuse at the misuse
+    ("loop_fresh_zeros", "statement", [P_A, P_B, ACC, "for i in range(2):\n    acc = @@bl.zeros((BM, BN), "
+                                       "dtype=bl.int32)\n    acc += bl.dot(bl.load(a), bl.load(b))",
+                                       P_C, "bl.store(c, acc)"], "`acc` is a block carried by the loop"),
+    ("loop_dot_without_acc", "statement", [P_A, P_B, ACC, "for i in range(2):\n    acc = @@bl.dot(bl.load(a), "
+                                           "bl.load(b))", P_C, "bl.store(c, acc)"], "cannot keep in place"),
+    ("loop_reloaded_block", "statement", [P_A, P_B, "x = bl.load(a)", "for i in range(2):\n    x = @@bl.load(b)",
+                                          "bl.store(a, x)"], "`x` is a block carried by the loop"),
+    ("loop_nested_fresh_block", "statement", [P_A, P_B, ACC, "for i in range(2):\n    for j in range(2):\n"
+                                              "        acc = @@bl.dot(bl.load(a), bl.load(b))", P_C, "bl.store(c, acc)"],
+     "`acc` is a block carried by the loop"),
+    ("loop_pointer_replaced", "statement", [P_A, P_B, "for i in range(2):\n    @@a = b\n    x = bl.load(a)"],
+     "`a` is a block pointer carried by the loop"),
+    ("pointer_column_stride", "builtin",
+     ["p = @@bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 2), offsets=(0, 0), block_shape=(BM, BK))",
+      "x = bl.load(p)"], "the last dimension's stride must be 1, got int 2"),
+    ("pooled_block_dot", "epilogue", [P_A, P_B, "acc = bl.dot(bl.load(a), bl.load(b))",
+                                      "x = bl.max_pool2d(acc.to(bl.int8), (4, 4), 2)", "y = @@bl.dot(x, bl.load(b))",
+                                      P_C.replace("(BM, BN)", "(4, BN)"), "bl.store(c, y)"], "a pooled block (max_pool2d) can only be stored"),
 ]
 
 # The capacity rule: blocks that do not fit (config, BM, BN, BK, space named in the message).
@@ -292,6 +323,7 @@ def corpus() -> list[Case]:
                           match=f"do not fit the Gemmini {space}", exc=(CompilationError,)))
     cases += launch_cases()
     cases += runtime_cases()
+    cases += runtime_check_cases()
     cases += result_cases()
     return cases
 
@@ -350,7 +382,14 @@ def launch_cases() -> list[Case]:
                 ("missing_constexpr", dict(BN=None, BM=16), CompilationError, "must be"),
                 ("unknown_keyword", dict(BLOCK=16), TypeError, "unexpected keyword argument 'BLOCK'"),
                 ("bad_target", dict(target="gpu"), ValueError, "target must be one of"),
-                ("bad_dataflow", dict(dataflow="XS"), ValueError, "dataflow must be 'WS' or 'OS', not 'XS'")]
+                ("bad_dataflow", dict(dataflow="XS"), ValueError, "dataflow must be 'WS' or 'OS', not 'XS'"),
+                # a schedule's fields are checked before anything divides by them
+                ("schedule_zero_block", dict(schedule={"block_m": 0, "block_n": 16, "block_k": 16}), ValueError,
+                 "schedule: block_m=0 must be a positive integer"),
+                ("schedule_zero_rows", dict(schedule=(16, 16, 16, "WS", False, 0)), ValueError,
+                 "schedule: rows=0 must be a positive integer"),
+                ("schedule_bad_dataflow", dict(schedule=(16, 16, 16, "XS")), ValueError,
+                 "dataflow must be one of ('WS', 'OS'), not 'XS'")]
     for label, meta, exc, match in bad_meta:
         run = launch_gemm(gemm_args(), **{k: v for k, v in meta.items() if k != "target"})
         if "target" in meta:
@@ -392,6 +431,199 @@ def runtime_cases() -> list[Case]:
     lied[3] = 64                              # M larger than the array: reads past its end
     cases.append(Case("runtime:lying_about_M", "boundary", "runtime", gemm_kernel_source(), launch_gemm(
         lied, grid=(4, 1)), match="outside the kernel's arrays", exc=(GemminiFault,)))
+    return cases
+
+
+# ---- run-time checks: zero divisors and steps, pooling fields; negative steps run as Python's ----
+def k_loop_body(header: str) -> list[str]:
+    """The corpus GEMM whose K loop is `header` (over block indices kb), each step a fresh
+    block pointer pair at kb * BK."""
+    return ["pm = bl.program_id(0)", "pn = bl.program_id(1)", ACC,
+            header + "\n"
+            "    a = bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 1), offsets=(pm * BM, kb * BK), "
+            "block_shape=(BM, BK))\n"
+            "    b = bl.make_block_ptr(b_ptr, shape=(K, N), strides=(N, 1), offsets=(kb * BK, pn * BN), "
+            "block_shape=(BK, BN))\n"
+            "    acc += bl.dot(bl.load(a, boundary_check=(0, 1)), bl.load(b, boundary_check=(0, 1)))",
+            P_C.replace("offsets=(0, 0)", "offsets=(pm * BM, pn * BN)"), "bl.store(c, acc, boundary_check=(0, 1))"]
+
+
+def k_blocks_reference(args, kbs):
+    """C = sum over the K blocks kb in `kbs` (each taken as often as it occurs) of A's and B's kb-th blocks."""
+    a, b = args[0].astype(np.int64), args[1].astype(np.int64)
+    c = np.zeros((a.shape[0], b.shape[1]), np.int64)
+    for kb in kbs:
+        c += a[:, kb * 16:kb * 16 + 16] @ b[kb * 16:kb * 16 + 16]
+    return {"c": c.astype(np.int32)}
+
+
+def runtime_check_cases() -> list[Case]:
+    cases = []
+
+    def launch(args, M, N):
+        def run(kernel, target="sim"):
+            args[2][...] = 0
+            kernel[(cdiv(M, 16), cdiv(N, 16))](*args, BM=16, BN=16, BK=16, target=target)
+            return {"c": args[2].copy()}
+        return run
+    # a constant negative step runs as Python's range (it ran no iteration)
+    src = kernel_source(k_loop_body("for kb in range(bl.cdiv(K, BK) - 1, -1, -1):"))
+    for M, N, K in ((33, 17, 70), (16, 16, 16)):
+        args = gemm_args(M, N, K, seed=K)
+        cases.append(Case(f"result:negative_constant_step_{M}x{N}x{K}", "statement", "result", src,
+                          launch(args, M, N), reference=lambda a=args, K=K: k_blocks_reference(a, range(cdiv(K, 16))),
+                          on_iss=K == 70))
+    # a run-time step: any sign runs as Python's range; 0 is a located run-time error
+    src = kernel_source(k_loop_body("for kb in @@range(KLO, KHI, STEP):"),
+                        GEMM_PARAMS.replace("scale, ", "KLO, KHI, STEP, "))
+    for klo, khi, step in ((0, 5, 1), (4, -1, -1), (4, -1, -2), (0, 5, 2), (1, 5, 3), (0, 5, -1), (4, 0, 1), (0, 5, 0)):
+        args = gemm_args(40, 20, 70, seed=klo * 7 + step + 10)
+        args[6:7] = [klo, khi, step]
+        if step == 0:
+            cases.append(Case("runtime:range_zero_step", "statement", "runtime", src, launch(args, 40, 20),
+                              match="range() step is zero", exc=(KernelRuntimeError,), on_iss=True, located=True))
+            continue
+        cases.append(Case(f"result:runtime_step_{klo}_{khi}_{step}", "statement", "result", src, launch(args, 40, 20),
+                          reference=lambda a=args, r=range(klo, khi, step): k_blocks_reference(a, r),
+                          on_iss=step == -2))
+    # run-time divisors: 0 is a located run-time error (it was SIGFPE on the host); others floor
+    divisions = [("floordiv", "pm = bl.program_id(0) + @@M // D - M // D"),
+                 ("mod", "pn = bl.program_id(1) + @@N % D - N % D"),
+                 ("cdiv", "for _ in range(@@bl.cdiv(K * D, BK * D)):")]
+    for label, stmt in divisions:
+        body = list(GEMM_BODY)
+        body[-1] = body[-1].replace(MARK, "")
+        if label == "cdiv":
+            body[5] = body[5].replace("for _ in range(bl.cdiv(K, BK)):", stmt)
+        else:
+            body[0 if label == "floordiv" else 1] = stmt
+        src = kernel_source(body, GEMM_PARAMS.replace("scale", "D"))
+        for d in (0, -3, 5):
+            args = gemm_args(33, 20, 40, seed=d + 13)
+            args[6] = d
+            if d == 0:
+                cases.append(Case(f"runtime:{label}_by_zero", "expression", "runtime", src, launch_gemm(
+                    args, grid=(3, 2)), match="integer division or modulo by zero", exc=(KernelRuntimeError,),
+                    on_iss=label == "mod", located=True))
+            else:
+                cases.append(Case(f"result:{label}_by_{d}", "expression", "result", src, launch(args, 33, 20),
+                                  reference=lambda a=args: {"c": reference_matmul(a[0], a[1])}))
+    cases += pool_check_cases()
+    cases += unit_scale_cases()
+    return cases
+
+
+def unit_scale_cases() -> list[Case]:
+    """A constexpr scale of exactly 1.0 (the multiply folds away; it was a StopIteration in
+    placement, linalg-to-instgem and loop-ws) on an int8 store, a chained dot and a resadd."""
+    cases = []
+    params = GEMM_PARAMS.replace("scale, ", "") + ", S: bl.constexpr"
+    for relu in (False, True):
+        body = list(GEMM_BODY)
+        out = "bl.relu(acc * S)" if relu else "acc * S"
+        body[-1] = f"bl.store(c, ({out}).to(bl.int8), boundary_check=(0, 1))"
+        src = kernel_source(body, params)
+        for dataflow in ("WS", "OS"):
+            args = gemm_args(33, 20, 40, seed=50 + relu, out=np.int8)
+            del args[6]
+
+            def run(kernel, target="sim", _args=args, _df=dataflow):
+                _args[2][...] = 0
+                kernel[(3, 2)](*_args, BM=16, BN=16, BK=16, S=1.0, target=target, dataflow=_df)
+                return {"c": _args[2].copy()}
+            cases.append(Case(f"result:unit_scale_store_{'relu8' if relu else 'int8'}_{dataflow}", "epilogue",
+                              "result", src, run, on_iss=relu and dataflow == "WS",
+                              reference=lambda a=args, r=relu, df=dataflow: {"c": reference_matmul(
+                                  a[0], a[1], out="int8", scale=1.0, relu=r, os_k_block=16 if df == "OS" else None)}))
+    chained = ["x = bl.load(bl.make_block_ptr(a_ptr, shape=(16, 16), strides=(16, 1), offsets=(0, 0), "
+               "block_shape=(16, 16)))",
+               "w1 = bl.load(bl.make_block_ptr(b_ptr, shape=(16, 16), strides=(16, 1), offsets=(0, 0), "
+               "block_shape=(16, 16)))",
+               "w2 = bl.load(bl.make_block_ptr(w_ptr, shape=(16, 16), strides=(16, 1), offsets=(0, 0), "
+               "block_shape=(16, 16)))",
+               "h = bl.dot(x, w1)", "y = bl.dot(bl.relu(h * S1).to(bl.int8), w2)",
+               "bl.store(bl.make_block_ptr(c_ptr, shape=(16, 16), strides=(16, 1), offsets=(0, 0), "
+               "block_shape=(16, 16)), (y * S2).to(bl.int8))"]
+    src = kernel_source(chained, "a_ptr, b_ptr, w_ptr, c_ptr, S1: bl.constexpr, S2: bl.constexpr")
+    for dataflow in ("WS", "OS"):
+        for s1, s2 in ((1.0, 1.0), (0.25, 1.0), (1.0, 0.5)):
+            x, w1, w2 = rand((16, 16), 60, lo=-5, hi=5), rand((16, 16), 61, lo=-5, hi=5), rand((16, 16), 62, lo=-5, hi=5)
+            y = np.zeros((16, 16), np.int8)
+
+            def run(kernel, target="sim", _v=(x, w1, w2, y), _s=(s1, s2), _df=dataflow):
+                _v[3][...] = 0
+                kernel[(1,)](*_v, S1=_s[0], S2=_s[1], target=target, dataflow=_df)
+                return {"y": _v[3].copy()}
+
+            def reference(_v=(x, w1, w2), s1=s1, s2=s2):
+                h = reference_matmul(_v[0], _v[1], out="int8", scale=s1, relu=True)
+                return {"y": reference_matmul(h, _v[2], out="int8", scale=s2)}
+            cases.append(Case(f"result:unit_scale_chained_dot_{s1:g}_{s2:g}_{dataflow}", "epilogue", "result", src, run,
+                              reference=reference, on_iss=(s1, s2, dataflow) == (1.0, 1.0, "WS")))
+    resadd = ["p = bl.make_block_ptr(a_ptr, shape=(M, N), strides=(N, 1), offsets=(0, 0), block_shape=(32, 32))",
+              "q = bl.make_block_ptr(b_ptr, shape=(M, N), strides=(N, 1), offsets=(0, 0), block_shape=(32, 32))",
+              "total = bl.load(p, boundary_check=(0, 1)) * S + bl.load(q, boundary_check=(0, 1)) * 0.5",
+              "r = bl.make_block_ptr(c_ptr, shape=(M, N), strides=(N, 1), offsets=(0, 0), block_shape=(32, 32))",
+              "bl.store(r, (total * S).to(bl.int8), boundary_check=(0, 1))"]
+    src = kernel_source(resadd, "a_ptr, b_ptr, c_ptr, M, N, S: bl.constexpr")
+    a, b, c = rand((20, 30), 70), rand((20, 30), 71), np.zeros((20, 30), np.int8)
+
+    def run(kernel, target="sim"):
+        c[...] = 0
+        kernel[(1,)](a, b, c, 20, 30, S=1.0, target=target)
+        return {"c": c.copy()}
+
+    def reference():
+        from baco.gemmini.arith import acc_to_int8, saturate, scale_to_int
+        half = saturate(scale_to_int(b, np.float32(0.5)), 8)
+        return {"c": acc_to_int8(a.astype(np.int64) + half, 1.0)}
+    cases.append(Case("result:unit_scale_resadd", "epilogue", "result", src, run, reference=reference, on_iss=True))
+    return cases
+
+
+POOL_PARAMS = "a_ptr, b_ptr, p_ptr, LO, HI, OFF, PM: bl.constexpr"
+POOL_BODY = [
+    "a = bl.load(bl.make_block_ptr(a_ptr, shape=(30, 16), strides=(16, 1), offsets=(0, 0), block_shape=(30, 16)))",
+    "b = bl.load(bl.make_block_ptr(b_ptr, shape=(16, 16), strides=(16, 1), offsets=(0, 0), block_shape=(16, 16)))",
+    "p = bl.make_block_ptr(p_ptr, shape=(PM, 16), strides=(16, 1), offsets=(OFF, 0), block_shape=(9, 16))",
+    "pooled = @@bl.max_pool2d(bl.dot(a, b).to(bl.int8), (6, 5), 3, 2, 1, valid_rows=(LO, HI))",
+    "bl.store(p, pooled, boundary_check=(0, 1))"]
+
+
+def pool_check_cases() -> list[Case]:
+    """max_pool2d's run-time valid_rows (config_st's 2-bit upad: a lo past 3 - pad rows wrote wrong
+    pixels) and a pooled store at a negative row offset (it wrote the wrong rows): located
+    run-time errors; in-range values pool as the reference does."""
+    from baco.gemmini.arith import acc_to_int8, max_pool
+    cases = []
+    store_at = kernel_source(POOL_BODY[:3] + [POOL_BODY[3].replace(MARK, ""), "@@" + POOL_BODY[4]], POOL_PARAMS)
+    for lo, hi, off, pm in ((0, 6, 0, 9), (2, 5, 0, 9), (0, 6, 2, 11), (3, 6, 0, 9), (0, 7, 0, 9), (4, 2, 0, 9),
+                            (-1, 6, 0, 9), (0, 6, -3, 9)):
+        a, b = rand((30, 16), lo + 20), rand((16, 16), hi + 30 - off)
+        p = np.zeros((pm, 16), np.int8)
+
+        def run(kernel, target="sim", _a=a, _b=b, _p=p, _v=(lo, hi, off), _pm=pm):
+            _p[...] = 0
+            kernel[(1,)](_a, _b, _p, *_v, PM=_pm, target=target)
+            return {"p": _p.copy()}
+
+        def reference(_a=a, _b=b, lo=lo, hi=hi, off=off, pm=pm):
+            pix = acc_to_int8(_a.astype(np.int64) @ _b).astype(np.int64)
+            pix[:lo * 5] = 0
+            pix[hi * 5:] = 0
+            out = np.zeros((pm, 16), np.int8)
+            out[off:off + 9] = max_pool(pix.astype(np.int8), 6, 5, 3, 2, 1, 1)
+            return {"p": out}
+        if off < 0:
+            cases.append(Case(f"runtime:pooled_store_row_offset_{off}", "epilogue", "runtime", store_at, run,
+                              match="negative row offset", exc=(KernelRuntimeError,), on_iss=True, located=True))
+        elif not (0 <= lo <= 2 and lo <= hi <= 6):
+            cases.append(Case(f"runtime:pool_valid_rows_{lo}_{hi}", "epilogue", "runtime",
+                              kernel_source(POOL_BODY, POOL_PARAMS), run, match="valid_rows (lo, hi) must satisfy",
+                              exc=(KernelRuntimeError,), on_iss=lo == 3, located=True))
+        else:
+            cases.append(Case(f"result:pool_valid_rows_{lo}_{hi}_at_{off}", "epilogue", "result",
+                              kernel_source(POOL_BODY, POOL_PARAMS), run, reference=reference, on_iss=lo == 2))
     return cases
 
 
@@ -602,7 +834,7 @@ def build(cases: list[Case]) -> list[Case]:
     for case in cases:
         name, where = kernels[case.source]
         case.kernel = getattr(module, name)
-        case.where = where if case.expect == "compile" else None
+        case.where = where if case.expect == "compile" or case.located else None
     case_path[0] = path
     return cases
 

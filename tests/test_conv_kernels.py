@@ -359,3 +359,90 @@ def test_library_conv_stream_is_bit_exact(dim, shape, bias):
         model.execute(COMMANDS[name].funct, *encode(name, **fields))
     got = np.frombuffer(mem.read(addrs[2], ref.size), dtype=np.int8).reshape(ref.shape)
     np.testing.assert_array_equal(got, ref)
+
+
+# ---- the wrappers check their arguments and never convert them (issue L) ----------------------------
+def _wrappers():
+    from baco.kernels.matmul import matmul
+    from baco.kernels.pool import conv_pool
+    x, w, w1 = rand((1, 5, 6, 3), 4), rand((3, 3, 3, 4), 5), rand((1, 3, 3, 4), 6)
+    return {"conv2d": (lambda x=x, w=w, bias=None: conv2d(x, w, bias, padding=1), x, w, 4),
+            "depthwise_conv2d": (lambda x=x, w=w[..., 0], bias=None: depthwise_conv2d(x, w, bias, padding=1),
+                                 x, w[..., 0], 3),
+            "conv1d": (lambda x=x[0], w=w1[0], bias=None: conv1d(x, w, bias), x[0], w1[0], 4),
+            "conv_pool": (lambda x=x, w=w, bias=None: conv_pool(x, w, bias, conv_padding=1), x, w, 4),
+            "matmul": (lambda x=x[0, 0], w=w[0, 0], bias=None: matmul(x, w, bias=bias), x[0, 0], w[0, 0], 4)}
+
+
+WRAPPERS = ["conv2d", "depthwise_conv2d", "conv1d", "conv_pool", "matmul"]
+
+
+@pytest.mark.parametrize("name", WRAPPERS)
+def test_wrappers_reject_wrong_dtypes(name):
+    """A float image in [0, 1) became zeros and an int64 bias 2**33 + 5 became 5."""
+    call, x, w, channels = _wrappers()[name]
+    image_arg, weight_arg = ("a", "b") if name == "matmul" else ("x", "w")
+    for bad in (np.random.default_rng(0).random(x.shape), x.astype(np.int16), x.astype(np.uint8)):
+        with pytest.raises(TypeError, match=f"{image_arg} must be a int8 array, got dtype {bad.dtype}"):
+            call(x=bad)
+    with pytest.raises(TypeError, match=f"{weight_arg} must be a int8 array, got dtype int32"):
+        call(w=w.astype(np.int32))
+    with pytest.raises(TypeError, match="bias must be a int32 array, got dtype int64"):
+        call(bias=np.full(channels, 2 ** 33 + 5, np.int64))
+    with pytest.raises(TypeError, match="bias must be a int32 array, got dtype float32"):
+        call(bias=np.zeros(channels, np.float32))
+    with pytest.raises(ValueError, match="bias holds values outside int32's range"):
+        call(bias=[2 ** 33 + 5] * channels)
+    with pytest.raises(TypeError, match="bias must hold integers"):
+        call(bias=[0.5] * channels)
+    with pytest.raises(TypeError, match=f"{image_arg} must be a int8 numpy array or CPU torch tensor, got str"):
+        call(x="image")
+
+
+@pytest.mark.parametrize("name", WRAPPERS)
+def test_wrappers_copy_non_contiguous_arrays_unchanged(name):
+    """A non-contiguous int8 array (or bias) is copied into a contiguous one: the result is the
+    contiguous array's."""
+    call, x, w, channels = _wrappers()[name]
+    bias = np.arange(channels, dtype=np.int32) * 1000 - 1500
+    y, _ = call(bias=bias)
+    wide_x = np.repeat(x, 2, axis=-1)[..., ::2]
+    wide_bias = np.repeat(bias, 2)[::2]
+    assert not wide_x.flags.c_contiguous and not wide_bias.flags.c_contiguous
+    y2, _ = call(x=wide_x, bias=wide_bias)
+    np.testing.assert_array_equal(y2, y)
+    y3, _ = call(bias=[int(v) for v in bias])      # Python ints that fit int32 are taken as they are
+    np.testing.assert_array_equal(y3, y)
+
+
+@pytest.mark.parametrize("name", WRAPPERS)
+@pytest.mark.parametrize("blocks,fragment", [((0, 16, 16), "block_m=0"), ((16, 0, 16), "block_n=0"),
+                                             ((16, 16, 0), "block_k=0"), ((16, 16, 16, "WS", False, 0), "rows=0"),
+                                             ((16, 16, 16, "XS"), "dataflow must be one of")])
+def test_wrappers_validate_schedules_first(name, blocks, fragment):
+    """A zero block reached a ZeroDivisionError / IndexError in the wrappers before the schedule
+    was checked: now a ValueError naming the field."""
+    from baco.kernels.matmul import matmul
+    from baco.kernels.pool import conv_pool
+    x, w = rand((1, 5, 6, 16), 7), rand((3, 3, 16, 16), 8)
+    call = {"conv2d": lambda: conv2d(x, w, blocks=blocks),
+            "depthwise_conv2d": lambda: depthwise_conv2d(x, w[..., 0], blocks=blocks),
+            "conv1d": lambda: conv1d(x[0], w[0], blocks=blocks),
+            "conv_pool": lambda: conv_pool(x, w, blocks=blocks),
+            "matmul": lambda: matmul(x[0, 0], w[0, 0], schedule=blocks)}[name]
+    with pytest.raises(ValueError, match=fragment):
+        call()
+
+
+@pytest.mark.parametrize("name", WRAPPERS)
+@pytest.mark.parametrize("scale", ["0.5", np.array([0.5]), None, True])
+def test_wrappers_reject_a_scale_that_is_not_a_number(name, scale):
+    """float(scale) took "0.5" and a one-element array."""
+    from baco.kernels.matmul import matmul
+    from baco.kernels.pool import conv_pool
+    x, w = rand((1, 5, 6, 3), 9), rand((3, 3, 3, 4), 10)
+    call = {"conv2d": lambda: conv2d(x, w, scale=scale), "depthwise_conv2d": lambda: depthwise_conv2d(
+                x, w[..., 0], scale=scale), "conv1d": lambda: conv1d(x[0], w[0], scale=scale),
+            "conv_pool": lambda: conv_pool(x, w, scale=scale), "matmul": lambda: matmul(x[0, 0], w[0, 0], scale=scale)}
+    with pytest.raises(TypeError, match="scale must be a real number"):
+        call[name]()

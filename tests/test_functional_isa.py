@@ -106,6 +106,32 @@ def test_mvin_rows_cols_stride(dim):
     assert (g.m.spad[:5] == 99).all() and (g.m.spad[5 + rows:] == 99).all()
 
 
+def test_rows_in_separate_arrays_are_moved_row_by_row():
+    """A strided mvin whose two rows lie in two arrays with bytes of neither between them, and a
+    contiguous mvout whose rows straddle two adjacent arrays: the model reads (writes) the span
+    at once only when the memory holds it, else each row, each checked; a row in no array faults."""
+    from baco.codegen.host import HostMemory
+    d = 16
+    backing = np.arange(4 * d).astype(np.int8)
+    first, second = backing[:d], backing[2 * d:3 * d]          # bytes d..2d are in no array
+    m = GemminiModel(GemminiConfig(), HostMemory([first, second]))
+
+    def run(name, **fields):
+        m.execute(COMMANDS[name].funct, *encode(name, **fields), PC)
+    run("config_ld", state_id=0, stride=2 * d, scale=ONE)
+    run("mvin", dram_addr=first.ctypes.data, local_addr=0, rows=2, cols=d)
+    assert (m.spad[0] == first).all() and (m.spad[1] == second).all()
+    with pytest.raises(GemminiFault, match="outside the kernel's arrays"):
+        run("mvin", dram_addr=first.ctypes.data + d, local_addr=0, rows=1, cols=d)
+
+    out = np.zeros(2 * d, np.int8)
+    m = GemminiModel(GemminiConfig(), HostMemory([out[:d], out[d:]]))
+    m.spad[:2] = backing[:2 * d].reshape(2, d)
+    run("config_st", stride=d, acc_scale=ONE)
+    run("mvout", dram_addr=out.ctypes.data, local_addr=0, rows=2, cols=d)
+    assert (out == backing[:2 * d]).all()
+
+
 @pytest.mark.parametrize("dim", DIMS)
 def test_mvin_zero_fill_and_row_repeat(dim):
     g = Rig(dim)

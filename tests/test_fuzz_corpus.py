@@ -26,6 +26,8 @@ def check(case, target="sim"):
     if case.expect == "compile":
         assert isinstance(err, CompilationError)
         assert (err.filename, err.line, err.col) == (str(fc.case_path[0]), *case.where), str(err)
+    if case.located:
+        assert (err.line, err.col) == case.where, str(err)
 
 
 def check_with_interpreter(case, monkeypatch):

@@ -180,3 +180,50 @@ def test_joint_descent_after_the_scheduler_stalls_resumes_to_the_uninterrupted_d
         coexplore(NET[:2], checkpoint=Dying(path, every_s=0.0), **kw)
     resumed = coexplore(NET[:2], checkpoint=Checkpointer(path, every_s=0.0, resume=True), **kw)
     assert (resumed.edp, resumed.hw) == (whole.edp, whole.hw)
+
+
+class Payload:
+    """Runs code when unpickled (what a checkpoint from someone else could hold)."""
+    ran = []
+
+    def __reduce__(self):
+        return (Payload.ran.append, ("code ran",))
+
+
+def test_checkpoint_is_tensors_and_json_and_refuses_pickled_objects(tmp_path):
+    """--resume reads checkpoint.pt with torch.load(weights_only=True): the state round-trips (shared
+    tensors, Adam, Tiling, LayerTask, inf, tuples, int keys), and a file holding a pickled object
+    is refused without running it."""
+    import torch
+
+    from baco.tuner.checkpoint import CheckpointError, Checkpointer
+    from baco.tuner.explore import Adam, Tiling
+    from baco.tuner.importance import LayerTask
+    theta = torch.randn(1, 4, 7, requires_grad=True)
+    spatial = torch.randn(1, 2, requires_grad=True)
+    opt = Adam([theta, spatial], lr=0.05)
+    (theta.sum() + spatial.sum()).backward()
+    opt.step()
+    task = LayerTask(3, theta, spatial, opt, steps=4, history=[(1, 2.5, 300)])
+    state = {"rng": torch.Generator().manual_seed(5).get_state(), "best_edp": [float("inf"), 1.5],
+             "design": [Tiling(((1, 2), (3, 4)), 2, 4, 1)], "tasks": [task], "queue": (2, 0), "ints": {7: "x"}}
+    ck = Checkpointer(tmp_path / "c.pt", key="k")
+    ck.save(state)
+    back = Checkpointer(tmp_path / "c.pt", resume=True, key="k").load()
+    assert back["best_edp"] == [float("inf"), 1.5] and back["queue"] == (2, 0) and back["ints"] == {7: "x"}
+    assert back["design"] == state["design"] and torch.equal(back["rng"], state["rng"])
+    t = back["tasks"][0]
+    assert (t.index, t.steps, t.history) == (3, 4, [(1, 2.5, 300)])
+    assert torch.equal(t.theta, theta) and t.theta.requires_grad
+    assert t.optimizer.params[0] is t.theta          # the optimizer steps the task's own tensors
+    assert (t.optimizer.lr, t.optimizer.t, t.optimizer.betas) == (0.05, 1, (0.9, 0.999))
+    assert torch.equal(t.optimizer.m[0], opt.m[0]) and torch.equal(t.optimizer.v[1], opt.v[1])
+
+    bad = tmp_path / "evil.pt"
+    torch.save({"format": "baco-checkpoint-1", "state": "{}", "tensors": {}, "x": Payload()}, bad)
+    with pytest.raises(CheckpointError, match="refused by the tensors-only loader"):
+        Checkpointer(bad, resume=True, key="k").load()
+    assert Payload.ran == []
+    torch.save({"key": "k", "phase": "descent"}, bad)          # the old pickled format: not a checkpoint now
+    with pytest.raises(CheckpointError, match="not a baco checkpoint"):
+        Checkpointer(bad, resume=True, key="k").load()

@@ -472,3 +472,19 @@ def test_transposes_the_dataflow_forbids_are_located_errors(dataflow, a_t, b_t, 
     with pytest.raises(CompilationError) as e:
         run_transposed(33, 17, 40, a_t, b_t, (32, 32, 32), dataflow, False, DIM16, "sim")
     assert match in str(e.value) and "bl.dot(bl.load(a_blk" in str(e.value)
+
+
+def test_example_wrappers_check_their_arrays():
+    """resadd and gemv take exact int8 arrays of matching shapes (a wider b was read as if it
+    were A's shape) and an int32 bias; nothing is converted."""
+    a = np.ones((20, 12), np.int8)
+    with pytest.raises(TypeError, match="b must be a int8 array, got dtype float64"):
+        resadd_example.launch(a, np.full((20, 12), 0.5), 1.0, 1.0)
+    with pytest.raises(ValueError, match="a and b must have the same shape"):
+        resadd_example.launch(a, np.ones((20, 13), np.int8), 1.0, 1.0)
+    with pytest.raises(TypeError, match="x must be a int8 array, got dtype int64"):
+        gemv_example.launch("Ax", a, np.ones(12, np.int64))
+    with pytest.raises(ValueError, match="does not match x"):
+        gemv_example.launch("Ax", a, np.ones(20, np.int8))
+    with pytest.raises(TypeError, match="bias must be a int32 array, got dtype int64"):
+        gemv_example.launch("Ax", a, np.ones(12, np.int8), bias=np.full(20, 2 ** 33 + 5))

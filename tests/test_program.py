@@ -114,6 +114,14 @@ def test_a_corrupted_expected_array_fails_the_self_check(chain, tmp_path):
     assert baco_sim([str(chain.build.elf), "--timing"]) == 0
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.isfile(os.environ.get("BACO_SPIKE_EXTLIB", "")),
+                    reason="Spike's Gemmini library is not installed (set BACO_SPIKE_EXTLIB)")
+def test_the_program_elf_runs_on_spike(chain):
+    from baco.sim.external import run_spike
+    assert run_spike(chain.build.elf, timeout_s=300, stdout=None) == 0
+
+
 def test_the_arena_reuses_an_activation_after_its_last_reader(chain):
     plan = chain.build.plan
     assert plan.live == {"h1": (0, 1), "h2": (1, 2), "h3": (2, 3)}
@@ -239,20 +247,37 @@ def test_data_that_does_not_fit_is_an_error_with_the_sizes(tmp_path):
         build_program_elf(p, tmp_path / "big.elf", input=np.zeros((16, 8), np.int8))
 
 
-def test_slices_of_a_buffer_are_launch_arguments(tmp_path):
-    """A batched GEMM as one launch per image, each on a slice of the batch's buffers."""
+def test_slices_of_a_buffer_are_arguments(tmp_path):
+    """A batched GEMM as one launch per image, each on slices of the batch's buffers, then the
+    two images summed on the CPU (cpu_ops.add on two slices of one buffer)."""
+    from baco.model import cpu_ops
     rng = np.random.default_rng(5)
     x = rng.integers(-128, 128, (2, 17, 24), dtype=np.int8)
     w = rng.integers(-128, 128, (24, 10), dtype=np.int8)
     p = Program()
-    X, W, Y = p.input("x", np.int8, x.shape), p.weights("w", w), p.output("y", np.int8, (2, 17, 10))
+    X, W, H = p.input("x", np.int8, x.shape), p.weights("w", w), p.activation("h", np.int8, (2, 17, 10))
+    y = p.output("y", np.int8, (17, 10))
     for n in range(2):
-        a, c = X.slice(n * 17 * 24, 17 * 24), Y.slice(n * 17 * 10, 17 * 10)
+        a, c = X.slice(n * 17 * 24, 17 * 24), H.slice(n * 17 * 10, 17 * 10)
         p.launch(f"image{n}", matmul_kernel, (1, 1), [a, W, c, 17, 10, 24, 24, 1, 10, 1, 10, 1, SCALE],
                  outputs=[c], RELU=False, OUT_INT8=True, schedule=SCHEDULE)
-    expected = np.stack([gemm_reference(x[n], w, False) for n in range(2)])
-    run = run_program(build_program_elf(p, tmp_path / "batch.elf", input=x, expected=expected))
+    add = cpu_ops.add((17, 10), a_scale=1.0, b_scale=1.0, out_scale=2.0)
+    p.cpu("sum", add, [H.slice(0, 170), H.slice(170, 170)], [y])
+    h = np.stack([gemm_reference(x[n], w, False) for n in range(2)]).astype(np.float32)
+    expected = np.rint(np.clip(h[0] * np.float32(0.5) + h[1] * np.float32(0.5), -128, 127)).astype(np.int8)
+    build = build_program_elf(p, tmp_path / "batch.elf", input=x, expected=expected, cache_dir=tmp_path / "cache")
+    run = run_program(build)
     assert run.passed
+    # each function's object is cached, and a rebuild links the cached objects
+    objects = sorted((tmp_path / "cache" / "riscv-obj").glob("*.o"))
+    assert len(objects) == len(build.kernels) == 2
+    stamps = [o.stat().st_mtime_ns for o in objects]
+    again = build_program_elf(p, tmp_path / "again.elf", input=x, expected=expected, cache_dir=tmp_path / "cache")
+    assert [o.stat().st_mtime_ns for o in sorted((tmp_path / "cache" / "riscv-obj").glob("*.o"))] == stamps
+    assert run_program(again).passed
     np.testing.assert_array_equal(run.output, expected)
-    with pytest.raises(ValueError, match=r"slice \[400, 400 \+ 10\) is not inside buffer 'y' of 340 elements"):
-        Y.slice(400, 10)
+    with pytest.raises(ValueError, match=r"slice \[400, 400 \+ 10\) is not inside buffer 'h' of 340 elements"):
+        H.slice(400, 10)
+    with pytest.raises(TypeError, match=r"argument 1 of cpu_add_\w+ is int8 \(17, 10\); the slice of 'h' is int8 "
+                                        r"\[0, 100\)"):
+        p.cpu("bad", add, [H.slice(0, 170), H.slice(0, 100)], [y])

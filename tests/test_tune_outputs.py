@@ -3,6 +3,7 @@ tuned GEMM, the header importer, and the tuned block sizes compiled and run
 by the compiler."""
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -99,3 +100,71 @@ def test_tune_starts_from_an_existing_header(tmp_path):
                      "--padding", "1", "--steps", "30", "--init-params", str(header),
                      "--out", str(tmp_path / "out"), "--quiet"]) == 0
     assert (tmp_path / "out" / "result.json").exists()
+
+
+# ---- the emitted Scala against Gemmini's own sources (../shared/reference/gemmini-rtl) ------------------
+GEMMINI_SCALA = ("Configs.scala", "CustomConfigs.scala", "GemminiConfigs.scala")
+
+
+def scala_imports(text: str) -> set[tuple[str, str]]:
+    """(package, name) of every `import a.b.C` / `import a.b.{C, D}` (wildcards as name `_`)."""
+    out = set()
+    for m in re.finditer(r"^\s*import\s+([\w.]+?)\.(\{[^}]*\}|\w+|_)\s*$", text, re.M):
+        names = m.group(2).strip("{}").split(",")
+        out |= {(m.group(1), n.strip().split("=>")[0].strip()) for n in names}
+    return out
+
+
+def scala_problems(emitted: str, reference: dict[str, str]) -> list[str]:
+    """Names the emitted Scala uses that Gemmini's sources do not define or import: its imports
+    (each imported the same way by a reference file), the classes it instantiates or extends
+    (defined there, or imported there by name), the GemminiArrayConfig fields it sets
+    (parameters of the case class) and the objects its values start from."""
+    code = "\n".join(line.split("//")[0] for line in emitted.splitlines())
+    ref = "\n".join(reference.values())
+    ref_imports = scala_imports(ref)
+    defined = set(re.findall(r"\b(?:class|object|trait)\s+(\w+)", ref))
+    imported = {name for _, name in ref_imports}
+    problems = []
+    if not re.search(r"^package gemmini\s*$", code, re.M):
+        problems.append("not in package gemmini")
+    for package, name in sorted(scala_imports(code)):
+        if (package, name) not in ref_imports:
+            problems.append(f"import {package}.{name}: no reference file imports it")
+    own = set(re.findall(r"\b(?:class|object)\s+(\w+)", code))
+    for name in re.findall(r"\b(?:new|extends)\s+([\w.]+)", code):
+        if name not in own and name not in defined and name not in imported:
+            problems.append(f"config class {name}: not defined or imported by Gemmini's sources")
+    fields = re.search(r"case class GemminiArrayConfig\[.*?\]\((.*?)\n\s*\)\s*\{", ref, re.S)
+    params = set(re.findall(r"^\s*(\w+)\s*:", fields.group(1), re.M))
+    for body in re.findall(r"\.copy\((.*?)\n\s*\)", code, re.S):
+        for name, value in re.findall(r"^\s*(\w+)\s*=\s*(.+?),?\s*$", body, re.M):
+            if name not in params:
+                problems.append(f"GemminiArrayConfig field {name}: not a parameter of the case class")
+            head = re.match(r"[A-Za-z_][\w.]*", value)
+            if head and head.group(0).split(".")[0] not in defined | imported and head.group(0) not in ref:
+                problems.append(f"value {value} of {name}: {head.group(0)} is not in Gemmini's sources")
+    for name in re.findall(r"\b([A-Z]\w*)\.\w+", code):
+        if name not in own and name not in defined and f"{name}." not in ref:
+            problems.append(f"object {name}: not in Gemmini's sources")
+    return problems
+
+
+def test_emitted_scala_uses_only_names_gemmini_defines():
+    """BacoGemminiConfig.scala imported chipsalliance.rocketchip.config.Config, which Gemmini left in
+    March 2023 (e1f7eaa: org.chipsalliance.cde.config.Config), so a current Chipyard rejected it."""
+    from tests.shared import reference
+    from baco.tuner.emit import chipyard_scala
+    rtl = reference("gemmini-rtl")
+    ref = {name: (rtl / name).read_text() for name in GEMMINI_SCALA}
+    for hw in (Hardware(16, 256, 64), Hardware(32, 512, 128), Hardware(8, 32, 16), Hardware(4, 0.5, 0.25)):
+        scala = chipyard_scala(hw)
+        assert scala_problems(scala, ref) == [], scala
+    # the checker sees what was wrong before: the old import, a field and a class Gemmini does not have
+    old = chipyard_scala(Hardware(16, 256, 64)).replace("org.chipsalliance.cde.config.Config",
+                                                        "chipsalliance.rocketchip.config.Config")
+    old = old.replace("tileRows = 1,", "tile_rows = 1,").replace("new DefaultGemminiConfig", "new WithNBigCores")
+    assert scala_problems(old, ref) == [
+        "import chipsalliance.rocketchip.config.Config: no reference file imports it",
+        "config class WithNBigCores: not defined or imported by Gemmini's sources",
+        "GemminiArrayConfig field tile_rows: not a parameter of the case class"]

@@ -9,7 +9,7 @@ import time
 import llvmlite.binding as llvm
 import numpy as np
 
-from baco.errors import NEGATIVE_COLUMN_OFFSET, KernelFault, KernelRuntimeError
+from baco.errors import NEGATIVE_COLUMN_OFFSET, RUNTIME_ERROR, RUNTIME_ERRORS, KernelFault, KernelRuntimeError
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import COMMANDS, GemminiFault
 from baco.passes.instgem_to_llvm import FENCE, intrinsic_name, site_line_col
@@ -21,6 +21,7 @@ _COUNTER = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64, c
 _VOID = ctypes.CFUNCTYPE(None)
 _GRID = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)
 _BOUNDARY = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64)
+_RUNTIME_ERROR = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64)
 
 
 class HostMemory:
@@ -92,6 +93,11 @@ def _make_callbacks():
         if _Runtime.error is None:
             _Runtime.error = KernelRuntimeError(NEGATIVE_COLUMN_OFFSET, line, col)
     callbacks[BOUNDARY_ERROR] = _BOUNDARY(boundary_error)
+
+    def runtime_error(code, line, col):     # the kernel goes on with safe values; no command runs
+        if _Runtime.error is None:
+            _Runtime.error = KernelRuntimeError(RUNTIME_ERRORS[code], line, col)
+    callbacks[RUNTIME_ERROR] = _RUNTIME_ERROR(runtime_error)
     callbacks["baco_program_id"] = _GRID(lambda axis: _Runtime.pid[axis])
     callbacks["baco_num_programs"] = _GRID(lambda axis: _Runtime.nprog[axis])
     return callbacks

@@ -125,20 +125,21 @@ class GemminiLaunch:
 
 @dataclass(eq=False)
 class CpuCall:
-    """A CPU operator (`kernel`: a baco.model.cpu_ops.CpuKernel, one pointer per buffer)
-    called with `inputs` then `outputs`."""
+    """A CPU operator (`kernel`: a baco.model.cpu_ops.CpuKernel, one pointer per array) called
+    with `args`: its inputs then its outputs (Buffers or BufferSlices); `outputs` the buffers
+    it writes."""
     name: str
     kernel: object
-    inputs: tuple
+    args: tuple
     outputs: tuple
 
     @property
     def reads(self) -> list:
-        return [b for b in self.inputs if b not in self.outputs]
+        return [b for b in self.buffers if b not in self.outputs]
 
     @property
     def buffers(self) -> list:
-        return list(self.inputs) + list(self.outputs)
+        return list(dict.fromkeys(_base(a) for a in self.args))
 
 
 class Program:
@@ -218,16 +219,22 @@ class Program:
         """Append a CPU call of `kernel` (a baco.model.cpu_ops.CpuKernel: name, llvm_ir of
         `void name(ptr, ...)`, arg_shapes, arg_dtypes, n_inputs) on `inputs` then `outputs`."""
         _check_name(name, "step")
-        step = CpuCall(name, kernel, tuple(inputs), tuple(outputs))
-        if len(step.inputs) != kernel.n_inputs or len(step.buffers) != len(kernel.arg_shapes):
+        inputs, outputs = tuple(inputs), tuple(outputs)
+        if len(inputs) != kernel.n_inputs or len(inputs) + len(outputs) != len(kernel.arg_shapes):
             raise TypeError(f"step {name!r}: {kernel.name} takes {kernel.n_inputs} inputs and "
-                            f"{len(kernel.arg_shapes) - kernel.n_inputs} outputs, got {len(step.inputs)} and "
-                            f"{len(step.outputs)}")
-        for i, (b, shape, dtype) in enumerate(zip(step.buffers, kernel.arg_shapes, kernel.arg_dtypes)):
+                            f"{len(kernel.arg_shapes) - kernel.n_inputs} outputs, got {len(inputs)} and "
+                            f"{len(outputs)}")
+        step = CpuCall(name, kernel, inputs + outputs, tuple(_base(b) for b in outputs))
+        for i, (a, shape, dtype) in enumerate(zip(step.args, kernel.arg_shapes, kernel.arg_dtypes)):
+            if not isinstance(a, (Buffer, BufferSlice)):
+                raise TypeError(f"step {name!r}: argument {i} of {kernel.name} is an array: give a Buffer, "
+                                f"not {type(a).__name__}")
+            b = _base(a)
             self._own(step, b)
-            if b.dtype != dtype or b.size != int(np.prod(shape, dtype=np.int64)):
-                raise TypeError(f"step {name!r}: argument {i} of {kernel.name} is {dtype} {shape}; buffer "
-                                f"{b.name!r} is {b.dtype} {b.shape}")
+            if b.dtype != dtype or a.size != int(np.prod(shape, dtype=np.int64)):
+                what = f"buffer {b.name!r} is {b.dtype} {b.shape}" if a is b else \
+                    f"the slice of {b.name!r} is {b.dtype} [{a.start}, {a.start + a.size})"
+                raise TypeError(f"step {name!r}: argument {i} of {kernel.name} is {dtype} {shape}; {what}")
         return self._append(step)
 
     def _append(self, step):
@@ -400,11 +407,10 @@ def linkable_ir(llvm_ir: str, name: str, symbol: str) -> str:
     return str(mod)
 
 
-def compile_kernel_object(llvm_ir: str, name: str, symbol: str, workdir: Path, cache_dir: Path | None) -> Path:
-    """The RISC-V object of one kernel (found in `cache_dir`/riscv-obj by the hash of its IR and
-    the toolchain when given)."""
+def compile_kernel_object(ll: str, symbol: str, workdir: Path, cache_dir: Path | None) -> Path:
+    """The RISC-V object of one kernel's linkable IR `ll` (found in `cache_dir`/riscv-obj by the
+    hash of the IR and the toolchain when given). Runs clang only, so calls may run in threads."""
     from baco.codegen import toolchain
-    ll = linkable_ir(llvm_ir, name, symbol)
     cached = None
     if cache_dir is not None:
         key = hashlib.sha256((ll + toolchain_fingerprint()).encode()).hexdigest()[:32]
@@ -416,7 +422,7 @@ def compile_kernel_object(llvm_ir: str, name: str, symbol: str, workdir: Path, c
     obj = toolchain.compile_object(src, workdir / f"{symbol}.o")
     if cached is not None:
         cached.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+        tmp = cached.with_suffix(f".{os.getpid()}.{symbol}.tmp")
         shutil.copyfile(obj, tmp)
         tmp.replace(cached)
     return obj
@@ -489,7 +495,7 @@ def main_source(program: Program, plan: MemoryPlan, fences: dict, symbols: dict,
         if isinstance(step, GemminiLaunch):
             lines.append(c_prototype(sym, step.kernel.signature, step.kernel.array_elems))
         else:
-            lines.append(f"void {sym}({', '.join(['void *'] * len(step.buffers))});")
+            lines.append(f"void {sym}({', '.join(['void *'] * len(step.args))});")
     names = ", ".join(f'"{s.name}"' for s in program.steps)
     lines += [f"volatile int64_t {STEP_SYMBOL} = -1;",
               f"uint64_t baco_step_cycles[{n}];",
@@ -514,7 +520,7 @@ def main_source(program: Program, plan: MemoryPlan, fences: dict, symbols: dict,
                     call.append(f"baco_f32({float_bits(a)})")
             lines += grid_loop([str(g) for g in step.grid], f"{sym}({', '.join(call)})")
         else:
-            lines.append(f"  {sym}({', '.join(pointer(b) for b in step.buffers)});")
+            lines.append(f"  {sym}({', '.join(pointer(a) for a in step.args)});")
         if i in fences:
             lines += [f"  /* fence: {fences[i]} */", '  __asm__ volatile("fence" ::: "memory");']
         lines.append(f"  baco_step_cycles[{i}] = rdcycle() - t;")
@@ -587,9 +593,10 @@ def build_program_elf(program: Program, out_elf, *, config: GemminiConfig | None
         kernels.setdefault(sym, []).append(step.name)
     workdir = Path(tempfile.mkdtemp(prefix="baco-program-"))
     try:
+        # llvmlite (one LLVM context) in this thread; the clang runs in parallel
+        linkable = [(linkable_ir(k.llvm_ir, k.name, sym), sym) for sym, k in distinct.items()]
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-            objects = list(pool.map(lambda item: compile_kernel_object(item[1].llvm_ir, item[1].name, item[0],
-                                                                       workdir, cache_dir), distinct.items()))
+            objects = list(pool.map(lambda item: compile_kernel_object(*item, workdir, cache_dir), linkable))
         main_c = workdir / "main.c"
         main_c.write_text(main_source(program, plan, fences, symbols, checks))
         data_s = workdir / "data.S"

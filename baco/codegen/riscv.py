@@ -21,7 +21,8 @@ from pathlib import Path
 import llvmlite.binding as llvm
 import numpy as np
 
-from baco.errors import BOUNDARY_EXIT_CODE, NEGATIVE_COLUMN_OFFSET, KernelRuntimeError
+from baco.errors import (BOUNDARY_EXIT_CODE, NEGATIVE_COLUMN_OFFSET, RUNTIME_ERROR, RUNTIME_ERROR_EXIT_CODE,
+                         RUNTIME_ERRORS, KernelRuntimeError)
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import COMMANDS
 from baco.passes.instgem_to_llvm import FENCE, intrinsic_name
@@ -112,6 +113,9 @@ def harness_prelude() -> list[str]:
             f"void {BOUNDARY_ERROR}(int64_t line, int64_t col) {{",
             '  printf("baco: boundary error at line %ld col %ld\\n", (long)line, (long)col);',
             f"  exit({BOUNDARY_EXIT_CODE});", "}",
+            f"void {RUNTIME_ERROR}(int64_t code, int64_t line, int64_t col) {{",
+            '  printf("baco: runtime error %ld at line %ld col %ld\\n", (long)code, (long)line, (long)col);',
+            f"  exit({RUNTIME_ERROR_EXIT_CODE});", "}",
             "int64_t baco_program_id(int64_t axis) { return baco_pid[axis]; }",
             "int64_t baco_num_programs(int64_t axis) { return baco_nprog[axis]; }",
             "static float baco_f32(int64_t bits) { union { uint32_t u; float f; } v = { (uint32_t)bits }; "
@@ -139,7 +143,8 @@ def grid_loop(extents, call: str, indent: str = "  ") -> list[str]:
 
 def check_lines(label: str, ctype: str, got: str, want: str, count: str) -> list[str]:
     """C lines comparing `count` elements of `got` with `want` (both `ctype` arrays), printing
-    the first mismatches and counting them in `bad` (declared by check_verdict's caller)."""
+    the first mismatches and counting them in `bad` (declared by the caller, which ends with
+    CHECK_VERDICT)."""
     return [f"  for (long e = 0; e < {count}; e++)",
             f"    if ((({ctype} *){got})[e] != {want}[e]) {{",
             f'      if (bad < 8) printf("mismatch {label}[%ld]: got %ld expected %ld\\n", e, '
@@ -223,10 +228,14 @@ def toolchain_fingerprint() -> str:
 
 
 def kernel_error(res) -> KernelRuntimeError | None:
-    """The error a kernel stopped an ISS run with (baco_boundary_error's exit), if it did."""
+    """The error a kernel stopped an ISS run with (baco_boundary_error's or baco_runtime_error's exit), if it did."""
     boundary = re.search(r"baco: boundary error at line (\d+) col (\d+)", res.console or "")
     if res.exit_code == BOUNDARY_EXIT_CODE and boundary:
         return KernelRuntimeError(NEGATIVE_COLUMN_OFFSET, int(boundary.group(1)), int(boundary.group(2)))
+    failed = re.search(r"baco: runtime error (\d+) at line (\d+) col (\d+)", res.console or "")
+    if res.exit_code == RUNTIME_ERROR_EXIT_CODE and failed:
+        code, line, col = (int(g) for g in failed.groups())
+        return KernelRuntimeError(RUNTIME_ERRORS[code], line, col)
     return None
 
 

@@ -8,7 +8,8 @@ import ast
 import operator
 from dataclasses import dataclass
 
-from baco.errors import CompilationError
+from baco.errors import (DIVISION_BY_ZERO, POOL_VALID_ROWS, RUNTIME_ERROR, RUNTIME_ERROR_SIGNATURE, ZERO_STEP,
+                         CompilationError)
 from baco.frontend import language as bl
 from baco.gemmini.arith import pool_field_problems, pooled_size
 
@@ -71,12 +72,16 @@ class KernelCodegen(ast.NodeVisitor):
         self.counter = 0
         self.env = {}
         self.node = fn_ast
+        self.checks_at_run_time = False     # a runtime check was emitted: declare RUNTIME_ERROR
+        self.made = {}          # SSA name -> (op name, operands, AST node) of the op that made it
 
     # ---- emission -----------------------------------------------------------
+    def line_col(self, node):
+        return (getattr(node, "lineno", self.fn.lineno) + self.line_offset,
+                getattr(node, "col_offset", 0) + self.col_offset + 1)
+
     def loc(self, node=None):
-        node = node or self.node
-        line = getattr(node, "lineno", self.fn.lineno) + self.line_offset
-        col = getattr(node, "col_offset", 0) + self.col_offset + 1
+        line, col = self.line_col(node or self.node)
         return f'loc("{self.filename}":{line}:{col})'
 
     def fresh(self):
@@ -93,13 +98,12 @@ class KernelCodegen(ast.NodeVisitor):
         prefix = f"{res} = " if res else ""
         attr = f" {{{attrs}}}" if attrs else ""
         self.emit(f'{prefix}"{name}"({ops}){attr} : ({in_types}) -> {result_type or "()"} {self.loc()}')
+        if res:
+            self.made[res] = (name, list(operands), self.node)
         return Val(res, result_type) if res else None
 
     def error(self, msg, node=None):
-        node = node or self.node
-        line = getattr(node, "lineno", self.fn.lineno) + self.line_offset
-        col = getattr(node, "col_offset", 0) + self.col_offset + 1
-        return CompilationError(msg, self.filename, line, col)
+        return CompilationError(msg, self.filename, *self.line_col(node or self.node))
 
     # ---- values ------------------------------------------------------------------
     def const_index(self, v: int) -> Val:
@@ -134,6 +138,46 @@ class KernelCodegen(ast.NodeVisitor):
             return Val(r, "f32")
         raise self.error(f"expected a float scalar, got {describe(v)}")
 
+    def runtime_check(self, failed: Val, code: int, node):
+        """`if failed: baco_runtime_error(code, line, col)` at `node` (baco.errors.RUNTIME_ERRORS);
+        the kernel then goes on with safe values, and no Gemmini command runs after it."""
+        self.checks_at_run_time = True
+        self.node = node
+        loc = self.loc(node)
+        line, col = self.line_col(node)
+        vals = []
+        for v in (code, line, col):     # outside the guard: it holds the call alone (prefetch.is_boundary_check)
+            r = self.fresh()
+            self.emit(f"{r} = arith.constant {v} : i64 {loc}")
+            vals.append(r)
+        self.emit(f"scf.if {failed.name} {{")
+        self.indent += 1
+        self.emit(f"func.call @{RUNTIME_ERROR}({', '.join(vals)}) : {RUNTIME_ERROR_SIGNATURE} {loc}")
+        self.indent -= 1
+        self.emit(f"}} {loc}")
+
+    def cmp_index(self, predicate: str, a: Val, b: Val) -> Val:
+        r = self.fresh()
+        self.emit(f"{r} = arith.cmpi {predicate}, {a.name}, {b.name} : index {self.loc()}")
+        return Val(r, "i1")
+
+    def select(self, cond: Val, a: Val, b: Val) -> Val:
+        r = self.fresh()
+        self.emit(f"{r} = arith.select {cond.name}, {a.name}, {b.name} : {a.type} {self.loc()}")
+        return Val(r, a.type)
+
+    def divisor(self, b, node) -> Val:
+        """The divisor of an integer `//`, `%` or cdiv: a constant 0 is a compile error, a runtime
+        0 a located run-time error (checked before the division, which then divides by 1:
+        instgem_to_llvm.safe_divisions; -2**63 // -1 wraps there too, as +, -, * wrap)."""
+        if not isinstance(b, Val):
+            if b == 0:
+                raise self.error("integer division or modulo by zero", node)
+            return self.as_index(b)
+        self.node = node
+        self.runtime_check(self.cmp_index("eq", b, self.const_index(0)), DIVISION_BY_ZERO, node)
+        return b
+
     # ---- function -------------------------------------------------------------------
     def generate(self) -> str:
         args = []
@@ -152,6 +196,9 @@ class KernelCodegen(ast.NodeVisitor):
         self.emit(f"return {self.loc(self.fn)}")
         body = self.lines[body_start:]
         head = [f"module {{", f"  func.func @{self.fn.name}({', '.join(args)}) {{"]
+        if self.checks_at_run_time:
+            inputs = RUNTIME_ERROR_SIGNATURE.split(" -> ")[0]
+            head.insert(1, f"  func.func private @{RUNTIME_ERROR}{inputs} {self.loc(self.fn)}")
         return "\n".join(head + body + [f"  }} {self.loc(self.fn)}", f"}} {self.loc(self.fn)}"]) + "\n"
 
     def visit_body(self, stmts):
@@ -231,7 +278,20 @@ class KernelCodegen(ast.NodeVisitor):
             bounds.append(1)
         if len(bounds) != 3:
             raise self.error("range() takes 1 to 3 arguments", it)
-        lb, ub, step = (self.as_index(b, "a range bound") for b in bounds)
+        for b in bounds:
+            if isinstance(b, Val) or isinstance(b, bool) or not isinstance(b, int):
+                self.as_index(b, "a range bound")        # an integer scalar, else a located error
+        self.node = it
+        if not isinstance(bounds[2], Val) and bounds[2] == 0:
+            raise self.error("range() step must not be zero", it)
+        # a positive constant step is scf.for's own; any other runs as Python's range does, by
+        # counting its trips: iv = first + t * step for t in [0, trips)
+        counted = isinstance(bounds[2], Val) or bounds[2] < 0
+        if counted:
+            first, step = (self.as_index(b, "a range bound") for b in (bounds[0], bounds[2]))
+            lb, ub, step_v = self.const_index(0), self.trip_count(*bounds, it), self.const_index(1)
+        else:
+            lb, ub, step_v = (self.as_index(b, "a range bound") for b in bounds)
         carried = [n for n in assigned_names(node.body) if n in self.env and n != node.target.id]
         inits = []
         for n in carried:
@@ -252,26 +312,31 @@ class KernelCodegen(ast.NodeVisitor):
         args = [self.fresh() for _ in carried]
         types = [v.type for v in inits]
         loc = self.loc(node)
-        head = f"scf.for {iv} = {lb.name} to {ub.name} step {step.name}"
+        head = f"scf.for {iv} = {lb.name} to {ub.name} step {step_v.name}"
         if carried:
             iters = ", ".join(f"{a} = {v.name}" for a, v in zip(args, inits))
             head = f"{results}:{len(carried)} = {head} iter_args({iters}) -> ({', '.join(types)})"
         self.emit(head + " {")
         saved = dict(self.env)
         self.env[node.target.id] = Val(iv, "index")
+        if counted:
+            self.node = it
+            self.env[node.target.id] = self.arith("addi", first, self.arith("muli", Val(iv, "index"), step, "index"),
+                                                  "index")
         for n, a, t in zip(carried, args, types):
             self.env[n] = Val(a, t)
         self.indent += 1
         self.visit_body(node.body)
         self.node = node
         outs = []
-        for n, t in zip(carried, types):
+        for n, t, a in zip(carried, types, args):
             v = self.env[n]
             if isinstance(v, (int, float)) and not isinstance(v, bool):
                 v = self.const_index(v) if t == "index" else self.const_f32(v)
             if not isinstance(v, Val) or v.type != t:
                 raise self.error(f"`{n}` changes type inside the loop ({t} -> {describe(v)})",
                                  assignment_of(n, node.body) or node)
+            self.check_kept_in_place(n, v, a, node)
             outs.append(v)
         if carried:
             self.emit(f"scf.yield {', '.join(v.name for v in outs)} : {', '.join(types)} {loc}")
@@ -282,6 +347,65 @@ class KernelCodegen(ast.NodeVisitor):
         self.env = saved
         for i, (n, t) in enumerate(zip(carried, types)):
             self.env[n] = Val(f"{results}#{i}", t)
+            self.made[f"{results}#{i}"] = ("scf.for", [inits[i]], node)
+
+    def in_place_root(self, v: Val) -> Val:
+        """The value `v` updates in place: through an accumulating dot (its accumulator), a sum in
+        the accumulator (its accumulator operand), advance() (its pointer) and loops (their
+        initial value); `v` itself when it is a new block or pointer."""
+        while v.name in self.made:
+            name, operands, _ = self.made[v.name]
+            if name in ("baco.dot", "scf.for", "baco.advance"):
+                v = operands[2 if name == "baco.dot" else 0]
+            elif name == "baco.add":
+                acc = [o for o in operands if o.name not in self.made or
+                       self.made[o.name][0] in ("baco.dot", "baco.add", "baco.zeros", "scf.for")]
+                if not acc:
+                    return v
+                v = acc[0]
+            else:
+                return v
+        return v
+
+    def check_kept_in_place(self, n: str, v: Val, arg: str, loop):
+        """A block or block pointer carried by a loop stays in one place (its buffer, its view):
+        each iteration must update the value it started with (accumulate into the block, advance
+        the pointer), not replace it with a new one (bufferization could not keep it in place)."""
+        if not (v.is_block or v.is_ptr):
+            return
+        root = self.in_place_root(v)
+        if root.name == arg:
+            return
+        made_at = self.made[root.name][2] if root.name in self.made else None
+        inside = made_at is not None and any(made_at is x for x in ast.walk(loop))
+        where = made_at if inside else assignment_of(n, loop.body) or loop    # the loop's own statement
+        if v.is_ptr:
+            raise self.error(f"`{n}` is a block pointer carried by the loop, but this makes it another pointer "
+                             f"in the loop: a carried pointer moves with advance() of itself "
+                             f"(`{n} = bl.advance({n}, ...)`); make the pointer inside the loop instead",
+                             where)
+        raise self.error(f"`{n}` is a block carried by the loop (made before it, used after it), but this makes "
+                         f"it a new block in each iteration, which the compiler cannot keep in place: "
+                         f"accumulate into it (`{n} += bl.dot(a, b)`, `{n} = bl.dot(a, b, {n})`), or make and "
+                         f"use the block inside the loop body", where)
+
+    def trip_count(self, first, end, step, it) -> Val:
+        """How many values range(first, end, step) gives, step not a positive constant:
+        max(0, ceil((end - first) / step)); a runtime step of 0 is a located run-time error
+        (the loop then runs no trip)."""
+        if not any(isinstance(v, Val) for v in (first, end, step)):
+            return self.const_index(max(0, -((first - end) // step)))
+        first, end = self.as_index(first), self.as_index(end)
+        distance = self.arith("subi", end, first, "index")
+        if not isinstance(step, Val):
+            trips = self.arith("ceildivsi", distance, self.as_index(step), "index")
+            return self.arith("maxsi", trips, self.const_index(0), "index")
+        zero = self.cmp_index("eq", step, self.const_index(0))
+        self.runtime_check(zero, ZERO_STEP, it)
+        self.node = it
+        trips = self.arith("ceildivsi", distance, self.select(zero, self.const_index(1), step), "index")
+        trips = self.arith("maxsi", trips, self.const_index(0), "index")
+        return self.select(zero, self.const_index(0), trips)
 
     def visit_While(self, node):
         raise self.error("while loops are not supported; use `for i in range(...)`", node)
@@ -372,7 +496,8 @@ class KernelCodegen(ast.NodeVisitor):
     def binop(self, op, a, b, node, op_is_class=False):
         opc = op if op_is_class else type(op)
         if not isinstance(a, Val) and not isinstance(b, Val):
-            import operator
+            if opc in (ast.FloorDiv, ast.Mod, ast.Div) and b == 0:
+                raise self.error("division or modulo by zero", node)
             fn = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
                   ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Div: operator.truediv}.get(opc)
             if fn is None:
@@ -389,7 +514,11 @@ class KernelCodegen(ast.NodeVisitor):
             return self.arith(FARITH[opc], self.as_f32(a), self.as_f32(b), "f32")
         if opc not in ARITH:
             raise self.error(f"unsupported integer operator {opc.__name__} (use // for division)", node)
-        a, b = self.as_index(a), self.as_index(b)
+        a = self.as_index(a)
+        if opc in (ast.FloorDiv, ast.Mod):
+            b = self.divisor(b, node)
+            self.node = node
+        b = self.as_index(b)
         if opc is ast.Mod:   # Python's floor modulo (the sign of b), as the interpreter computes it
             return self.arith("subi", a, self.arith("muli", self.arith("floordivsi", a, b, "index"), b, "index"),
                               "index")
@@ -474,8 +603,13 @@ class KernelCodegen(ast.NodeVisitor):
 
     def call_cdiv(self, node, a, b):
         if not isinstance(a, Val) and not isinstance(b, Val):
+            if b == 0:
+                raise self.error("cdiv() by zero", node)
             return -(-a // b)
-        return self.arith("ceildivsi", self.as_index(a), self.as_index(b), "index")
+        a = self.as_index(a)
+        b = self.divisor(self.as_index(b) if isinstance(b, Val) else b, node)
+        self.node = node
+        return self.arith("ceildivsi", a, b, "index")
 
     def call_make_block_ptr(self, node, base, shape, strides, offsets, block_shape, order=(1, 0)):
         if not (isinstance(base, Val) and base.is_memref):
@@ -494,6 +628,10 @@ class KernelCodegen(ast.NodeVisitor):
         if tuple(order) == (0, 1) and strides[0] != 1:
             raise self.error(f"order=(0, 1) (column-major) needs stride 1 in dimension 0, got "
                              f"{describe(strides[0])}: Gemmini's DMA moves contiguous rows", node)
+        if tuple(order) != (0, 1) and strides[-1] != 1:
+            raise self.error(f"the last dimension's stride must be 1, got {describe(strides[-1])}: Gemmini's DMA "
+                             f"moves contiguous rows (pass a row-major array; integer arguments equal to 1 "
+                             f"are specialized)", node)
         elem = base.type[len("memref<?x"):-1]
         vals = [self.as_index(v, "a block pointer shape/stride/offset") for v in (*shape, *strides, *offsets)]
         t = f"!baco.block_ptr<{tensor_type(block_shape, elem)}>"
@@ -619,6 +757,16 @@ class KernelCodegen(ast.NodeVisitor):
         if isinstance(hi, int) and not (lo if isinstance(lo, int) else 0) <= hi <= rows:
             raise self.error(f"max_pool2d() valid_rows ends at row {hi}, outside the image's 0..{rows}", node)
         bounds = [self.as_index(v, "a max_pool2d() valid_rows bound") for v in (lo, hi)]
+        if isinstance(lo, Val) or isinstance(hi, Val):     # the rules above, at run time
+            lo_v, hi_v = bounds
+            bad = [self.cmp_index("slt", lo_v, self.const_index(0)),
+                   self.cmp_index("sgt", lo_v, self.const_index(3 - upad)),
+                   self.cmp_index("slt", hi_v, lo_v), self.cmp_index("sgt", hi_v, self.const_index(rows))]
+            failed = bad[0]
+            for b in bad[1:]:
+                failed = self.arith("ori", failed, b, "i1")
+            self.runtime_check(failed, POOL_VALID_ROWS, node)
+            self.node = node
         out = tensor_type([pooled_size(rows, k, s, upad) * pooled_size(cols, k, s, lpad), shape[1]], "i8")
         attrs = (f"image = array<i64: {rows}, {cols}>, kernel = {k} : i64, stride = {s} : i64, "
                  f"padding = array<i64: {upad}, {lpad}>")

@@ -8,6 +8,7 @@ import textwrap
 
 import numpy as np
 
+from baco.errors import DIVISION_BY_ZERO, RUNTIME_ERRORS, ZERO_STEP, KernelRuntimeError
 from baco.frontend import language as bl
 from baco.frontend.codegen import KernelCodegen
 
@@ -205,9 +206,34 @@ class JITFunction:
                     bl._state.program = bl._Program((p0, p1, p2), g, dataflow, config.spatial_output_bits)
                     try:
                         self.fn(**call)
+                    except (ZeroDivisionError, ValueError) as e:
+                        located = self.interpreted_runtime_error(e)
+                        if located is None:
+                            raise
+                        raise located from None
                     finally:
                         bl._state.program = None
         return {"interpreted": True, "programs": g[0] * g[1] * g[2], "commands": 0, "seconds": 0.0}
+
+    def interpreted_runtime_error(self, error: Exception):
+        """The KernelRuntimeError the compiled kernel raises for the Python error the interpreted
+        one stopped at (a division by zero, a zero range() step), at the kernel's line:col; None
+        for any other error."""
+        if isinstance(error, ZeroDivisionError):
+            code = DIVISION_BY_ZERO
+        elif isinstance(error, ValueError) and str(error) == "range() arg 3 must not be zero":
+            code = ZERO_STEP
+        else:
+            return None
+        tb, where = error.__traceback__, None
+        while tb is not None:        # the innermost frame of the kernel's own code
+            if tb.tb_frame.f_code is self.fn.__code__:
+                where = tb
+            tb = tb.tb_next
+        if where is None:
+            return None
+        col = list(where.tb_frame.f_code.co_positions())[where.tb_lasti // 2][2]
+        return KernelRuntimeError(RUNTIME_ERRORS[code], where.tb_lineno, (col or 0) + 1)
 
 
 def launch_grid(grid, name: str) -> tuple[int, ...]:

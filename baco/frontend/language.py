@@ -25,12 +25,13 @@ at most 255, and the pooled block can only be stored: its pixel (pr, pc) goes to
 pr*PC + pc of the store's block pointer, whose rows are pooled pixels (e.g. a
 (PH*PW, K) view of an NHWC output with PC = PW). A store
 clipped by boundary_check writes the whole pooled rows inside its window (rows are
-clipped at the end, at a multiple of PC; negative row offsets are not supported).
+clipped at the end, at a multiple of PC; a negative row offset is a located run-time error).
 `valid_rows=(lo, hi)` (runtime integers, default all rows) makes the image rows outside
 [lo, hi) padding too (they count as 0 whatever the block holds): a tile of conv rows
 that reaches above or below the image pools exactly as the whole image would. Gemmini
 starts the pooled image at row lo with lo more rows of upper padding, so pad_rows + lo
-must stay <= 3 (config_st's 2-bit upad); hi - lo is its orows.
+must stay <= 3 (config_st's 2-bit upad); hi - lo is its orows. Runtime bounds outside
+0 <= lo <= 3 - pad_rows, lo <= hi <= rows are a located run-time error.
 
 Chained dots: a dot's A operand may be `relu(acc * scale).to(int8)` (relu and scale
 optional) of an earlier dot's accumulator block `acc`; the hidden layer never goes to
@@ -225,6 +226,9 @@ def _load(prog, ptr, boundary_check=(), padding_option="zero"):
 
 def _store(prog, ptr, value, boundary_check=()):
     idx, inside = ptr._index(boundary_check, "write")
+    if getattr(value, "pool_cols", None) and 0 in boundary_check and ptr.offsets[0] < 0:
+        from baco.errors import POOLED_NEGATIVE_ROW, RUNTIME_ERRORS, KernelRuntimeError
+        raise KernelRuntimeError(RUNTIME_ERRORS[POOLED_NEGATIVE_ROW], *_kernel_position())
     if getattr(value, "pool_cols", None):    # a pooled mvout writes whole pooled rows
         whole = int(inside.any(axis=1).sum()) // value.pool_cols * value.pool_cols
         inside = inside & (np.arange(inside.shape[0]) < whole)[:, None]
@@ -252,6 +256,9 @@ def _max_pool2d(prog, x, image, kernel, stride=None, padding=0, valid_rows=None)
     stride = kernel if stride is None else stride
     upad, lpad = padding if isinstance(padding, (tuple, list)) else (padding, padding)
     lo, hi = (0, rows) if valid_rows is None else valid_rows
+    if not (0 <= lo <= 3 - upad and lo <= hi <= rows):     # the compiled kernel checks it at run time
+        from baco.errors import POOL_VALID_ROWS, RUNTIME_ERRORS, KernelRuntimeError
+        raise KernelRuntimeError(RUNTIME_ERRORS[POOL_VALID_ROWS], *_kernel_position())
     pixels = x.as_int8().copy()
     pixels[:max(0, lo) * cols] = 0          # rows outside [lo, hi) count as padding
     pixels[max(lo, hi) * cols:] = 0

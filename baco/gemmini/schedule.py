@@ -97,13 +97,21 @@ def capacity_problems(cfg: GemminiConfig, sp_rows: int, acc_rows: int,
     return out
 
 
-def schedule_problems(s: GemmSchedule, cfg: GemminiConfig, out_int8: bool) -> list[str]:
-    """Empty when the GEMM kernel compiles under `s` on `cfg`; else what is wrong."""
-    bad = [f"{name}={v} must be a positive integer" for name, v in
+def field_problems(s: GemmSchedule) -> list[str]:
+    """What is wrong with the schedule's fields themselves (whatever the Gemmini)."""
+    bad = [f"{name}={v!r} must be a positive integer" for name, v in
            (("block_m", s.block_m), ("block_n", s.block_n), ("block_k", s.block_k), ("rows", s.rows))
            if not isinstance(v, int) or isinstance(v, bool) or v <= 0]
     if s.dataflow not in DATAFLOWS:
         bad.append(f"dataflow must be one of {DATAFLOWS}, not {s.dataflow!r}")
+    if not isinstance(s.double_buffer, bool):
+        bad.append(f"double_buffer must be a bool, not {s.double_buffer!r}")
+    return bad
+
+
+def schedule_problems(s: GemmSchedule, cfg: GemminiConfig, out_int8: bool) -> list[str]:
+    """Empty when the GEMM kernel compiles under `s` on `cfg`; else what is wrong."""
+    bad = field_problems(s)
     if bad:
         return bad
     fp = gemm_footprint(s, cfg, out_int8)
@@ -118,13 +126,23 @@ def schedule_problems(s: GemmSchedule, cfg: GemminiConfig, out_int8: bool) -> li
     return capacity_problems(cfg, fp.sp_rows, fp.acc_rows, sp_blocks, acc_blocks)
 
 
-def as_schedule(schedule) -> GemmSchedule:
-    """A GemmSchedule from itself or its dict."""
-    if isinstance(schedule, GemmSchedule):
-        return schedule
+def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
+    """A GemmSchedule a caller gave: itself, its dict, or a (block_m, block_n, block_k[, dataflow,
+    double_buffer, rows]) tuple; its fields checked before anything divides by them (a ValueError
+    naming each bad field)."""
     if isinstance(schedule, dict):
-        return GemmSchedule.from_dict(schedule)
-    raise TypeError(f"schedule must be a GemmSchedule or its dict, not {type(schedule).__name__}")
+        schedule = GemmSchedule.from_dict(schedule)
+    elif isinstance(schedule, (tuple, list)):
+        if not 3 <= len(schedule) <= len(fields(GemmSchedule)):
+            raise ValueError(f"{what} as a tuple is (block_m, block_n, block_k[, dataflow, double_buffer, rows]), "
+                             f"got {tuple(schedule)!r}")
+        schedule = GemmSchedule(*schedule)
+    elif not isinstance(schedule, GemmSchedule):
+        raise TypeError(f"{what} must be a GemmSchedule, its dict or a tuple, not {type(schedule).__name__}")
+    bad = field_problems(schedule)
+    if bad:
+        raise ValueError(f"{what}: " + "; ".join(bad))
+    return schedule
 
 
 def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: bool = False) -> GemmSchedule:

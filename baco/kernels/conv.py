@@ -49,6 +49,7 @@ from baco.gemmini.arith import acc_to_int8, saturate
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import (GemmSchedule, as_schedule, default_conv_schedule, default_gemm_schedule,
                                    schedule_problems)
+from baco.kernels.arguments import bias_vector, exact_array, real_scalar
 from baco.kernels.cli import add_gemmini_arguments, add_output_arguments, gemmini_config, output_scale, report
 from baco.kernels.launch import KernelLaunch
 
@@ -150,25 +151,13 @@ def _check(x, w, stride, padding, dilation, out, relu, depthwise=False):
     return (stride, padding, dilation), P, Q
 
 
-def bias_vector(bias, channels: int):
-    """`bias` as a C-contiguous int32 vector of `channels` values (None stays None)."""
-    if bias is None:
-        return None
-    b = np.ascontiguousarray(bias, dtype=np.int32)
-    if b.shape != (channels,):
-        raise ValueError(f"bias must hold one int32 per output channel ({channels}), got shape {b.shape}")
-    return b
-
-
 def conv_schedule(blocks=None, *, Q, K, C, P=1, taps=1, config=None, out_int8=False) -> GemmSchedule:
     """The schedule conv2d runs: `blocks` (a GemmSchedule, its dict, or a
     (BLOCK_M, BLOCK_N, BLOCK_K[, dataflow, double_buffer, rows]) tuple) or
     baco.gemmini.schedule.default_conv_schedule (whole output rows per program when they fit)."""
     if blocks is None:
         return default_conv_schedule(Q, K, C, config or GemminiConfig(), out_int8, P=P, taps=taps)
-    if isinstance(blocks, (tuple, list)):
-        return GemmSchedule(*blocks)
-    return as_schedule(blocks)
+    return as_schedule(blocks, "blocks")
 
 
 def depthwise_schedule(blocks=None, *, Q, config=None, out_int8=False, formulation="block-diagonal"):
@@ -213,7 +202,7 @@ class ConvLaunch(KernelLaunch):
             raise ValueError(f"rows={schedule.rows} output rows per program need whole rows: block_m = Q = {Q}, "
                              f"not {schedule.block_m}")
         grid = (N * bl.cdiv(P, schedule.rows), bl.cdiv(Q, schedule.block_m), bl.cdiv(K, schedule.block_n))
-        args = [x, w_kernel, y, H, W, C, P, Q, K, R, S, *stride, *padding, *dilation, float(scale)]
+        args = [x, w_kernel, y, H, W, C, P, Q, K, R, S, *stride, *padding, *dilation, real_scalar(scale)]
         options = dict(RELU=relu, OUT_INT8=y.dtype == np.int8, DEPTHWISE=depthwise, config=config,
                        schedule=schedule)
         return cls(conv2d_kernel, grid, args, options, y, bias_vector(bias, K))
@@ -227,7 +216,7 @@ class ConvLaunch(KernelLaunch):
         a, b, c = x.reshape(-1, C), w.reshape(C, K), y.reshape(-1, K)
         M = a.shape[0]
         grid = (bl.cdiv(M, schedule.block_m), bl.cdiv(K, schedule.block_n))
-        args = [a, b, c, M, K, C, C, 1, K, 1, K, 1, float(scale)]
+        args = [a, b, c, M, K, C, C, 1, K, 1, K, 1, real_scalar(scale)]
         options = dict(RELU=relu, OUT_INT8=y.dtype == np.int8, config=config, schedule=schedule)
         return cls(matmul_kernel, grid, args, options, y, bias_vector(bias, K))
 
@@ -240,7 +229,7 @@ def is_pointwise(w, stride, padding) -> bool:
 
 def conv2d_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=False, out="int8",
                   config=None, blocks=None) -> ConvLaunch:
-    x, w = np.ascontiguousarray(x, dtype=np.int8), np.ascontiguousarray(w, dtype=np.int8)
+    x, w = exact_array(x, "x", np.int8), exact_array(w, "w", np.int8)
     (stride, padding, dilation), P, Q = _check(x, w, stride, padding, dilation, out, relu)
     config = config or GemminiConfig()
     N, _, _, C = x.shape
@@ -276,7 +265,7 @@ def block_diagonal_weights(w, width: int):
 
 def depthwise_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=False, out="int8",
                      config=None, blocks=None, formulation="block-diagonal") -> ConvLaunch:
-    x, w = np.ascontiguousarray(x, dtype=np.int8), np.ascontiguousarray(w, dtype=np.int8)
+    x, w = exact_array(x, "x", np.int8), exact_array(w, "w", np.int8)
     (stride, padding, dilation), P, Q = _check(x, w, stride, padding, dilation, out, relu, depthwise=True)
     config = config or GemminiConfig()
     s = depthwise_schedule(blocks, Q=Q, config=config, out_int8=out == "int8", formulation=formulation)
@@ -309,7 +298,7 @@ def conv1d(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=
 
 
 def _as_2d(x, w):
-    x, w = np.asarray(x), np.asarray(w)
+    x, w = exact_array(x, "x", np.int8), exact_array(w, "w", np.int8)
     if x.ndim != 3 or w.ndim != 3:
         raise ValueError(f"conv1d takes x (N,L,C) and w (S,C,K), got shapes {x.shape} and {w.shape}")
     return x[:, None], w[None]

@@ -16,6 +16,7 @@ import baco.language as bl
 from baco.gemmini.arith import reference_matmul
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, as_schedule, default_gemm_schedule
+from baco.kernels.arguments import bias_vector, exact_array, real_scalar
 from baco.kernels.launch import KernelLaunch
 
 
@@ -63,7 +64,8 @@ def resolve_schedule(schedule=None, block=None, dataflow="WS", double_buffer=Fal
     if schedule is not None:
         return as_schedule(schedule)
     if block is not None or shape is None:
-        return GemmSchedule(*(block or (32, 32, 64)), dataflow=dataflow, double_buffer=double_buffer)
+        return as_schedule(GemmSchedule(*(block or (32, 32, 64)), dataflow=dataflow, double_buffer=double_buffer),
+                           "block")
     s = default_gemm_schedule(*shape, config or GemminiConfig(), out_int8)
     return s if dataflow == s.dataflow else replace(s, dataflow=dataflow)
 
@@ -73,8 +75,11 @@ def matmul_launch(a, b, *, bias=None, out="int32", scale=1.0, relu=False, schedu
     """The prepared launch of C = A·B (+ bias, an int32 vector of N) on Gemmini (int8 A (M,K) and
     B (K,N), row-major with any row stride); C is `c` if given (C-contiguous, of the output
     type) else a new array. Without `schedule` or `block`, the default schedule for the shape."""
+    a, b = exact_array(a, "a", np.int8, 2), exact_array(b, "b", np.int8, 2)
     M, K = a.shape
-    _, N = b.shape
+    if b.shape[0] != K:
+        raise ValueError(f"b must have K = {K} rows (a is {a.shape}), got shape {b.shape}")
+    N = b.shape[1]
     config = config or GemminiConfig()
     s = resolve_schedule(schedule, block, dataflow, double_buffer, shape=(M, N, K), config=config,
                          out_int8=out == "int8")
@@ -85,7 +90,7 @@ def matmul_launch(a, b, *, bias=None, out="int32", scale=1.0, relu=False, schedu
         raise ValueError(f"c must be a C-contiguous {np.dtype(dtype).name} array of shape {(M, N)}, "
                          f"got {c.dtype} {c.shape}")
     grid = (bl.cdiv(M, s.block_m), bl.cdiv(N, s.block_n))
-    args = [a, b, c, M, N, K, a.strides[0] // a.itemsize, 1, b.strides[0] // b.itemsize, 1, N, 1, float(scale)]
+    args = [a, b, c, M, N, K, a.strides[0] // a.itemsize, 1, b.strides[0] // b.itemsize, 1, N, 1, real_scalar(scale)]
     return KernelLaunch(matmul_kernel, grid, args, dict(RELU=relu, OUT_INT8=(out == "int8"), schedule=s), c, config,
                         bias_vector(bias, N))
 
@@ -97,16 +102,6 @@ def matmul(a, b, *, bias=None, out="int32", scale=1.0, relu=False, schedule=None
     launch = matmul_launch(a, b, bias=bias, out=out, scale=scale, relu=relu, schedule=schedule, block=block,
                            dataflow=dataflow, double_buffer=double_buffer, config=config)
     return launch.y, launch.run(target)
-
-
-def bias_vector(bias, n):
-    """`bias` as the kernel's C-contiguous int32 vector of `n` values (None stays None)."""
-    if bias is None:
-        return None
-    bias = np.ascontiguousarray(bias, dtype=np.int32)
-    if bias.shape != (n,):
-        raise ValueError(f"bias must be a vector of N = {n} values, got shape {bias.shape}")
-    return bias
 
 
 def reference(a, b, *, bias=None, out="int32", scale=1.0, relu=False, config=None, **schedule):

@@ -37,9 +37,10 @@ import baco
 import baco.language as bl
 from baco.gemmini.arith import max_pool, pool_field_problems, pooled_size
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import GemmSchedule, default_gemm_schedule, schedule_problems
+from baco.gemmini.schedule import GemmSchedule, as_schedule, default_gemm_schedule, schedule_problems
 from baco.kernels.conv import _check as check_conv
-from baco.kernels.conv import KernelLaunch, bias_vector, is_pointwise, reference_conv2d
+from baco.kernels.arguments import bias_vector, exact_array, real_scalar
+from baco.kernels.conv import KernelLaunch, is_pointwise, reference_conv2d
 
 
 @baco.jit
@@ -153,7 +154,7 @@ def pool_schedule(blocks=None, *, N, PH, P, Q, K, C, pool, stride, taps=1, confi
     pooled row fits, narrower BLOCK_K, then BLOCK_N, then single buffering."""
     config = config or GemminiConfig()
     if blocks is not None:
-        return GemmSchedule(*blocks) if isinstance(blocks, (tuple, list)) else blocks
+        return as_schedule(blocks, "blocks")
     d = config.dim
     gemm = default_gemm_schedule(N * P * Q, K, C, config, out_int8=True)
     if taps > 1:
@@ -183,8 +184,8 @@ class ConvPoolLaunch(KernelLaunch):
 
     def __init__(self, x, w, bias, *, pool, stride, padding, scale, relu, config, blocks, conv_stride=1,
                  conv_padding=0, dilation=1):
-        self.x = np.ascontiguousarray(x, dtype=np.int8)
-        w, (cs, cp, dil), P, Q, PH, PW = _check(self.x, np.asarray(w, dtype=np.int8), pool, stride, padding,
+        self.x = exact_array(x, "x", np.int8)
+        w, (cs, cp, dil), P, Q, PH, PW = _check(self.x, exact_array(w, "w", np.int8), pool, stride, padding,
                                                  conv_stride, conv_padding, dilation, relu)
         self.w = np.ascontiguousarray(w)
         N, H, W, C = self.x.shape
@@ -208,11 +209,11 @@ class ConvPoolLaunch(KernelLaunch):
                             double_buffer=self.schedule.double_buffer)
         if is_pointwise(self.w, cs, cp):
             self.kernel = conv_pool_kernel
-            self.args = [self.x, self.w.reshape(C, K), self.y, H, W, C, K, PH, float(scale)]
+            self.args = [self.x, self.w.reshape(C, K), self.y, H, W, C, K, PH, real_scalar(scale)]
             self.options.update(IMAGE_W=W)
         else:
             self.kernel = conv2d_pool_kernel
-            self.args = [self.x, self.w, self.y, H, W, C, P, K, PH, R, S, *cs, *cp, *dil, float(scale)]
+            self.args = [self.x, self.w, self.y, H, W, C, P, K, PH, R, S, *cs, *cp, *dil, real_scalar(scale)]
             self.options.update(Q=Q)
 
 

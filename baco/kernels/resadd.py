@@ -16,6 +16,7 @@ import baco
 import baco.language as bl
 from baco.gemmini.arith import acc_to_int8, saturate, scale_to_int
 from baco.gemmini.config import GemminiConfig
+from baco.kernels.arguments import exact_array, real_scalar
 from baco.kernels.launch import KernelLaunch
 
 
@@ -50,10 +51,13 @@ def default_blocks(M, N, config):
 def resadd_launch(a, b, sa, sb, out_scale=1.0, relu=True, block=None, config=None) -> KernelLaunch:
     """The prepared launch of C = relu(A·sa + B·sb)·out_scale as int8 (A, B int8 (M, N), C-contiguous)."""
     config = config or GemminiConfig()
+    a, b = exact_array(a, "a", np.int8, 2), exact_array(b, "b", np.int8, 2)
+    if a.shape != b.shape:
+        raise ValueError(f"a and b must have the same shape, got {a.shape} and {b.shape}")
     M, N = a.shape
     bm, bn = block or default_blocks(M, N, config)
     c = np.zeros((M, N), np.int8)
-    args = [a, b, c, M, N, float(sa), float(sb), float(out_scale)]
+    args = [a, b, c, M, N, real_scalar(sa, "sa"), real_scalar(sb, "sb"), real_scalar(out_scale, "out_scale")]
     return KernelLaunch(resadd_kernel, (bl.cdiv(M, bm), bl.cdiv(N, bn)), args,
                         dict(BLOCK_M=bm, BLOCK_N=bn, RELU=relu), c, config)
 

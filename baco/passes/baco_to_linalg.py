@@ -20,7 +20,7 @@ from mlir.ir import (AffineExpr, AffineMap, AffineMapAttr, ArrayAttr, Attribute,
                      BoolAttr, DictAttr, F32Type, InsertionPoint, IntegerType,
                      RankedTensorType, ShapedType, StringAttr, Type)
 
-from baco.errors import NEGATIVE_COLUMN_OFFSET
+from baco.errors import NEGATIVE_COLUMN_OFFSET, POOLED_NEGATIVE_ROW, RUNTIME_ERRORS
 from baco.passes import irutil as ir
 from baco.passes.irutil import fail
 
@@ -56,7 +56,7 @@ class BacoToLinalg:
     # ---- driver -----------------------------------------------------------
     def run(self, module_op):
         for func in module_op.regions[0].blocks[0].operations:
-            if func.operation.name == "func.func":
+            if func.operation.name == "func.func" and len(func.regions[0].blocks):
                 self.lower_block(func.regions[0].blocks[0])
         # erase users before producers: repeat until every dead op is gone
         dead = list(self.dead)
@@ -220,6 +220,24 @@ class BacoToLinalg:
             scf.YieldOp([])
 
     @staticmethod
+    def _pooled(value) -> bool:
+        owner = value.owner
+        return getattr(owner, "name", None) == "linalg.generic" and "gemmini.max_pool" in owner.attributes
+
+    @staticmethod
+    def _forbid_pooled_row_lead(offset, op):
+        """A pooled block's rows are whole pooled image rows that one mvout writes from the first:
+        a negative row offset is a compile error when constant, a located run-time error otherwise."""
+        owner = offset.owner
+        if getattr(owner, "name", None) == "arith.constant" and ir.IntegerAttr(owner.attributes["value"]).value < 0:
+            raise fail(RUNTIME_ERRORS[POOLED_NEGATIVE_ROW], op)
+        from mlir.dialects import scf
+        guard = scf.IfOp(ir.cmpi("slt", offset, ir.const_index(0)))
+        with InsertionPoint(guard.then_block):
+            ir.call_runtime_error(op, POOLED_NEGATIVE_ROW)
+            scf.YieldOp([])
+
+    @staticmethod
     def _checked(op):
         if "boundary_check" not in op.attributes:
             return ()
@@ -299,6 +317,8 @@ class BacoToLinalg:
         if list(RankedTensorType(value.type).shape) != p.block_shape:
             raise fail("stored block shape does not match the block pointer", op)
         value = self._epilogue(value, p.elem, op)
+        if 0 in self._checked(op) and self._pooled(value):
+            self._forbid_pooled_row_lead(p.offsets[0], op)
         window, sizes, leads = self._window(p, self._checked(op), op)
         one = ir.const_index(1)
         dyn = ir.tensor_type([ir.DYN, ir.DYN], p.elem)
@@ -464,9 +484,11 @@ class BacoToLinalg:
         source, scale, relu, chain = self._epilogue_chain(value)
         if str(RankedTensorType(source.type).element_type) != "i32":
             raise fail("max_pool2d() pools an int32 accumulator block converted with .to(bl.int8)", op)
-        if any(use.owner.name != "baco.store" for use in op.result.uses):
-            raise fail("a pooled block can only be stored: Gemmini pools on the way out of the "
-                       "accumulator (mvout)", op)
+        misuse = next((use.owner for use in op.result.uses if use.owner.name != "baco.store"
+                       or use.operand_number != 1), None)
+        if misuse is not None:      # reported where the pooled block is used, not where it is made
+            raise fail("a pooled block (max_pool2d) can only be stored: Gemmini pools on the way out of the "
+                       "accumulator (mvout)", misuse)
         pixels = self._build_epilogue(source, scale, relu, IntegerType.get_signless(8))
         attrs = {k: op.attributes[k] for k in ("image", "kernel", "stride", "padding")}
         op.result.replace_all_uses_with(self._build_max_pool(pixels, op.operands[1], op.operands[2],

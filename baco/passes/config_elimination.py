@@ -50,7 +50,7 @@ READERS |= {PREFIX + n for n in ("loop_ws", "loop_ws_config_bounds", "loop_ws_co
 # LoopConv's registers (LOOP_CONV_WS itself issues config_ld, and config_st / config_ex when it pools /
 # transposes its input)
 READERS |= {PREFIX + f"loop_conv_ws_config_{i}" for i in range(1, 7)}
-HARMLESS_CALLS = ("@baco_program_id", "@baco_num_programs", f"@{ir.BOUNDARY_ERROR}")
+HARMLESS_CALLS = ("@baco_program_id", "@baco_num_programs", f"@{ir.BOUNDARY_ERROR}", f"@{ir.RUNTIME_ERROR}")
 PURE_MEMREF = ("memref.extract_strided_metadata", "memref.extract_aligned_pointer_as_index", "memref.subview",
                "memref.reinterpret_cast", "memref.cast", "memref.dim")
 ALL = None      # "forget every state"

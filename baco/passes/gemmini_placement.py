@@ -146,9 +146,9 @@ def array_written(alloc) -> tuple | None:
     attrs = gen.attributes["gemmini.epilogue"]
     relu = str(ir.Attribute(attrs["relu"])) == "true"
     shift = 0
-    if str(ir.Attribute(attrs["scaled"])) == "true":
-        mul = next(o.operation for o in gen.regions[0].blocks[0].operations if o.operation.name == "arith.mulf")
-        const = mul.operands[1].owner
+    scale_value = ir.scale_operand(gen)
+    if scale_value is not None:
+        const = scale_value.owner
         if getattr(const, "name", None) != "arith.constant":
             return None
         scale = FloatAttr(const.attributes["value"]).value

@@ -185,6 +185,36 @@ def lower_instgem(module_op):
         op.erase()
 
 
+SIGNED_DIVISIONS = ("arith.divsi", "arith.floordivsi", "arith.ceildivsi", "arith.remsi")
+UNSIGNED_DIVISIONS = ("arith.divui", "arith.ceildivui", "arith.remui")
+
+
+def safe_divisions(module_op):
+    """Every integer division whose divisor may be 0 (or, signed, the one overflowing quotient
+    MIN / -1) divides by 1 instead, so no backend traps (x86's idiv raises SIGFPE in the host
+    process). The kernel's own divisions are checked before they run (a located run-time error,
+    baco.errors.DIVISION_BY_ZERO): what they then compute is never used. Done here, last, so
+    the passes before see the kernel's arithmetic as written."""
+    ranges = {}
+    for op in list(ir.walk_ops(module_op)):
+        if op.name not in SIGNED_DIVISIONS + UNSIGNED_DIVISIONS:
+            continue
+        a, b = op.operands
+        lo, hi = value_range(b, ranges)
+        signed = op.name in SIGNED_DIVISIONS
+        if lo is not None and (lo > 0 if signed else lo != 0) or hi is not None and hi < -1:
+            continue
+        with InsertionPoint(op), op.location:
+            bad = ir.cmpi("eq", b, ir.const_int(0, b.type))
+            if signed:
+                width = 64 if str(b.type) == "index" else int(str(b.type)[1:])
+                overflow = ir.binop("andi", ir.cmpi("eq", b, ir.const_int(-1, b.type)),
+                                    ir.cmpi("eq", a, ir.const_int(-(1 << (width - 1)), a.type)))
+                bad = ir.binop("ori", bad, overflow)
+            op.operands[1] = ir.select(bad, ir.const_int(1, b.type), b)
+
+
 def run(module_op, **_):
     lower_instgem(module_op)
+    safe_divisions(module_op)
     PassManager.parse(UPSTREAM_TO_LLVM).run(module_op)

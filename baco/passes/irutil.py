@@ -6,7 +6,7 @@ from mlir.ir import (Attribute, DenseI64ArrayAttr, F32Type, IndexType,
                      IntegerAttr, IntegerType, Operation, RankedTensorType,
                      ShapedType, Type, UnitAttr, WalkOrder, WalkResult)
 
-from baco.errors import CompilationError
+from baco.errors import RUNTIME_ERROR, RUNTIME_ERROR_SIGNATURE, CompilationError
 
 DYN = ShapedType.get_dynamic_size()
 
@@ -134,6 +134,14 @@ def is_zero_fill(op) -> bool:
     return str(value.attributes["value"]).split(":")[0].strip() in ("0", "0.000000e+00")
 
 
+def scale_operand(gen):
+    """The f32 scale a scaled gemmini.epilogue / gemmini.acc_add generic multiplies by (its
+    body's arith.mulf), or None when it multiplies by nothing: unscaled, or a constant scale of
+    exactly 1.0 that canonicalization folded away (the same arithmetic as no scale)."""
+    mul = next((o.operation for o in gen.regions[0].blocks[0].operations if o.operation.name == "arith.mulf"), None)
+    return None if mul is None else mul.operands[1]
+
+
 def fail(message: str, op) -> CompilationError:
     return CompilationError.at_location(message, op.location)
 
@@ -166,6 +174,17 @@ def call_boundary_error(op):
     line, col = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
     create("func.call", operands=[const_int(line, i64()), const_int(col, i64())],
            attributes={"callee": Attribute.parse(f"@{BOUNDARY_ERROR}")})
+
+
+def call_runtime_error(op, code: int):
+    """Call `baco_runtime_error(code, line, col)` (baco.errors.RUNTIME_ERRORS[code]) of `op`'s
+    source location at the insertion point."""
+    import re
+    declare_func(op, RUNTIME_ERROR, RUNTIME_ERROR_SIGNATURE)
+    m = re.search(r'":(\d+):(\d+)', str(op.location))
+    line, col = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+    create("func.call", operands=[const_int(code, i64()), const_int(line, i64()), const_int(col, i64())],
+           attributes={"callee": Attribute.parse(f"@{RUNTIME_ERROR}")})
 
 
 def call_grid(op, callee: str, axis: int):

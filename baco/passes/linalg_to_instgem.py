@@ -455,9 +455,8 @@ class LinalgToInstGem:
             if not self.cfg.mvin_scale:
                 raise ir.fail("this Gemmini has no mvin scale (mvin_scale = False): an int8 block "
                               "cannot be scaled on its way into the accumulator", op)
-            body = op.regions[0].blocks[0]
-            mul = next(o.operation for o in body.operations if o.operation.name == "arith.mulf")
-            bits = ir.create("arith.bitcast", operands=[mul.operands[1]],
+        if ir.scale_operand(op) is not None:
+            bits = ir.create("arith.bitcast", operands=[ir.scale_operand(op)],
                              results=[ir.IntegerType.get_signless(32)]).result
             scale = ir.create("arith.extui", operands=[bits], results=[ir.i64()]).result
         self.lower_mvin(copy, src, window, self.placed(target), elem=self.placed(staging).elem, scale=scale,
@@ -605,10 +604,8 @@ class LinalgToInstGem:
                 attrs = gen.attributes["gemmini.epilogue"]
                 relu = int(str(ir.Attribute(attrs["relu"])) == "true")
                 scale = cst(f32_bits(1.0))
-                if str(ir.Attribute(attrs["scaled"])) == "true":
-                    body = gen.regions[0].blocks[0]
-                    mul = next(o.operation for o in body.operations if o.operation.name == "arith.mulf")
-                    bits = ir.create("arith.bitcast", operands=[mul.operands[1]],
+                if ir.scale_operand(gen) is not None:
+                    bits = ir.create("arith.bitcast", operands=[ir.scale_operand(gen)],
                                      results=[ir.IntegerType.get_signless(32)]).result
                     scale = ir.create("arith.extui", operands=[bits], results=[ir.i64()]).result
                 source = alloc_of(gen.operands[0])

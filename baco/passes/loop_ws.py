@@ -390,9 +390,8 @@ def match(func, cfg: GemminiConfig):
             stores.append(copies[0])
         attrs = n.epilogue.attributes["gemmini.epilogue"]
         n.relu = int(str(ir.Attribute(attrs["relu"])) == "true")
-        if str(ir.Attribute(attrs["scaled"])) == "true":
-            gen_body = n.epilogue.regions[0].blocks[0]
-            n.scale = next(o.operation for o in gen_body.operations if o.operation.name == "arith.mulf").operands[1]
+        n.scale = ir.scale_operand(n.epilogue)
+        if n.scale is not None:
             if n.loop is not None and not isinstance(n.scale.owner, Block) and \
                     n.scale.owner.operation in top[i_loop:]:
                 return None     # computed after the loop (not a kernel argument or constant)

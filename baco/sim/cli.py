@@ -70,7 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trace", action="store_true", help="print every instruction (pc, word) to stderr")
     p.add_argument("--timing", action="store_true",
                    help="attach the cycle model (baco.sim.timing): the CPU's cycle/time CSRs and "
-                        "Gemmini's performance counters then report the modelled time")
+                        "Gemmini's performance counters then report the modelled time (a program that reads "
+                        "the counters gets it without --timing)")
     p.add_argument("--extlib", help="Spike: the Gemmini extension library (libgemmini.so); "
                                     "default $BACO_SPIKE_EXTLIB")
     p.add_argument("--no-gemmini", action="store_true", help="Spike: run without the Gemmini extension")
@@ -129,16 +130,17 @@ def run_iss(args) -> int:
     try:
         result = run_elf(args.elf, config=config, max_instructions=args.max_instructions,
                          timeout_s=args.timeout, trace=args.trace, stdout=sys.stdout,
-                         mem_size=args.mem_mb << 20, timing=timing)
+                         mem_size=args.mem_mb << 20, timing=timing, counters_timed=True)
     except (IssError, OSError) as e:
         print(f"baco sim: {e}", file=sys.stderr)
         return RUN_FAILED
+    if timing is None and result.timing is not None:
+        print("baco sim: note: the program reads Gemmini's performance counters, so the cycle model "
+              "(--timing) was attached for them to count", file=sys.stderr)
+    timing = result.timing
     cycles = timing_cycles(timing) if timing is not None else None
     if result.error is not None:
         print(f"baco sim: {result.error}", file=sys.stderr)
-    if timing is None and result.stats.get("counter"):
-        print("baco sim: note: the program read performance counters; without --timing there is no "
-              "cycle model and every counter event reads 0", file=sys.stderr)
     print(summary(result, cycles), file=sys.stderr)
     return RUN_FAILED if result.error is not None else result.exit_code
 

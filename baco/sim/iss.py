@@ -93,6 +93,7 @@ class IssResult:
     fault: GemminiFault | None = None    # the Gemmini fault that stopped it, if one did
     elapsed_s: float = 0.0
     cpu_cycles: int = 0            # the hart's cycle CSR at the end (baco.sim.iss.CpuClock)
+    timing: object = None          # the cycle model the run had (given, or attached for its counters)
     _uc: unicorn.Uc | None = field(default=None, repr=False)
     _symbols: dict = field(default_factory=dict, repr=False)
 
@@ -225,6 +226,8 @@ class _Loaded:
                                         or _counter_csr(word)):
                         self.custom[base + off] = word
                         uc.mem_write(base + off, struct.pack("<I", ECALL))
+        self.reads_counters = any(word & 0x7F == OPCODE_CUSTOM3 and split_insn(word)["funct"] == FUNCT_COUNTER
+                                  for word in self.custom.values())
         for name in ("tohost", "fromhost"):
             if name not in self.symbols:
                 raise IssError(f"{path}: no `{name}` symbol; link with toolchain/test.ld and "
@@ -492,7 +495,7 @@ def run_elf(path, *, config: GemminiConfig = DEFAULT_CONFIG,
             trace: bool = False, stdout: TextIO | None = ..., mem_size: int = DEFAULT_MEM_SIZE,
             timing=None, observers: tuple[Callable, ...] = (), trace_out: TextIO | None = None,
             inputs: dict[int, bytes] | None = None,
-            dma_regions: list[tuple[int, int]] | None = None) -> IssResult:
+            dma_regions: list[tuple[int, int]] | None = None, counters_timed: bool = False) -> IssResult:
     """Run a bare-metal RISC-V ELF with a Gemmini functional model attached.
 
     Console output goes to `stdout` as it is produced (default: sys.stdout at
@@ -500,8 +503,10 @@ def run_elf(path, *, config: GemminiConfig = DEFAULT_CONFIG,
     baco.sim.timing.TimingModel); `observers` are extra callables(name, fields,
     pc). `inputs` ({address: bytes}) are written into RAM after the ELF is loaded (a launch's
     table and arrays, baco.codegen.riscv). `dma_regions` ([(lo, hi)]) limits Gemmini's DMA to
-    those address ranges, as the host JIT limits it to a kernel's arrays. A fault, a limit or a trap does not raise: the result
-    has exit_code None and `error` says what happened (`fault` holds a GemminiFault)."""
+    those address ranges, as the host JIT limits it to a kernel's arrays. `counters_timed`: a
+    program that reads Gemmini's performance counters gets a cycle model (TimingModel(config))
+    when `timing` is None, so its counters count (result.timing). A fault, a limit or a trap does
+    not raise: the result has exit_code None and `error` says what happened (`fault` holds a GemminiFault)."""
     from baco.sim.functional import GemminiModel
     if stdout is ...:
         stdout = sys.stdout
@@ -515,6 +520,9 @@ def run_elf(path, *, config: GemminiConfig = DEFAULT_CONFIG,
                            f"[0x{RAM_BASE:x}, 0x{RAM_BASE + mem_size:x})")
         uc.mem_write(addr, data)
     model = GemminiModel(config, UnicornMemory(uc, RAM_BASE, mem_size, dma_regions))
+    if timing is None and counters_timed and loaded.reads_counters:
+        from baco.sim.timing import TimingModel
+        timing = TimingModel(config)
     if timing is not None:
         attach_timing(model, timing)
     model.observers.extend(observers)
@@ -527,5 +535,5 @@ def run_elf(path, *, config: GemminiConfig = DEFAULT_CONFIG,
     return IssResult(exit_code=run.exit_code, instructions=run.instructions,
                      gemmini_commands=run.gemmini_commands, console="".join(run.console),
                      stats=stats, model=model, error=run.error, fault=run.fault, elapsed_s=elapsed, _uc=uc,
-                     cpu_cycles=int(run.clock.now()),
+                     cpu_cycles=int(run.clock.now()), timing=timing,
                      _symbols=loaded.symbols)

@@ -160,11 +160,12 @@ class TimingModel:
         self.busy = {q: 0.0 for q in self.rs}
         self.dispatch_time = 0.0
         self.finish = 0.0
-        # per-row hazard times: last write completion, last read completion
-        self.sp_w = np.zeros(cfg.sp_rows)
-        self.sp_r = np.zeros(cfg.sp_rows)
-        self.acc_w = np.zeros(cfg.acc_rows)
-        self.acc_r = np.zeros(cfg.acc_rows)
+        # per-row hazard times: last write completion, last read completion (lists: a command
+        # touches a few rows, where list slices are several times faster than numpy's)
+        self.sp_w = [0.0] * cfg.sp_rows
+        self.sp_r = [0.0] * cfg.sp_rows
+        self.acc_w = [0.0] * cfg.acc_rows
+        self.acc_r = [0.0] * cfg.acc_rows
         self.pending_weights = False
         self.weights = (0, 0)       # WS: (rows, cols) of the B block the array holds
         self.last_compute_start = 0.0
@@ -220,9 +221,9 @@ class TimingModel:
         if not r:
             return 0.0
         acc, a, b = r
-        t = float((self.acc_w if acc else self.sp_w)[a:b].max(initial=0.0))
+        t = max((self.acc_w if acc else self.sp_w)[a:b], default=0.0)
         if write:
-            t = max(t, float((self.acc_r if acc else self.sp_r)[a:b].max(initial=0.0)))
+            t = max(t, max((self.acc_r if acc else self.sp_r)[a:b], default=0.0))
         return t
 
     def _ready(self, reads, writes):
@@ -233,11 +234,11 @@ class TimingModel:
             if r:
                 acc, a, b = r
                 arr = self.acc_r if acc else self.sp_r
-                np.maximum(arr[a:b], end, out=arr[a:b])
+                arr[a:b] = [v if v > end else end for v in arr[a:b]]
         for r in writes:
             if r:
                 acc, a, b = r
-                (self.acc_w if acc else self.sp_w)[a:b] = end
+                (self.acc_w if acc else self.sp_w)[a:b] = [end] * (b - a)
 
     # ---- the stream ----------------------------------------------------------------
     def observe(self, name, f, pc=None):

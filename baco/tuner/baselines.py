@@ -363,7 +363,8 @@ def _keep_rounded(problem: NetworkProblem, params, orders, results: list, deadli
 
 def _continuous_cost(problem: NetworkProblem, temporal, spatial, orders):
     """Network (cycles, energy) with continuous factors and the continuous max-over-layers hardware."""
-    needs = [requirements_from_factors(layer, t, s) for layer, t, s in zip(problem.layers, temporal, spatial)]
+    needs = [requirements_from_factors(layer, t, s, rule=problem.cycle_model)
+             for layer, t, s in zip(problem.layers, temporal, spatial)]
     hw = tuple(torch.stack([n[k] for n in needs]).max(0).values for k in ("pe", "sp_kb", "acc_kb"))
     cycles = energy = 0
     for layer, count, t, s, o in zip(problem.layers, problem.counts, temporal, spatial, orders):

@@ -176,10 +176,11 @@ def evaluate_design(layers: list[Layer], mappings: list[Mapping], hw: Hardware, 
                     program: str = "baco") -> Result:
     """Exact cost of a design (kernel_model.evaluate per layer: kernel layers' cycles and schedules
     from the compiled program unless cycle_model="timeloop"; program="library": kernel layers run the
-    C library's tiled matmul); raises ValueError if any mapping does not pass the validator on hw."""
+    C library's tiled matmul); raises ValueError if any mapping does not pass the validator on hw
+    (under the cycle model's capacity rule: Timeloop's buffers for cycle_model="timeloop")."""
     per_layer = []
     for layer, mapping in zip(layers, mappings, strict=True):
-        problems = validate(mapping, layer, hw)
+        problems = validate(mapping, layer, hw, cycle_model)
         if problems:
             raise ValueError(f"invalid mapping for layer {layer.name or layer.key} on {hw}: {'; '.join(problems)}")
         per_layer.append(kernel_model.evaluate(layer, mapping, hw, cycle_model, program))
@@ -273,16 +274,16 @@ class NetworkProblem:
 
     def buffer_needs(self, temporal: list[torch.Tensor], spatial: list[torch.Tensor], rows_of,
                      layers: list[int] | None = None):
-        """Each layer's scratchpad and accumulator needs (KB [n, B], hwinfer.requirements_from_factors,
-        buffers counted in rows_of-wide rows) of all layers or of `layers` (indices; temporal and spatial
-        are lists over them), in one stacked call."""
+        """Each layer's scratchpad and accumulator needs (KB [n, B], hwinfer.requirements_from_factors
+        under the cycle model's capacity rule, buffers counted for a rows_of-wide array) of all layers
+        or of `layers` (indices; temporal and spatial are lists over them), in one stacked call."""
         members = list(range(len(self.layers))) if layers is None else list(layers)
         B, n = temporal[0].shape[0], len(members)
         layer, rows = self.layers[members[0]], rows_of
         if n > 1:
             layer = self.network_cost.stack(members, B)
             rows = torch.as_tensor(rows_of, dtype=torch.float64).expand(B).repeat(n)
-        need = requirements_from_factors(layer, torch.cat(temporal), torch.cat(spatial), rows)
+        need = requirements_from_factors(layer, torch.cat(temporal), torch.cat(spatial), rows, self.cycle_model)
         return need["sp_kb"].reshape(n, B), need["acc_kb"].reshape(n, B)
 
     def cost(self, temporal: list[torch.Tensor], spatial: list[torch.Tensor], order: list[torch.Tensor],

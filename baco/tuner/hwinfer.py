@@ -2,7 +2,9 @@
 
 A mapping needs an array at least as wide as its spatial factors and the
 scratchpad and accumulator rows the compiler places for the kernel schedule of
-its on-chip tile (GEMM or convolution: baco.gemmini.schedule's one capacity rule).
+its on-chip tile (GEMM or convolution: baco.gemmini.schedule's one capacity rule),
+or, for designs costed by the Timeloop-matched model, the buffers Timeloop's
+semantics fill (mapping.CAPACITY_RULES).
 For a network, one hardware serves every layer, so each resource is the max
 over layers.  During gradient descent the max is smooth (log-sum-exp) so every
 layer near the maximum gets a gradient; the result is then rounded up to
@@ -21,7 +23,7 @@ import torch
 from baco.gemmini.config import GemminiConfig
 from baco.tuner import costmodel
 from baco.tuner.arch import MAX_BUFFER_KB, MAX_PE_DIM, MIN_PE_DIM, Hardware
-from baco.tuner.mapping import Mapping
+from baco.tuner.mapping import Mapping, check_capacity_rule
 from baco.tuner.relax import DIMS, NUM_LEVELS
 
 
@@ -135,38 +137,54 @@ def kernel_rows(blocks, dim) -> tuple[torch.Tensor, torch.Tensor]:
     return _block_rows(bm, bk, dim) + _block_rows(bk, bn, dim), _block_rows(bm, bn, dim)
 
 
+def timeloop_kb_from_factors(layer, temporal: torch.Tensor, spatial: torch.Tensor, dim
+                             ) -> tuple[torch.Tensor, torch.Tensor]:
+    """(scratchpad KB, accumulator KB) [B] B mappings need under Timeloop's buffer semantics on a dim
+    array (mapping.timeloop_tile_words on tensors): the scratchpad holds the weight and input tiles of
+    every loop at and below L2, each of the dim accumulators (one per array column, 32-bit words)
+    the output tile of the loops at and below L1. Unclamped tiles: the padded problem's."""
+    tiles = costmodel._tiles(temporal, spatial[:, 0], spatial[:, 1])
+    sp_words = costmodel._size(tiles[2], "W", layer) + costmodel._size(tiles[2], "I", layer)
+    return sp_words / 1024, costmodel._size(tiles[1], "O", layer) * dim * 4 / 1024
+
+
 def requirements_from_factors(layer, temporal: torch.Tensor, spatial: torch.Tensor,
-                              pe_dim: torch.Tensor | float | None = None) -> dict[str, torch.Tensor]:
+                              pe_dim: torch.Tensor | float | None = None,
+                              rule: str = "compiled") -> dict[str, torch.Tensor]:
     """What each of B mappings needs ([B] tensors "pe", "sp_kb", "acc_kb"), differentiable in the factors.
 
     temporal [B, 4 levels, 7 dims] and spatial [B, 2] (C on array rows, K on columns). Buffers are
-    counted in whole rows of the array that will run them: pe_dim ([B] or a number; default each
-    mapping's own spatial need). Every layer runs a kernel, so it needs what the compiler places for
-    the kernel schedule of its L2 tile (baco.gemmini.schedule.gemm_footprint, single-buffered: A and
-    B blocks in the scratchpad, the C block in the accumulator, each padded to DIM; a convolution's
-    tile of whole output rows holds them all, GemmSchedule.rows: mapping.conv_tile_schedule).
-    `layer` may be an explore.LayerStack.
+    counted for the array that will run them: pe_dim ([B] or a number; default each mapping's own
+    spatial need). Under the capacity rule "compiled" (mapping.CAPACITY_RULES) every layer runs a
+    kernel, so it needs what the compiler places for the kernel schedule of its L2 tile
+    (baco.gemmini.schedule.gemm_footprint, single-buffered: A and B blocks in the scratchpad, the C
+    block in the accumulator, each in whole DIM-wide rows; a convolution's tile of whole output rows
+    holds them all, GemmSchedule.rows: mapping.conv_tile_schedule); under "timeloop", what Timeloop's
+    buffers hold (timeloop_kb_from_factors). `layer` may be an explore.LayerStack.
     """
     pe = torch.maximum(spatial[:, 0], spatial[:, 1])
     dim = pe if pe_dim is None else torch.as_tensor(pe_dim, dtype=temporal.dtype)
+    if check_capacity_rule(rule) == "timeloop":
+        sp_kb, acc_kb = timeloop_kb_from_factors(layer, temporal, spatial, dim)
+        return {"pe": pe, "sp_kb": sp_kb, "acc_kb": acc_kb}
     sp_rows, acc_rows = gemm_rows_from_factors(layer, temporal, spatial, dim)
     return {"pe": pe, "sp_kb": sp_rows * dim / 1024, "acc_kb": acc_rows * dim * 4 / 1024}
 
 
-def mapping_requirement(layer, mapping: Mapping, pe_dim: int | None = None) -> Requirement:
-    """What one mapping needs of the hardware (buffers in whole rows of a pe_dim array)."""
+def mapping_requirement(layer, mapping: Mapping, pe_dim: int | None = None, rule: str = "compiled") -> Requirement:
+    """What one mapping needs of the hardware (buffers for a pe_dim array, under `rule`)."""
     temporal = torch.tensor([[[float(mapping.temporal[l].get(d, 1)) for d in DIMS] for l in range(NUM_LEVELS)]],
                             dtype=torch.float64)
     spatial = torch.tensor([[float(mapping.spatial_C), float(mapping.spatial_K)]], dtype=torch.float64)
-    need = requirements_from_factors(layer, temporal, spatial, pe_dim)
+    need = requirements_from_factors(layer, temporal, spatial, pe_dim, rule)
     return Requirement(float(need["pe"][0]), float(need["sp_kb"][0]), float(need["acc_kb"][0]))
 
 
-def minimal_hardware(layers, mappings: list[Mapping]) -> Hardware:
-    """The smallest legal Gemmini that runs every layer with its mapping: the array first (the
-    largest spatial factor), then the buffers in whole rows of that array."""
+def minimal_hardware(layers, mappings: list[Mapping], rule: str = "compiled") -> Hardware:
+    """The smallest legal Gemmini that runs every layer with its mapping under the capacity rule
+    `rule`: the array first (the largest spatial factor), then the buffers for that array."""
     pe = round_pe_dim(max(max(m.spatial_C, m.spatial_K) for m in mappings))
-    return infer_hardware([mapping_requirement(l, m, pe) for l, m in zip(layers, mappings, strict=True)])
+    return infer_hardware([mapping_requirement(l, m, pe, rule) for l, m in zip(layers, mappings, strict=True)])
 
 
 def round_hardware_tensor(pe_dim: torch.Tensor, sp_kb: torch.Tensor, acc_kb: torch.Tensor):

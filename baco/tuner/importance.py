@@ -142,7 +142,7 @@ def one_layer_cost(problem, cache: OthersCache, temporal, spatial, order, smooth
     i = cache.active
     pe = spatial.max(1).values.clamp(min=cache.pe)
     rows_of = problem.array_rows(pe)
-    need = requirements_from_factors(problem.layers[i], temporal, spatial, rows_of)
+    need = requirements_from_factors(problem.layers[i], temporal, spatial, rows_of, problem.cycle_model)
     other_sp, other_acc = cache.buffer_needs(rows_of)
     if isinstance(rows_of, float):
         other_sp, other_acc = other_sp.expand(-1, temporal.shape[0]), other_acc.expand(-1, temporal.shape[0])

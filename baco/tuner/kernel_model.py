@@ -33,10 +33,11 @@ from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto
 from baco.gemmini.schedule import GemmSchedule, default_conv_schedule, schedule_problems
 from baco.tuner import costmodel
 from baco.tuner.hwinfer import gemm_rows_from_factors, kernel_rows
-from baco.tuner.mapping import KERNEL_OUT_INT8, Mapping, conv_schedule, gemm_schedule, is_kernel_layer, is_pointwise
+from baco.tuner.mapping import (CAPACITY_RULES, KERNEL_OUT_INT8, Mapping, conv_schedule, gemm_schedule, is_kernel_layer,
+                                is_pointwise)
 from baco.tuner.workloads import Layer
 
-CYCLE_MODELS = ("compiled", "timeloop")
+CYCLE_MODELS = CAPACITY_RULES    # a cycle model's designs fit the capacity rule of its name (mapping.validate)
 SCHEDULE_VARIANTS = (("WS", False), ("WS", True), ("OS", False), ("OS", True))   # (dataflow, double_buffer)
 
 

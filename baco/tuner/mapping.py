@@ -88,9 +88,10 @@ def format_mapping(m: Mapping) -> str:
     return " - ".join(parts)
 
 
-def tile_dims(m: Mapping, level: int, layer: Layer) -> dict:
-    """Extent of each dimension in the largest tile one instance of `level` holds (the factors'
-    product, clamped to the layer's dimension when one tile covers it all)."""
+def tile_extents(m: Mapping, level: int) -> dict:
+    """Extent of each dimension in a tile of `level`: the product of every loop at and below it,
+    spatial ones included (C on the array rows from L1 up, K on the columns from L2 up). Unclamped:
+    the tile of the padded problem a ragged mapping is exported as (emit.timeloop_problem)."""
     out = {}
     for d in DIMS:
         f = math.prod(m.factor(l, d) for l in range(level + 1))
@@ -98,8 +99,14 @@ def tile_dims(m: Mapping, level: int, layer: Layer) -> dict:
             f *= m.spatial_C
         if d == "K" and level >= 2:
             f *= m.spatial_K
-        out[d] = min(f, layer.dims[d])
+        out[d] = f
     return out
+
+
+def tile_dims(m: Mapping, level: int, layer: Layer) -> dict:
+    """Extent of each dimension in the largest tile one instance of `level` holds (the factors'
+    product, clamped to the layer's dimension when one tile covers it all)."""
+    return {d: min(f, layer.dims[d]) for d, f in tile_extents(m, level).items()}
 
 
 def tensor_size(t: dict, tensor: str, layer: Layer) -> int:
@@ -176,16 +183,67 @@ def gemm_mapping_to_blocks(m: Mapping, layer: Layer) -> dict:
     return {k: v for k, v in gemm_schedule(m, layer).launch_options().items() if k.startswith("BLOCK_")}
 
 
-def capacity_problems(m: Mapping, layer: Layer, hw) -> list[str]:
-    """What does not fit in hw's scratchpad/accumulator: every layer is run by a kernel, so its tile's
-    schedule (gemm_schedule, or conv_tile_schedule single-buffered) is checked with the compiler's
-    own rule (baco.gemmini.schedule)."""
+# Whose buffer semantics a design must fit: "compiled", the compiler's placement of the kernel schedule
+# the mapping runs as; "timeloop", Timeloop's on DOSA's Gemmini architecture (the mode its results are
+# compared with DOSA in). The names are kernel_model.CYCLE_MODELS': each cycle model's designs fit its rule.
+CAPACITY_RULES = ("compiled", "timeloop")
+
+
+def check_capacity_rule(rule: str) -> str:
+    if rule not in CAPACITY_RULES:
+        raise ValueError(f"capacity rule must be one of {CAPACITY_RULES}, not {rule!r}")
+    return rule
+
+
+# DOSA's Gemmini architecture (ucb-bar/dosa dataset/hw/gemmini/arch/arch.yaml and gemmini_config.py):
+# per level, its name, the data spaces it keeps, and its instances (one register per PE, one
+# accumulator per array column, one scratchpad)
+TIMELOOP_LEVELS = {0: ("Registers", "W"), 1: ("Accumulator", "O"), 2: ("Scratchpad", "WI")}
+
+
+def timeloop_entries(hw) -> dict[int, int]:
+    """Words one instance of each on-chip level of DOSA's Gemmini holds on hw: 1 register per PE
+    (8-bit), sp_kb·1024 8-bit scratchpad words, and per array column acc_kb·1024 / (4·DIM) 32-bit
+    accumulator words (emit.timeloop_arch writes these entries)."""
+    pe = int(hw.pe_dim)
+    return {0: 1, 1: int(hw.acc_kb * 1024) // (4 * pe), 2: int(hw.sp_kb * 1024)}
+
+
+def timeloop_tile_words(m: Mapping, layer: Layer) -> dict[int, int]:
+    """Words one instance of each on-chip level holds under Timeloop's buffer semantics: for every
+    data space the level keeps, the tile of the loops at and below it (spatial loops included:
+    tile_extents), inputs as the window their P/R and Q/S extents span; a register (per PE) and an
+    accumulator (per array column) hold no loop spread over the array above them (tile_extents adds
+    spatial C from L1 up, spatial K from L2 up)."""
+    words = {}
+    for level, (_, keeps) in TIMELOOP_LEVELS.items():
+        t = tile_extents(m, level)
+        words[level] = sum(tensor_size(t, tensor, layer) for tensor in keeps)
+    return words
+
+
+def timeloop_capacity_problems(m: Mapping, layer: Layer, hw) -> list[str]:
+    """What overflows a buffer of DOSA's Gemmini under Timeloop's semantics (timeloop_tile_words
+    against timeloop_entries), with Timeloop's figures."""
+    entries = timeloop_entries(hw)
+    return [f"{TIMELOOP_LEVELS[level][0]}: mapped tile size {words} exceeds buffer capacity {entries[level]}"
+            for level, words in timeloop_tile_words(m, layer).items() if words > entries[level]]
+
+
+def capacity_problems(m: Mapping, layer: Layer, hw, rule: str = "compiled") -> list[str]:
+    """What does not fit in hw's buffers under `rule` (CAPACITY_RULES). "compiled": every layer is run
+    by a kernel, so its tile's schedule (gemm_schedule, or conv_tile_schedule single-buffered) is
+    checked with the compiler's own rule (baco.gemmini.schedule); "timeloop": Timeloop's buffer
+    semantics (timeloop_capacity_problems)."""
+    if check_capacity_rule(rule) == "timeloop":
+        return timeloop_capacity_problems(m, layer, hw)
     schedule = gemm_schedule(m, layer) if is_kernel_layer(layer) else conv_tile_schedule(m, layer)
     return schedule_problems(schedule, hw.to_gemmini_config(), KERNEL_OUT_INT8)
 
 
-def validate(m: Mapping, layer: Layer, hw) -> list[str]:
-    """Problems that make `m` illegal for `layer` on `hw` (empty list = valid)."""
+def validate(m: Mapping, layer: Layer, hw, rule: str = "compiled") -> list[str]:
+    """Problems that make `m` illegal for `layer` on `hw` (empty list = valid), its buffers checked
+    under `rule` (capacity_problems)."""
     temporal = [[m.factor(l, d) for d in DIMS] for l in range(NUM_LEVELS)]
     problems = covering_problems(temporal, m.spatial_C, m.spatial_K, layer.dims)
     if m.spatial_C > hw.pe_dim:
@@ -193,12 +251,12 @@ def validate(m: Mapping, layer: Layer, hw) -> list[str]:
     if m.spatial_K > hw.pe_dim:
         problems.append(f"spatial K {m.spatial_K} exceeds the {hw.pe_dim} array columns")
     if not problems:
-        problems += capacity_problems(m, layer, hw)
+        problems += capacity_problems(m, layer, hw, rule)
     return problems
 
 
-def assert_valid(m: Mapping, layer: Layer, hw) -> None:
-    problems = validate(m, layer, hw)
+def assert_valid(m: Mapping, layer: Layer, hw, rule: str = "compiled") -> None:
+    problems = validate(m, layer, hw, rule)
     if problems:
         raise ValueError("invalid mapping: " + "; ".join(problems))
 

@@ -127,6 +127,27 @@ class Ensemble(torch.nn.Module):
         return [m.state() for m in self.members]
 
 
+def layer_folds(keys, k: int = 5, seed: int = 0) -> list[int]:
+    """Group k-fold by layer: the fold (0..k-1) of each row, every row of a layer (equal keys) in the
+    same fold, so a model fitted on the other folds is scored on layers it never saw. The distinct
+    layers are shuffled with `seed` and dealt to the fold holding the fewest rows so far (folds of
+    similar size although layers have different numbers of rows)."""
+    keys = list(keys)
+    counts = {}
+    for key in keys:
+        counts[key] = counts.get(key, 0) + 1
+    layers = sorted(counts, key=repr)
+    order = torch.randperm(len(layers), generator=torch.Generator().manual_seed(seed))
+    layers = [layers[i] for i in order.tolist()]
+    if len(layers) < k:
+        raise ValueError(f"{len(layers)} layers cannot fill {k} folds")
+    size, fold_of = [0] * k, {}
+    for key in layers:
+        fold_of[key] = min(range(k), key=lambda f: (size[f], f))
+        size[fold_of[key]] += counts[key]
+    return [fold_of[key] for key in keys]
+
+
 @lru_cache(maxsize=None)
 def load(name: str) -> Residual | Ensemble | None:
     """The shipped residual `name` ("compiled", "rtl" or "combined": a list of states is an
@@ -235,6 +256,6 @@ def block_factors(layer: Layer, blocks: dict, dim: int):
     return temporal, torch.tensor([float(sc)], dtype=torch.float64), torch.tensor([float(sk)], dtype=torch.float64)
 
 
-__all__ = ["Residual", "Ensemble", "fit", "load", "compiled_inputs", "rtl_inputs",
+__all__ = ["Residual", "Ensemble", "fit", "layer_folds", "load", "compiled_inputs", "rtl_inputs",
            "rtl_row_inputs", "rtl_row_cycles",
            "combined_row_inputs", "combined_row_cycles", "block_factors", "WEIGHTS"]
