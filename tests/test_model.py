@@ -281,9 +281,13 @@ def test_broadcast_mul_is_a_located_error():
 
 
 @pytest.mark.slow
-def test_mlp1_full_size():
-    """gemmini-rocc-tests' mlp1: 784-2500-2000-1500-1000-500-10 at batch 64."""
+def test_mlp1_full_size(tmp_path):
+    """gemmini-rocc-tests' mlp1: 784-2500-2000-1500-1000-500-10 at batch 64, on sim and as one ELF on
+    the ISS."""
+    from baco.codegen.program import run_program
     model = mlp(MLP1)
     x = torch.randn(64, 784)
     compiled = baco.compile_model(model, x, calibrate=2)
     assert_bit_exact(compiled, [x])
+    run = run_program(compiled.build_elf(tmp_path / "mlp1.elf", x))
+    assert run.passed and len(run.step_cycles) == 6
