@@ -16,7 +16,7 @@ from baco.model import reference
 from baco.model.graph import capture
 from baco.model.link import program_of
 from baco.model.lower import GemminiStep, lower
-from baco.model.quantize import calibration_inputs, quantize, quantize_input
+from baco.model.quantize import quantize, quantize_input
 
 TARGETS = ("sim", "iss")
 
@@ -187,4 +187,4 @@ def compile_model(model, example_input, design=None, calibrate=8, target="sim", 
     return CompiledModel(graph, ep, lower(graph, design), target)
 
 
-__all__ = ["compile_model", "CompiledModel", "LayerInfo", "quantization_error", "calibration_inputs"]
+__all__ = ["compile_model", "CompiledModel", "LayerInfo", "quantization_error"]
