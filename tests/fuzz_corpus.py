@@ -239,7 +239,7 @@ COMPILE = [  # (name, category, body statements, message)
       "x = bl.load(p)"], "no dimension has stride 1 (strides ('integer scalar', 'int 2'))"),
     ("pooled_block_dot", "epilogue", [P_A, P_B, "acc = bl.dot(bl.load(a), bl.load(b))",
                                       "x = bl.max_pool2d(acc.to(bl.int8), (4, 4), 2)", "y = @@bl.dot(x, bl.load(b))",
-                                      P_C.replace("(BM, BN)", "(4, BN)"), "bl.store(c, y)"], "a pooled block (max_pool2d) can only be stored"),
+                                      P_C.replace("(BM, BN)", "(4, BN)"), "bl.store(c, y)"], "a pooled block can only be stored"),
 ]
 
 # The capacity rule: blocks that do not fit (config, BM, BN, BK, space named in the message).
