@@ -3,6 +3,8 @@ with the source line and a caret, and no compiler traceback."""
 import numpy as np
 import pytest
 
+import baco
+import baco.language as bl
 from baco import CompilationError
 from baco.gemmini.config import GemminiConfig
 from tests.kernels import bad_kernels as k
@@ -47,3 +49,29 @@ def test_capacity_overflow_names_block_sizes_and_limit():
     assert "128x128 i8 (1024 rows)" in msg and "need 1024 rows" in msg
     assert "scratchpad (512 rows of 16 int8 = 8 KiB) at DIM=16" in msg
     assert (e.value.filename, e.value.line) == (FILE, 75)
+
+
+@baco.jit
+def fresh_block_each_iteration(a_ptr, c_ptr):
+    a = bl.make_block_ptr(a_ptr, shape=(16, 16), strides=(16, 1), offsets=(0, 0), block_shape=(16, 16))
+    acc = bl.zeros((16, 16), dtype=bl.int32)
+    for i in range(2):
+        acc = bl.zeros((16, 16), dtype=bl.int32)
+        acc += bl.dot(bl.load(a), bl.load(a))
+    bl.store(bl.make_block_ptr(c_ptr, shape=(16, 16), strides=(16, 1), offsets=(0, 0), block_shape=(16, 16)), acc)
+
+
+def test_bufferization_of_a_replaced_carried_block_speaks_the_language(monkeypatch):
+    """The frontend reports a carried block replaced in its loop at the replacing statement
+    (tests/fuzz_corpus.py); IR that reaches bufferization anyway (the check switched off here, or
+    BACO IR given to `baco opt`) gets the same explanation at the loop, not MLIR's "Yield operand
+    #0 is not equivalent to the corresponding iter bbArg"."""
+    from baco.frontend.codegen import KernelCodegen
+    args = (np.zeros((16, 16), np.int8), np.zeros((16, 16), np.int32))
+    with pytest.raises(CompilationError, match="`acc` is a block carried by the loop") as e:
+        fresh_block_each_iteration.compile(*args)
+    assert "acc = bl.zeros" in str(e.value)
+    monkeypatch.setattr(KernelCodegen, "check_kept_in_place", lambda *a: None)
+    with pytest.raises(CompilationError, match="the block this loop carries as its value #0 is replaced") as e:
+        fresh_block_each_iteration.compile(*args)
+    assert "for i in range(2):" in str(e.value) and "iter bbArg" not in str(e.value)

@@ -628,9 +628,9 @@ class KernelCodegen(ast.NodeVisitor):
         if tuple(order) == (0, 1) and strides[0] != 1:
             raise self.error(f"order=(0, 1) (column-major) needs stride 1 in dimension 0, got "
                              f"{describe(strides[0])}: Gemmini's DMA moves contiguous rows", node)
-        if tuple(order) != (0, 1) and strides[-1] != 1:
-            raise self.error(f"the last dimension's stride must be 1, got {describe(strides[-1])}: Gemmini's DMA "
-                             f"moves contiguous rows (pass a row-major array; integer arguments equal to 1 "
+        if 1 not in (strides if rank == 2 else strides[-1:]):     # 2-D: strides (1, ld) are a transposed block
+            raise self.error(f"no dimension has stride 1 (strides {tuple(describe(v) for v in strides)}): Gemmini's "
+                             f"DMA moves contiguous rows (pass a row-major array; integer arguments equal to 1 "
                              f"are specialized)", node)
         elem = base.type[len("memref<?x"):-1]
         vals = [self.as_index(v, "a block pointer shape/stride/offset") for v in (*shape, *strides, *offsets)]

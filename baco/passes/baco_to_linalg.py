@@ -487,8 +487,8 @@ class BacoToLinalg:
         misuse = next((use.owner for use in op.result.uses if use.owner.name != "baco.store"
                        or use.operand_number != 1), None)
         if misuse is not None:      # reported where the pooled block is used, not where it is made
-            raise fail("a pooled block (max_pool2d) can only be stored: Gemmini pools on the way out of the "
-                       "accumulator (mvout)", misuse)
+            raise fail("a pooled block can only be stored: Gemmini pools on the way out of the accumulator "
+                       "(mvout), so a max_pool2d result has no other use", misuse)
         pixels = self._build_epilogue(source, scale, relu, IntegerType.get_signless(8))
         attrs = {k: op.attributes[k] for k in ("image", "kernel", "stride", "padding")}
         op.result.replace_all_uses_with(self._build_max_pool(pixels, op.operands[1], op.operands[2],

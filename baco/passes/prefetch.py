@@ -52,13 +52,14 @@ def is_pure(op) -> bool:
 def is_boundary_check(op) -> bool:
     """`scf.if (bad window) { baco_boundary_error(line, col) }` from a boundary-checked access, or
     any other run-time check `scf.if (failed) { baco_runtime_error(code, line, col) }` (a zero
-    divisor or step, a pooling field): it writes nothing the kernel reads."""
-    if op.name != "scf.if":
+    divisor or step, a pooling field): it writes nothing the kernel reads. Canonicalization may
+    merge the guards of one condition (two divisions by one value) into one scf.if of several calls."""
+    if op.name != "scf.if" or len(op.regions[1].blocks):
         return False
-    inner = [o.operation for o in op.regions[0].blocks[0].operations]
-    return len(inner) == 2 and inner[0].name == "func.call" and \
-        str(inner[0].attributes["callee"]) in (f"@{ir.BOUNDARY_ERROR}", f"@{ir.RUNTIME_ERROR}") and \
-        inner[1].name == "scf.yield"
+    *calls, end = [o.operation for o in op.regions[0].blocks[0].operations]
+    return bool(calls) and end.name == "scf.yield" and all(
+        c.name == "func.call" and str(c.attributes["callee"]) in (f"@{ir.BOUNDARY_ERROR}", f"@{ir.RUNTIME_ERROR}")
+        for c in calls)
 
 
 def body_ops(loop_op):
