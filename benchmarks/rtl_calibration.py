@@ -40,10 +40,12 @@ from the spatial-factor features.
     python benchmarks/rtl_calibration.py [--csv PATH] [--data DIR] [--rows N] [--fit] [--smoke]
                                          [--out out/rtl_predictions.csv] [--worst N]
     python benchmarks/rtl_calibration.py --cache out/rtl_cycle_model.0.csv [--shard 0/2]
-        (the cycle model on every row, for benchmarks/train_cost_residual.py combined)
+        (the cycle model on every row, for benchmarks/train_cost_residual.py combined and for
+        --cycle-cache out/rtl_cycle_model.*.csv, the layer-held-out scores over every row)
 """
 import argparse
 import csv
+import importlib.util
 import itertools
 import random
 import sys
@@ -151,6 +153,47 @@ def cache_cycle_model(args, cfg) -> int:
     return 0
 
 
+def _training_script():
+    """benchmarks/train_cost_residual.py, whose recipes the layer-held-out scores refit."""
+    spec = importlib.util.spec_from_file_location("train_cost_residual", Path(__file__).with_name("train_cost_residual.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def layer_held_out_report(args, cfg, budget) -> None:
+    """Every model scored on layers it never saw: group 5-fold by layer over the rows of the RTL file
+    (train_cost_residual.layer_held_out), each learned residual refitted on the other folds' layers.
+    The cycle model's cycles of the rows' programs come from --cycle-cache files (rtl_calibration.py
+    --cache; only the rows they hold are scored) or, without them, are timed here."""
+    all_rows = list(csv.DictReader(open(args.data / "rtl" / "firesim_train.csv")))
+    train, held_out = load(args.data / "rtl" / "firesim_train.csv")
+    if args.cycle_cache:
+        cached = {(r["split"], int(r["index"])): float(r["cycle_model"])
+                  for path in args.cycle_cache for r in csv.DictReader(open(path))}
+        pairs = [(r, cached[split, i]) for split, rows in (("held_out", held_out), ("train", train))
+                 for i, r in enumerate(rows) if (split, i) in cached]
+    else:
+        rows = all_rows[::max(1, len(all_rows) // args.rows)][:args.rows] if args.rows else all_rows  # many layers
+        pairs = [(r, cycle_model(r, cfg, DEFAULT_CONSTANTS, budget)) for r in rows]
+    rows = [r for r, _ in pairs]
+    script = _training_script()
+    small = dict(combined_epochs=60, seeds=2, rtl_epochs=60) if args.smoke or (args.rows and args.rows < 100) else {}
+    predictions, log_meas = script.layer_held_out(rows, [c for _, c in pairs], **small)
+    meas = np.exp(log_meas.numpy())
+    layers = len({script.rtl_layer_key(r) for r in rows})
+    matmul = np.array([dosa_program(row_layer(r), r["mapping.mapping"]).matmul for r in rows])
+    print(f"\nLayer-held-out (group {script.LAYER_FOLDS}-fold by layer: {len(rows)} rows of {len(all_rows)}, "
+          f"{layers} layers; each residual refitted without the fold's layers); {GOALS}")
+    print(f"  {'model':<34} {'r (raw)':>8} {'r (log)':>8} {'MAPE':>8} {'matmul':>8} {'conv':>8}")
+    for name, log_pred in predictions.items():
+        pred = np.exp(log_pred.numpy())
+        m = metrics(pred, meas)
+        err = np.abs(pred - meas) / meas
+        kinds = [f"{100 * err[sel].mean():7.1f}%" if sel.any() else f"{'-':>8}" for sel in (matmul, ~matmul)]
+        print(f"  {name:<34} {m['r']:8.3f} {m['r_log']:8.3f} {100 * m['mape']:7.1f}% {kinds[0]} {kinds[1]}")
+
+
 def worst_rows(rows, meas, predictions, n):
     """The n rows with the largest absolute cycle error of the combined model (they set raw r)."""
     name = next(k for k in predictions if k.startswith("combined"))
@@ -175,6 +218,9 @@ def main(argv=None) -> int:
     p.add_argument("--cache", type=Path, help="time the cycle model on EVERY row (training split first), "
                    "streaming split,index,measured,cycles to this CSV (the combined model's training input)")
     p.add_argument("--shard", default="0/1", help="with --cache: only rows i with i %% N == K (K/N)")
+    p.add_argument("--cycle-cache", type=Path, nargs="+", help="--cache files for the layer-held-out scores "
+                   "(default: time the rows' programs here)")
+    p.add_argument("--no-layer-held-out", action="store_true", help="skip the layer-held-out scores")
     args = p.parse_args(argv)
     cfg = GemminiConfig()
     if args.cache:
@@ -210,6 +256,8 @@ def main(argv=None) -> int:
               f"{time.perf_counter() - t0:6.0f}s", flush=True)
     if args.worst:
         worst_rows(rows, meas, predictions, args.worst)
+    if not args.csv and not args.no_layer_held_out:
+        layer_held_out_report(args, cfg, budget)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         with open(args.out, "w", newline="") as f:

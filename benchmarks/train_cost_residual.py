@@ -16,6 +16,8 @@ the 30% split) and the scores are printed.
     python benchmarks/train_cost_residual.py collect [--samples 600] [--seed 0]
     python benchmarks/train_cost_residual.py train [--write] [--only compiled|rtl]
     python benchmarks/train_cost_residual.py --smoke       (6 small kernels, a short fit, no --write)
+    python benchmarks/train_cost_residual.py unseen [--samples 100] [--seed 2027]
+        (the shipped "compiled" residual on kernels of GEMM shapes it was never fitted on)
     python benchmarks/train_cost_residual.py combined [--cache out/rtl_cycle_model.*.csv] [--write] [--smoke]
 
 `combined` trains the "combined" residual: RTL cycles / the cycle model's cycles of the program DOSA
@@ -93,6 +95,66 @@ def random_case(rnd, max_commands):
         if schedule_problems(schedule, cfg, out_int8):
             continue
         return M, N, K, schedule, cfg, out_int8
+
+
+# The collections the shipped "compiled" weights were fitted on (baco/data/README.md): (seed, samples),
+# drawn with max_commands 6000. random_case is deterministic in its seed, so their shapes are known
+# without timing them again.
+SHIPPED_COMPILED_COLLECTIONS = ((7, 700), (8, 350))
+
+
+def shipped_compiled_shapes(max_commands=6000) -> set:
+    """The (M, N, K) of every kernel the shipped "compiled" residual was fitted on."""
+    shapes = set()
+    for seed, samples in SHIPPED_COMPILED_COLLECTIONS:
+        rnd = random.Random(seed)
+        for _ in range(samples):
+            shapes.add(random_case(rnd, max_commands)[:3])
+    return shapes
+
+
+def in_compiled_domain(rows):
+    """[B] bool: rows where costmodel.compiled_cycles applies the residual (residual.COMPILED_*)."""
+    return torch.tensor([int(r["dim"]) <= residual.COMPILED_MAX_DIM and int(r["K"]) >= residual.COMPILED_MIN_K
+                         and max(int(r["M"]), int(r["N"]), int(r["K"])) <= residual.COMPILED_MAX_SIZE
+                         for r in rows])
+
+
+def unseen_compiled(samples, seed, path, max_commands=3000) -> int:
+    """Score the shipped "compiled" residual on layers it never saw: fresh kernels (drawn with `seed`)
+    whose GEMM shape (M, N, K) is none of its training kernels', timed by the cycle model; the
+    analytical program model alone and with the residual, on all of them and on the domain where the
+    product applies the residual."""
+    seen = shipped_compiled_shapes()
+    rnd = random.Random(seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows, t0 = [], time.perf_counter()
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, COMPILED_FIELDS)
+        w.writeheader()
+        while len(rows) < samples:
+            M, N, K, s, cfg, out_int8 = random_case(rnd, max_commands)
+            if (M, N, K) in seen:
+                continue
+            cycles, commands = kernel_cycles(M, N, K, s, cfg, out_int8)
+            rows.append(dict(M=M, N=N, K=K, block_m=s.block_m, block_n=s.block_n, block_k=s.block_k,
+                             dataflow=s.dataflow, double_buffer=int(s.double_buffer), out_int8=int(out_int8),
+                             dim=cfg.dim, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, cycles=cycles, commands=commands))
+            w.writerow(rows[-1])
+            f.flush()
+    x, base, y = compiled_tensors(rows)
+    inside = in_compiled_domain(rows)
+    with torch.no_grad():
+        learned = base + residual.load("compiled")(x)
+    print(f"{len(rows)} kernels of shapes the shipped compiled residual never saw ({len(seen)} training shapes), "
+          f"timed in {time.perf_counter() - t0:.0f} s -> {path}")
+    for name, sel in (("all", torch.ones(len(rows), dtype=torch.bool)), ("where the product applies it", inside)):
+        if int(sel.sum()) < 3:
+            continue
+        print(f"  {name} ({int(sel.sum())} kernels)")
+        print("    analytical program model  ", fmt(scores(base[sel], y[sel])))
+        print("    + learned residual        ", fmt(scores(learned[sel], y[sel])))
+    return 0
 
 
 def collect(samples, seed, path, max_commands=6000):
@@ -203,6 +265,45 @@ def fit_combined(x, y, *, epochs, hidden=COMBINED_HIDDEN, weight_decay=COMBINED_
     return residual.Ensemble(members)
 
 
+RTL_LAYER_FIELDS = ("R", "S", "P", "Q", "C", "K", "N", "Hstride", "Wstride")
+LAYER_FOLDS = 5
+
+
+def rtl_layer_key(row) -> tuple:
+    """The layer of an RTL row (rows of one layer differ in mapping only)."""
+    return tuple(int(row[f"prob.{f}"]) for f in RTL_LAYER_FIELDS)
+
+
+def out_of_fold(x, target, folds, fit_fn):
+    """Each row's prediction by the model fit_fn(x, target) fitted on the other folds only."""
+    pred = torch.zeros_like(target)
+    for f in sorted(set(folds.tolist())):
+        held = folds == f
+        model = fit_fn(x[~held], target[~held])
+        with torch.no_grad():
+            pred[held] = model(x[held])
+    return pred
+
+
+def layer_held_out(rows, program_cycles=None, *, k=LAYER_FOLDS, rtl_epochs=400, combined_epochs=COMBINED_EPOCHS,
+                   seeds=COMBINED_SEEDS) -> tuple[dict, torch.Tensor]:
+    """({model: log cycles [rows]}, log measured cycles [rows]) of the RTL models on layers held out
+    whole: group k-fold by layer (residual.layer_folds), each learned residual refitted by its own
+    recipe on the other folds' layers and predicting the held-out fold's. program_cycles (the cycle
+    model's cycles of each row's program) adds the cycle model alone and the combined model."""
+    folds = torch.tensor(residual.layer_folds([rtl_layer_key(r) for r in rows], k))
+    x, base, y = rtl_tensors(rows)
+    out = {"Timeloop-matched": base,
+           "Timeloop-matched x rtl residual": base + out_of_fold(
+               x, y - base, folds, lambda a, b: residual.fit(a, b, epochs=rtl_epochs, weight_decay=1e-2))}
+    if program_cycles is not None:
+        xc, bc, _ = combined_tensors(rows, program_cycles)
+        out["cycle model (DOSA's program)"] = bc
+        out["combined (program x residual)"] = bc + out_of_fold(
+            xc, y - bc, folds, lambda a, b: fit_combined(a, b, epochs=combined_epochs, seeds=seeds))
+    return out, y
+
+
 def train_compiled(rows, epochs) -> dict:
     """The "compiled" residual's weights, fitted on four kernels in five (every fifth one is held out
     and scored)."""
@@ -264,7 +365,7 @@ def fmt(s):
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("command", nargs="?", choices=["collect", "train", "combined"], default="train")
+    p.add_argument("command", nargs="?", choices=["collect", "train", "combined", "unseen"], default="train")
     p.add_argument("--samples", type=int, default=700, help="compiled kernels to time (collect)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-commands", type=int, default=6000, help="longest program to draw (collect)")
@@ -293,6 +394,8 @@ def main(argv=None) -> int:
     if args.command == "collect":
         collect(args.samples, args.seed, args.data[0], args.max_commands)
         return 0
+    if args.command == "unseen":
+        return unseen_compiled(args.samples, args.seed, OUT / f"unseen.{args.seed}.csv", min(args.max_commands, 3000))
     weights = {}
     if args.only != "rtl":
         weights["compiled"] = train_compiled([r for path in args.data for r in read_rows(path)], args.epochs[0])

@@ -123,3 +123,32 @@ def test_combined_training_smoke(capsys):
     """train_cost_residual.py combined --smoke times a few rows itself and fits (no --write)."""
     assert _script().main(["combined", "--smoke"]) == 0
     assert "combined residual" in capsys.readouterr().out
+
+
+def test_layer_folds_hold_each_layer_out_whole():
+    keys = [("a",)] * 7 + [("b",)] * 3 + [("c",)] * 5 + [("d",)] * 2 + [("e",)] * 6 + [("f",)] * 4
+    folds = residual.layer_folds(keys, k=3, seed=1)
+    assert len(folds) == len(keys) and set(folds) == {0, 1, 2}
+    for key in set(keys):       # every row of a layer in one fold: a fold's model never saw its layers
+        assert len({f for f, k in zip(folds, keys) if k == key}) == 1
+    sizes = sorted(folds.count(f) for f in range(3))
+    assert sizes[-1] - sizes[0] <= 7            # dealt to the smallest fold: no fold empty or holding all
+    assert folds == residual.layer_folds(keys, k=3, seed=1)
+    with pytest.raises(ValueError, match="cannot fill"):
+        residual.layer_folds([("a",)] * 4, k=2)
+
+
+def test_layer_held_out_refits_without_the_folds_layers():
+    """train_cost_residual.out_of_fold: a row's prediction comes from a model that never saw its fold."""
+    script = _script()
+    x = torch.arange(12, dtype=torch.float64).reshape(12, 1)
+    folds = torch.tensor([0, 0, 1, 1, 2, 2] * 2)
+    seen = []
+
+    def fit_fn(a, b):
+        seen.append(set(a[:, 0].tolist()))
+        return lambda z: torch.full((z.shape[0],), float(len(seen)), dtype=torch.float64)
+    pred = script.out_of_fold(x, x[:, 0], folds, fit_fn)
+    for f in range(3):
+        held = set(x[folds == f, 0].tolist())
+        assert not (held & seen[f]) and (pred[folds == f] == f + 1).all()
