@@ -9,7 +9,7 @@ import torch
 
 import baco
 from baco.errors import CompilationError
-from baco.model.compile import quantization_error
+from baco.model.compile import quantization_error, tensor_errors
 from baco.model.quantize import calibration_inputs
 from baco.model.zoo import MLP1, mlp, seeded_inputs, small_cnn, torchvision_model, with_bn_statistics
 
@@ -34,6 +34,8 @@ def test_mlp_bit_exact_and_close_to_float():
     assert_bit_exact(compiled, seeded_inputs((8, 784)))
     err = quantization_error(model, compiled, seeded_inputs((8, 784), 4, seed=7))
     assert err["cosine"] > 0.99 and err["top1_agreement"] >= 0.9, err
+    per_op = tensor_errors(compiled, x)
+    assert [kind for kind, _, _ in per_op] == ["linear"] * 3 and all(c > 0.99 for _, _, c in per_op), per_op
 
 
 def test_mlp_one_elf_on_the_iss(tmp_path):
