@@ -196,8 +196,9 @@ def test_mobilenet_bit_exact(name):
 
 class Zoo(nn.Module):
     """One of each remaining operator: strided/dilated/grouped/depthwise convs, activation tables,
-    a standalone max-pool, squeeze-excite, average pool, concatenation of two scales, a flatten
-    of an image that is not 1x1 (a permute to torch's order), dropout, a spatial mean, an add of two linears."""
+    standalone max-pools (one in ceil_mode), squeeze-excite, an average pool in ceil_mode,
+    concatenation of two scales, a flatten of an image that is not 1x1 (a permute to torch's
+    order), dropout, a spatial mean, an add of two linears."""
 
     def __init__(self):
         super().__init__()
@@ -214,7 +215,8 @@ class Zoo(nn.Module):
         y = nn.functional.relu6(self.grouped(x))
         y = torch.sigmoid(self.dw(y))
         y = y * nn.functional.hardsigmoid(nn.functional.adaptive_avg_pool2d(y, 1))
-        z = nn.functional.avg_pool2d(y, 2, count_include_pad=False)
+        z = nn.functional.avg_pool2d(y, 2, ceil_mode=True, count_include_pad=False)      # 5x5 -> 3x3
+        z = nn.functional.max_pool2d(z, 2, ceil_mode=True)                               # 3x3 -> 2x2
         z = torch.cat([z, nn.functional.silu(z)], dim=1)
         return self.fc(self.drop(torch.flatten(z, 1))) + self.head(z.mean((2, 3)))
 

@@ -327,19 +327,18 @@ class _Walker:
             x.torch_shape, x.shape = tuple(out), nhwc(out)
             self.retarget(node, x)
             return
-        if dilation != (1, 1) or ceil_mode:
-            raise unsupported(node, "max_pool2d with dilation or ceil_mode has no operator")
         x = self.as_layout(node, x, "NHWC")
-        self.emit(node, "max_pool", [x], dict(kernel=kernel, stride=stride, padding=padding))
+        self.emit(node, "max_pool", [x], dict(kernel=kernel, stride=stride, padding=padding, dilation=dilation,
+                                              ceil_mode=ceil_mode))
 
     def op_avg_pool2d(self, node):
         x = self.as_layout(node, self.act(node, node.args[0]), "NHWC")
         a = list(node.args) + [None] * (7 - len(node.args))
         kernel = pair(a[1])
-        if a[4] or a[6] is not None:
-            raise unsupported(node, "avg_pool2d with ceil_mode or divisor_override has no operator")
+        if a[6] is not None:
+            raise unsupported(node, "avg_pool2d with divisor_override has no operator")
         self.emit(node, "avg_pool", [x], dict(kernel=kernel, stride=pair(a[2]) if a[2] else kernel,
-                                              padding=pair(a[3] or 0),
+                                              padding=pair(a[3] or 0), ceil_mode=bool(a[4]),
                                               count_include_pad=True if a[5] is None else bool(a[5])))
 
     def op_adaptive_avg_pool2d(self, node):

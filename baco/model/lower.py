@@ -239,9 +239,9 @@ class _Lowering:
         x, q = xs[0], op.q
         out_shape = tuple(self.graph.tensors[op.output].shape)
         if op.kind == "max_pool":
-            kernel = cpu_ops.max_pool2d(x.shape, q["kernel"], q["stride"], q["padding"])
+            kernel = cpu_ops.max_pool2d(x.shape, q["kernel"], q["stride"], q["padding"], q["dilation"], q["ceil_mode"])
         elif op.kind == "avg_pool":
-            kernel = cpu_ops.avg_pool2d(x.shape, q["kernel"], q["stride"], q["padding"],
+            kernel = cpu_ops.avg_pool2d(x.shape, q["kernel"], q["stride"], q["padding"], q["ceil_mode"],
                                         count_include_pad=q["count_include_pad"], in_scale=q["in_scale"],
                                         out_scale=q["out_scale"])
         elif op.kind == "adaptive_avg_pool":

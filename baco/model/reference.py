@@ -32,17 +32,26 @@ def exact_matmul(a, b):
     return np.rint(np.asarray(a, dtype=np.float64) @ np.asarray(b, dtype=np.float64)).astype(np.int64)
 
 
-def padded(x, ph, pw, value=0):
-    return np.pad(x, ((0, 0), (ph, ph), (pw, pw), (0, 0)), constant_values=value)
+def pooled_size(size, k, stride, padding, dilation, ceil_mode=False):
+    """torch's output size along one axis; with ceil_mode the last window may overhang the input
+    but starts inside it or its left padding."""
+    span = size + 2 * padding - dilation * (k - 1) - 1
+    out = -(-span // stride) + 1 if ceil_mode else span // stride + 1
+    return out - 1 if ceil_mode and (out - 1) * stride >= size + padding else out
 
 
-def windows(x, kernel, stride, padding, dilation, value=0):
-    """Per filter tap (r, s): the (N, P, Q, C) input pixels it multiplies (NHWC x)."""
+def windows(x, kernel, stride, padding, dilation, value=0, ceil_mode=False):
+    """Per filter tap (r, s): the (N, P, Q, C) input pixels it multiplies (NHWC x), `value` in the
+    padding; a ceil_mode window's overhang past the padding holds 0 (sums) or, for maxima, the
+    padding value too (the window always holds a pixel of the image)."""
     N, H, W, C = x.shape
     (R, S), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
-    P = (H + 2 * ph - dh * (R - 1) - 1) // sh + 1
-    Q = (W + 2 * pw - dw * (S - 1) - 1) // sw + 1
-    xp = padded(x, ph, pw, value)
+    P = pooled_size(H, R, sh, ph, dh, ceil_mode)
+    Q = pooled_size(W, S, sw, pw, dw, ceil_mode)
+    xp = np.pad(x, ((0, 0), (ph, ph), (pw, pw), (0, 0)), constant_values=value)
+    extra_h = max(0, (P - 1) * sh + dh * (R - 1) + 1 - xp.shape[1])
+    extra_w = max(0, (Q - 1) * sw + dw * (S - 1) + 1 - xp.shape[2])
+    xp = np.pad(xp, ((0, 0), (0, extra_h), (0, extra_w), (0, 0)), constant_values=value if value < 0 else 0)
     for r in range(R):
         for s in range(S):
             yield r, s, xp[:, r * dh: r * dh + (P - 1) * sh + 1: sh, s * dw: s * dw + (Q - 1) * sw + 1: sw, :]
@@ -81,11 +90,11 @@ def depthwise(x, q):
     return requantize(acc, q["scale"], q["relu"])
 
 
-def max_pool(x, kernel, stride, padding, pad_value=-128):
+def max_pool(x, kernel, stride, padding, pad_value=-128, dilation=(1, 1), ceil_mode=False):
     """Max over each window of an NHWC int8 image; padding holds `pad_value` (-128: only the
     image's own pixels count)."""
     out = None
-    for _, _, tap in windows(x, kernel, stride, padding, (1, 1), pad_value):
+    for _, _, tap in windows(x, kernel, stride, padding, dilation, pad_value, ceil_mode):
         out = tap if out is None else np.maximum(out, tap)
     return out
 
@@ -125,14 +134,13 @@ def average(sums, counts, q):
 
 
 def avg_pool(x, q):
-    """torch's avg_pool2d (floor mode): int32 window sums (zeros outside), divided by kh*kw, or with
-    count_include_pad=False by the window's pixels inside the image."""
-    sums = sum(tap.astype(np.int64) for _, _, tap in windows(x, q["kernel"], q["stride"], q["padding"], (1, 1)))
-    if q["count_include_pad"]:
-        counts = q["kernel"][0] * q["kernel"][1]
-    else:
-        ones = np.ones((1, *x.shape[1:3], 1), dtype=np.int64)
-        counts = sum(tap for _, _, tap in windows(ones, q["kernel"], q["stride"], q["padding"], (1, 1)))
+    """torch's avg_pool2d: int32 window sums (zeros outside), divided by the window's positions
+    inside the padded image (count_include_pad; a ceil_mode overhang does not count) or inside the
+    image itself."""
+    geometry = (q["kernel"], q["stride"], q["padding"], (1, 1))
+    sums = sum(tap.astype(np.int64) for _, _, tap in windows(x, *geometry, 0, q["ceil_mode"]))
+    ones = np.ones((1, *x.shape[1:3], 1), dtype=np.int64)
+    counts = sum(tap for _, _, tap in windows(ones, *geometry, int(q["count_include_pad"]), q["ceil_mode"]))
     return average(sums, counts, q)
 
 
@@ -161,7 +169,8 @@ def cat(*parts, q):
 
 
 OPS = {"conv": conv, "depthwise": depthwise, "linear": linear, "lut": lut,
-       "max_pool": lambda x, q: max_pool(x, q["kernel"], q["stride"], q["padding"]),
+       "max_pool": lambda x, q: max_pool(x, q["kernel"], q["stride"], q["padding"], dilation=q["dilation"],
+                                         ceil_mode=q["ceil_mode"]),
        "reshape": lambda x, q: x.reshape(q["shape"]),
        "permute": lambda x, q: np.ascontiguousarray(x.transpose(q["perm"])),
        "avg_pool": avg_pool, "adaptive_avg_pool": adaptive_avg_pool}
