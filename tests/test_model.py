@@ -255,6 +255,32 @@ def test_bmm_of_two_activations():
     assert_bit_exact(compiled, seeded_inputs((3, 17, 24)))
 
 
+class Attention(nn.Module):
+    """One attention head with layernorm, softmax and a GELU feed-forward."""
+
+    def __init__(self, d=24):
+        super().__init__()
+        self.norm = nn.LayerNorm(d)
+        self.q, self.k, self.v, self.ff = nn.Linear(d, d), nn.Linear(d, d), nn.Linear(d, d), nn.Linear(d, d)
+
+    def forward(self, x):
+        h = self.norm(x)
+        scores = torch.softmax(torch.bmm(self.q(h), self.k(h).permute(0, 2, 1)) * 0.2, dim=-1)
+        return x + nn.functional.gelu(self.ff(torch.bmm(scores, self.v(h))))
+
+
+def test_attention_layernorm_softmax_gelu():
+    torch.manual_seed(0)
+    model = Attention().eval()
+    model.norm.weight.data.uniform_(0.5, 1.5)
+    model.norm.bias.data.uniform_(-0.2, 0.2)
+    x = torch.randn(2, 17, 24)
+    compiled = baco.compile_model(model, x, calibrate=3)
+    kinds = [op.kind for op in compiled.graph.ops]
+    assert {"layernorm", "softmax", "lut", "matmul", "add"} <= set(kinds), kinds
+    assert_bit_exact(compiled, seeded_inputs((2, 17, 24)))
+
+
 def test_unsupported_op_names_the_op_and_the_line():
     class Elu(nn.Module):
         def forward(self, x):

@@ -14,6 +14,8 @@ requantisation = round half to even, saturate) and restated here.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -163,6 +165,34 @@ def mul_channel(x, s, q):
     return requant_float(p.astype(np.float32) * m)
 
 
+def softmax(x, q):
+    """Per row: m = max; e_j = T[m - x_j] with T[d] = float32(exp(-d in_scale)); s = the float32 sum
+    of e_j in order; r = float32(1 / out_scale) / s; out_j = requant(e_j r)."""
+    table = np.array([math.exp(-d * q["in_scale"]) for d in range(256)], dtype=np.float32)
+    rows = x.reshape(-1, x.shape[-1]).astype(np.int64)
+    e = table[rows.max(axis=1, keepdims=True) - rows]
+    s = np.add.accumulate(e, axis=1, dtype=np.float32)[:, -1:]
+    r = np.float32(1.0 / q["out_scale"]) / s
+    return requant_float(e * r).reshape(x.shape)
+
+
+def layernorm(x, q):
+    """Per row of C values: s1 = sum x, s2 = sum x^2 (integers); mean = float32(s1) / float32(C);
+    var = float32(C s2 - s1^2) / float32(C^2); rstd = 1 / sqrt(var + float32(eps / in_scale^2));
+    out = requant(((float32(x) - mean) rstd) float32(gamma / out_scale) + float32(beta / out_scale)),
+    every operation in float32."""
+    f32 = np.float32
+    rows = x.reshape(-1, x.shape[-1]).astype(np.int64)
+    C = rows.shape[1]
+    s1, s2 = rows.sum(axis=1, keepdims=True), (rows * rows).sum(axis=1, keepdims=True)
+    mean = s1.astype(f32) / f32(C)
+    var = (C * s2 - s1 * s1).astype(f32) / f32(C * C)
+    rstd = f32(1.0) / np.sqrt(var + f32(q["eps"] / (q["in_scale"] * q["in_scale"])))
+    g = (q["gamma"] / q["out_scale"]).astype(f32)
+    b = (q["beta"] / q["out_scale"]).astype(f32)
+    return requant_float(((rows.astype(f32) - mean) * rstd) * g + b).reshape(x.shape)
+
+
 def cat(*parts, q):
     parts = [p if t is None else t[p.astype(np.int64) + 128] for p, t in zip(parts, q["tables"])]
     return np.concatenate(parts, axis=q["axis"])
@@ -172,8 +202,9 @@ OPS = {"conv": conv, "depthwise": depthwise, "linear": linear, "lut": lut,
        "max_pool": lambda x, q: max_pool(x, q["kernel"], q["stride"], q["padding"], dilation=q["dilation"],
                                          ceil_mode=q["ceil_mode"]),
        "reshape": lambda x, q: x.reshape(q["shape"]),
+       "mul_scalar": lambda x, q: x,          # the same int8 values at a multiple of the scale
        "permute": lambda x, q: np.ascontiguousarray(x.transpose(q["perm"])),
-       "avg_pool": avg_pool, "adaptive_avg_pool": adaptive_avg_pool}
+       "avg_pool": avg_pool, "adaptive_avg_pool": adaptive_avg_pool, "softmax": softmax, "layernorm": layernorm}
 BINARY = {"add": add, "matmul": matmul, "mul_channel": mul_channel}
 
 
