@@ -9,7 +9,7 @@ import torch
 
 import baco
 from baco.errors import CompilationError
-from baco.model.compile import quantization_error
+from baco.model.compile import quantization_error, tensor_errors
 from baco.model.quantize import calibration_inputs
 from baco.model.zoo import MLP1, mlp, seeded_inputs, small_cnn, torchvision_model, with_bn_statistics
 
@@ -34,6 +34,8 @@ def test_mlp_bit_exact_and_close_to_float():
     assert_bit_exact(compiled, seeded_inputs((8, 784)))
     err = quantization_error(model, compiled, seeded_inputs((8, 784), 4, seed=7))
     assert err["cosine"] > 0.99 and err["top1_agreement"] >= 0.9, err
+    per_op = tensor_errors(compiled, x)
+    assert [kind for kind, _, _ in per_op] == ["linear"] * 3 and all(c > 0.99 for _, _, c in per_op), per_op
 
 
 def test_mlp_one_elf_on_the_iss(tmp_path):
@@ -194,8 +196,9 @@ def test_mobilenet_bit_exact(name):
 
 class Zoo(nn.Module):
     """One of each remaining operator: strided/dilated/grouped/depthwise convs, activation tables,
-    a standalone max-pool, squeeze-excite, average pool, concatenation of two scales, a flatten
-    of an image that is not 1x1 (a permute to torch's order), dropout, a spatial mean, an add of two linears."""
+    standalone max-pools (one in ceil_mode), squeeze-excite, an average pool in ceil_mode,
+    concatenation of two scales, a flatten of an image that is not 1x1 (a permute to torch's
+    order), dropout, a spatial mean, an add of two linears."""
 
     def __init__(self):
         super().__init__()
@@ -212,7 +215,8 @@ class Zoo(nn.Module):
         y = nn.functional.relu6(self.grouped(x))
         y = torch.sigmoid(self.dw(y))
         y = y * nn.functional.hardsigmoid(nn.functional.adaptive_avg_pool2d(y, 1))
-        z = nn.functional.avg_pool2d(y, 2, count_include_pad=False)
+        z = nn.functional.avg_pool2d(y, 2, ceil_mode=True, count_include_pad=False)      # 5x5 -> 3x3
+        z = nn.functional.max_pool2d(z, 2, ceil_mode=True)                               # 3x3 -> 2x2
         z = torch.cat([z, nn.functional.silu(z)], dim=1)
         return self.fc(self.drop(torch.flatten(z, 1))) + self.head(z.mean((2, 3)))
 
@@ -249,6 +253,32 @@ def test_bmm_of_two_activations():
     assert [op.kind for op in compiled.graph.ops] == ["linear", "linear", "permute", "matmul"]
     assert len(compiled.lowered.steps[-1].launches) == 3        # one GEMM per batch
     assert_bit_exact(compiled, seeded_inputs((3, 17, 24)))
+
+
+class Attention(nn.Module):
+    """One attention head with layernorm, softmax and a GELU feed-forward."""
+
+    def __init__(self, d=24):
+        super().__init__()
+        self.norm = nn.LayerNorm(d)
+        self.q, self.k, self.v, self.ff = nn.Linear(d, d), nn.Linear(d, d), nn.Linear(d, d), nn.Linear(d, d)
+
+    def forward(self, x):
+        h = self.norm(x)
+        scores = torch.softmax(torch.bmm(self.q(h), self.k(h).permute(0, 2, 1)) * 0.2, dim=-1)
+        return x + nn.functional.gelu(self.ff(torch.bmm(scores, self.v(h))))
+
+
+def test_attention_layernorm_softmax_gelu():
+    torch.manual_seed(0)
+    model = Attention().eval()
+    model.norm.weight.data.uniform_(0.5, 1.5)
+    model.norm.bias.data.uniform_(-0.2, 0.2)
+    x = torch.randn(2, 17, 24)
+    compiled = baco.compile_model(model, x, calibrate=3)
+    kinds = [op.kind for op in compiled.graph.ops]
+    assert {"layernorm", "softmax", "lut", "matmul", "add"} <= set(kinds), kinds
+    assert_bit_exact(compiled, seeded_inputs((2, 17, 24)))
 
 
 def test_unsupported_op_names_the_op_and_the_line():

@@ -16,7 +16,7 @@ from baco.model import reference
 from baco.model.graph import capture
 from baco.model.link import program_of
 from baco.model.lower import GemminiStep, lower
-from baco.model.quantize import quantize, quantize_input
+from baco.model.quantize import node_values, quantize, quantize_input
 
 TARGETS = ("sim", "iss")
 
@@ -158,6 +158,27 @@ class CompiledModel:
         return info
 
 
+def cosine(a, b) -> float:
+    a, b = np.asarray(a, dtype=np.float64).ravel(), np.asarray(b, dtype=np.float64).ravel()
+    return float(a @ b / max(np.linalg.norm(a) * np.linalg.norm(b), 1e-30))
+
+
+def tensor_errors(compiled: CompiledModel, x) -> list:
+    """Where quantisation loses accuracy: per op in program order, (kind, source, cosine similarity
+    of its dequantised int8 output (the reference's) with the float model's value there)."""
+    graph = compiled.graph
+    values = compiled.reference(x, all_tensors=True)
+    floats = node_values(compiled.exported, [x], {graph.tensors[op.output].node for op in graph.ops})
+    rows = []
+    for op in graph.ops:
+        t = graph.tensors[op.output]
+        f = floats[t.node][0].float().numpy()
+        if t.layout == "NHWC" and f.ndim == 4:
+            f = f.transpose(0, 2, 3, 1)
+        rows.append((op.kind, op.source, cosine(f.reshape(t.shape), values[op.output].astype(np.float64) * t.scale)))
+    return rows
+
+
 def quantization_error(model, compiled: CompiledModel, inputs) -> dict:
     """The quantised program's logits (the reference's: the program is bit-exact to it) against the
     float model's over `inputs`: mean cosine similarity and top-1 agreement (last dimension)."""
@@ -167,9 +188,7 @@ def quantization_error(model, compiled: CompiledModel, inputs) -> dict:
         with torch.no_grad():
             f = model(x).float().reshape(x.shape[0], -1).numpy()
         q = compiled.dequantize(compiled.reference(x)).reshape(x.shape[0], -1)
-        num = (f * q).sum(1)
-        den = np.linalg.norm(f, axis=1) * np.linalg.norm(q, axis=1)
-        cos += list(num / np.maximum(den, 1e-30))
+        cos += [cosine(fi, qi) for fi, qi in zip(f, q)]
         agree += list(f.argmax(1) == q.argmax(1))
     return dict(cosine=float(np.mean(cos)), top1_agreement=float(np.mean(agree)), samples=len(cos))
 
@@ -187,4 +206,4 @@ def compile_model(model, example_input, design=None, calibrate=8, target="sim", 
     return CompiledModel(graph, ep, lower(graph, design), target)
 
 
-__all__ = ["compile_model", "CompiledModel", "LayerInfo", "quantization_error"]
+__all__ = ["compile_model", "CompiledModel", "LayerInfo", "quantization_error", "tensor_errors"]

@@ -327,24 +327,43 @@ class _Walker:
             x.torch_shape, x.shape = tuple(out), nhwc(out)
             self.retarget(node, x)
             return
-        if dilation != (1, 1) or ceil_mode:
-            raise unsupported(node, "max_pool2d with dilation or ceil_mode has no operator")
         x = self.as_layout(node, x, "NHWC")
-        self.emit(node, "max_pool", [x], dict(kernel=kernel, stride=stride, padding=padding))
+        self.emit(node, "max_pool", [x], dict(kernel=kernel, stride=stride, padding=padding, dilation=dilation,
+                                              ceil_mode=ceil_mode))
 
     def op_avg_pool2d(self, node):
         x = self.as_layout(node, self.act(node, node.args[0]), "NHWC")
         a = list(node.args) + [None] * (7 - len(node.args))
         kernel = pair(a[1])
-        if a[4] or a[6] is not None:
-            raise unsupported(node, "avg_pool2d with ceil_mode or divisor_override has no operator")
+        if a[6] is not None:
+            raise unsupported(node, "avg_pool2d with divisor_override has no operator")
         self.emit(node, "avg_pool", [x], dict(kernel=kernel, stride=pair(a[2]) if a[2] else kernel,
-                                              padding=pair(a[3] or 0),
+                                              padding=pair(a[3] or 0), ceil_mode=bool(a[4]),
                                               count_include_pad=True if a[5] is None else bool(a[5])))
 
     def op_adaptive_avg_pool2d(self, node):
         x = self.as_layout(node, self.act(node, node.args[0]), "NHWC")
         self.emit(node, "adaptive_avg_pool", [x], dict(output_size=tuple(node.meta["val"].shape[2:])))
+
+    def op_softmax(self, node):
+        x = self.act(node, node.args[0])
+        dim = int(node.args[1]) % len(x.torch_shape)
+        if dim != len(x.torch_shape) - 1:
+            raise unsupported(node, "softmax is supported over the last dim")
+        x = self.as_layout(node, x, "torch")
+        self.emit(node, "softmax", [x], {}, layout="torch")
+
+    def op_layer_norm(self, node):
+        x = self.as_layout(node, self.act(node, node.args[0]), "torch")
+        a = list(node.args) + [None] * (5 - len(node.args))
+        cols = x.torch_shape[-1]
+        if tuple(a[1]) != (cols,):
+            raise unsupported(node, f"layer_norm over {tuple(a[1])}: only the last dim ({cols}) is supported")
+        torch = self.torch
+        gamma = self.const(node, a[2]).float() if a[2] is not None else torch.ones(cols)
+        beta = self.const(node, a[3]).float() if a[3] is not None else torch.zeros(cols)
+        self.emit(node, "layernorm", [x], dict(gamma=gamma, beta=beta, eps=float(a[4] if a[4] is not None else 1e-5)),
+                  layout="torch")
 
     def op_mean(self, node):
         """The mean over H and W of an image: a global average pool (then a view without keepdim)."""
@@ -395,7 +414,22 @@ class _Walker:
         b = self.as_layout(node, b, a.layout)
         self.emit(node, "add", [a, b], dict(relu=False), layout=a.layout)
 
+    def scalar_multiple(self, node, factor):
+        """x * factor for a positive number: the same int8 values read at factor times the scale."""
+        if factor <= 0:
+            raise unsupported(node, f"multiplying by {factor}: only positive constant factors are supported")
+        x = self.act(node, node.args[0])
+        self.emit(node, "mul_scalar", [x], dict(factor=float(factor)), layout=x.layout)
+
+    def op_div(self, node):
+        if not (self.is_act(node.args[0]) and isinstance(node.args[1], (int, float))) or node.kwargs:
+            raise unsupported(node, "div is supported of an activation by a positive number")
+        self.scalar_multiple(node, 1.0 / node.args[1])
+
     def op_mul(self, node):
+        if self.is_act(node.args[0]) and isinstance(node.args[1], (int, float)):
+            self.scalar_multiple(node, node.args[1])
+            return
         if not (self.is_act(node.args[0]) and len(node.args) > 1 and self.is_act(node.args[1])):
             raise unsupported(node, "mul is supported as a squeeze-excite scaling of two activations")
         x, s = (self.act(node, v) for v in node.args[:2])

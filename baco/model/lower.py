@@ -40,7 +40,7 @@ from baco.model.graph import Graph, Op
 from baco.tuner.workloads import Layer, gemm
 
 GEMMINI_OPS = ("conv", "depthwise", "linear", "matmul", "add")
-VIEW_OPS = ("reshape",)
+VIEW_OPS = ("reshape", "mul_scalar")      # the output is the input's buffer (viewed)
 
 
 @dataclass
@@ -239,9 +239,9 @@ class _Lowering:
         x, q = xs[0], op.q
         out_shape = tuple(self.graph.tensors[op.output].shape)
         if op.kind == "max_pool":
-            kernel = cpu_ops.max_pool2d(x.shape, q["kernel"], q["stride"], q["padding"])
+            kernel = cpu_ops.max_pool2d(x.shape, q["kernel"], q["stride"], q["padding"], q["dilation"], q["ceil_mode"])
         elif op.kind == "avg_pool":
-            kernel = cpu_ops.avg_pool2d(x.shape, q["kernel"], q["stride"], q["padding"],
+            kernel = cpu_ops.avg_pool2d(x.shape, q["kernel"], q["stride"], q["padding"], q["ceil_mode"],
                                         count_include_pad=q["count_include_pad"], in_scale=q["in_scale"],
                                         out_scale=q["out_scale"])
         elif op.kind == "adaptive_avg_pool":
@@ -254,6 +254,11 @@ class _Lowering:
             xs = [x, xs[1].reshape(x.shape[0], x.shape[3])]
         elif op.kind == "permute":
             kernel = cpu_ops.permute(x.shape, q["perm"])
+        elif op.kind == "softmax":
+            kernel = cpu_ops.softmax(x.shape, in_scale=q["in_scale"], out_scale=q["out_scale"])
+        elif op.kind == "layernorm":
+            kernel = cpu_ops.layernorm(x.shape, q["gamma"], q["beta"], eps=q["eps"], in_scale=q["in_scale"],
+                                       out_scale=q["out_scale"])
         elif op.kind == "cat":
             return self.lower_cat(op, xs)
         else:

@@ -4,7 +4,8 @@
     calibrated by torch's own observers (MinMaxObserver or HistogramObserver, qint8,
     per_tensor_symmetric) on the exported model's float values at each tensor's node over the
     calibration inputs. Tensors an operator cannot rescale keep their input's scale (reshape,
-    permute, max-pool); a relu6 output takes 6/127 when its calibrated range reaches 6 (then
+    permute, max-pool; a multiple by a positive constant reads them at that multiple of the
+    scale); a relu6 output takes 6/127 when its calibrated range reaches 6 (then
     saturation is the clamp at 6; baco.model.graph).
   * Weights (BatchNorm already folded): symmetric per-tensor int8, quantised by
     torch.quantize_per_tensor with a MinMaxObserver's scale s_w.
@@ -154,6 +155,8 @@ def calibrate_scales(graph: Graph, ep, inputs, kind: str = "minmax"):
     for op in graph.ops:                   # in order, so chains of them share one scale
         if op.kind in SAME_SCALE or (op.kind == "lut" and op.attrs["fn"] == "relu"):
             graph.tensors[op.output].scale = graph.tensors[op.inputs[0]].scale
+        elif op.kind == "mul_scalar":      # the same int8 values, read at a multiple of the scale
+            graph.tensors[op.output].scale = graph.tensors[op.inputs[0]].scale * op.attrs["factor"]
 
 
 def quantize_op(graph: Graph, op):
@@ -182,6 +185,11 @@ def quantize_op(graph: Graph, op):
         op.q = dict(table=lut_table(a["fn"], s_in[0], s_out, a))
     elif op.kind in ("avg_pool", "adaptive_avg_pool"):
         op.q = dict(a, in_scale=s_in[0], out_scale=s_out)
+    elif op.kind == "softmax":
+        op.q = dict(in_scale=s_in[0], out_scale=s_out)
+    elif op.kind == "layernorm":
+        op.q = dict(gamma=a["gamma"].double().numpy(), beta=a["beta"].double().numpy(), eps=a["eps"],
+                    in_scale=s_in[0], out_scale=s_out)
     elif op.kind == "mul_channel":
         op.q = dict(x_scale=s_in[0], s_scale=s_in[1], out_scale=s_out)
     elif op.kind == "cat":

@@ -14,6 +14,8 @@ requantisation = round half to even, saturate) and restated here.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -32,17 +34,26 @@ def exact_matmul(a, b):
     return np.rint(np.asarray(a, dtype=np.float64) @ np.asarray(b, dtype=np.float64)).astype(np.int64)
 
 
-def padded(x, ph, pw, value=0):
-    return np.pad(x, ((0, 0), (ph, ph), (pw, pw), (0, 0)), constant_values=value)
+def pooled_size(size, k, stride, padding, dilation, ceil_mode=False):
+    """torch's output size along one axis; with ceil_mode the last window may overhang the input
+    but starts inside it or its left padding."""
+    span = size + 2 * padding - dilation * (k - 1) - 1
+    out = -(-span // stride) + 1 if ceil_mode else span // stride + 1
+    return out - 1 if ceil_mode and (out - 1) * stride >= size + padding else out
 
 
-def windows(x, kernel, stride, padding, dilation, value=0):
-    """Per filter tap (r, s): the (N, P, Q, C) input pixels it multiplies (NHWC x)."""
+def windows(x, kernel, stride, padding, dilation, value=0, ceil_mode=False):
+    """Per filter tap (r, s): the (N, P, Q, C) input pixels it multiplies (NHWC x), `value` in the
+    padding; a ceil_mode window's overhang past the padding holds 0 (sums) or, for maxima, the
+    padding value too (the window always holds a pixel of the image)."""
     N, H, W, C = x.shape
     (R, S), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
-    P = (H + 2 * ph - dh * (R - 1) - 1) // sh + 1
-    Q = (W + 2 * pw - dw * (S - 1) - 1) // sw + 1
-    xp = padded(x, ph, pw, value)
+    P = pooled_size(H, R, sh, ph, dh, ceil_mode)
+    Q = pooled_size(W, S, sw, pw, dw, ceil_mode)
+    xp = np.pad(x, ((0, 0), (ph, ph), (pw, pw), (0, 0)), constant_values=value)
+    extra_h = max(0, (P - 1) * sh + dh * (R - 1) + 1 - xp.shape[1])
+    extra_w = max(0, (Q - 1) * sw + dw * (S - 1) + 1 - xp.shape[2])
+    xp = np.pad(xp, ((0, 0), (0, extra_h), (0, extra_w), (0, 0)), constant_values=value if value < 0 else 0)
     for r in range(R):
         for s in range(S):
             yield r, s, xp[:, r * dh: r * dh + (P - 1) * sh + 1: sh, s * dw: s * dw + (Q - 1) * sw + 1: sw, :]
@@ -81,11 +92,11 @@ def depthwise(x, q):
     return requantize(acc, q["scale"], q["relu"])
 
 
-def max_pool(x, kernel, stride, padding, pad_value=-128):
+def max_pool(x, kernel, stride, padding, pad_value=-128, dilation=(1, 1), ceil_mode=False):
     """Max over each window of an NHWC int8 image; padding holds `pad_value` (-128: only the
     image's own pixels count)."""
     out = None
-    for _, _, tap in windows(x, kernel, stride, padding, (1, 1), pad_value):
+    for _, _, tap in windows(x, kernel, stride, padding, dilation, pad_value, ceil_mode):
         out = tap if out is None else np.maximum(out, tap)
     return out
 
@@ -125,14 +136,13 @@ def average(sums, counts, q):
 
 
 def avg_pool(x, q):
-    """torch's avg_pool2d (floor mode): int32 window sums (zeros outside), divided by kh*kw, or with
-    count_include_pad=False by the window's pixels inside the image."""
-    sums = sum(tap.astype(np.int64) for _, _, tap in windows(x, q["kernel"], q["stride"], q["padding"], (1, 1)))
-    if q["count_include_pad"]:
-        counts = q["kernel"][0] * q["kernel"][1]
-    else:
-        ones = np.ones((1, *x.shape[1:3], 1), dtype=np.int64)
-        counts = sum(tap for _, _, tap in windows(ones, q["kernel"], q["stride"], q["padding"], (1, 1)))
+    """torch's avg_pool2d: int32 window sums (zeros outside), divided by the window's positions
+    inside the padded image (count_include_pad; a ceil_mode overhang does not count) or inside the
+    image itself."""
+    geometry = (q["kernel"], q["stride"], q["padding"], (1, 1))
+    sums = sum(tap.astype(np.int64) for _, _, tap in windows(x, *geometry, 0, q["ceil_mode"]))
+    ones = np.ones((1, *x.shape[1:3], 1), dtype=np.int64)
+    counts = sum(tap for _, _, tap in windows(ones, *geometry, int(q["count_include_pad"]), q["ceil_mode"]))
     return average(sums, counts, q)
 
 
@@ -155,16 +165,46 @@ def mul_channel(x, s, q):
     return requant_float(p.astype(np.float32) * m)
 
 
+def softmax(x, q):
+    """Per row: m = max; e_j = T[m - x_j] with T[d] = float32(exp(-d in_scale)); s = the float32 sum
+    of e_j in order; r = float32(1 / out_scale) / s; out_j = requant(e_j r)."""
+    table = np.array([math.exp(-d * q["in_scale"]) for d in range(256)], dtype=np.float32)
+    rows = x.reshape(-1, x.shape[-1]).astype(np.int64)
+    e = table[rows.max(axis=1, keepdims=True) - rows]
+    s = np.add.accumulate(e, axis=1, dtype=np.float32)[:, -1:]
+    r = np.float32(1.0 / q["out_scale"]) / s
+    return requant_float(e * r).reshape(x.shape)
+
+
+def layernorm(x, q):
+    """Per row of C values: s1 = sum x, s2 = sum x^2 (integers); mean = float32(s1) / float32(C);
+    var = float32(C s2 - s1^2) / float32(C^2); rstd = 1 / sqrt(var + float32(eps / in_scale^2));
+    out = requant(((float32(x) - mean) rstd) float32(gamma / out_scale) + float32(beta / out_scale)),
+    every operation in float32."""
+    f32 = np.float32
+    rows = x.reshape(-1, x.shape[-1]).astype(np.int64)
+    C = rows.shape[1]
+    s1, s2 = rows.sum(axis=1, keepdims=True), (rows * rows).sum(axis=1, keepdims=True)
+    mean = s1.astype(f32) / f32(C)
+    var = (C * s2 - s1 * s1).astype(f32) / f32(C * C)
+    rstd = f32(1.0) / np.sqrt(var + f32(q["eps"] / (q["in_scale"] * q["in_scale"])))
+    g = (q["gamma"] / q["out_scale"]).astype(f32)
+    b = (q["beta"] / q["out_scale"]).astype(f32)
+    return requant_float(((rows.astype(f32) - mean) * rstd) * g + b).reshape(x.shape)
+
+
 def cat(*parts, q):
     parts = [p if t is None else t[p.astype(np.int64) + 128] for p, t in zip(parts, q["tables"])]
     return np.concatenate(parts, axis=q["axis"])
 
 
 OPS = {"conv": conv, "depthwise": depthwise, "linear": linear, "lut": lut,
-       "max_pool": lambda x, q: max_pool(x, q["kernel"], q["stride"], q["padding"]),
+       "max_pool": lambda x, q: max_pool(x, q["kernel"], q["stride"], q["padding"], dilation=q["dilation"],
+                                         ceil_mode=q["ceil_mode"]),
        "reshape": lambda x, q: x.reshape(q["shape"]),
+       "mul_scalar": lambda x, q: x,          # the same int8 values at a multiple of the scale
        "permute": lambda x, q: np.ascontiguousarray(x.transpose(q["perm"])),
-       "avg_pool": avg_pool, "adaptive_avg_pool": adaptive_avg_pool}
+       "avg_pool": avg_pool, "adaptive_avg_pool": adaptive_avg_pool, "softmax": softmax, "layernorm": layernorm}
 BINARY = {"add": add, "matmul": matmul, "mul_channel": mul_channel}
 
 
