@@ -59,11 +59,10 @@ sys.path.insert(0, str(ROOT))
 
 from baco.frontend.autotune import Autotuner, cost_model_pruner  # noqa: E402
 from baco.gemmini.config import GemminiConfig  # noqa: E402
-from baco.gemmini.schedule import default_gemm_schedule  # noqa: E402
+from baco.gemmini.schedule import default_gemm_schedule, loop_ws_fits  # noqa: E402
 from baco.kernels.matmul import matmul_kernel  # noqa: E402
 from baco.sim.clib import time_matmul  # noqa: E402
 from baco.sim.timing import CommandStream, TimingModel  # noqa: E402
-from baco.passes import loop_ws  # noqa: E402
 
 sys.path.insert(0, str(ROOT.parent / "examples"))
 import gemv  # noqa: E402
@@ -174,7 +173,7 @@ def loop_ws_schedule(M, N, K, cfg, out_int8):
     """The default schedule with its larger M/N block halved (then block_k) until a program
     fits LOOP_WS's halves of the memories."""
     s = default_gemm_schedule(M, N, K, cfg, out_int8)
-    while not loop_ws.fits(s.block_m, s.block_n, s.block_k, cfg):
+    while not loop_ws_fits(s.block_m, s.block_n, s.block_k, cfg):
         if max(s.block_m, s.block_n) > cfg.dim:
             s = replace(s, **({"block_m": s.block_m // 2} if s.block_m >= s.block_n else {"block_n": s.block_n // 2}))
         else:

@@ -173,3 +173,42 @@ def test_unstored_accumulator_tiles_are_not_zeroed(out):
            observers=[lambda n, f, pc=None: zero_mvins.append(f) if n.startswith("mvin") and not f["dram_addr"]
                       else None])
     assert zero_mvins == []
+
+
+def test_loop_unit_half_is_the_loop_capacity():
+    """LOOP_WS's capacity rule and the loop units' halves are one definition: blocks filling a
+    half fit, one more DIM row of C or of A does not."""
+    from baco.gemmini.schedule import loop_unit_half, loop_ws_fits
+    cfg = GemminiConfig.from_capacity(16, 256, 64)
+    half = loop_unit_half(cfg)
+    assert (half.sp_rows, half.acc_rows) == (cfg.sp_rows // 2, cfg.acc_rows // 2) == (8192, 512)
+    assert loop_ws_fits(128, 64, 512, cfg)                 # C 8x4 tiles = 512 rows
+    assert not loop_ws_fits(144, 64, 16, cfg)              # C 9x4 tiles = 576 rows
+    assert loop_ws_fits(16, 16, 16 * 256, cfg) and not loop_ws_fits(16, 16, 16 * 257, cfg)   # A + B: 2 x 256 x 16 rows
+
+
+def test_estimate_uses_the_cycle_models_constants():
+    """The schedule estimate and the cycle model read the same constants (baco.gemmini)."""
+    from dataclasses import asdict
+    from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
+    from baco.sim.timing import DEFAULT_CONSTANTS as sim_constants
+    ours, sims = asdict(DEFAULT_CONSTANTS), asdict(sim_constants)
+    assert {k: sims[k] for k in ours if k in sims} == ours
+
+
+@pytest.mark.parametrize("M,N,K,dim", [(512, 512, 512, 16), (128, 256, 256, 16), (93, 116, 258, 16),
+                                       (666, 340, 19, 16), (512, 512, 512, 32), (20, 1, 179, 32)])
+def test_default_schedule_emits_loop_ws_when_its_estimate_says(M, N, K, dim):
+    """gemm_program_cycles' `loop_ws` is what the compiler does with the default schedule (the
+    loop-ws pass fires exactly when the blocks fit the halves), and at DIM 16, where the explicit
+    stream's ~12+ instructions per command outrun the array's 17-cycle computes, the default
+    schedule is a LOOP_WS program."""
+    from baco.gemmini.schedule import default_gemm_schedule, gemm_program_cycles
+    cfg = GemminiConfig.from_capacity(dim, 256, 64)
+    s = default_gemm_schedule(M, N, K, cfg)
+    est = gemm_program_cycles(M, N, K, s, cfg)
+    ck = mm.matmul_kernel.compile(*kernel_args(M, N, K, False), RELU=False, OUT_INT8=False, schedule=s, config=cfg)
+    assert ("@baco.rocc.loop_ws(" in ck.llvm_ir) == est["loop_ws"]
+    if dim == 16:
+        assert est["loop_ws"]
+    assert est["cycles"] >= max(est["gemmini"], est["cpu"]) > 0

@@ -26,6 +26,7 @@ import math
 from dataclasses import asdict, dataclass, fields, replace
 
 from baco.gemmini.config import GemminiConfig
+from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
 DATAFLOWS = ("WS", "OS")
 
@@ -84,6 +85,20 @@ def gemm_footprint(s: GemmSchedule, cfg: GemminiConfig, out_int8: bool) -> Footp
     return Footprint(sp_rows=sp, acc_rows=block_rows(s.m_rows, s.block_n, d))
 
 
+def loop_unit_half(cfg: GemminiConfig) -> Footprint:
+    """The rows one hardware loop (LoopMatmul's LOOP_WS, LoopConv's LOOP_CONV_WS) may use: half of
+    the scratchpad and half of the accumulator, so the unit holds two loops at once (one loading
+    while the other computes; gemmini-isa.md §5.3, Capacity)."""
+    return Footprint(sp_rows=cfg.sp_rows // 2, acc_rows=cfg.acc_rows // 2)
+
+
+def loop_ws_fits(block_m: int, block_n: int, block_k: int, cfg: GemminiConfig) -> bool:
+    """A GEMM program's A, B and C blocks fit LOOP_WS's halves of the scratchpad and accumulator."""
+    d, half = cfg.dim, loop_unit_half(cfg)
+    ti, tj, tk = -(-block_m // d), -(-block_n // d), -(-block_k // d)
+    return (ti * tk + tk * tj) * d <= half.sp_rows and ti * tj * d <= half.acc_rows
+
+
 def capacity_problems(cfg: GemminiConfig, sp_rows: int, acc_rows: int,
                       sp_blocks: str = "", acc_blocks: str = "") -> list[str]:
     """The capacity rule: rows used per memory against the configuration's rows.
@@ -127,52 +142,99 @@ def as_schedule(schedule) -> GemmSchedule:
     raise TypeError(f"schedule must be a GemmSchedule or its dict, not {type(schedule).__name__}")
 
 
-def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: bool = False) -> GemmSchedule:
-    """A good weight-stationary, double-buffered schedule for an M×N×K GEMM on `cfg`:
-    the blocks (multiples of DIM, within capacity) minimising a rough estimate of the
-    compiled kernel's cycles. Per program: a prologue loading the first K step, then
-    per K step the slower of the array (DIM+1 cycles per DIM-row compute) and the
-    DMA loading the next step's A and B (which the lowering hides behind the computes), the part of the last step's stores the computes do not
-    hide, then the last column's stores. Large C blocks cut the
-    programs' fixed costs and the A/B re-reads; a small K step keeps the prologue short."""
-    d = cfg.dim
-    tiles = lambda n: max(1, math.ceil(n / d))  # noqa: E731
-    out_bytes = 1 if out_int8 else cfg.acc_bytes
+# RISC-V instructions of baco's compiled GEMM program on the CPU that issues it (the harness's grid
+# loop and the kernel), as (per program, per RoCC command), for the explicit stream and for a
+# program whose K steps are LOOP_WSs (their A and B moved in by explicit mvins, so fewer but
+# costlier commands), measured on the ISS for default-schedule programs of benchmarks/kernels.py's
+# shapes: the explicit stream 12.4 per command at 512^3, 24-58 when the blocks are ragged (the
+# edge tiles' bounds are computed per command), LOOP_WS 29-34.
+EXPLICIT_INSTRUCTIONS = (600.0, 12.5)
+EXPLICIT_RAGGED_FACTOR = 2.0
+LOOP_WS_INSTRUCTIONS = (90.0, 32.0)
+# end to end, the CPU and Gemmini overlap only partly (the CPU waits while Gemmini's queue is
+# full; Gemmini idles while the CPU computes the next command): measured, the shorter of the two
+# adds 0.05-0.77 of itself to the longer (median 0.5, 22 default-schedule programs)
+OVERLAP_LOSS = 0.5
 
-    def candidates(n):
-        t = tiles(n)
-        return sorted({min(t, 1 << i) for i in range(t.bit_length() + 1)} | {t})
+
+def gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConfig, out_int8: bool = False,
+                        k: TimingConstants = DEFAULT_CONSTANTS) -> dict:
+    """Estimated cycles of the GEMM kernel's program under the weight-stationary, double-buffered
+    schedule `s`: Gemmini's (`gemmini`: commands arriving for free), the CPU's issuing them
+    (`cpu`) and end to end (`cycles`: the slower of the two plus OVERLAP_LOSS of the other), with `loop_ws` telling whether the compiler emits LOOP_WS (the blocks fit the
+    loop unit's halves).
+
+    Gemmini, per program: a prologue loading the first K step, then per K step the slower of
+    the array (DIM + 1 cycles per DIM-row compute) and the DMA loading the next step's A and B
+    (hidden behind the computes), the part of the last step's stores the computes do not hide,
+    then the last column's stores; the next program's first loads overlap this one's tail. A
+    DMA command costs as the cycle model charges it (beats on the bus or in-flight requests of
+    the DRAM latency, whichever is longer). The CPU: per program and per command, the
+    instructions measured for the program's form (EXPLICIT_INSTRUCTIONS, LOOP_WS_INSTRUCTIONS), the
+    explicit stream's per command doubled when a block is ragged.""" 
+    d = cfg.dim
+    tiles = lambda n: max(1, -(-n // d))  # noqa: E731
+    TM, TN, TK = tiles(M), tiles(N), tiles(K)
+    tm, tn, tk = tiles(s.block_m), tiles(s.block_n), tiles(s.block_k)
+    out_bytes = 1 if out_int8 else cfg.acc_bytes
+    beat = cfg.dma_bus_bits // 8
+    mbl = cfg.max_block_len
+
+    def dma(rows, row_bytes):
+        return k.dma_cmd_overhead + max(rows * -(-row_bytes // beat) * k.beat_cycles,
+                                        -(-rows // cfg.max_in_flight) * k.dram_latency)
 
     def moves(row_tiles, col_tiles):
-        """DMA cycles of mvins filling a block: DIM rows × up to max_bytes per mvin, each
-        row ⌈bytes/16⌉ bus beats, at most 16 rows in flight per 40-cycle DRAM latency."""
-        cols = col_tiles * d
-        chunk = cfg.max_block_len * d
-        per_move = lambda c: 2 + max(d * math.ceil(c * cfg.input_bytes / 16), 40 * math.ceil(d / 16))  # noqa: E731
-        full, rest = divmod(cols, chunk)
-        return row_tiles * (full * per_move(chunk) + (per_move(rest) if rest else 0))
+        """DMA cycles and mvins filling a block: DIM rows × up to MAX_BLOCK_LEN blocks a mvin."""
+        full, rest = divmod(col_tiles, mbl)
+        cycles = row_tiles * (full * dma(d, mbl * d * cfg.input_bytes) + (dma(d, rest * d * cfg.input_bytes)
+                                                                          if rest else 0))
+        return cycles, row_tiles * (full + (1 if rest else 0))
 
-    def cycles(tm, tn, tk):
-        programs = math.ceil(tiles(M) / tm) * math.ceil(tiles(N) / tn)
-        steps = math.ceil(tiles(K) / tk)
-        compute = tm * tn * tk * (d + 1)
-        load = moves(tm, tk) + moves(tk, tn)
-        store = d * math.ceil(d * out_bytes / 16) + 10        # one DIM×DIM tile out
-        # the last step stores column j-1 while column j computes, the last column row by
-        # row behind its own last computes; what they cannot hide waits
-        store_wait = (tn - 1) * max(0, tm * store - tm * tk * (d + 1))
-        tail = max(0, tm * store - tm * (d + 1)) + store
-        # the next program's first loads overlap this one's tail
-        return programs * (max(load, tail) + steps * max(compute, load) + store_wait) + min(load, tail)
+    pm, pn, steps = -(-TM // tm), -(-TN // tn), -(-TK // tk)
+    programs = pm * pn
+    tm, tn, tk = min(tm, TM), min(tn, TN), min(tk, TK)
+    compute = tm * tn * tk * (d + k.compute_overhead)
+    (a_load, a_mvins), (b_load, b_mvins) = moves(tm, tk), moves(tk, tn)
+    load = a_load + b_load
+    store = dma(d, d * out_bytes)                          # one DIM×DIM tile out
+    # the last step stores column j-1 while column j computes, the last column row by row
+    # behind its own last computes; what they cannot hide waits
+    store_wait = (tn - 1) * max(0, tm * store - tm * tk * (d + 1))
+    tail = max(0, tm * store - tm * (d + 1)) + store
+    gemmini = programs * (max(load, tail) + steps * max(compute, load) + store_wait) + min(load, tail)
+
+    hw_loop = s.dataflow == "WS" and loop_ws_fits(s.block_m, s.block_n, s.block_k, cfg)
+    per_step = (a_mvins + b_mvins) + (6 if hw_loop else 2 * tm * tn * tk)    # LOOP_WS: 5 configs + the loop
+    commands = programs * (steps * per_step + tm * tn)
+    per_program, per_command = LOOP_WS_INSTRUCTIONS if hw_loop else EXPLICIT_INSTRUCTIONS
+    if not hw_loop and (M % s.block_m or N % s.block_n or K % s.block_k):
+        per_command *= EXPLICIT_RAGGED_FACTOR
+    cpu = (programs * per_program + commands * per_command) * k.cpu_cycles_per_instruction
+    return {"cycles": max(gemmini, cpu) + OVERLAP_LOSS * min(gemmini, cpu), "gemmini": gemmini, "cpu": cpu, "commands": commands, "loop_ws": hw_loop}
+
+
+def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: bool = False) -> GemmSchedule:
+    """A good weight-stationary, double-buffered schedule for an M×N×K GEMM on `cfg`: the blocks
+    (DIM·2^i and the whole padded dimension, within capacity) minimising gemm_program_cycles'
+    end-to-end estimate, the CPU that issues the commands included. Blocks that fit LOOP_WS's
+    halves of the memories compile to one LOOP_WS per K step, far fewer commands for the CPU;
+    larger blocks keep the explicit stream, which Gemmini alone runs faster but the CPU issues at
+    one command per ~12 instructions. Ties go to the larger C block, then the smaller K step."""
+    d = cfg.dim
+    tiles = max(1, -(-M // d)), max(1, -(-N // d)), max(1, -(-K // d))
+
+    def candidates(t):
+        return sorted({min(t, 1 << i) for i in range(t.bit_length() + 1)} | {t})
 
     best = None
-    for tm in candidates(M):
-        for tn in candidates(N):
-            for tk in candidates(K):
+    for tm in candidates(tiles[0]):
+        for tn in candidates(tiles[1]):
+            for tk in candidates(tiles[2]):
                 s = GemmSchedule(tm * d, tn * d, tk * d, "WS", True)
                 if schedule_problems(s, cfg, out_int8):
                     continue
-                key = (cycles(tm, tn, tk), -tm * tn, tk)
+                key = (gemm_program_cycles(M, N, K, s, cfg, out_int8)["cycles"], -tm * tn, tk)
                 if best is None or key < best[0]:
                     best = (key, s)
     if best is None:

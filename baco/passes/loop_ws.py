@@ -63,6 +63,7 @@ from mlir.ir import (Block, BlockArgument, DenseI64ArrayAttr, InsertionPoint, In
 
 from baco.dialects import instgem
 from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import loop_unit_half, loop_ws_fits
 from baco.passes import irutil as ir
 from baco.passes import prefetch
 from baco.passes.linalg_to_instgem import (alloc_of, cst, dram_addr_and_stride, f32_bits, i64, loop,
@@ -403,7 +404,7 @@ def match(func, cfg: GemminiConfig):
     if not _windows_match(n, Facts()):
         return None
     bm, bk = MemRefType(a.result.type).shape
-    if not fits(bm, MemRefType(b.result.type).shape[1], bk, cfg):
+    if not loop_ws_fits(bm, MemRefType(b.result.type).shape[1], bk, cfg):
         return None
     out_elem = str(MemRefType(n.store.operands[1].type).element_type)
     if out_elem not in ("i8", "i32") or (out_elem == "i32") != (n.epilogue is None):
@@ -420,14 +421,6 @@ def match(func, cfg: GemminiConfig):
     if n.loop is not None and _next_step_ops(n) is None:
         return None
     return n
-
-
-def fits(block_m: int, block_n: int, block_k: int, cfg: GemminiConfig) -> bool:
-    """A program's A, B and C blocks fit LOOP_WS's halves of the scratchpad and accumulator
-    (gemmini-isa.md §5.3, Capacity)."""
-    d = cfg.dim
-    ti, tj, tk = -(-block_m // d), -(-block_n // d), -(-block_k // d)
-    return (ti * tk + tk * tj) * d <= cfg.sp_rows // 2 and ti * tj * d <= cfg.acc_rows // 2
 
 
 def user_count(alloc) -> int:
@@ -619,7 +612,7 @@ class _Step:
 
     def b_base(self, cfg, spad_id):
         """B's first local row in LOOP_WS's layout: it ends at spad_id halves of the scratchpad."""
-        return ir.binop("subi", ir.binop("muli", spad_id, cst(cfg.sp_rows // 2)),
+        return ir.binop("subi", ir.binop("muli", spad_id, cst(loop_unit_half(cfg).sp_rows)),
                         ir.binop("muli", ir.binop("muli", self.bk, self.bj), cst(cfg.dim)))
 
 
@@ -651,7 +644,7 @@ def _load_step(n: Nest, cfg: GemminiConfig, strides, s: _Step, spad_id):
         _move(cfg, "mvin2", s.b_addr(n), b_stride, *s.b_dims, s.b_base(cfg, spad_id), s.empty)
     with n.a_copy.location:
         _move(cfg, "mvin", s.a_addr(n), a_stride, *s.a_dims,
-              ir.binop("muli", ir.binop("subi", spad_id, cst(1)), cst(cfg.sp_rows // 2)), s.empty)
+              ir.binop("muli", ir.binop("subi", spad_id, cst(1)), cst(loop_unit_half(cfg).sp_rows)), s.empty)
 
 
 def _next_step_ops(n: Nest):

@@ -17,6 +17,7 @@ The functional model runs these streams; the cycle model times them.
 from __future__ import annotations
 
 from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import loop_unit_half
 from baco.gemmini.isa import (ACC_BIT, ACCUMULATE_BIT, COMMANDS, GARBAGE_ADDR, GemminiFault,
                               READ_FULL_BIT, encode)
 
@@ -101,7 +102,7 @@ def resadd_commands(cfg: GemminiConfig, st: LoopWsState, f: dict):
     pad_i, pad_j = b["pad_i"], b["pad_j"]
     if I == 0 or J == 0:
         return
-    base = st.acc_half * (cfg.acc_rows // 2)
+    base = st.acc_half * loop_unit_half(cfg).acc_rows
 
     def local(i, j):
         return base + (i * J + j) * d
@@ -130,11 +131,11 @@ def loop_ws_commands(cfg: GemminiConfig, st: LoopWsState, f: dict, *, rtl_wrap: 
     if I == 0 or J == 0 or K == 0:
         return
     ib, ab = cfg.input_bytes, cfg.acc_bytes
-    half_sp = cfg.sp_rows // 2
+    half_sp = loop_unit_half(cfg).sp_rows
     a_base = (f["a_spad_id"] - 1) * half_sp if f["a_spad_id"] else 0
     b_end = f["b_spad_id"] * half_sp if f["b_spad_id"] else half_sp
     b_base = b_end - K * J * d
-    acc_base = st.acc_half * (cfg.acc_rows // 2)
+    acc_base = st.acc_half * loop_unit_half(cfg).acc_rows
     a_t, b_t = f["a_transpose"], f["b_transpose"]
 
     def rows_of(idx, n, pad):
@@ -321,7 +322,8 @@ def conv_params(cfg: GemminiConfig, st: LoopConvState, f: dict, *, rtl_wrap: boo
     a_rows = banks * c["input_spad_stride"]
     b_rows = (-(-c["kchs"] // d) if t_w0132 else -(-c["ochs"] // d)) * c["weight_spad_stride"]
     c_rows = -(-c["ochs"] // d) * c["bias_spad_stride"]
-    half_sp, half_acc = cfg.sp_rows // 2, cfg.acc_rows // 2
+    half = loop_unit_half(cfg)
+    half_sp, half_acc = half.sp_rows, half.acc_rows
     if a_rows + b_rows > half_sp and not rtl_wrap:   # inputs from the bottom, weights from the top of a half
         raise _conv_fault(f"the input and weight tiles need {a_rows} + {b_rows} scratchpad rows "
                           f"(half is {half_sp})", "kchs")
@@ -344,7 +346,7 @@ def conv_stream(cfg, st, f, c):
     d = cfg.dim
     ib, ab = cfg.input_bytes, cfg.acc_bytes
     mbl, mbl_acc = cfg.max_block_len, cfg.max_block_len_acc
-    half_sp = cfg.sp_rows // 2
+    half_sp = loop_unit_half(cfg).sp_rows
     ds, idl, mppr = f["downsample"], f["input_dilated"], c["mppr"]
     t_in, t_w0132, t_w1203, t_out = (f["trans_input_3120"], f["trans_weight_0132"], f["trans_weight_1203"],
                                      f["trans_output_1203"])
@@ -354,7 +356,7 @@ def conv_stream(cfg, st, f, c):
     a_base = (f["a_spad_id"] - 1) * half_sp if f["a_spad_id"] else st.slot * half_sp
     b_end = f["b_spad_id"] * half_sp if f["b_spad_id"] else (st.slot + 1) * half_sp
     b_base = _wrap(b_end - c["b_rows"], cfg.sp_rows if c["rtl_wrap"] else None)
-    acc_base = st.acc_half * (cfg.acc_rows // 2)
+    acc_base = st.acc_half * loop_unit_half(cfg).acc_rows
     per_b = orows * ocols
 
     def undil(x):
