@@ -23,16 +23,18 @@ from baco.sim.timing import TimingModel
 # default DRAM base addresses of A, B and C (any distinct non-zero values when no data is moved)
 A_ADDR, B_ADDR, C_ADDR, D_ADDR = 0x80000000, 0x90000000, 0xA0000000, 0xB0000000
 RELU = 1    # config_ex / LOOP_WS activation field
+TILE = "tile"   # with tile_marks, (TILE, {}) precedes each tile's commands: where the CPU's tile loop issues it
 
 
 def matmul_stream(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = False, scale: float = 1.0,
                   relu: bool = False, tiles: tuple[int, int, int] | None = None,
-                  addrs: tuple[int, int, int] = (A_ADDR, B_ADDR, C_ADDR)):
+                  addrs: tuple[int, int, int] = (A_ADDR, B_ADDR, C_ADDR), tile_marks: bool = False):
     """Yield (name, fields) of tiled_matmul_outer for C[M×N] = A[M×K]·B[K×N], weight-stationary,
     with tiled_matmul_auto's tiles (or `tiles` = (tile_I, tile_J, tile_K) in DIM blocks).
     int8 inputs; C is int32 (full width) or, with out_int8, scaled (round-half-even), optionally
     ReLU'd and saturated to int8 on its way out of the accumulator. `addrs` are the DRAM byte
-    addresses of A, B and C (row-major, dense) when the stream is run on data."""
+    addresses of A, B and C (row-major, dense) when the stream is run on data. With `tile_marks`,
+    (TILE, {}) precedes each tile's LOOP_WS."""
     if relu and not out_int8:
         raise ValueError("relu needs an int8 output: a full-width int32 mvout bypasses the activation")
     d = cfg.dim
@@ -72,6 +74,8 @@ def matmul_stream(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool 
                 st.strides.update(a_stride=K, b_stride=N, d_stride=N, c_stride=N)
                 flags = dict(ex_accumulate=int(k0 > 0), full_c=int(not out_int8), low_d=0, activation=act,
                              a_spad_id=0, b_spad_id=0, a_transpose=0, b_transpose=0, is_resadd=0)
+                if tile_marks:
+                    yield TILE, {}
                 for funct, rs1, rs2 in loop_ws_commands(cfg, st, flags):
                     command_, fields = decode(funct, rs1, rs2)
                     yield command_.name, fields
@@ -80,7 +84,7 @@ def matmul_stream(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool 
 def conv_stream(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, cfg: GemminiConfig, *, stride: int = 1,
                 padding: int = 0, dilation: int = 1, scale: float = 1.0, relu: bool = False, bias: bool = False,
                 pool_size: int = 0, pool_stride: int = 0, pool_padding: int = 0,
-                addrs: tuple[int, int, int, int] = (A_ADDR, B_ADDR, C_ADDR, D_ADDR)):
+                addrs: tuple[int, int, int, int] = (A_ADDR, B_ADDR, C_ADDR, D_ADDR), tile_marks: bool = False):
     """Yield (name, fields) of the C library's tiled_conv_auto for an NHWC int8 input, HWIO
     (kernel_dim x kernel_dim x C x K) weights and an NHWC int8 output (scaled with round-half-even,
     optionally ReLU'd; bias: an int32 vector of K): tiled_conv_auto's tiles (gemmini-isa.md §5.4,
@@ -93,7 +97,8 @@ def conv_stream(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, cfg: Ge
     (pool_size x pool_size windows, zero pool_padding) as tiled_conv does: tiles of pooled
     output rows/columns whose conv rows LoopConv computes (with the pooled windows' overlap
     and the library's pool_stride - 1 extra rows) and stores through pooled mvouts; the
-    output is then the pooled NHWC image."""
+    output is then the pooled NHWC image. With `tile_marks`, (TILE, {}) precedes each tile's
+    LOOP_CONV_WS."""
     from baco.gemmini.heuristics import tiled_conv_auto
     from baco.sim.loops import LoopConvState, loop_conv_ws_commands
     d = cfg.dim
@@ -169,27 +174,41 @@ def conv_stream(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, cfg: Ge
                                              no_pool=int(no_pool),
                                              downsample=downsample, input_dilated=0, activation=act)
                                 st.latch(fields)
+                                if tile_marks:
+                                    yield TILE, {}
                                 for funct, rs1, rs2 in loop_conv_ws_commands(cfg, st, flags):
                                     command_, f = decode(funct, rs1, rs2)
                                     yield command_.name, f
 
 
-def time_conv(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, cfg: GemminiConfig, **kw) -> dict:
-    """The cycle model's report of the C library's tiled_conv_auto (conv_stream)."""
+def time_stream(stream, cfg: GemminiConfig, end_to_end: bool = False) -> dict:
+    """The cycle model's report of a library stream. With `end_to_end`, the stream has tile marks
+    and a CPU issues it at the library's cost: each tile's commands after
+    `library_tile_instructions` of the tile loop's work, and not before Gemmini's queue takes
+    them (as baco.sim.programs times the RTL rows' programs); else the commands arrive for free."""
     tm = TimingModel(cfg)
-    for name, fields in conv_stream(N, H, W, C, K, kernel_dim, cfg, **kw):
+    cpu_per_tile = tm.k.library_tile_instructions * tm.k.cpu_cycles_per_instruction
+    for name, fields in stream:
+        if name == TILE:
+            if end_to_end:
+                tm.issue_time = max(tm.issue_time + cpu_per_tile, tm.accept_time())
+            continue
         tm.observe(name, fields)
     tm.fence()
     return tm.report()
 
 
-def time_matmul(M: int, N: int, K: int, cfg: GemminiConfig, **kw) -> dict:
-    """The cycle model's report (cycles, energy_uj, busy times, traffic…) of the C library's matmul."""
-    tm = TimingModel(cfg)
-    for name, fields in matmul_stream(M, N, K, cfg, **kw):
-        tm.observe(name, fields)
-    tm.fence()
-    return tm.report()
+def time_conv(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, cfg: GemminiConfig, *,
+              end_to_end: bool = False, **kw) -> dict:
+    """The cycle model's report of the C library's tiled_conv_auto (conv_stream); with `end_to_end`
+    issued by the CPU at the library's cost (time_stream)."""
+    return time_stream(conv_stream(N, H, W, C, K, kernel_dim, cfg, tile_marks=end_to_end, **kw), cfg, end_to_end)
 
 
-__all__ = ["matmul_stream", "time_matmul", "conv_stream", "time_conv"]
+def time_matmul(M: int, N: int, K: int, cfg: GemminiConfig, *, end_to_end: bool = False, **kw) -> dict:
+    """The cycle model's report (cycles, energy_uj, busy times, traffic…) of the C library's matmul;
+    with `end_to_end` issued by the CPU at the library's cost (time_stream)."""
+    return time_stream(matmul_stream(M, N, K, cfg, tile_marks=end_to_end, **kw), cfg, end_to_end)
+
+
+__all__ = ["matmul_stream", "time_matmul", "conv_stream", "time_conv", "time_stream", "TILE"]
