@@ -35,8 +35,8 @@ end and the worst ratio.
 LOOP_CONV_WS (--loop-conv: only this section; also in --smoke): baco's conv2d (int8, bias,
 ReLU) compiled with and without the loop-conv-ws pass (baco.passes.loop_conv_ws: each program
 one LOOP_CONV_WS) on six layers (ResNet-50's, a 7x7/2 stem, a dilated and a ragged one) at
-DIM 16, under the default conv schedule with its rows, then BLOCK_N, then BLOCK_M halved
-until a program (all input channels at once) fits LoopConv's halves of the memories: RoCC
+DIM 16, under the default conv schedule (which shrinks its blocks until a program, all input
+channels at once, fits LoopConv's halves of the memories: default_conv_schedule): RoCC
 commands, cycles on the cycle model (Gemmini alone) and the self-checking ELF's CPU cycles
 on the ISS with the cycle model (end to end).
 
@@ -297,62 +297,28 @@ LOOP_CONVS = [
 SMOKE_LOOP_CONVS = [("ragged 3x3", 6, 17, 20, 3, 1, 1, 1)]
 
 
-def loop_conv_fits(s, size, C, K, R, stride, dil, cfg) -> bool:
-    """A program of schedule `s` fits LoopConv's halves of the memories (all C input channels in
-    one tile): baco.sim.loops.conv_params's rule."""
-    from baco.gemmini.isa import GemminiFault
-    from baco.sim.loops import LoopConvState, conv_params
-    st = LoopConvState()
-    rows, cols = (s.rows, size) if s.rows > 1 else (1, s.block_m)
-    st.latch(dict(stride=stride, kernel_dim=R, batches=1, porows=rows, pocols=cols, pochs=s.block_n, krows=R,
-                  kcols=R, kchs=C, orows=rows, ocols=cols, kernel_dilation=dil, in_channels=C, out_channels=K))
-    flags = dict(max_pixels_per_row=1, downsample=0, input_dilated=0, dw=0, trans_input_3120=0,
-                 trans_weight_0132=0, trans_weight_1203=0, trans_output_1203=0, wrot180=0, no_pool=1)
-    try:
-        conv_params(cfg, st, flags)
-    except GemminiFault:
-        return False
-    return True
-
-
-def loop_conv_schedule(size, C, K, R, stride, pad, dil, cfg):
-    """The default conv schedule with its rows a program, then BLOCK_N, then BLOCK_M halved until a
-    program fits LoopConv's halves (None when even DIM-sized blocks do not)."""
-    from baco.kernels.conv import conv_schedule, output_size
-    Q = output_size(size, R, stride, pad, dil)
-    s = conv_schedule(None, Q=Q, K=K, C=C, P=Q, taps=R * R, config=cfg, out_int8=True)
-    while not loop_conv_fits(s, Q, C, K, R, stride, dil, cfg):
-        if s.rows > 1:
-            s = replace(s, rows=s.rows // 2)
-        elif s.block_n > cfg.dim:
-            s = replace(s, block_n=s.block_n // 2)
-        elif s.block_m > cfg.dim:
-            s = replace(s, block_m=s.block_m // 2)
-        else:
-            return None
-    return s
-
-
 def loop_conv_section(convs, iss_count) -> None:
     """baco's conv2d (int8, bias, ReLU) with and without loop-conv-ws (baco.passes.loop_conv_ws: each
-    program one LOOP_CONV_WS) under loop_conv_schedule, at DIM 16."""
+    program one LOOP_CONV_WS) under the default conv schedule, at DIM 16."""
     import tempfile
-    from baco.kernels.conv import conv2d_launch, reference_conv2d
+    from baco.gemmini.schedule import loop_conv_fits
+    from baco.kernels.conv import conv2d_launch, output_size, reference_conv2d
     cfg = GemminiConfig.from_capacity(16, 256, 64)
     print("LOOP_CONV_WS at DIM 16, int8 output with bias and ReLU: explicit stream -> one LOOP_CONV_WS a program")
     print(f"{'layer':>24} {'H':>3} {'C':>4} {'K':>4} {'RxS/st/dil':>10}  {'blocks':>12}  {'RoCC commands':>17}  "
           f"{'cycles (Gemmini alone)':>29}  {'ISS CPU cycles (end to end)':>30}")
     ratios, iss_ratios = [], []
     for n, (name, size, C, K, R, stride, pad, dil) in enumerate(convs):
-        s = loop_conv_schedule(size, C, K, R, stride, pad, dil, cfg)
-        if s is None:
-            print(f"{name:>24}: no schedule fits LoopConv's halves")
-            continue
         rng = np.random.default_rng(n)
         x = rng.integers(-128, 128, (1, size, size, C), dtype=np.int8)
         w = rng.integers(-128, 128, (R, R, C, K), dtype=np.int8)
         bias = rng.integers(-5000, 5000, K).astype(np.int32)
         kw = dict(stride=stride, padding=pad, dilation=dil, scale=1 / 256, relu=True)
+        s = conv2d_launch(x, w, bias, config=cfg, **kw).schedule
+        Q = output_size(size, R, stride, pad, dil)
+        if not loop_conv_fits(s, Q, Q, K, C, R, R, stride, dil, cfg):
+            print(f"{name:>24}: the default schedule does not fit LoopConv's halves")
+            continue
         runs = []
         for on in (False, True):
             launch = conv2d_launch(x, w, bias, config=cfg, blocks=s, **kw)

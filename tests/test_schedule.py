@@ -212,3 +212,34 @@ def test_default_schedule_emits_loop_ws_when_its_estimate_says(M, N, K, dim):
     if dim == 16:
         assert est["loop_ws"]
     assert est["cycles"] >= max(est["gemmini"], est["cpu"]) > 0
+
+
+def test_loop_conv_fits_is_the_simulators_capacity_check():
+    """schedule.loop_conv_fits (what the default conv schedule shrinks to) accepts exactly the
+    programs whose LOOP_CONV_WS the simulator's LoopConv (sim.loops.conv_params) accepts."""
+    from baco.gemmini.isa import GemminiFault
+    from baco.gemmini.schedule import loop_conv_fits
+    from baco.sim.loops import LoopConvState, conv_params
+    rng = random.Random(4)
+    flags = dict(max_pixels_per_row=1, downsample=0, input_dilated=0, dw=0, trans_input_3120=0,
+                 trans_weight_0132=0, trans_weight_1203=0, trans_output_1203=0, wrot180=0, no_pool=1)
+    agree = {True: 0, False: 0}
+    for _ in range(300):
+        cfg = GemminiConfig.from_capacity(rng.choice([4, 16, 32]), rng.choice([16, 64, 256]), rng.choice([8, 64]))
+        R, stride, dil = rng.choice([1, 3, 5, 7]), rng.choice([1, 2]), rng.choice([1, 2])
+        P = Q = rng.randint(1, 40)
+        C, K = rng.randint(1, 300), rng.randint(1, 300)
+        rows = rng.randint(1, P)
+        s = GemmSchedule(Q if rows > 1 else rng.randint(1, Q), rng.randint(1, 128), 16, rows=rows)
+        st = LoopConvState()
+        st.latch(dict(stride=stride, kernel_dim=R, batches=1, porows=rows, pocols=min(s.block_m, Q),
+                      pochs=min(s.block_n, K), krows=R, kcols=R, kchs=C, orows=rows, ocols=min(s.block_m, Q),
+                      kernel_dilation=dil, in_channels=C, out_channels=K))
+        try:
+            conv_params(cfg, st, flags)
+            sim_fits = True
+        except GemminiFault:
+            sim_fits = False
+        assert loop_conv_fits(s, P, Q, K, C, R, R, stride, dil, cfg) == sim_fits, (cfg, s, C, K, R, stride, dil)
+        agree[sim_fits] += 1
+    assert min(agree.values()) > 30

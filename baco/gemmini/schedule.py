@@ -248,8 +248,26 @@ def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: 
 MAX_CONV_ROWS = 16     # output rows per program the conv default takes at most (the compiler unrolls a load per row)
 
 
+def loop_conv_fits(s: GemmSchedule, P: int, Q: int, K: int, C: int, R: int, S: int, stride: int, dilation: int,
+                   cfg: GemminiConfig) -> bool:
+    """A convolution program of schedule `s` (s.rows output rows of block_m columns of a P×Q output,
+    block_n of K output channels, all C input channels and R×S taps) fits LoopConv's halves of the
+    memories, in LoopConv's layout (baco.sim.loops.conv_params, untransposed): the input tile
+    (⌈C/DIM⌉ banks of (rows·stride + dilated R − 1) × (columns·stride + dilated S − 1) pixels) and
+    the weights (⌈block_n/DIM⌉ × R·S·C rows) in half the scratchpad, the output tile (⌈block_n/DIM⌉
+    × rows·columns) in half the accumulator."""
+    d, half = cfg.dim, loop_unit_half(cfg)
+    orows, ocols = min(s.rows, P), min(s.block_m, Q)
+    irows = orows * stride + dilation * (R - 1)
+    icols = ocols * stride + dilation * (S - 1)
+    och_banks = -(-min(s.block_n, K) // d)
+    inputs, weights = -(-C // d) * irows * icols, och_banks * R * S * C
+    return inputs + weights <= half.sp_rows and och_banks * orows * ocols <= half.acc_rows
+
+
 def default_conv_schedule(Q: int, K: int, C: int, cfg: GemminiConfig, out_int8: bool = False, *, P: int = 1,
-                          taps: int = 1) -> GemmSchedule:
+                          taps: int = 1, filter_size: tuple[int, int] | None = None, stride: int = 1,
+                          dilation: int = 1) -> GemmSchedule:
     """The schedule a convolution runs when none is given (baco/kernels/conv.py).
 
     It starts from default_gemm_schedule of the image's GEMM, P*Q pixels x K x C (Q = all N*H*W
@@ -261,7 +279,45 @@ def default_conv_schedule(Q: int, K: int, C: int, cfg: GemminiConfig, out_int8: 
     DIM 32 than with one row per program). Otherwise one row per program: default_gemm_schedule of
     the row's GEMM Q x K x C. With several filter taps a step takes DIM input channels: the tap loop
     already gives the reduction many steps, and on the cycle model a DIM-wide step was 1.24-1.59x
-    faster at DIM 16 on 3x3 layers (the same at DIM 32)."""
+    faster at DIM 16 on 3x3 layers (the same at DIM 32).
+
+    With `filter_size` (R, S) given (a convolution the loop-conv-ws pass can make one LOOP_CONV_WS a
+    program: int8 output, one stride and one dilation for both axes), a schedule whose program
+    does not fit LoopConv's halves (loop_conv_fits) is shrunk until it does: of the schedules with
+    its rows, block_n and (at one row) block_m halved, the fitting one with the largest output
+    tile (then the widest block_n). Its program is then ~10 RoCC commands instead of an explicit stream at
+    ~60 instructions a command, which the CPU cannot issue as fast as Gemmini runs it (ISS end to
+    end: benchmarks/kernels.py --loop-conv). When even DIM-sized blocks do not fit, the explicit
+    schedule stays."""
+    s = _default_conv_schedule(Q, K, C, cfg, out_int8, P, taps)
+    if filter_size is None or not out_int8:
+        return s
+    if loop_conv_fits(s, P, Q, K, C, *filter_size, stride, dilation, cfg):
+        return s
+
+    def halvings(n, unit):
+        """n, then n halved (multiples of `unit`) down to `unit`."""
+        out = [n]
+        while out[-1] > unit:
+            out.append(max(unit, out[-1] // 2 // unit * unit))
+        return out
+
+    d = cfg.dim
+    fitting = [f for rows in halvings(s.rows, 1) for bn in halvings(s.block_n, d)
+               for bm in (halvings(s.block_m, d) if rows == 1 else [s.block_m])
+               for f in [replace(s, rows=rows, block_n=bn, block_m=bm)]
+               if loop_conv_fits(f, P, Q, K, C, *filter_size, stride, dilation, cfg)]
+    if not fitting:
+        return s
+    best = max(fitting, key=lambda f: (f.rows * min(f.block_m, Q) * min(f.block_n, K), f.block_n))
+    if best.rows > 1:       # whole rows: spread them evenly over the programs
+        best = replace(best, rows=-(-P // -(-P // best.rows)))
+    return best
+
+
+def _default_conv_schedule(Q: int, K: int, C: int, cfg: GemminiConfig, out_int8: bool, P: int,
+                           taps: int) -> GemmSchedule:
+    """default_conv_schedule without the loop unit's limits."""
     step = (lambda s: replace(s, block_k=min(s.block_k, cfg.dim))) if taps > 1 else (lambda s: s)  # noqa: E731
     image = step(default_gemm_schedule(P * Q, K, C, cfg, out_int8))
     if P < 2 or image.block_m < 2 * Q:
