@@ -13,7 +13,7 @@ on the ISS with the cycle model attached (the CPU at one instruction per cycle, 
 Gemmini's queues), timed by rdcycle around the grid loop and its fence as the library's perf
 tests time a kernel (no self-check; benchmarks' `end_to_end`); the library end to end is its
 stream issued by its tile loop at `library_tile_instructions` per tile (baco.sim.clib
-time_matmul(end_to_end=True)). Printed: the program form (LOOP_WS when the default blocks fit
+time_matmul / time_conv with cpu_tile_instructions). Printed: the program form (LOOP_WS when the default blocks fit
 the loop unit's halves, else the explicit stream), both cycle counts, RISC-V instructions per
 RoCC command, end-to-end utilization (MACs / DIM² / cycles), and baco's speed-ups over the
 library, with the geometric means per DIM. First, tiled_matmul_ws_perf's shape (128x256x256,
@@ -73,12 +73,13 @@ from baco.gemmini.config import GemminiConfig  # noqa: E402
 from baco.gemmini.schedule import default_gemm_schedule, loop_ws_fits  # noqa: E402
 from baco.kernels.matmul import matmul_kernel  # noqa: E402
 from baco.sim.clib import time_matmul  # noqa: E402
-from baco.sim.timing import CommandStream, TimingModel  # noqa: E402
+from baco.sim.timing import DEFAULT_CONSTANTS, CommandStream, TimingModel  # noqa: E402
 
 sys.path.insert(0, str(ROOT.parent / "examples"))
 import gemv  # noqa: E402
 
 CAP = 2048
+LIBRARY_TILE = DEFAULT_CONSTANTS.library_tile_instructions   # the library's CPU work per tile it issues
 SMOKE_SHAPES = [(48, 40, 72), (70, 1, 100)]
 CONV_CAP_HW, CONV_CAP_CH = 28, 256
 SMOKE_CONVS = [(6, 20, 17, 3)]
@@ -133,7 +134,7 @@ def conv_section(dims, shapes) -> int:
                                   launch._runtime_args())
             lib_kw = dict(padding=R // 2, scale=0.05)
             lib = time_conv(1, size, size, C, K, R, cfg, **lib_kw)["cycles"]
-            lib_e2e = time_conv(1, size, size, C, K, R, cfg, end_to_end=True, **lib_kw)["cycles"]
+            lib_e2e = time_conv(1, size, size, C, K, R, cfg, cpu_tile_instructions=LIBRARY_TILE, **lib_kw)["cycles"]
             ratios.append(lib / ours)
             e2e_ratios.append(lib_e2e / ours_e2e["kernel_cycles"])
             slower += e2e_ratios[-1] < 1
@@ -357,7 +358,7 @@ PERF_SHAPE = (128, 256, 256)     # gemmini-rocc-tests' tiled_matmul_ws_perf: int
 def perf_shape_section(library_bin) -> None:
     """tiled_matmul_ws_perf's GEMM (128x256x256 at DIM 16, int32 bias row, int8 output) under
     baco's default schedule, Gemmini alone and end to end, against the library: its stream
-    (baco.sim.clib, without the bias: clib has none) and, with `library_bin` (gemmini-rocc-tests'
+    (baco.sim.clib, with the repeating bias) and, with `library_bin` (gemmini-rocc-tests'
     bin/ folder), the real ELF's own rdcycle count ("Cycles taken") under the same ISS and
     cycle model."""
     import re
@@ -373,11 +374,11 @@ def perf_shape_section(library_bin) -> None:
     ck.run(grid, args + [bias], model=CommandStream(), observers=[tm.observe])
     tm.fence()
     e2e = end_to_end(matmul_kernel, grid, args, options, cfg, args + [bias])
-    lib = time_matmul(M, N, K, cfg, out_int8=True, end_to_end=True)["cycles"]
+    lib = time_matmul(M, N, K, cfg, out_int8=True, bias="repeating", cpu_tile_instructions=LIBRARY_TILE)["cycles"]
     print(f"tiled_matmul_ws_perf's shape {M}x{N}x{K} + bias, int8 output, DIM 16: baco {s.block_m}/{s.block_n}/"
           f"{s.block_k} ({form(s, cfg)}) {e2e['commands']:,} commands, {tm.report()['cycles']:,.0f} cycles on "
           f"Gemmini alone, {e2e['kernel_cycles']:,} end to end ({e2e['instructions'] / e2e['commands']:.1f} "
-          f"instructions per command); library stream (no bias) {lib:,.0f} end to end: {lib / e2e['kernel_cycles']:.2f}x")
+          f"instructions per command); library stream {lib:,.0f} end to end: {lib / e2e['kernel_cycles']:.2f}x")
     if library_bin:
         from baco.sim.iss import run_elf
         elf = Path(library_bin) / "tiled_matmul_ws_perf-baremetal"
@@ -398,6 +399,7 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", choices=["int32", "int8"], default="int32")
     p.add_argument("--top-k", type=int, default=4, help="autotune: schedules kept by the cost model")
+    p.add_argument("--no-autotune", action="store_true", help="without the autotuned column")
     p.add_argument("--conv-count", type=int, default=20, help="Conv2D shapes (0: none)")
     p.add_argument("--no-gemm", action="store_true", help="only the Conv2D shapes")
     p.add_argument("--smoke", action="store_true", help="two tiny GEMM shapes and one Conv2D at DIM 16")
@@ -439,12 +441,12 @@ def main(argv=None) -> int:
             s = default_gemm_schedule(M, N, K, cfg, out_int8)
             ours = time_baco(M, N, K, cfg, out_int8, s)["cycles"]
             ours_e2e = baco_end_to_end(M, N, K, cfg, out_int8, s)
-            ts, tuned = autotuned(M, N, K, cfg, out_int8, args.top_k)
+            ts, tuned = (s, ours) if args.no_autotune else autotuned(M, N, K, cfg, out_int8, args.top_k)
             tuned_ratios.append(ours / tuned)
             tuned_worse += tuned > ours
             lib_kw = dict(out_int8=out_int8, scale=0.05 if out_int8 else 1.0)
             lib = time_matmul(M, N, K, cfg, **lib_kw)["cycles"]
-            lib_e2e = time_matmul(M, N, K, cfg, end_to_end=True, **lib_kw)["cycles"]
+            lib_e2e = time_matmul(M, N, K, cfg, cpu_tile_instructions=LIBRARY_TILE, **lib_kw)["cycles"]
             ratios.append(lib / ours)
             e2e_ratios.append(lib_e2e / ours_e2e["kernel_cycles"])
             slower += ratios[-1] < 1
