@@ -143,14 +143,16 @@ def as_schedule(schedule) -> GemmSchedule:
 
 
 # RISC-V instructions of baco's compiled GEMM program on the CPU that issues it (the harness's grid
-# loop and the kernel): least-squares fits (relative error) of the ISS's instruction counts of 47
-# programs of benchmarks/kernels.py's shapes at DIM 16 and 32 under default-ish schedules. The
-# explicit stream: per program, per K step (the software pipeline's prologue and bounds), per RoCC
-# command and per program and C column block (the column-by-column stores), within 0.75-1.31x of
-# the measurements; a program whose K steps are LOOP_WSs (A and B moved in by explicit mvins):
-# per program and per command, within 0.87-1.13x.
+# loop and the kernel). The explicit stream: per program, per K step (the software pipeline's
+# prologue and bounds), per RoCC command and per program and C column block (the column-by-column
+# stores), a least-squares fit (relative error) of the ISS's counts of 19 programs of
+# benchmarks/kernels.py's shapes at DIM 16 and 32, within 0.75-1.31x of them. A LOOP_WS program
+# (a K step is the five loop registers and LOOP_WS; a ragged last step's A and B moved in
+# explicitly): per program and per command, from 512^3 (32 programs, 1,540 commands, 29,908
+# instructions) and 128x256x256 (4 programs, 101 commands, 2,751) at DIM 16.
 EXPLICIT_INSTRUCTIONS = {"program": 76.0, "step": 695.0, "command": 11.0, "column": 356.0}
-LOOP_WS_INSTRUCTIONS = {"program": 221.0, "command": 28.4}
+LOOP_WS_INSTRUCTIONS = {"program": 250.0, "command": 14.2}
+LOOP_WS_STEP_COMMANDS = 6
 # end to end, the CPU and Gemmini overlap only partly (the CPU waits while Gemmini's queue is
 # full; Gemmini idles while the CPU computes the next command): measured, the shorter of the two
 # adds 0.05-0.77 of itself to the longer (median 0.5, 22 default-schedule programs)
@@ -204,8 +206,10 @@ def gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiCon
     gemmini = programs * (max(load, tail) + steps * max(compute, load) + store_wait) + min(load, tail)
 
     hw_loop = s.dataflow == "WS" and loop_ws_fits(s.block_m, s.block_n, s.block_k, cfg)
-    per_step = (a_mvins + b_mvins) + (6 if hw_loop else 2 * tm * tn * tk)    # LOOP_WS: 5 configs + the loop
-    commands = programs * (steps * per_step + tm * tn)
+    if hw_loop:     # LoopMatmul loads and stores; a ragged K's last step is moved in explicitly
+        commands = programs * (steps * LOOP_WS_STEP_COMMANDS + (a_mvins + b_mvins if K % d else 0))
+    else:
+        commands = programs * (steps * (a_mvins + b_mvins + 2 * tm * tn * tk) + tm * tn)
     if hw_loop:
         c = LOOP_WS_INSTRUCTIONS
         instructions = programs * c["program"] + commands * c["command"]
