@@ -18,7 +18,7 @@ import numpy as np
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.heuristics import tiled_matmul_auto
 from baco.gemmini.schedule import GemmSchedule, default_gemm_schedule
-from baco.sim.clib import matmul_stream
+from baco.sim.clib import matmul_stream, run_stream
 from baco.sim.timing import TimingModel
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,8 +46,7 @@ def main(argv=None) -> int:
     macs = n ** 3
     print(f"{n}x{n}x{n} int8 GEMM, int32 output, default Gemmini (DIM 16, 256 KB, 64 KB)")
     tm = TimingModel(cfg)
-    for name, fields in matmul_stream(n, n, n, cfg):
-        tm.observe(name, fields)
+    run_stream(matmul_stream(n, n, n, cfg), cfg, tm.observe)
     tm.fence()
     ti, tj, tk = tiled_matmul_auto(n, n, n, cfg)
     lib = report(f"C library (tiles {ti},{tj},{tk})", tm, macs, cfg)

@@ -2,13 +2,23 @@
 Gemmini C library's code on the cycle model, shape by shape.
 
     python benchmarks/kernels.py [--dims 16 32] [--count 20] [--conv-count 20] [--no-gemm] [--seed 0]
-        [--out int32|int8] [--top-k 4] [--smoke] [--loop-ws] [--loop-conv]
+        [--out int32|int8] [--top-k 4] [--smoke] [--loop-ws] [--loop-conv] [--library-bin DIR]
 
 For each Gemmini (DIM 16 and 32, 256 KB scratchpad, 64 KB accumulator) and each
 shape: baco's kernel compiled with baco.gemmini.schedule.default_gemm_schedule and
 the C library's tiled_matmul_auto + LOOP_WS stream (baco.sim.clib) are timed by
-baco.sim.timing.TimingModel; printed: cycles, utilization (MACs / DIM² / cycles),
-and baco's speed-up over the library, with the geometric mean per DIM. The autotuned
+baco.sim.timing.TimingModel twice: on Gemmini alone (the commands arrive for free) and end
+to end, with the CPU that issues them counted. baco end to end is the kernel's RISC-V program
+on the ISS with the cycle model attached (the CPU at one instruction per cycle, waiting on
+Gemmini's queues), timed by rdcycle around the grid loop and its fence as the library's perf
+tests time a kernel (no self-check; benchmarks' `end_to_end`); the library end to end is its
+stream issued by its tile loop at `library_tile_instructions` per tile (baco.sim.clib
+time_matmul / time_conv with cpu_tile_instructions). Printed: the program form (LOOP_WS when the default blocks fit
+the loop unit's halves, else the explicit stream), both cycle counts, RISC-V instructions per
+RoCC command, end-to-end utilization (MACs / DIM² / cycles), and baco's speed-ups over the
+library, with the geometric means per DIM. First, tiled_matmul_ws_perf's shape (128x256x256,
+bias, int8 output) end to end against the library's stream and, with --library-bin (the
+gemmini-rocc-tests bin/ folder), against that real ELF's rdcycle count. The autotuned
 column is the schedule @baco.autotune picks with no configs (baco.frontend.autotune: the
 schedule space ranked by the compiled-program cost model, the --top-k best and the default
 schedule timed on the cycle model; choices cached under BACO_CACHE_DIR/autotune) and its
@@ -18,14 +28,15 @@ Conv2D (--conv-count shapes, default 20, from the thesis's Conv2D bands, Table 6
 images capped at 28x28 and channels at 256 so they run here; stride 1, 'same' padding, int8
 output): baco.kernels.conv.conv2d with its default schedule against the C library's
 tiled_conv_auto (baco.sim.clib.conv_stream: one LOOP_CONV_WS per tile), same columns
-(baco blocks "R x Q/N/K": R output rows of Q columns per program); per DIM the geomean,
-the number of shapes where baco is slower and the worst ratio.
+(baco blocks "R x Q/N/K": R output rows of Q columns per program), Gemmini alone and end to
+end as for the GEMMs; per DIM the geomeans, the number of shapes where baco is slower end to
+end and the worst ratio.
 
 LOOP_CONV_WS (--loop-conv: only this section; also in --smoke): baco's conv2d (int8, bias,
 ReLU) compiled with and without the loop-conv-ws pass (baco.passes.loop_conv_ws: each program
 one LOOP_CONV_WS) on six layers (ResNet-50's, a 7x7/2 stem, a dilated and a ragged one) at
-DIM 16, under the default conv schedule with its rows, then BLOCK_N, then BLOCK_M halved
-until a program (all input channels at once) fits LoopConv's halves of the memories: RoCC
+DIM 16, under the default conv schedule (which shrinks its blocks until a program, all input
+channels at once, fits LoopConv's halves of the memories: default_conv_schedule): RoCC
 commands, cycles on the cycle model (Gemmini alone) and the self-checking ELF's CPU cycles
 on the ISS with the cycle model (end to end).
 
@@ -43,8 +54,8 @@ defines them), half GEMM and half GEMV (N = 1), every dimension capped at 2048 s
 the cycle model runs them here. A GEMV shape also times examples/gemv.py's kernel
 (y = A·x with x a one-column block, loaded before A) on the next line. baco's kernel is timed from its command stream (the
 stream does not depend on the data; bit-exactness is tested in tests/ and by
-benchmarks/gemm_cycles.py). Goals (issue F): ≥ 0.90 of peak on 512³ at DIM 16 and
-baco ≥ the library on every shape.
+benchmarks/gemm_cycles.py). Goals (issue K): end to end, baco ≥ the library on every shape,
+geomean ≥ 1.3x, and ≥ 0.90 of peak on 512³ at DIM 16.
 """
 import argparse
 import math
@@ -59,16 +70,16 @@ sys.path.insert(0, str(ROOT))
 
 from baco.frontend.autotune import Autotuner, cost_model_pruner  # noqa: E402
 from baco.gemmini.config import GemminiConfig  # noqa: E402
-from baco.gemmini.schedule import default_gemm_schedule  # noqa: E402
+from baco.gemmini.schedule import default_gemm_schedule, loop_ws_fits  # noqa: E402
 from baco.kernels.matmul import matmul_kernel  # noqa: E402
 from baco.sim.clib import time_matmul  # noqa: E402
-from baco.sim.timing import CommandStream, TimingModel  # noqa: E402
-from baco.passes import loop_ws  # noqa: E402
+from baco.sim.timing import DEFAULT_CONSTANTS, CommandStream, TimingModel  # noqa: E402
 
 sys.path.insert(0, str(ROOT.parent / "examples"))
 import gemv  # noqa: E402
 
 CAP = 2048
+LIBRARY_TILE = DEFAULT_CONSTANTS.library_tile_instructions   # the library's CPU work per tile it issues
 SMOKE_SHAPES = [(48, 40, 72), (70, 1, 100)]
 CONV_CAP_HW, CONV_CAP_CH = 28, 256
 SMOKE_CONVS = [(6, 20, 17, 3)]
@@ -112,25 +123,31 @@ def conv_section(dims, shapes) -> int:
     for dim in dims:
         cfg = GemminiConfig.from_capacity(dim, 256, 64)
         print(f"Conv2D, DIM {dim} (256 KB scratchpad, 64 KB accumulator), int8 output, stride 1, 'same' padding")
-        print(f"{'H=W':>4} {'C':>5} {'K':>5} {'RxS':>4}  {'baco blocks':>15} {'baco cycles':>12} {'util':>5}  "
-              f"{'library cycles':>14} {'util':>5}  speed-up")
-        ratios = []
+        print(f"{'H=W':>4} {'C':>5} {'K':>5} {'RxS':>4}  {'baco blocks':>15} {'baco cycles':>12} {'end to end':>11} "
+              f"{'instr/cmd':>9}  {'library':>10} {'end to end':>11}  {'speed-up':>8} {'e2e':>6}")
+        ratios, e2e_ratios = [], []
         for size, C, K, R in shapes:
             x, w = np.zeros((1, size, size, C), np.int8), np.zeros((R, R, C, K), np.int8)
             launch = conv2d_launch(x, w, padding=R // 2, scale=0.05, config=cfg)
             ours = launch.cycles()["cycles"]
-            lib = time_conv(1, size, size, C, K, R, cfg, padding=R // 2, scale=0.05)["cycles"]
+            ours_e2e = end_to_end(launch.kernel, launch.grid, launch.args, launch.options, cfg,
+                                  launch._runtime_args())
+            lib_kw = dict(padding=R // 2, scale=0.05)
+            lib = time_conv(1, size, size, C, K, R, cfg, **lib_kw)["cycles"]
+            lib_e2e = time_conv(1, size, size, C, K, R, cfg, cpu_tile_instructions=LIBRARY_TILE, **lib_kw)["cycles"]
             ratios.append(lib / ours)
-            slower += lib < ours
-            util = lambda cycles: size * size * C * K * R * R / (dim * dim * cycles)  # noqa: E731
+            e2e_ratios.append(lib_e2e / ours_e2e["kernel_cycles"])
+            slower += e2e_ratios[-1] < 1
             s = launch.schedule
             m = f"{s.rows}x{s.block_m}" if s.rows > 1 else f"{s.block_m}"      # output rows x columns per program
             print(f"{size:>4} {C:>5} {K:>5} {f'{R}x{R}':>4}  {f'{m}/{s.block_n}/{s.block_k}':>15} "
-                  f"{ours:>12,.0f} {util(ours):>5.3f}  {lib:>14,.0f} {util(lib):>5.3f}  {lib / ours:>7.2f}x",
-                  flush=True)
-        print(f"geomean Conv2D speed-up over the library at DIM {dim}: "
-              f"{math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f}x over {len(ratios)} shapes; "
-              f"slower on {sum(r < 1 for r in ratios)}, worst {min(ratios):.2f}x\n")
+                  f"{ours:>12,.0f} {ours_e2e['kernel_cycles']:>11,} "
+                  f"{ours_e2e['instructions'] / ours_e2e['commands']:>9.1f}  {lib:>10,.0f} {lib_e2e:>11,.0f}  "
+                  f"{lib / ours:>7.2f}x {e2e_ratios[-1]:>5.2f}x", flush=True)
+        geo = lambda r: math.exp(sum(map(math.log, r)) / len(r))  # noqa: E731
+        print(f"geomean Conv2D speed-up over the library at DIM {dim}: Gemmini alone {geo(ratios):.2f}x, end to end "
+              f"{geo(e2e_ratios):.2f}x over {len(ratios)} shapes; end to end slower on "
+              f"{sum(r < 1 for r in e2e_ratios)}, worst {min(e2e_ratios):.2f}x\n")
     return slower
 
 
@@ -148,6 +165,31 @@ def time_baco(M, N, K, cfg, out_int8, s):
     ck.run((-(-M // s.block_m), -(-N // s.block_n)), args, model=CommandStream(), observers=[tm.observe])
     tm.fence()
     return tm.report()
+
+
+def end_to_end(kernel, grid, args, options, cfg, runtime=None) -> dict:
+    """The launch as a RISC-V program on the ISS with the cycle model attached (the runner ELF, no
+    self-check; the CPU at one instruction per cycle issues the commands and waits on Gemmini's
+    queues): `kernel_cycles` (rdcycle around the grid loop and its fence, as the C library's perf
+    tests time a kernel), RISC-V `instructions` of the run and RoCC `commands`. `runtime`: the
+    run's arguments when they are not `args` (an optional bias after them)."""
+    ck = kernel.compile(*args, target="iss", **options)
+    return ck.run(grid, runtime or args, timing=TimingModel(cfg))
+
+
+def baco_end_to_end(M, N, K, cfg, out_int8, s, bias=False):
+    """end_to_end of baco's GEMM kernel under schedule `s` (zero data: the stream does not depend on it)."""
+    args = launch_args(M, N, K, out_int8)
+    options = dict(RELU=False, OUT_INT8=out_int8, schedule=s, config=cfg)
+    if bias:
+        options["bias_ptr"] = np.zeros(N, np.int32)
+    grid = (-(-M // s.block_m), -(-N // s.block_n))
+    return end_to_end(matmul_kernel, grid, args, options, cfg, args + ([options["bias_ptr"]] if bias else []))
+
+
+def form(s, cfg) -> str:
+    """The program a WS GEMM schedule compiles to: LOOP_WS when its blocks fit the loop unit's halves."""
+    return "LOOP_WS" if s.dataflow == "WS" and loop_ws_fits(s.block_m, s.block_n, s.block_k, cfg) else "explicit"
 
 
 def time_gemv(M, K, cfg, out_int8):
@@ -174,7 +216,7 @@ def loop_ws_schedule(M, N, K, cfg, out_int8):
     """The default schedule with its larger M/N block halved (then block_k) until a program
     fits LOOP_WS's halves of the memories."""
     s = default_gemm_schedule(M, N, K, cfg, out_int8)
-    while not loop_ws.fits(s.block_m, s.block_n, s.block_k, cfg):
+    while not loop_ws_fits(s.block_m, s.block_n, s.block_k, cfg):
         if max(s.block_m, s.block_n) > cfg.dim:
             s = replace(s, **({"block_m": s.block_m // 2} if s.block_m >= s.block_n else {"block_n": s.block_n // 2}))
         else:
@@ -256,62 +298,28 @@ LOOP_CONVS = [
 SMOKE_LOOP_CONVS = [("ragged 3x3", 6, 17, 20, 3, 1, 1, 1)]
 
 
-def loop_conv_fits(s, size, C, K, R, stride, dil, cfg) -> bool:
-    """A program of schedule `s` fits LoopConv's halves of the memories (all C input channels in
-    one tile): baco.sim.loops.conv_params's rule."""
-    from baco.gemmini.isa import GemminiFault
-    from baco.sim.loops import LoopConvState, conv_params
-    st = LoopConvState()
-    rows, cols = (s.rows, size) if s.rows > 1 else (1, s.block_m)
-    st.latch(dict(stride=stride, kernel_dim=R, batches=1, porows=rows, pocols=cols, pochs=s.block_n, krows=R,
-                  kcols=R, kchs=C, orows=rows, ocols=cols, kernel_dilation=dil, in_channels=C, out_channels=K))
-    flags = dict(max_pixels_per_row=1, downsample=0, input_dilated=0, dw=0, trans_input_3120=0,
-                 trans_weight_0132=0, trans_weight_1203=0, trans_output_1203=0, wrot180=0, no_pool=1)
-    try:
-        conv_params(cfg, st, flags)
-    except GemminiFault:
-        return False
-    return True
-
-
-def loop_conv_schedule(size, C, K, R, stride, pad, dil, cfg):
-    """The default conv schedule with its rows a program, then BLOCK_N, then BLOCK_M halved until a
-    program fits LoopConv's halves (None when even DIM-sized blocks do not)."""
-    from baco.kernels.conv import conv_schedule, output_size
-    Q = output_size(size, R, stride, pad, dil)
-    s = conv_schedule(None, Q=Q, K=K, C=C, P=Q, taps=R * R, config=cfg, out_int8=True)
-    while not loop_conv_fits(s, Q, C, K, R, stride, dil, cfg):
-        if s.rows > 1:
-            s = replace(s, rows=s.rows // 2)
-        elif s.block_n > cfg.dim:
-            s = replace(s, block_n=s.block_n // 2)
-        elif s.block_m > cfg.dim:
-            s = replace(s, block_m=s.block_m // 2)
-        else:
-            return None
-    return s
-
-
 def loop_conv_section(convs, iss_count) -> None:
     """baco's conv2d (int8, bias, ReLU) with and without loop-conv-ws (baco.passes.loop_conv_ws: each
-    program one LOOP_CONV_WS) under loop_conv_schedule, at DIM 16."""
+    program one LOOP_CONV_WS) under the default conv schedule, at DIM 16."""
     import tempfile
-    from baco.kernels.conv import conv2d_launch, reference_conv2d
+    from baco.gemmini.schedule import loop_conv_fits
+    from baco.kernels.conv import conv2d_launch, output_size, reference_conv2d
     cfg = GemminiConfig.from_capacity(16, 256, 64)
     print("LOOP_CONV_WS at DIM 16, int8 output with bias and ReLU: explicit stream -> one LOOP_CONV_WS a program")
     print(f"{'layer':>24} {'H':>3} {'C':>4} {'K':>4} {'RxS/st/dil':>10}  {'blocks':>12}  {'RoCC commands':>17}  "
           f"{'cycles (Gemmini alone)':>29}  {'ISS CPU cycles (end to end)':>30}")
     ratios, iss_ratios = [], []
     for n, (name, size, C, K, R, stride, pad, dil) in enumerate(convs):
-        s = loop_conv_schedule(size, C, K, R, stride, pad, dil, cfg)
-        if s is None:
-            print(f"{name:>24}: no schedule fits LoopConv's halves")
-            continue
         rng = np.random.default_rng(n)
         x = rng.integers(-128, 128, (1, size, size, C), dtype=np.int8)
         w = rng.integers(-128, 128, (R, R, C, K), dtype=np.int8)
         bias = rng.integers(-5000, 5000, K).astype(np.int32)
         kw = dict(stride=stride, padding=pad, dilation=dil, scale=1 / 256, relu=True)
+        s = conv2d_launch(x, w, bias, config=cfg, **kw).schedule
+        Q = output_size(size, R, stride, pad, dil)
+        if not loop_conv_fits(s, Q, Q, K, C, R, R, stride, dil, cfg):
+            print(f"{name:>24}: the default schedule does not fit LoopConv's halves")
+            continue
         runs = []
         for on in (False, True):
             launch = conv2d_launch(x, w, bias, config=cfg, blocks=s, **kw)
@@ -344,6 +352,46 @@ def loop_conv_section(convs, iss_count) -> None:
     print()
 
 
+PERF_SHAPE = (128, 256, 256)     # gemmini-rocc-tests' tiled_matmul_ws_perf: int8 C = A·B + a repeating bias
+
+
+def perf_shape_section(library_bin) -> None:
+    """tiled_matmul_ws_perf's GEMM (128x256x256 at DIM 16, int32 bias row, int8 output) under
+    baco's default schedule, Gemmini alone and end to end, against the library: its stream
+    (baco.sim.clib, with the repeating bias) and, with `library_bin` (gemmini-rocc-tests'
+    bin/ folder), the real ELF's own rdcycle count ("Cycles taken") under the same ISS and
+    cycle model."""
+    import re
+    M, N, K = PERF_SHAPE
+    cfg = GemminiConfig.from_capacity(16, 256, 64)
+    s = default_gemm_schedule(M, N, K, cfg, True)
+    args = launch_args(M, N, K, True)
+    bias = np.zeros(N, np.int32)
+    options = dict(RELU=False, OUT_INT8=True, schedule=s, config=cfg, bias_ptr=bias)
+    grid = (-(-M // s.block_m), -(-N // s.block_n))
+    ck = matmul_kernel.compile(*args, **options)
+    tm = TimingModel(cfg)
+    ck.run(grid, args + [bias], model=CommandStream(), observers=[tm.observe])
+    tm.fence()
+    e2e = end_to_end(matmul_kernel, grid, args, options, cfg, args + [bias])
+    lib = time_matmul(M, N, K, cfg, out_int8=True, bias="repeating", cpu_tile_instructions=LIBRARY_TILE)["cycles"]
+    print(f"tiled_matmul_ws_perf's shape {M}x{N}x{K} + bias, int8 output, DIM 16: baco {s.block_m}/{s.block_n}/"
+          f"{s.block_k} ({form(s, cfg)}) {e2e['commands']:,} commands, {tm.report()['cycles']:,.0f} cycles on "
+          f"Gemmini alone, {e2e['kernel_cycles']:,} end to end ({e2e['instructions'] / e2e['commands']:.1f} "
+          f"instructions per command); library stream {lib:,.0f} end to end: {lib / e2e['kernel_cycles']:.2f}x")
+    if library_bin:
+        from baco.sim.iss import run_elf
+        elf = Path(library_bin) / "tiled_matmul_ws_perf-baremetal"
+        res = run_elf(elf, config=cfg, timing=TimingModel(cfg), stdout=None)
+        taken = re.search(r"Cycles taken: (\d+)", res.console or "")
+        if res.exit_code != 0 or taken is None:
+            raise SystemExit(f"{elf}: did not run to its cycle count ({res.error or res.exit_code})")
+        real = int(taken.group(1))
+        print(f"  the library's own ELF ({elf.name}): {res.gemmini_commands} commands, {real:,} cycles end to end "
+              f"(rdcycle): baco {real / e2e['kernel_cycles']:.2f}x")
+    print()
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dims", type=int, nargs="+", default=[16, 32])
@@ -351,12 +399,15 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", choices=["int32", "int8"], default="int32")
     p.add_argument("--top-k", type=int, default=4, help="autotune: schedules kept by the cost model")
+    p.add_argument("--no-autotune", action="store_true", help="without the autotuned column")
     p.add_argument("--conv-count", type=int, default=20, help="Conv2D shapes (0: none)")
     p.add_argument("--no-gemm", action="store_true", help="only the Conv2D shapes")
     p.add_argument("--smoke", action="store_true", help="two tiny GEMM shapes and one Conv2D at DIM 16")
     p.add_argument("--loop-ws", action="store_true", help="only the LOOP_WS section")
     p.add_argument("--loop-ws-iss", type=int, default=4, help="LOOP_WS section: shapes also run on the ISS")
     p.add_argument("--loop-conv", action="store_true", help="only the LOOP_CONV_WS section")
+    p.add_argument("--library-bin", help="gemmini-rocc-tests' built ELFs (bin/): also time the real "
+                                         "tiled_matmul_ws_perf ELF")
     p.add_argument("--loop-conv-iss", type=int, default=len(LOOP_CONVS),
                    help="LOOP_CONV_WS section: shapes also run on the ISS")
     args = p.parse_args(argv)
@@ -370,50 +421,58 @@ def main(argv=None) -> int:
                         1 if args.smoke else args.loop_ws_iss)
         if args.loop_ws:
             return 0
+    perf_shape_section(args.library_bin)
     out_int8 = args.out == "int8"
     shapes = SMOKE_SHAPES if args.smoke else [(512, 512, 512)] + sampled_shapes(args.count, args.seed)
     dims = [16] if args.smoke else args.dims
     if args.no_gemm:
         shapes = []
-    slower = tuned_worse = 0
+    slower = slower_e2e = tuned_worse = 0
+    geo = lambda r: math.exp(sum(map(math.log, r)) / len(r))  # noqa: E731
     for dim in dims if shapes else []:
         cfg = GemminiConfig.from_capacity(dim, 256, 64)
-        print(f"DIM {dim} (256 KB scratchpad, 64 KB accumulator), {args.out} output")
-        print(f"{'M':>5} {'N':>5} {'K':>5}  {'baco blocks':>15} {'baco cycles':>12} {'util':>5}  "
-              f"{'library cycles':>14} {'util':>5}  speed-up  {'tuned blocks':>17} {'tuned cycles':>12} {'util':>5} "
-              f"{'vs default':>10}")
-        ratios, tuned_ratios, gemv_ratios = [], [], []
+        print(f"DIM {dim} (256 KB scratchpad, 64 KB accumulator), {args.out} output; cycles on Gemmini alone "
+              f"(commands free) and end to end (ISS, the CPU issuing them; library: its tile loop's cost)")
+        print(f"{'M':>5} {'N':>5} {'K':>5}  {'baco blocks':>15} {'program':>8} {'baco cycles':>12} {'end to end':>11} "
+              f"{'instr/cmd':>9} {'util e2e':>8}  {'library':>10} {'end to end':>11}  {'speed-up':>8} {'e2e':>6}  "
+              f"{'tuned blocks':>17} {'tuned cycles':>12} {'vs default':>10}")
+        ratios, e2e_ratios, tuned_ratios, gemv_ratios = [], [], [], []
         for M, N, K in shapes:
             s = default_gemm_schedule(M, N, K, cfg, out_int8)
-            ours = time_baco(M, N, K, cfg, out_int8, s)
-            ts, tuned = autotuned(M, N, K, cfg, out_int8, args.top_k)
-            tuned_ratios.append(ours["cycles"] / tuned)
-            tuned_worse += tuned > ours["cycles"]
-            lib = time_matmul(M, N, K, cfg, out_int8=out_int8, scale=0.05 if out_int8 else 1.0)
-            ratio = lib["cycles"] / ours["cycles"]
-            ratios.append(ratio)
-            slower += ratio < 1
-            util = lambda r: M * N * K / (dim * dim * r["cycles"])  # noqa: E731
-            print(f"{M:>5} {N:>5} {K:>5}  {f'{s.block_m}/{s.block_n}/{s.block_k}':>15} {ours['cycles']:>12,.0f} "
-                  f"{util(ours):>5.3f}  {lib['cycles']:>14,.0f} {util(lib):>5.3f}  {ratio:>7.2f}x  "
+            ours = time_baco(M, N, K, cfg, out_int8, s)["cycles"]
+            ours_e2e = baco_end_to_end(M, N, K, cfg, out_int8, s)
+            ts, tuned = (s, ours) if args.no_autotune else autotuned(M, N, K, cfg, out_int8, args.top_k)
+            tuned_ratios.append(ours / tuned)
+            tuned_worse += tuned > ours
+            lib_kw = dict(out_int8=out_int8, scale=0.05 if out_int8 else 1.0)
+            lib = time_matmul(M, N, K, cfg, **lib_kw)["cycles"]
+            lib_e2e = time_matmul(M, N, K, cfg, cpu_tile_instructions=LIBRARY_TILE, **lib_kw)["cycles"]
+            ratios.append(lib / ours)
+            e2e_ratios.append(lib_e2e / ours_e2e["kernel_cycles"])
+            slower += ratios[-1] < 1
+            slower_e2e += e2e_ratios[-1] < 1
+            util = M * N * K / (dim * dim * ours_e2e["kernel_cycles"])
+            print(f"{M:>5} {N:>5} {K:>5}  {f'{s.block_m}/{s.block_n}/{s.block_k}':>15} {form(s, cfg):>8} "
+                  f"{ours:>12,.0f} {ours_e2e['kernel_cycles']:>11,} "
+                  f"{ours_e2e['instructions'] / ours_e2e['commands']:>9.1f} {util:>8.3f}  {lib:>10,.0f} {lib_e2e:>11,.0f}  "
+                  f"{ratios[-1]:>7.2f}x {e2e_ratios[-1]:>5.2f}x  "
                   f"{f'{ts.block_m}/{ts.block_n}/{ts.block_k}' + ('/db' if ts.double_buffer else ''):>17} "
-                  f"{tuned:>12,.0f} {util({'cycles': tuned}):>5.3f} {ours['cycles'] / tuned:>9.2f}x")
+                  f"{tuned:>12,.0f} {ours / tuned:>9.2f}x", flush=True)
             if N == 1:
                 g = time_gemv(M, K, cfg, out_int8)
-                gemv_ratios.append(lib["cycles"] / g)
-                print(f"{'':>19}examples/gemv.py {g:>12,.0f} {util({'cycles': g}):>5.3f}  "
-                      f"{'':>20} {lib['cycles'] / g:>7.2f}x")
-        print(f"geomean speed-up over the library at DIM {dim}: "
-              f"{math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f}x over {len(ratios)} shapes; autotuned over "
-              f"the default schedule: {math.exp(sum(map(math.log, tuned_ratios)) / len(tuned_ratios)):.3f}x")
+                gemv_ratios.append(lib / g)
+                print(f"{'':>19}examples/gemv.py {g:>12,.0f} (Gemmini alone) {lib / g:>7.2f}x")
+        print(f"geomean speed-up over the library at DIM {dim}: Gemmini alone {geo(ratios):.2f}x, end to end "
+              f"{geo(e2e_ratios):.2f}x (min {min(e2e_ratios):.2f}x, slower on {sum(r < 1 for r in e2e_ratios)}) "
+              f"over {len(ratios)} shapes; autotuned over the default schedule: {geo(tuned_ratios):.3f}x")
         if gemv_ratios:
             print(f"examples/gemv.py over the library on the {len(gemv_ratios)} GEMV shapes: geomean "
-                  f"{math.exp(sum(map(math.log, gemv_ratios)) / len(gemv_ratios)):.2f}x, min {min(gemv_ratios):.2f}x")
+                  f"{geo(gemv_ratios):.2f}x, min {min(gemv_ratios):.2f}x")
         print()
     convs = SMOKE_CONVS if args.smoke else conv_shapes(args.conv_count, args.seed)
     conv_slower = conv_section(dims, convs) if convs else 0
-    print(f"shapes where baco is slower than the library: {slower} GEMM, {conv_slower} Conv2D; "
-          f"where the autotuned schedule is slower than the default: {tuned_worse}")
+    print(f"shapes where baco is slower than the library: {slower} GEMM ({slower_e2e} end to end), {conv_slower} "
+          f"Conv2D; where the autotuned schedule is slower than the default: {tuned_worse}")
     return 0
 
 

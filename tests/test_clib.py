@@ -10,21 +10,24 @@ from baco.gemmini.config import GemminiConfig
 from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto
 from baco.gemmini.isa import encode, COMMANDS
 from baco.kernels.conv import reference_conv2d
-from baco.sim.clib import conv_stream, matmul_stream, time_conv, time_matmul
+from baco.sim.clib import conv_stream, expanded, matmul_stream, time_conv, time_matmul
 from baco.sim.functional import ArrayMemory, GemminiModel
 
 
-def run_library(a, b, cfg, **kw):
+def run_library(a, b, cfg, bias=None, **kw):
     M, K = a.shape
     N = b.shape[1]
     out_int8 = kw.get("out_int8", False)
     base = 0x80000000
     mem = ArrayMemory(base, 1 << 20)
-    a_addr, b_addr, c_addr = base, base + 0x40000, base + 0x80000
+    a_addr, b_addr, c_addr, d_addr = base, base + 0x40000, base + 0x80000, base + 0xC0000
     mem.write(a_addr, a.tobytes())
     mem.write(b_addr, b.tobytes())
+    if bias is not None:
+        mem.write(d_addr, bias.tobytes())
+        kw["bias"] = "repeating" if bias.shape[0] == 1 else "full"
     model = GemminiModel(cfg, mem)
-    for name, fields in matmul_stream(M, N, K, cfg, addrs=(a_addr, b_addr, c_addr), **kw):
+    for name, fields in matmul_stream(M, N, K, cfg, addrs=(a_addr, b_addr, c_addr), d_addr=d_addr, **kw):
         model.execute(COMMANDS[name].funct, *encode(name, **fields))
     dtype = np.int8 if out_int8 else np.int32
     return np.frombuffer(mem.read(c_addr, M * N * np.dtype(dtype).itemsize), dtype=dtype).reshape(M, N)
@@ -45,10 +48,29 @@ def test_library_stream_is_bit_exact(dim, shape, out):
     assert np.array_equal(got, ref)
 
 
+@pytest.mark.parametrize("shape,rows", [((33, 17, 70), 1), ((33, 17, 70), 33), ((100, 64, 9), 1), ((5, 40, 3), 5)])
+def test_library_stream_with_bias_is_bit_exact(shape, rows):
+    """tiled_matmul_auto with a full (M×N) or repeating (one row) int32 bias D, several tiles
+    (the operand reuse across tiles included), int8 output."""
+    M, N, K = shape
+    cfg = GemminiConfig.from_capacity(16, 4, 2)
+    rng = np.random.default_rng(M * N + rows)
+    a = rng.integers(-128, 128, (M, K), dtype=np.int8)
+    b = rng.integers(-128, 128, (K, N), dtype=np.int8)
+    d = rng.integers(-3000, 3000, (rows, N), dtype=np.int32)
+    got = run_library(a, b, cfg, bias=d, out_int8=True, scale=1 / 32)
+    ref = reference_matmul(a, b, np.broadcast_to(d, (M, N)), out="int8", scale=1 / 32)
+    assert np.array_equal(got, ref)
+    with pytest.raises(ValueError, match="bias"):
+        list(matmul_stream(M, N, K, cfg, bias="row"))
+
+
 def test_library_tiles_and_timing():
     cfg = GemminiConfig()
     ti, tj, tk = tiled_matmul_auto(256, 256, 256, cfg)
-    names = [n for n, _ in matmul_stream(256, 256, 256, cfg)]
+    issued = [n for n, _ in matmul_stream(256, 256, 256, cfg)]
+    assert issued.count("loop_ws") == -(-16 // ti) * -(-16 // tj) * -(-16 // tk)     # one per tile
+    names = [n for n, _ in expanded(matmul_stream(256, 256, 256, cfg), cfg)]
     assert names.count("preload") == (256 // 16) ** 3     # one per DIM×DIM×DIM block product
     r = time_matmul(256, 256, 256, cfg)
     # A is re-read for every column tile, B for every row tile (no reuse across LOOP_WS calls)
@@ -65,7 +87,7 @@ def test_library_tiles_and_timing():
 
 def run_conv_library(x, w, bias, cfg, *, stride, padding, scale):
     """tiled_conv_auto's stream for NHWC x, HWIO w (ReLU, int8 out) run on the functional model;
-    (output, the stream's command names)."""
+    (output, the (name, fields) Gemmini's units execute, LoopConv's expanded)."""
     N, H, W, C = x.shape
     R, _, _, K = w.shape
     base = 0x80000000
@@ -76,13 +98,13 @@ def run_conv_library(x, w, bias, cfg, *, stride, padding, scale):
     if bias is not None:
         mem.write(addrs[3], bias.tobytes())
     model = GemminiModel(cfg, mem)
-    names = []
-    for name, fields in conv_stream(N, H, W, C, K, R, cfg, stride=stride, padding=padding, scale=scale, relu=True,
-                                    bias=bias is not None, addrs=addrs):
+    issued = list(conv_stream(N, H, W, C, K, R, cfg, stride=stride, padding=padding, scale=scale, relu=True,
+                              bias=bias is not None, addrs=addrs))
+    for name, fields in issued:
         model.execute(COMMANDS[name].funct, *encode(name, **fields))
-        names.append((name, fields))
     P, Q = (H + 2 * padding - R) // stride + 1, (W + 2 * padding - R) // stride + 1
-    return np.frombuffer(mem.read(addrs[2], N * P * Q * K), dtype=np.int8).reshape(N, P, Q, K), names
+    out = np.frombuffer(mem.read(addrs[2], N * P * Q * K), dtype=np.int8).reshape(N, P, Q, K)
+    return out, expanded(issued, cfg)
 
 
 # (dim, (N, H, W, C, K, R, stride, padding), scratchpad KB, accumulator KB)
@@ -118,7 +140,7 @@ def test_library_conv_stream_is_bit_exact(dim, shape, sp_kb, acc_kb, bias):
     np.testing.assert_array_equal(got, ref)
     downsample = R == 1 and stride == 2 and H % 2 == 0 and W % 2 == 0
     input_loads = [f for n, f in stream if n == "config_ld" and f["state_id"] == 0]
-    assert all(f["stride"] == C << downsample for f in input_loads)     # every other input pixel
+    assert input_loads and all(f["stride"] == C << downsample for f in input_loads)     # every other input pixel
     ex = [f for n, f in stream if n == "config_ex" and not f["set_only_strides"]]
     assert ex[0]["a_stride"] == stride >> downsample
 

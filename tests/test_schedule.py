@@ -173,3 +173,73 @@ def test_unstored_accumulator_tiles_are_not_zeroed(out):
            observers=[lambda n, f, pc=None: zero_mvins.append(f) if n.startswith("mvin") and not f["dram_addr"]
                       else None])
     assert zero_mvins == []
+
+
+def test_loop_unit_half_is_the_loop_capacity():
+    """LOOP_WS's capacity rule and the loop units' halves are one definition: blocks filling a
+    half fit, one more DIM row of C or of A does not."""
+    from baco.gemmini.schedule import loop_unit_half, loop_ws_fits
+    cfg = GemminiConfig.from_capacity(16, 256, 64)
+    half = loop_unit_half(cfg)
+    assert (half.sp_rows, half.acc_rows) == (cfg.sp_rows // 2, cfg.acc_rows // 2) == (8192, 512)
+    assert loop_ws_fits(128, 64, 512, cfg)                 # C 8x4 tiles = 512 rows
+    assert not loop_ws_fits(144, 64, 16, cfg)              # C 9x4 tiles = 576 rows
+    assert loop_ws_fits(16, 16, 16 * 256, cfg) and not loop_ws_fits(16, 16, 16 * 257, cfg)   # A + B: 2 x 256 x 16 rows
+
+
+def test_estimate_uses_the_cycle_models_constants():
+    """The schedule estimate and the cycle model read the same constants (baco.gemmini)."""
+    from dataclasses import asdict
+    from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
+    from baco.sim.timing import DEFAULT_CONSTANTS as sim_constants
+    ours, sims = asdict(DEFAULT_CONSTANTS), asdict(sim_constants)
+    assert {k: sims[k] for k in ours if k in sims} == ours
+
+
+@pytest.mark.parametrize("M,N,K,dim", [(512, 512, 512, 16), (128, 256, 256, 16), (93, 116, 258, 16),
+                                       (666, 340, 19, 16), (512, 512, 512, 32), (20, 1, 179, 32)])
+def test_default_schedule_emits_loop_ws_when_its_estimate_says(M, N, K, dim):
+    """gemm_program_cycles' `loop_ws` is what the compiler does with the default schedule (the
+    loop-ws pass fires exactly when the blocks fit the halves), and at DIM 16, where the explicit
+    stream's ~12+ instructions per command outrun the array's 17-cycle computes, the default
+    schedule is a LOOP_WS program."""
+    from baco.gemmini.schedule import default_gemm_schedule, gemm_program_cycles
+    cfg = GemminiConfig.from_capacity(dim, 256, 64)
+    s = default_gemm_schedule(M, N, K, cfg)
+    est = gemm_program_cycles(M, N, K, s, cfg)
+    ck = mm.matmul_kernel.compile(*kernel_args(M, N, K, False), RELU=False, OUT_INT8=False, schedule=s, config=cfg)
+    assert ("@baco.rocc.loop_ws(" in ck.llvm_ir) == est["loop_ws"]
+    if dim == 16:
+        assert est["loop_ws"]
+    assert est["cycles"] >= max(est["gemmini"], est["cpu"]) > 0
+
+
+def test_loop_conv_fits_is_the_simulators_capacity_check():
+    """schedule.loop_conv_fits (what the default conv schedule shrinks to) accepts exactly the
+    programs whose LOOP_CONV_WS the simulator's LoopConv (sim.loops.conv_params) accepts."""
+    from baco.gemmini.isa import GemminiFault
+    from baco.gemmini.schedule import loop_conv_fits
+    from baco.sim.loops import LoopConvState, conv_params
+    rng = random.Random(4)
+    flags = dict(max_pixels_per_row=1, downsample=0, input_dilated=0, dw=0, trans_input_3120=0,
+                 trans_weight_0132=0, trans_weight_1203=0, trans_output_1203=0, wrot180=0, no_pool=1)
+    agree = {True: 0, False: 0}
+    for _ in range(300):
+        cfg = GemminiConfig.from_capacity(rng.choice([4, 16, 32]), rng.choice([16, 64, 256]), rng.choice([8, 64]))
+        R, stride, dil = rng.choice([1, 3, 5, 7]), rng.choice([1, 2]), rng.choice([1, 2])
+        P = Q = rng.randint(1, 40)
+        C, K = rng.randint(1, 300), rng.randint(1, 300)
+        rows = rng.randint(1, P)
+        s = GemmSchedule(Q if rows > 1 else rng.randint(1, Q), rng.randint(1, 128), 16, rows=rows)
+        st = LoopConvState()
+        st.latch(dict(stride=stride, kernel_dim=R, batches=1, porows=rows, pocols=min(s.block_m, Q),
+                      pochs=min(s.block_n, K), krows=R, kcols=R, kchs=C, orows=rows, ocols=min(s.block_m, Q),
+                      kernel_dilation=dil, in_channels=C, out_channels=K))
+        try:
+            conv_params(cfg, st, flags)
+            sim_fits = True
+        except GemminiFault:
+            sim_fits = False
+        assert loop_conv_fits(s, P, Q, K, C, R, R, stride, dil, cfg) == sim_fits, (cfg, s, C, K, R, stride, dil)
+        agree[sim_fits] += 1
+    assert min(agree.values()) > 30

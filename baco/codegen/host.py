@@ -54,6 +54,24 @@ class _Runtime:
     pid = (0, 0, 0)
     nprog = (1, 1, 1)
     commands = 0
+    loop_sites = {}     # funct of a LOOP_WS register -> the site of its last write
+
+
+# A fault of a move LOOP_WS issues is located at the loop register naming its DRAM operand
+# (baco.passes.loop_ws places each register at its kernel op): A's mvins, B's, D's, C's mvouts.
+LOOP_WS_FAULT_REGISTER = {"mvin": COMMANDS["loop_ws_config_addrs_ab"].funct,
+                          "mvin2": COMMANDS["loop_ws_config_strides_ab"].funct,
+                          "mvin3": COMMANDS["loop_ws_config_strides_dc"].funct,
+                          "mvout": COMMANDS["loop_ws_config_addrs_dc"].funct}
+LOOP_WS_REGISTERS = set(LOOP_WS_FAULT_REGISTER.values())
+
+
+def _fault_site(funct, error, site) -> int:
+    """The source site a fault of command `funct` (issued at `site`) is reported at."""
+    if funct == COMMANDS["loop_ws"].funct and isinstance(error, GemminiFault) and error.command:
+        name = error.command.split()[0]      # the faulting command, disassembled
+        return _Runtime.loop_sites.get(LOOP_WS_FAULT_REGISTER.get(name), site)
+    return site
 
 
 def _make_callbacks():
@@ -65,9 +83,11 @@ def _make_callbacks():
                 return
             try:
                 _Runtime.commands += 1
+                if funct in LOOP_WS_REGISTERS:
+                    _Runtime.loop_sites[funct] = site
                 _Runtime.model.execute(funct, rs1 & MASK64, rs2 & MASK64)
             except Exception as e:   # a fault stops the launch; raised after the call returns
-                _Runtime.error, _Runtime.site = e, site
+                _Runtime.error, _Runtime.site = e, _fault_site(funct, e, site)
         return call
 
     for name, cmd in COMMANDS.items():
@@ -193,6 +213,7 @@ class HostKernel:
         model.observers.extend(observers)
         grid = tuple(grid) + (1,) * (3 - len(grid))
         _Runtime.model, _Runtime.error, _Runtime.site, _Runtime.nprog, _Runtime.commands = model, None, 0, grid, 0
+        _Runtime.loop_sites = {}
         cargs = c_args(self.signature, args)
         t0 = time.perf_counter()
         try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import loop_unit_half
 
 
 def _ceil_to(n: int, m: int) -> int:
@@ -97,7 +98,8 @@ def tiled_conv_auto(batch_size: int, in_row_dim: int, in_col_dim: int, in_channe
                   and in_row_dim % 2 == 0 and in_col_dim % 2 == 0)
     args = [batch_size, pool_out_row, pool_out_col, out_channels, kernel_dim, kernel_cols, in_channels]
     maxes = list(args)
-    max_spad, max_acc = cfg.sp_rows // 2, cfg.acc_rows // 2
+    half = loop_unit_half(cfg)
+    max_spad, max_acc = half.sp_rows, half.acc_rows
 
     def rows(a):
         return conv_spad_acc_rows(a, stride=stride, kernel_dilation=kernel_dilation, pool_size=pool_size,

@@ -15,6 +15,14 @@ ACC_BIT = 1 << 31
 ACCUMULATE_BIT = 1 << 30
 READ_FULL_BIT = 1 << 29
 
+# LoopMatmul and LoopConv each hold this many loops at once (gemmini LoopMatmul.scala /
+# LoopConv.scala `concurrent_loops`): loop n takes slot n mod 2, whose default scratchpad
+# operands are half n mod 2, so one loop's loads run while the other executes
+CONCURRENT_LOOPS = 2
+# the fewest rows the ExecuteController feeds the array per WS operation (ExecuteController
+# total_rows: two writes to one accumulator row must be 4 cycles apart)
+MIN_FEED_ROWS = 4
+
 
 class IsaError(ValueError):
     """An instruction that does not decode (unknown funct, bad sub-command)."""

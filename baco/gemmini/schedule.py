@@ -26,6 +26,7 @@ import math
 from dataclasses import asdict, dataclass, fields, replace
 
 from baco.gemmini.config import GemminiConfig
+from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
 DATAFLOWS = ("WS", "OS")
 
@@ -82,6 +83,20 @@ def gemm_footprint(s: GemmSchedule, cfg: GemminiConfig, out_int8: bool) -> Footp
     d = cfg.dim
     sp = copies * (block_rows(s.m_rows, s.block_k, d) + block_rows(s.block_k, s.block_n, d))
     return Footprint(sp_rows=sp, acc_rows=block_rows(s.m_rows, s.block_n, d))
+
+
+def loop_unit_half(cfg: GemminiConfig) -> Footprint:
+    """The rows one hardware loop (LoopMatmul's LOOP_WS, LoopConv's LOOP_CONV_WS) may use: half of
+    the scratchpad and half of the accumulator, so the unit holds two loops at once (one loading
+    while the other computes; gemmini-isa.md §5.3, Capacity)."""
+    return Footprint(sp_rows=cfg.sp_rows // 2, acc_rows=cfg.acc_rows // 2)
+
+
+def loop_ws_fits(block_m: int, block_n: int, block_k: int, cfg: GemminiConfig) -> bool:
+    """A GEMM program's A, B and C blocks fit LOOP_WS's halves of the scratchpad and accumulator."""
+    d, half = cfg.dim, loop_unit_half(cfg)
+    ti, tj, tk = -(-block_m // d), -(-block_n // d), -(-block_k // d)
+    return (ti * tk + tk * tj) * d <= half.sp_rows and ti * tj * d <= half.acc_rows
 
 
 def capacity_problems(cfg: GemminiConfig, sp_rows: int, acc_rows: int,
@@ -145,52 +160,105 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
     return schedule
 
 
-def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: bool = False) -> GemmSchedule:
-    """A good weight-stationary, double-buffered schedule for an M×N×K GEMM on `cfg`:
-    the blocks (multiples of DIM, within capacity) minimising a rough estimate of the
-    compiled kernel's cycles. Per program: a prologue loading the first K step, then
-    per K step the slower of the array (DIM+1 cycles per DIM-row compute) and the
-    DMA loading the next step's A and B (which the lowering hides behind the computes), the part of the last step's stores the computes do not
-    hide, then the last column's stores. Large C blocks cut the
-    programs' fixed costs and the A/B re-reads; a small K step keeps the prologue short."""
-    d = cfg.dim
-    tiles = lambda n: max(1, math.ceil(n / d))  # noqa: E731
-    out_bytes = 1 if out_int8 else cfg.acc_bytes
+# RISC-V instructions of baco's compiled GEMM program on the CPU that issues it (the harness's grid
+# loop and the kernel). The explicit stream: per program, per K step (the software pipeline's
+# prologue and bounds), per RoCC command and per program and C column block (the column-by-column
+# stores), a least-squares fit (relative error) of the ISS's counts of 19 programs of
+# benchmarks/kernels.py's shapes at DIM 16 and 32, within 0.75-1.31x of them. A LOOP_WS program
+# (a K step is the five loop registers and LOOP_WS; a ragged last step's A and B moved in
+# explicitly): per program and per command, from 512^3 (32 programs, 1,540 commands, 29,908
+# instructions) and 128x256x256 (4 programs, 101 commands, 2,751) at DIM 16.
+EXPLICIT_INSTRUCTIONS = {"program": 76.0, "step": 695.0, "command": 11.0, "column": 356.0}
+LOOP_WS_INSTRUCTIONS = {"program": 250.0, "command": 14.2}
+LOOP_WS_STEP_COMMANDS = 6
+# end to end, the CPU and Gemmini overlap only partly (the CPU waits while Gemmini's queue is
+# full; Gemmini idles while the CPU computes the next command): measured, the shorter of the two
+# adds 0.05-0.77 of itself to the longer (median 0.5, 22 default-schedule programs)
+OVERLAP_LOSS = 0.5
 
-    def candidates(n):
-        t = tiles(n)
-        return sorted({min(t, 1 << i) for i in range(t.bit_length() + 1)} | {t})
+
+def gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConfig, out_int8: bool = False,
+                        k: TimingConstants = DEFAULT_CONSTANTS) -> dict:
+    """Estimated cycles of the GEMM kernel's program under the weight-stationary, double-buffered
+    schedule `s`: Gemmini's (`gemmini`: commands arriving for free), the CPU's issuing them
+    (`cpu`) and end to end (`cycles`: the slower of the two plus OVERLAP_LOSS of the other), with `loop_ws` telling whether the compiler emits LOOP_WS (the blocks fit the
+    loop unit's halves).
+
+    Gemmini, per program: a prologue loading the first K step, then per K step the slower of
+    the array (DIM + 1 cycles per DIM-row compute) and the DMA loading the next step's A and B
+    (hidden behind the computes), the part of the last step's stores the computes do not hide,
+    then the last column's stores; the next program's first loads overlap this one's tail. A
+    DMA command costs as the cycle model charges it (beats on the bus or in-flight requests of
+    the DRAM latency, whichever is longer). The CPU: the instructions fitted for the program's form
+    (EXPLICIT_INSTRUCTIONS, LOOP_WS_INSTRUCTIONS)."""
+    d = cfg.dim
+    tiles = lambda n: max(1, -(-n // d))  # noqa: E731
+    TM, TN, TK = tiles(M), tiles(N), tiles(K)
+    tm, tn, tk = tiles(s.block_m), tiles(s.block_n), tiles(s.block_k)
+    out_bytes = 1 if out_int8 else cfg.acc_bytes
+    beat = cfg.dma_bus_bits // 8
+    mbl = cfg.max_block_len
+
+    def dma(rows, row_bytes):
+        return k.dma_cmd_overhead + max(rows * -(-row_bytes // beat) * k.beat_cycles,
+                                        -(-rows // cfg.max_in_flight) * k.dram_latency)
 
     def moves(row_tiles, col_tiles):
-        """DMA cycles of mvins filling a block: DIM rows × up to max_bytes per mvin, each
-        row ⌈bytes/16⌉ bus beats, at most 16 rows in flight per 40-cycle DRAM latency."""
-        cols = col_tiles * d
-        chunk = cfg.max_block_len * d
-        per_move = lambda c: 2 + max(d * math.ceil(c * cfg.input_bytes / 16), 40 * math.ceil(d / 16))  # noqa: E731
-        full, rest = divmod(cols, chunk)
-        return row_tiles * (full * per_move(chunk) + (per_move(rest) if rest else 0))
+        """DMA cycles and mvins filling a block: DIM rows × up to MAX_BLOCK_LEN blocks a mvin."""
+        full, rest = divmod(col_tiles, mbl)
+        cycles = row_tiles * (full * dma(d, mbl * d * cfg.input_bytes) + (dma(d, rest * d * cfg.input_bytes)
+                                                                          if rest else 0))
+        return cycles, row_tiles * (full + (1 if rest else 0))
 
-    def cycles(tm, tn, tk):
-        programs = math.ceil(tiles(M) / tm) * math.ceil(tiles(N) / tn)
-        steps = math.ceil(tiles(K) / tk)
-        compute = tm * tn * tk * (d + 1)
-        load = moves(tm, tk) + moves(tk, tn)
-        store = d * math.ceil(d * out_bytes / 16) + 10        # one DIM×DIM tile out
-        # the last step stores column j-1 while column j computes, the last column row by
-        # row behind its own last computes; what they cannot hide waits
-        store_wait = (tn - 1) * max(0, tm * store - tm * tk * (d + 1))
-        tail = max(0, tm * store - tm * (d + 1)) + store
-        # the next program's first loads overlap this one's tail
-        return programs * (max(load, tail) + steps * max(compute, load) + store_wait) + min(load, tail)
+    pm, pn, steps = -(-TM // tm), -(-TN // tn), -(-TK // tk)
+    programs = pm * pn
+    tm, tn, tk = min(tm, TM), min(tn, TN), min(tk, TK)
+    compute = tm * tn * tk * (d + k.compute_overhead)
+    (a_load, a_mvins), (b_load, b_mvins) = moves(tm, tk), moves(tk, tn)
+    load = a_load + b_load
+    store = dma(d, d * out_bytes)                          # one DIM×DIM tile out
+    # the last step stores column j-1 while column j computes, the last column row by row
+    # behind its own last computes; what they cannot hide waits
+    store_wait = (tn - 1) * max(0, tm * store - tm * tk * (d + 1))
+    tail = max(0, tm * store - tm * (d + 1)) + store
+    gemmini = programs * (max(load, tail) + steps * max(compute, load) + store_wait) + min(load, tail)
+
+    hw_loop = s.dataflow == "WS" and loop_ws_fits(s.block_m, s.block_n, s.block_k, cfg)
+    if hw_loop:     # LoopMatmul loads and stores; a ragged K's last step is moved in explicitly
+        commands = programs * (steps * LOOP_WS_STEP_COMMANDS + (a_mvins + b_mvins if K % d else 0))
+    else:
+        commands = programs * (steps * (a_mvins + b_mvins + 2 * tm * tn * tk) + tm * tn)
+    if hw_loop:
+        c = LOOP_WS_INSTRUCTIONS
+        instructions = programs * c["program"] + commands * c["command"]
+    else:
+        c = EXPLICIT_INSTRUCTIONS
+        instructions = programs * (c["program"] + steps * c["step"] + tn * c["column"]) + commands * c["command"]
+    cpu = instructions * k.cpu_cycles_per_instruction
+    return {"cycles": max(gemmini, cpu) + OVERLAP_LOSS * min(gemmini, cpu), "gemmini": gemmini, "cpu": cpu, "commands": commands, "loop_ws": hw_loop}
+
+
+def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: bool = False) -> GemmSchedule:
+    """A good weight-stationary, double-buffered schedule for an M×N×K GEMM on `cfg`: the blocks
+    (DIM·2^i and the whole padded dimension, within capacity) minimising gemm_program_cycles'
+    end-to-end estimate, the CPU that issues the commands included. Blocks that fit LOOP_WS's
+    halves of the memories compile to one LOOP_WS per K step, far fewer commands for the CPU;
+    larger blocks keep the explicit stream, which Gemmini alone runs faster but the CPU issues at
+    11 instructions a command and ~700 a K step. Ties go to the larger C block, then the smaller K step."""
+    d = cfg.dim
+    tiles = max(1, -(-M // d)), max(1, -(-N // d)), max(1, -(-K // d))
+
+    def candidates(t):
+        return sorted({min(t, 1 << i) for i in range(t.bit_length() + 1)} | {t})
 
     best = None
-    for tm in candidates(M):
-        for tn in candidates(N):
-            for tk in candidates(K):
+    for tm in candidates(tiles[0]):
+        for tn in candidates(tiles[1]):
+            for tk in candidates(tiles[2]):
                 s = GemmSchedule(tm * d, tn * d, tk * d, "WS", True)
                 if schedule_problems(s, cfg, out_int8):
                     continue
-                key = (cycles(tm, tn, tk), -tm * tn, tk)
+                key = (gemm_program_cycles(M, N, K, s, cfg, out_int8)["cycles"], -tm * tn, tk)
                 if best is None or key < best[0]:
                     best = (key, s)
     if best is None:
@@ -202,8 +270,26 @@ def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: 
 MAX_CONV_ROWS = 16     # output rows per program the conv default takes at most (the compiler unrolls a load per row)
 
 
+def loop_conv_fits(s: GemmSchedule, P: int, Q: int, K: int, C: int, R: int, S: int, stride: int, dilation: int,
+                   cfg: GemminiConfig) -> bool:
+    """A convolution program of schedule `s` (s.rows output rows of block_m columns of a P×Q output,
+    block_n of K output channels, all C input channels and R×S taps) fits LoopConv's halves of the
+    memories, in LoopConv's layout (baco.sim.loops.conv_params, untransposed): the input tile
+    (⌈C/DIM⌉ banks of (rows·stride + dilated R − 1) × (columns·stride + dilated S − 1) pixels) and
+    the weights (⌈block_n/DIM⌉ × R·S·C rows) in half the scratchpad, the output tile (⌈block_n/DIM⌉
+    × rows·columns) in half the accumulator."""
+    d, half = cfg.dim, loop_unit_half(cfg)
+    orows, ocols = min(s.rows, P), min(s.block_m, Q)
+    irows = orows * stride + dilation * (R - 1)
+    icols = ocols * stride + dilation * (S - 1)
+    och_banks = -(-min(s.block_n, K) // d)
+    inputs, weights = -(-C // d) * irows * icols, och_banks * R * S * C
+    return inputs + weights <= half.sp_rows and och_banks * orows * ocols <= half.acc_rows
+
+
 def default_conv_schedule(Q: int, K: int, C: int, cfg: GemminiConfig, out_int8: bool = False, *, P: int = 1,
-                          taps: int = 1) -> GemmSchedule:
+                          taps: int = 1, filter_size: tuple[int, int] | None = None, stride: int = 1,
+                          dilation: int = 1) -> GemmSchedule:
     """The schedule a convolution runs when none is given (baco/kernels/conv.py).
 
     It starts from default_gemm_schedule of the image's GEMM, P*Q pixels x K x C (Q = all N*H*W
@@ -215,7 +301,45 @@ def default_conv_schedule(Q: int, K: int, C: int, cfg: GemminiConfig, out_int8: 
     DIM 32 than with one row per program). Otherwise one row per program: default_gemm_schedule of
     the row's GEMM Q x K x C. With several filter taps a step takes DIM input channels: the tap loop
     already gives the reduction many steps, and on the cycle model a DIM-wide step was 1.24-1.59x
-    faster at DIM 16 on 3x3 layers (the same at DIM 32)."""
+    faster at DIM 16 on 3x3 layers (the same at DIM 32).
+
+    With `filter_size` (R, S) given (a convolution the loop-conv-ws pass can make one LOOP_CONV_WS a
+    program: int8 output, one stride and one dilation for both axes), a schedule whose program
+    does not fit LoopConv's halves (loop_conv_fits) is shrunk until it does: of the schedules with
+    its rows, block_n and (at one row) block_m halved, the fitting one with the largest output
+    tile (then the widest block_n). Its program is then ~10 RoCC commands instead of an explicit stream at
+    ~60 instructions a command, which the CPU cannot issue as fast as Gemmini runs it (ISS end to
+    end: benchmarks/kernels.py --loop-conv). When even DIM-sized blocks do not fit, the explicit
+    schedule stays."""
+    s = _default_conv_schedule(Q, K, C, cfg, out_int8, P, taps)
+    if filter_size is None or not out_int8:
+        return s
+    if loop_conv_fits(s, P, Q, K, C, *filter_size, stride, dilation, cfg):
+        return s
+
+    def halvings(n, unit):
+        """n, then n halved (multiples of `unit`) down to `unit`."""
+        out = [n]
+        while out[-1] > unit:
+            out.append(max(unit, out[-1] // 2 // unit * unit))
+        return out
+
+    d = cfg.dim
+    fitting = [f for rows in halvings(s.rows, 1) for bn in halvings(s.block_n, d)
+               for bm in (halvings(s.block_m, d) if rows == 1 else [s.block_m])
+               for f in [replace(s, rows=rows, block_n=bn, block_m=bm)]
+               if loop_conv_fits(f, P, Q, K, C, *filter_size, stride, dilation, cfg)]
+    if not fitting:
+        return s
+    best = max(fitting, key=lambda f: (f.rows * min(f.block_m, Q) * min(f.block_n, K), f.block_n))
+    if best.rows > 1:       # whole rows: spread them evenly over the programs
+        best = replace(best, rows=-(-P // -(-P // best.rows)))
+    return best
+
+
+def _default_conv_schedule(Q: int, K: int, C: int, cfg: GemminiConfig, out_int8: bool, P: int,
+                           taps: int) -> GemmSchedule:
+    """default_conv_schedule without the loop unit's limits."""
     step = (lambda s: replace(s, block_k=min(s.block_k, cfg.dim))) if taps > 1 else (lambda s: s)  # noqa: E731
     image = step(default_gemm_schedule(P * Q, K, C, cfg, out_int8))
     if P < 2 or image.block_m < 2 * Q:

@@ -151,12 +151,13 @@ def _check(x, w, stride, padding, dilation, out, relu, depthwise=False):
     return (stride, padding, dilation), P, Q
 
 
-def conv_schedule(blocks=None, *, Q, K, C, P=1, taps=1, config=None, out_int8=False) -> GemmSchedule:
+def conv_schedule(blocks=None, *, Q, K, C, P=1, taps=1, config=None, out_int8=False, **loop_conv) -> GemmSchedule:
     """The schedule conv2d runs: `blocks` (a GemmSchedule, its dict, or a
     (BLOCK_M, BLOCK_N, BLOCK_K[, dataflow, double_buffer, rows]) tuple) or
-    baco.gemmini.schedule.default_conv_schedule (whole output rows per program when they fit)."""
+    baco.gemmini.schedule.default_conv_schedule (whole output rows per program when they fit;
+    `loop_conv`: its filter, stride and dilation, for a program LoopConv can run)."""
     if blocks is None:
-        return default_conv_schedule(Q, K, C, config or GemminiConfig(), out_int8, P=P, taps=taps)
+        return default_conv_schedule(Q, K, C, config or GemminiConfig(), out_int8, P=P, taps=taps, **loop_conv)
     return as_schedule(blocks, "blocks")
 
 
@@ -227,6 +228,14 @@ def is_pointwise(w, stride, padding) -> bool:
     return w.shape[:2] == (1, 1) and stride == (1, 1) and padding == (0, 0)
 
 
+def loop_conv_options(w, stride, dilation, pointwise: bool) -> dict:
+    """default_conv_schedule's LoopConv arguments for a conv2d (none for a pointwise one, a GEMM,
+    or for different strides or dilations along H and W, which one LOOP_CONV_WS cannot take)."""
+    if pointwise or stride[0] != stride[1] or dilation[0] != dilation[1]:
+        return {}
+    return {"filter_size": (w.shape[0], w.shape[1]), "stride": stride[0], "dilation": dilation[0]}
+
+
 def conv2d_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=False, out="int8",
                   config=None, blocks=None) -> ConvLaunch:
     x, w = exact_array(x, "x", np.int8), exact_array(w, "w", np.int8)
@@ -237,7 +246,8 @@ def conv2d_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0
     y = np.zeros((N, P, Q, K), dtype=np.int8 if out == "int8" else np.int32)
     pointwise = is_pointwise(w, stride, padding)
     s = conv_schedule(blocks, Q=N * P * Q if pointwise else Q, K=K, C=C, P=1 if pointwise else P,
-                      taps=w.shape[0] * w.shape[1], config=config, out_int8=out == "int8")
+                      taps=w.shape[0] * w.shape[1], config=config, out_int8=out == "int8",
+                      **loop_conv_options(w, stride, dilation, pointwise))
     if pointwise:
         return ConvLaunch.pointwise(x, w, y, bias, scale=scale, relu=relu, schedule=s, config=config)
     return ConvLaunch.implicit_gemm(x, w, y, bias, stride=stride, padding=padding, dilation=dilation, scale=scale,
@@ -338,7 +348,8 @@ def reference_conv2d(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=
     N, _, _, C = x.shape
     R, S, _, K = w.shape
     config = config or GemminiConfig()
-    s = conv_schedule(blocks, Q=Q, K=K, C=C, P=P, taps=R * S, config=config, out_int8=out == "int8")
+    s = conv_schedule(blocks, Q=Q, K=K, C=C, P=P, taps=R * S, config=config, out_int8=out == "int8",
+                      **loop_conv_options(w, stride, dilation, is_pointwise(w, stride, padding)))
     step = s.block_k if s.dataflow == "OS" else None
     cols, Cp = im2col(x, R, S, stride, padding, dilation, P, Q, step)
     wp = np.zeros((R, S, Cp, K), dtype=np.int64)

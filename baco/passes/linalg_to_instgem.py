@@ -224,8 +224,7 @@ class LinalgToInstGem:
         for op in list(ir.walk_ops(func)):
             handler = {"memref.copy": self.lower_copy, "linalg.matmul": self.lower_matmul,
                        "linalg.fill": self.lower_fill, "linalg.map": self.lower_fill,
-                       "linalg.generic": self.lower_acc_add,
-                       "func.return": self.lower_return}.get(op.name)
+                       "linalg.generic": self.lower_acc_add}.get(op.name)
             if handler is not None:
                 with InsertionPoint(op), op.location:
                     handler(op)
@@ -241,9 +240,6 @@ class LinalgToInstGem:
                     changed = True
         for loop_op in pipelined:
             prefetch.pipeline_loads(loop_op, interleave[loop_op])
-
-    def lower_return(self, op):
-        instgem.emit_fence()
 
     # ---- data movement -------------------------------------------------------
     def lower_fill(self, op):

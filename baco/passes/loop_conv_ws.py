@@ -54,6 +54,7 @@ from mlir.ir import Block, DenseI64ArrayAttr, InsertionPoint, MemRefType
 from baco.dialects import instgem
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import COMMANDS
+from baco.gemmini.schedule import loop_unit_half
 from baco.passes import irutil as ir
 from baco.passes import loop_ws, prefetch
 from baco.passes.linalg_to_instgem import alloc_of, cst, dram_addr_and_stride, f32_bits, i64
@@ -770,7 +771,8 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
     if not loop_ws._hoist(nest, tail):
         return False
     at = {op: i for i, op in enumerate(o.operation for o in n.loop.block.operations)}
-    d, half_sp, half_acc = cfg.dim, cfg.sp_rows // 2, cfg.acc_rows // 2
+    half = loop_unit_half(cfg)
+    d, half_sp, half_acc = cfg.dim, half.sp_rows, half.acc_rows
     guards, fields = [], {}
     with InsertionPoint(n.loop), n.loop.location:
         em = Emitter(pr.af, _available(n))

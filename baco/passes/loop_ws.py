@@ -31,16 +31,16 @@ tiled_matmul_outer does); Spike's loop_ws uses the same layout. WS has one trans
 A and B both column-major stays with linalg-to-instgem (its located error).
 
 Consecutive steps alternate the FSM's scratchpad halves (a_spad_id / b_spad_id 1, 2).
-Each step's A and B are moved in explicitly (mvins of the rows and columns that exist, into
-LoopMatmul's layout, located at the kernel's loads), and its LOOP_WS has A and B addresses
-0 (as the C library's reuse leaves them). In a K loop they go one step ahead: step lb's
-before the loop, step k + step's into the other half before step k's LOOP_WS -- the
-explicit stream's double-buffered pipeline. A LOOP_WS's own loads would come after the
-previous LOOP_WS's executes in the one dispatch queue (reservation stations of 8 loads /
-16 executes), so each step's computes would wait for its loads' DRAM time (64x128x2006 at
-DIM 16: 78.5k cycles, 71.3k with the loads ahead, the explicit stream 70.3k); and
-LoopMatmul moves every B block with DIM rows (its row-pad test never fires), reading past
-the matrix when the window's K (Bᵀ: its N) is ragged. A program whose loop runs no step keeps the
+LoopMatmul moves each step's A and B in itself (the LOOP_WS's A and B addresses), so a
+program is LOOP_WSs only and the loop unit overlaps one step's loads with the previous
+step's computes (two loops in flight, LoopMatmul.scala). It moves every B block with DIM
+rows (its row-pad test never fires), reading past the matrix when the step's K (Bᵀ: its N)
+is ragged: such a step (and an empty one) has its A and B moved in explicitly just before
+it (mvins of the rows and columns that exist, into LoopMatmul's layout, located at the
+kernel's loads) and A and B addresses 0. (These moves used to go one step ahead for every
+step, for a cycle model that ran a LOOP_WS's loads only after the previous LOOP_WS's
+executes; with two loops in flight raw commands wait for the loop unit to drain, so 512^3
+at DIM 16 took 690,730 cycles that way, against the explicit stream's 577,354.) A program whose loop runs no step keeps the
 original ops (acc = 0 or D, stored), under an scf.if.
 
 Stays with linalg-to-instgem (explicit streams), because LOOP_WS cannot express it: OS;
@@ -63,6 +63,7 @@ from mlir.ir import (Block, BlockArgument, DenseI64ArrayAttr, InsertionPoint, In
 
 from baco.dialects import instgem
 from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import loop_unit_half, loop_ws_fits
 from baco.passes import irutil as ir
 from baco.passes import prefetch
 from baco.passes.linalg_to_instgem import (alloc_of, cst, dram_addr_and_stride, f32_bits, i64, loop,
@@ -402,7 +403,7 @@ def match(func, cfg: GemminiConfig):
     if not _windows_match(n, Facts()):
         return None
     bm, bk = MemRefType(a.result.type).shape
-    if not fits(bm, MemRefType(b.result.type).shape[1], bk, cfg):
+    if not loop_ws_fits(bm, MemRefType(b.result.type).shape[1], bk, cfg):
         return None
     out_elem = str(MemRefType(n.store.operands[1].type).element_type)
     if out_elem not in ("i8", "i32") or (out_elem == "i32") != (n.epilogue is None):
@@ -416,17 +417,7 @@ def match(func, cfg: GemminiConfig):
     for cp in (n.a_copy, n.b_copy):     # their row strides are set once, before the loop
         if n.loop is not None and _stride_source(cp.operands[0]).owner.operation in body:
             return None
-    if n.loop is not None and _next_step_ops(n) is None:
-        return None
     return n
-
-
-def fits(block_m: int, block_n: int, block_k: int, cfg: GemminiConfig) -> bool:
-    """A program's A, B and C blocks fit LOOP_WS's halves of the scratchpad and accumulator
-    (gemmini-isa.md §5.3, Capacity)."""
-    d = cfg.dim
-    ti, tj, tk = -(-block_m // d), -(-block_n // d), -(-block_k // d)
-    return (ti * tk + tk * tj) * d <= cfg.sp_rows // 2 and ti * tj * d <= cfg.acc_rows // 2
 
 
 def user_count(alloc) -> int:
@@ -507,11 +498,15 @@ def rewrite(n: Nest, cfg: GemminiConfig) -> bool:
     n.loop.move_before(then_yield.operation)
     with InsertionPoint(n.loop), n.loop.location:
         strides = _configs(n, cfg)
+    # the loopless program ends in the configuration the LOOP_WS program ends in, so the next
+    # program provably starts in it (config-elimination then runs the configs only in the first
+    # program: a config_ld between LOOP_WSs would wait for the loop unit to drain)
+    with InsertionPoint(else_yield), n.loop.location:
+        _configs(n, cfg)
     with InsertionPoint(n.matmul), n.matmul.location:
         lb, ub, step = (i64(v) for v in list(n.loop.operands)[:3])
         iv = i64(n.loop.regions[0].blocks[0].arguments[0])
         spad_id = ir.binop("addi", ir.binop("remsi", ir.binop("divsi", ir.binop("subi", iv, lb), step), cst(2)), cst(1))
-        _pipeline_loads(n, cfg, strides, spad_id)
         _step(n, cfg, strides, first=ir.cmpi("eq", iv, lb), last=ir.cmpi("sge", ir.binop("addi", iv, step), ub),
               spad_id=spad_id)
     for op in _operand_ops(n):
@@ -529,7 +524,6 @@ def _rewrite_single_step(n: Nest, cfg: GemminiConfig):
     """A nest without a K loop as one LOOP_WS, at the store (every address is known there)."""
     with InsertionPoint(n.store), n.store.location:
         strides = _configs(n, cfg)
-        _load_step(n, cfg, strides, _Step.of_body(n, cfg), cst(1))
         _step(n, cfg, strides, first=True, last=True, spad_id=cst(1))
     ops = [n.store, n.matmul, n.a_copy, n.b_copy] + list(n.acc_init) + \
         ([n.epilogue] if n.epilogue is not None else []) + ([n.bias_copy] if n.bias_copy is not None else [])
@@ -618,7 +612,7 @@ class _Step:
 
     def b_base(self, cfg, spad_id):
         """B's first local row in LOOP_WS's layout: it ends at spad_id halves of the scratchpad."""
-        return ir.binop("subi", ir.binop("muli", spad_id, cst(cfg.sp_rows // 2)),
+        return ir.binop("subi", ir.binop("muli", spad_id, cst(loop_unit_half(cfg).sp_rows)),
                         ir.binop("muli", ir.binop("muli", self.bk, self.bj), cst(cfg.dim)))
 
 
@@ -650,59 +644,23 @@ def _load_step(n: Nest, cfg: GemminiConfig, strides, s: _Step, spad_id):
         _move(cfg, "mvin2", s.b_addr(n), b_stride, *s.b_dims, s.b_base(cfg, spad_id), s.empty)
     with n.a_copy.location:
         _move(cfg, "mvin", s.a_addr(n), a_stride, *s.a_dims,
-              ir.binop("muli", ir.binop("subi", spad_id, cst(1)), cst(cfg.sp_rows // 2)), s.empty)
-
-
-def _next_step_ops(n: Nest):
-    """(ops computing a step's windows and checking them, the boundary checks, the ops after the
-    dot the loop's next iteration values need), all pure, for cloning at another iteration's
-    values; None if one is not pure."""
-    body = prefetch.body_ops(n.loop)
-    (_, (rows, kk)), (_, (_, cols)) = _window(n.a_copy.operands[1]), _window(n.b_copy.operands[1])
-    values = [n.a_copy.operands[0], n.b_copy.operands[0], rows, kk, cols]
-    producers = [v.owner.operation for v in values if not isinstance(v, int) and not isinstance(v.owner, Block)
-                 and v.owner.operation in body]
-    checks = [op for op in body if prefetch.is_boundary_check(op)]
-    deps, carried = prefetch.slice_of(producers + checks, body), prefetch.slice_of([body[-1]], body)
-    if deps is None or carried is None or any(not prefetch.is_pure(op) for op in producers):
-        return None
-    at = {op: i for i, op in enumerate(body)}
-    ops = sorted(set(deps) | set(producers), key=at.get)
-    return ops, checks, [op for op in carried if at[op] > at[n.matmul]]
-
-
-def _pipeline_loads(n: Nest, cfg: GemminiConfig, strides, spad_id):
-    """Move step lb's A and B in before the loop and step k + step's at step k's place before
-    its LOOP_WS, into the other half (the explicit stream's double-buffered pipeline): in the
-    one dispatch queue, a LOOP_WS's own loads come after the previous LOOP_WS's executes."""
-    ops, checks, after = _next_step_ops(n)
-    block = n.loop.regions[0].blocks[0]
-    lb, ub, step, *inits = list(n.loop.operands)
-    iv, *iter_args = list(block.arguments)
-    yield_op = prefetch.body_ops(n.loop)[-1]
-    with InsertionPoint(n.loop), n.loop.location:       # the first step's, in half 1
-        mapping = {iv: lb, **dict(zip(iter_args, inits))}
-        prefetch.clone_with(ops + checks, mapping)
-        _load_step(n, cfg, strides, _Step.of_body(n, cfg, mapping), cst(1))
-    carried = {}
-    prefetch.clone_with(after, carried)
-    next_iv = ir.binop("addi", iv, step)
-    mapping = {iv: next_iv, **dict(zip(iter_args, [carried.get(v, v) for v in yield_op.operands]))}
-    prefetch.clone_with(ops, mapping)
-
-    def load_next():
-        prefetch.clone_with(checks, mapping)     # a bad window errors before its loads
-        _load_step(n, cfg, strides, _Step.of_body(n, cfg, mapping), ir.binop("subi", cst(3), spad_id))
-    prefetch.when(ir.cmpi("slt", next_iv, ub), load_next)
+              ir.binop("muli", ir.binop("subi", spad_id, cst(1)), cst(loop_unit_half(cfg).sp_rows)), s.empty)
 
 
 def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id):
-    """One K step as LOOP_WS (module doc) at the insertion point, its A and B already in place
-    (_load_step): `first` / `last` (i1 Values, or True) say whether it is the first / last step,
-    `spad_id` picks the FSM's halves."""
+    """One K step as LOOP_WS (module doc) at the insertion point: `first` / `last` (i1 Values, or
+    True) say whether it is the first / last step, `spad_id` picks the FSM's halves. LoopMatmul
+    moves A and B in itself, unless it would read B past the window: it moves every B block with
+    DIM rows (Bᵀ: every block of Bᵀ with DIM rows of N), so a step whose K (Bᵀ: N) is not a whole
+    number of blocks, or is empty, has them moved in explicitly (_load_step) just before, and
+    A and B addresses 0."""
     d = cfg.dim
     a_stride, b_stride, d_stride, c_stride = strides
     s = _Step.of_body(n, cfg)
+    whole = ir.cmpi("eq", ir.binop("remsi", s.cols if n.b_t else s.kk, cst(d)), cst(0))
+    by_fsm = ir.binop("andi", whole, ir.binop("xori", s.empty, ir.const_int(1, s.empty.type)))
+    prefetch.when(ir.binop("xori", by_fsm, ir.const_int(1, by_fsm.type)),
+                  lambda: _load_step(n, cfg, strides, s, spad_id))
 
     def pad(blocks, extent):
         return ir.binop("subi", ir.binop("muli", blocks, cst(d)), extent)
@@ -713,18 +671,30 @@ def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id):
     zero = cst(0)
     instgem.emit("loop_ws_config_bounds", pad_i=pad(s.bi, s.rows), pad_j=pad_j, pad_k=pad_k,
                  max_i=s.bi, max_j=s.bj, max_k=s.bk)
-    instgem.emit("loop_ws_config_addrs_ab", a_addr=zero, b_addr=zero)
+    # each loop register at the kernel op whose DRAM operand it names: a fault of the FSM's moves
+    # is located there (baco.codegen.host: A's at addrs_ab, B's at strides_ab, D's at strides_dc,
+    # C's at addrs_dc)
+    with n.a_copy.location:
+        instgem.emit("loop_ws_config_addrs_ab", a_addr=select(by_fsm, s.a_addr(n), zero),
+                     b_addr=select(by_fsm, s.b_addr(n), zero))
     d_addr = zero
     if n.bias_copy is not None:
         d_addr = when(first, _addr_stride(n.bias_copy.operands[0], 4)[0], zero)
     c_addr = when(last, _addr_stride(n.store.operands[1], 1 if n.epilogue is not None else 4)[0], zero)
-    instgem.emit("loop_ws_config_addrs_dc", d_addr=d_addr, c_addr=c_addr)
-    instgem.emit("loop_ws_config_strides_ab", a_stride=a_stride, b_stride=b_stride)
-    instgem.emit("loop_ws_config_strides_dc", d_stride=d_stride, c_stride=c_stride)
+    with n.store.location:
+        instgem.emit("loop_ws_config_addrs_dc", d_addr=d_addr, c_addr=c_addr)
+    with n.b_copy.location:
+        instgem.emit("loop_ws_config_strides_ab", a_stride=a_stride, b_stride=b_stride)
+    with (n.bias_copy if n.bias_copy is not None else n.store).location:
+        instgem.emit("loop_ws_config_strides_dc", d_stride=d_stride, c_stride=c_stride)
     ex_accumulate = 1 if n.bias_copy is not None else 0 if first is True else ir.create(
         "arith.extui", operands=[ir.binop("xori", first, ir.const_int(1, first.type))], results=[ir.i64()]).result
+    # a step the FSM loads takes its loop slot's halves (spad id 0: slots alternate, so consecutive
+    # LOOP_WSs, of this program or the next, load one half while the other computes); explicitly
+    # moved operands are where `spad_id` put them
+    spad = select(by_fsm, zero, spad_id)
     instgem.emit("loop_ws", ex_accumulate=ex_accumulate, full_c=int(n.epilogue is None), activation=n.relu,
-                 a_spad_id=spad_id, b_spad_id=spad_id, a_transpose=int(n.a_t), b_transpose=int(n.b_t))
+                 a_spad_id=spad, b_spad_id=spad, a_transpose=int(n.a_t), b_transpose=int(n.b_t))
 
 
 def run(module_op, config: GemminiConfig | None = None, dataflow: str = "WS", loop_ws: bool | None = None, **_):

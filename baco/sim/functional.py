@@ -19,7 +19,7 @@ from baco.gemmini.arith import (acc_to_int8, bits_f32, max_pool, rounding_right_
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import (ACC_BIT, ACCUMULATE_BIT, READ_FULL_BIT, GemminiFault,
                               IsaError, decode, disassemble, is_garbage)
-from baco.sim.loops import LoopConvState, LoopWsState, loop_conv_ws_commands, loop_ws_commands
+from baco.sim.loops import LoopConvState, LoopWsState, loop_conv_program, loop_ws_program
 from baco.sim.timing import EXTERNAL_BASE, EXTERNAL_TOTALS
 
 ALLOWED_TRANSPOSES = {  # (dataflow, a_transpose, b_transpose) -> allowed (§1.3.1)
@@ -74,8 +74,10 @@ class GemminiModel:
         self.in_bits = 8 * config.input_bytes
         self.spad = np.zeros((config.sp_rows, d), dtype=in_dt)
         self.acc = np.zeros((config.acc_rows, d), dtype=np.int32)
-        self.observers = []        # (name, fields, pc) of every command the units execute
-        self.issue_hooks = []      # (name) of every command as it arrives from the CPU
+        # (name, fields, pc) of every command the units execute; an observer with a true
+        # `sees_loops` attribute (the cycle model) gets a hardware loop whole instead, as
+        # (name, baco.sim.loops.LoopProgram, pc), and not the commands it expands to
+        self.observers = []
         self.stats = {}
         self.expanding = False     # executing the commands a hardware loop unrolls to
         self.counter_source = self._no_clock_counter
@@ -108,12 +110,10 @@ class GemminiModel:
         self.pc, self._current = pc, cmd.name
         self._rs = (funct, rs1, rs2)
         self.stats[cmd.name] = self.stats.get(cmd.name, 0) + 1
-        if not self.expanding:
-            for hook in self.issue_hooks:
-                hook(cmd.name)
         if cmd.queue != "loop":     # loops are observed through the commands they expand to
             for obs in self.observers:
-                obs(cmd.name, f, pc)
+                if not (self.expanding and getattr(obs, "sees_loops", False)):
+                    obs(cmd.name, f, pc)
         handler = getattr(self, "do_" + cmd.name, None)
         if handler is None:
             raise self.fault(f"{cmd.name} is not supported by this model", "funct")
@@ -445,13 +445,16 @@ class GemminiModel:
 
     def do_loop_ws(self, f):
         self._check_activation(f)   # NONE/RELU come from config_st, as LoopMatmul's plain mvouts do
-        self._unroll(loop_ws_commands(self.config, self.loop_ws, f))
+        self._unroll(loop_ws_program(self.config, self.loop_ws, f))
 
-    def _unroll(self, commands):
+    def _unroll(self, program):
         pc, rs = self.pc, self._rs
+        for obs in self.observers:
+            if getattr(obs, "sees_loops", False):
+                obs(self._current, program, pc)
         self.expanding = True
         try:
-            for funct, rs1, rs2 in list(commands):
+            for funct, rs1, rs2 in program.triples():
                 self.execute(funct, rs1, rs2, pc)
         finally:
             self.expanding = False
@@ -464,11 +467,11 @@ class GemminiModel:
     do_loop_conv_ws_config_4 = do_loop_conv_ws_config_5 = do_loop_conv_ws_config_6 = _latch_loop_conv
 
     def do_loop_conv_ws(self, f):
-        """LoopConv: run the command stream the FSM issues (baco.sim.loops.loop_conv_ws_commands).
+        """LoopConv: run the command stream the FSM issues (baco.sim.loops.loop_conv_program).
         A loop whose output address is 0 leaves its partial sums in the accumulator half, and
         the next loop (bias address 0) accumulates onto them."""
         self._check_activation(f)
-        self._unroll(loop_conv_ws_commands(self.config, self.loop_conv, f))
+        self._unroll(loop_conv_program(self.config, self.loop_conv, f))
 
     # ---- counters -------------------------------------------------------------------------------
     @staticmethod

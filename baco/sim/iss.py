@@ -163,7 +163,9 @@ class CpuClock:
     """The hart's cycle count: `cpi` cycles per retired instruction plus the cycles it waited
     on Gemmini (at a fence until every command finished, at a command until Gemmini's queue
     took it). Without a timing model Gemmini takes no time and only instructions count.
-    cycle, time and the m-mode mcycle all read this clock (time ticks once per cycle)."""
+    cycle, time and the m-mode mcycle all read this clock (time ticks once per cycle). What
+    this leaves out of Rocket's timing (stalls, RoCC replays, the command queues' slack) is
+    listed in baco.sim.timing's docstring."""
 
     def __init__(self, run, timing=None):
         from baco.sim.timing import DEFAULT_CONSTANTS
@@ -341,8 +343,8 @@ class _Run:
         if _is_fence(word):
             self.model.fence()
             if self.timing is not None:
-                self.clock.wait_until(self.timing.finish)
                 self.timing.fence()
+                self.clock.wait_until(self.timing.finish)
             return
         csr = _counter_csr(word)
         if csr is not None:
@@ -376,7 +378,7 @@ class _Run:
         if self.timing is not None:
             now = self.clock.now()
             if f["funct"] != FUNCT_COUNTER:     # the counter op is served at once by the controller
-                now = self.clock.wait_until(self.timing.accept_time())
+                now = self.clock.wait_until(self.timing.accept_time(f["funct"]))
             self.timing.issue_time = now
         try:
             rd_value = self.model.execute(f["funct"], rs1, rs2, pc=pc)

@@ -7,18 +7,22 @@ MAX_BLOCK_LEN-wide chunks, the execute nest k → j → i with each weight block
 preloaded once per (k, j) and reused over i, and the C stores. Local layout:
 A(i,k) at a_base + (i·K + k)·DIM, B(k,j) at b_base + (k·J + j)·DIM (the block
 stride of a multi-block mvin is DIM, as the C library configures it), C(i,j)
-at acc_base + (i·J + j)·DIM. Two accumulator halves alternate between loops
-that store C, as in the RTL (a loop with C = 0 keeps accumulating into the
-same half). With is_resadd the same FSMs do a residual add instead
-(resadd_commands): A into the accumulator, B accumulated onto it, C stored.
+at acc_base + (i·J + j)·DIM. LoopMatmul holds two loops at once in two slots that
+loops take in turn: without a_spad_id/b_spad_id a loop's A and B live in its
+slot's scratchpad half. Two accumulator halves alternate between loops that
+store C, as in the RTL (a loop with C = 0 keeps accumulating into the same half).
+With is_resadd the same FSMs do a residual add instead (_resadd): A into the
+accumulator, B accumulated onto it, C stored.
 
-The functional model runs these streams; the cycle model times them.
+Each loop is a LoopProgram: the functional model runs its commands in program
+order; the cycle model (baco.sim.timing) interleaves its FSMs as the loop units do.
 """
 from __future__ import annotations
 
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.isa import (ACC_BIT, ACCUMULATE_BIT, COMMANDS, GARBAGE_ADDR, GemminiFault,
-                              READ_FULL_BIT, encode)
+from baco.gemmini.isa import (ACC_BIT, ACCUMULATE_BIT, COMMANDS, CONCURRENT_LOOPS, GARBAGE_ADDR,
+                              GemminiFault, READ_FULL_BIT, encode)
+from baco.gemmini.schedule import loop_unit_half
 
 
 LARGE_ITERATOR_BITS = 16   # LoopConv's derived row/column counts (large_iterator_bitwidth)
@@ -34,12 +38,15 @@ def cmd(name, **fields):
 
 
 class LoopWsState:
-    """The LoopMatmul registers latched by funct 9–13, and the accumulator half in use."""
+    """The LoopMatmul registers latched by funct 9–13, the loop slot the next LOOP_WS is
+    configured into (LoopMatmul holds two loops; they take slots 0, 1, 0, ... and a slot's
+    default A/B scratchpad half is its own) and the accumulator half in use."""
 
     def __init__(self):
         self.bounds = dict(pad_i=0, pad_j=0, pad_k=0, max_i=0, max_j=0, max_k=0)
         self.addrs = dict(a_addr=0, b_addr=0, d_addr=0, c_addr=0)
         self.strides = dict(a_stride=0, b_stride=0, d_stride=0, c_stride=0)
+        self.slot = 0
         self.acc_half = 0
 
     def latch(self, name, fields):
@@ -52,13 +59,14 @@ class LoopWsState:
 
 
 def _operand_loads(cfg, name, base, stride, rows_dim, cols_dim, local, *, rows_inner, row_pad=True,
-                   local_flags=0):
+                   local_flags=0, iters=lambda o, c: (o, c)):
     """LoopMatmul's LdA/LdB: row-blocks × column chunks of MAX_BLOCK_LEN blocks of a
     (rows_dim × cols_dim)-block DRAM matrix, each dim (block count, pad); local(row_block,
     col_block) is the chunk's local row. The FSM steps its row iterator innermost for A
     (untransposed) and B (transposed), its column chunks innermost otherwise. LdB never
     applies the row pad (its last-row test compares the bound with itself minus one), so
-    B blocks always move DIM rows."""
+    B blocks always move DIM rows. Yields (iterators, command): iters(row_block, col_block)
+    are the FSM's (k, i) or (k, j) registers while the command waits to be issued."""
     d, mbl = cfg.dim, cfg.max_block_len
     (n_rows, pad_rows), (n_cols, pad_cols) = rows_dim, cols_dim
     chunks = range(0, n_cols, mbl)
@@ -68,13 +76,14 @@ def _operand_loads(cfg, name, base, stride, rows_dim, cols_dim, local, *, rows_i
         n = min(mbl, n_cols - c0)
         cols = n * d - (pad_cols if c0 + n == n_cols else 0)
         rows = d - (pad_rows if row_pad and o == n_rows - 1 else 0)
-        yield cmd(name, dram_addr=base + (o * d * stride + c0 * d) * cfg.input_bytes,
-                  local_addr=local_flags | local(o, c0), cols=cols, rows=rows)
+        yield iters(o, c0), cmd(name, dram_addr=base + (o * d * stride + c0 * d) * cfg.input_bytes,
+                                local_addr=local_flags | local(o, c0), cols=cols, rows=rows)
 
 
 def _c_stores(cfg, st, f, I, J, pad_i, pad_j, c_local):
     """LoopMatmul's StC: C from the accumulator, MAX_BLOCK_LEN blocks per int8 mvout, one
-    block per int32 (full_C) mvout; then the next loop uses the other accumulator half."""
+    block per int32 (full_C) mvout; then the next loop uses the other accumulator half.
+    Yields ((j, i, blocks), command)."""
     d, a, s = cfg.dim, st.addrs, st.strides
     c_bytes = cfg.acc_bytes if f["full_c"] else cfg.input_bytes
     step = 1 if f["full_c"] else cfg.max_block_len
@@ -84,11 +93,34 @@ def _c_stores(cfg, st, f, I, J, pad_i, pad_j, c_local):
         for i in range(I):
             dram = a["c_addr"] + (i * d * s["c_stride"] + j0 * d) * c_bytes
             local = ACC_BIT | (READ_FULL_BIT if f["full_c"] else 0) | c_local(i, j0)
-            yield cmd("mvout", dram_addr=dram, local_addr=local, cols=cols, rows=d - (pad_i if i == I - 1 else 0))
+            yield (j0, i, n), cmd("mvout", dram_addr=dram, local_addr=local, cols=cols,
+                                  rows=d - (pad_i if i == I - 1 else 0))
     st.acc_half ^= 1
 
 
-def resadd_commands(cfg: GemminiConfig, st: LoopWsState, f: dict):
+class LoopProgram:
+    """One hardware loop as its FSMs issue it. `commands` are (fsm, iterators, funct, rs1, rs2)
+    in program order (the order the functional model runs them in); each FSM issues its own
+    commands in that order, and the cycle model interleaves the FSMs as the loop unit's
+    arbiter does (baco.sim.timing). kind "ws" (LoopMatmul: FSMs ldd, lda, ldb, ex, st) or
+    "conv" (LoopConv: bias, weights, input, ex, st); iterators are LoopMatmul's FSM registers
+    while the command waits ((k, i) for lda, (k, j) for ldb, (k, j, i) for ex, (j, i, blocks)
+    for st), which gate one FSM on another's progress; LoopConv's FSMs wait for whole FSMs."""
+
+    def __init__(self, kind: str, commands, *, resadd: bool = False, max_k: int = 0):
+        self.kind, self.resadd, self.max_k = kind, resadd, max_k
+        self.commands = list(commands)
+
+    def triples(self):
+        return [(funct, rs1, rs2) for _, _, funct, rs1, rs2 in self.commands]
+
+
+def _tagged(fsm, items):
+    for iters, (funct, rs1, rs2) in items:
+        yield fsm, iters, funct, rs1, rs2
+
+
+def _resadd(cfg: GemminiConfig, st: LoopWsState, f: dict):
     """LOOP_WS with is_resadd: C = act(A + B) for I×J blocks, no execute commands. LdA moves A
     (I×J blocks, as for a matmul's A with J in place of K) into the loop's accumulator half,
     overwriting; LdB moves B (I×J blocks, as B with I in place of K, so without its row pad)
@@ -101,28 +133,24 @@ def resadd_commands(cfg: GemminiConfig, st: LoopWsState, f: dict):
     pad_i, pad_j = b["pad_i"], b["pad_j"]
     if I == 0 or J == 0:
         return
-    base = st.acc_half * (cfg.acc_rows // 2)
+    base = st.acc_half * loop_unit_half(cfg).acc_rows
 
     def local(i, j):
         return base + (i * J + j) * d
 
-    if a["a_addr"]:
-        yield from _operand_loads(cfg, "mvin", a["a_addr"], s["a_stride"], (I, pad_i), (J, pad_j), local,
-                                  rows_inner=True, local_flags=ACC_BIT)
+    if a["a_addr"]:     # the FSMs' k is j for A and i for B
+        yield from _tagged("lda", _operand_loads(cfg, "mvin", a["a_addr"], s["a_stride"], (I, pad_i), (J, pad_j),
+                                                 local, rows_inner=True, local_flags=ACC_BIT,
+                                                 iters=lambda o, c: (c, o)))
     if a["b_addr"]:
-        yield from _operand_loads(cfg, "mvin2", a["b_addr"], s["b_stride"], (I, pad_i), (J, pad_j), local,
-                                  rows_inner=False, row_pad=False, local_flags=ACC_BIT | ACCUMULATE_BIT)
+        yield from _tagged("ldb", _operand_loads(cfg, "mvin2", a["b_addr"], s["b_stride"], (I, pad_i), (J, pad_j),
+                                                 local, rows_inner=False, row_pad=False,
+                                                 local_flags=ACC_BIT | ACCUMULATE_BIT))
     if a["c_addr"]:
-        yield from _c_stores(cfg, st, f, I, J, pad_i, pad_j, local)
+        yield from _tagged("st", _c_stores(cfg, st, f, I, J, pad_i, pad_j, local))
 
 
-def loop_ws_commands(cfg: GemminiConfig, st: LoopWsState, f: dict, *, rtl_wrap: bool = False):
-    """Yield (funct, rs1, rs2) for one LOOP_WS with flags `f` (decoded funct 8). With
-    rtl_wrap, local addresses of tiles larger than the memories wrap around them as the
-    RTL's address registers do (timing of unchecked programs; the data is garbage)."""
-    if f["is_resadd"]:
-        yield from resadd_commands(cfg, st, f)
-        return
+def _matmul(cfg: GemminiConfig, st: LoopWsState, f: dict, rtl_wrap: bool):
     d = cfg.dim
     b, a, s = st.bounds, st.addrs, st.strides
     I, J, K = b["max_i"], b["max_j"], b["max_k"]
@@ -130,11 +158,11 @@ def loop_ws_commands(cfg: GemminiConfig, st: LoopWsState, f: dict, *, rtl_wrap: 
     if I == 0 or J == 0 or K == 0:
         return
     ib, ab = cfg.input_bytes, cfg.acc_bytes
-    half_sp = cfg.sp_rows // 2
-    a_base = (f["a_spad_id"] - 1) * half_sp if f["a_spad_id"] else 0
-    b_end = f["b_spad_id"] * half_sp if f["b_spad_id"] else half_sp
+    half_sp = loop_unit_half(cfg).sp_rows
+    a_base = (f["a_spad_id"] - 1) * half_sp if f["a_spad_id"] else st.slot * half_sp
+    b_end = f["b_spad_id"] * half_sp if f["b_spad_id"] else (st.slot + 1) * half_sp
     b_base = b_end - K * J * d
-    acc_base = st.acc_half * (cfg.acc_rows // 2)
+    acc_base = st.acc_half * loop_unit_half(cfg).acc_rows
     a_t, b_t = f["a_transpose"], f["b_transpose"]
 
     def rows_of(idx, n, pad):
@@ -161,18 +189,21 @@ def loop_ws_commands(cfg: GemminiConfig, st: LoopWsState, f: dict, *, rtl_wrap: 
             cols = n * d - (pad_j if j0 + n == J else 0)
             for i in range(I):
                 dram = a["d_addr"] + (i * d * s["d_stride"] + j0 * d) * d_bytes
-                yield cmd("mvin3", dram_addr=dram, local_addr=ACC_BIT | c_local(i, j0),
-                          cols=cols, rows=rows_of(i, I, pad_i))
+                yield ("ldd", None, *cmd("mvin3", dram_addr=dram, local_addr=ACC_BIT | c_local(i, j0),
+                                         cols=cols, rows=rows_of(i, I, pad_i)))
     # A and B, in chunks of MAX_BLOCK_LEN DIM-wide blocks along a DRAM row
     if a["a_addr"]:   # A is I×K blocks in DRAM, K×I when transposed
         dims = ((I, pad_i), (K, pad_k)) if not a_t else ((K, pad_k), (I, pad_i))
         local = (lambda o, c: a_local(o, c)) if not a_t else (lambda o, c: a_local(c, o))
-        yield from _operand_loads(cfg, "mvin", a["a_addr"], s["a_stride"], *dims, local, rows_inner=not a_t)
+        yield from _tagged("lda", _operand_loads(cfg, "mvin", a["a_addr"], s["a_stride"], *dims, local,
+                                                 rows_inner=not a_t,
+                                                 iters=(lambda o, c: (c, o)) if not a_t else (lambda o, c: (o, c))))
     if a["b_addr"]:   # B is K×J blocks, J×K when transposed
         dims = ((K, pad_k), (J, pad_j)) if not b_t else ((J, pad_j), (K, pad_k))
         local = (lambda o, c: b_local(o, c)) if not b_t else (lambda o, c: b_local(c, o))
-        yield from _operand_loads(cfg, "mvin2", a["b_addr"], s["b_stride"], *dims, local, rows_inner=b_t,
-                                  row_pad=False)
+        yield from _tagged("ldb", _operand_loads(cfg, "mvin2", a["b_addr"], s["b_stride"], *dims, local,
+                                                 rows_inner=b_t, row_pad=False,
+                                                 iters=(lambda o, c: (o, c)) if not b_t else (lambda o, c: (c, o))))
     # execute: k → j → i, the weight block preloaded at i = 0 and reused
     for k in range(K):
         for j in range(J):
@@ -181,14 +212,31 @@ def loop_ws_commands(cfg: GemminiConfig, st: LoopWsState, f: dict, *, rtl_wrap: 
             for i in range(I):
                 a_rows, a_cols = rows_of(i, I, pad_i), rows_of(k, K, pad_k)
                 c_rows, c_cols = rows_of(i, I, pad_i), rows_of(j, J, pad_j)
-                yield cmd("preload", bd_addr=b_local(k, j) if i == 0 else GARBAGE_ADDR,
-                          bd_rows=b_rows, bd_cols=b_cols,
-                          c_addr=ACC_BIT | accumulate | c_local(i, j), c_rows=c_rows, c_cols=c_cols)
-                yield cmd("compute_preloaded" if i == 0 else "compute_accumulated",
-                          a_addr=a_local(i, k), a_rows=a_rows, a_cols=a_cols,
-                          bd_addr=GARBAGE_ADDR, bd_rows=d, bd_cols=d)
+                yield ("ex", (k, j, i), *cmd("preload", bd_addr=b_local(k, j) if i == 0 else GARBAGE_ADDR,
+                                              bd_rows=b_rows, bd_cols=b_cols,
+                                              c_addr=ACC_BIT | accumulate | c_local(i, j), c_rows=c_rows,
+                                              c_cols=c_cols))
+                yield ("ex", (k, j, i), *cmd("compute_preloaded" if i == 0 else "compute_accumulated",
+                                              a_addr=a_local(i, k), a_rows=a_rows, a_cols=a_cols,
+                                              bd_addr=GARBAGE_ADDR, bd_rows=d, bd_cols=d))
     if a["c_addr"]:
-        yield from _c_stores(cfg, st, f, I, J, pad_i, pad_j, c_local)
+        yield from _tagged("st", _c_stores(cfg, st, f, I, J, pad_i, pad_j, c_local))
+
+
+def loop_ws_program(cfg: GemminiConfig, st: LoopWsState, f: dict, *, rtl_wrap: bool = False) -> LoopProgram:
+    """One LOOP_WS with flags `f` (decoded funct 8) as LoopMatmul's FSMs issue it. With
+    rtl_wrap, local addresses of tiles larger than the memories wrap around them as the
+    RTL's address registers do (timing of unchecked programs; the data is garbage)."""
+    resadd = bool(f["is_resadd"])
+    commands = _resadd(cfg, st, f) if resadd else _matmul(cfg, st, f, rtl_wrap)
+    program = LoopProgram("ws", commands, resadd=resadd, max_k=1 if resadd else st.bounds["max_k"])
+    st.slot = (st.slot + 1) % CONCURRENT_LOOPS
+    return program
+
+
+def loop_ws_commands(cfg: GemminiConfig, st: LoopWsState, f: dict, *, rtl_wrap: bool = False):
+    """(funct, rs1, rs2) of one LOOP_WS in program order (loop_ws_program)."""
+    return loop_ws_program(cfg, st, f, rtl_wrap=rtl_wrap).triples()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -321,7 +369,8 @@ def conv_params(cfg: GemminiConfig, st: LoopConvState, f: dict, *, rtl_wrap: boo
     a_rows = banks * c["input_spad_stride"]
     b_rows = (-(-c["kchs"] // d) if t_w0132 else -(-c["ochs"] // d)) * c["weight_spad_stride"]
     c_rows = -(-c["ochs"] // d) * c["bias_spad_stride"]
-    half_sp, half_acc = cfg.sp_rows // 2, cfg.acc_rows // 2
+    half = loop_unit_half(cfg)
+    half_sp, half_acc = half.sp_rows, half.acc_rows
     if a_rows + b_rows > half_sp and not rtl_wrap:   # inputs from the bottom, weights from the top of a half
         raise _conv_fault(f"the input and weight tiles need {a_rows} + {b_rows} scratchpad rows "
                           f"(half is {half_sp})", "kchs")
@@ -332,19 +381,28 @@ def conv_params(cfg: GemminiConfig, st: LoopConvState, f: dict, *, rtl_wrap: boo
     return c
 
 
+def loop_conv_program(cfg: GemminiConfig, st: LoopConvState, f: dict, c: dict | None = None) -> LoopProgram:
+    """One LOOP_CONV_WS with flags `f` (decoded funct 15) as LoopConv's FSMs issue it; `c`:
+    the derived parameters (conv_params, whose legality checks run first, by default)."""
+    return LoopProgram("conv", _conv(cfg, st, f, conv_params(cfg, st, f) if c is None else c))
+
+
 def loop_conv_ws_commands(cfg: GemminiConfig, st: LoopConvState, f: dict):
-    """Yield (funct, rs1, rs2) for one LOOP_CONV_WS with flags `f` (decoded funct 15).
-    The legality checks run before the first command is yielded."""
-    c = conv_params(cfg, st, f)
-    return conv_stream(cfg, st, f, c)
+    """(funct, rs1, rs2) of one LOOP_CONV_WS in program order (loop_conv_program)."""
+    return loop_conv_program(cfg, st, f).triples()
 
 
 def conv_stream(cfg, st, f, c):
-    """The LoopConv command stream for derived parameters `c` (conv_params)."""
+    """(funct, rs1, rs2) of LoopConv for derived parameters `c` (conv_params)."""
+    return loop_conv_program(cfg, st, f, c).triples()
+
+
+def _conv(cfg, st, f, c):
+    """The LoopConv FSMs' commands for derived parameters `c` (conv_params), tagged by FSM."""
     d = cfg.dim
     ib, ab = cfg.input_bytes, cfg.acc_bytes
     mbl, mbl_acc = cfg.max_block_len, cfg.max_block_len_acc
-    half_sp = cfg.sp_rows // 2
+    half_sp = loop_unit_half(cfg).sp_rows
     ds, idl, mppr = f["downsample"], f["input_dilated"], c["mppr"]
     t_in, t_w0132, t_w1203, t_out = (f["trans_input_3120"], f["trans_weight_0132"], f["trans_weight_1203"],
                                      f["trans_output_1203"])
@@ -354,7 +412,7 @@ def conv_stream(cfg, st, f, c):
     a_base = (f["a_spad_id"] - 1) * half_sp if f["a_spad_id"] else st.slot * half_sp
     b_end = f["b_spad_id"] * half_sp if f["b_spad_id"] else (st.slot + 1) * half_sp
     b_base = _wrap(b_end - c["b_rows"], cfg.sp_rows if c["rtl_wrap"] else None)
-    acc_base = st.acc_half * (cfg.acc_rows // 2)
+    acc_base = st.acc_half * loop_unit_half(cfg).acc_rows
     per_b = orows * ocols
 
     def undil(x):
@@ -368,16 +426,17 @@ def conv_stream(cfg, st, f, c):
 
     # ---- bias (LoopConvLdBias): overwrite every output row; zeros when no_bias; skipped if address 0
     if c["bias_addr"]:
-        yield cmd("config_ld", state_id=2, shrink=0, block_stride=c["bias_spad_stride"], pixel_repeats=1,
-                  scale=MVIN_SCALE_IDENTITY, stride=0)
+        yield ("bias", None, *cmd("config_ld", state_id=2, shrink=0, block_stride=c["bias_spad_stride"],
+                                  pixel_repeats=1,
+                                  scale=MVIN_SCALE_IDENTITY, stride=0))
         step = min(ochs, mbl_acc * d)
         for b in range(B):
             for orow in range(orows):
                 for ocol in range(0, ocols, d):
                     for och in range(0, ochs, step):
-                        yield cmd("mvin3", dram_addr=0 if f["no_bias"] else c["bias_addr"] + och * ab,
-                                  local_addr=ACC_BIT | out_row(och, b, orow, ocol),
-                                  cols=min(step, ochs - och), rows=min(d, ocols - ocol))
+                        yield ("bias", None, *cmd("mvin3", dram_addr=0 if f["no_bias"] else c["bias_addr"] + och * ab,
+                                                  local_addr=ACC_BIT | out_row(och, b, orow, ocol),
+                                                  cols=min(step, ochs - och), rows=min(d, ocols - ocol)))
 
     # ---- weights (LoopConvLdWeight)
     if c["weights_addr"]:
@@ -389,8 +448,9 @@ def conv_stream(cfg, st, f, c):
                 wstride = kdim * kdim * c["out_channels"]
             elif f["dw"]:
                 wstride = 1
-        yield cmd("config_ld", state_id=1, shrink=0, block_stride=c["weight_spad_stride"], pixel_repeats=1,
-                  scale=MVIN_SCALE_IDENTITY, stride=wstride * ib)
+        yield ("weights", None, *cmd("config_ld", state_id=1, shrink=0, block_stride=c["weight_spad_stride"],
+                                     pixel_repeats=1,
+                                     scale=MVIN_SCALE_IDENTITY, stride=wstride * ib))
         och_it, kch_it = (d, step) if t_w0132 else (step, d)
         for och in range(0, ochs, och_it):
             for krow in range(krows):
@@ -412,8 +472,8 @@ def conv_stream(cfg, st, f, c):
                         else:
                             local = b_base + (och // d) * krows * kcols * kchs + (krow * kcols + kcol) * kchs + kch
                             rows, cols = min(d, kchs - kch), min(step, ochs - och)
-                        yield cmd("mvin2", dram_addr=c["weights_addr"] + off * ib, local_addr=local,
-                                  cols=cols, rows=rows)
+                        yield ("weights", None, *cmd("mvin2", dram_addr=c["weights_addr"] + off * ib, local_addr=local,
+                                                     cols=cols, rows=rows))
 
     # ---- inputs (LoopConvLdInput): padding pixels come from DRAM address 0 (zeros)
     if c["input_addr"]:
@@ -425,8 +485,9 @@ def conv_stream(cfg, st, f, c):
             step, dstride = min(B, mbl * d), c["batch_size"]
         else:
             step, dstride = min(ichs, mbl * d), c["in_stride"]
-        yield cmd("config_ld", state_id=0, shrink=0, block_stride=c["input_spad_stride"], pixel_repeats=mppr,
-                  scale=MVIN_SCALE_IDENTITY, stride=(dstride * ib) << ds)
+        yield ("input", None, *cmd("config_ld", state_id=0, shrink=0, block_stride=c["input_spad_stride"],
+                                   pixel_repeats=mppr,
+                                   scale=MVIN_SCALE_IDENTITY, stride=(dstride * ib) << ds))
         b_it, ich_it = (step, 1) if t_in else (1, step)
         for b in range(0, B, b_it):
             for irow in range(-up, row_end, 1 << ds):
@@ -449,13 +510,14 @@ def conv_stream(cfg, st, f, c):
                             off = ((b * in_rows * in_cols + irow * in_cols + icol) * c["in_stride"] + ich)
                             local = a_base + (ich // d) * c["input_spad_stride"] + b * c["ds_pixels"] + pix
                             cols = min(step, ichs - ich)
-                        yield cmd("mvin", dram_addr=0 if zeros else c["input_addr"] + off * ib, local_addr=local,
-                                  cols=cols, rows=n >> ds)
+                        yield ("input", None, *cmd("mvin", dram_addr=0 if zeros else c["input_addr"] + off * ib,
+                                                   local_addr=local,
+                                                   cols=cols, rows=n >> ds))
                     icol += n
 
     # ---- execute (LoopConvExecute): och → krow → kcol → kch → b → orow → ocol
     if t_in:   # A is read across channels, C written across batches
-        yield cmd("config_ex", set_only_strides=1, a_stride=irows * icols, c_stride=orows * ocols)
+        yield ("ex", None, *cmd("config_ex", set_only_strides=1, a_stride=irows * icols, c_stride=orows * ocols))
     upad, lpad, kdil, stride = c["upad"], c["lpad"], c["kdil"], c["stride"]
     for och in range(0, ochs, d):
         J = min(d, ochs - och)
@@ -489,13 +551,13 @@ def conv_stream(cfg, st, f, c):
                                     a_addr = (a_base + (kch // d) * c["input_spad_stride"] + b * c["ds_pixels"]
                                               + (irow >> ds) * (icols >> ds) + (icol >> ds))
                                 # rows/cols of A (I×K) and B (K×J) as fed, transposed or not
-                                yield cmd("preload", bd_addr=b_addr if new_weights else GARBAGE_ADDR,
-                                          bd_rows=K, bd_cols=J,
-                                          c_addr=ACC_BIT | ACCUMULATE_BIT | out_row(och, b, orow, ocol),
-                                          c_rows=I, c_cols=J)
-                                yield cmd("compute_preloaded" if new_weights else "compute_accumulated",
-                                          a_addr=a_addr, a_rows=I, a_cols=K,
-                                          bd_addr=GARBAGE_ADDR, bd_rows=I, bd_cols=J)
+                                yield ("ex", None, *cmd("preload", bd_addr=b_addr if new_weights else GARBAGE_ADDR,
+                                                        bd_rows=K, bd_cols=J,
+                                                        c_addr=ACC_BIT | ACCUMULATE_BIT | out_row(och, b, orow, ocol),
+                                                        c_rows=I, c_cols=J))
+                                yield ("ex", None, *cmd("compute_preloaded" if new_weights else "compute_accumulated",
+                                                        a_addr=a_addr, a_rows=I, a_cols=K,
+                                                        bd_addr=GARBAGE_ADDR, bd_rows=I, bd_cols=J))
                                 new_weights = False
                                 ocol += 1 if t_in else d << idl
 
@@ -513,19 +575,22 @@ def conv_stream(cfg, st, f, c):
                             else:
                                 off = ((b * c["out_row_dim"] * c["out_col_dim"] + orow * c["out_col_dim"] + ocol)
                                        * c["out_stride"] + och)
-                            yield cmd("mvout", dram_addr=out + off * ib, local_addr=ACC_BIT | out_row(och, b, orow, ocol),
-                                      cols=min(d, ochs - och), rows=min(d, ocols - ocol))
+                            yield ("st", None, *cmd("mvout", dram_addr=out + off * ib,
+                                                    local_addr=ACC_BIT | out_row(och, b, orow, ocol),
+                                                    cols=min(d, ochs - och), rows=min(d, ocols - ocol)))
         else:
-            yield cmd("config_st", activation=f["activation"], pool_stride=c["pool_stride"],
-                      pool_size=c["pool_size"], upad=c["pupad"], lpad=c["plpad"],
-                      pool_out_dim=c["pool_out_col_dim"], porows=c["porows"], pocols=c["pocols"],
-                      orows=orows, ocols=ocols, stride=c["out_stride"] * ib, acc_scale=ACC_SCALE_NO_CHANGE)
+            yield ("st", None, *cmd("config_st", activation=f["activation"], pool_stride=c["pool_stride"],
+                                    pool_size=c["pool_size"], upad=c["pupad"], lpad=c["plpad"],
+                                    pool_out_dim=c["pool_out_col_dim"], porows=c["porows"], pocols=c["pocols"],
+                                    orows=orows, ocols=ocols, stride=c["out_stride"] * ib,
+                                    acc_scale=ACC_SCALE_NO_CHANGE))
             for b in range(B):
                 for och in range(0, ochs, d):
                     off = b * c["pool_out_row_dim"] * c["pool_out_col_dim"] * c["out_stride"] + och
-                    yield cmd("mvout", dram_addr=out + off * ib, local_addr=ACC_BIT | out_row(och, b, 0, 0),
-                              cols=min(d, ochs - och), rows=0)
-            yield cmd("config_st", activation=f["activation"], stride=c["out_stride"] * ib,
-                      acc_scale=ACC_SCALE_NO_CHANGE)
+                    yield ("st", None, *cmd("mvout", dram_addr=out + off * ib,
+                                            local_addr=ACC_BIT | out_row(och, b, 0, 0),
+                                            cols=min(d, ochs - och), rows=0))
+            yield ("st", None, *cmd("config_st", activation=f["activation"], stride=c["out_stride"] * ib,
+                                    acc_scale=ACC_SCALE_NO_CHANGE))
         st.acc_half ^= 1
     st.slot ^= 1

@@ -396,14 +396,11 @@ def _wrapped_conv_tile_cycles(cfg, st, flags, c, timing_factory, probe_rows=16):
     loader's work grows linearly with the row count, so the tile is timed in isolation at
     two small row counts and extended to the wrapped one."""
     import copy
-    from baco.gemmini.isa import decode
-    from baco.sim.loops import conv_stream
+    from baco.sim.loops import loop_conv_program
 
     def cycles(rows):
         tm = timing_factory()
-        for funct, rs1, rs2 in conv_stream(cfg, copy.deepcopy(st), flags, dict(c, irows_unpadded=rows)):
-            command, f = decode(funct, rs1, rs2)
-            tm.observe(command.name, f)
+        tm.observe("loop_conv_ws", loop_conv_program(cfg, copy.deepcopy(st), flags, dict(c, irows_unpadded=rows)))
         tm.fence()
         return tm.finish
 
@@ -415,13 +412,13 @@ def time_dosa_program(prog: DosaProgram, cfg: GemminiConfig, timing_factory,
                       command_budget: int = 20000) -> tuple[float, bool]:
     """Cycles of an RTL row's program (dosa_program) on a fresh cycle model: the library's
     loop issues each tile's LOOP_CONV_WS / LOOP_WS after `library_tile_instructions` of CPU
-    work (and not before Gemmini's queue takes it); a fence ends the program. Programs
+    work (and not before its loop unit has a free slot); a fence ends the program. Programs
     longer than `command_budget` commands are simulated for their first tiles and
     extrapolated at the rate of the last ones. Returns (cycles, extrapolated)."""
-    from baco.gemmini.isa import decode
-    from baco.sim.loops import (LoopConvState, LoopWsState, conv_params, conv_stream,
-                                loop_ws_commands)
+    from baco.gemmini.isa import COMMANDS
+    from baco.sim.loops import LoopConvState, LoopWsState, conv_params, loop_conv_program, loop_ws_program
     tm = timing_factory()
+    loop = "loop_ws" if prog.matmul else "loop_conv_ws"
     cpu_per_tile = tm.k.library_tile_instructions * tm.k.cpu_cycles_per_instruction
     if prog.matmul:
         tiles = list(dosa_matmul_tiles(prog, cfg.dim))
@@ -448,7 +445,7 @@ def time_dosa_program(prog: DosaProgram, cfg: GemminiConfig, timing_factory,
 
     steps, done, last_end = [], 0, 0.0      # cycles each ordinary tile added
     for n, v in enumerate(loops):
-        tm.issue_time = max(tm.issue_time + cpu_per_tile, tm.accept_time())
+        tm.issue_time = max(tm.issue_time + cpu_per_tile, tm.accept_time(COMMANDS[loop].funct))
         extra = wrapped_cycles(v)
         if extra is not None:           # serialised: the loader streams for the whole tile
             tm.fence()
@@ -460,15 +457,13 @@ def time_dosa_program(prog: DosaProgram, cfg: GemminiConfig, timing_factory,
             for name in ("loop_ws_config_bounds", "loop_ws_config_addrs_ab", "loop_ws_config_addrs_dc",
                          "loop_ws_config_strides_ab", "loop_ws_config_strides_dc"):
                 st.latch(name, fields)
-            stream = loop_ws_commands(cfg, st, flags, rtl_wrap=True)
+            program = loop_ws_program(cfg, st, flags, rtl_wrap=True)
         else:
             fields, flags = shape.tile(v, cfg.dim)
             st.latch(fields)
-            stream = conv_stream(cfg, st, flags, conv_params(cfg, st, flags, rtl_wrap=True))
-        for funct, rs1, rs2 in stream:
-            command, f = decode(funct, rs1, rs2)
-            tm.observe(command.name, f)
-            done += 1
+            program = loop_conv_program(cfg, st, flags, conv_params(cfg, st, flags, rtl_wrap=True))
+        tm.observe(loop, program)
+        done += len(program.commands)
         end = max(tm.finish, tm.dispatch_time)
         steps.append(end - last_end)
         last_end = end
@@ -479,7 +474,8 @@ def time_dosa_program(prog: DosaProgram, cfg: GemminiConfig, timing_factory,
             for v_ in loops:
                 w = wrapped_cycles(v_)
                 extra, ordinary = (extra + w, ordinary) if w is not None else (extra, ordinary + 1)
-            return last_end + rate * ordinary + extra, True
+            tm.fence()      # the loops the unit still holds, then the rest at the recent rate
+            return tm.finish + rate * ordinary + extra, True
     tm.fence()
     return tm.finish, False
 

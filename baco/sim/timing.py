@@ -4,7 +4,8 @@ Commands arrive in program order (attach `TimingModel.observe` to a
 GemminiModel's observers, or feed decoded commands directly). Each goes to
 its unit — load (DMA in), execute (the array), store (DMA out) — and:
 - is dispatched in order, one per cycle, into a reservation station of
-  config.rs_ld / rs_ex / rs_st entries (dispatch stalls while it is full);
+  config.rs_ld / rs_ex / rs_st entries (dispatch stalls while it is full; an
+  entry is freed when its command completes);
 - issues in order within its unit, when the unit is free and every local
   row it reads or writes is free of hazards with earlier commands of other
   units (RAW, WAR, WAW by row ranges of the scratchpad and accumulator);
@@ -12,19 +13,59 @@ its unit — load (DMA in), execute (the array), store (DMA out) — and:
   per cycle, at most config.max_in_flight requests are outstanding, and each
   request waits the DRAM latency;
 - the array streams one A row per cycle with a floor of 4 rows per
-  operation; loading new weights (a preload before compute_preloaded) takes
-  DIM cycles that overlap the previous compute; results land after the
-  array's pipeline depth;
+  operation (MIN_FEED_ROWS); results land after the array's pipeline depth.
+  A preload is fed to the array as the ExecuteController does it: together
+  with the compute ahead of it (perform_mul_pre) when it and its own compute
+  were queued as that compute began, its new weights then streaming in during
+  that compute's rows (DIM of them: the next compute starts no earlier than
+  DIM cycles after the previous one began); otherwise on its own once the unit
+  is free and its operand rows are ready (perform_single_preload): DIM rows,
+  or MIN_FEED_ROWS for a WS preload of no new weights;
 - a fence waits for everything.
+
+Hardware loops. A LOOP_WS or LOOP_CONV_WS arrives whole (baco.sim.loops.LoopProgram,
+each FSM's commands). Its loop unit (LoopMatmul, LoopConv) holds CONCURRENT_LOOPS
+loops at once, each in its own slot: a loop's commands are accepted (its configs
+included) once a slot is free, i.e. the oldest loop has issued all its commands,
+and the other unit holds no loop (each passes the other's commands on only when
+idle); any other command waits until the units hold no loop. The unit's FSMs
+(loads of D/A/B or bias/weights/input, execute, store) each work on the oldest
+loop they have not finished, so one loop's loads run while the previous loop
+executes; every cycle the unit's arbiter issues one command, by priority store,
+execute, then the loads (LoopMatmul: LdD, then LdA/LdB through its weighted
+arbiter, which keeps A and B in step by k), from an FSM whose reservation
+station has room and whose gate on the others holds: LoopMatmul's execute runs
+behind LdA/LdB's iterators and after LdD, its store behind the execute FSM's
+last k step; LoopConv's execute waits for all of its loop's loads, its store
+for all of the execute FSM's commands, and its loaders for a newer loop wait
+while the execute FSM waits for an older loop's loads (wait_for_prev_loop).
+
 Every run reports cycles, busy cycles per unit, DRAM bytes, scratchpad and
 accumulator accesses, MACs, utilization and energy. The counter command's
 event values come from here (`counter_value`, Gemmini's event numbering).
 
-On the ISS the CPU and Gemmini share one clock (baco.sim.iss.CpuClock): the
-hart spends `cpu_cycles_per_instruction` per instruction; a command is
-dispatched no earlier than the CPU issued it (`issue_time`), the CPU waits
-at a command until Gemmini's queue accepts it (`accept_time`) and at a fence
-until everything finished, so rdcycle around a kernel measures it.
+The CPU side (`baco sim --timing`, the ISS): the CPU and Gemmini share one clock
+(baco.sim.iss.CpuClock).
+- Cost per instruction: every retired RISC-V instruction costs
+  `cpu_cycles_per_instruction` (1.0). Rocket is an in-order single-issue core
+  whose CPI is 1 only without stalls: load-use interlocks, taken-branch and
+  mispredict bubbles, multiplies and the iterative divider, cache misses and
+  the RoCC replay below all cost more, so CPU time here is a lower bound.
+- RoCC issue: a custom instruction is an ordinary instruction to the core (one
+  cycle); the command is dispatched into Gemmini no earlier than the CPU
+  issued it (`issue_time`). If Gemmini cannot take it (`accept_time`: a loop
+  command until its loop unit has a free slot, any other until every earlier
+  command has been dispatched), the CPU waits. On the RTL, Rocket sends the
+  command at write-back and replays the instruction while the RoCC queue is
+  not ready (a few cycles per replay, not modelled), and the queues between
+  the core and the reservation station (Gemmini's raw command queue, the loop
+  units' input queues, 2 entries each) let the CPU run ahead by a few commands
+  that this model makes it wait for: at a stall the CPU resumes up to one
+  such queue's worth of commands late.
+- Fences: a `fence` on Rocket stalls until the accelerator is not busy (every
+  command completed); the CPU waits until everything issued has finished.
+- Counter reads (rdcycle, the counter command) read this clock, so rdcycle
+  around a kernel measures it, CPU issue included.
 
 The DRAM latency and the C library's per-tile CPU work were fitted on the training part
 of benchmarks/data/rtl/firesim_train.csv by benchmarks/rtl_calibration.py --fit, timing the
@@ -33,14 +74,15 @@ programs those rows ran (baco.sim.programs.dosa_program); the others are set, no
 from __future__ import annotations
 
 import math
-from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
 
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.isa import ACC_BIT, READ_FULL_BIT, is_garbage
+from baco.gemmini.isa import (ACC_BIT, COMMANDS, CONCURRENT_LOOPS, MIN_FEED_ROWS, READ_FULL_BIT, decode,
+                              is_garbage)
 from baco.gemmini import energy
+from baco.sim.loops import LoopConvState, LoopWsState, loop_conv_program, loop_ws_program
 
 
 @dataclass
@@ -69,6 +111,17 @@ QUEUES = {"ld": ("mvin", "mvin2", "mvin3", "config_ld"),
           "st": ("mvout", "config_st", "config_norm")}
 LOAD_SLOT = {"mvin": 0, "mvin2": 1, "mvin3": 2}
 UNIT_OF = {name: q for q, names in QUEUES.items() for name in names}
+
+# The loop units' FSMs (baco.sim.loops.LoopProgram) and their arbiter's priority, highest
+# first: LoopMatmul's Arbiter takes StC, Execute, LdD, then LdA/LdB through a WeightedArbiter;
+# LoopConv's St, Execute, LdBias, LdWeight, LdInput
+LOOP_KIND = {"loop_ws": "ws", "loop_conv_ws": "conv"}
+LOOP_FSMS = {"ws": ("ldd", "lda", "ldb", "ex", "st"), "conv": ("bias", "weights", "input", "ex", "st")}
+LOOP_LOADS = {"ws": ("ldd", "lda", "ldb"), "conv": ("bias", "weights", "input")}
+LOOP_PRIORITY = {"ws": ("st", "ex", "ldd", "ldab"), "conv": ("st", "ex", "bias", "weights", "input")}
+# funct -> loop unit of every loop command (configs included): they wait for a free loop slot
+LOOP_UNIT_OF_FUNCT = {c.funct: ("conv" if c.name.startswith("loop_conv") else "ws")
+                      for c in COMMANDS.values() if c.queue == "loop"}
 
 # Counter events, numbered as Gemmini's CounterFile / gemmini_counter.h: codes 1..44 are
 # incremental events, 45..51 the external values (the counter op's external bit with
@@ -150,12 +203,35 @@ def _covers(starts, ends, points):
     return (i >= 0) & (points < ends[np.maximum(i, 0)])
 
 
+class _HeldLoop:
+    """A hardware loop held by its loop unit: each FSM's commands, decoded, and how many of
+    them it has issued. The loop was configured (took its slot) at `arrival`."""
+
+    def __init__(self, program, arrival):
+        self.kind, self.resadd, self.max_k, self.arrival = program.kind, program.resadd, program.max_k, arrival
+        self.cmds = {fsm: [] for fsm in LOOP_FSMS[program.kind]}
+        for fsm, iters, funct, rs1, rs2 in program.commands:
+            command, fields = decode(funct, rs1, rs2)
+            self.cmds[fsm].append((iters, command.name, fields))
+        self.issued = dict.fromkeys(self.cmds, 0)
+
+    def finished(self, fsm):
+        return self.issued[fsm] == len(self.cmds[fsm])
+
+    def complete(self):
+        return all(self.finished(fsm) for fsm in self.cmds)
+
+    def iters(self, fsm):
+        """The FSM's iterator registers: its next command's, or None when it is done."""
+        return None if self.finished(fsm) else self.cmds[fsm][self.issued[fsm]][0]
+
+
 class TimingModel:
     def __init__(self, config: GemminiConfig | None = None, constants: TimingConstants = DEFAULT_CONSTANTS):
         self.cfg = cfg = config or GemminiConfig()
         self.k = constants
         self.rs = {"ld": cfg.rs_ld, "ex": cfg.rs_ex, "st": cfg.rs_st}
-        self.outstanding = {q: deque() for q in self.rs}
+        self.outstanding = {q: [] for q in self.rs}    # end times of the commands in each station
         self.unit_free = {q: 0.0 for q in self.rs}
         self.busy = {q: 0.0 for q in self.rs}
         self.dispatch_time = 0.0
@@ -168,7 +244,6 @@ class TimingModel:
         self.acc_r = [0.0] * cfg.acc_rows
         self.pending_weights = False
         self.weights = (0, 0)       # WS: (rows, cols) of the B block the array holds
-        self.last_compute_start = 0.0
         self.ex_mode = (1, 0, 0)    # config_ex (dataflow, a_transpose, b_transpose)
         self.ex_strides = (1, 1)    # config_ex (a_stride, c_stride)
         self.pool = None            # config_st pooling fields while pooling is on
@@ -180,32 +255,164 @@ class TimingModel:
         self.intervals = {name: [] for name in ("ld_active", "st_active", "ex_active", "ld", "st", "ex",
                                                 "rdma", "wdma", "rs", "loop_matmul")}
         self.issue_time = 0.0       # when the CPU issued the current command (set by the ISS)
-        self.open_loop = None       # [first, last dispatch] of the LOOP_WS being unrolled
         self.first_dispatch = None
+        self.last_compute_start = -math.inf     # when the last compute began feeding the array
+        self.preload_waiting = False            # a preload issued since that compute
+        self.preload_ready = 0.0                # ... and when its operand rows were ready
+        # the loop units (LOOP_WS, LOOP_CONV_WS): the loops held (oldest first, at most
+        # CONCURRENT_LOOPS, of one unit: each unit passes the other's commands on only when it
+        # holds no loop), the next cycle their arbiter may issue a command in, and the earliest
+        # time a loop command is accepted (after the raw commands before it, or once a slot frees)
+        self.held: list[_HeldLoop] = []
+        self.loop_clock = 0.0
+        self.loop_floor = 0.0
 
     # ---- attach ------------------------------------------------------------------
     def attach(self, model):
         model.observers.append(self.observe)
-        model.issue_hooks.append(self.command_issued)
         model.counter_source = self.counter_value
 
-    def command_issued(self, name):
-        """A command arrives from the CPU (loops are observed through what they expand to):
-        LoopMatmul is active from a LOOP_WS until its last command is dispatched."""
-        self._close_loop()
-        if name == "loop_ws":
-            start = max(self.issue_time, self.dispatch_time)
-            self.open_loop = [start, start]
+    def accept_time(self, funct: int | None = None) -> float:
+        """When Gemmini's command queue can take the CPU's next command (funct): a loop command
+        (LOOP_WS / LOOP_CONV_WS or their configs) once its loop unit has a free slot (the oldest
+        loop has issued all its commands) and the other unit holds no loop; any other command
+        after every earlier command (a loop: every command it unrolls to) has been dispatched."""
+        unit = LOOP_UNIT_OF_FUNCT.get(funct)
+        if unit is None:
+            self._run_loops()
+            return self.dispatch_time
+        self._free_slot(unit)
+        return self.loop_floor
 
-    def _close_loop(self):
-        if self.open_loop is not None:
-            self.intervals["loop_matmul"].append(tuple(self.open_loop))
-            self.open_loop = None
+    # ---- the loop units ------------------------------------------------------------
+    def _free_slot(self, unit):
+        if self.held and self.held[0].kind != unit:
+            self._run_loops()
+        elif len(self.held) == CONCURRENT_LOOPS:
+            self._run_loops(stop=lambda: len(self.held) < CONCURRENT_LOOPS)
 
-    def accept_time(self) -> float:
-        """When Gemmini's command queue can take the CPU's next command: after every earlier
-        command (a loop: every command it unrolls to) has been dispatched."""
-        return self.dispatch_time
+    def _loop_arrives(self, program):
+        self._free_slot(program.kind)
+        arrival = max(self.issue_time, self.loop_floor)
+        self._run_loops(until=arrival)
+        self.held.append(_HeldLoop(program, arrival))
+
+    def _started(self, loop, fsm):
+        """Whether `fsm` has taken `loop`'s request: it is done with every older loop, the loop
+        is configured, and (execute) every load FSM or (store) the execute FSM has taken it."""
+        older = self.held[:self.held.index(loop)]
+        if any(not o.finished(fsm) for o in older) or loop.arrival > self.loop_clock:
+            return False
+        if fsm == "ex":
+            return all(self._started(loop, ld) for ld in LOOP_LOADS[loop.kind])
+        if fsm == "st":
+            return self._started(loop, "ex")
+        return True
+
+    def _current(self, fsm):
+        """The loop `fsm` works on (the oldest it has not finished), if it has taken it."""
+        for loop in self.held:
+            if not loop.finished(fsm):
+                return loop if self._started(loop, fsm) else None
+        return None
+
+    def _ahead(self, loop, fsm):
+        """The FSM's gate on the others' progress in the same loop (they issue commands, the
+        reservation station orders them): LoopMatmul's Execute runs behind LdA/LdB's iterators
+        and after LdD, StC behind Execute's (its last k step), a resadd's StC behind LdB;
+        LoopConv's Execute waits for all of its loop's loads, St for all of Execute, and a
+        load FSM on a newer loop waits while Execute waits for an older loop's loads."""
+        if loop.kind == "conv":
+            if fsm == "ex":
+                return all(loop.finished(ld) for ld in LOOP_LOADS["conv"])
+            if fsm == "st":
+                return loop.finished("ex")
+            ex = self._current("ex")
+            return ex is None or ex is loop or all(ex.finished(ld) for ld in LOOP_LOADS["conv"])
+        if fsm == "ex":
+            k, j, i = loop.iters("ex")
+            a, b = loop.iters("lda"), loop.iters("ldb")
+            ka = a[0] if a is not None else 0
+            lda_ahead = a is None or a > (k, i)
+            ldb_ahead = b is None or b[0] > k or (ka == k and b[1] > j)   # (sic: LdA's k, LdB's j)
+            return lda_ahead and ldb_ahead and loop.finished("ldd")
+        if fsm == "st":
+            j, i, blocks = loop.iters("st")
+            if loop.resadd:
+                b = loop.iters("ldb")
+                return (loop.finished("lda") and b is None) or \
+                    (b is not None and (b[0] > i or (b[0] == i and b[1] >= j + blocks)))
+            ex = loop.iters("ex")
+            if ex is None:
+                return True
+            ek, ej, ei = ex
+            return ek == loop.max_k - 1 and (ej >= j + blocks or (ej == j + blocks - 1 and ei > i))
+        return True
+
+    def _valid(self, fsm, t):
+        """(loop, fsm, name, fields) of the command `fsm` can issue at t, else None; and the
+        unit whose full reservation station alone stops it, if that is what stops it."""
+        loop = self._current(fsm)
+        if loop is None or loop.finished(fsm) or not self._ahead(loop, fsm):
+            return None, None
+        _, name, fields = loop.cmds[fsm][loop.issued[fsm]]
+        unit = UNIT_OF[name]
+        if sum(1 for e in self.outstanding[unit] if e > t) >= self.rs[unit]:
+            return None, unit
+        return (loop, fsm, name, fields), None
+
+    def _ldab_choice(self):
+        """LoopMatmul's WeightedArbiter between LdA and LdB (static weights): on different loops
+        the older loop's loader goes; on one loop B's first block, then the loader behind in k
+        (A on ties); a resadd moves all of A, then B."""
+        a, b = self._current("lda"), self._current("ldb")
+        a_busy = a is not None and not a.finished("lda")
+        b_busy = b is not None and not b.finished("ldb")
+        if not a_busy or not b_busy:
+            return "lda" if a_busy else "ldb" if b_busy else None
+        if a is not b:
+            return "lda" if self.held.index(a) < self.held.index(b) else "ldb"
+        if a.resadd:
+            return "lda"
+        (ka, _), (kb, jb) = a.iters("lda"), b.iters("ldb")
+        return "ldb" if ka > kb or (kb == 0 and jb == 0) else "lda"
+
+    def _run_loops(self, until=math.inf, stop=None):
+        """Issue the held loops' commands, one a cycle, in the loop unit's arbiter order, for
+        the cycles before `until` (the next command from the CPU may compete from then on), or
+        until `stop()` holds or no loop is left."""
+        while self.held and not (stop and stop()):
+            t = self.loop_clock = max(self.loop_clock, self.dispatch_time + 1)
+            if t >= until:
+                return
+            kind = self.held[0].kind
+            pick, blocked = None, []
+            for fsm in LOOP_PRIORITY[kind]:
+                if fsm == "ldab":
+                    fsm = self._ldab_choice()
+                    if fsm is None:
+                        continue
+                pick, full = self._valid(fsm, t)
+                if pick:
+                    break
+                if full:
+                    blocked.append(full)
+            if pick is None:
+                events = [e for u in blocked for e in self.outstanding[u] if e > t]
+                events += [loop.arrival for loop in self.held if loop.arrival > t] + [until]
+                if min(events) == math.inf:
+                    raise RuntimeError("the loop unit is stuck: no command can issue and nothing will change")
+                self.loop_clock = min(events)
+                continue
+            loop, fsm, name, fields = pick
+            self.stats["commands"] += 1
+            self._dispatch(name, fields, UNIT_OF[name], t)
+            loop.issued[fsm] += 1
+            if loop.complete():
+                self.held.remove(loop)
+                self.loop_floor = max(self.loop_floor, t)
+                if loop.kind == "ws":
+                    self.intervals["loop_matmul"].append((loop.arrival, t))
 
     # ---- row ranges -------------------------------------------------------------
     def _range(self, addr, rows, blocks=1, block_stride=None):
@@ -242,23 +449,34 @@ class TimingModel:
 
     # ---- the stream ----------------------------------------------------------------
     def observe(self, name, f, pc=None):
+        """One command in program order; a LOOP_WS / LOOP_CONV_WS arrives whole (f is its
+        baco.sim.loops.LoopProgram) and its loop unit issues the commands. Any other command
+        waits until the loop units hold no loop, and for room in its reservation station."""
+        if name in LOOP_KIND:
+            self._loop_arrives(f)
+            return
         self.stats["commands"] += 1
         unit = UNIT_OF.get(name)
         if unit is None:        # flush, clock gating, counters: handled by the controller at once
             return
-        q = self.outstanding[unit]
+        self._run_loops()
         dispatch = max(self.dispatch_time + 1, self.issue_time)
-        while q and q[0] <= dispatch:
-            q.popleft()
-        if len(q) >= self.rs[unit]:
-            full_until = q.popleft()
-            self.waits["rs_full"] += max(0.0, full_until - dispatch)
-            dispatch = max(dispatch, full_until)
+        pending = sorted(e for e in self.outstanding[unit] if e > dispatch)
+        if len(pending) >= self.rs[unit]:
+            full_until = pending[len(pending) - self.rs[unit]]
+            self.waits["rs_full"] += full_until - dispatch
+            dispatch = full_until
+        self._dispatch(name, f, unit, dispatch)
+        self.loop_floor = dispatch
+
+    observe.sees_loops = True   # the functional model hands it hardware loops whole
+
+    def _dispatch(self, name, f, unit, dispatch):
+        """Time a command that enters its reservation station at `dispatch`."""
+        self.outstanding[unit] = [e for e in self.outstanding[unit] if e > dispatch]
         self.dispatch_time = dispatch
         if self.first_dispatch is None:
             self.first_dispatch = dispatch
-        if self.open_loop is not None:
-            self.open_loop[1] = dispatch
         start, occupancy, latency, reads, writes = self._cost(name, f, unit, dispatch)
         free = max(start, self.unit_free[unit])
         ready = self._ready(reads, writes)
@@ -269,7 +487,11 @@ class TimingModel:
         self.unit_free[unit] = start + occupancy
         self.busy[unit] += occupancy
         self._mark(reads, writes, end)
-        q.append(end)
+        if name.startswith("compute"):
+            self.last_compute_start = start
+        elif name == "preload":     # when its operand rows are ready, as it waits for the array
+            self.preload_ready = max(dispatch, ready)
+        self.outstanding[unit].append(end)
         self.finish = max(self.finish, end)
         iv = self.intervals
         iv[unit + "_active"].append((start, start + occupancy))
@@ -298,7 +520,9 @@ class TimingModel:
         self.waits[f"{mem}_{which[i]}_wait"] += wait
 
     def fence(self):
-        self.dispatch_time = max(self.dispatch_time, self.finish)
+        """Everything issued so far finishes before anything after it is dispatched."""
+        self._run_loops()
+        self.dispatch_time = self.loop_floor = max(self.dispatch_time, self.finish)
 
     def _dma(self, rows, bytes_per_row, unit):
         """Occupancy of a DMA command: requests limited by bus beats and in-flight slots."""
@@ -361,6 +585,7 @@ class TimingModel:
             if is_garbage(f["bd_addr"]):
                 self.waits["b_garbage"] += d
             self.preload = f
+            self.preload_waiting = True
             self.pending_weights = not is_garbage(f["bd_addr"])
             ws, _, b_t = self.ex_mode
             return dispatch, 0.0, 0.0, [self._range(f["bd_addr"], f["bd_cols"] if ws and b_t else f["bd_rows"])], []
@@ -370,7 +595,7 @@ class TimingModel:
             # goes through the transposer (OS feeds A through it unless A is transposed)
             ws, a_t, b_t = self.ex_mode
             transposer = (a_t or b_t) if ws else (not a_t or b_t)
-            rows = d if transposer or not ws else max(f["a_rows"], 4)
+            rows = d if transposer or not ws else max(f["a_rows"], MIN_FEED_ROWS)
             occ = rows + k.compute_overhead
             if ws and b_t and name == "compute_preloaded" and self.pending_weights:
                 # the TransposePreloadUnroller splits the weight preload off into a compute of its own
@@ -381,11 +606,25 @@ class TimingModel:
                 self.waits["a_garbage"] += occ
             if is_garbage(f["bd_addr"]):
                 self.waits["d_garbage"] += occ
-            if name == "compute_preloaded" and self.pending_weights:
-                # weights stream in for DIM cycles, overlapping the previous compute
-                weights_in = self.last_compute_start + d
+            if self.preload_waiting and not (ws and b_t):
+                # the ExecuteController runs a compute together with the preload behind it
+                # (perform_mul_pre) when that preload and its compute were queued as the compute
+                # began: new weights then stream in during its rows, DIM of them. Otherwise the
+                # preload is an operation of its own (perform_single_preload) once the unit is
+                # free: DIM rows, or MIN_FEED_ROWS for a WS preload of no new weights.
+                queued = max(dispatch, self.preload_ready)
+                if queued <= self.last_compute_start:
+                    weights_in = self.last_compute_start + (d if self.pending_weights else 0)
+                else:
+                    alone = d if self.pending_weights or transposer or not ws else MIN_FEED_ROWS
+                    weights_in = max(queued, self.unit_free["ex"]) + alone
+                    self.busy["ex"] += alone
+                    self.intervals["ex_active"].append((weights_in - alone, weights_in))
+                    self.intervals["ex"].append((weights_in - alone, weights_in))
                 self.waits["ex_weight_wait"] += max(0.0, weights_in - max(start, self.unit_free["ex"]))
                 start = max(start, weights_in)
+            self.preload_waiting = False
+            if name == "compute_preloaded" and self.pending_weights:
                 self.stats["registers"] += pre.get("bd_rows", d) * pre.get("bd_cols", d)
                 self.stats["scratchpad_reads"] += pre.get("bd_rows", d) * pre.get("bd_cols", d)
             # useful MACs: in WS only the rows and columns of the B block held in the array (the
@@ -409,16 +648,17 @@ class TimingModel:
             reads = [self._range(f["a_addr"], 1, f["a_cols"] if a_t else f["a_rows"], a_stride),
                      self._range(f["bd_addr"], f["bd_cols"] if b_t and not ws else f["bd_rows"])]
             total = occ + k.array_depth_factor * d
-            self.last_compute_start = start
             return start, occ, total, reads, [c]
         return dispatch, 0.0, 0.0, [], []
 
     # ---- results ------------------------------------------------------------------
     @property
     def cycles(self) -> float:
+        self._run_loops()
         return self.finish
 
     def report(self) -> dict:
+        self._run_loops()
         cfg = self.cfg
         cycles = max(self.finish, 1.0)
         s = self.stats
@@ -435,7 +675,7 @@ class TimingModel:
         if code not in EVENTS:
             return 0
         name, kind, source = EVENTS[code]
-        self._close_loop()      # a loop's commands were all dispatched when it was issued
+        self._run_loops()
         t = max(self.issue_time, self.dispatch_time)
         if kind == "zero":
             return 0
@@ -463,31 +703,34 @@ class CommandStream:
     """Stands in for the Gemmini model in a launch: decodes each command and hands it to the
     observers (a TimingModel); moves no data. A kernel's command stream does not depend on
     its data, so this times a launch without running it (benchmarks/kernels.py, autotuning).
-    A LOOP_WS or LOOP_CONV_WS is observed through the commands it expands to (baco.sim.loops),
-    as the functional model runs it; that needs the Gemmini configuration (a launch sets it)."""
+    A LOOP_WS or LOOP_CONV_WS goes to the observers as the functional model hands it on
+    (whole to a TimingModel, else as the commands it expands to, baco.sim.loops); that needs
+    the Gemmini configuration (a launch sets it)."""
 
     def __init__(self, config: GemminiConfig | None = None):
-        from baco.sim.loops import LoopConvState, LoopWsState
         self.observers = []
         self.config = config
         self.loop_ws = LoopWsState()
         self.loop_conv = LoopConvState()
 
     def execute(self, funct, rs1, rs2, pc=None):
-        from baco.gemmini.isa import decode
-        from baco.sim.loops import loop_conv_ws_commands, loop_ws_commands
         cmd, fields = decode(funct, rs1, rs2)
         if cmd.name.startswith("loop_ws_config"):
             self.loop_ws.latch(cmd.name, fields)
         elif cmd.name.startswith("loop_conv_ws_config"):
             self.loop_conv.latch(fields)
-        elif cmd.name in ("loop_ws", "loop_conv_ws"):
+        elif cmd.name in LOOP_KIND:
             if self.config is None:
                 raise ValueError(f"CommandStream needs the GemminiConfig to expand {cmd.name}")
-            expand = loop_ws_commands(self.config, self.loop_ws, fields) if cmd.name == "loop_ws" else \
-                loop_conv_ws_commands(self.config, self.loop_conv, fields)
-            for sub in list(expand):
-                self.execute(*sub, pc)
+            program = loop_ws_program(self.config, self.loop_ws, fields) if cmd.name == "loop_ws" else \
+                loop_conv_program(self.config, self.loop_conv, fields)
+            for obs in self.observers:
+                if getattr(obs, "sees_loops", False):
+                    obs(cmd.name, program, pc)
+                else:
+                    for sub in program.triples():
+                        sub_cmd, sub_fields = decode(*sub)
+                        obs(sub_cmd.name, sub_fields, pc)
         elif cmd.queue == "loop":
             raise ValueError(f"CommandStream does not expand {cmd.name}")
         else:

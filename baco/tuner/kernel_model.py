@@ -30,6 +30,7 @@ import torch
 from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto
+from baco.gemmini.isa import CONCURRENT_LOOPS, MIN_FEED_ROWS
 from baco.gemmini.schedule import GemmSchedule, default_conv_schedule, schedule_problems
 from baco.tuner import costmodel
 from baco.tuner.hwinfer import gemm_rows_from_factors, kernel_rows
@@ -272,33 +273,23 @@ def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int
     """Analytical cycles of the C library's tiled matmul (baco.sim.clib.matmul_stream: tiled_matmul_auto's
     tiles, one LOOP_WS per tile in i0 → j0 → k0 order) as the cycle model (baco.sim.timing) times it.
 
-    A LOOP_WS issues its A loads, then its B loads (k outer, MAX_BLOCK_LEN-block chunks inner), then its
-    preload/computes (k → j → i), then (last k tile) its C stores (column chunk outer, block row inner).
-    Commands dispatch in order, one a cycle, and each unit's reservation station holds rs_ld, rs_ex,
-    rs_st commands until they end, so a tile is a chain:
-    - its first compute is dispatched once all its loads are (the last rs_ld outstanding) and starts
-      when the first B chunk has arrived; the computes (4-row floor) then run back to back, a k step
-      no faster than the accumulator rows it rewrites come back through the array (pipeline depth);
-    - a weight preload is ready DIM cycles after the previous compute's earliest start (its dispatch
-      or its own weights, not when the array took it), so a chain of max(DIM, group) per (k, j)
-      runs from the first compute's dispatch: it binds for one-block-row tiles of few rows;
-    - the last compute is dispatched when the command rs_ex before it has left the array (pipeline
-      depth included), and the stores follow it: the first starts then, or when its block's last
-      k step has left the array, or when the store unit is done with earlier tiles' stores;
-    - the next tile's loads are dispatched after the last store is, i.e. once the store rs_st before
-      it (this tile's or an earlier one's) has ended, DRAM latency included; or after the last
-      compute for a tile that does not store; its first A load waits until the computes reading
-      those scratchpad rows are done.
-    A tile's period is the later of those, and no shorter than any unit's busy time. The store
-    unit's backlog is carried from tile to tile in stream order; tiles of equal shape in a row
-    cost the same once that backlog has settled (after one), so only the (full, ragged) tile classes
-    of each dimension are costed. The stream's five config commands are dispatched first."""
+    LoopMatmul holds two loops (slots alternating, each with its own scratchpad half) and runs its
+    FSMs concurrently: a tile's loads (B's first chunk, then A and B in step; one DMA engine) start
+    as soon as its loop has a slot, the loader is done with the previous tile's, and the computes
+    of the tile before last, which read the same scratchpad half, are done. Its computes start when
+    the previous tile's are done and its first B chunk and A block are in (the first weights moved
+    alone: DIM rows); they run back to back (4-row floor), each (k, j) group's weights streaming in
+    under its last compute (no faster than DIM), a k step no faster than the accumulator rows it
+    rewrites come back through the array, the first group no earlier than k chunk 0's A rows, and
+    after the stores of the output tile before last have read the accumulator half it writes. The
+    stores (last k tile) follow their blocks' last k step and the store unit's earlier stores. A
+    loop frees its slot once it has issued its last command: the computes once rs_ex / 2 pairs are
+    left, the stores once rs_st are. The five config commands are dispatched first."""
     from baco.sim.timing import DEFAULT_CONSTANTS as k
     d, mbl = cfg.dim, cfg.max_block_len
     beat, lat, depth = cfg.dma_bus_bits // 8, k.dram_latency, k.array_depth_factor * d
     c_bytes, store_blocks = (cfg.input_bytes, mbl) if out_int8 else (cfg.acc_bytes, 1)
     setup = 6       # config_ex, config_st and three config_ld, one dispatch a cycle, before the first mvin
-    held = cfg.rs_ex // 2       # (preload, compute) pairs in the execute reservation station
 
     def dma(rows, row_bytes):
         return k.dma_cmd_overhead + max(rows * math.ceil(row_bytes / beat) * k.beat_cycles,
@@ -311,80 +302,59 @@ def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int
     def rows(i, blocks, pad):
         return d - (pad if i == blocks - 1 else 0)
 
-    def tile(I, pad_i, J, pad_j, Kb, pad_k, stores_c, backlog):
-        """(period, end, backlog) of one LOOP_WS whose loads are dispatched at 0; backlog: when the
-        store unit is done with earlier stores (relative to this tile's dispatch) and their last
-        rs_st + 1 occupancies."""
-        a_chunks, b_chunks = chunks(Kb, pad_k, mbl), chunks(J, pad_j, mbl)
-        load = [dma(rows(i, I, pad_i), cols) for cols in a_chunks for i in range(I)] + \
-               [dma(d, cols) for _ in range(Kb) for cols in b_chunks]
-        n_a, n_loads, loads = I * len(a_chunks), len(load), sum(load)
-        loads_dispatched = sum(load[:n_loads - cfg.rs_ld]) + lat if n_loads > cfg.rs_ld else n_loads
-        first_compute = max(loads_dispatched, sum(load[:n_a + 1]) + lat)
-        per_i = [max(rows(i, I, pad_i), 4) + k.compute_overhead for i in range(I)]
-        group = sum(per_i)                              # one (k, j): a weight block, I computes
+    @functools.lru_cache(maxsize=None)
+    def tile(I, pad_i, J, pad_j, Kb, pad_k, stores_c):
+        """One LOOP_WS, times relative to its loads' start: (loads' occupancy, first compute, the
+        computes' span, the store occupancies, first store's block done, first group's end)."""
+        a_loads = [dma(rows(i, I, pad_i), cols) for cols in chunks(Kb, pad_k, mbl) for i in range(I)]
+        b_loads = [dma(d, cols) for _ in range(Kb) for cols in chunks(J, pad_j, mbl)]
+        first_in = max(b_loads[0] + lat + d, b_loads[0] + a_loads[0] + lat)
+        per_i = [max(rows(i, I, pad_i), MIN_FEED_ROWS) + k.compute_overhead for i in range(I)]
+        group = sum(per_i[:-1]) + max(per_i[-1], d)
         k_step = max(J * group, per_i[0] + depth)
-        compute = (Kb - 1) * k_step + J * group
-        computes = Kb * J * I
-        weight_chain = loads_dispatched + 1 + (Kb * J - 1) * max(d, group) + group
-        gap = max(d, group) if weight_chain > first_compute + compute else group    # between (k, j) groups
-        done = max(first_compute + compute, weight_chain, loads + lat + compute / (Kb * len(b_chunks)))
-        per = (done - first_compute) / computes
-        gap = max(gap, per * I)             # the (k, j) groups follow the B loads when those are slower
-        computes_dispatched = done - held * per + depth if computes > held else loads_dispatched + 2 * computes
-        # the first A chunk's rows are last read by block row 0 of the last (k, j) of k step min(mbl, Kb) - 1
-        a_free = done - (Kb - min(mbl, Kb)) * k_step - group + per_i[0] + depth
-        store_busy, earlier = backlog
-        next_dispatch, end, store_total = computes_dispatched + 1, done + depth, 0.0
-        if stores_c:
-            store = [dma(rows(i, I, pad_i), cols * c_bytes) + k.acc_scale_latency
-                     for cols in chunks(J, pad_j, store_blocks) for i in range(I)]
-            store_total = sum(store)
-            first_ready = done - (J - min(store_blocks, J)) * gap - group + per_i[0] + depth
-            last_ready = done - group + per_i[0] + depth
-            stored = max(max(first_ready, computes_dispatched + 1, store_busy) + store_total,
-                         last_ready + sum(store[-I:]))
-            if len(store) > cfg.rs_st:      # the store rs_st before the last one is this tile's
-                freed = stored - sum(store[len(store) - cfg.rs_st:])
-            else:                           # ... or an earlier tile's (if any)
-                ahead = cfg.rs_st - len(store)
-                freed = store_busy - sum(earlier[len(earlier) - ahead:]) if len(earlier) > ahead else 0.0
-            next_dispatch = max(next_dispatch, freed + lat + 1)
-            end = stored + lat
-            store_busy, earlier = stored, (earlier + tuple(store))[-cfg.rs_st - 1:]
-        period = max(next_dispatch, a_free, compute, loads, store_total)
-        return period, end, (store_busy - period, earlier)
-
-    def repeated(step, n, backlog):
-        """(summed periods, last end, backlog) of n runs of step(backlog) -> (period, end, backlog) in
-        a row: the second run stands for the rest (the backlog has settled)."""
-        first = step(backlog)
-        if n == 1:
-            return first
-        second = step(first[2])
-        total = first[0] + (n - 1) * second[0]
-        return total, total - second[0] + second[1], second[2]
-
-    def in_order(classes, step, backlog):
-        """(summed periods, end, backlog) of the tile classes [(args, count)] one after the other."""
-        total = end = 0.0
-        for args, n in classes:
-            period, last_end, backlog = repeated(lambda b: step(*args, b), n, backlog)
-            total, end = total + period, max(end, total + last_end)
-        return total, end, backlog
+        compute = (Kb - 1) * k_step + J * group - max(0, d - per_i[-1])
+        stores = tuple(dma(rows(i, I, pad_i), cols * c_bytes) + k.acc_scale_latency
+                       for cols in chunks(J, pad_j, store_blocks) for i in range(I)) if stores_c else ()
+        first_ready = compute - (J - min(store_blocks, J)) * group - group + per_i[0] + depth
+        first_group = b_loads[0] + sum(a_loads[:I]) + lat + per_i[-1] + compute - group
+        return sum(a_loads) + sum(b_loads), first_in, compute, stores, per_i[0], first_ready, first_group
 
     ti, tj, tk = tiled_matmul_auto(M, N, K, cfg, "WS")
-    ks = [((Kb, pad_k, last), n) for Kb, pad_k, n, last in _tile_classes(K, tk, d)]
-    js = [((J, pad_j), n) for J, pad_j, n, _ in _tile_classes(N, tj, d)]
-    i_s = [((I, pad_i), n) for I, pad_i, n, _ in _tile_classes(M, ti, d)]
-
-    def output_tile(I, pad_i, J, pad_j, backlog):       # its k tiles, the last one storing C
-        return in_order(ks, lambda *a: tile(I, pad_i, J, pad_j, *a), backlog)
-
-    def tile_row(I, pad_i, backlog):
-        return in_order(js, lambda *a: output_tile(I, pad_i, *a), backlog)
-
-    return setup + in_order(i_s, tile_row, (0.0, ()))[1]
+    mb, nb, kb = -(-M // d), -(-N // d), -(-K // d)
+    I0, J0, K0 = -(-mb // ti), -(-nb // tj), -(-kb // tk)
+    ld_end = ex_end = st_end = 0.0
+    computed = [0.0] * CONCURRENT_LOOPS        # computes done, per scratchpad half (loop slot)
+    freed = [0.0] * CONCURRENT_LOOPS           # the slot's last loop has issued everything
+    read = [(0.0, 0.0)] * 2                    # (first, last) store of each accumulator half
+    n = out_tiles = 0
+    for i0 in range(I0):
+        I = min(ti, mb - i0 * ti)
+        pad_i = (i0 * ti + I) * d - M if i0 == I0 - 1 else 0
+        for j0 in range(J0):
+            J = min(tj, nb - j0 * tj)
+            pad_j = (j0 * tj + J) * d - N if j0 == J0 - 1 else 0
+            for k0 in range(K0):
+                Kb = min(tk, kb - k0 * tk)
+                pad_k = (k0 * tk + Kb) * d - K if k0 == K0 - 1 else 0
+                loads, first_in, compute, stores, first_rows, first_ready, first_group = \
+                    tile(I, pad_i, J, pad_j, Kb, pad_k, k0 == K0 - 1)
+                slot = n % CONCURRENT_LOOPS
+                ld_start = max(setup, freed[slot], ld_end, computed[slot])
+                ld_end = ld_start + loads
+                first_read, last_read = read[out_tiles % 2]
+                ex_start = max(ex_end, ld_start + first_in, first_read)
+                ex_end = max(ex_start + compute, ld_start + first_group, ld_end + lat + first_rows, last_read)
+                computed[slot] = ex_end
+                freed[slot] = max(ex_start + 2, ex_end + depth - compute / (Kb * J * I) * (cfg.rs_ex // 2))
+                if stores:
+                    st_start = max(st_end, ex_end - compute + first_ready)
+                    st_end = max(st_start + sum(stores), ex_end + depth + stores[-1])
+                    read[out_tiles % 2] = (st_start + stores[0], st_end)
+                    held = len(stores) - cfg.rs_st
+                    freed[slot] = max(freed[slot], st_start + (sum(stores[:held]) + lat if held > 0 else len(stores)))
+                    out_tiles += 1
+                n += 1
+    return max(st_end + lat, ex_end + depth)
 
 
 def _library_conv_tiles(layer: Layer, cfg: GemminiConfig):
@@ -440,10 +410,13 @@ def library_conv_cycles(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KE
     input rows of up to DIM pixels, every other one when downsampling), then its preload/computes
     (weight block by weight block, every output pixel row of up to DIM pixels under each, with the
     first-layer packing of max_pixels_per_row kernel columns per array row), then (the last tile of
-    an output tile) its stores. Tiles alternate scratchpad and accumulator halves, so a tile's loads
-    only wait for the one in-order dispatch queue: they are dispatched once the previous tile's last
-    rs_ex/2 preload/compute pairs are in the execute station and all but rs_st of its stores in the
-    store station, and its computes start once its loads have landed. Under one weight block the
+    an output tile) its stores. LoopConv holds two loops (slots alternating, each with its own
+    scratchpad half): a tile's loads start once its loop has a slot (the loop before last has
+    issued everything: its computes but the last rs_ex/2 pairs, its stores but the last rs_st),
+    the loaders are done with the previous tile, and the computes of the tile before last (same
+    half) are done; its computes start once its loads have landed and the previous tile's
+    computes and the stores of the output tile before last (same accumulator half) are done; its
+    stores once its computes are issued and the rows have left the array. Under one weight block the
     computes take a cycle a row (4 at least) plus one, new weights DIM cycles overlapping only the
     previous compute, and the next weight block's first compute into the same accumulator rows
     waits for the previous result to land (the array's depth)."""
@@ -459,7 +432,8 @@ def library_conv_cycles(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KE
 
     @functools.lru_cache(maxsize=None)
     def tile(B, orows, ocols, och, kr, kc, ich, irows, icols, first, last):
-        """(loads, computes, stores occupancy, computes count, stores count) of one tile."""
+        """(loads, computes, stores occupancy, computes count, stores count, one weight block's
+        computes, a row's first compute) of one tile."""
         loads = 0.0
         if first:       # zero fill of the tile's accumulator rows (no DRAM requests)
             loads += B * orows * sum(k.dma_cmd_overhead + r for r in _pixel_rows(ocols, d)) \
@@ -480,20 +454,31 @@ def library_conv_cycles(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KE
             per_row = sum(dma(r, c * out_bytes) + k.acc_scale_latency
                           for r in _pixel_rows(ocols, d) for c in _pixel_rows(och, d))
             stores, n_stores = B * orows * per_row, B * orows * len(occ) * math.ceil(och / d)
-        return loads, computes, stores, n_computes, n_stores
+        return loads, computes, stores, n_computes, n_stores, per_block, occ[0]
 
-    loads_free = dispatch = compute_end = end = 0.0
-    for t in tiles:
-        loads, computes, stores, n_c, n_s = tile(*t)
-        loads_free = max(loads_free, dispatch) + loads
-        compute_end = max(loads_free + lat, compute_end) + computes
-        # the next tile's loads: once this one's last computes and stores are queued
-        dispatch = compute_end - computes * min(1.0, cfg.rs_ex / 2 / max(n_c, 1))
+    ld_end = ex_end = st_end = 0.0
+    computed = [0.0] * CONCURRENT_LOOPS        # computes done, per scratchpad half (loop slot)
+    freed = [0.0] * CONCURRENT_LOOPS           # the slot's last loop has issued everything
+    read = [(0.0, 0.0)] * 2                    # (first, last) store of each accumulator half
+    out_tiles = 0
+    for n, t in enumerate(tiles):
+        loads, computes, stores, n_c, n_s, per_block, first_rows = tile(*t)
+        slot = n % CONCURRENT_LOOPS
+        ld_start = max(freed[slot], ld_end, computed[slot])
+        ld_end = ld_start + loads
+        first_read, last_read = read[out_tiles % 2]
+        ex_start = max(ex_end, ld_end + lat, first_read)
+        ex_end = max(ex_start + computes, last_read)
+        computed[slot] = ex_end
+        ex_issued = ex_end + depth - computes * min(1.0, cfg.rs_ex / 2 / max(n_c, 1))
+        freed[slot] = ex_issued
         if n_s:
-            dispatch = max(dispatch, compute_end + depth + max(0, n_s - cfg.rs_st) * stores / n_s)
-            end = max(end, compute_end + depth + stores + lat)
-        end = max(end, compute_end + depth)
-    return end
+            st_start = max(st_end, ex_issued, ex_end + depth - per_block + first_rows)
+            st_end = st_start + stores
+            read[out_tiles % 2] = (st_start + stores / n_s, st_end)
+            freed[slot] = max(ex_issued, st_start + max(0, n_s - cfg.rs_st) * stores / n_s + (lat if n_s > cfg.rs_st else 0))
+            out_tiles += 1
+    return max(st_end + lat, ex_end + depth)
 
 
 def library_conv_counts(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8) -> dict:

@@ -24,7 +24,6 @@
 // CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.fence"() : () -> ()
 
 module {
   func.func private @baco_boundary_error(i64, i64)
@@ -193,47 +192,47 @@ module {
       %72 = arith.muli %39, %71 : i64
       %73 = arith.index_cast %72 : i64 to index
       scf.for %arg17 = %c0 to %73 step %c1 {
-        %113 = arith.index_cast %arg17 : index to i64
-        %114 = arith.divsi %113, %71 : i64
-        %115 = arith.addi %33, %114 : i64
-        %116 = arith.remsi %113, %71 : i64
-        %117 = arith.muli %115, %c16_i64 : i64
-        %118 = arith.maxsi %117, %25 : i64
-        %119 = arith.addi %117, %c16_i64 : i64
-        %120 = arith.minsi %119, %34 : i64
-        %121 = arith.subi %120, %118 : i64
-        %122 = arith.subi %118, %25 : i64
-        %123 = arith.muli %122, %70 : i64
-        %124 = arith.addi %69, %123 : i64
-        %125 = arith.muli %116, %c64_i64 : i64
-        %126 = arith.addi %124, %125 : i64
-        %127 = arith.muli %115, %c32_i64 : i64
-        %128 = arith.addi %127, %125 : i64
-        %129 = arith.subi %118, %117 : i64
-        %130 = arith.addi %128, %129 : i64
-        %131 = arith.subi %66, %125 : i64
-        %132 = arith.minsi %131, %c64_i64 : i64
-        "instgem.mvin"(%126, %130, %132, %121) : (i64, i64, i64, i64) -> ()
+        %123 = arith.index_cast %arg17 : index to i64
+        %124 = arith.divsi %123, %71 : i64
+        %125 = arith.addi %33, %124 : i64
+        %126 = arith.remsi %123, %71 : i64
+        %127 = arith.muli %125, %c16_i64 : i64
+        %128 = arith.maxsi %127, %25 : i64
+        %129 = arith.addi %127, %c16_i64 : i64
+        %130 = arith.minsi %129, %34 : i64
+        %131 = arith.subi %130, %128 : i64
+        %132 = arith.subi %128, %25 : i64
+        %133 = arith.muli %132, %70 : i64
+        %134 = arith.addi %69, %133 : i64
+        %135 = arith.muli %126, %c64_i64 : i64
+        %136 = arith.addi %134, %135 : i64
+        %137 = arith.muli %125, %c32_i64 : i64
+        %138 = arith.addi %137, %135 : i64
+        %139 = arith.subi %128, %127 : i64
+        %140 = arith.addi %138, %139 : i64
+        %141 = arith.subi %66, %135 : i64
+        %142 = arith.minsi %141, %c64_i64 : i64
+        "instgem.mvin"(%136, %140, %142, %131) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %74 = arith.muli %45, %71 : i64
       %75 = arith.index_cast %74 : i64 to index
       scf.for %arg17 = %c0 to %75 step %c1 {
-        %113 = arith.index_cast %arg17 : index to i64
-        %114 = arith.divsi %113, %71 : i64
-        %115 = arith.remsi %113, %71 : i64
-        %116 = arith.muli %114, %c16_i64 : i64
-        %117 = arith.maxsi %116, %c0_i64 : i64
-        %118 = arith.addi %116, %c16_i64 : i64
-        %119 = arith.minsi %118, %25 : i64
-        %120 = arith.subi %119, %117 : i64
-        %121 = arith.muli %114, %c32_i64 : i64
-        %122 = arith.muli %115, %c64_i64 : i64
-        %123 = arith.addi %121, %122 : i64
-        %124 = arith.subi %117, %116 : i64
-        %125 = arith.addi %123, %124 : i64
-        %126 = arith.subi %66, %122 : i64
-        %127 = arith.minsi %126, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %125, %127, %120) : (i64, i64, i64, i64) -> ()
+        %123 = arith.index_cast %arg17 : index to i64
+        %124 = arith.divsi %123, %71 : i64
+        %125 = arith.remsi %123, %71 : i64
+        %126 = arith.muli %124, %c16_i64 : i64
+        %127 = arith.maxsi %126, %c0_i64 : i64
+        %128 = arith.addi %126, %c16_i64 : i64
+        %129 = arith.minsi %128, %25 : i64
+        %130 = arith.subi %129, %127 : i64
+        %131 = arith.muli %124, %c32_i64 : i64
+        %132 = arith.muli %125, %c64_i64 : i64
+        %133 = arith.addi %131, %132 : i64
+        %134 = arith.subi %127, %126 : i64
+        %135 = arith.addi %133, %134 : i64
+        %136 = arith.subi %66, %132 : i64
+        %137 = arith.minsi %136, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %135, %137, %130) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %76 = arith.maxsi %arg16, %c0 : index
       %77 = arith.minsi %76, %arg5 : index
@@ -268,27 +267,27 @@ module {
       %99 = arith.muli %98, %92 : i64
       %100 = arith.index_cast %99 : i64 to index
       scf.for %arg17 = %c0 to %100 step %c1 {
-        %113 = arith.index_cast %arg17 : index to i64
-        %114 = arith.divsi %113, %92 : i64
-        %115 = arith.addi %93, %114 : i64
-        %116 = arith.remsi %113, %92 : i64
-        %117 = arith.muli %115, %c16_i64 : i64
-        %118 = arith.maxsi %117, %85 : i64
-        %119 = arith.addi %117, %c16_i64 : i64
-        %120 = arith.minsi %119, %87 : i64
-        %121 = arith.subi %120, %118 : i64
-        %122 = arith.subi %118, %85 : i64
-        %123 = arith.muli %122, %91 : i64
-        %124 = arith.addi %90, %123 : i64
-        %125 = arith.muli %116, %c64_i64 : i64
-        %126 = arith.addi %124, %125 : i64
-        %127 = arith.addi %117, %125 : i64
-        %128 = arith.addi %127, %c64_i64 : i64
-        %129 = arith.subi %118, %117 : i64
-        %130 = arith.addi %128, %129 : i64
-        %131 = arith.subi %27, %125 : i64
-        %132 = arith.minsi %131, %c64_i64 : i64
-        "instgem.mvin"(%126, %130, %132, %121) : (i64, i64, i64, i64) -> ()
+        %123 = arith.index_cast %arg17 : index to i64
+        %124 = arith.divsi %123, %92 : i64
+        %125 = arith.addi %93, %124 : i64
+        %126 = arith.remsi %123, %92 : i64
+        %127 = arith.muli %125, %c16_i64 : i64
+        %128 = arith.maxsi %127, %85 : i64
+        %129 = arith.addi %127, %c16_i64 : i64
+        %130 = arith.minsi %129, %87 : i64
+        %131 = arith.subi %130, %128 : i64
+        %132 = arith.subi %128, %85 : i64
+        %133 = arith.muli %132, %91 : i64
+        %134 = arith.addi %90, %133 : i64
+        %135 = arith.muli %126, %c64_i64 : i64
+        %136 = arith.addi %134, %135 : i64
+        %137 = arith.addi %127, %135 : i64
+        %138 = arith.addi %137, %c64_i64 : i64
+        %139 = arith.subi %128, %127 : i64
+        %140 = arith.addi %138, %139 : i64
+        %141 = arith.subi %27, %135 : i64
+        %142 = arith.minsi %141, %c64_i64 : i64
+        "instgem.mvin"(%136, %140, %142, %131) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %101 = arith.ceildivsi %85, %c16_i64 : i64
       %102 = arith.cmpi sgt, %85, %c0_i64 : i64
@@ -297,65 +296,75 @@ module {
       %105 = arith.muli %104, %92 : i64
       %106 = arith.index_cast %105 : i64 to index
       scf.for %arg17 = %c0 to %106 step %c1 {
-        %113 = arith.index_cast %arg17 : index to i64
-        %114 = arith.divsi %113, %92 : i64
-        %115 = arith.remsi %113, %92 : i64
-        %116 = arith.muli %114, %c16_i64 : i64
-        %117 = arith.maxsi %116, %c0_i64 : i64
-        %118 = arith.addi %116, %c16_i64 : i64
-        %119 = arith.minsi %118, %85 : i64
-        %120 = arith.subi %119, %117 : i64
-        %121 = arith.muli %115, %c64_i64 : i64
-        %122 = arith.addi %116, %121 : i64
-        %123 = arith.addi %122, %c64_i64 : i64
-        %124 = arith.subi %117, %116 : i64
-        %125 = arith.addi %123, %124 : i64
-        %126 = arith.subi %27, %121 : i64
-        %127 = arith.minsi %126, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %125, %127, %120) : (i64, i64, i64, i64) -> ()
+        %123 = arith.index_cast %arg17 : index to i64
+        %124 = arith.divsi %123, %92 : i64
+        %125 = arith.remsi %123, %92 : i64
+        %126 = arith.muli %124, %c16_i64 : i64
+        %127 = arith.maxsi %126, %c0_i64 : i64
+        %128 = arith.addi %126, %c16_i64 : i64
+        %129 = arith.minsi %128, %85 : i64
+        %130 = arith.subi %129, %127 : i64
+        %131 = arith.muli %125, %c64_i64 : i64
+        %132 = arith.addi %126, %131 : i64
+        %133 = arith.addi %132, %c64_i64 : i64
+        %134 = arith.subi %127, %126 : i64
+        %135 = arith.addi %133, %134 : i64
+        %136 = arith.subi %27, %131 : i64
+        %137 = arith.minsi %136, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %135, %137, %130) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %107 = arith.minsi %66, %87 : i64
-      %108 = arith.ceildivsi %107, %c16_i64 : i64
-      %109 = arith.subi %108, %c1_i64 : i64
-      %110 = arith.cmpi sgt, %108, %c0_i64 : i64
-      %111 = arith.select %110, %35, %c0_i64 : i64
-      %112 = arith.index_cast %111 : i64 to index
-      scf.for %arg17 = %c0 to %112 step %c1 {
-        %113 = arith.index_cast %arg17 : index to i64
-        %114 = arith.index_cast %32 : i64 to index
-        scf.for %arg18 = %c0 to %114 step %c1 {
-          %115 = arith.index_cast %arg18 : index to i64
-          %116 = arith.muli %113, %c16_i64 : i64
-          %117 = arith.subi %34, %116 : i64
-          %118 = arith.minsi %117, %c16_i64 : i64
-          %119 = arith.muli %115, %c16_i64 : i64
-          %120 = arith.subi %27, %119 : i64
-          %121 = arith.minsi %120, %c16_i64 : i64
-          %122 = arith.addi %116, %119 : i64
-          %123 = arith.ori %122, %c3221225472_i64 : i64
-          %124 = arith.cmpi eq, %109, %c0_i64 : i64
-          %125 = arith.select %124, %123, %c4294967295_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %121, %118, %125, %121, %118) : (i64, i64, i64, i64, i64, i64) -> ()
-          %126 = arith.muli %113, %c32_i64 : i64
-          %127 = arith.minsi %66, %c16_i64 : i64
-          %128 = arith.addi %119, %c64_i64 : i64
-          %129 = arith.minsi %87, %c16_i64 : i64
-          "instgem.compute_preloaded"(%126, %127, %118, %128, %121, %129) : (i64, i64, i64, i64, i64, i64) -> ()
-          %130 = arith.index_cast %108 : i64 to index
-          scf.for %arg19 = %c1 to %130 step %c1 {
-            %131 = arith.index_cast %arg19 : index to i64
-            %132 = arith.cmpi eq, %131, %109 : i64
-            %133 = arith.select %132, %123, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %121, %118, %133, %121, %118) : (i64, i64, i64, i64, i64, i64) -> ()
-            %134 = arith.muli %131, %c16_i64 : i64
-            %135 = arith.addi %126, %134 : i64
-            %136 = arith.subi %66, %134 : i64
-            %137 = arith.minsi %136, %c16_i64 : i64
-            %138 = arith.addi %134, %119 : i64
-            %139 = arith.addi %138, %c64_i64 : i64
-            %140 = arith.subi %87, %134 : i64
-            %141 = arith.minsi %140, %c16_i64 : i64
-            "instgem.compute_accumulated"(%135, %137, %118, %139, %121, %141) : (i64, i64, i64, i64, i64, i64) -> ()
+      %107 = arith.maxsi %34, %c0_i64 : i64
+      %108 = arith.minsi %107, %c32_i64 : i64
+      %109 = arith.maxsi %66, %c0_i64 : i64
+      %110 = arith.minsi %109, %c32_i64 : i64
+      %111 = arith.maxsi %87, %c0_i64 : i64
+      %112 = arith.minsi %111, %c32_i64 : i64
+      %113 = arith.maxsi %27, %c0_i64 : i64
+      %114 = arith.minsi %113, %c16_i64 : i64
+      %115 = arith.ceildivsi %108, %c16_i64 : i64
+      %116 = arith.ceildivsi %114, %c16_i64 : i64
+      %117 = arith.minsi %110, %112 : i64
+      %118 = arith.ceildivsi %117, %c16_i64 : i64
+      %119 = arith.subi %118, %c1_i64 : i64
+      %120 = arith.cmpi sgt, %118, %c0_i64 : i64
+      %121 = arith.select %120, %115, %c0_i64 : i64
+      %122 = arith.index_cast %121 : i64 to index
+      scf.for %arg17 = %c0 to %122 step %c1 {
+        %123 = arith.index_cast %arg17 : index to i64
+        %124 = arith.index_cast %116 : i64 to index
+        scf.for %arg18 = %c0 to %124 step %c1 {
+          %125 = arith.index_cast %arg18 : index to i64
+          %126 = arith.muli %123, %c16_i64 : i64
+          %127 = arith.subi %108, %126 : i64
+          %128 = arith.minsi %127, %c16_i64 : i64
+          %129 = arith.muli %125, %c16_i64 : i64
+          %130 = arith.subi %114, %129 : i64
+          %131 = arith.minsi %130, %c16_i64 : i64
+          %132 = arith.addi %126, %129 : i64
+          %133 = arith.ori %132, %c3221225472_i64 : i64
+          %134 = arith.cmpi eq, %119, %c0_i64 : i64
+          %135 = arith.select %134, %133, %c4294967295_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %131, %128, %135, %131, %128) : (i64, i64, i64, i64, i64, i64) -> ()
+          %136 = arith.muli %123, %c32_i64 : i64
+          %137 = arith.minsi %110, %c16_i64 : i64
+          %138 = arith.addi %129, %c64_i64 : i64
+          %139 = arith.minsi %112, %c16_i64 : i64
+          "instgem.compute_preloaded"(%136, %137, %128, %138, %131, %139) : (i64, i64, i64, i64, i64, i64) -> ()
+          %140 = arith.index_cast %118 : i64 to index
+          scf.for %arg19 = %c1 to %140 step %c1 {
+            %141 = arith.index_cast %arg19 : index to i64
+            %142 = arith.cmpi eq, %141, %119 : i64
+            %143 = arith.select %142, %133, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %131, %128, %143, %131, %128) : (i64, i64, i64, i64, i64, i64) -> ()
+            %144 = arith.muli %141, %c16_i64 : i64
+            %145 = arith.addi %136, %144 : i64
+            %146 = arith.subi %110, %144 : i64
+            %147 = arith.minsi %146, %c16_i64 : i64
+            %148 = arith.addi %144, %129 : i64
+            %149 = arith.addi %148, %c64_i64 : i64
+            %150 = arith.subi %112, %144 : i64
+            %151 = arith.minsi %150, %c16_i64 : i64
+            "instgem.compute_accumulated"(%145, %147, %128, %149, %131, %151) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
@@ -399,7 +408,6 @@ module {
       %76 = arith.minsi %75, %c16_i64 : i64
       "instgem.mvout"(%69, %74, %76, %64) : (i64, i64, i64, i64) -> ()
     }
-    "instgem.fence"() : () -> ()
     return
   }
 }

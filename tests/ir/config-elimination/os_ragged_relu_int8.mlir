@@ -21,7 +21,6 @@
 // CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.fence"() : () -> ()
 
 module {
   func.func private @baco_boundary_error(i64, i64)
@@ -110,26 +109,26 @@ module {
       %80 = arith.muli %79, %73 : i64
       %81 = arith.index_cast %80 : i64 to index
       scf.for %arg10 = %c0 to %81 step %c1 {
-        %137 = arith.index_cast %arg10 : index to i64
-        %138 = arith.divsi %137, %73 : i64
-        %139 = arith.addi %74, %138 : i64
-        %140 = arith.remsi %137, %73 : i64
-        %141 = arith.muli %139, %c16_i64 : i64
-        %142 = arith.maxsi %141, %65 : i64
-        %143 = arith.addi %141, %c16_i64 : i64
-        %144 = arith.minsi %143, %68 : i64
-        %145 = arith.subi %144, %142 : i64
-        %146 = arith.subi %142, %65 : i64
-        %147 = arith.muli %146, %72 : i64
-        %148 = arith.addi %71, %147 : i64
-        %149 = arith.muli %140, %c64_i64 : i64
-        %150 = arith.addi %148, %149 : i64
-        %151 = arith.addi %141, %149 : i64
-        %152 = arith.subi %142, %141 : i64
-        %153 = arith.addi %151, %152 : i64
-        %154 = arith.subi %67, %149 : i64
-        %155 = arith.minsi %154, %c64_i64 : i64
-        "instgem.mvin"(%150, %153, %155, %145) : (i64, i64, i64, i64) -> ()
+        %146 = arith.index_cast %arg10 : index to i64
+        %147 = arith.divsi %146, %73 : i64
+        %148 = arith.addi %74, %147 : i64
+        %149 = arith.remsi %146, %73 : i64
+        %150 = arith.muli %148, %c16_i64 : i64
+        %151 = arith.maxsi %150, %65 : i64
+        %152 = arith.addi %150, %c16_i64 : i64
+        %153 = arith.minsi %152, %68 : i64
+        %154 = arith.subi %153, %151 : i64
+        %155 = arith.subi %151, %65 : i64
+        %156 = arith.muli %155, %72 : i64
+        %157 = arith.addi %71, %156 : i64
+        %158 = arith.muli %149, %c64_i64 : i64
+        %159 = arith.addi %157, %158 : i64
+        %160 = arith.addi %150, %158 : i64
+        %161 = arith.subi %151, %150 : i64
+        %162 = arith.addi %160, %161 : i64
+        %163 = arith.subi %67, %158 : i64
+        %164 = arith.minsi %163, %c64_i64 : i64
+        "instgem.mvin"(%159, %162, %164, %154) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %82 = arith.ceildivsi %65, %c16_i64 : i64
       %83 = arith.cmpi sgt, %65, %c0_i64 : i64
@@ -138,21 +137,21 @@ module {
       %86 = arith.muli %85, %73 : i64
       %87 = arith.index_cast %86 : i64 to index
       scf.for %arg10 = %c0 to %87 step %c1 {
-        %137 = arith.index_cast %arg10 : index to i64
-        %138 = arith.divsi %137, %73 : i64
-        %139 = arith.remsi %137, %73 : i64
-        %140 = arith.muli %138, %c16_i64 : i64
-        %141 = arith.maxsi %140, %c0_i64 : i64
-        %142 = arith.addi %140, %c16_i64 : i64
-        %143 = arith.minsi %142, %65 : i64
-        %144 = arith.subi %143, %141 : i64
-        %145 = arith.muli %139, %c64_i64 : i64
-        %146 = arith.addi %140, %145 : i64
-        %147 = arith.subi %141, %140 : i64
-        %148 = arith.addi %146, %147 : i64
-        %149 = arith.subi %67, %145 : i64
-        %150 = arith.minsi %149, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %148, %150, %144) : (i64, i64, i64, i64) -> ()
+        %146 = arith.index_cast %arg10 : index to i64
+        %147 = arith.divsi %146, %73 : i64
+        %148 = arith.remsi %146, %73 : i64
+        %149 = arith.muli %147, %c16_i64 : i64
+        %150 = arith.maxsi %149, %c0_i64 : i64
+        %151 = arith.addi %149, %c16_i64 : i64
+        %152 = arith.minsi %151, %65 : i64
+        %153 = arith.subi %152, %150 : i64
+        %154 = arith.muli %148, %c64_i64 : i64
+        %155 = arith.addi %149, %154 : i64
+        %156 = arith.subi %150, %149 : i64
+        %157 = arith.addi %155, %156 : i64
+        %158 = arith.subi %67, %154 : i64
+        %159 = arith.minsi %158, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %157, %159, %153) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %88 = arith.maxsi %arg9, %c0 : index
       %89 = arith.minsi %88, %arg5 : index
@@ -198,28 +197,28 @@ module {
       %122 = arith.muli %121, %115 : i64
       %123 = arith.index_cast %122 : i64 to index
       scf.for %arg10 = %c0 to %123 step %c1 {
-        %137 = arith.index_cast %arg10 : index to i64
-        %138 = arith.divsi %137, %115 : i64
-        %139 = arith.addi %116, %138 : i64
-        %140 = arith.remsi %137, %115 : i64
-        %141 = arith.muli %139, %c16_i64 : i64
-        %142 = arith.maxsi %141, %107 : i64
-        %143 = arith.addi %141, %c16_i64 : i64
-        %144 = arith.minsi %143, %110 : i64
-        %145 = arith.subi %144, %142 : i64
-        %146 = arith.subi %142, %107 : i64
-        %147 = arith.muli %146, %114 : i64
-        %148 = arith.addi %113, %147 : i64
-        %149 = arith.muli %140, %c64_i64 : i64
-        %150 = arith.addi %148, %149 : i64
-        %151 = arith.muli %139, %c32_i64 : i64
-        %152 = arith.addi %151, %149 : i64
-        %153 = arith.addi %152, %c16_i64 : i64
-        %154 = arith.subi %142, %141 : i64
-        %155 = arith.addi %153, %154 : i64
-        %156 = arith.subi %109, %149 : i64
-        %157 = arith.minsi %156, %c64_i64 : i64
-        "instgem.mvin"(%150, %155, %157, %145) : (i64, i64, i64, i64) -> ()
+        %146 = arith.index_cast %arg10 : index to i64
+        %147 = arith.divsi %146, %115 : i64
+        %148 = arith.addi %116, %147 : i64
+        %149 = arith.remsi %146, %115 : i64
+        %150 = arith.muli %148, %c16_i64 : i64
+        %151 = arith.maxsi %150, %107 : i64
+        %152 = arith.addi %150, %c16_i64 : i64
+        %153 = arith.minsi %152, %110 : i64
+        %154 = arith.subi %153, %151 : i64
+        %155 = arith.subi %151, %107 : i64
+        %156 = arith.muli %155, %114 : i64
+        %157 = arith.addi %113, %156 : i64
+        %158 = arith.muli %149, %c64_i64 : i64
+        %159 = arith.addi %157, %158 : i64
+        %160 = arith.muli %148, %c32_i64 : i64
+        %161 = arith.addi %160, %158 : i64
+        %162 = arith.addi %161, %c16_i64 : i64
+        %163 = arith.subi %151, %150 : i64
+        %164 = arith.addi %162, %163 : i64
+        %165 = arith.subi %109, %158 : i64
+        %166 = arith.minsi %165, %c64_i64 : i64
+        "instgem.mvin"(%159, %164, %166, %154) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %124 = arith.ceildivsi %107, %c16_i64 : i64
       %125 = arith.cmpi sgt, %107, %c0_i64 : i64
@@ -228,68 +227,77 @@ module {
       %128 = arith.muli %127, %115 : i64
       %129 = arith.index_cast %128 : i64 to index
       scf.for %arg10 = %c0 to %129 step %c1 {
-        %137 = arith.index_cast %arg10 : index to i64
-        %138 = arith.divsi %137, %115 : i64
-        %139 = arith.remsi %137, %115 : i64
-        %140 = arith.muli %138, %c16_i64 : i64
-        %141 = arith.maxsi %140, %c0_i64 : i64
-        %142 = arith.addi %140, %c16_i64 : i64
-        %143 = arith.minsi %142, %107 : i64
-        %144 = arith.subi %143, %141 : i64
-        %145 = arith.muli %138, %c32_i64 : i64
-        %146 = arith.muli %139, %c64_i64 : i64
-        %147 = arith.addi %145, %146 : i64
-        %148 = arith.addi %147, %c16_i64 : i64
-        %149 = arith.subi %141, %140 : i64
-        %150 = arith.addi %148, %149 : i64
-        %151 = arith.subi %109, %146 : i64
-        %152 = arith.minsi %151, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %150, %152, %144) : (i64, i64, i64, i64) -> ()
+        %146 = arith.index_cast %arg10 : index to i64
+        %147 = arith.divsi %146, %115 : i64
+        %148 = arith.remsi %146, %115 : i64
+        %149 = arith.muli %147, %c16_i64 : i64
+        %150 = arith.maxsi %149, %c0_i64 : i64
+        %151 = arith.addi %149, %c16_i64 : i64
+        %152 = arith.minsi %151, %107 : i64
+        %153 = arith.subi %152, %150 : i64
+        %154 = arith.muli %147, %c32_i64 : i64
+        %155 = arith.muli %148, %c64_i64 : i64
+        %156 = arith.addi %154, %155 : i64
+        %157 = arith.addi %156, %c16_i64 : i64
+        %158 = arith.subi %150, %149 : i64
+        %159 = arith.addi %157, %158 : i64
+        %160 = arith.subi %109, %155 : i64
+        %161 = arith.minsi %160, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %159, %161, %153) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %130 = arith.ceildivsi %109, %c16_i64 : i64
-      %131 = arith.minsi %67, %110 : i64
-      %132 = arith.ceildivsi %131, %c16_i64 : i64
-      %133 = arith.subi %132, %c1_i64 : i64
-      %134 = arith.cmpi sgt, %132, %c0_i64 : i64
-      %135 = arith.select %134, %75, %c0_i64 : i64
-      %136 = arith.index_cast %135 : i64 to index
-      scf.for %arg10 = %c0 to %136 step %c1 {
-        %137 = arith.index_cast %arg10 : index to i64
-        %138 = arith.index_cast %130 : i64 to index
-        scf.for %arg11 = %c0 to %138 step %c1 {
-          %139 = arith.index_cast %arg11 : index to i64
-          %140 = arith.muli %137, %c16_i64 : i64
-          %141 = arith.subi %68, %140 : i64
-          %142 = arith.minsi %141, %c16_i64 : i64
-          %143 = arith.muli %139, %c16_i64 : i64
-          %144 = arith.subi %109, %143 : i64
-          %145 = arith.minsi %144, %c16_i64 : i64
-          %146 = arith.muli %137, %c32_i64 : i64
-          %147 = arith.addi %146, %143 : i64
-          %148 = arith.ori %147, %c3221225472_i64 : i64
-          %149 = arith.cmpi eq, %133, %c0_i64 : i64
-          %150 = arith.select %149, %148, %c4294967295_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %145, %142, %150, %145, %142) : (i64, i64, i64, i64, i64, i64) -> ()
-          %151 = arith.minsi %67, %c16_i64 : i64
-          %152 = arith.addi %143, %c16_i64 : i64
-          %153 = arith.minsi %110, %c16_i64 : i64
-          "instgem.compute_preloaded"(%140, %151, %142, %152, %145, %153) : (i64, i64, i64, i64, i64, i64) -> ()
-          %154 = arith.index_cast %132 : i64 to index
-          scf.for %arg12 = %c1 to %154 step %c1 {
-            %155 = arith.index_cast %arg12 : index to i64
-            %156 = arith.cmpi eq, %155, %133 : i64
-            %157 = arith.select %156, %148, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %145, %142, %157, %145, %142) : (i64, i64, i64, i64, i64, i64) -> ()
-            %158 = arith.muli %155, %c16_i64 : i64
-            %159 = arith.addi %140, %158 : i64
-            %160 = arith.subi %67, %158 : i64
-            %161 = arith.minsi %160, %c16_i64 : i64
-            %162 = arith.muli %155, %c32_i64 : i64
-            %163 = arith.addi %162, %143 : i64
-            %164 = arith.addi %163, %c16_i64 : i64
-            %165 = arith.subi %110, %158 : i64
-            %166 = arith.minsi %165, %c16_i64 : i64
-            "instgem.compute_accumulated"(%159, %161, %142, %164, %145, %166) : (i64, i64, i64, i64, i64, i64) -> ()
+      %130 = arith.maxsi %68, %c0_i64 : i64
+      %131 = arith.minsi %130, %c16_i64 : i64
+      %132 = arith.maxsi %67, %c0_i64 : i64
+      %133 = arith.minsi %132, %c16_i64 : i64
+      %134 = arith.maxsi %110, %c0_i64 : i64
+      %135 = arith.minsi %134, %c16_i64 : i64
+      %136 = arith.maxsi %109, %c0_i64 : i64
+      %137 = arith.minsi %136, %c32_i64 : i64
+      %138 = arith.ceildivsi %131, %c16_i64 : i64
+      %139 = arith.ceildivsi %137, %c16_i64 : i64
+      %140 = arith.minsi %133, %135 : i64
+      %141 = arith.ceildivsi %140, %c16_i64 : i64
+      %142 = arith.subi %141, %c1_i64 : i64
+      %143 = arith.cmpi sgt, %141, %c0_i64 : i64
+      %144 = arith.select %143, %138, %c0_i64 : i64
+      %145 = arith.index_cast %144 : i64 to index
+      scf.for %arg10 = %c0 to %145 step %c1 {
+        %146 = arith.index_cast %arg10 : index to i64
+        %147 = arith.index_cast %139 : i64 to index
+        scf.for %arg11 = %c0 to %147 step %c1 {
+          %148 = arith.index_cast %arg11 : index to i64
+          %149 = arith.muli %146, %c16_i64 : i64
+          %150 = arith.subi %131, %149 : i64
+          %151 = arith.minsi %150, %c16_i64 : i64
+          %152 = arith.muli %148, %c16_i64 : i64
+          %153 = arith.subi %137, %152 : i64
+          %154 = arith.minsi %153, %c16_i64 : i64
+          %155 = arith.muli %146, %c32_i64 : i64
+          %156 = arith.addi %155, %152 : i64
+          %157 = arith.ori %156, %c3221225472_i64 : i64
+          %158 = arith.cmpi eq, %142, %c0_i64 : i64
+          %159 = arith.select %158, %157, %c4294967295_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %154, %151, %159, %154, %151) : (i64, i64, i64, i64, i64, i64) -> ()
+          %160 = arith.minsi %133, %c16_i64 : i64
+          %161 = arith.addi %152, %c16_i64 : i64
+          %162 = arith.minsi %135, %c16_i64 : i64
+          "instgem.compute_preloaded"(%149, %160, %151, %161, %154, %162) : (i64, i64, i64, i64, i64, i64) -> ()
+          %163 = arith.index_cast %141 : i64 to index
+          scf.for %arg12 = %c1 to %163 step %c1 {
+            %164 = arith.index_cast %arg12 : index to i64
+            %165 = arith.cmpi eq, %164, %142 : i64
+            %166 = arith.select %165, %157, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %154, %151, %166, %154, %151) : (i64, i64, i64, i64, i64, i64) -> ()
+            %167 = arith.muli %164, %c16_i64 : i64
+            %168 = arith.addi %149, %167 : i64
+            %169 = arith.subi %133, %167 : i64
+            %170 = arith.minsi %169, %c16_i64 : i64
+            %171 = arith.muli %164, %c32_i64 : i64
+            %172 = arith.addi %171, %152 : i64
+            %173 = arith.addi %172, %c16_i64 : i64
+            %174 = arith.subi %135, %167 : i64
+            %175 = arith.minsi %174, %c16_i64 : i64
+            "instgem.compute_accumulated"(%168, %170, %151, %173, %154, %175) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
@@ -365,7 +373,6 @@ module {
       %66 = arith.minsi %65, %c16_i64 : i64
       "instgem.mvout"(%59, %64, %66, %54) : (i64, i64, i64, i64) -> ()
     }
-    "instgem.fence"() : () -> ()
     return
   }
 }

@@ -29,7 +29,6 @@
 // CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.fence"() : () -> ()
 
 module {
   func.func private @baco_boundary_error(i64, i64)
@@ -50,14 +49,14 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c174_i64 = arith.constant 174 : i64
+    %c199_i64 = arith.constant 199 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c175_i64 = arith.constant 175 : i64
+    %c200_i64 = arith.constant 200 : i64
     %c28_i64 = arith.constant 28 : i64
-    %c176_i64 = arith.constant 176 : i64
-    %c184_i64 = arith.constant 184 : i64
+    %c201_i64 = arith.constant 201 : i64
+    %c209_i64 = arith.constant 209 : i64
     %c5_i64 = arith.constant 5 : i64
-    %c185_i64 = arith.constant 185 : i64
+    %c210_i64 = arith.constant 210 : i64
     %c0_i64 = arith.constant 0 : i64
     %c1_i64 = arith.constant 1 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -120,7 +119,7 @@ module {
       %69 = arith.subi %65, %62 : index
       %70 = arith.cmpi sgt, %68, %c0 : index
       scf.if %70 {
-        func.call @baco_boundary_error(%c174_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c199_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_10 = memref.subview %reinterpret_cast[%53, %62] [%60, %69] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %71 = arith.index_cast %59 : index to i64
@@ -144,27 +143,27 @@ module {
       %86 = arith.muli %85, %79 : i64
       %87 = arith.index_cast %86 : i64 to index
       scf.for %arg12 = %c0 to %87 step %c1 {
-        %179 = arith.index_cast %arg12 : index to i64
-        %180 = arith.divsi %179, %79 : i64
-        %181 = arith.addi %80, %180 : i64
-        %182 = arith.remsi %179, %79 : i64
-        %183 = arith.muli %181, %c16_i64 : i64
-        %184 = arith.maxsi %183, %71 : i64
-        %185 = arith.addi %183, %c16_i64 : i64
-        %186 = arith.minsi %185, %74 : i64
-        %187 = arith.subi %186, %184 : i64
-        %188 = arith.subi %184, %71 : i64
-        %189 = arith.muli %188, %78 : i64
-        %190 = arith.addi %77, %189 : i64
-        %191 = arith.muli %182, %c64_i64 : i64
-        %192 = arith.addi %190, %191 : i64
-        %193 = arith.muli %181, %c32_i64 : i64
-        %194 = arith.addi %193, %191 : i64
-        %195 = arith.subi %184, %183 : i64
-        %196 = arith.addi %194, %195 : i64
-        %197 = arith.subi %73, %191 : i64
-        %198 = arith.minsi %197, %c64_i64 : i64
-        "instgem.mvin"(%192, %196, %198, %187) : (i64, i64, i64, i64) -> ()
+        %190 = arith.index_cast %arg12 : index to i64
+        %191 = arith.divsi %190, %79 : i64
+        %192 = arith.addi %80, %191 : i64
+        %193 = arith.remsi %190, %79 : i64
+        %194 = arith.muli %192, %c16_i64 : i64
+        %195 = arith.maxsi %194, %71 : i64
+        %196 = arith.addi %194, %c16_i64 : i64
+        %197 = arith.minsi %196, %74 : i64
+        %198 = arith.subi %197, %195 : i64
+        %199 = arith.subi %195, %71 : i64
+        %200 = arith.muli %199, %78 : i64
+        %201 = arith.addi %77, %200 : i64
+        %202 = arith.muli %193, %c64_i64 : i64
+        %203 = arith.addi %201, %202 : i64
+        %204 = arith.muli %192, %c32_i64 : i64
+        %205 = arith.addi %204, %202 : i64
+        %206 = arith.subi %195, %194 : i64
+        %207 = arith.addi %205, %206 : i64
+        %208 = arith.subi %73, %202 : i64
+        %209 = arith.minsi %208, %c64_i64 : i64
+        "instgem.mvin"(%203, %207, %209, %198) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %88 = arith.ceildivsi %71, %c16_i64 : i64
       %89 = arith.cmpi sgt, %71, %c0_i64 : i64
@@ -173,22 +172,22 @@ module {
       %92 = arith.muli %91, %79 : i64
       %93 = arith.index_cast %92 : i64 to index
       scf.for %arg12 = %c0 to %93 step %c1 {
-        %179 = arith.index_cast %arg12 : index to i64
-        %180 = arith.divsi %179, %79 : i64
-        %181 = arith.remsi %179, %79 : i64
-        %182 = arith.muli %180, %c16_i64 : i64
-        %183 = arith.maxsi %182, %c0_i64 : i64
-        %184 = arith.addi %182, %c16_i64 : i64
-        %185 = arith.minsi %184, %71 : i64
-        %186 = arith.subi %185, %183 : i64
-        %187 = arith.muli %180, %c32_i64 : i64
-        %188 = arith.muli %181, %c64_i64 : i64
-        %189 = arith.addi %187, %188 : i64
-        %190 = arith.subi %183, %182 : i64
-        %191 = arith.addi %189, %190 : i64
-        %192 = arith.subi %73, %188 : i64
-        %193 = arith.minsi %192, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %191, %193, %186) : (i64, i64, i64, i64) -> ()
+        %190 = arith.index_cast %arg12 : index to i64
+        %191 = arith.divsi %190, %79 : i64
+        %192 = arith.remsi %190, %79 : i64
+        %193 = arith.muli %191, %c16_i64 : i64
+        %194 = arith.maxsi %193, %c0_i64 : i64
+        %195 = arith.addi %193, %c16_i64 : i64
+        %196 = arith.minsi %195, %71 : i64
+        %197 = arith.subi %196, %194 : i64
+        %198 = arith.muli %191, %c32_i64 : i64
+        %199 = arith.muli %192, %c64_i64 : i64
+        %200 = arith.addi %198, %199 : i64
+        %201 = arith.subi %194, %193 : i64
+        %202 = arith.addi %200, %201 : i64
+        %203 = arith.subi %73, %199 : i64
+        %204 = arith.minsi %203, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %202, %204, %197) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %94 = arith.maxsi %arg10, %c0 : index
       %95 = arith.minsi %94, %arg7 : index
@@ -210,7 +209,7 @@ module {
       %111 = arith.subi %107, %104 : index
       %112 = arith.cmpi sgt, %110, %c0 : index
       scf.if %112 {
-        func.call @baco_boundary_error(%c175_i64, %c28_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c200_i64, %c28_i64) : (i64, i64) -> ()
       }
       %subview_16 = memref.subview %reinterpret_cast_0[%95, %104] [%102, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %113 = arith.index_cast %101 : index to i64
@@ -234,27 +233,27 @@ module {
       %128 = arith.muli %127, %121 : i64
       %129 = arith.index_cast %128 : i64 to index
       scf.for %arg12 = %c0 to %129 step %c1 {
-        %179 = arith.index_cast %arg12 : index to i64
-        %180 = arith.divsi %179, %121 : i64
-        %181 = arith.addi %122, %180 : i64
-        %182 = arith.remsi %179, %121 : i64
-        %183 = arith.muli %181, %c16_i64 : i64
-        %184 = arith.maxsi %183, %113 : i64
-        %185 = arith.addi %183, %c16_i64 : i64
-        %186 = arith.minsi %185, %116 : i64
-        %187 = arith.subi %186, %184 : i64
-        %188 = arith.subi %184, %113 : i64
-        %189 = arith.muli %188, %120 : i64
-        %190 = arith.addi %119, %189 : i64
-        %191 = arith.muli %182, %c64_i64 : i64
-        %192 = arith.addi %190, %191 : i64
-        %193 = arith.addi %183, %191 : i64
-        %194 = arith.addi %193, %c64_i64 : i64
-        %195 = arith.subi %184, %183 : i64
-        %196 = arith.addi %194, %195 : i64
-        %197 = arith.subi %115, %191 : i64
-        %198 = arith.minsi %197, %c64_i64 : i64
-        "instgem.mvin"(%192, %196, %198, %187) : (i64, i64, i64, i64) -> ()
+        %190 = arith.index_cast %arg12 : index to i64
+        %191 = arith.divsi %190, %121 : i64
+        %192 = arith.addi %122, %191 : i64
+        %193 = arith.remsi %190, %121 : i64
+        %194 = arith.muli %192, %c16_i64 : i64
+        %195 = arith.maxsi %194, %113 : i64
+        %196 = arith.addi %194, %c16_i64 : i64
+        %197 = arith.minsi %196, %116 : i64
+        %198 = arith.subi %197, %195 : i64
+        %199 = arith.subi %195, %113 : i64
+        %200 = arith.muli %199, %120 : i64
+        %201 = arith.addi %119, %200 : i64
+        %202 = arith.muli %193, %c64_i64 : i64
+        %203 = arith.addi %201, %202 : i64
+        %204 = arith.addi %194, %202 : i64
+        %205 = arith.addi %204, %c64_i64 : i64
+        %206 = arith.subi %195, %194 : i64
+        %207 = arith.addi %205, %206 : i64
+        %208 = arith.subi %115, %202 : i64
+        %209 = arith.minsi %208, %c64_i64 : i64
+        "instgem.mvin"(%203, %207, %209, %198) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %130 = arith.ceildivsi %113, %c16_i64 : i64
       %131 = arith.cmpi sgt, %113, %c0_i64 : i64
@@ -263,194 +262,205 @@ module {
       %134 = arith.muli %133, %121 : i64
       %135 = arith.index_cast %134 : i64 to index
       scf.for %arg12 = %c0 to %135 step %c1 {
-        %179 = arith.index_cast %arg12 : index to i64
-        %180 = arith.divsi %179, %121 : i64
-        %181 = arith.remsi %179, %121 : i64
-        %182 = arith.muli %180, %c16_i64 : i64
-        %183 = arith.maxsi %182, %c0_i64 : i64
-        %184 = arith.addi %182, %c16_i64 : i64
-        %185 = arith.minsi %184, %113 : i64
-        %186 = arith.subi %185, %183 : i64
-        %187 = arith.muli %181, %c64_i64 : i64
-        %188 = arith.addi %182, %187 : i64
-        %189 = arith.addi %188, %c64_i64 : i64
-        %190 = arith.subi %183, %182 : i64
-        %191 = arith.addi %189, %190 : i64
-        %192 = arith.subi %115, %187 : i64
-        %193 = arith.minsi %192, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %191, %193, %186) : (i64, i64, i64, i64) -> ()
+        %190 = arith.index_cast %arg12 : index to i64
+        %191 = arith.divsi %190, %121 : i64
+        %192 = arith.remsi %190, %121 : i64
+        %193 = arith.muli %191, %c16_i64 : i64
+        %194 = arith.maxsi %193, %c0_i64 : i64
+        %195 = arith.addi %193, %c16_i64 : i64
+        %196 = arith.minsi %195, %113 : i64
+        %197 = arith.subi %196, %194 : i64
+        %198 = arith.muli %192, %c64_i64 : i64
+        %199 = arith.addi %193, %198 : i64
+        %200 = arith.addi %199, %c64_i64 : i64
+        %201 = arith.subi %194, %193 : i64
+        %202 = arith.addi %200, %201 : i64
+        %203 = arith.subi %115, %198 : i64
+        %204 = arith.minsi %203, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %202, %204, %197) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %136 = arith.ceildivsi %115, %c16_i64 : i64
-      %137 = arith.minsi %73, %116 : i64
-      %138 = arith.ceildivsi %137, %c16_i64 : i64
-      %139 = arith.subi %138, %c1_i64 : i64
-      %140 = arith.cmpi sgt, %138, %c0_i64 : i64
-      %141 = arith.select %140, %81, %c0_i64 : i64
-      %142 = arith.index_cast %141 : i64 to index
-      scf.for %arg12 = %c0 to %142 step %c1 {
-        %179 = arith.index_cast %arg12 : index to i64
-        %180 = arith.index_cast %136 : i64 to index
-        scf.for %arg13 = %c0 to %180 step %c1 {
-          %181 = arith.index_cast %arg13 : index to i64
-          %182 = arith.muli %179, %c16_i64 : i64
-          %183 = arith.subi %74, %182 : i64
-          %184 = arith.minsi %183, %c16_i64 : i64
-          %185 = arith.muli %181, %c16_i64 : i64
-          %186 = arith.subi %115, %185 : i64
-          %187 = arith.minsi %186, %c16_i64 : i64
-          %188 = arith.addi %182, %185 : i64
-          %189 = arith.ori %188, %c3221225472_i64 : i64
-          %190 = arith.cmpi eq, %139, %c0_i64 : i64
-          %191 = arith.select %190, %189, %c4294967295_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %187, %184, %191, %187, %184) : (i64, i64, i64, i64, i64, i64) -> ()
-          %192 = arith.muli %179, %c32_i64 : i64
-          %193 = arith.minsi %73, %c16_i64 : i64
-          %194 = arith.addi %185, %c64_i64 : i64
-          %195 = arith.minsi %116, %c16_i64 : i64
-          "instgem.compute_preloaded"(%192, %193, %184, %194, %187, %195) : (i64, i64, i64, i64, i64, i64) -> ()
-          %196 = arith.index_cast %138 : i64 to index
-          scf.for %arg14 = %c1 to %196 step %c1 {
-            %197 = arith.index_cast %arg14 : index to i64
-            %198 = arith.cmpi eq, %197, %139 : i64
-            %199 = arith.select %198, %189, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %187, %184, %199, %187, %184) : (i64, i64, i64, i64, i64, i64) -> ()
-            %200 = arith.muli %197, %c16_i64 : i64
-            %201 = arith.addi %192, %200 : i64
-            %202 = arith.subi %73, %200 : i64
-            %203 = arith.minsi %202, %c16_i64 : i64
-            %204 = arith.addi %200, %185 : i64
-            %205 = arith.addi %204, %c64_i64 : i64
-            %206 = arith.subi %116, %200 : i64
-            %207 = arith.minsi %206, %c16_i64 : i64
-            "instgem.compute_accumulated"(%201, %203, %184, %205, %187, %207) : (i64, i64, i64, i64, i64, i64) -> ()
+      %136 = arith.maxsi %74, %c0_i64 : i64
+      %137 = arith.minsi %136, %c32_i64 : i64
+      %138 = arith.maxsi %73, %c0_i64 : i64
+      %139 = arith.minsi %138, %c32_i64 : i64
+      %140 = arith.maxsi %116, %c0_i64 : i64
+      %141 = arith.minsi %140, %c32_i64 : i64
+      %142 = arith.maxsi %115, %c0_i64 : i64
+      %143 = arith.minsi %142, %c16_i64 : i64
+      %144 = arith.ceildivsi %137, %c16_i64 : i64
+      %145 = arith.ceildivsi %143, %c16_i64 : i64
+      %146 = arith.minsi %139, %141 : i64
+      %147 = arith.ceildivsi %146, %c16_i64 : i64
+      %148 = arith.subi %147, %c1_i64 : i64
+      %149 = arith.cmpi sgt, %147, %c0_i64 : i64
+      %150 = arith.select %149, %144, %c0_i64 : i64
+      %151 = arith.index_cast %150 : i64 to index
+      scf.for %arg12 = %c0 to %151 step %c1 {
+        %190 = arith.index_cast %arg12 : index to i64
+        %191 = arith.index_cast %145 : i64 to index
+        scf.for %arg13 = %c0 to %191 step %c1 {
+          %192 = arith.index_cast %arg13 : index to i64
+          %193 = arith.muli %190, %c16_i64 : i64
+          %194 = arith.subi %137, %193 : i64
+          %195 = arith.minsi %194, %c16_i64 : i64
+          %196 = arith.muli %192, %c16_i64 : i64
+          %197 = arith.subi %143, %196 : i64
+          %198 = arith.minsi %197, %c16_i64 : i64
+          %199 = arith.addi %193, %196 : i64
+          %200 = arith.ori %199, %c3221225472_i64 : i64
+          %201 = arith.cmpi eq, %148, %c0_i64 : i64
+          %202 = arith.select %201, %200, %c4294967295_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %198, %195, %202, %198, %195) : (i64, i64, i64, i64, i64, i64) -> ()
+          %203 = arith.muli %190, %c32_i64 : i64
+          %204 = arith.minsi %139, %c16_i64 : i64
+          %205 = arith.addi %196, %c64_i64 : i64
+          %206 = arith.minsi %141, %c16_i64 : i64
+          "instgem.compute_preloaded"(%203, %204, %195, %205, %198, %206) : (i64, i64, i64, i64, i64, i64) -> ()
+          %207 = arith.index_cast %147 : i64 to index
+          scf.for %arg14 = %c1 to %207 step %c1 {
+            %208 = arith.index_cast %arg14 : index to i64
+            %209 = arith.cmpi eq, %208, %148 : i64
+            %210 = arith.select %209, %200, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %198, %195, %210, %198, %195) : (i64, i64, i64, i64, i64, i64) -> ()
+            %211 = arith.muli %208, %c16_i64 : i64
+            %212 = arith.addi %203, %211 : i64
+            %213 = arith.subi %139, %211 : i64
+            %214 = arith.minsi %213, %c16_i64 : i64
+            %215 = arith.addi %211, %196 : i64
+            %216 = arith.addi %215, %c64_i64 : i64
+            %217 = arith.subi %141, %211 : i64
+            %218 = arith.minsi %217, %c16_i64 : i64
+            "instgem.compute_accumulated"(%212, %214, %195, %216, %198, %218) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      %143 = arith.maxsi %arg11, %c0 : index
-      %144 = arith.minsi %143, %arg7 : index
-      %145 = arith.addi %arg11, %c32 : index
-      %146 = arith.maxsi %145, %c0 : index
-      %147 = arith.minsi %146, %arg7 : index
-      %148 = arith.subi %144, %arg11 : index
-      %149 = arith.maxsi %148, %c0 : index
-      %150 = arith.minsi %149, %c32 : index
-      %151 = arith.subi %147, %144 : index
+      %152 = arith.maxsi %arg11, %c0 : index
+      %153 = arith.minsi %152, %arg7 : index
+      %154 = arith.addi %arg11, %c32 : index
+      %155 = arith.maxsi %154, %c0 : index
+      %156 = arith.minsi %155, %arg7 : index
+      %157 = arith.subi %153, %arg11 : index
+      %158 = arith.maxsi %157, %c0 : index
+      %159 = arith.minsi %158, %c32 : index
+      %160 = arith.subi %156, %153 : index
       scf.if %112 {
-        func.call @baco_boundary_error(%c176_i64, %c28_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c201_i64, %c28_i64) : (i64, i64) -> ()
       }
-      %subview_22 = memref.subview %reinterpret_cast_1[%144, %104] [%151, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %152 = arith.index_cast %150 : index to i64
-      %153 = arith.index_cast %151 : index to i64
-      %154 = arith.addi %152, %153 : i64
+      %subview_22 = memref.subview %reinterpret_cast_1[%153, %104] [%160, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %161 = arith.index_cast %159 : index to i64
+      %162 = arith.index_cast %160 : index to i64
+      %163 = arith.addi %161, %162 : i64
       %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_27 = memref.extract_aligned_pointer_as_index %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %155 = arith.index_cast %intptr_27 : index to i64
-      %156 = arith.index_cast %offset_24 : index to i64
-      %157 = arith.addi %155, %156 : i64
-      %158 = arith.index_cast %strides_26#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %158) : (i64, i64, i64, i64, i64, i64) -> ()
-      %159 = arith.divsi %152, %c16_i64 : i64
-      %160 = arith.ceildivsi %154, %c16_i64 : i64
-      %161 = arith.subi %160, %159 : i64
-      %162 = arith.cmpi sgt, %153, %c0_i64 : i64
-      %163 = arith.extui %162 : i1 to i64
-      %164 = arith.muli %161, %163 : i64
-      %165 = arith.muli %164, %121 : i64
-      %166 = arith.index_cast %165 : i64 to index
-      scf.for %arg12 = %c0 to %166 step %c1 {
-        %179 = arith.index_cast %arg12 : index to i64
-        %180 = arith.divsi %179, %121 : i64
-        %181 = arith.addi %159, %180 : i64
-        %182 = arith.remsi %179, %121 : i64
-        %183 = arith.muli %181, %c16_i64 : i64
-        %184 = arith.maxsi %183, %152 : i64
-        %185 = arith.addi %183, %c16_i64 : i64
-        %186 = arith.minsi %185, %154 : i64
-        %187 = arith.subi %186, %184 : i64
-        %188 = arith.subi %184, %152 : i64
-        %189 = arith.muli %188, %158 : i64
-        %190 = arith.addi %157, %189 : i64
-        %191 = arith.muli %182, %c64_i64 : i64
-        %192 = arith.addi %190, %191 : i64
-        %193 = arith.addi %183, %191 : i64
-        %194 = arith.addi %193, %c96_i64 : i64
-        %195 = arith.subi %184, %183 : i64
-        %196 = arith.addi %194, %195 : i64
-        %197 = arith.subi %115, %191 : i64
-        %198 = arith.minsi %197, %c64_i64 : i64
-        "instgem.mvin"(%192, %196, %198, %187) : (i64, i64, i64, i64) -> ()
+      %164 = arith.index_cast %intptr_27 : index to i64
+      %165 = arith.index_cast %offset_24 : index to i64
+      %166 = arith.addi %164, %165 : i64
+      %167 = arith.index_cast %strides_26#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %167) : (i64, i64, i64, i64, i64, i64) -> ()
+      %168 = arith.divsi %161, %c16_i64 : i64
+      %169 = arith.ceildivsi %163, %c16_i64 : i64
+      %170 = arith.subi %169, %168 : i64
+      %171 = arith.cmpi sgt, %162, %c0_i64 : i64
+      %172 = arith.extui %171 : i1 to i64
+      %173 = arith.muli %170, %172 : i64
+      %174 = arith.muli %173, %121 : i64
+      %175 = arith.index_cast %174 : i64 to index
+      scf.for %arg12 = %c0 to %175 step %c1 {
+        %190 = arith.index_cast %arg12 : index to i64
+        %191 = arith.divsi %190, %121 : i64
+        %192 = arith.addi %168, %191 : i64
+        %193 = arith.remsi %190, %121 : i64
+        %194 = arith.muli %192, %c16_i64 : i64
+        %195 = arith.maxsi %194, %161 : i64
+        %196 = arith.addi %194, %c16_i64 : i64
+        %197 = arith.minsi %196, %163 : i64
+        %198 = arith.subi %197, %195 : i64
+        %199 = arith.subi %195, %161 : i64
+        %200 = arith.muli %199, %167 : i64
+        %201 = arith.addi %166, %200 : i64
+        %202 = arith.muli %193, %c64_i64 : i64
+        %203 = arith.addi %201, %202 : i64
+        %204 = arith.addi %194, %202 : i64
+        %205 = arith.addi %204, %c96_i64 : i64
+        %206 = arith.subi %195, %194 : i64
+        %207 = arith.addi %205, %206 : i64
+        %208 = arith.subi %115, %202 : i64
+        %209 = arith.minsi %208, %c64_i64 : i64
+        "instgem.mvin"(%203, %207, %209, %198) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %167 = arith.ceildivsi %152, %c16_i64 : i64
-      %168 = arith.cmpi sgt, %152, %c0_i64 : i64
-      %169 = arith.extui %168 : i1 to i64
-      %170 = arith.muli %167, %169 : i64
-      %171 = arith.muli %170, %121 : i64
-      %172 = arith.index_cast %171 : i64 to index
-      scf.for %arg12 = %c0 to %172 step %c1 {
-        %179 = arith.index_cast %arg12 : index to i64
-        %180 = arith.divsi %179, %121 : i64
-        %181 = arith.remsi %179, %121 : i64
-        %182 = arith.muli %180, %c16_i64 : i64
-        %183 = arith.maxsi %182, %c0_i64 : i64
-        %184 = arith.addi %182, %c16_i64 : i64
-        %185 = arith.minsi %184, %152 : i64
-        %186 = arith.subi %185, %183 : i64
-        %187 = arith.muli %181, %c64_i64 : i64
-        %188 = arith.addi %182, %187 : i64
-        %189 = arith.addi %188, %c96_i64 : i64
-        %190 = arith.subi %183, %182 : i64
-        %191 = arith.addi %189, %190 : i64
-        %192 = arith.subi %115, %187 : i64
-        %193 = arith.minsi %192, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %191, %193, %186) : (i64, i64, i64, i64) -> ()
+      %176 = arith.ceildivsi %161, %c16_i64 : i64
+      %177 = arith.cmpi sgt, %161, %c0_i64 : i64
+      %178 = arith.extui %177 : i1 to i64
+      %179 = arith.muli %176, %178 : i64
+      %180 = arith.muli %179, %121 : i64
+      %181 = arith.index_cast %180 : i64 to index
+      scf.for %arg12 = %c0 to %181 step %c1 {
+        %190 = arith.index_cast %arg12 : index to i64
+        %191 = arith.divsi %190, %121 : i64
+        %192 = arith.remsi %190, %121 : i64
+        %193 = arith.muli %191, %c16_i64 : i64
+        %194 = arith.maxsi %193, %c0_i64 : i64
+        %195 = arith.addi %193, %c16_i64 : i64
+        %196 = arith.minsi %195, %161 : i64
+        %197 = arith.subi %196, %194 : i64
+        %198 = arith.muli %192, %c64_i64 : i64
+        %199 = arith.addi %193, %198 : i64
+        %200 = arith.addi %199, %c96_i64 : i64
+        %201 = arith.subi %194, %193 : i64
+        %202 = arith.addi %200, %201 : i64
+        %203 = arith.subi %115, %198 : i64
+        %204 = arith.minsi %203, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %202, %204, %197) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %173 = arith.minsi %73, %154 : i64
-      %174 = arith.ceildivsi %173, %c16_i64 : i64
-      %175 = arith.subi %174, %c1_i64 : i64
-      %176 = arith.cmpi sgt, %174, %c0_i64 : i64
-      %177 = arith.select %176, %81, %c0_i64 : i64
-      %178 = arith.index_cast %177 : i64 to index
-      scf.for %arg12 = %c0 to %178 step %c1 {
-        %179 = arith.index_cast %arg12 : index to i64
-        %180 = arith.index_cast %136 : i64 to index
-        scf.for %arg13 = %c0 to %180 step %c1 {
-          %181 = arith.index_cast %arg13 : index to i64
-          %182 = arith.muli %179, %c16_i64 : i64
-          %183 = arith.subi %74, %182 : i64
-          %184 = arith.minsi %183, %c16_i64 : i64
-          %185 = arith.muli %181, %c16_i64 : i64
-          %186 = arith.subi %115, %185 : i64
-          %187 = arith.minsi %186, %c16_i64 : i64
-          %188 = arith.addi %182, %185 : i64
-          %189 = arith.addi %188, %c32_i64 : i64
-          %190 = arith.ori %189, %c3221225472_i64 : i64
-          %191 = arith.cmpi eq, %175, %c0_i64 : i64
-          %192 = arith.select %191, %190, %c4294967295_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %187, %184, %192, %187, %184) : (i64, i64, i64, i64, i64, i64) -> ()
-          %193 = arith.muli %179, %c32_i64 : i64
-          %194 = arith.minsi %73, %c16_i64 : i64
-          %195 = arith.addi %185, %c96_i64 : i64
-          %196 = arith.minsi %154, %c16_i64 : i64
-          "instgem.compute_preloaded"(%193, %194, %184, %195, %187, %196) : (i64, i64, i64, i64, i64, i64) -> ()
-          %197 = arith.index_cast %174 : i64 to index
-          scf.for %arg14 = %c1 to %197 step %c1 {
-            %198 = arith.index_cast %arg14 : index to i64
-            %199 = arith.cmpi eq, %198, %175 : i64
-            %200 = arith.select %199, %190, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %187, %184, %200, %187, %184) : (i64, i64, i64, i64, i64, i64) -> ()
-            %201 = arith.muli %198, %c16_i64 : i64
-            %202 = arith.addi %193, %201 : i64
-            %203 = arith.subi %73, %201 : i64
-            %204 = arith.minsi %203, %c16_i64 : i64
-            %205 = arith.addi %201, %185 : i64
-            %206 = arith.addi %205, %c96_i64 : i64
-            %207 = arith.subi %154, %201 : i64
-            %208 = arith.minsi %207, %c16_i64 : i64
-            "instgem.compute_accumulated"(%202, %204, %184, %206, %187, %208) : (i64, i64, i64, i64, i64, i64) -> ()
+      %182 = arith.maxsi %163, %c0_i64 : i64
+      %183 = arith.minsi %182, %c32_i64 : i64
+      %184 = arith.minsi %139, %183 : i64
+      %185 = arith.ceildivsi %184, %c16_i64 : i64
+      %186 = arith.subi %185, %c1_i64 : i64
+      %187 = arith.cmpi sgt, %185, %c0_i64 : i64
+      %188 = arith.select %187, %144, %c0_i64 : i64
+      %189 = arith.index_cast %188 : i64 to index
+      scf.for %arg12 = %c0 to %189 step %c1 {
+        %190 = arith.index_cast %arg12 : index to i64
+        %191 = arith.index_cast %145 : i64 to index
+        scf.for %arg13 = %c0 to %191 step %c1 {
+          %192 = arith.index_cast %arg13 : index to i64
+          %193 = arith.muli %190, %c16_i64 : i64
+          %194 = arith.subi %137, %193 : i64
+          %195 = arith.minsi %194, %c16_i64 : i64
+          %196 = arith.muli %192, %c16_i64 : i64
+          %197 = arith.subi %143, %196 : i64
+          %198 = arith.minsi %197, %c16_i64 : i64
+          %199 = arith.addi %193, %196 : i64
+          %200 = arith.addi %199, %c32_i64 : i64
+          %201 = arith.ori %200, %c3221225472_i64 : i64
+          %202 = arith.cmpi eq, %186, %c0_i64 : i64
+          %203 = arith.select %202, %201, %c4294967295_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %198, %195, %203, %198, %195) : (i64, i64, i64, i64, i64, i64) -> ()
+          %204 = arith.muli %190, %c32_i64 : i64
+          %205 = arith.minsi %139, %c16_i64 : i64
+          %206 = arith.addi %196, %c96_i64 : i64
+          %207 = arith.minsi %183, %c16_i64 : i64
+          "instgem.compute_preloaded"(%204, %205, %195, %206, %198, %207) : (i64, i64, i64, i64, i64, i64) -> ()
+          %208 = arith.index_cast %185 : i64 to index
+          scf.for %arg14 = %c1 to %208 step %c1 {
+            %209 = arith.index_cast %arg14 : index to i64
+            %210 = arith.cmpi eq, %209, %186 : i64
+            %211 = arith.select %210, %201, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %198, %195, %211, %198, %195) : (i64, i64, i64, i64, i64, i64) -> ()
+            %212 = arith.muli %209, %c16_i64 : i64
+            %213 = arith.addi %204, %212 : i64
+            %214 = arith.subi %139, %212 : i64
+            %215 = arith.minsi %214, %c16_i64 : i64
+            %216 = arith.addi %212, %196 : i64
+            %217 = arith.addi %216, %c96_i64 : i64
+            %218 = arith.subi %183, %212 : i64
+            %219 = arith.minsi %218, %c16_i64 : i64
+            "instgem.compute_accumulated"(%213, %215, %195, %217, %198, %219) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %63, %96, %145 : index, index, index
+      scf.yield %63, %96, %154 : index, index, index
     }
     %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
@@ -474,7 +484,7 @@ module {
     %25 = arith.subi %21, %18 : index
     %26 = arith.cmpi sgt, %24, %c0 : index
     scf.if %26 {
-      func.call @baco_boundary_error(%c184_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c209_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %27 = arith.index_cast %15 : index to i64
@@ -524,7 +534,7 @@ module {
       "instgem.mvout"(%65, %70, %72, %60) : (i64, i64, i64, i64) -> ()
     }
     scf.if %26 {
-      func.call @baco_boundary_error(%c185_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c210_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_4 = memref.subview %reinterpret_cast_3[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
@@ -561,7 +571,6 @@ module {
       %73 = arith.minsi %72, %c16_i64 : i64
       "instgem.mvout"(%65, %71, %73, %60) : (i64, i64, i64, i64) -> ()
     }
-    "instgem.fence"() : () -> ()
     return
   }
 }

@@ -25,11 +25,30 @@
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.fence"() : () -> ()
 
 module {
   func.func private @baco_boundary_error(i64, i64)
@@ -211,47 +230,47 @@ module {
       %73 = arith.muli %39, %72 : i64
       %74 = arith.index_cast %73 : i64 to index
       scf.for %arg17 = %c0 to %74 step %c1 {
-        %115 = arith.index_cast %arg17 : index to i64
-        %116 = arith.divsi %115, %72 : i64
-        %117 = arith.addi %33, %116 : i64
-        %118 = arith.remsi %115, %72 : i64
-        %119 = arith.muli %117, %c16_i64 : i64
-        %120 = arith.maxsi %119, %25 : i64
-        %121 = arith.addi %119, %c16_i64 : i64
-        %122 = arith.minsi %121, %34 : i64
-        %123 = arith.subi %122, %120 : i64
-        %124 = arith.subi %120, %25 : i64
-        %125 = arith.muli %124, %71 : i64
-        %126 = arith.addi %70, %125 : i64
-        %127 = arith.muli %118, %c64_i64 : i64
-        %128 = arith.addi %126, %127 : i64
-        %129 = arith.muli %117, %c32_i64 : i64
-        %130 = arith.addi %129, %127 : i64
-        %131 = arith.subi %120, %119 : i64
-        %132 = arith.addi %130, %131 : i64
-        %133 = arith.subi %67, %127 : i64
-        %134 = arith.minsi %133, %c64_i64 : i64
-        "instgem.mvin"(%128, %132, %134, %123) : (i64, i64, i64, i64) -> ()
+        %125 = arith.index_cast %arg17 : index to i64
+        %126 = arith.divsi %125, %72 : i64
+        %127 = arith.addi %33, %126 : i64
+        %128 = arith.remsi %125, %72 : i64
+        %129 = arith.muli %127, %c16_i64 : i64
+        %130 = arith.maxsi %129, %25 : i64
+        %131 = arith.addi %129, %c16_i64 : i64
+        %132 = arith.minsi %131, %34 : i64
+        %133 = arith.subi %132, %130 : i64
+        %134 = arith.subi %130, %25 : i64
+        %135 = arith.muli %134, %71 : i64
+        %136 = arith.addi %70, %135 : i64
+        %137 = arith.muli %128, %c64_i64 : i64
+        %138 = arith.addi %136, %137 : i64
+        %139 = arith.muli %127, %c32_i64 : i64
+        %140 = arith.addi %139, %137 : i64
+        %141 = arith.subi %130, %129 : i64
+        %142 = arith.addi %140, %141 : i64
+        %143 = arith.subi %67, %137 : i64
+        %144 = arith.minsi %143, %c64_i64 : i64
+        "instgem.mvin"(%138, %142, %144, %133) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %75 = arith.muli %45, %72 : i64
       %76 = arith.index_cast %75 : i64 to index
       scf.for %arg17 = %c0 to %76 step %c1 {
-        %115 = arith.index_cast %arg17 : index to i64
-        %116 = arith.divsi %115, %72 : i64
-        %117 = arith.remsi %115, %72 : i64
-        %118 = arith.muli %116, %c16_i64 : i64
-        %119 = arith.maxsi %118, %c0_i64 : i64
-        %120 = arith.addi %118, %c16_i64 : i64
-        %121 = arith.minsi %120, %25 : i64
-        %122 = arith.subi %121, %119 : i64
-        %123 = arith.muli %116, %c32_i64 : i64
-        %124 = arith.muli %117, %c64_i64 : i64
-        %125 = arith.addi %123, %124 : i64
-        %126 = arith.subi %119, %118 : i64
-        %127 = arith.addi %125, %126 : i64
-        %128 = arith.subi %67, %124 : i64
-        %129 = arith.minsi %128, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %127, %129, %122) : (i64, i64, i64, i64) -> ()
+        %125 = arith.index_cast %arg17 : index to i64
+        %126 = arith.divsi %125, %72 : i64
+        %127 = arith.remsi %125, %72 : i64
+        %128 = arith.muli %126, %c16_i64 : i64
+        %129 = arith.maxsi %128, %c0_i64 : i64
+        %130 = arith.addi %128, %c16_i64 : i64
+        %131 = arith.minsi %130, %25 : i64
+        %132 = arith.subi %131, %129 : i64
+        %133 = arith.muli %126, %c32_i64 : i64
+        %134 = arith.muli %127, %c64_i64 : i64
+        %135 = arith.addi %133, %134 : i64
+        %136 = arith.subi %129, %128 : i64
+        %137 = arith.addi %135, %136 : i64
+        %138 = arith.subi %67, %134 : i64
+        %139 = arith.minsi %138, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %137, %139, %132) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %77 = arith.maxsi %arg16, %c0 : index
       %78 = arith.minsi %77, %arg5 : index
@@ -286,27 +305,27 @@ module {
       %100 = arith.muli %99, %93 : i64
       %101 = arith.index_cast %100 : i64 to index
       scf.for %arg17 = %c0 to %101 step %c1 {
-        %115 = arith.index_cast %arg17 : index to i64
-        %116 = arith.divsi %115, %93 : i64
-        %117 = arith.addi %94, %116 : i64
-        %118 = arith.remsi %115, %93 : i64
-        %119 = arith.muli %117, %c16_i64 : i64
-        %120 = arith.maxsi %119, %86 : i64
-        %121 = arith.addi %119, %c16_i64 : i64
-        %122 = arith.minsi %121, %88 : i64
-        %123 = arith.subi %122, %120 : i64
-        %124 = arith.subi %120, %86 : i64
-        %125 = arith.muli %124, %92 : i64
-        %126 = arith.addi %91, %125 : i64
-        %127 = arith.muli %118, %c64_i64 : i64
-        %128 = arith.addi %126, %127 : i64
-        %129 = arith.addi %119, %127 : i64
-        %130 = arith.addi %129, %c64_i64 : i64
-        %131 = arith.subi %120, %119 : i64
-        %132 = arith.addi %130, %131 : i64
-        %133 = arith.subi %27, %127 : i64
-        %134 = arith.minsi %133, %c64_i64 : i64
-        "instgem.mvin"(%128, %132, %134, %123) : (i64, i64, i64, i64) -> ()
+        %125 = arith.index_cast %arg17 : index to i64
+        %126 = arith.divsi %125, %93 : i64
+        %127 = arith.addi %94, %126 : i64
+        %128 = arith.remsi %125, %93 : i64
+        %129 = arith.muli %127, %c16_i64 : i64
+        %130 = arith.maxsi %129, %86 : i64
+        %131 = arith.addi %129, %c16_i64 : i64
+        %132 = arith.minsi %131, %88 : i64
+        %133 = arith.subi %132, %130 : i64
+        %134 = arith.subi %130, %86 : i64
+        %135 = arith.muli %134, %92 : i64
+        %136 = arith.addi %91, %135 : i64
+        %137 = arith.muli %128, %c64_i64 : i64
+        %138 = arith.addi %136, %137 : i64
+        %139 = arith.addi %129, %137 : i64
+        %140 = arith.addi %139, %c64_i64 : i64
+        %141 = arith.subi %130, %129 : i64
+        %142 = arith.addi %140, %141 : i64
+        %143 = arith.subi %27, %137 : i64
+        %144 = arith.minsi %143, %c64_i64 : i64
+        "instgem.mvin"(%138, %142, %144, %133) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %102 = arith.ceildivsi %86, %c16_i64 : i64
       %103 = arith.cmpi sgt, %86, %c0_i64 : i64
@@ -315,212 +334,436 @@ module {
       %106 = arith.muli %105, %93 : i64
       %107 = arith.index_cast %106 : i64 to index
       scf.for %arg17 = %c0 to %107 step %c1 {
-        %115 = arith.index_cast %arg17 : index to i64
-        %116 = arith.divsi %115, %93 : i64
-        %117 = arith.remsi %115, %93 : i64
-        %118 = arith.muli %116, %c16_i64 : i64
-        %119 = arith.maxsi %118, %c0_i64 : i64
-        %120 = arith.addi %118, %c16_i64 : i64
-        %121 = arith.minsi %120, %86 : i64
-        %122 = arith.subi %121, %119 : i64
-        %123 = arith.muli %117, %c64_i64 : i64
-        %124 = arith.addi %118, %123 : i64
-        %125 = arith.addi %124, %c64_i64 : i64
-        %126 = arith.subi %119, %118 : i64
-        %127 = arith.addi %125, %126 : i64
-        %128 = arith.subi %27, %123 : i64
-        %129 = arith.minsi %128, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %127, %129, %122) : (i64, i64, i64, i64) -> ()
+        %125 = arith.index_cast %arg17 : index to i64
+        %126 = arith.divsi %125, %93 : i64
+        %127 = arith.remsi %125, %93 : i64
+        %128 = arith.muli %126, %c16_i64 : i64
+        %129 = arith.maxsi %128, %c0_i64 : i64
+        %130 = arith.addi %128, %c16_i64 : i64
+        %131 = arith.minsi %130, %86 : i64
+        %132 = arith.subi %131, %129 : i64
+        %133 = arith.muli %127, %c64_i64 : i64
+        %134 = arith.addi %128, %133 : i64
+        %135 = arith.addi %134, %c64_i64 : i64
+        %136 = arith.subi %129, %128 : i64
+        %137 = arith.addi %135, %136 : i64
+        %138 = arith.subi %27, %133 : i64
+        %139 = arith.minsi %138, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %137, %139, %132) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %108 = arith.minsi %67, %88 : i64
-      %109 = arith.ceildivsi %108, %c16_i64 : i64
-      %110 = arith.addi %arg14, %c1 : index
-      %111 = arith.cmpi sge, %110, %48 : index
-      %112 = arith.cmpi sgt, %35, %c0_i64 : i64
-      %113 = arith.select %112, %32, %c0_i64 : i64
-      %114 = arith.index_cast %113 : i64 to index
-      scf.for %arg17 = %c0 to %114 step %c1 {
-        %115 = arith.index_cast %arg17 : index to i64
-        %116 = arith.subi %115, %c1_i64 : i64
-        %117 = arith.cmpi sge, %116, %c0_i64 : i64
-        %118 = arith.cmpi slt, %116, %32 : i64
-        %119 = arith.andi %117, %118 : i1
-        %120 = arith.andi %111, %119 : i1
-        %121 = arith.maxsi %109, %c1_i64 : i64
-        %122 = arith.ceildivsi %39, %121 : i64
-        %123 = arith.subi %113, %c1_i64 : i64
-        %124 = arith.cmpi eq, %115, %123 : i64
-        %125 = arith.cmpi slt, %115, %32 : i64
-        %126 = arith.andi %124, %125 : i1
-        %127 = arith.andi %111, %126 : i1
-        %128 = arith.index_cast %109 : i64 to index
-        scf.for %arg18 = %c0 to %128 step %c1 {
-          %134 = arith.index_cast %arg18 : index to i64
-          %135 = arith.muli %134, %122 : i64
-          %136 = arith.minsi %135, %39 : i64
-          scf.if %120 {
-            %150 = arith.addi %136, %122 : i64
-            %151 = arith.minsi %150, %39 : i64
-            %152 = arith.index_cast %136 : i64 to index
-            %153 = arith.index_cast %151 : i64 to index
-            scf.for %arg19 = %152 to %153 step %c1 {
-              %154 = arith.index_cast %arg19 : index to i64
-              %155 = arith.addi %33, %154 : i64
-              %156 = arith.muli %155, %c16_i64 : i64
-              %157 = arith.maxsi %156, %25 : i64
-              %158 = arith.addi %156, %c16_i64 : i64
-              %159 = arith.minsi %158, %34 : i64
-              %160 = arith.subi %159, %157 : i64
-              %161 = arith.subi %157, %25 : i64
-              %162 = arith.muli %161, %52 : i64
-              %163 = arith.addi %51, %162 : i64
-              %164 = arith.muli %116, %c16_i64 : i64
-              %165 = arith.addi %163, %164 : i64
-              %166 = arith.addi %156, %164 : i64
-              %167 = arith.ori %166, %c2147483648_i64 : i64
-              %168 = arith.subi %157, %156 : i64
-              %169 = arith.addi %167, %168 : i64
-              %170 = arith.subi %27, %164 : i64
-              %171 = arith.minsi %170, %c16_i64 : i64
-              "instgem.mvout"(%165, %169, %171, %160) : (i64, i64, i64, i64) -> ()
-            }
-          }
-          %137 = arith.minsi %34, %c16_i64 : i64
-          %138 = arith.muli %115, %c16_i64 : i64
-          %139 = arith.subi %27, %138 : i64
-          %140 = arith.minsi %139, %c16_i64 : i64
-          %141 = arith.ori %138, %c3221225472_i64 : i64
-          %142 = arith.muli %134, %c16_i64 : i64
-          %143 = arith.addi %142, %138 : i64
-          %144 = arith.addi %143, %c64_i64 : i64
-          %145 = arith.subi %88, %142 : i64
-          %146 = arith.minsi %145, %c16_i64 : i64
-          "instgem.preload"(%144, %140, %146, %141, %140, %137) : (i64, i64, i64, i64, i64, i64) -> ()
-          %147 = arith.subi %67, %142 : i64
-          %148 = arith.minsi %147, %c16_i64 : i64
-          "instgem.compute_preloaded"(%142, %148, %137, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %149 = arith.index_cast %35 : i64 to index
-          scf.for %arg19 = %c1 to %149 step %c1 {
-            %150 = arith.index_cast %arg19 : index to i64
-            %151 = arith.muli %150, %c16_i64 : i64
-            %152 = arith.subi %34, %151 : i64
-            %153 = arith.minsi %152, %c16_i64 : i64
-            %154 = arith.addi %151, %138 : i64
-            %155 = arith.ori %154, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %155, %140, %153) : (i64, i64, i64, i64, i64, i64) -> ()
-            %156 = arith.muli %150, %c32_i64 : i64
-            %157 = arith.addi %156, %142 : i64
-            "instgem.compute_accumulated"(%157, %148, %153, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %158 = arith.subi %150, %c1_i64 : i64
-            %159 = arith.subi %109, %c1_i64 : i64
-            %160 = arith.cmpi eq, %134, %159 : i64
-            %161 = arith.andi %127, %160 : i1
-            %162 = arith.cmpi slt, %158, %39 : i64
-            %163 = arith.andi %161, %162 : i1
-            scf.if %163 {
-              %164 = arith.addi %33, %158 : i64
-              %165 = arith.muli %164, %c16_i64 : i64
-              %166 = arith.maxsi %165, %25 : i64
-              %167 = arith.addi %165, %c16_i64 : i64
-              %168 = arith.minsi %167, %34 : i64
-              %169 = arith.subi %168, %166 : i64
-              %170 = arith.subi %166, %25 : i64
-              %171 = arith.muli %170, %52 : i64
-              %172 = arith.addi %51, %171 : i64
-              %173 = arith.addi %172, %138 : i64
-              %174 = arith.addi %165, %138 : i64
-              %175 = arith.ori %174, %c2147483648_i64 : i64
-              %176 = arith.subi %166, %165 : i64
+      %108 = arith.maxsi %34, %c0_i64 : i64
+      %109 = arith.minsi %108, %c32_i64 : i64
+      %110 = arith.maxsi %67, %c0_i64 : i64
+      %111 = arith.minsi %110, %c32_i64 : i64
+      %112 = arith.maxsi %88, %c0_i64 : i64
+      %113 = arith.minsi %112, %c32_i64 : i64
+      %114 = arith.maxsi %27, %c0_i64 : i64
+      %115 = arith.minsi %114, %c16_i64 : i64
+      %116 = arith.ceildivsi %109, %c16_i64 : i64
+      %117 = arith.ceildivsi %115, %c16_i64 : i64
+      %118 = arith.minsi %111, %113 : i64
+      %119 = arith.ceildivsi %118, %c16_i64 : i64
+      %120 = arith.addi %arg14, %c1 : index
+      %121 = arith.cmpi sge, %120, %48 : index
+      %122 = arith.cmpi sgt, %116, %c0_i64 : i64
+      %123 = arith.select %122, %117, %c0_i64 : i64
+      %124 = arith.index_cast %123 : i64 to index
+      scf.for %arg17 = %c0 to %124 step %c1 {
+        %125 = arith.index_cast %arg17 : index to i64
+        %126 = arith.subi %125, %c1_i64 : i64
+        %127 = arith.cmpi sge, %126, %c0_i64 : i64
+        %128 = arith.cmpi slt, %126, %32 : i64
+        %129 = arith.andi %127, %128 : i1
+        %130 = arith.andi %121, %129 : i1
+        %131 = arith.maxsi %119, %c1_i64 : i64
+        %132 = arith.ceildivsi %39, %131 : i64
+        %133 = arith.subi %123, %c1_i64 : i64
+        %134 = arith.cmpi eq, %125, %133 : i64
+        %135 = arith.cmpi slt, %125, %32 : i64
+        %136 = arith.andi %134, %135 : i1
+        %137 = arith.andi %121, %136 : i1
+        %138 = arith.divsi %118, %c16_i64 : i64
+        %139 = arith.minsi %119, %138 : i64
+        %140 = arith.maxsi %139, %c0_i64 : i64
+        %141 = arith.index_cast %140 : i64 to index
+        scf.for %arg18 = %c0 to %141 step %c1 {
+          %148 = arith.index_cast %arg18 : index to i64
+          %149 = arith.muli %148, %132 : i64
+          %150 = arith.minsi %149, %39 : i64
+          scf.if %130 {
+            %162 = arith.addi %150, %132 : i64
+            %163 = arith.minsi %162, %39 : i64
+            %164 = arith.index_cast %150 : i64 to index
+            %165 = arith.index_cast %163 : i64 to index
+            scf.for %arg19 = %164 to %165 step %c1 {
+              %166 = arith.index_cast %arg19 : index to i64
+              %167 = arith.addi %33, %166 : i64
+              %168 = arith.muli %167, %c16_i64 : i64
+              %169 = arith.maxsi %168, %25 : i64
+              %170 = arith.addi %168, %c16_i64 : i64
+              %171 = arith.minsi %170, %34 : i64
+              %172 = arith.subi %171, %169 : i64
+              %173 = arith.subi %169, %25 : i64
+              %174 = arith.muli %173, %52 : i64
+              %175 = arith.addi %51, %174 : i64
+              %176 = arith.muli %126, %c16_i64 : i64
               %177 = arith.addi %175, %176 : i64
-              "instgem.mvout"(%173, %177, %140, %169) : (i64, i64, i64, i64) -> ()
+              %178 = arith.addi %168, %176 : i64
+              %179 = arith.ori %178, %c2147483648_i64 : i64
+              %180 = arith.subi %169, %168 : i64
+              %181 = arith.addi %179, %180 : i64
+              %182 = arith.subi %27, %176 : i64
+              %183 = arith.minsi %182, %c16_i64 : i64
+              "instgem.mvout"(%177, %181, %183, %172) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %151 = arith.minsi %109, %c16_i64 : i64
+          %152 = arith.muli %125, %c16_i64 : i64
+          %153 = arith.subi %115, %152 : i64
+          %154 = arith.minsi %153, %c16_i64 : i64
+          %155 = arith.ori %152, %c3221225472_i64 : i64
+          %156 = arith.muli %148, %c16_i64 : i64
+          %157 = arith.addi %156, %152 : i64
+          %158 = arith.addi %157, %c64_i64 : i64
+          "instgem.preload"(%158, %154, %c16_i64, %155, %154, %151) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%156, %c16_i64, %151, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %159 = arith.subi %119, %c1_i64 : i64
+          %160 = arith.cmpi eq, %148, %159 : i64
+          %161 = arith.andi %137, %160 : i1
+          scf.if %161 {
+            %162 = arith.divsi %109, %c16_i64 : i64
+            %163 = arith.minsi %116, %162 : i64
+            %164 = arith.maxsi %163, %c1_i64 : i64
+            %165 = arith.index_cast %164 : i64 to index
+            scf.for %arg19 = %c1 to %165 step %c1 {
+              %167 = arith.index_cast %arg19 : index to i64
+              %168 = arith.muli %167, %c16_i64 : i64
+              %169 = arith.addi %168, %152 : i64
+              %170 = arith.ori %169, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %170, %154, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %171 = arith.muli %167, %c32_i64 : i64
+              %172 = arith.addi %171, %156 : i64
+              "instgem.compute_accumulated"(%172, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %173 = arith.subi %167, %c1_i64 : i64
+              %174 = arith.cmpi slt, %173, %39 : i64
+              scf.if %174 {
+                %175 = arith.addi %33, %173 : i64
+                %176 = arith.muli %175, %c16_i64 : i64
+                %177 = arith.maxsi %176, %25 : i64
+                %178 = arith.addi %176, %c16_i64 : i64
+                %179 = arith.minsi %178, %34 : i64
+                %180 = arith.subi %179, %177 : i64
+                %181 = arith.subi %177, %25 : i64
+                %182 = arith.muli %181, %52 : i64
+                %183 = arith.addi %51, %182 : i64
+                %184 = arith.addi %183, %152 : i64
+                %185 = arith.addi %176, %152 : i64
+                %186 = arith.ori %185, %c2147483648_i64 : i64
+                %187 = arith.subi %177, %176 : i64
+                %188 = arith.addi %186, %187 : i64
+                %189 = arith.subi %27, %152 : i64
+                %190 = arith.minsi %189, %c16_i64 : i64
+                "instgem.mvout"(%184, %188, %190, %180) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %166 = arith.index_cast %116 : i64 to index
+            scf.for %arg19 = %165 to %166 step %c1 {
+              %167 = arith.index_cast %arg19 : index to i64
+              %168 = arith.muli %167, %c16_i64 : i64
+              %169 = arith.subi %109, %168 : i64
+              %170 = arith.minsi %169, %c16_i64 : i64
+              %171 = arith.addi %168, %152 : i64
+              %172 = arith.ori %171, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %172, %154, %170) : (i64, i64, i64, i64, i64, i64) -> ()
+              %173 = arith.muli %167, %c32_i64 : i64
+              %174 = arith.addi %173, %156 : i64
+              "instgem.compute_accumulated"(%174, %c16_i64, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %175 = arith.subi %167, %c1_i64 : i64
+              %176 = arith.cmpi slt, %175, %39 : i64
+              scf.if %176 {
+                %177 = arith.addi %33, %175 : i64
+                %178 = arith.muli %177, %c16_i64 : i64
+                %179 = arith.maxsi %178, %25 : i64
+                %180 = arith.addi %178, %c16_i64 : i64
+                %181 = arith.minsi %180, %34 : i64
+                %182 = arith.subi %181, %179 : i64
+                %183 = arith.subi %179, %25 : i64
+                %184 = arith.muli %183, %52 : i64
+                %185 = arith.addi %51, %184 : i64
+                %186 = arith.addi %185, %152 : i64
+                %187 = arith.addi %178, %152 : i64
+                %188 = arith.ori %187, %c2147483648_i64 : i64
+                %189 = arith.subi %179, %178 : i64
+                %190 = arith.addi %188, %189 : i64
+                %191 = arith.subi %27, %152 : i64
+                %192 = arith.minsi %191, %c16_i64 : i64
+                "instgem.mvout"(%186, %190, %192, %182) : (i64, i64, i64, i64) -> ()
+              }
+            }
+          } else {
+            %162 = arith.divsi %109, %c16_i64 : i64
+            %163 = arith.minsi %116, %162 : i64
+            %164 = arith.maxsi %163, %c1_i64 : i64
+            %165 = arith.index_cast %164 : i64 to index
+            scf.for %arg19 = %c1 to %165 step %c1 {
+              %167 = arith.index_cast %arg19 : index to i64
+              %168 = arith.muli %167, %c16_i64 : i64
+              %169 = arith.addi %168, %152 : i64
+              %170 = arith.ori %169, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %170, %154, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %171 = arith.muli %167, %c32_i64 : i64
+              %172 = arith.addi %171, %156 : i64
+              "instgem.compute_accumulated"(%172, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %166 = arith.index_cast %116 : i64 to index
+            scf.for %arg19 = %165 to %166 step %c1 {
+              %167 = arith.index_cast %arg19 : index to i64
+              %168 = arith.muli %167, %c16_i64 : i64
+              %169 = arith.subi %109, %168 : i64
+              %170 = arith.minsi %169, %c16_i64 : i64
+              %171 = arith.addi %168, %152 : i64
+              %172 = arith.ori %171, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %172, %154, %170) : (i64, i64, i64, i64, i64, i64) -> ()
+              %173 = arith.muli %167, %c32_i64 : i64
+              %174 = arith.addi %173, %156 : i64
+              "instgem.compute_accumulated"(%174, %c16_i64, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         }
-        scf.if %120 {
-          %134 = arith.muli %109, %122 : i64
-          %135 = arith.minsi %134, %39 : i64
-          %136 = arith.index_cast %135 : i64 to index
-          %137 = arith.index_cast %39 : i64 to index
-          scf.for %arg18 = %136 to %137 step %c1 {
-            %138 = arith.index_cast %arg18 : index to i64
-            %139 = arith.addi %33, %138 : i64
-            %140 = arith.muli %139, %c16_i64 : i64
-            %141 = arith.maxsi %140, %25 : i64
-            %142 = arith.addi %140, %c16_i64 : i64
-            %143 = arith.minsi %142, %34 : i64
-            %144 = arith.subi %143, %141 : i64
-            %145 = arith.subi %141, %25 : i64
-            %146 = arith.muli %145, %52 : i64
-            %147 = arith.addi %51, %146 : i64
-            %148 = arith.muli %116, %c16_i64 : i64
-            %149 = arith.addi %147, %148 : i64
-            %150 = arith.addi %140, %148 : i64
-            %151 = arith.ori %150, %c2147483648_i64 : i64
-            %152 = arith.subi %141, %140 : i64
-            %153 = arith.addi %151, %152 : i64
-            %154 = arith.subi %27, %148 : i64
-            %155 = arith.minsi %154, %c16_i64 : i64
-            "instgem.mvout"(%149, %153, %155, %144) : (i64, i64, i64, i64) -> ()
+        %142 = arith.index_cast %119 : i64 to index
+        scf.for %arg18 = %141 to %142 step %c1 {
+          %148 = arith.index_cast %arg18 : index to i64
+          %149 = arith.muli %148, %c16_i64 : i64
+          %150 = arith.subi %111, %149 : i64
+          %151 = arith.minsi %150, %c16_i64 : i64
+          %152 = arith.subi %113, %149 : i64
+          %153 = arith.minsi %152, %c16_i64 : i64
+          %154 = arith.muli %148, %132 : i64
+          %155 = arith.minsi %154, %39 : i64
+          scf.if %130 {
+            %166 = arith.addi %155, %132 : i64
+            %167 = arith.minsi %166, %39 : i64
+            %168 = arith.index_cast %155 : i64 to index
+            %169 = arith.index_cast %167 : i64 to index
+            scf.for %arg19 = %168 to %169 step %c1 {
+              %170 = arith.index_cast %arg19 : index to i64
+              %171 = arith.addi %33, %170 : i64
+              %172 = arith.muli %171, %c16_i64 : i64
+              %173 = arith.maxsi %172, %25 : i64
+              %174 = arith.addi %172, %c16_i64 : i64
+              %175 = arith.minsi %174, %34 : i64
+              %176 = arith.subi %175, %173 : i64
+              %177 = arith.subi %173, %25 : i64
+              %178 = arith.muli %177, %52 : i64
+              %179 = arith.addi %51, %178 : i64
+              %180 = arith.muli %126, %c16_i64 : i64
+              %181 = arith.addi %179, %180 : i64
+              %182 = arith.addi %172, %180 : i64
+              %183 = arith.ori %182, %c2147483648_i64 : i64
+              %184 = arith.subi %173, %172 : i64
+              %185 = arith.addi %183, %184 : i64
+              %186 = arith.subi %27, %180 : i64
+              %187 = arith.minsi %186, %c16_i64 : i64
+              "instgem.mvout"(%181, %185, %187, %176) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %156 = arith.minsi %109, %c16_i64 : i64
+          %157 = arith.muli %125, %c16_i64 : i64
+          %158 = arith.subi %115, %157 : i64
+          %159 = arith.minsi %158, %c16_i64 : i64
+          %160 = arith.ori %157, %c3221225472_i64 : i64
+          %161 = arith.addi %149, %157 : i64
+          %162 = arith.addi %161, %c64_i64 : i64
+          "instgem.preload"(%162, %159, %153, %160, %159, %156) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%149, %151, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %163 = arith.subi %119, %c1_i64 : i64
+          %164 = arith.cmpi eq, %148, %163 : i64
+          %165 = arith.andi %137, %164 : i1
+          scf.if %165 {
+            %166 = arith.divsi %109, %c16_i64 : i64
+            %167 = arith.minsi %116, %166 : i64
+            %168 = arith.maxsi %167, %c1_i64 : i64
+            %169 = arith.index_cast %168 : i64 to index
+            scf.for %arg19 = %c1 to %169 step %c1 {
+              %171 = arith.index_cast %arg19 : index to i64
+              %172 = arith.muli %171, %c16_i64 : i64
+              %173 = arith.addi %172, %157 : i64
+              %174 = arith.ori %173, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %159, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %175 = arith.muli %171, %c32_i64 : i64
+              %176 = arith.addi %175, %149 : i64
+              "instgem.compute_accumulated"(%176, %151, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %177 = arith.subi %171, %c1_i64 : i64
+              %178 = arith.cmpi slt, %177, %39 : i64
+              scf.if %178 {
+                %179 = arith.addi %33, %177 : i64
+                %180 = arith.muli %179, %c16_i64 : i64
+                %181 = arith.maxsi %180, %25 : i64
+                %182 = arith.addi %180, %c16_i64 : i64
+                %183 = arith.minsi %182, %34 : i64
+                %184 = arith.subi %183, %181 : i64
+                %185 = arith.subi %181, %25 : i64
+                %186 = arith.muli %185, %52 : i64
+                %187 = arith.addi %51, %186 : i64
+                %188 = arith.addi %187, %157 : i64
+                %189 = arith.addi %180, %157 : i64
+                %190 = arith.ori %189, %c2147483648_i64 : i64
+                %191 = arith.subi %181, %180 : i64
+                %192 = arith.addi %190, %191 : i64
+                %193 = arith.subi %27, %157 : i64
+                %194 = arith.minsi %193, %c16_i64 : i64
+                "instgem.mvout"(%188, %192, %194, %184) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %170 = arith.index_cast %116 : i64 to index
+            scf.for %arg19 = %169 to %170 step %c1 {
+              %171 = arith.index_cast %arg19 : index to i64
+              %172 = arith.muli %171, %c16_i64 : i64
+              %173 = arith.subi %109, %172 : i64
+              %174 = arith.minsi %173, %c16_i64 : i64
+              %175 = arith.addi %172, %157 : i64
+              %176 = arith.ori %175, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %159, %174) : (i64, i64, i64, i64, i64, i64) -> ()
+              %177 = arith.muli %171, %c32_i64 : i64
+              %178 = arith.addi %177, %149 : i64
+              "instgem.compute_accumulated"(%178, %151, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %179 = arith.subi %171, %c1_i64 : i64
+              %180 = arith.cmpi slt, %179, %39 : i64
+              scf.if %180 {
+                %181 = arith.addi %33, %179 : i64
+                %182 = arith.muli %181, %c16_i64 : i64
+                %183 = arith.maxsi %182, %25 : i64
+                %184 = arith.addi %182, %c16_i64 : i64
+                %185 = arith.minsi %184, %34 : i64
+                %186 = arith.subi %185, %183 : i64
+                %187 = arith.subi %183, %25 : i64
+                %188 = arith.muli %187, %52 : i64
+                %189 = arith.addi %51, %188 : i64
+                %190 = arith.addi %189, %157 : i64
+                %191 = arith.addi %182, %157 : i64
+                %192 = arith.ori %191, %c2147483648_i64 : i64
+                %193 = arith.subi %183, %182 : i64
+                %194 = arith.addi %192, %193 : i64
+                %195 = arith.subi %27, %157 : i64
+                %196 = arith.minsi %195, %c16_i64 : i64
+                "instgem.mvout"(%190, %194, %196, %186) : (i64, i64, i64, i64) -> ()
+              }
+            }
+          } else {
+            %166 = arith.divsi %109, %c16_i64 : i64
+            %167 = arith.minsi %116, %166 : i64
+            %168 = arith.maxsi %167, %c1_i64 : i64
+            %169 = arith.index_cast %168 : i64 to index
+            scf.for %arg19 = %c1 to %169 step %c1 {
+              %171 = arith.index_cast %arg19 : index to i64
+              %172 = arith.muli %171, %c16_i64 : i64
+              %173 = arith.addi %172, %157 : i64
+              %174 = arith.ori %173, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %159, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %175 = arith.muli %171, %c32_i64 : i64
+              %176 = arith.addi %175, %149 : i64
+              "instgem.compute_accumulated"(%176, %151, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %170 = arith.index_cast %116 : i64 to index
+            scf.for %arg19 = %169 to %170 step %c1 {
+              %171 = arith.index_cast %arg19 : index to i64
+              %172 = arith.muli %171, %c16_i64 : i64
+              %173 = arith.subi %109, %172 : i64
+              %174 = arith.minsi %173, %c16_i64 : i64
+              %175 = arith.addi %172, %157 : i64
+              %176 = arith.ori %175, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %159, %174) : (i64, i64, i64, i64, i64, i64) -> ()
+              %177 = arith.muli %171, %c32_i64 : i64
+              %178 = arith.addi %177, %149 : i64
+              "instgem.compute_accumulated"(%178, %151, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
           }
         }
-        %129 = arith.cmpi sgt, %109, %c0_i64 : i64
-        %130 = arith.subi %35, %c1_i64 : i64
-        %131 = arith.maxsi %130, %c0_i64 : i64
-        %132 = arith.minsi %131, %39 : i64
-        %133 = arith.select %129, %132, %c0_i64 : i64
-        scf.if %127 {
-          %134 = arith.index_cast %133 : i64 to index
-          %135 = arith.index_cast %39 : i64 to index
-          scf.for %arg18 = %134 to %135 step %c1 {
-            %136 = arith.index_cast %arg18 : index to i64
-            %137 = arith.addi %33, %136 : i64
-            %138 = arith.muli %137, %c16_i64 : i64
-            %139 = arith.maxsi %138, %25 : i64
-            %140 = arith.addi %138, %c16_i64 : i64
-            %141 = arith.minsi %140, %34 : i64
-            %142 = arith.subi %141, %139 : i64
-            %143 = arith.subi %139, %25 : i64
-            %144 = arith.muli %143, %52 : i64
-            %145 = arith.addi %51, %144 : i64
-            %146 = arith.muli %115, %c16_i64 : i64
-            %147 = arith.addi %145, %146 : i64
-            %148 = arith.addi %138, %146 : i64
-            %149 = arith.ori %148, %c2147483648_i64 : i64
-            %150 = arith.subi %139, %138 : i64
-            %151 = arith.addi %149, %150 : i64
-            %152 = arith.subi %27, %146 : i64
-            %153 = arith.minsi %152, %c16_i64 : i64
-            "instgem.mvout"(%147, %151, %153, %142) : (i64, i64, i64, i64) -> ()
+        scf.if %130 {
+          %148 = arith.muli %119, %132 : i64
+          %149 = arith.minsi %148, %39 : i64
+          %150 = arith.index_cast %149 : i64 to index
+          %151 = arith.index_cast %39 : i64 to index
+          scf.for %arg18 = %150 to %151 step %c1 {
+            %152 = arith.index_cast %arg18 : index to i64
+            %153 = arith.addi %33, %152 : i64
+            %154 = arith.muli %153, %c16_i64 : i64
+            %155 = arith.maxsi %154, %25 : i64
+            %156 = arith.addi %154, %c16_i64 : i64
+            %157 = arith.minsi %156, %34 : i64
+            %158 = arith.subi %157, %155 : i64
+            %159 = arith.subi %155, %25 : i64
+            %160 = arith.muli %159, %52 : i64
+            %161 = arith.addi %51, %160 : i64
+            %162 = arith.muli %126, %c16_i64 : i64
+            %163 = arith.addi %161, %162 : i64
+            %164 = arith.addi %154, %162 : i64
+            %165 = arith.ori %164, %c2147483648_i64 : i64
+            %166 = arith.subi %155, %154 : i64
+            %167 = arith.addi %165, %166 : i64
+            %168 = arith.subi %27, %162 : i64
+            %169 = arith.minsi %168, %c16_i64 : i64
+            "instgem.mvout"(%163, %167, %169, %158) : (i64, i64, i64, i64) -> ()
+          }
+        }
+        %143 = arith.cmpi sgt, %119, %c0_i64 : i64
+        %144 = arith.subi %116, %c1_i64 : i64
+        %145 = arith.maxsi %144, %c0_i64 : i64
+        %146 = arith.minsi %145, %39 : i64
+        %147 = arith.select %143, %146, %c0_i64 : i64
+        scf.if %137 {
+          %148 = arith.index_cast %147 : i64 to index
+          %149 = arith.index_cast %39 : i64 to index
+          scf.for %arg18 = %148 to %149 step %c1 {
+            %150 = arith.index_cast %arg18 : index to i64
+            %151 = arith.addi %33, %150 : i64
+            %152 = arith.muli %151, %c16_i64 : i64
+            %153 = arith.maxsi %152, %25 : i64
+            %154 = arith.addi %152, %c16_i64 : i64
+            %155 = arith.minsi %154, %34 : i64
+            %156 = arith.subi %155, %153 : i64
+            %157 = arith.subi %153, %25 : i64
+            %158 = arith.muli %157, %52 : i64
+            %159 = arith.addi %51, %158 : i64
+            %160 = arith.muli %125, %c16_i64 : i64
+            %161 = arith.addi %159, %160 : i64
+            %162 = arith.addi %152, %160 : i64
+            %163 = arith.ori %162, %c2147483648_i64 : i64
+            %164 = arith.subi %153, %152 : i64
+            %165 = arith.addi %163, %164 : i64
+            %166 = arith.subi %27, %160 : i64
+            %167 = arith.minsi %166, %c16_i64 : i64
+            "instgem.mvout"(%161, %165, %167, %156) : (i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %111 {
-        %115 = arith.minsi %113, %32 : i64
-        %116 = arith.index_cast %115 : i64 to index
-        %117 = arith.index_cast %32 : i64 to index
-        scf.for %arg17 = %116 to %117 step %c1 {
-          %118 = arith.index_cast %arg17 : index to i64
-          %119 = arith.index_cast %39 : i64 to index
-          scf.for %arg18 = %c0 to %119 step %c1 {
-            %120 = arith.index_cast %arg18 : index to i64
-            %121 = arith.addi %33, %120 : i64
-            %122 = arith.muli %121, %c16_i64 : i64
-            %123 = arith.maxsi %122, %25 : i64
-            %124 = arith.addi %122, %c16_i64 : i64
-            %125 = arith.minsi %124, %34 : i64
-            %126 = arith.subi %125, %123 : i64
-            %127 = arith.subi %123, %25 : i64
-            %128 = arith.muli %127, %52 : i64
-            %129 = arith.addi %51, %128 : i64
-            %130 = arith.muli %118, %c16_i64 : i64
-            %131 = arith.addi %129, %130 : i64
-            %132 = arith.addi %122, %130 : i64
-            %133 = arith.ori %132, %c2147483648_i64 : i64
-            %134 = arith.subi %123, %122 : i64
-            %135 = arith.addi %133, %134 : i64
-            %136 = arith.subi %27, %130 : i64
-            %137 = arith.minsi %136, %c16_i64 : i64
-            "instgem.mvout"(%131, %135, %137, %126) : (i64, i64, i64, i64) -> ()
+      scf.if %121 {
+        %125 = arith.minsi %123, %32 : i64
+        %126 = arith.index_cast %125 : i64 to index
+        %127 = arith.index_cast %32 : i64 to index
+        scf.for %arg17 = %126 to %127 step %c1 {
+          %128 = arith.index_cast %arg17 : index to i64
+          %129 = arith.index_cast %39 : i64 to index
+          scf.for %arg18 = %c0 to %129 step %c1 {
+            %130 = arith.index_cast %arg18 : index to i64
+            %131 = arith.addi %33, %130 : i64
+            %132 = arith.muli %131, %c16_i64 : i64
+            %133 = arith.maxsi %132, %25 : i64
+            %134 = arith.addi %132, %c16_i64 : i64
+            %135 = arith.minsi %134, %34 : i64
+            %136 = arith.subi %135, %133 : i64
+            %137 = arith.subi %133, %25 : i64
+            %138 = arith.muli %137, %52 : i64
+            %139 = arith.addi %51, %138 : i64
+            %140 = arith.muli %128, %c16_i64 : i64
+            %141 = arith.addi %139, %140 : i64
+            %142 = arith.addi %132, %140 : i64
+            %143 = arith.ori %142, %c2147483648_i64 : i64
+            %144 = arith.subi %133, %132 : i64
+            %145 = arith.addi %143, %144 : i64
+            %146 = arith.subi %27, %140 : i64
+            %147 = arith.minsi %146, %c16_i64 : i64
+            "instgem.mvout"(%141, %145, %147, %136) : (i64, i64, i64, i64) -> ()
           }
         }
       }
@@ -553,7 +796,6 @@ module {
         "instgem.mvout"(%70, %74, %76, %65) : (i64, i64, i64, i64) -> ()
       }
     }
-    "instgem.fence"() : () -> ()
     return
   }
 }

@@ -19,6 +19,14 @@
 // CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -30,9 +38,12 @@
 // CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.fence"() : () -> ()
 
 module {
   func.func private @baco_boundary_error(i64, i64)
@@ -51,12 +62,12 @@ module {
     %c32 = arith.constant 32 : index
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
-    %c42_i64 = arith.constant 42 : i64
+    %c52_i64 = arith.constant 52 : i64
     %c26_i64 = arith.constant 26 : i64
     %c65_i64 = arith.constant 65 : i64
-    %c49_i64 = arith.constant 49 : i64
+    %c59_i64 = arith.constant 59 : i64
     %c22_i64 = arith.constant 22 : i64
-    %c52_i64 = arith.constant 52 : i64
+    %c62_i64 = arith.constant 62 : i64
     %c5_i64 = arith.constant 5 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
@@ -74,283 +85,355 @@ module {
     scf.if %6 {
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg10 = %c0 to %c4 step %c1 {
-        %79 = arith.index_cast %arg10 : index to i64
-        %80 = arith.remsi %79, %c2_i64 : i64
-        %81 = arith.divsi %79, %c2_i64 : i64
-        %82 = arith.muli %81, %c16_i64 : i64
-        %83 = arith.subi %c32_i64, %82 : i64
-        %84 = arith.minsi %83, %c16_i64 : i64
-        %85 = arith.muli %80, %c32_i64 : i64
-        %86 = arith.addi %85, %82 : i64
-        %87 = arith.ori %86, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %87, %84, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %84 = arith.index_cast %arg10 : index to i64
+        %85 = arith.remsi %84, %c2_i64 : i64
+        %86 = arith.divsi %84, %c2_i64 : i64
+        %87 = arith.muli %86, %c16_i64 : i64
+        %88 = arith.subi %c32_i64, %87 : i64
+        %89 = arith.minsi %88, %c16_i64 : i64
+        %90 = arith.muli %85, %c32_i64 : i64
+        %91 = arith.addi %90, %87 : i64
+        %92 = arith.ori %91, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %92, %89, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %7:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %79 = arith.maxsi %4, %c0 : index
-      %80 = arith.minsi %79, %arg4 : index
-      %81 = arith.addi %4, %c32 : index
-      %82 = arith.maxsi %81, %c0 : index
-      %83 = arith.minsi %82, %arg4 : index
-      %84 = arith.subi %80, %4 : index
-      %85 = arith.maxsi %84, %c0 : index
-      %86 = arith.minsi %85, %c32 : index
-      %87 = arith.subi %83, %80 : index
-      %88 = arith.maxsi %arg11, %c0 : index
-      %89 = arith.minsi %88, %arg5 : index
-      %90 = arith.addi %arg11, %c32 : index
-      %91 = arith.maxsi %90, %c0 : index
-      %92 = arith.minsi %91, %arg5 : index
-      %93 = arith.subi %89, %arg11 : index
-      %94 = arith.maxsi %93, %c0 : index
-      %95 = arith.minsi %94, %c32 : index
-      %96 = arith.subi %92, %89 : index
-      %97 = arith.cmpi sgt, %95, %c0 : index
-      scf.if %97 {
-        func.call @baco_boundary_error(%c42_i64, %c26_i64) : (i64, i64) -> ()
+      %84 = arith.maxsi %4, %c0 : index
+      %85 = arith.minsi %84, %arg4 : index
+      %86 = arith.addi %4, %c32 : index
+      %87 = arith.maxsi %86, %c0 : index
+      %88 = arith.minsi %87, %arg4 : index
+      %89 = arith.subi %85, %4 : index
+      %90 = arith.maxsi %89, %c0 : index
+      %91 = arith.minsi %90, %c32 : index
+      %92 = arith.subi %88, %85 : index
+      %93 = arith.maxsi %arg11, %c0 : index
+      %94 = arith.minsi %93, %arg5 : index
+      %95 = arith.addi %arg11, %c32 : index
+      %96 = arith.maxsi %95, %c0 : index
+      %97 = arith.minsi %96, %arg5 : index
+      %98 = arith.subi %94, %arg11 : index
+      %99 = arith.maxsi %98, %c0 : index
+      %100 = arith.minsi %99, %c32 : index
+      %101 = arith.subi %97, %94 : index
+      %102 = arith.cmpi sgt, %100, %c0 : index
+      scf.if %102 {
+        func.call @baco_boundary_error(%c52_i64, %c26_i64) : (i64, i64) -> ()
       }
-      %subview_9 = memref.subview %reinterpret_cast[%80, %89] [%87, %96] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %98 = arith.index_cast %86 : index to i64
-      %99 = arith.index_cast %87 : index to i64
-      %100 = arith.index_cast %96 : index to i64
-      %101 = arith.addi %98, %99 : i64
+      %subview_9 = memref.subview %reinterpret_cast[%85, %94] [%92, %101] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %103 = arith.index_cast %91 : index to i64
+      %104 = arith.index_cast %92 : index to i64
+      %105 = arith.index_cast %101 : index to i64
+      %106 = arith.addi %103, %104 : i64
       %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %102 = arith.index_cast %intptr_14 : index to i64
-      %103 = arith.index_cast %offset_11 : index to i64
-      %104 = arith.addi %102, %103 : i64
-      %105 = arith.index_cast %strides_13#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %105) : (i64, i64, i64, i64, i64, i64) -> ()
-      %106 = arith.ceildivsi %100, %c64_i64 : i64
-      %107 = arith.divsi %98, %c16_i64 : i64
-      %108 = arith.ceildivsi %101, %c16_i64 : i64
-      %109 = arith.subi %108, %107 : i64
-      %110 = arith.cmpi sgt, %99, %c0_i64 : i64
-      %111 = arith.extui %110 : i1 to i64
-      %112 = arith.muli %109, %111 : i64
-      %113 = arith.muli %112, %106 : i64
-      %114 = arith.index_cast %113 : i64 to index
-      scf.for %arg13 = %c0 to %114 step %c1 {
-        %166 = arith.index_cast %arg13 : index to i64
-        %167 = arith.divsi %166, %106 : i64
-        %168 = arith.addi %107, %167 : i64
-        %169 = arith.remsi %166, %106 : i64
-        %170 = arith.muli %168, %c16_i64 : i64
-        %171 = arith.maxsi %170, %98 : i64
-        %172 = arith.addi %170, %c16_i64 : i64
-        %173 = arith.minsi %172, %101 : i64
-        %174 = arith.subi %173, %171 : i64
-        %175 = arith.subi %171, %98 : i64
-        %176 = arith.muli %175, %105 : i64
-        %177 = arith.addi %104, %176 : i64
-        %178 = arith.muli %169, %c64_i64 : i64
-        %179 = arith.addi %177, %178 : i64
-        %180 = arith.muli %168, %c32_i64 : i64
-        %181 = arith.addi %180, %178 : i64
-        %182 = arith.subi %171, %170 : i64
-        %183 = arith.addi %181, %182 : i64
-        %184 = arith.subi %100, %178 : i64
-        %185 = arith.minsi %184, %c64_i64 : i64
-        "instgem.mvin"(%179, %183, %185, %174) : (i64, i64, i64, i64) -> ()
+      %107 = arith.index_cast %intptr_14 : index to i64
+      %108 = arith.index_cast %offset_11 : index to i64
+      %109 = arith.addi %107, %108 : i64
+      %110 = arith.index_cast %strides_13#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %110) : (i64, i64, i64, i64, i64, i64) -> ()
+      %111 = arith.ceildivsi %105, %c64_i64 : i64
+      %112 = arith.divsi %103, %c16_i64 : i64
+      %113 = arith.ceildivsi %106, %c16_i64 : i64
+      %114 = arith.subi %113, %112 : i64
+      %115 = arith.cmpi sgt, %104, %c0_i64 : i64
+      %116 = arith.extui %115 : i1 to i64
+      %117 = arith.muli %114, %116 : i64
+      %118 = arith.muli %117, %111 : i64
+      %119 = arith.index_cast %118 : i64 to index
+      scf.for %arg13 = %c0 to %119 step %c1 {
+        %180 = arith.index_cast %arg13 : index to i64
+        %181 = arith.divsi %180, %111 : i64
+        %182 = arith.addi %112, %181 : i64
+        %183 = arith.remsi %180, %111 : i64
+        %184 = arith.muli %182, %c16_i64 : i64
+        %185 = arith.maxsi %184, %103 : i64
+        %186 = arith.addi %184, %c16_i64 : i64
+        %187 = arith.minsi %186, %106 : i64
+        %188 = arith.subi %187, %185 : i64
+        %189 = arith.subi %185, %103 : i64
+        %190 = arith.muli %189, %110 : i64
+        %191 = arith.addi %109, %190 : i64
+        %192 = arith.muli %183, %c64_i64 : i64
+        %193 = arith.addi %191, %192 : i64
+        %194 = arith.muli %182, %c32_i64 : i64
+        %195 = arith.addi %194, %192 : i64
+        %196 = arith.subi %185, %184 : i64
+        %197 = arith.addi %195, %196 : i64
+        %198 = arith.subi %105, %192 : i64
+        %199 = arith.minsi %198, %c64_i64 : i64
+        "instgem.mvin"(%193, %197, %199, %188) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %115 = arith.ceildivsi %98, %c16_i64 : i64
-      %116 = arith.cmpi sgt, %98, %c0_i64 : i64
-      %117 = arith.extui %116 : i1 to i64
-      %118 = arith.muli %115, %117 : i64
-      %119 = arith.muli %118, %106 : i64
-      %120 = arith.index_cast %119 : i64 to index
-      scf.for %arg13 = %c0 to %120 step %c1 {
-        %166 = arith.index_cast %arg13 : index to i64
-        %167 = arith.divsi %166, %106 : i64
-        %168 = arith.remsi %166, %106 : i64
-        %169 = arith.muli %167, %c16_i64 : i64
-        %170 = arith.maxsi %169, %c0_i64 : i64
-        %171 = arith.addi %169, %c16_i64 : i64
-        %172 = arith.minsi %171, %98 : i64
-        %173 = arith.subi %172, %170 : i64
-        %174 = arith.muli %167, %c32_i64 : i64
-        %175 = arith.muli %168, %c64_i64 : i64
-        %176 = arith.addi %174, %175 : i64
-        %177 = arith.subi %170, %169 : i64
-        %178 = arith.addi %176, %177 : i64
-        %179 = arith.subi %100, %175 : i64
-        %180 = arith.minsi %179, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %178, %180, %173) : (i64, i64, i64, i64) -> ()
+      %120 = arith.ceildivsi %103, %c16_i64 : i64
+      %121 = arith.cmpi sgt, %103, %c0_i64 : i64
+      %122 = arith.extui %121 : i1 to i64
+      %123 = arith.muli %120, %122 : i64
+      %124 = arith.muli %123, %111 : i64
+      %125 = arith.index_cast %124 : i64 to index
+      scf.for %arg13 = %c0 to %125 step %c1 {
+        %180 = arith.index_cast %arg13 : index to i64
+        %181 = arith.divsi %180, %111 : i64
+        %182 = arith.remsi %180, %111 : i64
+        %183 = arith.muli %181, %c16_i64 : i64
+        %184 = arith.maxsi %183, %c0_i64 : i64
+        %185 = arith.addi %183, %c16_i64 : i64
+        %186 = arith.minsi %185, %103 : i64
+        %187 = arith.subi %186, %184 : i64
+        %188 = arith.muli %181, %c32_i64 : i64
+        %189 = arith.muli %182, %c64_i64 : i64
+        %190 = arith.addi %188, %189 : i64
+        %191 = arith.subi %184, %183 : i64
+        %192 = arith.addi %190, %191 : i64
+        %193 = arith.subi %105, %189 : i64
+        %194 = arith.minsi %193, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %192, %194, %187) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %121 = arith.maxsi %arg12, %c0 : index
-      %122 = arith.minsi %121, %arg5 : index
-      %123 = arith.addi %arg12, %c32 : index
-      %124 = arith.maxsi %123, %c0 : index
-      %125 = arith.minsi %124, %arg5 : index
-      %126 = arith.subi %122, %arg12 : index
-      %127 = arith.maxsi %126, %c0 : index
-      %128 = arith.minsi %127, %c32 : index
-      %129 = arith.subi %125, %122 : index
-      %130 = arith.minsi %arg6, %c0 : index
-      %131 = arith.minsi %arg6, %c32 : index
-      %132 = arith.maxsi %130, %c0 : index
+      %126 = arith.maxsi %arg12, %c0 : index
+      %127 = arith.minsi %126, %arg5 : index
+      %128 = arith.addi %arg12, %c32 : index
+      %129 = arith.maxsi %128, %c0 : index
+      %130 = arith.minsi %129, %arg5 : index
+      %131 = arith.subi %127, %arg12 : index
+      %132 = arith.maxsi %131, %c0 : index
       %133 = arith.minsi %132, %c32 : index
-      %134 = arith.subi %131, %130 : index
-      %135 = arith.cmpi sgt, %133, %c0 : index
-      scf.if %135 {
-        func.call @baco_boundary_error(%c42_i64, %c65_i64) : (i64, i64) -> ()
+      %134 = arith.subi %130, %127 : index
+      %135 = arith.minsi %arg6, %c0 : index
+      %136 = arith.minsi %arg6, %c32 : index
+      %137 = arith.maxsi %135, %c0 : index
+      %138 = arith.minsi %137, %c32 : index
+      %139 = arith.subi %136, %135 : index
+      %140 = arith.cmpi sgt, %138, %c0 : index
+      scf.if %140 {
+        func.call @baco_boundary_error(%c52_i64, %c65_i64) : (i64, i64) -> ()
       }
-      %subview_15 = memref.subview %reinterpret_cast_0[%122, %130] [%129, %134] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %136 = arith.index_cast %128 : index to i64
-      %137 = arith.index_cast %129 : index to i64
-      %138 = arith.index_cast %134 : index to i64
-      %139 = arith.addi %136, %137 : i64
+      %subview_15 = memref.subview %reinterpret_cast_0[%127, %135] [%134, %139] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %141 = arith.index_cast %133 : index to i64
+      %142 = arith.index_cast %134 : index to i64
+      %143 = arith.index_cast %139 : index to i64
+      %144 = arith.addi %141, %142 : i64
       %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %140 = arith.index_cast %intptr_20 : index to i64
-      %141 = arith.index_cast %offset_17 : index to i64
-      %142 = arith.addi %140, %141 : i64
-      %143 = arith.index_cast %strides_19#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %143) : (i64, i64, i64, i64, i64, i64) -> ()
-      %144 = arith.ceildivsi %138, %c64_i64 : i64
-      %145 = arith.divsi %136, %c16_i64 : i64
-      %146 = arith.ceildivsi %139, %c16_i64 : i64
-      %147 = arith.subi %146, %145 : i64
-      %148 = arith.cmpi sgt, %137, %c0_i64 : i64
-      %149 = arith.extui %148 : i1 to i64
-      %150 = arith.muli %147, %149 : i64
-      %151 = arith.muli %150, %144 : i64
-      %152 = arith.index_cast %151 : i64 to index
-      scf.for %arg13 = %c0 to %152 step %c1 {
-        %166 = arith.index_cast %arg13 : index to i64
-        %167 = arith.divsi %166, %144 : i64
-        %168 = arith.addi %145, %167 : i64
-        %169 = arith.remsi %166, %144 : i64
-        %170 = arith.muli %168, %c16_i64 : i64
-        %171 = arith.maxsi %170, %136 : i64
-        %172 = arith.addi %170, %c16_i64 : i64
-        %173 = arith.minsi %172, %139 : i64
-        %174 = arith.subi %173, %171 : i64
-        %175 = arith.subi %171, %136 : i64
-        %176 = arith.muli %175, %143 : i64
-        %177 = arith.addi %142, %176 : i64
-        %178 = arith.muli %169, %c64_i64 : i64
-        %179 = arith.addi %177, %178 : i64
-        %180 = arith.muli %168, %c32_i64 : i64
-        %181 = arith.addi %180, %178 : i64
-        %182 = arith.addi %181, %c64_i64 : i64
-        %183 = arith.subi %171, %170 : i64
-        %184 = arith.addi %182, %183 : i64
-        %185 = arith.subi %138, %178 : i64
-        %186 = arith.minsi %185, %c64_i64 : i64
-        "instgem.mvin"(%179, %184, %186, %174) : (i64, i64, i64, i64) -> ()
+      %145 = arith.index_cast %intptr_20 : index to i64
+      %146 = arith.index_cast %offset_17 : index to i64
+      %147 = arith.addi %145, %146 : i64
+      %148 = arith.index_cast %strides_19#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %148) : (i64, i64, i64, i64, i64, i64) -> ()
+      %149 = arith.ceildivsi %143, %c64_i64 : i64
+      %150 = arith.divsi %141, %c16_i64 : i64
+      %151 = arith.ceildivsi %144, %c16_i64 : i64
+      %152 = arith.subi %151, %150 : i64
+      %153 = arith.cmpi sgt, %142, %c0_i64 : i64
+      %154 = arith.extui %153 : i1 to i64
+      %155 = arith.muli %152, %154 : i64
+      %156 = arith.muli %155, %149 : i64
+      %157 = arith.index_cast %156 : i64 to index
+      scf.for %arg13 = %c0 to %157 step %c1 {
+        %180 = arith.index_cast %arg13 : index to i64
+        %181 = arith.divsi %180, %149 : i64
+        %182 = arith.addi %150, %181 : i64
+        %183 = arith.remsi %180, %149 : i64
+        %184 = arith.muli %182, %c16_i64 : i64
+        %185 = arith.maxsi %184, %141 : i64
+        %186 = arith.addi %184, %c16_i64 : i64
+        %187 = arith.minsi %186, %144 : i64
+        %188 = arith.subi %187, %185 : i64
+        %189 = arith.subi %185, %141 : i64
+        %190 = arith.muli %189, %148 : i64
+        %191 = arith.addi %147, %190 : i64
+        %192 = arith.muli %183, %c64_i64 : i64
+        %193 = arith.addi %191, %192 : i64
+        %194 = arith.muli %182, %c32_i64 : i64
+        %195 = arith.addi %194, %192 : i64
+        %196 = arith.addi %195, %c64_i64 : i64
+        %197 = arith.subi %185, %184 : i64
+        %198 = arith.addi %196, %197 : i64
+        %199 = arith.subi %143, %192 : i64
+        %200 = arith.minsi %199, %c64_i64 : i64
+        "instgem.mvin"(%193, %198, %200, %188) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %153 = arith.ceildivsi %136, %c16_i64 : i64
-      %154 = arith.cmpi sgt, %136, %c0_i64 : i64
-      %155 = arith.extui %154 : i1 to i64
-      %156 = arith.muli %153, %155 : i64
-      %157 = arith.muli %156, %144 : i64
-      %158 = arith.index_cast %157 : i64 to index
-      scf.for %arg13 = %c0 to %158 step %c1 {
-        %166 = arith.index_cast %arg13 : index to i64
-        %167 = arith.divsi %166, %144 : i64
-        %168 = arith.remsi %166, %144 : i64
-        %169 = arith.muli %167, %c16_i64 : i64
-        %170 = arith.maxsi %169, %c0_i64 : i64
-        %171 = arith.addi %169, %c16_i64 : i64
-        %172 = arith.minsi %171, %136 : i64
-        %173 = arith.subi %172, %170 : i64
-        %174 = arith.muli %167, %c32_i64 : i64
-        %175 = arith.muli %168, %c64_i64 : i64
-        %176 = arith.addi %174, %175 : i64
-        %177 = arith.addi %176, %c64_i64 : i64
-        %178 = arith.subi %170, %169 : i64
-        %179 = arith.addi %177, %178 : i64
-        %180 = arith.subi %138, %175 : i64
-        %181 = arith.minsi %180, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %179, %181, %173) : (i64, i64, i64, i64) -> ()
+      %158 = arith.ceildivsi %141, %c16_i64 : i64
+      %159 = arith.cmpi sgt, %141, %c0_i64 : i64
+      %160 = arith.extui %159 : i1 to i64
+      %161 = arith.muli %158, %160 : i64
+      %162 = arith.muli %161, %149 : i64
+      %163 = arith.index_cast %162 : i64 to index
+      scf.for %arg13 = %c0 to %163 step %c1 {
+        %180 = arith.index_cast %arg13 : index to i64
+        %181 = arith.divsi %180, %149 : i64
+        %182 = arith.remsi %180, %149 : i64
+        %183 = arith.muli %181, %c16_i64 : i64
+        %184 = arith.maxsi %183, %c0_i64 : i64
+        %185 = arith.addi %183, %c16_i64 : i64
+        %186 = arith.minsi %185, %141 : i64
+        %187 = arith.subi %186, %184 : i64
+        %188 = arith.muli %181, %c32_i64 : i64
+        %189 = arith.muli %182, %c64_i64 : i64
+        %190 = arith.addi %188, %189 : i64
+        %191 = arith.addi %190, %c64_i64 : i64
+        %192 = arith.subi %184, %183 : i64
+        %193 = arith.addi %191, %192 : i64
+        %194 = arith.subi %143, %189 : i64
+        %195 = arith.minsi %194, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %193, %195, %187) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %159 = arith.ceildivsi %138, %c16_i64 : i64
-      %160 = arith.minsi %100, %139 : i64
-      %161 = arith.ceildivsi %160, %c16_i64 : i64
-      %162 = arith.cmpi eq, %arg10, %c0 : index
-      %163 = arith.cmpi sgt, %108, %c0_i64 : i64
-      %164 = arith.select %163, %159, %c0_i64 : i64
-      %165 = arith.index_cast %164 : i64 to index
-      scf.for %arg13 = %c0 to %165 step %c1 {
-        %166 = arith.index_cast %arg13 : index to i64
-        %167 = arith.index_cast %161 : i64 to index
-        scf.for %arg14 = %c0 to %167 step %c1 {
-          %168 = arith.index_cast %arg14 : index to i64
-          %169 = arith.minsi %101, %c16_i64 : i64
-          %170 = arith.muli %166, %c16_i64 : i64
-          %171 = arith.subi %138, %170 : i64
-          %172 = arith.minsi %171, %c16_i64 : i64
-          %173 = arith.cmpi eq, %168, %c0_i64 : i64
-          %174 = arith.andi %162, %173 : i1
-          %175 = arith.select %174, %c2147483648_i64, %c3221225472_i64 : i64
-          %176 = arith.ori %170, %175 : i64
-          %177 = arith.select %174, %c16_i64, %169 : i64
-          %178 = arith.select %174, %c16_i64, %172 : i64
-          %179 = arith.muli %168, %c32_i64 : i64
-          %180 = arith.addi %179, %170 : i64
-          %181 = arith.addi %180, %c64_i64 : i64
-          %182 = arith.muli %168, %c16_i64 : i64
-          %183 = arith.subi %139, %182 : i64
-          %184 = arith.minsi %183, %c16_i64 : i64
-          "instgem.preload"(%181, %172, %184, %176, %178, %177) : (i64, i64, i64, i64, i64, i64) -> ()
-          %185 = arith.subi %100, %182 : i64
-          %186 = arith.minsi %185, %c16_i64 : i64
-          "instgem.compute_preloaded"(%182, %186, %169, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %187 = arith.index_cast %108 : i64 to index
-          scf.for %arg15 = %c1 to %187 step %c1 {
-            %188 = arith.index_cast %arg15 : index to i64
-            %189 = arith.muli %188, %c16_i64 : i64
-            %190 = arith.subi %101, %189 : i64
-            %191 = arith.minsi %190, %c16_i64 : i64
-            %192 = arith.muli %188, %c32_i64 : i64
-            %193 = arith.addi %192, %170 : i64
-            %194 = arith.ori %193, %175 : i64
-            %195 = arith.select %174, %c16_i64, %191 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %194, %178, %195) : (i64, i64, i64, i64, i64, i64) -> ()
-            %196 = arith.addi %192, %182 : i64
-            "instgem.compute_accumulated"(%196, %186, %191, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %164 = arith.maxsi %106, %c0_i64 : i64
+      %165 = arith.minsi %164, %c32_i64 : i64
+      %166 = arith.maxsi %105, %c0_i64 : i64
+      %167 = arith.minsi %166, %c32_i64 : i64
+      %168 = arith.maxsi %144, %c0_i64 : i64
+      %169 = arith.minsi %168, %c32_i64 : i64
+      %170 = arith.maxsi %143, %c0_i64 : i64
+      %171 = arith.minsi %170, %c32_i64 : i64
+      %172 = arith.ceildivsi %165, %c16_i64 : i64
+      %173 = arith.ceildivsi %171, %c16_i64 : i64
+      %174 = arith.minsi %167, %169 : i64
+      %175 = arith.ceildivsi %174, %c16_i64 : i64
+      %176 = arith.cmpi eq, %arg10, %c0 : index
+      %177 = arith.cmpi sgt, %172, %c0_i64 : i64
+      %178 = arith.select %177, %173, %c0_i64 : i64
+      %179 = arith.index_cast %178 : i64 to index
+      scf.for %arg13 = %c0 to %179 step %c1 {
+        %180 = arith.index_cast %arg13 : index to i64
+        %181 = arith.divsi %174, %c16_i64 : i64
+        %182 = arith.minsi %175, %181 : i64
+        %183 = arith.maxsi %182, %c0_i64 : i64
+        %184 = arith.index_cast %183 : i64 to index
+        scf.for %arg14 = %c0 to %184 step %c1 {
+          %186 = arith.index_cast %arg14 : index to i64
+          %187 = arith.minsi %165, %c16_i64 : i64
+          %188 = arith.muli %180, %c16_i64 : i64
+          %189 = arith.subi %171, %188 : i64
+          %190 = arith.minsi %189, %c16_i64 : i64
+          %191 = arith.cmpi eq, %186, %c0_i64 : i64
+          %192 = arith.andi %176, %191 : i1
+          %193 = arith.select %192, %c2147483648_i64, %c3221225472_i64 : i64
+          %194 = arith.ori %188, %193 : i64
+          %195 = arith.select %192, %c16_i64, %187 : i64
+          %196 = arith.select %192, %c16_i64, %190 : i64
+          %197 = arith.muli %186, %c32_i64 : i64
+          %198 = arith.addi %197, %188 : i64
+          %199 = arith.addi %198, %c64_i64 : i64
+          "instgem.preload"(%199, %190, %c16_i64, %194, %196, %195) : (i64, i64, i64, i64, i64, i64) -> ()
+          %200 = arith.muli %186, %c16_i64 : i64
+          "instgem.compute_preloaded"(%200, %c16_i64, %187, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %201 = arith.divsi %165, %c16_i64 : i64
+          %202 = arith.minsi %172, %201 : i64
+          %203 = arith.maxsi %202, %c1_i64 : i64
+          %204 = arith.index_cast %203 : i64 to index
+          scf.for %arg15 = %c1 to %204 step %c1 {
+            %206 = arith.index_cast %arg15 : index to i64
+            %207 = arith.muli %206, %c32_i64 : i64
+            %208 = arith.addi %207, %188 : i64
+            %209 = arith.ori %208, %193 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %196, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %210 = arith.addi %207, %200 : i64
+            "instgem.compute_accumulated"(%210, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %205 = arith.index_cast %172 : i64 to index
+          scf.for %arg15 = %204 to %205 step %c1 {
+            %206 = arith.index_cast %arg15 : index to i64
+            %207 = arith.muli %206, %c16_i64 : i64
+            %208 = arith.subi %165, %207 : i64
+            %209 = arith.minsi %208, %c16_i64 : i64
+            %210 = arith.muli %206, %c32_i64 : i64
+            %211 = arith.addi %210, %188 : i64
+            %212 = arith.ori %211, %193 : i64
+            %213 = arith.select %192, %c16_i64, %209 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %212, %196, %213) : (i64, i64, i64, i64, i64, i64) -> ()
+            %214 = arith.addi %210, %200 : i64
+            "instgem.compute_accumulated"(%214, %c16_i64, %209, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        }
+        %185 = arith.index_cast %175 : i64 to index
+        scf.for %arg14 = %184 to %185 step %c1 {
+          %186 = arith.index_cast %arg14 : index to i64
+          %187 = arith.muli %186, %c16_i64 : i64
+          %188 = arith.subi %167, %187 : i64
+          %189 = arith.minsi %188, %c16_i64 : i64
+          %190 = arith.subi %169, %187 : i64
+          %191 = arith.minsi %190, %c16_i64 : i64
+          %192 = arith.minsi %165, %c16_i64 : i64
+          %193 = arith.muli %180, %c16_i64 : i64
+          %194 = arith.subi %171, %193 : i64
+          %195 = arith.minsi %194, %c16_i64 : i64
+          %196 = arith.cmpi eq, %186, %c0_i64 : i64
+          %197 = arith.andi %176, %196 : i1
+          %198 = arith.select %197, %c2147483648_i64, %c3221225472_i64 : i64
+          %199 = arith.ori %193, %198 : i64
+          %200 = arith.select %197, %c16_i64, %192 : i64
+          %201 = arith.select %197, %c16_i64, %195 : i64
+          %202 = arith.muli %186, %c32_i64 : i64
+          %203 = arith.addi %202, %193 : i64
+          %204 = arith.addi %203, %c64_i64 : i64
+          "instgem.preload"(%204, %195, %191, %199, %201, %200) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%187, %189, %192, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %205 = arith.divsi %165, %c16_i64 : i64
+          %206 = arith.minsi %172, %205 : i64
+          %207 = arith.maxsi %206, %c1_i64 : i64
+          %208 = arith.index_cast %207 : i64 to index
+          scf.for %arg15 = %c1 to %208 step %c1 {
+            %210 = arith.index_cast %arg15 : index to i64
+            %211 = arith.muli %210, %c32_i64 : i64
+            %212 = arith.addi %211, %193 : i64
+            %213 = arith.ori %212, %198 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %213, %201, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %214 = arith.addi %211, %187 : i64
+            "instgem.compute_accumulated"(%214, %189, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %209 = arith.index_cast %172 : i64 to index
+          scf.for %arg15 = %208 to %209 step %c1 {
+            %210 = arith.index_cast %arg15 : index to i64
+            %211 = arith.muli %210, %c16_i64 : i64
+            %212 = arith.subi %165, %211 : i64
+            %213 = arith.minsi %212, %c16_i64 : i64
+            %214 = arith.muli %210, %c32_i64 : i64
+            %215 = arith.addi %214, %193 : i64
+            %216 = arith.ori %215, %198 : i64
+            %217 = arith.select %197, %c16_i64, %213 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %216, %201, %217) : (i64, i64, i64, i64, i64, i64) -> ()
+            %218 = arith.addi %214, %187 : i64
+            "instgem.compute_accumulated"(%218, %189, %213, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %162 {
+      scf.if %176 {
         scf.for %arg13 = %c0 to %c4 step %c1 {
-          %166 = arith.index_cast %arg13 : index to i64
-          %167 = arith.remsi %166, %c2_i64 : i64
-          %168 = arith.divsi %166, %c2_i64 : i64
-          %169 = arith.muli %168, %c16_i64 : i64
-          %170 = arith.subi %c32_i64, %169 : i64
-          %171 = arith.minsi %170, %c16_i64 : i64
-          %172 = arith.muli %167, %c32_i64 : i64
-          %173 = arith.addi %172, %169 : i64
-          %174 = arith.ori %173, %c2147483648_i64 : i64
-          %175 = arith.cmpi eq, %161, %c0_i64 : i64
-          %176 = arith.cmpi sge, %167, %108 : i64
-          %177 = arith.cmpi sge, %168, %164 : i64
-          %178 = arith.ori %175, %176 : i1
-          %179 = arith.ori %178, %177 : i1
-          scf.if %179 {
-            "instgem.mvin"(%c0_i64, %174, %171, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %180 = arith.index_cast %arg13 : index to i64
+          %181 = arith.remsi %180, %c2_i64 : i64
+          %182 = arith.divsi %180, %c2_i64 : i64
+          %183 = arith.muli %182, %c16_i64 : i64
+          %184 = arith.subi %c32_i64, %183 : i64
+          %185 = arith.minsi %184, %c16_i64 : i64
+          %186 = arith.muli %181, %c32_i64 : i64
+          %187 = arith.addi %186, %183 : i64
+          %188 = arith.ori %187, %c2147483648_i64 : i64
+          %189 = arith.cmpi eq, %175, %c0_i64 : i64
+          %190 = arith.cmpi sge, %181, %172 : i64
+          %191 = arith.cmpi sge, %182, %178 : i64
+          %192 = arith.ori %189, %190 : i1
+          %193 = arith.ori %192, %191 : i1
+          scf.if %193 {
+            "instgem.mvin"(%c0_i64, %188, %185, %c16_i64) : (i64, i64, i64, i64) -> ()
           }
         }
       }
-      scf.yield %90, %123 : index, index
+      scf.yield %95, %128 : index, index
     }
     %8 = arith.muli %3, %c32 : index
     %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg10 = %c0 to %c4 step %c1 {
-      %79 = arith.index_cast %arg10 : index to i64
-      %80 = arith.remsi %79, %c2_i64 : i64
-      %81 = arith.divsi %79, %c2_i64 : i64
-      %82 = arith.muli %81, %c16_i64 : i64
-      %83 = arith.subi %c32_i64, %82 : i64
-      %84 = arith.minsi %83, %c16_i64 : i64
-      %85 = arith.muli %80, %c32_i64 : i64
-      %86 = arith.addi %85, %82 : i64
-      %87 = arith.addi %86, %c64_i64 : i64
-      %88 = arith.ori %87, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %88, %84, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %84 = arith.index_cast %arg10 : index to i64
+      %85 = arith.remsi %84, %c2_i64 : i64
+      %86 = arith.divsi %84, %c2_i64 : i64
+      %87 = arith.muli %86, %c16_i64 : i64
+      %88 = arith.subi %c32_i64, %87 : i64
+      %89 = arith.minsi %88, %c16_i64 : i64
+      %90 = arith.muli %85, %c32_i64 : i64
+      %91 = arith.addi %90, %87 : i64
+      %92 = arith.addi %91, %c64_i64 : i64
+      %93 = arith.ori %92, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64, %93, %89, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %9 = arith.minsi %arg6, %c0 : index
     %10 = arith.minsi %arg6, %c32 : index
@@ -368,7 +451,7 @@ module {
     %22 = arith.subi %18, %15 : index
     %23 = arith.cmpi sgt, %21, %c0 : index
     scf.if %23 {
-      func.call @baco_boundary_error(%c49_i64, %c22_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c59_i64, %c22_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%9, %15] [%13, %22] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %24 = arith.index_cast %12 : index to i64
@@ -392,28 +475,28 @@ module {
     %39 = arith.muli %38, %32 : i64
     %40 = arith.index_cast %39 : i64 to index
     scf.for %arg10 = %c0 to %40 step %c1 {
-      %79 = arith.index_cast %arg10 : index to i64
-      %80 = arith.divsi %79, %32 : i64
-      %81 = arith.addi %33, %80 : i64
-      %82 = arith.remsi %79, %32 : i64
-      %83 = arith.muli %81, %c16_i64 : i64
-      %84 = arith.maxsi %83, %24 : i64
-      %85 = arith.addi %83, %c16_i64 : i64
-      %86 = arith.minsi %85, %27 : i64
-      %87 = arith.subi %86, %84 : i64
-      %88 = arith.subi %84, %24 : i64
-      %89 = arith.muli %88, %31 : i64
-      %90 = arith.addi %30, %89 : i64
-      %91 = arith.muli %82, %c64_i64 : i64
-      %92 = arith.addi %90, %91 : i64
-      %93 = arith.muli %81, %c32_i64 : i64
-      %94 = arith.addi %93, %91 : i64
-      %95 = arith.addi %94, %c128_i64 : i64
-      %96 = arith.subi %84, %83 : i64
+      %84 = arith.index_cast %arg10 : index to i64
+      %85 = arith.divsi %84, %32 : i64
+      %86 = arith.addi %33, %85 : i64
+      %87 = arith.remsi %84, %32 : i64
+      %88 = arith.muli %86, %c16_i64 : i64
+      %89 = arith.maxsi %88, %24 : i64
+      %90 = arith.addi %88, %c16_i64 : i64
+      %91 = arith.minsi %90, %27 : i64
+      %92 = arith.subi %91, %89 : i64
+      %93 = arith.subi %89, %24 : i64
+      %94 = arith.muli %93, %31 : i64
+      %95 = arith.addi %30, %94 : i64
+      %96 = arith.muli %87, %c64_i64 : i64
       %97 = arith.addi %95, %96 : i64
-      %98 = arith.subi %26, %91 : i64
-      %99 = arith.minsi %98, %c64_i64 : i64
-      "instgem.mvin"(%92, %97, %99, %87) : (i64, i64, i64, i64) -> ()
+      %98 = arith.muli %86, %c32_i64 : i64
+      %99 = arith.addi %98, %96 : i64
+      %100 = arith.addi %99, %c128_i64 : i64
+      %101 = arith.subi %89, %88 : i64
+      %102 = arith.addi %100, %101 : i64
+      %103 = arith.subi %26, %96 : i64
+      %104 = arith.minsi %103, %c64_i64 : i64
+      "instgem.mvin"(%97, %102, %104, %92) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %41 = arith.ceildivsi %24, %c16_i64 : i64
     %42 = arith.cmpi sgt, %24, %c0_i64 : i64
@@ -422,120 +505,149 @@ module {
     %45 = arith.muli %44, %32 : i64
     %46 = arith.index_cast %45 : i64 to index
     scf.for %arg10 = %c0 to %46 step %c1 {
-      %79 = arith.index_cast %arg10 : index to i64
-      %80 = arith.divsi %79, %32 : i64
-      %81 = arith.remsi %79, %32 : i64
-      %82 = arith.muli %80, %c16_i64 : i64
-      %83 = arith.maxsi %82, %c0_i64 : i64
-      %84 = arith.addi %82, %c16_i64 : i64
-      %85 = arith.minsi %84, %24 : i64
-      %86 = arith.subi %85, %83 : i64
-      %87 = arith.muli %80, %c32_i64 : i64
-      %88 = arith.muli %81, %c64_i64 : i64
-      %89 = arith.addi %87, %88 : i64
-      %90 = arith.addi %89, %c128_i64 : i64
-      %91 = arith.subi %83, %82 : i64
-      %92 = arith.addi %90, %91 : i64
-      %93 = arith.subi %26, %88 : i64
-      %94 = arith.minsi %93, %c64_i64 : i64
-      "instgem.mvin"(%c0_i64, %92, %94, %86) : (i64, i64, i64, i64) -> ()
+      %84 = arith.index_cast %arg10 : index to i64
+      %85 = arith.divsi %84, %32 : i64
+      %86 = arith.remsi %84, %32 : i64
+      %87 = arith.muli %85, %c16_i64 : i64
+      %88 = arith.maxsi %87, %c0_i64 : i64
+      %89 = arith.addi %87, %c16_i64 : i64
+      %90 = arith.minsi %89, %24 : i64
+      %91 = arith.subi %90, %88 : i64
+      %92 = arith.muli %85, %c32_i64 : i64
+      %93 = arith.muli %86, %c64_i64 : i64
+      %94 = arith.addi %92, %93 : i64
+      %95 = arith.addi %94, %c128_i64 : i64
+      %96 = arith.subi %88, %87 : i64
+      %97 = arith.addi %95, %96 : i64
+      %98 = arith.subi %26, %93 : i64
+      %99 = arith.minsi %98, %c64_i64 : i64
+      "instgem.mvin"(%c0_i64, %97, %99, %91) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %47 = arith.bitcast %arg8 : f32 to i32
-    %48 = arith.extui %47 : i32 to i64
-    "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %48, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %49 = arith.ceildivsi %26, %c16_i64 : i64
-    %50 = arith.minsi %27, %c32_i64 : i64
-    %51 = arith.ceildivsi %50, %c16_i64 : i64
-    %52 = arith.index_cast %49 : i64 to index
-    scf.for %arg10 = %c0 to %52 step %c1 {
-      %79 = arith.index_cast %arg10 : index to i64
-      %80 = arith.index_cast %51 : i64 to index
-      scf.for %arg11 = %c0 to %80 step %c1 {
-        %81 = arith.index_cast %arg11 : index to i64
-        %82 = arith.muli %79, %c16_i64 : i64
-        %83 = arith.subi %26, %82 : i64
-        %84 = arith.minsi %83, %c16_i64 : i64
-        %85 = arith.addi %82, %c64_i64 : i64
-        %86 = arith.ori %85, %c3221225472_i64 : i64
-        %87 = arith.muli %81, %c32_i64 : i64
-        %88 = arith.addi %87, %82 : i64
-        %89 = arith.addi %88, %c128_i64 : i64
-        %90 = arith.muli %81, %c16_i64 : i64
-        %91 = arith.subi %27, %90 : i64
-        %92 = arith.minsi %91, %c16_i64 : i64
-        "instgem.preload"(%89, %84, %92, %86, %84, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %93 = arith.ori %90, %c2147483648_i64 : i64
-        %94 = arith.subi %c32_i64, %90 : i64
+    %47 = arith.maxsi %27, %c0_i64 : i64
+    %48 = arith.minsi %47, %c32_i64 : i64
+    %49 = arith.maxsi %26, %c0_i64 : i64
+    %50 = arith.minsi %49, %c32_i64 : i64
+    %51 = arith.bitcast %arg8 : f32 to i32
+    %52 = arith.extui %51 : i32 to i64
+    "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %52, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %53 = arith.ceildivsi %50, %c16_i64 : i64
+    %54 = arith.minsi %48, %c32_i64 : i64
+    %55 = arith.ceildivsi %54, %c16_i64 : i64
+    %56 = arith.index_cast %53 : i64 to index
+    scf.for %arg10 = %c0 to %56 step %c1 {
+      %84 = arith.index_cast %arg10 : index to i64
+      %85 = arith.divsi %54, %c16_i64 : i64
+      %86 = arith.minsi %55, %85 : i64
+      %87 = arith.maxsi %86, %c0_i64 : i64
+      %88 = arith.index_cast %87 : i64 to index
+      scf.for %arg11 = %c0 to %88 step %c1 {
+        %90 = arith.index_cast %arg11 : index to i64
+        %91 = arith.muli %84, %c16_i64 : i64
+        %92 = arith.subi %50, %91 : i64
+        %93 = arith.minsi %92, %c16_i64 : i64
+        %94 = arith.addi %91, %c64_i64 : i64
+        %95 = arith.ori %94, %c3221225472_i64 : i64
+        %96 = arith.muli %90, %c32_i64 : i64
+        %97 = arith.addi %96, %91 : i64
+        %98 = arith.addi %97, %c128_i64 : i64
+        "instgem.preload"(%98, %93, %c16_i64, %95, %93, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %99 = arith.muli %90, %c16_i64 : i64
+        %100 = arith.ori %99, %c2147483648_i64 : i64
+        "instgem.compute_preloaded"(%100, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %101 = arith.addi %91, %c96_i64 : i64
+        %102 = arith.ori %101, %c3221225472_i64 : i64
+        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %102, %93, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %103 = arith.addi %99, %c32_i64 : i64
+        %104 = arith.ori %103, %c2147483648_i64 : i64
+        "instgem.compute_accumulated"(%104, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      }
+      %89 = arith.index_cast %55 : i64 to index
+      scf.for %arg11 = %88 to %89 step %c1 {
+        %90 = arith.index_cast %arg11 : index to i64
+        %91 = arith.muli %90, %c16_i64 : i64
+        %92 = arith.subi %c32_i64, %91 : i64
+        %93 = arith.minsi %92, %c16_i64 : i64
+        %94 = arith.subi %48, %91 : i64
         %95 = arith.minsi %94, %c16_i64 : i64
-        "instgem.compute_preloaded"(%93, %95, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %96 = arith.addi %82, %c96_i64 : i64
-        %97 = arith.ori %96, %c3221225472_i64 : i64
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %97, %84, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %98 = arith.addi %90, %c32_i64 : i64
-        %99 = arith.ori %98, %c2147483648_i64 : i64
-        "instgem.compute_accumulated"(%99, %95, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %96 = arith.muli %84, %c16_i64 : i64
+        %97 = arith.subi %50, %96 : i64
+        %98 = arith.minsi %97, %c16_i64 : i64
+        %99 = arith.addi %96, %c64_i64 : i64
+        %100 = arith.ori %99, %c3221225472_i64 : i64
+        %101 = arith.muli %90, %c32_i64 : i64
+        %102 = arith.addi %101, %96 : i64
+        %103 = arith.addi %102, %c128_i64 : i64
+        "instgem.preload"(%103, %98, %95, %100, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %104 = arith.ori %91, %c2147483648_i64 : i64
+        "instgem.compute_preloaded"(%104, %93, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %105 = arith.addi %96, %c96_i64 : i64
+        %106 = arith.ori %105, %c3221225472_i64 : i64
+        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %106, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %107 = arith.addi %91, %c32_i64 : i64
+        %108 = arith.ori %107, %c2147483648_i64 : i64
+        "instgem.compute_accumulated"(%108, %93, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       }
     } {gemmini.compute_nest}
     %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %53 = arith.maxsi %4, %c0 : index
-    %54 = arith.minsi %53, %arg4 : index
-    %55 = arith.addi %4, %c32 : index
-    %56 = arith.maxsi %55, %c0 : index
-    %57 = arith.minsi %56, %arg4 : index
-    %58 = arith.subi %54, %4 : index
-    %59 = arith.maxsi %58, %c0 : index
-    %60 = arith.minsi %59, %c32 : index
-    %61 = arith.subi %57, %54 : index
+    %57 = arith.maxsi %4, %c0 : index
+    %58 = arith.minsi %57, %arg4 : index
+    %59 = arith.addi %4, %c32 : index
+    %60 = arith.maxsi %59, %c0 : index
+    %61 = arith.minsi %60, %arg4 : index
+    %62 = arith.subi %58, %4 : index
+    %63 = arith.maxsi %62, %c0 : index
+    %64 = arith.minsi %63, %c32 : index
+    %65 = arith.subi %61, %58 : index
     scf.if %23 {
-      func.call @baco_boundary_error(%c52_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c62_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview_3 = memref.subview %reinterpret_cast_2[%54, %15] [%61, %22] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %62 = arith.index_cast %60 : index to i64
-    %63 = arith.index_cast %61 : index to i64
+    %subview_3 = memref.subview %reinterpret_cast_2[%58, %15] [%65, %22] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %66 = arith.index_cast %64 : index to i64
+    %67 = arith.index_cast %65 : index to i64
     %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %64 = arith.index_cast %intptr_8 : index to i64
-    %65 = arith.index_cast %offset_5 : index to i64
-    %66 = arith.addi %64, %65 : i64
-    %67 = arith.index_cast %strides_7#0 : index to i64
-    %68 = arith.bitcast %arg9 : f32 to i32
-    %69 = arith.extui %68 : i32 to i64
-    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %67, %69) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %70 = arith.divsi %62, %c16_i64 : i64
-    %71 = arith.addi %62, %63 : i64
-    %72 = arith.ceildivsi %71, %c16_i64 : i64
-    %73 = arith.subi %72, %70 : i64
-    %74 = arith.cmpi sgt, %63, %c0_i64 : i64
-    %75 = arith.extui %74 : i1 to i64
-    %76 = arith.muli %73, %75 : i64
-    %77 = arith.muli %76, %49 : i64
-    %78 = arith.index_cast %77 : i64 to index
-    scf.for %arg10 = %c0 to %78 step %c1 {
-      %79 = arith.index_cast %arg10 : index to i64
-      %80 = arith.remsi %79, %76 : i64
-      %81 = arith.divsi %79, %76 : i64
-      %82 = arith.addi %70, %80 : i64
-      %83 = arith.muli %82, %c16_i64 : i64
-      %84 = arith.maxsi %83, %62 : i64
-      %85 = arith.addi %83, %c16_i64 : i64
-      %86 = arith.minsi %85, %71 : i64
-      %87 = arith.subi %86, %84 : i64
-      %88 = arith.subi %84, %62 : i64
-      %89 = arith.muli %88, %67 : i64
-      %90 = arith.addi %66, %89 : i64
-      %91 = arith.muli %81, %c16_i64 : i64
-      %92 = arith.addi %90, %91 : i64
-      %93 = arith.muli %82, %c32_i64 : i64
-      %94 = arith.addi %93, %91 : i64
-      %95 = arith.addi %94, %c64_i64 : i64
-      %96 = arith.ori %95, %c2147483648_i64 : i64
-      %97 = arith.subi %84, %83 : i64
-      %98 = arith.addi %96, %97 : i64
-      %99 = arith.subi %26, %91 : i64
-      %100 = arith.minsi %99, %c16_i64 : i64
-      "instgem.mvout"(%92, %98, %100, %87) : (i64, i64, i64, i64) -> ()
+    %68 = arith.index_cast %intptr_8 : index to i64
+    %69 = arith.index_cast %offset_5 : index to i64
+    %70 = arith.addi %68, %69 : i64
+    %71 = arith.index_cast %strides_7#0 : index to i64
+    %72 = arith.bitcast %arg9 : f32 to i32
+    %73 = arith.extui %72 : i32 to i64
+    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %71, %73) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %74 = arith.divsi %66, %c16_i64 : i64
+    %75 = arith.addi %66, %67 : i64
+    %76 = arith.ceildivsi %75, %c16_i64 : i64
+    %77 = arith.subi %76, %74 : i64
+    %78 = arith.cmpi sgt, %67, %c0_i64 : i64
+    %79 = arith.extui %78 : i1 to i64
+    %80 = arith.muli %77, %79 : i64
+    %81 = arith.ceildivsi %26, %c16_i64 : i64
+    %82 = arith.muli %80, %81 : i64
+    %83 = arith.index_cast %82 : i64 to index
+    scf.for %arg10 = %c0 to %83 step %c1 {
+      %84 = arith.index_cast %arg10 : index to i64
+      %85 = arith.remsi %84, %80 : i64
+      %86 = arith.divsi %84, %80 : i64
+      %87 = arith.addi %74, %85 : i64
+      %88 = arith.muli %87, %c16_i64 : i64
+      %89 = arith.maxsi %88, %66 : i64
+      %90 = arith.addi %88, %c16_i64 : i64
+      %91 = arith.minsi %90, %75 : i64
+      %92 = arith.subi %91, %89 : i64
+      %93 = arith.subi %89, %66 : i64
+      %94 = arith.muli %93, %71 : i64
+      %95 = arith.addi %70, %94 : i64
+      %96 = arith.muli %86, %c16_i64 : i64
+      %97 = arith.addi %95, %96 : i64
+      %98 = arith.muli %87, %c32_i64 : i64
+      %99 = arith.addi %98, %96 : i64
+      %100 = arith.addi %99, %c64_i64 : i64
+      %101 = arith.ori %100, %c2147483648_i64 : i64
+      %102 = arith.subi %89, %88 : i64
+      %103 = arith.addi %101, %102 : i64
+      %104 = arith.subi %26, %96 : i64
+      %105 = arith.minsi %104, %c16_i64 : i64
+      "instgem.mvout"(%97, %103, %105, %92) : (i64, i64, i64, i64) -> ()
     }
-    "instgem.fence"() : () -> ()
     return
   }
 }

@@ -27,6 +27,14 @@
 // CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -42,9 +50,12 @@
 // CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.fence"() : () -> ()
 
 module {
   func.func private @baco_boundary_error(i64, i64)
@@ -52,9 +63,11 @@ module {
   func.func @fused_mlp_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: memref<?xi8>, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: f32, %arg9: f32) attributes {gemmini.acc_rows_used = 128 : i64, gemmini.sp_rows_used = 320 : i64} {
     %c96_i64 = arith.constant 96 : i64
     %c64 = arith.constant 64 : index
-    %c4 = arith.constant 4 : index
     %c256_i64 = arith.constant 256 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
+    %c3 = arith.constant 3 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c128_i64 = arith.constant 128 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
@@ -65,12 +78,12 @@ module {
     %c32 = arith.constant 32 : index
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
-    %c42_i64 = arith.constant 42 : i64
+    %c52_i64 = arith.constant 52 : i64
     %c26_i64 = arith.constant 26 : i64
     %c65_i64 = arith.constant 65 : i64
-    %c49_i64 = arith.constant 49 : i64
+    %c59_i64 = arith.constant 59 : i64
     %c22_i64 = arith.constant 22 : i64
-    %c52_i64 = arith.constant 52 : i64
+    %c62_i64 = arith.constant 62 : i64
     %c5_i64 = arith.constant 5 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
@@ -88,698 +101,857 @@ module {
     scf.if %6 {
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg10 = %c0 to %c4 step %c1 {
-        %80 = arith.index_cast %arg10 : index to i64
-        %81 = arith.remsi %80, %c2_i64 : i64
-        %82 = arith.divsi %80, %c2_i64 : i64
-        %83 = arith.muli %82, %c16_i64 : i64
-        %84 = arith.subi %c32_i64, %83 : i64
-        %85 = arith.minsi %84, %c16_i64 : i64
-        %86 = arith.muli %81, %c32_i64 : i64
-        %87 = arith.addi %86, %83 : i64
-        %88 = arith.ori %87, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %88, %85, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %85 = arith.index_cast %arg10 : index to i64
+        %86 = arith.remsi %85, %c2_i64 : i64
+        %87 = arith.divsi %85, %c2_i64 : i64
+        %88 = arith.muli %87, %c16_i64 : i64
+        %89 = arith.subi %c32_i64, %88 : i64
+        %90 = arith.minsi %89, %c16_i64 : i64
+        %91 = arith.muli %86, %c32_i64 : i64
+        %92 = arith.addi %91, %88 : i64
+        %93 = arith.ori %92, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %93, %90, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %7 = arith.cmpi sgt, %5, %c0 : index
     scf.if %7 {
-      %80 = arith.maxsi %4, %c0 : index
-      %81 = arith.minsi %80, %arg4 : index
-      %82 = arith.addi %4, %c32 : index
-      %83 = arith.maxsi %82, %c0 : index
-      %84 = arith.minsi %83, %arg4 : index
-      %85 = arith.subi %81, %4 : index
-      %86 = arith.maxsi %85, %c0 : index
-      %87 = arith.minsi %86, %c32 : index
-      %88 = arith.subi %84, %81 : index
-      %89 = arith.minsi %arg5, %c0 : index
-      %90 = arith.minsi %arg5, %c32 : index
-      %91 = arith.maxsi %89, %c0 : index
+      %85 = arith.maxsi %4, %c0 : index
+      %86 = arith.minsi %85, %arg4 : index
+      %87 = arith.addi %4, %c32 : index
+      %88 = arith.maxsi %87, %c0 : index
+      %89 = arith.minsi %88, %arg4 : index
+      %90 = arith.subi %86, %4 : index
+      %91 = arith.maxsi %90, %c0 : index
       %92 = arith.minsi %91, %c32 : index
-      %93 = arith.subi %90, %89 : index
-      %94 = arith.cmpi sgt, %92, %c0 : index
-      %subview_9 = memref.subview %reinterpret_cast[%81, %89] [%88, %93] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %95 = arith.index_cast %87 : index to i64
-      %96 = arith.index_cast %88 : index to i64
-      %97 = arith.index_cast %93 : index to i64
+      %93 = arith.subi %89, %86 : index
+      %94 = arith.minsi %arg5, %c0 : index
+      %95 = arith.minsi %arg5, %c32 : index
+      %96 = arith.maxsi %94, %c0 : index
+      %97 = arith.minsi %96, %c32 : index
+      %98 = arith.subi %95, %94 : index
+      %99 = arith.cmpi sgt, %97, %c0 : index
+      %subview_9 = memref.subview %reinterpret_cast[%86, %94] [%93, %98] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %100 = arith.index_cast %92 : index to i64
+      %101 = arith.index_cast %93 : index to i64
+      %102 = arith.index_cast %98 : index to i64
       %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %98 = arith.index_cast %intptr_14 : index to i64
-      %99 = arith.index_cast %offset_11 : index to i64
-      %100 = arith.addi %98, %99 : i64
-      %101 = arith.index_cast %strides_13#0 : index to i64
-      %102 = arith.ceildivsi %97, %c64_i64 : i64
-      %103 = arith.divsi %95, %c16_i64 : i64
-      %104 = arith.addi %95, %96 : i64
-      %105 = arith.ceildivsi %104, %c16_i64 : i64
-      %106 = arith.subi %105, %103 : i64
-      %107 = arith.cmpi sgt, %96, %c0_i64 : i64
-      %108 = arith.extui %107 : i1 to i64
-      %109 = arith.muli %106, %108 : i64
-      %110 = arith.muli %109, %102 : i64
-      %111 = arith.index_cast %110 : i64 to index
-      %112 = arith.ceildivsi %95, %c16_i64 : i64
-      %113 = arith.cmpi sgt, %95, %c0_i64 : i64
-      %114 = arith.extui %113 : i1 to i64
-      %115 = arith.muli %112, %114 : i64
-      %116 = arith.muli %115, %102 : i64
-      %117 = arith.index_cast %116 : i64 to index
-      %118 = arith.minsi %arg6, %c0 : index
-      %119 = arith.minsi %arg6, %c32 : index
-      %120 = arith.maxsi %118, %c0 : index
-      %121 = arith.minsi %120, %c32 : index
-      %122 = arith.subi %119, %118 : index
-      %123 = arith.cmpi sgt, %121, %c0 : index
-      %subview_15 = memref.subview %reinterpret_cast_0[%89, %118] [%93, %122] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %124 = arith.index_cast %92 : index to i64
-      %125 = arith.index_cast %122 : index to i64
+      %103 = arith.index_cast %intptr_14 : index to i64
+      %104 = arith.index_cast %offset_11 : index to i64
+      %105 = arith.addi %103, %104 : i64
+      %106 = arith.index_cast %strides_13#0 : index to i64
+      %107 = arith.ceildivsi %102, %c64_i64 : i64
+      %108 = arith.divsi %100, %c16_i64 : i64
+      %109 = arith.addi %100, %101 : i64
+      %110 = arith.ceildivsi %109, %c16_i64 : i64
+      %111 = arith.subi %110, %108 : i64
+      %112 = arith.cmpi sgt, %101, %c0_i64 : i64
+      %113 = arith.extui %112 : i1 to i64
+      %114 = arith.muli %111, %113 : i64
+      %115 = arith.muli %114, %107 : i64
+      %116 = arith.index_cast %115 : i64 to index
+      %117 = arith.ceildivsi %100, %c16_i64 : i64
+      %118 = arith.cmpi sgt, %100, %c0_i64 : i64
+      %119 = arith.extui %118 : i1 to i64
+      %120 = arith.muli %117, %119 : i64
+      %121 = arith.muli %120, %107 : i64
+      %122 = arith.index_cast %121 : i64 to index
+      %123 = arith.minsi %arg6, %c0 : index
+      %124 = arith.minsi %arg6, %c32 : index
+      %125 = arith.maxsi %123, %c0 : index
+      %126 = arith.minsi %125, %c32 : index
+      %127 = arith.subi %124, %123 : index
+      %128 = arith.cmpi sgt, %126, %c0 : index
+      %subview_15 = memref.subview %reinterpret_cast_0[%94, %123] [%98, %127] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %129 = arith.index_cast %97 : index to i64
+      %130 = arith.index_cast %127 : index to i64
       %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %126 = arith.index_cast %intptr_20 : index to i64
-      %127 = arith.index_cast %offset_17 : index to i64
-      %128 = arith.addi %126, %127 : i64
-      %129 = arith.index_cast %strides_19#0 : index to i64
-      %130 = arith.ceildivsi %125, %c64_i64 : i64
-      %131 = arith.divsi %124, %c16_i64 : i64
-      %132 = arith.addi %124, %97 : i64
-      %133 = arith.ceildivsi %132, %c16_i64 : i64
-      %134 = arith.subi %133, %131 : i64
-      %135 = arith.cmpi sgt, %97, %c0_i64 : i64
-      %136 = arith.extui %135 : i1 to i64
-      %137 = arith.muli %134, %136 : i64
-      %138 = arith.muli %137, %130 : i64
-      %139 = arith.index_cast %138 : i64 to index
-      %140 = arith.ceildivsi %124, %c16_i64 : i64
-      %141 = arith.cmpi sgt, %124, %c0_i64 : i64
-      %142 = arith.extui %141 : i1 to i64
-      %143 = arith.muli %140, %142 : i64
-      %144 = arith.muli %143, %130 : i64
-      %145 = arith.index_cast %144 : i64 to index
-      scf.if %94 {
-        func.call @baco_boundary_error(%c42_i64, %c26_i64) : (i64, i64) -> ()
+      %131 = arith.index_cast %intptr_20 : index to i64
+      %132 = arith.index_cast %offset_17 : index to i64
+      %133 = arith.addi %131, %132 : i64
+      %134 = arith.index_cast %strides_19#0 : index to i64
+      %135 = arith.ceildivsi %130, %c64_i64 : i64
+      %136 = arith.divsi %129, %c16_i64 : i64
+      %137 = arith.addi %129, %102 : i64
+      %138 = arith.ceildivsi %137, %c16_i64 : i64
+      %139 = arith.subi %138, %136 : i64
+      %140 = arith.cmpi sgt, %102, %c0_i64 : i64
+      %141 = arith.extui %140 : i1 to i64
+      %142 = arith.muli %139, %141 : i64
+      %143 = arith.muli %142, %135 : i64
+      %144 = arith.index_cast %143 : i64 to index
+      %145 = arith.ceildivsi %129, %c16_i64 : i64
+      %146 = arith.cmpi sgt, %129, %c0_i64 : i64
+      %147 = arith.extui %146 : i1 to i64
+      %148 = arith.muli %145, %147 : i64
+      %149 = arith.muli %148, %135 : i64
+      %150 = arith.index_cast %149 : i64 to index
+      scf.if %99 {
+        func.call @baco_boundary_error(%c52_i64, %c26_i64) : (i64, i64) -> ()
       }
-      scf.if %123 {
-        func.call @baco_boundary_error(%c42_i64, %c65_i64) : (i64, i64) -> ()
+      scf.if %128 {
+        func.call @baco_boundary_error(%c52_i64, %c65_i64) : (i64, i64) -> ()
       }
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %101) : (i64, i64, i64, i64, i64, i64) -> ()
-      "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %129) : (i64, i64, i64, i64, i64, i64) -> ()
-      %146 = arith.minsi %111, %c1 : index
-      %147 = arith.minsi %117, %c1 : index
-      %148 = arith.minsi %139, %c1 : index
-      %149 = arith.minsi %145, %c1 : index
-      scf.for %arg10 = %c0 to %146 step %c1 {
-        %150 = arith.index_cast %arg10 : index to i64
-        %151 = arith.divsi %150, %102 : i64
-        %152 = arith.addi %103, %151 : i64
-        %153 = arith.remsi %150, %102 : i64
-        %154 = arith.muli %152, %c16_i64 : i64
-        %155 = arith.maxsi %154, %95 : i64
-        %156 = arith.addi %154, %c16_i64 : i64
-        %157 = arith.minsi %156, %104 : i64
-        %158 = arith.subi %157, %155 : i64
-        %159 = arith.subi %155, %95 : i64
-        %160 = arith.muli %159, %101 : i64
-        %161 = arith.addi %100, %160 : i64
-        %162 = arith.muli %153, %c64_i64 : i64
-        %163 = arith.addi %161, %162 : i64
-        %164 = arith.muli %152, %c32_i64 : i64
-        %165 = arith.addi %164, %162 : i64
-        %166 = arith.subi %155, %154 : i64
-        %167 = arith.addi %165, %166 : i64
-        %168 = arith.subi %97, %162 : i64
-        %169 = arith.minsi %168, %c64_i64 : i64
-        "instgem.mvin"(%163, %167, %169, %158) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %147 step %c1 {
-        %150 = arith.index_cast %arg10 : index to i64
-        %151 = arith.divsi %150, %102 : i64
-        %152 = arith.remsi %150, %102 : i64
-        %153 = arith.muli %151, %c16_i64 : i64
-        %154 = arith.maxsi %153, %c0_i64 : i64
-        %155 = arith.addi %153, %c16_i64 : i64
-        %156 = arith.minsi %155, %95 : i64
-        %157 = arith.subi %156, %154 : i64
-        %158 = arith.muli %151, %c32_i64 : i64
-        %159 = arith.muli %152, %c64_i64 : i64
-        %160 = arith.addi %158, %159 : i64
-        %161 = arith.subi %154, %153 : i64
-        %162 = arith.addi %160, %161 : i64
-        %163 = arith.subi %97, %159 : i64
-        %164 = arith.minsi %163, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %162, %164, %157) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %148 step %c1 {
-        %150 = arith.index_cast %arg10 : index to i64
-        %151 = arith.divsi %150, %130 : i64
-        %152 = arith.addi %131, %151 : i64
-        %153 = arith.remsi %150, %130 : i64
-        %154 = arith.muli %152, %c16_i64 : i64
-        %155 = arith.maxsi %154, %124 : i64
-        %156 = arith.addi %154, %c16_i64 : i64
-        %157 = arith.minsi %156, %132 : i64
-        %158 = arith.subi %157, %155 : i64
-        %159 = arith.subi %155, %124 : i64
-        %160 = arith.muli %159, %129 : i64
-        %161 = arith.addi %128, %160 : i64
-        %162 = arith.muli %153, %c64_i64 : i64
-        %163 = arith.addi %161, %162 : i64
-        %164 = arith.muli %152, %c32_i64 : i64
-        %165 = arith.addi %164, %162 : i64
-        %166 = arith.addi %165, %c128_i64 : i64
-        %167 = arith.subi %155, %154 : i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %106) : (i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %134) : (i64, i64, i64, i64, i64, i64) -> ()
+      %151 = arith.minsi %116, %c1 : index
+      %152 = arith.minsi %122, %c1 : index
+      %153 = arith.minsi %144, %c1 : index
+      %154 = arith.minsi %150, %c1 : index
+      scf.for %arg10 = %c0 to %151 step %c1 {
+        %155 = arith.index_cast %arg10 : index to i64
+        %156 = arith.divsi %155, %107 : i64
+        %157 = arith.addi %108, %156 : i64
+        %158 = arith.remsi %155, %107 : i64
+        %159 = arith.muli %157, %c16_i64 : i64
+        %160 = arith.maxsi %159, %100 : i64
+        %161 = arith.addi %159, %c16_i64 : i64
+        %162 = arith.minsi %161, %109 : i64
+        %163 = arith.subi %162, %160 : i64
+        %164 = arith.subi %160, %100 : i64
+        %165 = arith.muli %164, %106 : i64
+        %166 = arith.addi %105, %165 : i64
+        %167 = arith.muli %158, %c64_i64 : i64
         %168 = arith.addi %166, %167 : i64
-        %169 = arith.subi %125, %162 : i64
-        %170 = arith.minsi %169, %c64_i64 : i64
-        "instgem.mvin2"(%163, %168, %170, %158) : (i64, i64, i64, i64) -> ()
+        %169 = arith.muli %157, %c32_i64 : i64
+        %170 = arith.addi %169, %167 : i64
+        %171 = arith.subi %160, %159 : i64
+        %172 = arith.addi %170, %171 : i64
+        %173 = arith.subi %102, %167 : i64
+        %174 = arith.minsi %173, %c64_i64 : i64
+        "instgem.mvin"(%168, %172, %174, %163) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %149 step %c1 {
-        %150 = arith.index_cast %arg10 : index to i64
-        %151 = arith.divsi %150, %130 : i64
-        %152 = arith.remsi %150, %130 : i64
-        %153 = arith.muli %151, %c16_i64 : i64
-        %154 = arith.maxsi %153, %c0_i64 : i64
-        %155 = arith.addi %153, %c16_i64 : i64
-        %156 = arith.minsi %155, %124 : i64
-        %157 = arith.subi %156, %154 : i64
-        %158 = arith.muli %151, %c32_i64 : i64
-        %159 = arith.muli %152, %c64_i64 : i64
-        %160 = arith.addi %158, %159 : i64
-        %161 = arith.addi %160, %c128_i64 : i64
-        %162 = arith.subi %154, %153 : i64
-        %163 = arith.addi %161, %162 : i64
-        %164 = arith.subi %125, %159 : i64
-        %165 = arith.minsi %164, %c64_i64 : i64
-        "instgem.mvin2"(%c0_i64, %163, %165, %157) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %146 to %111 step %c1 {
-        %150 = arith.index_cast %arg10 : index to i64
-        %151 = arith.divsi %150, %102 : i64
-        %152 = arith.addi %103, %151 : i64
-        %153 = arith.remsi %150, %102 : i64
-        %154 = arith.muli %152, %c16_i64 : i64
-        %155 = arith.maxsi %154, %95 : i64
-        %156 = arith.addi %154, %c16_i64 : i64
-        %157 = arith.minsi %156, %104 : i64
-        %158 = arith.subi %157, %155 : i64
-        %159 = arith.subi %155, %95 : i64
-        %160 = arith.muli %159, %101 : i64
-        %161 = arith.addi %100, %160 : i64
-        %162 = arith.muli %153, %c64_i64 : i64
-        %163 = arith.addi %161, %162 : i64
-        %164 = arith.muli %152, %c32_i64 : i64
-        %165 = arith.addi %164, %162 : i64
-        %166 = arith.subi %155, %154 : i64
+      scf.for %arg10 = %c0 to %152 step %c1 {
+        %155 = arith.index_cast %arg10 : index to i64
+        %156 = arith.divsi %155, %107 : i64
+        %157 = arith.remsi %155, %107 : i64
+        %158 = arith.muli %156, %c16_i64 : i64
+        %159 = arith.maxsi %158, %c0_i64 : i64
+        %160 = arith.addi %158, %c16_i64 : i64
+        %161 = arith.minsi %160, %100 : i64
+        %162 = arith.subi %161, %159 : i64
+        %163 = arith.muli %156, %c32_i64 : i64
+        %164 = arith.muli %157, %c64_i64 : i64
+        %165 = arith.addi %163, %164 : i64
+        %166 = arith.subi %159, %158 : i64
         %167 = arith.addi %165, %166 : i64
-        %168 = arith.subi %97, %162 : i64
+        %168 = arith.subi %102, %164 : i64
         %169 = arith.minsi %168, %c64_i64 : i64
-        "instgem.mvin"(%163, %167, %169, %158) : (i64, i64, i64, i64) -> ()
+        "instgem.mvin"(%c0_i64, %167, %169, %162) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg10 = %147 to %117 step %c1 {
-        %150 = arith.index_cast %arg10 : index to i64
-        %151 = arith.divsi %150, %102 : i64
-        %152 = arith.remsi %150, %102 : i64
-        %153 = arith.muli %151, %c16_i64 : i64
-        %154 = arith.maxsi %153, %c0_i64 : i64
-        %155 = arith.addi %153, %c16_i64 : i64
-        %156 = arith.minsi %155, %95 : i64
-        %157 = arith.subi %156, %154 : i64
-        %158 = arith.muli %151, %c32_i64 : i64
-        %159 = arith.muli %152, %c64_i64 : i64
-        %160 = arith.addi %158, %159 : i64
-        %161 = arith.subi %154, %153 : i64
-        %162 = arith.addi %160, %161 : i64
-        %163 = arith.subi %97, %159 : i64
-        %164 = arith.minsi %163, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %162, %164, %157) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %148 to %139 step %c1 {
-        %150 = arith.index_cast %arg10 : index to i64
-        %151 = arith.divsi %150, %130 : i64
-        %152 = arith.addi %131, %151 : i64
-        %153 = arith.remsi %150, %130 : i64
-        %154 = arith.muli %152, %c16_i64 : i64
-        %155 = arith.maxsi %154, %124 : i64
-        %156 = arith.addi %154, %c16_i64 : i64
-        %157 = arith.minsi %156, %132 : i64
-        %158 = arith.subi %157, %155 : i64
-        %159 = arith.subi %155, %124 : i64
-        %160 = arith.muli %159, %129 : i64
-        %161 = arith.addi %128, %160 : i64
-        %162 = arith.muli %153, %c64_i64 : i64
-        %163 = arith.addi %161, %162 : i64
-        %164 = arith.muli %152, %c32_i64 : i64
-        %165 = arith.addi %164, %162 : i64
-        %166 = arith.addi %165, %c128_i64 : i64
-        %167 = arith.subi %155, %154 : i64
+      scf.for %arg10 = %c0 to %153 step %c1 {
+        %155 = arith.index_cast %arg10 : index to i64
+        %156 = arith.divsi %155, %135 : i64
+        %157 = arith.addi %136, %156 : i64
+        %158 = arith.remsi %155, %135 : i64
+        %159 = arith.muli %157, %c16_i64 : i64
+        %160 = arith.maxsi %159, %129 : i64
+        %161 = arith.addi %159, %c16_i64 : i64
+        %162 = arith.minsi %161, %137 : i64
+        %163 = arith.subi %162, %160 : i64
+        %164 = arith.subi %160, %129 : i64
+        %165 = arith.muli %164, %134 : i64
+        %166 = arith.addi %133, %165 : i64
+        %167 = arith.muli %158, %c64_i64 : i64
         %168 = arith.addi %166, %167 : i64
-        %169 = arith.subi %125, %162 : i64
-        %170 = arith.minsi %169, %c64_i64 : i64
-        "instgem.mvin2"(%163, %168, %170, %158) : (i64, i64, i64, i64) -> ()
+        %169 = arith.muli %157, %c32_i64 : i64
+        %170 = arith.addi %169, %167 : i64
+        %171 = arith.addi %170, %c128_i64 : i64
+        %172 = arith.subi %160, %159 : i64
+        %173 = arith.addi %171, %172 : i64
+        %174 = arith.subi %130, %167 : i64
+        %175 = arith.minsi %174, %c64_i64 : i64
+        "instgem.mvin2"(%168, %173, %175, %163) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg10 = %149 to %145 step %c1 {
-        %150 = arith.index_cast %arg10 : index to i64
-        %151 = arith.divsi %150, %130 : i64
-        %152 = arith.remsi %150, %130 : i64
-        %153 = arith.muli %151, %c16_i64 : i64
-        %154 = arith.maxsi %153, %c0_i64 : i64
-        %155 = arith.addi %153, %c16_i64 : i64
-        %156 = arith.minsi %155, %124 : i64
-        %157 = arith.subi %156, %154 : i64
-        %158 = arith.muli %151, %c32_i64 : i64
-        %159 = arith.muli %152, %c64_i64 : i64
-        %160 = arith.addi %158, %159 : i64
-        %161 = arith.addi %160, %c128_i64 : i64
-        %162 = arith.subi %154, %153 : i64
-        %163 = arith.addi %161, %162 : i64
-        %164 = arith.subi %125, %159 : i64
-        %165 = arith.minsi %164, %c64_i64 : i64
-        "instgem.mvin2"(%c0_i64, %163, %165, %157) : (i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %c0 to %154 step %c1 {
+        %155 = arith.index_cast %arg10 : index to i64
+        %156 = arith.divsi %155, %135 : i64
+        %157 = arith.remsi %155, %135 : i64
+        %158 = arith.muli %156, %c16_i64 : i64
+        %159 = arith.maxsi %158, %c0_i64 : i64
+        %160 = arith.addi %158, %c16_i64 : i64
+        %161 = arith.minsi %160, %129 : i64
+        %162 = arith.subi %161, %159 : i64
+        %163 = arith.muli %156, %c32_i64 : i64
+        %164 = arith.muli %157, %c64_i64 : i64
+        %165 = arith.addi %163, %164 : i64
+        %166 = arith.addi %165, %c128_i64 : i64
+        %167 = arith.subi %159, %158 : i64
+        %168 = arith.addi %166, %167 : i64
+        %169 = arith.subi %130, %164 : i64
+        %170 = arith.minsi %169, %c64_i64 : i64
+        "instgem.mvin2"(%c0_i64, %168, %170, %162) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %151 to %116 step %c1 {
+        %155 = arith.index_cast %arg10 : index to i64
+        %156 = arith.divsi %155, %107 : i64
+        %157 = arith.addi %108, %156 : i64
+        %158 = arith.remsi %155, %107 : i64
+        %159 = arith.muli %157, %c16_i64 : i64
+        %160 = arith.maxsi %159, %100 : i64
+        %161 = arith.addi %159, %c16_i64 : i64
+        %162 = arith.minsi %161, %109 : i64
+        %163 = arith.subi %162, %160 : i64
+        %164 = arith.subi %160, %100 : i64
+        %165 = arith.muli %164, %106 : i64
+        %166 = arith.addi %105, %165 : i64
+        %167 = arith.muli %158, %c64_i64 : i64
+        %168 = arith.addi %166, %167 : i64
+        %169 = arith.muli %157, %c32_i64 : i64
+        %170 = arith.addi %169, %167 : i64
+        %171 = arith.subi %160, %159 : i64
+        %172 = arith.addi %170, %171 : i64
+        %173 = arith.subi %102, %167 : i64
+        %174 = arith.minsi %173, %c64_i64 : i64
+        "instgem.mvin"(%168, %172, %174, %163) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %152 to %122 step %c1 {
+        %155 = arith.index_cast %arg10 : index to i64
+        %156 = arith.divsi %155, %107 : i64
+        %157 = arith.remsi %155, %107 : i64
+        %158 = arith.muli %156, %c16_i64 : i64
+        %159 = arith.maxsi %158, %c0_i64 : i64
+        %160 = arith.addi %158, %c16_i64 : i64
+        %161 = arith.minsi %160, %100 : i64
+        %162 = arith.subi %161, %159 : i64
+        %163 = arith.muli %156, %c32_i64 : i64
+        %164 = arith.muli %157, %c64_i64 : i64
+        %165 = arith.addi %163, %164 : i64
+        %166 = arith.subi %159, %158 : i64
+        %167 = arith.addi %165, %166 : i64
+        %168 = arith.subi %102, %164 : i64
+        %169 = arith.minsi %168, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %167, %169, %162) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %153 to %144 step %c1 {
+        %155 = arith.index_cast %arg10 : index to i64
+        %156 = arith.divsi %155, %135 : i64
+        %157 = arith.addi %136, %156 : i64
+        %158 = arith.remsi %155, %135 : i64
+        %159 = arith.muli %157, %c16_i64 : i64
+        %160 = arith.maxsi %159, %129 : i64
+        %161 = arith.addi %159, %c16_i64 : i64
+        %162 = arith.minsi %161, %137 : i64
+        %163 = arith.subi %162, %160 : i64
+        %164 = arith.subi %160, %129 : i64
+        %165 = arith.muli %164, %134 : i64
+        %166 = arith.addi %133, %165 : i64
+        %167 = arith.muli %158, %c64_i64 : i64
+        %168 = arith.addi %166, %167 : i64
+        %169 = arith.muli %157, %c32_i64 : i64
+        %170 = arith.addi %169, %167 : i64
+        %171 = arith.addi %170, %c128_i64 : i64
+        %172 = arith.subi %160, %159 : i64
+        %173 = arith.addi %171, %172 : i64
+        %174 = arith.subi %130, %167 : i64
+        %175 = arith.minsi %174, %c64_i64 : i64
+        "instgem.mvin2"(%168, %173, %175, %163) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %154 to %150 step %c1 {
+        %155 = arith.index_cast %arg10 : index to i64
+        %156 = arith.divsi %155, %135 : i64
+        %157 = arith.remsi %155, %135 : i64
+        %158 = arith.muli %156, %c16_i64 : i64
+        %159 = arith.maxsi %158, %c0_i64 : i64
+        %160 = arith.addi %158, %c16_i64 : i64
+        %161 = arith.minsi %160, %129 : i64
+        %162 = arith.subi %161, %159 : i64
+        %163 = arith.muli %156, %c32_i64 : i64
+        %164 = arith.muli %157, %c64_i64 : i64
+        %165 = arith.addi %163, %164 : i64
+        %166 = arith.addi %165, %c128_i64 : i64
+        %167 = arith.subi %159, %158 : i64
+        %168 = arith.addi %166, %167 : i64
+        %169 = arith.subi %130, %164 : i64
+        %170 = arith.minsi %169, %c64_i64 : i64
+        "instgem.mvin2"(%c0_i64, %168, %170, %162) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %8:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %80 = arith.maxsi %4, %c0 : index
-      %81 = arith.minsi %80, %arg4 : index
-      %82 = arith.addi %4, %c32 : index
-      %83 = arith.maxsi %82, %c0 : index
-      %84 = arith.minsi %83, %arg4 : index
-      %85 = arith.subi %81, %4 : index
-      %86 = arith.maxsi %85, %c0 : index
-      %87 = arith.minsi %86, %c32 : index
-      %88 = arith.subi %84, %81 : index
-      %89 = arith.maxsi %arg11, %c0 : index
-      %90 = arith.minsi %89, %arg5 : index
-      %91 = arith.addi %arg11, %c32 : index
-      %92 = arith.maxsi %91, %c0 : index
-      %93 = arith.minsi %92, %arg5 : index
-      %94 = arith.subi %90, %arg11 : index
-      %95 = arith.maxsi %94, %c0 : index
-      %96 = arith.minsi %95, %c32 : index
-      %97 = arith.subi %93, %90 : index
-      %98 = arith.cmpi sgt, %96, %c0 : index
-      scf.if %98 {
-        func.call @baco_boundary_error(%c42_i64, %c26_i64) : (i64, i64) -> ()
+      %85 = arith.maxsi %4, %c0 : index
+      %86 = arith.minsi %85, %arg4 : index
+      %87 = arith.addi %4, %c32 : index
+      %88 = arith.maxsi %87, %c0 : index
+      %89 = arith.minsi %88, %arg4 : index
+      %90 = arith.subi %86, %4 : index
+      %91 = arith.maxsi %90, %c0 : index
+      %92 = arith.minsi %91, %c32 : index
+      %93 = arith.subi %89, %86 : index
+      %94 = arith.maxsi %arg11, %c0 : index
+      %95 = arith.minsi %94, %arg5 : index
+      %96 = arith.addi %arg11, %c32 : index
+      %97 = arith.maxsi %96, %c0 : index
+      %98 = arith.minsi %97, %arg5 : index
+      %99 = arith.subi %95, %arg11 : index
+      %100 = arith.maxsi %99, %c0 : index
+      %101 = arith.minsi %100, %c32 : index
+      %102 = arith.subi %98, %95 : index
+      %103 = arith.cmpi sgt, %101, %c0 : index
+      scf.if %103 {
+        func.call @baco_boundary_error(%c52_i64, %c26_i64) : (i64, i64) -> ()
       }
-      %99 = arith.index_cast %arg10 : index to i64
-      %100 = arith.remsi %99, %c2_i64 : i64
-      %101 = arith.muli %100, %c64_i64 : i64
-      %102 = arith.index_cast %87 : index to i64
-      %103 = arith.index_cast %88 : index to i64
-      %104 = arith.index_cast %97 : index to i64
-      %105 = arith.addi %102, %103 : i64
-      %106 = arith.maxsi %arg12, %c0 : index
-      %107 = arith.minsi %106, %arg5 : index
-      %108 = arith.addi %arg12, %c32 : index
-      %109 = arith.maxsi %108, %c0 : index
-      %110 = arith.minsi %109, %arg5 : index
-      %111 = arith.subi %107, %arg12 : index
-      %112 = arith.maxsi %111, %c0 : index
-      %113 = arith.minsi %112, %c32 : index
-      %114 = arith.subi %110, %107 : index
-      %115 = arith.minsi %arg6, %c0 : index
-      %116 = arith.minsi %arg6, %c32 : index
-      %117 = arith.maxsi %115, %c0 : index
+      %104 = arith.index_cast %arg10 : index to i64
+      %105 = arith.remsi %104, %c2_i64 : i64
+      %106 = arith.muli %105, %c64_i64 : i64
+      %107 = arith.index_cast %92 : index to i64
+      %108 = arith.index_cast %93 : index to i64
+      %109 = arith.index_cast %102 : index to i64
+      %110 = arith.addi %107, %108 : i64
+      %111 = arith.maxsi %arg12, %c0 : index
+      %112 = arith.minsi %111, %arg5 : index
+      %113 = arith.addi %arg12, %c32 : index
+      %114 = arith.maxsi %113, %c0 : index
+      %115 = arith.minsi %114, %arg5 : index
+      %116 = arith.subi %112, %arg12 : index
+      %117 = arith.maxsi %116, %c0 : index
       %118 = arith.minsi %117, %c32 : index
-      %119 = arith.subi %116, %115 : index
-      %120 = arith.cmpi sgt, %118, %c0 : index
-      scf.if %120 {
-        func.call @baco_boundary_error(%c42_i64, %c65_i64) : (i64, i64) -> ()
+      %119 = arith.subi %115, %112 : index
+      %120 = arith.minsi %arg6, %c0 : index
+      %121 = arith.minsi %arg6, %c32 : index
+      %122 = arith.maxsi %120, %c0 : index
+      %123 = arith.minsi %122, %c32 : index
+      %124 = arith.subi %121, %120 : index
+      %125 = arith.cmpi sgt, %123, %c0 : index
+      scf.if %125 {
+        func.call @baco_boundary_error(%c52_i64, %c65_i64) : (i64, i64) -> ()
       }
-      %121 = arith.addi %101, %c128_i64 : i64
-      %122 = arith.index_cast %113 : index to i64
-      %123 = arith.index_cast %114 : index to i64
-      %124 = arith.index_cast %119 : index to i64
-      %125 = arith.addi %122, %123 : i64
-      %126 = arith.ceildivsi %105, %c16_i64 : i64
-      %127 = arith.ceildivsi %124, %c16_i64 : i64
-      %128 = arith.minsi %104, %125 : i64
-      %129 = arith.ceildivsi %128, %c16_i64 : i64
-      %130 = arith.cmpi eq, %arg10, %c0 : index
-      %131 = arith.cmpi sgt, %126, %c0_i64 : i64
-      %132 = arith.select %131, %127, %c0_i64 : i64
-      %133 = arith.index_cast %132 : i64 to index
-      %134 = arith.addi %arg10, %c1 : index
-      %135 = arith.addi %arg11, %c64 : index
-      %136 = arith.maxsi %135, %c0 : index
-      %137 = arith.minsi %136, %arg5 : index
-      %138 = arith.subi %93, %91 : index
-      %139 = arith.maxsi %138, %c0 : index
-      %140 = arith.minsi %139, %c32 : index
-      %141 = arith.subi %137, %93 : index
-      %142 = arith.cmpi sgt, %140, %c0 : index
-      %subview_9 = memref.subview %reinterpret_cast[%81, %93] [%88, %141] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %143 = arith.index_cast %134 : index to i64
-      %144 = arith.remsi %143, %c2_i64 : i64
-      %145 = arith.muli %144, %c64_i64 : i64
-      %146 = arith.index_cast %141 : index to i64
+      %126 = arith.addi %106, %c128_i64 : i64
+      %127 = arith.index_cast %118 : index to i64
+      %128 = arith.index_cast %119 : index to i64
+      %129 = arith.index_cast %124 : index to i64
+      %130 = arith.addi %127, %128 : i64
+      %131 = arith.maxsi %110, %c0_i64 : i64
+      %132 = arith.minsi %131, %c32_i64 : i64
+      %133 = arith.maxsi %109, %c0_i64 : i64
+      %134 = arith.minsi %133, %c32_i64 : i64
+      %135 = arith.maxsi %130, %c0_i64 : i64
+      %136 = arith.minsi %135, %c32_i64 : i64
+      %137 = arith.maxsi %129, %c0_i64 : i64
+      %138 = arith.minsi %137, %c32_i64 : i64
+      %139 = arith.ceildivsi %132, %c16_i64 : i64
+      %140 = arith.ceildivsi %138, %c16_i64 : i64
+      %141 = arith.minsi %134, %136 : i64
+      %142 = arith.ceildivsi %141, %c16_i64 : i64
+      %143 = arith.cmpi eq, %arg10, %c0 : index
+      %144 = arith.cmpi sgt, %139, %c0_i64 : i64
+      %145 = arith.select %144, %140, %c0_i64 : i64
+      %146 = arith.index_cast %145 : i64 to index
+      %147 = arith.addi %arg10, %c1 : index
+      %148 = arith.addi %arg11, %c64 : index
+      %149 = arith.maxsi %148, %c0 : index
+      %150 = arith.minsi %149, %arg5 : index
+      %151 = arith.subi %98, %96 : index
+      %152 = arith.maxsi %151, %c0 : index
+      %153 = arith.minsi %152, %c32 : index
+      %154 = arith.subi %150, %98 : index
+      %155 = arith.cmpi sgt, %153, %c0 : index
+      %subview_9 = memref.subview %reinterpret_cast[%86, %98] [%93, %154] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %156 = arith.index_cast %147 : index to i64
+      %157 = arith.remsi %156, %c2_i64 : i64
+      %158 = arith.muli %157, %c64_i64 : i64
+      %159 = arith.index_cast %154 : index to i64
       %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %147 = arith.index_cast %intptr_14 : index to i64
-      %148 = arith.index_cast %offset_11 : index to i64
-      %149 = arith.addi %147, %148 : i64
-      %150 = arith.index_cast %strides_13#0 : index to i64
-      %151 = arith.ceildivsi %146, %c64_i64 : i64
-      %152 = arith.divsi %102, %c16_i64 : i64
-      %153 = arith.subi %126, %152 : i64
-      %154 = arith.cmpi sgt, %103, %c0_i64 : i64
-      %155 = arith.extui %154 : i1 to i64
-      %156 = arith.muli %153, %155 : i64
-      %157 = arith.muli %156, %151 : i64
-      %158 = arith.index_cast %157 : i64 to index
-      %159 = arith.ceildivsi %102, %c16_i64 : i64
-      %160 = arith.cmpi sgt, %102, %c0_i64 : i64
-      %161 = arith.extui %160 : i1 to i64
-      %162 = arith.muli %159, %161 : i64
-      %163 = arith.muli %162, %151 : i64
-      %164 = arith.index_cast %163 : i64 to index
-      %165 = arith.addi %arg12, %c64 : index
-      %166 = arith.maxsi %165, %c0 : index
-      %167 = arith.minsi %166, %arg5 : index
-      %168 = arith.subi %110, %108 : index
-      %169 = arith.maxsi %168, %c0 : index
-      %170 = arith.minsi %169, %c32 : index
-      %171 = arith.subi %167, %110 : index
-      %subview_15 = memref.subview %reinterpret_cast_0[%110, %115] [%171, %119] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %172 = arith.addi %145, %c128_i64 : i64
-      %173 = arith.index_cast %170 : index to i64
-      %174 = arith.index_cast %171 : index to i64
+      %160 = arith.index_cast %intptr_14 : index to i64
+      %161 = arith.index_cast %offset_11 : index to i64
+      %162 = arith.addi %160, %161 : i64
+      %163 = arith.index_cast %strides_13#0 : index to i64
+      %164 = arith.ceildivsi %159, %c64_i64 : i64
+      %165 = arith.divsi %107, %c16_i64 : i64
+      %166 = arith.ceildivsi %110, %c16_i64 : i64
+      %167 = arith.subi %166, %165 : i64
+      %168 = arith.cmpi sgt, %108, %c0_i64 : i64
+      %169 = arith.extui %168 : i1 to i64
+      %170 = arith.muli %167, %169 : i64
+      %171 = arith.muli %170, %164 : i64
+      %172 = arith.index_cast %171 : i64 to index
+      %173 = arith.ceildivsi %107, %c16_i64 : i64
+      %174 = arith.cmpi sgt, %107, %c0_i64 : i64
+      %175 = arith.extui %174 : i1 to i64
+      %176 = arith.muli %173, %175 : i64
+      %177 = arith.muli %176, %164 : i64
+      %178 = arith.index_cast %177 : i64 to index
+      %179 = arith.addi %arg12, %c64 : index
+      %180 = arith.maxsi %179, %c0 : index
+      %181 = arith.minsi %180, %arg5 : index
+      %182 = arith.subi %115, %113 : index
+      %183 = arith.maxsi %182, %c0 : index
+      %184 = arith.minsi %183, %c32 : index
+      %185 = arith.subi %181, %115 : index
+      %subview_15 = memref.subview %reinterpret_cast_0[%115, %120] [%185, %124] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %186 = arith.addi %158, %c128_i64 : i64
+      %187 = arith.index_cast %184 : index to i64
+      %188 = arith.index_cast %185 : index to i64
       %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %175 = arith.index_cast %intptr_20 : index to i64
-      %176 = arith.index_cast %offset_17 : index to i64
-      %177 = arith.addi %175, %176 : i64
-      %178 = arith.index_cast %strides_19#0 : index to i64
-      %179 = arith.ceildivsi %124, %c64_i64 : i64
-      %180 = arith.divsi %173, %c16_i64 : i64
-      %181 = arith.addi %173, %174 : i64
-      %182 = arith.ceildivsi %181, %c16_i64 : i64
-      %183 = arith.subi %182, %180 : i64
-      %184 = arith.cmpi sgt, %174, %c0_i64 : i64
-      %185 = arith.extui %184 : i1 to i64
-      %186 = arith.muli %183, %185 : i64
-      %187 = arith.muli %186, %179 : i64
-      %188 = arith.index_cast %187 : i64 to index
-      %189 = arith.ceildivsi %173, %c16_i64 : i64
-      %190 = arith.cmpi sgt, %173, %c0_i64 : i64
-      %191 = arith.extui %190 : i1 to i64
-      %192 = arith.muli %189, %191 : i64
-      %193 = arith.muli %192, %179 : i64
-      %194 = arith.index_cast %193 : i64 to index
-      %195 = arith.cmpi slt, %134, %5 : index
-      scf.if %195 {
-        scf.if %142 {
-          func.call @baco_boundary_error(%c42_i64, %c26_i64) : (i64, i64) -> ()
+      %189 = arith.index_cast %intptr_20 : index to i64
+      %190 = arith.index_cast %offset_17 : index to i64
+      %191 = arith.addi %189, %190 : i64
+      %192 = arith.index_cast %strides_19#0 : index to i64
+      %193 = arith.ceildivsi %129, %c64_i64 : i64
+      %194 = arith.divsi %187, %c16_i64 : i64
+      %195 = arith.addi %187, %188 : i64
+      %196 = arith.ceildivsi %195, %c16_i64 : i64
+      %197 = arith.subi %196, %194 : i64
+      %198 = arith.cmpi sgt, %188, %c0_i64 : i64
+      %199 = arith.extui %198 : i1 to i64
+      %200 = arith.muli %197, %199 : i64
+      %201 = arith.muli %200, %193 : i64
+      %202 = arith.index_cast %201 : i64 to index
+      %203 = arith.ceildivsi %187, %c16_i64 : i64
+      %204 = arith.cmpi sgt, %187, %c0_i64 : i64
+      %205 = arith.extui %204 : i1 to i64
+      %206 = arith.muli %203, %205 : i64
+      %207 = arith.muli %206, %193 : i64
+      %208 = arith.index_cast %207 : i64 to index
+      %209 = arith.cmpi slt, %147, %5 : index
+      scf.if %209 {
+        scf.if %155 {
+          func.call @baco_boundary_error(%c52_i64, %c26_i64) : (i64, i64) -> ()
         }
-        scf.if %120 {
-          func.call @baco_boundary_error(%c42_i64, %c65_i64) : (i64, i64) -> ()
+        scf.if %125 {
+          func.call @baco_boundary_error(%c52_i64, %c65_i64) : (i64, i64) -> ()
         }
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %150) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %178) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %163) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %192) : (i64, i64, i64, i64, i64, i64) -> ()
       }
-      %196 = arith.maxsi %133, %c1 : index
-      %197 = arith.ceildivsi %158, %196 : index
-      %198 = arith.ceildivsi %164, %196 : index
-      %199 = arith.ceildivsi %188, %196 : index
-      %200 = arith.ceildivsi %194, %196 : index
-      scf.for %arg13 = %c0 to %133 step %c1 {
-        scf.if %195 {
-          %203 = arith.muli %arg13, %197 : index
-          %204 = arith.minsi %203, %158 : index
-          %205 = arith.addi %204, %197 : index
-          %206 = arith.minsi %205, %158 : index
-          scf.for %arg14 = %204 to %206 step %c1 {
-            %219 = arith.index_cast %arg14 : index to i64
-            %220 = arith.divsi %219, %151 : i64
-            %221 = arith.addi %152, %220 : i64
-            %222 = arith.remsi %219, %151 : i64
-            %223 = arith.muli %221, %c16_i64 : i64
-            %224 = arith.maxsi %223, %102 : i64
-            %225 = arith.addi %223, %c16_i64 : i64
-            %226 = arith.minsi %225, %105 : i64
-            %227 = arith.subi %226, %224 : i64
-            %228 = arith.subi %224, %102 : i64
-            %229 = arith.muli %228, %150 : i64
-            %230 = arith.addi %149, %229 : i64
-            %231 = arith.muli %222, %c64_i64 : i64
-            %232 = arith.addi %230, %231 : i64
-            %233 = arith.muli %221, %c32_i64 : i64
-            %234 = arith.addi %233, %231 : i64
-            %235 = arith.addi %234, %145 : i64
-            %236 = arith.subi %224, %223 : i64
-            %237 = arith.addi %235, %236 : i64
-            %238 = arith.subi %146, %231 : i64
-            %239 = arith.minsi %238, %c64_i64 : i64
-            "instgem.mvin"(%232, %237, %239, %227) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          %207 = arith.muli %arg13, %198 : index
-          %208 = arith.minsi %207, %164 : index
-          %209 = arith.addi %208, %198 : index
-          %210 = arith.minsi %209, %164 : index
-          scf.for %arg14 = %208 to %210 step %c1 {
-            %219 = arith.index_cast %arg14 : index to i64
-            %220 = arith.divsi %219, %151 : i64
-            %221 = arith.remsi %219, %151 : i64
-            %222 = arith.muli %220, %c16_i64 : i64
-            %223 = arith.maxsi %222, %c0_i64 : i64
-            %224 = arith.addi %222, %c16_i64 : i64
-            %225 = arith.minsi %224, %102 : i64
-            %226 = arith.subi %225, %223 : i64
-            %227 = arith.muli %220, %c32_i64 : i64
-            %228 = arith.muli %221, %c64_i64 : i64
-            %229 = arith.addi %227, %228 : i64
-            %230 = arith.addi %229, %145 : i64
-            %231 = arith.subi %223, %222 : i64
-            %232 = arith.addi %230, %231 : i64
-            %233 = arith.subi %146, %228 : i64
-            %234 = arith.minsi %233, %c64_i64 : i64
-            "instgem.mvin"(%c0_i64, %232, %234, %226) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          %211 = arith.muli %arg13, %199 : index
-          %212 = arith.minsi %211, %188 : index
-          %213 = arith.addi %212, %199 : index
-          %214 = arith.minsi %213, %188 : index
-          scf.for %arg14 = %212 to %214 step %c1 {
-            %219 = arith.index_cast %arg14 : index to i64
-            %220 = arith.divsi %219, %179 : i64
-            %221 = arith.addi %180, %220 : i64
-            %222 = arith.remsi %219, %179 : i64
-            %223 = arith.muli %221, %c16_i64 : i64
-            %224 = arith.maxsi %223, %173 : i64
-            %225 = arith.addi %223, %c16_i64 : i64
-            %226 = arith.minsi %225, %181 : i64
-            %227 = arith.subi %226, %224 : i64
-            %228 = arith.subi %224, %173 : i64
-            %229 = arith.muli %228, %178 : i64
-            %230 = arith.addi %177, %229 : i64
-            %231 = arith.muli %222, %c64_i64 : i64
-            %232 = arith.addi %230, %231 : i64
-            %233 = arith.muli %221, %c32_i64 : i64
-            %234 = arith.addi %233, %231 : i64
-            %235 = arith.addi %234, %172 : i64
-            %236 = arith.subi %224, %223 : i64
-            %237 = arith.addi %235, %236 : i64
-            %238 = arith.subi %124, %231 : i64
-            %239 = arith.minsi %238, %c64_i64 : i64
-            "instgem.mvin2"(%232, %237, %239, %227) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          %215 = arith.muli %arg13, %200 : index
-          %216 = arith.minsi %215, %194 : index
-          %217 = arith.addi %216, %200 : index
-          %218 = arith.minsi %217, %194 : index
-          scf.for %arg14 = %216 to %218 step %c1 {
-            %219 = arith.index_cast %arg14 : index to i64
-            %220 = arith.divsi %219, %179 : i64
-            %221 = arith.remsi %219, %179 : i64
-            %222 = arith.muli %220, %c16_i64 : i64
-            %223 = arith.maxsi %222, %c0_i64 : i64
-            %224 = arith.addi %222, %c16_i64 : i64
-            %225 = arith.minsi %224, %173 : i64
-            %226 = arith.subi %225, %223 : i64
-            %227 = arith.muli %220, %c32_i64 : i64
-            %228 = arith.muli %221, %c64_i64 : i64
-            %229 = arith.addi %227, %228 : i64
-            %230 = arith.addi %229, %172 : i64
-            %231 = arith.subi %223, %222 : i64
-            %232 = arith.addi %230, %231 : i64
-            %233 = arith.subi %124, %228 : i64
-            %234 = arith.minsi %233, %c64_i64 : i64
-            "instgem.mvin2"(%c0_i64, %232, %234, %226) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
+      %210 = arith.maxsi %146, %c1 : index
+      scf.for %arg13 = %c0 to %146 step %c1 {
+        scf.if %209 {
+          %217 = arith.cmpi sgt, %172, %c0 : index
+          scf.if %217 {
+            %221 = arith.muli %arg13, %172 : index
+            %222 = arith.muli %221, %c4 : index
+            %223 = arith.muli %210, %c4 : index
+            %224 = arith.subi %223, %c1 : index
+            %225 = arith.addi %222, %224 : index
+            %226 = arith.divsi %225, %223 : index
+            %227 = arith.maxsi %226, %c0 : index
+            %228 = arith.minsi %227, %172 : index
+            %229 = arith.addi %arg13, %c1 : index
+            %230 = arith.muli %229, %172 : index
+            %231 = arith.muli %230, %c4 : index
+            %232 = arith.addi %231, %224 : index
+            %233 = arith.divsi %232, %223 : index
+            %234 = arith.maxsi %233, %c0 : index
+            %235 = arith.minsi %234, %172 : index
+            scf.for %arg14 = %228 to %235 step %c1 {
+              %236 = arith.index_cast %arg14 : index to i64
+              %237 = arith.divsi %236, %164 : i64
+              %238 = arith.addi %165, %237 : i64
+              %239 = arith.remsi %236, %164 : i64
+              %240 = arith.muli %238, %c16_i64 : i64
+              %241 = arith.maxsi %240, %107 : i64
+              %242 = arith.addi %240, %c16_i64 : i64
+              %243 = arith.minsi %242, %110 : i64
+              %244 = arith.subi %243, %241 : i64
+              %245 = arith.subi %241, %107 : i64
+              %246 = arith.muli %245, %163 : i64
+              %247 = arith.addi %162, %246 : i64
+              %248 = arith.muli %239, %c64_i64 : i64
+              %249 = arith.addi %247, %248 : i64
+              %250 = arith.muli %238, %c32_i64 : i64
+              %251 = arith.addi %250, %248 : i64
+              %252 = arith.addi %251, %158 : i64
+              %253 = arith.subi %241, %240 : i64
+              %254 = arith.addi %252, %253 : i64
+              %255 = arith.subi %159, %248 : i64
+              %256 = arith.minsi %255, %c64_i64 : i64
+              "instgem.mvin"(%249, %254, %256, %244) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+          }
+          %218 = arith.cmpi sgt, %178, %c0 : index
+          scf.if %218 {
+            %221 = arith.muli %arg13, %178 : index
+            %222 = arith.muli %221, %c4 : index
+            %223 = arith.subi %222, %210 : index
+            %224 = arith.muli %210, %c4 : index
+            %225 = arith.subi %224, %c1 : index
+            %226 = arith.addi %223, %225 : index
+            %227 = arith.divsi %226, %224 : index
+            %228 = arith.maxsi %227, %c0 : index
+            %229 = arith.minsi %228, %178 : index
+            %230 = arith.addi %arg13, %c1 : index
+            %231 = arith.muli %230, %178 : index
+            %232 = arith.muli %231, %c4 : index
+            %233 = arith.subi %232, %210 : index
+            %234 = arith.addi %233, %225 : index
+            %235 = arith.divsi %234, %224 : index
+            %236 = arith.maxsi %235, %c0 : index
+            %237 = arith.minsi %236, %178 : index
+            scf.for %arg14 = %229 to %237 step %c1 {
+              %238 = arith.index_cast %arg14 : index to i64
+              %239 = arith.divsi %238, %164 : i64
+              %240 = arith.remsi %238, %164 : i64
+              %241 = arith.muli %239, %c16_i64 : i64
+              %242 = arith.maxsi %241, %c0_i64 : i64
+              %243 = arith.addi %241, %c16_i64 : i64
+              %244 = arith.minsi %243, %107 : i64
+              %245 = arith.subi %244, %242 : i64
+              %246 = arith.muli %239, %c32_i64 : i64
+              %247 = arith.muli %240, %c64_i64 : i64
+              %248 = arith.addi %246, %247 : i64
+              %249 = arith.addi %248, %158 : i64
+              %250 = arith.subi %242, %241 : i64
+              %251 = arith.addi %249, %250 : i64
+              %252 = arith.subi %159, %247 : i64
+              %253 = arith.minsi %252, %c64_i64 : i64
+              "instgem.mvin"(%c0_i64, %251, %253, %245) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+          }
+          %219 = arith.cmpi sgt, %202, %c0 : index
+          scf.if %219 {
+            %221 = arith.muli %arg13, %202 : index
+            %222 = arith.muli %221, %c4 : index
+            %223 = arith.muli %210, %c2 : index
+            %224 = arith.subi %222, %223 : index
+            %225 = arith.muli %210, %c4 : index
+            %226 = arith.subi %225, %c1 : index
+            %227 = arith.addi %224, %226 : index
+            %228 = arith.divsi %227, %225 : index
+            %229 = arith.maxsi %228, %c0 : index
+            %230 = arith.minsi %229, %202 : index
+            %231 = arith.addi %arg13, %c1 : index
+            %232 = arith.muli %231, %202 : index
+            %233 = arith.muli %232, %c4 : index
+            %234 = arith.subi %233, %223 : index
+            %235 = arith.addi %234, %226 : index
+            %236 = arith.divsi %235, %225 : index
+            %237 = arith.maxsi %236, %c0 : index
+            %238 = arith.minsi %237, %202 : index
+            scf.for %arg14 = %230 to %238 step %c1 {
+              %239 = arith.index_cast %arg14 : index to i64
+              %240 = arith.divsi %239, %193 : i64
+              %241 = arith.addi %194, %240 : i64
+              %242 = arith.remsi %239, %193 : i64
+              %243 = arith.muli %241, %c16_i64 : i64
+              %244 = arith.maxsi %243, %187 : i64
+              %245 = arith.addi %243, %c16_i64 : i64
+              %246 = arith.minsi %245, %195 : i64
+              %247 = arith.subi %246, %244 : i64
+              %248 = arith.subi %244, %187 : i64
+              %249 = arith.muli %248, %192 : i64
+              %250 = arith.addi %191, %249 : i64
+              %251 = arith.muli %242, %c64_i64 : i64
+              %252 = arith.addi %250, %251 : i64
+              %253 = arith.muli %241, %c32_i64 : i64
+              %254 = arith.addi %253, %251 : i64
+              %255 = arith.addi %254, %186 : i64
+              %256 = arith.subi %244, %243 : i64
+              %257 = arith.addi %255, %256 : i64
+              %258 = arith.subi %129, %251 : i64
+              %259 = arith.minsi %258, %c64_i64 : i64
+              "instgem.mvin2"(%252, %257, %259, %247) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+          }
+          %220 = arith.cmpi sgt, %208, %c0 : index
+          scf.if %220 {
+            %221 = arith.muli %arg13, %208 : index
+            %222 = arith.muli %221, %c4 : index
+            %223 = arith.muli %210, %c3 : index
+            %224 = arith.subi %222, %223 : index
+            %225 = arith.muli %210, %c4 : index
+            %226 = arith.subi %225, %c1 : index
+            %227 = arith.addi %224, %226 : index
+            %228 = arith.divsi %227, %225 : index
+            %229 = arith.maxsi %228, %c0 : index
+            %230 = arith.minsi %229, %208 : index
+            %231 = arith.addi %arg13, %c1 : index
+            %232 = arith.muli %231, %208 : index
+            %233 = arith.muli %232, %c4 : index
+            %234 = arith.subi %233, %223 : index
+            %235 = arith.addi %234, %226 : index
+            %236 = arith.divsi %235, %225 : index
+            %237 = arith.maxsi %236, %c0 : index
+            %238 = arith.minsi %237, %208 : index
+            scf.for %arg14 = %230 to %238 step %c1 {
+              %239 = arith.index_cast %arg14 : index to i64
+              %240 = arith.divsi %239, %193 : i64
+              %241 = arith.remsi %239, %193 : i64
+              %242 = arith.muli %240, %c16_i64 : i64
+              %243 = arith.maxsi %242, %c0_i64 : i64
+              %244 = arith.addi %242, %c16_i64 : i64
+              %245 = arith.minsi %244, %187 : i64
+              %246 = arith.subi %245, %243 : i64
+              %247 = arith.muli %240, %c32_i64 : i64
+              %248 = arith.muli %241, %c64_i64 : i64
+              %249 = arith.addi %247, %248 : i64
+              %250 = arith.addi %249, %186 : i64
+              %251 = arith.subi %243, %242 : i64
+              %252 = arith.addi %250, %251 : i64
+              %253 = arith.subi %129, %248 : i64
+              %254 = arith.minsi %253, %c64_i64 : i64
+              "instgem.mvin2"(%c0_i64, %252, %254, %246) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+          }
         }
-        %201 = arith.index_cast %arg13 : index to i64
-        %202 = arith.index_cast %129 : i64 to index
-        scf.for %arg14 = %c0 to %202 step %c1 {
-          %203 = arith.index_cast %arg14 : index to i64
-          %204 = arith.minsi %105, %c16_i64 : i64
-          %205 = arith.muli %201, %c16_i64 : i64
-          %206 = arith.subi %124, %205 : i64
-          %207 = arith.minsi %206, %c16_i64 : i64
-          %208 = arith.cmpi eq, %203, %c0_i64 : i64
-          %209 = arith.andi %130, %208 : i1
-          %210 = arith.select %209, %c2147483648_i64, %c3221225472_i64 : i64
-          %211 = arith.ori %205, %210 : i64
-          %212 = arith.select %209, %c16_i64, %204 : i64
-          %213 = arith.select %209, %c16_i64, %207 : i64
-          %214 = arith.muli %203, %c32_i64 : i64
-          %215 = arith.addi %214, %205 : i64
-          %216 = arith.addi %215, %121 : i64
-          %217 = arith.muli %203, %c16_i64 : i64
-          %218 = arith.subi %125, %217 : i64
-          %219 = arith.minsi %218, %c16_i64 : i64
-          "instgem.preload"(%216, %207, %219, %211, %213, %212) : (i64, i64, i64, i64, i64, i64) -> ()
-          %220 = arith.addi %217, %101 : i64
-          %221 = arith.subi %104, %217 : i64
+        %211 = arith.index_cast %arg13 : index to i64
+        %212 = arith.divsi %141, %c16_i64 : i64
+        %213 = arith.minsi %142, %212 : i64
+        %214 = arith.maxsi %213, %c0_i64 : i64
+        %215 = arith.index_cast %214 : i64 to index
+        scf.for %arg14 = %c0 to %215 step %c1 {
+          %217 = arith.index_cast %arg14 : index to i64
+          %218 = arith.minsi %132, %c16_i64 : i64
+          %219 = arith.muli %211, %c16_i64 : i64
+          %220 = arith.subi %138, %219 : i64
+          %221 = arith.minsi %220, %c16_i64 : i64
+          %222 = arith.cmpi eq, %217, %c0_i64 : i64
+          %223 = arith.andi %143, %222 : i1
+          %224 = arith.select %223, %c2147483648_i64, %c3221225472_i64 : i64
+          %225 = arith.ori %219, %224 : i64
+          %226 = arith.select %223, %c16_i64, %218 : i64
+          %227 = arith.select %223, %c16_i64, %221 : i64
+          %228 = arith.muli %217, %c32_i64 : i64
+          %229 = arith.addi %228, %219 : i64
+          %230 = arith.addi %229, %126 : i64
+          "instgem.preload"(%230, %221, %c16_i64, %225, %227, %226) : (i64, i64, i64, i64, i64, i64) -> ()
+          %231 = arith.muli %217, %c16_i64 : i64
+          %232 = arith.addi %231, %106 : i64
+          "instgem.compute_preloaded"(%232, %c16_i64, %218, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %233 = arith.divsi %132, %c16_i64 : i64
+          %234 = arith.minsi %139, %233 : i64
+          %235 = arith.maxsi %234, %c1_i64 : i64
+          %236 = arith.index_cast %235 : i64 to index
+          scf.for %arg15 = %c1 to %236 step %c1 {
+            %238 = arith.index_cast %arg15 : index to i64
+            %239 = arith.muli %238, %c32_i64 : i64
+            %240 = arith.addi %239, %219 : i64
+            %241 = arith.ori %240, %224 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %241, %227, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %242 = arith.addi %239, %231 : i64
+            %243 = arith.addi %242, %106 : i64
+            "instgem.compute_accumulated"(%243, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %237 = arith.index_cast %139 : i64 to index
+          scf.for %arg15 = %236 to %237 step %c1 {
+            %238 = arith.index_cast %arg15 : index to i64
+            %239 = arith.muli %238, %c16_i64 : i64
+            %240 = arith.subi %132, %239 : i64
+            %241 = arith.minsi %240, %c16_i64 : i64
+            %242 = arith.muli %238, %c32_i64 : i64
+            %243 = arith.addi %242, %219 : i64
+            %244 = arith.ori %243, %224 : i64
+            %245 = arith.select %223, %c16_i64, %241 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %244, %227, %245) : (i64, i64, i64, i64, i64, i64) -> ()
+            %246 = arith.addi %242, %231 : i64
+            %247 = arith.addi %246, %106 : i64
+            "instgem.compute_accumulated"(%247, %c16_i64, %241, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        }
+        %216 = arith.index_cast %142 : i64 to index
+        scf.for %arg14 = %215 to %216 step %c1 {
+          %217 = arith.index_cast %arg14 : index to i64
+          %218 = arith.muli %217, %c16_i64 : i64
+          %219 = arith.subi %134, %218 : i64
+          %220 = arith.minsi %219, %c16_i64 : i64
+          %221 = arith.subi %136, %218 : i64
           %222 = arith.minsi %221, %c16_i64 : i64
-          "instgem.compute_preloaded"(%220, %222, %204, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %223 = arith.index_cast %126 : i64 to index
-          scf.for %arg15 = %c1 to %223 step %c1 {
-            %224 = arith.index_cast %arg15 : index to i64
-            %225 = arith.muli %224, %c16_i64 : i64
-            %226 = arith.subi %105, %225 : i64
-            %227 = arith.minsi %226, %c16_i64 : i64
-            %228 = arith.muli %224, %c32_i64 : i64
-            %229 = arith.addi %228, %205 : i64
-            %230 = arith.ori %229, %210 : i64
-            %231 = arith.select %209, %c16_i64, %227 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %230, %213, %231) : (i64, i64, i64, i64, i64, i64) -> ()
-            %232 = arith.addi %228, %217 : i64
-            %233 = arith.addi %232, %101 : i64
-            "instgem.compute_accumulated"(%233, %222, %227, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %223 = arith.minsi %132, %c16_i64 : i64
+          %224 = arith.muli %211, %c16_i64 : i64
+          %225 = arith.subi %138, %224 : i64
+          %226 = arith.minsi %225, %c16_i64 : i64
+          %227 = arith.cmpi eq, %217, %c0_i64 : i64
+          %228 = arith.andi %143, %227 : i1
+          %229 = arith.select %228, %c2147483648_i64, %c3221225472_i64 : i64
+          %230 = arith.ori %224, %229 : i64
+          %231 = arith.select %228, %c16_i64, %223 : i64
+          %232 = arith.select %228, %c16_i64, %226 : i64
+          %233 = arith.muli %217, %c32_i64 : i64
+          %234 = arith.addi %233, %224 : i64
+          %235 = arith.addi %234, %126 : i64
+          "instgem.preload"(%235, %226, %222, %230, %232, %231) : (i64, i64, i64, i64, i64, i64) -> ()
+          %236 = arith.addi %218, %106 : i64
+          "instgem.compute_preloaded"(%236, %220, %223, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %237 = arith.divsi %132, %c16_i64 : i64
+          %238 = arith.minsi %139, %237 : i64
+          %239 = arith.maxsi %238, %c1_i64 : i64
+          %240 = arith.index_cast %239 : i64 to index
+          scf.for %arg15 = %c1 to %240 step %c1 {
+            %242 = arith.index_cast %arg15 : index to i64
+            %243 = arith.muli %242, %c32_i64 : i64
+            %244 = arith.addi %243, %224 : i64
+            %245 = arith.ori %244, %229 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %245, %232, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %246 = arith.addi %243, %218 : i64
+            %247 = arith.addi %246, %106 : i64
+            "instgem.compute_accumulated"(%247, %220, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %241 = arith.index_cast %139 : i64 to index
+          scf.for %arg15 = %240 to %241 step %c1 {
+            %242 = arith.index_cast %arg15 : index to i64
+            %243 = arith.muli %242, %c16_i64 : i64
+            %244 = arith.subi %132, %243 : i64
+            %245 = arith.minsi %244, %c16_i64 : i64
+            %246 = arith.muli %242, %c32_i64 : i64
+            %247 = arith.addi %246, %224 : i64
+            %248 = arith.ori %247, %229 : i64
+            %249 = arith.select %228, %c16_i64, %245 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %248, %232, %249) : (i64, i64, i64, i64, i64, i64) -> ()
+            %250 = arith.addi %246, %218 : i64
+            %251 = arith.addi %250, %106 : i64
+            "instgem.compute_accumulated"(%251, %220, %245, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %195 {
-        %201 = arith.muli %133, %197 : index
-        %202 = arith.minsi %201, %158 : index
-        scf.for %arg13 = %202 to %158 step %c1 {
-          %209 = arith.index_cast %arg13 : index to i64
-          %210 = arith.divsi %209, %151 : i64
-          %211 = arith.addi %152, %210 : i64
-          %212 = arith.remsi %209, %151 : i64
-          %213 = arith.muli %211, %c16_i64 : i64
-          %214 = arith.maxsi %213, %102 : i64
-          %215 = arith.addi %213, %c16_i64 : i64
-          %216 = arith.minsi %215, %105 : i64
-          %217 = arith.subi %216, %214 : i64
-          %218 = arith.subi %214, %102 : i64
-          %219 = arith.muli %218, %150 : i64
-          %220 = arith.addi %149, %219 : i64
-          %221 = arith.muli %212, %c64_i64 : i64
-          %222 = arith.addi %220, %221 : i64
-          %223 = arith.muli %211, %c32_i64 : i64
-          %224 = arith.addi %223, %221 : i64
-          %225 = arith.addi %224, %145 : i64
-          %226 = arith.subi %214, %213 : i64
-          %227 = arith.addi %225, %226 : i64
-          %228 = arith.subi %146, %221 : i64
-          %229 = arith.minsi %228, %c64_i64 : i64
-          "instgem.mvin"(%222, %227, %229, %217) : (i64, i64, i64, i64) -> ()
+      scf.if %209 {
+        %211 = arith.muli %146, %172 : index
+        %212 = arith.muli %211, %c4 : index
+        %213 = arith.muli %210, %c4 : index
+        %214 = arith.subi %213, %c1 : index
+        %215 = arith.addi %212, %214 : index
+        %216 = arith.divsi %215, %213 : index
+        %217 = arith.maxsi %216, %c0 : index
+        %218 = arith.minsi %217, %172 : index
+        scf.for %arg13 = %218 to %172 step %c1 {
+          %242 = arith.index_cast %arg13 : index to i64
+          %243 = arith.divsi %242, %164 : i64
+          %244 = arith.addi %165, %243 : i64
+          %245 = arith.remsi %242, %164 : i64
+          %246 = arith.muli %244, %c16_i64 : i64
+          %247 = arith.maxsi %246, %107 : i64
+          %248 = arith.addi %246, %c16_i64 : i64
+          %249 = arith.minsi %248, %110 : i64
+          %250 = arith.subi %249, %247 : i64
+          %251 = arith.subi %247, %107 : i64
+          %252 = arith.muli %251, %163 : i64
+          %253 = arith.addi %162, %252 : i64
+          %254 = arith.muli %245, %c64_i64 : i64
+          %255 = arith.addi %253, %254 : i64
+          %256 = arith.muli %244, %c32_i64 : i64
+          %257 = arith.addi %256, %254 : i64
+          %258 = arith.addi %257, %158 : i64
+          %259 = arith.subi %247, %246 : i64
+          %260 = arith.addi %258, %259 : i64
+          %261 = arith.subi %159, %254 : i64
+          %262 = arith.minsi %261, %c64_i64 : i64
+          "instgem.mvin"(%255, %260, %262, %250) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %203 = arith.muli %133, %198 : index
-        %204 = arith.minsi %203, %164 : index
-        scf.for %arg13 = %204 to %164 step %c1 {
-          %209 = arith.index_cast %arg13 : index to i64
-          %210 = arith.divsi %209, %151 : i64
-          %211 = arith.remsi %209, %151 : i64
-          %212 = arith.muli %210, %c16_i64 : i64
-          %213 = arith.maxsi %212, %c0_i64 : i64
-          %214 = arith.addi %212, %c16_i64 : i64
-          %215 = arith.minsi %214, %102 : i64
-          %216 = arith.subi %215, %213 : i64
-          %217 = arith.muli %210, %c32_i64 : i64
-          %218 = arith.muli %211, %c64_i64 : i64
-          %219 = arith.addi %217, %218 : i64
-          %220 = arith.addi %219, %145 : i64
-          %221 = arith.subi %213, %212 : i64
-          %222 = arith.addi %220, %221 : i64
-          %223 = arith.subi %146, %218 : i64
-          %224 = arith.minsi %223, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %222, %224, %216) : (i64, i64, i64, i64) -> ()
+        %219 = arith.muli %146, %178 : index
+        %220 = arith.muli %219, %c4 : index
+        %221 = arith.subi %220, %210 : index
+        %222 = arith.addi %221, %214 : index
+        %223 = arith.divsi %222, %213 : index
+        %224 = arith.maxsi %223, %c0 : index
+        %225 = arith.minsi %224, %178 : index
+        scf.for %arg13 = %225 to %178 step %c1 {
+          %242 = arith.index_cast %arg13 : index to i64
+          %243 = arith.divsi %242, %164 : i64
+          %244 = arith.remsi %242, %164 : i64
+          %245 = arith.muli %243, %c16_i64 : i64
+          %246 = arith.maxsi %245, %c0_i64 : i64
+          %247 = arith.addi %245, %c16_i64 : i64
+          %248 = arith.minsi %247, %107 : i64
+          %249 = arith.subi %248, %246 : i64
+          %250 = arith.muli %243, %c32_i64 : i64
+          %251 = arith.muli %244, %c64_i64 : i64
+          %252 = arith.addi %250, %251 : i64
+          %253 = arith.addi %252, %158 : i64
+          %254 = arith.subi %246, %245 : i64
+          %255 = arith.addi %253, %254 : i64
+          %256 = arith.subi %159, %251 : i64
+          %257 = arith.minsi %256, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %255, %257, %249) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %205 = arith.muli %133, %199 : index
-        %206 = arith.minsi %205, %188 : index
-        scf.for %arg13 = %206 to %188 step %c1 {
-          %209 = arith.index_cast %arg13 : index to i64
-          %210 = arith.divsi %209, %179 : i64
-          %211 = arith.addi %180, %210 : i64
-          %212 = arith.remsi %209, %179 : i64
-          %213 = arith.muli %211, %c16_i64 : i64
-          %214 = arith.maxsi %213, %173 : i64
-          %215 = arith.addi %213, %c16_i64 : i64
-          %216 = arith.minsi %215, %181 : i64
-          %217 = arith.subi %216, %214 : i64
-          %218 = arith.subi %214, %173 : i64
-          %219 = arith.muli %218, %178 : i64
-          %220 = arith.addi %177, %219 : i64
-          %221 = arith.muli %212, %c64_i64 : i64
-          %222 = arith.addi %220, %221 : i64
-          %223 = arith.muli %211, %c32_i64 : i64
-          %224 = arith.addi %223, %221 : i64
-          %225 = arith.addi %224, %172 : i64
-          %226 = arith.subi %214, %213 : i64
-          %227 = arith.addi %225, %226 : i64
-          %228 = arith.subi %124, %221 : i64
-          %229 = arith.minsi %228, %c64_i64 : i64
-          "instgem.mvin2"(%222, %227, %229, %217) : (i64, i64, i64, i64) -> ()
+        %226 = arith.muli %146, %202 : index
+        %227 = arith.muli %226, %c4 : index
+        %228 = arith.muli %210, %c2 : index
+        %229 = arith.subi %227, %228 : index
+        %230 = arith.addi %229, %214 : index
+        %231 = arith.divsi %230, %213 : index
+        %232 = arith.maxsi %231, %c0 : index
+        %233 = arith.minsi %232, %202 : index
+        scf.for %arg13 = %233 to %202 step %c1 {
+          %242 = arith.index_cast %arg13 : index to i64
+          %243 = arith.divsi %242, %193 : i64
+          %244 = arith.addi %194, %243 : i64
+          %245 = arith.remsi %242, %193 : i64
+          %246 = arith.muli %244, %c16_i64 : i64
+          %247 = arith.maxsi %246, %187 : i64
+          %248 = arith.addi %246, %c16_i64 : i64
+          %249 = arith.minsi %248, %195 : i64
+          %250 = arith.subi %249, %247 : i64
+          %251 = arith.subi %247, %187 : i64
+          %252 = arith.muli %251, %192 : i64
+          %253 = arith.addi %191, %252 : i64
+          %254 = arith.muli %245, %c64_i64 : i64
+          %255 = arith.addi %253, %254 : i64
+          %256 = arith.muli %244, %c32_i64 : i64
+          %257 = arith.addi %256, %254 : i64
+          %258 = arith.addi %257, %186 : i64
+          %259 = arith.subi %247, %246 : i64
+          %260 = arith.addi %258, %259 : i64
+          %261 = arith.subi %129, %254 : i64
+          %262 = arith.minsi %261, %c64_i64 : i64
+          "instgem.mvin2"(%255, %260, %262, %250) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %207 = arith.muli %133, %200 : index
-        %208 = arith.minsi %207, %194 : index
-        scf.for %arg13 = %208 to %194 step %c1 {
-          %209 = arith.index_cast %arg13 : index to i64
-          %210 = arith.divsi %209, %179 : i64
-          %211 = arith.remsi %209, %179 : i64
-          %212 = arith.muli %210, %c16_i64 : i64
-          %213 = arith.maxsi %212, %c0_i64 : i64
-          %214 = arith.addi %212, %c16_i64 : i64
-          %215 = arith.minsi %214, %173 : i64
-          %216 = arith.subi %215, %213 : i64
-          %217 = arith.muli %210, %c32_i64 : i64
-          %218 = arith.muli %211, %c64_i64 : i64
-          %219 = arith.addi %217, %218 : i64
-          %220 = arith.addi %219, %172 : i64
-          %221 = arith.subi %213, %212 : i64
-          %222 = arith.addi %220, %221 : i64
-          %223 = arith.subi %124, %218 : i64
-          %224 = arith.minsi %223, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64, %222, %224, %216) : (i64, i64, i64, i64) -> ()
+        %234 = arith.muli %146, %208 : index
+        %235 = arith.muli %234, %c4 : index
+        %236 = arith.muli %210, %c3 : index
+        %237 = arith.subi %235, %236 : index
+        %238 = arith.addi %237, %214 : index
+        %239 = arith.divsi %238, %213 : index
+        %240 = arith.maxsi %239, %c0 : index
+        %241 = arith.minsi %240, %208 : index
+        scf.for %arg13 = %241 to %208 step %c1 {
+          %242 = arith.index_cast %arg13 : index to i64
+          %243 = arith.divsi %242, %193 : i64
+          %244 = arith.remsi %242, %193 : i64
+          %245 = arith.muli %243, %c16_i64 : i64
+          %246 = arith.maxsi %245, %c0_i64 : i64
+          %247 = arith.addi %245, %c16_i64 : i64
+          %248 = arith.minsi %247, %187 : i64
+          %249 = arith.subi %248, %246 : i64
+          %250 = arith.muli %243, %c32_i64 : i64
+          %251 = arith.muli %244, %c64_i64 : i64
+          %252 = arith.addi %250, %251 : i64
+          %253 = arith.addi %252, %186 : i64
+          %254 = arith.subi %246, %245 : i64
+          %255 = arith.addi %253, %254 : i64
+          %256 = arith.subi %129, %251 : i64
+          %257 = arith.minsi %256, %c64_i64 : i64
+          "instgem.mvin2"(%c0_i64, %255, %257, %249) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
-      scf.if %130 {
+      scf.if %143 {
         scf.for %arg13 = %c0 to %c4 step %c1 {
-          %201 = arith.index_cast %arg13 : index to i64
-          %202 = arith.remsi %201, %c2_i64 : i64
-          %203 = arith.divsi %201, %c2_i64 : i64
-          %204 = arith.muli %203, %c16_i64 : i64
-          %205 = arith.subi %c32_i64, %204 : i64
-          %206 = arith.minsi %205, %c16_i64 : i64
-          %207 = arith.muli %202, %c32_i64 : i64
-          %208 = arith.addi %207, %204 : i64
-          %209 = arith.ori %208, %c2147483648_i64 : i64
-          %210 = arith.cmpi eq, %129, %c0_i64 : i64
-          %211 = arith.cmpi sge, %202, %126 : i64
-          %212 = arith.cmpi sge, %203, %132 : i64
-          %213 = arith.ori %210, %211 : i1
-          %214 = arith.ori %213, %212 : i1
-          scf.if %214 {
-            "instgem.mvin"(%c0_i64, %209, %206, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %211 = arith.index_cast %arg13 : index to i64
+          %212 = arith.remsi %211, %c2_i64 : i64
+          %213 = arith.divsi %211, %c2_i64 : i64
+          %214 = arith.muli %213, %c16_i64 : i64
+          %215 = arith.subi %c32_i64, %214 : i64
+          %216 = arith.minsi %215, %c16_i64 : i64
+          %217 = arith.muli %212, %c32_i64 : i64
+          %218 = arith.addi %217, %214 : i64
+          %219 = arith.ori %218, %c2147483648_i64 : i64
+          %220 = arith.cmpi eq, %142, %c0_i64 : i64
+          %221 = arith.cmpi sge, %212, %139 : i64
+          %222 = arith.cmpi sge, %213, %145 : i64
+          %223 = arith.ori %220, %221 : i1
+          %224 = arith.ori %223, %222 : i1
+          scf.if %224 {
+            "instgem.mvin"(%c0_i64, %219, %216, %c16_i64) : (i64, i64, i64, i64) -> ()
           }
         }
       }
-      scf.yield %91, %108 : index, index
+      scf.yield %96, %113 : index, index
     }
     %9 = arith.muli %3, %c32 : index
     %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg10 = %c0 to %c4 step %c1 {
-      %80 = arith.index_cast %arg10 : index to i64
-      %81 = arith.remsi %80, %c2_i64 : i64
-      %82 = arith.divsi %80, %c2_i64 : i64
-      %83 = arith.muli %82, %c16_i64 : i64
-      %84 = arith.subi %c32_i64, %83 : i64
-      %85 = arith.minsi %84, %c16_i64 : i64
-      %86 = arith.muli %81, %c32_i64 : i64
-      %87 = arith.addi %86, %83 : i64
-      %88 = arith.addi %87, %c64_i64 : i64
-      %89 = arith.ori %88, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %89, %85, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %85 = arith.index_cast %arg10 : index to i64
+      %86 = arith.remsi %85, %c2_i64 : i64
+      %87 = arith.divsi %85, %c2_i64 : i64
+      %88 = arith.muli %87, %c16_i64 : i64
+      %89 = arith.subi %c32_i64, %88 : i64
+      %90 = arith.minsi %89, %c16_i64 : i64
+      %91 = arith.muli %86, %c32_i64 : i64
+      %92 = arith.addi %91, %88 : i64
+      %93 = arith.addi %92, %c64_i64 : i64
+      %94 = arith.ori %93, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64, %94, %90, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %10 = arith.minsi %arg6, %c0 : index
     %11 = arith.minsi %arg6, %c32 : index
@@ -797,7 +969,7 @@ module {
     %23 = arith.subi %19, %16 : index
     %24 = arith.cmpi sgt, %22, %c0 : index
     scf.if %24 {
-      func.call @baco_boundary_error(%c49_i64, %c22_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c59_i64, %c22_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%10, %16] [%14, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %25 = arith.index_cast %13 : index to i64
@@ -821,28 +993,28 @@ module {
     %40 = arith.muli %39, %33 : i64
     %41 = arith.index_cast %40 : i64 to index
     scf.for %arg10 = %c0 to %41 step %c1 {
-      %80 = arith.index_cast %arg10 : index to i64
-      %81 = arith.divsi %80, %33 : i64
-      %82 = arith.addi %34, %81 : i64
-      %83 = arith.remsi %80, %33 : i64
-      %84 = arith.muli %82, %c16_i64 : i64
-      %85 = arith.maxsi %84, %25 : i64
-      %86 = arith.addi %84, %c16_i64 : i64
-      %87 = arith.minsi %86, %28 : i64
-      %88 = arith.subi %87, %85 : i64
-      %89 = arith.subi %85, %25 : i64
-      %90 = arith.muli %89, %32 : i64
-      %91 = arith.addi %31, %90 : i64
-      %92 = arith.muli %83, %c64_i64 : i64
-      %93 = arith.addi %91, %92 : i64
-      %94 = arith.muli %82, %c32_i64 : i64
-      %95 = arith.addi %94, %92 : i64
-      %96 = arith.addi %95, %c256_i64 : i64
-      %97 = arith.subi %85, %84 : i64
+      %85 = arith.index_cast %arg10 : index to i64
+      %86 = arith.divsi %85, %33 : i64
+      %87 = arith.addi %34, %86 : i64
+      %88 = arith.remsi %85, %33 : i64
+      %89 = arith.muli %87, %c16_i64 : i64
+      %90 = arith.maxsi %89, %25 : i64
+      %91 = arith.addi %89, %c16_i64 : i64
+      %92 = arith.minsi %91, %28 : i64
+      %93 = arith.subi %92, %90 : i64
+      %94 = arith.subi %90, %25 : i64
+      %95 = arith.muli %94, %32 : i64
+      %96 = arith.addi %31, %95 : i64
+      %97 = arith.muli %88, %c64_i64 : i64
       %98 = arith.addi %96, %97 : i64
-      %99 = arith.subi %27, %92 : i64
-      %100 = arith.minsi %99, %c64_i64 : i64
-      "instgem.mvin"(%93, %98, %100, %88) : (i64, i64, i64, i64) -> ()
+      %99 = arith.muli %87, %c32_i64 : i64
+      %100 = arith.addi %99, %97 : i64
+      %101 = arith.addi %100, %c256_i64 : i64
+      %102 = arith.subi %90, %89 : i64
+      %103 = arith.addi %101, %102 : i64
+      %104 = arith.subi %27, %97 : i64
+      %105 = arith.minsi %104, %c64_i64 : i64
+      "instgem.mvin"(%98, %103, %105, %93) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %42 = arith.ceildivsi %25, %c16_i64 : i64
     %43 = arith.cmpi sgt, %25, %c0_i64 : i64
@@ -851,120 +1023,149 @@ module {
     %46 = arith.muli %45, %33 : i64
     %47 = arith.index_cast %46 : i64 to index
     scf.for %arg10 = %c0 to %47 step %c1 {
-      %80 = arith.index_cast %arg10 : index to i64
-      %81 = arith.divsi %80, %33 : i64
-      %82 = arith.remsi %80, %33 : i64
-      %83 = arith.muli %81, %c16_i64 : i64
-      %84 = arith.maxsi %83, %c0_i64 : i64
-      %85 = arith.addi %83, %c16_i64 : i64
-      %86 = arith.minsi %85, %25 : i64
-      %87 = arith.subi %86, %84 : i64
-      %88 = arith.muli %81, %c32_i64 : i64
-      %89 = arith.muli %82, %c64_i64 : i64
-      %90 = arith.addi %88, %89 : i64
-      %91 = arith.addi %90, %c256_i64 : i64
-      %92 = arith.subi %84, %83 : i64
-      %93 = arith.addi %91, %92 : i64
-      %94 = arith.subi %27, %89 : i64
-      %95 = arith.minsi %94, %c64_i64 : i64
-      "instgem.mvin"(%c0_i64, %93, %95, %87) : (i64, i64, i64, i64) -> ()
+      %85 = arith.index_cast %arg10 : index to i64
+      %86 = arith.divsi %85, %33 : i64
+      %87 = arith.remsi %85, %33 : i64
+      %88 = arith.muli %86, %c16_i64 : i64
+      %89 = arith.maxsi %88, %c0_i64 : i64
+      %90 = arith.addi %88, %c16_i64 : i64
+      %91 = arith.minsi %90, %25 : i64
+      %92 = arith.subi %91, %89 : i64
+      %93 = arith.muli %86, %c32_i64 : i64
+      %94 = arith.muli %87, %c64_i64 : i64
+      %95 = arith.addi %93, %94 : i64
+      %96 = arith.addi %95, %c256_i64 : i64
+      %97 = arith.subi %89, %88 : i64
+      %98 = arith.addi %96, %97 : i64
+      %99 = arith.subi %27, %94 : i64
+      %100 = arith.minsi %99, %c64_i64 : i64
+      "instgem.mvin"(%c0_i64, %98, %100, %92) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %48 = arith.bitcast %arg8 : f32 to i32
-    %49 = arith.extui %48 : i32 to i64
-    "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %49, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %50 = arith.ceildivsi %27, %c16_i64 : i64
-    %51 = arith.minsi %28, %c32_i64 : i64
-    %52 = arith.ceildivsi %51, %c16_i64 : i64
-    %53 = arith.index_cast %50 : i64 to index
-    scf.for %arg10 = %c0 to %53 step %c1 {
-      %80 = arith.index_cast %arg10 : index to i64
-      %81 = arith.index_cast %52 : i64 to index
-      scf.for %arg11 = %c0 to %81 step %c1 {
-        %82 = arith.index_cast %arg11 : index to i64
-        %83 = arith.muli %80, %c16_i64 : i64
-        %84 = arith.subi %27, %83 : i64
-        %85 = arith.minsi %84, %c16_i64 : i64
-        %86 = arith.addi %83, %c64_i64 : i64
-        %87 = arith.ori %86, %c3221225472_i64 : i64
-        %88 = arith.muli %82, %c32_i64 : i64
-        %89 = arith.addi %88, %83 : i64
-        %90 = arith.addi %89, %c256_i64 : i64
-        %91 = arith.muli %82, %c16_i64 : i64
-        %92 = arith.subi %28, %91 : i64
-        %93 = arith.minsi %92, %c16_i64 : i64
-        "instgem.preload"(%90, %85, %93, %87, %85, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %94 = arith.ori %91, %c2147483648_i64 : i64
-        %95 = arith.subi %c32_i64, %91 : i64
+    %48 = arith.maxsi %28, %c0_i64 : i64
+    %49 = arith.minsi %48, %c32_i64 : i64
+    %50 = arith.maxsi %27, %c0_i64 : i64
+    %51 = arith.minsi %50, %c32_i64 : i64
+    %52 = arith.bitcast %arg8 : f32 to i32
+    %53 = arith.extui %52 : i32 to i64
+    "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %53, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %54 = arith.ceildivsi %51, %c16_i64 : i64
+    %55 = arith.minsi %49, %c32_i64 : i64
+    %56 = arith.ceildivsi %55, %c16_i64 : i64
+    %57 = arith.index_cast %54 : i64 to index
+    scf.for %arg10 = %c0 to %57 step %c1 {
+      %85 = arith.index_cast %arg10 : index to i64
+      %86 = arith.divsi %55, %c16_i64 : i64
+      %87 = arith.minsi %56, %86 : i64
+      %88 = arith.maxsi %87, %c0_i64 : i64
+      %89 = arith.index_cast %88 : i64 to index
+      scf.for %arg11 = %c0 to %89 step %c1 {
+        %91 = arith.index_cast %arg11 : index to i64
+        %92 = arith.muli %85, %c16_i64 : i64
+        %93 = arith.subi %51, %92 : i64
+        %94 = arith.minsi %93, %c16_i64 : i64
+        %95 = arith.addi %92, %c64_i64 : i64
+        %96 = arith.ori %95, %c3221225472_i64 : i64
+        %97 = arith.muli %91, %c32_i64 : i64
+        %98 = arith.addi %97, %92 : i64
+        %99 = arith.addi %98, %c256_i64 : i64
+        "instgem.preload"(%99, %94, %c16_i64, %96, %94, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %100 = arith.muli %91, %c16_i64 : i64
+        %101 = arith.ori %100, %c2147483648_i64 : i64
+        "instgem.compute_preloaded"(%101, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %102 = arith.addi %92, %c96_i64 : i64
+        %103 = arith.ori %102, %c3221225472_i64 : i64
+        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %103, %94, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %104 = arith.addi %100, %c32_i64 : i64
+        %105 = arith.ori %104, %c2147483648_i64 : i64
+        "instgem.compute_accumulated"(%105, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      }
+      %90 = arith.index_cast %56 : i64 to index
+      scf.for %arg11 = %89 to %90 step %c1 {
+        %91 = arith.index_cast %arg11 : index to i64
+        %92 = arith.muli %91, %c16_i64 : i64
+        %93 = arith.subi %c32_i64, %92 : i64
+        %94 = arith.minsi %93, %c16_i64 : i64
+        %95 = arith.subi %49, %92 : i64
         %96 = arith.minsi %95, %c16_i64 : i64
-        "instgem.compute_preloaded"(%94, %96, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %97 = arith.addi %83, %c96_i64 : i64
-        %98 = arith.ori %97, %c3221225472_i64 : i64
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %98, %85, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %99 = arith.addi %91, %c32_i64 : i64
-        %100 = arith.ori %99, %c2147483648_i64 : i64
-        "instgem.compute_accumulated"(%100, %96, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %97 = arith.muli %85, %c16_i64 : i64
+        %98 = arith.subi %51, %97 : i64
+        %99 = arith.minsi %98, %c16_i64 : i64
+        %100 = arith.addi %97, %c64_i64 : i64
+        %101 = arith.ori %100, %c3221225472_i64 : i64
+        %102 = arith.muli %91, %c32_i64 : i64
+        %103 = arith.addi %102, %97 : i64
+        %104 = arith.addi %103, %c256_i64 : i64
+        "instgem.preload"(%104, %99, %96, %101, %99, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %105 = arith.ori %92, %c2147483648_i64 : i64
+        "instgem.compute_preloaded"(%105, %94, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %106 = arith.addi %97, %c96_i64 : i64
+        %107 = arith.ori %106, %c3221225472_i64 : i64
+        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %107, %99, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %108 = arith.addi %92, %c32_i64 : i64
+        %109 = arith.ori %108, %c2147483648_i64 : i64
+        "instgem.compute_accumulated"(%109, %94, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       }
     } {gemmini.compute_nest}
     %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %54 = arith.maxsi %4, %c0 : index
-    %55 = arith.minsi %54, %arg4 : index
-    %56 = arith.addi %4, %c32 : index
-    %57 = arith.maxsi %56, %c0 : index
-    %58 = arith.minsi %57, %arg4 : index
-    %59 = arith.subi %55, %4 : index
-    %60 = arith.maxsi %59, %c0 : index
-    %61 = arith.minsi %60, %c32 : index
-    %62 = arith.subi %58, %55 : index
+    %58 = arith.maxsi %4, %c0 : index
+    %59 = arith.minsi %58, %arg4 : index
+    %60 = arith.addi %4, %c32 : index
+    %61 = arith.maxsi %60, %c0 : index
+    %62 = arith.minsi %61, %arg4 : index
+    %63 = arith.subi %59, %4 : index
+    %64 = arith.maxsi %63, %c0 : index
+    %65 = arith.minsi %64, %c32 : index
+    %66 = arith.subi %62, %59 : index
     scf.if %24 {
-      func.call @baco_boundary_error(%c52_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c62_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview_3 = memref.subview %reinterpret_cast_2[%55, %16] [%62, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %63 = arith.index_cast %61 : index to i64
-    %64 = arith.index_cast %62 : index to i64
+    %subview_3 = memref.subview %reinterpret_cast_2[%59, %16] [%66, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %67 = arith.index_cast %65 : index to i64
+    %68 = arith.index_cast %66 : index to i64
     %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %65 = arith.index_cast %intptr_8 : index to i64
-    %66 = arith.index_cast %offset_5 : index to i64
-    %67 = arith.addi %65, %66 : i64
-    %68 = arith.index_cast %strides_7#0 : index to i64
-    %69 = arith.bitcast %arg9 : f32 to i32
-    %70 = arith.extui %69 : i32 to i64
-    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %68, %70) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %71 = arith.divsi %63, %c16_i64 : i64
-    %72 = arith.addi %63, %64 : i64
-    %73 = arith.ceildivsi %72, %c16_i64 : i64
-    %74 = arith.subi %73, %71 : i64
-    %75 = arith.cmpi sgt, %64, %c0_i64 : i64
-    %76 = arith.extui %75 : i1 to i64
-    %77 = arith.muli %74, %76 : i64
-    %78 = arith.muli %77, %50 : i64
-    %79 = arith.index_cast %78 : i64 to index
-    scf.for %arg10 = %c0 to %79 step %c1 {
-      %80 = arith.index_cast %arg10 : index to i64
-      %81 = arith.remsi %80, %77 : i64
-      %82 = arith.divsi %80, %77 : i64
-      %83 = arith.addi %71, %81 : i64
-      %84 = arith.muli %83, %c16_i64 : i64
-      %85 = arith.maxsi %84, %63 : i64
-      %86 = arith.addi %84, %c16_i64 : i64
-      %87 = arith.minsi %86, %72 : i64
-      %88 = arith.subi %87, %85 : i64
-      %89 = arith.subi %85, %63 : i64
-      %90 = arith.muli %89, %68 : i64
-      %91 = arith.addi %67, %90 : i64
-      %92 = arith.muli %82, %c16_i64 : i64
-      %93 = arith.addi %91, %92 : i64
-      %94 = arith.muli %83, %c32_i64 : i64
-      %95 = arith.addi %94, %92 : i64
-      %96 = arith.addi %95, %c64_i64 : i64
-      %97 = arith.ori %96, %c2147483648_i64 : i64
-      %98 = arith.subi %85, %84 : i64
-      %99 = arith.addi %97, %98 : i64
-      %100 = arith.subi %27, %92 : i64
-      %101 = arith.minsi %100, %c16_i64 : i64
-      "instgem.mvout"(%93, %99, %101, %88) : (i64, i64, i64, i64) -> ()
+    %69 = arith.index_cast %intptr_8 : index to i64
+    %70 = arith.index_cast %offset_5 : index to i64
+    %71 = arith.addi %69, %70 : i64
+    %72 = arith.index_cast %strides_7#0 : index to i64
+    %73 = arith.bitcast %arg9 : f32 to i32
+    %74 = arith.extui %73 : i32 to i64
+    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %72, %74) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %75 = arith.divsi %67, %c16_i64 : i64
+    %76 = arith.addi %67, %68 : i64
+    %77 = arith.ceildivsi %76, %c16_i64 : i64
+    %78 = arith.subi %77, %75 : i64
+    %79 = arith.cmpi sgt, %68, %c0_i64 : i64
+    %80 = arith.extui %79 : i1 to i64
+    %81 = arith.muli %78, %80 : i64
+    %82 = arith.ceildivsi %27, %c16_i64 : i64
+    %83 = arith.muli %81, %82 : i64
+    %84 = arith.index_cast %83 : i64 to index
+    scf.for %arg10 = %c0 to %84 step %c1 {
+      %85 = arith.index_cast %arg10 : index to i64
+      %86 = arith.remsi %85, %81 : i64
+      %87 = arith.divsi %85, %81 : i64
+      %88 = arith.addi %75, %86 : i64
+      %89 = arith.muli %88, %c16_i64 : i64
+      %90 = arith.maxsi %89, %67 : i64
+      %91 = arith.addi %89, %c16_i64 : i64
+      %92 = arith.minsi %91, %76 : i64
+      %93 = arith.subi %92, %90 : i64
+      %94 = arith.subi %90, %67 : i64
+      %95 = arith.muli %94, %72 : i64
+      %96 = arith.addi %71, %95 : i64
+      %97 = arith.muli %87, %c16_i64 : i64
+      %98 = arith.addi %96, %97 : i64
+      %99 = arith.muli %88, %c32_i64 : i64
+      %100 = arith.addi %99, %97 : i64
+      %101 = arith.addi %100, %c64_i64 : i64
+      %102 = arith.ori %101, %c2147483648_i64 : i64
+      %103 = arith.subi %90, %89 : i64
+      %104 = arith.addi %102, %103 : i64
+      %105 = arith.subi %27, %97 : i64
+      %106 = arith.minsi %105, %c16_i64 : i64
+      "instgem.mvout"(%98, %104, %106, %93) : (i64, i64, i64, i64) -> ()
     }
-    "instgem.fence"() : () -> ()
     return
   }
 }

@@ -27,11 +27,30 @@
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.fence"() : () -> ()
 
 module {
   func.func private @baco_boundary_error(i64, i64)
@@ -270,27 +289,27 @@ module {
       %131 = arith.muli %130, %124 : i64
       %132 = arith.index_cast %131 : i64 to index
       scf.for %arg20 = %c0 to %132 step %c1 {
-        %167 = arith.index_cast %arg20 : index to i64
-        %168 = arith.divsi %167, %124 : i64
-        %169 = arith.addi %125, %168 : i64
-        %170 = arith.remsi %167, %124 : i64
-        %171 = arith.muli %169, %c16_i64 : i64
-        %172 = arith.maxsi %171, %116 : i64
-        %173 = arith.addi %171, %c16_i64 : i64
-        %174 = arith.minsi %173, %119 : i64
-        %175 = arith.subi %174, %172 : i64
-        %176 = arith.subi %172, %116 : i64
-        %177 = arith.muli %176, %123 : i64
-        %178 = arith.addi %122, %177 : i64
-        %179 = arith.muli %170, %c64_i64 : i64
-        %180 = arith.addi %178, %179 : i64
-        %181 = arith.muli %169, %c32_i64 : i64
-        %182 = arith.addi %181, %179 : i64
-        %183 = arith.subi %172, %171 : i64
-        %184 = arith.addi %182, %183 : i64
-        %185 = arith.subi %118, %179 : i64
-        %186 = arith.minsi %185, %c64_i64 : i64
-        "instgem.mvin"(%180, %184, %186, %175) : (i64, i64, i64, i64) -> ()
+        %177 = arith.index_cast %arg20 : index to i64
+        %178 = arith.divsi %177, %124 : i64
+        %179 = arith.addi %125, %178 : i64
+        %180 = arith.remsi %177, %124 : i64
+        %181 = arith.muli %179, %c16_i64 : i64
+        %182 = arith.maxsi %181, %116 : i64
+        %183 = arith.addi %181, %c16_i64 : i64
+        %184 = arith.minsi %183, %119 : i64
+        %185 = arith.subi %184, %182 : i64
+        %186 = arith.subi %182, %116 : i64
+        %187 = arith.muli %186, %123 : i64
+        %188 = arith.addi %122, %187 : i64
+        %189 = arith.muli %180, %c64_i64 : i64
+        %190 = arith.addi %188, %189 : i64
+        %191 = arith.muli %179, %c32_i64 : i64
+        %192 = arith.addi %191, %189 : i64
+        %193 = arith.subi %182, %181 : i64
+        %194 = arith.addi %192, %193 : i64
+        %195 = arith.subi %118, %189 : i64
+        %196 = arith.minsi %195, %c64_i64 : i64
+        "instgem.mvin"(%190, %194, %196, %185) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %133 = arith.ceildivsi %116, %c16_i64 : i64
       %134 = arith.cmpi sgt, %116, %c0_i64 : i64
@@ -299,22 +318,22 @@ module {
       %137 = arith.muli %136, %124 : i64
       %138 = arith.index_cast %137 : i64 to index
       scf.for %arg20 = %c0 to %138 step %c1 {
-        %167 = arith.index_cast %arg20 : index to i64
-        %168 = arith.divsi %167, %124 : i64
-        %169 = arith.remsi %167, %124 : i64
-        %170 = arith.muli %168, %c16_i64 : i64
-        %171 = arith.maxsi %170, %c0_i64 : i64
-        %172 = arith.addi %170, %c16_i64 : i64
-        %173 = arith.minsi %172, %116 : i64
-        %174 = arith.subi %173, %171 : i64
-        %175 = arith.muli %168, %c32_i64 : i64
-        %176 = arith.muli %169, %c64_i64 : i64
-        %177 = arith.addi %175, %176 : i64
-        %178 = arith.subi %171, %170 : i64
-        %179 = arith.addi %177, %178 : i64
-        %180 = arith.subi %118, %176 : i64
-        %181 = arith.minsi %180, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %179, %181, %174) : (i64, i64, i64, i64) -> ()
+        %177 = arith.index_cast %arg20 : index to i64
+        %178 = arith.divsi %177, %124 : i64
+        %179 = arith.remsi %177, %124 : i64
+        %180 = arith.muli %178, %c16_i64 : i64
+        %181 = arith.maxsi %180, %c0_i64 : i64
+        %182 = arith.addi %180, %c16_i64 : i64
+        %183 = arith.minsi %182, %116 : i64
+        %184 = arith.subi %183, %181 : i64
+        %185 = arith.muli %178, %c32_i64 : i64
+        %186 = arith.muli %179, %c64_i64 : i64
+        %187 = arith.addi %185, %186 : i64
+        %188 = arith.subi %181, %180 : i64
+        %189 = arith.addi %187, %188 : i64
+        %190 = arith.subi %118, %186 : i64
+        %191 = arith.minsi %190, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %189, %191, %184) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %39 {
         func.call @baco_boundary_error(%c101_i64, %c13_i64) : (i64, i64) -> ()
@@ -339,28 +358,28 @@ module {
       %152 = arith.muli %151, %145 : i64
       %153 = arith.index_cast %152 : i64 to index
       scf.for %arg20 = %c0 to %153 step %c1 {
-        %167 = arith.index_cast %arg20 : index to i64
-        %168 = arith.divsi %167, %145 : i64
-        %169 = arith.addi %146, %168 : i64
-        %170 = arith.remsi %167, %145 : i64
-        %171 = arith.muli %169, %c16_i64 : i64
-        %172 = arith.maxsi %171, %139 : i64
-        %173 = arith.addi %171, %c16_i64 : i64
-        %174 = arith.minsi %173, %140 : i64
-        %175 = arith.subi %174, %172 : i64
-        %176 = arith.subi %172, %139 : i64
-        %177 = arith.muli %176, %144 : i64
-        %178 = arith.addi %143, %177 : i64
-        %179 = arith.muli %170, %c64_i64 : i64
-        %180 = arith.addi %178, %179 : i64
-        %181 = arith.muli %169, %c32_i64 : i64
-        %182 = arith.addi %181, %179 : i64
-        %183 = arith.addi %182, %c32_i64 : i64
-        %184 = arith.subi %172, %171 : i64
-        %185 = arith.addi %183, %184 : i64
-        %186 = arith.subi %42, %179 : i64
-        %187 = arith.minsi %186, %c64_i64 : i64
-        "instgem.mvin"(%180, %185, %187, %175) : (i64, i64, i64, i64) -> ()
+        %177 = arith.index_cast %arg20 : index to i64
+        %178 = arith.divsi %177, %145 : i64
+        %179 = arith.addi %146, %178 : i64
+        %180 = arith.remsi %177, %145 : i64
+        %181 = arith.muli %179, %c16_i64 : i64
+        %182 = arith.maxsi %181, %139 : i64
+        %183 = arith.addi %181, %c16_i64 : i64
+        %184 = arith.minsi %183, %140 : i64
+        %185 = arith.subi %184, %182 : i64
+        %186 = arith.subi %182, %139 : i64
+        %187 = arith.muli %186, %144 : i64
+        %188 = arith.addi %143, %187 : i64
+        %189 = arith.muli %180, %c64_i64 : i64
+        %190 = arith.addi %188, %189 : i64
+        %191 = arith.muli %179, %c32_i64 : i64
+        %192 = arith.addi %191, %189 : i64
+        %193 = arith.addi %192, %c32_i64 : i64
+        %194 = arith.subi %182, %181 : i64
+        %195 = arith.addi %193, %194 : i64
+        %196 = arith.subi %42, %189 : i64
+        %197 = arith.minsi %196, %c64_i64 : i64
+        "instgem.mvin"(%190, %195, %197, %185) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %154 = arith.ceildivsi %139, %c16_i64 : i64
       %155 = arith.cmpi sgt, %139, %c0_i64 : i64
@@ -369,219 +388,444 @@ module {
       %158 = arith.muli %157, %145 : i64
       %159 = arith.index_cast %158 : i64 to index
       scf.for %arg20 = %c0 to %159 step %c1 {
-        %167 = arith.index_cast %arg20 : index to i64
-        %168 = arith.divsi %167, %145 : i64
-        %169 = arith.remsi %167, %145 : i64
-        %170 = arith.muli %168, %c16_i64 : i64
-        %171 = arith.maxsi %170, %c0_i64 : i64
-        %172 = arith.addi %170, %c16_i64 : i64
-        %173 = arith.minsi %172, %139 : i64
-        %174 = arith.subi %173, %171 : i64
-        %175 = arith.muli %168, %c32_i64 : i64
-        %176 = arith.muli %169, %c64_i64 : i64
-        %177 = arith.addi %175, %176 : i64
-        %178 = arith.addi %177, %c32_i64 : i64
-        %179 = arith.subi %171, %170 : i64
-        %180 = arith.addi %178, %179 : i64
-        %181 = arith.subi %42, %176 : i64
-        %182 = arith.minsi %181, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %180, %182, %174) : (i64, i64, i64, i64) -> ()
+        %177 = arith.index_cast %arg20 : index to i64
+        %178 = arith.divsi %177, %145 : i64
+        %179 = arith.remsi %177, %145 : i64
+        %180 = arith.muli %178, %c16_i64 : i64
+        %181 = arith.maxsi %180, %c0_i64 : i64
+        %182 = arith.addi %180, %c16_i64 : i64
+        %183 = arith.minsi %182, %139 : i64
+        %184 = arith.subi %183, %181 : i64
+        %185 = arith.muli %178, %c32_i64 : i64
+        %186 = arith.muli %179, %c64_i64 : i64
+        %187 = arith.addi %185, %186 : i64
+        %188 = arith.addi %187, %c32_i64 : i64
+        %189 = arith.subi %181, %180 : i64
+        %190 = arith.addi %188, %189 : i64
+        %191 = arith.subi %42, %186 : i64
+        %192 = arith.minsi %191, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %190, %192, %184) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %160 = arith.minsi %118, %140 : i64
-      %161 = arith.ceildivsi %160, %c16_i64 : i64
-      %162 = arith.addi %arg19, %c1 : index
-      %163 = arith.cmpi sge, %162, %66 : index
-      %164 = arith.cmpi sgt, %126, %c0_i64 : i64
-      %165 = arith.select %164, %47, %c0_i64 : i64
-      %166 = arith.index_cast %165 : i64 to index
-      scf.for %arg20 = %c0 to %166 step %c1 {
-        %167 = arith.index_cast %arg20 : index to i64
-        %168 = arith.subi %167, %c1_i64 : i64
-        %169 = arith.cmpi sge, %168, %c0_i64 : i64
-        %170 = arith.cmpi slt, %168, %47 : i64
-        %171 = arith.andi %169, %170 : i1
-        %172 = arith.andi %163, %171 : i1
-        %173 = arith.maxsi %161, %c1_i64 : i64
-        %174 = arith.ceildivsi %54, %173 : i64
-        %175 = arith.subi %165, %c1_i64 : i64
-        %176 = arith.cmpi eq, %167, %175 : i64
-        %177 = arith.cmpi slt, %167, %47 : i64
-        %178 = arith.andi %176, %177 : i1
-        %179 = arith.andi %163, %178 : i1
-        %180 = arith.index_cast %161 : i64 to index
-        scf.for %arg21 = %c0 to %180 step %c1 {
-          %186 = arith.index_cast %arg21 : index to i64
-          %187 = arith.muli %186, %174 : i64
-          %188 = arith.minsi %187, %54 : i64
-          scf.if %172 {
-            %203 = arith.addi %188, %174 : i64
-            %204 = arith.minsi %203, %54 : i64
-            %205 = arith.index_cast %188 : i64 to index
-            %206 = arith.index_cast %204 : i64 to index
-            scf.for %arg22 = %205 to %206 step %c1 {
-              %207 = arith.index_cast %arg22 : index to i64
-              %208 = arith.addi %48, %207 : i64
-              %209 = arith.muli %208, %c16_i64 : i64
-              %210 = arith.maxsi %209, %40 : i64
-              %211 = arith.addi %209, %c16_i64 : i64
-              %212 = arith.minsi %211, %49 : i64
-              %213 = arith.subi %212, %210 : i64
-              %214 = arith.subi %210, %40 : i64
-              %215 = arith.muli %214, %74 : i64
-              %216 = arith.addi %73, %215 : i64
-              %217 = arith.muli %168, %c16_i64 : i64
-              %218 = arith.addi %216, %217 : i64
-              %219 = arith.muli %208, %c32_i64 : i64
-              %220 = arith.addi %219, %217 : i64
-              %221 = arith.ori %220, %c2147483648_i64 : i64
-              %222 = arith.subi %210, %209 : i64
-              %223 = arith.addi %221, %222 : i64
-              %224 = arith.subi %42, %217 : i64
-              %225 = arith.minsi %224, %c16_i64 : i64
-              "instgem.mvout"(%218, %223, %225, %213) : (i64, i64, i64, i64) -> ()
+      %160 = arith.maxsi %119, %c0_i64 : i64
+      %161 = arith.minsi %160, %c16_i64 : i64
+      %162 = arith.maxsi %118, %c0_i64 : i64
+      %163 = arith.minsi %162, %c32_i64 : i64
+      %164 = arith.maxsi %140, %c0_i64 : i64
+      %165 = arith.minsi %164, %c32_i64 : i64
+      %166 = arith.maxsi %42, %c0_i64 : i64
+      %167 = arith.minsi %166, %c32_i64 : i64
+      %168 = arith.ceildivsi %161, %c16_i64 : i64
+      %169 = arith.ceildivsi %167, %c16_i64 : i64
+      %170 = arith.minsi %163, %165 : i64
+      %171 = arith.ceildivsi %170, %c16_i64 : i64
+      %172 = arith.addi %arg19, %c1 : index
+      %173 = arith.cmpi sge, %172, %66 : index
+      %174 = arith.cmpi sgt, %168, %c0_i64 : i64
+      %175 = arith.select %174, %169, %c0_i64 : i64
+      %176 = arith.index_cast %175 : i64 to index
+      scf.for %arg20 = %c0 to %176 step %c1 {
+        %177 = arith.index_cast %arg20 : index to i64
+        %178 = arith.subi %177, %c1_i64 : i64
+        %179 = arith.cmpi sge, %178, %c0_i64 : i64
+        %180 = arith.cmpi slt, %178, %47 : i64
+        %181 = arith.andi %179, %180 : i1
+        %182 = arith.andi %173, %181 : i1
+        %183 = arith.maxsi %171, %c1_i64 : i64
+        %184 = arith.ceildivsi %54, %183 : i64
+        %185 = arith.subi %175, %c1_i64 : i64
+        %186 = arith.cmpi eq, %177, %185 : i64
+        %187 = arith.cmpi slt, %177, %47 : i64
+        %188 = arith.andi %186, %187 : i1
+        %189 = arith.andi %173, %188 : i1
+        %190 = arith.divsi %170, %c16_i64 : i64
+        %191 = arith.minsi %171, %190 : i64
+        %192 = arith.maxsi %191, %c0_i64 : i64
+        %193 = arith.index_cast %192 : i64 to index
+        scf.for %arg21 = %c0 to %193 step %c1 {
+          %200 = arith.index_cast %arg21 : index to i64
+          %201 = arith.muli %200, %184 : i64
+          %202 = arith.minsi %201, %54 : i64
+          scf.if %182 {
+            %215 = arith.addi %202, %184 : i64
+            %216 = arith.minsi %215, %54 : i64
+            %217 = arith.index_cast %202 : i64 to index
+            %218 = arith.index_cast %216 : i64 to index
+            scf.for %arg22 = %217 to %218 step %c1 {
+              %219 = arith.index_cast %arg22 : index to i64
+              %220 = arith.addi %48, %219 : i64
+              %221 = arith.muli %220, %c16_i64 : i64
+              %222 = arith.maxsi %221, %40 : i64
+              %223 = arith.addi %221, %c16_i64 : i64
+              %224 = arith.minsi %223, %49 : i64
+              %225 = arith.subi %224, %222 : i64
+              %226 = arith.subi %222, %40 : i64
+              %227 = arith.muli %226, %74 : i64
+              %228 = arith.addi %73, %227 : i64
+              %229 = arith.muli %178, %c16_i64 : i64
+              %230 = arith.addi %228, %229 : i64
+              %231 = arith.muli %220, %c32_i64 : i64
+              %232 = arith.addi %231, %229 : i64
+              %233 = arith.ori %232, %c2147483648_i64 : i64
+              %234 = arith.subi %222, %221 : i64
+              %235 = arith.addi %233, %234 : i64
+              %236 = arith.subi %42, %229 : i64
+              %237 = arith.minsi %236, %c16_i64 : i64
+              "instgem.mvout"(%230, %235, %237, %225) : (i64, i64, i64, i64) -> ()
             }
           }
-          %189 = arith.minsi %119, %c16_i64 : i64
-          %190 = arith.muli %167, %c16_i64 : i64
-          %191 = arith.subi %42, %190 : i64
-          %192 = arith.minsi %191, %c16_i64 : i64
-          %193 = arith.ori %190, %c3221225472_i64 : i64
-          %194 = arith.muli %186, %c32_i64 : i64
-          %195 = arith.addi %194, %190 : i64
-          %196 = arith.addi %195, %c32_i64 : i64
-          %197 = arith.muli %186, %c16_i64 : i64
-          %198 = arith.subi %140, %197 : i64
-          %199 = arith.minsi %198, %c16_i64 : i64
-          "instgem.preload"(%196, %192, %199, %193, %192, %189) : (i64, i64, i64, i64, i64, i64) -> ()
-          %200 = arith.subi %118, %197 : i64
-          %201 = arith.minsi %200, %c16_i64 : i64
-          "instgem.compute_preloaded"(%197, %201, %189, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %202 = arith.index_cast %126 : i64 to index
-          scf.for %arg22 = %c1 to %202 step %c1 {
-            %203 = arith.index_cast %arg22 : index to i64
+          %203 = arith.minsi %161, %c16_i64 : i64
+          %204 = arith.muli %177, %c16_i64 : i64
+          %205 = arith.subi %167, %204 : i64
+          %206 = arith.minsi %205, %c16_i64 : i64
+          %207 = arith.ori %204, %c3221225472_i64 : i64
+          %208 = arith.muli %200, %c32_i64 : i64
+          %209 = arith.addi %208, %204 : i64
+          %210 = arith.addi %209, %c32_i64 : i64
+          "instgem.preload"(%210, %206, %c16_i64, %207, %206, %203) : (i64, i64, i64, i64, i64, i64) -> ()
+          %211 = arith.muli %200, %c16_i64 : i64
+          "instgem.compute_preloaded"(%211, %c16_i64, %203, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %212 = arith.subi %171, %c1_i64 : i64
+          %213 = arith.cmpi eq, %200, %212 : i64
+          %214 = arith.andi %189, %213 : i1
+          scf.if %214 {
+            %215 = arith.divsi %161, %c16_i64 : i64
+            %216 = arith.minsi %168, %215 : i64
+            %217 = arith.maxsi %216, %c1_i64 : i64
+            %218 = arith.index_cast %217 : i64 to index
+            scf.for %arg22 = %c1 to %218 step %c1 {
+              %220 = arith.index_cast %arg22 : index to i64
+              %221 = arith.muli %220, %c32_i64 : i64
+              %222 = arith.addi %221, %204 : i64
+              %223 = arith.ori %222, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %223, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %224 = arith.addi %221, %211 : i64
+              "instgem.compute_accumulated"(%224, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %225 = arith.subi %220, %c1_i64 : i64
+              %226 = arith.cmpi slt, %225, %54 : i64
+              scf.if %226 {
+                %227 = arith.addi %48, %225 : i64
+                %228 = arith.muli %227, %c16_i64 : i64
+                %229 = arith.maxsi %228, %40 : i64
+                %230 = arith.addi %228, %c16_i64 : i64
+                %231 = arith.minsi %230, %49 : i64
+                %232 = arith.subi %231, %229 : i64
+                %233 = arith.subi %229, %40 : i64
+                %234 = arith.muli %233, %74 : i64
+                %235 = arith.addi %73, %234 : i64
+                %236 = arith.addi %235, %204 : i64
+                %237 = arith.muli %227, %c32_i64 : i64
+                %238 = arith.addi %237, %204 : i64
+                %239 = arith.ori %238, %c2147483648_i64 : i64
+                %240 = arith.subi %229, %228 : i64
+                %241 = arith.addi %239, %240 : i64
+                %242 = arith.subi %42, %204 : i64
+                %243 = arith.minsi %242, %c16_i64 : i64
+                "instgem.mvout"(%236, %241, %243, %232) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %219 = arith.index_cast %168 : i64 to index
+            scf.for %arg22 = %218 to %219 step %c1 {
+              %220 = arith.index_cast %arg22 : index to i64
+              %221 = arith.muli %220, %c16_i64 : i64
+              %222 = arith.subi %161, %221 : i64
+              %223 = arith.minsi %222, %c16_i64 : i64
+              %224 = arith.muli %220, %c32_i64 : i64
+              %225 = arith.addi %224, %204 : i64
+              %226 = arith.ori %225, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %226, %206, %223) : (i64, i64, i64, i64, i64, i64) -> ()
+              %227 = arith.addi %224, %211 : i64
+              "instgem.compute_accumulated"(%227, %c16_i64, %223, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %228 = arith.subi %220, %c1_i64 : i64
+              %229 = arith.cmpi slt, %228, %54 : i64
+              scf.if %229 {
+                %230 = arith.addi %48, %228 : i64
+                %231 = arith.muli %230, %c16_i64 : i64
+                %232 = arith.maxsi %231, %40 : i64
+                %233 = arith.addi %231, %c16_i64 : i64
+                %234 = arith.minsi %233, %49 : i64
+                %235 = arith.subi %234, %232 : i64
+                %236 = arith.subi %232, %40 : i64
+                %237 = arith.muli %236, %74 : i64
+                %238 = arith.addi %73, %237 : i64
+                %239 = arith.addi %238, %204 : i64
+                %240 = arith.muli %230, %c32_i64 : i64
+                %241 = arith.addi %240, %204 : i64
+                %242 = arith.ori %241, %c2147483648_i64 : i64
+                %243 = arith.subi %232, %231 : i64
+                %244 = arith.addi %242, %243 : i64
+                %245 = arith.subi %42, %204 : i64
+                %246 = arith.minsi %245, %c16_i64 : i64
+                "instgem.mvout"(%239, %244, %246, %235) : (i64, i64, i64, i64) -> ()
+              }
+            }
+          } else {
+            %215 = arith.divsi %161, %c16_i64 : i64
+            %216 = arith.minsi %168, %215 : i64
+            %217 = arith.maxsi %216, %c1_i64 : i64
+            %218 = arith.index_cast %217 : i64 to index
+            scf.for %arg22 = %c1 to %218 step %c1 {
+              %220 = arith.index_cast %arg22 : index to i64
+              %221 = arith.muli %220, %c32_i64 : i64
+              %222 = arith.addi %221, %204 : i64
+              %223 = arith.ori %222, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %223, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %224 = arith.addi %221, %211 : i64
+              "instgem.compute_accumulated"(%224, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %219 = arith.index_cast %168 : i64 to index
+            scf.for %arg22 = %218 to %219 step %c1 {
+              %220 = arith.index_cast %arg22 : index to i64
+              %221 = arith.muli %220, %c16_i64 : i64
+              %222 = arith.subi %161, %221 : i64
+              %223 = arith.minsi %222, %c16_i64 : i64
+              %224 = arith.muli %220, %c32_i64 : i64
+              %225 = arith.addi %224, %204 : i64
+              %226 = arith.ori %225, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %226, %206, %223) : (i64, i64, i64, i64, i64, i64) -> ()
+              %227 = arith.addi %224, %211 : i64
+              "instgem.compute_accumulated"(%227, %c16_i64, %223, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        }
+        %194 = arith.index_cast %171 : i64 to index
+        scf.for %arg21 = %193 to %194 step %c1 {
+          %200 = arith.index_cast %arg21 : index to i64
+          %201 = arith.muli %200, %c16_i64 : i64
+          %202 = arith.subi %163, %201 : i64
+          %203 = arith.minsi %202, %c16_i64 : i64
+          %204 = arith.subi %165, %201 : i64
+          %205 = arith.minsi %204, %c16_i64 : i64
+          %206 = arith.muli %200, %184 : i64
+          %207 = arith.minsi %206, %54 : i64
+          scf.if %182 {
+            %219 = arith.addi %207, %184 : i64
+            %220 = arith.minsi %219, %54 : i64
+            %221 = arith.index_cast %207 : i64 to index
+            %222 = arith.index_cast %220 : i64 to index
+            scf.for %arg22 = %221 to %222 step %c1 {
+              %223 = arith.index_cast %arg22 : index to i64
+              %224 = arith.addi %48, %223 : i64
+              %225 = arith.muli %224, %c16_i64 : i64
+              %226 = arith.maxsi %225, %40 : i64
+              %227 = arith.addi %225, %c16_i64 : i64
+              %228 = arith.minsi %227, %49 : i64
+              %229 = arith.subi %228, %226 : i64
+              %230 = arith.subi %226, %40 : i64
+              %231 = arith.muli %230, %74 : i64
+              %232 = arith.addi %73, %231 : i64
+              %233 = arith.muli %178, %c16_i64 : i64
+              %234 = arith.addi %232, %233 : i64
+              %235 = arith.muli %224, %c32_i64 : i64
+              %236 = arith.addi %235, %233 : i64
+              %237 = arith.ori %236, %c2147483648_i64 : i64
+              %238 = arith.subi %226, %225 : i64
+              %239 = arith.addi %237, %238 : i64
+              %240 = arith.subi %42, %233 : i64
+              %241 = arith.minsi %240, %c16_i64 : i64
+              "instgem.mvout"(%234, %239, %241, %229) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %208 = arith.minsi %161, %c16_i64 : i64
+          %209 = arith.muli %177, %c16_i64 : i64
+          %210 = arith.subi %167, %209 : i64
+          %211 = arith.minsi %210, %c16_i64 : i64
+          %212 = arith.ori %209, %c3221225472_i64 : i64
+          %213 = arith.muli %200, %c32_i64 : i64
+          %214 = arith.addi %213, %209 : i64
+          %215 = arith.addi %214, %c32_i64 : i64
+          "instgem.preload"(%215, %211, %205, %212, %211, %208) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%201, %203, %208, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %216 = arith.subi %171, %c1_i64 : i64
+          %217 = arith.cmpi eq, %200, %216 : i64
+          %218 = arith.andi %189, %217 : i1
+          scf.if %218 {
+            %219 = arith.divsi %161, %c16_i64 : i64
+            %220 = arith.minsi %168, %219 : i64
+            %221 = arith.maxsi %220, %c1_i64 : i64
+            %222 = arith.index_cast %221 : i64 to index
+            scf.for %arg22 = %c1 to %222 step %c1 {
+              %224 = arith.index_cast %arg22 : index to i64
+              %225 = arith.muli %224, %c32_i64 : i64
+              %226 = arith.addi %225, %209 : i64
+              %227 = arith.ori %226, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %227, %211, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %228 = arith.addi %225, %201 : i64
+              "instgem.compute_accumulated"(%228, %203, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %229 = arith.subi %224, %c1_i64 : i64
+              %230 = arith.cmpi slt, %229, %54 : i64
+              scf.if %230 {
+                %231 = arith.addi %48, %229 : i64
+                %232 = arith.muli %231, %c16_i64 : i64
+                %233 = arith.maxsi %232, %40 : i64
+                %234 = arith.addi %232, %c16_i64 : i64
+                %235 = arith.minsi %234, %49 : i64
+                %236 = arith.subi %235, %233 : i64
+                %237 = arith.subi %233, %40 : i64
+                %238 = arith.muli %237, %74 : i64
+                %239 = arith.addi %73, %238 : i64
+                %240 = arith.addi %239, %209 : i64
+                %241 = arith.muli %231, %c32_i64 : i64
+                %242 = arith.addi %241, %209 : i64
+                %243 = arith.ori %242, %c2147483648_i64 : i64
+                %244 = arith.subi %233, %232 : i64
+                %245 = arith.addi %243, %244 : i64
+                %246 = arith.subi %42, %209 : i64
+                %247 = arith.minsi %246, %c16_i64 : i64
+                "instgem.mvout"(%240, %245, %247, %236) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %223 = arith.index_cast %168 : i64 to index
+            scf.for %arg22 = %222 to %223 step %c1 {
+              %224 = arith.index_cast %arg22 : index to i64
+              %225 = arith.muli %224, %c16_i64 : i64
+              %226 = arith.subi %161, %225 : i64
+              %227 = arith.minsi %226, %c16_i64 : i64
+              %228 = arith.muli %224, %c32_i64 : i64
+              %229 = arith.addi %228, %209 : i64
+              %230 = arith.ori %229, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %230, %211, %227) : (i64, i64, i64, i64, i64, i64) -> ()
+              %231 = arith.addi %228, %201 : i64
+              "instgem.compute_accumulated"(%231, %203, %227, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %232 = arith.subi %224, %c1_i64 : i64
+              %233 = arith.cmpi slt, %232, %54 : i64
+              scf.if %233 {
+                %234 = arith.addi %48, %232 : i64
+                %235 = arith.muli %234, %c16_i64 : i64
+                %236 = arith.maxsi %235, %40 : i64
+                %237 = arith.addi %235, %c16_i64 : i64
+                %238 = arith.minsi %237, %49 : i64
+                %239 = arith.subi %238, %236 : i64
+                %240 = arith.subi %236, %40 : i64
+                %241 = arith.muli %240, %74 : i64
+                %242 = arith.addi %73, %241 : i64
+                %243 = arith.addi %242, %209 : i64
+                %244 = arith.muli %234, %c32_i64 : i64
+                %245 = arith.addi %244, %209 : i64
+                %246 = arith.ori %245, %c2147483648_i64 : i64
+                %247 = arith.subi %236, %235 : i64
+                %248 = arith.addi %246, %247 : i64
+                %249 = arith.subi %42, %209 : i64
+                %250 = arith.minsi %249, %c16_i64 : i64
+                "instgem.mvout"(%243, %248, %250, %239) : (i64, i64, i64, i64) -> ()
+              }
+            }
+          } else {
+            %219 = arith.divsi %161, %c16_i64 : i64
+            %220 = arith.minsi %168, %219 : i64
+            %221 = arith.maxsi %220, %c1_i64 : i64
+            %222 = arith.index_cast %221 : i64 to index
+            scf.for %arg22 = %c1 to %222 step %c1 {
+              %224 = arith.index_cast %arg22 : index to i64
+              %225 = arith.muli %224, %c32_i64 : i64
+              %226 = arith.addi %225, %209 : i64
+              %227 = arith.ori %226, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %227, %211, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %228 = arith.addi %225, %201 : i64
+              "instgem.compute_accumulated"(%228, %203, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %223 = arith.index_cast %168 : i64 to index
+            scf.for %arg22 = %222 to %223 step %c1 {
+              %224 = arith.index_cast %arg22 : index to i64
+              %225 = arith.muli %224, %c16_i64 : i64
+              %226 = arith.subi %161, %225 : i64
+              %227 = arith.minsi %226, %c16_i64 : i64
+              %228 = arith.muli %224, %c32_i64 : i64
+              %229 = arith.addi %228, %209 : i64
+              %230 = arith.ori %229, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %230, %211, %227) : (i64, i64, i64, i64, i64, i64) -> ()
+              %231 = arith.addi %228, %201 : i64
+              "instgem.compute_accumulated"(%231, %203, %227, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        }
+        scf.if %182 {
+          %200 = arith.muli %171, %184 : i64
+          %201 = arith.minsi %200, %54 : i64
+          %202 = arith.index_cast %201 : i64 to index
+          %203 = arith.index_cast %54 : i64 to index
+          scf.for %arg21 = %202 to %203 step %c1 {
+            %204 = arith.index_cast %arg21 : index to i64
+            %205 = arith.addi %48, %204 : i64
+            %206 = arith.muli %205, %c16_i64 : i64
+            %207 = arith.maxsi %206, %40 : i64
+            %208 = arith.addi %206, %c16_i64 : i64
+            %209 = arith.minsi %208, %49 : i64
+            %210 = arith.subi %209, %207 : i64
+            %211 = arith.subi %207, %40 : i64
+            %212 = arith.muli %211, %74 : i64
+            %213 = arith.addi %73, %212 : i64
+            %214 = arith.muli %178, %c16_i64 : i64
+            %215 = arith.addi %213, %214 : i64
+            %216 = arith.muli %205, %c32_i64 : i64
+            %217 = arith.addi %216, %214 : i64
+            %218 = arith.ori %217, %c2147483648_i64 : i64
+            %219 = arith.subi %207, %206 : i64
+            %220 = arith.addi %218, %219 : i64
+            %221 = arith.subi %42, %214 : i64
+            %222 = arith.minsi %221, %c16_i64 : i64
+            "instgem.mvout"(%215, %220, %222, %210) : (i64, i64, i64, i64) -> ()
+          }
+        }
+        %195 = arith.cmpi sgt, %171, %c0_i64 : i64
+        %196 = arith.subi %168, %c1_i64 : i64
+        %197 = arith.maxsi %196, %c0_i64 : i64
+        %198 = arith.minsi %197, %54 : i64
+        %199 = arith.select %195, %198, %c0_i64 : i64
+        scf.if %189 {
+          %200 = arith.index_cast %199 : i64 to index
+          %201 = arith.index_cast %54 : i64 to index
+          scf.for %arg21 = %200 to %201 step %c1 {
+            %202 = arith.index_cast %arg21 : index to i64
+            %203 = arith.addi %48, %202 : i64
             %204 = arith.muli %203, %c16_i64 : i64
-            %205 = arith.subi %119, %204 : i64
-            %206 = arith.minsi %205, %c16_i64 : i64
-            %207 = arith.muli %203, %c32_i64 : i64
-            %208 = arith.addi %207, %190 : i64
-            %209 = arith.ori %208, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %192, %206) : (i64, i64, i64, i64, i64, i64) -> ()
-            %210 = arith.addi %207, %197 : i64
-            "instgem.compute_accumulated"(%210, %201, %206, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %211 = arith.subi %203, %c1_i64 : i64
-            %212 = arith.subi %161, %c1_i64 : i64
-            %213 = arith.cmpi eq, %186, %212 : i64
-            %214 = arith.andi %179, %213 : i1
-            %215 = arith.cmpi slt, %211, %54 : i64
-            %216 = arith.andi %214, %215 : i1
-            scf.if %216 {
-              %217 = arith.addi %48, %211 : i64
-              %218 = arith.muli %217, %c16_i64 : i64
-              %219 = arith.maxsi %218, %40 : i64
-              %220 = arith.addi %218, %c16_i64 : i64
-              %221 = arith.minsi %220, %49 : i64
-              %222 = arith.subi %221, %219 : i64
-              %223 = arith.subi %219, %40 : i64
-              %224 = arith.muli %223, %74 : i64
-              %225 = arith.addi %73, %224 : i64
-              %226 = arith.addi %225, %190 : i64
-              %227 = arith.muli %217, %c32_i64 : i64
-              %228 = arith.addi %227, %190 : i64
-              %229 = arith.ori %228, %c2147483648_i64 : i64
-              %230 = arith.subi %219, %218 : i64
-              %231 = arith.addi %229, %230 : i64
-              "instgem.mvout"(%226, %231, %192, %222) : (i64, i64, i64, i64) -> ()
-            }
-          }
-        }
-        scf.if %172 {
-          %186 = arith.muli %161, %174 : i64
-          %187 = arith.minsi %186, %54 : i64
-          %188 = arith.index_cast %187 : i64 to index
-          %189 = arith.index_cast %54 : i64 to index
-          scf.for %arg21 = %188 to %189 step %c1 {
-            %190 = arith.index_cast %arg21 : index to i64
-            %191 = arith.addi %48, %190 : i64
-            %192 = arith.muli %191, %c16_i64 : i64
-            %193 = arith.maxsi %192, %40 : i64
-            %194 = arith.addi %192, %c16_i64 : i64
-            %195 = arith.minsi %194, %49 : i64
-            %196 = arith.subi %195, %193 : i64
-            %197 = arith.subi %193, %40 : i64
-            %198 = arith.muli %197, %74 : i64
-            %199 = arith.addi %73, %198 : i64
-            %200 = arith.muli %168, %c16_i64 : i64
-            %201 = arith.addi %199, %200 : i64
-            %202 = arith.muli %191, %c32_i64 : i64
-            %203 = arith.addi %202, %200 : i64
-            %204 = arith.ori %203, %c2147483648_i64 : i64
-            %205 = arith.subi %193, %192 : i64
-            %206 = arith.addi %204, %205 : i64
-            %207 = arith.subi %42, %200 : i64
-            %208 = arith.minsi %207, %c16_i64 : i64
-            "instgem.mvout"(%201, %206, %208, %196) : (i64, i64, i64, i64) -> ()
-          }
-        }
-        %181 = arith.cmpi sgt, %161, %c0_i64 : i64
-        %182 = arith.subi %126, %c1_i64 : i64
-        %183 = arith.maxsi %182, %c0_i64 : i64
-        %184 = arith.minsi %183, %54 : i64
-        %185 = arith.select %181, %184, %c0_i64 : i64
-        scf.if %179 {
-          %186 = arith.index_cast %185 : i64 to index
-          %187 = arith.index_cast %54 : i64 to index
-          scf.for %arg21 = %186 to %187 step %c1 {
-            %188 = arith.index_cast %arg21 : index to i64
-            %189 = arith.addi %48, %188 : i64
-            %190 = arith.muli %189, %c16_i64 : i64
-            %191 = arith.maxsi %190, %40 : i64
-            %192 = arith.addi %190, %c16_i64 : i64
-            %193 = arith.minsi %192, %49 : i64
-            %194 = arith.subi %193, %191 : i64
-            %195 = arith.subi %191, %40 : i64
-            %196 = arith.muli %195, %74 : i64
-            %197 = arith.addi %73, %196 : i64
-            %198 = arith.muli %167, %c16_i64 : i64
-            %199 = arith.addi %197, %198 : i64
-            %200 = arith.muli %189, %c32_i64 : i64
-            %201 = arith.addi %200, %198 : i64
-            %202 = arith.ori %201, %c2147483648_i64 : i64
-            %203 = arith.subi %191, %190 : i64
-            %204 = arith.addi %202, %203 : i64
-            %205 = arith.subi %42, %198 : i64
-            %206 = arith.minsi %205, %c16_i64 : i64
-            "instgem.mvout"(%199, %204, %206, %194) : (i64, i64, i64, i64) -> ()
+            %205 = arith.maxsi %204, %40 : i64
+            %206 = arith.addi %204, %c16_i64 : i64
+            %207 = arith.minsi %206, %49 : i64
+            %208 = arith.subi %207, %205 : i64
+            %209 = arith.subi %205, %40 : i64
+            %210 = arith.muli %209, %74 : i64
+            %211 = arith.addi %73, %210 : i64
+            %212 = arith.muli %177, %c16_i64 : i64
+            %213 = arith.addi %211, %212 : i64
+            %214 = arith.muli %203, %c32_i64 : i64
+            %215 = arith.addi %214, %212 : i64
+            %216 = arith.ori %215, %c2147483648_i64 : i64
+            %217 = arith.subi %205, %204 : i64
+            %218 = arith.addi %216, %217 : i64
+            %219 = arith.subi %42, %212 : i64
+            %220 = arith.minsi %219, %c16_i64 : i64
+            "instgem.mvout"(%213, %218, %220, %208) : (i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %163 {
-        %167 = arith.minsi %165, %47 : i64
-        %168 = arith.index_cast %167 : i64 to index
-        %169 = arith.index_cast %47 : i64 to index
-        scf.for %arg20 = %168 to %169 step %c1 {
-          %170 = arith.index_cast %arg20 : index to i64
-          %171 = arith.index_cast %54 : i64 to index
-          scf.for %arg21 = %c0 to %171 step %c1 {
-            %172 = arith.index_cast %arg21 : index to i64
-            %173 = arith.addi %48, %172 : i64
-            %174 = arith.muli %173, %c16_i64 : i64
-            %175 = arith.maxsi %174, %40 : i64
-            %176 = arith.addi %174, %c16_i64 : i64
-            %177 = arith.minsi %176, %49 : i64
-            %178 = arith.subi %177, %175 : i64
-            %179 = arith.subi %175, %40 : i64
-            %180 = arith.muli %179, %74 : i64
-            %181 = arith.addi %73, %180 : i64
-            %182 = arith.muli %170, %c16_i64 : i64
-            %183 = arith.addi %181, %182 : i64
-            %184 = arith.muli %173, %c32_i64 : i64
-            %185 = arith.addi %184, %182 : i64
-            %186 = arith.ori %185, %c2147483648_i64 : i64
-            %187 = arith.subi %175, %174 : i64
-            %188 = arith.addi %186, %187 : i64
-            %189 = arith.subi %42, %182 : i64
-            %190 = arith.minsi %189, %c16_i64 : i64
-            "instgem.mvout"(%183, %188, %190, %178) : (i64, i64, i64, i64) -> ()
+      scf.if %173 {
+        %177 = arith.minsi %175, %47 : i64
+        %178 = arith.index_cast %177 : i64 to index
+        %179 = arith.index_cast %47 : i64 to index
+        scf.for %arg20 = %178 to %179 step %c1 {
+          %180 = arith.index_cast %arg20 : index to i64
+          %181 = arith.index_cast %54 : i64 to index
+          scf.for %arg21 = %c0 to %181 step %c1 {
+            %182 = arith.index_cast %arg21 : index to i64
+            %183 = arith.addi %48, %182 : i64
+            %184 = arith.muli %183, %c16_i64 : i64
+            %185 = arith.maxsi %184, %40 : i64
+            %186 = arith.addi %184, %c16_i64 : i64
+            %187 = arith.minsi %186, %49 : i64
+            %188 = arith.subi %187, %185 : i64
+            %189 = arith.subi %185, %40 : i64
+            %190 = arith.muli %189, %74 : i64
+            %191 = arith.addi %73, %190 : i64
+            %192 = arith.muli %180, %c16_i64 : i64
+            %193 = arith.addi %191, %192 : i64
+            %194 = arith.muli %183, %c32_i64 : i64
+            %195 = arith.addi %194, %192 : i64
+            %196 = arith.ori %195, %c2147483648_i64 : i64
+            %197 = arith.subi %185, %184 : i64
+            %198 = arith.addi %196, %197 : i64
+            %199 = arith.subi %42, %192 : i64
+            %200 = arith.minsi %199, %c16_i64 : i64
+            "instgem.mvout"(%193, %198, %200, %188) : (i64, i64, i64, i64) -> ()
           }
         }
       }
@@ -614,7 +858,6 @@ module {
         "instgem.mvout"(%91, %96, %98, %86) : (i64, i64, i64, i64) -> ()
       }
     }
-    "instgem.fence"() : () -> ()
     return
   }
 }

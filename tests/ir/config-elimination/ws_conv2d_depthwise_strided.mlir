@@ -24,12 +24,31 @@
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.fence"() : () -> ()
 
 module {
   func.func private @baco_boundary_error(i64, i64)
@@ -201,27 +220,27 @@ module {
       %114 = arith.muli %113, %107 : i64
       %115 = arith.index_cast %114 : i64 to index
       scf.for %arg19 = %c0 to %115 step %c1 {
-        %147 = arith.index_cast %arg19 : index to i64
-        %148 = arith.divsi %147, %107 : i64
-        %149 = arith.addi %108, %148 : i64
-        %150 = arith.remsi %147, %107 : i64
-        %151 = arith.muli %149, %c16_i64 : i64
-        %152 = arith.maxsi %151, %99 : i64
-        %153 = arith.addi %151, %c16_i64 : i64
-        %154 = arith.minsi %153, %102 : i64
-        %155 = arith.subi %154, %152 : i64
-        %156 = arith.subi %152, %99 : i64
-        %157 = arith.muli %156, %106 : i64
-        %158 = arith.addi %105, %157 : i64
-        %159 = arith.muli %150, %c64_i64 : i64
-        %160 = arith.addi %158, %159 : i64
-        %161 = arith.muli %149, %c32_i64 : i64
-        %162 = arith.addi %161, %159 : i64
-        %163 = arith.subi %152, %151 : i64
-        %164 = arith.addi %162, %163 : i64
-        %165 = arith.subi %101, %159 : i64
-        %166 = arith.minsi %165, %c64_i64 : i64
-        "instgem.mvin"(%160, %164, %166, %155) : (i64, i64, i64, i64) -> ()
+        %154 = arith.index_cast %arg19 : index to i64
+        %155 = arith.divsi %154, %107 : i64
+        %156 = arith.addi %108, %155 : i64
+        %157 = arith.remsi %154, %107 : i64
+        %158 = arith.muli %156, %c16_i64 : i64
+        %159 = arith.maxsi %158, %99 : i64
+        %160 = arith.addi %158, %c16_i64 : i64
+        %161 = arith.minsi %160, %102 : i64
+        %162 = arith.subi %161, %159 : i64
+        %163 = arith.subi %159, %99 : i64
+        %164 = arith.muli %163, %106 : i64
+        %165 = arith.addi %105, %164 : i64
+        %166 = arith.muli %157, %c64_i64 : i64
+        %167 = arith.addi %165, %166 : i64
+        %168 = arith.muli %156, %c32_i64 : i64
+        %169 = arith.addi %168, %166 : i64
+        %170 = arith.subi %159, %158 : i64
+        %171 = arith.addi %169, %170 : i64
+        %172 = arith.subi %101, %166 : i64
+        %173 = arith.minsi %172, %c64_i64 : i64
+        "instgem.mvin"(%167, %171, %173, %162) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %116 = arith.ceildivsi %99, %c16_i64 : i64
       %117 = arith.cmpi sgt, %99, %c0_i64 : i64
@@ -230,22 +249,22 @@ module {
       %120 = arith.muli %119, %107 : i64
       %121 = arith.index_cast %120 : i64 to index
       scf.for %arg19 = %c0 to %121 step %c1 {
-        %147 = arith.index_cast %arg19 : index to i64
-        %148 = arith.divsi %147, %107 : i64
-        %149 = arith.remsi %147, %107 : i64
-        %150 = arith.muli %148, %c16_i64 : i64
-        %151 = arith.maxsi %150, %c0_i64 : i64
-        %152 = arith.addi %150, %c16_i64 : i64
-        %153 = arith.minsi %152, %99 : i64
-        %154 = arith.subi %153, %151 : i64
-        %155 = arith.muli %148, %c32_i64 : i64
-        %156 = arith.muli %149, %c64_i64 : i64
-        %157 = arith.addi %155, %156 : i64
-        %158 = arith.subi %151, %150 : i64
-        %159 = arith.addi %157, %158 : i64
-        %160 = arith.subi %101, %156 : i64
-        %161 = arith.minsi %160, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %159, %161, %154) : (i64, i64, i64, i64) -> ()
+        %154 = arith.index_cast %arg19 : index to i64
+        %155 = arith.divsi %154, %107 : i64
+        %156 = arith.remsi %154, %107 : i64
+        %157 = arith.muli %155, %c16_i64 : i64
+        %158 = arith.maxsi %157, %c0_i64 : i64
+        %159 = arith.addi %157, %c16_i64 : i64
+        %160 = arith.minsi %159, %99 : i64
+        %161 = arith.subi %160, %158 : i64
+        %162 = arith.muli %155, %c32_i64 : i64
+        %163 = arith.muli %156, %c64_i64 : i64
+        %164 = arith.addi %162, %163 : i64
+        %165 = arith.subi %158, %157 : i64
+        %166 = arith.addi %164, %165 : i64
+        %167 = arith.subi %101, %163 : i64
+        %168 = arith.minsi %167, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %166, %168, %161) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %subview_8 = memref.subview %reinterpret_cast_1[%92, 0] [%97, 32] [1, 1] : memref<?x32xi8, strided<[32, 1], offset: ?>> to memref<?x32xi8, strided<[32, 1], offset: ?>>
       %122 = arith.index_cast %96 : index to i64
@@ -264,21 +283,21 @@ module {
       %132 = arith.muli %129, %131 : i64
       %133 = arith.index_cast %132 : i64 to index
       scf.for %arg19 = %c0 to %133 step %c1 {
-        %147 = arith.index_cast %arg19 : index to i64
-        %148 = arith.addi %127, %147 : i64
-        %149 = arith.muli %148, %c16_i64 : i64
-        %150 = arith.maxsi %149, %122 : i64
-        %151 = arith.addi %149, %c16_i64 : i64
-        %152 = arith.minsi %151, %123 : i64
-        %153 = arith.subi %152, %150 : i64
-        %154 = arith.subi %150, %122 : i64
-        %155 = arith.muli %154, %c32_i64 : i64
-        %156 = arith.addi %126, %155 : i64
-        %157 = arith.muli %148, %c32_i64 : i64
-        %158 = arith.addi %157, %c32_i64 : i64
-        %159 = arith.subi %150, %149 : i64
-        %160 = arith.addi %158, %159 : i64
-        "instgem.mvin"(%156, %160, %c32_i64, %153) : (i64, i64, i64, i64) -> ()
+        %154 = arith.index_cast %arg19 : index to i64
+        %155 = arith.addi %127, %154 : i64
+        %156 = arith.muli %155, %c16_i64 : i64
+        %157 = arith.maxsi %156, %122 : i64
+        %158 = arith.addi %156, %c16_i64 : i64
+        %159 = arith.minsi %158, %123 : i64
+        %160 = arith.subi %159, %157 : i64
+        %161 = arith.subi %157, %122 : i64
+        %162 = arith.muli %161, %c32_i64 : i64
+        %163 = arith.addi %126, %162 : i64
+        %164 = arith.muli %155, %c32_i64 : i64
+        %165 = arith.addi %164, %c32_i64 : i64
+        %166 = arith.subi %157, %156 : i64
+        %167 = arith.addi %165, %166 : i64
+        "instgem.mvin"(%163, %167, %c32_i64, %160) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %134 = arith.ceildivsi %122, %c16_i64 : i64
       %135 = arith.cmpi sgt, %122, %c0_i64 : i64
@@ -286,239 +305,469 @@ module {
       %137 = arith.muli %134, %136 : i64
       %138 = arith.index_cast %137 : i64 to index
       scf.for %arg19 = %c0 to %138 step %c1 {
-        %147 = arith.index_cast %arg19 : index to i64
-        %148 = arith.muli %147, %c16_i64 : i64
-        %149 = arith.maxsi %148, %c0_i64 : i64
-        %150 = arith.addi %148, %c16_i64 : i64
-        %151 = arith.minsi %150, %122 : i64
-        %152 = arith.subi %151, %149 : i64
-        %153 = arith.muli %147, %c32_i64 : i64
-        %154 = arith.addi %153, %c32_i64 : i64
-        %155 = arith.subi %149, %148 : i64
-        %156 = arith.addi %154, %155 : i64
-        "instgem.mvin"(%c0_i64, %156, %c32_i64, %152) : (i64, i64, i64, i64) -> ()
+        %154 = arith.index_cast %arg19 : index to i64
+        %155 = arith.muli %154, %c16_i64 : i64
+        %156 = arith.maxsi %155, %c0_i64 : i64
+        %157 = arith.addi %155, %c16_i64 : i64
+        %158 = arith.minsi %157, %122 : i64
+        %159 = arith.subi %158, %156 : i64
+        %160 = arith.muli %154, %c32_i64 : i64
+        %161 = arith.addi %160, %c32_i64 : i64
+        %162 = arith.subi %156, %155 : i64
+        %163 = arith.addi %161, %162 : i64
+        "instgem.mvin"(%c0_i64, %163, %c32_i64, %159) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %139 = arith.minsi %101, %123 : i64
-      %140 = arith.ceildivsi %139, %c16_i64 : i64
-      %141 = arith.addi %arg18, %c1 : index
-      %142 = arith.cmpi sge, %141, %23 : index
-      %143 = arith.cmpi eq, %arg18, %22 : index
-      %144 = arith.cmpi sgt, %109, %c0_i64 : i64
-      %145 = arith.select %144, %c2_i64, %c0_i64 : i64
-      %146 = arith.index_cast %145 : i64 to index
-      scf.for %arg19 = %c0 to %146 step %c1 {
-        %147 = arith.index_cast %arg19 : index to i64
-        %148 = arith.subi %147, %c1_i64 : i64
-        %149 = arith.cmpi sge, %148, %c0_i64 : i64
-        %150 = arith.cmpi slt, %148, %64 : i64
-        %151 = arith.andi %149, %150 : i1
-        %152 = arith.andi %142, %151 : i1
-        %153 = arith.maxsi %140, %c1_i64 : i64
-        %154 = arith.ceildivsi %63, %153 : i64
-        %155 = arith.subi %145, %c1_i64 : i64
-        %156 = arith.cmpi eq, %147, %155 : i64
-        %157 = arith.cmpi slt, %147, %64 : i64
+      %139 = arith.maxsi %102, %c0_i64 : i64
+      %140 = arith.minsi %139, %c16_i64 : i64
+      %141 = arith.maxsi %101, %c0_i64 : i64
+      %142 = arith.minsi %141, %c32_i64 : i64
+      %143 = arith.maxsi %123, %c0_i64 : i64
+      %144 = arith.minsi %143, %c32_i64 : i64
+      %145 = arith.ceildivsi %140, %c16_i64 : i64
+      %146 = arith.minsi %142, %144 : i64
+      %147 = arith.ceildivsi %146, %c16_i64 : i64
+      %148 = arith.addi %arg18, %c1 : index
+      %149 = arith.cmpi sge, %148, %23 : index
+      %150 = arith.cmpi eq, %arg18, %22 : index
+      %151 = arith.cmpi sgt, %145, %c0_i64 : i64
+      %152 = arith.select %151, %c2_i64, %c0_i64 : i64
+      %153 = arith.index_cast %152 : i64 to index
+      scf.for %arg19 = %c0 to %153 step %c1 {
+        %154 = arith.index_cast %arg19 : index to i64
+        %155 = arith.subi %154, %c1_i64 : i64
+        %156 = arith.cmpi sge, %155, %c0_i64 : i64
+        %157 = arith.cmpi slt, %155, %64 : i64
         %158 = arith.andi %156, %157 : i1
-        %159 = arith.andi %142, %158 : i1
-        %160 = arith.index_cast %140 : i64 to index
-        scf.for %arg20 = %c0 to %160 step %c1 {
-          %166 = arith.index_cast %arg20 : index to i64
-          %167 = arith.muli %166, %154 : i64
-          %168 = arith.minsi %167, %63 : i64
-          scf.if %152 {
-            %188 = arith.addi %168, %154 : i64
-            %189 = arith.minsi %188, %63 : i64
-            %190 = arith.index_cast %168 : i64 to index
-            %191 = arith.index_cast %189 : i64 to index
-            scf.for %arg21 = %190 to %191 step %c1 {
-              %192 = arith.index_cast %arg21 : index to i64
-              %193 = arith.addi %57, %192 : i64
-              %194 = arith.muli %193, %c16_i64 : i64
-              %195 = arith.maxsi %194, %48 : i64
-              %196 = arith.addi %194, %c16_i64 : i64
-              %197 = arith.minsi %196, %58 : i64
-              %198 = arith.subi %197, %195 : i64
-              %199 = arith.subi %195, %48 : i64
-              %200 = arith.muli %199, %54 : i64
-              %201 = arith.addi %53, %200 : i64
-              %202 = arith.muli %148, %c16_i64 : i64
-              %203 = arith.addi %201, %202 : i64
-              %204 = arith.muli %193, %c32_i64 : i64
-              %205 = arith.addi %204, %202 : i64
-              %206 = arith.ori %205, %c2147483648_i64 : i64
-              %207 = arith.subi %195, %194 : i64
-              %208 = arith.addi %206, %207 : i64
-              %209 = arith.subi %50, %202 : i64
-              %210 = arith.minsi %209, %c16_i64 : i64
-              "instgem.mvout"(%203, %208, %210, %198) : (i64, i64, i64, i64) -> ()
-            }
-          }
-          %169 = arith.minsi %102, %c16_i64 : i64
-          %170 = arith.muli %147, %c16_i64 : i64
-          %171 = arith.subi %c32_i64, %170 : i64
-          %172 = arith.minsi %171, %c16_i64 : i64
-          %173 = arith.cmpi eq, %166, %c0_i64 : i64
-          %174 = arith.andi %143, %173 : i1
-          %175 = arith.select %174, %c2147483648_i64, %c3221225472_i64 : i64
-          %176 = arith.ori %170, %175 : i64
-          %177 = arith.select %174, %c16_i64, %169 : i64
-          %178 = arith.select %174, %c16_i64, %172 : i64
-          %179 = arith.muli %166, %c32_i64 : i64
-          %180 = arith.addi %179, %170 : i64
-          %181 = arith.addi %180, %c32_i64 : i64
-          %182 = arith.muli %166, %c16_i64 : i64
-          %183 = arith.subi %123, %182 : i64
-          %184 = arith.minsi %183, %c16_i64 : i64
-          "instgem.preload"(%181, %172, %184, %176, %178, %177) : (i64, i64, i64, i64, i64, i64) -> ()
-          %185 = arith.subi %101, %182 : i64
-          %186 = arith.minsi %185, %c16_i64 : i64
-          "instgem.compute_preloaded"(%182, %186, %169, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %187 = arith.index_cast %109 : i64 to index
-          scf.for %arg21 = %c1 to %187 step %c1 {
-            %188 = arith.index_cast %arg21 : index to i64
-            %189 = arith.muli %188, %c16_i64 : i64
-            %190 = arith.subi %102, %189 : i64
-            %191 = arith.minsi %190, %c16_i64 : i64
-            %192 = arith.muli %188, %c32_i64 : i64
-            %193 = arith.addi %192, %170 : i64
-            %194 = arith.ori %193, %175 : i64
-            %195 = arith.select %174, %c16_i64, %191 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %194, %178, %195) : (i64, i64, i64, i64, i64, i64) -> ()
-            %196 = arith.addi %192, %182 : i64
-            "instgem.compute_accumulated"(%196, %186, %191, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %197 = arith.subi %188, %c1_i64 : i64
-            %198 = arith.subi %140, %c1_i64 : i64
-            %199 = arith.cmpi eq, %166, %198 : i64
-            %200 = arith.andi %159, %199 : i1
-            %201 = arith.cmpi slt, %197, %63 : i64
-            %202 = arith.andi %200, %201 : i1
-            scf.if %202 {
-              %203 = arith.addi %57, %197 : i64
-              %204 = arith.muli %203, %c16_i64 : i64
-              %205 = arith.maxsi %204, %48 : i64
-              %206 = arith.addi %204, %c16_i64 : i64
-              %207 = arith.minsi %206, %58 : i64
-              %208 = arith.subi %207, %205 : i64
-              %209 = arith.subi %205, %48 : i64
-              %210 = arith.muli %209, %54 : i64
-              %211 = arith.addi %53, %210 : i64
-              %212 = arith.addi %211, %170 : i64
-              %213 = arith.muli %203, %c32_i64 : i64
-              %214 = arith.addi %213, %170 : i64
+        %159 = arith.andi %149, %158 : i1
+        %160 = arith.maxsi %147, %c1_i64 : i64
+        %161 = arith.ceildivsi %63, %160 : i64
+        %162 = arith.subi %152, %c1_i64 : i64
+        %163 = arith.cmpi eq, %154, %162 : i64
+        %164 = arith.cmpi slt, %154, %64 : i64
+        %165 = arith.andi %163, %164 : i1
+        %166 = arith.andi %149, %165 : i1
+        %167 = arith.divsi %146, %c16_i64 : i64
+        %168 = arith.minsi %147, %167 : i64
+        %169 = arith.maxsi %168, %c0_i64 : i64
+        %170 = arith.index_cast %169 : i64 to index
+        scf.for %arg20 = %c0 to %170 step %c1 {
+          %177 = arith.index_cast %arg20 : index to i64
+          %178 = arith.muli %177, %161 : i64
+          %179 = arith.minsi %178, %63 : i64
+          scf.if %159 {
+            %197 = arith.addi %179, %161 : i64
+            %198 = arith.minsi %197, %63 : i64
+            %199 = arith.index_cast %179 : i64 to index
+            %200 = arith.index_cast %198 : i64 to index
+            scf.for %arg21 = %199 to %200 step %c1 {
+              %201 = arith.index_cast %arg21 : index to i64
+              %202 = arith.addi %57, %201 : i64
+              %203 = arith.muli %202, %c16_i64 : i64
+              %204 = arith.maxsi %203, %48 : i64
+              %205 = arith.addi %203, %c16_i64 : i64
+              %206 = arith.minsi %205, %58 : i64
+              %207 = arith.subi %206, %204 : i64
+              %208 = arith.subi %204, %48 : i64
+              %209 = arith.muli %208, %54 : i64
+              %210 = arith.addi %53, %209 : i64
+              %211 = arith.muli %155, %c16_i64 : i64
+              %212 = arith.addi %210, %211 : i64
+              %213 = arith.muli %202, %c32_i64 : i64
+              %214 = arith.addi %213, %211 : i64
               %215 = arith.ori %214, %c2147483648_i64 : i64
-              %216 = arith.subi %205, %204 : i64
+              %216 = arith.subi %204, %203 : i64
               %217 = arith.addi %215, %216 : i64
-              %218 = arith.subi %50, %170 : i64
+              %218 = arith.subi %50, %211 : i64
               %219 = arith.minsi %218, %c16_i64 : i64
-              "instgem.mvout"(%212, %217, %219, %208) : (i64, i64, i64, i64) -> ()
+              "instgem.mvout"(%212, %217, %219, %207) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %180 = arith.minsi %140, %c16_i64 : i64
+          %181 = arith.muli %154, %c16_i64 : i64
+          %182 = arith.subi %c32_i64, %181 : i64
+          %183 = arith.minsi %182, %c16_i64 : i64
+          %184 = arith.cmpi eq, %177, %c0_i64 : i64
+          %185 = arith.andi %150, %184 : i1
+          %186 = arith.select %185, %c2147483648_i64, %c3221225472_i64 : i64
+          %187 = arith.ori %181, %186 : i64
+          %188 = arith.select %185, %c16_i64, %180 : i64
+          %189 = arith.select %185, %c16_i64, %183 : i64
+          %190 = arith.muli %177, %c32_i64 : i64
+          %191 = arith.addi %190, %181 : i64
+          %192 = arith.addi %191, %c32_i64 : i64
+          "instgem.preload"(%192, %183, %c16_i64, %187, %189, %188) : (i64, i64, i64, i64, i64, i64) -> ()
+          %193 = arith.muli %177, %c16_i64 : i64
+          "instgem.compute_preloaded"(%193, %c16_i64, %180, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %194 = arith.subi %147, %c1_i64 : i64
+          %195 = arith.cmpi eq, %177, %194 : i64
+          %196 = arith.andi %166, %195 : i1
+          scf.if %196 {
+            %197 = arith.divsi %140, %c16_i64 : i64
+            %198 = arith.minsi %145, %197 : i64
+            %199 = arith.maxsi %198, %c1_i64 : i64
+            %200 = arith.index_cast %199 : i64 to index
+            scf.for %arg21 = %c1 to %200 step %c1 {
+              %202 = arith.index_cast %arg21 : index to i64
+              %203 = arith.muli %202, %c32_i64 : i64
+              %204 = arith.addi %203, %181 : i64
+              %205 = arith.ori %204, %186 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %205, %189, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %206 = arith.addi %203, %193 : i64
+              "instgem.compute_accumulated"(%206, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %207 = arith.subi %202, %c1_i64 : i64
+              %208 = arith.cmpi slt, %207, %63 : i64
+              scf.if %208 {
+                %209 = arith.addi %57, %207 : i64
+                %210 = arith.muli %209, %c16_i64 : i64
+                %211 = arith.maxsi %210, %48 : i64
+                %212 = arith.addi %210, %c16_i64 : i64
+                %213 = arith.minsi %212, %58 : i64
+                %214 = arith.subi %213, %211 : i64
+                %215 = arith.subi %211, %48 : i64
+                %216 = arith.muli %215, %54 : i64
+                %217 = arith.addi %53, %216 : i64
+                %218 = arith.addi %217, %181 : i64
+                %219 = arith.muli %209, %c32_i64 : i64
+                %220 = arith.addi %219, %181 : i64
+                %221 = arith.ori %220, %c2147483648_i64 : i64
+                %222 = arith.subi %211, %210 : i64
+                %223 = arith.addi %221, %222 : i64
+                %224 = arith.subi %50, %181 : i64
+                %225 = arith.minsi %224, %c16_i64 : i64
+                "instgem.mvout"(%218, %223, %225, %214) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %201 = arith.index_cast %145 : i64 to index
+            scf.for %arg21 = %200 to %201 step %c1 {
+              %202 = arith.index_cast %arg21 : index to i64
+              %203 = arith.muli %202, %c16_i64 : i64
+              %204 = arith.subi %140, %203 : i64
+              %205 = arith.minsi %204, %c16_i64 : i64
+              %206 = arith.muli %202, %c32_i64 : i64
+              %207 = arith.addi %206, %181 : i64
+              %208 = arith.ori %207, %186 : i64
+              %209 = arith.select %185, %c16_i64, %205 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %208, %189, %209) : (i64, i64, i64, i64, i64, i64) -> ()
+              %210 = arith.addi %206, %193 : i64
+              "instgem.compute_accumulated"(%210, %c16_i64, %205, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %211 = arith.subi %202, %c1_i64 : i64
+              %212 = arith.cmpi slt, %211, %63 : i64
+              scf.if %212 {
+                %213 = arith.addi %57, %211 : i64
+                %214 = arith.muli %213, %c16_i64 : i64
+                %215 = arith.maxsi %214, %48 : i64
+                %216 = arith.addi %214, %c16_i64 : i64
+                %217 = arith.minsi %216, %58 : i64
+                %218 = arith.subi %217, %215 : i64
+                %219 = arith.subi %215, %48 : i64
+                %220 = arith.muli %219, %54 : i64
+                %221 = arith.addi %53, %220 : i64
+                %222 = arith.addi %221, %181 : i64
+                %223 = arith.muli %213, %c32_i64 : i64
+                %224 = arith.addi %223, %181 : i64
+                %225 = arith.ori %224, %c2147483648_i64 : i64
+                %226 = arith.subi %215, %214 : i64
+                %227 = arith.addi %225, %226 : i64
+                %228 = arith.subi %50, %181 : i64
+                %229 = arith.minsi %228, %c16_i64 : i64
+                "instgem.mvout"(%222, %227, %229, %218) : (i64, i64, i64, i64) -> ()
+              }
+            }
+          } else {
+            %197 = arith.divsi %140, %c16_i64 : i64
+            %198 = arith.minsi %145, %197 : i64
+            %199 = arith.maxsi %198, %c1_i64 : i64
+            %200 = arith.index_cast %199 : i64 to index
+            scf.for %arg21 = %c1 to %200 step %c1 {
+              %202 = arith.index_cast %arg21 : index to i64
+              %203 = arith.muli %202, %c32_i64 : i64
+              %204 = arith.addi %203, %181 : i64
+              %205 = arith.ori %204, %186 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %205, %189, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %206 = arith.addi %203, %193 : i64
+              "instgem.compute_accumulated"(%206, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %201 = arith.index_cast %145 : i64 to index
+            scf.for %arg21 = %200 to %201 step %c1 {
+              %202 = arith.index_cast %arg21 : index to i64
+              %203 = arith.muli %202, %c16_i64 : i64
+              %204 = arith.subi %140, %203 : i64
+              %205 = arith.minsi %204, %c16_i64 : i64
+              %206 = arith.muli %202, %c32_i64 : i64
+              %207 = arith.addi %206, %181 : i64
+              %208 = arith.ori %207, %186 : i64
+              %209 = arith.select %185, %c16_i64, %205 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %208, %189, %209) : (i64, i64, i64, i64, i64, i64) -> ()
+              %210 = arith.addi %206, %193 : i64
+              "instgem.compute_accumulated"(%210, %c16_i64, %205, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         }
-        scf.if %152 {
-          %166 = arith.muli %140, %154 : i64
-          %167 = arith.minsi %166, %63 : i64
-          %168 = arith.index_cast %167 : i64 to index
-          %169 = arith.index_cast %63 : i64 to index
-          scf.for %arg20 = %168 to %169 step %c1 {
-            %170 = arith.index_cast %arg20 : index to i64
-            %171 = arith.addi %57, %170 : i64
-            %172 = arith.muli %171, %c16_i64 : i64
-            %173 = arith.maxsi %172, %48 : i64
-            %174 = arith.addi %172, %c16_i64 : i64
-            %175 = arith.minsi %174, %58 : i64
-            %176 = arith.subi %175, %173 : i64
-            %177 = arith.subi %173, %48 : i64
-            %178 = arith.muli %177, %54 : i64
-            %179 = arith.addi %53, %178 : i64
-            %180 = arith.muli %148, %c16_i64 : i64
-            %181 = arith.addi %179, %180 : i64
-            %182 = arith.muli %171, %c32_i64 : i64
-            %183 = arith.addi %182, %180 : i64
-            %184 = arith.ori %183, %c2147483648_i64 : i64
-            %185 = arith.subi %173, %172 : i64
-            %186 = arith.addi %184, %185 : i64
-            %187 = arith.subi %50, %180 : i64
-            %188 = arith.minsi %187, %c16_i64 : i64
-            "instgem.mvout"(%181, %186, %188, %176) : (i64, i64, i64, i64) -> ()
+        %171 = arith.index_cast %147 : i64 to index
+        scf.for %arg20 = %170 to %171 step %c1 {
+          %177 = arith.index_cast %arg20 : index to i64
+          %178 = arith.muli %177, %c16_i64 : i64
+          %179 = arith.subi %142, %178 : i64
+          %180 = arith.minsi %179, %c16_i64 : i64
+          %181 = arith.subi %144, %178 : i64
+          %182 = arith.minsi %181, %c16_i64 : i64
+          %183 = arith.muli %177, %161 : i64
+          %184 = arith.minsi %183, %63 : i64
+          scf.if %159 {
+            %201 = arith.addi %184, %161 : i64
+            %202 = arith.minsi %201, %63 : i64
+            %203 = arith.index_cast %184 : i64 to index
+            %204 = arith.index_cast %202 : i64 to index
+            scf.for %arg21 = %203 to %204 step %c1 {
+              %205 = arith.index_cast %arg21 : index to i64
+              %206 = arith.addi %57, %205 : i64
+              %207 = arith.muli %206, %c16_i64 : i64
+              %208 = arith.maxsi %207, %48 : i64
+              %209 = arith.addi %207, %c16_i64 : i64
+              %210 = arith.minsi %209, %58 : i64
+              %211 = arith.subi %210, %208 : i64
+              %212 = arith.subi %208, %48 : i64
+              %213 = arith.muli %212, %54 : i64
+              %214 = arith.addi %53, %213 : i64
+              %215 = arith.muli %155, %c16_i64 : i64
+              %216 = arith.addi %214, %215 : i64
+              %217 = arith.muli %206, %c32_i64 : i64
+              %218 = arith.addi %217, %215 : i64
+              %219 = arith.ori %218, %c2147483648_i64 : i64
+              %220 = arith.subi %208, %207 : i64
+              %221 = arith.addi %219, %220 : i64
+              %222 = arith.subi %50, %215 : i64
+              %223 = arith.minsi %222, %c16_i64 : i64
+              "instgem.mvout"(%216, %221, %223, %211) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %185 = arith.minsi %140, %c16_i64 : i64
+          %186 = arith.muli %154, %c16_i64 : i64
+          %187 = arith.subi %c32_i64, %186 : i64
+          %188 = arith.minsi %187, %c16_i64 : i64
+          %189 = arith.cmpi eq, %177, %c0_i64 : i64
+          %190 = arith.andi %150, %189 : i1
+          %191 = arith.select %190, %c2147483648_i64, %c3221225472_i64 : i64
+          %192 = arith.ori %186, %191 : i64
+          %193 = arith.select %190, %c16_i64, %185 : i64
+          %194 = arith.select %190, %c16_i64, %188 : i64
+          %195 = arith.muli %177, %c32_i64 : i64
+          %196 = arith.addi %195, %186 : i64
+          %197 = arith.addi %196, %c32_i64 : i64
+          "instgem.preload"(%197, %188, %182, %192, %194, %193) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%178, %180, %185, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %198 = arith.subi %147, %c1_i64 : i64
+          %199 = arith.cmpi eq, %177, %198 : i64
+          %200 = arith.andi %166, %199 : i1
+          scf.if %200 {
+            %201 = arith.divsi %140, %c16_i64 : i64
+            %202 = arith.minsi %145, %201 : i64
+            %203 = arith.maxsi %202, %c1_i64 : i64
+            %204 = arith.index_cast %203 : i64 to index
+            scf.for %arg21 = %c1 to %204 step %c1 {
+              %206 = arith.index_cast %arg21 : index to i64
+              %207 = arith.muli %206, %c32_i64 : i64
+              %208 = arith.addi %207, %186 : i64
+              %209 = arith.ori %208, %191 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %194, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %210 = arith.addi %207, %178 : i64
+              "instgem.compute_accumulated"(%210, %180, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %211 = arith.subi %206, %c1_i64 : i64
+              %212 = arith.cmpi slt, %211, %63 : i64
+              scf.if %212 {
+                %213 = arith.addi %57, %211 : i64
+                %214 = arith.muli %213, %c16_i64 : i64
+                %215 = arith.maxsi %214, %48 : i64
+                %216 = arith.addi %214, %c16_i64 : i64
+                %217 = arith.minsi %216, %58 : i64
+                %218 = arith.subi %217, %215 : i64
+                %219 = arith.subi %215, %48 : i64
+                %220 = arith.muli %219, %54 : i64
+                %221 = arith.addi %53, %220 : i64
+                %222 = arith.addi %221, %186 : i64
+                %223 = arith.muli %213, %c32_i64 : i64
+                %224 = arith.addi %223, %186 : i64
+                %225 = arith.ori %224, %c2147483648_i64 : i64
+                %226 = arith.subi %215, %214 : i64
+                %227 = arith.addi %225, %226 : i64
+                %228 = arith.subi %50, %186 : i64
+                %229 = arith.minsi %228, %c16_i64 : i64
+                "instgem.mvout"(%222, %227, %229, %218) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %205 = arith.index_cast %145 : i64 to index
+            scf.for %arg21 = %204 to %205 step %c1 {
+              %206 = arith.index_cast %arg21 : index to i64
+              %207 = arith.muli %206, %c16_i64 : i64
+              %208 = arith.subi %140, %207 : i64
+              %209 = arith.minsi %208, %c16_i64 : i64
+              %210 = arith.muli %206, %c32_i64 : i64
+              %211 = arith.addi %210, %186 : i64
+              %212 = arith.ori %211, %191 : i64
+              %213 = arith.select %190, %c16_i64, %209 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %212, %194, %213) : (i64, i64, i64, i64, i64, i64) -> ()
+              %214 = arith.addi %210, %178 : i64
+              "instgem.compute_accumulated"(%214, %180, %209, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %215 = arith.subi %206, %c1_i64 : i64
+              %216 = arith.cmpi slt, %215, %63 : i64
+              scf.if %216 {
+                %217 = arith.addi %57, %215 : i64
+                %218 = arith.muli %217, %c16_i64 : i64
+                %219 = arith.maxsi %218, %48 : i64
+                %220 = arith.addi %218, %c16_i64 : i64
+                %221 = arith.minsi %220, %58 : i64
+                %222 = arith.subi %221, %219 : i64
+                %223 = arith.subi %219, %48 : i64
+                %224 = arith.muli %223, %54 : i64
+                %225 = arith.addi %53, %224 : i64
+                %226 = arith.addi %225, %186 : i64
+                %227 = arith.muli %217, %c32_i64 : i64
+                %228 = arith.addi %227, %186 : i64
+                %229 = arith.ori %228, %c2147483648_i64 : i64
+                %230 = arith.subi %219, %218 : i64
+                %231 = arith.addi %229, %230 : i64
+                %232 = arith.subi %50, %186 : i64
+                %233 = arith.minsi %232, %c16_i64 : i64
+                "instgem.mvout"(%226, %231, %233, %222) : (i64, i64, i64, i64) -> ()
+              }
+            }
+          } else {
+            %201 = arith.divsi %140, %c16_i64 : i64
+            %202 = arith.minsi %145, %201 : i64
+            %203 = arith.maxsi %202, %c1_i64 : i64
+            %204 = arith.index_cast %203 : i64 to index
+            scf.for %arg21 = %c1 to %204 step %c1 {
+              %206 = arith.index_cast %arg21 : index to i64
+              %207 = arith.muli %206, %c32_i64 : i64
+              %208 = arith.addi %207, %186 : i64
+              %209 = arith.ori %208, %191 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %194, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %210 = arith.addi %207, %178 : i64
+              "instgem.compute_accumulated"(%210, %180, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %205 = arith.index_cast %145 : i64 to index
+            scf.for %arg21 = %204 to %205 step %c1 {
+              %206 = arith.index_cast %arg21 : index to i64
+              %207 = arith.muli %206, %c16_i64 : i64
+              %208 = arith.subi %140, %207 : i64
+              %209 = arith.minsi %208, %c16_i64 : i64
+              %210 = arith.muli %206, %c32_i64 : i64
+              %211 = arith.addi %210, %186 : i64
+              %212 = arith.ori %211, %191 : i64
+              %213 = arith.select %190, %c16_i64, %209 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %212, %194, %213) : (i64, i64, i64, i64, i64, i64) -> ()
+              %214 = arith.addi %210, %178 : i64
+              "instgem.compute_accumulated"(%214, %180, %209, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
           }
         }
-        %161 = arith.cmpi sgt, %140, %c0_i64 : i64
-        %162 = arith.subi %109, %c1_i64 : i64
-        %163 = arith.maxsi %162, %c0_i64 : i64
-        %164 = arith.minsi %163, %63 : i64
-        %165 = arith.select %161, %164, %c0_i64 : i64
         scf.if %159 {
-          %166 = arith.index_cast %165 : i64 to index
-          %167 = arith.index_cast %63 : i64 to index
-          scf.for %arg20 = %166 to %167 step %c1 {
-            %168 = arith.index_cast %arg20 : index to i64
-            %169 = arith.addi %57, %168 : i64
-            %170 = arith.muli %169, %c16_i64 : i64
-            %171 = arith.maxsi %170, %48 : i64
-            %172 = arith.addi %170, %c16_i64 : i64
-            %173 = arith.minsi %172, %58 : i64
-            %174 = arith.subi %173, %171 : i64
-            %175 = arith.subi %171, %48 : i64
-            %176 = arith.muli %175, %54 : i64
-            %177 = arith.addi %53, %176 : i64
-            %178 = arith.muli %147, %c16_i64 : i64
-            %179 = arith.addi %177, %178 : i64
-            %180 = arith.muli %169, %c32_i64 : i64
-            %181 = arith.addi %180, %178 : i64
-            %182 = arith.ori %181, %c2147483648_i64 : i64
-            %183 = arith.subi %171, %170 : i64
-            %184 = arith.addi %182, %183 : i64
-            %185 = arith.subi %50, %178 : i64
-            %186 = arith.minsi %185, %c16_i64 : i64
-            "instgem.mvout"(%179, %184, %186, %174) : (i64, i64, i64, i64) -> ()
+          %177 = arith.muli %147, %161 : i64
+          %178 = arith.minsi %177, %63 : i64
+          %179 = arith.index_cast %178 : i64 to index
+          %180 = arith.index_cast %63 : i64 to index
+          scf.for %arg20 = %179 to %180 step %c1 {
+            %181 = arith.index_cast %arg20 : index to i64
+            %182 = arith.addi %57, %181 : i64
+            %183 = arith.muli %182, %c16_i64 : i64
+            %184 = arith.maxsi %183, %48 : i64
+            %185 = arith.addi %183, %c16_i64 : i64
+            %186 = arith.minsi %185, %58 : i64
+            %187 = arith.subi %186, %184 : i64
+            %188 = arith.subi %184, %48 : i64
+            %189 = arith.muli %188, %54 : i64
+            %190 = arith.addi %53, %189 : i64
+            %191 = arith.muli %155, %c16_i64 : i64
+            %192 = arith.addi %190, %191 : i64
+            %193 = arith.muli %182, %c32_i64 : i64
+            %194 = arith.addi %193, %191 : i64
+            %195 = arith.ori %194, %c2147483648_i64 : i64
+            %196 = arith.subi %184, %183 : i64
+            %197 = arith.addi %195, %196 : i64
+            %198 = arith.subi %50, %191 : i64
+            %199 = arith.minsi %198, %c16_i64 : i64
+            "instgem.mvout"(%192, %197, %199, %187) : (i64, i64, i64, i64) -> ()
+          }
+        }
+        %172 = arith.cmpi sgt, %147, %c0_i64 : i64
+        %173 = arith.subi %145, %c1_i64 : i64
+        %174 = arith.maxsi %173, %c0_i64 : i64
+        %175 = arith.minsi %174, %63 : i64
+        %176 = arith.select %172, %175, %c0_i64 : i64
+        scf.if %166 {
+          %177 = arith.index_cast %176 : i64 to index
+          %178 = arith.index_cast %63 : i64 to index
+          scf.for %arg20 = %177 to %178 step %c1 {
+            %179 = arith.index_cast %arg20 : index to i64
+            %180 = arith.addi %57, %179 : i64
+            %181 = arith.muli %180, %c16_i64 : i64
+            %182 = arith.maxsi %181, %48 : i64
+            %183 = arith.addi %181, %c16_i64 : i64
+            %184 = arith.minsi %183, %58 : i64
+            %185 = arith.subi %184, %182 : i64
+            %186 = arith.subi %182, %48 : i64
+            %187 = arith.muli %186, %54 : i64
+            %188 = arith.addi %53, %187 : i64
+            %189 = arith.muli %154, %c16_i64 : i64
+            %190 = arith.addi %188, %189 : i64
+            %191 = arith.muli %180, %c32_i64 : i64
+            %192 = arith.addi %191, %189 : i64
+            %193 = arith.ori %192, %c2147483648_i64 : i64
+            %194 = arith.subi %182, %181 : i64
+            %195 = arith.addi %193, %194 : i64
+            %196 = arith.subi %50, %189 : i64
+            %197 = arith.minsi %196, %c16_i64 : i64
+            "instgem.mvout"(%190, %195, %197, %185) : (i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %143 {
+      scf.if %150 {
         scf.for %arg19 = %c0 to %c2 step %c1 {
-          %147 = arith.index_cast %arg19 : index to i64
-          %148 = arith.muli %147, %c16_i64 : i64
-          %149 = arith.subi %c32_i64, %148 : i64
-          %150 = arith.minsi %149, %c16_i64 : i64
-          %151 = arith.ori %148, %c2147483648_i64 : i64
-          %152 = arith.cmpi eq, %140, %c0_i64 : i64
-          %153 = arith.cmpi sle, %109, %c0_i64 : i64
-          %154 = arith.cmpi sge, %147, %145 : i64
-          %155 = arith.ori %152, %153 : i1
-          %156 = arith.ori %155, %154 : i1
-          scf.if %156 {
-            "instgem.mvin"(%c0_i64, %151, %150, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %154 = arith.index_cast %arg19 : index to i64
+          %155 = arith.muli %154, %c16_i64 : i64
+          %156 = arith.subi %c32_i64, %155 : i64
+          %157 = arith.minsi %156, %c16_i64 : i64
+          %158 = arith.ori %155, %c2147483648_i64 : i64
+          %159 = arith.cmpi eq, %147, %c0_i64 : i64
+          %160 = arith.cmpi sle, %145, %c0_i64 : i64
+          %161 = arith.cmpi sge, %154, %152 : i64
+          %162 = arith.ori %159, %160 : i1
+          %163 = arith.ori %162, %161 : i1
+          %164 = arith.cmpi slt, %154, %64 : i64
+          %165 = arith.andi %163, %164 : i1
+          scf.if %165 {
+            "instgem.mvin"(%c0_i64, %158, %157, %c16_i64) : (i64, i64, i64, i64) -> ()
           }
         }
       }
-      scf.if %142 {
-        %147 = arith.minsi %145, %64 : i64
-        %148 = arith.index_cast %147 : i64 to index
-        %149 = arith.index_cast %64 : i64 to index
-        scf.for %arg19 = %148 to %149 step %c1 {
-          %150 = arith.index_cast %arg19 : index to i64
-          %151 = arith.index_cast %63 : i64 to index
-          scf.for %arg20 = %c0 to %151 step %c1 {
-            %152 = arith.index_cast %arg20 : index to i64
-            %153 = arith.addi %57, %152 : i64
-            %154 = arith.muli %153, %c16_i64 : i64
-            %155 = arith.maxsi %154, %48 : i64
-            %156 = arith.addi %154, %c16_i64 : i64
-            %157 = arith.minsi %156, %58 : i64
-            %158 = arith.subi %157, %155 : i64
-            %159 = arith.subi %155, %48 : i64
-            %160 = arith.muli %159, %54 : i64
-            %161 = arith.addi %53, %160 : i64
-            %162 = arith.muli %150, %c16_i64 : i64
-            %163 = arith.addi %161, %162 : i64
-            %164 = arith.muli %153, %c32_i64 : i64
-            %165 = arith.addi %164, %162 : i64
-            %166 = arith.ori %165, %c2147483648_i64 : i64
-            %167 = arith.subi %155, %154 : i64
-            %168 = arith.addi %166, %167 : i64
-            %169 = arith.subi %50, %162 : i64
-            %170 = arith.minsi %169, %c16_i64 : i64
-            "instgem.mvout"(%163, %168, %170, %158) : (i64, i64, i64, i64) -> ()
+      scf.if %149 {
+        %154 = arith.minsi %152, %64 : i64
+        %155 = arith.index_cast %154 : i64 to index
+        %156 = arith.index_cast %64 : i64 to index
+        scf.for %arg19 = %155 to %156 step %c1 {
+          %157 = arith.index_cast %arg19 : index to i64
+          %158 = arith.index_cast %63 : i64 to index
+          scf.for %arg20 = %c0 to %158 step %c1 {
+            %159 = arith.index_cast %arg20 : index to i64
+            %160 = arith.addi %57, %159 : i64
+            %161 = arith.muli %160, %c16_i64 : i64
+            %162 = arith.maxsi %161, %48 : i64
+            %163 = arith.addi %161, %c16_i64 : i64
+            %164 = arith.minsi %163, %58 : i64
+            %165 = arith.subi %164, %162 : i64
+            %166 = arith.subi %162, %48 : i64
+            %167 = arith.muli %166, %54 : i64
+            %168 = arith.addi %53, %167 : i64
+            %169 = arith.muli %157, %c16_i64 : i64
+            %170 = arith.addi %168, %169 : i64
+            %171 = arith.muli %160, %c32_i64 : i64
+            %172 = arith.addi %171, %169 : i64
+            %173 = arith.ori %172, %c2147483648_i64 : i64
+            %174 = arith.subi %162, %161 : i64
+            %175 = arith.addi %173, %174 : i64
+            %176 = arith.subi %50, %169 : i64
+            %177 = arith.minsi %176, %c16_i64 : i64
+            "instgem.mvout"(%170, %175, %177, %165) : (i64, i64, i64, i64) -> ()
           }
         }
       }
@@ -552,7 +801,6 @@ module {
         "instgem.mvout"(%80, %85, %87, %75) : (i64, i64, i64, i64) -> ()
       }
     }
-    "instgem.fence"() : () -> ()
     return
   }
 }

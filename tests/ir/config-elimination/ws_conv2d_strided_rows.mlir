@@ -29,11 +29,13 @@
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.fence"() : () -> ()
 
 module {
   func.func private @baco_boundary_error(i64, i64)
@@ -243,27 +245,27 @@ module {
       %146 = arith.muli %145, %138 : i64
       %147 = arith.index_cast %146 : i64 to index
       scf.for %arg19 = %c0 to %147 step %c1 {
-        %263 = arith.index_cast %arg19 : index to i64
-        %264 = arith.divsi %263, %138 : i64
-        %265 = arith.addi %139, %264 : i64
-        %266 = arith.remsi %263, %138 : i64
-        %267 = arith.muli %265, %c16_i64 : i64
-        %268 = arith.maxsi %267, %131 : i64
-        %269 = arith.addi %267, %c16_i64 : i64
-        %270 = arith.minsi %269, %140 : i64
-        %271 = arith.subi %270, %268 : i64
-        %272 = arith.subi %268, %131 : i64
-        %273 = arith.muli %272, %137 : i64
-        %274 = arith.addi %136, %273 : i64
-        %275 = arith.muli %266, %c64_i64 : i64
-        %276 = arith.addi %274, %275 : i64
-        %277 = arith.muli %265, %c32_i64 : i64
-        %278 = arith.addi %277, %275 : i64
-        %279 = arith.subi %268, %267 : i64
-        %280 = arith.addi %278, %279 : i64
-        %281 = arith.subi %133, %275 : i64
-        %282 = arith.minsi %281, %c64_i64 : i64
-        "instgem.mvin"(%276, %280, %282, %271) : (i64, i64, i64, i64) -> ()
+        %270 = arith.index_cast %arg19 : index to i64
+        %271 = arith.divsi %270, %138 : i64
+        %272 = arith.addi %139, %271 : i64
+        %273 = arith.remsi %270, %138 : i64
+        %274 = arith.muli %272, %c16_i64 : i64
+        %275 = arith.maxsi %274, %131 : i64
+        %276 = arith.addi %274, %c16_i64 : i64
+        %277 = arith.minsi %276, %140 : i64
+        %278 = arith.subi %277, %275 : i64
+        %279 = arith.subi %275, %131 : i64
+        %280 = arith.muli %279, %137 : i64
+        %281 = arith.addi %136, %280 : i64
+        %282 = arith.muli %273, %c64_i64 : i64
+        %283 = arith.addi %281, %282 : i64
+        %284 = arith.muli %272, %c32_i64 : i64
+        %285 = arith.addi %284, %282 : i64
+        %286 = arith.subi %275, %274 : i64
+        %287 = arith.addi %285, %286 : i64
+        %288 = arith.subi %133, %282 : i64
+        %289 = arith.minsi %288, %c64_i64 : i64
+        "instgem.mvin"(%283, %287, %289, %278) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %148 = arith.ceildivsi %131, %c16_i64 : i64
       %149 = arith.cmpi sgt, %131, %c0_i64 : i64
@@ -272,22 +274,22 @@ module {
       %152 = arith.muli %151, %138 : i64
       %153 = arith.index_cast %152 : i64 to index
       scf.for %arg19 = %c0 to %153 step %c1 {
-        %263 = arith.index_cast %arg19 : index to i64
-        %264 = arith.divsi %263, %138 : i64
-        %265 = arith.remsi %263, %138 : i64
-        %266 = arith.muli %264, %c16_i64 : i64
-        %267 = arith.maxsi %266, %c0_i64 : i64
-        %268 = arith.addi %266, %c16_i64 : i64
-        %269 = arith.minsi %268, %131 : i64
-        %270 = arith.subi %269, %267 : i64
-        %271 = arith.muli %264, %c32_i64 : i64
-        %272 = arith.muli %265, %c64_i64 : i64
-        %273 = arith.addi %271, %272 : i64
-        %274 = arith.subi %267, %266 : i64
-        %275 = arith.addi %273, %274 : i64
-        %276 = arith.subi %133, %272 : i64
-        %277 = arith.minsi %276, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %275, %277, %270) : (i64, i64, i64, i64) -> ()
+        %270 = arith.index_cast %arg19 : index to i64
+        %271 = arith.divsi %270, %138 : i64
+        %272 = arith.remsi %270, %138 : i64
+        %273 = arith.muli %271, %c16_i64 : i64
+        %274 = arith.maxsi %273, %c0_i64 : i64
+        %275 = arith.addi %273, %c16_i64 : i64
+        %276 = arith.minsi %275, %131 : i64
+        %277 = arith.subi %276, %274 : i64
+        %278 = arith.muli %271, %c32_i64 : i64
+        %279 = arith.muli %272, %c64_i64 : i64
+        %280 = arith.addi %278, %279 : i64
+        %281 = arith.subi %274, %273 : i64
+        %282 = arith.addi %280, %281 : i64
+        %283 = arith.subi %133, %279 : i64
+        %284 = arith.minsi %283, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %282, %284, %277) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %154 = arith.subi %c5_i64, %140 : i64
       %155 = arith.divsi %140, %c16_i64 : i64
@@ -298,23 +300,23 @@ module {
       %160 = arith.muli %159, %138 : i64
       %161 = arith.index_cast %160 : i64 to index
       scf.for %arg19 = %c0 to %161 step %c1 {
-        %263 = arith.index_cast %arg19 : index to i64
-        %264 = arith.divsi %263, %138 : i64
-        %265 = arith.addi %155, %264 : i64
-        %266 = arith.remsi %263, %138 : i64
-        %267 = arith.muli %265, %c16_i64 : i64
-        %268 = arith.maxsi %267, %140 : i64
-        %269 = arith.addi %267, %c16_i64 : i64
-        %270 = arith.minsi %269, %c5_i64 : i64
-        %271 = arith.subi %270, %268 : i64
-        %272 = arith.muli %265, %c32_i64 : i64
-        %273 = arith.muli %266, %c64_i64 : i64
-        %274 = arith.addi %272, %273 : i64
-        %275 = arith.subi %268, %267 : i64
-        %276 = arith.addi %274, %275 : i64
-        %277 = arith.subi %133, %273 : i64
-        %278 = arith.minsi %277, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %276, %278, %271) : (i64, i64, i64, i64) -> ()
+        %270 = arith.index_cast %arg19 : index to i64
+        %271 = arith.divsi %270, %138 : i64
+        %272 = arith.addi %155, %271 : i64
+        %273 = arith.remsi %270, %138 : i64
+        %274 = arith.muli %272, %c16_i64 : i64
+        %275 = arith.maxsi %274, %140 : i64
+        %276 = arith.addi %274, %c16_i64 : i64
+        %277 = arith.minsi %276, %c5_i64 : i64
+        %278 = arith.subi %277, %275 : i64
+        %279 = arith.muli %272, %c32_i64 : i64
+        %280 = arith.muli %273, %c64_i64 : i64
+        %281 = arith.addi %279, %280 : i64
+        %282 = arith.subi %275, %274 : i64
+        %283 = arith.addi %281, %282 : i64
+        %284 = arith.subi %133, %280 : i64
+        %285 = arith.minsi %284, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %283, %285, %278) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %162 = arith.addi %87, %c1 : index
       scf.if %124 {
@@ -347,27 +349,27 @@ module {
       %183 = arith.muli %182, %138 : i64
       %184 = arith.index_cast %183 : i64 to index
       scf.for %arg19 = %c0 to %184 step %c1 {
-        %263 = arith.index_cast %arg19 : index to i64
-        %264 = arith.divsi %263, %138 : i64
-        %265 = arith.addi %176, %264 : i64
-        %266 = arith.remsi %263, %138 : i64
-        %267 = arith.muli %265, %c16_i64 : i64
-        %268 = arith.maxsi %267, %171 : i64
-        %269 = arith.addi %267, %c16_i64 : i64
-        %270 = arith.minsi %269, %177 : i64
-        %271 = arith.subi %270, %268 : i64
-        %272 = arith.subi %268, %171 : i64
-        %273 = arith.muli %272, %175 : i64
-        %274 = arith.addi %174, %273 : i64
-        %275 = arith.muli %266, %c64_i64 : i64
-        %276 = arith.addi %274, %275 : i64
-        %277 = arith.muli %265, %c32_i64 : i64
-        %278 = arith.addi %277, %275 : i64
-        %279 = arith.subi %268, %267 : i64
-        %280 = arith.addi %278, %279 : i64
-        %281 = arith.subi %133, %275 : i64
-        %282 = arith.minsi %281, %c64_i64 : i64
-        "instgem.mvin"(%276, %280, %282, %271) : (i64, i64, i64, i64) -> ()
+        %270 = arith.index_cast %arg19 : index to i64
+        %271 = arith.divsi %270, %138 : i64
+        %272 = arith.addi %176, %271 : i64
+        %273 = arith.remsi %270, %138 : i64
+        %274 = arith.muli %272, %c16_i64 : i64
+        %275 = arith.maxsi %274, %171 : i64
+        %276 = arith.addi %274, %c16_i64 : i64
+        %277 = arith.minsi %276, %177 : i64
+        %278 = arith.subi %277, %275 : i64
+        %279 = arith.subi %275, %171 : i64
+        %280 = arith.muli %279, %175 : i64
+        %281 = arith.addi %174, %280 : i64
+        %282 = arith.muli %273, %c64_i64 : i64
+        %283 = arith.addi %281, %282 : i64
+        %284 = arith.muli %272, %c32_i64 : i64
+        %285 = arith.addi %284, %282 : i64
+        %286 = arith.subi %275, %274 : i64
+        %287 = arith.addi %285, %286 : i64
+        %288 = arith.subi %133, %282 : i64
+        %289 = arith.minsi %288, %c64_i64 : i64
+        "instgem.mvin"(%283, %287, %289, %278) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %185 = arith.ceildivsi %171, %c16_i64 : i64
       %186 = arith.cmpi sgt, %169, %c0_i64 : i64
@@ -376,22 +378,22 @@ module {
       %189 = arith.muli %188, %138 : i64
       %190 = arith.index_cast %189 : i64 to index
       scf.for %arg19 = %c0 to %190 step %c1 {
-        %263 = arith.index_cast %arg19 : index to i64
-        %264 = arith.divsi %263, %138 : i64
-        %265 = arith.remsi %263, %138 : i64
-        %266 = arith.muli %264, %c16_i64 : i64
-        %267 = arith.maxsi %266, %c5_i64 : i64
-        %268 = arith.addi %266, %c16_i64 : i64
-        %269 = arith.minsi %268, %171 : i64
-        %270 = arith.subi %269, %267 : i64
-        %271 = arith.muli %264, %c32_i64 : i64
-        %272 = arith.muli %265, %c64_i64 : i64
-        %273 = arith.addi %271, %272 : i64
-        %274 = arith.subi %267, %266 : i64
-        %275 = arith.addi %273, %274 : i64
-        %276 = arith.subi %133, %272 : i64
-        %277 = arith.minsi %276, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %275, %277, %270) : (i64, i64, i64, i64) -> ()
+        %270 = arith.index_cast %arg19 : index to i64
+        %271 = arith.divsi %270, %138 : i64
+        %272 = arith.remsi %270, %138 : i64
+        %273 = arith.muli %271, %c16_i64 : i64
+        %274 = arith.maxsi %273, %c5_i64 : i64
+        %275 = arith.addi %273, %c16_i64 : i64
+        %276 = arith.minsi %275, %171 : i64
+        %277 = arith.subi %276, %274 : i64
+        %278 = arith.muli %271, %c32_i64 : i64
+        %279 = arith.muli %272, %c64_i64 : i64
+        %280 = arith.addi %278, %279 : i64
+        %281 = arith.subi %274, %273 : i64
+        %282 = arith.addi %280, %281 : i64
+        %283 = arith.subi %133, %279 : i64
+        %284 = arith.minsi %283, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %282, %284, %277) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %191 = arith.subi %c10_i64, %177 : i64
       %192 = arith.divsi %177, %c16_i64 : i64
@@ -402,23 +404,23 @@ module {
       %197 = arith.muli %196, %138 : i64
       %198 = arith.index_cast %197 : i64 to index
       scf.for %arg19 = %c0 to %198 step %c1 {
-        %263 = arith.index_cast %arg19 : index to i64
-        %264 = arith.divsi %263, %138 : i64
-        %265 = arith.addi %192, %264 : i64
-        %266 = arith.remsi %263, %138 : i64
-        %267 = arith.muli %265, %c16_i64 : i64
-        %268 = arith.maxsi %267, %177 : i64
-        %269 = arith.addi %267, %c16_i64 : i64
-        %270 = arith.minsi %269, %c10_i64 : i64
-        %271 = arith.subi %270, %268 : i64
-        %272 = arith.muli %265, %c32_i64 : i64
-        %273 = arith.muli %266, %c64_i64 : i64
-        %274 = arith.addi %272, %273 : i64
-        %275 = arith.subi %268, %267 : i64
-        %276 = arith.addi %274, %275 : i64
-        %277 = arith.subi %133, %273 : i64
-        %278 = arith.minsi %277, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %276, %278, %271) : (i64, i64, i64, i64) -> ()
+        %270 = arith.index_cast %arg19 : index to i64
+        %271 = arith.divsi %270, %138 : i64
+        %272 = arith.addi %192, %271 : i64
+        %273 = arith.remsi %270, %138 : i64
+        %274 = arith.muli %272, %c16_i64 : i64
+        %275 = arith.maxsi %274, %177 : i64
+        %276 = arith.addi %274, %c16_i64 : i64
+        %277 = arith.minsi %276, %c10_i64 : i64
+        %278 = arith.subi %277, %275 : i64
+        %279 = arith.muli %272, %c32_i64 : i64
+        %280 = arith.muli %273, %c64_i64 : i64
+        %281 = arith.addi %279, %280 : i64
+        %282 = arith.subi %275, %274 : i64
+        %283 = arith.addi %281, %282 : i64
+        %284 = arith.subi %133, %280 : i64
+        %285 = arith.minsi %284, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %283, %285, %278) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %199 = arith.addi %87, %c2 : index
       scf.if %124 {
@@ -451,27 +453,27 @@ module {
       %220 = arith.muli %219, %138 : i64
       %221 = arith.index_cast %220 : i64 to index
       scf.for %arg19 = %c0 to %221 step %c1 {
-        %263 = arith.index_cast %arg19 : index to i64
-        %264 = arith.divsi %263, %138 : i64
-        %265 = arith.addi %213, %264 : i64
-        %266 = arith.remsi %263, %138 : i64
-        %267 = arith.muli %265, %c16_i64 : i64
-        %268 = arith.maxsi %267, %208 : i64
-        %269 = arith.addi %267, %c16_i64 : i64
-        %270 = arith.minsi %269, %214 : i64
-        %271 = arith.subi %270, %268 : i64
-        %272 = arith.subi %268, %208 : i64
-        %273 = arith.muli %272, %212 : i64
-        %274 = arith.addi %211, %273 : i64
-        %275 = arith.muli %266, %c64_i64 : i64
-        %276 = arith.addi %274, %275 : i64
-        %277 = arith.muli %265, %c32_i64 : i64
-        %278 = arith.addi %277, %275 : i64
-        %279 = arith.subi %268, %267 : i64
-        %280 = arith.addi %278, %279 : i64
-        %281 = arith.subi %133, %275 : i64
-        %282 = arith.minsi %281, %c64_i64 : i64
-        "instgem.mvin"(%276, %280, %282, %271) : (i64, i64, i64, i64) -> ()
+        %270 = arith.index_cast %arg19 : index to i64
+        %271 = arith.divsi %270, %138 : i64
+        %272 = arith.addi %213, %271 : i64
+        %273 = arith.remsi %270, %138 : i64
+        %274 = arith.muli %272, %c16_i64 : i64
+        %275 = arith.maxsi %274, %208 : i64
+        %276 = arith.addi %274, %c16_i64 : i64
+        %277 = arith.minsi %276, %214 : i64
+        %278 = arith.subi %277, %275 : i64
+        %279 = arith.subi %275, %208 : i64
+        %280 = arith.muli %279, %212 : i64
+        %281 = arith.addi %211, %280 : i64
+        %282 = arith.muli %273, %c64_i64 : i64
+        %283 = arith.addi %281, %282 : i64
+        %284 = arith.muli %272, %c32_i64 : i64
+        %285 = arith.addi %284, %282 : i64
+        %286 = arith.subi %275, %274 : i64
+        %287 = arith.addi %285, %286 : i64
+        %288 = arith.subi %133, %282 : i64
+        %289 = arith.minsi %288, %c64_i64 : i64
+        "instgem.mvin"(%283, %287, %289, %278) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %222 = arith.ceildivsi %208, %c16_i64 : i64
       %223 = arith.cmpi sgt, %206, %c0_i64 : i64
@@ -480,22 +482,22 @@ module {
       %226 = arith.muli %225, %138 : i64
       %227 = arith.index_cast %226 : i64 to index
       scf.for %arg19 = %c0 to %227 step %c1 {
-        %263 = arith.index_cast %arg19 : index to i64
-        %264 = arith.divsi %263, %138 : i64
-        %265 = arith.remsi %263, %138 : i64
-        %266 = arith.muli %264, %c16_i64 : i64
-        %267 = arith.maxsi %266, %c10_i64 : i64
-        %268 = arith.addi %266, %c16_i64 : i64
-        %269 = arith.minsi %268, %208 : i64
-        %270 = arith.subi %269, %267 : i64
-        %271 = arith.muli %264, %c32_i64 : i64
-        %272 = arith.muli %265, %c64_i64 : i64
-        %273 = arith.addi %271, %272 : i64
-        %274 = arith.subi %267, %266 : i64
-        %275 = arith.addi %273, %274 : i64
-        %276 = arith.subi %133, %272 : i64
-        %277 = arith.minsi %276, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %275, %277, %270) : (i64, i64, i64, i64) -> ()
+        %270 = arith.index_cast %arg19 : index to i64
+        %271 = arith.divsi %270, %138 : i64
+        %272 = arith.remsi %270, %138 : i64
+        %273 = arith.muli %271, %c16_i64 : i64
+        %274 = arith.maxsi %273, %c10_i64 : i64
+        %275 = arith.addi %273, %c16_i64 : i64
+        %276 = arith.minsi %275, %208 : i64
+        %277 = arith.subi %276, %274 : i64
+        %278 = arith.muli %271, %c32_i64 : i64
+        %279 = arith.muli %272, %c64_i64 : i64
+        %280 = arith.addi %278, %279 : i64
+        %281 = arith.subi %274, %273 : i64
+        %282 = arith.addi %280, %281 : i64
+        %283 = arith.subi %133, %279 : i64
+        %284 = arith.minsi %283, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %282, %284, %277) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %228 = arith.subi %c15_i64, %214 : i64
       %229 = arith.divsi %214, %c16_i64 : i64
@@ -506,23 +508,23 @@ module {
       %234 = arith.muli %233, %138 : i64
       %235 = arith.index_cast %234 : i64 to index
       scf.for %arg19 = %c0 to %235 step %c1 {
-        %263 = arith.index_cast %arg19 : index to i64
-        %264 = arith.divsi %263, %138 : i64
-        %265 = arith.addi %229, %264 : i64
-        %266 = arith.remsi %263, %138 : i64
-        %267 = arith.muli %265, %c16_i64 : i64
-        %268 = arith.maxsi %267, %214 : i64
-        %269 = arith.addi %267, %c16_i64 : i64
-        %270 = arith.minsi %269, %c15_i64 : i64
-        %271 = arith.subi %270, %268 : i64
-        %272 = arith.muli %265, %c32_i64 : i64
-        %273 = arith.muli %266, %c64_i64 : i64
-        %274 = arith.addi %272, %273 : i64
-        %275 = arith.subi %268, %267 : i64
-        %276 = arith.addi %274, %275 : i64
-        %277 = arith.subi %133, %273 : i64
-        %278 = arith.minsi %277, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %276, %278, %271) : (i64, i64, i64, i64) -> ()
+        %270 = arith.index_cast %arg19 : index to i64
+        %271 = arith.divsi %270, %138 : i64
+        %272 = arith.addi %229, %271 : i64
+        %273 = arith.remsi %270, %138 : i64
+        %274 = arith.muli %272, %c16_i64 : i64
+        %275 = arith.maxsi %274, %214 : i64
+        %276 = arith.addi %274, %c16_i64 : i64
+        %277 = arith.minsi %276, %c15_i64 : i64
+        %278 = arith.subi %277, %275 : i64
+        %279 = arith.muli %272, %c32_i64 : i64
+        %280 = arith.muli %273, %c64_i64 : i64
+        %281 = arith.addi %279, %280 : i64
+        %282 = arith.subi %275, %274 : i64
+        %283 = arith.addi %281, %282 : i64
+        %284 = arith.subi %133, %280 : i64
+        %285 = arith.minsi %284, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %283, %285, %278) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %54 {
         func.call @baco_boundary_error(%c101_i64, %c13_i64) : (i64, i64) -> ()
@@ -547,28 +549,28 @@ module {
       %249 = arith.muli %248, %242 : i64
       %250 = arith.index_cast %249 : i64 to index
       scf.for %arg19 = %c0 to %250 step %c1 {
-        %263 = arith.index_cast %arg19 : index to i64
-        %264 = arith.divsi %263, %242 : i64
-        %265 = arith.addi %243, %264 : i64
-        %266 = arith.remsi %263, %242 : i64
-        %267 = arith.muli %265, %c16_i64 : i64
-        %268 = arith.maxsi %267, %236 : i64
-        %269 = arith.addi %267, %c16_i64 : i64
-        %270 = arith.minsi %269, %237 : i64
-        %271 = arith.subi %270, %268 : i64
-        %272 = arith.subi %268, %236 : i64
-        %273 = arith.muli %272, %241 : i64
-        %274 = arith.addi %240, %273 : i64
-        %275 = arith.muli %266, %c64_i64 : i64
-        %276 = arith.addi %274, %275 : i64
-        %277 = arith.muli %265, %c32_i64 : i64
-        %278 = arith.addi %277, %275 : i64
-        %279 = arith.addi %278, %c32_i64 : i64
-        %280 = arith.subi %268, %267 : i64
-        %281 = arith.addi %279, %280 : i64
-        %282 = arith.subi %58, %275 : i64
-        %283 = arith.minsi %282, %c64_i64 : i64
-        "instgem.mvin"(%276, %281, %283, %271) : (i64, i64, i64, i64) -> ()
+        %270 = arith.index_cast %arg19 : index to i64
+        %271 = arith.divsi %270, %242 : i64
+        %272 = arith.addi %243, %271 : i64
+        %273 = arith.remsi %270, %242 : i64
+        %274 = arith.muli %272, %c16_i64 : i64
+        %275 = arith.maxsi %274, %236 : i64
+        %276 = arith.addi %274, %c16_i64 : i64
+        %277 = arith.minsi %276, %237 : i64
+        %278 = arith.subi %277, %275 : i64
+        %279 = arith.subi %275, %236 : i64
+        %280 = arith.muli %279, %241 : i64
+        %281 = arith.addi %240, %280 : i64
+        %282 = arith.muli %273, %c64_i64 : i64
+        %283 = arith.addi %281, %282 : i64
+        %284 = arith.muli %272, %c32_i64 : i64
+        %285 = arith.addi %284, %282 : i64
+        %286 = arith.addi %285, %c32_i64 : i64
+        %287 = arith.subi %275, %274 : i64
+        %288 = arith.addi %286, %287 : i64
+        %289 = arith.subi %58, %282 : i64
+        %290 = arith.minsi %289, %c64_i64 : i64
+        "instgem.mvin"(%283, %288, %290, %278) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %251 = arith.ceildivsi %236, %c16_i64 : i64
       %252 = arith.cmpi sgt, %236, %c0_i64 : i64
@@ -577,199 +579,259 @@ module {
       %255 = arith.muli %254, %242 : i64
       %256 = arith.index_cast %255 : i64 to index
       scf.for %arg19 = %c0 to %256 step %c1 {
-        %263 = arith.index_cast %arg19 : index to i64
-        %264 = arith.divsi %263, %242 : i64
-        %265 = arith.remsi %263, %242 : i64
-        %266 = arith.muli %264, %c16_i64 : i64
-        %267 = arith.maxsi %266, %c0_i64 : i64
-        %268 = arith.addi %266, %c16_i64 : i64
-        %269 = arith.minsi %268, %236 : i64
-        %270 = arith.subi %269, %267 : i64
-        %271 = arith.muli %264, %c32_i64 : i64
-        %272 = arith.muli %265, %c64_i64 : i64
-        %273 = arith.addi %271, %272 : i64
-        %274 = arith.addi %273, %c32_i64 : i64
-        %275 = arith.subi %267, %266 : i64
-        %276 = arith.addi %274, %275 : i64
-        %277 = arith.subi %58, %272 : i64
-        %278 = arith.minsi %277, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %276, %278, %270) : (i64, i64, i64, i64) -> ()
+        %270 = arith.index_cast %arg19 : index to i64
+        %271 = arith.divsi %270, %242 : i64
+        %272 = arith.remsi %270, %242 : i64
+        %273 = arith.muli %271, %c16_i64 : i64
+        %274 = arith.maxsi %273, %c0_i64 : i64
+        %275 = arith.addi %273, %c16_i64 : i64
+        %276 = arith.minsi %275, %236 : i64
+        %277 = arith.subi %276, %274 : i64
+        %278 = arith.muli %271, %c32_i64 : i64
+        %279 = arith.muli %272, %c64_i64 : i64
+        %280 = arith.addi %278, %279 : i64
+        %281 = arith.addi %280, %c32_i64 : i64
+        %282 = arith.subi %274, %273 : i64
+        %283 = arith.addi %281, %282 : i64
+        %284 = arith.subi %58, %279 : i64
+        %285 = arith.minsi %284, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %283, %285, %277) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %257 = arith.minsi %133, %237 : i64
-      %258 = arith.ceildivsi %257, %c16_i64 : i64
-      %259 = arith.addi %arg18, %c1 : index
-      %260 = arith.cmpi sge, %259, %30 : index
-      %261 = arith.cmpi eq, %arg18, %28 : index
-      %262 = arith.index_cast %72 : i64 to index
-      scf.for %arg19 = %c0 to %262 step %c1 {
-        %263 = arith.index_cast %arg19 : index to i64
-        %264 = arith.subi %263, %c1_i64 : i64
-        %265 = arith.cmpi sge, %264, %c0_i64 : i64
-        %266 = arith.cmpi slt, %264, %72 : i64
-        %267 = arith.andi %265, %266 : i1
-        %268 = arith.andi %260, %267 : i1
-        %269 = arith.maxsi %258, %c1_i64 : i64
-        %270 = arith.ceildivsi %71, %269 : i64
-        %271 = arith.subi %72, %c1_i64 : i64
-        %272 = arith.cmpi eq, %263, %271 : i64
-        %273 = arith.cmpi slt, %263, %72 : i64
+      %257 = arith.maxsi %133, %c0_i64 : i64
+      %258 = arith.minsi %257, %c32_i64 : i64
+      %259 = arith.maxsi %237, %c0_i64 : i64
+      %260 = arith.minsi %259, %c32_i64 : i64
+      %261 = arith.maxsi %58, %c0_i64 : i64
+      %262 = arith.minsi %261, %c32_i64 : i64
+      %263 = arith.ceildivsi %262, %c16_i64 : i64
+      %264 = arith.minsi %258, %260 : i64
+      %265 = arith.ceildivsi %264, %c16_i64 : i64
+      %266 = arith.addi %arg18, %c1 : index
+      %267 = arith.cmpi sge, %266, %30 : index
+      %268 = arith.cmpi eq, %arg18, %28 : index
+      %269 = arith.index_cast %263 : i64 to index
+      scf.for %arg19 = %c0 to %269 step %c1 {
+        %270 = arith.index_cast %arg19 : index to i64
+        %271 = arith.subi %270, %c1_i64 : i64
+        %272 = arith.cmpi sge, %271, %c0_i64 : i64
+        %273 = arith.cmpi slt, %271, %72 : i64
         %274 = arith.andi %272, %273 : i1
-        %275 = arith.andi %260, %274 : i1
-        %276 = arith.index_cast %258 : i64 to index
-        scf.for %arg20 = %c0 to %276 step %c1 {
-          %280 = arith.index_cast %arg20 : index to i64
-          %281 = arith.muli %280, %270 : i64
-          %282 = arith.minsi %281, %71 : i64
-          scf.if %268 {
-            %300 = arith.addi %282, %270 : i64
-            %301 = arith.minsi %300, %71 : i64
-            %302 = arith.index_cast %282 : i64 to index
-            %303 = arith.index_cast %301 : i64 to index
-            scf.for %arg21 = %302 to %303 step %c1 {
-              %304 = arith.index_cast %arg21 : index to i64
-              %305 = arith.addi %65, %304 : i64
-              %306 = arith.muli %305, %c16_i64 : i64
-              %307 = arith.maxsi %306, %56 : i64
-              %308 = arith.addi %306, %c16_i64 : i64
-              %309 = arith.minsi %308, %66 : i64
-              %310 = arith.subi %309, %307 : i64
-              %311 = arith.subi %307, %56 : i64
-              %312 = arith.muli %311, %62 : i64
-              %313 = arith.addi %61, %312 : i64
-              %314 = arith.muli %264, %c16_i64 : i64
-              %315 = arith.addi %313, %314 : i64
-              %316 = arith.muli %305, %c32_i64 : i64
-              %317 = arith.addi %316, %314 : i64
-              %318 = arith.ori %317, %c2147483648_i64 : i64
-              %319 = arith.subi %307, %306 : i64
-              %320 = arith.addi %318, %319 : i64
-              %321 = arith.subi %58, %314 : i64
-              %322 = arith.minsi %321, %c16_i64 : i64
-              "instgem.mvout"(%315, %320, %322, %310) : (i64, i64, i64, i64) -> ()
+        %275 = arith.andi %267, %274 : i1
+        %276 = arith.maxsi %265, %c1_i64 : i64
+        %277 = arith.ceildivsi %71, %276 : i64
+        %278 = arith.subi %263, %c1_i64 : i64
+        %279 = arith.cmpi eq, %270, %278 : i64
+        %280 = arith.cmpi slt, %270, %72 : i64
+        %281 = arith.andi %279, %280 : i1
+        %282 = arith.andi %267, %281 : i1
+        %283 = arith.divsi %264, %c16_i64 : i64
+        %284 = arith.minsi %265, %283 : i64
+        %285 = arith.maxsi %284, %c0_i64 : i64
+        %286 = arith.index_cast %285 : i64 to index
+        scf.for %arg20 = %c0 to %286 step %c1 {
+          %291 = arith.index_cast %arg20 : index to i64
+          %292 = arith.muli %291, %277 : i64
+          %293 = arith.minsi %292, %71 : i64
+          scf.if %275 {
+            %307 = arith.addi %293, %277 : i64
+            %308 = arith.minsi %307, %71 : i64
+            %309 = arith.index_cast %293 : i64 to index
+            %310 = arith.index_cast %308 : i64 to index
+            scf.for %arg21 = %309 to %310 step %c1 {
+              %311 = arith.index_cast %arg21 : index to i64
+              %312 = arith.addi %65, %311 : i64
+              %313 = arith.muli %312, %c16_i64 : i64
+              %314 = arith.maxsi %313, %56 : i64
+              %315 = arith.addi %313, %c16_i64 : i64
+              %316 = arith.minsi %315, %66 : i64
+              %317 = arith.subi %316, %314 : i64
+              %318 = arith.subi %314, %56 : i64
+              %319 = arith.muli %318, %62 : i64
+              %320 = arith.addi %61, %319 : i64
+              %321 = arith.muli %271, %c16_i64 : i64
+              %322 = arith.addi %320, %321 : i64
+              %323 = arith.muli %312, %c32_i64 : i64
+              %324 = arith.addi %323, %321 : i64
+              %325 = arith.ori %324, %c2147483648_i64 : i64
+              %326 = arith.subi %314, %313 : i64
+              %327 = arith.addi %325, %326 : i64
+              %328 = arith.subi %58, %321 : i64
+              %329 = arith.minsi %328, %c16_i64 : i64
+              "instgem.mvout"(%322, %327, %329, %317) : (i64, i64, i64, i64) -> ()
             }
           }
-          %283 = arith.muli %263, %c16_i64 : i64
-          %284 = arith.subi %58, %283 : i64
-          %285 = arith.minsi %284, %c16_i64 : i64
-          %286 = arith.cmpi eq, %280, %c0_i64 : i64
-          %287 = arith.andi %261, %286 : i1
-          %288 = arith.select %287, %c2147483648_i64, %c3221225472_i64 : i64
-          %289 = arith.ori %283, %288 : i64
-          %290 = arith.select %287, %c16_i64, %c15_i64 : i64
-          %291 = arith.select %287, %c16_i64, %285 : i64
-          %292 = arith.muli %280, %c32_i64 : i64
-          %293 = arith.addi %292, %283 : i64
-          %294 = arith.addi %293, %c32_i64 : i64
-          %295 = arith.muli %280, %c16_i64 : i64
-          %296 = arith.subi %237, %295 : i64
-          %297 = arith.minsi %296, %c16_i64 : i64
-          "instgem.preload"(%294, %285, %297, %289, %291, %290) : (i64, i64, i64, i64, i64, i64) -> ()
-          %298 = arith.subi %133, %295 : i64
-          %299 = arith.minsi %298, %c16_i64 : i64
-          "instgem.compute_preloaded"(%295, %299, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %294 = arith.muli %270, %c16_i64 : i64
+          %295 = arith.subi %262, %294 : i64
+          %296 = arith.minsi %295, %c16_i64 : i64
+          %297 = arith.cmpi eq, %291, %c0_i64 : i64
+          %298 = arith.andi %268, %297 : i1
+          %299 = arith.select %298, %c2147483648_i64, %c3221225472_i64 : i64
+          %300 = arith.ori %294, %299 : i64
+          %301 = arith.select %298, %c16_i64, %c15_i64 : i64
+          %302 = arith.select %298, %c16_i64, %296 : i64
+          %303 = arith.muli %291, %c32_i64 : i64
+          %304 = arith.addi %303, %294 : i64
+          %305 = arith.addi %304, %c32_i64 : i64
+          "instgem.preload"(%305, %296, %c16_i64, %300, %302, %301) : (i64, i64, i64, i64, i64, i64) -> ()
+          %306 = arith.muli %291, %c16_i64 : i64
+          "instgem.compute_preloaded"(%306, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         }
-        scf.if %268 {
-          %280 = arith.muli %258, %270 : i64
-          %281 = arith.minsi %280, %71 : i64
-          %282 = arith.index_cast %281 : i64 to index
-          %283 = arith.index_cast %71 : i64 to index
-          scf.for %arg20 = %282 to %283 step %c1 {
-            %284 = arith.index_cast %arg20 : index to i64
-            %285 = arith.addi %65, %284 : i64
-            %286 = arith.muli %285, %c16_i64 : i64
-            %287 = arith.maxsi %286, %56 : i64
-            %288 = arith.addi %286, %c16_i64 : i64
-            %289 = arith.minsi %288, %66 : i64
-            %290 = arith.subi %289, %287 : i64
-            %291 = arith.subi %287, %56 : i64
-            %292 = arith.muli %291, %62 : i64
-            %293 = arith.addi %61, %292 : i64
-            %294 = arith.muli %264, %c16_i64 : i64
-            %295 = arith.addi %293, %294 : i64
-            %296 = arith.muli %285, %c32_i64 : i64
-            %297 = arith.addi %296, %294 : i64
-            %298 = arith.ori %297, %c2147483648_i64 : i64
-            %299 = arith.subi %287, %286 : i64
-            %300 = arith.addi %298, %299 : i64
-            %301 = arith.subi %58, %294 : i64
-            %302 = arith.minsi %301, %c16_i64 : i64
-            "instgem.mvout"(%295, %300, %302, %290) : (i64, i64, i64, i64) -> ()
+        %287 = arith.index_cast %265 : i64 to index
+        scf.for %arg20 = %286 to %287 step %c1 {
+          %291 = arith.index_cast %arg20 : index to i64
+          %292 = arith.muli %291, %c16_i64 : i64
+          %293 = arith.subi %258, %292 : i64
+          %294 = arith.minsi %293, %c16_i64 : i64
+          %295 = arith.subi %260, %292 : i64
+          %296 = arith.minsi %295, %c16_i64 : i64
+          %297 = arith.muli %291, %277 : i64
+          %298 = arith.minsi %297, %71 : i64
+          scf.if %275 {
+            %311 = arith.addi %298, %277 : i64
+            %312 = arith.minsi %311, %71 : i64
+            %313 = arith.index_cast %298 : i64 to index
+            %314 = arith.index_cast %312 : i64 to index
+            scf.for %arg21 = %313 to %314 step %c1 {
+              %315 = arith.index_cast %arg21 : index to i64
+              %316 = arith.addi %65, %315 : i64
+              %317 = arith.muli %316, %c16_i64 : i64
+              %318 = arith.maxsi %317, %56 : i64
+              %319 = arith.addi %317, %c16_i64 : i64
+              %320 = arith.minsi %319, %66 : i64
+              %321 = arith.subi %320, %318 : i64
+              %322 = arith.subi %318, %56 : i64
+              %323 = arith.muli %322, %62 : i64
+              %324 = arith.addi %61, %323 : i64
+              %325 = arith.muli %271, %c16_i64 : i64
+              %326 = arith.addi %324, %325 : i64
+              %327 = arith.muli %316, %c32_i64 : i64
+              %328 = arith.addi %327, %325 : i64
+              %329 = arith.ori %328, %c2147483648_i64 : i64
+              %330 = arith.subi %318, %317 : i64
+              %331 = arith.addi %329, %330 : i64
+              %332 = arith.subi %58, %325 : i64
+              %333 = arith.minsi %332, %c16_i64 : i64
+              "instgem.mvout"(%326, %331, %333, %321) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %299 = arith.muli %270, %c16_i64 : i64
+          %300 = arith.subi %262, %299 : i64
+          %301 = arith.minsi %300, %c16_i64 : i64
+          %302 = arith.cmpi eq, %291, %c0_i64 : i64
+          %303 = arith.andi %268, %302 : i1
+          %304 = arith.select %303, %c2147483648_i64, %c3221225472_i64 : i64
+          %305 = arith.ori %299, %304 : i64
+          %306 = arith.select %303, %c16_i64, %c15_i64 : i64
+          %307 = arith.select %303, %c16_i64, %301 : i64
+          %308 = arith.muli %291, %c32_i64 : i64
+          %309 = arith.addi %308, %299 : i64
+          %310 = arith.addi %309, %c32_i64 : i64
+          "instgem.preload"(%310, %301, %296, %305, %307, %306) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%292, %294, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        }
+        scf.if %275 {
+          %291 = arith.muli %265, %277 : i64
+          %292 = arith.minsi %291, %71 : i64
+          %293 = arith.index_cast %292 : i64 to index
+          %294 = arith.index_cast %71 : i64 to index
+          scf.for %arg20 = %293 to %294 step %c1 {
+            %295 = arith.index_cast %arg20 : index to i64
+            %296 = arith.addi %65, %295 : i64
+            %297 = arith.muli %296, %c16_i64 : i64
+            %298 = arith.maxsi %297, %56 : i64
+            %299 = arith.addi %297, %c16_i64 : i64
+            %300 = arith.minsi %299, %66 : i64
+            %301 = arith.subi %300, %298 : i64
+            %302 = arith.subi %298, %56 : i64
+            %303 = arith.muli %302, %62 : i64
+            %304 = arith.addi %61, %303 : i64
+            %305 = arith.muli %271, %c16_i64 : i64
+            %306 = arith.addi %304, %305 : i64
+            %307 = arith.muli %296, %c32_i64 : i64
+            %308 = arith.addi %307, %305 : i64
+            %309 = arith.ori %308, %c2147483648_i64 : i64
+            %310 = arith.subi %298, %297 : i64
+            %311 = arith.addi %309, %310 : i64
+            %312 = arith.subi %58, %305 : i64
+            %313 = arith.minsi %312, %c16_i64 : i64
+            "instgem.mvout"(%306, %311, %313, %301) : (i64, i64, i64, i64) -> ()
           }
         }
-        %277 = arith.cmpi sgt, %258, %c0_i64 : i64
-        %278 = arith.minsi %71, %c0_i64 : i64
-        %279 = arith.select %277, %278, %c0_i64 : i64
-        scf.if %275 {
-          %280 = arith.index_cast %279 : i64 to index
-          %281 = arith.index_cast %71 : i64 to index
-          scf.for %arg20 = %280 to %281 step %c1 {
-            %282 = arith.index_cast %arg20 : index to i64
-            %283 = arith.addi %65, %282 : i64
-            %284 = arith.muli %283, %c16_i64 : i64
-            %285 = arith.maxsi %284, %56 : i64
-            %286 = arith.addi %284, %c16_i64 : i64
-            %287 = arith.minsi %286, %66 : i64
-            %288 = arith.subi %287, %285 : i64
-            %289 = arith.subi %285, %56 : i64
-            %290 = arith.muli %289, %62 : i64
-            %291 = arith.addi %61, %290 : i64
-            %292 = arith.muli %263, %c16_i64 : i64
-            %293 = arith.addi %291, %292 : i64
-            %294 = arith.muli %283, %c32_i64 : i64
-            %295 = arith.addi %294, %292 : i64
-            %296 = arith.ori %295, %c2147483648_i64 : i64
-            %297 = arith.subi %285, %284 : i64
-            %298 = arith.addi %296, %297 : i64
-            %299 = arith.subi %58, %292 : i64
-            %300 = arith.minsi %299, %c16_i64 : i64
-            "instgem.mvout"(%293, %298, %300, %288) : (i64, i64, i64, i64) -> ()
+        %288 = arith.cmpi sgt, %265, %c0_i64 : i64
+        %289 = arith.minsi %71, %c0_i64 : i64
+        %290 = arith.select %288, %289, %c0_i64 : i64
+        scf.if %282 {
+          %291 = arith.index_cast %290 : i64 to index
+          %292 = arith.index_cast %71 : i64 to index
+          scf.for %arg20 = %291 to %292 step %c1 {
+            %293 = arith.index_cast %arg20 : index to i64
+            %294 = arith.addi %65, %293 : i64
+            %295 = arith.muli %294, %c16_i64 : i64
+            %296 = arith.maxsi %295, %56 : i64
+            %297 = arith.addi %295, %c16_i64 : i64
+            %298 = arith.minsi %297, %66 : i64
+            %299 = arith.subi %298, %296 : i64
+            %300 = arith.subi %296, %56 : i64
+            %301 = arith.muli %300, %62 : i64
+            %302 = arith.addi %61, %301 : i64
+            %303 = arith.muli %270, %c16_i64 : i64
+            %304 = arith.addi %302, %303 : i64
+            %305 = arith.muli %294, %c32_i64 : i64
+            %306 = arith.addi %305, %303 : i64
+            %307 = arith.ori %306, %c2147483648_i64 : i64
+            %308 = arith.subi %296, %295 : i64
+            %309 = arith.addi %307, %308 : i64
+            %310 = arith.subi %58, %303 : i64
+            %311 = arith.minsi %310, %c16_i64 : i64
+            "instgem.mvout"(%304, %309, %311, %299) : (i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %261 {
+      scf.if %268 {
         scf.for %arg19 = %c0 to %c2 step %c1 {
-          %263 = arith.index_cast %arg19 : index to i64
-          %264 = arith.muli %263, %c16_i64 : i64
-          %265 = arith.subi %c32_i64, %264 : i64
-          %266 = arith.minsi %265, %c16_i64 : i64
-          %267 = arith.ori %264, %c2147483648_i64 : i64
-          %268 = arith.cmpi eq, %258, %c0_i64 : i64
-          %269 = arith.cmpi sge, %263, %72 : i64
-          %270 = arith.ori %268, %269 : i1
-          %271 = arith.cmpi slt, %263, %72 : i64
-          %272 = arith.andi %270, %271 : i1
-          scf.if %272 {
-            "instgem.mvin"(%c0_i64, %267, %266, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %270 = arith.index_cast %arg19 : index to i64
+          %271 = arith.muli %270, %c16_i64 : i64
+          %272 = arith.subi %c32_i64, %271 : i64
+          %273 = arith.minsi %272, %c16_i64 : i64
+          %274 = arith.ori %271, %c2147483648_i64 : i64
+          %275 = arith.cmpi eq, %265, %c0_i64 : i64
+          %276 = arith.cmpi sge, %270, %263 : i64
+          %277 = arith.ori %275, %276 : i1
+          %278 = arith.cmpi slt, %270, %72 : i64
+          %279 = arith.andi %277, %278 : i1
+          scf.if %279 {
+            "instgem.mvin"(%c0_i64, %274, %273, %c16_i64) : (i64, i64, i64, i64) -> ()
           }
         }
       }
-      scf.if %260 {
-        %263 = arith.minsi %72, %72 : i64
-        %264 = arith.index_cast %263 : i64 to index
-        scf.for %arg19 = %264 to %262 step %c1 {
-          %265 = arith.index_cast %arg19 : index to i64
-          %266 = arith.index_cast %71 : i64 to index
-          scf.for %arg20 = %c0 to %266 step %c1 {
-            %267 = arith.index_cast %arg20 : index to i64
-            %268 = arith.addi %65, %267 : i64
-            %269 = arith.muli %268, %c16_i64 : i64
-            %270 = arith.maxsi %269, %56 : i64
-            %271 = arith.addi %269, %c16_i64 : i64
-            %272 = arith.minsi %271, %66 : i64
-            %273 = arith.subi %272, %270 : i64
-            %274 = arith.subi %270, %56 : i64
-            %275 = arith.muli %274, %62 : i64
-            %276 = arith.addi %61, %275 : i64
-            %277 = arith.muli %265, %c16_i64 : i64
-            %278 = arith.addi %276, %277 : i64
-            %279 = arith.muli %268, %c32_i64 : i64
-            %280 = arith.addi %279, %277 : i64
-            %281 = arith.ori %280, %c2147483648_i64 : i64
-            %282 = arith.subi %270, %269 : i64
-            %283 = arith.addi %281, %282 : i64
-            %284 = arith.subi %58, %277 : i64
-            %285 = arith.minsi %284, %c16_i64 : i64
-            "instgem.mvout"(%278, %283, %285, %273) : (i64, i64, i64, i64) -> ()
+      scf.if %267 {
+        %270 = arith.minsi %263, %72 : i64
+        %271 = arith.index_cast %270 : i64 to index
+        %272 = arith.index_cast %72 : i64 to index
+        scf.for %arg19 = %271 to %272 step %c1 {
+          %273 = arith.index_cast %arg19 : index to i64
+          %274 = arith.index_cast %71 : i64 to index
+          scf.for %arg20 = %c0 to %274 step %c1 {
+            %275 = arith.index_cast %arg20 : index to i64
+            %276 = arith.addi %65, %275 : i64
+            %277 = arith.muli %276, %c16_i64 : i64
+            %278 = arith.maxsi %277, %56 : i64
+            %279 = arith.addi %277, %c16_i64 : i64
+            %280 = arith.minsi %279, %66 : i64
+            %281 = arith.subi %280, %278 : i64
+            %282 = arith.subi %278, %56 : i64
+            %283 = arith.muli %282, %62 : i64
+            %284 = arith.addi %61, %283 : i64
+            %285 = arith.muli %273, %c16_i64 : i64
+            %286 = arith.addi %284, %285 : i64
+            %287 = arith.muli %276, %c32_i64 : i64
+            %288 = arith.addi %287, %285 : i64
+            %289 = arith.ori %288, %c2147483648_i64 : i64
+            %290 = arith.subi %278, %277 : i64
+            %291 = arith.addi %289, %290 : i64
+            %292 = arith.subi %58, %285 : i64
+            %293 = arith.minsi %292, %c16_i64 : i64
+            "instgem.mvout"(%286, %291, %293, %281) : (i64, i64, i64, i64) -> ()
           }
         }
       }
@@ -803,7 +865,6 @@ module {
         "instgem.mvout"(%88, %93, %95, %83) : (i64, i64, i64, i64) -> ()
       }
     }
-    "instgem.fence"() : () -> ()
     return
   }
 }

@@ -23,9 +23,10 @@
 // CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.fence"() : () -> ()
 
 module {
   func.func private @baco_boundary_error(i64, i64)
@@ -35,6 +36,7 @@ module {
     %c3_i64 = arith.constant 3 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
+    %c25_i64 = arith.constant 25 : i64
     %c4_i64 = arith.constant 4 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c16_i64 = arith.constant 16 : i64
@@ -209,45 +211,45 @@ module {
       %103 = arith.muli %47, %102 : i64
       %104 = arith.index_cast %103 : i64 to index
       scf.for %arg13 = %c0 to %104 step %c1 {
-        %143 = arith.index_cast %arg13 : index to i64
-        %144 = arith.divsi %143, %102 : i64
-        %145 = arith.addi %41, %144 : i64
-        %146 = arith.remsi %143, %102 : i64
-        %147 = arith.muli %145, %c16_i64 : i64
-        %148 = arith.maxsi %147, %33 : i64
-        %149 = arith.addi %147, %c16_i64 : i64
-        %150 = arith.minsi %149, %42 : i64
-        %151 = arith.subi %150, %148 : i64
-        %152 = arith.subi %148, %33 : i64
-        %153 = arith.muli %152, %101 : i64
-        %154 = arith.addi %100, %153 : i64
-        %155 = arith.muli %146, %c64_i64 : i64
-        %156 = arith.addi %154, %155 : i64
-        %157 = arith.addi %147, %155 : i64
-        %158 = arith.subi %148, %147 : i64
-        %159 = arith.addi %157, %158 : i64
-        %160 = arith.subi %97, %155 : i64
-        %161 = arith.minsi %160, %c64_i64 : i64
-        "instgem.mvin"(%156, %159, %161, %151) : (i64, i64, i64, i64) -> ()
+        %153 = arith.index_cast %arg13 : index to i64
+        %154 = arith.divsi %153, %102 : i64
+        %155 = arith.addi %41, %154 : i64
+        %156 = arith.remsi %153, %102 : i64
+        %157 = arith.muli %155, %c16_i64 : i64
+        %158 = arith.maxsi %157, %33 : i64
+        %159 = arith.addi %157, %c16_i64 : i64
+        %160 = arith.minsi %159, %42 : i64
+        %161 = arith.subi %160, %158 : i64
+        %162 = arith.subi %158, %33 : i64
+        %163 = arith.muli %162, %101 : i64
+        %164 = arith.addi %100, %163 : i64
+        %165 = arith.muli %156, %c64_i64 : i64
+        %166 = arith.addi %164, %165 : i64
+        %167 = arith.addi %157, %165 : i64
+        %168 = arith.subi %158, %157 : i64
+        %169 = arith.addi %167, %168 : i64
+        %170 = arith.subi %97, %165 : i64
+        %171 = arith.minsi %170, %c64_i64 : i64
+        "instgem.mvin"(%166, %169, %171, %161) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %105 = arith.muli %53, %102 : i64
       %106 = arith.index_cast %105 : i64 to index
       scf.for %arg13 = %c0 to %106 step %c1 {
-        %143 = arith.index_cast %arg13 : index to i64
-        %144 = arith.divsi %143, %102 : i64
-        %145 = arith.remsi %143, %102 : i64
-        %146 = arith.muli %144, %c16_i64 : i64
-        %147 = arith.maxsi %146, %c0_i64 : i64
-        %148 = arith.addi %146, %c16_i64 : i64
-        %149 = arith.minsi %148, %33 : i64
-        %150 = arith.subi %149, %147 : i64
-        %151 = arith.muli %145, %c64_i64 : i64
-        %152 = arith.addi %146, %151 : i64
-        %153 = arith.subi %147, %146 : i64
-        %154 = arith.addi %152, %153 : i64
-        %155 = arith.subi %97, %151 : i64
-        %156 = arith.minsi %155, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %154, %156, %150) : (i64, i64, i64, i64) -> ()
+        %153 = arith.index_cast %arg13 : index to i64
+        %154 = arith.divsi %153, %102 : i64
+        %155 = arith.remsi %153, %102 : i64
+        %156 = arith.muli %154, %c16_i64 : i64
+        %157 = arith.maxsi %156, %c0_i64 : i64
+        %158 = arith.addi %156, %c16_i64 : i64
+        %159 = arith.minsi %158, %33 : i64
+        %160 = arith.subi %159, %157 : i64
+        %161 = arith.muli %155, %c64_i64 : i64
+        %162 = arith.addi %156, %161 : i64
+        %163 = arith.subi %157, %156 : i64
+        %164 = arith.addi %162, %163 : i64
+        %165 = arith.subi %97, %161 : i64
+        %166 = arith.minsi %165, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %164, %166, %160) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %107 = arith.maxsi %arg12, %c0 : index
       %108 = arith.minsi %107, %arg5 : index
@@ -282,27 +284,27 @@ module {
       %130 = arith.muli %129, %123 : i64
       %131 = arith.index_cast %130 : i64 to index
       scf.for %arg13 = %c0 to %131 step %c1 {
-        %143 = arith.index_cast %arg13 : index to i64
-        %144 = arith.divsi %143, %123 : i64
-        %145 = arith.addi %124, %144 : i64
-        %146 = arith.remsi %143, %123 : i64
-        %147 = arith.muli %145, %c16_i64 : i64
-        %148 = arith.maxsi %147, %116 : i64
-        %149 = arith.addi %147, %c16_i64 : i64
-        %150 = arith.minsi %149, %118 : i64
-        %151 = arith.subi %150, %148 : i64
-        %152 = arith.subi %148, %116 : i64
-        %153 = arith.muli %152, %122 : i64
-        %154 = arith.addi %121, %153 : i64
-        %155 = arith.muli %146, %c64_i64 : i64
-        %156 = arith.addi %154, %155 : i64
-        %157 = arith.addi %147, %155 : i64
-        %158 = arith.addi %157, %c32_i64 : i64
-        %159 = arith.subi %148, %147 : i64
-        %160 = arith.addi %158, %159 : i64
-        %161 = arith.subi %35, %155 : i64
-        %162 = arith.minsi %161, %c64_i64 : i64
-        "instgem.mvin"(%156, %160, %162, %151) : (i64, i64, i64, i64) -> ()
+        %153 = arith.index_cast %arg13 : index to i64
+        %154 = arith.divsi %153, %123 : i64
+        %155 = arith.addi %124, %154 : i64
+        %156 = arith.remsi %153, %123 : i64
+        %157 = arith.muli %155, %c16_i64 : i64
+        %158 = arith.maxsi %157, %116 : i64
+        %159 = arith.addi %157, %c16_i64 : i64
+        %160 = arith.minsi %159, %118 : i64
+        %161 = arith.subi %160, %158 : i64
+        %162 = arith.subi %158, %116 : i64
+        %163 = arith.muli %162, %122 : i64
+        %164 = arith.addi %121, %163 : i64
+        %165 = arith.muli %156, %c64_i64 : i64
+        %166 = arith.addi %164, %165 : i64
+        %167 = arith.addi %157, %165 : i64
+        %168 = arith.addi %167, %c32_i64 : i64
+        %169 = arith.subi %158, %157 : i64
+        %170 = arith.addi %168, %169 : i64
+        %171 = arith.subi %35, %165 : i64
+        %172 = arith.minsi %171, %c64_i64 : i64
+        "instgem.mvin"(%166, %170, %172, %161) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %132 = arith.ceildivsi %116, %c16_i64 : i64
       %133 = arith.cmpi sgt, %116, %c0_i64 : i64
@@ -311,59 +313,82 @@ module {
       %136 = arith.muli %135, %123 : i64
       %137 = arith.index_cast %136 : i64 to index
       scf.for %arg13 = %c0 to %137 step %c1 {
-        %143 = arith.index_cast %arg13 : index to i64
-        %144 = arith.divsi %143, %123 : i64
-        %145 = arith.remsi %143, %123 : i64
-        %146 = arith.muli %144, %c16_i64 : i64
-        %147 = arith.maxsi %146, %c0_i64 : i64
-        %148 = arith.addi %146, %c16_i64 : i64
-        %149 = arith.minsi %148, %116 : i64
-        %150 = arith.subi %149, %147 : i64
-        %151 = arith.muli %145, %c64_i64 : i64
-        %152 = arith.addi %146, %151 : i64
-        %153 = arith.addi %152, %c32_i64 : i64
-        %154 = arith.subi %147, %146 : i64
-        %155 = arith.addi %153, %154 : i64
-        %156 = arith.subi %35, %151 : i64
-        %157 = arith.minsi %156, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %155, %157, %150) : (i64, i64, i64, i64) -> ()
+        %153 = arith.index_cast %arg13 : index to i64
+        %154 = arith.divsi %153, %123 : i64
+        %155 = arith.remsi %153, %123 : i64
+        %156 = arith.muli %154, %c16_i64 : i64
+        %157 = arith.maxsi %156, %c0_i64 : i64
+        %158 = arith.addi %156, %c16_i64 : i64
+        %159 = arith.minsi %158, %116 : i64
+        %160 = arith.subi %159, %157 : i64
+        %161 = arith.muli %155, %c64_i64 : i64
+        %162 = arith.addi %156, %161 : i64
+        %163 = arith.addi %162, %c32_i64 : i64
+        %164 = arith.subi %157, %156 : i64
+        %165 = arith.addi %163, %164 : i64
+        %166 = arith.subi %35, %161 : i64
+        %167 = arith.minsi %166, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %165, %167, %160) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %138 = arith.minsi %97, %118 : i64
-      %139 = arith.ceildivsi %138, %c16_i64 : i64
-      %140 = arith.cmpi sgt, %43, %c0_i64 : i64
-      %141 = arith.select %140, %40, %c0_i64 : i64
-      %142 = arith.index_cast %141 : i64 to index
-      scf.for %arg13 = %c0 to %142 step %c1 {
-        %143 = arith.index_cast %arg13 : index to i64
-        %144 = arith.index_cast %139 : i64 to index
-        scf.for %arg14 = %c0 to %144 step %c1 {
-          %145 = arith.index_cast %arg14 : index to i64
-          %146 = arith.minsi %42, %c16_i64 : i64
-          %147 = arith.muli %143, %c16_i64 : i64
-          %148 = arith.subi %35, %147 : i64
-          %149 = arith.minsi %148, %c16_i64 : i64
-          %150 = arith.muli %143, %c32_i64 : i64
-          %151 = arith.ori %150, %c3221225472_i64 : i64
-          %152 = arith.muli %145, %c16_i64 : i64
-          %153 = arith.addi %152, %147 : i64
-          %154 = arith.addi %153, %c32_i64 : i64
-          %155 = arith.subi %118, %152 : i64
-          %156 = arith.minsi %155, %c16_i64 : i64
-          "instgem.preload"(%154, %149, %156, %151, %149, %146) : (i64, i64, i64, i64, i64, i64) -> ()
-          %157 = arith.subi %97, %152 : i64
+      %138 = arith.maxsi %42, %c0_i64 : i64
+      %139 = arith.minsi %138, %c25_i64 : i64
+      %140 = arith.maxsi %97, %c0_i64 : i64
+      %141 = arith.minsi %140, %c16_i64 : i64
+      %142 = arith.maxsi %118, %c0_i64 : i64
+      %143 = arith.minsi %142, %c16_i64 : i64
+      %144 = arith.maxsi %35, %c0_i64 : i64
+      %145 = arith.minsi %144, %c16_i64 : i64
+      %146 = arith.ceildivsi %139, %c16_i64 : i64
+      %147 = arith.ceildivsi %145, %c16_i64 : i64
+      %148 = arith.minsi %141, %143 : i64
+      %149 = arith.ceildivsi %148, %c16_i64 : i64
+      %150 = arith.cmpi sgt, %146, %c0_i64 : i64
+      %151 = arith.select %150, %147, %c0_i64 : i64
+      %152 = arith.index_cast %151 : i64 to index
+      scf.for %arg13 = %c0 to %152 step %c1 {
+        %153 = arith.index_cast %arg13 : index to i64
+        %154 = arith.index_cast %149 : i64 to index
+        scf.for %arg14 = %c0 to %154 step %c1 {
+          %155 = arith.index_cast %arg14 : index to i64
+          %156 = arith.muli %155, %c16_i64 : i64
+          %157 = arith.subi %141, %156 : i64
           %158 = arith.minsi %157, %c16_i64 : i64
-          "instgem.compute_preloaded"(%152, %158, %146, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %159 = arith.index_cast %43 : i64 to index
-          scf.for %arg15 = %c1 to %159 step %c1 {
-            %160 = arith.index_cast %arg15 : index to i64
-            %161 = arith.muli %160, %c16_i64 : i64
-            %162 = arith.subi %42, %161 : i64
-            %163 = arith.minsi %162, %c16_i64 : i64
-            %164 = arith.addi %161, %150 : i64
-            %165 = arith.ori %164, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %165, %149, %163) : (i64, i64, i64, i64, i64, i64) -> ()
-            %166 = arith.addi %161, %152 : i64
-            "instgem.compute_accumulated"(%166, %158, %163, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %159 = arith.subi %143, %156 : i64
+          %160 = arith.minsi %159, %c16_i64 : i64
+          %161 = arith.minsi %139, %c16_i64 : i64
+          %162 = arith.muli %153, %c16_i64 : i64
+          %163 = arith.subi %145, %162 : i64
+          %164 = arith.minsi %163, %c16_i64 : i64
+          %165 = arith.muli %153, %c32_i64 : i64
+          %166 = arith.ori %165, %c3221225472_i64 : i64
+          %167 = arith.addi %156, %162 : i64
+          %168 = arith.addi %167, %c32_i64 : i64
+          "instgem.preload"(%168, %164, %160, %166, %164, %161) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%156, %158, %161, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %169 = arith.divsi %139, %c16_i64 : i64
+          %170 = arith.minsi %146, %169 : i64
+          %171 = arith.maxsi %170, %c1_i64 : i64
+          %172 = arith.index_cast %171 : i64 to index
+          scf.for %arg15 = %c1 to %172 step %c1 {
+            %174 = arith.index_cast %arg15 : index to i64
+            %175 = arith.muli %174, %c16_i64 : i64
+            %176 = arith.addi %175, %165 : i64
+            %177 = arith.ori %176, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %177, %164, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %178 = arith.addi %175, %156 : i64
+            "instgem.compute_accumulated"(%178, %158, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %173 = arith.index_cast %146 : i64 to index
+          scf.for %arg15 = %172 to %173 step %c1 {
+            %174 = arith.index_cast %arg15 : index to i64
+            %175 = arith.muli %174, %c16_i64 : i64
+            %176 = arith.subi %139, %175 : i64
+            %177 = arith.minsi %176, %c16_i64 : i64
+            %178 = arith.addi %175, %165 : i64
+            %179 = arith.ori %178, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %164, %177) : (i64, i64, i64, i64, i64, i64) -> ()
+            %180 = arith.addi %175, %156 : i64
+            "instgem.compute_accumulated"(%180, %158, %177, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
@@ -420,7 +445,6 @@ module {
         "instgem.mvout"(%90, %93, %95, %c0_i64) : (i64, i64, i64, i64) -> ()
       }
     }
-    "instgem.fence"() : () -> ()
     return
   }
 }

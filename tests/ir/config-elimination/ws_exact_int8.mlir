@@ -19,7 +19,6 @@
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.fence"() : () -> ()
 
 module {
   func.func private @baco_boundary_error(i64, i64)
@@ -143,10 +142,8 @@ module {
         %64 = arith.select %63, %c2147483648_i64, %c3221225472_i64 : i64
         %65 = arith.muli %61, %c16_i64 : i64
         %66 = arith.addi %65, %c64_i64 : i64
-        %67 = arith.subi %c64_i64, %65 : i64
-        %68 = arith.minsi %67, %c16_i64 : i64
-        "instgem.preload"(%66, %c16_i64, %68, %64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.compute_preloaded"(%65, %68, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.preload"(%66, %c16_i64, %c16_i64, %64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.compute_preloaded"(%65, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       }
       %58 = arith.minsi %42, %c0_i64 : i64
       scf.if %57 {
@@ -232,7 +229,6 @@ module {
         "instgem.mvout"(%60, %64, %66, %55) : (i64, i64, i64, i64) -> ()
       }
     }
-    "instgem.fence"() : () -> ()
     return
   }
 }

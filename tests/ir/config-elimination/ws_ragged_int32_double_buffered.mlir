@@ -30,6 +30,26 @@
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -39,16 +59,17 @@
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.fence"() : () -> ()
 
 module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
   func.func @gemm(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi32>, %arg3: index, %arg4: index, %arg5: index, %arg6: f32) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 192 : i64} {
     %c64 = arith.constant 64 : index
-    %c2 = arith.constant 2 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c2684354560_i64 = arith.constant 2684354560 : i64
+    %c3 = arith.constant 3 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c32_i64 = arith.constant 32 : i64
     %c128_i64 = arith.constant 128 : i64
@@ -400,504 +421,833 @@ module {
       %71 = arith.index_cast %67 : index to i64
       %72 = arith.index_cast %68 : index to i64
       %73 = arith.addi %71, %72 : i64
-      %74 = arith.minsi %59, %73 : i64
-      %75 = arith.ceildivsi %74, %c16_i64 : i64
-      %76 = arith.addi %arg7, %c1 : index
-      %77 = arith.cmpi sge, %76, %6 : index
-      %78 = arith.cmpi eq, %arg7, %c0 : index
-      %79 = arith.cmpi sgt, %38, %c0_i64 : i64
-      %80 = arith.select %79, %43, %c0_i64 : i64
-      %81 = arith.index_cast %80 : i64 to index
-      %82 = arith.addi %arg8, %c64 : index
-      %83 = arith.maxsi %82, %c0 : index
-      %84 = arith.minsi %83, %arg5 : index
-      %85 = arith.subi %50, %48 : index
-      %86 = arith.maxsi %85, %c0 : index
-      %87 = arith.minsi %86, %c32 : index
-      %88 = arith.subi %84, %50 : index
-      %89 = arith.cmpi sgt, %87, %c0 : index
-      %subview_2 = memref.subview %reinterpret_cast[%8, %50] [%15, %88] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %90 = arith.index_cast %76 : index to i64
-      %91 = arith.remsi %90, %c2_i64 : i64
-      %92 = arith.muli %91, %c64_i64 : i64
-      %93 = arith.index_cast %88 : index to i64
+      %74 = arith.maxsi %37, %c0_i64 : i64
+      %75 = arith.minsi %74, %c32_i64 : i64
+      %76 = arith.maxsi %59, %c0_i64 : i64
+      %77 = arith.minsi %76, %c32_i64 : i64
+      %78 = arith.maxsi %73, %c0_i64 : i64
+      %79 = arith.minsi %78, %c32_i64 : i64
+      %80 = arith.maxsi %29, %c0_i64 : i64
+      %81 = arith.minsi %80, %c16_i64 : i64
+      %82 = arith.ceildivsi %75, %c16_i64 : i64
+      %83 = arith.ceildivsi %81, %c16_i64 : i64
+      %84 = arith.minsi %77, %79 : i64
+      %85 = arith.ceildivsi %84, %c16_i64 : i64
+      %86 = arith.addi %arg7, %c1 : index
+      %87 = arith.cmpi sge, %86, %6 : index
+      %88 = arith.cmpi eq, %arg7, %c0 : index
+      %89 = arith.cmpi sgt, %82, %c0_i64 : i64
+      %90 = arith.select %89, %83, %c0_i64 : i64
+      %91 = arith.index_cast %90 : i64 to index
+      %92 = arith.addi %arg8, %c64 : index
+      %93 = arith.maxsi %92, %c0 : index
+      %94 = arith.minsi %93, %arg5 : index
+      %95 = arith.subi %50, %48 : index
+      %96 = arith.maxsi %95, %c0 : index
+      %97 = arith.minsi %96, %c32 : index
+      %98 = arith.subi %94, %50 : index
+      %99 = arith.cmpi sgt, %97, %c0 : index
+      %subview_2 = memref.subview %reinterpret_cast[%8, %50] [%15, %98] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %100 = arith.index_cast %86 : index to i64
+      %101 = arith.remsi %100, %c2_i64 : i64
+      %102 = arith.muli %101, %c64_i64 : i64
+      %103 = arith.index_cast %98 : index to i64
       %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_7 = memref.extract_aligned_pointer_as_index %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %94 = arith.index_cast %intptr_7 : index to i64
-      %95 = arith.index_cast %offset_4 : index to i64
-      %96 = arith.addi %94, %95 : i64
-      %97 = arith.index_cast %strides_6#0 : index to i64
-      %98 = arith.ceildivsi %93, %c64_i64 : i64
-      %99 = arith.muli %42, %98 : i64
-      %100 = arith.index_cast %99 : i64 to index
-      %101 = arith.ceildivsi %27, %c16_i64 : i64
-      %102 = arith.cmpi sgt, %27, %c0_i64 : i64
-      %103 = arith.extui %102 : i1 to i64
-      %104 = arith.muli %101, %103 : i64
-      %105 = arith.muli %104, %98 : i64
-      %106 = arith.index_cast %105 : i64 to index
-      %107 = arith.addi %arg9, %c64 : index
-      %108 = arith.maxsi %107, %c0 : index
-      %109 = arith.minsi %108, %arg5 : index
-      %110 = arith.subi %64, %62 : index
-      %111 = arith.maxsi %110, %c0 : index
-      %112 = arith.minsi %111, %c32 : index
-      %113 = arith.subi %109, %64 : index
-      %subview_8 = memref.subview %reinterpret_cast_0[%64, %17] [%113, %24] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %114 = arith.muli %91, %c32_i64 : i64
-      %115 = arith.addi %114, %c128_i64 : i64
-      %116 = arith.index_cast %112 : index to i64
-      %117 = arith.index_cast %113 : index to i64
+      %104 = arith.index_cast %intptr_7 : index to i64
+      %105 = arith.index_cast %offset_4 : index to i64
+      %106 = arith.addi %104, %105 : i64
+      %107 = arith.index_cast %strides_6#0 : index to i64
+      %108 = arith.ceildivsi %103, %c64_i64 : i64
+      %109 = arith.muli %42, %108 : i64
+      %110 = arith.index_cast %109 : i64 to index
+      %111 = arith.ceildivsi %27, %c16_i64 : i64
+      %112 = arith.cmpi sgt, %27, %c0_i64 : i64
+      %113 = arith.extui %112 : i1 to i64
+      %114 = arith.muli %111, %113 : i64
+      %115 = arith.muli %114, %108 : i64
+      %116 = arith.index_cast %115 : i64 to index
+      %117 = arith.addi %arg9, %c64 : index
+      %118 = arith.maxsi %117, %c0 : index
+      %119 = arith.minsi %118, %arg5 : index
+      %120 = arith.subi %64, %62 : index
+      %121 = arith.maxsi %120, %c0 : index
+      %122 = arith.minsi %121, %c32 : index
+      %123 = arith.subi %119, %64 : index
+      %subview_8 = memref.subview %reinterpret_cast_0[%64, %17] [%123, %24] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %124 = arith.muli %101, %c32_i64 : i64
+      %125 = arith.addi %124, %c128_i64 : i64
+      %126 = arith.index_cast %122 : index to i64
+      %127 = arith.index_cast %123 : index to i64
       %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %118 = arith.index_cast %intptr_13 : index to i64
-      %119 = arith.index_cast %offset_10 : index to i64
-      %120 = arith.addi %118, %119 : i64
-      %121 = arith.index_cast %strides_12#0 : index to i64
-      %122 = arith.ceildivsi %29, %c64_i64 : i64
-      %123 = arith.divsi %116, %c16_i64 : i64
-      %124 = arith.addi %116, %117 : i64
-      %125 = arith.ceildivsi %124, %c16_i64 : i64
-      %126 = arith.subi %125, %123 : i64
-      %127 = arith.cmpi sgt, %117, %c0_i64 : i64
-      %128 = arith.extui %127 : i1 to i64
-      %129 = arith.muli %126, %128 : i64
-      %130 = arith.muli %129, %122 : i64
-      %131 = arith.index_cast %130 : i64 to index
-      %132 = arith.ceildivsi %116, %c16_i64 : i64
-      %133 = arith.cmpi sgt, %116, %c0_i64 : i64
-      %134 = arith.extui %133 : i1 to i64
-      %135 = arith.muli %132, %134 : i64
-      %136 = arith.muli %135, %122 : i64
-      %137 = arith.index_cast %136 : i64 to index
-      %138 = arith.cmpi slt, %76, %6 : index
-      scf.if %138 {
-        scf.if %89 {
+      %128 = arith.index_cast %intptr_13 : index to i64
+      %129 = arith.index_cast %offset_10 : index to i64
+      %130 = arith.addi %128, %129 : i64
+      %131 = arith.index_cast %strides_12#0 : index to i64
+      %132 = arith.ceildivsi %29, %c64_i64 : i64
+      %133 = arith.divsi %126, %c16_i64 : i64
+      %134 = arith.addi %126, %127 : i64
+      %135 = arith.ceildivsi %134, %c16_i64 : i64
+      %136 = arith.subi %135, %133 : i64
+      %137 = arith.cmpi sgt, %127, %c0_i64 : i64
+      %138 = arith.extui %137 : i1 to i64
+      %139 = arith.muli %136, %138 : i64
+      %140 = arith.muli %139, %132 : i64
+      %141 = arith.index_cast %140 : i64 to index
+      %142 = arith.ceildivsi %126, %c16_i64 : i64
+      %143 = arith.cmpi sgt, %126, %c0_i64 : i64
+      %144 = arith.extui %143 : i1 to i64
+      %145 = arith.muli %142, %144 : i64
+      %146 = arith.muli %145, %132 : i64
+      %147 = arith.index_cast %146 : i64 to index
+      %148 = arith.cmpi slt, %86, %6 : index
+      scf.if %148 {
+        scf.if %99 {
           func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
         }
         scf.if %25 {
           func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
         }
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %97) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %121) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %107) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %131) : (i64, i64, i64, i64, i64, i64) -> ()
       }
-      %139 = arith.maxsi %81, %c1 : index
-      %140 = arith.ceildivsi %100, %139 : index
-      %141 = arith.ceildivsi %106, %139 : index
-      %142 = arith.ceildivsi %131, %139 : index
-      %143 = arith.ceildivsi %137, %139 : index
-      scf.for %arg10 = %c0 to %81 step %c1 {
-        scf.if %138 {
-          %163 = arith.muli %arg10, %140 : index
-          %164 = arith.minsi %163, %100 : index
-          %165 = arith.addi %164, %140 : index
-          %166 = arith.minsi %165, %100 : index
-          scf.for %arg11 = %164 to %166 step %c1 {
-            %179 = arith.index_cast %arg11 : index to i64
-            %180 = arith.divsi %179, %98 : i64
-            %181 = arith.addi %36, %180 : i64
-            %182 = arith.remsi %179, %98 : i64
-            %183 = arith.muli %181, %c16_i64 : i64
-            %184 = arith.maxsi %183, %27 : i64
-            %185 = arith.addi %183, %c16_i64 : i64
-            %186 = arith.minsi %185, %37 : i64
-            %187 = arith.subi %186, %184 : i64
-            %188 = arith.subi %184, %27 : i64
-            %189 = arith.muli %188, %97 : i64
-            %190 = arith.addi %96, %189 : i64
-            %191 = arith.muli %182, %c64_i64 : i64
-            %192 = arith.addi %190, %191 : i64
-            %193 = arith.muli %181, %c32_i64 : i64
-            %194 = arith.addi %193, %191 : i64
-            %195 = arith.addi %194, %92 : i64
-            %196 = arith.subi %184, %183 : i64
-            %197 = arith.addi %195, %196 : i64
-            %198 = arith.subi %93, %191 : i64
-            %199 = arith.minsi %198, %c64_i64 : i64
-            "instgem.mvin"(%192, %197, %199, %187) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          %167 = arith.muli %arg10, %141 : index
-          %168 = arith.minsi %167, %106 : index
-          %169 = arith.addi %168, %141 : index
-          %170 = arith.minsi %169, %106 : index
-          scf.for %arg11 = %168 to %170 step %c1 {
-            %179 = arith.index_cast %arg11 : index to i64
-            %180 = arith.divsi %179, %98 : i64
-            %181 = arith.remsi %179, %98 : i64
-            %182 = arith.muli %180, %c16_i64 : i64
-            %183 = arith.maxsi %182, %c0_i64 : i64
-            %184 = arith.addi %182, %c16_i64 : i64
-            %185 = arith.minsi %184, %27 : i64
-            %186 = arith.subi %185, %183 : i64
-            %187 = arith.muli %180, %c32_i64 : i64
-            %188 = arith.muli %181, %c64_i64 : i64
-            %189 = arith.addi %187, %188 : i64
-            %190 = arith.addi %189, %92 : i64
-            %191 = arith.subi %183, %182 : i64
-            %192 = arith.addi %190, %191 : i64
-            %193 = arith.subi %93, %188 : i64
-            %194 = arith.minsi %193, %c64_i64 : i64
-            "instgem.mvin"(%c0_i64, %192, %194, %186) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          %171 = arith.muli %arg10, %142 : index
-          %172 = arith.minsi %171, %131 : index
-          %173 = arith.addi %172, %142 : index
-          %174 = arith.minsi %173, %131 : index
-          scf.for %arg11 = %172 to %174 step %c1 {
-            %179 = arith.index_cast %arg11 : index to i64
-            %180 = arith.divsi %179, %122 : i64
-            %181 = arith.addi %123, %180 : i64
-            %182 = arith.remsi %179, %122 : i64
-            %183 = arith.muli %181, %c16_i64 : i64
-            %184 = arith.maxsi %183, %116 : i64
-            %185 = arith.addi %183, %c16_i64 : i64
-            %186 = arith.minsi %185, %124 : i64
-            %187 = arith.subi %186, %184 : i64
-            %188 = arith.subi %184, %116 : i64
-            %189 = arith.muli %188, %121 : i64
-            %190 = arith.addi %120, %189 : i64
-            %191 = arith.muli %182, %c64_i64 : i64
-            %192 = arith.addi %190, %191 : i64
-            %193 = arith.addi %183, %191 : i64
-            %194 = arith.addi %193, %115 : i64
-            %195 = arith.subi %184, %183 : i64
-            %196 = arith.addi %194, %195 : i64
-            %197 = arith.subi %29, %191 : i64
-            %198 = arith.minsi %197, %c64_i64 : i64
-            "instgem.mvin2"(%192, %196, %198, %187) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          %175 = arith.muli %arg10, %143 : index
-          %176 = arith.minsi %175, %137 : index
-          %177 = arith.addi %176, %143 : index
-          %178 = arith.minsi %177, %137 : index
-          scf.for %arg11 = %176 to %178 step %c1 {
-            %179 = arith.index_cast %arg11 : index to i64
-            %180 = arith.divsi %179, %122 : i64
-            %181 = arith.remsi %179, %122 : i64
-            %182 = arith.muli %180, %c16_i64 : i64
-            %183 = arith.maxsi %182, %c0_i64 : i64
-            %184 = arith.addi %182, %c16_i64 : i64
-            %185 = arith.minsi %184, %116 : i64
-            %186 = arith.subi %185, %183 : i64
-            %187 = arith.muli %181, %c64_i64 : i64
-            %188 = arith.addi %182, %187 : i64
-            %189 = arith.addi %188, %115 : i64
-            %190 = arith.subi %183, %182 : i64
+      %149 = arith.maxsi %91, %c1 : index
+      scf.for %arg10 = %c0 to %91 step %c1 {
+        scf.if %148 {
+          %173 = arith.cmpi sgt, %110, %c0 : index
+          scf.if %173 {
+            %177 = arith.muli %arg10, %110 : index
+            %178 = arith.muli %177, %c4 : index
+            %179 = arith.muli %149, %c4 : index
+            %180 = arith.subi %179, %c1 : index
+            %181 = arith.addi %178, %180 : index
+            %182 = arith.divsi %181, %179 : index
+            %183 = arith.maxsi %182, %c0 : index
+            %184 = arith.minsi %183, %110 : index
+            %185 = arith.addi %arg10, %c1 : index
+            %186 = arith.muli %185, %110 : index
+            %187 = arith.muli %186, %c4 : index
+            %188 = arith.addi %187, %180 : index
+            %189 = arith.divsi %188, %179 : index
+            %190 = arith.maxsi %189, %c0 : index
+            %191 = arith.minsi %190, %110 : index
+            scf.for %arg11 = %184 to %191 step %c1 {
+              %192 = arith.index_cast %arg11 : index to i64
+              %193 = arith.divsi %192, %108 : i64
+              %194 = arith.addi %36, %193 : i64
+              %195 = arith.remsi %192, %108 : i64
+              %196 = arith.muli %194, %c16_i64 : i64
+              %197 = arith.maxsi %196, %27 : i64
+              %198 = arith.addi %196, %c16_i64 : i64
+              %199 = arith.minsi %198, %37 : i64
+              %200 = arith.subi %199, %197 : i64
+              %201 = arith.subi %197, %27 : i64
+              %202 = arith.muli %201, %107 : i64
+              %203 = arith.addi %106, %202 : i64
+              %204 = arith.muli %195, %c64_i64 : i64
+              %205 = arith.addi %203, %204 : i64
+              %206 = arith.muli %194, %c32_i64 : i64
+              %207 = arith.addi %206, %204 : i64
+              %208 = arith.addi %207, %102 : i64
+              %209 = arith.subi %197, %196 : i64
+              %210 = arith.addi %208, %209 : i64
+              %211 = arith.subi %103, %204 : i64
+              %212 = arith.minsi %211, %c64_i64 : i64
+              "instgem.mvin"(%205, %210, %212, %200) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+          }
+          %174 = arith.cmpi sgt, %116, %c0 : index
+          scf.if %174 {
+            %177 = arith.muli %arg10, %116 : index
+            %178 = arith.muli %177, %c4 : index
+            %179 = arith.subi %178, %149 : index
+            %180 = arith.muli %149, %c4 : index
+            %181 = arith.subi %180, %c1 : index
+            %182 = arith.addi %179, %181 : index
+            %183 = arith.divsi %182, %180 : index
+            %184 = arith.maxsi %183, %c0 : index
+            %185 = arith.minsi %184, %116 : index
+            %186 = arith.addi %arg10, %c1 : index
+            %187 = arith.muli %186, %116 : index
+            %188 = arith.muli %187, %c4 : index
+            %189 = arith.subi %188, %149 : index
+            %190 = arith.addi %189, %181 : index
+            %191 = arith.divsi %190, %180 : index
+            %192 = arith.maxsi %191, %c0 : index
+            %193 = arith.minsi %192, %116 : index
+            scf.for %arg11 = %185 to %193 step %c1 {
+              %194 = arith.index_cast %arg11 : index to i64
+              %195 = arith.divsi %194, %108 : i64
+              %196 = arith.remsi %194, %108 : i64
+              %197 = arith.muli %195, %c16_i64 : i64
+              %198 = arith.maxsi %197, %c0_i64 : i64
+              %199 = arith.addi %197, %c16_i64 : i64
+              %200 = arith.minsi %199, %27 : i64
+              %201 = arith.subi %200, %198 : i64
+              %202 = arith.muli %195, %c32_i64 : i64
+              %203 = arith.muli %196, %c64_i64 : i64
+              %204 = arith.addi %202, %203 : i64
+              %205 = arith.addi %204, %102 : i64
+              %206 = arith.subi %198, %197 : i64
+              %207 = arith.addi %205, %206 : i64
+              %208 = arith.subi %103, %203 : i64
+              %209 = arith.minsi %208, %c64_i64 : i64
+              "instgem.mvin"(%c0_i64, %207, %209, %201) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+          }
+          %175 = arith.cmpi sgt, %141, %c0 : index
+          scf.if %175 {
+            %177 = arith.muli %arg10, %141 : index
+            %178 = arith.muli %177, %c4 : index
+            %179 = arith.muli %149, %c2 : index
+            %180 = arith.subi %178, %179 : index
+            %181 = arith.muli %149, %c4 : index
+            %182 = arith.subi %181, %c1 : index
+            %183 = arith.addi %180, %182 : index
+            %184 = arith.divsi %183, %181 : index
+            %185 = arith.maxsi %184, %c0 : index
+            %186 = arith.minsi %185, %141 : index
+            %187 = arith.addi %arg10, %c1 : index
+            %188 = arith.muli %187, %141 : index
+            %189 = arith.muli %188, %c4 : index
+            %190 = arith.subi %189, %179 : index
+            %191 = arith.addi %190, %182 : index
+            %192 = arith.divsi %191, %181 : index
+            %193 = arith.maxsi %192, %c0 : index
+            %194 = arith.minsi %193, %141 : index
+            scf.for %arg11 = %186 to %194 step %c1 {
+              %195 = arith.index_cast %arg11 : index to i64
+              %196 = arith.divsi %195, %132 : i64
+              %197 = arith.addi %133, %196 : i64
+              %198 = arith.remsi %195, %132 : i64
+              %199 = arith.muli %197, %c16_i64 : i64
+              %200 = arith.maxsi %199, %126 : i64
+              %201 = arith.addi %199, %c16_i64 : i64
+              %202 = arith.minsi %201, %134 : i64
+              %203 = arith.subi %202, %200 : i64
+              %204 = arith.subi %200, %126 : i64
+              %205 = arith.muli %204, %131 : i64
+              %206 = arith.addi %130, %205 : i64
+              %207 = arith.muli %198, %c64_i64 : i64
+              %208 = arith.addi %206, %207 : i64
+              %209 = arith.addi %199, %207 : i64
+              %210 = arith.addi %209, %125 : i64
+              %211 = arith.subi %200, %199 : i64
+              %212 = arith.addi %210, %211 : i64
+              %213 = arith.subi %29, %207 : i64
+              %214 = arith.minsi %213, %c64_i64 : i64
+              "instgem.mvin2"(%208, %212, %214, %203) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+          }
+          %176 = arith.cmpi sgt, %147, %c0 : index
+          scf.if %176 {
+            %177 = arith.muli %arg10, %147 : index
+            %178 = arith.muli %177, %c4 : index
+            %179 = arith.muli %149, %c3 : index
+            %180 = arith.subi %178, %179 : index
+            %181 = arith.muli %149, %c4 : index
+            %182 = arith.subi %181, %c1 : index
+            %183 = arith.addi %180, %182 : index
+            %184 = arith.divsi %183, %181 : index
+            %185 = arith.maxsi %184, %c0 : index
+            %186 = arith.minsi %185, %147 : index
+            %187 = arith.addi %arg10, %c1 : index
+            %188 = arith.muli %187, %147 : index
+            %189 = arith.muli %188, %c4 : index
+            %190 = arith.subi %189, %179 : index
+            %191 = arith.addi %190, %182 : index
+            %192 = arith.divsi %191, %181 : index
+            %193 = arith.maxsi %192, %c0 : index
+            %194 = arith.minsi %193, %147 : index
+            scf.for %arg11 = %186 to %194 step %c1 {
+              %195 = arith.index_cast %arg11 : index to i64
+              %196 = arith.divsi %195, %132 : i64
+              %197 = arith.remsi %195, %132 : i64
+              %198 = arith.muli %196, %c16_i64 : i64
+              %199 = arith.maxsi %198, %c0_i64 : i64
+              %200 = arith.addi %198, %c16_i64 : i64
+              %201 = arith.minsi %200, %126 : i64
+              %202 = arith.subi %201, %199 : i64
+              %203 = arith.muli %197, %c64_i64 : i64
+              %204 = arith.addi %198, %203 : i64
+              %205 = arith.addi %204, %125 : i64
+              %206 = arith.subi %199, %198 : i64
+              %207 = arith.addi %205, %206 : i64
+              %208 = arith.subi %29, %203 : i64
+              %209 = arith.minsi %208, %c64_i64 : i64
+              "instgem.mvin2"(%c0_i64, %207, %209, %202) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+          }
+        }
+        %150 = arith.index_cast %arg10 : index to i64
+        %151 = arith.subi %150, %c1_i64 : i64
+        %152 = arith.cmpi sge, %151, %c0_i64 : i64
+        %153 = arith.cmpi slt, %151, %43 : i64
+        %154 = arith.andi %152, %153 : i1
+        %155 = arith.andi %87, %154 : i1
+        %156 = arith.maxsi %85, %c1_i64 : i64
+        %157 = arith.ceildivsi %42, %156 : i64
+        %158 = arith.subi %90, %c1_i64 : i64
+        %159 = arith.cmpi eq, %150, %158 : i64
+        %160 = arith.cmpi slt, %150, %43 : i64
+        %161 = arith.andi %159, %160 : i1
+        %162 = arith.andi %87, %161 : i1
+        %163 = arith.divsi %84, %c16_i64 : i64
+        %164 = arith.minsi %85, %163 : i64
+        %165 = arith.maxsi %164, %c0_i64 : i64
+        %166 = arith.index_cast %165 : i64 to index
+        scf.for %arg11 = %c0 to %166 step %c1 {
+          %173 = arith.index_cast %arg11 : index to i64
+          %174 = arith.muli %173, %157 : i64
+          %175 = arith.minsi %174, %42 : i64
+          scf.if %155 {
+            %193 = arith.addi %175, %157 : i64
+            %194 = arith.minsi %193, %42 : i64
+            %195 = arith.index_cast %175 : i64 to index
+            %196 = arith.index_cast %194 : i64 to index
+            scf.for %arg12 = %195 to %196 step %c1 {
+              %197 = arith.index_cast %arg12 : index to i64
+              %198 = arith.addi %36, %197 : i64
+              %199 = arith.muli %198, %c16_i64 : i64
+              %200 = arith.maxsi %199, %27 : i64
+              %201 = arith.addi %199, %c16_i64 : i64
+              %202 = arith.minsi %201, %37 : i64
+              %203 = arith.subi %202, %200 : i64
+              %204 = arith.subi %200, %27 : i64
+              %205 = arith.muli %204, %35 : i64
+              %206 = arith.addi %33, %205 : i64
+              %207 = arith.muli %151, %c64_i64 : i64
+              %208 = arith.addi %206, %207 : i64
+              %209 = arith.muli %151, %c16_i64 : i64
+              %210 = arith.addi %199, %209 : i64
+              %211 = arith.ori %210, %c2684354560_i64 : i64
+              %212 = arith.subi %200, %199 : i64
+              %213 = arith.addi %211, %212 : i64
+              %214 = arith.subi %29, %209 : i64
+              %215 = arith.minsi %214, %c16_i64 : i64
+              "instgem.mvout"(%208, %213, %215, %203) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %176 = arith.minsi %75, %c16_i64 : i64
+          %177 = arith.muli %150, %c16_i64 : i64
+          %178 = arith.subi %81, %177 : i64
+          %179 = arith.minsi %178, %c16_i64 : i64
+          %180 = arith.cmpi eq, %173, %c0_i64 : i64
+          %181 = arith.andi %88, %180 : i1
+          %182 = arith.select %181, %c2147483648_i64, %c3221225472_i64 : i64
+          %183 = arith.ori %177, %182 : i64
+          %184 = arith.select %181, %c16_i64, %176 : i64
+          %185 = arith.select %181, %c16_i64, %179 : i64
+          %186 = arith.muli %173, %c16_i64 : i64
+          %187 = arith.addi %186, %177 : i64
+          %188 = arith.addi %187, %70 : i64
+          "instgem.preload"(%188, %179, %c16_i64, %183, %185, %184) : (i64, i64, i64, i64, i64, i64) -> ()
+          %189 = arith.addi %186, %58 : i64
+          "instgem.compute_preloaded"(%189, %c16_i64, %176, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %190 = arith.subi %85, %c1_i64 : i64
+          %191 = arith.cmpi eq, %173, %190 : i64
+          %192 = arith.andi %162, %191 : i1
+          scf.if %192 {
+            %193 = arith.divsi %75, %c16_i64 : i64
+            %194 = arith.minsi %82, %193 : i64
+            %195 = arith.maxsi %194, %c1_i64 : i64
+            %196 = arith.index_cast %195 : i64 to index
+            scf.for %arg12 = %c1 to %196 step %c1 {
+              %198 = arith.index_cast %arg12 : index to i64
+              %199 = arith.muli %198, %c16_i64 : i64
+              %200 = arith.addi %199, %177 : i64
+              %201 = arith.ori %200, %182 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %185, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %202 = arith.muli %198, %c32_i64 : i64
+              %203 = arith.addi %202, %186 : i64
+              %204 = arith.addi %203, %58 : i64
+              "instgem.compute_accumulated"(%204, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %205 = arith.subi %198, %c1_i64 : i64
+              %206 = arith.cmpi slt, %205, %42 : i64
+              scf.if %206 {
+                %207 = arith.addi %36, %205 : i64
+                %208 = arith.muli %207, %c16_i64 : i64
+                %209 = arith.maxsi %208, %27 : i64
+                %210 = arith.addi %208, %c16_i64 : i64
+                %211 = arith.minsi %210, %37 : i64
+                %212 = arith.subi %211, %209 : i64
+                %213 = arith.subi %209, %27 : i64
+                %214 = arith.muli %213, %35 : i64
+                %215 = arith.addi %33, %214 : i64
+                %216 = arith.muli %150, %c64_i64 : i64
+                %217 = arith.addi %215, %216 : i64
+                %218 = arith.addi %208, %177 : i64
+                %219 = arith.ori %218, %c2684354560_i64 : i64
+                %220 = arith.subi %209, %208 : i64
+                %221 = arith.addi %219, %220 : i64
+                %222 = arith.subi %29, %177 : i64
+                %223 = arith.minsi %222, %c16_i64 : i64
+                "instgem.mvout"(%217, %221, %223, %212) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %197 = arith.index_cast %82 : i64 to index
+            scf.for %arg12 = %196 to %197 step %c1 {
+              %198 = arith.index_cast %arg12 : index to i64
+              %199 = arith.muli %198, %c16_i64 : i64
+              %200 = arith.subi %75, %199 : i64
+              %201 = arith.minsi %200, %c16_i64 : i64
+              %202 = arith.addi %199, %177 : i64
+              %203 = arith.ori %202, %182 : i64
+              %204 = arith.select %181, %c16_i64, %201 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %203, %185, %204) : (i64, i64, i64, i64, i64, i64) -> ()
+              %205 = arith.muli %198, %c32_i64 : i64
+              %206 = arith.addi %205, %186 : i64
+              %207 = arith.addi %206, %58 : i64
+              "instgem.compute_accumulated"(%207, %c16_i64, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %208 = arith.subi %198, %c1_i64 : i64
+              %209 = arith.cmpi slt, %208, %42 : i64
+              scf.if %209 {
+                %210 = arith.addi %36, %208 : i64
+                %211 = arith.muli %210, %c16_i64 : i64
+                %212 = arith.maxsi %211, %27 : i64
+                %213 = arith.addi %211, %c16_i64 : i64
+                %214 = arith.minsi %213, %37 : i64
+                %215 = arith.subi %214, %212 : i64
+                %216 = arith.subi %212, %27 : i64
+                %217 = arith.muli %216, %35 : i64
+                %218 = arith.addi %33, %217 : i64
+                %219 = arith.muli %150, %c64_i64 : i64
+                %220 = arith.addi %218, %219 : i64
+                %221 = arith.addi %211, %177 : i64
+                %222 = arith.ori %221, %c2684354560_i64 : i64
+                %223 = arith.subi %212, %211 : i64
+                %224 = arith.addi %222, %223 : i64
+                %225 = arith.subi %29, %177 : i64
+                %226 = arith.minsi %225, %c16_i64 : i64
+                "instgem.mvout"(%220, %224, %226, %215) : (i64, i64, i64, i64) -> ()
+              }
+            }
+          } else {
+            %193 = arith.divsi %75, %c16_i64 : i64
+            %194 = arith.minsi %82, %193 : i64
+            %195 = arith.maxsi %194, %c1_i64 : i64
+            %196 = arith.index_cast %195 : i64 to index
+            scf.for %arg12 = %c1 to %196 step %c1 {
+              %198 = arith.index_cast %arg12 : index to i64
+              %199 = arith.muli %198, %c16_i64 : i64
+              %200 = arith.addi %199, %177 : i64
+              %201 = arith.ori %200, %182 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %185, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %202 = arith.muli %198, %c32_i64 : i64
+              %203 = arith.addi %202, %186 : i64
+              %204 = arith.addi %203, %58 : i64
+              "instgem.compute_accumulated"(%204, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %197 = arith.index_cast %82 : i64 to index
+            scf.for %arg12 = %196 to %197 step %c1 {
+              %198 = arith.index_cast %arg12 : index to i64
+              %199 = arith.muli %198, %c16_i64 : i64
+              %200 = arith.subi %75, %199 : i64
+              %201 = arith.minsi %200, %c16_i64 : i64
+              %202 = arith.addi %199, %177 : i64
+              %203 = arith.ori %202, %182 : i64
+              %204 = arith.select %181, %c16_i64, %201 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %203, %185, %204) : (i64, i64, i64, i64, i64, i64) -> ()
+              %205 = arith.muli %198, %c32_i64 : i64
+              %206 = arith.addi %205, %186 : i64
+              %207 = arith.addi %206, %58 : i64
+              "instgem.compute_accumulated"(%207, %c16_i64, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        }
+        %167 = arith.index_cast %85 : i64 to index
+        scf.for %arg11 = %166 to %167 step %c1 {
+          %173 = arith.index_cast %arg11 : index to i64
+          %174 = arith.muli %173, %c16_i64 : i64
+          %175 = arith.subi %77, %174 : i64
+          %176 = arith.minsi %175, %c16_i64 : i64
+          %177 = arith.subi %79, %174 : i64
+          %178 = arith.minsi %177, %c16_i64 : i64
+          %179 = arith.muli %173, %157 : i64
+          %180 = arith.minsi %179, %42 : i64
+          scf.if %155 {
+            %197 = arith.addi %180, %157 : i64
+            %198 = arith.minsi %197, %42 : i64
+            %199 = arith.index_cast %180 : i64 to index
+            %200 = arith.index_cast %198 : i64 to index
+            scf.for %arg12 = %199 to %200 step %c1 {
+              %201 = arith.index_cast %arg12 : index to i64
+              %202 = arith.addi %36, %201 : i64
+              %203 = arith.muli %202, %c16_i64 : i64
+              %204 = arith.maxsi %203, %27 : i64
+              %205 = arith.addi %203, %c16_i64 : i64
+              %206 = arith.minsi %205, %37 : i64
+              %207 = arith.subi %206, %204 : i64
+              %208 = arith.subi %204, %27 : i64
+              %209 = arith.muli %208, %35 : i64
+              %210 = arith.addi %33, %209 : i64
+              %211 = arith.muli %151, %c64_i64 : i64
+              %212 = arith.addi %210, %211 : i64
+              %213 = arith.muli %151, %c16_i64 : i64
+              %214 = arith.addi %203, %213 : i64
+              %215 = arith.ori %214, %c2684354560_i64 : i64
+              %216 = arith.subi %204, %203 : i64
+              %217 = arith.addi %215, %216 : i64
+              %218 = arith.subi %29, %213 : i64
+              %219 = arith.minsi %218, %c16_i64 : i64
+              "instgem.mvout"(%212, %217, %219, %207) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %181 = arith.minsi %75, %c16_i64 : i64
+          %182 = arith.muli %150, %c16_i64 : i64
+          %183 = arith.subi %81, %182 : i64
+          %184 = arith.minsi %183, %c16_i64 : i64
+          %185 = arith.cmpi eq, %173, %c0_i64 : i64
+          %186 = arith.andi %88, %185 : i1
+          %187 = arith.select %186, %c2147483648_i64, %c3221225472_i64 : i64
+          %188 = arith.ori %182, %187 : i64
+          %189 = arith.select %186, %c16_i64, %181 : i64
+          %190 = arith.select %186, %c16_i64, %184 : i64
+          %191 = arith.addi %174, %182 : i64
+          %192 = arith.addi %191, %70 : i64
+          "instgem.preload"(%192, %184, %178, %188, %190, %189) : (i64, i64, i64, i64, i64, i64) -> ()
+          %193 = arith.addi %174, %58 : i64
+          "instgem.compute_preloaded"(%193, %176, %181, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %194 = arith.subi %85, %c1_i64 : i64
+          %195 = arith.cmpi eq, %173, %194 : i64
+          %196 = arith.andi %162, %195 : i1
+          scf.if %196 {
+            %197 = arith.divsi %75, %c16_i64 : i64
+            %198 = arith.minsi %82, %197 : i64
+            %199 = arith.maxsi %198, %c1_i64 : i64
+            %200 = arith.index_cast %199 : i64 to index
+            scf.for %arg12 = %c1 to %200 step %c1 {
+              %202 = arith.index_cast %arg12 : index to i64
+              %203 = arith.muli %202, %c16_i64 : i64
+              %204 = arith.addi %203, %182 : i64
+              %205 = arith.ori %204, %187 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %205, %190, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %206 = arith.muli %202, %c32_i64 : i64
+              %207 = arith.addi %206, %174 : i64
+              %208 = arith.addi %207, %58 : i64
+              "instgem.compute_accumulated"(%208, %176, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %209 = arith.subi %202, %c1_i64 : i64
+              %210 = arith.cmpi slt, %209, %42 : i64
+              scf.if %210 {
+                %211 = arith.addi %36, %209 : i64
+                %212 = arith.muli %211, %c16_i64 : i64
+                %213 = arith.maxsi %212, %27 : i64
+                %214 = arith.addi %212, %c16_i64 : i64
+                %215 = arith.minsi %214, %37 : i64
+                %216 = arith.subi %215, %213 : i64
+                %217 = arith.subi %213, %27 : i64
+                %218 = arith.muli %217, %35 : i64
+                %219 = arith.addi %33, %218 : i64
+                %220 = arith.muli %150, %c64_i64 : i64
+                %221 = arith.addi %219, %220 : i64
+                %222 = arith.addi %212, %182 : i64
+                %223 = arith.ori %222, %c2684354560_i64 : i64
+                %224 = arith.subi %213, %212 : i64
+                %225 = arith.addi %223, %224 : i64
+                %226 = arith.subi %29, %182 : i64
+                %227 = arith.minsi %226, %c16_i64 : i64
+                "instgem.mvout"(%221, %225, %227, %216) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %201 = arith.index_cast %82 : i64 to index
+            scf.for %arg12 = %200 to %201 step %c1 {
+              %202 = arith.index_cast %arg12 : index to i64
+              %203 = arith.muli %202, %c16_i64 : i64
+              %204 = arith.subi %75, %203 : i64
+              %205 = arith.minsi %204, %c16_i64 : i64
+              %206 = arith.addi %203, %182 : i64
+              %207 = arith.ori %206, %187 : i64
+              %208 = arith.select %186, %c16_i64, %205 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %190, %208) : (i64, i64, i64, i64, i64, i64) -> ()
+              %209 = arith.muli %202, %c32_i64 : i64
+              %210 = arith.addi %209, %174 : i64
+              %211 = arith.addi %210, %58 : i64
+              "instgem.compute_accumulated"(%211, %176, %205, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %212 = arith.subi %202, %c1_i64 : i64
+              %213 = arith.cmpi slt, %212, %42 : i64
+              scf.if %213 {
+                %214 = arith.addi %36, %212 : i64
+                %215 = arith.muli %214, %c16_i64 : i64
+                %216 = arith.maxsi %215, %27 : i64
+                %217 = arith.addi %215, %c16_i64 : i64
+                %218 = arith.minsi %217, %37 : i64
+                %219 = arith.subi %218, %216 : i64
+                %220 = arith.subi %216, %27 : i64
+                %221 = arith.muli %220, %35 : i64
+                %222 = arith.addi %33, %221 : i64
+                %223 = arith.muli %150, %c64_i64 : i64
+                %224 = arith.addi %222, %223 : i64
+                %225 = arith.addi %215, %182 : i64
+                %226 = arith.ori %225, %c2684354560_i64 : i64
+                %227 = arith.subi %216, %215 : i64
+                %228 = arith.addi %226, %227 : i64
+                %229 = arith.subi %29, %182 : i64
+                %230 = arith.minsi %229, %c16_i64 : i64
+                "instgem.mvout"(%224, %228, %230, %219) : (i64, i64, i64, i64) -> ()
+              }
+            }
+          } else {
+            %197 = arith.divsi %75, %c16_i64 : i64
+            %198 = arith.minsi %82, %197 : i64
+            %199 = arith.maxsi %198, %c1_i64 : i64
+            %200 = arith.index_cast %199 : i64 to index
+            scf.for %arg12 = %c1 to %200 step %c1 {
+              %202 = arith.index_cast %arg12 : index to i64
+              %203 = arith.muli %202, %c16_i64 : i64
+              %204 = arith.addi %203, %182 : i64
+              %205 = arith.ori %204, %187 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %205, %190, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %206 = arith.muli %202, %c32_i64 : i64
+              %207 = arith.addi %206, %174 : i64
+              %208 = arith.addi %207, %58 : i64
+              "instgem.compute_accumulated"(%208, %176, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %201 = arith.index_cast %82 : i64 to index
+            scf.for %arg12 = %200 to %201 step %c1 {
+              %202 = arith.index_cast %arg12 : index to i64
+              %203 = arith.muli %202, %c16_i64 : i64
+              %204 = arith.subi %75, %203 : i64
+              %205 = arith.minsi %204, %c16_i64 : i64
+              %206 = arith.addi %203, %182 : i64
+              %207 = arith.ori %206, %187 : i64
+              %208 = arith.select %186, %c16_i64, %205 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %190, %208) : (i64, i64, i64, i64, i64, i64) -> ()
+              %209 = arith.muli %202, %c32_i64 : i64
+              %210 = arith.addi %209, %174 : i64
+              %211 = arith.addi %210, %58 : i64
+              "instgem.compute_accumulated"(%211, %176, %205, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        }
+        scf.if %155 {
+          %173 = arith.muli %85, %157 : i64
+          %174 = arith.minsi %173, %42 : i64
+          %175 = arith.index_cast %174 : i64 to index
+          %176 = arith.index_cast %42 : i64 to index
+          scf.for %arg11 = %175 to %176 step %c1 {
+            %177 = arith.index_cast %arg11 : index to i64
+            %178 = arith.addi %36, %177 : i64
+            %179 = arith.muli %178, %c16_i64 : i64
+            %180 = arith.maxsi %179, %27 : i64
+            %181 = arith.addi %179, %c16_i64 : i64
+            %182 = arith.minsi %181, %37 : i64
+            %183 = arith.subi %182, %180 : i64
+            %184 = arith.subi %180, %27 : i64
+            %185 = arith.muli %184, %35 : i64
+            %186 = arith.addi %33, %185 : i64
+            %187 = arith.muli %151, %c64_i64 : i64
+            %188 = arith.addi %186, %187 : i64
+            %189 = arith.muli %151, %c16_i64 : i64
+            %190 = arith.addi %179, %189 : i64
+            %191 = arith.ori %190, %c2684354560_i64 : i64
+            %192 = arith.subi %180, %179 : i64
+            %193 = arith.addi %191, %192 : i64
+            %194 = arith.subi %29, %189 : i64
+            %195 = arith.minsi %194, %c16_i64 : i64
+            "instgem.mvout"(%188, %193, %195, %183) : (i64, i64, i64, i64) -> ()
+          }
+        }
+        %168 = arith.cmpi sgt, %85, %c0_i64 : i64
+        %169 = arith.subi %82, %c1_i64 : i64
+        %170 = arith.maxsi %169, %c0_i64 : i64
+        %171 = arith.minsi %170, %42 : i64
+        %172 = arith.select %168, %171, %c0_i64 : i64
+        scf.if %162 {
+          %173 = arith.index_cast %172 : i64 to index
+          %174 = arith.index_cast %42 : i64 to index
+          scf.for %arg11 = %173 to %174 step %c1 {
+            %175 = arith.index_cast %arg11 : index to i64
+            %176 = arith.addi %36, %175 : i64
+            %177 = arith.muli %176, %c16_i64 : i64
+            %178 = arith.maxsi %177, %27 : i64
+            %179 = arith.addi %177, %c16_i64 : i64
+            %180 = arith.minsi %179, %37 : i64
+            %181 = arith.subi %180, %178 : i64
+            %182 = arith.subi %178, %27 : i64
+            %183 = arith.muli %182, %35 : i64
+            %184 = arith.addi %33, %183 : i64
+            %185 = arith.muli %150, %c64_i64 : i64
+            %186 = arith.addi %184, %185 : i64
+            %187 = arith.muli %150, %c16_i64 : i64
+            %188 = arith.addi %177, %187 : i64
+            %189 = arith.ori %188, %c2684354560_i64 : i64
+            %190 = arith.subi %178, %177 : i64
             %191 = arith.addi %189, %190 : i64
             %192 = arith.subi %29, %187 : i64
-            %193 = arith.minsi %192, %c64_i64 : i64
-            "instgem.mvin2"(%c0_i64, %191, %193, %186) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-        }
-        %144 = arith.index_cast %arg10 : index to i64
-        %145 = arith.subi %144, %c1_i64 : i64
-        %146 = arith.cmpi sge, %145, %c0_i64 : i64
-        %147 = arith.cmpi slt, %145, %43 : i64
-        %148 = arith.andi %146, %147 : i1
-        %149 = arith.andi %77, %148 : i1
-        %150 = arith.maxsi %75, %c1_i64 : i64
-        %151 = arith.ceildivsi %42, %150 : i64
-        %152 = arith.subi %80, %c1_i64 : i64
-        %153 = arith.cmpi eq, %144, %152 : i64
-        %154 = arith.cmpi slt, %144, %43 : i64
-        %155 = arith.andi %153, %154 : i1
-        %156 = arith.andi %77, %155 : i1
-        %157 = arith.index_cast %75 : i64 to index
-        scf.for %arg11 = %c0 to %157 step %c1 {
-          %163 = arith.index_cast %arg11 : index to i64
-          %164 = arith.muli %163, %151 : i64
-          %165 = arith.minsi %164, %42 : i64
-          scf.if %149 {
-            %185 = arith.addi %165, %151 : i64
-            %186 = arith.minsi %185, %42 : i64
-            %187 = arith.index_cast %165 : i64 to index
-            %188 = arith.index_cast %186 : i64 to index
-            scf.for %arg12 = %187 to %188 step %c1 {
-              %189 = arith.index_cast %arg12 : index to i64
-              %190 = arith.addi %36, %189 : i64
-              %191 = arith.muli %190, %c16_i64 : i64
-              %192 = arith.maxsi %191, %27 : i64
-              %193 = arith.addi %191, %c16_i64 : i64
-              %194 = arith.minsi %193, %37 : i64
-              %195 = arith.subi %194, %192 : i64
-              %196 = arith.subi %192, %27 : i64
-              %197 = arith.muli %196, %35 : i64
-              %198 = arith.addi %33, %197 : i64
-              %199 = arith.muli %145, %c64_i64 : i64
-              %200 = arith.addi %198, %199 : i64
-              %201 = arith.muli %145, %c16_i64 : i64
-              %202 = arith.addi %191, %201 : i64
-              %203 = arith.ori %202, %c2684354560_i64 : i64
-              %204 = arith.subi %192, %191 : i64
-              %205 = arith.addi %203, %204 : i64
-              %206 = arith.subi %29, %201 : i64
-              %207 = arith.minsi %206, %c16_i64 : i64
-              "instgem.mvout"(%200, %205, %207, %195) : (i64, i64, i64, i64) -> ()
-            }
-          }
-          %166 = arith.minsi %37, %c16_i64 : i64
-          %167 = arith.muli %144, %c16_i64 : i64
-          %168 = arith.subi %29, %167 : i64
-          %169 = arith.minsi %168, %c16_i64 : i64
-          %170 = arith.cmpi eq, %163, %c0_i64 : i64
-          %171 = arith.andi %78, %170 : i1
-          %172 = arith.select %171, %c2147483648_i64, %c3221225472_i64 : i64
-          %173 = arith.ori %167, %172 : i64
-          %174 = arith.select %171, %c16_i64, %166 : i64
-          %175 = arith.select %171, %c16_i64, %169 : i64
-          %176 = arith.muli %163, %c16_i64 : i64
-          %177 = arith.addi %176, %167 : i64
-          %178 = arith.addi %177, %70 : i64
-          %179 = arith.subi %73, %176 : i64
-          %180 = arith.minsi %179, %c16_i64 : i64
-          "instgem.preload"(%178, %169, %180, %173, %175, %174) : (i64, i64, i64, i64, i64, i64) -> ()
-          %181 = arith.addi %176, %58 : i64
-          %182 = arith.subi %59, %176 : i64
-          %183 = arith.minsi %182, %c16_i64 : i64
-          "instgem.compute_preloaded"(%181, %183, %166, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %184 = arith.index_cast %38 : i64 to index
-          scf.for %arg12 = %c1 to %184 step %c1 {
-            %185 = arith.index_cast %arg12 : index to i64
-            %186 = arith.muli %185, %c16_i64 : i64
-            %187 = arith.subi %37, %186 : i64
-            %188 = arith.minsi %187, %c16_i64 : i64
-            %189 = arith.addi %186, %167 : i64
-            %190 = arith.ori %189, %172 : i64
-            %191 = arith.select %171, %c16_i64, %188 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %190, %175, %191) : (i64, i64, i64, i64, i64, i64) -> ()
-            %192 = arith.muli %185, %c32_i64 : i64
-            %193 = arith.addi %192, %176 : i64
-            %194 = arith.addi %193, %58 : i64
-            "instgem.compute_accumulated"(%194, %183, %188, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %195 = arith.subi %185, %c1_i64 : i64
-            %196 = arith.subi %75, %c1_i64 : i64
-            %197 = arith.cmpi eq, %163, %196 : i64
-            %198 = arith.andi %156, %197 : i1
-            %199 = arith.cmpi slt, %195, %42 : i64
-            %200 = arith.andi %198, %199 : i1
-            scf.if %200 {
-              %201 = arith.addi %36, %195 : i64
-              %202 = arith.muli %201, %c16_i64 : i64
-              %203 = arith.maxsi %202, %27 : i64
-              %204 = arith.addi %202, %c16_i64 : i64
-              %205 = arith.minsi %204, %37 : i64
-              %206 = arith.subi %205, %203 : i64
-              %207 = arith.subi %203, %27 : i64
-              %208 = arith.muli %207, %35 : i64
-              %209 = arith.addi %33, %208 : i64
-              %210 = arith.muli %144, %c64_i64 : i64
-              %211 = arith.addi %209, %210 : i64
-              %212 = arith.addi %202, %167 : i64
-              %213 = arith.ori %212, %c2684354560_i64 : i64
-              %214 = arith.subi %203, %202 : i64
-              %215 = arith.addi %213, %214 : i64
-              "instgem.mvout"(%211, %215, %169, %206) : (i64, i64, i64, i64) -> ()
-            }
-          }
-        }
-        scf.if %149 {
-          %163 = arith.muli %75, %151 : i64
-          %164 = arith.minsi %163, %42 : i64
-          %165 = arith.index_cast %164 : i64 to index
-          %166 = arith.index_cast %42 : i64 to index
-          scf.for %arg11 = %165 to %166 step %c1 {
-            %167 = arith.index_cast %arg11 : index to i64
-            %168 = arith.addi %36, %167 : i64
-            %169 = arith.muli %168, %c16_i64 : i64
-            %170 = arith.maxsi %169, %27 : i64
-            %171 = arith.addi %169, %c16_i64 : i64
-            %172 = arith.minsi %171, %37 : i64
-            %173 = arith.subi %172, %170 : i64
-            %174 = arith.subi %170, %27 : i64
-            %175 = arith.muli %174, %35 : i64
-            %176 = arith.addi %33, %175 : i64
-            %177 = arith.muli %145, %c64_i64 : i64
-            %178 = arith.addi %176, %177 : i64
-            %179 = arith.muli %145, %c16_i64 : i64
-            %180 = arith.addi %169, %179 : i64
-            %181 = arith.ori %180, %c2684354560_i64 : i64
-            %182 = arith.subi %170, %169 : i64
-            %183 = arith.addi %181, %182 : i64
-            %184 = arith.subi %29, %179 : i64
-            %185 = arith.minsi %184, %c16_i64 : i64
-            "instgem.mvout"(%178, %183, %185, %173) : (i64, i64, i64, i64) -> ()
-          }
-        }
-        %158 = arith.cmpi sgt, %75, %c0_i64 : i64
-        %159 = arith.subi %38, %c1_i64 : i64
-        %160 = arith.maxsi %159, %c0_i64 : i64
-        %161 = arith.minsi %160, %42 : i64
-        %162 = arith.select %158, %161, %c0_i64 : i64
-        scf.if %156 {
-          %163 = arith.index_cast %162 : i64 to index
-          %164 = arith.index_cast %42 : i64 to index
-          scf.for %arg11 = %163 to %164 step %c1 {
-            %165 = arith.index_cast %arg11 : index to i64
-            %166 = arith.addi %36, %165 : i64
-            %167 = arith.muli %166, %c16_i64 : i64
-            %168 = arith.maxsi %167, %27 : i64
-            %169 = arith.addi %167, %c16_i64 : i64
-            %170 = arith.minsi %169, %37 : i64
-            %171 = arith.subi %170, %168 : i64
-            %172 = arith.subi %168, %27 : i64
-            %173 = arith.muli %172, %35 : i64
-            %174 = arith.addi %33, %173 : i64
-            %175 = arith.muli %144, %c64_i64 : i64
-            %176 = arith.addi %174, %175 : i64
-            %177 = arith.muli %144, %c16_i64 : i64
-            %178 = arith.addi %167, %177 : i64
-            %179 = arith.ori %178, %c2684354560_i64 : i64
-            %180 = arith.subi %168, %167 : i64
-            %181 = arith.addi %179, %180 : i64
-            %182 = arith.subi %29, %177 : i64
-            %183 = arith.minsi %182, %c16_i64 : i64
-            "instgem.mvout"(%176, %181, %183, %171) : (i64, i64, i64, i64) -> ()
+            %193 = arith.minsi %192, %c16_i64 : i64
+            "instgem.mvout"(%186, %191, %193, %181) : (i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %138 {
-        %144 = arith.muli %81, %140 : index
-        %145 = arith.minsi %144, %100 : index
-        scf.for %arg10 = %145 to %100 step %c1 {
-          %152 = arith.index_cast %arg10 : index to i64
-          %153 = arith.divsi %152, %98 : i64
-          %154 = arith.addi %36, %153 : i64
-          %155 = arith.remsi %152, %98 : i64
-          %156 = arith.muli %154, %c16_i64 : i64
-          %157 = arith.maxsi %156, %27 : i64
-          %158 = arith.addi %156, %c16_i64 : i64
-          %159 = arith.minsi %158, %37 : i64
-          %160 = arith.subi %159, %157 : i64
-          %161 = arith.subi %157, %27 : i64
-          %162 = arith.muli %161, %97 : i64
-          %163 = arith.addi %96, %162 : i64
-          %164 = arith.muli %155, %c64_i64 : i64
-          %165 = arith.addi %163, %164 : i64
-          %166 = arith.muli %154, %c32_i64 : i64
-          %167 = arith.addi %166, %164 : i64
-          %168 = arith.addi %167, %92 : i64
-          %169 = arith.subi %157, %156 : i64
-          %170 = arith.addi %168, %169 : i64
-          %171 = arith.subi %93, %164 : i64
-          %172 = arith.minsi %171, %c64_i64 : i64
-          "instgem.mvin"(%165, %170, %172, %160) : (i64, i64, i64, i64) -> ()
+      scf.if %148 {
+        %150 = arith.muli %91, %110 : index
+        %151 = arith.muli %150, %c4 : index
+        %152 = arith.muli %149, %c4 : index
+        %153 = arith.subi %152, %c1 : index
+        %154 = arith.addi %151, %153 : index
+        %155 = arith.divsi %154, %152 : index
+        %156 = arith.maxsi %155, %c0 : index
+        %157 = arith.minsi %156, %110 : index
+        scf.for %arg10 = %157 to %110 step %c1 {
+          %181 = arith.index_cast %arg10 : index to i64
+          %182 = arith.divsi %181, %108 : i64
+          %183 = arith.addi %36, %182 : i64
+          %184 = arith.remsi %181, %108 : i64
+          %185 = arith.muli %183, %c16_i64 : i64
+          %186 = arith.maxsi %185, %27 : i64
+          %187 = arith.addi %185, %c16_i64 : i64
+          %188 = arith.minsi %187, %37 : i64
+          %189 = arith.subi %188, %186 : i64
+          %190 = arith.subi %186, %27 : i64
+          %191 = arith.muli %190, %107 : i64
+          %192 = arith.addi %106, %191 : i64
+          %193 = arith.muli %184, %c64_i64 : i64
+          %194 = arith.addi %192, %193 : i64
+          %195 = arith.muli %183, %c32_i64 : i64
+          %196 = arith.addi %195, %193 : i64
+          %197 = arith.addi %196, %102 : i64
+          %198 = arith.subi %186, %185 : i64
+          %199 = arith.addi %197, %198 : i64
+          %200 = arith.subi %103, %193 : i64
+          %201 = arith.minsi %200, %c64_i64 : i64
+          "instgem.mvin"(%194, %199, %201, %189) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %146 = arith.muli %81, %141 : index
-        %147 = arith.minsi %146, %106 : index
-        scf.for %arg10 = %147 to %106 step %c1 {
-          %152 = arith.index_cast %arg10 : index to i64
-          %153 = arith.divsi %152, %98 : i64
-          %154 = arith.remsi %152, %98 : i64
-          %155 = arith.muli %153, %c16_i64 : i64
-          %156 = arith.maxsi %155, %c0_i64 : i64
-          %157 = arith.addi %155, %c16_i64 : i64
-          %158 = arith.minsi %157, %27 : i64
-          %159 = arith.subi %158, %156 : i64
-          %160 = arith.muli %153, %c32_i64 : i64
-          %161 = arith.muli %154, %c64_i64 : i64
-          %162 = arith.addi %160, %161 : i64
-          %163 = arith.addi %162, %92 : i64
-          %164 = arith.subi %156, %155 : i64
-          %165 = arith.addi %163, %164 : i64
-          %166 = arith.subi %93, %161 : i64
-          %167 = arith.minsi %166, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %165, %167, %159) : (i64, i64, i64, i64) -> ()
+        %158 = arith.muli %91, %116 : index
+        %159 = arith.muli %158, %c4 : index
+        %160 = arith.subi %159, %149 : index
+        %161 = arith.addi %160, %153 : index
+        %162 = arith.divsi %161, %152 : index
+        %163 = arith.maxsi %162, %c0 : index
+        %164 = arith.minsi %163, %116 : index
+        scf.for %arg10 = %164 to %116 step %c1 {
+          %181 = arith.index_cast %arg10 : index to i64
+          %182 = arith.divsi %181, %108 : i64
+          %183 = arith.remsi %181, %108 : i64
+          %184 = arith.muli %182, %c16_i64 : i64
+          %185 = arith.maxsi %184, %c0_i64 : i64
+          %186 = arith.addi %184, %c16_i64 : i64
+          %187 = arith.minsi %186, %27 : i64
+          %188 = arith.subi %187, %185 : i64
+          %189 = arith.muli %182, %c32_i64 : i64
+          %190 = arith.muli %183, %c64_i64 : i64
+          %191 = arith.addi %189, %190 : i64
+          %192 = arith.addi %191, %102 : i64
+          %193 = arith.subi %185, %184 : i64
+          %194 = arith.addi %192, %193 : i64
+          %195 = arith.subi %103, %190 : i64
+          %196 = arith.minsi %195, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %194, %196, %188) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %148 = arith.muli %81, %142 : index
-        %149 = arith.minsi %148, %131 : index
-        scf.for %arg10 = %149 to %131 step %c1 {
-          %152 = arith.index_cast %arg10 : index to i64
-          %153 = arith.divsi %152, %122 : i64
-          %154 = arith.addi %123, %153 : i64
-          %155 = arith.remsi %152, %122 : i64
-          %156 = arith.muli %154, %c16_i64 : i64
-          %157 = arith.maxsi %156, %116 : i64
-          %158 = arith.addi %156, %c16_i64 : i64
-          %159 = arith.minsi %158, %124 : i64
-          %160 = arith.subi %159, %157 : i64
-          %161 = arith.subi %157, %116 : i64
-          %162 = arith.muli %161, %121 : i64
-          %163 = arith.addi %120, %162 : i64
-          %164 = arith.muli %155, %c64_i64 : i64
-          %165 = arith.addi %163, %164 : i64
-          %166 = arith.addi %156, %164 : i64
-          %167 = arith.addi %166, %115 : i64
-          %168 = arith.subi %157, %156 : i64
-          %169 = arith.addi %167, %168 : i64
-          %170 = arith.subi %29, %164 : i64
-          %171 = arith.minsi %170, %c64_i64 : i64
-          "instgem.mvin2"(%165, %169, %171, %160) : (i64, i64, i64, i64) -> ()
+        %165 = arith.muli %91, %141 : index
+        %166 = arith.muli %165, %c4 : index
+        %167 = arith.muli %149, %c2 : index
+        %168 = arith.subi %166, %167 : index
+        %169 = arith.addi %168, %153 : index
+        %170 = arith.divsi %169, %152 : index
+        %171 = arith.maxsi %170, %c0 : index
+        %172 = arith.minsi %171, %141 : index
+        scf.for %arg10 = %172 to %141 step %c1 {
+          %181 = arith.index_cast %arg10 : index to i64
+          %182 = arith.divsi %181, %132 : i64
+          %183 = arith.addi %133, %182 : i64
+          %184 = arith.remsi %181, %132 : i64
+          %185 = arith.muli %183, %c16_i64 : i64
+          %186 = arith.maxsi %185, %126 : i64
+          %187 = arith.addi %185, %c16_i64 : i64
+          %188 = arith.minsi %187, %134 : i64
+          %189 = arith.subi %188, %186 : i64
+          %190 = arith.subi %186, %126 : i64
+          %191 = arith.muli %190, %131 : i64
+          %192 = arith.addi %130, %191 : i64
+          %193 = arith.muli %184, %c64_i64 : i64
+          %194 = arith.addi %192, %193 : i64
+          %195 = arith.addi %185, %193 : i64
+          %196 = arith.addi %195, %125 : i64
+          %197 = arith.subi %186, %185 : i64
+          %198 = arith.addi %196, %197 : i64
+          %199 = arith.subi %29, %193 : i64
+          %200 = arith.minsi %199, %c64_i64 : i64
+          "instgem.mvin2"(%194, %198, %200, %189) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %150 = arith.muli %81, %143 : index
-        %151 = arith.minsi %150, %137 : index
-        scf.for %arg10 = %151 to %137 step %c1 {
-          %152 = arith.index_cast %arg10 : index to i64
-          %153 = arith.divsi %152, %122 : i64
-          %154 = arith.remsi %152, %122 : i64
-          %155 = arith.muli %153, %c16_i64 : i64
-          %156 = arith.maxsi %155, %c0_i64 : i64
-          %157 = arith.addi %155, %c16_i64 : i64
-          %158 = arith.minsi %157, %116 : i64
-          %159 = arith.subi %158, %156 : i64
-          %160 = arith.muli %154, %c64_i64 : i64
-          %161 = arith.addi %155, %160 : i64
-          %162 = arith.addi %161, %115 : i64
-          %163 = arith.subi %156, %155 : i64
-          %164 = arith.addi %162, %163 : i64
-          %165 = arith.subi %29, %160 : i64
-          %166 = arith.minsi %165, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64, %164, %166, %159) : (i64, i64, i64, i64) -> ()
+        %173 = arith.muli %91, %147 : index
+        %174 = arith.muli %173, %c4 : index
+        %175 = arith.muli %149, %c3 : index
+        %176 = arith.subi %174, %175 : index
+        %177 = arith.addi %176, %153 : index
+        %178 = arith.divsi %177, %152 : index
+        %179 = arith.maxsi %178, %c0 : index
+        %180 = arith.minsi %179, %147 : index
+        scf.for %arg10 = %180 to %147 step %c1 {
+          %181 = arith.index_cast %arg10 : index to i64
+          %182 = arith.divsi %181, %132 : i64
+          %183 = arith.remsi %181, %132 : i64
+          %184 = arith.muli %182, %c16_i64 : i64
+          %185 = arith.maxsi %184, %c0_i64 : i64
+          %186 = arith.addi %184, %c16_i64 : i64
+          %187 = arith.minsi %186, %126 : i64
+          %188 = arith.subi %187, %185 : i64
+          %189 = arith.muli %183, %c64_i64 : i64
+          %190 = arith.addi %184, %189 : i64
+          %191 = arith.addi %190, %125 : i64
+          %192 = arith.subi %185, %184 : i64
+          %193 = arith.addi %191, %192 : i64
+          %194 = arith.subi %29, %189 : i64
+          %195 = arith.minsi %194, %c64_i64 : i64
+          "instgem.mvin2"(%c0_i64, %193, %195, %188) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
-      scf.if %78 {
+      scf.if %88 {
         scf.for %arg10 = %c0 to %c2 step %c1 {
-          %144 = arith.index_cast %arg10 : index to i64
-          %145 = arith.remsi %144, %c2_i64 : i64
-          %146 = arith.divsi %144, %c2_i64 : i64
-          %147 = arith.muli %146, %c16_i64 : i64
-          %148 = arith.subi %c16_i64, %147 : i64
-          %149 = arith.minsi %148, %c16_i64 : i64
-          %150 = arith.muli %145, %c16_i64 : i64
-          %151 = arith.addi %150, %147 : i64
-          %152 = arith.ori %151, %c2147483648_i64 : i64
-          %153 = arith.cmpi eq, %75, %c0_i64 : i64
-          %154 = arith.cmpi sge, %145, %38 : i64
-          %155 = arith.cmpi sge, %146, %80 : i64
-          %156 = arith.ori %153, %154 : i1
-          %157 = arith.ori %156, %155 : i1
-          scf.if %157 {
-            "instgem.mvin"(%c0_i64, %152, %149, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %150 = arith.index_cast %arg10 : index to i64
+          %151 = arith.remsi %150, %c2_i64 : i64
+          %152 = arith.divsi %150, %c2_i64 : i64
+          %153 = arith.muli %152, %c16_i64 : i64
+          %154 = arith.subi %c16_i64, %153 : i64
+          %155 = arith.minsi %154, %c16_i64 : i64
+          %156 = arith.muli %151, %c16_i64 : i64
+          %157 = arith.addi %156, %153 : i64
+          %158 = arith.ori %157, %c2147483648_i64 : i64
+          %159 = arith.cmpi eq, %85, %c0_i64 : i64
+          %160 = arith.cmpi sge, %151, %82 : i64
+          %161 = arith.cmpi sge, %152, %90 : i64
+          %162 = arith.ori %159, %160 : i1
+          %163 = arith.ori %162, %161 : i1
+          %164 = arith.cmpi slt, %152, %43 : i64
+          %165 = arith.andi %163, %164 : i1
+          scf.if %165 {
+            "instgem.mvin"(%c0_i64, %158, %155, %c16_i64) : (i64, i64, i64, i64) -> ()
           }
         }
       }
-      scf.if %77 {
-        %144 = arith.minsi %80, %43 : i64
-        %145 = arith.index_cast %144 : i64 to index
-        %146 = arith.index_cast %43 : i64 to index
-        scf.for %arg10 = %145 to %146 step %c1 {
-          %147 = arith.index_cast %arg10 : index to i64
-          %148 = arith.index_cast %42 : i64 to index
-          scf.for %arg11 = %c0 to %148 step %c1 {
-            %149 = arith.index_cast %arg11 : index to i64
-            %150 = arith.addi %36, %149 : i64
-            %151 = arith.muli %150, %c16_i64 : i64
-            %152 = arith.maxsi %151, %27 : i64
-            %153 = arith.addi %151, %c16_i64 : i64
-            %154 = arith.minsi %153, %37 : i64
-            %155 = arith.subi %154, %152 : i64
-            %156 = arith.subi %152, %27 : i64
-            %157 = arith.muli %156, %35 : i64
-            %158 = arith.addi %33, %157 : i64
-            %159 = arith.muli %147, %c64_i64 : i64
-            %160 = arith.addi %158, %159 : i64
-            %161 = arith.muli %147, %c16_i64 : i64
-            %162 = arith.addi %151, %161 : i64
-            %163 = arith.ori %162, %c2684354560_i64 : i64
-            %164 = arith.subi %152, %151 : i64
-            %165 = arith.addi %163, %164 : i64
-            %166 = arith.subi %29, %161 : i64
-            %167 = arith.minsi %166, %c16_i64 : i64
-            "instgem.mvout"(%160, %165, %167, %155) : (i64, i64, i64, i64) -> ()
+      scf.if %87 {
+        %150 = arith.minsi %90, %43 : i64
+        %151 = arith.index_cast %150 : i64 to index
+        %152 = arith.index_cast %43 : i64 to index
+        scf.for %arg10 = %151 to %152 step %c1 {
+          %153 = arith.index_cast %arg10 : index to i64
+          %154 = arith.index_cast %42 : i64 to index
+          scf.for %arg11 = %c0 to %154 step %c1 {
+            %155 = arith.index_cast %arg11 : index to i64
+            %156 = arith.addi %36, %155 : i64
+            %157 = arith.muli %156, %c16_i64 : i64
+            %158 = arith.maxsi %157, %27 : i64
+            %159 = arith.addi %157, %c16_i64 : i64
+            %160 = arith.minsi %159, %37 : i64
+            %161 = arith.subi %160, %158 : i64
+            %162 = arith.subi %158, %27 : i64
+            %163 = arith.muli %162, %35 : i64
+            %164 = arith.addi %33, %163 : i64
+            %165 = arith.muli %153, %c64_i64 : i64
+            %166 = arith.addi %164, %165 : i64
+            %167 = arith.muli %153, %c16_i64 : i64
+            %168 = arith.addi %157, %167 : i64
+            %169 = arith.ori %168, %c2684354560_i64 : i64
+            %170 = arith.subi %158, %157 : i64
+            %171 = arith.addi %169, %170 : i64
+            %172 = arith.subi %29, %167 : i64
+            %173 = arith.minsi %172, %c16_i64 : i64
+            "instgem.mvout"(%166, %171, %173, %161) : (i64, i64, i64, i64) -> ()
           }
         }
       }
@@ -932,7 +1282,6 @@ module {
         "instgem.mvout"(%61, %66, %68, %56) : (i64, i64, i64, i64) -> ()
       }
     }
-    "instgem.fence"() : () -> ()
     return
   }
 }

@@ -15,7 +15,6 @@
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.fence"() : () -> ()
 
 module {
   func.func private @baco_boundary_error(i64, i64)
@@ -243,7 +242,6 @@ module {
       %85 = arith.minsi %84, %c16_i64 : i64
       "instgem.mvout"(%78, %83, %85, %73) : (i64, i64, i64, i64) -> ()
     }
-    "instgem.fence"() : () -> ()
     return
   }
 }

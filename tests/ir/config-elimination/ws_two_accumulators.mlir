@@ -20,16 +20,31 @@
 // CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.fence"() : () -> ()
 
 module {
   func.func private @baco_boundary_error(i64, i64)
@@ -50,14 +65,14 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c174_i64 = arith.constant 174 : i64
+    %c199_i64 = arith.constant 199 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c175_i64 = arith.constant 175 : i64
+    %c200_i64 = arith.constant 200 : i64
     %c28_i64 = arith.constant 28 : i64
-    %c176_i64 = arith.constant 176 : i64
-    %c184_i64 = arith.constant 184 : i64
+    %c201_i64 = arith.constant 201 : i64
+    %c209_i64 = arith.constant 209 : i64
     %c5_i64 = arith.constant 5 : i64
-    %c185_i64 = arith.constant 185 : i64
+    %c210_i64 = arith.constant 210 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -120,7 +135,7 @@ module {
       %69 = arith.subi %65, %62 : index
       %70 = arith.cmpi sgt, %68, %c0 : index
       scf.if %70 {
-        func.call @baco_boundary_error(%c174_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c199_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_10 = memref.subview %reinterpret_cast[%53, %62] [%60, %69] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %71 = arith.index_cast %59 : index to i64
@@ -144,27 +159,27 @@ module {
       %86 = arith.muli %85, %79 : i64
       %87 = arith.index_cast %86 : i64 to index
       scf.for %arg12 = %c0 to %87 step %c1 {
-        %174 = arith.index_cast %arg12 : index to i64
-        %175 = arith.divsi %174, %79 : i64
-        %176 = arith.addi %80, %175 : i64
-        %177 = arith.remsi %174, %79 : i64
-        %178 = arith.muli %176, %c16_i64 : i64
-        %179 = arith.maxsi %178, %71 : i64
-        %180 = arith.addi %178, %c16_i64 : i64
-        %181 = arith.minsi %180, %74 : i64
-        %182 = arith.subi %181, %179 : i64
-        %183 = arith.subi %179, %71 : i64
-        %184 = arith.muli %183, %78 : i64
-        %185 = arith.addi %77, %184 : i64
-        %186 = arith.muli %177, %c64_i64 : i64
-        %187 = arith.addi %185, %186 : i64
-        %188 = arith.muli %176, %c32_i64 : i64
-        %189 = arith.addi %188, %186 : i64
-        %190 = arith.subi %179, %178 : i64
-        %191 = arith.addi %189, %190 : i64
-        %192 = arith.subi %73, %186 : i64
-        %193 = arith.minsi %192, %c64_i64 : i64
-        "instgem.mvin"(%187, %191, %193, %182) : (i64, i64, i64, i64) -> ()
+        %185 = arith.index_cast %arg12 : index to i64
+        %186 = arith.divsi %185, %79 : i64
+        %187 = arith.addi %80, %186 : i64
+        %188 = arith.remsi %185, %79 : i64
+        %189 = arith.muli %187, %c16_i64 : i64
+        %190 = arith.maxsi %189, %71 : i64
+        %191 = arith.addi %189, %c16_i64 : i64
+        %192 = arith.minsi %191, %74 : i64
+        %193 = arith.subi %192, %190 : i64
+        %194 = arith.subi %190, %71 : i64
+        %195 = arith.muli %194, %78 : i64
+        %196 = arith.addi %77, %195 : i64
+        %197 = arith.muli %188, %c64_i64 : i64
+        %198 = arith.addi %196, %197 : i64
+        %199 = arith.muli %187, %c32_i64 : i64
+        %200 = arith.addi %199, %197 : i64
+        %201 = arith.subi %190, %189 : i64
+        %202 = arith.addi %200, %201 : i64
+        %203 = arith.subi %73, %197 : i64
+        %204 = arith.minsi %203, %c64_i64 : i64
+        "instgem.mvin"(%198, %202, %204, %193) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %88 = arith.ceildivsi %71, %c16_i64 : i64
       %89 = arith.cmpi sgt, %71, %c0_i64 : i64
@@ -173,22 +188,22 @@ module {
       %92 = arith.muli %91, %79 : i64
       %93 = arith.index_cast %92 : i64 to index
       scf.for %arg12 = %c0 to %93 step %c1 {
-        %174 = arith.index_cast %arg12 : index to i64
-        %175 = arith.divsi %174, %79 : i64
-        %176 = arith.remsi %174, %79 : i64
-        %177 = arith.muli %175, %c16_i64 : i64
-        %178 = arith.maxsi %177, %c0_i64 : i64
-        %179 = arith.addi %177, %c16_i64 : i64
-        %180 = arith.minsi %179, %71 : i64
-        %181 = arith.subi %180, %178 : i64
-        %182 = arith.muli %175, %c32_i64 : i64
-        %183 = arith.muli %176, %c64_i64 : i64
-        %184 = arith.addi %182, %183 : i64
-        %185 = arith.subi %178, %177 : i64
-        %186 = arith.addi %184, %185 : i64
-        %187 = arith.subi %73, %183 : i64
-        %188 = arith.minsi %187, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %186, %188, %181) : (i64, i64, i64, i64) -> ()
+        %185 = arith.index_cast %arg12 : index to i64
+        %186 = arith.divsi %185, %79 : i64
+        %187 = arith.remsi %185, %79 : i64
+        %188 = arith.muli %186, %c16_i64 : i64
+        %189 = arith.maxsi %188, %c0_i64 : i64
+        %190 = arith.addi %188, %c16_i64 : i64
+        %191 = arith.minsi %190, %71 : i64
+        %192 = arith.subi %191, %189 : i64
+        %193 = arith.muli %186, %c32_i64 : i64
+        %194 = arith.muli %187, %c64_i64 : i64
+        %195 = arith.addi %193, %194 : i64
+        %196 = arith.subi %189, %188 : i64
+        %197 = arith.addi %195, %196 : i64
+        %198 = arith.subi %73, %194 : i64
+        %199 = arith.minsi %198, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %197, %199, %192) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %94 = arith.maxsi %arg10, %c0 : index
       %95 = arith.minsi %94, %arg7 : index
@@ -210,7 +225,7 @@ module {
       %111 = arith.subi %107, %104 : index
       %112 = arith.cmpi sgt, %110, %c0 : index
       scf.if %112 {
-        func.call @baco_boundary_error(%c175_i64, %c28_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c200_i64, %c28_i64) : (i64, i64) -> ()
       }
       %subview_16 = memref.subview %reinterpret_cast_0[%95, %104] [%102, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %113 = arith.index_cast %101 : index to i64
@@ -234,27 +249,27 @@ module {
       %128 = arith.muli %127, %121 : i64
       %129 = arith.index_cast %128 : i64 to index
       scf.for %arg12 = %c0 to %129 step %c1 {
-        %174 = arith.index_cast %arg12 : index to i64
-        %175 = arith.divsi %174, %121 : i64
-        %176 = arith.addi %122, %175 : i64
-        %177 = arith.remsi %174, %121 : i64
-        %178 = arith.muli %176, %c16_i64 : i64
-        %179 = arith.maxsi %178, %113 : i64
-        %180 = arith.addi %178, %c16_i64 : i64
-        %181 = arith.minsi %180, %116 : i64
-        %182 = arith.subi %181, %179 : i64
-        %183 = arith.subi %179, %113 : i64
-        %184 = arith.muli %183, %120 : i64
-        %185 = arith.addi %119, %184 : i64
-        %186 = arith.muli %177, %c64_i64 : i64
-        %187 = arith.addi %185, %186 : i64
-        %188 = arith.addi %178, %186 : i64
-        %189 = arith.addi %188, %c64_i64 : i64
-        %190 = arith.subi %179, %178 : i64
-        %191 = arith.addi %189, %190 : i64
-        %192 = arith.subi %115, %186 : i64
-        %193 = arith.minsi %192, %c64_i64 : i64
-        "instgem.mvin"(%187, %191, %193, %182) : (i64, i64, i64, i64) -> ()
+        %185 = arith.index_cast %arg12 : index to i64
+        %186 = arith.divsi %185, %121 : i64
+        %187 = arith.addi %122, %186 : i64
+        %188 = arith.remsi %185, %121 : i64
+        %189 = arith.muli %187, %c16_i64 : i64
+        %190 = arith.maxsi %189, %113 : i64
+        %191 = arith.addi %189, %c16_i64 : i64
+        %192 = arith.minsi %191, %116 : i64
+        %193 = arith.subi %192, %190 : i64
+        %194 = arith.subi %190, %113 : i64
+        %195 = arith.muli %194, %120 : i64
+        %196 = arith.addi %119, %195 : i64
+        %197 = arith.muli %188, %c64_i64 : i64
+        %198 = arith.addi %196, %197 : i64
+        %199 = arith.addi %189, %197 : i64
+        %200 = arith.addi %199, %c64_i64 : i64
+        %201 = arith.subi %190, %189 : i64
+        %202 = arith.addi %200, %201 : i64
+        %203 = arith.subi %115, %197 : i64
+        %204 = arith.minsi %203, %c64_i64 : i64
+        "instgem.mvin"(%198, %202, %204, %193) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %130 = arith.ceildivsi %113, %c16_i64 : i64
       %131 = arith.cmpi sgt, %113, %c0_i64 : i64
@@ -263,180 +278,311 @@ module {
       %134 = arith.muli %133, %121 : i64
       %135 = arith.index_cast %134 : i64 to index
       scf.for %arg12 = %c0 to %135 step %c1 {
-        %174 = arith.index_cast %arg12 : index to i64
-        %175 = arith.divsi %174, %121 : i64
-        %176 = arith.remsi %174, %121 : i64
-        %177 = arith.muli %175, %c16_i64 : i64
-        %178 = arith.maxsi %177, %c0_i64 : i64
-        %179 = arith.addi %177, %c16_i64 : i64
-        %180 = arith.minsi %179, %113 : i64
-        %181 = arith.subi %180, %178 : i64
-        %182 = arith.muli %176, %c64_i64 : i64
-        %183 = arith.addi %177, %182 : i64
-        %184 = arith.addi %183, %c64_i64 : i64
-        %185 = arith.subi %178, %177 : i64
-        %186 = arith.addi %184, %185 : i64
-        %187 = arith.subi %115, %182 : i64
-        %188 = arith.minsi %187, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %186, %188, %181) : (i64, i64, i64, i64) -> ()
+        %185 = arith.index_cast %arg12 : index to i64
+        %186 = arith.divsi %185, %121 : i64
+        %187 = arith.remsi %185, %121 : i64
+        %188 = arith.muli %186, %c16_i64 : i64
+        %189 = arith.maxsi %188, %c0_i64 : i64
+        %190 = arith.addi %188, %c16_i64 : i64
+        %191 = arith.minsi %190, %113 : i64
+        %192 = arith.subi %191, %189 : i64
+        %193 = arith.muli %187, %c64_i64 : i64
+        %194 = arith.addi %188, %193 : i64
+        %195 = arith.addi %194, %c64_i64 : i64
+        %196 = arith.subi %189, %188 : i64
+        %197 = arith.addi %195, %196 : i64
+        %198 = arith.subi %115, %193 : i64
+        %199 = arith.minsi %198, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %197, %199, %192) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %136 = arith.ceildivsi %115, %c16_i64 : i64
-      %137 = arith.minsi %73, %116 : i64
-      %138 = arith.ceildivsi %137, %c16_i64 : i64
-      %139 = arith.cmpi sgt, %81, %c0_i64 : i64
-      %140 = arith.select %139, %136, %c0_i64 : i64
-      %141 = arith.index_cast %140 : i64 to index
-      scf.for %arg12 = %c0 to %141 step %c1 {
-        %174 = arith.index_cast %arg12 : index to i64
-        %175 = arith.index_cast %138 : i64 to index
-        scf.for %arg13 = %c0 to %175 step %c1 {
-          %176 = arith.index_cast %arg13 : index to i64
-          %177 = arith.minsi %74, %c16_i64 : i64
-          %178 = arith.muli %174, %c16_i64 : i64
-          %179 = arith.subi %115, %178 : i64
-          %180 = arith.minsi %179, %c16_i64 : i64
-          %181 = arith.ori %178, %c3221225472_i64 : i64
-          %182 = arith.muli %176, %c16_i64 : i64
-          %183 = arith.addi %182, %178 : i64
-          %184 = arith.addi %183, %c64_i64 : i64
-          %185 = arith.subi %116, %182 : i64
-          %186 = arith.minsi %185, %c16_i64 : i64
-          "instgem.preload"(%184, %180, %186, %181, %180, %177) : (i64, i64, i64, i64, i64, i64) -> ()
-          %187 = arith.subi %73, %182 : i64
-          %188 = arith.minsi %187, %c16_i64 : i64
-          "instgem.compute_preloaded"(%182, %188, %177, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %189 = arith.index_cast %81 : i64 to index
-          scf.for %arg14 = %c1 to %189 step %c1 {
-            %190 = arith.index_cast %arg14 : index to i64
-            %191 = arith.muli %190, %c16_i64 : i64
-            %192 = arith.subi %74, %191 : i64
-            %193 = arith.minsi %192, %c16_i64 : i64
-            %194 = arith.addi %191, %178 : i64
-            %195 = arith.ori %194, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %195, %180, %193) : (i64, i64, i64, i64, i64, i64) -> ()
-            %196 = arith.muli %190, %c32_i64 : i64
-            %197 = arith.addi %196, %182 : i64
-            "instgem.compute_accumulated"(%197, %188, %193, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %136 = arith.maxsi %74, %c0_i64 : i64
+      %137 = arith.minsi %136, %c32_i64 : i64
+      %138 = arith.maxsi %73, %c0_i64 : i64
+      %139 = arith.minsi %138, %c32_i64 : i64
+      %140 = arith.maxsi %116, %c0_i64 : i64
+      %141 = arith.minsi %140, %c32_i64 : i64
+      %142 = arith.maxsi %115, %c0_i64 : i64
+      %143 = arith.minsi %142, %c16_i64 : i64
+      %144 = arith.ceildivsi %137, %c16_i64 : i64
+      %145 = arith.ceildivsi %143, %c16_i64 : i64
+      %146 = arith.minsi %139, %141 : i64
+      %147 = arith.ceildivsi %146, %c16_i64 : i64
+      %148 = arith.cmpi sgt, %144, %c0_i64 : i64
+      %149 = arith.select %148, %145, %c0_i64 : i64
+      %150 = arith.index_cast %149 : i64 to index
+      scf.for %arg12 = %c0 to %150 step %c1 {
+        %185 = arith.index_cast %arg12 : index to i64
+        %186 = arith.divsi %146, %c16_i64 : i64
+        %187 = arith.minsi %147, %186 : i64
+        %188 = arith.maxsi %187, %c0_i64 : i64
+        %189 = arith.index_cast %188 : i64 to index
+        scf.for %arg13 = %c0 to %189 step %c1 {
+          %191 = arith.index_cast %arg13 : index to i64
+          %192 = arith.minsi %137, %c16_i64 : i64
+          %193 = arith.muli %185, %c16_i64 : i64
+          %194 = arith.subi %143, %193 : i64
+          %195 = arith.minsi %194, %c16_i64 : i64
+          %196 = arith.ori %193, %c3221225472_i64 : i64
+          %197 = arith.muli %191, %c16_i64 : i64
+          %198 = arith.addi %197, %193 : i64
+          %199 = arith.addi %198, %c64_i64 : i64
+          "instgem.preload"(%199, %195, %c16_i64, %196, %195, %192) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%197, %c16_i64, %192, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %200 = arith.divsi %137, %c16_i64 : i64
+          %201 = arith.minsi %144, %200 : i64
+          %202 = arith.maxsi %201, %c1_i64 : i64
+          %203 = arith.index_cast %202 : i64 to index
+          scf.for %arg14 = %c1 to %203 step %c1 {
+            %205 = arith.index_cast %arg14 : index to i64
+            %206 = arith.muli %205, %c16_i64 : i64
+            %207 = arith.addi %206, %193 : i64
+            %208 = arith.ori %207, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %208, %195, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %209 = arith.muli %205, %c32_i64 : i64
+            %210 = arith.addi %209, %197 : i64
+            "instgem.compute_accumulated"(%210, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %204 = arith.index_cast %144 : i64 to index
+          scf.for %arg14 = %203 to %204 step %c1 {
+            %205 = arith.index_cast %arg14 : index to i64
+            %206 = arith.muli %205, %c16_i64 : i64
+            %207 = arith.subi %137, %206 : i64
+            %208 = arith.minsi %207, %c16_i64 : i64
+            %209 = arith.addi %206, %193 : i64
+            %210 = arith.ori %209, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %210, %195, %208) : (i64, i64, i64, i64, i64, i64) -> ()
+            %211 = arith.muli %205, %c32_i64 : i64
+            %212 = arith.addi %211, %197 : i64
+            "instgem.compute_accumulated"(%212, %c16_i64, %208, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        }
+        %190 = arith.index_cast %147 : i64 to index
+        scf.for %arg13 = %189 to %190 step %c1 {
+          %191 = arith.index_cast %arg13 : index to i64
+          %192 = arith.muli %191, %c16_i64 : i64
+          %193 = arith.subi %139, %192 : i64
+          %194 = arith.minsi %193, %c16_i64 : i64
+          %195 = arith.subi %141, %192 : i64
+          %196 = arith.minsi %195, %c16_i64 : i64
+          %197 = arith.minsi %137, %c16_i64 : i64
+          %198 = arith.muli %185, %c16_i64 : i64
+          %199 = arith.subi %143, %198 : i64
+          %200 = arith.minsi %199, %c16_i64 : i64
+          %201 = arith.ori %198, %c3221225472_i64 : i64
+          %202 = arith.addi %192, %198 : i64
+          %203 = arith.addi %202, %c64_i64 : i64
+          "instgem.preload"(%203, %200, %196, %201, %200, %197) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%192, %194, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %204 = arith.divsi %137, %c16_i64 : i64
+          %205 = arith.minsi %144, %204 : i64
+          %206 = arith.maxsi %205, %c1_i64 : i64
+          %207 = arith.index_cast %206 : i64 to index
+          scf.for %arg14 = %c1 to %207 step %c1 {
+            %209 = arith.index_cast %arg14 : index to i64
+            %210 = arith.muli %209, %c16_i64 : i64
+            %211 = arith.addi %210, %198 : i64
+            %212 = arith.ori %211, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %212, %200, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %213 = arith.muli %209, %c32_i64 : i64
+            %214 = arith.addi %213, %192 : i64
+            "instgem.compute_accumulated"(%214, %194, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %208 = arith.index_cast %144 : i64 to index
+          scf.for %arg14 = %207 to %208 step %c1 {
+            %209 = arith.index_cast %arg14 : index to i64
+            %210 = arith.muli %209, %c16_i64 : i64
+            %211 = arith.subi %137, %210 : i64
+            %212 = arith.minsi %211, %c16_i64 : i64
+            %213 = arith.addi %210, %198 : i64
+            %214 = arith.ori %213, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %214, %200, %212) : (i64, i64, i64, i64, i64, i64) -> ()
+            %215 = arith.muli %209, %c32_i64 : i64
+            %216 = arith.addi %215, %192 : i64
+            "instgem.compute_accumulated"(%216, %194, %212, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      %142 = arith.maxsi %arg11, %c0 : index
-      %143 = arith.minsi %142, %arg7 : index
-      %144 = arith.addi %arg11, %c32 : index
-      %145 = arith.maxsi %144, %c0 : index
-      %146 = arith.minsi %145, %arg7 : index
-      %147 = arith.subi %143, %arg11 : index
-      %148 = arith.maxsi %147, %c0 : index
-      %149 = arith.minsi %148, %c32 : index
-      %150 = arith.subi %146, %143 : index
+      %151 = arith.maxsi %arg11, %c0 : index
+      %152 = arith.minsi %151, %arg7 : index
+      %153 = arith.addi %arg11, %c32 : index
+      %154 = arith.maxsi %153, %c0 : index
+      %155 = arith.minsi %154, %arg7 : index
+      %156 = arith.subi %152, %arg11 : index
+      %157 = arith.maxsi %156, %c0 : index
+      %158 = arith.minsi %157, %c32 : index
+      %159 = arith.subi %155, %152 : index
       scf.if %112 {
-        func.call @baco_boundary_error(%c176_i64, %c28_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c201_i64, %c28_i64) : (i64, i64) -> ()
       }
-      %subview_22 = memref.subview %reinterpret_cast_1[%143, %104] [%150, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %151 = arith.index_cast %149 : index to i64
-      %152 = arith.index_cast %150 : index to i64
-      %153 = arith.addi %151, %152 : i64
+      %subview_22 = memref.subview %reinterpret_cast_1[%152, %104] [%159, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %160 = arith.index_cast %158 : index to i64
+      %161 = arith.index_cast %159 : index to i64
+      %162 = arith.addi %160, %161 : i64
       %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_27 = memref.extract_aligned_pointer_as_index %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %154 = arith.index_cast %intptr_27 : index to i64
-      %155 = arith.index_cast %offset_24 : index to i64
-      %156 = arith.addi %154, %155 : i64
-      %157 = arith.index_cast %strides_26#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %157) : (i64, i64, i64, i64, i64, i64) -> ()
-      %158 = arith.divsi %151, %c16_i64 : i64
-      %159 = arith.ceildivsi %153, %c16_i64 : i64
-      %160 = arith.subi %159, %158 : i64
-      %161 = arith.cmpi sgt, %152, %c0_i64 : i64
-      %162 = arith.extui %161 : i1 to i64
-      %163 = arith.muli %160, %162 : i64
-      %164 = arith.muli %163, %121 : i64
-      %165 = arith.index_cast %164 : i64 to index
-      scf.for %arg12 = %c0 to %165 step %c1 {
-        %174 = arith.index_cast %arg12 : index to i64
-        %175 = arith.divsi %174, %121 : i64
-        %176 = arith.addi %158, %175 : i64
-        %177 = arith.remsi %174, %121 : i64
-        %178 = arith.muli %176, %c16_i64 : i64
-        %179 = arith.maxsi %178, %151 : i64
-        %180 = arith.addi %178, %c16_i64 : i64
-        %181 = arith.minsi %180, %153 : i64
-        %182 = arith.subi %181, %179 : i64
-        %183 = arith.subi %179, %151 : i64
-        %184 = arith.muli %183, %157 : i64
-        %185 = arith.addi %156, %184 : i64
-        %186 = arith.muli %177, %c64_i64 : i64
-        %187 = arith.addi %185, %186 : i64
-        %188 = arith.addi %178, %186 : i64
-        %189 = arith.addi %188, %c96_i64 : i64
-        %190 = arith.subi %179, %178 : i64
-        %191 = arith.addi %189, %190 : i64
-        %192 = arith.subi %115, %186 : i64
-        %193 = arith.minsi %192, %c64_i64 : i64
-        "instgem.mvin"(%187, %191, %193, %182) : (i64, i64, i64, i64) -> ()
+      %163 = arith.index_cast %intptr_27 : index to i64
+      %164 = arith.index_cast %offset_24 : index to i64
+      %165 = arith.addi %163, %164 : i64
+      %166 = arith.index_cast %strides_26#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %166) : (i64, i64, i64, i64, i64, i64) -> ()
+      %167 = arith.divsi %160, %c16_i64 : i64
+      %168 = arith.ceildivsi %162, %c16_i64 : i64
+      %169 = arith.subi %168, %167 : i64
+      %170 = arith.cmpi sgt, %161, %c0_i64 : i64
+      %171 = arith.extui %170 : i1 to i64
+      %172 = arith.muli %169, %171 : i64
+      %173 = arith.muli %172, %121 : i64
+      %174 = arith.index_cast %173 : i64 to index
+      scf.for %arg12 = %c0 to %174 step %c1 {
+        %185 = arith.index_cast %arg12 : index to i64
+        %186 = arith.divsi %185, %121 : i64
+        %187 = arith.addi %167, %186 : i64
+        %188 = arith.remsi %185, %121 : i64
+        %189 = arith.muli %187, %c16_i64 : i64
+        %190 = arith.maxsi %189, %160 : i64
+        %191 = arith.addi %189, %c16_i64 : i64
+        %192 = arith.minsi %191, %162 : i64
+        %193 = arith.subi %192, %190 : i64
+        %194 = arith.subi %190, %160 : i64
+        %195 = arith.muli %194, %166 : i64
+        %196 = arith.addi %165, %195 : i64
+        %197 = arith.muli %188, %c64_i64 : i64
+        %198 = arith.addi %196, %197 : i64
+        %199 = arith.addi %189, %197 : i64
+        %200 = arith.addi %199, %c96_i64 : i64
+        %201 = arith.subi %190, %189 : i64
+        %202 = arith.addi %200, %201 : i64
+        %203 = arith.subi %115, %197 : i64
+        %204 = arith.minsi %203, %c64_i64 : i64
+        "instgem.mvin"(%198, %202, %204, %193) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %166 = arith.ceildivsi %151, %c16_i64 : i64
-      %167 = arith.cmpi sgt, %151, %c0_i64 : i64
-      %168 = arith.extui %167 : i1 to i64
-      %169 = arith.muli %166, %168 : i64
-      %170 = arith.muli %169, %121 : i64
-      %171 = arith.index_cast %170 : i64 to index
-      scf.for %arg12 = %c0 to %171 step %c1 {
-        %174 = arith.index_cast %arg12 : index to i64
-        %175 = arith.divsi %174, %121 : i64
-        %176 = arith.remsi %174, %121 : i64
-        %177 = arith.muli %175, %c16_i64 : i64
-        %178 = arith.maxsi %177, %c0_i64 : i64
-        %179 = arith.addi %177, %c16_i64 : i64
-        %180 = arith.minsi %179, %151 : i64
-        %181 = arith.subi %180, %178 : i64
-        %182 = arith.muli %176, %c64_i64 : i64
-        %183 = arith.addi %177, %182 : i64
-        %184 = arith.addi %183, %c96_i64 : i64
-        %185 = arith.subi %178, %177 : i64
-        %186 = arith.addi %184, %185 : i64
-        %187 = arith.subi %115, %182 : i64
-        %188 = arith.minsi %187, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %186, %188, %181) : (i64, i64, i64, i64) -> ()
+      %175 = arith.ceildivsi %160, %c16_i64 : i64
+      %176 = arith.cmpi sgt, %160, %c0_i64 : i64
+      %177 = arith.extui %176 : i1 to i64
+      %178 = arith.muli %175, %177 : i64
+      %179 = arith.muli %178, %121 : i64
+      %180 = arith.index_cast %179 : i64 to index
+      scf.for %arg12 = %c0 to %180 step %c1 {
+        %185 = arith.index_cast %arg12 : index to i64
+        %186 = arith.divsi %185, %121 : i64
+        %187 = arith.remsi %185, %121 : i64
+        %188 = arith.muli %186, %c16_i64 : i64
+        %189 = arith.maxsi %188, %c0_i64 : i64
+        %190 = arith.addi %188, %c16_i64 : i64
+        %191 = arith.minsi %190, %160 : i64
+        %192 = arith.subi %191, %189 : i64
+        %193 = arith.muli %187, %c64_i64 : i64
+        %194 = arith.addi %188, %193 : i64
+        %195 = arith.addi %194, %c96_i64 : i64
+        %196 = arith.subi %189, %188 : i64
+        %197 = arith.addi %195, %196 : i64
+        %198 = arith.subi %115, %193 : i64
+        %199 = arith.minsi %198, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %197, %199, %192) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %172 = arith.minsi %73, %153 : i64
-      %173 = arith.ceildivsi %172, %c16_i64 : i64
-      scf.for %arg12 = %c0 to %141 step %c1 {
-        %174 = arith.index_cast %arg12 : index to i64
-        %175 = arith.index_cast %173 : i64 to index
-        scf.for %arg13 = %c0 to %175 step %c1 {
-          %176 = arith.index_cast %arg13 : index to i64
-          %177 = arith.minsi %74, %c16_i64 : i64
-          %178 = arith.muli %174, %c16_i64 : i64
-          %179 = arith.subi %115, %178 : i64
-          %180 = arith.minsi %179, %c16_i64 : i64
-          %181 = arith.addi %178, %c32_i64 : i64
-          %182 = arith.ori %181, %c3221225472_i64 : i64
-          %183 = arith.muli %176, %c16_i64 : i64
-          %184 = arith.addi %183, %178 : i64
-          %185 = arith.addi %184, %c96_i64 : i64
-          %186 = arith.subi %153, %183 : i64
-          %187 = arith.minsi %186, %c16_i64 : i64
-          "instgem.preload"(%185, %180, %187, %182, %180, %177) : (i64, i64, i64, i64, i64, i64) -> ()
-          %188 = arith.subi %73, %183 : i64
-          %189 = arith.minsi %188, %c16_i64 : i64
-          "instgem.compute_preloaded"(%183, %189, %177, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %190 = arith.index_cast %81 : i64 to index
-          scf.for %arg14 = %c1 to %190 step %c1 {
-            %191 = arith.index_cast %arg14 : index to i64
-            %192 = arith.muli %191, %c16_i64 : i64
-            %193 = arith.subi %74, %192 : i64
-            %194 = arith.minsi %193, %c16_i64 : i64
-            %195 = arith.addi %192, %178 : i64
-            %196 = arith.addi %195, %c32_i64 : i64
-            %197 = arith.ori %196, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %197, %180, %194) : (i64, i64, i64, i64, i64, i64) -> ()
-            %198 = arith.muli %191, %c32_i64 : i64
-            %199 = arith.addi %198, %183 : i64
-            "instgem.compute_accumulated"(%199, %189, %194, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %181 = arith.maxsi %162, %c0_i64 : i64
+      %182 = arith.minsi %181, %c32_i64 : i64
+      %183 = arith.minsi %139, %182 : i64
+      %184 = arith.ceildivsi %183, %c16_i64 : i64
+      scf.for %arg12 = %c0 to %150 step %c1 {
+        %185 = arith.index_cast %arg12 : index to i64
+        %186 = arith.divsi %183, %c16_i64 : i64
+        %187 = arith.minsi %184, %186 : i64
+        %188 = arith.maxsi %187, %c0_i64 : i64
+        %189 = arith.index_cast %188 : i64 to index
+        scf.for %arg13 = %c0 to %189 step %c1 {
+          %191 = arith.index_cast %arg13 : index to i64
+          %192 = arith.minsi %137, %c16_i64 : i64
+          %193 = arith.muli %185, %c16_i64 : i64
+          %194 = arith.subi %143, %193 : i64
+          %195 = arith.minsi %194, %c16_i64 : i64
+          %196 = arith.addi %193, %c32_i64 : i64
+          %197 = arith.ori %196, %c3221225472_i64 : i64
+          %198 = arith.muli %191, %c16_i64 : i64
+          %199 = arith.addi %198, %193 : i64
+          %200 = arith.addi %199, %c96_i64 : i64
+          "instgem.preload"(%200, %195, %c16_i64, %197, %195, %192) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%198, %c16_i64, %192, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %201 = arith.divsi %137, %c16_i64 : i64
+          %202 = arith.minsi %144, %201 : i64
+          %203 = arith.maxsi %202, %c1_i64 : i64
+          %204 = arith.index_cast %203 : i64 to index
+          scf.for %arg14 = %c1 to %204 step %c1 {
+            %206 = arith.index_cast %arg14 : index to i64
+            %207 = arith.muli %206, %c16_i64 : i64
+            %208 = arith.addi %207, %193 : i64
+            %209 = arith.addi %208, %c32_i64 : i64
+            %210 = arith.ori %209, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %210, %195, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %211 = arith.muli %206, %c32_i64 : i64
+            %212 = arith.addi %211, %198 : i64
+            "instgem.compute_accumulated"(%212, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %205 = arith.index_cast %144 : i64 to index
+          scf.for %arg14 = %204 to %205 step %c1 {
+            %206 = arith.index_cast %arg14 : index to i64
+            %207 = arith.muli %206, %c16_i64 : i64
+            %208 = arith.subi %137, %207 : i64
+            %209 = arith.minsi %208, %c16_i64 : i64
+            %210 = arith.addi %207, %193 : i64
+            %211 = arith.addi %210, %c32_i64 : i64
+            %212 = arith.ori %211, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %212, %195, %209) : (i64, i64, i64, i64, i64, i64) -> ()
+            %213 = arith.muli %206, %c32_i64 : i64
+            %214 = arith.addi %213, %198 : i64
+            "instgem.compute_accumulated"(%214, %c16_i64, %209, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        }
+        %190 = arith.index_cast %184 : i64 to index
+        scf.for %arg13 = %189 to %190 step %c1 {
+          %191 = arith.index_cast %arg13 : index to i64
+          %192 = arith.muli %191, %c16_i64 : i64
+          %193 = arith.subi %139, %192 : i64
+          %194 = arith.minsi %193, %c16_i64 : i64
+          %195 = arith.subi %182, %192 : i64
+          %196 = arith.minsi %195, %c16_i64 : i64
+          %197 = arith.minsi %137, %c16_i64 : i64
+          %198 = arith.muli %185, %c16_i64 : i64
+          %199 = arith.subi %143, %198 : i64
+          %200 = arith.minsi %199, %c16_i64 : i64
+          %201 = arith.addi %198, %c32_i64 : i64
+          %202 = arith.ori %201, %c3221225472_i64 : i64
+          %203 = arith.addi %192, %198 : i64
+          %204 = arith.addi %203, %c96_i64 : i64
+          "instgem.preload"(%204, %200, %196, %202, %200, %197) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%192, %194, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %205 = arith.divsi %137, %c16_i64 : i64
+          %206 = arith.minsi %144, %205 : i64
+          %207 = arith.maxsi %206, %c1_i64 : i64
+          %208 = arith.index_cast %207 : i64 to index
+          scf.for %arg14 = %c1 to %208 step %c1 {
+            %210 = arith.index_cast %arg14 : index to i64
+            %211 = arith.muli %210, %c16_i64 : i64
+            %212 = arith.addi %211, %198 : i64
+            %213 = arith.addi %212, %c32_i64 : i64
+            %214 = arith.ori %213, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %214, %200, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %215 = arith.muli %210, %c32_i64 : i64
+            %216 = arith.addi %215, %192 : i64
+            "instgem.compute_accumulated"(%216, %194, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %209 = arith.index_cast %144 : i64 to index
+          scf.for %arg14 = %208 to %209 step %c1 {
+            %210 = arith.index_cast %arg14 : index to i64
+            %211 = arith.muli %210, %c16_i64 : i64
+            %212 = arith.subi %137, %211 : i64
+            %213 = arith.minsi %212, %c16_i64 : i64
+            %214 = arith.addi %211, %198 : i64
+            %215 = arith.addi %214, %c32_i64 : i64
+            %216 = arith.ori %215, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %216, %200, %213) : (i64, i64, i64, i64, i64, i64) -> ()
+            %217 = arith.muli %210, %c32_i64 : i64
+            %218 = arith.addi %217, %192 : i64
+            "instgem.compute_accumulated"(%218, %194, %213, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %63, %96, %144 : index, index, index
+      scf.yield %63, %96, %153 : index, index, index
     }
     %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
@@ -460,7 +606,7 @@ module {
     %25 = arith.subi %21, %18 : index
     %26 = arith.cmpi sgt, %24, %c0 : index
     scf.if %26 {
-      func.call @baco_boundary_error(%c184_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c209_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %27 = arith.index_cast %15 : index to i64
@@ -510,7 +656,7 @@ module {
       "instgem.mvout"(%65, %70, %72, %60) : (i64, i64, i64, i64) -> ()
     }
     scf.if %26 {
-      func.call @baco_boundary_error(%c185_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c210_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_4 = memref.subview %reinterpret_cast_3[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
@@ -547,7 +693,6 @@ module {
       %73 = arith.minsi %72, %c16_i64 : i64
       "instgem.mvout"(%65, %71, %73, %60) : (i64, i64, i64, i64) -> ()
     }
-    "instgem.fence"() : () -> ()
     return
   }
 }

@@ -20,16 +20,31 @@
 // CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.fence"() : () -> ()
 
 module {
   func.func private @baco_boundary_error(i64, i64)
@@ -51,14 +66,14 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c174_i64 = arith.constant 174 : i64
+    %c199_i64 = arith.constant 199 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c175_i64 = arith.constant 175 : i64
+    %c200_i64 = arith.constant 200 : i64
     %c28_i64 = arith.constant 28 : i64
-    %c176_i64 = arith.constant 176 : i64
-    %c184_i64 = arith.constant 184 : i64
+    %c201_i64 = arith.constant 201 : i64
+    %c209_i64 = arith.constant 209 : i64
     %c5_i64 = arith.constant 5 : i64
-    %c185_i64 = arith.constant 185 : i64
+    %c210_i64 = arith.constant 210 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -121,7 +136,7 @@ module {
       %69 = arith.subi %65, %62 : index
       %70 = arith.cmpi sgt, %68, %c0 : index
       scf.if %70 {
-        func.call @baco_boundary_error(%c174_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c199_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_10 = memref.subview %reinterpret_cast[%53, %62] [%60, %69] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %71 = arith.index_cast %arg8 : index to i64
@@ -148,28 +163,28 @@ module {
       %89 = arith.muli %88, %82 : i64
       %90 = arith.index_cast %89 : i64 to index
       scf.for %arg12 = %c0 to %90 step %c1 {
-        %180 = arith.index_cast %arg12 : index to i64
-        %181 = arith.divsi %180, %82 : i64
-        %182 = arith.addi %83, %181 : i64
-        %183 = arith.remsi %180, %82 : i64
-        %184 = arith.muli %182, %c16_i64 : i64
-        %185 = arith.maxsi %184, %74 : i64
-        %186 = arith.addi %184, %c16_i64 : i64
-        %187 = arith.minsi %186, %77 : i64
-        %188 = arith.subi %187, %185 : i64
-        %189 = arith.subi %185, %74 : i64
-        %190 = arith.muli %189, %81 : i64
-        %191 = arith.addi %80, %190 : i64
-        %192 = arith.muli %183, %c64_i64 : i64
-        %193 = arith.addi %191, %192 : i64
-        %194 = arith.muli %182, %c32_i64 : i64
-        %195 = arith.addi %194, %192 : i64
-        %196 = arith.addi %195, %73 : i64
-        %197 = arith.subi %185, %184 : i64
-        %198 = arith.addi %196, %197 : i64
-        %199 = arith.subi %76, %192 : i64
-        %200 = arith.minsi %199, %c64_i64 : i64
-        "instgem.mvin"(%193, %198, %200, %188) : (i64, i64, i64, i64) -> ()
+        %191 = arith.index_cast %arg12 : index to i64
+        %192 = arith.divsi %191, %82 : i64
+        %193 = arith.addi %83, %192 : i64
+        %194 = arith.remsi %191, %82 : i64
+        %195 = arith.muli %193, %c16_i64 : i64
+        %196 = arith.maxsi %195, %74 : i64
+        %197 = arith.addi %195, %c16_i64 : i64
+        %198 = arith.minsi %197, %77 : i64
+        %199 = arith.subi %198, %196 : i64
+        %200 = arith.subi %196, %74 : i64
+        %201 = arith.muli %200, %81 : i64
+        %202 = arith.addi %80, %201 : i64
+        %203 = arith.muli %194, %c64_i64 : i64
+        %204 = arith.addi %202, %203 : i64
+        %205 = arith.muli %193, %c32_i64 : i64
+        %206 = arith.addi %205, %203 : i64
+        %207 = arith.addi %206, %73 : i64
+        %208 = arith.subi %196, %195 : i64
+        %209 = arith.addi %207, %208 : i64
+        %210 = arith.subi %76, %203 : i64
+        %211 = arith.minsi %210, %c64_i64 : i64
+        "instgem.mvin"(%204, %209, %211, %199) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %91 = arith.ceildivsi %74, %c16_i64 : i64
       %92 = arith.cmpi sgt, %74, %c0_i64 : i64
@@ -178,23 +193,23 @@ module {
       %95 = arith.muli %94, %82 : i64
       %96 = arith.index_cast %95 : i64 to index
       scf.for %arg12 = %c0 to %96 step %c1 {
-        %180 = arith.index_cast %arg12 : index to i64
-        %181 = arith.divsi %180, %82 : i64
-        %182 = arith.remsi %180, %82 : i64
-        %183 = arith.muli %181, %c16_i64 : i64
-        %184 = arith.maxsi %183, %c0_i64 : i64
-        %185 = arith.addi %183, %c16_i64 : i64
-        %186 = arith.minsi %185, %74 : i64
-        %187 = arith.subi %186, %184 : i64
-        %188 = arith.muli %181, %c32_i64 : i64
-        %189 = arith.muli %182, %c64_i64 : i64
-        %190 = arith.addi %188, %189 : i64
-        %191 = arith.addi %190, %73 : i64
-        %192 = arith.subi %184, %183 : i64
-        %193 = arith.addi %191, %192 : i64
-        %194 = arith.subi %76, %189 : i64
-        %195 = arith.minsi %194, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %193, %195, %187) : (i64, i64, i64, i64) -> ()
+        %191 = arith.index_cast %arg12 : index to i64
+        %192 = arith.divsi %191, %82 : i64
+        %193 = arith.remsi %191, %82 : i64
+        %194 = arith.muli %192, %c16_i64 : i64
+        %195 = arith.maxsi %194, %c0_i64 : i64
+        %196 = arith.addi %194, %c16_i64 : i64
+        %197 = arith.minsi %196, %74 : i64
+        %198 = arith.subi %197, %195 : i64
+        %199 = arith.muli %192, %c32_i64 : i64
+        %200 = arith.muli %193, %c64_i64 : i64
+        %201 = arith.addi %199, %200 : i64
+        %202 = arith.addi %201, %73 : i64
+        %203 = arith.subi %195, %194 : i64
+        %204 = arith.addi %202, %203 : i64
+        %205 = arith.subi %76, %200 : i64
+        %206 = arith.minsi %205, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %204, %206, %198) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %97 = arith.maxsi %arg10, %c0 : index
       %98 = arith.minsi %97, %arg7 : index
@@ -216,7 +231,7 @@ module {
       %114 = arith.subi %110, %107 : index
       %115 = arith.cmpi sgt, %113, %c0 : index
       scf.if %115 {
-        func.call @baco_boundary_error(%c175_i64, %c28_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c200_i64, %c28_i64) : (i64, i64) -> ()
       }
       %subview_16 = memref.subview %reinterpret_cast_0[%98, %107] [%105, %114] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %116 = arith.muli %72, %c32_i64 : i64
@@ -242,27 +257,27 @@ module {
       %133 = arith.muli %132, %126 : i64
       %134 = arith.index_cast %133 : i64 to index
       scf.for %arg12 = %c0 to %134 step %c1 {
-        %180 = arith.index_cast %arg12 : index to i64
-        %181 = arith.divsi %180, %126 : i64
-        %182 = arith.addi %127, %181 : i64
-        %183 = arith.remsi %180, %126 : i64
-        %184 = arith.muli %182, %c16_i64 : i64
-        %185 = arith.maxsi %184, %118 : i64
-        %186 = arith.addi %184, %c16_i64 : i64
-        %187 = arith.minsi %186, %121 : i64
-        %188 = arith.subi %187, %185 : i64
-        %189 = arith.subi %185, %118 : i64
-        %190 = arith.muli %189, %125 : i64
-        %191 = arith.addi %124, %190 : i64
-        %192 = arith.muli %183, %c64_i64 : i64
-        %193 = arith.addi %191, %192 : i64
-        %194 = arith.addi %184, %192 : i64
-        %195 = arith.addi %194, %117 : i64
-        %196 = arith.subi %185, %184 : i64
-        %197 = arith.addi %195, %196 : i64
-        %198 = arith.subi %120, %192 : i64
-        %199 = arith.minsi %198, %c64_i64 : i64
-        "instgem.mvin"(%193, %197, %199, %188) : (i64, i64, i64, i64) -> ()
+        %191 = arith.index_cast %arg12 : index to i64
+        %192 = arith.divsi %191, %126 : i64
+        %193 = arith.addi %127, %192 : i64
+        %194 = arith.remsi %191, %126 : i64
+        %195 = arith.muli %193, %c16_i64 : i64
+        %196 = arith.maxsi %195, %118 : i64
+        %197 = arith.addi %195, %c16_i64 : i64
+        %198 = arith.minsi %197, %121 : i64
+        %199 = arith.subi %198, %196 : i64
+        %200 = arith.subi %196, %118 : i64
+        %201 = arith.muli %200, %125 : i64
+        %202 = arith.addi %124, %201 : i64
+        %203 = arith.muli %194, %c64_i64 : i64
+        %204 = arith.addi %202, %203 : i64
+        %205 = arith.addi %195, %203 : i64
+        %206 = arith.addi %205, %117 : i64
+        %207 = arith.subi %196, %195 : i64
+        %208 = arith.addi %206, %207 : i64
+        %209 = arith.subi %120, %203 : i64
+        %210 = arith.minsi %209, %c64_i64 : i64
+        "instgem.mvin"(%204, %208, %210, %199) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %135 = arith.ceildivsi %118, %c16_i64 : i64
       %136 = arith.cmpi sgt, %118, %c0_i64 : i64
@@ -271,185 +286,324 @@ module {
       %139 = arith.muli %138, %126 : i64
       %140 = arith.index_cast %139 : i64 to index
       scf.for %arg12 = %c0 to %140 step %c1 {
-        %180 = arith.index_cast %arg12 : index to i64
-        %181 = arith.divsi %180, %126 : i64
-        %182 = arith.remsi %180, %126 : i64
-        %183 = arith.muli %181, %c16_i64 : i64
-        %184 = arith.maxsi %183, %c0_i64 : i64
-        %185 = arith.addi %183, %c16_i64 : i64
-        %186 = arith.minsi %185, %118 : i64
-        %187 = arith.subi %186, %184 : i64
-        %188 = arith.muli %182, %c64_i64 : i64
-        %189 = arith.addi %183, %188 : i64
-        %190 = arith.addi %189, %117 : i64
-        %191 = arith.subi %184, %183 : i64
-        %192 = arith.addi %190, %191 : i64
-        %193 = arith.subi %120, %188 : i64
-        %194 = arith.minsi %193, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %192, %194, %187) : (i64, i64, i64, i64) -> ()
+        %191 = arith.index_cast %arg12 : index to i64
+        %192 = arith.divsi %191, %126 : i64
+        %193 = arith.remsi %191, %126 : i64
+        %194 = arith.muli %192, %c16_i64 : i64
+        %195 = arith.maxsi %194, %c0_i64 : i64
+        %196 = arith.addi %194, %c16_i64 : i64
+        %197 = arith.minsi %196, %118 : i64
+        %198 = arith.subi %197, %195 : i64
+        %199 = arith.muli %193, %c64_i64 : i64
+        %200 = arith.addi %194, %199 : i64
+        %201 = arith.addi %200, %117 : i64
+        %202 = arith.subi %195, %194 : i64
+        %203 = arith.addi %201, %202 : i64
+        %204 = arith.subi %120, %199 : i64
+        %205 = arith.minsi %204, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %203, %205, %198) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %141 = arith.ceildivsi %120, %c16_i64 : i64
-      %142 = arith.minsi %76, %121 : i64
-      %143 = arith.ceildivsi %142, %c16_i64 : i64
-      %144 = arith.cmpi sgt, %84, %c0_i64 : i64
-      %145 = arith.select %144, %141, %c0_i64 : i64
-      %146 = arith.index_cast %145 : i64 to index
-      scf.for %arg12 = %c0 to %146 step %c1 {
-        %180 = arith.index_cast %arg12 : index to i64
-        %181 = arith.index_cast %143 : i64 to index
-        scf.for %arg13 = %c0 to %181 step %c1 {
-          %182 = arith.index_cast %arg13 : index to i64
-          %183 = arith.minsi %77, %c16_i64 : i64
-          %184 = arith.muli %180, %c16_i64 : i64
-          %185 = arith.subi %120, %184 : i64
-          %186 = arith.minsi %185, %c16_i64 : i64
-          %187 = arith.ori %184, %c3221225472_i64 : i64
-          %188 = arith.muli %182, %c16_i64 : i64
-          %189 = arith.addi %188, %184 : i64
-          %190 = arith.addi %189, %117 : i64
-          %191 = arith.subi %121, %188 : i64
-          %192 = arith.minsi %191, %c16_i64 : i64
-          "instgem.preload"(%190, %186, %192, %187, %186, %183) : (i64, i64, i64, i64, i64, i64) -> ()
-          %193 = arith.addi %188, %73 : i64
-          %194 = arith.subi %76, %188 : i64
-          %195 = arith.minsi %194, %c16_i64 : i64
-          "instgem.compute_preloaded"(%193, %195, %183, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %196 = arith.index_cast %84 : i64 to index
-          scf.for %arg14 = %c1 to %196 step %c1 {
-            %197 = arith.index_cast %arg14 : index to i64
-            %198 = arith.muli %197, %c16_i64 : i64
-            %199 = arith.subi %77, %198 : i64
-            %200 = arith.minsi %199, %c16_i64 : i64
-            %201 = arith.addi %198, %184 : i64
-            %202 = arith.ori %201, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %202, %186, %200) : (i64, i64, i64, i64, i64, i64) -> ()
-            %203 = arith.muli %197, %c32_i64 : i64
-            %204 = arith.addi %203, %188 : i64
-            %205 = arith.addi %204, %73 : i64
-            "instgem.compute_accumulated"(%205, %195, %200, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %141 = arith.maxsi %77, %c0_i64 : i64
+      %142 = arith.minsi %141, %c32_i64 : i64
+      %143 = arith.maxsi %76, %c0_i64 : i64
+      %144 = arith.minsi %143, %c32_i64 : i64
+      %145 = arith.maxsi %121, %c0_i64 : i64
+      %146 = arith.minsi %145, %c32_i64 : i64
+      %147 = arith.maxsi %120, %c0_i64 : i64
+      %148 = arith.minsi %147, %c16_i64 : i64
+      %149 = arith.ceildivsi %142, %c16_i64 : i64
+      %150 = arith.ceildivsi %148, %c16_i64 : i64
+      %151 = arith.minsi %144, %146 : i64
+      %152 = arith.ceildivsi %151, %c16_i64 : i64
+      %153 = arith.cmpi sgt, %149, %c0_i64 : i64
+      %154 = arith.select %153, %150, %c0_i64 : i64
+      %155 = arith.index_cast %154 : i64 to index
+      scf.for %arg12 = %c0 to %155 step %c1 {
+        %191 = arith.index_cast %arg12 : index to i64
+        %192 = arith.divsi %151, %c16_i64 : i64
+        %193 = arith.minsi %152, %192 : i64
+        %194 = arith.maxsi %193, %c0_i64 : i64
+        %195 = arith.index_cast %194 : i64 to index
+        scf.for %arg13 = %c0 to %195 step %c1 {
+          %197 = arith.index_cast %arg13 : index to i64
+          %198 = arith.minsi %142, %c16_i64 : i64
+          %199 = arith.muli %191, %c16_i64 : i64
+          %200 = arith.subi %148, %199 : i64
+          %201 = arith.minsi %200, %c16_i64 : i64
+          %202 = arith.ori %199, %c3221225472_i64 : i64
+          %203 = arith.muli %197, %c16_i64 : i64
+          %204 = arith.addi %203, %199 : i64
+          %205 = arith.addi %204, %117 : i64
+          "instgem.preload"(%205, %201, %c16_i64, %202, %201, %198) : (i64, i64, i64, i64, i64, i64) -> ()
+          %206 = arith.addi %203, %73 : i64
+          "instgem.compute_preloaded"(%206, %c16_i64, %198, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %207 = arith.divsi %142, %c16_i64 : i64
+          %208 = arith.minsi %149, %207 : i64
+          %209 = arith.maxsi %208, %c1_i64 : i64
+          %210 = arith.index_cast %209 : i64 to index
+          scf.for %arg14 = %c1 to %210 step %c1 {
+            %212 = arith.index_cast %arg14 : index to i64
+            %213 = arith.muli %212, %c16_i64 : i64
+            %214 = arith.addi %213, %199 : i64
+            %215 = arith.ori %214, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %201, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %216 = arith.muli %212, %c32_i64 : i64
+            %217 = arith.addi %216, %203 : i64
+            %218 = arith.addi %217, %73 : i64
+            "instgem.compute_accumulated"(%218, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %211 = arith.index_cast %149 : i64 to index
+          scf.for %arg14 = %210 to %211 step %c1 {
+            %212 = arith.index_cast %arg14 : index to i64
+            %213 = arith.muli %212, %c16_i64 : i64
+            %214 = arith.subi %142, %213 : i64
+            %215 = arith.minsi %214, %c16_i64 : i64
+            %216 = arith.addi %213, %199 : i64
+            %217 = arith.ori %216, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %201, %215) : (i64, i64, i64, i64, i64, i64) -> ()
+            %218 = arith.muli %212, %c32_i64 : i64
+            %219 = arith.addi %218, %203 : i64
+            %220 = arith.addi %219, %73 : i64
+            "instgem.compute_accumulated"(%220, %c16_i64, %215, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        }
+        %196 = arith.index_cast %152 : i64 to index
+        scf.for %arg13 = %195 to %196 step %c1 {
+          %197 = arith.index_cast %arg13 : index to i64
+          %198 = arith.muli %197, %c16_i64 : i64
+          %199 = arith.subi %144, %198 : i64
+          %200 = arith.minsi %199, %c16_i64 : i64
+          %201 = arith.subi %146, %198 : i64
+          %202 = arith.minsi %201, %c16_i64 : i64
+          %203 = arith.minsi %142, %c16_i64 : i64
+          %204 = arith.muli %191, %c16_i64 : i64
+          %205 = arith.subi %148, %204 : i64
+          %206 = arith.minsi %205, %c16_i64 : i64
+          %207 = arith.ori %204, %c3221225472_i64 : i64
+          %208 = arith.addi %198, %204 : i64
+          %209 = arith.addi %208, %117 : i64
+          "instgem.preload"(%209, %206, %202, %207, %206, %203) : (i64, i64, i64, i64, i64, i64) -> ()
+          %210 = arith.addi %198, %73 : i64
+          "instgem.compute_preloaded"(%210, %200, %203, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %211 = arith.divsi %142, %c16_i64 : i64
+          %212 = arith.minsi %149, %211 : i64
+          %213 = arith.maxsi %212, %c1_i64 : i64
+          %214 = arith.index_cast %213 : i64 to index
+          scf.for %arg14 = %c1 to %214 step %c1 {
+            %216 = arith.index_cast %arg14 : index to i64
+            %217 = arith.muli %216, %c16_i64 : i64
+            %218 = arith.addi %217, %204 : i64
+            %219 = arith.ori %218, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %220 = arith.muli %216, %c32_i64 : i64
+            %221 = arith.addi %220, %198 : i64
+            %222 = arith.addi %221, %73 : i64
+            "instgem.compute_accumulated"(%222, %200, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %215 = arith.index_cast %149 : i64 to index
+          scf.for %arg14 = %214 to %215 step %c1 {
+            %216 = arith.index_cast %arg14 : index to i64
+            %217 = arith.muli %216, %c16_i64 : i64
+            %218 = arith.subi %142, %217 : i64
+            %219 = arith.minsi %218, %c16_i64 : i64
+            %220 = arith.addi %217, %204 : i64
+            %221 = arith.ori %220, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %221, %206, %219) : (i64, i64, i64, i64, i64, i64) -> ()
+            %222 = arith.muli %216, %c32_i64 : i64
+            %223 = arith.addi %222, %198 : i64
+            %224 = arith.addi %223, %73 : i64
+            "instgem.compute_accumulated"(%224, %200, %219, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      %147 = arith.maxsi %arg11, %c0 : index
-      %148 = arith.minsi %147, %arg7 : index
-      %149 = arith.addi %arg11, %c32 : index
-      %150 = arith.maxsi %149, %c0 : index
-      %151 = arith.minsi %150, %arg7 : index
-      %152 = arith.subi %148, %arg11 : index
-      %153 = arith.maxsi %152, %c0 : index
-      %154 = arith.minsi %153, %c32 : index
-      %155 = arith.subi %151, %148 : index
+      %156 = arith.maxsi %arg11, %c0 : index
+      %157 = arith.minsi %156, %arg7 : index
+      %158 = arith.addi %arg11, %c32 : index
+      %159 = arith.maxsi %158, %c0 : index
+      %160 = arith.minsi %159, %arg7 : index
+      %161 = arith.subi %157, %arg11 : index
+      %162 = arith.maxsi %161, %c0 : index
+      %163 = arith.minsi %162, %c32 : index
+      %164 = arith.subi %160, %157 : index
       scf.if %115 {
-        func.call @baco_boundary_error(%c176_i64, %c28_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c201_i64, %c28_i64) : (i64, i64) -> ()
       }
-      %subview_22 = memref.subview %reinterpret_cast_1[%148, %107] [%155, %114] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %156 = arith.addi %116, %c192_i64 : i64
-      %157 = arith.index_cast %154 : index to i64
-      %158 = arith.index_cast %155 : index to i64
-      %159 = arith.addi %157, %158 : i64
+      %subview_22 = memref.subview %reinterpret_cast_1[%157, %107] [%164, %114] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %165 = arith.addi %116, %c192_i64 : i64
+      %166 = arith.index_cast %163 : index to i64
+      %167 = arith.index_cast %164 : index to i64
+      %168 = arith.addi %166, %167 : i64
       %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_27 = memref.extract_aligned_pointer_as_index %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %160 = arith.index_cast %intptr_27 : index to i64
-      %161 = arith.index_cast %offset_24 : index to i64
-      %162 = arith.addi %160, %161 : i64
-      %163 = arith.index_cast %strides_26#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %163) : (i64, i64, i64, i64, i64, i64) -> ()
-      %164 = arith.divsi %157, %c16_i64 : i64
-      %165 = arith.ceildivsi %159, %c16_i64 : i64
-      %166 = arith.subi %165, %164 : i64
-      %167 = arith.cmpi sgt, %158, %c0_i64 : i64
-      %168 = arith.extui %167 : i1 to i64
-      %169 = arith.muli %166, %168 : i64
-      %170 = arith.muli %169, %126 : i64
-      %171 = arith.index_cast %170 : i64 to index
-      scf.for %arg12 = %c0 to %171 step %c1 {
-        %180 = arith.index_cast %arg12 : index to i64
-        %181 = arith.divsi %180, %126 : i64
-        %182 = arith.addi %164, %181 : i64
-        %183 = arith.remsi %180, %126 : i64
-        %184 = arith.muli %182, %c16_i64 : i64
-        %185 = arith.maxsi %184, %157 : i64
-        %186 = arith.addi %184, %c16_i64 : i64
-        %187 = arith.minsi %186, %159 : i64
-        %188 = arith.subi %187, %185 : i64
-        %189 = arith.subi %185, %157 : i64
-        %190 = arith.muli %189, %163 : i64
-        %191 = arith.addi %162, %190 : i64
-        %192 = arith.muli %183, %c64_i64 : i64
-        %193 = arith.addi %191, %192 : i64
-        %194 = arith.addi %184, %192 : i64
-        %195 = arith.addi %194, %156 : i64
-        %196 = arith.subi %185, %184 : i64
-        %197 = arith.addi %195, %196 : i64
-        %198 = arith.subi %120, %192 : i64
-        %199 = arith.minsi %198, %c64_i64 : i64
-        "instgem.mvin"(%193, %197, %199, %188) : (i64, i64, i64, i64) -> ()
+      %169 = arith.index_cast %intptr_27 : index to i64
+      %170 = arith.index_cast %offset_24 : index to i64
+      %171 = arith.addi %169, %170 : i64
+      %172 = arith.index_cast %strides_26#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %172) : (i64, i64, i64, i64, i64, i64) -> ()
+      %173 = arith.divsi %166, %c16_i64 : i64
+      %174 = arith.ceildivsi %168, %c16_i64 : i64
+      %175 = arith.subi %174, %173 : i64
+      %176 = arith.cmpi sgt, %167, %c0_i64 : i64
+      %177 = arith.extui %176 : i1 to i64
+      %178 = arith.muli %175, %177 : i64
+      %179 = arith.muli %178, %126 : i64
+      %180 = arith.index_cast %179 : i64 to index
+      scf.for %arg12 = %c0 to %180 step %c1 {
+        %191 = arith.index_cast %arg12 : index to i64
+        %192 = arith.divsi %191, %126 : i64
+        %193 = arith.addi %173, %192 : i64
+        %194 = arith.remsi %191, %126 : i64
+        %195 = arith.muli %193, %c16_i64 : i64
+        %196 = arith.maxsi %195, %166 : i64
+        %197 = arith.addi %195, %c16_i64 : i64
+        %198 = arith.minsi %197, %168 : i64
+        %199 = arith.subi %198, %196 : i64
+        %200 = arith.subi %196, %166 : i64
+        %201 = arith.muli %200, %172 : i64
+        %202 = arith.addi %171, %201 : i64
+        %203 = arith.muli %194, %c64_i64 : i64
+        %204 = arith.addi %202, %203 : i64
+        %205 = arith.addi %195, %203 : i64
+        %206 = arith.addi %205, %165 : i64
+        %207 = arith.subi %196, %195 : i64
+        %208 = arith.addi %206, %207 : i64
+        %209 = arith.subi %120, %203 : i64
+        %210 = arith.minsi %209, %c64_i64 : i64
+        "instgem.mvin"(%204, %208, %210, %199) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %172 = arith.ceildivsi %157, %c16_i64 : i64
-      %173 = arith.cmpi sgt, %157, %c0_i64 : i64
-      %174 = arith.extui %173 : i1 to i64
-      %175 = arith.muli %172, %174 : i64
-      %176 = arith.muli %175, %126 : i64
-      %177 = arith.index_cast %176 : i64 to index
-      scf.for %arg12 = %c0 to %177 step %c1 {
-        %180 = arith.index_cast %arg12 : index to i64
-        %181 = arith.divsi %180, %126 : i64
-        %182 = arith.remsi %180, %126 : i64
-        %183 = arith.muli %181, %c16_i64 : i64
-        %184 = arith.maxsi %183, %c0_i64 : i64
-        %185 = arith.addi %183, %c16_i64 : i64
-        %186 = arith.minsi %185, %157 : i64
-        %187 = arith.subi %186, %184 : i64
-        %188 = arith.muli %182, %c64_i64 : i64
-        %189 = arith.addi %183, %188 : i64
-        %190 = arith.addi %189, %156 : i64
-        %191 = arith.subi %184, %183 : i64
-        %192 = arith.addi %190, %191 : i64
-        %193 = arith.subi %120, %188 : i64
-        %194 = arith.minsi %193, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %192, %194, %187) : (i64, i64, i64, i64) -> ()
+      %181 = arith.ceildivsi %166, %c16_i64 : i64
+      %182 = arith.cmpi sgt, %166, %c0_i64 : i64
+      %183 = arith.extui %182 : i1 to i64
+      %184 = arith.muli %181, %183 : i64
+      %185 = arith.muli %184, %126 : i64
+      %186 = arith.index_cast %185 : i64 to index
+      scf.for %arg12 = %c0 to %186 step %c1 {
+        %191 = arith.index_cast %arg12 : index to i64
+        %192 = arith.divsi %191, %126 : i64
+        %193 = arith.remsi %191, %126 : i64
+        %194 = arith.muli %192, %c16_i64 : i64
+        %195 = arith.maxsi %194, %c0_i64 : i64
+        %196 = arith.addi %194, %c16_i64 : i64
+        %197 = arith.minsi %196, %166 : i64
+        %198 = arith.subi %197, %195 : i64
+        %199 = arith.muli %193, %c64_i64 : i64
+        %200 = arith.addi %194, %199 : i64
+        %201 = arith.addi %200, %165 : i64
+        %202 = arith.subi %195, %194 : i64
+        %203 = arith.addi %201, %202 : i64
+        %204 = arith.subi %120, %199 : i64
+        %205 = arith.minsi %204, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %203, %205, %198) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %178 = arith.minsi %76, %159 : i64
-      %179 = arith.ceildivsi %178, %c16_i64 : i64
-      scf.for %arg12 = %c0 to %146 step %c1 {
-        %180 = arith.index_cast %arg12 : index to i64
-        %181 = arith.index_cast %179 : i64 to index
-        scf.for %arg13 = %c0 to %181 step %c1 {
-          %182 = arith.index_cast %arg13 : index to i64
-          %183 = arith.minsi %77, %c16_i64 : i64
-          %184 = arith.muli %180, %c16_i64 : i64
-          %185 = arith.subi %120, %184 : i64
-          %186 = arith.minsi %185, %c16_i64 : i64
-          %187 = arith.addi %184, %c32_i64 : i64
-          %188 = arith.ori %187, %c3221225472_i64 : i64
-          %189 = arith.muli %182, %c16_i64 : i64
-          %190 = arith.addi %189, %184 : i64
-          %191 = arith.addi %190, %156 : i64
-          %192 = arith.subi %159, %189 : i64
-          %193 = arith.minsi %192, %c16_i64 : i64
-          "instgem.preload"(%191, %186, %193, %188, %186, %183) : (i64, i64, i64, i64, i64, i64) -> ()
-          %194 = arith.addi %189, %73 : i64
-          %195 = arith.subi %76, %189 : i64
-          %196 = arith.minsi %195, %c16_i64 : i64
-          "instgem.compute_preloaded"(%194, %196, %183, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %197 = arith.index_cast %84 : i64 to index
-          scf.for %arg14 = %c1 to %197 step %c1 {
-            %198 = arith.index_cast %arg14 : index to i64
-            %199 = arith.muli %198, %c16_i64 : i64
-            %200 = arith.subi %77, %199 : i64
-            %201 = arith.minsi %200, %c16_i64 : i64
-            %202 = arith.addi %199, %184 : i64
-            %203 = arith.addi %202, %c32_i64 : i64
-            %204 = arith.ori %203, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %204, %186, %201) : (i64, i64, i64, i64, i64, i64) -> ()
-            %205 = arith.muli %198, %c32_i64 : i64
-            %206 = arith.addi %205, %189 : i64
-            %207 = arith.addi %206, %73 : i64
-            "instgem.compute_accumulated"(%207, %196, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %187 = arith.maxsi %168, %c0_i64 : i64
+      %188 = arith.minsi %187, %c32_i64 : i64
+      %189 = arith.minsi %144, %188 : i64
+      %190 = arith.ceildivsi %189, %c16_i64 : i64
+      scf.for %arg12 = %c0 to %155 step %c1 {
+        %191 = arith.index_cast %arg12 : index to i64
+        %192 = arith.divsi %189, %c16_i64 : i64
+        %193 = arith.minsi %190, %192 : i64
+        %194 = arith.maxsi %193, %c0_i64 : i64
+        %195 = arith.index_cast %194 : i64 to index
+        scf.for %arg13 = %c0 to %195 step %c1 {
+          %197 = arith.index_cast %arg13 : index to i64
+          %198 = arith.minsi %142, %c16_i64 : i64
+          %199 = arith.muli %191, %c16_i64 : i64
+          %200 = arith.subi %148, %199 : i64
+          %201 = arith.minsi %200, %c16_i64 : i64
+          %202 = arith.addi %199, %c32_i64 : i64
+          %203 = arith.ori %202, %c3221225472_i64 : i64
+          %204 = arith.muli %197, %c16_i64 : i64
+          %205 = arith.addi %204, %199 : i64
+          %206 = arith.addi %205, %165 : i64
+          "instgem.preload"(%206, %201, %c16_i64, %203, %201, %198) : (i64, i64, i64, i64, i64, i64) -> ()
+          %207 = arith.addi %204, %73 : i64
+          "instgem.compute_preloaded"(%207, %c16_i64, %198, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %208 = arith.divsi %142, %c16_i64 : i64
+          %209 = arith.minsi %149, %208 : i64
+          %210 = arith.maxsi %209, %c1_i64 : i64
+          %211 = arith.index_cast %210 : i64 to index
+          scf.for %arg14 = %c1 to %211 step %c1 {
+            %213 = arith.index_cast %arg14 : index to i64
+            %214 = arith.muli %213, %c16_i64 : i64
+            %215 = arith.addi %214, %199 : i64
+            %216 = arith.addi %215, %c32_i64 : i64
+            %217 = arith.ori %216, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %201, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %218 = arith.muli %213, %c32_i64 : i64
+            %219 = arith.addi %218, %204 : i64
+            %220 = arith.addi %219, %73 : i64
+            "instgem.compute_accumulated"(%220, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %212 = arith.index_cast %149 : i64 to index
+          scf.for %arg14 = %211 to %212 step %c1 {
+            %213 = arith.index_cast %arg14 : index to i64
+            %214 = arith.muli %213, %c16_i64 : i64
+            %215 = arith.subi %142, %214 : i64
+            %216 = arith.minsi %215, %c16_i64 : i64
+            %217 = arith.addi %214, %199 : i64
+            %218 = arith.addi %217, %c32_i64 : i64
+            %219 = arith.ori %218, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %201, %216) : (i64, i64, i64, i64, i64, i64) -> ()
+            %220 = arith.muli %213, %c32_i64 : i64
+            %221 = arith.addi %220, %204 : i64
+            %222 = arith.addi %221, %73 : i64
+            "instgem.compute_accumulated"(%222, %c16_i64, %216, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        }
+        %196 = arith.index_cast %190 : i64 to index
+        scf.for %arg13 = %195 to %196 step %c1 {
+          %197 = arith.index_cast %arg13 : index to i64
+          %198 = arith.muli %197, %c16_i64 : i64
+          %199 = arith.subi %144, %198 : i64
+          %200 = arith.minsi %199, %c16_i64 : i64
+          %201 = arith.subi %188, %198 : i64
+          %202 = arith.minsi %201, %c16_i64 : i64
+          %203 = arith.minsi %142, %c16_i64 : i64
+          %204 = arith.muli %191, %c16_i64 : i64
+          %205 = arith.subi %148, %204 : i64
+          %206 = arith.minsi %205, %c16_i64 : i64
+          %207 = arith.addi %204, %c32_i64 : i64
+          %208 = arith.ori %207, %c3221225472_i64 : i64
+          %209 = arith.addi %198, %204 : i64
+          %210 = arith.addi %209, %165 : i64
+          "instgem.preload"(%210, %206, %202, %208, %206, %203) : (i64, i64, i64, i64, i64, i64) -> ()
+          %211 = arith.addi %198, %73 : i64
+          "instgem.compute_preloaded"(%211, %200, %203, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %212 = arith.divsi %142, %c16_i64 : i64
+          %213 = arith.minsi %149, %212 : i64
+          %214 = arith.maxsi %213, %c1_i64 : i64
+          %215 = arith.index_cast %214 : i64 to index
+          scf.for %arg14 = %c1 to %215 step %c1 {
+            %217 = arith.index_cast %arg14 : index to i64
+            %218 = arith.muli %217, %c16_i64 : i64
+            %219 = arith.addi %218, %204 : i64
+            %220 = arith.addi %219, %c32_i64 : i64
+            %221 = arith.ori %220, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %221, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %222 = arith.muli %217, %c32_i64 : i64
+            %223 = arith.addi %222, %198 : i64
+            %224 = arith.addi %223, %73 : i64
+            "instgem.compute_accumulated"(%224, %200, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %216 = arith.index_cast %149 : i64 to index
+          scf.for %arg14 = %215 to %216 step %c1 {
+            %217 = arith.index_cast %arg14 : index to i64
+            %218 = arith.muli %217, %c16_i64 : i64
+            %219 = arith.subi %142, %218 : i64
+            %220 = arith.minsi %219, %c16_i64 : i64
+            %221 = arith.addi %218, %204 : i64
+            %222 = arith.addi %221, %c32_i64 : i64
+            %223 = arith.ori %222, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %223, %206, %220) : (i64, i64, i64, i64, i64, i64) -> ()
+            %224 = arith.muli %217, %c32_i64 : i64
+            %225 = arith.addi %224, %198 : i64
+            %226 = arith.addi %225, %73 : i64
+            "instgem.compute_accumulated"(%226, %200, %220, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %63, %99, %149 : index, index, index
+      scf.yield %63, %99, %158 : index, index, index
     }
     %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
@@ -473,7 +627,7 @@ module {
     %25 = arith.subi %21, %18 : index
     %26 = arith.cmpi sgt, %24, %c0 : index
     scf.if %26 {
-      func.call @baco_boundary_error(%c184_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c209_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %27 = arith.index_cast %15 : index to i64
@@ -523,7 +677,7 @@ module {
       "instgem.mvout"(%65, %70, %72, %60) : (i64, i64, i64, i64) -> ()
     }
     scf.if %26 {
-      func.call @baco_boundary_error(%c185_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c210_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_4 = memref.subview %reinterpret_cast_3[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
@@ -560,7 +714,6 @@ module {
       %73 = arith.minsi %72, %c16_i64 : i64
       "instgem.mvout"(%65, %71, %73, %60) : (i64, i64, i64, i64) -> ()
     }
-    "instgem.fence"() : () -> ()
     return
   }
 }

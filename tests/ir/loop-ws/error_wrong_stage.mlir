@@ -125,27 +125,27 @@ module {
       %61 = arith.muli %42, %60 : i64
       %62 = arith.index_cast %61 : i64 to index
       scf.for %arg10 = %c0 to %62 step %c1 {
-        %108 = arith.index_cast %arg10 : index to i64
-        %109 = arith.divsi %108, %60 : i64
-        %110 = arith.addi %36, %109 : i64
-        %111 = arith.remsi %108, %60 : i64
-        %112 = arith.muli %110, %c16_i64 : i64
-        %113 = arith.maxsi %112, %27 : i64
-        %114 = arith.addi %112, %c16_i64 : i64
-        %115 = arith.minsi %114, %37 : i64
-        %116 = arith.subi %115, %113 : i64
-        %117 = arith.subi %113, %27 : i64
-        %118 = arith.muli %117, %59 : i64
-        %119 = arith.addi %58, %118 : i64
-        %120 = arith.muli %111, %c64_i64 : i64
-        %121 = arith.addi %119, %120 : i64
-        %122 = arith.muli %110, %c32_i64 : i64
-        %123 = arith.addi %122, %120 : i64
-        %124 = arith.subi %113, %112 : i64
-        %125 = arith.addi %123, %124 : i64
-        %126 = arith.subi %55, %120 : i64
-        %127 = arith.minsi %126, %c64_i64 : i64
-        "instgem.mvin"(%121, %125, %127, %116) : (i64, i64, i64, i64) -> ()
+        %118 = arith.index_cast %arg10 : index to i64
+        %119 = arith.divsi %118, %60 : i64
+        %120 = arith.addi %36, %119 : i64
+        %121 = arith.remsi %118, %60 : i64
+        %122 = arith.muli %120, %c16_i64 : i64
+        %123 = arith.maxsi %122, %27 : i64
+        %124 = arith.addi %122, %c16_i64 : i64
+        %125 = arith.minsi %124, %37 : i64
+        %126 = arith.subi %125, %123 : i64
+        %127 = arith.subi %123, %27 : i64
+        %128 = arith.muli %127, %59 : i64
+        %129 = arith.addi %58, %128 : i64
+        %130 = arith.muli %121, %c64_i64 : i64
+        %131 = arith.addi %129, %130 : i64
+        %132 = arith.muli %120, %c32_i64 : i64
+        %133 = arith.addi %132, %130 : i64
+        %134 = arith.subi %123, %122 : i64
+        %135 = arith.addi %133, %134 : i64
+        %136 = arith.subi %55, %130 : i64
+        %137 = arith.minsi %136, %c64_i64 : i64
+        "instgem.mvin"(%131, %135, %137, %126) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %63 = arith.ceildivsi %27, %c16_i64 : i64
       %64 = arith.cmpi sgt, %27, %c0_i64 : i64
@@ -154,22 +154,22 @@ module {
       %67 = arith.muli %66, %60 : i64
       %68 = arith.index_cast %67 : i64 to index
       scf.for %arg10 = %c0 to %68 step %c1 {
-        %108 = arith.index_cast %arg10 : index to i64
-        %109 = arith.divsi %108, %60 : i64
-        %110 = arith.remsi %108, %60 : i64
-        %111 = arith.muli %109, %c16_i64 : i64
-        %112 = arith.maxsi %111, %c0_i64 : i64
-        %113 = arith.addi %111, %c16_i64 : i64
-        %114 = arith.minsi %113, %27 : i64
-        %115 = arith.subi %114, %112 : i64
-        %116 = arith.muli %109, %c32_i64 : i64
-        %117 = arith.muli %110, %c64_i64 : i64
-        %118 = arith.addi %116, %117 : i64
-        %119 = arith.subi %112, %111 : i64
-        %120 = arith.addi %118, %119 : i64
-        %121 = arith.subi %55, %117 : i64
-        %122 = arith.minsi %121, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %120, %122, %115) : (i64, i64, i64, i64) -> ()
+        %118 = arith.index_cast %arg10 : index to i64
+        %119 = arith.divsi %118, %60 : i64
+        %120 = arith.remsi %118, %60 : i64
+        %121 = arith.muli %119, %c16_i64 : i64
+        %122 = arith.maxsi %121, %c0_i64 : i64
+        %123 = arith.addi %121, %c16_i64 : i64
+        %124 = arith.minsi %123, %27 : i64
+        %125 = arith.subi %124, %122 : i64
+        %126 = arith.muli %119, %c32_i64 : i64
+        %127 = arith.muli %120, %c64_i64 : i64
+        %128 = arith.addi %126, %127 : i64
+        %129 = arith.subi %122, %121 : i64
+        %130 = arith.addi %128, %129 : i64
+        %131 = arith.subi %55, %127 : i64
+        %132 = arith.minsi %131, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %130, %132, %125) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %69 = arith.maxsi %arg9, %c0 : index
       %70 = arith.minsi %69, %arg5 : index
@@ -204,27 +204,27 @@ module {
       %92 = arith.muli %91, %85 : i64
       %93 = arith.index_cast %92 : i64 to index
       scf.for %arg10 = %c0 to %93 step %c1 {
-        %108 = arith.index_cast %arg10 : index to i64
-        %109 = arith.divsi %108, %85 : i64
-        %110 = arith.addi %86, %109 : i64
-        %111 = arith.remsi %108, %85 : i64
-        %112 = arith.muli %110, %c16_i64 : i64
-        %113 = arith.maxsi %112, %78 : i64
-        %114 = arith.addi %112, %c16_i64 : i64
-        %115 = arith.minsi %114, %80 : i64
-        %116 = arith.subi %115, %113 : i64
-        %117 = arith.subi %113, %78 : i64
-        %118 = arith.muli %117, %84 : i64
-        %119 = arith.addi %83, %118 : i64
-        %120 = arith.muli %111, %c64_i64 : i64
-        %121 = arith.addi %119, %120 : i64
-        %122 = arith.addi %112, %120 : i64
-        %123 = arith.addi %122, %c64_i64 : i64
-        %124 = arith.subi %113, %112 : i64
-        %125 = arith.addi %123, %124 : i64
-        %126 = arith.subi %29, %120 : i64
-        %127 = arith.minsi %126, %c64_i64 : i64
-        "instgem.mvin"(%121, %125, %127, %116) : (i64, i64, i64, i64) -> ()
+        %118 = arith.index_cast %arg10 : index to i64
+        %119 = arith.divsi %118, %85 : i64
+        %120 = arith.addi %86, %119 : i64
+        %121 = arith.remsi %118, %85 : i64
+        %122 = arith.muli %120, %c16_i64 : i64
+        %123 = arith.maxsi %122, %78 : i64
+        %124 = arith.addi %122, %c16_i64 : i64
+        %125 = arith.minsi %124, %80 : i64
+        %126 = arith.subi %125, %123 : i64
+        %127 = arith.subi %123, %78 : i64
+        %128 = arith.muli %127, %84 : i64
+        %129 = arith.addi %83, %128 : i64
+        %130 = arith.muli %121, %c64_i64 : i64
+        %131 = arith.addi %129, %130 : i64
+        %132 = arith.addi %122, %130 : i64
+        %133 = arith.addi %132, %c64_i64 : i64
+        %134 = arith.subi %123, %122 : i64
+        %135 = arith.addi %133, %134 : i64
+        %136 = arith.subi %29, %130 : i64
+        %137 = arith.minsi %136, %c64_i64 : i64
+        "instgem.mvin"(%131, %135, %137, %126) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %94 = arith.ceildivsi %78, %c16_i64 : i64
       %95 = arith.cmpi sgt, %78, %c0_i64 : i64
@@ -233,245 +233,483 @@ module {
       %98 = arith.muli %97, %85 : i64
       %99 = arith.index_cast %98 : i64 to index
       scf.for %arg10 = %c0 to %99 step %c1 {
-        %108 = arith.index_cast %arg10 : index to i64
-        %109 = arith.divsi %108, %85 : i64
-        %110 = arith.remsi %108, %85 : i64
-        %111 = arith.muli %109, %c16_i64 : i64
-        %112 = arith.maxsi %111, %c0_i64 : i64
-        %113 = arith.addi %111, %c16_i64 : i64
-        %114 = arith.minsi %113, %78 : i64
-        %115 = arith.subi %114, %112 : i64
-        %116 = arith.muli %110, %c64_i64 : i64
-        %117 = arith.addi %111, %116 : i64
-        %118 = arith.addi %117, %c64_i64 : i64
-        %119 = arith.subi %112, %111 : i64
-        %120 = arith.addi %118, %119 : i64
-        %121 = arith.subi %29, %116 : i64
-        %122 = arith.minsi %121, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %120, %122, %115) : (i64, i64, i64, i64) -> ()
+        %118 = arith.index_cast %arg10 : index to i64
+        %119 = arith.divsi %118, %85 : i64
+        %120 = arith.remsi %118, %85 : i64
+        %121 = arith.muli %119, %c16_i64 : i64
+        %122 = arith.maxsi %121, %c0_i64 : i64
+        %123 = arith.addi %121, %c16_i64 : i64
+        %124 = arith.minsi %123, %78 : i64
+        %125 = arith.subi %124, %122 : i64
+        %126 = arith.muli %120, %c64_i64 : i64
+        %127 = arith.addi %121, %126 : i64
+        %128 = arith.addi %127, %c64_i64 : i64
+        %129 = arith.subi %122, %121 : i64
+        %130 = arith.addi %128, %129 : i64
+        %131 = arith.subi %29, %126 : i64
+        %132 = arith.minsi %131, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %130, %132, %125) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %100 = arith.minsi %55, %80 : i64
-      %101 = arith.ceildivsi %100, %c16_i64 : i64
-      %102 = arith.addi %arg7, %c1 : index
-      %103 = arith.cmpi sge, %102, %6 : index
-      %104 = arith.cmpi eq, %arg7, %c0 : index
-      %105 = arith.cmpi sgt, %38, %c0_i64 : i64
-      %106 = arith.select %105, %43, %c0_i64 : i64
-      %107 = arith.index_cast %106 : i64 to index
-      scf.for %arg10 = %c0 to %107 step %c1 {
-        %108 = arith.index_cast %arg10 : index to i64
-        %109 = arith.subi %108, %c1_i64 : i64
-        %110 = arith.cmpi sge, %109, %c0_i64 : i64
-        %111 = arith.cmpi slt, %109, %43 : i64
-        %112 = arith.andi %110, %111 : i1
-        %113 = arith.andi %103, %112 : i1
-        %114 = arith.maxsi %101, %c1_i64 : i64
-        %115 = arith.ceildivsi %42, %114 : i64
-        %116 = arith.subi %106, %c1_i64 : i64
-        %117 = arith.cmpi eq, %108, %116 : i64
-        %118 = arith.cmpi slt, %108, %43 : i64
-        %119 = arith.andi %117, %118 : i1
-        %120 = arith.andi %103, %119 : i1
-        %121 = arith.index_cast %101 : i64 to index
-        scf.for %arg11 = %c0 to %121 step %c1 {
-          %127 = arith.index_cast %arg11 : index to i64
-          %128 = arith.muli %127, %115 : i64
-          %129 = arith.minsi %128, %42 : i64
-          scf.if %113 {
-            %148 = arith.addi %129, %115 : i64
-            %149 = arith.minsi %148, %42 : i64
-            %150 = arith.index_cast %129 : i64 to index
-            %151 = arith.index_cast %149 : i64 to index
-            scf.for %arg12 = %150 to %151 step %c1 {
-              %152 = arith.index_cast %arg12 : index to i64
-              %153 = arith.addi %36, %152 : i64
-              %154 = arith.muli %153, %c16_i64 : i64
-              %155 = arith.maxsi %154, %27 : i64
-              %156 = arith.addi %154, %c16_i64 : i64
-              %157 = arith.minsi %156, %37 : i64
-              %158 = arith.subi %157, %155 : i64
-              %159 = arith.subi %155, %27 : i64
-              %160 = arith.muli %159, %35 : i64
-              %161 = arith.addi %33, %160 : i64
-              %162 = arith.muli %109, %c64_i64 : i64
-              %163 = arith.addi %161, %162 : i64
-              %164 = arith.muli %109, %c16_i64 : i64
-              %165 = arith.addi %154, %164 : i64
-              %166 = arith.ori %165, %c2684354560_i64 : i64
-              %167 = arith.subi %155, %154 : i64
-              %168 = arith.addi %166, %167 : i64
-              %169 = arith.subi %29, %164 : i64
-              %170 = arith.minsi %169, %c16_i64 : i64
-              "instgem.mvout"(%163, %168, %170, %158) : (i64, i64, i64, i64) -> ()
+      %100 = arith.maxsi %37, %c0_i64 : i64
+      %101 = arith.minsi %100, %c32_i64 : i64
+      %102 = arith.maxsi %55, %c0_i64 : i64
+      %103 = arith.minsi %102, %c32_i64 : i64
+      %104 = arith.maxsi %80, %c0_i64 : i64
+      %105 = arith.minsi %104, %c32_i64 : i64
+      %106 = arith.maxsi %29, %c0_i64 : i64
+      %107 = arith.minsi %106, %c16_i64 : i64
+      %108 = arith.ceildivsi %101, %c16_i64 : i64
+      %109 = arith.ceildivsi %107, %c16_i64 : i64
+      %110 = arith.minsi %103, %105 : i64
+      %111 = arith.ceildivsi %110, %c16_i64 : i64
+      %112 = arith.addi %arg7, %c1 : index
+      %113 = arith.cmpi sge, %112, %6 : index
+      %114 = arith.cmpi eq, %arg7, %c0 : index
+      %115 = arith.cmpi sgt, %108, %c0_i64 : i64
+      %116 = arith.select %115, %109, %c0_i64 : i64
+      %117 = arith.index_cast %116 : i64 to index
+      scf.for %arg10 = %c0 to %117 step %c1 {
+        %118 = arith.index_cast %arg10 : index to i64
+        %119 = arith.subi %118, %c1_i64 : i64
+        %120 = arith.cmpi sge, %119, %c0_i64 : i64
+        %121 = arith.cmpi slt, %119, %43 : i64
+        %122 = arith.andi %120, %121 : i1
+        %123 = arith.andi %113, %122 : i1
+        %124 = arith.maxsi %111, %c1_i64 : i64
+        %125 = arith.ceildivsi %42, %124 : i64
+        %126 = arith.subi %116, %c1_i64 : i64
+        %127 = arith.cmpi eq, %118, %126 : i64
+        %128 = arith.cmpi slt, %118, %43 : i64
+        %129 = arith.andi %127, %128 : i1
+        %130 = arith.andi %113, %129 : i1
+        %131 = arith.divsi %110, %c16_i64 : i64
+        %132 = arith.minsi %111, %131 : i64
+        %133 = arith.maxsi %132, %c0_i64 : i64
+        %134 = arith.index_cast %133 : i64 to index
+        scf.for %arg11 = %c0 to %134 step %c1 {
+          %141 = arith.index_cast %arg11 : index to i64
+          %142 = arith.muli %141, %125 : i64
+          %143 = arith.minsi %142, %42 : i64
+          scf.if %123 {
+            %160 = arith.addi %143, %125 : i64
+            %161 = arith.minsi %160, %42 : i64
+            %162 = arith.index_cast %143 : i64 to index
+            %163 = arith.index_cast %161 : i64 to index
+            scf.for %arg12 = %162 to %163 step %c1 {
+              %164 = arith.index_cast %arg12 : index to i64
+              %165 = arith.addi %36, %164 : i64
+              %166 = arith.muli %165, %c16_i64 : i64
+              %167 = arith.maxsi %166, %27 : i64
+              %168 = arith.addi %166, %c16_i64 : i64
+              %169 = arith.minsi %168, %37 : i64
+              %170 = arith.subi %169, %167 : i64
+              %171 = arith.subi %167, %27 : i64
+              %172 = arith.muli %171, %35 : i64
+              %173 = arith.addi %33, %172 : i64
+              %174 = arith.muli %119, %c64_i64 : i64
+              %175 = arith.addi %173, %174 : i64
+              %176 = arith.muli %119, %c16_i64 : i64
+              %177 = arith.addi %166, %176 : i64
+              %178 = arith.ori %177, %c2684354560_i64 : i64
+              %179 = arith.subi %167, %166 : i64
+              %180 = arith.addi %178, %179 : i64
+              %181 = arith.subi %29, %176 : i64
+              %182 = arith.minsi %181, %c16_i64 : i64
+              "instgem.mvout"(%175, %180, %182, %170) : (i64, i64, i64, i64) -> ()
             }
           }
-          %130 = arith.minsi %37, %c16_i64 : i64
-          %131 = arith.muli %108, %c16_i64 : i64
-          %132 = arith.subi %29, %131 : i64
-          %133 = arith.minsi %132, %c16_i64 : i64
-          %134 = arith.cmpi eq, %127, %c0_i64 : i64
-          %135 = arith.andi %104, %134 : i1
-          %136 = arith.select %135, %c2147483648_i64, %c3221225472_i64 : i64
-          %137 = arith.ori %131, %136 : i64
-          %138 = arith.select %135, %c16_i64, %130 : i64
-          %139 = arith.select %135, %c16_i64, %133 : i64
-          %140 = arith.muli %127, %c16_i64 : i64
-          %141 = arith.addi %140, %131 : i64
-          %142 = arith.addi %141, %c64_i64 : i64
-          %143 = arith.subi %80, %140 : i64
+          %144 = arith.minsi %101, %c16_i64 : i64
+          %145 = arith.muli %118, %c16_i64 : i64
+          %146 = arith.subi %107, %145 : i64
+          %147 = arith.minsi %146, %c16_i64 : i64
+          %148 = arith.cmpi eq, %141, %c0_i64 : i64
+          %149 = arith.andi %114, %148 : i1
+          %150 = arith.select %149, %c2147483648_i64, %c3221225472_i64 : i64
+          %151 = arith.ori %145, %150 : i64
+          %152 = arith.select %149, %c16_i64, %144 : i64
+          %153 = arith.select %149, %c16_i64, %147 : i64
+          %154 = arith.muli %141, %c16_i64 : i64
+          %155 = arith.addi %154, %145 : i64
+          %156 = arith.addi %155, %c64_i64 : i64
+          "instgem.preload"(%156, %147, %c16_i64, %151, %153, %152) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%154, %c16_i64, %144, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %157 = arith.subi %111, %c1_i64 : i64
+          %158 = arith.cmpi eq, %141, %157 : i64
+          %159 = arith.andi %130, %158 : i1
+          scf.if %159 {
+            %160 = arith.divsi %101, %c16_i64 : i64
+            %161 = arith.minsi %108, %160 : i64
+            %162 = arith.maxsi %161, %c1_i64 : i64
+            %163 = arith.index_cast %162 : i64 to index
+            scf.for %arg12 = %c1 to %163 step %c1 {
+              %165 = arith.index_cast %arg12 : index to i64
+              %166 = arith.muli %165, %c16_i64 : i64
+              %167 = arith.addi %166, %145 : i64
+              %168 = arith.ori %167, %150 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %168, %153, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %169 = arith.muli %165, %c32_i64 : i64
+              %170 = arith.addi %169, %154 : i64
+              "instgem.compute_accumulated"(%170, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %171 = arith.subi %165, %c1_i64 : i64
+              %172 = arith.cmpi slt, %171, %42 : i64
+              scf.if %172 {
+                %173 = arith.addi %36, %171 : i64
+                %174 = arith.muli %173, %c16_i64 : i64
+                %175 = arith.maxsi %174, %27 : i64
+                %176 = arith.addi %174, %c16_i64 : i64
+                %177 = arith.minsi %176, %37 : i64
+                %178 = arith.subi %177, %175 : i64
+                %179 = arith.subi %175, %27 : i64
+                %180 = arith.muli %179, %35 : i64
+                %181 = arith.addi %33, %180 : i64
+                %182 = arith.muli %118, %c64_i64 : i64
+                %183 = arith.addi %181, %182 : i64
+                %184 = arith.addi %174, %145 : i64
+                %185 = arith.ori %184, %c2684354560_i64 : i64
+                %186 = arith.subi %175, %174 : i64
+                %187 = arith.addi %185, %186 : i64
+                %188 = arith.subi %29, %145 : i64
+                %189 = arith.minsi %188, %c16_i64 : i64
+                "instgem.mvout"(%183, %187, %189, %178) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %164 = arith.index_cast %108 : i64 to index
+            scf.for %arg12 = %163 to %164 step %c1 {
+              %165 = arith.index_cast %arg12 : index to i64
+              %166 = arith.muli %165, %c16_i64 : i64
+              %167 = arith.subi %101, %166 : i64
+              %168 = arith.minsi %167, %c16_i64 : i64
+              %169 = arith.addi %166, %145 : i64
+              %170 = arith.ori %169, %150 : i64
+              %171 = arith.select %149, %c16_i64, %168 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %170, %153, %171) : (i64, i64, i64, i64, i64, i64) -> ()
+              %172 = arith.muli %165, %c32_i64 : i64
+              %173 = arith.addi %172, %154 : i64
+              "instgem.compute_accumulated"(%173, %c16_i64, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %174 = arith.subi %165, %c1_i64 : i64
+              %175 = arith.cmpi slt, %174, %42 : i64
+              scf.if %175 {
+                %176 = arith.addi %36, %174 : i64
+                %177 = arith.muli %176, %c16_i64 : i64
+                %178 = arith.maxsi %177, %27 : i64
+                %179 = arith.addi %177, %c16_i64 : i64
+                %180 = arith.minsi %179, %37 : i64
+                %181 = arith.subi %180, %178 : i64
+                %182 = arith.subi %178, %27 : i64
+                %183 = arith.muli %182, %35 : i64
+                %184 = arith.addi %33, %183 : i64
+                %185 = arith.muli %118, %c64_i64 : i64
+                %186 = arith.addi %184, %185 : i64
+                %187 = arith.addi %177, %145 : i64
+                %188 = arith.ori %187, %c2684354560_i64 : i64
+                %189 = arith.subi %178, %177 : i64
+                %190 = arith.addi %188, %189 : i64
+                %191 = arith.subi %29, %145 : i64
+                %192 = arith.minsi %191, %c16_i64 : i64
+                "instgem.mvout"(%186, %190, %192, %181) : (i64, i64, i64, i64) -> ()
+              }
+            }
+          } else {
+            %160 = arith.divsi %101, %c16_i64 : i64
+            %161 = arith.minsi %108, %160 : i64
+            %162 = arith.maxsi %161, %c1_i64 : i64
+            %163 = arith.index_cast %162 : i64 to index
+            scf.for %arg12 = %c1 to %163 step %c1 {
+              %165 = arith.index_cast %arg12 : index to i64
+              %166 = arith.muli %165, %c16_i64 : i64
+              %167 = arith.addi %166, %145 : i64
+              %168 = arith.ori %167, %150 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %168, %153, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %169 = arith.muli %165, %c32_i64 : i64
+              %170 = arith.addi %169, %154 : i64
+              "instgem.compute_accumulated"(%170, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %164 = arith.index_cast %108 : i64 to index
+            scf.for %arg12 = %163 to %164 step %c1 {
+              %165 = arith.index_cast %arg12 : index to i64
+              %166 = arith.muli %165, %c16_i64 : i64
+              %167 = arith.subi %101, %166 : i64
+              %168 = arith.minsi %167, %c16_i64 : i64
+              %169 = arith.addi %166, %145 : i64
+              %170 = arith.ori %169, %150 : i64
+              %171 = arith.select %149, %c16_i64, %168 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %170, %153, %171) : (i64, i64, i64, i64, i64, i64) -> ()
+              %172 = arith.muli %165, %c32_i64 : i64
+              %173 = arith.addi %172, %154 : i64
+              "instgem.compute_accumulated"(%173, %c16_i64, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        }
+        %135 = arith.index_cast %111 : i64 to index
+        scf.for %arg11 = %134 to %135 step %c1 {
+          %141 = arith.index_cast %arg11 : index to i64
+          %142 = arith.muli %141, %c16_i64 : i64
+          %143 = arith.subi %103, %142 : i64
           %144 = arith.minsi %143, %c16_i64 : i64
-          "instgem.preload"(%142, %133, %144, %137, %139, %138) : (i64, i64, i64, i64, i64, i64) -> ()
-          %145 = arith.subi %55, %140 : i64
+          %145 = arith.subi %105, %142 : i64
           %146 = arith.minsi %145, %c16_i64 : i64
-          "instgem.compute_preloaded"(%140, %146, %130, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %147 = arith.index_cast %38 : i64 to index
-          scf.for %arg12 = %c1 to %147 step %c1 {
-            %148 = arith.index_cast %arg12 : index to i64
-            %149 = arith.muli %148, %c16_i64 : i64
-            %150 = arith.subi %37, %149 : i64
-            %151 = arith.minsi %150, %c16_i64 : i64
-            %152 = arith.addi %149, %131 : i64
-            %153 = arith.ori %152, %136 : i64
-            %154 = arith.select %135, %c16_i64, %151 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %153, %139, %154) : (i64, i64, i64, i64, i64, i64) -> ()
-            %155 = arith.muli %148, %c32_i64 : i64
-            %156 = arith.addi %155, %140 : i64
-            "instgem.compute_accumulated"(%156, %146, %151, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %157 = arith.subi %148, %c1_i64 : i64
-            %158 = arith.subi %101, %c1_i64 : i64
-            %159 = arith.cmpi eq, %127, %158 : i64
-            %160 = arith.andi %120, %159 : i1
-            %161 = arith.cmpi slt, %157, %42 : i64
-            %162 = arith.andi %160, %161 : i1
-            scf.if %162 {
-              %163 = arith.addi %36, %157 : i64
-              %164 = arith.muli %163, %c16_i64 : i64
-              %165 = arith.maxsi %164, %27 : i64
-              %166 = arith.addi %164, %c16_i64 : i64
-              %167 = arith.minsi %166, %37 : i64
-              %168 = arith.subi %167, %165 : i64
-              %169 = arith.subi %165, %27 : i64
-              %170 = arith.muli %169, %35 : i64
-              %171 = arith.addi %33, %170 : i64
-              %172 = arith.muli %108, %c64_i64 : i64
-              %173 = arith.addi %171, %172 : i64
-              %174 = arith.addi %164, %131 : i64
-              %175 = arith.ori %174, %c2684354560_i64 : i64
-              %176 = arith.subi %165, %164 : i64
-              %177 = arith.addi %175, %176 : i64
-              "instgem.mvout"(%173, %177, %133, %168) : (i64, i64, i64, i64) -> ()
+          %147 = arith.muli %141, %125 : i64
+          %148 = arith.minsi %147, %42 : i64
+          scf.if %123 {
+            %164 = arith.addi %148, %125 : i64
+            %165 = arith.minsi %164, %42 : i64
+            %166 = arith.index_cast %148 : i64 to index
+            %167 = arith.index_cast %165 : i64 to index
+            scf.for %arg12 = %166 to %167 step %c1 {
+              %168 = arith.index_cast %arg12 : index to i64
+              %169 = arith.addi %36, %168 : i64
+              %170 = arith.muli %169, %c16_i64 : i64
+              %171 = arith.maxsi %170, %27 : i64
+              %172 = arith.addi %170, %c16_i64 : i64
+              %173 = arith.minsi %172, %37 : i64
+              %174 = arith.subi %173, %171 : i64
+              %175 = arith.subi %171, %27 : i64
+              %176 = arith.muli %175, %35 : i64
+              %177 = arith.addi %33, %176 : i64
+              %178 = arith.muli %119, %c64_i64 : i64
+              %179 = arith.addi %177, %178 : i64
+              %180 = arith.muli %119, %c16_i64 : i64
+              %181 = arith.addi %170, %180 : i64
+              %182 = arith.ori %181, %c2684354560_i64 : i64
+              %183 = arith.subi %171, %170 : i64
+              %184 = arith.addi %182, %183 : i64
+              %185 = arith.subi %29, %180 : i64
+              %186 = arith.minsi %185, %c16_i64 : i64
+              "instgem.mvout"(%179, %184, %186, %174) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %149 = arith.minsi %101, %c16_i64 : i64
+          %150 = arith.muli %118, %c16_i64 : i64
+          %151 = arith.subi %107, %150 : i64
+          %152 = arith.minsi %151, %c16_i64 : i64
+          %153 = arith.cmpi eq, %141, %c0_i64 : i64
+          %154 = arith.andi %114, %153 : i1
+          %155 = arith.select %154, %c2147483648_i64, %c3221225472_i64 : i64
+          %156 = arith.ori %150, %155 : i64
+          %157 = arith.select %154, %c16_i64, %149 : i64
+          %158 = arith.select %154, %c16_i64, %152 : i64
+          %159 = arith.addi %142, %150 : i64
+          %160 = arith.addi %159, %c64_i64 : i64
+          "instgem.preload"(%160, %152, %146, %156, %158, %157) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%142, %144, %149, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %161 = arith.subi %111, %c1_i64 : i64
+          %162 = arith.cmpi eq, %141, %161 : i64
+          %163 = arith.andi %130, %162 : i1
+          scf.if %163 {
+            %164 = arith.divsi %101, %c16_i64 : i64
+            %165 = arith.minsi %108, %164 : i64
+            %166 = arith.maxsi %165, %c1_i64 : i64
+            %167 = arith.index_cast %166 : i64 to index
+            scf.for %arg12 = %c1 to %167 step %c1 {
+              %169 = arith.index_cast %arg12 : index to i64
+              %170 = arith.muli %169, %c16_i64 : i64
+              %171 = arith.addi %170, %150 : i64
+              %172 = arith.ori %171, %155 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %172, %158, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %173 = arith.muli %169, %c32_i64 : i64
+              %174 = arith.addi %173, %142 : i64
+              "instgem.compute_accumulated"(%174, %144, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %175 = arith.subi %169, %c1_i64 : i64
+              %176 = arith.cmpi slt, %175, %42 : i64
+              scf.if %176 {
+                %177 = arith.addi %36, %175 : i64
+                %178 = arith.muli %177, %c16_i64 : i64
+                %179 = arith.maxsi %178, %27 : i64
+                %180 = arith.addi %178, %c16_i64 : i64
+                %181 = arith.minsi %180, %37 : i64
+                %182 = arith.subi %181, %179 : i64
+                %183 = arith.subi %179, %27 : i64
+                %184 = arith.muli %183, %35 : i64
+                %185 = arith.addi %33, %184 : i64
+                %186 = arith.muli %118, %c64_i64 : i64
+                %187 = arith.addi %185, %186 : i64
+                %188 = arith.addi %178, %150 : i64
+                %189 = arith.ori %188, %c2684354560_i64 : i64
+                %190 = arith.subi %179, %178 : i64
+                %191 = arith.addi %189, %190 : i64
+                %192 = arith.subi %29, %150 : i64
+                %193 = arith.minsi %192, %c16_i64 : i64
+                "instgem.mvout"(%187, %191, %193, %182) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %168 = arith.index_cast %108 : i64 to index
+            scf.for %arg12 = %167 to %168 step %c1 {
+              %169 = arith.index_cast %arg12 : index to i64
+              %170 = arith.muli %169, %c16_i64 : i64
+              %171 = arith.subi %101, %170 : i64
+              %172 = arith.minsi %171, %c16_i64 : i64
+              %173 = arith.addi %170, %150 : i64
+              %174 = arith.ori %173, %155 : i64
+              %175 = arith.select %154, %c16_i64, %172 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %158, %175) : (i64, i64, i64, i64, i64, i64) -> ()
+              %176 = arith.muli %169, %c32_i64 : i64
+              %177 = arith.addi %176, %142 : i64
+              "instgem.compute_accumulated"(%177, %144, %172, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %178 = arith.subi %169, %c1_i64 : i64
+              %179 = arith.cmpi slt, %178, %42 : i64
+              scf.if %179 {
+                %180 = arith.addi %36, %178 : i64
+                %181 = arith.muli %180, %c16_i64 : i64
+                %182 = arith.maxsi %181, %27 : i64
+                %183 = arith.addi %181, %c16_i64 : i64
+                %184 = arith.minsi %183, %37 : i64
+                %185 = arith.subi %184, %182 : i64
+                %186 = arith.subi %182, %27 : i64
+                %187 = arith.muli %186, %35 : i64
+                %188 = arith.addi %33, %187 : i64
+                %189 = arith.muli %118, %c64_i64 : i64
+                %190 = arith.addi %188, %189 : i64
+                %191 = arith.addi %181, %150 : i64
+                %192 = arith.ori %191, %c2684354560_i64 : i64
+                %193 = arith.subi %182, %181 : i64
+                %194 = arith.addi %192, %193 : i64
+                %195 = arith.subi %29, %150 : i64
+                %196 = arith.minsi %195, %c16_i64 : i64
+                "instgem.mvout"(%190, %194, %196, %185) : (i64, i64, i64, i64) -> ()
+              }
+            }
+          } else {
+            %164 = arith.divsi %101, %c16_i64 : i64
+            %165 = arith.minsi %108, %164 : i64
+            %166 = arith.maxsi %165, %c1_i64 : i64
+            %167 = arith.index_cast %166 : i64 to index
+            scf.for %arg12 = %c1 to %167 step %c1 {
+              %169 = arith.index_cast %arg12 : index to i64
+              %170 = arith.muli %169, %c16_i64 : i64
+              %171 = arith.addi %170, %150 : i64
+              %172 = arith.ori %171, %155 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %172, %158, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %173 = arith.muli %169, %c32_i64 : i64
+              %174 = arith.addi %173, %142 : i64
+              "instgem.compute_accumulated"(%174, %144, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %168 = arith.index_cast %108 : i64 to index
+            scf.for %arg12 = %167 to %168 step %c1 {
+              %169 = arith.index_cast %arg12 : index to i64
+              %170 = arith.muli %169, %c16_i64 : i64
+              %171 = arith.subi %101, %170 : i64
+              %172 = arith.minsi %171, %c16_i64 : i64
+              %173 = arith.addi %170, %150 : i64
+              %174 = arith.ori %173, %155 : i64
+              %175 = arith.select %154, %c16_i64, %172 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %158, %175) : (i64, i64, i64, i64, i64, i64) -> ()
+              %176 = arith.muli %169, %c32_i64 : i64
+              %177 = arith.addi %176, %142 : i64
+              "instgem.compute_accumulated"(%177, %144, %172, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         }
-        scf.if %113 {
-          %127 = arith.muli %101, %115 : i64
-          %128 = arith.minsi %127, %42 : i64
-          %129 = arith.index_cast %128 : i64 to index
-          %130 = arith.index_cast %42 : i64 to index
-          scf.for %arg11 = %129 to %130 step %c1 {
-            %131 = arith.index_cast %arg11 : index to i64
-            %132 = arith.addi %36, %131 : i64
-            %133 = arith.muli %132, %c16_i64 : i64
-            %134 = arith.maxsi %133, %27 : i64
-            %135 = arith.addi %133, %c16_i64 : i64
-            %136 = arith.minsi %135, %37 : i64
-            %137 = arith.subi %136, %134 : i64
-            %138 = arith.subi %134, %27 : i64
-            %139 = arith.muli %138, %35 : i64
-            %140 = arith.addi %33, %139 : i64
-            %141 = arith.muli %109, %c64_i64 : i64
-            %142 = arith.addi %140, %141 : i64
-            %143 = arith.muli %109, %c16_i64 : i64
-            %144 = arith.addi %133, %143 : i64
-            %145 = arith.ori %144, %c2684354560_i64 : i64
-            %146 = arith.subi %134, %133 : i64
-            %147 = arith.addi %145, %146 : i64
-            %148 = arith.subi %29, %143 : i64
-            %149 = arith.minsi %148, %c16_i64 : i64
-            "instgem.mvout"(%142, %147, %149, %137) : (i64, i64, i64, i64) -> ()
+        scf.if %123 {
+          %141 = arith.muli %111, %125 : i64
+          %142 = arith.minsi %141, %42 : i64
+          %143 = arith.index_cast %142 : i64 to index
+          %144 = arith.index_cast %42 : i64 to index
+          scf.for %arg11 = %143 to %144 step %c1 {
+            %145 = arith.index_cast %arg11 : index to i64
+            %146 = arith.addi %36, %145 : i64
+            %147 = arith.muli %146, %c16_i64 : i64
+            %148 = arith.maxsi %147, %27 : i64
+            %149 = arith.addi %147, %c16_i64 : i64
+            %150 = arith.minsi %149, %37 : i64
+            %151 = arith.subi %150, %148 : i64
+            %152 = arith.subi %148, %27 : i64
+            %153 = arith.muli %152, %35 : i64
+            %154 = arith.addi %33, %153 : i64
+            %155 = arith.muli %119, %c64_i64 : i64
+            %156 = arith.addi %154, %155 : i64
+            %157 = arith.muli %119, %c16_i64 : i64
+            %158 = arith.addi %147, %157 : i64
+            %159 = arith.ori %158, %c2684354560_i64 : i64
+            %160 = arith.subi %148, %147 : i64
+            %161 = arith.addi %159, %160 : i64
+            %162 = arith.subi %29, %157 : i64
+            %163 = arith.minsi %162, %c16_i64 : i64
+            "instgem.mvout"(%156, %161, %163, %151) : (i64, i64, i64, i64) -> ()
           }
         }
-        %122 = arith.cmpi sgt, %101, %c0_i64 : i64
-        %123 = arith.subi %38, %c1_i64 : i64
-        %124 = arith.maxsi %123, %c0_i64 : i64
-        %125 = arith.minsi %124, %42 : i64
-        %126 = arith.select %122, %125, %c0_i64 : i64
-        scf.if %120 {
-          %127 = arith.index_cast %126 : i64 to index
-          %128 = arith.index_cast %42 : i64 to index
-          scf.for %arg11 = %127 to %128 step %c1 {
-            %129 = arith.index_cast %arg11 : index to i64
-            %130 = arith.addi %36, %129 : i64
-            %131 = arith.muli %130, %c16_i64 : i64
-            %132 = arith.maxsi %131, %27 : i64
-            %133 = arith.addi %131, %c16_i64 : i64
-            %134 = arith.minsi %133, %37 : i64
-            %135 = arith.subi %134, %132 : i64
-            %136 = arith.subi %132, %27 : i64
-            %137 = arith.muli %136, %35 : i64
-            %138 = arith.addi %33, %137 : i64
-            %139 = arith.muli %108, %c64_i64 : i64
-            %140 = arith.addi %138, %139 : i64
-            %141 = arith.muli %108, %c16_i64 : i64
-            %142 = arith.addi %131, %141 : i64
-            %143 = arith.ori %142, %c2684354560_i64 : i64
-            %144 = arith.subi %132, %131 : i64
-            %145 = arith.addi %143, %144 : i64
-            %146 = arith.subi %29, %141 : i64
-            %147 = arith.minsi %146, %c16_i64 : i64
-            "instgem.mvout"(%140, %145, %147, %135) : (i64, i64, i64, i64) -> ()
+        %136 = arith.cmpi sgt, %111, %c0_i64 : i64
+        %137 = arith.subi %108, %c1_i64 : i64
+        %138 = arith.maxsi %137, %c0_i64 : i64
+        %139 = arith.minsi %138, %42 : i64
+        %140 = arith.select %136, %139, %c0_i64 : i64
+        scf.if %130 {
+          %141 = arith.index_cast %140 : i64 to index
+          %142 = arith.index_cast %42 : i64 to index
+          scf.for %arg11 = %141 to %142 step %c1 {
+            %143 = arith.index_cast %arg11 : index to i64
+            %144 = arith.addi %36, %143 : i64
+            %145 = arith.muli %144, %c16_i64 : i64
+            %146 = arith.maxsi %145, %27 : i64
+            %147 = arith.addi %145, %c16_i64 : i64
+            %148 = arith.minsi %147, %37 : i64
+            %149 = arith.subi %148, %146 : i64
+            %150 = arith.subi %146, %27 : i64
+            %151 = arith.muli %150, %35 : i64
+            %152 = arith.addi %33, %151 : i64
+            %153 = arith.muli %118, %c64_i64 : i64
+            %154 = arith.addi %152, %153 : i64
+            %155 = arith.muli %118, %c16_i64 : i64
+            %156 = arith.addi %145, %155 : i64
+            %157 = arith.ori %156, %c2684354560_i64 : i64
+            %158 = arith.subi %146, %145 : i64
+            %159 = arith.addi %157, %158 : i64
+            %160 = arith.subi %29, %155 : i64
+            %161 = arith.minsi %160, %c16_i64 : i64
+            "instgem.mvout"(%154, %159, %161, %149) : (i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %104 {
+      scf.if %114 {
         scf.for %arg10 = %c0 to %c2 step %c1 {
-          %108 = arith.index_cast %arg10 : index to i64
-          %109 = arith.remsi %108, %c2_i64 : i64
-          %110 = arith.divsi %108, %c2_i64 : i64
-          %111 = arith.muli %110, %c16_i64 : i64
-          %112 = arith.subi %c16_i64, %111 : i64
-          %113 = arith.minsi %112, %c16_i64 : i64
-          %114 = arith.muli %109, %c16_i64 : i64
-          %115 = arith.addi %114, %111 : i64
-          %116 = arith.ori %115, %c2147483648_i64 : i64
-          %117 = arith.cmpi eq, %101, %c0_i64 : i64
-          %118 = arith.cmpi sge, %109, %38 : i64
-          %119 = arith.cmpi sge, %110, %106 : i64
-          %120 = arith.ori %117, %118 : i1
-          %121 = arith.ori %120, %119 : i1
-          scf.if %121 {
-            "instgem.mvin"(%c0_i64, %116, %113, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %118 = arith.index_cast %arg10 : index to i64
+          %119 = arith.remsi %118, %c2_i64 : i64
+          %120 = arith.divsi %118, %c2_i64 : i64
+          %121 = arith.muli %120, %c16_i64 : i64
+          %122 = arith.subi %c16_i64, %121 : i64
+          %123 = arith.minsi %122, %c16_i64 : i64
+          %124 = arith.muli %119, %c16_i64 : i64
+          %125 = arith.addi %124, %121 : i64
+          %126 = arith.ori %125, %c2147483648_i64 : i64
+          %127 = arith.cmpi eq, %111, %c0_i64 : i64
+          %128 = arith.cmpi sge, %119, %108 : i64
+          %129 = arith.cmpi sge, %120, %116 : i64
+          %130 = arith.ori %127, %128 : i1
+          %131 = arith.ori %130, %129 : i1
+          %132 = arith.cmpi slt, %120, %43 : i64
+          %133 = arith.andi %131, %132 : i1
+          scf.if %133 {
+            "instgem.mvin"(%c0_i64, %126, %123, %c16_i64) : (i64, i64, i64, i64) -> ()
           }
         }
       }
-      scf.if %103 {
-        %108 = arith.minsi %106, %43 : i64
-        %109 = arith.index_cast %108 : i64 to index
-        %110 = arith.index_cast %43 : i64 to index
-        scf.for %arg10 = %109 to %110 step %c1 {
-          %111 = arith.index_cast %arg10 : index to i64
-          %112 = arith.index_cast %42 : i64 to index
-          scf.for %arg11 = %c0 to %112 step %c1 {
-            %113 = arith.index_cast %arg11 : index to i64
-            %114 = arith.addi %36, %113 : i64
-            %115 = arith.muli %114, %c16_i64 : i64
-            %116 = arith.maxsi %115, %27 : i64
-            %117 = arith.addi %115, %c16_i64 : i64
-            %118 = arith.minsi %117, %37 : i64
-            %119 = arith.subi %118, %116 : i64
-            %120 = arith.subi %116, %27 : i64
-            %121 = arith.muli %120, %35 : i64
-            %122 = arith.addi %33, %121 : i64
-            %123 = arith.muli %111, %c64_i64 : i64
-            %124 = arith.addi %122, %123 : i64
-            %125 = arith.muli %111, %c16_i64 : i64
-            %126 = arith.addi %115, %125 : i64
-            %127 = arith.ori %126, %c2684354560_i64 : i64
-            %128 = arith.subi %116, %115 : i64
-            %129 = arith.addi %127, %128 : i64
-            %130 = arith.subi %29, %125 : i64
-            %131 = arith.minsi %130, %c16_i64 : i64
-            "instgem.mvout"(%124, %129, %131, %119) : (i64, i64, i64, i64) -> ()
+      scf.if %113 {
+        %118 = arith.minsi %116, %43 : i64
+        %119 = arith.index_cast %118 : i64 to index
+        %120 = arith.index_cast %43 : i64 to index
+        scf.for %arg10 = %119 to %120 step %c1 {
+          %121 = arith.index_cast %arg10 : index to i64
+          %122 = arith.index_cast %42 : i64 to index
+          scf.for %arg11 = %c0 to %122 step %c1 {
+            %123 = arith.index_cast %arg11 : index to i64
+            %124 = arith.addi %36, %123 : i64
+            %125 = arith.muli %124, %c16_i64 : i64
+            %126 = arith.maxsi %125, %27 : i64
+            %127 = arith.addi %125, %c16_i64 : i64
+            %128 = arith.minsi %127, %37 : i64
+            %129 = arith.subi %128, %126 : i64
+            %130 = arith.subi %126, %27 : i64
+            %131 = arith.muli %130, %35 : i64
+            %132 = arith.addi %33, %131 : i64
+            %133 = arith.muli %121, %c64_i64 : i64
+            %134 = arith.addi %132, %133 : i64
+            %135 = arith.muli %121, %c16_i64 : i64
+            %136 = arith.addi %125, %135 : i64
+            %137 = arith.ori %136, %c2684354560_i64 : i64
+            %138 = arith.subi %126, %125 : i64
+            %139 = arith.addi %137, %138 : i64
+            %140 = arith.subi %29, %135 : i64
+            %141 = arith.minsi %140, %c16_i64 : i64
+            "instgem.mvout"(%134, %139, %141, %129) : (i64, i64, i64, i64) -> ()
           }
         }
       }
@@ -506,7 +744,6 @@ module {
         "instgem.mvout"(%60, %65, %67, %55) : (i64, i64, i64, i64) -> ()
       }
     }
-    "instgem.fence"() : () -> ()
     return
   }
 }
