@@ -407,11 +407,11 @@ class TimingModel:
             self.stats["commands"] += 1
             self._dispatch(name, fields, UNIT_OF[name], t)
             loop.issued[fsm] += 1
-            if loop.complete():
-                self.held.remove(loop)
+            while self.held and self.held[0].complete():    # slots free oldest first (head_loop)
+                done = self.held.pop(0)
                 self.loop_floor = max(self.loop_floor, t)
-                if loop.kind == "ws":
-                    self.intervals["loop_matmul"].append((loop.arrival, t))
+                if done.kind == "ws":
+                    self.intervals["loop_matmul"].append((done.arrival, t))
 
     # ---- row ranges -------------------------------------------------------------
     def _range(self, addr, rows, blocks=1, block_stride=None):
