@@ -15,7 +15,11 @@ BENCH = ROOT / "benchmarks"
 # marked slow (SLOW) so the default suite stays fast; `-m slow` runs them
 SLOW = {"costmodel_vs_timeloop.py", "cpu_issue.py", "cpu_ops.py", "fuzz_report.py", "loop_check.py", "models.py", "network.py", "rtl_calibration.py",
         "single_op.py", "train_cost_residual.py"}
+# the built gemmini-rocc-tests programs, when the reference folder is beside the checkout
+ROCC_BIN = next((d / "shared" / "reference" / "gemmini-rocc-tests" / "bin" for d in ROOT.parents
+                 if (d / "shared" / "reference" / "gemmini-rocc-tests" / "bin").is_dir()), None)
 SMOKE = {
+    "clib_check.py": (["--smoke"] + (["--bin", str(ROCC_BIN)] if ROCC_BIN else []), 0),
     "compile_time.py": (["--repeat", "1"], 0),
     "conv_pool.py": (["--smoke"], 0),
     "cpu_issue.py": (["--smoke"], 0),

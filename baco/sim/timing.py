@@ -214,9 +214,11 @@ class _HeldLoop:
             command, fields = decode(funct, rs1, rs2)
             self.cmds[fsm].append((iters, command.name, fields))
         self.issued = dict.fromkeys(self.cmds, 0)
+        self.sizes = {fsm: len(cmds) for fsm, cmds in self.cmds.items()}
+        self.started = set()        # the FSMs that have taken this loop (they keep it until done)
 
     def finished(self, fsm):
-        return self.issued[fsm] == len(self.cmds[fsm])
+        return self.issued[fsm] == self.sizes[fsm]
 
     def complete(self):
         return all(self.finished(fsm) for fsm in self.cmds)
@@ -300,13 +302,19 @@ class TimingModel:
     def _started(self, loop, fsm):
         """Whether `fsm` has taken `loop`'s request: it is done with every older loop, the loop
         is configured, and (execute) every load FSM or (store) the execute FSM has taken it."""
-        older = self.held[:self.held.index(loop)]
-        if any(not o.finished(fsm) for o in older) or loop.arrival > self.loop_clock:
+        if fsm in loop.started:
+            return True
+        for older in self.held:
+            if older is loop:
+                break
+            if not older.finished(fsm):
+                return False
+        if loop.arrival > self.loop_clock:
             return False
-        if fsm == "ex":
-            return all(self._started(loop, ld) for ld in LOOP_LOADS[loop.kind])
-        if fsm == "st":
-            return self._started(loop, "ex")
+        if (fsm == "ex" and not all(self._started(loop, ld) for ld in LOOP_LOADS[loop.kind])) or \
+                (fsm == "st" and not self._started(loop, "ex")):
+            return False
+        loop.started.add(fsm)
         return True
 
     def _current(self, fsm):
@@ -408,11 +416,11 @@ class TimingModel:
             self.stats["commands"] += 1
             self._dispatch(name, fields, UNIT_OF[name], t)
             loop.issued[fsm] += 1
-            if loop.complete():
-                self.held.remove(loop)
+            while self.held and self.held[0].complete():    # slots free oldest first (head_loop)
+                done = self.held.pop(0)
                 self.loop_floor = max(self.loop_floor, t)
-                if loop.kind == "ws":
-                    self.intervals["loop_matmul"].append((loop.arrival, t))
+                if done.kind == "ws":
+                    self.intervals["loop_matmul"].append((done.arrival, t))
 
     # ---- row ranges -------------------------------------------------------------
     def _range(self, addr, rows, blocks=1, block_stride=None):

@@ -303,12 +303,14 @@ def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int
         return d - (pad if i == blocks - 1 else 0)
 
     @functools.lru_cache(maxsize=None)
-    def tile(I, pad_i, J, pad_j, Kb, pad_k, stores_c):
+    def tile(I, pad_i, J, pad_j, Kb, pad_k, stores_c, moves_a, moves_b):
         """One LOOP_WS, times relative to its loads' start: (loads' occupancy, first compute, the
-        computes' span, the store occupancies, first store's block done, first group's end)."""
-        a_loads = [dma(rows(i, I, pad_i), cols) for cols in chunks(Kb, pad_k, mbl) for i in range(I)]
-        b_loads = [dma(d, cols) for _ in range(Kb) for cols in chunks(J, pad_j, mbl)]
-        first_in = max(b_loads[0] + lat + d, b_loads[0] + a_loads[0] + lat)
+        computes' span, the store occupancies, first store's block done, first group's end); A (B)
+        is moved in unless the library kept it in the scratchpad (moves_a, moves_b)."""
+        a_loads = [dma(rows(i, I, pad_i), cols) for cols in chunks(Kb, pad_k, mbl) for i in range(I)] * moves_a
+        b_loads = [dma(d, cols) for _ in range(Kb) for cols in chunks(J, pad_j, mbl)] * moves_b
+        arrive = lat if a_loads or b_loads else 0.0
+        first_in = max(sum(b_loads[:1]) + arrive + d, sum(b_loads[:1] + a_loads[:1]) + arrive)
         per_i = [max(rows(i, I, pad_i), MIN_FEED_ROWS) + k.compute_overhead for i in range(I)]
         group = sum(per_i[:-1]) + max(per_i[-1], d)
         k_step = max(J * group, per_i[0] + depth)
@@ -316,12 +318,13 @@ def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int
         stores = tuple(dma(rows(i, I, pad_i), cols * c_bytes) + k.acc_scale_latency
                        for cols in chunks(J, pad_j, store_blocks) for i in range(I)) if stores_c else ()
         first_ready = compute - (J - min(store_blocks, J)) * group - group + per_i[0] + depth
-        first_group = b_loads[0] + sum(a_loads[:I]) + lat + per_i[-1] + compute - group
+        first_group = sum(b_loads[:1] + a_loads[:I]) + arrive + per_i[-1] + compute - group
         return sum(a_loads) + sum(b_loads), first_in, compute, stores, per_i[0], first_ready, first_group
 
     ti, tj, tk = tiled_matmul_auto(M, N, K, cfg, "WS")
     mb, nb, kb = -(-M // d), -(-N // d), -(-K // d)
     I0, J0, K0 = -(-mb // ti), -(-nb // tj), -(-kb // tk)
+    a_reuse, b_reuse = I0 * K0 <= 2, J0 * K0 <= 2       # tiled_matmul_outer keeps them in the scratchpad
     ld_end = ex_end = st_end = 0.0
     computed = [0.0] * CONCURRENT_LOOPS        # computes done, per scratchpad half (loop slot)
     freed = [0.0] * CONCURRENT_LOOPS           # the slot's last loop has issued everything
@@ -337,7 +340,7 @@ def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int
                 Kb = min(tk, kb - k0 * tk)
                 pad_k = (k0 * tk + Kb) * d - K if k0 == K0 - 1 else 0
                 loads, first_in, compute, stores, first_rows, first_ready, first_group = \
-                    tile(I, pad_i, J, pad_j, Kb, pad_k, k0 == K0 - 1)
+                    tile(I, pad_i, J, pad_j, Kb, pad_k, k0 == K0 - 1, not (a_reuse and j0), not (b_reuse and i0))
                 slot = n % CONCURRENT_LOOPS
                 ld_start = max(setup, freed[slot], ld_end, computed[slot])
                 ld_end = ld_start + loads
@@ -519,14 +522,18 @@ def library_conv_energy(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KE
 def library_matmul_counts(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8) -> dict:
     """What the C library's tiled matmul (baco.sim.clib.matmul_stream) moves and computes, counted as
     the cycle model counts it (its stats): each LOOP_WS tile loads its A rows once per column of
-    tiles and its B rows once per row of tiles (LdB never pads rows: whole DIM-row blocks of K), the
-    weight block is preloaded once per tile row, every compute reads its A strip and reads and
-    writes its output strip in the accumulator (rows and columns that exist), C is stored once."""
+    tiles and its B rows once per row of tiles (LdB never pads rows: whole DIM-row blocks of K), or
+    once when they fit the scratchpad's halves (tiled_matmul_outer's a_reuse: I0·K0 <= 2, b_reuse:
+    J0·K0 <= 2), the weight block is preloaded once per tile row, every compute reads its A strip
+    and reads and writes its output strip in the accumulator (rows and columns that exist), C is
+    stored once."""
     d = cfg.dim
-    ti, tj, _ = tiled_matmul_auto(M, N, K, cfg, "WS")
-    tile_rows, tile_cols = -(-M // (ti * d)), -(-N // (tj * d))
+    ti, tj, tk = tiled_matmul_auto(M, N, K, cfg, "WS")
+    tile_rows, tile_cols, tile_ks = -(-M // (ti * d)), -(-N // (tj * d)), -(-K // (tk * d))
     k_strips = -(-K // d)
-    a_bytes, b_bytes, weights = M * K * tile_cols, k_strips * d * N * tile_rows, K * N * tile_rows
+    a_loads = 1 if tile_rows * tile_ks <= 2 else tile_cols
+    b_loads = 1 if tile_cols * tile_ks <= 2 else tile_rows
+    a_bytes, b_bytes, weights = M * K * a_loads, k_strips * d * N * b_loads, K * N * tile_rows
     updates = M * N * k_strips
     return {"macs": M * N * K, "registers": weights, "scratchpad_reads": weights + M * K * -(-N // d),
             "scratchpad_writes": a_bytes + b_bytes, "accumulator_reads": updates + M * N,
