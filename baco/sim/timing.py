@@ -67,14 +67,12 @@ The CPU side (`baco sim --timing`, the ISS): the CPU and Gemmini share one clock
 - Counter reads (rdcycle, the counter command) read this clock, so rdcycle
   around a kernel measures it, CPU issue included.
 
-The DRAM latency and the C library's per-tile CPU work were fitted on the training part
-of benchmarks/data/rtl/firesim_train.csv by benchmarks/rtl_calibration.py --fit, timing the
-programs those rows ran (baco.sim.programs.dosa_program); the others are set, not fitted.
+The constants (baco.gemmini.timing_constants, shared with the compiler's and the tuner's
+estimates) say which were fitted and how.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -82,29 +80,9 @@ from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import (ACC_BIT, COMMANDS, CONCURRENT_LOOPS, MIN_FEED_ROWS, READ_FULL_BIT, decode,
                               is_garbage)
 from baco.gemmini import energy
+from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants  # noqa: F401  (re-exported: callers read them here)
 from baco.sim.loops import LoopConvState, LoopWsState, loop_conv_program, loop_ws_program
 
-
-@dataclass
-class TimingConstants:
-    dram_latency: float = 20.0      # cycles from a DMA request to its data
-    beat_cycles: float = 1.0        # cycles per 16-byte beat on the bus
-    dma_cmd_overhead: float = 2.0   # per mvin/mvout command (address translation, request setup)
-    array_depth_factor: float = 2.0  # pipeline depth of the array = factor × DIM
-    compute_overhead: float = 1.0   # per compute command
-    acc_scale_latency: float = 8.0  # accumulator read path on mvout
-    # software around each DRAM-level matmul tile (tiles stream without a fence); convolution
-    # tiles are timed as LoopConv's expanded LOOP_CONV_WS stream, one fenced call per tile
-    gemm_tile_overhead: float = 0.0
-    # the CPU (baco.sim.iss.CpuClock): Rocket is an in-order scalar core; one cycle per
-    # instruction, plus its waits on Gemmini at fences and when the command queue is full
-    cpu_cycles_per_instruction: float = 1.0
-    # RISC-V instructions the C library's tile loop runs per tile it issues (tiled_conv /
-    # tiled_matmul compute the tile's bounds, pads and addresses; 7 RoCC commands)
-    library_tile_instructions: float = 400.0
-
-
-DEFAULT_CONSTANTS = TimingConstants()
 
 QUEUES = {"ld": ("mvin", "mvin2", "mvin3", "config_ld"),
           "ex": ("preload", "compute_preloaded", "compute_accumulated", "config_ex"),
