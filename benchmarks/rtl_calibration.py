@@ -37,6 +37,7 @@ part: for one layer the RTL time changes up to 27x with how the K factor is spli
 tiled_matmul only their product, so the modelled program is the same; the residual learns part of it
 from the spatial-factor features.
 
+    python benchmarks/rtl_calibration.py --fit-by-layer N [--smoke]     (the constants' fit, by layer)
     python benchmarks/rtl_calibration.py [--csv PATH] [--data DIR] [--rows N] [--fit] [--smoke]
                                          [--out out/rtl_predictions.csv] [--worst N]
     python benchmarks/rtl_calibration.py --cache out/rtl_cycle_model.0.csv [--shard 0/2]
@@ -114,20 +115,51 @@ def metrics(pred, meas):
                 mape=float(np.mean(np.abs(pred - meas) / meas)))
 
 
-def fit(train, cfg, budget):
+FIT_GRID = [replace(DEFAULT_CONSTANTS, dram_latency=lat, library_tile_instructions=tile_instr)
+            for lat, tile_instr in itertools.product((20, 40, 80), (100, 400, 1600))]
+
+
+def fit(train, cfg, budget, quiet=False):
     """Grid search of the DRAM latency and the library's per-tile CPU work on training rows."""
     meas = [float(r["target.gemmini_cycle"]) for r in train]
     best = None
-    for lat, tile_instr in itertools.product((20, 40, 80), (100, 400, 1600)):
-        k = replace(DEFAULT_CONSTANTS, dram_latency=lat, library_tile_instructions=tile_instr)
+    for k in FIT_GRID:
         m = metrics([cycle_model(r, cfg, k, budget) for r in train], meas)
-        print(f"  fit: latency {lat} tile instructions {tile_instr}: r {m['r']:.3f} r(log) {m['r_log']:.3f} "
-              f"MAPE {100 * m['mape']:.1f}%", flush=True)
+        if not quiet:
+            print(f"  fit: latency {k.dram_latency:g} tile instructions {k.library_tile_instructions:g}: r {m['r']:.3f} "
+                  f"r(log) {m['r_log']:.3f} MAPE {100 * m['mape']:.1f}%", flush=True)
         if best is None or m["mape"] < best[0]["mape"]:
             best = (m, k)
-    print(f"best on {len(train)} training rows: dram_latency {best[1].dram_latency}, "
-          f"library_tile_instructions {best[1].library_tile_instructions}")
+    if not quiet:
+        print(f"best on {len(train)} training rows: dram_latency {best[1].dram_latency}, "
+              f"library_tile_instructions {best[1].library_tile_instructions}")
     return best[1]
+
+
+def fit_by_layer(args, cfg, budget) -> None:
+    """The fitted timing constants on layers they were not fitted on: group 5-fold by layer over rows
+    spread across the file's layers, the grid search (fit) run on the other folds' rows, the
+    constants it picks scored on the held-out fold's; beside them the shipped constants on the same rows."""
+    script = _training_script()
+    all_rows = list(csv.DictReader(open(args.data / "rtl" / "firesim_train.csv")))
+    rows = all_rows[::max(1, len(all_rows) // args.fit_by_layer)][:args.fit_by_layer]
+    folds = residual.layer_folds([script.rtl_layer_key(r) for r in rows], script.LAYER_FOLDS)
+    meas = np.array([float(r["target.gemmini_cycle"]) for r in rows])
+    held_out_pred, picks = np.zeros(len(rows)), []
+    for f in range(script.LAYER_FOLDS):
+        k = fit([r for r, g in zip(rows, folds) if g != f], cfg, budget, quiet=True)
+        picks.append((k.dram_latency, k.library_tile_instructions))
+        for i in (i for i, g in enumerate(folds) if g == f):
+            held_out_pred[i] = cycle_model(rows[i], cfg, k, budget)
+    shipped = [cycle_model(r, cfg, DEFAULT_CONSTANTS, budget) for r in rows]
+    print(f"Timing constants fitted by layer (group {script.LAYER_FOLDS}-fold: {len(rows)} rows, "
+          f"{len(set(map(script.rtl_layer_key, rows)))} layers; budget {budget} commands); per fold "
+          f"(dram_latency, library_tile_instructions): {picks}")
+    for name, pred in (("constants fitted without the layers", held_out_pred),
+                       (f"shipped ({DEFAULT_CONSTANTS.dram_latency:g}, "
+                        f"{DEFAULT_CONSTANTS.library_tile_instructions:g})", shipped)):
+        m = metrics(pred, meas)
+        print(f"  {name:<38} r (raw) {m['r']:.3f}  r (log) {m['r_log']:.3f}  MAPE {100 * m['mape']:.1f}%")
 
 
 def cache_cycle_model(args, cfg) -> int:
@@ -161,6 +193,20 @@ def _training_script():
     return module
 
 
+def read_cycle_cache(paths) -> dict:
+    """{(split, index): the cycle model's cycles} of --cache files (DEFAULT_CONSTANTS, budget 3000)."""
+    return {(r["split"], int(r["index"])): float(r["cycle_model"]) for path in paths for r in csv.DictReader(open(path))}
+
+
+def preload_cycle_model(paths, cfg) -> None:
+    """Serve cycle_model from --cache files for the rows they hold (as timed with DEFAULT_CONSTANTS)."""
+    train, held_out = load(DEFAULT_DATA / "rtl" / "firesim_train.csv")
+    for (split, i), cycles in read_cycle_cache(paths).items():
+        row = (held_out if split == "held_out" else train)[i]
+        layer = row_layer(row)
+        _timed[row["mapping.mapping"], tuple(layer.items()), cfg, repr(DEFAULT_CONSTANTS), 3000] = cycles
+
+
 def layer_held_out_report(args, cfg, budget) -> None:
     """Every model scored on layers it never saw: group 5-fold by layer over the rows of the RTL file
     (train_cost_residual.layer_held_out), each learned residual refitted on the other folds' layers.
@@ -169,8 +215,7 @@ def layer_held_out_report(args, cfg, budget) -> None:
     all_rows = list(csv.DictReader(open(args.data / "rtl" / "firesim_train.csv")))
     train, held_out = load(args.data / "rtl" / "firesim_train.csv")
     if args.cycle_cache:
-        cached = {(r["split"], int(r["index"])): float(r["cycle_model"])
-                  for path in args.cycle_cache for r in csv.DictReader(open(path))}
+        cached = read_cycle_cache(args.cycle_cache)
         pairs = [(r, cached[split, i]) for split, rows in (("held_out", held_out), ("train", train))
                  for i, r in enumerate(rows) if (split, i) in cached]
     else:
@@ -178,7 +223,8 @@ def layer_held_out_report(args, cfg, budget) -> None:
         pairs = [(r, cycle_model(r, cfg, DEFAULT_CONSTANTS, budget)) for r in rows]
     rows = [r for r, _ in pairs]
     script = _training_script()
-    small = dict(combined_epochs=60, seeds=2, rtl_epochs=60) if args.smoke or (args.rows and args.rows < 100) else {}
+    small = (dict(combined_epochs=60, seeds=2, rtl_epochs=60) if args.smoke or (args.rows and args.rows < 100)
+             else dict(seeds=args.held_out_seeds or script.COMBINED_SEEDS))
     predictions, log_meas = script.layer_held_out(rows, [c for _, c in pairs], **small)
     meas = np.exp(log_meas.numpy())
     layers = len({script.rtl_layer_key(r) for r in rows})
@@ -221,10 +267,20 @@ def main(argv=None) -> int:
     p.add_argument("--cycle-cache", type=Path, nargs="+", help="--cache files for the layer-held-out scores "
                    "(default: time the rows' programs here)")
     p.add_argument("--no-layer-held-out", action="store_true", help="skip the layer-held-out scores")
+    p.add_argument("--held-out-seeds", type=int,
+                   help="seeds of each fold's combined ensemble in the layer-held-out scores (default: the shipped "
+                        "ensemble's, train_cost_residual.COMBINED_SEEDS)")
+    p.add_argument("--fit-by-layer", type=int, metavar="N", help="the timing constants' grid search in a group "
+                   "5-fold by layer over N rows spread across the layers (9 timings per row)")
     args = p.parse_args(argv)
     cfg = GemminiConfig()
     if args.cache:
         return cache_cycle_model(args, cfg)
+    if args.cycle_cache and args.data == DEFAULT_DATA:
+        preload_cycle_model(args.cycle_cache, cfg)
+    if args.fit_by_layer:
+        fit_by_layer(args, cfg, 600 if args.smoke else 1500)
+        return 0
     if args.csv:
         rows, train = list(csv.DictReader(open(args.csv))), []
     else:
