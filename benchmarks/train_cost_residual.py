@@ -16,8 +16,13 @@ the 30% split) and the scores are printed.
     python benchmarks/train_cost_residual.py collect [--samples 600] [--seed 0]
     python benchmarks/train_cost_residual.py train [--write] [--only compiled|rtl]
     python benchmarks/train_cost_residual.py --smoke       (6 small kernels, a short fit, no --write)
-    python benchmarks/train_cost_residual.py unseen [--samples 100] [--seed 2027]
+    python benchmarks/train_cost_residual.py unseen [--samples 100] [--seed 2027] [--write]
         (the shipped "compiled" residual on kernels of GEMM shapes it was never fitted on)
+
+Every residual is also scored on layers it never saw (`train` and `combined`: group 5-fold by layer
+over the RTL file, refitted per fold; `unseen`: fresh GEMM shapes for "compiled"), and --write ships
+it only where it beats the analytical model there (residual.beats_analytical), with that record
+(residual.validation).
     python benchmarks/train_cost_residual.py combined [--cache out/rtl_cycle_model.*.csv] [--write] [--smoke]
 
 `combined` trains the "combined" residual: RTL cycles / the cycle model's cycles of the program DOSA
@@ -120,14 +125,16 @@ def in_compiled_domain(rows):
                          for r in rows])
 
 
-def unseen_compiled(samples, seed, path, max_commands=3000) -> int:
+def unseen_compiled(samples, seed, path, max_commands=3000, write=False) -> int:
     """Score the shipped "compiled" residual on layers it never saw: fresh kernels (drawn with `seed`)
     whose GEMM shape (M, N, K) is none of its training kernels', timed by the cycle model; the
     analytical program model alone and with the residual, on all of them and on the domain where the
-    product applies the residual."""
+    product applies the residual. write: record the scores in the weights file and drop the residual if
+    it does not beat the analytical model there."""
     seen = shipped_compiled_shapes()
     rnd = random.Random(seed)
     path.parent.mkdir(parents=True, exist_ok=True)
+    timed = read_rows(path) if path.exists() else []      # the same seed's kernels timed before: reused
     rows, t0 = [], time.perf_counter()
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, COMPILED_FIELDS)
@@ -135,6 +142,10 @@ def unseen_compiled(samples, seed, path, max_commands=3000) -> int:
         while len(rows) < samples:
             M, N, K, s, cfg, out_int8 = random_case(rnd, max_commands)
             if (M, N, K) in seen:
+                continue
+            if len(rows) < len(timed):
+                rows.append(timed[len(rows)])
+                w.writerow(rows[-1])
                 continue
             cycles, commands = kernel_cycles(M, N, K, s, cfg, out_int8)
             rows.append(dict(M=M, N=N, K=K, block_m=s.block_m, block_n=s.block_n, block_k=s.block_k,
@@ -146,14 +157,19 @@ def unseen_compiled(samples, seed, path, max_commands=3000) -> int:
     inside = in_compiled_domain(rows)
     with torch.no_grad():
         learned = base + residual.load("compiled")(x)
-    print(f"{len(rows)} kernels of shapes the shipped compiled residual never saw ({len(seen)} training shapes), "
-          f"timed in {time.perf_counter() - t0:.0f} s -> {path}")
+    print(f"{len(rows)} kernels of shapes the shipped compiled residual never saw ({len(seen)} training shapes; "
+          f"{min(len(timed), samples)} timed before), {time.perf_counter() - t0:.0f} s -> {path}")
     for name, sel in (("all", torch.ones(len(rows), dtype=torch.bool)), ("where the product applies it", inside)):
         if int(sel.sum()) < 3:
             continue
         print(f"  {name} ({int(sel.sum())} kernels)")
         print("    analytical program model  ", fmt(scores(base[sel], y[sel])))
         print("    + learned residual        ", fmt(scores(learned[sel], y[sel])))
+    record = held_out_record("compiled", f"{int(inside.sum())} kernels (seed {seed}) of GEMM shapes absent from its "
+                             "training kernels, inside the domain where it is applied",
+                             scores(base[inside], y[inside]), scores(learned[inside], y[inside]))
+    if write:
+        write_weights({} if record["compiled"]["used"] else {"compiled": None}, record)
     return 0
 
 
@@ -242,13 +258,40 @@ def cached_program_cycles(paths):
     return {(r["split"], int(r["index"])): float(r["cycle_model"]) for p in paths for r in read_rows(p)}
 
 
-def write_weights(new: dict):
-    """Replace these entries of the weights file, keeping the others."""
+def write_weights(new: dict, held_out: dict | None = None):
+    """Replace these entries of the weights file (and of its layer-held-out records), keeping the others."""
     weights = json.loads(residual.WEIGHTS.read_text()) if residual.WEIGHTS.exists() else {}
     weights.update(new)
+    weights.setdefault("layer_held_out", {}).update(held_out or {})
     residual.WEIGHTS.parent.mkdir(parents=True, exist_ok=True)
     residual.WEIGHTS.write_text(json.dumps(weights))
-    print(f"{', '.join(new)} weights -> {residual.WEIGHTS}")
+    print(f"{', '.join([*new, *(f'{k} layer-held-out record' for k in held_out or {})])} -> {residual.WEIGHTS}")
+
+
+def held_out_record(name: str, where: str, analytical: dict, learned: dict) -> dict:
+    """The layer-held-out record of residual `name` (residual.validation): its scores and the analytical
+    model's on layers it never saw, and whether it is used there (residual.beats_analytical)."""
+    used = residual.beats_analytical(learned, analytical)
+    print(f"  {name} residual on unseen layers: {'beats' if used else 'does not beat'} the analytical model: "
+          f"{'shipped' if used else 'not shipped (the analytical model alone is used)'}")
+    return {name: {"where": where, "analytical": {k: round(v, 4) for k, v in analytical.items()},
+                   "learned": {k: round(v, 4) for k, v in learned.items()}, "used": used}}
+
+
+def rtl_layer_held_out_record(rows, program_cycles=None, seeds=COMBINED_SEEDS) -> dict:
+    """held_out_record of the "rtl" residual (program_cycles None) or of the "combined" one (each fold's
+    ensemble of `seeds` fits), from layer_held_out over these rows."""
+    predictions, y = layer_held_out(rows, program_cycles, seeds=seeds)
+    names = (("cycle model (DOSA's program)", "combined (program x residual)") if program_cycles is not None
+             else ("Timeloop-matched", "Timeloop-matched x rtl residual"))
+    where = (f"group {LAYER_FOLDS}-fold by layer over {len(rows)} rows of {RTL_FILE.name} "
+             f"({len({rtl_layer_key(r) for r in rows})} layers), refitted per fold"
+             + (f" ({seeds}-seed ensembles)" if program_cycles is not None else ""))
+    print(f"layer-held-out ({where}):")
+    for n in names:
+        print(f"  {n:<32}", fmt(scores(predictions[n], y)))
+    return held_out_record("combined" if program_cycles is not None else "rtl", where,
+                           scores(predictions[names[0]], y), scores(predictions[names[1]], y))
 
 
 def fit_combined(x, y, *, epochs, hidden=COMBINED_HIDDEN, weight_decay=COMBINED_WEIGHT_DECAY, seeds=COMBINED_SEEDS):
@@ -346,8 +389,13 @@ def train_combined(args) -> int:
     with torch.no_grad():
         print("  cycle model (DOSA's program)", fmt(scores(bh, yh)))
         print("  + combined residual         ", fmt(scores(bh + model(xh), yh)))
-    if args.write and not args.smoke:
-        write_weights({"combined": model.state()})
+    if args.smoke:
+        return 0
+    keys = [(split, i) for split, rows in (("held_out", held_rows), ("train", train)) for i in range(len(rows))]
+    every = [(held_rows if split == "held_out" else train)[i] for split, i in keys if (split, i) in cycles]
+    record = rtl_layer_held_out_record(every, [cycles[k] for k in keys if k in cycles], args.held_out_seeds)
+    if args.write:
+        write_weights({"combined": model.state() if record["combined"]["used"] else None}, record)
     return 0
 
 
@@ -377,6 +425,8 @@ def main(argv=None) -> int:
     p.add_argument("--cache", type=Path, nargs="+", help="combined: rtl_calibration.py --cache files "
                    "(default out/rtl_cycle_model*.csv)")
     p.add_argument("--write", action="store_true", help=f"write the weights to {residual.WEIGHTS}")
+    p.add_argument("--held-out-seeds", type=int, default=COMBINED_SEEDS,
+                   help="combined: seeds of each fold's ensemble in the layer-held-out scores")
     p.add_argument("--only", choices=["compiled", "rtl"],
                    help="train: fit (and --write) only this residual; the file's other entries are kept")
     p.add_argument("--smoke", action="store_true", help="collect 6 small kernels and train briefly (no --write)")
@@ -395,7 +445,8 @@ def main(argv=None) -> int:
         collect(args.samples, args.seed, args.data[0], args.max_commands)
         return 0
     if args.command == "unseen":
-        return unseen_compiled(args.samples, args.seed, OUT / f"unseen.{args.seed}.csv", min(args.max_commands, 3000))
+        return unseen_compiled(args.samples, args.seed, OUT / f"unseen.{args.seed}.csv", min(args.max_commands, 3000),
+                               write=args.write)
     weights = {}
     if args.only != "rtl":
         weights["compiled"] = train_compiled([r for path in args.data for r in read_rows(path)], args.epochs[0])
@@ -412,9 +463,10 @@ def main(argv=None) -> int:
             print(f"RTL rows: {len(train)} training, {len(held_rows)} held-out ({rtl.name} 70/30 split)")
             print("  Timeloop-matched model    ", fmt(scores(bh, yh)))
             print("  + learned residual        ", fmt(scores(bh + model(xh), yh)))
-        weights["rtl"] = model.state()
+        record = rtl_layer_held_out_record(read_rows(rtl))
+        weights["rtl"] = model.state() if record["rtl"]["used"] else None
     if args.write:
-        write_weights(weights)
+        write_weights(weights, record if args.only != "compiled" and rtl.exists() else None)
     return 0
 
 

@@ -148,13 +148,32 @@ def layer_folds(keys, k: int = 5, seed: int = 0) -> list[int]:
     return [fold_of[key] for key in keys]
 
 
+def beats_analytical(learned: dict, analytical: dict) -> bool:
+    """Whether a learned model's scores on layers it never saw beat the analytical model's on the same
+    rows on every figure the goals name: a lower mean absolute percentage error and higher Pearson r
+    of raw and of log cycles."""
+    return (learned["mape"] < analytical["mape"] and learned["log_r"] > analytical["log_r"]
+            and learned["raw_r"] > analytical["raw_r"])
+
+
+@lru_cache(maxsize=None)
+def _shipped() -> dict:
+    return json.loads(WEIGHTS.read_text()) if WEIGHTS.exists() else {}
+
+
+def validation(name: str) -> dict | None:
+    """The layer-held-out record of residual `name` in the weights file: where it was scored, the
+    analytical model's and the learned model's scores there ("analytical", "learned": log_r, raw_r,
+    median_rel, mape) and whether it is used (only if it beats the analytical model there)."""
+    return _shipped().get("layer_held_out", {}).get(name)
+
+
 @lru_cache(maxsize=None)
 def load(name: str) -> Residual | Ensemble | None:
     """The shipped residual `name` ("compiled", "rtl" or "combined": a list of states is an
-    Ensemble), or None when no weights are shipped."""
-    if not WEIGHTS.exists():
-        return None
-    state = json.loads(WEIGHTS.read_text()).get(name)
+    Ensemble), or None when none is shipped: the training script ships a residual only where it beats
+    the analytical model on layers it never saw (validation)."""
+    state = _shipped().get(name)
     if isinstance(state, list):
         return Ensemble([Residual.from_state(s) for s in state])
     return Residual.from_state(state) if state else None
@@ -256,6 +275,6 @@ def block_factors(layer: Layer, blocks: dict, dim: int):
     return temporal, torch.tensor([float(sc)], dtype=torch.float64), torch.tensor([float(sk)], dtype=torch.float64)
 
 
-__all__ = ["Residual", "Ensemble", "fit", "layer_folds", "load", "compiled_inputs", "rtl_inputs",
+__all__ = ["Residual", "Ensemble", "fit", "layer_folds", "beats_analytical", "validation", "load", "compiled_inputs", "rtl_inputs",
            "rtl_row_inputs", "rtl_row_cycles",
            "combined_row_inputs", "combined_row_cycles", "block_factors", "WEIGHTS"]
