@@ -214,6 +214,9 @@ def preload_cycle_model(paths, cfg) -> None:
         _timed[row["mapping.mapping"], tuple(layer.items()), cfg, repr(DEFAULT_CONSTANTS), 3000] = cycles
 
 
+SMOKE_HELD_OUT_ROWS = 25     # --smoke: rows spread over the file (enough layers for every fold)
+
+
 def layer_held_out_report(args, cfg, budget) -> None:
     """Every model scored on layers it never saw: group 5-fold by layer over the rows of the RTL file
     (train_cost_residual.layer_held_out), each learned residual refitted on the other folds' layers.
@@ -226,7 +229,8 @@ def layer_held_out_report(args, cfg, budget) -> None:
         pairs = [(r, cached[split, i]) for split, rows in (("held_out", held_out), ("train", train))
                  for i, r in enumerate(rows) if (split, i) in cached]
     else:
-        rows = all_rows[::max(1, len(all_rows) // args.rows)][:args.rows] if args.rows else all_rows  # many layers
+        n = args.rows or (SMOKE_HELD_OUT_ROWS if args.smoke else None)
+        rows = all_rows[::max(1, len(all_rows) // n)][:n] if n else all_rows  # spread: many layers
         pairs = [(r, cycle_model(r, cfg, DEFAULT_CONSTANTS, budget)) for r in rows]
     rows = [r for r, _ in pairs]
     script = _training_script()
