@@ -13,7 +13,7 @@ BENCH = ROOT / "benchmarks"
 
 # script -> (arguments of its smallest run, expected exit code); runs over ~8 s here are
 # marked slow (SLOW) so the default suite stays fast; `-m slow` runs them
-SLOW = {"costmodel_vs_timeloop.py", "cpu_issue.py", "cpu_ops.py", "fuzz_report.py", "loop_check.py", "network.py", "rtl_calibration.py",
+SLOW = {"costmodel_vs_timeloop.py", "cpu_issue.py", "cpu_ops.py", "fuzz_report.py", "loop_check.py", "models.py", "network.py", "rtl_calibration.py",
         "single_op.py", "train_cost_residual.py"}
 SMOKE = {
     "compile_time.py": (["--repeat", "1"], 0),
@@ -25,6 +25,7 @@ SMOKE = {
     "gemm_cycles.py": (["--size", "64"], 0),
     "kernels.py": (["--smoke"], 0),
     "loop_check.py": (["--smoke"], 0),
+    "models.py": (["--smoke"], 0),
     "network.py": (["--smoke"], 0),
     "rtl_calibration.py": (["--rows", "10"], 0),
     "search_speed.py": (["--smoke"], 0),

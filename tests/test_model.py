@@ -11,35 +11,9 @@ import baco
 from baco.errors import CompilationError
 from baco.model.compile import quantization_error
 from baco.model.quantize import calibration_inputs
+from baco.model.zoo import MLP1, mlp, seeded_inputs, small_cnn, torchvision_model, with_bn_statistics
 
 nn = torch.nn
-
-
-def seeded(model, input_shape=None, seed=0):
-    """model in eval mode with non-trivial BatchNorm parameters (so folding is exercised) and, given
-    an input shape, BatchNorm statistics measured on seeded random inputs (a random-weight network
-    with unit statistics lets its activations vanish layer after layer)."""
-    torch.manual_seed(seed)
-    bns = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
-    for m in bns:
-        m.weight.data.uniform_(0.5, 1.5)
-        m.bias.data.uniform_(-0.3, 0.3)
-        m.running_mean.uniform_(-0.5, 0.5)
-        m.running_var.uniform_(0.5, 2.0)
-    if input_shape is not None and bns:
-        for m in bns:
-            m.reset_running_stats()
-            m.momentum = None           # a cumulative average over the batches
-        model.train()
-        with torch.no_grad():
-            for x in inputs(input_shape, 4, seed=seed + 100):
-                model(x)
-    return model.eval()
-
-
-def inputs(shape, n=2, seed=1):
-    g = torch.Generator().manual_seed(seed)
-    return [torch.randn(shape, generator=g) for _ in range(n)]
 
 
 def assert_bit_exact(compiled, xs):
@@ -47,13 +21,6 @@ def assert_bit_exact(compiled, xs):
         r = compiled.check(x)
         assert r["bit_exact"], f"{r['mismatches']} mismatches, first in tensor {r['first_mismatch']}"
         assert np.abs(r["output"]).max() > 0        # not a constant output
-
-
-def mlp(sizes):
-    layers = []
-    for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
-        layers += [nn.Linear(a, b)] + ([nn.ReLU()] if i < len(sizes) - 2 else [])
-    return seeded(nn.Sequential(*layers))
 
 
 def test_mlp_bit_exact_and_close_to_float():
@@ -64,8 +31,8 @@ def test_mlp_bit_exact_and_close_to_float():
     assert [op.kind for op in compiled.graph.ops] == ["linear"] * 3
     assert [op.q["relu"] for op in compiled.graph.ops] == [True, True, False]
     assert all(layer.runs_on == "gemmini" for layer in compiled.layers)
-    assert_bit_exact(compiled, inputs((8, 784)))
-    err = quantization_error(model, compiled, inputs((8, 784), 4, seed=7))
+    assert_bit_exact(compiled, seeded_inputs((8, 784)))
+    err = quantization_error(model, compiled, seeded_inputs((8, 784), 4, seed=7))
     assert err["cosine"] > 0.99 and err["top1_agreement"] >= 0.9, err
 
 
@@ -96,7 +63,7 @@ def test_quantised_parameters_follow_gemmini():
     assert op.q["weight"].dtype == np.int8 and op.q["weight"].shape == (33, 17)
     np.testing.assert_array_equal(op.q["bias"], np.rint(model[0].bias.detach().double().numpy() / (s_in * s_w)))
     assert op.q["scale"] == float(np.float32(s_in * s_w / s_out))
-    assert_bit_exact(compiled, inputs((5, 33)))
+    assert_bit_exact(compiled, seeded_inputs((5, 33)))
 
 
 def test_int8_input_and_argument_errors():
@@ -126,30 +93,10 @@ def test_calibration_inputs():
         calibration_inputs(x, [torch.randn(3, 3)])
 
 
-class SmallCNN(nn.Module):
-    """conv/bn/relu/maxpool, a residual add, a strided conv, adaptive average pooling, linear."""
-
-    def __init__(self):
-        super().__init__()
-        self.conv1, self.bn1 = nn.Conv2d(3, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16)
-        self.pool = nn.MaxPool2d(2)
-        self.conv2, self.bn2 = nn.Conv2d(16, 16, 3, padding=1), nn.BatchNorm2d(16)
-        self.conv3 = nn.Conv2d(16, 33, 3, stride=2, padding=1)
-        self.avg = nn.AdaptiveAvgPool2d(1)
-        self.fc = nn.Linear(33, 10)
-
-    def forward(self, x):
-        x = self.pool(torch.relu(self.bn1(self.conv1(x))))
-        y = torch.relu(self.bn2(self.conv2(x)))
-        x = torch.relu(x + y)
-        x = torch.relu(self.conv3(x))
-        return self.fc(torch.flatten(self.avg(x), 1))
-
-
 def test_small_cnn_bit_exact():
     """A ragged 17x15 input, batch 2: BN folded, max-pool fused into conv1's mvout, the residual
     add on Gemmini, the average pool on the CPU, flatten a view."""
-    model = seeded(SmallCNN())
+    model = small_cnn()
     x = torch.randn(2, 3, 17, 15)
     compiled = baco.compile_model(model, x, calibrate=4)
     kinds = [op.kind for op in compiled.graph.ops]
@@ -158,10 +105,10 @@ def test_small_cnn_bit_exact():
     assert compiled.graph.tensors[compiled.graph.ops[0].output].shape == (2, 8, 7, 16)      # NHWC
     assert [layer.runs_on for layer in compiled.layers] == ["gemmini"] * 4 + ["cpu", "gemmini"]
     assert compiled.layers[0].kernels == ["conv2d_pool_kernel"]
-    assert_bit_exact(compiled, inputs((2, 3, 17, 15)))
-    err = quantization_error(model, compiled, inputs((2, 3, 17, 15), 4, seed=3))
+    assert_bit_exact(compiled, seeded_inputs((2, 3, 17, 15)))
+    err = quantization_error(model, compiled, seeded_inputs((2, 3, 17, 15), 4, seed=3))
     assert err["cosine"] > 0.98, err
-    x = inputs((2, 3, 17, 15))[0]
+    x = seeded_inputs((2, 3, 17, 15))[0]
     np.testing.assert_array_equal(compiled(x, target="iss"), compiled.reference(x))     # one ELF, CPU op inside
 
 
@@ -173,7 +120,7 @@ def test_design_schedules_and_config():
 
     from baco.gemmini.config import GemminiConfig
     from baco.gemmini.schedule import GemmSchedule
-    model = seeded(SmallCNN())
+    model = small_cnn()
     x = torch.randn(2, 3, 17, 15)
     default = baco.compile_model(model, x, calibrate=2)
     layers = {step.op.output: step.layer for step in default.lowered.steps if getattr(step, "layer", None)}
@@ -190,26 +137,20 @@ def test_design_schedules_and_config():
     assert [layer.schedule_source for layer in compiled.layers if layer.runs_on == "gemmini"] == \
         ["default", "tuned", "default", "tuned", "tuned"]
     assert [op.q.get("os_k_block") for op in compiled.graph.ops if op.kind in ("conv", "linear")] == [None, None, 8, 16]
-    assert_bit_exact(compiled, inputs((2, 3, 17, 15)))
+    assert_bit_exact(compiled, seeded_inputs((2, 3, 17, 15)))
 
 
 @pytest.mark.slow
 def test_design_from_baco_tune(tmp_path):
     """A `baco tune --torch` result of the same model, compiled with design=DIR."""
     from baco.tuner.cli import main as tune
-    assert tune(["--torch", "tests.test_model:SmallCNN", "--input-shape", "2,3,17,15", "--steps", "10",
+    assert tune(["--torch", "baco.model.zoo:small_cnn", "--input-shape", "2,3,17,15", "--steps", "10",
                  "--out", str(tmp_path), "--quiet"]) == 0
-    model = seeded(SmallCNN())
+    model = small_cnn()
     compiled = baco.compile_model(model, torch.randn(2, 3, 17, 15), design=tmp_path, calibrate=2)
     assert sum(layer.schedule_source == "tuned" for layer in compiled.layers) == 3     # conv2, conv3, fc
     assert compiled.config.dim == json.loads((tmp_path / "result.json").read_text())["gemmini_config"]["dim"]
-    assert_bit_exact(compiled, inputs((2, 3, 17, 15)))
-
-
-def torchvision_model(name, input_shape):
-    from baco.tuner.workloads import import_model_module
-    torch.manual_seed(0)
-    return seeded(getattr(import_model_module("torchvision.models"), name)(weights=None), input_shape)
+    assert_bit_exact(compiled, seeded_inputs((2, 3, 17, 15)))
 
 
 def test_resnet18_bit_exact():
@@ -220,7 +161,7 @@ def test_resnet18_bit_exact():
     assert kinds.count("conv") == 20 and kinds.count("add") == 8 and "max_pool" not in kinds
     assert compiled.graph.ops[0].q["pool"] == dict(kernel=3, stride=2, padding=1)     # the stem's max-pool
     assert_bit_exact(compiled, [x])
-    err = quantization_error(model, compiled, inputs((1, 3, 32, 32), 4, seed=3))
+    err = quantization_error(model, compiled, seeded_inputs((1, 3, 32, 32), 4, seed=3))
     assert err["cosine"] > 0.95, err        # 0.963 measured (per-tensor int8, 2 calibration inputs)
 
 
@@ -276,7 +217,7 @@ class Zoo(nn.Module):
 
 
 def test_operator_zoo_bit_exact():
-    model = seeded(Zoo())
+    model = with_bn_statistics(Zoo())
     x = torch.randn(2, 3, 37, 33)
     compiled = baco.compile_model(model, x, calibrate=4)
     kinds = [op.kind for op in compiled.graph.ops]
@@ -285,7 +226,28 @@ def test_operator_zoo_bit_exact():
         assert kind in kinds, kind
     grouped = compiled.graph.ops[kinds.index("conv", 1)]
     assert grouped.attrs["groups"] == 2 and grouped.q["relu"]
-    assert_bit_exact(compiled, inputs((2, 3, 37, 33)))
+    assert_bit_exact(compiled, seeded_inputs((2, 3, 37, 33)))
+
+
+class Scores(nn.Module):
+    """Attention scores: two projections of a (B, T, D) input multiplied as activations (bmm)."""
+
+    def __init__(self):
+        super().__init__()
+        self.q, self.k = nn.Linear(24, 20), nn.Linear(24, 20)
+
+    def forward(self, x):
+        return torch.bmm(self.q(x), self.k(x).permute(0, 2, 1))
+
+
+def test_bmm_of_two_activations():
+    torch.manual_seed(0)
+    model = Scores().eval()
+    x = torch.randn(3, 17, 24)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    assert [op.kind for op in compiled.graph.ops] == ["linear", "linear", "permute", "matmul"]
+    assert len(compiled.lowered.steps[-1].launches) == 3        # one GEMM per batch
+    assert_bit_exact(compiled, seeded_inputs((3, 17, 24)))
 
 
 def test_unsupported_op_names_the_op_and_the_line():
@@ -320,7 +282,7 @@ def test_broadcast_mul_is_a_located_error():
 @pytest.mark.slow
 def test_mlp1_full_size():
     """gemmini-rocc-tests' mlp1: 784-2500-2000-1500-1000-500-10 at batch 64."""
-    model = mlp([784, 2500, 2000, 1500, 1000, 500, 10])
+    model = mlp(MLP1)
     x = torch.randn(64, 784)
     compiled = baco.compile_model(model, x, calibrate=2)
     assert_bit_exact(compiled, [x])

@@ -194,10 +194,12 @@ class _Lowering:
 
     def lower_depthwise(self, op):
         x = self.value(op.inputs[0])
-        w, b = self.weights(op)
         q = op.q
-        launch = depthwise_launch(x, w, b, stride=q["stride"], padding=q["padding"], dilation=q["dilation"],
-                                  scale=q["scale"], relu=q["relu"], out="int8", config=self.config)
+        bias = self.buffer(f"{op.output}.bias", np.ascontiguousarray(q["bias"], dtype=np.int32), "weight")
+        launch = depthwise_launch(x, q["weight"], bias, stride=q["stride"], padding=q["padding"],
+                                  dilation=q["dilation"], scale=q["scale"], relu=q["relu"], out="int8",
+                                  config=self.config)
+        self.buffer(f"{op.output}.weight", launch.args[1], "weight")      # the block-diagonal expansion it reads
         self.output(op, launch.y)
         return GemminiStep(op, [self.reads(launch, x)])
 
