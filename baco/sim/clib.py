@@ -1,23 +1,31 @@
-"""The Gemmini C library's command streams (ucb-bar/gemmini-rocc-tests include/gemmini.h),
-without data: what `tiled_matmul_auto` issues for a matmul, as (command name, fields)
-pairs the cycle model times (baco.sim.timing.TimingModel.observe).
+"""The Gemmini C library's command streams (ucb-bar/gemmini-rocc-tests include/gemmini.h and
+gemmini_nn.h), without data: what the library issues, as (command name, fields) pairs the cycle
+model times (baco.sim.timing.TimingModel.observe).
 
-tiled_matmul_auto picks its tiles with the heuristic of gemmini-isa.md §5.1
-(baco.gemmini.heuristics.tiled_matmul_auto) and tiled_matmul_outer runs them as
-one LOOP_WS per tile (§5.2): i0 → j0 → k0 over the tiles, the output written only
-by the last k0 tile (int32 at full width, or int8 through the accumulator's
-scale/activation path), each LOOP_WS expanded into LoopMatmul's stream
-(baco.sim.loops.loop_ws_commands). This is "Gemmini-default running the C library"
-for benchmarks and for the tuner/compiler/simulator loop. `conv_stream` is the same for
-tiled_conv_auto (one LOOP_CONV_WS per tile).
+- `matmul_stream`: tiled_matmul_auto / tiled_matmul_nn_auto. The tiles come from the heuristic of
+  gemmini-isa.md §5.1 (baco.gemmini.heuristics.tiled_matmul_auto) and tiled_matmul_outer runs them
+  as one LOOP_WS per tile (§5.2): i0 → j0 → k0 over the tiles, the repeating bias moved in by the
+  first k0 tile, the output written only by the last (int32 at full width, or int8 through the
+  accumulator's scale/activation path), operands reused from the scratchpad when they fit.
+- `conv_stream`: tiled_conv_auto, one LOOP_CONV_WS per tile, with the pooling epilogue
+  (pool_size/pool_stride/pool_padding) and the 1x1 stride-2 downsampling path.
+- `depthwise_stream`: tiled_conv_dw_auto, one single-channel LOOP_CONV_WS (dw flag) per tile and
+  channel.
+- `resadd_stream`: tiled_resadd_auto, one LOOP_WS with is_resadd per tile.
+
+Each LOOP_* is expanded into its FSM's stream (baco.sim.loops). This is "Gemmini-default running
+the C library" for benchmarks and for the tuner/compiler/simulator loop. With per_tile the streams
+come one list per command the CPU issues, so `library_stream_cycles` can charge the library's CPU
+work per tile.
 """
 from __future__ import annotations
 
 from baco.gemmini.arith import f32_bits
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.heuristics import tiled_matmul_auto
+from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto
 from baco.gemmini.isa import decode
-from baco.sim.loops import MVIN_SCALE_IDENTITY, LoopWsState, cmd, loop_ws_commands
+from baco.sim.loops import (MVIN_SCALE_IDENTITY, LoopConvState, LoopWsState, cmd, loop_conv_ws_commands,
+                            loop_ws_commands)
 from baco.sim.timing import TimingModel
 
 # default DRAM base addresses of A, B and C (any distinct non-zero values when no data is moved)
@@ -25,14 +33,40 @@ A_ADDR, B_ADDR, C_ADDR, D_ADDR = 0x80000000, 0x90000000, 0xA0000000, 0xB0000000
 RELU = 1    # config_ex / LOOP_WS activation field
 
 
+def _decoded(words):
+    for funct, rs1, rs2 in words:
+        command_, fields = decode(funct, rs1, rs2)
+        yield command_.name, fields
+
+
+def _command(name, **fields):
+    """(name, every field of the command as the decoder sees it)."""
+    command_, f = decode(*cmd(name, **fields))
+    return command_.name, f
+
+
+def _configs(cfg, per_tile, *commands):
+    """A library call's configuration commands: one by one, or with tiles as one list (the CPU
+    work before the first tile: library_stream_cycles charges it as one tile's)."""
+    made = [_command(name, **fields) for name, fields in commands]
+    return [made] if per_tile else made
+
+
 def matmul_stream(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = False, scale: float = 1.0,
-                  relu: bool = False, tiles: tuple[int, int, int] | None = None,
-                  addrs: tuple[int, int, int] = (A_ADDR, B_ADDR, C_ADDR)):
-    """Yield (name, fields) of tiled_matmul_outer for C[M×N] = A[M×K]·B[K×N], weight-stationary,
-    with tiled_matmul_auto's tiles (or `tiles` = (tile_I, tile_J, tile_K) in DIM blocks).
+                  relu: bool = False, bias: bool = False, tiles: tuple[int, int, int] | None = None,
+                  addrs: tuple[int, ...] = (A_ADDR, B_ADDR, C_ADDR, D_ADDR), operand_reuse: bool = False,
+                  per_tile: bool = False):
+    """Yield (name, fields) of tiled_matmul_outer for C[M×N] = A[M×K]·B[K×N] (+ bias), weight-
+    stationary, with tiled_matmul_auto's tiles (or `tiles` = (tile_I, tile_J, tile_K) in DIM blocks).
     int8 inputs; C is int32 (full width) or, with out_int8, scaled (round-half-even), optionally
-    ReLU'd and saturated to int8 on its way out of the accumulator. `addrs` are the DRAM byte
-    addresses of A, B and C (row-major, dense) when the stream is run on data."""
+    ReLU'd and saturated to int8 on its way out of the accumulator. `bias`: an int32 row of N added
+    to every row (tiled_matmul_nn_auto's repeating bias: config_ld slot 2 with DRAM stride 0, moved
+    into the accumulator by the first K tile). With operand_reuse, as the current library does, an
+    operand that fits is moved in once and reused from its own scratchpad half (a_reuse when
+    I0·K0 <= 2, b_reuse when J0·K0 <= 2: LOOP_WS's a/b_spad_id); off, every tile moves its operands
+    in (the older library the tuner's analytical model, baco.tuner.kernel_model, describes). `addrs` are the DRAM byte addresses of A, B, C (row-major, dense) and
+    the bias when the stream is run on data. With per_tile, each LOOP_WS's commands come as one list
+    (the CPU issues one per tile: library_stream_cycles)."""
     if relu and not out_int8:
         raise ValueError("relu needs an int8 output: a full-width int32 mvout bypasses the activation")
     d = cfg.dim
@@ -40,18 +74,18 @@ def matmul_stream(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool 
     c_bytes = 1 if out_int8 else cfg.acc_bytes
     act = RELU if relu else 0
     I0, J0, K0 = -(-M // (ti * d)), -(-N // (tj * d)), -(-K // (tk * d))
-    def command(name, **fields):      # every field of the command, as the decoder sees it
-        command_, f = decode(*cmd(name, **fields))
-        return command_.name, f
-
-    yield command("config_ex", dataflow=1, activation=act, a_stride=1, c_stride=1, acc_scale=MVIN_SCALE_IDENTITY)
-    yield command("config_st", stride=N * c_bytes, activation=act,
-                  acc_scale=f32_bits(scale) if out_int8 else MVIN_SCALE_IDENTITY)
-    for slot, stride in ((0, K), (1, N), (2, N * cfg.acc_bytes)):
-        yield command("config_ld", stride=stride, scale=MVIN_SCALE_IDENTITY, block_stride=d, state_id=slot,
-                      pixel_repeats=1)
+    yield from _configs(
+        cfg, per_tile,
+        ("config_ex", dict(dataflow=1, activation=act, a_stride=1, c_stride=1, acc_scale=MVIN_SCALE_IDENTITY)),
+        ("config_st", dict(stride=N * c_bytes, activation=act,
+                           acc_scale=f32_bits(scale) if out_int8 else MVIN_SCALE_IDENTITY)),
+        *[("config_ld", dict(stride=stride, scale=MVIN_SCALE_IDENTITY, block_stride=d, state_id=slot,
+                             pixel_repeats=1))
+          for slot, stride in ((0, K), (1, N), (2, 0 if bias else N * cfg.acc_bytes))])
     st = LoopWsState()
-    a_addr, b_addr, c_addr = addrs
+    a_addr, b_addr, c_addr = addrs[:3]
+    d_addr = addrs[3] if len(addrs) > 3 else D_ADDR
+    a_reuse, b_reuse = operand_reuse and I0 * K0 <= 2, operand_reuse and J0 * K0 <= 2
 
     def pad(n, start_block, blocks):
         """Elements of the last block row/col beyond n (LOOP_WS pads them)."""
@@ -66,21 +100,83 @@ def matmul_stream(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool 
                 st.bounds.update(max_i=I, max_j=J, max_k=Kb, pad_i=pad(M, i0 * ti, I), pad_j=pad(N, j0 * tj, J),
                                  pad_k=pad(K, k0 * tk, Kb))
                 last_k = k0 == K0 - 1
-                st.addrs.update(a_addr=a_addr + (i0 * ti * d * K + k0 * tk * d),
-                                b_addr=b_addr + (k0 * tk * d * N + j0 * tj * d),
-                                d_addr=0, c_addr=(c_addr + (i0 * ti * d * N + j0 * tj * d) * c_bytes) if last_k else 0)
-                st.strides.update(a_stride=K, b_stride=N, d_stride=N, c_stride=N)
-                flags = dict(ex_accumulate=int(k0 > 0), full_c=int(not out_int8), low_d=0, activation=act,
-                             a_spad_id=0, b_spad_id=0, a_transpose=0, b_transpose=0, is_resadd=0)
-                for funct, rs1, rs2 in loop_ws_commands(cfg, st, flags):
-                    command_, fields = decode(funct, rs1, rs2)
-                    yield command_.name, fields
+                st.addrs.update(a_addr=0 if a_reuse and j0 >= 1 else a_addr + (i0 * ti * d * K + k0 * tk * d),
+                                b_addr=0 if b_reuse and i0 >= 1 else b_addr + (k0 * tk * d * N + j0 * tj * d),
+                                d_addr=d_addr + j0 * tj * d * cfg.acc_bytes if bias and k0 == 0 else 0,
+                                c_addr=(c_addr + (i0 * ti * d * N + j0 * tj * d) * c_bytes) if last_k else 0)
+                st.strides.update(a_stride=K, b_stride=N, d_stride=0, c_stride=N)
+                # sp_tiled_matmul_ws: ex_accumulate = !no_bias || D == NULL (the bias is in the accumulator)
+                flags = dict(ex_accumulate=int(bias or k0 > 0), full_c=int(not out_int8), low_d=0, activation=act,
+                             a_spad_id=(1 if i0 + k0 == 0 else 2) if a_reuse else 0,
+                             b_spad_id=(1 if j0 + k0 == 0 else 2) if b_reuse else 0,
+                             a_transpose=0, b_transpose=0, is_resadd=0)
+                stream = _decoded(loop_ws_commands(cfg, st, flags))
+                yield from ([list(stream)] if per_tile else stream)
+
+
+def _conv_tile(cfg, *, N, H, W, C, K, kernel_dim, stride, padding, dilation, P, Q, PP, PQ, psize, pstride, ppad,
+               b, porow, pocol, krow, kcol, batches, porows, pocols, krows, kcols, och, ich, in_stride,
+               weight_stride, out_stride, in_addr, weights_addr, bias_addr, out_addr, first, last, bias, act,
+               no_pool, downsample, dw):
+    """One sp_tiled_conv call's LOOP_CONV_WS as (fields, flags): the tile at batch b, pooled output
+    row/column porow/pocol, kernel row/column krow/kcol, `och` output and `ich` input channels deep;
+    its pads, input/output tile sizes and addresses as sp_tiled_conv and its callers compute them.
+    `in_addr` is the input's address at channel 0 of pixel (0, 0), weights_addr the tile's weights."""
+    d = cfg.dim
+    orow, ocol = porow * pstride - ppad, pocol * pstride - ppad       # the tile's first conv output row/col
+    B_, porows_, pocols_ = min(batches, N - b), min(porows, PP - porow), min(pocols, PQ - pocol)
+    kr, kc = min(krows, kernel_dim - krow), min(kcols, kernel_dim - kcol)
+    orows_, ocols_ = porows_ * pstride + psize - 1, pocols_ * pstride + psize - 1
+    pupad, pdpad = max(0, -orow), max(0, orow + orows_ - P)
+    plpad, prpad = max(0, -ocol), max(0, ocol + ocols_ - Q)
+    orows, ocols = orows_ - pupad - pdpad, ocols_ - plpad - prpad
+    irow, icol = max(orow, 0) * stride + krow * dilation - padding, max(ocol, 0) * stride + kcol * dilation - padding
+    irows = orows * stride + dilation * (kr - 1)     # LoopConv's input tile
+    icols = ocols * stride + dilation * (kc - 1)
+    upad, lpad = max(0, -irow), max(0, -icol)
+    in_pixel = (b * H + irow + upad) * W + icol + lpad
+    fields = dict(
+        batch_size=N, in_row_dim=H, in_col_dim=W, in_channels=C, out_channels=K, out_row_dim=P, out_col_dim=Q,
+        pool_out_row_dim=PP, pool_out_col_dim=PQ, stride=stride, padding=padding, kernel_dim=kernel_dim,
+        kernel_dilation=dilation, pool_size=psize, pool_stride=pstride, pool_padding=ppad, batches=B_,
+        porows=porows_, pocols=pocols_, pochs=och, krows=kr, kcols=kc, kchs=ich, lpad=lpad,
+        rpad=max(0, icol + icols - W), upad=upad, dpad=max(0, irow + irows - H), plpad=plpad, prpad=prpad,
+        pupad=pupad, pdpad=pdpad, orows=orows, ocols=ocols, in_stride=in_stride, weight_stride=weight_stride,
+        out_stride=out_stride, input_addr=in_addr + in_pixel * in_stride, weights_addr=weights_addr,
+        bias_addr=(bias_addr if bias else 1) if first else 0,
+        output_addr=out_addr + ((b * PP + porow) * PQ + pocol) * out_stride if last else 0)
+    # sp_tiled_conv's first-layer packing: DIM/kchs kernel columns per array row, capped at the
+    # tile's kernel columns
+    pixels = 1 if ich > d or dilation > 1 or downsample else min(d // ich, kc)
+    flags = dict(no_bias=int(not bias), wrot180=0, trans_output_1203=0, trans_weight_1203=0, trans_weight_0132=0,
+                 trans_input_3120=0, dw=int(dw), max_pixels_per_row=pixels, a_spad_id=0, b_spad_id=0,
+                 no_pool=int(no_pool), downsample=downsample, input_dilated=0, activation=act)
+    return fields, flags
+
+
+def _conv_geometry(H, W, kernel_dim, stride, padding, dilation, pool_size, pool_stride, pool_padding):
+    """(P, Q, pooled P, pooled Q, pool size, pool stride, pool padding) as tiled_conv computes
+    them (no pooling: a 1x1 window of stride 1)."""
+    dil_k = dilation * (kernel_dim - 1) + 1
+    P, Q = (H + 2 * padding - dil_k) // stride + 1, (W + 2 * padding - dil_k) // stride + 1
+    if P < 1 or Q < 1:
+        raise ValueError(f"a {kernel_dim}x{kernel_dim} kernel (dilation {dilation}) does not fit {H}x{W} "
+                         f"with padding {padding}")
+    psize, pstride, ppad = (1, 1, 0) if pool_stride == 0 else (pool_size, pool_stride, pool_padding)
+    return P, Q, (P + 2 * ppad - psize) // pstride + 1, (Q + 2 * ppad - psize) // pstride + 1, psize, pstride, ppad
+
+
+def _tile_commands(cfg, st, fields, flags):
+    st.latch(fields)
+    for funct, rs1, rs2 in loop_conv_ws_commands(cfg, st, flags):
+        command_, f = decode(funct, rs1, rs2)
+        yield command_.name, f
 
 
 def conv_stream(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, cfg: GemminiConfig, *, stride: int = 1,
                 padding: int = 0, dilation: int = 1, scale: float = 1.0, relu: bool = False, bias: bool = False,
                 pool_size: int = 0, pool_stride: int = 0, pool_padding: int = 0,
-                addrs: tuple[int, int, int, int] = (A_ADDR, B_ADDR, C_ADDR, D_ADDR)):
+                addrs: tuple[int, int, int, int] = (A_ADDR, B_ADDR, C_ADDR, D_ADDR), per_tile: bool = False):
     """Yield (name, fields) of the C library's tiled_conv_auto for an NHWC int8 input, HWIO
     (kernel_dim x kernel_dim x C x K) weights and an NHWC int8 output (scaled with round-half-even,
     optionally ReLU'd; bias: an int32 vector of K): tiled_conv_auto's tiles (gemmini-isa.md §5.4,
@@ -93,85 +189,164 @@ def conv_stream(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, cfg: Ge
     (pool_size x pool_size windows, zero pool_padding) as tiled_conv does: tiles of pooled
     output rows/columns whose conv rows LoopConv computes (with the pooled windows' overlap
     and the library's pool_stride - 1 extra rows) and stores through pooled mvouts; the
-    output is then the pooled NHWC image."""
-    from baco.gemmini.heuristics import tiled_conv_auto
-    from baco.sim.loops import LoopConvState, loop_conv_ws_commands
+    output is then the pooled NHWC image. With per_tile, each tile's commands come as one list
+    (the CPU issues one LOOP_CONV_WS per tile: library_stream_cycles)."""
     d = cfg.dim
-    dil_k = dilation * (kernel_dim - 1) + 1
-    P, Q = (H + 2 * padding - dil_k) // stride + 1, (W + 2 * padding - dil_k) // stride + 1
-    if P < 1 or Q < 1:
-        raise ValueError(f"a {kernel_dim}x{kernel_dim} kernel (dilation {dilation}) does not fit {H}x{W} "
-                         f"with padding {padding}")
+    P, Q, PP, PQ, psize, pstride, ppad = _conv_geometry(H, W, kernel_dim, stride, padding, dilation, pool_size,
+                                                       pool_stride, pool_padding)
+    no_pool = pool_stride == 0
     # tiled_conv's downsampling path: the input tile is moved in every other row and column
     # (LoopConv's downsample flag), so the array reads it with A-stride 1
-    no_pool = pool_stride == 0
-    psize, pstride, ppad = (1, 1, 0) if no_pool else (pool_size, pool_stride, pool_padding)
-    PP, PQ = (P + 2 * ppad - psize) // pstride + 1, (Q + 2 * ppad - psize) // pstride + 1
     downsample = int(no_pool and stride == 2 and kernel_dim == 1 and padding == 0 and H % 2 == 0 and W % 2 == 0)
     batches, porows, pocols, pochs, krows, kcols, kchs = tiled_conv_auto(
         N, H, W, C, K, kernel_dim, stride=stride, padding=padding, kernel_dilation=dilation, pool_size=pool_size,
         pool_stride=pool_stride, pool_padding=pool_padding, config=cfg)
     act = RELU if relu else 0
     in_addr, w_addr, out_addr, bias_addr = addrs
-
-    def command(name, **fields):
-        command_, f = decode(*cmd(name, **fields))
-        return command_.name, f
-
-    yield command("config_st", stride=K, activation=act, acc_scale=f32_bits(scale))
-    yield command("config_ex", dataflow=1, activation=act, a_stride=stride >> downsample, c_stride=1,
-                  acc_scale=MVIN_SCALE_IDENTITY)
+    yield from _configs(cfg, per_tile, ("config_st", dict(stride=K, activation=act, acc_scale=f32_bits(scale))),
+                        ("config_ex", dict(dataflow=1, activation=act, a_stride=stride >> downsample, c_stride=1,
+                                           acc_scale=MVIN_SCALE_IDENTITY)))
     st = LoopConvState()
+    geometry = dict(N=N, H=H, W=W, C=C, K=K, kernel_dim=kernel_dim, stride=stride, padding=padding,
+                    dilation=dilation, P=P, Q=Q, PP=PP, PQ=PQ, psize=psize, pstride=pstride, ppad=ppad)
     for b in range(0, N, batches):
         for porow in range(0, PP, porows):
-            orow = porow * pstride - ppad          # the tile's first conv output row (its windows')
             for pocol in range(0, PQ, pocols):
-                ocol = pocol * pstride - ppad
                 for poch in range(0, K, pochs):
                     for krow in range(0, kernel_dim, krows):
                         for kcol in range(0, kernel_dim, kcols):
                             for kch in range(0, C, kchs):
-                                B_, porows_, pocols_ = min(batches, N - b), min(porows, PP - porow), \
-                                    min(pocols, PQ - pocol)
-                                och, kr, kc, ich = min(pochs, K - poch), min(krows, kernel_dim - krow), \
-                                    min(kcols, kernel_dim - kcol), min(kchs, C - kch)
-                                orows_, ocols_ = porows_ * pstride + psize - 1, pocols_ * pstride + psize - 1
-                                pupad, pdpad = max(0, -orow), max(0, orow + orows_ - P)
-                                plpad, prpad = max(0, -ocol), max(0, ocol + ocols_ - Q)
-                                orows, ocols = orows_ - pupad - pdpad, ocols_ - plpad - prpad
-                                irow, icol = max(orow, 0) * stride + krow * dilation - padding, \
-                                    max(ocol, 0) * stride + kcol * dilation - padding
-                                irows = orows * stride + dilation * (kr - 1)     # LoopConv's input tile
-                                icols = ocols * stride + dilation * (kc - 1)
-                                upad, lpad = max(0, -irow), max(0, -icol)
-                                first = krow == 0 and kcol == 0 and kch == 0
-                                last = krow + kr >= kernel_dim and kcol + kc >= kernel_dim and kch + ich >= C
-                                in_pixel = (b * H + irow + upad) * W + icol + lpad
-                                fields = dict(
-                                    batch_size=N, in_row_dim=H, in_col_dim=W, in_channels=C, out_channels=K,
-                                    out_row_dim=P, out_col_dim=Q, pool_out_row_dim=PP, pool_out_col_dim=PQ,
-                                    stride=stride, padding=padding, kernel_dim=kernel_dim, kernel_dilation=dilation,
-                                    pool_size=psize, pool_stride=pstride, pool_padding=ppad, batches=B_,
-                                    porows=porows_, pocols=pocols_, pochs=och, krows=kr, kcols=kc, kchs=ich,
-                                    lpad=lpad, rpad=max(0, icol + icols - W), upad=upad,
-                                    dpad=max(0, irow + irows - H), plpad=plpad, prpad=prpad, pupad=pupad,
-                                    pdpad=pdpad, orows=orows, ocols=ocols, in_stride=C, weight_stride=K, out_stride=K,
-                                    input_addr=in_addr + in_pixel * C + kch,
+                                och, ich = min(pochs, K - poch), min(kchs, C - kch)
+                                last = krow + krows >= kernel_dim and kcol + kcols >= kernel_dim and kch + ich >= C
+                                fields, flags = _conv_tile(
+                                    cfg, **geometry, b=b, porow=porow, pocol=pocol, krow=krow, kcol=kcol,
+                                    batches=batches, porows=porows, pocols=pocols, krows=krows, kcols=kcols,
+                                    och=och, ich=ich, in_stride=C, weight_stride=K, out_stride=K,
+                                    in_addr=in_addr + kch,
                                     weights_addr=w_addr + ((krow * kernel_dim + kcol) * C + kch) * K + poch,
-                                    bias_addr=(bias_addr + poch * 4 if bias else 1) if first else 0,
-                                    output_addr=out_addr + ((b * PP + porow) * PQ + pocol) * K + poch if last else 0)
-                                # sp_tiled_conv's first-layer packing: DIM/kchs kernel columns per
-                                # array row, capped at the tile's kernel columns
-                                pixels = 1 if ich > d or dilation > 1 or downsample else min(d // ich, kc)
-                                flags = dict(no_bias=int(not bias), wrot180=0, trans_output_1203=0,
-                                             trans_weight_1203=0, trans_weight_0132=0, trans_input_3120=0, dw=0,
-                                             max_pixels_per_row=pixels, a_spad_id=0, b_spad_id=0,
-                                             no_pool=int(no_pool),
-                                             downsample=downsample, input_dilated=0, activation=act)
-                                st.latch(fields)
-                                for funct, rs1, rs2 in loop_conv_ws_commands(cfg, st, flags):
-                                    command_, f = decode(funct, rs1, rs2)
-                                    yield command_.name, f
+                                    bias_addr=bias_addr + poch * 4, out_addr=out_addr + poch,
+                                    first=krow == 0 and kcol == 0 and kch == 0, last=last, bias=bias, act=act,
+                                    no_pool=no_pool, downsample=downsample, dw=False)
+                                stream = _tile_commands(cfg, st, fields, flags)
+                                yield from ([list(stream)] if per_tile else stream)
+
+
+def depthwise_stream(N: int, H: int, W: int, C: int, kernel_dim: int, cfg: GemminiConfig, *, stride: int = 1,
+                     padding: int = 0, scale: float = 1.0, relu: bool = False, bias: bool = False,
+                     pool_size: int = 0, pool_stride: int = 0, pool_padding: int = 0,
+                     addrs: tuple[int, int, int, int] = (A_ADDR, B_ADDR, C_ADDR, D_ADDR), per_tile: bool = False):
+    """Yield (name, fields) of the C library's tiled_conv_dw_auto (gemmini-rocc-tests
+    include/gemmini.h, as imagenet/mobilenet.c calls it) for an NHWC int8 input of C channels,
+    weights laid out C x kernel_dim x kernel_dim (the library's [channel][krow][kcol]) and an NHWC
+    int8 output of C channels: tiles of one channel (tiled_conv_dw_auto's heuristic,
+    baco.gemmini.heuristics.tiled_conv_auto(depthwise=True)), and tiled_conv_dw's loop nest (batch,
+    output row, output column, channel, kernel row, kernel column), one LOOP_CONV_WS with the dw
+    flag per tile and channel: the channel's input pixels (in_stride C), its weights (a DIM-wide
+    weight tile holding one column) and its output column (out_stride C). `per_tile` as conv_stream."""
+    P, Q, PP, PQ, psize, pstride, ppad = _conv_geometry(H, W, kernel_dim, stride, padding, 1, pool_size,
+                                                       pool_stride, pool_padding)
+    no_pool = pool_stride == 0
+    batches, porows, pocols, _, krows, kcols, _ = tiled_conv_auto(
+        N, H, W, 1, 1, kernel_dim, stride=stride, padding=padding, pool_size=pool_size, pool_stride=pool_stride,
+        pool_padding=pool_padding, config=cfg, depthwise=True)
+    act = RELU if relu else 0
+    in_addr, w_addr, out_addr, bias_addr = addrs
+    yield from _configs(cfg, per_tile, ("config_st", dict(stride=C, activation=act, acc_scale=f32_bits(scale))),
+                        ("config_ex", dict(dataflow=1, activation=0, a_stride=stride, c_stride=1,
+                                           acc_scale=MVIN_SCALE_IDENTITY)))
+    st = LoopConvState()
+    geometry = dict(N=N, H=H, W=W, C=C, K=C, kernel_dim=kernel_dim, stride=stride, padding=padding, dilation=1,
+                    P=P, Q=Q, PP=PP, PQ=PQ, psize=psize, pstride=pstride, ppad=ppad)
+    for b in range(0, N, batches):
+        for porow in range(0, PP, porows):
+            for pocol in range(0, PQ, pocols):
+                for ch in range(C):
+                    for krow in range(0, kernel_dim, krows):
+                        for kcol in range(0, kernel_dim, kcols):
+                            fields, flags = _conv_tile(
+                                cfg, **geometry, b=b, porow=porow, pocol=pocol, krow=krow, kcol=kcol,
+                                batches=batches, porows=porows, pocols=pocols, krows=krows, kcols=kcols, och=1,
+                                ich=1, in_stride=C, weight_stride=1, out_stride=C, in_addr=in_addr + ch,
+                                weights_addr=w_addr + (ch * kernel_dim + krow) * kernel_dim + kcol,
+                                bias_addr=bias_addr + ch * 4, out_addr=out_addr + ch,
+                                first=krow == 0 and kcol == 0,
+                                last=krow + krows >= kernel_dim and kcol + kcols >= kernel_dim, bias=bias, act=act,
+                                no_pool=no_pool, downsample=0, dw=True)
+                            stream = _tile_commands(cfg, st, fields, flags)
+                            yield from ([list(stream)] if per_tile else stream)
+
+
+def resadd_tiles(I: int, J: int, cfg: GemminiConfig) -> tuple[int, int]:
+    """(tile_I, tile_J) in elements as tiled_resadd_stride_auto picks them: the whole matrix,
+    halved in rows (or narrowed by DIM columns) until its tile holds at most half the accumulator."""
+    d = cfg.dim
+    ti, tj = I, J
+
+    def acc_rows(i, j):
+        return -(-i // d) * d * -(-j // d)
+    while acc_rows(ti, tj) > cfg.acc_rows // 2:
+        if ti >= tj or tj <= d:
+            ti //= 2
+        else:
+            tj -= d
+    return ti, tj
+
+
+def resadd_stream(I: int, J: int, cfg: GemminiConfig, *, a_scale: float = 1.0, b_scale: float = 1.0,
+                  c_scale: float = 1.0, relu: bool = False,
+                  addrs: tuple[int, int, int] = (A_ADDR, B_ADDR, C_ADDR), per_tile: bool = False):
+    """Yield (name, fields) of the C library's tiled_resadd_auto (gemmini-rocc-tests
+    include/gemmini.h): C = act(A * a_scale + B * b_scale) * c_scale for I x J int8 matrices (row
+    stride J), int8 out. The operands' scales are the mvin scales of load slots 0 and 1 (round-half-
+    even, saturated to int8), the sum is in the accumulator and leaves through config_st's scale and
+    activation; resadd_tiles' tiles, each one LOOP_WS with is_resadd (sp_tiled_resadd; baco.sim.loops
+    resadd_commands). `per_tile` as conv_stream."""
+    d = cfg.dim
+    ti, tj = resadd_tiles(I, J, cfg)
+    act = RELU if relu else 0
+    a_addr, b_addr, c_addr = addrs
+    yield from _configs(cfg, per_tile, ("config_st", dict(stride=J, activation=act, acc_scale=f32_bits(c_scale))),
+                        ("config_ex", dict(dataflow=1, activation=0, a_stride=1, c_stride=1,
+                                           acc_scale=MVIN_SCALE_IDENTITY)),
+                        ("config_ld", dict(stride=J, scale=f32_bits(a_scale), shrink=1, block_stride=d, state_id=0,
+                                           pixel_repeats=1)),
+                        ("config_ld", dict(stride=J, scale=f32_bits(b_scale), shrink=1, block_stride=d, state_id=1,
+                                           pixel_repeats=1)))
+    st = LoopWsState()
+    flags = dict(ex_accumulate=0, full_c=0, low_d=0, activation=act, a_spad_id=0, b_spad_id=0, a_transpose=0,
+                 b_transpose=0, is_resadd=1)
+    for i in range(0, I, ti):
+        for j in range(0, J, tj):
+            rows, cols = min(ti, I - i), min(tj, J - j)
+            st.bounds.update(max_i=-(-rows // d), max_j=-(-cols // d), max_k=0, pad_i=-rows % d, pad_j=-cols % d,
+                             pad_k=0)
+            offset = i * J + j
+            st.addrs.update(a_addr=a_addr + offset, b_addr=b_addr + offset, d_addr=0, c_addr=c_addr + offset)
+            st.strides.update(a_stride=J, b_stride=J, d_stride=0, c_stride=J)
+            stream = _decoded(loop_ws_commands(cfg, st, flags))
+            yield from ([list(stream)] if per_tile else stream)
+
+
+def library_stream_cycles(per_tile_stream, timing: TimingModel) -> int:
+    """Cycles of one library call on `timing` (a cycle model, possibly already holding earlier
+    calls), the CPU included: before each tile (a list of a per_tile stream: the call's configs,
+    then each LOOP_WS / LOOP_CONV_WS) the core runs the library's loop body,
+    TimingConstants.library_tile_instructions (fitted on FireSim rows, baco.sim.programs) at
+    cpu_cycles_per_instruction, and waits until Gemmini's queue takes the command; the call ends
+    with the library's gemmini_fence. Returns the cycles from the call's start (the cycle model's
+    clock when it was called) to the fence."""
+    k = timing.k
+    start = max(timing.finish, timing.issue_time)
+    timing.issue_time = start
+    for tile in per_tile_stream:
+        timing.issue_time = max(timing.issue_time + k.library_tile_instructions * k.cpu_cycles_per_instruction,
+                                timing.accept_time())
+        for name, fields in tile:
+            timing.observe(name, fields)
+    timing.fence()
+    end = max(timing.finish, timing.issue_time)
+    timing.issue_time = end
+    return int(round(end - start))
 
 
 def time_conv(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, cfg: GemminiConfig, **kw) -> dict:
@@ -192,4 +367,5 @@ def time_matmul(M: int, N: int, K: int, cfg: GemminiConfig, **kw) -> dict:
     return tm.report()
 
 
-__all__ = ["matmul_stream", "time_matmul", "conv_stream", "time_conv"]
+__all__ = ["matmul_stream", "time_matmul", "conv_stream", "time_conv", "depthwise_stream", "resadd_stream",
+           "resadd_tiles", "library_stream_cycles"]
