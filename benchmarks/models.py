@@ -131,16 +131,24 @@ def library_cycles(compiled, step_cycles: dict) -> dict:
     lowered, cfg = compiled.lowered, compiled.config
     tm = TimingModel(cfg)
     gemmini = cpu = tiles = 0
+    per_step = []          # (step, baco's cycles, the library's)
     for i, step in enumerate(lowered.steps):
+        name = f"s{i:03d}_{step.op.kind}"
+        mine = sum(c for n, c in step_cycles.items() if n == name or n.startswith(name + "."))
         if isinstance(step, CpuStep):
-            cpu += step_cycles[f"s{i:03d}_{step.op.kind}"]
+            cpu += mine
+            per_step.append((name, mine, mine))
             continue
+        theirs = 0
         for call in library_calls(step, lowered, cfg):
             calls = list(call)
             tiles += len(calls)
-            gemmini += clib.library_stream_cycles(iter(calls), tm)
+            theirs += clib.library_stream_cycles(iter(calls), tm)
+        gemmini += theirs
+        per_step.append((name, mine, theirs))
     issue = tiles * tm.k.library_tile_instructions * tm.k.cpu_cycles_per_instruction
-    return dict(total=gemmini + cpu, gemmini_layers=gemmini, cpu_steps=cpu, tiles=tiles, issue_cycles=issue)
+    return dict(total=gemmini + cpu, gemmini_layers=gemmini, cpu_steps=cpu, tiles=tiles, issue_cycles=issue,
+                per_step=per_step)
 
 
 def measure(name: str, resolution: int, calibrate: int, samples: int) -> dict:
@@ -176,7 +184,7 @@ def measure(name: str, resolution: int, calibrate: int, samples: int) -> dict:
     lib = library_cycles(compiled, run.step_cycles)
     row["library_s"] = time.perf_counter() - t4
     row.update(library_cycles=lib["total"], library_gemmini=lib["gemmini_layers"], library_tiles=lib["tiles"],
-               library_issue=lib["issue_cycles"], ratio=lib["total"] / run.total_cycles)
+               library_issue=lib["issue_cycles"], ratio=lib["total"] / run.total_cycles, per_step=lib["per_step"])
     return row
 
 
@@ -190,7 +198,7 @@ def run_gemmini_mlp1(path: str) -> dict:
                 seconds=time.perf_counter() - t0, console=res.console)
 
 
-def print_row(r: dict) -> None:
+def print_row(r: dict, per_step: bool = False) -> None:
     if "unsupported" in r:
         print(f"{r['model']:<19} {r['input']:<13} not supported by compile_model: {r['unsupported']}", flush=True)
         return
@@ -204,6 +212,9 @@ def print_row(r: dict) -> None:
           f"{r['library_cycles']:,} (Gemmini layers {r['library_gemmini']:,} incl. CPU issue of "
           f"{r['library_tiles']:,} calls/tiles = {r['library_issue']:,.0f}, + the same CPU steps); "
           f"ratio {r['ratio']:.3f}x ({r['library_s']:.1f} s)", flush=True)
+    if per_step:
+        for name, mine, theirs in r["per_step"]:
+            print(f"{'':<35}{name:<28} baco {mine:>12,}  library {theirs:>12,}  {theirs / max(mine, 1):7.3f}x")
 
 
 def main(argv=None) -> int:
@@ -213,6 +224,7 @@ def main(argv=None) -> int:
     p.add_argument("--calibrate", type=int, default=8, help="calibration inputs")
     p.add_argument("--samples", type=int, default=8, help="seeded inputs of the quantisation error")
     p.add_argument("--mlp1-elf", help="gemmini-rocc-tests' mlp1-baremetal, run beside baco's mlp1")
+    p.add_argument("--per-step", action="store_true", help="each step's cycles, baco's and the library's")
     p.add_argument("--smoke", action="store_true", help="a tiny MLP and a tiny CNN, 2 calibration inputs, 2 samples")
     args = p.parse_args(argv)
     names = ["mlp_tiny", "cnn_tiny"] if args.smoke else args.models.split(",")
@@ -225,7 +237,7 @@ def main(argv=None) -> int:
     rows, ok = [], True
     for name in names:
         r = measure(name, args.resolution, calibrate, samples)
-        print_row(r)
+        print_row(r, args.per_step)
         rows.append(r)
         ok &= "unsupported" in r or (r["sim_bit_exact"] and r["iss_bit_exact"])
     ratios = [r["ratio"] for r in rows if "ratio" in r]
