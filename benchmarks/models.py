@@ -18,14 +18,16 @@
   the library's CPU work per tile and its closing fence, library_stream_cycles). The CPU work
   between layers (pools, hardswish, squeeze-excite, concat...) is the same work on both sides: the
   library's side counts the cycles baco's program measured for those CPU steps. Ratio = library
-  cycles / baco cycles (> 1: baco is faster); geomean over the models.
+  cycles / baco cycles (> 1: baco is faster); geomean over the models. --per-step prints both
+  sides' cycles of every step. A model compile_model cannot run (e.g. the BERT layer: its
+  attention's aten.transpose.int) is printed as not supported with the compiler's error.
 
 With --mlp1-elf PATH (gemmini-rocc-tests' own mlp1-baremetal) that program also runs on the ISS
 with the cycle model and its end-to-end CPU cycles are printed beside baco's mlp1 (benchmarks read
 no reference data by themselves: give the path).
 
     python benchmarks/models.py [--models mlp1,resnet18,...] [--resolution 224] [--calibrate 8]
-                                [--samples 8] [--mlp1-elf PATH]
+                                [--samples 8] [--mlp1-elf PATH] [--per-step]
     python benchmarks/models.py --smoke      # a tiny MLP and a tiny CNN
 """
 from __future__ import annotations
