@@ -1,14 +1,39 @@
-"""Whole models through baco.compile_model: per model, the quantised program's shape (Gemmini
-launches, CPU calls), compile and run times on sim, bit-exactness against the independent
-reference (baco.model.reference), and the quantisation error against the float model (cosine
-similarity and top-1 agreement of the logits over seeded random inputs; random weights with
-BatchNorm statistics measured on random inputs, baco.model.zoo). With --iss, also one
-self-checking ELF per model on the RISC-V ISS: its cycles, size and activation arena.
+"""Whole models through baco.compile_model, measured (issue H's acceptance table). Per model:
 
-    python benchmarks/models.py [--models mlp,small_cnn,resnet18,...] [--calibrate 8] [--samples 8] [--iss]
-    python benchmarks/models.py --smoke
+- quantisation error against the float model: cosine similarity and top-1 agreement of the logits
+  over --samples seeded random inputs (random weights with BatchNorm statistics measured on random
+  inputs, baco.model.zoo; nothing is downloaded);
+- compile time to one ELF (baco.compile_model, then CompiledModel.build_elf: kernels compiled and
+  linked with the weights, input and expected output), the ELF's size, the activation arena's peak
+  beside the sum of all activations;
+- bit-exactness against the independent reference (baco.model.reference): on sim (the steps on
+  the host JIT and the functional model) and on the ISS (the ELF checks its own output);
+- speed on the cycle model, default Gemmini (DIM 16): baco's whole program end to end (the ELF on
+  the ISS with the cycle model attached, baco.codegen.program.run_program(timing=True): the core
+  issuing every command, the CPU operators between layers and every fence on one clock) against
+  the same network issued through the C library's calls as Gemmini's own programs do
+  (gemmini-rocc-tests imagenet/*.c, mlps/*.c): tiled_matmul_nn_auto for linear layers (and per
+  batch for bmm), tiled_conv_auto with the pooling epilogue for convolutions, tiled_conv_dw_auto for
+  depthwise ones, tiled_resadd_auto for residual adds (baco.sim.clib's streams, each call timed with
+  the library's CPU work per tile and its closing fence, library_stream_cycles). The CPU work
+  between layers (pools, hardswish, squeeze-excite, concat...) is the same work on both sides: the
+  library's side counts the cycles baco's program measured for those CPU steps. Ratio = library
+  cycles / baco cycles (> 1: baco is faster); geomean over the models. --per-step prints both
+  sides' cycles of every step. A model compile_model cannot run (e.g. the BERT layer: its
+  attention's aten.transpose.int) is printed as not supported with the compiler's error.
+
+With --mlp1-elf PATH (gemmini-rocc-tests' own mlp1-baremetal) that program also runs on the ISS
+with the cycle model and its end-to-end CPU cycles are printed beside baco's mlp1 (benchmarks read
+no reference data by themselves: give the path).
+
+    python benchmarks/models.py [--models mlp1,resnet18,...] [--resolution 224] [--calibrate 8]
+                                [--samples 8] [--mlp1-elf PATH] [--per-step]
+    python benchmarks/models.py --smoke      # a tiny MLP and a tiny CNN
 """
+from __future__ import annotations
+
 import argparse
+import math
 import sys
 import tempfile
 import time
@@ -16,73 +41,224 @@ from pathlib import Path
 
 import torch
 
-import baco
-from baco.model.compile import quantization_error
-from baco.model.zoo import MLP1, mlp, seeded_inputs, small_cnn, torchvision_model
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-MODELS = {
-    "mlp_small": (lambda: mlp((784, 256, 128, 10)), (8, 784)),
-    "mlp1": (lambda: mlp(MLP1), (64, 784)),
-    "small_cnn": (small_cnn, (2, 3, 17, 15)),
-    "resnet18": (lambda: torchvision_model("resnet18"), (1, 3, 32, 32)),
-    "mobilenet_v2": (lambda: torchvision_model("mobilenet_v2"), (1, 3, 32, 32)),
-    "mobilenet_v3_small": (lambda: torchvision_model("mobilenet_v3_small"), (1, 3, 32, 32)),
-}
+import baco  # noqa: E402
+from baco.codegen.program import run_program  # noqa: E402
+from baco.errors import CompilationError  # noqa: E402
+from baco.gemmini.config import GemminiConfig  # noqa: E402
+from baco.model.compile import quantization_error  # noqa: E402
+from baco.model.lower import CpuStep, GemminiStep  # noqa: E402
+from baco.model.zoo import MLP1, mlp, seeded_inputs, small_cnn, torchvision_model  # noqa: E402
+from baco.sim import clib  # noqa: E402
+from baco.sim.timing import TimingModel  # noqa: E402
+
+CNNS = ("resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_small")
 
 
-def measure(name, calibrate, samples, iss):
-    factory, shape = MODELS[name]
-    model = factory()
+def model_and_input_shape(name: str, resolution: int):
+    """(model, input shape) of a benchmark model name."""
+    if name == "mlp_tiny":
+        return mlp((64, 48, 32, 10)), (8, 64)
+    if name == "mlp1":
+        return mlp(MLP1), (64, 784)
+    if name == "cnn_tiny":
+        return small_cnn(), (1, 3, 17, 15)
+    if name in CNNS:
+        shape = (1, 3, resolution, resolution)
+        return torchvision_model(name, input_shape=(2, *shape[1:])), shape
+    if name == "bert_layer":
+        from baco.tuner.torch_models import bert_base_encoder
+        torch.manual_seed(0)
+        return bert_base_encoder(1).eval(), (1, 128, 768)
+    raise KeyError(name)
+
+
+KNOWN = ("mlp_tiny", "cnn_tiny", "mlp1", *CNNS, "bert_layer")
+DEFAULT = ("mlp1", *CNNS, "bert_layer")
+
+
+def square(pair, what: str) -> int:
+    a, b = (pair, pair) if isinstance(pair, int) else pair
+    if a != b:
+        raise ValueError(f"the C library's convolutions are square: {what} {pair}")
+    return int(a)
+
+
+def library_calls(step: GemminiStep, lowered, cfg: GemminiConfig):
+    """The C library's calls (one stream each) that run `step`'s op as Gemmini's own programs do."""
+    op, q = step.op, step.op.q
+    x = lowered.buffers[op.inputs[0]]
+    if op.kind in ("conv", "depthwise"):
+        N, H, W, C = x.shape
+        R, S = q["weight"].shape[:2]
+        k = square((R, S), "kernel")
+        stride, padding = square(q["stride"], "stride"), square(q["padding"], "padding")
+        dilation = square(q["dilation"], "dilation")
+        pool = q.get("pool") or {}
+        pooling = dict(pool_size=pool.get("kernel", 0), pool_stride=pool.get("stride", 0),
+                       pool_padding=pool.get("padding", 0))
+        if op.kind == "depthwise":
+            if dilation != 1:
+                raise ValueError("the C library's depthwise convolution has no dilation")
+            return [clib.depthwise_stream(N, H, W, C, k, cfg, stride=stride, padding=padding, scale=q["scale"],
+                                          relu=q["relu"], bias=True, **pooling)]
+        return [clib.conv_stream(N, H, W, C, q["weight"].shape[3], k, cfg, stride=stride, padding=padding,
+                                 dilation=dilation, scale=q["scale"], relu=q["relu"], bias=True, **pooling)]
+    if op.kind == "linear":
+        K, Nn = q["weight"].shape
+        M = x.size // K
+        return [clib.matmul_stream(M, Nn, K, cfg, out_int8=True, scale=q["scale"], relu=q["relu"],
+                                   bias="repeating")]
+    if op.kind == "matmul":
+        return [clib.matmul_stream(*matmul_dims(launch), cfg, out_int8=True, scale=q["scale"])
+                for launch in step.launches]
+    if op.kind == "add":
+        cols = x.shape[-1]
+        return [clib.resadd_stream(x.size // cols, cols, cfg, a_scale=q["a_scale"], b_scale=q["b_scale"],
+                                   c_scale=q["out_scale"], relu=q["relu"])]
+    raise ValueError(f"no C library call for {op.kind}")
+
+
+def matmul_dims(launch) -> tuple[int, int, int]:
+    """(M, N, K) of a matmul launch: its A (M x K) and B (K x N) arrays."""
+    a, b = launch.args[0], launch.args[1]
+    return a.shape[0], b.shape[1], a.shape[1]
+
+
+def library_cycles(compiled, step_cycles: dict) -> dict:
+    """The network as the C library runs it on the cycle model: every Gemmini step as its library
+    calls (one after another on one cycle model), every CPU step the cycles baco's program
+    measured for it (`step_cycles`: the program's step name -> cycles)."""
+    lowered, cfg = compiled.lowered, compiled.config
+    tm = TimingModel(cfg)
+    gemmini = cpu = tiles = commands = 0
+    per_step = []          # (step, baco's cycles, the library's)
+    for i, step in enumerate(lowered.steps):
+        name = f"s{i:03d}_{step.op.kind}"
+        mine = sum(c for n, c in step_cycles.items() if n == name or n.startswith(name + "."))
+        if isinstance(step, CpuStep):
+            cpu += mine
+            per_step.append((name, mine, mine))
+            continue
+        theirs = 0
+        for call in library_calls(step, lowered, cfg):
+            stream = list(call)
+            tiles += sum(command in clib.TILE_START for command, _ in stream)
+            commands += len(stream)
+            theirs += clib.library_stream_cycles(stream, tm)
+        theirs = round(theirs)
+        gemmini += theirs
+        per_step.append((name, mine, theirs))
+    # the core's own work issuing the calls: the tile loop per tile, one instruction a command
+    issue = (tiles * tm.k.library_tile_instructions + commands) * tm.k.cpu_cycles_per_instruction
+    return dict(total=gemmini + cpu, gemmini_layers=gemmini, cpu_steps=cpu, tiles=tiles, issue_cycles=issue,
+                per_step=per_step)
+
+
+def measure(name: str, resolution: int, calibrate: int, samples: int) -> dict:
+    model, shape = model_and_input_shape(name, resolution)
     x = torch.randn(shape, generator=torch.Generator().manual_seed(0))
+    row = dict(model=name, input="x".join(map(str, shape)))
     t0 = time.perf_counter()
-    compiled = baco.compile_model(model, x, calibrate=calibrate)
-    t1 = time.perf_counter()
-    check = compiled.check(x)
-    t2 = time.perf_counter()
-    err = quantization_error(model, compiled, seeded_inputs(shape, samples, seed=5))
+    try:
+        compiled = baco.compile_model(model, x, calibrate=calibrate)
+    except CompilationError as e:      # an operator compile_model does not run: the model's row says which
+        row["unsupported"] = str(e).splitlines()[0]
+        return row
+    t_compile = time.perf_counter() - t0
     steps = [layer.runs_on for layer in compiled.layers]
-    row = dict(model=name, input="x".join(map(str, shape)), gemmini=steps.count("gemmini"), cpu=steps.count("cpu"),
-               compile_s=t1 - t0, sim_s=t2 - t1, bit_exact=check["bit_exact"], cosine=err["cosine"],
-               top1=err["top1_agreement"])
-    if iss:
-        from baco.codegen.program import run_program
-        with tempfile.TemporaryDirectory() as d:
-            t3 = time.perf_counter()
-            build = compiled.build_elf(Path(d) / f"{name}.elf", x)
-            t4 = time.perf_counter()
-            run = run_program(build)
-            row.update(elf_s=t4 - t3, iss_s=time.perf_counter() - t4, iss_passed=run.passed,
-                       cycles=run.total_cycles, elf_bytes=build.elf_bytes, arena=build.plan.peak_bytes,
-                       activations=build.plan.activation_bytes)
+    row.update(gemmini_steps=steps.count("gemmini"), cpu_steps=steps.count("cpu"))
+    err = quantization_error(model, compiled, seeded_inputs(shape, samples, seed=5))
+    row.update(cosine=err["cosine"], top1=err["top1_agreement"])
+    t1 = time.perf_counter()
+    row["sim_bit_exact"] = compiled.check(x)["bit_exact"]
+    row["sim_s"] = time.perf_counter() - t1
+    with tempfile.TemporaryDirectory(prefix="baco-models-") as d:
+        t2 = time.perf_counter()
+        build = compiled.build_elf(Path(d) / f"{name}.elf", x)
+        row["compile_s"] = t_compile + time.perf_counter() - t2
+        row.update(elf_bytes=build.elf_bytes, arena=build.plan.peak_bytes, activations=build.plan.activation_bytes)
+        t3 = time.perf_counter()
+        run = run_program(build, timing=True)
+        row["iss_s"] = time.perf_counter() - t3
+    row.update(iss_bit_exact=run.passed, baco_cycles=run.total_cycles, commands=run.gemmini_commands)
+    cpu_steps = {f"s{i:03d}_{s.op.kind}" for i, s in enumerate(compiled.lowered.steps) if isinstance(s, CpuStep)}
+    row["baco_cpu_steps"] = sum(c for n, c in run.step_cycles.items() if n in cpu_steps)
+    t4 = time.perf_counter()
+    lib = library_cycles(compiled, run.step_cycles)
+    row["library_s"] = time.perf_counter() - t4
+    row.update(library_cycles=lib["total"], library_gemmini=lib["gemmini_layers"], library_tiles=lib["tiles"],
+               library_issue=lib["issue_cycles"], ratio=lib["total"] / run.total_cycles, per_step=lib["per_step"])
     return row
+
+
+def run_gemmini_mlp1(path: str) -> dict:
+    """gemmini-rocc-tests' own mlp1 program on the ISS with the cycle model: its CPU cycles end to end."""
+    from baco.sim.iss import run_elf
+    cfg = GemminiConfig()
+    t0 = time.perf_counter()
+    res = run_elf(path, config=cfg, timing=TimingModel(cfg), stdout=None, timeout_s=3600)
+    return dict(exit_code=res.exit_code, cycles=res.cpu_cycles, commands=res.gemmini_commands,
+                seconds=time.perf_counter() - t0, console=res.console)
+
+
+def print_row(r: dict, per_step: bool = False) -> None:
+    if "unsupported" in r:
+        print(f"{r['model']:<19} {r['input']:<13} not supported by compile_model: {r['unsupported']}", flush=True)
+        return
+    exact = lambda ok: "bit-exact" if ok else "MISMATCH"   # noqa: E731
+    print(f"{r['model']:<19} {r['input']:<13} steps {r['gemmini_steps']} Gemmini + {r['cpu_steps']} CPU; "
+          f"quantisation: cosine {r['cosine']:.4f}, top-1 {r['top1']:.2f}\n"
+          f"{'':<33} compile to one ELF {r['compile_s']:.1f} s, ELF {r['elf_bytes']:,} B, arena "
+          f"{r['arena']:,} of {r['activations']:,} B of activations; sim {exact(r['sim_bit_exact'])} "
+          f"({r['sim_s']:.1f} s), ISS {exact(r['iss_bit_exact'])} ({r['iss_s']:.1f} s, {r['commands']:,} commands)\n"
+          f"{'':<33} cycles: baco {r['baco_cycles']:,} (CPU steps {r['baco_cpu_steps']:,}); C library "
+          f"{r['library_cycles']:,} (Gemmini layers {r['library_gemmini']:,} incl. CPU issue of "
+          f"{r['library_tiles']:,} tiles = {r['library_issue']:,.0f}, + the same CPU steps); "
+          f"ratio {r['ratio']:.3f}x ({r['library_s']:.1f} s)", flush=True)
+    if per_step:
+        for name, mine, theirs in r["per_step"]:
+            print(f"{'':<35}{name:<28} baco {mine:>12,}  library {theirs:>12,}  {theirs / max(mine, 1):7.3f}x")
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--models", default="mlp_small,small_cnn,resnet18,mobilenet_v2,mobilenet_v3_small")
-    p.add_argument("--calibrate", type=int, default=8)
-    p.add_argument("--samples", type=int, default=8)
-    p.add_argument("--iss", action="store_true", help="also link each model into one ELF and run it on the ISS")
-    p.add_argument("--smoke", action="store_true", help="mlp_small only, 2 calibration inputs, 2 samples")
+    p.add_argument("--models", default=",".join(DEFAULT), help=f"comma-separated, of {', '.join(KNOWN)}")
+    p.add_argument("--resolution", type=int, default=224, help="the CNNs' input height and width")
+    p.add_argument("--calibrate", type=int, default=8, help="calibration inputs")
+    p.add_argument("--samples", type=int, default=8, help="seeded inputs of the quantisation error")
+    p.add_argument("--mlp1-elf", help="gemmini-rocc-tests' mlp1-baremetal, run beside baco's mlp1")
+    p.add_argument("--per-step", action="store_true", help="each step's cycles, baco's and the library's")
+    p.add_argument("--smoke", action="store_true", help="a tiny MLP and a tiny CNN, 2 calibration inputs, 2 samples")
     args = p.parse_args(argv)
-    names = ["mlp_small"] if args.smoke else args.models.split(",")
-    unknown = [n for n in names if n not in MODELS]
+    names = ["mlp_tiny", "cnn_tiny"] if args.smoke else args.models.split(",")
+    unknown = [n for n in names if n not in KNOWN]
     if unknown:
-        p.error(f"unknown models {unknown}; known: {', '.join(MODELS)}")
+        p.error(f"unknown models {unknown}; known: {', '.join(KNOWN)}")
     calibrate, samples = (2, 2) if args.smoke else (args.calibrate, args.samples)
-    print(f"calibration inputs {calibrate}, quantisation error over {samples} seeded inputs")
-    ok = True
+    print(f"default Gemmini (DIM {GemminiConfig().dim}); calibration inputs {calibrate}; quantisation error over "
+          f"{samples} seeded inputs; CNNs at {args.resolution}x{args.resolution}", flush=True)
+    rows, ok = [], True
     for name in names:
-        r = measure(name, calibrate, samples, args.iss)
-        ok &= r["bit_exact"] and r.get("iss_passed", True)
-        line = (f"{r['model']:<19} {r['input']:<11} gemmini {r['gemmini']:>3} cpu {r['cpu']:>3}  compile "
-                f"{r['compile_s']:6.1f} s  sim {r['sim_s']:6.1f} s  {'bit-exact' if r['bit_exact'] else 'MISMATCH'}  "
-                f"cosine {r['cosine']:.4f}  top-1 {r['top1']:.2f}")
-        if args.iss:
-            line += (f"  | ISS {'pass' if r['iss_passed'] else 'FAIL'} {r['cycles']:,} cycles, "
-                     f"ELF {r['elf_bytes']:,} B (built in {r['elf_s']:.1f} s), arena {r['arena']:,} of "
-                     f"{r['activations']:,} B")
-        print(line, flush=True)
+        r = measure(name, args.resolution, calibrate, samples)
+        print_row(r, args.per_step)
+        rows.append(r)
+        ok &= "unsupported" in r or (r["sim_bit_exact"] and r["iss_bit_exact"])
+    ratios = [r["ratio"] for r in rows if "ratio" in r]
+    if ratios:
+        geomean = math.exp(sum(map(math.log, ratios)) / len(ratios))
+        each = ", ".join(f"{r['model']} {r['ratio']:.3f}x" for r in rows if "ratio" in r)
+        print(f"C library / baco cycles: {each}; geomean {geomean:.3f}x over {len(ratios)} models")
+    if args.mlp1_elf:
+        g = run_gemmini_mlp1(args.mlp1_elf)
+        mine = next((r for r in rows if r["model"] == "mlp1" and "baco_cycles" in r), None)
+        line = (f"gemmini-rocc-tests mlp1 ({args.mlp1_elf}): exit {g['exit_code']}, {g['cycles']:,} CPU cycles end to "
+                f"end, {g['commands']:,} commands ({g['seconds']:.1f} s)")
+        if mine:
+            line += f"; baco's mlp1 {mine['baco_cycles']:,} cycles: {g['cycles'] / mine['baco_cycles']:.3f}x"
+        print(line)
+        ok &= g["exit_code"] == 0
     return 0 if ok else 1
 
 

@@ -51,6 +51,13 @@ def tiled_matmul_auto(dim_I: int, dim_J: int, dim_K: int, config: GemminiConfig 
     return ti, tj, tk
 
 
+def tiled_matmul_reuse(tile_rows: int, tile_cols: int, tile_ks: int) -> tuple[bool, bool]:
+    """(A reused, B reused) as tiled_matmul_outer decides it for I0 x J0 x K0 tiles: an operand
+    whose tiles fit its scratchpad half (A: I0·K0 <= 2, B: J0·K0 <= 2) is moved in once and read
+    from there by every later tile (LOOP_WS's a_spad_id / b_spad_id)."""
+    return tile_rows * tile_ks <= 2, tile_cols * tile_ks <= 2
+
+
 def conv_spad_acc_rows(args, *, stride, kernel_dilation, in_channels_unused=None, pool_size=1, pool_stride=1,
                        downsample=False, dim=16):
     """(spad rows, acc rows) of a conv tile [batches, porows, pocols, pochs, krows, kcols, kchs]."""
@@ -74,8 +81,11 @@ def tiled_conv_auto(batch_size: int, in_row_dim: int, in_col_dim: int, in_channe
                     kernel_dim: int, *, stride: int = 1, padding: int = 0, kernel_dilation: int = 1,
                     pool_size: int = 0, pool_stride: int = 0, pool_padding: int = 0,
                     config: GemminiConfig | None = None, kernel_cols: int | None = None,
-                    col_stride: int | None = None, col_padding: int | None = None) -> list[int]:
+                    col_stride: int | None = None, col_padding: int | None = None,
+                    depthwise: bool = False) -> list[int]:
     """[batches, porows, pocols, pochs, krows, kcols, kchs] as tiled_conv_auto picks them (§5.4).
+    With depthwise, as tiled_conv_dw_auto picks them: one channel (pass in_channels =
+    out_channels = 1; its tiles are one channel deep) and never the downsampling path.
 
     `kernel_cols`/`col_stride`/`col_padding` extend the library's square
     convolutions to rectangular ones (e.g. 1-D: a kernel_dim×1 kernel over an
@@ -94,7 +104,7 @@ def tiled_conv_auto(batch_size: int, in_row_dim: int, in_col_dim: int, in_channe
     out_col_dim = (in_col_dim + 2 * col_padding - dilated_kc) // col_stride + 1
     pool_out_row = (out_row_dim + 2 * pool_padding - pool_size) // pool_stride + 1
     pool_out_col = (out_col_dim + 2 * pool_padding - pool_size) // pool_stride + 1
-    downsample = (stride == 2 and kernel_dim == 1 and padding == 0 and no_pool
+    downsample = (not depthwise and stride == 2 and kernel_dim == 1 and padding == 0 and no_pool
                   and in_row_dim % 2 == 0 and in_col_dim % 2 == 0)
     args = [batch_size, pool_out_row, pool_out_col, out_channels, kernel_dim, kernel_cols, in_channels]
     maxes = list(args)

@@ -1,23 +1,30 @@
-"""The Gemmini C library's command streams (ucb-bar/gemmini-rocc-tests include/gemmini.h),
-without data: the RoCC commands `tiled_matmul_auto` issues for a matmul, as (command name,
-fields) pairs; `expanded` turns them into the commands Gemmini's units execute, and
-`time_matmul` times them on the cycle model (baco.sim.timing.TimingModel, which runs each
-LOOP_WS as LoopMatmul does, two loops at once).
+"""The Gemmini C library's command streams (ucb-bar/gemmini-rocc-tests include/gemmini.h and
+gemmini_nn.h), without data: the RoCC commands the library issues, as (command name, fields)
+pairs; `expanded` turns them into the commands Gemmini's units execute, `time_stream` times them
+on the cycle model (baco.sim.timing.TimingModel, which runs each hardware loop as LoopMatmul /
+LoopConv do, two loops at once) and `library_stream_cycles` times one library call, the CPU's
+per-tile work and the call's closing fence included, on a cycle model shared by a whole network.
 
-tiled_matmul_auto picks its tiles with the heuristic of gemmini-isa.md §5.1
-(baco.gemmini.heuristics.tiled_matmul_auto) and tiled_matmul_outer runs them as
-one LOOP_WS per tile (§5.2): i0 → j0 → k0 over the tiles, the output written only
-by the last k0 tile (int32 at full width, or int8 through the accumulator's
-scale/activation path), each LOOP_WS its five config commands and funct 8 (gemmini_loop_ws).
+- `matmul_stream`: tiled_matmul_auto / tiled_matmul_nn_auto. The tiles come from the heuristic of
+  gemmini-isa.md §5.1 (baco.gemmini.heuristics.tiled_matmul_auto) and tiled_matmul_outer runs them
+  as one LOOP_WS per tile (§5.2: its five config commands and funct 8): i0 → j0 → k0 over the
+  tiles, a full or repeating bias moved in by the first k0 tile, the output written only by the
+  last (int32 at full width, or int8 through the accumulator's scale/activation path), operands
+  reused from the scratchpad when they fit.
+- `conv_stream`: tiled_conv_auto, one LOOP_CONV_WS per tile (its six config commands and funct
+  15), with the pooling epilogue and the 1x1 stride-2 downsampling path.
+- `depthwise_stream`: tiled_conv_dw_auto, one single-channel LOOP_CONV_WS (dw flag) per tile and
+  channel.
+- `resadd_stream`: tiled_resadd_auto, one LOOP_WS with is_resadd per tile.
+
 This is "Gemmini-default running the C library" for benchmarks and for the
-tuner/compiler/simulator loop. `conv_stream` is the same for tiled_conv_auto (one
-LOOP_CONV_WS per tile: its six config commands and funct 15).
+tuner/compiler/simulator loop.
 """
 from __future__ import annotations
 
 from baco.gemmini.arith import f32_bits
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.heuristics import tiled_matmul_auto
+from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto, tiled_matmul_reuse
 from baco.gemmini.isa import COMMANDS, decode, encode
 from baco.sim.loops import MVIN_SCALE_IDENTITY, cmd
 from baco.sim.timing import CommandStream, TimingModel
@@ -30,6 +37,12 @@ RELU = 1    # config_ex / LOOP_WS activation field
 BIAS = (None, "full", "repeating")
 
 
+def _command(name, **fields):
+    """(name, every field of the command as the decoder sees it)."""
+    command_, f = decode(*cmd(name, **fields))
+    return command_.name, f
+
+
 def matmul_stream(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = False, scale: float = 1.0,
                   relu: bool = False, tiles: tuple[int, int, int] | None = None, bias: str | None = None,
                   addrs: tuple[int, int, int] = (A_ADDR, B_ADDR, C_ADDR), d_addr: int = D_ADDR):
@@ -39,8 +52,8 @@ def matmul_stream(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool 
     ReLU'd and saturated to int8 on its way out of the accumulator. `bias`: None, "full" (an int32
     M×N matrix D) or "repeating" (one int32 row of N, the library's repeating_bias), moved into the
     accumulator by each output tile's first LOOP_WS. When the A (B) tiles fit the scratchpad's
-    halves (I0·K0 <= 2, J0·K0 <= 2) the library keeps them there across tiles (a_spad_id,
-    b_spad_id) and moves them in once. `addrs` are the DRAM byte addresses of A, B and C
+    halves (baco.gemmini.heuristics.tiled_matmul_reuse) the library keeps them there across tiles
+    (a_spad_id, b_spad_id) and moves them in once. `addrs` are the DRAM byte addresses of A, B and C
     (row-major, dense) and `d_addr` D's when the stream is run on data."""
     if relu and not out_int8:
         raise ValueError("relu needs an int8 output: a full-width int32 mvout bypasses the activation")
@@ -51,23 +64,19 @@ def matmul_stream(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool 
     c_bytes = 1 if out_int8 else cfg.acc_bytes
     act = RELU if relu else 0
     I0, J0, K0 = -(-M // (ti * d)), -(-N // (tj * d)), -(-K // (tk * d))
-    def command(name, **fields):      # every field of the command, as the decoder sees it
-        command_, f = decode(*cmd(name, **fields))
-        return command_.name, f
-
-    yield command("config_ex", dataflow=1, activation=act, a_stride=1, c_stride=1, acc_scale=MVIN_SCALE_IDENTITY)
-    yield command("config_st", stride=N * c_bytes, activation=act,
-                  acc_scale=f32_bits(scale) if out_int8 else MVIN_SCALE_IDENTITY)
+    yield _command("config_ex", dataflow=1, activation=act, a_stride=1, c_stride=1, acc_scale=MVIN_SCALE_IDENTITY)
+    yield _command("config_st", stride=N * c_bytes, activation=act,
+                   acc_scale=f32_bits(scale) if out_int8 else MVIN_SCALE_IDENTITY)
     for slot, stride in ((0, K), (1, N), (2, 0 if bias == "repeating" else N * cfg.acc_bytes)):
-        yield command("config_ld", stride=stride, scale=MVIN_SCALE_IDENTITY, block_stride=d, state_id=slot,
-                      pixel_repeats=1)
+        yield _command("config_ld", stride=stride, scale=MVIN_SCALE_IDENTITY, block_stride=d, state_id=slot,
+                       pixel_repeats=1)
     a_addr, b_addr, c_addr = addrs
 
     def pad(n, start_block, blocks):
         """Elements of the last block row/col beyond n (LOOP_WS pads them)."""
         return max(0, (start_block + blocks) * d - n)
 
-    a_reuse, b_reuse = I0 * K0 <= 2, J0 * K0 <= 2
+    a_reuse, b_reuse = tiled_matmul_reuse(I0, J0, K0)
     for i0 in range(I0):
         for j0 in range(J0):
             for k0 in range(K0):
@@ -78,19 +87,79 @@ def matmul_stream(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool 
                 J = min(tj, -(-N // d) - j0 * tj)
                 Kb = min(tk, -(-K // d) - k0 * tk)
                 last_k = k0 == K0 - 1
-                yield command("loop_ws_config_bounds", max_i=I, max_j=J, max_k=Kb, pad_i=pad(M, i0 * ti, I),
-                              pad_j=pad(N, j0 * tj, J), pad_k=pad(K, k0 * tk, Kb))
-                yield command("loop_ws_config_addrs_ab",
-                              a_addr=0 if a_reuse and j0 else a_addr + (i0 * ti * d * K + k0 * tk * d),
-                              b_addr=0 if b_reuse and i0 else b_addr + (k0 * tk * d * N + j0 * tj * d))
-                yield command("loop_ws_config_addrs_dc",
-                              d_addr=d_addr + (bias_row * N + j0 * tj * d) * cfg.acc_bytes if bias and k0 == 0 else 0,
-                              c_addr=(c_addr + (i0 * ti * d * N + j0 * tj * d) * c_bytes) if last_k else 0)
-                yield command("loop_ws_config_strides_ab", a_stride=K, b_stride=N)
-                yield command("loop_ws_config_strides_dc", d_stride=0 if bias == "repeating" else N, c_stride=N)
-                yield command("loop_ws", ex_accumulate=int(bool(bias) or k0 > 0), full_c=int(not out_int8), low_d=0,
-                              activation=act, a_spad_id=a_spad_id, b_spad_id=b_spad_id, a_transpose=0,
+                yield _command("loop_ws_config_bounds", max_i=I, max_j=J, max_k=Kb, pad_i=pad(M, i0 * ti, I),
+                               pad_j=pad(N, j0 * tj, J), pad_k=pad(K, k0 * tk, Kb))
+                yield _command("loop_ws_config_addrs_ab",
+                               a_addr=0 if a_reuse and j0 else a_addr + (i0 * ti * d * K + k0 * tk * d),
+                               b_addr=0 if b_reuse and i0 else b_addr + (k0 * tk * d * N + j0 * tj * d))
+                yield _command("loop_ws_config_addrs_dc",
+                               d_addr=d_addr + (bias_row * N + j0 * tj * d) * cfg.acc_bytes if bias and k0 == 0 else 0,
+                               c_addr=(c_addr + (i0 * ti * d * N + j0 * tj * d) * c_bytes) if last_k else 0)
+                yield _command("loop_ws_config_strides_ab", a_stride=K, b_stride=N)
+                yield _command("loop_ws_config_strides_dc", d_stride=0 if bias == "repeating" else N, c_stride=N)
+                yield _command("loop_ws", ex_accumulate=int(bool(bias) or k0 > 0), full_c=int(not out_int8), low_d=0,
+                               activation=act, a_spad_id=a_spad_id, b_spad_id=b_spad_id, a_transpose=0,
                               b_transpose=0, is_resadd=0)
+
+
+def _conv_tile(cfg, *, N, H, W, C, K, kernel_dim, stride, padding, dilation, P, Q, PP, PQ, psize, pstride, ppad,
+               b, porow, pocol, krow, kcol, batches, porows, pocols, krows, kcols, och, ich, in_stride,
+               weight_stride, out_stride, in_addr, weights_addr, bias_addr, out_addr, first, last, bias, act,
+               no_pool, downsample, dw):
+    """One sp_tiled_conv call's LOOP_CONV_WS as (fields, flags): the tile at batch b, pooled output
+    row/column porow/pocol, kernel row/column krow/kcol, `och` output and `ich` input channels deep;
+    its pads, input/output tile sizes and addresses as sp_tiled_conv and its callers compute them.
+    `in_addr` is the input's address at channel 0 of pixel (0, 0), weights_addr the tile's weights."""
+    d = cfg.dim
+    orow, ocol = porow * pstride - ppad, pocol * pstride - ppad       # the tile's first conv output row/col
+    B_, porows_, pocols_ = min(batches, N - b), min(porows, PP - porow), min(pocols, PQ - pocol)
+    kr, kc = min(krows, kernel_dim - krow), min(kcols, kernel_dim - kcol)
+    orows_, ocols_ = porows_ * pstride + psize - 1, pocols_ * pstride + psize - 1
+    pupad, pdpad = max(0, -orow), max(0, orow + orows_ - P)
+    plpad, prpad = max(0, -ocol), max(0, ocol + ocols_ - Q)
+    orows, ocols = orows_ - pupad - pdpad, ocols_ - plpad - prpad
+    irow, icol = max(orow, 0) * stride + krow * dilation - padding, max(ocol, 0) * stride + kcol * dilation - padding
+    irows = orows * stride + dilation * (kr - 1)     # LoopConv's input tile
+    icols = ocols * stride + dilation * (kc - 1)
+    upad, lpad = max(0, -irow), max(0, -icol)
+    in_pixel = (b * H + irow + upad) * W + icol + lpad
+    fields = dict(
+        batch_size=N, in_row_dim=H, in_col_dim=W, in_channels=C, out_channels=K, out_row_dim=P, out_col_dim=Q,
+        pool_out_row_dim=PP, pool_out_col_dim=PQ, stride=stride, padding=padding, kernel_dim=kernel_dim,
+        kernel_dilation=dilation, pool_size=psize, pool_stride=pstride, pool_padding=ppad, batches=B_,
+        porows=porows_, pocols=pocols_, pochs=och, krows=kr, kcols=kc, kchs=ich, lpad=lpad,
+        rpad=max(0, icol + icols - W), upad=upad, dpad=max(0, irow + irows - H), plpad=plpad, prpad=prpad,
+        pupad=pupad, pdpad=pdpad, orows=orows, ocols=ocols, in_stride=in_stride, weight_stride=weight_stride,
+        out_stride=out_stride, input_addr=in_addr + in_pixel * in_stride, weights_addr=weights_addr,
+        bias_addr=(bias_addr if bias else 1) if first else 0,
+        output_addr=out_addr + ((b * PP + porow) * PQ + pocol) * out_stride if last else 0)
+    # sp_tiled_conv's first-layer packing: DIM/kchs kernel columns per array row, capped at the
+    # tile's kernel columns
+    pixels = 1 if ich > d or dilation > 1 or downsample else min(d // ich, kc)
+    flags = dict(no_bias=int(not bias), wrot180=0, trans_output_1203=0, trans_weight_1203=0, trans_weight_0132=0,
+                 trans_input_3120=0, dw=int(dw), max_pixels_per_row=pixels, a_spad_id=0, b_spad_id=0,
+                 no_pool=int(no_pool), downsample=downsample, input_dilated=0, activation=act)
+    return fields, flags
+
+
+def _conv_geometry(H, W, kernel_dim, stride, padding, dilation, pool_size, pool_stride, pool_padding):
+    """(P, Q, pooled P, pooled Q, pool size, pool stride, pool padding) as tiled_conv computes
+    them (no pooling: a 1x1 window of stride 1)."""
+    dil_k = dilation * (kernel_dim - 1) + 1
+    P, Q = (H + 2 * padding - dil_k) // stride + 1, (W + 2 * padding - dil_k) // stride + 1
+    if P < 1 or Q < 1:
+        raise ValueError(f"a {kernel_dim}x{kernel_dim} kernel (dilation {dilation}) does not fit {H}x{W} "
+                         f"with padding {padding}")
+    psize, pstride, ppad = (1, 1, 0) if pool_stride == 0 else (pool_size, pool_stride, pool_padding)
+    return P, Q, (P + 2 * ppad - psize) // pstride + 1, (Q + 2 * ppad - psize) // pstride + 1, psize, pstride, ppad
+
+
+def _loop_conv_ws(fields, flags):
+    """One tile's LOOP_CONV_WS as the library issues it: its six config commands, then funct 15."""
+    for n in range(1, 7):
+        name = f"loop_conv_ws_config_{n}"
+        yield _command(name, **{f.name: fields[f.name] for f in COMMANDS[name].fields})
+    yield _command("loop_conv_ws", **flags)
 
 
 def conv_stream(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, cfg: GemminiConfig, *, stride: int = 1,
@@ -101,8 +170,8 @@ def conv_stream(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, cfg: Ge
     (kernel_dim x kernel_dim x C x K) weights and an NHWC int8 output (scaled with round-half-even,
     optionally ReLU'd; bias: an int32 vector of K): tiled_conv_auto's tiles (gemmini-isa.md §5.4,
     baco.gemmini.heuristics) run by tiled_conv's loop nest (batch, output row, output column,
-    output channel, kernel row, kernel column, input channel), one LOOP_CONV_WS per tile expanded
-    into LoopConv's stream (baco.sim.loops); the bias (or zeros) is loaded by the first tile of an
+    output channel, kernel row, kernel column, input channel), one LOOP_CONV_WS per tile (its six
+    config commands and funct 15; LoopConv expands it); the bias (or zeros) is loaded by the first tile of an
     output tile and the output stored by its last. `addrs`: DRAM byte addresses of the input,
     weights, output and bias. A 1x1 stride-2 layer without padding over an even-sized input takes
     tiled_conv's downsampling path, as the library does. pool_stride != 0 max-pools the output
@@ -110,82 +179,131 @@ def conv_stream(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, cfg: Ge
     output rows/columns whose conv rows LoopConv computes (with the pooled windows' overlap
     and the library's pool_stride - 1 extra rows) and stores through pooled mvouts; the
     output is then the pooled NHWC image."""
-    from baco.gemmini.heuristics import tiled_conv_auto
-    d = cfg.dim
-    dil_k = dilation * (kernel_dim - 1) + 1
-    P, Q = (H + 2 * padding - dil_k) // stride + 1, (W + 2 * padding - dil_k) // stride + 1
-    if P < 1 or Q < 1:
-        raise ValueError(f"a {kernel_dim}x{kernel_dim} kernel (dilation {dilation}) does not fit {H}x{W} "
-                         f"with padding {padding}")
+    P, Q, PP, PQ, psize, pstride, ppad = _conv_geometry(H, W, kernel_dim, stride, padding, dilation, pool_size,
+                                                       pool_stride, pool_padding)
+    no_pool = pool_stride == 0
     # tiled_conv's downsampling path: the input tile is moved in every other row and column
     # (LoopConv's downsample flag), so the array reads it with A-stride 1
-    no_pool = pool_stride == 0
-    psize, pstride, ppad = (1, 1, 0) if no_pool else (pool_size, pool_stride, pool_padding)
-    PP, PQ = (P + 2 * ppad - psize) // pstride + 1, (Q + 2 * ppad - psize) // pstride + 1
     downsample = int(no_pool and stride == 2 and kernel_dim == 1 and padding == 0 and H % 2 == 0 and W % 2 == 0)
     batches, porows, pocols, pochs, krows, kcols, kchs = tiled_conv_auto(
         N, H, W, C, K, kernel_dim, stride=stride, padding=padding, kernel_dilation=dilation, pool_size=pool_size,
         pool_stride=pool_stride, pool_padding=pool_padding, config=cfg)
     act = RELU if relu else 0
     in_addr, w_addr, out_addr, bias_addr = addrs
-
-    def command(name, **fields):
-        command_, f = decode(*cmd(name, **fields))
-        return command_.name, f
-
-    yield command("config_st", stride=K, activation=act, acc_scale=f32_bits(scale))
-    yield command("config_ex", dataflow=1, activation=act, a_stride=stride >> downsample, c_stride=1,
-                  acc_scale=MVIN_SCALE_IDENTITY)
+    yield _command("config_st", stride=K, activation=act, acc_scale=f32_bits(scale))
+    yield _command("config_ex", dataflow=1, activation=act, a_stride=stride >> downsample, c_stride=1,
+                   acc_scale=MVIN_SCALE_IDENTITY)
+    geometry = dict(N=N, H=H, W=W, C=C, K=K, kernel_dim=kernel_dim, stride=stride, padding=padding,
+                    dilation=dilation, P=P, Q=Q, PP=PP, PQ=PQ, psize=psize, pstride=pstride, ppad=ppad)
     for b in range(0, N, batches):
         for porow in range(0, PP, porows):
-            orow = porow * pstride - ppad          # the tile's first conv output row (its windows')
             for pocol in range(0, PQ, pocols):
-                ocol = pocol * pstride - ppad
                 for poch in range(0, K, pochs):
                     for krow in range(0, kernel_dim, krows):
                         for kcol in range(0, kernel_dim, kcols):
                             for kch in range(0, C, kchs):
-                                B_, porows_, pocols_ = min(batches, N - b), min(porows, PP - porow), \
-                                    min(pocols, PQ - pocol)
-                                och, kr, kc, ich = min(pochs, K - poch), min(krows, kernel_dim - krow), \
-                                    min(kcols, kernel_dim - kcol), min(kchs, C - kch)
-                                orows_, ocols_ = porows_ * pstride + psize - 1, pocols_ * pstride + psize - 1
-                                pupad, pdpad = max(0, -orow), max(0, orow + orows_ - P)
-                                plpad, prpad = max(0, -ocol), max(0, ocol + ocols_ - Q)
-                                orows, ocols = orows_ - pupad - pdpad, ocols_ - plpad - prpad
-                                irow, icol = max(orow, 0) * stride + krow * dilation - padding, \
-                                    max(ocol, 0) * stride + kcol * dilation - padding
-                                irows = orows * stride + dilation * (kr - 1)     # LoopConv's input tile
-                                icols = ocols * stride + dilation * (kc - 1)
-                                upad, lpad = max(0, -irow), max(0, -icol)
-                                first = krow == 0 and kcol == 0 and kch == 0
-                                last = krow + kr >= kernel_dim and kcol + kc >= kernel_dim and kch + ich >= C
-                                in_pixel = (b * H + irow + upad) * W + icol + lpad
-                                fields = dict(
-                                    batch_size=N, in_row_dim=H, in_col_dim=W, in_channels=C, out_channels=K,
-                                    out_row_dim=P, out_col_dim=Q, pool_out_row_dim=PP, pool_out_col_dim=PQ,
-                                    stride=stride, padding=padding, kernel_dim=kernel_dim, kernel_dilation=dilation,
-                                    pool_size=psize, pool_stride=pstride, pool_padding=ppad, batches=B_,
-                                    porows=porows_, pocols=pocols_, pochs=och, krows=kr, kcols=kc, kchs=ich,
-                                    lpad=lpad, rpad=max(0, icol + icols - W), upad=upad,
-                                    dpad=max(0, irow + irows - H), plpad=plpad, prpad=prpad, pupad=pupad,
-                                    pdpad=pdpad, orows=orows, ocols=ocols, in_stride=C, weight_stride=K, out_stride=K,
-                                    input_addr=in_addr + in_pixel * C + kch,
+                                och, ich = min(pochs, K - poch), min(kchs, C - kch)
+                                last = krow + krows >= kernel_dim and kcol + kcols >= kernel_dim and kch + ich >= C
+                                fields, flags = _conv_tile(
+                                    cfg, **geometry, b=b, porow=porow, pocol=pocol, krow=krow, kcol=kcol,
+                                    batches=batches, porows=porows, pocols=pocols, krows=krows, kcols=kcols,
+                                    och=och, ich=ich, in_stride=C, weight_stride=K, out_stride=K,
+                                    in_addr=in_addr + kch,
                                     weights_addr=w_addr + ((krow * kernel_dim + kcol) * C + kch) * K + poch,
-                                    bias_addr=(bias_addr + poch * 4 if bias else 1) if first else 0,
-                                    output_addr=out_addr + ((b * PP + porow) * PQ + pocol) * K + poch if last else 0)
-                                # sp_tiled_conv's first-layer packing: DIM/kchs kernel columns per
-                                # array row, capped at the tile's kernel columns
-                                pixels = 1 if ich > d or dilation > 1 or downsample else min(d // ich, kc)
-                                flags = dict(no_bias=int(not bias), wrot180=0, trans_output_1203=0,
-                                             trans_weight_1203=0, trans_weight_0132=0, trans_input_3120=0, dw=0,
-                                             max_pixels_per_row=pixels, a_spad_id=0, b_spad_id=0,
-                                             no_pool=int(no_pool),
-                                             downsample=downsample, input_dilated=0, activation=act)
-                                for n in range(1, 7):
-                                    name = f"loop_conv_ws_config_{n}"
-                                    yield command(name, **{f.name: fields[f.name] for f in COMMANDS[name].fields})
-                                yield command("loop_conv_ws", **flags)
+                                    bias_addr=bias_addr + poch * 4, out_addr=out_addr + poch,
+                                    first=krow == 0 and kcol == 0 and kch == 0, last=last, bias=bias, act=act,
+                                    no_pool=no_pool, downsample=downsample, dw=False)
+                                yield from _loop_conv_ws(fields, flags)
+
+
+def depthwise_stream(N: int, H: int, W: int, C: int, kernel_dim: int, cfg: GemminiConfig, *, stride: int = 1,
+                     padding: int = 0, scale: float = 1.0, relu: bool = False, bias: bool = False,
+                     pool_size: int = 0, pool_stride: int = 0, pool_padding: int = 0,
+                     addrs: tuple[int, int, int, int] = (A_ADDR, B_ADDR, C_ADDR, D_ADDR)):
+    """Yield (name, fields) of the C library's tiled_conv_dw_auto (gemmini-rocc-tests
+    include/gemmini.h, as imagenet/mobilenet.c calls it) for an NHWC int8 input of C channels,
+    weights laid out C x kernel_dim x kernel_dim (the library's [channel][krow][kcol]) and an NHWC
+    int8 output of C channels: tiles of one channel (tiled_conv_dw_auto's heuristic,
+    baco.gemmini.heuristics.tiled_conv_auto(depthwise=True)), and tiled_conv_dw's loop nest (batch,
+    output row, output column, channel, kernel row, kernel column), one LOOP_CONV_WS with the dw
+    flag per tile and channel: the channel's input pixels (in_stride C), its weights (a DIM-wide
+    weight tile holding one column) and its output column (out_stride C)."""
+    P, Q, PP, PQ, psize, pstride, ppad = _conv_geometry(H, W, kernel_dim, stride, padding, 1, pool_size,
+                                                       pool_stride, pool_padding)
+    no_pool = pool_stride == 0
+    batches, porows, pocols, _, krows, kcols, _ = tiled_conv_auto(
+        N, H, W, 1, 1, kernel_dim, stride=stride, padding=padding, pool_size=pool_size, pool_stride=pool_stride,
+        pool_padding=pool_padding, config=cfg, depthwise=True)
+    act = RELU if relu else 0
+    in_addr, w_addr, out_addr, bias_addr = addrs
+    yield _command("config_st", stride=C, activation=act, acc_scale=f32_bits(scale))
+    yield _command("config_ex", dataflow=1, activation=0, a_stride=stride, c_stride=1, acc_scale=MVIN_SCALE_IDENTITY)
+    geometry = dict(N=N, H=H, W=W, C=C, K=C, kernel_dim=kernel_dim, stride=stride, padding=padding, dilation=1,
+                    P=P, Q=Q, PP=PP, PQ=PQ, psize=psize, pstride=pstride, ppad=ppad)
+    for b in range(0, N, batches):
+        for porow in range(0, PP, porows):
+            for pocol in range(0, PQ, pocols):
+                for ch in range(C):
+                    for krow in range(0, kernel_dim, krows):
+                        for kcol in range(0, kernel_dim, kcols):
+                            fields, flags = _conv_tile(
+                                cfg, **geometry, b=b, porow=porow, pocol=pocol, krow=krow, kcol=kcol,
+                                batches=batches, porows=porows, pocols=pocols, krows=krows, kcols=kcols, och=1,
+                                ich=1, in_stride=C, weight_stride=1, out_stride=C, in_addr=in_addr + ch,
+                                weights_addr=w_addr + (ch * kernel_dim + krow) * kernel_dim + kcol,
+                                bias_addr=bias_addr + ch * 4, out_addr=out_addr + ch,
+                                first=krow == 0 and kcol == 0,
+                                last=krow + krows >= kernel_dim and kcol + kcols >= kernel_dim, bias=bias, act=act,
+                                no_pool=no_pool, downsample=0, dw=True)
+                            yield from _loop_conv_ws(fields, flags)
+
+
+def resadd_tiles(I: int, J: int, cfg: GemminiConfig) -> tuple[int, int]:
+    """(tile_I, tile_J) in elements as tiled_resadd_stride_auto picks them: the whole matrix,
+    halved in rows (or narrowed by DIM columns) until its tile holds at most half the accumulator."""
+    d = cfg.dim
+    ti, tj = I, J
+
+    def acc_rows(i, j):
+        return -(-i // d) * d * -(-j // d)
+    while acc_rows(ti, tj) > cfg.acc_rows // 2:
+        if ti >= tj or tj <= d:
+            ti //= 2
+        else:
+            tj -= d
+    return ti, tj
+
+
+def resadd_stream(I: int, J: int, cfg: GemminiConfig, *, a_scale: float = 1.0, b_scale: float = 1.0,
+                  c_scale: float = 1.0, relu: bool = False,
+                  addrs: tuple[int, int, int] = (A_ADDR, B_ADDR, C_ADDR)):
+    """Yield (name, fields) of the C library's tiled_resadd_auto (gemmini-rocc-tests
+    include/gemmini.h): C = act(A * a_scale + B * b_scale) * c_scale for I x J int8 matrices (row
+    stride J), int8 out. The operands' scales are the mvin scales of load slots 0 and 1 (round-half-
+    even, saturated to int8), the sum is in the accumulator and leaves through config_st's scale and
+    activation; resadd_tiles' tiles, each one LOOP_WS with is_resadd (sp_tiled_resadd; baco.sim.loops
+    resadd_commands)."""
+    d = cfg.dim
+    ti, tj = resadd_tiles(I, J, cfg)
+    act = RELU if relu else 0
+    a_addr, b_addr, c_addr = addrs
+    yield _command("config_st", stride=J, activation=act, acc_scale=f32_bits(c_scale))
+    yield _command("config_ex", dataflow=1, activation=0, a_stride=1, c_stride=1, acc_scale=MVIN_SCALE_IDENTITY)
+    for slot, operand_scale in ((0, a_scale), (1, b_scale)):
+        yield _command("config_ld", stride=J, scale=f32_bits(operand_scale), shrink=1, block_stride=d,
+                       state_id=slot, pixel_repeats=1)
+    for i in range(0, I, ti):
+        for j in range(0, J, tj):
+            rows, cols = min(ti, I - i), min(tj, J - j)
+            offset = i * J + j
+            yield _command("loop_ws_config_bounds", max_i=-(-rows // d), max_j=-(-cols // d), max_k=0,
+                           pad_i=-rows % d, pad_j=-cols % d, pad_k=0)
+            yield _command("loop_ws_config_addrs_ab", a_addr=a_addr + offset, b_addr=b_addr + offset)
+            yield _command("loop_ws_config_addrs_dc", d_addr=0, c_addr=c_addr + offset)
+            yield _command("loop_ws_config_strides_ab", a_stride=J, b_stride=J)
+            yield _command("loop_ws_config_strides_dc", d_stride=0, c_stride=J)
+            yield _command("loop_ws", ex_accumulate=0, full_c=0, low_d=0, activation=act, a_spad_id=0,
+                           b_spad_id=0, a_transpose=0, b_transpose=0, is_resadd=1)
 
 
 # the first command of each tile's hardware loop: the library's tile loop has run before it
@@ -194,12 +312,13 @@ TILE_START = ("loop_ws_config_bounds", "loop_conv_ws_config_1")
 
 def run_stream(stream, cfg: GemminiConfig, observer, timing: TimingModel | None = None, cpu_tile_cycles: float = 0.0):
     """Hand a library stream to `observer` through Gemmini's units (its loops expanded, or whole
-    to a TimingModel's observe). With `timing` the CPU issues it: one instruction a command, the tile loop's
-    `cpu_tile_cycles` before each tile's loop, waiting while Gemmini's queue cannot take the
-    next command (baco.sim.timing's CPU side); returns the CPU's clock after the last command."""
+    to a TimingModel's observe). With `timing` the CPU issues it from `timing.issue_time` on: one
+    instruction a command, the tile loop's `cpu_tile_cycles` before each tile's loop, waiting while
+    Gemmini's queue cannot take the next command (baco.sim.timing's CPU side); returns the CPU's
+    clock after the last command."""
     units = CommandStream(cfg)
     units.observers.append(observer)
-    clock = 0.0
+    clock = timing.issue_time if timing is not None else 0.0
     for name, fields in stream:
         funct = COMMANDS[name].funct
         if timing is not None:
@@ -217,19 +336,33 @@ def expanded(stream, cfg: GemminiConfig):
     return out
 
 
+def library_stream_cycles(stream, timing: TimingModel, cpu_tile_instructions: float | None = None) -> float:
+    """Cycles of one library call (a stream) on `timing`, a cycle model that may already hold
+    earlier calls: the CPU starts it when the previous call has ended, issues it (run_stream) with
+    `cpu_tile_instructions` of tile-loop work before each tile (default: the fitted
+    TimingConstants.library_tile_instructions) and ends it with the library's gemmini_fence.
+    Returns the cycles from the call's start to the fence; the next call starts there."""
+    k = timing.k
+    tile_instructions = k.library_tile_instructions if cpu_tile_instructions is None else cpu_tile_instructions
+    start = timing.issue_time = max(timing.finish, timing.issue_time)
+    clock = run_stream(stream, timing.cfg, timing.observe, timing, tile_instructions * k.cpu_cycles_per_instruction)
+    timing.fence()
+    end = timing.issue_time = max(clock, timing.finish)
+    return end - start
+
+
 def time_stream(stream, cfg: GemminiConfig, *, cpu_tile_instructions: float | None = None) -> dict:
     """The cycle model's report of a library stream, ended by a fence. By default its commands
-    arrive for free (Gemmini alone); with cpu_tile_instructions the CPU issues them (_run), that
-    many instructions of tile-loop work before each tile (the fitted per-tile figure is
-    TimingConstants.library_tile_instructions), and "cycles" is the CPU's time to the fence."""
+    arrive for free (Gemmini alone); with cpu_tile_instructions the CPU issues them
+    (library_stream_cycles), that many instructions of tile-loop work before each tile, and
+    "cycles" is the CPU's time to the fence."""
     tm = TimingModel(cfg)
     if cpu_tile_instructions is None:
         run_stream(stream, cfg, tm.observe)
         tm.fence()
         return tm.report()
-    clock = run_stream(stream, cfg, tm.observe, tm, cpu_tile_instructions * tm.k.cpu_cycles_per_instruction)
-    tm.fence()
-    return dict(tm.report(), cycles=max(clock, tm.finish))
+    cycles = library_stream_cycles(stream, tm, cpu_tile_instructions)
+    return dict(tm.report(), cycles=cycles)
 
 
 def time_conv(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, cfg: GemminiConfig, *,
@@ -246,4 +379,5 @@ def time_matmul(M: int, N: int, K: int, cfg: GemminiConfig, *, cpu_tile_instruct
     return time_stream(matmul_stream(M, N, K, cfg, **kw), cfg, cpu_tile_instructions=cpu_tile_instructions)
 
 
-__all__ = ["matmul_stream", "time_matmul", "conv_stream", "time_conv", "expanded", "run_stream", "time_stream"]
+__all__ = ["matmul_stream", "time_matmul", "conv_stream", "time_conv", "depthwise_stream", "resadd_stream",
+           "resadd_tiles", "expanded", "run_stream", "time_stream", "library_stream_cycles"]

@@ -29,7 +29,7 @@ import torch
 
 from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto
+from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto, tiled_matmul_reuse
 from baco.gemmini.isa import CONCURRENT_LOOPS, MIN_FEED_ROWS
 from baco.gemmini.schedule import GemmSchedule, default_conv_schedule, schedule_problems
 from baco.tuner import costmodel
@@ -522,17 +522,17 @@ def library_conv_energy(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KE
 def library_matmul_counts(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8) -> dict:
     """What the C library's tiled matmul (baco.sim.clib.matmul_stream) moves and computes, counted as
     the cycle model counts it (its stats): each LOOP_WS tile loads its A rows once per column of
-    tiles and its B rows once per row of tiles (LdB never pads rows: whole DIM-row blocks of K), or
-    once when they fit the scratchpad's halves (tiled_matmul_outer's a_reuse: I0·K0 <= 2, b_reuse:
-    J0·K0 <= 2), the weight block is preloaded once per tile row, every compute reads its A strip
-    and reads and writes its output strip in the accumulator (rows and columns that exist), C is
-    stored once."""
+    tiles and its B rows once per row of tiles (LdB never pads rows: whole DIM-row blocks of K),
+    except an operand the library keeps in its scratchpad across tiles (tiled_matmul_reuse), moved
+    in once; the weight block is preloaded once per tile row, every compute
+    reads its A strip and reads and writes its output strip in the accumulator (rows and columns
+    that exist), C is stored once."""
     d = cfg.dim
     ti, tj, tk = tiled_matmul_auto(M, N, K, cfg, "WS")
     tile_rows, tile_cols, tile_ks = -(-M // (ti * d)), -(-N // (tj * d)), -(-K // (tk * d))
     k_strips = -(-K // d)
-    a_loads = 1 if tile_rows * tile_ks <= 2 else tile_cols
-    b_loads = 1 if tile_cols * tile_ks <= 2 else tile_rows
+    a_reuse, b_reuse = tiled_matmul_reuse(tile_rows, tile_cols, tile_ks)
+    a_loads, b_loads = 1 if a_reuse else tile_cols, 1 if b_reuse else tile_rows
     a_bytes, b_bytes, weights = M * K * a_loads, k_strips * d * N * b_loads, K * N * tile_rows
     updates = M * N * k_strips
     return {"macs": M * N * K, "registers": weights, "scratchpad_reads": weights + M * K * -(-N // d),
