@@ -32,22 +32,6 @@ def usage() -> str:
     return "\n".join(lines)
 
 
-def input_name(path: str) -> str:
-    """How errors name an input file ('-' is stdin)."""
-    return "<stdin>" if path == "-" else path
-
-
-def read_text(path: str, what: str = "input") -> str:
-    """A text input file ('-' for stdin), or a one-line error (ValueError)."""
-    if path == "-":
-        return sys.stdin.read()
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a text file (is it a binary, e.g. an object or ELF?)") from None
-
-
 def one_line_usage_error(parser: argparse.ArgumentParser, message: str):
     """argparse's error(), one line (no usage block): what is wrong and where help is; exit 2."""
     parser.exit(2, f"{parser.prog}: error: {message} (`{parser.prog} --help` lists the options)\n")

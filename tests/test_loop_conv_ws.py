@@ -197,21 +197,21 @@ def test_cli_pass_on_text_ir(case):
 
 def test_default_schedule_is_one_loop_conv_ws_a_program():
     """The default conv schedule of an int8 3x3 layer whose plain default would not fit LoopConv's
-    halves (10x10, 96 -> 90 channels: 10 whole rows of 96 channels a program) is shrunk until it does,
+    halves (14x14, 256 -> 250 channels: 14 whole rows of 256 channels a program) is shrunk until it does,
     so every program is one LOOP_CONV_WS; bit-exact. An int32 output (LoopConv stores int8 only)
     keeps the explicit default."""
     from baco.gemmini.schedule import default_conv_schedule, loop_conv_fits
     rng = np.random.default_rng(5)
-    x = rng.integers(-128, 128, (1, 10, 10, 96), dtype=np.int8)
-    w = rng.integers(-128, 128, (3, 3, 96, 90), dtype=np.int8)
-    b = rng.integers(-5000, 5000, 90).astype(np.int32)
+    x = rng.integers(-128, 128, (1, 14, 14, 256), dtype=np.int8)
+    w = rng.integers(-128, 128, (3, 3, 256, 250), dtype=np.int8)
+    b = rng.integers(-5000, 5000, 250).astype(np.int32)
     kw = dict(stride=1, padding=1, dilation=1, scale=1 / 64, relu=True)
     lc = conv2d_launch(x, w, b, config=DIM16, **kw)
-    plain = default_conv_schedule(10, 90, 96, DIM16, True, P=10, taps=9)
-    assert not loop_conv_fits(plain, 10, 10, 90, 96, 3, 3, 1, 1, DIM16)
-    assert lc.schedule != plain and loop_conv_fits(lc.schedule, 10, 10, 90, 96, 3, 3, 1, 1, DIM16)
+    plain = default_conv_schedule(14, 250, 256, DIM16, True, P=14, taps=9)
+    assert not loop_conv_fits(plain, 14, 14, 250, 256, 3, 3, 1, 1, DIM16)
+    assert lc.schedule != plain and loop_conv_fits(lc.schedule, 14, 14, 250, 256, 3, 3, 1, 1, DIM16)
     info = lc.run("sim")
     assert loops_run(info, "sim") == lc.grid[0] * lc.grid[1] * lc.grid[2]
     np.testing.assert_array_equal(lc.y, reference_conv2d(x, w, b, **kw))
     wide = conv2d_launch(x, w, b, config=DIM16, out="int32", stride=1, padding=1)
-    assert wide.schedule == default_conv_schedule(10, 90, 96, DIM16, False, P=10, taps=9)
+    assert wide.schedule == default_conv_schedule(14, 250, 256, DIM16, False, P=14, taps=9)

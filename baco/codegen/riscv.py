@@ -349,7 +349,7 @@ class RiscvKernel:
 
 def main(argv=None) -> int:
     """`baco llc`: LLVM IR → RISC-V object (-o x.o) or, with --main C sources, an ELF (-o x.elf)."""
-    from baco.cli import read_text
+    from baco.inputs import read_text
     from baco.codegen import toolchain
     p = argparse.ArgumentParser(prog="baco llc", description=__doc__)
     p.add_argument("input", help="LLVM IR (.ll) from `baco translate`")

@@ -7,7 +7,7 @@ import sys
 
 from mlir.dialects import llvm as llvm_dialect
 
-from baco.cli import input_name, read_text
+from baco.inputs import input_name, read_text
 from baco.errors import CompilationError
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from baco.cli import input_name, read_text
+from baco.inputs import input_name, read_text
 from baco.errors import CompilationError
 from baco.gemmini.config import GemminiConfig
 from baco.passes.pipeline import STAGES, run_pipeline
