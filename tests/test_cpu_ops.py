@@ -370,11 +370,13 @@ def test_self_checking_elf_on_spike(built, tmp_path, name):
 
 @pytest.mark.parametrize("fn,torch_fn", [("hardswish", F.hardswish), ("hardsigmoid", F.hardsigmoid),
                                          ("sigmoid", torch.sigmoid), ("silu", F.silu), ("gelu", F.gelu),
+                                         ("gelu_tanh", lambda x: F.gelu(x, approximate="tanh")),
                                          ("tanh", torch.tanh)])
 def test_lut_tables_are_torchs_activations(fn, torch_fn):
     q = torch.arange(-128, 128, dtype=torch.float64)
-    expected = np.clip(np.rint(torch_fn(q * 0.06).numpy() / 0.02), -128, 127)
-    np.testing.assert_array_equal(cpu_ops.lut_table(fn, 0.06, 0.02), expected)
+    for s_in, s_out in ((0.06, 0.02), (0.1, 1 / 127), (0.01, 0.003)):
+        expected = np.clip(np.rint(torch_fn(q * s_in).numpy() / s_out), -128, 127)
+        np.testing.assert_array_equal(cpu_ops.lut_table(fn, s_in, s_out), expected)
 
 
 # ---------------------------------------------------------------- the machine code

@@ -548,13 +548,14 @@ ACTIVATIONS = {
     "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
     "silu": lambda x: x / (1.0 + np.exp(-x)),
     "gelu": lambda x: 0.5 * x * (1.0 + np.array([math.erf(v / math.sqrt(2.0)) for v in x])),
+    "gelu_tanh": lambda x: 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3))),
     "tanh": np.tanh,
 }
 
 
 def lut_table(function: str, in_scale, out_scale) -> np.ndarray:
-    """The int8 table of an activation (a name in ACTIVATIONS, torch's definitions; GELU the
-    exact erf form): table[q + 128] = saturate_int8(round_half_even(f(q * in_scale) / out_scale))
+    """The int8 table of an activation (a name in ACTIVATIONS, torch's definitions; "gelu" the
+    erf form, "gelu_tanh" torch's approximate="tanh"): table[q + 128] = saturate_int8(round_half_even(f(q * in_scale) / out_scale))
     for q in [-128, 127], evaluated in float64."""
     if function not in ACTIVATIONS:
         raise ValueError(f"function must be one of {sorted(ACTIVATIONS)}, not {function!r}")
