@@ -29,7 +29,7 @@ import numpy as np
 
 from baco.codegen.riscv import (C_ELEM, CHECK_VERDICT, c_prototype, check_lines, float_bits, grid_loop,
                                 harness_prelude, incbin_lines, keep_temps, kernel_error, link_intrinsics,
-                                memref_arguments, toolchain_fingerprint)
+                                memref_arguments, publish_to_cache, toolchain_fingerprint)
 from baco.gemmini.config import GemminiConfig
 
 REGIONS = ("weights", "input", "output", "activation")
@@ -102,8 +102,21 @@ def _base(a):
     return a.buffer if isinstance(a, BufferSlice) else a
 
 
+class StepBuffers:
+    """What a step (its `args` and `outputs`) touches: every buffer an argument lies in, once, in
+    argument order (`buffers`), and those it only reads (`reads`)."""
+
+    @property
+    def buffers(self) -> list:
+        return list(dict.fromkeys(_base(a) for a in self.args if isinstance(a, (Buffer, BufferSlice))))
+
+    @property
+    def reads(self) -> list:
+        return [b for b in self.buffers if b not in self.outputs]
+
+
 @dataclass(eq=False)
-class GemminiLaunch:
+class GemminiLaunch(StepBuffers):
     """A block kernel's launch: `kernel` (a CompiledKernel: name, llvm_ir, signature,
     array_elems, config) over `grid`, `args` in the kernel's runtime order (a Buffer per array
     parameter (or a BufferSlice of one), an int per index, a float per f32), `outputs` the
@@ -114,17 +127,9 @@ class GemminiLaunch:
     args: list
     outputs: tuple
 
-    @property
-    def reads(self) -> list:
-        return [b for b in self.buffers if b not in self.outputs]
-
-    @property
-    def buffers(self) -> list:
-        return list(dict.fromkeys(_base(a) for a in self.args if isinstance(a, (Buffer, BufferSlice))))
-
 
 @dataclass(eq=False)
-class CpuCall:
+class CpuCall(StepBuffers):
     """A CPU operator (`kernel`: a baco.model.cpu_ops.CpuKernel, one pointer per array) called
     with `args`: its inputs then its outputs (Buffers or BufferSlices); `outputs` the buffers
     it writes."""
@@ -132,14 +137,6 @@ class CpuCall:
     kernel: object
     args: tuple
     outputs: tuple
-
-    @property
-    def reads(self) -> list:
-        return [b for b in self.buffers if b not in self.outputs]
-
-    @property
-    def buffers(self) -> list:
-        return list(dict.fromkeys(_base(a) for a in self.args))
 
 
 class Program:
@@ -421,10 +418,7 @@ def compile_kernel_object(ll: str, symbol: str, workdir: Path, cache_dir: Path |
     src.write_text(ll)
     obj = toolchain.compile_object(src, workdir / f"{symbol}.o")
     if cached is not None:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_suffix(f".{os.getpid()}.{symbol}.tmp")
-        shutil.copyfile(obj, tmp)
-        tmp.replace(cached)
+        publish_to_cache(obj, cached)
     return obj
 
 

@@ -15,6 +15,7 @@ import re
 import shutil
 import sys
 import tempfile
+import threading
 import weakref
 from pathlib import Path
 
@@ -245,6 +246,15 @@ def kernel_error(res) -> KernelRuntimeError | None:
     return None
 
 
+def publish_to_cache(path: Path, cached: Path) -> None:
+    """Copy a built file into the disk cache under a temporary name unique to this process and
+    thread, then rename it: a concurrent reader sees the whole file or none."""
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    tmp = cached.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+    shutil.copyfile(path, tmp)
+    tmp.replace(cached)
+
+
 class RiscvKernel:
     """The kernel compiled for the ISS: one runner ELF per kernel (built once, kept in the disk
     cache when one is given) into which each launch's grid, scalars and arrays are written
@@ -301,10 +311,7 @@ class RiscvKernel:
         path = self._link(self.workdir / "runner.elf", ["i8"] * self.signature.count("memref"),
                           [0] * launch_table_size(self.signature))
         if cached is not None:
-            cached.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cached.with_suffix(f".{os.getpid()}.tmp")
-            shutil.copyfile(path, tmp)
-            tmp.replace(cached)
+            publish_to_cache(path, cached)
         return path
 
     def run(self, grid, args, *, max_instructions=2_000_000_000, timeout_s=600, observers=(), timing=None):
