@@ -147,10 +147,7 @@ def unseen_compiled(samples, seed, path, max_commands=3000, write=False) -> int:
                 rows.append(timed[len(rows)])
                 w.writerow(rows[-1])
                 continue
-            cycles, commands = kernel_cycles(M, N, K, s, cfg, out_int8)
-            rows.append(dict(M=M, N=N, K=K, block_m=s.block_m, block_n=s.block_n, block_k=s.block_k,
-                             dataflow=s.dataflow, double_buffer=int(s.double_buffer), out_int8=int(out_int8),
-                             dim=cfg.dim, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, cycles=cycles, commands=commands))
+            rows.append(timed_row(M, N, K, s, cfg, out_int8))
             w.writerow(rows[-1])
             f.flush()
     x, base, y = compiled_tensors(rows)
@@ -173,6 +170,14 @@ def unseen_compiled(samples, seed, path, max_commands=3000, write=False) -> int:
     return 0
 
 
+def timed_row(M, N, K, s, cfg, out_int8) -> dict:
+    """One compiled kernel timed by the cycle model, as a row of COMPILED_FIELDS."""
+    cycles, commands = kernel_cycles(M, N, K, s, cfg, out_int8)
+    return dict(M=M, N=N, K=K, block_m=s.block_m, block_n=s.block_n, block_k=s.block_k, dataflow=s.dataflow,
+                double_buffer=int(s.double_buffer), out_int8=int(out_int8), dim=cfg.dim, sp_kb=cfg.sp_kb,
+                acc_kb=cfg.acc_kb, cycles=cycles, commands=commands)
+
+
 def collect(samples, seed, path, max_commands=6000):
     """Time `samples` random compiled kernels; rows are appended to `path` as they come."""
     rnd = random.Random(seed)
@@ -183,10 +188,7 @@ def collect(samples, seed, path, max_commands=6000):
         w.writeheader()
         while len(rows) < samples:
             M, N, K, s, cfg, out_int8 = random_case(rnd, max_commands)
-            cycles, commands = kernel_cycles(M, N, K, s, cfg, out_int8)
-            rows.append(dict(M=M, N=N, K=K, block_m=s.block_m, block_n=s.block_n, block_k=s.block_k,
-                             dataflow=s.dataflow, double_buffer=int(s.double_buffer), out_int8=int(out_int8),
-                             dim=cfg.dim, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, cycles=cycles, commands=commands))
+            rows.append(timed_row(M, N, K, s, cfg, out_int8))
             w.writerow(rows[-1])
             f.flush()
     print(f"{len(rows)} compiled kernels timed in {time.perf_counter() - t0:.0f} s -> {path}")
