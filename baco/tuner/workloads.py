@@ -34,6 +34,9 @@ class Layer:
         for d in DIMS:
             if int(getattr(self, d)) < 1:
                 raise ValueError(f"layer dimension {d} must be >= 1, got {getattr(self, d)}")
+        for f in ("Wstride", "Hstride", "Wdilation", "Hdilation"):
+            if int(getattr(self, f)) < 1:
+                raise ValueError(f"layer {f} must be >= 1, got {getattr(self, f)}")
 
     @property
     def dims(self) -> dict:
@@ -104,7 +107,13 @@ def from_problem(problem: dict, name: str = "", count: int = 1) -> Layer:
     elif shape.lower() != "cnn-layer":
         raise ValueError(f"{name or 'problem'}: Timeloop shape {shape!r} is not modelled "
                          "(only cnn-layer and dw-cnn-layer)")
-    return Layer(**{k: int(inst.get(k, 1)) for k in FIELDS}, name=name, count=count)
+    fields = {k: int(inst.get(k, 1)) for k in FIELDS}
+    # DOSA's 1-D convolutions write Wstride 0 for their one-column images; a stride along a
+    # dimension whose output and kernel extents are both 1 never moves, so it is read as 1.
+    for stride, out, kernel in (("Wstride", "Q", "S"), ("Hstride", "P", "R")):
+        if fields[stride] == 0 and fields[out] == fields[kernel] == 1:
+            fields[stride] = 1
+    return Layer(**fields, name=name, count=count)
 
 
 def is_mac_layer(problem: dict) -> bool:
