@@ -2,6 +2,7 @@
 run as Gemmini kernel launches (+ CPU ops) on the host-JIT model, bit-exact against the
 independent numpy reference of the quantised graph (baco.model.reference)."""
 import json
+import linecache
 
 import numpy as np
 import pytest
@@ -290,6 +291,8 @@ def test_unsupported_op_names_the_op_and_the_line():
     line = Elu.forward.__code__.co_firstlineno + 1
     assert "aten.elu" in str(err.value) and err.value.filename == __file__ and err.value.line == line
     assert "return nn.functional.elu(x)" in str(err.value)
+    text = linecache.getline(__file__, line)
+    assert err.value.col == text.index("nn.functional.elu") + 1      # the caret under the call
 
 
 @pytest.mark.parametrize("module,shape,match", [

@@ -105,9 +105,22 @@ def located_text(node) -> str:
     return f"{module.removeprefix('L__self__').strip('.') or 'model'} ({cls}) at {where}"
 
 
+def source_column(node, path: str | None, line: int | None) -> int | None:
+    """1-based column of the call behind an exported node in its source line: where the
+    operator's name (`cumsum` of aten.cumsum.default) or, failing that, the code starts."""
+    import linecache
+    text = linecache.getline(path, line) if path and line else ""
+    if not text.strip():
+        return None
+    name = str(getattr(node.target, "__name__", node.target)).split(".")[0]
+    m = re.search(rf"[\w.]*\b{re.escape(name)}\b", text) if name else None
+    return (m.start() if m else len(text) - len(text.lstrip())) + 1
+
+
 def unsupported(node, why: str) -> CompilationError:
     path, line = source_of(node)
-    return CompilationError(f"{node.target} ({node.name}): {why}", path, line)
+    return CompilationError(f"{node.target} ({node.name}): {why}", path, line,
+                            source_column(node, path, line))
 
 
 def pair(v) -> tuple[int, int]:
