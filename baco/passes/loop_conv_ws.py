@@ -52,9 +52,11 @@ from mlir.dialects import scf
 from mlir.ir import Block, DenseI64ArrayAttr, InsertionPoint, MemRefType
 
 from baco.dialects import instgem
+from baco.gemmini.abi import PROGRAM_ID
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import COMMANDS
 from baco.gemmini.schedule import loop_unit_half
+from baco.options import loop_ws_enabled
 from baco.passes import irutil as ir
 from baco.passes import loop_ws, prefetch
 from baco.passes.linalg_to_instgem import alloc_of, cst, dram_addr_and_stride, f32_bits, i64
@@ -873,7 +875,7 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
                 for field, v in values.items():
                     if widths[field] < 64:
                         guard("ult", v, cst(1 << widths[field]))
-            pid = [ir.call_grid(n.loop, "@baco_program_id"[1:], axis) for axis in range(3)]
+            pid = [ir.call_grid(n.loop, PROGRAM_ID, axis) for axis in range(3)]
             spad_id = add(ir.binop("remsi", add(add(pid[0], pid[1]), pid[2]), cst(2)), cst(1))
             scale = cst(f32_bits(1.0))
             if n.scale is not None:
@@ -908,8 +910,7 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
 
 
 def run(module_op, config: GemminiConfig | None = None, dataflow: str = "WS", loop_ws: bool | None = None, **_):
-    from baco.passes.loop_ws import enabled
-    if dataflow != "WS" or not enabled(loop_ws):
+    if dataflow != "WS" or not loop_ws_enabled(loop_ws):
         return
     cfg = config or GemminiConfig()
     for func in module_op.regions[0].blocks[0].operations:

@@ -55,8 +55,6 @@ Everything else is left unchanged for linalg-to-instgem. On by default for WS; o
 the pipeline's `loop_ws=False` (launch option `loop_ws`) or BACO_LOOP_WS=0."""
 from __future__ import annotations
 
-import os
-
 from mlir.dialects import scf
 from mlir.ir import (Block, BlockArgument, DenseI64ArrayAttr, InsertionPoint, IntegerAttr, MemRefType,
                      StringAttr)
@@ -64,19 +62,11 @@ from mlir.ir import (Block, BlockArgument, DenseI64ArrayAttr, InsertionPoint, In
 from baco.dialects import instgem
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import loop_unit_half, loop_ws_fits
+from baco.options import loop_ws_enabled
 from baco.passes import irutil as ir
 from baco.passes import prefetch
 from baco.passes.linalg_to_instgem import (alloc_of, cst, dram_addr_and_stride, f32_bits, i64, loop,
                                            select)
-
-ENV = "BACO_LOOP_WS"
-
-
-def enabled(option: bool | None) -> bool:
-    """The launch/pipeline option if given, else BACO_LOOP_WS (default on)."""
-    if option is not None:
-        return bool(option)
-    return os.environ.get(ENV, "1").strip().lower() not in ("0", "off", "false", "no")
 
 
 # ---- facts about index arithmetic -----------------------------------------------------------
@@ -698,7 +688,7 @@ def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id):
 
 
 def run(module_op, config: GemminiConfig | None = None, dataflow: str = "WS", loop_ws: bool | None = None, **_):
-    if dataflow != "WS" or not enabled(loop_ws):
+    if dataflow != "WS" or not loop_ws_enabled(loop_ws):
         return
     cfg = config or GemminiConfig()
     for func in module_op.regions[0].blocks[0].operations:

@@ -33,6 +33,7 @@ from __future__ import annotations
 from mlir.dialects import scf
 from mlir.ir import InsertionPoint
 
+from baco.gemmini.abi import BOUNDARY_ERROR, NUM_PROGRAMS, PROGRAM_ID, RUNTIME_ERROR
 from baco.passes import irutil as ir
 
 STREAM = "gemmini.load_stream"      # flat scf.for of one block copy's mvins
@@ -40,7 +41,7 @@ COMPUTE = "gemmini.compute_nest"    # outermost loop of a lowered matmul
 SLOTS = 3
 PURE_MEMREF = ("memref.subview", "memref.collapse_shape", "memref.extract_strided_metadata", "memref.extract_aligned_pointer_as_index",
                "memref.reinterpret_cast", "memref.alloc")
-GRID_CALLS = ("@baco_program_id", "@baco_num_programs")
+GRID_CALLS = (f"@{PROGRAM_ID}", f"@{NUM_PROGRAMS}")
 
 
 def is_pure(op) -> bool:
@@ -58,7 +59,7 @@ def is_boundary_check(op) -> bool:
         return False
     *calls, end = [o.operation for o in op.regions[0].blocks[0].operations]
     return bool(calls) and end.name == "scf.yield" and all(
-        c.name == "func.call" and str(c.attributes["callee"]) in (f"@{ir.BOUNDARY_ERROR}", f"@{ir.RUNTIME_ERROR}")
+        c.name == "func.call" and str(c.attributes["callee"]) in (f"@{BOUNDARY_ERROR}", f"@{RUNTIME_ERROR}")
         for c in calls)
 
 
