@@ -106,6 +106,14 @@ def unit() -> Attribute:
     return UnitAttr.get()
 
 
+def alloc_of(value):
+    """The placed alloc behind a value (itself or a subview of it)."""
+    owner = value.owner
+    while getattr(owner, "name", None) in ("memref.subview", "memref.collapse_shape"):
+        owner = owner.operands[0].owner
+    return owner if getattr(owner, "name", None) == "memref.alloc" else None
+
+
 def walk_ops(op) -> list:
     """Every operation nested in `op` (not `op` itself), in pre-order, collected
     first so callers may rewrite while iterating."""

@@ -35,6 +35,7 @@ from mlir.ir import InsertionPoint
 
 from baco.gemmini.abi import BOUNDARY_ERROR, NUM_PROGRAMS, PROGRAM_ID, RUNTIME_ERROR
 from baco.passes import irutil as ir
+from baco.passes.irutil import alloc_of
 
 STREAM = "gemmini.load_stream"      # flat scf.for of one block copy's mvins
 COMPUTE = "gemmini.compute_nest"    # outermost loop of a lowered matmul
@@ -78,7 +79,6 @@ def loads_and_targets(loop_op):
     """Before lowering: the body's loads (DRAM copies and zero fills into its blocks), each
     with the block (alloc) it writes, or None when the body does anything else than load its
     own double-buffered blocks and compute on them (then loading early could change a result)."""
-    from baco.passes.linalg_to_instgem import alloc_of
     allocs = [op for op in body_ops(loop_op) if op.name == "memref.alloc"]
     if not allocs or any("gemmini.copy_rows" not in a.attributes for a in allocs):
         return None
