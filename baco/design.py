@@ -35,7 +35,7 @@ import numpy as np
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule
-from baco.sim.clib import time_conv, time_matmul
+from baco.sim.clib import depthwise_stream, time_conv, time_matmul, time_stream
 from baco.sim.timing import CommandStream, TimingModel
 from baco.tuner.arch import DEFAULT_HARDWARE
 from baco.tuner.baselines import gemmini_default
@@ -128,16 +128,20 @@ def conv_shape(layer: Layer) -> tuple[int, int, int, int, int]:
 
 
 def _conv_launch(layer: Layer, shape, cfg, schedule, seed):
-    """(launch, reference output) of conv2d for `layer` cut to shape (N, P, Q, C, K) on random data:
-    the unpadded input the Timeloop problem reads (input_rows x input_cols per image)."""
-    from baco.kernels.conv import conv2d_launch, reference_conv2d
+    """(launch, reference output) of conv2d (depthwise_conv2d for a depthwise layer: x of its K
+    channels, w (R,S,K)) for `layer` cut to shape (N, P, Q, C, K) on random data: the unpadded input
+    the Timeloop problem reads (input_rows x input_cols per image)."""
+    from baco.kernels.conv import conv2d_launch, depthwise_launch, reference_conv2d, reference_depthwise_conv2d
     N, P, Q, C, K = shape
     cut = replace(layer, N=N, P=P, Q=Q, C=C, K=K)
     rng = np.random.default_rng(seed)
-    x = rng.integers(-128, 128, (N, cut.input_rows, cut.input_cols, C), dtype=np.int8)
-    w = rng.integers(-128, 128, (layer.R, layer.S, C, K), dtype=np.int8)
+    channels_in = K if layer.depthwise else C
+    x = rng.integers(-128, 128, (N, cut.input_rows, cut.input_cols, channels_in), dtype=np.int8)
+    w = rng.integers(-128, 128, (layer.R, layer.S, K) if layer.depthwise else (layer.R, layer.S, C, K), dtype=np.int8)
     kw = dict(stride=(layer.Hstride, layer.Wstride), dilation=(layer.Hdilation, layer.Wdilation),
               scale=output_scale(layer.R * layer.S * layer.C), out="int8" if KERNEL_OUT_INT8 else "int32")
+    if layer.depthwise:
+        return depthwise_launch(x, w, config=cfg, blocks=schedule, **kw), reference_depthwise_conv2d(x, w, **kw)
     launch = conv2d_launch(x, w, config=cfg, blocks=schedule, **kw)
     # the explicit command stream, as for GEMM layers: a pointwise conv runs the GEMM kernel, and
     # LOOP_WS / LOOP_CONV_WS (baco.passes.loop_ws, loop_conv_ws) are not in the schedule space the search's
@@ -169,13 +173,17 @@ def run_conv(layer: Layer, cfg: GemminiConfig, schedule: GemmSchedule, *, target
 
 
 def time_default_conv(layer: Layer, cfg: GemminiConfig) -> dict:
-    """The C library's tiled_conv_auto for `layer` on cfg (square filters, strides and dilations
-    only: tiled_conv takes one of each); ValueError when it cannot run the layer."""
-    if layer.R != layer.S or layer.Hstride != layer.Wstride or layer.Hdilation != layer.Wdilation:
+    """The C library's tiled_conv_auto (tiled_conv_dw_auto for a depthwise layer) for `layer` on cfg
+    (square filters, strides and dilations only: tiled_conv takes one of each; undilated depthwise
+    ones); ValueError when it cannot run the layer."""
+    if layer.R != layer.S or layer.depthwise and layer.Hdilation > 1 or layer.Hstride != layer.Wstride or layer.Hdilation != layer.Wdilation:
         raise ValueError(f"the C library's tiled_conv takes square filters, strides and dilations "
                          f"(R,S={layer.R},{layer.S}, strides {layer.Hstride},{layer.Wstride}, "
                          f"dilations {layer.Hdilation},{layer.Wdilation})")
     rows, cols = layer.input_rows, layer.input_cols
+    if layer.depthwise:      # tiled_conv_dw_auto (baco.sim.clib.depthwise_stream)
+        return time_stream(depthwise_stream(layer.N, rows, cols, layer.K, layer.R, cfg, stride=layer.Hstride,
+                                            scale=output_scale(layer.R * layer.S)), cfg)
     if layer.R == 1 and layer.Hstride == 2:
         # a strided 1x1 layer (ResNet's downsampling shortcut) reads a 2P x 2Q input in its network,
         # which tiled_conv_auto moves in every other row and column (its downsample path)
