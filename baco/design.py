@@ -44,7 +44,8 @@ import numpy as np
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule
-from baco.sim.clib import conv_stream, library_stream_cycles, matmul_stream, time_conv, time_matmul
+from baco.sim.clib import (conv_stream, depthwise_stream, library_stream_cycles, matmul_stream, time_matmul,
+                            time_stream)
 from baco.sim.timing import CommandStream, TimingModel
 from baco.tuner.arch import DEFAULT_HARDWARE
 from baco.tuner.baselines import gemmini_default
@@ -138,23 +139,29 @@ def conv_shape(layer: Layer) -> tuple[int, int, int, int, int]:
     return layer.N, layer.P, layer.Q, layer.C, layer.K
 
 
-def _conv_launch(layer: Layer, shape, cfg, schedule, seed):
-    """(launch, reference output) of conv2d for `layer` cut to shape (N, P, Q, C, K) on random data:
-    the unpadded input the Timeloop problem reads (input_rows x input_cols per image)."""
-    from baco.kernels.conv import conv2d_launch, reference_conv2d
+def _conv_launch(layer: Layer, shape, cfg, schedule, seed, *, explicit: bool = True, reference: bool = True):
+    """(launch, reference output or None) of conv2d (depthwise_conv2d for a depthwise layer: x of its K
+    channels, w (R,S,K)) for `layer` cut to shape (N, P, Q, C, K) on random data: the unpadded input
+    the Timeloop problem reads (input_rows x input_cols per image). `explicit`: the explicit command
+    stream, as for GEMM layers (a pointwise conv runs the GEMM kernel, and LOOP_WS / LOOP_CONV_WS,
+    baco.passes.loop_ws and loop_conv_ws, are not in the schedule space the search's conv model
+    describes); else the options a user's launch compiles with."""
+    from baco.kernels.conv import conv2d_launch, depthwise_launch, reference_conv2d, reference_depthwise_conv2d
     N, P, Q, C, K = shape
     cut = replace(layer, N=N, P=P, Q=Q, C=C, K=K)
     rng = np.random.default_rng(seed)
-    x = rng.integers(-128, 128, (N, cut.input_rows, cut.input_cols, C), dtype=np.int8)
-    w = rng.integers(-128, 128, (layer.R, layer.S, C, K), dtype=np.int8)
+    channels_in = K if layer.depthwise else C
+    x = rng.integers(-128, 128, (N, cut.input_rows, cut.input_cols, channels_in), dtype=np.int8)
+    w = rng.integers(-128, 128, (layer.R, layer.S, K) if layer.depthwise else (layer.R, layer.S, C, K), dtype=np.int8)
     kw = dict(stride=(layer.Hstride, layer.Wstride), dilation=(layer.Hdilation, layer.Wdilation),
               scale=output_scale(layer.R * layer.S * layer.C), out="int8" if KERNEL_OUT_INT8 else "int32")
+    if layer.depthwise:
+        return depthwise_launch(x, w, config=cfg, blocks=schedule, **kw), \
+            reference_depthwise_conv2d(x, w, **kw) if reference else None
     launch = conv2d_launch(x, w, config=cfg, blocks=schedule, **kw)
-    # the explicit command stream, as for GEMM layers: a pointwise conv runs the GEMM kernel, and
-    # LOOP_WS / LOOP_CONV_WS (baco.passes.loop_ws, loop_conv_ws) are not in the schedule space the search's
-    # conv model describes
-    launch.options["loop_ws"] = False
-    return launch, reference_conv2d(x, w, **kw)
+    if explicit:
+        launch.options["loop_ws"] = False
+    return launch, reference_conv2d(x, w, **kw) if reference else None
 
 
 def run_conv(layer: Layer, cfg: GemminiConfig, schedule: GemmSchedule, *, target: str = "sim", seed: int = 0,
@@ -201,13 +208,9 @@ def gemm_end_to_end(M: int, N: int, K: int, cfg: GemminiConfig, schedule: GemmSc
 
 
 def conv_end_to_end(layer: Layer, cfg: GemminiConfig, schedule: GemmSchedule) -> Measured:
-    """run_conv's launch of the whole layer with the default options, end to end on the ISS."""
-    from baco.kernels.conv import conv2d_launch
-    x = np.zeros((layer.N, layer.input_rows, layer.input_cols, layer.C), np.int8)
-    w = np.zeros((layer.R, layer.S, layer.C, layer.K), np.int8)
-    launch = conv2d_launch(x, w, config=cfg, blocks=schedule, stride=(layer.Hstride, layer.Wstride),
-                           dilation=(layer.Hdilation, layer.Wdilation),
-                           scale=output_scale(layer.R * layer.S * layer.C), out="int8" if KERNEL_OUT_INT8 else "int32")
+    """The whole layer's launch with a user's options (LOOP_CONV_WS where it fits), end to end on
+    the ISS."""
+    launch, _ = _conv_launch(layer, conv_shape(layer), cfg, schedule, 0, explicit=False, reference=False)
     return _iss_end_to_end(launch.kernel, launch.grid, launch.args, launch.options, cfg)
 
 
@@ -218,25 +221,29 @@ def library_end_to_end(stream, cfg: GemminiConfig) -> Measured:
     return Measured(cycles, tm.report()["energy_uj"])
 
 
-def default_conv_input(layer: Layer) -> tuple[int, int]:
-    """The input rows and columns the C library's tiled_conv_auto reads for `layer`: a strided 1x1
-    layer (ResNet's downsampling shortcut) reads a 2P x 2Q input in its network, which
-    tiled_conv_auto moves in every other row and column (its downsample path)."""
-    if layer.R == 1 and layer.Hstride == 2:
-        return 2 * layer.P, 2 * layer.Q
-    return layer.input_rows, layer.input_cols
-
-
-def time_default_conv(layer: Layer, cfg: GemminiConfig) -> dict:
-    """The C library's tiled_conv_auto for `layer` on cfg (square filters, strides and dilations
-    only: tiled_conv takes one of each); ValueError when it cannot run the layer."""
-    if layer.R != layer.S or layer.Hstride != layer.Wstride or layer.Hdilation != layer.Wdilation:
+def default_conv_stream(layer: Layer, cfg: GemminiConfig):
+    """The C library's tiled_conv_auto (tiled_conv_dw_auto for a depthwise layer) for `layer` on cfg
+    (square filters, strides and dilations only: tiled_conv takes one of each; undilated depthwise
+    ones), as baco.sim.clib's stream; ValueError when it cannot run the layer."""
+    if layer.R != layer.S or layer.depthwise and layer.Hdilation > 1 or layer.Hstride != layer.Wstride or layer.Hdilation != layer.Wdilation:
         raise ValueError(f"the C library's tiled_conv takes square filters, strides and dilations "
                          f"(R,S={layer.R},{layer.S}, strides {layer.Hstride},{layer.Wstride}, "
                          f"dilations {layer.Hdilation},{layer.Wdilation})")
-    rows, cols = default_conv_input(layer)
-    return time_conv(layer.N, rows, cols, layer.C, layer.K, layer.R, cfg,
-                     stride=layer.Hstride, dilation=layer.Hdilation, scale=output_scale(layer.R * layer.S * layer.C))
+    rows, cols = layer.input_rows, layer.input_cols
+    if layer.depthwise:
+        return depthwise_stream(layer.N, rows, cols, layer.K, layer.R, cfg, stride=layer.Hstride,
+                                scale=output_scale(layer.R * layer.S))
+    if layer.R == 1 and layer.Hstride == 2:
+        # a strided 1x1 layer (ResNet's downsampling shortcut) reads a 2P x 2Q input in its network,
+        # which tiled_conv_auto moves in every other row and column (its downsample path)
+        rows, cols = 2 * layer.P, 2 * layer.Q
+    return conv_stream(layer.N, rows, cols, layer.C, layer.K, layer.R, cfg, stride=layer.Hstride,
+                       dilation=layer.Hdilation, scale=output_scale(layer.R * layer.S * layer.C))
+
+
+def time_default_conv(layer: Layer, cfg: GemminiConfig) -> dict:
+    """The cycle model's report of default_conv_stream (Gemmini alone)."""
+    return time_stream(default_conv_stream(layer, cfg), cfg)
 
 
 def load_design(path) -> dict:
@@ -297,10 +304,7 @@ def check_design(design: dict, *, target: str = "sim", end_to_end: bool = True,
                 check.default_simulated = Measured(lib["cycles"], lib["energy_uj"])
                 if end_to_end:
                     check.end_to_end = conv_end_to_end(layer, cfg, check.schedule)
-                    rows, cols = default_conv_input(layer)
-                    check.default_end_to_end = library_end_to_end(conv_stream(
-                        layer.N, rows, cols, layer.C, layer.K, layer.R, default_cfg, stride=layer.Hstride,
-                        dilation=layer.Hdilation, scale=output_scale(layer.R * layer.S * layer.C)), default_cfg)
+                    check.default_end_to_end = library_end_to_end(default_conv_stream(layer, default_cfg), default_cfg)
         check.seconds = time.perf_counter() - t0
         if progress:
             progress(f"  {check.name}: {'bit-exact' if check.bit_exact else 'MISMATCH' if check.simulated else check.note or 'no kernel'}"

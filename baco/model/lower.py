@@ -48,7 +48,7 @@ class GemminiStep:
     """A Gemmini op: its launches, run in order."""
     op: Op
     launches: list
-    layer: Layer | None = None           # the tuner's layer of this op (conv/linear), for design matching
+    layer: Layer | None = None           # the tuner's layer of this op (conv/depthwise/linear), for design matching
     schedule_source: str = "default"     # "tuned" (from the design) | "default"
 
     def run(self, target="sim") -> list:
@@ -95,14 +95,16 @@ class Lowered:
 
 
 def conv_layer(op: Op, x_shape) -> Layer:
-    """The tuner's layer of a conv op (baco.tuner.workloads.layers_from_torch writes the same)."""
+    """The tuner's layer of a conv or depthwise op (baco.tuner.workloads.layers_from_torch writes the
+    same: a depthwise layer has C = 1 and K = its channels)."""
     q = op.q
     N, H, W, C = x_shape
     R, S = q["weight"].shape[:2]
     (sh, sw), (ph, pw), (dh, dw) = q["stride"], q["padding"], q["dilation"]
     P, Q = output_size(H, R, sh, ph, dh), output_size(W, S, sw, pw, dw)
-    return Layer(R=R, S=S, P=P, Q=Q, C=C, K=q["weight"].shape[3], N=N, Hstride=sh, Wstride=sw, Hdilation=dh,
-                 Wdilation=dw)
+    depthwise = op.kind == "depthwise"
+    return Layer(R=R, S=S, P=P, Q=Q, C=1 if depthwise else C, K=C if depthwise else q["weight"].shape[3], N=N,
+                 Hstride=sh, Wstride=sw, Hdilation=dh, Wdilation=dw, depthwise=depthwise)
 
 
 def design_schedules(design) -> tuple[GemminiConfig, dict]:
@@ -196,12 +198,14 @@ class _Lowering:
         x = self.value(op.inputs[0])
         q = op.q
         bias = self.buffer(f"{op.output}.bias", np.ascontiguousarray(q["bias"], dtype=np.int32), "weight")
+        layer = conv_layer(op, x.shape)
+        schedule, source = self.schedule_for(op, layer)
         launch = depthwise_launch(x, q["weight"], bias, stride=q["stride"], padding=q["padding"],
                                   dilation=q["dilation"], scale=q["scale"], relu=q["relu"], out="int8",
-                                  config=self.config)
+                                  config=self.config, blocks=schedule)
         self.buffer(f"{op.output}.weight", launch.args[1], "weight")      # the block-diagonal expansion it reads
         self.output(op, launch.y)
-        return GemminiStep(op, [self.reads(launch, x)])
+        return GemminiStep(op, [self.reads(launch, x)], layer, source)
 
     def lower_linear(self, op):
         x = self.value(op.inputs[0])
