@@ -16,7 +16,7 @@ import baco.language as bl
 from baco.gemmini.arith import reference_matmul
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, as_schedule, default_gemm_schedule
-from baco.kernels.arguments import bias_vector, exact_array, real_scalar
+from baco.kernels.arguments import bias_vector, exact_array, output_kind, real_scalar
 from baco.kernels.launch import KernelLaunch
 
 
@@ -76,6 +76,7 @@ def matmul_launch(a, b, *, bias=None, out="int32", scale=1.0, relu=False, schedu
     B (K,N), row-major with any row stride); C is `c` if given (C-contiguous, of the output
     type) else a new array. Without `schedule` or `block`, the default schedule for the shape."""
     a, b = exact_array(a, "a", np.int8, 2), exact_array(b, "b", np.int8, 2)
+    output_kind(out, relu)
     M, K = a.shape
     if b.shape[0] != K:
         raise ValueError(f"b must have K = {K} rows (a is {a.shape}), got shape {b.shape}")
