@@ -13,11 +13,11 @@ independent of the compiler and of its interpreter.
 
 Kernel families (each a small grammar over the language):
 - gemm: 1-D/2-D grids (program_id, num_programs, cdiv), run-time or expression strides,
-  `ptr + n` bases, run-time row offsets (negative too), bias rows at stride 0, every loop
+  a column-major B (order=(0, 1)), `ptr + n` bases, run-time row offsets (negative too), bias rows at stride 0, every loop
   form (cdiv/advance, range with a step, run-time and constexpr bounds and steps of either
   sign, min/max bounds, nested loops), three accumulation forms, scalar `//`/`%` with a
   run-time divisor, epilogues int32, int8 through a run-time or constexpr scale (1.0, NaN,
-  inf included), ReLU, WS/OS, double buffering;
+  inf included), ReLU, WS/OS, double buffering, Gemminis of DIM 8, 16 and 32;
 - pool: a dot read out through max_pool2d (kernel, stride, padding, run-time valid_rows,
   a stored block at a run-time row offset);
 - chain: two chained dots (relu(h * s1).to(int8) as the second A);
@@ -45,6 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from baco.errors import CompilationError, KernelRuntimeError
+from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import GemminiFault
 from tests.fuzz_corpus import MARK, Case, corpus_dir
 
@@ -198,6 +199,8 @@ class GemmKernel:
         self.checked = rng.random() < 0.9      # unchecked loads only with exact multiples
         if not self.checked and self.loop in ("runtime_range", "constexpr_range", "nested"):
             self.loop = "cdiv_advance"         # (those visit K blocks past the end, which only a checked load reads as 0)
+        self.b_column_major = rng.random() < 0.25     # B given as (N, K): a column-major view, order=(0, 1)
+        self.dim = c(16, 16, 16, 8, 32)               # the Gemmini's DIM (config=)
 
     # the K-block indices the loop visits, given the launch
     def kbs(self, K, klo=0, khi=0, step=1):
@@ -245,8 +248,10 @@ class GemmKernel:
         bs_b = "(BK + 16, BN)" if mutation == "dot_shape" else "(BK, BN)"
         a_ptr = lambda off: (f"bl.make_block_ptr({base_a}, shape=(M, K), strides=({sa}, 1), offsets=(row0, {off}), "  # noqa: E731
                              f"block_shape=(BM, BK))")
-        b_ptr = lambda off: (f"bl.make_block_ptr(b_ptr, shape=(K, N), strides=({sb}, 1), offsets=({off}, pn * BN), "  # noqa: E731
-                             f"block_shape={bs_b})")
+        b_strides, order = (f"(1, {'SB' if self.runtime_strides else 'K'})", ", order=(0, 1)") \
+            if self.b_column_major else (f"({sb}, 1)", "")
+        b_ptr = lambda off: (f"bl.make_block_ptr(b_ptr, shape=(K, N), strides={b_strides}, offsets=({off}, pn * BN), "  # noqa: E731
+                             f"block_shape={bs_b}{order})")
         if self.bias:
             body.append("acc = bl.load(bl.make_block_ptr(bias_ptr, shape=(M, N), strides=(0, 1), "
                         "offsets=(row0, pn * BN), block_shape=(BM, BN)), boundary_check=(0, 1))")
@@ -344,7 +349,7 @@ def gemm_launch(kernel: GemmKernel, rng, name, category="gemm", expect="result")
     launch_scale = float(rng.choice(SCALES))
     extreme = g.dataflow == "WS"
     a_buf = int8s(rng, (r0 + M, K + pads[0]), extreme)
-    b_buf = int8s(rng, (K, N + pads[1]), extreme)
+    b_buf = int8s(rng, (N, K + pads[1]) if g.b_column_major else (K, N + pads[1]), extreme)
     out = np.int8 if g.int8_out() else np.int32
     c_buf = rng.integers(-100, 100, (M, N + pads[2])).astype(out)
     bias = rng.integers(-(1 << 20), 1 << 20, N).astype(np.int32)
@@ -352,7 +357,7 @@ def gemm_launch(kernel: GemmKernel, rng, name, category="gemm", expect="result")
     gn = cdiv(N, g.bn)
     grid = (gm * gn,) if g.grid1d else (gm, gn)
     args = [a_buf, b_buf, c_buf] + ([bias] if g.bias else []) + [M, N, K]
-    args += [K + pads[0], N + pads[1], N + pads[2]] if g.runtime_strides else []
+    args += [K + pads[0], (K if g.b_column_major else N) + pads[1], N + pads[2]] if g.runtime_strides else []
     args += [r0] if g.base_offset else []
     args += [off] if g.row_offset else []
     args += [klo, khi, step] if g.loop == "runtime_range" else [klo, khi] if g.loop == "minmax" else []
@@ -362,6 +367,8 @@ def gemm_launch(kernel: GemmKernel, rng, name, category="gemm", expect="result")
     if "S: bl.constexpr" in g.params():
         meta["S"] = g.const_scale
     options = dict(dataflow=g.dataflow, double_buffer=g.double_buffer)
+    if g.dim != 16:
+        options["config"] = GemminiConfig(dim=g.dim)
     c0 = c_buf.copy()
 
     def run(kernel, target="sim", _args=args, _grid=grid):
@@ -370,7 +377,8 @@ def gemm_launch(kernel: GemmKernel, rng, name, category="gemm", expect="result")
         return {"c": _args[2].copy()}
 
     def reference():
-        a, b = a_buf[r0:r0 + M, :K].astype(np.int64), b_buf[:, :N].astype(np.int64)
+        a = a_buf[r0:r0 + M, :K].astype(np.int64)
+        b = (b_buf[:, :K].T if g.b_column_major else b_buf[:, :N]).astype(np.int64)
         c = c0.copy()
         scale, relu = g.scale_value(launch_scale)
         for pm in range(gm):

@@ -60,7 +60,7 @@ def test_cases_are_reproducible_and_cover_the_language():
             assert f"bl.{builtin}(" in text, builtin
     for form in ("range(KLO, KHI, STEP)", "range(bl.cdiv(K, BK) - 1, -1, -1)", "range(max(0, KLO)",
                  "for k1 in range(2)", "a_ptr + R0", "strides=(0, 1)", "valid_rows=(LO, HI)", "S: bl.constexpr",
-                 "acc = acc + bl.dot", "acc += bl.dot", "bl.dot(bl.load(a, boundary_check=(0, 1)), "
+                 "acc = acc + bl.dot", "acc += bl.dot", "order=(0, 1)", "bl.dot(bl.load(a, boundary_check=(0, 1)), "
                  "bl.load(b, boundary_check=(0, 1)), acc)", "M // D"):
         assert form in text, form
     assert {c.expect for c in cases} == {"result", "compile", "launch", "runtime"}
