@@ -15,7 +15,7 @@ import baco
 import baco.language as bl
 from baco.gemmini.arith import reference_matmul
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import GemmSchedule, as_schedule, default_gemm_schedule
+from baco.gemmini.schedule import GemmSchedule, as_schedule, default_gemm_schedule, schedule_problems
 from baco.kernels.arguments import bias_vector, exact_array, output_kind, real_scalar
 from baco.kernels.launch import KernelLaunch
 
@@ -84,6 +84,10 @@ def matmul_launch(a, b, *, bias=None, out="int32", scale=1.0, relu=False, schedu
     config = config or GemminiConfig()
     s = resolve_schedule(schedule, block, dataflow, double_buffer, shape=(M, N, K), config=config,
                          out_int8=out == "int8")
+    problems = schedule_problems(s, config, out == "int8")
+    if problems:      # before anything is compiled, as the convolutions check theirs
+        raise ValueError(f"{'block' if schedule is None and block is not None else 'schedule'} "
+                         f"{s.to_dict()}: " + "; ".join(problems))
     dtype = np.int8 if out == "int8" else np.int32
     if c is None:
         c = np.zeros((M, N), dtype=dtype)
