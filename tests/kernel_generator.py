@@ -853,14 +853,15 @@ def shipped_case(rng, name):
         import torch
         pos = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in pos.items()}
     if mutate:
-        what, breaks, names = bad[int(rng.integers(len(bad)))]
+        index = int(rng.integers(len(bad)))
+        what, breaks, names = bad[index]
         breaks(pos, kw)
 
         def run(kernel, target="sim"):
             call(dict(pos), dict(kw, target=target))
             return {}
         case = Case(name, f"shipped-{which}", "launch", None, run, exc=(TypeError, ValueError))
-        case.names = names
+        case.names, case.broken = names, (what, index)
         return case
 
     def run(kernel, target="sim"):

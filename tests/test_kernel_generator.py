@@ -20,6 +20,11 @@ REGRESSIONS = {
     304: "`acc = acc + bl.dot(x, y)` was rejected (two accumulator blocks), unlike `acc += bl.dot(x, y)`",
     384: "matmul(relu=True, out='int32') silently skipped the ReLU",
     385: "matmul(out='int16') silently gave an int32 result",
+    86: "resadd(block=(16,)) was an unpacking ValueError that did not name block",
+    388: "matmul(block=(512, 512, 256)) was a CompilationError inside the kernel, not a ValueError naming block",
+    900: "matmul(schedule=...) over the accumulator's capacity: the same, for schedule",
+    1424: "resadd(relu='yes') ran as relu=True",
+    2038: "resadd(block=(16.5, 16)) was a RuntimeError from bl.cdiv",
     421: "a pooled store whose window folds to nothing (PM = OFF = 1) failed canonicalization, then "
          "crashed the LLVM translation (SIGSEGV)",
 }
