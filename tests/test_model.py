@@ -3,6 +3,7 @@ run as Gemmini kernel launches (+ CPU ops) on the host-JIT model, bit-exact agai
 independent numpy reference of the quantised graph (baco.model.reference)."""
 import json
 import linecache
+import os
 
 import numpy as np
 import pytest
@@ -366,3 +367,24 @@ def test_mlp1_full_size(tmp_path):
     assert_bit_exact(compiled, [x])
     run = run_program(compiled.build_elf(tmp_path / "mlp1.elf", x))
     assert run.passed and len(run.step_cycles) == 6
+
+
+SPIKE_EXTLIB = os.environ.get("BACO_SPIKE_EXTLIB", "")
+# Gemmini's mlp1 shape at batch 64, and two CNNs at 1x3x32x32 (as on the ISS above)
+SPIKE_MODELS = {"mlp1": (lambda: mlp(MLP1), (64, 784)),
+                "resnet18": (lambda: torchvision_model("resnet18", (2, 3, 32, 32)), (1, 3, 32, 32)),
+                "mobilenet_v2": (lambda: torchvision_model("mobilenet_v2", (2, 3, 32, 32)), (1, 3, 32, 32))}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.isfile(SPIKE_EXTLIB), reason="Spike's Gemmini library is not installed "
+                    "(set BACO_SPIKE_EXTLIB)")
+@pytest.mark.parametrize("name", SPIKE_MODELS)
+def test_whole_model_elf_on_spike(name, tmp_path):
+    """The model as one self-checking ELF exits 0 (bit-exact against the reference) on Spike with
+    libgemmini (built for the default DIM 16 Gemmini)."""
+    from baco.sim.external import run_spike
+    factory, shape = SPIKE_MODELS[name]
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(0))
+    build = baco.compile_model(factory(), x, calibrate=2).build_elf(tmp_path / f"{name}.elf", x)
+    assert run_spike(build.elf, timeout_s=1200, stdout=None) == 0
