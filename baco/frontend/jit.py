@@ -11,9 +11,9 @@ import numpy as np
 from baco.errors import DIVISION_BY_ZERO, RUNTIME_ERRORS, ZERO_STEP, KernelRuntimeError
 from baco.frontend import language as bl
 from baco.frontend.codegen import KernelCodegen
+from baco.gemmini.config import NUMPY_ELEMENTS
 
 LAUNCH_OPTIONS = ("target", "config", "dataflow", "double_buffer", "schedule", "loop_ws")
-NP_ELEM = {np.dtype(np.int8): "i8", np.dtype(np.int32): "i32", np.dtype(np.float32): "f32"}
 INDEX_RANGE = (-(1 << 63), 1 << 63)     # integer scalars are `index` (i64) in the kernel
 
 
@@ -130,12 +130,12 @@ class JITFunction:
                 continue
             arr = _as_array(v)
             if arr is not None:
-                if arr.dtype not in NP_ELEM:
+                if arr.dtype not in NUMPY_ELEMENTS:
                     raise TypeError(f"{self.__name__}: argument `{p.name}` has dtype {arr.dtype}; "
                                     "kernels take int8, int32 or float32 arrays")
                 if not arr.flags.c_contiguous:
                     raise TypeError(f"{self.__name__}: argument `{p.name}` must be C-contiguous")
-                kind = f"memref<?x{NP_ELEM[arr.dtype]}>"
+                kind = f"memref<?x{NUMPY_ELEMENTS[arr.dtype].mlir}>"
                 runtime.append(arr)
                 params.append((p.name, kind, None))
                 key.append(("a", kind))

@@ -43,8 +43,8 @@ from __future__ import annotations
 
 import numpy as np
 
-import baco
 import baco.language as bl
+from baco.frontend.jit import jit
 from baco.gemmini.arith import acc_to_int8, saturate
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import (GemmSchedule, as_schedule, default_conv_schedule, default_depthwise_schedule,
@@ -54,7 +54,7 @@ from baco.kernels.cli import add_gemmini_arguments, add_output_arguments, gemmin
 from baco.kernels.launch import KernelLaunch
 
 
-@baco.jit
+@jit
 def conv2d_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, Q, K, R, S, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w,
                   scale,
                   BLOCK_M: bl.constexpr, BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr,

@@ -11,8 +11,8 @@ from dataclasses import replace
 
 import numpy as np
 
-import baco
 import baco.language as bl
+from baco.frontend.jit import jit
 from baco.gemmini.arith import reference_matmul
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, as_schedule, default_gemm_schedule, schedule_problems
@@ -20,7 +20,7 @@ from baco.kernels.arguments import bias_vector, exact_array, output_kind, real_s
 from baco.kernels.launch import KernelLaunch
 
 
-@baco.jit
+@jit
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
                   stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, scale,
                   BLOCK_M: bl.constexpr, BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr,

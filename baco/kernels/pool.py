@@ -33,8 +33,8 @@ from dataclasses import replace
 
 import numpy as np
 
-import baco
 import baco.language as bl
+from baco.frontend.jit import jit
 from baco.gemmini.arith import max_pool, pool_field_problems, pooled_size
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, as_schedule, default_gemm_schedule, schedule_problems
@@ -43,7 +43,7 @@ from baco.kernels.arguments import bias_vector, exact_array, real_scalar
 from baco.kernels.conv import KernelLaunch, is_pointwise, reference_conv2d
 
 
-@baco.jit
+@jit
 def conv_pool_kernel(x_ptr, w_ptr, y_ptr, H, W, C, K, PH, scale,
                      PR: bl.constexpr, ROWS: bl.constexpr, IMAGE_W: bl.constexpr, PW: bl.constexpr,
                      BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr,
@@ -78,7 +78,7 @@ def conv_pool_kernel(x_ptr, w_ptr, y_ptr, H, W, C, K, PH, scale,
     bl.store(y_blk, pooled, boundary_check=(0, 1))
 
 
-@baco.jit
+@jit
 def conv2d_pool_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, K, PH, R, S, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w,
                        scale, PR: bl.constexpr, ROWS: bl.constexpr, Q: bl.constexpr, PW: bl.constexpr,
                        BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr, POOL: bl.constexpr,

@@ -12,8 +12,8 @@ examples/resadd.py runs it from the command line.
 """
 import numpy as np
 
-import baco
 import baco.language as bl
+from baco.frontend.jit import jit
 from baco.gemmini.arith import acc_to_int8, saturate, scale_to_int
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import block_rows, capacity_problems
@@ -21,7 +21,7 @@ from baco.kernels.arguments import exact_array, real_scalar
 from baco.kernels.launch import KernelLaunch
 
 
-@baco.jit
+@jit
 def resadd_kernel(a_ptr, b_ptr, c_ptr, M, N, sa, sb, out_scale,
                   BLOCK_M: bl.constexpr, BLOCK_N: bl.constexpr, RELU: bl.constexpr):
     pid_m = bl.program_id(0)
