@@ -286,6 +286,18 @@ def test_encoder_layer_reads_heads_in_place():
     assert err["cosine"] > 0.99, err
 
 
+@pytest.mark.slow
+def test_encoder_layer_one_elf_on_the_iss(tmp_path):
+    """The encoder layer linked into one self-checking ELF (GEMMs reading heads in place, the
+    CPU operators between them) and run on the ISS: bit-exact."""
+    from baco.codegen.program import run_program
+    model = encoder_layer()
+    x = torch.randn(1, 19, 32)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    run = run_program(compiled.build_elf(tmp_path / "encoder.elf", x))
+    assert run.passed, run.console[-2000:]
+
+
 def test_transformers_bert_layer_from_a_config():
     """transformers' BertModel built from a BertConfig (no weights downloaded; transformers imports
     torchvision, entered without its C++ ops): its encoder is captured as it is - separate Q, K, V
