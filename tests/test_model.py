@@ -288,6 +288,46 @@ def test_encoder_layer_reads_heads_in_place():
     assert err["cosine"] > 0.99, err
 
 
+@pytest.mark.slow
+def test_encoder_layer_one_elf_on_the_iss(tmp_path):
+    """The encoder layer linked into one self-checking ELF (GEMMs reading heads in place, the
+    CPU operators between them) and run on the ISS: bit-exact."""
+    from baco.codegen.program import run_program
+    model = encoder_layer()
+    x = torch.randn(1, 19, 32)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    run = run_program(compiled.build_elf(tmp_path / "encoder.elf", x))
+    assert run.passed, run.console[-2000:]
+
+
+def test_transformers_bert_layer_from_a_config():
+    """transformers' BertModel built from a BertConfig (no weights downloaded; transformers imports
+    torchvision, entered without its C++ ops): its encoder is captured as it is - separate Q, K, V
+    projections, each head read in place, GELU as a table - and bit-exact."""
+    from baco.model.zoo import transformers_bert_encoder
+    model = transformers_bert_encoder(1, hidden_size=48, num_attention_heads=3, intermediate_size=80)
+    x = torch.randn(1, 13, 48)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    kinds = [op.kind for op in compiled.graph.ops]
+    assert kinds == ["linear", "linear", "linear", "matmul", "mul_scalar", "softmax", "matmul", "reshape", "linear",
+                     "add", "layernorm", "linear", "lut", "linear", "add", "layernorm"], kinds
+    assert_bit_exact(compiled, seeded_inputs((1, 13, 48)))
+
+
+def test_timm_vision_transformer():
+    """timm's ViT (two blocks, 32x32 images in 8x8 patches): the patch conv's NHWC output viewed as
+    tokens, the class token and position embedding as int8 constants (concatenated, added on
+    Gemmini), heads unbound from the QKV projection in place, the class token's row selected."""
+    from baco.model.zoo import timm_model
+    model = timm_model("vit_tiny_patch16_224", img_size=32, patch_size=8, depth=2)
+    x = torch.randn(1, 3, 32, 32)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    kinds = [op.kind for op in compiled.graph.ops]
+    assert kinds[:6] == ["conv", "constant", "reshape", "cat", "constant", "add"], kinds
+    assert kinds.count("matmul") == 4 and "permute" not in kinds, kinds
+    assert_bit_exact(compiled, seeded_inputs((1, 3, 32, 32)))
+
+
 def test_encoder_layer_batch_of_two_copies_the_heads():
     """Batch 2: the heads of Q, K and V are not matrices of the projection's buffer (its rows are
     (token, batch)), so each is copied out (strided copies on the CPU); bit-exact all the same."""

@@ -13,7 +13,7 @@ data so that the program linker can turn the whole list into one ELF:
   add             baco.kernels.resadd.resadd_launch (the two operands summed in the accumulator)
 
 CPU ops become calls of baco.model.cpu_ops kernels; reshape/flatten are views of their input's
-buffer (no step). Buffers: every activation tensor by name, weights and biases as
+buffer (no step); a constant (a parameter read as an activation) is read-only data (no step). Buffers: every activation tensor by name, weights and biases as
 "<tensor>.weight" / "<tensor>.bias"; arrays the launches take are these buffers or views of
 them (`Lowered.locate`).
 
@@ -163,7 +163,9 @@ class _Lowering:
         x = g.tensors[g.input]
         self.buffer(g.input, np.zeros(x.shape, dtype=np.int8), "input")
         for op in g.ops:
-            if op.kind in VIEW_OPS:
+            if op.kind == "constant":
+                self.buffer(op.output, np.ascontiguousarray(op.q["value"]), "weight")
+            elif op.kind in VIEW_OPS:
                 self.buffers[op.output] = self.value(op.inputs[0]).reshape(g.tensors[op.output].shape)
                 self.regions[op.output] = "view"
             elif op.kind in GEMMINI_OPS:
