@@ -23,7 +23,7 @@ table, against (a) the same layers with each kernel's default schedule on the de
 build without a design runs) and (b) Gemmini-default as the tuner reports it (the C library's
 program: baselines.gemmini_default). Goal (issue H): measured gain within 25% of predicted.
 
-    python benchmarks/tuned_models.py [--models mobilenet_v2,resnet50] [--resolution 64] [--budget 60]
+    python benchmarks/tuned_models.py [--models mobilenet_v2,resnet50] [--resolution 64] [--budget 60] [--per-step]
     python benchmarks/tuned_models.py --smoke     # a tiny depthwise-separable CNN, a short search
 """
 from __future__ import annotations
@@ -75,11 +75,11 @@ class TinySeparable(nn.Module):
         return self.head(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
 
 
-def default_prediction(layers) -> tuple[float, float]:
-    """(count-weighted cycles, energy µJ) the tuner's program models predict for the layers run with
-    their kernels' default schedules on the default Gemmini (the build without a design)."""
+def default_prediction(layers) -> list[tuple[float, float]]:
+    """(cycles, energy µJ) of one instance of each layer as the tuner's program models predict it
+    run with its kernel's default schedule on the default Gemmini (the build without a design)."""
     hw, cfg = DEFAULT_HARDWARE, DEFAULT_HARDWARE.to_gemmini_config()
-    cycles = energy = 0.0
+    out = []
     for layer in layers:
         if is_kernel_layer(layer):
             s = default_gemm_schedule(layer.P, layer.K, layer.C, cfg, KERNEL_OUT_INT8)
@@ -88,8 +88,8 @@ def default_prediction(layers) -> tuple[float, float]:
         else:
             s = default_layer_schedule(layer, cfg)
             c, e = conv_schedule_cycles(layer, s, cfg.dim), conv_schedule_energy(layer, s, (cfg.dim, cfg.sp_kb, cfg.acc_kb))
-        cycles, energy = cycles + layer.count * c, energy + layer.count * e
-    return cycles, energy
+        out.append((c, e))
+    return out
 
 
 def run_build(compiled, x, elf: Path) -> dict:
@@ -102,10 +102,18 @@ def run_build(compiled, x, elf: Path) -> dict:
     energy_uj = energy_pj(tm.report(), sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, dim=cfg.dim) * 1e-6
     layer_steps = {i: s for i, s in enumerate(compiled.lowered.steps) if isinstance(s, GemminiStep) and s.layer}
     # the program's steps are named s<lowered step index>_<op kind>[.<launch>] (baco.model.link)
-    layer_cycles = sum(c for n, c in run.step_cycles.items() if int(n.split("_")[0][1:]) in layer_steps)
+    step_cycles = {}
+    for n, c in run.step_cycles.items():
+        i = int(n.split("_")[0][1:])
+        if i in layer_steps:
+            step_cycles[i] = step_cycles.get(i, 0) + c
+    layer_cycles = sum(step_cycles.values())
+    by_key = {}           # layer key -> measured cycles of its steps (one list entry per step)
+    for i, c in step_cycles.items():
+        by_key.setdefault(layer_steps[i].layer.key, []).append(c)
     return {"cycles": run.total_cycles, "layer_cycles": layer_cycles, "energy_uj": energy_uj,
             "exact": run.passed, "tuned": sum(s.schedule_source == "tuned" for s in layer_steps.values()),
-            "layers": len(layer_steps)}
+            "layers": len(layer_steps), "by_key": by_key}
 
 
 def measure(name: str, model, shape, budget: float, calibrate: int, seed: int, smoke: bool, out: Path) -> dict:
@@ -117,10 +125,13 @@ def measure(name: str, model, shape, budget: float, calibrate: int, seed: int, s
     design = result_dict(layers, result)
     tune_s = time.perf_counter() - t0
     lib = gemmini_default(layers)
-    dc, de = default_prediction(layers)
+    default = default_prediction(layers)
+    dc, de = (sum(layer.count * p[i] for layer, p in zip(layers, default)) for i in (0, 1))
     r = {"name": name, "layers": len(layers), "depthwise": sum(l.depthwise for l in layers),
          "hw": result.hw, "tune_s": tune_s, "pred_tuned": result.cycles * result.energy_uj,
-         "pred_default": dc * de, "pred_library": lib.cycles * lib.energy_uj}
+         "pred_default": dc * de, "pred_library": lib.cycles * lib.energy_uj,
+         "pred": {"tuned": (result.cycles, result.energy_uj), "default": (dc, de)},
+         "per_layer": [(layer, cost.cycles, d[0]) for layer, cost, d in zip(layers, result.per_layer, default)]}
     for kind, d in (("default", None), ("tuned", design)):
         compiled = baco.compile_model(model, x, design=d, calibrate=calibrate)
         r[kind] = run_build(compiled, x, out / f"{name}_{kind}.elf")
@@ -128,7 +139,7 @@ def measure(name: str, model, shape, budget: float, calibrate: int, seed: int, s
     return r
 
 
-def print_row(r: dict) -> None:
+def print_row(r: dict, per_step: bool = False) -> None:
     d, t = r["default"], r["tuned"]
     gain = d["cycles"] * d["energy_uj"] / (t["cycles"] * t["energy_uj"])
     layer_gain = d["layer_cycles"] * d["energy_uj"] / (t["layer_cycles"] * t["energy_uj"])
@@ -138,8 +149,15 @@ def print_row(r: dict) -> None:
           f"{hw.sp_kb:g}/{hw.acc_kb:g} KB in {r['tune_s']:.0f} s; {t['tuned']}/{t['layers']} layer steps tuned; "
           f"bit-exact default {d['exact']}, tuned {t['exact']}")
     for kind, m in (("default", d), ("tuned", t)):
-        print(f"  {kind:8s} {m['cycles']:>12,} cycles end to end ({m['layer_cycles']:,} in layer steps), "
-              f"Gemmini energy {m['energy_uj']:.1f} uJ")
+        pc, pe = r["pred"][kind]
+        print(f"  {kind:8s} {m['cycles']:>12,} cycles end to end ({m['layer_cycles']:,} in layer steps; predicted "
+              f"{pc:,.0f}), Gemmini energy {m['energy_uj']:.1f} uJ (predicted {pe:.1f})")
+    if per_step:
+        print(f"  {'layer':34s} {'count':>5s} {'default pred':>12s} {'sim':>10s} {'tuned pred':>11s} {'sim':>10s}")
+        for layer, tuned_pred, default_pred in r["per_layer"]:
+            ds, ts = (sum(m["by_key"].get(layer.key, [])) / layer.count for m in (d, t))
+            print(f"  {layer.name[:34]:34s} {layer.count:5d} {default_pred:12,.0f} {ds:10,.0f} {tuned_pred:11,.0f} "
+                  f"{ts:10,.0f}")
     print(f"  EDP gain measured {gain:.2f}x end to end, {layer_gain:.2f}x over the layer steps; predicted "
           f"{pred:.2f}x over the default schedules ({gain / pred:.2f} of it end to end, {layer_gain / pred:.2f} "
           f"over the layer steps), {r['pred_library'] / r['pred_tuned']:.2f}x over the C library's program "
@@ -154,6 +172,7 @@ def main(argv=None) -> int:
     p.add_argument("--calibrate", type=int, default=8)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--smoke", action="store_true", help="a tiny depthwise-separable CNN, a short search")
+    p.add_argument("--per-step", action="store_true", help="per layer: predicted and simulated cycles, both builds")
     a = p.parse_args(argv)
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
@@ -170,7 +189,7 @@ def main(argv=None) -> int:
             runs = [(m, build_model(SPECS[m], shape, a.seed), shape) for m in a.models.split(",")]
         for name, model, shape in runs:
             r = measure(name, model, shape, a.budget, a.calibrate, a.seed, a.smoke, Path(tmp))
-            print_row(r)
+            print_row(r, a.per_step)
             ok &= r["default"]["exact"] and r["tuned"]["exact"] and r["tuned"]["tuned"] == r["tuned"]["layers"]
     return 0 if ok else 1
 
