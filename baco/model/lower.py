@@ -19,8 +19,8 @@ them (`Lowered.locate`).
 
 Schedules: the default schedule of each kernel on the default GemminiConfig, or, with a design (a
 `baco tune --out DIR` result), the design's GemminiConfig for every layer and the tuned schedule of
-the design layer of the same shape (baco.tuner.workloads.Layer key); other layers keep the
-kernel's default schedule on that config.
+the design layer of the same shape (baco.tuner.workloads.Layer key: convolutions, depthwise
+convolutions and linear layers); other layers keep the kernel's default schedule on that config.
 """
 from __future__ import annotations
 
