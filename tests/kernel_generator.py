@@ -696,6 +696,7 @@ def conv_reference(x, w, bias, stride, padding, dilation, out, scale, relu, dept
 def shipped_case(rng, name):
     """A random call of one of baco.kernels' entry points (valid, or with one argument broken)."""
     import baco.kernels.conv as conv
+    import baco.kernels.depthwise as dw
     import baco.kernels.matmul as mm
     import baco.kernels.pool as pl
     import baco.kernels.resadd as ra
@@ -789,7 +790,7 @@ def shipped_case(rng, name):
             if which == "depthwise":
                 kw["formulation"] = c("block-diagonal", "per-channel")
             pos = {"x": x, "w": w}
-            fn = conv.conv2d if which == "conv2d" else conv.depthwise_conv2d
+            fn = conv.conv2d if which == "conv2d" else dw.depthwise_conv2d
             call = lambda p, k: fn(p["x"], p["w"], **k)[0]  # noqa: E731
 
         def reference():

@@ -12,7 +12,8 @@ import pytest
 import baco
 import baco.language as bl
 from baco.gemmini.config import GemminiConfig
-from baco.kernels.conv import conv2d_launch, depthwise_launch, reference_conv2d, reference_depthwise_conv2d
+from baco.kernels.conv import conv2d_launch, reference_conv2d
+from baco.kernels.depthwise import depthwise_launch, reference_depthwise_conv2d
 
 DIM16 = GemminiConfig()
 DIM4 = GemminiConfig.from_capacity(4, 16, 8)
@@ -155,8 +156,7 @@ def test_fallback_when_the_tile_does_not_fit():
     assert "@baco.rocc.loop_conv_ws(" in info["kernel"].llvm_ir     # rewritten, guarded at run time
 
 
-def test_int32_output_and_depthwise_stay_explicit():
-    lc, _ = launch(CASES[0])
+def test_int32_output_stays_explicit():
     rng = np.random.default_rng(3)
     x = rng.integers(-128, 128, (1, 8, 8, 17), dtype=np.int8)
     w = rng.integers(-128, 128, (3, 3, 17, 9), dtype=np.int8)
@@ -164,11 +164,29 @@ def test_int32_output_and_depthwise_stay_explicit():
     info = l32.run("sim")
     assert loops_run(info, "sim") == 0
     np.testing.assert_array_equal(l32.y, reference_conv2d(x, w, None, padding=1, out="int32"))
-    wd = rng.integers(-128, 128, (3, 3, 17), dtype=np.int8)
-    ld = depthwise_launch(x, wd, None, padding=1, scale=1 / 16)
-    info = ld.run("sim")
-    assert loops_run(info, "sim") == 0
-    np.testing.assert_array_equal(ld.y, reference_depthwise_conv2d(x, wd, None, padding=1, scale=1 / 16))
+
+
+# depthwise (N, H, W, C, R, stride, padding, bias): ragged channel blocks (1, 17, 33, 65), odd sizes
+DEPTHWISE = [(1, 8, 8, 17, 3, 1, 1, True), (1, 9, 7, 33, 3, 2, 1, False), (2, 5, 6, 1, 3, 1, 1, True),
+             (1, 7, 9, 65, 5, 2, 2, True)]
+
+
+@pytest.mark.parametrize("case", DEPTHWISE, ids=lambda c: "x".join(map(str, c)))
+def test_depthwise_programs_are_loops(case):
+    """Each channel block's program of the depthwise kernel is one LOOP_CONV_WS (B-channel
+    diagonal weight tiles), bit-exact on sim and iss."""
+    N, H, W, C, R, stride, padding, bias = case
+    rng = np.random.default_rng(C)
+    x = rng.integers(-128, 128, (N, H, W, C), dtype=np.int8)
+    w = rng.integers(-128, 128, (R, R, C), dtype=np.int8)
+    b = rng.integers(-(1 << 12), 1 << 12, C).astype(np.int32) if bias else None
+    o = dict(stride=stride, padding=padding, scale=1 / 16, relu=True)
+    ref = reference_depthwise_conv2d(x, w, b, **o)
+    for target in ("sim", "iss"):
+        ld = depthwise_launch(x, w, b, **o)
+        info = ld.run(target)
+        assert loops_run(info, target) == np.prod(ld.grid)
+        np.testing.assert_array_equal(ld.y, ref)
 
 
 @baco.jit

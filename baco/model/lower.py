@@ -6,7 +6,7 @@ data so that the program linker can turn the whole list into one ELF:
 
   conv            baco.kernels.conv.conv2d_launch (a 1x1 stride-1 conv runs the GEMM kernel)
   conv + pool     baco.kernels.pool.ConvPoolLaunch (max-pool on the accumulator's way out)
-  depthwise       baco.kernels.conv.depthwise_launch (block-diagonal weight tiles)
+  depthwise       baco.kernels.depthwise.depthwise_launch (diagonal weight tiles, DIM channels a program)
   linear          baco.kernels.matmul.matmul_launch with its int32 bias
   matmul (bmm)    one matmul_launch per batch (both operands activations, read in place: row-major
                   with any row stride or column-major, i.e. transposed by the array)
@@ -31,7 +31,8 @@ from numpy.lib.array_utils import byte_bounds
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule
-from baco.kernels.conv import conv2d_launch, depthwise_launch, output_size
+from baco.kernels.conv import conv2d_launch, output_size
+from baco.kernels.depthwise import depthwise_launch
 from baco.kernels.launch import KernelLaunch
 from baco.kernels.matmul import matmul_launch
 from baco.kernels.pool import ConvPoolLaunch
@@ -213,7 +214,7 @@ class _Lowering:
         launch = depthwise_launch(x, q["weight"], bias, stride=q["stride"], padding=q["padding"],
                                   dilation=q["dilation"], scale=q["scale"], relu=q["relu"], out="int8",
                                   config=self.config, blocks=schedule)
-        self.buffer(f"{op.output}.weight", launch.args[1], "weight")      # the block-diagonal expansion it reads
+        self.buffer(f"{op.output}.weight", launch.args[1], "weight")      # the diagonal weight tiles it reads
         self.output(op, launch.y)
         return GemminiStep(op, [self.reads(launch, x)], layer, source)
 

@@ -53,9 +53,11 @@ rows above the first valid one are the pooling's upper padding (pupad = lo), its
 plpad, and config 2 holds the pool size, stride and pooled rows/columns (config_st's 2- and 8-bit
 fields, guarded).
 
+The depthwise kernel (baco.kernels.depthwise) is such a nest per channel block (pointers at
+the block's first channel, channel windows at offset 0, diagonal weight tiles): in_channels =
+out_channels = the block's width, in/out stride = all channels.
 Not rewritten (stay explicit streams): int32 outputs (LoopConv's store writes elem_t
-rows: no full-width output), the depthwise kernel (its block-diagonal weights multiply
-DIM channels per step, the FSM's dw mode one channel per LOOP_CONV_WS), OS dataflow.
+rows: no full-width output), OS dataflow.
 Scratchpad ids: a program uses LoopConv's A/B slot (pid0 + pid1 + pid2) mod 2 + 1 (given
 explicitly, so Spike's fixed buffers and the RTL's alternating slots agree).
 On with loop-ws's switch (pipeline/launch option `loop_ws`, BACO_LOOP_WS)."""
@@ -243,13 +245,18 @@ class Conv:
 
 
 def _clamp(v):
-    """x for v = min(max(x, 0), hi) (irutil.clamp with lo 0), with hi; else None."""
+    """x for v = min(max(x, 0), hi) (irutil.clamp with lo 0), with hi; else None. A constant
+    x >= 0 (a window at a constant offset, e.g. a kernel's channel block starting at 0) has its
+    max folded away by the canonicaliser: v = min(hi, x) gives (x as an int, hi)."""
     if isinstance(v, int) or getattr(v.owner, "name", None) != "arith.minsi":
         return None
     a, hi = list(v.owner.operands)
     if getattr(a.owner, "name", None) != "arith.maxsi":
         a, hi = hi, a
         if getattr(a.owner, "name", None) != "arith.maxsi":
+            for x, hi in (list(v.owner.operands), list(v.owner.operands)[::-1]):
+                if _const(x) is not None and _const(x) >= 0:
+                    return _const(x), hi
             return None
     x, zero = list(a.owner.operands)
     if const_value(zero) != 0:
@@ -283,6 +290,8 @@ def _checked(af, src_off, src_size, local_off, block, limit=None):
         return None
     if lead == 0:
         return x, limit, True
+    if isinstance(x, int) and x == 0:          # start - 0 folded to start
+        return (x, limit, False) if lead[0] == src_off else None
     if getattr(lead[0].owner, "name", None) != "arith.subi" or list(lead[0].owner.operands) != [src_off, x]:
         return None
     return x, limit, False

@@ -184,7 +184,9 @@ def default_layer_schedule(layer: Layer, cfg: GemminiConfig, out_int8: bool = KE
     depthwise layer, else the conv kernel's (baco.gemmini.schedule), with the filter, stride and
     dilation LoopConv needs when one LOOP_CONV_WS can run it (as baco.kernels.conv.conv2d asks)."""
     if layer.depthwise:
-        return default_depthwise_schedule(layer.Q, cfg, out_int8)
+        return default_depthwise_schedule(layer.P, layer.Q, layer.R, layer.S, cfg, out_int8,
+                                          stride=(layer.Hstride, layer.Wstride),
+                                          dilation=(layer.Hdilation, layer.Wdilation))
     pointwise = is_pointwise(layer)
     pixels = layer.N * layer.P * layer.Q if pointwise else layer.Q
     square = layer.Hstride == layer.Wstride and layer.Hdilation == layer.Wdilation
