@@ -203,7 +203,7 @@ def test_parse_hardware():
 
 
 def test_cli_fusion_and_hardware(tmp_path, capsys):
-    args = ["--torch", "baco.tuner.torch_models:mobilenet_v1", "--input-shape", "1,3,64,64", "--steps", "4",
+    args = ["--torch", "tests.test_fusion:separable", "--input-shape", "1,8,12,12", "--steps", "4",
             "--hardware", "16,8,8", "--cycle-model", "timeloop", "--quiet"]
     assert tune_main(args + ["--fusion", "on", "--out", str(tmp_path / "on")]) == 0
     out = capsys.readouterr().out
