@@ -16,7 +16,7 @@ from pathlib import Path
 from baco.codegen.translate import to_llvm_ir
 from baco.errors import CompilationError
 from baco.gemmini.config import GemminiConfig
-from baco.passes.loop_ws import enabled as loop_ws_enabled
+from baco.options import loop_ws_enabled
 from baco.passes.pipeline import run_pipeline
 
 TARGETS = ("sim", "iss")

@@ -41,6 +41,11 @@ CASES = [
     (1, 8, 8, 17, 9, 3, 3, 1, 1, 1, (8, 8, 8, 1), True, DIM4),
     (1, 9, 9, 6, 7, 3, 3, 2, 1, 1, (5, 8, 4, 2), False, DIM4),
     (1, 10, 10, 5, 5, 5, 5, 1, 2, 1, (10, 4, 4, 1), True, DIM4),
+    # few channels: several filter columns' pixels packed into one array row (max_pixels_per_row)
+    (1, 15, 13, 2, 20, 5, 5, 3, 2, 1, (5, 32, 16, 1), True, DIM16),          # C = 2, stride 3, odd sizes
+    (1, 11, 9, 5, 17, 3, 3, 2, 1, 1, (5, 32, 16, 2), False, DIM16),          # C = 5, stride 2, rows > 1
+    (1, 7, 9, 1, 3, 7, 7, 1, 3, 1, (9, 16, 16, 3), True, DIM16),             # C = 1, 7x7: 7 pixels a row
+    (1, 9, 7, 2, 5, 3, 3, 2, 1, 1, (4, 4, 4, 1), True, DIM4),                # C = 2 at DIM 4: 2 pixels
 ]
 
 
@@ -80,7 +85,8 @@ def loops_run(info, target) -> int:
     return stats.get("loop_conv_ws", 0)
 
 
-FAST = (0, 2, 6, 8, 11, 20)      # stride, rows > 1, dilation, 1x1 stride 2, DIM 4: the rest under -m slow
+FAST = (0, 2, 6, 8, 11, 20, 22, 23)     # stride, rows > 1, dilation, 1x1 stride 2, DIM 4, packed pixels:
+                                        # the rest under -m slow
 
 
 @pytest.mark.parametrize("case", [c if i in FAST else pytest.param(c, marks=pytest.mark.slow)
@@ -101,6 +107,31 @@ def test_loop_conv_ws_bit_exact_on_sim_and_iss(case):
     assert loops_run(off, "sim") == 0
     np.testing.assert_array_equal(lc.y, ref)
     assert info["commands"] < off["commands"]
+
+
+def packed_pixels(case) -> int:
+    """Filter columns per array row the C library's rule gives (tiled_conv's max_pixels_per_row)."""
+    N, H, W, C, K, R, S, st, pad, dil, blocks, bias, cfg = case
+    return min(cfg.dim // C, S) if 2 * C <= cfg.dim and dil == 1 else 1
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if packed_pixels(c) > 1], ids=case_id)
+def test_small_channel_convs_pack_pixels(case):
+    """A LOOP_CONV_WS of at most DIM/2 channels (and no dilation) packs min(DIM // C, S) filter
+    columns' pixels into each array row: its input loads repeat pixels (config_ld pixel_repeats)
+    and each compute multiplies that many taps at once; bit-exact on sim (and on the ISS: the test
+    above)."""
+    lc, ref = launch(case)
+    repeats = []
+
+    def observe(name, f, pc=None):
+        if name == "config_ld" and f["state_id"] == 0:
+            repeats.append(f["pixel_repeats"])
+    ck = lc.kernel.compile(*lc.args, target="sim", **lc.options)
+    info = ck.run(lc.grid, lc._runtime_args(), observers=[observe])
+    assert loops_run(info, "sim") == programs_with_taps(case, lc.grid)
+    np.testing.assert_array_equal(lc.y, ref)
+    assert max(repeats) == packed_pixels(case)
 
 
 def test_loop_conv_ws_without_relu_and_env_switch(monkeypatch):

@@ -2,6 +2,7 @@
 run as Gemmini kernel launches (+ CPU ops) on the host-JIT model, bit-exact against the
 independent numpy reference of the quantised graph (baco.model.reference)."""
 import json
+import linecache
 
 import numpy as np
 import pytest
@@ -250,9 +251,51 @@ def test_bmm_of_two_activations():
     model = Scores().eval()
     x = torch.randn(3, 17, 24)
     compiled = baco.compile_model(model, x, calibrate=2)
-    assert [op.kind for op in compiled.graph.ops] == ["linear", "linear", "permute", "matmul"]
+    # the permute is a view: each batch's Kᵀ is read column-major (transposed by the array), no copy
+    assert [op.kind for op in compiled.graph.ops] == ["linear", "linear", "matmul"]
+    assert compiled.graph.ops[-1].q["b_view"] == ((3, 20, 17), (340, 1, 20), 0)
     assert len(compiled.lowered.steps[-1].launches) == 3        # one GEMM per batch
     assert_bit_exact(compiled, seeded_inputs((3, 17, 24)))
+
+
+def encoder_layer(d=32, heads=4, ff=48, seed=0):
+    """One post-norm transformer encoder layer as BERT's (nn.MultiheadAttention, GELU), small."""
+    torch.manual_seed(seed)
+    layer = nn.TransformerEncoderLayer(d_model=d, nhead=heads, dim_feedforward=ff, activation="gelu",
+                                       batch_first=True)
+    return nn.TransformerEncoder(layer, num_layers=1, enable_nested_tensor=False).eval()
+
+
+def test_encoder_layer_reads_heads_in_place():
+    """BERT's encoder layer at a ragged sequence, batch 1: scaled_dot_product_attention split into
+    Q·Kᵀ per head (K read transposed from the QKV projection's buffer), the 1/sqrt(d) scale, the
+    softmax and P·V per head, whose rows go straight into the output projection's input (the
+    heads' permute and reshape are views): no copy of any activation."""
+    model = encoder_layer()
+    x = torch.randn(1, 19, 32)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    kinds = [op.kind for op in compiled.graph.ops]
+    assert kinds == ["reshape", "linear", "matmul", "mul_scalar", "softmax", "matmul", "reshape", "linear",
+                     "reshape", "add", "layernorm", "linear", "lut", "linear", "add", "layernorm"], kinds
+    scores, context = (op for op in compiled.graph.ops if op.kind == "matmul")
+    assert scores.q["a_view"] == ((1, 4, 19, 8), (32, 8, 96, 1), 0)          # Q: rows of the projection
+    assert scores.q["b_view"] == ((1, 4, 8, 19), (32, 8, 1, 96), 32)         # Kᵀ: column-major
+    assert context.q["out_order"] == (2, 0, 1, 3)                            # stored (S, B, H, d)
+    assert sum(len(s.launches) for s in compiled.lowered.steps if s.op.kind == "matmul") == 8    # per head
+    assert_bit_exact(compiled, seeded_inputs((1, 19, 32)))
+    err = quantization_error(model, compiled, seeded_inputs((1, 19, 32), 2, seed=3))
+    assert err["cosine"] > 0.99, err
+
+
+def test_encoder_layer_batch_of_two_copies_the_heads():
+    """Batch 2: the heads of Q, K and V are not matrices of the projection's buffer (its rows are
+    (token, batch)), so each is copied out (strided copies on the CPU); bit-exact all the same."""
+    model = encoder_layer(d=24, heads=3, ff=40)
+    x = torch.randn(2, 9, 24)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    kinds = [op.kind for op in compiled.graph.ops]
+    assert kinds.count("strided_copy") == 3 and kinds.count("matmul") == 2, kinds
+    assert_bit_exact(compiled, seeded_inputs((2, 9, 24)))
 
 
 class Attention(nn.Module):
@@ -290,6 +333,8 @@ def test_unsupported_op_names_the_op_and_the_line():
     line = Elu.forward.__code__.co_firstlineno + 1
     assert "aten.elu" in str(err.value) and err.value.filename == __file__ and err.value.line == line
     assert "return nn.functional.elu(x)" in str(err.value)
+    text = linecache.getline(__file__, line)
+    assert err.value.col == text.index("nn.functional.elu") + 1      # the caret under the call
 
 
 @pytest.mark.parametrize("module,shape,match", [

@@ -22,12 +22,11 @@ from pathlib import Path
 import llvmlite.binding as llvm
 import numpy as np
 
-from baco.errors import (BOUNDARY_EXIT_CODE, NEGATIVE_COLUMN_OFFSET, RUNTIME_ERROR, RUNTIME_ERROR_EXIT_CODE,
-                         RUNTIME_ERRORS, KernelRuntimeError)
+from baco.errors import NEGATIVE_COLUMN_OFFSET, RUNTIME_ERRORS, KernelRuntimeError
+from baco.gemmini.abi import (BOUNDARY_ERROR, BOUNDARY_EXIT_CODE, FENCE, NUM_PROGRAMS, PROGRAM_ID, RUNTIME_ERROR,
+                              RUNTIME_ERROR_EXIT_CODE, intrinsic_name)
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import COMMANDS
-from baco.passes.instgem_to_llvm import FENCE, intrinsic_name
-from baco.passes.irutil import BOUNDARY_ERROR
 
 def keep_temps() -> bool:
     """BACO_KEEP_TEMPS=1 keeps the build folders (/tmp/baco-*) for inspection."""
@@ -118,8 +117,8 @@ def harness_prelude() -> list[str]:
             f"void {RUNTIME_ERROR}(int64_t code, int64_t line, int64_t col) {{",
             '  printf("baco: runtime error %ld at line %ld col %ld\\n", (long)code, (long)line, (long)col);',
             f"  exit({RUNTIME_ERROR_EXIT_CODE});", "}",
-            "int64_t baco_program_id(int64_t axis) { return baco_pid[axis]; }",
-            "int64_t baco_num_programs(int64_t axis) { return baco_nprog[axis]; }",
+            f"int64_t {PROGRAM_ID}(int64_t axis) {{ return baco_pid[axis]; }}",
+            f"int64_t {NUM_PROGRAMS}(int64_t axis) {{ return baco_nprog[axis]; }}",
             "static float baco_f32(int64_t bits) { union { uint32_t u; float f; } v = { (uint32_t)bits }; "
             "return v.f; }"]
 

@@ -8,9 +8,9 @@ import ast
 import operator
 from dataclasses import dataclass
 
-from baco.errors import (DIVISION_BY_ZERO, POOL_VALID_ROWS, RUNTIME_ERROR, RUNTIME_ERROR_SIGNATURE, ZERO_STEP,
-                         CompilationError)
+from baco.errors import DIVISION_BY_ZERO, POOL_VALID_ROWS, ZERO_STEP, CompilationError
 from baco.frontend import language as bl
+from baco.gemmini.abi import RUNTIME_ERROR, RUNTIME_ERROR_SIGNATURE
 from baco.gemmini.arith import pool_field_problems, pooled_size
 
 

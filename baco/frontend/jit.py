@@ -159,7 +159,7 @@ class JITFunction:
     def _compiled(self, values, options):
         from baco.compiler import compile_module
         from baco.gemmini.config import GemminiConfig
-        from baco.passes.loop_ws import enabled as loop_ws_enabled
+        from baco.options import loop_ws_enabled
         params, runtime, key = self.specialize(values)
         config = options["config"] or GemminiConfig()
         loop_ws = loop_ws_enabled(options["loop_ws"])

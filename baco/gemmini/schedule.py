@@ -267,6 +267,17 @@ def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: 
     return best[1]
 
 
+def default_depthwise_schedule(Q: int, cfg: GemminiConfig, out_int8: bool = False, width: int | None = None
+                               ) -> GemmSchedule:
+    """The schedule a depthwise convolution runs when none is given (baco/kernels/conv.py's
+    depthwise_conv2d): `width` channels per program and step (BLOCK_N = BLOCK_K; DIM, a diagonal
+    weight block, by default), one output row of BLOCK_M columns per program, BLOCK_M from
+    default_gemm_schedule of the Q x DIM x DIM GEMM, double-buffered."""
+    width = cfg.dim if width is None else width
+    block_m = default_gemm_schedule(Q, cfg.dim, cfg.dim, cfg, out_int8).block_m
+    return GemmSchedule(block_m, width, width, "WS", True)
+
+
 MAX_CONV_ROWS = 16     # output rows per program the conv default takes at most (the compiler unrolls a load per row)
 
 

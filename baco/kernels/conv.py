@@ -47,7 +47,7 @@ import baco
 import baco.language as bl
 from baco.gemmini.arith import acc_to_int8, saturate
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import (GemmSchedule, as_schedule, default_conv_schedule, default_gemm_schedule,
+from baco.gemmini.schedule import (GemmSchedule, as_schedule, default_conv_schedule, default_depthwise_schedule,
                                    schedule_problems)
 from baco.kernels.arguments import bias_vector, exact_array, real_scalar
 from baco.kernels.cli import add_gemmini_arguments, add_output_arguments, gemmini_config, output_scale, report
@@ -164,7 +164,7 @@ def conv_schedule(blocks=None, *, Q, K, C, P=1, taps=1, config=None, out_int8=Fa
 def depthwise_schedule(blocks=None, *, Q, config=None, out_int8=False, formulation="block-diagonal"):
     """The schedule depthwise_conv2d runs: BLOCK_N = BLOCK_K channels per step (DIM for the
     block-diagonal formulation, 1 for per-channel), BLOCK_M output columns from
-    default_gemm_schedule unless `blocks` gives them."""
+    baco.gemmini.schedule.default_depthwise_schedule unless `blocks` gives them."""
     config = config or GemminiConfig()
     if blocks is not None:
         s = conv_schedule(blocks, Q=Q, K=1, C=1)
@@ -174,8 +174,7 @@ def depthwise_schedule(blocks=None, *, Q, config=None, out_int8=False, formulati
     width = {"block-diagonal": config.dim, "per-channel": 1}.get(formulation)
     if width is None:
         raise ValueError(f"formulation must be 'block-diagonal' or 'per-channel', not {formulation!r}")
-    block_m = default_gemm_schedule(Q, config.dim, config.dim, config, out_int8).block_m
-    return GemmSchedule(block_m, width, width, "WS", True)
+    return default_depthwise_schedule(Q, config, out_int8, width)
 
 
 class ConvLaunch(KernelLaunch):

@@ -21,6 +21,7 @@ from mlir.ir import (AffineExpr, AffineMap, AffineMapAttr, ArrayAttr, Attribute,
                      RankedTensorType, ShapedType, StringAttr, Type)
 
 from baco.errors import NEGATIVE_COLUMN_OFFSET, POOLED_NEGATIVE_ROW, RUNTIME_ERRORS
+from baco.gemmini.abi import NUM_PROGRAMS, PROGRAM_ID
 from baco.passes import irutil as ir
 from baco.passes.irutil import fail
 
@@ -556,10 +557,10 @@ class BacoToLinalg:
         return gen.result
 
     def lower_baco_program_id(self, op):
-        self._grid_query(op, "baco_program_id")
+        self._grid_query(op, PROGRAM_ID)
 
     def lower_baco_num_programs(self, op):
-        self._grid_query(op, "baco_num_programs")
+        self._grid_query(op, NUM_PROGRAMS)
 
     def _grid_query(self, op, callee):
         axis = int(ir.IntegerAttr(op.attributes["axis"]).value)

@@ -27,6 +27,7 @@ from baco.gemmini.isa import GARBAGE_ADDR, local_addr
 from baco.passes import irutil as ir
 from baco.passes import prefetch
 from baco.passes.gemmini_placement import array_written
+from baco.passes.irutil import alloc_of
 
 ESIZE = {"i8": 1, "i32": 4}
 
@@ -146,14 +147,6 @@ def load_stream(count, body):
 
 
 MVIN_OF_SLOT = ("mvin", "mvin2", "mvin3")    # each load slot has its own config_ld state
-
-
-def alloc_of(value):
-    """The placed alloc behind a value (itself or a subview of it)."""
-    owner = value.owner
-    while getattr(owner, "name", None) in ("memref.subview", "memref.collapse_shape"):
-        owner = owner.operands[0].owner
-    return owner if getattr(owner, "name", None) == "memref.alloc" else None
 
 
 def dram_addr_and_stride(view, esize, dim=0):

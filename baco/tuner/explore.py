@@ -377,6 +377,7 @@ class LayerStack:
             setattr(self, f, torch.tensor([float(getattr(l, f)) for l in layers],
                                           dtype=torch.float64).repeat_interleave(rows))
         self.macs = torch.tensor([float(l.macs) for l in layers], dtype=torch.float64).repeat_interleave(rows)
+        self.depthwise = torch.tensor([l.depthwise for l in layers]).repeat_interleave(rows)
 
 
 def _timeloop_tensors(layer, temporal, spatial, order, hw_t):
