@@ -58,6 +58,7 @@ from baco.tuner.workloads import DIMS, Layer
 DIM_INDEX = {d: i for i, d in enumerate(DIMS)}
 RELEVANT = {"W": frozenset("RSCK"), "I": frozenset("NCPQRS"), "O": frozenset("NKPQ")}
 C, K = DIM_INDEX["C"], DIM_INDEX["K"]
+DRAM_WORDS_PER_CYCLE = 8    # the DRAM bandwidth of DOSA's Gemmini architecture (Timeloop)
 
 
 @dataclass
@@ -289,11 +290,11 @@ def cost_from_factors(layer: Layer, temporal, sC, sK, order, hw) -> dict:
     compute = macs / (sC * sK)
     # whole cycles per level (Timeloop rounds each level's transfer time up);
     # straight-through: the value is the ceiling, the gradient that of x
-    times = torch.stack([compute * torch.ones_like(dram), dram / 8, sp / (2 * pe), acc / (2 * sK)])
+    times = torch.stack([compute * torch.ones_like(dram), dram / DRAM_WORDS_PER_CYCLE, sp / (2 * pe), acc / (2 * sK)])
     times = times + (torch.ceil(times.detach() - 1e-9) - times.detach())
     cycles = times.amax(0)
     return {"cycles": cycles, "energy_uj": energy_pj * 1e-6, "edp": cycles * energy_pj * 1e-6,
-            "area_mm2": arch.area_mm2(pe, sp_kb, acc_kb),
+            "area_mm2": arch.area_mm2(pe, sp_kb, acc_kb), "level_cycles": times, "dram_input": dram_i,
             "accesses": {"mac": macs, "registers": reg, "accumulator": acc, "scratchpad": sp, "dram": dram}}
 
 
@@ -305,7 +306,7 @@ def lower_bounds(layer: Layer, max_pe_dim: int = arch.MAX_PE_DIM) -> tuple[float
     full = torch.tensor([[float(getattr(layer, d)) for d in DIMS]], dtype=torch.float64)
     dram = sum(float(_size(full, t, layer)[0]) for t in "WIO")
     macs = float(layer.macs)
-    cycles = max(math.ceil(macs / max_pe_dim ** 2), math.ceil(dram / 8))
+    cycles = max(math.ceil(macs / max_pe_dim ** 2), math.ceil(dram / DRAM_WORDS_PER_CYCLE))
     energy_pj = macs * (arch.MAC_PJ + arch.REGISTER_PJ) + dram * arch.DRAM_PJ
     return cycles, energy_pj * 1e-6
 

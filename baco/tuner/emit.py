@@ -169,7 +169,8 @@ def result_dict(layers, result) -> dict:
             "utilization": utilization(sum(l.count * l.macs for l in layers), result.cycles, pe),
             "cycles": result.cycles, "energy_uj": result.energy_uj,
             "edp": result.edp, "timeloop_cycles": result.timeloop_cycles, "timeloop_edp": result.timeloop_edp,
-            "wall_s": result.wall_s, "layers": per_layer}
+            "wall_s": result.wall_s, "layers": per_layer,
+            **({"fusion": result.fusion} if result.fusion is not None else {})}
 
 
 def write_outputs(out_dir, layers, result) -> dict:
