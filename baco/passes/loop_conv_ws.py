@@ -255,8 +255,8 @@ def _clamp(v):
         a, hi = hi, a
         if getattr(a.owner, "name", None) != "arith.maxsi":
             for x, hi in (list(v.owner.operands), list(v.owner.operands)[::-1]):
-                if _const(x) is not None and _const(x) >= 0:
-                    return _const(x), hi
+                if const_value(x) is not None and const_value(x) >= 0:
+                    return const_value(x), hi
             return None
     x, zero = list(a.owner.operands)
     if const_value(zero) != 0:
