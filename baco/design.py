@@ -146,7 +146,8 @@ def _conv_launch(layer: Layer, shape, cfg, schedule, seed, *, explicit: bool = T
     stream, as for GEMM layers (a pointwise conv runs the GEMM kernel, and LOOP_WS / LOOP_CONV_WS,
     baco.passes.loop_ws and loop_conv_ws, are not in the schedule space the search's conv model
     describes); else the options a user's launch compiles with."""
-    from baco.kernels.conv import conv2d_launch, depthwise_launch, reference_conv2d, reference_depthwise_conv2d
+    from baco.kernels.conv import conv2d_launch, reference_conv2d
+    from baco.kernels.depthwise import depthwise_launch, reference_depthwise_conv2d
     N, P, Q, C, K = shape
     cut = replace(layer, N=N, P=P, Q=Q, C=C, K=K)
     rng = np.random.default_rng(seed)

@@ -9,7 +9,7 @@ import torch
 import baco
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, schedule_problems
-from baco.kernels.conv import depthwise_launch
+from baco.kernels.depthwise import depthwise_launch
 from baco.model.lower import GemminiStep, design_schedules
 from baco.model.zoo import seeded_inputs, with_bn_statistics
 from baco.tuner import costmodel

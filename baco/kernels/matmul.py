@@ -11,16 +11,16 @@ from dataclasses import replace
 
 import numpy as np
 
-import baco
 import baco.language as bl
+from baco.frontend.jit import jit
 from baco.gemmini.arith import reference_matmul
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import GemmSchedule, as_schedule, default_gemm_schedule
-from baco.kernels.arguments import bias_vector, exact_array, real_scalar
+from baco.gemmini.schedule import GemmSchedule, as_schedule, default_gemm_schedule, schedule_problems
+from baco.kernels.arguments import bias_vector, exact_array, output_kind, real_scalar
 from baco.kernels.launch import KernelLaunch
 
 
-@baco.jit
+@jit
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
                   stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, scale,
                   BLOCK_M: bl.constexpr, BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr,
@@ -105,6 +105,7 @@ def matmul_launch(a, b, *, bias=None, out="int32", scale=1.0, relu=False, schedu
     (a_flat, stride_am, stride_ak), (b_flat, stride_bk, stride_bn) = strided_matrix(a, "a"), strided_matrix(b, "b")
     if stride_ak != 1 and stride_bn != 1:
         raise ValueError("a and b are both column-major: Gemmini's array transposes one operand (copy one of them)")
+    output_kind(out, relu)
     M, K = a.shape
     if b.shape[0] != K:
         raise ValueError(f"b must have K = {K} rows (a is {a.shape}), got shape {b.shape}")
@@ -112,6 +113,10 @@ def matmul_launch(a, b, *, bias=None, out="int32", scale=1.0, relu=False, schedu
     config = config or GemminiConfig()
     s = resolve_schedule(schedule, block, dataflow, double_buffer, shape=(M, N, K), config=config,
                          out_int8=out == "int8")
+    problems = schedule_problems(s, config, out == "int8")
+    if problems:      # before anything is compiled, as the convolutions check theirs
+        raise ValueError(f"{'block' if schedule is None and block is not None else 'schedule'} "
+                         f"{s.to_dict()}: " + "; ".join(problems))
     dtype = np.int8 if out == "int8" else np.int32
     if c is None:
         c = np.zeros((M, N), dtype=dtype)

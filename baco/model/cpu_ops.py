@@ -43,18 +43,18 @@ import numpy as np
 from baco.codegen.host import _target_machine, optimize
 from baco.codegen.translate import to_llvm_ir
 from baco.errors import CompilationError
+from baco.gemmini.config import NUMPY_ELEMENTS
 
 LOWERING = ("builtin.module(func.func(convert-linalg-to-loops),lower-affine,arith-expand,convert-scf-to-cf,"
             "expand-strided-metadata,finalize-memref-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,"
             "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
             "reconcile-unrealized-casts,canonicalize,cse)")
 
-MLIR_TYPES = {np.dtype(np.int8): "i8", np.dtype(np.int32): "i32", np.dtype(np.float32): "f32"}
 NAME = "__KERNEL__"      # the function's name in the text before it is hashed into the real one
 
 
 def element(dtype) -> str:
-    return MLIR_TYPES[np.dtype(dtype)]
+    return NUMPY_ELEMENTS[np.dtype(dtype)].mlir
 
 
 def memref(shape, dtype) -> str:
@@ -363,7 +363,7 @@ def _dtype(dtype, what="dtype") -> np.dtype:
         dt = np.dtype(dtype)
     except TypeError:
         raise TypeError(f"{what} must be int8, int32 or float32, not {dtype!r}") from None
-    if dt not in MLIR_TYPES:
+    if dt not in NUMPY_ELEMENTS:
         raise TypeError(f"{what} must be int8, int32 or float32, not {dt}")
     return dt
 

@@ -194,6 +194,7 @@ class _Walker:
             self.consts[name] = ep.constants[key]
         self.tensors, self.ops, self.env = {}, [], {}
         self.views = {}            # node name -> View (a value no op has stored yet)
+        self.unbound = {}          # an unbind node's name -> the View of each part
         self.materialised = {}     # (view, stored order) -> the tensor materialise made of it
         self.user_inputs = list(sig.user_inputs)
 
@@ -208,12 +209,27 @@ class _Walker:
         "NHWC"; by default NHWC for an image viewed from an NHWC tensor, else torch's order)."""
         if hasattr(arg, "name") and arg.name in self.views:
             return self.materialise(node, self.views[arg.name], layout)
+        if self.is_const(arg) and arg.name not in self.env:
+            return self.constant(node, arg)
         if not hasattr(arg, "name") or arg.name not in self.env:
             raise unsupported(node, f"argument {arg} must be an activation (a value computed from the input)")
         return self.tensors[self.env[arg.name]]
 
     def is_act(self, arg) -> bool:
         return hasattr(arg, "name") and (arg.name in self.env or arg.name in self.views)
+
+    def is_const(self, arg) -> bool:
+        return hasattr(arg, "name") and arg.name in self.consts
+
+    def constant(self, node, arg) -> Tensor:
+        """A parameter or buffer read as an activation (a class token, a position embedding): an
+        int8 tensor of its own calibrated scale, linked in as data."""
+        value = self.consts[arg.name].detach().float()
+        t = Tensor(arg.name, tuple(value.shape), "torch", tuple(value.shape), arg.name)
+        self.tensors[t.name] = t
+        self.env[arg.name] = t.name
+        self.ops.append(Op("constant", [], t.name, dict(value=value), located_text(node)))
+        return t
 
     # -- views ----------------------------------------------------------------------------------
     def identity(self, t: Tensor) -> View:
@@ -559,11 +575,16 @@ class _Walker:
     def user_order(self, node, rank) -> tuple | None:
         """The permutation of the node's one reader if that is a permute/transpose keeping the last
         dim last (a GEMM writes rows), else None."""
-        users = list(node.users)
-        if len(users) != 1 or users[0].op != "call_function":
-            return None
-        user = users[0]
-        name = getattr(user.target, "__name__", str(user.target)).split(".")[0]
+        shape = tuple(node.meta["val"].shape)
+        while True:           # through identities (a view to the same shape, a clone) to the reader
+            users = list(node.users)
+            if len(users) != 1 or users[0].op != "call_function":
+                return None
+            user = users[0]
+            name = getattr(user.target, "__name__", str(user.target)).split(".")[0]
+            if name not in IDENTITIES or tuple(user.meta["val"].shape) != shape:
+                break
+            node = user
         if name == "permute":
             perm = tuple(int(d) % rank for d in user.args[1])
         elif name == "transpose":
@@ -576,8 +597,11 @@ class _Walker:
         return perm if perm[-1] == rank - 1 and perm != tuple(range(rank)) else None
 
     def op_add(self, node):
-        if not (self.is_act(node.args[0]) and len(node.args) > 1 and self.is_act(node.args[1])):
-            raise unsupported(node, "add is supported between two activations (a residual add)")
+        operands = node.args[:2]
+        if len(operands) < 2 or not any(self.is_act(v) for v in operands) \
+                or not all(self.is_act(v) or self.is_const(v) for v in operands):
+            raise unsupported(node, "add is supported between two activations (a residual add) or an activation "
+                              "and a parameter of its shape (a position embedding)")
         if node.kwargs.get("alpha", 1) != 1:
             raise unsupported(node, "add with alpha != 1 has no operator")
         a, b = (self.act(node, v) for v in node.args[:2])
@@ -655,6 +679,21 @@ class _Walker:
     def op_slice(self, node):
         self.view_op(node, lambda m: node.target(m, *node.args[1:]))
 
+    def op_expand(self, node):
+        self.view_op(node, lambda m: m.expand(*[int(d) for d in node.args[1]]))
+
+    def op_unbind(self, node):
+        v = self.view_of(node, node.args[0])
+        dim = int(node.args[1]) if len(node.args) > 1 else 0
+        self.unbound[node.name] = [View(v.base, m, node.name) for m in v.meta.unbind(dim)]
+
+    def op_getitem(self, node):
+        parts = self.unbound.get(getattr(node.args[0], "name", None))
+        if parts is None:
+            raise unsupported(node, "indexing is supported into the parts of an unbind")
+        part = parts[int(node.args[1])]
+        self.views[node.name] = View(part.base, part.meta, node.name)
+
     def op_cat(self, node):
         parts = [self.act(node, t) for t in node.args[0]]
         dim = int(node.args[1]) if len(node.args) > 1 else 0
@@ -680,6 +719,9 @@ class _Walker:
     op_clone = op_contiguous
     op_alias = op_contiguous
     op_detach = op_contiguous
+
+
+IDENTITIES = ("view", "reshape", "_unsafe_view", "clone", "contiguous", "alias", "detach")
 
 
 def base_size(t: Tensor) -> int:

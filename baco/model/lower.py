@@ -6,21 +6,21 @@ data so that the program linker can turn the whole list into one ELF:
 
   conv            baco.kernels.conv.conv2d_launch (a 1x1 stride-1 conv runs the GEMM kernel)
   conv + pool     baco.kernels.pool.ConvPoolLaunch (max-pool on the accumulator's way out)
-  depthwise       baco.kernels.conv.depthwise_launch (block-diagonal weight tiles)
+  depthwise       baco.kernels.depthwise.depthwise_launch (diagonal weight tiles, DIM channels a program)
   linear          baco.kernels.matmul.matmul_launch with its int32 bias
   matmul (bmm)    one matmul_launch per batch (both operands activations, read in place: row-major
                   with any row stride or column-major, i.e. transposed by the array)
   add             baco.kernels.resadd.resadd_launch (the two operands summed in the accumulator)
 
 CPU ops become calls of baco.model.cpu_ops kernels; reshape/flatten are views of their input's
-buffer (no step). Buffers: every activation tensor by name, weights and biases as
+buffer (no step); a constant (a parameter read as an activation) is read-only data (no step). Buffers: every activation tensor by name, weights and biases as
 "<tensor>.weight" / "<tensor>.bias"; arrays the launches take are these buffers or views of
 them (`Lowered.locate`).
 
 Schedules: the default schedule of each kernel on the default GemminiConfig, or, with a design (a
 `baco tune --out DIR` result), the design's GemminiConfig for every layer and the tuned schedule of
-the design layer of the same shape (baco.tuner.workloads.Layer key); other layers keep the
-kernel's default schedule on that config.
+the design layer of the same shape (baco.tuner.workloads.Layer key: convolutions, depthwise
+convolutions and linear layers); other layers keep the kernel's default schedule on that config.
 """
 from __future__ import annotations
 
@@ -31,7 +31,8 @@ from numpy.lib.array_utils import byte_bounds
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule
-from baco.kernels.conv import conv2d_launch, depthwise_launch, output_size
+from baco.kernels.conv import conv2d_launch, output_size
+from baco.kernels.depthwise import depthwise_launch
 from baco.kernels.launch import KernelLaunch
 from baco.kernels.matmul import matmul_launch
 from baco.kernels.pool import ConvPoolLaunch
@@ -163,7 +164,9 @@ class _Lowering:
         x = g.tensors[g.input]
         self.buffer(g.input, np.zeros(x.shape, dtype=np.int8), "input")
         for op in g.ops:
-            if op.kind in VIEW_OPS:
+            if op.kind == "constant":
+                self.buffer(op.output, np.ascontiguousarray(op.q["value"]), "weight")
+            elif op.kind in VIEW_OPS:
                 self.buffers[op.output] = self.value(op.inputs[0]).reshape(g.tensors[op.output].shape)
                 self.regions[op.output] = "view"
             elif op.kind in GEMMINI_OPS:
@@ -211,7 +214,7 @@ class _Lowering:
         launch = depthwise_launch(x, q["weight"], bias, stride=q["stride"], padding=q["padding"],
                                   dilation=q["dilation"], scale=q["scale"], relu=q["relu"], out="int8",
                                   config=self.config, blocks=schedule)
-        self.buffer(f"{op.output}.weight", launch.args[1], "weight")      # the block-diagonal expansion it reads
+        self.buffer(f"{op.output}.weight", launch.args[1], "weight")      # the diagonal weight tiles it reads
         self.output(op, launch.y)
         return GemminiStep(op, [self.reads(launch, x)], layer, source)
 

@@ -214,6 +214,7 @@ OPS = {"conv": conv, "depthwise": depthwise, "linear": linear, "lut": lut,
        "reshape": lambda x, q: x.reshape(q["shape"]),
        "mul_scalar": lambda x, q: x,          # the same int8 values at a multiple of the scale
        "permute": lambda x, q: np.ascontiguousarray(x.transpose(q["perm"])),
+       "constant": lambda q: q["value"],
        "strided_copy": lambda x, q: np.ascontiguousarray(viewed(x, (q["shape"], q["strides"], q["offset"]))),
        "avg_pool": avg_pool, "adaptive_avg_pool": adaptive_avg_pool, "softmax": softmax, "layernorm": layernorm}
 BINARY = {"add": add, "matmul": matmul, "mul_channel": mul_channel}

@@ -300,26 +300,36 @@ def layers_from_torch(module, *example_inputs) -> list[Layer]:
 def import_model_module(module_name: str):
     """Import a model-definition module. PyPI's torchvision wheel links against the CUDA build of
     torch; beside the CPU torch its C++ ops (nms, roi_align...) do not load and the package's
-    __init__ fails registering them. Its model definitions are plain torch.nn, so then the
-    package is entered without running that __init__ (the ops are only needed by detection
-    post-processing, not to build or trace a model)."""
+    __init__ fails registering them (`operator torchvision::nms does not exist`). Its model
+    definitions are plain torch.nn, so then the package is entered without running that __init__
+    (the ops are only needed by detection post-processing, not to build or trace a model), before
+    the module is imported: packages that import torchvision themselves (timm, transformers, the
+    latter lazily when a model class is first used) then import too."""
+    import importlib
+    importable_torchvision()
+    return importlib.import_module(module_name)
+
+
+def importable_torchvision() -> None:
+    """Import torchvision, or, if its __init__ fails on its C++ ops, enter the package without it
+    (see import_model_module). Nothing if torchvision is not installed."""
     import importlib
     import importlib.util
     import sys
     import types
+    if "torchvision" in sys.modules:
+        return
+    spec = importlib.util.find_spec("torchvision")
+    if spec is None or spec.submodule_search_locations is None:
+        return
     try:
-        return importlib.import_module(module_name)
+        importlib.import_module("torchvision")
     except (RuntimeError, OSError) as err:
-        top = module_name.split(".")[0]
-        spec = importlib.util.find_spec(top)
-        if spec is None or spec.submodule_search_locations is None:
-            raise
-        for loaded in [m for m in sys.modules if m == top or m.startswith(top + ".")]:
+        for loaded in [m for m in sys.modules if m == "torchvision" or m.startswith("torchvision.")]:
             del sys.modules[loaded]
-        package = types.ModuleType(top, doc=f"{top} without its __init__ ({err})")
+        package = types.ModuleType("torchvision", doc=f"torchvision without its __init__ ({err})")
         package.__path__, package.__spec__ = list(spec.submodule_search_locations), spec
-        sys.modules[top] = package
-        return importlib.import_module(module_name)
+        sys.modules["torchvision"] = package
 
 
 def layers_from_model_spec(spec: str, input_shape) -> list[Layer]:
