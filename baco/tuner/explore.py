@@ -1033,12 +1033,15 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
         init_hw = fixed_hw
 
     def save(phase: str, **state) -> None:
+        fused = {"fusion_mask": problem.fusion_mask} if fusion_graph is not None else {}
         checkpoint.save({"phase": phase, "elapsed": time.perf_counter() - t0, "rng": generator.get_state(),
-                         "inits": inits, **state})
+                         "inits": inits, **fused, **state})
 
     if saved:
         generator.set_state(saved["rng"])
         inits = saved["inits"]
+        if fusion_graph is not None:
+            problem.fusion_mask = saved["fusion_mask"]
     else:
         # set-up (the default mapping's orders, the random pool) gets at most SETUP_SHARE of a time budget
         setup_deadline = None if deadline is None else t0 + SETUP_SHARE * time_budget_s
