@@ -1,5 +1,5 @@
 """Depthwise Conv2D (groups = channels) on Gemmini, in the block language
-(baco.kernels.conv).
+(baco.kernels.depthwise).
 
     python examples/depthwise_conv2d.py --N 1 --H 14 --W 14 --C 33 --R 3 --S 3 [--stride 2]
         [--padding 1] [--dilation 1] [--bias] [--relu] [--out int8|int32]
@@ -18,8 +18,8 @@ import sys
 
 import numpy as np
 
-from baco.kernels.conv import (add_cli_arguments, cli_options, cli_run, depthwise_launch,
-                               reference_depthwise_conv2d)
+from baco.kernels.conv import add_cli_arguments, cli_options, cli_run
+from baco.kernels.depthwise import depthwise_launch, reference_depthwise_conv2d
 
 
 def main(argv=None) -> int:

@@ -10,7 +10,8 @@ from baco.gemmini.arith import reference_matmul
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto
 from baco.gemmini.isa import encode, COMMANDS
-from baco.kernels.conv import reference_conv2d, reference_depthwise_conv2d
+from baco.kernels.conv import reference_conv2d
+from baco.kernels.depthwise import reference_depthwise_conv2d
 from baco.kernels.pool import reference_conv_pool
 from baco.kernels.resadd import reference as resadd_reference
 from baco.sim.clib import (conv_stream, depthwise_stream, expanded, library_stream_cycles, matmul_stream,

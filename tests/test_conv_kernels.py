@@ -14,8 +14,8 @@ import baco.language as bl
 from baco.errors import CompilationError
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule
-from baco.kernels.conv import (block_diagonal_weights, conv1d, conv2d, depthwise_conv2d, reference_conv1d,
-                               reference_conv2d, reference_depthwise_conv2d)
+from baco.kernels.conv import conv1d, conv2d, reference_conv1d, reference_conv2d
+from baco.kernels.depthwise import depthwise_conv2d, depthwise_weight_blocks, reference_depthwise_conv2d
 
 
 def rand(shape, seed):
@@ -218,13 +218,15 @@ def test_depthwise_interpreter_agrees(monkeypatch):
     np.testing.assert_array_equal(y, ref)
 
 
-def test_block_diagonal_weights():
+def test_depthwise_weight_blocks():
     w = rand((2, 3, 5), 11)
-    wd = block_diagonal_weights(w, 4)
-    assert wd.shape == (2, 3, 5, 4)
+    wb = depthwise_weight_blocks(w, 4).reshape(2, 2, 3, 4, 4)      # (blocks, R, S, B, B)
     for c in range(5):
-        np.testing.assert_array_equal(wd[:, :, c, c % 4], w[:, :, c])
-        assert np.count_nonzero(np.delete(wd[:, :, c], c % 4, axis=-1)) == 0
+        np.testing.assert_array_equal(wb[c // 4, :, :, c % 4, c % 4], w[:, :, c])
+    diagonal = np.zeros((4, 4), bool)
+    diagonal[np.arange(4), np.arange(4)] = True
+    assert np.count_nonzero(wb[..., ~diagonal]) == 0
+    assert np.count_nonzero(wb[1, :, :, 1:, 1:]) == 0          # the last block's missing channels
 
 
 def test_conv_argument_errors():

@@ -76,6 +76,7 @@ class JITFunction:
     def bind(self, args, kwargs):
         given = {k for k in self.defaults if k in kwargs}
         options = {k: kwargs.pop(k) if k in kwargs else v for k, v in self.defaults.items()}
+        self.check_options(options)
         if options["schedule"] is not None:
             self.apply_schedule(options, given, kwargs)
         try:
@@ -84,6 +85,18 @@ class JITFunction:
             raise TypeError(f"{self.__name__}: {e}") from None
         bound.apply_defaults()
         return dict(bound.arguments), options
+
+    def check_options(self, options):
+        """The launch options that are taken as they are (never converted): config a
+        GemminiConfig or None, double_buffer a bool, loop_ws a bool or None."""
+        from baco.gemmini.config import GemminiConfig
+        if options["config"] is not None and not isinstance(options["config"], GemminiConfig):
+            raise TypeError(f"{self.__name__}: config must be a GemminiConfig, got {type(options['config']).__name__} "
+                            f"{options['config']!r}")
+        for name, allowed in (("double_buffer", (bool, np.bool_)), ("loop_ws", (bool, np.bool_, type(None)))):
+            if not isinstance(options[name], allowed):
+                raise TypeError(f"{self.__name__}: {name} must be a bool, got {type(options[name]).__name__} "
+                                f"{options[name]!r}")
 
     def apply_schedule(self, options, given, kwargs):
         """`schedule=` (a GemmSchedule or its dict) fills BLOCK_M/N/K and the

@@ -47,9 +47,8 @@ import baco.language as bl
 from baco.frontend.jit import jit
 from baco.gemmini.arith import acc_to_int8, saturate
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import (GemmSchedule, as_schedule, default_conv_schedule, default_gemm_schedule,
-                                   schedule_problems)
-from baco.kernels.arguments import bias_vector, exact_array, real_scalar
+from baco.gemmini.schedule import GemmSchedule, as_schedule, default_conv_schedule, schedule_problems
+from baco.kernels.arguments import bias_vector, exact_array, output_kind, real_scalar
 from baco.kernels.cli import add_gemmini_arguments, add_output_arguments, gemmini_config, output_scale, report
 from baco.kernels.launch import KernelLaunch
 
@@ -58,8 +57,7 @@ from baco.kernels.launch import KernelLaunch
 def conv2d_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, Q, K, R, S, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w,
                   scale,
                   BLOCK_M: bl.constexpr, BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr,
-                  RELU: bl.constexpr, OUT_INT8: bl.constexpr, DEPTHWISE: bl.constexpr = False,
-                  ROWS: bl.constexpr = 1, bias_ptr=None):
+                  RELU: bl.constexpr, OUT_INT8: bl.constexpr, ROWS: bl.constexpr = 1, bias_ptr=None):
     groups = bl.cdiv(P, ROWS)              # programs per image along P
     n = bl.program_id(0) // groups
     p0 = bl.program_id(0) % groups * ROWS  # the program's first output row
@@ -67,7 +65,7 @@ def conv2d_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, Q, K, R, S, stride_h, stride_
     k0 = bl.program_id(2) * BLOCK_N
     h0 = p0 * stride_h - pad_h             # input row of output row p0, filter row 0
     w0 = q0 * stride_w - pad_w             # input column of output column q0, filter column 0
-    steps = 1 if DEPTHWISE else bl.cdiv(C, BLOCK_K)    # channel blocks per tap
+    steps = bl.cdiv(C, BLOCK_K)            # channel blocks per tap
     r_lo = max(0, bl.cdiv(-h0 - (ROWS - 1) * stride_h, dil_h))     # taps reaching the image from some row
     r_hi = min(R, bl.cdiv(H - h0, dil_h))
     if bias_ptr is not None:    # row stride 0: every output pixel starts from the bias row
@@ -78,7 +76,7 @@ def conv2d_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, Q, K, R, S, stride_h, stride_
     for t in range(r_lo * S * steps, r_hi * S * steps):
         r = t // (S * steps)
         s = t // steps % S
-        c0 = k0 if DEPTHWISE else t % steps * BLOCK_K
+        c0 = t % steps * BLOCK_K
         w = w0 + s * dil_w                 # input column of the block's first output pixel
         phase = w % stride_w               # the view holds the columns phase, phase + stride, ...
         if ROWS == 1:
@@ -93,12 +91,8 @@ def conv2d_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, Q, K, R, S, stride_h, stride_
                                       strides=(stride_h * W * C, stride_w * C, 1),
                                       offsets=(h // stride_h, w // stride_w, c0),
                                       block_shape=(ROWS, BLOCK_M, BLOCK_K))
-        if DEPTHWISE:    # the tap's diagonal (BLOCK_K x BLOCK_K) weight block of channels c0...
-            w_blk = bl.make_block_ptr(w_ptr + (r * S + s) * C * BLOCK_N, shape=(C, BLOCK_N),
-                                      strides=(BLOCK_N, 1), offsets=(c0, 0), block_shape=(BLOCK_K, BLOCK_N))
-        else:
-            w_blk = bl.make_block_ptr(w_ptr + (r * S + s) * C * K, shape=(C, K), strides=(K, 1),
-                                      offsets=(c0, k0), block_shape=(BLOCK_K, BLOCK_N))
+        w_blk = bl.make_block_ptr(w_ptr + (r * S + s) * C * K, shape=(C, K), strides=(K, 1),
+                                  offsets=(c0, k0), block_shape=(BLOCK_K, BLOCK_N))
         a = bl.load(x_blk, boundary_check=(0, 1) if ROWS == 1 else (0, 1, 2))
         b = bl.load(w_blk, boundary_check=(0, 1))
         acc += bl.dot(a, b)
@@ -140,10 +134,7 @@ def _check(x, w, stride, padding, dilation, out, relu, depthwise=False):
         raise ValueError(f"input channels differ: x has {x.shape[3]}, w has {w.shape[2]}")
     if min(stride) < 1 or min(dilation) < 1 or min(padding) < 0:
         raise ValueError(f"need stride >= 1, dilation >= 1, padding >= 0 (got {stride}, {dilation}, {padding})")
-    if out not in ("int8", "int32"):
-        raise ValueError(f"out must be int8 or int32, not {out!r}")
-    if relu and out == "int32":
-        raise ValueError("relu needs out='int8' (Gemmini's full-width int32 mvout bypasses the activation)")
+    output_kind(out, relu)
     P, Q = (output_size(x.shape[1 + i], w.shape[i], stride[i], padding[i], dilation[i]) for i in range(2))
     if P < 1 or Q < 1:
         raise ValueError(f"the filter {w.shape[:2]} (dilation {dilation}) does not fit the padded input "
@@ -161,23 +152,6 @@ def conv_schedule(blocks=None, *, Q, K, C, P=1, taps=1, config=None, out_int8=Fa
     return as_schedule(blocks, "blocks")
 
 
-def depthwise_schedule(blocks=None, *, Q, config=None, out_int8=False, formulation="block-diagonal"):
-    """The schedule depthwise_conv2d runs: BLOCK_N = BLOCK_K channels per step (DIM for the
-    block-diagonal formulation, 1 for per-channel), BLOCK_M output columns from
-    default_gemm_schedule unless `blocks` gives them."""
-    config = config or GemminiConfig()
-    if blocks is not None:
-        s = conv_schedule(blocks, Q=Q, K=1, C=1)
-        if s.block_n != s.block_k:
-            raise ValueError(f"depthwise blocks need BLOCK_N == BLOCK_K (channels per step), got {s}")
-        return s
-    width = {"block-diagonal": config.dim, "per-channel": 1}.get(formulation)
-    if width is None:
-        raise ValueError(f"formulation must be 'block-diagonal' or 'per-channel', not {formulation!r}")
-    block_m = default_gemm_schedule(Q, config.dim, config.dim, config, out_int8).block_m
-    return GemmSchedule(block_m, width, width, "WS", True)
-
-
 class ConvLaunch(KernelLaunch):
     """A convolution's kernel launch: kernel, grid, runtime arguments (the output array is
     argument 2), compile options and schedule; runs it, times it, or writes a self-checking
@@ -192,10 +166,8 @@ class ConvLaunch(KernelLaunch):
             raise ValueError("convolution schedule: " + "; ".join(problems))
 
     @classmethod
-    def implicit_gemm(cls, x, w_kernel, y, bias, *, stride, padding, dilation, scale, relu, schedule, config,
-                      depthwise=False):
-        """conv2d_kernel over x (N,H,W,C); `w_kernel` is w (R,S,C,K), or for depthwise the
-        block-diagonal (R,S,C,BLOCK_N) expansion."""
+    def implicit_gemm(cls, x, w_kernel, y, bias, *, stride, padding, dilation, scale, relu, schedule, config):
+        """conv2d_kernel over x (N,H,W,C) with weights w (R,S,C,K)."""
         N, H, W, C = x.shape
         R, S = w_kernel.shape[:2]
         _, P, Q, K = y.shape
@@ -204,8 +176,7 @@ class ConvLaunch(KernelLaunch):
                              f"not {schedule.block_m}")
         grid = (N * bl.cdiv(P, schedule.rows), bl.cdiv(Q, schedule.block_m), bl.cdiv(K, schedule.block_n))
         args = [x, w_kernel, y, H, W, C, P, Q, K, R, S, *stride, *padding, *dilation, real_scalar(scale)]
-        options = dict(RELU=relu, OUT_INT8=y.dtype == np.int8, DEPTHWISE=depthwise, config=config,
-                       schedule=schedule)
+        options = dict(RELU=relu, OUT_INT8=y.dtype == np.int8, config=config, schedule=schedule)
         return cls(conv2d_kernel, grid, args, options, y, bias_vector(bias, K))
 
     @classmethod
@@ -260,39 +231,6 @@ def conv2d(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=
     (scaled, optionally ReLU'd) or int32. `blocks`: see conv_schedule. Returns (y, launch info)."""
     launch = conv2d_launch(x, w, bias, stride=stride, padding=padding, dilation=dilation, scale=scale,
                            relu=relu, out=out, config=config, blocks=blocks)
-    return launch.y, launch.run(target)
-
-
-def block_diagonal_weights(w, width: int):
-    """(R,S,C) depthwise weights as the (R,S,C,width) array whose [r,s,c0:c0+width] slices
-    are diagonal matrices: channel c's weight at column c % width."""
-    R, S, C = w.shape
-    wd = np.zeros((R, S, C, width), dtype=np.int8)
-    c = np.arange(C)
-    wd[:, :, c, c % width] = w
-    return wd
-
-
-def depthwise_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=False, out="int8",
-                     config=None, blocks=None, formulation="block-diagonal") -> ConvLaunch:
-    x, w = exact_array(x, "x", np.int8), exact_array(w, "w", np.int8)
-    (stride, padding, dilation), P, Q = _check(x, w, stride, padding, dilation, out, relu, depthwise=True)
-    config = config or GemminiConfig()
-    s = depthwise_schedule(blocks, Q=Q, config=config, out_int8=out == "int8", formulation=formulation)
-    y = np.zeros((x.shape[0], P, Q, x.shape[3]), dtype=np.int8 if out == "int8" else np.int32)
-    return ConvLaunch.implicit_gemm(x, block_diagonal_weights(w, s.block_n), y, bias, stride=stride,
-                                    padding=padding, dilation=dilation, scale=scale, relu=relu, schedule=s,
-                                    config=config, depthwise=True)
-
-
-def depthwise_conv2d(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=False, out="int8",
-                     config=None, target="sim", blocks=None, formulation="block-diagonal"):
-    """Depthwise conv2d (groups = C) on Gemmini: x (N,H,W,C), w (R,S,C); y (N,P,Q,C).
-    Each step multiplies a (BLOCK_M x B) input block with a diagonal (B x B) weight block
-    of B channels: B = DIM ('block-diagonal', the default) or B = 1 ('per-channel', one
-    1-column GEMM per channel). Returns (y, launch info)."""
-    launch = depthwise_launch(x, w, bias, stride=stride, padding=padding, dilation=dilation, scale=scale,
-                              relu=relu, out=out, config=config, blocks=blocks, formulation=formulation)
     return launch.y, launch.run(target)
 
 
@@ -363,19 +301,6 @@ def reference_conv2d(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=
     return _read_out(acc.reshape(N, P, Q, K), bias_vector(bias, K), out, scale, relu)
 
 
-def reference_depthwise_conv2d(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=False,
-                               out="int8", **_):
-    """numpy depthwise conv2d in Gemmini's arithmetic (each step's sum is one product per
-    output, so the OS array's saturation never applies)."""
-    x, w = np.asarray(x), np.asarray(w)
-    (stride, padding, dilation), P, Q = _check(x, w, stride, padding, dilation, out, relu, depthwise=True)
-    N, _, _, C = x.shape
-    R, S, _ = w.shape
-    cols, _ = im2col(x, R, S, stride, padding, dilation, P, Q)
-    acc = (cols.reshape(-1, R * S, C) * w.reshape(1, R * S, C).astype(np.int64)).sum(axis=1)
-    return _read_out(acc.reshape(N, P, Q, C), bias_vector(bias, C), out, scale, relu)
-
-
 def reference_conv1d(x, w, bias=None, *, stride=1, padding=0, dilation=1, **kwargs):
     """numpy conv1d in Gemmini's arithmetic: x (N,L,C), w (S,C,K)."""
     x2, w2 = _as_2d(x, w)
@@ -410,7 +335,6 @@ def cli_run(title, launch: ConvLaunch, reference, args, reshape=None) -> int:
                   info, args.elf and (lambda: launch.write_elf(args.elf, expected)))
 
 
-__all__ = ["conv2d", "conv1d", "depthwise_conv2d", "conv2d_kernel", "conv2d_launch", "depthwise_launch",
-           "ConvLaunch", "reference_conv2d", "reference_conv1d", "reference_depthwise_conv2d", "conv_schedule",
-           "depthwise_schedule", "block_diagonal_weights", "bias_vector", "output_size", "im2col", "add_cli_arguments",
+__all__ = ["conv2d", "conv1d", "conv2d_kernel", "conv2d_launch", "ConvLaunch", "reference_conv2d",
+           "reference_conv1d", "conv_schedule", "bias_vector", "output_size", "im2col", "add_cli_arguments",
            "cli_options", "cli_run"]

@@ -198,6 +198,7 @@ class BacoToLinalg:
         for d in range(2):
             if d in checked:
                 start, size, lead = ir.checked_window(p.shape[d], p.offsets[d], p.block_shape[d])
+                start = ir.view_start(start, p.shape[d])
             else:
                 start, size, lead = p.offsets[d], ir.const_index(p.block_shape[d]), ir.const_index(0)
             starts.append(start)
@@ -282,6 +283,7 @@ class BacoToLinalg:
             for d in (1, 2):
                 if d in checked:
                     start, size, lead = ir.checked_window(p.shape[d], p.offsets[d], p.block_shape[d])
+                    start = ir.view_start(start, p.shape[d])
                 else:
                     start, size, lead = p.offsets[d], ir.const_index(p.block_shape[d]), zero
                 starts.append(start)

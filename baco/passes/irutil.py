@@ -75,6 +75,18 @@ def checked_window(limit, offset, block: int, loc=None):
     return start, binop("subi", end, start, loc), lead
 
 
+def view_start(start, limit, loc=None):
+    """A checked window's start as a subview offset: an empty window of an array dimension of
+    constant size L starts at L - 1, not L (canonicalization folds the offset to a constant, and
+    memref.subview's verifier rejects an offset equal to the dimension's size, even for 0
+    elements). A dimension of run-time size keeps `start` (the loop rewrites match it)."""
+    owner = getattr(limit, "owner", None)
+    if getattr(owner, "name", None) != "arith.constant":
+        return start
+    last = max(IntegerAttr(owner.attributes["value"]).value - 1, 0)
+    return binop("minsi", start, const_index(last, loc), loc)
+
+
 def dense_i64(values) -> Attribute:
     return DenseI64ArrayAttr.get(list(values))
 

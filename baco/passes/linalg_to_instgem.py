@@ -221,6 +221,7 @@ class LinalgToInstGem:
                     handler(op)
         for op in reversed(self.dead):
             op.erase()
+        erase_unread_epilogues(func)
         # placed buffers and their views are now unused
         changed = True
         while changed:
@@ -855,6 +856,30 @@ def stored_after(loop_op, acc):
         else:
             return None
     return None
+
+
+def erase_unread_epilogues(func):
+    """Erase the epilogue and pooling generics whose block nothing reads: what a store whose
+    window folded to nothing (e.g. a constant row offset past a constant shape) would have
+    moved out. Left in place they would reach the LLVM translation unconverted."""
+    changed = True
+    while changed:
+        changed = False
+        for op in list(ir.walk_ops(func)):
+            if op.name != "linalg.generic" or not ("gemmini.epilogue" in op.attributes
+                                                   or "gemmini.max_pool" in op.attributes):
+                continue
+            out = alloc_of(op.operands[-1])
+            if out is None:
+                continue
+            read = any(other != op and other.name not in ("memref.subview", "memref.dealloc")
+                       and any(alloc_of(v) is not None and alloc_of(v).operation == out.operation
+                               for v in other.operands)
+                       for other in ir.walk_ops(func))
+            if not read:
+                op.erase()
+                changed = True
+                break
 
 
 def read_only_by(func, acc, matmul, store) -> bool:

@@ -30,6 +30,11 @@ rows from r_lo = lb/(S·steps), S filter columns and all kchs input channels:
     dpad = stride − 1 (the FSM's tile ends stride − 1 rows past the last tap row, never read).
   * bias → bias address (stride 0 per pixel, as the FSM loads it); no bias → no_bias (zeros).
   * the epilogue's scale and ReLU → config_st and the activation flag.
+  * at most DIM/2 channels and no dilation → max_pixels_per_row = min(DIM // kchs, kcols), the C
+    library's first-layer packing (tiled_conv): the input mvins also write each pixel into the
+    rows above (config_ld pixel_repeats), so one array row holds that many filter columns' pixels
+    and one compute multiplies them all (a 3-channel 7x7 stem: 14 computes per output block
+    instead of 49).
 Accumulation order: the FSM sums each output over (krow, kcol, kch in DIM chunks), the
 kernel over (r, s, channel block): the same order. Gemmini's accumulator adds wrap in
 int32 (baco.sim.functional), so the order would not matter anyway.
@@ -40,9 +45,19 @@ the channels, the coefficient equalities above, every config field inside its bi
 the tile inside the FSM's halves of the scratchpad (inputs + weights) and accumulator
 (baco.sim.loops.conv_params's rule), and a non-empty unpadded input tile.
 
+A max-pooled program (baco.kernels.pool's conv2d_pool_kernel: whole output rows, a
+`gemmini.max_pool` generic over the epilogue, the pooled block stored) becomes one LOOP_CONV_WS
+that pools on its way out (no_pool = 0): its tile is the program's slices inside the image (the
+pool generic's valid rows [lo, hi): orows = hi − lo, the input tile starts lo slices down), the
+rows above the first valid one are the pooling's upper padding (pupad = lo), its columns' padding
+plpad, and config 2 holds the pool size, stride and pooled rows/columns (config_st's 2- and 8-bit
+fields, guarded).
+
+The depthwise kernel (baco.kernels.depthwise) is such a nest per channel block (pointers at
+the block's first channel, channel windows at offset 0, diagonal weight tiles): in_channels =
+out_channels = the block's width, in/out stride = all channels.
 Not rewritten (stay explicit streams): int32 outputs (LoopConv's store writes elem_t
-rows: no full-width output), the depthwise kernel (its block-diagonal weights multiply
-DIM channels per step, the FSM's dw mode one channel per LOOP_CONV_WS), OS dataflow.
+rows: no full-width output), OS dataflow.
 Scratchpad ids: a program uses LoopConv's A/B slot (pid0 + pid1 + pid2) mod 2 + 1 (given
 explicitly, so Spike's fixed buffers and the RTL's alternating slots agree).
 On with loop-ws's switch (pipeline/launch option `loop_ws`, BACO_LOOP_WS)."""
@@ -53,6 +68,7 @@ from mlir.ir import Block, DenseI64ArrayAttr, InsertionPoint, MemRefType
 
 from baco.dialects import instgem
 from baco.gemmini.abi import PROGRAM_ID
+from baco.gemmini.arith import pooled_size
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import COMMANDS
 from baco.gemmini.schedule import loop_unit_half
@@ -223,19 +239,24 @@ class Affine:
 
 class Conv:
     """The matched convolution program of one function."""
-    loop = acc = a_alloc = b_copy = matmul = store = epilogue = bias_copy = acc_init = None
+    loop = acc = a_alloc = b_copy = matmul = store = epilogue = bias_copy = acc_init = pool = None
     a_copies = ()
     relu, scale = 0, None
 
 
 def _clamp(v):
-    """x for v = min(max(x, 0), hi) (irutil.clamp with lo 0), with hi; else None."""
+    """x for v = min(max(x, 0), hi) (irutil.clamp with lo 0), with hi; else None. A constant
+    x >= 0 (a window at a constant offset, e.g. a kernel's channel block starting at 0) has its
+    max folded away by the canonicaliser: v = min(hi, x) gives (x as an int, hi)."""
     if isinstance(v, int) or getattr(v.owner, "name", None) != "arith.minsi":
         return None
     a, hi = list(v.owner.operands)
     if getattr(a.owner, "name", None) != "arith.maxsi":
         a, hi = hi, a
         if getattr(a.owner, "name", None) != "arith.maxsi":
+            for x, hi in (list(v.owner.operands), list(v.owner.operands)[::-1]):
+                if const_value(x) is not None and const_value(x) >= 0:
+                    return const_value(x), hi
             return None
     x, zero = list(a.owner.operands)
     if const_value(zero) != 0:
@@ -269,6 +290,8 @@ def _checked(af, src_off, src_size, local_off, block, limit=None):
         return None
     if lead == 0:
         return x, limit, True
+    if isinstance(x, int) and x == 0:          # start - 0 folded to start
+        return (x, limit, False) if lead[0] == src_off else None
     if getattr(lead[0].owner, "name", None) != "arith.subi" or list(lead[0].owner.operands) != [src_off, x]:
         return None
     return x, limit, False
@@ -298,8 +321,9 @@ def match(func, cfg: GemminiConfig):
     top = [o.operation for o in entry.operations]
     ops = ir.walk_ops(func)
     allocs = [o for o in ops if o.name == "memref.alloc" and block_space(o) is not None]
-    if sorted(block_space(o) for o in allocs) != ["acc", "epilogue", "spad", "spad"]:
-        return None          # an int8 output (int32 outputs stay explicit: module doc)
+    if sorted(block_space(o) for o in allocs) not in (["acc", "epilogue", "spad", "spad"],
+                                                 ["acc", "epilogue", "pooled", "spad", "spad"]):
+        return None          # an int8 output, maybe max-pooled (int32 outputs stay explicit: module doc)
     if any("gemmini.transposed" in o.attributes for o in allocs):
         return None
     n = Conv()
@@ -380,8 +404,20 @@ def _outside(n: Conv, top) -> bool:
     n.acc_init = inits[0]
     for use in epi_alloc.result.uses:
         user = use.owner
-        if user == n.epilogue:
-            continue
+        if user.name == "linalg.generic" and "gemmini.max_pool" in user.attributes and n.pool is None \
+                and user in at and user.operands[0] == epi_alloc.result:
+            n.pool = user
+    stored = epi_alloc
+    if n.pool is not None:      # the epilogue is only pooled; the pooled block is what is stored
+        if any(use.owner not in (n.epilogue, n.pool) for use in epi_alloc.result.uses):
+            return False
+        stored = alloc_of(n.pool.operands[-1])
+        if stored is None or block_space(stored.operation) != "pooled":
+            return False
+    for use in stored.result.uses:
+        user = use.owner
+        if user == n.epilogue or (n.pool is not None and (user == n.pool or user.name == "linalg.fill")):
+            continue            # (the pooled block's fill is the max's start, not Gemmini work)
         if user.name != "memref.subview" or user not in at:
             return False
         copies = [u.owner for u in user.result.uses]
@@ -763,6 +799,23 @@ def _available(n: Conv):
     return ok
 
 
+def _pooling(n: Conv, pr: Proof) -> dict | None:
+    """The max-pool of a pooled program as LoopConv pools (config_st's 2-bit pool size, stride
+    and padding): over the tile's rows x whole output rows (the A block's slices x columns),
+    its rows unpadded (the slices outside the image are the pooling padding: the valid rows),
+    with kernel, stride, padding, pooled columns (pocols) and right padding (prpad); None
+    when LoopConv cannot pool it."""
+    attrs = n.pool.attributes["gemmini.max_pool"]
+    rows, cols = list(DenseI64ArrayAttr(attrs["image"]))
+    upad, lpad = list(DenseI64ArrayAttr(attrs["padding"]))
+    k, s = (ir.IntegerAttr(attrs[name]).value for name in ("kernel", "stride"))
+    if pr.rows < 2 or (rows, cols) != (pr.rows, pr.bm) or upad != 0 or not (1 <= k <= 3 and 1 <= s <= 3
+                                                                            and 0 <= lpad <= 3):
+        return None
+    pocols = pooled_size(cols, k, s, lpad)
+    return dict(kernel=k, stride=s, padding=lpad, pocols=pocols, prpad=max(0, (pocols - 1) * s + k - lpad - cols))
+
+
 def _base_addr(memref):
     return i64(ir.create("memref.extract_aligned_pointer_as_index", operands=[memref], results=[ir.index()]).result)
 
@@ -770,6 +823,13 @@ def _base_addr(memref):
 def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
     epi_alloc = alloc_of(n.epilogue.operands[1]).operation
     tail = [epi_alloc, n.epilogue] + subview_ops([n.store.operands[0]]) + [n.store]
+    pool = None
+    if n.pool is not None:
+        pool = _pooling(n, pr)
+        if pool is None:
+            return False
+        pooled = alloc_of(n.pool.operands[-1]).operation
+        tail[2:2] = [pooled] + [u.owner for u in pooled.result.uses if u.owner.name == "linalg.fill"] + [n.pool]
     if not hoist_above(n.loop, tail):
         return False
     at = {op: i for i, op in enumerate(o.operation for o in n.loop.block.operations)}
@@ -819,7 +879,14 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
             c_rows, ochs = i64(pr.c_rows) if not isinstance(pr.c_rows, int) else cst(pr.c_rows), \
                 i64(pr.ochs) if not isinstance(pr.ochs, int) else cst(pr.ochs)
             guard("sge", ochs, cst(1))
-            if pr.rows == 1:
+            if pool is not None:    # the conv rows of the tile inside the image: [lo, hi) of its slices
+                ocols = cst(pr.bm)
+                valid_lo, valid_hi = (i64(v) for v in list(n.pool.operands)[1:3])
+                orows = sub(valid_hi, valid_lo)
+                porows = ir.binop("divsi", c_rows, cst(pool["pocols"]))      # the whole pooled rows stored
+                guard("eq", mul(porows, cst(pool["pocols"])), c_rows)
+                guard("sge", porows, cst(1))
+            elif pr.rows == 1:
                 ocols, orows = c_rows, cst(1)
             else:
                 ocols = cst(pr.bm)
@@ -836,6 +903,8 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
                 upad, dpad = cst(0), sub(stride, cst(1))
             else:
                 h_t = add(P(inp["h0"]), mul(r_lo, P(inp["dil_h"])))
+                if pool is not None:        # the tile starts at its first slice inside the image
+                    h_t = add(h_t, mul(valid_lo, stride))
                 upad = smax0(sub(cst(0), h_t))
                 dpad = smax0(sub(add(h_t, irows), P(inp["height"])))
             guard("sge", sub(irows, add(upad, dpad)), cst(1))
@@ -843,6 +912,8 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
             lin = inp["addr"]
             vr_id = next(i for i in pr.var_ids if pr.af.key_of[i] == ("var", "r"))
             first_pixel = add(add(P(lin[None]), mul(r_lo, P(lin[vr_id]))), mul(add(mul(upad, pitch), lpad), cs))
+            if pool is not None:
+                first_pixel = add(first_pixel, mul(mul(mul(valid_lo, stride), pitch), cs))
             input_addr = add(_base_addr(inp["base"]), first_pixel)
             weights_addr = add(_base_addr(pr.w_base), add(P(pr.w_off), mul(r_lo, P(pr.w_coef_r))))
             out_addr, out_bytes = dram_addr_and_stride(n.store.operands[1], 1)
@@ -870,11 +941,30 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
                 "loop_conv_ws_config_5": dict(weights_addr=weights_addr, output_addr=out_addr),
                 "loop_conv_ws_config_6": dict(bias_addr=bias_addr, input_addr=input_addr),
             }
+            if pool is not None:    # the FSM's pooled mvouts (the explicit store's config_st fields)
+                fields["loop_conv_ws_config_1"].update(pool_out_row_dim=porows)
+                fields["loop_conv_ws_config_2"].update(
+                    pool_padding=cst(pool["padding"]), pool_stride=cst(pool["stride"]), pool_size=cst(pool["kernel"]),
+                    pool_out_col_dim=cst(pool["pocols"]), pocols=cst(pool["pocols"]), porows=porows)
+                fields["loop_conv_ws_config_3"].update(plpad=cst(pool["padding"]))
+                fields["loop_conv_ws_config_4"].update(pupad=valid_lo, pdpad=sub(cst(pr.rows), valid_hi),
+                                                       prpad=cst(pool["prpad"]))
+                for v in (porows, orows, ocols):      # config_st's 8-bit pooled row/column counts
+                    guard("ult", v, cst(256))
+                guard("ult", valid_lo, cst(4))        # and its 2-bit padding
             for name, values in fields.items():      # every field inside its bit width
                 widths = {f.name: f.width for f in COMMANDS[name].fields}
                 for field, v in values.items():
                     if widths[field] < 64:
                         guard("ult", v, cst(1 << widths[field]))
+            # first-layer packing (the C library's tiled_conv rule): with at most DIM/2 channels and
+            # no dilation, min(DIM // kchs, kcols) filter columns share one array row, their pixels
+            # packed side by side in one scratchpad row by the input mvins (config_ld pixel_repeats)
+            packs = ir.create("arith.andi", operands=[ir.cmpi("sle", mul(kchs, cst(2)), cst(d)),
+                                                      ir.cmpi("eq", dil, cst(1))],
+                              results=[ir.IntegerType.get_signless(1)]).result
+            per_row = ir.binop("minsi", ir.binop("divsi", cst(d), sel(packs, kchs, cst(1))), S)
+            pixels = sel(packs, per_row, cst(1))
             pid = [ir.call_grid(n.loop, PROGRAM_ID, axis) for axis in range(3)]
             spad_id = add(ir.binop("remsi", add(add(pid[0], pid[1]), pid[2]), cst(2)), cst(1))
             scale = cst(f32_bits(1.0))
@@ -896,7 +986,7 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
             # the FSM's computes read every stride-th input row: config_ex's A stride (as tiled_conv sets it)
             instgem.emit("config_ex", dataflow=1, acc_scale=f32_bits(1.0), a_stride=stride, c_stride=1)
             instgem.emit("loop_conv_ws", no_bias=int(n.bias_copy is None), a_spad_id=spad_id, b_spad_id=spad_id,
-                         no_pool=1, activation=n.relu)
+                         no_pool=int(pool is None), activation=n.relu, max_pixels_per_row=pixels)
             instgem.emit("config_ex", dataflow=1, acc_scale=f32_bits(1.0), a_stride=1, c_stride=1)
             scf.YieldOp([])
         with InsertionPoint(if_op.else_block):

@@ -2,7 +2,7 @@
 pipeline. Each file is the pass's input IR (produced from a kernel by the stages before
 it: this file's `gemm`, the two-accumulator `two_dots` of benchmarks/spike_check.py, the
 chained-dot `fused_mlp_kernel` of examples/fused_mlp.py, the residual add of baco/kernels/resadd.py,
-baco.kernels' `matmul_kernel` with a bias, `conv2d_kernel` and the max-pooling `conv_pool_kernel`) with a RUN line and the CHECK lines of what the pass makes of it today:
+baco.kernels' `matmul_kernel` with a bias, `conv2d_kernel`, `depthwise_kernel` and the max-pooling `conv_pool_kernel`) with a RUN line and the CHECK lines of what the pass makes of it today:
 
     python tests/ir/update_golden.py        # then review `git diff tests/ir`
 
@@ -64,6 +64,7 @@ two_dots = _load("benchmarks/spike_check.py", "spike_check").two_dots
 fused_mlp_kernel = _load("examples/fused_mlp.py", "fused_mlp_example").fused_mlp_kernel
 from baco.kernels.resadd import resadd_kernel  # noqa: E402  (block sums in the accumulator)
 from baco.kernels.conv import conv2d_kernel  # noqa: E402  (bias, pointer arithmetic, min/max tap loops)
+from baco.kernels.depthwise import depthwise_kernel  # noqa: E402  (channel blocks at constant offset 0)
 from baco.kernels.matmul import matmul_kernel  # noqa: E402  (optional bias pointer)
 from baco.kernels.pool import conv_pool_kernel  # noqa: E402  (bl.max_pool2d: pooled mvouts)
 
@@ -79,7 +80,7 @@ MATMUL_BIAS = dict(a_ptr=i8(40, 70), b_ptr=i8(70, 50), c_ptr=i8(40, 50), M=40, N
 # 3x3 'same' convolution of a 9x9x20 image to 24 channels with bias (one image row per program)
 CONV = dict(x_ptr=i8(9, 9, 20), w_ptr=i8(3, 3, 20, 24), y_ptr=i8(9, 9, 24), H=9, W=9, C=20, P=9, Q=9, K=24, R=3, S=3,
             stride_h=1, stride_w=1, pad_h=1, pad_w=1, dil_h=1, dil_w=1, scale=0.05, BLOCK_M=16, BLOCK_N=32,
-            BLOCK_K=32, RELU=True, OUT_INT8=True, DEPTHWISE=False, ROWS=1, bias_ptr=i32(24))
+            BLOCK_K=32, RELU=True, OUT_INT8=True, ROWS=1, bias_ptr=i32(24))
 RESADD = dict(a_ptr=i8(40, 50), b_ptr=i8(40, 50), c_ptr=i8(40, 50), M=40, N=50, sa=0.5, sb=0.75, out_scale=1.0,
               BLOCK_M=32, BLOCK_N=32, RELU=True)
 # 1x1 conv of a 6x5x8 image to 20 channels with bias, ReLU, 3x3/2 max-pool padded by 1 (2 pooled rows per program)
@@ -106,9 +107,12 @@ CASES = {
     "ws_bias_relu_int8": (matmul_kernel, MATMUL_BIAS, "WS", False),
     "os_bias_int32": (matmul_kernel, dict(MATMUL_BIAS, c_ptr=i32(40, 50), RELU=False, OUT_INT8=False), "OS", False),
     "ws_conv2d_3x3_bias": (conv2d_kernel, CONV, "WS", False),
-    "ws_conv2d_depthwise_strided": (conv2d_kernel, dict(CONV, w_ptr=i8(3, 3, 1, 20), y_ptr=i8(5, 5, 20), P=5, Q=5,
-                                                        K=20, stride_h=2, stride_w=2, DEPTHWISE=True, bias_ptr=None),
-                                    "WS", False),
+    # depthwise 3x3 stride 2 of 20 channels (two 16-channel blocks), three output rows a program
+    "ws_depthwise_strided": (depthwise_kernel, dict(x_ptr=i8(9, 9, 20), w_ptr=i8(6, 3, 16, 16), y_ptr=i8(5, 5, 20),
+                                                    H=9, W=9, C=20, P=5, Q=5, R=3, S=3, stride_h=2, stride_w=2,
+                                                    pad_h=1, pad_w=1, dil_h=1, dil_w=1, scale=0.05, BLOCK_M=5,
+                                                    BLOCK_N=16, BLOCK_K=16, RELU=True, OUT_INT8=True, ROWS=3, bias_ptr=None),
+                             "WS", False),
     # stride 2, three output rows a program (a 3-D input block pointer), no bias
     "ws_conv2d_strided_rows": (conv2d_kernel, dict(CONV, y_ptr=i8(5, 5, 24), P=5, Q=5, stride_h=2, stride_w=2,
                                                    BLOCK_M=5, ROWS=3, bias_ptr=None), "WS", False),

@@ -30,8 +30,8 @@ module {
     %v13 = "baco.zeros"() : () -> tensor<32x32xi32> loc("/work/main/tests/ir/update_golden.py":37:11)
     %v14 = arith.constant 32 : index loc("/work/main/tests/ir/update_golden.py":38:20)
     %v15 = arith.ceildivsi %K, %v14 : index loc("/work/main/tests/ir/update_golden.py":38:20)
-    %v16 = arith.constant 0 : index loc("/work/main/tests/ir/update_golden.py":38:20)
-    %v17 = arith.constant 1 : index loc("/work/main/tests/ir/update_golden.py":38:20)
+    %v16 = arith.constant 0 : index loc("/work/main/tests/ir/update_golden.py":38:14)
+    %v17 = arith.constant 1 : index loc("/work/main/tests/ir/update_golden.py":38:14)
     %v19:3 = scf.for %v18 = %v16 to %v15 step %v17 iter_args(%v20 = %v13, %v21 = %v7, %v22 = %v12) -> (tensor<32x32xi32>, !baco.block_ptr<tensor<32x32xi8>>, !baco.block_ptr<tensor<32x32xi8>>) {
       %v23 = "baco.load"(%v21) {boundary_check = array<i64>} : (!baco.block_ptr<tensor<32x32xi8>>) -> tensor<32x32xi8> loc("/work/main/tests/ir/update_golden.py":42:27)
       %v24 = "baco.load"(%v22) {boundary_check = array<i64>} : (!baco.block_ptr<tensor<32x32xi8>>) -> tensor<32x32xi8> loc("/work/main/tests/ir/update_golden.py":42:39)

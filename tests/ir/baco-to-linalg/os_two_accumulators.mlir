@@ -51,8 +51,8 @@ module {
     %v19 = "baco.zeros"() : () -> tensor<32x16xi32> loc("/work/main/benchmarks/spike_check.py":197:13)
     %v20 = arith.constant 32 : index loc("/work/main/benchmarks/spike_check.py":198:23)
     %v21 = arith.ceildivsi %K, %v20 : index loc("/work/main/benchmarks/spike_check.py":198:23)
-    %v22 = arith.constant 0 : index loc("/work/main/benchmarks/spike_check.py":198:23)
-    %v23 = arith.constant 1 : index loc("/work/main/benchmarks/spike_check.py":198:23)
+    %v22 = arith.constant 0 : index loc("/work/main/benchmarks/spike_check.py":198:14)
+    %v23 = arith.constant 1 : index loc("/work/main/benchmarks/spike_check.py":198:14)
     %v25:5 = scf.for %v24 = %v22 to %v21 step %v23 iter_args(%v26 = %v18, %v27 = %v19, %v28 = %v7, %v29 = %v12, %v30 = %v17) -> (tensor<32x16xi32>, tensor<32x16xi32>, !baco.block_ptr<tensor<32x32xi8>>, !baco.block_ptr<tensor<32x16xi8>>, !baco.block_ptr<tensor<32x16xi8>>) {
       %v31 = "baco.load"(%v28) {boundary_check = array<i64: 0, 1>} : (!baco.block_ptr<tensor<32x32xi8>>) -> tensor<32x32xi8> loc("/work/main/benchmarks/spike_check.py":199:13)
       %v32 = "baco.load"(%v29) {boundary_check = array<i64: 0, 1>} : (!baco.block_ptr<tensor<32x16xi8>>) -> tensor<32x16xi8> loc("/work/main/benchmarks/spike_check.py":200:28)

@@ -46,8 +46,8 @@ module {
     %v12 = "baco.zeros"() : () -> tensor<32x32xi32> loc("/work/main/examples/fused_mlp.py":50:14)
     %v13 = arith.constant 32 : index loc("/work/main/examples/fused_mlp.py":51:23)
     %v14 = arith.ceildivsi %K, %v13 : index loc("/work/main/examples/fused_mlp.py":51:23)
-    %v15 = arith.constant 0 : index loc("/work/main/examples/fused_mlp.py":51:23)
-    %v16 = arith.constant 1 : index loc("/work/main/examples/fused_mlp.py":51:23)
+    %v15 = arith.constant 0 : index loc("/work/main/examples/fused_mlp.py":51:14)
+    %v16 = arith.constant 1 : index loc("/work/main/examples/fused_mlp.py":51:14)
     %v18:3 = scf.for %v17 = %v15 to %v14 step %v16 iter_args(%v19 = %v12, %v20 = %v7, %v21 = %v11) -> (tensor<32x32xi32>, !baco.block_ptr<tensor<32x32xi8>>, !baco.block_ptr<tensor<32x32xi8>>) {
       %v22 = "baco.load"(%v20) {boundary_check = array<i64: 0, 1>} : (!baco.block_ptr<tensor<32x32xi8>>) -> tensor<32x32xi8> loc("/work/main/examples/fused_mlp.py":52:26)
       %v23 = "baco.load"(%v21) {boundary_check = array<i64: 0, 1>} : (!baco.block_ptr<tensor<32x32xi8>>) -> tensor<32x32xi8> loc("/work/main/examples/fused_mlp.py":52:65)

@@ -28,14 +28,14 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func @matmul_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi32>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: f32, %arg13: memref<?xi32>) {
     %c9_i64 = arith.constant 9 : i64
-    %c54_i64 = arith.constant 54 : i64
-    %c41_i64 = arith.constant 41 : i64
+    %c56_i64 = arith.constant 56 : i64
+    %c43_i64 = arith.constant 43 : i64
     %c0_i8 = arith.constant 0 : i8
     %c13_i64 = arith.constant 13 : i64
-    %c40_i64 = arith.constant 40 : i64
+    %c42_i64 = arith.constant 42 : i64
     %c0_i32 = arith.constant 0 : i32
     %c15_i64 = arith.constant 15 : i64
-    %c36_i64 = arith.constant 36 : i64
+    %c38_i64 = arith.constant 38 : i64
     %c16 = arith.constant 16 : index
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -71,7 +71,7 @@ module {
     %23 = arith.subi %19, %16 : index
     %24 = arith.cmpi sgt, %22, %c0 : index
     scf.if %24 {
-      func.call @baco_boundary_error(%c36_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c38_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%7, %16] [%14, %23] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %cast = memref.cast %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[?, ?], offset: ?>>
@@ -96,7 +96,7 @@ module {
       %39 = arith.subi %35, %32 : index
       %40 = arith.cmpi sgt, %38, %c0 : index
       scf.if %40 {
-        func.call @baco_boundary_error(%c40_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c42_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_5 = memref.subview %reinterpret_cast[%7, %32] [%14, %39] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_6 = memref.cast %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
@@ -116,7 +116,7 @@ module {
       %50 = arith.minsi %49, %c32 : index
       %51 = arith.subi %47, %44 : index
       scf.if %24 {
-        func.call @baco_boundary_error(%c41_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_8 = memref.subview %reinterpret_cast_0[%44, %16] [%51, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_9 = memref.cast %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
@@ -132,7 +132,7 @@ module {
     }
     %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     scf.if %24 {
-      func.call @baco_boundary_error(%c54_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c56_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview_3 = memref.subview %reinterpret_cast_2[%7, %16] [%14, %23] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %cast_4 = memref.cast %subview_3 : memref<?x?xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, ?], offset: ?>>

@@ -31,174 +31,204 @@
 module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
+  func.func private @baco_runtime_error(i64, i64, i64)
   func.func @conv2d_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: index, %arg13: index, %arg14: index, %arg15: index, %arg16: index, %arg17: f32, %arg18: memref<?xi32>) {
-    %c9_i64 = arith.constant 9 : i64
-    %c113_i64 = arith.constant 113 : i64
+    %c109_i64 = arith.constant 109 : i64
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
-    %c101_i64 = arith.constant 101 : i64
+    %c97_i64 = arith.constant 97 : i64
     %c0_i8 = arith.constant 0 : i8
+    %c96_i64 = arith.constant 96 : i64
+    %c14_i64 = arith.constant 14 : i64
+    %c79_i64 = arith.constant 79 : i64
+    %c78_i64 = arith.constant 78 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c100_i64 = arith.constant 100 : i64
+    %c77_i64 = arith.constant 77 : i64
     %c0_i32 = arith.constant 0 : i32
     %c15_i64 = arith.constant 15 : i64
     %c72_i64 = arith.constant 72 : i64
-    %c0 = arith.constant 0 : index
     %c32 = arith.constant 32 : index
     %c2_i64 = arith.constant 2 : i64
     %c16 = arith.constant 16 : index
+    %c10_i64 = arith.constant 10 : i64
+    %c63_i64 = arith.constant 63 : i64
+    %c9_i64 = arith.constant 9 : i64
+    %c62_i64 = arith.constant 62 : i64
     %c1_i64 = arith.constant 1 : i64
+    %c0 = arith.constant 0 : index
     %c0_i64 = arith.constant 0 : i64
     %c1 = arith.constant 1 : index
     %0 = call @baco_program_id(%c0_i64) : (i64) -> i64
     %1 = arith.index_cast %0 : i64 to index
-    %2 = arith.floordivsi %1, %arg6 : index
-    %3 = call @baco_program_id(%c0_i64) : (i64) -> i64
-    %4 = arith.index_cast %3 : i64 to index
-    %5 = arith.floordivsi %4, %arg6 : index
-    %6 = arith.muli %5, %arg6 : index
-    %7 = arith.subi %4, %6 : index
-    %8 = call @baco_program_id(%c1_i64) : (i64) -> i64
-    %9 = arith.index_cast %8 : i64 to index
-    %10 = arith.muli %9, %c16 : index
-    %11 = call @baco_program_id(%c2_i64) : (i64) -> i64
-    %12 = arith.index_cast %11 : i64 to index
-    %13 = arith.muli %12, %c32 : index
-    %14 = arith.subi %7, %c1 : index
-    %15 = arith.subi %10, %c1 : index
-    %16 = arith.ceildivsi %arg5, %c32 : index
-    %17 = arith.subi %c1, %7 : index
-    %18 = arith.maxsi %17, %c0 : index
-    %19 = arith.subi %arg3, %14 : index
-    %20 = arith.minsi %arg9, %19 : index
+    %2 = arith.cmpi eq, %arg6, %c0 : index
+    scf.if %2 {
+      func.call @baco_runtime_error(%c1_i64, %c62_i64, %c9_i64) : (i64, i64, i64) -> ()
+    }
+    %3 = arith.floordivsi %1, %arg6 : index
+    %4 = call @baco_program_id(%c0_i64) : (i64) -> i64
+    %5 = arith.index_cast %4 : i64 to index
+    scf.if %2 {
+      func.call @baco_runtime_error(%c1_i64, %c63_i64, %c10_i64) : (i64, i64, i64) -> ()
+    }
+    %6 = arith.floordivsi %5, %arg6 : index
+    %7 = arith.muli %6, %arg6 : index
+    %8 = arith.subi %5, %7 : index
+    %9 = call @baco_program_id(%c1_i64) : (i64) -> i64
+    %10 = arith.index_cast %9 : i64 to index
+    %11 = arith.muli %10, %c16 : index
+    %12 = call @baco_program_id(%c2_i64) : (i64) -> i64
+    %13 = arith.index_cast %12 : i64 to index
+    %14 = arith.muli %13, %c32 : index
+    %15 = arith.subi %8, %c1 : index
+    %16 = arith.subi %11, %c1 : index
+    %17 = arith.ceildivsi %arg5, %c32 : index
+    %18 = arith.subi %c1, %8 : index
+    %19 = arith.maxsi %18, %c0 : index
+    %20 = arith.subi %arg3, %15 : index
+    %21 = arith.minsi %arg9, %20 : index
     %reinterpret_cast = memref.reinterpret_cast %arg18 to offset: [0], sizes: [%arg7, %arg8], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-    %21 = arith.maxsi %10, %c0 : index
-    %22 = arith.minsi %21, %arg7 : index
-    %23 = arith.addi %10, %c16 : index
-    %24 = arith.maxsi %23, %c0 : index
-    %25 = arith.minsi %24, %arg7 : index
-    %26 = arith.subi %22, %10 : index
-    %27 = arith.maxsi %26, %c0 : index
-    %28 = arith.minsi %27, %c16 : index
-    %29 = arith.subi %25, %22 : index
-    %30 = arith.maxsi %13, %c0 : index
-    %31 = arith.minsi %30, %arg8 : index
-    %32 = arith.addi %13, %c32 : index
-    %33 = arith.maxsi %32, %c0 : index
-    %34 = arith.minsi %33, %arg8 : index
-    %35 = arith.subi %31, %13 : index
-    %36 = arith.maxsi %35, %c0 : index
-    %37 = arith.minsi %36, %c32 : index
-    %38 = arith.subi %34, %31 : index
-    %39 = arith.cmpi sgt, %37, %c0 : index
-    scf.if %39 {
+    %22 = arith.maxsi %11, %c0 : index
+    %23 = arith.minsi %22, %arg7 : index
+    %24 = arith.addi %11, %c16 : index
+    %25 = arith.maxsi %24, %c0 : index
+    %26 = arith.minsi %25, %arg7 : index
+    %27 = arith.subi %23, %11 : index
+    %28 = arith.maxsi %27, %c0 : index
+    %29 = arith.minsi %28, %c16 : index
+    %30 = arith.subi %26, %23 : index
+    %31 = arith.maxsi %14, %c0 : index
+    %32 = arith.minsi %31, %arg8 : index
+    %33 = arith.addi %14, %c32 : index
+    %34 = arith.maxsi %33, %c0 : index
+    %35 = arith.minsi %34, %arg8 : index
+    %36 = arith.subi %32, %14 : index
+    %37 = arith.maxsi %36, %c0 : index
+    %38 = arith.minsi %37, %c32 : index
+    %39 = arith.subi %35, %32 : index
+    %40 = arith.cmpi sgt, %38, %c0 : index
+    scf.if %40 {
       func.call @baco_boundary_error(%c72_i64, %c15_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast[%22, %31] [%29, %38] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+    %subview = memref.subview %reinterpret_cast[%23, %32] [%30, %39] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %cast = memref.cast %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[?, ?], offset: ?>>
-    %40 = bufferization.to_tensor %cast restrict : memref<?x?xi32, strided<[?, ?], offset: ?>> to tensor<?x?xi32>
-    %41 = arith.subi %c16, %29 : index
-    %42 = arith.subi %41, %28 : index
-    %43 = arith.subi %c32, %38 : index
-    %padded = tensor.pad %40 low[%28, %c0] high[%42, %43] {
+    %41 = bufferization.to_tensor %cast restrict : memref<?x?xi32, strided<[?, ?], offset: ?>> to tensor<?x?xi32>
+    %42 = arith.subi %c16, %30 : index
+    %43 = arith.subi %42, %29 : index
+    %44 = arith.subi %c32, %39 : index
+    %padded = tensor.pad %41 low[%29, %c0] high[%43, %44] {
     ^bb0(%arg19: index, %arg20: index):
       tensor.yield %c0_i32 : i32
     } : tensor<?x?xi32> to tensor<16x32xi32>
-    %44 = arith.muli %18, %arg10 : index
-    %45 = arith.muli %44, %16 : index
-    %46 = arith.muli %20, %arg10 : index
-    %47 = arith.muli %46, %16 : index
-    %48 = scf.for %arg19 = %45 to %47 step %c1 iter_args(%arg20 = %padded) -> (tensor<16x32xi32>) {
-      %55 = arith.muli %arg10, %16 : index
-      %56 = arith.floordivsi %arg19, %55 : index
-      %57 = arith.floordivsi %arg19, %16 : index
-      %58 = arith.floordivsi %57, %arg10 : index
-      %59 = arith.muli %58, %arg10 : index
-      %60 = arith.subi %57, %59 : index
-      %61 = arith.muli %57, %16 : index
-      %62 = arith.subi %arg19, %61 : index
-      %63 = arith.muli %62, %c32 : index
-      %64 = arith.addi %15, %60 : index
-      %65 = arith.muli %2, %arg3 : index
-      %66 = arith.addi %65, %14 : index
-      %67 = arith.addi %66, %56 : index
-      %68 = arith.muli %67, %arg4 : index
-      %69 = arith.muli %68, %arg5 : index
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg0 to offset: [%69], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %70 = arith.muli %56, %arg10 : index
-      %71 = arith.addi %70, %60 : index
-      %72 = arith.muli %71, %arg5 : index
-      %73 = arith.muli %72, %arg8 : index
-      %reinterpret_cast_5 = memref.reinterpret_cast %arg1 to offset: [%73], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %74 = arith.maxsi %64, %c0 : index
-      %75 = arith.minsi %74, %arg4 : index
-      %76 = arith.addi %64, %c16 : index
-      %77 = arith.maxsi %76, %c0 : index
-      %78 = arith.minsi %77, %arg4 : index
-      %79 = arith.subi %75, %64 : index
-      %80 = arith.maxsi %79, %c0 : index
-      %81 = arith.minsi %80, %c16 : index
-      %82 = arith.subi %78, %75 : index
-      %83 = arith.maxsi %63, %c0 : index
-      %84 = arith.minsi %83, %arg5 : index
-      %85 = arith.addi %63, %c32 : index
-      %86 = arith.maxsi %85, %c0 : index
-      %87 = arith.minsi %86, %arg5 : index
-      %88 = arith.subi %84, %63 : index
-      %89 = arith.maxsi %88, %c0 : index
-      %90 = arith.minsi %89, %c32 : index
-      %91 = arith.subi %87, %84 : index
-      %92 = arith.cmpi sgt, %90, %c0 : index
-      scf.if %92 {
-        func.call @baco_boundary_error(%c100_i64, %c13_i64) : (i64, i64) -> ()
+    %45 = arith.muli %19, %arg10 : index
+    %46 = arith.muli %45, %17 : index
+    %47 = arith.muli %21, %arg10 : index
+    %48 = arith.muli %47, %17 : index
+    %49 = scf.for %arg19 = %46 to %48 step %c1 iter_args(%arg20 = %padded) -> (tensor<16x32xi32>) {
+      %56 = arith.muli %arg10, %17 : index
+      %57 = arith.cmpi eq, %56, %c0 : index
+      scf.if %57 {
+        func.call @baco_runtime_error(%c1_i64, %c77_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %subview_6 = memref.subview %reinterpret_cast_4[%75, %84] [%82, %91] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %58 = arith.floordivsi %arg19, %56 : index
+      %59 = arith.cmpi eq, %17, %c0 : index
+      scf.if %59 {
+        func.call @baco_runtime_error(%c1_i64, %c78_i64, %c13_i64) : (i64, i64, i64) -> ()
+      }
+      %60 = arith.floordivsi %arg19, %17 : index
+      %61 = arith.cmpi eq, %arg10, %c0 : index
+      scf.if %61 {
+        func.call @baco_runtime_error(%c1_i64, %c78_i64, %c13_i64) : (i64, i64, i64) -> ()
+      }
+      %62 = arith.floordivsi %60, %arg10 : index
+      %63 = arith.muli %62, %arg10 : index
+      %64 = arith.subi %60, %63 : index
+      scf.if %59 {
+        func.call @baco_runtime_error(%c1_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
+      }
+      %65 = arith.muli %60, %17 : index
+      %66 = arith.subi %arg19, %65 : index
+      %67 = arith.muli %66, %c32 : index
+      %68 = arith.addi %16, %64 : index
+      %69 = arith.muli %3, %arg3 : index
+      %70 = arith.addi %69, %15 : index
+      %71 = arith.addi %70, %58 : index
+      %72 = arith.muli %71, %arg4 : index
+      %73 = arith.muli %72, %arg5 : index
+      %reinterpret_cast_4 = memref.reinterpret_cast %arg0 to offset: [%73], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %74 = arith.muli %58, %arg10 : index
+      %75 = arith.addi %74, %64 : index
+      %76 = arith.muli %75, %arg5 : index
+      %77 = arith.muli %76, %arg8 : index
+      %reinterpret_cast_5 = memref.reinterpret_cast %arg1 to offset: [%77], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %78 = arith.maxsi %68, %c0 : index
+      %79 = arith.minsi %78, %arg4 : index
+      %80 = arith.addi %68, %c16 : index
+      %81 = arith.maxsi %80, %c0 : index
+      %82 = arith.minsi %81, %arg4 : index
+      %83 = arith.subi %79, %68 : index
+      %84 = arith.maxsi %83, %c0 : index
+      %85 = arith.minsi %84, %c16 : index
+      %86 = arith.subi %82, %79 : index
+      %87 = arith.maxsi %67, %c0 : index
+      %88 = arith.minsi %87, %arg5 : index
+      %89 = arith.addi %67, %c32 : index
+      %90 = arith.maxsi %89, %c0 : index
+      %91 = arith.minsi %90, %arg5 : index
+      %92 = arith.subi %88, %67 : index
+      %93 = arith.maxsi %92, %c0 : index
+      %94 = arith.minsi %93, %c32 : index
+      %95 = arith.subi %91, %88 : index
+      %96 = arith.cmpi sgt, %94, %c0 : index
+      scf.if %96 {
+        func.call @baco_boundary_error(%c96_i64, %c13_i64) : (i64, i64) -> ()
+      }
+      %subview_6 = memref.subview %reinterpret_cast_4[%79, %88] [%86, %95] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_7 = memref.cast %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
-      %93 = bufferization.to_tensor %cast_7 restrict : memref<?x?xi8, strided<[?, ?], offset: ?>> to tensor<?x?xi8>
-      %94 = arith.subi %c16, %82 : index
-      %95 = arith.subi %94, %81 : index
-      %96 = arith.subi %c32, %91 : index
-      %padded_8 = tensor.pad %93 low[%81, %c0] high[%95, %96] {
+      %97 = bufferization.to_tensor %cast_7 restrict : memref<?x?xi8, strided<[?, ?], offset: ?>> to tensor<?x?xi8>
+      %98 = arith.subi %c16, %86 : index
+      %99 = arith.subi %98, %85 : index
+      %100 = arith.subi %c32, %95 : index
+      %padded_8 = tensor.pad %97 low[%85, %c0] high[%99, %100] {
       ^bb0(%arg21: index, %arg22: index):
         tensor.yield %c0_i8 : i8
       } : tensor<?x?xi8> to tensor<16x32xi8>
-      scf.if %39 {
-        func.call @baco_boundary_error(%c101_i64, %c13_i64) : (i64, i64) -> ()
+      scf.if %40 {
+        func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_9 = memref.subview %reinterpret_cast_5[%84, %31] [%91, %38] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_9 = memref.subview %reinterpret_cast_5[%88, %32] [%95, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_10 = memref.cast %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
-      %97 = bufferization.to_tensor %cast_10 restrict : memref<?x?xi8, strided<[?, ?], offset: ?>> to tensor<?x?xi8>
-      %98 = arith.subi %96, %90 : index
-      %padded_11 = tensor.pad %97 low[%90, %c0] high[%98, %43] {
+      %101 = bufferization.to_tensor %cast_10 restrict : memref<?x?xi8, strided<[?, ?], offset: ?>> to tensor<?x?xi8>
+      %102 = arith.subi %100, %94 : index
+      %padded_11 = tensor.pad %101 low[%94, %c0] high[%102, %44] {
       ^bb0(%arg21: index, %arg22: index):
         tensor.yield %c0_i8 : i8
       } : tensor<?x?xi8> to tensor<32x32xi8>
-      %99 = linalg.matmul ins(%padded_8, %padded_11 : tensor<16x32xi8>, tensor<32x32xi8>) outs(%arg20 : tensor<16x32xi32>) -> tensor<16x32xi32>
-      scf.yield %99 : tensor<16x32xi32>
+      %103 = linalg.matmul ins(%padded_8, %padded_11 : tensor<16x32xi8>, tensor<32x32xi8>) outs(%arg20 : tensor<16x32xi32>) -> tensor<16x32xi32>
+      scf.yield %103 : tensor<16x32xi32>
     }
-    %49 = arith.muli %2, %arg6 : index
-    %50 = arith.addi %49, %7 : index
-    %51 = arith.muli %50, %arg7 : index
-    %52 = arith.muli %51, %arg8 : index
-    %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [%52], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %53 = bufferization.alloc_tensor() : tensor<16x32xi8>
-    %54 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%48 : tensor<16x32xi32>) outs(%53 : tensor<16x32xi8>) attrs =  {gemmini.epilogue = {relu = true, scaled = true}} {
+    %50 = arith.muli %3, %arg6 : index
+    %51 = arith.addi %50, %8 : index
+    %52 = arith.muli %51, %arg7 : index
+    %53 = arith.muli %52, %arg8 : index
+    %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [%53], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %54 = bufferization.alloc_tensor() : tensor<16x32xi8>
+    %55 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%49 : tensor<16x32xi32>) outs(%54 : tensor<16x32xi8>) attrs =  {gemmini.epilogue = {relu = true, scaled = true}} {
     ^bb0(%in: i32, %out: i8):
-      %55 = arith.maxsi %in, %c0_i32 : i32
-      %56 = arith.sitofp %55 : i32 to f32
-      %57 = arith.mulf %56, %arg17 : f32
-      %58 = math.roundeven %57 : f32
-      %59 = arith.maximumf %58, %cst_0 : f32
-      %60 = arith.minimumf %59, %cst : f32
-      %61 = arith.fptosi %60 : f32 to i8
-      linalg.yield %61 : i8
+      %56 = arith.maxsi %in, %c0_i32 : i32
+      %57 = arith.sitofp %56 : i32 to f32
+      %58 = arith.mulf %57, %arg17 : f32
+      %59 = math.roundeven %58 : f32
+      %60 = arith.maximumf %59, %cst_0 : f32
+      %61 = arith.minimumf %60, %cst : f32
+      %62 = arith.fptosi %61 : f32 to i8
+      linalg.yield %62 : i8
     } -> tensor<16x32xi8>
-    scf.if %39 {
-      func.call @baco_boundary_error(%c113_i64, %c9_i64) : (i64, i64) -> ()
+    scf.if %40 {
+      func.call @baco_boundary_error(%c109_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview_2 = memref.subview %reinterpret_cast_1[%22, %31] [%29, %38] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %subview_2 = memref.subview %reinterpret_cast_1[%23, %32] [%30, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %cast_3 = memref.cast %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
-    %extracted_slice = tensor.extract_slice %54[%28, 0] [%29, %38] [1, 1] : tensor<16x32xi8> to tensor<?x?xi8>
+    %extracted_slice = tensor.extract_slice %55[%29, 0] [%30, %39] [1, 1] : tensor<16x32xi8> to tensor<?x?xi8>
     bufferization.materialize_in_destination %extracted_slice in restrict writable %cast_3 : (tensor<?x?xi8>, memref<?x?xi8, strided<[?, ?], offset: ?>>) -> ()
     return
   }

@@ -31,226 +31,284 @@
 module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
+  func.func private @baco_runtime_error(i64, i64, i64)
   func.func @conv2d_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: index, %arg13: index, %arg14: index, %arg15: index, %arg16: index, %arg17: f32) {
-    %c9_i64 = arith.constant 9 : i64
-    %c113_i64 = arith.constant 113 : i64
+    %c109_i64 = arith.constant 109 : i64
     %c15 = arith.constant 15 : index
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
     %c0_i8 = arith.constant 0 : i8
-    %c101_i64 = arith.constant 101 : i64
+    %c97_i64 = arith.constant 97 : i64
+    %c96_i64 = arith.constant 96 : i64
+    %c48_i64 = arith.constant 48 : i64
+    %c92_i64 = arith.constant 92 : i64
+    %c46_i64 = arith.constant 46 : i64
+    %c90_i64 = arith.constant 90 : i64
+    %c23_i64 = arith.constant 23 : i64
+    %c88_i64 = arith.constant 88 : i64
+    %c17_i64 = arith.constant 17 : i64
+    %c81_i64 = arith.constant 81 : i64
+    %c14_i64 = arith.constant 14 : i64
+    %c79_i64 = arith.constant 79 : i64
+    %c78_i64 = arith.constant 78 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c100_i64 = arith.constant 100 : i64
+    %c77_i64 = arith.constant 77 : i64
     %c0_i32 = arith.constant 0 : i32
     %c2 = arith.constant 2 : index
-    %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c32 = arith.constant 32 : index
     %c2_i64 = arith.constant 2 : i64
     %c5 = arith.constant 5 : index
+    %c10_i64 = arith.constant 10 : i64
+    %c63_i64 = arith.constant 63 : i64
+    %c9_i64 = arith.constant 9 : i64
+    %c62_i64 = arith.constant 62 : i64
     %c1_i64 = arith.constant 1 : i64
+    %c0 = arith.constant 0 : index
     %c0_i64 = arith.constant 0 : i64
     %c3 = arith.constant 3 : index
     %0 = arith.ceildivsi %arg6, %c3 : index
     %1 = call @baco_program_id(%c0_i64) : (i64) -> i64
     %2 = arith.index_cast %1 : i64 to index
-    %3 = arith.floordivsi %2, %0 : index
-    %4 = call @baco_program_id(%c0_i64) : (i64) -> i64
-    %5 = arith.index_cast %4 : i64 to index
-    %6 = arith.floordivsi %5, %0 : index
-    %7 = arith.muli %6, %0 : index
-    %8 = arith.subi %5, %7 : index
-    %9 = arith.muli %8, %c3 : index
-    %10 = call @baco_program_id(%c1_i64) : (i64) -> i64
-    %11 = arith.index_cast %10 : i64 to index
-    %12 = arith.muli %11, %c5 : index
-    %13 = call @baco_program_id(%c2_i64) : (i64) -> i64
-    %14 = arith.index_cast %13 : i64 to index
-    %15 = arith.muli %14, %c32 : index
-    %16 = arith.muli %9, %arg11 : index
-    %17 = arith.subi %16, %c1 : index
-    %18 = arith.muli %12, %arg12 : index
-    %19 = arith.subi %18, %c1 : index
-    %20 = arith.ceildivsi %arg5, %c32 : index
-    %21 = arith.subi %c1, %16 : index
-    %22 = arith.muli %arg11, %c2 : index
-    %23 = arith.subi %21, %22 : index
-    %24 = arith.maxsi %23, %c0 : index
-    %25 = arith.subi %arg3, %17 : index
-    %26 = arith.minsi %arg9, %25 : index
-    %27 = bufferization.alloc_tensor() : tensor<15x32xi32>
-    %28 = linalg.fill ins(%c0_i32 : i32) outs(%27 : tensor<15x32xi32>) -> tensor<15x32xi32>
-    %29 = arith.muli %24, %arg10 : index
-    %30 = arith.muli %29, %20 : index
-    %31 = arith.muli %26, %arg10 : index
-    %32 = arith.muli %31, %20 : index
-    %33 = scf.for %arg18 = %30 to %32 step %c1 iter_args(%arg19 = %28) -> (tensor<15x32xi32>) {
-      %60 = arith.muli %arg10, %20 : index
-      %61 = arith.floordivsi %arg18, %60 : index
-      %62 = arith.floordivsi %arg18, %20 : index
-      %63 = arith.floordivsi %62, %arg10 : index
-      %64 = arith.muli %63, %arg10 : index
-      %65 = arith.subi %62, %64 : index
-      %66 = arith.muli %62, %20 : index
-      %67 = arith.subi %arg18, %66 : index
-      %68 = arith.muli %67, %c32 : index
-      %69 = arith.addi %19, %65 : index
-      %70 = arith.floordivsi %69, %arg12 : index
-      %71 = arith.muli %70, %arg12 : index
-      %72 = arith.subi %69, %71 : index
-      %73 = arith.addi %17, %61 : index
-      %74 = arith.floordivsi %73, %arg11 : index
-      %75 = arith.muli %74, %arg11 : index
-      %76 = arith.subi %73, %75 : index
-      %77 = arith.muli %3, %arg3 : index
-      %78 = arith.addi %77, %76 : index
-      %79 = arith.muli %78, %arg4 : index
-      %80 = arith.addi %79, %72 : index
-      %81 = arith.muli %80, %arg5 : index
-      %82 = arith.subi %arg3, %76 : index
-      %83 = arith.ceildivsi %82, %arg11 : index
-      %84 = arith.subi %arg4, %72 : index
-      %85 = arith.ceildivsi %84, %arg12 : index
-      %86 = arith.muli %arg11, %arg4 : index
+    %3 = arith.cmpi eq, %0, %c0 : index
+    scf.if %3 {
+      func.call @baco_runtime_error(%c1_i64, %c62_i64, %c9_i64) : (i64, i64, i64) -> ()
+    }
+    %4 = arith.floordivsi %2, %0 : index
+    %5 = call @baco_program_id(%c0_i64) : (i64) -> i64
+    %6 = arith.index_cast %5 : i64 to index
+    scf.if %3 {
+      func.call @baco_runtime_error(%c1_i64, %c63_i64, %c10_i64) : (i64, i64, i64) -> ()
+    }
+    %7 = arith.floordivsi %6, %0 : index
+    %8 = arith.muli %7, %0 : index
+    %9 = arith.subi %6, %8 : index
+    %10 = arith.muli %9, %c3 : index
+    %11 = call @baco_program_id(%c1_i64) : (i64) -> i64
+    %12 = arith.index_cast %11 : i64 to index
+    %13 = arith.muli %12, %c5 : index
+    %14 = call @baco_program_id(%c2_i64) : (i64) -> i64
+    %15 = arith.index_cast %14 : i64 to index
+    %16 = arith.muli %15, %c32 : index
+    %17 = arith.muli %10, %arg11 : index
+    %18 = arith.subi %17, %c1 : index
+    %19 = arith.muli %13, %arg12 : index
+    %20 = arith.subi %19, %c1 : index
+    %21 = arith.ceildivsi %arg5, %c32 : index
+    %22 = arith.subi %c1, %17 : index
+    %23 = arith.muli %arg11, %c2 : index
+    %24 = arith.subi %22, %23 : index
+    %25 = arith.maxsi %24, %c0 : index
+    %26 = arith.subi %arg3, %18 : index
+    %27 = arith.minsi %arg9, %26 : index
+    %28 = bufferization.alloc_tensor() : tensor<15x32xi32>
+    %29 = linalg.fill ins(%c0_i32 : i32) outs(%28 : tensor<15x32xi32>) -> tensor<15x32xi32>
+    %30 = arith.muli %25, %arg10 : index
+    %31 = arith.muli %30, %21 : index
+    %32 = arith.muli %27, %arg10 : index
+    %33 = arith.muli %32, %21 : index
+    %34 = scf.for %arg18 = %31 to %33 step %c1 iter_args(%arg19 = %29) -> (tensor<15x32xi32>) {
+      %61 = arith.muli %arg10, %21 : index
+      %62 = arith.cmpi eq, %61, %c0 : index
+      scf.if %62 {
+        func.call @baco_runtime_error(%c1_i64, %c77_i64, %c13_i64) : (i64, i64, i64) -> ()
+      }
+      %63 = arith.floordivsi %arg18, %61 : index
+      %64 = arith.cmpi eq, %21, %c0 : index
+      scf.if %64 {
+        func.call @baco_runtime_error(%c1_i64, %c78_i64, %c13_i64) : (i64, i64, i64) -> ()
+      }
+      %65 = arith.floordivsi %arg18, %21 : index
+      %66 = arith.cmpi eq, %arg10, %c0 : index
+      scf.if %66 {
+        func.call @baco_runtime_error(%c1_i64, %c78_i64, %c13_i64) : (i64, i64, i64) -> ()
+      }
+      %67 = arith.floordivsi %65, %arg10 : index
+      %68 = arith.muli %67, %arg10 : index
+      %69 = arith.subi %65, %68 : index
+      scf.if %64 {
+        func.call @baco_runtime_error(%c1_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
+      }
+      %70 = arith.muli %65, %21 : index
+      %71 = arith.subi %arg18, %70 : index
+      %72 = arith.muli %71, %c32 : index
+      %73 = arith.addi %20, %69 : index
+      %74 = arith.cmpi eq, %arg12, %c0 : index
+      scf.if %74 {
+        func.call @baco_runtime_error(%c1_i64, %c81_i64, %c17_i64) : (i64, i64, i64) -> ()
+      }
+      %75 = arith.floordivsi %73, %arg12 : index
+      %76 = arith.muli %75, %arg12 : index
+      %77 = arith.subi %73, %76 : index
+      %78 = arith.addi %18, %63 : index
+      %79 = arith.cmpi eq, %arg11, %c0 : index
+      scf.if %79 {
+        func.call @baco_runtime_error(%c1_i64, %c88_i64, %c23_i64) : (i64, i64, i64) -> ()
+      }
+      %80 = arith.floordivsi %78, %arg11 : index
+      %81 = arith.muli %80, %arg11 : index
+      %82 = arith.subi %78, %81 : index
+      %83 = arith.muli %4, %arg3 : index
+      %84 = arith.addi %83, %82 : index
+      %85 = arith.muli %84, %arg4 : index
+      %86 = arith.addi %85, %77 : index
       %87 = arith.muli %86, %arg5 : index
-      %88 = arith.muli %arg12, %arg5 : index
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg0 to offset: [%81], sizes: [%83, %85, %arg5], strides: [%87, %88, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
-      %89 = arith.muli %61, %arg10 : index
-      %90 = arith.addi %89, %65 : index
-      %91 = arith.muli %90, %arg5 : index
-      %92 = arith.muli %91, %arg8 : index
-      %reinterpret_cast_2 = memref.reinterpret_cast %arg1 to offset: [%92], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %93 = bufferization.alloc_tensor() : tensor<3x5x32xi8>
-      %94 = arith.maxsi %70, %c0 : index
-      %95 = arith.minsi %94, %85 : index
-      %96 = arith.addi %70, %c5 : index
-      %97 = arith.maxsi %96, %c0 : index
-      %98 = arith.minsi %97, %85 : index
-      %99 = arith.subi %95, %70 : index
-      %100 = arith.maxsi %99, %c0 : index
-      %101 = arith.minsi %100, %c5 : index
-      %102 = arith.subi %98, %95 : index
-      %103 = arith.maxsi %68, %c0 : index
-      %104 = arith.minsi %103, %arg5 : index
-      %105 = arith.addi %68, %c32 : index
+      %88 = arith.subi %arg3, %82 : index
+      scf.if %79 {
+        func.call @baco_runtime_error(%c1_i64, %c90_i64, %c46_i64) : (i64, i64, i64) -> ()
+      }
+      %89 = arith.ceildivsi %88, %arg11 : index
+      %90 = arith.subi %arg4, %77 : index
+      scf.if %74 {
+        func.call @baco_runtime_error(%c1_i64, %c90_i64, %c78_i64) : (i64, i64, i64) -> ()
+      }
+      %91 = arith.ceildivsi %90, %arg12 : index
+      %92 = arith.muli %arg11, %arg4 : index
+      %93 = arith.muli %92, %arg5 : index
+      %94 = arith.muli %arg12, %arg5 : index
+      scf.if %79 {
+        func.call @baco_runtime_error(%c1_i64, %c92_i64, %c48_i64) : (i64, i64, i64) -> ()
+      }
+      scf.if %74 {
+        func.call @baco_runtime_error(%c1_i64, %c92_i64, %c63_i64) : (i64, i64, i64) -> ()
+      }
+      %reinterpret_cast_1 = memref.reinterpret_cast %arg0 to offset: [%87], sizes: [%89, %91, %arg5], strides: [%93, %94, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
+      %95 = arith.muli %63, %arg10 : index
+      %96 = arith.addi %95, %69 : index
+      %97 = arith.muli %96, %arg5 : index
+      %98 = arith.muli %97, %arg8 : index
+      %reinterpret_cast_2 = memref.reinterpret_cast %arg1 to offset: [%98], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %99 = bufferization.alloc_tensor() : tensor<3x5x32xi8>
+      %100 = arith.maxsi %75, %c0 : index
+      %101 = arith.minsi %100, %91 : index
+      %102 = arith.addi %75, %c5 : index
+      %103 = arith.maxsi %102, %c0 : index
+      %104 = arith.minsi %103, %91 : index
+      %105 = arith.subi %101, %75 : index
       %106 = arith.maxsi %105, %c0 : index
-      %107 = arith.minsi %106, %arg5 : index
-      %108 = arith.subi %104, %68 : index
-      %109 = arith.maxsi %108, %c0 : index
-      %110 = arith.minsi %109, %c32 : index
-      %111 = arith.subi %107, %104 : index
-      %112 = arith.cmpi sgt, %110, %c0 : index
-      scf.if %112 {
-        func.call @baco_boundary_error(%c100_i64, %c13_i64) : (i64, i64) -> ()
+      %107 = arith.minsi %106, %c5 : index
+      %108 = arith.subi %104, %101 : index
+      %109 = arith.maxsi %72, %c0 : index
+      %110 = arith.minsi %109, %arg5 : index
+      %111 = arith.addi %72, %c32 : index
+      %112 = arith.maxsi %111, %c0 : index
+      %113 = arith.minsi %112, %arg5 : index
+      %114 = arith.subi %110, %72 : index
+      %115 = arith.maxsi %114, %c0 : index
+      %116 = arith.minsi %115, %c32 : index
+      %117 = arith.subi %113, %110 : index
+      %118 = arith.cmpi sgt, %116, %c0 : index
+      scf.if %118 {
+        func.call @baco_boundary_error(%c96_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %113 = arith.cmpi sge, %74, %c0 : index
-      %114 = arith.cmpi slt, %74, %83 : index
-      %115 = arith.andi %113, %114 : i1
-      %116 = arith.select %115, %74, %c0 : index
-      %117 = arith.select %115, %102, %c0 : index
-      %118 = arith.select %115, %101, %c0 : index
-      %subview_3 = memref.subview %reinterpret_cast_1[%116, %95, %104] [1, %117, %111] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %119 = arith.cmpi sge, %80, %c0 : index
+      %120 = arith.cmpi slt, %80, %89 : index
+      %121 = arith.andi %119, %120 : i1
+      %122 = arith.select %121, %80, %c0 : index
+      %123 = arith.select %121, %108, %c0 : index
+      %124 = arith.select %121, %107, %c0 : index
+      %subview_3 = memref.subview %reinterpret_cast_1[%122, %101, %110] [1, %123, %117] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_4 = memref.cast %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
-      %119 = bufferization.to_tensor %cast_4 restrict : memref<?x?xi8, strided<[?, ?], offset: ?>> to tensor<?x?xi8>
-      %inserted_slice = tensor.insert_slice %119 into %93[0, %118, 0] [1, %117, %111] [1, 1, 1] : tensor<?x?xi8> into tensor<3x5x32xi8>
-      %120 = arith.addi %74, %c1 : index
-      scf.if %112 {
-        func.call @baco_boundary_error(%c100_i64, %c13_i64) : (i64, i64) -> ()
+      %125 = bufferization.to_tensor %cast_4 restrict : memref<?x?xi8, strided<[?, ?], offset: ?>> to tensor<?x?xi8>
+      %inserted_slice = tensor.insert_slice %125 into %99[0, %124, 0] [1, %123, %117] [1, 1, 1] : tensor<?x?xi8> into tensor<3x5x32xi8>
+      %126 = arith.addi %80, %c1 : index
+      scf.if %118 {
+        func.call @baco_boundary_error(%c96_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %121 = arith.cmpi sge, %120, %c0 : index
-      %122 = arith.cmpi slt, %120, %83 : index
-      %123 = arith.andi %121, %122 : i1
-      %124 = arith.select %123, %120, %c0 : index
-      %125 = arith.select %123, %102, %c0 : index
-      %126 = arith.select %123, %101, %c0 : index
-      %subview_5 = memref.subview %reinterpret_cast_1[%124, %95, %104] [1, %125, %111] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %127 = arith.cmpi sge, %126, %c0 : index
+      %128 = arith.cmpi slt, %126, %89 : index
+      %129 = arith.andi %127, %128 : i1
+      %130 = arith.select %129, %126, %c0 : index
+      %131 = arith.select %129, %108, %c0 : index
+      %132 = arith.select %129, %107, %c0 : index
+      %subview_5 = memref.subview %reinterpret_cast_1[%130, %101, %110] [1, %131, %117] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_6 = memref.cast %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
-      %127 = bufferization.to_tensor %cast_6 restrict : memref<?x?xi8, strided<[?, ?], offset: ?>> to tensor<?x?xi8>
-      %inserted_slice_7 = tensor.insert_slice %127 into %inserted_slice[1, %126, 0] [1, %125, %111] [1, 1, 1] : tensor<?x?xi8> into tensor<3x5x32xi8>
-      %128 = arith.addi %74, %c2 : index
-      scf.if %112 {
-        func.call @baco_boundary_error(%c100_i64, %c13_i64) : (i64, i64) -> ()
+      %133 = bufferization.to_tensor %cast_6 restrict : memref<?x?xi8, strided<[?, ?], offset: ?>> to tensor<?x?xi8>
+      %inserted_slice_7 = tensor.insert_slice %133 into %inserted_slice[1, %132, 0] [1, %131, %117] [1, 1, 1] : tensor<?x?xi8> into tensor<3x5x32xi8>
+      %134 = arith.addi %80, %c2 : index
+      scf.if %118 {
+        func.call @baco_boundary_error(%c96_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %129 = arith.cmpi sge, %128, %c0 : index
-      %130 = arith.cmpi slt, %128, %83 : index
-      %131 = arith.andi %129, %130 : i1
-      %132 = arith.select %131, %128, %c0 : index
-      %133 = arith.select %131, %102, %c0 : index
-      %134 = arith.select %131, %101, %c0 : index
-      %subview_8 = memref.subview %reinterpret_cast_1[%132, %95, %104] [1, %133, %111] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %135 = arith.cmpi sge, %134, %c0 : index
+      %136 = arith.cmpi slt, %134, %89 : index
+      %137 = arith.andi %135, %136 : i1
+      %138 = arith.select %137, %134, %c0 : index
+      %139 = arith.select %137, %108, %c0 : index
+      %140 = arith.select %137, %107, %c0 : index
+      %subview_8 = memref.subview %reinterpret_cast_1[%138, %101, %110] [1, %139, %117] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_9 = memref.cast %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
-      %135 = bufferization.to_tensor %cast_9 restrict : memref<?x?xi8, strided<[?, ?], offset: ?>> to tensor<?x?xi8>
-      %inserted_slice_10 = tensor.insert_slice %135 into %inserted_slice_7[2, %134, 0] [1, %133, %111] [1, 1, 1] : tensor<?x?xi8> into tensor<3x5x32xi8>
+      %141 = bufferization.to_tensor %cast_9 restrict : memref<?x?xi8, strided<[?, ?], offset: ?>> to tensor<?x?xi8>
+      %inserted_slice_10 = tensor.insert_slice %141 into %inserted_slice_7[2, %140, 0] [1, %139, %117] [1, 1, 1] : tensor<?x?xi8> into tensor<3x5x32xi8>
       %collapsed = tensor.collapse_shape %inserted_slice_10 [[0, 1], [2]] : tensor<3x5x32xi8> into tensor<15x32xi8>
-      %136 = arith.maxsi %15, %c0 : index
-      %137 = arith.minsi %136, %arg8 : index
-      %138 = arith.addi %15, %c32 : index
-      %139 = arith.maxsi %138, %c0 : index
-      %140 = arith.minsi %139, %arg8 : index
-      %141 = arith.subi %137, %15 : index
-      %142 = arith.maxsi %141, %c0 : index
-      %143 = arith.minsi %142, %c32 : index
-      %144 = arith.subi %140, %137 : index
-      %145 = arith.cmpi sgt, %143, %c0 : index
-      scf.if %145 {
-        func.call @baco_boundary_error(%c101_i64, %c13_i64) : (i64, i64) -> ()
+      %142 = arith.maxsi %16, %c0 : index
+      %143 = arith.minsi %142, %arg8 : index
+      %144 = arith.addi %16, %c32 : index
+      %145 = arith.maxsi %144, %c0 : index
+      %146 = arith.minsi %145, %arg8 : index
+      %147 = arith.subi %143, %16 : index
+      %148 = arith.maxsi %147, %c0 : index
+      %149 = arith.minsi %148, %c32 : index
+      %150 = arith.subi %146, %143 : index
+      %151 = arith.cmpi sgt, %149, %c0 : index
+      scf.if %151 {
+        func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_11 = memref.subview %reinterpret_cast_2[%104, %137] [%111, %144] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_11 = memref.subview %reinterpret_cast_2[%110, %143] [%117, %150] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_12 = memref.cast %subview_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
-      %146 = bufferization.to_tensor %cast_12 restrict : memref<?x?xi8, strided<[?, ?], offset: ?>> to tensor<?x?xi8>
-      %147 = arith.subi %c32, %111 : index
-      %148 = arith.subi %147, %110 : index
-      %149 = arith.subi %c32, %144 : index
-      %padded = tensor.pad %146 low[%110, %c0] high[%148, %149] {
+      %152 = bufferization.to_tensor %cast_12 restrict : memref<?x?xi8, strided<[?, ?], offset: ?>> to tensor<?x?xi8>
+      %153 = arith.subi %c32, %117 : index
+      %154 = arith.subi %153, %116 : index
+      %155 = arith.subi %c32, %150 : index
+      %padded = tensor.pad %152 low[%116, %c0] high[%154, %155] {
       ^bb0(%arg20: index, %arg21: index):
         tensor.yield %c0_i8 : i8
       } : tensor<?x?xi8> to tensor<32x32xi8>
-      %150 = linalg.matmul ins(%collapsed, %padded : tensor<15x32xi8>, tensor<32x32xi8>) outs(%arg19 : tensor<15x32xi32>) -> tensor<15x32xi32>
-      scf.yield %150 : tensor<15x32xi32>
+      %156 = linalg.matmul ins(%collapsed, %padded : tensor<15x32xi8>, tensor<32x32xi8>) outs(%arg19 : tensor<15x32xi32>) -> tensor<15x32xi32>
+      scf.yield %156 : tensor<15x32xi32>
     }
-    %34 = arith.muli %3, %arg6 : index
-    %35 = arith.muli %34, %arg7 : index
-    %36 = arith.muli %35, %arg8 : index
-    %37 = arith.muli %arg6, %arg7 : index
-    %38 = arith.muli %9, %arg7 : index
-    %reinterpret_cast = memref.reinterpret_cast %arg2 to offset: [%36], sizes: [%37, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %39 = bufferization.alloc_tensor() : tensor<15x32xi8>
-    %40 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%33 : tensor<15x32xi32>) outs(%39 : tensor<15x32xi8>) attrs =  {gemmini.epilogue = {relu = true, scaled = true}} {
+    %35 = arith.muli %4, %arg6 : index
+    %36 = arith.muli %35, %arg7 : index
+    %37 = arith.muli %36, %arg8 : index
+    %38 = arith.muli %arg6, %arg7 : index
+    %39 = arith.muli %10, %arg7 : index
+    %reinterpret_cast = memref.reinterpret_cast %arg2 to offset: [%37], sizes: [%38, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %40 = bufferization.alloc_tensor() : tensor<15x32xi8>
+    %41 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%34 : tensor<15x32xi32>) outs(%40 : tensor<15x32xi8>) attrs =  {gemmini.epilogue = {relu = true, scaled = true}} {
     ^bb0(%in: i32, %out: i8):
-      %60 = arith.maxsi %in, %c0_i32 : i32
-      %61 = arith.sitofp %60 : i32 to f32
-      %62 = arith.mulf %61, %arg17 : f32
-      %63 = math.roundeven %62 : f32
-      %64 = arith.maximumf %63, %cst_0 : f32
-      %65 = arith.minimumf %64, %cst : f32
-      %66 = arith.fptosi %65 : f32 to i8
-      linalg.yield %66 : i8
+      %61 = arith.maxsi %in, %c0_i32 : i32
+      %62 = arith.sitofp %61 : i32 to f32
+      %63 = arith.mulf %62, %arg17 : f32
+      %64 = math.roundeven %63 : f32
+      %65 = arith.maximumf %64, %cst_0 : f32
+      %66 = arith.minimumf %65, %cst : f32
+      %67 = arith.fptosi %66 : f32 to i8
+      linalg.yield %67 : i8
     } -> tensor<15x32xi8>
-    %41 = arith.maxsi %38, %c0 : index
-    %42 = arith.minsi %41, %37 : index
-    %43 = arith.addi %38, %c15 : index
-    %44 = arith.maxsi %43, %c0 : index
-    %45 = arith.minsi %44, %37 : index
-    %46 = arith.subi %42, %38 : index
-    %47 = arith.maxsi %46, %c0 : index
-    %48 = arith.minsi %47, %c15 : index
-    %49 = arith.subi %45, %42 : index
-    %50 = arith.maxsi %15, %c0 : index
-    %51 = arith.minsi %50, %arg8 : index
-    %52 = arith.addi %15, %c32 : index
-    %53 = arith.maxsi %52, %c0 : index
-    %54 = arith.minsi %53, %arg8 : index
-    %55 = arith.subi %51, %15 : index
-    %56 = arith.maxsi %55, %c0 : index
-    %57 = arith.minsi %56, %c32 : index
-    %58 = arith.subi %54, %51 : index
-    %59 = arith.cmpi sgt, %57, %c0 : index
-    scf.if %59 {
-      func.call @baco_boundary_error(%c113_i64, %c9_i64) : (i64, i64) -> ()
+    %42 = arith.maxsi %39, %c0 : index
+    %43 = arith.minsi %42, %38 : index
+    %44 = arith.addi %39, %c15 : index
+    %45 = arith.maxsi %44, %c0 : index
+    %46 = arith.minsi %45, %38 : index
+    %47 = arith.subi %43, %39 : index
+    %48 = arith.maxsi %47, %c0 : index
+    %49 = arith.minsi %48, %c15 : index
+    %50 = arith.subi %46, %43 : index
+    %51 = arith.maxsi %16, %c0 : index
+    %52 = arith.minsi %51, %arg8 : index
+    %53 = arith.addi %16, %c32 : index
+    %54 = arith.maxsi %53, %c0 : index
+    %55 = arith.minsi %54, %arg8 : index
+    %56 = arith.subi %52, %16 : index
+    %57 = arith.maxsi %56, %c0 : index
+    %58 = arith.minsi %57, %c32 : index
+    %59 = arith.subi %55, %52 : index
+    %60 = arith.cmpi sgt, %58, %c0 : index
+    scf.if %60 {
+      func.call @baco_boundary_error(%c109_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast[%42, %51] [%49, %58] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %subview = memref.subview %reinterpret_cast[%43, %52] [%50, %59] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %cast = memref.cast %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
-    %extracted_slice = tensor.extract_slice %40[%48, 0] [%49, %58] [1, 1] : tensor<15x32xi8> to tensor<?x?xi8>
+    %extracted_slice = tensor.extract_slice %41[%49, 0] [%50, %59] [1, 1] : tensor<15x32xi8> to tensor<?x?xi8>
     bufferization.materialize_in_destination %extracted_slice in restrict writable %cast : (tensor<?x?xi8>, memref<?x?xi8, strided<[?, ?], offset: ?>>) -> ()
     return
   }

@@ -40,23 +40,28 @@
 module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
+  func.func private @baco_runtime_error(i64, i64, i64)
   func.func @conv_pool_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: f32, %arg9: memref<?xi32>) {
     %c4 = arith.constant 4 : index
-    %c5_i64 = arith.constant 5 : i64
-    %c77_i64 = arith.constant 77 : i64
     %c6 = arith.constant 6 : index
-    %c3 = arith.constant 3 : index
+    %c5_i64 = arith.constant 5 : i64
+    %c78_i64 = arith.constant 78 : i64
+    %c4_i64 = arith.constant 4 : i64
     %c-128_i8 = arith.constant -128 : i8
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
+    %c14_i64 = arith.constant 14 : i64
+    %c74_i64 = arith.constant 74 : i64
+    %c3_i64 = arith.constant 3 : i64
+    %c3 = arith.constant 3 : index
     %c5 = arith.constant 5 : index
-    %c66_i64 = arith.constant 66 : i64
+    %c67_i64 = arith.constant 67 : i64
     %c0_i8 = arith.constant 0 : i8
     %c13_i64 = arith.constant 13 : i64
-    %c65_i64 = arith.constant 65 : i64
+    %c66_i64 = arith.constant 66 : i64
     %c0_i32 = arith.constant 0 : i32
     %c15_i64 = arith.constant 15 : i64
-    %c60_i64 = arith.constant 60 : i64
+    %c61_i64 = arith.constant 61 : i64
     %c25 = arith.constant 25 : index
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -102,7 +107,7 @@ module {
     %31 = arith.subi %27, %24 : index
     %32 = arith.cmpi sgt, %30, %c0 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c60_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c61_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %cast = memref.cast %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[?, ?], offset: ?>>
@@ -116,129 +121,143 @@ module {
     } : tensor<?x?xi32> to tensor<25x16xi32>
     %37 = arith.ceildivsi %arg5, %c16 : index
     %38:3 = scf.for %arg10 = %c0 to %37 step %c1 iter_args(%arg11 = %padded, %arg12 = %c0, %arg13 = %c0) -> (tensor<25x16xi32>, index, index) {
-      %62 = arith.maxsi %arg12, %c0 : index
-      %63 = arith.minsi %62, %arg5 : index
-      %64 = arith.addi %arg12, %c16 : index
-      %65 = arith.maxsi %64, %c0 : index
-      %66 = arith.minsi %65, %arg5 : index
-      %67 = arith.subi %63, %arg12 : index
-      %68 = arith.maxsi %67, %c0 : index
-      %69 = arith.minsi %68, %c16 : index
-      %70 = arith.subi %66, %63 : index
-      %71 = arith.cmpi sgt, %69, %c0 : index
-      scf.if %71 {
-        func.call @baco_boundary_error(%c65_i64, %c13_i64) : (i64, i64) -> ()
+      %70 = arith.maxsi %arg12, %c0 : index
+      %71 = arith.minsi %70, %arg5 : index
+      %72 = arith.addi %arg12, %c16 : index
+      %73 = arith.maxsi %72, %c0 : index
+      %74 = arith.minsi %73, %arg5 : index
+      %75 = arith.subi %71, %arg12 : index
+      %76 = arith.maxsi %75, %c0 : index
+      %77 = arith.minsi %76, %c16 : index
+      %78 = arith.subi %74, %71 : index
+      %79 = arith.cmpi sgt, %77, %c0 : index
+      scf.if %79 {
+        func.call @baco_boundary_error(%c66_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_6 = memref.subview %reinterpret_cast[%15, %63] [%22, %70] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_6 = memref.subview %reinterpret_cast[%15, %71] [%22, %78] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_7 = memref.cast %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
-      %72 = bufferization.to_tensor %cast_7 restrict : memref<?x?xi8, strided<[?, ?], offset: ?>> to tensor<?x?xi8>
-      %73 = arith.subi %c16, %70 : index
-      %padded_8 = tensor.pad %72 low[%21, %c0] high[%35, %73] {
+      %80 = bufferization.to_tensor %cast_7 restrict : memref<?x?xi8, strided<[?, ?], offset: ?>> to tensor<?x?xi8>
+      %81 = arith.subi %c16, %78 : index
+      %padded_8 = tensor.pad %80 low[%21, %c0] high[%35, %81] {
       ^bb0(%arg14: index, %arg15: index):
         tensor.yield %c0_i8 : i8
       } : tensor<?x?xi8> to tensor<25x16xi8>
-      %74 = arith.maxsi %arg13, %c0 : index
-      %75 = arith.minsi %74, %arg5 : index
-      %76 = arith.addi %arg13, %c16 : index
-      %77 = arith.maxsi %76, %c0 : index
-      %78 = arith.minsi %77, %arg5 : index
-      %79 = arith.subi %75, %arg13 : index
-      %80 = arith.maxsi %79, %c0 : index
-      %81 = arith.minsi %80, %c16 : index
-      %82 = arith.subi %78, %75 : index
+      %82 = arith.maxsi %arg13, %c0 : index
+      %83 = arith.minsi %82, %arg5 : index
+      %84 = arith.addi %arg13, %c16 : index
+      %85 = arith.maxsi %84, %c0 : index
+      %86 = arith.minsi %85, %arg5 : index
+      %87 = arith.subi %83, %arg13 : index
+      %88 = arith.maxsi %87, %c0 : index
+      %89 = arith.minsi %88, %c16 : index
+      %90 = arith.subi %86, %83 : index
       scf.if %32 {
-        func.call @baco_boundary_error(%c66_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c67_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_9 = memref.subview %reinterpret_cast_1[%75, %24] [%82, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_9 = memref.subview %reinterpret_cast_1[%83, %24] [%90, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_10 = memref.cast %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
-      %83 = bufferization.to_tensor %cast_10 restrict : memref<?x?xi8, strided<[?, ?], offset: ?>> to tensor<?x?xi8>
-      %84 = arith.subi %c16, %82 : index
-      %85 = arith.subi %84, %81 : index
-      %padded_11 = tensor.pad %83 low[%81, %c0] high[%85, %36] {
+      %91 = bufferization.to_tensor %cast_10 restrict : memref<?x?xi8, strided<[?, ?], offset: ?>> to tensor<?x?xi8>
+      %92 = arith.subi %c16, %90 : index
+      %93 = arith.subi %92, %89 : index
+      %padded_11 = tensor.pad %91 low[%89, %c0] high[%93, %36] {
       ^bb0(%arg14: index, %arg15: index):
         tensor.yield %c0_i8 : i8
       } : tensor<?x?xi8> to tensor<16x16xi8>
-      %86 = linalg.matmul ins(%padded_8, %padded_11 : tensor<25x16xi8>, tensor<16x16xi8>) outs(%arg11 : tensor<25x16xi32>) -> tensor<25x16xi32>
-      scf.yield %86, %64, %76 : tensor<25x16xi32>, index, index
+      %94 = linalg.matmul ins(%padded_8, %padded_11 : tensor<25x16xi8>, tensor<16x16xi8>) outs(%arg11 : tensor<25x16xi32>) -> tensor<25x16xi32>
+      scf.yield %94, %72, %84 : tensor<25x16xi32>, index, index
     }
     %39 = arith.subi %c1, %7 : index
     %40 = arith.maxsi %39, %c0 : index
     %41 = arith.subi %arg3, %8 : index
     %42 = arith.minsi %41, %c5 : index
-    %43 = bufferization.alloc_tensor() : tensor<25x16xi8>
-    %44 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%38#0 : tensor<25x16xi32>) outs(%43 : tensor<25x16xi8>) attrs =  {gemmini.epilogue = {relu = true, scaled = true}} {
-    ^bb0(%in: i32, %out: i8):
-      %62 = arith.maxsi %in, %c0_i32 : i32
-      %63 = arith.sitofp %62 : i32 to f32
-      %64 = arith.mulf %63, %arg8 : f32
-      %65 = math.roundeven %64 : f32
-      %66 = arith.maximumf %65, %cst_0 : f32
-      %67 = arith.minimumf %66, %cst : f32
-      %68 = arith.fptosi %67 : f32 to i8
-      linalg.yield %68 : i8
-    } -> tensor<25x16xi8>
-    %45 = bufferization.alloc_tensor() : tensor<6x16xi8>
-    %46 = linalg.fill ins(%c-128_i8 : i8) outs(%45 : tensor<6x16xi8>) -> tensor<6x16xi8>
-    %47 = linalg.generic {indexing_maps = [#map1, #map2, #map2, #map3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%44, %40, %42 : tensor<25x16xi8>, index, index) outs(%46 : tensor<6x16xi8>) attrs =  {gemmini.max_pool = {image = array<i64: 5, 5>, kernel = 3 : i64, padding = array<i64: 0, 1>, stride = 2 : i64}} {
-    ^bb0(%in: i8, %in_6: index, %in_7: index, %out: i8):
-      %62 = linalg.index 0 : index
-      %63 = linalg.index 2 : index
-      %64 = arith.divui %62, %c3 : index
-      %65 = arith.muli %64, %c2 : index
-      %66 = arith.remui %62, %c3 : index
-      %67 = arith.muli %66, %c2 : index
-      %68 = arith.subi %67, %c1 : index
-      %69 = arith.divui %63, %c5 : index
-      %70 = arith.subi %69, %65 : index
-      %71 = arith.remui %63, %c5 : index
-      %72 = arith.subi %71, %68 : index
-      %73 = arith.cmpi sge, %70, %c0 : index
-      %74 = arith.cmpi slt, %70, %c3 : index
-      %75 = arith.andi %73, %74 : i1
-      %76 = arith.cmpi sge, %72, %c0 : index
-      %77 = arith.cmpi slt, %72, %c3 : index
-      %78 = arith.andi %76, %77 : i1
-      %79 = arith.andi %75, %78 : i1
-      %80 = arith.cmpi sge, %69, %in_6 : index
-      %81 = arith.cmpi slt, %69, %in_7 : index
-      %82 = arith.andi %80, %81 : i1
-      %83 = arith.andi %79, %82 : i1
-      %84 = arith.cmpi slt, %65, %in_6 : index
-      %85 = arith.addi %65, %c3 : index
-      %86 = arith.cmpi sgt, %85, %in_7 : index
-      %87 = arith.ori %84, %86 : i1
-      %88 = arith.cmpi slt, %68, %c0 : index
-      %89 = arith.addi %67, %c2 : index
-      %90 = arith.cmpi sgt, %89, %c5 : index
-      %91 = arith.ori %88, %90 : i1
-      %92 = arith.ori %87, %91 : i1
-      %93 = arith.select %83, %in, %c-128_i8 : i8
-      %94 = arith.maxsi %93, %c0_i8 : i8
-      %95 = arith.select %92, %94, %93 : i8
-      %96 = arith.maxsi %out, %95 : i8
-      linalg.yield %96 : i8
-    } -> tensor<6x16xi8>
-    %48 = arith.muli %1, %arg7 : index
-    %49 = arith.muli %48, %c3 : index
-    %50 = arith.muli %49, %arg6 : index
-    %51 = arith.muli %arg7, %c3 : index
-    %52 = arith.muli %3, %c6 : index
-    %reinterpret_cast_3 = memref.reinterpret_cast %arg2 to offset: [%50], sizes: [%51, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %53 = arith.maxsi %52, %c0 : index
-    %54 = arith.minsi %53, %51 : index
-    %55 = arith.addi %52, %c6 : index
-    %56 = arith.maxsi %55, %c0 : index
-    %57 = arith.minsi %56, %51 : index
-    %58 = arith.subi %54, %52 : index
-    %59 = arith.maxsi %58, %c0 : index
-    %60 = arith.minsi %59, %c6 : index
-    %61 = arith.subi %57, %54 : index
-    scf.if %32 {
-      func.call @baco_boundary_error(%c77_i64, %c5_i64) : (i64, i64) -> ()
+    %43 = arith.cmpi slt, %40, %c0 : index
+    %44 = arith.cmpi sgt, %40, %c3 : index
+    %45 = arith.cmpi slt, %42, %40 : index
+    %46 = arith.cmpi sgt, %42, %c5 : index
+    %47 = arith.ori %43, %44 : i1
+    %48 = arith.ori %47, %45 : i1
+    %49 = arith.ori %48, %46 : i1
+    scf.if %49 {
+      func.call @baco_runtime_error(%c3_i64, %c74_i64, %c14_i64) : (i64, i64, i64) -> ()
     }
-    %subview_4 = memref.subview %reinterpret_cast_3[%54, %24] [%61, %31] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %50 = bufferization.alloc_tensor() : tensor<25x16xi8>
+    %51 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%38#0 : tensor<25x16xi32>) outs(%50 : tensor<25x16xi8>) attrs =  {gemmini.epilogue = {relu = true, scaled = true}} {
+    ^bb0(%in: i32, %out: i8):
+      %70 = arith.maxsi %in, %c0_i32 : i32
+      %71 = arith.sitofp %70 : i32 to f32
+      %72 = arith.mulf %71, %arg8 : f32
+      %73 = math.roundeven %72 : f32
+      %74 = arith.maximumf %73, %cst_0 : f32
+      %75 = arith.minimumf %74, %cst : f32
+      %76 = arith.fptosi %75 : f32 to i8
+      linalg.yield %76 : i8
+    } -> tensor<25x16xi8>
+    %52 = bufferization.alloc_tensor() : tensor<6x16xi8>
+    %53 = linalg.fill ins(%c-128_i8 : i8) outs(%52 : tensor<6x16xi8>) -> tensor<6x16xi8>
+    %54 = linalg.generic {indexing_maps = [#map1, #map2, #map2, #map3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%51, %40, %42 : tensor<25x16xi8>, index, index) outs(%53 : tensor<6x16xi8>) attrs =  {gemmini.max_pool = {image = array<i64: 5, 5>, kernel = 3 : i64, padding = array<i64: 0, 1>, stride = 2 : i64}} {
+    ^bb0(%in: i8, %in_6: index, %in_7: index, %out: i8):
+      %70 = linalg.index 0 : index
+      %71 = linalg.index 2 : index
+      %72 = arith.divui %70, %c3 : index
+      %73 = arith.muli %72, %c2 : index
+      %74 = arith.remui %70, %c3 : index
+      %75 = arith.muli %74, %c2 : index
+      %76 = arith.subi %75, %c1 : index
+      %77 = arith.divui %71, %c5 : index
+      %78 = arith.subi %77, %73 : index
+      %79 = arith.remui %71, %c5 : index
+      %80 = arith.subi %79, %76 : index
+      %81 = arith.cmpi sge, %78, %c0 : index
+      %82 = arith.cmpi slt, %78, %c3 : index
+      %83 = arith.andi %81, %82 : i1
+      %84 = arith.cmpi sge, %80, %c0 : index
+      %85 = arith.cmpi slt, %80, %c3 : index
+      %86 = arith.andi %84, %85 : i1
+      %87 = arith.andi %83, %86 : i1
+      %88 = arith.cmpi sge, %77, %in_6 : index
+      %89 = arith.cmpi slt, %77, %in_7 : index
+      %90 = arith.andi %88, %89 : i1
+      %91 = arith.andi %87, %90 : i1
+      %92 = arith.cmpi slt, %73, %in_6 : index
+      %93 = arith.addi %73, %c3 : index
+      %94 = arith.cmpi sgt, %93, %in_7 : index
+      %95 = arith.ori %92, %94 : i1
+      %96 = arith.cmpi slt, %76, %c0 : index
+      %97 = arith.addi %75, %c2 : index
+      %98 = arith.cmpi sgt, %97, %c5 : index
+      %99 = arith.ori %96, %98 : i1
+      %100 = arith.ori %95, %99 : i1
+      %101 = arith.select %91, %in, %c-128_i8 : i8
+      %102 = arith.maxsi %101, %c0_i8 : i8
+      %103 = arith.select %100, %102, %101 : i8
+      %104 = arith.maxsi %out, %103 : i8
+      linalg.yield %104 : i8
+    } -> tensor<6x16xi8>
+    %55 = arith.muli %1, %arg7 : index
+    %56 = arith.muli %55, %c3 : index
+    %57 = arith.muli %56, %arg6 : index
+    %58 = arith.muli %arg7, %c3 : index
+    %59 = arith.muli %3, %c6 : index
+    %reinterpret_cast_3 = memref.reinterpret_cast %arg2 to offset: [%57], sizes: [%58, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %60 = arith.cmpi slt, %59, %c0 : index
+    scf.if %60 {
+      func.call @baco_runtime_error(%c4_i64, %c78_i64, %c5_i64) : (i64, i64, i64) -> ()
+    }
+    %61 = arith.maxsi %59, %c0 : index
+    %62 = arith.minsi %61, %58 : index
+    %63 = arith.addi %59, %c6 : index
+    %64 = arith.maxsi %63, %c0 : index
+    %65 = arith.minsi %64, %58 : index
+    %66 = arith.subi %62, %59 : index
+    %67 = arith.maxsi %66, %c0 : index
+    %68 = arith.minsi %67, %c6 : index
+    %69 = arith.subi %65, %62 : index
+    scf.if %32 {
+      func.call @baco_boundary_error(%c78_i64, %c5_i64) : (i64, i64) -> ()
+    }
+    %subview_4 = memref.subview %reinterpret_cast_3[%62, %24] [%69, %31] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %cast_5 = memref.cast %subview_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
-    %extracted_slice = tensor.extract_slice %47[%60, 0] [%61, %31] [1, 1] : tensor<6x16xi8> to tensor<?x?xi8>
+    %extracted_slice = tensor.extract_slice %54[%68, 0] [%69, %31] [1, 1] : tensor<6x16xi8> to tensor<?x?xi8>
     bufferization.materialize_in_destination %extracted_slice in restrict writable %cast_5 : (tensor<?x?xi8>, memref<?x?xi8, strided<[?, ?], offset: ?>>) -> ()
     return
   }

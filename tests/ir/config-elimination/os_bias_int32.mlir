@@ -43,12 +43,12 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c36_i64 = arith.constant 36 : i64
+    %c38_i64 = arith.constant 38 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c40_i64 = arith.constant 40 : i64
+    %c42_i64 = arith.constant 42 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c41_i64 = arith.constant 41 : i64
-    %c54_i64 = arith.constant 54 : i64
+    %c43_i64 = arith.constant 43 : i64
+    %c56_i64 = arith.constant 56 : i64
     %c9_i64 = arith.constant 9 : i64
     %c0_i64 = arith.constant 0 : i64
     %c1_i64 = arith.constant 1 : i64
@@ -83,7 +83,7 @@ module {
     %23 = arith.subi %19, %16 : index
     %24 = arith.cmpi sgt, %22, %c0 : index
     scf.if %24 {
-      func.call @baco_boundary_error(%c36_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c38_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%7, %16] [%14, %23] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
@@ -177,7 +177,7 @@ module {
       %64 = arith.subi %60, %57 : index
       %65 = arith.cmpi sgt, %63, %c0 : index
       scf.if %65 {
-        func.call @baco_boundary_error(%c40_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c42_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_9 = memref.subview %reinterpret_cast[%7, %57] [%14, %64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %66 = arith.index_cast %64 : index to i64
@@ -244,7 +244,7 @@ module {
       %83 = arith.minsi %82, %c32 : index
       %84 = arith.subi %80, %77 : index
       scf.if %24 {
-        func.call @baco_boundary_error(%c41_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_15 = memref.subview %reinterpret_cast_0[%77, %16] [%84, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %85 = arith.index_cast %83 : index to i64
@@ -372,7 +372,7 @@ module {
     }
     %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     scf.if %24 {
-      func.call @baco_boundary_error(%c54_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c56_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview_3 = memref.subview %reinterpret_cast_2[%7, %16] [%14, %23] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index

@@ -67,12 +67,12 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c36_i64 = arith.constant 36 : i64
+    %c38_i64 = arith.constant 38 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c40_i64 = arith.constant 40 : i64
+    %c42_i64 = arith.constant 42 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c41_i64 = arith.constant 41 : i64
-    %c52_i64 = arith.constant 52 : i64
+    %c43_i64 = arith.constant 43 : i64
+    %c54_i64 = arith.constant 54 : i64
     %c9_i64 = arith.constant 9 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
@@ -107,7 +107,7 @@ module {
     %23 = arith.subi %19, %16 : index
     %24 = arith.cmpi sgt, %22, %c0 : index
     scf.if %24 {
-      func.call @baco_boundary_error(%c36_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c38_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%7, %16] [%14, %23] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
@@ -191,7 +191,7 @@ module {
     %48 = arith.ceildivsi %arg5, %c32 : index
     %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     scf.if %24 {
-      func.call @baco_boundary_error(%c52_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c54_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview_3 = memref.subview %reinterpret_cast_2[%7, %16] [%14, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
@@ -215,7 +215,7 @@ module {
       %65 = arith.subi %61, %58 : index
       %66 = arith.cmpi sgt, %64, %c0 : index
       scf.if %66 {
-        func.call @baco_boundary_error(%c40_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c42_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_9 = memref.subview %reinterpret_cast[%7, %58] [%14, %65] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %67 = arith.index_cast %65 : index to i64
@@ -282,7 +282,7 @@ module {
       %84 = arith.minsi %83, %c32 : index
       %85 = arith.subi %81, %78 : index
       scf.if %24 {
-        func.call @baco_boundary_error(%c41_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_15 = memref.subview %reinterpret_cast_0[%78, %16] [%85, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %86 = arith.index_cast %84 : index to i64

@@ -55,6 +55,7 @@
 module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
+  func.func private @baco_runtime_error(i64, i64, i64)
   func.func @conv2d_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: index, %arg13: index, %arg14: index, %arg15: index, %arg16: index, %arg17: f32, %arg18: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
     %c2 = arith.constant 2 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
@@ -65,797 +66,826 @@ module {
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
     %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %c62_i64 = arith.constant 62 : i64
+    %c9_i64 = arith.constant 9 : i64
+    %c63_i64 = arith.constant 63 : i64
+    %c10_i64 = arith.constant 10 : i64
     %c16 = arith.constant 16 : index
     %c2_i64 = arith.constant 2 : i64
     %c32 = arith.constant 32 : index
-    %c0 = arith.constant 0 : index
     %c72_i64 = arith.constant 72 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c100_i64 = arith.constant 100 : i64
+    %c77_i64 = arith.constant 77 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c101_i64 = arith.constant 101 : i64
-    %c113_i64 = arith.constant 113 : i64
-    %c9_i64 = arith.constant 9 : i64
+    %c78_i64 = arith.constant 78 : i64
+    %c79_i64 = arith.constant 79 : i64
+    %c14_i64 = arith.constant 14 : i64
+    %c96_i64 = arith.constant 96 : i64
+    %c97_i64 = arith.constant 97 : i64
+    %c109_i64 = arith.constant 109 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
     "instgem.config_ex"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %c1065353216_i64, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     %0 = call @baco_program_id(%c0_i64) : (i64) -> i64
     %1 = arith.index_cast %0 : i64 to index
-    %2 = arith.floordivsi %1, %arg6 : index
-    %3 = call @baco_program_id(%c0_i64) : (i64) -> i64
-    %4 = arith.index_cast %3 : i64 to index
-    %5 = arith.floordivsi %4, %arg6 : index
-    %6 = arith.muli %5, %arg6 : index
-    %7 = arith.subi %4, %6 : index
-    %8 = call @baco_program_id(%c1_i64) : (i64) -> i64
-    %9 = arith.index_cast %8 : i64 to index
-    %10 = arith.muli %9, %c16 : index
-    %11 = call @baco_program_id(%c2_i64) : (i64) -> i64
-    %12 = arith.index_cast %11 : i64 to index
-    %13 = arith.muli %12, %c32 : index
-    %14 = arith.subi %7, %c1 : index
-    %15 = arith.subi %10, %c1 : index
-    %16 = arith.ceildivsi %arg5, %c32 : index
-    %17 = arith.subi %c1, %7 : index
-    %18 = arith.maxsi %17, %c0 : index
-    %19 = arith.subi %arg3, %14 : index
-    %20 = arith.minsi %arg9, %19 : index
+    %2 = arith.cmpi eq, %arg6, %c0 : index
+    scf.if %2 {
+      func.call @baco_runtime_error(%c1_i64, %c62_i64, %c9_i64) : (i64, i64, i64) -> ()
+    }
+    %3 = arith.floordivsi %1, %arg6 : index
+    %4 = call @baco_program_id(%c0_i64) : (i64) -> i64
+    %5 = arith.index_cast %4 : i64 to index
+    scf.if %2 {
+      func.call @baco_runtime_error(%c1_i64, %c63_i64, %c10_i64) : (i64, i64, i64) -> ()
+    }
+    %6 = arith.floordivsi %5, %arg6 : index
+    %7 = arith.muli %6, %arg6 : index
+    %8 = arith.subi %5, %7 : index
+    %9 = call @baco_program_id(%c1_i64) : (i64) -> i64
+    %10 = arith.index_cast %9 : i64 to index
+    %11 = arith.muli %10, %c16 : index
+    %12 = call @baco_program_id(%c2_i64) : (i64) -> i64
+    %13 = arith.index_cast %12 : i64 to index
+    %14 = arith.muli %13, %c32 : index
+    %15 = arith.subi %8, %c1 : index
+    %16 = arith.subi %11, %c1 : index
+    %17 = arith.ceildivsi %arg5, %c32 : index
+    %18 = arith.subi %c1, %8 : index
+    %19 = arith.maxsi %18, %c0 : index
+    %20 = arith.subi %arg3, %15 : index
+    %21 = arith.minsi %arg9, %20 : index
     %reinterpret_cast = memref.reinterpret_cast %arg18 to offset: [0], sizes: [%arg7, %arg8], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-    %21 = arith.maxsi %10, %c0 : index
-    %22 = arith.minsi %21, %arg7 : index
-    %23 = arith.addi %10, %c16 : index
-    %24 = arith.maxsi %23, %c0 : index
-    %25 = arith.minsi %24, %arg7 : index
-    %26 = arith.subi %22, %10 : index
-    %27 = arith.maxsi %26, %c0 : index
-    %28 = arith.minsi %27, %c16 : index
-    %29 = arith.subi %25, %22 : index
-    %30 = arith.maxsi %13, %c0 : index
-    %31 = arith.minsi %30, %arg8 : index
-    %32 = arith.addi %13, %c32 : index
-    %33 = arith.maxsi %32, %c0 : index
-    %34 = arith.minsi %33, %arg8 : index
-    %35 = arith.subi %31, %13 : index
-    %36 = arith.maxsi %35, %c0 : index
-    %37 = arith.minsi %36, %c32 : index
-    %38 = arith.subi %34, %31 : index
-    %39 = arith.cmpi sgt, %37, %c0 : index
-    scf.if %39 {
+    %22 = arith.maxsi %11, %c0 : index
+    %23 = arith.minsi %22, %arg7 : index
+    %24 = arith.addi %11, %c16 : index
+    %25 = arith.maxsi %24, %c0 : index
+    %26 = arith.minsi %25, %arg7 : index
+    %27 = arith.subi %23, %11 : index
+    %28 = arith.maxsi %27, %c0 : index
+    %29 = arith.minsi %28, %c16 : index
+    %30 = arith.subi %26, %23 : index
+    %31 = arith.maxsi %14, %c0 : index
+    %32 = arith.minsi %31, %arg8 : index
+    %33 = arith.addi %14, %c32 : index
+    %34 = arith.maxsi %33, %c0 : index
+    %35 = arith.minsi %34, %arg8 : index
+    %36 = arith.subi %32, %14 : index
+    %37 = arith.maxsi %36, %c0 : index
+    %38 = arith.minsi %37, %c32 : index
+    %39 = arith.subi %35, %32 : index
+    %40 = arith.cmpi sgt, %38, %c0 : index
+    scf.if %40 {
       func.call @baco_boundary_error(%c72_i64, %c15_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast[%22, %31] [%29, %38] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+    %subview = memref.subview %reinterpret_cast[%23, %32] [%30, %39] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg19 = %c0 to %c2 step %c1 {
-      %78 = arith.index_cast %arg19 : index to i64
-      %79 = arith.muli %78, %c16_i64 : i64
-      %80 = arith.subi %c32_i64, %79 : i64
-      %81 = arith.minsi %80, %c16_i64 : i64
-      %82 = arith.ori %79, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %82, %81, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %79 = arith.index_cast %arg19 : index to i64
+      %80 = arith.muli %79, %c16_i64 : i64
+      %81 = arith.subi %c32_i64, %80 : i64
+      %82 = arith.minsi %81, %c16_i64 : i64
+      %83 = arith.ori %80, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64, %83, %82, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %40 = arith.index_cast %28 : index to i64
     %41 = arith.index_cast %29 : index to i64
-    %42 = arith.index_cast %38 : index to i64
+    %42 = arith.index_cast %30 : index to i64
+    %43 = arith.index_cast %39 : index to i64
     %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
     %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-    %43 = arith.index_cast %intptr : index to i64
-    %44 = arith.index_cast %offset : index to i64
-    %45 = arith.muli %44, %c4_i64 : i64
-    %46 = arith.addi %43, %45 : i64
+    %44 = arith.index_cast %intptr : index to i64
+    %45 = arith.index_cast %offset : index to i64
+    %46 = arith.muli %45, %c4_i64 : i64
+    %47 = arith.addi %44, %46 : i64
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    %47 = arith.ceildivsi %42, %c16_i64 : i64
-    %48 = arith.divsi %40, %c16_i64 : i64
-    %49 = arith.addi %40, %41 : i64
-    %50 = arith.ceildivsi %49, %c16_i64 : i64
-    %51 = arith.subi %50, %48 : i64
-    %52 = arith.cmpi sgt, %41, %c0_i64 : i64
-    %53 = arith.extui %52 : i1 to i64
-    %54 = arith.muli %51, %53 : i64
-    %55 = arith.muli %54, %47 : i64
-    %56 = arith.index_cast %55 : i64 to index
-    scf.for %arg19 = %c0 to %56 step %c1 {
-      %78 = arith.index_cast %arg19 : index to i64
-      %79 = arith.divsi %78, %47 : i64
-      %80 = arith.addi %48, %79 : i64
-      %81 = arith.remsi %78, %47 : i64
+    %48 = arith.ceildivsi %43, %c16_i64 : i64
+    %49 = arith.divsi %41, %c16_i64 : i64
+    %50 = arith.addi %41, %42 : i64
+    %51 = arith.ceildivsi %50, %c16_i64 : i64
+    %52 = arith.subi %51, %49 : i64
+    %53 = arith.cmpi sgt, %42, %c0_i64 : i64
+    %54 = arith.extui %53 : i1 to i64
+    %55 = arith.muli %52, %54 : i64
+    %56 = arith.muli %55, %48 : i64
+    %57 = arith.index_cast %56 : i64 to index
+    scf.for %arg19 = %c0 to %57 step %c1 {
+      %79 = arith.index_cast %arg19 : index to i64
+      %80 = arith.divsi %79, %48 : i64
+      %81 = arith.addi %49, %80 : i64
+      %82 = arith.remsi %79, %48 : i64
+      %83 = arith.muli %81, %c16_i64 : i64
+      %84 = arith.maxsi %83, %41 : i64
+      %85 = arith.addi %83, %c16_i64 : i64
+      %86 = arith.minsi %85, %50 : i64
+      %87 = arith.subi %86, %84 : i64
+      %88 = arith.muli %82, %c64_i64 : i64
+      %89 = arith.addi %47, %88 : i64
+      %90 = arith.muli %81, %c32_i64 : i64
+      %91 = arith.muli %82, %c16_i64 : i64
+      %92 = arith.addi %90, %91 : i64
+      %93 = arith.ori %92, %c2147483648_i64 : i64
+      %94 = arith.subi %84, %83 : i64
+      %95 = arith.addi %93, %94 : i64
+      %96 = arith.subi %43, %91 : i64
+      %97 = arith.minsi %96, %c16_i64 : i64
+      "instgem.mvin"(%89, %95, %97, %87) : (i64, i64, i64, i64) -> ()
+    } {gemmini.load_stream}
+    %58 = arith.ceildivsi %41, %c16_i64 : i64
+    %59 = arith.cmpi sgt, %41, %c0_i64 : i64
+    %60 = arith.extui %59 : i1 to i64
+    %61 = arith.muli %58, %60 : i64
+    %62 = arith.muli %61, %48 : i64
+    %63 = arith.index_cast %62 : i64 to index
+    scf.for %arg19 = %c0 to %63 step %c1 {
+      %79 = arith.index_cast %arg19 : index to i64
+      %80 = arith.divsi %79, %48 : i64
+      %81 = arith.remsi %79, %48 : i64
       %82 = arith.muli %80, %c16_i64 : i64
-      %83 = arith.maxsi %82, %40 : i64
+      %83 = arith.maxsi %82, %c0_i64 : i64
       %84 = arith.addi %82, %c16_i64 : i64
-      %85 = arith.minsi %84, %49 : i64
+      %85 = arith.minsi %84, %41 : i64
       %86 = arith.subi %85, %83 : i64
-      %87 = arith.muli %81, %c64_i64 : i64
-      %88 = arith.addi %46, %87 : i64
-      %89 = arith.muli %80, %c32_i64 : i64
-      %90 = arith.muli %81, %c16_i64 : i64
-      %91 = arith.addi %89, %90 : i64
-      %92 = arith.ori %91, %c2147483648_i64 : i64
-      %93 = arith.subi %83, %82 : i64
-      %94 = arith.addi %92, %93 : i64
-      %95 = arith.subi %42, %90 : i64
-      %96 = arith.minsi %95, %c16_i64 : i64
-      "instgem.mvin"(%88, %94, %96, %86) : (i64, i64, i64, i64) -> ()
+      %87 = arith.muli %80, %c32_i64 : i64
+      %88 = arith.muli %81, %c16_i64 : i64
+      %89 = arith.addi %87, %88 : i64
+      %90 = arith.ori %89, %c2147483648_i64 : i64
+      %91 = arith.subi %83, %82 : i64
+      %92 = arith.addi %90, %91 : i64
+      %93 = arith.subi %43, %88 : i64
+      %94 = arith.minsi %93, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64, %92, %94, %86) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %57 = arith.ceildivsi %40, %c16_i64 : i64
-    %58 = arith.cmpi sgt, %40, %c0_i64 : i64
-    %59 = arith.extui %58 : i1 to i64
-    %60 = arith.muli %57, %59 : i64
-    %61 = arith.muli %60, %47 : i64
-    %62 = arith.index_cast %61 : i64 to index
-    scf.for %arg19 = %c0 to %62 step %c1 {
-      %78 = arith.index_cast %arg19 : index to i64
-      %79 = arith.divsi %78, %47 : i64
-      %80 = arith.remsi %78, %47 : i64
-      %81 = arith.muli %79, %c16_i64 : i64
-      %82 = arith.maxsi %81, %c0_i64 : i64
-      %83 = arith.addi %81, %c16_i64 : i64
-      %84 = arith.minsi %83, %40 : i64
-      %85 = arith.subi %84, %82 : i64
-      %86 = arith.muli %79, %c32_i64 : i64
-      %87 = arith.muli %80, %c16_i64 : i64
-      %88 = arith.addi %86, %87 : i64
-      %89 = arith.ori %88, %c2147483648_i64 : i64
-      %90 = arith.subi %82, %81 : i64
-      %91 = arith.addi %89, %90 : i64
-      %92 = arith.subi %42, %87 : i64
-      %93 = arith.minsi %92, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %91, %93, %85) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %63 = arith.muli %18, %arg10 : index
-    %64 = arith.muli %63, %16 : index
-    %65 = arith.muli %20, %arg10 : index
-    %66 = arith.muli %65, %16 : index
-    %67 = arith.muli %2, %arg6 : index
-    %68 = arith.addi %67, %7 : index
-    %69 = arith.muli %68, %arg7 : index
-    %70 = arith.muli %69, %arg8 : index
-    %reinterpret_cast_0 = memref.reinterpret_cast %arg2 to offset: [%70], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    scf.if %39 {
-      func.call @baco_boundary_error(%c113_i64, %c9_i64) : (i64, i64) -> ()
+    %64 = arith.muli %19, %arg10 : index
+    %65 = arith.muli %64, %17 : index
+    %66 = arith.muli %21, %arg10 : index
+    %67 = arith.muli %66, %17 : index
+    %68 = arith.muli %3, %arg6 : index
+    %69 = arith.addi %68, %8 : index
+    %70 = arith.muli %69, %arg7 : index
+    %71 = arith.muli %70, %arg8 : index
+    %reinterpret_cast_0 = memref.reinterpret_cast %arg2 to offset: [%71], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    scf.if %40 {
+      func.call @baco_boundary_error(%c109_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview_1 = memref.subview %reinterpret_cast_0[%22, %31] [%29, %38] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %subview_1 = memref.subview %reinterpret_cast_0[%23, %32] [%30, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %base_buffer_2, %offset_3, %sizes_4:2, %strides_5:2 = memref.extract_strided_metadata %subview_1 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_6 = memref.extract_aligned_pointer_as_index %subview_1 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %71 = arith.index_cast %intptr_6 : index to i64
-    %72 = arith.index_cast %offset_3 : index to i64
-    %73 = arith.addi %71, %72 : i64
-    %74 = arith.index_cast %strides_5#0 : index to i64
-    %75 = arith.bitcast %arg17 : f32 to i32
-    %76 = arith.extui %75 : i32 to i64
-    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %74, %76) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg19 = %64 to %66 step %c1 {
-      %78 = arith.muli %arg10, %16 : index
-      %79 = arith.floordivsi %arg19, %78 : index
-      %80 = arith.floordivsi %arg19, %16 : index
-      %81 = arith.floordivsi %80, %arg10 : index
-      %82 = arith.muli %81, %arg10 : index
-      %83 = arith.subi %80, %82 : index
-      %84 = arith.muli %80, %16 : index
-      %85 = arith.subi %arg19, %84 : index
-      %86 = arith.muli %85, %c32 : index
-      %87 = arith.addi %15, %83 : index
-      %88 = arith.muli %2, %arg3 : index
-      %89 = arith.addi %88, %14 : index
-      %90 = arith.addi %89, %79 : index
-      %91 = arith.muli %90, %arg4 : index
-      %92 = arith.muli %91, %arg5 : index
-      %reinterpret_cast_7 = memref.reinterpret_cast %arg0 to offset: [%92], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %93 = arith.muli %79, %arg10 : index
-      %94 = arith.addi %93, %83 : index
-      %95 = arith.muli %94, %arg5 : index
-      %96 = arith.muli %95, %arg8 : index
-      %reinterpret_cast_8 = memref.reinterpret_cast %arg1 to offset: [%96], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %97 = arith.maxsi %87, %c0 : index
-      %98 = arith.minsi %97, %arg4 : index
-      %99 = arith.addi %87, %c16 : index
-      %100 = arith.maxsi %99, %c0 : index
-      %101 = arith.minsi %100, %arg4 : index
-      %102 = arith.subi %98, %87 : index
-      %103 = arith.maxsi %102, %c0 : index
-      %104 = arith.minsi %103, %c16 : index
-      %105 = arith.subi %101, %98 : index
-      %106 = arith.maxsi %86, %c0 : index
-      %107 = arith.minsi %106, %arg5 : index
-      %108 = arith.addi %86, %c32 : index
-      %109 = arith.maxsi %108, %c0 : index
-      %110 = arith.minsi %109, %arg5 : index
-      %111 = arith.subi %107, %86 : index
-      %112 = arith.maxsi %111, %c0 : index
-      %113 = arith.minsi %112, %c32 : index
-      %114 = arith.subi %110, %107 : index
-      %115 = arith.cmpi sgt, %113, %c0 : index
-      scf.if %115 {
-        func.call @baco_boundary_error(%c100_i64, %c13_i64) : (i64, i64) -> ()
+    %72 = arith.index_cast %intptr_6 : index to i64
+    %73 = arith.index_cast %offset_3 : index to i64
+    %74 = arith.addi %72, %73 : i64
+    %75 = arith.index_cast %strides_5#0 : index to i64
+    %76 = arith.bitcast %arg17 : f32 to i32
+    %77 = arith.extui %76 : i32 to i64
+    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %75, %77) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    scf.for %arg19 = %65 to %67 step %c1 {
+      %79 = arith.muli %arg10, %17 : index
+      %80 = arith.cmpi eq, %79, %c0 : index
+      scf.if %80 {
+        func.call @baco_runtime_error(%c1_i64, %c77_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %subview_9 = memref.subview %reinterpret_cast_7[%98, %107] [%105, %114] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %116 = arith.index_cast %104 : index to i64
-      %117 = arith.index_cast %105 : index to i64
-      %118 = arith.index_cast %114 : index to i64
-      %119 = arith.addi %116, %117 : i64
+      %81 = arith.floordivsi %arg19, %79 : index
+      %82 = arith.cmpi eq, %17, %c0 : index
+      scf.if %82 {
+        func.call @baco_runtime_error(%c1_i64, %c78_i64, %c13_i64) : (i64, i64, i64) -> ()
+      }
+      %83 = arith.floordivsi %arg19, %17 : index
+      %84 = arith.cmpi eq, %arg10, %c0 : index
+      scf.if %84 {
+        func.call @baco_runtime_error(%c1_i64, %c78_i64, %c13_i64) : (i64, i64, i64) -> ()
+      }
+      %85 = arith.floordivsi %83, %arg10 : index
+      %86 = arith.muli %85, %arg10 : index
+      %87 = arith.subi %83, %86 : index
+      scf.if %82 {
+        func.call @baco_runtime_error(%c1_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
+      }
+      %88 = arith.muli %83, %17 : index
+      %89 = arith.subi %arg19, %88 : index
+      %90 = arith.muli %89, %c32 : index
+      %91 = arith.addi %16, %87 : index
+      %92 = arith.muli %3, %arg3 : index
+      %93 = arith.addi %92, %15 : index
+      %94 = arith.addi %93, %81 : index
+      %95 = arith.muli %94, %arg4 : index
+      %96 = arith.muli %95, %arg5 : index
+      %reinterpret_cast_7 = memref.reinterpret_cast %arg0 to offset: [%96], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %97 = arith.muli %81, %arg10 : index
+      %98 = arith.addi %97, %87 : index
+      %99 = arith.muli %98, %arg5 : index
+      %100 = arith.muli %99, %arg8 : index
+      %reinterpret_cast_8 = memref.reinterpret_cast %arg1 to offset: [%100], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %101 = arith.maxsi %91, %c0 : index
+      %102 = arith.minsi %101, %arg4 : index
+      %103 = arith.addi %91, %c16 : index
+      %104 = arith.maxsi %103, %c0 : index
+      %105 = arith.minsi %104, %arg4 : index
+      %106 = arith.subi %102, %91 : index
+      %107 = arith.maxsi %106, %c0 : index
+      %108 = arith.minsi %107, %c16 : index
+      %109 = arith.subi %105, %102 : index
+      %110 = arith.maxsi %90, %c0 : index
+      %111 = arith.minsi %110, %arg5 : index
+      %112 = arith.addi %90, %c32 : index
+      %113 = arith.maxsi %112, %c0 : index
+      %114 = arith.minsi %113, %arg5 : index
+      %115 = arith.subi %111, %90 : index
+      %116 = arith.maxsi %115, %c0 : index
+      %117 = arith.minsi %116, %c32 : index
+      %118 = arith.subi %114, %111 : index
+      %119 = arith.cmpi sgt, %117, %c0 : index
+      scf.if %119 {
+        func.call @baco_boundary_error(%c96_i64, %c13_i64) : (i64, i64) -> ()
+      }
+      %subview_9 = memref.subview %reinterpret_cast_7[%102, %111] [%109, %118] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %120 = arith.index_cast %108 : index to i64
+      %121 = arith.index_cast %109 : index to i64
+      %122 = arith.index_cast %118 : index to i64
+      %123 = arith.addi %120, %121 : i64
       %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %120 = arith.index_cast %intptr_14 : index to i64
-      %121 = arith.index_cast %offset_11 : index to i64
-      %122 = arith.addi %120, %121 : i64
-      %123 = arith.index_cast %strides_13#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %123) : (i64, i64, i64, i64, i64, i64) -> ()
-      %124 = arith.ceildivsi %118, %c64_i64 : i64
-      %125 = arith.divsi %116, %c16_i64 : i64
-      %126 = arith.ceildivsi %119, %c16_i64 : i64
-      %127 = arith.subi %126, %125 : i64
-      %128 = arith.cmpi sgt, %117, %c0_i64 : i64
-      %129 = arith.extui %128 : i1 to i64
-      %130 = arith.muli %127, %129 : i64
-      %131 = arith.muli %130, %124 : i64
-      %132 = arith.index_cast %131 : i64 to index
-      scf.for %arg20 = %c0 to %132 step %c1 {
-        %177 = arith.index_cast %arg20 : index to i64
-        %178 = arith.divsi %177, %124 : i64
-        %179 = arith.addi %125, %178 : i64
-        %180 = arith.remsi %177, %124 : i64
-        %181 = arith.muli %179, %c16_i64 : i64
-        %182 = arith.maxsi %181, %116 : i64
-        %183 = arith.addi %181, %c16_i64 : i64
-        %184 = arith.minsi %183, %119 : i64
-        %185 = arith.subi %184, %182 : i64
-        %186 = arith.subi %182, %116 : i64
-        %187 = arith.muli %186, %123 : i64
-        %188 = arith.addi %122, %187 : i64
-        %189 = arith.muli %180, %c64_i64 : i64
-        %190 = arith.addi %188, %189 : i64
-        %191 = arith.muli %179, %c32_i64 : i64
-        %192 = arith.addi %191, %189 : i64
-        %193 = arith.subi %182, %181 : i64
+      %124 = arith.index_cast %intptr_14 : index to i64
+      %125 = arith.index_cast %offset_11 : index to i64
+      %126 = arith.addi %124, %125 : i64
+      %127 = arith.index_cast %strides_13#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %127) : (i64, i64, i64, i64, i64, i64) -> ()
+      %128 = arith.ceildivsi %122, %c64_i64 : i64
+      %129 = arith.divsi %120, %c16_i64 : i64
+      %130 = arith.ceildivsi %123, %c16_i64 : i64
+      %131 = arith.subi %130, %129 : i64
+      %132 = arith.cmpi sgt, %121, %c0_i64 : i64
+      %133 = arith.extui %132 : i1 to i64
+      %134 = arith.muli %131, %133 : i64
+      %135 = arith.muli %134, %128 : i64
+      %136 = arith.index_cast %135 : i64 to index
+      scf.for %arg20 = %c0 to %136 step %c1 {
+        %181 = arith.index_cast %arg20 : index to i64
+        %182 = arith.divsi %181, %128 : i64
+        %183 = arith.addi %129, %182 : i64
+        %184 = arith.remsi %181, %128 : i64
+        %185 = arith.muli %183, %c16_i64 : i64
+        %186 = arith.maxsi %185, %120 : i64
+        %187 = arith.addi %185, %c16_i64 : i64
+        %188 = arith.minsi %187, %123 : i64
+        %189 = arith.subi %188, %186 : i64
+        %190 = arith.subi %186, %120 : i64
+        %191 = arith.muli %190, %127 : i64
+        %192 = arith.addi %126, %191 : i64
+        %193 = arith.muli %184, %c64_i64 : i64
         %194 = arith.addi %192, %193 : i64
-        %195 = arith.subi %118, %189 : i64
-        %196 = arith.minsi %195, %c64_i64 : i64
-        "instgem.mvin"(%190, %194, %196, %185) : (i64, i64, i64, i64) -> ()
+        %195 = arith.muli %183, %c32_i64 : i64
+        %196 = arith.addi %195, %193 : i64
+        %197 = arith.subi %186, %185 : i64
+        %198 = arith.addi %196, %197 : i64
+        %199 = arith.subi %122, %193 : i64
+        %200 = arith.minsi %199, %c64_i64 : i64
+        "instgem.mvin"(%194, %198, %200, %189) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %133 = arith.ceildivsi %116, %c16_i64 : i64
-      %134 = arith.cmpi sgt, %116, %c0_i64 : i64
-      %135 = arith.extui %134 : i1 to i64
-      %136 = arith.muli %133, %135 : i64
-      %137 = arith.muli %136, %124 : i64
-      %138 = arith.index_cast %137 : i64 to index
-      scf.for %arg20 = %c0 to %138 step %c1 {
-        %177 = arith.index_cast %arg20 : index to i64
-        %178 = arith.divsi %177, %124 : i64
-        %179 = arith.remsi %177, %124 : i64
-        %180 = arith.muli %178, %c16_i64 : i64
-        %181 = arith.maxsi %180, %c0_i64 : i64
-        %182 = arith.addi %180, %c16_i64 : i64
-        %183 = arith.minsi %182, %116 : i64
-        %184 = arith.subi %183, %181 : i64
-        %185 = arith.muli %178, %c32_i64 : i64
-        %186 = arith.muli %179, %c64_i64 : i64
-        %187 = arith.addi %185, %186 : i64
-        %188 = arith.subi %181, %180 : i64
-        %189 = arith.addi %187, %188 : i64
-        %190 = arith.subi %118, %186 : i64
-        %191 = arith.minsi %190, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %189, %191, %184) : (i64, i64, i64, i64) -> ()
+      %137 = arith.ceildivsi %120, %c16_i64 : i64
+      %138 = arith.cmpi sgt, %120, %c0_i64 : i64
+      %139 = arith.extui %138 : i1 to i64
+      %140 = arith.muli %137, %139 : i64
+      %141 = arith.muli %140, %128 : i64
+      %142 = arith.index_cast %141 : i64 to index
+      scf.for %arg20 = %c0 to %142 step %c1 {
+        %181 = arith.index_cast %arg20 : index to i64
+        %182 = arith.divsi %181, %128 : i64
+        %183 = arith.remsi %181, %128 : i64
+        %184 = arith.muli %182, %c16_i64 : i64
+        %185 = arith.maxsi %184, %c0_i64 : i64
+        %186 = arith.addi %184, %c16_i64 : i64
+        %187 = arith.minsi %186, %120 : i64
+        %188 = arith.subi %187, %185 : i64
+        %189 = arith.muli %182, %c32_i64 : i64
+        %190 = arith.muli %183, %c64_i64 : i64
+        %191 = arith.addi %189, %190 : i64
+        %192 = arith.subi %185, %184 : i64
+        %193 = arith.addi %191, %192 : i64
+        %194 = arith.subi %122, %190 : i64
+        %195 = arith.minsi %194, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %193, %195, %188) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.if %39 {
-        func.call @baco_boundary_error(%c101_i64, %c13_i64) : (i64, i64) -> ()
+      scf.if %40 {
+        func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_15 = memref.subview %reinterpret_cast_8[%107, %31] [%114, %38] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %139 = arith.index_cast %113 : index to i64
-      %140 = arith.addi %139, %118 : i64
+      %subview_15 = memref.subview %reinterpret_cast_8[%111, %32] [%118, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %143 = arith.index_cast %117 : index to i64
+      %144 = arith.addi %143, %122 : i64
       %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %141 = arith.index_cast %intptr_20 : index to i64
-      %142 = arith.index_cast %offset_17 : index to i64
-      %143 = arith.addi %141, %142 : i64
-      %144 = arith.index_cast %strides_19#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %144) : (i64, i64, i64, i64, i64, i64) -> ()
-      %145 = arith.ceildivsi %42, %c64_i64 : i64
-      %146 = arith.divsi %139, %c16_i64 : i64
-      %147 = arith.ceildivsi %140, %c16_i64 : i64
-      %148 = arith.subi %147, %146 : i64
-      %149 = arith.cmpi sgt, %118, %c0_i64 : i64
-      %150 = arith.extui %149 : i1 to i64
-      %151 = arith.muli %148, %150 : i64
-      %152 = arith.muli %151, %145 : i64
-      %153 = arith.index_cast %152 : i64 to index
-      scf.for %arg20 = %c0 to %153 step %c1 {
-        %177 = arith.index_cast %arg20 : index to i64
-        %178 = arith.divsi %177, %145 : i64
-        %179 = arith.addi %146, %178 : i64
-        %180 = arith.remsi %177, %145 : i64
-        %181 = arith.muli %179, %c16_i64 : i64
-        %182 = arith.maxsi %181, %139 : i64
-        %183 = arith.addi %181, %c16_i64 : i64
-        %184 = arith.minsi %183, %140 : i64
-        %185 = arith.subi %184, %182 : i64
-        %186 = arith.subi %182, %139 : i64
-        %187 = arith.muli %186, %144 : i64
-        %188 = arith.addi %143, %187 : i64
-        %189 = arith.muli %180, %c64_i64 : i64
-        %190 = arith.addi %188, %189 : i64
-        %191 = arith.muli %179, %c32_i64 : i64
-        %192 = arith.addi %191, %189 : i64
-        %193 = arith.addi %192, %c32_i64 : i64
-        %194 = arith.subi %182, %181 : i64
-        %195 = arith.addi %193, %194 : i64
-        %196 = arith.subi %42, %189 : i64
-        %197 = arith.minsi %196, %c64_i64 : i64
-        "instgem.mvin"(%190, %195, %197, %185) : (i64, i64, i64, i64) -> ()
+      %145 = arith.index_cast %intptr_20 : index to i64
+      %146 = arith.index_cast %offset_17 : index to i64
+      %147 = arith.addi %145, %146 : i64
+      %148 = arith.index_cast %strides_19#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %148) : (i64, i64, i64, i64, i64, i64) -> ()
+      %149 = arith.ceildivsi %43, %c64_i64 : i64
+      %150 = arith.divsi %143, %c16_i64 : i64
+      %151 = arith.ceildivsi %144, %c16_i64 : i64
+      %152 = arith.subi %151, %150 : i64
+      %153 = arith.cmpi sgt, %122, %c0_i64 : i64
+      %154 = arith.extui %153 : i1 to i64
+      %155 = arith.muli %152, %154 : i64
+      %156 = arith.muli %155, %149 : i64
+      %157 = arith.index_cast %156 : i64 to index
+      scf.for %arg20 = %c0 to %157 step %c1 {
+        %181 = arith.index_cast %arg20 : index to i64
+        %182 = arith.divsi %181, %149 : i64
+        %183 = arith.addi %150, %182 : i64
+        %184 = arith.remsi %181, %149 : i64
+        %185 = arith.muli %183, %c16_i64 : i64
+        %186 = arith.maxsi %185, %143 : i64
+        %187 = arith.addi %185, %c16_i64 : i64
+        %188 = arith.minsi %187, %144 : i64
+        %189 = arith.subi %188, %186 : i64
+        %190 = arith.subi %186, %143 : i64
+        %191 = arith.muli %190, %148 : i64
+        %192 = arith.addi %147, %191 : i64
+        %193 = arith.muli %184, %c64_i64 : i64
+        %194 = arith.addi %192, %193 : i64
+        %195 = arith.muli %183, %c32_i64 : i64
+        %196 = arith.addi %195, %193 : i64
+        %197 = arith.addi %196, %c32_i64 : i64
+        %198 = arith.subi %186, %185 : i64
+        %199 = arith.addi %197, %198 : i64
+        %200 = arith.subi %43, %193 : i64
+        %201 = arith.minsi %200, %c64_i64 : i64
+        "instgem.mvin"(%194, %199, %201, %189) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %154 = arith.ceildivsi %139, %c16_i64 : i64
-      %155 = arith.cmpi sgt, %139, %c0_i64 : i64
-      %156 = arith.extui %155 : i1 to i64
-      %157 = arith.muli %154, %156 : i64
-      %158 = arith.muli %157, %145 : i64
-      %159 = arith.index_cast %158 : i64 to index
-      scf.for %arg20 = %c0 to %159 step %c1 {
-        %177 = arith.index_cast %arg20 : index to i64
-        %178 = arith.divsi %177, %145 : i64
-        %179 = arith.remsi %177, %145 : i64
-        %180 = arith.muli %178, %c16_i64 : i64
-        %181 = arith.maxsi %180, %c0_i64 : i64
-        %182 = arith.addi %180, %c16_i64 : i64
-        %183 = arith.minsi %182, %139 : i64
-        %184 = arith.subi %183, %181 : i64
-        %185 = arith.muli %178, %c32_i64 : i64
-        %186 = arith.muli %179, %c64_i64 : i64
-        %187 = arith.addi %185, %186 : i64
-        %188 = arith.addi %187, %c32_i64 : i64
-        %189 = arith.subi %181, %180 : i64
-        %190 = arith.addi %188, %189 : i64
-        %191 = arith.subi %42, %186 : i64
-        %192 = arith.minsi %191, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %190, %192, %184) : (i64, i64, i64, i64) -> ()
+      %158 = arith.ceildivsi %143, %c16_i64 : i64
+      %159 = arith.cmpi sgt, %143, %c0_i64 : i64
+      %160 = arith.extui %159 : i1 to i64
+      %161 = arith.muli %158, %160 : i64
+      %162 = arith.muli %161, %149 : i64
+      %163 = arith.index_cast %162 : i64 to index
+      scf.for %arg20 = %c0 to %163 step %c1 {
+        %181 = arith.index_cast %arg20 : index to i64
+        %182 = arith.divsi %181, %149 : i64
+        %183 = arith.remsi %181, %149 : i64
+        %184 = arith.muli %182, %c16_i64 : i64
+        %185 = arith.maxsi %184, %c0_i64 : i64
+        %186 = arith.addi %184, %c16_i64 : i64
+        %187 = arith.minsi %186, %143 : i64
+        %188 = arith.subi %187, %185 : i64
+        %189 = arith.muli %182, %c32_i64 : i64
+        %190 = arith.muli %183, %c64_i64 : i64
+        %191 = arith.addi %189, %190 : i64
+        %192 = arith.addi %191, %c32_i64 : i64
+        %193 = arith.subi %185, %184 : i64
+        %194 = arith.addi %192, %193 : i64
+        %195 = arith.subi %43, %190 : i64
+        %196 = arith.minsi %195, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %194, %196, %188) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %160 = arith.maxsi %119, %c0_i64 : i64
-      %161 = arith.minsi %160, %c16_i64 : i64
-      %162 = arith.maxsi %118, %c0_i64 : i64
-      %163 = arith.minsi %162, %c32_i64 : i64
-      %164 = arith.maxsi %140, %c0_i64 : i64
-      %165 = arith.minsi %164, %c32_i64 : i64
-      %166 = arith.maxsi %42, %c0_i64 : i64
+      %164 = arith.maxsi %123, %c0_i64 : i64
+      %165 = arith.minsi %164, %c16_i64 : i64
+      %166 = arith.maxsi %122, %c0_i64 : i64
       %167 = arith.minsi %166, %c32_i64 : i64
-      %168 = arith.ceildivsi %161, %c16_i64 : i64
-      %169 = arith.ceildivsi %167, %c16_i64 : i64
-      %170 = arith.minsi %163, %165 : i64
-      %171 = arith.ceildivsi %170, %c16_i64 : i64
-      %172 = arith.addi %arg19, %c1 : index
-      %173 = arith.cmpi sge, %172, %66 : index
-      %174 = arith.cmpi sgt, %168, %c0_i64 : i64
-      %175 = arith.select %174, %169, %c0_i64 : i64
-      %176 = arith.index_cast %175 : i64 to index
-      scf.for %arg20 = %c0 to %176 step %c1 {
-        %177 = arith.index_cast %arg20 : index to i64
-        %178 = arith.subi %177, %c1_i64 : i64
-        %179 = arith.cmpi sge, %178, %c0_i64 : i64
-        %180 = arith.cmpi slt, %178, %47 : i64
-        %181 = arith.andi %179, %180 : i1
-        %182 = arith.andi %173, %181 : i1
-        %183 = arith.maxsi %171, %c1_i64 : i64
-        %184 = arith.ceildivsi %54, %183 : i64
-        %185 = arith.subi %175, %c1_i64 : i64
-        %186 = arith.cmpi eq, %177, %185 : i64
-        %187 = arith.cmpi slt, %177, %47 : i64
-        %188 = arith.andi %186, %187 : i1
-        %189 = arith.andi %173, %188 : i1
-        %190 = arith.divsi %170, %c16_i64 : i64
-        %191 = arith.minsi %171, %190 : i64
-        %192 = arith.maxsi %191, %c0_i64 : i64
-        %193 = arith.index_cast %192 : i64 to index
-        scf.for %arg21 = %c0 to %193 step %c1 {
-          %200 = arith.index_cast %arg21 : index to i64
-          %201 = arith.muli %200, %184 : i64
-          %202 = arith.minsi %201, %54 : i64
-          scf.if %182 {
-            %215 = arith.addi %202, %184 : i64
-            %216 = arith.minsi %215, %54 : i64
-            %217 = arith.index_cast %202 : i64 to index
-            %218 = arith.index_cast %216 : i64 to index
-            scf.for %arg22 = %217 to %218 step %c1 {
-              %219 = arith.index_cast %arg22 : index to i64
-              %220 = arith.addi %48, %219 : i64
-              %221 = arith.muli %220, %c16_i64 : i64
-              %222 = arith.maxsi %221, %40 : i64
-              %223 = arith.addi %221, %c16_i64 : i64
-              %224 = arith.minsi %223, %49 : i64
-              %225 = arith.subi %224, %222 : i64
-              %226 = arith.subi %222, %40 : i64
-              %227 = arith.muli %226, %74 : i64
-              %228 = arith.addi %73, %227 : i64
-              %229 = arith.muli %178, %c16_i64 : i64
-              %230 = arith.addi %228, %229 : i64
-              %231 = arith.muli %220, %c32_i64 : i64
-              %232 = arith.addi %231, %229 : i64
-              %233 = arith.ori %232, %c2147483648_i64 : i64
-              %234 = arith.subi %222, %221 : i64
-              %235 = arith.addi %233, %234 : i64
-              %236 = arith.subi %42, %229 : i64
-              %237 = arith.minsi %236, %c16_i64 : i64
-              "instgem.mvout"(%230, %235, %237, %225) : (i64, i64, i64, i64) -> ()
-            }
-          }
-          %203 = arith.minsi %161, %c16_i64 : i64
-          %204 = arith.muli %177, %c16_i64 : i64
-          %205 = arith.subi %167, %204 : i64
-          %206 = arith.minsi %205, %c16_i64 : i64
-          %207 = arith.ori %204, %c3221225472_i64 : i64
-          %208 = arith.muli %200, %c32_i64 : i64
-          %209 = arith.addi %208, %204 : i64
-          %210 = arith.addi %209, %c32_i64 : i64
-          "instgem.preload"(%210, %206, %c16_i64, %207, %206, %203) : (i64, i64, i64, i64, i64, i64) -> ()
-          %211 = arith.muli %200, %c16_i64 : i64
-          "instgem.compute_preloaded"(%211, %c16_i64, %203, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %212 = arith.subi %171, %c1_i64 : i64
-          %213 = arith.cmpi eq, %200, %212 : i64
-          %214 = arith.andi %189, %213 : i1
-          scf.if %214 {
-            %215 = arith.divsi %161, %c16_i64 : i64
-            %216 = arith.minsi %168, %215 : i64
-            %217 = arith.maxsi %216, %c1_i64 : i64
-            %218 = arith.index_cast %217 : i64 to index
-            scf.for %arg22 = %c1 to %218 step %c1 {
-              %220 = arith.index_cast %arg22 : index to i64
-              %221 = arith.muli %220, %c32_i64 : i64
-              %222 = arith.addi %221, %204 : i64
-              %223 = arith.ori %222, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %223, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %224 = arith.addi %221, %211 : i64
-              "instgem.compute_accumulated"(%224, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %225 = arith.subi %220, %c1_i64 : i64
-              %226 = arith.cmpi slt, %225, %54 : i64
-              scf.if %226 {
-                %227 = arith.addi %48, %225 : i64
-                %228 = arith.muli %227, %c16_i64 : i64
-                %229 = arith.maxsi %228, %40 : i64
-                %230 = arith.addi %228, %c16_i64 : i64
-                %231 = arith.minsi %230, %49 : i64
-                %232 = arith.subi %231, %229 : i64
-                %233 = arith.subi %229, %40 : i64
-                %234 = arith.muli %233, %74 : i64
-                %235 = arith.addi %73, %234 : i64
-                %236 = arith.addi %235, %204 : i64
-                %237 = arith.muli %227, %c32_i64 : i64
-                %238 = arith.addi %237, %204 : i64
-                %239 = arith.ori %238, %c2147483648_i64 : i64
-                %240 = arith.subi %229, %228 : i64
-                %241 = arith.addi %239, %240 : i64
-                %242 = arith.subi %42, %204 : i64
-                %243 = arith.minsi %242, %c16_i64 : i64
-                "instgem.mvout"(%236, %241, %243, %232) : (i64, i64, i64, i64) -> ()
-              }
-            }
-            %219 = arith.index_cast %168 : i64 to index
-            scf.for %arg22 = %218 to %219 step %c1 {
-              %220 = arith.index_cast %arg22 : index to i64
-              %221 = arith.muli %220, %c16_i64 : i64
-              %222 = arith.subi %161, %221 : i64
-              %223 = arith.minsi %222, %c16_i64 : i64
-              %224 = arith.muli %220, %c32_i64 : i64
-              %225 = arith.addi %224, %204 : i64
-              %226 = arith.ori %225, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %226, %206, %223) : (i64, i64, i64, i64, i64, i64) -> ()
-              %227 = arith.addi %224, %211 : i64
-              "instgem.compute_accumulated"(%227, %c16_i64, %223, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %228 = arith.subi %220, %c1_i64 : i64
-              %229 = arith.cmpi slt, %228, %54 : i64
-              scf.if %229 {
-                %230 = arith.addi %48, %228 : i64
-                %231 = arith.muli %230, %c16_i64 : i64
-                %232 = arith.maxsi %231, %40 : i64
-                %233 = arith.addi %231, %c16_i64 : i64
-                %234 = arith.minsi %233, %49 : i64
-                %235 = arith.subi %234, %232 : i64
-                %236 = arith.subi %232, %40 : i64
-                %237 = arith.muli %236, %74 : i64
-                %238 = arith.addi %73, %237 : i64
-                %239 = arith.addi %238, %204 : i64
-                %240 = arith.muli %230, %c32_i64 : i64
-                %241 = arith.addi %240, %204 : i64
-                %242 = arith.ori %241, %c2147483648_i64 : i64
-                %243 = arith.subi %232, %231 : i64
-                %244 = arith.addi %242, %243 : i64
-                %245 = arith.subi %42, %204 : i64
-                %246 = arith.minsi %245, %c16_i64 : i64
-                "instgem.mvout"(%239, %244, %246, %235) : (i64, i64, i64, i64) -> ()
-              }
-            }
-          } else {
-            %215 = arith.divsi %161, %c16_i64 : i64
-            %216 = arith.minsi %168, %215 : i64
-            %217 = arith.maxsi %216, %c1_i64 : i64
-            %218 = arith.index_cast %217 : i64 to index
-            scf.for %arg22 = %c1 to %218 step %c1 {
-              %220 = arith.index_cast %arg22 : index to i64
-              %221 = arith.muli %220, %c32_i64 : i64
-              %222 = arith.addi %221, %204 : i64
-              %223 = arith.ori %222, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %223, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %224 = arith.addi %221, %211 : i64
-              "instgem.compute_accumulated"(%224, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %219 = arith.index_cast %168 : i64 to index
-            scf.for %arg22 = %218 to %219 step %c1 {
-              %220 = arith.index_cast %arg22 : index to i64
-              %221 = arith.muli %220, %c16_i64 : i64
-              %222 = arith.subi %161, %221 : i64
-              %223 = arith.minsi %222, %c16_i64 : i64
-              %224 = arith.muli %220, %c32_i64 : i64
-              %225 = arith.addi %224, %204 : i64
-              %226 = arith.ori %225, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %226, %206, %223) : (i64, i64, i64, i64, i64, i64) -> ()
-              %227 = arith.addi %224, %211 : i64
-              "instgem.compute_accumulated"(%227, %c16_i64, %223, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-        }
-        %194 = arith.index_cast %171 : i64 to index
-        scf.for %arg21 = %193 to %194 step %c1 {
-          %200 = arith.index_cast %arg21 : index to i64
-          %201 = arith.muli %200, %c16_i64 : i64
-          %202 = arith.subi %163, %201 : i64
-          %203 = arith.minsi %202, %c16_i64 : i64
-          %204 = arith.subi %165, %201 : i64
-          %205 = arith.minsi %204, %c16_i64 : i64
-          %206 = arith.muli %200, %184 : i64
-          %207 = arith.minsi %206, %54 : i64
-          scf.if %182 {
-            %219 = arith.addi %207, %184 : i64
-            %220 = arith.minsi %219, %54 : i64
-            %221 = arith.index_cast %207 : i64 to index
+      %168 = arith.maxsi %144, %c0_i64 : i64
+      %169 = arith.minsi %168, %c32_i64 : i64
+      %170 = arith.maxsi %43, %c0_i64 : i64
+      %171 = arith.minsi %170, %c32_i64 : i64
+      %172 = arith.ceildivsi %165, %c16_i64 : i64
+      %173 = arith.ceildivsi %171, %c16_i64 : i64
+      %174 = arith.minsi %167, %169 : i64
+      %175 = arith.ceildivsi %174, %c16_i64 : i64
+      %176 = arith.addi %arg19, %c1 : index
+      %177 = arith.cmpi sge, %176, %67 : index
+      %178 = arith.cmpi sgt, %172, %c0_i64 : i64
+      %179 = arith.select %178, %173, %c0_i64 : i64
+      %180 = arith.index_cast %179 : i64 to index
+      scf.for %arg20 = %c0 to %180 step %c1 {
+        %181 = arith.index_cast %arg20 : index to i64
+        %182 = arith.subi %181, %c1_i64 : i64
+        %183 = arith.cmpi sge, %182, %c0_i64 : i64
+        %184 = arith.cmpi slt, %182, %48 : i64
+        %185 = arith.andi %183, %184 : i1
+        %186 = arith.andi %177, %185 : i1
+        %187 = arith.maxsi %175, %c1_i64 : i64
+        %188 = arith.ceildivsi %55, %187 : i64
+        %189 = arith.subi %179, %c1_i64 : i64
+        %190 = arith.cmpi eq, %181, %189 : i64
+        %191 = arith.cmpi slt, %181, %48 : i64
+        %192 = arith.andi %190, %191 : i1
+        %193 = arith.andi %177, %192 : i1
+        %194 = arith.divsi %174, %c16_i64 : i64
+        %195 = arith.minsi %175, %194 : i64
+        %196 = arith.maxsi %195, %c0_i64 : i64
+        %197 = arith.index_cast %196 : i64 to index
+        scf.for %arg21 = %c0 to %197 step %c1 {
+          %204 = arith.index_cast %arg21 : index to i64
+          %205 = arith.muli %204, %188 : i64
+          %206 = arith.minsi %205, %55 : i64
+          scf.if %186 {
+            %219 = arith.addi %206, %188 : i64
+            %220 = arith.minsi %219, %55 : i64
+            %221 = arith.index_cast %206 : i64 to index
             %222 = arith.index_cast %220 : i64 to index
             scf.for %arg22 = %221 to %222 step %c1 {
               %223 = arith.index_cast %arg22 : index to i64
-              %224 = arith.addi %48, %223 : i64
+              %224 = arith.addi %49, %223 : i64
               %225 = arith.muli %224, %c16_i64 : i64
-              %226 = arith.maxsi %225, %40 : i64
+              %226 = arith.maxsi %225, %41 : i64
               %227 = arith.addi %225, %c16_i64 : i64
-              %228 = arith.minsi %227, %49 : i64
+              %228 = arith.minsi %227, %50 : i64
               %229 = arith.subi %228, %226 : i64
-              %230 = arith.subi %226, %40 : i64
-              %231 = arith.muli %230, %74 : i64
-              %232 = arith.addi %73, %231 : i64
-              %233 = arith.muli %178, %c16_i64 : i64
+              %230 = arith.subi %226, %41 : i64
+              %231 = arith.muli %230, %75 : i64
+              %232 = arith.addi %74, %231 : i64
+              %233 = arith.muli %182, %c16_i64 : i64
               %234 = arith.addi %232, %233 : i64
               %235 = arith.muli %224, %c32_i64 : i64
               %236 = arith.addi %235, %233 : i64
               %237 = arith.ori %236, %c2147483648_i64 : i64
               %238 = arith.subi %226, %225 : i64
               %239 = arith.addi %237, %238 : i64
-              %240 = arith.subi %42, %233 : i64
+              %240 = arith.subi %43, %233 : i64
               %241 = arith.minsi %240, %c16_i64 : i64
               "instgem.mvout"(%234, %239, %241, %229) : (i64, i64, i64, i64) -> ()
             }
           }
-          %208 = arith.minsi %161, %c16_i64 : i64
-          %209 = arith.muli %177, %c16_i64 : i64
-          %210 = arith.subi %167, %209 : i64
-          %211 = arith.minsi %210, %c16_i64 : i64
-          %212 = arith.ori %209, %c3221225472_i64 : i64
-          %213 = arith.muli %200, %c32_i64 : i64
-          %214 = arith.addi %213, %209 : i64
-          %215 = arith.addi %214, %c32_i64 : i64
-          "instgem.preload"(%215, %211, %205, %212, %211, %208) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%201, %203, %208, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %216 = arith.subi %171, %c1_i64 : i64
-          %217 = arith.cmpi eq, %200, %216 : i64
-          %218 = arith.andi %189, %217 : i1
+          %207 = arith.minsi %165, %c16_i64 : i64
+          %208 = arith.muli %181, %c16_i64 : i64
+          %209 = arith.subi %171, %208 : i64
+          %210 = arith.minsi %209, %c16_i64 : i64
+          %211 = arith.ori %208, %c3221225472_i64 : i64
+          %212 = arith.muli %204, %c32_i64 : i64
+          %213 = arith.addi %212, %208 : i64
+          %214 = arith.addi %213, %c32_i64 : i64
+          "instgem.preload"(%214, %210, %c16_i64, %211, %210, %207) : (i64, i64, i64, i64, i64, i64) -> ()
+          %215 = arith.muli %204, %c16_i64 : i64
+          "instgem.compute_preloaded"(%215, %c16_i64, %207, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %216 = arith.subi %175, %c1_i64 : i64
+          %217 = arith.cmpi eq, %204, %216 : i64
+          %218 = arith.andi %193, %217 : i1
           scf.if %218 {
-            %219 = arith.divsi %161, %c16_i64 : i64
-            %220 = arith.minsi %168, %219 : i64
+            %219 = arith.divsi %165, %c16_i64 : i64
+            %220 = arith.minsi %172, %219 : i64
             %221 = arith.maxsi %220, %c1_i64 : i64
             %222 = arith.index_cast %221 : i64 to index
             scf.for %arg22 = %c1 to %222 step %c1 {
               %224 = arith.index_cast %arg22 : index to i64
               %225 = arith.muli %224, %c32_i64 : i64
-              %226 = arith.addi %225, %209 : i64
+              %226 = arith.addi %225, %208 : i64
               %227 = arith.ori %226, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %227, %211, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %228 = arith.addi %225, %201 : i64
-              "instgem.compute_accumulated"(%228, %203, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %227, %210, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %228 = arith.addi %225, %215 : i64
+              "instgem.compute_accumulated"(%228, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               %229 = arith.subi %224, %c1_i64 : i64
-              %230 = arith.cmpi slt, %229, %54 : i64
+              %230 = arith.cmpi slt, %229, %55 : i64
               scf.if %230 {
-                %231 = arith.addi %48, %229 : i64
+                %231 = arith.addi %49, %229 : i64
                 %232 = arith.muli %231, %c16_i64 : i64
-                %233 = arith.maxsi %232, %40 : i64
+                %233 = arith.maxsi %232, %41 : i64
                 %234 = arith.addi %232, %c16_i64 : i64
-                %235 = arith.minsi %234, %49 : i64
+                %235 = arith.minsi %234, %50 : i64
                 %236 = arith.subi %235, %233 : i64
-                %237 = arith.subi %233, %40 : i64
-                %238 = arith.muli %237, %74 : i64
-                %239 = arith.addi %73, %238 : i64
-                %240 = arith.addi %239, %209 : i64
+                %237 = arith.subi %233, %41 : i64
+                %238 = arith.muli %237, %75 : i64
+                %239 = arith.addi %74, %238 : i64
+                %240 = arith.addi %239, %208 : i64
                 %241 = arith.muli %231, %c32_i64 : i64
-                %242 = arith.addi %241, %209 : i64
+                %242 = arith.addi %241, %208 : i64
                 %243 = arith.ori %242, %c2147483648_i64 : i64
                 %244 = arith.subi %233, %232 : i64
                 %245 = arith.addi %243, %244 : i64
-                %246 = arith.subi %42, %209 : i64
+                %246 = arith.subi %43, %208 : i64
                 %247 = arith.minsi %246, %c16_i64 : i64
                 "instgem.mvout"(%240, %245, %247, %236) : (i64, i64, i64, i64) -> ()
               }
             }
-            %223 = arith.index_cast %168 : i64 to index
+            %223 = arith.index_cast %172 : i64 to index
             scf.for %arg22 = %222 to %223 step %c1 {
               %224 = arith.index_cast %arg22 : index to i64
               %225 = arith.muli %224, %c16_i64 : i64
-              %226 = arith.subi %161, %225 : i64
+              %226 = arith.subi %165, %225 : i64
               %227 = arith.minsi %226, %c16_i64 : i64
               %228 = arith.muli %224, %c32_i64 : i64
-              %229 = arith.addi %228, %209 : i64
+              %229 = arith.addi %228, %208 : i64
               %230 = arith.ori %229, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %230, %211, %227) : (i64, i64, i64, i64, i64, i64) -> ()
-              %231 = arith.addi %228, %201 : i64
-              "instgem.compute_accumulated"(%231, %203, %227, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %230, %210, %227) : (i64, i64, i64, i64, i64, i64) -> ()
+              %231 = arith.addi %228, %215 : i64
+              "instgem.compute_accumulated"(%231, %c16_i64, %227, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               %232 = arith.subi %224, %c1_i64 : i64
-              %233 = arith.cmpi slt, %232, %54 : i64
+              %233 = arith.cmpi slt, %232, %55 : i64
               scf.if %233 {
-                %234 = arith.addi %48, %232 : i64
+                %234 = arith.addi %49, %232 : i64
                 %235 = arith.muli %234, %c16_i64 : i64
-                %236 = arith.maxsi %235, %40 : i64
+                %236 = arith.maxsi %235, %41 : i64
                 %237 = arith.addi %235, %c16_i64 : i64
-                %238 = arith.minsi %237, %49 : i64
+                %238 = arith.minsi %237, %50 : i64
                 %239 = arith.subi %238, %236 : i64
-                %240 = arith.subi %236, %40 : i64
-                %241 = arith.muli %240, %74 : i64
-                %242 = arith.addi %73, %241 : i64
-                %243 = arith.addi %242, %209 : i64
+                %240 = arith.subi %236, %41 : i64
+                %241 = arith.muli %240, %75 : i64
+                %242 = arith.addi %74, %241 : i64
+                %243 = arith.addi %242, %208 : i64
                 %244 = arith.muli %234, %c32_i64 : i64
-                %245 = arith.addi %244, %209 : i64
+                %245 = arith.addi %244, %208 : i64
                 %246 = arith.ori %245, %c2147483648_i64 : i64
                 %247 = arith.subi %236, %235 : i64
                 %248 = arith.addi %246, %247 : i64
-                %249 = arith.subi %42, %209 : i64
+                %249 = arith.subi %43, %208 : i64
                 %250 = arith.minsi %249, %c16_i64 : i64
                 "instgem.mvout"(%243, %248, %250, %239) : (i64, i64, i64, i64) -> ()
               }
             }
           } else {
-            %219 = arith.divsi %161, %c16_i64 : i64
-            %220 = arith.minsi %168, %219 : i64
+            %219 = arith.divsi %165, %c16_i64 : i64
+            %220 = arith.minsi %172, %219 : i64
             %221 = arith.maxsi %220, %c1_i64 : i64
             %222 = arith.index_cast %221 : i64 to index
             scf.for %arg22 = %c1 to %222 step %c1 {
               %224 = arith.index_cast %arg22 : index to i64
               %225 = arith.muli %224, %c32_i64 : i64
-              %226 = arith.addi %225, %209 : i64
+              %226 = arith.addi %225, %208 : i64
               %227 = arith.ori %226, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %227, %211, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %228 = arith.addi %225, %201 : i64
-              "instgem.compute_accumulated"(%228, %203, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %227, %210, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %228 = arith.addi %225, %215 : i64
+              "instgem.compute_accumulated"(%228, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %223 = arith.index_cast %168 : i64 to index
+            %223 = arith.index_cast %172 : i64 to index
             scf.for %arg22 = %222 to %223 step %c1 {
               %224 = arith.index_cast %arg22 : index to i64
               %225 = arith.muli %224, %c16_i64 : i64
-              %226 = arith.subi %161, %225 : i64
+              %226 = arith.subi %165, %225 : i64
               %227 = arith.minsi %226, %c16_i64 : i64
               %228 = arith.muli %224, %c32_i64 : i64
-              %229 = arith.addi %228, %209 : i64
+              %229 = arith.addi %228, %208 : i64
               %230 = arith.ori %229, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %230, %211, %227) : (i64, i64, i64, i64, i64, i64) -> ()
-              %231 = arith.addi %228, %201 : i64
-              "instgem.compute_accumulated"(%231, %203, %227, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %230, %210, %227) : (i64, i64, i64, i64, i64, i64) -> ()
+              %231 = arith.addi %228, %215 : i64
+              "instgem.compute_accumulated"(%231, %c16_i64, %227, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         }
-        scf.if %182 {
-          %200 = arith.muli %171, %184 : i64
-          %201 = arith.minsi %200, %54 : i64
-          %202 = arith.index_cast %201 : i64 to index
-          %203 = arith.index_cast %54 : i64 to index
-          scf.for %arg21 = %202 to %203 step %c1 {
-            %204 = arith.index_cast %arg21 : index to i64
-            %205 = arith.addi %48, %204 : i64
-            %206 = arith.muli %205, %c16_i64 : i64
-            %207 = arith.maxsi %206, %40 : i64
-            %208 = arith.addi %206, %c16_i64 : i64
-            %209 = arith.minsi %208, %49 : i64
-            %210 = arith.subi %209, %207 : i64
-            %211 = arith.subi %207, %40 : i64
-            %212 = arith.muli %211, %74 : i64
-            %213 = arith.addi %73, %212 : i64
-            %214 = arith.muli %178, %c16_i64 : i64
-            %215 = arith.addi %213, %214 : i64
-            %216 = arith.muli %205, %c32_i64 : i64
-            %217 = arith.addi %216, %214 : i64
-            %218 = arith.ori %217, %c2147483648_i64 : i64
-            %219 = arith.subi %207, %206 : i64
-            %220 = arith.addi %218, %219 : i64
-            %221 = arith.subi %42, %214 : i64
-            %222 = arith.minsi %221, %c16_i64 : i64
-            "instgem.mvout"(%215, %220, %222, %210) : (i64, i64, i64, i64) -> ()
+        %198 = arith.index_cast %175 : i64 to index
+        scf.for %arg21 = %197 to %198 step %c1 {
+          %204 = arith.index_cast %arg21 : index to i64
+          %205 = arith.muli %204, %c16_i64 : i64
+          %206 = arith.subi %167, %205 : i64
+          %207 = arith.minsi %206, %c16_i64 : i64
+          %208 = arith.subi %169, %205 : i64
+          %209 = arith.minsi %208, %c16_i64 : i64
+          %210 = arith.muli %204, %188 : i64
+          %211 = arith.minsi %210, %55 : i64
+          scf.if %186 {
+            %223 = arith.addi %211, %188 : i64
+            %224 = arith.minsi %223, %55 : i64
+            %225 = arith.index_cast %211 : i64 to index
+            %226 = arith.index_cast %224 : i64 to index
+            scf.for %arg22 = %225 to %226 step %c1 {
+              %227 = arith.index_cast %arg22 : index to i64
+              %228 = arith.addi %49, %227 : i64
+              %229 = arith.muli %228, %c16_i64 : i64
+              %230 = arith.maxsi %229, %41 : i64
+              %231 = arith.addi %229, %c16_i64 : i64
+              %232 = arith.minsi %231, %50 : i64
+              %233 = arith.subi %232, %230 : i64
+              %234 = arith.subi %230, %41 : i64
+              %235 = arith.muli %234, %75 : i64
+              %236 = arith.addi %74, %235 : i64
+              %237 = arith.muli %182, %c16_i64 : i64
+              %238 = arith.addi %236, %237 : i64
+              %239 = arith.muli %228, %c32_i64 : i64
+              %240 = arith.addi %239, %237 : i64
+              %241 = arith.ori %240, %c2147483648_i64 : i64
+              %242 = arith.subi %230, %229 : i64
+              %243 = arith.addi %241, %242 : i64
+              %244 = arith.subi %43, %237 : i64
+              %245 = arith.minsi %244, %c16_i64 : i64
+              "instgem.mvout"(%238, %243, %245, %233) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %212 = arith.minsi %165, %c16_i64 : i64
+          %213 = arith.muli %181, %c16_i64 : i64
+          %214 = arith.subi %171, %213 : i64
+          %215 = arith.minsi %214, %c16_i64 : i64
+          %216 = arith.ori %213, %c3221225472_i64 : i64
+          %217 = arith.muli %204, %c32_i64 : i64
+          %218 = arith.addi %217, %213 : i64
+          %219 = arith.addi %218, %c32_i64 : i64
+          "instgem.preload"(%219, %215, %209, %216, %215, %212) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%205, %207, %212, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %220 = arith.subi %175, %c1_i64 : i64
+          %221 = arith.cmpi eq, %204, %220 : i64
+          %222 = arith.andi %193, %221 : i1
+          scf.if %222 {
+            %223 = arith.divsi %165, %c16_i64 : i64
+            %224 = arith.minsi %172, %223 : i64
+            %225 = arith.maxsi %224, %c1_i64 : i64
+            %226 = arith.index_cast %225 : i64 to index
+            scf.for %arg22 = %c1 to %226 step %c1 {
+              %228 = arith.index_cast %arg22 : index to i64
+              %229 = arith.muli %228, %c32_i64 : i64
+              %230 = arith.addi %229, %213 : i64
+              %231 = arith.ori %230, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %231, %215, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %232 = arith.addi %229, %205 : i64
+              "instgem.compute_accumulated"(%232, %207, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %233 = arith.subi %228, %c1_i64 : i64
+              %234 = arith.cmpi slt, %233, %55 : i64
+              scf.if %234 {
+                %235 = arith.addi %49, %233 : i64
+                %236 = arith.muli %235, %c16_i64 : i64
+                %237 = arith.maxsi %236, %41 : i64
+                %238 = arith.addi %236, %c16_i64 : i64
+                %239 = arith.minsi %238, %50 : i64
+                %240 = arith.subi %239, %237 : i64
+                %241 = arith.subi %237, %41 : i64
+                %242 = arith.muli %241, %75 : i64
+                %243 = arith.addi %74, %242 : i64
+                %244 = arith.addi %243, %213 : i64
+                %245 = arith.muli %235, %c32_i64 : i64
+                %246 = arith.addi %245, %213 : i64
+                %247 = arith.ori %246, %c2147483648_i64 : i64
+                %248 = arith.subi %237, %236 : i64
+                %249 = arith.addi %247, %248 : i64
+                %250 = arith.subi %43, %213 : i64
+                %251 = arith.minsi %250, %c16_i64 : i64
+                "instgem.mvout"(%244, %249, %251, %240) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %227 = arith.index_cast %172 : i64 to index
+            scf.for %arg22 = %226 to %227 step %c1 {
+              %228 = arith.index_cast %arg22 : index to i64
+              %229 = arith.muli %228, %c16_i64 : i64
+              %230 = arith.subi %165, %229 : i64
+              %231 = arith.minsi %230, %c16_i64 : i64
+              %232 = arith.muli %228, %c32_i64 : i64
+              %233 = arith.addi %232, %213 : i64
+              %234 = arith.ori %233, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %234, %215, %231) : (i64, i64, i64, i64, i64, i64) -> ()
+              %235 = arith.addi %232, %205 : i64
+              "instgem.compute_accumulated"(%235, %207, %231, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %236 = arith.subi %228, %c1_i64 : i64
+              %237 = arith.cmpi slt, %236, %55 : i64
+              scf.if %237 {
+                %238 = arith.addi %49, %236 : i64
+                %239 = arith.muli %238, %c16_i64 : i64
+                %240 = arith.maxsi %239, %41 : i64
+                %241 = arith.addi %239, %c16_i64 : i64
+                %242 = arith.minsi %241, %50 : i64
+                %243 = arith.subi %242, %240 : i64
+                %244 = arith.subi %240, %41 : i64
+                %245 = arith.muli %244, %75 : i64
+                %246 = arith.addi %74, %245 : i64
+                %247 = arith.addi %246, %213 : i64
+                %248 = arith.muli %238, %c32_i64 : i64
+                %249 = arith.addi %248, %213 : i64
+                %250 = arith.ori %249, %c2147483648_i64 : i64
+                %251 = arith.subi %240, %239 : i64
+                %252 = arith.addi %250, %251 : i64
+                %253 = arith.subi %43, %213 : i64
+                %254 = arith.minsi %253, %c16_i64 : i64
+                "instgem.mvout"(%247, %252, %254, %243) : (i64, i64, i64, i64) -> ()
+              }
+            }
+          } else {
+            %223 = arith.divsi %165, %c16_i64 : i64
+            %224 = arith.minsi %172, %223 : i64
+            %225 = arith.maxsi %224, %c1_i64 : i64
+            %226 = arith.index_cast %225 : i64 to index
+            scf.for %arg22 = %c1 to %226 step %c1 {
+              %228 = arith.index_cast %arg22 : index to i64
+              %229 = arith.muli %228, %c32_i64 : i64
+              %230 = arith.addi %229, %213 : i64
+              %231 = arith.ori %230, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %231, %215, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %232 = arith.addi %229, %205 : i64
+              "instgem.compute_accumulated"(%232, %207, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %227 = arith.index_cast %172 : i64 to index
+            scf.for %arg22 = %226 to %227 step %c1 {
+              %228 = arith.index_cast %arg22 : index to i64
+              %229 = arith.muli %228, %c16_i64 : i64
+              %230 = arith.subi %165, %229 : i64
+              %231 = arith.minsi %230, %c16_i64 : i64
+              %232 = arith.muli %228, %c32_i64 : i64
+              %233 = arith.addi %232, %213 : i64
+              %234 = arith.ori %233, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %234, %215, %231) : (i64, i64, i64, i64, i64, i64) -> ()
+              %235 = arith.addi %232, %205 : i64
+              "instgem.compute_accumulated"(%235, %207, %231, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
           }
         }
-        %195 = arith.cmpi sgt, %171, %c0_i64 : i64
-        %196 = arith.subi %168, %c1_i64 : i64
-        %197 = arith.maxsi %196, %c0_i64 : i64
-        %198 = arith.minsi %197, %54 : i64
-        %199 = arith.select %195, %198, %c0_i64 : i64
-        scf.if %189 {
-          %200 = arith.index_cast %199 : i64 to index
-          %201 = arith.index_cast %54 : i64 to index
-          scf.for %arg21 = %200 to %201 step %c1 {
-            %202 = arith.index_cast %arg21 : index to i64
-            %203 = arith.addi %48, %202 : i64
-            %204 = arith.muli %203, %c16_i64 : i64
-            %205 = arith.maxsi %204, %40 : i64
-            %206 = arith.addi %204, %c16_i64 : i64
-            %207 = arith.minsi %206, %49 : i64
-            %208 = arith.subi %207, %205 : i64
-            %209 = arith.subi %205, %40 : i64
-            %210 = arith.muli %209, %74 : i64
-            %211 = arith.addi %73, %210 : i64
-            %212 = arith.muli %177, %c16_i64 : i64
-            %213 = arith.addi %211, %212 : i64
-            %214 = arith.muli %203, %c32_i64 : i64
-            %215 = arith.addi %214, %212 : i64
-            %216 = arith.ori %215, %c2147483648_i64 : i64
-            %217 = arith.subi %205, %204 : i64
-            %218 = arith.addi %216, %217 : i64
-            %219 = arith.subi %42, %212 : i64
-            %220 = arith.minsi %219, %c16_i64 : i64
-            "instgem.mvout"(%213, %218, %220, %208) : (i64, i64, i64, i64) -> ()
+        scf.if %186 {
+          %204 = arith.muli %175, %188 : i64
+          %205 = arith.minsi %204, %55 : i64
+          %206 = arith.index_cast %205 : i64 to index
+          %207 = arith.index_cast %55 : i64 to index
+          scf.for %arg21 = %206 to %207 step %c1 {
+            %208 = arith.index_cast %arg21 : index to i64
+            %209 = arith.addi %49, %208 : i64
+            %210 = arith.muli %209, %c16_i64 : i64
+            %211 = arith.maxsi %210, %41 : i64
+            %212 = arith.addi %210, %c16_i64 : i64
+            %213 = arith.minsi %212, %50 : i64
+            %214 = arith.subi %213, %211 : i64
+            %215 = arith.subi %211, %41 : i64
+            %216 = arith.muli %215, %75 : i64
+            %217 = arith.addi %74, %216 : i64
+            %218 = arith.muli %182, %c16_i64 : i64
+            %219 = arith.addi %217, %218 : i64
+            %220 = arith.muli %209, %c32_i64 : i64
+            %221 = arith.addi %220, %218 : i64
+            %222 = arith.ori %221, %c2147483648_i64 : i64
+            %223 = arith.subi %211, %210 : i64
+            %224 = arith.addi %222, %223 : i64
+            %225 = arith.subi %43, %218 : i64
+            %226 = arith.minsi %225, %c16_i64 : i64
+            "instgem.mvout"(%219, %224, %226, %214) : (i64, i64, i64, i64) -> ()
+          }
+        }
+        %199 = arith.cmpi sgt, %175, %c0_i64 : i64
+        %200 = arith.subi %172, %c1_i64 : i64
+        %201 = arith.maxsi %200, %c0_i64 : i64
+        %202 = arith.minsi %201, %55 : i64
+        %203 = arith.select %199, %202, %c0_i64 : i64
+        scf.if %193 {
+          %204 = arith.index_cast %203 : i64 to index
+          %205 = arith.index_cast %55 : i64 to index
+          scf.for %arg21 = %204 to %205 step %c1 {
+            %206 = arith.index_cast %arg21 : index to i64
+            %207 = arith.addi %49, %206 : i64
+            %208 = arith.muli %207, %c16_i64 : i64
+            %209 = arith.maxsi %208, %41 : i64
+            %210 = arith.addi %208, %c16_i64 : i64
+            %211 = arith.minsi %210, %50 : i64
+            %212 = arith.subi %211, %209 : i64
+            %213 = arith.subi %209, %41 : i64
+            %214 = arith.muli %213, %75 : i64
+            %215 = arith.addi %74, %214 : i64
+            %216 = arith.muli %181, %c16_i64 : i64
+            %217 = arith.addi %215, %216 : i64
+            %218 = arith.muli %207, %c32_i64 : i64
+            %219 = arith.addi %218, %216 : i64
+            %220 = arith.ori %219, %c2147483648_i64 : i64
+            %221 = arith.subi %209, %208 : i64
+            %222 = arith.addi %220, %221 : i64
+            %223 = arith.subi %43, %216 : i64
+            %224 = arith.minsi %223, %c16_i64 : i64
+            "instgem.mvout"(%217, %222, %224, %212) : (i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %173 {
-        %177 = arith.minsi %175, %47 : i64
-        %178 = arith.index_cast %177 : i64 to index
-        %179 = arith.index_cast %47 : i64 to index
-        scf.for %arg20 = %178 to %179 step %c1 {
-          %180 = arith.index_cast %arg20 : index to i64
-          %181 = arith.index_cast %54 : i64 to index
-          scf.for %arg21 = %c0 to %181 step %c1 {
-            %182 = arith.index_cast %arg21 : index to i64
-            %183 = arith.addi %48, %182 : i64
-            %184 = arith.muli %183, %c16_i64 : i64
-            %185 = arith.maxsi %184, %40 : i64
-            %186 = arith.addi %184, %c16_i64 : i64
-            %187 = arith.minsi %186, %49 : i64
-            %188 = arith.subi %187, %185 : i64
-            %189 = arith.subi %185, %40 : i64
-            %190 = arith.muli %189, %74 : i64
-            %191 = arith.addi %73, %190 : i64
-            %192 = arith.muli %180, %c16_i64 : i64
-            %193 = arith.addi %191, %192 : i64
-            %194 = arith.muli %183, %c32_i64 : i64
-            %195 = arith.addi %194, %192 : i64
-            %196 = arith.ori %195, %c2147483648_i64 : i64
-            %197 = arith.subi %185, %184 : i64
-            %198 = arith.addi %196, %197 : i64
-            %199 = arith.subi %42, %192 : i64
-            %200 = arith.minsi %199, %c16_i64 : i64
-            "instgem.mvout"(%193, %198, %200, %188) : (i64, i64, i64, i64) -> ()
+      scf.if %177 {
+        %181 = arith.minsi %179, %48 : i64
+        %182 = arith.index_cast %181 : i64 to index
+        %183 = arith.index_cast %48 : i64 to index
+        scf.for %arg20 = %182 to %183 step %c1 {
+          %184 = arith.index_cast %arg20 : index to i64
+          %185 = arith.index_cast %55 : i64 to index
+          scf.for %arg21 = %c0 to %185 step %c1 {
+            %186 = arith.index_cast %arg21 : index to i64
+            %187 = arith.addi %49, %186 : i64
+            %188 = arith.muli %187, %c16_i64 : i64
+            %189 = arith.maxsi %188, %41 : i64
+            %190 = arith.addi %188, %c16_i64 : i64
+            %191 = arith.minsi %190, %50 : i64
+            %192 = arith.subi %191, %189 : i64
+            %193 = arith.subi %189, %41 : i64
+            %194 = arith.muli %193, %75 : i64
+            %195 = arith.addi %74, %194 : i64
+            %196 = arith.muli %184, %c16_i64 : i64
+            %197 = arith.addi %195, %196 : i64
+            %198 = arith.muli %187, %c32_i64 : i64
+            %199 = arith.addi %198, %196 : i64
+            %200 = arith.ori %199, %c2147483648_i64 : i64
+            %201 = arith.subi %189, %188 : i64
+            %202 = arith.addi %200, %201 : i64
+            %203 = arith.subi %43, %196 : i64
+            %204 = arith.minsi %203, %c16_i64 : i64
+            "instgem.mvout"(%197, %202, %204, %192) : (i64, i64, i64, i64) -> ()
           }
         }
       }
     }
-    %77 = arith.cmpi sge, %64, %66 : index
-    scf.if %77 {
-      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %74, %76) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg19 = %c0 to %56 step %c1 {
-        %78 = arith.index_cast %arg19 : index to i64
-        %79 = arith.remsi %78, %54 : i64
-        %80 = arith.divsi %78, %54 : i64
-        %81 = arith.addi %48, %79 : i64
-        %82 = arith.muli %81, %c16_i64 : i64
-        %83 = arith.maxsi %82, %40 : i64
-        %84 = arith.addi %82, %c16_i64 : i64
-        %85 = arith.minsi %84, %49 : i64
-        %86 = arith.subi %85, %83 : i64
-        %87 = arith.subi %83, %40 : i64
-        %88 = arith.muli %87, %74 : i64
-        %89 = arith.addi %73, %88 : i64
-        %90 = arith.muli %80, %c16_i64 : i64
-        %91 = arith.addi %89, %90 : i64
-        %92 = arith.muli %81, %c32_i64 : i64
-        %93 = arith.addi %92, %90 : i64
-        %94 = arith.ori %93, %c2147483648_i64 : i64
-        %95 = arith.subi %83, %82 : i64
-        %96 = arith.addi %94, %95 : i64
-        %97 = arith.subi %42, %90 : i64
-        %98 = arith.minsi %97, %c16_i64 : i64
-        "instgem.mvout"(%91, %96, %98, %86) : (i64, i64, i64, i64) -> ()
+    %78 = arith.cmpi sge, %65, %67 : index
+    scf.if %78 {
+      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %75, %77) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg19 = %c0 to %57 step %c1 {
+        %79 = arith.index_cast %arg19 : index to i64
+        %80 = arith.remsi %79, %55 : i64
+        %81 = arith.divsi %79, %55 : i64
+        %82 = arith.addi %49, %80 : i64
+        %83 = arith.muli %82, %c16_i64 : i64
+        %84 = arith.maxsi %83, %41 : i64
+        %85 = arith.addi %83, %c16_i64 : i64
+        %86 = arith.minsi %85, %50 : i64
+        %87 = arith.subi %86, %84 : i64
+        %88 = arith.subi %84, %41 : i64
+        %89 = arith.muli %88, %75 : i64
+        %90 = arith.addi %74, %89 : i64
+        %91 = arith.muli %81, %c16_i64 : i64
+        %92 = arith.addi %90, %91 : i64
+        %93 = arith.muli %82, %c32_i64 : i64
+        %94 = arith.addi %93, %91 : i64
+        %95 = arith.ori %94, %c2147483648_i64 : i64
+        %96 = arith.subi %84, %83 : i64
+        %97 = arith.addi %95, %96 : i64
+        %98 = arith.subi %43, %91 : i64
+        %99 = arith.minsi %98, %c16_i64 : i64
+        "instgem.mvout"(%92, %97, %99, %87) : (i64, i64, i64, i64) -> ()
       }
     }
     return

@@ -40,9 +40,9 @@
 module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
+  func.func private @baco_runtime_error(i64, i64, i64)
   func.func @conv2d_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: index, %arg13: index, %arg14: index, %arg15: index, %arg16: index, %arg17: f32) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
     %c15_i64 = arith.constant 15 : i64
-    %c10_i64 = arith.constant 10 : i64
     %c5_i64 = arith.constant 5 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
@@ -51,18 +51,33 @@ module {
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
     %c3 = arith.constant 3 : index
+    %c0 = arith.constant 0 : index
+    %c62_i64 = arith.constant 62 : i64
+    %c9_i64 = arith.constant 9 : i64
+    %c63_i64 = arith.constant 63 : i64
+    %c10_i64 = arith.constant 10 : i64
     %c5 = arith.constant 5 : index
     %c2_i64 = arith.constant 2 : i64
     %c32 = arith.constant 32 : index
     %c1 = arith.constant 1 : index
-    %c0 = arith.constant 0 : index
     %c2 = arith.constant 2 : index
-    %c100_i64 = arith.constant 100 : i64
+    %c77_i64 = arith.constant 77 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c101_i64 = arith.constant 101 : i64
+    %c78_i64 = arith.constant 78 : i64
+    %c79_i64 = arith.constant 79 : i64
+    %c14_i64 = arith.constant 14 : i64
+    %c81_i64 = arith.constant 81 : i64
+    %c17_i64 = arith.constant 17 : i64
+    %c88_i64 = arith.constant 88 : i64
+    %c23_i64 = arith.constant 23 : i64
+    %c90_i64 = arith.constant 90 : i64
+    %c46_i64 = arith.constant 46 : i64
+    %c92_i64 = arith.constant 92 : i64
+    %c48_i64 = arith.constant 48 : i64
+    %c96_i64 = arith.constant 96 : i64
+    %c97_i64 = arith.constant 97 : i64
     %c15 = arith.constant 15 : index
-    %c113_i64 = arith.constant 113 : i64
-    %c9_i64 = arith.constant 9 : i64
+    %c109_i64 = arith.constant 109 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -70,799 +85,841 @@ module {
     %0 = arith.ceildivsi %arg6, %c3 : index
     %1 = call @baco_program_id(%c0_i64) : (i64) -> i64
     %2 = arith.index_cast %1 : i64 to index
-    %3 = arith.floordivsi %2, %0 : index
-    %4 = call @baco_program_id(%c0_i64) : (i64) -> i64
-    %5 = arith.index_cast %4 : i64 to index
-    %6 = arith.floordivsi %5, %0 : index
-    %7 = arith.muli %6, %0 : index
-    %8 = arith.subi %5, %7 : index
-    %9 = arith.muli %8, %c3 : index
-    %10 = call @baco_program_id(%c1_i64) : (i64) -> i64
-    %11 = arith.index_cast %10 : i64 to index
-    %12 = arith.muli %11, %c5 : index
-    %13 = call @baco_program_id(%c2_i64) : (i64) -> i64
-    %14 = arith.index_cast %13 : i64 to index
-    %15 = arith.muli %14, %c32 : index
-    %16 = arith.muli %9, %arg11 : index
-    %17 = arith.subi %16, %c1 : index
-    %18 = arith.muli %12, %arg12 : index
-    %19 = arith.subi %18, %c1 : index
-    %20 = arith.ceildivsi %arg5, %c32 : index
-    %21 = arith.subi %c1, %16 : index
-    %22 = arith.muli %arg11, %c2 : index
-    %23 = arith.subi %21, %22 : index
-    %24 = arith.maxsi %23, %c0 : index
-    %25 = arith.subi %arg3, %17 : index
-    %26 = arith.minsi %arg9, %25 : index
-    %27 = arith.muli %24, %arg10 : index
-    %28 = arith.muli %27, %20 : index
-    %29 = arith.muli %26, %arg10 : index
-    %30 = arith.muli %29, %20 : index
-    %31 = arith.muli %3, %arg6 : index
-    %32 = arith.muli %31, %arg7 : index
-    %33 = arith.muli %32, %arg8 : index
-    %34 = arith.muli %arg6, %arg7 : index
-    %35 = arith.muli %9, %arg7 : index
-    %reinterpret_cast = memref.reinterpret_cast %arg2 to offset: [%33], sizes: [%34, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %36 = arith.maxsi %35, %c0 : index
-    %37 = arith.minsi %36, %34 : index
-    %38 = arith.addi %35, %c15 : index
-    %39 = arith.maxsi %38, %c0 : index
-    %40 = arith.minsi %39, %34 : index
-    %41 = arith.subi %37, %35 : index
-    %42 = arith.maxsi %41, %c0 : index
-    %43 = arith.minsi %42, %c15 : index
-    %44 = arith.subi %40, %37 : index
-    %45 = arith.maxsi %15, %c0 : index
-    %46 = arith.minsi %45, %arg8 : index
-    %47 = arith.addi %15, %c32 : index
-    %48 = arith.maxsi %47, %c0 : index
-    %49 = arith.minsi %48, %arg8 : index
-    %50 = arith.subi %46, %15 : index
-    %51 = arith.maxsi %50, %c0 : index
-    %52 = arith.minsi %51, %c32 : index
-    %53 = arith.subi %49, %46 : index
-    %54 = arith.cmpi sgt, %52, %c0 : index
-    scf.if %54 {
-      func.call @baco_boundary_error(%c113_i64, %c9_i64) : (i64, i64) -> ()
+    %3 = arith.cmpi eq, %0, %c0 : index
+    scf.if %3 {
+      func.call @baco_runtime_error(%c1_i64, %c62_i64, %c9_i64) : (i64, i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast[%37, %46] [%44, %53] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %55 = arith.cmpi sge, %28, %30 : index
+    %4 = arith.floordivsi %2, %0 : index
+    %5 = call @baco_program_id(%c0_i64) : (i64) -> i64
+    %6 = arith.index_cast %5 : i64 to index
+    scf.if %3 {
+      func.call @baco_runtime_error(%c1_i64, %c63_i64, %c10_i64) : (i64, i64, i64) -> ()
+    }
+    %7 = arith.floordivsi %6, %0 : index
+    %8 = arith.muli %7, %0 : index
+    %9 = arith.subi %6, %8 : index
+    %10 = arith.muli %9, %c3 : index
+    %11 = call @baco_program_id(%c1_i64) : (i64) -> i64
+    %12 = arith.index_cast %11 : i64 to index
+    %13 = arith.muli %12, %c5 : index
+    %14 = call @baco_program_id(%c2_i64) : (i64) -> i64
+    %15 = arith.index_cast %14 : i64 to index
+    %16 = arith.muli %15, %c32 : index
+    %17 = arith.muli %10, %arg11 : index
+    %18 = arith.subi %17, %c1 : index
+    %19 = arith.muli %13, %arg12 : index
+    %20 = arith.subi %19, %c1 : index
+    %21 = arith.ceildivsi %arg5, %c32 : index
+    %22 = arith.subi %c1, %17 : index
+    %23 = arith.muli %arg11, %c2 : index
+    %24 = arith.subi %22, %23 : index
+    %25 = arith.maxsi %24, %c0 : index
+    %26 = arith.subi %arg3, %18 : index
+    %27 = arith.minsi %arg9, %26 : index
+    %28 = arith.muli %25, %arg10 : index
+    %29 = arith.muli %28, %21 : index
+    %30 = arith.muli %27, %arg10 : index
+    %31 = arith.muli %30, %21 : index
+    %32 = arith.muli %4, %arg6 : index
+    %33 = arith.muli %32, %arg7 : index
+    %34 = arith.muli %33, %arg8 : index
+    %35 = arith.muli %arg6, %arg7 : index
+    %36 = arith.muli %10, %arg7 : index
+    %reinterpret_cast = memref.reinterpret_cast %arg2 to offset: [%34], sizes: [%35, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %37 = arith.maxsi %36, %c0 : index
+    %38 = arith.minsi %37, %35 : index
+    %39 = arith.addi %36, %c15 : index
+    %40 = arith.maxsi %39, %c0 : index
+    %41 = arith.minsi %40, %35 : index
+    %42 = arith.subi %38, %36 : index
+    %43 = arith.maxsi %42, %c0 : index
+    %44 = arith.minsi %43, %c15 : index
+    %45 = arith.subi %41, %38 : index
+    %46 = arith.maxsi %16, %c0 : index
+    %47 = arith.minsi %46, %arg8 : index
+    %48 = arith.addi %16, %c32 : index
+    %49 = arith.maxsi %48, %c0 : index
+    %50 = arith.minsi %49, %arg8 : index
+    %51 = arith.subi %47, %16 : index
+    %52 = arith.maxsi %51, %c0 : index
+    %53 = arith.minsi %52, %c32 : index
+    %54 = arith.subi %50, %47 : index
+    %55 = arith.cmpi sgt, %53, %c0 : index
     scf.if %55 {
+      func.call @baco_boundary_error(%c109_i64, %c9_i64) : (i64, i64) -> ()
+    }
+    %subview = memref.subview %reinterpret_cast[%38, %47] [%45, %54] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %56 = arith.cmpi sge, %29, %31 : index
+    scf.if %56 {
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg18 = %c0 to %c2 step %c1 {
-        %73 = arith.index_cast %arg18 : index to i64
-        %74 = arith.muli %73, %c16_i64 : i64
-        %75 = arith.subi %c32_i64, %74 : i64
-        %76 = arith.minsi %75, %c16_i64 : i64
-        %77 = arith.ori %74, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %77, %76, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %74 = arith.index_cast %arg18 : index to i64
+        %75 = arith.muli %74, %c16_i64 : i64
+        %76 = arith.subi %c32_i64, %75 : i64
+        %77 = arith.minsi %76, %c16_i64 : i64
+        %78 = arith.ori %75, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %78, %77, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
-    %56 = arith.index_cast %43 : index to i64
     %57 = arith.index_cast %44 : index to i64
-    %58 = arith.index_cast %53 : index to i64
+    %58 = arith.index_cast %45 : index to i64
+    %59 = arith.index_cast %54 : index to i64
     %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %59 = arith.index_cast %intptr : index to i64
-    %60 = arith.index_cast %offset : index to i64
-    %61 = arith.addi %59, %60 : i64
-    %62 = arith.index_cast %strides#0 : index to i64
-    %63 = arith.bitcast %arg17 : f32 to i32
-    %64 = arith.extui %63 : i32 to i64
-    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %62, %64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %65 = arith.divsi %56, %c16_i64 : i64
-    %66 = arith.addi %56, %57 : i64
-    %67 = arith.ceildivsi %66, %c16_i64 : i64
-    %68 = arith.subi %67, %65 : i64
-    %69 = arith.cmpi sgt, %57, %c0_i64 : i64
-    %70 = arith.extui %69 : i1 to i64
-    %71 = arith.muli %68, %70 : i64
-    %72 = arith.ceildivsi %58, %c16_i64 : i64
-    scf.for %arg18 = %28 to %30 step %c1 {
-      %73 = arith.muli %arg10, %20 : index
-      %74 = arith.floordivsi %arg18, %73 : index
-      %75 = arith.floordivsi %arg18, %20 : index
-      %76 = arith.floordivsi %75, %arg10 : index
-      %77 = arith.muli %76, %arg10 : index
-      %78 = arith.subi %75, %77 : index
-      %79 = arith.muli %75, %20 : index
-      %80 = arith.subi %arg18, %79 : index
-      %81 = arith.muli %80, %c32 : index
-      %82 = arith.addi %19, %78 : index
-      %83 = arith.floordivsi %82, %arg12 : index
-      %84 = arith.muli %83, %arg12 : index
-      %85 = arith.subi %82, %84 : index
-      %86 = arith.addi %17, %74 : index
-      %87 = arith.floordivsi %86, %arg11 : index
-      %88 = arith.muli %87, %arg11 : index
-      %89 = arith.subi %86, %88 : index
-      %90 = arith.muli %3, %arg3 : index
-      %91 = arith.addi %90, %89 : index
-      %92 = arith.muli %91, %arg4 : index
-      %93 = arith.addi %92, %85 : index
-      %94 = arith.muli %93, %arg5 : index
-      %95 = arith.subi %arg3, %89 : index
-      %96 = arith.ceildivsi %95, %arg11 : index
-      %97 = arith.subi %arg4, %85 : index
-      %98 = arith.ceildivsi %97, %arg12 : index
-      %99 = arith.muli %arg11, %arg4 : index
-      %100 = arith.muli %99, %arg5 : index
-      %101 = arith.muli %arg12, %arg5 : index
-      %reinterpret_cast_0 = memref.reinterpret_cast %arg0 to offset: [%94], sizes: [%96, %98, %arg5], strides: [%100, %101, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
-      %102 = arith.muli %74, %arg10 : index
-      %103 = arith.addi %102, %78 : index
-      %104 = arith.muli %103, %arg5 : index
-      %105 = arith.muli %104, %arg8 : index
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg1 to offset: [%105], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %106 = arith.maxsi %83, %c0 : index
-      %107 = arith.minsi %106, %98 : index
-      %108 = arith.addi %83, %c5 : index
-      %109 = arith.maxsi %108, %c0 : index
-      %110 = arith.minsi %109, %98 : index
-      %111 = arith.subi %107, %83 : index
-      %112 = arith.maxsi %111, %c0 : index
-      %113 = arith.minsi %112, %c5 : index
-      %114 = arith.subi %110, %107 : index
-      %115 = arith.maxsi %81, %c0 : index
-      %116 = arith.minsi %115, %arg5 : index
-      %117 = arith.addi %81, %c32 : index
-      %118 = arith.maxsi %117, %c0 : index
-      %119 = arith.minsi %118, %arg5 : index
-      %120 = arith.subi %116, %81 : index
-      %121 = arith.maxsi %120, %c0 : index
-      %122 = arith.minsi %121, %c32 : index
-      %123 = arith.subi %119, %116 : index
-      %124 = arith.cmpi sgt, %122, %c0 : index
-      scf.if %124 {
-        func.call @baco_boundary_error(%c100_i64, %c13_i64) : (i64, i64) -> ()
+    %60 = arith.index_cast %intptr : index to i64
+    %61 = arith.index_cast %offset : index to i64
+    %62 = arith.addi %60, %61 : i64
+    %63 = arith.index_cast %strides#0 : index to i64
+    %64 = arith.bitcast %arg17 : f32 to i32
+    %65 = arith.extui %64 : i32 to i64
+    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %63, %65) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %66 = arith.divsi %57, %c16_i64 : i64
+    %67 = arith.addi %57, %58 : i64
+    %68 = arith.ceildivsi %67, %c16_i64 : i64
+    %69 = arith.subi %68, %66 : i64
+    %70 = arith.cmpi sgt, %58, %c0_i64 : i64
+    %71 = arith.extui %70 : i1 to i64
+    %72 = arith.muli %69, %71 : i64
+    %73 = arith.ceildivsi %59, %c16_i64 : i64
+    scf.for %arg18 = %29 to %31 step %c1 {
+      %74 = arith.muli %arg10, %21 : index
+      %75 = arith.cmpi eq, %74, %c0 : index
+      scf.if %75 {
+        func.call @baco_runtime_error(%c1_i64, %c77_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %125 = arith.cmpi sge, %87, %c0 : index
-      %126 = arith.cmpi slt, %87, %96 : index
-      %127 = arith.andi %125, %126 : i1
-      %128 = arith.select %127, %87, %c0 : index
-      %129 = arith.select %127, %114, %c0 : index
-      %130 = arith.select %127, %113, %c0 : index
-      %subview_2 = memref.subview %reinterpret_cast_0[%128, %107, %116] [1, %129, %123] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %131 = arith.index_cast %130 : index to i64
-      %132 = arith.index_cast %129 : index to i64
-      %133 = arith.index_cast %123 : index to i64
+      %76 = arith.floordivsi %arg18, %74 : index
+      %77 = arith.cmpi eq, %21, %c0 : index
+      scf.if %77 {
+        func.call @baco_runtime_error(%c1_i64, %c78_i64, %c13_i64) : (i64, i64, i64) -> ()
+      }
+      %78 = arith.floordivsi %arg18, %21 : index
+      %79 = arith.cmpi eq, %arg10, %c0 : index
+      scf.if %79 {
+        func.call @baco_runtime_error(%c1_i64, %c78_i64, %c13_i64) : (i64, i64, i64) -> ()
+      }
+      %80 = arith.floordivsi %78, %arg10 : index
+      %81 = arith.muli %80, %arg10 : index
+      %82 = arith.subi %78, %81 : index
+      scf.if %77 {
+        func.call @baco_runtime_error(%c1_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
+      }
+      %83 = arith.muli %78, %21 : index
+      %84 = arith.subi %arg18, %83 : index
+      %85 = arith.muli %84, %c32 : index
+      %86 = arith.addi %20, %82 : index
+      %87 = arith.cmpi eq, %arg12, %c0 : index
+      scf.if %87 {
+        func.call @baco_runtime_error(%c1_i64, %c81_i64, %c17_i64) : (i64, i64, i64) -> ()
+      }
+      %88 = arith.floordivsi %86, %arg12 : index
+      %89 = arith.muli %88, %arg12 : index
+      %90 = arith.subi %86, %89 : index
+      %91 = arith.addi %18, %76 : index
+      %92 = arith.cmpi eq, %arg11, %c0 : index
+      scf.if %92 {
+        func.call @baco_runtime_error(%c1_i64, %c88_i64, %c23_i64) : (i64, i64, i64) -> ()
+      }
+      %93 = arith.floordivsi %91, %arg11 : index
+      %94 = arith.muli %93, %arg11 : index
+      %95 = arith.subi %91, %94 : index
+      %96 = arith.muli %4, %arg3 : index
+      %97 = arith.addi %96, %95 : index
+      %98 = arith.muli %97, %arg4 : index
+      %99 = arith.addi %98, %90 : index
+      %100 = arith.muli %99, %arg5 : index
+      %101 = arith.subi %arg3, %95 : index
+      scf.if %92 {
+        func.call @baco_runtime_error(%c1_i64, %c90_i64, %c46_i64) : (i64, i64, i64) -> ()
+      }
+      %102 = arith.ceildivsi %101, %arg11 : index
+      %103 = arith.subi %arg4, %90 : index
+      scf.if %87 {
+        func.call @baco_runtime_error(%c1_i64, %c90_i64, %c78_i64) : (i64, i64, i64) -> ()
+      }
+      %104 = arith.ceildivsi %103, %arg12 : index
+      %105 = arith.muli %arg11, %arg4 : index
+      %106 = arith.muli %105, %arg5 : index
+      %107 = arith.muli %arg12, %arg5 : index
+      scf.if %92 {
+        func.call @baco_runtime_error(%c1_i64, %c92_i64, %c48_i64) : (i64, i64, i64) -> ()
+      }
+      scf.if %87 {
+        func.call @baco_runtime_error(%c1_i64, %c92_i64, %c63_i64) : (i64, i64, i64) -> ()
+      }
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg0 to offset: [%100], sizes: [%102, %104, %arg5], strides: [%106, %107, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
+      %108 = arith.muli %76, %arg10 : index
+      %109 = arith.addi %108, %82 : index
+      %110 = arith.muli %109, %arg5 : index
+      %111 = arith.muli %110, %arg8 : index
+      %reinterpret_cast_1 = memref.reinterpret_cast %arg1 to offset: [%111], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %112 = arith.maxsi %88, %c0 : index
+      %113 = arith.minsi %112, %104 : index
+      %114 = arith.addi %88, %c5 : index
+      %115 = arith.maxsi %114, %c0 : index
+      %116 = arith.minsi %115, %104 : index
+      %117 = arith.subi %113, %88 : index
+      %118 = arith.maxsi %117, %c0 : index
+      %119 = arith.minsi %118, %c5 : index
+      %120 = arith.subi %116, %113 : index
+      %121 = arith.maxsi %85, %c0 : index
+      %122 = arith.minsi %121, %arg5 : index
+      %123 = arith.addi %85, %c32 : index
+      %124 = arith.maxsi %123, %c0 : index
+      %125 = arith.minsi %124, %arg5 : index
+      %126 = arith.subi %122, %85 : index
+      %127 = arith.maxsi %126, %c0 : index
+      %128 = arith.minsi %127, %c32 : index
+      %129 = arith.subi %125, %122 : index
+      %130 = arith.cmpi sgt, %128, %c0 : index
+      scf.if %130 {
+        func.call @baco_boundary_error(%c96_i64, %c13_i64) : (i64, i64) -> ()
+      }
+      %131 = arith.cmpi sge, %93, %c0 : index
+      %132 = arith.cmpi slt, %93, %102 : index
+      %133 = arith.andi %131, %132 : i1
+      %134 = arith.select %133, %93, %c0 : index
+      %135 = arith.select %133, %120, %c0 : index
+      %136 = arith.select %133, %119, %c0 : index
+      %subview_2 = memref.subview %reinterpret_cast_0[%134, %113, %122] [1, %135, %129] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %137 = arith.index_cast %136 : index to i64
+      %138 = arith.index_cast %135 : index to i64
+      %139 = arith.index_cast %129 : index to i64
       %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_7 = memref.extract_aligned_pointer_as_index %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %134 = arith.index_cast %intptr_7 : index to i64
-      %135 = arith.index_cast %offset_4 : index to i64
-      %136 = arith.addi %134, %135 : i64
-      %137 = arith.index_cast %strides_6#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %137) : (i64, i64, i64, i64, i64, i64) -> ()
-      %138 = arith.ceildivsi %133, %c64_i64 : i64
-      %139 = arith.divsi %131, %c16_i64 : i64
-      %140 = arith.addi %131, %132 : i64
-      %141 = arith.ceildivsi %140, %c16_i64 : i64
-      %142 = arith.subi %141, %139 : i64
-      %143 = arith.cmpi sgt, %132, %c0_i64 : i64
-      %144 = arith.extui %143 : i1 to i64
-      %145 = arith.muli %142, %144 : i64
-      %146 = arith.muli %145, %138 : i64
-      %147 = arith.index_cast %146 : i64 to index
-      scf.for %arg19 = %c0 to %147 step %c1 {
-        %270 = arith.index_cast %arg19 : index to i64
-        %271 = arith.divsi %270, %138 : i64
-        %272 = arith.addi %139, %271 : i64
-        %273 = arith.remsi %270, %138 : i64
-        %274 = arith.muli %272, %c16_i64 : i64
-        %275 = arith.maxsi %274, %131 : i64
-        %276 = arith.addi %274, %c16_i64 : i64
-        %277 = arith.minsi %276, %140 : i64
-        %278 = arith.subi %277, %275 : i64
-        %279 = arith.subi %275, %131 : i64
-        %280 = arith.muli %279, %137 : i64
-        %281 = arith.addi %136, %280 : i64
-        %282 = arith.muli %273, %c64_i64 : i64
-        %283 = arith.addi %281, %282 : i64
-        %284 = arith.muli %272, %c32_i64 : i64
-        %285 = arith.addi %284, %282 : i64
-        %286 = arith.subi %275, %274 : i64
-        %287 = arith.addi %285, %286 : i64
-        %288 = arith.subi %133, %282 : i64
-        %289 = arith.minsi %288, %c64_i64 : i64
-        "instgem.mvin"(%283, %287, %289, %278) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %148 = arith.ceildivsi %131, %c16_i64 : i64
-      %149 = arith.cmpi sgt, %131, %c0_i64 : i64
+      %140 = arith.index_cast %intptr_7 : index to i64
+      %141 = arith.index_cast %offset_4 : index to i64
+      %142 = arith.addi %140, %141 : i64
+      %143 = arith.index_cast %strides_6#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %143) : (i64, i64, i64, i64, i64, i64) -> ()
+      %144 = arith.ceildivsi %139, %c64_i64 : i64
+      %145 = arith.divsi %137, %c16_i64 : i64
+      %146 = arith.addi %137, %138 : i64
+      %147 = arith.ceildivsi %146, %c16_i64 : i64
+      %148 = arith.subi %147, %145 : i64
+      %149 = arith.cmpi sgt, %138, %c0_i64 : i64
       %150 = arith.extui %149 : i1 to i64
       %151 = arith.muli %148, %150 : i64
-      %152 = arith.muli %151, %138 : i64
+      %152 = arith.muli %151, %144 : i64
       %153 = arith.index_cast %152 : i64 to index
       scf.for %arg19 = %c0 to %153 step %c1 {
-        %270 = arith.index_cast %arg19 : index to i64
-        %271 = arith.divsi %270, %138 : i64
-        %272 = arith.remsi %270, %138 : i64
-        %273 = arith.muli %271, %c16_i64 : i64
-        %274 = arith.maxsi %273, %c0_i64 : i64
-        %275 = arith.addi %273, %c16_i64 : i64
-        %276 = arith.minsi %275, %131 : i64
-        %277 = arith.subi %276, %274 : i64
-        %278 = arith.muli %271, %c32_i64 : i64
-        %279 = arith.muli %272, %c64_i64 : i64
-        %280 = arith.addi %278, %279 : i64
-        %281 = arith.subi %274, %273 : i64
-        %282 = arith.addi %280, %281 : i64
-        %283 = arith.subi %133, %279 : i64
-        %284 = arith.minsi %283, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %282, %284, %277) : (i64, i64, i64, i64) -> ()
+        %276 = arith.index_cast %arg19 : index to i64
+        %277 = arith.divsi %276, %144 : i64
+        %278 = arith.addi %145, %277 : i64
+        %279 = arith.remsi %276, %144 : i64
+        %280 = arith.muli %278, %c16_i64 : i64
+        %281 = arith.maxsi %280, %137 : i64
+        %282 = arith.addi %280, %c16_i64 : i64
+        %283 = arith.minsi %282, %146 : i64
+        %284 = arith.subi %283, %281 : i64
+        %285 = arith.subi %281, %137 : i64
+        %286 = arith.muli %285, %143 : i64
+        %287 = arith.addi %142, %286 : i64
+        %288 = arith.muli %279, %c64_i64 : i64
+        %289 = arith.addi %287, %288 : i64
+        %290 = arith.muli %278, %c32_i64 : i64
+        %291 = arith.addi %290, %288 : i64
+        %292 = arith.subi %281, %280 : i64
+        %293 = arith.addi %291, %292 : i64
+        %294 = arith.subi %139, %288 : i64
+        %295 = arith.minsi %294, %c64_i64 : i64
+        "instgem.mvin"(%289, %293, %295, %284) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %154 = arith.subi %c5_i64, %140 : i64
-      %155 = arith.divsi %140, %c16_i64 : i64
-      %156 = arith.subi %c1_i64, %155 : i64
-      %157 = arith.cmpi sgt, %154, %c0_i64 : i64
-      %158 = arith.extui %157 : i1 to i64
-      %159 = arith.muli %156, %158 : i64
-      %160 = arith.muli %159, %138 : i64
-      %161 = arith.index_cast %160 : i64 to index
-      scf.for %arg19 = %c0 to %161 step %c1 {
-        %270 = arith.index_cast %arg19 : index to i64
-        %271 = arith.divsi %270, %138 : i64
-        %272 = arith.addi %155, %271 : i64
-        %273 = arith.remsi %270, %138 : i64
-        %274 = arith.muli %272, %c16_i64 : i64
-        %275 = arith.maxsi %274, %140 : i64
-        %276 = arith.addi %274, %c16_i64 : i64
-        %277 = arith.minsi %276, %c5_i64 : i64
-        %278 = arith.subi %277, %275 : i64
-        %279 = arith.muli %272, %c32_i64 : i64
-        %280 = arith.muli %273, %c64_i64 : i64
-        %281 = arith.addi %279, %280 : i64
-        %282 = arith.subi %275, %274 : i64
-        %283 = arith.addi %281, %282 : i64
-        %284 = arith.subi %133, %280 : i64
-        %285 = arith.minsi %284, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %283, %285, %278) : (i64, i64, i64, i64) -> ()
+      %154 = arith.ceildivsi %137, %c16_i64 : i64
+      %155 = arith.cmpi sgt, %137, %c0_i64 : i64
+      %156 = arith.extui %155 : i1 to i64
+      %157 = arith.muli %154, %156 : i64
+      %158 = arith.muli %157, %144 : i64
+      %159 = arith.index_cast %158 : i64 to index
+      scf.for %arg19 = %c0 to %159 step %c1 {
+        %276 = arith.index_cast %arg19 : index to i64
+        %277 = arith.divsi %276, %144 : i64
+        %278 = arith.remsi %276, %144 : i64
+        %279 = arith.muli %277, %c16_i64 : i64
+        %280 = arith.maxsi %279, %c0_i64 : i64
+        %281 = arith.addi %279, %c16_i64 : i64
+        %282 = arith.minsi %281, %137 : i64
+        %283 = arith.subi %282, %280 : i64
+        %284 = arith.muli %277, %c32_i64 : i64
+        %285 = arith.muli %278, %c64_i64 : i64
+        %286 = arith.addi %284, %285 : i64
+        %287 = arith.subi %280, %279 : i64
+        %288 = arith.addi %286, %287 : i64
+        %289 = arith.subi %139, %285 : i64
+        %290 = arith.minsi %289, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %288, %290, %283) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %162 = arith.addi %87, %c1 : index
-      scf.if %124 {
-        func.call @baco_boundary_error(%c100_i64, %c13_i64) : (i64, i64) -> ()
+      %160 = arith.subi %c5_i64, %146 : i64
+      %161 = arith.divsi %146, %c16_i64 : i64
+      %162 = arith.subi %c1_i64, %161 : i64
+      %163 = arith.cmpi sgt, %160, %c0_i64 : i64
+      %164 = arith.extui %163 : i1 to i64
+      %165 = arith.muli %162, %164 : i64
+      %166 = arith.muli %165, %144 : i64
+      %167 = arith.index_cast %166 : i64 to index
+      scf.for %arg19 = %c0 to %167 step %c1 {
+        %276 = arith.index_cast %arg19 : index to i64
+        %277 = arith.divsi %276, %144 : i64
+        %278 = arith.addi %161, %277 : i64
+        %279 = arith.remsi %276, %144 : i64
+        %280 = arith.muli %278, %c16_i64 : i64
+        %281 = arith.maxsi %280, %146 : i64
+        %282 = arith.addi %280, %c16_i64 : i64
+        %283 = arith.minsi %282, %c5_i64 : i64
+        %284 = arith.subi %283, %281 : i64
+        %285 = arith.muli %278, %c32_i64 : i64
+        %286 = arith.muli %279, %c64_i64 : i64
+        %287 = arith.addi %285, %286 : i64
+        %288 = arith.subi %281, %280 : i64
+        %289 = arith.addi %287, %288 : i64
+        %290 = arith.subi %139, %286 : i64
+        %291 = arith.minsi %290, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %289, %291, %284) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %168 = arith.addi %93, %c1 : index
+      scf.if %130 {
+        func.call @baco_boundary_error(%c96_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %163 = arith.cmpi sge, %162, %c0 : index
-      %164 = arith.cmpi slt, %162, %96 : index
-      %165 = arith.andi %163, %164 : i1
-      %166 = arith.select %165, %162, %c0 : index
-      %167 = arith.select %165, %114, %c0 : index
-      %168 = arith.select %165, %113, %c0 : index
-      %subview_8 = memref.subview %reinterpret_cast_0[%166, %107, %116] [1, %167, %123] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %169 = arith.index_cast %168 : index to i64
-      %170 = arith.index_cast %167 : index to i64
-      %171 = arith.addi %169, %c5_i64 : i64
+      %169 = arith.cmpi sge, %168, %c0 : index
+      %170 = arith.cmpi slt, %168, %102 : index
+      %171 = arith.andi %169, %170 : i1
+      %172 = arith.select %171, %168, %c0 : index
+      %173 = arith.select %171, %120, %c0 : index
+      %174 = arith.select %171, %119, %c0 : index
+      %subview_8 = memref.subview %reinterpret_cast_0[%172, %113, %122] [1, %173, %129] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %175 = arith.index_cast %174 : index to i64
+      %176 = arith.index_cast %173 : index to i64
+      %177 = arith.addi %175, %c5_i64 : i64
       %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %172 = arith.index_cast %intptr_13 : index to i64
-      %173 = arith.index_cast %offset_10 : index to i64
-      %174 = arith.addi %172, %173 : i64
-      %175 = arith.index_cast %strides_12#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %175) : (i64, i64, i64, i64, i64, i64) -> ()
-      %176 = arith.divsi %171, %c16_i64 : i64
-      %177 = arith.addi %171, %170 : i64
-      %178 = arith.ceildivsi %177, %c16_i64 : i64
-      %179 = arith.subi %178, %176 : i64
-      %180 = arith.cmpi sgt, %170, %c0_i64 : i64
-      %181 = arith.extui %180 : i1 to i64
-      %182 = arith.muli %179, %181 : i64
-      %183 = arith.muli %182, %138 : i64
-      %184 = arith.index_cast %183 : i64 to index
-      scf.for %arg19 = %c0 to %184 step %c1 {
-        %270 = arith.index_cast %arg19 : index to i64
-        %271 = arith.divsi %270, %138 : i64
-        %272 = arith.addi %176, %271 : i64
-        %273 = arith.remsi %270, %138 : i64
-        %274 = arith.muli %272, %c16_i64 : i64
-        %275 = arith.maxsi %274, %171 : i64
-        %276 = arith.addi %274, %c16_i64 : i64
-        %277 = arith.minsi %276, %177 : i64
-        %278 = arith.subi %277, %275 : i64
-        %279 = arith.subi %275, %171 : i64
-        %280 = arith.muli %279, %175 : i64
-        %281 = arith.addi %174, %280 : i64
-        %282 = arith.muli %273, %c64_i64 : i64
-        %283 = arith.addi %281, %282 : i64
-        %284 = arith.muli %272, %c32_i64 : i64
-        %285 = arith.addi %284, %282 : i64
-        %286 = arith.subi %275, %274 : i64
-        %287 = arith.addi %285, %286 : i64
-        %288 = arith.subi %133, %282 : i64
-        %289 = arith.minsi %288, %c64_i64 : i64
-        "instgem.mvin"(%283, %287, %289, %278) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %185 = arith.ceildivsi %171, %c16_i64 : i64
-      %186 = arith.cmpi sgt, %169, %c0_i64 : i64
+      %178 = arith.index_cast %intptr_13 : index to i64
+      %179 = arith.index_cast %offset_10 : index to i64
+      %180 = arith.addi %178, %179 : i64
+      %181 = arith.index_cast %strides_12#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %181) : (i64, i64, i64, i64, i64, i64) -> ()
+      %182 = arith.divsi %177, %c16_i64 : i64
+      %183 = arith.addi %177, %176 : i64
+      %184 = arith.ceildivsi %183, %c16_i64 : i64
+      %185 = arith.subi %184, %182 : i64
+      %186 = arith.cmpi sgt, %176, %c0_i64 : i64
       %187 = arith.extui %186 : i1 to i64
       %188 = arith.muli %185, %187 : i64
-      %189 = arith.muli %188, %138 : i64
+      %189 = arith.muli %188, %144 : i64
       %190 = arith.index_cast %189 : i64 to index
       scf.for %arg19 = %c0 to %190 step %c1 {
-        %270 = arith.index_cast %arg19 : index to i64
-        %271 = arith.divsi %270, %138 : i64
-        %272 = arith.remsi %270, %138 : i64
-        %273 = arith.muli %271, %c16_i64 : i64
-        %274 = arith.maxsi %273, %c5_i64 : i64
-        %275 = arith.addi %273, %c16_i64 : i64
-        %276 = arith.minsi %275, %171 : i64
-        %277 = arith.subi %276, %274 : i64
-        %278 = arith.muli %271, %c32_i64 : i64
-        %279 = arith.muli %272, %c64_i64 : i64
-        %280 = arith.addi %278, %279 : i64
-        %281 = arith.subi %274, %273 : i64
-        %282 = arith.addi %280, %281 : i64
-        %283 = arith.subi %133, %279 : i64
-        %284 = arith.minsi %283, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %282, %284, %277) : (i64, i64, i64, i64) -> ()
+        %276 = arith.index_cast %arg19 : index to i64
+        %277 = arith.divsi %276, %144 : i64
+        %278 = arith.addi %182, %277 : i64
+        %279 = arith.remsi %276, %144 : i64
+        %280 = arith.muli %278, %c16_i64 : i64
+        %281 = arith.maxsi %280, %177 : i64
+        %282 = arith.addi %280, %c16_i64 : i64
+        %283 = arith.minsi %282, %183 : i64
+        %284 = arith.subi %283, %281 : i64
+        %285 = arith.subi %281, %177 : i64
+        %286 = arith.muli %285, %181 : i64
+        %287 = arith.addi %180, %286 : i64
+        %288 = arith.muli %279, %c64_i64 : i64
+        %289 = arith.addi %287, %288 : i64
+        %290 = arith.muli %278, %c32_i64 : i64
+        %291 = arith.addi %290, %288 : i64
+        %292 = arith.subi %281, %280 : i64
+        %293 = arith.addi %291, %292 : i64
+        %294 = arith.subi %139, %288 : i64
+        %295 = arith.minsi %294, %c64_i64 : i64
+        "instgem.mvin"(%289, %293, %295, %284) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %191 = arith.subi %c10_i64, %177 : i64
-      %192 = arith.divsi %177, %c16_i64 : i64
-      %193 = arith.subi %c1_i64, %192 : i64
-      %194 = arith.cmpi sgt, %191, %c0_i64 : i64
-      %195 = arith.extui %194 : i1 to i64
-      %196 = arith.muli %193, %195 : i64
-      %197 = arith.muli %196, %138 : i64
-      %198 = arith.index_cast %197 : i64 to index
-      scf.for %arg19 = %c0 to %198 step %c1 {
-        %270 = arith.index_cast %arg19 : index to i64
-        %271 = arith.divsi %270, %138 : i64
-        %272 = arith.addi %192, %271 : i64
-        %273 = arith.remsi %270, %138 : i64
-        %274 = arith.muli %272, %c16_i64 : i64
-        %275 = arith.maxsi %274, %177 : i64
-        %276 = arith.addi %274, %c16_i64 : i64
-        %277 = arith.minsi %276, %c10_i64 : i64
-        %278 = arith.subi %277, %275 : i64
-        %279 = arith.muli %272, %c32_i64 : i64
-        %280 = arith.muli %273, %c64_i64 : i64
-        %281 = arith.addi %279, %280 : i64
-        %282 = arith.subi %275, %274 : i64
-        %283 = arith.addi %281, %282 : i64
-        %284 = arith.subi %133, %280 : i64
-        %285 = arith.minsi %284, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %283, %285, %278) : (i64, i64, i64, i64) -> ()
+      %191 = arith.ceildivsi %177, %c16_i64 : i64
+      %192 = arith.cmpi sgt, %175, %c0_i64 : i64
+      %193 = arith.extui %192 : i1 to i64
+      %194 = arith.muli %191, %193 : i64
+      %195 = arith.muli %194, %144 : i64
+      %196 = arith.index_cast %195 : i64 to index
+      scf.for %arg19 = %c0 to %196 step %c1 {
+        %276 = arith.index_cast %arg19 : index to i64
+        %277 = arith.divsi %276, %144 : i64
+        %278 = arith.remsi %276, %144 : i64
+        %279 = arith.muli %277, %c16_i64 : i64
+        %280 = arith.maxsi %279, %c5_i64 : i64
+        %281 = arith.addi %279, %c16_i64 : i64
+        %282 = arith.minsi %281, %177 : i64
+        %283 = arith.subi %282, %280 : i64
+        %284 = arith.muli %277, %c32_i64 : i64
+        %285 = arith.muli %278, %c64_i64 : i64
+        %286 = arith.addi %284, %285 : i64
+        %287 = arith.subi %280, %279 : i64
+        %288 = arith.addi %286, %287 : i64
+        %289 = arith.subi %139, %285 : i64
+        %290 = arith.minsi %289, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %288, %290, %283) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %199 = arith.addi %87, %c2 : index
-      scf.if %124 {
-        func.call @baco_boundary_error(%c100_i64, %c13_i64) : (i64, i64) -> ()
+      %197 = arith.subi %c10_i64, %183 : i64
+      %198 = arith.divsi %183, %c16_i64 : i64
+      %199 = arith.subi %c1_i64, %198 : i64
+      %200 = arith.cmpi sgt, %197, %c0_i64 : i64
+      %201 = arith.extui %200 : i1 to i64
+      %202 = arith.muli %199, %201 : i64
+      %203 = arith.muli %202, %144 : i64
+      %204 = arith.index_cast %203 : i64 to index
+      scf.for %arg19 = %c0 to %204 step %c1 {
+        %276 = arith.index_cast %arg19 : index to i64
+        %277 = arith.divsi %276, %144 : i64
+        %278 = arith.addi %198, %277 : i64
+        %279 = arith.remsi %276, %144 : i64
+        %280 = arith.muli %278, %c16_i64 : i64
+        %281 = arith.maxsi %280, %183 : i64
+        %282 = arith.addi %280, %c16_i64 : i64
+        %283 = arith.minsi %282, %c10_i64 : i64
+        %284 = arith.subi %283, %281 : i64
+        %285 = arith.muli %278, %c32_i64 : i64
+        %286 = arith.muli %279, %c64_i64 : i64
+        %287 = arith.addi %285, %286 : i64
+        %288 = arith.subi %281, %280 : i64
+        %289 = arith.addi %287, %288 : i64
+        %290 = arith.subi %139, %286 : i64
+        %291 = arith.minsi %290, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %289, %291, %284) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %205 = arith.addi %93, %c2 : index
+      scf.if %130 {
+        func.call @baco_boundary_error(%c96_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %200 = arith.cmpi sge, %199, %c0 : index
-      %201 = arith.cmpi slt, %199, %96 : index
-      %202 = arith.andi %200, %201 : i1
-      %203 = arith.select %202, %199, %c0 : index
-      %204 = arith.select %202, %114, %c0 : index
-      %205 = arith.select %202, %113, %c0 : index
-      %subview_14 = memref.subview %reinterpret_cast_0[%203, %107, %116] [1, %204, %123] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %206 = arith.index_cast %205 : index to i64
-      %207 = arith.index_cast %204 : index to i64
-      %208 = arith.addi %206, %c10_i64 : i64
+      %206 = arith.cmpi sge, %205, %c0 : index
+      %207 = arith.cmpi slt, %205, %102 : index
+      %208 = arith.andi %206, %207 : i1
+      %209 = arith.select %208, %205, %c0 : index
+      %210 = arith.select %208, %120, %c0 : index
+      %211 = arith.select %208, %119, %c0 : index
+      %subview_14 = memref.subview %reinterpret_cast_0[%209, %113, %122] [1, %210, %129] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %212 = arith.index_cast %211 : index to i64
+      %213 = arith.index_cast %210 : index to i64
+      %214 = arith.addi %212, %c10_i64 : i64
       %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_19 = memref.extract_aligned_pointer_as_index %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %209 = arith.index_cast %intptr_19 : index to i64
-      %210 = arith.index_cast %offset_16 : index to i64
-      %211 = arith.addi %209, %210 : i64
-      %212 = arith.index_cast %strides_18#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %212) : (i64, i64, i64, i64, i64, i64) -> ()
-      %213 = arith.divsi %208, %c16_i64 : i64
-      %214 = arith.addi %208, %207 : i64
-      %215 = arith.ceildivsi %214, %c16_i64 : i64
-      %216 = arith.subi %215, %213 : i64
-      %217 = arith.cmpi sgt, %207, %c0_i64 : i64
-      %218 = arith.extui %217 : i1 to i64
-      %219 = arith.muli %216, %218 : i64
-      %220 = arith.muli %219, %138 : i64
-      %221 = arith.index_cast %220 : i64 to index
-      scf.for %arg19 = %c0 to %221 step %c1 {
-        %270 = arith.index_cast %arg19 : index to i64
-        %271 = arith.divsi %270, %138 : i64
-        %272 = arith.addi %213, %271 : i64
-        %273 = arith.remsi %270, %138 : i64
-        %274 = arith.muli %272, %c16_i64 : i64
-        %275 = arith.maxsi %274, %208 : i64
-        %276 = arith.addi %274, %c16_i64 : i64
-        %277 = arith.minsi %276, %214 : i64
-        %278 = arith.subi %277, %275 : i64
-        %279 = arith.subi %275, %208 : i64
-        %280 = arith.muli %279, %212 : i64
-        %281 = arith.addi %211, %280 : i64
-        %282 = arith.muli %273, %c64_i64 : i64
-        %283 = arith.addi %281, %282 : i64
-        %284 = arith.muli %272, %c32_i64 : i64
-        %285 = arith.addi %284, %282 : i64
-        %286 = arith.subi %275, %274 : i64
-        %287 = arith.addi %285, %286 : i64
-        %288 = arith.subi %133, %282 : i64
-        %289 = arith.minsi %288, %c64_i64 : i64
-        "instgem.mvin"(%283, %287, %289, %278) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %222 = arith.ceildivsi %208, %c16_i64 : i64
-      %223 = arith.cmpi sgt, %206, %c0_i64 : i64
+      %215 = arith.index_cast %intptr_19 : index to i64
+      %216 = arith.index_cast %offset_16 : index to i64
+      %217 = arith.addi %215, %216 : i64
+      %218 = arith.index_cast %strides_18#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %218) : (i64, i64, i64, i64, i64, i64) -> ()
+      %219 = arith.divsi %214, %c16_i64 : i64
+      %220 = arith.addi %214, %213 : i64
+      %221 = arith.ceildivsi %220, %c16_i64 : i64
+      %222 = arith.subi %221, %219 : i64
+      %223 = arith.cmpi sgt, %213, %c0_i64 : i64
       %224 = arith.extui %223 : i1 to i64
       %225 = arith.muli %222, %224 : i64
-      %226 = arith.muli %225, %138 : i64
+      %226 = arith.muli %225, %144 : i64
       %227 = arith.index_cast %226 : i64 to index
       scf.for %arg19 = %c0 to %227 step %c1 {
-        %270 = arith.index_cast %arg19 : index to i64
-        %271 = arith.divsi %270, %138 : i64
-        %272 = arith.remsi %270, %138 : i64
-        %273 = arith.muli %271, %c16_i64 : i64
-        %274 = arith.maxsi %273, %c10_i64 : i64
-        %275 = arith.addi %273, %c16_i64 : i64
-        %276 = arith.minsi %275, %208 : i64
-        %277 = arith.subi %276, %274 : i64
-        %278 = arith.muli %271, %c32_i64 : i64
-        %279 = arith.muli %272, %c64_i64 : i64
-        %280 = arith.addi %278, %279 : i64
-        %281 = arith.subi %274, %273 : i64
-        %282 = arith.addi %280, %281 : i64
-        %283 = arith.subi %133, %279 : i64
-        %284 = arith.minsi %283, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %282, %284, %277) : (i64, i64, i64, i64) -> ()
+        %276 = arith.index_cast %arg19 : index to i64
+        %277 = arith.divsi %276, %144 : i64
+        %278 = arith.addi %219, %277 : i64
+        %279 = arith.remsi %276, %144 : i64
+        %280 = arith.muli %278, %c16_i64 : i64
+        %281 = arith.maxsi %280, %214 : i64
+        %282 = arith.addi %280, %c16_i64 : i64
+        %283 = arith.minsi %282, %220 : i64
+        %284 = arith.subi %283, %281 : i64
+        %285 = arith.subi %281, %214 : i64
+        %286 = arith.muli %285, %218 : i64
+        %287 = arith.addi %217, %286 : i64
+        %288 = arith.muli %279, %c64_i64 : i64
+        %289 = arith.addi %287, %288 : i64
+        %290 = arith.muli %278, %c32_i64 : i64
+        %291 = arith.addi %290, %288 : i64
+        %292 = arith.subi %281, %280 : i64
+        %293 = arith.addi %291, %292 : i64
+        %294 = arith.subi %139, %288 : i64
+        %295 = arith.minsi %294, %c64_i64 : i64
+        "instgem.mvin"(%289, %293, %295, %284) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %228 = arith.subi %c15_i64, %214 : i64
-      %229 = arith.divsi %214, %c16_i64 : i64
-      %230 = arith.subi %c1_i64, %229 : i64
-      %231 = arith.cmpi sgt, %228, %c0_i64 : i64
-      %232 = arith.extui %231 : i1 to i64
-      %233 = arith.muli %230, %232 : i64
-      %234 = arith.muli %233, %138 : i64
-      %235 = arith.index_cast %234 : i64 to index
-      scf.for %arg19 = %c0 to %235 step %c1 {
-        %270 = arith.index_cast %arg19 : index to i64
-        %271 = arith.divsi %270, %138 : i64
-        %272 = arith.addi %229, %271 : i64
-        %273 = arith.remsi %270, %138 : i64
-        %274 = arith.muli %272, %c16_i64 : i64
-        %275 = arith.maxsi %274, %214 : i64
-        %276 = arith.addi %274, %c16_i64 : i64
-        %277 = arith.minsi %276, %c15_i64 : i64
-        %278 = arith.subi %277, %275 : i64
-        %279 = arith.muli %272, %c32_i64 : i64
-        %280 = arith.muli %273, %c64_i64 : i64
-        %281 = arith.addi %279, %280 : i64
-        %282 = arith.subi %275, %274 : i64
-        %283 = arith.addi %281, %282 : i64
-        %284 = arith.subi %133, %280 : i64
-        %285 = arith.minsi %284, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %283, %285, %278) : (i64, i64, i64, i64) -> ()
+      %228 = arith.ceildivsi %214, %c16_i64 : i64
+      %229 = arith.cmpi sgt, %212, %c0_i64 : i64
+      %230 = arith.extui %229 : i1 to i64
+      %231 = arith.muli %228, %230 : i64
+      %232 = arith.muli %231, %144 : i64
+      %233 = arith.index_cast %232 : i64 to index
+      scf.for %arg19 = %c0 to %233 step %c1 {
+        %276 = arith.index_cast %arg19 : index to i64
+        %277 = arith.divsi %276, %144 : i64
+        %278 = arith.remsi %276, %144 : i64
+        %279 = arith.muli %277, %c16_i64 : i64
+        %280 = arith.maxsi %279, %c10_i64 : i64
+        %281 = arith.addi %279, %c16_i64 : i64
+        %282 = arith.minsi %281, %214 : i64
+        %283 = arith.subi %282, %280 : i64
+        %284 = arith.muli %277, %c32_i64 : i64
+        %285 = arith.muli %278, %c64_i64 : i64
+        %286 = arith.addi %284, %285 : i64
+        %287 = arith.subi %280, %279 : i64
+        %288 = arith.addi %286, %287 : i64
+        %289 = arith.subi %139, %285 : i64
+        %290 = arith.minsi %289, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %288, %290, %283) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.if %54 {
-        func.call @baco_boundary_error(%c101_i64, %c13_i64) : (i64, i64) -> ()
+      %234 = arith.subi %c15_i64, %220 : i64
+      %235 = arith.divsi %220, %c16_i64 : i64
+      %236 = arith.subi %c1_i64, %235 : i64
+      %237 = arith.cmpi sgt, %234, %c0_i64 : i64
+      %238 = arith.extui %237 : i1 to i64
+      %239 = arith.muli %236, %238 : i64
+      %240 = arith.muli %239, %144 : i64
+      %241 = arith.index_cast %240 : i64 to index
+      scf.for %arg19 = %c0 to %241 step %c1 {
+        %276 = arith.index_cast %arg19 : index to i64
+        %277 = arith.divsi %276, %144 : i64
+        %278 = arith.addi %235, %277 : i64
+        %279 = arith.remsi %276, %144 : i64
+        %280 = arith.muli %278, %c16_i64 : i64
+        %281 = arith.maxsi %280, %220 : i64
+        %282 = arith.addi %280, %c16_i64 : i64
+        %283 = arith.minsi %282, %c15_i64 : i64
+        %284 = arith.subi %283, %281 : i64
+        %285 = arith.muli %278, %c32_i64 : i64
+        %286 = arith.muli %279, %c64_i64 : i64
+        %287 = arith.addi %285, %286 : i64
+        %288 = arith.subi %281, %280 : i64
+        %289 = arith.addi %287, %288 : i64
+        %290 = arith.subi %139, %286 : i64
+        %291 = arith.minsi %290, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %289, %291, %284) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.if %55 {
+        func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_20 = memref.subview %reinterpret_cast_1[%116, %46] [%123, %53] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %236 = arith.index_cast %122 : index to i64
-      %237 = arith.addi %236, %133 : i64
+      %subview_20 = memref.subview %reinterpret_cast_1[%122, %47] [%129, %54] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %242 = arith.index_cast %128 : index to i64
+      %243 = arith.addi %242, %139 : i64
       %base_buffer_21, %offset_22, %sizes_23:2, %strides_24:2 = memref.extract_strided_metadata %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_25 = memref.extract_aligned_pointer_as_index %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %238 = arith.index_cast %intptr_25 : index to i64
-      %239 = arith.index_cast %offset_22 : index to i64
-      %240 = arith.addi %238, %239 : i64
-      %241 = arith.index_cast %strides_24#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %241) : (i64, i64, i64, i64, i64, i64) -> ()
-      %242 = arith.ceildivsi %58, %c64_i64 : i64
-      %243 = arith.divsi %236, %c16_i64 : i64
-      %244 = arith.ceildivsi %237, %c16_i64 : i64
-      %245 = arith.subi %244, %243 : i64
-      %246 = arith.cmpi sgt, %133, %c0_i64 : i64
-      %247 = arith.extui %246 : i1 to i64
-      %248 = arith.muli %245, %247 : i64
-      %249 = arith.muli %248, %242 : i64
-      %250 = arith.index_cast %249 : i64 to index
-      scf.for %arg19 = %c0 to %250 step %c1 {
-        %270 = arith.index_cast %arg19 : index to i64
-        %271 = arith.divsi %270, %242 : i64
-        %272 = arith.addi %243, %271 : i64
-        %273 = arith.remsi %270, %242 : i64
-        %274 = arith.muli %272, %c16_i64 : i64
-        %275 = arith.maxsi %274, %236 : i64
-        %276 = arith.addi %274, %c16_i64 : i64
-        %277 = arith.minsi %276, %237 : i64
-        %278 = arith.subi %277, %275 : i64
-        %279 = arith.subi %275, %236 : i64
-        %280 = arith.muli %279, %241 : i64
-        %281 = arith.addi %240, %280 : i64
-        %282 = arith.muli %273, %c64_i64 : i64
-        %283 = arith.addi %281, %282 : i64
-        %284 = arith.muli %272, %c32_i64 : i64
-        %285 = arith.addi %284, %282 : i64
-        %286 = arith.addi %285, %c32_i64 : i64
-        %287 = arith.subi %275, %274 : i64
-        %288 = arith.addi %286, %287 : i64
-        %289 = arith.subi %58, %282 : i64
-        %290 = arith.minsi %289, %c64_i64 : i64
-        "instgem.mvin"(%283, %288, %290, %278) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %251 = arith.ceildivsi %236, %c16_i64 : i64
-      %252 = arith.cmpi sgt, %236, %c0_i64 : i64
+      %244 = arith.index_cast %intptr_25 : index to i64
+      %245 = arith.index_cast %offset_22 : index to i64
+      %246 = arith.addi %244, %245 : i64
+      %247 = arith.index_cast %strides_24#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %247) : (i64, i64, i64, i64, i64, i64) -> ()
+      %248 = arith.ceildivsi %59, %c64_i64 : i64
+      %249 = arith.divsi %242, %c16_i64 : i64
+      %250 = arith.ceildivsi %243, %c16_i64 : i64
+      %251 = arith.subi %250, %249 : i64
+      %252 = arith.cmpi sgt, %139, %c0_i64 : i64
       %253 = arith.extui %252 : i1 to i64
       %254 = arith.muli %251, %253 : i64
-      %255 = arith.muli %254, %242 : i64
+      %255 = arith.muli %254, %248 : i64
       %256 = arith.index_cast %255 : i64 to index
       scf.for %arg19 = %c0 to %256 step %c1 {
-        %270 = arith.index_cast %arg19 : index to i64
-        %271 = arith.divsi %270, %242 : i64
-        %272 = arith.remsi %270, %242 : i64
-        %273 = arith.muli %271, %c16_i64 : i64
-        %274 = arith.maxsi %273, %c0_i64 : i64
-        %275 = arith.addi %273, %c16_i64 : i64
-        %276 = arith.minsi %275, %236 : i64
-        %277 = arith.subi %276, %274 : i64
-        %278 = arith.muli %271, %c32_i64 : i64
-        %279 = arith.muli %272, %c64_i64 : i64
-        %280 = arith.addi %278, %279 : i64
-        %281 = arith.addi %280, %c32_i64 : i64
-        %282 = arith.subi %274, %273 : i64
-        %283 = arith.addi %281, %282 : i64
-        %284 = arith.subi %58, %279 : i64
-        %285 = arith.minsi %284, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %283, %285, %277) : (i64, i64, i64, i64) -> ()
+        %276 = arith.index_cast %arg19 : index to i64
+        %277 = arith.divsi %276, %248 : i64
+        %278 = arith.addi %249, %277 : i64
+        %279 = arith.remsi %276, %248 : i64
+        %280 = arith.muli %278, %c16_i64 : i64
+        %281 = arith.maxsi %280, %242 : i64
+        %282 = arith.addi %280, %c16_i64 : i64
+        %283 = arith.minsi %282, %243 : i64
+        %284 = arith.subi %283, %281 : i64
+        %285 = arith.subi %281, %242 : i64
+        %286 = arith.muli %285, %247 : i64
+        %287 = arith.addi %246, %286 : i64
+        %288 = arith.muli %279, %c64_i64 : i64
+        %289 = arith.addi %287, %288 : i64
+        %290 = arith.muli %278, %c32_i64 : i64
+        %291 = arith.addi %290, %288 : i64
+        %292 = arith.addi %291, %c32_i64 : i64
+        %293 = arith.subi %281, %280 : i64
+        %294 = arith.addi %292, %293 : i64
+        %295 = arith.subi %59, %288 : i64
+        %296 = arith.minsi %295, %c64_i64 : i64
+        "instgem.mvin"(%289, %294, %296, %284) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %257 = arith.maxsi %133, %c0_i64 : i64
-      %258 = arith.minsi %257, %c32_i64 : i64
-      %259 = arith.maxsi %237, %c0_i64 : i64
-      %260 = arith.minsi %259, %c32_i64 : i64
-      %261 = arith.maxsi %58, %c0_i64 : i64
-      %262 = arith.minsi %261, %c32_i64 : i64
-      %263 = arith.ceildivsi %262, %c16_i64 : i64
-      %264 = arith.minsi %258, %260 : i64
-      %265 = arith.ceildivsi %264, %c16_i64 : i64
-      %266 = arith.addi %arg18, %c1 : index
-      %267 = arith.cmpi sge, %266, %30 : index
-      %268 = arith.cmpi eq, %arg18, %28 : index
-      %269 = arith.index_cast %263 : i64 to index
-      scf.for %arg19 = %c0 to %269 step %c1 {
-        %270 = arith.index_cast %arg19 : index to i64
-        %271 = arith.subi %270, %c1_i64 : i64
-        %272 = arith.cmpi sge, %271, %c0_i64 : i64
-        %273 = arith.cmpi slt, %271, %72 : i64
-        %274 = arith.andi %272, %273 : i1
-        %275 = arith.andi %267, %274 : i1
-        %276 = arith.maxsi %265, %c1_i64 : i64
-        %277 = arith.ceildivsi %71, %276 : i64
-        %278 = arith.subi %263, %c1_i64 : i64
-        %279 = arith.cmpi eq, %270, %278 : i64
-        %280 = arith.cmpi slt, %270, %72 : i64
-        %281 = arith.andi %279, %280 : i1
-        %282 = arith.andi %267, %281 : i1
-        %283 = arith.divsi %264, %c16_i64 : i64
-        %284 = arith.minsi %265, %283 : i64
-        %285 = arith.maxsi %284, %c0_i64 : i64
-        %286 = arith.index_cast %285 : i64 to index
-        scf.for %arg20 = %c0 to %286 step %c1 {
-          %291 = arith.index_cast %arg20 : index to i64
-          %292 = arith.muli %291, %277 : i64
-          %293 = arith.minsi %292, %71 : i64
-          scf.if %275 {
-            %307 = arith.addi %293, %277 : i64
-            %308 = arith.minsi %307, %71 : i64
-            %309 = arith.index_cast %293 : i64 to index
-            %310 = arith.index_cast %308 : i64 to index
-            scf.for %arg21 = %309 to %310 step %c1 {
-              %311 = arith.index_cast %arg21 : index to i64
-              %312 = arith.addi %65, %311 : i64
-              %313 = arith.muli %312, %c16_i64 : i64
-              %314 = arith.maxsi %313, %56 : i64
-              %315 = arith.addi %313, %c16_i64 : i64
-              %316 = arith.minsi %315, %66 : i64
-              %317 = arith.subi %316, %314 : i64
-              %318 = arith.subi %314, %56 : i64
-              %319 = arith.muli %318, %62 : i64
-              %320 = arith.addi %61, %319 : i64
-              %321 = arith.muli %271, %c16_i64 : i64
-              %322 = arith.addi %320, %321 : i64
-              %323 = arith.muli %312, %c32_i64 : i64
-              %324 = arith.addi %323, %321 : i64
-              %325 = arith.ori %324, %c2147483648_i64 : i64
-              %326 = arith.subi %314, %313 : i64
-              %327 = arith.addi %325, %326 : i64
-              %328 = arith.subi %58, %321 : i64
-              %329 = arith.minsi %328, %c16_i64 : i64
-              "instgem.mvout"(%322, %327, %329, %317) : (i64, i64, i64, i64) -> ()
+      %257 = arith.ceildivsi %242, %c16_i64 : i64
+      %258 = arith.cmpi sgt, %242, %c0_i64 : i64
+      %259 = arith.extui %258 : i1 to i64
+      %260 = arith.muli %257, %259 : i64
+      %261 = arith.muli %260, %248 : i64
+      %262 = arith.index_cast %261 : i64 to index
+      scf.for %arg19 = %c0 to %262 step %c1 {
+        %276 = arith.index_cast %arg19 : index to i64
+        %277 = arith.divsi %276, %248 : i64
+        %278 = arith.remsi %276, %248 : i64
+        %279 = arith.muli %277, %c16_i64 : i64
+        %280 = arith.maxsi %279, %c0_i64 : i64
+        %281 = arith.addi %279, %c16_i64 : i64
+        %282 = arith.minsi %281, %242 : i64
+        %283 = arith.subi %282, %280 : i64
+        %284 = arith.muli %277, %c32_i64 : i64
+        %285 = arith.muli %278, %c64_i64 : i64
+        %286 = arith.addi %284, %285 : i64
+        %287 = arith.addi %286, %c32_i64 : i64
+        %288 = arith.subi %280, %279 : i64
+        %289 = arith.addi %287, %288 : i64
+        %290 = arith.subi %59, %285 : i64
+        %291 = arith.minsi %290, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %289, %291, %283) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %263 = arith.maxsi %139, %c0_i64 : i64
+      %264 = arith.minsi %263, %c32_i64 : i64
+      %265 = arith.maxsi %243, %c0_i64 : i64
+      %266 = arith.minsi %265, %c32_i64 : i64
+      %267 = arith.maxsi %59, %c0_i64 : i64
+      %268 = arith.minsi %267, %c32_i64 : i64
+      %269 = arith.ceildivsi %268, %c16_i64 : i64
+      %270 = arith.minsi %264, %266 : i64
+      %271 = arith.ceildivsi %270, %c16_i64 : i64
+      %272 = arith.addi %arg18, %c1 : index
+      %273 = arith.cmpi sge, %272, %31 : index
+      %274 = arith.cmpi eq, %arg18, %29 : index
+      %275 = arith.index_cast %269 : i64 to index
+      scf.for %arg19 = %c0 to %275 step %c1 {
+        %276 = arith.index_cast %arg19 : index to i64
+        %277 = arith.subi %276, %c1_i64 : i64
+        %278 = arith.cmpi sge, %277, %c0_i64 : i64
+        %279 = arith.cmpi slt, %277, %73 : i64
+        %280 = arith.andi %278, %279 : i1
+        %281 = arith.andi %273, %280 : i1
+        %282 = arith.maxsi %271, %c1_i64 : i64
+        %283 = arith.ceildivsi %72, %282 : i64
+        %284 = arith.subi %269, %c1_i64 : i64
+        %285 = arith.cmpi eq, %276, %284 : i64
+        %286 = arith.cmpi slt, %276, %73 : i64
+        %287 = arith.andi %285, %286 : i1
+        %288 = arith.andi %273, %287 : i1
+        %289 = arith.divsi %270, %c16_i64 : i64
+        %290 = arith.minsi %271, %289 : i64
+        %291 = arith.maxsi %290, %c0_i64 : i64
+        %292 = arith.index_cast %291 : i64 to index
+        scf.for %arg20 = %c0 to %292 step %c1 {
+          %297 = arith.index_cast %arg20 : index to i64
+          %298 = arith.muli %297, %283 : i64
+          %299 = arith.minsi %298, %72 : i64
+          scf.if %281 {
+            %313 = arith.addi %299, %283 : i64
+            %314 = arith.minsi %313, %72 : i64
+            %315 = arith.index_cast %299 : i64 to index
+            %316 = arith.index_cast %314 : i64 to index
+            scf.for %arg21 = %315 to %316 step %c1 {
+              %317 = arith.index_cast %arg21 : index to i64
+              %318 = arith.addi %66, %317 : i64
+              %319 = arith.muli %318, %c16_i64 : i64
+              %320 = arith.maxsi %319, %57 : i64
+              %321 = arith.addi %319, %c16_i64 : i64
+              %322 = arith.minsi %321, %67 : i64
+              %323 = arith.subi %322, %320 : i64
+              %324 = arith.subi %320, %57 : i64
+              %325 = arith.muli %324, %63 : i64
+              %326 = arith.addi %62, %325 : i64
+              %327 = arith.muli %277, %c16_i64 : i64
+              %328 = arith.addi %326, %327 : i64
+              %329 = arith.muli %318, %c32_i64 : i64
+              %330 = arith.addi %329, %327 : i64
+              %331 = arith.ori %330, %c2147483648_i64 : i64
+              %332 = arith.subi %320, %319 : i64
+              %333 = arith.addi %331, %332 : i64
+              %334 = arith.subi %59, %327 : i64
+              %335 = arith.minsi %334, %c16_i64 : i64
+              "instgem.mvout"(%328, %333, %335, %323) : (i64, i64, i64, i64) -> ()
             }
           }
-          %294 = arith.muli %270, %c16_i64 : i64
-          %295 = arith.subi %262, %294 : i64
-          %296 = arith.minsi %295, %c16_i64 : i64
-          %297 = arith.cmpi eq, %291, %c0_i64 : i64
-          %298 = arith.andi %268, %297 : i1
-          %299 = arith.select %298, %c2147483648_i64, %c3221225472_i64 : i64
-          %300 = arith.ori %294, %299 : i64
-          %301 = arith.select %298, %c16_i64, %c15_i64 : i64
-          %302 = arith.select %298, %c16_i64, %296 : i64
-          %303 = arith.muli %291, %c32_i64 : i64
-          %304 = arith.addi %303, %294 : i64
-          %305 = arith.addi %304, %c32_i64 : i64
-          "instgem.preload"(%305, %296, %c16_i64, %300, %302, %301) : (i64, i64, i64, i64, i64, i64) -> ()
-          %306 = arith.muli %291, %c16_i64 : i64
-          "instgem.compute_preloaded"(%306, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %300 = arith.muli %276, %c16_i64 : i64
+          %301 = arith.subi %268, %300 : i64
+          %302 = arith.minsi %301, %c16_i64 : i64
+          %303 = arith.cmpi eq, %297, %c0_i64 : i64
+          %304 = arith.andi %274, %303 : i1
+          %305 = arith.select %304, %c2147483648_i64, %c3221225472_i64 : i64
+          %306 = arith.ori %300, %305 : i64
+          %307 = arith.select %304, %c16_i64, %c15_i64 : i64
+          %308 = arith.select %304, %c16_i64, %302 : i64
+          %309 = arith.muli %297, %c32_i64 : i64
+          %310 = arith.addi %309, %300 : i64
+          %311 = arith.addi %310, %c32_i64 : i64
+          "instgem.preload"(%311, %302, %c16_i64, %306, %308, %307) : (i64, i64, i64, i64, i64, i64) -> ()
+          %312 = arith.muli %297, %c16_i64 : i64
+          "instgem.compute_preloaded"(%312, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         }
-        %287 = arith.index_cast %265 : i64 to index
-        scf.for %arg20 = %286 to %287 step %c1 {
-          %291 = arith.index_cast %arg20 : index to i64
-          %292 = arith.muli %291, %c16_i64 : i64
-          %293 = arith.subi %258, %292 : i64
-          %294 = arith.minsi %293, %c16_i64 : i64
-          %295 = arith.subi %260, %292 : i64
-          %296 = arith.minsi %295, %c16_i64 : i64
-          %297 = arith.muli %291, %277 : i64
-          %298 = arith.minsi %297, %71 : i64
-          scf.if %275 {
-            %311 = arith.addi %298, %277 : i64
-            %312 = arith.minsi %311, %71 : i64
-            %313 = arith.index_cast %298 : i64 to index
-            %314 = arith.index_cast %312 : i64 to index
-            scf.for %arg21 = %313 to %314 step %c1 {
-              %315 = arith.index_cast %arg21 : index to i64
-              %316 = arith.addi %65, %315 : i64
-              %317 = arith.muli %316, %c16_i64 : i64
-              %318 = arith.maxsi %317, %56 : i64
-              %319 = arith.addi %317, %c16_i64 : i64
-              %320 = arith.minsi %319, %66 : i64
-              %321 = arith.subi %320, %318 : i64
-              %322 = arith.subi %318, %56 : i64
-              %323 = arith.muli %322, %62 : i64
-              %324 = arith.addi %61, %323 : i64
-              %325 = arith.muli %271, %c16_i64 : i64
-              %326 = arith.addi %324, %325 : i64
-              %327 = arith.muli %316, %c32_i64 : i64
-              %328 = arith.addi %327, %325 : i64
-              %329 = arith.ori %328, %c2147483648_i64 : i64
-              %330 = arith.subi %318, %317 : i64
-              %331 = arith.addi %329, %330 : i64
-              %332 = arith.subi %58, %325 : i64
-              %333 = arith.minsi %332, %c16_i64 : i64
-              "instgem.mvout"(%326, %331, %333, %321) : (i64, i64, i64, i64) -> ()
+        %293 = arith.index_cast %271 : i64 to index
+        scf.for %arg20 = %292 to %293 step %c1 {
+          %297 = arith.index_cast %arg20 : index to i64
+          %298 = arith.muli %297, %c16_i64 : i64
+          %299 = arith.subi %264, %298 : i64
+          %300 = arith.minsi %299, %c16_i64 : i64
+          %301 = arith.subi %266, %298 : i64
+          %302 = arith.minsi %301, %c16_i64 : i64
+          %303 = arith.muli %297, %283 : i64
+          %304 = arith.minsi %303, %72 : i64
+          scf.if %281 {
+            %317 = arith.addi %304, %283 : i64
+            %318 = arith.minsi %317, %72 : i64
+            %319 = arith.index_cast %304 : i64 to index
+            %320 = arith.index_cast %318 : i64 to index
+            scf.for %arg21 = %319 to %320 step %c1 {
+              %321 = arith.index_cast %arg21 : index to i64
+              %322 = arith.addi %66, %321 : i64
+              %323 = arith.muli %322, %c16_i64 : i64
+              %324 = arith.maxsi %323, %57 : i64
+              %325 = arith.addi %323, %c16_i64 : i64
+              %326 = arith.minsi %325, %67 : i64
+              %327 = arith.subi %326, %324 : i64
+              %328 = arith.subi %324, %57 : i64
+              %329 = arith.muli %328, %63 : i64
+              %330 = arith.addi %62, %329 : i64
+              %331 = arith.muli %277, %c16_i64 : i64
+              %332 = arith.addi %330, %331 : i64
+              %333 = arith.muli %322, %c32_i64 : i64
+              %334 = arith.addi %333, %331 : i64
+              %335 = arith.ori %334, %c2147483648_i64 : i64
+              %336 = arith.subi %324, %323 : i64
+              %337 = arith.addi %335, %336 : i64
+              %338 = arith.subi %59, %331 : i64
+              %339 = arith.minsi %338, %c16_i64 : i64
+              "instgem.mvout"(%332, %337, %339, %327) : (i64, i64, i64, i64) -> ()
             }
           }
-          %299 = arith.muli %270, %c16_i64 : i64
-          %300 = arith.subi %262, %299 : i64
-          %301 = arith.minsi %300, %c16_i64 : i64
-          %302 = arith.cmpi eq, %291, %c0_i64 : i64
-          %303 = arith.andi %268, %302 : i1
-          %304 = arith.select %303, %c2147483648_i64, %c3221225472_i64 : i64
-          %305 = arith.ori %299, %304 : i64
-          %306 = arith.select %303, %c16_i64, %c15_i64 : i64
-          %307 = arith.select %303, %c16_i64, %301 : i64
-          %308 = arith.muli %291, %c32_i64 : i64
-          %309 = arith.addi %308, %299 : i64
-          %310 = arith.addi %309, %c32_i64 : i64
-          "instgem.preload"(%310, %301, %296, %305, %307, %306) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%292, %294, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %305 = arith.muli %276, %c16_i64 : i64
+          %306 = arith.subi %268, %305 : i64
+          %307 = arith.minsi %306, %c16_i64 : i64
+          %308 = arith.cmpi eq, %297, %c0_i64 : i64
+          %309 = arith.andi %274, %308 : i1
+          %310 = arith.select %309, %c2147483648_i64, %c3221225472_i64 : i64
+          %311 = arith.ori %305, %310 : i64
+          %312 = arith.select %309, %c16_i64, %c15_i64 : i64
+          %313 = arith.select %309, %c16_i64, %307 : i64
+          %314 = arith.muli %297, %c32_i64 : i64
+          %315 = arith.addi %314, %305 : i64
+          %316 = arith.addi %315, %c32_i64 : i64
+          "instgem.preload"(%316, %307, %302, %311, %313, %312) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%298, %300, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         }
-        scf.if %275 {
-          %291 = arith.muli %265, %277 : i64
-          %292 = arith.minsi %291, %71 : i64
-          %293 = arith.index_cast %292 : i64 to index
-          %294 = arith.index_cast %71 : i64 to index
-          scf.for %arg20 = %293 to %294 step %c1 {
-            %295 = arith.index_cast %arg20 : index to i64
-            %296 = arith.addi %65, %295 : i64
-            %297 = arith.muli %296, %c16_i64 : i64
-            %298 = arith.maxsi %297, %56 : i64
-            %299 = arith.addi %297, %c16_i64 : i64
-            %300 = arith.minsi %299, %66 : i64
-            %301 = arith.subi %300, %298 : i64
-            %302 = arith.subi %298, %56 : i64
-            %303 = arith.muli %302, %62 : i64
-            %304 = arith.addi %61, %303 : i64
-            %305 = arith.muli %271, %c16_i64 : i64
-            %306 = arith.addi %304, %305 : i64
-            %307 = arith.muli %296, %c32_i64 : i64
-            %308 = arith.addi %307, %305 : i64
-            %309 = arith.ori %308, %c2147483648_i64 : i64
-            %310 = arith.subi %298, %297 : i64
-            %311 = arith.addi %309, %310 : i64
-            %312 = arith.subi %58, %305 : i64
-            %313 = arith.minsi %312, %c16_i64 : i64
-            "instgem.mvout"(%306, %311, %313, %301) : (i64, i64, i64, i64) -> ()
+        scf.if %281 {
+          %297 = arith.muli %271, %283 : i64
+          %298 = arith.minsi %297, %72 : i64
+          %299 = arith.index_cast %298 : i64 to index
+          %300 = arith.index_cast %72 : i64 to index
+          scf.for %arg20 = %299 to %300 step %c1 {
+            %301 = arith.index_cast %arg20 : index to i64
+            %302 = arith.addi %66, %301 : i64
+            %303 = arith.muli %302, %c16_i64 : i64
+            %304 = arith.maxsi %303, %57 : i64
+            %305 = arith.addi %303, %c16_i64 : i64
+            %306 = arith.minsi %305, %67 : i64
+            %307 = arith.subi %306, %304 : i64
+            %308 = arith.subi %304, %57 : i64
+            %309 = arith.muli %308, %63 : i64
+            %310 = arith.addi %62, %309 : i64
+            %311 = arith.muli %277, %c16_i64 : i64
+            %312 = arith.addi %310, %311 : i64
+            %313 = arith.muli %302, %c32_i64 : i64
+            %314 = arith.addi %313, %311 : i64
+            %315 = arith.ori %314, %c2147483648_i64 : i64
+            %316 = arith.subi %304, %303 : i64
+            %317 = arith.addi %315, %316 : i64
+            %318 = arith.subi %59, %311 : i64
+            %319 = arith.minsi %318, %c16_i64 : i64
+            "instgem.mvout"(%312, %317, %319, %307) : (i64, i64, i64, i64) -> ()
           }
         }
-        %288 = arith.cmpi sgt, %265, %c0_i64 : i64
-        %289 = arith.minsi %71, %c0_i64 : i64
-        %290 = arith.select %288, %289, %c0_i64 : i64
-        scf.if %282 {
-          %291 = arith.index_cast %290 : i64 to index
-          %292 = arith.index_cast %71 : i64 to index
-          scf.for %arg20 = %291 to %292 step %c1 {
-            %293 = arith.index_cast %arg20 : index to i64
-            %294 = arith.addi %65, %293 : i64
-            %295 = arith.muli %294, %c16_i64 : i64
-            %296 = arith.maxsi %295, %56 : i64
-            %297 = arith.addi %295, %c16_i64 : i64
-            %298 = arith.minsi %297, %66 : i64
-            %299 = arith.subi %298, %296 : i64
-            %300 = arith.subi %296, %56 : i64
-            %301 = arith.muli %300, %62 : i64
-            %302 = arith.addi %61, %301 : i64
-            %303 = arith.muli %270, %c16_i64 : i64
-            %304 = arith.addi %302, %303 : i64
-            %305 = arith.muli %294, %c32_i64 : i64
-            %306 = arith.addi %305, %303 : i64
-            %307 = arith.ori %306, %c2147483648_i64 : i64
-            %308 = arith.subi %296, %295 : i64
-            %309 = arith.addi %307, %308 : i64
-            %310 = arith.subi %58, %303 : i64
-            %311 = arith.minsi %310, %c16_i64 : i64
-            "instgem.mvout"(%304, %309, %311, %299) : (i64, i64, i64, i64) -> ()
+        %294 = arith.cmpi sgt, %271, %c0_i64 : i64
+        %295 = arith.minsi %72, %c0_i64 : i64
+        %296 = arith.select %294, %295, %c0_i64 : i64
+        scf.if %288 {
+          %297 = arith.index_cast %296 : i64 to index
+          %298 = arith.index_cast %72 : i64 to index
+          scf.for %arg20 = %297 to %298 step %c1 {
+            %299 = arith.index_cast %arg20 : index to i64
+            %300 = arith.addi %66, %299 : i64
+            %301 = arith.muli %300, %c16_i64 : i64
+            %302 = arith.maxsi %301, %57 : i64
+            %303 = arith.addi %301, %c16_i64 : i64
+            %304 = arith.minsi %303, %67 : i64
+            %305 = arith.subi %304, %302 : i64
+            %306 = arith.subi %302, %57 : i64
+            %307 = arith.muli %306, %63 : i64
+            %308 = arith.addi %62, %307 : i64
+            %309 = arith.muli %276, %c16_i64 : i64
+            %310 = arith.addi %308, %309 : i64
+            %311 = arith.muli %300, %c32_i64 : i64
+            %312 = arith.addi %311, %309 : i64
+            %313 = arith.ori %312, %c2147483648_i64 : i64
+            %314 = arith.subi %302, %301 : i64
+            %315 = arith.addi %313, %314 : i64
+            %316 = arith.subi %59, %309 : i64
+            %317 = arith.minsi %316, %c16_i64 : i64
+            "instgem.mvout"(%310, %315, %317, %305) : (i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %268 {
+      scf.if %274 {
         scf.for %arg19 = %c0 to %c2 step %c1 {
-          %270 = arith.index_cast %arg19 : index to i64
-          %271 = arith.muli %270, %c16_i64 : i64
-          %272 = arith.subi %c32_i64, %271 : i64
-          %273 = arith.minsi %272, %c16_i64 : i64
-          %274 = arith.ori %271, %c2147483648_i64 : i64
-          %275 = arith.cmpi eq, %265, %c0_i64 : i64
-          %276 = arith.cmpi sge, %270, %263 : i64
-          %277 = arith.ori %275, %276 : i1
-          %278 = arith.cmpi slt, %270, %72 : i64
-          %279 = arith.andi %277, %278 : i1
-          scf.if %279 {
-            "instgem.mvin"(%c0_i64, %274, %273, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %276 = arith.index_cast %arg19 : index to i64
+          %277 = arith.muli %276, %c16_i64 : i64
+          %278 = arith.subi %c32_i64, %277 : i64
+          %279 = arith.minsi %278, %c16_i64 : i64
+          %280 = arith.ori %277, %c2147483648_i64 : i64
+          %281 = arith.cmpi eq, %271, %c0_i64 : i64
+          %282 = arith.cmpi sge, %276, %269 : i64
+          %283 = arith.ori %281, %282 : i1
+          %284 = arith.cmpi slt, %276, %73 : i64
+          %285 = arith.andi %283, %284 : i1
+          scf.if %285 {
+            "instgem.mvin"(%c0_i64, %280, %279, %c16_i64) : (i64, i64, i64, i64) -> ()
           }
         }
       }
-      scf.if %267 {
-        %270 = arith.minsi %263, %72 : i64
-        %271 = arith.index_cast %270 : i64 to index
-        %272 = arith.index_cast %72 : i64 to index
-        scf.for %arg19 = %271 to %272 step %c1 {
-          %273 = arith.index_cast %arg19 : index to i64
-          %274 = arith.index_cast %71 : i64 to index
-          scf.for %arg20 = %c0 to %274 step %c1 {
-            %275 = arith.index_cast %arg20 : index to i64
-            %276 = arith.addi %65, %275 : i64
-            %277 = arith.muli %276, %c16_i64 : i64
-            %278 = arith.maxsi %277, %56 : i64
-            %279 = arith.addi %277, %c16_i64 : i64
-            %280 = arith.minsi %279, %66 : i64
-            %281 = arith.subi %280, %278 : i64
-            %282 = arith.subi %278, %56 : i64
-            %283 = arith.muli %282, %62 : i64
-            %284 = arith.addi %61, %283 : i64
-            %285 = arith.muli %273, %c16_i64 : i64
-            %286 = arith.addi %284, %285 : i64
-            %287 = arith.muli %276, %c32_i64 : i64
-            %288 = arith.addi %287, %285 : i64
-            %289 = arith.ori %288, %c2147483648_i64 : i64
-            %290 = arith.subi %278, %277 : i64
-            %291 = arith.addi %289, %290 : i64
-            %292 = arith.subi %58, %285 : i64
-            %293 = arith.minsi %292, %c16_i64 : i64
-            "instgem.mvout"(%286, %291, %293, %281) : (i64, i64, i64, i64) -> ()
+      scf.if %273 {
+        %276 = arith.minsi %269, %73 : i64
+        %277 = arith.index_cast %276 : i64 to index
+        %278 = arith.index_cast %73 : i64 to index
+        scf.for %arg19 = %277 to %278 step %c1 {
+          %279 = arith.index_cast %arg19 : index to i64
+          %280 = arith.index_cast %72 : i64 to index
+          scf.for %arg20 = %c0 to %280 step %c1 {
+            %281 = arith.index_cast %arg20 : index to i64
+            %282 = arith.addi %66, %281 : i64
+            %283 = arith.muli %282, %c16_i64 : i64
+            %284 = arith.maxsi %283, %57 : i64
+            %285 = arith.addi %283, %c16_i64 : i64
+            %286 = arith.minsi %285, %67 : i64
+            %287 = arith.subi %286, %284 : i64
+            %288 = arith.subi %284, %57 : i64
+            %289 = arith.muli %288, %63 : i64
+            %290 = arith.addi %62, %289 : i64
+            %291 = arith.muli %279, %c16_i64 : i64
+            %292 = arith.addi %290, %291 : i64
+            %293 = arith.muli %282, %c32_i64 : i64
+            %294 = arith.addi %293, %291 : i64
+            %295 = arith.ori %294, %c2147483648_i64 : i64
+            %296 = arith.subi %284, %283 : i64
+            %297 = arith.addi %295, %296 : i64
+            %298 = arith.subi %59, %291 : i64
+            %299 = arith.minsi %298, %c16_i64 : i64
+            "instgem.mvout"(%292, %297, %299, %287) : (i64, i64, i64, i64) -> ()
           }
         }
       }
     }
-    scf.if %55 {
-      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %62, %64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %73 = arith.muli %71, %72 : i64
-      %74 = arith.index_cast %73 : i64 to index
-      scf.for %arg18 = %c0 to %74 step %c1 {
-        %75 = arith.index_cast %arg18 : index to i64
-        %76 = arith.remsi %75, %71 : i64
-        %77 = arith.divsi %75, %71 : i64
-        %78 = arith.addi %65, %76 : i64
-        %79 = arith.muli %78, %c16_i64 : i64
-        %80 = arith.maxsi %79, %56 : i64
-        %81 = arith.addi %79, %c16_i64 : i64
-        %82 = arith.minsi %81, %66 : i64
-        %83 = arith.subi %82, %80 : i64
-        %84 = arith.subi %80, %56 : i64
-        %85 = arith.muli %84, %62 : i64
-        %86 = arith.addi %61, %85 : i64
-        %87 = arith.muli %77, %c16_i64 : i64
-        %88 = arith.addi %86, %87 : i64
-        %89 = arith.muli %78, %c32_i64 : i64
-        %90 = arith.addi %89, %87 : i64
-        %91 = arith.ori %90, %c2147483648_i64 : i64
-        %92 = arith.subi %80, %79 : i64
-        %93 = arith.addi %91, %92 : i64
-        %94 = arith.subi %58, %87 : i64
-        %95 = arith.minsi %94, %c16_i64 : i64
-        "instgem.mvout"(%88, %93, %95, %83) : (i64, i64, i64, i64) -> ()
+    scf.if %56 {
+      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %63, %65) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %74 = arith.muli %72, %73 : i64
+      %75 = arith.index_cast %74 : i64 to index
+      scf.for %arg18 = %c0 to %75 step %c1 {
+        %76 = arith.index_cast %arg18 : index to i64
+        %77 = arith.remsi %76, %72 : i64
+        %78 = arith.divsi %76, %72 : i64
+        %79 = arith.addi %66, %77 : i64
+        %80 = arith.muli %79, %c16_i64 : i64
+        %81 = arith.maxsi %80, %57 : i64
+        %82 = arith.addi %80, %c16_i64 : i64
+        %83 = arith.minsi %82, %67 : i64
+        %84 = arith.subi %83, %81 : i64
+        %85 = arith.subi %81, %57 : i64
+        %86 = arith.muli %85, %63 : i64
+        %87 = arith.addi %62, %86 : i64
+        %88 = arith.muli %78, %c16_i64 : i64
+        %89 = arith.addi %87, %88 : i64
+        %90 = arith.muli %79, %c32_i64 : i64
+        %91 = arith.addi %90, %88 : i64
+        %92 = arith.ori %91, %c2147483648_i64 : i64
+        %93 = arith.subi %81, %80 : i64
+        %94 = arith.addi %92, %93 : i64
+        %95 = arith.subi %59, %88 : i64
+        %96 = arith.minsi %95, %c16_i64 : i64
+        "instgem.mvout"(%89, %94, %96, %84) : (i64, i64, i64, i64) -> ()
       }
     }
     return

@@ -31,13 +31,12 @@
 module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
+  func.func private @baco_runtime_error(i64, i64, i64)
   func.func @conv_pool_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: f32, %arg9: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 48 : i64} {
     %c2 = arith.constant 2 : index
-    %c3_i64 = arith.constant 3 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c25_i64 = arith.constant 25 : i64
-    %c4_i64 = arith.constant 4 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c16_i64 = arith.constant 16 : i64
     %c64_i64 = arith.constant 64 : i64
@@ -47,16 +46,20 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c25 = arith.constant 25 : index
-    %c60_i64 = arith.constant 60 : i64
+    %c61_i64 = arith.constant 61 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c65_i64 = arith.constant 65 : i64
-    %c13_i64 = arith.constant 13 : i64
     %c66_i64 = arith.constant 66 : i64
+    %c13_i64 = arith.constant 13 : i64
+    %c67_i64 = arith.constant 67 : i64
     %c5 = arith.constant 5 : index
     %c3 = arith.constant 3 : index
-    %c6 = arith.constant 6 : index
-    %c77_i64 = arith.constant 77 : i64
+    %c3_i64 = arith.constant 3 : i64
+    %c74_i64 = arith.constant 74 : i64
+    %c14_i64 = arith.constant 14 : i64
+    %c4_i64 = arith.constant 4 : i64
+    %c78_i64 = arith.constant 78 : i64
     %c5_i64 = arith.constant 5 : i64
+    %c6 = arith.constant 6 : index
     %c4 = arith.constant 4 : index
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
@@ -99,22 +102,22 @@ module {
     %31 = arith.subi %27, %24 : index
     %32 = arith.cmpi sgt, %30, %c0 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c60_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c61_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg10 = %c0 to %c2 step %c1 {
-      %87 = arith.index_cast %arg10 : index to i64
-      %88 = arith.remsi %87, %c2_i64 : i64
-      %89 = arith.divsi %87, %c2_i64 : i64
-      %90 = arith.muli %89, %c16_i64 : i64
-      %91 = arith.subi %c16_i64, %90 : i64
-      %92 = arith.minsi %91, %c16_i64 : i64
-      %93 = arith.muli %88, %c16_i64 : i64
-      %94 = arith.muli %89, %c32_i64 : i64
-      %95 = arith.addi %93, %94 : i64
-      %96 = arith.ori %95, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %96, %92, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %95 = arith.index_cast %arg10 : index to i64
+      %96 = arith.remsi %95, %c2_i64 : i64
+      %97 = arith.divsi %95, %c2_i64 : i64
+      %98 = arith.muli %97, %c16_i64 : i64
+      %99 = arith.subi %c16_i64, %98 : i64
+      %100 = arith.minsi %99, %c16_i64 : i64
+      %101 = arith.muli %96, %c16_i64 : i64
+      %102 = arith.muli %97, %c32_i64 : i64
+      %103 = arith.addi %101, %102 : i64
+      %104 = arith.ori %103, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64, %104, %100, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %33 = arith.index_cast %21 : index to i64
     %34 = arith.index_cast %22 : index to i64
@@ -137,26 +140,26 @@ module {
     %48 = arith.muli %47, %40 : i64
     %49 = arith.index_cast %48 : i64 to index
     scf.for %arg10 = %c0 to %49 step %c1 {
-      %87 = arith.index_cast %arg10 : index to i64
-      %88 = arith.divsi %87, %40 : i64
-      %89 = arith.addi %41, %88 : i64
-      %90 = arith.remsi %87, %40 : i64
-      %91 = arith.muli %89, %c16_i64 : i64
-      %92 = arith.maxsi %91, %33 : i64
-      %93 = arith.addi %91, %c16_i64 : i64
-      %94 = arith.minsi %93, %42 : i64
-      %95 = arith.subi %94, %92 : i64
-      %96 = arith.muli %90, %c64_i64 : i64
-      %97 = arith.addi %39, %96 : i64
-      %98 = arith.muli %90, %c32_i64 : i64
-      %99 = arith.addi %91, %98 : i64
-      %100 = arith.ori %99, %c2147483648_i64 : i64
-      %101 = arith.subi %92, %91 : i64
-      %102 = arith.addi %100, %101 : i64
-      %103 = arith.muli %90, %c16_i64 : i64
-      %104 = arith.subi %35, %103 : i64
-      %105 = arith.minsi %104, %c16_i64 : i64
-      "instgem.mvin"(%97, %102, %105, %95) : (i64, i64, i64, i64) -> ()
+      %95 = arith.index_cast %arg10 : index to i64
+      %96 = arith.divsi %95, %40 : i64
+      %97 = arith.addi %41, %96 : i64
+      %98 = arith.remsi %95, %40 : i64
+      %99 = arith.muli %97, %c16_i64 : i64
+      %100 = arith.maxsi %99, %33 : i64
+      %101 = arith.addi %99, %c16_i64 : i64
+      %102 = arith.minsi %101, %42 : i64
+      %103 = arith.subi %102, %100 : i64
+      %104 = arith.muli %98, %c64_i64 : i64
+      %105 = arith.addi %39, %104 : i64
+      %106 = arith.muli %98, %c32_i64 : i64
+      %107 = arith.addi %99, %106 : i64
+      %108 = arith.ori %107, %c2147483648_i64 : i64
+      %109 = arith.subi %100, %99 : i64
+      %110 = arith.addi %108, %109 : i64
+      %111 = arith.muli %98, %c16_i64 : i64
+      %112 = arith.subi %35, %111 : i64
+      %113 = arith.minsi %112, %c16_i64 : i64
+      "instgem.mvin"(%105, %110, %113, %103) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %50 = arith.ceildivsi %33, %c16_i64 : i64
     %51 = arith.cmpi sgt, %33, %c0_i64 : i64
@@ -165,284 +168,298 @@ module {
     %54 = arith.muli %53, %40 : i64
     %55 = arith.index_cast %54 : i64 to index
     scf.for %arg10 = %c0 to %55 step %c1 {
-      %87 = arith.index_cast %arg10 : index to i64
-      %88 = arith.divsi %87, %40 : i64
-      %89 = arith.remsi %87, %40 : i64
-      %90 = arith.muli %88, %c16_i64 : i64
-      %91 = arith.maxsi %90, %c0_i64 : i64
-      %92 = arith.addi %90, %c16_i64 : i64
-      %93 = arith.minsi %92, %33 : i64
-      %94 = arith.subi %93, %91 : i64
-      %95 = arith.muli %89, %c32_i64 : i64
-      %96 = arith.addi %90, %95 : i64
-      %97 = arith.ori %96, %c2147483648_i64 : i64
-      %98 = arith.subi %91, %90 : i64
-      %99 = arith.addi %97, %98 : i64
-      %100 = arith.muli %89, %c16_i64 : i64
-      %101 = arith.subi %35, %100 : i64
-      %102 = arith.minsi %101, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %99, %102, %94) : (i64, i64, i64, i64) -> ()
+      %95 = arith.index_cast %arg10 : index to i64
+      %96 = arith.divsi %95, %40 : i64
+      %97 = arith.remsi %95, %40 : i64
+      %98 = arith.muli %96, %c16_i64 : i64
+      %99 = arith.maxsi %98, %c0_i64 : i64
+      %100 = arith.addi %98, %c16_i64 : i64
+      %101 = arith.minsi %100, %33 : i64
+      %102 = arith.subi %101, %99 : i64
+      %103 = arith.muli %97, %c32_i64 : i64
+      %104 = arith.addi %98, %103 : i64
+      %105 = arith.ori %104, %c2147483648_i64 : i64
+      %106 = arith.subi %99, %98 : i64
+      %107 = arith.addi %105, %106 : i64
+      %108 = arith.muli %97, %c16_i64 : i64
+      %109 = arith.subi %35, %108 : i64
+      %110 = arith.minsi %109, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64, %107, %110, %102) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %56 = arith.ceildivsi %arg5, %c16 : index
     %57:2 = scf.for %arg10 = %c0 to %56 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %87 = arith.maxsi %arg11, %c0 : index
-      %88 = arith.minsi %87, %arg5 : index
-      %89 = arith.addi %arg11, %c16 : index
-      %90 = arith.maxsi %89, %c0 : index
-      %91 = arith.minsi %90, %arg5 : index
-      %92 = arith.subi %88, %arg11 : index
-      %93 = arith.maxsi %92, %c0 : index
-      %94 = arith.minsi %93, %c16 : index
-      %95 = arith.subi %91, %88 : index
-      %96 = arith.cmpi sgt, %94, %c0 : index
-      scf.if %96 {
-        func.call @baco_boundary_error(%c65_i64, %c13_i64) : (i64, i64) -> ()
-      }
-      %subview_9 = memref.subview %reinterpret_cast[%15, %88] [%22, %95] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %97 = arith.index_cast %95 : index to i64
-      %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %98 = arith.index_cast %intptr_14 : index to i64
-      %99 = arith.index_cast %offset_11 : index to i64
-      %100 = arith.addi %98, %99 : i64
-      %101 = arith.index_cast %strides_13#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %101) : (i64, i64, i64, i64, i64, i64) -> ()
-      %102 = arith.ceildivsi %97, %c64_i64 : i64
-      %103 = arith.muli %47, %102 : i64
-      %104 = arith.index_cast %103 : i64 to index
-      scf.for %arg13 = %c0 to %104 step %c1 {
-        %153 = arith.index_cast %arg13 : index to i64
-        %154 = arith.divsi %153, %102 : i64
-        %155 = arith.addi %41, %154 : i64
-        %156 = arith.remsi %153, %102 : i64
-        %157 = arith.muli %155, %c16_i64 : i64
-        %158 = arith.maxsi %157, %33 : i64
-        %159 = arith.addi %157, %c16_i64 : i64
-        %160 = arith.minsi %159, %42 : i64
-        %161 = arith.subi %160, %158 : i64
-        %162 = arith.subi %158, %33 : i64
-        %163 = arith.muli %162, %101 : i64
-        %164 = arith.addi %100, %163 : i64
-        %165 = arith.muli %156, %c64_i64 : i64
-        %166 = arith.addi %164, %165 : i64
-        %167 = arith.addi %157, %165 : i64
-        %168 = arith.subi %158, %157 : i64
-        %169 = arith.addi %167, %168 : i64
-        %170 = arith.subi %97, %165 : i64
-        %171 = arith.minsi %170, %c64_i64 : i64
-        "instgem.mvin"(%166, %169, %171, %161) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %105 = arith.muli %53, %102 : i64
-      %106 = arith.index_cast %105 : i64 to index
-      scf.for %arg13 = %c0 to %106 step %c1 {
-        %153 = arith.index_cast %arg13 : index to i64
-        %154 = arith.divsi %153, %102 : i64
-        %155 = arith.remsi %153, %102 : i64
-        %156 = arith.muli %154, %c16_i64 : i64
-        %157 = arith.maxsi %156, %c0_i64 : i64
-        %158 = arith.addi %156, %c16_i64 : i64
-        %159 = arith.minsi %158, %33 : i64
-        %160 = arith.subi %159, %157 : i64
-        %161 = arith.muli %155, %c64_i64 : i64
-        %162 = arith.addi %156, %161 : i64
-        %163 = arith.subi %157, %156 : i64
-        %164 = arith.addi %162, %163 : i64
-        %165 = arith.subi %97, %161 : i64
-        %166 = arith.minsi %165, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %164, %166, %160) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %107 = arith.maxsi %arg12, %c0 : index
-      %108 = arith.minsi %107, %arg5 : index
-      %109 = arith.addi %arg12, %c16 : index
-      %110 = arith.maxsi %109, %c0 : index
-      %111 = arith.minsi %110, %arg5 : index
-      %112 = arith.subi %108, %arg12 : index
-      %113 = arith.maxsi %112, %c0 : index
-      %114 = arith.minsi %113, %c16 : index
-      %115 = arith.subi %111, %108 : index
-      scf.if %32 {
+      %95 = arith.maxsi %arg11, %c0 : index
+      %96 = arith.minsi %95, %arg5 : index
+      %97 = arith.addi %arg11, %c16 : index
+      %98 = arith.maxsi %97, %c0 : index
+      %99 = arith.minsi %98, %arg5 : index
+      %100 = arith.subi %96, %arg11 : index
+      %101 = arith.maxsi %100, %c0 : index
+      %102 = arith.minsi %101, %c16 : index
+      %103 = arith.subi %99, %96 : index
+      %104 = arith.cmpi sgt, %102, %c0 : index
+      scf.if %104 {
         func.call @baco_boundary_error(%c66_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_15 = memref.subview %reinterpret_cast_0[%108, %24] [%115, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %116 = arith.index_cast %114 : index to i64
-      %117 = arith.index_cast %115 : index to i64
-      %118 = arith.addi %116, %117 : i64
+      %subview_9 = memref.subview %reinterpret_cast[%15, %96] [%22, %103] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %105 = arith.index_cast %103 : index to i64
+      %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %106 = arith.index_cast %intptr_14 : index to i64
+      %107 = arith.index_cast %offset_11 : index to i64
+      %108 = arith.addi %106, %107 : i64
+      %109 = arith.index_cast %strides_13#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %109) : (i64, i64, i64, i64, i64, i64) -> ()
+      %110 = arith.ceildivsi %105, %c64_i64 : i64
+      %111 = arith.muli %47, %110 : i64
+      %112 = arith.index_cast %111 : i64 to index
+      scf.for %arg13 = %c0 to %112 step %c1 {
+        %161 = arith.index_cast %arg13 : index to i64
+        %162 = arith.divsi %161, %110 : i64
+        %163 = arith.addi %41, %162 : i64
+        %164 = arith.remsi %161, %110 : i64
+        %165 = arith.muli %163, %c16_i64 : i64
+        %166 = arith.maxsi %165, %33 : i64
+        %167 = arith.addi %165, %c16_i64 : i64
+        %168 = arith.minsi %167, %42 : i64
+        %169 = arith.subi %168, %166 : i64
+        %170 = arith.subi %166, %33 : i64
+        %171 = arith.muli %170, %109 : i64
+        %172 = arith.addi %108, %171 : i64
+        %173 = arith.muli %164, %c64_i64 : i64
+        %174 = arith.addi %172, %173 : i64
+        %175 = arith.addi %165, %173 : i64
+        %176 = arith.subi %166, %165 : i64
+        %177 = arith.addi %175, %176 : i64
+        %178 = arith.subi %105, %173 : i64
+        %179 = arith.minsi %178, %c64_i64 : i64
+        "instgem.mvin"(%174, %177, %179, %169) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %113 = arith.muli %53, %110 : i64
+      %114 = arith.index_cast %113 : i64 to index
+      scf.for %arg13 = %c0 to %114 step %c1 {
+        %161 = arith.index_cast %arg13 : index to i64
+        %162 = arith.divsi %161, %110 : i64
+        %163 = arith.remsi %161, %110 : i64
+        %164 = arith.muli %162, %c16_i64 : i64
+        %165 = arith.maxsi %164, %c0_i64 : i64
+        %166 = arith.addi %164, %c16_i64 : i64
+        %167 = arith.minsi %166, %33 : i64
+        %168 = arith.subi %167, %165 : i64
+        %169 = arith.muli %163, %c64_i64 : i64
+        %170 = arith.addi %164, %169 : i64
+        %171 = arith.subi %165, %164 : i64
+        %172 = arith.addi %170, %171 : i64
+        %173 = arith.subi %105, %169 : i64
+        %174 = arith.minsi %173, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %172, %174, %168) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %115 = arith.maxsi %arg12, %c0 : index
+      %116 = arith.minsi %115, %arg5 : index
+      %117 = arith.addi %arg12, %c16 : index
+      %118 = arith.maxsi %117, %c0 : index
+      %119 = arith.minsi %118, %arg5 : index
+      %120 = arith.subi %116, %arg12 : index
+      %121 = arith.maxsi %120, %c0 : index
+      %122 = arith.minsi %121, %c16 : index
+      %123 = arith.subi %119, %116 : index
+      scf.if %32 {
+        func.call @baco_boundary_error(%c67_i64, %c13_i64) : (i64, i64) -> ()
+      }
+      %subview_15 = memref.subview %reinterpret_cast_0[%116, %24] [%123, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %124 = arith.index_cast %122 : index to i64
+      %125 = arith.index_cast %123 : index to i64
+      %126 = arith.addi %124, %125 : i64
       %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %119 = arith.index_cast %intptr_20 : index to i64
-      %120 = arith.index_cast %offset_17 : index to i64
-      %121 = arith.addi %119, %120 : i64
-      %122 = arith.index_cast %strides_19#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %122) : (i64, i64, i64, i64, i64, i64) -> ()
-      %123 = arith.ceildivsi %35, %c64_i64 : i64
-      %124 = arith.divsi %116, %c16_i64 : i64
-      %125 = arith.ceildivsi %118, %c16_i64 : i64
-      %126 = arith.subi %125, %124 : i64
-      %127 = arith.cmpi sgt, %117, %c0_i64 : i64
-      %128 = arith.extui %127 : i1 to i64
-      %129 = arith.muli %126, %128 : i64
-      %130 = arith.muli %129, %123 : i64
-      %131 = arith.index_cast %130 : i64 to index
-      scf.for %arg13 = %c0 to %131 step %c1 {
-        %153 = arith.index_cast %arg13 : index to i64
-        %154 = arith.divsi %153, %123 : i64
-        %155 = arith.addi %124, %154 : i64
-        %156 = arith.remsi %153, %123 : i64
-        %157 = arith.muli %155, %c16_i64 : i64
-        %158 = arith.maxsi %157, %116 : i64
-        %159 = arith.addi %157, %c16_i64 : i64
-        %160 = arith.minsi %159, %118 : i64
-        %161 = arith.subi %160, %158 : i64
-        %162 = arith.subi %158, %116 : i64
-        %163 = arith.muli %162, %122 : i64
-        %164 = arith.addi %121, %163 : i64
-        %165 = arith.muli %156, %c64_i64 : i64
-        %166 = arith.addi %164, %165 : i64
-        %167 = arith.addi %157, %165 : i64
-        %168 = arith.addi %167, %c32_i64 : i64
-        %169 = arith.subi %158, %157 : i64
-        %170 = arith.addi %168, %169 : i64
-        %171 = arith.subi %35, %165 : i64
-        %172 = arith.minsi %171, %c64_i64 : i64
-        "instgem.mvin"(%166, %170, %172, %161) : (i64, i64, i64, i64) -> ()
+      %127 = arith.index_cast %intptr_20 : index to i64
+      %128 = arith.index_cast %offset_17 : index to i64
+      %129 = arith.addi %127, %128 : i64
+      %130 = arith.index_cast %strides_19#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %130) : (i64, i64, i64, i64, i64, i64) -> ()
+      %131 = arith.ceildivsi %35, %c64_i64 : i64
+      %132 = arith.divsi %124, %c16_i64 : i64
+      %133 = arith.ceildivsi %126, %c16_i64 : i64
+      %134 = arith.subi %133, %132 : i64
+      %135 = arith.cmpi sgt, %125, %c0_i64 : i64
+      %136 = arith.extui %135 : i1 to i64
+      %137 = arith.muli %134, %136 : i64
+      %138 = arith.muli %137, %131 : i64
+      %139 = arith.index_cast %138 : i64 to index
+      scf.for %arg13 = %c0 to %139 step %c1 {
+        %161 = arith.index_cast %arg13 : index to i64
+        %162 = arith.divsi %161, %131 : i64
+        %163 = arith.addi %132, %162 : i64
+        %164 = arith.remsi %161, %131 : i64
+        %165 = arith.muli %163, %c16_i64 : i64
+        %166 = arith.maxsi %165, %124 : i64
+        %167 = arith.addi %165, %c16_i64 : i64
+        %168 = arith.minsi %167, %126 : i64
+        %169 = arith.subi %168, %166 : i64
+        %170 = arith.subi %166, %124 : i64
+        %171 = arith.muli %170, %130 : i64
+        %172 = arith.addi %129, %171 : i64
+        %173 = arith.muli %164, %c64_i64 : i64
+        %174 = arith.addi %172, %173 : i64
+        %175 = arith.addi %165, %173 : i64
+        %176 = arith.addi %175, %c32_i64 : i64
+        %177 = arith.subi %166, %165 : i64
+        %178 = arith.addi %176, %177 : i64
+        %179 = arith.subi %35, %173 : i64
+        %180 = arith.minsi %179, %c64_i64 : i64
+        "instgem.mvin"(%174, %178, %180, %169) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %132 = arith.ceildivsi %116, %c16_i64 : i64
-      %133 = arith.cmpi sgt, %116, %c0_i64 : i64
-      %134 = arith.extui %133 : i1 to i64
-      %135 = arith.muli %132, %134 : i64
-      %136 = arith.muli %135, %123 : i64
-      %137 = arith.index_cast %136 : i64 to index
-      scf.for %arg13 = %c0 to %137 step %c1 {
-        %153 = arith.index_cast %arg13 : index to i64
-        %154 = arith.divsi %153, %123 : i64
-        %155 = arith.remsi %153, %123 : i64
-        %156 = arith.muli %154, %c16_i64 : i64
-        %157 = arith.maxsi %156, %c0_i64 : i64
-        %158 = arith.addi %156, %c16_i64 : i64
-        %159 = arith.minsi %158, %116 : i64
-        %160 = arith.subi %159, %157 : i64
-        %161 = arith.muli %155, %c64_i64 : i64
-        %162 = arith.addi %156, %161 : i64
-        %163 = arith.addi %162, %c32_i64 : i64
-        %164 = arith.subi %157, %156 : i64
-        %165 = arith.addi %163, %164 : i64
-        %166 = arith.subi %35, %161 : i64
-        %167 = arith.minsi %166, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %165, %167, %160) : (i64, i64, i64, i64) -> ()
+      %140 = arith.ceildivsi %124, %c16_i64 : i64
+      %141 = arith.cmpi sgt, %124, %c0_i64 : i64
+      %142 = arith.extui %141 : i1 to i64
+      %143 = arith.muli %140, %142 : i64
+      %144 = arith.muli %143, %131 : i64
+      %145 = arith.index_cast %144 : i64 to index
+      scf.for %arg13 = %c0 to %145 step %c1 {
+        %161 = arith.index_cast %arg13 : index to i64
+        %162 = arith.divsi %161, %131 : i64
+        %163 = arith.remsi %161, %131 : i64
+        %164 = arith.muli %162, %c16_i64 : i64
+        %165 = arith.maxsi %164, %c0_i64 : i64
+        %166 = arith.addi %164, %c16_i64 : i64
+        %167 = arith.minsi %166, %124 : i64
+        %168 = arith.subi %167, %165 : i64
+        %169 = arith.muli %163, %c64_i64 : i64
+        %170 = arith.addi %164, %169 : i64
+        %171 = arith.addi %170, %c32_i64 : i64
+        %172 = arith.subi %165, %164 : i64
+        %173 = arith.addi %171, %172 : i64
+        %174 = arith.subi %35, %169 : i64
+        %175 = arith.minsi %174, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %173, %175, %168) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %138 = arith.maxsi %42, %c0_i64 : i64
-      %139 = arith.minsi %138, %c25_i64 : i64
-      %140 = arith.maxsi %97, %c0_i64 : i64
-      %141 = arith.minsi %140, %c16_i64 : i64
-      %142 = arith.maxsi %118, %c0_i64 : i64
-      %143 = arith.minsi %142, %c16_i64 : i64
-      %144 = arith.maxsi %35, %c0_i64 : i64
-      %145 = arith.minsi %144, %c16_i64 : i64
-      %146 = arith.ceildivsi %139, %c16_i64 : i64
-      %147 = arith.ceildivsi %145, %c16_i64 : i64
-      %148 = arith.minsi %141, %143 : i64
-      %149 = arith.ceildivsi %148, %c16_i64 : i64
-      %150 = arith.cmpi sgt, %146, %c0_i64 : i64
-      %151 = arith.select %150, %147, %c0_i64 : i64
-      %152 = arith.index_cast %151 : i64 to index
-      scf.for %arg13 = %c0 to %152 step %c1 {
-        %153 = arith.index_cast %arg13 : index to i64
-        %154 = arith.index_cast %149 : i64 to index
-        scf.for %arg14 = %c0 to %154 step %c1 {
-          %155 = arith.index_cast %arg14 : index to i64
-          %156 = arith.muli %155, %c16_i64 : i64
-          %157 = arith.subi %141, %156 : i64
-          %158 = arith.minsi %157, %c16_i64 : i64
-          %159 = arith.subi %143, %156 : i64
-          %160 = arith.minsi %159, %c16_i64 : i64
-          %161 = arith.minsi %139, %c16_i64 : i64
-          %162 = arith.muli %153, %c16_i64 : i64
-          %163 = arith.subi %145, %162 : i64
-          %164 = arith.minsi %163, %c16_i64 : i64
-          %165 = arith.muli %153, %c32_i64 : i64
-          %166 = arith.ori %165, %c3221225472_i64 : i64
-          %167 = arith.addi %156, %162 : i64
-          %168 = arith.addi %167, %c32_i64 : i64
-          "instgem.preload"(%168, %164, %160, %166, %164, %161) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%156, %158, %161, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %169 = arith.divsi %139, %c16_i64 : i64
-          %170 = arith.minsi %146, %169 : i64
-          %171 = arith.maxsi %170, %c1_i64 : i64
-          %172 = arith.index_cast %171 : i64 to index
-          scf.for %arg15 = %c1 to %172 step %c1 {
-            %174 = arith.index_cast %arg15 : index to i64
-            %175 = arith.muli %174, %c16_i64 : i64
-            %176 = arith.addi %175, %165 : i64
-            %177 = arith.ori %176, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %177, %164, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %178 = arith.addi %175, %156 : i64
-            "instgem.compute_accumulated"(%178, %158, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %146 = arith.maxsi %42, %c0_i64 : i64
+      %147 = arith.minsi %146, %c25_i64 : i64
+      %148 = arith.maxsi %105, %c0_i64 : i64
+      %149 = arith.minsi %148, %c16_i64 : i64
+      %150 = arith.maxsi %126, %c0_i64 : i64
+      %151 = arith.minsi %150, %c16_i64 : i64
+      %152 = arith.maxsi %35, %c0_i64 : i64
+      %153 = arith.minsi %152, %c16_i64 : i64
+      %154 = arith.ceildivsi %147, %c16_i64 : i64
+      %155 = arith.ceildivsi %153, %c16_i64 : i64
+      %156 = arith.minsi %149, %151 : i64
+      %157 = arith.ceildivsi %156, %c16_i64 : i64
+      %158 = arith.cmpi sgt, %154, %c0_i64 : i64
+      %159 = arith.select %158, %155, %c0_i64 : i64
+      %160 = arith.index_cast %159 : i64 to index
+      scf.for %arg13 = %c0 to %160 step %c1 {
+        %161 = arith.index_cast %arg13 : index to i64
+        %162 = arith.index_cast %157 : i64 to index
+        scf.for %arg14 = %c0 to %162 step %c1 {
+          %163 = arith.index_cast %arg14 : index to i64
+          %164 = arith.muli %163, %c16_i64 : i64
+          %165 = arith.subi %149, %164 : i64
+          %166 = arith.minsi %165, %c16_i64 : i64
+          %167 = arith.subi %151, %164 : i64
+          %168 = arith.minsi %167, %c16_i64 : i64
+          %169 = arith.minsi %147, %c16_i64 : i64
+          %170 = arith.muli %161, %c16_i64 : i64
+          %171 = arith.subi %153, %170 : i64
+          %172 = arith.minsi %171, %c16_i64 : i64
+          %173 = arith.muli %161, %c32_i64 : i64
+          %174 = arith.ori %173, %c3221225472_i64 : i64
+          %175 = arith.addi %164, %170 : i64
+          %176 = arith.addi %175, %c32_i64 : i64
+          "instgem.preload"(%176, %172, %168, %174, %172, %169) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%164, %166, %169, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %177 = arith.divsi %147, %c16_i64 : i64
+          %178 = arith.minsi %154, %177 : i64
+          %179 = arith.maxsi %178, %c1_i64 : i64
+          %180 = arith.index_cast %179 : i64 to index
+          scf.for %arg15 = %c1 to %180 step %c1 {
+            %182 = arith.index_cast %arg15 : index to i64
+            %183 = arith.muli %182, %c16_i64 : i64
+            %184 = arith.addi %183, %173 : i64
+            %185 = arith.ori %184, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %185, %172, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %186 = arith.addi %183, %164 : i64
+            "instgem.compute_accumulated"(%186, %166, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-          %173 = arith.index_cast %146 : i64 to index
-          scf.for %arg15 = %172 to %173 step %c1 {
-            %174 = arith.index_cast %arg15 : index to i64
-            %175 = arith.muli %174, %c16_i64 : i64
-            %176 = arith.subi %139, %175 : i64
-            %177 = arith.minsi %176, %c16_i64 : i64
-            %178 = arith.addi %175, %165 : i64
-            %179 = arith.ori %178, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %164, %177) : (i64, i64, i64, i64, i64, i64) -> ()
-            %180 = arith.addi %175, %156 : i64
-            "instgem.compute_accumulated"(%180, %158, %177, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %181 = arith.index_cast %154 : i64 to index
+          scf.for %arg15 = %180 to %181 step %c1 {
+            %182 = arith.index_cast %arg15 : index to i64
+            %183 = arith.muli %182, %c16_i64 : i64
+            %184 = arith.subi %147, %183 : i64
+            %185 = arith.minsi %184, %c16_i64 : i64
+            %186 = arith.addi %183, %173 : i64
+            %187 = arith.ori %186, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %187, %172, %185) : (i64, i64, i64, i64, i64, i64) -> ()
+            %188 = arith.addi %183, %164 : i64
+            "instgem.compute_accumulated"(%188, %166, %185, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %89, %109 : index, index
+      scf.yield %97, %117 : index, index
     }
     %58 = arith.subi %c1, %7 : index
     %59 = arith.maxsi %58, %c0 : index
     %60 = arith.subi %arg3, %8 : index
     %61 = arith.minsi %60, %c5 : index
-    %62 = arith.muli %1, %arg7 : index
-    %63 = arith.muli %62, %c3 : index
-    %64 = arith.muli %63, %arg6 : index
-    %65 = arith.muli %arg7, %c3 : index
-    %66 = arith.muli %3, %c6 : index
-    %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%64], sizes: [%65, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %67 = arith.maxsi %66, %c0 : index
-    %68 = arith.minsi %67, %65 : index
-    %69 = arith.addi %66, %c6 : index
-    %70 = arith.maxsi %69, %c0 : index
-    %71 = arith.minsi %70, %65 : index
-    %72 = arith.subi %71, %68 : index
-    scf.if %32 {
-      func.call @baco_boundary_error(%c77_i64, %c5_i64) : (i64, i64) -> ()
+    %62 = arith.cmpi slt, %59, %c0 : index
+    %63 = arith.cmpi sgt, %59, %c3 : index
+    %64 = arith.cmpi slt, %61, %59 : index
+    %65 = arith.cmpi sgt, %61, %c5 : index
+    %66 = arith.ori %62, %63 : i1
+    %67 = arith.ori %66, %64 : i1
+    %68 = arith.ori %67, %65 : i1
+    scf.if %68 {
+      func.call @baco_runtime_error(%c3_i64, %c74_i64, %c14_i64) : (i64, i64, i64) -> ()
     }
-    %subview_3 = memref.subview %reinterpret_cast_2[%68, %24] [%72, %31] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %73 = arith.bitcast %arg8 : f32 to i32
-    %74 = arith.extui %73 : i32 to i64
-    %75 = arith.index_cast %59 : index to i64
-    %76 = arith.index_cast %61 : index to i64
-    %77 = arith.index_cast %72 : index to i64
+    %69 = arith.muli %1, %arg7 : index
+    %70 = arith.muli %69, %c3 : index
+    %71 = arith.muli %70, %arg6 : index
+    %72 = arith.muli %arg7, %c3 : index
+    %73 = arith.muli %3, %c6 : index
+    %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%71], sizes: [%72, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %74 = arith.cmpi slt, %73, %c0 : index
+    scf.if %74 {
+      func.call @baco_runtime_error(%c4_i64, %c78_i64, %c5_i64) : (i64, i64, i64) -> ()
+    }
+    %75 = arith.maxsi %73, %c0 : index
+    %76 = arith.minsi %75, %72 : index
+    %77 = arith.addi %73, %c6 : index
+    %78 = arith.maxsi %77, %c0 : index
+    %79 = arith.minsi %78, %72 : index
+    %80 = arith.subi %79, %76 : index
+    scf.if %32 {
+      func.call @baco_boundary_error(%c78_i64, %c5_i64) : (i64, i64) -> ()
+    }
+    %subview_3 = memref.subview %reinterpret_cast_2[%76, %24] [%80, %31] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %81 = arith.bitcast %arg8 : f32 to i32
+    %82 = arith.extui %81 : i32 to i64
+    %83 = arith.index_cast %59 : index to i64
+    %84 = arith.index_cast %61 : index to i64
+    %85 = arith.index_cast %80 : index to i64
     %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %78 = arith.index_cast %intptr_8 : index to i64
-    %79 = arith.index_cast %offset_5 : index to i64
-    %80 = arith.addi %78, %79 : i64
-    %81 = arith.index_cast %strides_7#0 : index to i64
-    %82 = arith.divsi %77, %c3_i64 : i64
-    %83 = arith.subi %76, %75 : i64
-    %84 = arith.maxsi %83, %c0_i64 : i64
-    "instgem.config_st"(%c1_i64, %c2_i64, %c3_i64, %75, %c1_i64, %c3_i64, %82, %c3_i64, %84, %c5_i64, %81, %74) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %85 = arith.muli %75, %c5_i64 : i64
-    %86 = arith.cmpi sgt, %82, %c0_i64 : i64
-    scf.if %86 {
-      %87 = arith.index_cast %40 : i64 to index
-      scf.for %arg10 = %c0 to %87 step %c1 {
-        %88 = arith.index_cast %arg10 : index to i64
-        %89 = arith.muli %88, %c16_i64 : i64
-        %90 = arith.addi %80, %89 : i64
-        %91 = arith.muli %88, %c32_i64 : i64
-        %92 = arith.ori %91, %c2147483648_i64 : i64
-        %93 = arith.addi %92, %85 : i64
-        %94 = arith.subi %35, %89 : i64
-        %95 = arith.minsi %94, %c16_i64 : i64
-        "instgem.mvout"(%90, %93, %95, %c0_i64) : (i64, i64, i64, i64) -> ()
+    %86 = arith.index_cast %intptr_8 : index to i64
+    %87 = arith.index_cast %offset_5 : index to i64
+    %88 = arith.addi %86, %87 : i64
+    %89 = arith.index_cast %strides_7#0 : index to i64
+    %90 = arith.divsi %85, %c3_i64 : i64
+    %91 = arith.subi %84, %83 : i64
+    %92 = arith.maxsi %91, %c0_i64 : i64
+    "instgem.config_st"(%c1_i64, %c2_i64, %c3_i64, %83, %c1_i64, %c3_i64, %90, %c3_i64, %92, %c5_i64, %89, %82) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %93 = arith.muli %83, %c5_i64 : i64
+    %94 = arith.cmpi sgt, %90, %c0_i64 : i64
+    scf.if %94 {
+      %95 = arith.index_cast %40 : i64 to index
+      scf.for %arg10 = %c0 to %95 step %c1 {
+        %96 = arith.index_cast %arg10 : index to i64
+        %97 = arith.muli %96, %c16_i64 : i64
+        %98 = arith.addi %88, %97 : i64
+        %99 = arith.muli %96, %c32_i64 : i64
+        %100 = arith.ori %99, %c2147483648_i64 : i64
+        %101 = arith.addi %100, %93 : i64
+        %102 = arith.subi %35, %97 : i64
+        %103 = arith.minsi %102, %c16_i64 : i64
+        "instgem.mvout"(%98, %101, %103, %c0_i64) : (i64, i64, i64, i64) -> ()
       }
     }
     return

@@ -69,12 +69,12 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c36_i64 = arith.constant 36 : i64
+    %c38_i64 = arith.constant 38 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c40_i64 = arith.constant 40 : i64
+    %c42_i64 = arith.constant 42 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c41_i64 = arith.constant 41 : i64
-    %c54_i64 = arith.constant 54 : i64
+    %c43_i64 = arith.constant 43 : i64
+    %c56_i64 = arith.constant 56 : i64
     %c9_i64 = arith.constant 9 : i64
     %c0_i64_2 = arith.constant 0 : i64
     %c1_i64_3 = arith.constant 1 : i64
@@ -111,7 +111,7 @@ module {
     %31 = arith.subi %27, %24 : index
     %32 = arith.cmpi sgt, %30, %c0 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c36_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c38_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_5[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
@@ -205,7 +205,7 @@ module {
       %72 = arith.subi %68, %65 : index
       %73 = arith.cmpi sgt, %71, %c0 : index
       scf.if %73 {
-        func.call @baco_boundary_error(%c40_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c42_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_13 = memref.subview %reinterpret_cast[%15, %65] [%22, %72] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %74 = arith.index_cast %72 : index to i64
@@ -272,7 +272,7 @@ module {
       %91 = arith.minsi %90, %c32 : index
       %92 = arith.subi %88, %85 : index
       scf.if %32 {
-        func.call @baco_boundary_error(%c41_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_19 = memref.subview %reinterpret_cast_4[%85, %24] [%92, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %93 = arith.index_cast %91 : index to i64
@@ -400,7 +400,7 @@ module {
     }
     %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     scf.if %32 {
-      func.call @baco_boundary_error(%c54_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c56_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview_7 = memref.subview %reinterpret_cast_6[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index

@@ -10,13 +10,16 @@
 // CHECK: llvm.func @baco.rocc.config_ex(i64, i64, i64) attributes {sym_visibility = "private"}
 // CHECK: llvm.func @baco_boundary_error(i64, i64) attributes {sym_visibility = "private"}
 // CHECK: llvm.func @baco_program_id(i64) -> i64 attributes {sym_visibility = "private"}
+// CHECK: llvm.func @baco_runtime_error(i64, i64, i64) attributes {sym_visibility = "private"}
 // CHECK-LABEL: llvm.func @conv2d_kernel(%{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: f32, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: llvm.call @baco.rocc.config_ex(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: llvm.call @baco_runtime_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: llvm.call @baco_runtime_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
@@ -27,6 +30,10 @@
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco_runtime_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco_runtime_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco_runtime_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco_runtime_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -69,6 +76,7 @@
 module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
+  func.func private @baco_runtime_error(i64, i64, i64)
   func.func @conv2d_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: index, %arg13: index, %arg14: index, %arg15: index, %arg16: index, %arg17: f32, %arg18: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
     %c0_i64 = arith.constant 0 : i64
     %c0_i64_0 = arith.constant 0 : i64
@@ -91,17 +99,24 @@ module {
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
     %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : index
+    %c62_i64 = arith.constant 62 : i64
+    %c9_i64 = arith.constant 9 : i64
+    %c63_i64 = arith.constant 63 : i64
+    %c10_i64 = arith.constant 10 : i64
     %c16 = arith.constant 16 : index
     %c2_i64_1 = arith.constant 2 : i64
     %c32 = arith.constant 32 : index
-    %c0 = arith.constant 0 : index
     %c72_i64 = arith.constant 72 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c100_i64 = arith.constant 100 : i64
+    %c77_i64 = arith.constant 77 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c101_i64 = arith.constant 101 : i64
-    %c113_i64 = arith.constant 113 : i64
-    %c9_i64 = arith.constant 9 : i64
+    %c78_i64 = arith.constant 78 : i64
+    %c79_i64 = arith.constant 79 : i64
+    %c14_i64 = arith.constant 14 : i64
+    %c96_i64 = arith.constant 96 : i64
+    %c97_i64 = arith.constant 97 : i64
+    %c109_i64 = arith.constant 109 : i64
     %c1_i64_2 = arith.constant 1 : i64
     %c0_i64_3 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -110,781 +125,803 @@ module {
     }
     %8 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
     %9 = arith.index_cast %8 : i64 to index
-    %10 = arith.floordivsi %9, %arg6 : index
-    %11 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
-    %12 = arith.index_cast %11 : i64 to index
-    %13 = arith.floordivsi %12, %arg6 : index
-    %14 = arith.muli %13, %arg6 : index
-    %15 = arith.subi %12, %14 : index
-    %16 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
-    %17 = arith.index_cast %16 : i64 to index
-    %18 = arith.muli %17, %c16 : index
-    %19 = call @baco_program_id(%c2_i64_1) : (i64) -> i64
-    %20 = arith.index_cast %19 : i64 to index
-    %21 = arith.muli %20, %c32 : index
-    %22 = arith.subi %15, %c1 : index
-    %23 = arith.subi %18, %c1 : index
-    %24 = arith.ceildivsi %arg5, %c32 : index
-    %25 = arith.subi %c1, %15 : index
-    %26 = arith.maxsi %25, %c0 : index
-    %27 = arith.subi %arg3, %22 : index
-    %28 = arith.minsi %arg9, %27 : index
+    %10 = arith.cmpi eq, %arg6, %c0 : index
+    scf.if %10 {
+      func.call @baco_runtime_error(%c1_i64_2, %c62_i64, %c9_i64) : (i64, i64, i64) -> ()
+    }
+    %11 = arith.floordivsi %9, %arg6 : index
+    %12 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
+    %13 = arith.index_cast %12 : i64 to index
+    scf.if %10 {
+      func.call @baco_runtime_error(%c1_i64_2, %c63_i64, %c10_i64) : (i64, i64, i64) -> ()
+    }
+    %14 = arith.floordivsi %13, %arg6 : index
+    %15 = arith.muli %14, %arg6 : index
+    %16 = arith.subi %13, %15 : index
+    %17 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
+    %18 = arith.index_cast %17 : i64 to index
+    %19 = arith.muli %18, %c16 : index
+    %20 = call @baco_program_id(%c2_i64_1) : (i64) -> i64
+    %21 = arith.index_cast %20 : i64 to index
+    %22 = arith.muli %21, %c32 : index
+    %23 = arith.subi %16, %c1 : index
+    %24 = arith.subi %19, %c1 : index
+    %25 = arith.ceildivsi %arg5, %c32 : index
+    %26 = arith.subi %c1, %16 : index
+    %27 = arith.maxsi %26, %c0 : index
+    %28 = arith.subi %arg3, %23 : index
+    %29 = arith.minsi %arg9, %28 : index
     %reinterpret_cast = memref.reinterpret_cast %arg18 to offset: [0], sizes: [%arg7, %arg8], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-    %29 = arith.maxsi %18, %c0 : index
-    %30 = arith.minsi %29, %arg7 : index
-    %31 = arith.addi %18, %c16 : index
-    %32 = arith.maxsi %31, %c0 : index
-    %33 = arith.minsi %32, %arg7 : index
-    %34 = arith.subi %30, %18 : index
-    %35 = arith.maxsi %34, %c0 : index
-    %36 = arith.minsi %35, %c16 : index
-    %37 = arith.subi %33, %30 : index
-    %38 = arith.maxsi %21, %c0 : index
-    %39 = arith.minsi %38, %arg8 : index
-    %40 = arith.addi %21, %c32 : index
-    %41 = arith.maxsi %40, %c0 : index
-    %42 = arith.minsi %41, %arg8 : index
-    %43 = arith.subi %39, %21 : index
-    %44 = arith.maxsi %43, %c0 : index
-    %45 = arith.minsi %44, %c32 : index
-    %46 = arith.subi %42, %39 : index
-    %47 = arith.cmpi sgt, %45, %c0 : index
-    scf.if %47 {
+    %30 = arith.maxsi %19, %c0 : index
+    %31 = arith.minsi %30, %arg7 : index
+    %32 = arith.addi %19, %c16 : index
+    %33 = arith.maxsi %32, %c0 : index
+    %34 = arith.minsi %33, %arg7 : index
+    %35 = arith.subi %31, %19 : index
+    %36 = arith.maxsi %35, %c0 : index
+    %37 = arith.minsi %36, %c16 : index
+    %38 = arith.subi %34, %31 : index
+    %39 = arith.maxsi %22, %c0 : index
+    %40 = arith.minsi %39, %arg8 : index
+    %41 = arith.addi %22, %c32 : index
+    %42 = arith.maxsi %41, %c0 : index
+    %43 = arith.minsi %42, %arg8 : index
+    %44 = arith.subi %40, %22 : index
+    %45 = arith.maxsi %44, %c0 : index
+    %46 = arith.minsi %45, %c32 : index
+    %47 = arith.subi %43, %40 : index
+    %48 = arith.cmpi sgt, %46, %c0 : index
+    scf.if %48 {
       func.call @baco_boundary_error(%c72_i64, %c15_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast[%30, %39] [%37, %46] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+    %subview = memref.subview %reinterpret_cast[%31, %40] [%38, %47] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg19 = %c0 to %c2 step %c1 {
-      %86 = arith.index_cast %arg19 : index to i64
-      %87 = arith.muli %86, %c16_i64 : i64
-      %88 = arith.subi %c32_i64, %87 : i64
-      %89 = arith.minsi %88, %c16_i64 : i64
-      %90 = arith.ori %87, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %90, %89, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %87 = arith.index_cast %arg19 : index to i64
+      %88 = arith.muli %87, %c16_i64 : i64
+      %89 = arith.subi %c32_i64, %88 : i64
+      %90 = arith.minsi %89, %c16_i64 : i64
+      %91 = arith.ori %88, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %91, %90, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %48 = arith.index_cast %36 : index to i64
     %49 = arith.index_cast %37 : index to i64
-    %50 = arith.index_cast %46 : index to i64
+    %50 = arith.index_cast %38 : index to i64
+    %51 = arith.index_cast %47 : index to i64
     %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
     %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-    %51 = arith.index_cast %intptr : index to i64
-    %52 = arith.index_cast %offset : index to i64
-    %53 = arith.muli %52, %c4_i64 : i64
-    %54 = arith.addi %51, %53 : i64
+    %52 = arith.index_cast %intptr : index to i64
+    %53 = arith.index_cast %offset : index to i64
+    %54 = arith.muli %53, %c4_i64 : i64
+    %55 = arith.addi %52, %54 : i64
     "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c0_i64_3) : (i64, i64, i64, i64, i64, i64) -> ()
-    %55 = arith.ceildivsi %50, %c16_i64 : i64
-    %56 = arith.divsi %48, %c16_i64 : i64
-    %57 = arith.addi %48, %49 : i64
-    %58 = arith.ceildivsi %57, %c16_i64 : i64
-    %59 = arith.subi %58, %56 : i64
-    %60 = arith.cmpi sgt, %49, %c0_i64_3 : i64
-    %61 = arith.extui %60 : i1 to i64
-    %62 = arith.muli %59, %61 : i64
-    %63 = arith.muli %62, %55 : i64
-    %64 = arith.index_cast %63 : i64 to index
-    scf.for %arg19 = %c0 to %64 step %c1 {
-      %86 = arith.index_cast %arg19 : index to i64
-      %87 = arith.divsi %86, %55 : i64
-      %88 = arith.addi %56, %87 : i64
-      %89 = arith.remsi %86, %55 : i64
+    %56 = arith.ceildivsi %51, %c16_i64 : i64
+    %57 = arith.divsi %49, %c16_i64 : i64
+    %58 = arith.addi %49, %50 : i64
+    %59 = arith.ceildivsi %58, %c16_i64 : i64
+    %60 = arith.subi %59, %57 : i64
+    %61 = arith.cmpi sgt, %50, %c0_i64_3 : i64
+    %62 = arith.extui %61 : i1 to i64
+    %63 = arith.muli %60, %62 : i64
+    %64 = arith.muli %63, %56 : i64
+    %65 = arith.index_cast %64 : i64 to index
+    scf.for %arg19 = %c0 to %65 step %c1 {
+      %87 = arith.index_cast %arg19 : index to i64
+      %88 = arith.divsi %87, %56 : i64
+      %89 = arith.addi %57, %88 : i64
+      %90 = arith.remsi %87, %56 : i64
+      %91 = arith.muli %89, %c16_i64 : i64
+      %92 = arith.maxsi %91, %49 : i64
+      %93 = arith.addi %91, %c16_i64 : i64
+      %94 = arith.minsi %93, %58 : i64
+      %95 = arith.subi %94, %92 : i64
+      %96 = arith.muli %90, %c64_i64 : i64
+      %97 = arith.addi %55, %96 : i64
+      %98 = arith.muli %89, %c32_i64 : i64
+      %99 = arith.muli %90, %c16_i64 : i64
+      %100 = arith.addi %98, %99 : i64
+      %101 = arith.ori %100, %c2147483648_i64 : i64
+      %102 = arith.subi %92, %91 : i64
+      %103 = arith.addi %101, %102 : i64
+      %104 = arith.subi %51, %99 : i64
+      %105 = arith.minsi %104, %c16_i64 : i64
+      "instgem.mvin"(%97, %103, %105, %95) : (i64, i64, i64, i64) -> ()
+    } {gemmini.load_stream}
+    %66 = arith.ceildivsi %49, %c16_i64 : i64
+    %67 = arith.cmpi sgt, %49, %c0_i64_3 : i64
+    %68 = arith.extui %67 : i1 to i64
+    %69 = arith.muli %66, %68 : i64
+    %70 = arith.muli %69, %56 : i64
+    %71 = arith.index_cast %70 : i64 to index
+    scf.for %arg19 = %c0 to %71 step %c1 {
+      %87 = arith.index_cast %arg19 : index to i64
+      %88 = arith.divsi %87, %56 : i64
+      %89 = arith.remsi %87, %56 : i64
       %90 = arith.muli %88, %c16_i64 : i64
-      %91 = arith.maxsi %90, %48 : i64
+      %91 = arith.maxsi %90, %c0_i64_3 : i64
       %92 = arith.addi %90, %c16_i64 : i64
-      %93 = arith.minsi %92, %57 : i64
+      %93 = arith.minsi %92, %49 : i64
       %94 = arith.subi %93, %91 : i64
-      %95 = arith.muli %89, %c64_i64 : i64
-      %96 = arith.addi %54, %95 : i64
-      %97 = arith.muli %88, %c32_i64 : i64
-      %98 = arith.muli %89, %c16_i64 : i64
-      %99 = arith.addi %97, %98 : i64
-      %100 = arith.ori %99, %c2147483648_i64 : i64
-      %101 = arith.subi %91, %90 : i64
-      %102 = arith.addi %100, %101 : i64
-      %103 = arith.subi %50, %98 : i64
-      %104 = arith.minsi %103, %c16_i64 : i64
-      "instgem.mvin"(%96, %102, %104, %94) : (i64, i64, i64, i64) -> ()
+      %95 = arith.muli %88, %c32_i64 : i64
+      %96 = arith.muli %89, %c16_i64 : i64
+      %97 = arith.addi %95, %96 : i64
+      %98 = arith.ori %97, %c2147483648_i64 : i64
+      %99 = arith.subi %91, %90 : i64
+      %100 = arith.addi %98, %99 : i64
+      %101 = arith.subi %51, %96 : i64
+      %102 = arith.minsi %101, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %100, %102, %94) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %65 = arith.ceildivsi %48, %c16_i64 : i64
-    %66 = arith.cmpi sgt, %48, %c0_i64_3 : i64
-    %67 = arith.extui %66 : i1 to i64
-    %68 = arith.muli %65, %67 : i64
-    %69 = arith.muli %68, %55 : i64
-    %70 = arith.index_cast %69 : i64 to index
-    scf.for %arg19 = %c0 to %70 step %c1 {
-      %86 = arith.index_cast %arg19 : index to i64
-      %87 = arith.divsi %86, %55 : i64
-      %88 = arith.remsi %86, %55 : i64
-      %89 = arith.muli %87, %c16_i64 : i64
-      %90 = arith.maxsi %89, %c0_i64_3 : i64
-      %91 = arith.addi %89, %c16_i64 : i64
-      %92 = arith.minsi %91, %48 : i64
-      %93 = arith.subi %92, %90 : i64
-      %94 = arith.muli %87, %c32_i64 : i64
-      %95 = arith.muli %88, %c16_i64 : i64
-      %96 = arith.addi %94, %95 : i64
-      %97 = arith.ori %96, %c2147483648_i64 : i64
-      %98 = arith.subi %90, %89 : i64
-      %99 = arith.addi %97, %98 : i64
-      %100 = arith.subi %50, %95 : i64
-      %101 = arith.minsi %100, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %99, %101, %93) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %71 = arith.muli %26, %arg10 : index
-    %72 = arith.muli %71, %24 : index
-    %73 = arith.muli %28, %arg10 : index
-    %74 = arith.muli %73, %24 : index
-    %75 = arith.muli %10, %arg6 : index
-    %76 = arith.addi %75, %15 : index
-    %77 = arith.muli %76, %arg7 : index
-    %78 = arith.muli %77, %arg8 : index
-    %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [%78], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    scf.if %47 {
-      func.call @baco_boundary_error(%c113_i64, %c9_i64) : (i64, i64) -> ()
+    %72 = arith.muli %27, %arg10 : index
+    %73 = arith.muli %72, %25 : index
+    %74 = arith.muli %29, %arg10 : index
+    %75 = arith.muli %74, %25 : index
+    %76 = arith.muli %11, %arg6 : index
+    %77 = arith.addi %76, %16 : index
+    %78 = arith.muli %77, %arg7 : index
+    %79 = arith.muli %78, %arg8 : index
+    %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [%79], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    scf.if %48 {
+      func.call @baco_boundary_error(%c109_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview_5 = memref.subview %reinterpret_cast_4[%30, %39] [%37, %46] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %subview_5 = memref.subview %reinterpret_cast_4[%31, %40] [%38, %47] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_10 = memref.extract_aligned_pointer_as_index %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %79 = arith.index_cast %intptr_10 : index to i64
-    %80 = arith.index_cast %offset_7 : index to i64
-    %81 = arith.addi %79, %80 : i64
-    %82 = arith.index_cast %strides_9#0 : index to i64
-    %83 = arith.bitcast %arg17 : f32 to i32
-    %84 = arith.extui %83 : i32 to i64
+    %80 = arith.index_cast %intptr_10 : index to i64
+    %81 = arith.index_cast %offset_7 : index to i64
+    %82 = arith.addi %80, %81 : i64
+    %83 = arith.index_cast %strides_9#0 : index to i64
+    %84 = arith.bitcast %arg17 : f32 to i32
+    %85 = arith.extui %84 : i32 to i64
     scf.if %7 {
-      "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %82, %84) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %83, %85) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    scf.for %arg19 = %72 to %74 step %c1 {
-      %86 = arith.muli %arg10, %24 : index
-      %87 = arith.floordivsi %arg19, %86 : index
-      %88 = arith.floordivsi %arg19, %24 : index
-      %89 = arith.floordivsi %88, %arg10 : index
-      %90 = arith.muli %89, %arg10 : index
-      %91 = arith.subi %88, %90 : index
-      %92 = arith.muli %88, %24 : index
-      %93 = arith.subi %arg19, %92 : index
-      %94 = arith.muli %93, %c32 : index
-      %95 = arith.addi %23, %91 : index
-      %96 = arith.muli %10, %arg3 : index
-      %97 = arith.addi %96, %22 : index
-      %98 = arith.addi %97, %87 : index
-      %99 = arith.muli %98, %arg4 : index
-      %100 = arith.muli %99, %arg5 : index
-      %reinterpret_cast_11 = memref.reinterpret_cast %arg0 to offset: [%100], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %101 = arith.muli %87, %arg10 : index
-      %102 = arith.addi %101, %91 : index
-      %103 = arith.muli %102, %arg5 : index
-      %104 = arith.muli %103, %arg8 : index
-      %reinterpret_cast_12 = memref.reinterpret_cast %arg1 to offset: [%104], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %105 = arith.maxsi %95, %c0 : index
-      %106 = arith.minsi %105, %arg4 : index
-      %107 = arith.addi %95, %c16 : index
-      %108 = arith.maxsi %107, %c0 : index
-      %109 = arith.minsi %108, %arg4 : index
-      %110 = arith.subi %106, %95 : index
-      %111 = arith.maxsi %110, %c0 : index
-      %112 = arith.minsi %111, %c16 : index
-      %113 = arith.subi %109, %106 : index
-      %114 = arith.maxsi %94, %c0 : index
-      %115 = arith.minsi %114, %arg5 : index
-      %116 = arith.addi %94, %c32 : index
-      %117 = arith.maxsi %116, %c0 : index
-      %118 = arith.minsi %117, %arg5 : index
-      %119 = arith.subi %115, %94 : index
-      %120 = arith.maxsi %119, %c0 : index
-      %121 = arith.minsi %120, %c32 : index
-      %122 = arith.subi %118, %115 : index
-      %123 = arith.cmpi sgt, %121, %c0 : index
-      scf.if %123 {
-        func.call @baco_boundary_error(%c100_i64, %c13_i64) : (i64, i64) -> ()
+    scf.for %arg19 = %73 to %75 step %c1 {
+      %87 = arith.muli %arg10, %25 : index
+      %88 = arith.cmpi eq, %87, %c0 : index
+      scf.if %88 {
+        func.call @baco_runtime_error(%c1_i64_2, %c77_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %subview_13 = memref.subview %reinterpret_cast_11[%106, %115] [%113, %122] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %124 = arith.index_cast %112 : index to i64
-      %125 = arith.index_cast %113 : index to i64
-      %126 = arith.index_cast %122 : index to i64
-      %127 = arith.addi %124, %125 : i64
+      %89 = arith.floordivsi %arg19, %87 : index
+      %90 = arith.cmpi eq, %25, %c0 : index
+      scf.if %90 {
+        func.call @baco_runtime_error(%c1_i64_2, %c78_i64, %c13_i64) : (i64, i64, i64) -> ()
+      }
+      %91 = arith.floordivsi %arg19, %25 : index
+      %92 = arith.cmpi eq, %arg10, %c0 : index
+      scf.if %92 {
+        func.call @baco_runtime_error(%c1_i64_2, %c78_i64, %c13_i64) : (i64, i64, i64) -> ()
+      }
+      %93 = arith.floordivsi %91, %arg10 : index
+      %94 = arith.muli %93, %arg10 : index
+      %95 = arith.subi %91, %94 : index
+      scf.if %90 {
+        func.call @baco_runtime_error(%c1_i64_2, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
+      }
+      %96 = arith.muli %91, %25 : index
+      %97 = arith.subi %arg19, %96 : index
+      %98 = arith.muli %97, %c32 : index
+      %99 = arith.addi %24, %95 : index
+      %100 = arith.muli %11, %arg3 : index
+      %101 = arith.addi %100, %23 : index
+      %102 = arith.addi %101, %89 : index
+      %103 = arith.muli %102, %arg4 : index
+      %104 = arith.muli %103, %arg5 : index
+      %reinterpret_cast_11 = memref.reinterpret_cast %arg0 to offset: [%104], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %105 = arith.muli %89, %arg10 : index
+      %106 = arith.addi %105, %95 : index
+      %107 = arith.muli %106, %arg5 : index
+      %108 = arith.muli %107, %arg8 : index
+      %reinterpret_cast_12 = memref.reinterpret_cast %arg1 to offset: [%108], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %109 = arith.maxsi %99, %c0 : index
+      %110 = arith.minsi %109, %arg4 : index
+      %111 = arith.addi %99, %c16 : index
+      %112 = arith.maxsi %111, %c0 : index
+      %113 = arith.minsi %112, %arg4 : index
+      %114 = arith.subi %110, %99 : index
+      %115 = arith.maxsi %114, %c0 : index
+      %116 = arith.minsi %115, %c16 : index
+      %117 = arith.subi %113, %110 : index
+      %118 = arith.maxsi %98, %c0 : index
+      %119 = arith.minsi %118, %arg5 : index
+      %120 = arith.addi %98, %c32 : index
+      %121 = arith.maxsi %120, %c0 : index
+      %122 = arith.minsi %121, %arg5 : index
+      %123 = arith.subi %119, %98 : index
+      %124 = arith.maxsi %123, %c0 : index
+      %125 = arith.minsi %124, %c32 : index
+      %126 = arith.subi %122, %119 : index
+      %127 = arith.cmpi sgt, %125, %c0 : index
+      scf.if %127 {
+        func.call @baco_boundary_error(%c96_i64, %c13_i64) : (i64, i64) -> ()
+      }
+      %subview_13 = memref.subview %reinterpret_cast_11[%110, %119] [%117, %126] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %128 = arith.index_cast %116 : index to i64
+      %129 = arith.index_cast %117 : index to i64
+      %130 = arith.index_cast %126 : index to i64
+      %131 = arith.addi %128, %129 : i64
       %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %128 = arith.index_cast %intptr_18 : index to i64
-      %129 = arith.index_cast %offset_15 : index to i64
-      %130 = arith.addi %128, %129 : i64
-      %131 = arith.index_cast %strides_17#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %131) : (i64, i64, i64, i64, i64, i64) -> ()
-      %132 = arith.ceildivsi %126, %c64_i64 : i64
-      %133 = arith.divsi %124, %c16_i64 : i64
-      %134 = arith.ceildivsi %127, %c16_i64 : i64
-      %135 = arith.subi %134, %133 : i64
-      %136 = arith.cmpi sgt, %125, %c0_i64_3 : i64
-      %137 = arith.extui %136 : i1 to i64
-      %138 = arith.muli %135, %137 : i64
-      %139 = arith.muli %138, %132 : i64
-      %140 = arith.index_cast %139 : i64 to index
-      scf.for %arg20 = %c0 to %140 step %c1 {
-        %185 = arith.index_cast %arg20 : index to i64
-        %186 = arith.divsi %185, %132 : i64
-        %187 = arith.addi %133, %186 : i64
-        %188 = arith.remsi %185, %132 : i64
-        %189 = arith.muli %187, %c16_i64 : i64
-        %190 = arith.maxsi %189, %124 : i64
-        %191 = arith.addi %189, %c16_i64 : i64
-        %192 = arith.minsi %191, %127 : i64
-        %193 = arith.subi %192, %190 : i64
-        %194 = arith.subi %190, %124 : i64
-        %195 = arith.muli %194, %131 : i64
-        %196 = arith.addi %130, %195 : i64
-        %197 = arith.muli %188, %c64_i64 : i64
-        %198 = arith.addi %196, %197 : i64
-        %199 = arith.muli %187, %c32_i64 : i64
-        %200 = arith.addi %199, %197 : i64
-        %201 = arith.subi %190, %189 : i64
+      %132 = arith.index_cast %intptr_18 : index to i64
+      %133 = arith.index_cast %offset_15 : index to i64
+      %134 = arith.addi %132, %133 : i64
+      %135 = arith.index_cast %strides_17#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %135) : (i64, i64, i64, i64, i64, i64) -> ()
+      %136 = arith.ceildivsi %130, %c64_i64 : i64
+      %137 = arith.divsi %128, %c16_i64 : i64
+      %138 = arith.ceildivsi %131, %c16_i64 : i64
+      %139 = arith.subi %138, %137 : i64
+      %140 = arith.cmpi sgt, %129, %c0_i64_3 : i64
+      %141 = arith.extui %140 : i1 to i64
+      %142 = arith.muli %139, %141 : i64
+      %143 = arith.muli %142, %136 : i64
+      %144 = arith.index_cast %143 : i64 to index
+      scf.for %arg20 = %c0 to %144 step %c1 {
+        %189 = arith.index_cast %arg20 : index to i64
+        %190 = arith.divsi %189, %136 : i64
+        %191 = arith.addi %137, %190 : i64
+        %192 = arith.remsi %189, %136 : i64
+        %193 = arith.muli %191, %c16_i64 : i64
+        %194 = arith.maxsi %193, %128 : i64
+        %195 = arith.addi %193, %c16_i64 : i64
+        %196 = arith.minsi %195, %131 : i64
+        %197 = arith.subi %196, %194 : i64
+        %198 = arith.subi %194, %128 : i64
+        %199 = arith.muli %198, %135 : i64
+        %200 = arith.addi %134, %199 : i64
+        %201 = arith.muli %192, %c64_i64 : i64
         %202 = arith.addi %200, %201 : i64
-        %203 = arith.subi %126, %197 : i64
-        %204 = arith.minsi %203, %c64_i64 : i64
-        "instgem.mvin"(%198, %202, %204, %193) : (i64, i64, i64, i64) -> ()
+        %203 = arith.muli %191, %c32_i64 : i64
+        %204 = arith.addi %203, %201 : i64
+        %205 = arith.subi %194, %193 : i64
+        %206 = arith.addi %204, %205 : i64
+        %207 = arith.subi %130, %201 : i64
+        %208 = arith.minsi %207, %c64_i64 : i64
+        "instgem.mvin"(%202, %206, %208, %197) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %141 = arith.ceildivsi %124, %c16_i64 : i64
-      %142 = arith.cmpi sgt, %124, %c0_i64_3 : i64
-      %143 = arith.extui %142 : i1 to i64
-      %144 = arith.muli %141, %143 : i64
-      %145 = arith.muli %144, %132 : i64
-      %146 = arith.index_cast %145 : i64 to index
-      scf.for %arg20 = %c0 to %146 step %c1 {
-        %185 = arith.index_cast %arg20 : index to i64
-        %186 = arith.divsi %185, %132 : i64
-        %187 = arith.remsi %185, %132 : i64
-        %188 = arith.muli %186, %c16_i64 : i64
-        %189 = arith.maxsi %188, %c0_i64_3 : i64
-        %190 = arith.addi %188, %c16_i64 : i64
-        %191 = arith.minsi %190, %124 : i64
-        %192 = arith.subi %191, %189 : i64
-        %193 = arith.muli %186, %c32_i64 : i64
-        %194 = arith.muli %187, %c64_i64 : i64
-        %195 = arith.addi %193, %194 : i64
-        %196 = arith.subi %189, %188 : i64
-        %197 = arith.addi %195, %196 : i64
-        %198 = arith.subi %126, %194 : i64
-        %199 = arith.minsi %198, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %197, %199, %192) : (i64, i64, i64, i64) -> ()
+      %145 = arith.ceildivsi %128, %c16_i64 : i64
+      %146 = arith.cmpi sgt, %128, %c0_i64_3 : i64
+      %147 = arith.extui %146 : i1 to i64
+      %148 = arith.muli %145, %147 : i64
+      %149 = arith.muli %148, %136 : i64
+      %150 = arith.index_cast %149 : i64 to index
+      scf.for %arg20 = %c0 to %150 step %c1 {
+        %189 = arith.index_cast %arg20 : index to i64
+        %190 = arith.divsi %189, %136 : i64
+        %191 = arith.remsi %189, %136 : i64
+        %192 = arith.muli %190, %c16_i64 : i64
+        %193 = arith.maxsi %192, %c0_i64_3 : i64
+        %194 = arith.addi %192, %c16_i64 : i64
+        %195 = arith.minsi %194, %128 : i64
+        %196 = arith.subi %195, %193 : i64
+        %197 = arith.muli %190, %c32_i64 : i64
+        %198 = arith.muli %191, %c64_i64 : i64
+        %199 = arith.addi %197, %198 : i64
+        %200 = arith.subi %193, %192 : i64
+        %201 = arith.addi %199, %200 : i64
+        %202 = arith.subi %130, %198 : i64
+        %203 = arith.minsi %202, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %201, %203, %196) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.if %47 {
-        func.call @baco_boundary_error(%c101_i64, %c13_i64) : (i64, i64) -> ()
+      scf.if %48 {
+        func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_19 = memref.subview %reinterpret_cast_12[%115, %39] [%122, %46] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %147 = arith.index_cast %121 : index to i64
-      %148 = arith.addi %147, %126 : i64
+      %subview_19 = memref.subview %reinterpret_cast_12[%119, %40] [%126, %47] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %151 = arith.index_cast %125 : index to i64
+      %152 = arith.addi %151, %130 : i64
       %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %149 = arith.index_cast %intptr_24 : index to i64
-      %150 = arith.index_cast %offset_21 : index to i64
-      %151 = arith.addi %149, %150 : i64
-      %152 = arith.index_cast %strides_23#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %152) : (i64, i64, i64, i64, i64, i64) -> ()
-      %153 = arith.ceildivsi %50, %c64_i64 : i64
-      %154 = arith.divsi %147, %c16_i64 : i64
-      %155 = arith.ceildivsi %148, %c16_i64 : i64
-      %156 = arith.subi %155, %154 : i64
-      %157 = arith.cmpi sgt, %126, %c0_i64_3 : i64
-      %158 = arith.extui %157 : i1 to i64
-      %159 = arith.muli %156, %158 : i64
-      %160 = arith.muli %159, %153 : i64
-      %161 = arith.index_cast %160 : i64 to index
-      scf.for %arg20 = %c0 to %161 step %c1 {
-        %185 = arith.index_cast %arg20 : index to i64
-        %186 = arith.divsi %185, %153 : i64
-        %187 = arith.addi %154, %186 : i64
-        %188 = arith.remsi %185, %153 : i64
-        %189 = arith.muli %187, %c16_i64 : i64
-        %190 = arith.maxsi %189, %147 : i64
-        %191 = arith.addi %189, %c16_i64 : i64
-        %192 = arith.minsi %191, %148 : i64
-        %193 = arith.subi %192, %190 : i64
-        %194 = arith.subi %190, %147 : i64
-        %195 = arith.muli %194, %152 : i64
-        %196 = arith.addi %151, %195 : i64
-        %197 = arith.muli %188, %c64_i64 : i64
-        %198 = arith.addi %196, %197 : i64
-        %199 = arith.muli %187, %c32_i64 : i64
-        %200 = arith.addi %199, %197 : i64
-        %201 = arith.addi %200, %c32_i64 : i64
-        %202 = arith.subi %190, %189 : i64
-        %203 = arith.addi %201, %202 : i64
-        %204 = arith.subi %50, %197 : i64
-        %205 = arith.minsi %204, %c64_i64 : i64
-        "instgem.mvin"(%198, %203, %205, %193) : (i64, i64, i64, i64) -> ()
+      %153 = arith.index_cast %intptr_24 : index to i64
+      %154 = arith.index_cast %offset_21 : index to i64
+      %155 = arith.addi %153, %154 : i64
+      %156 = arith.index_cast %strides_23#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %156) : (i64, i64, i64, i64, i64, i64) -> ()
+      %157 = arith.ceildivsi %51, %c64_i64 : i64
+      %158 = arith.divsi %151, %c16_i64 : i64
+      %159 = arith.ceildivsi %152, %c16_i64 : i64
+      %160 = arith.subi %159, %158 : i64
+      %161 = arith.cmpi sgt, %130, %c0_i64_3 : i64
+      %162 = arith.extui %161 : i1 to i64
+      %163 = arith.muli %160, %162 : i64
+      %164 = arith.muli %163, %157 : i64
+      %165 = arith.index_cast %164 : i64 to index
+      scf.for %arg20 = %c0 to %165 step %c1 {
+        %189 = arith.index_cast %arg20 : index to i64
+        %190 = arith.divsi %189, %157 : i64
+        %191 = arith.addi %158, %190 : i64
+        %192 = arith.remsi %189, %157 : i64
+        %193 = arith.muli %191, %c16_i64 : i64
+        %194 = arith.maxsi %193, %151 : i64
+        %195 = arith.addi %193, %c16_i64 : i64
+        %196 = arith.minsi %195, %152 : i64
+        %197 = arith.subi %196, %194 : i64
+        %198 = arith.subi %194, %151 : i64
+        %199 = arith.muli %198, %156 : i64
+        %200 = arith.addi %155, %199 : i64
+        %201 = arith.muli %192, %c64_i64 : i64
+        %202 = arith.addi %200, %201 : i64
+        %203 = arith.muli %191, %c32_i64 : i64
+        %204 = arith.addi %203, %201 : i64
+        %205 = arith.addi %204, %c32_i64 : i64
+        %206 = arith.subi %194, %193 : i64
+        %207 = arith.addi %205, %206 : i64
+        %208 = arith.subi %51, %201 : i64
+        %209 = arith.minsi %208, %c64_i64 : i64
+        "instgem.mvin"(%202, %207, %209, %197) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %162 = arith.ceildivsi %147, %c16_i64 : i64
-      %163 = arith.cmpi sgt, %147, %c0_i64_3 : i64
-      %164 = arith.extui %163 : i1 to i64
-      %165 = arith.muli %162, %164 : i64
-      %166 = arith.muli %165, %153 : i64
-      %167 = arith.index_cast %166 : i64 to index
-      scf.for %arg20 = %c0 to %167 step %c1 {
-        %185 = arith.index_cast %arg20 : index to i64
-        %186 = arith.divsi %185, %153 : i64
-        %187 = arith.remsi %185, %153 : i64
-        %188 = arith.muli %186, %c16_i64 : i64
-        %189 = arith.maxsi %188, %c0_i64_3 : i64
-        %190 = arith.addi %188, %c16_i64 : i64
-        %191 = arith.minsi %190, %147 : i64
-        %192 = arith.subi %191, %189 : i64
-        %193 = arith.muli %186, %c32_i64 : i64
-        %194 = arith.muli %187, %c64_i64 : i64
-        %195 = arith.addi %193, %194 : i64
-        %196 = arith.addi %195, %c32_i64 : i64
-        %197 = arith.subi %189, %188 : i64
-        %198 = arith.addi %196, %197 : i64
-        %199 = arith.subi %50, %194 : i64
-        %200 = arith.minsi %199, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %198, %200, %192) : (i64, i64, i64, i64) -> ()
+      %166 = arith.ceildivsi %151, %c16_i64 : i64
+      %167 = arith.cmpi sgt, %151, %c0_i64_3 : i64
+      %168 = arith.extui %167 : i1 to i64
+      %169 = arith.muli %166, %168 : i64
+      %170 = arith.muli %169, %157 : i64
+      %171 = arith.index_cast %170 : i64 to index
+      scf.for %arg20 = %c0 to %171 step %c1 {
+        %189 = arith.index_cast %arg20 : index to i64
+        %190 = arith.divsi %189, %157 : i64
+        %191 = arith.remsi %189, %157 : i64
+        %192 = arith.muli %190, %c16_i64 : i64
+        %193 = arith.maxsi %192, %c0_i64_3 : i64
+        %194 = arith.addi %192, %c16_i64 : i64
+        %195 = arith.minsi %194, %151 : i64
+        %196 = arith.subi %195, %193 : i64
+        %197 = arith.muli %190, %c32_i64 : i64
+        %198 = arith.muli %191, %c64_i64 : i64
+        %199 = arith.addi %197, %198 : i64
+        %200 = arith.addi %199, %c32_i64 : i64
+        %201 = arith.subi %193, %192 : i64
+        %202 = arith.addi %200, %201 : i64
+        %203 = arith.subi %51, %198 : i64
+        %204 = arith.minsi %203, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %202, %204, %196) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %168 = arith.maxsi %127, %c0_i64_3 : i64
-      %169 = arith.minsi %168, %c16_i64 : i64
-      %170 = arith.maxsi %126, %c0_i64_3 : i64
-      %171 = arith.minsi %170, %c32_i64 : i64
-      %172 = arith.maxsi %148, %c0_i64_3 : i64
-      %173 = arith.minsi %172, %c32_i64 : i64
-      %174 = arith.maxsi %50, %c0_i64_3 : i64
+      %172 = arith.maxsi %131, %c0_i64_3 : i64
+      %173 = arith.minsi %172, %c16_i64 : i64
+      %174 = arith.maxsi %130, %c0_i64_3 : i64
       %175 = arith.minsi %174, %c32_i64 : i64
-      %176 = arith.ceildivsi %169, %c16_i64 : i64
-      %177 = arith.ceildivsi %175, %c16_i64 : i64
-      %178 = arith.minsi %171, %173 : i64
-      %179 = arith.ceildivsi %178, %c16_i64 : i64
-      %180 = arith.addi %arg19, %c1 : index
-      %181 = arith.cmpi sge, %180, %74 : index
-      %182 = arith.cmpi sgt, %176, %c0_i64_3 : i64
-      %183 = arith.select %182, %177, %c0_i64_3 : i64
-      %184 = arith.index_cast %183 : i64 to index
-      scf.for %arg20 = %c0 to %184 step %c1 {
-        %185 = arith.index_cast %arg20 : index to i64
-        %186 = arith.subi %185, %c1_i64_2 : i64
-        %187 = arith.cmpi sge, %186, %c0_i64_3 : i64
-        %188 = arith.cmpi slt, %186, %55 : i64
-        %189 = arith.andi %187, %188 : i1
-        %190 = arith.andi %181, %189 : i1
-        %191 = arith.maxsi %179, %c1_i64_2 : i64
-        %192 = arith.ceildivsi %62, %191 : i64
-        %193 = arith.subi %183, %c1_i64_2 : i64
-        %194 = arith.cmpi eq, %185, %193 : i64
-        %195 = arith.cmpi slt, %185, %55 : i64
-        %196 = arith.andi %194, %195 : i1
-        %197 = arith.andi %181, %196 : i1
-        %198 = arith.divsi %178, %c16_i64 : i64
-        %199 = arith.minsi %179, %198 : i64
-        %200 = arith.maxsi %199, %c0_i64_3 : i64
-        %201 = arith.index_cast %200 : i64 to index
-        scf.for %arg21 = %c0 to %201 step %c1 {
-          %208 = arith.index_cast %arg21 : index to i64
-          %209 = arith.muli %208, %192 : i64
-          %210 = arith.minsi %209, %62 : i64
-          scf.if %190 {
-            %223 = arith.addi %210, %192 : i64
-            %224 = arith.minsi %223, %62 : i64
-            %225 = arith.index_cast %210 : i64 to index
-            %226 = arith.index_cast %224 : i64 to index
-            scf.for %arg22 = %225 to %226 step %c1 {
-              %227 = arith.index_cast %arg22 : index to i64
-              %228 = arith.addi %56, %227 : i64
-              %229 = arith.muli %228, %c16_i64 : i64
-              %230 = arith.maxsi %229, %48 : i64
-              %231 = arith.addi %229, %c16_i64 : i64
-              %232 = arith.minsi %231, %57 : i64
-              %233 = arith.subi %232, %230 : i64
-              %234 = arith.subi %230, %48 : i64
-              %235 = arith.muli %234, %82 : i64
-              %236 = arith.addi %81, %235 : i64
-              %237 = arith.muli %186, %c16_i64 : i64
-              %238 = arith.addi %236, %237 : i64
-              %239 = arith.muli %228, %c32_i64 : i64
-              %240 = arith.addi %239, %237 : i64
-              %241 = arith.ori %240, %c2147483648_i64 : i64
-              %242 = arith.subi %230, %229 : i64
-              %243 = arith.addi %241, %242 : i64
-              %244 = arith.subi %50, %237 : i64
-              %245 = arith.minsi %244, %c16_i64 : i64
-              "instgem.mvout"(%238, %243, %245, %233) : (i64, i64, i64, i64) -> ()
-            }
-          }
-          %211 = arith.minsi %169, %c16_i64 : i64
-          %212 = arith.muli %185, %c16_i64 : i64
-          %213 = arith.subi %175, %212 : i64
-          %214 = arith.minsi %213, %c16_i64 : i64
-          %215 = arith.ori %212, %c3221225472_i64 : i64
-          %216 = arith.muli %208, %c32_i64 : i64
-          %217 = arith.addi %216, %212 : i64
-          %218 = arith.addi %217, %c32_i64 : i64
-          "instgem.preload"(%218, %214, %c16_i64, %215, %214, %211) : (i64, i64, i64, i64, i64, i64) -> ()
-          %219 = arith.muli %208, %c16_i64 : i64
-          "instgem.compute_preloaded"(%219, %c16_i64, %211, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %220 = arith.subi %179, %c1_i64_2 : i64
-          %221 = arith.cmpi eq, %208, %220 : i64
-          %222 = arith.andi %197, %221 : i1
-          scf.if %222 {
-            %223 = arith.divsi %169, %c16_i64 : i64
-            %224 = arith.minsi %176, %223 : i64
-            %225 = arith.maxsi %224, %c1_i64_2 : i64
-            %226 = arith.index_cast %225 : i64 to index
-            scf.for %arg22 = %c1 to %226 step %c1 {
-              %228 = arith.index_cast %arg22 : index to i64
-              %229 = arith.muli %228, %c32_i64 : i64
-              %230 = arith.addi %229, %212 : i64
-              %231 = arith.ori %230, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %231, %214, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %232 = arith.addi %229, %219 : i64
-              "instgem.compute_accumulated"(%232, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %233 = arith.subi %228, %c1_i64_2 : i64
-              %234 = arith.cmpi slt, %233, %62 : i64
-              scf.if %234 {
-                %235 = arith.addi %56, %233 : i64
-                %236 = arith.muli %235, %c16_i64 : i64
-                %237 = arith.maxsi %236, %48 : i64
-                %238 = arith.addi %236, %c16_i64 : i64
-                %239 = arith.minsi %238, %57 : i64
-                %240 = arith.subi %239, %237 : i64
-                %241 = arith.subi %237, %48 : i64
-                %242 = arith.muli %241, %82 : i64
-                %243 = arith.addi %81, %242 : i64
-                %244 = arith.addi %243, %212 : i64
-                %245 = arith.muli %235, %c32_i64 : i64
-                %246 = arith.addi %245, %212 : i64
-                %247 = arith.ori %246, %c2147483648_i64 : i64
-                %248 = arith.subi %237, %236 : i64
-                %249 = arith.addi %247, %248 : i64
-                %250 = arith.subi %50, %212 : i64
-                %251 = arith.minsi %250, %c16_i64 : i64
-                "instgem.mvout"(%244, %249, %251, %240) : (i64, i64, i64, i64) -> ()
-              }
-            }
-            %227 = arith.index_cast %176 : i64 to index
-            scf.for %arg22 = %226 to %227 step %c1 {
-              %228 = arith.index_cast %arg22 : index to i64
-              %229 = arith.muli %228, %c16_i64 : i64
-              %230 = arith.subi %169, %229 : i64
-              %231 = arith.minsi %230, %c16_i64 : i64
-              %232 = arith.muli %228, %c32_i64 : i64
-              %233 = arith.addi %232, %212 : i64
-              %234 = arith.ori %233, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %234, %214, %231) : (i64, i64, i64, i64, i64, i64) -> ()
-              %235 = arith.addi %232, %219 : i64
-              "instgem.compute_accumulated"(%235, %c16_i64, %231, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %236 = arith.subi %228, %c1_i64_2 : i64
-              %237 = arith.cmpi slt, %236, %62 : i64
-              scf.if %237 {
-                %238 = arith.addi %56, %236 : i64
-                %239 = arith.muli %238, %c16_i64 : i64
-                %240 = arith.maxsi %239, %48 : i64
-                %241 = arith.addi %239, %c16_i64 : i64
-                %242 = arith.minsi %241, %57 : i64
-                %243 = arith.subi %242, %240 : i64
-                %244 = arith.subi %240, %48 : i64
-                %245 = arith.muli %244, %82 : i64
-                %246 = arith.addi %81, %245 : i64
-                %247 = arith.addi %246, %212 : i64
-                %248 = arith.muli %238, %c32_i64 : i64
-                %249 = arith.addi %248, %212 : i64
-                %250 = arith.ori %249, %c2147483648_i64 : i64
-                %251 = arith.subi %240, %239 : i64
-                %252 = arith.addi %250, %251 : i64
-                %253 = arith.subi %50, %212 : i64
-                %254 = arith.minsi %253, %c16_i64 : i64
-                "instgem.mvout"(%247, %252, %254, %243) : (i64, i64, i64, i64) -> ()
-              }
-            }
-          } else {
-            %223 = arith.divsi %169, %c16_i64 : i64
-            %224 = arith.minsi %176, %223 : i64
-            %225 = arith.maxsi %224, %c1_i64_2 : i64
-            %226 = arith.index_cast %225 : i64 to index
-            scf.for %arg22 = %c1 to %226 step %c1 {
-              %228 = arith.index_cast %arg22 : index to i64
-              %229 = arith.muli %228, %c32_i64 : i64
-              %230 = arith.addi %229, %212 : i64
-              %231 = arith.ori %230, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %231, %214, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %232 = arith.addi %229, %219 : i64
-              "instgem.compute_accumulated"(%232, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %227 = arith.index_cast %176 : i64 to index
-            scf.for %arg22 = %226 to %227 step %c1 {
-              %228 = arith.index_cast %arg22 : index to i64
-              %229 = arith.muli %228, %c16_i64 : i64
-              %230 = arith.subi %169, %229 : i64
-              %231 = arith.minsi %230, %c16_i64 : i64
-              %232 = arith.muli %228, %c32_i64 : i64
-              %233 = arith.addi %232, %212 : i64
-              %234 = arith.ori %233, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %234, %214, %231) : (i64, i64, i64, i64, i64, i64) -> ()
-              %235 = arith.addi %232, %219 : i64
-              "instgem.compute_accumulated"(%235, %c16_i64, %231, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-        }
-        %202 = arith.index_cast %179 : i64 to index
-        scf.for %arg21 = %201 to %202 step %c1 {
-          %208 = arith.index_cast %arg21 : index to i64
-          %209 = arith.muli %208, %c16_i64 : i64
-          %210 = arith.subi %171, %209 : i64
-          %211 = arith.minsi %210, %c16_i64 : i64
-          %212 = arith.subi %173, %209 : i64
-          %213 = arith.minsi %212, %c16_i64 : i64
-          %214 = arith.muli %208, %192 : i64
-          %215 = arith.minsi %214, %62 : i64
-          scf.if %190 {
-            %227 = arith.addi %215, %192 : i64
-            %228 = arith.minsi %227, %62 : i64
-            %229 = arith.index_cast %215 : i64 to index
+      %176 = arith.maxsi %152, %c0_i64_3 : i64
+      %177 = arith.minsi %176, %c32_i64 : i64
+      %178 = arith.maxsi %51, %c0_i64_3 : i64
+      %179 = arith.minsi %178, %c32_i64 : i64
+      %180 = arith.ceildivsi %173, %c16_i64 : i64
+      %181 = arith.ceildivsi %179, %c16_i64 : i64
+      %182 = arith.minsi %175, %177 : i64
+      %183 = arith.ceildivsi %182, %c16_i64 : i64
+      %184 = arith.addi %arg19, %c1 : index
+      %185 = arith.cmpi sge, %184, %75 : index
+      %186 = arith.cmpi sgt, %180, %c0_i64_3 : i64
+      %187 = arith.select %186, %181, %c0_i64_3 : i64
+      %188 = arith.index_cast %187 : i64 to index
+      scf.for %arg20 = %c0 to %188 step %c1 {
+        %189 = arith.index_cast %arg20 : index to i64
+        %190 = arith.subi %189, %c1_i64_2 : i64
+        %191 = arith.cmpi sge, %190, %c0_i64_3 : i64
+        %192 = arith.cmpi slt, %190, %56 : i64
+        %193 = arith.andi %191, %192 : i1
+        %194 = arith.andi %185, %193 : i1
+        %195 = arith.maxsi %183, %c1_i64_2 : i64
+        %196 = arith.ceildivsi %63, %195 : i64
+        %197 = arith.subi %187, %c1_i64_2 : i64
+        %198 = arith.cmpi eq, %189, %197 : i64
+        %199 = arith.cmpi slt, %189, %56 : i64
+        %200 = arith.andi %198, %199 : i1
+        %201 = arith.andi %185, %200 : i1
+        %202 = arith.divsi %182, %c16_i64 : i64
+        %203 = arith.minsi %183, %202 : i64
+        %204 = arith.maxsi %203, %c0_i64_3 : i64
+        %205 = arith.index_cast %204 : i64 to index
+        scf.for %arg21 = %c0 to %205 step %c1 {
+          %212 = arith.index_cast %arg21 : index to i64
+          %213 = arith.muli %212, %196 : i64
+          %214 = arith.minsi %213, %63 : i64
+          scf.if %194 {
+            %227 = arith.addi %214, %196 : i64
+            %228 = arith.minsi %227, %63 : i64
+            %229 = arith.index_cast %214 : i64 to index
             %230 = arith.index_cast %228 : i64 to index
             scf.for %arg22 = %229 to %230 step %c1 {
               %231 = arith.index_cast %arg22 : index to i64
-              %232 = arith.addi %56, %231 : i64
+              %232 = arith.addi %57, %231 : i64
               %233 = arith.muli %232, %c16_i64 : i64
-              %234 = arith.maxsi %233, %48 : i64
+              %234 = arith.maxsi %233, %49 : i64
               %235 = arith.addi %233, %c16_i64 : i64
-              %236 = arith.minsi %235, %57 : i64
+              %236 = arith.minsi %235, %58 : i64
               %237 = arith.subi %236, %234 : i64
-              %238 = arith.subi %234, %48 : i64
-              %239 = arith.muli %238, %82 : i64
-              %240 = arith.addi %81, %239 : i64
-              %241 = arith.muli %186, %c16_i64 : i64
+              %238 = arith.subi %234, %49 : i64
+              %239 = arith.muli %238, %83 : i64
+              %240 = arith.addi %82, %239 : i64
+              %241 = arith.muli %190, %c16_i64 : i64
               %242 = arith.addi %240, %241 : i64
               %243 = arith.muli %232, %c32_i64 : i64
               %244 = arith.addi %243, %241 : i64
               %245 = arith.ori %244, %c2147483648_i64 : i64
               %246 = arith.subi %234, %233 : i64
               %247 = arith.addi %245, %246 : i64
-              %248 = arith.subi %50, %241 : i64
+              %248 = arith.subi %51, %241 : i64
               %249 = arith.minsi %248, %c16_i64 : i64
               "instgem.mvout"(%242, %247, %249, %237) : (i64, i64, i64, i64) -> ()
             }
           }
-          %216 = arith.minsi %169, %c16_i64 : i64
-          %217 = arith.muli %185, %c16_i64 : i64
-          %218 = arith.subi %175, %217 : i64
-          %219 = arith.minsi %218, %c16_i64 : i64
-          %220 = arith.ori %217, %c3221225472_i64 : i64
-          %221 = arith.muli %208, %c32_i64 : i64
-          %222 = arith.addi %221, %217 : i64
-          %223 = arith.addi %222, %c32_i64 : i64
-          "instgem.preload"(%223, %219, %213, %220, %219, %216) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%209, %211, %216, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %224 = arith.subi %179, %c1_i64_2 : i64
-          %225 = arith.cmpi eq, %208, %224 : i64
-          %226 = arith.andi %197, %225 : i1
+          %215 = arith.minsi %173, %c16_i64 : i64
+          %216 = arith.muli %189, %c16_i64 : i64
+          %217 = arith.subi %179, %216 : i64
+          %218 = arith.minsi %217, %c16_i64 : i64
+          %219 = arith.ori %216, %c3221225472_i64 : i64
+          %220 = arith.muli %212, %c32_i64 : i64
+          %221 = arith.addi %220, %216 : i64
+          %222 = arith.addi %221, %c32_i64 : i64
+          "instgem.preload"(%222, %218, %c16_i64, %219, %218, %215) : (i64, i64, i64, i64, i64, i64) -> ()
+          %223 = arith.muli %212, %c16_i64 : i64
+          "instgem.compute_preloaded"(%223, %c16_i64, %215, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %224 = arith.subi %183, %c1_i64_2 : i64
+          %225 = arith.cmpi eq, %212, %224 : i64
+          %226 = arith.andi %201, %225 : i1
           scf.if %226 {
-            %227 = arith.divsi %169, %c16_i64 : i64
-            %228 = arith.minsi %176, %227 : i64
+            %227 = arith.divsi %173, %c16_i64 : i64
+            %228 = arith.minsi %180, %227 : i64
             %229 = arith.maxsi %228, %c1_i64_2 : i64
             %230 = arith.index_cast %229 : i64 to index
             scf.for %arg22 = %c1 to %230 step %c1 {
               %232 = arith.index_cast %arg22 : index to i64
               %233 = arith.muli %232, %c32_i64 : i64
-              %234 = arith.addi %233, %217 : i64
+              %234 = arith.addi %233, %216 : i64
               %235 = arith.ori %234, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %235, %219, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %236 = arith.addi %233, %209 : i64
-              "instgem.compute_accumulated"(%236, %211, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %235, %218, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %236 = arith.addi %233, %223 : i64
+              "instgem.compute_accumulated"(%236, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               %237 = arith.subi %232, %c1_i64_2 : i64
-              %238 = arith.cmpi slt, %237, %62 : i64
+              %238 = arith.cmpi slt, %237, %63 : i64
               scf.if %238 {
-                %239 = arith.addi %56, %237 : i64
+                %239 = arith.addi %57, %237 : i64
                 %240 = arith.muli %239, %c16_i64 : i64
-                %241 = arith.maxsi %240, %48 : i64
+                %241 = arith.maxsi %240, %49 : i64
                 %242 = arith.addi %240, %c16_i64 : i64
-                %243 = arith.minsi %242, %57 : i64
+                %243 = arith.minsi %242, %58 : i64
                 %244 = arith.subi %243, %241 : i64
-                %245 = arith.subi %241, %48 : i64
-                %246 = arith.muli %245, %82 : i64
-                %247 = arith.addi %81, %246 : i64
-                %248 = arith.addi %247, %217 : i64
+                %245 = arith.subi %241, %49 : i64
+                %246 = arith.muli %245, %83 : i64
+                %247 = arith.addi %82, %246 : i64
+                %248 = arith.addi %247, %216 : i64
                 %249 = arith.muli %239, %c32_i64 : i64
-                %250 = arith.addi %249, %217 : i64
+                %250 = arith.addi %249, %216 : i64
                 %251 = arith.ori %250, %c2147483648_i64 : i64
                 %252 = arith.subi %241, %240 : i64
                 %253 = arith.addi %251, %252 : i64
-                %254 = arith.subi %50, %217 : i64
+                %254 = arith.subi %51, %216 : i64
                 %255 = arith.minsi %254, %c16_i64 : i64
                 "instgem.mvout"(%248, %253, %255, %244) : (i64, i64, i64, i64) -> ()
               }
             }
-            %231 = arith.index_cast %176 : i64 to index
+            %231 = arith.index_cast %180 : i64 to index
             scf.for %arg22 = %230 to %231 step %c1 {
               %232 = arith.index_cast %arg22 : index to i64
               %233 = arith.muli %232, %c16_i64 : i64
-              %234 = arith.subi %169, %233 : i64
+              %234 = arith.subi %173, %233 : i64
               %235 = arith.minsi %234, %c16_i64 : i64
               %236 = arith.muli %232, %c32_i64 : i64
-              %237 = arith.addi %236, %217 : i64
+              %237 = arith.addi %236, %216 : i64
               %238 = arith.ori %237, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %238, %219, %235) : (i64, i64, i64, i64, i64, i64) -> ()
-              %239 = arith.addi %236, %209 : i64
-              "instgem.compute_accumulated"(%239, %211, %235, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %238, %218, %235) : (i64, i64, i64, i64, i64, i64) -> ()
+              %239 = arith.addi %236, %223 : i64
+              "instgem.compute_accumulated"(%239, %c16_i64, %235, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               %240 = arith.subi %232, %c1_i64_2 : i64
-              %241 = arith.cmpi slt, %240, %62 : i64
+              %241 = arith.cmpi slt, %240, %63 : i64
               scf.if %241 {
-                %242 = arith.addi %56, %240 : i64
+                %242 = arith.addi %57, %240 : i64
                 %243 = arith.muli %242, %c16_i64 : i64
-                %244 = arith.maxsi %243, %48 : i64
+                %244 = arith.maxsi %243, %49 : i64
                 %245 = arith.addi %243, %c16_i64 : i64
-                %246 = arith.minsi %245, %57 : i64
+                %246 = arith.minsi %245, %58 : i64
                 %247 = arith.subi %246, %244 : i64
-                %248 = arith.subi %244, %48 : i64
-                %249 = arith.muli %248, %82 : i64
-                %250 = arith.addi %81, %249 : i64
-                %251 = arith.addi %250, %217 : i64
+                %248 = arith.subi %244, %49 : i64
+                %249 = arith.muli %248, %83 : i64
+                %250 = arith.addi %82, %249 : i64
+                %251 = arith.addi %250, %216 : i64
                 %252 = arith.muli %242, %c32_i64 : i64
-                %253 = arith.addi %252, %217 : i64
+                %253 = arith.addi %252, %216 : i64
                 %254 = arith.ori %253, %c2147483648_i64 : i64
                 %255 = arith.subi %244, %243 : i64
                 %256 = arith.addi %254, %255 : i64
-                %257 = arith.subi %50, %217 : i64
+                %257 = arith.subi %51, %216 : i64
                 %258 = arith.minsi %257, %c16_i64 : i64
                 "instgem.mvout"(%251, %256, %258, %247) : (i64, i64, i64, i64) -> ()
               }
             }
           } else {
-            %227 = arith.divsi %169, %c16_i64 : i64
-            %228 = arith.minsi %176, %227 : i64
+            %227 = arith.divsi %173, %c16_i64 : i64
+            %228 = arith.minsi %180, %227 : i64
             %229 = arith.maxsi %228, %c1_i64_2 : i64
             %230 = arith.index_cast %229 : i64 to index
             scf.for %arg22 = %c1 to %230 step %c1 {
               %232 = arith.index_cast %arg22 : index to i64
               %233 = arith.muli %232, %c32_i64 : i64
-              %234 = arith.addi %233, %217 : i64
+              %234 = arith.addi %233, %216 : i64
               %235 = arith.ori %234, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %235, %219, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %236 = arith.addi %233, %209 : i64
-              "instgem.compute_accumulated"(%236, %211, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %235, %218, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %236 = arith.addi %233, %223 : i64
+              "instgem.compute_accumulated"(%236, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %231 = arith.index_cast %176 : i64 to index
+            %231 = arith.index_cast %180 : i64 to index
             scf.for %arg22 = %230 to %231 step %c1 {
               %232 = arith.index_cast %arg22 : index to i64
               %233 = arith.muli %232, %c16_i64 : i64
-              %234 = arith.subi %169, %233 : i64
+              %234 = arith.subi %173, %233 : i64
               %235 = arith.minsi %234, %c16_i64 : i64
               %236 = arith.muli %232, %c32_i64 : i64
-              %237 = arith.addi %236, %217 : i64
+              %237 = arith.addi %236, %216 : i64
               %238 = arith.ori %237, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %238, %219, %235) : (i64, i64, i64, i64, i64, i64) -> ()
-              %239 = arith.addi %236, %209 : i64
-              "instgem.compute_accumulated"(%239, %211, %235, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %238, %218, %235) : (i64, i64, i64, i64, i64, i64) -> ()
+              %239 = arith.addi %236, %223 : i64
+              "instgem.compute_accumulated"(%239, %c16_i64, %235, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         }
-        scf.if %190 {
-          %208 = arith.muli %179, %192 : i64
-          %209 = arith.minsi %208, %62 : i64
-          %210 = arith.index_cast %209 : i64 to index
-          %211 = arith.index_cast %62 : i64 to index
-          scf.for %arg21 = %210 to %211 step %c1 {
-            %212 = arith.index_cast %arg21 : index to i64
-            %213 = arith.addi %56, %212 : i64
-            %214 = arith.muli %213, %c16_i64 : i64
-            %215 = arith.maxsi %214, %48 : i64
-            %216 = arith.addi %214, %c16_i64 : i64
-            %217 = arith.minsi %216, %57 : i64
-            %218 = arith.subi %217, %215 : i64
-            %219 = arith.subi %215, %48 : i64
-            %220 = arith.muli %219, %82 : i64
-            %221 = arith.addi %81, %220 : i64
-            %222 = arith.muli %186, %c16_i64 : i64
-            %223 = arith.addi %221, %222 : i64
-            %224 = arith.muli %213, %c32_i64 : i64
-            %225 = arith.addi %224, %222 : i64
-            %226 = arith.ori %225, %c2147483648_i64 : i64
-            %227 = arith.subi %215, %214 : i64
-            %228 = arith.addi %226, %227 : i64
-            %229 = arith.subi %50, %222 : i64
-            %230 = arith.minsi %229, %c16_i64 : i64
-            "instgem.mvout"(%223, %228, %230, %218) : (i64, i64, i64, i64) -> ()
+        %206 = arith.index_cast %183 : i64 to index
+        scf.for %arg21 = %205 to %206 step %c1 {
+          %212 = arith.index_cast %arg21 : index to i64
+          %213 = arith.muli %212, %c16_i64 : i64
+          %214 = arith.subi %175, %213 : i64
+          %215 = arith.minsi %214, %c16_i64 : i64
+          %216 = arith.subi %177, %213 : i64
+          %217 = arith.minsi %216, %c16_i64 : i64
+          %218 = arith.muli %212, %196 : i64
+          %219 = arith.minsi %218, %63 : i64
+          scf.if %194 {
+            %231 = arith.addi %219, %196 : i64
+            %232 = arith.minsi %231, %63 : i64
+            %233 = arith.index_cast %219 : i64 to index
+            %234 = arith.index_cast %232 : i64 to index
+            scf.for %arg22 = %233 to %234 step %c1 {
+              %235 = arith.index_cast %arg22 : index to i64
+              %236 = arith.addi %57, %235 : i64
+              %237 = arith.muli %236, %c16_i64 : i64
+              %238 = arith.maxsi %237, %49 : i64
+              %239 = arith.addi %237, %c16_i64 : i64
+              %240 = arith.minsi %239, %58 : i64
+              %241 = arith.subi %240, %238 : i64
+              %242 = arith.subi %238, %49 : i64
+              %243 = arith.muli %242, %83 : i64
+              %244 = arith.addi %82, %243 : i64
+              %245 = arith.muli %190, %c16_i64 : i64
+              %246 = arith.addi %244, %245 : i64
+              %247 = arith.muli %236, %c32_i64 : i64
+              %248 = arith.addi %247, %245 : i64
+              %249 = arith.ori %248, %c2147483648_i64 : i64
+              %250 = arith.subi %238, %237 : i64
+              %251 = arith.addi %249, %250 : i64
+              %252 = arith.subi %51, %245 : i64
+              %253 = arith.minsi %252, %c16_i64 : i64
+              "instgem.mvout"(%246, %251, %253, %241) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %220 = arith.minsi %173, %c16_i64 : i64
+          %221 = arith.muli %189, %c16_i64 : i64
+          %222 = arith.subi %179, %221 : i64
+          %223 = arith.minsi %222, %c16_i64 : i64
+          %224 = arith.ori %221, %c3221225472_i64 : i64
+          %225 = arith.muli %212, %c32_i64 : i64
+          %226 = arith.addi %225, %221 : i64
+          %227 = arith.addi %226, %c32_i64 : i64
+          "instgem.preload"(%227, %223, %217, %224, %223, %220) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%213, %215, %220, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %228 = arith.subi %183, %c1_i64_2 : i64
+          %229 = arith.cmpi eq, %212, %228 : i64
+          %230 = arith.andi %201, %229 : i1
+          scf.if %230 {
+            %231 = arith.divsi %173, %c16_i64 : i64
+            %232 = arith.minsi %180, %231 : i64
+            %233 = arith.maxsi %232, %c1_i64_2 : i64
+            %234 = arith.index_cast %233 : i64 to index
+            scf.for %arg22 = %c1 to %234 step %c1 {
+              %236 = arith.index_cast %arg22 : index to i64
+              %237 = arith.muli %236, %c32_i64 : i64
+              %238 = arith.addi %237, %221 : i64
+              %239 = arith.ori %238, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %239, %223, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %240 = arith.addi %237, %213 : i64
+              "instgem.compute_accumulated"(%240, %215, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %241 = arith.subi %236, %c1_i64_2 : i64
+              %242 = arith.cmpi slt, %241, %63 : i64
+              scf.if %242 {
+                %243 = arith.addi %57, %241 : i64
+                %244 = arith.muli %243, %c16_i64 : i64
+                %245 = arith.maxsi %244, %49 : i64
+                %246 = arith.addi %244, %c16_i64 : i64
+                %247 = arith.minsi %246, %58 : i64
+                %248 = arith.subi %247, %245 : i64
+                %249 = arith.subi %245, %49 : i64
+                %250 = arith.muli %249, %83 : i64
+                %251 = arith.addi %82, %250 : i64
+                %252 = arith.addi %251, %221 : i64
+                %253 = arith.muli %243, %c32_i64 : i64
+                %254 = arith.addi %253, %221 : i64
+                %255 = arith.ori %254, %c2147483648_i64 : i64
+                %256 = arith.subi %245, %244 : i64
+                %257 = arith.addi %255, %256 : i64
+                %258 = arith.subi %51, %221 : i64
+                %259 = arith.minsi %258, %c16_i64 : i64
+                "instgem.mvout"(%252, %257, %259, %248) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %235 = arith.index_cast %180 : i64 to index
+            scf.for %arg22 = %234 to %235 step %c1 {
+              %236 = arith.index_cast %arg22 : index to i64
+              %237 = arith.muli %236, %c16_i64 : i64
+              %238 = arith.subi %173, %237 : i64
+              %239 = arith.minsi %238, %c16_i64 : i64
+              %240 = arith.muli %236, %c32_i64 : i64
+              %241 = arith.addi %240, %221 : i64
+              %242 = arith.ori %241, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %242, %223, %239) : (i64, i64, i64, i64, i64, i64) -> ()
+              %243 = arith.addi %240, %213 : i64
+              "instgem.compute_accumulated"(%243, %215, %239, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %244 = arith.subi %236, %c1_i64_2 : i64
+              %245 = arith.cmpi slt, %244, %63 : i64
+              scf.if %245 {
+                %246 = arith.addi %57, %244 : i64
+                %247 = arith.muli %246, %c16_i64 : i64
+                %248 = arith.maxsi %247, %49 : i64
+                %249 = arith.addi %247, %c16_i64 : i64
+                %250 = arith.minsi %249, %58 : i64
+                %251 = arith.subi %250, %248 : i64
+                %252 = arith.subi %248, %49 : i64
+                %253 = arith.muli %252, %83 : i64
+                %254 = arith.addi %82, %253 : i64
+                %255 = arith.addi %254, %221 : i64
+                %256 = arith.muli %246, %c32_i64 : i64
+                %257 = arith.addi %256, %221 : i64
+                %258 = arith.ori %257, %c2147483648_i64 : i64
+                %259 = arith.subi %248, %247 : i64
+                %260 = arith.addi %258, %259 : i64
+                %261 = arith.subi %51, %221 : i64
+                %262 = arith.minsi %261, %c16_i64 : i64
+                "instgem.mvout"(%255, %260, %262, %251) : (i64, i64, i64, i64) -> ()
+              }
+            }
+          } else {
+            %231 = arith.divsi %173, %c16_i64 : i64
+            %232 = arith.minsi %180, %231 : i64
+            %233 = arith.maxsi %232, %c1_i64_2 : i64
+            %234 = arith.index_cast %233 : i64 to index
+            scf.for %arg22 = %c1 to %234 step %c1 {
+              %236 = arith.index_cast %arg22 : index to i64
+              %237 = arith.muli %236, %c32_i64 : i64
+              %238 = arith.addi %237, %221 : i64
+              %239 = arith.ori %238, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %239, %223, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %240 = arith.addi %237, %213 : i64
+              "instgem.compute_accumulated"(%240, %215, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %235 = arith.index_cast %180 : i64 to index
+            scf.for %arg22 = %234 to %235 step %c1 {
+              %236 = arith.index_cast %arg22 : index to i64
+              %237 = arith.muli %236, %c16_i64 : i64
+              %238 = arith.subi %173, %237 : i64
+              %239 = arith.minsi %238, %c16_i64 : i64
+              %240 = arith.muli %236, %c32_i64 : i64
+              %241 = arith.addi %240, %221 : i64
+              %242 = arith.ori %241, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %242, %223, %239) : (i64, i64, i64, i64, i64, i64) -> ()
+              %243 = arith.addi %240, %213 : i64
+              "instgem.compute_accumulated"(%243, %215, %239, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
           }
         }
-        %203 = arith.cmpi sgt, %179, %c0_i64_3 : i64
-        %204 = arith.subi %176, %c1_i64_2 : i64
-        %205 = arith.maxsi %204, %c0_i64_3 : i64
-        %206 = arith.minsi %205, %62 : i64
-        %207 = arith.select %203, %206, %c0_i64_3 : i64
-        scf.if %197 {
-          %208 = arith.index_cast %207 : i64 to index
-          %209 = arith.index_cast %62 : i64 to index
-          scf.for %arg21 = %208 to %209 step %c1 {
-            %210 = arith.index_cast %arg21 : index to i64
-            %211 = arith.addi %56, %210 : i64
-            %212 = arith.muli %211, %c16_i64 : i64
-            %213 = arith.maxsi %212, %48 : i64
-            %214 = arith.addi %212, %c16_i64 : i64
-            %215 = arith.minsi %214, %57 : i64
-            %216 = arith.subi %215, %213 : i64
-            %217 = arith.subi %213, %48 : i64
-            %218 = arith.muli %217, %82 : i64
-            %219 = arith.addi %81, %218 : i64
-            %220 = arith.muli %185, %c16_i64 : i64
-            %221 = arith.addi %219, %220 : i64
-            %222 = arith.muli %211, %c32_i64 : i64
-            %223 = arith.addi %222, %220 : i64
-            %224 = arith.ori %223, %c2147483648_i64 : i64
-            %225 = arith.subi %213, %212 : i64
-            %226 = arith.addi %224, %225 : i64
-            %227 = arith.subi %50, %220 : i64
-            %228 = arith.minsi %227, %c16_i64 : i64
-            "instgem.mvout"(%221, %226, %228, %216) : (i64, i64, i64, i64) -> ()
+        scf.if %194 {
+          %212 = arith.muli %183, %196 : i64
+          %213 = arith.minsi %212, %63 : i64
+          %214 = arith.index_cast %213 : i64 to index
+          %215 = arith.index_cast %63 : i64 to index
+          scf.for %arg21 = %214 to %215 step %c1 {
+            %216 = arith.index_cast %arg21 : index to i64
+            %217 = arith.addi %57, %216 : i64
+            %218 = arith.muli %217, %c16_i64 : i64
+            %219 = arith.maxsi %218, %49 : i64
+            %220 = arith.addi %218, %c16_i64 : i64
+            %221 = arith.minsi %220, %58 : i64
+            %222 = arith.subi %221, %219 : i64
+            %223 = arith.subi %219, %49 : i64
+            %224 = arith.muli %223, %83 : i64
+            %225 = arith.addi %82, %224 : i64
+            %226 = arith.muli %190, %c16_i64 : i64
+            %227 = arith.addi %225, %226 : i64
+            %228 = arith.muli %217, %c32_i64 : i64
+            %229 = arith.addi %228, %226 : i64
+            %230 = arith.ori %229, %c2147483648_i64 : i64
+            %231 = arith.subi %219, %218 : i64
+            %232 = arith.addi %230, %231 : i64
+            %233 = arith.subi %51, %226 : i64
+            %234 = arith.minsi %233, %c16_i64 : i64
+            "instgem.mvout"(%227, %232, %234, %222) : (i64, i64, i64, i64) -> ()
+          }
+        }
+        %207 = arith.cmpi sgt, %183, %c0_i64_3 : i64
+        %208 = arith.subi %180, %c1_i64_2 : i64
+        %209 = arith.maxsi %208, %c0_i64_3 : i64
+        %210 = arith.minsi %209, %63 : i64
+        %211 = arith.select %207, %210, %c0_i64_3 : i64
+        scf.if %201 {
+          %212 = arith.index_cast %211 : i64 to index
+          %213 = arith.index_cast %63 : i64 to index
+          scf.for %arg21 = %212 to %213 step %c1 {
+            %214 = arith.index_cast %arg21 : index to i64
+            %215 = arith.addi %57, %214 : i64
+            %216 = arith.muli %215, %c16_i64 : i64
+            %217 = arith.maxsi %216, %49 : i64
+            %218 = arith.addi %216, %c16_i64 : i64
+            %219 = arith.minsi %218, %58 : i64
+            %220 = arith.subi %219, %217 : i64
+            %221 = arith.subi %217, %49 : i64
+            %222 = arith.muli %221, %83 : i64
+            %223 = arith.addi %82, %222 : i64
+            %224 = arith.muli %189, %c16_i64 : i64
+            %225 = arith.addi %223, %224 : i64
+            %226 = arith.muli %215, %c32_i64 : i64
+            %227 = arith.addi %226, %224 : i64
+            %228 = arith.ori %227, %c2147483648_i64 : i64
+            %229 = arith.subi %217, %216 : i64
+            %230 = arith.addi %228, %229 : i64
+            %231 = arith.subi %51, %224 : i64
+            %232 = arith.minsi %231, %c16_i64 : i64
+            "instgem.mvout"(%225, %230, %232, %220) : (i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %181 {
-        %185 = arith.minsi %183, %55 : i64
-        %186 = arith.index_cast %185 : i64 to index
-        %187 = arith.index_cast %55 : i64 to index
-        scf.for %arg20 = %186 to %187 step %c1 {
-          %188 = arith.index_cast %arg20 : index to i64
-          %189 = arith.index_cast %62 : i64 to index
-          scf.for %arg21 = %c0 to %189 step %c1 {
-            %190 = arith.index_cast %arg21 : index to i64
-            %191 = arith.addi %56, %190 : i64
-            %192 = arith.muli %191, %c16_i64 : i64
-            %193 = arith.maxsi %192, %48 : i64
-            %194 = arith.addi %192, %c16_i64 : i64
-            %195 = arith.minsi %194, %57 : i64
-            %196 = arith.subi %195, %193 : i64
-            %197 = arith.subi %193, %48 : i64
-            %198 = arith.muli %197, %82 : i64
-            %199 = arith.addi %81, %198 : i64
-            %200 = arith.muli %188, %c16_i64 : i64
-            %201 = arith.addi %199, %200 : i64
-            %202 = arith.muli %191, %c32_i64 : i64
-            %203 = arith.addi %202, %200 : i64
-            %204 = arith.ori %203, %c2147483648_i64 : i64
-            %205 = arith.subi %193, %192 : i64
-            %206 = arith.addi %204, %205 : i64
-            %207 = arith.subi %50, %200 : i64
-            %208 = arith.minsi %207, %c16_i64 : i64
-            "instgem.mvout"(%201, %206, %208, %196) : (i64, i64, i64, i64) -> ()
+      scf.if %185 {
+        %189 = arith.minsi %187, %56 : i64
+        %190 = arith.index_cast %189 : i64 to index
+        %191 = arith.index_cast %56 : i64 to index
+        scf.for %arg20 = %190 to %191 step %c1 {
+          %192 = arith.index_cast %arg20 : index to i64
+          %193 = arith.index_cast %63 : i64 to index
+          scf.for %arg21 = %c0 to %193 step %c1 {
+            %194 = arith.index_cast %arg21 : index to i64
+            %195 = arith.addi %57, %194 : i64
+            %196 = arith.muli %195, %c16_i64 : i64
+            %197 = arith.maxsi %196, %49 : i64
+            %198 = arith.addi %196, %c16_i64 : i64
+            %199 = arith.minsi %198, %58 : i64
+            %200 = arith.subi %199, %197 : i64
+            %201 = arith.subi %197, %49 : i64
+            %202 = arith.muli %201, %83 : i64
+            %203 = arith.addi %82, %202 : i64
+            %204 = arith.muli %192, %c16_i64 : i64
+            %205 = arith.addi %203, %204 : i64
+            %206 = arith.muli %195, %c32_i64 : i64
+            %207 = arith.addi %206, %204 : i64
+            %208 = arith.ori %207, %c2147483648_i64 : i64
+            %209 = arith.subi %197, %196 : i64
+            %210 = arith.addi %208, %209 : i64
+            %211 = arith.subi %51, %204 : i64
+            %212 = arith.minsi %211, %c16_i64 : i64
+            "instgem.mvout"(%205, %210, %212, %200) : (i64, i64, i64, i64) -> ()
           }
         }
       }
     }
-    %85 = arith.cmpi sge, %72, %74 : index
-    scf.if %85 {
-      scf.for %arg19 = %c0 to %64 step %c1 {
-        %86 = arith.index_cast %arg19 : index to i64
-        %87 = arith.remsi %86, %62 : i64
-        %88 = arith.divsi %86, %62 : i64
-        %89 = arith.addi %56, %87 : i64
-        %90 = arith.muli %89, %c16_i64 : i64
-        %91 = arith.maxsi %90, %48 : i64
-        %92 = arith.addi %90, %c16_i64 : i64
-        %93 = arith.minsi %92, %57 : i64
-        %94 = arith.subi %93, %91 : i64
-        %95 = arith.subi %91, %48 : i64
-        %96 = arith.muli %95, %82 : i64
-        %97 = arith.addi %81, %96 : i64
-        %98 = arith.muli %88, %c16_i64 : i64
-        %99 = arith.addi %97, %98 : i64
-        %100 = arith.muli %89, %c32_i64 : i64
-        %101 = arith.addi %100, %98 : i64
-        %102 = arith.ori %101, %c2147483648_i64 : i64
-        %103 = arith.subi %91, %90 : i64
-        %104 = arith.addi %102, %103 : i64
-        %105 = arith.subi %50, %98 : i64
-        %106 = arith.minsi %105, %c16_i64 : i64
-        "instgem.mvout"(%99, %104, %106, %94) : (i64, i64, i64, i64) -> ()
+    %86 = arith.cmpi sge, %73, %75 : index
+    scf.if %86 {
+      scf.for %arg19 = %c0 to %65 step %c1 {
+        %87 = arith.index_cast %arg19 : index to i64
+        %88 = arith.remsi %87, %63 : i64
+        %89 = arith.divsi %87, %63 : i64
+        %90 = arith.addi %57, %88 : i64
+        %91 = arith.muli %90, %c16_i64 : i64
+        %92 = arith.maxsi %91, %49 : i64
+        %93 = arith.addi %91, %c16_i64 : i64
+        %94 = arith.minsi %93, %58 : i64
+        %95 = arith.subi %94, %92 : i64
+        %96 = arith.subi %92, %49 : i64
+        %97 = arith.muli %96, %83 : i64
+        %98 = arith.addi %82, %97 : i64
+        %99 = arith.muli %89, %c16_i64 : i64
+        %100 = arith.addi %98, %99 : i64
+        %101 = arith.muli %90, %c32_i64 : i64
+        %102 = arith.addi %101, %99 : i64
+        %103 = arith.ori %102, %c2147483648_i64 : i64
+        %104 = arith.subi %92, %91 : i64
+        %105 = arith.addi %103, %104 : i64
+        %106 = arith.subi %51, %99 : i64
+        %107 = arith.minsi %106, %c16_i64 : i64
+        "instgem.mvout"(%100, %105, %107, %95) : (i64, i64, i64, i64) -> ()
       }
     }
     return

@@ -9,19 +9,32 @@
 // CHECK: llvm.func @baco.rocc.config_ex(i64, i64, i64) attributes {sym_visibility = "private"}
 // CHECK: llvm.func @baco_boundary_error(i64, i64) attributes {sym_visibility = "private"}
 // CHECK: llvm.func @baco_program_id(i64) -> i64 attributes {sym_visibility = "private"}
+// CHECK: llvm.func @baco_runtime_error(i64, i64, i64) attributes {sym_visibility = "private"}
 // CHECK-LABEL: llvm.func @conv2d_kernel(%{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: f32) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: llvm.call @baco.rocc.config_ex(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: llvm.call @baco_runtime_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: llvm.call @baco_runtime_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco_runtime_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco_runtime_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco_runtime_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco_runtime_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco_runtime_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco_runtime_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco_runtime_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco_runtime_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco_runtime_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco_runtime_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -54,6 +67,7 @@
 module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
+  func.func private @baco_runtime_error(i64, i64, i64)
   func.func @conv2d_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: index, %arg13: index, %arg14: index, %arg15: index, %arg16: index, %arg17: f32) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
     %c0_i64 = arith.constant 0 : i64
     %c0_i64_0 = arith.constant 0 : i64
@@ -68,7 +82,6 @@ module {
     %6 = arith.andi %1, %3 : i1
     %7 = arith.andi %6, %5 : i1
     %c15_i64 = arith.constant 15 : i64
-    %c10_i64 = arith.constant 10 : i64
     %c5_i64 = arith.constant 5 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
@@ -77,18 +90,33 @@ module {
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
     %c3 = arith.constant 3 : index
+    %c0 = arith.constant 0 : index
+    %c62_i64 = arith.constant 62 : i64
+    %c9_i64 = arith.constant 9 : i64
+    %c63_i64 = arith.constant 63 : i64
+    %c10_i64 = arith.constant 10 : i64
     %c5 = arith.constant 5 : index
     %c2_i64_1 = arith.constant 2 : i64
     %c32 = arith.constant 32 : index
     %c1 = arith.constant 1 : index
-    %c0 = arith.constant 0 : index
     %c2 = arith.constant 2 : index
-    %c100_i64 = arith.constant 100 : i64
+    %c77_i64 = arith.constant 77 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c101_i64 = arith.constant 101 : i64
+    %c78_i64 = arith.constant 78 : i64
+    %c79_i64 = arith.constant 79 : i64
+    %c14_i64 = arith.constant 14 : i64
+    %c81_i64 = arith.constant 81 : i64
+    %c17_i64 = arith.constant 17 : i64
+    %c88_i64 = arith.constant 88 : i64
+    %c23_i64 = arith.constant 23 : i64
+    %c90_i64 = arith.constant 90 : i64
+    %c46_i64 = arith.constant 46 : i64
+    %c92_i64 = arith.constant 92 : i64
+    %c48_i64 = arith.constant 48 : i64
+    %c96_i64 = arith.constant 96 : i64
+    %c97_i64 = arith.constant 97 : i64
     %c15 = arith.constant 15 : index
-    %c113_i64 = arith.constant 113 : i64
-    %c9_i64 = arith.constant 9 : i64
+    %c109_i64 = arith.constant 109 : i64
     %c1_i64_2 = arith.constant 1 : i64
     %c0_i64_3 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -98,798 +126,840 @@ module {
     %8 = arith.ceildivsi %arg6, %c3 : index
     %9 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
     %10 = arith.index_cast %9 : i64 to index
-    %11 = arith.floordivsi %10, %8 : index
-    %12 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
-    %13 = arith.index_cast %12 : i64 to index
-    %14 = arith.floordivsi %13, %8 : index
-    %15 = arith.muli %14, %8 : index
-    %16 = arith.subi %13, %15 : index
-    %17 = arith.muli %16, %c3 : index
-    %18 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
-    %19 = arith.index_cast %18 : i64 to index
-    %20 = arith.muli %19, %c5 : index
-    %21 = call @baco_program_id(%c2_i64_1) : (i64) -> i64
-    %22 = arith.index_cast %21 : i64 to index
-    %23 = arith.muli %22, %c32 : index
-    %24 = arith.muli %17, %arg11 : index
-    %25 = arith.subi %24, %c1 : index
-    %26 = arith.muli %20, %arg12 : index
-    %27 = arith.subi %26, %c1 : index
-    %28 = arith.ceildivsi %arg5, %c32 : index
-    %29 = arith.subi %c1, %24 : index
-    %30 = arith.muli %arg11, %c2 : index
-    %31 = arith.subi %29, %30 : index
-    %32 = arith.maxsi %31, %c0 : index
-    %33 = arith.subi %arg3, %25 : index
-    %34 = arith.minsi %arg9, %33 : index
-    %35 = arith.muli %32, %arg10 : index
-    %36 = arith.muli %35, %28 : index
-    %37 = arith.muli %34, %arg10 : index
-    %38 = arith.muli %37, %28 : index
-    %39 = arith.muli %11, %arg6 : index
-    %40 = arith.muli %39, %arg7 : index
-    %41 = arith.muli %40, %arg8 : index
-    %42 = arith.muli %arg6, %arg7 : index
-    %43 = arith.muli %17, %arg7 : index
-    %reinterpret_cast = memref.reinterpret_cast %arg2 to offset: [%41], sizes: [%42, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %44 = arith.maxsi %43, %c0 : index
-    %45 = arith.minsi %44, %42 : index
-    %46 = arith.addi %43, %c15 : index
-    %47 = arith.maxsi %46, %c0 : index
-    %48 = arith.minsi %47, %42 : index
-    %49 = arith.subi %45, %43 : index
-    %50 = arith.maxsi %49, %c0 : index
-    %51 = arith.minsi %50, %c15 : index
-    %52 = arith.subi %48, %45 : index
-    %53 = arith.maxsi %23, %c0 : index
-    %54 = arith.minsi %53, %arg8 : index
-    %55 = arith.addi %23, %c32 : index
-    %56 = arith.maxsi %55, %c0 : index
-    %57 = arith.minsi %56, %arg8 : index
-    %58 = arith.subi %54, %23 : index
-    %59 = arith.maxsi %58, %c0 : index
-    %60 = arith.minsi %59, %c32 : index
-    %61 = arith.subi %57, %54 : index
-    %62 = arith.cmpi sgt, %60, %c0 : index
-    scf.if %62 {
-      func.call @baco_boundary_error(%c113_i64, %c9_i64) : (i64, i64) -> ()
+    %11 = arith.cmpi eq, %8, %c0 : index
+    scf.if %11 {
+      func.call @baco_runtime_error(%c1_i64_2, %c62_i64, %c9_i64) : (i64, i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast[%45, %54] [%52, %61] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %63 = arith.cmpi sge, %36, %38 : index
+    %12 = arith.floordivsi %10, %8 : index
+    %13 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
+    %14 = arith.index_cast %13 : i64 to index
+    scf.if %11 {
+      func.call @baco_runtime_error(%c1_i64_2, %c63_i64, %c10_i64) : (i64, i64, i64) -> ()
+    }
+    %15 = arith.floordivsi %14, %8 : index
+    %16 = arith.muli %15, %8 : index
+    %17 = arith.subi %14, %16 : index
+    %18 = arith.muli %17, %c3 : index
+    %19 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
+    %20 = arith.index_cast %19 : i64 to index
+    %21 = arith.muli %20, %c5 : index
+    %22 = call @baco_program_id(%c2_i64_1) : (i64) -> i64
+    %23 = arith.index_cast %22 : i64 to index
+    %24 = arith.muli %23, %c32 : index
+    %25 = arith.muli %18, %arg11 : index
+    %26 = arith.subi %25, %c1 : index
+    %27 = arith.muli %21, %arg12 : index
+    %28 = arith.subi %27, %c1 : index
+    %29 = arith.ceildivsi %arg5, %c32 : index
+    %30 = arith.subi %c1, %25 : index
+    %31 = arith.muli %arg11, %c2 : index
+    %32 = arith.subi %30, %31 : index
+    %33 = arith.maxsi %32, %c0 : index
+    %34 = arith.subi %arg3, %26 : index
+    %35 = arith.minsi %arg9, %34 : index
+    %36 = arith.muli %33, %arg10 : index
+    %37 = arith.muli %36, %29 : index
+    %38 = arith.muli %35, %arg10 : index
+    %39 = arith.muli %38, %29 : index
+    %40 = arith.muli %12, %arg6 : index
+    %41 = arith.muli %40, %arg7 : index
+    %42 = arith.muli %41, %arg8 : index
+    %43 = arith.muli %arg6, %arg7 : index
+    %44 = arith.muli %18, %arg7 : index
+    %reinterpret_cast = memref.reinterpret_cast %arg2 to offset: [%42], sizes: [%43, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %45 = arith.maxsi %44, %c0 : index
+    %46 = arith.minsi %45, %43 : index
+    %47 = arith.addi %44, %c15 : index
+    %48 = arith.maxsi %47, %c0 : index
+    %49 = arith.minsi %48, %43 : index
+    %50 = arith.subi %46, %44 : index
+    %51 = arith.maxsi %50, %c0 : index
+    %52 = arith.minsi %51, %c15 : index
+    %53 = arith.subi %49, %46 : index
+    %54 = arith.maxsi %24, %c0 : index
+    %55 = arith.minsi %54, %arg8 : index
+    %56 = arith.addi %24, %c32 : index
+    %57 = arith.maxsi %56, %c0 : index
+    %58 = arith.minsi %57, %arg8 : index
+    %59 = arith.subi %55, %24 : index
+    %60 = arith.maxsi %59, %c0 : index
+    %61 = arith.minsi %60, %c32 : index
+    %62 = arith.subi %58, %55 : index
+    %63 = arith.cmpi sgt, %61, %c0 : index
     scf.if %63 {
+      func.call @baco_boundary_error(%c109_i64, %c9_i64) : (i64, i64) -> ()
+    }
+    %subview = memref.subview %reinterpret_cast[%46, %55] [%53, %62] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %64 = arith.cmpi sge, %37, %39 : index
+    scf.if %64 {
       "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg18 = %c0 to %c2 step %c1 {
-        %81 = arith.index_cast %arg18 : index to i64
-        %82 = arith.muli %81, %c16_i64 : i64
-        %83 = arith.subi %c32_i64, %82 : i64
-        %84 = arith.minsi %83, %c16_i64 : i64
-        %85 = arith.ori %82, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %85, %84, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %82 = arith.index_cast %arg18 : index to i64
+        %83 = arith.muli %82, %c16_i64 : i64
+        %84 = arith.subi %c32_i64, %83 : i64
+        %85 = arith.minsi %84, %c16_i64 : i64
+        %86 = arith.ori %83, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %86, %85, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
-    %64 = arith.index_cast %51 : index to i64
     %65 = arith.index_cast %52 : index to i64
-    %66 = arith.index_cast %61 : index to i64
+    %66 = arith.index_cast %53 : index to i64
+    %67 = arith.index_cast %62 : index to i64
     %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %67 = arith.index_cast %intptr : index to i64
-    %68 = arith.index_cast %offset : index to i64
-    %69 = arith.addi %67, %68 : i64
-    %70 = arith.index_cast %strides#0 : index to i64
-    %71 = arith.bitcast %arg17 : f32 to i32
-    %72 = arith.extui %71 : i32 to i64
+    %68 = arith.index_cast %intptr : index to i64
+    %69 = arith.index_cast %offset : index to i64
+    %70 = arith.addi %68, %69 : i64
+    %71 = arith.index_cast %strides#0 : index to i64
+    %72 = arith.bitcast %arg17 : f32 to i32
+    %73 = arith.extui %72 : i32 to i64
     scf.if %7 {
-      "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %70, %72) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %71, %73) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %73 = arith.divsi %64, %c16_i64 : i64
-    %74 = arith.addi %64, %65 : i64
-    %75 = arith.ceildivsi %74, %c16_i64 : i64
-    %76 = arith.subi %75, %73 : i64
-    %77 = arith.cmpi sgt, %65, %c0_i64_3 : i64
-    %78 = arith.extui %77 : i1 to i64
-    %79 = arith.muli %76, %78 : i64
-    %80 = arith.ceildivsi %66, %c16_i64 : i64
-    scf.for %arg18 = %36 to %38 step %c1 {
-      %81 = arith.muli %arg10, %28 : index
-      %82 = arith.floordivsi %arg18, %81 : index
-      %83 = arith.floordivsi %arg18, %28 : index
-      %84 = arith.floordivsi %83, %arg10 : index
-      %85 = arith.muli %84, %arg10 : index
-      %86 = arith.subi %83, %85 : index
-      %87 = arith.muli %83, %28 : index
-      %88 = arith.subi %arg18, %87 : index
-      %89 = arith.muli %88, %c32 : index
-      %90 = arith.addi %27, %86 : index
-      %91 = arith.floordivsi %90, %arg12 : index
-      %92 = arith.muli %91, %arg12 : index
-      %93 = arith.subi %90, %92 : index
-      %94 = arith.addi %25, %82 : index
-      %95 = arith.floordivsi %94, %arg11 : index
-      %96 = arith.muli %95, %arg11 : index
-      %97 = arith.subi %94, %96 : index
-      %98 = arith.muli %11, %arg3 : index
-      %99 = arith.addi %98, %97 : index
-      %100 = arith.muli %99, %arg4 : index
-      %101 = arith.addi %100, %93 : index
-      %102 = arith.muli %101, %arg5 : index
-      %103 = arith.subi %arg3, %97 : index
-      %104 = arith.ceildivsi %103, %arg11 : index
-      %105 = arith.subi %arg4, %93 : index
-      %106 = arith.ceildivsi %105, %arg12 : index
-      %107 = arith.muli %arg11, %arg4 : index
-      %108 = arith.muli %107, %arg5 : index
-      %109 = arith.muli %arg12, %arg5 : index
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg0 to offset: [%102], sizes: [%104, %106, %arg5], strides: [%108, %109, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
-      %110 = arith.muli %82, %arg10 : index
-      %111 = arith.addi %110, %86 : index
-      %112 = arith.muli %111, %arg5 : index
-      %113 = arith.muli %112, %arg8 : index
-      %reinterpret_cast_5 = memref.reinterpret_cast %arg1 to offset: [%113], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %114 = arith.maxsi %91, %c0 : index
-      %115 = arith.minsi %114, %106 : index
-      %116 = arith.addi %91, %c5 : index
-      %117 = arith.maxsi %116, %c0 : index
-      %118 = arith.minsi %117, %106 : index
-      %119 = arith.subi %115, %91 : index
-      %120 = arith.maxsi %119, %c0 : index
-      %121 = arith.minsi %120, %c5 : index
-      %122 = arith.subi %118, %115 : index
-      %123 = arith.maxsi %89, %c0 : index
-      %124 = arith.minsi %123, %arg5 : index
-      %125 = arith.addi %89, %c32 : index
-      %126 = arith.maxsi %125, %c0 : index
-      %127 = arith.minsi %126, %arg5 : index
-      %128 = arith.subi %124, %89 : index
-      %129 = arith.maxsi %128, %c0 : index
-      %130 = arith.minsi %129, %c32 : index
-      %131 = arith.subi %127, %124 : index
-      %132 = arith.cmpi sgt, %130, %c0 : index
-      scf.if %132 {
-        func.call @baco_boundary_error(%c100_i64, %c13_i64) : (i64, i64) -> ()
+    %74 = arith.divsi %65, %c16_i64 : i64
+    %75 = arith.addi %65, %66 : i64
+    %76 = arith.ceildivsi %75, %c16_i64 : i64
+    %77 = arith.subi %76, %74 : i64
+    %78 = arith.cmpi sgt, %66, %c0_i64_3 : i64
+    %79 = arith.extui %78 : i1 to i64
+    %80 = arith.muli %77, %79 : i64
+    %81 = arith.ceildivsi %67, %c16_i64 : i64
+    scf.for %arg18 = %37 to %39 step %c1 {
+      %82 = arith.muli %arg10, %29 : index
+      %83 = arith.cmpi eq, %82, %c0 : index
+      scf.if %83 {
+        func.call @baco_runtime_error(%c1_i64_2, %c77_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %133 = arith.cmpi sge, %95, %c0 : index
-      %134 = arith.cmpi slt, %95, %104 : index
-      %135 = arith.andi %133, %134 : i1
-      %136 = arith.select %135, %95, %c0 : index
-      %137 = arith.select %135, %122, %c0 : index
-      %138 = arith.select %135, %121, %c0 : index
-      %subview_6 = memref.subview %reinterpret_cast_4[%136, %115, %124] [1, %137, %131] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %139 = arith.index_cast %138 : index to i64
-      %140 = arith.index_cast %137 : index to i64
-      %141 = arith.index_cast %131 : index to i64
+      %84 = arith.floordivsi %arg18, %82 : index
+      %85 = arith.cmpi eq, %29, %c0 : index
+      scf.if %85 {
+        func.call @baco_runtime_error(%c1_i64_2, %c78_i64, %c13_i64) : (i64, i64, i64) -> ()
+      }
+      %86 = arith.floordivsi %arg18, %29 : index
+      %87 = arith.cmpi eq, %arg10, %c0 : index
+      scf.if %87 {
+        func.call @baco_runtime_error(%c1_i64_2, %c78_i64, %c13_i64) : (i64, i64, i64) -> ()
+      }
+      %88 = arith.floordivsi %86, %arg10 : index
+      %89 = arith.muli %88, %arg10 : index
+      %90 = arith.subi %86, %89 : index
+      scf.if %85 {
+        func.call @baco_runtime_error(%c1_i64_2, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
+      }
+      %91 = arith.muli %86, %29 : index
+      %92 = arith.subi %arg18, %91 : index
+      %93 = arith.muli %92, %c32 : index
+      %94 = arith.addi %28, %90 : index
+      %95 = arith.cmpi eq, %arg12, %c0 : index
+      scf.if %95 {
+        func.call @baco_runtime_error(%c1_i64_2, %c81_i64, %c17_i64) : (i64, i64, i64) -> ()
+      }
+      %96 = arith.floordivsi %94, %arg12 : index
+      %97 = arith.muli %96, %arg12 : index
+      %98 = arith.subi %94, %97 : index
+      %99 = arith.addi %26, %84 : index
+      %100 = arith.cmpi eq, %arg11, %c0 : index
+      scf.if %100 {
+        func.call @baco_runtime_error(%c1_i64_2, %c88_i64, %c23_i64) : (i64, i64, i64) -> ()
+      }
+      %101 = arith.floordivsi %99, %arg11 : index
+      %102 = arith.muli %101, %arg11 : index
+      %103 = arith.subi %99, %102 : index
+      %104 = arith.muli %12, %arg3 : index
+      %105 = arith.addi %104, %103 : index
+      %106 = arith.muli %105, %arg4 : index
+      %107 = arith.addi %106, %98 : index
+      %108 = arith.muli %107, %arg5 : index
+      %109 = arith.subi %arg3, %103 : index
+      scf.if %100 {
+        func.call @baco_runtime_error(%c1_i64_2, %c90_i64, %c46_i64) : (i64, i64, i64) -> ()
+      }
+      %110 = arith.ceildivsi %109, %arg11 : index
+      %111 = arith.subi %arg4, %98 : index
+      scf.if %95 {
+        func.call @baco_runtime_error(%c1_i64_2, %c90_i64, %c78_i64) : (i64, i64, i64) -> ()
+      }
+      %112 = arith.ceildivsi %111, %arg12 : index
+      %113 = arith.muli %arg11, %arg4 : index
+      %114 = arith.muli %113, %arg5 : index
+      %115 = arith.muli %arg12, %arg5 : index
+      scf.if %100 {
+        func.call @baco_runtime_error(%c1_i64_2, %c92_i64, %c48_i64) : (i64, i64, i64) -> ()
+      }
+      scf.if %95 {
+        func.call @baco_runtime_error(%c1_i64_2, %c92_i64, %c63_i64) : (i64, i64, i64) -> ()
+      }
+      %reinterpret_cast_4 = memref.reinterpret_cast %arg0 to offset: [%108], sizes: [%110, %112, %arg5], strides: [%114, %115, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
+      %116 = arith.muli %84, %arg10 : index
+      %117 = arith.addi %116, %90 : index
+      %118 = arith.muli %117, %arg5 : index
+      %119 = arith.muli %118, %arg8 : index
+      %reinterpret_cast_5 = memref.reinterpret_cast %arg1 to offset: [%119], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %120 = arith.maxsi %96, %c0 : index
+      %121 = arith.minsi %120, %112 : index
+      %122 = arith.addi %96, %c5 : index
+      %123 = arith.maxsi %122, %c0 : index
+      %124 = arith.minsi %123, %112 : index
+      %125 = arith.subi %121, %96 : index
+      %126 = arith.maxsi %125, %c0 : index
+      %127 = arith.minsi %126, %c5 : index
+      %128 = arith.subi %124, %121 : index
+      %129 = arith.maxsi %93, %c0 : index
+      %130 = arith.minsi %129, %arg5 : index
+      %131 = arith.addi %93, %c32 : index
+      %132 = arith.maxsi %131, %c0 : index
+      %133 = arith.minsi %132, %arg5 : index
+      %134 = arith.subi %130, %93 : index
+      %135 = arith.maxsi %134, %c0 : index
+      %136 = arith.minsi %135, %c32 : index
+      %137 = arith.subi %133, %130 : index
+      %138 = arith.cmpi sgt, %136, %c0 : index
+      scf.if %138 {
+        func.call @baco_boundary_error(%c96_i64, %c13_i64) : (i64, i64) -> ()
+      }
+      %139 = arith.cmpi sge, %101, %c0 : index
+      %140 = arith.cmpi slt, %101, %110 : index
+      %141 = arith.andi %139, %140 : i1
+      %142 = arith.select %141, %101, %c0 : index
+      %143 = arith.select %141, %128, %c0 : index
+      %144 = arith.select %141, %127, %c0 : index
+      %subview_6 = memref.subview %reinterpret_cast_4[%142, %121, %130] [1, %143, %137] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %145 = arith.index_cast %144 : index to i64
+      %146 = arith.index_cast %143 : index to i64
+      %147 = arith.index_cast %137 : index to i64
       %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %142 = arith.index_cast %intptr_11 : index to i64
-      %143 = arith.index_cast %offset_8 : index to i64
-      %144 = arith.addi %142, %143 : i64
-      %145 = arith.index_cast %strides_10#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %145) : (i64, i64, i64, i64, i64, i64) -> ()
-      %146 = arith.ceildivsi %141, %c64_i64 : i64
-      %147 = arith.divsi %139, %c16_i64 : i64
-      %148 = arith.addi %139, %140 : i64
-      %149 = arith.ceildivsi %148, %c16_i64 : i64
-      %150 = arith.subi %149, %147 : i64
-      %151 = arith.cmpi sgt, %140, %c0_i64_3 : i64
-      %152 = arith.extui %151 : i1 to i64
-      %153 = arith.muli %150, %152 : i64
-      %154 = arith.muli %153, %146 : i64
-      %155 = arith.index_cast %154 : i64 to index
-      scf.for %arg19 = %c0 to %155 step %c1 {
-        %278 = arith.index_cast %arg19 : index to i64
-        %279 = arith.divsi %278, %146 : i64
-        %280 = arith.addi %147, %279 : i64
-        %281 = arith.remsi %278, %146 : i64
-        %282 = arith.muli %280, %c16_i64 : i64
-        %283 = arith.maxsi %282, %139 : i64
-        %284 = arith.addi %282, %c16_i64 : i64
-        %285 = arith.minsi %284, %148 : i64
-        %286 = arith.subi %285, %283 : i64
-        %287 = arith.subi %283, %139 : i64
-        %288 = arith.muli %287, %145 : i64
-        %289 = arith.addi %144, %288 : i64
-        %290 = arith.muli %281, %c64_i64 : i64
-        %291 = arith.addi %289, %290 : i64
-        %292 = arith.muli %280, %c32_i64 : i64
-        %293 = arith.addi %292, %290 : i64
-        %294 = arith.subi %283, %282 : i64
-        %295 = arith.addi %293, %294 : i64
-        %296 = arith.subi %141, %290 : i64
-        %297 = arith.minsi %296, %c64_i64 : i64
-        "instgem.mvin"(%291, %295, %297, %286) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %156 = arith.ceildivsi %139, %c16_i64 : i64
-      %157 = arith.cmpi sgt, %139, %c0_i64_3 : i64
+      %148 = arith.index_cast %intptr_11 : index to i64
+      %149 = arith.index_cast %offset_8 : index to i64
+      %150 = arith.addi %148, %149 : i64
+      %151 = arith.index_cast %strides_10#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %151) : (i64, i64, i64, i64, i64, i64) -> ()
+      %152 = arith.ceildivsi %147, %c64_i64 : i64
+      %153 = arith.divsi %145, %c16_i64 : i64
+      %154 = arith.addi %145, %146 : i64
+      %155 = arith.ceildivsi %154, %c16_i64 : i64
+      %156 = arith.subi %155, %153 : i64
+      %157 = arith.cmpi sgt, %146, %c0_i64_3 : i64
       %158 = arith.extui %157 : i1 to i64
       %159 = arith.muli %156, %158 : i64
-      %160 = arith.muli %159, %146 : i64
+      %160 = arith.muli %159, %152 : i64
       %161 = arith.index_cast %160 : i64 to index
       scf.for %arg19 = %c0 to %161 step %c1 {
-        %278 = arith.index_cast %arg19 : index to i64
-        %279 = arith.divsi %278, %146 : i64
-        %280 = arith.remsi %278, %146 : i64
-        %281 = arith.muli %279, %c16_i64 : i64
-        %282 = arith.maxsi %281, %c0_i64_3 : i64
-        %283 = arith.addi %281, %c16_i64 : i64
-        %284 = arith.minsi %283, %139 : i64
-        %285 = arith.subi %284, %282 : i64
-        %286 = arith.muli %279, %c32_i64 : i64
-        %287 = arith.muli %280, %c64_i64 : i64
-        %288 = arith.addi %286, %287 : i64
-        %289 = arith.subi %282, %281 : i64
-        %290 = arith.addi %288, %289 : i64
-        %291 = arith.subi %141, %287 : i64
-        %292 = arith.minsi %291, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %290, %292, %285) : (i64, i64, i64, i64) -> ()
+        %284 = arith.index_cast %arg19 : index to i64
+        %285 = arith.divsi %284, %152 : i64
+        %286 = arith.addi %153, %285 : i64
+        %287 = arith.remsi %284, %152 : i64
+        %288 = arith.muli %286, %c16_i64 : i64
+        %289 = arith.maxsi %288, %145 : i64
+        %290 = arith.addi %288, %c16_i64 : i64
+        %291 = arith.minsi %290, %154 : i64
+        %292 = arith.subi %291, %289 : i64
+        %293 = arith.subi %289, %145 : i64
+        %294 = arith.muli %293, %151 : i64
+        %295 = arith.addi %150, %294 : i64
+        %296 = arith.muli %287, %c64_i64 : i64
+        %297 = arith.addi %295, %296 : i64
+        %298 = arith.muli %286, %c32_i64 : i64
+        %299 = arith.addi %298, %296 : i64
+        %300 = arith.subi %289, %288 : i64
+        %301 = arith.addi %299, %300 : i64
+        %302 = arith.subi %147, %296 : i64
+        %303 = arith.minsi %302, %c64_i64 : i64
+        "instgem.mvin"(%297, %301, %303, %292) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %162 = arith.subi %c5_i64, %148 : i64
-      %163 = arith.divsi %148, %c16_i64 : i64
-      %164 = arith.subi %c1_i64_2, %163 : i64
-      %165 = arith.cmpi sgt, %162, %c0_i64_3 : i64
-      %166 = arith.extui %165 : i1 to i64
-      %167 = arith.muli %164, %166 : i64
-      %168 = arith.muli %167, %146 : i64
-      %169 = arith.index_cast %168 : i64 to index
-      scf.for %arg19 = %c0 to %169 step %c1 {
-        %278 = arith.index_cast %arg19 : index to i64
-        %279 = arith.divsi %278, %146 : i64
-        %280 = arith.addi %163, %279 : i64
-        %281 = arith.remsi %278, %146 : i64
-        %282 = arith.muli %280, %c16_i64 : i64
-        %283 = arith.maxsi %282, %148 : i64
-        %284 = arith.addi %282, %c16_i64 : i64
-        %285 = arith.minsi %284, %c5_i64 : i64
-        %286 = arith.subi %285, %283 : i64
-        %287 = arith.muli %280, %c32_i64 : i64
-        %288 = arith.muli %281, %c64_i64 : i64
-        %289 = arith.addi %287, %288 : i64
-        %290 = arith.subi %283, %282 : i64
-        %291 = arith.addi %289, %290 : i64
-        %292 = arith.subi %141, %288 : i64
-        %293 = arith.minsi %292, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %291, %293, %286) : (i64, i64, i64, i64) -> ()
+      %162 = arith.ceildivsi %145, %c16_i64 : i64
+      %163 = arith.cmpi sgt, %145, %c0_i64_3 : i64
+      %164 = arith.extui %163 : i1 to i64
+      %165 = arith.muli %162, %164 : i64
+      %166 = arith.muli %165, %152 : i64
+      %167 = arith.index_cast %166 : i64 to index
+      scf.for %arg19 = %c0 to %167 step %c1 {
+        %284 = arith.index_cast %arg19 : index to i64
+        %285 = arith.divsi %284, %152 : i64
+        %286 = arith.remsi %284, %152 : i64
+        %287 = arith.muli %285, %c16_i64 : i64
+        %288 = arith.maxsi %287, %c0_i64_3 : i64
+        %289 = arith.addi %287, %c16_i64 : i64
+        %290 = arith.minsi %289, %145 : i64
+        %291 = arith.subi %290, %288 : i64
+        %292 = arith.muli %285, %c32_i64 : i64
+        %293 = arith.muli %286, %c64_i64 : i64
+        %294 = arith.addi %292, %293 : i64
+        %295 = arith.subi %288, %287 : i64
+        %296 = arith.addi %294, %295 : i64
+        %297 = arith.subi %147, %293 : i64
+        %298 = arith.minsi %297, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %296, %298, %291) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %170 = arith.addi %95, %c1 : index
-      scf.if %132 {
-        func.call @baco_boundary_error(%c100_i64, %c13_i64) : (i64, i64) -> ()
+      %168 = arith.subi %c5_i64, %154 : i64
+      %169 = arith.divsi %154, %c16_i64 : i64
+      %170 = arith.subi %c1_i64_2, %169 : i64
+      %171 = arith.cmpi sgt, %168, %c0_i64_3 : i64
+      %172 = arith.extui %171 : i1 to i64
+      %173 = arith.muli %170, %172 : i64
+      %174 = arith.muli %173, %152 : i64
+      %175 = arith.index_cast %174 : i64 to index
+      scf.for %arg19 = %c0 to %175 step %c1 {
+        %284 = arith.index_cast %arg19 : index to i64
+        %285 = arith.divsi %284, %152 : i64
+        %286 = arith.addi %169, %285 : i64
+        %287 = arith.remsi %284, %152 : i64
+        %288 = arith.muli %286, %c16_i64 : i64
+        %289 = arith.maxsi %288, %154 : i64
+        %290 = arith.addi %288, %c16_i64 : i64
+        %291 = arith.minsi %290, %c5_i64 : i64
+        %292 = arith.subi %291, %289 : i64
+        %293 = arith.muli %286, %c32_i64 : i64
+        %294 = arith.muli %287, %c64_i64 : i64
+        %295 = arith.addi %293, %294 : i64
+        %296 = arith.subi %289, %288 : i64
+        %297 = arith.addi %295, %296 : i64
+        %298 = arith.subi %147, %294 : i64
+        %299 = arith.minsi %298, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %297, %299, %292) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %176 = arith.addi %101, %c1 : index
+      scf.if %138 {
+        func.call @baco_boundary_error(%c96_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %171 = arith.cmpi sge, %170, %c0 : index
-      %172 = arith.cmpi slt, %170, %104 : index
-      %173 = arith.andi %171, %172 : i1
-      %174 = arith.select %173, %170, %c0 : index
-      %175 = arith.select %173, %122, %c0 : index
-      %176 = arith.select %173, %121, %c0 : index
-      %subview_12 = memref.subview %reinterpret_cast_4[%174, %115, %124] [1, %175, %131] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %177 = arith.index_cast %176 : index to i64
-      %178 = arith.index_cast %175 : index to i64
-      %179 = arith.addi %177, %c5_i64 : i64
+      %177 = arith.cmpi sge, %176, %c0 : index
+      %178 = arith.cmpi slt, %176, %110 : index
+      %179 = arith.andi %177, %178 : i1
+      %180 = arith.select %179, %176, %c0 : index
+      %181 = arith.select %179, %128, %c0 : index
+      %182 = arith.select %179, %127, %c0 : index
+      %subview_12 = memref.subview %reinterpret_cast_4[%180, %121, %130] [1, %181, %137] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %183 = arith.index_cast %182 : index to i64
+      %184 = arith.index_cast %181 : index to i64
+      %185 = arith.addi %183, %c5_i64 : i64
       %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %180 = arith.index_cast %intptr_17 : index to i64
-      %181 = arith.index_cast %offset_14 : index to i64
-      %182 = arith.addi %180, %181 : i64
-      %183 = arith.index_cast %strides_16#0 : index to i64
-      %184 = arith.divsi %179, %c16_i64 : i64
-      %185 = arith.addi %179, %178 : i64
-      %186 = arith.ceildivsi %185, %c16_i64 : i64
-      %187 = arith.subi %186, %184 : i64
-      %188 = arith.cmpi sgt, %178, %c0_i64_3 : i64
-      %189 = arith.extui %188 : i1 to i64
-      %190 = arith.muli %187, %189 : i64
-      %191 = arith.muli %190, %146 : i64
-      %192 = arith.index_cast %191 : i64 to index
-      scf.for %arg19 = %c0 to %192 step %c1 {
-        %278 = arith.index_cast %arg19 : index to i64
-        %279 = arith.divsi %278, %146 : i64
-        %280 = arith.addi %184, %279 : i64
-        %281 = arith.remsi %278, %146 : i64
-        %282 = arith.muli %280, %c16_i64 : i64
-        %283 = arith.maxsi %282, %179 : i64
-        %284 = arith.addi %282, %c16_i64 : i64
-        %285 = arith.minsi %284, %185 : i64
-        %286 = arith.subi %285, %283 : i64
-        %287 = arith.subi %283, %179 : i64
-        %288 = arith.muli %287, %183 : i64
-        %289 = arith.addi %182, %288 : i64
-        %290 = arith.muli %281, %c64_i64 : i64
-        %291 = arith.addi %289, %290 : i64
-        %292 = arith.muli %280, %c32_i64 : i64
-        %293 = arith.addi %292, %290 : i64
-        %294 = arith.subi %283, %282 : i64
-        %295 = arith.addi %293, %294 : i64
-        %296 = arith.subi %141, %290 : i64
-        %297 = arith.minsi %296, %c64_i64 : i64
-        "instgem.mvin"(%291, %295, %297, %286) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %193 = arith.ceildivsi %179, %c16_i64 : i64
-      %194 = arith.cmpi sgt, %177, %c0_i64_3 : i64
+      %186 = arith.index_cast %intptr_17 : index to i64
+      %187 = arith.index_cast %offset_14 : index to i64
+      %188 = arith.addi %186, %187 : i64
+      %189 = arith.index_cast %strides_16#0 : index to i64
+      %190 = arith.divsi %185, %c16_i64 : i64
+      %191 = arith.addi %185, %184 : i64
+      %192 = arith.ceildivsi %191, %c16_i64 : i64
+      %193 = arith.subi %192, %190 : i64
+      %194 = arith.cmpi sgt, %184, %c0_i64_3 : i64
       %195 = arith.extui %194 : i1 to i64
       %196 = arith.muli %193, %195 : i64
-      %197 = arith.muli %196, %146 : i64
+      %197 = arith.muli %196, %152 : i64
       %198 = arith.index_cast %197 : i64 to index
       scf.for %arg19 = %c0 to %198 step %c1 {
-        %278 = arith.index_cast %arg19 : index to i64
-        %279 = arith.divsi %278, %146 : i64
-        %280 = arith.remsi %278, %146 : i64
-        %281 = arith.muli %279, %c16_i64 : i64
-        %282 = arith.maxsi %281, %c5_i64 : i64
-        %283 = arith.addi %281, %c16_i64 : i64
-        %284 = arith.minsi %283, %179 : i64
-        %285 = arith.subi %284, %282 : i64
-        %286 = arith.muli %279, %c32_i64 : i64
-        %287 = arith.muli %280, %c64_i64 : i64
-        %288 = arith.addi %286, %287 : i64
-        %289 = arith.subi %282, %281 : i64
-        %290 = arith.addi %288, %289 : i64
-        %291 = arith.subi %141, %287 : i64
-        %292 = arith.minsi %291, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %290, %292, %285) : (i64, i64, i64, i64) -> ()
+        %284 = arith.index_cast %arg19 : index to i64
+        %285 = arith.divsi %284, %152 : i64
+        %286 = arith.addi %190, %285 : i64
+        %287 = arith.remsi %284, %152 : i64
+        %288 = arith.muli %286, %c16_i64 : i64
+        %289 = arith.maxsi %288, %185 : i64
+        %290 = arith.addi %288, %c16_i64 : i64
+        %291 = arith.minsi %290, %191 : i64
+        %292 = arith.subi %291, %289 : i64
+        %293 = arith.subi %289, %185 : i64
+        %294 = arith.muli %293, %189 : i64
+        %295 = arith.addi %188, %294 : i64
+        %296 = arith.muli %287, %c64_i64 : i64
+        %297 = arith.addi %295, %296 : i64
+        %298 = arith.muli %286, %c32_i64 : i64
+        %299 = arith.addi %298, %296 : i64
+        %300 = arith.subi %289, %288 : i64
+        %301 = arith.addi %299, %300 : i64
+        %302 = arith.subi %147, %296 : i64
+        %303 = arith.minsi %302, %c64_i64 : i64
+        "instgem.mvin"(%297, %301, %303, %292) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %199 = arith.subi %c10_i64, %185 : i64
-      %200 = arith.divsi %185, %c16_i64 : i64
-      %201 = arith.subi %c1_i64_2, %200 : i64
-      %202 = arith.cmpi sgt, %199, %c0_i64_3 : i64
-      %203 = arith.extui %202 : i1 to i64
-      %204 = arith.muli %201, %203 : i64
-      %205 = arith.muli %204, %146 : i64
-      %206 = arith.index_cast %205 : i64 to index
-      scf.for %arg19 = %c0 to %206 step %c1 {
-        %278 = arith.index_cast %arg19 : index to i64
-        %279 = arith.divsi %278, %146 : i64
-        %280 = arith.addi %200, %279 : i64
-        %281 = arith.remsi %278, %146 : i64
-        %282 = arith.muli %280, %c16_i64 : i64
-        %283 = arith.maxsi %282, %185 : i64
-        %284 = arith.addi %282, %c16_i64 : i64
-        %285 = arith.minsi %284, %c10_i64 : i64
-        %286 = arith.subi %285, %283 : i64
-        %287 = arith.muli %280, %c32_i64 : i64
-        %288 = arith.muli %281, %c64_i64 : i64
-        %289 = arith.addi %287, %288 : i64
-        %290 = arith.subi %283, %282 : i64
-        %291 = arith.addi %289, %290 : i64
-        %292 = arith.subi %141, %288 : i64
-        %293 = arith.minsi %292, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %291, %293, %286) : (i64, i64, i64, i64) -> ()
+      %199 = arith.ceildivsi %185, %c16_i64 : i64
+      %200 = arith.cmpi sgt, %183, %c0_i64_3 : i64
+      %201 = arith.extui %200 : i1 to i64
+      %202 = arith.muli %199, %201 : i64
+      %203 = arith.muli %202, %152 : i64
+      %204 = arith.index_cast %203 : i64 to index
+      scf.for %arg19 = %c0 to %204 step %c1 {
+        %284 = arith.index_cast %arg19 : index to i64
+        %285 = arith.divsi %284, %152 : i64
+        %286 = arith.remsi %284, %152 : i64
+        %287 = arith.muli %285, %c16_i64 : i64
+        %288 = arith.maxsi %287, %c5_i64 : i64
+        %289 = arith.addi %287, %c16_i64 : i64
+        %290 = arith.minsi %289, %185 : i64
+        %291 = arith.subi %290, %288 : i64
+        %292 = arith.muli %285, %c32_i64 : i64
+        %293 = arith.muli %286, %c64_i64 : i64
+        %294 = arith.addi %292, %293 : i64
+        %295 = arith.subi %288, %287 : i64
+        %296 = arith.addi %294, %295 : i64
+        %297 = arith.subi %147, %293 : i64
+        %298 = arith.minsi %297, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %296, %298, %291) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %207 = arith.addi %95, %c2 : index
-      scf.if %132 {
-        func.call @baco_boundary_error(%c100_i64, %c13_i64) : (i64, i64) -> ()
+      %205 = arith.subi %c10_i64, %191 : i64
+      %206 = arith.divsi %191, %c16_i64 : i64
+      %207 = arith.subi %c1_i64_2, %206 : i64
+      %208 = arith.cmpi sgt, %205, %c0_i64_3 : i64
+      %209 = arith.extui %208 : i1 to i64
+      %210 = arith.muli %207, %209 : i64
+      %211 = arith.muli %210, %152 : i64
+      %212 = arith.index_cast %211 : i64 to index
+      scf.for %arg19 = %c0 to %212 step %c1 {
+        %284 = arith.index_cast %arg19 : index to i64
+        %285 = arith.divsi %284, %152 : i64
+        %286 = arith.addi %206, %285 : i64
+        %287 = arith.remsi %284, %152 : i64
+        %288 = arith.muli %286, %c16_i64 : i64
+        %289 = arith.maxsi %288, %191 : i64
+        %290 = arith.addi %288, %c16_i64 : i64
+        %291 = arith.minsi %290, %c10_i64 : i64
+        %292 = arith.subi %291, %289 : i64
+        %293 = arith.muli %286, %c32_i64 : i64
+        %294 = arith.muli %287, %c64_i64 : i64
+        %295 = arith.addi %293, %294 : i64
+        %296 = arith.subi %289, %288 : i64
+        %297 = arith.addi %295, %296 : i64
+        %298 = arith.subi %147, %294 : i64
+        %299 = arith.minsi %298, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %297, %299, %292) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %213 = arith.addi %101, %c2 : index
+      scf.if %138 {
+        func.call @baco_boundary_error(%c96_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %208 = arith.cmpi sge, %207, %c0 : index
-      %209 = arith.cmpi slt, %207, %104 : index
-      %210 = arith.andi %208, %209 : i1
-      %211 = arith.select %210, %207, %c0 : index
-      %212 = arith.select %210, %122, %c0 : index
-      %213 = arith.select %210, %121, %c0 : index
-      %subview_18 = memref.subview %reinterpret_cast_4[%211, %115, %124] [1, %212, %131] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %214 = arith.index_cast %213 : index to i64
-      %215 = arith.index_cast %212 : index to i64
-      %216 = arith.addi %214, %c10_i64 : i64
+      %214 = arith.cmpi sge, %213, %c0 : index
+      %215 = arith.cmpi slt, %213, %110 : index
+      %216 = arith.andi %214, %215 : i1
+      %217 = arith.select %216, %213, %c0 : index
+      %218 = arith.select %216, %128, %c0 : index
+      %219 = arith.select %216, %127, %c0 : index
+      %subview_18 = memref.subview %reinterpret_cast_4[%217, %121, %130] [1, %218, %137] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %220 = arith.index_cast %219 : index to i64
+      %221 = arith.index_cast %218 : index to i64
+      %222 = arith.addi %220, %c10_i64 : i64
       %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_23 = memref.extract_aligned_pointer_as_index %subview_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %217 = arith.index_cast %intptr_23 : index to i64
-      %218 = arith.index_cast %offset_20 : index to i64
-      %219 = arith.addi %217, %218 : i64
-      %220 = arith.index_cast %strides_22#0 : index to i64
-      %221 = arith.divsi %216, %c16_i64 : i64
-      %222 = arith.addi %216, %215 : i64
-      %223 = arith.ceildivsi %222, %c16_i64 : i64
-      %224 = arith.subi %223, %221 : i64
-      %225 = arith.cmpi sgt, %215, %c0_i64_3 : i64
-      %226 = arith.extui %225 : i1 to i64
-      %227 = arith.muli %224, %226 : i64
-      %228 = arith.muli %227, %146 : i64
-      %229 = arith.index_cast %228 : i64 to index
-      scf.for %arg19 = %c0 to %229 step %c1 {
-        %278 = arith.index_cast %arg19 : index to i64
-        %279 = arith.divsi %278, %146 : i64
-        %280 = arith.addi %221, %279 : i64
-        %281 = arith.remsi %278, %146 : i64
-        %282 = arith.muli %280, %c16_i64 : i64
-        %283 = arith.maxsi %282, %216 : i64
-        %284 = arith.addi %282, %c16_i64 : i64
-        %285 = arith.minsi %284, %222 : i64
-        %286 = arith.subi %285, %283 : i64
-        %287 = arith.subi %283, %216 : i64
-        %288 = arith.muli %287, %220 : i64
-        %289 = arith.addi %219, %288 : i64
-        %290 = arith.muli %281, %c64_i64 : i64
-        %291 = arith.addi %289, %290 : i64
-        %292 = arith.muli %280, %c32_i64 : i64
-        %293 = arith.addi %292, %290 : i64
-        %294 = arith.subi %283, %282 : i64
-        %295 = arith.addi %293, %294 : i64
-        %296 = arith.subi %141, %290 : i64
-        %297 = arith.minsi %296, %c64_i64 : i64
-        "instgem.mvin"(%291, %295, %297, %286) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %230 = arith.ceildivsi %216, %c16_i64 : i64
-      %231 = arith.cmpi sgt, %214, %c0_i64_3 : i64
+      %223 = arith.index_cast %intptr_23 : index to i64
+      %224 = arith.index_cast %offset_20 : index to i64
+      %225 = arith.addi %223, %224 : i64
+      %226 = arith.index_cast %strides_22#0 : index to i64
+      %227 = arith.divsi %222, %c16_i64 : i64
+      %228 = arith.addi %222, %221 : i64
+      %229 = arith.ceildivsi %228, %c16_i64 : i64
+      %230 = arith.subi %229, %227 : i64
+      %231 = arith.cmpi sgt, %221, %c0_i64_3 : i64
       %232 = arith.extui %231 : i1 to i64
       %233 = arith.muli %230, %232 : i64
-      %234 = arith.muli %233, %146 : i64
+      %234 = arith.muli %233, %152 : i64
       %235 = arith.index_cast %234 : i64 to index
       scf.for %arg19 = %c0 to %235 step %c1 {
-        %278 = arith.index_cast %arg19 : index to i64
-        %279 = arith.divsi %278, %146 : i64
-        %280 = arith.remsi %278, %146 : i64
-        %281 = arith.muli %279, %c16_i64 : i64
-        %282 = arith.maxsi %281, %c10_i64 : i64
-        %283 = arith.addi %281, %c16_i64 : i64
-        %284 = arith.minsi %283, %216 : i64
-        %285 = arith.subi %284, %282 : i64
-        %286 = arith.muli %279, %c32_i64 : i64
-        %287 = arith.muli %280, %c64_i64 : i64
-        %288 = arith.addi %286, %287 : i64
-        %289 = arith.subi %282, %281 : i64
-        %290 = arith.addi %288, %289 : i64
-        %291 = arith.subi %141, %287 : i64
-        %292 = arith.minsi %291, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %290, %292, %285) : (i64, i64, i64, i64) -> ()
+        %284 = arith.index_cast %arg19 : index to i64
+        %285 = arith.divsi %284, %152 : i64
+        %286 = arith.addi %227, %285 : i64
+        %287 = arith.remsi %284, %152 : i64
+        %288 = arith.muli %286, %c16_i64 : i64
+        %289 = arith.maxsi %288, %222 : i64
+        %290 = arith.addi %288, %c16_i64 : i64
+        %291 = arith.minsi %290, %228 : i64
+        %292 = arith.subi %291, %289 : i64
+        %293 = arith.subi %289, %222 : i64
+        %294 = arith.muli %293, %226 : i64
+        %295 = arith.addi %225, %294 : i64
+        %296 = arith.muli %287, %c64_i64 : i64
+        %297 = arith.addi %295, %296 : i64
+        %298 = arith.muli %286, %c32_i64 : i64
+        %299 = arith.addi %298, %296 : i64
+        %300 = arith.subi %289, %288 : i64
+        %301 = arith.addi %299, %300 : i64
+        %302 = arith.subi %147, %296 : i64
+        %303 = arith.minsi %302, %c64_i64 : i64
+        "instgem.mvin"(%297, %301, %303, %292) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %236 = arith.subi %c15_i64, %222 : i64
-      %237 = arith.divsi %222, %c16_i64 : i64
-      %238 = arith.subi %c1_i64_2, %237 : i64
-      %239 = arith.cmpi sgt, %236, %c0_i64_3 : i64
-      %240 = arith.extui %239 : i1 to i64
-      %241 = arith.muli %238, %240 : i64
-      %242 = arith.muli %241, %146 : i64
-      %243 = arith.index_cast %242 : i64 to index
-      scf.for %arg19 = %c0 to %243 step %c1 {
-        %278 = arith.index_cast %arg19 : index to i64
-        %279 = arith.divsi %278, %146 : i64
-        %280 = arith.addi %237, %279 : i64
-        %281 = arith.remsi %278, %146 : i64
-        %282 = arith.muli %280, %c16_i64 : i64
-        %283 = arith.maxsi %282, %222 : i64
-        %284 = arith.addi %282, %c16_i64 : i64
-        %285 = arith.minsi %284, %c15_i64 : i64
-        %286 = arith.subi %285, %283 : i64
-        %287 = arith.muli %280, %c32_i64 : i64
-        %288 = arith.muli %281, %c64_i64 : i64
-        %289 = arith.addi %287, %288 : i64
-        %290 = arith.subi %283, %282 : i64
-        %291 = arith.addi %289, %290 : i64
-        %292 = arith.subi %141, %288 : i64
-        %293 = arith.minsi %292, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %291, %293, %286) : (i64, i64, i64, i64) -> ()
+      %236 = arith.ceildivsi %222, %c16_i64 : i64
+      %237 = arith.cmpi sgt, %220, %c0_i64_3 : i64
+      %238 = arith.extui %237 : i1 to i64
+      %239 = arith.muli %236, %238 : i64
+      %240 = arith.muli %239, %152 : i64
+      %241 = arith.index_cast %240 : i64 to index
+      scf.for %arg19 = %c0 to %241 step %c1 {
+        %284 = arith.index_cast %arg19 : index to i64
+        %285 = arith.divsi %284, %152 : i64
+        %286 = arith.remsi %284, %152 : i64
+        %287 = arith.muli %285, %c16_i64 : i64
+        %288 = arith.maxsi %287, %c10_i64 : i64
+        %289 = arith.addi %287, %c16_i64 : i64
+        %290 = arith.minsi %289, %222 : i64
+        %291 = arith.subi %290, %288 : i64
+        %292 = arith.muli %285, %c32_i64 : i64
+        %293 = arith.muli %286, %c64_i64 : i64
+        %294 = arith.addi %292, %293 : i64
+        %295 = arith.subi %288, %287 : i64
+        %296 = arith.addi %294, %295 : i64
+        %297 = arith.subi %147, %293 : i64
+        %298 = arith.minsi %297, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %296, %298, %291) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.if %62 {
-        func.call @baco_boundary_error(%c101_i64, %c13_i64) : (i64, i64) -> ()
+      %242 = arith.subi %c15_i64, %228 : i64
+      %243 = arith.divsi %228, %c16_i64 : i64
+      %244 = arith.subi %c1_i64_2, %243 : i64
+      %245 = arith.cmpi sgt, %242, %c0_i64_3 : i64
+      %246 = arith.extui %245 : i1 to i64
+      %247 = arith.muli %244, %246 : i64
+      %248 = arith.muli %247, %152 : i64
+      %249 = arith.index_cast %248 : i64 to index
+      scf.for %arg19 = %c0 to %249 step %c1 {
+        %284 = arith.index_cast %arg19 : index to i64
+        %285 = arith.divsi %284, %152 : i64
+        %286 = arith.addi %243, %285 : i64
+        %287 = arith.remsi %284, %152 : i64
+        %288 = arith.muli %286, %c16_i64 : i64
+        %289 = arith.maxsi %288, %228 : i64
+        %290 = arith.addi %288, %c16_i64 : i64
+        %291 = arith.minsi %290, %c15_i64 : i64
+        %292 = arith.subi %291, %289 : i64
+        %293 = arith.muli %286, %c32_i64 : i64
+        %294 = arith.muli %287, %c64_i64 : i64
+        %295 = arith.addi %293, %294 : i64
+        %296 = arith.subi %289, %288 : i64
+        %297 = arith.addi %295, %296 : i64
+        %298 = arith.subi %147, %294 : i64
+        %299 = arith.minsi %298, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %297, %299, %292) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.if %63 {
+        func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_24 = memref.subview %reinterpret_cast_5[%124, %54] [%131, %61] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %244 = arith.index_cast %130 : index to i64
-      %245 = arith.addi %244, %141 : i64
+      %subview_24 = memref.subview %reinterpret_cast_5[%130, %55] [%137, %62] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %250 = arith.index_cast %136 : index to i64
+      %251 = arith.addi %250, %147 : i64
       %base_buffer_25, %offset_26, %sizes_27:2, %strides_28:2 = memref.extract_strided_metadata %subview_24 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_29 = memref.extract_aligned_pointer_as_index %subview_24 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %246 = arith.index_cast %intptr_29 : index to i64
-      %247 = arith.index_cast %offset_26 : index to i64
-      %248 = arith.addi %246, %247 : i64
-      %249 = arith.index_cast %strides_28#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %249) : (i64, i64, i64, i64, i64, i64) -> ()
-      %250 = arith.ceildivsi %66, %c64_i64 : i64
-      %251 = arith.divsi %244, %c16_i64 : i64
-      %252 = arith.ceildivsi %245, %c16_i64 : i64
-      %253 = arith.subi %252, %251 : i64
-      %254 = arith.cmpi sgt, %141, %c0_i64_3 : i64
-      %255 = arith.extui %254 : i1 to i64
-      %256 = arith.muli %253, %255 : i64
-      %257 = arith.muli %256, %250 : i64
-      %258 = arith.index_cast %257 : i64 to index
-      scf.for %arg19 = %c0 to %258 step %c1 {
-        %278 = arith.index_cast %arg19 : index to i64
-        %279 = arith.divsi %278, %250 : i64
-        %280 = arith.addi %251, %279 : i64
-        %281 = arith.remsi %278, %250 : i64
-        %282 = arith.muli %280, %c16_i64 : i64
-        %283 = arith.maxsi %282, %244 : i64
-        %284 = arith.addi %282, %c16_i64 : i64
-        %285 = arith.minsi %284, %245 : i64
-        %286 = arith.subi %285, %283 : i64
-        %287 = arith.subi %283, %244 : i64
-        %288 = arith.muli %287, %249 : i64
-        %289 = arith.addi %248, %288 : i64
-        %290 = arith.muli %281, %c64_i64 : i64
-        %291 = arith.addi %289, %290 : i64
-        %292 = arith.muli %280, %c32_i64 : i64
-        %293 = arith.addi %292, %290 : i64
-        %294 = arith.addi %293, %c32_i64 : i64
-        %295 = arith.subi %283, %282 : i64
-        %296 = arith.addi %294, %295 : i64
-        %297 = arith.subi %66, %290 : i64
-        %298 = arith.minsi %297, %c64_i64 : i64
-        "instgem.mvin"(%291, %296, %298, %286) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %259 = arith.ceildivsi %244, %c16_i64 : i64
-      %260 = arith.cmpi sgt, %244, %c0_i64_3 : i64
+      %252 = arith.index_cast %intptr_29 : index to i64
+      %253 = arith.index_cast %offset_26 : index to i64
+      %254 = arith.addi %252, %253 : i64
+      %255 = arith.index_cast %strides_28#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %255) : (i64, i64, i64, i64, i64, i64) -> ()
+      %256 = arith.ceildivsi %67, %c64_i64 : i64
+      %257 = arith.divsi %250, %c16_i64 : i64
+      %258 = arith.ceildivsi %251, %c16_i64 : i64
+      %259 = arith.subi %258, %257 : i64
+      %260 = arith.cmpi sgt, %147, %c0_i64_3 : i64
       %261 = arith.extui %260 : i1 to i64
       %262 = arith.muli %259, %261 : i64
-      %263 = arith.muli %262, %250 : i64
+      %263 = arith.muli %262, %256 : i64
       %264 = arith.index_cast %263 : i64 to index
       scf.for %arg19 = %c0 to %264 step %c1 {
-        %278 = arith.index_cast %arg19 : index to i64
-        %279 = arith.divsi %278, %250 : i64
-        %280 = arith.remsi %278, %250 : i64
-        %281 = arith.muli %279, %c16_i64 : i64
-        %282 = arith.maxsi %281, %c0_i64_3 : i64
-        %283 = arith.addi %281, %c16_i64 : i64
-        %284 = arith.minsi %283, %244 : i64
-        %285 = arith.subi %284, %282 : i64
-        %286 = arith.muli %279, %c32_i64 : i64
-        %287 = arith.muli %280, %c64_i64 : i64
-        %288 = arith.addi %286, %287 : i64
-        %289 = arith.addi %288, %c32_i64 : i64
-        %290 = arith.subi %282, %281 : i64
-        %291 = arith.addi %289, %290 : i64
-        %292 = arith.subi %66, %287 : i64
-        %293 = arith.minsi %292, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %291, %293, %285) : (i64, i64, i64, i64) -> ()
+        %284 = arith.index_cast %arg19 : index to i64
+        %285 = arith.divsi %284, %256 : i64
+        %286 = arith.addi %257, %285 : i64
+        %287 = arith.remsi %284, %256 : i64
+        %288 = arith.muli %286, %c16_i64 : i64
+        %289 = arith.maxsi %288, %250 : i64
+        %290 = arith.addi %288, %c16_i64 : i64
+        %291 = arith.minsi %290, %251 : i64
+        %292 = arith.subi %291, %289 : i64
+        %293 = arith.subi %289, %250 : i64
+        %294 = arith.muli %293, %255 : i64
+        %295 = arith.addi %254, %294 : i64
+        %296 = arith.muli %287, %c64_i64 : i64
+        %297 = arith.addi %295, %296 : i64
+        %298 = arith.muli %286, %c32_i64 : i64
+        %299 = arith.addi %298, %296 : i64
+        %300 = arith.addi %299, %c32_i64 : i64
+        %301 = arith.subi %289, %288 : i64
+        %302 = arith.addi %300, %301 : i64
+        %303 = arith.subi %67, %296 : i64
+        %304 = arith.minsi %303, %c64_i64 : i64
+        "instgem.mvin"(%297, %302, %304, %292) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %265 = arith.maxsi %141, %c0_i64_3 : i64
-      %266 = arith.minsi %265, %c32_i64 : i64
-      %267 = arith.maxsi %245, %c0_i64_3 : i64
-      %268 = arith.minsi %267, %c32_i64 : i64
-      %269 = arith.maxsi %66, %c0_i64_3 : i64
-      %270 = arith.minsi %269, %c32_i64 : i64
-      %271 = arith.ceildivsi %270, %c16_i64 : i64
-      %272 = arith.minsi %266, %268 : i64
-      %273 = arith.ceildivsi %272, %c16_i64 : i64
-      %274 = arith.addi %arg18, %c1 : index
-      %275 = arith.cmpi sge, %274, %38 : index
-      %276 = arith.cmpi eq, %arg18, %36 : index
-      %277 = arith.index_cast %271 : i64 to index
-      scf.for %arg19 = %c0 to %277 step %c1 {
-        %278 = arith.index_cast %arg19 : index to i64
-        %279 = arith.subi %278, %c1_i64_2 : i64
-        %280 = arith.cmpi sge, %279, %c0_i64_3 : i64
-        %281 = arith.cmpi slt, %279, %80 : i64
-        %282 = arith.andi %280, %281 : i1
-        %283 = arith.andi %275, %282 : i1
-        %284 = arith.maxsi %273, %c1_i64_2 : i64
-        %285 = arith.ceildivsi %79, %284 : i64
-        %286 = arith.subi %271, %c1_i64_2 : i64
-        %287 = arith.cmpi eq, %278, %286 : i64
-        %288 = arith.cmpi slt, %278, %80 : i64
-        %289 = arith.andi %287, %288 : i1
-        %290 = arith.andi %275, %289 : i1
-        %291 = arith.divsi %272, %c16_i64 : i64
-        %292 = arith.minsi %273, %291 : i64
-        %293 = arith.maxsi %292, %c0_i64_3 : i64
-        %294 = arith.index_cast %293 : i64 to index
-        scf.for %arg20 = %c0 to %294 step %c1 {
-          %299 = arith.index_cast %arg20 : index to i64
-          %300 = arith.muli %299, %285 : i64
-          %301 = arith.minsi %300, %79 : i64
-          scf.if %283 {
-            %315 = arith.addi %301, %285 : i64
-            %316 = arith.minsi %315, %79 : i64
-            %317 = arith.index_cast %301 : i64 to index
-            %318 = arith.index_cast %316 : i64 to index
-            scf.for %arg21 = %317 to %318 step %c1 {
-              %319 = arith.index_cast %arg21 : index to i64
-              %320 = arith.addi %73, %319 : i64
-              %321 = arith.muli %320, %c16_i64 : i64
-              %322 = arith.maxsi %321, %64 : i64
-              %323 = arith.addi %321, %c16_i64 : i64
-              %324 = arith.minsi %323, %74 : i64
-              %325 = arith.subi %324, %322 : i64
-              %326 = arith.subi %322, %64 : i64
-              %327 = arith.muli %326, %70 : i64
-              %328 = arith.addi %69, %327 : i64
-              %329 = arith.muli %279, %c16_i64 : i64
-              %330 = arith.addi %328, %329 : i64
-              %331 = arith.muli %320, %c32_i64 : i64
-              %332 = arith.addi %331, %329 : i64
-              %333 = arith.ori %332, %c2147483648_i64 : i64
-              %334 = arith.subi %322, %321 : i64
-              %335 = arith.addi %333, %334 : i64
-              %336 = arith.subi %66, %329 : i64
-              %337 = arith.minsi %336, %c16_i64 : i64
-              "instgem.mvout"(%330, %335, %337, %325) : (i64, i64, i64, i64) -> ()
+      %265 = arith.ceildivsi %250, %c16_i64 : i64
+      %266 = arith.cmpi sgt, %250, %c0_i64_3 : i64
+      %267 = arith.extui %266 : i1 to i64
+      %268 = arith.muli %265, %267 : i64
+      %269 = arith.muli %268, %256 : i64
+      %270 = arith.index_cast %269 : i64 to index
+      scf.for %arg19 = %c0 to %270 step %c1 {
+        %284 = arith.index_cast %arg19 : index to i64
+        %285 = arith.divsi %284, %256 : i64
+        %286 = arith.remsi %284, %256 : i64
+        %287 = arith.muli %285, %c16_i64 : i64
+        %288 = arith.maxsi %287, %c0_i64_3 : i64
+        %289 = arith.addi %287, %c16_i64 : i64
+        %290 = arith.minsi %289, %250 : i64
+        %291 = arith.subi %290, %288 : i64
+        %292 = arith.muli %285, %c32_i64 : i64
+        %293 = arith.muli %286, %c64_i64 : i64
+        %294 = arith.addi %292, %293 : i64
+        %295 = arith.addi %294, %c32_i64 : i64
+        %296 = arith.subi %288, %287 : i64
+        %297 = arith.addi %295, %296 : i64
+        %298 = arith.subi %67, %293 : i64
+        %299 = arith.minsi %298, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %297, %299, %291) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %271 = arith.maxsi %147, %c0_i64_3 : i64
+      %272 = arith.minsi %271, %c32_i64 : i64
+      %273 = arith.maxsi %251, %c0_i64_3 : i64
+      %274 = arith.minsi %273, %c32_i64 : i64
+      %275 = arith.maxsi %67, %c0_i64_3 : i64
+      %276 = arith.minsi %275, %c32_i64 : i64
+      %277 = arith.ceildivsi %276, %c16_i64 : i64
+      %278 = arith.minsi %272, %274 : i64
+      %279 = arith.ceildivsi %278, %c16_i64 : i64
+      %280 = arith.addi %arg18, %c1 : index
+      %281 = arith.cmpi sge, %280, %39 : index
+      %282 = arith.cmpi eq, %arg18, %37 : index
+      %283 = arith.index_cast %277 : i64 to index
+      scf.for %arg19 = %c0 to %283 step %c1 {
+        %284 = arith.index_cast %arg19 : index to i64
+        %285 = arith.subi %284, %c1_i64_2 : i64
+        %286 = arith.cmpi sge, %285, %c0_i64_3 : i64
+        %287 = arith.cmpi slt, %285, %81 : i64
+        %288 = arith.andi %286, %287 : i1
+        %289 = arith.andi %281, %288 : i1
+        %290 = arith.maxsi %279, %c1_i64_2 : i64
+        %291 = arith.ceildivsi %80, %290 : i64
+        %292 = arith.subi %277, %c1_i64_2 : i64
+        %293 = arith.cmpi eq, %284, %292 : i64
+        %294 = arith.cmpi slt, %284, %81 : i64
+        %295 = arith.andi %293, %294 : i1
+        %296 = arith.andi %281, %295 : i1
+        %297 = arith.divsi %278, %c16_i64 : i64
+        %298 = arith.minsi %279, %297 : i64
+        %299 = arith.maxsi %298, %c0_i64_3 : i64
+        %300 = arith.index_cast %299 : i64 to index
+        scf.for %arg20 = %c0 to %300 step %c1 {
+          %305 = arith.index_cast %arg20 : index to i64
+          %306 = arith.muli %305, %291 : i64
+          %307 = arith.minsi %306, %80 : i64
+          scf.if %289 {
+            %321 = arith.addi %307, %291 : i64
+            %322 = arith.minsi %321, %80 : i64
+            %323 = arith.index_cast %307 : i64 to index
+            %324 = arith.index_cast %322 : i64 to index
+            scf.for %arg21 = %323 to %324 step %c1 {
+              %325 = arith.index_cast %arg21 : index to i64
+              %326 = arith.addi %74, %325 : i64
+              %327 = arith.muli %326, %c16_i64 : i64
+              %328 = arith.maxsi %327, %65 : i64
+              %329 = arith.addi %327, %c16_i64 : i64
+              %330 = arith.minsi %329, %75 : i64
+              %331 = arith.subi %330, %328 : i64
+              %332 = arith.subi %328, %65 : i64
+              %333 = arith.muli %332, %71 : i64
+              %334 = arith.addi %70, %333 : i64
+              %335 = arith.muli %285, %c16_i64 : i64
+              %336 = arith.addi %334, %335 : i64
+              %337 = arith.muli %326, %c32_i64 : i64
+              %338 = arith.addi %337, %335 : i64
+              %339 = arith.ori %338, %c2147483648_i64 : i64
+              %340 = arith.subi %328, %327 : i64
+              %341 = arith.addi %339, %340 : i64
+              %342 = arith.subi %67, %335 : i64
+              %343 = arith.minsi %342, %c16_i64 : i64
+              "instgem.mvout"(%336, %341, %343, %331) : (i64, i64, i64, i64) -> ()
             }
           }
-          %302 = arith.muli %278, %c16_i64 : i64
-          %303 = arith.subi %270, %302 : i64
-          %304 = arith.minsi %303, %c16_i64 : i64
-          %305 = arith.cmpi eq, %299, %c0_i64_3 : i64
-          %306 = arith.andi %276, %305 : i1
-          %307 = arith.select %306, %c2147483648_i64, %c3221225472_i64 : i64
-          %308 = arith.ori %302, %307 : i64
-          %309 = arith.select %306, %c16_i64, %c15_i64 : i64
-          %310 = arith.select %306, %c16_i64, %304 : i64
-          %311 = arith.muli %299, %c32_i64 : i64
-          %312 = arith.addi %311, %302 : i64
-          %313 = arith.addi %312, %c32_i64 : i64
-          "instgem.preload"(%313, %304, %c16_i64, %308, %310, %309) : (i64, i64, i64, i64, i64, i64) -> ()
-          %314 = arith.muli %299, %c16_i64 : i64
-          "instgem.compute_preloaded"(%314, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %308 = arith.muli %284, %c16_i64 : i64
+          %309 = arith.subi %276, %308 : i64
+          %310 = arith.minsi %309, %c16_i64 : i64
+          %311 = arith.cmpi eq, %305, %c0_i64_3 : i64
+          %312 = arith.andi %282, %311 : i1
+          %313 = arith.select %312, %c2147483648_i64, %c3221225472_i64 : i64
+          %314 = arith.ori %308, %313 : i64
+          %315 = arith.select %312, %c16_i64, %c15_i64 : i64
+          %316 = arith.select %312, %c16_i64, %310 : i64
+          %317 = arith.muli %305, %c32_i64 : i64
+          %318 = arith.addi %317, %308 : i64
+          %319 = arith.addi %318, %c32_i64 : i64
+          "instgem.preload"(%319, %310, %c16_i64, %314, %316, %315) : (i64, i64, i64, i64, i64, i64) -> ()
+          %320 = arith.muli %305, %c16_i64 : i64
+          "instgem.compute_preloaded"(%320, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         }
-        %295 = arith.index_cast %273 : i64 to index
-        scf.for %arg20 = %294 to %295 step %c1 {
-          %299 = arith.index_cast %arg20 : index to i64
-          %300 = arith.muli %299, %c16_i64 : i64
-          %301 = arith.subi %266, %300 : i64
-          %302 = arith.minsi %301, %c16_i64 : i64
-          %303 = arith.subi %268, %300 : i64
-          %304 = arith.minsi %303, %c16_i64 : i64
-          %305 = arith.muli %299, %285 : i64
-          %306 = arith.minsi %305, %79 : i64
-          scf.if %283 {
-            %319 = arith.addi %306, %285 : i64
-            %320 = arith.minsi %319, %79 : i64
-            %321 = arith.index_cast %306 : i64 to index
-            %322 = arith.index_cast %320 : i64 to index
-            scf.for %arg21 = %321 to %322 step %c1 {
-              %323 = arith.index_cast %arg21 : index to i64
-              %324 = arith.addi %73, %323 : i64
-              %325 = arith.muli %324, %c16_i64 : i64
-              %326 = arith.maxsi %325, %64 : i64
-              %327 = arith.addi %325, %c16_i64 : i64
-              %328 = arith.minsi %327, %74 : i64
-              %329 = arith.subi %328, %326 : i64
-              %330 = arith.subi %326, %64 : i64
-              %331 = arith.muli %330, %70 : i64
-              %332 = arith.addi %69, %331 : i64
-              %333 = arith.muli %279, %c16_i64 : i64
-              %334 = arith.addi %332, %333 : i64
-              %335 = arith.muli %324, %c32_i64 : i64
-              %336 = arith.addi %335, %333 : i64
-              %337 = arith.ori %336, %c2147483648_i64 : i64
-              %338 = arith.subi %326, %325 : i64
-              %339 = arith.addi %337, %338 : i64
-              %340 = arith.subi %66, %333 : i64
-              %341 = arith.minsi %340, %c16_i64 : i64
-              "instgem.mvout"(%334, %339, %341, %329) : (i64, i64, i64, i64) -> ()
+        %301 = arith.index_cast %279 : i64 to index
+        scf.for %arg20 = %300 to %301 step %c1 {
+          %305 = arith.index_cast %arg20 : index to i64
+          %306 = arith.muli %305, %c16_i64 : i64
+          %307 = arith.subi %272, %306 : i64
+          %308 = arith.minsi %307, %c16_i64 : i64
+          %309 = arith.subi %274, %306 : i64
+          %310 = arith.minsi %309, %c16_i64 : i64
+          %311 = arith.muli %305, %291 : i64
+          %312 = arith.minsi %311, %80 : i64
+          scf.if %289 {
+            %325 = arith.addi %312, %291 : i64
+            %326 = arith.minsi %325, %80 : i64
+            %327 = arith.index_cast %312 : i64 to index
+            %328 = arith.index_cast %326 : i64 to index
+            scf.for %arg21 = %327 to %328 step %c1 {
+              %329 = arith.index_cast %arg21 : index to i64
+              %330 = arith.addi %74, %329 : i64
+              %331 = arith.muli %330, %c16_i64 : i64
+              %332 = arith.maxsi %331, %65 : i64
+              %333 = arith.addi %331, %c16_i64 : i64
+              %334 = arith.minsi %333, %75 : i64
+              %335 = arith.subi %334, %332 : i64
+              %336 = arith.subi %332, %65 : i64
+              %337 = arith.muli %336, %71 : i64
+              %338 = arith.addi %70, %337 : i64
+              %339 = arith.muli %285, %c16_i64 : i64
+              %340 = arith.addi %338, %339 : i64
+              %341 = arith.muli %330, %c32_i64 : i64
+              %342 = arith.addi %341, %339 : i64
+              %343 = arith.ori %342, %c2147483648_i64 : i64
+              %344 = arith.subi %332, %331 : i64
+              %345 = arith.addi %343, %344 : i64
+              %346 = arith.subi %67, %339 : i64
+              %347 = arith.minsi %346, %c16_i64 : i64
+              "instgem.mvout"(%340, %345, %347, %335) : (i64, i64, i64, i64) -> ()
             }
           }
-          %307 = arith.muli %278, %c16_i64 : i64
-          %308 = arith.subi %270, %307 : i64
-          %309 = arith.minsi %308, %c16_i64 : i64
-          %310 = arith.cmpi eq, %299, %c0_i64_3 : i64
-          %311 = arith.andi %276, %310 : i1
-          %312 = arith.select %311, %c2147483648_i64, %c3221225472_i64 : i64
-          %313 = arith.ori %307, %312 : i64
-          %314 = arith.select %311, %c16_i64, %c15_i64 : i64
-          %315 = arith.select %311, %c16_i64, %309 : i64
-          %316 = arith.muli %299, %c32_i64 : i64
-          %317 = arith.addi %316, %307 : i64
-          %318 = arith.addi %317, %c32_i64 : i64
-          "instgem.preload"(%318, %309, %304, %313, %315, %314) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%300, %302, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %313 = arith.muli %284, %c16_i64 : i64
+          %314 = arith.subi %276, %313 : i64
+          %315 = arith.minsi %314, %c16_i64 : i64
+          %316 = arith.cmpi eq, %305, %c0_i64_3 : i64
+          %317 = arith.andi %282, %316 : i1
+          %318 = arith.select %317, %c2147483648_i64, %c3221225472_i64 : i64
+          %319 = arith.ori %313, %318 : i64
+          %320 = arith.select %317, %c16_i64, %c15_i64 : i64
+          %321 = arith.select %317, %c16_i64, %315 : i64
+          %322 = arith.muli %305, %c32_i64 : i64
+          %323 = arith.addi %322, %313 : i64
+          %324 = arith.addi %323, %c32_i64 : i64
+          "instgem.preload"(%324, %315, %310, %319, %321, %320) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%306, %308, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         }
-        scf.if %283 {
-          %299 = arith.muli %273, %285 : i64
-          %300 = arith.minsi %299, %79 : i64
-          %301 = arith.index_cast %300 : i64 to index
-          %302 = arith.index_cast %79 : i64 to index
-          scf.for %arg20 = %301 to %302 step %c1 {
-            %303 = arith.index_cast %arg20 : index to i64
-            %304 = arith.addi %73, %303 : i64
-            %305 = arith.muli %304, %c16_i64 : i64
-            %306 = arith.maxsi %305, %64 : i64
-            %307 = arith.addi %305, %c16_i64 : i64
-            %308 = arith.minsi %307, %74 : i64
-            %309 = arith.subi %308, %306 : i64
-            %310 = arith.subi %306, %64 : i64
-            %311 = arith.muli %310, %70 : i64
-            %312 = arith.addi %69, %311 : i64
-            %313 = arith.muli %279, %c16_i64 : i64
-            %314 = arith.addi %312, %313 : i64
-            %315 = arith.muli %304, %c32_i64 : i64
-            %316 = arith.addi %315, %313 : i64
-            %317 = arith.ori %316, %c2147483648_i64 : i64
-            %318 = arith.subi %306, %305 : i64
-            %319 = arith.addi %317, %318 : i64
-            %320 = arith.subi %66, %313 : i64
-            %321 = arith.minsi %320, %c16_i64 : i64
-            "instgem.mvout"(%314, %319, %321, %309) : (i64, i64, i64, i64) -> ()
+        scf.if %289 {
+          %305 = arith.muli %279, %291 : i64
+          %306 = arith.minsi %305, %80 : i64
+          %307 = arith.index_cast %306 : i64 to index
+          %308 = arith.index_cast %80 : i64 to index
+          scf.for %arg20 = %307 to %308 step %c1 {
+            %309 = arith.index_cast %arg20 : index to i64
+            %310 = arith.addi %74, %309 : i64
+            %311 = arith.muli %310, %c16_i64 : i64
+            %312 = arith.maxsi %311, %65 : i64
+            %313 = arith.addi %311, %c16_i64 : i64
+            %314 = arith.minsi %313, %75 : i64
+            %315 = arith.subi %314, %312 : i64
+            %316 = arith.subi %312, %65 : i64
+            %317 = arith.muli %316, %71 : i64
+            %318 = arith.addi %70, %317 : i64
+            %319 = arith.muli %285, %c16_i64 : i64
+            %320 = arith.addi %318, %319 : i64
+            %321 = arith.muli %310, %c32_i64 : i64
+            %322 = arith.addi %321, %319 : i64
+            %323 = arith.ori %322, %c2147483648_i64 : i64
+            %324 = arith.subi %312, %311 : i64
+            %325 = arith.addi %323, %324 : i64
+            %326 = arith.subi %67, %319 : i64
+            %327 = arith.minsi %326, %c16_i64 : i64
+            "instgem.mvout"(%320, %325, %327, %315) : (i64, i64, i64, i64) -> ()
           }
         }
-        %296 = arith.cmpi sgt, %273, %c0_i64_3 : i64
-        %297 = arith.minsi %79, %c0_i64_3 : i64
-        %298 = arith.select %296, %297, %c0_i64_3 : i64
-        scf.if %290 {
-          %299 = arith.index_cast %298 : i64 to index
-          %300 = arith.index_cast %79 : i64 to index
-          scf.for %arg20 = %299 to %300 step %c1 {
-            %301 = arith.index_cast %arg20 : index to i64
-            %302 = arith.addi %73, %301 : i64
-            %303 = arith.muli %302, %c16_i64 : i64
-            %304 = arith.maxsi %303, %64 : i64
-            %305 = arith.addi %303, %c16_i64 : i64
-            %306 = arith.minsi %305, %74 : i64
-            %307 = arith.subi %306, %304 : i64
-            %308 = arith.subi %304, %64 : i64
-            %309 = arith.muli %308, %70 : i64
-            %310 = arith.addi %69, %309 : i64
-            %311 = arith.muli %278, %c16_i64 : i64
-            %312 = arith.addi %310, %311 : i64
-            %313 = arith.muli %302, %c32_i64 : i64
-            %314 = arith.addi %313, %311 : i64
-            %315 = arith.ori %314, %c2147483648_i64 : i64
-            %316 = arith.subi %304, %303 : i64
-            %317 = arith.addi %315, %316 : i64
-            %318 = arith.subi %66, %311 : i64
-            %319 = arith.minsi %318, %c16_i64 : i64
-            "instgem.mvout"(%312, %317, %319, %307) : (i64, i64, i64, i64) -> ()
+        %302 = arith.cmpi sgt, %279, %c0_i64_3 : i64
+        %303 = arith.minsi %80, %c0_i64_3 : i64
+        %304 = arith.select %302, %303, %c0_i64_3 : i64
+        scf.if %296 {
+          %305 = arith.index_cast %304 : i64 to index
+          %306 = arith.index_cast %80 : i64 to index
+          scf.for %arg20 = %305 to %306 step %c1 {
+            %307 = arith.index_cast %arg20 : index to i64
+            %308 = arith.addi %74, %307 : i64
+            %309 = arith.muli %308, %c16_i64 : i64
+            %310 = arith.maxsi %309, %65 : i64
+            %311 = arith.addi %309, %c16_i64 : i64
+            %312 = arith.minsi %311, %75 : i64
+            %313 = arith.subi %312, %310 : i64
+            %314 = arith.subi %310, %65 : i64
+            %315 = arith.muli %314, %71 : i64
+            %316 = arith.addi %70, %315 : i64
+            %317 = arith.muli %284, %c16_i64 : i64
+            %318 = arith.addi %316, %317 : i64
+            %319 = arith.muli %308, %c32_i64 : i64
+            %320 = arith.addi %319, %317 : i64
+            %321 = arith.ori %320, %c2147483648_i64 : i64
+            %322 = arith.subi %310, %309 : i64
+            %323 = arith.addi %321, %322 : i64
+            %324 = arith.subi %67, %317 : i64
+            %325 = arith.minsi %324, %c16_i64 : i64
+            "instgem.mvout"(%318, %323, %325, %313) : (i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.if %276 {
+      scf.if %282 {
         scf.for %arg19 = %c0 to %c2 step %c1 {
-          %278 = arith.index_cast %arg19 : index to i64
-          %279 = arith.muli %278, %c16_i64 : i64
-          %280 = arith.subi %c32_i64, %279 : i64
-          %281 = arith.minsi %280, %c16_i64 : i64
-          %282 = arith.ori %279, %c2147483648_i64 : i64
-          %283 = arith.cmpi eq, %273, %c0_i64_3 : i64
-          %284 = arith.cmpi sge, %278, %271 : i64
-          %285 = arith.ori %283, %284 : i1
-          %286 = arith.cmpi slt, %278, %80 : i64
-          %287 = arith.andi %285, %286 : i1
-          scf.if %287 {
-            "instgem.mvin"(%c0_i64_3, %282, %281, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %284 = arith.index_cast %arg19 : index to i64
+          %285 = arith.muli %284, %c16_i64 : i64
+          %286 = arith.subi %c32_i64, %285 : i64
+          %287 = arith.minsi %286, %c16_i64 : i64
+          %288 = arith.ori %285, %c2147483648_i64 : i64
+          %289 = arith.cmpi eq, %279, %c0_i64_3 : i64
+          %290 = arith.cmpi sge, %284, %277 : i64
+          %291 = arith.ori %289, %290 : i1
+          %292 = arith.cmpi slt, %284, %81 : i64
+          %293 = arith.andi %291, %292 : i1
+          scf.if %293 {
+            "instgem.mvin"(%c0_i64_3, %288, %287, %c16_i64) : (i64, i64, i64, i64) -> ()
           }
         }
       }
-      scf.if %275 {
-        %278 = arith.minsi %271, %80 : i64
-        %279 = arith.index_cast %278 : i64 to index
-        %280 = arith.index_cast %80 : i64 to index
-        scf.for %arg19 = %279 to %280 step %c1 {
-          %281 = arith.index_cast %arg19 : index to i64
-          %282 = arith.index_cast %79 : i64 to index
-          scf.for %arg20 = %c0 to %282 step %c1 {
-            %283 = arith.index_cast %arg20 : index to i64
-            %284 = arith.addi %73, %283 : i64
-            %285 = arith.muli %284, %c16_i64 : i64
-            %286 = arith.maxsi %285, %64 : i64
-            %287 = arith.addi %285, %c16_i64 : i64
-            %288 = arith.minsi %287, %74 : i64
-            %289 = arith.subi %288, %286 : i64
-            %290 = arith.subi %286, %64 : i64
-            %291 = arith.muli %290, %70 : i64
-            %292 = arith.addi %69, %291 : i64
-            %293 = arith.muli %281, %c16_i64 : i64
-            %294 = arith.addi %292, %293 : i64
-            %295 = arith.muli %284, %c32_i64 : i64
-            %296 = arith.addi %295, %293 : i64
-            %297 = arith.ori %296, %c2147483648_i64 : i64
-            %298 = arith.subi %286, %285 : i64
-            %299 = arith.addi %297, %298 : i64
-            %300 = arith.subi %66, %293 : i64
-            %301 = arith.minsi %300, %c16_i64 : i64
-            "instgem.mvout"(%294, %299, %301, %289) : (i64, i64, i64, i64) -> ()
+      scf.if %281 {
+        %284 = arith.minsi %277, %81 : i64
+        %285 = arith.index_cast %284 : i64 to index
+        %286 = arith.index_cast %81 : i64 to index
+        scf.for %arg19 = %285 to %286 step %c1 {
+          %287 = arith.index_cast %arg19 : index to i64
+          %288 = arith.index_cast %80 : i64 to index
+          scf.for %arg20 = %c0 to %288 step %c1 {
+            %289 = arith.index_cast %arg20 : index to i64
+            %290 = arith.addi %74, %289 : i64
+            %291 = arith.muli %290, %c16_i64 : i64
+            %292 = arith.maxsi %291, %65 : i64
+            %293 = arith.addi %291, %c16_i64 : i64
+            %294 = arith.minsi %293, %75 : i64
+            %295 = arith.subi %294, %292 : i64
+            %296 = arith.subi %292, %65 : i64
+            %297 = arith.muli %296, %71 : i64
+            %298 = arith.addi %70, %297 : i64
+            %299 = arith.muli %287, %c16_i64 : i64
+            %300 = arith.addi %298, %299 : i64
+            %301 = arith.muli %290, %c32_i64 : i64
+            %302 = arith.addi %301, %299 : i64
+            %303 = arith.ori %302, %c2147483648_i64 : i64
+            %304 = arith.subi %292, %291 : i64
+            %305 = arith.addi %303, %304 : i64
+            %306 = arith.subi %67, %299 : i64
+            %307 = arith.minsi %306, %c16_i64 : i64
+            "instgem.mvout"(%300, %305, %307, %295) : (i64, i64, i64, i64) -> ()
           }
         }
       }
     }
-    scf.if %63 {
-      %81 = arith.muli %79, %80 : i64
-      %82 = arith.index_cast %81 : i64 to index
-      scf.for %arg18 = %c0 to %82 step %c1 {
-        %83 = arith.index_cast %arg18 : index to i64
-        %84 = arith.remsi %83, %79 : i64
-        %85 = arith.divsi %83, %79 : i64
-        %86 = arith.addi %73, %84 : i64
-        %87 = arith.muli %86, %c16_i64 : i64
-        %88 = arith.maxsi %87, %64 : i64
-        %89 = arith.addi %87, %c16_i64 : i64
-        %90 = arith.minsi %89, %74 : i64
-        %91 = arith.subi %90, %88 : i64
-        %92 = arith.subi %88, %64 : i64
-        %93 = arith.muli %92, %70 : i64
-        %94 = arith.addi %69, %93 : i64
-        %95 = arith.muli %85, %c16_i64 : i64
-        %96 = arith.addi %94, %95 : i64
-        %97 = arith.muli %86, %c32_i64 : i64
-        %98 = arith.addi %97, %95 : i64
-        %99 = arith.ori %98, %c2147483648_i64 : i64
-        %100 = arith.subi %88, %87 : i64
-        %101 = arith.addi %99, %100 : i64
-        %102 = arith.subi %66, %95 : i64
-        %103 = arith.minsi %102, %c16_i64 : i64
-        "instgem.mvout"(%96, %101, %103, %91) : (i64, i64, i64, i64) -> ()
+    scf.if %64 {
+      %82 = arith.muli %80, %81 : i64
+      %83 = arith.index_cast %82 : i64 to index
+      scf.for %arg18 = %c0 to %83 step %c1 {
+        %84 = arith.index_cast %arg18 : index to i64
+        %85 = arith.remsi %84, %80 : i64
+        %86 = arith.divsi %84, %80 : i64
+        %87 = arith.addi %74, %85 : i64
+        %88 = arith.muli %87, %c16_i64 : i64
+        %89 = arith.maxsi %88, %65 : i64
+        %90 = arith.addi %88, %c16_i64 : i64
+        %91 = arith.minsi %90, %75 : i64
+        %92 = arith.subi %91, %89 : i64
+        %93 = arith.subi %89, %65 : i64
+        %94 = arith.muli %93, %71 : i64
+        %95 = arith.addi %70, %94 : i64
+        %96 = arith.muli %86, %c16_i64 : i64
+        %97 = arith.addi %95, %96 : i64
+        %98 = arith.muli %87, %c32_i64 : i64
+        %99 = arith.addi %98, %96 : i64
+        %100 = arith.ori %99, %c2147483648_i64 : i64
+        %101 = arith.subi %89, %88 : i64
+        %102 = arith.addi %100, %101 : i64
+        %103 = arith.subi %67, %96 : i64
+        %104 = arith.minsi %103, %c16_i64 : i64
+        "instgem.mvout"(%97, %102, %104, %92) : (i64, i64, i64, i64) -> ()
       }
     }
     return

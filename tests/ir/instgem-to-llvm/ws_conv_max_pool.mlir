@@ -10,6 +10,7 @@
 // CHECK: llvm.func @baco.rocc.config_ex(i64, i64, i64) attributes {sym_visibility = "private"}
 // CHECK: llvm.func @baco_boundary_error(i64, i64) attributes {sym_visibility = "private"}
 // CHECK: llvm.func @baco_program_id(i64) -> i64 attributes {sym_visibility = "private"}
+// CHECK: llvm.func @baco_runtime_error(i64, i64, i64) attributes {sym_visibility = "private"}
 // CHECK-LABEL: llvm.func @conv_pool_kernel(%{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: f32, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 48 : i64} {
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
@@ -38,6 +39,8 @@
 // CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco_runtime_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco_runtime_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -45,6 +48,7 @@
 module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
+  func.func private @baco_runtime_error(i64, i64, i64)
   func.func @conv_pool_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: f32, %arg9: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 48 : i64} {
     %c0_i64 = arith.constant 0 : i64
     %c0_i64_0 = arith.constant 0 : i64
@@ -59,11 +63,9 @@ module {
     %6 = arith.andi %1, %3 : i1
     %7 = arith.andi %6, %5 : i1
     %c2 = arith.constant 2 : index
-    %c3_i64 = arith.constant 3 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c25_i64 = arith.constant 25 : i64
-    %c4_i64 = arith.constant 4 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c16_i64 = arith.constant 16 : i64
     %c64_i64 = arith.constant 64 : i64
@@ -73,16 +75,20 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c25 = arith.constant 25 : index
-    %c60_i64 = arith.constant 60 : i64
+    %c61_i64 = arith.constant 61 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c65_i64 = arith.constant 65 : i64
-    %c13_i64 = arith.constant 13 : i64
     %c66_i64 = arith.constant 66 : i64
+    %c13_i64 = arith.constant 13 : i64
+    %c67_i64 = arith.constant 67 : i64
     %c5 = arith.constant 5 : index
     %c3 = arith.constant 3 : index
-    %c6 = arith.constant 6 : index
-    %c77_i64 = arith.constant 77 : i64
+    %c3_i64 = arith.constant 3 : i64
+    %c74_i64 = arith.constant 74 : i64
+    %c14_i64 = arith.constant 14 : i64
+    %c4_i64 = arith.constant 4 : i64
+    %c78_i64 = arith.constant 78 : i64
     %c5_i64 = arith.constant 5 : i64
+    %c6 = arith.constant 6 : index
     %c4 = arith.constant 4 : index
     %c1_i64_2 = arith.constant 1 : i64
     %c0_i64_3 = arith.constant 0 : i64
@@ -127,22 +133,22 @@ module {
     %39 = arith.subi %35, %32 : index
     %40 = arith.cmpi sgt, %38, %c0 : index
     scf.if %40 {
-      func.call @baco_boundary_error(%c60_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c61_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_5[%23, %32] [%30, %39] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg10 = %c0 to %c2 step %c1 {
-      %95 = arith.index_cast %arg10 : index to i64
-      %96 = arith.remsi %95, %c2_i64_1 : i64
-      %97 = arith.divsi %95, %c2_i64_1 : i64
-      %98 = arith.muli %97, %c16_i64 : i64
-      %99 = arith.subi %c16_i64, %98 : i64
-      %100 = arith.minsi %99, %c16_i64 : i64
-      %101 = arith.muli %96, %c16_i64 : i64
-      %102 = arith.muli %97, %c32_i64 : i64
-      %103 = arith.addi %101, %102 : i64
-      %104 = arith.ori %103, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %104, %100, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %103 = arith.index_cast %arg10 : index to i64
+      %104 = arith.remsi %103, %c2_i64_1 : i64
+      %105 = arith.divsi %103, %c2_i64_1 : i64
+      %106 = arith.muli %105, %c16_i64 : i64
+      %107 = arith.subi %c16_i64, %106 : i64
+      %108 = arith.minsi %107, %c16_i64 : i64
+      %109 = arith.muli %104, %c16_i64 : i64
+      %110 = arith.muli %105, %c32_i64 : i64
+      %111 = arith.addi %109, %110 : i64
+      %112 = arith.ori %111, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %112, %108, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %41 = arith.index_cast %29 : index to i64
     %42 = arith.index_cast %30 : index to i64
@@ -165,26 +171,26 @@ module {
     %56 = arith.muli %55, %48 : i64
     %57 = arith.index_cast %56 : i64 to index
     scf.for %arg10 = %c0 to %57 step %c1 {
-      %95 = arith.index_cast %arg10 : index to i64
-      %96 = arith.divsi %95, %48 : i64
-      %97 = arith.addi %49, %96 : i64
-      %98 = arith.remsi %95, %48 : i64
-      %99 = arith.muli %97, %c16_i64 : i64
-      %100 = arith.maxsi %99, %41 : i64
-      %101 = arith.addi %99, %c16_i64 : i64
-      %102 = arith.minsi %101, %50 : i64
-      %103 = arith.subi %102, %100 : i64
-      %104 = arith.muli %98, %c64_i64 : i64
-      %105 = arith.addi %47, %104 : i64
-      %106 = arith.muli %98, %c32_i64 : i64
-      %107 = arith.addi %99, %106 : i64
-      %108 = arith.ori %107, %c2147483648_i64 : i64
-      %109 = arith.subi %100, %99 : i64
-      %110 = arith.addi %108, %109 : i64
-      %111 = arith.muli %98, %c16_i64 : i64
-      %112 = arith.subi %43, %111 : i64
-      %113 = arith.minsi %112, %c16_i64 : i64
-      "instgem.mvin"(%105, %110, %113, %103) : (i64, i64, i64, i64) -> ()
+      %103 = arith.index_cast %arg10 : index to i64
+      %104 = arith.divsi %103, %48 : i64
+      %105 = arith.addi %49, %104 : i64
+      %106 = arith.remsi %103, %48 : i64
+      %107 = arith.muli %105, %c16_i64 : i64
+      %108 = arith.maxsi %107, %41 : i64
+      %109 = arith.addi %107, %c16_i64 : i64
+      %110 = arith.minsi %109, %50 : i64
+      %111 = arith.subi %110, %108 : i64
+      %112 = arith.muli %106, %c64_i64 : i64
+      %113 = arith.addi %47, %112 : i64
+      %114 = arith.muli %106, %c32_i64 : i64
+      %115 = arith.addi %107, %114 : i64
+      %116 = arith.ori %115, %c2147483648_i64 : i64
+      %117 = arith.subi %108, %107 : i64
+      %118 = arith.addi %116, %117 : i64
+      %119 = arith.muli %106, %c16_i64 : i64
+      %120 = arith.subi %43, %119 : i64
+      %121 = arith.minsi %120, %c16_i64 : i64
+      "instgem.mvin"(%113, %118, %121, %111) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %58 = arith.ceildivsi %41, %c16_i64 : i64
     %59 = arith.cmpi sgt, %41, %c0_i64_3 : i64
@@ -193,284 +199,298 @@ module {
     %62 = arith.muli %61, %48 : i64
     %63 = arith.index_cast %62 : i64 to index
     scf.for %arg10 = %c0 to %63 step %c1 {
-      %95 = arith.index_cast %arg10 : index to i64
-      %96 = arith.divsi %95, %48 : i64
-      %97 = arith.remsi %95, %48 : i64
-      %98 = arith.muli %96, %c16_i64 : i64
-      %99 = arith.maxsi %98, %c0_i64_3 : i64
-      %100 = arith.addi %98, %c16_i64 : i64
-      %101 = arith.minsi %100, %41 : i64
-      %102 = arith.subi %101, %99 : i64
-      %103 = arith.muli %97, %c32_i64 : i64
-      %104 = arith.addi %98, %103 : i64
-      %105 = arith.ori %104, %c2147483648_i64 : i64
-      %106 = arith.subi %99, %98 : i64
-      %107 = arith.addi %105, %106 : i64
-      %108 = arith.muli %97, %c16_i64 : i64
-      %109 = arith.subi %43, %108 : i64
-      %110 = arith.minsi %109, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %107, %110, %102) : (i64, i64, i64, i64) -> ()
+      %103 = arith.index_cast %arg10 : index to i64
+      %104 = arith.divsi %103, %48 : i64
+      %105 = arith.remsi %103, %48 : i64
+      %106 = arith.muli %104, %c16_i64 : i64
+      %107 = arith.maxsi %106, %c0_i64_3 : i64
+      %108 = arith.addi %106, %c16_i64 : i64
+      %109 = arith.minsi %108, %41 : i64
+      %110 = arith.subi %109, %107 : i64
+      %111 = arith.muli %105, %c32_i64 : i64
+      %112 = arith.addi %106, %111 : i64
+      %113 = arith.ori %112, %c2147483648_i64 : i64
+      %114 = arith.subi %107, %106 : i64
+      %115 = arith.addi %113, %114 : i64
+      %116 = arith.muli %105, %c16_i64 : i64
+      %117 = arith.subi %43, %116 : i64
+      %118 = arith.minsi %117, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %115, %118, %110) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %64 = arith.ceildivsi %arg5, %c16 : index
     %65:2 = scf.for %arg10 = %c0 to %64 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %95 = arith.maxsi %arg11, %c0 : index
-      %96 = arith.minsi %95, %arg5 : index
-      %97 = arith.addi %arg11, %c16 : index
-      %98 = arith.maxsi %97, %c0 : index
-      %99 = arith.minsi %98, %arg5 : index
-      %100 = arith.subi %96, %arg11 : index
-      %101 = arith.maxsi %100, %c0 : index
-      %102 = arith.minsi %101, %c16 : index
-      %103 = arith.subi %99, %96 : index
-      %104 = arith.cmpi sgt, %102, %c0 : index
-      scf.if %104 {
-        func.call @baco_boundary_error(%c65_i64, %c13_i64) : (i64, i64) -> ()
-      }
-      %subview_13 = memref.subview %reinterpret_cast[%23, %96] [%30, %103] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %105 = arith.index_cast %103 : index to i64
-      %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %106 = arith.index_cast %intptr_18 : index to i64
-      %107 = arith.index_cast %offset_15 : index to i64
-      %108 = arith.addi %106, %107 : i64
-      %109 = arith.index_cast %strides_17#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %109) : (i64, i64, i64, i64, i64, i64) -> ()
-      %110 = arith.ceildivsi %105, %c64_i64 : i64
-      %111 = arith.muli %55, %110 : i64
-      %112 = arith.index_cast %111 : i64 to index
-      scf.for %arg13 = %c0 to %112 step %c1 {
-        %161 = arith.index_cast %arg13 : index to i64
-        %162 = arith.divsi %161, %110 : i64
-        %163 = arith.addi %49, %162 : i64
-        %164 = arith.remsi %161, %110 : i64
-        %165 = arith.muli %163, %c16_i64 : i64
-        %166 = arith.maxsi %165, %41 : i64
-        %167 = arith.addi %165, %c16_i64 : i64
-        %168 = arith.minsi %167, %50 : i64
-        %169 = arith.subi %168, %166 : i64
-        %170 = arith.subi %166, %41 : i64
-        %171 = arith.muli %170, %109 : i64
-        %172 = arith.addi %108, %171 : i64
-        %173 = arith.muli %164, %c64_i64 : i64
-        %174 = arith.addi %172, %173 : i64
-        %175 = arith.addi %165, %173 : i64
-        %176 = arith.subi %166, %165 : i64
-        %177 = arith.addi %175, %176 : i64
-        %178 = arith.subi %105, %173 : i64
-        %179 = arith.minsi %178, %c64_i64 : i64
-        "instgem.mvin"(%174, %177, %179, %169) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %113 = arith.muli %61, %110 : i64
-      %114 = arith.index_cast %113 : i64 to index
-      scf.for %arg13 = %c0 to %114 step %c1 {
-        %161 = arith.index_cast %arg13 : index to i64
-        %162 = arith.divsi %161, %110 : i64
-        %163 = arith.remsi %161, %110 : i64
-        %164 = arith.muli %162, %c16_i64 : i64
-        %165 = arith.maxsi %164, %c0_i64_3 : i64
-        %166 = arith.addi %164, %c16_i64 : i64
-        %167 = arith.minsi %166, %41 : i64
-        %168 = arith.subi %167, %165 : i64
-        %169 = arith.muli %163, %c64_i64 : i64
-        %170 = arith.addi %164, %169 : i64
-        %171 = arith.subi %165, %164 : i64
-        %172 = arith.addi %170, %171 : i64
-        %173 = arith.subi %105, %169 : i64
-        %174 = arith.minsi %173, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %172, %174, %168) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %115 = arith.maxsi %arg12, %c0 : index
-      %116 = arith.minsi %115, %arg5 : index
-      %117 = arith.addi %arg12, %c16 : index
-      %118 = arith.maxsi %117, %c0 : index
-      %119 = arith.minsi %118, %arg5 : index
-      %120 = arith.subi %116, %arg12 : index
-      %121 = arith.maxsi %120, %c0 : index
-      %122 = arith.minsi %121, %c16 : index
-      %123 = arith.subi %119, %116 : index
-      scf.if %40 {
+      %103 = arith.maxsi %arg11, %c0 : index
+      %104 = arith.minsi %103, %arg5 : index
+      %105 = arith.addi %arg11, %c16 : index
+      %106 = arith.maxsi %105, %c0 : index
+      %107 = arith.minsi %106, %arg5 : index
+      %108 = arith.subi %104, %arg11 : index
+      %109 = arith.maxsi %108, %c0 : index
+      %110 = arith.minsi %109, %c16 : index
+      %111 = arith.subi %107, %104 : index
+      %112 = arith.cmpi sgt, %110, %c0 : index
+      scf.if %112 {
         func.call @baco_boundary_error(%c66_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_19 = memref.subview %reinterpret_cast_4[%116, %32] [%123, %39] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %124 = arith.index_cast %122 : index to i64
-      %125 = arith.index_cast %123 : index to i64
-      %126 = arith.addi %124, %125 : i64
+      %subview_13 = memref.subview %reinterpret_cast[%23, %104] [%30, %111] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %113 = arith.index_cast %111 : index to i64
+      %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %114 = arith.index_cast %intptr_18 : index to i64
+      %115 = arith.index_cast %offset_15 : index to i64
+      %116 = arith.addi %114, %115 : i64
+      %117 = arith.index_cast %strides_17#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %117) : (i64, i64, i64, i64, i64, i64) -> ()
+      %118 = arith.ceildivsi %113, %c64_i64 : i64
+      %119 = arith.muli %55, %118 : i64
+      %120 = arith.index_cast %119 : i64 to index
+      scf.for %arg13 = %c0 to %120 step %c1 {
+        %169 = arith.index_cast %arg13 : index to i64
+        %170 = arith.divsi %169, %118 : i64
+        %171 = arith.addi %49, %170 : i64
+        %172 = arith.remsi %169, %118 : i64
+        %173 = arith.muli %171, %c16_i64 : i64
+        %174 = arith.maxsi %173, %41 : i64
+        %175 = arith.addi %173, %c16_i64 : i64
+        %176 = arith.minsi %175, %50 : i64
+        %177 = arith.subi %176, %174 : i64
+        %178 = arith.subi %174, %41 : i64
+        %179 = arith.muli %178, %117 : i64
+        %180 = arith.addi %116, %179 : i64
+        %181 = arith.muli %172, %c64_i64 : i64
+        %182 = arith.addi %180, %181 : i64
+        %183 = arith.addi %173, %181 : i64
+        %184 = arith.subi %174, %173 : i64
+        %185 = arith.addi %183, %184 : i64
+        %186 = arith.subi %113, %181 : i64
+        %187 = arith.minsi %186, %c64_i64 : i64
+        "instgem.mvin"(%182, %185, %187, %177) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %121 = arith.muli %61, %118 : i64
+      %122 = arith.index_cast %121 : i64 to index
+      scf.for %arg13 = %c0 to %122 step %c1 {
+        %169 = arith.index_cast %arg13 : index to i64
+        %170 = arith.divsi %169, %118 : i64
+        %171 = arith.remsi %169, %118 : i64
+        %172 = arith.muli %170, %c16_i64 : i64
+        %173 = arith.maxsi %172, %c0_i64_3 : i64
+        %174 = arith.addi %172, %c16_i64 : i64
+        %175 = arith.minsi %174, %41 : i64
+        %176 = arith.subi %175, %173 : i64
+        %177 = arith.muli %171, %c64_i64 : i64
+        %178 = arith.addi %172, %177 : i64
+        %179 = arith.subi %173, %172 : i64
+        %180 = arith.addi %178, %179 : i64
+        %181 = arith.subi %113, %177 : i64
+        %182 = arith.minsi %181, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %180, %182, %176) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %123 = arith.maxsi %arg12, %c0 : index
+      %124 = arith.minsi %123, %arg5 : index
+      %125 = arith.addi %arg12, %c16 : index
+      %126 = arith.maxsi %125, %c0 : index
+      %127 = arith.minsi %126, %arg5 : index
+      %128 = arith.subi %124, %arg12 : index
+      %129 = arith.maxsi %128, %c0 : index
+      %130 = arith.minsi %129, %c16 : index
+      %131 = arith.subi %127, %124 : index
+      scf.if %40 {
+        func.call @baco_boundary_error(%c67_i64, %c13_i64) : (i64, i64) -> ()
+      }
+      %subview_19 = memref.subview %reinterpret_cast_4[%124, %32] [%131, %39] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %132 = arith.index_cast %130 : index to i64
+      %133 = arith.index_cast %131 : index to i64
+      %134 = arith.addi %132, %133 : i64
       %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %127 = arith.index_cast %intptr_24 : index to i64
-      %128 = arith.index_cast %offset_21 : index to i64
-      %129 = arith.addi %127, %128 : i64
-      %130 = arith.index_cast %strides_23#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %130) : (i64, i64, i64, i64, i64, i64) -> ()
-      %131 = arith.ceildivsi %43, %c64_i64 : i64
-      %132 = arith.divsi %124, %c16_i64 : i64
-      %133 = arith.ceildivsi %126, %c16_i64 : i64
-      %134 = arith.subi %133, %132 : i64
-      %135 = arith.cmpi sgt, %125, %c0_i64_3 : i64
-      %136 = arith.extui %135 : i1 to i64
-      %137 = arith.muli %134, %136 : i64
-      %138 = arith.muli %137, %131 : i64
-      %139 = arith.index_cast %138 : i64 to index
-      scf.for %arg13 = %c0 to %139 step %c1 {
-        %161 = arith.index_cast %arg13 : index to i64
-        %162 = arith.divsi %161, %131 : i64
-        %163 = arith.addi %132, %162 : i64
-        %164 = arith.remsi %161, %131 : i64
-        %165 = arith.muli %163, %c16_i64 : i64
-        %166 = arith.maxsi %165, %124 : i64
-        %167 = arith.addi %165, %c16_i64 : i64
-        %168 = arith.minsi %167, %126 : i64
-        %169 = arith.subi %168, %166 : i64
-        %170 = arith.subi %166, %124 : i64
-        %171 = arith.muli %170, %130 : i64
-        %172 = arith.addi %129, %171 : i64
-        %173 = arith.muli %164, %c64_i64 : i64
-        %174 = arith.addi %172, %173 : i64
-        %175 = arith.addi %165, %173 : i64
-        %176 = arith.addi %175, %c32_i64 : i64
-        %177 = arith.subi %166, %165 : i64
-        %178 = arith.addi %176, %177 : i64
-        %179 = arith.subi %43, %173 : i64
-        %180 = arith.minsi %179, %c64_i64 : i64
-        "instgem.mvin"(%174, %178, %180, %169) : (i64, i64, i64, i64) -> ()
+      %135 = arith.index_cast %intptr_24 : index to i64
+      %136 = arith.index_cast %offset_21 : index to i64
+      %137 = arith.addi %135, %136 : i64
+      %138 = arith.index_cast %strides_23#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %138) : (i64, i64, i64, i64, i64, i64) -> ()
+      %139 = arith.ceildivsi %43, %c64_i64 : i64
+      %140 = arith.divsi %132, %c16_i64 : i64
+      %141 = arith.ceildivsi %134, %c16_i64 : i64
+      %142 = arith.subi %141, %140 : i64
+      %143 = arith.cmpi sgt, %133, %c0_i64_3 : i64
+      %144 = arith.extui %143 : i1 to i64
+      %145 = arith.muli %142, %144 : i64
+      %146 = arith.muli %145, %139 : i64
+      %147 = arith.index_cast %146 : i64 to index
+      scf.for %arg13 = %c0 to %147 step %c1 {
+        %169 = arith.index_cast %arg13 : index to i64
+        %170 = arith.divsi %169, %139 : i64
+        %171 = arith.addi %140, %170 : i64
+        %172 = arith.remsi %169, %139 : i64
+        %173 = arith.muli %171, %c16_i64 : i64
+        %174 = arith.maxsi %173, %132 : i64
+        %175 = arith.addi %173, %c16_i64 : i64
+        %176 = arith.minsi %175, %134 : i64
+        %177 = arith.subi %176, %174 : i64
+        %178 = arith.subi %174, %132 : i64
+        %179 = arith.muli %178, %138 : i64
+        %180 = arith.addi %137, %179 : i64
+        %181 = arith.muli %172, %c64_i64 : i64
+        %182 = arith.addi %180, %181 : i64
+        %183 = arith.addi %173, %181 : i64
+        %184 = arith.addi %183, %c32_i64 : i64
+        %185 = arith.subi %174, %173 : i64
+        %186 = arith.addi %184, %185 : i64
+        %187 = arith.subi %43, %181 : i64
+        %188 = arith.minsi %187, %c64_i64 : i64
+        "instgem.mvin"(%182, %186, %188, %177) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %140 = arith.ceildivsi %124, %c16_i64 : i64
-      %141 = arith.cmpi sgt, %124, %c0_i64_3 : i64
-      %142 = arith.extui %141 : i1 to i64
-      %143 = arith.muli %140, %142 : i64
-      %144 = arith.muli %143, %131 : i64
-      %145 = arith.index_cast %144 : i64 to index
-      scf.for %arg13 = %c0 to %145 step %c1 {
-        %161 = arith.index_cast %arg13 : index to i64
-        %162 = arith.divsi %161, %131 : i64
-        %163 = arith.remsi %161, %131 : i64
-        %164 = arith.muli %162, %c16_i64 : i64
-        %165 = arith.maxsi %164, %c0_i64_3 : i64
-        %166 = arith.addi %164, %c16_i64 : i64
-        %167 = arith.minsi %166, %124 : i64
-        %168 = arith.subi %167, %165 : i64
-        %169 = arith.muli %163, %c64_i64 : i64
-        %170 = arith.addi %164, %169 : i64
-        %171 = arith.addi %170, %c32_i64 : i64
-        %172 = arith.subi %165, %164 : i64
-        %173 = arith.addi %171, %172 : i64
-        %174 = arith.subi %43, %169 : i64
-        %175 = arith.minsi %174, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %173, %175, %168) : (i64, i64, i64, i64) -> ()
+      %148 = arith.ceildivsi %132, %c16_i64 : i64
+      %149 = arith.cmpi sgt, %132, %c0_i64_3 : i64
+      %150 = arith.extui %149 : i1 to i64
+      %151 = arith.muli %148, %150 : i64
+      %152 = arith.muli %151, %139 : i64
+      %153 = arith.index_cast %152 : i64 to index
+      scf.for %arg13 = %c0 to %153 step %c1 {
+        %169 = arith.index_cast %arg13 : index to i64
+        %170 = arith.divsi %169, %139 : i64
+        %171 = arith.remsi %169, %139 : i64
+        %172 = arith.muli %170, %c16_i64 : i64
+        %173 = arith.maxsi %172, %c0_i64_3 : i64
+        %174 = arith.addi %172, %c16_i64 : i64
+        %175 = arith.minsi %174, %132 : i64
+        %176 = arith.subi %175, %173 : i64
+        %177 = arith.muli %171, %c64_i64 : i64
+        %178 = arith.addi %172, %177 : i64
+        %179 = arith.addi %178, %c32_i64 : i64
+        %180 = arith.subi %173, %172 : i64
+        %181 = arith.addi %179, %180 : i64
+        %182 = arith.subi %43, %177 : i64
+        %183 = arith.minsi %182, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %181, %183, %176) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %146 = arith.maxsi %50, %c0_i64_3 : i64
-      %147 = arith.minsi %146, %c25_i64 : i64
-      %148 = arith.maxsi %105, %c0_i64_3 : i64
-      %149 = arith.minsi %148, %c16_i64 : i64
-      %150 = arith.maxsi %126, %c0_i64_3 : i64
-      %151 = arith.minsi %150, %c16_i64 : i64
-      %152 = arith.maxsi %43, %c0_i64_3 : i64
-      %153 = arith.minsi %152, %c16_i64 : i64
-      %154 = arith.ceildivsi %147, %c16_i64 : i64
-      %155 = arith.ceildivsi %153, %c16_i64 : i64
-      %156 = arith.minsi %149, %151 : i64
-      %157 = arith.ceildivsi %156, %c16_i64 : i64
-      %158 = arith.cmpi sgt, %154, %c0_i64_3 : i64
-      %159 = arith.select %158, %155, %c0_i64_3 : i64
-      %160 = arith.index_cast %159 : i64 to index
-      scf.for %arg13 = %c0 to %160 step %c1 {
-        %161 = arith.index_cast %arg13 : index to i64
-        %162 = arith.index_cast %157 : i64 to index
-        scf.for %arg14 = %c0 to %162 step %c1 {
-          %163 = arith.index_cast %arg14 : index to i64
-          %164 = arith.muli %163, %c16_i64 : i64
-          %165 = arith.subi %149, %164 : i64
-          %166 = arith.minsi %165, %c16_i64 : i64
-          %167 = arith.subi %151, %164 : i64
-          %168 = arith.minsi %167, %c16_i64 : i64
-          %169 = arith.minsi %147, %c16_i64 : i64
-          %170 = arith.muli %161, %c16_i64 : i64
-          %171 = arith.subi %153, %170 : i64
-          %172 = arith.minsi %171, %c16_i64 : i64
-          %173 = arith.muli %161, %c32_i64 : i64
-          %174 = arith.ori %173, %c3221225472_i64 : i64
-          %175 = arith.addi %164, %170 : i64
-          %176 = arith.addi %175, %c32_i64 : i64
-          "instgem.preload"(%176, %172, %168, %174, %172, %169) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%164, %166, %169, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %177 = arith.divsi %147, %c16_i64 : i64
-          %178 = arith.minsi %154, %177 : i64
-          %179 = arith.maxsi %178, %c1_i64_2 : i64
-          %180 = arith.index_cast %179 : i64 to index
-          scf.for %arg15 = %c1 to %180 step %c1 {
-            %182 = arith.index_cast %arg15 : index to i64
-            %183 = arith.muli %182, %c16_i64 : i64
-            %184 = arith.addi %183, %173 : i64
-            %185 = arith.ori %184, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %185, %172, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %186 = arith.addi %183, %164 : i64
-            "instgem.compute_accumulated"(%186, %166, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %154 = arith.maxsi %50, %c0_i64_3 : i64
+      %155 = arith.minsi %154, %c25_i64 : i64
+      %156 = arith.maxsi %113, %c0_i64_3 : i64
+      %157 = arith.minsi %156, %c16_i64 : i64
+      %158 = arith.maxsi %134, %c0_i64_3 : i64
+      %159 = arith.minsi %158, %c16_i64 : i64
+      %160 = arith.maxsi %43, %c0_i64_3 : i64
+      %161 = arith.minsi %160, %c16_i64 : i64
+      %162 = arith.ceildivsi %155, %c16_i64 : i64
+      %163 = arith.ceildivsi %161, %c16_i64 : i64
+      %164 = arith.minsi %157, %159 : i64
+      %165 = arith.ceildivsi %164, %c16_i64 : i64
+      %166 = arith.cmpi sgt, %162, %c0_i64_3 : i64
+      %167 = arith.select %166, %163, %c0_i64_3 : i64
+      %168 = arith.index_cast %167 : i64 to index
+      scf.for %arg13 = %c0 to %168 step %c1 {
+        %169 = arith.index_cast %arg13 : index to i64
+        %170 = arith.index_cast %165 : i64 to index
+        scf.for %arg14 = %c0 to %170 step %c1 {
+          %171 = arith.index_cast %arg14 : index to i64
+          %172 = arith.muli %171, %c16_i64 : i64
+          %173 = arith.subi %157, %172 : i64
+          %174 = arith.minsi %173, %c16_i64 : i64
+          %175 = arith.subi %159, %172 : i64
+          %176 = arith.minsi %175, %c16_i64 : i64
+          %177 = arith.minsi %155, %c16_i64 : i64
+          %178 = arith.muli %169, %c16_i64 : i64
+          %179 = arith.subi %161, %178 : i64
+          %180 = arith.minsi %179, %c16_i64 : i64
+          %181 = arith.muli %169, %c32_i64 : i64
+          %182 = arith.ori %181, %c3221225472_i64 : i64
+          %183 = arith.addi %172, %178 : i64
+          %184 = arith.addi %183, %c32_i64 : i64
+          "instgem.preload"(%184, %180, %176, %182, %180, %177) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%172, %174, %177, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %185 = arith.divsi %155, %c16_i64 : i64
+          %186 = arith.minsi %162, %185 : i64
+          %187 = arith.maxsi %186, %c1_i64_2 : i64
+          %188 = arith.index_cast %187 : i64 to index
+          scf.for %arg15 = %c1 to %188 step %c1 {
+            %190 = arith.index_cast %arg15 : index to i64
+            %191 = arith.muli %190, %c16_i64 : i64
+            %192 = arith.addi %191, %181 : i64
+            %193 = arith.ori %192, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %193, %180, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %194 = arith.addi %191, %172 : i64
+            "instgem.compute_accumulated"(%194, %174, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-          %181 = arith.index_cast %154 : i64 to index
-          scf.for %arg15 = %180 to %181 step %c1 {
-            %182 = arith.index_cast %arg15 : index to i64
-            %183 = arith.muli %182, %c16_i64 : i64
-            %184 = arith.subi %147, %183 : i64
-            %185 = arith.minsi %184, %c16_i64 : i64
-            %186 = arith.addi %183, %173 : i64
-            %187 = arith.ori %186, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %187, %172, %185) : (i64, i64, i64, i64, i64, i64) -> ()
-            %188 = arith.addi %183, %164 : i64
-            "instgem.compute_accumulated"(%188, %166, %185, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %189 = arith.index_cast %162 : i64 to index
+          scf.for %arg15 = %188 to %189 step %c1 {
+            %190 = arith.index_cast %arg15 : index to i64
+            %191 = arith.muli %190, %c16_i64 : i64
+            %192 = arith.subi %155, %191 : i64
+            %193 = arith.minsi %192, %c16_i64 : i64
+            %194 = arith.addi %191, %181 : i64
+            %195 = arith.ori %194, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %195, %180, %193) : (i64, i64, i64, i64, i64, i64) -> ()
+            %196 = arith.addi %191, %172 : i64
+            "instgem.compute_accumulated"(%196, %174, %193, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %97, %117 : index, index
+      scf.yield %105, %125 : index, index
     }
     %66 = arith.subi %c1, %15 : index
     %67 = arith.maxsi %66, %c0 : index
     %68 = arith.subi %arg3, %16 : index
     %69 = arith.minsi %68, %c5 : index
-    %70 = arith.muli %9, %arg7 : index
-    %71 = arith.muli %70, %c3 : index
-    %72 = arith.muli %71, %arg6 : index
-    %73 = arith.muli %arg7, %c3 : index
-    %74 = arith.muli %11, %c6 : index
-    %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [%72], sizes: [%73, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %75 = arith.maxsi %74, %c0 : index
-    %76 = arith.minsi %75, %73 : index
-    %77 = arith.addi %74, %c6 : index
-    %78 = arith.maxsi %77, %c0 : index
-    %79 = arith.minsi %78, %73 : index
-    %80 = arith.subi %79, %76 : index
-    scf.if %40 {
-      func.call @baco_boundary_error(%c77_i64, %c5_i64) : (i64, i64) -> ()
+    %70 = arith.cmpi slt, %67, %c0 : index
+    %71 = arith.cmpi sgt, %67, %c3 : index
+    %72 = arith.cmpi slt, %69, %67 : index
+    %73 = arith.cmpi sgt, %69, %c5 : index
+    %74 = arith.ori %70, %71 : i1
+    %75 = arith.ori %74, %72 : i1
+    %76 = arith.ori %75, %73 : i1
+    scf.if %76 {
+      func.call @baco_runtime_error(%c3_i64, %c74_i64, %c14_i64) : (i64, i64, i64) -> ()
     }
-    %subview_7 = memref.subview %reinterpret_cast_6[%76, %32] [%80, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %81 = arith.bitcast %arg8 : f32 to i32
-    %82 = arith.extui %81 : i32 to i64
-    %83 = arith.index_cast %67 : index to i64
-    %84 = arith.index_cast %69 : index to i64
-    %85 = arith.index_cast %80 : index to i64
+    %77 = arith.muli %9, %arg7 : index
+    %78 = arith.muli %77, %c3 : index
+    %79 = arith.muli %78, %arg6 : index
+    %80 = arith.muli %arg7, %c3 : index
+    %81 = arith.muli %11, %c6 : index
+    %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [%79], sizes: [%80, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %82 = arith.cmpi slt, %81, %c0 : index
+    scf.if %82 {
+      func.call @baco_runtime_error(%c4_i64, %c78_i64, %c5_i64) : (i64, i64, i64) -> ()
+    }
+    %83 = arith.maxsi %81, %c0 : index
+    %84 = arith.minsi %83, %80 : index
+    %85 = arith.addi %81, %c6 : index
+    %86 = arith.maxsi %85, %c0 : index
+    %87 = arith.minsi %86, %80 : index
+    %88 = arith.subi %87, %84 : index
+    scf.if %40 {
+      func.call @baco_boundary_error(%c78_i64, %c5_i64) : (i64, i64) -> ()
+    }
+    %subview_7 = memref.subview %reinterpret_cast_6[%84, %32] [%88, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %89 = arith.bitcast %arg8 : f32 to i32
+    %90 = arith.extui %89 : i32 to i64
+    %91 = arith.index_cast %67 : index to i64
+    %92 = arith.index_cast %69 : index to i64
+    %93 = arith.index_cast %88 : index to i64
     %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %86 = arith.index_cast %intptr_12 : index to i64
-    %87 = arith.index_cast %offset_9 : index to i64
-    %88 = arith.addi %86, %87 : i64
-    %89 = arith.index_cast %strides_11#0 : index to i64
-    %90 = arith.divsi %85, %c3_i64 : i64
-    %91 = arith.subi %84, %83 : i64
-    %92 = arith.maxsi %91, %c0_i64_3 : i64
-    "instgem.config_st"(%c1_i64_2, %c2_i64_1, %c3_i64, %83, %c1_i64_2, %c3_i64, %90, %c3_i64, %92, %c5_i64, %89, %82) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %93 = arith.muli %83, %c5_i64 : i64
-    %94 = arith.cmpi sgt, %90, %c0_i64_3 : i64
-    scf.if %94 {
-      %95 = arith.index_cast %48 : i64 to index
-      scf.for %arg10 = %c0 to %95 step %c1 {
-        %96 = arith.index_cast %arg10 : index to i64
-        %97 = arith.muli %96, %c16_i64 : i64
-        %98 = arith.addi %88, %97 : i64
-        %99 = arith.muli %96, %c32_i64 : i64
-        %100 = arith.ori %99, %c2147483648_i64 : i64
-        %101 = arith.addi %100, %93 : i64
-        %102 = arith.subi %43, %97 : i64
-        %103 = arith.minsi %102, %c16_i64 : i64
-        "instgem.mvout"(%98, %101, %103, %c0_i64_3) : (i64, i64, i64, i64) -> ()
+    %94 = arith.index_cast %intptr_12 : index to i64
+    %95 = arith.index_cast %offset_9 : index to i64
+    %96 = arith.addi %94, %95 : i64
+    %97 = arith.index_cast %strides_11#0 : index to i64
+    %98 = arith.divsi %93, %c3_i64 : i64
+    %99 = arith.subi %92, %91 : i64
+    %100 = arith.maxsi %99, %c0_i64_3 : i64
+    "instgem.config_st"(%c1_i64_2, %c2_i64_1, %c3_i64, %91, %c1_i64_2, %c3_i64, %98, %c3_i64, %100, %c5_i64, %97, %90) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %101 = arith.muli %91, %c5_i64 : i64
+    %102 = arith.cmpi sgt, %98, %c0_i64_3 : i64
+    scf.if %102 {
+      %103 = arith.index_cast %48 : i64 to index
+      scf.for %arg10 = %c0 to %103 step %c1 {
+        %104 = arith.index_cast %arg10 : index to i64
+        %105 = arith.muli %104, %c16_i64 : i64
+        %106 = arith.addi %96, %105 : i64
+        %107 = arith.muli %104, %c32_i64 : i64
+        %108 = arith.ori %107, %c2147483648_i64 : i64
+        %109 = arith.addi %108, %101 : i64
+        %110 = arith.subi %43, %105 : i64
+        %111 = arith.minsi %110, %c16_i64 : i64
+        "instgem.mvout"(%106, %109, %111, %c0_i64_3) : (i64, i64, i64, i64) -> ()
       }
     }
     return

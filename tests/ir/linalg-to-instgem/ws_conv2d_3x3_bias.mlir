@@ -50,160 +50,190 @@
 module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
+  func.func private @baco_runtime_error(i64, i64, i64)
   func.func @conv2d_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: index, %arg13: index, %arg14: index, %arg15: index, %arg16: index, %arg17: f32, %arg18: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
-    %c9_i64 = arith.constant 9 : i64
-    %c113_i64 = arith.constant 113 : i64
+    %c109_i64 = arith.constant 109 : i64
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
-    %c101_i64 = arith.constant 101 : i64
+    %c97_i64 = arith.constant 97 : i64
     %c0_i8 = arith.constant 0 : i8
+    %c96_i64 = arith.constant 96 : i64
+    %c14_i64 = arith.constant 14 : i64
+    %c79_i64 = arith.constant 79 : i64
+    %c78_i64 = arith.constant 78 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c100_i64 = arith.constant 100 : i64
+    %c77_i64 = arith.constant 77 : i64
     %c0_i32 = arith.constant 0 : i32
     %c15_i64 = arith.constant 15 : i64
     %c72_i64 = arith.constant 72 : i64
-    %c0 = arith.constant 0 : index
     %c32 = arith.constant 32 : index
     %c2_i64 = arith.constant 2 : i64
     %c16 = arith.constant 16 : index
+    %c10_i64 = arith.constant 10 : i64
+    %c63_i64 = arith.constant 63 : i64
+    %c9_i64 = arith.constant 9 : i64
+    %c62_i64 = arith.constant 62 : i64
     %c1_i64 = arith.constant 1 : i64
+    %c0 = arith.constant 0 : index
     %c0_i64 = arith.constant 0 : i64
     %c1 = arith.constant 1 : index
     %0 = call @baco_program_id(%c0_i64) : (i64) -> i64
     %1 = arith.index_cast %0 : i64 to index
-    %2 = arith.floordivsi %1, %arg6 : index
-    %3 = call @baco_program_id(%c0_i64) : (i64) -> i64
-    %4 = arith.index_cast %3 : i64 to index
-    %5 = arith.floordivsi %4, %arg6 : index
-    %6 = arith.muli %5, %arg6 : index
-    %7 = arith.subi %4, %6 : index
-    %8 = call @baco_program_id(%c1_i64) : (i64) -> i64
-    %9 = arith.index_cast %8 : i64 to index
-    %10 = arith.muli %9, %c16 : index
-    %11 = call @baco_program_id(%c2_i64) : (i64) -> i64
-    %12 = arith.index_cast %11 : i64 to index
-    %13 = arith.muli %12, %c32 : index
-    %14 = arith.subi %7, %c1 : index
-    %15 = arith.subi %10, %c1 : index
-    %16 = arith.ceildivsi %arg5, %c32 : index
-    %17 = arith.subi %c1, %7 : index
-    %18 = arith.maxsi %17, %c0 : index
-    %19 = arith.subi %arg3, %14 : index
-    %20 = arith.minsi %arg9, %19 : index
+    %2 = arith.cmpi eq, %arg6, %c0 : index
+    scf.if %2 {
+      func.call @baco_runtime_error(%c1_i64, %c62_i64, %c9_i64) : (i64, i64, i64) -> ()
+    }
+    %3 = arith.floordivsi %1, %arg6 : index
+    %4 = call @baco_program_id(%c0_i64) : (i64) -> i64
+    %5 = arith.index_cast %4 : i64 to index
+    scf.if %2 {
+      func.call @baco_runtime_error(%c1_i64, %c63_i64, %c10_i64) : (i64, i64, i64) -> ()
+    }
+    %6 = arith.floordivsi %5, %arg6 : index
+    %7 = arith.muli %6, %arg6 : index
+    %8 = arith.subi %5, %7 : index
+    %9 = call @baco_program_id(%c1_i64) : (i64) -> i64
+    %10 = arith.index_cast %9 : i64 to index
+    %11 = arith.muli %10, %c16 : index
+    %12 = call @baco_program_id(%c2_i64) : (i64) -> i64
+    %13 = arith.index_cast %12 : i64 to index
+    %14 = arith.muli %13, %c32 : index
+    %15 = arith.subi %8, %c1 : index
+    %16 = arith.subi %11, %c1 : index
+    %17 = arith.ceildivsi %arg5, %c32 : index
+    %18 = arith.subi %c1, %8 : index
+    %19 = arith.maxsi %18, %c0 : index
+    %20 = arith.subi %arg3, %15 : index
+    %21 = arith.minsi %arg9, %20 : index
     %reinterpret_cast = memref.reinterpret_cast %arg18 to offset: [0], sizes: [%arg7, %arg8], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-    %21 = arith.maxsi %10, %c0 : index
-    %22 = arith.minsi %21, %arg7 : index
-    %23 = arith.addi %10, %c16 : index
-    %24 = arith.maxsi %23, %c0 : index
-    %25 = arith.minsi %24, %arg7 : index
-    %26 = arith.subi %22, %10 : index
-    %27 = arith.maxsi %26, %c0 : index
-    %28 = arith.minsi %27, %c16 : index
-    %29 = arith.subi %25, %22 : index
-    %30 = arith.maxsi %13, %c0 : index
-    %31 = arith.minsi %30, %arg8 : index
-    %32 = arith.addi %13, %c32 : index
-    %33 = arith.maxsi %32, %c0 : index
-    %34 = arith.minsi %33, %arg8 : index
-    %35 = arith.subi %31, %13 : index
-    %36 = arith.maxsi %35, %c0 : index
-    %37 = arith.minsi %36, %c32 : index
-    %38 = arith.subi %34, %31 : index
-    %39 = arith.cmpi sgt, %37, %c0 : index
-    scf.if %39 {
+    %22 = arith.maxsi %11, %c0 : index
+    %23 = arith.minsi %22, %arg7 : index
+    %24 = arith.addi %11, %c16 : index
+    %25 = arith.maxsi %24, %c0 : index
+    %26 = arith.minsi %25, %arg7 : index
+    %27 = arith.subi %23, %11 : index
+    %28 = arith.maxsi %27, %c0 : index
+    %29 = arith.minsi %28, %c16 : index
+    %30 = arith.subi %26, %23 : index
+    %31 = arith.maxsi %14, %c0 : index
+    %32 = arith.minsi %31, %arg8 : index
+    %33 = arith.addi %14, %c32 : index
+    %34 = arith.maxsi %33, %c0 : index
+    %35 = arith.minsi %34, %arg8 : index
+    %36 = arith.subi %32, %14 : index
+    %37 = arith.maxsi %36, %c0 : index
+    %38 = arith.minsi %37, %c32 : index
+    %39 = arith.subi %35, %32 : index
+    %40 = arith.cmpi sgt, %38, %c0 : index
+    scf.if %40 {
       func.call @baco_boundary_error(%c72_i64, %c15_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast[%22, %31] [%29, %38] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+    %subview = memref.subview %reinterpret_cast[%23, %32] [%30, %39] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %alloc = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "acc"} : memref<16x32xi32>
     linalg.map outs(%alloc : memref<16x32xi32>)
       (%init: i32) {
         linalg.yield %c0_i32 : i32
       }
-    %subview_1 = memref.subview %alloc[%28, 0] [%29, %38] [1, 1] : memref<16x32xi32> to memref<?x?xi32, strided<[32, 1], offset: ?>>
+    %subview_1 = memref.subview %alloc[%29, 0] [%30, %39] [1, 1] : memref<16x32xi32> to memref<?x?xi32, strided<[32, 1], offset: ?>>
     memref.copy %subview, %subview_1 : memref<?x?xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[32, 1], offset: ?>>
-    %40 = arith.muli %18, %arg10 : index
-    %41 = arith.muli %40, %16 : index
-    %42 = arith.muli %20, %arg10 : index
-    %43 = arith.muli %42, %16 : index
-    scf.for %arg19 = %41 to %43 step %c1 {
-      %48 = arith.muli %arg10, %16 : index
-      %49 = arith.floordivsi %arg19, %48 : index
-      %50 = arith.floordivsi %arg19, %16 : index
-      %51 = arith.floordivsi %50, %arg10 : index
-      %52 = arith.muli %51, %arg10 : index
-      %53 = arith.subi %50, %52 : index
-      %54 = arith.muli %50, %16 : index
-      %55 = arith.subi %arg19, %54 : index
-      %56 = arith.muli %55, %c32 : index
-      %57 = arith.addi %15, %53 : index
-      %58 = arith.muli %2, %arg3 : index
-      %59 = arith.addi %58, %14 : index
-      %60 = arith.addi %59, %49 : index
-      %61 = arith.muli %60, %arg4 : index
-      %62 = arith.muli %61, %arg5 : index
-      %reinterpret_cast_6 = memref.reinterpret_cast %arg0 to offset: [%62], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %63 = arith.muli %49, %arg10 : index
-      %64 = arith.addi %63, %53 : index
-      %65 = arith.muli %64, %arg5 : index
-      %66 = arith.muli %65, %arg8 : index
-      %reinterpret_cast_7 = memref.reinterpret_cast %arg1 to offset: [%66], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %67 = arith.maxsi %57, %c0 : index
-      %68 = arith.minsi %67, %arg4 : index
-      %69 = arith.addi %57, %c16 : index
-      %70 = arith.maxsi %69, %c0 : index
-      %71 = arith.minsi %70, %arg4 : index
-      %72 = arith.subi %68, %57 : index
-      %73 = arith.maxsi %72, %c0 : index
-      %74 = arith.minsi %73, %c16 : index
-      %75 = arith.subi %71, %68 : index
-      %76 = arith.maxsi %56, %c0 : index
-      %77 = arith.minsi %76, %arg5 : index
-      %78 = arith.addi %56, %c32 : index
-      %79 = arith.maxsi %78, %c0 : index
-      %80 = arith.minsi %79, %arg5 : index
-      %81 = arith.subi %77, %56 : index
-      %82 = arith.maxsi %81, %c0 : index
-      %83 = arith.minsi %82, %c32 : index
-      %84 = arith.subi %80, %77 : index
-      %85 = arith.cmpi sgt, %83, %c0 : index
-      scf.if %85 {
-        func.call @baco_boundary_error(%c100_i64, %c13_i64) : (i64, i64) -> ()
+    %41 = arith.muli %19, %arg10 : index
+    %42 = arith.muli %41, %17 : index
+    %43 = arith.muli %21, %arg10 : index
+    %44 = arith.muli %43, %17 : index
+    scf.for %arg19 = %42 to %44 step %c1 {
+      %49 = arith.muli %arg10, %17 : index
+      %50 = arith.cmpi eq, %49, %c0 : index
+      scf.if %50 {
+        func.call @baco_runtime_error(%c1_i64, %c77_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %subview_8 = memref.subview %reinterpret_cast_6[%68, %77] [%75, %84] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %51 = arith.floordivsi %arg19, %49 : index
+      %52 = arith.cmpi eq, %17, %c0 : index
+      scf.if %52 {
+        func.call @baco_runtime_error(%c1_i64, %c78_i64, %c13_i64) : (i64, i64, i64) -> ()
+      }
+      %53 = arith.floordivsi %arg19, %17 : index
+      %54 = arith.cmpi eq, %arg10, %c0 : index
+      scf.if %54 {
+        func.call @baco_runtime_error(%c1_i64, %c78_i64, %c13_i64) : (i64, i64, i64) -> ()
+      }
+      %55 = arith.floordivsi %53, %arg10 : index
+      %56 = arith.muli %55, %arg10 : index
+      %57 = arith.subi %53, %56 : index
+      scf.if %52 {
+        func.call @baco_runtime_error(%c1_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
+      }
+      %58 = arith.muli %53, %17 : index
+      %59 = arith.subi %arg19, %58 : index
+      %60 = arith.muli %59, %c32 : index
+      %61 = arith.addi %16, %57 : index
+      %62 = arith.muli %3, %arg3 : index
+      %63 = arith.addi %62, %15 : index
+      %64 = arith.addi %63, %51 : index
+      %65 = arith.muli %64, %arg4 : index
+      %66 = arith.muli %65, %arg5 : index
+      %reinterpret_cast_6 = memref.reinterpret_cast %arg0 to offset: [%66], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %67 = arith.muli %51, %arg10 : index
+      %68 = arith.addi %67, %57 : index
+      %69 = arith.muli %68, %arg5 : index
+      %70 = arith.muli %69, %arg8 : index
+      %reinterpret_cast_7 = memref.reinterpret_cast %arg1 to offset: [%70], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %71 = arith.maxsi %61, %c0 : index
+      %72 = arith.minsi %71, %arg4 : index
+      %73 = arith.addi %61, %c16 : index
+      %74 = arith.maxsi %73, %c0 : index
+      %75 = arith.minsi %74, %arg4 : index
+      %76 = arith.subi %72, %61 : index
+      %77 = arith.maxsi %76, %c0 : index
+      %78 = arith.minsi %77, %c16 : index
+      %79 = arith.subi %75, %72 : index
+      %80 = arith.maxsi %60, %c0 : index
+      %81 = arith.minsi %80, %arg5 : index
+      %82 = arith.addi %60, %c32 : index
+      %83 = arith.maxsi %82, %c0 : index
+      %84 = arith.minsi %83, %arg5 : index
+      %85 = arith.subi %81, %60 : index
+      %86 = arith.maxsi %85, %c0 : index
+      %87 = arith.minsi %86, %c32 : index
+      %88 = arith.subi %84, %81 : index
+      %89 = arith.cmpi sgt, %87, %c0 : index
+      scf.if %89 {
+        func.call @baco_boundary_error(%c96_i64, %c13_i64) : (i64, i64) -> ()
+      }
+      %subview_8 = memref.subview %reinterpret_cast_6[%72, %81] [%79, %88] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_9 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "spad"} : memref<16x32xi8>
-      %subview_10 = memref.subview %alloc_9[%74, 0] [%75, %84] [1, 1] : memref<16x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
+      %subview_10 = memref.subview %alloc_9[%78, 0] [%79, %88] [1, 1] : memref<16x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
       memref.copy %subview_8, %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[32, 1], offset: ?>>
-      scf.if %39 {
-        func.call @baco_boundary_error(%c101_i64, %c13_i64) : (i64, i64) -> ()
+      scf.if %40 {
+        func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_11 = memref.subview %reinterpret_cast_7[%77, %31] [%84, %38] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_11 = memref.subview %reinterpret_cast_7[%81, %32] [%88, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_12 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 32 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "spad"} : memref<32x32xi8>
-      %subview_13 = memref.subview %alloc_12[%83, 0] [%84, %38] [1, 1] : memref<32x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
+      %subview_13 = memref.subview %alloc_12[%87, 0] [%88, %39] [1, 1] : memref<32x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
       memref.copy %subview_11, %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[32, 1], offset: ?>>
       linalg.matmul ins(%alloc_9, %alloc_12 : memref<16x32xi8>, memref<32x32xi8>) outs(%alloc : memref<16x32xi32>)
     }
-    %44 = arith.muli %2, %arg6 : index
-    %45 = arith.addi %44, %7 : index
-    %46 = arith.muli %45, %arg7 : index
-    %47 = arith.muli %46, %arg8 : index
-    %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%47], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %45 = arith.muli %3, %arg6 : index
+    %46 = arith.addi %45, %8 : index
+    %47 = arith.muli %46, %arg7 : index
+    %48 = arith.muli %47, %arg8 : index
+    %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%48], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %alloc_3 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "epilogue"} : memref<16x32xi8>
     linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%alloc : memref<16x32xi32>) outs(%alloc_3 : memref<16x32xi8>) attrs =  {gemmini.epilogue = {relu = true, scaled = true}} {
     ^bb0(%in: i32, %out: i8):
-      %48 = arith.maxsi %in, %c0_i32 : i32
-      %49 = arith.sitofp %48 : i32 to f32
-      %50 = arith.mulf %49, %arg17 : f32
-      %51 = math.roundeven %50 : f32
-      %52 = arith.maximumf %51, %cst_0 : f32
-      %53 = arith.minimumf %52, %cst : f32
-      %54 = arith.fptosi %53 : f32 to i8
-      linalg.yield %54 : i8
+      %49 = arith.maxsi %in, %c0_i32 : i32
+      %50 = arith.sitofp %49 : i32 to f32
+      %51 = arith.mulf %50, %arg17 : f32
+      %52 = math.roundeven %51 : f32
+      %53 = arith.maximumf %52, %cst_0 : f32
+      %54 = arith.minimumf %53, %cst : f32
+      %55 = arith.fptosi %54 : f32 to i8
+      linalg.yield %55 : i8
     }
-    scf.if %39 {
-      func.call @baco_boundary_error(%c113_i64, %c9_i64) : (i64, i64) -> ()
+    scf.if %40 {
+      func.call @baco_boundary_error(%c109_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview_4 = memref.subview %reinterpret_cast_2[%22, %31] [%29, %38] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %subview_5 = memref.subview %alloc_3[%28, 0] [%29, %38] [1, 1] : memref<16x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
+    %subview_4 = memref.subview %reinterpret_cast_2[%23, %32] [%30, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %subview_5 = memref.subview %alloc_3[%29, 0] [%30, %39] [1, 1] : memref<16x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
     memref.copy %subview_5, %subview_4 : memref<?x?xi8, strided<[32, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     return
   }

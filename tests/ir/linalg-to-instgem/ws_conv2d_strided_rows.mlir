@@ -37,215 +37,273 @@
 module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
+  func.func private @baco_runtime_error(i64, i64, i64)
   func.func @conv2d_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: index, %arg13: index, %arg14: index, %arg15: index, %arg16: index, %arg17: f32) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
-    %c9_i64 = arith.constant 9 : i64
-    %c113_i64 = arith.constant 113 : i64
+    %c109_i64 = arith.constant 109 : i64
     %c15 = arith.constant 15 : index
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
     %c0_i8 = arith.constant 0 : i8
-    %c101_i64 = arith.constant 101 : i64
+    %c97_i64 = arith.constant 97 : i64
+    %c96_i64 = arith.constant 96 : i64
+    %c48_i64 = arith.constant 48 : i64
+    %c92_i64 = arith.constant 92 : i64
+    %c46_i64 = arith.constant 46 : i64
+    %c90_i64 = arith.constant 90 : i64
+    %c23_i64 = arith.constant 23 : i64
+    %c88_i64 = arith.constant 88 : i64
+    %c17_i64 = arith.constant 17 : i64
+    %c81_i64 = arith.constant 81 : i64
+    %c14_i64 = arith.constant 14 : i64
+    %c79_i64 = arith.constant 79 : i64
+    %c78_i64 = arith.constant 78 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c100_i64 = arith.constant 100 : i64
+    %c77_i64 = arith.constant 77 : i64
     %c0_i32 = arith.constant 0 : i32
     %c2 = arith.constant 2 : index
-    %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c32 = arith.constant 32 : index
     %c2_i64 = arith.constant 2 : i64
     %c5 = arith.constant 5 : index
+    %c10_i64 = arith.constant 10 : i64
+    %c63_i64 = arith.constant 63 : i64
+    %c9_i64 = arith.constant 9 : i64
+    %c62_i64 = arith.constant 62 : i64
     %c1_i64 = arith.constant 1 : i64
+    %c0 = arith.constant 0 : index
     %c0_i64 = arith.constant 0 : i64
     %c3 = arith.constant 3 : index
     %0 = arith.ceildivsi %arg6, %c3 : index
     %1 = call @baco_program_id(%c0_i64) : (i64) -> i64
     %2 = arith.index_cast %1 : i64 to index
-    %3 = arith.floordivsi %2, %0 : index
-    %4 = call @baco_program_id(%c0_i64) : (i64) -> i64
-    %5 = arith.index_cast %4 : i64 to index
-    %6 = arith.floordivsi %5, %0 : index
-    %7 = arith.muli %6, %0 : index
-    %8 = arith.subi %5, %7 : index
-    %9 = arith.muli %8, %c3 : index
-    %10 = call @baco_program_id(%c1_i64) : (i64) -> i64
-    %11 = arith.index_cast %10 : i64 to index
-    %12 = arith.muli %11, %c5 : index
-    %13 = call @baco_program_id(%c2_i64) : (i64) -> i64
-    %14 = arith.index_cast %13 : i64 to index
-    %15 = arith.muli %14, %c32 : index
-    %16 = arith.muli %9, %arg11 : index
-    %17 = arith.subi %16, %c1 : index
-    %18 = arith.muli %12, %arg12 : index
-    %19 = arith.subi %18, %c1 : index
-    %20 = arith.ceildivsi %arg5, %c32 : index
-    %21 = arith.subi %c1, %16 : index
-    %22 = arith.muli %arg11, %c2 : index
-    %23 = arith.subi %21, %22 : index
-    %24 = arith.maxsi %23, %c0 : index
-    %25 = arith.subi %arg3, %17 : index
-    %26 = arith.minsi %arg9, %25 : index
+    %3 = arith.cmpi eq, %0, %c0 : index
+    scf.if %3 {
+      func.call @baco_runtime_error(%c1_i64, %c62_i64, %c9_i64) : (i64, i64, i64) -> ()
+    }
+    %4 = arith.floordivsi %2, %0 : index
+    %5 = call @baco_program_id(%c0_i64) : (i64) -> i64
+    %6 = arith.index_cast %5 : i64 to index
+    scf.if %3 {
+      func.call @baco_runtime_error(%c1_i64, %c63_i64, %c10_i64) : (i64, i64, i64) -> ()
+    }
+    %7 = arith.floordivsi %6, %0 : index
+    %8 = arith.muli %7, %0 : index
+    %9 = arith.subi %6, %8 : index
+    %10 = arith.muli %9, %c3 : index
+    %11 = call @baco_program_id(%c1_i64) : (i64) -> i64
+    %12 = arith.index_cast %11 : i64 to index
+    %13 = arith.muli %12, %c5 : index
+    %14 = call @baco_program_id(%c2_i64) : (i64) -> i64
+    %15 = arith.index_cast %14 : i64 to index
+    %16 = arith.muli %15, %c32 : index
+    %17 = arith.muli %10, %arg11 : index
+    %18 = arith.subi %17, %c1 : index
+    %19 = arith.muli %13, %arg12 : index
+    %20 = arith.subi %19, %c1 : index
+    %21 = arith.ceildivsi %arg5, %c32 : index
+    %22 = arith.subi %c1, %17 : index
+    %23 = arith.muli %arg11, %c2 : index
+    %24 = arith.subi %22, %23 : index
+    %25 = arith.maxsi %24, %c0 : index
+    %26 = arith.subi %arg3, %18 : index
+    %27 = arith.minsi %arg9, %26 : index
     %alloc = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "acc"} : memref<15x32xi32>
     linalg.fill ins(%c0_i32 : i32) outs(%alloc : memref<15x32xi32>)
-    %27 = arith.muli %24, %arg10 : index
-    %28 = arith.muli %27, %20 : index
-    %29 = arith.muli %26, %arg10 : index
-    %30 = arith.muli %29, %20 : index
-    scf.for %arg18 = %28 to %30 step %c1 {
-      %55 = arith.muli %arg10, %20 : index
-      %56 = arith.floordivsi %arg18, %55 : index
-      %57 = arith.floordivsi %arg18, %20 : index
-      %58 = arith.floordivsi %57, %arg10 : index
-      %59 = arith.muli %58, %arg10 : index
-      %60 = arith.subi %57, %59 : index
-      %61 = arith.muli %57, %20 : index
-      %62 = arith.subi %arg18, %61 : index
-      %63 = arith.muli %62, %c32 : index
-      %64 = arith.addi %19, %60 : index
-      %65 = arith.floordivsi %64, %arg12 : index
-      %66 = arith.muli %65, %arg12 : index
-      %67 = arith.subi %64, %66 : index
-      %68 = arith.addi %17, %56 : index
-      %69 = arith.floordivsi %68, %arg11 : index
-      %70 = arith.muli %69, %arg11 : index
-      %71 = arith.subi %68, %70 : index
-      %72 = arith.muli %3, %arg3 : index
-      %73 = arith.addi %72, %71 : index
-      %74 = arith.muli %73, %arg4 : index
-      %75 = arith.addi %74, %67 : index
-      %76 = arith.muli %75, %arg5 : index
-      %77 = arith.subi %arg3, %71 : index
-      %78 = arith.ceildivsi %77, %arg11 : index
-      %79 = arith.subi %arg4, %67 : index
-      %80 = arith.ceildivsi %79, %arg12 : index
-      %81 = arith.muli %arg11, %arg4 : index
+    %28 = arith.muli %25, %arg10 : index
+    %29 = arith.muli %28, %21 : index
+    %30 = arith.muli %27, %arg10 : index
+    %31 = arith.muli %30, %21 : index
+    scf.for %arg18 = %29 to %31 step %c1 {
+      %56 = arith.muli %arg10, %21 : index
+      %57 = arith.cmpi eq, %56, %c0 : index
+      scf.if %57 {
+        func.call @baco_runtime_error(%c1_i64, %c77_i64, %c13_i64) : (i64, i64, i64) -> ()
+      }
+      %58 = arith.floordivsi %arg18, %56 : index
+      %59 = arith.cmpi eq, %21, %c0 : index
+      scf.if %59 {
+        func.call @baco_runtime_error(%c1_i64, %c78_i64, %c13_i64) : (i64, i64, i64) -> ()
+      }
+      %60 = arith.floordivsi %arg18, %21 : index
+      %61 = arith.cmpi eq, %arg10, %c0 : index
+      scf.if %61 {
+        func.call @baco_runtime_error(%c1_i64, %c78_i64, %c13_i64) : (i64, i64, i64) -> ()
+      }
+      %62 = arith.floordivsi %60, %arg10 : index
+      %63 = arith.muli %62, %arg10 : index
+      %64 = arith.subi %60, %63 : index
+      scf.if %59 {
+        func.call @baco_runtime_error(%c1_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
+      }
+      %65 = arith.muli %60, %21 : index
+      %66 = arith.subi %arg18, %65 : index
+      %67 = arith.muli %66, %c32 : index
+      %68 = arith.addi %20, %64 : index
+      %69 = arith.cmpi eq, %arg12, %c0 : index
+      scf.if %69 {
+        func.call @baco_runtime_error(%c1_i64, %c81_i64, %c17_i64) : (i64, i64, i64) -> ()
+      }
+      %70 = arith.floordivsi %68, %arg12 : index
+      %71 = arith.muli %70, %arg12 : index
+      %72 = arith.subi %68, %71 : index
+      %73 = arith.addi %18, %58 : index
+      %74 = arith.cmpi eq, %arg11, %c0 : index
+      scf.if %74 {
+        func.call @baco_runtime_error(%c1_i64, %c88_i64, %c23_i64) : (i64, i64, i64) -> ()
+      }
+      %75 = arith.floordivsi %73, %arg11 : index
+      %76 = arith.muli %75, %arg11 : index
+      %77 = arith.subi %73, %76 : index
+      %78 = arith.muli %4, %arg3 : index
+      %79 = arith.addi %78, %77 : index
+      %80 = arith.muli %79, %arg4 : index
+      %81 = arith.addi %80, %72 : index
       %82 = arith.muli %81, %arg5 : index
-      %83 = arith.muli %arg12, %arg5 : index
-      %reinterpret_cast_3 = memref.reinterpret_cast %arg0 to offset: [%76], sizes: [%78, %80, %arg5], strides: [%82, %83, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
-      %84 = arith.muli %56, %arg10 : index
-      %85 = arith.addi %84, %60 : index
-      %86 = arith.muli %85, %arg5 : index
-      %87 = arith.muli %86, %arg8 : index
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [%87], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %83 = arith.subi %arg3, %77 : index
+      scf.if %74 {
+        func.call @baco_runtime_error(%c1_i64, %c90_i64, %c46_i64) : (i64, i64, i64) -> ()
+      }
+      %84 = arith.ceildivsi %83, %arg11 : index
+      %85 = arith.subi %arg4, %72 : index
+      scf.if %69 {
+        func.call @baco_runtime_error(%c1_i64, %c90_i64, %c78_i64) : (i64, i64, i64) -> ()
+      }
+      %86 = arith.ceildivsi %85, %arg12 : index
+      %87 = arith.muli %arg11, %arg4 : index
+      %88 = arith.muli %87, %arg5 : index
+      %89 = arith.muli %arg12, %arg5 : index
+      scf.if %74 {
+        func.call @baco_runtime_error(%c1_i64, %c92_i64, %c48_i64) : (i64, i64, i64) -> ()
+      }
+      scf.if %69 {
+        func.call @baco_runtime_error(%c1_i64, %c92_i64, %c63_i64) : (i64, i64, i64) -> ()
+      }
+      %reinterpret_cast_3 = memref.reinterpret_cast %arg0 to offset: [%82], sizes: [%84, %86, %arg5], strides: [%88, %89, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
+      %90 = arith.muli %58, %arg10 : index
+      %91 = arith.addi %90, %64 : index
+      %92 = arith.muli %91, %arg5 : index
+      %93 = arith.muli %92, %arg8 : index
+      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [%93], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_5 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.slice_rows = 5 : i64, gemmini.space = "spad"} : memref<3x5x32xi8>
-      %88 = arith.maxsi %65, %c0 : index
-      %89 = arith.minsi %88, %80 : index
-      %90 = arith.addi %65, %c5 : index
-      %91 = arith.maxsi %90, %c0 : index
-      %92 = arith.minsi %91, %80 : index
-      %93 = arith.subi %89, %65 : index
-      %94 = arith.maxsi %93, %c0 : index
-      %95 = arith.minsi %94, %c5 : index
-      %96 = arith.subi %92, %89 : index
-      %97 = arith.maxsi %63, %c0 : index
-      %98 = arith.minsi %97, %arg5 : index
-      %99 = arith.addi %63, %c32 : index
+      %94 = arith.maxsi %70, %c0 : index
+      %95 = arith.minsi %94, %86 : index
+      %96 = arith.addi %70, %c5 : index
+      %97 = arith.maxsi %96, %c0 : index
+      %98 = arith.minsi %97, %86 : index
+      %99 = arith.subi %95, %70 : index
       %100 = arith.maxsi %99, %c0 : index
-      %101 = arith.minsi %100, %arg5 : index
-      %102 = arith.subi %98, %63 : index
-      %103 = arith.maxsi %102, %c0 : index
-      %104 = arith.minsi %103, %c32 : index
-      %105 = arith.subi %101, %98 : index
-      %106 = arith.cmpi sgt, %104, %c0 : index
-      scf.if %106 {
-        func.call @baco_boundary_error(%c100_i64, %c13_i64) : (i64, i64) -> ()
+      %101 = arith.minsi %100, %c5 : index
+      %102 = arith.subi %98, %95 : index
+      %103 = arith.maxsi %67, %c0 : index
+      %104 = arith.minsi %103, %arg5 : index
+      %105 = arith.addi %67, %c32 : index
+      %106 = arith.maxsi %105, %c0 : index
+      %107 = arith.minsi %106, %arg5 : index
+      %108 = arith.subi %104, %67 : index
+      %109 = arith.maxsi %108, %c0 : index
+      %110 = arith.minsi %109, %c32 : index
+      %111 = arith.subi %107, %104 : index
+      %112 = arith.cmpi sgt, %110, %c0 : index
+      scf.if %112 {
+        func.call @baco_boundary_error(%c96_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %107 = arith.cmpi sge, %69, %c0 : index
-      %108 = arith.cmpi slt, %69, %78 : index
-      %109 = arith.andi %107, %108 : i1
-      %110 = arith.select %109, %69, %c0 : index
-      %111 = arith.select %109, %96, %c0 : index
-      %112 = arith.select %109, %95, %c0 : index
-      %subview_6 = memref.subview %reinterpret_cast_3[%110, %89, %98] [1, %111, %105] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %subview_7 = memref.subview %alloc_5[0, %112, 0] [1, %111, %105] [1, 1, 1] : memref<3x5x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
+      %113 = arith.cmpi sge, %75, %c0 : index
+      %114 = arith.cmpi slt, %75, %84 : index
+      %115 = arith.andi %113, %114 : i1
+      %116 = arith.select %115, %75, %c0 : index
+      %117 = arith.select %115, %102, %c0 : index
+      %118 = arith.select %115, %101, %c0 : index
+      %subview_6 = memref.subview %reinterpret_cast_3[%116, %95, %104] [1, %117, %111] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_7 = memref.subview %alloc_5[0, %118, 0] [1, %117, %111] [1, 1, 1] : memref<3x5x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
       memref.copy %subview_6, %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[32, 1], offset: ?>>
-      %113 = arith.addi %69, %c1 : index
-      scf.if %106 {
-        func.call @baco_boundary_error(%c100_i64, %c13_i64) : (i64, i64) -> ()
+      %119 = arith.addi %75, %c1 : index
+      scf.if %112 {
+        func.call @baco_boundary_error(%c96_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %114 = arith.cmpi sge, %113, %c0 : index
-      %115 = arith.cmpi slt, %113, %78 : index
-      %116 = arith.andi %114, %115 : i1
-      %117 = arith.select %116, %113, %c0 : index
-      %118 = arith.select %116, %96, %c0 : index
-      %119 = arith.select %116, %95, %c0 : index
-      %subview_8 = memref.subview %reinterpret_cast_3[%117, %89, %98] [1, %118, %105] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %subview_9 = memref.subview %alloc_5[1, %119, 0] [1, %118, %105] [1, 1, 1] : memref<3x5x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
+      %120 = arith.cmpi sge, %119, %c0 : index
+      %121 = arith.cmpi slt, %119, %84 : index
+      %122 = arith.andi %120, %121 : i1
+      %123 = arith.select %122, %119, %c0 : index
+      %124 = arith.select %122, %102, %c0 : index
+      %125 = arith.select %122, %101, %c0 : index
+      %subview_8 = memref.subview %reinterpret_cast_3[%123, %95, %104] [1, %124, %111] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_9 = memref.subview %alloc_5[1, %125, 0] [1, %124, %111] [1, 1, 1] : memref<3x5x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
       memref.copy %subview_8, %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[32, 1], offset: ?>>
-      %120 = arith.addi %69, %c2 : index
-      scf.if %106 {
-        func.call @baco_boundary_error(%c100_i64, %c13_i64) : (i64, i64) -> ()
+      %126 = arith.addi %75, %c2 : index
+      scf.if %112 {
+        func.call @baco_boundary_error(%c96_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %121 = arith.cmpi sge, %120, %c0 : index
-      %122 = arith.cmpi slt, %120, %78 : index
-      %123 = arith.andi %121, %122 : i1
-      %124 = arith.select %123, %120, %c0 : index
-      %125 = arith.select %123, %96, %c0 : index
-      %126 = arith.select %123, %95, %c0 : index
-      %subview_10 = memref.subview %reinterpret_cast_3[%124, %89, %98] [1, %125, %105] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %subview_11 = memref.subview %alloc_5[2, %126, 0] [1, %125, %105] [1, 1, 1] : memref<3x5x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
+      %127 = arith.cmpi sge, %126, %c0 : index
+      %128 = arith.cmpi slt, %126, %84 : index
+      %129 = arith.andi %127, %128 : i1
+      %130 = arith.select %129, %126, %c0 : index
+      %131 = arith.select %129, %102, %c0 : index
+      %132 = arith.select %129, %101, %c0 : index
+      %subview_10 = memref.subview %reinterpret_cast_3[%130, %95, %104] [1, %131, %111] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_11 = memref.subview %alloc_5[2, %132, 0] [1, %131, %111] [1, 1, 1] : memref<3x5x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
       memref.copy %subview_10, %subview_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[32, 1], offset: ?>>
       %collapse_shape = memref.collapse_shape %alloc_5 [[0, 1], [2]] : memref<3x5x32xi8> into memref<15x32xi8>
-      %127 = arith.maxsi %15, %c0 : index
-      %128 = arith.minsi %127, %arg8 : index
-      %129 = arith.addi %15, %c32 : index
-      %130 = arith.maxsi %129, %c0 : index
-      %131 = arith.minsi %130, %arg8 : index
-      %132 = arith.subi %128, %15 : index
-      %133 = arith.maxsi %132, %c0 : index
-      %134 = arith.minsi %133, %c32 : index
-      %135 = arith.subi %131, %128 : index
-      %136 = arith.cmpi sgt, %134, %c0 : index
-      scf.if %136 {
-        func.call @baco_boundary_error(%c101_i64, %c13_i64) : (i64, i64) -> ()
+      %133 = arith.maxsi %16, %c0 : index
+      %134 = arith.minsi %133, %arg8 : index
+      %135 = arith.addi %16, %c32 : index
+      %136 = arith.maxsi %135, %c0 : index
+      %137 = arith.minsi %136, %arg8 : index
+      %138 = arith.subi %134, %16 : index
+      %139 = arith.maxsi %138, %c0 : index
+      %140 = arith.minsi %139, %c32 : index
+      %141 = arith.subi %137, %134 : index
+      %142 = arith.cmpi sgt, %140, %c0 : index
+      scf.if %142 {
+        func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_12 = memref.subview %reinterpret_cast_4[%98, %128] [%105, %135] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_12 = memref.subview %reinterpret_cast_4[%104, %134] [%111, %141] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_13 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 32 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "spad"} : memref<32x32xi8>
-      %subview_14 = memref.subview %alloc_13[%104, 0] [%105, %135] [1, 1] : memref<32x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
+      %subview_14 = memref.subview %alloc_13[%110, 0] [%111, %141] [1, 1] : memref<32x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
       memref.copy %subview_12, %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[32, 1], offset: ?>>
       linalg.matmul ins(%collapse_shape, %alloc_13 : memref<15x32xi8>, memref<32x32xi8>) outs(%alloc : memref<15x32xi32>)
     }
-    %31 = arith.muli %3, %arg6 : index
-    %32 = arith.muli %31, %arg7 : index
-    %33 = arith.muli %32, %arg8 : index
-    %34 = arith.muli %arg6, %arg7 : index
-    %35 = arith.muli %9, %arg7 : index
-    %reinterpret_cast = memref.reinterpret_cast %arg2 to offset: [%33], sizes: [%34, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %32 = arith.muli %4, %arg6 : index
+    %33 = arith.muli %32, %arg7 : index
+    %34 = arith.muli %33, %arg8 : index
+    %35 = arith.muli %arg6, %arg7 : index
+    %36 = arith.muli %10, %arg7 : index
+    %reinterpret_cast = memref.reinterpret_cast %arg2 to offset: [%34], sizes: [%35, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %alloc_1 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "epilogue"} : memref<15x32xi8>
     linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%alloc : memref<15x32xi32>) outs(%alloc_1 : memref<15x32xi8>) attrs =  {gemmini.epilogue = {relu = true, scaled = true}} {
     ^bb0(%in: i32, %out: i8):
-      %55 = arith.maxsi %in, %c0_i32 : i32
-      %56 = arith.sitofp %55 : i32 to f32
-      %57 = arith.mulf %56, %arg17 : f32
-      %58 = math.roundeven %57 : f32
-      %59 = arith.maximumf %58, %cst_0 : f32
-      %60 = arith.minimumf %59, %cst : f32
-      %61 = arith.fptosi %60 : f32 to i8
-      linalg.yield %61 : i8
+      %56 = arith.maxsi %in, %c0_i32 : i32
+      %57 = arith.sitofp %56 : i32 to f32
+      %58 = arith.mulf %57, %arg17 : f32
+      %59 = math.roundeven %58 : f32
+      %60 = arith.maximumf %59, %cst_0 : f32
+      %61 = arith.minimumf %60, %cst : f32
+      %62 = arith.fptosi %61 : f32 to i8
+      linalg.yield %62 : i8
     }
-    %36 = arith.maxsi %35, %c0 : index
-    %37 = arith.minsi %36, %34 : index
-    %38 = arith.addi %35, %c15 : index
-    %39 = arith.maxsi %38, %c0 : index
-    %40 = arith.minsi %39, %34 : index
-    %41 = arith.subi %37, %35 : index
-    %42 = arith.maxsi %41, %c0 : index
-    %43 = arith.minsi %42, %c15 : index
-    %44 = arith.subi %40, %37 : index
-    %45 = arith.maxsi %15, %c0 : index
-    %46 = arith.minsi %45, %arg8 : index
-    %47 = arith.addi %15, %c32 : index
-    %48 = arith.maxsi %47, %c0 : index
-    %49 = arith.minsi %48, %arg8 : index
-    %50 = arith.subi %46, %15 : index
-    %51 = arith.maxsi %50, %c0 : index
-    %52 = arith.minsi %51, %c32 : index
-    %53 = arith.subi %49, %46 : index
-    %54 = arith.cmpi sgt, %52, %c0 : index
-    scf.if %54 {
-      func.call @baco_boundary_error(%c113_i64, %c9_i64) : (i64, i64) -> ()
+    %37 = arith.maxsi %36, %c0 : index
+    %38 = arith.minsi %37, %35 : index
+    %39 = arith.addi %36, %c15 : index
+    %40 = arith.maxsi %39, %c0 : index
+    %41 = arith.minsi %40, %35 : index
+    %42 = arith.subi %38, %36 : index
+    %43 = arith.maxsi %42, %c0 : index
+    %44 = arith.minsi %43, %c15 : index
+    %45 = arith.subi %41, %38 : index
+    %46 = arith.maxsi %16, %c0 : index
+    %47 = arith.minsi %46, %arg8 : index
+    %48 = arith.addi %16, %c32 : index
+    %49 = arith.maxsi %48, %c0 : index
+    %50 = arith.minsi %49, %arg8 : index
+    %51 = arith.subi %47, %16 : index
+    %52 = arith.maxsi %51, %c0 : index
+    %53 = arith.minsi %52, %c32 : index
+    %54 = arith.subi %50, %47 : index
+    %55 = arith.cmpi sgt, %53, %c0 : index
+    scf.if %55 {
+      func.call @baco_boundary_error(%c109_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast[%37, %46] [%44, %53] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %subview_2 = memref.subview %alloc_1[%43, 0] [%44, %53] [1, 1] : memref<15x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
+    %subview = memref.subview %reinterpret_cast[%38, %47] [%45, %54] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %subview_2 = memref.subview %alloc_1[%44, 0] [%45, %54] [1, 1] : memref<15x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
     memref.copy %subview_2, %subview : memref<?x?xi8, strided<[32, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     return
   }

@@ -7,8 +7,10 @@
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "spad"} : memref<25x16xi8>
 // CHECK: scf.if %{{[A-Za-z0-9_.$#-]+}} {
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 32 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "spad"} : memref<16x16xi8>
+// CHECK: scf.if %{{[A-Za-z0-9_.$#-]+}} {
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "epilogue"} : memref<25x16xi8>
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "pooled"} : memref<6x16xi8>
+// CHECK: scf.if %{{[A-Za-z0-9_.$#-]+}} {
 // CHECK: scf.if %{{[A-Za-z0-9_.$#-]+}} {
 
 #map = affine_map<(d0, d1) -> (d0, d1)>
@@ -18,23 +20,28 @@
 module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
+  func.func private @baco_runtime_error(i64, i64, i64)
   func.func @conv_pool_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: f32, %arg9: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 48 : i64} {
     %c4 = arith.constant 4 : index
-    %c5_i64 = arith.constant 5 : i64
-    %c77_i64 = arith.constant 77 : i64
     %c6 = arith.constant 6 : index
-    %c3 = arith.constant 3 : index
+    %c5_i64 = arith.constant 5 : i64
+    %c78_i64 = arith.constant 78 : i64
+    %c4_i64 = arith.constant 4 : i64
     %c-128_i8 = arith.constant -128 : i8
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
+    %c14_i64 = arith.constant 14 : i64
+    %c74_i64 = arith.constant 74 : i64
+    %c3_i64 = arith.constant 3 : i64
+    %c3 = arith.constant 3 : index
     %c5 = arith.constant 5 : index
-    %c66_i64 = arith.constant 66 : i64
+    %c67_i64 = arith.constant 67 : i64
     %c0_i8 = arith.constant 0 : i8
     %c13_i64 = arith.constant 13 : i64
-    %c65_i64 = arith.constant 65 : i64
+    %c66_i64 = arith.constant 66 : i64
     %c0_i32 = arith.constant 0 : i32
     %c15_i64 = arith.constant 15 : i64
-    %c60_i64 = arith.constant 60 : i64
+    %c61_i64 = arith.constant 61 : i64
     %c25 = arith.constant 25 : index
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -80,7 +87,7 @@ module {
     %31 = arith.subi %27, %24 : index
     %32 = arith.cmpi sgt, %30, %c0 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c60_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c61_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %alloc = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.col_tile_stride = 32 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "acc"} : memref<25x16xi32>
@@ -92,119 +99,133 @@ module {
     memref.copy %subview, %subview_3 : memref<?x?xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[16, 1], offset: ?>>
     %33 = arith.ceildivsi %arg5, %c16 : index
     %34:2 = scf.for %arg10 = %c0 to %33 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %53 = arith.maxsi %arg11, %c0 : index
-      %54 = arith.minsi %53, %arg5 : index
-      %55 = arith.addi %arg11, %c16 : index
-      %56 = arith.maxsi %55, %c0 : index
-      %57 = arith.minsi %56, %arg5 : index
-      %58 = arith.subi %54, %arg11 : index
-      %59 = arith.maxsi %58, %c0 : index
-      %60 = arith.minsi %59, %c16 : index
-      %61 = arith.subi %57, %54 : index
-      %62 = arith.cmpi sgt, %60, %c0 : index
-      scf.if %62 {
-        func.call @baco_boundary_error(%c65_i64, %c13_i64) : (i64, i64) -> ()
-      }
-      %subview_9 = memref.subview %reinterpret_cast[%15, %54] [%22, %61] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %alloc_10 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "spad"} : memref<25x16xi8>
-      %subview_11 = memref.subview %alloc_10[%21, 0] [%22, %61] [1, 1] : memref<25x16xi8> to memref<?x?xi8, strided<[16, 1], offset: ?>>
-      memref.copy %subview_9, %subview_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[16, 1], offset: ?>>
-      %63 = arith.maxsi %arg12, %c0 : index
-      %64 = arith.minsi %63, %arg5 : index
-      %65 = arith.addi %arg12, %c16 : index
-      %66 = arith.maxsi %65, %c0 : index
-      %67 = arith.minsi %66, %arg5 : index
-      %68 = arith.subi %64, %arg12 : index
-      %69 = arith.maxsi %68, %c0 : index
-      %70 = arith.minsi %69, %c16 : index
-      %71 = arith.subi %67, %64 : index
-      scf.if %32 {
+      %61 = arith.maxsi %arg11, %c0 : index
+      %62 = arith.minsi %61, %arg5 : index
+      %63 = arith.addi %arg11, %c16 : index
+      %64 = arith.maxsi %63, %c0 : index
+      %65 = arith.minsi %64, %arg5 : index
+      %66 = arith.subi %62, %arg11 : index
+      %67 = arith.maxsi %66, %c0 : index
+      %68 = arith.minsi %67, %c16 : index
+      %69 = arith.subi %65, %62 : index
+      %70 = arith.cmpi sgt, %68, %c0 : index
+      scf.if %70 {
         func.call @baco_boundary_error(%c66_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_12 = memref.subview %reinterpret_cast_1[%64, %24] [%71, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_9 = memref.subview %reinterpret_cast[%15, %62] [%22, %69] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %alloc_10 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "spad"} : memref<25x16xi8>
+      %subview_11 = memref.subview %alloc_10[%21, 0] [%22, %69] [1, 1] : memref<25x16xi8> to memref<?x?xi8, strided<[16, 1], offset: ?>>
+      memref.copy %subview_9, %subview_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[16, 1], offset: ?>>
+      %71 = arith.maxsi %arg12, %c0 : index
+      %72 = arith.minsi %71, %arg5 : index
+      %73 = arith.addi %arg12, %c16 : index
+      %74 = arith.maxsi %73, %c0 : index
+      %75 = arith.minsi %74, %arg5 : index
+      %76 = arith.subi %72, %arg12 : index
+      %77 = arith.maxsi %76, %c0 : index
+      %78 = arith.minsi %77, %c16 : index
+      %79 = arith.subi %75, %72 : index
+      scf.if %32 {
+        func.call @baco_boundary_error(%c67_i64, %c13_i64) : (i64, i64) -> ()
+      }
+      %subview_12 = memref.subview %reinterpret_cast_1[%72, %24] [%79, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_13 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 32 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "spad"} : memref<16x16xi8>
-      %subview_14 = memref.subview %alloc_13[%70, 0] [%71, %31] [1, 1] : memref<16x16xi8> to memref<?x?xi8, strided<[16, 1], offset: ?>>
+      %subview_14 = memref.subview %alloc_13[%78, 0] [%79, %31] [1, 1] : memref<16x16xi8> to memref<?x?xi8, strided<[16, 1], offset: ?>>
       memref.copy %subview_12, %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[16, 1], offset: ?>>
       linalg.matmul ins(%alloc_10, %alloc_13 : memref<25x16xi8>, memref<16x16xi8>) outs(%alloc : memref<25x16xi32>)
-      scf.yield %55, %65 : index, index
+      scf.yield %63, %73 : index, index
     }
     %35 = arith.subi %c1, %7 : index
     %36 = arith.maxsi %35, %c0 : index
     %37 = arith.subi %arg3, %8 : index
     %38 = arith.minsi %37, %c5 : index
+    %39 = arith.cmpi slt, %36, %c0 : index
+    %40 = arith.cmpi sgt, %36, %c3 : index
+    %41 = arith.cmpi slt, %38, %36 : index
+    %42 = arith.cmpi sgt, %38, %c5 : index
+    %43 = arith.ori %39, %40 : i1
+    %44 = arith.ori %43, %41 : i1
+    %45 = arith.ori %44, %42 : i1
+    scf.if %45 {
+      func.call @baco_runtime_error(%c3_i64, %c74_i64, %c14_i64) : (i64, i64, i64) -> ()
+    }
     %alloc_4 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "epilogue"} : memref<25x16xi8>
     linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%alloc : memref<25x16xi32>) outs(%alloc_4 : memref<25x16xi8>) attrs =  {gemmini.epilogue = {relu = true, scaled = true}} {
     ^bb0(%in: i32, %out: i8):
-      %53 = arith.maxsi %in, %c0_i32 : i32
-      %54 = arith.sitofp %53 : i32 to f32
-      %55 = arith.mulf %54, %arg8 : f32
-      %56 = math.roundeven %55 : f32
-      %57 = arith.maximumf %56, %cst_0 : f32
-      %58 = arith.minimumf %57, %cst : f32
-      %59 = arith.fptosi %58 : f32 to i8
-      linalg.yield %59 : i8
+      %61 = arith.maxsi %in, %c0_i32 : i32
+      %62 = arith.sitofp %61 : i32 to f32
+      %63 = arith.mulf %62, %arg8 : f32
+      %64 = math.roundeven %63 : f32
+      %65 = arith.maximumf %64, %cst_0 : f32
+      %66 = arith.minimumf %65, %cst : f32
+      %67 = arith.fptosi %66 : f32 to i8
+      linalg.yield %67 : i8
     }
     %alloc_5 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "pooled"} : memref<6x16xi8>
     linalg.fill ins(%c-128_i8 : i8) outs(%alloc_5 : memref<6x16xi8>)
     linalg.generic {indexing_maps = [#map1, #map2, #map2, #map3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%alloc_4, %36, %38 : memref<25x16xi8>, index, index) outs(%alloc_5 : memref<6x16xi8>) attrs =  {gemmini.max_pool = {image = array<i64: 5, 5>, kernel = 3 : i64, padding = array<i64: 0, 1>, stride = 2 : i64}} {
     ^bb0(%in: i8, %in_9: index, %in_10: index, %out: i8):
-      %53 = linalg.index 0 : index
-      %54 = linalg.index 2 : index
-      %55 = arith.divui %53, %c3 : index
-      %56 = arith.muli %55, %c2 : index
-      %57 = arith.remui %53, %c3 : index
-      %58 = arith.muli %57, %c2 : index
-      %59 = arith.subi %58, %c1 : index
-      %60 = arith.divui %54, %c5 : index
-      %61 = arith.subi %60, %56 : index
-      %62 = arith.remui %54, %c5 : index
-      %63 = arith.subi %62, %59 : index
-      %64 = arith.cmpi sge, %61, %c0 : index
-      %65 = arith.cmpi slt, %61, %c3 : index
-      %66 = arith.andi %64, %65 : i1
-      %67 = arith.cmpi sge, %63, %c0 : index
-      %68 = arith.cmpi slt, %63, %c3 : index
-      %69 = arith.andi %67, %68 : i1
-      %70 = arith.andi %66, %69 : i1
-      %71 = arith.cmpi sge, %60, %in_9 : index
-      %72 = arith.cmpi slt, %60, %in_10 : index
-      %73 = arith.andi %71, %72 : i1
-      %74 = arith.andi %70, %73 : i1
-      %75 = arith.cmpi slt, %56, %in_9 : index
-      %76 = arith.addi %56, %c3 : index
-      %77 = arith.cmpi sgt, %76, %in_10 : index
-      %78 = arith.ori %75, %77 : i1
-      %79 = arith.cmpi slt, %59, %c0 : index
-      %80 = arith.addi %58, %c2 : index
-      %81 = arith.cmpi sgt, %80, %c5 : index
-      %82 = arith.ori %79, %81 : i1
-      %83 = arith.ori %78, %82 : i1
-      %84 = arith.select %74, %in, %c-128_i8 : i8
-      %85 = arith.maxsi %84, %c0_i8 : i8
-      %86 = arith.select %83, %85, %84 : i8
-      %87 = arith.maxsi %out, %86 : i8
-      linalg.yield %87 : i8
+      %61 = linalg.index 0 : index
+      %62 = linalg.index 2 : index
+      %63 = arith.divui %61, %c3 : index
+      %64 = arith.muli %63, %c2 : index
+      %65 = arith.remui %61, %c3 : index
+      %66 = arith.muli %65, %c2 : index
+      %67 = arith.subi %66, %c1 : index
+      %68 = arith.divui %62, %c5 : index
+      %69 = arith.subi %68, %64 : index
+      %70 = arith.remui %62, %c5 : index
+      %71 = arith.subi %70, %67 : index
+      %72 = arith.cmpi sge, %69, %c0 : index
+      %73 = arith.cmpi slt, %69, %c3 : index
+      %74 = arith.andi %72, %73 : i1
+      %75 = arith.cmpi sge, %71, %c0 : index
+      %76 = arith.cmpi slt, %71, %c3 : index
+      %77 = arith.andi %75, %76 : i1
+      %78 = arith.andi %74, %77 : i1
+      %79 = arith.cmpi sge, %68, %in_9 : index
+      %80 = arith.cmpi slt, %68, %in_10 : index
+      %81 = arith.andi %79, %80 : i1
+      %82 = arith.andi %78, %81 : i1
+      %83 = arith.cmpi slt, %64, %in_9 : index
+      %84 = arith.addi %64, %c3 : index
+      %85 = arith.cmpi sgt, %84, %in_10 : index
+      %86 = arith.ori %83, %85 : i1
+      %87 = arith.cmpi slt, %67, %c0 : index
+      %88 = arith.addi %66, %c2 : index
+      %89 = arith.cmpi sgt, %88, %c5 : index
+      %90 = arith.ori %87, %89 : i1
+      %91 = arith.ori %86, %90 : i1
+      %92 = arith.select %82, %in, %c-128_i8 : i8
+      %93 = arith.maxsi %92, %c0_i8 : i8
+      %94 = arith.select %91, %93, %92 : i8
+      %95 = arith.maxsi %out, %94 : i8
+      linalg.yield %95 : i8
     }
-    %39 = arith.muli %1, %arg7 : index
-    %40 = arith.muli %39, %c3 : index
-    %41 = arith.muli %40, %arg6 : index
-    %42 = arith.muli %arg7, %c3 : index
-    %43 = arith.muli %3, %c6 : index
-    %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [%41], sizes: [%42, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %44 = arith.maxsi %43, %c0 : index
-    %45 = arith.minsi %44, %42 : index
-    %46 = arith.addi %43, %c6 : index
-    %47 = arith.maxsi %46, %c0 : index
-    %48 = arith.minsi %47, %42 : index
-    %49 = arith.subi %45, %43 : index
-    %50 = arith.maxsi %49, %c0 : index
-    %51 = arith.minsi %50, %c6 : index
-    %52 = arith.subi %48, %45 : index
+    %46 = arith.muli %1, %arg7 : index
+    %47 = arith.muli %46, %c3 : index
+    %48 = arith.muli %47, %arg6 : index
+    %49 = arith.muli %arg7, %c3 : index
+    %50 = arith.muli %3, %c6 : index
+    %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [%48], sizes: [%49, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %51 = arith.cmpi slt, %50, %c0 : index
+    scf.if %51 {
+      func.call @baco_runtime_error(%c4_i64, %c78_i64, %c5_i64) : (i64, i64, i64) -> ()
+    }
+    %52 = arith.maxsi %50, %c0 : index
+    %53 = arith.minsi %52, %49 : index
+    %54 = arith.addi %50, %c6 : index
+    %55 = arith.maxsi %54, %c0 : index
+    %56 = arith.minsi %55, %49 : index
+    %57 = arith.subi %53, %50 : index
+    %58 = arith.maxsi %57, %c0 : index
+    %59 = arith.minsi %58, %c6 : index
+    %60 = arith.subi %56, %53 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c77_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c78_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview_7 = memref.subview %reinterpret_cast_6[%45, %24] [%52, %31] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %subview_8 = memref.subview %alloc_5[%51, 0] [%52, %31] [1, 1] : memref<6x16xi8> to memref<?x?xi8, strided<[16, 1], offset: ?>>
+    %subview_7 = memref.subview %reinterpret_cast_6[%53, %24] [%60, %31] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %subview_8 = memref.subview %alloc_5[%59, 0] [%60, %31] [1, 1] : memref<6x16xi8> to memref<?x?xi8, strided<[16, 1], offset: ?>>
     memref.copy %subview_8, %subview_7 : memref<?x?xi8, strided<[16, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     return
   }
