@@ -9,12 +9,14 @@ import pytest
 import torch
 
 from baco.gemmini.energy import DRAM_PJ
+from baco.problem.dims import DIMS
 from baco.tuner import costmodel, explore, fusion
 from baco.tuner.arch import Hardware
 from baco.tuner.cli import main as tune_main
 from baco.tuner.cli import parse_hardware
 from baco.tuner.mapping import Mapping
-from baco.tuner.workloads import DIMS, layers_from_torch
+from baco.tuner.points import stack_tilings
+from baco.tuner.workloads import layers_from_torch
 
 nn = torch.nn
 
@@ -145,7 +147,7 @@ def problem_and_points(hw, hidden=512, rows=64):
     g = fusion.graph_from_torch(mlp(64, hidden, 64), torch.zeros(rows, 64))
     problem = explore.NetworkProblem(g.layers, fixed_hw=hw, cycle_model="timeloop", fusion_graph=g)
     design = explore.heuristic_tilings(g.layers, hw)
-    stacked = [explore.stack_tilings([t]) for t in design]
+    stacked = [stack_tilings([t]) for t in design]
     return problem, [s[0] for s in stacked], [s[1] for s in stacked], [s[2] for s in stacked]
 
 

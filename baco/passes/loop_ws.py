@@ -101,8 +101,29 @@ def _stride_source(view):
 
 def match(func, cfg: GemminiConfig):
     """The function's GEMM nest if LOOP_WS expresses it exactly (module doc), else None."""
-    entry = func.regions[0].blocks[0]
-    top = [o.operation for o in entry.operations]
+    top = [o.operation for o in func.regions[0].blocks[0].operations]
+    found = _dot(func, top)
+    if found is None:
+        return None
+    n, a, b = found
+    body = prefetch.body_ops(n.loop) if n.loop is not None else top
+    if not _loads(n, a, b, body):
+        return None
+    at = {op: i for i, op in enumerate(top)}
+    i_loop = at[n.loop or n.matmul]
+    if n.loop is None and (at[n.a_copy] > i_loop or at[n.b_copy] > i_loop):
+        return None
+    if not _accumulator(n, top, at, i_loop):
+        return None
+    if not _windows_match(n, Facts()):
+        return None
+    return n if _expressible(n, a, b, body, cfg) else None
+
+
+def _dot(func, top):
+    """(Nest with its accumulator, dot and K loop, A's alloc, B's alloc): the function's one dot
+    of two scratchpad blocks into an accumulator block, in a K loop at the top or alone (no K
+    loop), else None."""
     ops = ir.walk_ops(func)
     allocs = [o for o in ops if o.name == "memref.alloc" and block_space(o) is not None]
     spaces = sorted(block_space(o) for o in allocs)
@@ -134,38 +155,43 @@ def match(func, cfg: GemminiConfig):
     if (n.a_t and n.b_t) or any("gemmini.transposed" in o.attributes for o in allocs
                                 if o not in (a.operation, b.operation)):
         return None
-    body = prefetch.body_ops(n.loop) if n.loop is not None else top
-    for op in body:         # the loop does the two loads and the dot, nothing else with memory
+    return n, a, b
+
+
+def _loads(n: Nest, a, b, body) -> bool:
+    """Finds the A and B loads (n.a_copy, n.b_copy): the loop does the two loads and the dot,
+    nothing else with memory."""
+    for op in body:
         if op.name == "memref.copy":
             dst = alloc_of(op.operands[1])
             if dst is not None and dst.operation in (a.operation, b.operation):
                 if alloc_of(op.operands[0]) is not None:
-                    return None
+                    return False
                 if dst.operation == a.operation and n.a_copy is None:
                     n.a_copy = op
                 elif dst.operation == b.operation and n.b_copy is None:
                     n.b_copy = op
                 else:
-                    return None
+                    return False
             elif n.loop is not None:
-                return None
+                return False
         elif n.loop is None:    # the function's other ops are checked below, through the blocks' uses
             continue
         elif op.name == "memref.alloc":
             if op not in (a.operation, b.operation):
-                return None
+                return False
         elif not (prefetch.is_pure(op) or prefetch.is_boundary_check(op) or op == n.matmul
                   or op.name == "scf.yield"):
-            return None
+            return False
     if n.a_copy is None or n.b_copy is None:
-        return None
-    if len(list(a.result.uses)) != 2 or len(list(b.result.uses)) != 2:    # its window's view and the dot
-        return None
-    # the accumulator: zeroed, maybe loaded from a D window, before the loop; stored after it
-    at = {op: i for i, op in enumerate(top)}
-    i_loop = at[n.loop or n.matmul]
-    if n.loop is None and (at[n.a_copy] > i_loop or at[n.b_copy] > i_loop):
-        return None
+        return False
+    return len(list(a.result.uses)) == 2 and len(list(b.result.uses)) == 2    # its window's view and the dot
+
+
+def _accumulator(n: Nest, top, at, i_loop) -> bool:
+    """Finds what the accumulator block does outside the dot (n.acc_init, n.bias_copy,
+    n.epilogue, n.store): zeroed, maybe loaded from a D window, before the loop; stored after it,
+    directly or through the epilogue's block."""
     inits, stores, epilogue_alloc = [], [], None
     for use in n.acc.result.uses:
         user = use.owner
@@ -177,66 +203,74 @@ def match(func, cfg: GemminiConfig):
             view = user.result if user.name == "memref.subview" else n.acc.result
             for cp in [u.owner for u in user.result.uses] if user.name == "memref.subview" else [user]:
                 if cp.name != "memref.copy" or cp not in at:
-                    return None
+                    return False
                 if cp.operands[1] == view and at[cp] < i_loop and n.bias_copy is None and \
                         alloc_of(cp.operands[0]) is None:
                     n.bias_copy = cp
                 elif cp.operands[0] == view and at[cp] > i_loop and alloc_of(cp.operands[1]) is None:
                     stores.append(cp)
                 else:
-                    return None
+                    return False
         elif user.name == "linalg.generic" and "gemmini.epilogue" in user.attributes and user in at \
                 and at[user] > i_loop and n.epilogue is None and user.operands[0] == n.acc.result:
             n.epilogue = user
             epilogue_alloc = alloc_of(user.operands[1])
         else:
-            return None
+            return False
     if len(inits) != 1 or (n.bias_copy is not None and at[n.bias_copy] < at[inits[0]]):
-        return None
-    if n.epilogue is not None:
-        if stores or epilogue_alloc is None or user_count(epilogue_alloc) != 2:
-            return None
-        for use in epilogue_alloc.result.uses:
-            user = use.owner
-            if user == n.epilogue:
-                continue
-            if user.name not in ("memref.subview", "memref.copy") or user not in at:
-                return None
-            view = user.result if user.name == "memref.subview" else epilogue_alloc.result
-            copies = [u.owner for u in view.uses] if user.name == "memref.subview" else [user]
-            if len(copies) != 1 or copies[0].name != "memref.copy" or copies[0].operands[0] != view \
-                    or copies[0] not in at or alloc_of(copies[0].operands[1]) is not None:
-                return None
-            stores.append(copies[0])
-        attrs = n.epilogue.attributes["gemmini.epilogue"]
-        n.relu = int(str(ir.Attribute(attrs["relu"])) == "true")
-        n.scale = ir.scale_operand(n.epilogue)
-        if n.scale is not None:
-            if n.loop is not None and not isinstance(n.scale.owner, Block) and \
-                    n.scale.owner.operation in top[i_loop:]:
-                return None     # computed after the loop (not a kernel argument or constant)
+        return False
+    if n.epilogue is not None and (stores or not _epilogue(n, epilogue_alloc, top, at, i_loop, stores)):
+        return False
     if len(stores) != 1:
-        return None
+        return False
     n.store = stores[0]
     n.acc_init = tuple(inits)
-    if not _windows_match(n, Facts()):
-        return None
+    return True
+
+
+def _epilogue(n: Nest, epilogue_alloc, top, at, i_loop, stores) -> bool:
+    """Appends the epilogue block's one store to `stores` and reads the epilogue's ReLU and scale
+    (n.relu, n.scale: a kernel argument or constant, not computed after the loop)."""
+    if epilogue_alloc is None or user_count(epilogue_alloc) != 2:
+        return False
+    for use in epilogue_alloc.result.uses:
+        user = use.owner
+        if user == n.epilogue:
+            continue
+        if user.name not in ("memref.subview", "memref.copy") or user not in at:
+            return False
+        view = user.result if user.name == "memref.subview" else epilogue_alloc.result
+        copies = [u.owner for u in view.uses] if user.name == "memref.subview" else [user]
+        if len(copies) != 1 or copies[0].name != "memref.copy" or copies[0].operands[0] != view \
+                or copies[0] not in at or alloc_of(copies[0].operands[1]) is not None:
+            return False
+        stores.append(copies[0])
+    attrs = n.epilogue.attributes["gemmini.epilogue"]
+    n.relu = int(str(ir.Attribute(attrs["relu"])) == "true")
+    n.scale = ir.scale_operand(n.epilogue)
+    return not (n.scale is not None and n.loop is not None and not isinstance(n.scale.owner, Block)
+                and n.scale.owner.operation in top[i_loop:])
+
+
+def _expressible(n: Nest, a, b, body, cfg: GemminiConfig) -> bool:
+    """The matched nest within LOOP_WS's reach: blocks in the FSM's halves, an int8 (epilogue) or
+    readable int32 output, DRAM windows with contiguous rows, row strides set before the loop."""
     bm, bk = MemRefType(a.result.type).shape
     if not loop_ws_fits(bm, MemRefType(b.result.type).shape[1], bk, cfg):
-        return None
+        return False
     out_elem = str(MemRefType(n.store.operands[1].type).element_type)
     if out_elem not in ("i8", "i32") or (out_elem == "i32") != (n.epilogue is None):
-        return None
+        return False
     if out_elem == "i32" and not cfg.acc_read_full_width:
-        return None
+        return False
     views = [(n.a_copy.operands[0], n.a_t), (n.b_copy.operands[0], n.b_t), (n.store.operands[1], False)] + \
         ([(n.bias_copy.operands[0], False)] if n.bias_copy else [])
     if not all(_dram_window(v, t) for v, t in views):
-        return None
+        return False
     for cp in (n.a_copy, n.b_copy):     # their row strides are set once, before the loop
         if n.loop is not None and _stride_source(cp.operands[0]).owner.operation in body:
-            return None
-    return n
+            return False
+    return True
 
 
 def user_count(alloc) -> int:

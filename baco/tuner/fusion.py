@@ -45,13 +45,14 @@ from dataclasses import dataclass, replace
 
 import torch
 
-from baco.gemmini.config import GemminiConfig
+from baco.gemmini.config import GemminiConfig, rows_to_kb
 from baco.gemmini.energy import DRAM_PJ, scratchpad_pj
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
+from baco.problem.dims import DIMS
 from baco.tuner import costmodel
 from baco.tuner.arch import MAX_BUFFER_KB
 from baco.tuner.relax import capacity_penalty
-from baco.tuner.workloads import DIMS, Layer, import_model_module, layers_from_torch, merge_identical
+from baco.tuner.workloads import Layer, import_model_module, layers_from_torch, merge_identical
 
 CHAIN_KINDS = ("gemm-gemm", "pw-pw", "dw-pw")
 TAIL_KINDS = ("resadd", "pool")
@@ -292,7 +293,7 @@ class FusionTerms:
             rows.append(torch.minimum(t[:, N_], torch.tensor(float(dims.N))) *
                         torch.minimum(t[:, P_], torch.tensor(float(dims.P))) *
                         torch.minimum(t[:, Q_], torch.tensor(float(dims.Q))))
-        kept_kb = torch.stack(rows) * self.kept_channels.unsqueeze(1) / 1024
+        kept_kb = rows_to_kb(torch.stack(rows), self.kept_channels.unsqueeze(1), "int8")
         return sp[self.chain_producer] + sp[self.chain_consumer] + kept_kb, acc[self.chain_producer] + acc[self.chain_consumer]
 
     def round(self, sigma, fits, mask=None):
