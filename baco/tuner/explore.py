@@ -244,7 +244,6 @@ class NetworkProblem:
             hardware, cycles, energy, penalty, fused, relaxation = fusion.fused_cost(
                 self, temporal, spatial, order, order_indices(), smooth, sigma)
             return BatchCost(cycles, energy, hardware, penalty, fused, relaxation)
-        B = temporal[0].shape[0]
         # the array dim is the exact max: spatial factors are integers <= max_pe in every forward pass,
         # and a smooth max would overshoot the largest array; buffers are counted in rows of that array
         pe = torch.stack([s.max(1).values for s in spatial]).max(0).values
