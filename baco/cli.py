@@ -13,7 +13,7 @@ import sys
 
 SUBCOMMANDS = {
     "opt": ("baco.passes.cli", "run a pass pipeline (or one pass) on a text IR file"),
-    "translate": ("baco.codegen.translate", "InstGem/LLVM-dialect MLIR -> LLVM IR"),
+    "translate": ("baco.compiler:translate_main", "InstGem/LLVM-dialect MLIR -> LLVM IR"),
     "llc": ("baco.codegen.riscv", "LLVM IR -> RISC-V object or bare-metal ELF"),
     "sim": ("baco.sim.cli", "run a bare-metal RISC-V ELF with a Gemmini model attached"),
     "tune": ("baco.design:tune_main", "co-explore Gemmini hardware and mappings (--verify: compile, run, time)"),

@@ -5,19 +5,26 @@ The frontend (`@baco.jit`) calls this with the module it emitted; targets:
 built-in ISS with the same model)."""
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import os
 import re
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mlir.ir import MLIRError
+
 from baco.codegen.translate import to_llvm_ir
+from baco.dialects import parse_module
 from baco.errors import CompilationError
 from baco.gemmini.config import GemminiConfig
-from baco.passes.loop_ws import enabled as loop_ws_enabled
-from baco.passes.pipeline import run_pipeline
+from baco.inputs import input_name, read_text
+from baco.options import loop_ws_enabled
+from baco.passes.cli import add_config_args, config_from_args
+from baco.passes.pipeline import LLVM, STAGES, input_stage, run_pipeline
 
 TARGETS = ("sim", "iss")
 _PKG = Path(__file__).resolve().parent
@@ -163,3 +170,52 @@ def compile_module(text: str, name: str, *, target: str = "sim", config: Gemmini
         raise CompilationError(f"{name}: building the {target} backend failed: "
                                + "; ".join(lines[:3])) from None
     return ck
+
+
+def translate_main(argv=None) -> int:
+    """`baco translate`: MLIR at any stage → LLVM IR text (the stages it still needs, then
+    codegen.translate)."""
+    p = argparse.ArgumentParser(prog="baco translate", description=translate_main.__doc__)
+    p.add_argument("input", help="MLIR file at any stage (BACO dialect … LLVM dialect)")
+    p.add_argument("-o", "--output", default="-")
+    p.add_argument("--from", dest="start", choices=list(STAGES) + [LLVM], default=None,
+                   help="the first stage the input still needs ('llvm': already LLVM dialect); "
+                        "default: guessed from the dialects it uses")
+    add_config_args(p)
+    args = p.parse_args(argv)
+    text = read_text(args.input)
+    try:
+        module = llvm_module(text, args.start, config_from_args(args), args.dataflow, args.double_buffer)
+        ir_text = to_llvm_ir(module)
+    except CompilationError as e:
+        print(f"baco translate: {e.in_file(input_name(args.input))}", file=sys.stderr)
+        return 1
+    if args.output == "-":
+        print(ir_text)
+    else:
+        with open(args.output, "w") as f:
+            f.write(ir_text)
+    return 0
+
+
+def llvm_module(text: str, start, config, dataflow, double_buffer=False):
+    """The LLVM-dialect module for `text`, running the stages it still needs (from `start`,
+    default the stage its ops say); input that is not what `start` says is an error."""
+    if not text.strip():
+        raise CompilationError("empty input: expected an MLIR module")
+    try:
+        module = parse_module(text)
+    except MLIRError as e:
+        raise CompilationError.from_mlir("invalid input IR", e) from None
+    with module.context:
+        found = input_stage(module)
+    if start is None and found == LLVM:
+        return module
+    if start != LLVM:
+        return run_pipeline(text, config=config, dataflow=dataflow, double_buffer=double_buffer,
+                            start=start).module
+    if found != LLVM:
+        raise CompilationError("--from llvm needs LLVM-dialect input; this IR is "
+                               + (f"the input of stage {found!r} (drop --from)" if found else
+                                  "not LLVM dialect"))
+    return module

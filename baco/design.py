@@ -20,6 +20,15 @@ the compiler's capacity rule, else the conv kernel's default schedule, the repor
 baco.tuner.mapping.conv_schedule, one function for both). Layers without a kernel (non-square
 filters or strides the C library cannot run) are listed with their prediction only; the network
 EDPs compared are then those of the simulated layers, predicted and simulated alike.
+
+End to end (the default; `--gemmini-alone` skips it): every simulated layer also runs as a user's
+program does, with the CPU that issues the commands counted. baco's side is the layer's kernel with
+its tuned schedule compiled as users compile it (LOOP_WS / LOOP_CONV_WS on where the program fits)
+into a RISC-V ELF and run on the ISS with the cycle model attached (rdcycle around the grid loop and
+its fence); the default's side is the C library's stream issued by the CPU at the library's cost
+per tile and ended by its fence (baco.sim.clib.library_stream_cycles). Energy on both sides is the
+cycle model's Gemmini energy of that run. The report then gives the network's gain end to end
+beside the Gemmini-alone one.
 """
 from __future__ import annotations
 
@@ -35,7 +44,8 @@ import numpy as np
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule
-from baco.sim.clib import time_conv, time_matmul
+from baco.sim.clib import (conv_stream, depthwise_stream, library_stream_cycles, matmul_stream, time_matmul,
+                            time_stream)
 from baco.sim.timing import CommandStream, TimingModel
 from baco.tuner.arch import DEFAULT_HARDWARE
 from baco.tuner.baselines import gemmini_default
@@ -66,6 +76,8 @@ class LayerCheck:
     note: str = ""                      # why a layer is not simulated
     timeloop_cycles: float | None = None  # the Timeloop-matched model's cycles of the tuned mapping
     seconds: float = 0.0
+    end_to_end: Measured | None = None          # the kernel's ELF on the ISS, CPU issue counted
+    default_end_to_end: Measured | None = None  # the C library's stream issued by the CPU
 
 
 def output_scale(K: int) -> float:
@@ -127,23 +139,30 @@ def conv_shape(layer: Layer) -> tuple[int, int, int, int, int]:
     return layer.N, layer.P, layer.Q, layer.C, layer.K
 
 
-def _conv_launch(layer: Layer, shape, cfg, schedule, seed):
-    """(launch, reference output) of conv2d for `layer` cut to shape (N, P, Q, C, K) on random data:
-    the unpadded input the Timeloop problem reads (input_rows x input_cols per image)."""
+def _conv_launch(layer: Layer, shape, cfg, schedule, seed, *, explicit: bool = True, reference: bool = True):
+    """(launch, reference output or None) of conv2d (depthwise_conv2d for a depthwise layer: x of its K
+    channels, w (R,S,K)) for `layer` cut to shape (N, P, Q, C, K) on random data: the unpadded input
+    the Timeloop problem reads (input_rows x input_cols per image). `explicit`: the explicit command
+    stream, as for GEMM layers (a pointwise conv runs the GEMM kernel, and LOOP_WS / LOOP_CONV_WS,
+    baco.passes.loop_ws and loop_conv_ws, are not in the schedule space the search's conv model
+    describes); else the options a user's launch compiles with."""
     from baco.kernels.conv import conv2d_launch, reference_conv2d
+    from baco.kernels.depthwise import depthwise_launch, reference_depthwise_conv2d
     N, P, Q, C, K = shape
     cut = replace(layer, N=N, P=P, Q=Q, C=C, K=K)
     rng = np.random.default_rng(seed)
-    x = rng.integers(-128, 128, (N, cut.input_rows, cut.input_cols, C), dtype=np.int8)
-    w = rng.integers(-128, 128, (layer.R, layer.S, C, K), dtype=np.int8)
+    channels_in = K if layer.depthwise else C
+    x = rng.integers(-128, 128, (N, cut.input_rows, cut.input_cols, channels_in), dtype=np.int8)
+    w = rng.integers(-128, 128, (layer.R, layer.S, K) if layer.depthwise else (layer.R, layer.S, C, K), dtype=np.int8)
     kw = dict(stride=(layer.Hstride, layer.Wstride), dilation=(layer.Hdilation, layer.Wdilation),
               scale=output_scale(layer.R * layer.S * layer.C), out="int8" if KERNEL_OUT_INT8 else "int32")
+    if layer.depthwise:
+        return depthwise_launch(x, w, config=cfg, blocks=schedule, **kw), \
+            reference_depthwise_conv2d(x, w, **kw) if reference else None
     launch = conv2d_launch(x, w, config=cfg, blocks=schedule, **kw)
-    # the explicit command stream, as for GEMM layers: a pointwise conv runs the GEMM kernel, and
-    # LOOP_WS / LOOP_CONV_WS (baco.passes.loop_ws, loop_conv_ws) are not in the schedule space the search's
-    # conv model describes
-    launch.options["loop_ws"] = False
-    return launch, reference_conv2d(x, w, **kw)
+    if explicit:
+        launch.options["loop_ws"] = False
+    return launch, reference_conv2d(x, w, **kw) if reference else None
 
 
 def run_conv(layer: Layer, cfg: GemminiConfig, schedule: GemmSchedule, *, target: str = "sim", seed: int = 0,
@@ -168,20 +187,64 @@ def run_conv(layer: Layer, cfg: GemminiConfig, schedule: GemmSchedule, *, target
     return bool(np.array_equal(launch.y, ref)), report, shape
 
 
-def time_default_conv(layer: Layer, cfg: GemminiConfig) -> dict:
-    """The C library's tiled_conv_auto for `layer` on cfg (square filters, strides and dilations
-    only: tiled_conv takes one of each); ValueError when it cannot run the layer."""
-    if layer.R != layer.S or layer.Hstride != layer.Wstride or layer.Hdilation != layer.Wdilation:
+def _iss_end_to_end(kernel, grid, args, options, cfg) -> Measured:
+    """A launch as a RISC-V program on the ISS with the cycle model attached: the cycles rdcycle
+    reads around its grid loop and fence (the CPU issuing every command), and Gemmini's energy."""
+    tm = TimingModel(cfg)
+    run = kernel.compile(*args, target="iss", **options).run(grid, args, timing=tm)
+    return Measured(run["kernel_cycles"], tm.report()["energy_uj"])
+
+
+def gemm_end_to_end(M: int, N: int, K: int, cfg: GemminiConfig, schedule: GemmSchedule, *,
+                    out_int8: bool = KERNEL_OUT_INT8) -> Measured:
+    """The GEMM kernel under `schedule`, compiled with the default options (as a user's launch),
+    end to end on the ISS (zero data: the command stream does not depend on it)."""
+    from baco.kernels.matmul import matmul_kernel
+    a, b = np.zeros((M, K), np.int8), np.zeros((K, N), np.int8)
+    c = np.zeros((M, N), np.int8 if out_int8 else np.int32)
+    args = [a, b, c, M, N, K, K, 1, N, 1, N, 1, output_scale(K) if out_int8 else 1.0]
+    grid = (-(-M // schedule.block_m), -(-N // schedule.block_n))
+    return _iss_end_to_end(matmul_kernel, grid, args,
+                           dict(RELU=False, OUT_INT8=out_int8, config=cfg, schedule=schedule), cfg)
+
+
+def conv_end_to_end(layer: Layer, cfg: GemminiConfig, schedule: GemmSchedule) -> Measured:
+    """The whole layer's launch with a user's options (LOOP_CONV_WS where it fits), end to end on
+    the ISS."""
+    launch, _ = _conv_launch(layer, conv_shape(layer), cfg, schedule, 0, explicit=False, reference=False)
+    return _iss_end_to_end(launch.kernel, launch.grid, launch.args, launch.options, cfg)
+
+
+def library_end_to_end(stream, cfg: GemminiConfig) -> Measured:
+    """A C library call's stream issued by the CPU at the library's cost and ended by its fence."""
+    tm = TimingModel(cfg)
+    cycles = library_stream_cycles(stream, tm)
+    return Measured(cycles, tm.report()["energy_uj"])
+
+
+def default_conv_stream(layer: Layer, cfg: GemminiConfig):
+    """The C library's tiled_conv_auto (tiled_conv_dw_auto for a depthwise layer) for `layer` on cfg
+    (square filters, strides and dilations only: tiled_conv takes one of each; undilated depthwise
+    ones), as baco.sim.clib's stream; ValueError when it cannot run the layer."""
+    if layer.R != layer.S or layer.depthwise and layer.Hdilation > 1 or layer.Hstride != layer.Wstride or layer.Hdilation != layer.Wdilation:
         raise ValueError(f"the C library's tiled_conv takes square filters, strides and dilations "
                          f"(R,S={layer.R},{layer.S}, strides {layer.Hstride},{layer.Wstride}, "
                          f"dilations {layer.Hdilation},{layer.Wdilation})")
     rows, cols = layer.input_rows, layer.input_cols
+    if layer.depthwise:
+        return depthwise_stream(layer.N, rows, cols, layer.K, layer.R, cfg, stride=layer.Hstride,
+                                scale=output_scale(layer.R * layer.S))
     if layer.R == 1 and layer.Hstride == 2:
         # a strided 1x1 layer (ResNet's downsampling shortcut) reads a 2P x 2Q input in its network,
         # which tiled_conv_auto moves in every other row and column (its downsample path)
         rows, cols = 2 * layer.P, 2 * layer.Q
-    return time_conv(layer.N, rows, cols, layer.C, layer.K, layer.R, cfg,
-                     stride=layer.Hstride, dilation=layer.Hdilation, scale=output_scale(layer.R * layer.S * layer.C))
+    return conv_stream(layer.N, rows, cols, layer.C, layer.K, layer.R, cfg, stride=layer.Hstride,
+                       dilation=layer.Hdilation, scale=output_scale(layer.R * layer.S * layer.C))
+
+
+def time_default_conv(layer: Layer, cfg: GemminiConfig) -> dict:
+    """The cycle model's report of default_conv_stream (Gemmini alone)."""
+    return time_stream(default_conv_stream(layer, cfg), cfg)
 
 
 def load_design(path) -> dict:
@@ -197,8 +260,10 @@ def layer_of(entry: dict) -> Layer:
     return Layer(**entry["layer"], name=entry["name"], count=entry["count"])
 
 
-def check_design(design: dict, *, target: str = "sim", progress=print) -> list[LayerCheck]:
-    """Compile, run and time every kernel layer of a tuned design, and the default beside it."""
+def check_design(design: dict, *, target: str = "sim", end_to_end: bool = True,
+                 progress=print) -> list[LayerCheck]:
+    """Compile, run and time every kernel layer of a tuned design, and the default beside it
+    (end_to_end: also both as programs on a CPU, the module docstring says how)."""
     cfg = GemminiConfig.from_dict(design["gemmini_config"])
     default_cfg = DEFAULT_HARDWARE.to_gemmini_config()
     checks = []
@@ -220,6 +285,10 @@ def check_design(design: dict, *, target: str = "sim", progress=print) -> list[L
             check.simulated = Measured(rep["cycles"], rep["energy_uj"])
             lib = time_matmul(M, N, K, default_cfg, out_int8=KERNEL_OUT_INT8, scale=output_scale(K))
             check.default_simulated = Measured(lib["cycles"], lib["energy_uj"])
+            if end_to_end:
+                check.end_to_end = gemm_end_to_end(M, N, K, cfg, check.schedule)
+                check.default_end_to_end = library_end_to_end(
+                    matmul_stream(M, N, K, default_cfg, out_int8=KERNEL_OUT_INT8, scale=output_scale(K)), default_cfg)
         else:
             try:        # the default first: a layer the C library cannot run is not compared at all
                 lib = time_default_conv(layer, default_cfg)
@@ -234,6 +303,9 @@ def check_design(design: dict, *, target: str = "sim", progress=print) -> list[L
                 check.bit_exact = ok
                 check.simulated = Measured(rep["cycles"], rep["energy_uj"])
                 check.default_simulated = Measured(lib["cycles"], lib["energy_uj"])
+                if end_to_end:
+                    check.end_to_end = conv_end_to_end(layer, cfg, check.schedule)
+                    check.default_end_to_end = library_end_to_end(default_conv_stream(layer, default_cfg), default_cfg)
         check.seconds = time.perf_counter() - t0
         if progress:
             progress(f"  {check.name}: {'bit-exact' if check.bit_exact else 'MISMATCH' if check.simulated else check.note or 'no kernel'}"
@@ -254,6 +326,10 @@ def summary(checks: list[LayerCheck]) -> dict:
     out = {k: network_edp(checks, k) for k in ("predicted", "simulated", "default_predicted", "default_simulated")}
     out["gain_predicted"] = out["default_predicted"] / out["predicted"] if out["predicted"] else float("nan")
     out["gain_simulated"] = out["default_simulated"] / out["simulated"] if out["simulated"] else float("nan")
+    if sims and all(c.end_to_end is not None for c in sims):
+        out["end_to_end"] = network_edp(checks, "end_to_end")
+        out["default_end_to_end"] = network_edp(checks, "default_end_to_end")
+        out["gain_end_to_end"] = out["default_end_to_end"] / out["end_to_end"]
     out["bit_exact"] = all(c.bit_exact for c in sims)
     out["kernel_layers"], out["layers"] = len(sims), len(checks)
     return out
@@ -312,14 +388,23 @@ def format_report(design: dict, checks: list[LayerCheck]) -> str:
               f"  default predicted {s['default_predicted']:.4g}, simulated {s['default_simulated']:.4g}",
               f"baco is {s['gain_predicted']:.2f}x better than Gemmini-default predicted, "
               f"{s['gain_simulated']:.2f}x simulated; every kernel layer bit-exact: {s['bit_exact']}"]
+    if "gain_end_to_end" in s:
+        lines += ["end to end, the CPU issuing the commands (baco: the kernel's ELF on the ISS with the cycle "
+                  "model; default: the C library's calls at its CPU cost per tile), cycles:"]
+        lines += [f"  {c.name[:14]:14s} {c.count:2d} baco {c.end_to_end.cycles:12,.0f}  default "
+                  f"{c.default_end_to_end.cycles:12,.0f}  ({c.default_end_to_end.cycles / c.end_to_end.cycles:.2f}x)"
+                  for c in checks if c.end_to_end is not None]
+        lines.append(f"network EDP end to end: baco {s['end_to_end']:.4g}, default {s['default_end_to_end']:.4g}: "
+                     f"{s['gain_end_to_end']:.2f}x better than Gemmini-default with the CPU counted")
     return "\n".join(lines)
 
 
-def verify(path, *, target: str = "sim") -> int:
+def verify(path, *, target: str = "sim", end_to_end: bool = True) -> int:
     design = load_design(path)
     print(f"verifying {path}: compiling each kernel layer for the tuned Gemmini, running it on {target} "
-          "against the reference and timing it on the cycle model")
-    checks = check_design(design, target=target)
+          "against the reference and timing it on the cycle model"
+          + (", and end to end as a RISC-V program on the ISS" if end_to_end else ""))
+    checks = check_design(design, target=target, end_to_end=end_to_end)
     print(format_report(design, checks))
     return 0 if summary(checks)["bit_exact"] else 1
 
@@ -331,8 +416,10 @@ def main(argv=None) -> int:
     p.add_argument("--design", required=True, help="a `baco tune` output folder (or its result.json)")
     p.add_argument("--target", choices=["sim", "iss"], default="sim",
                    help="iss also runs each kernel as a RISC-V ELF on the ISS (checked, not timed)")
+    p.add_argument("--gemmini-alone", action="store_true",
+                   help="time Gemmini alone only (commands free), not also end to end with the CPU counted")
     a = p.parse_args(argv)
-    return verify(a.design, target=a.target)
+    return verify(a.design, target=a.target, end_to_end=not a.gemmini_alone)
 
 
 def tune_main(argv=None) -> int:
@@ -341,16 +428,18 @@ def tune_main(argv=None) -> int:
     from baco.tuner import cli
     argv = list(sys.argv[1:] if argv is None else argv)
     check = "--verify" in argv
-    argv = [x for x in argv if x != "--verify"]
+    end_to_end = "--gemmini-alone" not in argv
+    argv = [x for x in argv if x not in ("--verify", "--gemmini-alone")]
     if "-h" in argv or "--help" in argv:
-        print("baco tune also takes --verify: compile, run and time every kernel layer of the result "
-              "(see `baco run --help`)\n")
+        print("baco tune also takes --verify: compile, run and time every kernel layer of the result, "
+              "on Gemmini alone and end to end with the CPU counted (--gemmini-alone: the first only; "
+              "see `baco run --help`)\n")
     rc = cli.main(argv)
     if rc or not check:
         return rc
     out = argv[argv.index("--out") + 1] if "--out" in argv else next(x.split("=", 1)[1] for x in argv
                                                                       if x.startswith("--out="))
-    return verify(out)
+    return verify(out, end_to_end=end_to_end)
 
 
 if __name__ == "__main__":

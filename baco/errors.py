@@ -85,9 +85,8 @@ class KernelRuntimeError(RuntimeError):
 
 NEGATIVE_COLUMN_OFFSET = ("boundary_check with a negative column offset: Gemmini cannot shift a "
                           "block's columns inside a scratchpad row (negative row offsets are supported)")
-BOUNDARY_EXIT_CODE = 3     # an ELF's exit code after baco_boundary_error
 
-# The other run-time checks the compiler emits (a call of RUNTIME_ERROR(code, line, col) where
+# The other run-time checks the compiler emits (a call of abi.RUNTIME_ERROR(code, line, col) where
 # the check fails); the interpreter raises the same messages at the same line:col.
 DIVISION_BY_ZERO = 1
 ZERO_STEP = 2
@@ -101,6 +100,3 @@ RUNTIME_ERRORS = {
     POOLED_NEGATIVE_ROW: ("a pooled block stored with boundary_check at a negative row offset: Gemmini's "
                           "pooled mvout cannot skip pooled rows"),
 }
-RUNTIME_ERROR = "baco_runtime_error"            # both backends define it
-RUNTIME_ERROR_SIGNATURE = "(i64, i64, i64) -> ()"     # (code, line, col)
-RUNTIME_ERROR_EXIT_CODE = 4     # an ELF's exit code after baco_runtime_error

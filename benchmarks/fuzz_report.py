@@ -1,7 +1,13 @@
-"""The fuzz corpus (tests/fuzz_corpus.py) run end to end, with its counts:
+"""The fuzz corpus (tests/fuzz_corpus.py) run end to end, with its counts, or N cases of the
+kernel generator (tests/kernel_generator.py):
 
     python benchmarks/fuzz_report.py            every case on sim + interpreter, results also on iss
     python benchmarks/fuzz_report.py --smoke    a few cases of each outcome, sim + interpreter only
+    python benchmarks/fuzz_report.py --generated 10000 [--seed 0] [--no-iss] [--timeout 300] [--jsonl F]
+                                                generated cases `seed` .. `seed + N - 1`, each in a worker
+                                                process with a time limit, on sim and the interpreter
+                                                (every tenth on the ISS too); counts per outcome and the
+                                                seeds of the bad ones; exit 0 iff none is bad
 
 Each case must give its expected outcome (CompilationError at its line:col, a
 TypeError/ValueError naming the argument, a located run-time error, or a result
@@ -10,6 +16,7 @@ and category, and how many cases gave their expected outcome; exit 0 iff all did
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -50,7 +57,14 @@ def outcome(case, target="sim") -> str | None:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--smoke", action="store_true", help="a few cases of each outcome, no ISS")
+    p.add_argument("--generated", type=int, metavar="N", help="run N generated cases instead of the corpus")
+    p.add_argument("--seed", type=int, default=0, help="the first generated case's seed")
+    p.add_argument("--no-iss", action="store_true", help="generated cases: no ISS runs")
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds per generated case before it is a hang")
+    p.add_argument("--jsonl", help="also write each generated case's outcomes to this file, one JSON line each")
     args = p.parse_args(argv)
+    if args.generated is not None:
+        return generated_report(args)
     cases = fc.corpus()
     if args.smoke:
         picked, seen = [], {}
@@ -97,6 +111,41 @@ def main(argv=None) -> int:
     for name, target, problem in failures:
         print(f"  FAIL {name} [{target}]: {problem}")
     return 0 if not failures else 1
+
+
+def generated_report(args) -> int:
+    """Counts per outcome (over every run: sim, interpreter, ISS) of the generated cases, per
+    family, and the seeds of the bad ones."""
+    from tests import kernel_generator as kg
+    t0 = time.perf_counter()
+    totals, per_target, per_category, bad = {}, {}, {}, []
+    out = open(args.jsonl, "w") if args.jsonl else None
+    cases = 0
+    for answer in kg.run_isolated(range(args.seed, args.seed + args.generated), args.timeout, not args.no_iss):
+        cases += 1
+        if out:
+            out.write(json.dumps(answer) + "\n")
+            out.flush()
+        for target, what, detail in answer["results"]:
+            totals[what] = totals.get(what, 0) + 1
+            per_target.setdefault(target, {}).setdefault(what, 0)
+            per_target[target][what] += 1
+            if what in kg.BAD:
+                bad.append((answer["seed"], answer["category"], target, what, detail))
+        per_category.setdefault(answer["category"], 0)
+        per_category[answer["category"]] += 1
+    seconds = time.perf_counter() - t0
+    print(f"generated cases: {cases} (seeds {args.seed}..{args.seed + args.generated - 1}); {seconds:.0f} s")
+    print(f"{'outcome':<20} {'runs':>6}   " + "  ".join(f"{t:>11}" for t in sorted(per_target)))
+    for what in kg.GOOD + kg.BAD:
+        print(f"{what:<20} {totals.get(what, 0):>6}   "
+              + "  ".join(f"{per_target[t].get(what, 0):>11}" for t in sorted(per_target)))
+    print("cases per family: " + ", ".join(f"{k} {v}" for k, v in sorted(per_category.items())))
+    print(f"bad runs: {len(bad)} (silent wrong results {totals.get('wrong result', 0)}, crashes "
+          f"{totals.get('crash', 0)}, hangs {totals.get('hang', 0)})")
+    for seed, category, target, what, detail in bad:
+        print(f"  BAD seed {seed} [{category}, {target}] {what}: {detail[:300]}")
+    return 0 if not bad else 1
 
 
 if __name__ == "__main__":

@@ -15,20 +15,21 @@
   (gemmini-rocc-tests imagenet/*.c, mlps/*.c): tiled_matmul_nn_auto for linear layers (and per
   batch for bmm), tiled_conv_auto with the pooling epilogue for convolutions, tiled_conv_dw_auto for
   depthwise ones, tiled_resadd_auto for residual adds (baco.sim.clib's streams, each call timed with
-  the library's CPU work per tile and its closing fence, library_stream_cycles). The CPU work
+  the library's CPU work per tile and its closing fence, library_stream_cycles); for attention, per
+  batch and head, as gemmini-rocc-tests' transformers/transformer.c does. The CPU work
   between layers (pools, hardswish, squeeze-excite, concat...) is the same work on both sides: the
   library's side counts the cycles baco's program measured for those CPU steps. Ratio = library
   cycles / baco cycles (> 1: baco is faster); geomean over the models. --per-step prints both
-  sides' cycles of every step. A model compile_model cannot run (e.g. the BERT layer: its
-  attention's aten.transpose.int) is printed as not supported with the compiler's error.
+  sides' cycles of every step. A model compile_model cannot run is printed as not supported with
+  the compiler's error.
 
 With --mlp1-elf PATH (gemmini-rocc-tests' own mlp1-baremetal) that program also runs on the ISS
 with the cycle model and its end-to-end CPU cycles are printed beside baco's mlp1 (benchmarks read
 no reference data by themselves: give the path).
 
-    python benchmarks/models.py [--models mlp1,resnet18,...] [--resolution 224] [--calibrate 8]
+    python benchmarks/models.py [--models mlp1,resnet18,...] [--resolution 224] [--sequence 128] [--calibrate 8]
                                 [--samples 8] [--mlp1-elf PATH] [--per-step]
-    python benchmarks/models.py --smoke      # a tiny MLP and a tiny CNN
+    python benchmarks/models.py --smoke      # a tiny MLP, a tiny CNN and a tiny encoder layer
 """
 from __future__ import annotations
 
@@ -56,7 +57,7 @@ from baco.sim.timing import TimingModel  # noqa: E402
 CNNS = ("resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_small")
 
 
-def model_and_input_shape(name: str, resolution: int):
+def model_and_input_shape(name: str, resolution: int, sequence: int = 128):
     """(model, input shape) of a benchmark model name."""
     if name == "mlp_tiny":
         return mlp((64, 48, 32, 10)), (8, 64)
@@ -70,11 +71,16 @@ def model_and_input_shape(name: str, resolution: int):
     if name == "bert_layer":
         from baco.tuner.torch_models import bert_base_encoder
         torch.manual_seed(0)
-        return bert_base_encoder(1).eval(), (1, 128, 768)
+        return bert_base_encoder(1).eval(), (1, sequence, 768)
+    if name == "bert_tiny":       # the BERT layer's operators at a smoke size
+        torch.manual_seed(0)
+        layer = torch.nn.TransformerEncoderLayer(d_model=32, nhead=4, dim_feedforward=48, activation="gelu",
+                                                 batch_first=True)
+        return torch.nn.TransformerEncoder(layer, num_layers=1, enable_nested_tensor=False).eval(), (1, 19, 32)
     raise KeyError(name)
 
 
-KNOWN = ("mlp_tiny", "cnn_tiny", "mlp1", *CNNS, "bert_layer")
+KNOWN = ("mlp_tiny", "cnn_tiny", "bert_tiny", "mlp1", *CNNS, "bert_layer")
 DEFAULT = ("mlp1", *CNNS, "bert_layer")
 
 
@@ -121,9 +127,9 @@ def library_calls(step: GemminiStep, lowered, cfg: GemminiConfig):
 
 
 def matmul_dims(launch) -> tuple[int, int, int]:
-    """(M, N, K) of a matmul launch: its A (M x K) and B (K x N) arrays."""
-    a, b = launch.args[0], launch.args[1]
-    return a.shape[0], b.shape[1], a.shape[1]
+    """(M, N, K) of a matmul launch (matmul_kernel's arguments M, N, K)."""
+    M, N, K = launch.args[3:6]
+    return M, N, K
 
 
 def library_cycles(compiled, step_cycles: dict) -> dict:
@@ -156,8 +162,8 @@ def library_cycles(compiled, step_cycles: dict) -> dict:
                 per_step=per_step)
 
 
-def measure(name: str, resolution: int, calibrate: int, samples: int) -> dict:
-    model, shape = model_and_input_shape(name, resolution)
+def measure(name: str, resolution: int, calibrate: int, samples: int, sequence: int = 128) -> dict:
+    model, shape = model_and_input_shape(name, resolution, sequence)
     x = torch.randn(shape, generator=torch.Generator().manual_seed(0))
     row = dict(model=name, input="x".join(map(str, shape)))
     t0 = time.perf_counter()
@@ -226,22 +232,25 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--models", default=",".join(DEFAULT), help=f"comma-separated, of {', '.join(KNOWN)}")
     p.add_argument("--resolution", type=int, default=224, help="the CNNs' input height and width")
+    p.add_argument("--sequence", type=int, default=128, help="the BERT layer's sequence length")
     p.add_argument("--calibrate", type=int, default=8, help="calibration inputs")
     p.add_argument("--samples", type=int, default=8, help="seeded inputs of the quantisation error")
     p.add_argument("--mlp1-elf", help="gemmini-rocc-tests' mlp1-baremetal, run beside baco's mlp1")
     p.add_argument("--per-step", action="store_true", help="each step's cycles, baco's and the library's")
-    p.add_argument("--smoke", action="store_true", help="a tiny MLP and a tiny CNN, 2 calibration inputs, 2 samples")
+    p.add_argument("--smoke", action="store_true",
+                   help="a tiny MLP, CNN and encoder layer, 2 calibration inputs, 2 samples")
     args = p.parse_args(argv)
-    names = ["mlp_tiny", "cnn_tiny"] if args.smoke else args.models.split(",")
+    names = ["mlp_tiny", "cnn_tiny", "bert_tiny"] if args.smoke else args.models.split(",")
     unknown = [n for n in names if n not in KNOWN]
     if unknown:
         p.error(f"unknown models {unknown}; known: {', '.join(KNOWN)}")
     calibrate, samples = (2, 2) if args.smoke else (args.calibrate, args.samples)
     print(f"default Gemmini (DIM {GemminiConfig().dim}); calibration inputs {calibrate}; quantisation error over "
-          f"{samples} seeded inputs; CNNs at {args.resolution}x{args.resolution}", flush=True)
+          f"{samples} seeded inputs; CNNs at {args.resolution}x{args.resolution}, BERT at sequence {args.sequence}",
+          flush=True)
     rows, ok = [], True
     for name in names:
-        r = measure(name, args.resolution, calibrate, samples)
+        r = measure(name, args.resolution, calibrate, samples, args.sequence)
         print_row(r, args.per_step)
         rows.append(r)
         ok &= "unsupported" in r or (r["sim_bit_exact"] and r["iss_bit_exact"])

@@ -1,7 +1,7 @@
 """Run baco's self-checking ELFs on baco's ISS and on Spike with Gemmini's
 extension library, and compare the exit codes.
 
-    python benchmarks/spike_check.py --extlib /path/to/libgemmini.so [--keep DIR]
+    python benchmarks/spike_check.py --extlib /path/to/libgemmini.so [--keep DIR] [--models]
     BACO_SPIKE_EXTLIB=/path/to/libgemmini.so python benchmarks/spike_check.py
 
 It builds GEMM ELFs with examples/matmul.py (ragged and aligned shapes,
@@ -17,7 +17,9 @@ kernel with two accumulators
 accumulator read, RTL only; OS: the hidden layer written into the scratchpad by the array) and
 every tests/c/*.c program, all for the
 default Gemmini configuration (DIM 16, 256 KiB scratchpad, 64 KiB
-accumulator, int8/int32), the one libgemmini is built for. Each ELF exits 0
+accumulator, int8/int32), the one libgemmini is built for. With --models, also
+whole networks as one ELF each (baco.compile_model(...).build_elf: the mlp1-shaped
+MLP at batch 64, ResNet-18 and MobileNetV2 at 1x3x32x32). Each ELF exits 0
 only when Gemmini's results match its own reference.
 
 Programs that check Gemmini's performance counters (COUNTER_PROGRAMS) run on
@@ -52,6 +54,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
+import torch  # noqa: E402
 
 import baco  # noqa: E402
 import baco.language as bl  # noqa: E402
@@ -61,6 +64,7 @@ from baco.kernels.matmul import matmul_kernel, reference as matmul_reference  # 
 from baco.sim import external  # noqa: E402
 from baco.sim.iss import run_elf  # noqa: E402
 from baco.sim.timing import TimingModel  # noqa: E402
+from benchmarks.models import model_and_input_shape  # noqa: E402
 
 # (name, examples/matmul.py arguments)
 MATMULS = [
@@ -176,6 +180,10 @@ FUSED_MLPS = [
     ("fused_mlp_os_65x1x65x1", ["--dataflow", "OS", "--M", "65", "--K", "1", "--H", "65", "--N", "1"]),
     ("fused_mlp_os_1x33x1x65", ["--dataflow", "OS", "--M", "1", "--K", "33", "--H", "1", "--N", "65"]),
 ]
+# whole models (benchmarks/models.py's, CNNs at 32x32): baco.compile_model(...).build_elf, one
+# self-checking ELF each (--models; a minute or more each on both simulators)
+MODELS = ("mlp1", "resnet18", "mobilenet_v2")
+MODEL_RESOLUTION = 32
 LIBGEMMINI = dataclasses.replace(DEFAULT_CONFIG, acc_read_operands=False)   # what Spike's model implements
 C_DIR = ROOT / "tests" / "c"
 COUNTER_PROGRAMS = {"c/matmul_perf"}
@@ -240,7 +248,15 @@ def transposed_elf(path: Path, M, N, K, a_t, b_t, block, double_buffer, bias):
                             expected=expected)
 
 
-def build(out_dir: Path):
+def model_elf(path: Path, name: str) -> Path:
+    """The model's whole-program ELF (default Gemmini), checking its output against baco's
+    independent quantised reference on a seeded input."""
+    model, shape = model_and_input_shape(name, MODEL_RESOLUTION)
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(0))
+    return baco.compile_model(model, x, calibrate=2).build_elf(path, x).elf
+
+
+def build(out_dir: Path, models: bool = False):
     """Yields (name, elf path or None, build error)."""
     examples = [("matmul.py", name, args) for name, args in MATMULS]
     examples += [("fused_mlp.py", name, args) for name, args in FUSED_MLPS]
@@ -269,6 +285,11 @@ def build(out_dir: Path):
             yield f"c/{src.stem}", elf, ""
         except Exception as e:  # a build failure is reported in the table, not raised
             yield f"c/{src.stem}", None, str(e)
+    for name in MODELS if models else ():
+        try:
+            yield f"model/{name}", model_elf(out_dir / f"{name}.elf", name), ""
+        except Exception as e:  # a build failure is reported in the table, not raised
+            yield f"model/{name}", None, str(e)
 
 
 def run_iss(elf: Path, timed: bool, config=DEFAULT_CONFIG):
@@ -296,6 +317,8 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--extlib", help=f"libgemmini.so (default: ${external.SPIKE_EXTLIB_ENV})")
     p.add_argument("--keep", metavar="DIR", help="build the ELFs here and keep them")
+    p.add_argument("--models", action="store_true",
+                   help="also whole models as one ELF each (MODELS: mlp1, ResNet-18, MobileNetV2)")
     p.add_argument("-v", "--verbose", action="store_true", help="print the output of failing runs")
     args = p.parse_args(argv)
 
@@ -316,7 +339,7 @@ def main(argv=None) -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     print(f"{'program':<28} {'baco ISS':>8} {'Spike':>8}  result")
     bad = rtl_only = 0
-    for name, elf, log in build(out_dir):
+    for name, elf, log in build(out_dir, args.models):
         reason = None
         if elf is None:
             iss = spike = "build"

@@ -510,6 +510,61 @@ def runtime_check_cases() -> list[Case]:
                                   reference=lambda a=args: {"c": reference_matmul(a[0], a[1])}))
     cases += pool_check_cases()
     cases += unit_scale_cases()
+    cases += generator_found_cases()
+    return cases
+
+
+def generator_found_cases() -> list[Case]:
+    """What the kernel generator (tests/kernel_generator.py) found, each as a small case: a
+    constexpr NaN/inf scale (printed into the IR as `nan`: invalid input IR), `acc = acc +
+    bl.dot(...)` (rejected as two accumulator blocks, unlike `acc += bl.dot(...)`), a pooled
+    store whose window folds to nothing (a verifier failure, then a SIGSEGV in the LLVM
+    translation), and launch options of the wrong type (an AttributeError for config=16;
+    double_buffer="no" was taken as True)."""
+    cases = []
+    params = GEMM_PARAMS.replace("scale, ", "") + ", S: bl.constexpr"
+    body = list(GEMM_BODY)
+    body[-1] = "bl.store(c, bl.relu(acc * S).to(bl.int8), boundary_check=(0, 1))"
+    src = kernel_source(body, params)
+    for s in (float("nan"), float("inf"), float("-inf"), 1e39):
+        args = gemm_args(33, 20, 40, seed=80, out=np.int8)
+        del args[6]
+
+        def run(kernel, target="sim", _args=args, _s=s):
+            _args[2][...] = 0
+            kernel[(3, 2)](*_args, BM=16, BN=16, BK=16, S=_s, target=target)
+            return {"c": _args[2].copy()}
+        cases.append(Case(f"result:constexpr_scale_{s:g}", "epilogue", "result", src, run, on_iss=s != s,
+                          reference=lambda a=args, s=s: {"c": reference_matmul(a[0], a[1], out="int8", scale=s,
+                                                                               relu=True)}))
+    body = [line.replace("acc += bl.dot(", "acc = acc + bl.dot(") for line in GEMM_BODY]
+    body[-1] = body[-1].replace(MARK, "")
+    for order in ("acc + dot", "dot + acc"):
+        if order == "dot + acc":
+            body = [line.replace("acc = acc + bl.dot(bl.load(a, boundary_check=(0, 1)), bl.load(b, boundary_check=(0, "
+                                 "1)))", "acc = bl.dot(bl.load(a, boundary_check=(0, 1)), bl.load(b, boundary_check=(0, "
+                                 "1))) + acc") for line in body]
+        case = gemm_result_case(f"result:{order.replace(' ', '_').replace('+', 'plus')}", 33, 20, 40, (16, 16, 16),
+                                seed=81)
+        case.source = kernel_source(body)
+        cases.append(case)
+    pool_body = [POOL_BODY[0], POOL_BODY[1],
+                 "p = bl.make_block_ptr(p_ptr, shape=(PM, 16), strides=(16, 1), offsets=(OFF, 0), block_shape=(9, 16))",
+                 POOL_BODY[3].replace(MARK, ""), POOL_BODY[4]]
+    a, b, p = rand((30, 16), 82), rand((16, 16), 83), np.full((1, 16), 5, np.int8)
+
+    def run(kernel, target="sim"):
+        kernel[(1,)](a, b, p, 0, 6, 1, PM=1, target=target)    # OFF = 1 past the 1-row output: nothing stored
+        return {"p": p.copy()}
+    cases.append(Case("result:pooled_store_folds_to_nothing", "epilogue", "result", kernel_source(pool_body, POOL_PARAMS),
+                      run, reference=lambda: {"p": np.full((1, 16), 5, np.int8)}, on_iss=True))
+    for label, options, match in (("config_int", dict(config=16), "config must be a GemminiConfig"),
+                                  ("double_buffer_string", dict(double_buffer="no"), "double_buffer must be a bool"),
+                                  ("loop_ws_int", dict(loop_ws=1), "loop_ws must be a bool")):
+        def run(kernel, target="sim", _o=options):
+            kernel[(2, 2)](*gemm_args(), BM=16, BN=16, BK=16, target=target, **_o)
+        cases.append(Case(f"launch:{label}", "launch-meta", "launch", gemm_kernel_source(), run, match=match,
+                          exc=(TypeError,)))
     return cases
 
 

@@ -136,3 +136,22 @@ def test_errors():
     tuner = baco.autotune(configs=CONFIGS[:1], key=["M"])(matmul_kernel)
     with pytest.raises(ValueError, match="chosen by autotune"):
         tuner[GRID](*[None] * 13, BLOCK_M=16)
+
+
+def test_end_to_end_timing_counts_the_cpu():
+    # the default: each candidate as its RISC-V program on the ISS with the cycle model (rdcycle
+    # around the grid loop and fence); end_to_end=False: the command stream alone, commands free
+    e2e = baco.autotune(configs=CONFIGS[:3], key=["M", "N", "K"])(matmul_kernel)
+    alone = baco.autotune(configs=CONFIGS[:3], key=["M", "N", "K"], end_to_end=False)(matmul_kernel)
+    for tuner in (e2e, alone):
+        a, b, c = launch(tuner, 33, 17, 65)
+        np.testing.assert_array_equal(c, reference(a, b))
+    assert set(e2e.timings) == set(alone.timings) == set(CONFIGS[:3])
+    for config in CONFIGS[:3]:
+        assert e2e.timings[config] > alone.timings[config]     # the CPU's issue is on the clock
+    s = CONFIGS[0].schedule()
+    args = [*operands(33, 17, 65), np.zeros((33, 17), np.int32), 33, 17, 65, 65, 1, 17, 1, 17, 1, 1.0]
+    ck = matmul_kernel.compile(*args, RELU=False, OUT_INT8=False, config=CFG, schedule=s, target="iss")
+    from baco.sim.timing import TimingModel
+    run = ck.run((3, 2), args, timing=TimingModel(CFG))
+    assert e2e.timings[CONFIGS[0]] == run["kernel_cycles"]

@@ -13,8 +13,8 @@ BENCH = ROOT / "benchmarks"
 
 # script -> (arguments of its smallest run, expected exit code); runs over ~8 s here are
 # marked slow (SLOW) so the default suite stays fast; `-m slow` runs them
-SLOW = {"costmodel_vs_timeloop.py", "cpu_issue.py", "cpu_ops.py", "fuzz_report.py", "loop_check.py", "models.py", "network.py", "rtl_calibration.py",
-        "single_op.py", "train_cost_residual.py"}
+SLOW = {"costmodel_vs_timeloop.py", "cpu_issue.py", "cpu_ops.py", "fusion.py", "fuzz_report.py", "loop_check.py", "models.py", "network.py", "rtl_calibration.py",
+        "single_op.py", "train_cost_residual.py", "tuned_models.py"}
 # the built gemmini-rocc-tests programs, when the reference folder is beside the checkout
 ROCC_BIN = next((d / "shared" / "reference" / "gemmini-rocc-tests" / "bin" for d in ROOT.parents
                  if (d / "shared" / "reference" / "gemmini-rocc-tests" / "bin").is_dir()), None)
@@ -25,6 +25,7 @@ SMOKE = {
     "cpu_issue.py": (["--smoke"], 0),
     "cpu_ops.py": (["--smoke"], 0),
     "costmodel_vs_timeloop.py": (["--rows", "50"], 0),
+    "fusion.py": (["--smoke"], 0),
     "fuzz_report.py": (["--smoke"], 0),
     "gemm_cycles.py": (["--size", "64"], 0),
     "kernels.py": (["--smoke"], 0),
@@ -38,6 +39,7 @@ SMOKE = {
     # without a Gemmini extension library for Spike it must say so and exit 2
     "spike_check.py": ([], 2),
     "train_cost_residual.py": (["--smoke"], 0),
+    "tuned_models.py": (["--smoke"], 0),
 }
 
 

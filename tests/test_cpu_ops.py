@@ -214,6 +214,13 @@ def case_permute(shape, perm, dtype):
     return cpu_ops.permute(shape, perm, dtype), (x,), np.ascontiguousarray(x.transpose(perm)), None
 
 
+def case_strided_copy(base_shape, shape, strides, offset, dtype):
+    """The reference is numpy's own strided view of x (as_strided), copied."""
+    x = (RNG.standard_normal(base_shape) * 1000).astype(dtype)
+    view = np.lib.stride_tricks.as_strided(x.reshape(-1)[offset:], shape, [v * x.itemsize for v in strides])
+    return cpu_ops.strided_copy(base_shape, shape, strides, offset, dtype), (x,), np.ascontiguousarray(view), None
+
+
 def case_concat(shapes, axis, dtype):
     xs = tuple((RNG.standard_normal(s) * 1000).astype(dtype) for s in shapes)
     return cpu_ops.concat(shapes, axis, dtype), xs, np.concatenate(xs, axis), None
@@ -249,6 +256,9 @@ CASES = {
     "copy int32 33": lambda: case_copy((33,), np.int32, None),
     "permute NHWC->NCHW 2x3x5x17": lambda: case_permute((2, 3, 5, 17), (0, 3, 1, 2), np.int8),
     "permute float32 17x33": lambda: case_permute((17, 33), (1, 0), np.float32),
+    "strided_copy head of QKV 19x2x96 -> 2x19x8": lambda: case_strided_copy((19, 2, 96), (2, 19, 8), (96, 192, 1), 40,
+                                                                          np.int8),
+    "strided_copy transposed slice float32 7x33": lambda: case_strided_copy((7, 33), (5, 3), (1, 33), 66, np.float32),
     "concat channels 1x3x5x{17,1,33}": lambda: case_concat([(1, 3, 5, 17), (1, 3, 5, 1), (1, 3, 5, 33)], -1, np.int8),
     "concat rows int32 {2,17}x5": lambda: case_concat([(2, 5), (17, 5)], 0, np.int32),
 }
@@ -282,7 +292,7 @@ def test_host_bit_exact(built, name):
 
 ISS_CASES = ["avg_pool 2x17x13x5 k3 s2 p1", "adaptive 2x17x13x3 ->(5,4)", "max_pool 2x9x11x1 k(3,2) s1 p(1,1) d(2,3)",
              "lut gelu 33x17", "add relu 33x17", "mul_channel 2x5x7x33", "softmax 33x17", "layernorm 2x5x96",
-             "permute NHWC->NCHW 2x3x5x17", "concat channels 1x3x5x{17,1,33}", "copy flatten int8 1x3x5x17"]
+             "permute NHWC->NCHW 2x3x5x17", "strided_copy head of QKV 19x2x96 -> 2x19x8", "concat channels 1x3x5x{17,1,33}", "copy flatten int8 1x3x5x17"]
 
 
 @pytest.mark.parametrize("name", ISS_CASES)
@@ -488,6 +498,8 @@ def test_bad_arguments_name_the_argument():
     (lambda: cpu_ops.copy((2, 3), np.int8, (7,)), ValueError, "out_shape"),
     (lambda: cpu_ops.copy((2, 3), np.float64), TypeError, "dtype"),
     (lambda: cpu_ops.permute((2, 3), (0, 0)), ValueError, "perm"),
+    (lambda: cpu_ops.strided_copy((2, 3), (2, 3), (3, 1), 1), ValueError, "reads element 6"),
+    (lambda: cpu_ops.strided_copy((2, 3), (2, 3), (3,), 0), ValueError, "strides"),
     (lambda: cpu_ops.concat([(2, 3), (2, 4)], 0), ValueError, r"shapes\[1\]"),
     (lambda: cpu_ops.concat([(2, 3)], 2), ValueError, "axis"),
 ])

@@ -1,6 +1,6 @@
 """A GemminiFault of a compiled kernel on the host JIT names the kernel's source line
 (file:line:col, the line and a caret, like a CompilationError): every Gemmini command
-carries its op's source site (instgem_to_llvm.source_site) into the JIT's callbacks."""
+carries its op's source site (baco.gemmini.abi.source_site) into the JIT's callbacks."""
 import inspect
 
 import numpy as np
@@ -10,7 +10,7 @@ import baco
 import baco.language as bl
 from baco.errors import KernelFault
 from baco.gemmini.isa import GemminiFault
-from baco.passes.instgem_to_llvm import site_line_col, source_site
+from baco.gemmini.abi import site_line_col, source_site
 
 
 @baco.jit

@@ -76,7 +76,11 @@ def test_unchecked_blocks_outside_the_array_fault_in_both(monkeypatch):
 def test_interpreter_rejects_what_the_compiler_rejects(monkeypatch):
     monkeypatch.setenv("BACO_INTERPRET", "1")
     a, b = rand((64, 64), 4), rand((64, 64), 5)
-    with pytest.raises(CompilationError, match="do not fit"):   # over capacity
+    c = np.zeros((64, 64), np.int32)
+    with pytest.raises(CompilationError, match="do not fit"):   # over capacity (matmul() checks it before)
+        mm.matmul_kernel[(1, 1)](a, b, c, 64, 64, 64, 64, 1, 64, 1, 64, 1, 1.0, BLOCK_M=512, BLOCK_N=512,
+                                 BLOCK_K=512, RELU=False, OUT_INT8=False)
+    with pytest.raises(ValueError, match="block .* do not fit"):
         mm.matmul(a, b, block=(512, 512, 512))
     with pytest.raises(TypeError, match="dtype int16"):
         mm.matmul(a.astype(np.int16), b)

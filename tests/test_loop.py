@@ -9,8 +9,10 @@ import pytest
 import torch
 
 from baco.cli import main as baco_main
-from baco.design import check_design, load_design, run_gemm, summary
+from baco.design import check_design, load_design, output_scale, run_gemm, summary
 from baco.gemmini.schedule import gemm_footprint, schedule_problems
+from baco.sim.clib import time_matmul
+from baco.tuner.arch import DEFAULT_HARDWARE
 from baco.tuner.explore import NetworkProblem, coexplore, random_tilings
 from baco.tuner.hwinfer import mapping_requirement, minimal_hardware
 from baco.tuner.mapping import KERNEL_OUT_INT8, gemm_schedule, validate
@@ -120,7 +122,15 @@ def test_tune_verify_and_run_design(tmp_path, capsys):
     c = checks[0]
     assert c.simulated.cycles >= 64 * 48 * 96 / design["hardware"]["pe_dim"] ** 2
     assert c.default_simulated.cycles > 0 and s["gain_simulated"] > 0
-    assert baco_main(["run", "--design", str(out)]) == 0
+    # end to end (the default): the kernel's ELF on the ISS, its CPU issuing the commands, and the C
+    # library's calls at its CPU cost, against the same programs with commands free
+    assert "better than Gemmini-default with the CPU counted" in text
+    assert c.end_to_end.cycles > c.simulated.cycles * 0.5 and c.end_to_end.energy_uj > 0
+    lib = time_matmul(64, 48, 96, DEFAULT_HARDWARE.to_gemmini_config(), out_int8=KERNEL_OUT_INT8, scale=output_scale(96))
+    assert c.default_end_to_end.cycles > lib["cycles"]
+    assert s["gain_end_to_end"] == pytest.approx(s["default_end_to_end"] / s["end_to_end"])
+    assert baco_main(["run", "--design", str(out), "--gemmini-alone"]) == 0
+    assert "CPU counted" not in capsys.readouterr().out
     assert json.loads((out / "result.json").read_text())["layers"][0]["blocks"]["BLOCK_M"] == c.schedule.block_m
 
 

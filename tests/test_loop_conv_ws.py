@@ -42,6 +42,11 @@ CASES = [
     (1, 8, 8, 17, 9, 3, 3, 1, 1, 1, (8, 8, 8, 1), True, DIM4),
     (1, 9, 9, 6, 7, 3, 3, 2, 1, 1, (5, 8, 4, 2), False, DIM4),
     (1, 10, 10, 5, 5, 5, 5, 1, 2, 1, (10, 4, 4, 1), True, DIM4),
+    # few channels: several filter columns' pixels packed into one array row (max_pixels_per_row)
+    (1, 15, 13, 2, 20, 5, 5, 3, 2, 1, (5, 32, 16, 1), True, DIM16),          # C = 2, stride 3, odd sizes
+    (1, 11, 9, 5, 17, 3, 3, 2, 1, 1, (5, 32, 16, 2), False, DIM16),          # C = 5, stride 2, rows > 1
+    (1, 7, 9, 1, 3, 7, 7, 1, 3, 1, (9, 16, 16, 3), True, DIM16),             # C = 1, 7x7: 7 pixels a row
+    (1, 9, 7, 2, 5, 3, 3, 2, 1, 1, (4, 4, 4, 1), True, DIM4),                # C = 2 at DIM 4: 2 pixels
 ]
 
 
@@ -81,7 +86,8 @@ def loops_run(info, target) -> int:
     return stats.get("loop_conv_ws", 0)
 
 
-FAST = (0, 2, 6, 8, 11, 20)      # stride, rows > 1, dilation, 1x1 stride 2, DIM 4: the rest under -m slow
+FAST = (0, 2, 6, 8, 11, 20, 22, 23)     # stride, rows > 1, dilation, 1x1 stride 2, DIM 4, packed pixels:
+                                        # the rest under -m slow
 
 
 @pytest.mark.parametrize("case", [c if i in FAST else pytest.param(c, marks=pytest.mark.slow)
@@ -102,6 +108,31 @@ def test_loop_conv_ws_bit_exact_on_sim_and_iss(case):
     assert loops_run(off, "sim") == 0
     np.testing.assert_array_equal(lc.y, ref)
     assert info["commands"] < off["commands"]
+
+
+def packed_pixels(case) -> int:
+    """Filter columns per array row the C library's rule gives (tiled_conv's max_pixels_per_row)."""
+    N, H, W, C, K, R, S, st, pad, dil, blocks, bias, cfg = case
+    return min(cfg.dim // C, S) if 2 * C <= cfg.dim and dil == 1 else 1
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if packed_pixels(c) > 1], ids=case_id)
+def test_small_channel_convs_pack_pixels(case):
+    """A LOOP_CONV_WS of at most DIM/2 channels (and no dilation) packs min(DIM // C, S) filter
+    columns' pixels into each array row: its input loads repeat pixels (config_ld pixel_repeats)
+    and each compute multiplies that many taps at once; bit-exact on sim (and on the ISS: the test
+    above)."""
+    lc, ref = launch(case)
+    repeats = []
+
+    def observe(name, f, pc=None):
+        if name == "config_ld" and f["state_id"] == 0:
+            repeats.append(f["pixel_repeats"])
+    ck = lc.kernel.compile(*lc.args, target="sim", **lc.options)
+    info = ck.run(lc.grid, lc._runtime_args(), observers=[observe])
+    assert loops_run(info, "sim") == programs_with_taps(case, lc.grid)
+    np.testing.assert_array_equal(lc.y, ref)
+    assert max(repeats) == packed_pixels(case)
 
 
 def test_loop_conv_ws_without_relu_and_env_switch(monkeypatch):
@@ -233,3 +264,48 @@ def test_default_schedule_is_one_loop_conv_ws_a_program():
     np.testing.assert_array_equal(lc.y, reference_conv2d(x, w, b, **kw))
     wide = conv2d_launch(x, w, b, config=DIM16, out="int32", stride=1, padding=1)
     assert wide.schedule == default_conv_schedule(14, 250, 256, DIM16, False, P=14, taps=9)
+
+
+# (N, H, W, C, K, R, conv stride, conv padding, pool, pool stride, pool padding, (PR, BN), bias)
+POOLED = [
+    (1, 16, 16, 3, 16, 7, 2, 3, 3, 2, 1, (2, 16), True),          # a ResNet stem + its pool, packed pixels
+    (2, 13, 11, 5, 20, 3, 1, 1, 2, 2, 0, (2, 32), True),          # ragged channels, odd sizes, 2 images
+    (1, 15, 17, 2, 24, 5, 3, 2, 3, 1, 1, (3, 16), False),         # conv stride 3, pool stride 1
+    (1, 12, 12, 17, 16, 3, 1, 1, 3, 2, 1, (2, 16), True),         # two channel blocks (no packing)
+]
+
+
+@pytest.mark.parametrize("case", POOLED, ids=lambda c: "n{}h{}w{}c{}k{}-r{}s{}p{}-pool{}s{}p{}".format(*c[:11]))
+def test_pooled_conv_is_one_loop_conv_ws_a_program(case):
+    """conv2d_pool_kernel: each program (pooled rows x BLOCK_N channels) is one LOOP_CONV_WS whose
+    FSM max-pools its output tile on the way out (config_st's pooling), computing only the tile's
+    conv rows inside the image; bit-exact on sim and the ISS against the numpy reference."""
+    from baco.kernels.pool import ConvPoolLaunch, reference_conv_pool
+    N, H, W, C, K, R, cs, cp, pool, ps, pp, (pr, bn), bias = case
+    rng = np.random.default_rng(H * 3 + C)
+    x = rng.integers(-128, 128, (N, H, W, C), dtype=np.int8)
+    w = rng.integers(-128, 128, (R, R, C, K), dtype=np.int8)
+    b = rng.integers(-5000, 5000, K).astype(np.int32) if bias else None
+    kw = dict(pool=pool, stride=ps, padding=pp, conv_stride=cs, conv_padding=cp, scale=1 / 64, relu=True)
+    lc = ConvPoolLaunch(x, w, b, config=DIM16, blocks=(pr, bn, 16, "WS", False), **kw)
+    ref = reference_conv_pool(x, w, b, **kw)
+    programs = lc.grid[0] * lc.grid[1] * lc.grid[2]
+    for target in ("sim", "iss"):
+        lc.y[...] = 0
+        assert loops_run(lc.run(target), target) == programs
+        np.testing.assert_array_equal(lc.y, ref)
+
+
+def test_default_pooled_stem_schedule_fits_loop_conv():
+    """The default schedule of a pooled 7x7/2 3-channel stem (64x64, 3x3/2 pool) fits LoopConv's
+    halves (its plain default, 3 pooled rows x 64 channels, needs 7 x 32 x 4 accumulator rows:
+    more than half), so every program is one LOOP_CONV_WS."""
+    from baco.gemmini.schedule import GemmSchedule, loop_conv_fits
+    from baco.kernels.pool import ConvPoolLaunch
+    x, w = np.zeros((1, 64, 64, 3), np.int8), np.zeros((7, 7, 3, 64), np.int8)
+    lc = ConvPoolLaunch(x, w, None, pool=3, stride=2, padding=1, conv_stride=2, conv_padding=3, scale=1 / 64,
+                        relu=True, config=DIM16, blocks=None)
+    s = lc.schedule
+    assert loop_conv_fits(GemmSchedule(32, s.block_n, s.block_k, rows=(s.block_m - 1) * 2 + 3), 32, 32, 64, 3,
+                          7, 7, 2, 1, DIM16)
+    assert loops_run(lc.run("sim"), "sim") == lc.grid[0] * lc.grid[1] * lc.grid[2]

@@ -102,13 +102,13 @@ def test_output_stationary_stays_explicit():
 
 
 def test_env_knob_switches_the_default(monkeypatch):
-    from baco.passes import loop_ws
-    monkeypatch.setenv(loop_ws.ENV, "0")
-    assert not loop_ws.enabled(None) and loop_ws.enabled(True)
+    from baco.options import LOOP_WS_ENV, loop_ws_enabled
+    monkeypatch.setenv(LOOP_WS_ENV, "0")
+    assert not loop_ws_enabled(None) and loop_ws_enabled(True)
     _, _, info = launch(CASES[1], "sim", None)
     assert not uses_loop_ws(info)
-    monkeypatch.setenv(loop_ws.ENV, "1")
-    assert loop_ws.enabled(None) and not loop_ws.enabled(False)
+    monkeypatch.setenv(LOOP_WS_ENV, "1")
+    assert loop_ws_enabled(None) and not loop_ws_enabled(False)
     _, _, info = launch(CASES[1], "sim", None)
     assert uses_loop_ws(info)
 

@@ -2,6 +2,8 @@
 run as Gemmini kernel launches (+ CPU ops) on the host-JIT model, bit-exact against the
 independent numpy reference of the quantised graph (baco.model.reference)."""
 import json
+import linecache
+import os
 
 import numpy as np
 import pytest
@@ -250,9 +252,91 @@ def test_bmm_of_two_activations():
     model = Scores().eval()
     x = torch.randn(3, 17, 24)
     compiled = baco.compile_model(model, x, calibrate=2)
-    assert [op.kind for op in compiled.graph.ops] == ["linear", "linear", "permute", "matmul"]
+    # the permute is a view: each batch's Kᵀ is read column-major (transposed by the array), no copy
+    assert [op.kind for op in compiled.graph.ops] == ["linear", "linear", "matmul"]
+    assert compiled.graph.ops[-1].q["b_view"] == ((3, 20, 17), (340, 1, 20), 0)
     assert len(compiled.lowered.steps[-1].launches) == 3        # one GEMM per batch
     assert_bit_exact(compiled, seeded_inputs((3, 17, 24)))
+
+
+def encoder_layer(d=32, heads=4, ff=48, seed=0):
+    """One post-norm transformer encoder layer as BERT's (nn.MultiheadAttention, GELU), small."""
+    torch.manual_seed(seed)
+    layer = nn.TransformerEncoderLayer(d_model=d, nhead=heads, dim_feedforward=ff, activation="gelu",
+                                       batch_first=True)
+    return nn.TransformerEncoder(layer, num_layers=1, enable_nested_tensor=False).eval()
+
+
+def test_encoder_layer_reads_heads_in_place():
+    """BERT's encoder layer at a ragged sequence, batch 1: scaled_dot_product_attention split into
+    Q·Kᵀ per head (K read transposed from the QKV projection's buffer), the 1/sqrt(d) scale, the
+    softmax and P·V per head, whose rows go straight into the output projection's input (the
+    heads' permute and reshape are views): no copy of any activation."""
+    model = encoder_layer()
+    x = torch.randn(1, 19, 32)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    kinds = [op.kind for op in compiled.graph.ops]
+    assert kinds == ["reshape", "linear", "matmul", "mul_scalar", "softmax", "matmul", "reshape", "linear",
+                     "reshape", "add", "layernorm", "linear", "lut", "linear", "add", "layernorm"], kinds
+    scores, context = (op for op in compiled.graph.ops if op.kind == "matmul")
+    assert scores.q["a_view"] == ((1, 4, 19, 8), (32, 8, 96, 1), 0)          # Q: rows of the projection
+    assert scores.q["b_view"] == ((1, 4, 8, 19), (32, 8, 1, 96), 32)         # Kᵀ: column-major
+    assert context.q["out_order"] == (2, 0, 1, 3)                            # stored (S, B, H, d)
+    assert sum(len(s.launches) for s in compiled.lowered.steps if s.op.kind == "matmul") == 8    # per head
+    assert_bit_exact(compiled, seeded_inputs((1, 19, 32)))
+    err = quantization_error(model, compiled, seeded_inputs((1, 19, 32), 2, seed=3))
+    assert err["cosine"] > 0.99, err
+
+
+@pytest.mark.slow
+def test_encoder_layer_one_elf_on_the_iss(tmp_path):
+    """The encoder layer linked into one self-checking ELF (GEMMs reading heads in place, the
+    CPU operators between them) and run on the ISS: bit-exact."""
+    from baco.codegen.program import run_program
+    model = encoder_layer()
+    x = torch.randn(1, 19, 32)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    run = run_program(compiled.build_elf(tmp_path / "encoder.elf", x))
+    assert run.passed, run.console[-2000:]
+
+
+def test_transformers_bert_layer_from_a_config():
+    """transformers' BertModel built from a BertConfig (no weights downloaded; transformers imports
+    torchvision, entered without its C++ ops): its encoder is captured as it is - separate Q, K, V
+    projections, each head read in place, GELU as a table - and bit-exact."""
+    from baco.model.zoo import transformers_bert_encoder
+    model = transformers_bert_encoder(1, hidden_size=48, num_attention_heads=3, intermediate_size=80)
+    x = torch.randn(1, 13, 48)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    kinds = [op.kind for op in compiled.graph.ops]
+    assert kinds == ["linear", "linear", "linear", "matmul", "mul_scalar", "softmax", "matmul", "reshape", "linear",
+                     "add", "layernorm", "linear", "lut", "linear", "add", "layernorm"], kinds
+    assert_bit_exact(compiled, seeded_inputs((1, 13, 48)))
+
+
+def test_timm_vision_transformer():
+    """timm's ViT (two blocks, 32x32 images in 8x8 patches): the patch conv's NHWC output viewed as
+    tokens, the class token and position embedding as int8 constants (concatenated, added on
+    Gemmini), heads unbound from the QKV projection in place, the class token's row selected."""
+    from baco.model.zoo import timm_model
+    model = timm_model("vit_tiny_patch16_224", img_size=32, patch_size=8, depth=2)
+    x = torch.randn(1, 3, 32, 32)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    kinds = [op.kind for op in compiled.graph.ops]
+    assert kinds[:6] == ["conv", "constant", "reshape", "cat", "constant", "add"], kinds
+    assert kinds.count("matmul") == 4 and "permute" not in kinds, kinds
+    assert_bit_exact(compiled, seeded_inputs((1, 3, 32, 32)))
+
+
+def test_encoder_layer_batch_of_two_copies_the_heads():
+    """Batch 2: the heads of Q, K and V are not matrices of the projection's buffer (its rows are
+    (token, batch)), so each is copied out (strided copies on the CPU); bit-exact all the same."""
+    model = encoder_layer(d=24, heads=3, ff=40)
+    x = torch.randn(2, 9, 24)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    kinds = [op.kind for op in compiled.graph.ops]
+    assert kinds.count("strided_copy") == 3 and kinds.count("matmul") == 2, kinds
+    assert_bit_exact(compiled, seeded_inputs((2, 9, 24)))
 
 
 class Attention(nn.Module):
@@ -290,6 +374,8 @@ def test_unsupported_op_names_the_op_and_the_line():
     line = Elu.forward.__code__.co_firstlineno + 1
     assert "aten.elu" in str(err.value) and err.value.filename == __file__ and err.value.line == line
     assert "return nn.functional.elu(x)" in str(err.value)
+    text = linecache.getline(__file__, line)
+    assert err.value.col == text.index("nn.functional.elu") + 1      # the caret under the call
 
 
 @pytest.mark.parametrize("module,shape,match", [
@@ -299,6 +385,16 @@ def test_unsupported_op_names_the_op_and_the_line():
 def test_unsupported_forms_are_located_errors(module, shape, match):
     with pytest.raises(CompilationError, match=match):
         baco.compile_model(module.eval(), torch.randn(shape))
+
+
+def test_causal_attention_is_a_located_error():
+    """The attention's decomposition keeps the mask's operators, located at the model's call."""
+    class Causal(nn.Module):
+        def forward(self, x):
+            return nn.functional.scaled_dot_product_attention(x, x, x, is_causal=True)     # the line
+    with pytest.raises(CompilationError) as err:
+        baco.compile_model(Causal(), torch.randn(1, 2, 9, 8))
+    assert err.value.filename == __file__ and err.value.line == Causal.forward.__code__.co_firstlineno + 1
 
 
 def test_broadcast_mul_is_a_located_error():
@@ -321,3 +417,24 @@ def test_mlp1_full_size(tmp_path):
     assert_bit_exact(compiled, [x])
     run = run_program(compiled.build_elf(tmp_path / "mlp1.elf", x))
     assert run.passed and len(run.step_cycles) == 6
+
+
+SPIKE_EXTLIB = os.environ.get("BACO_SPIKE_EXTLIB", "")
+# Gemmini's mlp1 shape at batch 64, and two CNNs at 1x3x32x32 (as on the ISS above)
+SPIKE_MODELS = {"mlp1": (lambda: mlp(MLP1), (64, 784)),
+                "resnet18": (lambda: torchvision_model("resnet18", (2, 3, 32, 32)), (1, 3, 32, 32)),
+                "mobilenet_v2": (lambda: torchvision_model("mobilenet_v2", (2, 3, 32, 32)), (1, 3, 32, 32))}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.isfile(SPIKE_EXTLIB), reason="Spike's Gemmini library is not installed "
+                    "(set BACO_SPIKE_EXTLIB)")
+@pytest.mark.parametrize("name", SPIKE_MODELS)
+def test_whole_model_elf_on_spike(name, tmp_path):
+    """The model as one self-checking ELF exits 0 (bit-exact against the reference) on Spike with
+    libgemmini (built for the default DIM 16 Gemmini)."""
+    from baco.sim.external import run_spike
+    factory, shape = SPIKE_MODELS[name]
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(0))
+    build = baco.compile_model(factory(), x, calibrate=2).build_elf(tmp_path / f"{name}.elf", x)
+    assert run_spike(build.elf, timeout_s=1200, stdout=None) == 0

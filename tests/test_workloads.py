@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from baco.tuner.workloads import load_network, network_names
+from baco.tuner.workloads import Layer, load_network, network_names
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -32,6 +32,19 @@ def test_folder_without_counts_merges_identical_layers(tmp_path):
     (tmp_path / "layers.yaml").write_text("- a\n- ews\n- dw\n- b\n")
     layers = load_network(tmp_path)
     assert [(l.name, l.count, l.C, l.K) for l in layers] == [("a", 2, 8, 16), ("dw", 1, 1, 32)]
+
+
+def test_every_shipped_layer_has_a_default_mapping():
+    # DOSA's conv_1d writes Wstride 0 for its one-column images: read as 1, not a ZeroDivisionError
+    # in the library's tiling (gemmini_default) or the search's heuristic start.
+    from baco.tuner.default_mapping import default_mapping
+    from baco.tuner.arch import DEFAULT_HARDWARE as hw
+    for name in network_names():
+        for layer in load_network(name):
+            assert layer.Wstride >= 1 and layer.Hstride >= 1, (name, layer)
+            default_mapping(layer, hw)
+    with pytest.raises(ValueError, match="Wstride must be >= 1, got 0"):
+        Layer(P=4, Q=4, S=3, Wstride=0)
 
 
 def test_unmodelled_shape_and_unknown_network_are_errors():

@@ -344,8 +344,9 @@ static unsigned long long rand_state = 1;
 
 void srand(unsigned seed) { rand_state = seed; }
 
-/* 64-bit LCG (Knuth's MMIX constants); the high bits are the output. */
-int rand(void)
+/* 64-bit LCG (Knuth's MMIX constants); the high bits are the output. Weak:
+ * gemmini-rocc-tests' include/gemmini_testutils.h defines its own rand(). */
+__attribute__((weak)) int rand(void)
 {
   rand_state = rand_state * 6364136223846793005ULL + 1442695040888963407ULL;
   return (int)((rand_state >> 33) & RAND_MAX);

@@ -9,11 +9,11 @@ import time
 import llvmlite.binding as llvm
 import numpy as np
 
-from baco.errors import NEGATIVE_COLUMN_OFFSET, RUNTIME_ERROR, RUNTIME_ERRORS, KernelFault, KernelRuntimeError
+from baco.errors import NEGATIVE_COLUMN_OFFSET, RUNTIME_ERRORS, KernelFault, KernelRuntimeError
+from baco.gemmini.abi import (BOUNDARY_ERROR, FENCE, NUM_PROGRAMS, PROGRAM_ID, RUNTIME_ERROR, intrinsic_name,
+                              site_line_col)
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import COMMANDS, GemminiFault
-from baco.passes.instgem_to_llvm import FENCE, intrinsic_name, site_line_col
-from baco.passes.irutil import BOUNDARY_ERROR
 
 MASK64 = (1 << 64) - 1
 _ROCC = ctypes.CFUNCTYPE(None, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64)
@@ -50,7 +50,7 @@ class _Runtime:
     """What the JIT-ed intrinsics talk to during one launch (one launch at a time)."""
     model = None
     error = None
-    site = 0            # the source site (instgem_to_llvm.source_site) of the command that faulted
+    site = 0            # the source site (abi.source_site) of the command that faulted
     pid = (0, 0, 0)
     nprog = (1, 1, 1)
     commands = 0
@@ -118,8 +118,8 @@ def _make_callbacks():
         if _Runtime.error is None:
             _Runtime.error = KernelRuntimeError(RUNTIME_ERRORS[code], line, col)
     callbacks[RUNTIME_ERROR] = _RUNTIME_ERROR(runtime_error)
-    callbacks["baco_program_id"] = _GRID(lambda axis: _Runtime.pid[axis])
-    callbacks["baco_num_programs"] = _GRID(lambda axis: _Runtime.nprog[axis])
+    callbacks[PROGRAM_ID] = _GRID(lambda axis: _Runtime.pid[axis])
+    callbacks[NUM_PROGRAMS] = _GRID(lambda axis: _Runtime.nprog[axis])
     return callbacks
 
 

@@ -27,13 +27,12 @@ from pathlib import Path
 import llvmlite.binding as llvm
 import numpy as np
 
-from baco.codegen.riscv import (C_ELEM, CHECK_VERDICT, c_prototype, check_lines, float_bits, grid_loop,
+from baco.codegen.riscv import (CHECK_VERDICT, c_prototype, check_lines, float_bits, grid_loop,
                                 harness_prelude, incbin_lines, keep_temps, kernel_error, link_intrinsics,
                                 memref_arguments, publish_to_cache, toolchain_fingerprint)
-from baco.gemmini.config import GemminiConfig
+from baco.gemmini.config import NUMPY_ELEMENTS, GemminiConfig
 
 REGIONS = ("weights", "input", "output", "activation")
-ELEM = {np.dtype(np.int8): "i8", np.dtype(np.int32): "i32", np.dtype(np.float32): "f32"}
 ALIGN = 64                    # every buffer starts on a cache line
 NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")    # safe in C strings, symbols' comments and the console
 STEP_LINE = re.compile(r"^baco: step (\d+) (\S+): (\d+) cycles$", re.M)
@@ -77,7 +76,7 @@ class Buffer:
 
     @property
     def ctype(self) -> str:
-        return C_ELEM[ELEM[self.dtype]]
+        return NUMPY_ELEMENTS[self.dtype].c
 
     def slice(self, start: int, size: int) -> "BufferSlice":
         """Elements [start, start + size) of this buffer, as one array argument of a launch
@@ -155,7 +154,7 @@ class Program:
         if region not in REGIONS:
             raise ValueError(f"buffer {name!r}: region must be one of {REGIONS}, not {region!r}")
         dtype = np.dtype(dtype)
-        if dtype not in ELEM:
+        if dtype not in NUMPY_ELEMENTS:
             raise TypeError(f"buffer {name!r}: dtype must be int8, int32 or float32, not {dtype}")
         shape = tuple(int(d) for d in shape)
         if any(d <= 0 for d in shape):
@@ -273,7 +272,7 @@ class Program:
                 if not isinstance(a, (Buffer, BufferSlice)):
                     raise TypeError(f"{where} is an array: give a Buffer, not {type(a).__name__}")
                 self._own(step, _base(a))
-                if ELEM[_base(a).dtype] != want:
+                if NUMPY_ELEMENTS[_base(a).dtype].mlir != want:
                     raise TypeError(f"{where} is a memref of {want}; buffer {_base(a).name!r} holds {_base(a).dtype}")
             elif kind == "index":
                 if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):

@@ -22,19 +22,16 @@ from pathlib import Path
 import llvmlite.binding as llvm
 import numpy as np
 
-from baco.errors import (BOUNDARY_EXIT_CODE, NEGATIVE_COLUMN_OFFSET, RUNTIME_ERROR, RUNTIME_ERROR_EXIT_CODE,
-                         RUNTIME_ERRORS, KernelRuntimeError)
-from baco.gemmini.config import GemminiConfig
+from baco.errors import NEGATIVE_COLUMN_OFFSET, RUNTIME_ERRORS, KernelRuntimeError
+from baco.gemmini.abi import (BOUNDARY_ERROR, BOUNDARY_EXIT_CODE, FENCE, NUM_PROGRAMS, PROGRAM_ID, RUNTIME_ERROR,
+                              RUNTIME_ERROR_EXIT_CODE, intrinsic_name)
+from baco.gemmini.config import MLIR_ELEMENTS, GemminiConfig
 from baco.gemmini.isa import COMMANDS
-from baco.passes.instgem_to_llvm import FENCE, intrinsic_name
-from baco.passes.irutil import BOUNDARY_ERROR
+
 
 def keep_temps() -> bool:
     """BACO_KEEP_TEMPS=1 keeps the build folders (/tmp/baco-*) for inspection."""
     return os.environ.get("BACO_KEEP_TEMPS") == "1"
-
-
-C_TYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.int32): "int32_t", np.dtype(np.float32): "float"}
 
 
 def intrinsic_prelude() -> str:
@@ -71,14 +68,11 @@ def float_bits(x) -> int:
     return int(np.float32(x).view(np.uint32))
 
 
-C_ELEM = {"i8": "int8_t", "i32": "int32_t", "f32": "float"}    # a memref's element type in C
-
-
 def c_prototype(name, signature, elems):
     params, it = [], iter(elems)
     for kind in signature:
         if kind == "memref":
-            t = C_ELEM[next(it)]
+            t = MLIR_ELEMENTS[next(it)].c
             params += [f"{t} *", f"{t} *", "int64_t", "int64_t", "int64_t"]
         else:
             params.append("int64_t" if kind == "index" else "float")
@@ -118,8 +112,8 @@ def harness_prelude() -> list[str]:
             f"void {RUNTIME_ERROR}(int64_t code, int64_t line, int64_t col) {{",
             '  printf("baco: runtime error %ld at line %ld col %ld\\n", (long)code, (long)line, (long)col);',
             f"  exit({RUNTIME_ERROR_EXIT_CODE});", "}",
-            "int64_t baco_program_id(int64_t axis) { return baco_pid[axis]; }",
-            "int64_t baco_num_programs(int64_t axis) { return baco_nprog[axis]; }",
+            f"int64_t {PROGRAM_ID}(int64_t axis) {{ return baco_pid[axis]; }}",
+            f"int64_t {NUM_PROGRAMS}(int64_t axis) {{ return baco_nprog[axis]; }}",
             "static float baco_f32(int64_t bits) { union { uint32_t u; float f; } v = { (uint32_t)bits }; "
             "return v.f; }"]
 
@@ -171,7 +165,7 @@ def harness_source(name, signature, elems, expected=None) -> str:
     types = iter(elems)
     for kind in signature:
         if kind == "memref":
-            t = C_ELEM[next(types)]
+            t = MLIR_ELEMENTS[next(types)].c
             call += memref_arguments(f"({t} *){LAUNCH_SYMBOL}[{slot}]", f"{LAUNCH_SYMBOL}[{slot + 1}]")
             array_slots.append((t, slot))
             slot += 2

@@ -26,9 +26,12 @@ plus baco's default schedule, which is always timed, so the choice is never slow
 default on the cycle model.
 
 Benchmarking: each surviving candidate whose block sizes fit (baco.gemmini.schedule.schedule_problems,
-checked before compiling) is compiled (for the host, whatever the launch target: the command stream
-is the same) and its command stream is timed by baco.sim.timing.TimingModel on scratch copies of the
-array arguments, so the caller's arrays see exactly one run: the real launch with the winner. A
+checked before compiling) is timed end to end, as the program a user runs: compiled into its RISC-V
+runner ELF and run on the ISS with the cycle model attached (baco.sim.timing.TimingModel), the CPU
+issuing every command, its cycles read by rdcycle around the grid loop and its fence. With
+`end_to_end=False` it is compiled for the host instead and only its command stream is timed
+(Gemmini alone, commands arriving for free). Either way it runs on scratch copies of the array
+arguments, so the caller's arrays see exactly one run: the real launch with the winner. A
 candidate the compiler rejects is skipped. The winner is cached in memory and on disk (JSON under the
 compile cache dir, BACO_CACHE_DIR/autotune/) keyed by (kernel source hash, candidate list, key values,
 GemminiConfig, compiler fingerprint) and reused without re-timing. BACO_AUTOTUNE_PRINT=1 prints the
@@ -144,7 +147,8 @@ def cost_model_pruner(top_k: int | float = DEFAULT_TOP_K) -> dict:
 
 # ---- the autotuner ------------------------------------------------------------------------------
 class Autotuner:
-    def __init__(self, fn: JITFunction, configs, key, prune_configs_by=None, cache_results=True):
+    def __init__(self, fn: JITFunction, configs, key, prune_configs_by=None, cache_results=True,
+                 end_to_end=True):
         if not isinstance(fn, JITFunction):
             raise TypeError("@baco.autotune goes above @baco.jit")
         self.fn = fn
@@ -171,6 +175,7 @@ class Autotuner:
         self.top_k = prune.get("top_k", DEFAULT_TOP_K)
         self.early_config_prune = prune.get("early_config_prune")
         self.cache_results = cache_results
+        self.end_to_end = bool(end_to_end)
         self.cache = {}                # cache key -> Config
         self.timings = {}              # last tuning: Config -> cycles (or the reason it was skipped)
         self.best_config = None
@@ -202,7 +207,7 @@ class Autotuner:
         from baco.compiler import compiler_fingerprint
         blob = json.dumps([self.__name__, self.source_hash, [c.to_dict() for c in self.configs],
                            self.key_values(named), gemmini_cfg.to_dict(), options["dataflow"],
-                           bool(options["double_buffer"]), compiler_fingerprint()],
+                           bool(options["double_buffer"]), self.end_to_end, compiler_fingerprint()],
                           sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
@@ -232,8 +237,8 @@ class Autotuner:
         return configs
 
     def bench(self, grid, args, kwargs, config: Config, gemmini_cfg, options) -> float | str:
-        """Cycles of one launch under `config` on the cycle model (commands only, scratch arrays),
-        or why it cannot run."""
+        """Cycles of one launch under `config` on the cycle model (end to end on the ISS, or its
+        command stream alone; scratch arrays), or why it cannot run."""
         from baco.errors import CompilationError
         from baco.gemmini.schedule import schedule_problems
         from baco.sim.timing import CommandStream, TimingModel
@@ -242,7 +247,7 @@ class Autotuner:
             problems = schedule_problems(s, gemmini_cfg, bool(self.named_args(args, kwargs).get("OUT_INT8")))
             if problems:
                 return "; ".join(problems)
-        kw = {**kwargs, **config.all_kwargs(), "target": "sim"}
+        kw = {**kwargs, **config.all_kwargs(), "target": "iss" if self.end_to_end else "sim"}
         values, opts = self.fn.bind(list(args), kw)
         try:
             ck, runtime = self.fn._compiled(values, opts)
@@ -251,6 +256,8 @@ class Autotuner:
         launch = launch_grid(grid(values) if callable(grid) else grid, self.__name__)
         scratch = [np.copy(a) if isinstance(a, np.ndarray) else a for a in runtime]
         tm = TimingModel(ck.config)
+        if self.end_to_end:
+            return float(ck.run(launch, scratch, timing=tm)["kernel_cycles"])
         ck.run(launch, scratch, model=CommandStream(), observers=[tm.observe])
         tm.fence()
         return float(tm.report()["cycles"])
@@ -308,9 +315,9 @@ class Autotuner:
         return self.fn.run(grid, *args, **kwargs, **self.best_config.all_kwargs())
 
 
-def autotune(configs=None, key=(), prune_configs_by=None, cache_results=True):
+def autotune(configs=None, key=(), prune_configs_by=None, cache_results=True, end_to_end=True):
     """Decorator above @baco.jit (see the module docstring)."""
-    return lambda fn: Autotuner(fn, configs, key, prune_configs_by, cache_results)
+    return lambda fn: Autotuner(fn, configs, key, prune_configs_by, cache_results, end_to_end)
 
 
 autotune.cost_model_pruner = cost_model_pruner

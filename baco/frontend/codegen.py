@@ -8,10 +8,12 @@ import ast
 import operator
 from dataclasses import dataclass
 
-from baco.errors import (DIVISION_BY_ZERO, POOL_VALID_ROWS, RUNTIME_ERROR, RUNTIME_ERROR_SIGNATURE, ZERO_STEP,
-                         CompilationError)
+import numpy as np
+
+from baco.errors import DIVISION_BY_ZERO, POOL_VALID_ROWS, ZERO_STEP, CompilationError
 from baco.frontend import language as bl
-from baco.gemmini.arith import pool_field_problems, pooled_size
+from baco.gemmini.abi import RUNTIME_ERROR, RUNTIME_ERROR_SIGNATURE
+from baco.gemmini.arith import f32_bits, pool_field_problems, pooled_size
 
 
 # compile-time comparisons (constexpr values)
@@ -112,8 +114,13 @@ class KernelCodegen(ast.NodeVisitor):
         return Val(r, "index")
 
     def const_f32(self, v: float) -> Val:
+        """v as the float32 the kernel computes with: NaN, infinities and values beyond float32's
+        range (which round to infinity) as the attribute's bit pattern, which MLIR parses."""
         r = self.fresh()
-        self.emit(f"{r} = arith.constant {float(v)!r} : f32 {self.loc()}")
+        with np.errstate(over="ignore"):
+            single = np.float32(v)
+        text = repr(float(v)) if np.isfinite(single) else f"0x{f32_bits(single):08X}"
+        self.emit(f"{r} = arith.constant {text} : f32 {self.loc()}")
         return Val(r, "f32")
 
     def as_index(self, v, what="value") -> Val:
@@ -491,7 +498,20 @@ class KernelCodegen(ast.NodeVisitor):
         raise self.error("comparisons of runtime values are not supported (no runtime branches)", node)
 
     def expr_BinOp(self, node):
-        return self.binop(node.op, self.expr(node.left), self.expr(node.right), node)
+        calls = [side for side in (node.right, node.left) if isinstance(node.op, ast.Add)
+                 and is_lang_call(side, "dot") and len(side.args) == 2 and not side.keywords]
+        if not calls:
+            return self.binop(node.op, self.expr(node.left), self.expr(node.right), node)
+        # int32 block + dot(a, b) (either order) is one accumulate-dot, as `acc += dot(a, b)` is
+        call = calls[0]
+        other = self.expr(node.left if call is node.right else node.right)
+        if isinstance(other, Val) and other.is_block and block_shape(other.type)[1] == "i32":
+            self.node = call
+            a, b = [self.expr(x) for x in call.args]
+            return self.dot(a, b, other, call)
+        product = self.expr(call)
+        return self.binop(node.op, other, product, node) if call is node.right else \
+            self.binop(node.op, product, other, node)
 
     def binop(self, op, a, b, node, op_is_class=False):
         opc = op if op_is_class else type(op)

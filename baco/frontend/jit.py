@@ -11,9 +11,9 @@ import numpy as np
 from baco.errors import DIVISION_BY_ZERO, RUNTIME_ERRORS, ZERO_STEP, KernelRuntimeError
 from baco.frontend import language as bl
 from baco.frontend.codegen import KernelCodegen
+from baco.gemmini.config import NUMPY_ELEMENTS
 
 LAUNCH_OPTIONS = ("target", "config", "dataflow", "double_buffer", "schedule", "loop_ws")
-NP_ELEM = {np.dtype(np.int8): "i8", np.dtype(np.int32): "i32", np.dtype(np.float32): "f32"}
 INDEX_RANGE = (-(1 << 63), 1 << 63)     # integer scalars are `index` (i64) in the kernel
 
 
@@ -76,6 +76,7 @@ class JITFunction:
     def bind(self, args, kwargs):
         given = {k for k in self.defaults if k in kwargs}
         options = {k: kwargs.pop(k) if k in kwargs else v for k, v in self.defaults.items()}
+        self.check_options(options)
         if options["schedule"] is not None:
             self.apply_schedule(options, given, kwargs)
         try:
@@ -84,6 +85,18 @@ class JITFunction:
             raise TypeError(f"{self.__name__}: {e}") from None
         bound.apply_defaults()
         return dict(bound.arguments), options
+
+    def check_options(self, options):
+        """The launch options that are taken as they are (never converted): config a
+        GemminiConfig or None, double_buffer a bool, loop_ws a bool or None."""
+        from baco.gemmini.config import GemminiConfig
+        if options["config"] is not None and not isinstance(options["config"], GemminiConfig):
+            raise TypeError(f"{self.__name__}: config must be a GemminiConfig, got {type(options['config']).__name__} "
+                            f"{options['config']!r}")
+        for name, allowed in (("double_buffer", (bool, np.bool_)), ("loop_ws", (bool, np.bool_, type(None)))):
+            if not isinstance(options[name], allowed):
+                raise TypeError(f"{self.__name__}: {name} must be a bool, got {type(options[name]).__name__} "
+                                f"{options[name]!r}")
 
     def apply_schedule(self, options, given, kwargs):
         """`schedule=` (a GemmSchedule or its dict) fills BLOCK_M/N/K and the
@@ -117,12 +130,12 @@ class JITFunction:
                 continue
             arr = _as_array(v)
             if arr is not None:
-                if arr.dtype not in NP_ELEM:
+                if arr.dtype not in NUMPY_ELEMENTS:
                     raise TypeError(f"{self.__name__}: argument `{p.name}` has dtype {arr.dtype}; "
                                     "kernels take int8, int32 or float32 arrays")
                 if not arr.flags.c_contiguous:
                     raise TypeError(f"{self.__name__}: argument `{p.name}` must be C-contiguous")
-                kind = f"memref<?x{NP_ELEM[arr.dtype]}>"
+                kind = f"memref<?x{NUMPY_ELEMENTS[arr.dtype].mlir}>"
                 runtime.append(arr)
                 params.append((p.name, kind, None))
                 key.append(("a", kind))
@@ -159,7 +172,7 @@ class JITFunction:
     def _compiled(self, values, options):
         from baco.compiler import compile_module
         from baco.gemmini.config import GemminiConfig
-        from baco.passes.loop_ws import enabled as loop_ws_enabled
+        from baco.options import loop_ws_enabled
         params, runtime, key = self.specialize(values)
         config = options["config"] or GemminiConfig()
         loop_ws = loop_ws_enabled(options["loop_ws"])

@@ -60,19 +60,20 @@ import threading
 import numpy as np
 
 from baco.gemmini.arith import acc_to_int8, max_pool, pooled_size, saturate, scale_to_int
+from baco.gemmini.config import ELEMENTS, NUMPY_ELEMENTS, Element
 
 
 class dtype:
-    def __init__(self, name: str, mlir: str, np_dtype):
-        self.name, self.mlir, self.np = name, mlir, np.dtype(np_dtype)
+    def __init__(self, element: Element):
+        self.name, self.mlir, self.np = element.name, element.mlir, np.dtype(element.name)
 
     def __repr__(self):
         return f"baco.language.{self.name}"
 
 
-int8 = dtype("int8", "i8", np.int8)
-int32 = dtype("int32", "i32", np.int32)
-float32 = dtype("float32", "f32", np.float32)
+int8 = dtype(ELEMENTS["int8"])
+int32 = dtype(ELEMENTS["int32"])
+float32 = dtype(ELEMENTS["float32"])
 DTYPES = {d.mlir: d for d in (int8, int32, float32)}
 
 
@@ -167,7 +168,8 @@ class Block:
     def dtype(self):
         if self.scale is not None:
             return float32
-        return {np.dtype(np.int8): int8, np.dtype(np.int32): int32}.get(self.data.dtype, float32)
+        element = NUMPY_ELEMENTS.get(self.data.dtype)
+        return DTYPES[element.mlir] if element is not None else float32
 
     def to(self, dt):
         if dt is int8:

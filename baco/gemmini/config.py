@@ -1,11 +1,40 @@
-"""GemminiConfig: the hardware parameters every part of baco targets."""
+"""GemminiConfig: the hardware parameters every part of baco targets, and the element types."""
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, replace
 
-INPUT_TYPES = {"int8": 1, "int32": 4}
-ACC_TYPES = {"int32": 4}
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Element:
+    """An element type: its name (numpy's and baco.language's), MLIR type, bytes and C type."""
+    name: str
+    mlir: str
+    bytes: int
+    c: str
+
+
+ELEMENTS = {e.name: e for e in (Element("int8", "i8", 1, "int8_t"), Element("int32", "i32", 4, "int32_t"),
+                                Element("float32", "f32", 4, "float"))}
+MLIR_ELEMENTS = {e.mlir: e for e in ELEMENTS.values()}
+NUMPY_ELEMENTS = {np.dtype(e.name): e for e in ELEMENTS.values()}    # native byte order only
+KB = 1024      # bytes: Chipyard's CapacityInKilobytes
+
+
+def rows_to_kb(rows, dim, element: str):
+    """KB of `rows` rows of `dim` elements of type `element` (ints or torch tensors)."""
+    return rows * dim * ELEMENTS[element].bytes / KB
+
+
+def kb_to_rows(kb, dim, element: str):
+    """Rows of `dim` elements of type `element` in `kb` KB, unrounded (ints or torch tensors)."""
+    return kb * KB / (dim * ELEMENTS[element].bytes)
+
+
+INPUT_TYPES = ("int8", "int32")     # the element types a GemminiConfig's inputs and accumulator may have
+ACC_TYPES = ("int32",)
 
 
 @dataclass(frozen=True)
@@ -42,19 +71,19 @@ class GemminiConfig:
 
     @property
     def input_bytes(self) -> int:
-        return INPUT_TYPES[self.input_type]
+        return ELEMENTS[self.input_type].bytes
 
     @property
     def acc_bytes(self) -> int:
-        return ACC_TYPES[self.acc_type]
+        return ELEMENTS[self.acc_type].bytes
 
     @property
     def sp_kb(self) -> float:
-        return self.sp_rows * self.dim * self.input_bytes / 1024
+        return rows_to_kb(self.sp_rows, self.dim, self.input_type)
 
     @property
     def acc_kb(self) -> float:
-        return self.acc_rows * self.dim * self.acc_bytes / 1024
+        return rows_to_kb(self.acc_rows, self.dim, self.acc_type)
 
     @property
     def max_block_len(self) -> int:
@@ -79,8 +108,8 @@ class GemminiConfig:
         base = cls(dim=dim, **kw)
         sp_row = dim * base.input_bytes
         acc_row = dim * base.acc_bytes
-        cfg = replace(base, sp_bank_rows=int(sp_kb * 1024) // (base.sp_banks * sp_row),
-                      acc_rows=int(acc_kb * 1024) // acc_row)
+        cfg = replace(base, sp_bank_rows=int(sp_kb * KB) // (base.sp_banks * sp_row),
+                      acc_rows=int(acc_kb * KB) // acc_row)
         cfg.validate()
         return cfg
 

@@ -13,10 +13,16 @@ from __future__ import annotations
 import json
 import sys
 
-from baco.gemmini.config import DEFAULT_CONFIG, GemminiConfig
+from baco.gemmini.config import DEFAULT_CONFIG, ELEMENTS, GemminiConfig
 
-_C_INT = {"int8": ("int8_t", -128, 127), "int32": ("int32_t", -(1 << 31), (1 << 31) - 1)}
 _C_FULL = {"int32": "int64_t"}
+
+
+def _c_int(element: str) -> tuple[str, int, int]:
+    """(C type, min, max) of an integer element type."""
+    e = ELEMENTS[element]
+    half = 1 << (8 * e.bytes - 1)
+    return e.c, -half, half - 1
 
 
 def _c_limit(value: int) -> str:
@@ -26,8 +32,8 @@ def _c_limit(value: int) -> str:
 
 def generate_params_header(config: GemminiConfig = DEFAULT_CONFIG) -> str:
     config.validate()
-    elem_t, elem_min, elem_max = _C_INT[config.input_type]
-    acc_t, acc_min, acc_max = _C_INT[config.acc_type]
+    elem_t, elem_min, elem_max = _c_int(config.input_type)
+    acc_t, acc_min, acc_max = _c_int(config.acc_type)
     full_t = _C_FULL[config.acc_type]
     config_json = json.dumps(config.to_dict(), sort_keys=True)
     out = [

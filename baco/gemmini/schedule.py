@@ -267,6 +267,20 @@ def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: 
     return best[1]
 
 
+def default_depthwise_schedule(P: int, Q: int, R: int, S: int, cfg: GemminiConfig, out_int8: bool = False, *,
+                               stride=(1, 1), dilation=(1, 1), width: int | None = None) -> GemmSchedule:
+    """The schedule a depthwise convolution runs when none is given (baco.kernels.depthwise; the
+    tuner's model of it): `width` channels per program and step (BLOCK_N = BLOCK_K; DIM, a diagonal
+    weight tile, by default) and default_conv_schedule's output rows and columns for one channel
+    block's width x width convolution (whole output rows when they fit, shrunk to LoopConv's halves
+    when the strides and dilations along H and W agree)."""
+    width = cfg.dim if width is None else width
+    loop_conv = {} if stride[0] != stride[1] or dilation[0] != dilation[1] else \
+        dict(filter_size=(R, S), stride=stride[0], dilation=dilation[0])
+    s = default_conv_schedule(Q, cfg.dim, cfg.dim, cfg, out_int8, P=P, taps=R * S, **loop_conv)
+    return replace(s, block_n=width, block_k=width)
+
+
 MAX_CONV_ROWS = 16     # output rows per program the conv default takes at most (the compiler unrolls a load per row)
 
 

@@ -56,3 +56,14 @@ def bias_vector(bias, channels: int, name: str = "bias"):
     if b.shape != (channels,):
         raise ValueError(f"{name} must hold one int32 per output channel ({channels}), got shape {b.shape}")
     return b
+
+
+def output_kind(out, relu) -> None:
+    """`out` is "int8" or "int32" and `relu` a bool that only an int8 output can take (Gemmini's
+    full-width int32 mvout bypasses the activation), else a ValueError/TypeError naming it."""
+    if out not in ("int8", "int32"):
+        raise ValueError(f"out must be 'int8' or 'int32', not {out!r}")
+    if not isinstance(relu, (bool, np.bool_)):
+        raise TypeError(f"relu must be a bool, got {type(relu).__name__} {relu!r}")
+    if relu and out == "int32":
+        raise ValueError("relu needs out='int8' (Gemmini's full-width int32 mvout bypasses the activation)")

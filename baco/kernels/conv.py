@@ -43,17 +43,17 @@ from __future__ import annotations
 
 import numpy as np
 
-import baco
 import baco.language as bl
+from baco.frontend.jit import jit
 from baco.gemmini.arith import acc_to_int8, saturate
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, as_schedule, default_conv_schedule, schedule_problems
-from baco.kernels.arguments import bias_vector, exact_array, real_scalar
+from baco.kernels.arguments import bias_vector, exact_array, output_kind, real_scalar
 from baco.kernels.cli import add_gemmini_arguments, add_output_arguments, gemmini_config, output_scale, report
 from baco.kernels.launch import KernelLaunch
 
 
-@baco.jit
+@jit
 def conv2d_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, Q, K, R, S, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w,
                   scale,
                   BLOCK_M: bl.constexpr, BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr,
@@ -134,10 +134,7 @@ def _check(x, w, stride, padding, dilation, out, relu, depthwise=False):
         raise ValueError(f"input channels differ: x has {x.shape[3]}, w has {w.shape[2]}")
     if min(stride) < 1 or min(dilation) < 1 or min(padding) < 0:
         raise ValueError(f"need stride >= 1, dilation >= 1, padding >= 0 (got {stride}, {dilation}, {padding})")
-    if out not in ("int8", "int32"):
-        raise ValueError(f"out must be int8 or int32, not {out!r}")
-    if relu and out == "int32":
-        raise ValueError("relu needs out='int8' (Gemmini's full-width int32 mvout bypasses the activation)")
+    output_kind(out, relu)
     P, Q = (output_size(x.shape[1 + i], w.shape[i], stride[i], padding[i], dilation[i]) for i in range(2))
     if P < 1 or Q < 1:
         raise ValueError(f"the filter {w.shape[:2]} (dilation {dilation}) does not fit the padded input "

@@ -20,21 +20,19 @@ BLOCK_N = BLOCK_K = B. Layouts: x (N,H,W,C), w (R,S,C), y (N,P,Q,C), all NHWC.
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
-import baco
 import baco.language as bl
+from baco.frontend.jit import jit
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import default_conv_schedule
+from baco.gemmini.schedule import default_depthwise_schedule
 from baco.kernels.arguments import bias_vector, exact_array, real_scalar
 from baco.kernels.conv import ConvLaunch, _check, _read_out, conv_schedule, im2col
 
 FORMULATIONS = ("block-diagonal", "per-channel")
 
 
-@baco.jit
+@jit
 def depthwise_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, Q, R, S, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w,
                      scale, BLOCK_M: bl.constexpr, BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr, RELU: bl.constexpr,
                      OUT_INT8: bl.constexpr, ROWS: bl.constexpr = 1, bias_ptr=None):
@@ -110,11 +108,8 @@ def depthwise_schedule(blocks=None, *, P, Q, R, S, stride=(1, 1), dilation=(1, 1
         if s.block_n != s.block_k:
             raise ValueError(f"depthwise blocks need BLOCK_N == BLOCK_K (channels per program), got {s}")
         return s
-    width = block_width(formulation, config)
-    loop_conv = {} if stride[0] != stride[1] or dilation[0] != dilation[1] else \
-        dict(filter_size=(R, S), stride=stride[0], dilation=dilation[0])
-    s = default_conv_schedule(Q, config.dim, config.dim, config, out_int8, P=P, taps=R * S, **loop_conv)
-    return replace(s, block_n=width, block_k=width)
+    return default_depthwise_schedule(P, Q, R, S, config, out_int8, stride=stride, dilation=dilation,
+                                      width=block_width(formulation, config))
 
 
 def depthwise_weight_blocks(w, width: int):

@@ -11,16 +11,16 @@ from dataclasses import replace
 
 import numpy as np
 
-import baco
 import baco.language as bl
+from baco.frontend.jit import jit
 from baco.gemmini.arith import reference_matmul
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import GemmSchedule, as_schedule, default_gemm_schedule
-from baco.kernels.arguments import bias_vector, exact_array, real_scalar
+from baco.gemmini.schedule import GemmSchedule, as_schedule, default_gemm_schedule, schedule_problems
+from baco.kernels.arguments import bias_vector, exact_array, output_kind, real_scalar
 from baco.kernels.launch import KernelLaunch
 
 
-@baco.jit
+@jit
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
                   stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, scale,
                   BLOCK_M: bl.constexpr, BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr,
@@ -70,12 +70,42 @@ def resolve_schedule(schedule=None, block=None, dataflow="WS", double_buffer=Fal
     return s if dataflow == s.dataflow else replace(s, dataflow=dataflow)
 
 
+def strided_matrix(x, name: str):
+    """(flat, row stride, column stride) of a 2-D int8 array read in place: row-major with any
+    row stride, or column-major (strides (1, ld): a transposed operand, which Gemmini's array
+    transposes back); `flat` is the contiguous 1-D array from its first to its last element (what
+    the kernel's pointer addresses). Other layouts are TypeErrors naming the argument."""
+    if not (isinstance(x, np.ndarray) and x.dtype == np.int8 and x.ndim == 2):
+        raise TypeError(f"{name} must be a 2-D int8 numpy array, got {type(x).__name__} "
+                        f"{getattr(x, 'dtype', '')} {getattr(x, 'shape', '')}")
+    rows, cols = x.shape
+    s0, s1 = (s // x.itemsize if n > 1 else 0 for s, n in zip(x.strides, x.shape))
+    if min(s0, s1) < 0 or (s1 not in (0, 1) and s0 not in (0, 1)) or x.size == 0:
+        raise TypeError(f"{name} must have unit stride along one dimension (row- or column-major), "
+                        f"got strides {x.strides}")
+    if s1 in (0, 1):             # row-major (a single column is too)
+        s0, s1 = s0 or cols, 1
+    else:                        # column-major
+        s0 = 1
+    span = (rows - 1) * s0 + (cols - 1) * s1 + 1
+    flat = np.lib.stride_tricks.as_strided(x, shape=(span,), strides=(x.itemsize,))
+    return flat, s0, s1
+
+
 def matmul_launch(a, b, *, bias=None, out="int32", scale=1.0, relu=False, schedule=None, block=None, dataflow="WS",
                   double_buffer=False, config=None, c=None) -> KernelLaunch:
     """The prepared launch of C = A·B (+ bias, an int32 vector of N) on Gemmini (int8 A (M,K) and
-    B (K,N), row-major with any row stride); C is `c` if given (C-contiguous, of the output
-    type) else a new array. Without `schedule` or `block`, the default schedule for the shape."""
-    a, b = exact_array(a, "a", np.int8, 2), exact_array(b, "b", np.int8, 2)
+    B (K,N)); C is `c` if given (of the output type, rows contiguous, any row stride) else a new
+    array. Numpy A and B are read in place, row-major with any row stride or column-major
+    (strides (1, ld): read transposed, e.g. Kᵀ of attention scores; not both column-major);
+    other inputs are taken as exact_array takes them. Without `schedule` or `block`, the default
+    schedule for the shape."""
+    a = a if isinstance(a, np.ndarray) and a.ndim == 2 else exact_array(a, "a", np.int8, 2)
+    b = b if isinstance(b, np.ndarray) and b.ndim == 2 else exact_array(b, "b", np.int8, 2)
+    (a_flat, stride_am, stride_ak), (b_flat, stride_bk, stride_bn) = strided_matrix(a, "a"), strided_matrix(b, "b")
+    if stride_ak != 1 and stride_bn != 1:
+        raise ValueError("a and b are both column-major: Gemmini's array transposes one operand (copy one of them)")
+    output_kind(out, relu)
     M, K = a.shape
     if b.shape[0] != K:
         raise ValueError(f"b must have K = {K} rows (a is {a.shape}), got shape {b.shape}")
@@ -83,14 +113,22 @@ def matmul_launch(a, b, *, bias=None, out="int32", scale=1.0, relu=False, schedu
     config = config or GemminiConfig()
     s = resolve_schedule(schedule, block, dataflow, double_buffer, shape=(M, N, K), config=config,
                          out_int8=out == "int8")
+    problems = schedule_problems(s, config, out == "int8")
+    if problems:      # before anything is compiled, as the convolutions check theirs
+        raise ValueError(f"{'block' if schedule is None and block is not None else 'schedule'} "
+                         f"{s.to_dict()}: " + "; ".join(problems))
     dtype = np.int8 if out == "int8" else np.int32
     if c is None:
         c = np.zeros((M, N), dtype=dtype)
-    elif c.shape != (M, N) or c.dtype != dtype or not c.flags.c_contiguous:
-        raise ValueError(f"c must be a C-contiguous {np.dtype(dtype).name} array of shape {(M, N)}, "
-                         f"got {c.dtype} {c.shape}")
+    elif (not isinstance(c, np.ndarray) or c.shape != (M, N) or c.dtype != dtype
+          or (N > 1 and c.strides[1] != c.itemsize) or (M > 1 and c.strides[0] < N * c.itemsize)):
+        raise ValueError(f"c must be a {np.dtype(dtype).name} array of shape {(M, N)} with contiguous rows, "
+                         f"got {getattr(c, 'dtype', type(c).__name__)} {getattr(c, 'shape', '')}")
+    stride_cm = c.strides[0] // c.itemsize if M > 1 else N
+    c_flat = np.lib.stride_tricks.as_strided(c, shape=((M - 1) * stride_cm + N,), strides=(c.itemsize,))
     grid = (bl.cdiv(M, s.block_m), bl.cdiv(N, s.block_n))
-    args = [a, b, c, M, N, K, a.strides[0] // a.itemsize, 1, b.strides[0] // b.itemsize, 1, N, 1, real_scalar(scale)]
+    args = [a_flat, b_flat, c_flat, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, 1,
+            real_scalar(scale)]
     return KernelLaunch(matmul_kernel, grid, args, dict(RELU=relu, OUT_INT8=(out == "int8"), schedule=s), c, config,
                         bias_vector(bias, N))
 

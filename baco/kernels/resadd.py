@@ -12,15 +12,16 @@ examples/resadd.py runs it from the command line.
 """
 import numpy as np
 
-import baco
 import baco.language as bl
+from baco.frontend.jit import jit
 from baco.gemmini.arith import acc_to_int8, saturate, scale_to_int
 from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import block_rows, capacity_problems
 from baco.kernels.arguments import exact_array, real_scalar
 from baco.kernels.launch import KernelLaunch
 
 
-@baco.jit
+@jit
 def resadd_kernel(a_ptr, b_ptr, c_ptr, M, N, sa, sb, out_scale,
                   BLOCK_M: bl.constexpr, BLOCK_N: bl.constexpr, RELU: bl.constexpr):
     pid_m = bl.program_id(0)
@@ -48,6 +49,19 @@ def default_blocks(M, N, config):
     return bm, bn
 
 
+def block_pair(block, config) -> tuple[int, int]:
+    """(BLOCK_M, BLOCK_N) given as a pair of positive ints whose int32 accumulator block fits
+    `config` (the kernel's only local block), else a ValueError naming `block`."""
+    if not (isinstance(block, (tuple, list)) and len(block) == 2 and all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and v > 0 for v in block)):
+        raise ValueError(f"block must be a (BLOCK_M, BLOCK_N) pair of positive ints, got {block!r}")
+    bm, bn = map(int, block)
+    problems = capacity_problems(config, 0, block_rows(bm, bn, config.dim), acc_blocks=f"C {bm}x{bn}")
+    if problems:
+        raise ValueError(f"block {(bm, bn)}: " + "; ".join(problems))
+    return bm, bn
+
+
 def resadd_launch(a, b, sa, sb, out_scale=1.0, relu=True, block=None, config=None) -> KernelLaunch:
     """The prepared launch of C = relu(A·sa + B·sb)·out_scale as int8 (A, B int8 (M, N), C-contiguous)."""
     config = config or GemminiConfig()
@@ -55,7 +69,9 @@ def resadd_launch(a, b, sa, sb, out_scale=1.0, relu=True, block=None, config=Non
     if a.shape != b.shape:
         raise ValueError(f"a and b must have the same shape, got {a.shape} and {b.shape}")
     M, N = a.shape
-    bm, bn = block or default_blocks(M, N, config)
+    if not isinstance(relu, (bool, np.bool_)):
+        raise TypeError(f"relu must be a bool, got {type(relu).__name__} {relu!r}")
+    bm, bn = default_blocks(M, N, config) if block is None else block_pair(block, config)
     c = np.zeros((M, N), np.int8)
     args = [a, b, c, M, N, real_scalar(sa, "sa"), real_scalar(sb, "sb"), real_scalar(out_scale, "out_scale")]
     return KernelLaunch(resadd_kernel, (bl.cdiv(M, bm), bl.cdiv(N, bn)), args,

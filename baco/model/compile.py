@@ -13,7 +13,7 @@ from baco.codegen.program import build_program_elf, run_program
 from baco.compiler import cache_dir
 
 from baco.model import reference
-from baco.model.graph import capture
+from baco.model.graph import capture, inverse
 from baco.model.link import program_of
 from baco.model.lower import GemminiStep, lower
 from baco.model.quantize import node_values, quantize, quantize_input
@@ -58,10 +58,10 @@ class CompiledModel:
         return self.lowered.config
 
     def _to_storage(self, x, t):
-        return np.ascontiguousarray(x.transpose(0, 2, 3, 1)) if t.layout == "NHWC" else np.ascontiguousarray(x)
+        return np.ascontiguousarray(x.transpose(t.order))
 
     def _from_storage(self, y, t):
-        return np.ascontiguousarray(y.transpose(0, 3, 1, 2)) if t.layout == "NHWC" else y
+        return np.ascontiguousarray(y.transpose(inverse(t.order)))
 
     def quantize_input(self, x) -> np.ndarray:
         """The int8 input (model layout) of a float tensor or array, or an int8 array checked."""
@@ -173,8 +173,7 @@ def tensor_errors(compiled: CompiledModel, x) -> list:
     for op in graph.ops:
         t = graph.tensors[op.output]
         f = floats[t.node][0].float().numpy()
-        if t.layout == "NHWC" and f.ndim == 4:
-            f = f.transpose(0, 2, 3, 1)
+        f = f.transpose(t.order) if f.ndim == len(t.order) else f
         rows.append((op.kind, op.source, cosine(f.reshape(t.shape), values[op.output].astype(np.float64) * t.scale)))
     return rows
 

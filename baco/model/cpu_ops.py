@@ -43,18 +43,18 @@ import numpy as np
 from baco.codegen.host import _target_machine, optimize
 from baco.codegen.translate import to_llvm_ir
 from baco.errors import CompilationError
+from baco.gemmini.config import NUMPY_ELEMENTS
 
 LOWERING = ("builtin.module(func.func(convert-linalg-to-loops),lower-affine,arith-expand,convert-scf-to-cf,"
             "expand-strided-metadata,finalize-memref-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,"
             "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
             "reconcile-unrealized-casts,canonicalize,cse)")
 
-MLIR_TYPES = {np.dtype(np.int8): "i8", np.dtype(np.int32): "i32", np.dtype(np.float32): "f32"}
 NAME = "__KERNEL__"      # the function's name in the text before it is hashed into the real one
 
 
 def element(dtype) -> str:
-    return MLIR_TYPES[np.dtype(dtype)]
+    return NUMPY_ELEMENTS[np.dtype(dtype)].mlir
 
 
 def memref(shape, dtype) -> str:
@@ -363,7 +363,7 @@ def _dtype(dtype, what="dtype") -> np.dtype:
         dt = np.dtype(dtype)
     except TypeError:
         raise TypeError(f"{what} must be int8, int32 or float32, not {dtype!r}") from None
-    if dt not in MLIR_TYPES:
+    if dt not in NUMPY_ELEMENTS:
         raise TypeError(f"{what} must be int8, int32 or float32, not {dt}")
     return dt
 
@@ -741,6 +741,32 @@ def permute(shape, perm, dtype=np.int8) -> CpuKernel:
     f.line(f"linalg.transpose ins({f.arg(0)} : {memref(shape, dtype)}) outs({f.arg(1)} : {memref(out_shape, dtype)}) "
            f"permutation = [{', '.join(map(str, perm))}]")
     return CpuKernel("permute", args, 1, f)
+
+
+def strided_copy(base_shape, shape, strides, offset=0, dtype=np.int8) -> CpuKernel:
+    """out[i_0, ..., i_r] = x.flat[offset + sum_k i_k * strides[k]] (x C-contiguous of
+    `base_shape`, strides and offset in elements, every index inside x): a strided view of x (a
+    slice, a transpose of some of its dims, a head of an attention projection...) copied into
+    the C-contiguous out of `shape`."""
+    base_shape, shape, dtype = _shape(base_shape, what="base_shape"), _shape(shape), _dtype(dtype)
+    if (not isinstance(strides, (tuple, list)) or len(strides) != len(shape)
+            or not all(isinstance(v, numbers.Integral) and v >= 0 for v in strides)):
+        raise ValueError(f"strides must be {len(shape)} non-negative ints (one per dim of shape), not {strides!r}")
+    if not isinstance(offset, numbers.Integral) or offset < 0:
+        raise ValueError(f"offset must be a non-negative int, not {offset!r}")
+    size = int(np.prod(base_shape))
+    last = int(offset) + sum((d - 1) * int(v) for d, v in zip(shape, strides))
+    if last >= size:
+        raise ValueError(f"the view (shape {shape}, strides {tuple(strides)}, offset {offset}) reads element {last} "
+                         f"of x, which holds {size}")
+    args = [("x", base_shape, dtype), ("out", shape, dtype)]
+    f = _Func([("x", (size,), dtype), ("out", shape, dtype)])
+    view = (f"memref<{'x'.join(map(str, shape))}x{element(dtype)}, strided<[{', '.join(map(str, strides))}], "
+            f"offset: {offset}>>")
+    v = f(f"memref.reinterpret_cast {f.arg(0)} to offset: [{offset}], sizes: [{', '.join(map(str, shape))}], "
+          f"strides: [{', '.join(map(str, strides))}] : {memref((size,), dtype)} to {view}")
+    f.line(f"linalg.copy ins({v} : {view}) outs({f.arg(1)} : {memref(shape, dtype)})")
+    return CpuKernel("strided_copy", args, 1, f)
 
 
 def concat(shapes, axis, dtype=np.int8) -> CpuKernel:

@@ -36,15 +36,61 @@ RELU6_SCALE = 6 / 127      # 127 * scale = 6: saturation at 127 is the upper cla
 
 @dataclass
 class Tensor:
-    """An activation: `shape` as stored (NHWC for layout "NHWC"), `torch_shape` as torch sees it,
-    `node` the exported node whose value it is (calibration observes that node)."""
+    """An activation: `shape` as stored (NHWC for layout "NHWC", torch's dims in the order `perm`
+    for layout "permuted"), `torch_shape` as torch sees it, `node` the exported node whose value
+    it is (calibration observes that node)."""
     name: str
     shape: tuple
-    layout: str                       # "NHWC" | "torch"
+    layout: str                       # "NHWC" | "torch" | "permuted"
     torch_shape: tuple
     node: str
     clamp_scale: float | None = None  # relu6: the scale whose saturation is the clamp at 6
     scale: float | None = None        # set by quantisation
+    perm: tuple | None = None         # layout "permuted": stored = the torch value permuted by perm
+
+    @property
+    def order(self) -> tuple:
+        """The stored tensor is the torch value transposed by this permutation."""
+        if self.layout == "NHWC":
+            return (0, 2, 3, 1)
+        return self.perm if self.layout == "permuted" else tuple(range(len(self.torch_shape)))
+
+
+@dataclass
+class View:
+    """A value that is a strided view of a stored tensor (`base`): `meta` is a meta-device tensor
+    whose shape is the value's torch shape and whose strides and storage offset (in elements)
+    address the base's buffer. Transposes, permutes, selects, slices and reshapes move views,
+    not data; a consumer that needs a stored tensor materialises one (_Walker.materialise)."""
+    base: str
+    meta: object
+    node: str
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(self.meta.shape)
+
+    @property
+    def strides(self) -> tuple:
+        return tuple(self.meta.stride())
+
+    @property
+    def offset(self) -> int:
+        return int(self.meta.storage_offset())
+
+
+def inverse(perm) -> tuple:
+    return tuple(sorted(range(len(perm)), key=lambda i: perm[i]))
+
+
+def is_dense(shape, strides) -> bool:
+    """Row-major contiguous (the strides of size-1 dims do not matter)."""
+    expected = 1
+    for d, st in reversed(list(zip(shape, strides))):
+        if d != 1 and st != expected:
+            return False
+        expected *= d
+    return True
 
 
 @dataclass
@@ -105,9 +151,22 @@ def located_text(node) -> str:
     return f"{module.removeprefix('L__self__').strip('.') or 'model'} ({cls}) at {where}"
 
 
+def source_column(node, path: str | None, line: int | None) -> int | None:
+    """1-based column of the call behind an exported node in its source line: where the
+    operator's name (`cumsum` of aten.cumsum.default) or, failing that, the code starts."""
+    import linecache
+    text = linecache.getline(path, line) if path and line else ""
+    if not text.strip():
+        return None
+    name = str(getattr(node.target, "__name__", node.target)).split(".")[0]
+    m = re.search(rf"[\w.]*\b{re.escape(name)}\b", text) if name else None
+    return (m.start() if m else len(text) - len(text.lstrip())) + 1
+
+
 def unsupported(node, why: str) -> CompilationError:
     path, line = source_of(node)
-    return CompilationError(f"{node.target} ({node.name}): {why}", path, line)
+    return CompilationError(f"{node.target} ({node.name}): {why}", path, line,
+                            source_column(node, path, line))
 
 
 def pair(v) -> tuple[int, int]:
@@ -134,6 +193,9 @@ class _Walker:
         for name, key in getattr(sig, "inputs_to_lifted_tensor_constants", {}).items():
             self.consts[name] = ep.constants[key]
         self.tensors, self.ops, self.env = {}, [], {}
+        self.views = {}            # node name -> View (a value no op has stored yet)
+        self.unbound = {}          # an unbind node's name -> the View of each part
+        self.materialised = {}     # (view, stored order) -> the tensor materialise made of it
         self.user_inputs = list(sig.user_inputs)
 
     # -- values ---------------------------------------------------------------------------------
@@ -142,13 +204,91 @@ class _Walker:
             raise unsupported(node, f"argument {arg} must be a parameter or buffer of the model here")
         return self.consts[arg.name].detach()
 
-    def act(self, node, arg) -> Tensor:
+    def act(self, node, arg, layout: str | None = None) -> Tensor:
+        """The stored tensor of an activation; a view is materialised (in `layout`, "torch" or
+        "NHWC"; by default NHWC for an image viewed from an NHWC tensor, else torch's order)."""
+        if hasattr(arg, "name") and arg.name in self.views:
+            return self.materialise(node, self.views[arg.name], layout)
+        if self.is_const(arg) and arg.name not in self.env:
+            return self.constant(node, arg)
         if not hasattr(arg, "name") or arg.name not in self.env:
             raise unsupported(node, f"argument {arg} must be an activation (a value computed from the input)")
         return self.tensors[self.env[arg.name]]
 
     def is_act(self, arg) -> bool:
-        return hasattr(arg, "name") and arg.name in self.env
+        return hasattr(arg, "name") and (arg.name in self.env or arg.name in self.views)
+
+    def is_const(self, arg) -> bool:
+        return hasattr(arg, "name") and arg.name in self.consts
+
+    def constant(self, node, arg) -> Tensor:
+        """A parameter or buffer read as an activation (a class token, a position embedding): an
+        int8 tensor of its own calibrated scale, linked in as data."""
+        value = self.consts[arg.name].detach().float()
+        t = Tensor(arg.name, tuple(value.shape), "torch", tuple(value.shape), arg.name)
+        self.tensors[t.name] = t
+        self.env[arg.name] = t.name
+        self.ops.append(Op("constant", [], t.name, dict(value=value), located_text(node)))
+        return t
+
+    # -- views ----------------------------------------------------------------------------------
+    def identity(self, t: Tensor) -> View:
+        """t's torch value as a view of its own buffer."""
+        stored = self.torch.empty(t.shape, dtype=self.torch.int8, device="meta")
+        return View(t.name, stored.permute(inverse(t.order)), t.node)
+
+    def view_of(self, node, arg) -> View:
+        if hasattr(arg, "name") and arg.name in self.views:
+            return self.views[arg.name]
+        return self.identity(self.act(node, arg))
+
+    def materialise(self, node, v: View, layout: str | None = None) -> Tensor:
+        """A stored tensor holding view v: its base itself, a reshape of it (free) when v's
+        elements are the base's buffer in order, a permute of (a reshape of) the base when they
+        are all of it in another order, else a strided copy (CPU operators)."""
+        base, rank = self.tensors[v.base], len(v.shape)
+        if layout is None:
+            layout = "NHWC" if rank == 4 and base.layout == "NHWC" else "torch"
+        layout = layout if rank == 4 else "torch"
+        order = (0, 2, 3, 1) if layout == "NHWC" else tuple(range(rank))
+        key = (v.base, v.shape, v.strides, v.offset, layout)
+        if key in self.materialised:
+            return self.tensors[self.materialised[key]]
+        stored = v.meta.permute(order)
+        shape, strides = tuple(stored.shape), tuple(stored.stride())
+        whole = v.offset == 0 and stored.numel() == base_size(base)
+        here = located_text(node)
+
+        def new(kind, src, out_shape, attrs):
+            name = f"{v.node}_{kind}"
+            while name in self.tensors:
+                name += "_"
+            out = Tensor(name, out_shape, layout, v.shape, v.node)
+            self.tensors[name] = out
+            self.ops.append(Op(kind, [src.name], name, attrs, here))
+            return out
+
+        if whole and is_dense(shape, strides):
+            t = base if shape == tuple(base.shape) and base.layout == layout else \
+                new("reshape", base, shape, dict(shape=shape))
+        else:
+            by_stride = sorted(range(rank), key=lambda i: -strides[i])
+            dense = tuple(shape[i] for i in by_stride)
+            if whole and is_dense(dense, [strides[i] for i in by_stride]):
+                src = base if dense == tuple(base.shape) else new("reshape", base, dense, dict(shape=dense))
+                t = new("permute", src, shape, dict(perm=inverse(by_stride)))
+            else:
+                t = new("strided_copy", base, shape, dict(shape=shape, strides=strides, offset=v.offset))
+        self.materialised[key] = t.name
+        return t
+
+    def view_op(self, node, fn):
+        """The node's value is fn of its input's view (no data moves)."""
+        v = self.view_of(node, node.args[0])
+        meta = fn(v.meta)
+        if tuple(meta.shape) != tuple(node.meta["val"].shape):
+            raise unsupported(node, f"the view's shape {tuple(meta.shape)} is not torch's {tuple(node.meta['val'].shape)}")
+        self.views[node.name] = View(v.base, meta, node.name)
 
     def new_tensor(self, node, layout=None, torch_shape=None) -> Tensor:
         torch_shape = tuple(torch_shape or node.meta["val"].shape)
@@ -210,7 +350,10 @@ class _Walker:
                 outs = node.args[0]
                 if len(outs) != 1 or not self.is_act(outs[0]):
                     raise unsupported(node, "the model must return one tensor computed from its input")
-                self.output = self.env[outs[0].name]
+                out = self.act(node, outs[0])
+                if out.layout == "permuted":
+                    out = self.materialise(node, self.identity(out), "torch")
+                self.output = out.name
         return Graph(self.tensors, self.ops, self.input, self.output)
 
     def visit(self, node):
@@ -224,7 +367,7 @@ class _Walker:
 
     def op_conv2d(self, node):
         torch = self.torch
-        x, w = self.act(node, node.args[0]), self.const(node, node.args[1])
+        x, w = self.act(node, node.args[0], "NHWC"), self.const(node, node.args[1])
         a = list(node.args) + [None] * (7 - len(node.args))
         bias = self.const(node, a[2]) if a[2] is not None else torch.zeros(w.shape[0])
         stride, padding, dilation = pair(a[3] or 1), a[4] if a[4] is not None else 0, pair(a[5] or 1)
@@ -312,7 +455,7 @@ class _Walker:
         self.activation(node, "gelu", approximate=approximate)
 
     def op_max_pool2d(self, node):
-        x = self.act(node, node.args[0])
+        x = self.act(node, node.args[0], "NHWC")
         a = list(node.args) + [None] * (6 - len(node.args))
         kernel = pair(a[1])
         stride = pair(a[2]) if a[2] else kernel
@@ -332,7 +475,7 @@ class _Walker:
                                               ceil_mode=ceil_mode))
 
     def op_avg_pool2d(self, node):
-        x = self.as_layout(node, self.act(node, node.args[0]), "NHWC")
+        x = self.as_layout(node, self.act(node, node.args[0], "NHWC"), "NHWC")
         a = list(node.args) + [None] * (7 - len(node.args))
         kernel = pair(a[1])
         if a[6] is not None:
@@ -342,11 +485,11 @@ class _Walker:
                                               count_include_pad=True if a[5] is None else bool(a[5])))
 
     def op_adaptive_avg_pool2d(self, node):
-        x = self.as_layout(node, self.act(node, node.args[0]), "NHWC")
+        x = self.as_layout(node, self.act(node, node.args[0], "NHWC"), "NHWC")
         self.emit(node, "adaptive_avg_pool", [x], dict(output_size=tuple(node.meta["val"].shape[2:])))
 
     def op_softmax(self, node):
-        x = self.act(node, node.args[0])
+        x = self.act(node, node.args[0], "torch")
         dim = int(node.args[1]) % len(x.torch_shape)
         if dim != len(x.torch_shape) - 1:
             raise unsupported(node, "softmax is supported over the last dim")
@@ -354,7 +497,7 @@ class _Walker:
         self.emit(node, "softmax", [x], {}, layout="torch")
 
     def op_layer_norm(self, node):
-        x = self.as_layout(node, self.act(node, node.args[0]), "torch")
+        x = self.as_layout(node, self.act(node, node.args[0], "torch"), "torch")
         a = list(node.args) + [None] * (5 - len(node.args))
         cols = x.torch_shape[-1]
         if tuple(a[1]) != (cols,):
@@ -383,28 +526,82 @@ class _Walker:
         self.emit(node, "reshape", [pooled], dict(shape=(n, c)), layout="torch", torch_shape=(n, c))
 
     def op_linear(self, node):
-        x, w = self.act(node, node.args[0]), self.const(node, node.args[1])
+        x, w = self.act(node, node.args[0], "torch"), self.const(node, node.args[1])
         bias = self.const(node, node.args[2]) if len(node.args) > 2 and node.args[2] is not None \
             else self.torch.zeros(w.shape[0])
         x = self.as_layout(node, x, "torch")
         self.emit(node, "linear", [x], dict(weight=w.float(), bias=bias.float(), relu=False))
 
     def op_mm(self, node):
-        a = self.act(node, node.args[0])
-        if self.is_act(node.args[1]):
-            b = self.act(node, node.args[1])
-            self.emit(node, "matmul", [self.as_layout(node, a, "torch"), self.as_layout(node, b, "torch")], {})
-        else:   # x @ W with a constant W: a linear layer without bias
-            w = self.const(node, node.args[1])
-            self.emit(node, "linear", [self.as_layout(node, a, "torch")],
-                      dict(weight=w.float().T.contiguous(), bias=self.torch.zeros(w.shape[-1]), relu=False))
+        if not self.is_act(node.args[1]):   # x @ W with a constant W: a linear layer without bias
+            a, w = self.act(node, node.args[0], "torch"), self.const(node, node.args[1])
+            self.emit(node, "linear", [a], dict(weight=w.float().T.contiguous(), bias=self.torch.zeros(w.shape[-1]),
+                                                relu=False))
+            return
+        # two activations: one GEMM per batch, each operand read in place where it is a
+        # row-major or a column-major (transposed: Kᵀ of attention scores) matrix of its buffer
+        a, b = (self.matrix_view(node, v) for v in node.args[:2])
+        if column_major(a) and column_major(b):     # the array transposes one operand
+            a = self.identity(self.materialise(node, a, "torch"))
+        if a.shape[:-2] != b.shape[:-2]:
+            raise unsupported(node, f"matmul of shapes {a.shape} and {b.shape}: broadcasting batches has no operator")
+        attrs = dict(a_view=(a.shape, a.strides, a.offset), b_view=(b.shape, b.strides, b.offset))
+        torch_shape = tuple(node.meta["val"].shape)
+        order = self.user_order(node, len(torch_shape))
+        if order is None:
+            self.emit(node, "matmul", [self.tensors[a.base], self.tensors[b.base]], attrs, layout="torch")
+            return
+        # stored in the order its permuting reader wants (the heads' outputs straight into the
+        # output projection's rows): that permute is then a view
+        out = Tensor(node.name, tuple(torch_shape[i] for i in order), "permuted", torch_shape, node.name, perm=order)
+        self.tensors[out.name] = out
+        self.ops.append(Op("matmul", [a.base, b.base], out.name, attrs, located_text(node)))
+        self.views[node.name] = self.identity(out)
 
     op_bmm = op_mm
     op_matmul = op_mm
 
+    def matrix_view(self, node, arg) -> View:
+        """arg as a batch of matrices a GEMM reads in place (unit stride along one of the last two
+        dims), materialised in torch's order if it is not."""
+        v = self.view_of(node, arg)
+        if len(v.shape) < 2:
+            raise unsupported(node, f"matmul of a {len(v.shape)}-D activation: only matrices (and batches of them)")
+        (rows, cols), (sr, sc) = v.shape[-2:], v.strides[-2:]
+        if not (cols == 1 or sc == 1 or rows == 1 or sr == 1):
+            v = self.identity(self.materialise(node, v, "torch"))
+        return v
+
+    def user_order(self, node, rank) -> tuple | None:
+        """The permutation of the node's one reader if that is a permute/transpose keeping the last
+        dim last (a GEMM writes rows), else None."""
+        shape = tuple(node.meta["val"].shape)
+        while True:           # through identities (a view to the same shape, a clone) to the reader
+            users = list(node.users)
+            if len(users) != 1 or users[0].op != "call_function":
+                return None
+            user = users[0]
+            name = getattr(user.target, "__name__", str(user.target)).split(".")[0]
+            if name not in IDENTITIES or tuple(user.meta["val"].shape) != shape:
+                break
+            node = user
+        if name == "permute":
+            perm = tuple(int(d) % rank for d in user.args[1])
+        elif name == "transpose":
+            d0, d1 = (int(d) % rank for d in user.args[1:3])
+            perm = list(range(rank))
+            perm[d0], perm[d1] = perm[d1], perm[d0]
+            perm = tuple(perm)
+        else:
+            return None
+        return perm if perm[-1] == rank - 1 and perm != tuple(range(rank)) else None
+
     def op_add(self, node):
-        if not (self.is_act(node.args[0]) and len(node.args) > 1 and self.is_act(node.args[1])):
-            raise unsupported(node, "add is supported between two activations (a residual add)")
+        operands = node.args[:2]
+        if len(operands) < 2 or not any(self.is_act(v) for v in operands) \
+                or not all(self.is_act(v) or self.is_const(v) for v in operands):
+            raise unsupported(node, "add is supported between two activations (a residual add) or an activation "
+                              "and a parameter of its shape (a position embedding)")
         if node.kwargs.get("alpha", 1) != 1:
             raise unsupported(node, "add with alpha != 1 has no operator")
         a, b = (self.act(node, v) for v in node.args[:2])
@@ -442,32 +639,60 @@ class _Walker:
             raise unsupported(node, f"mul of shapes {x.torch_shape} and {s.torch_shape}: channels differ")
         self.emit(node, "mul_channel", [self.as_layout(node, x, "NHWC"), s], {})
 
-    def reshape_to(self, node, x: Tensor, shape):
-        """x viewed as `shape` (torch order): free when the stored order is torch's order, or a
-        4-D NHWC tensor with H*W == 1 or C == 1; else through a permute to torch's order."""
-        shape = tuple(int(d) for d in shape)
-        free = x.layout == "torch" or x.torch_shape[2] * x.torch_shape[3] == 1 or x.torch_shape[1] == 1
-        if not free:
-            x = self.as_layout(node, x, "torch")
-        if len(shape) == 4:     # a 4-D result is an image: stored NHWC when that is a view too
-            if shape[2] * shape[3] == 1 or shape[1] == 1:
-                self.emit(node, "reshape", [x], dict(shape=nhwc(shape)), layout="NHWC", torch_shape=shape)
-                return
-        self.emit(node, "reshape", [x], dict(shape=shape), layout="torch", torch_shape=shape)
-
-    def op_flatten(self, node):
-        self.reshape_to(node, self.act(node, node.args[0]), node.meta["val"].shape)
-
     def op_view(self, node):
-        self.reshape_to(node, self.act(node, node.args[0]), node.meta["val"].shape)
+        """A view (or reshape) moves no data when torch could view the value; else the input is
+        first stored in torch's order (a copy) and viewed then."""
+        v = self.view_of(node, node.args[0])
+        shape = tuple(node.meta["val"].shape)
+        try:
+            meta = v.meta.view(shape)
+        except RuntimeError:
+            v = self.identity(self.materialise(node, v, "torch"))
+            meta = v.meta.view(shape)
+        self.views[node.name] = View(v.base, meta, node.name)
 
     op_reshape = op_view
-    op_unsqueeze = op_view
-    op_squeeze = op_view
+    op_flatten = op_view
+    op__unsafe_view = op_view
+
+    def op_unsqueeze(self, node):
+        self.view_op(node, lambda m: m.unsqueeze(int(node.args[1])))
+
+    def op_squeeze(self, node):
+        self.view_op(node, lambda m: node.target(m, *node.args[1:]))
 
     def op_permute(self, node):
-        x = self.as_layout(node, self.act(node, node.args[0]), "torch")
-        self.emit(node, "permute", [x], dict(perm=tuple(int(d) for d in node.args[1])), layout="torch")
+        self.view_op(node, lambda m: m.permute(*[int(d) for d in node.args[1]]))
+
+    def op_transpose(self, node):
+        self.view_op(node, lambda m: m.transpose(int(node.args[1]), int(node.args[2])))
+
+    def op_t(self, node):
+        self.view_op(node, lambda m: m.t())
+
+    def op_select(self, node):
+        self.view_op(node, lambda m: m.select(int(node.args[1]), int(node.args[2])))
+
+    def op_unflatten(self, node):
+        self.view_op(node, lambda m: m.unflatten(int(node.args[1]), [int(d) for d in node.args[2]]))
+
+    def op_slice(self, node):
+        self.view_op(node, lambda m: node.target(m, *node.args[1:]))
+
+    def op_expand(self, node):
+        self.view_op(node, lambda m: m.expand(*[int(d) for d in node.args[1]]))
+
+    def op_unbind(self, node):
+        v = self.view_of(node, node.args[0])
+        dim = int(node.args[1]) if len(node.args) > 1 else 0
+        self.unbound[node.name] = [View(v.base, m, node.name) for m in v.meta.unbind(dim)]
+
+    def op_getitem(self, node):
+        parts = self.unbound.get(getattr(node.args[0], "name", None))
+        if parts is None:
+            raise unsupported(node, "indexing is supported into the parts of an unbind")
+        part = parts[int(node.args[1])]
+        self.views[node.name] = View(part.base, part.meta, node.name)
 
     def op_cat(self, node):
         parts = [self.act(node, t) for t in node.args[0]]
@@ -482,13 +707,56 @@ class _Walker:
     def op_dropout(self, node):
         if len(node.args) > 2 and node.args[2]:
             raise unsupported(node, "dropout in training mode: call model.eval() first")
-        self.alias(node, self.act(node, node.args[0]))
+        self.op_contiguous(node)
 
     def op_contiguous(self, node):
-        self.alias(node, self.act(node, node.args[0]))
+        """An identity (contiguous, clone, dropout in eval): a view stays a view."""
+        if node.args[0].name in self.views:
+            self.view_op(node, lambda m: m)
+        else:
+            self.alias(node, self.act(node, node.args[0]))
 
     op_clone = op_contiguous
     op_alias = op_contiguous
+    op_detach = op_contiguous
+
+
+IDENTITIES = ("view", "reshape", "_unsafe_view", "clone", "contiguous", "alias", "detach")
+
+
+def base_size(t: Tensor) -> int:
+    size = 1
+    for d in t.shape:
+        size *= int(d)
+    return size
+
+
+def column_major(v: View) -> bool:
+    """Each matrix of the batch is read transposed (unit stride down its columns)."""
+    (rows, cols), (_, sc) = v.shape[-2:], v.strides[-2:]
+    return cols > 1 and sc != 1
+
+
+def _attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):
+    """scaled_dot_product_attention as the operators baco runs (matmul, a scalar multiple,
+    softmax, matmul), so that each intermediate is a node the observers calibrate; a mask, a
+    causal mask or dropout stay in the graph as the operators they are."""
+    import math
+
+    import torch
+    if enable_gqa:
+        raise NotImplementedError("scaled_dot_product_attention with enable_gqa")
+    s = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
+    scores = torch.matmul(q, k.transpose(-2, -1)) * s
+    if is_causal:
+        causal = torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool, device=q.device).tril()
+        scores = scores.masked_fill(~causal, float("-inf"))
+    if attn_mask is not None:
+        scores = scores.masked_fill(~attn_mask, float("-inf")) if attn_mask.dtype == torch.bool else scores + attn_mask
+    probs = torch.softmax(scores, dim=-1)
+    if dropout_p:
+        probs = torch.dropout(probs, dropout_p, True)
+    return torch.matmul(probs, v)
 
 
 def export(model, example_input):
@@ -500,7 +768,11 @@ def export(model, example_input):
         raise TypeError(f"example_input must be a torch.Tensor, not {type(example_input).__name__}")
     model = model.eval()
     with torch.no_grad():
-        return torch.export.export(model, (example_input,))
+        ep = torch.export.export(model, (example_input,))
+    sdpa = torch.ops.aten.scaled_dot_product_attention.default
+    if any(n.target is sdpa for n in ep.graph.nodes):
+        ep = ep.run_decompositions({sdpa: _attention})
+    return ep
 
 
 def capture(model, example_input):
@@ -509,4 +781,4 @@ def capture(model, example_input):
     return _Walker(ep).run(), ep
 
 
-__all__ = ["Tensor", "Op", "Graph", "capture", "export", "source_of", "RELU6_SCALE", "nhwc"]
+__all__ = ["Tensor", "View", "Op", "Graph", "capture", "export", "source_of", "RELU6_SCALE", "nhwc"]

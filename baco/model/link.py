@@ -4,6 +4,7 @@ arena; each Gemmini launch and CPU call a step over those buffers, in program or
 from __future__ import annotations
 
 import numpy as np
+from numpy.lib.array_utils import byte_bounds
 
 from baco.codegen.program import Program
 from baco.model.lower import CpuStep, GemminiStep, Lowered
@@ -26,9 +27,11 @@ def program_of(lowered: Lowered, output: str) -> Program:
         """A launch's array argument: its buffer, or the slice of one it views."""
         name, offset = lowered.locate(array)
         buf = made[name]
-        if array.size == buf.size:
+        lo, hi = byte_bounds(array)
+        span = (hi - lo) // array.itemsize         # a strided view spans more than its size
+        if span == buf.size:
             return buf
-        return buf.slice(offset // array.itemsize, array.size)
+        return buf.slice(offset // array.itemsize, span)
 
     def arg(v):
         return buffer_arg(v) if isinstance(v, np.ndarray) else v

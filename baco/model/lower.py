@@ -8,18 +8,19 @@ data so that the program linker can turn the whole list into one ELF:
   conv + pool     baco.kernels.pool.ConvPoolLaunch (max-pool on the accumulator's way out)
   depthwise       baco.kernels.depthwise.depthwise_launch (diagonal weight tiles, DIM channels a program)
   linear          baco.kernels.matmul.matmul_launch with its int32 bias
-  matmul (bmm)    one matmul_launch per batch (both operands activations)
+  matmul (bmm)    one matmul_launch per batch (both operands activations, read in place: row-major
+                  with any row stride or column-major, i.e. transposed by the array)
   add             baco.kernels.resadd.resadd_launch (the two operands summed in the accumulator)
 
 CPU ops become calls of baco.model.cpu_ops kernels; reshape/flatten are views of their input's
-buffer (no step). Buffers: every activation tensor by name, weights and biases as
+buffer (no step); a constant (a parameter read as an activation) is read-only data (no step). Buffers: every activation tensor by name, weights and biases as
 "<tensor>.weight" / "<tensor>.bias"; arrays the launches take are these buffers or views of
 them (`Lowered.locate`).
 
 Schedules: the default schedule of each kernel on the default GemminiConfig, or, with a design (a
 `baco tune --out DIR` result), the design's GemminiConfig for every layer and the tuned schedule of
-the design layer of the same shape (baco.tuner.workloads.Layer key); other layers keep the
-kernel's default schedule on that config.
+the design layer of the same shape (baco.tuner.workloads.Layer key: convolutions, depthwise
+convolutions and linear layers); other layers keep the kernel's default schedule on that config.
 """
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ from baco.kernels.matmul import matmul_launch
 from baco.kernels.pool import ConvPoolLaunch
 from baco.kernels.resadd import resadd_launch
 from baco.model import cpu_ops
-from baco.model.graph import Graph, Op
+from baco.model.graph import Graph, Op, inverse
 from baco.tuner.workloads import Layer, gemm
 
 GEMMINI_OPS = ("conv", "depthwise", "linear", "matmul", "add")
@@ -49,7 +50,7 @@ class GemminiStep:
     """A Gemmini op: its launches, run in order."""
     op: Op
     launches: list
-    layer: Layer | None = None           # the tuner's layer of this op (conv/linear), for design matching
+    layer: Layer | None = None           # the tuner's layer of this op (conv/depthwise/linear), for design matching
     schedule_source: str = "default"     # "tuned" (from the design) | "default"
 
     def run(self, target="sim") -> list:
@@ -96,14 +97,16 @@ class Lowered:
 
 
 def conv_layer(op: Op, x_shape) -> Layer:
-    """The tuner's layer of a conv op (baco.tuner.workloads.layers_from_torch writes the same)."""
+    """The tuner's layer of a conv or depthwise op (baco.tuner.workloads.layers_from_torch writes the
+    same: a depthwise layer has C = 1 and K = its channels)."""
     q = op.q
     N, H, W, C = x_shape
     R, S = q["weight"].shape[:2]
     (sh, sw), (ph, pw), (dh, dw) = q["stride"], q["padding"], q["dilation"]
     P, Q = output_size(H, R, sh, ph, dh), output_size(W, S, sw, pw, dw)
-    return Layer(R=R, S=S, P=P, Q=Q, C=C, K=q["weight"].shape[3], N=N, Hstride=sh, Wstride=sw, Hdilation=dh,
-                 Wdilation=dw)
+    depthwise = op.kind == "depthwise"
+    return Layer(R=R, S=S, P=P, Q=Q, C=1 if depthwise else C, K=C if depthwise else q["weight"].shape[3], N=N,
+                 Hstride=sh, Wstride=sw, Hdilation=dh, Wdilation=dw, depthwise=depthwise)
 
 
 def design_schedules(design) -> tuple[GemminiConfig, dict]:
@@ -121,6 +124,13 @@ def design_schedules(design) -> tuple[GemminiConfig, dict]:
         else:
             schedules[layer.key] = conv_schedule(parse_mapping(entry["mapping"]), layer, cfg)[0]
     return cfg, schedules
+
+
+def viewed(array, view):
+    """The (shape, strides, offset) view (in elements) of a C-contiguous buffer array, in place."""
+    shape, strides, offset = view
+    flat = array.reshape(-1)
+    return np.lib.stride_tricks.as_strided(flat[offset:], shape, [s * flat.itemsize for s in strides])
 
 
 class _Lowering:
@@ -154,7 +164,9 @@ class _Lowering:
         x = g.tensors[g.input]
         self.buffer(g.input, np.zeros(x.shape, dtype=np.int8), "input")
         for op in g.ops:
-            if op.kind in VIEW_OPS:
+            if op.kind == "constant":
+                self.buffer(op.output, np.ascontiguousarray(op.q["value"]), "weight")
+            elif op.kind in VIEW_OPS:
                 self.buffers[op.output] = self.value(op.inputs[0]).reshape(g.tensors[op.output].shape)
                 self.regions[op.output] = "view"
             elif op.kind in GEMMINI_OPS:
@@ -197,12 +209,14 @@ class _Lowering:
         x = self.value(op.inputs[0])
         q = op.q
         bias = self.buffer(f"{op.output}.bias", np.ascontiguousarray(q["bias"], dtype=np.int32), "weight")
+        layer = conv_layer(op, x.shape)
+        schedule, source = self.schedule_for(op, layer)
         launch = depthwise_launch(x, q["weight"], bias, stride=q["stride"], padding=q["padding"],
                                   dilation=q["dilation"], scale=q["scale"], relu=q["relu"], out="int8",
-                                  config=self.config)
+                                  config=self.config, blocks=schedule)
         self.buffer(f"{op.output}.weight", launch.args[1], "weight")      # the diagonal weight tiles it reads
         self.output(op, launch.y)
-        return GemminiStep(op, [self.reads(launch, x)])
+        return GemminiStep(op, [self.reads(launch, x)], layer, source)
 
     def lower_linear(self, op):
         x = self.value(op.inputs[0])
@@ -216,13 +230,14 @@ class _Lowering:
         return GemminiStep(op, [self.reads(launch, x)], layer, source)
 
     def lower_matmul(self, op):
-        a, b = (self.value(t) for t in op.inputs)
+        """One GEMM per batch, reading each operand's matrices in place (op.q's views of the input
+        buffers) and writing rows of the output where its stored order puts them."""
+        q = op.q
+        a, b = (viewed(self.value(t), q[view]) for t, view in zip(op.inputs, ("a_view", "b_view")))
         out = np.zeros(self.graph.tensors[op.output].shape, dtype=np.int8)
-        a3, b3, c3 = (v.reshape(-1, *v.shape[-2:]) for v in (a, b, out))
-        if b3.shape[0] != a3.shape[0]:
-            raise ValueError(f"matmul of batches {a.shape} and {b.shape}: broadcasting has no Gemmini operator")
-        launches = [matmul_launch(a3[i], b3[i], out="int8", scale=op.q["scale"], config=self.config, c=c3[i])
-                    for i in range(a3.shape[0])]
+        c = out.transpose(inverse(q["out_order"]))
+        launches = [matmul_launch(a[i], b[i], out="int8", scale=q["scale"], config=self.config, c=c[i])
+                    for i in np.ndindex(a.shape[:-2])]
         self.output(op, out)
         return GemminiStep(op, launches)
 
@@ -255,6 +270,8 @@ class _Lowering:
             xs = [x, xs[1].reshape(x.shape[0], x.shape[3])]
         elif op.kind == "permute":
             kernel = cpu_ops.permute(x.shape, q["perm"])
+        elif op.kind == "strided_copy":
+            kernel = cpu_ops.strided_copy(x.shape, q["shape"], q["strides"], q["offset"])
         elif op.kind == "softmax":
             kernel = cpu_ops.softmax(x.shape, in_scale=q["in_scale"], out_scale=q["out_scale"])
         elif op.kind == "layernorm":

@@ -17,6 +17,9 @@
     float32(s_b / m) (both <= 1, so no operand saturates) and output scale float32(m / s_out).
   * Activation functions: a 256-entry int8 table, table[q + 128] = quantize(f(q * s_in), s_out)
     with f torch's own float32 function.
+  * A parameter read as an activation (a class token, a position embedding): int8 at the scale
+    its observer gives its values.
+  * Matmul of two activations (bmm, attention): requantisation float32(s_a * s_b / s_out), no bias.
   * CPU operators (baco.model.cpu_ops) take their input and output scales; concatenation copies,
     so a part of another scale than the output's goes through a requantising table first.
 
@@ -30,7 +33,7 @@ import numpy as np
 
 from baco.model.graph import Graph
 
-SAME_SCALE = ("reshape", "permute", "max_pool")     # the output's int8 values are (some of) the input's
+SAME_SCALE = ("reshape", "permute", "strided_copy", "max_pool")    # the output's int8 values are (some of) the input's
 OBSERVERS = ("minmax", "histogram")
 
 
@@ -177,12 +180,16 @@ def quantize_op(graph: Graph, op):
         if op.kind != "linear":
             op.q.update(stride=a["stride"], padding=a["padding"], dilation=a["dilation"], pool=a["pool"])
     elif op.kind == "matmul":
-        op.q = dict(scale=f32(s_in[0] * s_in[1] / s_out))
+        # operands: (shape, strides, offset) views of the input buffers; the output stored in out_order
+        op.q = dict(scale=f32(s_in[0] * s_in[1] / s_out), a_view=a["a_view"], b_view=a["b_view"],
+                    out_order=graph.tensors[op.output].order)
     elif op.kind == "add":
         m = max(s_in)
         op.q = dict(a_scale=f32(s_in[0] / m), b_scale=f32(s_in[1] / m), out_scale=f32(m / s_out), relu=a["relu"])
     elif op.kind == "lut":
         op.q = dict(table=lut_table(a["fn"], s_in[0], s_out, a))
+    elif op.kind == "constant":        # a parameter read as an activation, at its calibrated scale
+        op.q = dict(value=quantize_values(a["value"], s_out))
     elif op.kind in ("avg_pool", "adaptive_avg_pool"):
         op.q = dict(a, in_scale=s_in[0], out_scale=s_out)
     elif op.kind == "softmax":

@@ -107,8 +107,18 @@ def linear(x, q):
     return requantize(acc, q["scale"], q["relu"]).reshape(*lead, -1)
 
 
+def viewed(base, view):
+    """The (shape, strides, offset) view of a stored tensor's buffer, strides and offset in elements."""
+    shape, strides, offset = view
+    flat = np.ascontiguousarray(base).reshape(-1)
+    return np.lib.stride_tricks.as_strided(flat[offset:], shape, [s * flat.itemsize for s in strides], writeable=False)
+
+
 def matmul(a, b, q):
-    return requantize(np.rint(np.matmul(a.astype(np.float64), b.astype(np.float64))).astype(np.int64), q["scale"])
+    """Batched a @ b of the operands' views; the result stored transposed by out_order."""
+    a, b = viewed(a, q["a_view"]), viewed(b, q["b_view"])
+    y = requantize(np.rint(np.matmul(a.astype(np.float64), b.astype(np.float64))).astype(np.int64), q["scale"])
+    return np.ascontiguousarray(y.transpose(q["out_order"]))
 
 
 def scaled_int8(x, scale):
@@ -204,6 +214,8 @@ OPS = {"conv": conv, "depthwise": depthwise, "linear": linear, "lut": lut,
        "reshape": lambda x, q: x.reshape(q["shape"]),
        "mul_scalar": lambda x, q: x,          # the same int8 values at a multiple of the scale
        "permute": lambda x, q: np.ascontiguousarray(x.transpose(q["perm"])),
+       "constant": lambda q: q["value"],
+       "strided_copy": lambda x, q: np.ascontiguousarray(viewed(x, (q["shape"], q["strides"], q["offset"]))),
        "avg_pool": avg_pool, "adaptive_avg_pool": adaptive_avg_pool, "softmax": softmax, "layernorm": layernorm}
 BINARY = {"add": add, "matmul": matmul, "mul_channel": mul_channel}
 

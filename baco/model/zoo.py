@@ -1,6 +1,6 @@
 """Models with seeded random weights (nothing is downloaded) for tests, benchmarks and `baco tune
 --torch baco.model.zoo:NAME`: an MLP shaped like gemmini-rocc-tests' mlp1, a small CNN with
-every Gemmini operator, and torchvision models. A random-weight network with BatchNorm's unit
+every Gemmini operator, torchvision models, and transformers / timm models built from a config. A random-weight network with BatchNorm's unit
 statistics lets its activations vanish (or explode) layer after layer, so `with_bn_statistics`
 measures them on seeded random inputs, as training would have set them."""
 from __future__ import annotations
@@ -81,4 +81,22 @@ def torchvision_model(name: str, input_shape=(2, 3, 32, 32), seed: int = 0) -> n
     return with_bn_statistics(model, input_shape, seed)
 
 
-__all__ = ["mlp", "MLP1", "SmallCNN", "small_cnn", "torchvision_model", "with_bn_statistics", "seeded_inputs"]
+def transformers_bert_encoder(layers: int = 1, **config) -> nn.Module:
+    """transformers' BertModel encoder (input: the embeddings, (batch, sequence, hidden)) built from
+    a BertConfig(num_hidden_layers=layers, **config), BERT-base's sizes by default; seeded random
+    weights, nothing downloaded."""
+    from baco.tuner.workloads import import_model_module
+    transformers = import_model_module("transformers")
+    torch.manual_seed(0)
+    return transformers.BertModel(transformers.BertConfig(num_hidden_layers=layers, **config)).encoder.eval()
+
+
+def timm_model(name: str = "vit_tiny_patch16_224", **kwargs) -> nn.Module:
+    """timm.create_model(name, pretrained=False, **kwargs), seeded (nothing downloaded)."""
+    from baco.tuner.workloads import import_model_module
+    timm = import_model_module("timm")
+    torch.manual_seed(0)
+    return timm.create_model(name, pretrained=False, **kwargs).eval()
+
+
+__all__ = ["transformers_bert_encoder", "timm_model", "mlp", "MLP1", "SmallCNN", "small_cnn", "torchvision_model", "with_bn_statistics", "seeded_inputs"]

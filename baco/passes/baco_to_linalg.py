@@ -21,6 +21,7 @@ from mlir.ir import (AffineExpr, AffineMap, AffineMapAttr, ArrayAttr, Attribute,
                      RankedTensorType, ShapedType, StringAttr, Type)
 
 from baco.errors import NEGATIVE_COLUMN_OFFSET, POOLED_NEGATIVE_ROW, RUNTIME_ERRORS
+from baco.gemmini.abi import NUM_PROGRAMS, PROGRAM_ID
 from baco.passes import irutil as ir
 from baco.passes.irutil import fail
 
@@ -197,6 +198,7 @@ class BacoToLinalg:
         for d in range(2):
             if d in checked:
                 start, size, lead = ir.checked_window(p.shape[d], p.offsets[d], p.block_shape[d])
+                start = ir.view_start(start, p.shape[d])
             else:
                 start, size, lead = p.offsets[d], ir.const_index(p.block_shape[d]), ir.const_index(0)
             starts.append(start)
@@ -281,6 +283,7 @@ class BacoToLinalg:
             for d in (1, 2):
                 if d in checked:
                     start, size, lead = ir.checked_window(p.shape[d], p.offsets[d], p.block_shape[d])
+                    start = ir.view_start(start, p.shape[d])
                 else:
                     start, size, lead = p.offsets[d], ir.const_index(p.block_shape[d]), zero
                 starts.append(start)
@@ -556,10 +559,10 @@ class BacoToLinalg:
         return gen.result
 
     def lower_baco_program_id(self, op):
-        self._grid_query(op, "baco_program_id")
+        self._grid_query(op, PROGRAM_ID)
 
     def lower_baco_num_programs(self, op):
-        self._grid_query(op, "baco_num_programs")
+        self._grid_query(op, NUM_PROGRAMS)
 
     def _grid_query(self, op, callee):
         axis = int(ir.IntegerAttr(op.attributes["axis"]).value)

@@ -35,6 +35,7 @@ from mlir.dialects import scf
 from mlir.ir import InsertionPoint, IntegerAttr
 
 from baco.dialects.instgem import PREFIX, operand_fields
+from baco.gemmini.abi import BOUNDARY_ERROR, NUM_PROGRAMS, PROGRAM_ID, RUNTIME_ERROR
 from baco.gemmini.isa import COMMANDS
 from baco.passes import irutil as ir
 
@@ -50,7 +51,7 @@ READERS |= {PREFIX + n for n in ("loop_ws", "loop_ws_config_bounds", "loop_ws_co
 # LoopConv's registers (LOOP_CONV_WS itself issues config_ld, and config_st / config_ex when it pools /
 # transposes its input)
 READERS |= {PREFIX + f"loop_conv_ws_config_{i}" for i in range(1, 7)}
-HARMLESS_CALLS = ("@baco_program_id", "@baco_num_programs", f"@{ir.BOUNDARY_ERROR}", f"@{ir.RUNTIME_ERROR}")
+HARMLESS_CALLS = (f"@{PROGRAM_ID}", f"@{NUM_PROGRAMS}", f"@{BOUNDARY_ERROR}", f"@{RUNTIME_ERROR}")
 PURE_MEMREF = ("memref.extract_strided_metadata", "memref.extract_aligned_pointer_as_index", "memref.subview",
                "memref.reinterpret_cast", "memref.cast", "memref.dim")
 ALL = None      # "forget every state"
@@ -108,8 +109,7 @@ class ValueKeys:
             rank = (len(owner.results) - 2) // 2
             if index >= 2 + rank:
                 return ("stride", index - 2 - rank, self.strides(owner.operands[0]))
-        if owner.name == "func.call" and str(owner.attributes["callee"]) in ("@baco_program_id",
-                                                                             "@baco_num_programs"):
+        if owner.name == "func.call" and str(owner.attributes["callee"]) in (f"@{PROGRAM_ID}", f"@{NUM_PROGRAMS}"):
             return ("grid", str(owner.attributes["callee"]), self.key(owner.operands[0]))
         if owner.name.startswith("arith.") or owner.name in PURE_MEMREF:
             attrs = tuple(sorted((a, str(owner.attributes[a])) for a in owner.attributes))
@@ -136,7 +136,7 @@ class ValueKeys:
         if not isinstance(key, tuple):
             return True
         if key and key[0] in ("opaque", "grid"):
-            return key[0] == "grid" and key[1] == "@baco_num_programs"
+            return key[0] == "grid" and key[1] == f"@{NUM_PROGRAMS}"
         return all(ValueKeys.launch_invariant(k) for k in key)
 
 
@@ -285,7 +285,7 @@ def first_program(func, loc):
     body = func.regions[0].blocks[0]
     with InsertionPoint.at_block_begin(body), loc:
         zero = ir.const_int(0, ir.i64())
-        conds = [ir.cmpi("eq", ir.call_grid(func, "baco_program_id", axis), zero) for axis in range(3)]
+        conds = [ir.cmpi("eq", ir.call_grid(func, PROGRAM_ID, axis), zero) for axis in range(3)]
         return ir.binop("andi", ir.binop("andi", conds[0], conds[1]), conds[2])
 
 

@@ -3,7 +3,8 @@
 Each InstGem op packs its field operands into the 64-bit rs1/rs2 words with
 the layout of the command table and becomes a call to the RoCC intrinsic
 `@"baco.rocc.<command>"(i64 rs1, i64 rs2, i64 site)` (`instgem.fence` →
-`@"baco.fence"`), where `site` is the op's source line and column (source_site):
+`@"baco.fence"`; the names are baco.gemmini.abi's), where `site` is the op's source line and
+column (abi.source_site):
 a fault on the host JIT names the kernel line whose command faulted.
 The intrinsics are the only thing the two backends define differently: the
 host JIT binds them to the in-process Gemmini model, the RISC-V backend
@@ -13,38 +14,18 @@ The rest of the module is lowered by upstream MLIR conversions.
 """
 from __future__ import annotations
 
-import re
-
 from mlir.ir import Attribute, BlockArgument, InsertionPoint, IntegerAttr, StringAttr
 from mlir.passmanager import PassManager
 
 from baco.dialects import instgem
+from baco.gemmini.abi import FENCE, intrinsic_name, source_site
 from baco.gemmini.isa import COMMANDS
 from baco.passes import irutil as ir
-
-INTRINSIC_PREFIX = "baco.rocc."
-FENCE = "baco.fence"
 
 UPSTREAM_TO_LLVM = ("builtin.module(convert-scf-to-cf,expand-strided-metadata,lower-affine,"
                     "finalize-memref-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,"
                     "convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts,"
                     "canonicalize,cse)")
-
-
-def intrinsic_name(command: str) -> str:
-    return INTRINSIC_PREFIX + command
-
-
-def source_site(loc) -> int:
-    """A command's `site` operand: (line << 32) | col of the first file:line:col in its
-    location, 0 when it has none (IR text without locations: "-" is the text itself)."""
-    m = re.search(r'"([^"]+)":(\d+):(\d+)', str(loc))
-    return (int(m.group(2)) << 32) | int(m.group(3)) if m and m.group(1) != "-" else 0
-
-
-def site_line_col(site: int) -> tuple[int, int] | None:
-    """(line, col) of a `site` operand, None for 0."""
-    return (site >> 32, site & 0xFFFFFFFF) if site else None
 
 
 def _declare(module_op, name: str, signature: str, loc):

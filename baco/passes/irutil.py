@@ -6,7 +6,9 @@ from mlir.ir import (Attribute, DenseI64ArrayAttr, F32Type, IndexType,
                      IntegerAttr, IntegerType, Operation, RankedTensorType,
                      ShapedType, Type, UnitAttr, WalkOrder, WalkResult)
 
-from baco.errors import RUNTIME_ERROR, RUNTIME_ERROR_SIGNATURE, CompilationError
+from baco.errors import CompilationError
+from baco.gemmini.abi import (BOUNDARY_ERROR, BOUNDARY_ERROR_SIGNATURE, GRID_SIGNATURE, RUNTIME_ERROR,
+                              RUNTIME_ERROR_SIGNATURE)
 
 DYN = ShapedType.get_dynamic_size()
 
@@ -73,6 +75,18 @@ def checked_window(limit, offset, block: int, loc=None):
     return start, binop("subi", end, start, loc), lead
 
 
+def view_start(start, limit, loc=None):
+    """A checked window's start as a subview offset: an empty window of an array dimension of
+    constant size L starts at L - 1, not L (canonicalization folds the offset to a constant, and
+    memref.subview's verifier rejects an offset equal to the dimension's size, even for 0
+    elements). A dimension of run-time size keeps `start` (the loop rewrites match it)."""
+    owner = getattr(limit, "owner", None)
+    if getattr(owner, "name", None) != "arith.constant":
+        return start
+    last = max(IntegerAttr(owner.attributes["value"]).value - 1, 0)
+    return binop("minsi", start, const_index(last, loc), loc)
+
+
 def dense_i64(values) -> Attribute:
     return DenseI64ArrayAttr.get(list(values))
 
@@ -102,6 +116,14 @@ def tensor_type(shape, elem) -> Type:
 
 def unit() -> Attribute:
     return UnitAttr.get()
+
+
+def alloc_of(value):
+    """The placed alloc behind a value (itself or a subview of it)."""
+    owner = value.owner
+    while getattr(owner, "name", None) in ("memref.subview", "memref.collapse_shape"):
+        owner = owner.operands[0].owner
+    return owner if getattr(owner, "name", None) == "memref.alloc" else None
 
 
 def walk_ops(op) -> list:
@@ -163,13 +185,10 @@ def declare_func(op, name: str, signature: str):
             "sym_visibility": StringAttr.get("private")})
 
 
-BOUNDARY_ERROR = "baco_boundary_error"   # (i64 line, i64 col): both backends define it
-
-
 def call_boundary_error(op):
     """Call `baco_boundary_error(line, col)` of `op`'s source location at the insertion point."""
     import re
-    declare_func(op, BOUNDARY_ERROR, "(i64, i64) -> ()")
+    declare_func(op, BOUNDARY_ERROR, BOUNDARY_ERROR_SIGNATURE)
     m = re.search(r'":(\d+):(\d+)', str(op.location))
     line, col = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
     create("func.call", operands=[const_int(line, i64()), const_int(col, i64())],
@@ -189,6 +208,6 @@ def call_runtime_error(op, code: int):
 
 def call_grid(op, callee: str, axis: int):
     """i64 result of `baco_program_id(axis)` / `baco_num_programs(axis)` at the insertion point."""
-    declare_func(op, callee, "(i64) -> i64")
+    declare_func(op, callee, GRID_SIGNATURE)
     return create("func.call", operands=[const_int(axis, i64())], results=[i64()],
                   attributes={"callee": Attribute.parse(f"@{callee}")}).result

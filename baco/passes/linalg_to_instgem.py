@@ -19,16 +19,15 @@ from __future__ import annotations
 import struct
 
 from mlir.dialects import scf
-from mlir.ir import F32Type, InsertionPoint, IntegerAttr, MemRefType, StringAttr
+from mlir.ir import InsertionPoint, IntegerAttr, MemRefType, StringAttr
 
 from baco.dialects import instgem
-from baco.gemmini.config import GemminiConfig
+from baco.gemmini.config import MLIR_ELEMENTS, GemminiConfig
 from baco.gemmini.isa import GARBAGE_ADDR, local_addr
 from baco.passes import irutil as ir
 from baco.passes import prefetch
 from baco.passes.gemmini_placement import array_written
-
-ESIZE = {"i8": 1, "i32": 4}
+from baco.passes.irutil import alloc_of
 
 
 def f32_bits(x: float) -> int:
@@ -148,14 +147,6 @@ def load_stream(count, body):
 MVIN_OF_SLOT = ("mvin", "mvin2", "mvin3")    # each load slot has its own config_ld state
 
 
-def alloc_of(value):
-    """The placed alloc behind a value (itself or a subview of it)."""
-    owner = value.owner
-    while getattr(owner, "name", None) in ("memref.subview", "memref.collapse_shape"):
-        owner = owner.operands[0].owner
-    return owner if getattr(owner, "name", None) == "memref.alloc" else None
-
-
 def dram_addr_and_stride(view, esize, dim=0):
     """(byte address of element [0,0], stride of dimension `dim` in bytes: the row stride,
     or for a column-major view the column stride) of a strided DRAM view."""
@@ -230,6 +221,7 @@ class LinalgToInstGem:
                     handler(op)
         for op in reversed(self.dead):
             op.erase()
+        erase_unread_epilogues(func)
         # placed buffers and their views are now unused
         changed = True
         while changed:
@@ -286,7 +278,7 @@ class LinalgToInstGem:
         rows_t = -(-blk.shape[0] // d)
         chunks = -(-blk.shape[1] // chunk)
         if only is None:    # the slot needs its block stride (one-tile zero moves read no slot state)
-            instgem.emit("config_ld", stride=chunk * ESIZE[blk.elem], scale=f32_bits(1.0),
+            instgem.emit("config_ld", stride=chunk * MLIR_ELEMENTS[blk.elem].bytes, scale=f32_bits(1.0),
                          block_stride=blk.col_tile_stride, pixel_repeats=1, state_id=slot)
 
         def body(t):
@@ -369,7 +361,7 @@ class LinalgToInstGem:
         cfg = self.cfg
         acc = blk.space == "acc"
         elem = elem or blk.elem
-        esize = ESIZE[elem]
+        esize = MLIR_ELEMENTS[elem].bytes
         shrink = int(acc and elem == "i8")
         first, rows, cols = self.local_window(dst)
         # the matmul masks to the filled extent; rows above `first` (a negative row offset) are zeroed.
@@ -484,7 +476,7 @@ class LinalgToInstGem:
         cfg = self.cfg
         first, rows, cols = self.local_window(src)
         out_elem = str(MemRefType(dst.type).element_type)
-        addr, row_bytes = dram_addr_and_stride(dst, ESIZE[out_elem])
+        addr, row_bytes = dram_addr_and_stride(dst, MLIR_ELEMENTS[out_elem].bytes)
         relu, scale = 0, cst(f32_bits(1.0))
         if blk.space == "acc":
             flags = local_addr(0, acc=True, read_full=(out_elem == "i32"))
@@ -497,7 +489,7 @@ class LinalgToInstGem:
             else:
                 flags = 0
         instgem.emit("config_st", stride=row_bytes, activation=relu, acc_scale=scale)
-        esize = ESIZE[out_elem]
+        esize = MLIR_ELEMENTS[out_elem].bytes
 
         first_tile, n_tiles = window_tiles(first, rows, cfg.dim)
 
@@ -531,7 +523,7 @@ class LinalgToInstGem:
             self.dead.append(pool)
         lo, hi = i64(pool.operands[1]), i64(pool.operands[2])     # the valid rows: the image Gemmini reads
         _, n_rows, n_cols = self.local_window(src)
-        addr, row_bytes = dram_addr_and_stride(dst, ESIZE["i8"])
+        addr, row_bytes = dram_addr_and_stride(dst, MLIR_ELEMENTS["i8"].bytes)
         porows = ir.binop("divsi", n_rows, cst(pocols))      # the whole pooled rows inside the window
         instgem.emit("config_st", stride=row_bytes, activation=relu, acc_scale=scale, pool_stride=s,
                      pool_size=k, upad=ir.binop("addi", lo, cst(upad)), lpad=lpad, pool_out_dim=pocols,
@@ -864,6 +856,30 @@ def stored_after(loop_op, acc):
         else:
             return None
     return None
+
+
+def erase_unread_epilogues(func):
+    """Erase the epilogue and pooling generics whose block nothing reads: what a store whose
+    window folded to nothing (e.g. a constant row offset past a constant shape) would have
+    moved out. Left in place they would reach the LLVM translation unconverted."""
+    changed = True
+    while changed:
+        changed = False
+        for op in list(ir.walk_ops(func)):
+            if op.name != "linalg.generic" or not ("gemmini.epilogue" in op.attributes
+                                                   or "gemmini.max_pool" in op.attributes):
+                continue
+            out = alloc_of(op.operands[-1])
+            if out is None:
+                continue
+            read = any(other != op and other.name not in ("memref.subview", "memref.dealloc")
+                       and any(alloc_of(v) is not None and alloc_of(v).operation == out.operation
+                               for v in other.operands)
+                       for other in ir.walk_ops(func))
+            if not read:
+                op.erase()
+                changed = True
+                break
 
 
 def read_only_by(func, acc, matmul, store) -> bool:

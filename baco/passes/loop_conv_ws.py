@@ -30,6 +30,11 @@ rows from r_lo = lb/(S·steps), S filter columns and all kchs input channels:
     dpad = stride − 1 (the FSM's tile ends stride − 1 rows past the last tap row, never read).
   * bias → bias address (stride 0 per pixel, as the FSM loads it); no bias → no_bias (zeros).
   * the epilogue's scale and ReLU → config_st and the activation flag.
+  * at most DIM/2 channels and no dilation → max_pixels_per_row = min(DIM // kchs, kcols), the C
+    library's first-layer packing (tiled_conv): the input mvins also write each pixel into the
+    rows above (config_ld pixel_repeats), so one array row holds that many filter columns' pixels
+    and one compute multiplies them all (a 3-channel 7x7 stem: 14 computes per output block
+    instead of 49).
 Accumulation order: the FSM sums each output over (krow, kcol, kch in DIM chunks), the
 kernel over (r, s, channel block): the same order. Gemmini's accumulator adds wrap in
 int32 (baco.sim.functional), so the order would not matter anyway.
@@ -39,6 +44,14 @@ divisors S, steps > 0, lb and ub multiples of S·steps, at least one tap row, st
 the channels, the coefficient equalities above, every config field inside its bit width,
 the tile inside the FSM's halves of the scratchpad (inputs + weights) and accumulator
 (baco.sim.loops.conv_params's rule), and a non-empty unpadded input tile.
+
+A max-pooled program (baco.kernels.pool's conv2d_pool_kernel: whole output rows, a
+`gemmini.max_pool` generic over the epilogue, the pooled block stored) becomes one LOOP_CONV_WS
+that pools on its way out (no_pool = 0): its tile is the program's slices inside the image (the
+pool generic's valid rows [lo, hi): orows = hi − lo, the input tile starts lo slices down), the
+rows above the first valid one are the pooling's upper padding (pupad = lo), its columns' padding
+plpad, and config 2 holds the pool size, stride and pooled rows/columns (config_st's 2- and 8-bit
+fields, guarded).
 
 The depthwise kernel (baco.kernels.depthwise) is such a nest per channel block (pointers at
 the block's first channel, channel windows at offset 0, diagonal weight tiles): in_channels =
@@ -54,13 +67,18 @@ from mlir.dialects import scf
 from mlir.ir import Block, DenseI64ArrayAttr, InsertionPoint, MemRefType
 
 from baco.dialects import instgem
+from baco.gemmini.abi import PROGRAM_ID
+from baco.gemmini.arith import pooled_size
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import COMMANDS
 from baco.gemmini.schedule import loop_unit_half
+from baco.options import loop_ws_enabled
 from baco.passes import irutil as ir
-from baco.passes import loop_ws, prefetch
-from baco.passes.linalg_to_instgem import alloc_of, cst, dram_addr_and_stride, f32_bits, i64
-from baco.passes.loop_ws import Facts, _const, _space, _window, subview_parts
+from baco.passes import prefetch
+from baco.passes.irutil import alloc_of
+from baco.passes.linalg_to_instgem import cst, dram_addr_and_stride, f32_bits, i64, select
+from baco.passes.loop_facts import (Facts, block_space, const_value, hoist_above, local_window, subview_ops,
+                                   subview_parts)
 
 
 # ---- affine normal form of index expressions ---------------------------------------------------
@@ -148,7 +166,7 @@ class Affine:
     def of(self, v):
         if isinstance(v, int):
             return p_const(v)
-        c = _const(v)
+        c = const_value(v)
         if c is not None:
             return p_const(c)
         owner = v.owner
@@ -221,7 +239,7 @@ class Affine:
 
 class Conv:
     """The matched convolution program of one function."""
-    loop = acc = a_alloc = b_copy = matmul = store = epilogue = bias_copy = acc_init = None
+    loop = acc = a_alloc = b_copy = matmul = store = epilogue = bias_copy = acc_init = pool = None
     a_copies = ()
     relu, scale = 0, None
 
@@ -237,13 +255,13 @@ def _clamp(v):
         a, hi = hi, a
         if getattr(a.owner, "name", None) != "arith.maxsi":
             for x, hi in (list(v.owner.operands), list(v.owner.operands)[::-1]):
-                if _const(x) is not None and _const(x) >= 0:
-                    return _const(x), hi
+                if const_value(x) is not None and const_value(x) >= 0:
+                    return const_value(x), hi
             return None
     x, zero = list(a.owner.operands)
-    if _const(zero) != 0:
+    if const_value(zero) != 0:
         x, zero = zero, x
-    if _const(zero) != 0:
+    if const_value(zero) != 0:
         return None
     return x, hi
 
@@ -266,7 +284,7 @@ def _checked(af, src_off, src_size, local_off, block, limit=None):
     end_v, start_v = list(src_size.owner.operands)
     end = _clamp(end_v)
     if start_v != src_off or end is None or not af.facts.same(end[1], limit) or \
-            (lead != 0 and _const(lead[1]) != block):
+            (lead != 0 and const_value(lead[1]) != block):
         return None
     if af.of(end[0]) != p_add(af.of(x), p_const(block)):
         return None
@@ -295,27 +313,28 @@ def _unselect(v):
     if isinstance(v, int) or getattr(v.owner, "name", None) != "arith.select":
         return None
     cond, a, b = list(v.owner.operands)
-    return (cond, a) if _const(b) == 0 else None
+    return (cond, a) if const_value(b) == 0 else None
 
 
 def match(func, cfg: GemminiConfig):
     entry = func.regions[0].blocks[0]
     top = [o.operation for o in entry.operations]
     ops = ir.walk_ops(func)
-    allocs = [o for o in ops if o.name == "memref.alloc" and _space(o) is not None]
-    if sorted(_space(o) for o in allocs) != ["acc", "epilogue", "spad", "spad"]:
-        return None          # an int8 output (int32 outputs stay explicit: module doc)
+    allocs = [o for o in ops if o.name == "memref.alloc" and block_space(o) is not None]
+    if sorted(block_space(o) for o in allocs) not in (["acc", "epilogue", "spad", "spad"],
+                                                 ["acc", "epilogue", "pooled", "spad", "spad"]):
+        return None          # an int8 output, maybe max-pooled (int32 outputs stay explicit: module doc)
     if any("gemmini.transposed" in o.attributes for o in allocs):
         return None
     n = Conv()
-    n.acc = next(o for o in allocs if _space(o) == "acc")
+    n.acc = next(o for o in allocs if block_space(o) == "acc")
     matmuls = [o for o in ops if o.name == "linalg.matmul"]
     if len(matmuls) != 1 or n.acc not in top:
         return None
     n.matmul = matmuls[0]
     n.loop = n.matmul.parent.operation if n.matmul.parent is not None else None
     if n.loop is None or n.loop.name != "scf.for" or n.loop not in top or list(n.loop.results) or \
-            _const(list(n.loop.operands)[2]) != 1:
+            const_value(list(n.loop.operands)[2]) != 1:
         return None
     a_val, b_val, c_val = n.matmul.operands
     if c_val != n.acc.result:
@@ -323,8 +342,8 @@ def match(func, cfg: GemminiConfig):
     if getattr(a_val.owner, "name", None) == "memref.collapse_shape":
         a_val = a_val.owner.operands[0]
     a, b = alloc_of(a_val), alloc_of(b_val)
-    if a is None or b is None or a_val != a.result or b_val != b.result or _space(a.operation) != "spad" \
-            or _space(b.operation) != "spad":
+    if a is None or b is None or a_val != a.result or b_val != b.result or block_space(a.operation) != "spad" \
+            or block_space(b.operation) != "spad":
         return None
     n.a_alloc = a.operation
     body = prefetch.body_ops(n.loop)
@@ -385,8 +404,20 @@ def _outside(n: Conv, top) -> bool:
     n.acc_init = inits[0]
     for use in epi_alloc.result.uses:
         user = use.owner
-        if user == n.epilogue:
-            continue
+        if user.name == "linalg.generic" and "gemmini.max_pool" in user.attributes and n.pool is None \
+                and user in at and user.operands[0] == epi_alloc.result:
+            n.pool = user
+    stored = epi_alloc
+    if n.pool is not None:      # the epilogue is only pooled; the pooled block is what is stored
+        if any(use.owner not in (n.epilogue, n.pool) for use in epi_alloc.result.uses):
+            return False
+        stored = alloc_of(n.pool.operands[-1])
+        if stored is None or block_space(stored.operation) != "pooled":
+            return False
+    for use in stored.result.uses:
+        user = use.owner
+        if user == n.epilogue or (n.pool is not None and (user == n.pool or user.name == "linalg.fill")):
+            continue            # (the pooled block's fill is the max's start, not Gemmini work)
         if user.name != "memref.subview" or user not in at:
             return False
         copies = [u.owner for u in user.result.uses]
@@ -518,8 +549,8 @@ class Proof:
         self.w_base, self.w_off, self.w_coef_r = b_base_val, lin_b[None], lin_b[vr_id]
         self.kchs = af.of(b_rows_lim)
         # ---- the output window and the B columns: k0 .. k0 + ochs
-        c_win = _window(n.store.operands[0])
-        b_win = _window(b_local)
+        c_win = local_window(n.store.operands[0])
+        b_win = local_window(b_local)
         if c_win is None or b_win is None:
             return False
         self.c_rows, self.ochs = c_win[1]
@@ -527,7 +558,7 @@ class Proof:
             return False
         leads = list(c_win[0]) + [b_win[0][1]]
         if n.bias_copy is not None:
-            d_win = _window(n.bias_copy.operands[1])
+            d_win = local_window(n.bias_copy.operands[1])
             if d_win is None or not af.facts.same(d_win[1][1], self.ochs):
                 return False
             leads += list(d_win[0])
@@ -714,7 +745,7 @@ class Proof:
             a, b = c.owner.operands
             if a != idx:
                 return False
-            if pred == 5 and _const(b) == 0:        # sge
+            if pred == 5 and const_value(b) == 0:        # sge
                 got.add("lo")
             elif pred == 2 and self.af.facts.same(b, size):      # slt
                 got.add("hi")
@@ -768,16 +799,38 @@ def _available(n: Conv):
     return ok
 
 
+def _pooling(n: Conv, pr: Proof) -> dict | None:
+    """The max-pool of a pooled program as LoopConv pools (config_st's 2-bit pool size, stride
+    and padding): over the tile's rows x whole output rows (the A block's slices x columns),
+    its rows unpadded (the slices outside the image are the pooling padding: the valid rows),
+    with kernel, stride, padding, pooled columns (pocols) and right padding (prpad); None
+    when LoopConv cannot pool it."""
+    attrs = n.pool.attributes["gemmini.max_pool"]
+    rows, cols = list(DenseI64ArrayAttr(attrs["image"]))
+    upad, lpad = list(DenseI64ArrayAttr(attrs["padding"]))
+    k, s = (ir.IntegerAttr(attrs[name]).value for name in ("kernel", "stride"))
+    if pr.rows < 2 or (rows, cols) != (pr.rows, pr.bm) or upad != 0 or not (1 <= k <= 3 and 1 <= s <= 3
+                                                                            and 0 <= lpad <= 3):
+        return None
+    pocols = pooled_size(cols, k, s, lpad)
+    return dict(kernel=k, stride=s, padding=lpad, pocols=pocols, prpad=max(0, (pocols - 1) * s + k - lpad - cols))
+
+
 def _base_addr(memref):
     return i64(ir.create("memref.extract_aligned_pointer_as_index", operands=[memref], results=[ir.index()]).result)
 
 
 def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
-    nest = loop_ws.Nest()
-    nest.loop = n.loop
     epi_alloc = alloc_of(n.epilogue.operands[1]).operation
-    tail = [epi_alloc, n.epilogue] + loop_ws._views([n.store.operands[0]]) + [n.store]
-    if not loop_ws._hoist(nest, tail):
+    tail = [epi_alloc, n.epilogue] + subview_ops([n.store.operands[0]]) + [n.store]
+    pool = None
+    if n.pool is not None:
+        pool = _pooling(n, pr)
+        if pool is None:
+            return False
+        pooled = alloc_of(n.pool.operands[-1]).operation
+        tail[2:2] = [pooled] + [u.owner for u in pooled.result.uses if u.owner.name == "linalg.fill"] + [n.pool]
+    if not hoist_above(n.loop, tail):
         return False
     at = {op: i for i, op in enumerate(o.operation for o in n.loop.block.operations)}
     half = loop_unit_half(cfg)
@@ -787,7 +840,7 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
         em = Emitter(pr.af, _available(n))
         try:
             P = em.poly
-            sel = loop_ws.select
+            sel = select
 
             def guard(pred, a, b):
                 guards.append(ir.cmpi(pred, a, b))
@@ -826,7 +879,14 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
             c_rows, ochs = i64(pr.c_rows) if not isinstance(pr.c_rows, int) else cst(pr.c_rows), \
                 i64(pr.ochs) if not isinstance(pr.ochs, int) else cst(pr.ochs)
             guard("sge", ochs, cst(1))
-            if pr.rows == 1:
+            if pool is not None:    # the conv rows of the tile inside the image: [lo, hi) of its slices
+                ocols = cst(pr.bm)
+                valid_lo, valid_hi = (i64(v) for v in list(n.pool.operands)[1:3])
+                orows = sub(valid_hi, valid_lo)
+                porows = ir.binop("divsi", c_rows, cst(pool["pocols"]))      # the whole pooled rows stored
+                guard("eq", mul(porows, cst(pool["pocols"])), c_rows)
+                guard("sge", porows, cst(1))
+            elif pr.rows == 1:
                 ocols, orows = c_rows, cst(1)
             else:
                 ocols = cst(pr.bm)
@@ -843,6 +903,8 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
                 upad, dpad = cst(0), sub(stride, cst(1))
             else:
                 h_t = add(P(inp["h0"]), mul(r_lo, P(inp["dil_h"])))
+                if pool is not None:        # the tile starts at its first slice inside the image
+                    h_t = add(h_t, mul(valid_lo, stride))
                 upad = smax0(sub(cst(0), h_t))
                 dpad = smax0(sub(add(h_t, irows), P(inp["height"])))
             guard("sge", sub(irows, add(upad, dpad)), cst(1))
@@ -850,6 +912,8 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
             lin = inp["addr"]
             vr_id = next(i for i in pr.var_ids if pr.af.key_of[i] == ("var", "r"))
             first_pixel = add(add(P(lin[None]), mul(r_lo, P(lin[vr_id]))), mul(add(mul(upad, pitch), lpad), cs))
+            if pool is not None:
+                first_pixel = add(first_pixel, mul(mul(mul(valid_lo, stride), pitch), cs))
             input_addr = add(_base_addr(inp["base"]), first_pixel)
             weights_addr = add(_base_addr(pr.w_base), add(P(pr.w_off), mul(r_lo, P(pr.w_coef_r))))
             out_addr, out_bytes = dram_addr_and_stride(n.store.operands[1], 1)
@@ -877,12 +941,31 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
                 "loop_conv_ws_config_5": dict(weights_addr=weights_addr, output_addr=out_addr),
                 "loop_conv_ws_config_6": dict(bias_addr=bias_addr, input_addr=input_addr),
             }
+            if pool is not None:    # the FSM's pooled mvouts (the explicit store's config_st fields)
+                fields["loop_conv_ws_config_1"].update(pool_out_row_dim=porows)
+                fields["loop_conv_ws_config_2"].update(
+                    pool_padding=cst(pool["padding"]), pool_stride=cst(pool["stride"]), pool_size=cst(pool["kernel"]),
+                    pool_out_col_dim=cst(pool["pocols"]), pocols=cst(pool["pocols"]), porows=porows)
+                fields["loop_conv_ws_config_3"].update(plpad=cst(pool["padding"]))
+                fields["loop_conv_ws_config_4"].update(pupad=valid_lo, pdpad=sub(cst(pr.rows), valid_hi),
+                                                       prpad=cst(pool["prpad"]))
+                for v in (porows, orows, ocols):      # config_st's 8-bit pooled row/column counts
+                    guard("ult", v, cst(256))
+                guard("ult", valid_lo, cst(4))        # and its 2-bit padding
             for name, values in fields.items():      # every field inside its bit width
                 widths = {f.name: f.width for f in COMMANDS[name].fields}
                 for field, v in values.items():
                     if widths[field] < 64:
                         guard("ult", v, cst(1 << widths[field]))
-            pid = [ir.call_grid(n.loop, "@baco_program_id"[1:], axis) for axis in range(3)]
+            # first-layer packing (the C library's tiled_conv rule): with at most DIM/2 channels and
+            # no dilation, min(DIM // kchs, kcols) filter columns share one array row, their pixels
+            # packed side by side in one scratchpad row by the input mvins (config_ld pixel_repeats)
+            packs = ir.create("arith.andi", operands=[ir.cmpi("sle", mul(kchs, cst(2)), cst(d)),
+                                                      ir.cmpi("eq", dil, cst(1))],
+                              results=[ir.IntegerType.get_signless(1)]).result
+            per_row = ir.binop("minsi", ir.binop("divsi", cst(d), sel(packs, kchs, cst(1))), S)
+            pixels = sel(packs, per_row, cst(1))
+            pid = [ir.call_grid(n.loop, PROGRAM_ID, axis) for axis in range(3)]
             spad_id = add(ir.binop("remsi", add(add(pid[0], pid[1]), pid[2]), cst(2)), cst(1))
             scale = cst(f32_bits(1.0))
             if n.scale is not None:
@@ -903,22 +986,21 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
             # the FSM's computes read every stride-th input row: config_ex's A stride (as tiled_conv sets it)
             instgem.emit("config_ex", dataflow=1, acc_scale=f32_bits(1.0), a_stride=stride, c_stride=1)
             instgem.emit("loop_conv_ws", no_bias=int(n.bias_copy is None), a_spad_id=spad_id, b_spad_id=spad_id,
-                         no_pool=1, activation=n.relu)
+                         no_pool=int(pool is None), activation=n.relu, max_pixels_per_row=pixels)
             instgem.emit("config_ex", dataflow=1, acc_scale=f32_bits(1.0), a_stride=1, c_stride=1)
             scf.YieldOp([])
         with InsertionPoint(if_op.else_block):
             else_yield = scf.YieldOp([])
     head = [n.acc, n.acc_init]
     if n.bias_copy is not None:
-        head += loop_ws._views([n.bias_copy.operands[1]]) + [n.bias_copy]
+        head += subview_ops([n.bias_copy.operands[1]]) + [n.bias_copy]
     for op in sorted(set(head) | set(tail) | {n.loop}, key=at.get):
         op.move_before(else_yield.operation)
     return True
 
 
 def run(module_op, config: GemminiConfig | None = None, dataflow: str = "WS", loop_ws: bool | None = None, **_):
-    from baco.passes.loop_ws import enabled
-    if dataflow != "WS" or not enabled(loop_ws):
+    if dataflow != "WS" or not loop_ws_enabled(loop_ws):
         return
     cfg = config or GemminiConfig()
     for func in module_op.regions[0].blocks[0].operations:

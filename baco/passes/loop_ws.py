@@ -62,182 +62,18 @@ Everything else is left unchanged for linalg-to-instgem. On by default for WS; o
 the pipeline's `loop_ws=False` (launch option `loop_ws`) or BACO_LOOP_WS=0."""
 from __future__ import annotations
 
-import os
-
 from mlir.dialects import scf
-from mlir.ir import (Block, BlockArgument, DenseI64ArrayAttr, InsertionPoint, IntegerAttr, MemRefType,
-                     StringAttr)
+from mlir.ir import Block, DenseI64ArrayAttr, InsertionPoint, MemRefType
 
 from baco.dialects import instgem
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import loop_unit_half, loop_ws_fits
+from baco.options import loop_ws_enabled
 from baco.passes import irutil as ir
 from baco.passes import prefetch
-from baco.passes.linalg_to_instgem import (alloc_of, cst, dram_addr_and_stride, f32_bits, i64, loop,
-                                           select)
-
-ENV = "BACO_LOOP_WS"
-
-
-def enabled(option: bool | None) -> bool:
-    """The launch/pipeline option if given, else BACO_LOOP_WS (default on)."""
-    if option is not None:
-        return bool(option)
-    return os.environ.get(ENV, "1").strip().lower() not in ("0", "off", "false", "no")
-
-
-# ---- facts about index arithmetic -----------------------------------------------------------
-
-def _const(v):
-    owner = v.owner
-    if getattr(owner, "name", None) == "arith.constant":
-        try:
-            return IntegerAttr(owner.attributes["value"]).value
-        except ValueError:
-            return None
-    return None
-
-
-def _loop_arg(v):
-    """(scf.for op, argument number) for a loop body's block argument, else None."""
-    if not isinstance(v.owner, Block):
-        return None
-    parent = v.owner.owner
-    if parent is None or parent.name != "scf.for":
-        return None
-    return parent.operation, BlockArgument(v).arg_number
-
-
-def _yielded(loop_op, n):
-    """(initial value, yielded value) of iter_arg n (n ≥ 1) of `loop_op`."""
-    body = loop_op.regions[0].blocks[0]
-    yield_op = list(body.operations)[-1].operation
-    return list(loop_op.operands)[3 + n - 1], list(yield_op.operands)[n - 1]
-
-
-class Facts:
-    """Structural equality and sign facts about index/i64 values: enough to prove the
-    window equalities and zero offsets the GEMM kernels' boundary arithmetic produces."""
-
-    def __init__(self):
-        self._active = []       # iter_args whose key is being built (innermost last)
-
-    def key(self, v):
-        """A hashable expression: equal keys mean equal values (pure ops on equal keys;
-        an iter_arg is its loop, initial value and update with itself as ("self",))."""
-        c = _const(v)
-        if c is not None:
-            return ("c", c)
-        arg = _loop_arg(v)
-        if arg is not None:
-            loop_op, n = arg
-            if n == 0:
-                return ("iv", loop_op)
-            if self._active and self._active[-1] == (loop_op, n):
-                return ("self",)
-            if (loop_op, n) in self._active:
-                return ("cycle", loop_op, n)
-            init, nxt = _yielded(loop_op, n)
-            self._active.append((loop_op, n))
-            try:
-                return ("iter", loop_op, self.key(init), self.key(nxt))
-            finally:
-                self._active.pop()
-        owner = v.owner
-        if isinstance(owner, Block) or not prefetch.is_pure(owner) or owner.name.startswith("memref."):
-            return ("value", v)
-        attrs = str(owner.attributes["predicate"]) if "predicate" in owner.attributes else \
-            str(owner.attributes["callee"]) if "callee" in owner.attributes else ""
-        return (owner.name, attrs, tuple(self.key(o) for o in owner.operands))
-
-    def same(self, a, b) -> bool:
-        if isinstance(a, int) or isinstance(b, int):
-            return (a if isinstance(a, int) else _const(a)) == (b if isinstance(b, int) else _const(b))
-        return self.key(a) == self.key(b)
-
-    def nonneg(self, v, assumed=()) -> bool:
-        c = _const(v)
-        if c is not None:
-            return c >= 0
-        arg = _loop_arg(v)
-        if arg is not None:
-            loop_op, n = arg
-            if n == 0:
-                return self.nonneg(list(loop_op.operands)[0], assumed)
-            if arg in assumed:
-                return True
-            init, nxt = _yielded(loop_op, n)
-            return self.nonneg(init, assumed) and self.nonneg(nxt, assumed + (arg,))
-        owner = v.owner
-        if isinstance(owner, Block):
-            return False
-        name, ops = owner.name, list(owner.operands)
-        if name == "func.call":
-            return str(owner.attributes["callee"]) in prefetch.GRID_CALLS
-        if name in ("arith.index_cast", "arith.extui"):
-            return self.nonneg(ops[0], assumed)
-        if name in ("arith.addi", "arith.muli", "arith.divsi", "arith.ceildivsi", "arith.minsi"):
-            return all(self.nonneg(o, assumed) for o in ops)
-        if name == "arith.maxsi":
-            return any(self.nonneg(o, assumed) for o in ops)
-        return False
-
-    def le(self, a, b) -> bool:
-        """a ≤ b provably."""
-        ca, cb = _const(a), _const(b)
-        if ca is not None and cb is not None:
-            return ca <= cb
-        if ca is not None and ca <= 0 and self.nonneg(b):
-            return True
-        if self.same(a, b):
-            return True
-        owner = a.owner
-        if isinstance(owner, Block):
-            return False
-        ops = list(owner.operands)
-        if owner.name == "arith.minsi":
-            return any(self.le(o, b) for o in ops)
-        if owner.name == "arith.maxsi":
-            return all(self.le(o, b) for o in ops)
-        return False
-
-    def nonpos(self, v) -> bool:
-        c = _const(v)
-        if c is not None:
-            return c <= 0
-        owner = v.owner
-        if isinstance(owner, Block):
-            return False
-        ops = list(owner.operands)
-        if owner.name == "arith.subi":
-            return self.le(ops[0], ops[1])
-        if owner.name == "arith.minsi":
-            return any(self.nonpos(o) for o in ops)
-        if owner.name == "arith.maxsi":
-            return all(self.nonpos(o) for o in ops)
-        return False
-
-    def zero(self, v) -> bool:
-        """v is provably 0: e.g. the lead clamp(min(max(x, 0), limit) − x, 0, B) of a window
-        at a non-negative offset x (irutil.checked_window)."""
-        if isinstance(v, int):
-            return v == 0
-        return self.nonneg(v) and self.nonpos(v)
-
-
-def subview_parts(view):
-    """(offsets, sizes) of a memref.subview result: ints (static) or Values."""
-    op = view.owner
-    dyn = list(op.operands)[1:]
-    out = []
-    for name in ("static_offsets", "static_sizes"):
-        static = list(DenseI64ArrayAttr(op.attributes[name]))
-        vals = []
-        for s in static:
-            vals.append(dyn.pop(0) if s == ir.DYN else s)
-        out.append(vals)
-    return out
-
+from baco.passes.irutil import alloc_of
+from baco.passes.linalg_to_instgem import cst, dram_addr_and_stride, f32_bits, i64, loop, select
+from baco.passes.loop_facts import Facts, block_space, hoist_above, local_window, subview_ops
 
 # ---- matching ---------------------------------------------------------------------------------
 
@@ -247,23 +83,6 @@ class Nest:
     acc_init = ()
     relu, scale = 0, None
     a_t = b_t = False       # A / B column-major (moved in transposed, transposed back by the array)
-
-
-def _space(op):
-    return StringAttr(op.attributes["gemmini.space"]).value if "gemmini.space" in op.attributes else None
-
-
-def _window(view):
-    """(offsets, sizes) of a local subview of a placed block (or the whole block), or None
-    for another view."""
-    if getattr(view.owner, "name", None) == "memref.alloc":
-        return [0] * len(MemRefType(view.type).shape), list(MemRefType(view.type).shape)
-    if getattr(view.owner, "name", None) != "memref.subview":
-        return None
-    src = view.owner.operands[0].owner
-    if getattr(src, "name", None) != "memref.alloc":
-        return None
-    return subview_parts(view)
 
 
 def _dram_window(view, transposed=False) -> bool:
@@ -292,14 +111,14 @@ def match(func, cfg: GemminiConfig):
     entry = func.regions[0].blocks[0]
     top = [o.operation for o in entry.operations]
     ops = ir.walk_ops(func)
-    allocs = [o for o in ops if o.name == "memref.alloc" and _space(o) is not None]
-    spaces = sorted(_space(o) for o in allocs)
+    allocs = [o for o in ops if o.name == "memref.alloc" and block_space(o) is not None]
+    spaces = sorted(block_space(o) for o in allocs)
     if spaces not in (["acc", "spad", "spad"], ["acc", "epilogue", "spad", "spad"]):
         return None
     if any("gemmini.slice_rows" in o.attributes for o in allocs):
         return None
     n = Nest()
-    n.acc = next(o for o in allocs if _space(o) == "acc")
+    n.acc = next(o for o in allocs if block_space(o) == "acc")
     matmuls = [o for o in ops if o.name == "linalg.matmul"]
     if len(matmuls) != 1 or n.acc not in top:
         return None
@@ -313,7 +132,7 @@ def match(func, cfg: GemminiConfig):
         return None
     a, b, c = (alloc_of(v) for v in n.matmul.operands)
     if c is None or c.operation != n.acc or n.matmul.operands[2] != n.acc.result or \
-            any(x is None or _space(x.operation) != "spad" for x in (a, b)) or \
+            any(x is None or block_space(x.operation) != "spad" for x in (a, b)) or \
             n.matmul.operands[0] != a.result or n.matmul.operands[1] != b.result:
         return None
     # column-major operands are moved in as stored (DRAM rows are their columns) and transposed
@@ -432,15 +251,15 @@ def user_count(alloc) -> int:
 
 
 def _windows_match(n: Nest, facts: Facts) -> bool:
-    a = _window(n.a_copy.operands[1])
-    b = _window(n.b_copy.operands[1])
-    c = _window(n.store.operands[0])
+    a = local_window(n.a_copy.operands[1])
+    b = local_window(n.b_copy.operands[1])
+    c = local_window(n.store.operands[0])
     if a is None or b is None or c is None:
         return False
     wins = [a, b, c]
     dw = None
     if n.bias_copy is not None:
-        dw = _window(n.bias_copy.operands[1])
+        dw = local_window(n.bias_copy.operands[1])
         if dw is None:
             return False
         wins.append(dw)
@@ -455,28 +274,6 @@ def _windows_match(n: Nest, facts: Facts) -> bool:
 
 # ---- rewriting -------------------------------------------------------------------------------
 
-def _hoist(n: Nest, tail):
-    """Move the pure ops that the ops of `tail` (moved into the no-step branch) and the C
-    window's view need from after the loop to before it (they only compute addresses)."""
-    top = [o.operation for o in n.loop.block.operations]
-    at = {op: i for i, op in enumerate(top)}
-    i_loop = at[n.loop]
-    need, stack = set(), [v for r in tail for o in [r] + ir.walk_ops(r) for v in o.operands]
-    while stack:
-        owner = stack.pop().owner
-        if isinstance(owner, Block):
-            continue
-        owner = owner.operation
-        if owner in at and at[owner] > i_loop and owner not in need and owner not in tail:
-            if not prefetch.is_pure(owner) or owner.name == "memref.alloc":
-                return False
-            need.add(owner)
-            stack.extend(owner.operands)
-    for op in sorted(need, key=at.get):
-        op.move_before(n.loop)
-    return True
-
-
 def rewrite(n: Nest, cfg: GemminiConfig) -> bool:
     """Replace the nest (match's result) by LOOP_WS steps; False (nothing changed) if the
     ops after the loop cannot move."""
@@ -485,8 +282,8 @@ def rewrite(n: Nest, cfg: GemminiConfig) -> bool:
         return True
     epi_alloc = alloc_of(n.epilogue.operands[1]).operation if n.epilogue is not None else None
     tail = ([epi_alloc, n.epilogue] if n.epilogue is not None else []) + \
-        _views([n.store.operands[0]]) + [n.store]
-    if not _hoist(n, tail):
+        subview_ops([n.store.operands[0]]) + [n.store]
+    if not hoist_above(n.loop, tail):
         return False
     at = {op: i for i, op in enumerate(o.operation for o in n.loop.block.operations)}
     lb, ub = list(n.loop.operands)[:2]
@@ -499,7 +296,7 @@ def rewrite(n: Nest, cfg: GemminiConfig) -> bool:
     # a program whose loop runs no step: the original accumulator init and store
     head = [n.acc] + list(n.acc_init)
     if n.bias_copy is not None:
-        head += _views([n.bias_copy.operands[1]]) + [n.bias_copy]
+        head += subview_ops([n.bias_copy.operands[1]]) + [n.bias_copy]
     for op in sorted(set(head) | set(tail), key=at.get):     # (one view may serve D and C)
         op.move_before(else_yield.operation)
     n.loop.move_before(then_yield.operation)
@@ -524,7 +321,8 @@ def rewrite(n: Nest, cfg: GemminiConfig) -> bool:
 def _operand_ops(n: Nest):
     """The dot, the A and B loads, their local views and blocks (users first)."""
     a_alloc, b_alloc = alloc_of(n.a_copy.operands[1]).operation, alloc_of(n.b_copy.operands[1]).operation
-    return [n.matmul, n.a_copy, n.b_copy] + _views([n.a_copy.operands[1], n.b_copy.operands[1]]) + [a_alloc, b_alloc]
+    return [n.matmul, n.a_copy, n.b_copy] + subview_ops([n.a_copy.operands[1], n.b_copy.operands[1]]) + \
+        [a_alloc, b_alloc]
 
 
 def _rewrite_single_step(n: Nest, cfg: GemminiConfig):
@@ -535,7 +333,7 @@ def _rewrite_single_step(n: Nest, cfg: GemminiConfig):
     ops = [n.store, n.matmul, n.a_copy, n.b_copy] + list(n.acc_init) + \
         ([n.epilogue] if n.epilogue is not None else []) + ([n.bias_copy] if n.bias_copy is not None else [])
     views = []
-    for v in _views([n.store.operands[0], n.a_copy.operands[1], n.b_copy.operands[1]] +
+    for v in subview_ops([n.store.operands[0], n.a_copy.operands[1], n.b_copy.operands[1]] +
                     ([n.bias_copy.operands[1]] if n.bias_copy is not None else [])):
         if v not in views:      # (one view may serve D and C)
             views.append(v)
@@ -543,11 +341,6 @@ def _rewrite_single_step(n: Nest, cfg: GemminiConfig):
               ([n.epilogue.operands[1]] if n.epilogue is not None else [])] + [n.acc]
     for op in ops + views + allocs:
         op.erase()
-
-
-def _views(values):
-    """The subview ops among the defining ops of local views (a whole block is its alloc)."""
-    return [v.owner.operation for v in values if v.owner.name == "memref.subview"]
 
 
 def _addr_stride(view, esize, transposed=False):
@@ -608,7 +401,7 @@ class _Step:
         """The step of the nest's windows; with `mapping`, of the cloned values it maps them to."""
         def get(v):
             return v if mapping is None else mapping.get(v, v)
-        (_, (rows, kk)), (_, (_, cols)) = _window(n.a_copy.operands[1]), _window(n.b_copy.operands[1])
+        (_, (rows, kk)), (_, (_, cols)) = local_window(n.a_copy.operands[1]), local_window(n.b_copy.operands[1])
         return cls(n, cfg, get(n.a_copy.operands[0]), get(n.b_copy.operands[0]), get(rows), get(kk), get(cols))
 
     def a_addr(self, n):
@@ -854,7 +647,7 @@ def rewrite_resadd(n: Resadd, cfg: GemminiConfig):
 
 
 def run(module_op, config: GemminiConfig | None = None, dataflow: str = "WS", loop_ws: bool | None = None, **_):
-    if dataflow != "WS" or not enabled(loop_ws):
+    if dataflow != "WS" or not loop_ws_enabled(loop_ws):
         return
     cfg = config or GemminiConfig()
     for func in module_op.regions[0].blocks[0].operations:

@@ -33,14 +33,16 @@ from __future__ import annotations
 from mlir.dialects import scf
 from mlir.ir import InsertionPoint
 
+from baco.gemmini.abi import BOUNDARY_ERROR, NUM_PROGRAMS, PROGRAM_ID, RUNTIME_ERROR
 from baco.passes import irutil as ir
+from baco.passes.irutil import alloc_of
 
 STREAM = "gemmini.load_stream"      # flat scf.for of one block copy's mvins
 COMPUTE = "gemmini.compute_nest"    # outermost loop of a lowered matmul
 SLOTS = 3
 PURE_MEMREF = ("memref.subview", "memref.collapse_shape", "memref.extract_strided_metadata", "memref.extract_aligned_pointer_as_index",
                "memref.reinterpret_cast", "memref.alloc")
-GRID_CALLS = ("@baco_program_id", "@baco_num_programs")
+GRID_CALLS = (f"@{PROGRAM_ID}", f"@{NUM_PROGRAMS}")
 
 
 def is_pure(op) -> bool:
@@ -58,7 +60,7 @@ def is_boundary_check(op) -> bool:
         return False
     *calls, end = [o.operation for o in op.regions[0].blocks[0].operations]
     return bool(calls) and end.name == "scf.yield" and all(
-        c.name == "func.call" and str(c.attributes["callee"]) in (f"@{ir.BOUNDARY_ERROR}", f"@{ir.RUNTIME_ERROR}")
+        c.name == "func.call" and str(c.attributes["callee"]) in (f"@{BOUNDARY_ERROR}", f"@{RUNTIME_ERROR}")
         for c in calls)
 
 
@@ -77,7 +79,6 @@ def loads_and_targets(loop_op):
     """Before lowering: the body's loads (DRAM copies and zero fills into its blocks), each
     with the block (alloc) it writes, or None when the body does anything else than load its
     own double-buffered blocks and compute on them (then loading early could change a result)."""
-    from baco.passes.linalg_to_instgem import alloc_of
     allocs = [op for op in body_ops(loop_op) if op.name == "memref.alloc"]
     if not allocs or any("gemmini.copy_rows" not in a.attributes for a in allocs):
         return None

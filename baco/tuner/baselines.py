@@ -27,7 +27,8 @@ from tqdm.auto import tqdm
 from baco.tuner.arch import DEFAULT_HARDWARE, Hardware
 from baco.tuner.explore import (START_HARDWARE, Adam, NetworkProblem, Result, Tiling, best_orders_batch, best_points,
                                 best_random,
-                                costmodel_tensors, evaluate_design, heuristic_tilings, neighbours, random_tilings,
+                                costmodel_tensors, evaluate_design, heuristic_tilings, layerwise_start, neighbours,
+                                random_tilings,
                                 single_threaded, stack_tilings, unstack_tilings)
 from baco.tuner.hwinfer import requirements_from_factors, round_hardware
 from baco.tuner.relax import C_INDEX, DIMS, DRAM_LEVEL, K_INDEX, ORDER_CHOICES
@@ -44,9 +45,12 @@ def _expired(deadline: float | None) -> bool:
 
 def _seed_designs(problem: NetworkProblem, deadline: float | None = None) -> list[list[Tiling]]:
     """baco's heuristic starting designs: the C library's tilings on each of explore.START_HARDWARE
-    (the default Gemmini first) where they exist, with the best canonical orders (re-picked until
-    the deadline)."""
-    designs = [h for hw in START_HARDWARE if (h := heuristic_tilings(problem.layers, hw)) is not None]
+    (the default Gemmini first; on the problem's fixed hardware only, when it has one) where they
+    exist, with the best canonical orders (re-picked until the deadline)."""
+    starts = [problem.fixed_hw] if problem.fixed_hw is not None else START_HARDWARE
+    designs = [h for hw in starts if (h := heuristic_tilings(problem.layers, hw)) is not None]
+    if problem.fixed_hw is not None and not designs:
+        designs = [layerwise_start(problem, torch.Generator().manual_seed(0))]
     return best_orders_batch(problem, designs, deadline) if designs else []
 
 
@@ -119,13 +123,16 @@ def _mutate(design: list[Tiling], problem: NetworkProblem, rng: np.random.Genera
 @single_threaded
 def genetic(layers: list[Layer], *, time_budget_s: float | None = None, seed: int = 0,
             generations: int | None = None, population: int = 64, elite: int = 4, mutation_rate: float = 0.6,
-            progress: bool = False, cycle_model: str = "compiled") -> Result:
-    """Tournament selection, per-dimension crossover, prime-factor-move mutation, elitism."""
+            progress: bool = False, cycle_model: str = "compiled", fixed_hw: Hardware | None = None,
+            fusion_graph=None) -> Result:
+    """Tournament selection, per-dimension crossover, prime-factor-move mutation, elitism.
+    fixed_hw, fusion_graph: as explore.coexplore's; with fusion every design fuses each edge that fits
+    (on a fixed Gemmini the best fusion of its mappings: a fused edge only removes DRAM traffic)."""
     t0, deadline = time.perf_counter(), _deadline(time_budget_s)
     generations = generations if generations is not None else (None if deadline else 100)
     rng = np.random.default_rng(seed)
     generator = torch.Generator().manual_seed(seed)
-    problem = NetworkProblem(layers, cycle_model=cycle_model)
+    problem = NetworkProblem(layers, cycle_model=cycle_model, fixed_hw=fixed_hw, fusion_graph=fusion_graph)
     pop = _seed_designs(problem, deadline)
     pool = random_tilings(problem, population - len(pop), generator)
     pop += [[pool[i][b] for i in range(len(layers))] for b in range(population - len(pop))]
@@ -278,8 +285,11 @@ def _continuous_factors(space, x: torch.Tensor, sp: torch.Tensor) -> tuple[torch
 @single_threaded
 def dosa_style(layers: list[Layer], *, time_budget_s: float | None = None, seed: int = 0, starts: int = 7,
                steps: int = 1500, round_every: int = 500, lr: float = 1e-2, random_samples: int = 1024,
-               progress: bool = False, cycle_model: str = "compiled") -> Result:
+               progress: bool = False, cycle_model: str = "compiled", fixed_hw: Hardware | None = None,
+               fusion_graph=None) -> Result:
     """DOSA's one-loop search: continuous factors, hardware = max over layers, periodic rounding.
+    fixed_hw: the hardware is given (every start's mappings are drawn for it, the descent costs it);
+    fusion_graph: the rounded designs are costed fused, each edge fused where it fits (as genetic).
 
     The parameters are the factors divided by the layer's dimension (DOSA's normalisation by the
     problem size).  lr: a sweep over {5e-5 (DOSA's value), 3e-3, 1e-2, 3e-2} at a 10 s budget on four
@@ -291,13 +301,14 @@ def dosa_style(layers: list[Layer], *, time_budget_s: float | None = None, seed:
     t0, deadline = time.perf_counter(), _deadline(time_budget_s)
     rng = np.random.default_rng(seed)
     generator = torch.Generator().manual_seed(seed)
-    problem = NetworkProblem(layers, cycle_model=cycle_model)
+    problem = NetworkProblem(layers, cycle_model=cycle_model, fixed_hw=fixed_hw, fusion_graph=fusion_graph)
     best_edp, best_design = math.inf, None
     first_round = True
     while True:
         inits = _seed_designs(problem, deadline) if first_round else []
         while len(inits) < starts and not (inits and _expired(deadline)):
-            design = best_random_mappings(layers, random_hardware(rng, problem.max_pe), generator, random_samples,
+            design = best_random_mappings(layers, fixed_hw or random_hardware(rng, problem.max_pe), generator,
+                                          random_samples,
                                           problem.cycle_model, deadline)
             if design is not None:
                 inits.append(design)
@@ -366,6 +377,9 @@ def _continuous_cost(problem: NetworkProblem, temporal, spatial, orders):
     needs = [requirements_from_factors(layer, t, s, rule=problem.cycle_model)
              for layer, t, s in zip(problem.layers, temporal, spatial)]
     hw = tuple(torch.stack([n[k] for n in needs]).max(0).values for k in ("pe", "sp_kb", "acc_kb"))
+    if problem.fixed_hw is not None:
+        hw = tuple(torch.full_like(h, float(v)) for h, v in zip(hw, (problem.fixed_hw.pe_dim, problem.fixed_hw.sp_kb,
+                                                                     problem.fixed_hw.acc_kb)))
     cycles = energy = 0
     for layer, count, t, s, o in zip(problem.layers, problem.counts, temporal, spatial, orders):
         c, e = costmodel_tensors(layer, t, s, o, hw, problem.cycle_model)

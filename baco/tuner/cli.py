@@ -9,6 +9,8 @@ network) and write the Chipyard config, gemmini_params.h, JSON and Timeloop file
     baco tune --torch baco.tuner.torch_models:bert_base_encoder --input-shape 1,128,768 --out out/bert
     baco tune --network bert --max-area 2.5 --out out/bert-2mm2      (an area budget in mm²)
     baco tune --network bert --pareto 5 --budget 30 --out out/front  (EDP-vs-area front: CSV + PNG)
+    baco tune --torch torchvision.models:resnet18 --input-shape 1,3,224,224 --fusion on \
+        --hardware 16,8,8 --budget 60 --out out/rn18-fused   (fusion on FADiff's Small Gemmini)
 """
 from __future__ import annotations
 
@@ -17,24 +19,51 @@ import json
 import sys
 from pathlib import Path
 
-from baco.tuner import baselines, explore, workloads
+from baco.tuner import baselines, explore, fusion, workloads
+from baco.tuner.arch import Hardware
+from baco.tuner.hwinfer import is_legal
 from baco.tuner.emit import write_outputs
 
 METHODS = {
     "baco": lambda layers, a: explore.coexplore(layers, seed=a.seed, steps=a.steps, time_budget_s=a.budget,
                                                 progress=not a.quiet, init_hw=a.init_hw,
                                                 importance=a.importance == "on", max_area_mm2=a.max_area,
-                                                checkpoint=a.checkpoint, cycle_model=a.cycle_model),
+                                                checkpoint=a.checkpoint, cycle_model=a.cycle_model,
+                                                fixed_hw=a.fixed_hw, fusion_graph=a.graph),
     "default": lambda layers, a: baselines.gemmini_default(layers, cycle_model=a.cycle_model),
     "random": lambda layers, a: baselines.random_search(layers, time_budget_s=a.budget or 30, seed=a.seed,
                                                         cycle_model=a.cycle_model),
     "ga": lambda layers, a: baselines.genetic(layers, time_budget_s=a.budget or 30, seed=a.seed,
-                                              cycle_model=a.cycle_model),
+                                              cycle_model=a.cycle_model, fixed_hw=a.fixed_hw, fusion_graph=a.graph),
     "bo": lambda layers, a: baselines.bayesian(layers, time_budget_s=a.budget or 30, seed=a.seed,
                                                cycle_model=a.cycle_model),
     "dosa": lambda layers, a: baselines.dosa_style(layers, time_budget_s=a.budget, seed=a.seed,
-                                                   cycle_model=a.cycle_model),
+                                                   cycle_model=a.cycle_model, fixed_hw=a.fixed_hw,
+                                                   fusion_graph=a.graph),
 }
+FIXED_HARDWARE_METHODS = FUSION_METHODS = ("baco", "ga", "dosa")
+
+
+def parse_hardware(text: str) -> Hardware:
+    """--hardware DIM,SP_KB,ACC_KB: a Gemmini a generator accepts (hwinfer.is_legal)."""
+    try:
+        dim, sp_kb, acc_kb = (int(v) for v in text.split(","))
+    except ValueError:
+        raise ValueError(f"--hardware wants DIM,SP_KB,ACC_KB (three integers, e.g. 32,512,64), got {text!r}") from None
+    if not is_legal(dim, sp_kb, acc_kb):
+        raise ValueError(f"--hardware {text}: no Gemmini has a {dim}x{dim} array with {sp_kb} KB of scratchpad "
+                         f"and {acc_kb} KB of accumulator (whole rows, power-of-two bank depth)")
+    return Hardware(dim, sp_kb, acc_kb)
+
+
+def print_fusion(result) -> None:
+    """The report's fusion lines: the fused groups, and the design's EDP unfused."""
+    info = result.fusion
+    fused = sum(e["fused"] for e in info["edges"])
+    print(f"  fusion: {fused} of {len(info['edges'])} edges fused; the same design unfused: EDP "
+          f"{info['unfused_edp']:.4g} ({1 - result.edp / info['unfused_edp']:.1%} lower fused)")
+    for group in info["groups"]:
+        print(f"    fused group: {' + '.join(group)}")
 
 
 def layers_from_args(a) -> list:
@@ -116,6 +145,12 @@ def main(argv=None) -> int:
                    help="cycles of kernel (GEMM) layers from the compiled program, whose schedule "
                         "(dataflow, double buffering) the search also picks, or from the Timeloop-matched "
                         "model (as DOSA and the thesis compare); result.json always carries timeloop_cycles")
+    p.add_argument("--fusion", choices=["on", "off"], default="off",
+                   help="on: also search which producer->consumer edges to fuse (baco.tuner.fusion, FADiff's "
+                        "model; needs --torch, whose graph gives the edges); off: layer by layer")
+    p.add_argument("--hardware", metavar="DIM,SP_KB,ACC_KB",
+                   help="a fixed Gemmini (e.g. FADiff's Large 32,512,64 or Small 16,8,8): only the mappings "
+                        "(and fusion) are searched")
     p.add_argument("--quiet", action="store_true")
     a = p.parse_args(argv)
     if (a.max_area is not None or a.pareto) and a.method != "baco":
@@ -126,16 +161,34 @@ def main(argv=None) -> int:
         p.error(f"--budget must be a positive number of seconds, got {a.budget:g}")
     if a.steps is not None and a.steps < 1:
         p.error(f"--steps must be at least 1, got {a.steps}")
+    if a.fusion == "on" and a.method not in FUSION_METHODS:
+        p.error(f"--fusion on applies to --method {', '.join(FUSION_METHODS)}")
+    if a.fusion == "on" and not a.torch:
+        p.error("--fusion on needs --torch: the fusion edges come from the model's graph")
+    if a.hardware and a.method not in FIXED_HARDWARE_METHODS:
+        p.error(f"--hardware applies to --method {', '.join(FIXED_HARDWARE_METHODS)}")
+    if a.hardware and (a.init_params or a.max_area is not None or a.pareto):
+        p.error("--hardware fixes the Gemmini: it excludes --init-params, --max-area and --pareto")
+    a.fixed_hw = parse_hardware(a.hardware) if a.hardware else None
     a.init_hw = None
     if a.init_params:
         from baco.tuner.params_import import hardware_from_header
         a.init_hw = hardware_from_header(a.init_params)
-    layers = layers_from_args(a)
+    a.graph = None
+    if a.fusion == "on":
+        if not a.input_shape:
+            raise SystemExit("baco tune: --torch needs --input-shape (e.g. 1,3,224,224)")
+        a.graph = fusion.graph_from_model_spec(a.torch, a.input_shape.split(","))
+        layers = a.graph.layers
+        print(f"{a.torch}: {len(layers)} unique layers, {len(a.graph.names)} in all, "
+              f"{len(a.graph.edges)} fusable edges (torch.fx)")
+    else:
+        layers = layers_from_args(a)
     a.checkpoint = None
     if a.method == "baco" and not a.pareto:
         from baco.tuner.checkpoint import Checkpointer
         key = json.dumps([[l.key for l in layers], [l.count for l in layers], a.seed, a.steps, a.budget,
-                          a.importance, a.max_area, a.init_params, a.cycle_model])
+                          a.importance, a.max_area, a.init_params, a.cycle_model, a.fusion, a.hardware])
         a.checkpoint = Checkpointer(Path(a.out) / "checkpoint.pt", a.checkpoint_every, a.resume, key)
     if a.pareto:
         from baco.tuner.area import pareto_sweep, write_pareto
@@ -153,6 +206,8 @@ def main(argv=None) -> int:
           f"area {hw.area_mm2:.3f} mm2; cycles {result.cycles:.4g}, energy {result.energy_uj:.4g} uJ, EDP {result.edp:.4g}")
     summary = json.loads(paths["json"].read_text())
     print(f"  {summary['macs']:.4g} MACs (the layers as given), array utilization {summary['utilization']:.1%}")
+    if result.fusion is not None:
+        print_fusion(result)
     for entry in summary["layers"][:8]:
         blocks = f" blocks {entry['blocks']}" if "blocks" in entry else ""
         print(f"  {entry['name']}: {entry['mapping']}{blocks}")

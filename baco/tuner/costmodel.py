@@ -58,6 +58,7 @@ from baco.tuner.workloads import DIMS, Layer
 DIM_INDEX = {d: i for i, d in enumerate(DIMS)}
 RELEVANT = {"W": frozenset("RSCK"), "I": frozenset("NCPQRS"), "O": frozenset("NKPQ")}
 C, K = DIM_INDEX["C"], DIM_INDEX["K"]
+DRAM_WORDS_PER_CYCLE = 8    # the DRAM bandwidth of DOSA's Gemmini architecture (Timeloop)
 
 
 @dataclass
@@ -125,6 +126,11 @@ def effective_factors(layer: Layer, temporal, sC, sK):
     return torch.stack([eff[0], eff[2], eff[4], eff[5]], dim=1), eff[1][:, C], eff[3][:, K]
 
 
+def _depthwise(layer) -> torch.Tensor:
+    """Whether the layer is depthwise (a bool tensor: 0-d, or [B] for an explore.LayerStack)."""
+    return torch.as_tensor(getattr(layer, "depthwise", False))
+
+
 def _size(t, tensor, layer: Layer):
     g = lambda d: t[:, DIM_INDEX[d]]  # noqa: E731
     if tensor == "W":
@@ -133,7 +139,7 @@ def _size(t, tensor, layer: Layer):
         return g("N") * g("K") * g("P") * g("Q")
     h = (g("P") - 1) * layer.Hstride + (g("R") - 1) * layer.Hdilation + 1
     w = (g("Q") - 1) * layer.Wstride + (g("S") - 1) * layer.Wdilation + 1
-    return g("N") * g("C") * h * w
+    return g("N") * torch.where(_depthwise(layer), g("K"), g("C")) * h * w    # a depthwise input: K channels
 
 
 NO_LOOP = len(DIMS)   # the loop-position index of "no loop here" (a level listing fewer than 7 dims)
@@ -180,12 +186,14 @@ def _refills(temporal, order_idx, level, tensor, present):
     return torch.where(counted, f, torch.ones_like(f)).prod(1)
 
 
-def _input_fills(layer: Layer, temporal, sC, order_idx, level, present):
+def _input_fills(layer: Layer, temporal, sC, sK, order_idx, level, present):
     """Input words written into the level-`level` tile over the layer, [B],
     with Timeloop's sliding-window reuse (counting rules as re-derived in
     DOSA, ucb-bar/dosa dataset/common/mapping_utils.py accesses_from_mapping):
     - the tile spans C·N of levels 1..level (spatial C included) and the
       P/Q/R/S extents of levels 0..level;
+    - a depthwise layer (Timeloop's dw-cnn-layer: C = 1, the input indexed by the K channels, so K
+      is input-relevant) also spans K of levels 1..level (spatial K included from the scratchpad up);
     - among the loops of the level just above (factor > 1, innermost first):
       an innermost R (S) widens the tile's window instead of refilling it;
       if the innermost (or, after such an R/S, the next) loop is P (Q), each
@@ -196,9 +204,12 @@ def _input_fills(layer: Layer, temporal, sC, order_idx, level, present):
     B = temporal.shape[0]
     one = torch.ones(B, dtype=temporal.dtype)
     g = lambda l, d: temporal[:, l, DIM_INDEX[d]]  # noqa: E731
+    dw = _depthwise(layer)
     cn = sC.to(temporal.dtype) * one
     for l in range(1, level + 1):
-        cn = cn * g(l, "C") * g(l, "N")
+        cn = cn * g(l, "C") * g(l, "N") * torch.where(dw, g(l, "K"), one)
+    if level >= 2:
+        cn = cn * torch.where(dw, sK.to(temporal.dtype), one)
     inner = {d: one.clone() for d in "PQRS"}
     whole = {d: one.clone() for d in "PQRS"}     # the integer extents, for the discrete choices
     for l in range(0, level + 1):
@@ -238,7 +249,8 @@ def _input_fills(layer: Layer, temporal, sC, order_idx, level, present):
     for d, flag in (("R", fold["R"]), ("S", fold["S"]), ("P", slide["P"]), ("Q", slide["Q"])):
         skip_of_dim[:, DIM_INDEX[d]] = flag
     skip = of_up & skip_of_dim.gather(1, dims.expand(B, -1))
-    active = _inside_or(skip | (big & _in(dims, RELEVANT["I"])))
+    relevant = _in(dims, RELEVANT["I"]) | (dw.reshape(-1, 1) & _in(dims, "K"))
+    active = _inside_or(skip | (big & relevant))
     mult = torch.where(active & ~skip, f, torch.ones_like(f)).prod(1)
     return cn * mult * (h * w + extra)
 
@@ -263,12 +275,12 @@ def cost_from_factors(layer: Layer, temporal, sC, sK, order, hw) -> dict:
     tiles = _tiles(temporal, sC, sK)
     total_o = _constant(layer.N * layer.K * layer.P * layer.Q)
     dram_w = _size(tiles[2], "W", layer) * _refills(temporal, order, 2, "W", present)
-    dram_i = _input_fills(layer, temporal, sC, order, 2, present)
+    dram_i = _input_fills(layer, temporal, sC, sK, order, 2, present)
     dram_o_writes = _size(tiles[1], "O", layer) * _refills(temporal, order, 1, "O", present) * sK
     dram_o_reads = torch.clamp(dram_o_writes - total_o, min=0.0)
     dram = dram_w + dram_i + dram_o_writes + dram_o_reads
     sp_w = _size(tiles[0], "W", layer) * _refills(temporal, order, 0, "W", present) * sC * sK
-    sp_i = macs / sK
+    sp_i = macs / torch.where(_depthwise(layer), torch.ones_like(sK), sK)   # a depthwise input is per column
     sp = sp_w + sp_i + dram_w + dram_i
     acc_updates = macs / sC
     acc = acc_updates + (acc_updates - total_o) + dram_o_writes
@@ -278,11 +290,11 @@ def cost_from_factors(layer: Layer, temporal, sC, sK, order, hw) -> dict:
     compute = macs / (sC * sK)
     # whole cycles per level (Timeloop rounds each level's transfer time up);
     # straight-through: the value is the ceiling, the gradient that of x
-    times = torch.stack([compute * torch.ones_like(dram), dram / 8, sp / (2 * pe), acc / (2 * sK)])
+    times = torch.stack([compute * torch.ones_like(dram), dram / DRAM_WORDS_PER_CYCLE, sp / (2 * pe), acc / (2 * sK)])
     times = times + (torch.ceil(times.detach() - 1e-9) - times.detach())
     cycles = times.amax(0)
     return {"cycles": cycles, "energy_uj": energy_pj * 1e-6, "edp": cycles * energy_pj * 1e-6,
-            "area_mm2": arch.area_mm2(pe, sp_kb, acc_kb),
+            "area_mm2": arch.area_mm2(pe, sp_kb, acc_kb), "level_cycles": times, "dram_input": dram_i,
             "accesses": {"mac": macs, "registers": reg, "accumulator": acc, "scratchpad": sp, "dram": dram}}
 
 
@@ -294,7 +306,7 @@ def lower_bounds(layer: Layer, max_pe_dim: int = arch.MAX_PE_DIM) -> tuple[float
     full = torch.tensor([[float(getattr(layer, d)) for d in DIMS]], dtype=torch.float64)
     dram = sum(float(_size(full, t, layer)[0]) for t in "WIO")
     macs = float(layer.macs)
-    cycles = max(math.ceil(macs / max_pe_dim ** 2), math.ceil(dram / 8))
+    cycles = max(math.ceil(macs / max_pe_dim ** 2), math.ceil(dram / DRAM_WORDS_PER_CYCLE))
     energy_pj = macs * (arch.MAC_PJ + arch.REGISTER_PJ) + dram * arch.DRAM_PJ
     return cycles, energy_pj * 1e-6
 
@@ -371,22 +383,44 @@ def kernel_blocks(layer: Layer, tile) -> tuple:
     """(rows x BLOCK_M, BLOCK_N, BLOCK_K) [B] the compiler runs for a layer's L2 tiles [B, 7]: a GEMM or
     pointwise (1x1, stride-1) layer is one GEMM whose BLOCK_M counts pixels (N·P·Q); any other
     convolution (baco/kernels/conv.py) takes BLOCK_M output columns (Q) of `rows` output rows per
-    program (conv_rows). BLOCK_N = output channels K, BLOCK_K = input channels C per step. `layer`
-    may be an explore.LayerStack."""
+    program (conv_rows). BLOCK_N = output channels K, BLOCK_K = input channels C per step; for a
+    depthwise layer both are its tile's K channels (mapping.conv_tile_schedule). `layer` may be an
+    explore.LayerStack."""
     g = lambda d: tile[:, DIM_INDEX[d]]  # noqa: E731
     pointwise = _pointwise(layer)
     if isinstance(pointwise, bool):
         bm = g("N") * g("P") * g("Q") if pointwise else g("Q")
     else:
         bm = torch.where(pointwise, g("N") * g("P") * g("Q"), g("Q"))
-    return bm * conv_rows(layer, tile), g("K"), g("C")
+    return bm * conv_rows(layer, tile), g("K"), torch.where(_depthwise(layer), g("K"), g("C"))
 
 
 def _pointwise(layer):
-    """mapping.is_pointwise of a layer, or per row [B] of an explore.LayerStack."""
+    """mapping.is_pointwise of a layer, or per row [B] of an explore.LayerStack (or of
+    _depthwise_as_conv's stand-in)."""
     if isinstance(layer, Layer):
         return is_pointwise(layer)
-    return (layer.R == 1) & (layer.S == 1) & (layer.Hstride == 1) & (layer.Wstride == 1)
+    return torch.as_tensor((layer.R == 1) & (layer.S == 1) & (layer.Hstride == 1) & (layer.Wstride == 1)) \
+        & ~_depthwise(layer)
+
+
+def _depthwise_as_conv(layer, bk):
+    """The convolution each program of a depthwise layer runs, as conv_program_terms and
+    conv_program_counts cost it (the layer itself when it is no depthwise layer): the depthwise
+    kernel's program of BLOCK_K = BLOCK_N channels multiplies, per filter tap, a BLOCK_M x BLOCK_K
+    input block (the program's own channels) by a diagonal BLOCK_K x BLOCK_N weight block, one
+    step per tap: the commands of a convolution with C = BLOCK_K input channels in one channel
+    block and K = the layer's channels, whose programs differ only in addresses. So a depthwise
+    layer costs that convolution (the array computes every product of the diagonal block,
+    zeros included, as the simulator counts them). bk [B]; rows of an explore.LayerStack that are
+    not depthwise keep their C."""
+    dw = _depthwise(layer)
+    if not bool(dw.any()):
+        return layer
+    fields = {f: torch.as_tensor(getattr(layer, f), dtype=torch.float64)
+              for f in DIMS + ("Hstride", "Wstride", "Hdilation", "Wdilation")}
+    fields["C"] = torch.where(dw, torch.as_tensor(bk, dtype=torch.float64), fields["C"])
+    return SimpleNamespace(**fields, depthwise=dw)
 
 
 def conv_rows(layer: Layer, tile):
@@ -448,6 +482,7 @@ def conv_program_terms(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KER
     stride) moved in one slice per output row. `layer` may be an explore.LayerStack (rows of several
     convolutions, all pointwise or all not, costed in one call)."""
     bm, bn, bk = blocks
+    layer = _depthwise_as_conv(layer, bk)
     d, pointwise = _dims_as_tensors(layer), _one_program(layer)
     if pointwise:
         M = d.P * d.Q * d.N
@@ -751,6 +786,7 @@ def conv_program_counts(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KE
     that exist. `layer` may be an explore.LayerStack (as in conv_program_terms)."""
     bm, bn, bk = blocks
     pe = torch.as_tensor(pe, dtype=torch.float64)
+    layer = _depthwise_as_conv(layer, bk)
     d, pointwise = _dims_as_tensors(layer), _one_program(layer)
     M, N, Kd = d.N * d.P * d.Q, d.K, d.R * d.S * d.C
     m_run, a_zero_rows = M, 0.0

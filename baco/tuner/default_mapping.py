@@ -1,5 +1,6 @@
 """The Gemmini-default baseline as mappings: the C library's tilings
-(tiled_matmul_auto for GEMM layers, tiled_conv_auto for convolutions) on the
+(tiled_matmul_auto for GEMM layers, tiled_conv_auto for convolutions, tiled_conv_dw_auto's
+one-channel tiles for depthwise ones) on the
 given hardware, expressed in the tuner's mapping form.
 
 Each library tile extent becomes the largest divisor of the dimension not above
@@ -66,9 +67,12 @@ def default_mapping(layer: Layer, hw: Hardware) -> Mapping:
     else:
         in_rows = (layer.P - 1) * layer.Hstride + (layer.R - 1) * layer.Hdilation + 1
         in_cols = (layer.Q - 1) * layer.Wstride + (layer.S - 1) * layer.Wdilation + 1
+        # a depthwise layer: tiled_conv_dw_auto's tiles, one channel deep (its K loop at DRAM)
+        channels = 1 if layer.depthwise else layer.K
         b, porows, pocols, pochs, krows, kcols, kchs = tiled_conv_auto(
-            layer.N, in_rows, in_cols, layer.C, layer.K, layer.R, stride=layer.Hstride,
-            kernel_dilation=layer.Hdilation, config=cfg, kernel_cols=layer.S, col_stride=layer.Wstride)
+            layer.N, in_rows, in_cols, layer.C, channels, layer.R, stride=layer.Hstride,
+            kernel_dilation=layer.Hdilation, config=cfg, kernel_cols=layer.S, col_stride=layer.Wstride,
+            depthwise=layer.depthwise)
         sc, cols = _extent(layer.C, min(d, kchs)), _extent(layer.K, min(d, pochs))
         q0 = _extent(layer.Q, min(d, pocols))
         k1 = _extent(_ceil_div(layer.K, cols), pochs // cols)

@@ -97,33 +97,44 @@ def timeloop_arch(hw: Hardware) -> dict:
 
 def timeloop_problem(layer: Layer, mapping: Mapping | None = None) -> dict:
     """The layer as a Timeloop problem; with a mapping whose tiles are ragged, the padded
-    equivalent (each dimension the extent the mapping's factors cover)."""
+    equivalent (each dimension the extent the mapping's factors cover). A depthwise layer is
+    Timeloop's dw-cnn-layer, whose channel dimension C is the layer's K (timeloop_mapping's
+    depthwise form names its loops so)."""
     inst = {d: layer.dims[d] if mapping is None else mapping.total(d) for d in DIMS}
     inst.update(Wstride=layer.Wstride, Hstride=layer.Hstride, Wdilation=layer.Wdilation, Hdilation=layer.Hdilation)
+    if layer.depthwise:
+        inst["C"] = inst.pop("K")
+        return {"problem": {"shape": "dw-cnn-layer", "instance": inst}}
     return {"problem": {"shape": "cnn-layer", "instance": inst}}
 
 
-def timeloop_mapping(m: Mapping) -> dict:
+def timeloop_mapping(m: Mapping, depthwise: bool = False) -> dict:
+    """The mapping in Timeloop's form; `depthwise`: for a dw-cnn-layer, whose channel dimension C
+    is the layer's K (a depthwise layer's C is 1), so K's loops are written as C's."""
+    dims = [d for d in DIMS if d != "K"] if depthwise else DIMS
+    name = {"C": "K"} if depthwise else {}      # the layer's dimension a Timeloop dimension takes
     out = []
     for level in range(NUM_LEVELS):
-        factors = " ".join(f"{d}={m.factor(level, d)}" for d in DIMS)
-        perm = "".join(reversed(m.order[level]))        # Timeloop lists the innermost loop first
+        factors = " ".join(f"{d}={m.factor(level, name.get(d, d))}" for d in dims)
+        order = [{"K": "C"}.get(d, d) for d in m.order[level] if d != "C"] if depthwise else m.order[level]
+        perm = "".join(reversed(order))        # Timeloop lists the innermost loop first
         out.append({"target": LEVEL_NAMES[level], "type": "temporal", "factors": factors, "permutation": perm})
         keep = KEEP[level]
         bypass = [t for t in ("Weights", "Inputs", "Outputs") if t not in keep]
         out.append({"target": LEVEL_NAMES[level], "type": "bypass", "keep": keep, "bypass": bypass})
-    out.append({"target": "Accumulator", "type": "spatial",
-                "factors": " ".join(f"{d}={m.spatial_C if d == 'C' else 1}" for d in DIMS), "permutation": "C"})
-    out.append({"target": "Scratchpad", "type": "spatial",
-                "factors": " ".join(f"{d}={m.spatial_K if d == 'K' else 1}" for d in DIMS), "permutation": "K"})
+    spatial = {"Accumulator": ("C", 1 if depthwise else m.spatial_C),
+               "Scratchpad": ("C", m.spatial_K) if depthwise else ("K", m.spatial_K)}
+    for target, (along, factor) in spatial.items():
+        out.append({"target": target, "type": "spatial",
+                    "factors": " ".join(f"{d}={factor if d == along else 1}" for d in dims), "permutation": along})
     return {"mapping": out}
 
 
 def timeloop_problem_text(layer: Layer, mapping: Mapping) -> str:
     """The problem YAML of one layer of a design, with a comment when it is the padded equivalent."""
     problem = timeloop_problem(layer, mapping)
-    grown = [f"{d} {layer.dims[d]}->{problem['problem']['instance'][d]}" for d in DIMS
-             if problem["problem"]["instance"][d] != layer.dims[d]]
+    exact, padded = timeloop_problem(layer)["problem"]["instance"], problem["problem"]["instance"]
+    grown = [f"{d} {exact[d]}->{padded[d]}" for d in DIMS if d in exact and padded[d] != exact[d]]
     note = ("" if not grown else
             f"# Padded equivalent of {layer.name or layer.key}: {', '.join(grown)}. baco's mapping runs "
             "ragged (ceil-divided) tiles of the real layer;\n# Timeloop's mapper needs factors that multiply "
@@ -140,8 +151,7 @@ def result_dict(layers, result) -> dict:
     per_layer = []
     pe = result.hw.pe_dim
     for layer, mapping, cost in zip(layers, result.mappings, result.per_layer):
-        entry = {"name": layer.name or layer.key, "layer": {**layer.dims, "Wstride": layer.Wstride,
-                 "Hstride": layer.Hstride, "Wdilation": layer.Wdilation, "Hdilation": layer.Hdilation},
+        entry = {"name": layer.name or layer.key, "layer": layer.shape,
                  "count": layer.count, "macs": layer.macs, "mapping": format_mapping(mapping),
                  "cycles": cost.cycles, "energy_uj": cost.energy_uj, "edp": cost.edp,
                  "utilization": utilization(layer.macs, cost.cycles, pe),
@@ -159,7 +169,8 @@ def result_dict(layers, result) -> dict:
             "utilization": utilization(sum(l.count * l.macs for l in layers), result.cycles, pe),
             "cycles": result.cycles, "energy_uj": result.energy_uj,
             "edp": result.edp, "timeloop_cycles": result.timeloop_cycles, "timeloop_edp": result.timeloop_edp,
-            "wall_s": result.wall_s, "layers": per_layer}
+            "wall_s": result.wall_s, "layers": per_layer,
+            **({"fusion": result.fusion} if result.fusion is not None else {})}
 
 
 def write_outputs(out_dir, layers, result) -> dict:
@@ -178,5 +189,6 @@ def write_outputs(out_dir, layers, result) -> dict:
     for i, (layer, mapping) in enumerate(zip(layers, result.mappings)):
         stem = f"layer{i}"
         (out / "timeloop" / f"{stem}.problem.yaml").write_text(timeloop_problem_text(layer, mapping))
-        (out / "timeloop" / f"{stem}.map.yaml").write_text(yaml.safe_dump(timeloop_mapping(mapping), sort_keys=False))
+        (out / "timeloop" / f"{stem}.map.yaml").write_text(yaml.safe_dump(timeloop_mapping(mapping, layer.depthwise),
+                                                                           sort_keys=False))
     return paths

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import torch
 from tqdm.auto import tqdm
 
-from baco.tuner import costmodel, kernel_model
+from baco.tuner import costmodel, fusion, kernel_model
 from baco.tuner.arch import DEFAULT_HARDWARE, MAX_BUFFER_KB, MAX_PE_DIM, MIN_PE_DIM, Hardware, area_mm2
 from baco.tuner.hwinfer import (acc_unit_kb, is_legal, requirements_from_factors, round_hardware, round_pe_dim,
                                smooth_max)
@@ -164,6 +164,7 @@ class Result:
     cycle_model: str = "compiled"               # kernel_model.CYCLE_MODELS: what `cycles` predicts
     timeloop_cycles: float = 0.0                # count-weighted network cycles of the Timeloop-matched model
     timeloop_energy_uj: float = 0.0             # and energy
+    fusion: dict | None = None                  # fusion.describe's edges and groups, with the unfused totals
 
     @property
     def timeloop_edp(self) -> float:
@@ -201,6 +202,8 @@ class BatchCost:
     energy_uj: torch.Tensor     # [B]
     hardware: list[Hardware]    # [B] the legal hardware each point ran on
     penalty: torch.Tensor       # [B] capacity over-use on a fixed hardware (0 when inferred)
+    fused: torch.Tensor | None = None       # [B, E] the fused edges (a problem with fusion)
+    relaxation: torch.Tensor | None = None  # [B] the fusion relaxation's capacity penalty (descent only)
 
     @property
     def edp(self) -> torch.Tensor:
@@ -213,12 +216,19 @@ class NetworkProblem:
     With fixed_hw the hardware is given (mappings that do not fit are penalised and reported as invalid);
     otherwise it is inferred from the mappings: the smallest legal Gemmini that runs every layer.
     cycle_model: kernel_model.CYCLE_MODELS ("compiled": kernel layers cost their compiled program).
+    fusion: a fusion.FusionGraph of these layers: the cost is the fused network's (fusion.fused_cost),
+    the fused edges those of fusion_mask (the descent's best point's) where they fit, or of the
+    descent's sigma.
     """
 
     def __init__(self, layers: list[Layer], *, fixed_hw: Hardware | None = None, max_pe: int = MAX_PE_DIM,
-                 max_area_mm2: float | None = None, cycle_model: str = "compiled"):
+                 max_area_mm2: float | None = None, cycle_model: str = "compiled",
+                 fusion_graph: fusion.FusionGraph | None = None):
         if not layers:
             raise ValueError("nothing to explore: no layers")
+        if fusion_graph is not None and [(l.key, l.count) for l in fusion_graph.layers] != \
+                [(l.key, l.count) for l in layers]:
+            raise ValueError("fusion_graph: its layers are not the layers searched")
         self.layers = list(layers)
         self.counts = [float(getattr(layer, "count", 1)) for layer in self.layers]
         self.fixed_hw = fixed_hw
@@ -227,6 +237,10 @@ class NetworkProblem:
         self.cycle_model = kernel_model.check_cycle_model(cycle_model)
         self.spaces = [MappingSpace(layer.dims, max_spatial=self.max_pe) for layer in self.layers]
         self.network_cost = NetworkCost(self.layers, self.counts, self.cycle_model)
+        self.fusion = fusion_graph
+        if fusion_graph is not None:
+            self.fusion_terms = fusion.FusionTerms(fusion_graph, self.cycle_model)
+            self.fusion_mask = torch.ones(len(fusion_graph.edges), dtype=torch.bool)
         self.evaluations = 0
         self.t0, self.best_edp, self.trace = time.perf_counter(), math.inf, []
 
@@ -287,11 +301,16 @@ class NetworkProblem:
         return need["sp_kb"].reshape(n, B), need["acc_kb"].reshape(n, B)
 
     def cost(self, temporal: list[torch.Tensor], spatial: list[torch.Tensor], order: list[torch.Tensor],
-             smooth: bool = False) -> BatchCost:
+             smooth: bool = False, sigma: torch.Tensor | None = None) -> BatchCost:
         """Network cost of B design points; per layer temporal [B,4,7], spatial [B,2] (C,K), order [B].
 
-        Differentiable w.r.t. the factor tensors (through the inferred hardware too when smooth=True).
+        Differentiable w.r.t. the factor tensors (through the inferred hardware too when smooth=True)
+        and, with fusion, the fusion variables sigma [B, E] (None: fusion_mask).
         """
+        if self.fusion is not None:
+            hardware, cycles, energy, penalty, fused, relaxation = fusion.fused_cost(
+                self, temporal, spatial, order, _order_indices(), smooth, sigma)
+            return BatchCost(cycles, energy, hardware, penalty, fused, relaxation)
         B = temporal[0].shape[0]
         # the array dim is the exact max: spatial factors are integers <= max_pe in every forward pass,
         # and a smooth max would overshoot the largest array; buffers are counted in rows of that array
@@ -316,6 +335,8 @@ class NetworkProblem:
         result = evaluate_design(self.layers, [t.to_mapping() for t in design], hw, method=method,
                                  wall_s=wall_s, evaluations=self.evaluations, cycle_model=self.cycle_model)
         result.trace = list(self.trace)
+        if self.fusion is not None:
+            fusion.fuse_result(self, result, self.fusion_mask)
         return result
 
 
@@ -356,6 +377,7 @@ class LayerStack:
             setattr(self, f, torch.tensor([float(getattr(l, f)) for l in layers],
                                           dtype=torch.float64).repeat_interleave(rows))
         self.macs = torch.tensor([float(l.macs) for l in layers], dtype=torch.float64).repeat_interleave(rows)
+        self.depthwise = torch.tensor([l.depthwise for l in layers]).repeat_interleave(rows)
 
 
 def _timeloop_tensors(layer, temporal, spatial, order, hw_t):
@@ -455,6 +477,32 @@ def heuristic_tilings(layers: list[Layer], hw: Hardware) -> list[Tiling] | None:
             return None
         out.append(Tiling.from_mapping(mapping))
     return out
+
+
+def layerwise_start(problem: NetworkProblem, generator: torch.Generator, samples: int = 256) -> list[Tiling]:
+    """On the problem's fixed hardware, where the library has no mapping of some layer: per layer,
+    the library's mapping where it has one, else the best of `samples` random mappings that fit
+    (a fixed Gemmini makes each layer's fit its own)."""
+    hw = problem.fixed_hw
+    pool = random_tilings(problem, samples, generator)
+    with torch.no_grad():
+        stacked = [stack_tilings(ts) for ts in pool]
+        temporal, spatial, order = ([s[k] for s in stacked] for k in range(3))
+        sp, acc = problem.buffer_needs(temporal, spatial, float(hw.pe_dim))
+        hw_t = tuple(torch.full((samples,), float(v), dtype=torch.float64) for v in (hw.pe_dim, hw.sp_kb, hw.acc_kb))
+        cycles, energy = problem.network_cost.per_layer(temporal, spatial, order, hw_t, weighted=False)
+        score = torch.where((sp > hw.sp_kb + 1e-9) | (acc > hw.acc_kb + 1e-9), torch.inf, cycles * energy)
+    library = [heuristic_tilings([layer], hw) for layer in problem.layers]
+    design = []
+    for i, layer in enumerate(problem.layers):
+        if library[i] is not None:
+            design.append(library[i][0])
+            continue
+        b = int(torch.argmin(score[i]))
+        if not math.isfinite(float(score[i, b])):
+            raise ValueError(f"no mapping of layer {layer.name or layer.key} found that fits {hw}")
+        design.append(pool[i][b])
+    return design
 
 
 def random_tilings(problem: NetworkProblem, n: int, generator: torch.Generator,
@@ -868,6 +916,9 @@ def gradient_descent(problem: NetworkProblem, inits: list[list[Tiling]], *, budg
             th, sp = zip(*(space.params_from_factors(d[i].temporal, d[i].spatial_c, d[i].spatial_k) for d in inits))
             params += [torch.stack(th).requires_grad_(), torch.stack(sp).requires_grad_()]
             orders.append(torch.tensor([d[i].order for d in inits], dtype=torch.int64))
+        if problem.fusion is not None:      # the fusion variables' logits [S, E], after the layers' pairs
+            params.append(torch.full((S, len(problem.fusion.edges)), fusion.SIGMA_INIT_LOGIT,
+                                     dtype=torch.float64).requires_grad_())
         best_edp = [math.inf] * S
         best = [list(d) for d in inits]
         init_cost = problem.score([[d[i] for d in inits] for i in range(L)])
@@ -895,8 +946,11 @@ def gradient_descent(problem: NetworkProblem, inits: list[list[Tiling]], *, budg
                            torch.cat([params[2 * i + 1].repeat_interleave(M, 0) for i in range(L)]), tau, generator)
         temporal, spatial = smp.temporal.view(L, S * M, *smp.temporal.shape[1:]), smp.spatial.view(L, S * M, 2)
         rep_orders = [o.repeat_interleave(M, 0) for o in orders]
-        cost = problem.cost(list(temporal), list(spatial), rep_orders, smooth=True)
+        sigma = torch.sigmoid(params[2 * L]).repeat_interleave(M, 0) if problem.fusion is not None else None
+        cost = problem.cost(list(temporal), list(spatial), rep_orders, smooth=True, sigma=sigma)
         penalty = smp.penalty.view(L, S * M).sum(0) + cost.penalty
+        if cost.relaxation is not None:
+            penalty = penalty + cost.relaxation
         loss = (torch.log(cost.cycles) + torch.log(cost.energy_uj) + PENALTY_WEIGHT * penalty).sum() / M
         opt.zero_grad()
         loss.backward()
@@ -944,7 +998,8 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
               time_budget_s: float | None = None, progress: bool = True, init_hw: Hardware | None = None,
               lr: float = 0.08, round_every: int = SNAP_EVERY, polish: bool = True, kicks: int = 10,
               random_pool: int = 64, importance: bool = False, max_area_mm2: float | None = None,
-              checkpoint=None, cycle_model: str = "compiled") -> Result:
+              checkpoint=None, cycle_model: str = "compiled", fixed_hw: Hardware | None = None,
+              fusion_graph: fusion.FusionGraph | None = None) -> Result:
     """Co-optimise one mapping per layer and one shared Gemmini for the network EDP.
 
     layers carry their repeat counts (the objective is (sum count*energy) * (sum count*cycles)).
@@ -960,12 +1015,22 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
     the program the compiler emits and picks its schedule; "timeloop", the Timeloop-matched model).
     checkpoint: a checkpoint.Checkpointer; the search saves its state through it and, when it
     resumes, continues from the saved state (a resumed time budget counts the time already spent).
+    fixed_hw: search the mappings for this Gemmini only (FADiff's fixed configurations); the
+    descent starts from the default mappings on it.
+    fusion_graph: a fusion.FusionGraph of `layers`: the descent optimises a fusion variable per
+    edge with the mappings (fusion.py); the result carries the fused edges and groups. With
+    importance=True the fusion variables are not descended: every edge is fused where it fits.
     """
     saved = checkpoint.load() if checkpoint is not None else None
     t0 = time.perf_counter() - (saved["elapsed"] if saved else 0.0)
     deadline = t0 + time_budget_s if time_budget_s is not None else None
     generator = torch.Generator().manual_seed(seed)
-    problem = NetworkProblem(layers, max_area_mm2=max_area_mm2, cycle_model=cycle_model)
+    problem = NetworkProblem(layers, max_area_mm2=max_area_mm2, cycle_model=cycle_model, fixed_hw=fixed_hw,
+                             fusion_graph=fusion_graph)
+    if fixed_hw is not None:
+        if init_hw is not None and init_hw != fixed_hw:
+            raise ValueError(f"init_hw {init_hw} differs from the fixed hardware {fixed_hw}")
+        init_hw = fixed_hw
 
     def save(phase: str, **state) -> None:
         checkpoint.save({"phase": phase, "elapsed": time.perf_counter() - t0, "rng": generator.get_state(),
@@ -979,6 +1044,8 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
         setup_deadline = None if deadline is None else t0 + SETUP_SHARE * time_budget_s
         heuristic = [h for hw in ([init_hw] if init_hw else START_HARDWARE)
                      if (h := heuristic_tilings(problem.layers, hw)) is not None][:starts]
+        if fixed_hw is not None and not heuristic:
+            heuristic = [layerwise_start(problem, generator)]
         inits = best_orders_batch(problem, heuristic, setup_deadline) if heuristic else []
         seeded = best_points(problem, [[d[i] for d in inits] for i in range(len(layers))], 1) if inits else []
         # random starts join only if they are competitive: on large layers they are orders of magnitude

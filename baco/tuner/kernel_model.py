@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import replace
 
 import torch
 
@@ -31,11 +32,11 @@ from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto, tiled_matmul_reuse
 from baco.gemmini.isa import CONCURRENT_LOOPS, MIN_FEED_ROWS
-from baco.gemmini.schedule import GemmSchedule, default_conv_schedule, schedule_problems
+from baco.gemmini.schedule import GemmSchedule, schedule_problems
 from baco.tuner import costmodel
 from baco.tuner.hwinfer import gemm_rows_from_factors, kernel_rows
-from baco.tuner.mapping import (CAPACITY_RULES, KERNEL_OUT_INT8, Mapping, conv_schedule, gemm_schedule, is_kernel_layer,
-                                is_pointwise)
+from baco.tuner.mapping import (CAPACITY_RULES, KERNEL_OUT_INT8, Mapping, conv_schedule, default_layer_schedule,
+                                gemm_schedule, is_kernel_layer, is_pointwise)
 from baco.tuner.workloads import Layer
 
 CYCLE_MODELS = CAPACITY_RULES    # a cycle model's designs fit the capacity rule of its name (mapping.validate)
@@ -80,11 +81,12 @@ CONV_VARIANTS = ("rows+db", "rows", "row+db", "row", "default")
 
 def _schedule_blocks(layer: Layer, schedule: GemmSchedule) -> tuple:
     """A schedule's (rows x BLOCK_M, BLOCK_N, BLOCK_K) as [1] tensors (blocks larger than the layer
-    are the layer), as costmodel.kernel_blocks gives them."""
+    are the layer; a depthwise layer's BLOCK_K is channels, as its BLOCK_N), as costmodel.kernel_blocks
+    gives them."""
     bm_max = layer.N * layer.P * layer.Q if is_pointwise(layer) else layer.Q
     return tuple(torch.tensor([float(v)], dtype=torch.float64)
                  for v in (schedule.rows * min(schedule.block_m, bm_max), min(schedule.block_n, layer.K),
-                           min(schedule.block_k, layer.C)))
+                           min(schedule.block_k, layer.K if layer.depthwise else layer.C)))
 
 
 def conv_schedule_cycles(layer: Layer, schedule: GemmSchedule, pe_dim: int) -> float:
@@ -104,16 +106,13 @@ def conv_schedule_energy(layer: Layer, schedule: GemmSchedule, hw) -> float:
 
 @functools.lru_cache(maxsize=4096)
 def _default_conv_program(layer: Layer, pe: int, sp_kb: float, acc_kb: float) -> tuple[float, float]:
-    """(cycles, energy µJ) predicted for a convolution run with the conv kernel's default schedule
-    on this hardware (inf where no schedule fits, or on a relaxation's hardware no Gemmini has).
+    """(cycles, energy µJ) predicted for a convolution run with its kernel's default schedule
+    (mapping.default_layer_schedule) on this hardware (inf where no schedule fits, or on a relaxation's hardware no Gemmini has).
     Cached: the search asks again for every batch."""
     if pe < 1 or sp_kb <= 0 or acc_kb <= 0:
         return math.inf, math.inf
     try:
-        cfg = GemminiConfig.from_capacity(pe, sp_kb, acc_kb)
-        pixels = layer.N * layer.P * layer.Q if is_pointwise(layer) else layer.Q
-        s = default_conv_schedule(pixels, layer.K, layer.C, cfg, KERNEL_OUT_INT8, P=1 if is_pointwise(layer) else layer.P,
-                                  taps=layer.R * layer.S)
+        s = default_layer_schedule(layer, GemminiConfig.from_capacity(pe, sp_kb, acc_kb))
     except ValueError:
         return math.inf, math.inf
     return conv_schedule_cycles(layer, s, pe), conv_schedule_energy(layer, s, (pe, sp_kb, acc_kb))
@@ -219,10 +218,11 @@ def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled", 
         return cost
     if program == "library":
         cfg = hw.to_gemmini_config()
+        square = layer.R == layer.S and layer.Hstride == layer.Wstride and layer.Hdilation == layer.Wdilation
         if is_kernel_layer(layer):
             cost.cycles = library_matmul_cycles(layer.P, layer.K, layer.C, cfg, out_int8=KERNEL_OUT_INT8)
             cost.energy_uj = library_matmul_energy(layer.P, layer.K, layer.C, cfg, out_int8=KERNEL_OUT_INT8)
-        elif layer.R == layer.S and layer.Hstride == layer.Wstride and layer.Hdilation == layer.Wdilation:
+        elif square:
             cost.cycles = library_conv_cycles(layer, cfg, out_int8=KERNEL_OUT_INT8)
             cost.energy_uj = library_conv_energy(layer, cfg, out_int8=KERNEL_OUT_INT8)
         else:       # tiled_conv takes square filters, strides and dilations only: the Timeloop-matched model
@@ -365,7 +365,12 @@ def _library_conv_tiles(layer: Layer, cfg: GemminiConfig):
     tiled_conv's loop order, downsample) of `layer` run unpadded as baco.design.time_default_conv
     runs it (a strided 1x1 layer over its 2P x 2Q input through the downsampling path). irows x
     icols: the input pixels a tile reads (LoopConv moves stride - 1 columns past its last window, up
-    to the image's edge)."""
+    to the image's edge). A depthwise layer runs tiled_conv_dw_auto (baco.sim.clib.depthwise_stream):
+    one single-channel LOOP_CONV_WS per tile and channel, the channel loop inside the output tile's:
+    the tiles of the one-channel convolution, each once per channel."""
+    if layer.depthwise:
+        tiles, downsample = _library_conv_tiles(replace(layer, K=1, depthwise=False), cfg)
+        return [t for t in tiles for _ in range(layer.K)], downsample
     kdim, stride, dil = layer.R, layer.Hstride, layer.Hdilation
     H, W = layer.input_rows, layer.input_cols
     if kdim == 1 and stride == 2:

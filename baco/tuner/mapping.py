@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import GemmSchedule, default_conv_schedule, schedule_problems
+from baco.gemmini.schedule import GemmSchedule, default_conv_schedule, default_depthwise_schedule, schedule_problems
 from baco.tuner.relax import covering_problems
 from baco.tuner.workloads import DIMS, Layer
 
@@ -116,7 +116,7 @@ def tensor_size(t: dict, tensor: str, layer: Layer) -> int:
         return t["N"] * t["K"] * t["P"] * t["Q"]
     h = (t["P"] - 1) * layer.Hstride + (t["R"] - 1) * layer.Hdilation + 1
     w = (t["Q"] - 1) * layer.Wstride + (t["S"] - 1) * layer.Wdilation + 1
-    return t["N"] * t["C"] * h * w
+    return t["N"] * t["K" if layer.depthwise else "C"] * h * w     # a depthwise input has the K channels
 
 
 # GEMM layers run by baco's kernel (baco/kernels/matmul.py) produce int8 outputs, scaled on their
@@ -126,13 +126,14 @@ KERNEL_OUT_INT8 = True
 
 def is_kernel_layer(layer: Layer) -> bool:
     """Layers the compiler runs with the GEMM kernel: C[M×N] = A[M×K]·B[K×N] as P=M, C=K, K=N."""
-    return layer.R == layer.S == layer.Q == layer.N == 1 and layer.Hstride == layer.Wstride == 1
+    return not layer.depthwise and layer.R == layer.S == layer.Q == layer.N == 1 and layer.Hstride == layer.Wstride == 1
 
 
 def is_pointwise(layer: Layer) -> bool:
     """A 1x1 stride-1 layer (every GEMM layer is one): the compiler runs it as one GEMM whose
-    BLOCK_M counts pixels (N·P·Q) across image rows."""
-    return layer.R == layer.S == layer.Hstride == layer.Wstride == 1
+    BLOCK_M counts pixels (N·P·Q) across image rows. A depthwise layer never is: the depthwise
+    kernel runs it."""
+    return not layer.depthwise and layer.R == layer.S == layer.Hstride == layer.Wstride == 1
 
 
 def gemm_schedule(m: Mapping, layer: Layer, dataflow: str = "WS", double_buffer: bool = False) -> GemmSchedule:
@@ -149,12 +150,15 @@ def gemm_schedule(m: Mapping, layer: Layer, dataflow: str = "WS", double_buffer:
 def conv_tile_schedule(m: Mapping, layer: Layer, double_buffer: bool = False) -> GemmSchedule:
     """The kernel schedule of a convolution layer's on-chip (L2) tile (baco/kernels/conv.py): BLOCK_M
     output columns (or pixels N·P·Q when pointwise), BLOCK_N output channels, BLOCK_K input channels,
-    and a tile of whole output rows (its Q the layer's) computes its P rows in one program (`rows`)."""
+    and a tile of whole output rows (its Q the layer's) computes its P rows in one program (`rows`).
+    A depthwise layer's tile of K channels is the depthwise kernel's BLOCK_N = BLOCK_K (its
+    channels per program and step, through a diagonal weight block)."""
     t2 = tile_dims(m, 2, layer)
     pointwise = is_pointwise(layer)
     columns = t2["N"] * t2["P"] * t2["Q"] if pointwise else t2["Q"]
     rows = t2["P"] if not pointwise and t2["Q"] == layer.Q else 1
-    return GemmSchedule(columns, t2["K"], t2["C"], double_buffer=double_buffer, rows=rows)
+    return GemmSchedule(columns, t2["K"], t2["K"] if layer.depthwise else t2["C"], double_buffer=double_buffer,
+                        rows=rows)
 
 
 def conv_schedule(m: Mapping, layer: Layer, cfg: GemminiConfig, out_int8: bool = KERNEL_OUT_INT8
@@ -172,10 +176,24 @@ def conv_schedule(m: Mapping, layer: Layer, cfg: GemminiConfig, out_int8: bool =
         tuned = replace(tile, double_buffer=double_buffer, rows=rows)
         if not schedule_problems(tuned, cfg, out_int8):
             return tuned, "tuned"
+    return default_layer_schedule(layer, cfg, out_int8), "default"
+
+
+def default_layer_schedule(layer: Layer, cfg: GemminiConfig, out_int8: bool = KERNEL_OUT_INT8) -> GemmSchedule:
+    """The schedule a convolution layer runs with none given: the depthwise kernel's default for a
+    depthwise layer, else the conv kernel's (baco.gemmini.schedule), with the filter, stride and
+    dilation LoopConv needs when one LOOP_CONV_WS can run it (as baco.kernels.conv.conv2d asks)."""
+    if layer.depthwise:
+        return default_depthwise_schedule(layer.P, layer.Q, layer.R, layer.S, cfg, out_int8,
+                                          stride=(layer.Hstride, layer.Wstride),
+                                          dilation=(layer.Hdilation, layer.Wdilation))
     pointwise = is_pointwise(layer)
     pixels = layer.N * layer.P * layer.Q if pointwise else layer.Q
+    square = layer.Hstride == layer.Wstride and layer.Hdilation == layer.Wdilation
+    loop_conv = {} if pointwise or not square else \
+        {"filter_size": (layer.R, layer.S), "stride": layer.Hstride, "dilation": layer.Hdilation}
     return default_conv_schedule(pixels, layer.K, layer.C, cfg, out_int8, P=1 if pointwise else layer.P,
-                                 taps=layer.R * layer.S), "default"
+                                 taps=layer.R * layer.S, **loop_conv)
 
 
 def gemm_mapping_to_blocks(m: Mapping, layer: Layer) -> dict:

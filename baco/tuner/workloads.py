@@ -1,6 +1,12 @@
 """Workloads: layers as Timeloop/DOSA problems (R, S, P, Q, C, K, N, strides,
 dilation), constructors for GEMM/GEMV/conv, loaders for Timeloop problem
-YAML and DOSA's network folders, and extraction from torch modules."""
+YAML and DOSA's network folders, and extraction from torch modules.
+
+A depthwise convolution (one R x S filter per channel, Timeloop's dw-cnn-layer) is a Layer with
+depthwise=True, C = 1 and K = its channels: its MACs, weights and outputs are those of that C=1
+convolution, and its input has K channels (channel k of the output reads channel k of the input
+only). The compiler runs it with the depthwise kernel (baco/kernels/conv.py: DIM channels of
+input times a diagonal weight block per step), which the tuner costs (costmodel.conv_program_terms)."""
 from __future__ import annotations
 
 import math
@@ -29,11 +35,17 @@ class Layer:
     Hdilation: int = 1
     name: str = ""
     count: int = 1
+    depthwise: bool = False      # one filter per channel: C = 1, K = channels (the module docstring)
 
     def __post_init__(self):
         for d in DIMS:
             if int(getattr(self, d)) < 1:
                 raise ValueError(f"layer dimension {d} must be >= 1, got {getattr(self, d)}")
+        for f in ("Wstride", "Hstride", "Wdilation", "Hdilation"):
+            if int(getattr(self, f)) < 1:
+                raise ValueError(f"layer {f} must be >= 1, got {getattr(self, f)}")
+        if self.depthwise and self.C != 1:
+            raise ValueError(f"a depthwise layer has C = 1 (K = its channels), got C={self.C}")
 
     @property
     def dims(self) -> dict:
@@ -53,7 +65,12 @@ class Layer:
 
     @property
     def key(self) -> str:
-        return "_".join(str(getattr(self, f)) for f in FIELDS)
+        return "_".join([str(getattr(self, f)) for f in FIELDS] + [DEPTHWISE_KEY] * self.depthwise)
+
+    @property
+    def shape(self) -> dict:
+        """The layer's fields as result.json writes them (every FIELDS entry, and depthwise when set)."""
+        return {**{f: getattr(self, f) for f in FIELDS}, **({"depthwise": True} if self.depthwise else {})}
 
     def with_count(self, count: int) -> "Layer":
         return replace(self, count=count)
@@ -88,23 +105,39 @@ def conv1d(out_len: int, C: int, K: int, R: int, *, stride: int = 1, dilation: i
                  name=name or f"conv1d{R}_{out_len}_{C}to{K}")
 
 
+def depthwise_conv2d(out_h: int, out_w: int, channels: int, R: int, S: int | None = None, *, stride: int = 1,
+                     dilation: int = 1, batch: int = 1, name: str = "") -> Layer:
+    S = R if S is None else S
+    return Layer(R=R, S=S, P=out_h, Q=out_w, C=1, K=channels, N=batch, Wstride=stride, Hstride=stride,
+                 Wdilation=dilation, Hdilation=dilation, depthwise=True,
+                 name=name or f"dw{R}x{S}_{out_h}x{out_w}_{channels}")
+
+
 FIELDS = DIMS + ("Wstride", "Hstride", "Wdilation", "Hdilation")
+DEPTHWISE_KEY = "dw"      # the last part of a depthwise layer's key
 
 
 def from_problem(problem: dict, name: str = "", count: int = 1) -> Layer:
     """A Timeloop problem (`problem: {instance: {...}}` or the flat `problem: {...}` form).
-    A depthwise layer (dw-cnn-layer: one filter per channel) becomes C=1, K=channels,
-    as the torch extraction writes grouped convolutions."""
+    A depthwise layer (dw-cnn-layer: one filter per channel) becomes a depthwise Layer (C=1,
+    K=channels), as the torch extraction writes depthwise convolutions."""
     p = problem.get("problem", problem)
     shape = p.get("shape", p.get("name", "cnn-layer"))
     shape = (shape.get("name") if isinstance(shape, dict) else shape) or "cnn-layer"
     inst = p.get("instance", p)
-    if shape.lower() == "dw-cnn-layer":
+    depthwise = shape.lower() == "dw-cnn-layer"
+    if depthwise:
         inst = {**inst, "C": 1, "K": inst.get("C", 1)}
     elif shape.lower() != "cnn-layer":
         raise ValueError(f"{name or 'problem'}: Timeloop shape {shape!r} is not modelled "
                          "(only cnn-layer and dw-cnn-layer)")
-    return Layer(**{k: int(inst.get(k, 1)) for k in FIELDS}, name=name, count=count)
+    fields = {k: int(inst.get(k, 1)) for k in FIELDS}
+    # DOSA's 1-D convolutions write Wstride 0 for their one-column images; a stride along a
+    # dimension whose output and kernel extents are both 1 never moves, so it is read as 1.
+    for stride, out, kernel in (("Wstride", "Q", "S"), ("Hstride", "P", "R")):
+        if fields[stride] == 0 and fields[out] == fields[kernel] == 1:
+            fields[stride] = 1
+    return Layer(**fields, name=name, count=count, depthwise=depthwise)
 
 
 def is_mac_layer(problem: dict) -> bool:
@@ -115,8 +148,10 @@ def is_mac_layer(problem: dict) -> bool:
 
 
 def layer_from_key(key: str, count: int = 1, name: str = "") -> Layer:
-    v = [int(x) for x in key.split("_")]
-    return Layer(**dict(zip(FIELDS, v)), name=name or key, count=count)
+    parts = key.split("_")
+    depthwise = parts[-1] == DEPTHWISE_KEY
+    v = [int(x) for x in parts[:len(parts) - depthwise]]
+    return Layer(**dict(zip(FIELDS, v)), name=name or key, count=count, depthwise=depthwise)
 
 
 # Shipped folders that are not networks of modelled layers: Timeloop shape definitions, and
@@ -200,7 +235,9 @@ def encoder_layer_layers(layer, shape, name: str) -> list[Layer]:
 
 
 def layers_from_torch(module, *example_inputs) -> list[Layer]:
-    """The MAC layers of a torch module (torch.fx trace + shape propagation): Conv1d/Conv2d,
+    """The MAC layers of a torch module (torch.fx trace + shape propagation): Conv1d/Conv2d
+    (depthwise ones, groups = in = out channels, as depthwise Layers; other grouped ones as one
+    group's convolution, C = in_channels / groups),
     Linear, matmul/bmm, scaled_dot_product_attention, and the torch.nn attention modules fx
     keeps whole (MultiheadAttention, TransformerEncoderLayer, TransformerEncoder); identical
     layers are merged with a count."""
@@ -226,7 +263,11 @@ def layers_from_torch(module, *example_inputs) -> list[Layer]:
         name = str(node.target) if node.op == "call_module" else node.name
         if node.op == "call_module":
             mod = gm.get_submodule(node.target)
-            if isinstance(mod, nn.Conv2d):
+            if isinstance(mod, nn.Conv2d) and mod.groups == mod.in_channels == mod.out_channels > 1:
+                add(Layer(R=mod.kernel_size[0], S=mod.kernel_size[1], P=out[2], Q=out[3], C=1, K=mod.out_channels,
+                          N=out[0], Hstride=mod.stride[0], Wstride=mod.stride[1], Hdilation=mod.dilation[0],
+                          Wdilation=mod.dilation[1], depthwise=True, name=name))
+            elif isinstance(mod, nn.Conv2d):
                 add(Layer(R=mod.kernel_size[0], S=mod.kernel_size[1], P=out[2], Q=out[3],
                           C=mod.in_channels // mod.groups, K=mod.out_channels, N=out[0],
                           Hstride=mod.stride[0], Wstride=mod.stride[1], Hdilation=mod.dilation[0],
@@ -259,26 +300,36 @@ def layers_from_torch(module, *example_inputs) -> list[Layer]:
 def import_model_module(module_name: str):
     """Import a model-definition module. PyPI's torchvision wheel links against the CUDA build of
     torch; beside the CPU torch its C++ ops (nms, roi_align...) do not load and the package's
-    __init__ fails registering them. Its model definitions are plain torch.nn, so then the
-    package is entered without running that __init__ (the ops are only needed by detection
-    post-processing, not to build or trace a model)."""
+    __init__ fails registering them (`operator torchvision::nms does not exist`). Its model
+    definitions are plain torch.nn, so then the package is entered without running that __init__
+    (the ops are only needed by detection post-processing, not to build or trace a model), before
+    the module is imported: packages that import torchvision themselves (timm, transformers, the
+    latter lazily when a model class is first used) then import too."""
+    import importlib
+    importable_torchvision()
+    return importlib.import_module(module_name)
+
+
+def importable_torchvision() -> None:
+    """Import torchvision, or, if its __init__ fails on its C++ ops, enter the package without it
+    (see import_model_module). Nothing if torchvision is not installed."""
     import importlib
     import importlib.util
     import sys
     import types
+    if "torchvision" in sys.modules:
+        return
+    spec = importlib.util.find_spec("torchvision")
+    if spec is None or spec.submodule_search_locations is None:
+        return
     try:
-        return importlib.import_module(module_name)
+        importlib.import_module("torchvision")
     except (RuntimeError, OSError) as err:
-        top = module_name.split(".")[0]
-        spec = importlib.util.find_spec(top)
-        if spec is None or spec.submodule_search_locations is None:
-            raise
-        for loaded in [m for m in sys.modules if m == top or m.startswith(top + ".")]:
+        for loaded in [m for m in sys.modules if m == "torchvision" or m.startswith("torchvision.")]:
             del sys.modules[loaded]
-        package = types.ModuleType(top, doc=f"{top} without its __init__ ({err})")
+        package = types.ModuleType("torchvision", doc=f"torchvision without its __init__ ({err})")
         package.__path__, package.__spec__ = list(spec.submodule_search_locations), spec
-        sys.modules[top] = package
-        return importlib.import_module(module_name)
+        sys.modules["torchvision"] = package
 
 
 def layers_from_model_spec(spec: str, input_shape) -> list[Layer]:

@@ -66,26 +66,13 @@
 #define BIAS true
 
 /* ---- the RoCC instruction ------------------------------------------------ */
-/* `.insn r CUSTOM_<x>, 3, funct, x0, rs1, rs2`: funct3 = 3 means xs1 = xs2 = 1
- * and no result register. The memory clobber keeps the compiler from moving
- * the program's loads and stores across commands that read or write them. */
+#include "../rocc-software/src/xcustom.h"
+
 /* A program may define ROCC_INSTRUCTION_RS1_RS2 itself before including
  * this header (e.g. to record commands instead of issuing them). */
 #ifndef ROCC_INSTRUCTION_RS1_RS2
-#define ROCC_INSTRUCTION_RS1_RS2(x, rs1, rs2, funct)                              \
-  asm volatile(".insn r CUSTOM_%2, 3, %3, x0, %0, %1"                            \
-               :                                                                \
-               : "r"((uint64_t)(rs1)), "r"((uint64_t)(rs2)), "i"(x), "i"(funct) \
-               : "memory")
-
+#define ROCC_INSTRUCTION_RS1_RS2(x, rs1, rs2, funct) ROCC_ASM_0_R_R(x, rs1, rs2, funct)
 #endif
-
-/* funct3 = 7: also writes rd. */
-#define ROCC_INSTRUCTION(x, rd, rs1, rs2, funct)                                  \
-  asm volatile(".insn r CUSTOM_%3, 7, %4, %0, %1, %2"                            \
-               : "=r"(rd)                                                       \
-               : "r"((uint64_t)(rs1)), "r"((uint64_t)(rs2)), "i"(x), "i"(funct) \
-               : "memory")
 
 #define gemmini_fence() asm volatile("fence" ::: "memory")
 

@@ -1,0 +1,421 @@
+"""Inter-layer fusion in the co-exploration, after FADiff (Jia, Ling, Bai, Zhao, Zhai, "FADiff:
+Fusion-Aware Differentiable Optimization for DNN Scheduling on Tensor Accelerators", arXiv
+2511.22348, §3 eqs. 11-20).
+
+A network is a graph (FusionGraph, from a torch module's fx trace through the tuner's torch
+importer, workloads.layers_from_torch): its MAC layer instances and the producer -> consumer
+edges whose shapes allow a fused program:
+- chains, the intermediate being the consumer's input (A operand): GEMM -> GEMM ("gemm-gemm"),
+  1x1 -> 1x1 convolution ("pw-pw"), depthwise -> pointwise ("dw-pw"); the producer's output
+  tile stays on chip (the OS form of examples/fused_mlp.py writes it from the array into the
+  scratchpad, where the second layer reads it as an ordinary A operand);
+- tails, an element-wise op reading the producer's output: conv/GEMM -> residual add ("resadd",
+  the residual loaded into the accumulator and accumulated onto) and conv -> pool ("pool", the
+  pooling on the store path, baco/kernels' conv -> pool form).
+Between them only what Gemmini applies on its store path passes (ReLU, batch norm folded into the
+scale, dropout, views); any other op (GELU, softmax, a second reader of the intermediate) ends
+the edge.
+
+Each edge e has a fusion variable sigma_e in [0, 1] (a sigmoid of a descended logit). Fused, the
+intermediate's DRAM write-back (its W words) and the consumer's DRAM re-fills (F words, the
+input fills of the Timeloop-matched access counting) become an on-chip copy of W words into the
+scratchpad (FADiff eqs. 11-14 with baco's on-chip path):
+  energy  += sigma (-(W + F) DRAM_PJ + (W - F) scratchpad_pj)
+  cycles of each layer instance = max(floor, cycles - sigma * saved DRAM words / rate)
+where floor is what does not wait on DRAM (the Timeloop-matched model: compute, scratchpad and
+accumulator bandwidth, so the max is its own latency with the DRAM term lowered; the compiled
+program: the array's compute) and rate the model's DRAM words per cycle (8 for Timeloop's
+Gemmini, the DMA bus's bytes per beat for the compiled program). A tail's op costs its DRAM
+traffic (intermediate read, residual read, output write) unfused; fused, the intermediate's
+write-back and read vanish (eq. 15's traffic removal for a consumer that is not a MAC layer).
+Capacity (eqs. 16-18): a fused chain holds both layers' tiles plus the kept intermediate (the
+producer's L2 tile rows x all its output channels, int8) at once; during descent its over-use is a
+penalty weighted by sigma, and at rounding sigma becomes 1 only where sigma >= 0.5 and the exact
+check passes (on the fixed hardware, or within the largest buildable buffers when the hardware is
+inferred, which then grows to hold the fused pair). Every forward pass of the descent is thus a
+valid design whose fused EDP is exact under the model (straight-through: the rounded value, the
+gradient of sigma).
+"""
+from __future__ import annotations
+
+import copy
+import math
+import operator
+from dataclasses import dataclass, replace
+
+import torch
+
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.energy import DRAM_PJ, scratchpad_pj
+from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
+from baco.tuner import costmodel
+from baco.tuner.arch import MAX_BUFFER_KB
+from baco.tuner.relax import capacity_penalty
+from baco.tuner.workloads import DIMS, Layer, import_model_module, layers_from_torch, merge_identical
+
+CHAIN_KINDS = ("gemm-gemm", "pw-pw", "dw-pw")
+TAIL_KINDS = ("resadd", "pool")
+SIGMA_INIT_LOGIT = 0.5      # sigma = 0.62 at the start: every edge fused where it fits, free to leave
+# the compiled program's DRAM rate, bytes (int8 words) a cycle: one DMA beat of the bus per beat_cycles
+COMPILED_WORDS_PER_CYCLE = GemminiConfig().dma_bus_bits / 8 / DEFAULT_CONSTANTS.beat_cycles
+N_, P_, Q_ = (DIMS.index(d) for d in "NPQ")
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A producer -> consumer edge between layer instances (FusionGraph.instances indices)."""
+    producer: int
+    kind: str
+    words: int                  # the intermediate: the producer's output elements (int8 words)
+    consumer: int | None = None  # a chain's MAC consumer; None for a tail
+    op: str = ""                # a tail's element-wise op (its fx node)
+    op_reads: int = 0           # what the op reads besides the intermediate (a residual)
+    op_writes: int = 0          # what it writes
+
+    @property
+    def chain(self) -> bool:
+        return self.kind in CHAIN_KINDS
+
+
+@dataclass
+class FusionGraph:
+    """The layers of a network as the search sees them (unique, with counts: layers_from_torch's
+    list) and its instances and fusable edges."""
+    layers: list[Layer]
+    instances: list[int]        # per MAC layer instance (fx order), its index in `layers`
+    names: list[str]            # per instance, its fx node
+    edges: list[Edge]
+
+    def edge_name(self, e: Edge) -> str:
+        return f"{self.names[e.producer]} -> {self.names[e.consumer] if e.chain else e.op}"
+
+    def groups(self, fused) -> list[list[str]]:
+        """The fused groups: instances and tail ops joined by fused edges (fused: a bool per edge)."""
+        parent = {}
+
+        def find(x):
+            while parent.setdefault(x, x) != x:
+                x = parent[x]
+            return x
+        for e, on in zip(self.edges, fused):
+            if on:
+                a, b = self.names[e.producer], self.names[e.consumer] if e.chain else e.op
+                parent[find(b)] = find(a)
+        members = {}
+        for x in list(parent):
+            members.setdefault(find(x), []).append(x)
+        order = {n: i for i, n in enumerate(self.names)}
+        return sorted((sorted(m, key=lambda n: order.get(n, len(order))) for m in members.values() if len(m) > 1),
+                      key=lambda m: order.get(m[0], len(order)))
+
+
+# ---- the graph of a torch module --------------------------------------------------------------
+class _MatMul(torch.nn.Module):
+    def forward(self, a, b):
+        return torch.matmul(a, b)
+
+
+def _shape(arg):
+    meta = getattr(arg, "meta", {}).get("tensor_meta") if hasattr(arg, "meta") else None
+    return None if meta is None or not hasattr(meta, "shape") else tuple(meta.shape)
+
+
+def _numel(arg) -> int:
+    return math.prod(_shape(arg) or (0,))
+
+
+def graph_from_torch(module, *example_inputs) -> FusionGraph:
+    """The fusion graph of a torch module: each MAC node's layers from the tuner's torch importer
+    (workloads.layers_from_torch on the node alone, so they are the layers `baco tune --torch`
+    searches), and the edges of the kinds above. The module may live on the meta device."""
+    from torch.fx import symbolic_trace
+    from torch.fx.passes.shape_prop import ShapeProp
+    nn, F = torch.nn, torch.nn.functional
+    if type(module).__module__.startswith("torch.nn."):
+        module = nn.Sequential(module)
+    gm = symbolic_trace(module)
+    # shapes only: a module built on the meta device (`with torch.device("meta")`) computes nothing
+    device = next(module.parameters(), torch.zeros(0)).device
+    ShapeProp(gm).propagate(*(x.to(device) for x in example_inputs))
+    matmuls = (torch.matmul, torch.bmm, torch.mm, operator.matmul)
+    instance_layers, names, node_instance, node_kind = [], [], {}, {}
+    for node in gm.graph.nodes:
+        found, kind = [], None
+        if node.op == "call_module":
+            mod = gm.get_submodule(node.target)
+            if isinstance(mod, (nn.Conv1d, nn.Conv2d, nn.Linear, nn.MultiheadAttention, nn.TransformerEncoderLayer,
+                                nn.TransformerEncoder)) and _shape(node.args[0]) is not None:
+                shapes = [_shape(a) for a in node.args if _shape(a) is not None]
+                # on the meta device: only shapes are propagated, nothing is computed
+                found = layers_from_torch(copy.deepcopy(mod).to("meta"),
+                                          *(torch.zeros(s, device="meta") for s in shapes))
+                found = [replace(l, name=str(node.target) if len(found) == 1 else f"{node.target}.{l.name}")
+                         for l in found]
+                if isinstance(mod, nn.Linear):
+                    kind = "gemm"
+                elif isinstance(mod, nn.Conv2d):
+                    depthwise = mod.groups == mod.in_channels > 1 and mod.out_channels == mod.in_channels
+                    pointwise = mod.kernel_size == (1, 1) and mod.stride == (1, 1) and mod.groups == 1
+                    kind = "dw" if depthwise else "pw" if pointwise else "conv"
+                else:
+                    kind = "conv" if isinstance(mod, nn.Conv1d) else None
+        elif node.op == "call_function" and node.target in matmuls:
+            found = [replace(l, name=node.name) for l in
+                     layers_from_torch(_MatMul(), *(torch.zeros(_shape(a), device="meta") for a in node.args[:2]))]
+            kind = "gemm"
+        elif node.op == "call_function" and node.target is F.scaled_dot_product_attention:
+            raise ValueError(f"{node.name}: scaled_dot_product_attention hides its two matmuls from the fusion "
+                             "graph; write it with torch.matmul and softmax")
+        for layer in found:
+            # identical layers count as one (the count of a found layer is 1 per instance)
+            node_instance.setdefault(node, len(names))
+            instance_layers.append(layer)
+            names.append(layer.name)
+        if len(found) == 1:
+            node_kind[node] = kind
+    layers = merge_identical([l.with_count(1) for l in instance_layers])
+    index = {l.key: i for i, l in enumerate(layers)}
+    instances = [index[l.key] for l in instance_layers]
+    edges = _edges(gm, node_instance, node_kind)
+    return FusionGraph(layers, instances, names, edges)
+
+
+def graph_from_model_spec(spec: str, input_shape) -> FusionGraph:
+    """The fusion graph of `module:callable` (as workloads.layers_from_model_spec), built on the
+    meta device (shapes only: nothing is allocated or computed)."""
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"--torch wants MODULE:CALLABLE (e.g. torchvision.models:resnet50), got {spec!r}")
+    factory = getattr(import_model_module(module_name), attr, None)
+    if not callable(factory):
+        raise ValueError(f"{module_name} has no callable {attr!r}")
+    with torch.device("meta"):
+        model = factory().eval()
+    return graph_from_torch(model, torch.zeros(*[int(d) for d in input_shape], device="meta"))
+
+
+def _transparent(node) -> bool:
+    """Ops on the way from a producer to its consumer that a fused program applies on the store
+    path (ReLU, batch norm folded into the scale, dropout) or that only rename the data (views)."""
+    nn, F = torch.nn, torch.nn.functional
+    if node.op == "call_module":
+        mod = node.graph.owning_module.get_submodule(node.target)
+        return isinstance(mod, (nn.ReLU, nn.BatchNorm1d, nn.BatchNorm2d, nn.Dropout, nn.Identity, nn.Flatten))
+    if node.op == "call_function":
+        return node.target in (F.relu, torch.relu, torch.flatten, F.dropout, torch.reshape)
+    if node.op == "call_method":
+        return node.target in ("relu", "view", "reshape", "flatten", "transpose", "permute", "contiguous")
+    return False
+
+
+def _edges(gm, node_instance: dict, node_kind: dict) -> list[Edge]:
+    nn, F = torch.nn, torch.nn.functional
+    adds = (operator.add, operator.iadd, torch.add)
+    pools = (nn.MaxPool2d, nn.AvgPool2d, nn.AdaptiveAvgPool2d)
+    chains = {("gemm", "gemm"): "gemm-gemm", ("pw", "pw"): "pw-pw", ("dw", "pw"): "dw-pw"}
+    edges, tails = [], {}
+    for node, kind in node_kind.items():
+        cur = node
+        while len(cur.users) == 1 and _transparent(next(iter(cur.users))):
+            cur = next(iter(cur.users))
+        if len(cur.users) != 1:
+            continue            # a second reader needs the intermediate in DRAM
+        user, words = next(iter(cur.users)), _numel(node)
+        producer = node_instance[node]
+        if user in node_kind and user.args and user.args[0] is cur and (kind, node_kind[user]) in chains:
+            if _numel(user.args[0]) == words:
+                edges.append(Edge(producer, chains[kind, node_kind[user]], words, consumer=node_instance[user]))
+        elif kind in ("gemm", "conv", "pw", "dw"):
+            is_add = (user.op == "call_function" and user.target in adds) or \
+                (user.op == "call_method" and user.target in ("add", "add_"))
+            is_pool = (user.op == "call_module" and isinstance(gm.get_submodule(user.target), pools)) or \
+                (user.op == "call_function" and user.target in (F.max_pool2d, F.avg_pool2d))
+            if is_add and len(user.args) == 2 and all(_numel(a) == words for a in user.args):
+                # the accumulator holds one operand's producer: the first argument's, else the second's
+                slot = 0 if user.args[0] is cur else 1
+                if user not in tails or slot < tails[user][0]:
+                    tails[user] = (slot, Edge(producer, "resadd", words, op=user.name, op_reads=words,
+                                              op_writes=_numel(user)))
+            elif is_pool and kind != "gemm":
+                tails[user] = (0, Edge(producer, "pool", words, op=user.name, op_writes=_numel(user)))
+    edges += [edge for _, edge in tails.values()]
+    return sorted(edges, key=lambda e: (e.producer, e.consumer if e.chain else -1))
+
+
+# ---- the cost of fused edges ----------------------------------------------------------------
+class FusionTerms:
+    """The fused network's (cycles, energy) from per-layer costs, and the capacity of fused chains,
+    for B design points; one instance per FusionGraph and cycle model."""
+
+    def __init__(self, graph: FusionGraph, cycle_model: str):
+        self.graph, self.cycle_model = graph, cycle_model
+        self.rate = costmodel.DRAM_WORDS_PER_CYCLE if cycle_model == "timeloop" else COMPILED_WORDS_PER_CYCLE
+        E = len(graph.edges)
+        self.instances = torch.tensor(graph.instances, dtype=torch.int64)
+        self.producer_inst = torch.tensor([e.producer for e in graph.edges], dtype=torch.int64)
+        self.producer = self.instances[self.producer_inst] if E else self.producer_inst
+        chains = [k for k, e in enumerate(graph.edges) if e.chain]
+        self.chains = torch.tensor(chains, dtype=torch.int64)
+        self.chain_producer = self.producer[self.chains] if chains else self.chains
+        self.chain_consumer_inst = torch.tensor([graph.edges[k].consumer for k in chains], dtype=torch.int64)
+        self.chain_consumer = self.instances[self.chain_consumer_inst] if chains else self.chain_consumer_inst
+        self.tails = torch.tensor([k for k, e in enumerate(graph.edges) if not e.chain], dtype=torch.int64)
+        self.words = torch.tensor([float(e.words) for e in graph.edges], dtype=torch.float64)
+        self.op_words = torch.tensor([float(e.op_reads + e.op_writes) for e in graph.edges], dtype=torch.float64)
+        self.kept_channels = torch.tensor([float(graph.layers[graph.instances[graph.edges[k].producer]].K)
+                                           for k in chains], dtype=torch.float64)
+
+    def traffic(self, layer_stack, temporal, spatial, order, hw_t) -> tuple[torch.Tensor, torch.Tensor]:
+        """Per layer (DRAM input fills [L, B], cycles that wait on no DRAM traffic [L, B]) of the
+        Timeloop-matched access counting (costmodel.cost_from_factors), from per-layer lists."""
+        L, B = len(temporal), temporal[0].shape[0]
+        hw = tuple(torch.as_tensor(h, dtype=torch.float64).expand(B).repeat(L) for h in hw_t)
+        out = costmodel.cost_from_factors(layer_stack, torch.cat(temporal), torch.cat(spatial)[:, 0],
+                                          torch.cat(spatial)[:, 1], order, hw)
+        times = out["level_cycles"]
+        floor = times[0] if self.cycle_model != "timeloop" else torch.stack([times[0], times[2], times[3]]).amax(0)
+        return out["dram_input"].reshape(L, B), floor.reshape(L, B)
+
+    def chain_needs(self, temporal, sp, acc) -> tuple[torch.Tensor, torch.Tensor]:
+        """(scratchpad KB, accumulator KB) [C, B] a fused chain holds at once: both layers' needs
+        (sp, acc [L, B]) plus the kept intermediate, the producer's L2 tile rows (N·P·Q) of all its
+        output channels, int8."""
+        if not len(self.chains):
+            B = sp.shape[1]
+            return torch.zeros(0, B, dtype=torch.float64), torch.zeros(0, B, dtype=torch.float64)
+        rows = []
+        for layer_index in self.chain_producer.tolist():
+            t = temporal[layer_index][:, :3, :].prod(1)
+            dims = self.graph.layers[layer_index]
+            rows.append(torch.minimum(t[:, N_], torch.tensor(float(dims.N))) *
+                        torch.minimum(t[:, P_], torch.tensor(float(dims.P))) *
+                        torch.minimum(t[:, Q_], torch.tensor(float(dims.Q))))
+        kept_kb = torch.stack(rows) * self.kept_channels.unsqueeze(1) / 1024
+        return sp[self.chain_producer] + sp[self.chain_consumer] + kept_kb, acc[self.chain_producer] + acc[self.chain_consumer]
+
+    def round(self, sigma, fits, mask=None):
+        """sigma_eff [B, E]: the rounded fusion (sigma >= 0.5, or `mask`, where the chain fits:
+        fits [B, C]) as the value, sigma's gradient."""
+        B, E = sigma.shape
+        on = (sigma.detach() >= 0.5) if mask is None else mask.expand(B, E).clone()
+        if len(self.chains):
+            on[:, self.chains] &= fits
+        return on.to(sigma.dtype) + (sigma - sigma.detach())
+
+    def network(self, cycles, energy, fills, floor, sigma, sp_kb) -> tuple[torch.Tensor, torch.Tensor]:
+        """The fused network's (cycles [B], energy µJ [B]) from one instance's per-layer (cycles,
+        energy, fills, floor) [L, B] and sigma [B, E] (sp_kb [B]: the scratchpad the on-chip copy
+        writes)."""
+        inst_cycles = cycles[self.instances]
+        inst_floor = floor[self.instances]
+        B = cycles.shape[1]
+        saved = torch.zeros(len(self.graph.instances), B, dtype=torch.float64)
+        energy_pj = torch.zeros(B, dtype=torch.float64)
+        extra_cycles = torch.zeros(B, dtype=torch.float64)
+        if len(self.graph.edges):
+            s = sigma.t()                                                   # [E, B]
+            w = self.words.unsqueeze(1)
+            saved = saved.index_add(0, self.producer_inst, s * w / self.rate)   # the write-back
+            energy_pj = energy_pj - (s * w).sum(0) * DRAM_PJ
+            if len(self.chains):
+                sc = s[self.chains]
+                f = fills[self.chain_consumer]
+                saved = saved.index_add(0, self.chain_consumer_inst, sc * f / self.rate)   # the re-fills
+                energy_pj = energy_pj + (sc * (-f * DRAM_PJ + (w[self.chains] - f) * scratchpad_pj(sp_kb))).sum(0)
+            if len(self.tails):
+                # the op: its residual read and output write either way, the intermediate's read unfused
+                st, wt, ow = s[self.tails], w[self.tails], self.op_words[self.tails].unsqueeze(1)
+                op_words = ow + (1 - st) * wt
+                extra_cycles = (op_words / self.rate).sum(0)
+                energy_pj = energy_pj + (op_words * DRAM_PJ).sum(0)
+        fused = torch.maximum(torch.minimum(inst_floor, inst_cycles), inst_cycles - saved)
+        return fused.sum(0) + extra_cycles, energy[self.instances].sum(0) + energy_pj * 1e-6
+
+    def capacity_penalty(self, sigma, sp_need, acc_need, sp_cap, acc_cap) -> torch.Tensor:
+        """The relaxation's penalty [B]: each chain's over-use of the buffers, weighted by its sigma."""
+        if not len(self.chains):
+            return torch.zeros(sigma.shape[0], dtype=torch.float64)
+        over = capacity_penalty(sp_need, sp_cap) + capacity_penalty(acc_need, acc_cap)     # [C, B]
+        return (sigma[:, self.chains].t() * over).sum(0)
+
+
+def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sigma=None):
+    """explore.NetworkProblem.cost with fusion (problem.fusion a FusionGraph): the hardware (fixed,
+    or inferred from every layer's needs and the fused chains'), the network's fused cycles and
+    energy, the rounded fusion [B, E], and the relaxation's penalty. sigma [B, E] (the descent's
+    continuous variables) or None: problem.fusion_mask, where it fits (the discrete phases).
+    order_table: costmodel.order_index of each canonical order choice (explore's)."""
+    terms = problem.fusion_terms
+    B, L, E = temporal[0].shape[0], len(problem.layers), len(problem.fusion.edges)
+    pe = torch.stack([s.max(1).values for s in spatial]).max(0).values
+    rows_of = problem.array_rows(pe)
+    sp, acc = problem.buffer_needs(temporal, spatial, rows_of)
+    sp_chain, acc_chain = terms.chain_needs(temporal, sp, acc)
+    fixed = problem.fixed_hw
+    sp_cap, acc_cap = (fixed.sp_kb, fixed.acc_kb) if fixed else (MAX_BUFFER_KB, MAX_BUFFER_KB)
+    fits = ((sp_chain <= sp_cap + 1e-9) & (acc_chain <= acc_cap + 1e-9)).t()          # [B, C]
+    relaxed = sigma is not None
+    if not relaxed:
+        sigma = problem.fusion_mask.to(torch.float64).expand(B, E)
+    on = terms.round(sigma, fits, None if relaxed else problem.fusion_mask)
+    if fixed is None and len(terms.chains):
+        # the inferred hardware holds the fused chains too (their need where fused, else nothing)
+        sp_all = torch.cat([sp, on[:, terms.chains].t() * sp_chain])
+        acc_all = torch.cat([acc, on[:, terms.chains].t() * acc_chain])
+    else:
+        sp_all, acc_all = sp, acc
+    hardware, hw_t, penalty = problem.infer_hardware(pe, sp_all, acc_all, smooth)
+    cycles, energy = problem.network_cost.per_layer(temporal, spatial, order, hw_t, weighted=False)
+    fills, floor = terms.traffic(problem.network_cost.stack(list(range(L)), B) if L > 1 else problem.layers[0],
+                                 temporal, spatial, order_table[torch.cat(order)], hw_t)
+    net_cycles, net_energy = terms.network(cycles, energy, fills, floor, on, hw_t[1])
+    relaxation = terms.capacity_penalty(sigma, sp_chain, acc_chain, sp_cap, acc_cap) if relaxed else None
+    edp = net_cycles * net_energy
+    if relaxed:
+        valid = torch.where(penalty > 0, torch.inf, edp.detach())
+        low, arg = valid.min(0)
+        if float(low) < problem.best_edp:
+            problem.fusion_mask = on[int(arg)].detach() > 0.5     # the fusion of the best point so far
+    problem.note(edp, penalty)
+    return hardware, net_cycles, net_energy, penalty, on.detach() > 0.5, relaxation
+
+
+def fuse_result(problem, result, mask) -> None:
+    """Make `result` (a design of problem.layers, explore.Result) the fused network's: its totals
+    from FusionTerms.network on its exact per-layer costs, fusing the edges of `mask` [E] that fit
+    its hardware, and result.fusion: the edges, the fused groups and the design's totals unfused."""
+    terms, hw = problem.fusion_terms, result.hw
+    with torch.no_grad():
+        tensors = [costmodel.mapping_tensors(m) for m in result.mappings]
+        temporal = [t for t, _, _ in tensors]
+        spatial = [torch.stack([c, k], dim=1) for _, c, k in tensors]
+        order = torch.cat([costmodel.order_index(m.order, 1) for m in result.mappings])
+        hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (hw.pe_dim, hw.sp_kb, hw.acc_kb))
+        L = len(problem.layers)
+        sp, acc = problem.buffer_needs(temporal, spatial, float(hw.pe_dim))
+        sp_chain, acc_chain = terms.chain_needs(temporal, sp, acc)
+        fits = ((sp_chain <= hw.sp_kb + 1e-9) & (acc_chain <= hw.acc_kb + 1e-9)).t()
+        on = terms.round(torch.as_tensor(mask, dtype=torch.float64).reshape(1, -1),
+                         fits, torch.as_tensor(mask, dtype=torch.bool).reshape(1, -1))
+        fills, floor = terms.traffic(problem.network_cost.stack(list(range(L)), 1) if L > 1 else problem.layers[0],
+                                     temporal, spatial, order, hw_t)
+        cycles = torch.tensor([[c.cycles] for c in result.per_layer], dtype=torch.float64)
+        energy = torch.tensor([[c.energy_uj] for c in result.per_layer], dtype=torch.float64)
+        totals = {name: [float(x[0]) for x in terms.network(cycles, energy, fills, floor, sigma, hw_t[1])]
+                  for name, sigma in (("fused", on), ("unfused", torch.zeros_like(on)))}
+    result.cycles, result.energy_uj = totals["fused"]
+    result.edp = result.cycles * result.energy_uj
+    unfused_cycles, unfused_energy = totals["unfused"]
+    result.fusion = {**describe(problem.fusion, (on[0] > 0.5).tolist()), "unfused_cycles": unfused_cycles,
+                     "unfused_energy_uj": unfused_energy, "unfused_edp": unfused_cycles * unfused_energy}
+
+
+def describe(graph: FusionGraph, fused) -> dict:
+    """result.json's fusion entry: the edges the graph allows (with whether each is fused) and the
+    fused groups."""
+    fused = [bool(x) for x in fused]
+    return {"edges": [{"producer": graph.names[e.producer],
+                       "consumer": graph.names[e.consumer] if e.chain else e.op,
+                       "kind": e.kind, "intermediate_words": e.words, "fused": on}
+                      for e, on in zip(graph.edges, fused)],
+            "groups": graph.groups(fused)}

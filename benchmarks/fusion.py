@@ -1,0 +1,136 @@
+"""Fusion-aware co-exploration against the same search without fusion (issue I's acceptance; FADiff,
+Jia et al., arXiv 2511.22348, Table 1's setting).
+
+    python benchmarks/fusion.py [--smoke] [--budget S] [--networks a,b] [--configs large,small,free]
+        [--cycle-model timeloop|compiled] [--seq N] [--seed N] [--out DIR]
+
+FADiff's five networks, their layer tables and fusion graphs built from torch.nn / torchvision
+definitions through the tuner's torch importer (baco.tuner.fusion.graph_from_torch): GPT-3 6.7B as
+one decoder block (d_model 4096, 32 heads, FFN 16384) at --seq tokens (default 2048), VGG16,
+VGG19, MobileNetV1 and ResNet-18 at 1x3x224x224; on FADiff's fixed Gemminis, Large (32x32, 512
+KB scratchpad, 64 KB accumulator) and Small (16x16, 8 KB, 8 KB), and with the hardware free.
+Per network and configuration, with the same time budget each:
+- baco with fusion (explore.coexplore(fusion_graph=...): the fusion variables descended with the
+  mappings) and baco without (the layer-by-layer search); both designs are costed by the fusion
+  model, the one without fusion with every edge unfused (the element-wise ops the fusion model adds,
+  residual adds and pools, are in both);
+- the genetic algorithm and the DOSA-style search given the fusion variables (each design fuses
+  every edge that fits; baselines.genetic / dosa_style with fusion_graph).
+Prints one row per (network, configuration): the EDPs, fusion's saving over no fusion, the fused
+groups; then the mean saving on the fixed configurations (FADiff's goal: >= 15%, never higher)
+and whether baco's fused search is at least as good as GA's and DOSA's on every row. Writes
+OUT/fusion.json. The figures are of the chosen cycle model (default timeloop, as FADiff and DOSA
+compare).
+
+--smoke: MobileNetV1 at 1x3x32x32 on Small, 1.5 s per search (the tests' size).
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+from baco.tuner import baselines, explore, fusion, torch_models
+from baco.tuner.arch import Hardware
+from baco.tuner.workloads import import_model_module
+
+CONFIGS = {"large": Hardware(32, 512, 64), "small": Hardware(16, 8, 8), "free": None}
+IMAGE = (1, 3, 224, 224)
+
+
+def networks(seq: int) -> dict:
+    """name -> (factory, input shape)."""
+    tv = import_model_module("torchvision.models")
+    return {"gpt3-6.7b": (torch_models.gpt3_6p7b_block, (1, seq, 4096)), "vgg16": (tv.vgg16, IMAGE),
+            "vgg19": (tv.vgg19, IMAGE), "mobilenetv1": (torch_models.mobilenet_v1, IMAGE),
+            "resnet18": (tv.resnet18, IMAGE)}
+
+
+def graph_of(factory, shape) -> fusion.FusionGraph:
+    with torch.device("meta"):
+        model = factory().eval()
+    return fusion.graph_from_torch(model, torch.zeros(*shape, device="meta"))
+
+
+def fused_cost(result, graph: fusion.FusionGraph, cycle_model: str, fuse: bool) -> explore.Result:
+    """The result costed by the fusion model: its own fusion (every edge that fits, fuse=True) or
+    none (fuse=False)."""
+    problem = explore.NetworkProblem(graph.layers, fixed_hw=result.hw, cycle_model=cycle_model, fusion_graph=graph)
+    out = copy.deepcopy(result)
+    fusion.fuse_result(problem, out, torch.full((len(graph.edges),), fuse, dtype=torch.bool))
+    return out
+
+
+def run_row(graph, hw, budget: float, seed: int, cycle_model: str) -> dict:
+    common = dict(time_budget_s=budget, seed=seed, cycle_model=cycle_model, fixed_hw=hw)
+    t0 = time.perf_counter()
+    fused = explore.coexplore(graph.layers, fusion_graph=graph, progress=False, **common)
+    plain = fused_cost(explore.coexplore(graph.layers, progress=False, **common), graph, cycle_model, fuse=False)
+    ga = baselines.genetic(graph.layers, fusion_graph=graph, **common)
+    dosa = baselines.dosa_style(graph.layers, fusion_graph=graph, **common)
+    return {"baco_fused": fused.edp, "baco_unfused": plain.edp, "ga_fused": ga.edp, "dosa_fused": dosa.edp,
+            "saving": 1 - fused.edp / plain.edp, "groups": fused.fusion["groups"],
+            "edges": len(graph.edges), "fused_edges": sum(e["fused"] for e in fused.fusion["edges"]),
+            "hardware": [fused.hw.pe_dim, fused.hw.sp_kb, fused.hw.acc_kb],
+            "unfused_hardware": [plain.hw.pe_dim, plain.hw.sp_kb, plain.hw.acc_kb],
+            "wall_s": time.perf_counter() - t0}
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--smoke", action="store_true")
+    p.add_argument("--budget", type=float, help="seconds per search (default 20; smoke 1.5)")
+    p.add_argument("--networks", help=f"comma-separated, of {', '.join(networks(2048))}")
+    p.add_argument("--configs", help=f"comma-separated, of {', '.join(CONFIGS)}")
+    p.add_argument("--cycle-model", choices=["timeloop", "compiled"], default="timeloop")
+    p.add_argument("--seq", type=int, default=2048, help="GPT-3 block's sequence length")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default="out/fusion")
+    a = p.parse_args(argv)
+    table = networks(a.seq)
+    if a.smoke:
+        table = {"mobilenetv1": (torch_models.mobilenet_v1, (1, 3, 32, 32))}
+    names = a.networks.split(",") if a.networks else list(table)
+    configs = a.configs.split(",") if a.configs else (["small"] if a.smoke else list(CONFIGS))
+    for n in names:
+        if n not in table:
+            p.error(f"--networks: unknown network {n!r} (of {', '.join(table)})")
+    for c in configs:
+        if c not in CONFIGS:
+            p.error(f"--configs: unknown configuration {c!r} (of {', '.join(CONFIGS)})")
+    budget = a.budget or (1.5 if a.smoke else 20.0)
+    rows = []
+    print(f"{'network':12} {'config':6} {'baco+fusion':>12} {'baco':>12} {'saving':>7} {'GA+fusion':>12} "
+          f"{'DOSA+fusion':>12}  fused groups", flush=True)
+    for name in names:
+        graph = graph_of(*table[name])
+        for config in configs:
+            row = {"network": name, "config": config, **run_row(graph, CONFIGS[config], budget, a.seed, a.cycle_model)}
+            rows.append(row)
+            groups = "; ".join("+".join(g) for g in row["groups"]) or "none"
+            print(f"{name:12} {config:6} {row['baco_fused']:12.4g} {row['baco_unfused']:12.4g} {row['saving']:7.1%} "
+                  f"{row['ga_fused']:12.4g} {row['dosa_fused']:12.4g}  {row['fused_edges']}/{row['edges']}: {groups}",
+                  flush=True)
+    fixed = [r["saving"] for r in rows if r["config"] != "free"]
+    if fixed:
+        print(f"mean saving on the fixed configurations: {sum(fixed) / len(fixed):.1%} (goal >= 15%); "
+              f"rows where fusion is higher: {sum(s < 0 for s in fixed)}")
+    beaten = [(r["network"], r["config"]) for r in rows
+              if r["baco_fused"] > min(r["ga_fused"], r["dosa_fused"]) * (1 + 1e-9)]
+    print(f"baco+fusion at least as good as GA and DOSA with fusion: {len(rows) - len(beaten)} of {len(rows)} rows"
+          + (f" (not on {beaten})" if beaten else ""))
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "fusion.json").write_text(json.dumps({"budget_s": budget, "cycle_model": a.cycle_model, "seq": a.seq,
+                                                 "seed": a.seed, "rows": rows}, indent=2) + "\n")
+    print(f"wrote {out / 'fusion.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

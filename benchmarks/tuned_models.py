@@ -1,0 +1,198 @@
+"""Tuned whole models, measured: does the whole program confirm the tuner's EDP gain?
+
+Per model: `baco tune --torch` (baco.tuner.explore.coexplore on the model's layer table,
+baco.tuner.workloads.layers_from_torch: convolutions, depthwise convolutions and linear layers,
+--budget seconds) gives a design (a Gemmini and one schedule per layer); the same model (random
+weights, BatchNorm statistics measured on random inputs) is then compiled twice
+(baco.compile_model): without a design (the default Gemmini, every kernel's default schedule) and
+with it (`baco build --design`: the design's Gemmini, the tuned schedule of every layer the design
+lists, depthwise ones included), each linked into one self-checking ELF and run on the ISS with the
+cycle model attached (baco.codegen.program.run_program).
+
+Measured EDP of a program = its end-to-end cycles (the core's rdcycle over all steps: every
+Gemmini layer, residual add and CPU operator, as `baco build --run` prints them) x its Gemmini
+energy: the tuner's energy model (baco.gemmini.energy.energy_pj, the function the tuner's compiled-
+program energy prices its counts with) applied to the counts the cycle model recorded over the run
+(MACs, scratchpad/accumulator/register accesses, DRAM bytes). Measured gain = default EDP / tuned
+EDP. Also printed: the gain over the layer steps alone (the steps the tuner costs: conv, depthwise,
+linear; cycles summed from the program's per-step report, energy of the whole run).
+
+Predicted: the tuner's EDP of the design, (sum count x cycles) x (sum count x energy) over the layer
+table, against (a) the same layers with each kernel's default schedule on the default Gemmini
+(mapping.default_layer_schedule / default_gemm_schedule costed by the same program models: what the
+build without a design runs) and (b) Gemmini-default as the tuner reports it (the C library's
+program: baselines.gemmini_default). Goal (issue H): measured gain within 25% of predicted.
+
+    python benchmarks/tuned_models.py [--models mobilenet_v2,resnet50] [--resolution 64] [--budget 60] [--per-step]
+    python benchmarks/tuned_models.py --smoke     # a tiny depthwise-separable CNN, a short search
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+from torch import nn
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import baco  # noqa: E402
+from baco.codegen.program import run_program  # noqa: E402
+from baco.gemmini.energy import energy_pj  # noqa: E402
+from baco.gemmini.schedule import default_gemm_schedule  # noqa: E402
+from baco.model.cli import build_model  # noqa: E402
+from baco.model.lower import GemminiStep  # noqa: E402
+from baco.model.zoo import seeded_inputs, with_bn_statistics  # noqa: E402
+from baco.sim.timing import TimingModel  # noqa: E402
+from baco.tuner.arch import DEFAULT_HARDWARE  # noqa: E402
+from baco.tuner.baselines import gemmini_default  # noqa: E402
+from baco.tuner.emit import result_dict  # noqa: E402
+from baco.tuner.explore import coexplore  # noqa: E402
+from baco.tuner.kernel_model import conv_schedule_cycles, conv_schedule_energy, evaluate  # noqa: E402
+from baco.tuner.mapping import KERNEL_OUT_INT8, default_layer_schedule, is_kernel_layer, schedule_mapping  # noqa: E402
+from baco.tuner.workloads import layers_from_torch  # noqa: E402
+
+SPECS = {"mobilenet_v2": "torchvision.models:mobilenet_v2", "resnet50": "torchvision.models:resnet50",
+         "resnet18": "torchvision.models:resnet18", "mobilenet_v3_small": "torchvision.models:mobilenet_v3_small"}
+
+
+class TinySeparable(nn.Module):
+    """The smoke model: a stem conv, a depthwise-separable block with a residual add, a linear head."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU())
+        self.dw = nn.Sequential(nn.Conv2d(16, 16, 3, padding=1, groups=16), nn.BatchNorm2d(16), nn.ReLU())
+        self.pw = nn.Sequential(nn.Conv2d(16, 16, 1), nn.BatchNorm2d(16))
+        self.head = nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = self.stem(x)
+        x = x + self.pw(self.dw(x))
+        return self.head(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
+
+
+def default_prediction(layers) -> list[tuple[float, float]]:
+    """(cycles, energy µJ) of one instance of each layer as the tuner's program models predict it
+    run with its kernel's default schedule on the default Gemmini (the build without a design)."""
+    hw, cfg = DEFAULT_HARDWARE, DEFAULT_HARDWARE.to_gemmini_config()
+    out = []
+    for layer in layers:
+        if is_kernel_layer(layer):
+            s = default_gemm_schedule(layer.P, layer.K, layer.C, cfg, KERNEL_OUT_INT8)
+            cost = evaluate(layer, schedule_mapping(layer, s, cfg.dim), hw)
+            c, e = cost.cycles, cost.energy_uj
+        else:
+            s = default_layer_schedule(layer, cfg)
+            c, e = conv_schedule_cycles(layer, s, cfg.dim), conv_schedule_energy(layer, s, (cfg.dim, cfg.sp_kb, cfg.acc_kb))
+        out.append((c, e))
+    return out
+
+
+def run_build(compiled, x, elf: Path) -> dict:
+    """The ELF on the ISS with the cycle model: end-to-end cycles, the layer steps' cycles, Gemmini
+    energy (µJ) of the run's counts, bit-exactness, tuned layers."""
+    build = compiled.build_elf(str(elf), x)
+    tm = TimingModel(compiled.config)
+    run = run_program(build, timing=tm)
+    cfg = compiled.config
+    energy_uj = energy_pj(tm.report(), sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, dim=cfg.dim) * 1e-6
+    layer_steps = {i: s for i, s in enumerate(compiled.lowered.steps) if isinstance(s, GemminiStep) and s.layer}
+    # the program's steps are named s<lowered step index>_<op kind>[.<launch>] (baco.model.link)
+    step_cycles = {}
+    for n, c in run.step_cycles.items():
+        i = int(n.split("_")[0][1:])
+        if i in layer_steps:
+            step_cycles[i] = step_cycles.get(i, 0) + c
+    layer_cycles = sum(step_cycles.values())
+    by_key = {}           # layer key -> measured cycles of its steps (one list entry per step)
+    for i, c in step_cycles.items():
+        by_key.setdefault(layer_steps[i].layer.key, []).append(c)
+    return {"cycles": run.total_cycles, "layer_cycles": layer_cycles, "energy_uj": energy_uj,
+            "exact": run.passed, "tuned": sum(s.schedule_source == "tuned" for s in layer_steps.values()),
+            "layers": len(layer_steps), "by_key": by_key}
+
+
+def measure(name: str, model, shape, budget: float, calibrate: int, seed: int, smoke: bool, out: Path) -> dict:
+    t0 = time.perf_counter()
+    x = seeded_inputs(shape, 1, seed=seed + 1)[0]
+    layers = layers_from_torch(model, torch.zeros(shape))
+    quick = dict(steps=10, starts=2, random_pool=8, polish=False) if smoke else {}
+    result = coexplore(layers, seed=seed, time_budget_s=None if smoke else budget, progress=False, **quick)
+    design = result_dict(layers, result)
+    tune_s = time.perf_counter() - t0
+    lib = gemmini_default(layers)
+    default = default_prediction(layers)
+    dc, de = (sum(layer.count * p[i] for layer, p in zip(layers, default)) for i in (0, 1))
+    r = {"name": name, "layers": len(layers), "depthwise": sum(l.depthwise for l in layers),
+         "hw": result.hw, "tune_s": tune_s, "pred_tuned": result.cycles * result.energy_uj,
+         "pred_default": dc * de, "pred_library": lib.cycles * lib.energy_uj,
+         "pred": {"tuned": (result.cycles, result.energy_uj), "default": (dc, de)},
+         "per_layer": [(layer, cost.cycles, d[0]) for layer, cost, d in zip(layers, result.per_layer, default)]}
+    for kind, d in (("default", None), ("tuned", design)):
+        compiled = baco.compile_model(model, x, design=d, calibrate=calibrate)
+        r[kind] = run_build(compiled, x, out / f"{name}_{kind}.elf")
+    r["seconds"] = time.perf_counter() - t0
+    return r
+
+
+def print_row(r: dict, per_step: bool = False) -> None:
+    d, t = r["default"], r["tuned"]
+    gain = d["cycles"] * d["energy_uj"] / (t["cycles"] * t["energy_uj"])
+    layer_gain = d["layer_cycles"] * d["energy_uj"] / (t["layer_cycles"] * t["energy_uj"])
+    pred = r["pred_default"] / r["pred_tuned"]
+    hw = r["hw"]
+    print(f"{r['name']}: {r['layers']} unique layers ({r['depthwise']} depthwise), tuned {hw.pe_dim}x{hw.pe_dim} "
+          f"{hw.sp_kb:g}/{hw.acc_kb:g} KB in {r['tune_s']:.0f} s; {t['tuned']}/{t['layers']} layer steps tuned; "
+          f"bit-exact default {d['exact']}, tuned {t['exact']}")
+    for kind, m in (("default", d), ("tuned", t)):
+        pc, pe = r["pred"][kind]
+        print(f"  {kind:8s} {m['cycles']:>12,} cycles end to end ({m['layer_cycles']:,} in layer steps; predicted "
+              f"{pc:,.0f}), Gemmini energy {m['energy_uj']:.1f} uJ (predicted {pe:.1f})")
+    if per_step:
+        print(f"  {'layer':34s} {'count':>5s} {'default pred':>12s} {'sim':>10s} {'tuned pred':>11s} {'sim':>10s}")
+        for layer, tuned_pred, default_pred in r["per_layer"]:
+            ds, ts = (sum(m["by_key"].get(layer.key, [])) / layer.count for m in (d, t))
+            print(f"  {layer.name[:34]:34s} {layer.count:5d} {default_pred:12,.0f} {ds:10,.0f} {tuned_pred:11,.0f} "
+                  f"{ts:10,.0f}")
+    print(f"  EDP gain measured {gain:.2f}x end to end, {layer_gain:.2f}x over the layer steps; predicted "
+          f"{pred:.2f}x over the default schedules ({gain / pred:.2f} of it end to end, {layer_gain / pred:.2f} "
+          f"over the layer steps), {r['pred_library'] / r['pred_tuned']:.2f}x over the C library's program "
+          f"(the tuner's report); {r['seconds']:.0f} s")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--models", default="mobilenet_v2,resnet50", help=f"comma-separated, of {', '.join(SPECS)}")
+    p.add_argument("--resolution", type=int, default=64, help="input height and width (default 64)")
+    p.add_argument("--budget", type=float, default=60.0, help="tuning seconds per model")
+    p.add_argument("--calibrate", type=int, default=8)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--smoke", action="store_true", help="a tiny depthwise-separable CNN, a short search")
+    p.add_argument("--per-step", action="store_true", help="per layer: predicted and simulated cycles, both builds")
+    a = p.parse_args(argv)
+    ok = True
+    with tempfile.TemporaryDirectory() as tmp:
+        if a.smoke:
+            shape = (1, 3, 8, 8)
+            torch.manual_seed(a.seed)
+            runs = [("tiny_separable", with_bn_statistics(TinySeparable().eval(), shape, seed=a.seed), shape)]
+            a.calibrate = 2
+        else:
+            unknown = [m for m in a.models.split(",") if m not in SPECS]
+            if unknown:
+                p.error(f"unknown models {unknown}: choose from {', '.join(SPECS)}")
+            shape = (1, 3, a.resolution, a.resolution)
+            runs = [(m, build_model(SPECS[m], shape, a.seed), shape) for m in a.models.split(",")]
+        for name, model, shape in runs:
+            r = measure(name, model, shape, a.budget, a.calibrate, a.seed, a.smoke, Path(tmp))
+            print_row(r, a.per_step)
+            ok &= r["default"]["exact"] and r["tuned"]["exact"] and r["tuned"]["tuned"] == r["tuned"]["layers"]
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

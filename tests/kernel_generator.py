@@ -1,0 +1,1105 @@
+"""A generator of kernels and launches (issue L, item 1): case `seed` is a random well-formed
+block kernel of baco.language with a random launch, a random mutation of one (a located
+CompilationError, a located run-time error, or a TypeError/ValueError naming the argument),
+or a random call of a shipped kernel (baco.kernels.*), with the outcome it must have.
+
+Each case is drawn from its seed alone (`case(seed)`), so a failing seed is its own
+regression test. Kernels are drawn from `seed // LAUNCHES_PER_KERNEL` and launches from the
+seed, so neighbouring seeds share a kernel (and its compiled specialization) and vary the
+run-time arguments. Results are checked against a numpy model of the generated description
+written here (the windows each program reads and writes, Gemmini's int32 accumulation,
+OS saturation, ReLU, float32 scale with round-half-even, int8 saturation, max pooling),
+independent of the compiler and of its interpreter.
+
+Kernel families (each a small grammar over the language):
+- gemm: 1-D/2-D grids (program_id, num_programs, cdiv), run-time or expression strides,
+  a column-major B (order=(0, 1)), `ptr + n` bases, run-time row offsets (negative too), bias rows at stride 0, every loop
+  form (cdiv/advance, range with a step, run-time and constexpr bounds and steps of either
+  sign, min/max bounds, nested loops), three accumulation forms, scalar `//`/`%` with a
+  run-time divisor, epilogues int32, int8 through a run-time or constexpr scale (1.0, NaN,
+  inf included), ReLU, WS/OS, double buffering, Gemminis of DIM 8, 16 and 32;
+- pool: a dot read out through max_pool2d (kernel, stride, padding, run-time valid_rows,
+  a stored block at a run-time row offset);
+- chain: two chained dots (relu(h * s1).to(int8) as the second A);
+- resadd: two scaled int8 loads summed in the accumulator, or a plain int8 copy.
+Mutations insert a bad statement at a random place (bad types, shapes, out-of-range
+constexprs, unsupported constructs), pass a zero divisor or step at run time, break one
+launch argument, or break one argument of a shipped-kernel call.
+
+`classify(case, target)` gives the outcome of one run; `run_isolated` runs cases in a
+worker process with a time limit per case, so a hang or a crash is an outcome too. Used by
+tests/test_kernel_generator.py and benchmarks/fuzz_report.py --generated."""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+from baco.errors import CompilationError, KernelRuntimeError
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.isa import GemminiFault
+from tests.fuzz_corpus import MARK, Case, corpus_dir
+
+LAUNCHES_PER_KERNEL = 8
+GOOD = ("bit-exact", "compile error", "argument error", "run-time error")
+BAD = ("wrong result", "unexpected outcome", "internal error", "unlocated error", "crash", "hang")
+SPATIAL_BITS = 20          # the default GemminiConfig's array output width (OS partial sums)
+NAN, INF = float("nan"), float("inf")
+
+
+# ---- Gemmini's arithmetic, restated in numpy for the reference ----------------------------
+def sat(x, bits):
+    return np.clip(np.asarray(x, np.int64), -(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+
+
+def scaled(x, scale, bits=32):
+    """int -> float32, times the float32 scale (RNE), rounded half to even, NaN -> 0, saturated."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        y = (np.asarray(x, np.int64).astype(np.float32) * np.float32(scale)).astype(np.float64)
+    y = np.where(np.isnan(y), 0.0, np.clip(np.rint(y), -2.0 ** 62, 2.0 ** 62))
+    return sat(y.astype(np.int64), bits)
+
+
+def readout(acc, scale=1.0, relu=False):
+    """The accumulator's int8 read-out: ReLU, scale, int8 saturation."""
+    acc = np.asarray(acc, np.int64)
+    if relu:
+        acc = np.maximum(acc, 0)
+    return sat(scaled(acc, scale), 8).astype(np.int8)
+
+
+def window(x, r0, c0, rows, cols):
+    """x[r0:r0+rows, c0:c0+cols] with zeros outside x (a boundary-checked load)."""
+    out = np.zeros((rows, cols), np.int64)
+    r, c = np.arange(r0, r0 + rows), np.arange(c0, c0 + cols)
+    rm, cm = (r >= 0) & (r < x.shape[0]), (c >= 0) & (c < x.shape[1])
+    out[np.ix_(rm, cm)] = x[np.ix_(r[rm], c[cm])]
+    return out
+
+
+def put(dst, r0, c0, block, rows_limit=None, cols_limit=None):
+    """Store `block` at (r0, c0) of dst, clipped to [0, rows_limit) x [0, cols_limit)."""
+    rows_limit = dst.shape[0] if rows_limit is None else rows_limit
+    cols_limit = dst.shape[1] if cols_limit is None else cols_limit
+    r, c = np.arange(r0, r0 + block.shape[0]), np.arange(c0, c0 + block.shape[1])
+    rm, cm = (r >= 0) & (r < rows_limit), (c >= 0) & (c < cols_limit)
+    dst[np.ix_(r[rm], c[cm])] = block[np.ix_(rm, cm)].astype(dst.dtype)
+
+
+def pool(pixels, rows, cols, k, stride, upad, lpad):
+    """Max over k x k windows of the rows x cols image (one pixel per row of `pixels`); window
+    positions outside the image count as 0."""
+    ch = pixels.shape[1]
+    img = np.asarray(pixels[:rows * cols], np.int64).reshape(rows, cols, ch)
+    pr, pc = (rows + 2 * upad - k) // stride + 1, (cols + 2 * lpad - k) // stride + 1
+    out = np.zeros((pr, pc, ch), np.int64)
+    for i in range(pr):
+        for j in range(pc):
+            best = None
+            for wr in range(k):
+                for wc in range(k):
+                    y, x = i * stride - upad + wr, j * stride - lpad + wc
+                    v = img[y, x] if 0 <= y < rows and 0 <= x < cols else np.zeros(ch, np.int64)
+                    best = v if best is None else np.maximum(best, v)
+            out[i, j] = best
+    return out.reshape(pr * pc, ch).astype(np.int8), pc
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def int8s(rng, shape, extreme=False):
+    if extreme and rng.random() < 0.5:
+        return rng.choice(np.array([-128, -127, 0, 126, 127], np.int8), shape)
+    return rng.integers(-128, 128, shape).astype(np.int8)
+
+
+# ---- kernel text ------------------------------------------------------------------------
+def source(params: list[str], body: list[str]) -> str:
+    lines = [f"def KERNEL({', '.join(params)}):"]
+    for stmt in body:
+        lines += ["    " + line for line in stmt.split("\n")]
+    return "\n".join(lines) + "\n"
+
+
+def indent(stmt: str, levels: int) -> str:
+    return "\n".join("    " * levels + line for line in stmt.split("\n"))
+
+
+SCALES = (1.0, 0.5, 0.0125, -0.03, 2.0 ** -7, 1e-7, 3.0, NAN, INF, -INF)
+CONST_SCALES = (1.0, 0.25, 0.0078125, 0.03, -0.5, NAN, INF)
+# (statement, needs acc, message): a bad statement inserted at a random place of a good kernel
+BAD_STATEMENTS = [
+    ("bad = @@bl.zeros((BM, BN), dtype=bl.int8)", False, "zeros() makes int32 accumulator blocks"),
+    ("bad = @@M ** 2", False, "unsupported integer operator Pow"),
+    ("bad = @@M / 2", False, "use // for division"),
+    ("bad = @@BM // (BM - BM)", False, "division or modulo by zero"),
+    ("bad = @@BN % (BK - BK)", False, "division or modulo by zero"),
+    ("bad = @@bl.cdiv(BM, BK - BK)", False, "cdiv() by zero"),
+    ("for i in @@range(0, M, BK - BK):\n    pass", False, "range() step must not be zero"),
+    ("bad = @@bl.relu(M)", False, "relu() needs a block"),
+    ("bad = @@acc.to(bl.float32)", True, "blocks convert to int8 or int32"),
+    ("bad = @@bl.max_pool2d(acc.to(bl.int8), (BM // 4, 4), 4)", True, "outside 1..3"),
+    ("bad = @@bl.max_pool2d(acc.to(bl.int8), (BM // 4, 4), 2, 1, 4)", True, "outside 0..3"),
+    ("bad = @@bl.max_pool2d(acc, (BM // 4, 4), 2)", True, "max_pool2d() pools int8 pixels"),
+    ("bad = @@bl.program_id(3)", False, "the grid axis must be the constant"),
+    ("bad = @@bl.num_programs(M)", False, "the grid axis must be the constant"),
+    ("bad = @@bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 1), offsets=(0, 0), block_shape=(BM - BM, BK))",
+     False, "block_shape must be positive"),
+    ("bad = @@bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 2), offsets=(0, 0), block_shape=(BM, BK))",
+     False, "no dimension has stride 1"),
+    ("bad = @@bl.dot(acc, acc)", True, "Gemmini dot() multiplies int8 blocks"),
+    ("bad = @@acc * acc", True, "elementwise block * block is not supported"),
+    ("if @@M > 3:\n    pass", False, "comparisons of runtime values"),
+    ("bad = @@undefined_thing", False, "name `undefined_thing` is not defined"),
+    ("bad = @@bl.load(M)", False, "load() needs a block pointer"),
+    ("@@bl.store(c_ptr + N, acc)", True, "store() needs a block pointer, got pointer"),
+    ("bad = @@a_ptr * 2", False, "a pointer can only be moved by adding an integer"),
+    ("bad = @@M if M else N", False, "needs a compile-time condition"),
+    ("bad = @@bl.zeros((M, BN))", False, "zeros() shape must be two positive"),
+    ("bad = @@bl.cdiv(acc, 2)", True, "must be an integer scalar"),
+    ("bad = @@[i for i in range(3)]", False, "unsupported expression"),
+    ("@@while M > 0:\n    pass", False, "while loops are not supported"),
+    ("bad = min(M, @@a_ptr)", False, "an argument of min() must be an integer scalar, got pointer"),
+    ("bad = @@acc.to(bl.int8) * acc.to(bl.int8)", True, "elementwise block * block is not supported"),
+]
+
+
+class GemmKernel:
+    """The gemm family: one random kernel (its text and what the reference needs)."""
+
+    def __init__(self, rng):
+        c = lambda *xs: xs[int(rng.integers(len(xs)))]  # noqa: E731
+        self.bm, self.bn, self.bk = c(16, 32), c(16, 32), c(16, 32, 64)
+        self.grid1d = rng.random() < 0.3
+        self.runtime_strides = rng.random() < 0.4
+        self.base_offset = rng.random() < 0.25
+        self.row_offset = rng.random() < 0.35
+        self.loop = c("cdiv_advance", "step_advance", "runtime_range", "constexpr_range", "negative_step",
+                      "minmax", "nested")
+        self.acc_form = c("iadd", "dot_acc", "add")
+        self.bias = rng.random() < 0.3
+        self.divide = rng.random() < 0.3
+        self.epilogue = c("int32", "int8", "relu8", "relu_first8", "to8")
+        self.constexpr_scale = rng.random() < 0.35
+        self.const_scale = c(*CONST_SCALES)
+        self.dataflow = c("WS", "WS", "OS")
+        self.double_buffer = rng.random() < 0.3
+        self.kb_range = (c(0, 1, 2), c(1, 3, 5), c(1, 1, 2)) if rng.random() < 0.7 else (c(3, 4), -1, c(-1, -2))
+        self.checked = rng.random() < 0.9      # unchecked loads only with exact multiples
+        if not self.checked and self.loop in ("runtime_range", "constexpr_range", "nested"):
+            self.loop = "cdiv_advance"         # (those visit K blocks past the end, which only a checked load reads as 0)
+        self.b_column_major = rng.random() < 0.25     # B given as (N, K): a column-major view, order=(0, 1)
+        self.dim = c(16, 16, 16, 8, 32)               # the Gemmini's DIM (config=)
+
+    # the K-block indices the loop visits, given the launch
+    def kbs(self, K, klo=0, khi=0, step=1):
+        n = cdiv(K, self.bk)
+        if self.loop in ("cdiv_advance", "step_advance"):
+            return list(range(n))
+        if self.loop == "runtime_range":
+            return list(range(klo, khi, step))
+        if self.loop == "constexpr_range":
+            return list(range(*self.kb_range))
+        if self.loop == "negative_step":
+            return list(range(n - 1, -1, -1))
+        if self.loop == "minmax":
+            return list(range(max(0, klo), min(n, khi)))
+        return [k0 + k1 for k0 in range(0, n, 2) for k1 in range(2)]
+
+    def params(self):
+        p = ["a_ptr", "b_ptr", "c_ptr"] + (["bias_ptr"] if self.bias else []) + ["M", "N", "K"]
+        p += ["SA", "SB", "SC"] if self.runtime_strides else []
+        p += ["R0"] if self.base_offset else []
+        p += ["OFF"] if self.row_offset else []
+        p += ["KLO", "KHI", "STEP"] if self.loop == "runtime_range" else ["KLO", "KHI"] if self.loop == "minmax" else []
+        p += ["D"] if self.divide else []
+        p += ["scale"] if self.epilogue in ("int8", "relu8", "relu_first8") and not self.constexpr_scale else []
+        p += ["BM: bl.constexpr", "BN: bl.constexpr", "BK: bl.constexpr"]
+        p += ["S: bl.constexpr"] if self.epilogue in ("int8", "relu8", "relu_first8") and self.constexpr_scale else []
+        return p
+
+    def body(self, mutation=None):
+        """Statements (top level), the index after which acc exists, and the loop's position."""
+        sa, sb, sc = ("SA", "SB", "SC") if self.runtime_strides else ("K", "N", "N")
+        bc = ", boundary_check=(0, 1)" if self.checked else ""
+        body = []
+        if self.grid1d:
+            body += ["gn = bl.cdiv(N, BN)", "pm = bl.program_id(0) // gn",
+                     "pn = bl.program_id(0) % bl.num_programs(0) % gn"]
+        else:
+            body += ["pm = bl.program_id(0)", "pn = bl.program_id(1)"]
+        row0 = "pm * BM" + (" + OFF" if self.row_offset else "")
+        if self.divide:
+            body.append("z = @@M // D - M // D + (N % D - N % D)")
+            row0 += " + z"
+        body.append(f"row0 = {row0}")
+        base_a = "a_ptr + R0 * " + sa if self.base_offset else "a_ptr"
+        bs_b = "(BK + 16, BN)" if mutation == "dot_shape" else "(BK, BN)"
+        a_ptr = lambda off: (f"bl.make_block_ptr({base_a}, shape=(M, K), strides=({sa}, 1), offsets=(row0, {off}), "  # noqa: E731
+                             f"block_shape=(BM, BK))")
+        b_strides, order = (f"(1, {'SB' if self.runtime_strides else 'K'})", ", order=(0, 1)") \
+            if self.b_column_major else (f"({sb}, 1)", "")
+        b_ptr = lambda off: (f"bl.make_block_ptr(b_ptr, shape=(K, N), strides={b_strides}, offsets=({off}, pn * BN), "  # noqa: E731
+                             f"block_shape={bs_b}{order})")
+        if self.bias:
+            body.append("acc = bl.load(bl.make_block_ptr(bias_ptr, shape=(M, N), strides=(0, 1), "
+                        "offsets=(row0, pn * BN), block_shape=(BM, BN)), boundary_check=(0, 1))")
+        else:
+            body.append("acc = bl.zeros((BM, BN), dtype=bl.int32)")
+        acc_at = len(body)
+        dot_mark = MARK if mutation == "dot_shape" else ""
+        if self.acc_form == "iadd":
+            step = [f"acc += {dot_mark}bl.dot(bl.load(a{bc}), bl.load(b{bc}))"]
+        elif self.acc_form == "dot_acc":
+            step = [f"acc = {dot_mark}bl.dot(bl.load(a{bc}), bl.load(b{bc}), acc)"]
+        else:
+            step = [f"x = bl.load(a{bc})", f"y = bl.load(b{bc})", f"acc = acc + {dot_mark}bl.dot(x, y)"]
+        advancing = self.loop in ("cdiv_advance", "step_advance")
+        if advancing:
+            body += [f"a = {a_ptr(0)}", f"b = {b_ptr(0)}"]
+            header = "for _ in range(bl.cdiv(K, BK)):" if self.loop == "cdiv_advance" else "for k in range(0, K, BK):"
+            inner = step + ["a = bl.advance(a, (0, BK))", "b = bl.advance(b, (BK, 0))"]
+            loop = [header] + [indent(s, 1) for s in inner]
+        else:
+            fresh = [f"a = {a_ptr('kb * BK')}", f"b = {b_ptr('kb * BK')}"] + step
+            if self.loop == "nested":
+                loop = ["for k0 in range(0, bl.cdiv(K, BK), 2):", indent("for k1 in range(2):", 1),
+                        indent("kb = k0 + k1", 2)] + [indent(s, 2) for s in fresh]
+            else:
+                header = {"runtime_range": "for kb in @@range(KLO, KHI, STEP):",
+                          "constexpr_range": "for kb in range({}, {}, {}):".format(*self.kb_range),
+                          "negative_step": "for kb in range(bl.cdiv(K, BK) - 1, -1, -1):",
+                          "minmax": "for kb in range(max(0, KLO), min(bl.cdiv(K, BK), KHI)):"}[self.loop]
+                loop = [header] + [indent(s, 1) for s in fresh]
+        loop_at = len(body)
+        body.append("\n".join(loop))
+        body.append(f"c = bl.make_block_ptr(c_ptr, shape=(M, N), strides=({sc}, 1), offsets=(row0, pn * BN), "
+                    "block_shape=(BM, BN))")
+        scale = "S" if self.constexpr_scale else "scale"
+        store_mark = MARK if mutation == "store_dtype" else ""
+        value = {"int32": "acc", "int8": f"(acc * {scale}).to(bl.int8)",
+                 "relu8": f"bl.relu(acc * {scale}).to(bl.int8)",
+                 "relu_first8": f"(bl.relu(acc) * {scale}).to(bl.int8)", "to8": "acc.to(bl.int8)"}[self.epilogue]
+        body.append(f"{store_mark}bl.store(c, {value}{bc})")
+        return body, acc_at, loop_at
+
+    def text(self, mutation=None, insert=None):
+        """The kernel's source; `mutation` keeps its marker (zero_divisor, zero_step, dot_shape,
+        store_dtype); `insert` = (statement, position) puts a bad statement at a top-level
+        position (an int) or as the first statement of the loop (position "loop")."""
+        body, acc_at, loop_at = self.body(mutation)
+        keep = {"zero_divisor": "z = @@", "zero_step": "@@range(KLO"}.get(mutation)
+        body = [s if keep and keep in s else s.replace("z = @@", "z = ").replace("@@range(KLO", "range(KLO")
+                for s in body]
+        if insert is not None:
+            stmt, where = insert
+            if where == "loop":
+                header, rest = body[loop_at].split("\n", 1)
+                body[loop_at] = header + "\n" + indent(stmt, 1) + "\n" + rest
+            else:
+                body.insert(where, stmt)
+        return source(self.params(), body)
+
+    def insert_positions(self, needs_acc):
+        body, acc_at, loop_at = self.body()
+        first = acc_at + 1 if needs_acc else 0
+        return list(range(first, len(body) + 1)) + ["loop"]
+
+    def int8_out(self):
+        return self.epilogue != "int32"
+
+    def scale_value(self, launch_scale):
+        if self.epilogue == "to8":
+            return 1.0, False
+        s = self.const_scale if self.constexpr_scale else launch_scale
+        return s, self.epilogue in ("relu8", "relu_first8")
+
+
+def gemm_launch(kernel: GemmKernel, rng, name, category="gemm", expect="result"):
+    """A random launch of a gemm kernel with its reference (a Case)."""
+    g = kernel
+    sizes = (1, 2, 7, 15, 16, 17, 31, 32, 33, 48, 50, 64, 65)
+    if g.checked:
+        M, N, K = (int(rng.choice(sizes)) for _ in range(3))
+    else:     # unchecked loads and stores: whole blocks only
+        M, N, K = g.bm * int(rng.integers(1, 3)), g.bn * int(rng.integers(1, 3)), g.bk * int(rng.integers(1, 3))
+    pads = [int(rng.integers(0, 9)) if g.runtime_strides else 0 for _ in range(3)]
+    r0 = int(rng.integers(0, 6)) if g.base_offset else 0
+    off = int(rng.integers(-40, 13)) if g.row_offset and g.checked else 0
+    klo, khi, step = 0, 0, 1
+    if g.loop == "runtime_range":
+        step = int(rng.choice([1, 1, 2, 3, -1, -2]))
+        n = cdiv(K, g.bk) + 1
+        klo, khi = (int(rng.integers(0, n)), int(rng.integers(0, n + 1))) if step > 0 else \
+            (int(rng.integers(0, n)), int(rng.integers(-1, n)))
+    elif g.loop == "minmax":
+        klo, khi = int(rng.integers(-3, 3)), int(rng.integers(0, cdiv(K, g.bk) + 3))
+    d = int(rng.choice([-7, -3, -1, 1, 2, 5, 1000]))
+    launch_scale = float(rng.choice(SCALES))
+    extreme = g.dataflow == "WS"
+    a_buf = int8s(rng, (r0 + M, K + pads[0]), extreme)
+    b_buf = int8s(rng, (N, K + pads[1]) if g.b_column_major else (K, N + pads[1]), extreme)
+    out = np.int8 if g.int8_out() else np.int32
+    c_buf = rng.integers(-100, 100, (M, N + pads[2])).astype(out)
+    bias = rng.integers(-(1 << 20), 1 << 20, N).astype(np.int32)
+    gm = cdiv(M, g.bm) + (cdiv(-off, g.bm) if off < 0 else 0)
+    gn = cdiv(N, g.bn)
+    grid = (gm * gn,) if g.grid1d else (gm, gn)
+    args = [a_buf, b_buf, c_buf] + ([bias] if g.bias else []) + [M, N, K]
+    args += [K + pads[0], (K if g.b_column_major else N) + pads[1], N + pads[2]] if g.runtime_strides else []
+    args += [r0] if g.base_offset else []
+    args += [off] if g.row_offset else []
+    args += [klo, khi, step] if g.loop == "runtime_range" else [klo, khi] if g.loop == "minmax" else []
+    args += [d] if g.divide else []
+    args += [launch_scale] if "scale" in g.params() else []
+    meta = dict(BM=g.bm, BN=g.bn, BK=g.bk)
+    if "S: bl.constexpr" in g.params():
+        meta["S"] = g.const_scale
+    options = dict(dataflow=g.dataflow, double_buffer=g.double_buffer)
+    if g.dim != 16:
+        options["config"] = GemminiConfig(dim=g.dim)
+    c0 = c_buf.copy()
+
+    def run(kernel, target="sim", _args=args, _grid=grid):
+        _args[2][...] = c0
+        kernel[_grid](*_args, **meta, **options, target=target)
+        return {"c": _args[2].copy()}
+
+    def reference():
+        a = a_buf[r0:r0 + M, :K].astype(np.int64)
+        b = (b_buf[:, :K].T if g.b_column_major else b_buf[:, :N]).astype(np.int64)
+        c = c0.copy()
+        scale, relu = g.scale_value(launch_scale)
+        for pm in range(gm):
+            for pn in range(gn):
+                row0, col0 = pm * g.bm + off, pn * g.bn
+                acc = window(bias[None, :].repeat(M, 0), row0, col0, g.bm, g.bn) if g.bias else \
+                    np.zeros((g.bm, g.bn), np.int64)
+                for kb in g.kbs(K, klo, khi, step):
+                    part = window(a, row0, kb * g.bk, g.bm, g.bk) @ window(b, kb * g.bk, col0, g.bk, g.bn)
+                    acc = acc + (sat(part, SPATIAL_BITS) if g.dataflow == "OS" else part)
+                acc = (acc.astype(np.int64) + (1 << 31)) % (1 << 32) - (1 << 31)      # the int32 accumulator
+                value = acc if out == np.int32 else readout(acc, scale, relu)
+                put(c, row0, col0, value, M, N)
+        return {"c": c}
+    case = Case(name, category, expect, g.text(), run, reference=reference)
+    case.grid, case.args, case.meta, case.options = grid, args, meta, options
+    return case
+
+
+# ---- the pool family -------------------------------------------------------------------------
+class PoolKernel:
+    def __init__(self, rng):
+        c = lambda *xs: xs[int(rng.integers(len(xs)))]  # noqa: E731
+        self.kernel = c(1, 2, 3)
+        self.stride = c(1, 2, 3)
+        self.upad, self.lpad = c(0, 0, 1, 2), c(0, 1, 2)
+        self.lpad = min(self.lpad, self.kernel - 1) if self.kernel > 1 else 0
+        self.upad = min(self.upad, self.kernel - 1) if self.kernel > 1 else 0
+        self.rows, self.cols = c(4, 5, 6, 8), c(3, 4, 5, 7)
+        self.bn, self.bk = c(16, 32), c(16, 32)
+        self.relu = rng.random() < 0.5
+        self.scaled = rng.random() < 0.6
+        self.valid = rng.random() < 0.6
+        self.dataflow = c("WS", "OS")
+        self.pr = (self.rows + 2 * self.upad - self.kernel) // self.stride + 1
+        self.pc = (self.cols + 2 * self.lpad - self.kernel) // self.stride + 1
+
+    def text(self, mutation=None):
+        rows_px = self.rows * self.cols
+        x = "(acc * scale)" if self.scaled else "acc"
+        x = f"bl.relu({x})" if self.relu else x
+        valid = ", valid_rows=(LO, HI)" if self.valid else ""
+        pool_mark = MARK if mutation == "valid_rows" else ""
+        store_mark = MARK if mutation == "negative_row" else ""
+        body = [f"a = bl.load(bl.make_block_ptr(a_ptr, shape=({rows_px}, K), strides=(K, 1), offsets=(0, 0), "
+                f"block_shape=({rows_px}, BK)), boundary_check=(0, 1))",
+                "b = bl.load(bl.make_block_ptr(b_ptr, shape=(K, N), strides=(N, 1), offsets=(0, bl.program_id(0) * BN), "
+                "block_shape=(BK, BN)), boundary_check=(0, 1))",
+                "acc = bl.dot(a, b)",
+                f"pooled = {pool_mark}bl.max_pool2d({x}.to(bl.int8), ({self.rows}, {self.cols}), {self.kernel}, "
+                f"{self.stride}, ({self.upad}, {self.lpad}){valid})",
+                f"p = bl.make_block_ptr(p_ptr, shape=(PM, N), strides=(N, 1), offsets=(OFF, bl.program_id(0) * BN), "
+                f"block_shape=({self.pr * self.pc}, BN))",
+                f"{store_mark}bl.store(p, pooled, boundary_check=(0, 1))"]
+        params = ["a_ptr", "b_ptr", "p_ptr", "K", "N", "PM", "OFF"] + (["LO", "HI"] if self.valid else []) + \
+            (["scale"] if self.scaled else []) + ["BN: bl.constexpr", "BK: bl.constexpr"]
+        return source(params, body)
+
+
+def pool_launch(pk: PoolKernel, rng, name, mutation=None):
+    K = int(rng.integers(1, pk.bk + 1))
+    N = int(rng.integers(1, 2 * pk.bn + 1))
+    npx = pk.rows * pk.cols
+    lo, hi = 0, pk.rows
+    if pk.valid:
+        lo = int(rng.integers(0, 3 - pk.upad + 1))
+        hi = int(rng.integers(lo, pk.rows + 1))
+        if mutation == "valid_rows":
+            lo, hi = ((4 - pk.upad + int(rng.integers(0, 3)), pk.rows) if rng.random() < 0.4 else
+                      (-1 - int(rng.integers(0, 3)), hi) if rng.random() < 0.5 else (lo, pk.rows + 1 + int(rng.integers(0, 3))))
+    pooled_rows = pk.pr * pk.pc
+    pm = pooled_rows + int(rng.integers(-pooled_rows + 1, 8))
+    off = int(rng.integers(0, 6))
+    if mutation == "negative_row":
+        off = -int(rng.integers(1, 6))
+    scale = float(rng.choice(SCALES))
+    a = int8s(rng, (npx, K))
+    b = int8s(rng, (K, N))
+    p0 = rng.integers(-100, 100, (pm, N)).astype(np.int8)
+    p = p0.copy()
+    args = [a, b, p, K, N, pm, off] + ([lo, hi] if pk.valid else []) + ([scale] if pk.scaled else [])
+    grid = (cdiv(N, pk.bn),)
+
+    def run(kernel, target="sim"):
+        p[...] = p0
+        kernel[grid](*args, BN=pk.bn, BK=pk.bk, dataflow=pk.dataflow, target=target)
+        return {"p": p.copy()}
+
+    def reference():
+        out = p0.copy()
+        for g in range(grid[0]):
+            col0 = g * pk.bn
+            part = window(a.astype(np.int64), 0, 0, npx, pk.bk) @ window(b.astype(np.int64), 0, col0, pk.bk, pk.bn)
+            acc = sat(part, SPATIAL_BITS) if pk.dataflow == "OS" else part
+            px = readout(acc, scale if pk.scaled else 1.0, pk.relu).astype(np.int64)
+            px[:lo * pk.cols] = 0
+            px[hi * pk.cols:] = 0
+            pooled, pc = pool(px, pk.rows, pk.cols, pk.kernel, pk.stride, pk.upad, pk.lpad)
+            inside_rows = int(((np.arange(off, off + pooled_rows) >= 0) & (np.arange(off, off + pooled_rows) < pm)).sum())
+            whole = inside_rows // pc * pc        # a pooled mvout writes whole pooled rows
+            put(out, off, col0, pooled[:whole], pm, N)
+        return {"p": out}
+    if mutation == "valid_rows":
+        return Case(name, "pool", "runtime", pk.text(mutation), run, match="valid_rows (lo, hi) must satisfy",
+                    exc=(KernelRuntimeError,), located=True)
+    if mutation == "negative_row":
+        return Case(name, "pool", "runtime", pk.text(mutation), run, match="negative row offset",
+                    exc=(KernelRuntimeError,), located=True)
+    return Case(name, "pool", "result", pk.text(), run, reference=reference)
+
+
+# ---- chained dots and the int8-sum family --------------------------------------------------------
+def chain_case(rng, krng, name):
+    c = lambda *xs: xs[int(krng.integers(len(xs)))]  # noqa: E731
+    dataflow = c("WS", "OS")
+    const = krng.random() < 0.5
+    s1 = c(1.0, 0.5, 0.25, 2.0 ** -6) if (const and dataflow == "OS") else c(1.0, 0.03, 0.5, NAN, 0.0078125)
+    s2 = c(1.0, 0.25, 0.01, INF)
+    relu = krng.random() < 0.6
+    d1, d2, d3 = c(16, 32), c(16, 32), c(16, 32)
+    h = f"(h * {'S1' if const else 's1'})"
+    h = f"bl.relu({h})" if relu else h
+    body = [f"x = bl.load(bl.make_block_ptr(x_ptr, shape=(M, {d1}), strides=({d1}, 1), offsets=(0, 0), "
+            f"block_shape=(32, {d1})), boundary_check=(0, 1))",
+            f"w1 = bl.load(bl.make_block_ptr(w1_ptr, shape=({d1}, {d2}), strides=({d2}, 1), offsets=(0, 0), "
+            f"block_shape=({d1}, {d2})))",
+            f"w2 = bl.load(bl.make_block_ptr(w2_ptr, shape=({d2}, {d3}), strides=({d3}, 1), offsets=(0, 0), "
+            f"block_shape=({d2}, {d3})))",
+            "h = bl.dot(x, w1)", f"y = bl.dot({h}.to(bl.int8), w2)",
+            f"bl.store(bl.make_block_ptr(y_ptr, shape=(M, {d3}), strides=({d3}, 1), offsets=(0, 0), "
+            f"block_shape=(32, {d3})), (y * s2).to(bl.int8), boundary_check=(0, 1))"]
+    params = ["x_ptr", "w1_ptr", "w2_ptr", "y_ptr", "M", "s2"] + (["S1: bl.constexpr"] if const else ["s1"])
+    M = int(rng.integers(1, 33))
+    small = rng.random() < 0.5
+    gen = (lambda shape: rng.integers(-6, 7, shape).astype(np.int8)) if small else (lambda shape: int8s(rng, shape))
+    x, w1, w2 = gen((M, d1)), gen((d1, d2)), gen((d2, d3))
+    y0 = rng.integers(-100, 100, (M, d3)).astype(np.int8)
+    y = y0.copy()
+    s2v = float(rng.choice((s2, 0.02, 1.0)))
+    args = [x, w1, w2, y, M, s2v] + ([] if const else [s1])
+    meta = {"S1": s1} if const else {}
+
+    def run(kernel, target="sim"):
+        y[...] = y0
+        kernel[(1,)](*args, **meta, dataflow=dataflow, target=target)
+        return {"y": y.copy()}
+
+    def reference():
+        p1 = x.astype(np.int64) @ w1.astype(np.int64)
+        p1 = sat(p1, SPATIAL_BITS) if dataflow == "OS" else p1
+        hid = readout(p1, s1, relu).astype(np.int64)
+        p2 = hid @ w2.astype(np.int64)
+        p2 = sat(p2, SPATIAL_BITS) if dataflow == "OS" else p2
+        return {"y": readout(p2, s2v)}
+    return Case(name, "chain", "result", source(params, body), run, reference=reference)
+
+
+def sum_case(rng, krng, name):
+    """bl.load(p) * SA + bl.load(q) * SB through the accumulator (or a plain int8 copy)."""
+    c = lambda *xs: xs[int(krng.integers(len(xs)))]  # noqa: E731
+    bm, bn = c(16, 32, 64), c(16, 32)
+    copy = krng.random() < 0.25
+    relu = krng.random() < 0.5
+    const = krng.random() < 0.4
+    ptr = lambda base: (f"bl.make_block_ptr({base}, shape=(M, N), strides=(N, 1), "  # noqa: E731
+                        f"offsets=(bl.program_id(0) * BM, bl.program_id(1) * BN), block_shape=(BM, BN))")
+    if copy:
+        body = [f"bl.store({ptr('c_ptr')}, bl.load({ptr('a_ptr')}, boundary_check=(0, 1)), boundary_check=(0, 1))"]
+        params = ["a_ptr", "b_ptr", "c_ptr", "M", "N", "sa", "sb", "so"]
+    else:
+        sa = "SA" if const else "sa"
+        out = "(total * so)"
+        out = f"bl.relu({out})" if relu else out
+        body = [f"total = bl.load({ptr('a_ptr')}, boundary_check=(0, 1)) * {sa} + "
+                f"bl.load({ptr('b_ptr')}, boundary_check=(0, 1)) * sb",
+                f"bl.store({ptr('c_ptr')}, {out}.to(bl.int8), boundary_check=(0, 1))"]
+        params = ["a_ptr", "b_ptr", "c_ptr", "M", "N", "sb", "so"] + (["SA: bl.constexpr"] if const else ["sa"])
+    params += ["BM: bl.constexpr", "BN: bl.constexpr"]
+    M, N = int(rng.integers(1, 80)), int(rng.integers(1, 70))
+    a, b = int8s(rng, (M, N), True), int8s(rng, (M, N), True)
+    c0 = rng.integers(-100, 100, (M, N)).astype(np.int8)
+    cbuf = c0.copy()
+    sa_v = c(1.0, 0.5, 2.0, -1.0, NAN) if const else float(rng.choice(SCALES))
+    sb_v, so_v = float(rng.choice(SCALES)), float(rng.choice(SCALES))
+    grid = (cdiv(M, bm), cdiv(N, bn))
+    if copy:
+        args = [a, b, cbuf, M, N, sa_v, sb_v, so_v]
+    else:
+        args = [a, b, cbuf, M, N, sb_v, so_v] + ([] if const else [sa_v])
+    meta = dict(BM=bm, BN=bn, **({"SA": sa_v} if const and not copy else {}))
+
+    def run(kernel, target="sim"):
+        cbuf[...] = c0
+        kernel[grid](*args, **meta, target=target)
+        return {"c": cbuf.copy()}
+
+    def reference():
+        if copy:
+            return {"c": a.copy()}
+        total = sat(scaled(a, sa_v), 8) + sat(scaled(b, sb_v), 8)
+        return {"c": readout(total, so_v, relu)}
+    return Case(name, "sum", "result", source(params, body), run, reference=reference)
+
+
+# ---- mutations of a gemm kernel or launch ----------------------------------------------------
+def gemm_mutation(g: GemmKernel, rng, name):
+    """A gemm case that must fail: a bad statement (located compile error), a dot of mismatched
+    blocks or an int32 store through an int8 pointer (located compile errors), a zero divisor or
+    step at run time (located run-time error), or one broken launch argument (an argument error)."""
+    kinds = ["insert", "insert", "launch", "launch", "dot_shape"]
+    kinds += ["zero_divisor"] * 2 if g.divide else []
+    kinds += ["zero_step"] * 2 if g.loop == "runtime_range" else []
+    kinds += ["store_dtype"] if g.epilogue == "int32" else []
+    kind = kinds[int(rng.integers(len(kinds)))]
+    case = gemm_launch(g, rng, name)
+    if kind == "insert":
+        stmt, needs_acc, match = BAD_STATEMENTS[int(rng.integers(len(BAD_STATEMENTS)))]
+        places = g.insert_positions(needs_acc)
+        where = places[int(rng.integers(len(places)))]
+        case.source, case.expect, case.match, case.exc = g.text(insert=(stmt, where)), "compile", match, \
+            (CompilationError,)
+        case.category = "mutation-compile"
+    elif kind in ("dot_shape", "store_dtype"):
+        case.source, case.expect, case.exc = g.text(kind), "compile", (CompilationError,)
+        case.match = "dot() shapes do not match" if kind == "dot_shape" else \
+            "cannot store a int32 block through a int8 pointer"
+        if kind == "store_dtype":
+            case.args[2] = case.args[2].astype(np.int8)
+        case.category = "mutation-compile"
+    elif kind in ("zero_divisor", "zero_step"):
+        names = g.params()
+        index = names.index("D" if kind == "zero_divisor" else "STEP")
+        case.args[index] = 0
+        case.source, case.expect, case.exc, case.located = g.text(kind), "runtime", (KernelRuntimeError,), True
+        case.match = "integer division or modulo by zero" if kind == "zero_divisor" else "range() step is zero"
+        case.category = "mutation-runtime"
+    else:
+        launch_mutation(case, g, rng)
+    return case
+
+
+def launch_mutation(case, g, rng):
+    """One launch argument of a gemm case made wrong; the error must name it."""
+    names = [p.split(":")[0] for p in g.params() if "constexpr" not in p]
+    pointers = [n for n in names if n.endswith("_ptr")]
+    scalars = [n for n in names if not n.endswith("_ptr") and n != "scale"]
+    kind = ["pointer", "pointer", "scalar", "scalar", "grid", "keyword", "missing", "option"][int(rng.integers(8))]
+    args, grid, meta, options = list(case.args), case.grid, dict(case.meta), dict(case.options)
+    if kind == "pointer":
+        name = pointers[int(rng.integers(len(pointers)))]
+        i = names.index(name)
+        bad = [lambda x: x.astype(np.float64), lambda x: x.astype(np.int16), lambda x: x.astype(np.uint8),
+               lambda x: x.astype(np.int64), lambda x: np.asfortranarray(np.tile(x, (1, 2)))[:, ::2]
+               if x.ndim == 2 and x.shape[1] > 1 else x.astype(np.float16),
+               lambda x: x.tolist(), lambda x: None, lambda x: "abc"][int(rng.integers(8))]
+        args[i] = bad(args[i])
+        case.match = f"`{name}`"
+    elif kind == "scalar":
+        name = scalars[int(rng.integers(len(scalars)))]
+        args[names.index(name)] = [2 ** 70, -2 ** 64, 2 ** 63, True, "32", None, 1j,
+                                   np.uint64(2 ** 64 - 1)][int(rng.integers(8))]
+        case.match = f"`{name}`"
+    elif kind == "grid":
+        grid = [(2.5,) + grid[1:], (-1,) + grid[1:], (), (1, 1, 1, 1), ("2",) + grid[1:], (None,) + grid[1:],
+                (float("nan"),) + grid[1:], grid[:-1] + (2 ** 70,)][int(rng.integers(8))]
+        case.match = "grid"
+    elif kind == "keyword":
+        meta["BLOCK"] = 16
+        case.match = "'BLOCK'"
+    elif kind == "missing":
+        name = names[-1]
+        args = args[:-1]
+        case.match = f"'{name}'"
+    else:
+        option, value = [("dataflow", "XS"), ("dataflow", None), ("target", "gpu"), ("double_buffer", "no"),
+                         ("config", "big"), ("config", 16)][int(rng.integers(6))]
+        options[option] = value
+        case.match = option
+    c_shape = case.args[2].shape
+
+    def run(kernel, target="sim"):
+        opts = dict(options)
+        kernel[grid](*args, **meta, **{"target": target, **opts})
+        return {"c": np.zeros(c_shape)}
+    case.run, case.expect, case.exc, case.category = run, "launch", (TypeError, ValueError), "mutation-launch"
+
+
+# ---- calls of the shipped kernels ------------------------------------------------------------------
+def conv_reference(x, w, bias, stride, padding, dilation, out, scale, relu, depthwise=False, os_block_k=None):
+    """NHWC x, RSCK (or RSC depthwise) w: the int32 accumulation per tap (and per BLOCK_K channel
+    step, saturated to the array's width in OS), then the read-out."""
+    N, H, W, C = x.shape
+    R, S = w.shape[:2]
+    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+    P, Q = (H + 2 * ph - dh * (R - 1) - 1) // sh + 1, (W + 2 * pw - dw * (S - 1) - 1) // sw + 1
+    xp = np.zeros((N, H + 2 * ph, W + 2 * pw, C), np.int64)
+    xp[:, ph:ph + H, pw:pw + W] = x
+    K = C if depthwise else w.shape[3]
+    acc = np.zeros((N, P, Q, K), np.int64)
+    for r in range(R):
+        for s in range(S):
+            patch = xp[:, r * dh:r * dh + (P - 1) * sh + 1:sh, s * dw:s * dw + (Q - 1) * sw + 1:sw]
+            if depthwise:
+                acc += patch * w[r, s].astype(np.int64)
+                continue
+            step = os_block_k or C
+            for c0 in range(0, C, step):
+                part = patch[..., c0:c0 + step] @ w[r, s, c0:c0 + step].astype(np.int64)
+                acc += sat(part, SPATIAL_BITS) if os_block_k else part
+    if bias is not None:
+        acc += np.asarray(bias, np.int64)
+    return acc.astype(np.int32) if out == "int32" else readout(acc, scale, relu)
+
+
+def shipped_case(rng, name):
+    """A random call of one of baco.kernels' entry points (valid, or with one argument broken)."""
+    import baco.kernels.conv as conv
+    import baco.kernels.depthwise as dw
+    import baco.kernels.matmul as mm
+    import baco.kernels.pool as pl
+    import baco.kernels.resadd as ra
+    c = lambda *xs: xs[int(rng.integers(len(xs)))]  # noqa: E731
+    which = c("matmul", "matmul", "conv2d", "conv2d", "depthwise", "conv1d", "conv_pool", "resadd")
+    mutate = rng.random() < 0.4
+    blocks_os = None
+    if which == "matmul":
+        M, N, K = (int(rng.choice((1, 5, 16, 17, 33, 64, 70))) for _ in range(3))
+        a, b = int8s(rng, (M, K)), int8s(rng, (K, N))
+        out = c("int32", "int8")
+        kw = dict(bias=c(None, rng.integers(-(1 << 20), 1 << 20, N).astype(np.int32)), out=out,
+                  scale=float(rng.choice(SCALES)), relu=out == "int8" and rng.random() < 0.5)
+        sched = c(None, "block", "schedule")
+        if sched == "block":
+            kw["block"] = (c(16, 32), c(16, 32), c(16, 32, 64))
+            kw["dataflow"] = c("WS", "OS")
+            blocks_os = kw["block"][2] if kw["dataflow"] == "OS" else None
+        elif sched == "schedule":
+            kw["schedule"] = {"block_m": c(16, 32), "block_n": c(16, 32), "block_k": c(16, 32),
+                              "dataflow": c("WS", "OS"), "double_buffer": c(False, True)}
+            blocks_os = kw["schedule"]["block_k"] if kw["schedule"]["dataflow"] == "OS" else None
+        pos = {"a": a, "b": b}
+        call = lambda p, k: mm.matmul(p["a"], p["b"], **k)[0]  # noqa: E731
+
+        def reference():
+            acc = a.astype(np.int64) @ b.astype(np.int64) if blocks_os is None else sum(
+                sat(a[:, k0:k0 + blocks_os].astype(np.int64) @ b[k0:k0 + blocks_os].astype(np.int64), SPATIAL_BITS)
+                for k0 in range(0, K, blocks_os))
+            acc = acc + (0 if kw["bias"] is None else kw["bias"].astype(np.int64))
+            return acc.astype(np.int32) if out == "int32" else readout(acc, kw["scale"], kw["relu"])
+        bad = [("a", lambda p, k: p.update(a=p["a"].astype(np.float32)), ("a",)),
+               ("b", lambda p, k: p.update(b=p["b"][:-1] if p["b"].shape[0] > 1 else p["b"].astype(np.int16)), ("b",)),
+               ("bias", lambda p, k: k.update(bias=np.zeros(N, np.int64) + 2 ** 33), ("bias",)),
+               ("bias", lambda p, k: k.update(bias=np.zeros(N + 1, np.int32)), ("bias",)),
+               ("scale", lambda p, k: k.update(scale="0.5"), ("scale",)),
+               ("out", lambda p, k: k.update(out="int16"), ("out",)),
+               ("relu", lambda p, k: k.update(relu=True, out="int32"), ("relu",)),
+               ("block", lambda p, k: k.update(block=(0, 16, 16)), ("block", "block_m")),
+               ("block", lambda p, k: k.update(block=(512, 512, 256), schedule=None), ("block",)),
+               ("schedule", lambda p, k: k.update(schedule={"block_m": 1024, "block_n": 64, "block_k": 64}),
+                ("schedule",)),
+               ("schedule", lambda p, k: k.update(schedule={"block_m": 16, "block_n": -16, "block_k": 16}),
+                ("schedule", "block_n")),
+               ("dataflow", lambda p, k: k.update(dataflow="XS"), ("dataflow",)),
+               ("a", lambda p, k: p.update(a=p["a"][None]), ("a",))]
+    elif which in ("conv2d", "depthwise", "conv1d", "conv_pool"):
+        Nb = c(1, 1, 2)
+        H, W = (1 if which == "conv1d" else int(rng.integers(3, 7))), int(rng.integers(3, 9))
+        C = c(1, 3, 8, 16, 20) if which != "depthwise" else c(1, 5, 16, 17, 33)
+        K = c(1, 8, 16, 20)
+        R = 1 if which == "conv1d" else c(1, 2, 3)
+        S = c(1, 2, 3)
+        if which == "conv_pool":
+            R, S = c((1, 1), (3, 3), (2, 1))
+        stride = (1, c(1, 1, 2)) if which == "conv1d" else (c(1, 1, 2), c(1, 2))
+        padding = (0, c(0, 1)) if which == "conv1d" else (c(0, 1, 2), c(0, 1))
+        dilation = (1, 1) if which == "conv_pool" else (1, c(1, 1, 2)) if which == "conv1d" else (c(1, 1, 2), 1)
+        if which == "conv_pool":
+            stride, padding = (1, 1), (c(0, 1), ) * 2
+            H, W = max(H, R + 3), max(W, S + 3)      # a conv output the pool fits
+        if any((sz + 2 * pd - dl * (f - 1) - 1) < 0 for sz, pd, dl, f in
+               zip((H, W), padding, dilation, (R, S))):
+            H, W = H + 6, W + 6
+        x = int8s(rng, (Nb, H, W, C))
+        w = int8s(rng, (R, S, C) if which == "depthwise" else (R, S, C, K))
+        out = "int8" if which == "conv_pool" else c("int8", "int32")
+        Kout = C if which == "depthwise" else K
+        kw = dict(bias=c(None, rng.integers(-(1 << 20), 1 << 20, Kout).astype(np.int32)),
+                  scale=float(rng.choice(SCALES)), relu=out == "int8" and rng.random() < 0.5)
+        if which != "conv_pool":
+            kw["out"] = out
+        if which == "conv1d":
+            kw.update(stride=stride[1], padding=padding[1], dilation=dilation[1])
+            pos = {"x": x[:, 0], "w": w[0]}
+            call = lambda p, k: conv.conv1d(p["x"], p["w"], **k)[0]  # noqa: E731
+        elif which == "conv_pool":
+            pool_k = c(2, 3)
+            kw.update(pool=pool_k, stride=c(None, 1, 2), padding=c(0, 1) if pool_k > 1 else 0,
+                      conv_padding=padding[0], relu=rng.random() < 0.7)
+            pos = {"x": x, "w": w}
+            call = lambda p, k: pl.conv_pool(p["x"], p["w"], **k)[0]  # noqa: E731
+        else:
+            kw.update(stride=stride, padding=padding, dilation=dilation)
+            if which == "conv2d" and rng.random() < 0.4:
+                kw["blocks"] = (c(16, 32), c(16, 32), c(16, 32), c("WS", "OS"), c(False, True))
+                if rng.random() < 0.4:     # whole output rows, two per program (a 3-D input block pointer)
+                    Q = (W + 2 * padding[1] - dilation[1] * (S - 1) - 1) // stride[1] + 1
+                    kw["blocks"] = (Q,) + kw["blocks"][1:] + (2,)
+                blocks_os = kw["blocks"][2] if kw["blocks"][3] == "OS" else None
+            if which == "depthwise":
+                kw["formulation"] = c("block-diagonal", "per-channel")
+            pos = {"x": x, "w": w}
+            fn = conv.conv2d if which == "conv2d" else dw.depthwise_conv2d
+            call = lambda p, k: fn(p["x"], p["w"], **k)[0]  # noqa: E731
+
+        def reference():
+            if which == "conv_pool":
+                y = conv_reference(x, w, kw["bias"], (1, 1), (kw["conv_padding"],) * 2, (1, 1), "int8", kw["scale"],
+                                   kw["relu"])
+                st = kw["pool"] if kw["stride"] is None else kw["stride"]
+                n, P, Q, _ = y.shape
+                return np.stack([pool(y[i].reshape(P * Q, -1), P, Q, kw["pool"], st, kw["padding"],
+                                      kw["padding"])[0].reshape((P + 2 * kw["padding"] - kw["pool"]) // st + 1,
+                                                                (Q + 2 * kw["padding"] - kw["pool"]) // st + 1, -1)
+                                 for i in range(n)])
+            y = conv_reference(x, w, kw["bias"], stride, padding, dilation, out, kw["scale"], kw["relu"],
+                               which == "depthwise", blocks_os)
+            return y[:, 0] if which == "conv1d" else y
+        bad = [("x", lambda p, k: p.update(x=p["x"].astype(np.float32) / 256), ("x",)),
+               ("x", lambda p, k: p.update(x=p["x"][0]), ("x",)),
+               ("w", lambda p, k: p.update(w=p["w"].astype(np.int32)), ("w",)),
+               ("bias", lambda p, k: k.update(bias=np.full(Kout, 2 ** 33 + 5, np.int64)), ("bias",)),
+               ("bias", lambda p, k: k.update(bias=np.zeros(Kout + 2, np.int32)), ("bias",)),
+               ("scale", lambda p, k: k.update(scale=None), ("scale",)),
+               ("stride", lambda p, k: k.update(stride=0), ("stride",)),
+               ("padding", lambda p, k: k.update(padding=-1), ("padding",)),
+               ("stride", lambda p, k: k.update(stride=1.5), ("stride",))]
+        if which != "conv_pool":
+            bad += [("out", lambda p, k: k.update(out="int4"), ("out",)),
+                    ("relu", lambda p, k: k.update(relu=True, out="int32"), ("relu",)),
+                    ("dilation", lambda p, k: k.update(dilation=0), ("dilation",))]
+        else:
+            bad += [("pool", lambda p, k: k.update(pool=0), ("pool", "kernel")),
+                    ("pool", lambda p, k: k.update(pool=5), ("pool", "kernel"))]
+        if which == "conv2d":
+            bad += [("blocks", lambda p, k: k.update(blocks=(16, 0, 16)), ("blocks", "block_n")),
+                    ("blocks", lambda p, k: k.update(blocks=(16, 16, 16, "WS", False, 2)), ("rows", "blocks"))]
+        if which == "depthwise":
+            bad += [("formulation", lambda p, k: k.update(formulation="dense"), ("formulation",))]
+    else:
+        M, N = int(rng.integers(1, 70)), int(rng.integers(1, 70))
+        a, b = int8s(rng, (M, N), True), int8s(rng, (M, N), True)
+        kw = dict(sa=float(rng.choice(SCALES)), sb=float(rng.choice(SCALES)), out_scale=float(rng.choice(SCALES)),
+                  relu=c(True, False), block=c(None, (16, 16), (32, 64)))
+        pos = {"a": a, "b": b}
+        call = lambda p, k: ra.resadd(p["a"], p["b"], k.pop("sa"), k.pop("sb"), **k)[0]  # noqa: E731
+
+        def reference():
+            total = sat(scaled(a, kw["sa"]), 8) + sat(scaled(b, kw["sb"]), 8)
+            return readout(total, kw["out_scale"], kw["relu"])
+        bad = [("a", lambda p, k: p.update(a=p["a"].astype(np.int32)), ("a",)),
+               ("b", lambda p, k: p.update(b=p["b"][:, :-1] if p["b"].shape[1] > 1 else p["b"][None]), ("b",)),
+               ("sa", lambda p, k: k.update(sa="1"), ("sa",)),
+               ("out_scale", lambda p, k: k.update(out_scale=True), ("out_scale",)),
+               ("block", lambda p, k: k.update(block=(0, 16)), ("block",)),
+               ("block", lambda p, k: k.update(block=(16,)), ("block",)),
+               ("block", lambda p, k: k.update(block=(4096, 64)), ("block",)),
+               ("block", lambda p, k: k.update(block=(16.5, 16)), ("block",)),
+               ("relu", lambda p, k: k.update(relu="yes"), ("relu",))]
+    torch_inputs = not mutate and rng.random() < 0.15
+    if not mutate and rng.random() < 0.15:       # a non-contiguous view of the same values is accepted
+        pos = {k: np.repeat(v, 2, axis=-1)[..., ::2] for k, v in pos.items()}
+    if torch_inputs:
+        import torch
+        pos = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in pos.items()}
+    if mutate:
+        index = int(rng.integers(len(bad)))
+        what, breaks, names = bad[index]
+        breaks(pos, kw)
+
+        def run(kernel, target="sim"):
+            call(dict(pos), dict(kw, target=target))
+            return {}
+        case = Case(name, f"shipped-{which}", "launch", None, run, exc=(TypeError, ValueError))
+        case.names, case.broken = names, (what, index)
+        return case
+
+    def run(kernel, target="sim"):
+        return {"y": np.asarray(call(dict(pos), dict(kw, target=target)))}
+    return Case(name, f"shipped-{which}", "result", None, run, reference=lambda: {"y": reference()})
+
+
+# ---- the cases ---------------------------------------------------------------------------------------
+FAMILIES = ("gemm",) * 9 + ("pool",) * 2 + ("chain", "sum") + ("shipped",) * 2
+
+
+def case(seed: int) -> Case:
+    """Case `seed`: its family and kernel from seed // LAUNCHES_PER_KERNEL, its launch (or
+    mutation) from the seed."""
+    group = seed // LAUNCHES_PER_KERNEL
+    krng = np.random.default_rng([7, group])
+    family = FAMILIES[int(krng.integers(len(FAMILIES)))]
+    rng = np.random.default_rng([11, seed])
+    name = f"gen:{seed}:{family}"
+    if family == "gemm":
+        g = GemmKernel(krng)
+        made = gemm_mutation(g, rng, name) if rng.random() < 0.4 else gemm_launch(g, rng, name)
+    elif family == "pool":
+        pk = PoolKernel(krng)
+        mutation = [None, None, None, "valid_rows" if pk.valid else None, "negative_row"][int(rng.integers(5))]
+        made = pool_launch(pk, rng, name, mutation)
+    elif family == "chain":
+        made = chain_case(rng, krng, name)
+    elif family == "sum":
+        made = sum_case(rng, krng, name)
+    else:
+        made = shipped_case(rng, name)
+    made.seed = seed
+    made.on_iss = seed % 10 == 0 and made.expect in ("result", "runtime")
+    return made
+
+
+_modules = {}
+
+
+def build(c: Case) -> Case:
+    """Write the case's kernel to its own file (named by the text's hash, so the disk cache
+    serves it again) and attach the JIT kernel and the marker's (line, col)."""
+    if c.source is None:
+        return c
+    text = "import baco\nimport baco.language as bl\n\n\n@baco.jit\n"
+    where = None
+    lines = text.count("\n")
+    out = []
+    for i, line in enumerate(c.source.splitlines()):
+        if MARK in line:
+            where = (lines + i + 1, line.index(MARK) + 1)
+            line = line.replace(MARK, "")
+        out.append(line)
+    text += "\n".join(out) + "\n"
+    digest = hashlib.sha1(text.encode()).hexdigest()[:16]
+    directory = corpus_dir() / "generated"
+    directory.mkdir(exist_ok=True)
+    path = directory / f"k_{digest}.py"
+    if digest not in _modules:
+        if not path.exists() or path.read_text() != text:
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(text)
+            tmp.replace(path)
+        spec = importlib.util.spec_from_file_location(f"baco_generated_{digest}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _modules[digest] = module
+    c.kernel, c.path = _modules[digest].KERNEL, str(path)
+    c.where = where if c.expect == "compile" or c.located else None
+    return c
+
+
+def _names_argument(message: str, names) -> bool:
+    import re
+    return any(re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", message) for n in names)
+
+
+def classify(c: Case, target: str = "sim") -> tuple[str, str]:
+    """(outcome, detail) of one run of case `c` on `target` ("sim", "interpreter" or "iss")."""
+    backend = "sim" if target == "interpreter" else target
+    previous = os.environ.get("BACO_INTERPRET")
+    os.environ["BACO_INTERPRET"] = "1" if target == "interpreter" else "0"
+    try:
+        got = c.run(c.kernel, backend)
+    except Exception as e:     # noqa: BLE001 — classifying every outcome is the point
+        return _classify_error(c, e)
+    finally:
+        if previous is None:
+            os.environ.pop("BACO_INTERPRET", None)
+        else:
+            os.environ["BACO_INTERPRET"] = previous
+    if c.expect != "result":
+        return "unexpected outcome", f"ran without the expected {c.expect} error"
+    with np.errstate(invalid="ignore"):
+        expected = c.reference()
+    for key, array in expected.items():
+        if got[key].shape != array.shape or got[key].dtype != array.dtype:
+            return "wrong result", f"{key}: {got[key].dtype}{got[key].shape} instead of {array.dtype}{array.shape}"
+        if not np.array_equal(got[key], array):
+            return "wrong result", f"{key}: {int((got[key] != array).sum())} of {array.size} elements differ"
+    return "bit-exact", ""
+
+
+def _classify_error(c: Case, e: Exception) -> tuple[str, str]:
+    kind = type(e).__name__
+    text = str(e).splitlines()[0] if str(e) else ""
+    detail = f"{kind}: {text}"
+    if isinstance(e, CompilationError):
+        path = getattr(c, "path", None)
+        located = path is not None and e.filename == path and e.line is not None
+        if c.expect != "compile":
+            return ("unexpected outcome" if located else "unlocated error"), detail
+        if c.match not in str(e):
+            return "unexpected outcome", f"message lacks {c.match!r}: {detail}"
+        if not located or (c.where is not None and (e.line, e.col) != c.where):
+            return "unlocated error", f"at {e.filename}:{e.line}:{e.col}, expected {c.where}: {detail}"
+        return "compile error", ""
+    if isinstance(e, (KernelRuntimeError, GemminiFault)):
+        if c.expect != "runtime":
+            return "unexpected outcome", detail
+        if c.match not in str(e) or not isinstance(e, c.exc):
+            return "unexpected outcome", f"expected {c.match!r}: {detail}"
+        if c.located and (getattr(e, "line", None), getattr(e, "col", None)) != c.where:
+            return "unlocated error", f"at {getattr(e, 'line', None)}:{getattr(e, 'col', None)}, expected {c.where}"
+        return "run-time error", ""
+    if type(e) in (TypeError, ValueError) or (isinstance(e, (TypeError, ValueError)) and "baco" in type(e).__module__):
+        if c.expect != "launch":
+            return "internal error" if _internal(e) else "unexpected outcome", detail
+        names = getattr(c, "names", None)
+        if (names and not _names_argument(str(e), names)) or (not names and c.match not in str(e)):
+            return "unlocated error", f"does not name {names or c.match}: {detail}"
+        if "Traceback" in str(e):
+            return "unlocated error", f"a traceback in the message: {detail}"
+        return "argument error", ""
+    return "internal error", detail + " @ " + _innermost(e)
+
+
+def _internal(e: Exception) -> bool:
+    """Raised inside the compiler's passes (not by an entry point's argument check)."""
+    return any(part in _innermost(e) for part in ("/passes/", "/codegen/", "/dialects/", "/sim/"))
+
+
+def _innermost(e: Exception) -> str:
+    frames = traceback.extract_tb(e.__traceback__)
+    return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else "?"
+
+
+def targets(c: Case, iss: bool = True) -> list[str]:
+    out = ["sim"]
+    if c.expect in ("result", "runtime") or c.category.startswith("shipped"):
+        out.append("interpreter")
+    if iss and c.on_iss:
+        out.append("iss")
+    return out
+
+
+def run_seed(seed: int, iss: bool = True) -> dict:
+    """Every target's outcome of case `seed` (in this process)."""
+    try:
+        c = build(case(seed))
+    except Exception as e:     # noqa: BLE001 — a generator bug is reported, not hidden
+        return {"seed": seed, "name": f"gen:{seed}", "expect": "?", "category": "?",
+                "results": [["-", "internal error", f"generator: {type(e).__name__}: {e} @ {_innermost(e)}"]]}
+    results = []
+    for target in targets(c, iss):
+        try:
+            results.append([target, *classify(c, target)])
+        except Exception as e:     # noqa: BLE001
+            results.append([target, "internal error", f"checker: {type(e).__name__}: {e}"])
+    return {"seed": seed, "name": c.name, "expect": c.expect, "category": c.category, "results": results}
+
+
+# ---- isolation: one worker process, a time limit per case ---------------------------------------------
+REPO = Path(__file__).resolve().parents[1]
+
+
+class Worker:
+    """A `python -m tests.kernel_generator --worker` process that runs seeds sent on its stdin
+    and answers one JSON line each."""
+
+    def __init__(self, iss: bool):
+        self.proc = subprocess.Popen([sys.executable, "-m", "tests.kernel_generator", "--worker"]
+                                     + ([] if iss else ["--no-iss"]), cwd=REPO, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+
+    def ask(self, seed: int, timeout: float):
+        """The seed's result dict, or ("hang", seconds) / ("crash", return code)."""
+        self.proc.stdin.write(f"{seed}\n")
+        self.proc.stdin.flush()
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        if not ready:
+            self.kill()
+            return "hang", timeout
+        line = self.proc.stdout.readline()
+        if not line:
+            return "crash", self.proc.wait()
+        return json.loads(line)
+
+    def kill(self):
+        self.proc.kill()
+        self.proc.wait()
+
+
+def run_isolated(seeds, timeout: float = 300.0, iss: bool = True):
+    """Yield each seed's result dict, run in a worker process (restarted after a hang or a
+    crash, which become the seed's outcome)."""
+    worker = None
+    for seed in seeds:
+        worker = worker or Worker(iss)
+        t0 = time.perf_counter()
+        answer = worker.ask(seed, timeout)
+        if isinstance(answer, tuple):
+            what, value = answer
+            worker = None if what == "crash" else worker.kill() or None
+            detail = f"no answer in {timeout:g} s" if what == "hang" else f"worker exited with {value}"
+            answer = {"seed": seed, "name": f"gen:{seed}", "expect": "?", "category": "?",
+                      "results": [["-", what, detail]]}
+        answer["seconds"] = time.perf_counter() - t0
+        yield answer
+    if worker is not None:
+        worker.proc.stdin.close()
+        worker.proc.wait()
+
+
+def worker_main(iss: bool) -> int:
+    out = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)           # anything the compiler prints goes to stderr, not into the answers
+    sys.stdout = sys.stderr
+    for line in sys.stdin:
+        out.write(json.dumps(run_seed(int(line), iss)) + "\n")
+        out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    if "--worker" in sys.argv:
+        sys.exit(worker_main("--no-iss" not in sys.argv))
+    for s in map(int, sys.argv[1:]):
+        print(json.dumps(run_seed(s)))

@@ -1,0 +1,228 @@
+"""Fusion in the co-exploration (baco/tuner/fusion.py): the graph's edges, the fused edge's
+terms against hand computations, gradients to the fusion variables, rounding under capacity,
+the joint search and `baco tune --fusion/--hardware`."""
+import copy
+import json
+import math
+
+import pytest
+import torch
+
+from baco.gemmini.energy import DRAM_PJ
+from baco.tuner import costmodel, explore, fusion
+from baco.tuner.arch import Hardware
+from baco.tuner.cli import main as tune_main
+from baco.tuner.cli import parse_hardware
+from baco.tuner.mapping import Mapping
+from baco.tuner.workloads import DIMS, layers_from_torch
+
+nn = torch.nn
+
+
+def mlp(d_in=8, hidden=16, d_out=4, act=None):
+    return nn.Sequential(nn.Linear(d_in, hidden), act or nn.ReLU(), nn.Linear(hidden, d_out)).eval()
+
+
+class ResBlock(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1, self.bn1 = nn.Conv2d(8, 8, 3, padding=1), nn.BatchNorm2d(8)
+        self.conv2, self.bn2 = nn.Conv2d(8, 8, 3, padding=1), nn.BatchNorm2d(8)
+        self.pool = nn.MaxPool2d(2)
+
+    def forward(self, x):
+        y = self.bn2(self.conv2(torch.relu(self.bn1(self.conv1(x))))) + x
+        return self.pool(y)
+
+
+def separable():
+    return nn.Sequential(nn.Conv2d(8, 8, 3, padding=1, groups=8), nn.BatchNorm2d(8), nn.ReLU(),
+                         nn.Conv2d(8, 16, 1), nn.ReLU(), nn.Conv2d(16, 16, 1), nn.ReLU(), nn.MaxPool2d(2)).eval()
+
+
+def kinds(graph):
+    return [(graph.names[e.producer], graph.names[e.consumer] if e.chain else e.op, e.kind) for e in graph.edges]
+
+
+# ---- the graph -------------------------------------------------------------------------------------
+def test_graph_edges_and_layers_match_the_torch_importer():
+    x = torch.zeros(5, 8)
+    g = fusion.graph_from_torch(mlp(), x)
+    assert kinds(g) == [("0.0", "0.2", "gemm-gemm")]
+    assert g.edges[0].words == 5 * 16
+    assert [(l.key, l.count) for l in g.layers] == [(l.key, l.count) for l in layers_from_torch(mlp(), x)]
+    # GELU is not on Gemmini's store path (default configuration): no edge
+    assert fusion.graph_from_torch(mlp(act=nn.GELU()), x).edges == []
+
+
+def test_graph_second_reader_blocks_the_edge():
+    class Twice(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = nn.Linear(8, 8), nn.Linear(8, 8)
+
+        def forward(self, x):
+            h = self.a(x)
+            return self.b(h) + h
+    g = fusion.graph_from_torch(Twice().eval(), torch.zeros(3, 8))
+    assert [k for k in kinds(g) if k[2] == "gemm-gemm"] == []
+
+
+def test_graph_resadd_pool_and_depthwise_pointwise():
+    g = fusion.graph_from_torch(ResBlock().eval(), torch.zeros(1, 8, 6, 6))
+    assert kinds(g) == [("conv2", "add", "resadd")]     # the add's result feeds the pool: no MAC producer
+    resadd = g.edges[0]
+    assert (resadd.words, resadd.op_reads, resadd.op_writes) == (8 * 36, 8 * 36, 8 * 36)
+    g = fusion.graph_from_torch(separable(), torch.zeros(1, 8, 6, 6))
+    assert kinds(g) == [("0.0", "0.3", "dw-pw"), ("0.3", "0.5", "pw-pw"), ("0.5", "_0_7", "pool")]
+    assert g.edges[2].op_writes == 16 * 9
+    assert [(l.key, l.count) for l in g.layers] == \
+        [(l.key, l.count) for l in layers_from_torch(separable(), torch.zeros(1, 8, 6, 6))]
+    assert g.groups([True, False, True]) == [["0.0", "0.3"], ["0.5", "_0_7"]]
+    assert g.groups([True, True, False]) == [["0.0", "0.3", "0.5"]]
+
+
+# ---- the fused edge's terms ----------------------------------------------------------------------
+def whole_tile_mapping(layer, sK):
+    """Everything in the scratchpad tile (L2), K spread over sK columns: each word crosses DRAM once."""
+    d = layer.dims
+    temporal = [{k: 1 for k in DIMS} for _ in range(4)]
+    temporal[2] = {**{k: d[k] for k in DIMS}, "K": d["K"] // sK}
+    return Mapping(temporal=temporal, spatial_C=1, spatial_K=sK, order=[tuple(DIMS)] * 4)
+
+
+@pytest.mark.parametrize("cycle_model", ["timeloop", "compiled"])
+def test_fused_chain_terms_against_hand_computation(cycle_model):
+    g = fusion.graph_from_torch(mlp(), torch.zeros(4, 8))
+    hw = Hardware(4, 64, 16)
+    problem = explore.NetworkProblem(g.layers, fixed_hw=hw, cycle_model=cycle_model, fusion_graph=g)
+    mappings = [whole_tile_mapping(l, 4) for l in g.layers]
+    plain = explore.evaluate_design(g.layers, mappings, hw, cycle_model=cycle_model)
+    fused = copy.deepcopy(plain)
+    fusion.fuse_result(problem, fused, torch.ones(1, dtype=torch.bool))
+    assert fused.fusion["edges"][0]["fused"] and fused.fusion["groups"] == [["0.0", "0.2"]]
+    # the intermediate: 4 x 16 words, written back once; the consumer fills its whole input once
+    words = 4 * 16
+    producer, consumer = (costmodel.evaluate(l, m, hw) for l, m in zip(g.layers, mappings))
+    assert consumer.accesses["dram"] == 16 * 4 + words + 4 * 4    # weights, input, output: each word once
+    rate = costmodel.DRAM_WORDS_PER_CYCLE if cycle_model == "timeloop" else fusion.COMPILED_WORDS_PER_CYCLE
+    expected_energy = plain.energy_uj - 2 * words * DRAM_PJ * 1e-6    # W + F off DRAM; W - F = 0 on chip
+
+    def floor(cost, layer, m):
+        macs = layer.macs
+        compute = math.ceil(macs / (m.spatial_C * m.spatial_K))
+        if cycle_model != "timeloop":
+            return compute
+        a = cost.accesses
+        return max(compute, math.ceil(a["scratchpad"] / (2 * hw.pe_dim)), math.ceil(a["accumulator"] / (2 * m.spatial_K)))
+    expected_cycles = sum(max(min(floor(c, l, m), p.cycles), p.cycles - words / rate)
+                          for c, l, m, p in zip((producer, consumer), g.layers, mappings, plain.per_layer))
+    assert fused.energy_uj == pytest.approx(expected_energy, rel=1e-12)
+    assert fused.cycles == pytest.approx(expected_cycles, rel=1e-12)
+    assert fused.fusion["unfused_cycles"] == pytest.approx(plain.cycles, rel=1e-12)
+    assert fused.fusion["unfused_energy_uj"] == pytest.approx(plain.energy_uj, rel=1e-12)
+    assert fused.edp < fused.fusion["unfused_edp"]
+
+
+def test_tail_terms_against_hand_computation():
+    pooled = nn.Sequential(nn.Conv2d(4, 4, 1), nn.ReLU(), nn.MaxPool2d(2)).eval()
+    g = fusion.graph_from_torch(pooled, torch.zeros(1, 4, 4, 4))
+    assert kinds(g) == [("0.0", "_0_2", "pool")]
+    terms = fusion.FusionTerms(g, "timeloop")
+    cycles, energy = torch.tensor([[1000.0]], dtype=torch.float64), torch.tensor([[2.0]], dtype=torch.float64)
+    fills, floor = torch.tensor([[64.0]], dtype=torch.float64), torch.tensor([[100.0]], dtype=torch.float64)
+    sp_kb = torch.tensor([8.0], dtype=torch.float64)
+    words, writes = 64, 16
+    for sigma in (0.0, 1.0, 0.25):
+        c, e = terms.network(cycles, energy, fills, floor, torch.tensor([[sigma]], dtype=torch.float64), sp_kb)
+        op_words = writes + (1 - sigma) * words            # the pool reads the output back unless fused
+        assert float(c[0]) == pytest.approx(max(100.0, 1000.0 - sigma * words / 8) + op_words / 8)
+        assert float(e[0]) == pytest.approx(2.0 + (op_words - sigma * words) * DRAM_PJ * 1e-6)
+
+
+# ---- gradients and rounding ------------------------------------------------------------------
+def problem_and_points(hw, hidden=512, rows=64):
+    g = fusion.graph_from_torch(mlp(64, hidden, 64), torch.zeros(rows, 64))
+    problem = explore.NetworkProblem(g.layers, fixed_hw=hw, cycle_model="timeloop", fusion_graph=g)
+    design = explore.heuristic_tilings(g.layers, hw)
+    stacked = [explore.stack_tilings([t]) for t in design]
+    return problem, [s[0] for s in stacked], [s[1] for s in stacked], [s[2] for s in stacked]
+
+
+def test_gradient_flows_to_sigma():
+    problem, temporal, spatial, order = problem_and_points(Hardware(16, 256, 64), hidden=64)
+    logit = torch.zeros(1, 1, dtype=torch.float64, requires_grad=True)
+    cost = problem.cost(temporal, spatial, order, sigma=torch.sigmoid(logit))
+    (torch.log(cost.cycles) + torch.log(cost.energy_uj) + cost.relaxation).sum().backward()
+    assert logit.grad is not None and float(logit.grad[0, 0]) < 0     # fusing lowers the EDP: sigma goes up
+
+
+def test_rounding_respects_capacity():
+    # Small Gemmini: the 64 x 512 intermediate (32 KB) cannot stay beside the tiles in 8 KB
+    problem, temporal, spatial, order = problem_and_points(Hardware(16, 8, 8))
+    sigma = torch.ones(1, 1, dtype=torch.float64, requires_grad=True)
+    cost = problem.cost(temporal, spatial, order, sigma=sigma)
+    assert not bool(cost.fused[0, 0]) and float(cost.relaxation.detach()[0]) > 0
+    cost.relaxation.sum().backward()
+    assert float(sigma.grad[0, 0]) > 0          # the penalty pushes sigma down
+    # Large: it fits, and rounds to fused from sigma >= 0.5 only
+    problem, temporal, spatial, order = problem_and_points(Hardware(32, 512, 64))
+    for s, on in ((0.9, True), (0.5, True), (0.4, False)):
+        cost = problem.cost(temporal, spatial, order, sigma=torch.full((1, 1), s, dtype=torch.float64))
+        assert bool(cost.fused[0, 0]) == on and float(cost.relaxation[0]) == 0
+    # free hardware: the inferred Gemmini grows to hold the fused pair
+    g = problem.fusion
+    free = explore.NetworkProblem(g.layers, cycle_model="timeloop", fusion_graph=g)
+    unfused = free.cost(temporal, spatial, order, sigma=torch.zeros(1, 1, dtype=torch.float64))
+    fused = free.cost(temporal, spatial, order, sigma=torch.ones(1, 1, dtype=torch.float64))
+    assert bool(fused.fused[0, 0]) and fused.hardware[0].sp_kb > unfused.hardware[0].sp_kb
+
+
+# ---- the joint search and the CLI ------------------------------------------------------------------
+def test_joint_search_fuses_and_reports():
+    g = fusion.graph_from_torch(separable(), torch.zeros(1, 8, 12, 12))
+    result = explore.coexplore(g.layers, fusion_graph=g, fixed_hw=Hardware(16, 8, 8), steps=12, kicks=2,
+                               progress=False, cycle_model="timeloop")
+    assert result.hw == Hardware(16, 8, 8)
+    info = result.fusion
+    assert len(info["edges"]) == 3 and info["groups"]
+    assert result.edp < info["unfused_edp"]
+    # the totals are fuse_result's of the exact per-layer costs
+    again = explore.evaluate_design(g.layers, result.mappings, result.hw, cycle_model="timeloop")
+    problem = explore.NetworkProblem(g.layers, fixed_hw=result.hw, cycle_model="timeloop", fusion_graph=g)
+    fusion.fuse_result(problem, again, torch.tensor([e["fused"] for e in info["edges"]]))
+    assert again.edp == pytest.approx(result.edp, rel=1e-12)
+
+
+def test_parse_hardware():
+    assert parse_hardware("32,512,64") == Hardware(32, 512, 64)
+    with pytest.raises(ValueError, match="--hardware"):
+        parse_hardware("32,512")
+    with pytest.raises(ValueError, match="--hardware 16,7,8"):
+        parse_hardware("16,7,8")
+
+
+def test_cli_fusion_and_hardware(tmp_path, capsys):
+    args = ["--torch", "tests.test_fusion:separable", "--input-shape", "1,8,12,12", "--steps", "4",
+            "--hardware", "16,8,8", "--cycle-model", "timeloop", "--quiet"]
+    assert tune_main(args + ["--fusion", "on", "--out", str(tmp_path / "on")]) == 0
+    out = capsys.readouterr().out
+    summary = json.loads((tmp_path / "on" / "result.json").read_text())
+    assert summary["hardware"]["sp_kb"] == 8 and summary["fusion"]["edges"]
+    for group in summary["fusion"]["groups"]:
+        assert f"fused group: {' + '.join(group)}" in out
+    # off is the search without fusion, as without the flag
+    assert tune_main(args + ["--fusion", "off", "--out", str(tmp_path / "off")]) == 0
+    assert tune_main(args + ["--out", str(tmp_path / "none")]) == 0
+    off, none = (json.loads((tmp_path / d / "result.json").read_text()) for d in ("off", "none"))
+    assert "fusion" not in off
+    for d in (off, none):
+        d.pop("wall_s")
+    assert off == none
+
+
+def test_cli_fusion_needs_a_graph(tmp_path):
+    with pytest.raises(SystemExit):
+        tune_main(["--op", "gemm", "--M", "8", "--N", "8", "--K", "8", "--fusion", "on", "--out", str(tmp_path)])
+    with pytest.raises(ValueError, match="--hardware"):
+        tune_main(["--op", "gemm", "--M", "8", "--N", "8", "--K", "8", "--hardware", "16,7,8", "--out", str(tmp_path)])

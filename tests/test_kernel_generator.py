@@ -1,0 +1,111 @@
+"""The kernel generator (tests/kernel_generator.py): generated kernels, mutations and calls
+of the shipped kernels each give their expected outcome (bit-exact against the generator's
+own numpy model, a located CompilationError, an argument error naming the argument, a
+located run-time error) compiled on sim, interpreted, and on the ISS for every tenth; each
+case runs in a worker process with a time limit, so a hang or a crash fails the test. A
+bounded sample by default, 600 cases with -m slow; the seeds that found bugs run always."""
+import numpy as np
+import pytest
+
+from tests import kernel_generator as kg
+
+# seeds (one launch each of a kernel group of LAUNCHES_PER_KERNEL) covering every family
+BOUNDED = [s for group in (36, 31, 3, 33, 57, 10) for s in range(group * kg.LAUNCHES_PER_KERNEL,
+                                                                  group * kg.LAUNCHES_PER_KERNEL + 5)]
+
+# seeds that found a bug (fixed), by what they found
+REGRESSIONS = {
+    16: "a constexpr NaN/inf scale was printed into the IR as `nan`/`inf` (invalid input IR)",
+    40: "config=16 reached an AttributeError instead of a TypeError naming `config`",
+    304: "`acc = acc + bl.dot(x, y)` was rejected (two accumulator blocks), unlike `acc += bl.dot(x, y)`",
+    384: "matmul(relu=True, out='int32') silently skipped the ReLU",
+    385: "matmul(out='int16') silently gave an int32 result",
+    86: "resadd(block=(16,)) was an unpacking ValueError that did not name block",
+    388: "matmul(block=(512, 512, 256)) was a CompilationError inside the kernel, not a ValueError naming block",
+    900: "matmul(schedule=...) over the accumulator's capacity: the same, for schedule",
+    1424: "resadd(relu='yes') ran as relu=True",
+    2038: "resadd(block=(16.5, 16)) was a RuntimeError from bl.cdiv",
+    421: "a pooled store whose window folds to nothing (PM = OFF = 1) failed canonicalization, then "
+         "crashed the LLVM translation (SIGSEGV)",
+}
+
+
+def bad_runs(seeds, **kw):
+    bad = []
+    for answer in kg.run_isolated(seeds, **kw):
+        bad += [(answer["seed"], answer["category"], *r) for r in answer["results"] if r[1] not in kg.GOOD]
+    return bad
+
+
+def test_generated_bounded():
+    assert bad_runs(BOUNDED, timeout=240) == []
+
+
+@pytest.mark.parametrize("seed", sorted(REGRESSIONS))
+def test_generated_regression(seed):
+    answer = kg.run_seed(seed)
+    assert all(r[1] in kg.GOOD for r in answer["results"]), (REGRESSIONS[seed], answer)
+
+
+@pytest.mark.slow
+def test_generated_600():
+    assert bad_runs(range(1000, 1600), timeout=240) == []
+
+
+def test_cases_are_reproducible_and_cover_the_language():
+    """case(seed) is a function of the seed; over 480 seeds the cases cover every builtin, every
+    family and every expected outcome."""
+    import baco.language as bl
+    a, b = kg.case(1234), kg.case(1234)
+    assert (a.source, a.expect, a.category) == (b.source, b.expect, b.category)
+    cases = [kg.case(s) for s in range(480)]
+    text = " ".join(c.source for c in cases if c.source)
+    for builtin in bl.__all__:
+        if builtin not in ("int8", "int32", "float32", "constexpr"):
+            assert f"bl.{builtin}(" in text, builtin
+    for form in ("range(KLO, KHI, STEP)", "range(bl.cdiv(K, BK) - 1, -1, -1)", "range(max(0, KLO)",
+                 "for k1 in range(2)", "a_ptr + R0", "strides=(0, 1)", "valid_rows=(LO, HI)", "S: bl.constexpr",
+                 "acc = acc + bl.dot", "acc += bl.dot", "order=(0, 1)", "bl.dot(bl.load(a, boundary_check=(0, 1)), "
+                 "bl.load(b, boundary_check=(0, 1)), acc)", "M // D"):
+        assert form in text, form
+    assert {c.expect for c in cases} == {"result", "compile", "launch", "runtime"}
+    assert {c.category.split("-")[0] for c in cases} >= {"gemm", "pool", "chain", "sum", "shipped", "mutation"}
+    assert {c.category for c in cases if c.category.startswith("shipped")} == {
+        f"shipped-{k}" for k in ("matmul", "conv2d", "depthwise", "conv1d", "conv_pool", "resadd")}
+
+
+def test_checker_sees_wrong_results_and_bad_locations():
+    """The classification is not vacuous: a reference off by one element is a wrong result; a
+    compile error expected elsewhere is unlocated."""
+    seed = next(s for s in range(16, 400) if kg.case(s).expect == "result" and kg.case(s).category == "gemm")
+    c = kg.build(kg.case(seed))
+    good = c.reference
+
+    def off_by_one():
+        expected = good()
+        expected["c"].flat[0] += 1
+        return expected
+    c.reference = off_by_one
+    assert kg.classify(c, "sim")[0] == "wrong result"
+    seed = next(s for s in range(400) if kg.case(s).category == "mutation-compile")
+    c = kg.build(kg.case(seed))
+    assert kg.classify(c, "sim") == ("compile error", "")
+    c.where = (c.where[0] + 1, c.where[1])
+    assert kg.classify(c, "sim")[0] == "unlocated error"
+
+
+def test_time_limit_makes_a_hang_an_outcome():
+    (answer,) = kg.run_isolated([BOUNDED[0]], timeout=0.01)
+    assert answer["results"] == [["-", "hang", "no answer in 0.01 s"]]
+
+
+def test_reference_arithmetic():
+    """The generator's own model of Gemmini's read-out: ReLU, float32 scale, half to even, NaN
+    to 0, int8 saturation."""
+    acc = np.array([5, -5, 3, 1 << 30, -(1 << 30), 7])
+    assert kg.readout(acc, 0.5).tolist() == [2, -2, 2, 127, -128, 4]
+    assert kg.readout(acc, 0.5, relu=True).tolist() == [2, 0, 2, 127, 0, 4]
+    assert kg.readout(acc, float("nan")).tolist() == [0] * 6
+    assert kg.readout(acc, float("inf")).tolist() == [127, -128, 127, 127, -128, 127]
+    pooled, pc = kg.pool(np.arange(12).reshape(12, 1) - 6, 3, 4, 2, 2, 1, 1)
+    assert pc == 3 and pooled[:, 0].tolist() == [0, 0, 0, 2, 4, 5]
