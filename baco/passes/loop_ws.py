@@ -373,11 +373,7 @@ def _configs(n: Nest, cfg: GemminiConfig):
         _config_ld(2, d_bytes, d)
     # config_st as linalg-to-instgem's store sets it, so the branches agree (config elimination)
     _, c_stride, c_bytes = _addr_stride(n.store.operands[1], 1 if n.epilogue is not None else 4)
-    scale = cst(f32_bits(1.0))
-    if n.scale is not None:
-        bits = ir.create("arith.bitcast", operands=[n.scale], results=[ir.IntegerType.get_signless(32)]).result
-        scale = ir.create("arith.extui", operands=[bits], results=[ir.i64()]).result
-    instgem.emit("config_st", stride=c_bytes, activation=n.relu, acc_scale=scale)
+    instgem.emit("config_st", stride=c_bytes, activation=n.relu, acc_scale=_scale_bits(n.scale))
     return a_stride, b_stride, d_stride, c_stride
 
 
@@ -525,12 +521,12 @@ def match_resadd(func, cfg: GemminiConfig):
     LOOP_WS's accumulator half."""
     top = [o.operation for o in func.regions[0].blocks[0].operations]
     ops = ir.walk_ops(func)
-    allocs = [o for o in ops if o.name == "memref.alloc" and _space(o) is not None]
-    if sorted(_space(o) for o in allocs) != ["acc", "acc_add", "acc_add", "epilogue"] or not cfg.mvin_scale or \
+    allocs = [o for o in ops if o.name == "memref.alloc" and block_space(o) is not None]
+    if sorted(block_space(o) for o in allocs) != ["acc", "acc_add", "acc_add", "epilogue"] or not cfg.mvin_scale or \
             any(o not in top for o in allocs) or any(o.name in ("scf.for", "linalg.matmul") for o in ops):
         return None
     n = Resadd()
-    n.acc = next(o for o in allocs if _space(o) == "acc")
+    n.acc = next(o for o in allocs if block_space(o) == "acc")
     at = {op: i for i, op in enumerate(top)}
     inits, adds, epilogues = [], [], []
     for use in n.acc.result.uses:
@@ -552,7 +548,7 @@ def match_resadd(func, cfg: GemminiConfig):
         return None
     for add in sorted(adds, key=at.get):
         staging = alloc_of(add.operands[0])
-        if staging is None or add.operands[0] != staging.result or _space(staging.operation) != "acc_add":
+        if staging is None or add.operands[0] != staging.result or block_space(staging.operation) != "acc_add":
             return None
         copies = []
         for use in staging.result.uses:
@@ -581,7 +577,7 @@ def match_resadd(func, cfg: GemminiConfig):
     n.relu = int(str(ir.Attribute(attrs["relu"])) == "true")
     n.scale = ir.scale_operand(n.epilogue)
     facts = Facts()
-    wins = [_window(cp.operands[1]) for _, cp in n.adds] + [_window(n.store.operands[0])]
+    wins = [local_window(cp.operands[1]) for _, cp in n.adds] + [local_window(n.store.operands[0])]
     if any(w is None for w in wins) or not all(facts.zero(off) for w in wins for off in w[0]) or \
             not all(facts.same(w[1][i], wins[0][1][i]) for w in wins[1:] for i in range(2)):
         return None
@@ -614,7 +610,7 @@ def rewrite_resadd(n: Resadd, cfg: GemminiConfig):
         a_addr, a_stride, a_bytes = _addr_stride(a_copy.operands[0], 1)
         b_addr, b_stride, b_bytes = _addr_stride(b_copy.operands[0], 1)
         c_addr, c_stride, c_bytes = _addr_stride(n.store.operands[1], 1)
-        _, (rows, cols) = _window(a_copy.operands[1])
+        _, (rows, cols) = local_window(a_copy.operands[1])
         rows, cols = (cst(v) if isinstance(v, int) else i64(v) for v in (rows, cols))
         bi, bj = (ir.binop("ceildivsi", v, cst(d)) for v in (rows, cols))
         # config_st as linalg-to-instgem's store sets it, before the branches so they agree
@@ -639,7 +635,7 @@ def rewrite_resadd(n: Resadd, cfg: GemminiConfig):
     stagings = [alloc_of(add.operands[0]).operation for add, _ in n.adds]
     fills = [u.owner for st in stagings for u in st.result.uses if u.owner.name in ("linalg.fill", "linalg.map")]
     epilogue_alloc = alloc_of(n.epilogue.operands[1]).operation
-    local_views = _views([n.store.operands[0]] + [cp.operands[1] for _, cp in n.adds])
+    local_views = subview_ops([n.store.operands[0]] + [cp.operands[1] for _, cp in n.adds])
     kept = [n.acc, n.acc_init, *stagings, *fills, *local_views, a_copy, b_copy, a_add, b_add, epilogue_alloc,
             n.epilogue, n.store]
     for op in sorted(set(kept), key=at.get):
