@@ -260,10 +260,13 @@ def test_resadd_interpreted_matches():
     np.testing.assert_array_equal(c, resadd_example.reference(a, b, 3.0, -0.75, 0.5, True))
 
 
-def test_resadd_moves_int8_into_the_accumulator():
+def test_resadd_moves_int8_into_the_accumulator(monkeypatch):
     """No scratchpad rows; the two inputs arrive by shrinking, scaled mvins, the second with
-    the accumulate bit (interior blocks need no zeroing: the first mvin overwrites)."""
+    the accumulate bit (interior blocks need no zeroing: the first mvin overwrites). The
+    explicit stream (BACO_LOOP_WS=0; by default each program is one LOOP_WS with is_resadd,
+    tests/test_loop_ws.py)."""
     from baco.gemmini.isa import ACCUMULATE_BIT, ACC_BIT
+    monkeypatch.setenv("BACO_LOOP_WS", "0")
     rng = np.random.default_rng(4)
     a = rng.integers(-128, 128, (64, 64), dtype=np.int8)
     b = rng.integers(-128, 128, (64, 64), dtype=np.int8)
