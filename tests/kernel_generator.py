@@ -846,6 +846,7 @@ def shipped_case(rng, name):
                ("block", lambda p, k: k.update(block=(4096, 64)), ("block",)),
                ("block", lambda p, k: k.update(block=(16.5, 16)), ("block",)),
                ("relu", lambda p, k: k.update(relu="yes"), ("relu",))]
+    bad.append(("config", lambda p, k: k.update(config=16), ("config",)))
     torch_inputs = not mutate and rng.random() < 0.15
     if not mutate and rng.random() < 0.15:       # a non-contiguous view of the same values is accepted
         pos = {k: np.repeat(v, 2, axis=-1)[..., ::2] for k, v in pos.items()}

@@ -17,16 +17,19 @@ BOUNDED = [s for group in (36, 31, 3, 33, 57, 10) for s in range(group * kg.LAUN
 REGRESSIONS = {
     16: "a constexpr NaN/inf scale was printed into the IR as `nan`/`inf` (invalid input IR)",
     40: "config=16 reached an AttributeError instead of a TypeError naming `config`",
+    54: "conv2d(config=16) was an AttributeError (the shipped kernels took any config)",
+    86: "resadd(block=(4096, 64)) was a CompilationError inside the kernel, not a ValueError naming block",
+    164: "matmul(block=(512, 512, 256)) was a CompilationError inside the kernel, not a ValueError naming block",
+    279: "matmul(relu=True, out='int32') silently skipped the ReLU",
     304: "`acc = acc + bl.dot(x, y)` was rejected (two accumulator blocks), unlike `acc += bl.dot(x, y)`",
-    384: "matmul(relu=True, out='int32') silently skipped the ReLU",
-    385: "matmul(out='int16') silently gave an int32 result",
-    86: "resadd(block=(16,)) was an unpacking ValueError that did not name block",
-    388: "matmul(block=(512, 512, 256)) was a CompilationError inside the kernel, not a ValueError naming block",
-    900: "matmul(schedule=...) over the accumulator's capacity: the same, for schedule",
-    1424: "resadd(relu='yes') ran as relu=True",
-    2038: "resadd(block=(16.5, 16)) was a RuntimeError from bl.cdiv",
+    388: "matmul(schedule=...) over the accumulator's capacity: the same, for schedule",
     421: "a pooled store whose window folds to nothing (PM = OFF = 1) failed canonicalization, then "
          "crashed the LLVM translation (SIGSEGV)",
+    464: "conv_pool(config=16): the same",
+    1074: "matmul(out='int16') silently gave an int32 result",
+    2038: "resadd(block=(16.5, 16)) was a RuntimeError from bl.cdiv",
+    2595: "resadd(block=(16,)) was an unpacking ValueError that did not name block",
+    3986: "resadd(relu='yes') ran as relu=True",
 }
 
 

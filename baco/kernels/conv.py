@@ -46,7 +46,7 @@ import numpy as np
 import baco
 import baco.language as bl
 from baco.gemmini.arith import acc_to_int8, saturate
-from baco.gemmini.config import GemminiConfig
+from baco.gemmini.config import GemminiConfig, as_config
 from baco.gemmini.schedule import (GemmSchedule, as_schedule, default_conv_schedule, default_gemm_schedule,
                                    schedule_problems)
 from baco.kernels.arguments import bias_vector, exact_array, output_kind, real_scalar
@@ -237,7 +237,7 @@ def conv2d_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0
                   config=None, blocks=None) -> ConvLaunch:
     x, w = exact_array(x, "x", np.int8), exact_array(w, "w", np.int8)
     (stride, padding, dilation), P, Q = _check(x, w, stride, padding, dilation, out, relu)
-    config = config or GemminiConfig()
+    config = as_config(config)
     N, _, _, C = x.shape
     K = w.shape[3]
     y = np.zeros((N, P, Q, K), dtype=np.int8 if out == "int8" else np.int32)
@@ -274,7 +274,7 @@ def depthwise_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=
                      config=None, blocks=None, formulation="block-diagonal") -> ConvLaunch:
     x, w = exact_array(x, "x", np.int8), exact_array(w, "w", np.int8)
     (stride, padding, dilation), P, Q = _check(x, w, stride, padding, dilation, out, relu, depthwise=True)
-    config = config or GemminiConfig()
+    config = as_config(config)
     s = depthwise_schedule(blocks, Q=Q, config=config, out_int8=out == "int8", formulation=formulation)
     y = np.zeros((x.shape[0], P, Q, x.shape[3]), dtype=np.int8 if out == "int8" else np.int32)
     return ConvLaunch.implicit_gemm(x, block_diagonal_weights(w, s.block_n), y, bias, stride=stride,

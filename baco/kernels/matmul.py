@@ -14,7 +14,7 @@ import numpy as np
 import baco
 import baco.language as bl
 from baco.gemmini.arith import reference_matmul
-from baco.gemmini.config import GemminiConfig
+from baco.gemmini.config import GemminiConfig, as_config
 from baco.gemmini.schedule import GemmSchedule, as_schedule, default_gemm_schedule, schedule_problems
 from baco.kernels.arguments import bias_vector, exact_array, output_kind, real_scalar
 from baco.kernels.launch import KernelLaunch
@@ -81,7 +81,7 @@ def matmul_launch(a, b, *, bias=None, out="int32", scale=1.0, relu=False, schedu
     if b.shape[0] != K:
         raise ValueError(f"b must have K = {K} rows (a is {a.shape}), got shape {b.shape}")
     N = b.shape[1]
-    config = config or GemminiConfig()
+    config = as_config(config)
     s = resolve_schedule(schedule, block, dataflow, double_buffer, shape=(M, N, K), config=config,
                          out_int8=out == "int8")
     problems = schedule_problems(s, config, out == "int8")

@@ -36,7 +36,7 @@ import numpy as np
 import baco
 import baco.language as bl
 from baco.gemmini.arith import max_pool, pool_field_problems, pooled_size
-from baco.gemmini.config import GemminiConfig
+from baco.gemmini.config import GemminiConfig, as_config
 from baco.gemmini.schedule import GemmSchedule, as_schedule, default_gemm_schedule, schedule_problems
 from baco.kernels.conv import _check as check_conv
 from baco.kernels.arguments import bias_vector, exact_array, real_scalar
@@ -190,7 +190,7 @@ class ConvPoolLaunch(KernelLaunch):
         self.w = np.ascontiguousarray(w)
         N, H, W, C = self.x.shape
         R, S, _, K = self.w.shape
-        self.config = config or GemminiConfig()
+        self.config = as_config(config)
         self.schedule = pool_schedule(blocks, N=N, PH=PH, P=P, Q=Q, K=K, C=C, pool=pool, stride=stride,
                                       taps=R * S, config=self.config)
         pr = self.schedule.block_m
