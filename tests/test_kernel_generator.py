@@ -56,23 +56,23 @@ def test_generated_600():
 
 
 def test_cases_are_reproducible_and_cover_the_language():
-    """case(seed) is a function of the seed; over 480 seeds the cases cover every builtin, every
+    """case(seed) is a function of the seed; over 1400 seeds the cases cover every builtin, every
     family and every expected outcome."""
     import baco.language as bl
     a, b = kg.case(1234), kg.case(1234)
     assert (a.source, a.expect, a.category) == (b.source, b.expect, b.category)
-    cases = [kg.case(s) for s in range(480)]
+    cases = [kg.case(s) for s in range(1400)]
     text = " ".join(c.source for c in cases if c.source)
     for builtin in bl.__all__:
         if builtin not in ("int8", "int32", "float32", "constexpr"):
             assert f"bl.{builtin}(" in text, builtin
     for form in ("range(KLO, KHI, STEP)", "range(bl.cdiv(K, BK) - 1, -1, -1)", "range(max(0, KLO)",
                  "for k1 in range(2)", "a_ptr + R0", "strides=(0, 1)", "valid_rows=(LO, HI)", "S: bl.constexpr",
-                 "acc = acc + bl.dot", "acc += bl.dot", "order=(0, 1)", "bl.dot(bl.load(a, boundary_check=(0, 1)), "
+                 "acc = acc + bl.dot", "acc += bl.dot", "order=(0, 1)", "shape=(S, R, K)", "bl.dot(bl.load(a, boundary_check=(0, 1)), "
                  "bl.load(b, boundary_check=(0, 1)), acc)", "M // D"):
         assert form in text, form
     assert {c.expect for c in cases} == {"result", "compile", "launch", "runtime"}
-    assert {c.category.split("-")[0] for c in cases} >= {"gemm", "pool", "chain", "sum", "shipped", "mutation"}
+    assert {c.category.split("-")[0] for c in cases} >= {"gemm", "pool", "chain", "sum", "slices", "shipped", "mutation"}
     assert {c.category for c in cases if c.category.startswith("shipped")} == {
         f"shipped-{k}" for k in ("matmul", "conv2d", "depthwise", "conv1d", "conv_pool", "resadd")}
 
