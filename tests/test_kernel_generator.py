@@ -30,6 +30,7 @@ REGRESSIONS = {
     2038: "resadd(block=(16.5, 16)) was a RuntimeError from bl.cdiv",
     2595: "resadd(block=(16,)) was an unpacking ValueError that did not name block",
     3986: "resadd(relu='yes') ran as relu=True",
+    5047: "conv_pool(stride=1.5) was a TypeError from range() that did not name stride",
 }
 
 

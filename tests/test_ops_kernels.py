@@ -311,9 +311,18 @@ def two_acc_sum(a_ptr, c_ptr, BM: bl.constexpr):
     a_blk = bl.make_block_ptr(a_ptr, shape=(BM, BM), strides=(BM, 1), offsets=(0, 0),
                               block_shape=(BM, BM), order=(1, 0))
     a = bl.load(a_blk)
-    s = bl.dot(a, a) + bl.dot(a, a)
+    s1 = bl.dot(a, a)
+    s2 = bl.dot(a, a)
+    s = s1 + s2
     bl.store(bl.make_block_ptr(c_ptr, shape=(BM, BM), strides=(BM, 1), offsets=(0, 0),
                                block_shape=(BM, BM), order=(1, 0)), s)
+
+
+@baco.jit
+def dot_plus_dot(a_ptr, c_ptr, BM: bl.constexpr):
+    a = bl.load(bl.make_block_ptr(a_ptr, shape=(BM, BM), strides=(BM, 1), offsets=(0, 0), block_shape=(BM, BM)))
+    bl.store(bl.make_block_ptr(c_ptr, shape=(BM, BM), strides=(BM, 1), offsets=(0, 0), block_shape=(BM, BM)),
+             bl.dot(a, a) + bl.dot(a, a))
 
 
 def test_bias_added_after_the_k_loop():
@@ -341,7 +350,16 @@ def test_adding_two_accumulators_is_a_located_error():
     a = np.zeros((16, 16), np.int8)
     with pytest.raises(CompilationError) as e:
         two_acc_sum[(1,)](a, np.zeros((16, 16), np.int32), BM=16)
-    assert "s = bl.dot(a, a) + bl.dot(a, a)" in str(e.value) and "at most one" in str(e.value)
+    assert "s = s1 + s2" in str(e.value) and "at most one" in str(e.value)
+
+
+def test_dot_plus_dot_accumulates():
+    """`dot(a, b) + dot(c, d)` is the second dot accumulating onto the first (as `acc + dot(...)`)."""
+    a = np.random.default_rng(3).integers(-128, 128, (16, 16)).astype(np.int8)
+    for target in ("sim", "iss"):
+        c = np.zeros((16, 16), np.int32)
+        dot_plus_dot[(1,)](a, c, BM=16, target=target)
+        np.testing.assert_array_equal(c, 2 * (a.astype(np.int64) @ a.astype(np.int64)))
 
 
 def test_resadd_cli_self_checking_elf(tmp_path):

@@ -128,6 +128,9 @@ def pooled_shape(H: int, W: int, pool: int, stride: int, padding: int) -> tuple[
 def _check(x, w, pool, stride, padding, conv_stride, conv_padding, dilation, relu):
     """(w as (R,S,C,K), (conv stride, padding, dilation) pairs, P, Q, PH, PW) after checking a
     conv_pool's arguments."""
+    for name, value in (("pool", pool), ("stride", stride), ("padding", padding)):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
     if w.ndim == 2:
         w = w.reshape(1, 1, *w.shape)
     if x.ndim != 4 or w.ndim != 4:
