@@ -203,6 +203,8 @@ class GemmKernel:
             self.loop = "cdiv_advance"         # (those visit K blocks past the end, which only a checked load reads as 0)
         self.b_column_major = rng.random() < 0.25     # B given as (N, K): a column-major view, order=(0, 1)
         self.dim = c(16, 16, 16, 8, 32)               # the Gemmini's DIM (config=)
+        if self.dataflow == "OS":
+            self.b_column_major = False    # OS cannot transpose B alone: a located compile error, by design
 
     # the K-block indices the loop visits, given the launch
     def kbs(self, K, klo=0, khi=0, step=1):
