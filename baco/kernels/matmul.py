@@ -15,7 +15,7 @@ import baco
 import baco.language as bl
 from baco.gemmini.arith import reference_matmul
 from baco.gemmini.config import GemminiConfig, as_config
-from baco.gemmini.schedule import GemmSchedule, as_schedule, default_gemm_schedule, schedule_problems
+from baco.gemmini.schedule import DATAFLOWS, GemmSchedule, as_schedule, default_gemm_schedule, schedule_problems
 from baco.kernels.arguments import bias_vector, exact_array, output_kind, real_scalar
 from baco.kernels.launch import KernelLaunch
 
@@ -61,6 +61,8 @@ def resolve_schedule(schedule=None, block=None, dataflow="WS", double_buffer=Fal
     """The schedule to run: `schedule` (GemmSchedule or dict) if given, else one from
     --block/--dataflow/--double-buffer, else default_gemm_schedule for `shape` (M, N, K)
     on `config` with `dataflow`."""
+    if dataflow not in DATAFLOWS:      # checked even where a schedule overrides it
+        raise ValueError(f"dataflow must be one of {DATAFLOWS}, not {dataflow!r}")
     if schedule is not None:
         return as_schedule(schedule)
     if block is not None or shape is None:
