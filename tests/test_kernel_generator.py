@@ -29,6 +29,7 @@ REGRESSIONS = {
     1074: "matmul(out='int16') silently gave an int32 result",
     2038: "resadd(block=(16.5, 16)) was a RuntimeError from bl.cdiv",
     5330: "matmul(dataflow='XS', schedule=...) ignored the bad dataflow",
+    6596: "matmul(block=(0, 16, 16), schedule=...) ignored the bad block",
     2595: "resadd(block=(16,)) was an unpacking ValueError that did not name block",
     3986: "resadd(relu='yes') ran as relu=True",
     5047: "conv_pool(stride=1.5) was a TypeError from range() that did not name stride",

@@ -64,6 +64,8 @@ def resolve_schedule(schedule=None, block=None, dataflow="WS", double_buffer=Fal
     if dataflow not in DATAFLOWS:      # checked even where a schedule overrides it
         raise ValueError(f"dataflow must be one of {DATAFLOWS}, not {dataflow!r}")
     if schedule is not None:
+        if block is not None:
+            raise ValueError(f"block={block!r} and schedule= both given: give one")
         return as_schedule(schedule)
     if block is not None or shape is None:
         return as_schedule(GemmSchedule(*(block or (32, 32, 64)), dataflow=dataflow, double_buffer=double_buffer),
