@@ -21,7 +21,9 @@ Kernel families (each a small grammar over the language):
 - pool: a dot read out through max_pool2d (kernel, stride, padding, run-time valid_rows,
   a stored block at a run-time row offset);
 - chain: two chained dots (relu(h * s1).to(int8) as the second A);
-- resadd: two scaled int8 loads summed in the accumulator, or a plain int8 copy.
+- sum: two scaled int8 loads summed in the accumulator, or a plain int8 copy; or a 3-D block
+  pointer (slices of rows, a run-time slice stride, slices and rows outside the array) loaded
+  as one block and multiplied.
 Mutations insert a bad statement at a random place (bad types, shapes, out-of-range
 constexprs, unsupported constructs), pass a zero divisor or step at run time, break one
 launch argument, or break one argument of a shipped-kernel call.
@@ -141,7 +143,7 @@ CONST_SCALES = (1.0, 0.25, 0.0078125, 0.03, -0.5, NAN, INF)
 # (statement, needs acc, message): a bad statement inserted at a random place of a good kernel
 BAD_STATEMENTS = [
     ("bad = @@bl.zeros((BM, BN), dtype=bl.int8)", False, "zeros() makes int32 accumulator blocks"),
-    ("bad = @@M ** 2", False, "unsupported integer operator Pow"),
+    ("bad = @@M ** 2", False, "operator Pow"),
     ("bad = @@M / 2", False, "use // for division"),
     ("bad = @@BM // (BM - BM)", False, "division or modulo by zero"),
     ("bad = @@BN % (BK - BK)", False, "division or modulo by zero"),
@@ -153,10 +155,10 @@ BAD_STATEMENTS = [
     ("bad = @@bl.max_pool2d(acc.to(bl.int8), (BM // 4, 4), 2, 1, 4)", True, "outside 0..3"),
     ("bad = @@bl.max_pool2d(acc, (BM // 4, 4), 2)", True, "max_pool2d() pools int8 pixels"),
     ("bad = @@bl.program_id(3)", False, "the grid axis must be the constant"),
-    ("bad = @@bl.num_programs(M)", False, "the grid axis must be the constant"),
+    ("bad = @@bl.num_programs(M * 7)", False, "the grid axis must be the constant"),
     ("bad = @@bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 1), offsets=(0, 0), block_shape=(BM - BM, BK))",
      False, "block_shape must be positive"),
-    ("bad = @@bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 2), offsets=(0, 0), block_shape=(BM, BK))",
+    ("bad = @@bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K + 2, 2), offsets=(0, 0), block_shape=(BM, BK))",
      False, "no dimension has stride 1"),
     ("bad = @@bl.dot(acc, acc)", True, "Gemmini dot() multiplies int8 blocks"),
     ("bad = @@acc * acc", True, "elementwise block * block is not supported"),
@@ -165,7 +167,7 @@ BAD_STATEMENTS = [
     ("bad = @@bl.load(M)", False, "load() needs a block pointer"),
     ("@@bl.store(c_ptr + N, acc)", True, "store() needs a block pointer, got pointer"),
     ("bad = @@a_ptr * 2", False, "a pointer can only be moved by adding an integer"),
-    ("bad = @@M if M else N", False, "needs a compile-time condition"),
+    ("bad = M if @@bl.program_id(0) else N", False, "needs a compile-time condition"),
     ("bad = @@bl.zeros((M, BN))", False, "zeros() shape must be two positive"),
     ("bad = @@bl.cdiv(acc, 2)", True, "must be an integer scalar"),
     ("bad = @@[i for i in range(3)]", False, "unsupported expression"),
@@ -201,6 +203,8 @@ class GemmKernel:
             self.loop = "cdiv_advance"         # (those visit K blocks past the end, which only a checked load reads as 0)
         self.b_column_major = rng.random() < 0.25     # B given as (N, K): a column-major view, order=(0, 1)
         self.dim = c(16, 16, 16, 8, 32)               # the Gemmini's DIM (config=)
+        if self.dataflow == "OS":
+            self.b_column_major = False    # OS cannot transpose B alone: a located compile error, by design
 
     # the K-block indices the loop visits, given the launch
     def kbs(self, K, klo=0, khi=0, step=1):
@@ -583,6 +587,48 @@ def sum_case(rng, krng, name):
     return Case(name, "sum", "result", source(params, body), run, reference=reference)
 
 
+def slices_case(rng, krng, name):
+    """A 3-D block pointer (NS slices of BR rows of an (S, R, K) array, slice stride SS) loaded as
+    one (NS*BR, BK) block, multiplied with B and stored: slices and rows outside the array read 0."""
+    c = lambda *xs: xs[int(krng.integers(len(xs)))]  # noqa: E731
+    ns, br, bk, bn = c(1, 2, 3), c(4, 8, 16), c(16, 32), c(16, 32)
+    dataflow = c("WS", "OS")
+    body = [f"x = bl.load(bl.make_block_ptr(a_ptr, shape=(S, R, K), strides=(SS, K, 1), offsets=(S0, R0, 0), "
+            f"block_shape=({ns}, {br}, {bk})), boundary_check=(0, 1, 2))",
+            f"w = bl.load(bl.make_block_ptr(b_ptr, shape=(K, N), strides=(N, 1), offsets=(0, 0), "
+            f"block_shape=({bk}, {bn})), boundary_check=(0, 1))",
+            f"bl.store(bl.make_block_ptr(c_ptr, shape=({ns * br}, N), strides=(N, 1), offsets=(0, 0), "
+            f"block_shape=({ns * br}, {bn})), bl.dot(x, w), boundary_check=(0, 1))"]
+    params = ["a_ptr", "b_ptr", "c_ptr", "S", "R", "K", "N", "SS", "S0", "R0"]
+    S, R, K, N = int(rng.integers(1, 5)), int(rng.integers(1, 2 * br)), int(rng.integers(1, bk + 1)), \
+        int(rng.integers(1, bn + 1))
+    gap = int(rng.integers(0, 20))
+    s0, r0 = int(rng.integers(-2, S + 1)), int(rng.integers(-br, R + 1))
+    flat = int8s(rng, (S * (R * K + gap) + 1,))
+    a = np.stack([flat[i * (R * K + gap):i * (R * K + gap) + R * K].reshape(R, K) for i in range(S)])
+    b = int8s(rng, (K, N))
+    c0 = rng.integers(-1000, 1000, (ns * br, N)).astype(np.int32)
+    out = c0.copy()
+    args = [flat, b, out, S, R, K, N, R * K + gap, s0, r0]
+
+    def run(kernel, target="sim"):
+        out[...] = c0
+        kernel[(1,)](*args, dataflow=dataflow, target=target)
+        return {"c": out.copy()}
+
+    def reference():
+        x = np.zeros((ns, br, bk), np.int64)
+        for i in range(ns):
+            if 0 <= s0 + i < S:
+                x[i] = window(a[s0 + i].astype(np.int64), r0, 0, br, bk)
+        prod = x.reshape(ns * br, bk) @ window(b.astype(np.int64), 0, 0, bk, bn)
+        prod = sat(prod, SPATIAL_BITS) if dataflow == "OS" else prod
+        got = c0.copy()
+        put(got, 0, 0, prod.astype(np.int32), ns * br, N)
+        return {"c": got}
+    return Case(name, "slices", "result", source(params, body), run, reference=reference)
+
+
 # ---- mutations of a gemm kernel or launch ----------------------------------------------------
 def gemm_mutation(g: GemmKernel, rng, name):
     """A gemm case that must fail: a bad statement (located compile error), a dot of mismatched
@@ -847,6 +893,7 @@ def shipped_case(rng, name):
                ("block", lambda p, k: k.update(block=(4096, 64)), ("block",)),
                ("block", lambda p, k: k.update(block=(16.5, 16)), ("block",)),
                ("relu", lambda p, k: k.update(relu="yes"), ("relu",))]
+    bad.append(("config", lambda p, k: k.update(config=16), ("config",)))
     torch_inputs = not mutate and rng.random() < 0.15
     if not mutate and rng.random() < 0.15:       # a non-contiguous view of the same values is accepted
         pos = {k: np.repeat(v, 2, axis=-1)[..., ::2] for k, v in pos.items()}
@@ -892,7 +939,7 @@ def case(seed: int) -> Case:
     elif family == "chain":
         made = chain_case(rng, krng, name)
     elif family == "sum":
-        made = sum_case(rng, krng, name)
+        made = slices_case(rng, krng, name) if krng.random() < 0.5 else sum_case(rng, krng, name)
     else:
         made = shipped_case(rng, name)
     made.seed = seed

@@ -314,9 +314,18 @@ def two_acc_sum(a_ptr, c_ptr, BM: bl.constexpr):
     a_blk = bl.make_block_ptr(a_ptr, shape=(BM, BM), strides=(BM, 1), offsets=(0, 0),
                               block_shape=(BM, BM), order=(1, 0))
     a = bl.load(a_blk)
-    s = bl.dot(a, a) + bl.dot(a, a)
+    s1 = bl.dot(a, a)
+    s2 = bl.dot(a, a)
+    s = s1 + s2
     bl.store(bl.make_block_ptr(c_ptr, shape=(BM, BM), strides=(BM, 1), offsets=(0, 0),
                                block_shape=(BM, BM), order=(1, 0)), s)
+
+
+@baco.jit
+def dot_plus_dot(a_ptr, c_ptr, BM: bl.constexpr):
+    a = bl.load(bl.make_block_ptr(a_ptr, shape=(BM, BM), strides=(BM, 1), offsets=(0, 0), block_shape=(BM, BM)))
+    bl.store(bl.make_block_ptr(c_ptr, shape=(BM, BM), strides=(BM, 1), offsets=(0, 0), block_shape=(BM, BM)),
+             bl.dot(a, a) + bl.dot(a, a))
 
 
 def test_bias_added_after_the_k_loop():
@@ -338,16 +347,22 @@ def test_bias_added_after_the_k_loop():
         np.testing.assert_array_equal(c, ref)
 
 
-def test_a_sum_of_two_dots_accumulates(monkeypatch):
-    # dot + dot is an int32 block plus a dot: one accumulate-dot, as acc += dot(a, b) is
-    from baco.gemmini.arith import reference_matmul
-    a = np.random.default_rng(3).integers(-128, 128, (16, 16), dtype=np.int8)
-    expected = 2 * reference_matmul(a, a, out="int32")
-    for interpret in ("0", "1"):
-        monkeypatch.setenv("BACO_INTERPRET", interpret)
+def test_adding_two_accumulators_is_a_located_error():
+    from baco.errors import CompilationError
+
+    a = np.zeros((16, 16), np.int8)
+    with pytest.raises(CompilationError) as e:
+        two_acc_sum[(1,)](a, np.zeros((16, 16), np.int32), BM=16)
+    assert "s = s1 + s2" in str(e.value) and "at most one" in str(e.value)
+
+
+def test_dot_plus_dot_accumulates():
+    """`dot(a, b) + dot(c, d)` is the second dot accumulating onto the first (as `acc + dot(...)`)."""
+    a = np.random.default_rng(3).integers(-128, 128, (16, 16)).astype(np.int8)
+    for target in ("sim", "iss"):
         c = np.zeros((16, 16), np.int32)
-        two_acc_sum[(1,)](a, c, BM=16)
-        np.testing.assert_array_equal(c, expected)
+        dot_plus_dot[(1,)](a, c, BM=16, target=target)
+        np.testing.assert_array_equal(c, 2 * (a.astype(np.int64) @ a.astype(np.int64)))
 
 
 def test_resadd_cli_self_checking_elf(tmp_path):

@@ -89,10 +89,9 @@ class JITFunction:
     def check_options(self, options):
         """The launch options that are taken as they are (never converted): config a
         GemminiConfig or None, double_buffer a bool, loop_ws a bool or None."""
-        from baco.gemmini.config import GemminiConfig
-        if options["config"] is not None and not isinstance(options["config"], GemminiConfig):
-            raise TypeError(f"{self.__name__}: config must be a GemminiConfig, got {type(options['config']).__name__} "
-                            f"{options['config']!r}")
+        from baco.gemmini.config import as_config
+        if options["config"] is not None:
+            as_config(options["config"])
         for name, allowed in (("double_buffer", (bool, np.bool_)), ("loop_ws", (bool, np.bool_, type(None)))):
             if not isinstance(options[name], allowed):
                 raise TypeError(f"{self.__name__}: {name} must be a bool, got {type(options[name]).__name__} "

@@ -146,3 +146,13 @@ class GemminiConfig:
 
 
 DEFAULT_CONFIG = GemminiConfig()
+
+
+def as_config(config) -> GemminiConfig:
+    """The Gemmini a caller gave: `config` itself (a GemminiConfig), a default one for None, else
+    a TypeError naming `config` (nothing is converted)."""
+    if config is None:
+        return GemminiConfig()
+    if not isinstance(config, GemminiConfig):
+        raise TypeError(f"config must be a GemminiConfig, got {type(config).__name__} {config!r}")
+    return config

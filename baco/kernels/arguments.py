@@ -67,3 +67,4 @@ def output_kind(out, relu) -> None:
         raise TypeError(f"relu must be a bool, got {type(relu).__name__} {relu!r}")
     if relu and out == "int32":
         raise ValueError("relu needs out='int8' (Gemmini's full-width int32 mvout bypasses the activation)")
+

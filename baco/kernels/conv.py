@@ -46,7 +46,7 @@ import numpy as np
 import baco.language as bl
 from baco.frontend.jit import jit
 from baco.gemmini.arith import acc_to_int8, saturate
-from baco.gemmini.config import GemminiConfig
+from baco.gemmini.config import GemminiConfig, as_config
 from baco.gemmini.schedule import GemmSchedule, as_schedule, default_conv_schedule, schedule_problems
 from baco.kernels.arguments import bias_vector, exact_array, output_kind, real_scalar
 from baco.kernels.cli import add_gemmini_arguments, add_output_arguments, gemmini_config, output_scale, report
@@ -211,7 +211,7 @@ def conv2d_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0
                   config=None, blocks=None) -> ConvLaunch:
     x, w = exact_array(x, "x", np.int8), exact_array(w, "w", np.int8)
     (stride, padding, dilation), P, Q = _check(x, w, stride, padding, dilation, out, relu)
-    config = config or GemminiConfig()
+    config = as_config(config)
     N, _, _, C = x.shape
     K = w.shape[3]
     y = np.zeros((N, P, Q, K), dtype=np.int8 if out == "int8" else np.int32)
@@ -285,7 +285,7 @@ def reference_conv2d(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=
     (stride, padding, dilation), P, Q = _check(x, w, stride, padding, dilation, out, relu)
     N, _, _, C = x.shape
     R, S, _, K = w.shape
-    config = config or GemminiConfig()
+    config = as_config(config)
     s = conv_schedule(blocks, Q=Q, K=K, C=C, P=P, taps=R * S, config=config, out_int8=out == "int8",
                       **loop_conv_options(w, stride, dilation, is_pointwise(w, stride, padding)))
     step = s.block_k if s.dataflow == "OS" else None

@@ -24,7 +24,7 @@ import numpy as np
 
 import baco.language as bl
 from baco.frontend.jit import jit
-from baco.gemmini.config import GemminiConfig
+from baco.gemmini.config import GemminiConfig, as_config
 from baco.gemmini.schedule import default_depthwise_schedule
 from baco.kernels.arguments import bias_vector, exact_array, real_scalar
 from baco.kernels.conv import ConvLaunch, _check, _read_out, conv_schedule, im2col
@@ -102,7 +102,7 @@ def depthwise_schedule(blocks=None, *, P, Q, R, S, stride=(1, 1), dilation=(1, 1
     BLOCK_N = BLOCK_K = the channels per program), or default_conv_schedule of one channel
     block's B x B convolution (whole output rows when they fit, shrunk to LoopConv's halves
     when the strides and dilations along H and W agree), with BLOCK_N = BLOCK_K = B."""
-    config = config or GemminiConfig()
+    config = as_config(config)
     if blocks is not None:
         s = conv_schedule(blocks, Q=Q, K=1, C=1)
         if s.block_n != s.block_k:
@@ -147,7 +147,7 @@ def depthwise_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=
                      config=None, blocks=None, formulation="block-diagonal") -> DepthwiseLaunch:
     x, w = exact_array(x, "x", np.int8), exact_array(w, "w", np.int8)
     (stride, padding, dilation), P, Q = _check(x, w, stride, padding, dilation, out, relu, depthwise=True)
-    config = config or GemminiConfig()
+    config = as_config(config)
     s = depthwise_schedule(blocks, P=P, Q=Q, R=w.shape[0], S=w.shape[1], stride=stride, dilation=dilation,
                            config=config, out_int8=out == "int8", formulation=formulation)
     y = np.zeros((x.shape[0], P, Q, x.shape[3]), dtype=np.int8 if out == "int8" else np.int32)

@@ -14,8 +14,8 @@ import numpy as np
 import baco.language as bl
 from baco.frontend.jit import jit
 from baco.gemmini.arith import reference_matmul
-from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import GemmSchedule, as_schedule, default_gemm_schedule, schedule_problems
+from baco.gemmini.config import GemminiConfig, as_config
+from baco.gemmini.schedule import DATAFLOWS, GemmSchedule, as_schedule, default_gemm_schedule, schedule_problems
 from baco.kernels.arguments import bias_vector, exact_array, output_kind, real_scalar
 from baco.kernels.launch import KernelLaunch
 
@@ -61,7 +61,11 @@ def resolve_schedule(schedule=None, block=None, dataflow="WS", double_buffer=Fal
     """The schedule to run: `schedule` (GemmSchedule or dict) if given, else one from
     --block/--dataflow/--double-buffer, else default_gemm_schedule for `shape` (M, N, K)
     on `config` with `dataflow`."""
+    if dataflow not in DATAFLOWS:      # checked even where a schedule overrides it
+        raise ValueError(f"dataflow must be one of {DATAFLOWS}, not {dataflow!r}")
     if schedule is not None:
+        if block is not None:
+            raise ValueError(f"block={block!r} and schedule= both given: give one")
         return as_schedule(schedule)
     if block is not None or shape is None:
         return as_schedule(GemmSchedule(*(block or (32, 32, 64)), dataflow=dataflow, double_buffer=double_buffer),
@@ -110,7 +114,7 @@ def matmul_launch(a, b, *, bias=None, out="int32", scale=1.0, relu=False, schedu
     if b.shape[0] != K:
         raise ValueError(f"b must have K = {K} rows (a is {a.shape}), got shape {b.shape}")
     N = b.shape[1]
-    config = config or GemminiConfig()
+    config = as_config(config)
     s = resolve_schedule(schedule, block, dataflow, double_buffer, shape=(M, N, K), config=config,
                          out_int8=out == "int8")
     problems = schedule_problems(s, config, out == "int8")

@@ -36,7 +36,7 @@ import numpy as np
 import baco.language as bl
 from baco.frontend.jit import jit
 from baco.gemmini.arith import max_pool, pool_field_problems, pooled_size
-from baco.gemmini.config import GemminiConfig
+from baco.gemmini.config import as_config
 from baco.gemmini.schedule import (GemmSchedule, as_schedule, default_gemm_schedule, loop_conv_fits,
                                    schedule_problems)
 from baco.kernels.conv import _check as check_conv
@@ -129,6 +129,9 @@ def pooled_shape(H: int, W: int, pool: int, stride: int, padding: int) -> tuple[
 def _check(x, w, pool, stride, padding, conv_stride, conv_padding, dilation, relu):
     """(w as (R,S,C,K), (conv stride, padding, dilation) pairs, P, Q, PH, PW) after checking a
     conv_pool's arguments."""
+    for name, value in (("pool", pool), ("stride", stride), ("padding", padding)):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
     if w.ndim == 2:
         w = w.reshape(1, 1, *w.shape)
     if x.ndim != 4 or w.ndim != 4:
@@ -163,7 +166,7 @@ def pool_schedule(blocks=None, *, N, PH, P, Q, K, C, pool, stride, taps=1, confi
     x 16 channels (three programs per channel block), 119,752 as 3 x 32 and 149,494 as 1 x 64,
     against 286,788 as the explicit stream of the plain default (3 x 64, which LoopConv's half
     accumulator cannot hold)."""
-    config = config or GemminiConfig()
+    config = as_config(config)
     if blocks is not None:
         return as_schedule(blocks, "blocks")
     d = config.dim
@@ -212,7 +215,7 @@ class ConvPoolLaunch(KernelLaunch):
         self.w = np.ascontiguousarray(w)
         N, H, W, C = self.x.shape
         R, S, _, K = self.w.shape
-        self.config = config or GemminiConfig()
+        self.config = as_config(config)
         loop_conv = loop_conv_options(self.w, cs, dil, is_pointwise(self.w, cs, cp))
         self.schedule = pool_schedule(blocks, N=N, PH=PH, P=P, Q=Q, K=K, C=C, pool=pool, stride=stride,
                                       taps=R * S, config=self.config, filter_size=loop_conv.get("filter_size"),

@@ -15,7 +15,7 @@ import numpy as np
 import baco.language as bl
 from baco.frontend.jit import jit
 from baco.gemmini.arith import acc_to_int8, saturate, scale_to_int
-from baco.gemmini.config import GemminiConfig
+from baco.gemmini.config import as_config
 from baco.gemmini.schedule import block_rows, capacity_problems
 from baco.kernels.arguments import exact_array, real_scalar
 from baco.kernels.launch import KernelLaunch
@@ -64,7 +64,7 @@ def block_pair(block, config) -> tuple[int, int]:
 
 def resadd_launch(a, b, sa, sb, out_scale=1.0, relu=True, block=None, config=None) -> KernelLaunch:
     """The prepared launch of C = relu(A·sa + B·sb)·out_scale as int8 (A, B int8 (M, N), C-contiguous)."""
-    config = config or GemminiConfig()
+    config = as_config(config)
     a, b = exact_array(a, "a", np.int8, 2), exact_array(b, "b", np.int8, 2)
     if a.shape != b.shape:
         raise ValueError(f"a and b must have the same shape, got {a.shape} and {b.shape}")
