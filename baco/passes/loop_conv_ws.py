@@ -274,17 +274,19 @@ def _checked(af, src_off, src_size, local_off, block, limit=None):
     (`nonneg` is then True)."""
     if all(isinstance(v, int) for v in (src_off, src_size, local_off)):
         return _checked_static(src_off, src_size, local_off, block, limit)
-    start = _clamp(src_off)
-    lead = 0 if local_off == 0 else _clamp(local_off)
-    if start is None or lead is None or isinstance(src_size, int):
-        return None
-    x, limit = start
-    if getattr(src_size.owner, "name", None) != "arith.subi":
+    if isinstance(src_size, int) or getattr(src_size.owner, "name", None) != "arith.subi":
         return None
     end_v, start_v = list(src_size.owner.operands)
+    if not _view_start(src_off, start_v):
+        return None
+    src_off = start_v
+    start = _clamp(src_off)
+    lead = 0 if local_off == 0 else _clamp(local_off)
+    if start is None or lead is None:
+        return None
+    x, limit = start
     end = _clamp(end_v)
-    if start_v != src_off or end is None or not af.facts.same(end[1], limit) or \
-            (lead != 0 and const_value(lead[1]) != block):
+    if end is None or not af.facts.same(end[1], limit) or (lead != 0 and const_value(lead[1]) != block):
         return None
     if af.of(end[0]) != p_add(af.of(x), p_const(block)):
         return None
@@ -295,6 +297,22 @@ def _checked(af, src_off, src_size, local_off, block, limit=None):
     if getattr(lead[0].owner, "name", None) != "arith.subi" or list(lead[0].owner.operands) != [src_off, x]:
         return None
     return x, limit, False
+
+
+def _view_start(offset, start) -> bool:
+    """`offset` is irutil.view_start's subview offset of a checked window starting at `start`:
+    `start` itself, or (an array dimension of constant size L) min(start, L - 1), which the
+    canonicaliser may fold with start = min(max(x, 0), L) into min(max(x, 0), L - 1)."""
+    if offset == start:
+        return True
+    if getattr(getattr(offset, "owner", None), "name", None) != "arith.minsi":
+        return False
+    a, b = list(offset.owner.operands)
+    y = a if const_value(b) is not None else b if const_value(a) is not None else None
+    if y is None:
+        return False
+    return y == start or (getattr(getattr(start, "owner", None), "name", None) == "arith.minsi"
+                          and y in list(start.owner.operands))
 
 
 def _checked_static(src_off, src_size, local_off, block, limit):
