@@ -263,10 +263,12 @@ def build(out_dir: Path, models: bool = False):
     examples += [("gemv.py", name, args) for name, args in GEMVS]
     examples += [("resadd.py", name, args) for name, args in RESADDS]
     examples += CONVS
+    # the examples import this tree's baco, not whichever one the venv has installed
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     for script, name, args in examples:
         elf = out_dir / f"{name}.elf"
         proc = subprocess.run([sys.executable, str(ROOT / "examples" / script), *args,
-                               "--elf", str(elf)], capture_output=True, text=True)
+                               "--elf", str(elf)], capture_output=True, text=True, env=env)
         yield name, (elf if proc.returncode == 0 and elf.is_file() else None), proc.stdout + proc.stderr
     for name, M, N, K, block, double_buffer in TWO_DOTS:
         try:

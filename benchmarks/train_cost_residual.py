@@ -119,7 +119,7 @@ def shipped_compiled_shapes(max_commands=6000) -> set:
 
 
 def in_compiled_domain(rows):
-    """[B] bool: rows where costmodel.compiled_cycles applies the residual (residual.COMPILED_*)."""
+    """[B] bool: rows where residual.compiled_cycles applies the residual (residual.COMPILED_*)."""
     return torch.tensor([int(r["dim"]) <= residual.COMPILED_MAX_DIM and int(r["K"]) >= residual.COMPILED_MIN_K
                          and max(int(r["M"]), int(r["N"]), int(r["K"])) <= residual.COMPILED_MAX_SIZE
                          for r in rows])

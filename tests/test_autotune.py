@@ -7,7 +7,7 @@ import pytest
 
 import baco
 import baco.language as bl
-from baco.frontend.autotune import Autotuner, gemm_perf_model, schedule_space
+from baco.frontend.autotune import gemm_perf_model, schedule_space
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import default_gemm_schedule, schedule_problems
 from baco.kernels.matmul import matmul_kernel, reference

@@ -46,7 +46,7 @@ def test_compiled_models_track_the_cycle_model():
         cfg = GemminiConfig.from_capacity(dim, sp_kb, acc_kb)
         measured, _ = script.kernel_cycles(M, N, K, s, cfg, out_int8)
         analytical = _predict(M, N, K, s, dim, sp_kb, acc_kb, out_int8, costmodel.compiled_program_cycles)
-        learned = _predict(M, N, K, s, dim, sp_kb, acc_kb, out_int8, costmodel.compiled_cycles)
+        learned = _predict(M, N, K, s, dim, sp_kb, acc_kb, out_int8, residual.compiled_cycles)
         assert abs(analytical / measured - 1) < 0.6, (M, N, K, s, analytical, measured)
         assert abs(learned / measured - 1) < 0.3, (M, N, K, s, learned, measured)
 
@@ -60,7 +60,7 @@ def test_tiny_programs_expose_their_last_stores(M, N, K, blocks, dim):
     s = GemmSchedule(*blocks)
     cfg = GemminiConfig.from_capacity(dim, 16, 8)
     measured, _ = _script().kernel_cycles(M, N, K, s, cfg, True)
-    predicted = _predict(M, N, K, s, dim, 16, 8, True, costmodel.compiled_cycles)
+    predicted = _predict(M, N, K, s, dim, 16, 8, True, residual.compiled_cycles)
     assert abs(predicted / measured - 1) < 0.1, (predicted, measured)
 
 
@@ -69,13 +69,13 @@ def test_compiled_cycles_are_differentiable_in_factors_and_hardware():
     temporal, sC, sK = residual.block_factors(layer, {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 128}, 16)
     temporal.requires_grad_(True)
     pe = torch.tensor([16.0], dtype=torch.float64, requires_grad=True)
-    cycles = costmodel.compiled_cycles(layer, temporal, (sC, sK), (pe, 256.0, 64.0))
+    cycles = residual.compiled_cycles(layer, temporal, (sC, sK), (pe, 256.0, 64.0))
     cycles.sum().backward()
     assert torch.isfinite(temporal.grad).all() and temporal.grad.abs().sum() > 0
     assert torch.isfinite(pe.grad).all() and pe.grad.abs().sum() > 0
     # more MACs per program and fewer programs: larger blocks cost fewer cycles on this shape
-    small = _predict(256, 128, 512, GemmSchedule(16, 16, 16), 16, 256, 64, True, costmodel.compiled_cycles)
-    large = _predict(256, 128, 512, GemmSchedule(64, 64, 128), 16, 256, 64, True, costmodel.compiled_cycles)
+    small = _predict(256, 128, 512, GemmSchedule(16, 16, 16), 16, 256, 64, True, residual.compiled_cycles)
+    large = _predict(256, 128, 512, GemmSchedule(64, 64, 128), 16, 256, 64, True, residual.compiled_cycles)
     assert large < small
 
 
@@ -87,7 +87,7 @@ def test_shipped_weights_load_and_rtl_cycles_are_differentiable():
     temporal, sC, sK = costmodel.mapping_tensors(m)
     temporal.requires_grad_(True)
     hw = tuple(torch.tensor([v], dtype=torch.float64) for v in (16.0, 256.0, 64.0))
-    rtl = costmodel.rtl_cycles(layer, temporal, sC, sK, m.order, hw)
+    rtl = residual.rtl_cycles(layer, temporal, sC, sK, m.order, hw)
     rtl.sum().backward()
     assert torch.isfinite(rtl).all() and float(rtl.detach()[0]) > 0
     assert torch.isfinite(temporal.grad).all() and temporal.grad.abs().sum() > 0

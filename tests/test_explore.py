@@ -3,13 +3,14 @@ import math
 import pytest
 import torch
 
+from baco.problem.dims import DIMS
 from baco.tuner.arch import DEFAULT_HARDWARE
 from baco.tuner.baselines import gemmini_default
-from baco.tuner.explore import (NetworkProblem, Tiling, coexplore, evaluate_design, local_search, neighbours,
-                                random_tilings)
+from baco.tuner.explore import NetworkProblem, coexplore, evaluate_design, local_search, neighbours, random_tilings
 from baco.tuner.hwinfer import minimal_hardware
 from baco.tuner.mapping import validate
-from baco.tuner.relax import C_INDEX, DIMS, K_INDEX, covering_problems
+from baco.tuner.points import Tiling
+from baco.tuner.relax import C_INDEX, K_INDEX, covering_problems
 from baco.tuner.workloads import Layer, gemm
 
 SMALL = dict(seed=0, steps=30, starts=3, random_pool=8, kicks=2, progress=False)
@@ -87,7 +88,7 @@ def test_mixed_loop_orders_cost_as_each_order_alone():
     """The batched cost takes one loop order per design point (costmodel.order_index tensors):
     values and gradients equal those of each point evaluated with its own order's dim lists."""
     from baco.tuner import costmodel
-    from baco.tuner.explore import costmodel_tensors, stack_tilings
+    from baco.tuner.points import costmodel_tensors, stack_tilings
     from baco.tuner.relax import ORDER_CHOICES, level_orders
     layer = Layer(R=3, S=3, P=14, Q=14, C=32, K=64, N=2, Hstride=2, Wstride=2)
     problem = NetworkProblem([layer])
@@ -113,7 +114,7 @@ def test_network_cost_stacks_layers_as_per_layer_calls_bit_for_bit():
     (compiled program: GEMMs inside and outside the residual's domain, with and without a K loop)
     in another (explore.LayerStack), and NetworkProblem.buffer_needs stacks the hardware needs:
     values and gradients are those of each layer's own evaluation, bit for bit."""
-    from baco.tuner.explore import costmodel_tensors, stack_tilings
+    from baco.tuner.points import costmodel_tensors, stack_tilings
     from baco.tuner.hwinfer import requirements_from_factors
     layers = [gemm(64, 128, 32), Layer(R=3, S=3, P=8, Q=8, C=16, K=32, N=1, count=2), gemm(937, 300, 1),
               Layer(R=1, S=1, P=7, Q=7, C=64, K=16, N=1, Hstride=2, Wstride=2, count=3), gemm(600, 700, 900),

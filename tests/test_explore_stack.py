@@ -4,7 +4,8 @@ import pytest
 import torch
 
 from baco.tuner import kernel_model
-from baco.tuner.explore import LayerStack, NetworkCost, NetworkProblem, random_tilings, stack_tilings
+from baco.tuner.explore import LayerStack, NetworkCost, NetworkProblem, random_tilings
+from baco.tuner.points import stack_tilings
 from baco.tuner.mapping import is_kernel_layer, is_pointwise
 from baco.tuner.workloads import Layer, load_network
 

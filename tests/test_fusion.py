@@ -9,12 +9,14 @@ import pytest
 import torch
 
 from baco.gemmini.energy import DRAM_PJ
+from baco.problem.dims import DIMS
 from baco.tuner import costmodel, explore, fusion
 from baco.tuner.arch import Hardware
 from baco.tuner.cli import main as tune_main
 from baco.tuner.cli import parse_hardware
 from baco.tuner.mapping import Mapping
-from baco.tuner.workloads import DIMS, layers_from_torch
+from baco.tuner.points import stack_tilings
+from baco.tuner.workloads import layers_from_torch
 
 nn = torch.nn
 
@@ -145,7 +147,7 @@ def problem_and_points(hw, hidden=512, rows=64):
     g = fusion.graph_from_torch(mlp(64, hidden, 64), torch.zeros(rows, 64))
     problem = explore.NetworkProblem(g.layers, fixed_hw=hw, cycle_model="timeloop", fusion_graph=g)
     design = explore.heuristic_tilings(g.layers, hw)
-    stacked = [explore.stack_tilings([t]) for t in design]
+    stacked = [stack_tilings([t]) for t in design]
     return problem, [s[0] for s in stacked], [s[1] for s in stacked], [s[2] for s in stacked]
 
 
@@ -226,3 +228,27 @@ def test_cli_fusion_needs_a_graph(tmp_path):
         tune_main(["--op", "gemm", "--M", "8", "--N", "8", "--K", "8", "--fusion", "on", "--out", str(tmp_path)])
     with pytest.raises(ValueError, match="--hardware"):
         tune_main(["--op", "gemm", "--M", "8", "--N", "8", "--K", "8", "--hardware", "16,7,8", "--out", str(tmp_path)])
+
+
+def test_killed_and_resumed_fused_search_ends_with_the_uninterrupted_design(tmp_path):
+    from baco.tuner.checkpoint import Checkpointer
+
+    class Killed(Exception):
+        pass
+
+    class Dying(Checkpointer):       # killed right after its first checkpoint of the polish
+        def save(self, state):
+            super().save(state)
+            if state["phase"] == "polish":
+                raise Killed
+    g = fusion.graph_from_torch(separable(), torch.zeros(1, 8, 12, 12))
+    kw = dict(seed=1, steps=4, starts=2, random_pool=2, kicks=2, progress=False, cycle_model="timeloop",
+              fixed_hw=Hardware(16, 8, 8), fusion_graph=g)
+    whole = explore.coexplore(g.layers, **kw)
+    path = tmp_path / "ckpt.pt"
+    with pytest.raises(Killed):
+        explore.coexplore(g.layers, checkpoint=Dying(path, every_s=0.0), **kw)
+    assert Checkpointer(path, resume=True).load()["phase"] == "polish"
+    resumed = explore.coexplore(g.layers, checkpoint=Checkpointer(path, every_s=0.0, resume=True), **kw)
+    assert (resumed.edp, resumed.fusion) == (whole.edp, whole.fusion)
+    assert [m.temporal for m in resumed.mappings] == [m.temporal for m in whole.mappings]

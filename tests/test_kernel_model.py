@@ -1,4 +1,4 @@
-"""The search's prediction for kernel layers is the compiled program (costmodel.compiled_cycles) with
+"""The search's prediction for kernel layers is the compiled program (residual.compiled_cycles) with
 the fastest schedule variant that fits; the Timeloop-matched prediction stays available."""
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import torch
 
 from baco.gemmini.schedule import schedule_problems
-from baco.tuner import costmodel, kernel_model
+from baco.tuner import costmodel, kernel_model, residual
 from baco.tuner.emit import result_dict
 from baco.tuner.explore import NetworkProblem, evaluate_design, random_tilings
 from baco.tuner.mapping import KERNEL_OUT_INT8, conv_schedule, gemm_schedule
@@ -41,7 +41,7 @@ def test_chosen_schedule_is_the_fastest_variant_the_compiler_accepts():
             if schedule_problems(s, hw.to_gemmini_config(), KERNEL_OUT_INT8):
                 continue            # the compiler's own rule decides what fits
             with torch.no_grad():
-                c = float(costmodel.compiled_cycles(layer, temporal, (sC, sK), hw_t, double_buffer=double_buffer,
+                c = float(residual.compiled_cycles(layer, temporal, (sC, sK), hw_t, double_buffer=double_buffer,
                                                     dataflow=dataflow)[0])
             options.append((c, s))
         best_cycles, best = min(options, key=lambda o: o[0])
@@ -86,7 +86,7 @@ def test_kernel_cycles_are_differentiable_in_factors_and_hardware():
     layer = gemm(256, 256, 256)
     problem = NetworkProblem([layer])
     design = random_tilings(problem, 4, torch.Generator().manual_seed(1))[0]
-    from baco.tuner.explore import stack_tilings
+    from baco.tuner.points import stack_tilings
     temporal, spatial, _ = stack_tilings(design)
     temporal.requires_grad_(True)
     hw_t = tuple(torch.full((4,), v, dtype=torch.float64, requires_grad=True) for v in (16.0, 256.0, 256.0))

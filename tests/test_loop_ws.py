@@ -357,3 +357,40 @@ def test_k_loop_steps_load_their_operands_unless_k_is_ragged():
     assert all(a and b for a, b in addrs[:2]) and addrs[2] == (0, 0)
     spad_ids = [(f["a_spad_id"], f["b_spad_id"]) for name, f in issued if name == "loop_ws"]
     assert spad_ids[:2] == [(0, 0), (0, 0)] and spad_ids[2] in ((1, 1), (2, 2))
+
+
+# residual adds (baco.kernels.resadd): (M, N, block, config); ragged columns, and ragged rows
+RESADD = [(32, 33, (32, 48), DIM16), (256, 24, None, DIM16), (65, 129, None, DIM16), (17, 33, (32, 48), DIM16),
+          (33, 5, (12, 4), DIM4), (4, 960, None, DIM16)]
+
+
+@pytest.mark.parametrize("case", RESADD, ids=lambda c: f"{c[0]}x{c[1]}-b{c[2]}-dim{c[3].dim}")
+def test_resadd_programs_are_one_loop_ws_each(case):
+    """Each residual-add program whose rows are whole DIM blocks is one LOOP_WS with is_resadd
+    (tiled_resadd's; LoopMatmul moves B in whole row blocks, so a program of ragged rows stays
+    explicit), bit-exact on sim and iss."""
+    from baco.kernels.resadd import reference as resadd_reference
+    from baco.kernels.resadd import resadd_launch
+    M, N, block, cfg = case
+    rng = np.random.default_rng(M + N)
+    a, b = (rng.integers(-128, 128, (M, N), dtype=np.int8) for _ in range(2))
+    ref = resadd_reference(a, b, 0.75, -1.5, 0.5, relu=True)
+    for target in ("sim", "iss"):
+        launch = resadd_launch(a, b, 0.75, -1.5, 0.5, relu=True, block=block, config=cfg)
+        info = launch.run(target)
+        stats = info["model"].stats if target == "sim" else info["result"].stats
+        bm = launch.options["BLOCK_M"]
+        whole = sum(min(bm, M - i * bm) % cfg.dim == 0 for i in range(launch.grid[0]))
+        assert stats.get("loop_ws", 0) == whole * launch.grid[1]
+        np.testing.assert_array_equal(launch.y, ref)
+
+
+def test_resadd_beyond_the_accumulator_half_stays_explicit():
+    from baco.kernels.resadd import reference as resadd_reference
+    from baco.kernels.resadd import resadd_launch
+    rng = np.random.default_rng(1)
+    a, b = (rng.integers(-128, 128, (70, 100), dtype=np.int8) for _ in range(2))
+    launch = resadd_launch(a, b, 1.0, 1.0, 1.0, relu=False, block=(128, 128))    # 8 x 8 blocks of 16 rows
+    info = launch.run("sim")
+    assert not uses_loop_ws(info)
+    np.testing.assert_array_equal(launch.y, resadd_reference(a, b, 1.0, 1.0, 1.0, relu=False))

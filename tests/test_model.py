@@ -387,6 +387,16 @@ def test_unsupported_forms_are_located_errors(module, shape, match):
         baco.compile_model(module.eval(), torch.randn(shape))
 
 
+def test_causal_attention_is_a_located_error():
+    """The attention's decomposition keeps the mask's operators, located at the model's call."""
+    class Causal(nn.Module):
+        def forward(self, x):
+            return nn.functional.scaled_dot_product_attention(x, x, x, is_causal=True)     # the line
+    with pytest.raises(CompilationError) as err:
+        baco.compile_model(Causal(), torch.randn(1, 2, 9, 8))
+    assert err.value.filename == __file__ and err.value.line == Causal.forward.__code__.co_firstlineno + 1
+
+
 def test_broadcast_mul_is_a_located_error():
     class Scale(nn.Module):
         def forward(self, x):

@@ -3,6 +3,7 @@ from pathlib import Path
 
 import pytest
 
+from baco.tuner import explore
 from baco.tuner.arch import area_mm2
 from baco.tuner.explore import NetworkProblem, coexplore
 from baco.tuner.importance import estimated_gain, importance_search, layer_costs, LayerTask
@@ -164,7 +165,7 @@ def test_joint_descent_after_the_scheduler_stalls_resumes_to_the_uninterrupted_d
         run_slice(problem, design, edp, *args)
         return edp, design
     search, run_slice = importance.importance_search, importance.run_slice
-    monkeypatch.setattr(importance, "importance_search", functools.wraps(search)(short_slices))
+    monkeypatch.setattr(explore, "importance_search", functools.wraps(search)(short_slices))
     monkeypatch.setattr(importance, "run_slice", fruitless_slice)
     kw = dict(seed=3, steps=16, starts=2, random_pool=2, progress=False, importance=True, polish=False)
     whole = coexplore(NET[:2], **kw)
@@ -197,8 +198,9 @@ def test_checkpoint_is_tensors_and_json_and_refuses_pickled_objects(tmp_path):
     import torch
 
     from baco.tuner.checkpoint import CheckpointError, Checkpointer
-    from baco.tuner.explore import Adam, Tiling
+    from baco.tuner.descent import Adam
     from baco.tuner.importance import LayerTask
+    from baco.tuner.points import Tiling
     theta = torch.randn(1, 4, 7, requires_grad=True)
     spatial = torch.randn(1, 2, requires_grad=True)
     opt = Adam([theta, spatial], lr=0.05)

@@ -260,10 +260,13 @@ def test_resadd_interpreted_matches():
     np.testing.assert_array_equal(c, resadd_example.reference(a, b, 3.0, -0.75, 0.5, True))
 
 
-def test_resadd_moves_int8_into_the_accumulator():
+def test_resadd_moves_int8_into_the_accumulator(monkeypatch):
     """No scratchpad rows; the two inputs arrive by shrinking, scaled mvins, the second with
-    the accumulate bit (interior blocks need no zeroing: the first mvin overwrites)."""
+    the accumulate bit (interior blocks need no zeroing: the first mvin overwrites). The
+    explicit stream (BACO_LOOP_WS=0; by default each program is one LOOP_WS with is_resadd,
+    tests/test_loop_ws.py)."""
     from baco.gemmini.isa import ACCUMULATE_BIT, ACC_BIT
+    monkeypatch.setenv("BACO_LOOP_WS", "0")
     rng = np.random.default_rng(4)
     a = rng.integers(-128, 128, (64, 64), dtype=np.int8)
     b = rng.integers(-128, 128, (64, 64), dtype=np.int8)
@@ -335,13 +338,16 @@ def test_bias_added_after_the_k_loop():
         np.testing.assert_array_equal(c, ref)
 
 
-def test_adding_two_accumulators_is_a_located_error():
-    from baco.errors import CompilationError
-
-    a = np.zeros((16, 16), np.int8)
-    with pytest.raises(CompilationError) as e:
-        two_acc_sum[(1,)](a, np.zeros((16, 16), np.int32), BM=16)
-    assert "s = bl.dot(a, a) + bl.dot(a, a)" in str(e.value) and "at most one" in str(e.value)
+def test_a_sum_of_two_dots_accumulates(monkeypatch):
+    # dot + dot is an int32 block plus a dot: one accumulate-dot, as acc += dot(a, b) is
+    from baco.gemmini.arith import reference_matmul
+    a = np.random.default_rng(3).integers(-128, 128, (16, 16), dtype=np.int8)
+    expected = 2 * reference_matmul(a, a, out="int32")
+    for interpret in ("0", "1"):
+        monkeypatch.setenv("BACO_INTERPRET", interpret)
+        c = np.zeros((16, 16), np.int32)
+        two_acc_sum[(1,)](a, c, BM=16)
+        np.testing.assert_array_equal(c, expected)
 
 
 def test_resadd_cli_self_checking_elf(tmp_path):

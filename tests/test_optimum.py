@@ -6,8 +6,9 @@ import pytest
 import torch
 
 from baco.tuner import kernel_model, optimum, residual
-from baco.tuner.explore import NetworkProblem, _order_indices
+from baco.tuner.explore import NetworkProblem
 from baco.tuner.hwinfer import requirements_from_factors
+from baco.tuner.points import order_indices
 from baco.tuner.workloads import Layer
 
 
@@ -50,7 +51,7 @@ def test_a_block_costs_what_its_signature_representative_costs(pe, analytical):
         per_hw = [need["sp_kb"], need["acc_kb"]]
         for sp, acc in ((4, 8), (64, 256), (1024, 1024)):
             hw = tuple(torch.full((b.shape[0],), float(v), dtype=torch.float64) for v in (pe, sp, acc))
-            order = _order_indices()[torch.zeros(b.shape[0], dtype=torch.int64)]
+            order = order_indices()[torch.zeros(b.shape[0], dtype=torch.int64)]
             c, e, _, choice = kernel_model.kernel_layer_tensors(layer, temporal, spatial, order, hw)
             per_hw += [c, e, choice.to(torch.float64)]
         costs.append(torch.stack(per_hw))

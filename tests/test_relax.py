@@ -3,9 +3,10 @@ import math
 import pytest
 import torch
 
-from baco.tuner.relax import (C_INDEX, DIMS, DRAM_LEVEL, K_INDEX, MappingSpace, TemperatureSchedule, capacity_penalty,
-                              covering_dram_factor, covering_problems, divisors, nearest_divisor, straight_through_choice,
-                              tile_candidates)
+from baco.problem.dims import DIMS, DRAM_LEVEL
+from baco.tuner.relax import (C_INDEX, K_INDEX, MappingSpace, TemperatureSchedule, capacity_penalty,
+                              covering_dram_factor, covering_problems, divisors, nearest_divisor,
+                              straight_through_choice, tile_candidates)
 
 CONV = dict(R=3, S=3, P=28, Q=28, C=96, K=120, N=1)
 GEMM = dict(R=1, S=1, P=1000, Q=1, C=768, K=1, N=1)
@@ -154,7 +155,8 @@ def test_stacked_space_samples_each_layer_as_its_own_space():
     """StackedSpace draws several layers' factors in one pass: without noise each row rounds exactly as
     its own layer's MappingSpace does, and every row's factors cover its layer's dimensions."""
     import torch
-    from baco.tuner.relax import DIMS, MappingSpace, StackedSpace
+    from baco.problem.dims import DIMS
+    from baco.tuner.relax import MappingSpace, StackedSpace
     spaces = [MappingSpace({"R": 3, "S": 3, "P": 28, "Q": 28, "C": 64, "K": 96, "N": 1}, max_spatial=32),
               MappingSpace({"R": 1, "S": 1, "P": 512, "Q": 1, "C": 768, "K": 3072, "N": 1}, max_spatial=32)]
     g = torch.Generator().manual_seed(0)

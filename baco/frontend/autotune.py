@@ -16,7 +16,7 @@ argument contributes its shape and dtype); `prune_configs_by` is
 `{"early_config_prune": fn(configs, named_args) -> configs}` and/or
 `{"perf_model": fn(**named_args, **config.all_kwargs(), config=GemminiConfig) -> cost, "top_k": n}`
 (n an int, or a float <= 1 for a fraction). `cost_model_pruner(top_k)` is a ready perf model for
-GEMM kernels (parameters M, N, K, BLOCK_M/N/K, optional OUT_INT8): baco.tuner.costmodel.compiled_cycles,
+GEMM kernels (parameters M, N, K, BLOCK_M/N/K, optional OUT_INT8): baco.tuner.residual.compiled_cycles,
 the differentiable model of the compiled GEMM kernel.
 
 With no `configs`, the candidates are the GEMM schedule space of the launch's layer (`schedule_space`:
@@ -124,10 +124,10 @@ def schedule_space(M: int, N: int, K: int, cfg, dataflow: str = "WS", out_int8: 
 
 def gemm_perf_model(*, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, config, dataflow="WS", double_buffer=False,
                     OUT_INT8=False, **_) -> float:
-    """Predicted cycles of the GEMM kernel under these block sizes: costmodel.compiled_cycles."""
+    """Predicted cycles of the GEMM kernel under these block sizes: residual.compiled_cycles."""
     import torch
 
-    from baco.tuner import costmodel, residual
+    from baco.tuner import residual
     from baco.tuner.workloads import gemm
     layer = gemm(int(M), int(K), int(N))
     # a block larger than its dimension runs as the (padded) dimension
@@ -135,7 +135,7 @@ def gemm_perf_model(*, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, config, dataflow="WS"
     temporal, sC, sK = residual.block_factors(layer, blocks, config.dim)
     hw = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (config.dim, config.sp_kb, config.acc_kb))
     with torch.no_grad():
-        return float(costmodel.compiled_cycles(layer, temporal, (sC, sK), hw, out_int8=bool(OUT_INT8),
+        return float(residual.compiled_cycles(layer, temporal, (sC, sK), hw, out_int8=bool(OUT_INT8),
                                                double_buffer=bool(double_buffer), dataflow=dataflow)[0])
 
 

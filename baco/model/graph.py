@@ -733,7 +733,7 @@ def base_size(t: Tensor) -> int:
 
 def column_major(v: View) -> bool:
     """Each matrix of the batch is read transposed (unit stride down its columns)."""
-    (rows, cols), (_, sc) = v.shape[-2:], v.strides[-2:]
+    cols, sc = v.shape[-1], v.strides[-1]
     return cols > 1 and sc != 1
 
 

@@ -51,6 +51,13 @@ read from the accumulator (chained dots), several dots or accumulators, 3-D (sli
 loads (LOOP_CONV_WS's); operand views whose row stride changes inside the loop. Not
 matched although LOOP_WS could do it: an int8 D window (its low_D flag).
 
+A residual add (baco.kernels.resadd: two int8 DRAM windows added into a zeroed accumulator
+block through mvin-scaled acc_add loads, read out through the int8 epilogue, no dot) is one
+LOOP_WS with is_resadd, as the C library's tiled_resadd issues it (match_resadd): load slots 0
+and 1 carry the operands' DRAM strides and mvin scales (shrunk), config_st the epilogue's. A
+program whose rows are not whole DIM blocks keeps its explicit stream (LoopMatmul moves B's
+row blocks whole, reading past B).
+
 Everything else is left unchanged for linalg-to-instgem. On by default for WS; off with
 the pipeline's `loop_ws=False` (launch option `loop_ws`) or BACO_LOOP_WS=0."""
 from __future__ import annotations
@@ -101,8 +108,29 @@ def _stride_source(view):
 
 def match(func, cfg: GemminiConfig):
     """The function's GEMM nest if LOOP_WS expresses it exactly (module doc), else None."""
-    entry = func.regions[0].blocks[0]
-    top = [o.operation for o in entry.operations]
+    top = [o.operation for o in func.regions[0].blocks[0].operations]
+    found = _dot(func, top)
+    if found is None:
+        return None
+    n, a, b = found
+    body = prefetch.body_ops(n.loop) if n.loop is not None else top
+    if not _loads(n, a, b, body):
+        return None
+    at = {op: i for i, op in enumerate(top)}
+    i_loop = at[n.loop or n.matmul]
+    if n.loop is None and (at[n.a_copy] > i_loop or at[n.b_copy] > i_loop):
+        return None
+    if not _accumulator(n, top, at, i_loop):
+        return None
+    if not _windows_match(n, Facts()):
+        return None
+    return n if _expressible(n, a, b, body, cfg) else None
+
+
+def _dot(func, top):
+    """(Nest with its accumulator, dot and K loop, A's alloc, B's alloc): the function's one dot
+    of two scratchpad blocks into an accumulator block, in a K loop at the top or alone (no K
+    loop), else None."""
     ops = ir.walk_ops(func)
     allocs = [o for o in ops if o.name == "memref.alloc" and block_space(o) is not None]
     spaces = sorted(block_space(o) for o in allocs)
@@ -134,38 +162,43 @@ def match(func, cfg: GemminiConfig):
     if (n.a_t and n.b_t) or any("gemmini.transposed" in o.attributes for o in allocs
                                 if o not in (a.operation, b.operation)):
         return None
-    body = prefetch.body_ops(n.loop) if n.loop is not None else top
-    for op in body:         # the loop does the two loads and the dot, nothing else with memory
+    return n, a, b
+
+
+def _loads(n: Nest, a, b, body) -> bool:
+    """Finds the A and B loads (n.a_copy, n.b_copy): the loop does the two loads and the dot,
+    nothing else with memory."""
+    for op in body:
         if op.name == "memref.copy":
             dst = alloc_of(op.operands[1])
             if dst is not None and dst.operation in (a.operation, b.operation):
                 if alloc_of(op.operands[0]) is not None:
-                    return None
+                    return False
                 if dst.operation == a.operation and n.a_copy is None:
                     n.a_copy = op
                 elif dst.operation == b.operation and n.b_copy is None:
                     n.b_copy = op
                 else:
-                    return None
+                    return False
             elif n.loop is not None:
-                return None
+                return False
         elif n.loop is None:    # the function's other ops are checked below, through the blocks' uses
             continue
         elif op.name == "memref.alloc":
             if op not in (a.operation, b.operation):
-                return None
+                return False
         elif not (prefetch.is_pure(op) or prefetch.is_boundary_check(op) or op == n.matmul
                   or op.name == "scf.yield"):
-            return None
+            return False
     if n.a_copy is None or n.b_copy is None:
-        return None
-    if len(list(a.result.uses)) != 2 or len(list(b.result.uses)) != 2:    # its window's view and the dot
-        return None
-    # the accumulator: zeroed, maybe loaded from a D window, before the loop; stored after it
-    at = {op: i for i, op in enumerate(top)}
-    i_loop = at[n.loop or n.matmul]
-    if n.loop is None and (at[n.a_copy] > i_loop or at[n.b_copy] > i_loop):
-        return None
+        return False
+    return len(list(a.result.uses)) == 2 and len(list(b.result.uses)) == 2    # its window's view and the dot
+
+
+def _accumulator(n: Nest, top, at, i_loop) -> bool:
+    """Finds what the accumulator block does outside the dot (n.acc_init, n.bias_copy,
+    n.epilogue, n.store): zeroed, maybe loaded from a D window, before the loop; stored after it,
+    directly or through the epilogue's block."""
     inits, stores, epilogue_alloc = [], [], None
     for use in n.acc.result.uses:
         user = use.owner
@@ -177,66 +210,74 @@ def match(func, cfg: GemminiConfig):
             view = user.result if user.name == "memref.subview" else n.acc.result
             for cp in [u.owner for u in user.result.uses] if user.name == "memref.subview" else [user]:
                 if cp.name != "memref.copy" or cp not in at:
-                    return None
+                    return False
                 if cp.operands[1] == view and at[cp] < i_loop and n.bias_copy is None and \
                         alloc_of(cp.operands[0]) is None:
                     n.bias_copy = cp
                 elif cp.operands[0] == view and at[cp] > i_loop and alloc_of(cp.operands[1]) is None:
                     stores.append(cp)
                 else:
-                    return None
+                    return False
         elif user.name == "linalg.generic" and "gemmini.epilogue" in user.attributes and user in at \
                 and at[user] > i_loop and n.epilogue is None and user.operands[0] == n.acc.result:
             n.epilogue = user
             epilogue_alloc = alloc_of(user.operands[1])
         else:
-            return None
+            return False
     if len(inits) != 1 or (n.bias_copy is not None and at[n.bias_copy] < at[inits[0]]):
-        return None
-    if n.epilogue is not None:
-        if stores or epilogue_alloc is None or user_count(epilogue_alloc) != 2:
-            return None
-        for use in epilogue_alloc.result.uses:
-            user = use.owner
-            if user == n.epilogue:
-                continue
-            if user.name not in ("memref.subview", "memref.copy") or user not in at:
-                return None
-            view = user.result if user.name == "memref.subview" else epilogue_alloc.result
-            copies = [u.owner for u in view.uses] if user.name == "memref.subview" else [user]
-            if len(copies) != 1 or copies[0].name != "memref.copy" or copies[0].operands[0] != view \
-                    or copies[0] not in at or alloc_of(copies[0].operands[1]) is not None:
-                return None
-            stores.append(copies[0])
-        attrs = n.epilogue.attributes["gemmini.epilogue"]
-        n.relu = int(str(ir.Attribute(attrs["relu"])) == "true")
-        n.scale = ir.scale_operand(n.epilogue)
-        if n.scale is not None:
-            if n.loop is not None and not isinstance(n.scale.owner, Block) and \
-                    n.scale.owner.operation in top[i_loop:]:
-                return None     # computed after the loop (not a kernel argument or constant)
+        return False
+    if n.epilogue is not None and (stores or not _epilogue(n, epilogue_alloc, top, at, i_loop, stores)):
+        return False
     if len(stores) != 1:
-        return None
+        return False
     n.store = stores[0]
     n.acc_init = tuple(inits)
-    if not _windows_match(n, Facts()):
-        return None
+    return True
+
+
+def _epilogue(n: Nest, epilogue_alloc, top, at, i_loop, stores) -> bool:
+    """Appends the epilogue block's one store to `stores` and reads the epilogue's ReLU and scale
+    (n.relu, n.scale: a kernel argument or constant, not computed after the loop)."""
+    if epilogue_alloc is None or user_count(epilogue_alloc) != 2:
+        return False
+    for use in epilogue_alloc.result.uses:
+        user = use.owner
+        if user == n.epilogue:
+            continue
+        if user.name not in ("memref.subview", "memref.copy") or user not in at:
+            return False
+        view = user.result if user.name == "memref.subview" else epilogue_alloc.result
+        copies = [u.owner for u in view.uses] if user.name == "memref.subview" else [user]
+        if len(copies) != 1 or copies[0].name != "memref.copy" or copies[0].operands[0] != view \
+                or copies[0] not in at or alloc_of(copies[0].operands[1]) is not None:
+            return False
+        stores.append(copies[0])
+    attrs = n.epilogue.attributes["gemmini.epilogue"]
+    n.relu = int(str(ir.Attribute(attrs["relu"])) == "true")
+    n.scale = ir.scale_operand(n.epilogue)
+    return not (n.scale is not None and n.loop is not None and not isinstance(n.scale.owner, Block)
+                and n.scale.owner.operation in top[i_loop:])
+
+
+def _expressible(n: Nest, a, b, body, cfg: GemminiConfig) -> bool:
+    """The matched nest within LOOP_WS's reach: blocks in the FSM's halves, an int8 (epilogue) or
+    readable int32 output, DRAM windows with contiguous rows, row strides set before the loop."""
     bm, bk = MemRefType(a.result.type).shape
     if not loop_ws_fits(bm, MemRefType(b.result.type).shape[1], bk, cfg):
-        return None
+        return False
     out_elem = str(MemRefType(n.store.operands[1].type).element_type)
     if out_elem not in ("i8", "i32") or (out_elem == "i32") != (n.epilogue is None):
-        return None
+        return False
     if out_elem == "i32" and not cfg.acc_read_full_width:
-        return None
+        return False
     views = [(n.a_copy.operands[0], n.a_t), (n.b_copy.operands[0], n.b_t), (n.store.operands[1], False)] + \
         ([(n.bias_copy.operands[0], False)] if n.bias_copy else [])
     if not all(_dram_window(v, t) for v, t in views):
-        return None
+        return False
     for cp in (n.a_copy, n.b_copy):     # their row strides are set once, before the loop
         if n.loop is not None and _stride_source(cp.operands[0]).owner.operation in body:
-            return None
-    return n
+            return False
+    return True
 
 
 def user_count(alloc) -> int:
@@ -366,11 +407,7 @@ def _configs(n: Nest, cfg: GemminiConfig):
         _config_ld(2, d_bytes, d)
     # config_st as linalg-to-instgem's store sets it, so the branches agree (config elimination)
     _, c_stride, c_bytes = _addr_stride(n.store.operands[1], 1 if n.epilogue is not None else 4)
-    scale = cst(f32_bits(1.0))
-    if n.scale is not None:
-        bits = ir.create("arith.bitcast", operands=[n.scale], results=[ir.IntegerType.get_signless(32)]).result
-        scale = ir.create("arith.extui", operands=[bits], results=[ir.i64()]).result
-    instgem.emit("config_st", stride=c_bytes, activation=n.relu, acc_scale=scale)
+    instgem.emit("config_st", stride=c_bytes, activation=n.relu, acc_scale=_scale_bits(n.scale))
     return a_stride, b_stride, d_stride, c_stride
 
 
@@ -490,6 +527,155 @@ def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id):
                  a_spad_id=spad, b_spad_id=spad, a_transpose=int(n.a_t), b_transpose=int(n.b_t))
 
 
+# ---- residual adds: one LOOP_WS with is_resadd ---------------------------------------------------
+
+class Resadd:
+    """The matched residual add of one function: two DRAM windows (`adds`: (acc_add generic,
+    its DRAM copy) of A, then B) summed into a zeroed accumulator block, read out through the
+    int8 epilogue and stored once."""
+    acc = acc_init = epilogue = store = None
+    adds = ()
+    relu, scale = 0, None
+
+
+def _only_copy_into(view):
+    """The memref.copy writing local view `view` from DRAM when that is its only use, else None."""
+    copies = [u.owner for u in view.uses]
+    if len(copies) != 1 or copies[0].name != "memref.copy" or copies[0].operands[1] != view or \
+            alloc_of(copies[0].operands[0]) is not None:
+        return None
+    return copies[0]
+
+
+def match_resadd(func, cfg: GemminiConfig):
+    """The function's residual add (baco.kernels.resadd's block sum, or any kernel written the
+    same way) if one LOOP_WS with is_resadd expresses it exactly, else None: no loop, both
+    operands int8 DRAM windows added (mvin-scaled) into one zeroed accumulator block, an int8
+    epilogue, every local window at row/column 0 and of the same extent, the block inside
+    LOOP_WS's accumulator half."""
+    top = [o.operation for o in func.regions[0].blocks[0].operations]
+    ops = ir.walk_ops(func)
+    allocs = [o for o in ops if o.name == "memref.alloc" and block_space(o) is not None]
+    if sorted(block_space(o) for o in allocs) != ["acc", "acc_add", "acc_add", "epilogue"] or not cfg.mvin_scale or \
+            any(o not in top for o in allocs) or any(o.name in ("scf.for", "linalg.matmul") for o in ops):
+        return None
+    n = Resadd()
+    n.acc = next(o for o in allocs if block_space(o) == "acc")
+    at = {op: i for i, op in enumerate(top)}
+    inits, adds, epilogues = [], [], []
+    for use in n.acc.result.uses:
+        user = use.owner
+        if user not in at:
+            return None
+        if user.name in ("linalg.fill", "linalg.map") and ir.is_zero_fill(user):
+            inits.append(user)
+        elif user.name == "linalg.generic" and "gemmini.acc_add" in user.attributes and \
+                user.operands[1] == n.acc.result:
+            adds.append(user)
+        elif user.name == "linalg.generic" and "gemmini.epilogue" in user.attributes and \
+                user.operands[0] == n.acc.result:
+            epilogues.append(user)
+        else:
+            return None
+    if len(inits) != 1 or len(adds) != 2 or len(epilogues) != 1 or \
+            not at[inits[0]] < min(map(at.get, adds)) <= max(map(at.get, adds)) < at[epilogues[0]]:
+        return None
+    for add in sorted(adds, key=at.get):
+        staging = alloc_of(add.operands[0])
+        if staging is None or add.operands[0] != staging.result or block_space(staging.operation) != "acc_add":
+            return None
+        copies = []
+        for use in staging.result.uses:
+            user = use.owner
+            if user == add or (user.name in ("linalg.fill", "linalg.map") and ir.is_zero_fill(user)):
+                continue
+            if user.name != "memref.subview" or _only_copy_into(user.result) is None:
+                return None
+            copies.append(_only_copy_into(user.result))
+        if len(copies) != 1 or at.get(copies[0], at[add]) > at[add] or not _dram_window(copies[0].operands[0]):
+            return None
+        n.adds += ((add, copies[0]),)
+    n.acc_init, n.epilogue = inits[0], epilogues[0]
+    epilogue_alloc = alloc_of(n.epilogue.operands[1])
+    if epilogue_alloc is None or user_count(epilogue_alloc) != 2:
+        return None
+    stores = [u.owner for use in epilogue_alloc.result.uses if use.owner.name == "memref.subview"
+              for u in use.owner.result.uses]
+    if len(stores) != 1 or stores[0].name != "memref.copy" or alloc_of(stores[0].operands[1]) is not None or \
+            alloc_of(stores[0].operands[0]).operation != epilogue_alloc.operation or \
+            not _dram_window(stores[0].operands[1]) or \
+            str(MemRefType(stores[0].operands[1].type).element_type) != "i8":
+        return None
+    n.store = stores[0]
+    attrs = n.epilogue.attributes["gemmini.epilogue"]
+    n.relu = int(str(ir.Attribute(attrs["relu"])) == "true")
+    n.scale = ir.scale_operand(n.epilogue)
+    facts = Facts()
+    wins = [local_window(cp.operands[1]) for _, cp in n.adds] + [local_window(n.store.operands[0])]
+    if any(w is None for w in wins) or not all(facts.zero(off) for w in wins for off in w[0]) or \
+            not all(facts.same(w[1][i], wins[0][1][i]) for w in wins[1:] for i in range(2)):
+        return None
+    rows, cols = MemRefType(n.acc.result.type).shape
+    half = loop_unit_half(cfg)
+    if -(-rows // cfg.dim) * -(-cols // cfg.dim) * cfg.dim > half.acc_rows:
+        return None
+    return n
+
+
+def _scale_bits(scale):
+    """The i64 of an f32 scale operand's bits (1.0 when there is none)."""
+    if scale is None:
+        return cst(f32_bits(1.0))
+    bits = ir.create("arith.bitcast", operands=[scale], results=[ir.IntegerType.get_signless(32)]).result
+    return ir.create("arith.extui", operands=[bits], results=[ir.i64()]).result
+
+
+def rewrite_resadd(n: Resadd, cfg: GemminiConfig):
+    """The residual add as tiled_resadd's LOOP_WS (is_resadd), at the store: load slots 0 and 1
+    move A and B (int8, shrunk, each with its mvin scale) into the loop's accumulator half, the
+    second accumulating; the store applies config_st's activation and scale. LoopMatmul moves
+    every row block of B with DIM rows (it has no row pad for B, baco.sim.loops._resadd), so a
+    window of ragged rows would read past B: such a program keeps the original ops, under an
+    scf.if on the row count."""
+    d = cfg.dim
+    (a_add, a_copy), (b_add, b_copy) = n.adds
+    at = {op: i for i, op in enumerate(o.operation for o in n.store.operation.block.operations)}
+    with InsertionPoint(n.store), n.store.location:
+        a_addr, a_stride, a_bytes = _addr_stride(a_copy.operands[0], 1)
+        b_addr, b_stride, b_bytes = _addr_stride(b_copy.operands[0], 1)
+        c_addr, c_stride, c_bytes = _addr_stride(n.store.operands[1], 1)
+        _, (rows, cols) = local_window(a_copy.operands[1])
+        rows, cols = (cst(v) if isinstance(v, int) else i64(v) for v in (rows, cols))
+        bi, bj = (ir.binop("ceildivsi", v, cst(d)) for v in (rows, cols))
+        # config_st as linalg-to-instgem's store sets it, before the branches so they agree
+        instgem.emit("config_st", stride=c_bytes, activation=n.relu, acc_scale=_scale_bits(n.scale))
+        if_op = scf.IfOp(ir.cmpi("eq", ir.binop("remsi", rows, cst(d)), cst(0)), has_else=True)
+        with InsertionPoint(if_op.then_block):
+            for slot, add, row_bytes in ((0, a_add, a_bytes), (1, b_add, b_bytes)):
+                instgem.emit("config_ld", state_id=slot, stride=row_bytes, scale=_scale_bits(ir.scale_operand(add)),
+                             shrink=cst(1), block_stride=cst(d), pixel_repeats=cst(1))
+            instgem.emit("loop_ws_config_bounds", max_i=bi, max_j=bj, max_k=cst(0), pad_i=cst(0),
+                         pad_j=ir.binop("subi", ir.binop("muli", bj, cst(d)), cols), pad_k=cst(0))
+            with a_copy.location:       # (a fault of the FSM's moves names the kernel's loads / store)
+                instgem.emit("loop_ws_config_addrs_ab", a_addr=a_addr, b_addr=b_addr)
+            instgem.emit("loop_ws_config_addrs_dc", d_addr=cst(0), c_addr=c_addr)
+            with b_copy.location:
+                instgem.emit("loop_ws_config_strides_ab", a_stride=a_stride, b_stride=b_stride)
+            instgem.emit("loop_ws_config_strides_dc", d_stride=cst(0), c_stride=c_stride)
+            instgem.emit("loop_ws", activation=n.relu, is_resadd=cst(1))
+            scf.YieldOp([])
+        with InsertionPoint(if_op.else_block):
+            else_yield = scf.YieldOp([])
+    stagings = [alloc_of(add.operands[0]).operation for add, _ in n.adds]
+    fills = [u.owner for st in stagings for u in st.result.uses if u.owner.name in ("linalg.fill", "linalg.map")]
+    epilogue_alloc = alloc_of(n.epilogue.operands[1]).operation
+    local_views = subview_ops([n.store.operands[0]] + [cp.operands[1] for _, cp in n.adds])
+    kept = [n.acc, n.acc_init, *stagings, *fills, *local_views, a_copy, b_copy, a_add, b_add, epilogue_alloc,
+            n.epilogue, n.store]
+    for op in sorted(set(kept), key=at.get):
+        op.move_before(else_yield.operation)
+
+
 def run(module_op, config: GemminiConfig | None = None, dataflow: str = "WS", loop_ws: bool | None = None, **_):
     if dataflow != "WS" or not loop_ws_enabled(loop_ws):
         return
@@ -500,4 +686,8 @@ def run(module_op, config: GemminiConfig | None = None, dataflow: str = "WS", lo
             nest = match(func, cfg)
             if nest is not None:
                 rewrite(nest, cfg)
+                continue
+            resadd = match_resadd(func, cfg)
+            if resadd is not None:
+                rewrite_resadd(resadd, cfg)
     instgem.verify_fields(module_op)

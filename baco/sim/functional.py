@@ -386,7 +386,6 @@ class GemminiModel:
         if self.preload is None:
             raise self.fault("compute without a preceding preload", "preload")
         pre, self.preload = self.preload, None
-        d = self.config.dim
         A = self.read_operand_strided(f["a_addr"], f["a_rows"], f["a_cols"], transpose=self.a_transpose)
         if self.dataflow == 1:   # WS: preloaded B is held in the array; compute rs2 is the bias D
             if flip:

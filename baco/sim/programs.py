@@ -20,9 +20,8 @@ from dataclasses import dataclass
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import ACC_BIT, ACCUMULATE_BIT, GARBAGE_ADDR
-
-DIMS = ("R", "S", "P", "Q", "C", "K", "N")
-RELEVANT = {"W": set("RSCK"), "I": set("NCPQRS"), "O": set("NKPQ")}
+from baco.problem.dims import DIMS, DRAM_LEVEL, RELEVANT
+from baco.problem.mapping_text import parse_loops
 
 
 def _nest(temporal_level: dict, order) -> list[tuple[str, int]]:
@@ -74,7 +73,7 @@ def ws_program_iterations(layer: dict, temporal, spatial_c: int, spatial_k: int,
         prev_w = None
         acc_rows = out_pixels * math.ceil(tile["K"] / d)
         for inner in _iterate(onchip):
-            w_key = tuple(inner.get(x, 0) for x in "RSCK")
+            w_key = tuple(inner.get(x, 0) for x in DIMS if x in RELEVANT["W"])
             a_row = in_base + (sum(inner.values()) * rows_per_op) % max(1, in_pixels)
             out_row = (inner.get("P", 0) * 7 + inner.get("Q", 0) * 3 + inner.get("K", 0) * out_pixels) % max(1, acc_rows)
             for sub in range(0, rows_per_op, d):
@@ -217,19 +216,16 @@ class DosaProgram:
 def dosa_program(layer: dict, mapping: str) -> DosaProgram:
     """The tiles and loop order DOSA's data collection derived from a mapping string
     ("L3[WIO] ... - L2[WI] ... - L1[O] ... - L0[W] ...", outer loops first)."""
-    levels = {}
-    for part in mapping.split(" - "):
-        name, _, loops = part.partition("] ")
-        levels[name.split("[")[0]] = [w for w in loops.split(" ") if w]
+    loops = parse_loops(mapping)
     factors, spatial = {}, {}
-    for lvl in ("L0", "L1", "L2"):
-        for w in levels.get(lvl, []):
-            if w.endswith(("X", "Y")):
-                spatial[w[0]] = int(w[1:-1])
+    for level in range(DRAM_LEVEL):
+        for d, f, x in loops[level]:
+            if x:
+                spatial[d] = f
             else:
-                factors[w[0]] = factors.get(w[0], 1) * int(w[1:])
+                factors[d] = factors.get(d, 1) * f
     tile = {d: factors.get(d, 1) * spatial.get(d, 1) for d in "NPQKRSC"}
-    perm = "".join(reversed([w[0] for w in levels.get("L3", [])]))
+    perm = "".join(reversed([d for d, _, _ in loops[DRAM_LEVEL]]))
     perm += "".join(d for d in DOSA_DEFAULT_PERM if d not in perm)
     matmul = layer.get("Q", 1) == 1 and layer.get("R", 1) == 1 and layer.get("S", 1) == 1
     return DosaProgram(matmul, dict(layer), tile, perm)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from baco.gemmini.config import GemminiConfig
+from baco.gemmini.config import DEFAULT_CONFIG, GemminiConfig
 from baco.gemmini.energy import DRAM_PJ, MAC_PJ, REGISTER_PJ, accumulator_pj, scratchpad_pj  # noqa: F401
 
 # the search space: power-of-two arrays in [MIN_PE_DIM, MAX_PE_DIM], buffers up to MAX_BUFFER_KB each
@@ -30,9 +30,9 @@ def area_mm2(pe_dim, sp_kb, acc_kb):
 
 @dataclass(frozen=True)
 class Hardware:
-    pe_dim: int = 16
-    sp_kb: float = 256
-    acc_kb: float = 64
+    pe_dim: int = DEFAULT_CONFIG.dim
+    sp_kb: float = int(DEFAULT_CONFIG.sp_kb)
+    acc_kb: float = int(DEFAULT_CONFIG.acc_kb)
 
     def to_gemmini_config(self) -> GemminiConfig:
         return GemminiConfig.from_capacity(int(self.pe_dim), self.sp_kb, self.acc_kb)
@@ -46,4 +46,4 @@ class Hardware:
         return area_mm2(self.pe_dim, self.sp_kb, self.acc_kb)
 
 
-DEFAULT_HARDWARE = Hardware(16, 256, 64)
+DEFAULT_HARDWARE = Hardware()

@@ -24,14 +24,15 @@ import optuna
 import torch
 from tqdm.auto import tqdm
 
+from baco.problem.dims import DIMS, DRAM_LEVEL
 from baco.tuner.arch import DEFAULT_HARDWARE, Hardware
-from baco.tuner.explore import (START_HARDWARE, Adam, NetworkProblem, Result, Tiling, best_orders_batch, best_points,
-                                best_random,
-                                costmodel_tensors, evaluate_design, heuristic_tilings, layerwise_start, neighbours,
-                                random_tilings,
-                                single_threaded, stack_tilings, unstack_tilings)
+from baco.tuner.descent import Adam
+from baco.tuner.explore import (START_HARDWARE, NetworkProblem, Result, best_orders_batch, best_points, best_random,
+                                evaluate_design, heuristic_tilings, layerwise_start, neighbours, random_tilings,
+                                single_threaded)
 from baco.tuner.hwinfer import requirements_from_factors, round_hardware
-from baco.tuner.relax import C_INDEX, DIMS, DRAM_LEVEL, K_INDEX, ORDER_CHOICES
+from baco.tuner.points import Tiling, costmodel_tensors, stack_tilings, unstack_tilings
+from baco.tuner.relax import C_INDEX, K_INDEX, ORDER_CHOICES
 from baco.tuner.workloads import Layer
 
 

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import torch
 
-from baco.tuner.explore import Adam, Tiling
+from baco.tuner.descent import Adam
 from baco.tuner.importance import LayerTask
+from baco.tuner.points import Tiling
 
 FORMAT = "baco-checkpoint-1"
 CLASSES = {cls.__name__: cls for cls in (Tiling, LayerTask, Adam)}    # the only objects a checkpoint holds

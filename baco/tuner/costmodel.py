@@ -51,12 +51,12 @@ import torch
 
 from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig
+from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
+from baco.problem.dims import DIM_INDEX, DIMS, NUM_LEVELS, RELEVANT
 from baco.tuner import arch
-from baco.tuner.mapping import KERNEL_OUT_INT8, NUM_LEVELS, Mapping, is_pointwise
-from baco.tuner.workloads import DIMS, Layer
+from baco.tuner.mapping import KERNEL_OUT_INT8, Mapping, is_pointwise
+from baco.tuner.workloads import Layer
 
-DIM_INDEX = {d: i for i, d in enumerate(DIMS)}
-RELEVANT = {"W": frozenset("RSCK"), "I": frozenset("NCPQRS"), "O": frozenset("NKPQ")}
 C, K = DIM_INDEX["C"], DIM_INDEX["K"]
 DRAM_WORDS_PER_CYCLE = 8    # the DRAM bandwidth of DOSA's Gemmini architecture (Timeloop)
 
@@ -558,7 +558,7 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
     program waits for its first loads (double-buffered: A's first strip and B, a prologue, and its
     computes cannot outrun the rest), the last one's stores are exposed (a tail), and stores longer
     than a program's steps set the pace from the first tile's result on."""
-    from baco.sim.timing import DEFAULT_CONSTANTS as k
+    k = DEFAULT_CONSTANTS
     cfg = GemminiConfig()
     bm, bn, bk = blocks
     pe = torch.as_tensor(pe, dtype=torch.float64)
@@ -730,7 +730,7 @@ def gemm_step_compute(rows_compute, pe, mb, nb, kb, drain, dataflow: str, double
     the last). OS feeds DIM rows per compute (the transposer path, whatever the strip's rows) and
     keeps partial sums in the array."""
     if dataflow == "OS":
-        from baco.sim.timing import DEFAULT_CONSTANTS as k
+        k = DEFAULT_CONSTANTS
         return kb * nb * mb * (pe + k.compute_overhead), drain
     strip = rows_compute / (kb * nb * mb)
     group = rows_compute / (kb * nb) + torch.clamp(pe - strip, min=0.0)
@@ -866,51 +866,5 @@ def compiled_program_cycles(layer: Layer, temporal, spatial, hw, **schedule):
     return compiled_program_terms(layer, temporal, spatial, hw, **schedule)["cycles"]
 
 
-def compiled_cycles(layer: Layer, temporal, spatial, hw, *, out_int8: bool = KERNEL_OUT_INT8,
-                    double_buffer: bool = False, dataflow: str = "WS"):
-    """Cycles [B] the cycle model measures for the GEMM kernel compiled with the block sizes of
-    the mapping's scratchpad tile (BLOCK_M = P·Q·N, BLOCK_N = K, BLOCK_K = C of the L2 tile)
-    and this schedule: the analytical program model times the learned residual shipped in
-    baco/data/cost_residual.json inside the residual's training domain (array DIM and layer sizes,
-    residual.COMPILED_MAX_DIM/SIZE/MIN_K), the analytical model alone outside it or when none is shipped.
-    Differentiable in the factors and in the hardware (pe_dim, sp_kb, acc_kb)."""
-    return compiled_cycles_by_dataflow(layer, temporal, spatial, hw, out_int8=out_int8,
-                                       double_buffer=double_buffer, dataflows=(dataflow,))[dataflow]
-
-
-def compiled_cycles_by_dataflow(layer: Layer, temporal, spatial, hw, *, out_int8: bool = KERNEL_OUT_INT8,
-                                double_buffer: bool = False, dataflows=("WS", "OS")) -> dict:
-    """{dataflow: compiled_cycles [B]}: the analytical terms of each dataflow's program times the
-    residual inside its domain (outside it, or when none is shipped, the analytical model alone).
-    `layer` may be an explore.LayerStack: the domain is then decided per row."""
-    from baco.tuner import residual
-    model = residual.load("compiled")
-    largest = torch.maximum(torch.maximum(torch.as_tensor(layer.P * layer.Q * layer.N), torch.as_tensor(layer.K)),
-                            torch.as_tensor(layer.C))
-    domain = (largest <= residual.COMPILED_MAX_SIZE) & (torch.as_tensor(layer.C) >= residual.COMPILED_MIN_K)
-    out = {}
-    for df in dataflows:
-        feats, log_base = residual.compiled_inputs(layer, temporal, spatial, hw, out_int8=out_int8,
-                                                   double_buffer=double_buffer, dataflow=df)
-        rows = domain.expand(log_base.shape).nonzero().squeeze(1)
-        if model is None or rows.numel() == 0:
-            out[df] = torch.exp(log_base)
-            continue
-        inside = torch.as_tensor(hw[0], dtype=torch.float64).detach().expand(log_base.shape)[rows] \
-            <= residual.COMPILED_MAX_DIM
-        correction = torch.where(inside, model(feats[rows]), 0.0)
-        out[df] = torch.exp(log_base.index_add(0, rows, correction))
-    return out
-
-
-def rtl_cycles(layer: Layer, temporal, sC, sK, order, hw):
-    """Cycles [B] on Gemmini RTL as DOSA measured them (FireSim): the Timeloop-matched cycles
-    times the learned residual "rtl" (the Timeloop-matched cycles alone when none is shipped)."""
-    from baco.tuner import residual
-    feats, log_base = residual.rtl_inputs(layer, temporal, sC, sK, order, hw)
-    model = residual.load("rtl")
-    return torch.exp(log_base + (model(feats) if model is not None else 0.0))
-
-
 __all__ = ["Cost", "evaluate", "evaluate_text", "cost_from_factors",
-           "compiled_program_counts", "compiled_program_energy", "compiled_program_cycles", "compiled_cycles", "compiled_cycles_by_dataflow", "rtl_cycles"]
+           "compiled_program_counts", "compiled_program_energy", "compiled_program_cycles"]

@@ -13,9 +13,10 @@ over are as many as the tile needs."""
 from __future__ import annotations
 
 from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto
+from baco.problem.dims import DIMS, NUM_LEVELS
 from baco.tuner.arch import Hardware
-from baco.tuner.mapping import DEFAULT_ORDER, NUM_LEVELS, Mapping, assert_valid
-from baco.tuner.workloads import DIMS, Layer
+from baco.tuner.mapping import DEFAULT_ORDER, Mapping, assert_valid
+from baco.tuner.workloads import Layer
 
 
 def largest_divisor_at_most(n: int, cap: int) -> int:

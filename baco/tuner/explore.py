@@ -33,17 +33,19 @@ from dataclasses import dataclass, field
 import torch
 from tqdm.auto import tqdm
 
+from baco.problem.dims import DIMS, DRAM_LEVEL, NUM_LEVELS
 from baco.tuner import costmodel, fusion, kernel_model
 from baco.tuner.arch import DEFAULT_HARDWARE, MAX_BUFFER_KB, MAX_PE_DIM, MIN_PE_DIM, Hardware, area_mm2
+from baco.tuner.descent import PENALTY_WEIGHT, Adam
 from baco.tuner.hwinfer import (acc_unit_kb, is_legal, requirements_from_factors, round_hardware, round_pe_dim,
                                smooth_max)
+from baco.tuner.importance import importance_search
 from baco.tuner.mapping import Mapping, is_kernel_layer, is_pointwise, validate
-from baco.tuner.relax import (C_INDEX, DIMS, DRAM_LEVEL, K_INDEX, NUM_LEVELS, ORDER_CHOICES, MappingSpace,
-                              StackedSpace, TemperatureSchedule, capacity_penalty, covering_dram_factor,
-                              level_orders)
+from baco.tuner.points import Tiling, order_indices, stack_tilings, unstack_tilings
+from baco.tuner.relax import (C_INDEX, K_INDEX, ORDER_CHOICES, MappingSpace, StackedSpace, TemperatureSchedule,
+                              capacity_penalty, covering_dram_factor)
 from baco.tuner.workloads import Layer
 
-PENALTY_WEIGHT = 10.0
 # the C library's tilings on these Gemminis start the descent (the default one and wider arrays with
 # proportionally larger buffers): cheap, valid and far better than random points on large layers
 START_HARDWARE = (DEFAULT_HARDWARE, Hardware(32, 512, 128), Hardware(64, 1024, 256), Hardware(128, 2048, 512))
@@ -74,75 +76,6 @@ def single_threaded(fn):
         finally:
             torch.set_num_threads(threads)
     return run
-
-
-class Adam:
-    """Adam on a list of tensors (torch.optim's first use imports the compiler stack, seconds of start-up)."""
-
-    def __init__(self, params: list[torch.Tensor], lr: float, betas=(0.9, 0.999), eps: float = 1e-8):
-        self.params, self.lr, self.betas, self.eps, self.t = params, lr, betas, eps, 0
-        self.m = [torch.zeros_like(p) for p in params]
-        self.v = [torch.zeros_like(p) for p in params]
-
-    def zero_grad(self) -> None:
-        for p in self.params:
-            p.grad = None
-
-    @torch.no_grad()
-    def step(self) -> None:
-        self.t += 1
-        b1, b2 = self.betas
-        for p, m, v in zip(self.params, self.m, self.v):
-            if p.grad is None:
-                continue
-            m.mul_(b1).add_(p.grad, alpha=1 - b1)
-            v.mul_(b2).addcmul_(p.grad, p.grad, value=1 - b2)
-            m_hat = m / (1 - b1 ** self.t)
-            v_hat = v / (1 - b2 ** self.t)
-            p.sub_(self.lr * m_hat / (v_hat.sqrt() + self.eps))
-
-
-# ------------------------------------------------------------------------------------------------
-# Integer design points
-# ------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Tiling:
-    """One layer's integer mapping: temporal[level][dim] (L0..L3, DIMS order), spatial factors, order choice."""
-    temporal: tuple[tuple[int, ...], ...]
-    spatial_c: int
-    spatial_k: int
-    order: int = 0
-
-    def to_mapping(self) -> Mapping:
-        orders = level_orders(self.order)
-        return Mapping(
-            temporal=[{d: self.temporal[l][j] for j, d in enumerate(DIMS)} for l in range(NUM_LEVELS)],
-            spatial_C=self.spatial_c, spatial_K=self.spatial_k,
-            order=[tuple(orders[l]) for l in range(NUM_LEVELS)])
-
-    @classmethod
-    def from_mapping(cls, mapping: Mapping, order: int = 0) -> "Tiling":
-        temporal = tuple(tuple(int(mapping.temporal[l].get(d, 1)) for d in DIMS) for l in range(NUM_LEVELS))
-        return cls(temporal, int(mapping.spatial_C), int(mapping.spatial_K), order)
-
-    @property
-    def pe_needed(self) -> int:
-        return max(self.spatial_c, self.spatial_k)
-
-
-def stack_tilings(tilings: list[Tiling]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Batch tensors (temporal [B,4,7], spatial [B,2], order [B]) of a list of tilings."""
-    temporal = torch.tensor([t.temporal for t in tilings], dtype=torch.float64)
-    spatial = torch.tensor([[t.spatial_c, t.spatial_k] for t in tilings], dtype=torch.float64)
-    order = torch.tensor([t.order for t in tilings], dtype=torch.int64)
-    return temporal, spatial, order
-
-
-def unstack_tilings(temporal: torch.Tensor, spatial: torch.Tensor, order: torch.Tensor) -> list[Tiling]:
-    t = torch.round(temporal.detach()).to(torch.int64).tolist()
-    s = torch.round(spatial.detach()).to(torch.int64).tolist()
-    o = order.tolist()
-    return [Tiling(tuple(map(tuple, t[b])), s[b][0], s[b][1], o[b]) for b in range(len(t))]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -309,9 +242,8 @@ class NetworkProblem:
         """
         if self.fusion is not None:
             hardware, cycles, energy, penalty, fused, relaxation = fusion.fused_cost(
-                self, temporal, spatial, order, _order_indices(), smooth, sigma)
+                self, temporal, spatial, order, order_indices(), smooth, sigma)
             return BatchCost(cycles, energy, hardware, penalty, fused, relaxation)
-        B = temporal[0].shape[0]
         # the array dim is the exact max: spatial factors are integers <= max_pe in every forward pass,
         # and a smooth max would overshoot the largest array; buffers are counted in rows of that array
         pe = torch.stack([s.max(1).values for s in spatial]).max(0).values
@@ -357,19 +289,11 @@ def straight_through_hardware(pe, sp, acc, hardware: list[Hardware]):
 
 
 # ---- the cost model's tensor interface (with hwinfer.requirements_from_factors) ---------------------------
-def costmodel_tensors(layer: Layer, temporal, spatial, order, hw_t,
-                      cycle_model: str = "compiled") -> tuple[torch.Tensor, torch.Tensor]:
-    """(cycles [B], energy µJ [B]) of B mappings of one layer (kernel_model.layer_tensors), each
-    with its own canonical loop order choice order [B], in one batched evaluation."""
-    c, e, _, _ = kernel_model.layer_tensors(layer, temporal, spatial, _order_indices()[order], hw_t, cycle_model)
-    return c, e
-
-
 class LayerStack:
     """The constants of several layers as tensors with one row per design point (layer-major,
     `rows` points per layer), so the cost models cost all their mappings in one call
     (costmodel.cost_from_factors, kernel_model.kernel_layer_tensors and conv_program broadcast them)."""
-    FIELDS = ("R", "S", "P", "Q", "C", "K", "N", "Wstride", "Hstride", "Wdilation", "Hdilation")
+    FIELDS = DIMS + ("Wstride", "Hstride", "Wdilation", "Hdilation")
 
     def __init__(self, layers: list[Layer], rows: int):
         self.layers, self.rows = list(layers), rows
@@ -446,7 +370,7 @@ class NetworkCost:
                 hw = tuple(torch.as_tensor(h, dtype=torch.float64).expand(B).repeat(n) for h in hw_t)
             t = torch.cat([temporal[at[i]] for i in members])
             s = torch.cat([spatial[at[i]] for i in members])
-            o = _order_indices()[torch.cat([order[at[i]] for i in members])]
+            o = order_indices()[torch.cat([order[at[i]] for i in members])]
             c, e = tensors(layer, t, s, o, hw)
             c, e = c.view(n, B), e.view(n, B)
             if weighted:
@@ -455,12 +379,6 @@ class NetworkCost:
             for k, (ck, ek) in enumerate(zip(c, e)):
                 cycles[at[members[k]]], energy[at[members[k]]] = ck, ek
         return torch.stack(cycles), torch.stack(energy)
-
-
-@functools.lru_cache(maxsize=None)
-def _order_indices() -> torch.Tensor:
-    """costmodel.order_index of every ORDER_CHOICES entry: [len(ORDER_CHOICES), NUM_LEVELS, 7]."""
-    return torch.cat([costmodel.order_index(level_orders(c), 1) for c in range(len(ORDER_CHOICES))])
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1033,12 +951,15 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
         init_hw = fixed_hw
 
     def save(phase: str, **state) -> None:
+        fused = {"fusion_mask": problem.fusion_mask} if fusion_graph is not None else {}
         checkpoint.save({"phase": phase, "elapsed": time.perf_counter() - t0, "rng": generator.get_state(),
-                         "inits": inits, **state})
+                         "inits": inits, **fused, **state})
 
     if saved:
         generator.set_state(saved["rng"])
         inits = saved["inits"]
+        if fusion_graph is not None:
+            problem.fusion_mask = saved["fusion_mask"]
     else:
         # set-up (the default mapping's orders, the random pool) gets at most SETUP_SHARE of a time budget
         setup_deadline = None if deadline is None else t0 + SETUP_SHARE * time_budget_s
@@ -1065,7 +986,6 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
                     save("descent", descent=state)
         resume = saved["descent"] if saved else None
         if importance:
-            from baco.tuner.importance import importance_search
             joint = resume if resume is not None and "joint" in resume else None
             if joint is None:
                 start = problem.score([[d[i] for d in inits] for i in range(len(layers))])

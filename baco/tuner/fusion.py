@@ -45,13 +45,14 @@ from dataclasses import dataclass, replace
 
 import torch
 
-from baco.gemmini.config import GemminiConfig
+from baco.gemmini.config import GemminiConfig, rows_to_kb
 from baco.gemmini.energy import DRAM_PJ, scratchpad_pj
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
+from baco.problem.dims import DIMS
 from baco.tuner import costmodel
 from baco.tuner.arch import MAX_BUFFER_KB
 from baco.tuner.relax import capacity_penalty
-from baco.tuner.workloads import DIMS, Layer, import_model_module, layers_from_torch, merge_identical
+from baco.tuner.workloads import Layer, import_model_module, layers_from_torch, merge_identical
 
 CHAIN_KINDS = ("gemm-gemm", "pw-pw", "dw-pw")
 TAIL_KINDS = ("resadd", "pool")
@@ -265,16 +266,18 @@ class FusionTerms:
         self.kept_channels = torch.tensor([float(graph.layers[graph.instances[graph.edges[k].producer]].K)
                                            for k in chains], dtype=torch.float64)
 
-    def traffic(self, layer_stack, temporal, spatial, order, hw_t) -> tuple[torch.Tensor, torch.Tensor]:
-        """Per layer (DRAM input fills [L, B], cycles that wait on no DRAM traffic [L, B]) of the
-        Timeloop-matched access counting (costmodel.cost_from_factors), from per-layer lists."""
+    def traffic(self, layer_stack, temporal, spatial, order, hw_t) -> dict:
+        """Per layer [L, B], from the Timeloop-matched access counting (costmodel.cost_from_factors,
+        one stacked call over per-layer lists): "fills", the DRAM input fills; "floor", the cycles
+        that wait on no DRAM traffic; and that model's "cycles" and "energy_uj"."""
         L, B = len(temporal), temporal[0].shape[0]
         hw = tuple(torch.as_tensor(h, dtype=torch.float64).expand(B).repeat(L) for h in hw_t)
         out = costmodel.cost_from_factors(layer_stack, torch.cat(temporal), torch.cat(spatial)[:, 0],
                                           torch.cat(spatial)[:, 1], order, hw)
         times = out["level_cycles"]
         floor = times[0] if self.cycle_model != "timeloop" else torch.stack([times[0], times[2], times[3]]).amax(0)
-        return out["dram_input"].reshape(L, B), floor.reshape(L, B)
+        return {"fills": out["dram_input"].reshape(L, B), "floor": floor.reshape(L, B),
+                "cycles": out["cycles"].reshape(L, B), "energy_uj": out["energy_uj"].reshape(L, B)}
 
     def chain_needs(self, temporal, sp, acc) -> tuple[torch.Tensor, torch.Tensor]:
         """(scratchpad KB, accumulator KB) [C, B] a fused chain holds at once: both layers' needs
@@ -290,7 +293,7 @@ class FusionTerms:
             rows.append(torch.minimum(t[:, N_], torch.tensor(float(dims.N))) *
                         torch.minimum(t[:, P_], torch.tensor(float(dims.P))) *
                         torch.minimum(t[:, Q_], torch.tensor(float(dims.Q))))
-        kept_kb = torch.stack(rows) * self.kept_channels.unsqueeze(1) / 1024
+        kept_kb = rows_to_kb(torch.stack(rows), self.kept_channels.unsqueeze(1), "int8")
         return sp[self.chain_producer] + sp[self.chain_consumer] + kept_kb, acc[self.chain_producer] + acc[self.chain_consumer]
 
     def round(self, sigma, fits, mask=None):
@@ -365,10 +368,13 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
     else:
         sp_all, acc_all = sp, acc
     hardware, hw_t, penalty = problem.infer_hardware(pe, sp_all, acc_all, smooth)
-    cycles, energy = problem.network_cost.per_layer(temporal, spatial, order, hw_t, weighted=False)
-    fills, floor = terms.traffic(problem.network_cost.stack(list(range(L)), B) if L > 1 else problem.layers[0],
-                                 temporal, spatial, order_table[torch.cat(order)], hw_t)
-    net_cycles, net_energy = terms.network(cycles, energy, fills, floor, on, hw_t[1])
+    traffic = terms.traffic(problem.network_cost.stack(list(range(L)), B) if L > 1 else problem.layers[0],
+                            temporal, spatial, order_table[torch.cat(order)], hw_t)
+    if problem.cycle_model == "timeloop":   # the same stacked call NetworkCost makes: not twice
+        cycles, energy = traffic["cycles"], traffic["energy_uj"]
+    else:
+        cycles, energy = problem.network_cost.per_layer(temporal, spatial, order, hw_t, weighted=False)
+    net_cycles, net_energy = terms.network(cycles, energy, traffic["fills"], traffic["floor"], on, hw_t[1])
     relaxation = terms.capacity_penalty(sigma, sp_chain, acc_chain, sp_cap, acc_cap) if relaxed else None
     edp = net_cycles * net_energy
     if relaxed:
@@ -397,11 +403,12 @@ def fuse_result(problem, result, mask) -> None:
         fits = ((sp_chain <= hw.sp_kb + 1e-9) & (acc_chain <= hw.acc_kb + 1e-9)).t()
         on = terms.round(torch.as_tensor(mask, dtype=torch.float64).reshape(1, -1),
                          fits, torch.as_tensor(mask, dtype=torch.bool).reshape(1, -1))
-        fills, floor = terms.traffic(problem.network_cost.stack(list(range(L)), 1) if L > 1 else problem.layers[0],
-                                     temporal, spatial, order, hw_t)
+        traffic = terms.traffic(problem.network_cost.stack(list(range(L)), 1) if L > 1 else problem.layers[0],
+                                temporal, spatial, order, hw_t)
         cycles = torch.tensor([[c.cycles] for c in result.per_layer], dtype=torch.float64)
         energy = torch.tensor([[c.energy_uj] for c in result.per_layer], dtype=torch.float64)
-        totals = {name: [float(x[0]) for x in terms.network(cycles, energy, fills, floor, sigma, hw_t[1])]
+        totals = {name: [float(x[0]) for x in terms.network(cycles, energy, traffic["fills"], traffic["floor"],
+                                                            sigma, hw_t[1])]
                   for name, sigma in (("fused", on), ("unfused", torch.zeros_like(on)))}
     result.cycles, result.energy_uj = totals["fused"]
     result.edp = result.cycles * result.energy_uj

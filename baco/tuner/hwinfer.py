@@ -20,11 +20,11 @@ from functools import lru_cache
 
 import torch
 
-from baco.gemmini.config import GemminiConfig
+from baco.gemmini.config import GemminiConfig, rows_to_kb
+from baco.problem.dims import DIMS, NUM_LEVELS
 from baco.tuner import costmodel
 from baco.tuner.arch import MAX_BUFFER_KB, MAX_PE_DIM, MIN_PE_DIM, Hardware
 from baco.tuner.mapping import Mapping, check_capacity_rule
-from baco.tuner.relax import DIMS, NUM_LEVELS
 
 
 def smooth_max(x: torch.Tensor, dim: int = 0, sharpness: float = 20.0) -> torch.Tensor:
@@ -145,7 +145,7 @@ def timeloop_kb_from_factors(layer, temporal: torch.Tensor, spatial: torch.Tenso
     the output tile of the loops at and below L1. Unclamped tiles: the padded problem's."""
     tiles = costmodel._tiles(temporal, spatial[:, 0], spatial[:, 1])
     sp_words = costmodel._size(tiles[2], "W", layer) + costmodel._size(tiles[2], "I", layer)
-    return sp_words / 1024, costmodel._size(tiles[1], "O", layer) * dim * 4 / 1024
+    return rows_to_kb(sp_words, 1, "int8"), rows_to_kb(costmodel._size(tiles[1], "O", layer), dim, "int32")
 
 
 def requirements_from_factors(layer, temporal: torch.Tensor, spatial: torch.Tensor,
@@ -168,7 +168,7 @@ def requirements_from_factors(layer, temporal: torch.Tensor, spatial: torch.Tens
         sp_kb, acc_kb = timeloop_kb_from_factors(layer, temporal, spatial, dim)
         return {"pe": pe, "sp_kb": sp_kb, "acc_kb": acc_kb}
     sp_rows, acc_rows = gemm_rows_from_factors(layer, temporal, spatial, dim)
-    return {"pe": pe, "sp_kb": sp_rows * dim / 1024, "acc_kb": acc_rows * dim * 4 / 1024}
+    return {"pe": pe, "sp_kb": rows_to_kb(sp_rows, dim, "int8"), "acc_kb": rows_to_kb(acc_rows, dim, "int32")}
 
 
 def mapping_requirement(layer, mapping: Mapping, pe_dim: int | None = None, rule: str = "compiled") -> Requirement:

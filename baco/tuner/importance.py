@@ -24,14 +24,15 @@ depends only on the (discrete) hardware and is cached per hardware for the slice
 """
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 
 import torch
 from tqdm.auto import tqdm
 
+from baco.tuner.descent import PENALTY_WEIGHT, Adam
 from baco.tuner.hwinfer import requirements_from_factors
+from baco.tuner.points import Tiling, costmodel_tensors, stack_tilings, unstack_tilings
 from baco.tuner.relax import ORDER_CHOICES, TemperatureSchedule
 
 ALPHA = 0.2          # weight of the backward window against the forward prediction (as in Ansor)
@@ -60,7 +61,6 @@ def similar(a, b) -> bool:
 
 def layer_costs(problem, design) -> tuple[list[float], list[float]]:
     """Per-layer (energy µJ, cycles) of one instance of each layer in a design, on its inferred hardware."""
-    from baco.tuner.explore import stack_tilings
     cost = problem.score([[t] for t in design])
     hw = cost.hardware[0]
     hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (hw.pe_dim, hw.sp_kb, hw.acc_kb))
@@ -94,7 +94,6 @@ class OthersCache:
     """The count-weighted cycles and energy of every layer but one, per hardware (they are fixed in a slice)."""
 
     def __init__(self, problem, design, active: int):
-        from baco.tuner.explore import stack_tilings
         self.problem, self.active = problem, active
         self.others = [j for j in range(len(design)) if j != active]
         self.stacked = {j: stack_tilings([design[j]]) for j in self.others}
@@ -138,7 +137,6 @@ class OthersCache:
 def one_layer_cost(problem, cache: OthersCache, temporal, spatial, order, smooth: bool):
     """Network (cycles, energy, penalty) [B] of B mappings of layer cache.active with every other layer
     as in the cache's design: only the active layer is costed, the others per inferred hardware."""
-    from baco.tuner.explore import costmodel_tensors
     i = cache.active
     pe = spatial.max(1).values.clamp(min=cache.pe)
     rows_of = problem.array_rows(pe)
@@ -158,7 +156,6 @@ def one_layer_cost(problem, cache: OthersCache, temporal, spatial, order, smooth
 def run_slice(problem, design, edp: float, task: LayerTask, steps: int, lr: float, samples: int,
               generator: torch.Generator):
     """SLICE gradient steps on one layer's mapping; returns the best (edp, design) seen (maybe the input)."""
-    from baco.tuner.explore import PENALTY_WEIGHT, Adam, Tiling, unstack_tilings
     i = task.index
     space = problem.spaces[i]
     with torch.no_grad():   # restart from the current best tiling of the layer (its snap)

@@ -3,7 +3,7 @@ schedule the compiler is asked to emit.
 
 A layer the compiler runs with the GEMM kernel (mapping.is_kernel_layer) costs what the
 program compiled for the mapping's scratchpad tile costs on the cycle model: cycles
-(costmodel.compiled_cycles) and energy (costmodel.compiled_program_energy: the program's
+(residual.compiled_cycles) and energy (costmodel.compiled_program_energy: the program's
 access counts priced as the simulator prices them); among SCHEDULE_VARIANTS (dataflow x
 double buffering) the fastest one that fits the hardware is chosen (double buffering doubles
 the scratchpad blocks, baco.gemmini.schedule.gemm_footprint), and that choice is what
@@ -31,11 +31,12 @@ from dataclasses import replace
 import torch
 
 from baco.gemmini import energy
-from baco.gemmini.config import GemminiConfig
+from baco.gemmini.config import GemminiConfig, kb_to_rows
 from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto, tiled_matmul_reuse
 from baco.gemmini.isa import CONCURRENT_LOOPS, MIN_FEED_ROWS
 from baco.gemmini.schedule import GemmSchedule, loop_conv_fits, schedule_problems
-from baco.tuner import costmodel
+from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
+from baco.tuner import costmodel, residual
 from baco.tuner.hwinfer import gemm_rows_from_factors, kernel_rows
 from baco.tuner.mapping import (CAPACITY_RULES, KERNEL_OUT_INT8, Mapping, conv_schedule, default_layer_schedule,
                                 gemm_schedule, is_kernel_layer, is_pointwise)
@@ -59,7 +60,7 @@ def kernel_cycles(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, 
     `layer` may be an explore.LayerStack (rows of several kernel layers in one call)."""
     pe, sp_kb, _ = (torch.as_tensor(v, dtype=torch.float64) for v in hw_t)
     sp_rows, _ = gemm_rows_from_factors(layer, temporal, spatial, pe)
-    by_buffering = {db: costmodel.compiled_cycles_by_dataflow(layer, temporal, (spatial[:, 0], spatial[:, 1]), hw_t,
+    by_buffering = {db: residual.compiled_cycles_by_dataflow(layer, temporal, (spatial[:, 0], spatial[:, 1]), hw_t,
                                                               out_int8=KERNEL_OUT_INT8, double_buffer=db)
                     for db in (False, True)}
     variants = torch.stack([by_buffering[double_buffer][dataflow] for dataflow, double_buffer in SCHEDULE_VARIANTS])
@@ -70,7 +71,7 @@ def fastest_fitting(variants: torch.Tensor, sp_rows, pe, sp_kb) -> tuple[torch.T
     """(cycles [B], index into SCHEDULE_VARIANTS [B]): of each mapping's cycles under every variant
     ([len(SCHEDULE_VARIANTS), B]), the fastest whose scratchpad blocks fit (double buffering doubles
     the single-buffered sp_rows [B]; on a tie the first variant) on a pe-wide array with sp_kb."""
-    double_fits = (2 * torch.as_tensor(sp_rows).detach()) <= (sp_kb * 1024 / pe).detach() + 1e-9
+    double_fits = (2 * torch.as_tensor(sp_rows).detach()) <= kb_to_rows(sp_kb, pe, "int8").detach() + 1e-9
     stacked = torch.stack([torch.where(double_fits, c, torch.inf) if double_buffer else c
                            for c, (_, double_buffer) in zip(variants, SCHEDULE_VARIANTS)])
     choice = stacked.detach().argmin(0)
@@ -169,13 +170,15 @@ def conv_program(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, t
     on hardware hw_t = (pe_dim, sp_kb, acc_kb): the compiled program of the schedule
     mapping.conv_schedule makes of each mapping (its L2 tile with its whole output rows per program,
     double-buffered when that fits, else single-buffered; else one row per program, the same way;
-    else the conv kernel's default schedule), costed by costmodel.conv_program_terms and
-    conv_program_energy (double buffering does not change what a program moves). Differentiable in
-    the factors and the hardware (the default schedule's costs are constants). `layer` may be an
+    else the conv kernel's default schedule), costed as the program the compiler emits: its
+    LOOP_CONV_WS programs where they fit (_loop_conv_rows, with the explicit model's slope), else
+    costmodel.conv_program_terms and conv_program_energy (double buffering does not change what a
+    program moves). Differentiable in the factors and the hardware (the default schedule's costs
+    are constants). `layer` may be an
     explore.LayerStack of convolutions (all pointwise or all not; B = its rows), costed in one call."""
     B = temporal.shape[0]
     pe, sp_kb, acc_kb = (torch.as_tensor(v, dtype=torch.float64).expand(B) for v in hw_t)
-    sp_cap, acc_cap = (sp_kb * 1024 / pe).detach() + 1e-9, (acc_kb * 1024 / (4 * pe)).detach() + 1e-9
+    sp_cap, acc_cap = kb_to_rows(sp_kb, pe, "int8").detach() + 1e-9, kb_to_rows(acc_kb, pe, "int32").detach() + 1e-9
     tile = costmodel._tiles(temporal, spatial[:, 0], spatial[:, 1], layer)[2]
     rows = costmodel.conv_rows(layer, tile)
     bm, bn, bk = costmodel.kernel_blocks(layer, tile)
@@ -367,7 +370,7 @@ def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int
     stores (last k tile) follow their blocks' last k step and the store unit's earlier stores. A
     loop frees its slot once it has issued its last command: the computes once rs_ex / 2 pairs are
     left, the stores once rs_st are. The five config commands are dispatched first."""
-    from baco.sim.timing import DEFAULT_CONSTANTS as k
+    k = DEFAULT_CONSTANTS
     d, mbl = cfg.dim, cfg.max_block_len
     beat, lat, depth = cfg.dma_bus_bits // 8, k.dram_latency, k.array_depth_factor * d
     c_bytes, store_blocks = (cfg.input_bytes, mbl) if out_int8 else (cfg.acc_bytes, 1)
@@ -559,7 +562,7 @@ def loop_conv_stream_cycles(tiles, cfg: GemminiConfig, *, dilation: int = 1, dow
     `halves`: the scratchpad half of each tile (a_spad_id), by default the loop slot's; `serial`:
     each tile is followed by a command outside the loop unit (baco's config_ex resetting a stride's
     A stride), so the next one is accepted only once this one has issued everything."""
-    from baco.sim.timing import DEFAULT_CONSTANTS as k
+    k = DEFAULT_CONSTANTS
     d, mbl = cfg.dim, cfg.max_block_len
     beat, lat, depth = cfg.dma_bus_bits // 8, k.dram_latency, k.array_depth_factor * d
     out_bytes = cfg.input_bytes if out_int8 else cfg.acc_bytes

@@ -3,8 +3,7 @@
 (C over the array rows below the accumulator, K over the columns below the
 scratchpad), and a loop order per level.
 
-Text form (as in the DOSA data, benchmarks/data), outermost level first, `X` = spatial:
-`L3[WIO] C8 Q7 K16 - L2[WI] Q2 C2 - L1[O] P7 K2 C4 K2X - L0[W] Q4 P8`.
+Text form: baco.problem.mapping_text (as in the DOSA data, benchmarks/data).
 
 Tiles are ceil-divided: a dimension's factors cover it (their product may exceed it) and each
 loop runs at most the tiles left of the dimension (relax.covering_problems), so the last tile at
@@ -14,17 +13,15 @@ factors' product clamped to the dimension (tile_dims); the cost model counts the
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field, replace
 
-from baco.gemmini.config import GemminiConfig
+from baco.gemmini.config import GemminiConfig, kb_to_rows
 from baco.gemmini.schedule import GemmSchedule, default_conv_schedule, default_depthwise_schedule, schedule_problems
+from baco.problem.dims import DIMS, KEEPS, NUM_LEVELS
+from baco.problem.mapping_text import parse_loops
 from baco.tuner.relax import covering_problems
-from baco.tuner.workloads import DIMS, Layer
+from baco.tuner.workloads import Layer
 
-LEVELS = ("L0", "L1", "L2", "L3")
-KEEPS = {0: "W", 1: "O", 2: "WI", 3: "WIO"}
-NUM_LEVELS = 4
 DEFAULT_ORDER = ("N", "K", "C", "R", "S", "P", "Q")
 
 
@@ -49,18 +46,9 @@ def parse_mapping(text: str) -> Mapping:
     temporal = [dict() for _ in range(NUM_LEVELS)]
     order = [tuple() for _ in range(NUM_LEVELS)]
     spatial = {"C": 1, "K": 1}
-    loops = [[] for _ in range(NUM_LEVELS)]
-    for part in text.split(" - "):
-        m = re.fullmatch(r"\s*L(\d)\[(\w*)\]\s*(.*?)\s*", part)
-        if not m:
-            raise ValueError(f"bad mapping level {part!r} in {text!r}")
-        level = int(m.group(1))
-        for tok in m.group(3).split():
-            t = re.fullmatch(r"([RSPQCKN])(\d+)(X?)", tok)
-            if not t:
-                raise ValueError(f"bad loop {tok!r} in {text!r}")
-            d, f, x = t.group(1), int(t.group(2)), t.group(3) == "X"
-            loops[level].append((d, f, x))
+    loops = parse_loops(text)
+    for level, level_loops in enumerate(loops):
+        for d, f, x in level_loops:
             if x:
                 spatial[d] = spatial.get(d, 1) * f
             else:
@@ -224,7 +212,7 @@ def timeloop_entries(hw) -> dict[int, int]:
     (8-bit), sp_kb·1024 8-bit scratchpad words, and per array column acc_kb·1024 / (4·DIM) 32-bit
     accumulator words (emit.timeloop_arch writes these entries)."""
     pe = int(hw.pe_dim)
-    return {0: 1, 1: int(hw.acc_kb * 1024) // (4 * pe), 2: int(hw.sp_kb * 1024)}
+    return {0: 1, 1: int(kb_to_rows(hw.acc_kb, pe, "int32")), 2: int(kb_to_rows(hw.sp_kb, 1, "int8"))}
 
 
 def timeloop_tile_words(m: Mapping, layer: Layer) -> dict[int, int]:

@@ -42,12 +42,13 @@ import torch
 
 from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig
+from baco.problem.dims import DIMS, DIM_INDEX, NUM_LEVELS
 from baco.tuner import costmodel, kernel_model, residual
 from baco.tuner.arch import MAX_PE_DIM, MIN_PE_DIM
-from baco.tuner.explore import NetworkProblem, Result, Tiling
+from baco.tuner.explore import NetworkProblem, Result
 from baco.tuner.hwinfer import acc_candidates, gemm_rows_from_factors, requirements_from_factors, sp_candidates
 from baco.tuner.mapping import KERNEL_OUT_INT8, is_kernel_layer
-from baco.tuner.relax import DIM_INDEX, DIMS, NUM_LEVELS
+from baco.tuner.points import Tiling
 from baco.tuner.workloads import Layer
 
 CHUNK = 1 << 17         # blocks costed per batched call
@@ -142,7 +143,7 @@ def layer_blocks(layer: Layer, pe: int) -> LayerBlocks:
         need = requirements_from_factors(layer, temporal, spatial, float(pe))
         hw = (torch.full_like(need["sp_kb"], float(pe)), need["sp_kb"], need["acc_kb"])
         sc = (spatial[:, 0], spatial[:, 1])
-        by_buffering = {db: costmodel.compiled_cycles_by_dataflow(layer, temporal, sc, hw, out_int8=KERNEL_OUT_INT8,
+        by_buffering = {db: residual.compiled_cycles_by_dataflow(layer, temporal, sc, hw, out_int8=KERNEL_OUT_INT8,
                                                                   double_buffer=db) for db in (False, True)}
         variants = torch.stack([by_buffering[db][df] for df, db in kernel_model.SCHEDULE_VARIANTS])
         energy_uj = torch.stack([costmodel.compiled_program_energy(layer, temporal, sc, hw, out_int8=KERNEL_OUT_INT8,

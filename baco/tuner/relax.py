@@ -30,15 +30,13 @@ from functools import lru_cache
 
 import torch
 
-DIMS = ("R", "S", "P", "Q", "C", "K", "N")
-NUM_LEVELS = 4  # L0 registers, L1 accumulator, L2 scratchpad, L3 DRAM
-DRAM_LEVEL = NUM_LEVELS - 1
-DIM_INDEX = {d: i for i, d in enumerate(DIMS)}
+from baco.problem.dims import DIM_INDEX, DIMS, DRAM_LEVEL, NUM_LEVELS, RELEVANT
+
 C_INDEX, K_INDEX = DIM_INDEX["C"], DIM_INDEX["K"]
 
 # The registers hold one weight per PE: only loops over dims that do not index
 # the weight (P, Q, N) may sit at L0, as in Gemmini's weight-stationary array.
-WEIGHT_DIMS = frozenset("RSCK")
+WEIGHT_DIMS = RELEVANT["W"]
 
 
 @lru_cache(maxsize=None)

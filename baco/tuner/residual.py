@@ -23,8 +23,11 @@ from pathlib import Path
 
 import torch
 
-from baco.tuner.mapping import NUM_LEVELS, parse_mapping
-from baco.tuner.workloads import DIMS, Layer
+from baco.problem.dims import DIMS, NUM_LEVELS
+from baco.tuner import costmodel
+from baco.tuner.arch import DEFAULT_HARDWARE
+from baco.tuner.mapping import KERNEL_OUT_INT8, parse_mapping
+from baco.tuner.workloads import Layer
 
 WEIGHTS = Path(__file__).resolve().parents[1] / "data" / "cost_residual.json"
 # Where the "compiled" residual is used: inside its training domain (benchmarks/train_cost_residual.py
@@ -179,12 +182,57 @@ def load(name: str) -> Residual | Ensemble | None:
     return Residual.from_state(state) if state else None
 
 
+# ---- the analytical models times their residuals ----------------------------------------------
+
+def compiled_cycles(layer: Layer, temporal, spatial, hw, *, out_int8: bool = KERNEL_OUT_INT8,
+                    double_buffer: bool = False, dataflow: str = "WS"):
+    """Cycles [B] the cycle model measures for the GEMM kernel compiled with the block sizes of
+    the mapping's scratchpad tile (BLOCK_M = P·Q·N, BLOCK_N = K, BLOCK_K = C of the L2 tile)
+    and this schedule: the analytical program model times the learned residual shipped in
+    baco/data/cost_json inside the residual's training domain (array DIM and layer sizes,
+    COMPILED_MAX_DIM/SIZE/MIN_K), the analytical model alone outside it or when none is shipped.
+    Differentiable in the factors and in the hardware (pe_dim, sp_kb, acc_kb)."""
+    return compiled_cycles_by_dataflow(layer, temporal, spatial, hw, out_int8=out_int8,
+                                       double_buffer=double_buffer, dataflows=(dataflow,))[dataflow]
+
+
+def compiled_cycles_by_dataflow(layer: Layer, temporal, spatial, hw, *, out_int8: bool = KERNEL_OUT_INT8,
+                                double_buffer: bool = False, dataflows=("WS", "OS")) -> dict:
+    """{dataflow: compiled_cycles [B]}: the analytical terms of each dataflow's program times the
+    residual inside its domain (outside it, or when none is shipped, the analytical model alone).
+    `layer` may be an explore.LayerStack: the domain is then decided per row."""
+    model = load("compiled")
+    largest = torch.maximum(torch.maximum(torch.as_tensor(layer.P * layer.Q * layer.N), torch.as_tensor(layer.K)),
+                            torch.as_tensor(layer.C))
+    domain = (largest <= COMPILED_MAX_SIZE) & (torch.as_tensor(layer.C) >= COMPILED_MIN_K)
+    out = {}
+    for df in dataflows:
+        feats, log_base = compiled_inputs(layer, temporal, spatial, hw, out_int8=out_int8,
+                                                   double_buffer=double_buffer, dataflow=df)
+        rows = domain.expand(log_base.shape).nonzero().squeeze(1)
+        if model is None or rows.numel() == 0:
+            out[df] = torch.exp(log_base)
+            continue
+        inside = torch.as_tensor(hw[0], dtype=torch.float64).detach().expand(log_base.shape)[rows] \
+            <= COMPILED_MAX_DIM
+        correction = torch.where(inside, model(feats[rows]), 0.0)
+        out[df] = torch.exp(log_base.index_add(0, rows, correction))
+    return out
+
+
+def rtl_cycles(layer: Layer, temporal, sC, sK, order, hw):
+    """Cycles [B] on Gemmini RTL as DOSA measured them (FireSim): the Timeloop-matched cycles
+    times the learned residual "rtl" (the Timeloop-matched cycles alone when none is shipped)."""
+    feats, log_base = rtl_inputs(layer, temporal, sC, sK, order, hw)
+    model = load("rtl")
+    return torch.exp(log_base + (model(feats) if model is not None else 0.0))
+
+
 # ---- features -------------------------------------------------------------------------------
 
 def compiled_inputs(layer: Layer, temporal, spatial, hw, *, out_int8: bool, double_buffer: bool, dataflow: str):
     """(features [B, F], log analytical cycles [B]) of the compiled GEMM kernel run with the
     block sizes of the mapping's scratchpad tile and this schedule."""
-    from baco.tuner import costmodel
     flags = dict(out_int8=out_int8, double_buffer=double_buffer, dataflow=dataflow)
     terms = costmodel.compiled_program_terms(layer, temporal, spatial, hw, **flags)
     blocks = terms["blocks"]
@@ -200,7 +248,6 @@ def compiled_inputs(layer: Layer, temporal, spatial, hw, *, out_int8: bool, doub
 
 def rtl_inputs(layer: Layer, temporal, sC, sK, order, hw):
     """(features [B, F], log Timeloop-model cycles [B]) of B mappings of one layer."""
-    from baco.tuner import costmodel
     out = costmodel.cost_from_factors(layer, temporal, sC, sK, order, hw)
     acc = out["accesses"]
     pe = torch.as_tensor(hw[0], dtype=torch.float64)
@@ -221,18 +268,18 @@ def rtl_inputs(layer: Layer, temporal, sC, sK, order, hw):
 
 def rtl_row_inputs(row: dict):
     """rtl_inputs of one row of the RTL file (DOSA's default Gemmini: 16x16, 256 KB, 64 KB)."""
-    from baco.tuner.costmodel import mapping_tensors
     layer = Layer(**{d: int(row[f"prob.{d}"]) for d in DIMS}, Hstride=int(row["prob.Hstride"]),
                   Wstride=int(row["prob.Wstride"]))
     m = parse_mapping(row["mapping.mapping"])
-    temporal, sC, sK = mapping_tensors(m)
-    hw = tuple(torch.tensor([v], dtype=torch.float64) for v in (16.0, 256.0, 64.0))
+    temporal, sC, sK = costmodel.mapping_tensors(m)
+    hw = tuple(torch.tensor([float(v)], dtype=torch.float64)
+               for v in (DEFAULT_HARDWARE.pe_dim, DEFAULT_HARDWARE.sp_kb, DEFAULT_HARDWARE.acc_kb))
     return rtl_inputs(layer, temporal, sC, sK, m.order, hw)
 
 
 def rtl_row_cycles(row: dict) -> float:
     """The combined model's cycles for one row of the RTL file: Timeloop-matched cycles times
-    the shipped "rtl" residual (costmodel.rtl_cycles)."""
+    the shipped "rtl" residual (rtl_cycles)."""
     feats, log_base = rtl_row_inputs(row)
     model = load("rtl")
     with torch.no_grad():

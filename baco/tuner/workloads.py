@@ -16,7 +16,8 @@ from pathlib import Path
 
 import yaml
 
-DIMS = ("R", "S", "P", "Q", "C", "K", "N")
+from baco.problem.dims import DIMS
+
 WORKLOADS_DIR = Path(__file__).resolve().parents[1] / "data" / "workloads"   # package data (DOSA networks)
 
 

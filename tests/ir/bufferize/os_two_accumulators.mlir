@@ -36,15 +36,15 @@ module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
   func.func @two_dots(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: memref<?xi32>, %arg4: memref<?xi32>, %arg5: index, %arg6: index, %arg7: index) {
-    %c210_i64 = arith.constant 210 : i64
+    %c218_i64 = arith.constant 218 : i64
     %c5_i64 = arith.constant 5 : i64
+    %c217_i64 = arith.constant 217 : i64
     %c209_i64 = arith.constant 209 : i64
-    %c201_i64 = arith.constant 201 : i64
     %c28_i64 = arith.constant 28 : i64
-    %c200_i64 = arith.constant 200 : i64
+    %c208_i64 = arith.constant 208 : i64
     %c0_i8 = arith.constant 0 : i8
     %c13_i64 = arith.constant 13 : i64
-    %c199_i64 = arith.constant 199 : i64
+    %c207_i64 = arith.constant 207 : i64
     %c0_i32 = arith.constant 0 : i32
     %c16 = arith.constant 16 : index
     %c0 = arith.constant 0 : index
@@ -87,7 +87,7 @@ module {
       %48 = arith.subi %44, %41 : index
       %49 = arith.cmpi sgt, %47, %c0 : index
       scf.if %49 {
-        func.call @baco_boundary_error(%c199_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_7 = memref.subview %reinterpret_cast[%32, %41] [%39, %48] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_8 = memref.cast %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
@@ -119,7 +119,7 @@ module {
       %71 = arith.subi %67, %64 : index
       %72 = arith.cmpi sgt, %70, %c0 : index
       scf.if %72 {
-        func.call @baco_boundary_error(%c200_i64, %c28_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
       }
       %subview_9 = memref.subview %reinterpret_cast_0[%55, %64] [%62, %71] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_10 = memref.cast %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
@@ -142,7 +142,7 @@ module {
       %85 = arith.minsi %84, %c32 : index
       %86 = arith.subi %82, %79 : index
       scf.if %72 {
-        func.call @baco_boundary_error(%c201_i64, %c28_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
       }
       %subview_12 = memref.subview %reinterpret_cast_1[%79, %64] [%86, %71] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_13 = memref.cast %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
@@ -178,14 +178,14 @@ module {
     %29 = arith.subi %25, %22 : index
     %30 = arith.cmpi sgt, %28, %c0 : index
     scf.if %30 {
-      func.call @baco_boundary_error(%c209_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%13, %22] [%20, %29] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %cast = memref.cast %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, ?], offset: ?>>
     %extracted_slice = tensor.extract_slice %11#0[%19, 0] [%20, %29] [1, 1] : tensor<32x16xi32> to tensor<?x?xi32>
     bufferization.materialize_in_destination %extracted_slice in restrict writable %cast : (tensor<?x?xi32>, memref<?x?xi32, strided<[?, ?], offset: ?>>) -> ()
     scf.if %30 {
-      func.call @baco_boundary_error(%c210_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_4 = memref.subview %reinterpret_cast_3[%13, %22] [%20, %29] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %cast_5 = memref.cast %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, ?], offset: ?>>

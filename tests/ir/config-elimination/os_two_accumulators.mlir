@@ -49,14 +49,14 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c199_i64 = arith.constant 199 : i64
+    %c207_i64 = arith.constant 207 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c200_i64 = arith.constant 200 : i64
+    %c208_i64 = arith.constant 208 : i64
     %c28_i64 = arith.constant 28 : i64
-    %c201_i64 = arith.constant 201 : i64
     %c209_i64 = arith.constant 209 : i64
+    %c217_i64 = arith.constant 217 : i64
     %c5_i64 = arith.constant 5 : i64
-    %c210_i64 = arith.constant 210 : i64
+    %c218_i64 = arith.constant 218 : i64
     %c0_i64 = arith.constant 0 : i64
     %c1_i64 = arith.constant 1 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -119,7 +119,7 @@ module {
       %69 = arith.subi %65, %62 : index
       %70 = arith.cmpi sgt, %68, %c0 : index
       scf.if %70 {
-        func.call @baco_boundary_error(%c199_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_10 = memref.subview %reinterpret_cast[%53, %62] [%60, %69] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %71 = arith.index_cast %59 : index to i64
@@ -209,7 +209,7 @@ module {
       %111 = arith.subi %107, %104 : index
       %112 = arith.cmpi sgt, %110, %c0 : index
       scf.if %112 {
-        func.call @baco_boundary_error(%c200_i64, %c28_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
       }
       %subview_16 = memref.subview %reinterpret_cast_0[%95, %104] [%102, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %113 = arith.index_cast %101 : index to i64
@@ -344,7 +344,7 @@ module {
       %159 = arith.minsi %158, %c32 : index
       %160 = arith.subi %156, %153 : index
       scf.if %112 {
-        func.call @baco_boundary_error(%c201_i64, %c28_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
       }
       %subview_22 = memref.subview %reinterpret_cast_1[%153, %104] [%160, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %161 = arith.index_cast %159 : index to i64
@@ -484,7 +484,7 @@ module {
     %25 = arith.subi %21, %18 : index
     %26 = arith.cmpi sgt, %24, %c0 : index
     scf.if %26 {
-      func.call @baco_boundary_error(%c209_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %27 = arith.index_cast %15 : index to i64
@@ -534,7 +534,7 @@ module {
       "instgem.mvout"(%65, %70, %72, %60) : (i64, i64, i64, i64) -> ()
     }
     scf.if %26 {
-      func.call @baco_boundary_error(%c210_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_4 = memref.subview %reinterpret_cast_3[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index

@@ -46,18 +46,18 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c25 = arith.constant 25 : index
-    %c61_i64 = arith.constant 61 : i64
+    %c62_i64 = arith.constant 62 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c66_i64 = arith.constant 66 : i64
-    %c13_i64 = arith.constant 13 : i64
     %c67_i64 = arith.constant 67 : i64
+    %c13_i64 = arith.constant 13 : i64
+    %c68_i64 = arith.constant 68 : i64
     %c5 = arith.constant 5 : index
     %c3 = arith.constant 3 : index
     %c3_i64 = arith.constant 3 : i64
-    %c74_i64 = arith.constant 74 : i64
+    %c75_i64 = arith.constant 75 : i64
     %c14_i64 = arith.constant 14 : i64
     %c4_i64 = arith.constant 4 : i64
-    %c78_i64 = arith.constant 78 : i64
+    %c79_i64 = arith.constant 79 : i64
     %c5_i64 = arith.constant 5 : i64
     %c6 = arith.constant 6 : index
     %c4 = arith.constant 4 : index
@@ -102,7 +102,7 @@ module {
     %31 = arith.subi %27, %24 : index
     %32 = arith.cmpi sgt, %30, %c0 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c61_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c62_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
@@ -199,7 +199,7 @@ module {
       %103 = arith.subi %99, %96 : index
       %104 = arith.cmpi sgt, %102, %c0 : index
       scf.if %104 {
-        func.call @baco_boundary_error(%c66_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c67_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_9 = memref.subview %reinterpret_cast[%15, %96] [%22, %103] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %105 = arith.index_cast %103 : index to i64
@@ -264,7 +264,7 @@ module {
       %122 = arith.minsi %121, %c16 : index
       %123 = arith.subi %119, %116 : index
       scf.if %32 {
-        func.call @baco_boundary_error(%c67_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c68_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_15 = memref.subview %reinterpret_cast_0[%116, %24] [%123, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %124 = arith.index_cast %122 : index to i64
@@ -409,7 +409,7 @@ module {
     %67 = arith.ori %66, %64 : i1
     %68 = arith.ori %67, %65 : i1
     scf.if %68 {
-      func.call @baco_runtime_error(%c3_i64, %c74_i64, %c14_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c3_i64, %c75_i64, %c14_i64) : (i64, i64, i64) -> ()
     }
     %69 = arith.muli %1, %arg7 : index
     %70 = arith.muli %69, %c3 : index
@@ -419,7 +419,7 @@ module {
     %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%71], sizes: [%72, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %74 = arith.cmpi slt, %73, %c0 : index
     scf.if %74 {
-      func.call @baco_runtime_error(%c4_i64, %c78_i64, %c5_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c4_i64, %c79_i64, %c5_i64) : (i64, i64, i64) -> ()
     }
     %75 = arith.maxsi %73, %c0 : index
     %76 = arith.minsi %75, %72 : index
@@ -428,7 +428,7 @@ module {
     %79 = arith.minsi %78, %72 : index
     %80 = arith.subi %79, %76 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c78_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c79_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_3 = memref.subview %reinterpret_cast_2[%76, %24] [%80, %31] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %81 = arith.bitcast %arg8 : f32 to i32

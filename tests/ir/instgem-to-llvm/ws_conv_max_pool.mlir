@@ -75,18 +75,18 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c25 = arith.constant 25 : index
-    %c61_i64 = arith.constant 61 : i64
+    %c62_i64 = arith.constant 62 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c66_i64 = arith.constant 66 : i64
-    %c13_i64 = arith.constant 13 : i64
     %c67_i64 = arith.constant 67 : i64
+    %c13_i64 = arith.constant 13 : i64
+    %c68_i64 = arith.constant 68 : i64
     %c5 = arith.constant 5 : index
     %c3 = arith.constant 3 : index
     %c3_i64 = arith.constant 3 : i64
-    %c74_i64 = arith.constant 74 : i64
+    %c75_i64 = arith.constant 75 : i64
     %c14_i64 = arith.constant 14 : i64
     %c4_i64 = arith.constant 4 : i64
-    %c78_i64 = arith.constant 78 : i64
+    %c79_i64 = arith.constant 79 : i64
     %c5_i64 = arith.constant 5 : i64
     %c6 = arith.constant 6 : index
     %c4 = arith.constant 4 : index
@@ -133,7 +133,7 @@ module {
     %39 = arith.subi %35, %32 : index
     %40 = arith.cmpi sgt, %38, %c0 : index
     scf.if %40 {
-      func.call @baco_boundary_error(%c61_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c62_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_5[%23, %32] [%30, %39] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
@@ -230,7 +230,7 @@ module {
       %111 = arith.subi %107, %104 : index
       %112 = arith.cmpi sgt, %110, %c0 : index
       scf.if %112 {
-        func.call @baco_boundary_error(%c66_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c67_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_13 = memref.subview %reinterpret_cast[%23, %104] [%30, %111] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %113 = arith.index_cast %111 : index to i64
@@ -295,7 +295,7 @@ module {
       %130 = arith.minsi %129, %c16 : index
       %131 = arith.subi %127, %124 : index
       scf.if %40 {
-        func.call @baco_boundary_error(%c67_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c68_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_19 = memref.subview %reinterpret_cast_4[%124, %32] [%131, %39] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %132 = arith.index_cast %130 : index to i64
@@ -440,7 +440,7 @@ module {
     %75 = arith.ori %74, %72 : i1
     %76 = arith.ori %75, %73 : i1
     scf.if %76 {
-      func.call @baco_runtime_error(%c3_i64, %c74_i64, %c14_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c3_i64, %c75_i64, %c14_i64) : (i64, i64, i64) -> ()
     }
     %77 = arith.muli %9, %arg7 : index
     %78 = arith.muli %77, %c3 : index
@@ -450,7 +450,7 @@ module {
     %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [%79], sizes: [%80, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %82 = arith.cmpi slt, %81, %c0 : index
     scf.if %82 {
-      func.call @baco_runtime_error(%c4_i64, %c78_i64, %c5_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c4_i64, %c79_i64, %c5_i64) : (i64, i64, i64) -> ()
     }
     %83 = arith.maxsi %81, %c0 : index
     %84 = arith.minsi %83, %80 : index
@@ -459,7 +459,7 @@ module {
     %87 = arith.minsi %86, %80 : index
     %88 = arith.subi %87, %84 : index
     scf.if %40 {
-      func.call @baco_boundary_error(%c78_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c79_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_7 = memref.subview %reinterpret_cast_6[%84, %32] [%88, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %89 = arith.bitcast %arg8 : f32 to i32

@@ -46,15 +46,16 @@ module {
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c64_i64 = arith.constant 64 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
+    %c32_i64 = arith.constant 32 : i64
     %c2_i64_1 = arith.constant 2 : i64
     %c1 = arith.constant 1 : index
     %c16_i64 = arith.constant 16 : i64
     %c32 = arith.constant 32 : index
     %c0 = arith.constant 0 : index
-    %c32_i64 = arith.constant 32 : i64
+    %c33_i64 = arith.constant 33 : i64
     %c13_i64 = arith.constant 13 : i64
     %c58_i64 = arith.constant 58 : i64
-    %c38_i64 = arith.constant 38 : i64
+    %c39_i64 = arith.constant 39 : i64
     %c5_i64 = arith.constant 5 : i64
     %c1_i64_2 = arith.constant 1 : i64
     %c0_i64_3 = arith.constant 0 : i64
@@ -90,11 +91,11 @@ module {
     %31 = arith.subi %27, %24 : index
     %32 = arith.cmpi sgt, %30, %c0 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c32_i64, %c13_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c33_i64, %c13_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%15, %24] [%22, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     scf.if %32 {
-      func.call @baco_boundary_error(%c32_i64, %c58_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c33_i64, %c58_i64) : (i64, i64) -> ()
     }
     %subview_5 = memref.subview %reinterpret_cast_4[%15, %24] [%22, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %33 = arith.index_cast %21 : index to i64
@@ -226,7 +227,7 @@ module {
     } {gemmini.load_stream}
     %reinterpret_cast_11 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     scf.if %32 {
-      func.call @baco_boundary_error(%c38_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c39_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_12 = memref.subview %reinterpret_cast_11[%15, %24] [%22, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index

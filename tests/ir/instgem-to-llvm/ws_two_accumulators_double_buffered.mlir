@@ -93,14 +93,14 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c199_i64 = arith.constant 199 : i64
+    %c207_i64 = arith.constant 207 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c200_i64 = arith.constant 200 : i64
+    %c208_i64 = arith.constant 208 : i64
     %c28_i64 = arith.constant 28 : i64
-    %c201_i64 = arith.constant 201 : i64
     %c209_i64 = arith.constant 209 : i64
+    %c217_i64 = arith.constant 217 : i64
     %c5_i64 = arith.constant 5 : i64
-    %c210_i64 = arith.constant 210 : i64
+    %c218_i64 = arith.constant 218 : i64
     %c1_i64_2 = arith.constant 1 : i64
     %c0_i64_3 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -164,7 +164,7 @@ module {
       %77 = arith.subi %73, %70 : index
       %78 = arith.cmpi sgt, %76, %c0 : index
       scf.if %78 {
-        func.call @baco_boundary_error(%c199_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_14 = memref.subview %reinterpret_cast[%61, %70] [%68, %77] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %79 = arith.index_cast %arg8 : index to i64
@@ -259,7 +259,7 @@ module {
       %122 = arith.subi %118, %115 : index
       %123 = arith.cmpi sgt, %121, %c0 : index
       scf.if %123 {
-        func.call @baco_boundary_error(%c200_i64, %c28_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
       }
       %subview_20 = memref.subview %reinterpret_cast_4[%106, %115] [%113, %122] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %124 = arith.muli %80, %c32_i64 : i64
@@ -454,7 +454,7 @@ module {
       %171 = arith.minsi %170, %c32 : index
       %172 = arith.subi %168, %165 : index
       scf.if %123 {
-        func.call @baco_boundary_error(%c201_i64, %c28_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
       }
       %subview_26 = memref.subview %reinterpret_cast_5[%165, %115] [%172, %122] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %173 = arith.addi %124, %c192_i64 : i64
@@ -654,7 +654,7 @@ module {
     %33 = arith.subi %29, %26 : index
     %34 = arith.cmpi sgt, %32, %c0 : index
     scf.if %34 {
-      func.call @baco_boundary_error(%c209_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_6[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %35 = arith.index_cast %23 : index to i64
@@ -706,7 +706,7 @@ module {
       "instgem.mvout"(%73, %78, %80, %68) : (i64, i64, i64, i64) -> ()
     }
     scf.if %34 {
-      func.call @baco_boundary_error(%c210_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_8 = memref.subview %reinterpret_cast_7[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index

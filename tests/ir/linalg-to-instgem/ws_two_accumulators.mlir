@@ -48,15 +48,15 @@ module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
   func.func @two_dots(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: memref<?xi32>, %arg4: memref<?xi32>, %arg5: index, %arg6: index, %arg7: index) attributes {gemmini.acc_rows_used = 64 : i64, gemmini.sp_rows_used = 128 : i64} {
-    %c210_i64 = arith.constant 210 : i64
+    %c218_i64 = arith.constant 218 : i64
     %c5_i64 = arith.constant 5 : i64
+    %c217_i64 = arith.constant 217 : i64
     %c209_i64 = arith.constant 209 : i64
-    %c201_i64 = arith.constant 201 : i64
     %c28_i64 = arith.constant 28 : i64
-    %c200_i64 = arith.constant 200 : i64
+    %c208_i64 = arith.constant 208 : i64
     %c0_i8 = arith.constant 0 : i8
     %c13_i64 = arith.constant 13 : i64
-    %c199_i64 = arith.constant 199 : i64
+    %c207_i64 = arith.constant 207 : i64
     %c0_i32 = arith.constant 0 : i32
     %c16 = arith.constant 16 : index
     %c0 = arith.constant 0 : index
@@ -99,7 +99,7 @@ module {
       %44 = arith.subi %40, %37 : index
       %45 = arith.cmpi sgt, %43, %c0 : index
       scf.if %45 {
-        func.call @baco_boundary_error(%c199_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_8 = memref.subview %reinterpret_cast[%28, %37] [%35, %44] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_9 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "spad"} : memref<32x32xi8>
@@ -125,7 +125,7 @@ module {
       %63 = arith.subi %59, %56 : index
       %64 = arith.cmpi sgt, %62, %c0 : index
       scf.if %64 {
-        func.call @baco_boundary_error(%c200_i64, %c28_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
       }
       %subview_11 = memref.subview %reinterpret_cast_0[%47, %56] [%54, %63] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_12 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 64 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "spad"} : memref<32x16xi8>
@@ -142,7 +142,7 @@ module {
       %72 = arith.minsi %71, %c32 : index
       %73 = arith.subi %69, %66 : index
       scf.if %64 {
-        func.call @baco_boundary_error(%c201_i64, %c28_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
       }
       %subview_14 = memref.subview %reinterpret_cast_1[%66, %56] [%73, %63] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_15 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 96 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "spad"} : memref<32x16xi8>
@@ -173,13 +173,13 @@ module {
     %25 = arith.subi %21, %18 : index
     %26 = arith.cmpi sgt, %24, %c0 : index
     scf.if %26 {
-      func.call @baco_boundary_error(%c209_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_3[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %subview_5 = memref.subview %alloc[%15, 0] [%16, %25] [1, 1] : memref<32x16xi32> to memref<?x?xi32, strided<[16, 1], offset: ?>>
     memref.copy %subview_5, %subview : memref<?x?xi32, strided<[16, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     scf.if %26 {
-      func.call @baco_boundary_error(%c210_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_6 = memref.subview %reinterpret_cast_4[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %subview_7 = memref.subview %alloc_2[%15, 0] [%16, %25] [1, 1] : memref<32x16xi32> to memref<?x?xi32, strided<[16, 1], offset: ?>>

@@ -1,0 +1,2 @@
+"""The layer vocabulary shared by the tuner and the simulator: loop dimensions, memory levels and
+the mapping text format. Pure Python: no torch, no MLIR, nothing else of baco."""
