@@ -106,16 +106,25 @@ def runs_loop_conv(layer: Layer, schedule: GemmSchedule, cfg: GemminiConfig) -> 
                           layer.R, layer.S, layer.Hstride, layer.Hdilation, cfg)
 
 
-@functools.lru_cache(maxsize=4096)
 def _loop_conv_program(layer: Layer, schedule: GemmSchedule, cfg: GemminiConfig) -> tuple[float, float]:
     """(cycles, energy µJ) of the LOOP_CONV_WS programs of a convolution under `schedule`
-    (_program_conv_tiles timed by loop_conv_stream_cycles, counted by loop_conv_stream_counts).
-    Cached: the search asks again for every batch."""
-    tiles, halves = _program_conv_tiles(layer, schedule)
+    (_loop_conv_walk, its counts priced for cfg's memories)."""
+    cycles, counts = _loop_conv_walk(layer, schedule.rows, min(schedule.block_m, layer.Q),
+                                     min(schedule.block_n, layer.K), cfg.dim)
+    return cycles, energy.energy_pj(counts, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, dim=cfg.dim) * 1e-6
+
+
+@functools.lru_cache(maxsize=65536)
+def _loop_conv_walk(layer: Layer, rows: int, block_m: int, block_n: int, dim: int) -> tuple[float, dict]:
+    """(cycles, counts) of the LOOP_CONV_WS programs of `rows` x block_m outputs and block_n channels
+    on a dim-wide Gemmini (_program_conv_tiles timed by loop_conv_stream_cycles, counted by
+    loop_conv_stream_counts; neither depends on the memories' sizes, nor on BLOCK_K or double
+    buffering, which LoopConv ignores). Cached: the search asks again for every batch."""
+    cfg = GemminiConfig(dim=dim)
+    tiles, halves = _program_conv_tiles(layer, GemmSchedule(block_m, block_n, block_m, rows=rows))
     cycles = loop_conv_stream_cycles(tiles, cfg, dilation=layer.Hdilation, out_int8=KERNEL_OUT_INT8,
                                      halves=halves, serial=layer.Hstride > 1)
-    counts = loop_conv_stream_counts(tiles, cfg, dilation=layer.Hdilation, out_int8=KERNEL_OUT_INT8)
-    return cycles, energy.energy_pj(counts, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, dim=cfg.dim) * 1e-6
+    return cycles, loop_conv_stream_counts(tiles, cfg, dilation=layer.Hdilation, out_int8=KERNEL_OUT_INT8)
 
 
 def _config(hw) -> GemminiConfig:
@@ -223,22 +232,14 @@ def _loop_conv_rows(layer, rows, blocks, hw_t) -> tuple[torch.Tensor, torch.Tens
         if not all(math.isfinite(v) for v in (r, bm, bn, bk, pe, sp_kb, acc_kb)) or pe < 1 or sp_kb <= 0 or \
                 acc_kb <= 0 or any(abs(w - v) > 1e-6 for w, v in zip(whole, (r, bm / r, bn, bk, pe))):
             continue
-        costs = _loop_conv_costs(layer_of(layer, i), whole[0], whole[1], whole[2], whole[3], whole[4], sp_kb, acc_kb)
-        if costs is not None:
-            out[:, i] = torch.tensor(costs, dtype=torch.float64)
+        try:
+            cfg = GemminiConfig.from_capacity(whole[4], sp_kb, acc_kb)
+        except ValueError:
+            continue
+        schedule, row_layer = GemmSchedule(whole[1], whole[2], whole[3], rows=whole[0]), layer_of(layer, i)
+        if runs_loop_conv(row_layer, schedule, cfg):
+            out[:, i] = torch.tensor(_loop_conv_program(row_layer, schedule, cfg), dtype=torch.float64)
     return out[0], out[1]
-
-
-@functools.lru_cache(maxsize=65536)
-def _loop_conv_costs(layer: Layer, rows: int, block_m: int, block_n: int, block_k: int, pe: int, sp_kb: float,
-                     acc_kb: float) -> tuple[float, float] | None:
-    """_loop_conv_program of one schedule where the compiler runs it as LOOP_CONV_WS, else None."""
-    try:
-        cfg = GemminiConfig.from_capacity(pe, sp_kb, acc_kb)
-    except ValueError:
-        return None
-    schedule = GemmSchedule(block_m, block_n, block_k, rows=rows)
-    return _loop_conv_program(layer, schedule, cfg) if runs_loop_conv(layer, schedule, cfg) else None
 
 
 def _straight_through(explicit: torch.Tensor, loop_conv: torch.Tensor) -> torch.Tensor:
