@@ -24,6 +24,7 @@ actually run.
 """
 from __future__ import annotations
 
+import collections
 import functools
 import math
 from dataclasses import replace
@@ -228,10 +229,12 @@ def _loop_conv_rows(layer, rows, blocks, hw_t) -> tuple[torch.Tensor, torch.Tens
     out = torch.full((2, rows.shape[0]), math.nan, dtype=torch.float64)
     keys = torch.stack([rows, *blocks, *hw_t], 1).detach().tolist()
     for i, (r, bm, bn, bk, pe, sp_kb, acc_kb) in enumerate(keys):
-        whole = [round(v) for v in (r, bm / r, bn, bk, pe)]
-        if not all(math.isfinite(v) for v in (r, bm, bn, bk, pe, sp_kb, acc_kb)) or pe < 1 or sp_kb <= 0 or \
-                acc_kb <= 0 or any(abs(w - v) > 1e-6 for w, v in zip(whole, (r, bm / r, bn, bk, pe))):
+        if not all(math.isfinite(v) for v in (r, bm, bn, bk, pe, sp_kb, acc_kb)) or r < 1 or pe < 1 or \
+                sp_kb <= 0 or acc_kb <= 0:
             continue
+        whole = [round(v) for v in (r, bm / r, bn, bk, pe)]
+        if any(abs(w - v) > 1e-6 for w, v in zip(whole, (r, bm / r, bn, bk, pe))):
+            continue        # a relaxation's fractional blocks: no program, the explicit model's cost
         try:
             cfg = GemminiConfig.from_capacity(whole[4], sp_kb, acc_kb)
         except ValueError:
@@ -601,31 +604,52 @@ def loop_conv_stream_cycles(tiles, cfg: GemminiConfig, *, dilation: int = 1, dow
             stores, n_stores = B * orows * per_row, B * orows * len(occ) * math.ceil(och / d)
         return loads, computes, stores, n_computes, n_stores, per_block, occ[0]
 
-    ld_end = ex_end = st_end = 0.0
-    computed = [0.0] * CONCURRENT_LOOPS        # computes done, per scratchpad half
-    freed = [0.0] * CONCURRENT_LOOPS           # the slot's last loop has issued everything
-    read = [(0.0, 0.0)] * 2                    # (first, last) store of each accumulator half
+    # state: ld_end, ex_end, st_end, computes done per scratchpad half (2), the slot's last loop has
+    # issued everything (2), (first, last) store of each accumulator half (2 x 2)
+    st = [0.0] * 11
+    LD, EX, ST, COMPUTED, FREED, READ = 0, 1, 2, 3, 5, 7
     out_tiles = 0
-    for n, t in enumerate(tiles):
+    runs = [0] * len(tiles)          # where the run of identical tiles that tile n is in ends
+    for n in reversed(range(len(tiles))):
+        runs[n] = runs[n + 1] if n + 1 < len(tiles) and tiles[n + 1] == tiles[n] else n + 1
+    n, run_start, previous = 0, 0, None
+    while n < len(tiles):
+        t = tiles[n]
+        if n and t != tiles[n - 1]:
+            run_start, previous = n, None
         loads, computes, stores, n_c, n_s, per_block, first_rows = tile(*t)
         slot = n % CONCURRENT_LOOPS
         half = slot if halves is None else halves[n]
-        first_read, last_read = read[out_tiles % 2]
-        ld_start = max(freed[slot], ld_end, computed[half], freed[1 - slot] if serial else 0.0,
+        first_read, last_read = st[READ + 2 * (out_tiles % 2)], st[READ + 2 * (out_tiles % 2) + 1]
+        ld_start = max(st[FREED + slot], st[LD], st[COMPUTED + half], st[FREED + 1 - slot] if serial else 0.0,
                        last_read if t[9] else 0.0)
-        ld_end = ld_start + loads
-        ex_start = max(ex_end, ld_end + lat, first_read)
-        ex_end = max(ex_start + computes, last_read)
-        computed[half] = ex_end
+        st[LD] = ld_start + loads
+        ex_start = max(st[EX], st[LD] + lat, first_read)
+        st[EX] = ex_end = max(ex_start + computes, last_read)
+        st[COMPUTED + half] = ex_end
         ex_issued = ex_end + depth - computes * min(1.0, cfg.rs_ex / 2 / max(n_c, 1))
-        freed[slot] = ex_issued
+        st[FREED + slot] = ex_issued
         if n_s:
-            st_start = max(st_end, ex_issued, ex_end + depth - per_block + first_rows)
-            st_end = st_start + stores
-            read[out_tiles % 2] = (st_start + stores / n_s, st_end)
+            st_start = max(st[ST], ex_issued, ex_end + depth - per_block + first_rows)
+            st[ST] = st_start + stores
+            st[READ + 2 * (out_tiles % 2)], st[READ + 2 * (out_tiles % 2) + 1] = st_start + stores / n_s, st[ST]
             if n_s > cfg.rs_st:     # the store FSM issues its last command once all but rs_st are out
-                freed[slot] = max(ex_issued, st_start + (n_s - cfg.rs_st) * stores / n_s + lat)
+                st[FREED + slot] = max(ex_issued, st_start + (n_s - cfg.rs_st) * stores / n_s + lat)
             out_tiles += 1
+        n += 1
+        # a run of identical tiles reaches a periodic regime (two loop slots, alternating halves): once
+        # every time has moved by the same delta over a period, the run's remaining periods each move
+        # them by that delta again, so they are skipped (the walk of a large layer's programs)
+        if (n - run_start) % 2 == 0 and n - run_start >= 4 and (halves is None or halves[n - 1] != halves[n - 2]):
+            if previous is not None:
+                delta = st[0] - previous[0]
+                periods = (runs[n - 1] - n) // 2
+                if periods > 0 and all(abs(a - b - delta) < 1e-6 for a, b in zip(st, previous)):
+                    st = [v + delta * periods for v in st]
+                    n += 2 * periods
+                    out_tiles += 2 * periods if n_s else 0
+            previous = list(st)
+    ld_end, ex_end, st_end = st[LD], st[EX], st[ST]
     return max(st_end + lat, ex_end + depth)
 
 
@@ -646,21 +670,22 @@ def loop_conv_stream_counts(tiles, cfg: GemminiConfig, *, dilation: int = 1, dow
     d = cfg.dim
     c = dict.fromkeys(("macs", "registers", "scratchpad_reads", "scratchpad_writes", "accumulator_reads",
                        "accumulator_writes", "dram_bytes_in", "dram_bytes_out"), 0)
-    for B, orows, ocols, och, kr, kc, ich, irows, icols, first, last, pad_rows, pad_cols in tiles:
+    for (B, orows, ocols, och, kr, kc, ich, irows, icols, first, last, pad_rows, pad_cols), times in \
+            collections.Counter(tiles).items():        # a layer's programs are few kinds of tile
         pixels = B * orows * ocols
         weights = kr * kc * ich * och
         inputs = B * -(-irows >> downsample) * -(-icols >> downsample) * ich
         groups = kr * math.ceil(kc / _packed_pixels(ich, kc, dilation, downsample, d)) * math.ceil(ich / d)
-        c["macs"] += pixels * weights
-        c["registers"] += weights
-        c["scratchpad_reads"] += weights + pixels * kr * kc * ich * math.ceil(och / d)
-        c["scratchpad_writes"] += weights + inputs + B * ((irows + pad_rows) * (icols + pad_cols) - irows * icols) * ich
-        c["dram_bytes_in"] += weights + inputs
-        c["accumulator_reads"] += pixels * och * groups
-        c["accumulator_writes"] += pixels * och * (groups + first)
+        c["macs"] += times * (pixels * weights)
+        c["registers"] += times * weights
+        c["scratchpad_reads"] += times * (weights + pixels * kr * kc * ich * math.ceil(och / d))
+        c["scratchpad_writes"] += times * (weights + inputs + B * ((irows + pad_rows) * (icols + pad_cols) - irows * icols) * ich)
+        c["dram_bytes_in"] += times * (weights + inputs)
+        c["accumulator_reads"] += times * (pixels * och * groups)
+        c["accumulator_writes"] += times * (pixels * och * (groups + first))
         if last:
-            c["accumulator_reads"] += pixels * och
-            c["dram_bytes_out"] += pixels * och * (cfg.input_bytes if out_int8 else cfg.acc_bytes)
+            c["accumulator_reads"] += times * (pixels * och)
+            c["dram_bytes_out"] += times * (pixels * och * (cfg.input_bytes if out_int8 else cfg.acc_bytes))
     return c
 
 
