@@ -15,8 +15,8 @@ that condition is the one it runs under: the prefetch pass's `if (lb < ub) confi
 a loop and `if (i + step < ub) config…` in it set what every iteration starts in.
 Any other command or call that could touch Gemmini (unknown calls, regions this pass does not
 model) forgets every state; LOOP_WS reads it only; LOOP_CONV_WS forgets the load slots (its
-loads set their block strides), config_st unless no_pool is 1 and config_ex unless
-trans_input_3120 is 0 (baco.sim.loops.conv_stream).
+loads set their block strides), config_st unless no_pool is 1 (or its closing config_st sets what
+the state already was) and config_ex unless trans_input_3120 is 0 (baco.sim.loops.conv_stream).
 
 Across the programs of a launch: the harnesses (host JIT and ELF) run every program of
 the grid in order, program (0, 0, 0) first, on one Gemmini, with the same arguments. When
@@ -210,6 +210,26 @@ class Flow:
         self.keys = keys
         self.redundant = set()
 
+    def restores_config_st(self, loop_conv, state: dict) -> bool:
+        """A pooling LOOP_CONV_WS ends with config_st(activation, stride = config 4's out_stride,
+        scale kept, no pooling) (baco.sim.loops): the config_st state it found when that is what
+        the state already was (its config 4 set in the same block)."""
+        value = state.get("config_st")
+        config_4 = None
+        for prev in loop_conv.block.operations:
+            if prev.operation == loop_conv:
+                break
+            if prev.operation.name == PREFIX + "loop_conv_ws_config_4":
+                config_4 = prev.operation
+        if value is None or config_4 is None:
+            return False
+        fields = dict(zip((f.name for f in operand_fields(COMMANDS["config_st"])), value))
+        pooling = ("pool_stride", "pool_size", "upad", "lpad", "pool_out_dim", "porows", "pocols", "orows", "ocols")
+        return fields["stride"] == self.keys.key(_field(config_4, "out_stride")) and \
+            fields["activation"] == self.keys.key(_field(loop_conv, "activation")) and \
+            all(isinstance(fields[f], tuple) and fields[f][0] == "const" and fields[f][1].split(" ")[0] == "0"
+                for f in pooling)
+
     def block(self, block, state: dict, record: bool) -> dict:
         state = dict(state)
         for op in block.operations:
@@ -233,7 +253,7 @@ class Flow:
             return state
         if name == PREFIX + "loop_conv_ws":
             kept = {k: v for k, v in state.items() if not _is_load_slot(k)}
-            if _constant(_field(op, "no_pool")) != 1:
+            if _constant(_field(op, "no_pool")) != 1 and not self.restores_config_st(op, state):
                 kept = {k: v for k, v in kept.items() if _sets(k) != "config_st"}
             if _constant(_field(op, "trans_input_3120")) != 0:
                 kept = {k: v for k, v in kept.items() if _sets(k) != "config_ex"}

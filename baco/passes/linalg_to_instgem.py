@@ -28,6 +28,9 @@ from baco.passes import irutil as ir
 from baco.passes import prefetch
 from baco.passes.gemmini_placement import array_written
 from baco.passes.irutil import alloc_of
+# a function whose code sets config_ex on every path before its first compute (loop-conv-ws's
+# branches): no config_ex at its entry
+SETS_CONFIG_EX = "gemmini.sets_config_ex"
 
 
 def f32_bits(x: float) -> int:
@@ -202,9 +205,10 @@ class LinalgToInstGem:
 
     def lower_func(self, func):
         entry = func.regions[0].blocks[0]
-        with InsertionPoint.at_block_begin(entry), func.location:
-            instgem.emit("config_ex", dataflow=1 if self.dataflow == "WS" else 0,
-                         acc_scale=f32_bits(1.0), a_stride=1, c_stride=1)
+        if SETS_CONFIG_EX not in func.attributes:
+            with InsertionPoint.at_block_begin(entry), func.location:
+                instgem.emit("config_ex", dataflow=1 if self.dataflow == "WS" else 0,
+                             acc_scale=f32_bits(1.0), a_stride=1, c_stride=1)
         pipelined = [op for op in ir.walk_ops(func) if op.name == "scf.for" and prefetch.pipelinable(op)]
         interleave = {loop_op: prefetch.distinct_targets(loop_op) for loop_op in pipelined}
         for loop_op in pipelined:

@@ -64,7 +64,7 @@ On with loop-ws's switch (pipeline/launch option `loop_ws`, BACO_LOOP_WS)."""
 from __future__ import annotations
 
 from mlir.dialects import scf
-from mlir.ir import Block, DenseI64ArrayAttr, InsertionPoint, MemRefType
+from mlir.ir import Block, DenseI64ArrayAttr, InsertionPoint, MemRefType, UnitAttr
 
 from baco.dialects import instgem
 from baco.gemmini.abi import PROGRAM_ID
@@ -76,7 +76,7 @@ from baco.options import loop_ws_enabled
 from baco.passes import irutil as ir
 from baco.passes import prefetch
 from baco.passes.irutil import alloc_of
-from baco.passes.linalg_to_instgem import cst, dram_addr_and_stride, f32_bits, i64, select
+from baco.passes.linalg_to_instgem import SETS_CONFIG_EX, cst, dram_addr_and_stride, f32_bits, i64, select
 from baco.passes.loop_facts import (Facts, block_space, const_value, hoist_above, local_window, subview_ops,
                                    subview_parts)
 
@@ -980,22 +980,38 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
         # elimination then drops the explicit program's)
         instgem.emit("config_st", stride=out_bytes, activation=n.relu, acc_scale=scale)
         if_op = scf.IfOp(cond, has_else=True)
+        # The FSM's computes read every stride-th input row: config_ex's A stride (as tiled_conv sets
+        # it). Both branches end with it set, so the next program of the launch starts in it and
+        # config elimination leaves the LOOP_CONV_WS branch without config_ex after the first
+        # program: any command that is not a loop's waits until LoopConv holds no loop (the RTL's
+        # LoopConv passes it on only then), so a config_ex beside each loop would keep the next
+        # loop's loads from overlapping this one's computes. The explicit program sets its own
+        # A stride first (linalg-to-instgem leaves the function's entry config_ex out).
+        def a_stride(value):
+            return instgem.emit("config_ex", dataflow=1, acc_scale=f32_bits(1.0), a_stride=value, c_stride=1)
         with InsertionPoint(if_op.then_block):
+            a_stride(stride)
             for name, values in fields.items():
                 instgem.emit(name, **values)
-            # the FSM's computes read every stride-th input row: config_ex's A stride (as tiled_conv sets it)
-            instgem.emit("config_ex", dataflow=1, acc_scale=f32_bits(1.0), a_stride=stride, c_stride=1)
             instgem.emit("loop_conv_ws", no_bias=int(n.bias_copy is None), a_spad_id=spad_id, b_spad_id=spad_id,
                          no_pool=int(pool is None), activation=n.relu, max_pixels_per_row=pixels)
-            instgem.emit("config_ex", dataflow=1, acc_scale=f32_bits(1.0), a_stride=1, c_stride=1)
             scf.YieldOp([])
         with InsertionPoint(if_op.else_block):
-            else_yield = scf.YieldOp([])
+            a_stride(cst(1))
+            # the explicit program runs here; a pooled one's store leaves config_st pooling, which
+            # LOOP_CONV_WS's closing config_st does not: set back what both branches then agree on
+            explicit_end = instgem.emit("config_st", stride=out_bytes, activation=n.relu, acc_scale=scale) \
+                if pool is not None else None
+            explicit_end = explicit_end or a_stride(stride)
+            if pool is not None:
+                a_stride(stride)
+            scf.YieldOp([])
+        n.loop.parent.attributes[SETS_CONFIG_EX] = UnitAttr.get()
     head = [n.acc, n.acc_init]
     if n.bias_copy is not None:
         head += subview_ops([n.bias_copy.operands[1]]) + [n.bias_copy]
     for op in sorted(set(head) | set(tail) | {n.loop}, key=at.get):
-        op.move_before(else_yield.operation)
+        op.move_before(explicit_end)
     return True
 
 
