@@ -124,7 +124,7 @@ def _loop_conv_walk(layer: Layer, rows: int, block_m: int, block_n: int, dim: in
     cfg = GemminiConfig(dim=dim)
     tiles, halves = _program_conv_tiles(layer, GemmSchedule(block_m, block_n, block_m, rows=rows))
     cycles = loop_conv_stream_cycles(tiles, cfg, dilation=layer.Hdilation, out_int8=KERNEL_OUT_INT8,
-                                     halves=halves, serial=layer.Hstride > 1)
+                                     halves=halves)
     return cycles, loop_conv_stream_counts(tiles, cfg, dilation=layer.Hdilation, out_int8=KERNEL_OUT_INT8)
 
 
@@ -559,13 +559,11 @@ def library_conv_cycles(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KE
 
 
 def loop_conv_stream_cycles(tiles, cfg: GemminiConfig, *, dilation: int = 1, downsample: int = 0,
-                            out_int8: bool = KERNEL_OUT_INT8, halves=None, serial: bool = False) -> float:
+                            out_int8: bool = KERNEL_OUT_INT8, halves=None) -> float:
     """Cycles of a sequence of LOOP_CONV_WS `tiles` (as _library_conv_tiles gives them) as the cycle
     model times LoopConv's stream (library_conv_cycles says how; a tile's zero fill of its
     accumulator rows also waits for the stores of the output tile before last, which read them).
-    `halves`: the scratchpad half of each tile (a_spad_id), by default the loop slot's; `serial`:
-    each tile is followed by a command outside the loop unit (baco's config_ex resetting a stride's
-    A stride), so the next one is accepted only once this one has issued everything."""
+    `halves`: the scratchpad half of each tile (a_spad_id), by default the loop slot's."""
     k = DEFAULT_CONSTANTS
     d, mbl = cfg.dim, cfg.max_block_len
     beat, lat, depth = cfg.dma_bus_bits // 8, k.dram_latency, k.array_depth_factor * d
@@ -621,8 +619,7 @@ def loop_conv_stream_cycles(tiles, cfg: GemminiConfig, *, dilation: int = 1, dow
         slot = n % CONCURRENT_LOOPS
         half = slot if halves is None else halves[n]
         first_read, last_read = st[READ + 2 * (out_tiles % 2)], st[READ + 2 * (out_tiles % 2) + 1]
-        ld_start = max(st[FREED + slot], st[LD], st[COMPUTED + half], st[FREED + 1 - slot] if serial else 0.0,
-                       last_read if t[9] else 0.0)
+        ld_start = max(st[FREED + slot], st[LD], st[COMPUTED + half], last_read if t[9] else 0.0)
         st[LD] = ld_start + loads
         ex_start = max(st[EX], st[LD] + lat, first_read)
         st[EX] = ex_end = max(ex_start + computes, last_read)
