@@ -87,7 +87,7 @@ def default_prediction(layers) -> list[tuple[float, float]]:
             c, e = cost.cycles, cost.energy_uj
         else:
             s = default_layer_schedule(layer, cfg)
-            c, e = conv_schedule_cycles(layer, s, cfg.dim), conv_schedule_energy(layer, s, (cfg.dim, cfg.sp_kb, cfg.acc_kb))
+            c, e = conv_schedule_cycles(layer, s, (cfg.dim, cfg.sp_kb, cfg.acc_kb)), conv_schedule_energy(layer, s, (cfg.dim, cfg.sp_kb, cfg.acc_kb))
         out.append((c, e))
     return out
 

@@ -8,9 +8,11 @@ access counts priced as the simulator prices them); among SCHEDULE_VARIANTS (dat
 double buffering) the fastest one that fits the hardware is chosen (double buffering doubles
 the scratchpad blocks, baco.gemmini.schedule.gemm_footprint), and that choice is what
 result.json's schedule carries. A convolution layer costs its compiled program too
-(conv_program: the implicit-GEMM conv kernel's cycles and energy, costmodel.conv_program_terms
-and conv_program_energy) with the schedule mapping.conv_schedule makes of its mapping, the same
-function `baco run --design` compiles with. cycle_model="timeloop" gives the pure Timeloop-matched
+(conv_program) with the schedule mapping.conv_schedule makes of its mapping, the same function
+`baco run --design` compiles with: where a program fits LoopConv's halves (runs_loop_conv) the
+compiler emits it as one LOOP_CONV_WS, costed as the library's LOOP_CONV_WS tiles are
+(loop_conv_stream_cycles and loop_conv_stream_counts over _program_conv_tiles); else the
+implicit-GEMM conv kernel's explicit stream (costmodel.conv_program_terms and conv_program_energy). cycle_model="timeloop" gives the pure Timeloop-matched
 prediction (how results are compared with DOSA and the thesis).
 
 Gemmini-default does not run baco's kernel: it runs the C library's tiled_matmul_auto, one
@@ -22,6 +24,7 @@ actually run.
 """
 from __future__ import annotations
 
+import collections
 import functools
 import math
 from dataclasses import replace
@@ -32,7 +35,7 @@ from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig, kb_to_rows
 from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto, tiled_matmul_reuse
 from baco.gemmini.isa import CONCURRENT_LOOPS, MIN_FEED_ROWS
-from baco.gemmini.schedule import GemmSchedule, schedule_problems
+from baco.gemmini.schedule import GemmSchedule, loop_conv_fits, schedule_problems
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.tuner import costmodel, residual
 from baco.tuner.hwinfer import gemm_rows_from_factors, kernel_rows
@@ -90,17 +93,65 @@ def _schedule_blocks(layer: Layer, schedule: GemmSchedule) -> tuple:
                            min(schedule.block_k, layer.K if layer.depthwise else layer.C)))
 
 
-def conv_schedule_cycles(layer: Layer, schedule: GemmSchedule, pe_dim: int) -> float:
-    """Predicted cycles of a convolution layer compiled with `schedule` on a pe_dim array
-    (costmodel.conv_program_terms)."""
-    return float(costmodel.conv_program_terms(layer, _schedule_blocks(layer, schedule), float(pe_dim),
+def runs_loop_conv(layer: Layer, schedule: GemmSchedule, cfg: GemminiConfig) -> bool:
+    """Whether the compiler runs each program of a convolution layer under `schedule` as one
+    LOOP_CONV_WS (baco.passes.loop_conv_ws): a WS program with int8 outputs of a convolution that
+    is not pointwise (pointwise layers run the GEMM kernel), square strides and dilations (one
+    LOOP_CONV_WS takes one of each), that fits LoopConv's halves (loop_conv_fits, the compiler's
+    rule; a depthwise program is the convolution of its channel block)."""
+    if is_pointwise(layer) or not KERNEL_OUT_INT8 or schedule.dataflow != "WS" or \
+            layer.Hstride != layer.Wstride or layer.Hdilation != layer.Wdilation:
+        return False
+    channels = min(schedule.block_n, layer.K) if layer.depthwise else layer.C
+    return loop_conv_fits(schedule, layer.P, layer.Q, layer.K if not layer.depthwise else channels, channels,
+                          layer.R, layer.S, layer.Hstride, layer.Hdilation, cfg)
+
+
+def _loop_conv_program(layer: Layer, schedule: GemmSchedule, cfg: GemminiConfig) -> tuple[float, float]:
+    """(cycles, energy µJ) of the LOOP_CONV_WS programs of a convolution under `schedule`
+    (_loop_conv_walk, its counts priced for cfg's memories)."""
+    cycles, counts = _loop_conv_walk(layer, schedule.rows, min(schedule.block_m, layer.Q),
+                                     min(schedule.block_n, layer.K), cfg.dim)
+    return cycles, energy.energy_pj(counts, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, dim=cfg.dim) * 1e-6
+
+
+@functools.lru_cache(maxsize=65536)
+def _loop_conv_walk(layer: Layer, rows: int, block_m: int, block_n: int, dim: int) -> tuple[float, dict]:
+    """(cycles, counts) of the LOOP_CONV_WS programs of `rows` x block_m outputs and block_n channels
+    on a dim-wide Gemmini (_program_conv_tiles timed by loop_conv_stream_cycles, counted by
+    loop_conv_stream_counts; neither depends on the memories' sizes, nor on BLOCK_K or double
+    buffering, which LoopConv ignores). Cached: the search asks again for every batch."""
+    cfg = GemminiConfig(dim=dim)
+    tiles, halves = _program_conv_tiles(layer, GemmSchedule(block_m, block_n, block_m, rows=rows))
+    cycles = loop_conv_stream_cycles(tiles, cfg, dilation=layer.Hdilation, out_int8=KERNEL_OUT_INT8,
+                                     halves=halves)
+    return cycles, loop_conv_stream_counts(tiles, cfg, dilation=layer.Hdilation, out_int8=KERNEL_OUT_INT8)
+
+
+def _config(hw) -> GemminiConfig:
+    pe, sp_kb, acc_kb = hw
+    return GemminiConfig.from_capacity(int(round(pe)), sp_kb, acc_kb)
+
+
+def conv_schedule_cycles(layer: Layer, schedule: GemmSchedule, hw) -> float:
+    """Predicted cycles of a convolution layer compiled with `schedule` on hw = (pe_dim, sp_kb,
+    acc_kb): its LOOP_CONV_WS programs where the compiler emits them (runs_loop_conv), else its
+    explicit command stream (costmodel.conv_program_terms)."""
+    cfg = _config(hw)
+    if runs_loop_conv(layer, schedule, cfg):
+        return _loop_conv_program(layer, schedule, cfg)[0]
+    return float(costmodel.conv_program_terms(layer, _schedule_blocks(layer, schedule), float(cfg.dim),
                                               rows=schedule.rows, out_int8=KERNEL_OUT_INT8,
                                               double_buffer=schedule.double_buffer)["cycles"][0])
 
 
 def conv_schedule_energy(layer: Layer, schedule: GemmSchedule, hw) -> float:
     """Predicted energy (µJ) of a convolution layer compiled with `schedule` on hw = (pe_dim, sp_kb,
-    acc_kb) (costmodel.conv_program_energy)."""
+    acc_kb): its LOOP_CONV_WS programs' counts where the compiler emits them (runs_loop_conv), else
+    its explicit stream's (costmodel.conv_program_energy)."""
+    cfg = _config(hw)
+    if runs_loop_conv(layer, schedule, cfg):
+        return _loop_conv_program(layer, schedule, cfg)[1]
     return float(costmodel.conv_program_energy(layer, _schedule_blocks(layer, schedule), hw, rows=schedule.rows,
                                                out_int8=KERNEL_OUT_INT8)[0])
 
@@ -116,7 +167,7 @@ def _default_conv_program(layer: Layer, pe: int, sp_kb: float, acc_kb: float) ->
         s = default_layer_schedule(layer, GemminiConfig.from_capacity(pe, sp_kb, acc_kb))
     except ValueError:
         return math.inf, math.inf
-    return conv_schedule_cycles(layer, s, pe), conv_schedule_energy(layer, s, (pe, sp_kb, acc_kb))
+    return conv_schedule_cycles(layer, s, (pe, sp_kb, acc_kb)), conv_schedule_energy(layer, s, (pe, sp_kb, acc_kb))
 
 
 def layer_of(layer, row: int) -> Layer:
@@ -129,9 +180,11 @@ def conv_program(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, t
     on hardware hw_t = (pe_dim, sp_kb, acc_kb): the compiled program of the schedule
     mapping.conv_schedule makes of each mapping (its L2 tile with its whole output rows per program,
     double-buffered when that fits, else single-buffered; else one row per program, the same way;
-    else the conv kernel's default schedule), costed by costmodel.conv_program_terms and
-    conv_program_energy (double buffering does not change what a program moves). Differentiable in
-    the factors and the hardware (the default schedule's costs are constants). `layer` may be an
+    else the conv kernel's default schedule), costed as the program the compiler emits: its
+    LOOP_CONV_WS programs where they fit (_loop_conv_rows, with the explicit model's slope), else
+    costmodel.conv_program_terms and conv_program_energy (double buffering does not change what a
+    program moves). Differentiable in the factors and the hardware (the default schedule's costs
+    are constants). `layer` may be an
     explore.LayerStack of convolutions (all pointwise or all not; B = its rows), costed in one call."""
     B = temporal.shape[0]
     pe, sp_kb, acc_kb = (torch.as_tensor(v, dtype=torch.float64).expand(B) for v in hw_t)
@@ -145,12 +198,15 @@ def conv_program(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, t
     candidates, fits, energies = [], [], []
     for r, blocks in variants:
         sp_rows, acc_rows = (x.detach() for x in kernel_rows(blocks, pe))
-        energy_uj = costmodel.conv_program_energy(layer, blocks, (pe, sp_kb, acc_kb), rows=r, out_int8=KERNEL_OUT_INT8)
+        loop_conv = _loop_conv_rows(layer, r.expand(B), [b.expand(B) for b in blocks], (pe, sp_kb, acc_kb))
+        energy_uj = _straight_through(costmodel.conv_program_energy(layer, blocks, (pe, sp_kb, acc_kb), rows=r,
+                                                                    out_int8=KERNEL_OUT_INT8).expand(B), loop_conv[1])
         for double_buffer in (True, False):
-            candidates.append(costmodel.conv_program_terms(layer, blocks, pe, rows=r, out_int8=KERNEL_OUT_INT8,
-                                                           double_buffer=double_buffer)["cycles"].expand(B))
+            explicit = costmodel.conv_program_terms(layer, blocks, pe, rows=r, out_int8=KERNEL_OUT_INT8,
+                                                    double_buffer=double_buffer)["cycles"].expand(B)
+            candidates.append(_straight_through(explicit, loop_conv[0]))
             fits.append((acc_rows <= acc_cap) & ((2 if double_buffer else 1) * sp_rows <= sp_cap))
-            energies.append(energy_uj.expand(B))
+            energies.append(energy_uj)
     default = torch.full((2, B), math.inf, dtype=torch.float64)
     no_fit = torch.nonzero(~torch.stack(fits).any(0)).flatten()
     if no_fit.numel():          # only where no tile fits
@@ -164,6 +220,38 @@ def conv_program(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, t
         choice = torch.where(fits[v], v, choice)
         cycles, energy_uj = torch.where(fits[v], candidates[v], cycles), torch.where(fits[v], energies[v], energy_uj)
     return cycles, energy_uj, choice
+
+
+def _loop_conv_rows(layer, rows, blocks, hw_t) -> tuple[torch.Tensor, torch.Tensor]:
+    """(cycles [B], energy µJ [B]) of the LOOP_CONV_WS programs of B schedules (rows [B] output rows of
+    blocks = (rows x BLOCK_M, BLOCK_N, BLOCK_K) [B] on hw_t [B]), nan where the compiler keeps the
+    explicit stream (runs_loop_conv) or the hardware is no Gemmini's (a relaxation's)."""
+    out = torch.full((2, rows.shape[0]), math.nan, dtype=torch.float64)
+    keys = torch.stack([rows, *blocks, *hw_t], 1).detach().tolist()
+    for i, (r, bm, bn, bk, pe, sp_kb, acc_kb) in enumerate(keys):
+        if not all(math.isfinite(v) for v in (r, bm, bn, bk, pe, sp_kb, acc_kb)) or r < 1 or pe < 1 or \
+                sp_kb <= 0 or acc_kb <= 0:
+            continue
+        whole = [round(v) for v in (r, bm / r, bn, bk, pe)]
+        if any(abs(w - v) > 1e-6 for w, v in zip(whole, (r, bm / r, bn, bk, pe))):
+            continue        # a relaxation's fractional blocks: no program, the explicit model's cost
+        try:
+            cfg = GemminiConfig.from_capacity(whole[4], sp_kb, acc_kb)
+        except ValueError:
+            continue
+        schedule, row_layer = GemmSchedule(whole[1], whole[2], whole[3], rows=whole[0]), layer_of(layer, i)
+        if runs_loop_conv(row_layer, schedule, cfg):
+            out[:, i] = torch.tensor(_loop_conv_program(row_layer, schedule, cfg), dtype=torch.float64)
+    return out[0], out[1]
+
+
+def _straight_through(explicit: torch.Tensor, loop_conv: torch.Tensor) -> torch.Tensor:
+    """The LOOP_CONV_WS program's cost where there is one (loop_conv not nan), else the explicit
+    stream's; the LOOP_CONV_WS cost (a discrete walk over its commands) takes the explicit model's
+    slope, scaled to its value, so the search's gradient still sees the factors and the hardware."""
+    runs = ~torch.isnan(loop_conv)
+    ratio = torch.where(runs, loop_conv, 1.0) / torch.where(runs, explicit.detach(), 1.0)
+    return torch.where(runs, explicit * ratio, explicit)
 
 
 def timeloop_costed(layer: Layer, cycle_model: str) -> bool:
@@ -362,11 +450,12 @@ def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int
 
 
 def _library_conv_tiles(layer: Layer, cfg: GemminiConfig):
-    """(tiled_conv_auto's tiles as (B, orows, ocols, och, kr, kc, ich, irows, icols, first, last) in
-    tiled_conv's loop order, downsample) of `layer` run unpadded as baco.design.time_default_conv
-    runs it (a strided 1x1 layer over its 2P x 2Q input through the downsampling path). irows x
-    icols: the input pixels a tile reads (LoopConv moves stride - 1 columns past its last window, up
-    to the image's edge). A depthwise layer runs tiled_conv_dw_auto (baco.sim.clib.depthwise_stream):
+    """(tiled_conv_auto's tiles as (B, orows, ocols, och, kr, kc, ich, irows, icols, first, last, pad_rows,
+    pad_cols) in tiled_conv's loop order, downsample) of `layer` run unpadded as
+    baco.design.time_default_conv runs it (a strided 1x1 layer over its 2P x 2Q input through the
+    downsampling path). irows x icols: the input pixels a tile reads (LoopConv moves stride - 1
+    columns past its last window, up to the image's edge); pad_rows x pad_cols: the padding rows and
+    columns it fills with zeros (none here). A depthwise layer runs tiled_conv_dw_auto (baco.sim.clib.depthwise_stream):
     one single-channel LOOP_CONV_WS per tile and channel, the channel loop inside the output tile's:
     the tiles of the one-channel convolution, each once per channel."""
     if layer.depthwise:
@@ -396,8 +485,44 @@ def _library_conv_tiles(layer: Layer, cfg: GemminiConfig):
                                               min(orows * stride + dil * (kr - 1), H - irow),
                                               min(ocols * stride + dil * (kc - 1), W - icol),
                                               krow == 0 and kcol == 0 and kch == 0,
-                                              krow + kr >= kdim and kcol + kc >= kdim and kch + kchs >= layer.C))
+                                              krow + kr >= kdim and kcol + kc >= kdim and kch + kchs >= layer.C,
+                                              0, 0))
     return tiles, downsample
+
+
+def _program_conv_tiles(layer: Layer, schedule: GemmSchedule) -> tuple[list, list]:
+    """(tiles, scratchpad halves): the LOOP_CONV_WS of each program of a convolution compiled with
+    `schedule` (baco/kernels/conv.py, baco.passes.loop_conv_ws), as _library_conv_tiles' tuples, in
+    the order the host runs the grid (program_id 0, images x row groups, innermost; then column
+    blocks; channel blocks outermost), and the half of the scratchpad each one uses (the pass's
+    a_spad_id: the parity of the program ids' sum). Each is one image, the program's output rows (a last program
+    short of rows computes its rows inside the output only), BLOCK_M columns (all of them when a
+    program holds several rows: LoopConv's tile is then block_m wide), BLOCK_N
+    output channels over every tap and input channel, the zero fill first and the stores last. A
+    depthwise layer's program (baco/kernels/depthwise.py) is the convolution of its channel block:
+    BLOCK_N input and output channels. irows x icols: the input pixels a program reads (a one-row
+    program its tap rows only: upad = 0 and dpad = stride - 1); the rest of LoopConv's tile (a
+    one-row program's dpad, the rows and columns past the image) is padding, zeros."""
+    stride, dil = layer.Hstride, layer.Hdilation
+    H, W = layer.input_rows, layer.input_cols
+    rows, bm, bn = schedule.rows, min(schedule.block_m, layer.Q), min(schedule.block_n, layer.K)
+    groups = -(-layer.P // rows)
+    tiles, halves = [], []
+    for c, k0 in enumerate(range(0, layer.K, bn)):
+        och = min(bn, layer.K - k0)
+        for j, q0 in enumerate(range(0, layer.Q, bm)):
+            for g in range(layer.N * groups):
+                p0 = g % groups * rows
+                orows = min(rows, layer.P - p0)
+                tile_rows = orows * stride + dil * (layer.R - 1)
+                irows = dil * (layer.R - 1) + 1 if rows == 1 else min(tile_rows, H - p0 * stride)
+                ocols = bm if rows > 1 else min(bm, layer.Q - q0)
+                tile_cols = ocols * stride + dil * (layer.S - 1)
+                icols = min(tile_cols, W - q0 * stride)
+                halves.append((g + j + c) % 2)
+                tiles.append((1, orows, ocols, och, layer.R, layer.S, och if layer.depthwise else layer.C,
+                              irows, icols, True, True, tile_rows - irows, tile_cols - icols))
+    return tiles, halves
 
 
 def _pixel_rows(n, width):
@@ -429,18 +554,27 @@ def library_conv_cycles(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KE
     computes take a cycle a row (4 at least) plus one, new weights DIM cycles overlapping only the
     previous compute, and the next weight block's first compute into the same accumulator rows
     waits for the previous result to land (the array's depth)."""
+    tiles, downsample = _library_conv_tiles(layer, cfg)
+    return loop_conv_stream_cycles(tiles, cfg, dilation=layer.Hdilation, downsample=downsample, out_int8=out_int8)
+
+
+def loop_conv_stream_cycles(tiles, cfg: GemminiConfig, *, dilation: int = 1, downsample: int = 0,
+                            out_int8: bool = KERNEL_OUT_INT8, halves=None) -> float:
+    """Cycles of a sequence of LOOP_CONV_WS `tiles` (as _library_conv_tiles gives them) as the cycle
+    model times LoopConv's stream (library_conv_cycles says how; a tile's zero fill of its
+    accumulator rows also waits for the stores of the output tile before last, which read them).
+    `halves`: the scratchpad half of each tile (a_spad_id), by default the loop slot's."""
     k = DEFAULT_CONSTANTS
     d, mbl = cfg.dim, cfg.max_block_len
     beat, lat, depth = cfg.dma_bus_bits // 8, k.dram_latency, k.array_depth_factor * d
     out_bytes = cfg.input_bytes if out_int8 else cfg.acc_bytes
-    tiles, downsample = _library_conv_tiles(layer, cfg)
 
     def dma(rows, row_bytes):
         return k.dma_cmd_overhead + max(rows * math.ceil(row_bytes / beat) * k.beat_cycles,
                                         math.ceil(rows / cfg.max_in_flight) * lat)
 
     @functools.lru_cache(maxsize=None)
-    def tile(B, orows, ocols, och, kr, kc, ich, irows, icols, first, last):
+    def tile(B, orows, ocols, och, kr, kc, ich, irows, icols, first, last, pad_rows, pad_cols):
         """(loads, computes, stores occupancy, computes count, stores count, one weight block's
         computes, a row's first compute) of one tile."""
         loads = 0.0
@@ -452,7 +586,10 @@ def library_conv_cycles(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KE
         loads += B * -(-irows >> downsample) * sum(dma(n >> downsample, c * cfg.input_bytes)
                                                    for n in _pixel_rows(icols, d << downsample)
                                                    for c in _pixel_rows(ich, mbl * d))
-        pixels = _packed_pixels(ich, kc, layer.Hdilation, downsample, d)
+        zero_row = sum(k.dma_cmd_overhead + n for n in _pixel_rows(icols, d) + _pixel_rows(pad_cols, d))
+        loads += B * len(_pixel_rows(ich, mbl * d)) * (irows * sum(k.dma_cmd_overhead + n for n in _pixel_rows(pad_cols, d))
+                                                       + pad_rows * zero_row)   # padding: mvins from address 0
+        pixels = _packed_pixels(ich, kc, dilation, downsample, d)
         blocks = math.ceil(och / d) * kr * math.ceil(kc / pixels) * math.ceil(ich / d)
         occ = [max(r, 4) + k.compute_overhead for r in _pixel_rows(ocols, d)]
         per_block = B * orows * sum(occ) + max(0, d - occ[-1])      # new weights wait on a short last compute
@@ -465,28 +602,51 @@ def library_conv_cycles(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KE
             stores, n_stores = B * orows * per_row, B * orows * len(occ) * math.ceil(och / d)
         return loads, computes, stores, n_computes, n_stores, per_block, occ[0]
 
-    ld_end = ex_end = st_end = 0.0
-    computed = [0.0] * CONCURRENT_LOOPS        # computes done, per scratchpad half (loop slot)
-    freed = [0.0] * CONCURRENT_LOOPS           # the slot's last loop has issued everything
-    read = [(0.0, 0.0)] * 2                    # (first, last) store of each accumulator half
+    # state: ld_end, ex_end, st_end, computes done per scratchpad half (2), the slot's last loop has
+    # issued everything (2), (first, last) store of each accumulator half (2 x 2)
+    st = [0.0] * 11
+    LD, EX, ST, COMPUTED, FREED, READ = 0, 1, 2, 3, 5, 7
     out_tiles = 0
-    for n, t in enumerate(tiles):
+    runs = [0] * len(tiles)          # where the run of identical tiles that tile n is in ends
+    for n in reversed(range(len(tiles))):
+        runs[n] = runs[n + 1] if n + 1 < len(tiles) and tiles[n + 1] == tiles[n] else n + 1
+    n, run_start, previous = 0, 0, None
+    while n < len(tiles):
+        t = tiles[n]
+        if n and t != tiles[n - 1]:
+            run_start, previous = n, None
         loads, computes, stores, n_c, n_s, per_block, first_rows = tile(*t)
         slot = n % CONCURRENT_LOOPS
-        ld_start = max(freed[slot], ld_end, computed[slot])
-        ld_end = ld_start + loads
-        first_read, last_read = read[out_tiles % 2]
-        ex_start = max(ex_end, ld_end + lat, first_read)
-        ex_end = max(ex_start + computes, last_read)
-        computed[slot] = ex_end
+        half = slot if halves is None else halves[n]
+        first_read, last_read = st[READ + 2 * (out_tiles % 2)], st[READ + 2 * (out_tiles % 2) + 1]
+        ld_start = max(st[FREED + slot], st[LD], st[COMPUTED + half], last_read if t[9] else 0.0)
+        st[LD] = ld_start + loads
+        ex_start = max(st[EX], st[LD] + lat, first_read)
+        st[EX] = ex_end = max(ex_start + computes, last_read)
+        st[COMPUTED + half] = ex_end
         ex_issued = ex_end + depth - computes * min(1.0, cfg.rs_ex / 2 / max(n_c, 1))
-        freed[slot] = ex_issued
+        st[FREED + slot] = ex_issued
         if n_s:
-            st_start = max(st_end, ex_issued, ex_end + depth - per_block + first_rows)
-            st_end = st_start + stores
-            read[out_tiles % 2] = (st_start + stores / n_s, st_end)
-            freed[slot] = max(ex_issued, st_start + max(0, n_s - cfg.rs_st) * stores / n_s + (lat if n_s > cfg.rs_st else 0))
+            st_start = max(st[ST], ex_issued, ex_end + depth - per_block + first_rows)
+            st[ST] = st_start + stores
+            st[READ + 2 * (out_tiles % 2)], st[READ + 2 * (out_tiles % 2) + 1] = st_start + stores / n_s, st[ST]
+            if n_s > cfg.rs_st:     # the store FSM issues its last command once all but rs_st are out
+                st[FREED + slot] = max(ex_issued, st_start + (n_s - cfg.rs_st) * stores / n_s + lat)
             out_tiles += 1
+        n += 1
+        # a run of identical tiles reaches a periodic regime (two loop slots, alternating halves): once
+        # every time has moved by the same delta over a period, the run's remaining periods each move
+        # them by that delta again, so they are skipped (the walk of a large layer's programs)
+        if (n - run_start) % 2 == 0 and n - run_start >= 4 and (halves is None or halves[n - 1] != halves[n - 2]):
+            if previous is not None:
+                delta = st[0] - previous[0]
+                periods = (runs[n - 1] - n) // 2
+                if periods > 0 and all(abs(a - b - delta) < 1e-6 for a, b in zip(st, previous)):
+                    st = [v + delta * periods for v in st]
+                    n += 2 * periods
+                    out_tiles += 2 * periods if n_s else 0
+            previous = list(st)
+    ld_end, ex_end, st_end = st[LD], st[EX], st[ST]
     return max(st_end + lat, ex_end + depth)
 
 
@@ -496,25 +656,33 @@ def library_conv_counts(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KE
     input row and column when downsampling; zero fills of the accumulator without DRAM bytes), a
     weight block's registers and scratchpad reads once, every compute's A rows read and its output
     rows read and written in the accumulator, each output stored once."""
-    d = cfg.dim
     tiles, downsample = _library_conv_tiles(layer, cfg)
+    return loop_conv_stream_counts(tiles, cfg, dilation=layer.Hdilation, downsample=downsample, out_int8=out_int8)
+
+
+def loop_conv_stream_counts(tiles, cfg: GemminiConfig, *, dilation: int = 1, downsample: int = 0,
+                            out_int8: bool = KERNEL_OUT_INT8) -> dict:
+    """What a sequence of LOOP_CONV_WS `tiles` (as _library_conv_tiles gives them) moves and
+    computes, as the cycle model counts it (library_conv_counts says how)."""
+    d = cfg.dim
     c = dict.fromkeys(("macs", "registers", "scratchpad_reads", "scratchpad_writes", "accumulator_reads",
                        "accumulator_writes", "dram_bytes_in", "dram_bytes_out"), 0)
-    for B, orows, ocols, och, kr, kc, ich, irows, icols, first, last in tiles:
+    for (B, orows, ocols, och, kr, kc, ich, irows, icols, first, last, pad_rows, pad_cols), times in \
+            collections.Counter(tiles).items():        # a layer's programs are few kinds of tile
         pixels = B * orows * ocols
         weights = kr * kc * ich * och
         inputs = B * -(-irows >> downsample) * -(-icols >> downsample) * ich
-        groups = kr * math.ceil(kc / _packed_pixels(ich, kc, layer.Hdilation, downsample, d)) * math.ceil(ich / d)
-        c["macs"] += pixels * weights
-        c["registers"] += weights
-        c["scratchpad_reads"] += weights + pixels * kr * kc * ich * math.ceil(och / d)
-        c["scratchpad_writes"] += weights + inputs
-        c["dram_bytes_in"] += weights + inputs
-        c["accumulator_reads"] += pixels * och * groups
-        c["accumulator_writes"] += pixels * och * (groups + first)
+        groups = kr * math.ceil(kc / _packed_pixels(ich, kc, dilation, downsample, d)) * math.ceil(ich / d)
+        c["macs"] += times * (pixels * weights)
+        c["registers"] += times * weights
+        c["scratchpad_reads"] += times * (weights + pixels * kr * kc * ich * math.ceil(och / d))
+        c["scratchpad_writes"] += times * (weights + inputs + B * ((irows + pad_rows) * (icols + pad_cols) - irows * icols) * ich)
+        c["dram_bytes_in"] += times * (weights + inputs)
+        c["accumulator_reads"] += times * (pixels * och * groups)
+        c["accumulator_writes"] += times * (pixels * och * (groups + first))
         if last:
-            c["accumulator_reads"] += pixels * och
-            c["dram_bytes_out"] += pixels * och * (cfg.input_bytes if out_int8 else cfg.acc_bytes)
+            c["accumulator_reads"] += times * (pixels * och)
+            c["dram_bytes_out"] += times * (pixels * och * (cfg.input_bytes if out_int8 else cfg.acc_bytes))
     return c
 
 
