@@ -74,6 +74,16 @@ def resolve_schedule(schedule=None, block=None, dataflow="WS", double_buffer=Fal
     return s if dataflow == s.dataflow else replace(s, dataflow=dataflow)
 
 
+def readable_in_place(x) -> bool:
+    """x is a non-empty 2-D int8 numpy array the kernel reads where it is: unit stride along one
+    dimension (row-major with any row stride, or column-major). Anything else goes through
+    exact_array, which checks it and copies it unchanged into a contiguous array."""
+    if not (isinstance(x, np.ndarray) and x.dtype == np.int8 and x.ndim == 2 and x.size):
+        return False
+    s0, s1 = (s // x.itemsize if n > 1 else 0 for s, n in zip(x.strides, x.shape))
+    return min(s0, s1) >= 0 and (s1 in (0, 1) or s0 in (0, 1))
+
+
 def strided_matrix(x, name: str):
     """(flat, row stride, column stride) of a 2-D int8 array read in place: row-major with any
     row stride, or column-major (strides (1, ld): a transposed operand, which Gemmini's array
@@ -104,8 +114,8 @@ def matmul_launch(a, b, *, bias=None, out="int32", scale=1.0, relu=False, schedu
     (strides (1, ld): read transposed, e.g. Kᵀ of attention scores; not both column-major);
     other inputs are taken as exact_array takes them. Without `schedule` or `block`, the default
     schedule for the shape."""
-    a = a if isinstance(a, np.ndarray) and a.ndim == 2 else exact_array(a, "a", np.int8, 2)
-    b = b if isinstance(b, np.ndarray) and b.ndim == 2 else exact_array(b, "b", np.int8, 2)
+    a = a if readable_in_place(a) else exact_array(a, "a", np.int8, 2)
+    b = b if readable_in_place(b) else exact_array(b, "b", np.int8, 2)
     (a_flat, stride_am, stride_ak), (b_flat, stride_bk, stride_bn) = strided_matrix(a, "a"), strided_matrix(b, "b")
     if stride_ak != 1 and stride_bn != 1:
         raise ValueError("a and b are both column-major: Gemmini's array transposes one operand (copy one of them)")
