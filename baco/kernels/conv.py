@@ -152,6 +152,13 @@ def conv_schedule(blocks=None, *, Q, K, C, P=1, taps=1, config=None, out_int8=Fa
     return as_schedule(blocks, "blocks")
 
 
+def check_whole_rows(schedule: GemmSchedule, Q: int) -> None:
+    """A schedule of several output rows per program covers whole rows (block_m = Q)."""
+    if schedule.rows > 1 and schedule.block_m != Q:
+        raise ValueError(f"rows={schedule.rows} output rows per program need whole rows: block_m = Q = {Q}, "
+                         f"not {schedule.block_m}")
+
+
 class ConvLaunch(KernelLaunch):
     """A convolution's kernel launch: kernel, grid, runtime arguments (the output array is
     argument 2), compile options and schedule; runs it, times it, or writes a self-checking
@@ -171,9 +178,7 @@ class ConvLaunch(KernelLaunch):
         N, H, W, C = x.shape
         R, S = w_kernel.shape[:2]
         _, P, Q, K = y.shape
-        if schedule.rows > 1 and schedule.block_m != Q:
-            raise ValueError(f"rows={schedule.rows} output rows per program need whole rows: block_m = Q = {Q}, "
-                             f"not {schedule.block_m}")
+        check_whole_rows(schedule, Q)
         grid = (N * bl.cdiv(P, schedule.rows), bl.cdiv(Q, schedule.block_m), bl.cdiv(K, schedule.block_n))
         args = [x, w_kernel, y, H, W, C, P, Q, K, R, S, *stride, *padding, *dilation, real_scalar(scale)]
         options = dict(RELU=relu, OUT_INT8=y.dtype == np.int8, config=config, schedule=schedule)

@@ -27,7 +27,7 @@ from baco.frontend.jit import jit
 from baco.gemmini.config import GemminiConfig, as_config
 from baco.gemmini.schedule import default_depthwise_schedule
 from baco.kernels.arguments import bias_vector, exact_array, real_scalar
-from baco.kernels.conv import ConvLaunch, _check, _read_out, conv_schedule, im2col
+from baco.kernels.conv import ConvLaunch, _check, _read_out, check_whole_rows, conv_schedule, im2col
 
 FORMULATIONS = ("block-diagonal", "per-channel")
 
@@ -132,9 +132,7 @@ class DepthwiseLaunch(ConvLaunch):
         N, H, W, C = x.shape
         R, S = w.shape[:2]
         _, P, Q, _ = y.shape
-        if schedule.rows > 1 and schedule.block_m != Q:
-            raise ValueError(f"rows={schedule.rows} output rows per program need whole rows: block_m = Q = {Q}, "
-                             f"not {schedule.block_m}")
+        check_whole_rows(schedule, Q)
         width = schedule.block_n
         grid = (N * bl.cdiv(P, schedule.rows), bl.cdiv(Q, schedule.block_m), bl.cdiv(C, width))
         args = [x, depthwise_weight_blocks(w, width), y, H, W, C, P, Q, R, S, *stride, *padding, *dilation,

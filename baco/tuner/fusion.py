@@ -52,7 +52,7 @@ from baco.problem.dims import DIMS
 from baco.tuner import costmodel
 from baco.tuner.arch import MAX_BUFFER_KB
 from baco.tuner.relax import capacity_penalty
-from baco.tuner.workloads import Layer, import_model_module, layers_from_torch, merge_identical
+from baco.tuner.workloads import Layer, layers_from_torch, merge_identical, model_factory
 
 CHAIN_KINDS = ("gemm-gemm", "pw-pw", "dw-pw")
 TAIL_KINDS = ("resadd", "pool")
@@ -184,12 +184,7 @@ def graph_from_torch(module, *example_inputs) -> FusionGraph:
 def graph_from_model_spec(spec: str, input_shape) -> FusionGraph:
     """The fusion graph of `module:callable` (as workloads.layers_from_model_spec), built on the
     meta device (shapes only: nothing is allocated or computed)."""
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise ValueError(f"--torch wants MODULE:CALLABLE (e.g. torchvision.models:resnet50), got {spec!r}")
-    factory = getattr(import_model_module(module_name), attr, None)
-    if not callable(factory):
-        raise ValueError(f"{module_name} has no callable {attr!r}")
+    factory = model_factory(spec)
     with torch.device("meta"):
         model = factory().eval()
     return graph_from_torch(model, torch.zeros(*[int(d) for d in input_shape], device="meta"))

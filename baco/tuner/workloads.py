@@ -333,16 +333,21 @@ def importable_torchvision() -> None:
         sys.modules["torchvision"] = package
 
 
-def layers_from_model_spec(spec: str, input_shape) -> list[Layer]:
-    """Layers of `module:callable` (e.g. torchvision.models:resnet50), built with no arguments
-    (random weights: only shapes matter) and traced on zeros of `input_shape`."""
-    import torch
+def model_factory(spec: str):
+    """The callable `module:callable` names (e.g. torchvision.models:resnet50)."""
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise ValueError(f"--torch wants MODULE:CALLABLE (e.g. torchvision.models:resnet50), got {spec!r}")
     factory = getattr(import_model_module(module_name), attr, None)
     if not callable(factory):
         raise ValueError(f"{module_name} has no callable {attr!r}")
-    model = factory().eval()
+    return factory
+
+
+def layers_from_model_spec(spec: str, input_shape) -> list[Layer]:
+    """Layers of `module:callable` (e.g. torchvision.models:resnet50), built with no arguments
+    (random weights: only shapes matter) and traced on zeros of `input_shape`."""
+    import torch
+    model = model_factory(spec)().eval()
     with torch.no_grad():
         return layers_from_torch(model, torch.zeros(*[int(d) for d in input_shape]))
