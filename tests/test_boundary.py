@@ -132,3 +132,34 @@ def test_empty_launch_on_iss_and_build_folders_removed(tmp_path, monkeypatch):
     shifted_matmul.cache.clear()
     gc.collect()
     assert list(tmp_path.glob("baco-shifted_matmul-*"))
+
+
+@baco.jit
+def rows_shifted_matmul(a_ptr, b_ptr, c_ptr, M, N, K, OFF, BM: bl.constexpr, BN: bl.constexpr, BK: bl.constexpr):
+    pm = bl.program_id(0)
+    row0 = pm * BM + OFF
+    acc = bl.zeros((BM, BN), dtype=bl.int32)
+    for kb in range(0, bl.cdiv(K, BK)):
+        a = bl.make_block_ptr(a_ptr, shape=(M, K), strides=(K, 1), offsets=(row0, kb * BK), block_shape=(BM, BK))
+        b = bl.make_block_ptr(b_ptr, shape=(K, N), strides=(N, 1), offsets=(kb * BK, 0), block_shape=(BK, BN))
+        acc += bl.dot(bl.load(a, boundary_check=(0, 1)), bl.load(b, boundary_check=(0, 1)))
+    c = bl.make_block_ptr(c_ptr, shape=(M, N), strides=(N, 1), offsets=(row0, 0), block_shape=(BM, BN))
+    bl.store(c, acc, boundary_check=(0, 1))
+
+
+@pytest.mark.parametrize("dim,M,off", [(8, 20, -16), (8, 20, -30), (8, 40, -8), (4, 33, -13), (16, 20, -16)])
+def test_block_whose_first_row_tiles_lie_outside(dim, M, off):
+    """A WS block whose first valid rows are two or more DIM-row tiles in: the store that runs
+    behind the computes stores each row tile after it is computed (it stored the window's tile
+    i-1 after the block's tile i: zeros where the window starts late)."""
+    from baco.gemmini.arith import reference_matmul
+    from baco.gemmini.config import GemminiConfig
+    rng = np.random.default_rng(dim + M - off)
+    a = rng.integers(-128, 128, (M, 8), dtype=np.int8)
+    b = rng.integers(-128, 128, (8, 8), dtype=np.int8)
+    cfg = GemminiConfig.from_capacity(dim, 256, 64)
+    grid = (-(-(M - off) // 32),)
+    for target in ("sim", "iss"):
+        c = np.zeros((M, 8), np.int32)
+        rows_shifted_matmul[grid](a, b, c, M, 8, 8, off, BM=32, BN=8, BK=8, config=cfg, target=target)
+        np.testing.assert_array_equal(c, reference_matmul(a, b, out="int32"), err_msg=target)

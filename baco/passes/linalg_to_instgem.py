@@ -467,7 +467,7 @@ class LinalgToInstGem:
             prefetch.when(ir.cmpi("sge", lb, ub), lambda: self.store_all(op, src, dst, blk))
 
     def store_all(self, op, src, dst, blk):
-        emit_tile, n_rt, n_ct = self.store_plan(op, src, dst, blk)
+        emit_tile, n_rt, n_ct, _ = self.store_plan(op, src, dst, blk)
 
         def tile(t):
             emit_tile(ir.binop("remsi", t, n_rt), ir.binop("divsi", t, n_rt))
@@ -475,7 +475,8 @@ class LinalgToInstGem:
 
     def store_plan(self, op, src, dst, blk: Placed):
         """config_st for storing local block `blk` (through `src`, a corner view) to the
-        DRAM view `dst`; returns (emit_tile(rt, ct) emitting one mvout, row tiles, column tiles)."""
+        DRAM view `dst`; returns (emit_tile(rt, ct) emitting one mvout of the window's row tile rt,
+        the window's row tiles, column tiles, and the block row tile the window's first row is in)."""
         unit_inner_stride(dst, op)
         cfg = self.cfg
         first, rows, cols = self.local_window(src)
@@ -504,7 +505,7 @@ class LinalgToInstGem:
             dram = ir.binop("addi", dram, ir.binop("muli", ct, cst(cfg.dim * esize)))
             local = ir.binop("addi", blk.tile_addr(bt, ct, flags), ir.binop("subi", lo, ir.binop("muli", bt, cst(cfg.dim))))
             instgem.emit("mvout", dram_addr=dram, local_addr=local, cols=extent(cols, ct, cfg.dim), rows=n_rows)
-        return emit_tile, n_tiles, ceil_div(cols, cfg.dim)
+        return emit_tile, n_tiles, ceil_div(cols, cfg.dim), first_tile
 
     def store_pooled(self, op, src, dst, blk: Placed):
         """The pooled block `blk` (a gemmini.max_pool generic over an accumulator block's int8
@@ -682,7 +683,7 @@ class LinalgToInstGem:
             if fused is not None:
                 store, loop_op = fused
                 with InsertionPoint(loop_op):
-                    emit_tile, n_rt, n_ct = self.store_plan(store, *store.operands,
+                    emit_tile, n_rt, n_ct, first_rt = self.store_plan(store, *store.operands,
                                                             self.placed(alloc_of(store.operands[0])))
                 lb, ub, step = list(loop_op.operands)[:3]
                 iv = loop_op.regions[0].blocks[0].arguments[0]
@@ -721,8 +722,11 @@ class LinalgToInstGem:
                         "andi", ir.cmpi("eq", j, ir.binop("subi", n_cols_run, cst(1))), ir.cmpi("slt", j, n_ct)))
 
                 def store_own_row(i):
-                    row = ir.binop("subi", i, cst(1))
-                    prefetch.when(ir.cmpi("slt", row, n_rt), lambda: emit_tile(row, j))
+                    # block row tile i-1 is final: the window's row tile i-1-first_rt (the window
+                    # starts first_rt tiles into the block when its first rows are masked off)
+                    row = ir.binop("subi", ir.binop("subi", i, cst(1)), first_rt)
+                    prefetch.when(ir.binop("andi", ir.cmpi("sge", row, zero), ir.cmpi("slt", row, n_rt)),
+                                  lambda: emit_tile(row, j))
 
                 def k_loop(k, full):       # full: a K tile of DIM rows of B and columns of A
                     a_k, b_k = (cst(d), cst(d)) if full else (extent(a_cols, k, d), extent(b_rows, k, d))
@@ -772,8 +776,8 @@ class LinalgToInstGem:
                 if fused is not None:      # rows an empty k loop left; the last column's last rows
                     prefetch.when(store_prev, lambda: store_rows(
                         prev, ir.binop("minsi", ir.binop("muli", n_k, per_k), n_rt), n_rt))
-                    own_done = select(ir.cmpi("sgt", n_k, zero), ir.binop(
-                        "minsi", ir.binop("maxsi", ir.binop("subi", n_i, cst(1)), zero), n_rt), zero)
+                    own_done = select(ir.cmpi("sgt", n_k, zero), ir.binop("minsi", ir.binop(
+                        "maxsi", ir.binop("subi", ir.binop("subi", n_i, cst(1)), first_rt), zero), n_rt), zero)
                     prefetch.when(store_own, lambda: store_rows(j, own_done, n_rt))
             outer = loop(zero, n_cols_run, j_loop)
             if first_loop is not None:     # tiles the first iteration's products did not reach
