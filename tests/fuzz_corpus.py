@@ -771,6 +771,7 @@ SHIFT_BODY = [
 
 
 def window(x, r0, c0, rows, cols):
+    """x[r0:r0+rows, c0:c0+cols] with zeros outside x (a boundary-checked load)."""
     out = np.zeros((rows, cols), np.int64)
     r, c = np.arange(r0, r0 + rows), np.arange(c0, c0 + cols)
     rm, cm = (r >= 0) & (r < x.shape[0]), (c >= 0) & (c < x.shape[1])

@@ -49,7 +49,7 @@ import numpy as np
 from baco.errors import CompilationError, KernelRuntimeError
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import GemminiFault
-from tests.fuzz_corpus import MARK, Case, corpus_dir
+from tests.fuzz_corpus import MARK, Case, corpus_dir, window
 
 LAUNCHES_PER_KERNEL = 8
 GOOD = ("bit-exact", "compile error", "argument error", "run-time error")
@@ -77,15 +77,6 @@ def readout(acc, scale=1.0, relu=False):
     if relu:
         acc = np.maximum(acc, 0)
     return sat(scaled(acc, scale), 8).astype(np.int8)
-
-
-def window(x, r0, c0, rows, cols):
-    """x[r0:r0+rows, c0:c0+cols] with zeros outside x (a boundary-checked load)."""
-    out = np.zeros((rows, cols), np.int64)
-    r, c = np.arange(r0, r0 + rows), np.arange(c0, c0 + cols)
-    rm, cm = (r >= 0) & (r < x.shape[0]), (c >= 0) & (c < x.shape[1])
-    out[np.ix_(rm, cm)] = x[np.ix_(r[rm], c[cm])]
-    return out
 
 
 def put(dst, r0, c0, block, rows_limit=None, cols_limit=None):
