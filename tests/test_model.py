@@ -397,6 +397,21 @@ def test_causal_attention_is_a_located_error():
     assert err.value.filename == __file__ and err.value.line == Causal.forward.__code__.co_firstlineno + 1
 
 
+def test_grouped_query_attention_is_a_located_error():
+    """enable_gqa repeats each K/V head over its group of Q heads (as torch does); the repeat has
+    no operator yet: a located error naming it, not an exception from the decomposition."""
+    class Grouped(nn.Module):
+        def forward(self, q, kv):
+            return nn.functional.scaled_dot_product_attention(q, kv, kv, enable_gqa=True)     # the line
+
+    class Call(nn.Module):
+        def forward(self, x):
+            return Grouped()(x, x[:, :2])
+    with pytest.raises(CompilationError, match="repeat_interleave") as err:
+        baco.compile_model(Call(), torch.randn(1, 4, 9, 8))
+    assert err.value.filename == __file__ and err.value.line == Grouped.forward.__code__.co_firstlineno + 1
+
+
 def test_broadcast_mul_is_a_located_error():
     class Scale(nn.Module):
         def forward(self, x):

@@ -744,8 +744,9 @@ def _attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=No
     import math
 
     import torch
-    if enable_gqa:
-        raise NotImplementedError("scaled_dot_product_attention with enable_gqa")
+    if enable_gqa and k.shape[-3] != q.shape[-3]:      # grouped-query: each K/V head serves a group of Q heads
+        k = k.repeat_interleave(q.shape[-3] // k.shape[-3], dim=-3)
+        v = v.repeat_interleave(q.shape[-3] // v.shape[-3], dim=-3)
     s = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
     scores = torch.matmul(q, k.transpose(-2, -1)) * s
     if is_causal:
