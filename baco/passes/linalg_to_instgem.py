@@ -23,7 +23,7 @@ from mlir.ir import InsertionPoint, IntegerAttr, MemRefType, StringAttr
 
 from baco.dialects import instgem
 from baco.gemmini.config import MLIR_ELEMENTS, GemminiConfig
-from baco.gemmini.isa import GARBAGE_ADDR, local_addr
+from baco.gemmini.isa import GARBAGE_ADDR, MVIN_OF_SLOT, local_addr
 from baco.passes import irutil as ir
 from baco.passes import prefetch
 from baco.passes.gemmini_placement import array_written
@@ -145,9 +145,6 @@ def load_stream(count, body):
     f = loop(cst(0), count, body)
     f.operation.attributes[prefetch.STREAM] = ir.unit()
     return f
-
-
-MVIN_OF_SLOT = ("mvin", "mvin2", "mvin3")    # each load slot has its own config_ld state
 
 
 def dram_addr_and_stride(view, esize, dim=0):

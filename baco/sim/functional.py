@@ -17,7 +17,7 @@ import numpy as np
 from baco.gemmini.arith import (acc_to_int8, bits_f32, max_pool, rounding_right_shift,
                                 saturate, scale_to_int)
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.isa import (ACC_BIT, ACCUMULATE_BIT, READ_FULL_BIT, GemminiFault,
+from baco.gemmini.isa import (ACC_BIT, ACCUMULATE_BIT, COMMANDS, READ_FULL_BIT, GemminiFault,
                               IsaError, decode, disassemble, is_garbage)
 from baco.sim.loops import LoopConvState, LoopWsState, loop_conv_program, loop_ws_program
 from baco.sim.timing import EXTERNAL_BASE, EXTERNAL_TOTALS
@@ -298,13 +298,13 @@ class GemminiModel:
                          for r in range(rows)])
 
     def do_mvin(self, f):
-        self._mvin(0, f)
+        self._mvin(COMMANDS["mvin"].load_slot, f)
 
     def do_mvin2(self, f):
-        self._mvin(1, f)
+        self._mvin(COMMANDS["mvin2"].load_slot, f)
 
     def do_mvin3(self, f):
-        self._mvin(2, f)
+        self._mvin(COMMANDS["mvin3"].load_slot, f)
 
     def do_mvout(self, f):
         cfg = self.config
