@@ -19,7 +19,7 @@ them (`Lowered.locate`).
 
 Schedules: the default schedule of each kernel on the default GemminiConfig, or, with a design (a
 `baco tune --out DIR` result), the design's GemminiConfig for every layer and the tuned schedule of
-the design layer of the same shape (baco.tuner.workloads.Layer key: convolutions, depthwise
+the design layer of the same shape (baco.problem.layer.Layer key: convolutions, depthwise
 convolutions and linear layers); other layers keep the kernel's default schedule on that config.
 """
 from __future__ import annotations
@@ -39,7 +39,8 @@ from baco.kernels.pool import ConvPoolLaunch
 from baco.kernels.resadd import resadd_launch
 from baco.model import cpu_ops
 from baco.model.graph import Graph, Op, inverse
-from baco.tuner.workloads import Layer, gemm
+from baco.problem.layer import Layer
+from baco.tuner.workloads import gemm
 
 GEMMINI_OPS = ("conv", "depthwise", "linear", "matmul", "add")
 VIEW_OPS = ("reshape", "mul_scalar")      # the output is the input's buffer (viewed)

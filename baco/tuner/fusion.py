@@ -49,10 +49,11 @@ from baco.gemmini.config import GemminiConfig, rows_to_kb
 from baco.gemmini.energy import DRAM_PJ, scratchpad_pj
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.dims import DIMS
+from baco.problem.layer import Layer
 from baco.tuner import costmodel
 from baco.tuner.arch import MAX_BUFFER_KB
 from baco.tuner.relax import capacity_penalty
-from baco.tuner.workloads import Layer, layers_from_torch, merge_identical, model_factory
+from baco.tuner.workloads import layers_from_torch, merge_identical, model_factory
 
 CHAIN_KINDS = ("gemm-gemm", "pw-pw", "dw-pw")
 TAIL_KINDS = ("resadd", "pool")
