@@ -1,6 +1,8 @@
 """Fused programs that run: the tuner's fusion groups (baco tune --fusion on) compiled by the
 whole-model compiler as one program per group (baco.kernels.fused), bit-exact against the
 unfused independent reference on sim and the ISS."""
+import copy
+
 import numpy as np
 import pytest
 import torch
@@ -74,10 +76,14 @@ def test_gemm_chain_blocks_and_capacity():
 SIZES, ROWS = (40, 96, 48, 24), 20
 
 
-def tuned_design(model, x, hw=None):
+def tuned_result(model, x, hw=None):
     g = fusion.graph_from_torch(model, x)
-    result = explore.coexplore(g.layers, fusion_graph=g, steps=6, starts=2, random_pool=4, polish=False,
-                               progress=False, cycle_model="compiled", fixed_hw=hw)
+    return g, explore.coexplore(g.layers, fusion_graph=g, steps=6, starts=2, random_pool=4, polish=False,
+                                progress=False, cycle_model="compiled", fixed_hw=hw)
+
+
+def tuned_design(model, x, hw=None):
+    g, result = tuned_result(model, x, hw)
     return g, result_dict(g.layers, result)
 
 
@@ -104,20 +110,26 @@ def test_mlp_fused_groups_compile_bit_exact_on_sim_and_iss():
             assert r["bit_exact"] and r["first_mismatch"] is None, (pairs, target)
 
 
-def test_chosen_fusion_compiles_with_the_tuned_blocks():
-    """The search fuses only pairs whose fused program fits at the producer's tuned blocks: the
-    compiler runs them with exactly those blocks."""
+def test_search_declines_a_fusion_the_program_loses_and_forced_runs_the_tuned_blocks():
+    """The compiled-program model costs a fused pair as its fused kernel's program: here slower
+    than the two layers' (LOOP_WS, loads behind computes), so the search leaves it unfused. Forced
+    (every fitting edge), the compiler runs the pair with exactly the producer's tuned blocks, the
+    blocks at which the search checked its capacity."""
     model, x = mlp(SIZES), seeded_inputs((ROWS, SIZES[0]), 1)[0]
-    _, design = tuned_design(model, x)
-    fused = [e for e in design["fusion"]["edges"] if e["fused"]]
-    assert fused, "the search fuses a pair of this MLP"
-    compiled = baco.compile_model(model, x, design=design)
+    g, result = tuned_result(model, x)
+    assert not any(e["fused"] for e in result.fusion["edges"])
+    problem = explore.NetworkProblem(g.layers, fixed_hw=result.hw, cycle_model="compiled", fusion_graph=g)
+    forced = copy.deepcopy(result)
+    fusion.fuse_result(problem, forced, torch.ones(len(g.edges), dtype=torch.bool), require_gain=False)
+    fused = [e for e in forced.fusion["edges"] if e["fused"]]
+    assert len(fused) == 1 and forced.cycles > result.cycles
+    assert fused[0]["group_cycles"] == fusion.fused_program_cycles(g, g.edges[0], forced.mappings[0], forced.hw)
+    compiled = baco.compile_model(model, x, design=result_dict(g.layers, forced))
     chain = [s for s in compiled.lowered.steps if isinstance(s, GemminiStep) and s.fused]
-    assert len(chain) == len(fused)
-    for step in chain:
-        schedule = compiled.lowered.tuned[step.layer.key]
-        assert step.launches[0].options["BLOCK_M"] == schedule.block_m
-        assert step.launches[0].options["BLOCK_K"] == schedule.block_k
+    assert len(chain) == 1
+    schedule = compiled.lowered.tuned[chain[0].layer.key]
+    assert chain[0].launches[0].options["BLOCK_M"] == schedule.block_m
+    assert chain[0].launches[0].options["BLOCK_K"] == schedule.block_k
     assert compiled.check(x)["bit_exact"]
 
 
@@ -150,5 +162,35 @@ def test_pointwise_pair_fused_bit_exact():
         [("expand", "project", "pw-pw")]
     compiled = baco.compile_model(model, x, design=with_fused(design, [("expand", "project")]))
     assert [k for info in compiled.layers for k in info.kernels][-1] == "gemm_chain_kernel"
+    for target in ("sim", "iss"):
+        assert compiled.check(x, target=target)["bit_exact"]
+
+
+class InvertedResidual(nn.Module):
+    """MobileNetV2's block: 1x1 expand (ReLU6), 3x3 depthwise (ReLU6), 1x1 project, + the input."""
+
+    def __init__(self, c=24, expand=4):
+        super().__init__()
+        h = c * expand
+        self.stem = nn.Sequential(nn.Conv2d(3, c, 3, padding=1), nn.BatchNorm2d(c), nn.ReLU6())
+        self.expand = nn.Sequential(nn.Conv2d(c, h, 1, bias=False), nn.BatchNorm2d(h), nn.ReLU6())
+        self.dw = nn.Sequential(nn.Conv2d(h, h, 3, padding=1, groups=h, bias=False), nn.BatchNorm2d(h), nn.ReLU6())
+        self.project = nn.Sequential(nn.Conv2d(h, c, 1, bias=False), nn.BatchNorm2d(c))
+
+    def forward(self, x):
+        x = self.stem(x)
+        return x + self.project(self.dw(self.expand(x)))
+
+
+def test_pointwise_residual_add_fused_bit_exact():
+    from baco.model.zoo import with_bn_statistics
+    torch.manual_seed(1)
+    model = with_bn_statistics(InvertedResidual(), (1, 3, 9, 7))
+    x = seeded_inputs((1, 3, 9, 7), 1)[0]
+    _, design = tuned_design(model, x, Hardware(16, 64, 32))
+    assert [(e["producer"], e["kind"]) for e in design["fusion"]["edges"]] == [("project.0", "resadd")]
+    compiled = baco.compile_model(model, x, design=with_fused(design, [("project.0", "add")]))
+    kernels = [k for info in compiled.layers for k in info.kernels]
+    assert kernels[-1] == "gemm_resadd_kernel" and "resadd_kernel" not in kernels
     for target in ("sim", "iss"):
         assert compiled.check(x, target=target)["bit_exact"]

@@ -151,7 +151,12 @@ def test_fused_chain_terms_against_hand_computation(cycle_model):
     expected_cycles = sum(max(min(floor(c, l, m), p.cycles), p.cycles - words / rate)
                           for c, l, m, p in zip((producer, consumer), g.layers, mappings, plain.per_layer))
     assert fused.energy_uj == pytest.approx(expected_energy, rel=1e-12)
+    if cycle_model == "compiled":
+        # the compiled program's cycles: the fused kernel's program (baco.gemmini.fused) in place of the pair
+        expected_cycles = fusion.fused_program_cycles(g, g.edges[0], mappings[0], hw)
+        assert expected_cycles < plain.cycles
     assert fused.cycles == pytest.approx(expected_cycles, rel=1e-12)
+    assert fused.fusion["edges"][0]["group_cycles"] == pytest.approx(expected_cycles, rel=1e-12)
     assert fused.fusion["unfused_cycles"] == pytest.approx(plain.cycles, rel=1e-12)
     assert fused.fusion["unfused_energy_uj"] == pytest.approx(plain.energy_uj, rel=1e-12)
     assert fused.edp < fused.fusion["unfused_edp"]

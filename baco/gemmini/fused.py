@@ -1,12 +1,18 @@
-"""What a fused GEMM chain holds on chip: Y = f2(f1(X·W1 + b1)·W2 + b2) as one program
-(baco.kernels.fused), the hidden layer kept in the accumulator (the execute unit reads it back
-as scaled, ReLU'd int8: the A operand of the second product, no mvout, no mvin).
+"""What the fused programs of baco.kernels.fused hold on chip. One definition for the compiler
+(the kernels' blocks) and the tuner (a fused edge's capacity during the search): the arithmetic
+works on ints and on torch tensors alike.
 
-Per program (BLOCK_M rows of X): in the scratchpad an X block (BLOCK_M x BLOCK_K), a W1 block
-(BLOCK_K x H) and the whole W2 (H x N); in the accumulator the hidden block (BLOCK_M x H, which
-starts as the bias rows) and the output block (BLOCK_M x N). H and N are whole (one block each,
-padded to DIM). One definition for the compiler (the kernel's blocks) and the tuner (the fused
-chain's capacity during the search): the arithmetic works on ints and on torch tensors alike.
+A GEMM chain Y = f2(f1(X·W1 + b1)·W2 + b2), the hidden layer kept in the accumulator (the execute
+unit reads it back as scaled, ReLU'd int8: the A operand of the second product, no mvout, no
+mvin). Per program (BLOCK_M rows of X): in the scratchpad an X block (BLOCK_M x BLOCK_K), a W1
+block (BLOCK_K x H) and the whole W2 (H x N); in the accumulator the hidden block (BLOCK_M x H,
+which starts as the bias rows) and the output block (BLOCK_M x N). H and N are whole (one block
+each, padded to DIM).
+
+A GEMM with its residual add, Y = g(r(f(X·W + b))·sa + R·sr): the GEMM kernel's blocks (X
+BLOCK_M x BLOCK_K, W BLOCK_K x BLOCK_N; the accumulator block BLOCK_M x BLOCK_N) plus a
+BLOCK_N x BLOCK_N identity in the scratchpad and two more accumulator blocks: the layer's int8
+output multiplied back in exactly, and the sum the residual is loaded into.
 Pure Python: imports only baco.gemmini.
 """
 from __future__ import annotations
@@ -14,7 +20,8 @@ from __future__ import annotations
 import math
 
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import Footprint
+from baco.gemmini.schedule import Footprint, dma_cycles
+from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
 
 def _tiles(v, dim):
@@ -28,6 +35,12 @@ def gemm_chain_footprint(block_m, block_k, H, N, dim) -> Footprint:
     block_m and block_k may be tensors (the tuner's tiles), H and N are the layers' widths."""
     m, k, h, n = _tiles(block_m, dim), _tiles(block_k, dim), _tiles(H, dim), _tiles(N, dim)
     return Footprint(sp_rows=(m * k + k * h + h * n) * dim, acc_rows=(m * h + m * n) * dim)
+
+
+def gemm_resadd_footprint(block_m, block_n, block_k, dim) -> Footprint:
+    """Local rows of one program of the GEMM + residual add (numbers or tensors)."""
+    m, n, k = _tiles(block_m, dim), _tiles(block_n, dim), _tiles(block_k, dim)
+    return Footprint(sp_rows=(m * k + k * n + n * n) * dim, acc_rows=3 * m * n * dim)
 
 
 def gemm_chain_blocks(M: int, K: int, H: int, N: int, block_m: int, block_k: int,
@@ -51,4 +64,53 @@ def gemm_chain_blocks(M: int, K: int, H: int, N: int, block_m: int, block_k: int
             return None
 
 
-__all__ = ["gemm_chain_footprint", "gemm_chain_blocks"]
+def _block_moves(row_tiles, col_tiles, elem_bytes, cfg, k) -> float:
+    """DMA cycles filling a block of row_tiles x col_tiles DIM x DIM tiles: DIM rows and up to
+    max_block_len tiles a command."""
+    d, mbl = cfg.dim, cfg.max_block_len
+    full, rest = divmod(col_tiles, mbl)
+    return row_tiles * (full * dma_cycles(d, mbl * d * elem_bytes, cfg, k) +
+                        (dma_cycles(d, rest * d * elem_bytes, cfg, k) if rest else 0))
+
+
+def _compute(tiles: int, k: TimingConstants, dim: int) -> float:
+    return tiles * (dim + k.compute_overhead)
+
+
+def gemm_chain_program_cycles(M: int, K: int, H: int, N: int, block_m: int, block_k: int, cfg: GemminiConfig,
+                              k: TimingConstants = DEFAULT_CONSTANTS) -> float:
+    """Gemmini's cycles of the fused chain's program (baco.kernels.fused.gemm_chain_kernel), its
+    blocks single-buffered, so each load waits for the computes that read the block before:
+    per program the bias rows into the hidden block, per K step the X and W1 blocks then their
+    computes, then the output's bias rows, W2, the second product's computes and the stores."""
+    d = cfg.dim
+    t = lambda v: max(1, _tiles(v, d))  # noqa: E731
+    tm, tk, th, tn = t(min(block_m, M)), t(min(block_k, K)), t(H), t(N)
+    steps = _tiles(K, min(block_k, t(K) * d))
+    acc_in = lambda rows, cols: _block_moves(rows, cols, cfg.acc_bytes, cfg, k)  # noqa: E731
+    one = (acc_in(tm, th) + steps * (_block_moves(tm, tk, cfg.input_bytes, cfg, k) +
+                                     _block_moves(tk, th, cfg.input_bytes, cfg, k) + _compute(tm * th * tk, k, d)) +
+           acc_in(tm, tn) + _block_moves(th, tn, cfg.input_bytes, cfg, k) + _compute(tm * tn * th, k, d) +
+           tm * tn * (dma_cycles(d, d, cfg, k) + k.acc_scale_latency))
+    return _tiles(M, min(block_m, t(M) * d)) * one
+
+
+def gemm_resadd_program_cycles(M: int, N: int, K: int, block_m: int, block_n: int, block_k: int, cfg: GemminiConfig,
+                               k: TimingConstants = DEFAULT_CONSTANTS) -> float:
+    """Gemmini's cycles of the GEMM + residual add program (gemm_resadd_kernel), single-buffered:
+    per program the bias rows, per K step the X and W blocks then their computes, the identity,
+    the two identity products, the residual's scaled load and the stores."""
+    d = cfg.dim
+    t = lambda v: max(1, _tiles(v, d))  # noqa: E731
+    tm, tn, tk = t(min(block_m, M)), t(min(block_n, N)), t(min(block_k, K))
+    steps = _tiles(K, min(block_k, t(K) * d))
+    one = (_block_moves(tm, tn, cfg.acc_bytes, cfg, k) +
+           steps * (_block_moves(tm, tk, cfg.input_bytes, cfg, k) + _block_moves(tk, tn, cfg.input_bytes, cfg, k) +
+                    _compute(tm * tn * tk, k, d)) +
+           _block_moves(tn, tn, cfg.input_bytes, cfg, k) + 2 * _compute(tm * tn * tn, k, d) +
+           _block_moves(tm, tn, cfg.input_bytes, cfg, k) + tm * tn * (dma_cycles(d, d, cfg, k) + k.acc_scale_latency))
+    return _tiles(M, min(block_m, t(M) * d)) * _tiles(N, min(block_n, t(N) * d)) * one
+
+
+__all__ = ["gemm_chain_footprint", "gemm_chain_blocks", "gemm_resadd_footprint", "gemm_chain_program_cycles",
+           "gemm_resadd_program_cycles"]

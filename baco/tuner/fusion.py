@@ -30,9 +30,9 @@ program: the array's compute) and rate the model's DRAM words per cycle (8 for T
 Gemmini, the DMA bus's bytes per beat for the compiled program). A tail's op costs its DRAM
 traffic (intermediate read, residual read, output write) unfused; fused, the intermediate's
 write-back and read vanish (eq. 15's traffic removal for a consumer that is not a MAC layer).
-Capacity (eqs. 16-18): a fused chain holds what one program of the fused kernel holds
-(baco.gemmini.fused.gemm_chain_footprint at the producer's L2 tile: its rows and input channels,
-the hidden layer and the consumer's output whole); during descent its over-use is a penalty
+Capacity (eqs. 16-18): a fused chain or residual add holds what one program of its fused kernel
+holds (baco.gemmini.fused at the producer's L2 tile: its rows, input and output channels; a
+chain's hidden layer and the consumer's output whole); during descent its over-use is a penalty
 weighted by sigma, and at rounding sigma becomes 1 only where sigma >= 0.5 and the exact
 check passes (on the fixed hardware, or within the largest buildable buffers when the hardware is
 inferred, which then grows to hold the fused pair). Every forward pass of the descent is thus a
@@ -51,11 +51,13 @@ import torch
 from baco.gemmini.arith import pool_field_problems
 from baco.gemmini.config import GemminiConfig, rows_to_kb
 from baco.gemmini.energy import DRAM_PJ, scratchpad_pj
-from baco.gemmini.fused import gemm_chain_footprint
+from baco.gemmini.fused import (gemm_chain_footprint, gemm_chain_program_cycles, gemm_resadd_footprint,
+                                gemm_resadd_program_cycles)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.dims import DIMS
 from baco.tuner import costmodel
 from baco.tuner.arch import MAX_BUFFER_KB
+from baco.tuner.mapping import tile_dims
 from baco.tuner.relax import capacity_penalty
 from baco.tuner.workloads import Layer, layers_from_torch, merge_identical, model_factory
 
@@ -65,7 +67,7 @@ RESADD_PRODUCERS = ("linear", "pw")      # the GEMM kernel's layers: the fused p
 SIGMA_INIT_LOGIT = 0.5      # sigma = 0.62 at the start: every edge fused where it fits, free to leave
 # the compiled program's DRAM rate, bytes (int8 words) a cycle: one DMA beat of the bus per beat_cycles
 COMPILED_WORDS_PER_CYCLE = GemminiConfig().dma_bus_bits / 8 / DEFAULT_CONSTANTS.beat_cycles
-N_, P_, Q_, C_ = (DIMS.index(d) for d in "NPQC")
+N_, P_, Q_, C_, K_ = (DIMS.index(d) for d in "NPQCK")
 
 
 @dataclass(frozen=True)
@@ -303,6 +305,9 @@ class FusionTerms:
         self.chain_producer = self.producer[self.chains] if chains else self.chains
         self.chain_consumer_inst = torch.tensor([graph.edges[k].consumer for k in chains], dtype=torch.int64)
         self.chain_consumer = self.instances[self.chain_consumer_inst] if chains else self.chain_consumer_inst
+        # the edges whose fused program's footprint is checked: the chains and the residual adds
+        held = [k for k, e in enumerate(graph.edges) if e.chain or e.kind == "resadd"]
+        self.held = torch.tensor(held, dtype=torch.int64)
         self.tails = torch.tensor([k for k, e in enumerate(graph.edges) if not e.chain], dtype=torch.int64)
         self.words = torch.tensor([float(e.words) for e in graph.edges], dtype=torch.float64)
         self.op_words = torch.tensor([float(e.op_reads + e.op_writes) for e in graph.edges], dtype=torch.float64)
@@ -320,35 +325,40 @@ class FusionTerms:
         return {"fills": out["dram_input"].reshape(L, B), "floor": floor.reshape(L, B),
                 "cycles": out["cycles"].reshape(L, B), "energy_uj": out["energy_uj"].reshape(L, B)}
 
-    def chain_needs(self, temporal, spatial, dim) -> tuple[torch.Tensor, torch.Tensor]:
-        """(scratchpad KB, accumulator KB) [C, B] one program of each fused chain holds
-        (baco.gemmini.fused.gemm_chain_footprint): its rows and input channels a step are the
-        producer's L2 tile (the blocks the compiler runs it with: its schedule's block_m, block_k),
-        the hidden and output widths whole; dim: the array's rows (a number or [B])."""
+    def held_needs(self, temporal, spatial, dim) -> tuple[torch.Tensor, torch.Tensor]:
+        """(scratchpad KB, accumulator KB) [H, B] one program of each held edge's fused kernel
+        holds (baco.gemmini.fused): at the producer's L2 tile (the blocks the compiler runs it with:
+        its schedule's block_m, block_n, block_k), a chain's hidden and output widths whole; dim:
+        the array's rows (a number or [B])."""
         B = temporal[0].shape[0]
-        if not len(self.chains):
+        if not len(self.held):
             return torch.zeros(0, B, dtype=torch.float64), torch.zeros(0, B, dtype=torch.float64)
         sp, acc = [], []
-        for k, layer_index in zip(self.chains.tolist(), self.chain_producer.tolist()):
+        for k in self.held.tolist():
+            e = self.graph.edges[k]
+            layer_index = self.graph.instances[e.producer]
             t = temporal[layer_index][:, :3, :].prod(1)
             dims = self.graph.layers[layer_index]
-            consumer = self.graph.layers[self.graph.instances[self.graph.edges[k].consumer]]
             clamp = lambda f, d: torch.minimum(f, torch.tensor(float(d), dtype=torch.float64))  # noqa: E731
             block_m = clamp(t[:, N_], dims.N) * clamp(t[:, P_], dims.P) * clamp(t[:, Q_], dims.Q)
             block_k = clamp(t[:, C_] * spatial[layer_index][:, 0], dims.C)
-            f = gemm_chain_footprint(block_m, block_k, dims.K, consumer.K, dim)
+            if e.chain:
+                consumer = self.graph.layers[self.graph.instances[e.consumer]]
+                f = gemm_chain_footprint(block_m, block_k, dims.K, consumer.K, dim)
+            else:
+                f = gemm_resadd_footprint(block_m, clamp(t[:, K_] * spatial[layer_index][:, 1], dims.K), block_k, dim)
             sp.append(rows_to_kb(f.sp_rows, dim, "int8"))
             acc.append(rows_to_kb(f.acc_rows, dim, "int32"))
         return torch.stack(sp), torch.stack(acc)
 
     def round(self, sigma, fits, mask=None):
-        """sigma_eff [B, E]: the rounded fusion (sigma >= 0.5, or `mask`, where the chain fits:
-        fits [B, C]; a layer instance in at most one fused edge, the first in order keeping it)
+        """sigma_eff [B, E]: the rounded fusion (sigma >= 0.5, or `mask`, where the held edge fits:
+        fits [B, H]; a layer instance in at most one fused edge, the first in order keeping it)
         as the value, sigma's gradient."""
         B, E = sigma.shape
         on = (sigma.detach() >= 0.5) if mask is None else mask.expand(B, E).clone()
-        if len(self.chains):
-            on[:, self.chains] &= fits
+        if len(self.held):
+            on[:, self.held] &= fits
         taken = torch.zeros(B, len(self.graph.instances), dtype=torch.bool)
         for k, e in enumerate(self.graph.edges):
             members = [e.producer] + ([e.consumer] if e.chain else [])
@@ -386,11 +396,11 @@ class FusionTerms:
         return fused.sum(0) + extra_cycles, energy[self.instances].sum(0) + energy_pj * 1e-6
 
     def capacity_penalty(self, sigma, sp_need, acc_need, sp_cap, acc_cap) -> torch.Tensor:
-        """The relaxation's penalty [B]: each chain's over-use of the buffers, weighted by its sigma."""
-        if not len(self.chains):
+        """The relaxation's penalty [B]: each held edge's over-use of the buffers, weighted by its sigma."""
+        if not len(self.held):
             return torch.zeros(sigma.shape[0], dtype=torch.float64)
         over = capacity_penalty(sp_need, sp_cap) + capacity_penalty(acc_need, acc_cap)     # [C, B]
-        return (sigma[:, self.chains].t() * over).sum(0)
+        return (sigma[:, self.held].t() * over).sum(0)
 
 
 def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sigma=None):
@@ -404,7 +414,7 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
     pe = torch.stack([s.max(1).values for s in spatial]).max(0).values
     rows_of = problem.array_rows(pe)
     sp, acc = problem.buffer_needs(temporal, spatial, rows_of)
-    sp_chain, acc_chain = terms.chain_needs(temporal, spatial, rows_of)
+    sp_chain, acc_chain = terms.held_needs(temporal, spatial, rows_of)
     fixed = problem.fixed_hw
     sp_cap, acc_cap = (fixed.sp_kb, fixed.acc_kb) if fixed else (MAX_BUFFER_KB, MAX_BUFFER_KB)
     fits = ((sp_chain <= sp_cap + 1e-9) & (acc_chain <= acc_cap + 1e-9)).t()          # [B, C]
@@ -412,10 +422,10 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
     if not relaxed:
         sigma = problem.fusion_mask.to(torch.float64).expand(B, E)
     on = terms.round(sigma, fits, None if relaxed else problem.fusion_mask)
-    if fixed is None and len(terms.chains):
-        # the inferred hardware holds the fused chains too (their need where fused, else nothing)
-        sp_all = torch.cat([sp, on[:, terms.chains].t() * sp_chain])
-        acc_all = torch.cat([acc, on[:, terms.chains].t() * acc_chain])
+    if fixed is None and len(terms.held):
+        # the inferred hardware holds the fused programs too (their need where fused, else nothing)
+        sp_all = torch.cat([sp, on[:, terms.held].t() * sp_chain])
+        acc_all = torch.cat([acc, on[:, terms.held].t() * acc_chain])
     else:
         sp_all, acc_all = sp, acc
     hardware, hw_t, penalty = problem.infer_hardware(pe, sp_all, acc_all, smooth)
@@ -437,11 +447,31 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
     return hardware, net_cycles, net_energy, penalty, on.detach() > 0.5, relaxation
 
 
-def fuse_result(problem, result, mask) -> None:
-    """Make `result` (a design of problem.layers, explore.Result) the fused network's: its totals
-    from FusionTerms.network on its exact per-layer costs, fusing the edges of `mask` [E] that fit
-    its hardware, and result.fusion: the edges, the fused groups and the design's totals unfused."""
-    terms, hw = problem.fusion_terms, result.hw
+def fused_program_cycles(graph: FusionGraph, edge: Edge, mapping, hw) -> float:
+    """Gemmini's cycles of a held edge's fused program (baco.gemmini.fused's models of
+    baco.kernels.fused) at the producer's L2 tile (its mapping's: the blocks the compiler runs it
+    with) on hardware hw."""
+    layer = graph.layers[graph.instances[edge.producer]]
+    t = tile_dims(mapping, 2, layer)
+    M, block_m = layer.N * layer.P * layer.Q, t["N"] * t["P"] * t["Q"]
+    cfg = hw.to_gemmini_config()
+    if edge.chain:
+        consumer = graph.layers[graph.instances[edge.consumer]]
+        return gemm_chain_program_cycles(M, layer.C, layer.K, consumer.K, block_m, t["C"], cfg)
+    return gemm_resadd_program_cycles(M, layer.K, layer.C, block_m, t["K"], t["C"], cfg)
+
+
+def fuse_result(problem, result, mask, require_gain: bool = True) -> None:
+    """Make `result` (a design of problem.layers, explore.Result) the fused network's, fusing the
+    edges of `mask` [E] that fit its hardware, and result.fusion: the edges (a fused one with
+    "group_cycles", the predicted cycles of its group's program), the fused groups and the
+    design's totals unfused. Energy: FusionTerms.network on its exact per-layer costs. Cycles: the
+    Timeloop-matched model's network; the compiled program's, each fused group's program as
+    baco.gemmini.fused models it (fused_program_cycles) in place of its layers' and op's cycles
+    unfused, and an edge whose fused program is not faster than that stays unfused (the exact
+    check at rounding: a fusion the compiled program would lose is not chosen) unless
+    require_gain=False (every edge of `mask` that fits: measuring what fusing costs)."""
+    terms, hw, graph = problem.fusion_terms, result.hw, problem.fusion
     with torch.no_grad():
         tensors = [costmodel.mapping_tensors(m) for m in result.mappings]
         temporal = [t for t, _, _ in tensors]
@@ -449,7 +479,7 @@ def fuse_result(problem, result, mask) -> None:
         order = torch.cat([costmodel.order_index(m.order, 1) for m in result.mappings])
         hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (hw.pe_dim, hw.sp_kb, hw.acc_kb))
         L = len(problem.layers)
-        sp_chain, acc_chain = terms.chain_needs(temporal, spatial, float(hw.pe_dim))
+        sp_chain, acc_chain = terms.held_needs(temporal, spatial, float(hw.pe_dim))
         fits = ((sp_chain <= hw.sp_kb + 1e-9) & (acc_chain <= hw.acc_kb + 1e-9)).t()
         on = terms.round(torch.as_tensor(mask, dtype=torch.float64).reshape(1, -1),
                          fits, torch.as_tensor(mask, dtype=torch.bool).reshape(1, -1))
@@ -457,14 +487,46 @@ def fuse_result(problem, result, mask) -> None:
                                 temporal, spatial, order, hw_t)
         cycles = torch.tensor([[c.cycles] for c in result.per_layer], dtype=torch.float64)
         energy = torch.tensor([[c.energy_uj] for c in result.per_layer], dtype=torch.float64)
-        totals = {name: [float(x[0]) for x in terms.network(cycles, energy, traffic["fills"], traffic["floor"],
-                                                            sigma, hw_t[1])]
-                  for name, sigma in (("fused", on), ("unfused", torch.zeros_like(on)))}
+
+        def network(sigma):
+            return [float(x[0]) for x in terms.network(cycles, energy, traffic["fills"], traffic["floor"], sigma,
+                                                        hw_t[1])]
+        unfused = network(torch.zeros_like(on))
+
+        def group_unfused(e: Edge) -> float:
+            """Its layers' cycles and its op's (DRAM traffic) unfused."""
+            members = [e.producer] + ([e.consumer] if e.chain else [])
+            op = 0.0 if e.chain else float(e.op_reads + e.op_writes + e.words) / terms.rate
+            return sum(float(cycles[graph.instances[i], 0]) for i in members) + op
+        group_cycles = {}
+        for k, e in enumerate(graph.edges):
+            if not bool(on[0, k]):
+                continue
+            if problem.cycle_model == "timeloop":   # its layers and op less what fusing this edge alone saves
+                alone = torch.zeros_like(on)
+                alone[0, k] = 1.0
+                group_cycles[k] = group_unfused(e) + network(alone)[0] - unfused[0]
+            elif e.kind in ("gemm-gemm", "pw-pw", "resadd"):
+                program = fused_program_cycles(graph, e, result.mappings[graph.instances[e.producer]], hw)
+                if program < group_unfused(e) or not require_gain:
+                    group_cycles[k] = program
+                else:
+                    on[0, k] = 0.0
+        totals = {"fused": network(on), "unfused": unfused}
+        if problem.cycle_model != "timeloop":
+            # the pools as the network has them; each other fused group's program replaces its
+            # layers and op (groups are disjoint pairs)
+            pools = on * torch.tensor([[e.kind == "pool" for e in graph.edges]], dtype=on.dtype)
+            totals["fused"][0] = network(pools)[0] - sum(group_unfused(graph.edges[k]) - c
+                                                         for k, c in group_cycles.items())
     result.cycles, result.energy_uj = totals["fused"]
     result.edp = result.cycles * result.energy_uj
     unfused_cycles, unfused_energy = totals["unfused"]
-    result.fusion = {**describe(problem.fusion, (on[0] > 0.5).tolist()), "unfused_cycles": unfused_cycles,
-                     "unfused_energy_uj": unfused_energy, "unfused_edp": unfused_cycles * unfused_energy}
+    info = describe(graph, (on[0] > 0.5).tolist())
+    for k, c in group_cycles.items():
+        info["edges"][k]["group_cycles"] = c
+    result.fusion = {**info, "unfused_cycles": unfused_cycles, "unfused_energy_uj": unfused_energy,
+                     "unfused_edp": unfused_cycles * unfused_energy}
 
 
 def describe(graph: FusionGraph, fused) -> dict:
