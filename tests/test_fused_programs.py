@@ -194,3 +194,12 @@ def test_pointwise_residual_add_fused_bit_exact():
     assert kernels[-1] == "gemm_resadd_kernel" and "resadd_kernel" not in kernels
     for target in ("sim", "iss"):
         assert compiled.check(x, target=target)["bit_exact"]
+
+
+def test_a_fused_edge_of_another_model_is_an_error():
+    model, x = mlp(SIZES), seeded_inputs((ROWS, SIZES[0]), 1)[0]
+    _, design = tuned_design(model, x, Hardware(16, 64, 32))
+    wrong = with_fused(design, [("0", "2")])
+    wrong["fusion"]["edges"][0]["producer"] = "encoder.fc1"
+    with pytest.raises(ValueError, match="encoder.fc1 -> 2 .*0 Gemmini layers of the producer's module"):
+        baco.compile_model(model, x, design=wrong)
