@@ -203,3 +203,28 @@ def test_a_fused_edge_of_another_model_is_an_error():
     wrong["fusion"]["edges"][0]["producer"] = "encoder.fc1"
     with pytest.raises(ValueError, match="encoder.fc1 -> 2 .*0 Gemmini layers of the producer's module"):
         baco.compile_model(model, x, design=wrong)
+
+
+@pytest.mark.parametrize("kind,shape", [
+    ("chain", (20, 40, 96, 48, 32, 48)), ("chain", (256, 64, 128, 64, 64, 64)), ("chain", (1024, 32, 64, 32, 64, 32)),
+    ("resadd", (64, 96, 16, 64, 16, 96)), ("resadd", (1024, 96, 24, 64, 32, 96)), ("resadd", (256, 192, 32, 128, 32, 64))])
+def test_fused_program_models_against_the_cycle_model(kind, shape):
+    """baco.gemmini.fused's cycle models (the tuner's cost of a fused group) against the cycle
+    model's time of the fused kernel's command stream."""
+    from baco.gemmini.fused import gemm_chain_program_cycles, gemm_resadd_program_cycles
+    from baco.gemmini.schedule import GemmSchedule
+    from baco.kernels.fused import gemm_resadd_launch
+    cfg, rng = GemminiConfig(), np.random.default_rng(0)
+    i8 = lambda *s: rng.integers(-128, 128, s, dtype=np.int8)  # noqa: E731
+    if kind == "chain":
+        M, K, H, N, bm, bk = shape
+        launch = gemm_chain_launch(i8(M, K), i8(K, H), None, i8(H, N), None, scale1=0.01, scale2=0.01,
+                                   block_m=bm, block_k=bk)
+        predicted = gemm_chain_program_cycles(M, K, H, N, bm, bk, cfg)
+    else:
+        M, K, N, bm, bn, bk = shape
+        launch = gemm_resadd_launch(i8(M, K), i8(K, N), None, i8(M, N), scale=0.01, relu=False, a_scale=0.5,
+                                    r_scale=0.7, out_scale=0.9, relu_out=False, schedule=GemmSchedule(bm, bn, bk))
+        predicted = gemm_resadd_program_cycles(M, N, K, bm, bn, bk, cfg)
+    simulated = launch.cycles()["cycles"]
+    assert abs(predicted - simulated) <= 0.15 * simulated, (predicted, simulated)
