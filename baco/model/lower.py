@@ -26,9 +26,10 @@ the design layer of the same shape (baco.tuner.workloads.Layer key: convolutions
 convolutions and linear layers); other layers keep the kernel's default schedule on that config.
 
 Fusion: a design's fused edges (result.json's "fusion", `baco tune --fusion on`) name their layers
-by module path, which is where each op comes from (Op.source). Each fused chain edge becomes one
-fused step with the producer's tuned blocks; an edge the compiler cannot run as one program is a
-ValueError naming it, never a silently unfused pair.
+by module path, which is where each op comes from (Op.source). Each fused chain or residual-add
+edge becomes one fused step with the producer's tuned blocks; an edge the compiler cannot run as
+one program is a ValueError naming it, never a silently unfused pair. A max pool after a ReLU'd
+conv is fused by the capture whatever the design says (its "pool" edges).
 """
 from __future__ import annotations
 
