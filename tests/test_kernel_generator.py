@@ -12,6 +12,8 @@ from tests import kernel_generator as kg
 # seeds (one launch each of a kernel group of LAUNCHES_PER_KERNEL) covering every family
 BOUNDED = [s for group in (36, 31, 3, 33, 57, 10) for s in range(group * kg.LAUNCHES_PER_KERNEL,
                                                                   group * kg.LAUNCHES_PER_KERNEL + 5)]
+# widened seeds: constexpr-flag epilogues with an optional bias pointer, GEMV, the fused MLP, compile_model
+BOUNDED += [100017, 100019, 100020, 100112, 100128, 100130, 100760, 100761, 100805]
 
 # seeds that found a bug (fixed), by what they found
 REGRESSIONS = {
@@ -43,6 +45,28 @@ REGRESSIONS = {
     1642: "the same class",
     1729: "the same class",
     1731: "the same class",
+    # widened seeds (examples' GEMV and fused-MLP wrappers, compile_model): arguments converted or unchecked
+    102186: "gemv(out='int16') silently gave an int32 result",
+    100923: "gemv(relu=True, out='int32') silently skipped the ReLU",
+    100643: "gemv(block=(16,)) was an IndexError",
+    101793: "gemv(block=(0, 16)) was a CompilationError inside the example's kernel, not a ValueError naming block",
+    100136: "gemv(block=(4096, 4096)): the same, over the scratchpad's capacity",
+    100938: "gemv(config=16) was an AttributeError",
+    100113: "fused_mlp(scale1='0.5') ran, the string converted to a float",
+    100952: "fused_mlp with w1 of K+1 rows for x of K columns ran, reading a mismatched weight",
+    100625: "fused_mlp(block_k=-16) ran",
+    100941: "fused_mlp(dataflow='XS') ran as WS",
+    100939: "fused_mlp(block_m=0) was a ZeroDivisionError",
+    101028: "fused_mlp(dataflow='OS', scale1=0.3) was a CompilationError inside the example's kernel, not a "
+            "ValueError naming scale1",
+    100926: "fused_mlp with a float32 x was a CompilationError inside the example's kernel",
+    101031: "fused_mlp(scale2=None) was a TypeError from float() that did not name scale2",
+    100386: "fused_mlp with a 1-D x was an unpacking ValueError that did not name x",
+    101480: "compile_model with an int32 example_input was a RuntimeError from torch",
+    100857: "compile_model with a float64 example_input for a float32 model: the same",
+    100756: "compile_model with an example_input of the wrong channel count: the same",
+    100787: "compile_model(design=5) was a TypeError from pathlib that did not name design",
+    100863: "compile_model(design={'layers': []}) was a KeyError after the capture and the calibration",
     5140: "a column-major B (order=(0, 1)) on a DIM 8 Gemmini, WS, with a row offset that leaves the A block's "
           "first 3 DIM-row tiles outside the array (OFF = -30, BM = 32): 34 elements of the output's second "
           "DIM-column tile wrong on sim and the ISS (the interpreter was right)",
@@ -91,6 +115,22 @@ def test_cases_are_reproducible_and_cover_the_language():
     assert {c.category.split("-")[0] for c in cases} >= {"gemm", "pool", "chain", "sum", "slices", "shipped", "mutation"}
     assert {c.category for c in cases if c.category.startswith("shipped")} == {
         f"shipped-{k}" for k in ("matmul", "conv2d", "depthwise", "conv1d", "conv_pool", "resadd")}
+
+
+def test_widened_cases_cover_the_new_forms():
+    """Seeds from kg.WIDENED on add optional pointers, constexpr-flag epilogues, the GEMV and
+    fused-MLP wrappers and compile_model (valid calls and every broken argument); seeds below
+    keep their cases."""
+    cases = [kg.case(s) for s in range(kg.WIDENED, kg.WIDENED + 1600)]
+    text = " ".join(c.source for c in cases if c.source)
+    for form in ("bias_ptr=None", "if bias_ptr is not None:", "if OUT8:", "if RELU:", "OUT8: bl.constexpr"):
+        assert form in text, form
+    categories = {(c.category, c.expect) for c in cases}
+    for category in ("shipped-gemv", "shipped-fused_mlp", "model-mlp", "model-conv"):
+        assert {(category, "result"), (category, "launch")} <= categories, category
+    assert any(c.meta.get("bias_ptr") is not None for c in cases if getattr(c, "meta", None))
+    assert not any("bias_ptr=None" in (kg.case(s).source or "") or kg.case(s).category.startswith("model")
+                   for s in range(400))
 
 
 def test_checker_sees_wrong_results_and_bad_locations():
