@@ -131,11 +131,12 @@ def indent(stmt: str, levels: int) -> str:
 
 SCALES = (1.0, 0.5, 0.0125, -0.03, 2.0 ** -7, 1e-7, 3.0, NAN, INF, -INF)
 CONST_SCALES = (1.0, 0.25, 0.0078125, 0.03, -0.5, NAN, INF)
-# (statement, needs acc, message): a bad statement inserted at a random place of a good kernel
+# (statement, needs acc, message): a bad statement inserted at a random place of a good kernel; run-time
+# values in them are program ids, never a launch integer (an argument equal to 1 is a compile-time constant)
 BAD_STATEMENTS = [
     ("bad = @@bl.zeros((BM, BN), dtype=bl.int8)", False, "zeros() makes int32 accumulator blocks"),
     ("bad = @@M ** 2", False, "operator Pow"),
-    ("bad = @@M / 2", False, "use // for division"),
+    ("bad = @@bl.program_id(0) / 2", False, "use // for division"),
     ("bad = @@BM // (BM - BM)", False, "division or modulo by zero"),
     ("bad = @@BN % (BK - BK)", False, "division or modulo by zero"),
     ("bad = @@bl.cdiv(BM, BK - BK)", False, "cdiv() by zero"),
@@ -153,13 +154,13 @@ BAD_STATEMENTS = [
      False, "no dimension has stride 1"),
     ("bad = @@bl.dot(acc, acc)", True, "Gemmini dot() multiplies int8 blocks"),
     ("bad = @@acc * acc", True, "elementwise block * block is not supported"),
-    ("if @@M > 3:\n    pass", False, "comparisons of runtime values"),
+    ("if @@bl.program_id(0) > 3:\n    pass", False, "comparisons of runtime values"),
     ("bad = @@undefined_thing", False, "name `undefined_thing` is not defined"),
     ("bad = @@bl.load(M)", False, "load() needs a block pointer"),
     ("@@bl.store(c_ptr + N, acc)", True, "store() needs a block pointer, got pointer"),
     ("bad = @@a_ptr * 2", False, "a pointer can only be moved by adding an integer"),
     ("bad = M if @@bl.program_id(0) else N", False, "needs a compile-time condition"),
-    ("bad = @@bl.zeros((M, BN))", False, "zeros() shape must be two positive"),
+    ("bad = @@bl.zeros((bl.program_id(0), BN))", False, "zeros() shape must be two positive"),
     ("bad = @@bl.cdiv(acc, 2)", True, "must be an integer scalar"),
     ("bad = @@[i for i in range(3)]", False, "unsupported expression"),
     ("@@while M > 0:\n    pass", False, "while loops are not supported"),
