@@ -15,7 +15,7 @@ from baco.compiler import cache_dir
 from baco.model import reference
 from baco.model.graph import capture, inverse
 from baco.model.link import program_of
-from baco.model.lower import GemminiStep, lower
+from baco.model.lower import GemminiStep, design_schedules, lower
 from baco.model.quantize import node_values, quantize, quantize_input
 
 TARGETS = ("sim", "iss")
@@ -201,9 +201,28 @@ def compile_model(model, example_input, design=None, calibrate=8, target="sim", 
     loaded dict) or a CPU op. Returns a CompiledModel running on `target`."""
     if target not in TARGETS:
         raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
+    design = checked_design(design)      # before the capture and the calibration
     graph, ep = capture(model, example_input)
     quantize(graph, ep, example_input, calibrate, observer)
     return CompiledModel(graph, ep, lower(graph, design), target)
+
+
+def checked_design(design):
+    """None, or the tuned design as the result.json dict lower() takes (a folder or file path is
+    read); a TypeError/ValueError naming `design` when it is neither or not a `baco tune` result."""
+    if design is None:
+        return None
+    if isinstance(design, (str, Path)):
+        from baco.design import load_design
+        design = load_design(design)
+    if not isinstance(design, dict):
+        raise TypeError(f"design must be a `baco tune --out` folder, its result.json or the loaded dict, "
+                        f"not {type(design).__name__}")
+    try:
+        design_schedules(design)
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"design is not a `baco tune` result: {type(e).__name__}: {e}") from e
+    return design
 
 
 __all__ = ["compile_model", "CompiledModel", "LayerInfo", "quantization_error", "tensor_errors"]

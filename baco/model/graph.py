@@ -767,8 +767,15 @@ def export(model, example_input):
         raise TypeError(f"model must be a torch.nn.Module, not {type(model).__name__}")
     if not isinstance(example_input, torch.Tensor):
         raise TypeError(f"example_input must be a torch.Tensor, not {type(example_input).__name__}")
+    if not example_input.is_floating_point():      # the compiled model quantises a float input
+        raise TypeError(f"example_input must be a float tensor, not a {example_input.dtype} tensor")
     model = model.eval()
     with torch.no_grad():
+        try:       # the model's own error on this input names the input, not an export internal
+            model(example_input)
+        except Exception as e:     # noqa: BLE001 — any failure of the user's forward is reported as one
+            raise ValueError(f"example_input ({example_input.dtype} of shape {tuple(example_input.shape)}): the model "
+                             f"fails on it: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}") from e
         ep = torch.export.export(model, (example_input,))
     sdpa = torch.ops.aten.scaled_dot_product_attention.default
     if any(n.target is sdpa for n in ep.graph.nodes):
