@@ -506,3 +506,24 @@ def test_bad_arguments_name_the_argument():
 def test_bad_operator_parameters(make, error, match):
     with pytest.raises(error, match=match):
         make()
+
+
+def test_embedding_gathers_rows_on_host_and_iss(elf_cache):
+    """Rows of an int8 table (an argument, any size) picked by int32 ids of a ragged shape; an id
+    outside the table is a ValueError naming ids, never a read past it."""
+    table = rand_i8(37, 13)
+    ids = RNG.integers(0, 37, size=(3, 7)).astype(np.int32)
+    ids[0, :2] = (0, 36)
+    kernel = cpu_ops.embedding(ids.shape, 37, 13)
+    assert kernel.arg_shapes == ((3, 7), (37, 13), (3, 7, 13))
+    np.testing.assert_array_equal(run_host(kernel, ids, table), table[ids])
+    np.testing.assert_array_equal(run_iss(kernel, ids, table, cache_dir=elf_cache), table[ids])
+    for bad in (-1, 37):
+        wrong = ids.copy()
+        wrong[2, 6] = bad
+        with pytest.raises(ValueError, match=r"argument ids must be in \[0, 37\)"):
+            run_host(kernel, wrong, table)
+    with pytest.raises(TypeError, match="argument ids must be int32"):
+        run_host(kernel, ids.astype(np.int64), table)
+    with pytest.raises(ValueError, match="rows must be a positive int"):
+        cpu_ops.embedding((3,), 0, 4)

@@ -84,6 +84,7 @@ class CpuKernel:
         self.name = f"cpu_{op}_{hashlib.sha256(text.encode()).hexdigest()[:12]}"
         self.mlir = text.replace(NAME, self.name)
         self.llvm_ir = lower(self.mlir)
+        self.value_checks = []      # callables(arrays) raising ValueError on values the kernel cannot take
         self._fn = None
         self._private_dir = None
 
@@ -111,6 +112,8 @@ class CpuKernel:
         for name, a in zip(self.arg_names, arrays[:self.n_inputs]):
             if np.may_share_memory(a, out):
                 raise ValueError(f"argument {name} overlaps the output {self.arg_names[-1]}")
+        for check in self.value_checks:
+            check(arrays)
 
     def __call__(self, *arrays: np.ndarray) -> None:
         self.check_arrays(arrays)
@@ -719,6 +722,35 @@ def layernorm(shape, gamma, beta, *, eps=1e-5, in_scale, out_scale) -> CpuKernel
 
 
 # ---------------------------------------------------------------- layout
+
+def embedding(ids_shape, rows: int, cols: int) -> CpuKernel:
+    """out[i..., :] = table[ids[i...], :]: rows of an int8 table (rows x cols, an argument: a large
+    table stays read-only data) picked by int32 ids of any shape; out has shape ids_shape + (cols,).
+    Every id must be in [0, rows): calling the kernel checks it (ValueError naming ids); a program
+    checks its ids where they enter (baco.model.compile)."""
+    ids_shape = _shape(ids_shape, what="ids_shape")
+    for what, v in (("rows", rows), ("cols", cols)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+            raise ValueError(f"{what} must be a positive int, not {v!r}")
+    n = int(np.prod(ids_shape))
+    args = [("ids", ids_shape, np.int32), ("table", (rows, cols), np.int8), ("out", (*ids_shape, cols), np.int8)]
+    f = _Func([("ids", (n,), np.int32), ("table", (rows, cols), np.int8), ("out", (n, cols), np.int8)])
+    ids_ty, table_ty, out_ty = memref((n,), np.int32), memref((rows, cols), np.int8), memref((n, cols), np.int8)
+    with f.loop(0, n) as li:
+        row = f(f"arith.index_cast {f(f'memref.load {f.arg(0)}[{li.iv}] : {ids_ty}')} : i32 to index")
+        with f.loop(0, cols) as lc:
+            v = f(f"memref.load {f.arg(1)}[{row}, {lc.iv}] : {table_ty}")
+            f.line(f"memref.store {v}, {f.arg(2)}[{li.iv}, {lc.iv}] : {out_ty}")
+    kernel = CpuKernel("embedding", args, 2, f)
+
+    def ids_inside(arrays):
+        ids = arrays[0]
+        if ids.size and (ids.min() < 0 or ids.max() >= rows):
+            raise ValueError(f"argument ids must be in [0, {rows}) (the table's rows), got ids in "
+                             f"[{ids.min()}, {ids.max()}]")
+    kernel.value_checks.append(ids_inside)
+    return kernel
+
 
 def copy(shape, dtype=np.int8, out_shape=None) -> CpuKernel:
     """out = x element for element in C order (a reshape when out_shape differs; equal sizes)."""

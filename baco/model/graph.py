@@ -47,6 +47,8 @@ class Tensor:
     clamp_scale: float | None = None  # relu6: the scale whose saturation is the clamp at 6
     scale: float | None = None        # set by quantisation
     perm: tuple | None = None         # layout "permuted": stored = the torch value permuted by perm
+    dtype: str = "int8"               # "int32": token ids (an input only embeddings read, stored as int32; no scale)
+    bound: int | None = None          # token ids: every id must be in [0, bound) (the smallest table's rows)
 
     @property
     def order(self) -> tuple:
@@ -343,6 +345,11 @@ class _Walker:
             if node.op == "placeholder":
                 if node.name == self.user_inputs[0]:
                     t = self.new_tensor(node)
+                    if not node.meta["val"].is_floating_point():
+                        if node.meta["val"].dtype not in (self.torch.int64, self.torch.int32):
+                            raise unsupported(node, f"an input of {node.meta['val'].dtype}: the input is a float "
+                                              "tensor or token ids (int64 / int32)")
+                        t.dtype = "int32"
                     self.input = t.name
             elif node.op == "call_function":
                 self.visit(node)
@@ -359,11 +366,56 @@ class _Walker:
     def visit(self, node):
         name = node.target.__name__ if hasattr(node.target, "__name__") else str(node.target)
         base = name.split(".")[0].rstrip("_")
+        if base in CHECKS:                  # torch.export's own assertions on metadata: no value
+            return
+        if self.foldable(node):
+            self.fold(node)
+            return
         handler = getattr(self, f"op_{base}", None)
         if handler is None:
             raise unsupported(node, "this operator is not supported by baco.compile_model (no Gemmini kernel "
                               "or CPU operator runs it)")
         handler(node)
+
+    def foldable(self, node) -> bool:
+        """Every tensor the node reads is a parameter, a buffer or a folded value (no activation):
+        position ids, token types, an all-true attention mask built from them..."""
+        from torch.fx.node import map_arg
+        reads = []
+        map_arg((node.args, node.kwargs), reads.append)
+        return all(self.is_const(a) and a.name not in self.env for a in reads)
+
+    def fold(self, node):
+        """The node's value, computed once now by torch from its constant arguments (a constant)."""
+        from torch.fx.node import map_arg
+        args, kwargs = map_arg((node.args, node.kwargs), lambda a: self.consts[a.name])
+        with self.torch.no_grad():
+            value = node.target(*args, **kwargs)
+        if not isinstance(value, self.torch.Tensor):
+            raise unsupported(node, f"a constant of {type(value).__name__}: only tensors are folded")
+        self.consts[node.name] = value
+
+    def op_embedding(self, node):
+        """Rows of a table picked by the model's token ids (an int64 input): a CPU gather."""
+        table = self.const(node, node.args[0])
+        ids = node.args[1]
+        if not (hasattr(ids, "name") and ids.name in self.env and self.tensors[self.env[ids.name]].dtype == "int32"):
+            raise unsupported(node, "embedding is supported of the model's token-id input or of constant ids")
+        t = self.tensors[self.env[ids.name]]
+        rows = int(table.shape[0])
+        t.bound = rows if t.bound is None else min(t.bound, rows)
+        self.emit(node, "embedding", [t], dict(weight=table.float()), layout="torch")
+
+    def op_masked_fill(self, node):
+        """masked_fill(x, mask, value) with a constant mask that selects nothing (the attention mask
+        of a model called without one) is x; any other mask has no operator."""
+        x, mask = node.args[:2]
+        if not (self.is_act(x) and self.is_const(mask) and mask.name not in self.env):
+            raise unsupported(node, "masked_fill is supported with a constant mask (an attention mask given as a "
+                              "model input has no operator: compile_model takes one input)")
+        if bool(self.consts[mask.name].any()):
+            raise unsupported(node, "masked_fill with a constant mask that masks elements has no operator")
+        self.op_contiguous(node)
 
     def op_conv2d(self, node):
         torch = self.torch
@@ -721,6 +773,7 @@ class _Walker:
     op_detach = op_contiguous
 
 
+CHECKS = ("_assert_tensor_metadata", "_assert_scalar", "sym_constrain_range_for_size")
 IDENTITIES = ("view", "reshape", "_unsafe_view", "clone", "contiguous", "alias", "detach")
 
 
@@ -765,6 +818,9 @@ def export(model, example_input):
     import torch
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"model must be a torch.nn.Module, not {type(model).__name__}")
+    if isinstance(example_input, (tuple, list)):
+        raise TypeError(f"example_input must be one torch.Tensor: compile_model takes models of one input, not "
+                        f"{len(example_input)} (an attention mask as a second input has no operator)")
     if not isinstance(example_input, torch.Tensor):
         raise TypeError(f"example_input must be a torch.Tensor, not {type(example_input).__name__}")
     model = model.eval()

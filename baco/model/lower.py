@@ -12,7 +12,7 @@ data so that the program linker can turn the whole list into one ELF:
                   with any row stride or column-major, i.e. transposed by the array)
   add             baco.kernels.resadd.resadd_launch (the two operands summed in the accumulator)
 
-CPU ops become calls of baco.model.cpu_ops kernels; reshape/flatten are views of their input's
+CPU ops become calls of baco.model.cpu_ops kernels (an embedding's int8 table a weight buffer); reshape/flatten are views of their input's
 buffer (no step); a constant (a parameter read as an activation) is read-only data (no step). Buffers: every activation tensor by name, weights and biases as
 "<tensor>.weight" / "<tensor>.bias"; arrays the launches take are these buffers or views of
 them (`Lowered.locate`).
@@ -162,7 +162,7 @@ class _Lowering:
     def run(self) -> Lowered:
         g = self.graph
         x = g.tensors[g.input]
-        self.buffer(g.input, np.zeros(x.shape, dtype=np.int8), "input")
+        self.buffer(g.input, np.zeros(x.shape, dtype=x.dtype), "input")
         for op in g.ops:
             if op.kind == "constant":
                 self.buffer(op.output, np.ascontiguousarray(op.q["value"]), "weight")
@@ -279,6 +279,10 @@ class _Lowering:
                                        out_scale=q["out_scale"])
         elif op.kind == "cat":
             return self.lower_cat(op, xs)
+        elif op.kind == "embedding":
+            table = self.buffer(f"{op.output}.weight", np.ascontiguousarray(q["table"]), "weight")
+            kernel = cpu_ops.embedding(x.shape, *table.shape)
+            xs = [x, table]
         else:
             raise AssertionError(f"no lowering for {op.kind} ({op.source})")
         out = self.buffer(op.output, np.zeros(out_shape, dtype=np.int8), "activation")

@@ -216,14 +216,16 @@ OPS = {"conv": conv, "depthwise": depthwise, "linear": linear, "lut": lut,
        "permute": lambda x, q: np.ascontiguousarray(x.transpose(q["perm"])),
        "constant": lambda q: q["value"],
        "strided_copy": lambda x, q: np.ascontiguousarray(viewed(x, (q["shape"], q["strides"], q["offset"]))),
+       "embedding": lambda ids, q: q["table"][ids.astype(np.int64)],
        "avg_pool": avg_pool, "adaptive_avg_pool": adaptive_avg_pool, "softmax": softmax, "layernorm": layernorm}
 BINARY = {"add": add, "matmul": matmul, "mul_channel": mul_channel}
 
 
 def run(graph, x) -> dict:
     """{tensor name: int8 value} of every tensor of the quantised graph on the int8 input x (stored
-    layout: NHWC for an image)."""
-    values = {graph.input: np.asarray(x, dtype=np.int8)}
+    layout: NHWC for an image), or on token ids (an embedding's rows are table[ids])."""
+    t = graph.tensors[graph.input]
+    values = {graph.input: np.asarray(x, dtype=t.dtype)}
     for op in graph.ops:
         args = [values[t] for t in op.inputs]
         if op.kind in OPS:
