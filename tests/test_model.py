@@ -442,14 +442,46 @@ def test_unsupported_forms_are_located_errors(module, shape, match):
         baco.compile_model(module.eval(), torch.randn(shape))
 
 
-def test_causal_attention_is_a_located_error():
-    """The attention's decomposition keeps the mask's operators, located at the model's call."""
-    class Causal(nn.Module):
+class MaskedAttention(nn.Module):
+    """Self-attention of 2 heads with a constant mask: causal, or an additive 0 / -inf float mask."""
+
+    def __init__(self, causal=True, seq=9):
+        super().__init__()
+        self.qkv, self.causal, self.seq = nn.Linear(16, 48), causal, seq
+        additive = torch.zeros(seq, seq)
+        additive[:, seq - 3:] = float("-inf")          # the last 3 keys are padding
+        self.register_buffer("additive", additive)
+
+    def forward(self, x):
+        q, k, v = self.qkv(x).view(1, self.seq, 3, 2, 8).permute(2, 0, 3, 1, 4)
+        if self.causal:
+            return nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=self.additive)
+
+
+@pytest.mark.parametrize("causal,period", [(True, (9, 9)), (False, (1, 9))])
+def test_constant_attention_masks_run_a_masked_softmax(causal, period):
+    """A causal mask (masked_fill of -inf) or an additive 0 / -inf mask broadcast over the scores:
+    the softmax runs masked (one period of the mask's rows stored), bit-exact, close to float."""
+    torch.manual_seed(0)
+    model = MaskedAttention(causal).eval()
+    x = torch.randn(1, 9, 16)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    assert [op.kind for op in compiled.graph.ops] == ["linear", "matmul", "mul_scalar", "softmax", "matmul"]
+    keep = next(op.q["keep"] for op in compiled.graph.ops if op.kind == "softmax")
+    assert keep.shape == period and keep.dtype == bool
+    assert_bit_exact(compiled, seeded_inputs((1, 9, 16), 2, seed=4))
+    assert quantization_error(model, compiled, seeded_inputs((1, 9, 16), 2, seed=5))["cosine"] > 0.99
+
+
+def test_attention_mask_errors_are_located():
+    """masked_fill with a value other than -inf has no operator: located at the model's line."""
+    class Fill(nn.Module):
         def forward(self, x):
-            return nn.functional.scaled_dot_product_attention(x, x, x, is_causal=True)     # the line
-    with pytest.raises(CompilationError) as err:
-        baco.compile_model(Causal(), torch.randn(1, 2, 9, 8))
-    assert err.value.filename == __file__ and err.value.line == Causal.forward.__code__.co_firstlineno + 1
+            return torch.softmax(x.masked_fill(torch.eye(9, dtype=torch.bool), 0.5), -1)     # the line
+    with pytest.raises(CompilationError, match="only -inf") as err:
+        baco.compile_model(Fill(), torch.randn(1, 9, 9))
+    assert err.value.filename == __file__ and err.value.line == Fill.forward.__code__.co_firstlineno + 1
 
 
 def test_grouped_query_attention_is_a_located_error():

@@ -641,26 +641,57 @@ def softmax_exp_table(in_scale) -> np.ndarray:
     return np.array([math.exp(-d * in_scale) for d in range(256)], dtype=np.float32)
 
 
-def softmax(shape, *, in_scale, out_scale) -> CpuKernel:
+def softmax(shape, *, in_scale, out_scale, keep=None) -> CpuKernel:
     """Softmax over the last dim of an int8 x of any shape. Per row x[0..C):
     m = max_j x[j]; e_j = T[m - x[j]] with T = softmax_exp_table(in_scale);
     s = float32 sum of e_j in order j = 0, 1, ..., C-1 (from 0.0);
-    r = float32(1 / out_scale) / s; out[j] = requant(e_j * r)."""
+    r = float32(1 / out_scale) / s; out[j] = requant(e_j * r).
+    With `keep` (an attention mask: bool (P, C), P dividing the rows; row i of x uses keep[i mod P],
+    every row keeping at least one value) the max is over the kept values and a masked value's
+    e_j is 0.0 (torch's -inf before softmax): its output is 0."""
     shape, (rows, cols) = _rows(shape)
     table = softmax_exp_table(_scale(in_scale, "in_scale"))
     inv_out = np.float32(1.0 / _scale(out_scale, "out_scale"))
     sym, glob = dense_global("exp", table)
     ty = memref((rows, cols), np.int8)
+    if keep is not None:
+        keep = np.asarray(keep)
+        if (keep.dtype != np.bool_ or keep.ndim != 2 or keep.shape[1] != cols or not keep.shape[0]
+                or rows % keep.shape[0]):
+            raise ValueError(f"keep must be a bool (P, {cols}) mask with P dividing the {rows} rows, not "
+                             f"{keep.dtype} {keep.shape}")
+        if not keep.any(axis=1).all():
+            raise ValueError("keep masks every value of a row (torch's softmax of it is NaN)")
+        ksym, ktext = dense_global("keep", keep.astype(np.int8))
+        glob += ktext
+        kty = memref(keep.shape, np.int8)
 
     def build(f, r):
         t = f.get_global(sym, "memref<256xf32>")
+        if keep is not None:
+            km = f.get_global(ksym, kty)
+            kr = f(f"arith.remui {r}, {f.index(keep.shape[0])} : index")
+
+        def load_x(j):
+            return f(f"arith.extsi {f(f'memref.load {f.arg(0)}[{r}, {j}] : {ty}')} : i8 to i32")
+
+        def kept(j):
+            k = f(f"memref.load {km}[{kr}, {j}] : {kty}")
+            return f(f"arith.cmpi ne, {k}, {f.const('0', 'i8')} : i8")
 
         def exp_of(j, m):
-            x = f(f"arith.extsi {f(f'memref.load {f.arg(0)}[{r}, {j}] : {ty}')} : i8 to i32")
+            x = load_x(j)
+            if keep is not None:
+                on = kept(j)
+                x = f(f"arith.select {on}, {x}, {m} : i32")
             d = f(f"arith.index_cast {f(f'arith.subi {m}, {x} : i32')} : i32 to index")
-            return f(f"memref.load {t}[{d}] : memref<256xf32>")
-        with f.loop(0, cols, [(f.const("-128", "i32"), "i32")]) as lm:
-            x = f(f"arith.extsi {f(f'memref.load {f.arg(0)}[{r}, {lm.iv}] : {ty}')} : i8 to i32")
+            e = f(f"memref.load {t}[{d}] : memref<256xf32>")
+            return e if keep is None else f(f"arith.select {on}, {e}, {f.f32(0.0)} : f32")
+        low = f.const("-128", "i32")
+        with f.loop(0, cols, [(low, "i32")]) as lm:
+            x = load_x(lm.iv)
+            if keep is not None:
+                x = f(f"arith.select {kept(lm.iv)}, {x}, {low} : i32")
             lm.next = [f(f"arith.maxsi {lm.args[0]}, {x} : i32")]
         m = lm.results[0]
         with f.loop(0, cols, [(f.f32(0.0), "f32")]) as ls:
@@ -669,7 +700,7 @@ def softmax(shape, *, in_scale, out_scale) -> CpuKernel:
         with f.loop(0, cols) as lo:
             q = f.requant(f(f"arith.mulf {exp_of(lo.iv, m)}, {rs} : f32"))
             f.line(f"memref.store {q}, {f.arg(1)}[{r}, {lo.iv}] : {ty}")
-    return _row_kernel("softmax", shape, (rows, cols), build, glob)
+    return _row_kernel("softmax" if keep is None else "masked_softmax", shape, (rows, cols), build, glob)
 
 
 LAYERNORM_MAX_COLS = (1 << 31) // (128 * 128) - 1     # the int32 sum of squares cannot overflow

@@ -198,6 +198,7 @@ class _Walker:
         self.views = {}            # node name -> View (a value no op has stored yet)
         self.unbound = {}          # an unbind node's name -> the View of each part
         self.materialised = {}     # (view, stored order) -> the tensor materialise made of it
+        self.masked = {}           # node name -> (its unmasked input, bool keep mask): a masked softmax's input
         self.user_inputs = list(sig.user_inputs)
 
     # -- values ---------------------------------------------------------------------------------
@@ -407,15 +408,29 @@ class _Walker:
         self.emit(node, "embedding", [t], dict(weight=table.float()), layout="torch")
 
     def op_masked_fill(self, node):
-        """masked_fill(x, mask, value) with a constant mask that selects nothing (the attention mask
-        of a model called without one) is x; any other mask has no operator."""
-        x, mask = node.args[:2]
+        """masked_fill(x, mask, -inf) right before softmax with a constant mask (a causal mask, the
+        all-true mask of a model called without one): the softmax's mask (a mask that masks nothing
+        makes this an identity)."""
+        x, mask, value = node.args[:3]
         if not (self.is_act(x) and self.is_const(mask) and mask.name not in self.env):
             raise unsupported(node, "masked_fill is supported with a constant mask (an attention mask given as a "
                               "model input has no operator: compile_model takes one input)")
-        if bool(self.consts[mask.name].any()):
-            raise unsupported(node, "masked_fill with a constant mask that masks elements has no operator")
-        self.op_contiguous(node)
+        masked = self.consts[mask.name].bool()
+        if not bool(masked.any()):
+            self.op_contiguous(node)
+            return
+        if float(value) != float("-inf"):
+            raise unsupported(node, f"masked_fill with {value}: only -inf (an attention mask before softmax) has "
+                              "an operator")
+        self.attention_mask(node, x, ~masked)
+
+    def attention_mask(self, node, x, keep):
+        """The node is x with -inf where `keep` (a constant bool, broadcast to x) is false; its one
+        reader must be a softmax, which then runs masked."""
+        users = list(node.users)
+        if len(users) != 1 or getattr(users[0].target, "__name__", "").split(".")[0] not in ("softmax", "_softmax"):
+            raise unsupported(node, "an attention mask (-inf where masked) is supported right before a softmax only")
+        self.masked[node.name] = (x, keep.expand(tuple(node.meta["val"].shape)))
 
     def op_conv2d(self, node):
         torch = self.torch
@@ -541,12 +556,21 @@ class _Walker:
         self.emit(node, "adaptive_avg_pool", [x], dict(output_size=tuple(node.meta["val"].shape[2:])))
 
     def op_softmax(self, node):
-        x = self.act(node, node.args[0], "torch")
+        arg, keep = node.args[0], None
+        if hasattr(arg, "name") and arg.name in self.masked:
+            arg, keep = self.masked[arg.name]
+        x = self.act(node, arg, "torch")
         dim = int(node.args[1]) % len(x.torch_shape)
         if dim != len(x.torch_shape) - 1:
             raise unsupported(node, "softmax is supported over the last dim")
         x = self.as_layout(node, x, "torch")
-        self.emit(node, "softmax", [x], {}, layout="torch")
+        attrs = {}
+        if keep is not None:
+            rows = keep.reshape(-1, keep.shape[-1]).numpy()
+            if not rows.any(axis=1).all():
+                raise unsupported(node, "the attention mask masks every value of a row (torch's softmax gives NaN)")
+            attrs["keep"] = periodic_rows(rows)
+        self.emit(node, "softmax", [x], attrs, layout="torch")
 
     def op_layer_norm(self, node):
         x = self.as_layout(node, self.act(node, node.args[0], "torch"), "torch")
@@ -656,6 +680,16 @@ class _Walker:
                               "and a parameter of its shape (a position embedding)")
         if node.kwargs.get("alpha", 1) != 1:
             raise unsupported(node, "add with alpha != 1 has no operator")
+        const = [v for v in operands if not self.is_act(v)]
+        if const:                  # an additive attention mask: 0 where kept, -inf where masked
+            mask = self.consts[const[0].name]
+            if mask.is_floating_point() and bool(((mask == 0) | (mask == float("-inf"))).all()):
+                x = next(v for v in operands if self.is_act(v))
+                if not bool((mask == float("-inf")).any()):
+                    self.view_op(node, lambda m: m) if x.name in self.views else self.alias(node, self.act(node, x))
+                    return
+                self.attention_mask(node, x, mask == 0)
+                return
         a, b = (self.act(node, v) for v in node.args[:2])
         if a.torch_shape != b.torch_shape:
             raise unsupported(node, f"add of shapes {a.torch_shape} and {b.torch_shape} (broadcasting) has no "
@@ -775,6 +809,15 @@ class _Walker:
 
 CHECKS = ("_assert_tensor_metadata", "_assert_scalar", "sym_constrain_range_for_size")
 IDENTITIES = ("view", "reshape", "_unsafe_view", "clone", "contiguous", "alias", "detach")
+
+
+def periodic_rows(rows):
+    """The shortest leading block of rows (P rows, P dividing their count) whose repetition is `rows`
+    (a mask broadcast over batches and heads stores one period)."""
+    n = rows.shape[0]
+    for p in range(1, n + 1):
+        if n % p == 0 and (rows.reshape(n // p, p, -1) == rows[None, :p]).all():
+            return rows[:p].copy()
 
 
 def base_size(t: Tensor) -> int:

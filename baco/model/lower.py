@@ -273,7 +273,7 @@ class _Lowering:
         elif op.kind == "strided_copy":
             kernel = cpu_ops.strided_copy(x.shape, q["shape"], q["strides"], q["offset"])
         elif op.kind == "softmax":
-            kernel = cpu_ops.softmax(x.shape, in_scale=q["in_scale"], out_scale=q["out_scale"])
+            kernel = cpu_ops.softmax(x.shape, in_scale=q["in_scale"], out_scale=q["out_scale"], keep=q["keep"])
         elif op.kind == "layernorm":
             kernel = cpu_ops.layernorm(x.shape, q["gamma"], q["beta"], eps=q["eps"], in_scale=q["in_scale"],
                                        out_scale=q["out_scale"])

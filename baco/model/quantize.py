@@ -205,7 +205,7 @@ def quantize_op(graph: Graph, op):
     elif op.kind in ("avg_pool", "adaptive_avg_pool"):
         op.q = dict(a, in_scale=s_in[0], out_scale=s_out)
     elif op.kind == "softmax":
-        op.q = dict(in_scale=s_in[0], out_scale=s_out)
+        op.q = dict(in_scale=s_in[0], out_scale=s_out, keep=a.get("keep"))
     elif op.kind == "layernorm":
         op.q = dict(gamma=a["gamma"].double().numpy(), beta=a["beta"].double().numpy(), eps=a["eps"],
                     in_scale=s_in[0], out_scale=s_out)

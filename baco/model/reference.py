@@ -177,10 +177,15 @@ def mul_channel(x, s, q):
 
 def softmax(x, q):
     """Per row: m = max; e_j = T[m - x_j] with T[d] = float32(exp(-d in_scale)); s = the float32 sum
-    of e_j in order; r = float32(1 / out_scale) / s; out_j = requant(e_j r)."""
+    of e_j in order; r = float32(1 / out_scale) / s; out_j = requant(e_j r). With an attention mask
+    (q["keep"]: bool rows, row i of x using row i mod their count) m is the max of the kept values
+    and a masked e_j is 0."""
     table = np.array([math.exp(-d * q["in_scale"]) for d in range(256)], dtype=np.float32)
     rows = x.reshape(-1, x.shape[-1]).astype(np.int64)
-    e = table[rows.max(axis=1, keepdims=True) - rows]
+    keep = np.ones_like(rows, dtype=bool) if q.get("keep") is None else \
+        np.tile(q["keep"], (rows.shape[0] // q["keep"].shape[0], 1))
+    m = np.where(keep, rows, -128).max(axis=1, keepdims=True)
+    e = np.where(keep, table[np.where(keep, m - rows, 0)], np.float32(0))
     s = np.add.accumulate(e, axis=1, dtype=np.float32)[:, -1:]
     r = np.float32(1.0 / q["out_scale"]) / s
     return requant_float(e * r).reshape(x.shape)
