@@ -648,11 +648,14 @@ def softmax(shape, *, in_scale, out_scale, keep=None) -> CpuKernel:
     r = float32(1 / out_scale) / s; out[j] = requant(e_j * r).
     With `keep` (an attention mask: bool (P, C), P dividing the rows; row i of x uses keep[i mod P],
     every row keeping at least one value) the max is over the kept values and a masked value's
-    e_j is 0.0 (torch's -inf before softmax): its output is 0."""
+    e_j is 0.0 (torch's -inf before softmax): its output is 0. The row's e_j are kept in a float32
+    scratch row between the sum and the output."""
     shape, (rows, cols) = _rows(shape)
     table = softmax_exp_table(_scale(in_scale, "in_scale"))
     inv_out = np.float32(1.0 / _scale(out_scale, "out_scale"))
     sym, glob = dense_global("exp", table)
+    esym, ety = f"@{NAME}_e", memref((cols,), np.float32)
+    glob += f'  memref.global "private" {esym} : {ety} = uninitialized\n'
     ty = memref((rows, cols), np.int8)
     if keep is not None:
         keep = np.asarray(keep)
@@ -668,6 +671,7 @@ def softmax(shape, *, in_scale, out_scale, keep=None) -> CpuKernel:
 
     def build(f, r):
         t = f.get_global(sym, "memref<256xf32>")
+        scratch = f.get_global(esym, ety)
         if keep is not None:
             km = f.get_global(ksym, kty)
             kr = f(f"arith.remui {r}, {f.index(keep.shape[0])} : index")
@@ -695,10 +699,12 @@ def softmax(shape, *, in_scale, out_scale, keep=None) -> CpuKernel:
             lm.next = [f(f"arith.maxsi {lm.args[0]}, {x} : i32")]
         m = lm.results[0]
         with f.loop(0, cols, [(f.f32(0.0), "f32")]) as ls:
-            ls.next = [f(f"arith.addf {ls.args[0]}, {exp_of(ls.iv, m)} : f32")]
+            e = exp_of(ls.iv, m)
+            f.line(f"memref.store {e}, {scratch}[{ls.iv}] : {ety}")
+            ls.next = [f(f"arith.addf {ls.args[0]}, {e} : f32")]
         rs = f(f"arith.divf {f.f32(inv_out)}, {ls.results[0]} : f32")
         with f.loop(0, cols) as lo:
-            q = f.requant(f(f"arith.mulf {exp_of(lo.iv, m)}, {rs} : f32"))
+            q = f.requant(f(f"arith.mulf {f(f'memref.load {scratch}[{lo.iv}] : {ety}')}, {rs} : f32"))
             f.line(f"memref.store {q}, {f.arg(1)}[{r}, {lo.iv}] : {ty}")
     return _row_kernel("softmax" if keep is None else "masked_softmax", shape, (rows, cols), build, glob)
 
