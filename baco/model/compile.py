@@ -64,9 +64,12 @@ class CompiledModel:
         return np.ascontiguousarray(y.transpose(inverse(t.order)))
 
     def quantize_input(self, x) -> np.ndarray:
-        """The int8 input (model layout) of a float tensor or array, or an int8 array checked."""
+        """The int8 input (model layout) of a float tensor or array, or an int8 array checked; token
+        ids (a model starting with embeddings) as int32, each checked inside the tables."""
         import torch
         t = self.input_tensor
+        if t.dtype == "int32":
+            return self.token_ids(x)
         if isinstance(x, torch.Tensor):
             if x.dtype == torch.int8:
                 x = x.numpy()
@@ -83,6 +86,22 @@ class CompiledModel:
         if tuple(x.shape) != tuple(t.torch_shape):
             raise ValueError(f"x has shape {tuple(x.shape)}, the model was compiled for {tuple(t.torch_shape)}")
         return x
+
+    def token_ids(self, x) -> np.ndarray:
+        """Integer token ids (a torch tensor or numpy array) as the int32 array the program reads."""
+        import torch
+        t = self.input_tensor
+        if isinstance(x, torch.Tensor):
+            x = x.detach().numpy()
+        if not isinstance(x, np.ndarray) or not np.issubdtype(x.dtype, np.integer):
+            raise TypeError(f"x must be integer token ids (a torch tensor or numpy array), not "
+                            f"{getattr(x, 'dtype', type(x).__name__)}")
+        if tuple(x.shape) != tuple(t.torch_shape):
+            raise ValueError(f"x has shape {tuple(x.shape)}, the model was compiled for {tuple(t.torch_shape)}")
+        if x.size and (x.min() < 0 or x.max() >= t.bound):
+            raise ValueError(f"x: token ids must be in [0, {t.bound}) (the embedding tables' rows), got "
+                             f"[{x.min()}, {x.max()}]")
+        return x.astype(np.int32)
 
     def __call__(self, x, target=None) -> np.ndarray:
         """The int8 output on `target`: "sim" runs the steps one by one on the host JIT and the
@@ -179,6 +198,16 @@ def tensor_errors(compiled: CompiledModel, x) -> list:
     return rows
 
 
+def model_output(out):
+    """The one tensor a model returned (transformers wraps it in a ModelOutput, the exported graph's
+    one output)."""
+    import torch
+    leaves = [v for v in torch.utils._pytree.tree_leaves(out) if isinstance(v, torch.Tensor)]
+    if len(leaves) != 1:
+        raise ValueError(f"the model returned {len(leaves)} tensors; compiled models return one")
+    return leaves[0]
+
+
 def quantization_error(model, compiled: CompiledModel, inputs) -> dict:
     """The quantised program's logits (the reference's: the program is bit-exact to it) against the
     float model's over `inputs`: mean cosine similarity and top-1 agreement (last dimension)."""
@@ -186,7 +215,7 @@ def quantization_error(model, compiled: CompiledModel, inputs) -> dict:
     cos, agree = [], []
     for x in inputs:
         with torch.no_grad():
-            f = model(x).float().reshape(x.shape[0], -1).numpy()
+            f = model_output(model(x)).float().reshape(x.shape[0], -1).numpy()
         q = compiled.dequantize(compiled.reference(x)).reshape(x.shape[0], -1)
         cos += [cosine(fi, qi) for fi, qi in zip(f, q)]
         agree += list(f.argmax(1) == q.argmax(1))

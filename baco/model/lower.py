@@ -15,7 +15,7 @@ data so that the program linker can turn the whole list into one ELF:
                   hidden layer kept in the accumulator (one step; the intermediate has no buffer);
                   gemm_resadd_launch: a linear or 1x1 conv and the residual add reading it
 
-CPU ops become calls of baco.model.cpu_ops kernels; reshape/flatten are views of their input's
+CPU ops become calls of baco.model.cpu_ops kernels (an embedding's int8 table a weight buffer); reshape/flatten are views of their input's
 buffer (no step); a constant (a parameter read as an activation) is read-only data (no step). Buffers: every activation tensor by name, weights and biases as
 "<tensor>.weight" / "<tensor>.bias"; arrays the launches take are these buffers or views of
 them (`Lowered.locate`).
@@ -247,7 +247,7 @@ class _Lowering:
     def run(self) -> Lowered:
         g = self.graph
         x = g.tensors[g.input]
-        self.buffer(g.input, np.zeros(x.shape, dtype=np.int8), "input")
+        self.buffer(g.input, np.zeros(x.shape, dtype=x.dtype), "input")
         for op in g.ops:
             if op.kind == "constant":
                 self.buffer(op.output, np.ascontiguousarray(op.q["value"]), "weight")
@@ -412,12 +412,16 @@ class _Lowering:
         elif op.kind == "strided_copy":
             kernel = cpu_ops.strided_copy(x.shape, q["shape"], q["strides"], q["offset"])
         elif op.kind == "softmax":
-            kernel = cpu_ops.softmax(x.shape, in_scale=q["in_scale"], out_scale=q["out_scale"])
+            kernel = cpu_ops.softmax(x.shape, in_scale=q["in_scale"], out_scale=q["out_scale"], keep=q["keep"])
         elif op.kind == "layernorm":
             kernel = cpu_ops.layernorm(x.shape, q["gamma"], q["beta"], eps=q["eps"], in_scale=q["in_scale"],
                                        out_scale=q["out_scale"])
         elif op.kind == "cat":
             return self.lower_cat(op, xs)
+        elif op.kind == "embedding":
+            table = self.buffer(f"{op.output}.weight", np.ascontiguousarray(q["table"]), "weight")
+            kernel = cpu_ops.embedding(x.shape, *table.shape)
+            xs = [x, table]
         else:
             raise AssertionError(f"no lowering for {op.kind} ({op.source})")
         out = self.buffer(op.output, np.zeros(out_shape, dtype=np.int8), "activation")
