@@ -526,6 +526,13 @@ def test_constants_fold_and_broadcast_adds():
         baco.compile_model(Broadcast(), torch.randn(1, 8, 8))
     assert err.value.line == Broadcast.forward.__code__.co_firstlineno + 1
 
+    class Noisy(nn.Module):
+        def forward(self, x):
+            return x + torch.rand(x.shape[-1])     # the line: a random value is never folded
+    with pytest.raises(CompilationError, match="random value") as err:
+        baco.compile_model(Noisy(), torch.randn(1, 8, 8))
+    assert err.value.line == Noisy.forward.__code__.co_firstlineno + 1
+
 
 def test_broadcast_mul_is_a_located_error():
     class Scale(nn.Module):

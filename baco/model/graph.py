@@ -396,6 +396,8 @@ class _Walker:
     def fold(self, node):
         """The node's value, computed once now by torch from its constant arguments (a constant)."""
         from torch.fx.node import map_arg
+        if self.torch.Tag.nondeterministic_seeded in getattr(node.target, "tags", ()):
+            raise unsupported(node, "a random value has no operator (folding it would fix one draw)")
         args, kwargs = map_arg((node.args, node.kwargs), lambda a: self.consts[a.name])
         with self.torch.no_grad():
             value = node.target(*args, **kwargs)
