@@ -499,6 +499,41 @@ def test_grouped_query_attention_is_a_located_error():
     assert err.value.filename == __file__ and err.value.line == Grouped.forward.__code__.co_firstlineno + 1
 
 
+def test_constants_fold_and_broadcast_adds():
+    """Values computed from parameters alone (an unbind of a parameter, positions from arange) are
+    folded by torch at capture; a constant broadcast over an activation is stored broadcast and
+    added on Gemmini. A broadcast add of two activations stays a located error."""
+    class Biased(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.table, self.lin = nn.Parameter(torch.randn(2, 8, 8)), nn.Linear(8, 8)
+
+        def forward(self, x):
+            per_position, _ = self.table.unbind(0)
+            return self.lin(x) + per_position + torch.arange(x.shape[1]).float()[:, None] * 0.1
+
+    torch.manual_seed(0)
+    compiled = baco.compile_model(Biased().eval(), torch.randn(1, 8, 8), calibrate=2)
+    assert [op.kind for op in compiled.graph.ops] == ["linear", "constant", "add", "constant", "add"]
+    assert [compiled.graph.tensors[op.output].shape for op in compiled.graph.ops if op.kind == "constant"] == \
+        [(1, 8, 8)] * 2
+    assert_bit_exact(compiled, seeded_inputs((1, 8, 8)))
+
+    class Broadcast(nn.Module):
+        def forward(self, x):
+            return x + x[:, :1]     # the line
+    with pytest.raises(CompilationError, match="broadcasting") as err:
+        baco.compile_model(Broadcast(), torch.randn(1, 8, 8))
+    assert err.value.line == Broadcast.forward.__code__.co_firstlineno + 1
+
+    class Noisy(nn.Module):
+        def forward(self, x):
+            return x + torch.rand(x.shape[-1])     # the line: a random value is never folded
+    with pytest.raises(CompilationError, match="random value") as err:
+        baco.compile_model(Noisy(), torch.randn(1, 8, 8))
+    assert err.value.line == Noisy.forward.__code__.co_firstlineno + 1
+
+
 def test_broadcast_mul_is_a_located_error():
     class Scale(nn.Module):
         def forward(self, x):

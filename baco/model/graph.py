@@ -224,13 +224,20 @@ class _Walker:
     def is_const(self, arg) -> bool:
         return hasattr(arg, "name") and arg.name in self.consts
 
-    def constant(self, node, arg) -> Tensor:
+    def constant(self, node, arg, shape=None) -> Tensor:
         """A parameter or buffer read as an activation (a class token, a position embedding): an
-        int8 tensor of its own calibrated scale, linked in as data."""
+        int8 tensor of its own calibrated scale, linked in as data; with `shape`, broadcast to it
+        (its values, so its scale, are the same)."""
         value = self.consts[arg.name].detach().float()
-        t = Tensor(arg.name, tuple(value.shape), "torch", tuple(value.shape), arg.name)
+        name = arg.name
+        if shape is not None and tuple(value.shape) != tuple(shape):
+            value, name = value.expand(shape).contiguous(), f"{arg.name}_{'x'.join(map(str, shape))}"
+            if name in self.tensors:
+                return self.tensors[name]
+        t = Tensor(name, tuple(value.shape), "torch", tuple(value.shape), arg.name)
         self.tensors[t.name] = t
-        self.env[arg.name] = t.name
+        if name == arg.name:
+            self.env[arg.name] = t.name
         self.ops.append(Op("constant", [], t.name, dict(value=value), located_text(node)))
         return t
 
@@ -389,10 +396,13 @@ class _Walker:
     def fold(self, node):
         """The node's value, computed once now by torch from its constant arguments (a constant)."""
         from torch.fx.node import map_arg
+        if self.torch.Tag.nondeterministic_seeded in getattr(node.target, "tags", ()):
+            raise unsupported(node, "a random value has no operator (folding it would fix one draw)")
         args, kwargs = map_arg((node.args, node.kwargs), lambda a: self.consts[a.name])
         with self.torch.no_grad():
             value = node.target(*args, **kwargs)
-        if not isinstance(value, self.torch.Tensor):
+        parts = value if isinstance(value, (tuple, list)) else [value]      # a split's parts: getitem folds
+        if not parts or not all(isinstance(v, self.torch.Tensor) for v in parts):
             raise unsupported(node, f"a constant of {type(value).__name__}: only tensors are folded")
         self.consts[node.name] = value
 
@@ -677,7 +687,7 @@ class _Walker:
         if len(operands) < 2 or not any(self.is_act(v) for v in operands) \
                 or not all(self.is_act(v) or self.is_const(v) for v in operands):
             raise unsupported(node, "add is supported between two activations (a residual add) or an activation "
-                              "and a parameter of its shape (a position embedding)")
+                              "and a constant of its shape or broadcast to it (a position embedding)")
         if node.kwargs.get("alpha", 1) != 1:
             raise unsupported(node, "add with alpha != 1 has no operator")
         const = [v for v in operands if not self.is_act(v)]
@@ -686,10 +696,21 @@ class _Walker:
             if mask.is_floating_point() and bool(((mask == 0) | (mask == float("-inf"))).all()):
                 x = next(v for v in operands if self.is_act(v))
                 if not bool((mask == float("-inf")).any()):
-                    self.view_op(node, lambda m: m) if x.name in self.views else self.alias(node, self.act(node, x))
+                    if x.name in self.views:
+                        self.views[node.name] = View(self.views[x.name].base, self.views[x.name].meta, node.name)
+                    else:
+                        self.alias(node, self.act(node, x))
                     return
                 self.attention_mask(node, x, mask == 0)
                 return
+            shape = tuple(node.meta["val"].shape)
+            if tuple(mask.shape) != shape and tuple(self.torch.broadcast_shapes(tuple(mask.shape), shape)) == shape:
+                # a constant broadcast over the activation (a bias per position...): stored broadcast
+                x = self.act(node, next(v for v in operands if self.is_act(v)))
+                if x.torch_shape == shape:
+                    c = self.as_layout(node, self.constant(node, const[0], shape), x.layout)
+                    self.emit(node, "add", [x, c], dict(relu=False), layout=x.layout)
+                    return
         a, b = (self.act(node, v) for v in node.args[:2])
         if a.torch_shape != b.torch_shape:
             raise unsupported(node, f"add of shapes {a.torch_shape} and {b.torch_shape} (broadcasting) has no "
