@@ -207,7 +207,8 @@ def test_a_fused_edge_of_another_model_is_an_error():
 
 @pytest.mark.parametrize("kind,shape", [
     ("chain", (20, 40, 96, 48, 32, 48)), ("chain", (256, 64, 128, 64, 64, 64)), ("chain", (1024, 32, 64, 32, 64, 32)),
-    ("resadd", (64, 96, 16, 64, 16, 96)), ("resadd", (1024, 96, 24, 64, 32, 96)), ("resadd", (256, 192, 32, 128, 32, 64))])
+    ("resadd", (64, 96, 16, 64, 16, 96)), ("resadd", (1024, 96, 24, 64, 32, 96)), ("resadd", (256, 192, 32, 128, 32, 64)),
+    ("resadd", (16, 384, 64, 16, 64, 128)), ("resadd", (64, 576, 96, 16, 96, 192))])
 def test_fused_program_models_against_the_cycle_model(kind, shape):
     """baco.gemmini.fused's cycle models (the tuner's cost of a fused group) against the cycle
     model's time of the fused kernel's command stream."""

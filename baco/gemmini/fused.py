@@ -83,9 +83,13 @@ class _Program:
     def load(self, rows, cols, elem_bytes):
         self.cycles += _block_moves(rows, cols, elem_bytes, self.cfg, self.k)
 
-    def compute(self, tiles):
-        """DIM x DIM output tiles a step, DIM rows through the array each."""
+    def compute(self, tiles, weights):
+        """`tiles` DIM x DIM products (DIM rows through the array each) with `weights` weight tiles
+        preloaded: when each weight tile serves one product (one row tile of A), its preload (DIM
+        rows into the array) runs behind no other compute and adds its DIM cycles."""
         self.cycles += tiles * (self.cfg.dim + self.k.compute_overhead)
+        if tiles == weights:
+            self.cycles += weights * self.cfg.dim
 
     def store(self, tiles):
         self.cycles += tiles * (dma_cycles(self.cfg.dim, self.cfg.dim, self.cfg, self.k) + self.k.acc_scale_latency)
@@ -107,10 +111,10 @@ def gemm_chain_program_cycles(M: int, K: int, H: int, N: int, block_m: int, bloc
     for _ in range(steps):
         p.load(tm, tk, cfg.input_bytes)
         p.load(tk, th, cfg.input_bytes)
-        p.compute(tm * th * tk)
+        p.compute(tm * th * tk, th * tk)
     p.load(tm, tn, cfg.acc_bytes)
     p.load(th, tn, cfg.input_bytes)
-    p.compute(tm * tn * th)
+    p.compute(tm * tn * th, tn * th)
     p.store(tm * tn)
     return _tiles(M, min(block_m, t(M) * d)) * p.cycles
 
@@ -129,9 +133,9 @@ def gemm_resadd_program_cycles(M: int, N: int, K: int, block_m: int, block_n: in
     for _ in range(steps):
         p.load(tm, tk, cfg.input_bytes)
         p.load(tk, tn, cfg.input_bytes)
-        p.compute(tm * tn * tk)
+        p.compute(tm * tn * tk, tn * tk)
     p.load(tn, tn, cfg.input_bytes)
-    p.compute(2 * tm * tn * tn)
+    p.compute(2 * tm * tn * tn, 2 * tn * tn)
     p.load(tm, tn, cfg.input_bytes)
     p.store(tm * tn)
     return _tiles(M, min(block_m, t(M) * d)) * _tiles(N, min(block_n, t(N) * d)) * p.cycles
