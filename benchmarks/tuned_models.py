@@ -115,12 +115,12 @@ def default_prediction(layers) -> list[tuple[float, float, float]]:
     return out
 
 
-def run_build(compiled, x, elf: Path) -> dict:
+def run_build(compiled, x, elf: Path, timeout_s: float) -> dict:
     """The ELF on the ISS with the cycle model: end-to-end cycles, the layer steps' cycles, Gemmini
     energy (µJ) of the run's counts, bit-exactness, tuned layers."""
     build = compiled.build_elf(str(elf), x)
     tm = TimingModel(compiled.config)
-    run = run_program(build, timing=tm)
+    run = run_program(build, timing=tm, timeout_s=timeout_s)
     cfg = compiled.config
     energy_uj = energy_pj(tm.report(), sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, dim=cfg.dim) * 1e-6
     layer_steps = {i: s for i, s in enumerate(compiled.lowered.steps) if isinstance(s, GemminiStep) and s.layer}
@@ -139,7 +139,8 @@ def run_build(compiled, x, elf: Path) -> dict:
             "layers": len(layer_steps), "by_key": by_key}
 
 
-def measure(name: str, model, shape, budget: float, calibrate: int, seed: int, smoke: bool, out: Path) -> dict:
+def measure(name: str, model, shape, budget: float, calibrate: int, seed: int, smoke: bool, out: Path,
+            timeout_s: float) -> dict:
     t0 = time.perf_counter()
     x = seeded_inputs(shape, 1, seed=seed + 1)[0]
     layers = layers_from_torch(model, torch.zeros(shape))
@@ -163,7 +164,7 @@ def measure(name: str, model, shape, budget: float, calibrate: int, seed: int, s
                        for layer, cost, d, alone in zip(layers, result.per_layer, default, tuned_alone)]}
     for kind, d in (("default", None), ("tuned", design)):
         compiled = baco.compile_model(model, x, design=d, calibrate=calibrate)
-        r[kind] = run_build(compiled, x, out / f"{name}_{kind}.elf")
+        r[kind] = run_build(compiled, x, out / f"{name}_{kind}.elf", timeout_s)
     r["seconds"] = time.perf_counter() - t0
     return r
 
@@ -205,6 +206,8 @@ def main(argv=None) -> int:
     p.add_argument("--calibrate", type=int, default=8)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--smoke", action="store_true", help="a tiny depthwise-separable CNN, a short search")
+    p.add_argument("--timeout", type=float, default=3600.0,
+                   help="wall seconds each ISS run may take (default 3600: ResNet-50 at 64x64 took over 600 on a loaded machine)")
     p.add_argument("--per-step", action="store_true", help="per layer: predicted and simulated cycles, both builds")
     a = p.parse_args(argv)
     ok = True
@@ -222,7 +225,7 @@ def main(argv=None) -> int:
                       (1, 3, a.resolution, a.resolution) for m in a.models.split(",")}
             runs = [(m, build_model(SPECS[m], shapes[m], a.seed), shapes[m]) for m in a.models.split(",")]
         for name, model, shape in runs:
-            r = measure(name, model, shape, a.budget, a.calibrate, a.seed, a.smoke, Path(tmp))
+            r = measure(name, model, shape, a.budget, a.calibrate, a.seed, a.smoke, Path(tmp), a.timeout)
             print_row(r, a.per_step)
             ok &= r["default"]["exact"] and r["tuned"]["exact"] and r["tuned"]["tuned"] == r["tuned"]["layers"]
     return 0 if ok else 1
