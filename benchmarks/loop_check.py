@@ -182,7 +182,7 @@ def random_conv_rows(count: int, rng, max_cycles: float = 2e6, large: bool = Fal
             continue
         layer, cfg, s = drawn
         dim, R, stride = cfg.dim, layer.R, layer.Hstride
-        pred = conv_schedule_cycles(layer, s, (dim, cfg.sp_kb, cfg.acc_kb))
+        pred = conv_schedule_cycles(layer, s, (dim, cfg.sp_kb, cfg.acc_kb), end_to_end=False)
         if pred > max_cycles:
             continue
         x = np.zeros((1, layer.input_rows, layer.input_cols, layer.C), np.int8)

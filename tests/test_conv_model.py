@@ -13,6 +13,7 @@ from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, schedule_problems
 from baco.kernels.conv import conv2d_launch
 from baco.problem.layer import Layer
+from baco.sim.timing import TimingModel
 from baco.tuner import costmodel, kernel_model
 from baco.tuner.arch import Hardware
 from baco.tuner.explore import NetworkProblem, random_tilings
@@ -53,7 +54,7 @@ def check_against_the_cycle_model(cases):
     for layer, dim, schedule in cases:
         cfg = GemminiConfig.from_capacity(dim, 64 if dim <= 8 else 256, 16 if dim <= 8 else 64 if dim <= 16 else 128)
         assert not schedule_problems(schedule, cfg, KERNEL_OUT_INT8)
-        pred = kernel_model.conv_schedule_cycles(layer, schedule, (dim, cfg.sp_kb, cfg.acc_kb))
+        pred = kernel_model.conv_schedule_cycles(layer, schedule, (dim, cfg.sp_kb, cfg.acc_kb), end_to_end=False)
         report = simulated(layer, cfg, schedule)
         sim = report["cycles"]
         errors.append(abs(pred - sim) / sim)
@@ -90,7 +91,7 @@ TINY_POINTWISE_PROGRAMS = (Layer(R=1, S=1, P=3, Q=56, C=8, K=64), 128, GemmSched
 def check_programs(cases):
     for layer, dim, schedule in cases:
         cfg = GemminiConfig.from_capacity(dim, 1024 if dim == 128 else 64, 1024 if dim == 128 else 64)
-        pred = kernel_model.conv_schedule_cycles(layer, schedule, (dim, cfg.sp_kb, cfg.acc_kb))
+        pred = kernel_model.conv_schedule_cycles(layer, schedule, (dim, cfg.sp_kb, cfg.acc_kb), end_to_end=False)
         report = simulated(layer, cfg, schedule)
         assert 0.9 < pred / report["cycles"] < 1.1, (layer, schedule, pred, report["cycles"])
         energy_uj = kernel_model.conv_schedule_energy(layer, schedule, (dim, cfg.sp_kb, cfg.acc_kb))
@@ -122,7 +123,7 @@ def test_conv_model_times_large_programs_on_wide_arrays():
     for layer, dim, schedule in LARGE_CASES:
         cfg = GemminiConfig.from_capacity(dim, 512, 1024)
         assert not schedule_problems(schedule, cfg, KERNEL_OUT_INT8)
-        pred = kernel_model.conv_schedule_cycles(layer, schedule, (dim, cfg.sp_kb, cfg.acc_kb))
+        pred = kernel_model.conv_schedule_cycles(layer, schedule, (dim, cfg.sp_kb, cfg.acc_kb), end_to_end=False)
         sim = simulated(layer, cfg, schedule)["cycles"]
         assert 0.88 < pred / sim < 1.12, (layer, schedule, pred, sim)
 
@@ -196,3 +197,33 @@ def test_pointwise_and_implicit_gemm_blocks():
     assert blocks(Layer(P=4, Q=7, C=16, K=32)) == ([14.0, 32.0, 16.0], 1.0)
     assert blocks(Layer(R=3, S=3, P=4, Q=8, C=16, K=32)) == ([7.0, 32.0, 16.0], 1.0)
     assert blocks(Layer(R=3, S=3, P=4, Q=7, C=16, K=32)) == ([14.0, 32.0, 16.0], 2.0)
+
+
+def test_end_to_end_conv_model_counts_the_cpu_issuing_the_program():
+    """conv_schedule_cycles end to end (the search's cost) against the program on the ISS with the
+    cycle model attached (rdcycle around the grid): an explicit stream, CPU-bound (several times its
+    Gemmini cycles), and a LOOP_CONV_WS one, Gemmini-bound; each within 25%."""
+    cfg = GemminiConfig()
+    hw = (cfg.dim, cfg.sp_kb, cfg.acc_kb)
+    layer = Layer(R=3, S=3, P=8, Q=8, C=32, K=32)
+    for schedule, loop_conv in ((GemmSchedule(8, 32, 16), False), (GemmSchedule(8, 32, 16, rows=4), True)):
+        x = np.zeros((1, layer.input_rows, layer.input_cols, layer.C), np.int8)
+        w = np.zeros((3, 3, layer.C, layer.K), np.int8)
+        launch = conv2d_launch(x, w, config=cfg, blocks=schedule, scale=1 / 256)
+        launch.options["loop_ws"] = loop_conv
+        assert kernel_model.runs_loop_conv(layer, schedule, cfg) or not loop_conv
+        run = launch.kernel.compile(*launch.args, target="iss", **launch.options).run(launch.grid, launch.args,
+                                                                                      timing=TimingModel(cfg))
+        measured = run["kernel_cycles"]
+        gemmini = kernel_model.conv_schedule_cycles(layer, schedule, hw, end_to_end=False)
+        if not loop_conv:       # the model's form must be the program's: force the explicit one's cost
+            terms = costmodel.conv_program_terms(layer, kernel_model._schedule_blocks(layer, schedule), 16.0,
+                                                 rows=schedule.rows)
+            pred = float(kernel_model.conv_end_to_end(layer, terms["cycles"], terms, schedule.rows,
+                                                      tuple(torch.tensor([float(v)]) for v in hw),
+                                                      torch.tensor([False]))[0])
+            assert measured > 2 * float(terms["cycles"][0]), (measured, terms["cycles"])
+        else:
+            pred = kernel_model.conv_schedule_cycles(layer, schedule, hw)
+            assert pred > gemmini
+        assert 0.75 < pred / measured < 1.25, (schedule, pred, measured)

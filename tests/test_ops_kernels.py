@@ -208,6 +208,8 @@ RESADD_CASES = [
     (17, 17, 1.0, 1.0, 0.5, True, None, DIM4),
     (5, 33, -1.0, 1.0, 1.0, False, (4, 16), DIM4),
     (40, 40, 0.5, 0.5, 1.0, True, (16, 8), DIM4),
+    # half the accumulator holds two DIM-row tiles: the default block is two column tiles wide
+    (20, 100, 0.5, 0.75, 1.0, True, None, GemminiConfig.from_capacity(8, 16, 1)),
 ]
 
 

@@ -175,6 +175,41 @@ LOOP_WS_STEP_COMMANDS = 6
 # full; Gemmini idles while the CPU computes the next command): measured, the shorter of the two
 # adds 0.05-0.77 of itself to the longer (median 0.5, 22 default-schedule programs)
 OVERLAP_LOSS = 0.5
+# The convolution kernels' programs (baco/kernels/conv.py, depthwise.py). The explicit stream: per
+# program K step (a filter tap and channel block: its bounds and padding checks), per output row's
+# A slice of a step (its address) and per RoCC command, a non-negative least-squares fit (relative
+# error) of the ISS's counts of 9 conv programs (3x3 and 7x7, strided, 1-8 output rows a program,
+# DIM 16 and 32; within 0.75-1.18x) and 3 depthwise ones (DIM 16), the commands counted by the
+# tuner's program model. A LOOP_CONV_WS program (its grid step, LoopConv's configuration and the
+# loop: ~7 commands) per program, from a 32-program stem (3x3/2, 3->32) and a 64-program depthwise
+# layer at DIM 16.
+CONV_EXPLICIT_INSTRUCTIONS = {"step": 497.4, "slice": 111.1, "command": 13.3}
+DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 190.0, "slice": 0.0, "command": 29.9}
+LOOP_CONV_INSTRUCTIONS = {"conv": 685.0, "depthwise": 597.0}
+
+
+def explicit_gemm_instructions(programs, steps, columns, commands):
+    """RISC-V instructions of the GEMM kernel's explicit stream (EXPLICIT_INSTRUCTIONS): `programs`
+    programs of `steps` K steps and `columns` C column blocks each, `commands` RoCC commands in all.
+    Plain arithmetic: numbers or tensors."""
+    c = EXPLICIT_INSTRUCTIONS
+    return programs * (c["program"] + steps * c["step"] + columns * c["column"]) + commands * c["command"]
+
+
+def loop_ws_instructions(programs, commands):
+    """RISC-V instructions of the GEMM kernel's LOOP_WS programs (LOOP_WS_INSTRUCTIONS)."""
+    c = LOOP_WS_INSTRUCTIONS
+    return programs * c["program"] + commands * c["command"]
+
+
+def overlapped_cycles(gemmini, cpu, loss):
+    """End-to-end cycles of a program whose Gemmini work (`gemmini` cycles, commands arriving for
+    free) and CPU issue (`cpu` cycles) overlap but for `loss` of the shorter: the longer plus loss x
+    the shorter (OVERLAP_LOSS for the GEMM kernel's streams; 1 / programs for a stream that overlaps
+    program by program: one program's share is exposed, the first's issue or the last's work).
+    Plain arithmetic (max and min through abs), so numbers and tensors alike."""
+    total, gap = gemmini + cpu, abs(gemmini - cpu)
+    return (total + gap) / 2 + loss * (total - gap) / 2
 
 
 def dma_cycles(rows: int, row_bytes: int, cfg: GemminiConfig, k: TimingConstants = DEFAULT_CONSTANTS) -> float:
@@ -234,14 +269,11 @@ def gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiCon
         commands = programs * (steps * LOOP_WS_STEP_COMMANDS + (a_mvins + b_mvins if K % d else 0))
     else:
         commands = programs * (steps * (a_mvins + b_mvins + 2 * tm * tn * tk) + tm * tn)
-    if hw_loop:
-        c = LOOP_WS_INSTRUCTIONS
-        instructions = programs * c["program"] + commands * c["command"]
-    else:
-        c = EXPLICIT_INSTRUCTIONS
-        instructions = programs * (c["program"] + steps * c["step"] + tn * c["column"]) + commands * c["command"]
+    instructions = loop_ws_instructions(programs, commands) if hw_loop else \
+        explicit_gemm_instructions(programs, steps, tn, commands)
     cpu = instructions * k.cpu_cycles_per_instruction
-    return {"cycles": max(gemmini, cpu) + OVERLAP_LOSS * min(gemmini, cpu), "gemmini": gemmini, "cpu": cpu, "commands": commands, "loop_ws": hw_loop}
+    return {"cycles": overlapped_cycles(gemmini, cpu, OVERLAP_LOSS), "gemmini": gemmini, "cpu": cpu,
+            "commands": commands, "loop_ws": hw_loop}
 
 
 def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: bool = False) -> GemmSchedule:

@@ -202,6 +202,22 @@ def pool_schedule(blocks=None, *, N, PH, P, Q, K, C, pool, stride, taps=1, confi
                      f"(DIM {d}, {config.sp_rows} scratchpad rows, {config.acc_rows} accumulator rows)")
 
 
+def pool_schedule_from_conv(s: GemmSchedule, *, PH: int, Q: int, pool: int, stride: int, config=None
+                            ) -> GemmSchedule | None:
+    """The conv_pool kernel's schedule (pool_schedule's form) nearest a convolution schedule `s` of
+    the same layer (a tuned design's, costed for the convolution alone): its BLOCK_N, BLOCK_K,
+    dataflow and double buffering, and the most pooled rows whose convolution rows, (PR - 1) x
+    stride + pool, fit in s.rows (one at least), spread evenly over the programs; None when that
+    tile does not fit the capacity rule."""
+    config = as_config(config)
+    pr = min(PH, max(1, (s.rows - pool) // stride + 1))
+    pr = -(-PH // -(-PH // pr))
+    tile = GemmSchedule(((pr - 1) * stride + pool) * Q, s.block_n, s.block_k, s.dataflow, s.double_buffer)
+    if schedule_problems(tile, config, True):
+        return None
+    return GemmSchedule(pr, s.block_n, s.block_k, s.dataflow, s.double_buffer)
+
+
 class ConvPoolLaunch(KernelLaunch):
     """A conv_pool launch: conv_pool_kernel for a pointwise convolution (w (C,K) or 1x1, stride
     1, unpadded), else conv2d_pool_kernel; grid, runtime arguments (the output is argument 2),

@@ -41,10 +41,11 @@ def resadd_kernel(a_ptr, b_ptr, c_ptr, M, N, sa, sb, out_scale,
 
 def default_blocks(M, N, config):
     """Large blocks: the kernel holds one int32 accumulator block (no scratchpad), so up to
-    half the accumulator rows, at most 8 column tiles wide."""
+    half the accumulator rows, at most 8 column tiles wide (fewer when half the accumulator holds
+    fewer DIM-row tiles: BERT's 768 columns on a 128x128 array with 256 KB)."""
     d = config.dim
     up = lambda v: -(-v // d) * d  # noqa: E731
-    bn = min(up(N), 8 * d)
+    bn = min(up(N), 8 * d, max(1, config.acc_rows // 2 // d) * d)
     bm = min(up(M), max(d, (config.acc_rows // 2) // (bn // d) // d * d))
     return bm, bn
 

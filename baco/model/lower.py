@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
+from baco.gemmini.arith import pooled_size
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule
 from baco.kernels.conv import conv2d_launch, output_size
@@ -45,7 +46,7 @@ from baco.kernels.depthwise import depthwise_launch
 from baco.kernels.fused import gemm_chain_launch, gemm_resadd_launch
 from baco.kernels.launch import KernelLaunch
 from baco.kernels.matmul import matmul_launch
-from baco.kernels.pool import ConvPoolLaunch
+from baco.kernels.pool import ConvPoolLaunch, pool_schedule_from_conv
 from baco.kernels.resadd import resadd_launch
 from baco.model import cpu_ops
 from baco.model.graph import Graph, Op, inverse
@@ -285,10 +286,15 @@ class _Lowering:
         layer = conv_layer(op, x.shape)
         if q["pool"]:
             p = q["pool"]
+            # the tuner costs the conv alone: the pooled kernel takes the nearest schedule of its form
+            tuned, _ = self.schedule_for(op, layer)
+            blocks = None if tuned is None else pool_schedule_from_conv(
+                tuned, PH=pooled_size(layer.P, p["kernel"], p["stride"], p["padding"]), Q=layer.Q,
+                pool=p["kernel"], stride=p["stride"], config=self.config)
+            source = "default" if blocks is None else "tuned"
             launch = ConvPoolLaunch(x, w, b, pool=p["kernel"], stride=p["stride"], padding=p["padding"],
                                     conv_stride=q["stride"], conv_padding=q["padding"], dilation=q["dilation"],
-                                    scale=q["scale"], relu=q["relu"], config=self.config, blocks=None)
-            source = "default"       # the tuner costs the conv alone, not the pooled kernel
+                                    scale=q["scale"], relu=q["relu"], config=self.config, blocks=blocks)
         else:
             schedule, source = self.schedule_for(op, layer)
             launch = conv2d_launch(x, w, b, stride=q["stride"], padding=q["padding"], dilation=q["dilation"],

@@ -711,8 +711,12 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
         step, per_program, hidden = (torch.where(no_k_loop, a, b) for a, b in zip(without_k_loop(), with_k_loop()))
     # `hidden`: what ran under the next program; the last program's stores have none to run under
     cycles = programs * per_program + hidden
+    # the RoCC commands the CPU issues (baco.tuner.kernel_model.cpu_instructions prices them): per
+    # program its zero fill (OS, or no K loop), per step its mvins and preload/compute pairs, its stores
+    zero_commands = torch.where(no_k_loop, mb * zero_chunks, mb * zero_chunks if dataflow == "OS" else 0.0)
+    commands = programs * (k_steps * (load_commands + 2 * kb * nb * mb) + mb * nb + zero_commands)
     return {"cycles": cycles, "blocks": (bm, bn, bk), "programs": programs, "k_steps": k_steps, "load": load,
-            "compute": compute, "store": store, "step": step}
+            "compute": compute, "store": store, "step": step, "commands": commands}
 
 
 def gemm_step_compute(rows_compute, pe, mb, nb, kb, drain, dataflow: str, double_buffer: bool):

@@ -12,8 +12,13 @@ result.json's schedule carries. A convolution layer costs its compiled program t
 `baco run --design` compiles with: where a program fits LoopConv's halves (runs_loop_conv) the
 compiler emits it as one LOOP_CONV_WS, costed as the library's LOOP_CONV_WS tiles are
 (loop_conv_stream_cycles and loop_conv_stream_counts over _program_conv_tiles); else the
-implicit-GEMM conv kernel's explicit stream (costmodel.conv_program_terms and conv_program_energy). cycle_model="timeloop" gives the pure Timeloop-matched
-prediction (how results are compared with DOSA and the thesis).
+implicit-GEMM conv kernel's explicit stream (costmodel.conv_program_terms and conv_program_energy). Cycles are end to end, as a
+program on the core runs: the Gemmini cycles of the stream plus what of the CPU's issuing it does
+not overlap them (gemm_end_to_end, conv_end_to_end: RISC-V instructions per program, K step and
+command of the form the compiler emits, baco.gemmini.schedule's counts fitted on the ISS);
+explicit conv streams at DIM 16-32 are CPU-bound (3-5x their Gemmini cycles on the ISS).
+cycle_model="timeloop" gives the pure Timeloop-matched prediction (how results are compared with
+DOSA and the thesis).
 
 Gemmini-default does not run baco's kernel: it runs the C library's tiled_matmul_auto, one
 LOOP_WS per tile, and tiled_conv_auto, one LOOP_CONV_WS per tile (baco.sim.clib). Its GEMM layers
@@ -35,7 +40,9 @@ from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig, kb_to_rows
 from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto, tiled_matmul_reuse
 from baco.gemmini.isa import CONCURRENT_LOOPS, MIN_FEED_ROWS
-from baco.gemmini.schedule import GemmSchedule, loop_conv_fits, schedule_problems
+from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS, LOOP_CONV_INSTRUCTIONS,
+                                   LOOP_WS_STEP_COMMANDS, OVERLAP_LOSS, GemmSchedule, explicit_gemm_instructions,
+                                   loop_conv_fits, loop_ws_instructions, overlapped_cycles, schedule_problems)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.layer import Layer
 from baco.tuner import costmodel, residual
@@ -61,11 +68,75 @@ def kernel_cycles(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, 
     `layer` may be an explore.LayerStack (rows of several kernel layers in one call)."""
     pe, sp_kb, _ = (torch.as_tensor(v, dtype=torch.float64) for v in hw_t)
     sp_rows, _ = gemm_rows_from_factors(layer, temporal, spatial, pe)
-    by_buffering = {db: residual.compiled_cycles_by_dataflow(layer, temporal, (spatial[:, 0], spatial[:, 1]), hw_t,
-                                                              out_int8=KERNEL_OUT_INT8, double_buffer=db)
-                    for db in (False, True)}
-    variants = torch.stack([by_buffering[double_buffer][dataflow] for dataflow, double_buffer in SCHEDULE_VARIANTS])
-    return fastest_fitting(variants, sp_rows, pe, sp_kb)
+    return fastest_fitting(kernel_variants(layer, temporal, spatial, hw_t), sp_rows, pe, sp_kb)
+
+
+def kernel_variants(layer, temporal, spatial, hw_t) -> torch.Tensor:
+    """End-to-end cycles [len(SCHEDULE_VARIANTS), B] of B mappings of a kernel layer under each
+    schedule variant: the compiled program's Gemmini cycles (residual.compiled_cycles_by_dataflow)
+    with the CPU issuing its explicit stream (gemm_end_to_end; LOOP_WS is not in the GEMM model's
+    schedule space, as baco.design's check compiles it, and its fit would make a block's cycles
+    depend on the memories' sizes, which the exact optimum (baco.tuner.optimum) rules out)."""
+    sc = (spatial[:, 0], spatial[:, 1])
+    by_buffering = {db: residual.compiled_cycles_by_dataflow(layer, temporal, sc, hw_t, out_int8=KERNEL_OUT_INT8,
+                                                              double_buffer=db) for db in (False, True)}
+    terms = costmodel.compiled_program_terms(layer, temporal, sc, hw_t, out_int8=KERNEL_OUT_INT8)
+    return torch.stack([gemm_end_to_end(by_buffering[double_buffer][dataflow], terms, hw_t, dataflow, loop_ws=False)
+                        for dataflow, double_buffer in SCHEDULE_VARIANTS])
+
+
+def gemm_end_to_end(gemmini, terms, hw_t, dataflow: str, *, loop_ws: bool = True) -> torch.Tensor:
+    """End-to-end cycles [B] of the GEMM kernel's programs (costmodel.compiled_program_terms' or
+    conv_program_terms' `terms` of a pointwise layer: programs, K steps, commands, blocks) whose
+    Gemmini cycles are `gemmini` [B], with the CPU issuing them (baco.gemmini.schedule's instruction
+    counts, as default_gemm_schedule costs them): with `loop_ws`, one LOOP_WS per K step where the
+    compiler emits it (a WS program whose blocks fit the loop unit's halves: loop_ws_fits), else
+    the explicit stream;
+    the two overlap as gemm_program_cycles says (OVERLAP_LOSS). Differentiable (the form is a
+    discrete choice)."""
+    pe, sp_kb, acc_kb = (torch.as_tensor(v, dtype=torch.float64).detach() for v in hw_t)
+    programs, steps = terms["programs"], terms["k_steps"]
+    tm, tn, tk = (_ceil_blocks(b, pe) for b in terms["blocks"])
+    explicit = explicit_gemm_instructions(programs, steps, tn, terms["commands"])
+    cpu_per_instruction = DEFAULT_CONSTANTS.cpu_cycles_per_instruction
+    if loop_ws and dataflow == "WS":
+        fits = ((tm * tk + tk * tn) * pe <= torch.floor(kb_to_rows(sp_kb, pe, "int8") / 2) + 1e-9) & \
+            (tm * tn * pe <= torch.floor(kb_to_rows(acc_kb, pe, "int32") / 2) + 1e-9)
+        loop = loop_ws_instructions(programs, programs * steps * LOOP_WS_STEP_COMMANDS)
+        explicit = torch.where(fits.detach(), loop, explicit)
+    return overlapped_cycles(gemmini, explicit * cpu_per_instruction, OVERLAP_LOSS)
+
+
+def _ceil_blocks(block, pe):
+    """DIM-wide tiles of a block [B] (whole, as the compiler's loops count them; detached)."""
+    return torch.ceil(torch.as_tensor(block).detach() / pe - 1e-9).clamp(min=1.0)
+
+
+def conv_cpu_cycles(layer, terms, rows, loop_conv) -> torch.Tensor:
+    """CPU cycles [B] issuing a (not pointwise) convolution's programs of `rows` output rows
+    (conv_program_terms' `terms`): LOOP_CONV_INSTRUCTIONS a program where the compiler emits
+    LOOP_CONV_WS (loop_conv [B] bool), else the explicit stream's CONV_EXPLICIT_INSTRUCTIONS
+    (DEPTHWISE_EXPLICIT_INSTRUCTIONS for the depthwise kernel) per program K step, per output row's
+    A slice of a step and per command. `layer` may be an explore.LayerStack."""
+    depthwise = costmodel._depthwise(layer)
+    pick = lambda key: torch.where(depthwise, DEPTHWISE_EXPLICIT_INSTRUCTIONS[key], CONV_EXPLICIT_INSTRUCTIONS[key])  # noqa: E731
+    programs, steps = terms["programs"], terms["k_steps"]
+    explicit = programs * steps * (pick("step") + torch.as_tensor(rows, dtype=torch.float64) * pick("slice")) \
+        + terms["commands"] * pick("command")
+    loop = programs * torch.where(depthwise, LOOP_CONV_INSTRUCTIONS["depthwise"], LOOP_CONV_INSTRUCTIONS["conv"])
+    return torch.where(torch.as_tensor(loop_conv), loop, explicit) * DEFAULT_CONSTANTS.cpu_cycles_per_instruction
+
+
+def conv_end_to_end(layer, gemmini, terms, rows, hw_t, loop_conv) -> torch.Tensor:
+    """End-to-end cycles [B] of a convolution's programs of `rows` output rows whose Gemmini cycles
+    are `gemmini` [B] (conv_program_terms' `terms`; loop_conv [B]: LOOP_CONV_WS programs): a pointwise layer runs the
+    GEMM kernel (gemm_end_to_end); any other the conv or depthwise kernel, whose CPU issue
+    (conv_cpu_cycles) overlaps Gemmini program by program (the first program's issue or the last
+    one's work exposed: on the ISS, 3x3 programs of 3-16 output rows, explicit or LOOP_CONV_WS, end to
+    end within 1.3% of this at DIM 16)."""
+    if costmodel._one_program(layer):
+        return gemm_end_to_end(gemmini, terms, hw_t, "WS")
+    return overlapped_cycles(gemmini, conv_cpu_cycles(layer, terms, rows, loop_conv), 1.0 / terms["programs"])
 
 
 def fastest_fitting(variants: torch.Tensor, sp_rows, pe, sp_kb) -> tuple[torch.Tensor, torch.Tensor]:
@@ -133,16 +204,23 @@ def _config(hw) -> GemminiConfig:
     return GemminiConfig.from_capacity(int(round(pe)), sp_kb, acc_kb)
 
 
-def conv_schedule_cycles(layer: Layer, schedule: GemmSchedule, hw) -> float:
+def conv_schedule_cycles(layer: Layer, schedule: GemmSchedule, hw, *, end_to_end: bool = True) -> float:
     """Predicted cycles of a convolution layer compiled with `schedule` on hw = (pe_dim, sp_kb,
-    acc_kb): its LOOP_CONV_WS programs where the compiler emits them (runs_loop_conv), else its
-    explicit command stream (costmodel.conv_program_terms)."""
+    acc_kb): Gemmini's for its LOOP_CONV_WS programs where the compiler emits them (runs_loop_conv),
+    else for its explicit command stream (costmodel.conv_program_terms); end to end (the default,
+    what the search costs) with the CPU issuing them (conv_end_to_end), else Gemmini alone (the
+    commands arriving for free, as launch.cycles() times them)."""
     cfg = _config(hw)
-    if runs_loop_conv(layer, schedule, cfg):
-        return _loop_conv_program(layer, schedule, cfg)[0]
-    return float(costmodel.conv_program_terms(layer, _schedule_blocks(layer, schedule), float(cfg.dim),
-                                              rows=schedule.rows, out_int8=KERNEL_OUT_INT8,
-                                              double_buffer=schedule.double_buffer)["cycles"][0])
+    loop_conv = runs_loop_conv(layer, schedule, cfg)
+    terms = costmodel.conv_program_terms(layer, _schedule_blocks(layer, schedule), float(cfg.dim),
+                                         rows=schedule.rows, out_int8=KERNEL_OUT_INT8,
+                                         double_buffer=schedule.double_buffer)
+    gemmini = _loop_conv_program(layer, schedule, cfg)[0] if loop_conv else float(terms["cycles"][0])
+    if not end_to_end:
+        return gemmini
+    hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (cfg.dim, cfg.sp_kb, cfg.acc_kb))
+    return float(conv_end_to_end(layer, torch.tensor([gemmini], dtype=torch.float64), terms, schedule.rows, hw_t,
+                                 torch.tensor([loop_conv]))[0])
 
 
 def conv_schedule_energy(layer: Layer, schedule: GemmSchedule, hw) -> float:
@@ -201,10 +279,12 @@ def conv_program(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, t
         loop_conv = _loop_conv_rows(layer, r.expand(B), [b.expand(B) for b in blocks], (pe, sp_kb, acc_kb))
         energy_uj = _straight_through(costmodel.conv_program_energy(layer, blocks, (pe, sp_kb, acc_kb), rows=r,
                                                                     out_int8=KERNEL_OUT_INT8).expand(B), loop_conv[1])
+        runs_loop = ~torch.isnan(loop_conv[0])
         for double_buffer in (True, False):
-            explicit = costmodel.conv_program_terms(layer, blocks, pe, rows=r, out_int8=KERNEL_OUT_INT8,
-                                                    double_buffer=double_buffer)["cycles"].expand(B)
-            candidates.append(_straight_through(explicit, loop_conv[0]))
+            terms = costmodel.conv_program_terms(layer, blocks, pe, rows=r, out_int8=KERNEL_OUT_INT8,
+                                                 double_buffer=double_buffer)
+            gemmini = _straight_through(terms["cycles"].expand(B), loop_conv[0])
+            candidates.append(conv_end_to_end(layer, gemmini, terms, r, (pe, sp_kb, acc_kb), runs_loop))
             fits.append((acc_rows <= acc_cap) & ((2 if double_buffer else 1) * sp_rows <= sp_cap))
             energies.append(energy_uj)
     default = torch.full((2, B), math.inf, dtype=torch.float64)

@@ -143,9 +143,7 @@ def layer_blocks(layer: Layer, pe: int) -> LayerBlocks:
         need = requirements_from_factors(layer, temporal, spatial, float(pe))
         hw = (torch.full_like(need["sp_kb"], float(pe)), need["sp_kb"], need["acc_kb"])
         sc = (spatial[:, 0], spatial[:, 1])
-        by_buffering = {db: residual.compiled_cycles_by_dataflow(layer, temporal, sc, hw, out_int8=KERNEL_OUT_INT8,
-                                                                  double_buffer=db) for db in (False, True)}
-        variants = torch.stack([by_buffering[db][df] for df, db in kernel_model.SCHEDULE_VARIANTS])
+        variants = kernel_model.kernel_variants(layer, temporal, spatial, hw)
         energy_uj = torch.stack([costmodel.compiled_program_energy(layer, temporal, sc, hw, out_int8=KERNEL_OUT_INT8,
                                                                    dataflow=df) for df in ("WS", "OS")]).min(0).values
         sp_rows = gemm_rows_from_factors(layer, temporal, spatial, float(pe))[0]

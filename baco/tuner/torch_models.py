@@ -11,6 +11,12 @@ def bert_base_encoder(layers: int = 12) -> torch.nn.Module:
     return torch.nn.TransformerEncoder(layer, num_layers=layers, enable_nested_tensor=False)
 
 
+def bert_base_layer() -> torch.nn.Module:
+    """One BERT-base encoder layer (bert_base_encoder's), issue H's BERT model; input (batch,
+    sequence, 768)."""
+    return bert_base_encoder(1)
+
+
 class DecoderBlock(torch.nn.Module):
     """A GPT decoder block written with Linear and matmul, so that torch.fx sees every GEMM and
     what lies between them (pre-norm, causal softmax attention, GELU feed-forward, residuals)."""
