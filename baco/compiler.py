@@ -23,7 +23,7 @@ from baco.errors import CompilationError
 from baco.gemmini.config import GemminiConfig
 from baco.inputs import input_name, read_text
 from baco.options import CompileOptions
-from baco.passes.cli import add_config_args, config_from_args
+from baco.passes.cli import add_config_args, options_from_args
 from baco.passes.pipeline import LLVM, STAGES, input_stage, run_pipeline
 
 _PKG = Path(__file__).resolve().parent
@@ -155,9 +155,7 @@ def compile_module(text: str, name: str, options: CompileOptions | None = None, 
         llvm_ir = cached.read_text()
         stage_ir, seconds = {}, {"disk-cache": time.perf_counter() - t0}
     else:
-        res = run_pipeline(text, config=options.config, dataflow=options.dataflow,
-                           double_buffer=options.double_buffer, dump_dir=dump_dir, name=name,
-                           loop_ws=options.loop_ws)
+        res = run_pipeline(text, options, dump_dir=dump_dir, name=name)
         t0 = time.perf_counter()
         llvm_ir = to_llvm_ir(res.module)
         res.stage_seconds["translate"] = time.perf_counter() - t0
@@ -192,7 +190,7 @@ def translate_main(argv=None) -> int:
     args = p.parse_args(argv)
     text = read_text(args.input)
     try:
-        module = llvm_module(text, args.start, config_from_args(args), args.dataflow, args.double_buffer)
+        module = llvm_module(text, args.start, options_from_args(args))
         ir_text = to_llvm_ir(module)
     except CompilationError as e:
         print(f"baco translate: {e.in_file(input_name(args.input))}", file=sys.stderr)
@@ -205,7 +203,7 @@ def translate_main(argv=None) -> int:
     return 0
 
 
-def llvm_module(text: str, start, config, dataflow, double_buffer=False):
+def llvm_module(text: str, start, options: CompileOptions):
     """The LLVM-dialect module for `text`, running the stages it still needs (from `start`,
     default the stage its ops say); input that is not what `start` says is an error."""
     if not text.strip():
@@ -219,8 +217,7 @@ def llvm_module(text: str, start, config, dataflow, double_buffer=False):
     if start is None and found == LLVM:
         return module
     if start != LLVM:
-        return run_pipeline(text, config=config, dataflow=dataflow, double_buffer=double_buffer,
-                            start=start).module
+        return run_pipeline(text, options, start=start).module
     if found != LLVM:
         raise CompilationError("--from llvm needs LLVM-dialect input; this IR is "
                                + (f"the input of stage {found!r} (drop --from)" if found else
