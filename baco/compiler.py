@@ -22,11 +22,10 @@ from baco.dialects import parse_module
 from baco.errors import CompilationError
 from baco.gemmini.config import GemminiConfig
 from baco.inputs import input_name, read_text
-from baco.options import loop_ws_enabled
-from baco.passes.cli import add_config_args, config_from_args
+from baco.options import CompileOptions
+from baco.passes.cli import add_config_args, options_from_args
 from baco.passes.pipeline import LLVM, STAGES, input_stage, run_pipeline
 
-TARGETS = ("sim", "iss")
 _PKG = Path(__file__).resolve().parent
 
 
@@ -70,17 +69,30 @@ def kernel_source_file(baco_text: str) -> str | None:
 @dataclass
 class CompiledKernel:
     name: str
-    target: str
-    config: GemminiConfig
-    dataflow: str
+    options: CompileOptions
     signature: list
     baco_ir: str
     stage_ir: dict
     llvm_ir: str
     stage_seconds: dict = field(default_factory=dict)
     dump_dir: str | None = None
-    double_buffer: bool = False
     _backend: object = None
+
+    @property
+    def target(self) -> str:
+        return self.options.target
+
+    @property
+    def config(self) -> GemminiConfig:
+        return self.options.config
+
+    @property
+    def dataflow(self) -> str:
+        return self.options.dataflow
+
+    @property
+    def double_buffer(self) -> bool:
+        return self.options.double_buffer
 
     @property
     def backend(self):
@@ -122,34 +134,28 @@ def cache_dir() -> Path | None:
     return Path(d) if d else None
 
 
-def _cache_key(text, name, config, dataflow, double_buffer, loop_ws) -> str:
-    blob = json.dumps([text, name, config.to_dict(), dataflow, double_buffer, loop_ws, compiler_fingerprint()],
-                      sort_keys=True)
+def _cache_key(text: str, name: str, options: CompileOptions) -> str:
+    blob = json.dumps([text, name, options.key(), compiler_fingerprint()], sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
-def compile_module(text: str, name: str, *, target: str = "sim", config: GemminiConfig | None = None,
-                   dataflow: str = "WS", double_buffer: bool = False,
-                   dump_dir: str | None = None, loop_ws: bool | None = None) -> CompiledKernel:
-    """Compile a BACO-dialect module; `dataflow` and `double_buffer` are the
-    schedule choices the passes honour (see baco.gemmini.schedule); `loop_ws` switches
-    the LOOP_WS rewrite (baco.passes.loop_ws; None: BACO_LOOP_WS, default on)."""
-    if target not in TARGETS:
-        raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
-    if dataflow not in ("WS", "OS"):
-        raise ValueError(f"dataflow must be 'WS' or 'OS', not {dataflow!r}")
-    config = config or GemminiConfig()
+def compile_module(text: str, name: str, options: CompileOptions | None = None, *,
+                   dump_dir: str | None = None) -> CompiledKernel:
+    """Compile a BACO-dialect module with `options` (default: CompileOptions.of(), the default
+    Gemmini, WS, LOOP_WS as BACO_LOOP_WS says): the target, the Gemmini and the schedule choices
+    the passes honour (see baco.gemmini.schedule). The options are the disk cache's key."""
+    options = CompileOptions.of() if options is None else options
+    if not isinstance(options, CompileOptions):
+        raise TypeError(f"options must be a CompileOptions, got {type(options).__name__} {options!r}")
     dump_dir = dump_dir or os.environ.get("BACO_DUMP_IR") or None
     cdir = cache_dir()
-    loop_ws = loop_ws_enabled(loop_ws)
-    cached = cdir / f"{_cache_key(text, name, config, dataflow, double_buffer, loop_ws)}.ll" if cdir else None
+    cached = cdir / f"{_cache_key(text, name, options)}.ll" if cdir else None
     if cached is not None and cached.exists() and not dump_dir:
         t0 = time.perf_counter()
         llvm_ir = cached.read_text()
         stage_ir, seconds = {}, {"disk-cache": time.perf_counter() - t0}
     else:
-        res = run_pipeline(text, config=config, dataflow=dataflow, double_buffer=double_buffer, dump_dir=dump_dir, name=name,
-                           loop_ws=loop_ws)
+        res = run_pipeline(text, options, dump_dir=dump_dir, name=name)
         t0 = time.perf_counter()
         llvm_ir = to_llvm_ir(res.module)
         res.stage_seconds["translate"] = time.perf_counter() - t0
@@ -161,13 +167,12 @@ def compile_module(text: str, name: str, *, target: str = "sim", config: Gemmini
             tmp = cached.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_text(llvm_ir)
             tmp.replace(cached)
-    ck = CompiledKernel(name, target, config, dataflow, kernel_signature(text, name), text,
-                        stage_ir, llvm_ir, seconds, dump_dir, double_buffer)
+    ck = CompiledKernel(name, options, kernel_signature(text, name), text, stage_ir, llvm_ir, seconds, dump_dir)
     try:
         ck.backend   # build the JIT / object now so compile errors surface at compile time
     except RuntimeError as e:     # llvmlite, clang/lld: internal, but reported as this kernel's error
         lines = [line for line in str(e).splitlines() if line.strip()]
-        raise CompilationError(f"{name}: building the {target} backend failed: "
+        raise CompilationError(f"{name}: building the {options.target} backend failed: "
                                + "; ".join(lines[:3])) from None
     return ck
 
@@ -185,7 +190,7 @@ def translate_main(argv=None) -> int:
     args = p.parse_args(argv)
     text = read_text(args.input)
     try:
-        module = llvm_module(text, args.start, config_from_args(args), args.dataflow, args.double_buffer)
+        module = llvm_module(text, args.start, options_from_args(args))
         ir_text = to_llvm_ir(module)
     except CompilationError as e:
         print(f"baco translate: {e.in_file(input_name(args.input))}", file=sys.stderr)
@@ -198,7 +203,7 @@ def translate_main(argv=None) -> int:
     return 0
 
 
-def llvm_module(text: str, start, config, dataflow, double_buffer=False):
+def llvm_module(text: str, start, options: CompileOptions):
     """The LLVM-dialect module for `text`, running the stages it still needs (from `start`,
     default the stage its ops say); input that is not what `start` says is an error."""
     if not text.strip():
@@ -212,8 +217,7 @@ def llvm_module(text: str, start, config, dataflow, double_buffer=False):
     if start is None and found == LLVM:
         return module
     if start != LLVM:
-        return run_pipeline(text, config=config, dataflow=dataflow, double_buffer=double_buffer,
-                            start=start).module
+        return run_pipeline(text, options, start=start).module
     if found != LLVM:
         raise CompilationError("--from llvm needs LLVM-dialect input; this IR is "
                                + (f"the input of stage {found!r} (drop --from)" if found else

@@ -1,10 +1,19 @@
-"""Compile options' defaults, read by the launch (frontend.jit), the compiler and the passes
-alike, so none of them learns a default from another. Imports nothing of baco."""
+"""Compile options: one `CompileOptions` per compile, the key of the launch's kernel cache and
+of the compiler's disk cache, and what the compiler and its pipeline receive. Its defaults
+(BACO_LOOP_WS) are read here only, so no stage learns a default from another. Imports only
+the ground floor."""
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from baco.gemmini.config import DEFAULT_CONFIG, GemminiConfig, as_config
+from baco.gemmini.schedule import DATAFLOWS
 
 LOOP_WS_ENV = "BACO_LOOP_WS"
+TARGETS = ("sim", "iss")
 
 
 def loop_ws_enabled(option: bool | None) -> bool:
@@ -13,3 +22,43 @@ def loop_ws_enabled(option: bool | None) -> bool:
     if option is not None:
         return bool(option)
     return os.environ.get(LOOP_WS_ENV, "1").strip().lower() not in ("0", "off", "false", "no")
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """How one kernel is compiled: the backend (`target`), the Gemmini, and the schedule choices
+    the passes honour (dataflow, double buffering, the hardware-loop rewrites). Built with
+    `CompileOptions.of`, which resolves the defaults; a value of the wrong type or outside its
+    choices is an error naming the option (nothing is converted)."""
+    target: str = "sim"
+    config: GemminiConfig = field(default=DEFAULT_CONFIG)
+    dataflow: str = "WS"
+    double_buffer: bool = False
+    loop_ws: bool = True
+
+    def __post_init__(self):
+        if self.target not in TARGETS:
+            raise ValueError(f"target must be one of {TARGETS}, not {self.target!r}")
+        if self.dataflow not in DATAFLOWS:
+            raise ValueError(f"dataflow must be {' or '.join(map(repr, DATAFLOWS))}, not {self.dataflow!r}")
+        if not isinstance(self.config, GemminiConfig):
+            raise TypeError(f"config must be a GemminiConfig, got {type(self.config).__name__} {self.config!r}")
+        for name in ("double_buffer", "loop_ws"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise TypeError(f"{name} must be a bool, got {type(getattr(self, name)).__name__} "
+                                f"{getattr(self, name)!r}")
+        object.__setattr__(self, "double_buffer", bool(self.double_buffer))
+        object.__setattr__(self, "loop_ws", bool(self.loop_ws))
+
+    @classmethod
+    def of(cls, *, target: str = "sim", config: GemminiConfig | None = None, dataflow: str = "WS",
+           double_buffer: bool = False, loop_ws: bool | None = None) -> "CompileOptions":
+        """The options with None resolved: config the default Gemmini, loop_ws BACO_LOOP_WS."""
+        if loop_ws is not None and not isinstance(loop_ws, (bool, np.bool_)):
+            raise TypeError(f"loop_ws must be a bool or None, got {type(loop_ws).__name__} {loop_ws!r}")
+        return cls(target, as_config(config), dataflow, double_buffer, loop_ws_enabled(loop_ws))
+
+    def key(self) -> tuple:
+        """A hashable, JSON-serialisable form: equal keys compile to the same code."""
+        return (self.target, tuple(sorted(self.config.to_dict().items())), self.dataflow, self.double_buffer,
+                self.loop_ws)

@@ -9,6 +9,7 @@ import pytest
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule
 from baco.kernels.matmul import matmul, matmul_kernel, reference
+from baco.options import CompileOptions
 from baco.passes.pipeline import run_pipeline
 from baco.sim.timing import CommandStream
 
@@ -49,7 +50,8 @@ def test_pass_removes_redundant_configs_in_the_pipeline():
         M=40, N=50, K=70, stride_am=70, stride_ak=1, stride_bk=50, stride_bn=1, stride_cm=50, stride_cn=1,
         scale=1.0, BLOCK_M=s.block_m, BLOCK_N=s.block_n, BLOCK_K=s.block_k, RELU=False, OUT_INT8=False,
         bias_ptr=None))
-    ir = run_pipeline(matmul_kernel.baco_ir(params), until="config-elimination", loop_ws=False).stage_ir
+    ir = run_pipeline(matmul_kernel.baco_ir(params), CompileOptions.of(loop_ws=False),
+                      until="config-elimination").stage_ir
     before, after = ir["linalg-to-instgem"], ir["config-elimination"]
     count = lambda text, pattern: len(re.findall(pattern, text))  # noqa: E731
     assert count(after, r'"instgem\.config_') < count(before, r'"instgem\.config_')

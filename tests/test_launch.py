@@ -11,6 +11,7 @@ import baco
 import baco.language as bl
 from baco.gemmini.arith import reference_matmul
 from baco.gemmini.isa import GemminiFault
+from baco.options import CompileOptions
 
 _spec = importlib.util.spec_from_file_location("matmul_example", Path(__file__).parents[1] / "examples" / "matmul.py")
 mm = importlib.util.module_from_spec(_spec)
@@ -63,6 +64,34 @@ def test_specializations_are_cached():
     assert first["kernel"] is again["kernel"] and len(mm.matmul_kernel.cache) == 1
     _, other = mm.matmul(a, b, block=(16, 16, 32))
     assert other["kernel"] is not first["kernel"] and len(mm.matmul_kernel.cache) == 2
+
+
+def test_one_compile_options_object_keys_the_launch_and_reaches_the_compiler(monkeypatch):
+    """The launch's options become one CompileOptions (defaults resolved: BACO_LOOP_WS for
+    loop_ws), which keys the specialization cache and is what the compiled kernel was built with."""
+    monkeypatch.setenv("BACO_LOOP_WS", "0")
+    a, b = rand((32, 32), 7), rand((32, 32), 8)
+    exact_tiles.cache.clear()
+    args = (a, b, np.zeros((32, 32), np.int32), 32, 32)
+    off = exact_tiles.compile(*args, BM=16, BN=16, BK=16)
+    assert off.options == CompileOptions.of(loop_ws=False) and off.options.loop_ws is False
+    on = exact_tiles.compile(*args, BM=16, BN=16, BK=16, loop_ws=True)
+    assert on.options == CompileOptions(loop_ws=True) and on is not off
+    assert exact_tiles.compile(*args, BM=16, BN=16, BK=16, loop_ws=False) is off
+    assert len(exact_tiles.cache) == 2
+    assert {k[-len(on.options.key()):] for k in exact_tiles.cache} == {off.options.key(), on.options.key()}
+
+
+@pytest.mark.parametrize("options,error,match", [
+    (dict(target="gpu"), ValueError, r"target must be one of \('sim', 'iss'\), not 'gpu'"),
+    (dict(dataflow="XS"), ValueError, "dataflow must be 'WS' or 'OS', not 'XS'"),
+    (dict(config=16), TypeError, "config must be a GemminiConfig, got int 16"),
+    (dict(double_buffer=1), TypeError, "double_buffer must be a bool, got int 1"),
+    (dict(loop_ws="on"), TypeError, "loop_ws must be a bool or None, got str 'on'"),
+])
+def test_compile_options_reject_what_they_would_convert(options, error, match):
+    with pytest.raises(error, match=match):
+        CompileOptions.of(**options)
 
 
 def test_interpreter_matches_compiled(monkeypatch):

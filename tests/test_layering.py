@@ -145,9 +145,9 @@ def test_passes_import_no_backend_or_frontend():
 
 
 def test_options_and_errors_sit_low():
-    """The compile options' defaults and the user-facing errors are read by every stage: they
-    import nothing above the ground floor."""
-    assert violations("options", allowed=()) == []
+    """The compile options and the user-facing errors are read by every stage: they import
+    nothing above the ground floor."""
+    assert violations("options", allowed=("baco.gemmini",)) == []
     assert violations("errors", allowed=("baco.gemmini",)) == []
 
 
@@ -247,3 +247,71 @@ def test_the_literal_scan_sees_a_restated_fact(tmp_path):
     found = restated_facts(tmp_path / "baco")
     assert [f.split(" restates")[0] for f in found] == ["baco/tuner/x.py:2", "baco/tuner/x.py:3",
                                                          "baco/tuner/x.py:4", "baco/tuner/x.py:5"]
+
+
+# ---- function size ---------------------------------------------------------------------------
+MAX_LINES, MAX_BRANCHES = 80, 25
+BRANCHES = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.match_case)
+# Functions over the limits, each with why it stays (README "Known limitations"): other work is
+# changing them now, and they are split when it lands.
+LONG_FUNCTIONS = {
+    "baco/passes/linalg_to_instgem.py LinalgToInstGem.lower_matmul": "the GEMM programs' work",
+    "baco/passes/loop_conv_ws.py Proof._try": "the convolutions' work",
+    "baco/passes/loop_conv_ws.py Proof._inputs": "the convolutions' work",
+    "baco/passes/loop_conv_ws.py rewrite": "the convolutions' work",
+    "baco/sim/loops.py conv_params": "the simulator's speed work",
+    "baco/sim/loops.py _conv": "the simulator's speed work",
+    "baco/sim/timing.py TimingModel._cost": "the simulator's speed work",
+    "baco/tuner/costmodel.py kernel_program_terms": "the CPU-issue cost term's work",
+    "baco/tuner/costmodel.py kernel_program_terms.with_k_loop": "the CPU-issue cost term's work",
+    "baco/tuner/kernel_model.py library_matmul_cycles": "the CPU-issue cost term's work",
+    "baco/tuner/kernel_model.py loop_conv_stream_cycles": "the CPU-issue cost term's work",
+}
+
+
+def branch_count(fn) -> int:
+    """The branching statements of a function (if/elif, for, while, except, case), as pylint's
+    too-many-branches counts them; a nested function's are its own."""
+    count, stack = 0, list(ast.iter_child_nodes(fn))
+    while stack:
+        node = stack.pop()
+        count += isinstance(node, BRANCHES)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    return count
+
+
+def long_functions(root: Path = BACO) -> dict[str, str]:
+    """{"path qualified.name": "N lines, B branches"} of every function over the limits."""
+    found = {}
+    for path in sorted(root.rglob("*.py")):
+        def visit(node, prefix):
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    lines, branches = child.end_lineno - child.lineno + 1, branch_count(child)
+                    if lines > MAX_LINES or branches > MAX_BRANCHES:
+                        found[f"{path.relative_to(root.parent)} {prefix}{child.name}"] = \
+                            f"{lines} lines, {branches} branches"
+                visit(child, prefix + child.name + "." if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                              ast.ClassDef)) else prefix)
+        visit(ast.parse(path.read_text()), "")
+    return found
+
+
+def test_no_long_functions():
+    """No function in baco/ over 80 lines or 25 branches, except the allow-list's (which must
+    still be long: a split function leaves the list)."""
+    found = long_functions()
+    assert {k: v for k, v in found.items() if k not in LONG_FUNCTIONS} == {}
+    assert [k for k in LONG_FUNCTIONS if k not in found] == []
+
+
+def test_the_size_check_counts_lines_and_branches(tmp_path):
+    (tmp_path / "baco").mkdir()
+    branchy = "def branchy(x):\n" + "".join(f"    if x == {i}:\n        return {i}\n" for i in range(26))
+    long = "class C:\n    def long(self):\n" + "        pass\n" * 80
+    short = "def short(x):\n    def inner():\n" + "        if x:\n            pass\n" * 20 + \
+        "    for _ in x:\n        pass\n" * 10
+    (tmp_path / "baco" / "x.py").write_text(branchy + long + short)
+    assert long_functions(tmp_path / "baco") == {"baco/x.py branchy": "53 lines, 26 branches",
+                                                 "baco/x.py C.long": "81 lines, 0 branches"}

@@ -11,13 +11,14 @@ from baco.errors import CompilationError
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import COMMANDS
 from baco.passes import cli as opt_cli
+from baco.options import CompileOptions
 from baco.passes.pipeline import LLVM, SAME_INPUT, STAGES, input_stage, run_pipeline
 
 IR = Path(__file__).parent / "ir" / "matmul.baco.mlir"
 
 
-def stage_texts(**kw):
-    return run_pipeline(IR.read_text(), **kw).stage_ir
+def stage_texts(**options):
+    return run_pipeline(IR.read_text(), CompileOptions.of(**options)).stage_ir
 
 
 def test_every_stage_output_is_the_next_stage_input():
@@ -77,7 +78,7 @@ def test_locations_survive_to_instgem():
 def test_capacity_error_names_blocks_and_limit():
     tiny = GemminiConfig.from_capacity(16, 2, 4)      # 128-row scratchpad, 64-row accumulator
     with pytest.raises(CompilationError) as e:
-        run_pipeline(IR.read_text(), config=tiny)
+        run_pipeline(IR.read_text(), CompileOptions.of(config=tiny))
     msg = str(e.value)
     assert "32x64 i8" in msg and "64x32 i8" in msg
     assert "scratchpad (128 rows" in msg and "2 KiB" in msg and "need 256 rows" in msg
@@ -87,7 +88,7 @@ def test_capacity_error_names_blocks_and_limit():
 def test_accumulator_capacity_error():
     small_acc = GemminiConfig.from_capacity(16, 256, 2)   # 32 accumulator rows < a 32x32 block's 64
     with pytest.raises(CompilationError, match=r"accumulator \(32 rows.*32x32 i32 \(64 rows\)"):
-        run_pipeline(IR.read_text(), config=small_acc)
+        run_pipeline(IR.read_text(), CompileOptions.of(config=small_acc))
 
 
 def test_instgem_field_width_verifier():

@@ -41,8 +41,7 @@ def placed_rows(s: GemmSchedule, cfg, out_int8, M=100, N=70, K=300):
     values, options = k.bind(kernel_args(M, N, K, out_int8),
                              dict(RELU=out_int8, OUT_INT8=out_int8, schedule=s, config=cfg))
     params, _, _ = k.specialize(values)
-    res = run_pipeline(k.baco_ir(params), config=cfg, dataflow=options["dataflow"],
-                       double_buffer=options["double_buffer"], until="gemmini-placement")
+    res = run_pipeline(k.baco_ir(params), options, until="gemmini-placement")
     text = res.stage_ir["gemmini-placement"]
     used = {name: int(re.search(rf"gemmini.{name}_rows_used = (\d+)", text).group(1)) for name in ("sp", "acc")}
     return Footprint(used["sp"], used["acc"])

@@ -34,7 +34,7 @@ issuing every command, its cycles read by rdcycle around the grid loop and its f
 arguments, so the caller's arrays see exactly one run: the real launch with the winner. A
 candidate the compiler rejects is skipped. The winner is cached in memory and on disk (JSON under the
 compile cache dir, BACO_CACHE_DIR/autotune/) keyed by (kernel source hash, candidate list, key values,
-GemminiConfig, compiler fingerprint) and reused without re-timing. BACO_AUTOTUNE_PRINT=1 prints the
+the launch's CompileOptions, compiler fingerprint) and reused without re-timing. BACO_AUTOTUNE_PRINT=1 prints the
 timings.
 """
 from __future__ import annotations
@@ -203,11 +203,12 @@ class Autotuner:
             out.append([list(arr.shape), str(arr.dtype)] if arr is not None else named.get(k))
         return tuple(out)
 
-    def cache_key(self, named, gemmini_cfg, options) -> str:
+    def cache_key(self, named, compile_options) -> str:
+        """The tuned choice's key: the kernel, its candidates, the key arguments' values and the
+        launch's CompileOptions (LOOP_WS and the target included: they change what is timed)."""
         from baco.compiler import compiler_fingerprint
         blob = json.dumps([self.__name__, self.source_hash, [c.to_dict() for c in self.configs],
-                           self.key_values(named), gemmini_cfg.to_dict(), options["dataflow"],
-                           bool(options["double_buffer"]), self.end_to_end, compiler_fingerprint()],
+                           self.key_values(named), compile_options.key(), self.end_to_end, compiler_fingerprint()],
                           sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
@@ -282,14 +283,14 @@ class Autotuner:
     def choose(self, grid, args, kwargs) -> Config:
         """The cached or freshly tuned config for this launch."""
         from baco.compiler import cache_dir
-        from baco.gemmini.config import GemminiConfig
         named = self.named_args(args, kwargs)
         options = {k: kwargs.get(k, self.fn.defaults[k]) for k in LAUNCH_OPTIONS}
         clash = sorted(set(kwargs) & ({k for c in self.configs for k in c.all_kwargs()}))
         if clash:
             raise ValueError(f"{self.__name__}: {clash} are chosen by autotune; do not pass them")
-        gemmini_cfg = options["config"] or GemminiConfig()
-        key = self.cache_key(named, gemmini_cfg, options)
+        compile_options = self.fn.compile_options({k: v for k, v in options.items() if k != "schedule"})
+        gemmini_cfg = compile_options.config
+        key = self.cache_key(named, compile_options)
         if key in self.cache:
             return self.cache[key]
         cdir = cache_dir() if self.cache_results else None

@@ -271,6 +271,47 @@ class KernelCodegen(ast.NodeVisitor):
         self.visit_body(node.body if cond else node.orelse)
 
     def visit_For(self, node):
+        it = node.iter
+        bounds = self.range_bounds(node)
+        # a positive constant step is scf.for's own; any other runs as Python's range does, by
+        # counting its trips: iv = first + t * step for t in [0, trips)
+        counted = isinstance(bounds[2], Val) or bounds[2] < 0
+        if counted:
+            first, step = (self.as_index(b, "a range bound") for b in (bounds[0], bounds[2]))
+            lb, ub, step_v = self.const_index(0), self.trip_count(*bounds, it), self.const_index(1)
+        else:
+            lb, ub, step_v = (self.as_index(b, "a range bound") for b in bounds)
+        carried, inits = self.loop_carried(node)
+        iv = self.fresh()
+        results = self.fresh()
+        args = [self.fresh() for _ in carried]
+        types = [v.type for v in inits]
+        head = f"scf.for {iv} = {lb.name} to {ub.name} step {step_v.name}"
+        if carried:
+            iters = ", ".join(f"{a} = {v.name}" for a, v in zip(args, inits))
+            head = f"{results}:{len(carried)} = {head} iter_args({iters}) -> ({', '.join(types)})"
+        self.emit(head + " {")
+        saved = dict(self.env)
+        self.env[node.target.id] = Val(iv, "index")
+        if counted:
+            self.node = it
+            self.env[node.target.id] = self.arith("addi", first, self.arith("muli", Val(iv, "index"), step, "index"),
+                                                  "index")
+        for n, a, t in zip(carried, args, types):
+            self.env[n] = Val(a, t)
+        self.indent += 1
+        self.visit_body(node.body)
+        self.node = node
+        self.loop_yield(node, carried, args, types)
+        self.indent -= 1
+        self.emit(f"}} {self.loc(node)}")
+        self.env = saved
+        for i, (n, t) in enumerate(zip(carried, types)):
+            self.env[n] = Val(f"{results}#{i}", t)
+            self.made[f"{results}#{i}"] = ("scf.for", [inits[i]], node)
+
+    def range_bounds(self, node) -> list:
+        """[start, stop, step] of a `for name in range(...)` loop (ints or index values), checked."""
         if not isinstance(node.target, ast.Name):
             raise self.error("the loop variable must be a name", node.target)
         it = node.iter
@@ -291,14 +332,11 @@ class KernelCodegen(ast.NodeVisitor):
         self.node = it
         if not isinstance(bounds[2], Val) and bounds[2] == 0:
             raise self.error("range() step must not be zero", it)
-        # a positive constant step is scf.for's own; any other runs as Python's range does, by
-        # counting its trips: iv = first + t * step for t in [0, trips)
-        counted = isinstance(bounds[2], Val) or bounds[2] < 0
-        if counted:
-            first, step = (self.as_index(b, "a range bound") for b in (bounds[0], bounds[2]))
-            lb, ub, step_v = self.const_index(0), self.trip_count(*bounds, it), self.const_index(1)
-        else:
-            lb, ub, step_v = (self.as_index(b, "a range bound") for b in bounds)
+        return bounds
+
+    def loop_carried(self, node) -> tuple[list, list]:
+        """The names the loop's body assigns that live before it, and their initial values (scalars:
+        Python numbers become constants; arrays cannot be reassigned)."""
         carried = [n for n in assigned_names(node.body) if n in self.env and n != node.target.id]
         inits = []
         for n in carried:
@@ -314,27 +352,11 @@ class KernelCodegen(ast.NodeVisitor):
                 raise self.error(f"pointer argument `{n}` cannot be reassigned in a loop",
                                  assignment_of(n, node.body) or node)
             inits.append(v)
-        iv = self.fresh()
-        results = self.fresh()
-        args = [self.fresh() for _ in carried]
-        types = [v.type for v in inits]
+        return carried, inits
+
+    def loop_yield(self, node, carried, args, types):
+        """The body's scf.yield of the carried names' values at its end (same types as they entered)."""
         loc = self.loc(node)
-        head = f"scf.for {iv} = {lb.name} to {ub.name} step {step_v.name}"
-        if carried:
-            iters = ", ".join(f"{a} = {v.name}" for a, v in zip(args, inits))
-            head = f"{results}:{len(carried)} = {head} iter_args({iters}) -> ({', '.join(types)})"
-        self.emit(head + " {")
-        saved = dict(self.env)
-        self.env[node.target.id] = Val(iv, "index")
-        if counted:
-            self.node = it
-            self.env[node.target.id] = self.arith("addi", first, self.arith("muli", Val(iv, "index"), step, "index"),
-                                                  "index")
-        for n, a, t in zip(carried, args, types):
-            self.env[n] = Val(a, t)
-        self.indent += 1
-        self.visit_body(node.body)
-        self.node = node
         outs = []
         for n, t, a in zip(carried, types, args):
             v = self.env[n]
@@ -349,12 +371,6 @@ class KernelCodegen(ast.NodeVisitor):
             self.emit(f"scf.yield {', '.join(v.name for v in outs)} : {', '.join(types)} {loc}")
         else:
             self.emit(f"scf.yield {loc}")
-        self.indent -= 1
-        self.emit(f"}} {loc}")
-        self.env = saved
-        for i, (n, t) in enumerate(zip(carried, types)):
-            self.env[n] = Val(f"{results}#{i}", t)
-            self.made[f"{results}#{i}"] = ("scf.for", [inits[i]], node)
 
     def in_place_root(self, v: Val) -> Val:
         """The value `v` updates in place: through an accumulating dot (its accumulator), a sum in

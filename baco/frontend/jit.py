@@ -12,6 +12,7 @@ from baco.errors import DIVISION_BY_ZERO, RUNTIME_ERRORS, ZERO_STEP, KernelRunti
 from baco.frontend import language as bl
 from baco.frontend.codegen import KernelCodegen
 from baco.gemmini.config import NUMPY_ELEMENTS
+from baco.options import CompileOptions
 
 LAUNCH_OPTIONS = ("target", "config", "dataflow", "double_buffer", "schedule", "loop_ws")
 INDEX_RANGE = (-(1 << 63), 1 << 63)     # integer scalars are `index` (i64) in the kernel
@@ -74,34 +75,34 @@ class JITFunction:
 
     # ---- specialization -------------------------------------------------------------
     def bind(self, args, kwargs):
+        """(the kernel's arguments by name, the CompileOptions of this launch)."""
         given = {k for k in self.defaults if k in kwargs}
         options = {k: kwargs.pop(k) if k in kwargs else v for k, v in self.defaults.items()}
-        self.check_options(options)
-        if options["schedule"] is not None:
-            self.apply_schedule(options, given, kwargs)
+        schedule = options.pop("schedule")
+        self.compile_options(options)           # every option checked before a schedule is read
+        if schedule is not None:
+            self.apply_schedule(schedule, options, given, kwargs)
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as e:
             raise TypeError(f"{self.__name__}: {e}") from None
         bound.apply_defaults()
-        return dict(bound.arguments), options
+        return dict(bound.arguments), self.compile_options(options)
 
-    def check_options(self, options):
-        """The launch options that are taken as they are (never converted): config a
-        GemminiConfig or None, double_buffer a bool, loop_ws a bool or None."""
-        from baco.gemmini.config import as_config
-        if options["config"] is not None:
-            as_config(options["config"])
-        for name, allowed in (("double_buffer", (bool, np.bool_)), ("loop_ws", (bool, np.bool_, type(None)))):
-            if not isinstance(options[name], allowed):
-                raise TypeError(f"{self.__name__}: {name} must be a bool, got {type(options[name]).__name__} "
-                                f"{options[name]!r}")
+    def compile_options(self, options: dict) -> CompileOptions:
+        """The launch options as CompileOptions (taken as they are, never converted: config a
+        GemminiConfig or None, double_buffer a bool, loop_ws a bool or None); an error names the
+        kernel and the option."""
+        try:
+            return CompileOptions.of(**options)
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"{self.__name__}: {e}") from None
 
-    def apply_schedule(self, options, given, kwargs):
+    def apply_schedule(self, schedule, options, given, kwargs):
         """`schedule=` (a GemmSchedule or its dict) fills BLOCK_M/N/K and the
         compile options; an explicit launch value that disagrees is an error."""
         from baco.gemmini.schedule import as_schedule
-        for name, value in as_schedule(options.pop("schedule")).launch_options().items():
+        for name, value in as_schedule(schedule).launch_options().items():
             if name in options:
                 if name in given and options[name] != value:
                     raise ValueError(f"{self.__name__}: {name}={options[name]!r} contradicts the schedule's {value!r}")
@@ -168,20 +169,13 @@ class JITFunction:
         values, options = self.bind(list(args), dict(kwargs))
         return self._compiled(values, options)
 
-    def _compiled(self, values, options):
+    def _compiled(self, values, options: CompileOptions):
         from baco.compiler import compile_module
-        from baco.gemmini.config import GemminiConfig
-        from baco.options import loop_ws_enabled
         params, runtime, key = self.specialize(values)
-        config = options["config"] or GemminiConfig()
-        loop_ws = loop_ws_enabled(options["loop_ws"])
-        key = key + (options["target"], options["dataflow"], bool(options["double_buffer"]), loop_ws,
-                     tuple(sorted(config.to_dict().items())))
+        key = key + options.key()
         ck = self.cache.get(key)
         if ck is None:
-            ck = compile_module(self.baco_ir(params), self.__name__, target=options["target"], config=config,
-                                dataflow=options["dataflow"], double_buffer=bool(options["double_buffer"]),
-                                loop_ws=loop_ws)
+            ck = compile_module(self.baco_ir(params), self.__name__, options)
             self.cache[key] = ck
         return ck, runtime
 
@@ -194,7 +188,7 @@ class JITFunction:
         interpret = self.interpret if self.interpret is not None else os.environ.get("BACO_INTERPRET") == "1"
         ck, runtime = self._compiled(values, options)
         if interpret:   # compiled first: the interpreter rejects exactly what the compiler rejects
-            return self.interpret_launch(grid, values, options["dataflow"], ck.config)
+            return self.interpret_launch(grid, values, options.dataflow, ck.config)
         return ck.run(grid, runtime)
 
     def interpret_launch(self, grid, values, dataflow, config):

@@ -17,8 +17,7 @@ from baco.model.graph import capture, inverse
 from baco.model.link import program_of
 from baco.model.lower import GemminiStep, design_schedules, lower
 from baco.model.quantize import node_values, quantize, quantize_input
-
-TARGETS = ("sim", "iss")
+from baco.options import TARGETS
 
 
 @dataclass

@@ -600,5 +600,5 @@ def _round_saturate_int8(x, scale, result_type):
     return ir.create("arith.fptosi", operands=[f], results=[result_type]).result
 
 
-def run(module_op, **_):
+def run(module_op, options):
     BacoToLinalg().run(module_op)

@@ -7,7 +7,12 @@ import sys
 from baco.inputs import input_name, read_text
 from baco.errors import CompilationError
 from baco.gemmini.config import GemminiConfig
+from baco.options import CompileOptions
 from baco.passes.pipeline import STAGES, run_pipeline
+
+
+def options_from_args(args) -> CompileOptions:
+    return CompileOptions.of(config=config_from_args(args), dataflow=args.dataflow, double_buffer=args.double_buffer)
 
 
 def config_from_args(args) -> GemminiConfig:
@@ -47,8 +52,7 @@ def main(argv=None) -> int:
     text = read_text(args.input)
     start, until = (args.one, args.one) if args.one else (args.start, args.until)
     try:
-        res = run_pipeline(text, config=config_from_args(args), dataflow=args.dataflow,
-                           double_buffer=args.double_buffer, start=start, until=until)
+        res = run_pipeline(text, options_from_args(args), start=start, until=until)
     except CompilationError as e:
         print(f"baco opt: {e.in_file(input_name(args.input))}", file=sys.stderr)
         return 1

@@ -326,7 +326,7 @@ def eliminate(func) -> tuple[int, int]:
     return len(removed), len(guarded)
 
 
-def run(module_op, **_):
+def run(module_op, options):
     for op in ir.walk_ops(module_op):
         if op.name == "func.func" and len(op.regions[0].blocks):
             eliminate(op)

@@ -42,6 +42,7 @@ from mlir.ir import FloatAttr, IntegerAttr, MemRefType, StringAttr
 from baco.errors import CompilationError
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import block_rows, capacity_problems
+from baco.options import CompileOptions
 from baco.passes import irutil as ir
 
 
@@ -330,8 +331,8 @@ class Placement:
                 op.erase()
 
 
-def run(module_op, config: GemminiConfig | None = None, double_buffer: bool = False, dataflow: str = "WS", **_):
-    Placement(config or GemminiConfig(), double_buffer, dataflow).run(module_op)
+def run(module_op, options: CompileOptions):
+    Placement(options.config, options.double_buffer, options.dataflow).run(module_op)
 
 
 __all__ = ["run", "Placement", "CompilationError", "layout"]

@@ -195,7 +195,7 @@ def safe_divisions(module_op):
             op.operands[1] = ir.select(bad, ir.const_int(1, b.type), b)
 
 
-def run(module_op, **_):
+def run(module_op, options):
     lower_instgem(module_op)
     safe_divisions(module_op)
     PassManager.parse(UPSTREAM_TO_LLVM).run(module_op)

@@ -24,6 +24,7 @@ from mlir.ir import InsertionPoint, IntegerAttr, MemRefType, StringAttr
 from baco.dialects import instgem
 from baco.gemmini.config import MLIR_ELEMENTS, GemminiConfig
 from baco.gemmini.isa import GARBAGE_ADDR, MVIN_OF_SLOT, local_addr
+from baco.options import CompileOptions
 from baco.passes import irutil as ir
 from baco.passes import prefetch
 from baco.passes.gemmini_placement import array_written
@@ -925,6 +926,6 @@ def zeroed_before(loop_op, acc):
     return None
 
 
-def run(module_op, config: GemminiConfig | None = None, dataflow: str = "WS", **_):
-    LinalgToInstGem(config or GemminiConfig(), dataflow).run(module_op)
+def run(module_op, options: CompileOptions):
+    LinalgToInstGem(options.config, options.dataflow).run(module_op)
     instgem.verify_fields(module_op)

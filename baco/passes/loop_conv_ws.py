@@ -72,7 +72,7 @@ from baco.gemmini.arith import pooled_size
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import COMMANDS
 from baco.gemmini.schedule import loop_unit_half
-from baco.options import loop_ws_enabled
+from baco.options import CompileOptions
 from baco.passes import irutil as ir
 from baco.passes import prefetch
 from baco.passes.irutil import alloc_of
@@ -1033,10 +1033,10 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
     return True
 
 
-def run(module_op, config: GemminiConfig | None = None, dataflow: str = "WS", loop_ws: bool | None = None, **_):
-    if dataflow != "WS" or not loop_ws_enabled(loop_ws):
+def run(module_op, options: CompileOptions):
+    if options.dataflow != "WS" or not options.loop_ws:
         return
-    cfg = config or GemminiConfig()
+    cfg = options.config
     for func in module_op.regions[0].blocks[0].operations:
         func = func.operation
         if func.name == "func.func" and len(func.regions[0].blocks):

@@ -68,7 +68,7 @@ from mlir.ir import Block, DenseI64ArrayAttr, InsertionPoint, MemRefType
 from baco.dialects import instgem
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import loop_unit_half, loop_ws_fits
-from baco.options import loop_ws_enabled
+from baco.options import CompileOptions
 from baco.passes import irutil as ir
 from baco.passes import prefetch
 from baco.passes.irutil import alloc_of
@@ -676,10 +676,10 @@ def rewrite_resadd(n: Resadd, cfg: GemminiConfig):
         op.move_before(else_yield.operation)
 
 
-def run(module_op, config: GemminiConfig | None = None, dataflow: str = "WS", loop_ws: bool | None = None, **_):
-    if dataflow != "WS" or not loop_ws_enabled(loop_ws):
+def run(module_op, options: CompileOptions):
+    if options.dataflow != "WS" or not options.loop_ws:
         return
-    cfg = config or GemminiConfig()
+    cfg = options.config
     for func in module_op.regions[0].blocks[0].operations:
         func = func.operation
         if func.name == "func.func" and len(func.regions[0].blocks):

@@ -13,7 +13,7 @@ from mlir.passmanager import PassManager
 
 from baco.dialects import make_context, parse_module
 from baco.errors import CompilationError
-from baco.gemmini.config import GemminiConfig
+from baco.options import CompileOptions
 from baco.passes import (baco_to_linalg, config_elimination, gemmini_placement, instgem_to_llvm,
                          linalg_to_instgem, loop_conv_ws, loop_ws)
 
@@ -27,13 +27,13 @@ def _upstream(spec):
 
 
 def _then_cleanup(fn):
-    def run(module_op, **kw):
-        fn(module_op, **kw)
+    def run(module_op, options):
+        fn(module_op, options)
         PassManager.parse(CLEANUP).run(module_op)
     return run
 
 
-def _bufferize(module_op, **_):
+def _bufferize(module_op, options):
     """One-shot bufferization; a loop-carried block it cannot keep in place (the frontend reports a
     kernel's at the statement that replaces it; this covers IR given to `baco opt`) is said in the
     language's terms, at the loop."""
@@ -50,7 +50,7 @@ def _bufferize(module_op, **_):
             f"(acc += dot(a, b)) or make and use the block inside the loop", diags[0].location) from None
 
 
-# name -> callable(module_op, config=…, dataflow=…, double_buffer=…, loop_ws=…); the order is the pipeline
+# name -> callable(module_op, CompileOptions); the order is the pipeline
 STAGES = {
     "baco-to-linalg": _then_cleanup(baco_to_linalg.run),
     "bufferize": _bufferize,
@@ -122,14 +122,13 @@ class PipelineResult:
     dump_dir: str | None = None
 
 
-def run_pipeline(text: str, *, config: GemminiConfig | None = None, dataflow: str = "WS",
-                 double_buffer: bool = False, until: str | None = None, start: str | None = None,
-                 dump_dir: str | None = None, name: str = "kernel", loop_ws: bool | None = None) -> PipelineResult:
+def run_pipeline(text: str, options: CompileOptions | None = None, *, until: str | None = None,
+                 start: str | None = None, dump_dir: str | None = None, name: str = "kernel") -> PipelineResult:
     """Parse `text` (the input of stage `start`, default the stage its ops say) and run
-    the stages up to and including `until`. Input of another stage is an error, so a
-    pass never sees IR it was not written for. `loop_ws` switches the loop-ws stage
-    (None: BACO_LOOP_WS, default on)."""
-    config = config or GemminiConfig()
+    the stages up to and including `until`, each with `options` (default CompileOptions.of():
+    the default Gemmini, WS, the loop stages as BACO_LOOP_WS says). Input of another stage is
+    an error, so a pass never sees IR it was not written for."""
+    options = CompileOptions.of() if options is None else options
     names = list(STAGES)
     if not text.strip():
         raise CompilationError("empty input: expected an MLIR module")
@@ -151,8 +150,7 @@ def run_pipeline(text: str, *, config: GemminiConfig | None = None, dataflow: st
             stage = names[i]
             t0 = time.perf_counter()
             try:
-                STAGES[stage](module.operation, config=config, dataflow=dataflow, double_buffer=double_buffer,
-                              loop_ws=loop_ws)
+                STAGES[stage](module.operation, options)
                 if not module.operation.verify():
                     raise CompilationError(f"{stage}: output does not verify")
             except MLIRError as e:

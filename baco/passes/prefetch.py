@@ -30,6 +30,8 @@ the next iteration's values). Every block has its own config_ld slot
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from mlir.dialects import scf
 from mlir.ir import InsertionPoint
 
@@ -181,14 +183,55 @@ def stream_slice(stream, mapping, lo, hi):
     new.operands[1] = hi
 
 
+@dataclass
+class _Pipelinable:
+    """A lowered loop's parts that pipeline_loads moves: the config_lds and load streams (the
+    roots), the boundary checks, the one compute nest, and the pure ops they and the carried
+    values depend on."""
+    body: list
+    yield_op: object
+    configs: list
+    streams: list
+    checks: list
+    nest: object
+    deps: list
+    carried_deps: list
+
+    @property
+    def roots(self):
+        return self.configs + self.streams
+
+    def in_order(self, ops):
+        return sorted(ops, key=self.body.index)
+
+
 def pipeline_loads(loop_op, interleave: bool = False) -> bool:
     """Rewrite a lowered pipelinable loop (see module doc); False if its shape is not the expected one.
     `interleave` (the streams write distinct blocks, distinct_targets): the prologue issues the
     first mvin of every stream before the rest of any, so the first compute, which needs the
     first tile of each operand, does not wait for a whole block of the other (e.g. all of
     a tall A before B's single tile)."""
+    loop = _pipelinable(loop_op)
+    if loop is None:
+        return False
+    _prologue(loop_op, loop, interleave)
+    nxt = _next_iteration(loop_op, loop)
+    _spread_loads(loop_op, loop, nxt)
+    after = loop.body[loop.body.index(loop.nest) + 1]
+    with InsertionPoint(after), loop_op.location:             # the rest when the nest ran 0 times
+        def rest_of_loads():
+            for i, (s, length) in enumerate(zip(loop.in_order(loop.streams), nxt.lengths)):
+                stream_slice(s, nxt.mapping, _share(i, len(nxt.lengths), length, nxt.n_outer, nxt.n_steps), length)
+        when(nxt.has_next, rest_of_loads)
+    for op in reversed(loop.roots):
+        op.erase()
+    return True
+
+
+def _pipelinable(loop_op) -> _Pipelinable | None:
+    """The loop's parts, or None if its shape is not the expected one: loads, then the one
+    compute nest, then only what follows it (e.g. the last iteration's stores)."""
     body = body_ops(loop_op)
-    block = loop_op.regions[0].blocks[0]
     yield_op = body[-1]
     configs = [op for op in body if op.name == "instgem.config_ld"]
     streams = [op for op in body if STREAM in op.attributes]
@@ -196,83 +239,99 @@ def pipeline_loads(loop_op, interleave: bool = False) -> bool:
     checks = [op for op in body if is_boundary_check(op)]
     roots = configs + streams
     if not streams or len(nests) != 1:
-        return False
+        return None
     nest = nests[0]
     others = [op for op in body if op not in roots + checks and op != yield_op and not is_pure(op)]
-    # loads, then the compute nest, then only what follows it (e.g. the last iteration's stores)
     if body.index(nest) < max(body.index(r) for r in roots) or \
             any(body.index(op) < body.index(nest) for op in others):
-        return False
+        return None
     deps = slice_of(roots + checks, body)
     carried_deps = slice_of([yield_op], body)
     if deps is None or carried_deps is None:
-        return False
-    lb, ub, step, *inits = list(loop_op.operands)
-    iv, *iter_args = list(block.arguments)
-    streams_in_order = sorted(streams, key=body.index)
-    roots_in_order = sorted(roots, key=body.index)
-    checks_then_configs = checks + sorted(configs, key=body.index)   # a bad window errors before its loads
+        return None
+    return _Pipelinable(body, yield_op, configs, streams, checks, nest, deps, carried_deps)
 
-    with InsertionPoint(loop_op), loop_op.location:           # prologue: iteration lb
+
+def _prologue(loop_op, loop: _Pipelinable, interleave: bool):
+    """Iteration lb's checks, configs and loads, before the loop."""
+    lb, ub = list(loop_op.operands)[:2]
+    inits = list(loop_op.operands)[3:]
+    iv, *iter_args = list(loop_op.regions[0].blocks[0].arguments)
+    with InsertionPoint(loop_op), loop_op.location:
         mapping = {iv: lb, **dict(zip(iter_args, inits))}
         if interleave:
             def prologue():
-                clone_with(deps + checks + sorted(configs, key=body.index), mapping)
-                lengths = [mapping.get(s.operands[1], s.operands[1]) for s in streams_in_order]
+                streams = loop.in_order(loop.streams)
+                clone_with(loop.deps + loop.checks + loop.in_order(loop.configs), mapping)
+                lengths = [mapping.get(s.operands[1], s.operands[1]) for s in streams]
                 heads = [ir.binop("minsi", ir.const_index(1), n) for n in lengths]
-                for s, head in zip(streams_in_order, heads):
+                for s, head in zip(streams, heads):
                     stream_slice(s, mapping, ir.const_index(0), head)
-                for s, head, n in zip(streams_in_order, heads, lengths):
+                for s, head, n in zip(streams, heads, lengths):
                     stream_slice(s, mapping, head, n)
             when(ir.cmpi("slt", lb, ub), prologue)
         else:
-            when(ir.cmpi("slt", lb, ub), lambda: clone_with(deps + checks + roots_in_order, mapping))
+            when(ir.cmpi("slt", lb, ub), lambda: clone_with(loop.deps + loop.checks + loop.in_order(loop.roots),
+                                                            mapping))
 
-    with InsertionPoint(nest), loop_op.location:              # iteration k + step: its arithmetic…
+
+@dataclass
+class _NextIteration:
+    mapping: dict       # the body's values -> iteration k + step's
+    has_next: object    # i1: iteration k + step runs
+    n_outer: object     # the nest's outer trip count
+    one: object
+    lengths: list       # its streams' lengths, in body order
+    n_steps: object     # the outer steps they are spread over (at least 1)
+
+
+def _next_iteration(loop_op, loop: _Pipelinable) -> _NextIteration:
+    """Before the nest: iteration k + step's arithmetic, and its checks then configs (a bad
+    window errors before its loads) when it runs."""
+    _, ub, step = list(loop_op.operands)[:3]
+    iv, *iter_args = list(loop_op.regions[0].blocks[0].arguments)
+    nest, yield_op = loop.nest, loop.yield_op
+    with InsertionPoint(nest), loop_op.location:
         carried = {}
-        clone_with([op for op in carried_deps if body.index(op) > body.index(nest)], carried)
+        clone_with([op for op in loop.carried_deps if loop.body.index(op) > loop.body.index(nest)], carried)
         next_iv = ir.binop("addi", iv, step)
         mapping = {iv: next_iv, **dict(zip(iter_args, [carried.get(v, v) for v in yield_op.operands]))}
-        clone_with(deps, mapping)
+        clone_with(loop.deps, mapping)
         has_next = ir.cmpi("slt", next_iv, ub)
-        when(has_next, lambda: clone_with(checks_then_configs, mapping))
+        when(has_next, lambda: clone_with(loop.checks + loop.in_order(loop.configs), mapping))
         n_outer = ir.create("arith.subi", operands=[nest.operands[1], nest.operands[0]],
                             results=[ir.index()]).result
         one = ir.const_index(1)
-        lengths = [mapping.get(s.operands[1], s.operands[1]) for s in streams_in_order]
+        lengths = [mapping.get(s.operands[1], s.operands[1]) for s in loop.in_order(loop.streams)]
         n_steps = ir.binop("maxsi", n_outer, one)
+    return _NextIteration(mapping, has_next, n_outer, one, lengths, n_steps)
 
-        def share(i, length, j):
-            # where outer step j's part of stream i starts: mvin p goes to step floor((p + i/S)·n/length)
-            # for S streams and n steps, so the streams are spread evenly through the steps, and
-            # several short streams (the slices of a 3-D load) are staggered, not all in step 0
-            S = len(streams_in_order)
-            num = ir.binop("subi", ir.binop("muli", ir.binop("muli", j, length), ir.const_index(S)),
-                           ir.binop("muli", ir.const_index(i), n_steps))
-            den = ir.binop("muli", n_steps, ir.const_index(S))
-            # ceil(num / den) for den > 0 as a truncating division of num + den - 1 (two instructions,
-            # not ceildivsi's sign handling): equal for num >= 0, and <= 0 like it otherwise (clamped to 0)
-            start = ir.binop("divsi", ir.binop("addi", num, ir.binop("subi", den, ir.const_index(1))), den)
-            return ir.binop("minsi", ir.binop("maxsi", start, ir.const_index(0)), length)
 
-    nest_block = nest.regions[0].blocks[0]
-    with InsertionPoint.at_block_begin(nest_block), loop_op.location:   # …its loads, a slice per outer step
-        j = ir.binop("subi", nest_block.arguments[0], nest.operands[0])
+def _share(i, n_streams, length, j, n_steps):
+    """Where outer step j's part of stream i starts: mvin p goes to step floor((p + i/S)·n/length)
+    for S streams and n steps, so the streams are spread evenly through the steps, and several
+    short streams (the slices of a 3-D load) are staggered, not all in step 0."""
+    num = ir.binop("subi", ir.binop("muli", ir.binop("muli", j, length), ir.const_index(n_streams)),
+                   ir.binop("muli", ir.const_index(i), n_steps))
+    den = ir.binop("muli", n_steps, ir.const_index(n_streams))
+    # ceil(num / den) for den > 0 as a truncating division of num + den - 1 (two instructions,
+    # not ceildivsi's sign handling): equal for num >= 0, and <= 0 like it otherwise (clamped to 0)
+    start = ir.binop("divsi", ir.binop("addi", num, ir.binop("subi", den, ir.const_index(1))), den)
+    return ir.binop("minsi", ir.binop("maxsi", start, ir.const_index(0)), length)
+
+
+def _spread_loads(loop_op, loop: _Pipelinable, nxt: _NextIteration):
+    """At the top of the nest's body: iteration k + step's loads, a slice per outer step."""
+    nest_block = loop.nest.regions[0].blocks[0]
+    with InsertionPoint.at_block_begin(nest_block), loop_op.location:
+        j = ir.binop("subi", nest_block.arguments[0], loop.nest.operands[0])
+        streams = loop.in_order(loop.streams)
 
         def slices():
             # an empty stream (e.g. the zero rows of a window starting at its block's first row)
             # skips its share arithmetic: one compare instead of two divisions
-            for i, (s, length) in enumerate(zip(streams_in_order, lengths)):
+            for i, (s, length) in enumerate(zip(streams, nxt.lengths)):
                 when(ir.cmpi("sgt", length, ir.const_index(0)), lambda i=i, s=s, length=length: stream_slice(
-                    s, mapping, share(i, length, j), share(i, length, ir.binop("addi", j, one))))
-        when(has_next, slices)
-
-    after = body[body.index(nest) + 1]
-    with InsertionPoint(after), loop_op.location:             # the rest when the nest ran 0 times
-        def rest_of_loads():
-            for i, (s, length) in enumerate(zip(streams_in_order, lengths)):
-                stream_slice(s, mapping, share(i, length, n_outer), length)
-        when(has_next, rest_of_loads)
-    for op in reversed(roots):
-        op.erase()
-    return True
+                    s, nxt.mapping, _share(i, len(streams), length, j, nxt.n_steps),
+                    _share(i, len(streams), length, ir.binop("addi", j, nxt.one), nxt.n_steps)))
+        when(nxt.has_next, slices)

@@ -106,6 +106,25 @@ def layers_from_args(a) -> list:
 
 
 def main(argv=None) -> int:
+    p = _parser()
+    a = p.parse_args(argv)
+    _check_arguments(p, a)
+    layers = _prepare(a)
+    if a.pareto:
+        from baco.tuner.area import pareto_sweep, write_pareto
+
+        def search(max_area):
+            a.max_area = max_area
+            return METHODS["baco"](layers, a)
+        written = write_pareto(pareto_sweep(search, a.pareto), a.out, title=a.network or a.torch or "")
+        print(f"wrote {', '.join(str(v) for v in written.values())}")
+        return 0
+    result = METHODS[a.method](layers, a)
+    _report(a, layers, result)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="baco tune", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--op", choices=["gemm", "gemv", "conv1d", "conv2d"])
@@ -152,7 +171,11 @@ def main(argv=None) -> int:
                    help="a fixed Gemmini (e.g. FADiff's Large 32,512,64 or Small 16,8,8): only the mappings "
                         "(and fusion) are searched")
     p.add_argument("--quiet", action="store_true")
-    a = p.parse_args(argv)
+    return p
+
+
+def _check_arguments(p: argparse.ArgumentParser, a) -> None:
+    """The combinations of arguments that do not apply (argparse's error, exit 2)."""
     if (a.max_area is not None or a.pareto) and a.method != "baco":
         p.error("--max-area and --pareto apply to --method baco")
     if a.op == "gemm" and a.K is None:
@@ -169,6 +192,11 @@ def main(argv=None) -> int:
         p.error(f"--hardware applies to --method {', '.join(FIXED_HARDWARE_METHODS)}")
     if a.hardware and (a.init_params or a.max_area is not None or a.pareto):
         p.error("--hardware fixes the Gemmini: it excludes --init-params, --max-area and --pareto")
+
+
+def _prepare(a) -> list:
+    """Reads what the arguments name into `a` (fixed or initial hardware, the fusion graph, the
+    checkpointer) and returns the layers to tune."""
     a.fixed_hw = parse_hardware(a.hardware) if a.hardware else None
     a.init_hw = None
     if a.init_params:
@@ -190,16 +218,11 @@ def main(argv=None) -> int:
         key = json.dumps([[l.key for l in layers], [l.count for l in layers], a.seed, a.steps, a.budget,
                           a.importance, a.max_area, a.init_params, a.cycle_model, a.fusion, a.hardware])
         a.checkpoint = Checkpointer(Path(a.out) / "checkpoint.pt", a.checkpoint_every, a.resume, key)
-    if a.pareto:
-        from baco.tuner.area import pareto_sweep, write_pareto
+    return layers
 
-        def search(max_area):
-            a.max_area = max_area
-            return METHODS["baco"](layers, a)
-        written = write_pareto(pareto_sweep(search, a.pareto), a.out, title=a.network or a.torch or "")
-        print(f"wrote {', '.join(str(v) for v in written.values())}")
-        return 0
-    result = METHODS[a.method](layers, a)
+
+def _report(a, layers, result) -> None:
+    """Writes the outputs and prints their summary."""
     paths = write_outputs(a.out, layers, result)
     hw = result.hw
     print(f"{a.method}: Gemmini {hw.pe_dim}x{hw.pe_dim}, scratchpad {hw.sp_kb:g} KB, accumulator {hw.acc_kb:g} KB, "
@@ -212,7 +235,6 @@ def main(argv=None) -> int:
         blocks = f" blocks {entry['blocks']}" if "blocks" in entry else ""
         print(f"  {entry['name']}: {entry['mapping']}{blocks}")
     print(f"wrote {', '.join(str(v) for v in paths.values())} and timeloop/ problem+mapping files")
-    return 0
 
 
 if __name__ == "__main__":

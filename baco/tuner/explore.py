@@ -962,61 +962,20 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
     else:
         # set-up (the default mapping's orders, the random pool) gets at most SETUP_SHARE of a time budget
         setup_deadline = None if deadline is None else t0 + SETUP_SHARE * time_budget_s
-        heuristic = [h for hw in ([init_hw] if init_hw else START_HARDWARE)
-                     if (h := heuristic_tilings(problem.layers, hw)) is not None][:starts]
-        if fixed_hw is not None and not heuristic:
-            heuristic = [layerwise_start(problem, generator)]
-        inits = best_orders_batch(problem, heuristic, setup_deadline) if heuristic else []
-        seeded = best_points(problem, [[d[i] for d in inits] for i in range(len(layers))], 1) if inits else []
-        # random starts join only if they are competitive: on large layers they are orders of magnitude
-        # worse than the library's tilings and would take most of every descent step for nothing
-        cutoff = seeded[0][0] * RANDOM_START_RANGE if seeded else math.inf
-        inits += [d for e, d in best_random(problem, random_pool * starts, max(starts - len(inits), 1), generator,
-                                            setup_deadline if inits else None) if e <= cutoff]
+        inits = _starts(problem, init_hw, starts, random_pool, generator, setup_deadline)
 
     if saved is None or saved["phase"] == "descent":
         # with a time budget: DESCENT_SHARE for the descent, the rest to polish and then kick the best design
         gd_deadline = None if deadline is None else t0 + DESCENT_SHARE * time_budget_s
-        budget = Budget(steps, gd_deadline, 600)
         on_step = None
         if checkpoint is not None:
             def on_step(state):
                 if checkpoint.due():
                     save("descent", descent=state)
-        resume = saved["descent"] if saved else None
-        if importance:
-            joint = resume if resume is not None and "joint" in resume else None
-            if joint is None:
-                start = problem.score([[d[i] for d in inits] for i in range(len(layers))])
-                edps = torch.where(start.penalty > 0, torch.inf, start.edp)
-                b = int(torch.argmin(edps))
-                edp, design, trace, complete = importance_search(problem, inits[b], float(edps[b]), budget=budget,
-                                                                 lr=lr, generator=generator, progress=progress,
-                                                                 on_slice=on_step, state=resume)
-                found = [(edp, design)] + [(float(e), d) for e, d in zip(edps.tolist(), inits)]
-                if not complete:
-                    joint = {"joint": None, "scheduled": design, "steps": trace[-1][0] if trace else 0}
-            if joint is not None:
-                # the scheduler stopped before its budget (its warm-up would overrun the time, or every
-                # layer stalled: one layer at a time cannot move the shared hardware): the joint descent
-                # (every layer at every step) takes the rest, from the scheduler's design and the other starts
-                rest = Budget(None if budget.steps is None else budget.steps - joint["steps"], budget.deadline, 0)
-                joint_step = None if on_step is None else (lambda s: on_step({**joint, "joint": s}))
-                found = gradient_descent(problem, [joint["scheduled"]] + inits, budget=rest, lr=lr,
-                                         generator=generator, round_every=round_every, progress=progress,
-                                         state=joint["joint"], on_step=joint_step)
-        else:
-            found = gradient_descent(problem, inits, budget=budget, lr=lr, generator=generator,
-                                     round_every=round_every, progress=progress, state=resume, on_step=on_step)
-        found = [d for e, d in sorted(found, key=lambda x: x[0]) if math.isfinite(e)]
-        found = list({tuple(d): d for d in found}.values())[:POLISHED]    # starts may meet: polish each design once
-        if not found:
-            raise ValueError("no valid design found" + (f" within the area budget of {max_area_mm2:g} mm2"
-                                                        if max_area_mm2 else ""))
-        found = best_orders_batch(problem, found, deadline)
-        rescored = problem.score([[d[i] for d in found] for i in range(len(layers))])
-        rescored = torch.where(rescored.penalty > 0, torch.inf, rescored.edp).tolist()
-        found = sorted(zip(rescored, found), key=lambda x: x[0])
+        found = _descend(problem, inits, Budget(steps, gd_deadline, 600), importance=importance, lr=lr,
+                         generator=generator, round_every=round_every, progress=progress, on_step=on_step,
+                         resume=saved["descent"] if saved else None)
+        found = _ranked(problem, found, deadline, max_area_mm2)
         best_edp, best_design = found[0]
         polished = kicks_done = 0
     else:
@@ -1024,22 +983,92 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
         best_edp, best_design = saved["best_edp"], saved["best_design"]
 
     if polish:
-        if polished < POLISHED:
-            if checkpoint is not None:
-                save("polish", found=found, polished=0, kicks_done=0, best_edp=best_edp, best_design=best_design)
-            top = found[:POLISHED]
-            found = sorted(local_search_batch(problem, [d for _, d in top], [e for e, _ in top], deadline),
-                           key=lambda x: x[0])
-            if found and found[0][0] < best_edp:
-                best_edp, best_design = found[0]
-        kick_hook = None
-        if checkpoint is not None:
-            def kick_hook(done, edp, design):
-                if checkpoint.due():
-                    save("polish", found=found, polished=POLISHED, kicks_done=kicks_done + done, best_edp=edp,
-                         best_design=design)
-        total_kicks = 10**9 if deadline is not None else kicks
-        best_edp, best_design = iterated_local_search(problem, best_design, best_edp, deadline, generator,
-                                                      total_kicks - kicks_done, on_kick=kick_hook,
-                                                      donors=[d for _, d in found])
+        best_edp, best_design = _polish(problem, found, best_edp, best_design, polished, kicks_done, deadline,
+                                        generator, kicks, save if checkpoint is not None else None,
+                                        checkpoint)
     return problem.result(best_design, "baco", time.perf_counter() - t0)
+
+
+def _starts(problem: NetworkProblem, init_hw, starts: int, random_pool: int, generator, setup_deadline) -> list:
+    """The descent's starting designs: the C library's tilings on init_hw (else on each of
+    START_HARDWARE; a layer-by-layer start on a fixed Gemmini they do not fit), with their best
+    loop orders, then the best random design points that are competitive with them."""
+    heuristic = [h for hw in ([init_hw] if init_hw else START_HARDWARE)
+                 if (h := heuristic_tilings(problem.layers, hw)) is not None][:starts]
+    if problem.fixed_hw is not None and not heuristic:
+        heuristic = [layerwise_start(problem, generator)]
+    inits = best_orders_batch(problem, heuristic, setup_deadline) if heuristic else []
+    n_layers = len(problem.layers)
+    seeded = best_points(problem, [[d[i] for d in inits] for i in range(n_layers)], 1) if inits else []
+    # random starts join only if they are competitive: on large layers they are orders of magnitude
+    # worse than the library's tilings and would take most of every descent step for nothing
+    cutoff = seeded[0][0] * RANDOM_START_RANGE if seeded else math.inf
+    return inits + [d for e, d in best_random(problem, random_pool * starts, max(starts - len(inits), 1), generator,
+                                              setup_deadline if inits else None) if e <= cutoff]
+
+
+def _descend(problem: NetworkProblem, inits: list, budget: Budget, *, importance: bool, lr: float, generator,
+             round_every: int, progress: bool, on_step, resume) -> list:
+    """(EDP, design) of the descents from `inits`: every layer at every step, or (importance) slices
+    of steps for the layer with the largest estimated gain from the best start, then the joint
+    descent for whatever budget the scheduler left."""
+    if not importance:
+        return gradient_descent(problem, inits, budget=budget, lr=lr, generator=generator,
+                                round_every=round_every, progress=progress, state=resume, on_step=on_step)
+    joint = resume if resume is not None and "joint" in resume else None
+    if joint is None:
+        start = problem.score([[d[i] for d in inits] for i in range(len(problem.layers))])
+        edps = torch.where(start.penalty > 0, torch.inf, start.edp)
+        b = int(torch.argmin(edps))
+        edp, design, trace, complete = importance_search(problem, inits[b], float(edps[b]), budget=budget,
+                                                         lr=lr, generator=generator, progress=progress,
+                                                         on_slice=on_step, state=resume)
+        found = [(edp, design)] + [(float(e), d) for e, d in zip(edps.tolist(), inits)]
+        if complete:
+            return found
+        joint = {"joint": None, "scheduled": design, "steps": trace[-1][0] if trace else 0}
+    # the scheduler stopped before its budget (its warm-up would overrun the time, or every
+    # layer stalled: one layer at a time cannot move the shared hardware): the joint descent
+    # (every layer at every step) takes the rest, from the scheduler's design and the other starts
+    rest = Budget(None if budget.steps is None else budget.steps - joint["steps"], budget.deadline, 0)
+    joint_step = None if on_step is None else (lambda s: on_step({**joint, "joint": s}))
+    return gradient_descent(problem, [joint["scheduled"]] + inits, budget=rest, lr=lr,
+                            generator=generator, round_every=round_every, progress=progress,
+                            state=joint["joint"], on_step=joint_step)
+
+
+def _ranked(problem: NetworkProblem, found: list, deadline, max_area_mm2) -> list:
+    """The POLISHED best distinct valid designs the descents found, with their best loop orders,
+    as (EDP, design) best first; ValueError if none is valid."""
+    found = [d for e, d in sorted(found, key=lambda x: x[0]) if math.isfinite(e)]
+    found = list({tuple(d): d for d in found}.values())[:POLISHED]    # starts may meet: polish each design once
+    if not found:
+        raise ValueError("no valid design found" + (f" within the area budget of {max_area_mm2:g} mm2"
+                                                    if max_area_mm2 else ""))
+    found = best_orders_batch(problem, found, deadline)
+    rescored = problem.score([[d[i] for d in found] for i in range(len(problem.layers))])
+    rescored = torch.where(rescored.penalty > 0, torch.inf, rescored.edp).tolist()
+    return sorted(zip(rescored, found), key=lambda x: x[0])
+
+
+def _polish(problem: NetworkProblem, found: list, best_edp, best_design, polished: int, kicks_done: int,
+            deadline, generator, kicks: int, save, checkpoint):
+    """Hill-climb the best designs (unless a resumed search already did), then kick the best one
+    (iterated_local_search; until the deadline when there is one); (EDP, design) of the best."""
+    if polished < POLISHED:
+        if save is not None:
+            save("polish", found=found, polished=0, kicks_done=0, best_edp=best_edp, best_design=best_design)
+        top = found[:POLISHED]
+        found = sorted(local_search_batch(problem, [d for _, d in top], [e for e, _ in top], deadline),
+                       key=lambda x: x[0])
+        if found and found[0][0] < best_edp:
+            best_edp, best_design = found[0]
+    kick_hook = None
+    if save is not None:
+        def kick_hook(done, edp, design):
+            if checkpoint.due():
+                save("polish", found=found, polished=POLISHED, kicks_done=kicks_done + done, best_edp=edp,
+                     best_design=design)
+    total_kicks = 10**9 if deadline is not None else kicks
+    return iterated_local_search(problem, best_design, best_edp, deadline, generator,
+                                 total_kicks - kicks_done, on_kick=kick_hook, donors=[d for _, d in found])

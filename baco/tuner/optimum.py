@@ -245,14 +245,7 @@ def exact_optimum(layers: list[Layer], incumbent_edp: float, progress: bool = Fa
                              "no exact bound; give a better incumbent")
         cands = [layer_blocks(layer, pe) for layer in layers]
         costed += sum(c.blocks.shape[0] for c in cands)
-        c_min = [float(c.cycles_lb.min()) for c in cands]
-        e_min = [float(c.energy_lb.min()) for c in cands]
-        kept = []
-        for i, c in enumerate(cands):
-            lb = (c.cycles_lb + sum(c_min) - c_min[i]) * (c.energy_lb + sum(e_min) - e_min[i])
-            keep = lb <= limit
-            kept.append(LayerBlocks(c.blocks[keep], c.sp_kb[keep], c.acc_kb[keep], c.cycles_lb[keep], c.energy_lb[keep],
-                                    c.variants[:, keep], c.sp_rows[keep]))
+        kept = _within_bound(cands, limit)
         if progress:
             print(f"{pe}x{pe}: blocks within the bound per layer {[k.blocks.shape[0] for k in kept]}", flush=True)
         if any(k.blocks.shape[0] == 0 for k in kept):
@@ -270,36 +263,18 @@ def exact_optimum(layers: list[Layer], incumbent_edp: float, progress: bool = Fa
                                                          dataflow=df) for df in ("WS", "OS")}
                   for layer, (t, s) in zip(layers, tensors)]
         for sp in sp_candidates(pe, low_sp) if acc_sizes else ():
-            # the schedule variant each block runs (kernel_model.kernel_cycles: double buffering
-            # where it fits this scratchpad) and the counts of its dataflow
-            chosen = []
-            for layer, k, cnt in zip(layers, kept, counts):
-                cycles, choice = kernel_model.fastest_fitting(k.variants, k.sp_rows, torch.tensor(float(pe)),
-                                                              torch.tensor(float(sp)))
-                os_rows = torch.tensor([kernel_model.SCHEDULE_VARIANTS[int(i)][0] == "OS" for i in choice.tolist()])
-                chosen.append((cycles * layer.count, {key: torch.where(os_rows, cnt["OS"][key], cnt["WS"][key])
-                                                      for key in cnt["WS"]}))
+            chosen = _chosen_schedules(layers, kept, counts, pe, sp)
             for acc in acc_sizes:
-                fronts, picks = [], []
-                for layer, k, (cycles, cnt) in zip(layers, kept, chosen):
-                    fit = (k.sp_kb <= sp + 1e-9) & (k.acc_kb <= acc + 1e-9)
-                    if not bool(fit.any()):
-                        break
-                    c = cycles[fit]
-                    e = energy.energy_pj({key: v[fit] for key, v in cnt.items()}, sp_kb=float(sp), acc_kb=float(acc),
-                                         dim=float(pe)) * 1e-6 * layer.count
-                    hull = lower_hull(c, e)
-                    fronts.append(([float(c[j]) for j in hull], [float(e[j]) for j in hull]))
-                    blocks = k.blocks[fit]
-                    picks.append([tuple(int(v) for v in blocks[j]) for j in hull])
-                else:
-                    points += 1
-                    edp, at = best_combination(fronts)
-                    if edp < best_edp:
-                        best_edp, best = edp, (pe, [p[k] for p, k in zip(picks, at)])
-                    if progress:
-                        print(f"  {pe}x{pe} {sp} KB {acc} KB: {edp:.5g} (best {best_edp:.5g}), "
-                              f"{time.perf_counter() - t0:.0f} s", flush=True)
+                fronts = _fronts(layers, kept, chosen, pe, sp, acc)
+                if fronts is None:
+                    continue
+                points += 1
+                edp, at = best_combination([f for f, _ in fronts])
+                if edp < best_edp:
+                    best_edp, best = edp, (pe, [p[k] for (_, p), k in zip(fronts, at)])
+                if progress:
+                    print(f"  {pe}x{pe} {sp} KB {acc} KB: {edp:.5g} (best {best_edp:.5g}), "
+                          f"{time.perf_counter() - t0:.0f} s", flush=True)
     if best is None:
         raise ValueError(f"no design below the incumbent EDP {incumbent_edp:.6g}: give a valid design's EDP")
     pe, blocks = best
@@ -308,3 +283,49 @@ def exact_optimum(layers: list[Layer], incumbent_edp: float, progress: bool = Fa
     result = problem.result(design, "optimum", time.perf_counter() - t0)
     exact = abs(result.edp - best_edp) <= 1e-9 * best_edp
     return Optimum(result, best_edp, exact, time.perf_counter() - t0, pruned, costed, points)
+
+
+def _within_bound(cands: list[LayerBlocks], limit: float) -> list[LayerBlocks]:
+    """Each layer's blocks whose EDP lower bound, with every other layer at its least cycles and
+    energy, is within `limit`."""
+    c_min = [float(c.cycles_lb.min()) for c in cands]
+    e_min = [float(c.energy_lb.min()) for c in cands]
+    kept = []
+    for i, c in enumerate(cands):
+        lb = (c.cycles_lb + sum(c_min) - c_min[i]) * (c.energy_lb + sum(e_min) - e_min[i])
+        keep = lb <= limit
+        kept.append(LayerBlocks(c.blocks[keep], c.sp_kb[keep], c.acc_kb[keep], c.cycles_lb[keep], c.energy_lb[keep],
+                                c.variants[:, keep], c.sp_rows[keep]))
+    return kept
+
+
+def _chosen_schedules(layers, kept, counts, pe: int, sp) -> list:
+    """Per layer, (cycles × count, access counts) of each kept block on this scratchpad: the schedule
+    variant it runs (kernel_model.kernel_cycles: double buffering where it fits) and the counts of
+    that variant's dataflow."""
+    chosen = []
+    for layer, k, cnt in zip(layers, kept, counts):
+        cycles, choice = kernel_model.fastest_fitting(k.variants, k.sp_rows, torch.tensor(float(pe)),
+                                                      torch.tensor(float(sp)))
+        os_rows = torch.tensor([kernel_model.SCHEDULE_VARIANTS[int(i)][0] == "OS" for i in choice.tolist()])
+        chosen.append((cycles * layer.count, {key: torch.where(os_rows, cnt["OS"][key], cnt["WS"][key])
+                                              for key in cnt["WS"]}))
+    return chosen
+
+
+def _fronts(layers, kept, chosen, pe: int, sp, acc):
+    """Per layer, ((cycles, energy) of the lower hull of its blocks that fit these buffers, those
+    blocks); None if a layer has none that fits."""
+    fronts = []
+    for layer, k, (cycles, cnt) in zip(layers, kept, chosen):
+        fit = (k.sp_kb <= sp + 1e-9) & (k.acc_kb <= acc + 1e-9)
+        if not bool(fit.any()):
+            return None
+        c = cycles[fit]
+        e = energy.energy_pj({key: v[fit] for key, v in cnt.items()}, sp_kb=float(sp), acc_kb=float(acc),
+                             dim=float(pe)) * 1e-6 * layer.count
+        hull = lower_hull(c, e)
+        blocks = k.blocks[fit]
+        fronts.append((([float(c[j]) for j in hull], [float(e[j]) for j in hull]),
+                       [tuple(int(v) for v in blocks[j]) for j in hull]))
+    return fronts

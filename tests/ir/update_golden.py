@@ -24,6 +24,7 @@ import baco  # noqa: E402
 import baco.language as bl  # noqa: E402
 from baco.errors import CompilationError  # noqa: E402
 from baco.gemmini.config import GemminiConfig  # noqa: E402
+from baco.options import CompileOptions  # noqa: E402
 from baco.passes.pipeline import STAGES, run_pipeline  # noqa: E402
 
 
@@ -167,9 +168,10 @@ def main() -> int:
         text = case_ir(kernel, values)
         # the stages after the hardware-loop passes (loop-ws, loop-conv-ws) take their input unchanged
         # (the explicit command stream they lower); their own expectations are what they make of it
-        outputs = run_pipeline(text, dataflow=dataflow, double_buffer=double_buffer, loop_ws=False).stage_ir
-        rewritten = {loop: run_pipeline(outputs["gemmini-placement"], start=loop, until=loop, dataflow=dataflow,
-                                        double_buffer=double_buffer, loop_ws=True).stage_ir[loop]
+        outputs = run_pipeline(text, CompileOptions.of(dataflow=dataflow, double_buffer=double_buffer,
+                                                       loop_ws=False)).stage_ir
+        rewritten = {loop: run_pipeline(outputs["gemmini-placement"], CompileOptions.of(
+                         dataflow=dataflow, double_buffer=double_buffer, loop_ws=True), start=loop, until=loop).stage_ir[loop]
                      for loop in ("loop-ws", "loop-conv-ws")}
         for i, stage in enumerate(names):
             given = text if i == 0 else outputs[names[i - 1]]
@@ -192,7 +194,7 @@ def main() -> int:
     placed_input = run_pipeline(big, until="bufferize").stage_ir["bufferize"]
     small = GemminiConfig.from_capacity(16, 8, 4)
     try:
-        run_pipeline(placed_input, start="gemmini-placement", config=small)
+        run_pipeline(placed_input, CompileOptions.of(config=small), start="gemmini-placement")
         raise SystemExit("error_capacity: the 128-row blocks unexpectedly fit")
     except CompilationError as e:
         message = e.message
