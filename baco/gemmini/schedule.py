@@ -224,8 +224,16 @@ def gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiCon
     gemmini = programs * (max(load, tail) + steps * max(compute, load) + store_wait) + min(load, tail)
 
     hw_loop = s.dataflow == "WS" and loop_ws_fits(s.block_m, s.block_n, s.block_k, cfg)
-    if hw_loop:     # LoopMatmul loads and stores; a ragged K's last step is moved in explicitly
-        commands = programs * (steps * LOOP_WS_STEP_COMMANDS + (a_mvins + b_mvins if K % d else 0))
+    if hw_loop:
+        # LoopMatmul loads and stores. A ragged last K step of at least DIM is two LOOP_WSs (its
+        # first K % DIM columns one padded block); a shorter one is moved in explicitly, and those
+        # raw mvins wait for the loop unit to drain: its loads do not overlap the computes
+        last_k = K - (steps - 1) * s.block_k
+        split, explicit = K % d and last_k >= d, K % d and last_k < d
+        ragged_loads = moves(tm, 1)[0] + moves(1, tn)[0]
+        gemmini += programs * (ragged_loads if explicit else 0)
+        commands = programs * ((steps + bool(split)) * LOOP_WS_STEP_COMMANDS +
+                               (moves(tm, 1)[1] + moves(1, tn)[1] if explicit else 0))
     else:
         commands = programs * (steps * (a_mvins + b_mvins + 2 * tm * tn * tk) + tm * tn)
     if hw_loop:
