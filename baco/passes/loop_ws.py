@@ -38,10 +38,11 @@ rows (its row-pad test never fires), reading past the matrix when the step's K i
 ragged step of K >= DIM is two LOOP_WSs: its first K % DIM columns as one padded K block (the
 DIM B rows it reads lie inside the window), then the whole blocks after them, accumulating
 into the same accumulator half (the int32 sum is exact in any order). A step that cannot be
-split (K < DIM, an empty K, or a ragged N of Bᵀ, whose DRAM rows are N) has its A and B moved
-in explicitly just before it (mvins of the rows and columns that exist, into LoopMatmul's
-layout, located at the kernel's loads) and A and B addresses 0; those raw commands wait for
-the loop unit to drain. A program whose loop runs no step keeps the
+split (K < DIM, an empty K, or a ragged N of Bᵀ, whose DRAM rows are N) has its B moved in
+explicitly just before it (mvins of the rows and columns that exist, into LoopMatmul's layout
+in the half its b_spad_id names, located at the kernel's load) and B address 0, while the FSM
+still loads A (its ragged K is a column count, or Aᵀ's a row count, that LoopMatmul pads; an
+empty step's A is moved in too); those raw commands wait for the loop unit to drain. A program whose loop runs no step keeps the
 original ops (acc = 0 or D, stored), under an scf.if.
 
 Stays with linalg-to-instgem (explicit streams), because LOOP_WS cannot express it: OS;
@@ -467,14 +468,16 @@ def _move(cfg: GemminiConfig, name, addr, stride, rows_dim, cols_dim, base, empt
     loop(cst(0), ir.binop("muli", row_blocks, chunks), move)
 
 
-def _load_step(n: Nest, cfg: GemminiConfig, strides, s: _Step, spad_id):
-    """A step's A and B moved in explicitly, where its LOOP_WS (A and B addresses 0) reads them;
-    B first: the first compute needs B's first block (preloaded) and only A's first row block."""
-    a_stride, b_stride = strides[:2]
+def _load_b(n: Nest, cfg: GemminiConfig, strides, s: _Step, spad_id):
+    """A step's B moved in explicitly, where its LOOP_WS (B address 0, b_spad_id `spad_id`) reads it."""
     with n.b_copy.location:     # (a fault of a move names the kernel's load)
-        _move(cfg, "mvin2", s.b_addr(n), b_stride, *s.b_dims, s.b_base(cfg, spad_id), s.empty)
+        _move(cfg, "mvin2", s.b_addr(n), strides[1], *s.b_dims, s.b_base(cfg, spad_id), s.empty)
+
+
+def _load_a(n: Nest, cfg: GemminiConfig, strides, s: _Step, spad_id):
+    """An empty step's A (zeros) moved in explicitly, where its LOOP_WS (A address 0) reads it."""
     with n.a_copy.location:
-        _move(cfg, "mvin", s.a_addr(n), a_stride, *s.a_dims,
+        _move(cfg, "mvin", s.a_addr(n), strides[0], *s.a_dims,
               ir.binop("muli", ir.binop("subi", spad_id, cst(1)), cst(loop_unit_half(cfg).sp_rows)), s.empty)
 
 
@@ -485,8 +488,9 @@ def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id):
     DIM rows of N), reading past the window when the step's K (Bᵀ: N) is not a whole number of
     blocks. A ragged K of at least DIM is split (_ragged_head): its first K % DIM columns are a
     LOOP_WS of one padded block (its DIM B rows lie inside the window), the rest a LOOP_WS of whole
-    blocks. A step that cannot be split (K < DIM, an empty K, a ragged Bᵀ) has A and B moved in
-    explicitly (_load_step) just before its LOOP_WS, whose A and B addresses are then 0."""
+    blocks. A step that cannot be split (K < DIM, an empty K, a ragged Bᵀ) has its B moved in
+    explicitly (_load_b) just before its LOOP_WS, whose B address is then 0 (A, whose ragged K is
+    a padded column or row count LoopMatmul honours, is still the FSM's, unless the step is empty)."""
     d = cfg.dim
     s = _Step.of_body(n, cfg)
     whole = ir.cmpi("eq", ir.binop("remsi", s.cols if n.b_t else s.kk, cst(d)), cst(0))
@@ -495,8 +499,9 @@ def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id):
     if not n.b_t:
         split = ir.binop("andi", _not(whole), ir.cmpi("sge", s.kk, cst(d)))
         prefetch.when(split, lambda: _ragged_head(n, cfg, strides, s, first))
-    prefetch.when(_not(ir.binop("ori", by_fsm, split)), lambda: _load_step(n, cfg, strides, s, spad_id))
-    by_fsm = ir.binop("ori", by_fsm, split)
+    b_fsm = ir.binop("ori", by_fsm, split)
+    prefetch.when(_not(b_fsm), lambda: _load_b(n, cfg, strides, s, spad_id))
+    prefetch.when(s.empty, lambda: _load_a(n, cfg, strides, s, spad_id))
     head = ir.binop("remsi", s.kk, cst(d))            # the columns the head took (0 unless split)
     a_stride, b_stride = strides[:2]
     a_addr = ir.binop("addi", s.a_addr(n), ir.binop("muli", head, a_stride) if n.a_t else head)
@@ -506,9 +511,9 @@ def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id):
                else _not(split), last=last,
                bk=select(split, ir.binop("subi", s.bk, cst(1)), s.bk),
                pad_k=select(split, zero, ir.binop("subi", ir.binop("muli", s.bk, cst(d)), s.kk)),
-               a_addr=select(by_fsm, select(split, a_addr, s.a_addr(n)), zero),
-               b_addr=select(by_fsm, select(split, b_addr, s.b_addr(n)), zero),
-               spad=select(by_fsm, zero, spad_id))
+               a_addr=select(s.empty, zero, select(split, a_addr, s.a_addr(n))),
+               b_addr=select(b_fsm, select(split, b_addr, s.b_addr(n)), zero),
+               a_spad=select(s.empty, spad_id, zero), b_spad=select(b_fsm, zero, spad_id))
 
 
 def _not(cond):
@@ -523,13 +528,15 @@ def _ragged_head(n: Nest, cfg: GemminiConfig, strides, s: _Step, first):
     d, zero = cfg.dim, cst(0)
     r = ir.binop("remsi", s.kk, cst(d))
     _emit_loop(n, cfg, strides, s, first=first, last=False, bk=cst(1), pad_k=ir.binop("subi", cst(d), r),
-               a_addr=s.a_addr(n), b_addr=s.b_addr(n), spad=zero)
+               a_addr=s.a_addr(n), b_addr=s.b_addr(n), a_spad=zero, b_spad=zero)
 
 
-def _emit_loop(n: Nest, cfg: GemminiConfig, strides, s: _Step, *, first, last, bk, pad_k, a_addr, b_addr, spad):
+def _emit_loop(n: Nest, cfg: GemminiConfig, strides, s: _Step, *, first, last, bk, pad_k, a_addr, b_addr, a_spad,
+               b_spad):
     """The five loop registers and LOOP_WS of (part of) a step: `bk` K blocks, the last padded by
-    `pad_k`, from A and B at `a_addr` / `b_addr` (0: already in the scratchpad, at `spad`'s
-    halves); D at the first step (`first`), C at the last (`last`: i1 Values or bools)."""
+    `pad_k`, from A and B at `a_addr` / `b_addr` (0: already in the scratchpad, in the half
+    `a_spad` / `b_spad` names); D at the first step (`first`), C at the last (`last`: i1 Values
+    or bools)."""
     d = cfg.dim
     a_stride, b_stride, d_stride, c_stride = strides
 
@@ -558,11 +565,11 @@ def _emit_loop(n: Nest, cfg: GemminiConfig, strides, s: _Step, *, first, last, b
         instgem.emit("loop_ws_config_strides_dc", d_stride=d_stride, c_stride=c_stride)
     ex_accumulate = 1 if n.bias_copy is not None else 0 if first is True else 1 if first is False else ir.create(
         "arith.extui", operands=[_not(first)], results=[ir.i64()]).result
-    # a step the FSM loads takes its loop slot's halves (spad id 0: slots alternate, so consecutive
-    # LOOP_WSs, of this program or the next, load one half while the other computes); explicitly
-    # moved operands are where `spad_id` put them
+    # an operand the FSM loads takes its loop slot's half (spad id 0: slots alternate, so consecutive
+    # LOOP_WSs, of this program or the next, load one half while the other computes); an explicitly
+    # moved one is where its spad id put it
     instgem.emit("loop_ws", ex_accumulate=ex_accumulate, full_c=int(n.epilogue is None), activation=n.relu,
-                 a_spad_id=spad, b_spad_id=spad, a_transpose=int(n.a_t), b_transpose=int(n.b_t))
+                 a_spad_id=a_spad, b_spad_id=b_spad, a_transpose=int(n.a_t), b_transpose=int(n.b_t))
 
 
 # ---- residual adds: one LOOP_WS with is_resadd ---------------------------------------------------
