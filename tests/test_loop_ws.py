@@ -29,6 +29,8 @@ CASES = [
     (33, 16, 17, "int8", True, False, (16, 16, 16), True, DIM4),
     (100, 33, 17, "int8", True, True, (64, 64, 32), False, DIM32),
     (65, 100, 129, "int32", False, False, (64, 64, 64), True, DIM32),
+    (50, 40, 40, "int8", True, True, (64, 48, 64), False, DIM16),        # one ragged step split: D in its head
+    (70, 90, 100, "int32", False, True, (32, 64, 128), True, DIM32),     # the same at DIM 32
 ]
 
 
@@ -321,19 +323,15 @@ def test_near_misses_without_k_loop_stay_explicit():
     np.testing.assert_array_equal(c, ref)
 
 
-def test_k_loop_steps_load_their_operands_unless_k_is_ragged():
-    """In a K loop, a step whose K is whole blocks is a LOOP_WS that loads its A and B itself
-    (their DRAM addresses, its loop slot's halves: spad id 0), so the program is LOOP_WSs only;
-    the ragged last step (LoopMatmul would read B's DIM rows past K) has its A and B moved in
-    (mvins into LoopMatmul's layout) just before its LOOP_WS, whose A and B addresses are 0."""
+def issued_commands(case):
+    """(C, reference, the (name, fields) the CPU issues: not what LOOP_WS expands to) of a launch
+    of `case` on sim with the loop-ws pass."""
     from baco.gemmini.isa import decode
     from baco.sim.timing import CommandStream
-    case = (64, 64, 90, "int32", False, False, (64, 64, 32), False, DIM16)   # one program, K steps 32, 32, 26
     c, ref, info = launch(case, "sim", True)
-    np.testing.assert_array_equal(c, ref)
     issued = []
 
-    class Issued(CommandStream):    # the commands the CPU issues (not what LOOP_WS expands to)
+    class Issued(CommandStream):
         depth = 0
 
         def execute(self, funct, rs1, rs2, pc=None):
@@ -348,15 +346,49 @@ def test_k_loop_steps_load_their_operands_unless_k_is_ragged():
     M, N, K = case[:3]
     info["kernel"].run((1, 1), [np.zeros((M, K), np.int8), np.zeros((K, N), np.int8), np.zeros((M, N), np.int32),
                                 M, N, K, K, 1, N, 1, N, 1, 1.0], model=Issued())
+    return c, ref, issued
+
+
+def loads_before_each_loop(issued):
     names = [name for name, _ in issued]
     loops = [i for i, name in enumerate(names) if name == "loop_ws"]
-    loads = [sum(name.startswith("mvin") for name in names[lo:hi]) for lo, hi in zip([0] + loops, loops)]
-    # the ragged step: A's 4 row blocks of 2 K blocks (one mvin each), B's 2 K row blocks of 4 (one mvin2 each)
-    assert loads == [0, 0, 6]
+    return [sum(name.startswith("mvin") for name in names[lo:hi]) for lo, hi in zip([0] + loops, loops)]
+
+
+def test_k_loop_steps_load_their_operands_and_a_ragged_k_is_split():
+    """In a K loop, a step whose K is whole blocks is a LOOP_WS that loads its A and B itself
+    (their DRAM addresses, its loop slot's halves: spad id 0), so the program is LOOP_WSs only.
+    LoopMatmul reads B's DIM rows of a padded K block, so a ragged step of K >= DIM is two
+    LOOP_WSs: its first K % DIM columns as one padded block (whose DIM B rows lie inside the
+    window), then the whole blocks after them, still loaded by the FSM."""
+    case = (64, 64, 90, "int32", False, False, (64, 64, 32), False, DIM16)   # one program, K steps 32, 32, 26
+    c, ref, issued = issued_commands(case)
+    np.testing.assert_array_equal(c, ref)
+    assert loads_before_each_loop(issued) == [0, 0, 0, 0]
+    bounds = [(f["max_k"], f["pad_k"]) for name, f in issued if name == "loop_ws_config_bounds"]
+    assert bounds == [(2, 0), (2, 0), (1, 6), (1, 0)]           # the ragged 26: 10 columns, then 16
     addrs = [(f["a_addr"], f["b_addr"]) for name, f in issued if name == "loop_ws_config_addrs_ab"]
-    assert all(a and b for a, b in addrs[:2]) and addrs[2] == (0, 0)
+    (a_head, b_head), (a_rest, b_rest) = addrs[2:]
+    assert a_rest - a_head == 10 and b_rest - b_head == 10 * 64
+    assert [(f["c_addr"] != 0) for name, f in issued if name == "loop_ws_config_addrs_dc"] == [False] * 3 + [True]
     spad_ids = [(f["a_spad_id"], f["b_spad_id"]) for name, f in issued if name == "loop_ws"]
-    assert spad_ids[:2] == [(0, 0), (0, 0)] and spad_ids[2] in ((1, 1), (2, 2))
+    assert spad_ids == [(0, 0)] * 4
+    assert [f["ex_accumulate"] for name, f in issued if name == "loop_ws"] == [0, 1, 1, 1]
+
+
+def test_a_ragged_k_under_dim_has_its_b_moved_in_explicitly():
+    """A step of K < DIM cannot be split (LoopMatmul would read B's DIM rows past K): its B is
+    moved in (one mvin2 into LoopMatmul's layout, in the half its b_spad_id names) just before its
+    LOOP_WS, whose B address is 0; the FSM still loads A (K's padded columns)."""
+    case = (64, 64, 42, "int32", False, False, (64, 64, 32), False, DIM16)   # K steps 32, 10
+    c, ref, issued = issued_commands(case)
+    np.testing.assert_array_equal(c, ref)
+    assert loads_before_each_loop(issued) == [0, 1]
+    assert [name for name, _ in issued if name.startswith("mvin")] == ["mvin2"]
+    addrs = [(f["a_addr"], f["b_addr"]) for name, f in issued if name == "loop_ws_config_addrs_ab"]
+    assert all(addrs[0]) and addrs[1][0] and addrs[1][1] == 0
+    spad_ids = [(f["a_spad_id"], f["b_spad_id"]) for name, f in issued if name == "loop_ws"]
+    assert spad_ids[0] == (0, 0) and spad_ids[1] in ((0, 1), (0, 2))
 
 
 # residual adds (baco.kernels.resadd): (M, N, block, config); ragged columns, and ragged rows

@@ -265,8 +265,15 @@ def gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiCon
     gemmini = programs * (max(load, tail) + steps * max(compute, load) + store_wait) + min(load, tail)
 
     hw_loop = s.dataflow == "WS" and loop_ws_fits(s.block_m, s.block_n, s.block_k, cfg)
-    if hw_loop:     # LoopMatmul loads and stores; a ragged K's last step is moved in explicitly
-        commands = programs * (steps * LOOP_WS_STEP_COMMANDS + (a_mvins + b_mvins if K % d else 0))
+    if hw_loop:
+        # LoopMatmul loads and stores. A ragged last K step of at least DIM is two LOOP_WSs (its
+        # first K % DIM columns one padded block); a shorter one has its B moved in explicitly,
+        # and those raw mvins wait for the loop unit to drain: B's loads do not overlap the computes
+        last_k = K - (steps - 1) * s.block_k
+        split, explicit = K % d and last_k >= d, K % d and last_k < d
+        b_ragged_load, b_ragged_mvins = moves(1, tn)
+        gemmini += programs * (b_ragged_load if explicit else 0)
+        commands = programs * ((steps + bool(split)) * LOOP_WS_STEP_COMMANDS + (b_ragged_mvins if explicit else 0))
     else:
         commands = programs * (steps * (a_mvins + b_mvins + 2 * tm * tn * tk) + tm * tn)
     instructions = loop_ws_instructions(programs, commands) if hw_loop else \
@@ -278,7 +285,7 @@ def gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiCon
 
 def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: bool = False) -> GemmSchedule:
     """A good weight-stationary, double-buffered schedule for an M×N×K GEMM on `cfg`: the blocks
-    (DIM·2^i and the whole padded dimension, within capacity) minimising gemm_program_cycles'
+    (DIM·2^i, the whole padded dimension and its even splits into 2-8 blocks, within capacity) minimising gemm_program_cycles'
     end-to-end estimate, the CPU that issues the commands included. Blocks that fit LOOP_WS's
     halves of the memories compile to one LOOP_WS per K step, far fewer commands for the CPU;
     larger blocks keep the explicit stream, which Gemmini alone runs faster but the CPU issues at
@@ -287,7 +294,9 @@ def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: 
     tiles = max(1, -(-M // d)), max(1, -(-N // d)), max(1, -(-K // d))
 
     def candidates(t):
-        return sorted({min(t, 1 << i) for i in range(t.bit_length() + 1)} | {t})
+        """Powers of two, the whole dimension, and the blocks that split it evenly into 2-8
+        programs (a ragged last block wastes the array and a program's CPU work)."""
+        return sorted({min(t, 1 << i) for i in range(t.bit_length() + 1)} | {-(-t // p) for p in range(1, 9)})
 
     best = None
     for tm in candidates(tiles[0]):

@@ -34,13 +34,15 @@ Consecutive steps alternate the FSM's scratchpad halves (a_spad_id / b_spad_id 1
 LoopMatmul moves each step's A and B in itself (the LOOP_WS's A and B addresses), so a
 program is LOOP_WSs only and the loop unit overlaps one step's loads with the previous
 step's computes (two loops in flight, LoopMatmul.scala). It moves every B block with DIM
-rows (its row-pad test never fires), reading past the matrix when the step's K (Bᵀ: its N)
-is ragged: such a step (and an empty one) has its A and B moved in explicitly just before
-it (mvins of the rows and columns that exist, into LoopMatmul's layout, located at the
-kernel's loads) and A and B addresses 0. (These moves used to go one step ahead for every
-step, for a cycle model that ran a LOOP_WS's loads only after the previous LOOP_WS's
-executes; with two loops in flight raw commands wait for the loop unit to drain, so 512^3
-at DIM 16 took 690,730 cycles that way, against the explicit stream's 577,354.) A program whose loop runs no step keeps the
+rows (its row-pad test never fires), reading past the matrix when the step's K is ragged, so a
+ragged step of K >= DIM is two LOOP_WSs: its first K % DIM columns as one padded K block (the
+DIM B rows it reads lie inside the window), then the whole blocks after them, accumulating
+into the same accumulator half (the int32 sum is exact in any order). A step that cannot be
+split (K < DIM, an empty K, or a ragged N of Bᵀ, whose DRAM rows are N) has its B moved in
+explicitly just before it (mvins of the rows and columns that exist, into LoopMatmul's layout
+in the half its b_spad_id names, located at the kernel's load) and B address 0, while the FSM
+still loads A (its ragged K is a column count, or Aᵀ's a row count, that LoopMatmul pads; an
+empty step's A is moved in too); those raw commands wait for the loop unit to drain. A program whose loop runs no step keeps the
 original ops (acc = 0 or D, stored), under an scf.if.
 
 Stays with linalg-to-instgem (explicit streams), because LOOP_WS cannot express it: OS;
@@ -466,47 +468,91 @@ def _move(cfg: GemminiConfig, name, addr, stride, rows_dim, cols_dim, base, empt
     loop(cst(0), ir.binop("muli", row_blocks, chunks), move)
 
 
-def _load_step(n: Nest, cfg: GemminiConfig, strides, s: _Step, spad_id):
-    """A step's A and B moved in explicitly, where its LOOP_WS (A and B addresses 0) reads them;
-    B first: the first compute needs B's first block (preloaded) and only A's first row block."""
-    a_stride, b_stride = strides[:2]
+def _load_b(n: Nest, cfg: GemminiConfig, strides, s: _Step, spad_id):
+    """A step's B moved in explicitly, where its LOOP_WS (B address 0, b_spad_id `spad_id`) reads it."""
     with n.b_copy.location:     # (a fault of a move names the kernel's load)
-        _move(cfg, "mvin2", s.b_addr(n), b_stride, *s.b_dims, s.b_base(cfg, spad_id), s.empty)
+        _move(cfg, "mvin2", s.b_addr(n), strides[1], *s.b_dims, s.b_base(cfg, spad_id), s.empty)
+
+
+def _load_a(n: Nest, cfg: GemminiConfig, strides, s: _Step, spad_id):
+    """An empty step's A (zeros) moved in explicitly, where its LOOP_WS (A address 0) reads it."""
     with n.a_copy.location:
-        _move(cfg, "mvin", s.a_addr(n), a_stride, *s.a_dims,
+        _move(cfg, "mvin", s.a_addr(n), strides[0], *s.a_dims,
               ir.binop("muli", ir.binop("subi", spad_id, cst(1)), cst(loop_unit_half(cfg).sp_rows)), s.empty)
 
 
 def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id):
     """One K step as LOOP_WS (module doc) at the insertion point: `first` / `last` (i1 Values, or
     True) say whether it is the first / last step, `spad_id` picks the FSM's halves. LoopMatmul
-    moves A and B in itself, unless it would read B past the window: it moves every B block with
-    DIM rows (Bᵀ: every block of Bᵀ with DIM rows of N), so a step whose K (Bᵀ: N) is not a whole
-    number of blocks, or is empty, has them moved in explicitly (_load_step) just before, and
-    A and B addresses 0."""
+    moves A and B in itself, but it moves every B block with DIM rows (Bᵀ: every block of Bᵀ with
+    DIM rows of N), reading past the window when the step's K (Bᵀ: N) is not a whole number of
+    blocks. A ragged K of at least DIM is split (_ragged_head): its first K % DIM columns are a
+    LOOP_WS of one padded block (its DIM B rows lie inside the window), the rest a LOOP_WS of whole
+    blocks. A step that cannot be split (K < DIM, an empty K, a ragged Bᵀ) has its B moved in
+    explicitly (_load_b) just before its LOOP_WS, whose B address is then 0 (A, whose ragged K is
+    a padded column or row count LoopMatmul honours, is still the FSM's, unless the step is empty)."""
     d = cfg.dim
-    a_stride, b_stride, d_stride, c_stride = strides
     s = _Step.of_body(n, cfg)
     whole = ir.cmpi("eq", ir.binop("remsi", s.cols if n.b_t else s.kk, cst(d)), cst(0))
-    by_fsm = ir.binop("andi", whole, ir.binop("xori", s.empty, ir.const_int(1, s.empty.type)))
-    prefetch.when(ir.binop("xori", by_fsm, ir.const_int(1, by_fsm.type)),
-                  lambda: _load_step(n, cfg, strides, s, spad_id))
+    by_fsm = ir.binop("andi", whole, _not(s.empty))
+    split = ir.const_int(0, whole.type)
+    if not n.b_t:
+        split = ir.binop("andi", _not(whole), ir.cmpi("sge", s.kk, cst(d)))
+        prefetch.when(split, lambda: _ragged_head(n, cfg, strides, s, first))
+    b_fsm = ir.binop("ori", by_fsm, split)
+    prefetch.when(_not(b_fsm), lambda: _load_b(n, cfg, strides, s, spad_id))
+    prefetch.when(s.empty, lambda: _load_a(n, cfg, strides, s, spad_id))
+    head = ir.binop("remsi", s.kk, cst(d))            # the columns the head took (0 unless split)
+    a_stride, b_stride = strides[:2]
+    a_addr = ir.binop("addi", s.a_addr(n), ir.binop("muli", head, a_stride) if n.a_t else head)
+    b_addr = ir.binop("addi", s.b_addr(n), ir.binop("muli", head, b_stride))
+    zero = cst(0)
+    _emit_loop(n, cfg, strides, s, first=select(split, ir.const_int(0, split.type), first) if first is not True
+               else _not(split), last=last,
+               bk=select(split, ir.binop("subi", s.bk, cst(1)), s.bk),
+               pad_k=select(split, zero, ir.binop("subi", ir.binop("muli", s.bk, cst(d)), s.kk)),
+               a_addr=select(s.empty, zero, select(split, a_addr, s.a_addr(n))),
+               b_addr=select(b_fsm, select(split, b_addr, s.b_addr(n)), zero),
+               a_spad=select(s.empty, spad_id, zero), b_spad=select(b_fsm, zero, spad_id))
+
+
+def _not(cond):
+    return ir.binop("xori", cond, ir.const_int(1, cond.type))
+
+
+def _ragged_head(n: Nest, cfg: GemminiConfig, strides, s: _Step, first):
+    """The first K % DIM columns of a ragged step of K >= DIM as one LOOP_WS of one padded K block
+    (the D window if it is the first step; no C: the rest of the step accumulates onto it in the
+    same accumulator half). LoopMatmul reads DIM rows of B from the step's first row: inside the
+    window, since its K is at least DIM."""
+    d, zero = cfg.dim, cst(0)
+    r = ir.binop("remsi", s.kk, cst(d))
+    _emit_loop(n, cfg, strides, s, first=first, last=False, bk=cst(1), pad_k=ir.binop("subi", cst(d), r),
+               a_addr=s.a_addr(n), b_addr=s.b_addr(n), a_spad=zero, b_spad=zero)
+
+
+def _emit_loop(n: Nest, cfg: GemminiConfig, strides, s: _Step, *, first, last, bk, pad_k, a_addr, b_addr, a_spad,
+               b_spad):
+    """The five loop registers and LOOP_WS of (part of) a step: `bk` K blocks, the last padded by
+    `pad_k`, from A and B at `a_addr` / `b_addr` (0: already in the scratchpad, in the half
+    `a_spad` / `b_spad` names); D at the first step (`first`), C at the last (`last`: i1 Values
+    or bools)."""
+    d = cfg.dim
+    a_stride, b_stride, d_stride, c_stride = strides
 
     def pad(blocks, extent):
         return ir.binop("subi", ir.binop("muli", blocks, cst(d)), extent)
 
     def when(cond, value, otherwise):
-        return value if cond is True else select(cond, value, otherwise)
-    pad_k, pad_j = pad(s.bk, s.kk), pad(s.bj, s.cols)
+        return (value if cond else otherwise) if isinstance(cond, bool) else select(cond, value, otherwise)
     zero = cst(0)
-    instgem.emit("loop_ws_config_bounds", pad_i=pad(s.bi, s.rows), pad_j=pad_j, pad_k=pad_k,
-                 max_i=s.bi, max_j=s.bj, max_k=s.bk)
+    instgem.emit("loop_ws_config_bounds", pad_i=pad(s.bi, s.rows), pad_j=pad(s.bj, s.cols), pad_k=pad_k,
+                 max_i=s.bi, max_j=s.bj, max_k=bk)
     # each loop register at the kernel op whose DRAM operand it names: a fault of the FSM's moves
     # is located there (baco.codegen.host: A's at addrs_ab, B's at strides_ab, D's at strides_dc,
     # C's at addrs_dc)
     with n.a_copy.location:
-        instgem.emit("loop_ws_config_addrs_ab", a_addr=select(by_fsm, s.a_addr(n), zero),
-                     b_addr=select(by_fsm, s.b_addr(n), zero))
+        instgem.emit("loop_ws_config_addrs_ab", a_addr=a_addr, b_addr=b_addr)
     d_addr = zero
     if n.bias_copy is not None:
         d_addr = when(first, _addr_stride(n.bias_copy.operands[0], 4)[0], zero)
@@ -517,14 +563,13 @@ def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id):
         instgem.emit("loop_ws_config_strides_ab", a_stride=a_stride, b_stride=b_stride)
     with (n.bias_copy if n.bias_copy is not None else n.store).location:
         instgem.emit("loop_ws_config_strides_dc", d_stride=d_stride, c_stride=c_stride)
-    ex_accumulate = 1 if n.bias_copy is not None else 0 if first is True else ir.create(
-        "arith.extui", operands=[ir.binop("xori", first, ir.const_int(1, first.type))], results=[ir.i64()]).result
-    # a step the FSM loads takes its loop slot's halves (spad id 0: slots alternate, so consecutive
-    # LOOP_WSs, of this program or the next, load one half while the other computes); explicitly
-    # moved operands are where `spad_id` put them
-    spad = select(by_fsm, zero, spad_id)
+    ex_accumulate = 1 if n.bias_copy is not None else 0 if first is True else 1 if first is False else ir.create(
+        "arith.extui", operands=[_not(first)], results=[ir.i64()]).result
+    # an operand the FSM loads takes its loop slot's half (spad id 0: slots alternate, so consecutive
+    # LOOP_WSs, of this program or the next, load one half while the other computes); an explicitly
+    # moved one is where its spad id put it
     instgem.emit("loop_ws", ex_accumulate=ex_accumulate, full_c=int(n.epilogue is None), activation=n.relu,
-                 a_spad_id=spad, b_spad_id=spad, a_transpose=int(n.a_t), b_transpose=int(n.b_t))
+                 a_spad_id=a_spad, b_spad_id=b_spad, a_transpose=int(n.a_t), b_transpose=int(n.b_t))
 
 
 # ---- residual adds: one LOOP_WS with is_resadd ---------------------------------------------------
