@@ -44,6 +44,7 @@ import numpy as np
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule
+from baco.problem.layer import Layer
 from baco.sim.clib import (conv_stream, depthwise_stream, library_stream_cycles, matmul_stream, time_matmul,
                             time_stream)
 from baco.sim.timing import CommandStream, TimingModel
@@ -51,7 +52,6 @@ from baco.tuner.arch import DEFAULT_HARDWARE
 from baco.tuner.baselines import gemmini_default
 from baco.tuner.mapping import (KERNEL_OUT_INT8, conv_schedule, gemm_schedule, is_kernel_layer, is_pointwise,
                                 parse_mapping)
-from baco.tuner.workloads import Layer
 
 
 @dataclass

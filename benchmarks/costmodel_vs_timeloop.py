@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
+from baco.problem.layer import Layer
 from baco.tuner.arch import Hardware
 from baco.tuner.costmodel import evaluate
 from baco.tuner.mapping import format_mapping, parse_mapping
-from baco.tuner.workloads import Layer
 
 DEFAULT_DATA = Path(__file__).resolve().parent / "data"   # copies of the DOSA reference data
 

@@ -8,6 +8,9 @@ kernel generator (tests/kernel_generator.py):
                                                 process with a time limit, on sim and the interpreter
                                                 (every tenth on the ISS too); counts per outcome and the
                                                 seeds of the bad ones; exit 0 iff none is bad
+    python benchmarks/fuzz_report.py --summarize A.jsonl B.jsonl ...
+                                                the same counts over the cases of --jsonl files (runs
+                                                in chunks, or cut short: every line is one whole case)
 
 Each case must give its expected outcome (CompilationError at its line:col, a
 TypeError/ValueError naming the argument, a located run-time error, or a result
@@ -62,7 +65,10 @@ def main(argv=None) -> int:
     p.add_argument("--no-iss", action="store_true", help="generated cases: no ISS runs")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per generated case before it is a hang")
     p.add_argument("--jsonl", help="also write each generated case's outcomes to this file, one JSON line each")
+    p.add_argument("--summarize", nargs="+", metavar="JSONL", help="count the cases of these --jsonl files")
     args = p.parse_args(argv)
+    if args.summarize:
+        return summarize(args.summarize)
     if args.generated is not None:
         return generated_report(args)
     cases = fc.corpus()
@@ -114,18 +120,40 @@ def main(argv=None) -> int:
 
 
 def generated_report(args) -> int:
-    """Counts per outcome (over every run: sim, interpreter, ISS) of the generated cases, per
-    family, and the seeds of the bad ones."""
+    """Runs the generated cases and prints their counts (print_counts)."""
     from tests import kernel_generator as kg
     t0 = time.perf_counter()
-    totals, per_target, per_category, bad = {}, {}, {}, []
     out = open(args.jsonl, "w") if args.jsonl else None
-    cases = 0
+    answers = []
     for answer in kg.run_isolated(range(args.seed, args.seed + args.generated), args.timeout, not args.no_iss):
-        cases += 1
+        answers.append(answer)
         if out:
             out.write(json.dumps(answer) + "\n")
             out.flush()
+    seconds = time.perf_counter() - t0
+    return print_counts(answers, f"seeds {args.seed}..{args.seed + args.generated - 1}; {seconds:.0f} s")
+
+
+def summarize(paths) -> int:
+    """print_counts over the cases of --jsonl files (a seed run twice counts once, its last run)."""
+    answers = {}
+    for path in paths:
+        for line in Path(path).read_text().splitlines():
+            if line.strip():
+                answer = json.loads(line)
+                answers[answer["seed"]] = answer
+    seconds = sum(a.get("seconds", 0.0) for a in answers.values())
+    return print_counts(list(answers.values()), f"{len(paths)} files; {seconds:.0f} s of case time")
+
+
+def print_counts(answers, where: str) -> int:
+    """Counts per outcome (over every run: sim, interpreter, ISS) of the generated cases, per
+    family, and the seeds of the bad ones; 0 iff none is bad."""
+    from tests import kernel_generator as kg
+    totals, per_target, per_category, bad = {}, {}, {}, []
+    cases = 0
+    for answer in answers:
+        cases += 1
         for target, what, detail in answer["results"]:
             totals[what] = totals.get(what, 0) + 1
             per_target.setdefault(target, {}).setdefault(what, 0)
@@ -134,8 +162,7 @@ def generated_report(args) -> int:
                 bad.append((answer["seed"], answer["category"], target, what, detail))
         per_category.setdefault(answer["category"], 0)
         per_category[answer["category"]] += 1
-    seconds = time.perf_counter() - t0
-    print(f"generated cases: {cases} (seeds {args.seed}..{args.seed + args.generated - 1}); {seconds:.0f} s")
+    print(f"generated cases: {cases} ({where})")
     print(f"{'outcome':<20} {'runs':>6}   " + "  ".join(f"{t:>11}" for t in sorted(per_target)))
     for what in kg.GOOD + kg.BAD:
         print(f"{what:<20} {totals.get(what, 0):>6}   "

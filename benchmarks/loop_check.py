@@ -46,10 +46,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from baco.design import check_design, summary  # noqa: E402
+from baco.problem.layer import Layer  # noqa: E402
 from baco.tuner.emit import result_dict  # noqa: E402
 from baco.tuner.explore import coexplore  # noqa: E402
 from baco.tuner.mapping import is_kernel_layer  # noqa: E402
-from baco.tuner.workloads import Layer, gemm, load_network  # noqa: E402
+from baco.tuner.workloads import gemm, load_network  # noqa: E402
 from single_op import GEMM_BANDS, log_uniform  # noqa: E402
 
 

@@ -16,7 +16,8 @@
   batch for bmm), tiled_conv_auto with the pooling epilogue for convolutions, tiled_conv_dw_auto for
   depthwise ones, tiled_resadd_auto for residual adds (baco.sim.clib's streams, each call timed with
   the library's CPU work per tile and its closing fence, library_stream_cycles); for attention, per
-  batch and head, as gemmini-rocc-tests' transformers/transformer.c does. The CPU work
+  batch and head, as gemmini-rocc-tests' transformers/transformer.c does (the scores Q·Kᵀ with
+  transpose_B: the keys are stored untransposed on both sides). The CPU work
   between layers (pools, hardswish, squeeze-excite, concat...) is the same work on both sides: the
   library's side counts the cycles baco's program measured for those CPU steps. Ratio = library
   cycles / baco cycles (> 1: baco is faster); geomean over the models. --per-step prints both
@@ -116,9 +117,9 @@ def library_calls(step: GemminiStep, lowered, cfg: GemminiConfig):
         M = x.size // K
         return [clib.matmul_stream(M, Nn, K, cfg, out_int8=True, scale=q["scale"], relu=q["relu"],
                                    bias="repeating")]
-    if op.kind == "matmul":
-        return [clib.matmul_stream(*matmul_dims(launch), cfg, out_int8=True, scale=q["scale"])
-                for launch in step.launches]
+    if op.kind == "matmul":     # B read column-major (Kᵀ of attention scores): transpose_B, as transformer.c
+        return [clib.matmul_stream(*matmul_dims(launch), cfg, out_int8=True, scale=q["scale"],
+                                   transpose_b=b_transposed(launch)) for launch in step.launches]
     if op.kind == "add":
         cols = x.shape[-1]
         return [clib.resadd_stream(x.size // cols, cols, cfg, a_scale=q["a_scale"], b_scale=q["b_scale"],
@@ -130,6 +131,12 @@ def matmul_dims(launch) -> tuple[int, int, int]:
     """(M, N, K) of a matmul launch (matmul_kernel's arguments M, N, K)."""
     M, N, K = launch.args[3:6]
     return M, N, K
+
+
+def b_transposed(launch) -> bool:
+    """The launch reads B column-major (matmul_kernel's stride_bn is not 1)."""
+    N, stride_bn = launch.args[4], launch.args[9]
+    return N > 1 and stride_bn != 1
 
 
 def library_cycles(compiled, step_cycles: dict) -> dict:

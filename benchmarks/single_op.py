@@ -25,10 +25,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from baco.problem.layer import Layer  # noqa: E402
 from baco.tuner import baselines  # noqa: E402
 from baco.tuner.costmodel import edp_lower_bound  # noqa: E402
 from baco.tuner.explore import coexplore  # noqa: E402
-from baco.tuner.workloads import Layer  # noqa: E402
 
 # (M, N, K) bands, [min, max] each; a GEMV is the same with N = 1.
 GEMM_BANDS = [

@@ -34,7 +34,9 @@ import numpy as np
 import baco
 import baco.language as bl
 from baco.gemmini.arith import reference_matmul
-from baco.gemmini.config import GemminiConfig
+from baco.gemmini.config import as_config
+from baco.gemmini.schedule import DATAFLOWS
+from baco.kernels.arguments import exact_array, real_scalar
 
 
 @baco.jit
@@ -111,7 +113,21 @@ def fused_mlp(x, w1, w2, scale1, scale2, *, block_m=32, block_k=64, double_buffe
               target="sim", config=None):
     """Y = (relu(X·W1 * scale1) as int8)·W2 * scale2 as int8, one kernel launch; (Y, launch info).
     dataflow="OS": scale1 must be a power of two and block_k is the whole K."""
-    config = config or GemminiConfig()
+    x, w1, w2 = (exact_array(v, name, np.int8, 2) for v, name in ((x, "x"), (w1, "w1"), (w2, "w2")))
+    if w1.shape[0] != x.shape[1] or w2.shape[0] != w1.shape[1]:
+        raise ValueError(f"w1 must be K x H and w2 H x N for x M x K: got x {x.shape}, w1 {w1.shape}, w2 {w2.shape}")
+    scale1, scale2 = real_scalar(scale1, "scale1"), real_scalar(scale2, "scale2")
+    for name, v in (("block_m", block_m), ("block_k", block_k)):
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v <= 0:
+            raise ValueError(f"{name} must be a positive integer, got {v!r}")
+    if dataflow not in DATAFLOWS:
+        raise ValueError(f"dataflow must be one of {DATAFLOWS}, not {dataflow!r}")
+    shift = -np.log2(scale1) if 0 < scale1 < np.inf else np.nan
+    if dataflow == "OS" and not (shift.is_integer() and 0 <= shift <= 31):      # config_ex's in_shift
+        raise ValueError(f"scale1 must be a power of two 2^-s (0 <= s <= 31) in the OS form, got {scale1!r}")
+    if not isinstance(double_buffer, bool):
+        raise TypeError(f"double_buffer must be a bool, got {double_buffer!r}")
+    config = as_config(config)
     y = np.zeros((x.shape[0], w2.shape[1]), np.int8)
     kernel, grid, args, b = launch_args(x, w1, w2, y, scale1, scale2, block_m, block_k, dataflow, config.dim)
     info = kernel[grid](*args, **b, target=target, config=config, double_buffer=double_buffer)

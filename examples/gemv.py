@@ -27,9 +27,9 @@ import numpy as np
 import baco
 import baco.language as bl
 from baco.gemmini.arith import reference_matmul
-from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import GemmSchedule, default_gemm_schedule, schedule_problems
-from baco.kernels.arguments import bias_vector, exact_array, real_scalar
+from baco.gemmini.config import GemminiConfig, as_config
+from baco.gemmini.schedule import DATAFLOWS, GemmSchedule, as_schedule, default_gemm_schedule, schedule_problems
+from baco.kernels.arguments import bias_vector, exact_array, output_kind, real_scalar
 from baco.kernels.cli import add_gemmini_arguments, add_output_arguments, gemmini_config, output_scale, report
 
 
@@ -106,16 +106,27 @@ def resolve_schedule(form, m_or_n, k, config, out_int8=False, block=None, datafl
     if block is None:
         s = default_gemm_schedule(M, N, K, config, out_int8)
         block = (s.block_m if form == "Ax" else s.block_n, s.block_k)
+    elif not isinstance(block, (tuple, list)) or len(block) != 2:
+        raise ValueError(f"block must be (block over the output, block over K), got {block!r}")
     d = config.dim
     bm, bn = (block[0], d) if form == "Ax" else (d, block[0])
-    return block, GemmSchedule(bm, bn, block[1], dataflow=dataflow, double_buffer=double_buffer)
+    s = as_schedule(GemmSchedule(bm, bn, block[1], dataflow=dataflow, double_buffer=double_buffer), "block")
+    problems = schedule_problems(s, config, out_int8)
+    if problems:     # before anything is compiled
+        raise ValueError(f"block {tuple(block)!r}: " + "; ".join(problems))
+    return tuple(block), s
 
 
 def launch(form, mat, x, *, bias=None, out="int32", scale=1.0, relu=False, block=None, dataflow="WS",
            double_buffer=True, target="sim", config=None):
     """(kernel, grid, runtime args, output array) of a GEMV launch: form "Ax" is y = mat·x
     (mat M×K), "xB" is y = x·mat (mat K×N)."""
-    config = config or GemminiConfig()
+    if form not in ("Ax", "xB"):
+        raise ValueError(f"form must be 'Ax' or 'xB', not {form!r}")
+    if dataflow not in DATAFLOWS:
+        raise ValueError(f"dataflow must be one of {DATAFLOWS}, not {dataflow!r}")
+    output_kind(out, relu)
+    config = as_config(config)
     mat, x = exact_array(mat, "mat", np.int8, 2), exact_array(x, "x", np.int8, 1)
     k = x.shape[0]
     if mat.shape[1 if form == "Ax" else 0] != k:

@@ -1,9 +1,10 @@
 import pytest
 
+from baco.problem.layer import Layer
 from baco.tuner import baselines
 from baco.tuner.arch import DEFAULT_HARDWARE
 from baco.tuner.mapping import validate
-from baco.tuner.workloads import Layer, gemm
+from baco.tuner.workloads import gemm
 
 LAYERS = [gemm(96, 160, 64)]
 NETWORK = [gemm(64, 128, 32), Layer(R=3, S=3, P=8, Q=8, C=16, K=32, N=1, name="conv", count=2)]

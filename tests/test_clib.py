@@ -208,6 +208,23 @@ def test_library_matmul_with_repeating_bias_and_operand_reuse(dim, shape, sp_kb,
     assert b_bytes == k_rows * N * (1 if J0 * K0 <= 2 else I0)
 
 
+@pytest.mark.parametrize("dim,shape,sp_kb,acc_kb", [(16, (128, 128, 64), 256, 64), (16, (33, 70, 65), 4, 2),
+                                                    (8, (20, 45, 24), 8, 2)])
+def test_library_matmul_with_transposed_b(dim, shape, sp_kb, acc_kb):
+    """transformer.c's attention scores Q·Kᵀ: B given as Bᵀ (N×K, row-major), read through the
+    array's transposer (transpose_B); bit-exact, and slower than an untransposed B."""
+    M, N, K = shape
+    cfg = GemminiConfig.from_capacity(dim, sp_kb, acc_kb)
+    rng = np.random.default_rng(M + N * K)
+    a = rng.integers(-128, 128, (M, K), dtype=np.int8)
+    bt = rng.integers(-128, 128, (N, K), dtype=np.int8)
+    stream = list(matmul_stream(M, N, K, cfg, out_int8=True, scale=1 / 64, transpose_b=True, addrs=ADDRS[:3]))
+    got, _ = execute(cfg, stream, {ADDRS[0]: a, ADDRS[1]: bt}, ADDRS[2], (M, N))
+    np.testing.assert_array_equal(got, reference_matmul(a, bt.T, None, scale=1 / 64, out="int8"))
+    plain = matmul_stream(M, N, K, cfg, out_int8=True, scale=1 / 64)
+    assert library_stream_cycles(stream, TimingModel(cfg)) > library_stream_cycles(list(plain), TimingModel(cfg))
+
+
 @pytest.mark.parametrize("dim,shape,acc_kb", [(16, (37, 50), 64), (16, (200, 64), 4), (4, (33, 70), 2),
                                               (8, (9, 7), 16)])
 @pytest.mark.parametrize("relu", [False, True])

@@ -12,12 +12,12 @@ import torch
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, schedule_problems
 from baco.kernels.conv import conv2d_launch
+from baco.problem.layer import Layer
 from baco.tuner import costmodel, kernel_model
 from baco.tuner.arch import Hardware
 from baco.tuner.explore import NetworkProblem, random_tilings
 from baco.tuner.points import stack_tilings
 from baco.tuner.mapping import KERNEL_OUT_INT8, conv_schedule, is_pointwise
-from baco.tuner.workloads import Layer
 
 
 def simulated(layer: Layer, cfg: GemminiConfig, schedule: GemmSchedule) -> dict:

@@ -9,10 +9,11 @@ import torch
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule
+from baco.problem.layer import Layer
 from baco.tuner import costmodel, residual
 from baco.tuner.mapping import parse_mapping
 from baco.tuner.arch import Hardware
-from baco.tuner.workloads import Layer, gemm
+from baco.tuner.workloads import gemm
 
 ROOT = Path(__file__).resolve().parents[1]
 

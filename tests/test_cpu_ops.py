@@ -506,3 +506,48 @@ def test_bad_arguments_name_the_argument():
 def test_bad_operator_parameters(make, error, match):
     with pytest.raises(error, match=match):
         make()
+
+
+def test_embedding_gathers_rows_on_host_and_iss(elf_cache):
+    """Rows of an int8 table (an argument, any size) picked by int32 ids of a ragged shape; an id
+    outside the table is a ValueError naming ids, never a read past it."""
+    table = rand_i8(37, 13)
+    ids = RNG.integers(0, 37, size=(3, 7)).astype(np.int32)
+    ids[0, :2] = (0, 36)
+    kernel = cpu_ops.embedding(ids.shape, 37, 13)
+    assert kernel.arg_shapes == ((3, 7), (37, 13), (3, 7, 13))
+    np.testing.assert_array_equal(run_host(kernel, ids, table), table[ids])
+    np.testing.assert_array_equal(run_iss(kernel, ids, table, cache_dir=elf_cache), table[ids])
+    for bad in (-1, 37):
+        wrong = ids.copy()
+        wrong[2, 6] = bad
+        with pytest.raises(ValueError, match=r"argument ids must be in \[0, 37\)"):
+            run_host(kernel, wrong, table)
+    with pytest.raises(TypeError, match="argument ids must be int32"):
+        run_host(kernel, ids.astype(np.int64), table)
+    with pytest.raises(ValueError, match="rows must be a positive int"):
+        cpu_ops.embedding((3,), 0, 4)
+
+
+def test_masked_softmax_on_host_and_iss(elf_cache):
+    """An attention mask (keep rows repeating every P rows): the max over kept values, a masked
+    value's exponential 0, its output 0; an all-kept mask is the plain softmax."""
+    x = rand_i8(2, 3, 7, 7)
+    keep = np.tril(np.ones((7, 7), dtype=bool))
+    kernel = cpu_ops.softmax(x.shape, in_scale=0.05, out_scale=1 / 127, keep=keep)
+    rows, kept = x.reshape(-1, 7).astype(np.int64), np.tile(keep, (6, 1))
+    table = cpu_ops.softmax_exp_table(0.05)
+    m = np.where(kept, rows, -128).max(axis=1, keepdims=True)
+    e = np.where(kept, table[np.where(kept, m - rows, 0)], F32(0))
+    total = np.add.accumulate(e, axis=1, dtype=np.float32)[:, -1:]
+    expected = requant(e * (F32(1 / (1 / 127)) / total)).reshape(x.shape)
+    np.testing.assert_array_equal(run_host(kernel, x), expected)
+    np.testing.assert_array_equal(run_iss(kernel, x, cache_dir=elf_cache), expected)
+    assert (expected.reshape(-1, 7)[~kept] == 0).all()
+    plain = cpu_ops.softmax(x.shape, in_scale=0.05, out_scale=1 / 127)
+    all_kept = cpu_ops.softmax(x.shape, in_scale=0.05, out_scale=1 / 127, keep=np.ones((1, 7), dtype=bool))
+    np.testing.assert_array_equal(run_host(all_kept, x), run_host(plain, x))
+    with pytest.raises(ValueError, match="keep must be a bool"):
+        cpu_ops.softmax(x.shape, in_scale=0.05, out_scale=1 / 127, keep=np.ones((4, 7), dtype=bool))
+    with pytest.raises(ValueError, match="masks every value of a row"):
+        cpu_ops.softmax(x.shape, in_scale=0.05, out_scale=1 / 127, keep=np.zeros((1, 7), dtype=bool))

@@ -12,12 +12,13 @@ from baco.gemmini.schedule import GemmSchedule, schedule_problems
 from baco.kernels.depthwise import depthwise_launch
 from baco.model.lower import GemminiStep, design_schedules
 from baco.model.zoo import seeded_inputs, with_bn_statistics
+from baco.problem.layer import Layer, layer_from_key
 from baco.tuner import costmodel
 from baco.tuner.emit import result_dict
 from baco.tuner.explore import coexplore
 from baco.tuner.kernel_model import conv_schedule_cycles, conv_schedule_energy
 from baco.tuner.mapping import KERNEL_OUT_INT8, Mapping, conv_tile_schedule, is_kernel_layer, is_pointwise
-from baco.tuner.workloads import Layer, depthwise_conv2d, layer_from_key, layers_from_torch
+from baco.tuner.workloads import depthwise_conv2d, layers_from_torch
 
 nn = torch.nn
 

@@ -10,7 +10,7 @@ from baco.cli import main as baco_main
 from baco.design import check_design, load_design, run_conv, summary
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule
-from baco.tuner.workloads import Layer
+from baco.problem.layer import Layer
 
 LAYERS = {  # name: (R, S, P, Q, C, K, N, stride)
     "conv3x3": (3, 3, 6, 5, 8, 16, 2, 1),

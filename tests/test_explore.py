@@ -4,6 +4,7 @@ import pytest
 import torch
 
 from baco.problem.dims import DIMS
+from baco.problem.layer import Layer
 from baco.tuner.arch import DEFAULT_HARDWARE
 from baco.tuner.baselines import gemmini_default
 from baco.tuner.explore import NetworkProblem, coexplore, evaluate_design, local_search, neighbours, random_tilings
@@ -11,7 +12,7 @@ from baco.tuner.hwinfer import minimal_hardware
 from baco.tuner.mapping import validate
 from baco.tuner.points import Tiling
 from baco.tuner.relax import C_INDEX, K_INDEX, covering_problems
-from baco.tuner.workloads import Layer, gemm
+from baco.tuner.workloads import gemm
 
 SMALL = dict(seed=0, steps=30, starts=3, random_pool=8, kicks=2, progress=False)
 

@@ -3,11 +3,12 @@ kernel_model.conv_program): the same values, schedule choices and gradients as c
 import pytest
 import torch
 
+from baco.problem.layer import Layer
 from baco.tuner import kernel_model
 from baco.tuner.explore import LayerStack, NetworkCost, NetworkProblem, random_tilings
 from baco.tuner.points import stack_tilings
 from baco.tuner.mapping import is_kernel_layer, is_pointwise
-from baco.tuner.workloads import Layer, load_network
+from baco.tuner.workloads import load_network
 
 # ragged and corner-case convolutions: 1-pixel and odd images, a folded K loop (pointwise, C = 1),
 # strided 1x1, a dilated 3x3, a 7x7/2 stem on 3 channels, a batch of 2, a 1-D conv

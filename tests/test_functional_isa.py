@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.isa import (ACC_BIT, ACCUMULATE_BIT, COMMANDS, GARBAGE_ADDR, READ_FULL_BIT,
+from baco.gemmini.isa import (ACC_BIT, ACCUMULATE_BIT, COMMANDS, CONFIG_COMMANDS, CONFIG_STATES,
+                              CONTROLLER_QUEUES, GARBAGE_ADDR, MVIN_OF_SLOT, READ_FULL_BIT,
                               decode, disassemble, encode)
 from baco.gemmini.isa import GemminiFault
 from baco.sim.functional import ArrayMemory, GemminiModel
@@ -201,6 +202,26 @@ def test_mvin_slots_keep_their_own_configuration(dim):
     with pytest.raises(GemminiFault) as e:
         g("config_ld", state_id=3, stride=4, scale=ONE)
     assert e.value.field == "state_id"
+
+
+def test_the_command_table_states_its_load_slots_and_configuration_state_consistently():
+    """The table's per-command facts (queue, load slot, configuration state read and written) agree
+    with each other and with the model: the slots are config_ld's state ids 0.. (the model takes no
+    other), each config command goes to the queue of the commands that read its state, and every
+    state read is set by some command."""
+    assert MVIN_OF_SLOT == ("mvin", "mvin2", "mvin3")
+    assert [COMMANDS[n].load_slot for n in MVIN_OF_SLOT] == list(range(len(MVIN_OF_SLOT)))
+    assert all(COMMANDS[n].reads == ("config_ld",) and COMMANDS[n].queue == "ld" for n in MVIN_OF_SLOT)
+    g = Rig(16)
+    with pytest.raises(GemminiFault):
+        g("config_ld", state_id=len(MVIN_OF_SLOT), stride=4, scale=ONE)
+    assert set(CONFIG_COMMANDS) == set(CONFIG_STATES)
+    written = {s for c in COMMANDS.values() for s in c.writes}
+    for c in COMMANDS.values():
+        assert set(c.reads) <= written and set(c.writes) <= set(CONFIG_STATES), c.name
+        for state in c.reads:
+            if c.queue in CONTROLLER_QUEUES:
+                assert COMMANDS[state].queue == c.queue, (c.name, state)
 
 
 @pytest.mark.parametrize("dim", DIMS)

@@ -119,8 +119,12 @@ def test_fused_mlp_os_hidden_layer_is_written_by_the_array():
 
 def test_fused_mlp_os_scale_must_be_a_power_of_two():
     x, w1, w2, _, s2 = os_operands(17, 20, 16, 5)
+    with pytest.raises(ValueError, match=r"scale1 must be a power of two 2\^-s .* got 0\.003"):
+        fm.fused_mlp(x, w1, w2, 0.003, s2, dataflow="OS")     # the wrapper, before compiling
+    y = np.zeros((17, 5), np.int8)
+    kernel, grid, args, meta = fm.launch_args(x, w1, w2, y, 0.003, s2, 32, 64, "OS", 16)
     with pytest.raises(CompilationError, match=r"power of two 2\^-s .* not 0\.003"):
-        fm.fused_mlp(x, w1, w2, 0.003, s2, dataflow="OS")
+        kernel[grid](*args, **meta)                              # the compiler, at the kernel's line
 
 
 def test_fused_mlp_os_elf_self_checks_on_the_iss(tmp_path):

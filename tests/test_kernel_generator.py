@@ -12,6 +12,8 @@ from tests import kernel_generator as kg
 # seeds (one launch each of a kernel group of LAUNCHES_PER_KERNEL) covering every family
 BOUNDED = [s for group in (36, 31, 3, 33, 57, 10) for s in range(group * kg.LAUNCHES_PER_KERNEL,
                                                                   group * kg.LAUNCHES_PER_KERNEL + 5)]
+# widened seeds: constexpr-flag epilogues with an optional bias pointer, GEMV, the fused MLP, compile_model
+BOUNDED += [100017, 100019, 100020, 100112, 100128, 100130, 100760, 100761, 100805]
 
 # seeds that found a bug (fixed), by what they found
 REGRESSIONS = {
@@ -43,6 +45,30 @@ REGRESSIONS = {
     1642: "the same class",
     1729: "the same class",
     1731: "the same class",
+    40692: "the generator's own: `bad = M / 2` with M = 1 (a compile-time constant) is a constant expression, "
+           "no error; bad statements now use program ids",
+    # widened seeds (examples' GEMV and fused-MLP wrappers, compile_model): arguments converted or unchecked
+    102186: "gemv(out='int16') silently gave an int32 result",
+    100923: "gemv(relu=True, out='int32') silently skipped the ReLU",
+    100643: "gemv(block=(16,)) was an IndexError",
+    101793: "gemv(block=(0, 16)) was a CompilationError inside the example's kernel, not a ValueError naming block",
+    100136: "gemv(block=(4096, 4096)): the same, over the scratchpad's capacity",
+    100938: "gemv(config=16) was an AttributeError",
+    100113: "fused_mlp(scale1='0.5') ran, the string converted to a float",
+    100952: "fused_mlp with w1 of K+1 rows for x of K columns ran, reading a mismatched weight",
+    100625: "fused_mlp(block_k=-16) ran",
+    100941: "fused_mlp(dataflow='XS') ran as WS",
+    100939: "fused_mlp(block_m=0) was a ZeroDivisionError",
+    101028: "fused_mlp(dataflow='OS', scale1=0.3) was a CompilationError inside the example's kernel, not a "
+            "ValueError naming scale1",
+    100926: "fused_mlp with a float32 x was a CompilationError inside the example's kernel",
+    101031: "fused_mlp(scale2=None) was a TypeError from float() that did not name scale2",
+    100386: "fused_mlp with a 1-D x was an unpacking ValueError that did not name x",
+    101480: "compile_model with an int32 example_input was a RuntimeError from torch",
+    100857: "compile_model with a float64 example_input for a float32 model: the same",
+    100756: "compile_model with an example_input of the wrong channel count: the same",
+    100787: "compile_model(design=5) was a TypeError from pathlib that did not name design",
+    100863: "compile_model(design={'layers': []}) was a KeyError after the capture and the calibration",
     5140: "a column-major B (order=(0, 1)) on a DIM 8 Gemmini, WS, with a row offset that leaves the A block's "
           "first 3 DIM-row tiles outside the array (OFF = -30, BM = 32): 34 elements of the output's second "
           "DIM-column tile wrong on sim and the ISS (the interpreter was right)",
@@ -93,6 +119,22 @@ def test_cases_are_reproducible_and_cover_the_language():
         f"shipped-{k}" for k in ("matmul", "conv2d", "depthwise", "conv1d", "conv_pool", "resadd")}
 
 
+def test_widened_cases_cover_the_new_forms():
+    """Seeds from kg.WIDENED on add optional pointers, constexpr-flag epilogues, the GEMV and
+    fused-MLP wrappers and compile_model (valid calls and every broken argument); seeds below
+    keep their cases."""
+    cases = [kg.case(s) for s in range(kg.WIDENED, kg.WIDENED + 1600)]
+    text = " ".join(c.source for c in cases if c.source)
+    for form in ("bias_ptr=None", "if bias_ptr is not None:", "if OUT8:", "if RELU:", "OUT8: bl.constexpr"):
+        assert form in text, form
+    categories = {(c.category, c.expect) for c in cases}
+    for category in ("shipped-gemv", "shipped-fused_mlp", "model-mlp", "model-conv"):
+        assert {(category, "result"), (category, "launch")} <= categories, category
+    assert any(c.meta.get("bias_ptr") is not None for c in cases if getattr(c, "meta", None))
+    assert not any("bias_ptr=None" in (kg.case(s).source or "") or kg.case(s).category.startswith("model")
+                   for s in range(400))
+
+
 def test_checker_sees_wrong_results_and_bad_locations():
     """The classification is not vacuous: a reference off by one element is a wrong result; a
     compile error expected elsewhere is unlocated."""
@@ -128,3 +170,24 @@ def test_reference_arithmetic():
     assert kg.readout(acc, float("inf")).tolist() == [127, -128, 127, 127, -128, 127]
     pooled, pc = kg.pool(np.arange(12).reshape(12, 1) - 6, 3, 4, 2, 2, 1, 1)
     assert pc == 3 and pooled[:, 0].tolist() == [0, 0, 0, 2, 4, 5]
+
+
+def test_summarize_counts_chunks(tmp_path, capsys):
+    """fuzz_report --summarize counts the cases of --jsonl files as a run prints them (a seed in two
+    files once, its last run) and exits 1 when one is bad."""
+    import json
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import fuzz_report
+    good = {"seed": 1, "category": "gemm", "expect": "result", "seconds": 2.0,
+            "results": [["sim", "bit-exact", ""], ["interpreter", "bit-exact", ""]]}
+    bad = dict(good, seed=2, results=[["sim", "wrong result", "c: 3 of 9 elements differ"]])
+    (tmp_path / "a.jsonl").write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
+    (tmp_path / "b.jsonl").write_text(json.dumps(dict(bad, results=[["sim", "bit-exact", ""]])) + "\n")
+    assert fuzz_report.main(["--summarize", str(tmp_path / "a.jsonl")]) == 1
+    assert "BAD seed 2 [gemm, sim] wrong result" in capsys.readouterr().out
+    assert fuzz_report.main(["--summarize", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")]) == 0
+    out = capsys.readouterr().out
+    assert "generated cases: 2" in out and "bad runs: 0" in out
+    assert [line.split()[:3] for line in out.splitlines() if line.startswith("bit-exact")] == [["bit-exact", "3", "1"]]

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from baco.gemmini.isa import COMMANDS
+
 BACO = Path(__file__).resolve().parent.parent / "baco"
 
 
@@ -197,6 +199,8 @@ RESTATED = [
      "gemmini"),
     ("the runtime ABI's names (gemmini.abi)", r'"baco\.rocc\.|"baco\.fence"|"@?baco_(program_id|num_programs|'
      r'boundary_error|runtime_error)"', "gemmini"),
+    ("a per-command table (gemmini.isa.COMMANDS: queue, load slot, configuration state)",
+     r'"mvin[23]?":\s*\d|(?:"(?:{0})",\s*){{2}}"(?:{0})"'.format("|".join(COMMANDS) + "|fence"), "gemmini"),
 ]
 
 
@@ -236,6 +240,10 @@ def test_the_literal_scan_sees_a_restated_fact(tmp_path):
         '"""acc_kb * 1024 / 4 in a docstring is fine."""\n'
         'kb = rows * dim * 4 / 1024\n'
         'latency = 40  # a restated latency\n'
+        'QUEUES = {"ld": ("mvin", "mvin2", "mvin3", "config_ld")}\n'
+        'SLOT = {"mvin": 0}\n'
+        'if name in ("compute_preloaded", "compute_accumulated"): pass\n'
         '# DIMS = ("R", "S", "P", "Q", "C", "K", "N") in a comment is fine\n')
     found = restated_facts(tmp_path / "baco")
-    assert [f.split(" restates")[0] for f in found] == ["baco/tuner/x.py:2", "baco/tuner/x.py:3"]
+    assert [f.split(" restates")[0] for f in found] == ["baco/tuner/x.py:2", "baco/tuner/x.py:3",
+                                                         "baco/tuner/x.py:4", "baco/tuner/x.py:5"]

@@ -8,10 +8,10 @@ import pytest
 
 from baco.design import time_default_conv
 from baco.gemmini.config import GemminiConfig
+from baco.problem.layer import Layer
 from baco.tuner import kernel_model
 from baco.tuner.arch import Hardware
 from baco.tuner.default_mapping import default_mapping
-from baco.tuner.workloads import Layer
 
 LAYERS = [Layer(R=3, S=3, P=7, Q=7, C=64, K=64), Layer(R=1, S=1, P=14, Q=14, C=256, K=64, Hstride=2, Wstride=2),
           Layer(R=7, S=7, P=28, Q=28, C=3, K=64, Hstride=2, Wstride=2), Layer(R=3, S=3, P=4, Q=30, C=33, K=40),

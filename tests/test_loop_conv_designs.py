@@ -8,11 +8,11 @@ import torch
 
 from baco.design import run_conv
 from baco.gemmini.schedule import gemm_footprint, schedule_problems
+from baco.problem.layer import Layer
 from baco.tuner.explore import NetworkProblem, random_tilings
 from baco.tuner.points import stack_tilings
 from baco.tuner.hwinfer import mapping_requirement, minimal_hardware
 from baco.tuner.mapping import KERNEL_OUT_INT8, conv_schedule, conv_tile_schedule, validate
-from baco.tuner.workloads import Layer
 from tests.test_loop import random_tuned_designs
 
 

@@ -314,6 +314,61 @@ def test_transformers_bert_layer_from_a_config():
     assert_bit_exact(compiled, seeded_inputs((1, 13, 48)))
 
 
+def small_bert(layers=2):
+    from baco.model.zoo import transformers_bert_model
+    return transformers_bert_model(layers, vocab_size=100, hidden_size=32, num_attention_heads=4, intermediate_size=48,
+                                   max_position_embeddings=64)
+
+
+def test_transformers_bert_model_whole_from_token_ids():
+    """transformers' whole BertModel from token ids: the word embedding a CPU gather by the int64
+    ids (an int8 table), the position and token-type embeddings (indices from buffers) folded into
+    constants added on Gemmini, the all-true attention mask folded away; bit-exact, close to float."""
+    model = small_bert()
+    ids = torch.randint(0, 100, (1, 19), generator=torch.Generator().manual_seed(0))
+    compiled = baco.compile_model(model, ids, calibrate=2)
+    kinds = [op.kind for op in compiled.graph.ops]
+    assert kinds[:6] == ["embedding", "constant", "add", "constant", "add", "layernorm"], kinds
+    assert kinds.count("matmul") == 4 and kinds.count("softmax") == 2, kinds
+    assert compiled.input_tensor.bound == 100
+    others = [torch.randint(0, 100, (1, 19), generator=torch.Generator().manual_seed(s)) for s in (1, 2)]
+    assert_bit_exact(compiled, [ids, *others, np.array([[0] * 10 + [99] * 9])])
+    err = quantization_error(model, compiled, others)
+    assert err["cosine"] > 0.99, err
+    with pytest.raises(ValueError, match=r"x: token ids must be in \[0, 100\)"):
+        compiled(torch.full((1, 19), 100))
+    with pytest.raises(TypeError, match="x must be integer token ids"):
+        compiled(torch.randn(1, 19))
+
+
+@pytest.mark.slow
+def test_transformers_bert_model_one_elf_on_the_iss(tmp_path):
+    """The whole BertModel (token ids in, the embedding tables read-only data) as one ELF on the ISS."""
+    from baco.codegen.program import run_program
+    model = small_bert(1)
+    ids = torch.randint(0, 100, (1, 19), generator=torch.Generator().manual_seed(3))
+    compiled = baco.compile_model(model, ids, calibrate=2)
+    run = run_program(compiled.build_elf(tmp_path / "bert.elf", ids))
+    assert run.passed, run.console[-2000:]
+
+
+def test_transformers_bert_model_what_stops_it():
+    """An attention mask given as a second input, or the pooler's second output, are clear errors."""
+    model = small_bert(1)
+    ids = torch.randint(0, 100, (1, 19))
+
+    class WithMask(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bert = model
+
+        def forward(self, ids, mask):
+            return self.bert(input_ids=ids, attention_mask=mask).last_hidden_state
+
+    with pytest.raises(TypeError, match="compile_model takes models of one input, not 2"):
+        baco.compile_model(WithMask(), (ids, torch.ones(1, 19, dtype=torch.long)))
+
+
 def test_timm_vision_transformer():
     """timm's ViT (two blocks, 32x32 images in 8x8 patches): the patch conv's NHWC output viewed as
     tokens, the class token and position embedding as int8 constants (concatenated, added on
@@ -387,14 +442,46 @@ def test_unsupported_forms_are_located_errors(module, shape, match):
         baco.compile_model(module.eval(), torch.randn(shape))
 
 
-def test_causal_attention_is_a_located_error():
-    """The attention's decomposition keeps the mask's operators, located at the model's call."""
-    class Causal(nn.Module):
+class MaskedAttention(nn.Module):
+    """Self-attention of 2 heads with a constant mask: causal, or an additive 0 / -inf float mask."""
+
+    def __init__(self, causal=True, seq=9):
+        super().__init__()
+        self.qkv, self.causal, self.seq = nn.Linear(16, 48), causal, seq
+        additive = torch.zeros(seq, seq)
+        additive[:, seq - 3:] = float("-inf")          # the last 3 keys are padding
+        self.register_buffer("additive", additive)
+
+    def forward(self, x):
+        q, k, v = self.qkv(x).view(1, self.seq, 3, 2, 8).permute(2, 0, 3, 1, 4)
+        if self.causal:
+            return nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=self.additive)
+
+
+@pytest.mark.parametrize("causal,period", [(True, (9, 9)), (False, (1, 9))])
+def test_constant_attention_masks_run_a_masked_softmax(causal, period):
+    """A causal mask (masked_fill of -inf) or an additive 0 / -inf mask broadcast over the scores:
+    the softmax runs masked (one period of the mask's rows stored), bit-exact, close to float."""
+    torch.manual_seed(0)
+    model = MaskedAttention(causal).eval()
+    x = torch.randn(1, 9, 16)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    assert [op.kind for op in compiled.graph.ops] == ["linear", "matmul", "mul_scalar", "softmax", "matmul"]
+    keep = next(op.q["keep"] for op in compiled.graph.ops if op.kind == "softmax")
+    assert keep.shape == period and keep.dtype == bool
+    assert_bit_exact(compiled, seeded_inputs((1, 9, 16), 2, seed=4))
+    assert quantization_error(model, compiled, seeded_inputs((1, 9, 16), 2, seed=5))["cosine"] > 0.99
+
+
+def test_attention_mask_errors_are_located():
+    """masked_fill with a value other than -inf has no operator: located at the model's line."""
+    class Fill(nn.Module):
         def forward(self, x):
-            return nn.functional.scaled_dot_product_attention(x, x, x, is_causal=True)     # the line
-    with pytest.raises(CompilationError) as err:
-        baco.compile_model(Causal(), torch.randn(1, 2, 9, 8))
-    assert err.value.filename == __file__ and err.value.line == Causal.forward.__code__.co_firstlineno + 1
+            return torch.softmax(x.masked_fill(torch.eye(9, dtype=torch.bool), 0.5), -1)     # the line
+    with pytest.raises(CompilationError, match="only -inf") as err:
+        baco.compile_model(Fill(), torch.randn(1, 9, 9))
+    assert err.value.filename == __file__ and err.value.line == Fill.forward.__code__.co_firstlineno + 1
 
 
 def test_grouped_query_attention_is_a_located_error():

@@ -3,12 +3,13 @@ from pathlib import Path
 
 import pytest
 
+from baco.problem.layer import Layer
 from baco.tuner import explore
 from baco.tuner.arch import area_mm2
 from baco.tuner.explore import NetworkProblem, coexplore
 from baco.tuner.importance import estimated_gain, importance_search, layer_costs, LayerTask
 from baco.tuner.mapping import validate
-from baco.tuner.workloads import Layer, gemm
+from baco.tuner.workloads import gemm
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = dict(seed=0, steps=10, starts=2, random_pool=4, polish=False, progress=False)

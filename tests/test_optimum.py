@@ -5,11 +5,11 @@ import math
 import pytest
 import torch
 
+from baco.problem.layer import Layer
 from baco.tuner import kernel_model, optimum, residual
 from baco.tuner.explore import NetworkProblem
 from baco.tuner.hwinfer import requirements_from_factors
 from baco.tuner.points import order_indices
-from baco.tuner.workloads import Layer
 
 
 def gemm(M, N, K, count=1):

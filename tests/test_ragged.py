@@ -9,11 +9,12 @@ from pathlib import Path
 
 import torch
 
+from baco.problem.layer import Layer
 from baco.tuner import baselines, costmodel
 from baco.tuner.arch import DEFAULT_HARDWARE
 from baco.tuner.explore import coexplore
 from baco.tuner.mapping import parse_mapping, validate
-from baco.tuner.workloads import Layer, gemm, load_network
+from baco.tuner.workloads import gemm, load_network
 
 DATASET = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "timeloop" / "dataset.csv.tar.gz"
 

@@ -18,12 +18,13 @@ import pytest
 import torch
 import yaml
 
+from baco.problem.layer import Layer
 from baco.tuner.arch import Hardware
 from baco.tuner.emit import timeloop_arch, timeloop_mapping, timeloop_problem, write_outputs
 from baco.tuner.explore import NetworkProblem, coexplore, random_tilings
 from baco.tuner.hwinfer import mapping_requirement, minimal_hardware, round_hardware
 from baco.tuner.mapping import parse_mapping, validate
-from baco.tuner.workloads import Layer, gemm, load_network
+from baco.tuner.workloads import gemm, load_network
 
 DATA_SPACES = {"Weights": "RSCK", "Outputs": "NKPQ"}
 

@@ -9,13 +9,14 @@ import torch
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto
+from baco.problem.layer import Layer
 from baco.tuner import costmodel
 from baco.tuner.arch import DEFAULT_HARDWARE, Hardware
 from baco.tuner.default_mapping import default_mapping
 from baco.gemmini.schedule import GemmSchedule
 from baco.tuner.mapping import (format_mapping, gemm_mapping_to_blocks, gemm_schedule, parse_mapping,
                                 schedule_mapping, validate)
-from baco.tuner.workloads import WORKLOADS_DIR, Layer, conv1d, conv2d, gemm, gemv, layers_from_torch, load_network
+from baco.tuner.workloads import WORKLOADS_DIR, conv1d, conv2d, gemm, gemv, layers_from_torch, load_network
 
 DATA = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
 TEXT = "L3[WIO] C8 Q7 K16 - L2[WI] Q2 C2 - L1[O] P7 K2 C4 K2X - L0[W] Q4 P8"

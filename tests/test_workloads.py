@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from baco.tuner.workloads import Layer, load_network, network_names
+from baco.problem.layer import Layer
+from baco.tuner.workloads import load_network, network_names
 
 ROOT = Path(__file__).resolve().parents[1]
 

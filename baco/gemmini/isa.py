@@ -1,7 +1,9 @@
 """The Gemmini command table: the single definition of every RoCC command's
-funct number and rs1/rs2 field layout (gemmini-isa.md §1.3), with encode,
+funct number, rs1/rs2 field layout (gemmini-isa.md §1.3), the queue it goes to,
+its load slot and the configuration state it reads and writes, with encode,
 decode, disassembly and instruction-word assembly. The compiler lowering, the
-simulator's decoder and the disassembler all read this table."""
+config elimination, the simulator's decoder and cycle model and the
+disassembler all read this table."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -56,6 +58,12 @@ class Field:
         return ((rs1 if self.word == "rs1" else rs2) >> self.lsb) & self.mask
 
 
+# The configuration state Gemmini keeps between commands, each named after the command that
+# sets it: config_ex (dataflow, activation, strides), config_ld (one state per load slot,
+# selected by its state_id), config_st (store stride, activation, pooling), config_norm
+CONFIG_STATES = ("config_ex", "config_ld", "config_st", "config_norm")
+
+
 @dataclass(frozen=True)
 class Command:
     name: str
@@ -64,6 +72,9 @@ class Command:
     queue: str             # "ld" | "ex" | "st" | "ctl" | "loop"
     subtype: int | None = None
     doc: str = ""
+    load_slot: int | None = None    # a move-in's load slot: its config_ld state_id
+    reads: tuple = ()      # the configuration states (CONFIG_STATES) it reads
+    writes: tuple = ()     # ... and those it sets (LOOP_CONV_WS: those its expansion may set)
 
     def field(self, name: str) -> Field:
         for f in self.fields:
@@ -94,38 +105,39 @@ _TABLE = [
         F("set_only_strides", "rs1", 7, 1), F("a_transpose", "rs1", 8, 1), F("b_transpose", "rs1", 9, 1),
         F("a_stride", "rs1", 16, 16), F("acc_scale", "rs1", 32, 32, "float32 bits"),
         F("in_shift", "rs2", 0, 32), F("relu6_shift", "rs2", 32, 16, "unused since 2022"),
-        F("c_stride", "rs2", 48, 16)), "ex", 0, "execute-side configuration"),
+        F("c_stride", "rs2", 48, 16)), "ex", 0, "execute-side configuration", writes=("config_ex",)),
     Command("config_ld", 0, (
         SEL(1), F("shrink", "rs1", 2, 1), F("state_id", "rs1", 3, 2, "mvin slot 0/1/2"),
         F("pixel_repeats", "rs1", 8, 8), F("block_stride", "rs1", 16, 16),
         F("scale", "rs1", 32, 32, "float32 bits"), F("stride", "rs2", 0, 64, "DRAM row stride, bytes")),
-        "ld", 1, "load-side configuration of one mvin slot"),
+        "ld", 1, "load-side configuration of one mvin slot", writes=("config_ld",)),
     Command("config_st", 0, (
         SEL(2), F("activation", "rs1", 2, 2), F("pool_stride", "rs1", 4, 2), F("pool_size", "rs1", 6, 2),
         F("upad", "rs1", 8, 2), F("lpad", "rs1", 10, 2), F("pool_out_dim", "rs1", 24, 8),
         F("porows", "rs1", 32, 8), F("pocols", "rs1", 40, 8), F("orows", "rs1", 48, 8),
         F("ocols", "rs1", 56, 8), F("stride", "rs2", 0, 32, "DRAM row stride, bytes"),
-        F("acc_scale", "rs2", 32, 32, "float32 bits")), "st", 2, "store-side configuration"),
+        F("acc_scale", "rs2", 32, 32, "float32 bits")), "st", 2, "store-side configuration", writes=("config_st",)),
     Command("config_norm", 0, (
         SEL(3), F("norm_stats_id", "rs1", 8, 8), F("act_msb", "rs1", 16, 1),
         F("set_stats_id_only", "rs1", 17, 1), F("q_const_type", "rs1", 18, 1),
         F("q_const", "rs1", 32, 32), F("igelu_qb", "rs2", 0, 32), F("igelu_qc", "rs2", 32, 32)),
-        "st", 3, "normalisation configuration (has_normalizations only)"),
-    Command("mvin2", 1, _MOVE(""), "ld", doc="move-in, load slot 1"),
-    Command("mvin", 2, _MOVE(""), "ld", doc="move-in, load slot 0"),
-    Command("mvout", 3, _MOVE(""), "st", doc="move-out to DRAM"),
+        "st", 3, "normalisation configuration (has_normalizations only)", writes=("config_norm",)),
+    Command("mvin2", 1, _MOVE(""), "ld", doc="move-in, load slot 1", load_slot=1, reads=("config_ld",)),
+    Command("mvin", 2, _MOVE(""), "ld", doc="move-in, load slot 0", load_slot=0, reads=("config_ld",)),
+    Command("mvout", 3, _MOVE(""), "st", doc="move-out to DRAM", reads=("config_st", "config_norm")),
     Command("compute_preloaded", 4, _rows_cols_addr("a", "rs1") + _rows_cols_addr("bd", "rs2"), "ex",
-            doc="matmul switching to the newly preloaded operand"),
+            doc="matmul switching to the newly preloaded operand", reads=("config_ex",)),
     Command("compute_accumulated", 5, _rows_cols_addr("a", "rs1") + _rows_cols_addr("bd", "rs2"), "ex",
-            doc="matmul keeping the operand in the array"),
+            doc="matmul keeping the operand in the array", reads=("config_ex",)),
     Command("preload", 6, _rows_cols_addr("bd", "rs1") + _rows_cols_addr("c", "rs2"), "ex",
-            doc="preloaded operand (D in OS, B in WS) and output C"),
+            doc="preloaded operand (D in OS, B in WS) and output C", reads=("config_ex",)),
     Command("flush", 7, (F("skip", "rs1", 0, 1),), "ctl", doc="TLB flush / fault skip"),
     Command("loop_ws", 8, (
         F("ex_accumulate", "rs1", 0, 1), F("full_c", "rs1", 1, 1), F("low_d", "rs1", 2, 1),
         F("activation", "rs1", 8, 3), F("b_spad_id", "rs1", 16, 2), F("a_spad_id", "rs1", 18, 2),
         F("a_transpose", "rs2", 0, 1), F("b_transpose", "rs2", 1, 1), F("is_resadd", "rs2", 2, 1)),
-        "loop", doc="start the LoopMatmul FSM"),
+        "loop", doc="start the LoopMatmul FSM: its moves, preloads and computes read the state it finds",
+        reads=("config_ex", "config_ld", "config_st")),
     Command("loop_ws_config_bounds", 9, (
         F("pad_i", "rs1", 0, 16), F("pad_j", "rs1", 16, 16), F("pad_k", "rs1", 32, 16),
         F("max_i", "rs2", 0, 16), F("max_j", "rs2", 16, 16), F("max_k", "rs2", 32, 16)), "loop"),
@@ -133,14 +145,17 @@ _TABLE = [
     Command("loop_ws_config_addrs_dc", 11, (F("d_addr", "rs1", 0, 64), F("c_addr", "rs2", 0, 64)), "loop"),
     Command("loop_ws_config_strides_ab", 12, (F("a_stride", "rs1", 0, 64), F("b_stride", "rs2", 0, 64)), "loop"),
     Command("loop_ws_config_strides_dc", 13, (F("d_stride", "rs1", 0, 64), F("c_stride", "rs2", 0, 64)), "loop"),
-    Command("mvin3", 14, _MOVE(""), "ld", doc="move-in, load slot 2"),
+    Command("mvin3", 14, _MOVE(""), "ld", doc="move-in, load slot 2", load_slot=2, reads=("config_ld",)),
     Command("loop_conv_ws", 15, (
         F("no_bias", "rs1", 0, 1), F("wrot180", "rs1", 1, 1), F("trans_output_1203", "rs1", 2, 1),
         F("trans_weight_1203", "rs1", 3, 1), F("trans_weight_0132", "rs1", 4, 1),
         F("trans_input_3120", "rs1", 5, 1), F("dw", "rs1", 6, 1), F("max_pixels_per_row", "rs1", 8, 8),
         F("b_spad_id", "rs1", 16, 2), F("a_spad_id", "rs1", 18, 2),
         F("no_pool", "rs2", 0, 1), F("downsample", "rs2", 1, 1), F("input_dilated", "rs2", 2, 1),
-        F("activation", "rs2", 3, 2)), "loop", doc="start the LoopConv FSM"),
+        F("activation", "rs2", 3, 2)), "loop",
+        doc="start the LoopConv FSM: it sets every load slot, config_st when it pools and config_ex when "
+            "it transposes its input (baco.sim.loops.conv_stream)",
+        reads=("config_ex", "config_st"), writes=("config_ex", "config_ld", "config_st")),
     Command("loop_conv_ws_config_1", 16, (
         F("batch_size", "rs1", 0, 16), F("in_row_dim", "rs1", 16, 16), F("in_channels", "rs1", 32, 16),
         F("out_channels", "rs1", 48, 16), F("out_row_dim", "rs2", 0, 16), F("pool_out_row_dim", "rs2", 16, 16),
@@ -172,6 +187,17 @@ COMMANDS: dict[str, Command] = {c.name: c for c in _TABLE}
 BY_FUNCT: dict[int, list[Command]] = {}
 for _c in _TABLE:
     BY_FUNCT.setdefault(_c.funct, []).append(_c)
+
+# the commands that set exactly the configuration state named after them
+CONFIG_COMMANDS = tuple(c.name for c in _TABLE if c.writes == (c.name,))
+# load slot -> its move-in
+MVIN_OF_SLOT = tuple(c.name for c in sorted((c for c in _TABLE if c.load_slot is not None),
+                                            key=lambda c: c.load_slot))
+# LoopMatmul's configuration registers, each latched by its own command
+LOOP_WS_CONFIGS = tuple(c.name for c in _TABLE if c.name.startswith("loop_ws_config_"))
+# the queues of Gemmini's three controllers (load, execute, store) -> the commands each takes
+CONTROLLER_QUEUES = ("ld", "ex", "st")
+QUEUE_OF = {c.name: c.queue for c in _TABLE if c.queue in CONTROLLER_QUEUES}
 
 
 def encode(name: str, **values) -> tuple[int, int]:

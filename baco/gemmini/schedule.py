@@ -177,6 +177,14 @@ LOOP_WS_STEP_COMMANDS = 6
 OVERLAP_LOSS = 0.5
 
 
+def dma_cycles(rows: int, row_bytes: int, cfg: GemminiConfig, k: TimingConstants = DEFAULT_CONSTANTS) -> float:
+    """Cycles of one DMA command moving `rows` rows of `row_bytes` bytes, as the cycle model charges
+    it: beats on the bus or in-flight requests of the DRAM latency, whichever is longer."""
+    beat = cfg.dma_bus_bits // 8
+    return k.dma_cmd_overhead + max(rows * -(-row_bytes // beat) * k.beat_cycles,
+                                    -(-rows // cfg.max_in_flight) * k.dram_latency)
+
+
 def gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConfig, out_int8: bool = False,
                         k: TimingConstants = DEFAULT_CONSTANTS) -> dict:
     """Estimated cycles of the GEMM kernel's program under the weight-stationary, double-buffered
@@ -196,12 +204,10 @@ def gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiCon
     TM, TN, TK = tiles(M), tiles(N), tiles(K)
     tm, tn, tk = tiles(s.block_m), tiles(s.block_n), tiles(s.block_k)
     out_bytes = 1 if out_int8 else cfg.acc_bytes
-    beat = cfg.dma_bus_bits // 8
     mbl = cfg.max_block_len
 
     def dma(rows, row_bytes):
-        return k.dma_cmd_overhead + max(rows * -(-row_bytes // beat) * k.beat_cycles,
-                                        -(-rows // cfg.max_in_flight) * k.dram_latency)
+        return dma_cycles(rows, row_bytes, cfg, k)
 
     def moves(row_tiles, col_tiles):
         """DMA cycles and mvins filling a block: DIM rows × up to MAX_BLOCK_LEN blocks a mvin."""

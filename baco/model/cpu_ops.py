@@ -84,6 +84,7 @@ class CpuKernel:
         self.name = f"cpu_{op}_{hashlib.sha256(text.encode()).hexdigest()[:12]}"
         self.mlir = text.replace(NAME, self.name)
         self.llvm_ir = lower(self.mlir)
+        self.value_checks = []      # callables(arrays) raising ValueError on values the kernel cannot take
         self._fn = None
         self._private_dir = None
 
@@ -111,6 +112,8 @@ class CpuKernel:
         for name, a in zip(self.arg_names, arrays[:self.n_inputs]):
             if np.may_share_memory(a, out):
                 raise ValueError(f"argument {name} overlaps the output {self.arg_names[-1]}")
+        for check in self.value_checks:
+            check(arrays)
 
     def __call__(self, *arrays: np.ndarray) -> None:
         self.check_arrays(arrays)
@@ -638,35 +641,72 @@ def softmax_exp_table(in_scale) -> np.ndarray:
     return np.array([math.exp(-d * in_scale) for d in range(256)], dtype=np.float32)
 
 
-def softmax(shape, *, in_scale, out_scale) -> CpuKernel:
+def softmax(shape, *, in_scale, out_scale, keep=None) -> CpuKernel:
     """Softmax over the last dim of an int8 x of any shape. Per row x[0..C):
     m = max_j x[j]; e_j = T[m - x[j]] with T = softmax_exp_table(in_scale);
     s = float32 sum of e_j in order j = 0, 1, ..., C-1 (from 0.0);
-    r = float32(1 / out_scale) / s; out[j] = requant(e_j * r)."""
+    r = float32(1 / out_scale) / s; out[j] = requant(e_j * r).
+    With `keep` (an attention mask: bool (P, C), P dividing the rows; row i of x uses keep[i mod P],
+    every row keeping at least one value) the max is over the kept values and a masked value's
+    e_j is 0.0 (torch's -inf before softmax): its output is 0. The row's e_j are kept in a float32
+    scratch row between the sum and the output."""
     shape, (rows, cols) = _rows(shape)
     table = softmax_exp_table(_scale(in_scale, "in_scale"))
     inv_out = np.float32(1.0 / _scale(out_scale, "out_scale"))
     sym, glob = dense_global("exp", table)
+    esym, ety = f"@{NAME}_e", memref((cols,), np.float32)
+    glob += f'  memref.global "private" {esym} : {ety} = uninitialized\n'
     ty = memref((rows, cols), np.int8)
+    if keep is not None:
+        keep = np.asarray(keep)
+        if (keep.dtype != np.bool_ or keep.ndim != 2 or keep.shape[1] != cols or not keep.shape[0]
+                or rows % keep.shape[0]):
+            raise ValueError(f"keep must be a bool (P, {cols}) mask with P dividing the {rows} rows, not "
+                             f"{keep.dtype} {keep.shape}")
+        if not keep.any(axis=1).all():
+            raise ValueError("keep masks every value of a row (torch's softmax of it is NaN)")
+        ksym, ktext = dense_global("keep", keep.astype(np.int8))
+        glob += ktext
+        kty = memref(keep.shape, np.int8)
 
     def build(f, r):
         t = f.get_global(sym, "memref<256xf32>")
+        scratch = f.get_global(esym, ety)
+        if keep is not None:
+            km = f.get_global(ksym, kty)
+            kr = f(f"arith.remui {r}, {f.index(keep.shape[0])} : index")
+
+        def load_x(j):
+            return f(f"arith.extsi {f(f'memref.load {f.arg(0)}[{r}, {j}] : {ty}')} : i8 to i32")
+
+        def kept(j):
+            k = f(f"memref.load {km}[{kr}, {j}] : {kty}")
+            return f(f"arith.cmpi ne, {k}, {f.const('0', 'i8')} : i8")
 
         def exp_of(j, m):
-            x = f(f"arith.extsi {f(f'memref.load {f.arg(0)}[{r}, {j}] : {ty}')} : i8 to i32")
+            x = load_x(j)
+            if keep is not None:
+                on = kept(j)
+                x = f(f"arith.select {on}, {x}, {m} : i32")
             d = f(f"arith.index_cast {f(f'arith.subi {m}, {x} : i32')} : i32 to index")
-            return f(f"memref.load {t}[{d}] : memref<256xf32>")
-        with f.loop(0, cols, [(f.const("-128", "i32"), "i32")]) as lm:
-            x = f(f"arith.extsi {f(f'memref.load {f.arg(0)}[{r}, {lm.iv}] : {ty}')} : i8 to i32")
+            e = f(f"memref.load {t}[{d}] : memref<256xf32>")
+            return e if keep is None else f(f"arith.select {on}, {e}, {f.f32(0.0)} : f32")
+        low = f.const("-128", "i32")
+        with f.loop(0, cols, [(low, "i32")]) as lm:
+            x = load_x(lm.iv)
+            if keep is not None:
+                x = f(f"arith.select {kept(lm.iv)}, {x}, {low} : i32")
             lm.next = [f(f"arith.maxsi {lm.args[0]}, {x} : i32")]
         m = lm.results[0]
         with f.loop(0, cols, [(f.f32(0.0), "f32")]) as ls:
-            ls.next = [f(f"arith.addf {ls.args[0]}, {exp_of(ls.iv, m)} : f32")]
+            e = exp_of(ls.iv, m)
+            f.line(f"memref.store {e}, {scratch}[{ls.iv}] : {ety}")
+            ls.next = [f(f"arith.addf {ls.args[0]}, {e} : f32")]
         rs = f(f"arith.divf {f.f32(inv_out)}, {ls.results[0]} : f32")
         with f.loop(0, cols) as lo:
-            q = f.requant(f(f"arith.mulf {exp_of(lo.iv, m)}, {rs} : f32"))
+            q = f.requant(f(f"arith.mulf {f(f'memref.load {scratch}[{lo.iv}] : {ety}')}, {rs} : f32"))
             f.line(f"memref.store {q}, {f.arg(1)}[{r}, {lo.iv}] : {ty}")
-    return _row_kernel("softmax", shape, (rows, cols), build, glob)
+    return _row_kernel("softmax" if keep is None else "masked_softmax", shape, (rows, cols), build, glob)
 
 
 LAYERNORM_MAX_COLS = (1 << 31) // (128 * 128) - 1     # the int32 sum of squares cannot overflow
@@ -719,6 +759,35 @@ def layernorm(shape, gamma, beta, *, eps=1e-5, in_scale, out_scale) -> CpuKernel
 
 
 # ---------------------------------------------------------------- layout
+
+def embedding(ids_shape, rows: int, cols: int) -> CpuKernel:
+    """out[i..., :] = table[ids[i...], :]: rows of an int8 table (rows x cols, an argument: a large
+    table stays read-only data) picked by int32 ids of any shape; out has shape ids_shape + (cols,).
+    Every id must be in [0, rows): calling the kernel checks it (ValueError naming ids); a program
+    checks its ids where they enter (baco.model.compile)."""
+    ids_shape = _shape(ids_shape, what="ids_shape")
+    for what, v in (("rows", rows), ("cols", cols)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+            raise ValueError(f"{what} must be a positive int, not {v!r}")
+    n = int(np.prod(ids_shape))
+    args = [("ids", ids_shape, np.int32), ("table", (rows, cols), np.int8), ("out", (*ids_shape, cols), np.int8)]
+    f = _Func([("ids", (n,), np.int32), ("table", (rows, cols), np.int8), ("out", (n, cols), np.int8)])
+    ids_ty, table_ty, out_ty = memref((n,), np.int32), memref((rows, cols), np.int8), memref((n, cols), np.int8)
+    with f.loop(0, n) as li:
+        row = f(f"arith.index_cast {f(f'memref.load {f.arg(0)}[{li.iv}] : {ids_ty}')} : i32 to index")
+        with f.loop(0, cols) as lc:
+            v = f(f"memref.load {f.arg(1)}[{row}, {lc.iv}] : {table_ty}")
+            f.line(f"memref.store {v}, {f.arg(2)}[{li.iv}, {lc.iv}] : {out_ty}")
+    kernel = CpuKernel("embedding", args, 2, f)
+
+    def ids_inside(arrays):
+        ids = arrays[0]
+        if ids.size and (ids.min() < 0 or ids.max() >= rows):
+            raise ValueError(f"argument ids must be in [0, {rows}) (the table's rows), got ids in "
+                             f"[{ids.min()}, {ids.max()}]")
+    kernel.value_checks.append(ids_inside)
+    return kernel
+
 
 def copy(shape, dtype=np.int8, out_shape=None) -> CpuKernel:
     """out = x element for element in C order (a reshape when out_shape differs; equal sizes)."""

@@ -47,6 +47,8 @@ class Tensor:
     clamp_scale: float | None = None  # relu6: the scale whose saturation is the clamp at 6
     scale: float | None = None        # set by quantisation
     perm: tuple | None = None         # layout "permuted": stored = the torch value permuted by perm
+    dtype: str = "int8"               # "int32": token ids (an input only embeddings read, stored as int32; no scale)
+    bound: int | None = None          # token ids: every id must be in [0, bound) (the smallest table's rows)
 
     @property
     def order(self) -> tuple:
@@ -196,6 +198,7 @@ class _Walker:
         self.views = {}            # node name -> View (a value no op has stored yet)
         self.unbound = {}          # an unbind node's name -> the View of each part
         self.materialised = {}     # (view, stored order) -> the tensor materialise made of it
+        self.masked = {}           # node name -> (its unmasked input, bool keep mask): a masked softmax's input
         self.user_inputs = list(sig.user_inputs)
 
     # -- values ---------------------------------------------------------------------------------
@@ -343,6 +346,11 @@ class _Walker:
             if node.op == "placeholder":
                 if node.name == self.user_inputs[0]:
                     t = self.new_tensor(node)
+                    if not node.meta["val"].is_floating_point():
+                        if node.meta["val"].dtype not in (self.torch.int64, self.torch.int32):
+                            raise unsupported(node, f"an input of {node.meta['val'].dtype}: the input is a float "
+                                              "tensor or token ids (int64 / int32)")
+                        t.dtype = "int32"
                     self.input = t.name
             elif node.op == "call_function":
                 self.visit(node)
@@ -359,11 +367,70 @@ class _Walker:
     def visit(self, node):
         name = node.target.__name__ if hasattr(node.target, "__name__") else str(node.target)
         base = name.split(".")[0].rstrip("_")
+        if base in CHECKS:                  # torch.export's own assertions on metadata: no value
+            return
+        if self.foldable(node):
+            self.fold(node)
+            return
         handler = getattr(self, f"op_{base}", None)
         if handler is None:
             raise unsupported(node, "this operator is not supported by baco.compile_model (no Gemmini kernel "
                               "or CPU operator runs it)")
         handler(node)
+
+    def foldable(self, node) -> bool:
+        """Every tensor the node reads is a parameter, a buffer or a folded value (no activation):
+        position ids, token types, an all-true attention mask built from them..."""
+        from torch.fx.node import map_arg
+        reads = []
+        map_arg((node.args, node.kwargs), reads.append)
+        return all(self.is_const(a) and a.name not in self.env for a in reads)
+
+    def fold(self, node):
+        """The node's value, computed once now by torch from its constant arguments (a constant)."""
+        from torch.fx.node import map_arg
+        args, kwargs = map_arg((node.args, node.kwargs), lambda a: self.consts[a.name])
+        with self.torch.no_grad():
+            value = node.target(*args, **kwargs)
+        if not isinstance(value, self.torch.Tensor):
+            raise unsupported(node, f"a constant of {type(value).__name__}: only tensors are folded")
+        self.consts[node.name] = value
+
+    def op_embedding(self, node):
+        """Rows of a table picked by the model's token ids (an int64 input): a CPU gather."""
+        table = self.const(node, node.args[0])
+        ids = node.args[1]
+        if not (hasattr(ids, "name") and ids.name in self.env and self.tensors[self.env[ids.name]].dtype == "int32"):
+            raise unsupported(node, "embedding is supported of the model's token-id input or of constant ids")
+        t = self.tensors[self.env[ids.name]]
+        rows = int(table.shape[0])
+        t.bound = rows if t.bound is None else min(t.bound, rows)
+        self.emit(node, "embedding", [t], dict(weight=table.float()), layout="torch")
+
+    def op_masked_fill(self, node):
+        """masked_fill(x, mask, -inf) right before softmax with a constant mask (a causal mask, the
+        all-true mask of a model called without one): the softmax's mask (a mask that masks nothing
+        makes this an identity)."""
+        x, mask, value = node.args[:3]
+        if not (self.is_act(x) and self.is_const(mask) and mask.name not in self.env):
+            raise unsupported(node, "masked_fill is supported with a constant mask (an attention mask given as a "
+                              "model input has no operator: compile_model takes one input)")
+        masked = self.consts[mask.name].bool()
+        if not bool(masked.any()):
+            self.op_contiguous(node)
+            return
+        if float(value) != float("-inf"):
+            raise unsupported(node, f"masked_fill with {value}: only -inf (an attention mask before softmax) has "
+                              "an operator")
+        self.attention_mask(node, x, ~masked)
+
+    def attention_mask(self, node, x, keep):
+        """The node is x with -inf where `keep` (a constant bool, broadcast to x) is false; its one
+        reader must be a softmax, which then runs masked."""
+        users = list(node.users)
+        if len(users) != 1 or getattr(users[0].target, "__name__", "").split(".")[0] not in ("softmax", "_softmax"):
+            raise unsupported(node, "an attention mask (-inf where masked) is supported right before a softmax only")
+        self.masked[node.name] = (x, keep.expand(tuple(node.meta["val"].shape)))
 
     def op_conv2d(self, node):
         torch = self.torch
@@ -489,12 +556,21 @@ class _Walker:
         self.emit(node, "adaptive_avg_pool", [x], dict(output_size=tuple(node.meta["val"].shape[2:])))
 
     def op_softmax(self, node):
-        x = self.act(node, node.args[0], "torch")
+        arg, keep = node.args[0], None
+        if hasattr(arg, "name") and arg.name in self.masked:
+            arg, keep = self.masked[arg.name]
+        x = self.act(node, arg, "torch")
         dim = int(node.args[1]) % len(x.torch_shape)
         if dim != len(x.torch_shape) - 1:
             raise unsupported(node, "softmax is supported over the last dim")
         x = self.as_layout(node, x, "torch")
-        self.emit(node, "softmax", [x], {}, layout="torch")
+        attrs = {}
+        if keep is not None:
+            rows = keep.reshape(-1, keep.shape[-1]).numpy()
+            if not rows.any(axis=1).all():
+                raise unsupported(node, "the attention mask masks every value of a row (torch's softmax gives NaN)")
+            attrs["keep"] = periodic_rows(rows)
+        self.emit(node, "softmax", [x], attrs, layout="torch")
 
     def op_layer_norm(self, node):
         x = self.as_layout(node, self.act(node, node.args[0], "torch"), "torch")
@@ -604,6 +680,16 @@ class _Walker:
                               "and a parameter of its shape (a position embedding)")
         if node.kwargs.get("alpha", 1) != 1:
             raise unsupported(node, "add with alpha != 1 has no operator")
+        const = [v for v in operands if not self.is_act(v)]
+        if const:                  # an additive attention mask: 0 where kept, -inf where masked
+            mask = self.consts[const[0].name]
+            if mask.is_floating_point() and bool(((mask == 0) | (mask == float("-inf"))).all()):
+                x = next(v for v in operands if self.is_act(v))
+                if not bool((mask == float("-inf")).any()):
+                    self.view_op(node, lambda m: m) if x.name in self.views else self.alias(node, self.act(node, x))
+                    return
+                self.attention_mask(node, x, mask == 0)
+                return
         a, b = (self.act(node, v) for v in node.args[:2])
         if a.torch_shape != b.torch_shape:
             raise unsupported(node, f"add of shapes {a.torch_shape} and {b.torch_shape} (broadcasting) has no "
@@ -721,7 +807,17 @@ class _Walker:
     op_detach = op_contiguous
 
 
+CHECKS = ("_assert_tensor_metadata", "_assert_scalar", "sym_constrain_range_for_size")
 IDENTITIES = ("view", "reshape", "_unsafe_view", "clone", "contiguous", "alias", "detach")
+
+
+def periodic_rows(rows):
+    """The shortest leading block of rows (P rows, P dividing their count) whose repetition is `rows`
+    (a mask broadcast over batches and heads stores one period)."""
+    n = rows.shape[0]
+    for p in range(1, n + 1):
+        if n % p == 0 and (rows.reshape(n // p, p, -1) == rows[None, :p]).all():
+            return rows[:p].copy()
 
 
 def base_size(t: Tensor) -> int:
@@ -765,10 +861,20 @@ def export(model, example_input):
     import torch
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"model must be a torch.nn.Module, not {type(model).__name__}")
+    if isinstance(example_input, (tuple, list)):
+        raise TypeError(f"example_input must be one torch.Tensor: compile_model takes models of one input, not "
+                        f"{len(example_input)} (an attention mask as a second input has no operator)")
     if not isinstance(example_input, torch.Tensor):
         raise TypeError(f"example_input must be a torch.Tensor, not {type(example_input).__name__}")
+    if not example_input.is_floating_point():      # the compiled model quantises a float input
+        raise TypeError(f"example_input must be a float tensor, not a {example_input.dtype} tensor")
     model = model.eval()
     with torch.no_grad():
+        try:       # the model's own error on this input names the input, not an export internal
+            model(example_input)
+        except Exception as e:     # noqa: BLE001 — any failure of the user's forward is reported as one
+            raise ValueError(f"example_input ({example_input.dtype} of shape {tuple(example_input.shape)}): the model "
+                             f"fails on it: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}") from e
         ep = torch.export.export(model, (example_input,))
     sdpa = torch.ops.aten.scaled_dot_product_attention.default
     if any(n.target is sdpa for n in ep.graph.nodes):

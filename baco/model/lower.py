@@ -11,16 +11,25 @@ data so that the program linker can turn the whole list into one ELF:
   matmul (bmm)    one matmul_launch per batch (both operands activations, read in place: row-major
                   with any row stride or column-major, i.e. transposed by the array)
   add             baco.kernels.resadd.resadd_launch (the two operands summed in the accumulator)
+  fused pair      baco.kernels.fused.gemm_chain_launch: linear -> linear or 1x1 -> 1x1 conv, the
+                  hidden layer kept in the accumulator (one step; the intermediate has no buffer);
+                  gemm_resadd_launch: a linear or 1x1 conv and the residual add reading it
 
-CPU ops become calls of baco.model.cpu_ops kernels; reshape/flatten are views of their input's
+CPU ops become calls of baco.model.cpu_ops kernels (an embedding's int8 table a weight buffer); reshape/flatten are views of their input's
 buffer (no step); a constant (a parameter read as an activation) is read-only data (no step). Buffers: every activation tensor by name, weights and biases as
 "<tensor>.weight" / "<tensor>.bias"; arrays the launches take are these buffers or views of
 them (`Lowered.locate`).
 
 Schedules: the default schedule of each kernel on the default GemminiConfig, or, with a design (a
 `baco tune --out DIR` result), the design's GemminiConfig for every layer and the tuned schedule of
-the design layer of the same shape (baco.tuner.workloads.Layer key: convolutions, depthwise
+the design layer of the same shape (baco.problem.layer.Layer key: convolutions, depthwise
 convolutions and linear layers); other layers keep the kernel's default schedule on that config.
+
+Fusion: a design's fused edges (result.json's "fusion", `baco tune --fusion on`) name their layers
+by module path, which is where each op comes from (Op.source). Each fused chain or residual-add
+edge becomes one fused step with the producer's tuned blocks; an edge the compiler cannot run as
+one program is a ValueError naming it, never a silently unfused pair. A max pool after a ReLU'd
+conv is fused by the capture whatever the design says (its "pool" edges).
 """
 from __future__ import annotations
 
@@ -33,15 +42,19 @@ from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule
 from baco.kernels.conv import conv2d_launch, output_size
 from baco.kernels.depthwise import depthwise_launch
+from baco.kernels.fused import gemm_chain_launch, gemm_resadd_launch
 from baco.kernels.launch import KernelLaunch
 from baco.kernels.matmul import matmul_launch
 from baco.kernels.pool import ConvPoolLaunch
 from baco.kernels.resadd import resadd_launch
 from baco.model import cpu_ops
 from baco.model.graph import Graph, Op, inverse
-from baco.tuner.workloads import Layer, gemm
+from baco.problem.layer import Layer
+from baco.tuner.workloads import gemm
 
 GEMMINI_OPS = ("conv", "depthwise", "linear", "matmul", "add")
+FUSED_CHAIN_KINDS = ("gemm-gemm", "pw-pw")     # the fusion edges (baco.tuner.fusion) lowered here,
+FUSED_KINDS = FUSED_CHAIN_KINDS + ("resadd",)  # with their layers' GEMM kernel
 VIEW_OPS = ("reshape", "mul_scalar")      # the output is the input's buffer (viewed)
 
 
@@ -52,6 +65,7 @@ class GemminiStep:
     launches: list
     layer: Layer | None = None           # the tuner's layer of this op (conv/depthwise/linear), for design matching
     schedule_source: str = "default"     # "tuned" (from the design) | "default"
+    fused: list = field(default_factory=list)    # a fused step's ops, in order (op is the last)
 
     def run(self, target="sim") -> list:
         return [launch.run(target) for launch in self.launches]
@@ -79,6 +93,7 @@ class Lowered:
     steps: list
     config: GemminiConfig
     tuned: dict = field(default_factory=dict)     # layer key -> schedule (the design's)
+    on_chip: set = field(default_factory=set)     # tensors a fused step keeps on chip (no buffer)
 
     def locate(self, array) -> tuple[str, int]:
         """(buffer name, byte offset) of an array that is a buffer or a view inside one."""
@@ -133,10 +148,80 @@ def viewed(array, view):
     return np.lib.stride_tricks.as_strided(flat[offset:], shape, [s * flat.itemsize for s in strides])
 
 
+def module_path(op: Op) -> str:
+    """The module an op comes from (baco.model.graph.located_text's first word): the name the
+    fusion graph gives its layer."""
+    return op.source.split(" (")[0].split(" at ")[0]
+
+
+def gemm_kernel_problems(op: Op) -> list[str]:
+    """Why a linear or conv op is not a layer the GEMM kernel runs (a 1x1 stride-1 unpadded
+    convolution without pooling, or a linear layer)."""
+    if op.kind == "linear":
+        return []
+    q = op.q
+    if op.kind == "conv" and q["weight"].shape[:2] == (1, 1) and tuple(q["stride"]) == (1, 1) \
+            and tuple(q["padding"]) == (0, 0) and not q.get("pool"):
+        return []
+    return [f"{module_path(op)} is not a linear layer or a 1x1 stride-1 unpadded convolution without pooling"]
+
+
+def fused_edges(graph: Graph, design: dict | None) -> tuple[dict, dict]:
+    """The design's fused edges as ({producer op output: consumer op} of the chains, {producer op
+    output: add op} of the residual adds), each checked to be a pair the compiler runs as one
+    program (baco.kernels.fused), else a ValueError naming it."""
+    edges = [e for e in ((design or {}).get("fusion") or {}).get("edges", []) if e["fused"]]
+    by_module = {}
+    for op in graph.ops:
+        if op.kind in ("linear", "conv"):
+            by_module.setdefault(module_path(op), []).append(op)
+    readers = {}
+    for op in graph.ops:
+        for t in op.inputs:
+            readers.setdefault(t, []).append(op)
+    chains, resadds, taken = {}, {}, set()
+    for e in edges:
+        if e["kind"] not in FUSED_KINDS:
+            continue        # a pool: the conv's pooled store (baco.model.graph), whatever the design
+        where = f"the design's fused edge {e['producer']} -> {e['consumer']} ({e['kind']})"
+        chain = e["kind"] in FUSED_CHAIN_KINDS
+        ps = by_module.get(e["producer"], [])
+        cs = by_module.get(e["consumer"], []) if chain else \
+            [r for r in readers.get(ps[0].output, []) if r.kind == "add"] if len(ps) == 1 else []
+        if len(ps) != 1 or len(cs) != 1:
+            raise ValueError(f"{where}: the model has {len(ps)} Gemmini layers of the producer's module and "
+                             f"{len(cs)} {'of the consumer' if chain else 'adds reading it'} (a design of another "
+                             "model?)")
+        p, c = ps[0], cs[0]
+        why = gemm_kernel_problems(p)
+        if chain:
+            kind = "linear" if e["kind"] == "gemm-gemm" else "conv"
+            if not p.kind == c.kind == kind:
+                why.append(f"the layers are a {p.kind} and a {c.kind}, not two {kind}s")
+            why += gemm_kernel_problems(c)
+            if c.inputs != [p.output]:
+                why.append("the consumer reads more than the producer's output")
+        elif c.inputs.count(p.output) != 1:
+            why.append("the add reads the layer's output twice")
+        if [r.output for r in readers.get(p.output, [])] != [c.output]:
+            why.append("the producer's output has another reader")
+        if taken & {p.output, c.output}:
+            why.append("a layer of it is in another fused edge (fused groups are pairs)")
+        if why:
+            raise ValueError(f"{where} cannot run as one program: " + "; ".join(why))
+        (chains if chain else resadds)[p.output] = c
+        taken |= {p.output, c.output}
+    return chains, resadds
+
+
 class _Lowering:
-    def __init__(self, graph: Graph, config: GemminiConfig, tuned: dict):
+    def __init__(self, graph: Graph, config: GemminiConfig, tuned: dict, fused: tuple[dict, dict] = ({}, {})):
         self.graph, self.config, self.tuned = graph, config, tuned
         self.buffers, self.regions, self.steps = {}, {}, []
+        self.chains, self.resadds = fused   # producer output -> consumer op (a chain's layer, an add)
+        self.consumers = {c.output for c in self.chains.values()}
+        self.add_producer = {a.output: self.graph.producer(p) for p, a in self.resadds.items()}
+        self.on_chip = set()
 
     def buffer(self, name, array, region):
         self.buffers[name], self.regions[name] = array, region
@@ -162,19 +247,25 @@ class _Lowering:
     def run(self) -> Lowered:
         g = self.graph
         x = g.tensors[g.input]
-        self.buffer(g.input, np.zeros(x.shape, dtype=np.int8), "input")
+        self.buffer(g.input, np.zeros(x.shape, dtype=x.dtype), "input")
         for op in g.ops:
             if op.kind == "constant":
                 self.buffer(op.output, np.ascontiguousarray(op.q["value"]), "weight")
             elif op.kind in VIEW_OPS:
                 self.buffers[op.output] = self.value(op.inputs[0]).reshape(g.tensors[op.output].shape)
                 self.regions[op.output] = "view"
+            elif op.output in self.chains:
+                self.steps.append(self.lower_chain(op, self.chains[op.output]))
+            elif op.output in self.consumers or op.output in self.resadds:
+                continue            # run by the fused step (a chain's at its producer, a residual add's at the add)
+            elif op.output in self.add_producer:
+                self.steps.append(self.lower_resadd(self.add_producer[op.output], op))
             elif op.kind in GEMMINI_OPS:
                 self.steps.append(getattr(self, f"lower_{op.kind}")(op))
             else:
                 step = self.lower_cpu(op)
                 self.steps.extend(step if isinstance(step, list) else [step])
-        return Lowered(self.buffers, self.regions, self.steps, self.config, self.tuned)
+        return Lowered(self.buffers, self.regions, self.steps, self.config, self.tuned, self.on_chip)
 
     def weights(self, op):
         w = self.buffer(f"{op.output}.weight", np.ascontiguousarray(op.q["weight"]), "weight")
@@ -217,6 +308,54 @@ class _Lowering:
         self.buffer(f"{op.output}.weight", launch.args[1], "weight")      # the diagonal weight tiles it reads
         self.output(op, launch.y)
         return GemminiStep(op, [self.reads(launch, x)], layer, source)
+
+    def lower_chain(self, producer, consumer):
+        """A fused pair (fused_chains) as one gemm_chain_launch over the rows of the producer's input
+        (a linear's rows, or an NHWC image's pixels), with the producer's tuned blocks if any."""
+        x = self.value(producer.inputs[0])
+        rows = x.reshape(-1, x.shape[-1])
+        (w1, b1), (w2, b2) = self.weights(producer), self.weights(consumer)
+        w1, w2 = w1.reshape(-1, w1.shape[-1]), w2.reshape(-1, w2.shape[-1])
+        if producer.kind == "linear":
+            layer = gemm(rows.shape[0], w1.shape[0], w1.shape[1])
+        else:
+            layer = conv_layer(producer, x.shape)
+        schedule = self.tuned.get(layer.key)
+        blocks = dict(block_m=schedule.m_rows, block_k=schedule.block_k) if schedule is not None else {}
+        out_shape = self.graph.tensors[consumer.output].shape
+        p, c = producer.q, consumer.q
+        launch = gemm_chain_launch(rows, w1, b1, w2, b2, scale1=p["scale"], scale2=c["scale"], relu1=p["relu"],
+                                   relu2=c["relu"], config=self.config, **blocks)
+        self.output(consumer, launch.y.reshape(out_shape))
+        self.on_chip.add(producer.output)
+        return GemminiStep(consumer, [self.reads(launch, x)], layer, "tuned" if schedule is not None else "default",
+                           fused=[producer, consumer])
+
+    def lower_resadd(self, producer, add):
+        """A GEMM layer and the residual add reading its output as one gemm_resadd_launch, under the
+        layer's tuned schedule (its dataflow and double buffering aside: the fused program is WS)."""
+        x = self.value(producer.inputs[0])
+        rows = x.reshape(-1, x.shape[-1])
+        w, b = self.weights(producer)
+        w = w.reshape(-1, w.shape[-1])
+        slot = add.inputs.index(producer.output)
+        residual = self.value(add.inputs[1 - slot])
+        layer = gemm(rows.shape[0], w.shape[0], w.shape[1]) if producer.kind == "linear" else \
+            conv_layer(producer, x.shape)
+        schedule = self.tuned.get(layer.key)
+        q, aq = producer.q, add.q
+        scales = (aq["a_scale"], aq["b_scale"])
+        launch = gemm_resadd_launch(rows, w, b, residual.reshape(-1, w.shape[1]), scale=q["scale"], relu=q["relu"],
+                                    a_scale=scales[slot], r_scale=scales[1 - slot], out_scale=aq["out_scale"],
+                                    relu_out=aq["relu"], schedule=schedule and GemmSchedule(
+                                        schedule.m_rows, schedule.block_n, schedule.block_k), config=self.config)
+        self.buffer(f"{add.output}.identity", launch.args[5], "weight")     # the identity it multiplies by
+        self.output(add, launch.y.reshape(self.graph.tensors[add.output].shape))
+        self.on_chip.add(producer.output)
+        if not np.shares_memory(launch.args[3], residual):
+            raise AssertionError("a launch copied its residual instead of reading the buffer")
+        return GemminiStep(add, [self.reads(launch, x)], layer, "tuned" if schedule is not None else "default",
+                           fused=[producer, add])
 
     def lower_linear(self, op):
         x = self.value(op.inputs[0])
@@ -273,12 +412,16 @@ class _Lowering:
         elif op.kind == "strided_copy":
             kernel = cpu_ops.strided_copy(x.shape, q["shape"], q["strides"], q["offset"])
         elif op.kind == "softmax":
-            kernel = cpu_ops.softmax(x.shape, in_scale=q["in_scale"], out_scale=q["out_scale"])
+            kernel = cpu_ops.softmax(x.shape, in_scale=q["in_scale"], out_scale=q["out_scale"], keep=q["keep"])
         elif op.kind == "layernorm":
             kernel = cpu_ops.layernorm(x.shape, q["gamma"], q["beta"], eps=q["eps"], in_scale=q["in_scale"],
                                        out_scale=q["out_scale"])
         elif op.kind == "cat":
             return self.lower_cat(op, xs)
+        elif op.kind == "embedding":
+            table = self.buffer(f"{op.output}.weight", np.ascontiguousarray(q["table"]), "weight")
+            kernel = cpu_ops.embedding(x.shape, *table.shape)
+            xs = [x, table]
         else:
             raise AssertionError(f"no lowering for {op.kind} ({op.source})")
         out = self.buffer(op.output, np.zeros(out_shape, dtype=np.int8), "activation")
@@ -306,7 +449,8 @@ def lower(graph: Graph, design=None) -> Lowered:
         from baco.design import load_design
         design = load_design(design)
     config, tuned = design_schedules(design)
-    return _Lowering(graph, config, tuned).run()
+    return _Lowering(graph, config, tuned, fused_edges(graph, design)).run()
 
 
-__all__ = ["lower", "Lowered", "GemminiStep", "CpuStep", "design_schedules", "conv_layer", "GEMMINI_OPS"]
+__all__ = ["lower", "Lowered", "GemminiStep", "CpuStep", "design_schedules", "conv_layer", "fused_edges",
+           "module_path", "GEMMINI_OPS", "FUSED_CHAIN_KINDS", "FUSED_KINDS"]

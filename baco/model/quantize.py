@@ -19,6 +19,8 @@
     with f torch's own float32 function.
   * A parameter read as an activation (a class token, a position embedding): int8 at the scale
     its observer gives its values.
+  * Embedding (a gather of rows by the model's int64 token ids): the table quantised per tensor
+    like a weight; the output has the table's scale (its rows are copied).
   * Matmul of two activations (bmm, attention): requantisation float32(s_a * s_b / s_out), no bias.
   * CPU operators (baco.model.cpu_ops) take their input and output scales; concatenation copies,
     so a part of another scale than the output's goes through a requantising table first.
@@ -82,9 +84,10 @@ def node_values(ep, inputs, names):
     return values
 
 
-def calibration_inputs(example_input, calibrate):
+def calibration_inputs(example_input, calibrate, id_bound=None):
     """The calibration batches: `calibrate` (an int N: the example input and N - 1 seeded standard
-    normal tensors of its shape; or a tensor / list of tensors)."""
+    normal tensors of its shape, or for token ids (id_bound: ids are in [0, id_bound)) seeded
+    uniform ids; or a tensor / list of tensors)."""
     import torch
     if isinstance(calibrate, bool) or not isinstance(calibrate, (int, torch.Tensor, list, tuple)):
         raise TypeError(f"calibrate must be a number of inputs or tensors, not {type(calibrate).__name__}")
@@ -92,6 +95,9 @@ def calibration_inputs(example_input, calibrate):
         if calibrate < 1:
             raise ValueError(f"calibrate must be >= 1, got {calibrate}")
         gen = torch.Generator().manual_seed(0)
+        if id_bound is not None:
+            return [example_input] + [torch.randint(0, id_bound, example_input.shape, generator=gen,
+                                                    dtype=example_input.dtype) for _ in range(calibrate - 1)]
         return [example_input] + [torch.randn(example_input.shape, generator=gen) for _ in range(calibrate - 1)]
     batches = [calibrate] if isinstance(calibrate, torch.Tensor) else list(calibrate)
     for b in batches:
@@ -149,6 +155,8 @@ def calibrate_scales(graph: Graph, ep, inputs, kind: str = "minmax"):
     names = {t.node for t in graph.tensors.values()}
     values = node_values(ep, inputs, names)
     for t in graph.tensors.values():
+        if t.dtype == "int32":             # token ids: integers, not quantised
+            continue
         obs = observer(kind)
         for v in values[t.node]:
             obs(v.float())
@@ -160,6 +168,8 @@ def calibrate_scales(graph: Graph, ep, inputs, kind: str = "minmax"):
             graph.tensors[op.output].scale = graph.tensors[op.inputs[0]].scale
         elif op.kind == "mul_scalar":      # the same int8 values, read at a multiple of the scale
             graph.tensors[op.output].scale = graph.tensors[op.inputs[0]].scale * op.attrs["factor"]
+        elif op.kind == "embedding":       # rows of the table: its weight scale (every row representable)
+            graph.tensors[op.output].scale = quantize_weight(op.attrs["weight"])[1]
 
 
 def quantize_op(graph: Graph, op):
@@ -188,12 +198,14 @@ def quantize_op(graph: Graph, op):
         op.q = dict(a_scale=f32(s_in[0] / m), b_scale=f32(s_in[1] / m), out_scale=f32(m / s_out), relu=a["relu"])
     elif op.kind == "lut":
         op.q = dict(table=lut_table(a["fn"], s_in[0], s_out, a))
+    elif op.kind == "embedding":       # the table at the output's scale (its own weight scale)
+        op.q = dict(table=quantize_values(a["weight"], s_out))
     elif op.kind == "constant":        # a parameter read as an activation, at its calibrated scale
         op.q = dict(value=quantize_values(a["value"], s_out))
     elif op.kind in ("avg_pool", "adaptive_avg_pool"):
         op.q = dict(a, in_scale=s_in[0], out_scale=s_out)
     elif op.kind == "softmax":
-        op.q = dict(in_scale=s_in[0], out_scale=s_out)
+        op.q = dict(in_scale=s_in[0], out_scale=s_out, keep=a.get("keep"))
     elif op.kind == "layernorm":
         op.q = dict(gamma=a["gamma"].double().numpy(), beta=a["beta"].double().numpy(), eps=a["eps"],
                     in_scale=s_in[0], out_scale=s_out)
@@ -208,7 +220,8 @@ def quantize_op(graph: Graph, op):
 
 def quantize(graph: Graph, ep, example_input, calibrate=8, observer_kind: str = "minmax") -> Graph:
     """Calibrate the graph's activation scales and quantise every op, in place."""
-    calibrate_scales(graph, ep, calibration_inputs(example_input, calibrate), observer_kind)
+    calibrate_scales(graph, ep, calibration_inputs(example_input, calibrate, graph.tensors[graph.input].bound),
+                     observer_kind)
     for op in graph.ops:
         quantize_op(graph, op)
     return graph

@@ -177,10 +177,15 @@ def mul_channel(x, s, q):
 
 def softmax(x, q):
     """Per row: m = max; e_j = T[m - x_j] with T[d] = float32(exp(-d in_scale)); s = the float32 sum
-    of e_j in order; r = float32(1 / out_scale) / s; out_j = requant(e_j r)."""
+    of e_j in order; r = float32(1 / out_scale) / s; out_j = requant(e_j r). With an attention mask
+    (q["keep"]: bool rows, row i of x using row i mod their count) m is the max of the kept values
+    and a masked e_j is 0."""
     table = np.array([math.exp(-d * q["in_scale"]) for d in range(256)], dtype=np.float32)
     rows = x.reshape(-1, x.shape[-1]).astype(np.int64)
-    e = table[rows.max(axis=1, keepdims=True) - rows]
+    keep = np.ones_like(rows, dtype=bool) if q.get("keep") is None else \
+        np.tile(q["keep"], (rows.shape[0] // q["keep"].shape[0], 1))
+    m = np.where(keep, rows, -128).max(axis=1, keepdims=True)
+    e = np.where(keep, table[np.where(keep, m - rows, 0)], np.float32(0))
     s = np.add.accumulate(e, axis=1, dtype=np.float32)[:, -1:]
     r = np.float32(1.0 / q["out_scale"]) / s
     return requant_float(e * r).reshape(x.shape)
@@ -216,14 +221,16 @@ OPS = {"conv": conv, "depthwise": depthwise, "linear": linear, "lut": lut,
        "permute": lambda x, q: np.ascontiguousarray(x.transpose(q["perm"])),
        "constant": lambda q: q["value"],
        "strided_copy": lambda x, q: np.ascontiguousarray(viewed(x, (q["shape"], q["strides"], q["offset"]))),
+       "embedding": lambda ids, q: q["table"][ids.astype(np.int64)],
        "avg_pool": avg_pool, "adaptive_avg_pool": adaptive_avg_pool, "softmax": softmax, "layernorm": layernorm}
 BINARY = {"add": add, "matmul": matmul, "mul_channel": mul_channel}
 
 
 def run(graph, x) -> dict:
     """{tensor name: int8 value} of every tensor of the quantised graph on the int8 input x (stored
-    layout: NHWC for an image)."""
-    values = {graph.input: np.asarray(x, dtype=np.int8)}
+    layout: NHWC for an image), or on token ids (an embedding's rows are table[ids])."""
+    t = graph.tensors[graph.input]
+    values = {graph.input: np.asarray(x, dtype=t.dtype)}
     for op in graph.ops:
         args = [values[t] for t in op.inputs]
         if op.kind in OPS:

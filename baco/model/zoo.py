@@ -91,6 +91,17 @@ def transformers_bert_encoder(layers: int = 1, **config) -> nn.Module:
     return transformers.BertModel(transformers.BertConfig(num_hidden_layers=layers, **config)).encoder.eval()
 
 
+def transformers_bert_model(layers: int = 1, **config) -> nn.Module:
+    """transformers' whole BertModel from token ids (embeddings, encoder; no pooler: the model returns
+    one tensor, the last hidden state) built from a BertConfig(num_hidden_layers=layers, **config);
+    seeded random weights, nothing downloaded."""
+    from baco.tuner.workloads import import_model_module
+    transformers = import_model_module("transformers")
+    torch.manual_seed(0)
+    return transformers.BertModel(transformers.BertConfig(num_hidden_layers=layers, **config),
+                                  add_pooling_layer=False).eval()
+
+
 def timm_model(name: str = "vit_tiny_patch16_224", **kwargs) -> nn.Module:
     """timm.create_model(name, pretrained=False, **kwargs), seeded (nothing downloaded)."""
     from baco.tuner.workloads import import_model_module
@@ -99,4 +110,4 @@ def timm_model(name: str = "vit_tiny_patch16_224", **kwargs) -> nn.Module:
     return timm.create_model(name, pretrained=False, **kwargs).eval()
 
 
-__all__ = ["transformers_bert_encoder", "timm_model", "mlp", "MLP1", "SmallCNN", "small_cnn", "torchvision_model", "with_bn_statistics", "seeded_inputs"]
+__all__ = ["transformers_bert_encoder", "transformers_bert_model", "timm_model", "mlp", "MLP1", "SmallCNN", "small_cnn", "torchvision_model", "with_bn_statistics", "seeded_inputs"]

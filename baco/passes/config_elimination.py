@@ -36,21 +36,11 @@ from mlir.ir import InsertionPoint, IntegerAttr
 
 from baco.dialects.instgem import PREFIX, operand_fields
 from baco.gemmini.abi import BOUNDARY_ERROR, NUM_PROGRAMS, PROGRAM_ID, RUNTIME_ERROR
-from baco.gemmini.isa import COMMANDS
+from baco.gemmini.isa import COMMANDS, CONFIG_COMMANDS
 from baco.passes import irutil as ir
 
-CONFIGS = ("config_ex", "config_ld", "config_st", "config_norm")
-# commands that read configuration state and change none
-READERS = {PREFIX + n for n in ("mvin", "mvin2", "mvin3", "mvout", "preload", "compute_preloaded",
-                                "compute_accumulated", "flush", "counter", "fence")}
-# LoopMatmul issues only moves, preloads and computes (baco.sim.loops.loop_ws_commands): LOOP_WS
-# and its loop registers read the configuration state and change none (LoopConv sets configs)
-READERS |= {PREFIX + n for n in ("loop_ws", "loop_ws_config_bounds", "loop_ws_config_addrs_ab",
-                                 "loop_ws_config_addrs_dc", "loop_ws_config_strides_ab",
-                                 "loop_ws_config_strides_dc")}
-# LoopConv's registers (LOOP_CONV_WS itself issues config_ld, and config_st / config_ex when it pools /
-# transposes its input)
-READERS |= {PREFIX + f"loop_conv_ws_config_{i}" for i in range(1, 7)}
+# commands that change no configuration state (the command table's `writes`), and the fence
+READERS = {PREFIX + c.name for c in COMMANDS.values() if not c.writes} | {PREFIX + "fence"}
 HARMLESS_CALLS = (f"@{PROGRAM_ID}", f"@{NUM_PROGRAMS}", f"@{BOUNDARY_ERROR}", f"@{RUNTIME_ERROR}")
 PURE_MEMREF = ("memref.extract_strided_metadata", "memref.extract_aligned_pointer_as_index", "memref.subview",
                "memref.reinterpret_cast", "memref.cast", "memref.dim")
@@ -238,7 +228,7 @@ class Flow:
 
     def op(self, op, state: dict, record: bool) -> dict:
         name = op.name
-        if name.startswith(PREFIX) and name[len(PREFIX):] in CONFIGS:
+        if name.startswith(PREFIX) and name[len(PREFIX):] in CONFIG_COMMANDS:
             key = state_of(op)
             if key is ALL:
                 return {k: v for k, v in state.items() if not _is_load_slot(k)}

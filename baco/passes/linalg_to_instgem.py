@@ -23,11 +23,13 @@ from mlir.ir import InsertionPoint, IntegerAttr, MemRefType, StringAttr
 
 from baco.dialects import instgem
 from baco.gemmini.config import MLIR_ELEMENTS, GemminiConfig
-from baco.gemmini.isa import GARBAGE_ADDR, local_addr
+from baco.gemmini.isa import GARBAGE_ADDR, MVIN_OF_SLOT, local_addr
 from baco.passes import irutil as ir
 from baco.passes import prefetch
 from baco.passes.gemmini_placement import array_written
 from baco.passes.irutil import alloc_of
+from baco.passes.loop_facts import hoist_above
+
 # a function whose code sets config_ex on every path before its first compute (loop-conv-ws's
 # branches): no config_ex at its entry
 SETS_CONFIG_EX = "gemmini.sets_config_ex"
@@ -145,9 +147,6 @@ def load_stream(count, body):
     f = loop(cst(0), count, body)
     f.operation.attributes[prefetch.STREAM] = ir.unit()
     return f
-
-
-MVIN_OF_SLOT = ("mvin", "mvin2", "mvin3")    # each load slot has its own config_ld state
 
 
 def dram_addr_and_stride(view, esize, dim=0):
@@ -560,7 +559,7 @@ class LinalgToInstGem:
         columns' work. The store's address arithmetic moves above the loop."""
         for loop_op, matmul, acc in self.ws_accumulating_loops(func):
             store = stored_after(loop_op, acc.operation)
-            if store is not None and hoist_above(loop_op, store):
+            if store is not None and hoist_above(loop_op, [store], fused=True):
                 self.stored_in_loop[store] = loop_op
                 self.store_of_matmul[matmul] = (store, loop_op)
                 if read_only_by(func, acc.operation, matmul, store):
@@ -924,30 +923,6 @@ def zeroed_before(loop_op, acc):
             return op
         return None
     return None
-
-
-def hoist_above(loop_op, store) -> bool:
-    """Move the pure ops between `loop_op` and `store` that `store` depends on above the loop."""
-    block_ops = [o.operation for o in loop_op.block.operations]
-    first, last = block_ops.index(loop_op), block_ops.index(store)
-    between = block_ops[first + 1:last]
-    checks = [op for op in between if prefetch.is_boundary_check(op)]   # the window's, before its stores
-    need, stack = set(checks), list(store.operands) + [v for c in checks for v in c.operands]
-    while stack:
-        owner = stack.pop().owner
-        if not hasattr(owner, "name"):
-            continue
-        owner = owner.operation
-        if owner == loop_op:
-            return False
-        if owner in between and owner not in need:
-            if not prefetch.is_pure(owner):
-                return False
-            need.add(owner)
-            stack.extend(owner.operands)
-    for op in sorted(need, key=between.index):
-        op.move_before(loop_op)
-    return True
 
 
 def run(module_op, config: GemminiConfig | None = None, dataflow: str = "WS", **_):

@@ -187,20 +187,30 @@ def subview_ops(values):
 
 # ---- moving address arithmetic ------------------------------------------------------------
 
-def hoist_above(loop_op, tail):
-    """Move the pure ops that the ops of `tail` (moved into a branch before the loop) need from
-    after `loop_op` to before it (they only compute addresses); False if one of them is not pure."""
+def hoist_above(loop_op, tail, fused: bool = False) -> bool:
+    """Move the pure ops after `loop_op` that the ops of `tail` (after the loop, about to be issued
+    before it or inside it) depend on to just before the loop: they only compute addresses. False,
+    with nothing moved, if one of them is not pure or is the loop itself, or is an allocation: a
+    block the tail reads that something left after the loop may write. With `fused` (the tail is a
+    store the lowering issues in the loop's last iteration, with the epilogue that writes its
+    blocks), the blocks' allocations move too, and so do the boundary checks between the loop and
+    the tail (the store's window checks, which must still fail before anything is stored)."""
     top = [o.operation for o in loop_op.block.operations]
     at = {op: i for i, op in enumerate(top)}
     i_loop = at[loop_op]
-    need, stack = set(), [v for r in tail for o in [r] + ir.walk_ops(r) for v in o.operands]
+    need = set()
+    if fused:       # the tail's ops are in the loop's block
+        need = {op for op in top[i_loop + 1:max(at[op] for op in tail)] if prefetch.is_boundary_check(op)}
+    stack = [v for r in list(tail) + list(need) for o in [r] + ir.walk_ops(r) for v in o.operands]
     while stack:
         owner = stack.pop().owner
         if isinstance(owner, Block):
             continue
         owner = owner.operation
+        if owner == loop_op:
+            return False
         if owner in at and at[owner] > i_loop and owner not in need and owner not in tail:
-            if not prefetch.is_pure(owner) or owner.name == "memref.alloc":
+            if not prefetch.is_pure(owner) or (owner.name == "memref.alloc" and not fused):
                 return False
             need.add(owner)
             stack.extend(owner.operands)

@@ -1,2 +1,3 @@
-"""The layer vocabulary shared by the tuner and the simulator: loop dimensions, memory levels and
-the mapping text format. Pure Python: no torch, no MLIR, nothing else of baco."""
+"""The layer vocabulary shared by the tuner and the simulator: `Layer` (one problem), loop
+dimensions, memory levels and the mapping text format. Pure Python: no torch, no MLIR, nothing
+else of baco."""

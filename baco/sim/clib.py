@@ -44,7 +44,8 @@ def _command(name, **fields):
 
 def matmul_stream(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = False, scale: float = 1.0,
                   relu: bool = False, tiles: tuple[int, int, int] | None = None, bias: str | None = None,
-                  addrs: tuple[int, int, int] = (A_ADDR, B_ADDR, C_ADDR), d_addr: int = D_ADDR):
+                  addrs: tuple[int, int, int] = (A_ADDR, B_ADDR, C_ADDR), d_addr: int = D_ADDR,
+                  transpose_b: bool = False):
     """Yield (name, fields) of tiled_matmul_outer for C[M×N] = A[M×K]·B[K×N] (+ D), weight-stationary,
     with tiled_matmul_auto's tiles (or `tiles` = (tile_I, tile_J, tile_K) in DIM blocks).
     int8 inputs; C is int32 (full width) or, with out_int8, scaled (round-half-even), optionally
@@ -53,7 +54,9 @@ def matmul_stream(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool 
     accumulator by each output tile's first LOOP_WS. When the A (B) tiles fit the scratchpad's
     halves (baco.gemmini.heuristics.tiled_matmul_reuse) the library keeps them there across tiles
     (a_spad_id, b_spad_id) and moves them in once. `addrs` are the DRAM byte addresses of A, B and C
-    (row-major, dense) and `d_addr` D's when the stream is run on data."""
+    (row-major, dense) and `d_addr` D's when the stream is run on data. With `transpose_b` B is
+    stored transposed (Bᵀ, N×K row-major, e.g. the keys of attention scores Q·Kᵀ as
+    transformers/transformer.c passes them) and the array reads it through its transposer."""
     if relu and not out_int8:
         raise ValueError("relu needs an int8 output: a full-width int32 mvout bypasses the activation")
     if bias not in BIAS:
@@ -63,10 +66,12 @@ def matmul_stream(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool 
     c_bytes = 1 if out_int8 else cfg.acc_bytes
     act = RELU if relu else 0
     I0, J0, K0 = -(-M // (ti * d)), -(-N // (tj * d)), -(-K // (tk * d))
-    yield _command("config_ex", dataflow=1, activation=act, a_stride=1, c_stride=1, acc_scale=MVIN_SCALE_IDENTITY)
+    yield _command("config_ex", dataflow=1, activation=act, a_stride=1, c_stride=1, acc_scale=MVIN_SCALE_IDENTITY,
+                   b_transpose=int(transpose_b))
+    b_row = K if transpose_b else N        # B's stored row stride
     yield _command("config_st", stride=N * c_bytes, activation=act,
                    acc_scale=f32_bits(scale) if out_int8 else MVIN_SCALE_IDENTITY)
-    for slot, stride in ((0, K), (1, N), (2, 0 if bias == "repeating" else N * cfg.acc_bytes)):
+    for slot, stride in ((0, K), (1, b_row), (2, 0 if bias == "repeating" else N * cfg.acc_bytes)):
         yield _command("config_ld", stride=stride, scale=MVIN_SCALE_IDENTITY, block_stride=d, state_id=slot,
                        pixel_repeats=1)
     a_addr, b_addr, c_addr = addrs
@@ -90,15 +95,16 @@ def matmul_stream(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool 
                                pad_j=pad(N, j0 * tj, J), pad_k=pad(K, k0 * tk, Kb))
                 yield _command("loop_ws_config_addrs_ab",
                                a_addr=0 if a_reuse and j0 else a_addr + (i0 * ti * d * K + k0 * tk * d),
-                               b_addr=0 if b_reuse and i0 else b_addr + (k0 * tk * d * N + j0 * tj * d))
+                               b_addr=0 if b_reuse and i0 else b_addr + ((j0 * tj * d * K + k0 * tk * d) if transpose_b
+                                                                         else (k0 * tk * d * N + j0 * tj * d)))
                 yield _command("loop_ws_config_addrs_dc",
                                d_addr=d_addr + (bias_row * N + j0 * tj * d) * cfg.acc_bytes if bias and k0 == 0 else 0,
                                c_addr=(c_addr + (i0 * ti * d * N + j0 * tj * d) * c_bytes) if last_k else 0)
-                yield _command("loop_ws_config_strides_ab", a_stride=K, b_stride=N)
+                yield _command("loop_ws_config_strides_ab", a_stride=K, b_stride=b_row)
                 yield _command("loop_ws_config_strides_dc", d_stride=0 if bias == "repeating" else N, c_stride=N)
                 yield _command("loop_ws", ex_accumulate=int(bool(bias) or k0 > 0), full_c=int(not out_int8), low_d=0,
                                activation=act, a_spad_id=a_spad_id, b_spad_id=b_spad_id, a_transpose=0,
-                              b_transpose=0, is_resadd=0)
+                              b_transpose=int(transpose_b), is_resadd=0)
 
 
 def _conv_tile(cfg, *, N, H, W, C, K, kernel_dim, stride, padding, dilation, P, Q, PP, PQ, psize, pstride, ppad,

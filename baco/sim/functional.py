@@ -308,13 +308,13 @@ class GemminiModel:
                          for r in range(rows)])
 
     def do_mvin(self, f):
-        self._mvin(0, f)
+        self._mvin(COMMANDS["mvin"].load_slot, f)
 
     def do_mvin2(self, f):
-        self._mvin(1, f)
+        self._mvin(COMMANDS["mvin2"].load_slot, f)
 
     def do_mvin3(self, f):
-        self._mvin(2, f)
+        self._mvin(COMMANDS["mvin3"].load_slot, f)
 
     def do_mvout(self, f):
         cfg = self.config

@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass
 
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.isa import ACC_BIT, ACCUMULATE_BIT, GARBAGE_ADDR
+from baco.gemmini.isa import ACC_BIT, ACCUMULATE_BIT, GARBAGE_ADDR, LOOP_WS_CONFIGS
 from baco.problem.dims import DIMS, DRAM_LEVEL, RELEVANT
 from baco.problem.mapping_text import parse_loops
 
@@ -450,8 +450,7 @@ def time_dosa_program(prog: DosaProgram, cfg: GemminiConfig, timing_factory,
             continue
         if prog.matmul:
             fields, flags = v
-            for name in ("loop_ws_config_bounds", "loop_ws_config_addrs_ab", "loop_ws_config_addrs_dc",
-                         "loop_ws_config_strides_ab", "loop_ws_config_strides_dc"):
+            for name in LOOP_WS_CONFIGS:
                 st.latch(name, fields)
             program = loop_ws_program(cfg, st, flags, rtl_wrap=True)
         else:

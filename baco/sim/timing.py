@@ -77,18 +77,13 @@ import math
 import numpy as np
 
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.isa import (ACC_BIT, COMMANDS, CONCURRENT_LOOPS, MIN_FEED_ROWS, READ_FULL_BIT, decode,
-                              is_garbage)
+from baco.gemmini.isa import (ACC_BIT, COMMANDS, CONCURRENT_LOOPS, CONTROLLER_QUEUES, MIN_FEED_ROWS, QUEUE_OF,
+                              READ_FULL_BIT, decode, is_garbage)
 from baco.gemmini import energy
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants  # noqa: F401  (re-exported: callers read them here)
 from baco.sim.loops import LoopConvState, LoopWsState, loop_conv_program, loop_ws_program
 
 
-QUEUES = {"ld": ("mvin", "mvin2", "mvin3", "config_ld"),
-          "ex": ("preload", "compute_preloaded", "compute_accumulated", "config_ex"),
-          "st": ("mvout", "config_st", "config_norm")}
-LOAD_SLOT = {"mvin": 0, "mvin2": 1, "mvin3": 2}
-UNIT_OF = {name: q for q, names in QUEUES.items() for name in names}
 
 # The loop units' FSMs (baco.sim.loops.LoopProgram) and their arbiter's priority, highest
 # first: LoopMatmul's Arbiter takes StC, Execute, LdD, then LdA/LdB through a WeightedArbiter;
@@ -346,7 +341,7 @@ class TimingModel:
         if loop is None or loop.finished(fsm) or not self._ahead(loop, fsm):
             return None, None
         _, name, fields = loop.cmds[fsm][loop.issued[fsm]]
-        unit = UNIT_OF[name]
+        unit = QUEUE_OF[name]
         if sum(1 for e in self.outstanding[unit] if e > t) >= self.rs[unit]:
             return None, unit
         return (loop, fsm, name, fields), None
@@ -396,7 +391,7 @@ class TimingModel:
                 continue
             loop, fsm, name, fields = pick
             self.stats["commands"] += 1
-            self._dispatch(name, fields, UNIT_OF[name], t)
+            self._dispatch(name, fields, QUEUE_OF[name], t)
             loop.issue(fsm)
             while self.held and self.held[0].complete():    # slots free oldest first (head_loop)
                 done = self.held.pop(0)
@@ -446,7 +441,7 @@ class TimingModel:
             self._loop_arrives(f)
             return
         self.stats["commands"] += 1
-        unit = UNIT_OF.get(name)
+        unit = QUEUE_OF.get(name)
         if unit is None:        # flush, clock gating, counters: handled by the controller at once
             return
         self._run_loops()
@@ -541,7 +536,7 @@ class TimingModel:
         if name.startswith("mvin"):
             addr, rows, cols = f["local_addr"], f["rows"], f["cols"]
             acc = bool(addr & ACC_BIT)
-            shrunk = self.shrink[LOAD_SLOT[name]]       # int8 in DRAM, widened into the accumulator
+            shrunk = self.shrink[COMMANDS[name].load_slot]      # int8 in DRAM, widened into the accumulator
             esize = cfg.acc_bytes if acc and not shrunk else cfg.input_bytes
             blocks = max(1, -(-cols // d))
             if not f["dram_addr"]:     # zero fill: no DRAM requests
@@ -677,7 +672,7 @@ class TimingModel:
         if kind == "union":
             starts, ends = _merged(self.intervals[source], t)
             return int(round(float((ends - starts).sum())))
-        busy = {u: _merged(self.intervals[u], t) for u in ("ld", "st", "ex")}
+        busy = {u: _merged(self.intervals[u], t) for u in CONTROLLER_QUEUES}
         points = np.unique(np.concatenate([np.concatenate(b) for b in busy.values()] + [[0.0, t]]))
         mids, lengths = (points[:-1] + points[1:]) / 2, np.diff(points)
         want = set(source.split())

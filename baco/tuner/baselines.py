@@ -25,6 +25,7 @@ import torch
 from tqdm.auto import tqdm
 
 from baco.problem.dims import DIMS, DRAM_LEVEL
+from baco.problem.layer import Layer
 from baco.tuner.arch import DEFAULT_HARDWARE, Hardware
 from baco.tuner.descent import Adam
 from baco.tuner.explore import (START_HARDWARE, NetworkProblem, Result, best_orders_batch, best_points, best_random,
@@ -33,7 +34,6 @@ from baco.tuner.explore import (START_HARDWARE, NetworkProblem, Result, best_ord
 from baco.tuner.hwinfer import requirements_from_factors, round_hardware
 from baco.tuner.points import Tiling, costmodel_tensors, stack_tilings, unstack_tilings
 from baco.tuner.relax import C_INDEX, K_INDEX, ORDER_CHOICES
-from baco.tuner.workloads import Layer
 
 
 def _deadline(time_budget_s: float | None) -> float | None:

@@ -53,9 +53,9 @@ from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.dims import DIM_INDEX, DIMS, NUM_LEVELS, RELEVANT
+from baco.problem.layer import Layer
 from baco.tuner import arch
 from baco.tuner.mapping import KERNEL_OUT_INT8, Mapping, is_pointwise
-from baco.tuner.workloads import Layer
 
 C, K = DIM_INDEX["C"], DIM_INDEX["K"]
 DRAM_WORDS_PER_CYCLE = 8    # the DRAM bandwidth of DOSA's Gemmini architecture (Timeloop)

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto
 from baco.problem.dims import DIMS, NUM_LEVELS
+from baco.problem.layer import Layer
 from baco.tuner.arch import Hardware
 from baco.tuner.mapping import DEFAULT_ORDER, Mapping, assert_valid
-from baco.tuner.workloads import Layer
 
 
 def largest_divisor_at_most(n: int, cap: int) -> int:

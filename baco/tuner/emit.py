@@ -16,10 +16,10 @@ import yaml
 
 from baco.gemmini.params_header import generate_params_header
 from baco.problem.dims import DIMS, NUM_LEVELS
+from baco.problem.layer import Layer
 from baco.tuner import arch
 from baco.tuner.arch import Hardware
 from baco.tuner.mapping import Mapping, format_mapping, gemm_schedule, is_kernel_layer, timeloop_entries
-from baco.tuner.workloads import Layer
 
 LEVEL_NAMES = ["Registers", "Accumulator", "Scratchpad", "DRAM"]
 KEEP = {0: ["Weights"], 1: ["Outputs"], 2: ["Weights", "Inputs"], 3: ["Weights", "Inputs", "Outputs"]}

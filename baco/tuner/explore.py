@@ -34,6 +34,7 @@ import torch
 from tqdm.auto import tqdm
 
 from baco.problem.dims import DIMS, DRAM_LEVEL, NUM_LEVELS
+from baco.problem.layer import FIELDS, Layer
 from baco.tuner import costmodel, fusion, kernel_model
 from baco.tuner.arch import DEFAULT_HARDWARE, MAX_BUFFER_KB, MAX_PE_DIM, MIN_PE_DIM, Hardware, area_mm2
 from baco.tuner.descent import PENALTY_WEIGHT, Adam
@@ -44,7 +45,6 @@ from baco.tuner.mapping import Mapping, is_kernel_layer, is_pointwise, validate
 from baco.tuner.points import Tiling, order_indices, stack_tilings, unstack_tilings
 from baco.tuner.relax import (C_INDEX, K_INDEX, ORDER_CHOICES, MappingSpace, StackedSpace, TemperatureSchedule,
                               capacity_penalty, covering_dram_factor)
-from baco.tuner.workloads import Layer
 
 # the C library's tilings on these Gemminis start the descent (the default one and wider arrays with
 # proportionally larger buffers): cheap, valid and far better than random points on large layers
@@ -293,11 +293,10 @@ class LayerStack:
     """The constants of several layers as tensors with one row per design point (layer-major,
     `rows` points per layer), so the cost models cost all their mappings in one call
     (costmodel.cost_from_factors, kernel_model.kernel_layer_tensors and conv_program broadcast them)."""
-    FIELDS = DIMS + ("Wstride", "Hstride", "Wdilation", "Hdilation")
 
     def __init__(self, layers: list[Layer], rows: int):
         self.layers, self.rows = list(layers), rows
-        for f in self.FIELDS:
+        for f in FIELDS:
             setattr(self, f, torch.tensor([float(getattr(l, f)) for l in layers],
                                           dtype=torch.float64).repeat_interleave(rows))
         self.macs = torch.tensor([float(l.macs) for l in layers], dtype=torch.float64).repeat_interleave(rows)

@@ -5,16 +5,18 @@ Fusion-Aware Differentiable Optimization for DNN Scheduling on Tensor Accelerato
 A network is a graph (FusionGraph, from a torch module's fx trace through the tuner's torch
 importer, workloads.layers_from_torch): its MAC layer instances and the producer -> consumer
 edges whose shapes allow a fused program:
-- chains, the intermediate being the consumer's input (A operand): GEMM -> GEMM ("gemm-gemm"),
-  1x1 -> 1x1 convolution ("pw-pw"), depthwise -> pointwise ("dw-pw"); the producer's output
-  tile stays on chip (the OS form of examples/fused_mlp.py writes it from the array into the
-  scratchpad, where the second layer reads it as an ordinary A operand);
+- chains, the intermediate being the consumer's input (A operand): linear -> linear ("gemm-gemm")
+  and 1x1 -> 1x1 stride-1 convolution ("pw-pw"), the pairs the whole-model compiler runs as one
+  program (baco.kernels.fused: the hidden block stays in the accumulator and the second product
+  reads it back through the execute unit's scaled ReLU read); between them only what that read
+  applies passes (ReLU, batch norm folded into the scale, dropout, identities), not a view or a
+  permute;
 - tails, an element-wise op reading the producer's output: conv/GEMM -> residual add ("resadd",
   the residual loaded into the accumulator and accumulated onto) and conv -> pool ("pool", the
-  pooling on the store path, baco/kernels' conv -> pool form).
-Between them only what Gemmini applies on its store path passes (ReLU, batch norm folded into the
-scale, dropout, views); any other op (GELU, softmax, a second reader of the intermediate) ends
-the edge.
+  pooling on the store path, baco/kernels' conv -> pool form). Between them ReLU, folded batch
+  norm, dropout and views pass.
+Any other op (GELU, softmax, a second reader of the intermediate) ends the edge. A layer instance
+is in at most one fused edge (fused groups are pairs: the programs the compiler emits).
 
 Each edge e has a fusion variable sigma_e in [0, 1] (a sigmoid of a descended logit). Fused, the
 intermediate's DRAM write-back (its W words) and the consumer's DRAM re-fills (F words, the
@@ -28,9 +30,10 @@ program: the array's compute) and rate the model's DRAM words per cycle (8 for T
 Gemmini, the DMA bus's bytes per beat for the compiled program). A tail's op costs its DRAM
 traffic (intermediate read, residual read, output write) unfused; fused, the intermediate's
 write-back and read vanish (eq. 15's traffic removal for a consumer that is not a MAC layer).
-Capacity (eqs. 16-18): a fused chain holds both layers' tiles plus the kept intermediate (the
-producer's L2 tile rows x all its output channels, int8) at once; during descent its over-use is a
-penalty weighted by sigma, and at rounding sigma becomes 1 only where sigma >= 0.5 and the exact
+Capacity (eqs. 16-18): a fused chain or residual add holds what one program of its fused kernel
+holds (baco.gemmini.fused at the producer's L2 tile: its rows, input and output channels; a
+chain's hidden layer and the consumer's output whole); during descent its over-use is a penalty
+weighted by sigma, and at rounding sigma becomes 1 only where sigma >= 0.5 and the exact
 check passes (on the fixed hardware, or within the largest buildable buffers when the hardware is
 inferred, which then grows to hold the fused pair). Every forward pass of the descent is thus a
 valid design whose fused EDP is exact under the model (straight-through: the rounded value, the
@@ -45,21 +48,27 @@ from dataclasses import dataclass, replace
 
 import torch
 
+from baco.gemmini.arith import pool_field_problems
 from baco.gemmini.config import GemminiConfig, rows_to_kb
 from baco.gemmini.energy import DRAM_PJ, scratchpad_pj
+from baco.gemmini.fused import (gemm_chain_footprint, gemm_chain_program_cycles, gemm_resadd_footprint,
+                                gemm_resadd_program_cycles)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.dims import DIMS
+from baco.problem.layer import Layer
 from baco.tuner import costmodel
 from baco.tuner.arch import MAX_BUFFER_KB
+from baco.tuner.mapping import tile_dims
 from baco.tuner.relax import capacity_penalty
-from baco.tuner.workloads import Layer, layers_from_torch, merge_identical, model_factory
+from baco.tuner.workloads import layers_from_torch, merge_identical, model_factory
 
-CHAIN_KINDS = ("gemm-gemm", "pw-pw", "dw-pw")
+CHAIN_KINDS = ("gemm-gemm", "pw-pw")
 TAIL_KINDS = ("resadd", "pool")
+RESADD_PRODUCERS = ("linear", "pw")      # the GEMM kernel's layers: the fused program adds the residual
 SIGMA_INIT_LOGIT = 0.5      # sigma = 0.62 at the start: every edge fused where it fits, free to leave
 # the compiled program's DRAM rate, bytes (int8 words) a cycle: one DMA beat of the bus per beat_cycles
 COMPILED_WORDS_PER_CYCLE = GemminiConfig().dma_bus_bits / 8 / DEFAULT_CONSTANTS.beat_cycles
-N_, P_, Q_ = (DIMS.index(d) for d in "NPQ")
+N_, P_, Q_, C_, K_ = (DIMS.index(d) for d in "NPQCK")
 
 
 @dataclass(frozen=True)
@@ -132,8 +141,8 @@ def graph_from_torch(module, *example_inputs) -> FusionGraph:
     from torch.fx import symbolic_trace
     from torch.fx.passes.shape_prop import ShapeProp
     nn, F = torch.nn, torch.nn.functional
-    if type(module).__module__.startswith("torch.nn."):
-        module = nn.Sequential(module)
+    if type(module).__module__.startswith("torch.nn.") and not isinstance(module, nn.Sequential):
+        module = nn.Sequential(module)      # a leaf module alone: traced as the one call it is
     gm = symbolic_trace(module)
     # shapes only: a module built on the meta device (`with torch.device("meta")`) computes nothing
     device = next(module.parameters(), torch.zeros(0)).device
@@ -153,17 +162,18 @@ def graph_from_torch(module, *example_inputs) -> FusionGraph:
                 found = [replace(l, name=str(node.target) if len(found) == 1 else f"{node.target}.{l.name}")
                          for l in found]
                 if isinstance(mod, nn.Linear):
-                    kind = "gemm"
+                    kind = "linear"
                 elif isinstance(mod, nn.Conv2d):
                     depthwise = mod.groups == mod.in_channels > 1 and mod.out_channels == mod.in_channels
-                    pointwise = mod.kernel_size == (1, 1) and mod.stride == (1, 1) and mod.groups == 1
+                    pointwise = mod.kernel_size == (1, 1) and mod.stride == (1, 1) and mod.groups == 1 \
+                        and mod.padding in ((0, 0), 0)
                     kind = "dw" if depthwise else "pw" if pointwise else "conv"
                 else:
                     kind = "conv" if isinstance(mod, nn.Conv1d) else None
         elif node.op == "call_function" and node.target in matmuls:
             found = [replace(l, name=node.name) for l in
                      layers_from_torch(_MatMul(), *(torch.zeros(_shape(a), device="meta") for a in node.args[:2]))]
-            kind = "gemm"
+            kind = "matmul"
         elif node.op == "call_function" and node.target is F.scaled_dot_product_attention:
             raise ValueError(f"{node.name}: scaled_dot_product_attention hides its two matmuls from the fusion "
                              "graph; write it with torch.matmul and softmax")
@@ -190,50 +200,91 @@ def graph_from_model_spec(spec: str, input_shape) -> FusionGraph:
     return graph_from_torch(model, torch.zeros(*[int(d) for d in input_shape], device="meta"))
 
 
-def _transparent(node) -> bool:
-    """Ops on the way from a producer to its consumer that a fused program applies on the store
-    path (ReLU, batch norm folded into the scale, dropout) or that only rename the data (views)."""
+def _transparent(node, views: bool = True) -> bool:
+    """Ops on the way from a producer to its consumer that a fused program applies on the
+    accumulator read (ReLU, batch norm folded into the scale, dropout, identities) or, with
+    `views`, that only rename the data (views)."""
     nn, F = torch.nn, torch.nn.functional
     if node.op == "call_module":
         mod = node.graph.owning_module.get_submodule(node.target)
-        return isinstance(mod, (nn.ReLU, nn.BatchNorm1d, nn.BatchNorm2d, nn.Dropout, nn.Identity, nn.Flatten))
+        return isinstance(mod, (nn.ReLU, nn.BatchNorm1d, nn.BatchNorm2d, nn.Dropout, nn.Identity)) or \
+            (views and isinstance(mod, nn.Flatten))
     if node.op == "call_function":
-        return node.target in (F.relu, torch.relu, torch.flatten, F.dropout, torch.reshape)
+        return node.target in (F.relu, torch.relu, F.dropout) or (views and node.target in (torch.flatten, torch.reshape))
     if node.op == "call_method":
-        return node.target in ("relu", "view", "reshape", "flatten", "transpose", "permute", "contiguous")
+        return node.target in ("relu", "contiguous") or \
+            (views and node.target in ("view", "reshape", "flatten", "transpose", "permute"))
     return False
 
 
+def _store_path_pool(gm, node, cur, user) -> bool:
+    """`user` (reading cur, the end of node's transparent run) is a max pool the convolution's
+    store path runs (baco.model.graph fuses it): a ReLU on the way (Gemmini pads with zeros),
+    square windows without dilation or ceil mode that config_st's fields hold."""
+    F = torch.nn.functional
+    if user.op == "call_module" and isinstance(gm.get_submodule(user.target), torch.nn.MaxPool2d):
+        m = gm.get_submodule(user.target)
+        kernel, stride, padding, dilation, ceil = m.kernel_size, m.stride, m.padding, m.dilation, m.ceil_mode
+    elif user.op == "call_function" and user.target is F.max_pool2d:
+        a = {**dict(zip(("kernel_size", "stride", "padding", "dilation", "ceil_mode"), user.args[1:])), **user.kwargs}
+        kernel, stride, padding = a["kernel_size"], a.get("stride") or a["kernel_size"], a.get("padding", 0)
+        dilation, ceil = a.get("dilation", 1), a.get("ceil_mode", False)
+    else:
+        return False
+    k, st, pad, dil = (pair_of(v) for v in (kernel, stride, padding, dilation))
+    relu, n = False, node
+    while n is not cur:
+        n = next(iter(n.users))
+        relu |= _is_relu(n)
+    shape = _shape(cur)
+    return relu and not ceil and dil == (1, 1) and k[0] == k[1] and st[0] == st[1] and pad[0] == pad[1] \
+        and shape is not None and len(shape) == 4 and not pool_field_problems(k[0], shape[3], k[0], st[0], 0, pad[0])
+
+
+def pair_of(v) -> tuple:
+    return tuple(v) if isinstance(v, (tuple, list)) else (v, v)
+
+
+def _is_relu(node) -> bool:
+    if node.op == "call_module":
+        return isinstance(node.graph.owning_module.get_submodule(node.target), torch.nn.ReLU)
+    return (node.op == "call_function" and node.target in (torch.relu, torch.nn.functional.relu)) or \
+        (node.op == "call_method" and node.target == "relu")
+
+
 def _edges(gm, node_instance: dict, node_kind: dict) -> list[Edge]:
-    nn, F = torch.nn, torch.nn.functional
     adds = (operator.add, operator.iadd, torch.add)
-    pools = (nn.MaxPool2d, nn.AvgPool2d, nn.AdaptiveAvgPool2d)
-    chains = {("gemm", "gemm"): "gemm-gemm", ("pw", "pw"): "pw-pw", ("dw", "pw"): "dw-pw"}
+    chains = {("linear", "linear"): "gemm-gemm", ("pw", "pw"): "pw-pw"}
+
+    def through(node, views):
+        """The last node of node's one-reader run of transparent ops."""
+        while len(node.users) == 1 and _transparent(next(iter(node.users)), views):
+            node = next(iter(node.users))
+        return node
     edges, tails = [], {}
     for node, kind in node_kind.items():
-        cur = node
-        while len(cur.users) == 1 and _transparent(next(iter(cur.users))):
-            cur = next(iter(cur.users))
-        if len(cur.users) != 1:
-            continue            # a second reader needs the intermediate in DRAM
-        user, words = next(iter(cur.users)), _numel(node)
-        producer = node_instance[node]
-        if user in node_kind and user.args and user.args[0] is cur and (kind, node_kind[user]) in chains:
+        producer, words = node_instance[node], _numel(node)
+        chained = through(node, views=False)
+        user = next(iter(chained.users)) if len(chained.users) == 1 else None
+        if user in node_kind and user.args and user.args[0] is chained and (kind, node_kind[user]) in chains:
             if _numel(user.args[0]) == words:
                 edges.append(Edge(producer, chains[kind, node_kind[user]], words, consumer=node_instance[user]))
-        elif kind in ("gemm", "conv", "pw", "dw"):
-            is_add = (user.op == "call_function" and user.target in adds) or \
-                (user.op == "call_method" and user.target in ("add", "add_"))
-            is_pool = (user.op == "call_module" and isinstance(gm.get_submodule(user.target), pools)) or \
-                (user.op == "call_function" and user.target in (F.max_pool2d, F.avg_pool2d))
-            if is_add and len(user.args) == 2 and all(_numel(a) == words for a in user.args):
+            continue
+        cur = through(node, views=True)
+        if len(cur.users) != 1:
+            continue            # a second reader needs the intermediate in DRAM
+        user = next(iter(cur.users))
+        is_add = (user.op == "call_function" and user.target in adds) or \
+            (user.op == "call_method" and user.target in ("add", "add_"))
+        if kind in RESADD_PRODUCERS and is_add:
+            if len(user.args) == 2 and all(_numel(a) == words for a in user.args):
                 # the accumulator holds one operand's producer: the first argument's, else the second's
                 slot = 0 if user.args[0] is cur else 1
                 if user not in tails or slot < tails[user][0]:
                     tails[user] = (slot, Edge(producer, "resadd", words, op=user.name, op_reads=words,
                                               op_writes=_numel(user)))
-            elif is_pool and kind != "gemm":
-                tails[user] = (0, Edge(producer, "pool", words, op=user.name, op_writes=_numel(user)))
+        elif kind in ("conv", "pw") and _store_path_pool(gm, node, cur, user):
+            tails[user] = (0, Edge(producer, "pool", words, op=user.name, op_writes=_numel(user)))
     edges += [edge for _, edge in tails.values()]
     return sorted(edges, key=lambda e: (e.producer, e.consumer if e.chain else -1))
 
@@ -255,11 +306,12 @@ class FusionTerms:
         self.chain_producer = self.producer[self.chains] if chains else self.chains
         self.chain_consumer_inst = torch.tensor([graph.edges[k].consumer for k in chains], dtype=torch.int64)
         self.chain_consumer = self.instances[self.chain_consumer_inst] if chains else self.chain_consumer_inst
+        # the edges whose fused program's footprint is checked: the chains and the residual adds
+        held = [k for k, e in enumerate(graph.edges) if e.chain or e.kind == "resadd"]
+        self.held = torch.tensor(held, dtype=torch.int64)
         self.tails = torch.tensor([k for k, e in enumerate(graph.edges) if not e.chain], dtype=torch.int64)
         self.words = torch.tensor([float(e.words) for e in graph.edges], dtype=torch.float64)
         self.op_words = torch.tensor([float(e.op_reads + e.op_writes) for e in graph.edges], dtype=torch.float64)
-        self.kept_channels = torch.tensor([float(graph.layers[graph.instances[graph.edges[k].producer]].K)
-                                           for k in chains], dtype=torch.float64)
 
     def traffic(self, layer_stack, temporal, spatial, order, hw_t) -> dict:
         """Per layer [L, B], from the Timeloop-matched access counting (costmodel.cost_from_factors,
@@ -274,30 +326,45 @@ class FusionTerms:
         return {"fills": out["dram_input"].reshape(L, B), "floor": floor.reshape(L, B),
                 "cycles": out["cycles"].reshape(L, B), "energy_uj": out["energy_uj"].reshape(L, B)}
 
-    def chain_needs(self, temporal, sp, acc) -> tuple[torch.Tensor, torch.Tensor]:
-        """(scratchpad KB, accumulator KB) [C, B] a fused chain holds at once: both layers' needs
-        (sp, acc [L, B]) plus the kept intermediate, the producer's L2 tile rows (N·P·Q) of all its
-        output channels, int8."""
-        if not len(self.chains):
-            B = sp.shape[1]
+    def held_needs(self, temporal, spatial, dim) -> tuple[torch.Tensor, torch.Tensor]:
+        """(scratchpad KB, accumulator KB) [H, B] one program of each held edge's fused kernel
+        holds (baco.gemmini.fused): at the producer's L2 tile (the blocks the compiler runs it with:
+        its schedule's block_m, block_n, block_k), a chain's hidden and output widths whole; dim:
+        the array's rows (a number or [B])."""
+        B = temporal[0].shape[0]
+        if not len(self.held):
             return torch.zeros(0, B, dtype=torch.float64), torch.zeros(0, B, dtype=torch.float64)
-        rows = []
-        for layer_index in self.chain_producer.tolist():
+        sp, acc = [], []
+        for k in self.held.tolist():
+            e = self.graph.edges[k]
+            layer_index = self.graph.instances[e.producer]
             t = temporal[layer_index][:, :3, :].prod(1)
             dims = self.graph.layers[layer_index]
-            rows.append(torch.minimum(t[:, N_], torch.tensor(float(dims.N))) *
-                        torch.minimum(t[:, P_], torch.tensor(float(dims.P))) *
-                        torch.minimum(t[:, Q_], torch.tensor(float(dims.Q))))
-        kept_kb = rows_to_kb(torch.stack(rows), self.kept_channels.unsqueeze(1), "int8")
-        return sp[self.chain_producer] + sp[self.chain_consumer] + kept_kb, acc[self.chain_producer] + acc[self.chain_consumer]
+            clamp = lambda f, d: torch.minimum(f, torch.tensor(float(d), dtype=torch.float64))  # noqa: E731
+            block_m = clamp(t[:, N_], dims.N) * clamp(t[:, P_], dims.P) * clamp(t[:, Q_], dims.Q)
+            block_k = clamp(t[:, C_] * spatial[layer_index][:, 0], dims.C)
+            if e.chain:
+                consumer = self.graph.layers[self.graph.instances[e.consumer]]
+                f = gemm_chain_footprint(block_m, block_k, dims.K, consumer.K, dim)
+            else:
+                f = gemm_resadd_footprint(block_m, clamp(t[:, K_] * spatial[layer_index][:, 1], dims.K), block_k, dim)
+            sp.append(rows_to_kb(f.sp_rows, dim, "int8"))
+            acc.append(rows_to_kb(f.acc_rows, dim, "int32"))
+        return torch.stack(sp), torch.stack(acc)
 
     def round(self, sigma, fits, mask=None):
-        """sigma_eff [B, E]: the rounded fusion (sigma >= 0.5, or `mask`, where the chain fits:
-        fits [B, C]) as the value, sigma's gradient."""
+        """sigma_eff [B, E]: the rounded fusion (sigma >= 0.5, or `mask`, where the held edge fits:
+        fits [B, H]; a layer instance in at most one fused edge, the first in order keeping it)
+        as the value, sigma's gradient."""
         B, E = sigma.shape
         on = (sigma.detach() >= 0.5) if mask is None else mask.expand(B, E).clone()
-        if len(self.chains):
-            on[:, self.chains] &= fits
+        if len(self.held):
+            on[:, self.held] &= fits
+        taken = torch.zeros(B, len(self.graph.instances), dtype=torch.bool)
+        for k, e in enumerate(self.graph.edges):
+            members = [e.producer] + ([e.consumer] if e.chain else [])
+            on[:, k] &= ~taken[:, members].any(1)
+            taken[:, members] |= on[:, k:k + 1]
         return on.to(sigma.dtype) + (sigma - sigma.detach())
 
     def network(self, cycles, energy, fills, floor, sigma, sp_kb) -> tuple[torch.Tensor, torch.Tensor]:
@@ -330,11 +397,11 @@ class FusionTerms:
         return fused.sum(0) + extra_cycles, energy[self.instances].sum(0) + energy_pj * 1e-6
 
     def capacity_penalty(self, sigma, sp_need, acc_need, sp_cap, acc_cap) -> torch.Tensor:
-        """The relaxation's penalty [B]: each chain's over-use of the buffers, weighted by its sigma."""
-        if not len(self.chains):
+        """The relaxation's penalty [B]: each held edge's over-use of the buffers, weighted by its sigma."""
+        if not len(self.held):
             return torch.zeros(sigma.shape[0], dtype=torch.float64)
         over = capacity_penalty(sp_need, sp_cap) + capacity_penalty(acc_need, acc_cap)     # [C, B]
-        return (sigma[:, self.chains].t() * over).sum(0)
+        return (sigma[:, self.held].t() * over).sum(0)
 
 
 def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sigma=None):
@@ -348,7 +415,7 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
     pe = torch.stack([s.max(1).values for s in spatial]).max(0).values
     rows_of = problem.array_rows(pe)
     sp, acc = problem.buffer_needs(temporal, spatial, rows_of)
-    sp_chain, acc_chain = terms.chain_needs(temporal, sp, acc)
+    sp_chain, acc_chain = terms.held_needs(temporal, spatial, rows_of)
     fixed = problem.fixed_hw
     sp_cap, acc_cap = (fixed.sp_kb, fixed.acc_kb) if fixed else (MAX_BUFFER_KB, MAX_BUFFER_KB)
     fits = ((sp_chain <= sp_cap + 1e-9) & (acc_chain <= acc_cap + 1e-9)).t()          # [B, C]
@@ -356,10 +423,10 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
     if not relaxed:
         sigma = problem.fusion_mask.to(torch.float64).expand(B, E)
     on = terms.round(sigma, fits, None if relaxed else problem.fusion_mask)
-    if fixed is None and len(terms.chains):
-        # the inferred hardware holds the fused chains too (their need where fused, else nothing)
-        sp_all = torch.cat([sp, on[:, terms.chains].t() * sp_chain])
-        acc_all = torch.cat([acc, on[:, terms.chains].t() * acc_chain])
+    if fixed is None and len(terms.held):
+        # the inferred hardware holds the fused programs too (their need where fused, else nothing)
+        sp_all = torch.cat([sp, on[:, terms.held].t() * sp_chain])
+        acc_all = torch.cat([acc, on[:, terms.held].t() * acc_chain])
     else:
         sp_all, acc_all = sp, acc
     hardware, hw_t, penalty = problem.infer_hardware(pe, sp_all, acc_all, smooth)
@@ -381,11 +448,31 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
     return hardware, net_cycles, net_energy, penalty, on.detach() > 0.5, relaxation
 
 
-def fuse_result(problem, result, mask) -> None:
-    """Make `result` (a design of problem.layers, explore.Result) the fused network's: its totals
-    from FusionTerms.network on its exact per-layer costs, fusing the edges of `mask` [E] that fit
-    its hardware, and result.fusion: the edges, the fused groups and the design's totals unfused."""
-    terms, hw = problem.fusion_terms, result.hw
+def fused_program_cycles(graph: FusionGraph, edge: Edge, mapping, hw) -> float:
+    """Gemmini's cycles of a held edge's fused program (baco.gemmini.fused's models of
+    baco.kernels.fused) at the producer's L2 tile (its mapping's: the blocks the compiler runs it
+    with) on hardware hw."""
+    layer = graph.layers[graph.instances[edge.producer]]
+    t = tile_dims(mapping, 2, layer)
+    M, block_m = layer.N * layer.P * layer.Q, t["N"] * t["P"] * t["Q"]
+    cfg = hw.to_gemmini_config()
+    if edge.chain:
+        consumer = graph.layers[graph.instances[edge.consumer]]
+        return gemm_chain_program_cycles(M, layer.C, layer.K, consumer.K, block_m, t["C"], cfg)
+    return gemm_resadd_program_cycles(M, layer.K, layer.C, block_m, t["K"], t["C"], cfg)
+
+
+def fuse_result(problem, result, mask, require_gain: bool = True) -> None:
+    """Make `result` (a design of problem.layers, explore.Result) the fused network's, fusing the
+    edges of `mask` [E] that fit its hardware, and result.fusion: the edges (a fused one with
+    "group_cycles", the predicted cycles of its group's program), the fused groups and the
+    design's totals unfused. Energy: FusionTerms.network on its exact per-layer costs. Cycles: the
+    Timeloop-matched model's network; the compiled program's, each fused group's program as
+    baco.gemmini.fused models it (fused_program_cycles) in place of its layers' and op's cycles
+    unfused, and an edge whose fused program is not faster than that stays unfused (the exact
+    check at rounding: a fusion the compiled program would lose is not chosen) unless
+    require_gain=False (every edge of `mask` that fits: measuring what fusing costs)."""
+    terms, hw, graph = problem.fusion_terms, result.hw, problem.fusion
     with torch.no_grad():
         tensors = [costmodel.mapping_tensors(m) for m in result.mappings]
         temporal = [t for t, _, _ in tensors]
@@ -393,8 +480,7 @@ def fuse_result(problem, result, mask) -> None:
         order = torch.cat([costmodel.order_index(m.order, 1) for m in result.mappings])
         hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (hw.pe_dim, hw.sp_kb, hw.acc_kb))
         L = len(problem.layers)
-        sp, acc = problem.buffer_needs(temporal, spatial, float(hw.pe_dim))
-        sp_chain, acc_chain = terms.chain_needs(temporal, sp, acc)
+        sp_chain, acc_chain = terms.held_needs(temporal, spatial, float(hw.pe_dim))
         fits = ((sp_chain <= hw.sp_kb + 1e-9) & (acc_chain <= hw.acc_kb + 1e-9)).t()
         on = terms.round(torch.as_tensor(mask, dtype=torch.float64).reshape(1, -1),
                          fits, torch.as_tensor(mask, dtype=torch.bool).reshape(1, -1))
@@ -402,14 +488,46 @@ def fuse_result(problem, result, mask) -> None:
                                 temporal, spatial, order, hw_t)
         cycles = torch.tensor([[c.cycles] for c in result.per_layer], dtype=torch.float64)
         energy = torch.tensor([[c.energy_uj] for c in result.per_layer], dtype=torch.float64)
-        totals = {name: [float(x[0]) for x in terms.network(cycles, energy, traffic["fills"], traffic["floor"],
-                                                            sigma, hw_t[1])]
-                  for name, sigma in (("fused", on), ("unfused", torch.zeros_like(on)))}
+
+        def network(sigma):
+            return [float(x[0]) for x in terms.network(cycles, energy, traffic["fills"], traffic["floor"], sigma,
+                                                        hw_t[1])]
+        unfused = network(torch.zeros_like(on))
+
+        def group_unfused(e: Edge) -> float:
+            """Its layers' cycles and its op's (DRAM traffic) unfused."""
+            members = [e.producer] + ([e.consumer] if e.chain else [])
+            op = 0.0 if e.chain else float(e.op_reads + e.op_writes + e.words) / terms.rate
+            return sum(float(cycles[graph.instances[i], 0]) for i in members) + op
+        group_cycles = {}
+        for k, e in enumerate(graph.edges):
+            if not bool(on[0, k]):
+                continue
+            if problem.cycle_model == "timeloop":   # its layers and op less what fusing this edge alone saves
+                alone = torch.zeros_like(on)
+                alone[0, k] = 1.0
+                group_cycles[k] = group_unfused(e) + network(alone)[0] - unfused[0]
+            elif e.kind in ("gemm-gemm", "pw-pw", "resadd"):
+                program = fused_program_cycles(graph, e, result.mappings[graph.instances[e.producer]], hw)
+                if program < group_unfused(e) or not require_gain:
+                    group_cycles[k] = program
+                else:
+                    on[0, k] = 0.0
+        totals = {"fused": network(on), "unfused": unfused}
+        if problem.cycle_model != "timeloop":
+            # the pools as the network has them; each other fused group's program replaces its
+            # layers and op (groups are disjoint pairs)
+            pools = on * torch.tensor([[e.kind == "pool" for e in graph.edges]], dtype=on.dtype)
+            totals["fused"][0] = network(pools)[0] - sum(group_unfused(graph.edges[k]) - c
+                                                         for k, c in group_cycles.items())
     result.cycles, result.energy_uj = totals["fused"]
     result.edp = result.cycles * result.energy_uj
     unfused_cycles, unfused_energy = totals["unfused"]
-    result.fusion = {**describe(problem.fusion, (on[0] > 0.5).tolist()), "unfused_cycles": unfused_cycles,
-                     "unfused_energy_uj": unfused_energy, "unfused_edp": unfused_cycles * unfused_energy}
+    info = describe(graph, (on[0] > 0.5).tolist())
+    for k, c in group_cycles.items():
+        info["edges"][k]["group_cycles"] = c
+    result.fusion = {**info, "unfused_cycles": unfused_cycles, "unfused_energy_uj": unfused_energy,
+                     "unfused_edp": unfused_cycles * unfused_energy}
 
 
 def describe(graph: FusionGraph, fused) -> dict:

@@ -37,11 +37,11 @@ from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto, tiled_ma
 from baco.gemmini.isa import CONCURRENT_LOOPS, MIN_FEED_ROWS
 from baco.gemmini.schedule import GemmSchedule, loop_conv_fits, schedule_problems
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
+from baco.problem.layer import Layer
 from baco.tuner import costmodel, residual
 from baco.tuner.hwinfer import gemm_rows_from_factors, kernel_rows
 from baco.tuner.mapping import (CAPACITY_RULES, KERNEL_OUT_INT8, Mapping, conv_schedule, default_layer_schedule,
                                 gemm_schedule, is_kernel_layer, is_pointwise)
-from baco.tuner.workloads import Layer
 
 CYCLE_MODELS = CAPACITY_RULES    # a cycle model's designs fit the capacity rule of its name (mapping.validate)
 SCHEDULE_VARIANTS = (("WS", False), ("WS", True), ("OS", False), ("OS", True))   # (dataflow, double_buffer)

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field, replace
 from baco.gemmini.config import GemminiConfig, kb_to_rows
 from baco.gemmini.schedule import GemmSchedule, default_conv_schedule, default_depthwise_schedule, schedule_problems
 from baco.problem.dims import DIMS, KEEPS, NUM_LEVELS
+from baco.problem.layer import Layer
 from baco.problem.mapping_text import parse_loops
 from baco.tuner.relax import covering_problems
-from baco.tuner.workloads import Layer
 
 DEFAULT_ORDER = ("N", "K", "C", "R", "S", "P", "Q")
 

@@ -43,13 +43,13 @@ import torch
 from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig
 from baco.problem.dims import DIMS, DIM_INDEX, NUM_LEVELS
+from baco.problem.layer import Layer
 from baco.tuner import costmodel, kernel_model, residual
 from baco.tuner.arch import MAX_PE_DIM, MIN_PE_DIM
 from baco.tuner.explore import NetworkProblem, Result
 from baco.tuner.hwinfer import acc_candidates, gemm_rows_from_factors, requirements_from_factors, sp_candidates
 from baco.tuner.mapping import KERNEL_OUT_INT8, is_kernel_layer
 from baco.tuner.points import Tiling
-from baco.tuner.workloads import Layer
 
 CHUNK = 1 << 17         # blocks costed per batched call
 REL_TOL = 1e-9          # an EDP within this of the incumbent's is kept (ties are the optimum too)

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 import torch
 
 from baco.problem.dims import DIMS, NUM_LEVELS
+from baco.problem.layer import Layer
 from baco.tuner import costmodel, kernel_model
 from baco.tuner.mapping import Mapping
 from baco.tuner.relax import ORDER_CHOICES, level_orders
-from baco.tuner.workloads import Layer
 
 
 @dataclass(frozen=True)

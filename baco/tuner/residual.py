@@ -24,10 +24,10 @@ from pathlib import Path
 import torch
 
 from baco.problem.dims import DIMS, NUM_LEVELS
+from baco.problem.layer import Layer
 from baco.tuner import costmodel
 from baco.tuner.arch import DEFAULT_HARDWARE
 from baco.tuner.mapping import KERNEL_OUT_INT8, parse_mapping
-from baco.tuner.workloads import Layer
 
 WEIGHTS = Path(__file__).resolve().parents[1] / "data" / "cost_residual.json"
 # Where the "compiled" residual is used: inside its training domain (benchmarks/train_cost_residual.py

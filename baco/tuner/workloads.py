@@ -1,80 +1,21 @@
-"""Workloads: layers as Timeloop/DOSA problems (R, S, P, Q, C, K, N, strides,
-dilation), constructors for GEMM/GEMV/conv, loaders for Timeloop problem
-YAML and DOSA's network folders, and extraction from torch modules.
+"""Workloads: constructors of layers (baco.problem.layer.Layer) for GEMM/GEMV/conv, loaders for
+Timeloop problem YAML and DOSA's network folders, and extraction from torch modules.
 
-A depthwise convolution (one R x S filter per channel, Timeloop's dw-cnn-layer) is a Layer with
-depthwise=True, C = 1 and K = its channels: its MACs, weights and outputs are those of that C=1
-convolution, and its input has K channels (channel k of the output reads channel k of the input
-only). The compiler runs it with the depthwise kernel (baco/kernels/conv.py: DIM channels of
-input times a diagonal weight block per step), which the tuner costs (costmodel.conv_program_terms)."""
+A depthwise convolution is a Layer with depthwise=True, C = 1 and K = its channels (see
+baco.problem.layer). The compiler runs it with the depthwise kernel (baco/kernels/conv.py: DIM
+channels of input times a diagonal weight block per step), which the tuner costs
+(costmodel.conv_program_terms)."""
 from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from dataclasses import dataclass, replace
 from pathlib import Path
 
 import yaml
 
-from baco.problem.dims import DIMS
+from baco.problem.layer import FIELDS, Layer, layer_from_key
 
 WORKLOADS_DIR = Path(__file__).resolve().parents[1] / "data" / "workloads"   # package data (DOSA networks)
-
-
-@dataclass(frozen=True)
-class Layer:
-    R: int = 1
-    S: int = 1
-    P: int = 1
-    Q: int = 1
-    C: int = 1
-    K: int = 1
-    N: int = 1
-    Wstride: int = 1
-    Hstride: int = 1
-    Wdilation: int = 1
-    Hdilation: int = 1
-    name: str = ""
-    count: int = 1
-    depthwise: bool = False      # one filter per channel: C = 1, K = channels (the module docstring)
-
-    def __post_init__(self):
-        for d in DIMS:
-            if int(getattr(self, d)) < 1:
-                raise ValueError(f"layer dimension {d} must be >= 1, got {getattr(self, d)}")
-        for f in ("Wstride", "Hstride", "Wdilation", "Hdilation"):
-            if int(getattr(self, f)) < 1:
-                raise ValueError(f"layer {f} must be >= 1, got {getattr(self, f)}")
-        if self.depthwise and self.C != 1:
-            raise ValueError(f"a depthwise layer has C = 1 (K = its channels), got C={self.C}")
-
-    @property
-    def dims(self) -> dict:
-        return {d: getattr(self, d) for d in DIMS}
-
-    @property
-    def macs(self) -> int:
-        return math.prod(self.dims.values())
-
-    @property
-    def input_rows(self) -> int:
-        return (self.P - 1) * self.Hstride + (self.R - 1) * self.Hdilation + 1
-
-    @property
-    def input_cols(self) -> int:
-        return (self.Q - 1) * self.Wstride + (self.S - 1) * self.Wdilation + 1
-
-    @property
-    def key(self) -> str:
-        return "_".join([str(getattr(self, f)) for f in FIELDS] + [DEPTHWISE_KEY] * self.depthwise)
-
-    @property
-    def shape(self) -> dict:
-        """The layer's fields as result.json writes them (every FIELDS entry, and depthwise when set)."""
-        return {**{f: getattr(self, f) for f in FIELDS}, **({"depthwise": True} if self.depthwise else {})}
-
-    def with_count(self, count: int) -> "Layer":
-        return replace(self, count=count)
 
 
 def gemm(M: int, K: int, N: int, name: str = "") -> Layer:
@@ -114,10 +55,6 @@ def depthwise_conv2d(out_h: int, out_w: int, channels: int, R: int, S: int | Non
                  name=name or f"dw{R}x{S}_{out_h}x{out_w}_{channels}")
 
 
-FIELDS = DIMS + ("Wstride", "Hstride", "Wdilation", "Hdilation")
-DEPTHWISE_KEY = "dw"      # the last part of a depthwise layer's key
-
-
 def from_problem(problem: dict, name: str = "", count: int = 1) -> Layer:
     """A Timeloop problem (`problem: {instance: {...}}` or the flat `problem: {...}` form).
     A depthwise layer (dw-cnn-layer: one filter per channel) becomes a depthwise Layer (C=1,
@@ -146,13 +83,6 @@ def is_mac_layer(problem: dict) -> bool:
     p = problem.get("problem", problem)
     shape = p.get("shape", {})
     return not (isinstance(shape, dict) and shape.get("name") in ("elementwise", "reduction"))
-
-
-def layer_from_key(key: str, count: int = 1, name: str = "") -> Layer:
-    parts = key.split("_")
-    depthwise = parts[-1] == DEPTHWISE_KEY
-    v = [int(x) for x in parts[:len(parts) - depthwise]]
-    return Layer(**dict(zip(FIELDS, v)), name=name or key, count=count, depthwise=depthwise)
 
 
 # Shipped folders that are not networks of modelled layers: Timeloop shape definitions, and

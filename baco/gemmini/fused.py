@@ -1,0 +1,141 @@
+"""What the fused programs of baco.kernels.fused hold on chip. One definition for the compiler
+(the kernels' blocks) and the tuner (a fused edge's capacity during the search): the arithmetic
+works on ints and on torch tensors alike.
+
+A GEMM chain Y = f2(f1(X·W1 + b1)·W2 + b2), the hidden layer kept in the accumulator (the execute
+unit reads it back as scaled, ReLU'd int8: the A operand of the second product, no mvout, no
+mvin). Per program (BLOCK_M rows of X): in the scratchpad an X block (BLOCK_M x BLOCK_K), a W1
+block (BLOCK_K x H) and the whole W2 (H x N); in the accumulator the hidden block (BLOCK_M x H,
+which starts as the bias rows) and the output block (BLOCK_M x N). H and N are whole (one block
+each, padded to DIM).
+
+A GEMM with its residual add, Y = g(r(f(X·W + b))·sa + R·sr): the GEMM kernel's blocks (X
+BLOCK_M x BLOCK_K, W BLOCK_K x BLOCK_N; the accumulator block BLOCK_M x BLOCK_N) plus a
+BLOCK_N x BLOCK_N identity in the scratchpad and two more accumulator blocks: the layer's int8
+output multiplied back in exactly, and the sum the residual is loaded into.
+Pure Python: imports only baco.gemmini.
+"""
+from __future__ import annotations
+
+import math
+
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import Footprint, dma_cycles
+from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
+
+
+def _tiles(v, dim):
+    """⌈v / dim⌉ of numbers, or of tensors (their ceil: no floor division, which has no gradient)."""
+    q = v / dim
+    return q.ceil() if hasattr(q, "ceil") else math.ceil(q)
+
+
+def gemm_chain_footprint(block_m, block_k, H, N, dim) -> Footprint:
+    """Local rows of one program of the fused chain (block_m rows, block_k columns of X a step):
+    block_m and block_k may be tensors (the tuner's tiles), H and N are the layers' widths."""
+    m, k, h, n = _tiles(block_m, dim), _tiles(block_k, dim), _tiles(H, dim), _tiles(N, dim)
+    return Footprint(sp_rows=(m * k + k * h + h * n) * dim, acc_rows=(m * h + m * n) * dim)
+
+
+def gemm_resadd_footprint(block_m, block_n, block_k, dim) -> Footprint:
+    """Local rows of one program of the GEMM + residual add (numbers or tensors)."""
+    m, n, k = _tiles(block_m, dim), _tiles(block_n, dim), _tiles(block_k, dim)
+    return Footprint(sp_rows=(m * k + k * n + n * n) * dim, acc_rows=3 * m * n * dim)
+
+
+def gemm_chain_blocks(M: int, K: int, H: int, N: int, block_m: int, block_k: int,
+                      cfg: GemminiConfig) -> tuple[int, int] | None:
+    """(BLOCK_M, BLOCK_K) of the fused chain on `cfg`: the requested blocks (the producer's
+    schedule), clipped to the matrices (padded to DIM) and halved to multiples of DIM, BLOCK_K
+    first, while one program does not fit; None if DIM x DIM blocks do not fit (the chain cannot
+    be fused)."""
+    d = cfg.dim
+    bm = min(max(block_m, 1), _tiles(M, d) * d)
+    bk = min(max(block_k, 1), _tiles(K, d) * d)
+    while True:
+        f = gemm_chain_footprint(bm, bk, H, N, d)
+        if f.sp_rows <= cfg.sp_rows and f.acc_rows <= cfg.acc_rows:
+            return bm, bk
+        if bk > d and f.sp_rows > cfg.sp_rows:
+            bk = max(d, _tiles(bk // 2, d) * d)
+        elif bm > d:
+            bm = max(d, _tiles(bm // 2, d) * d)
+        else:
+            return None
+
+
+def _block_moves(row_tiles, col_tiles, elem_bytes, cfg, k) -> float:
+    """DMA cycles filling a block of row_tiles x col_tiles DIM x DIM tiles: DIM rows and up to
+    max_block_len tiles a command."""
+    d, mbl = cfg.dim, cfg.max_block_len
+    full, rest = divmod(col_tiles, mbl)
+    return row_tiles * (full * dma_cycles(d, mbl * d * elem_bytes, cfg, k) +
+                        (dma_cycles(d, rest * d * elem_bytes, cfg, k) if rest else 0))
+
+
+class _Program:
+    """One program's command stream as the cost sums it: its phases run one after another (the
+    blocks are single-buffered, so a load waits for the computes reading the block before)."""
+
+    def __init__(self, cfg, k):
+        self.cfg, self.k, self.cycles = cfg, k, 0.0
+
+    def load(self, rows, cols, elem_bytes):
+        self.cycles += _block_moves(rows, cols, elem_bytes, self.cfg, self.k)
+
+    def compute(self, tiles):
+        """DIM x DIM output tiles a step, DIM rows through the array each."""
+        self.cycles += tiles * (self.cfg.dim + self.k.compute_overhead)
+
+    def store(self, tiles):
+        self.cycles += tiles * (dma_cycles(self.cfg.dim, self.cfg.dim, self.cfg, self.k) + self.k.acc_scale_latency)
+
+
+def gemm_chain_program_cycles(M: int, K: int, H: int, N: int, block_m: int, block_k: int, cfg: GemminiConfig,
+                              k: TimingConstants = DEFAULT_CONSTANTS) -> float:
+    """Gemmini's cycles of the fused chain's program (baco.kernels.fused.gemm_chain_kernel), the
+    commands arriving for free (the CPU issuing them is not modelled: the explicit GEMM kernel's
+    fitted instruction counts overestimate this kernel's 1.7-3x): per program the bias rows into the hidden block, per K step the X and
+    W1 blocks then their computes, then the output's bias rows, W2, the second product's computes
+    and the stores."""
+    d = cfg.dim
+    t = lambda v: max(1, _tiles(v, d))  # noqa: E731
+    tm, tk, th, tn = t(min(block_m, M)), t(min(block_k, K)), t(H), t(N)
+    steps = _tiles(K, min(block_k, t(K) * d))
+    p = _Program(cfg, k)
+    p.load(tm, th, cfg.acc_bytes)
+    for _ in range(steps):
+        p.load(tm, tk, cfg.input_bytes)
+        p.load(tk, th, cfg.input_bytes)
+        p.compute(tm * th * tk)
+    p.load(tm, tn, cfg.acc_bytes)
+    p.load(th, tn, cfg.input_bytes)
+    p.compute(tm * tn * th)
+    p.store(tm * tn)
+    return _tiles(M, min(block_m, t(M) * d)) * p.cycles
+
+
+def gemm_resadd_program_cycles(M: int, N: int, K: int, block_m: int, block_n: int, block_k: int, cfg: GemminiConfig,
+                               k: TimingConstants = DEFAULT_CONSTANTS) -> float:
+    """Gemmini's cycles of the GEMM + residual add program (gemm_resadd_kernel), as
+    gemm_chain_program_cycles: per program the bias rows, per K step the X and W blocks then their computes, the
+    identity, the two identity products, the residual's scaled load and the stores."""
+    d = cfg.dim
+    t = lambda v: max(1, _tiles(v, d))  # noqa: E731
+    tm, tn, tk = t(min(block_m, M)), t(min(block_n, N)), t(min(block_k, K))
+    steps = _tiles(K, min(block_k, t(K) * d))
+    p = _Program(cfg, k)
+    p.load(tm, tn, cfg.acc_bytes)
+    for _ in range(steps):
+        p.load(tm, tk, cfg.input_bytes)
+        p.load(tk, tn, cfg.input_bytes)
+        p.compute(tm * tn * tk)
+    p.load(tn, tn, cfg.input_bytes)
+    p.compute(2 * tm * tn * tn)
+    p.load(tm, tn, cfg.input_bytes)
+    p.store(tm * tn)
+    return _tiles(M, min(block_m, t(M) * d)) * _tiles(N, min(block_n, t(N) * d)) * p.cycles
+
+
+__all__ = ["gemm_chain_footprint", "gemm_chain_blocks", "gemm_resadd_footprint", "gemm_chain_program_cycles",
+           "gemm_resadd_program_cycles"]

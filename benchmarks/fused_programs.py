@@ -1,0 +1,217 @@
+"""Fused programs that run (issue I, items 3-4): the tuner's fusion groups compiled by the
+whole-model compiler, with and without the chosen fusion, on the cycle model.
+
+    python benchmarks/fused_programs.py [--smoke] [--models mlp,resnet18,mobilenet_v2]
+        [--resolution 64] [--hardware 16,256,64] [--budget S] [--seed N]
+
+Per model: `baco tune --fusion on` on a fixed Gemmini (--hardware, default Gemmini's default
+16x16, 256 KB scratchpad, 64 KB accumulator) with the compiled-program cycle model. Its design
+compiled by baco.compile_model with the fusion it chose ("chosen"), with every edge that fits
+fused (--forced: fusion.fuse_result(require_gain=False), what fusing costs where the search
+declines it) and with every edge unfused (same Gemmini, same schedules), each linked into one
+self-checking bare-metal ELF and run on the ISS with the cycle model (baco.sim.timing). Measured EDP = end-to-end cycles (the core's rdcycle over
+every step) x Gemmini energy (baco.gemmini.energy.energy_pj of the counts the cycle model recorded,
+as benchmarks/tuned_models.py measures it). Printed: both programs' cycles, energy and
+bit-exactness, the simulated EDP saving beside the predicted one (the tuner's fused against
+unfused EDP of the same design), and per fused group its program's predicted cycles (the tuner's
+group_cycles) beside its step's simulated cycles (and the two unfused steps it replaces); then
+over every fused group of the run the fused-program model's accuracy as benchmarks/loop_check.py
+reports single layers: Pearson r of log cycles and the median relative error (goals r >= 0.95,
+median <= 15%).
+
+Models: "mlp", the demo's MLP (batch 64, 256-512-256-64, ReLU between; examples/demo.py);
+torchvision's resnet18 and mobilenet_v2 at 1x3xRxR (default 64), seeded random weights with
+measured BatchNorm statistics. The fusions the compiler runs (baco.tuner.fusion): linear ->
+linear and 1x1 -> 1x1 chains, a linear's or 1x1 convolution's residual add, and a ReLU'd
+convolution's max pool (which baco.model.graph always fuses). ResNet-18 offers only its stem's
+max pool (its residual adds follow 3x3 convolutions), so its two programs are the same one.
+
+--smoke: a 20-row 40-96-48-24 MLP, a short search (the tests' size). Exits 0 iff every program
+is bit-exact.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import math
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import baco  # noqa: E402
+from baco.codegen.program import run_program  # noqa: E402
+from baco.gemmini.energy import energy_pj  # noqa: E402
+from baco.model.cli import build_model  # noqa: E402
+from baco.model.lower import GemminiStep, module_path  # noqa: E402
+from baco.model.zoo import mlp, seeded_inputs  # noqa: E402
+from baco.sim.timing import TimingModel  # noqa: E402
+from baco.tuner import explore, fusion  # noqa: E402
+from baco.tuner.cli import parse_hardware  # noqa: E402
+from baco.tuner.emit import result_dict  # noqa: E402
+
+DEMO_MLP = (64, (256, 512, 256, 64))
+SMOKE_MLP = (20, (40, 96, 48, 24))
+SPECS = {"resnet18": "torchvision.models:resnet18", "mobilenet_v2": "torchvision.models:mobilenet_v2"}
+
+
+def model_and_input(name: str, resolution: int, seed: int, smoke: bool):
+    if name == "mlp":
+        rows, sizes = SMOKE_MLP if smoke else DEMO_MLP
+        return mlp(sizes, seed=seed), seeded_inputs((rows, sizes[0]), 1, seed=seed + 1)[0]
+    shape = (1, 3, resolution, resolution)
+    return build_model(SPECS[name], shape, seed), seeded_inputs(shape, 1, seed=seed + 1)[0]
+
+
+def unfused(design: dict) -> dict:
+    d = copy.deepcopy(design)
+    for e in d["fusion"]["edges"]:
+        e["fused"] = False
+    return d
+
+
+def run(compiled, x, elf: Path) -> dict:
+    """The model's ELF on the ISS with the cycle model: cycles end to end, per step, Gemmini energy."""
+    build = compiled.build_elf(str(elf), x)
+    tm = TimingModel(compiled.config)
+    r = run_program(build, timing=tm)
+    cfg = compiled.config
+    steps = {}
+    for name, c in r.step_cycles.items():       # s<lowered step index>_<op kind>[.<launch>] (baco.model.link)
+        i = int(name.split("_")[0][1:])
+        steps[i] = steps.get(i, 0) + c
+    return {"cycles": r.total_cycles, "energy_uj": energy_pj(tm.report(), sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb,
+                                                             dim=cfg.dim) * 1e-6,
+            "exact": r.passed, "steps": steps}
+
+
+def step_of(compiled, output: str) -> int | None:
+    """The lowered step index whose op (or fused ops) writes tensor `output`."""
+    for i, s in enumerate(compiled.lowered.steps):
+        if s.op.output == output or any(op.output == output for op in getattr(s, "fused", [])):
+            return i
+    return None
+
+
+def fused_groups(build, plain_build, runs, kind, info) -> list:
+    """Per fused step of `build`: its group, predicted cycles (the design's group_cycles), the
+    step's simulated cycles and those of the unfused program's steps it replaces."""
+    groups = []
+    for s_index, step in enumerate(build.lowered.steps):
+        if not (isinstance(step, GemminiStep) and step.fused):
+            continue
+        producer = module_path(step.fused[0])
+        edge = next(e for e in info["edges"] if e["fused"] and e["producer"] == producer)
+        replaced = [step_of(plain_build, op.output) for op in step.fused]
+        groups.append({"group": f"{producer} -> {edge['consumer']} ({edge['kind']})",
+                       "predicted": edge["group_cycles"], "simulated": runs[kind]["steps"][s_index],
+                       "unfused_simulated": sum(runs["unfused"]["steps"][i] for i in replaced)})
+    return groups
+
+
+def measure(name, hw, budget, seed, smoke, resolution, calibrate, forced: bool, tmp: Path) -> dict:
+    t0 = time.perf_counter()
+    model, x = model_and_input(name, resolution, seed, smoke)
+    graph = fusion.graph_from_torch(model, x)
+    quick = dict(steps=8, starts=2, random_pool=4, polish=False) if smoke else {}
+    result = explore.coexplore(graph.layers, fusion_graph=graph, fixed_hw=hw, cycle_model="compiled", seed=seed,
+                               time_budget_s=None if smoke else budget, progress=False, **quick)
+    tune_s = time.perf_counter() - t0
+    results = {"chosen": result}
+    if forced:
+        problem = explore.NetworkProblem(graph.layers, fixed_hw=result.hw, cycle_model="compiled",
+                                         fusion_graph=graph)
+        results["forced"] = copy.deepcopy(result)
+        fusion.fuse_result(problem, results["forced"], torch.ones(len(graph.edges), dtype=torch.bool),
+                           require_gain=False)
+    designs = {k: result_dict(graph.layers, r) for k, r in results.items()}
+    designs["unfused"] = unfused(designs["chosen"])
+    builds = {k: baco.compile_model(model, x, design=d, calibrate=calibrate) for k, d in designs.items()}
+    runs = {k: run(c, x, tmp / f"{name}_{k}.elf") for k, c in builds.items()}
+    edp = {k: r["cycles"] * r["energy_uj"] for k, r in runs.items()}
+    info = designs["chosen"]["fusion"]
+    return {"name": name, "hw": result.hw, "tune_s": tune_s, "edges": len(info["edges"]), "runs": runs,
+            "pred_unfused": (info["unfused_cycles"], info["unfused_energy_uj"]),
+            "fusions": {k: {"groups": fused_groups(builds[k], builds["unfused"], runs, k, designs[k]["fusion"]),
+                            "sim_saving": 1 - edp[k] / edp["unfused"],
+                            "pred_saving": 1 - r.edp / r.fusion["unfused_edp"], "pred": (r.cycles, r.energy_uj)}
+                        for k, r in results.items()},
+            "seconds": time.perf_counter() - t0}
+
+
+def print_row(r: dict) -> None:
+    print(f"{r['name']}: {r['edges']} fusable edges on {r['hw'].pe_dim}x{r['hw'].pe_dim} {r['hw'].sp_kb:g}/"
+          f"{r['hw'].acc_kb:g} KB (tuned {r['tune_s']:.0f} s); {r['seconds']:.0f} s")
+    u = r["runs"]["unfused"]
+    print(f"  {'unfused':8s} {u['cycles']:>12,} cycles end to end, Gemmini energy {u['energy_uj']:9.2f} uJ "
+          f"(predicted over the layers: {r['pred_unfused'][0]:,.0f} cycles, {r['pred_unfused'][1]:.2f} uJ); "
+          f"bit-exact {u['exact']}")
+    for kind, f in r["fusions"].items():
+        m = r["runs"][kind]
+        pc, pe = f["pred"]
+        print(f"  {kind:8s} {m['cycles']:>12,} cycles end to end, Gemmini energy {m['energy_uj']:9.2f} uJ "
+              f"(predicted over the layers: {pc:,.0f} cycles, {pe:.2f} uJ); bit-exact {m['exact']}; "
+              f"{len(f['groups'])} fused groups")
+        if f["pred_saving"]:
+            within = abs(f["sim_saving"] - f["pred_saving"]) <= 0.25 * abs(f["pred_saving"])
+        else:
+            within = abs(f["sim_saving"]) < 1e-9
+        print(f"    EDP saving: simulated {f['sim_saving']:.1%}, predicted {f['pred_saving']:.1%} "
+              f"({'within' if within else 'NOT within'} 25% of it)")
+        for g in f["groups"]:
+            print(f"    {g['group'][:58]:58s} predicted {g['predicted']:>10,.0f}  simulated {g['simulated']:>10,} "
+                  f"(unfused steps {g['unfused_simulated']:,})")
+
+
+def accuracy(groups: list) -> tuple[float, float]:
+    """(Pearson r of log cycles, median relative error) of predicted against simulated."""
+    p = [math.log(g["predicted"]) for g in groups]
+    s = [math.log(g["simulated"]) for g in groups]
+    errors = [abs(g["predicted"] - g["simulated"]) / g["simulated"] for g in groups]
+    r = statistics.correlation(p, s) if len(groups) > 2 and len(set(p)) > 1 and len(set(s)) > 1 else float("nan")
+    return r, statistics.median(errors)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--models", default="mlp,resnet18,mobilenet_v2",
+                   help=f"comma-separated, of mlp, {', '.join(SPECS)}")
+    p.add_argument("--resolution", type=int, default=64)
+    p.add_argument("--hardware", default="16,256,64", help="DIM,SP_KB,ACC_KB of the fixed Gemmini")
+    p.add_argument("--budget", type=float, default=30.0, help="tuning seconds per model")
+    p.add_argument("--calibrate", type=int, default=4)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--forced", action=argparse.BooleanOptionalAction, default=True,
+                   help="also every fitting edge fused (default on)")
+    p.add_argument("--smoke", action="store_true")
+    a = p.parse_args(argv)
+    names = ["mlp"] if a.smoke else a.models.split(",")
+    unknown = [n for n in names if n != "mlp" and n not in SPECS]
+    if unknown:
+        p.error(f"--models: unknown {unknown} (of mlp, {', '.join(SPECS)})")
+    hw = parse_hardware(a.hardware)
+    torch.manual_seed(a.seed)
+    rows, ok = [], True
+    with tempfile.TemporaryDirectory(prefix="baco-fused-") as tmp:
+        for name in names:
+            r = measure(name, hw, a.budget, a.seed, a.smoke, a.resolution, 2 if a.smoke else a.calibrate,
+                        a.forced, Path(tmp))
+            print_row(r)
+            rows.append(r)
+            ok &= all(run["exact"] for run in r["runs"].values())
+    for kind in ("chosen", "forced"):
+        groups = [g for r in rows for g in r["fusions"].get(kind, {}).get("groups", [])]
+        if groups:
+            lr, median = accuracy(groups)
+            print(f"fused-program model over the {len(groups)} {kind} fused groups: log r = {lr:.3f} (goal >= 0.95), "
+                  f"median error {median:.1%} (goal <= 15%)")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

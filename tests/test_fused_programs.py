@@ -1,0 +1,230 @@
+"""Fused programs that run: the tuner's fusion groups (baco tune --fusion on) compiled by the
+whole-model compiler as one program per group (baco.kernels.fused), bit-exact against the
+unfused independent reference on sim and the ISS."""
+import copy
+
+import numpy as np
+import pytest
+import torch
+
+import baco
+from baco.gemmini.arith import reference_matmul
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.fused import gemm_chain_blocks, gemm_chain_footprint
+from baco.kernels.fused import gemm_chain_launch
+from baco.model.lower import GemminiStep
+from baco.model.zoo import mlp, seeded_inputs
+from baco.tuner import explore, fusion
+from baco.tuner.arch import Hardware
+from baco.tuner.emit import result_dict
+
+nn = torch.nn
+
+
+def chain_operands(M, K, H, N, seed):
+    rng = np.random.default_rng(seed)
+    i8 = lambda *s: rng.integers(-128, 128, s, dtype=np.int8)  # noqa: E731
+    return (i8(M, K), i8(K, H), rng.integers(-5000, 5000, H).astype(np.int32), i8(H, N),
+            rng.integers(-5000, 5000, N).astype(np.int32), 1 / (64 * np.sqrt(K)), 1 / (48 * np.sqrt(H)))
+
+
+def chain_reference(x, w1, b1, w2, b2, s1, s2, relu1, relu2):
+    h = reference_matmul(x, w1, b1[None, :], out="int8", scale=s1, relu=relu1)
+    return reference_matmul(h, w2, b2[None, :], out="int8", scale=s2, relu=relu2)
+
+
+@pytest.mark.parametrize("M,K,H,N,bm,bk,relu1,relu2", [
+    (1, 1, 1, 1, 16, 16, True, False), (33, 70, 48, 20, 32, 32, True, False), (17, 65, 33, 17, 16, 32, False, True),
+    (50, 40, 100, 3, 64, 16, True, True)])
+def test_gemm_chain_bit_exact(M, K, H, N, bm, bk, relu1, relu2):
+    x, w1, b1, w2, b2, s1, s2 = chain_operands(M, K, H, N, seed=M + K)
+    launch = gemm_chain_launch(x, w1, b1, w2, b2, scale1=s1, scale2=s2, relu1=relu1, relu2=relu2,
+                               block_m=bm, block_k=bk)
+    launch.run("sim")
+    np.testing.assert_array_equal(launch.y, chain_reference(x, w1, b1, w2, b2, s1, s2, relu1, relu2))
+
+
+def test_gemm_chain_hidden_layer_stays_on_chip_and_runs_on_the_iss(tmp_path):
+    x, w1, b1, w2, b2, s1, s2 = chain_operands(40, 50, 40, 24, seed=3)
+    launch = gemm_chain_launch(x, w1, b1, w2, b2, scale1=s1, scale2=s2, relu1=True, block_m=16, block_k=32)
+    info = launch.run("iss")
+    np.testing.assert_array_equal(launch.y, chain_reference(x, w1, b1, w2, b2, s1, s2, True, False))
+    # the only mvouts are the output's tiles: 3 x 2 of DIM 16
+    assert info["result"].stats["mvout"] == 3 * 2
+
+
+def test_gemm_chain_blocks_and_capacity():
+    cfg = GemminiConfig()         # 16 x 16, 256 KB scratchpad (16384 rows), 64 KB accumulator (1024 rows)
+    f = gemm_chain_footprint(32, 64, 512, 256, 16)
+    assert (f.sp_rows, f.acc_rows) == ((2 * 4 + 4 * 32 + 32 * 16) * 16, (2 * 32 + 2 * 16) * 16)
+    # the accumulator holds 64 x 512 + 64 x 256 int32 only at 16 rows a program
+    assert gemm_chain_blocks(64, 256, 512, 256, 64, 64, cfg) == (16, 64)
+    assert gemm_chain_blocks(5, 20, 30, 10, 64, 64, cfg) == (16, 32)           # clipped to the matrices
+    assert gemm_chain_blocks(20, 20, 30, 10, 20, 20, cfg) == (20, 20)           # as the schedule has them
+    assert gemm_chain_blocks(64, 256, 4096, 256, 64, 64, cfg) is None
+    x, w1, b1, w2, b2, s1, s2 = chain_operands(4, 8, 4096, 16, seed=0)
+    with pytest.raises(ValueError, match="H=4096, N=16 does not fit"):
+        gemm_chain_launch(x, w1, b1, w2, b2, scale1=s1, scale2=s2)
+    x, w1, b1, w2, b2, s1, s2 = chain_operands(4, 8, 16, 16, seed=0)
+    with pytest.raises(TypeError, match="relu1"):
+        gemm_chain_launch(x, w1, b1, w2, b2, scale1=s1, scale2=s2, relu1=1)
+    with pytest.raises(ValueError, match="w2 must have H"):
+        gemm_chain_launch(x, w1, b1, w2[:5], b2, scale1=s1, scale2=s2)
+
+
+# ---- whole models ---------------------------------------------------------------------------
+SIZES, ROWS = (40, 96, 48, 24), 20
+
+
+def tuned_result(model, x, hw=None):
+    g = fusion.graph_from_torch(model, x)
+    return g, explore.coexplore(g.layers, fusion_graph=g, steps=6, starts=2, random_pool=4, polish=False,
+                                progress=False, cycle_model="compiled", fixed_hw=hw)
+
+
+def tuned_design(model, x, hw=None):
+    g, result = tuned_result(model, x, hw)
+    return g, result_dict(g.layers, result)
+
+
+def with_fused(design, pairs):
+    d = {**design, "fusion": {**design["fusion"], "edges": [dict(e) for e in design["fusion"]["edges"]]}}
+    for e in d["fusion"]["edges"]:
+        e["fused"] = (e["producer"], e["consumer"]) in pairs
+    return d
+
+
+def test_mlp_fused_groups_compile_bit_exact_on_sim_and_iss():
+    model, x = mlp(SIZES), seeded_inputs((ROWS, SIZES[0]), 1)[0]
+    g, design = tuned_design(model, x, Hardware(16, 64, 32))
+    assert [(e["producer"], e["consumer"], e["kind"]) for e in design["fusion"]["edges"]] == \
+        [("0", "2", "gemm-gemm"), ("2", "4", "gemm-gemm")]
+    for pairs in ([("0", "2")], [("2", "4")], []):
+        compiled = baco.compile_model(model, x, design=with_fused(design, pairs))
+        kernels = [k for info in compiled.layers for k in info.kernels]
+        assert kernels.count("gemm_chain_kernel") == len(pairs) and len(kernels) == 3 - len(pairs)
+        kept = {compiled.graph.ops[int(p[0]) // 2].output for p in pairs}
+        assert compiled.lowered.on_chip == kept and not kept & set(compiled.lowered.buffers)
+        for target in ("sim", "iss"):
+            r = compiled.check(x, target=target)
+            assert r["bit_exact"] and r["first_mismatch"] is None, (pairs, target)
+
+
+def test_search_declines_a_fusion_the_program_loses_and_forced_runs_the_tuned_blocks():
+    """The compiled-program model costs a fused pair as its fused kernel's program: here slower
+    than the two layers' (LOOP_WS, loads behind computes), so the search leaves it unfused. Forced
+    (every fitting edge), the compiler runs the pair with exactly the producer's tuned blocks, the
+    blocks at which the search checked its capacity."""
+    model, x = mlp(SIZES), seeded_inputs((ROWS, SIZES[0]), 1)[0]
+    g, result = tuned_result(model, x)
+    assert not any(e["fused"] for e in result.fusion["edges"])
+    problem = explore.NetworkProblem(g.layers, fixed_hw=result.hw, cycle_model="compiled", fusion_graph=g)
+    forced = copy.deepcopy(result)
+    fusion.fuse_result(problem, forced, torch.ones(len(g.edges), dtype=torch.bool), require_gain=False)
+    fused = [e for e in forced.fusion["edges"] if e["fused"]]
+    assert len(fused) == 1 and forced.cycles > result.cycles
+    assert fused[0]["group_cycles"] == fusion.fused_program_cycles(g, g.edges[0], forced.mappings[0], forced.hw)
+    compiled = baco.compile_model(model, x, design=result_dict(g.layers, forced))
+    chain = [s for s in compiled.lowered.steps if isinstance(s, GemminiStep) and s.fused]
+    assert len(chain) == 1
+    schedule = compiled.lowered.tuned[chain[0].layer.key]
+    assert chain[0].launches[0].options["BLOCK_M"] == schedule.block_m
+    assert chain[0].launches[0].options["BLOCK_K"] == schedule.block_k
+    assert compiled.check(x)["bit_exact"]
+
+
+def test_a_layer_in_two_fused_edges_is_an_error():
+    model, x = mlp(SIZES), seeded_inputs((ROWS, SIZES[0]), 1)[0]
+    _, design = tuned_design(model, x, Hardware(16, 64, 32))
+    with pytest.raises(ValueError, match="2 -> 4 .*another fused edge"):
+        baco.compile_model(model, x, design=with_fused(design, [("0", "2"), ("2", "4")]))
+
+
+class Pointwise(nn.Module):
+    """1x1 -> ReLU -> 1x1 (batch norm folded) on a ragged image."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 24, 3, padding=1)
+        self.expand, self.project, self.bn = nn.Conv2d(24, 40, 1), nn.Conv2d(40, 20, 1), nn.BatchNorm2d(20)
+
+    def forward(self, x):
+        return self.bn(self.project(torch.relu(self.expand(torch.relu(self.stem(x))))))
+
+
+def test_pointwise_pair_fused_bit_exact():
+    from baco.model.zoo import with_bn_statistics
+    torch.manual_seed(0)
+    model = with_bn_statistics(Pointwise(), (1, 3, 7, 9))
+    x = seeded_inputs((1, 3, 7, 9), 1)[0]
+    _, design = tuned_design(model, x, Hardware(16, 64, 32))
+    assert [(e["producer"], e["consumer"], e["kind"]) for e in design["fusion"]["edges"]] == \
+        [("expand", "project", "pw-pw")]
+    compiled = baco.compile_model(model, x, design=with_fused(design, [("expand", "project")]))
+    assert [k for info in compiled.layers for k in info.kernels][-1] == "gemm_chain_kernel"
+    for target in ("sim", "iss"):
+        assert compiled.check(x, target=target)["bit_exact"]
+
+
+class InvertedResidual(nn.Module):
+    """MobileNetV2's block: 1x1 expand (ReLU6), 3x3 depthwise (ReLU6), 1x1 project, + the input."""
+
+    def __init__(self, c=24, expand=4):
+        super().__init__()
+        h = c * expand
+        self.stem = nn.Sequential(nn.Conv2d(3, c, 3, padding=1), nn.BatchNorm2d(c), nn.ReLU6())
+        self.expand = nn.Sequential(nn.Conv2d(c, h, 1, bias=False), nn.BatchNorm2d(h), nn.ReLU6())
+        self.dw = nn.Sequential(nn.Conv2d(h, h, 3, padding=1, groups=h, bias=False), nn.BatchNorm2d(h), nn.ReLU6())
+        self.project = nn.Sequential(nn.Conv2d(h, c, 1, bias=False), nn.BatchNorm2d(c))
+
+    def forward(self, x):
+        x = self.stem(x)
+        return x + self.project(self.dw(self.expand(x)))
+
+
+def test_pointwise_residual_add_fused_bit_exact():
+    from baco.model.zoo import with_bn_statistics
+    torch.manual_seed(1)
+    model = with_bn_statistics(InvertedResidual(), (1, 3, 9, 7))
+    x = seeded_inputs((1, 3, 9, 7), 1)[0]
+    _, design = tuned_design(model, x, Hardware(16, 64, 32))
+    assert [(e["producer"], e["kind"]) for e in design["fusion"]["edges"]] == [("project.0", "resadd")]
+    compiled = baco.compile_model(model, x, design=with_fused(design, [("project.0", "add")]))
+    kernels = [k for info in compiled.layers for k in info.kernels]
+    assert kernels[-1] == "gemm_resadd_kernel" and "resadd_kernel" not in kernels
+    for target in ("sim", "iss"):
+        assert compiled.check(x, target=target)["bit_exact"]
+
+
+def test_a_fused_edge_of_another_model_is_an_error():
+    model, x = mlp(SIZES), seeded_inputs((ROWS, SIZES[0]), 1)[0]
+    _, design = tuned_design(model, x, Hardware(16, 64, 32))
+    wrong = with_fused(design, [("0", "2")])
+    wrong["fusion"]["edges"][0]["producer"] = "encoder.fc1"
+    with pytest.raises(ValueError, match="encoder.fc1 -> 2 .*0 Gemmini layers of the producer's module"):
+        baco.compile_model(model, x, design=wrong)
+
+
+@pytest.mark.parametrize("kind,shape", [
+    ("chain", (20, 40, 96, 48, 32, 48)), ("chain", (256, 64, 128, 64, 64, 64)), ("chain", (1024, 32, 64, 32, 64, 32)),
+    ("resadd", (64, 96, 16, 64, 16, 96)), ("resadd", (1024, 96, 24, 64, 32, 96)), ("resadd", (256, 192, 32, 128, 32, 64))])
+def test_fused_program_models_against_the_cycle_model(kind, shape):
+    """baco.gemmini.fused's cycle models (the tuner's cost of a fused group) against the cycle
+    model's time of the fused kernel's command stream."""
+    from baco.gemmini.fused import gemm_chain_program_cycles, gemm_resadd_program_cycles
+    from baco.gemmini.schedule import GemmSchedule
+    from baco.kernels.fused import gemm_resadd_launch
+    cfg, rng = GemminiConfig(), np.random.default_rng(0)
+    i8 = lambda *s: rng.integers(-128, 128, s, dtype=np.int8)  # noqa: E731
+    if kind == "chain":
+        M, K, H, N, bm, bk = shape
+        launch = gemm_chain_launch(i8(M, K), i8(K, H), None, i8(H, N), None, scale1=0.01, scale2=0.01,
+                                   block_m=bm, block_k=bk)
+        predicted = gemm_chain_program_cycles(M, K, H, N, bm, bk, cfg)
+    else:
+        M, K, N, bm, bn, bk = shape
+        launch = gemm_resadd_launch(i8(M, K), i8(K, N), None, i8(M, N), scale=0.01, relu=False, a_scale=0.5,
+                                    r_scale=0.7, out_scale=0.9, relu_out=False, schedule=GemmSchedule(bm, bn, bk))
+        predicted = gemm_resadd_program_cycles(M, N, K, bm, bn, bk, cfg)
+    simulated = launch.cycles()["cycles"]
+    assert abs(predicted - simulated) <= 0.15 * simulated, (predicted, simulated)
