@@ -2,7 +2,8 @@
 command: the functional model's hot path (a 224x224 ResNet-50 unrolls millions of them).
 
 A run qualifies when each of its commands would take the functional model's plainest path
-(GemminiModel.do_preload / _compute): weight-stationary, no transposes, A and C strides 1, int8
+(GemminiModel.do_preload / _compute): weight-stationary, no transposes, C stride 1 (A rows
+config_ex's a_stride apart: a strided convolution's pixels), int8
 inputs, A and the weights read from the scratchpad, no D operand, C written into the
 accumulator. What it computes is then exactly what the commands one by one compute: every
 product block A·W summed exactly (int8 products of DIM terms in float64), added into the
@@ -21,10 +22,10 @@ ROW_MASK = 0x3FFFFFF
 CHUNK = 4096          # pairs per numpy pass (bounds the temporary arrays)
 
 
-def _local(addr, rows, limit) -> int | None:
-    """The first row of a local range inside memory `limit` rows, else None."""
+def _local(addr, rows, limit, stride=1) -> int | None:
+    """The first row of `rows` local rows `stride` apart inside memory `limit` rows, else None."""
     row = addr & ROW_MASK
-    return row if row + rows <= limit else None
+    return row if row + (rows - 1) * stride + 1 <= limit else None
 
 
 def plan_pairs(model, pairs):
@@ -35,9 +36,9 @@ def plan_pairs(model, pairs):
     C target: (first row, rows, cols, accumulate) or None (not written)."""
     cfg = model.config
     d, sp_rows, acc_rows = cfg.dim, cfg.sp_rows, cfg.acc_rows
-    if (model.dataflow != 1 or model.a_transpose or model.b_transpose or model.a_stride != 1
-            or model.c_stride != 1 or model.in_bits != 8):
+    if model.dataflow != 1 or model.a_transpose or model.b_transpose or model.c_stride != 1 or model.in_bits != 8:
         return None
+    a_stride = model.a_stride
     a_rows_, blocks, w_of, targets = [], [None], [], []
     for pre, name, f in pairs:
         if max(pre["bd_rows"], pre["bd_cols"], pre["c_rows"], pre["c_cols"], f["a_rows"], f["a_cols"],
@@ -46,7 +47,7 @@ def plan_pairs(model, pairs):
         a, rows, cols = f["a_addr"], f["a_rows"], f["a_cols"]
         if is_garbage(a) or not rows or not cols:
             a_rows_.append(None)
-        elif a & ACC_BIT or (row := _local(a, rows, sp_rows)) is None:
+        elif a & ACC_BIT or (row := _local(a, rows, sp_rows, a_stride)) is None:
             return None
         else:
             a_rows_.append((row, rows, cols))
@@ -69,14 +70,15 @@ def plan_pairs(model, pairs):
     return a_rows_, blocks, w_of, targets
 
 
-def _gather(spad, ranges, d):
-    """(n, d, d) int64 blocks of the scratchpad: ranges (first row, rows, cols) or None (zeros)."""
+def _gather(spad, ranges, d, stride=1):
+    """(n, d, d) int64 blocks of the scratchpad: ranges (first row, rows, cols) of rows `stride`
+    apart, or None (zeros)."""
     n = len(ranges)
     first = np.array([r[0] if r else 0 for r in ranges], dtype=np.int64)
     rows = np.array([r[1] if r else 0 for r in ranges], dtype=np.int64)
     cols = np.array([r[2] if r else 0 for r in ranges], dtype=np.int64)
     ar = np.arange(d)
-    idx = np.minimum(first[:, None] + ar, spad.shape[0] - 1)
+    idx = np.minimum(first[:, None] + ar * stride, spad.shape[0] - 1)
     mask = (ar[None, :, None] < rows[:, None, None]) & (ar[None, None, :] < cols[:, None, None])
     return np.where(mask, spad[idx].astype(np.int64), 0).reshape(n, d, d)
 
@@ -95,7 +97,7 @@ def run_pairs(model, pairs) -> bool:
     ar = np.arange(d)
     for lo in range(0, len(pairs), CHUNK):
         hi = min(len(pairs), lo + CHUNK)
-        A = _gather(model.spad, a_ranges[lo:hi], d).astype(np.float64)
+        A = _gather(model.spad, a_ranges[lo:hi], d, model.a_stride).astype(np.float64)
         C = np.rint(np.matmul(A, weights[w_of[lo:hi]].astype(np.float64))).astype(np.int64)
         _write(acc, C, targets[lo:hi], d, ar)
     model.weights = weights[w_of[-1]].copy()
