@@ -6,7 +6,8 @@
   * RISC-V instructions per second of the ISS on a compute-bound C program
     (no Gemmini commands), and the ISS running a LOOP_WS program;
   * the Gemmini commands per second of a large GEMM (matmul_kernel, default schedule, int8
-    out) linked as a one-step program ELF (baco.codegen.program) and run on the ISS, as
+    out: LOOP_WS programs) and of a 3x3 convolution (conv2d_kernel: LOOP_CONV_WS programs), each
+    linked as a one-step program ELF (baco.codegen.program) and run on the ISS, as
     `baco sim OUT.elf [--timing]` runs a whole model: without and with the cycle model.
     Rates are per wall second and per CPU second of this process (the machine is shared);
   * with --network MODULE:CALLABLE, the Gemmini commands a whole network's convolution and linear
@@ -16,7 +17,7 @@
     --timing` runs the network in minutes. Residual adds, pooling and CPU operators are not
     counted.
 
-    python benchmarks/sim_speed.py [--blocks 2000] [--n 64] [--gemm 512] [--smoke]
+    python benchmarks/sim_speed.py [--blocks 2000] [--n 64] [--gemm 512] [--conv 56 --conv-channels 64] [--smoke]
                                    [--network torchvision.models:resnet50 --input-shape 1,3,224,224]
 """
 from __future__ import annotations
@@ -138,6 +139,31 @@ def gemm_program(n: int, workdir: Path):
     return build_program_elf(p, workdir / "gemm.elf", input=rng.integers(-128, 128, (n, n), dtype=np.int8))
 
 
+def conv_program(hw: int, channels: int, workdir: Path):
+    """A one-step program: a 3x3 stride-1 padded convolution (1 x hw x hw x channels -> channels,
+    int8 out, ReLU) with conv2d_kernel's default schedule, i.e. LOOP_CONV_WS programs."""
+    from baco.codegen.program import Program, build_program_elf
+    from baco.kernels.conv import conv2d_launch
+    rng = np.random.default_rng(0)
+    x = rng.integers(-128, 128, (1, hw, hw, channels), dtype=np.int8)
+    w = rng.integers(-128, 128, (3, 3, channels, channels), dtype=np.int8)
+    launch = conv2d_launch(x, w, rng.integers(-1000, 1000, channels, dtype=np.int32), stride=1, padding=1,
+                           scale=0.001, relu=True, out="int8")
+    p = Program(DEFAULT_CONFIG)
+    bufs = {id(x): p.input("x", np.int8, x.shape), id(launch.y): p.output("y", np.int8, launch.y.shape)}
+
+    def buffer(v):
+        """The program buffer of a launch's array (the weights and bias: read-only data)."""
+        if not isinstance(v, np.ndarray):
+            return v
+        if id(v) not in bufs:
+            bufs[id(v)] = p.weights(f"w{len(bufs)}", v)
+        return bufs[id(v)]
+    p.launch("conv", launch.kernel, launch.grid, [buffer(a) for a in launch.args], [bufs[id(launch.y)]],
+             **{k: buffer(v) for k, v in launch.options.items()})
+    return build_program_elf(p, workdir / "conv.elf", input=x)
+
+
 def program_speed(build, with_timing: bool):
     """(commands Gemmini executed, wall s, CPU s) of one run of a program ELF on the ISS."""
     from baco.codegen.program import run_program
@@ -172,13 +198,15 @@ def main(argv=None) -> int:
     p.add_argument("--blocks", type=int, default=2000, help="matmul blocks in the model-only stream")
     p.add_argument("--n", type=int, default=64, help="size of the ISS's compute-bound int32 matmul")
     p.add_argument("--gemm", type=int, default=512, help="M = N = K of the program-ELF GEMM")
+    p.add_argument("--conv", type=int, default=56, help="image height and width of the program-ELF 3x3 conv")
+    p.add_argument("--conv-channels", type=int, default=64, help="its input and output channels")
     p.add_argument("--network", metavar="MODULE:CALLABLE",
                    help="count a network's Gemmini commands, e.g. torchvision.models:resnet50")
     p.add_argument("--input-shape", default="1,3,224,224", help="the network's input shape")
     p.add_argument("--smoke", action="store_true", help="tiny sizes (for the test suite)")
     args = p.parse_args(argv)
     if args.smoke:
-        args.blocks, args.n, args.gemm = 20, 8, 32
+        args.blocks, args.n, args.gemm, args.conv, args.conv_channels = 20, 8, 32, 8, 16
 
     commands, elapsed, _ = model_speed(args.blocks, with_timing=False)
     base_rate = commands / elapsed
@@ -201,6 +229,12 @@ def main(argv=None) -> int:
             print(f"ISS, {args.gemm}^3 GEMM program{' + timing' if with_timing else ''}: {commands} commands in "
                   f"{wall:.2f} s = {commands / wall:,.0f} commands/s ({cpu:.2f} CPU s = {commands / cpu:,.0f}/s)")
         timed_rate = commands / cpu      # the last run: with the cycle model
+        build = conv_program(args.conv, args.conv_channels, Path(tmp))
+        for with_timing in (False, True):
+            commands, wall, cpu = program_speed(build, with_timing)
+            print(f"ISS, 3x3 conv {args.conv}x{args.conv}x{args.conv_channels} program (LOOP_CONV_WS)"
+                  f"{' + timing' if with_timing else ''}: {commands} commands in {wall:.2f} s = "
+                  f"{commands / wall:,.0f} commands/s ({cpu:.2f} CPU s = {commands / cpu:,.0f}/s)")
     if args.network:
         total, macs, cycles, layers = network_commands(args.network, [int(d) for d in args.input_shape.split(",")])
         print(f"{args.network} {args.input_shape}: {layers} conv/linear layers, {total:,} Gemmini commands "

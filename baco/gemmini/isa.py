@@ -222,6 +222,38 @@ def encode(name: str, **values) -> tuple[int, int]:
     return words["rs1"], words["rs2"]
 
 
+def command_fields(name: str, **values) -> dict:
+    """The fields `decode(funct, *encode(name, **values))` returns (every variable field, 0 where
+    not given), without packing and unpacking them: the hardware loops' expansion issues
+    millions of commands. The same values are errors as in encode (no two fields of a
+    command share a bit, so the round trip changes nothing else)."""
+    spec = _FIELD_SPECS.get(name)
+    if spec is None:
+        cmd = COMMANDS[name]
+        spec = _FIELD_SPECS[name] = ({f.name: 0 for f in cmd.fields if f.fixed is None},
+                                     {f.name: f for f in cmd.fields})
+    template, fields = spec
+    out = dict(template)
+    for key, v in values.items():
+        f = fields.get(key)
+        if f is None:
+            raise ValueError(f"{name} has no field(s) {sorted(set(values) - set(fields))}")
+        if f.fixed is not None:
+            if v != f.fixed:
+                raise ValueError(f"{name}.{key} is fixed to {f.fixed}")
+            continue
+        v = int(v)
+        if v < 0 and f.width == 64:
+            v &= MASK64
+        if v < 0 or v > f.mask:
+            raise ValueError(f"{name}.{key} = {v} does not fit its {f.width}-bit field")
+        out[key] = v
+    return out
+
+
+_FIELD_SPECS: dict = {}     # command name -> (its variable fields at 0, every field by name)
+
+
 def decode(funct: int, rs1: int, rs2: int) -> tuple[Command, dict]:
     """The command and its field values. Unknown functs raise IsaError."""
     cands = BY_FUNCT.get(funct)

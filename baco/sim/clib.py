@@ -25,7 +25,7 @@ from __future__ import annotations
 from baco.gemmini.arith import f32_bits
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto, tiled_matmul_reuse
-from baco.gemmini.isa import COMMANDS, decode, encode
+from baco.gemmini.isa import COMMANDS, encode
 from baco.sim.loops import MVIN_SCALE_IDENTITY, cmd
 from baco.sim.timing import CommandStream, TimingModel
 
@@ -39,8 +39,7 @@ BIAS = (None, "full", "repeating")
 
 def _command(name, **fields):
     """(name, every field of the command as the decoder sees it)."""
-    command_, f = decode(*cmd(name, **fields))
-    return command_.name, f
+    return cmd(name, **fields)
 
 
 def matmul_stream(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = False, scale: float = 1.0,

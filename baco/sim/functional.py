@@ -18,9 +18,13 @@ from baco.gemmini.arith import (acc_to_int8, bits_f32, max_pool, rounding_right_
                                 saturate, scale_to_int)
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import (ACC_BIT, ACCUMULATE_BIT, COMMANDS, READ_FULL_BIT, GemminiFault,
-                              IsaError, decode, disassemble, is_garbage)
+                              IsaError, decode, disassemble, encode, is_garbage)
+from baco.sim.batched import run_pairs
 from baco.sim.loops import LoopConvState, LoopWsState, loop_conv_program, loop_ws_program
 from baco.sim.timing import EXTERNAL_BASE, EXTERNAL_TOTALS
+
+# below this many preload/compute pairs numpy's fixed cost exceeds running them one by one
+MIN_BATCHED_PAIRS = 8
 
 ALLOWED_TRANSPOSES = {  # (dataflow, a_transpose, b_transpose) -> allowed (§1.3.1)
     (0, 0, 0): True, (0, 0, 1): False, (0, 1, 0): True, (0, 1, 1): True,
@@ -107,16 +111,20 @@ class GemminiModel:
             cmd, f = decode(funct, rs1, rs2)
         except IsaError as e:
             raise GemminiFault(str(e), pc=pc, command=f"funct {funct}", field="funct") from None
-        self.pc, self._current = pc, cmd.name
-        self._rs = (funct, rs1, rs2)
-        self.stats[cmd.name] = self.stats.get(cmd.name, 0) + 1
-        if cmd.queue != "loop":     # loops are observed through the commands they expand to
+        self.pc, self._rs = pc, (funct, rs1, rs2)
+        return self._run(cmd.name, cmd.queue, f)
+
+    def _run(self, name, queue, f):
+        """Run one decoded command (self.pc and self._rs, its words or None, already set)."""
+        self._current = name
+        self.stats[name] = self.stats.get(name, 0) + 1
+        if queue != "loop":     # loops are observed through the commands they expand to
             for obs in self.observers:
                 if not (self.expanding and getattr(obs, "sees_loops", False)):
-                    obs(cmd.name, f, pc)
-        handler = getattr(self, "do_" + cmd.name, None)
+                    obs(name, f, self.pc)
+        handler = getattr(self, "do_" + name, None)
         if handler is None:
-            raise self.fault(f"{cmd.name} is not supported by this model", "funct")
+            raise self.fault(f"{name} is not supported by this model", "funct")
         try:
             return handler(f) or 0
         except GemminiFault as e:
@@ -130,6 +138,8 @@ class GemminiModel:
             self.execute(funct, rs1, rs2, self.pc)
 
     def fault(self, message, field=None):
+        if self._rs is None:      # a command of a hardware loop: packed only to be named
+            self._rs = (COMMANDS[self._current].funct, *encode(self._current, **self._fields))
         funct, rs1, rs2 = self._rs
         return GemminiFault(message, pc=self.pc, command=disassemble(funct, rs1, rs2), field=field)
 
@@ -453,11 +463,28 @@ class GemminiModel:
                 obs(self._current, program, pc)
         self.expanding = True
         try:
-            for funct, rs1, rs2 in program.triples():
-                self.execute(funct, rs1, rs2, pc)
+            self._run_expanded(program.commands)
         finally:
             self.expanding = False
         self.pc, self._rs = pc, rs
+
+    def _run_expanded(self, commands):
+        """A loop's commands in order; runs of preload/compute pairs go to baco.sim.batched (one
+        numpy computation each) unless an observer must see every command."""
+        batch = all(getattr(obs, "sees_loops", False) for obs in self.observers)
+        i, n = 0, len(commands)
+        while i < n:
+            j = i
+            while batch and j + 1 < n and commands[j][2] == "preload" and commands[j + 1][2].startswith("compute"):
+                j += 2
+            if j - i >= 2 * MIN_BATCHED_PAIRS and \
+                    run_pairs(self, [(commands[k][3], commands[k + 1][2], commands[k + 1][3]) for k in range(i, j, 2)]):
+                i = j
+                continue
+            for _, _, name, fields in commands[i:max(j, i + 1)]:
+                self._rs, self._fields = None, fields
+                self._run(name, COMMANDS[name].queue, fields)
+            i = max(j, i + 1)
 
     def _latch_loop_conv(self, f):
         self.loop_conv.latch(f)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import (ACC_BIT, ACCUMULATE_BIT, COMMANDS, CONCURRENT_LOOPS, GARBAGE_ADDR,
-                              GemminiFault, READ_FULL_BIT, encode)
+                              GemminiFault, READ_FULL_BIT, command_fields, encode)
 from baco.gemmini.schedule import loop_unit_half
 
 
@@ -33,8 +33,9 @@ def _wrap(row, rows):
 
 
 def cmd(name, **fields):
-    rs1, rs2 = encode(name, **fields)
-    return COMMANDS[name].funct, rs1, rs2
+    """(name, fields as decoded): a command an FSM issues, never packed into rs1/rs2 on its way
+    to the models."""
+    return name, command_fields(name, **fields)
 
 
 class LoopWsState:
@@ -99,7 +100,7 @@ def _c_stores(cfg, st, f, I, J, pad_i, pad_j, c_local):
 
 
 class LoopProgram:
-    """One hardware loop as its FSMs issue it. `commands` are (fsm, iterators, funct, rs1, rs2)
+    """One hardware loop as its FSMs issue it. `commands` are (fsm, iterators, name, fields)
     in program order (the order the functional model runs them in); each FSM issues its own
     commands in that order, and the cycle model interleaves the FSMs as the loop unit's
     arbiter does (baco.sim.timing). kind "ws" (LoopMatmul: FSMs ldd, lda, ldb, ex, st) or
@@ -112,12 +113,13 @@ class LoopProgram:
         self.commands = list(commands)
 
     def triples(self):
-        return [(funct, rs1, rs2) for _, _, funct, rs1, rs2 in self.commands]
+        """(funct, rs1, rs2) of the commands, packed as the ISA encodes them."""
+        return [(COMMANDS[name].funct, *encode(name, **fields)) for _, _, name, fields in self.commands]
 
 
 def _tagged(fsm, items):
-    for iters, (funct, rs1, rs2) in items:
-        yield fsm, iters, funct, rs1, rs2
+    for iters, (name, fields) in items:
+        yield fsm, iters, name, fields
 
 
 def _resadd(cfg: GemminiConfig, st: LoopWsState, f: dict):

@@ -183,18 +183,22 @@ class _HeldLoop:
     def __init__(self, program, arrival):
         self.kind, self.resadd, self.max_k, self.arrival = program.kind, program.resadd, program.max_k, arrival
         self.cmds = {fsm: [] for fsm in LOOP_FSMS[program.kind]}
-        for fsm, iters, funct, rs1, rs2 in program.commands:
-            command, fields = decode(funct, rs1, rs2)
-            self.cmds[fsm].append((iters, command.name, fields))
+        for fsm, iters, name, fields in program.commands:
+            self.cmds[fsm].append((iters, name, fields))
         self.issued = dict.fromkeys(self.cmds, 0)
         self.sizes = {fsm: len(cmds) for fsm, cmds in self.cmds.items()}
+        self.left = len(program.commands)     # commands not issued yet
         self.started = set()        # the FSMs that have taken this loop (they keep it until done)
 
     def finished(self, fsm):
         return self.issued[fsm] == self.sizes[fsm]
 
+    def issue(self, fsm):
+        self.issued[fsm] += 1
+        self.left -= 1
+
     def complete(self):
-        return all(self.finished(fsm) for fsm in self.cmds)
+        return not self.left
 
     def iters(self, fsm):
         """The FSM's iterator registers: its next command's, or None when it is done."""
@@ -388,7 +392,7 @@ class TimingModel:
             loop, fsm, name, fields = pick
             self.stats["commands"] += 1
             self._dispatch(name, fields, QUEUE_OF[name], t)
-            loop.issued[fsm] += 1
+            loop.issue(fsm)
             while self.held and self.held[0].complete():    # slots free oldest first (head_loop)
                 done = self.held.pop(0)
                 self.loop_floor = max(self.loop_floor, t)
@@ -709,9 +713,8 @@ class CommandStream:
                 if getattr(obs, "sees_loops", False):
                     obs(cmd.name, program, pc)
                 else:
-                    for sub in program.triples():
-                        sub_cmd, sub_fields = decode(*sub)
-                        obs(sub_cmd.name, sub_fields, pc)
+                    for _, _, sub_name, sub_fields in program.commands:
+                        obs(sub_name, sub_fields, pc)
         elif cmd.queue == "loop":
             raise ValueError(f"CommandStream does not expand {cmd.name}")
         else:
