@@ -1023,6 +1023,26 @@ def shipped_case(rng, name, wide=False):
 _compiled = {}
 
 
+def unsupported_layers():
+    """Layers compile_model has no operator for, with the call its located CompilationError
+    points at (the forward's line, the call's column) and the operator the message names."""
+    import torch
+
+    class Elu(torch.nn.Module):
+        def forward(self, x):
+            return torch.nn.functional.elu(x)
+
+    class Softplus(torch.nn.Module):
+        def forward(self, x):
+            return torch.nn.functional.softplus(x)
+
+    class Cumsum(torch.nn.Module):
+        def forward(self, x):
+            return torch.cumsum(x, -1)
+    return [(Elu, "torch.nn.functional.elu", "aten.elu"), (Softplus, "torch.nn.functional.softplus", "aten.softplus"),
+            (Cumsum, "torch.cumsum", "aten.cumsum")]
+
+
 def model_case(rng, krng, name, group):
     """baco.compile_model on a small random torch model (an MLP, or convolutions with ReLU and
     max-pooling), then a call of the compiled model on a fresh input checked bit for bit against
@@ -1073,6 +1093,19 @@ def model_case(rng, krng, name, group):
                 ("x", lambda: "input", ("x",)),
                 ("target", None, ("target",))]
     pick = rng.random()
+    if pick >= 0.94:     # a layer without an operator after the model's own: a located compile error
+        layer, call, op = unsupported_layers()[int(rng.integers(3))]
+
+        def run(kernel, target="sim"):
+            from baco.model.compile import compile_model
+            compile_model(torch.nn.Sequential(model, layer()), example, calibrate=2)
+            return {}
+        case = Case(name, f"model-{kind}", "compile", None, run, match=op, exc=(CompilationError,))
+        case.path = layer.forward.__code__.co_filename
+        line = layer.forward.__code__.co_firstlineno + 1
+        with open(case.path) as f:
+            case.where = (line, f.read().splitlines()[line - 1].index(call) + 1)
+        return case
     if pick < 0.3:
         index = int(rng.integers(len(bad_compile)))
         what, change, names = bad_compile[index]

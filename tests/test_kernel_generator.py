@@ -130,6 +130,7 @@ def test_widened_cases_cover_the_new_forms():
     categories = {(c.category, c.expect) for c in cases}
     for category in ("shipped-gemv", "shipped-fused_mlp", "model-mlp", "model-conv"):
         assert {(category, "result"), (category, "launch")} <= categories, category
+    assert {("model-mlp", "compile"), ("model-conv", "compile")} <= categories     # layers without an operator
     assert any(c.meta.get("bias_ptr") is not None for c in cases if getattr(c, "meta", None))
     assert not any("bias_ptr=None" in (kg.case(s).source or "") or kg.case(s).category.startswith("model")
                    for s in range(400))
