@@ -763,6 +763,11 @@ def example_module(name: str):
     return _modules[key]
 
 
+def column_major(x) -> bool:
+    """x is a numpy matrix the matmul wrapper reads in place as column-major (strides (1, ld))."""
+    return isinstance(x, np.ndarray) and x.ndim == 2 and min(x.shape) > 1 and x.strides[0] == x.itemsize
+
+
 def os_sum(a, b, block_k):
     """a @ b with K reduced in blocks of block_k, each block's sum saturated to the OS array's width
     (plain a @ b for block_k None: WS sums in the int32 accumulator)."""
@@ -802,6 +807,10 @@ def shipped_case(rng, name, wide=False):
                               "dataflow": c("WS", "OS"), "double_buffer": c(False, True)}
             blocks_os = kw["schedule"]["block_k"] if kw["schedule"]["dataflow"] == "OS" else None
         pos = {"a": a, "b": b}
+        if wide and rng.random() < 0.35:     # layouts read in place: a column-major operand, a row stride
+            layout = c("a", "b", "stride")
+            pos = {"a": np.asfortranarray(a), "b": b} if layout == "a" else {"a": a, "b": np.asfortranarray(b)} \
+                if layout == "b" else {"a": np.pad(a, ((0, 0), (0, 3)))[:, :K], "b": b}
         call = lambda p, k: mm.matmul(p["a"], p["b"], **k)[0]  # noqa: E731
 
         def reference():
@@ -825,6 +834,9 @@ def shipped_case(rng, name, wide=False):
                 ("schedule", "block_n")),
                ("dataflow", lambda p, k: k.update(dataflow="XS"), ("dataflow",)),
                ("a", lambda p, k: p.update(a=p["a"][None]), ("a",))]
+        if wide and min(M, N, K) > 1:      # both operands column-major: one transposer per array
+            bad.append(("a", lambda p, k: p.update(a=np.asfortranarray(p["a"]), b=np.asfortranarray(p["b"])),
+                        ("a", "b")))
     elif which in ("conv2d", "depthwise", "conv1d", "conv_pool"):
         Nb = c(1, 1, 2)
         H, W = (1 if which == "conv1d" else int(rng.integers(3, 7))), int(rng.integers(3, 9))
@@ -1002,9 +1014,11 @@ def shipped_case(rng, name, wide=False):
     if torch_inputs:
         import torch
         pos = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in pos.items()}
-    if mutate:
-        index = int(rng.integers(len(bad)))
-        what, breaks, names = bad[index]
+    # a column-major B under OS (the array's transposer feeds A): the wrapper's ValueError naming b
+    transposed_b_os = which == "matmul" and blocks_os is not None and column_major(pos["b"])
+    if mutate or transposed_b_os:
+        index = -1 if transposed_b_os and not mutate else int(rng.integers(len(bad)))
+        what, breaks, names = ("b", lambda p, k: None, ("b",)) if index == -1 else bad[index]
         breaks(pos, kw)
 
         def run(kernel, target="sim"):
@@ -1021,6 +1035,26 @@ def shipped_case(rng, name, wide=False):
 
 # ---- compile_model-level entry points ---------------------------------------------------------------
 _compiled = {}
+
+
+def unsupported_layers():
+    """Layers compile_model has no operator for, with the call its located CompilationError
+    points at (the forward's line, the call's column) and the operator the message names."""
+    import torch
+
+    class Elu(torch.nn.Module):
+        def forward(self, x):
+            return torch.nn.functional.elu(x)
+
+    class Softplus(torch.nn.Module):
+        def forward(self, x):
+            return torch.nn.functional.softplus(x)
+
+    class Cumsum(torch.nn.Module):
+        def forward(self, x):
+            return torch.cumsum(x, -1)
+    return [(Elu, "torch.nn.functional.elu", "aten.elu"), (Softplus, "torch.nn.functional.softplus", "aten.softplus"),
+            (Cumsum, "torch.cumsum", "aten.cumsum")]
 
 
 def model_case(rng, krng, name, group):
@@ -1073,6 +1107,19 @@ def model_case(rng, krng, name, group):
                 ("x", lambda: "input", ("x",)),
                 ("target", None, ("target",))]
     pick = rng.random()
+    if pick >= 0.94:     # a layer without an operator after the model's own: a located compile error
+        layer, call, op = unsupported_layers()[int(rng.integers(3))]
+
+        def run(kernel, target="sim"):
+            from baco.model.compile import compile_model
+            compile_model(torch.nn.Sequential(model, layer()), example, calibrate=2)
+            return {}
+        case = Case(name, f"model-{kind}", "compile", None, run, match=op, exc=(CompilationError,))
+        case.path = layer.forward.__code__.co_filename
+        line = layer.forward.__code__.co_firstlineno + 1
+        with open(case.path) as f:
+            case.where = (line, f.read().splitlines()[line - 1].index(call) + 1)
+        return case
     if pick < 0.3:
         index = int(rng.integers(len(bad_compile)))
         what, change, names = bad_compile[index]

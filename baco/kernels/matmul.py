@@ -127,6 +127,9 @@ def matmul_launch(a, b, *, bias=None, out="int32", scale=1.0, relu=False, schedu
     config = as_config(config)
     s = resolve_schedule(schedule, block, dataflow, double_buffer, shape=(M, N, K), config=config,
                          out_int8=out == "int8")
+    if stride_bn != 1 and s.dataflow == "OS":      # OS's transposer feeds A (gemmini-isa.md)
+        raise ValueError("b is column-major, which the output-stationary dataflow cannot read transposed alone: "
+                         "pass b row-major or use dataflow='WS'")
     problems = schedule_problems(s, config, out == "int8")
     if problems:      # before anything is compiled, as the convolutions check theirs
         raise ValueError(f"{'block' if schedule is None and block is not None else 'schedule'} "
