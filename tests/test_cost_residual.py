@@ -157,10 +157,29 @@ def test_layer_held_out_refits_without_the_folds_layers():
     folds = torch.tensor([0, 0, 1, 1, 2, 2] * 2)
     seen = []
 
-    def fit_fn(a, b):
-        seen.append(set(a[:, 0].tolist()))
+    def fit_fn(fit):
+        seen.append(set(x[fit, 0].tolist()))
         return lambda z: torch.full((z.shape[0],), float(len(seen)), dtype=torch.float64)
     pred = script.out_of_fold(x, x[:, 0], folds, fit_fn)
     for f in range(3):
         held = set(x[folds == f, 0].tolist())
         assert not (held & seen[f]) and (pred[folds == f] == f + 1).all()
+
+
+def test_bounded_linear_residual_fits_by_layer_and_stays_in_its_training_range():
+    """residual.fit_bounded_linear: a log-ratio linear in a feature is recovered from rows grouped by
+    layer; beyond the training range the features and the output are clamped (no extrapolation), and
+    the weights file's state gives the same model back."""
+    gen = torch.Generator().manual_seed(0)
+    x = torch.rand(200, 3, generator=gen, dtype=torch.float64)
+    y = 0.5 * x[:, 0] - 0.2 * x[:, 1] + 0.01 * torch.randn(200, generator=gen, dtype=torch.float64)
+    layers = [i // 5 for i in range(200)]
+    model = residual.fit_bounded_linear(x, y, layers)
+    probe = torch.tensor([[0.2, 0.5, 0.5], [0.8, 0.5, 0.5]], dtype=torch.float64)
+    assert float(model(probe)[1] - model(probe)[0]) == pytest.approx(0.3, abs=0.03)
+    far = torch.tensor([[50.0, 0.5, 0.5]], dtype=torch.float64)
+    assert float(model(far)[0]) == pytest.approx(float(model(torch.tensor([[float(x[:, 0].max()), 0.5, 0.5]],
+                                                                        dtype=torch.float64))[0]))
+    assert float(model(far)[0]) <= float(torch.quantile(y, 0.98)) + 1e-12
+    again = residual.BoundedLinear.from_state(model.state())
+    assert torch.allclose(again(x), model(x), rtol=1e-5, atol=1e-6)
