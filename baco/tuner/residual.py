@@ -10,10 +10,11 @@ the hardware that predicts log(measured cycles / analytical cycles):
 - "combined": measured = the same RTL cycles; base = the cycle model timing
   the program DOSA ran for the row (baco.sim.programs.rtl_row_cycles, passed
   in with that program's counts, baco.sim.programs.dosa_program_features: the
-  tuner does not import the simulator). Not an MLP: a BoundedLinear model on
-  RATIO_FEATURES (what the program does per unit of work, no layer sizes), as
-  an MLP on the layer's sizes learned the training layers (on layers held out
-  whole it lowered raw r from 0.921 to 0.758).
+  tuner does not import the simulator). A SupportedResidual on RATIO_FEATURES
+  (what the program does per unit of work, no layer sizes): MLPs inside the
+  training support, a BoundedLinear outside it, as an MLP on the layer's sizes
+  learned the training layers (on layers held out whole it lowered raw r from
+  0.921 to 0.758).
 Weights live in baco/data/cost_residual.json, written by
 benchmarks/train_cost_residual.py (see baco/data/README.md).
 """
@@ -148,8 +149,9 @@ class BoundedLinear(torch.nn.Module):
         return torch.clamp(z @ self.coef + self.bias, float(self.out_lo), float(self.out_hi))
 
     def state(self) -> dict:
-        return {"kind": "bounded_linear", **{k: [float(f"{x:.7g}") for x in v.flatten().tolist()] if v.dim() else
-                                             float(f"{float(v):.7g}") for k, v in self.state_dict().items()}}
+        """Full precision (rounding `lo`/`hi` would move training rows at the edge out of the support)."""
+        return {"kind": "bounded_linear", **{k: v.flatten().tolist() if v.dim() else float(v)
+                                             for k, v in self.state_dict().items()}}
 
     @classmethod
     def from_state(cls, state: dict) -> "BoundedLinear":
@@ -206,6 +208,39 @@ def fit_bounded_linear(x, y, groups, *, penalties=RIDGE_PENALTIES, inner_folds: 
     return model
 
 
+class SupportedResidual(torch.nn.Module):
+    """An MLP ensemble inside the training support, a BoundedLinear outside it: a row with any feature
+    beyond the range the models were fitted on gets the linear model's clamped correction (the MLPs
+    extrapolate badly there: the largest unseen layers), others the MLPs' mean, clamped to the same
+    output bounds."""
+
+    def __init__(self, members: "Ensemble", fallback: BoundedLinear):
+        super().__init__()
+        self.members, self.fallback = members, fallback
+
+    def forward(self, x):
+        inside = ((x >= self.fallback.lo) & (x <= self.fallback.hi)).all(-1)
+        learned = torch.clamp(self.members(x), float(self.fallback.out_lo), float(self.fallback.out_hi))
+        return torch.where(inside, learned, self.fallback(x))
+
+    def state(self) -> dict:
+        return {"kind": "supported", "members": self.members.state(), "fallback": self.fallback.state()}
+
+    @classmethod
+    def from_state(cls, state: dict) -> "SupportedResidual":
+        return cls(Ensemble([Residual.from_state(m) for m in state["members"]]),
+                   BoundedLinear.from_state(state["fallback"]))
+
+
+def fit_supported(x, y, groups, *, seeds: int = 2, epochs: int = 1500, hidden: int = 16,
+                  weight_decay: float = 1e-2) -> SupportedResidual:
+    """SupportedResidual: `seeds` MLPs fitted to the mixed loss (fit's "mixed": relative + 0.1 x
+    squared log error) on all rows, the fallback fit_bounded_linear on the same rows of layers `groups`."""
+    members = Ensemble([fit(x, y, epochs=epochs, weight_decay=weight_decay, hidden=hidden, seed=seed, loss="mixed")
+                        for seed in range(seeds)])
+    return SupportedResidual(members, fit_bounded_linear(x, y, groups))
+
+
 def layer_folds(keys, k: int = 5, seed: int = 0) -> list[int]:
     """Group k-fold by layer: the fold (0..k-1) of each row, every row of a layer (equal keys) in the
     same fold, so a model fitted on the other folds is scored on layers it never saw. The distinct
@@ -250,11 +285,14 @@ def validation(name: str) -> dict | None:
 @lru_cache(maxsize=None)
 def load(name: str) -> Residual | Ensemble | None:
     """The shipped residual `name` ("compiled", "rtl" or "combined": a list of states is an
-    Ensemble, a state of kind "bounded_linear" a BoundedLinear), or None when none is shipped: the training script ships a residual only where it beats
+    Ensemble, a state of kind "bounded_linear" a BoundedLinear, of kind "supported" a
+    SupportedResidual), or None when none is shipped: the training script ships a residual only where it beats
     the analytical model on layers it never saw (validation)."""
     state = _shipped().get(name)
     if isinstance(state, dict) and state.get("kind") == "bounded_linear":
         return BoundedLinear.from_state(state)
+    if isinstance(state, dict) and state.get("kind") == "supported":
+        return SupportedResidual.from_state(state)
     if isinstance(state, list):
         return Ensemble([Residual.from_state(s) for s in state])
     return Residual.from_state(state) if state else None
@@ -417,6 +455,6 @@ def block_factors(layer: Layer, blocks: dict, dim: int):
     return temporal, torch.tensor([float(sc)], dtype=torch.float64), torch.tensor([float(sk)], dtype=torch.float64)
 
 
-__all__ = ["Residual", "Ensemble", "fit", "BoundedLinear", "fit_bounded_linear", "RATIO_FEATURES", "layer_folds", "beats_analytical", "validation", "load", "compiled_inputs", "rtl_inputs",
+__all__ = ["Residual", "Ensemble", "fit", "BoundedLinear", "fit_bounded_linear", "SupportedResidual", "fit_supported", "RATIO_FEATURES", "layer_folds", "beats_analytical", "validation", "load", "compiled_inputs", "rtl_inputs",
            "rtl_row_inputs", "rtl_row_cycles",
            "combined_row_inputs", "combined_row_cycles", "block_factors", "WEIGHTS"]
