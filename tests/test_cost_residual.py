@@ -126,7 +126,11 @@ def test_combined_residual_corrects_program_cycles_of_an_rtl_row():
             pytest.approx([1e6] * len(counts), rel=1e-12)
         return
     ratios = {residual.combined_row_cycles(r, 1e6, c) / 1e6 for r, c in zip(train, counts)}
-    assert all(0.05 < q < 20 for q in ratios) and len(ratios) > 1
+    # bounded by the training rows' 2-98% log-ratio quantiles (some RTL rows ran ~40x their program)
+    bounds = residual.load("combined").fallback
+    lo, hi = float(torch.exp(bounds.out_lo)), float(torch.exp(bounds.out_hi))
+    assert 0.05 < lo < 1 < hi < 100
+    assert all(lo * (1 - 1e-9) <= q <= hi * (1 + 1e-9) for q in ratios) and len(ratios) > 1
     assert residual.combined_row_cycles(train[0], 2e6, counts[0]) > residual.combined_row_cycles(train[0], 1e6, counts[0])
 
 
@@ -157,10 +161,43 @@ def test_layer_held_out_refits_without_the_folds_layers():
     folds = torch.tensor([0, 0, 1, 1, 2, 2] * 2)
     seen = []
 
-    def fit_fn(a, b):
-        seen.append(set(a[:, 0].tolist()))
+    def fit_fn(fit):
+        seen.append(set(x[fit, 0].tolist()))
         return lambda z: torch.full((z.shape[0],), float(len(seen)), dtype=torch.float64)
     pred = script.out_of_fold(x, x[:, 0], folds, fit_fn)
     for f in range(3):
         held = set(x[folds == f, 0].tolist())
         assert not (held & seen[f]) and (pred[folds == f] == f + 1).all()
+
+
+def test_bounded_linear_residual_fits_by_layer_and_stays_in_its_training_range():
+    """residual.fit_bounded_linear: a log-ratio linear in a feature is recovered from rows grouped by
+    layer; beyond the training range the features and the output are clamped (no extrapolation), and
+    the weights file's state gives the same model back."""
+    gen = torch.Generator().manual_seed(0)
+    x = torch.rand(200, 3, generator=gen, dtype=torch.float64)
+    y = 0.5 * x[:, 0] - 0.2 * x[:, 1] + 0.01 * torch.randn(200, generator=gen, dtype=torch.float64)
+    layers = [i // 5 for i in range(200)]
+    model = residual.fit_bounded_linear(x, y, layers)
+    probe = torch.tensor([[0.2, 0.5, 0.5], [0.8, 0.5, 0.5]], dtype=torch.float64)
+    assert float(model(probe)[1] - model(probe)[0]) == pytest.approx(0.3, abs=0.03)
+    far = torch.tensor([[50.0, 0.5, 0.5]], dtype=torch.float64)
+    assert float(model(far)[0]) == pytest.approx(float(model(torch.tensor([[float(x[:, 0].max()), 0.5, 0.5]],
+                                                                        dtype=torch.float64))[0]))
+    assert float(model(far)[0]) <= float(torch.quantile(y, 0.98)) + 1e-12
+    again = residual.BoundedLinear.from_state(model.state())
+    assert torch.allclose(again(x), model(x), rtol=1e-5, atol=1e-6)
+
+
+def test_supported_residual_uses_its_mlps_inside_the_training_support_and_the_linear_model_outside():
+    gen = torch.Generator().manual_seed(1)
+    x = torch.rand(120, 2, generator=gen, dtype=torch.float64)
+    y = torch.sin(3 * x[:, 0]) + 0.3 * x[:, 1]
+    model = residual.fit_supported(x, y, [i // 4 for i in range(120)], epochs=300)
+    inside = torch.tensor([[0.5, 0.5]], dtype=torch.float64)
+    outside = torch.tensor([[0.5, 7.0]], dtype=torch.float64)
+    lo, hi = float(model.fallback.out_lo), float(model.fallback.out_hi)
+    assert float(model(inside)[0]) == pytest.approx(min(max(float(model.members(inside)[0]), lo), hi))
+    assert float(model(outside)[0]) == pytest.approx(float(model.fallback(outside)[0]))
+    again = residual.SupportedResidual.from_state(model.state())
+    assert torch.allclose(again(x), model(x), rtol=1e-5, atol=1e-6)
