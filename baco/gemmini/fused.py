@@ -91,6 +91,13 @@ class _Program:
         if tiles == weights:
             self.cycles += weights * self.cfg.dim
 
+    def k_steps(self, steps, rows, k_tiles, cols, input_bytes):
+        """A blocked product's K loop: per step the A and B blocks in, then their computes."""
+        for _ in range(steps):
+            self.load(rows, k_tiles, input_bytes)
+            self.load(k_tiles, cols, input_bytes)
+            self.compute(rows * cols * k_tiles, cols * k_tiles)
+
     def store(self, tiles):
         self.cycles += tiles * (dma_cycles(self.cfg.dim, self.cfg.dim, self.cfg, self.k) + self.k.acc_scale_latency)
 
@@ -108,10 +115,7 @@ def gemm_chain_program_cycles(M: int, K: int, H: int, N: int, block_m: int, bloc
     steps = _tiles(K, min(block_k, t(K) * d))
     p = _Program(cfg, k)
     p.load(tm, th, cfg.acc_bytes)
-    for _ in range(steps):
-        p.load(tm, tk, cfg.input_bytes)
-        p.load(tk, th, cfg.input_bytes)
-        p.compute(tm * th * tk, th * tk)
+    p.k_steps(steps, tm, tk, th, cfg.input_bytes)
     p.load(tm, tn, cfg.acc_bytes)
     p.load(th, tn, cfg.input_bytes)
     p.compute(tm * tn * th, tn * th)
@@ -130,10 +134,7 @@ def gemm_resadd_program_cycles(M: int, N: int, K: int, block_m: int, block_n: in
     steps = _tiles(K, min(block_k, t(K) * d))
     p = _Program(cfg, k)
     p.load(tm, tn, cfg.acc_bytes)
-    for _ in range(steps):
-        p.load(tm, tk, cfg.input_bytes)
-        p.load(tk, tn, cfg.input_bytes)
-        p.compute(tm * tn * tk, tn * tk)
+    p.k_steps(steps, tm, tk, tn, cfg.input_bytes)
     p.load(tn, tn, cfg.input_bytes)
     p.compute(2 * tm * tn * tn, 2 * tn * tn)
     p.load(tm, tn, cfg.input_bytes)
