@@ -328,8 +328,8 @@ def default_conv_schedule(Q: int, K: int, C: int, cfg: GemminiConfig, out_int8: 
     commands instead of an explicit stream at ~60 instructions a command, which the CPU cannot issue
     as fast as Gemmini runs it; and among them the GEMM default's blocks are often far from the best
     (a 28x28 3x3 layer, C = 128, K = 256 at DIM 16: one row of 32 columns by 64 channels, 1,547,507
-    cycles; 10 rows of 28 by 16 channels, 0.6x that: each weight block LoopConv preloads then
-    serves 280 pixels instead of 28). When even DIM-sized blocks do not fit, the explicit schedule
+    cycles on the cycle model; 10 rows of 28 by 16 channels, 983,289: each weight block LoopConv
+    preloads then serves 280 pixels instead of 28). When even DIM-sized blocks do not fit, the explicit schedule
     stays."""
     s = _default_conv_schedule(Q, K, C, cfg, out_int8, P, taps)
     if filter_size is None or not out_int8:
