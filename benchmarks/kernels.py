@@ -30,14 +30,15 @@ images capped at 28x28 and channels at 256 so they run here; stride 1, 'same' pa
 output): baco.kernels.conv.conv2d with its default schedule against the C library's
 tiled_conv_auto (baco.sim.clib.conv_stream: one LOOP_CONV_WS per tile), same columns
 (baco blocks "R x Q/N/K": R output rows of Q columns per program), Gemmini alone and end to
-end as for the GEMMs; per DIM the geomeans, the number of shapes where baco is slower end to
-end and the worst ratio.
+end as for the GEMMs, with the program each compiles to (a pointwise conv: the GEMM kernel's
+LOOP_WS or explicit stream; else LOOP_CONV_WS per program or the explicit stream); per DIM the
+geomeans, the number of shapes where baco is slower end to end and the worst ratio.
 
 LOOP_CONV_WS (--loop-conv: only this section; also in --smoke): baco's conv2d (int8, bias,
 ReLU) compiled with and without the loop-conv-ws pass (baco.passes.loop_conv_ws: each program
 one LOOP_CONV_WS) on six layers (ResNet-50's, a 7x7/2 stem, a dilated and a ragged one) at
-DIM 16, under the default conv schedule (which shrinks its blocks until a program, all input
-channels at once, fits LoopConv's halves of the memories: default_conv_schedule): RoCC
+DIM 16, under the default conv schedule (the fastest program, all input channels at once, that
+fits LoopConv's halves of the memories, by LoopConv's timing: default_conv_schedule): RoCC
 commands, cycles on the cycle model (Gemmini alone) and the self-checking ELF's CPU cycles
 on the ISS with the cycle model (end to end).
 
@@ -124,7 +125,7 @@ def conv_section(dims, shapes) -> int:
     for dim in dims:
         cfg = GemminiConfig.from_capacity(dim, 256, 64)
         print(f"Conv2D, DIM {dim} (256 KB scratchpad, 64 KB accumulator), int8 output, stride 1, 'same' padding")
-        print(f"{'H=W':>4} {'C':>5} {'K':>5} {'RxS':>4}  {'baco blocks':>15} {'baco cycles':>12} {'end to end':>11} "
+        print(f"{'H=W':>4} {'C':>5} {'K':>5} {'RxS':>4}  {'baco blocks':>15} {'program':>12} {'baco cycles':>12} {'end to end':>11} "
               f"{'instr/cmd':>9}  {'library':>10} {'end to end':>11}  {'speed-up':>8} {'e2e':>6}")
         ratios, e2e_ratios = [], []
         for size, C, K, R in shapes:
@@ -142,6 +143,7 @@ def conv_section(dims, shapes) -> int:
             s = launch.schedule
             m = f"{s.rows}x{s.block_m}" if s.rows > 1 else f"{s.block_m}"      # output rows x columns per program
             print(f"{size:>4} {C:>5} {K:>5} {f'{R}x{R}':>4}  {f'{m}/{s.block_n}/{s.block_k}':>15} "
+                  f"{conv_form(s, size, C, K, R, cfg):>12} "
                   f"{ours:>12,.0f} {ours_e2e['kernel_cycles']:>11,} "
                   f"{ours_e2e['instructions'] / ours_e2e['commands']:>9.1f}  {lib:>10,.0f} {lib_e2e:>11,.0f}  "
                   f"{lib / ours:>7.2f}x {e2e_ratios[-1]:>5.2f}x", flush=True)
@@ -150,6 +152,16 @@ def conv_section(dims, shapes) -> int:
               f"{geo(e2e_ratios):.2f}x over {len(ratios)} shapes; end to end slower on "
               f"{sum(r < 1 for r in e2e_ratios)}, worst {min(e2e_ratios):.2f}x\n")
     return slower
+
+
+def conv_form(s, size, C, K, R, cfg) -> str:
+    """The program conv_section's 'same'-padded stride-1 conv compiles to under schedule `s`: a
+    pointwise conv is the GEMM kernel's (form), any other one LOOP_CONV_WS per program when its tile
+    fits LoopConv's halves, else the explicit stream."""
+    from baco.gemmini.schedule import loop_conv_fits
+    if R == 1:
+        return f"GEMM {form(s, cfg)}"
+    return "LOOP_CONV_WS" if loop_conv_fits(s, size, size, K, C, R, R, 1, 1, cfg) else "explicit"
 
 
 def launch_args(M, N, K, out_int8):

@@ -99,7 +99,10 @@ def test_default_schedule_takes_whole_rows_on_small_images():
     assert wide.rows == 1
     x, w = rand((1, 7, 7, 64), 4), rand((3, 3, 64, 64), 5)
     launch = conv2d_launch(x, w, padding=1, scale=1 / 256, config=cfg)
-    assert launch.schedule == s
+    # the launch's default is LoopConv's fastest program (narrower output channels): still all 7 rows
+    assert launch.schedule == conv_schedule(None, Q=7, K=64, C=64, P=7, taps=9, config=cfg, out_int8=True,
+                                            filter_size=(3, 3), stride=1, dilation=1)
+    assert (launch.schedule.block_m, launch.schedule.rows) == (7, 7)
     launch.run()
     np.testing.assert_array_equal(launch.y, reference_conv2d(x, w, padding=1, scale=1 / 256, config=cfg))
     one_row = conv2d_launch(x, w, padding=1, scale=1 / 256, config=cfg, blocks=GemmSchedule(16, 64, 16, "WS", True))

@@ -22,10 +22,12 @@ Pure Python: imports only baco.gemmini.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import asdict, dataclass, fields, replace
 
 from baco.gemmini.config import GemminiConfig
+from baco.gemmini.loop_conv_timing import loop_conv_stream_cycles, program_conv_tiles
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
 DATAFLOWS = ("WS", "OS")
@@ -180,12 +182,13 @@ OVERLAP_LOSS = 0.5
 # A slice of a step (its address) and per RoCC command, a non-negative least-squares fit (relative
 # error) of the ISS's counts of 9 conv programs (3x3 and 7x7, strided, 1-8 output rows a program,
 # DIM 16 and 32; within 0.75-1.18x) and 3 depthwise ones (DIM 16), the commands counted by the
-# tuner's program model. A LOOP_CONV_WS program (its grid step, LoopConv's configuration and the
-# loop: ~7 commands) per program, from a 32-program stem (3x3/2, 3->32) and a 64-program depthwise
-# layer at DIM 16.
+# tuner's program model. A LOOP_CONV_WS program (its grid step, the pass's run-time guards and
+# address arithmetic, LoopConv's configuration and the loop: ~7 commands) per program: the ISS
+# counted 790, 736 and 642 a program for a 14x14 64->64 3x3 conv at DIM 16 run as 8, 28 and 56
+# programs and 685 for a 32-program stem (3x3/2, 3->32); 597 for a 64-program depthwise layer.
 CONV_EXPLICIT_INSTRUCTIONS = {"step": 497.4, "slice": 111.1, "command": 13.3}
 DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 190.0, "slice": 0.0, "command": 29.9}
-LOOP_CONV_INSTRUCTIONS = {"conv": 685.0, "depthwise": 597.0}
+LOOP_CONV_INSTRUCTIONS = {"conv": 750.0, "depthwise": 597.0}
 
 
 def explicit_gemm_instructions(programs, steps, columns, commands):
@@ -365,37 +368,57 @@ def default_conv_schedule(Q: int, K: int, C: int, cfg: GemminiConfig, out_int8: 
     faster at DIM 16 on 3x3 layers (the same at DIM 32).
 
     With `filter_size` (R, S) given (a convolution the loop-conv-ws pass can make one LOOP_CONV_WS a
-    program: int8 output, one stride and one dilation for both axes), a schedule whose program
-    does not fit LoopConv's halves (loop_conv_fits) is shrunk until it does: of the schedules with
-    its rows, block_n and (at one row) block_m halved, the fitting one with the largest output
-    tile (then the widest block_n). Its program is then ~10 RoCC commands instead of an explicit stream at
-    ~60 instructions a command, which the CPU cannot issue as fast as Gemmini runs it (ISS end to
-    end: benchmarks/kernels.py --loop-conv). When even DIM-sized blocks do not fit, the explicit
-    schedule stays."""
+    program: int8 output, one stride and one dilation for both axes), the schedule is the fastest
+    end to end (loop_conv_program_cycles: LoopConv's walk and the CPU issuing each program) of those
+    whose program fits LoopConv's halves (loop_conv_fits) and the capacity rule: whole output rows
+    (rows = ⌈P/g⌉ for g programs along P, at most MAX_CONV_ROWS) or one row of DIM·2^i columns, by
+    DIM·2^i output channels (or all K), the starting schedule's step. Such a program is ~7 RoCC
+    commands instead of an explicit stream at ~60 instructions a command, which the CPU cannot issue
+    as fast as Gemmini runs it; and among them the GEMM default's blocks are often far from the best
+    (a 28x28 3x3 layer, C = 128, K = 256 at DIM 16: one row of 32 columns by 64 channels, 1,547,507
+    cycles on the cycle model; 10 rows of 28 by 16 channels, 983,289: each weight block LoopConv
+    preloads then serves 280 pixels instead of 28). When even DIM-sized blocks do not fit, the explicit schedule
+    stays."""
     s = _default_conv_schedule(Q, K, C, cfg, out_int8, P, taps)
     if filter_size is None or not out_int8:
         return s
-    if loop_conv_fits(s, P, Q, K, C, *filter_size, stride, dilation, cfg):
-        return s
+    return _fastest_loop_conv(s, P, Q, K, C, *filter_size, stride, dilation, cfg) or s
 
-    def halvings(n, unit):
-        """n, then n halved (multiples of `unit`) down to `unit`."""
-        out = [n]
-        while out[-1] > unit:
-            out.append(max(unit, out[-1] // 2 // unit * unit))
-        return out
 
+
+def loop_conv_program_cycles(P: int, Q: int, K: int, C: int, R: int, S: int, stride: int, dilation: int,
+                             s: GemmSchedule, cfg: GemminiConfig, k: TimingConstants = DEFAULT_CONSTANTS) -> float:
+    """Estimated end-to-end cycles of one image's convolution run as one LOOP_CONV_WS a program under
+    `s`: LoopConv's stream (loop_conv_timing's walk of the programs' tiles, Gemmini alone) or the CPU
+    issuing the programs, whichever is slower (two loops in flight: the CPU issues the next program
+    while Gemmini runs this one), plus one program's issue before Gemmini starts."""
+    tiles, halves = program_conv_tiles(1, P, Q, K, C, R, S, stride, dilation, s.rows, s.block_m, s.block_n)
+    gemmini = loop_conv_stream_cycles(tiles, cfg, dilation=dilation, halves=halves)
+    issue = LOOP_CONV_INSTRUCTIONS["conv"] * k.cpu_cycles_per_instruction
+    return max(gemmini, len(tiles) * issue) + issue
+
+
+@functools.lru_cache(maxsize=1024)
+def _fastest_loop_conv(base: GemmSchedule, P: int, Q: int, K: int, C: int, R: int, S: int, stride: int,
+                       dilation: int, cfg: GemminiConfig) -> GemmSchedule | None:
+    """default_conv_schedule's LoopConv search from `base` (its block_k, dataflow and double
+    buffering); None when no program fits. Ties go to the larger output tile. Cached: a model's
+    layers ask again for the same shapes."""
     d = cfg.dim
-    fitting = [f for rows in halvings(s.rows, 1) for bn in halvings(s.block_n, d)
-               for bm in (halvings(s.block_m, d) if rows == 1 else [s.block_m])
-               for f in [replace(s, rows=rows, block_n=bn, block_m=bm)]
-               if loop_conv_fits(f, P, Q, K, C, *filter_size, stride, dilation, cfg)]
+
+    def sizes(n):
+        """DIM·2^i below n, and n."""
+        return sorted({min(n, d << i) for i in range((-(-n // d)).bit_length() + 1)})
+
+    shapes = [(rows, Q) for rows in sorted({-(-P // g) for g in range(1, P + 1)}) if 1 < rows <= MAX_CONV_ROWS]
+    candidates = [replace(base, rows=rows, block_m=bm, block_n=bn)
+                  for rows, bm in shapes + [(1, bm) for bm in sizes(Q)] for bn in sizes(K)]
+    fitting = [f for f in candidates if loop_conv_fits(f, P, Q, K, C, R, S, stride, dilation, cfg)
+               and not schedule_problems(f, cfg, True)]
     if not fitting:
-        return s
-    best = max(fitting, key=lambda f: (f.rows * min(f.block_m, Q) * min(f.block_n, K), f.block_n))
-    if best.rows > 1:       # whole rows: spread them evenly over the programs
-        best = replace(best, rows=-(-P // -(-P // best.rows)))
-    return best
+        return None
+    return min(fitting, key=lambda f: (loop_conv_program_cycles(P, Q, K, C, R, S, stride, dilation, f, cfg),
+                                       -f.rows * min(f.block_m, Q) * min(f.block_n, K)))
 
 
 def _default_conv_schedule(Q: int, K: int, C: int, cfg: GemminiConfig, out_int8: bool, P: int,

@@ -1,0 +1,169 @@
+"""LoopConv's timing as the cycle model runs it, in closed form: one pure walk over a sequence of
+LOOP_CONV_WS tiles (the C library's tiled_conv_auto tiles, or the programs baco's conv kernel
+compiles to, one LOOP_CONV_WS each), so that the compiler's default conv schedule
+(baco.gemmini.schedule) and the tuner's models (baco.tuner.kernel_model) price LoopConv the same
+way. Pure Python: imports only baco.gemmini."""
+from __future__ import annotations
+
+import functools
+import math
+
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.isa import CONCURRENT_LOOPS
+from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
+
+
+def pixel_rows(n, width):
+    """Sizes of the up-to-width chunks of n."""
+    return [min(width, n - c) for c in range(0, n, width)]
+
+
+def packed_pixels(ich: int, kc: int, dil: int, downsample: int, dim: int) -> int:
+    """Kernel columns per array row (sp_tiled_conv's first-layer packing, max_pixels_per_row)."""
+    return 1 if ich > dim or dil > 1 or downsample else min(dim // ich, kc)
+
+
+def program_conv_tiles(N: int, P: int, Q: int, K: int, C: int, R: int, S: int, stride: int, dilation: int,
+                       rows: int, block_m: int, block_n: int, depthwise: bool = False) -> tuple[list, list]:
+    """(tiles, scratchpad halves): the LOOP_CONV_WS of each program of an N x P x Q x K convolution
+    (C input channels, R x S taps, one stride and dilation) compiled with `rows` output rows of
+    `block_m` columns and `block_n` output channels a program (baco/kernels/conv.py,
+    baco.passes.loop_conv_ws), as loop_conv_stream_cycles' tuples, in the order the host runs the
+    grid (program_id 0, images x row groups, innermost; then column blocks; channel blocks
+    outermost), and the half of the scratchpad each one uses (the pass's a_spad_id: the parity of
+    the program ids' sum). Each is one image, the program's output rows (a last program short of
+    rows computes its rows inside the output only), block_m columns (all of them when a program
+    holds several rows: LoopConv's tile is then block_m wide), block_n output channels over every
+    tap and input channel, the zero fill first and the stores last. A depthwise program
+    (baco/kernels/depthwise.py) is the convolution of its channel block: block_n input and output
+    channels. irows x icols: the input pixels a program reads of the unpadded input (a one-row
+    program its tap rows only: upad = 0 and dpad = stride - 1); the rest of LoopConv's tile (a
+    one-row program's dpad, the rows and columns past the image) is padding, zeros."""
+    H, W = (P - 1) * stride + (R - 1) * dilation + 1, (Q - 1) * stride + (S - 1) * dilation + 1
+    bm, bn = min(block_m, Q), min(block_n, K)
+    groups = -(-P // rows)
+    tiles, halves = [], []
+    for c, k0 in enumerate(range(0, K, bn)):
+        och = min(bn, K - k0)
+        for j, q0 in enumerate(range(0, Q, bm)):
+            for g in range(N * groups):
+                p0 = g % groups * rows
+                orows = min(rows, P - p0)
+                tile_rows = orows * stride + dilation * (R - 1)
+                irows = dilation * (R - 1) + 1 if rows == 1 else min(tile_rows, H - p0 * stride)
+                ocols = bm if rows > 1 else min(bm, Q - q0)
+                tile_cols = ocols * stride + dilation * (S - 1)
+                icols = min(tile_cols, W - q0 * stride)
+                halves.append((g + j + c) % 2)
+                tiles.append((1, orows, ocols, och, R, S, och if depthwise else C, irows, icols, True, True,
+                              tile_rows - irows, tile_cols - icols))
+    return tiles, halves
+
+
+def loop_conv_stream_cycles(tiles, cfg: GemminiConfig, *, dilation: int = 1, downsample: int = 0,
+                            out_int8: bool = True, halves=None) -> float:
+    """Cycles of a sequence of LOOP_CONV_WS `tiles` as the cycle model times LoopConv's stream. A
+    tile is (B, orows, ocols, och, kr, kc, ich, irows, icols, first, last, pad_rows, pad_cols): B
+    images of orows x ocols output pixels and och output channels over kr x kc taps and ich input
+    channels; irows x icols the input pixels it reads, pad_rows x pad_cols the padding it fills with
+    zeros; `first` zero-fills (or loads the bias into) its accumulator rows, `last` stores them.
+    `halves`: the scratchpad half of each tile (a_spad_id), by default the loop slot's.
+
+    LoopMatmul holds two loops (slots alternating, each with its own scratchpad half) and runs its
+    FSMs concurrently: a tile's loads (B's first chunk, then A and B in step; one DMA engine) start
+    as soon as its loop has a slot, the loader is done with the previous tile's, and the computes
+    of the tile before last, which read the same scratchpad half, are done. Its computes start when
+    the previous tile's are done and its first B chunk and A block are in (the first weights moved
+    alone: DIM rows); they run back to back (4-row floor), each (k, j) group's weights streaming in
+    under its last compute (no faster than DIM), a k step no faster than the accumulator rows it
+    rewrites come back through the array, the first group no earlier than k chunk 0's A rows, and
+    after the stores of the output tile before last have read the accumulator half it writes. The
+    stores (last k tile) follow their blocks' last k step and the store unit's earlier stores. A
+    loop frees its slot once it has issued its last command: the computes once rs_ex / 2 pairs are
+    left, the stores once rs_st are. The five config commands are dispatched first.
+    A tile's zero fill of its accumulator rows also waits for the stores of the output tile before
+    last, which read them."""
+    k = DEFAULT_CONSTANTS
+    d, mbl = cfg.dim, cfg.max_block_len
+    beat, lat, depth = cfg.dma_bus_bits // 8, k.dram_latency, k.array_depth_factor * d
+    out_bytes = cfg.input_bytes if out_int8 else cfg.acc_bytes
+
+    def dma(rows, row_bytes):
+        return k.dma_cmd_overhead + max(rows * math.ceil(row_bytes / beat) * k.beat_cycles,
+                                        math.ceil(rows / cfg.max_in_flight) * lat)
+
+    @functools.lru_cache(maxsize=None)
+    def tile(B, orows, ocols, och, kr, kc, ich, irows, icols, first, last, pad_rows, pad_cols):
+        """(loads, computes, stores occupancy, computes count, stores count, one weight block's
+        computes, a row's first compute) of one tile."""
+        loads = 0.0
+        if first:       # zero fill of the tile's accumulator rows (no DRAM requests)
+            loads += B * orows * sum(k.dma_cmd_overhead + r for r in pixel_rows(ocols, d)) \
+                * math.ceil(och / (cfg.max_block_len_acc * d))
+        loads += kr * kc * sum(dma(r, c * cfg.input_bytes) for c in pixel_rows(och, mbl * d)
+                               for r in pixel_rows(ich, d))
+        loads += B * -(-irows >> downsample) * sum(dma(n >> downsample, c * cfg.input_bytes)
+                                                   for n in pixel_rows(icols, d << downsample)
+                                                   for c in pixel_rows(ich, mbl * d))
+        zero_row = sum(k.dma_cmd_overhead + n for n in pixel_rows(icols, d) + pixel_rows(pad_cols, d))
+        loads += B * len(pixel_rows(ich, mbl * d)) * (irows * sum(k.dma_cmd_overhead + n for n in pixel_rows(pad_cols, d))
+                                                       + pad_rows * zero_row)   # padding: mvins from address 0
+        pixels = packed_pixels(ich, kc, dilation, downsample, d)
+        blocks = math.ceil(och / d) * kr * math.ceil(kc / pixels) * math.ceil(ich / d)
+        occ = [max(r, 4) + k.compute_overhead for r in pixel_rows(ocols, d)]
+        per_block = B * orows * sum(occ) + max(0, d - occ[-1])      # new weights wait on a short last compute
+        computes = blocks * max(per_block, occ[0] + depth)
+        n_computes = blocks * B * orows * len(occ)
+        stores, n_stores = 0.0, 0
+        if last:
+            per_row = sum(dma(r, c * out_bytes) + k.acc_scale_latency
+                          for r in pixel_rows(ocols, d) for c in pixel_rows(och, d))
+            stores, n_stores = B * orows * per_row, B * orows * len(occ) * math.ceil(och / d)
+        return loads, computes, stores, n_computes, n_stores, per_block, occ[0]
+
+    # state: ld_end, ex_end, st_end, computes done per scratchpad half (2), the slot's last loop has
+    # issued everything (2), (first, last) store of each accumulator half (2 x 2)
+    st = [0.0] * 11
+    LD, EX, ST, COMPUTED, FREED, READ = 0, 1, 2, 3, 5, 7
+    out_tiles = 0
+    runs = [0] * len(tiles)          # where the run of identical tiles that tile n is in ends
+    for n in reversed(range(len(tiles))):
+        runs[n] = runs[n + 1] if n + 1 < len(tiles) and tiles[n + 1] == tiles[n] else n + 1
+    n, run_start, previous = 0, 0, None
+    while n < len(tiles):
+        t = tiles[n]
+        if n and t != tiles[n - 1]:
+            run_start, previous = n, None
+        loads, computes, stores, n_c, n_s, per_block, first_rows = tile(*t)
+        slot = n % CONCURRENT_LOOPS
+        half = slot if halves is None else halves[n]
+        first_read, last_read = st[READ + 2 * (out_tiles % 2)], st[READ + 2 * (out_tiles % 2) + 1]
+        ld_start = max(st[FREED + slot], st[LD], st[COMPUTED + half], last_read if t[9] else 0.0)
+        st[LD] = ld_start + loads
+        ex_start = max(st[EX], st[LD] + lat, first_read)
+        st[EX] = ex_end = max(ex_start + computes, last_read)
+        st[COMPUTED + half] = ex_end
+        ex_issued = ex_end + depth - computes * min(1.0, cfg.rs_ex / 2 / max(n_c, 1))
+        st[FREED + slot] = ex_issued
+        if n_s:
+            st_start = max(st[ST], ex_issued, ex_end + depth - per_block + first_rows)
+            st[ST] = st_start + stores
+            st[READ + 2 * (out_tiles % 2)], st[READ + 2 * (out_tiles % 2) + 1] = st_start + stores / n_s, st[ST]
+            if n_s > cfg.rs_st:     # the store FSM issues its last command once all but rs_st are out
+                st[FREED + slot] = max(ex_issued, st_start + (n_s - cfg.rs_st) * stores / n_s + lat)
+            out_tiles += 1
+        n += 1
+        # a run of identical tiles reaches a periodic regime (two loop slots, alternating halves): once
+        # every time has moved by the same delta over a period, the run's remaining periods each move
+        # them by that delta again, so they are skipped (the walk of a large layer's programs)
+        if (n - run_start) % 2 == 0 and n - run_start >= 4 and (halves is None or halves[n - 1] != halves[n - 2]):
+            if previous is not None:
+                delta = st[0] - previous[0]
+                periods = (runs[n - 1] - n) // 2
+                if periods > 0 and all(abs(a - b - delta) < 1e-6 for a, b in zip(st, previous)):
+                    st = [v + delta * periods for v in st]
+                    n += 2 * periods
+                    out_tiles += 2 * periods if n_s else 0
+            previous = list(st)
+    ld_end, ex_end, st_end = st[LD], st[EX], st[ST]
+    return max(st_end + lat, ex_end + depth)
