@@ -264,8 +264,7 @@ LONG_FUNCTIONS = {
     "baco/sim/timing.py TimingModel._cost": "the simulator's speed work",
     "baco/tuner/costmodel.py kernel_program_terms": "the CPU-issue cost term's work",
     "baco/tuner/costmodel.py kernel_program_terms.with_k_loop": "the CPU-issue cost term's work",
-    "baco/tuner/kernel_model.py library_matmul_cycles": "the CPU-issue cost term's work",
-    "baco/tuner/kernel_model.py loop_conv_stream_cycles": "the CPU-issue cost term's work",
+    "baco/gemmini/loop_conv_timing.py loop_conv_stream_cycles": "LoopConv's timing walk, moved here by the conv-schedule work",
 }
 
 
