@@ -192,7 +192,9 @@ def test_local_search_reaches_a_local_optimum_of_single_layer_moves():
 
 def test_every_method_keeps_its_time_budget_on_a_24_layer_network():
     """Set-up counts: the starts, order re-picks, random pools and per-layer start mappers all stop at
-    the deadline (they used to run minutes past a 20 s budget on ResNet-50)."""
+    the deadline (they used to run minutes past a 20 s budget on ResNet-50). The process's CPU time
+    is what is bounded: on a shared machine the wall clock also counts other jobs' time, which made
+    this test fail under load (12 s at a load average of 26) with nothing running past its budget."""
     import time
     from baco.tuner import baselines
     from baco.tuner.workloads import load_network
@@ -201,9 +203,9 @@ def test_every_method_keeps_its_time_budget_on_a_24_layer_network():
     for run in (lambda: coexplore(layers, seed=0, time_budget_s=2.0, progress=False),
                 lambda: baselines.random_search(layers, time_budget_s=2.0),
                 lambda: baselines.dosa_style(layers, time_budget_s=2.0)):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         result = run()
-        assert time.perf_counter() - t0 < 2.0 + 4.0
+        assert time.process_time() - t0 < 2.0 + 4.0
         _assert_valid(result, layers)
 
 

@@ -202,7 +202,7 @@ class KernelCodegen(ast.NodeVisitor):
         self.visit_body(self.fn.body)
         self.emit(f"return {self.loc(self.fn)}")
         body = self.lines[body_start:]
-        head = [f"module {{", f"  func.func @{self.fn.name}({', '.join(args)}) {{"]
+        head = ["module {", f"  func.func @{self.fn.name}({', '.join(args)}) {{"]
         if self.checks_at_run_time:
             inputs = RUNTIME_ERROR_SIGNATURE.split(" -> ")[0]
             head.insert(1, f"  func.func private @{RUNTIME_ERROR}{inputs} {self.loc(self.fn)}")

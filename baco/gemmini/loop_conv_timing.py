@@ -165,5 +165,5 @@ def loop_conv_stream_cycles(tiles, cfg: GemminiConfig, *, dilation: int = 1, dow
                     n += 2 * periods
                     out_tiles += 2 * periods if n_s else 0
             previous = list(st)
-    ld_end, ex_end, st_end = st[LD], st[EX], st[ST]
+    ex_end, st_end = st[EX], st[ST]
     return max(st_end + lat, ex_end + depth)

@@ -507,7 +507,7 @@ class Proof:
         return False
 
     def _try(self, t, t_id, steps, S, lb, ub):
-        af, n, cfg = self.af, self.n, self.cfg
+        af, n = self.af, self.n
         vr, vs, vcb = (af.atom(("var", name)) for name in ("r", "s", "cb"))
         self.steps, self.S = steps, S
         # t = (r·S + s)·steps + cb with s in [0, S), cb in [0, steps) (s = 0 if S = 1, cb = 0 if steps = 1)
