@@ -887,8 +887,10 @@ def export(model, example_input):
                         f"{len(example_input)} (an attention mask as a second input has no operator)")
     if not isinstance(example_input, torch.Tensor):
         raise TypeError(f"example_input must be a torch.Tensor, not {type(example_input).__name__}")
-    if not example_input.is_floating_point():      # the compiled model quantises a float input
-        raise TypeError(f"example_input must be a float tensor, not a {example_input.dtype} tensor")
+    # the compiled model quantises a float input, or reads token ids (int64 / int32) into embeddings
+    if not (example_input.is_floating_point() or example_input.dtype in (torch.int64, torch.int32)):
+        raise TypeError(f"example_input must be a float tensor or token ids (int64 / int32), not a "
+                        f"{example_input.dtype} tensor")
     model = model.eval()
     with torch.no_grad():
         try:       # the model's own error on this input names the input, not an export internal
