@@ -4,7 +4,8 @@
   over --samples seeded random inputs (random weights with BatchNorm statistics measured on random
   inputs, baco.model.zoo; nothing is downloaded);
 - compile time to one ELF (baco.compile_model, then CompiledModel.build_elf: kernels compiled and
-  linked with the weights, input and expected output), the ELF's size, the activation arena's peak
+  linked with the weights, input and expected output), wall and CPU seconds (the clang children
+  included: on a shared machine CPU seconds are the comparable figure), the ELF's size, the activation arena's peak
   beside the sum of all activations;
 - bit-exactness against the independent reference (baco.model.reference): on sim (the steps on
   the host JIT and the functional model) and on the ISS (the ELF checks its own output);
@@ -24,18 +25,21 @@
   sides' cycles of every step. A model compile_model cannot run is printed as not supported with
   the compiler's error.
 
+Simulation times are given the same way; --timeout bounds the ISS run's wall time.
+
 With --mlp1-elf PATH (gemmini-rocc-tests' own mlp1-baremetal) that program also runs on the ISS
 with the cycle model and its end-to-end CPU cycles are printed beside baco's mlp1 (benchmarks read
 no reference data by themselves: give the path).
 
     python benchmarks/models.py [--models mlp1,resnet18,...] [--resolution 224] [--sequence 128] [--calibrate 8]
-                                [--samples 8] [--mlp1-elf PATH] [--per-step]
+                                [--samples 8] [--mlp1-elf PATH] [--per-step] [--timeout 3600]
     python benchmarks/models.py --smoke      # a tiny MLP, a tiny CNN and a tiny encoder layer
 """
 from __future__ import annotations
 
 import argparse
 import math
+import resource
 import sys
 import tempfile
 import time
@@ -83,6 +87,12 @@ def model_and_input_shape(name: str, resolution: int, sequence: int = 128):
 
 KNOWN = ("mlp_tiny", "cnn_tiny", "bert_tiny", "mlp1", *CNNS, "bert_layer")
 DEFAULT = ("mlp1", *CNNS, "bert_layer")
+
+
+def cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process's threads and of its finished children (clang)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def square(pair, what: str) -> int:
@@ -169,38 +179,40 @@ def library_cycles(compiled, step_cycles: dict) -> dict:
                 per_step=per_step)
 
 
-def measure(name: str, resolution: int, calibrate: int, samples: int, sequence: int = 128) -> dict:
+def measure(name: str, resolution: int, calibrate: int, samples: int, sequence: int = 128,
+            timeout_s: float = 3600) -> dict:
     model, shape = model_and_input_shape(name, resolution, sequence)
     x = torch.randn(shape, generator=torch.Generator().manual_seed(0))
     row = dict(model=name, input="x".join(map(str, shape)))
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), cpu_seconds()
     try:
         compiled = baco.compile_model(model, x, calibrate=calibrate)
     except CompilationError as e:      # an operator compile_model does not run: the model's row says which
         row["unsupported"] = str(e).splitlines()[0]
         return row
-    t_compile = time.perf_counter() - t0
+    t_compile, c_compile = time.perf_counter() - t0, cpu_seconds() - c0
     steps = [layer.runs_on for layer in compiled.layers]
     row.update(gemmini_steps=steps.count("gemmini"), cpu_steps=steps.count("cpu"))
     err = quantization_error(model, compiled, seeded_inputs(shape, samples, seed=5))
     row.update(cosine=err["cosine"], top1=err["top1_agreement"])
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), cpu_seconds()
     row["sim_bit_exact"] = compiled.check(x)["bit_exact"]
-    row["sim_s"] = time.perf_counter() - t1
+    row["sim_s"], row["sim_cpu_s"] = time.perf_counter() - t1, cpu_seconds() - c1
     with tempfile.TemporaryDirectory(prefix="baco-models-") as d:
-        t2 = time.perf_counter()
+        t2, c2 = time.perf_counter(), cpu_seconds()
         build = compiled.build_elf(Path(d) / f"{name}.elf", x)
         row["compile_s"] = t_compile + time.perf_counter() - t2
+        row["compile_cpu_s"] = c_compile + cpu_seconds() - c2
         row.update(elf_bytes=build.elf_bytes, arena=build.plan.peak_bytes, activations=build.plan.activation_bytes)
-        t3 = time.perf_counter()
-        run = run_program(build, timing=True)
-        row["iss_s"] = time.perf_counter() - t3
+        t3, c3 = time.perf_counter(), cpu_seconds()
+        run = run_program(build, timing=True, timeout_s=timeout_s)
+        row["iss_s"], row["iss_cpu_s"] = time.perf_counter() - t3, cpu_seconds() - c3
     row.update(iss_bit_exact=run.passed, baco_cycles=run.total_cycles, commands=run.gemmini_commands)
     cpu_steps = {f"s{i:03d}_{s.op.kind}" for i, s in enumerate(compiled.lowered.steps) if isinstance(s, CpuStep)}
     row["baco_cpu_steps"] = sum(c for n, c in run.step_cycles.items() if n in cpu_steps)
-    t4 = time.perf_counter()
+    t4, c4 = time.perf_counter(), cpu_seconds()
     lib = library_cycles(compiled, run.step_cycles)
-    row["library_s"] = time.perf_counter() - t4
+    row["library_s"], row["library_cpu_s"] = time.perf_counter() - t4, cpu_seconds() - c4
     row.update(library_cycles=lib["total"], library_gemmini=lib["gemmini_layers"], library_tiles=lib["tiles"],
                library_issue=lib["issue_cycles"], ratio=lib["total"] / run.total_cycles, per_step=lib["per_step"])
     return row
@@ -223,13 +235,14 @@ def print_row(r: dict, per_step: bool = False) -> None:
     exact = lambda ok: "bit-exact" if ok else "MISMATCH"   # noqa: E731
     print(f"{r['model']:<19} {r['input']:<13} steps {r['gemmini_steps']} Gemmini + {r['cpu_steps']} CPU; "
           f"quantisation: cosine {r['cosine']:.4f}, top-1 {r['top1']:.2f}\n"
-          f"{'':<33} compile to one ELF {r['compile_s']:.1f} s, ELF {r['elf_bytes']:,} B, arena "
+          f"{'':<33} compile to one ELF {r['compile_s']:.1f} s ({r['compile_cpu_s']:.1f} CPU s), ELF {r['elf_bytes']:,} B, arena "
           f"{r['arena']:,} of {r['activations']:,} B of activations; sim {exact(r['sim_bit_exact'])} "
-          f"({r['sim_s']:.1f} s), ISS {exact(r['iss_bit_exact'])} ({r['iss_s']:.1f} s, {r['commands']:,} commands)\n"
+          f"({r['sim_s']:.1f} s, {r['sim_cpu_s']:.1f} CPU s), ISS {exact(r['iss_bit_exact'])} with the cycle model "
+          f"({r['iss_s']:.1f} s, {r['iss_cpu_s']:.1f} CPU s, {r['commands']:,} commands)\n"
           f"{'':<33} cycles: baco {r['baco_cycles']:,} (CPU steps {r['baco_cpu_steps']:,}); C library "
           f"{r['library_cycles']:,} (Gemmini layers {r['library_gemmini']:,} incl. CPU issue of "
           f"{r['library_tiles']:,} tiles = {r['library_issue']:,.0f}, + the same CPU steps); "
-          f"ratio {r['ratio']:.3f}x ({r['library_s']:.1f} s)", flush=True)
+          f"ratio {r['ratio']:.3f}x ({r['library_s']:.1f} s, {r['library_cpu_s']:.1f} CPU s)", flush=True)
     if per_step:
         for name, mine, theirs in r["per_step"]:
             print(f"{'':<35}{name:<28} baco {mine:>12,}  library {theirs:>12,}  {theirs / max(mine, 1):7.3f}x")
@@ -244,6 +257,7 @@ def main(argv=None) -> int:
     p.add_argument("--samples", type=int, default=8, help="seeded inputs of the quantisation error")
     p.add_argument("--mlp1-elf", help="gemmini-rocc-tests' mlp1-baremetal, run beside baco's mlp1")
     p.add_argument("--per-step", action="store_true", help="each step's cycles, baco's and the library's")
+    p.add_argument("--timeout", type=float, default=3600.0, help="wall seconds the ISS may run one model")
     p.add_argument("--smoke", action="store_true",
                    help="a tiny MLP, CNN and encoder layer, 2 calibration inputs, 2 samples")
     args = p.parse_args(argv)
@@ -257,7 +271,7 @@ def main(argv=None) -> int:
           flush=True)
     rows, ok = [], True
     for name in names:
-        r = measure(name, args.resolution, calibrate, samples, args.sequence)
+        r = measure(name, args.resolution, calibrate, samples, args.sequence, args.timeout)
         print_row(r, args.per_step)
         rows.append(r)
         ok &= "unsupported" in r or (r["sim_bit_exact"] and r["iss_bit_exact"])
