@@ -6,6 +6,7 @@ built-in ISS with the same model)."""
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import os
@@ -15,14 +16,15 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from mlir.ir import MLIRError
 
 from baco.codegen.translate import to_llvm_ir
 from baco.dialects import parse_module
 from baco.errors import CompilationError
-from baco.gemmini.config import GemminiConfig
+from baco.gemmini.config import MLIR_ELEMENTS, GemminiConfig
 from baco.inputs import input_name, read_text
-from baco.options import CompileOptions
+from baco.options import CompileOptions, exact_int, launch_grid
 from baco.passes.cli import add_config_args, options_from_args
 from baco.passes.pipeline import LLVM, STAGES, input_stage, run_pipeline
 
@@ -40,12 +42,17 @@ def compiler_fingerprint() -> str:
     return h.hexdigest()[:16]
 
 
-def kernel_parameter_types(baco_text: str, name: str) -> list[str]:
-    """The MLIR types of `func.func @name`'s parameters, in order."""
+def kernel_parameters(baco_text: str, name: str) -> list[tuple[str, str]]:
+    """(name, MLIR type) of `func.func @name`'s parameters, in order."""
     m = re.search(r"func\.func @" + re.escape(name) + r"\((.*?)\)\s*(?:->|\{|attributes)", baco_text, re.S)
     if not m:
         raise ValueError(f"no function @{name} in the module")
-    return [ty.strip() for ty in re.findall(r"%[\w.$-]+\s*:\s*([^,]+(?:<[^>]*>)?)", m.group(1))]
+    return [(p, ty.strip()) for p, ty in re.findall(r"%([\w.$-]+)\s*:\s*([^,]+(?:<[^>]*>)?)", m.group(1))]
+
+
+def kernel_parameter_types(baco_text: str, name: str) -> list[str]:
+    """The MLIR types of `func.func @name`'s parameters, in order."""
+    return [ty for _, ty in kernel_parameters(baco_text, name)]
 
 
 def kernel_signature(baco_text: str, name: str) -> list:
@@ -77,6 +84,8 @@ class CompiledKernel:
     stage_seconds: dict = field(default_factory=dict)
     dump_dir: str | None = None
     _backend: object = None
+    # integer parameters the JIT compiled as constants (a launch value of 1): {name: 1}
+    fixed: dict = field(default_factory=dict)
 
     @property
     def target(self) -> str:
@@ -115,9 +124,46 @@ class CompiledKernel:
         return kernel_array_elems(self.baco_ir, self.name)
 
     def run(self, grid, args, **kw):
+        """One launch of `grid` programs over `args` (the kernel's run-time arguments in order:
+        arrays of its element types, integers, floats), each checked first."""
+        grid = self.check_launch(grid, args)
         info = self.backend.run(grid, args, **kw)
         info["kernel"] = self
         return info
+
+    @functools.cached_property
+    def parameters(self) -> list[tuple[str, str]]:
+        return kernel_parameters(self.baco_ir, self.name)
+
+    def check_launch(self, grid, args) -> tuple[int, ...]:
+        """The grid as integers, after checking `args` against the compiled parameters (a
+        TypeError/ValueError naming the argument): their number, each array's element type and
+        layout, integers in range and equal to the value a constant was compiled for, real floats."""
+        if not isinstance(args, (list, tuple)):
+            raise TypeError(f"{self.name}: args must be a list of the kernel's run-time arguments, "
+                            f"got {type(args).__name__}")
+        names = [p for p, _ in self.parameters]
+        if len(args) != len(names):
+            raise TypeError(f"{self.name}: the compiled kernel takes {len(names)} run-time arguments {names}, "
+                            f"got {len(args)}")
+        for (p, ty), a in zip(self.parameters, args):
+            what = f"{self.name}: argument `{p}`"
+            if ty.startswith("memref"):
+                element = MLIR_ELEMENTS[re.match(r"memref<\?x(\w+)>", ty).group(1)].name
+                if not isinstance(a, np.ndarray):
+                    raise TypeError(f"{what} must be a numpy array of {element}, got {type(a).__name__}")
+                if a.dtype != np.dtype(element):
+                    raise TypeError(f"{what} was compiled for {element} arrays, got {a.dtype}")
+                if not a.flags.c_contiguous:
+                    raise TypeError(f"{what} must be C-contiguous")
+            elif ty == "index":
+                value = exact_int(a, what)
+                if p in self.fixed and value != self.fixed[p]:
+                    raise ValueError(f"{what} = {value}: the kernel was compiled for {p} = {self.fixed[p]} (a "
+                                     "constant in its code); compile it for this value")
+            elif isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, float, np.integer, np.floating)):
+                raise TypeError(f"{what} must be a float, got {type(a).__name__} {a!r}")
+        return launch_grid(grid, self.name)
 
     def build_elf(self, grid, args, path, expected=None):
         """A bare-metal ELF running this launch; with `expected` ({array index:
@@ -140,10 +186,12 @@ def _cache_key(text: str, name: str, options: CompileOptions) -> str:
 
 
 def compile_module(text: str, name: str, options: CompileOptions | None = None, *,
-                   dump_dir: str | None = None) -> CompiledKernel:
+                   dump_dir: str | None = None, fixed: dict | None = None) -> CompiledKernel:
     """Compile a BACO-dialect module with `options` (default: CompileOptions.of(), the default
     Gemmini, WS, LOOP_WS as BACO_LOOP_WS says): the target, the Gemmini and the schedule choices
-    the passes honour (see baco.gemmini.schedule). The options are the disk cache's key."""
+    the passes honour (see baco.gemmini.schedule). The options are the disk cache's key.
+    `fixed`: integer parameters the module's code treats as constants ({name: value}), which
+    every launch must pass unchanged."""
     options = CompileOptions.of() if options is None else options
     if not isinstance(options, CompileOptions):
         raise TypeError(f"options must be a CompileOptions, got {type(options).__name__} {options!r}")
@@ -167,7 +215,8 @@ def compile_module(text: str, name: str, options: CompileOptions | None = None, 
             tmp = cached.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_text(llvm_ir)
             tmp.replace(cached)
-    ck = CompiledKernel(name, options, kernel_signature(text, name), text, stage_ir, llvm_ir, seconds, dump_dir)
+    ck = CompiledKernel(name, options, kernel_signature(text, name), text, stage_ir, llvm_ir, seconds, dump_dir,
+                        fixed=dict(fixed or {}))
     try:
         ck.backend   # build the JIT / object now so compile errors surface at compile time
     except RuntimeError as e:     # llvmlite, clang/lld: internal, but reported as this kernel's error

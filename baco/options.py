@@ -1,7 +1,8 @@
 """Compile options: one `CompileOptions` per compile, the key of the launch's kernel cache and
 of the compiler's disk cache, and what the compiler and its pipeline receive. Its defaults
-(BACO_LOOP_WS) are read here only, so no stage learns a default from another. Imports only
-the ground floor."""
+(BACO_LOOP_WS) are read here only, so no stage learns a default from another. Also the checks
+of a launch's integers and grid (`exact_int`, `launch_grid`), shared by the JIT and compiled
+kernels. Imports only the ground floor."""
 from __future__ import annotations
 
 import os
@@ -14,6 +15,33 @@ from baco.gemmini.schedule import DATAFLOWS
 
 LOOP_WS_ENV = "BACO_LOOP_WS"
 TARGETS = ("sim", "iss")
+INDEX_RANGE = (-(1 << 63), 1 << 63)     # integer scalars are `index` (i64) in the kernel
+
+
+def exact_int(value, what: str, lo: int = INDEX_RANGE[0], hi: int = INDEX_RANGE[1]) -> int:
+    """`value` as a Python int when it is an integer (Python, numpy, or an integral float) in
+    [lo, hi); otherwise a TypeError/ValueError naming `what`."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{what} must be an integer, got the bool {value!r}")
+    if isinstance(value, (int, np.integer)):
+        number = int(value)
+    elif isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
+        number = int(value)
+    elif isinstance(value, (float, np.floating)):
+        raise ValueError(f"{what} must be an integer, got {value!r}")
+    else:
+        raise TypeError(f"{what} must be an integer, got {type(value).__name__} {value!r}")
+    if not lo <= number < hi:
+        raise ValueError(f"{what} = {number} is outside the kernel's integer range [{lo}, {hi})")
+    return number
+
+
+def launch_grid(grid, name: str) -> tuple[int, ...]:
+    """1 to 3 non-negative integer dimensions (integral floats and numpy integers accepted)."""
+    dims = tuple(grid) if isinstance(grid, (tuple, list)) else (grid,)
+    if not 1 <= len(dims) <= 3:
+        raise ValueError(f"{name}: grid must have 1 to 3 dimensions, got {grid!r}")
+    return tuple(exact_int(g, f"{name}: grid dimension {i}", 0) for i, g in enumerate(dims))
 
 
 def loop_ws_enabled(option: bool | None) -> bool:

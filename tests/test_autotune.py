@@ -138,6 +138,47 @@ def test_errors():
         tuner[GRID](*[None] * 13, BLOCK_M=16)
 
 
+@pytest.mark.parametrize("kw,error,match", [
+    (dict(configs=CONFIGS[0]), TypeError, "configs must be a list of baco.Config, got Config"),
+    (dict(configs=[5]), TypeError, r"configs\[0\] must be a baco.Config or a dict, got int 5"),
+    (dict(configs=[baco.Config(M=16, BLOCK_M=16)]), ValueError, r"configs\[0\] sets \['M'\], which are not constexpr"),
+    (dict(configs=CONFIGS[:1] + [baco.Config(BLOK_M=16)]), ValueError, r"configs\[1\] sets \['BLOK_M'\]"),
+    (dict(configs=[baco.Config(BLOCK_M=0, BLOCK_N=16, BLOCK_K=16)]), ValueError, r"configs\[0\].*block_m=0 must be"),
+    (dict(configs=[baco.Config(BLOCK_M=16.5, BLOCK_N=16, BLOCK_K=16)]), ValueError, "block_m=16.5 must be"),
+    (dict(key="MN"), TypeError, "key must be a list of parameter names, got 'MN'"),
+    (dict(prune_configs_by=[("top_k", 2)]), TypeError, "prune_configs_by must be a dict"),
+    (dict(prune_configs_by={"perf_model": 3}), TypeError, "perf_model must be a function"),
+    (dict(prune_configs_by={"early_config_prune": "all"}), TypeError, "early_config_prune must be a function"),
+    (dict(prune_configs_by={"top_k": 0}), ValueError, "top_k must be a count >= 1 or a fraction in"),
+    (dict(prune_configs_by={"top_k": -1}), ValueError, "top_k must be a count"),
+    (dict(prune_configs_by={"top_k": 1.5}), ValueError, "top_k must be a count"),
+    (dict(prune_configs_by={"top_k": "2"}), TypeError, "top_k must be an int or a float, got str"),
+    (dict(cache_results="no"), TypeError, "cache_results must be a bool"),
+    (dict(end_to_end=1), TypeError, "end_to_end must be a bool"),
+])
+def test_argument_errors_name_the_argument(kw, error, match):
+    with pytest.raises(error, match=match):
+        baco.autotune(**{"configs": CONFIGS[:2], "key": ["M"], **kw})(matmul_kernel)
+
+
+def test_config_options_are_checked_and_pruners_must_return_configs():
+    with pytest.raises(ValueError, match="Config dataflow must be one of"):
+        baco.Config(BLOCK_M=16, dataflow="XS")
+    with pytest.raises(TypeError, match="Config double_buffer must be a bool"):
+        baco.Config(BLOCK_M=16, double_buffer="yes")
+    for prune, error, match in [(lambda cs, named: None, TypeError, "must return a list of the configs"),
+                                (lambda cs, named: [1], TypeError, "must return a list of the configs"),
+                                (lambda cs, named: [], ValueError, "early_config_prune kept no config")]:
+        tuner = baco.autotune(configs=CONFIGS[:2], key=["M"], cache_results=False,
+                              prune_configs_by={"early_config_prune": prune})(matmul_kernel)
+        with pytest.raises(error, match=match):
+            launch(tuner, 17, 17, 17)
+    tuner = baco.autotune(configs=CONFIGS[:2], key=["M"], cache_results=False,
+                          prune_configs_by={"perf_model": lambda **kw: "fast", "top_k": 1})(matmul_kernel)
+    with pytest.raises(TypeError, match="perf_model must return a number, got 'fast'"):
+        launch(tuner, 17, 17, 17)
+
+
 def test_end_to_end_timing_counts_the_cpu():
     # the default: each candidate as its RISC-V program on the ISS with the cycle model (rdcycle
     # around the grid loop and fence); end_to_end=False: the command stream alone, commands free

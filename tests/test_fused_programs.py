@@ -10,8 +10,9 @@ import torch
 import baco
 from baco.gemmini.arith import reference_matmul
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.fused import gemm_chain_blocks, gemm_chain_footprint
+from baco.gemmini.fused import gemm_chain_blocks, gemm_chain_footprint, gemm_resadd_footprint
 from baco.kernels.fused import gemm_chain_launch
+from baco.kernels.resadd import reference as resadd_reference
 from baco.model.lower import GemminiStep
 from baco.model.zoo import mlp, seeded_inputs
 from baco.tuner import explore, fusion
@@ -70,6 +71,41 @@ def test_gemm_chain_blocks_and_capacity():
         gemm_chain_launch(x, w1, b1, w2, b2, scale1=s1, scale2=s2, relu1=1)
     with pytest.raises(ValueError, match="w2 must have H"):
         gemm_chain_launch(x, w1, b1, w2[:5], b2, scale1=s1, scale2=s2)
+
+
+def test_fused_programs_double_buffer_where_the_second_homes_fit():
+    """The K loop's blocks get two homes where they fit (the launch and the cycle model ask
+    baco.gemmini.fused alike); a scratchpad that holds one home only runs single-buffered, both
+    bit-exact."""
+    from baco.gemmini.fused import gemm_chain_double_buffered, gemm_resadd_double_buffered
+    from baco.gemmini.schedule import GemmSchedule
+    from baco.kernels.fused import gemm_resadd_launch
+    # M=17, K=65, H=33, N=17 at blocks 16 x 32: one home 14 tiles of 16 rows, two homes 22
+    assert gemm_chain_footprint(16, 32, 33, 17, 16, double_buffer=True).sp_rows == (2 * (2 + 6) + 6) * 16
+    small = GemminiConfig(sp_bank_rows=64)             # 256 scratchpad rows: 224 fit, 352 do not
+    for cfg, doubled in ((GemminiConfig(), True), (small, False)):
+        assert gemm_chain_double_buffered(16, 32, 33, 17, cfg) is doubled
+        x, w1, b1, w2, b2, s1, s2 = chain_operands(17, 65, 33, 17, seed=5)
+        launch = gemm_chain_launch(x, w1, b1, w2, b2, scale1=s1, scale2=s2, relu1=True, block_m=16, block_k=32,
+                                   config=cfg)
+        assert launch.options["double_buffer"] is doubled
+        launch.run("sim")
+        np.testing.assert_array_equal(launch.y, chain_reference(x, w1, b1, w2, b2, s1, s2, True, False))
+    # GEMM + residual add 20 x 70 -> 24 at blocks 16, 32, 16: X 1x1 and W 1x2 tiles (twice), the 2x2
+    # identity once per product (placement's count: it refuses a smaller scratchpad)
+    assert gemm_resadd_footprint(16, 32, 16, 16, double_buffer=True).sp_rows == (2 * (1 + 2) + 2 * 4) * 16
+    small = GemminiConfig(sp_banks=3, sp_bank_rows=64)  # 192 scratchpad rows: 224 do not fit, 176 do
+    rng = np.random.default_rng(7)
+    x, w, r = (rng.integers(-128, 128, s, dtype=np.int8) for s in ((20, 70), (70, 24), (20, 24)))
+    b = rng.integers(-3000, 3000, 24).astype(np.int32)
+    hidden = reference_matmul(x, w, b[None, :], out="int8", scale=0.004, relu=True)
+    for cfg, doubled in ((GemminiConfig(), True), (small, False)):
+        assert gemm_resadd_double_buffered(16, 32, 16, cfg) is doubled
+        launch = gemm_resadd_launch(x, w, b, r, scale=0.004, relu=True, a_scale=0.8, r_scale=1.3, out_scale=0.7,
+                                    relu_out=False, schedule=GemmSchedule(16, 32, 16), config=cfg)
+        assert launch.options["double_buffer"] is doubled
+        launch.run("sim")
+        np.testing.assert_array_equal(launch.y, resadd_reference(hidden, r, 0.8, 1.3, out_scale=0.7, relu=False))
 
 
 # ---- whole models ---------------------------------------------------------------------------

@@ -122,3 +122,44 @@ def test_bad_arguments_are_reported():
                                  BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, RELU=False, OUT_INT8=True)
     with pytest.raises(RuntimeError, match="only be used inside a @baco.jit kernel"):
         bl.program_id(0)
+
+
+def test_compiled_kernel_checks_its_arguments():
+    """kernel.compile() ahead of time, then ck.run(grid, args): the arguments are checked against
+    what was compiled (their number, each array's element type and layout, integers, and an
+    integer compiled as the constant 1), an error naming the argument; then the result is exact."""
+    a, b = rand((32, 32), 9), rand((32, 32), 10)
+    c = np.zeros((32, 32), np.int32)
+    ck = exact_tiles.compile(a, b, c, 32, 32, BM=16, BN=16, BK=16)
+    assert [p for p, _ in ck.parameters] == ["a_ptr", "b_ptr", "c_ptr", "K", "N"] and ck.fixed == {}
+    for args, grid, error, match in [
+            ([a, b, c, 32], (2, 2), TypeError, r"takes 5 run-time arguments \['a_ptr', 'b_ptr', 'c_ptr', 'K', 'N'\]"),
+            ([a, b, c, 32, 32, 1], (2, 2), TypeError, "takes 5 run-time arguments"),
+            ([a.astype(np.int32), b, c, 32, 32], (2, 2), TypeError, "`a_ptr` was compiled for int8 arrays, got int32"),
+            ([a, b, c.astype(np.int8), 32, 32], (2, 2), TypeError, "`c_ptr` was compiled for int32 arrays"),
+            ([a, np.asfortranarray(b), c, 32, 32], (2, 2), TypeError, "`b_ptr` must be C-contiguous"),
+            ([a.tolist(), b, c, 32, 32], (2, 2), TypeError, "`a_ptr` must be a numpy array of int8"),
+            ([a, b, c, 32.5, 32], (2, 2), ValueError, "`K` must be an integer"),
+            ([a, b, c, 32, 32], (2.5, 2), ValueError, "grid dimension 0")]:
+        with pytest.raises(error, match=match):
+            ck.run(grid, args)
+    ck.run((2, 2), [a, b, c, 32, 32])
+    np.testing.assert_array_equal(c, reference_matmul(a, b))
+
+    ones = exact_tiles.compile(a[:1].copy(), b[:1].copy(), c[:1].copy(), 1, 32, BM=16, BN=16, BK=16)
+    assert ones.fixed == {"K": 1}
+    with pytest.raises(ValueError, match="`K` = 32: the kernel was compiled for K = 1"):
+        ones.run((2, 2), [a, b, c, 32, 32])
+
+
+def test_constexprs_beyond_the_kernels_integers_are_errors():
+    """A constexpr integer is an i64 in the code (a larger one names the argument); a block no
+    Gemmini memory holds is a located compile error, before MLIR's size arithmetic overflows."""
+    a, b, c = rand((32, 32), 1), rand((32, 32), 2), np.zeros((32, 32), np.int32)
+    with pytest.raises(ValueError, match="constexpr `BM` = 1180591620717411303424 is outside"):
+        exact_tiles.compile(a, b, c, 32, 32, BM=2 ** 70, BN=16, BK=16)
+    with pytest.raises(baco.CompilationError, match="larger than any Gemmini memory") as err:
+        exact_tiles.compile(a, b, c, 32, 32, BM=2 ** 62, BN=16, BK=16)
+    assert err.value.filename == __file__
+    assert exact_tiles.compile(a, b, c, 32, 32, BM=np.int64(16), BN=16, BK=16) is \
+        exact_tiles.compile(a, b, c, 32, 32, BM=16, BN=16, BK=16)

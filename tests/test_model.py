@@ -524,7 +524,8 @@ def test_constants_fold_and_broadcast_adds():
             return x + x[:, :1]     # the line
     with pytest.raises(CompilationError, match="broadcasting") as err:
         baco.compile_model(Broadcast(), torch.randn(1, 8, 8))
-    assert err.value.line == Broadcast.forward.__code__.co_firstlineno + 1
+    line = Broadcast.forward.__code__.co_firstlineno + 1
+    assert err.value.line == line and err.value.col == linecache.getline(__file__, line).index("+ x[") + 1
 
     class Noisy(nn.Module):
         def forward(self, x):
@@ -535,12 +536,22 @@ def test_constants_fold_and_broadcast_adds():
 
 
 def test_broadcast_mul_is_a_located_error():
+    """The caret is under the operator the model wrote (`*`, aten.mul), not at the statement's start."""
     class Scale(nn.Module):
         def forward(self, x):
             return x * x[:, :1]
-    with pytest.raises(CompilationError) as err:
-        baco.compile_model(Scale(), torch.randn(2, 4, 3, 3))
-    assert err.value.filename == __file__
+
+    class ScaleLater(nn.Module):
+        def forward(self, x):
+            y = torch.relu(x)
+            y *= 2
+            return torch.relu(y) + 1 * (y * x[:, :1])
+    for module, what in ((Scale, "* x["), (ScaleLater, "* x[")):
+        with pytest.raises(CompilationError, match="mul of shapes") as err:
+            baco.compile_model(module(), torch.randn(2, 4, 3, 3))
+        line = module.forward.__code__.co_firstlineno + (1 if module is Scale else 3)
+        assert (err.value.filename, err.value.line) == (__file__, line)
+        assert err.value.col == linecache.getline(__file__, line).index(what) + 1
 
 
 @pytest.mark.slow

@@ -47,7 +47,9 @@ import os
 
 import numpy as np
 
-from baco.frontend.jit import LAUNCH_OPTIONS, JITFunction, _as_array, launch_grid
+from baco.frontend.jit import LAUNCH_OPTIONS, JITFunction, _as_array
+from baco.gemmini.schedule import DATAFLOWS, field_problems
+from baco.options import launch_grid
 
 CONFIG_OPTIONS = ("dataflow", "double_buffer")
 DEFAULT_TOP_K = 6
@@ -60,6 +62,12 @@ class Config:
 
     def __init__(self, kwargs: dict | None = None, *, dataflow: str | None = None,
                  double_buffer: bool | None = None, **more):
+        if kwargs is not None and not isinstance(kwargs, dict):
+            raise TypeError(f"Config kwargs must be a dict of constexpr values, got {type(kwargs).__name__}")
+        if dataflow is not None and dataflow not in DATAFLOWS:
+            raise ValueError(f"Config dataflow must be one of {DATAFLOWS}, not {dataflow!r}")
+        if double_buffer is not None and not isinstance(double_buffer, bool):
+            raise TypeError(f"Config double_buffer must be a bool, not {double_buffer!r}")
         self.kwargs = dict(kwargs or {}, **more)
         self.options = {k: v for k, v in (("dataflow", dataflow), ("double_buffer", double_buffer))
                         if v is not None}
@@ -146,6 +154,42 @@ def cost_model_pruner(top_k: int | float = DEFAULT_TOP_K) -> dict:
 
 
 # ---- the autotuner ------------------------------------------------------------------------------
+def checked_configs(fn: JITFunction, configs) -> list[Config]:
+    """autotune's `configs` as Configs (a dict is a Config's constexpr values): each sets only
+    constexpr parameters of the kernel, and block sizes (BLOCK_M/N/K) that are a valid schedule;
+    else an error naming `configs[i]`."""
+    if configs is None:
+        return []
+    if not isinstance(configs, (list, tuple)):
+        raise TypeError(f"{fn.__name__}: autotune configs must be a list of baco.Config, got {type(configs).__name__}")
+    out = []
+    for i, c in enumerate(configs):
+        if isinstance(c, dict):
+            c = Config(c)
+        elif not isinstance(c, Config):
+            raise TypeError(f"{fn.__name__}: autotune configs[{i}] must be a baco.Config or a dict, "
+                            f"got {type(c).__name__} {c!r}")
+        wrong = sorted(k for k in c.kwargs if k not in fn.constexprs)
+        if wrong:
+            raise ValueError(f"{fn.__name__}: autotune configs[{i}] sets {wrong}, which are not constexpr parameters "
+                             f"(constexprs: {sorted(fn.constexprs)})")
+        s = c.schedule()
+        bad = field_problems(s) if s is not None else []
+        if bad:
+            raise ValueError(f"{fn.__name__}: autotune configs[{i}] {c}: " + "; ".join(bad))
+        out.append(c)
+    return out
+
+
+def checked_top_k(top_k) -> int | float:
+    """prune_configs_by's top_k: a count (an int >= 1) or a fraction (a float in (0, 1])."""
+    if isinstance(top_k, bool) or not isinstance(top_k, (int, float)):
+        raise TypeError(f"prune_configs_by top_k must be an int or a float, got {type(top_k).__name__} {top_k!r}")
+    if isinstance(top_k, int) and top_k < 1 or isinstance(top_k, float) and not 0.0 < top_k <= 1.0:
+        raise ValueError(f"prune_configs_by top_k must be a count >= 1 or a fraction in (0, 1], got {top_k!r}")
+    return top_k
+
+
 class Autotuner:
     def __init__(self, fn: JITFunction, configs, key, prune_configs_by=None, cache_results=True,
                  end_to_end=True):
@@ -153,7 +197,9 @@ class Autotuner:
             raise TypeError("@baco.autotune goes above @baco.jit")
         self.fn = fn
         self.__name__ = fn.__name__
-        self.configs = [c if isinstance(c, Config) else Config(c) for c in (configs or [])]
+        self.configs = checked_configs(fn, configs)
+        if not isinstance(key, (list, tuple)) or not all(isinstance(k, str) for k in key):
+            raise TypeError(f"{fn.__name__}: autotune key must be a list of parameter names, got {key!r}")
         self.key = list(key)
         params = {p.name for p in fn.params}
         unknown = [k for k in self.key if k not in params]
@@ -165,17 +211,25 @@ class Autotuner:
             if missing:
                 raise ValueError(f"{fn.__name__}: autotune without configs draws GEMM schedules and needs "
                                  f"parameters {missing}")
+        if prune_configs_by is not None and not isinstance(prune_configs_by, dict):
+            raise TypeError(f"prune_configs_by must be a dict, got {type(prune_configs_by).__name__}")
         prune = dict(prune_configs_by or {})
         unknown = sorted(set(prune) - {"perf_model", "top_k", "early_config_prune"})
         if unknown:
             raise ValueError(f"prune_configs_by takes perf_model, top_k and early_config_prune, not {unknown}")
+        for name in ("perf_model", "early_config_prune"):
+            if prune.get(name) is not None and not callable(prune[name]):
+                raise TypeError(f"prune_configs_by {name} must be a function, got {type(prune[name]).__name__}")
         if not self.configs and "perf_model" not in prune:
             prune.update(cost_model_pruner())
         self.perf_model = prune.get("perf_model")
-        self.top_k = prune.get("top_k", DEFAULT_TOP_K)
+        self.top_k = checked_top_k(prune.get("top_k", DEFAULT_TOP_K))
         self.early_config_prune = prune.get("early_config_prune")
+        for name, value in (("cache_results", cache_results), ("end_to_end", end_to_end)):
+            if not isinstance(value, bool):
+                raise TypeError(f"autotune {name} must be a bool, got {value!r}")
         self.cache_results = cache_results
-        self.end_to_end = bool(end_to_end)
+        self.end_to_end = end_to_end
         self.cache = {}                # cache key -> Config
         self.timings = {}              # last tuning: Config -> cycles (or the reason it was skipped)
         self.best_config = None
@@ -221,13 +275,24 @@ class Autotuner:
             configs = schedule_space(int(named["M"]), int(named["N"]), int(named["K"]), gemmini_cfg,
                                      options["dataflow"], out_int8)
         if self.early_config_prune is not None:
-            configs = list(self.early_config_prune(configs, dict(named)))
+            kept = self.early_config_prune(configs, dict(named))
+            if not isinstance(kept, (list, tuple)) or not all(c in configs for c in kept):
+                raise TypeError(f"{self.__name__}: prune_configs_by early_config_prune must return a list of the "
+                                f"configs it was given, got {kept!r}")
+            if not kept:
+                raise ValueError(f"{self.__name__}: prune_configs_by early_config_prune kept no config")
+            configs = list(kept)
         if self.perf_model is not None and len(configs) > 1:
             k = self.top_k
-            k = max(1, int(len(configs) * k)) if isinstance(k, float) and k <= 1.0 else int(k)
+            k = max(1, int(len(configs) * k)) if isinstance(k, float) else k
             base = {k: options[k] for k in CONFIG_OPTIONS}
-            cost = {c: self.perf_model(**named, **{**base, **c.all_kwargs()}, config=gemmini_cfg)
-                    for c in configs}
+            cost = {}
+            for c in configs:
+                cost[c] = self.perf_model(**named, **{**base, **c.all_kwargs()}, config=gemmini_cfg)
+                if isinstance(cost[c], (bool, np.bool_)) or not isinstance(cost[c], (int, float, np.integer, np.floating)) \
+                        or math.isnan(cost[c]):
+                    raise TypeError(f"{self.__name__}: prune_configs_by perf_model must return a number, got "
+                                    f"{cost[c]!r} for {c}")
             configs = sorted(configs, key=lambda c: cost[c])[:k]
         if not self.configs:
             from baco.gemmini.schedule import default_gemm_schedule

@@ -5,6 +5,7 @@ values; blocks are tensors and block pointers `!baco.block_ptr<tensor<…>>`."""
 from __future__ import annotations
 
 import ast
+import math
 import operator
 from dataclasses import dataclass
 
@@ -57,6 +58,8 @@ LANG_FUNCS = {"program_id", "num_programs", "cdiv", "make_block_ptr", "advance",
               "dot", "zeros", "relu", "max_pool2d"}
 ARITH = {ast.Add: "addi", ast.Sub: "subi", ast.Mult: "muli", ast.FloorDiv: "floordivsi", ast.Mod: "remsi"}
 FARITH = {ast.Add: "addf", ast.Sub: "subf", ast.Mult: "mulf", ast.Div: "divf"}
+# far beyond any Gemmini's memories (local addresses have 29 row bits), and within MLIR's i64 size arithmetic
+MAX_BLOCK_ELEMENTS = 1 << 40
 CMP = {ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "sgt", ast.GtE: "sge", ast.Eq: "eq", ast.NotEq: "ne"}
 
 
@@ -647,6 +650,11 @@ class KernelCodegen(ast.NodeVisitor):
         self.node = node
         return self.arith("ceildivsi", a, b, "index")
 
+    def check_block_size(self, shape, node):
+        if math.prod(shape) > MAX_BLOCK_ELEMENTS:
+            raise self.error(f"a block of shape {tuple(shape)} ({math.prod(shape)} elements) is larger than any "
+                             f"Gemmini memory (at most {MAX_BLOCK_ELEMENTS} elements)", node)
+
     def call_make_block_ptr(self, node, base, shape, strides, offsets, block_shape, order=(1, 0)):
         if not (isinstance(base, Val) and base.is_memref):
             raise self.error(f"make_block_ptr needs a pointer argument as base, got {describe(base)}", node)
@@ -658,6 +666,7 @@ class KernelCodegen(ast.NodeVisitor):
         if not all(isinstance(b, int) and not isinstance(b, bool) and b > 0 for b in block_shape):
             raise self.error(f"block_shape must be positive compile-time integers (constexpr), "
                              f"got {tuple(describe(b) for b in block_shape)}", node)
+        self.check_block_size(block_shape, node)
         if tuple(order) not in (((1, 0), (0, 1)) if rank == 2 else ((1, 0), (2, 1, 0))):
             raise self.error("order must be (1, 0) (row-major) or (0, 1) (column-major: strides (1, ld), "
                              "a transposed operand); a 3-D block pointer is row-major, (2, 1, 0)", node)
@@ -741,6 +750,7 @@ class KernelCodegen(ast.NodeVisitor):
     def call_zeros(self, node, shape, dtype=bl.int32):
         if not (isinstance(shape, tuple) and len(shape) == 2 and all(isinstance(s, int) and s > 0 for s in shape)):
             raise self.error("zeros() shape must be two positive compile-time integers", node)
+        self.check_block_size(shape, node)
         if dtype is not bl.int32:
             raise self.error("zeros() makes int32 accumulator blocks on Gemmini", node)
         return self.op("baco.zeros", [], tensor_type(shape, "i32"))

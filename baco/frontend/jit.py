@@ -12,30 +12,9 @@ from baco.errors import DIVISION_BY_ZERO, RUNTIME_ERRORS, ZERO_STEP, KernelRunti
 from baco.frontend import language as bl
 from baco.frontend.codegen import KernelCodegen
 from baco.gemmini.config import NUMPY_ELEMENTS
-from baco.options import CompileOptions
+from baco.options import CompileOptions, exact_int, launch_grid
 
 LAUNCH_OPTIONS = ("target", "config", "dataflow", "double_buffer", "schedule", "loop_ws")
-INDEX_RANGE = (-(1 << 63), 1 << 63)     # integer scalars are `index` (i64) in the kernel
-
-
-def exact_int(value, what: str, lo: int = INDEX_RANGE[0], hi: int = INDEX_RANGE[1]) -> int:
-    """`value` as a Python int when it is an integer (Python, numpy, or an integral float) in
-    [lo, hi); otherwise a TypeError/ValueError naming `what`."""
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{what} must be an integer, got the bool {value!r}")
-    if isinstance(value, (int, np.integer)):
-        number = int(value)
-    elif isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
-        number = int(value)
-    elif isinstance(value, (float, np.floating)):
-        raise ValueError(f"{what} must be an integer, got {value!r}")
-    else:
-        raise TypeError(f"{what} must be an integer, got {type(value).__name__} {value!r}")
-    if not lo <= number < hi:
-        raise ValueError(f"{what} = {number} is outside the kernel's integer range [{lo}, {hi})")
-    return number
-
-
 def _as_array(x):
     """numpy view of a numpy array or CPU torch tensor (same storage, so results reach the caller)."""
     if isinstance(x, np.ndarray):
@@ -120,6 +99,10 @@ class JITFunction:
         for p in self.params:
             v = values[p.name]
             if p.name in self.constexprs:
+                if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+                    v = exact_int(v, f"{self.__name__}: constexpr `{p.name}`")   # an i64 in the code
+                elif isinstance(v, (np.floating, np.bool_)):
+                    v = v.item()          # the same value as a Python float / bool
                 params.append((p.name, "const", v))
                 key.append(("c", p.name, v if isinstance(v, (int, float, bool, str, type(None))) else repr(v)))
                 continue
@@ -175,7 +158,8 @@ class JITFunction:
         key = key + options.key()
         ck = self.cache.get(key)
         if ck is None:
-            ck = compile_module(self.baco_ir(params), self.__name__, options)
+            ck = compile_module(self.baco_ir(params), self.__name__, options,
+                                fixed={p: 1 for p, kind, v in params if kind == "index" and v == 1})
             self.cache[key] = ck
         return ck, runtime
 
@@ -240,14 +224,6 @@ class JITFunction:
             return None
         col = list(where.tb_frame.f_code.co_positions())[where.tb_lasti // 2][2]
         return KernelRuntimeError(RUNTIME_ERRORS[code], where.tb_lineno, (col or 0) + 1)
-
-
-def launch_grid(grid, name: str) -> tuple[int, ...]:
-    """1 to 3 non-negative integer dimensions (integral floats and numpy integers accepted)."""
-    dims = tuple(grid) if isinstance(grid, (tuple, list)) else (grid,)
-    if not 1 <= len(dims) <= 3:
-        raise ValueError(f"{name}: grid must have 1 to 3 dimensions, got {grid!r}")
-    return tuple(exact_int(g, f"{name}: grid dimension {i}", 0) for i, g in enumerate(dims))
 
 
 def jit(fn=None, **options):

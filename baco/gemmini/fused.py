@@ -11,7 +11,8 @@ each, padded to DIM).
 
 A GEMM with its residual add, Y = g(r(f(X·W + b))·sa + R·sr): the GEMM kernel's blocks (X
 BLOCK_M x BLOCK_K, W BLOCK_K x BLOCK_N; the accumulator block BLOCK_M x BLOCK_N) plus a
-BLOCK_N x BLOCK_N identity in the scratchpad and two more accumulator blocks: the layer's int8
+BLOCK_N x BLOCK_N identity in the scratchpad (moved in once per product reading it: twice) and
+two more accumulator blocks: the layer's int8
 output multiplied back in exactly, and the sum the residual is loaded into.
 Pure Python: imports only baco.gemmini.
 """
@@ -30,17 +31,36 @@ def _tiles(v, dim):
     return q.ceil() if hasattr(q, "ceil") else math.ceil(q)
 
 
-def gemm_chain_footprint(block_m, block_k, H, N, dim) -> Footprint:
+def gemm_chain_footprint(block_m, block_k, H, N, dim, double_buffer: bool = False) -> Footprint:
     """Local rows of one program of the fused chain (block_m rows, block_k columns of X a step):
-    block_m and block_k may be tensors (the tuner's tiles), H and N are the layers' widths."""
+    block_m and block_k may be tensors (the tuner's tiles), H and N are the layers' widths.
+    double_buffer: the K loop's X and W1 blocks have two homes each (placement's)."""
     m, k, h, n = _tiles(block_m, dim), _tiles(block_k, dim), _tiles(H, dim), _tiles(N, dim)
-    return Footprint(sp_rows=(m * k + k * h + h * n) * dim, acc_rows=(m * h + m * n) * dim)
+    return Footprint(sp_rows=((m * k + k * h) * (2 if double_buffer else 1) + h * n) * dim,
+                     acc_rows=(m * h + m * n) * dim)
 
 
-def gemm_resadd_footprint(block_m, block_n, block_k, dim) -> Footprint:
-    """Local rows of one program of the GEMM + residual add (numbers or tensors)."""
+def gemm_resadd_footprint(block_m, block_n, block_k, dim, double_buffer: bool = False) -> Footprint:
+    """Local rows of one program of the GEMM + residual add (numbers or tensors); double_buffer:
+    the K loop's X and W blocks twice. The identity has a block per product reading it (two)."""
     m, n, k = _tiles(block_m, dim), _tiles(block_n, dim), _tiles(block_k, dim)
-    return Footprint(sp_rows=(m * k + k * n + n * n) * dim, acc_rows=3 * m * n * dim)
+    return Footprint(sp_rows=((m * k + k * n) * (2 if double_buffer else 1) + 2 * n * n) * dim,
+                     acc_rows=3 * m * n * dim)
+
+
+def _fits(f: Footprint, cfg: GemminiConfig) -> bool:
+    return f.sp_rows <= cfg.sp_rows and f.acc_rows <= cfg.acc_rows
+
+
+def gemm_chain_double_buffered(block_m: int, block_k: int, H: int, N: int, cfg: GemminiConfig) -> bool:
+    """Whether the chain's program at these blocks double-buffers its K loop: where the second
+    homes of its X and W1 blocks fit (the kernel's launch and the cycle model both ask here)."""
+    return _fits(gemm_chain_footprint(block_m, block_k, H, N, cfg.dim, double_buffer=True), cfg)
+
+
+def gemm_resadd_double_buffered(block_m: int, block_n: int, block_k: int, cfg: GemminiConfig) -> bool:
+    """Whether the GEMM + residual add's program double-buffers its K loop (as gemm_chain_double_buffered)."""
+    return _fits(gemm_resadd_footprint(block_m, block_n, block_k, cfg.dim, double_buffer=True), cfg)
 
 
 def gemm_chain_blocks(M: int, K: int, H: int, N: int, block_m: int, block_k: int,
@@ -54,7 +74,7 @@ def gemm_chain_blocks(M: int, K: int, H: int, N: int, block_m: int, block_k: int
     bk = min(max(block_k, 1), _tiles(K, d) * d)
     while True:
         f = gemm_chain_footprint(bm, bk, H, N, d)
-        if f.sp_rows <= cfg.sp_rows and f.acc_rows <= cfg.acc_rows:
+        if _fits(f, cfg):
             return bm, bk
         if bk > d and f.sp_rows > cfg.sp_rows:
             bk = max(d, _tiles(bk // 2, d) * d)
@@ -64,24 +84,35 @@ def gemm_chain_blocks(M: int, K: int, H: int, N: int, block_m: int, block_k: int
             return None
 
 
-def _block_moves(row_tiles, col_tiles, elem_bytes, cfg, k) -> float:
-    """DMA cycles filling a block of row_tiles x col_tiles DIM x DIM tiles: DIM rows and up to
+def _block_moves(row_tiles, col_tiles, elem_bytes, cfg, k, rows=None) -> float:
+    """DMA cycles filling a block of row_tiles x col_tiles DIM x DIM tiles: DIM rows (of the
+    block's `rows`, when fewer: a ragged last tile moves the rows that exist) and up to
     max_block_len tiles a command."""
     d, mbl = cfg.dim, cfg.max_block_len
     full, rest = divmod(col_tiles, mbl)
-    return row_tiles * (full * dma_cycles(d, mbl * d * elem_bytes, cfg, k) +
-                        (dma_cycles(d, rest * d * elem_bytes, cfg, k) if rest else 0))
+
+    def tile_row(r):
+        return full * dma_cycles(r, mbl * d * elem_bytes, cfg, k) + (dma_cycles(r, rest * d * elem_bytes, cfg, k)
+                                                                     if rest else 0)
+    whole, ragged = divmod(min(rows, row_tiles * d), d) if rows is not None else (row_tiles, 0)
+    return whole * tile_row(d) + (tile_row(ragged) if ragged else 0)
+
+
+# the share of the shorter of a double-buffered K step's loads and computes that runs behind the
+# other (fitted to the cycle model's times of the two fused kernels, DIM 16 and 32)
+PREFETCH_HIDDEN = 0.75
 
 
 class _Program:
-    """One program's command stream as the cost sums it: its phases run one after another (the
-    blocks are single-buffered, so a load waits for the computes reading the block before)."""
+    """One program's command stream as the cost sums it: its phases run one after another (a load
+    waits for the computes reading its block before), but for the K loop's double-buffered steps."""
 
     def __init__(self, cfg, k):
         self.cfg, self.k, self.cycles = cfg, k, 0.0
 
-    def load(self, rows, cols, elem_bytes):
-        self.cycles += _block_moves(rows, cols, elem_bytes, self.cfg, self.k)
+    def load(self, rows, cols, elem_bytes, row_count=None):
+        """A block of rows x cols tiles in (`row_count` rows of it, if fewer)."""
+        self.cycles += _block_moves(rows, cols, elem_bytes, self.cfg, self.k, row_count)
 
     def compute(self, tiles, weights):
         """`tiles` DIM x DIM products (DIM rows through the array each) with `weights` weight tiles
@@ -91,15 +122,25 @@ class _Program:
         if tiles == weights:
             self.cycles += weights * self.cfg.dim
 
-    def k_steps(self, steps, rows, k_tiles, cols, input_bytes):
-        """A blocked product's K loop: per step the A and B blocks in, then their computes."""
-        for _ in range(steps):
-            self.load(rows, k_tiles, input_bytes)
-            self.load(k_tiles, cols, input_bytes)
-            self.compute(rows * cols * k_tiles, cols * k_tiles)
+    def k_steps(self, steps, rows, k_tiles, cols, input_bytes, double_buffer: bool, row_count=None):
+        """A blocked product's K loop: per step the A and B blocks in, then their computes. Double
+        buffered, a step's loads are spread through the previous step's computes (the prefetch
+        pass), which hides PREFETCH_HIDDEN of the shorter of the two."""
+        start = self.cycles
+        self.load(rows, k_tiles, input_bytes, row_count)
+        self.load(k_tiles, cols, input_bytes)
+        loads = self.cycles - start
+        self.compute(rows * cols * k_tiles, cols * k_tiles)
+        step = self.cycles - start
+        hidden = PREFETCH_HIDDEN * min(loads, step - loads) if double_buffer else 0.0
+        self.cycles = start + steps * step - (steps - 1) * hidden
 
-    def store(self, tiles):
-        self.cycles += tiles * (dma_cycles(self.cfg.dim, self.cfg.dim, self.cfg, self.k) + self.k.acc_scale_latency)
+    def store(self, row_tiles, col_tiles, row_count):
+        """row_tiles x col_tiles output tiles out, one mvout each (of `row_count` rows at most)."""
+        d = self.cfg.dim
+        whole, ragged = divmod(min(row_count, row_tiles * d), d)
+        per = lambda r: dma_cycles(r, d, self.cfg, self.k) + self.k.acc_scale_latency  # noqa: E731
+        self.cycles += col_tiles * (whole * per(d) + (per(ragged) if ragged else 0))
 
 
 def gemm_chain_program_cycles(M: int, K: int, H: int, N: int, block_m: int, block_k: int, cfg: GemminiConfig,
@@ -113,13 +154,16 @@ def gemm_chain_program_cycles(M: int, K: int, H: int, N: int, block_m: int, bloc
     t = lambda v: max(1, _tiles(v, d))  # noqa: E731
     tm, tk, th, tn = t(min(block_m, M)), t(min(block_k, K)), t(H), t(N)
     steps = _tiles(K, min(block_k, t(K) * d))
+    rows = min(block_m, M)
     p = _Program(cfg, k)
-    p.load(tm, th, cfg.acc_bytes)
-    p.k_steps(steps, tm, tk, th, cfg.input_bytes)
-    p.load(tm, tn, cfg.acc_bytes)
+    p.load(tm, th, cfg.acc_bytes, rows)
+    blocks = gemm_chain_blocks(M, K, H, N, block_m, block_k, cfg)     # the launch's, as it asks
+    p.k_steps(steps, tm, tk, th, cfg.input_bytes, blocks is not None and gemm_chain_double_buffered(*blocks, H, N, cfg),
+              rows)
+    p.load(tm, tn, cfg.acc_bytes, rows)
     p.load(th, tn, cfg.input_bytes)
     p.compute(tm * tn * th, tn * th)
-    p.store(tm * tn)
+    p.store(tm, tn, rows)
     return _tiles(M, min(block_m, t(M) * d)) * p.cycles
 
 
@@ -127,20 +171,22 @@ def gemm_resadd_program_cycles(M: int, N: int, K: int, block_m: int, block_n: in
                                k: TimingConstants = DEFAULT_CONSTANTS) -> float:
     """Gemmini's cycles of the GEMM + residual add program (gemm_resadd_kernel), as
     gemm_chain_program_cycles: per program the bias rows, per K step the X and W blocks then their computes, the
-    identity, the two identity products, the residual's scaled load and the stores."""
+    identity (twice), the two identity products, the residual's scaled load and the stores."""
     d = cfg.dim
     t = lambda v: max(1, _tiles(v, d))  # noqa: E731
     tm, tn, tk = t(min(block_m, M)), t(min(block_n, N)), t(min(block_k, K))
     steps = _tiles(K, min(block_k, t(K) * d))
+    rows = min(block_m, M)
     p = _Program(cfg, k)
-    p.load(tm, tn, cfg.acc_bytes)
-    p.k_steps(steps, tm, tk, tn, cfg.input_bytes)
-    p.load(tn, tn, cfg.input_bytes)
+    p.load(tm, tn, cfg.acc_bytes, rows)
+    p.k_steps(steps, tm, tk, tn, cfg.input_bytes, gemm_resadd_double_buffered(block_m, block_n, block_k, cfg), rows)
+    p.load(2 * tn, tn, cfg.input_bytes)      # the identity, once per product
     p.compute(2 * tm * tn * tn, 2 * tn * tn)
-    p.load(tm, tn, cfg.input_bytes)
-    p.store(tm * tn)
+    p.load(tm, tn, cfg.input_bytes, rows)
+    p.store(tm, tn, rows)
     return _tiles(M, min(block_m, t(M) * d)) * _tiles(N, min(block_n, t(N) * d)) * p.cycles
 
 
-__all__ = ["gemm_chain_footprint", "gemm_chain_blocks", "gemm_resadd_footprint", "gemm_chain_program_cycles",
+__all__ = ["gemm_chain_footprint", "gemm_chain_blocks", "gemm_resadd_footprint", "gemm_chain_double_buffered",
+           "gemm_resadd_double_buffered", "gemm_chain_program_cycles",
            "gemm_resadd_program_cycles"]

@@ -21,7 +21,8 @@ import numpy as np
 import baco.language as bl
 from baco.frontend.jit import jit
 from baco.gemmini.config import as_config
-from baco.gemmini.fused import gemm_chain_blocks, gemm_chain_footprint, gemm_resadd_footprint
+from baco.gemmini.fused import (gemm_chain_blocks, gemm_chain_double_buffered, gemm_chain_footprint,
+                                gemm_resadd_double_buffered, gemm_resadd_footprint)
 from baco.gemmini.schedule import GemmSchedule, capacity_problems
 from baco.kernels.arguments import bias_vector, exact_array, real_scalar
 from baco.kernels.launch import KernelLaunch
@@ -66,8 +67,9 @@ def gemm_chain_launch(x, w1, b1, w2, b2, *, scale1, scale2, relu1=False, relu2=F
     """The prepared launch of Y = f2(f1(X·W1 + b1)·W2 + b2) (int8 X (M, K), W1 (K, H), W2 (H, N),
     int32 biases b1 (H,), b2 (N,)) as one program per block_m rows of X. block_m and block_k (the
     producer's schedule) are halved where one program would not fit `config`; a chain that does
-    not fit with DIM x DIM blocks is a ValueError naming the widths. `y`: the int8 (M, N) output
-    array (C-contiguous), else a new one."""
+    not fit with DIM x DIM blocks is a ValueError naming the widths. The K loop's blocks are
+    double-buffered where their second homes fit (gemm_chain_double_buffered). `y`: the int8
+    (M, N) output array (C-contiguous), else a new one."""
     config = as_config(config)
     x, w1, w2 = (exact_array(v, n, np.int8, 2) for v, n in ((x, "x"), (w1, "w1"), (w2, "w2")))
     M, K = x.shape
@@ -97,7 +99,8 @@ def gemm_chain_launch(x, w1, b1, w2, b2, *, scale1, scale2, relu1=False, relu2=F
     args = [x, w1, y, w2, b1, b2, M, K, H, N, real_scalar(scale1, "scale1"), real_scalar(scale2, "scale2")]
     return KernelLaunch(gemm_chain_kernel, (bl.cdiv(M, bm), 1), args,
                         dict(BLOCK_M=bm, BLOCK_K=bk, BLOCK_H=up(H), BLOCK_N=up(N), RELU1=bool(relu1),
-                             RELU2=bool(relu2)), y, config)
+                             RELU2=bool(relu2), double_buffer=gemm_chain_double_buffered(bm, bk, H, N, config)),
+                        y, config)
 
 
 
@@ -144,7 +147,8 @@ def gemm_resadd_launch(x, w, bias, residual, *, scale, relu, a_scale, r_scale, o
     """The prepared launch of Y = g(f(X·W + b)·a_scale + R·r_scale) (int8 X (M, K), W (K, N), R
     (M, N), int32 bias (N,); f: scale, relu; g: out_scale, relu_out) under the GEMM layer's
     schedule (its block_m, block_n, block_k; the GEMM kernel's default for the shape without one).
-    A schedule whose program does not fit `config` is a ValueError naming its blocks."""
+    A schedule whose program does not fit `config` is a ValueError naming its blocks; the K loop's
+    blocks are double-buffered where their second homes fit (gemm_resadd_double_buffered)."""
     config = as_config(config)
     x, w, residual = (exact_array(v, n, np.int8, 2) for v, n in ((x, "x"), (w, "w"), (residual, "residual")))
     M, K = x.shape
@@ -160,7 +164,7 @@ def gemm_resadd_launch(x, w, bias, residual, *, scale, relu, a_scale, r_scale, o
     s = resolve_schedule(schedule, shape=(M, N, K), config=config, out_int8=True)
     f = gemm_resadd_footprint(s.block_m, s.block_n, s.block_k, config.dim)
     problems = capacity_problems(config, f.sp_rows, f.acc_rows, f"X {s.block_m}x{s.block_k}, W {s.block_k}x"
-                                 f"{s.block_n}, identity {s.block_n}x{s.block_n}", f"3 blocks {s.block_m}x{s.block_n}")
+                                 f"{s.block_n}, identity {s.block_n}x{s.block_n} twice", f"3 blocks {s.block_m}x{s.block_n}")
     if problems:
         raise ValueError(f"schedule {s.to_dict()} with its residual add: " + "; ".join(problems))
     y = np.zeros((M, N), np.int8)
@@ -169,7 +173,9 @@ def gemm_resadd_launch(x, w, bias, residual, *, scale, relu, a_scale, r_scale, o
         (scale, "scale"), (a_scale, "a_scale"), (r_scale, "r_scale"), (out_scale, "out_scale"))]
     return KernelLaunch(gemm_resadd_kernel, (bl.cdiv(M, s.block_m), bl.cdiv(N, s.block_n)), args,
                         dict(BLOCK_M=s.block_m, BLOCK_N=s.block_n, BLOCK_K=s.block_k, RELU1=bool(relu),
-                             RELU2=bool(relu_out)), y, config)
+                             RELU2=bool(relu_out),
+                             double_buffer=gemm_resadd_double_buffered(s.block_m, s.block_n, s.block_k, config)),
+                        y, config)
 
 
 __all__ = ["gemm_chain_kernel", "gemm_chain_launch", "gemm_resadd_kernel", "gemm_resadd_launch"]

@@ -23,6 +23,7 @@ the model's source line (the innermost frame of the node's stack trace outside t
 """
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -153,16 +154,64 @@ def located_text(node) -> str:
     return f"{module.removeprefix('L__self__').strip('.') or 'model'} ({cls}) at {where}"
 
 
+# aten operators a model's code may write as a Python operator (`x * y` is aten.mul)
+OPERATOR_NODES = {"add": "Add", "sub": "Sub", "rsub": "Sub", "mul": "Mult", "div": "Div", "floor_divide": "FloorDiv",
+                  "remainder": "Mod", "pow": "Pow", "matmul": "MatMult", "mm": "MatMult", "bmm": "MatMult"}
+
+
 def source_column(node, path: str | None, line: int | None) -> int | None:
     """1-based column of the call behind an exported node in its source line: where the
-    operator's name (`cumsum` of aten.cumsum.default) or, failing that, the code starts."""
+    operator's name (`cumsum` of aten.cumsum.default) is called, else the Python operator that
+    stands for it (the `*` of `x * y` for aten.mul; of several on the line, the one evaluated
+    as this node: the graph keeps Python's order), else where the code starts."""
     import linecache
     text = linecache.getline(path, line) if path and line else ""
     if not text.strip():
         return None
-    name = str(getattr(node.target, "__name__", node.target)).split(".")[0]
+    name = operator_name(node)
     m = re.search(rf"[\w.]*\b{re.escape(name)}\b", text) if name else None
-    return (m.start() if m else len(text) - len(text.lstrip())) + 1
+    if m:
+        return m.start() + 1
+    earlier = 0
+    for other in node.graph.nodes:       # the same operator from the same line, before this node
+        if other is node:
+            break
+        earlier += other.op == "call_function" and operator_name(other) == name and source_of(other) == (path, line)
+    cols = operator_columns(linecache.getlines(path), line, OPERATOR_NODES.get(name.rstrip("_")))
+    col = cols[earlier % len(cols)] if cols else len(text) - len(text.lstrip())
+    return col + 1
+
+
+def operator_name(node) -> str:
+    """`mul` of aten.mul.Tensor."""
+    return str(getattr(node.target, "__name__", node.target)).split(".")[0]
+
+
+def operator_columns(lines: list[str], line: int, op: str | None) -> list[int]:
+    """0-based columns of the `op` operators (an ast operator class name: "Mult") of the binary
+    and augmented operations written on `line` of the source `lines`, in evaluation order."""
+    if op is None:
+        return []
+    try:
+        tree = ast.parse("".join(lines))
+    except (SyntaxError, ValueError):
+        return []
+    text, found = lines[line - 1], []
+
+    def visit(n):            # post-order: operands before their operation, as Python evaluates
+        for child in ast.iter_child_nodes(n):
+            visit(child)
+        if isinstance(n, ast.BinOp) and type(n.op).__name__ == op and n.left.end_lineno == line:
+            start, stop = n.left.end_col_offset, n.right.col_offset if n.right.lineno == line else len(text)
+        elif isinstance(n, ast.AugAssign) and type(n.op).__name__ == op and n.target.end_lineno == line:
+            start, stop = n.target.end_col_offset, len(text)
+        else:
+            return
+        symbol = re.compile(r"\*\*|//|[-+*/%@]").search(text, start, stop)
+        if symbol:
+            found.append(symbol.start())
+    visit(tree)
+    return found
 
 
 def unsupported(node, why: str) -> CompilationError:
