@@ -185,10 +185,13 @@ OVERLAP_LOSS = 0.5
 # tuner's program model. A LOOP_CONV_WS program (its grid step, the pass's run-time guards and
 # address arithmetic, LoopConv's configuration and the loop: ~7 commands) per program: the ISS
 # counted 790, 736 and 642 a program for a 14x14 64->64 3x3 conv at DIM 16 run as 8, 28 and 56
-# programs and 685 for a 32-program stem (3x3/2, 3->32); 597 for a 64-program depthwise layer.
+# programs and 685 for a 32-program stem (3x3/2, 3->32); 597 for a 64-program depthwise layer. Each
+# further LOOP_CONV_WS of a program split into input channel blocks (its six configs, the loop and
+# the block's addresses): 57 and 62 more a block on the ISS for a 14x14 3x3 conv, 64 output channels,
+# 14 programs of 2 blocks (C = 520) and of 3 (C = 800) against 1 (C = 256).
 CONV_EXPLICIT_INSTRUCTIONS = {"step": 497.4, "slice": 111.1, "command": 13.3}
 DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 190.0, "slice": 0.0, "command": 29.9}
-LOOP_CONV_INSTRUCTIONS = {"conv": 750.0, "depthwise": 597.0, "block": 100.0}
+LOOP_CONV_INSTRUCTIONS = {"conv": 750.0, "depthwise": 597.0, "block": 60.0}
 
 
 def explicit_gemm_instructions(programs, steps, columns, commands):
@@ -420,7 +423,8 @@ def default_conv_schedule(Q: int, K: int, C: int, cfg: GemminiConfig, out_int8: 
     With `filter_size` (R, S) given (a convolution the loop-conv-ws pass can make one LOOP_CONV_WS a
     program: int8 output, one stride and one dilation for both axes), the schedule is the fastest
     end to end (loop_conv_program_cycles: LoopConv's walk and the CPU issuing each program) of those
-    whose program fits LoopConv's halves (loop_conv_fits) and the capacity rule: whole output rows
+    whose program fits LoopConv's halves, its input channels in one or several LOOP_CONV_WS
+    (loop_conv_channels), and the capacity rule: whole output rows
     (rows = ⌈P/g⌉ for g programs along P, at most MAX_CONV_ROWS) or one row of DIM·2^i columns, by
     DIM·2^i output channels (or all K), the starting schedule's step. Such a program is ~7 RoCC
     commands instead of an explicit stream at ~60 instructions a command, which the CPU cannot issue

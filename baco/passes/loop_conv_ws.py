@@ -1,4 +1,5 @@
-"""loop-conv-ws: a convolution program's tap loop as one LOOP_CONV_WS (Gemmini's LoopConv FSM).
+"""loop-conv-ws: a convolution program's tap loop as LOOP_CONV_WS (Gemmini's LoopConv FSM): one, or
+one per input channel block when the channels do not fit LoopConv's half of the scratchpad at once.
 
 Input and output: placed linalg/memref IR (after loop-ws, before linalg-to-instgem). A
 function matches when its only Gemmini work is the implicit-GEMM nest of
@@ -24,7 +25,15 @@ stride_h against stride_w, two kernel arguments) are compared at run time.
 
 The program then becomes one LOOP_CONV_WS (six config commands and funct 15) that computes
 its orows × ocols output pixels and ochs channels over krows = (ub − lb)/(S·steps) filter
-rows from r_lo = lb/(S·steps), S filter columns and all kchs input channels:
+rows from r_lo = lb/(S·steps), S filter columns and all kchs input channels; or, when its
+input tile and weights for all kchs channels overflow LoopConv's half of the scratchpad, an
+scf.for of LOOP_CONV_WS over blocks of kc channels (baco.gemmini.schedule.
+loop_conv_channel_block's rule, computed at run time for the program's tile), as the C
+library's tiled_conv splits kchs: each block's input and weight addresses start at its first
+channel (in_channels stays the weights' tap stride), all accumulate into the same accumulator
+rows (LoopConv moves to its other accumulator half only after a loop with an output address),
+the first loads the bias (or zeros), the others skip it (bias address 0), and only the last
+stores (output address 0 elsewhere); the blocks alternate scratchpad halves:
   * W padding → lpad/rpad (the pixels the view masks); ROWS > 1: H padding → upad/dpad
     (the slices the kernel masks); ROWS = 1 reads every tap row unmasked, so upad = 0 and
     dpad = stride − 1 (the FSM's tile ends stride − 1 rows past the last tap row, never read).
@@ -42,8 +51,8 @@ int32 (baco.sim.functional), so the order would not matter anyway.
 Guarded at run time (scf.if; the else branch is the original explicit program): the
 divisors S, steps > 0, lb and ub multiples of S·steps, at least one tap row, steps·BK ≥
 the channels, the coefficient equalities above, every config field inside its bit width,
-the tile inside the FSM's halves of the scratchpad (inputs + weights) and accumulator
-(baco.sim.loops.conv_params's rule), and a non-empty unpadded input tile.
+the tile inside the FSM's halves of the scratchpad (inputs + weights of DIM channels at least)
+and accumulator (baco.sim.loops.conv_params's rule), and a non-empty unpadded input tile.
 
 A max-pooled program (baco.kernels.pool's conv2d_pool_kernel: whole output rows, a
 `gemmini.max_pool` generic over the epilogue, the pooled block stored) becomes one LOOP_CONV_WS
@@ -58,8 +67,9 @@ the block's first channel, channel windows at offset 0, diagonal weight tiles): 
 out_channels = the block's width, in/out stride = all channels.
 Not rewritten (stay explicit streams): int32 outputs (LoopConv's store writes elem_t
 rows: no full-width output), OS dataflow.
-Scratchpad ids: a program uses LoopConv's A/B slot (pid0 + pid1 + pid2) mod 2 + 1 (given
-explicitly, so Spike's fixed buffers and the RTL's alternating slots agree).
+Scratchpad ids: block b of a program of n blocks uses LoopConv's A/B slot
+((pid0 + pid1 + pid2)·n + b) mod 2 + 1 (given explicitly, so Spike's fixed buffers and the RTL's
+alternating slots agree).
 On with loop-ws's switch (pipeline/launch option `loop_ws`, BACO_LOOP_WS)."""
 from __future__ import annotations
 
