@@ -1,7 +1,7 @@
 """baco's GEMM kernel (examples/matmul.py's, default schedule) and Conv2D kernel against the
 Gemmini C library's code on the cycle model, shape by shape.
 
-    python benchmarks/kernels.py [--dims 16 32] [--count 20] [--conv-count 20] [--no-gemm] [--seed 0]
+    python benchmarks/kernels.py [--dims 16 32] [--count 20] [--conv-count 20] [--no-gemm] [--resnet-512] [--seed 0]
         [--out int32|int8] [--top-k 4] [--smoke] [--loop-ws] [--loop-conv] [--library-bin DIR]
 
 For each Gemmini (DIM 16 and 32, 256 KB scratchpad, 64 KB accumulator) and each
@@ -31,14 +31,17 @@ output): baco.kernels.conv.conv2d with its default schedule against the C librar
 tiled_conv_auto (baco.sim.clib.conv_stream: one LOOP_CONV_WS per tile), same columns
 (baco blocks "R x Q/N/K": R output rows of Q columns per program), Gemmini alone and end to
 end as for the GEMMs, with the program each compiles to (a pointwise conv: the GEMM kernel's
-LOOP_WS or explicit stream; else LOOP_CONV_WS per program or the explicit stream); per DIM the
-geomeans, the number of shapes where baco is slower end to end and the worst ratio.
+LOOP_WS or explicit stream; else LOOP_CONV_WS per program, "x n" when its input channels are split into n blocks, or the
+explicit stream); per DIM the geomeans, the number of shapes where baco is slower end to end and
+the worst ratio. --resnet-512 runs this section on ResNet-50's 512-channel 3x3 layers instead
+(7x7 stride 1 and 14x14 stride 2, 512 -> 512 channels), which LoopConv runs only with the input
+channels split.
 
 LOOP_CONV_WS (--loop-conv: only this section; also in --smoke): baco's conv2d (int8, bias,
 ReLU) compiled with and without the loop-conv-ws pass (baco.passes.loop_conv_ws: each program
 one LOOP_CONV_WS) on six layers (ResNet-50's, a 7x7/2 stem, a dilated and a ragged one) at
-DIM 16, under the default conv schedule (the fastest program, all input channels at once, that
-fits LoopConv's halves of the memories, by LoopConv's timing: default_conv_schedule): RoCC
+DIM 16, under the default conv schedule (the fastest program that fits LoopConv's halves of the
+memories, its input channels at once or in blocks, by LoopConv's timing: default_conv_schedule): RoCC
 commands, cycles on the cycle model (Gemmini alone) and the self-checking ELF's CPU cycles
 on the ISS with the cycle model (end to end).
 
@@ -85,6 +88,7 @@ LIBRARY_TILE = DEFAULT_CONSTANTS.library_tile_instructions   # the library's CPU
 SMOKE_SHAPES = [(48, 40, 72), (70, 1, 100)]
 CONV_CAP_HW, CONV_CAP_CH = 28, 256
 SMOKE_CONVS = [(6, 20, 17, 3)]
+RESNET50_512 = [(7, 512, 512, 3, 1), (14, 512, 512, 3, 2)]    # ResNet-50's 512-channel 3x3 layers (H = W, C, K, R, stride)
 
 
 def sampled_shapes(count: int, seed: int) -> list:
@@ -118,23 +122,25 @@ def conv_shapes(count: int, seed: int) -> list:
 
 def conv_section(dims, shapes) -> int:
     """baco's conv2d (default schedule; int8 output) against tiled_conv_auto on the cycle model;
-    returns the number of shapes where baco is slower."""
+    returns the number of shapes where baco is slower. A shape is (H = W, C, K, R[, stride]),
+    'same' padding."""
     from baco.kernels.conv import conv2d_launch
     from baco.sim.clib import time_conv
     slower = 0
     for dim in dims:
         cfg = GemminiConfig.from_capacity(dim, 256, 64)
-        print(f"Conv2D, DIM {dim} (256 KB scratchpad, 64 KB accumulator), int8 output, stride 1, 'same' padding")
-        print(f"{'H=W':>4} {'C':>5} {'K':>5} {'RxS':>4}  {'baco blocks':>15} {'program':>12} {'baco cycles':>12} {'end to end':>11} "
+        print(f"Conv2D, DIM {dim} (256 KB scratchpad, 64 KB accumulator), int8 output, 'same' padding")
+        print(f"{'H=W':>4} {'C':>5} {'K':>5} {'RxS/st':>6}  {'baco blocks':>15} {'program':>15} {'baco cycles':>12} {'end to end':>11} "
               f"{'instr/cmd':>9}  {'library':>10} {'end to end':>11}  {'speed-up':>8} {'e2e':>6}")
         ratios, e2e_ratios = [], []
-        for size, C, K, R in shapes:
+        for size, C, K, R, *rest in shapes:
+            stride = rest[0] if rest else 1
             x, w = np.zeros((1, size, size, C), np.int8), np.zeros((R, R, C, K), np.int8)
-            launch = conv2d_launch(x, w, padding=R // 2, scale=0.05, config=cfg)
+            launch = conv2d_launch(x, w, stride=stride, padding=R // 2, scale=0.05, config=cfg)
             ours = launch.cycles()["cycles"]
             ours_e2e = end_to_end(launch.kernel, launch.grid, launch.args, launch.options, cfg,
                                   launch._runtime_args())
-            lib_kw = dict(padding=R // 2, scale=0.05)
+            lib_kw = dict(stride=stride, padding=R // 2, scale=0.05)
             lib = time_conv(1, size, size, C, K, R, cfg, **lib_kw)["cycles"]
             lib_e2e = time_conv(1, size, size, C, K, R, cfg, cpu_tile_instructions=LIBRARY_TILE, **lib_kw)["cycles"]
             ratios.append(lib / ours)
@@ -142,8 +148,8 @@ def conv_section(dims, shapes) -> int:
             slower += e2e_ratios[-1] < 1
             s = launch.schedule
             m = f"{s.rows}x{s.block_m}" if s.rows > 1 else f"{s.block_m}"      # output rows x columns per program
-            print(f"{size:>4} {C:>5} {K:>5} {f'{R}x{R}':>4}  {f'{m}/{s.block_n}/{s.block_k}':>15} "
-                  f"{conv_form(s, size, C, K, R, cfg):>12} "
+            print(f"{size:>4} {C:>5} {K:>5} {f'{R}x{R}/{stride}':>6}  {f'{m}/{s.block_n}/{s.block_k}':>15} "
+                  f"{conv_form(s, size, C, K, R, cfg, stride):>15} "
                   f"{ours:>12,.0f} {ours_e2e['kernel_cycles']:>11,} "
                   f"{ours_e2e['instructions'] / ours_e2e['commands']:>9.1f}  {lib:>10,.0f} {lib_e2e:>11,.0f}  "
                   f"{lib / ours:>7.2f}x {e2e_ratios[-1]:>5.2f}x", flush=True)
@@ -154,14 +160,20 @@ def conv_section(dims, shapes) -> int:
     return slower
 
 
-def conv_form(s, size, C, K, R, cfg) -> str:
-    """The program conv_section's 'same'-padded stride-1 conv compiles to under schedule `s`: a
-    pointwise conv is the GEMM kernel's (form), any other one LOOP_CONV_WS per program when its tile
-    fits LoopConv's halves, else the explicit stream."""
-    from baco.gemmini.schedule import loop_conv_fits
-    if R == 1:
+def conv_form(s, size, C, K, R, cfg, stride=1) -> str:
+    """The program conv_section's 'same'-padded conv compiles to under schedule `s`: a
+    pointwise conv is the GEMM kernel's (form), any other LOOP_CONV_WS programs when its tile fits
+    LoopConv's halves (one per input channel block: "LOOP_CONV_WS x n" for n blocks), else the
+    explicit stream."""
+    from baco.gemmini.schedule import loop_conv_channels
+    from baco.kernels.conv import output_size
+    if R == 1 and stride == 1:
         return f"GEMM {form(s, cfg)}"
-    return "LOOP_CONV_WS" if loop_conv_fits(s, size, size, K, C, R, R, 1, 1, cfg) else "explicit"
+    P = output_size(size, R, stride, R // 2, 1)
+    channels = loop_conv_channels(s, P, P, K, C, R, R, stride, 1, cfg)
+    if channels is None:
+        return "explicit"
+    return "LOOP_CONV_WS" if channels == C else f"LOOP_CONV_WS x{-(-C // channels)}"
 
 
 def launch_args(M, N, K, out_int8):
@@ -316,7 +328,7 @@ def loop_conv_section(convs, iss_count) -> None:
     """baco's conv2d (int8, bias, ReLU) with and without loop-conv-ws (baco.passes.loop_conv_ws: each
     program one LOOP_CONV_WS) under the default conv schedule, at DIM 16."""
     import tempfile
-    from baco.gemmini.schedule import loop_conv_fits
+    from baco.gemmini.schedule import loop_conv_channels
     from baco.kernels.conv import conv2d_launch, output_size, reference_conv2d
     cfg = GemminiConfig.from_capacity(16, 256, 64)
     print("LOOP_CONV_WS at DIM 16, int8 output with bias and ReLU: explicit stream -> one LOOP_CONV_WS a program")
@@ -331,7 +343,7 @@ def loop_conv_section(convs, iss_count) -> None:
         kw = dict(stride=stride, padding=pad, dilation=dil, scale=1 / 256, relu=True)
         s = conv2d_launch(x, w, bias, config=cfg, **kw).schedule
         Q = output_size(size, R, stride, pad, dil)
-        if not loop_conv_fits(s, Q, Q, K, C, R, R, stride, dil, cfg):
+        if loop_conv_channels(s, Q, Q, K, C, R, R, stride, dil, cfg) is None:
             print(f"{name:>24}: the default schedule does not fit LoopConv's halves")
             continue
         runs = []
@@ -416,6 +428,8 @@ def main(argv=None) -> int:
     p.add_argument("--no-autotune", action="store_true", help="without the autotuned column")
     p.add_argument("--conv-count", type=int, default=20, help="Conv2D shapes (0: none)")
     p.add_argument("--no-gemm", action="store_true", help="only the Conv2D shapes")
+    p.add_argument("--resnet-512", action="store_true",
+                   help="the Conv2D section on ResNet-50's 512-channel 3x3 layers (7x7, and 14x14 stride 2)")
     p.add_argument("--smoke", action="store_true", help="two tiny GEMM shapes and one Conv2D at DIM 16")
     p.add_argument("--loop-ws", action="store_true", help="only the LOOP_WS section")
     p.add_argument("--loop-ws-iss", type=int, default=4, help="LOOP_WS section: shapes also run on the ISS")
@@ -484,7 +498,7 @@ def main(argv=None) -> int:
             print(f"examples/gemv.py over the library on the {len(gemv_ratios)} GEMV shapes: geomean "
                   f"{geo(gemv_ratios):.2f}x, min {min(gemv_ratios):.2f}x")
         print()
-    convs = SMOKE_CONVS if args.smoke else conv_shapes(args.conv_count, args.seed)
+    convs = SMOKE_CONVS if args.smoke else RESNET50_512 if args.resnet_512 else conv_shapes(args.conv_count, args.seed)
     conv_slower = conv_section(dims, convs) if convs else 0
     print(f"shapes where baco is slower than the library: {slower} GEMM ({slower_e2e} end to end), {conv_slower} "
           f"Conv2D; where the autotuned schedule is slower than the default: {tuned_worse}")

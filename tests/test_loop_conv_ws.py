@@ -146,14 +146,69 @@ def test_loop_conv_ws_without_relu_and_env_switch(monkeypatch):
 
 
 def test_fallback_when_the_tile_does_not_fit():
-    """Channels too many for LoopConv's half scratchpad (all of them are one tile): the run-time
-    guard keeps the explicit program, bit-exact."""
-    case = (1, 6, 6, 512, 16, 3, 3, 1, 1, 1, (6, 16, 64, 1), True, DIM4)
+    """A tile whose weights for even DIM input channels overflow LoopConv's half scratchpad (7x7
+    taps x 64 output channels at DIM 4: 3,136 rows of 2,048): the run-time guard keeps the explicit
+    program, bit-exact."""
+    case = (1, 14, 14, 8, 64, 7, 7, 1, 0, 1, (8, 64, 4, 1), True, DIM4)
     lc, ref = launch(case)
     info = lc.run("sim")
     assert loops_run(info, "sim") == 0
     np.testing.assert_array_equal(lc.y, ref)
     assert "@baco.rocc.loop_conv_ws(" in info["kernel"].llvm_ir     # rewritten, guarded at run time
+
+
+def channel_split_loops(case) -> int:
+    """LOOP_CONV_WS a run issues: per program whose tap loop runs, one per input channel block of
+    its tile (schedule.loop_conv_channel_block on the program's tap rows, output rows, columns and
+    channels, as the pass computes it at run time)."""
+    from baco.gemmini.schedule import loop_conv_channel_block
+    N, H, W, C, K, R, S, st, pad, dil, (bm, bn, bk, rows), bias, cfg = case
+    P, Q = ((n + 2 * pad - dil * (k - 1) - 1) // st + 1 for n, k in ((H, R), (W, S)))
+    loops = 0
+    for p0 in range(0, P, rows):
+        h0 = p0 * st - pad
+        krows = min(R, -(-(H - h0) // dil)) - max(0, -((h0 + (rows - 1) * st) // dil))
+        if krows < 1:
+            continue
+        orows = min(rows, P - p0)
+        for q0 in range(0, Q, bm):
+            ocols = bm if rows > 1 else min(bm, Q - q0)
+            for k0 in range(0, K, bn):
+                banks = -(-min(bn, K - k0) // cfg.dim)
+                kc = loop_conv_channel_block(C, orows * st + dil * (krows - 1), ocols * st + dil * (S - 1), krows,
+                                             S, banks, cfg)
+                loops += -(-C // kc)
+    return N * loops
+
+
+SMALL16 = GemminiConfig.from_capacity(16, 32, 16)       # 1,024 scratchpad rows a loop
+SMALL32 = GemminiConfig.from_capacity(32, 64, 32)
+DIM32 = GemminiConfig.from_capacity(32, 256, 64)
+# input channels in several LOOP_CONV_WS a program (the tile's weights overflow LoopConv's half)
+SPLIT = [
+    (1, 6, 16, 17, 32, 5, 5, 1, 2, 1, (16, 32, 16, 1), True, SMALL16),         # C = 17: 16 + 1
+    (1, 7, 16, 33, 32, 5, 5, 1, 2, 1, (16, 32, 32, 1), False, SMALL32),        # C = 33 at DIM 32: 32 + 1
+    (1, 7, 7, 520, 32, 3, 3, 1, 1, 1, (7, 32, 16, 7), True, DIM16),             # 272 + 248, one program
+    (1, 9, 9, 520, 40, 3, 3, 2, 1, 1, (5, 48, 16, 1), False, DIM16),            # stride 2, ragged K
+    (1, 11, 11, 400, 17, 3, 3, 1, 2, 2, (11, 32, 16, 2), True, DIM16),          # dilation 2, rows > 1
+    (1, 7, 7, 520, 64, 3, 3, 1, 1, 1, (7, 64, 32, 7), True, DIM32),             # 192 + 192 + 136
+    (2, 10, 9, 100, 40, 3, 3, 2, 1, 1, (5, 48, 16, 3), True, SMALL16),          # 2 images, stride 2, rows > 1
+]
+
+
+@pytest.mark.parametrize("case", [c if i in (0, 1, 5) else pytest.param(c, marks=pytest.mark.slow)
+                                  for i, c in enumerate(SPLIT)], ids=case_id)
+def test_input_channels_split_across_loop_conv_ws(case):
+    """A program whose input channels do not fit LoopConv's half scratchpad at once runs as one
+    LOOP_CONV_WS per channel block (the first loading the bias, the rest accumulating, the last
+    storing), the blocks schedule.loop_conv_channel_block gives; bit-exact on sim and the ISS."""
+    lc, ref = launch(case)
+    loops = channel_split_loops(case)
+    assert loops > programs_with_taps(case, lc.grid)        # some program is split
+    for target in ("sim", "iss"):
+        lc.y[...] = 0
+        assert loops_run(lc.run(target), target) == loops
+        np.testing.assert_array_equal(lc.y, ref)
 
 
 def test_int32_output_stays_explicit():
@@ -244,23 +299,22 @@ def test_cli_pass_on_text_ir(case):
     assert off.returncode == 0 and "loop_conv_ws" not in off.stdout
 
 
-def test_default_schedule_is_one_loop_conv_ws_a_program():
-    """The default conv schedule of an int8 3x3 layer whose plain default would not fit LoopConv's
-    halves (14x14, 256 -> 250 channels: 14 whole rows of 256 channels a program) is shrunk until it does,
-    so every program is one LOOP_CONV_WS; bit-exact. An int32 output (LoopConv stores int8 only)
-    keeps the explicit default."""
-    from baco.gemmini.schedule import default_conv_schedule, loop_conv_fits
+def test_default_schedule_runs_loop_conv_ws():
+    """The default conv schedule of an int8 3x3 layer (14x14, 256 -> 250 channels at DIM 16) is a
+    LoopConv program: every program is LOOP_CONV_WS, its input channels split into
+    loop_conv_channels' blocks where they do not all fit; bit-exact. An int32 output (LoopConv
+    stores int8 only) keeps the explicit default."""
+    from baco.gemmini.schedule import default_conv_schedule, loop_conv_channels
     rng = np.random.default_rng(5)
     x = rng.integers(-128, 128, (1, 14, 14, 256), dtype=np.int8)
     w = rng.integers(-128, 128, (3, 3, 256, 250), dtype=np.int8)
     b = rng.integers(-5000, 5000, 250).astype(np.int32)
     kw = dict(stride=1, padding=1, dilation=1, scale=1 / 64, relu=True)
     lc = conv2d_launch(x, w, b, config=DIM16, **kw)
-    plain = default_conv_schedule(14, 250, 256, DIM16, True, P=14, taps=9)
-    assert not loop_conv_fits(plain, 14, 14, 250, 256, 3, 3, 1, 1, DIM16)
-    assert lc.schedule != plain and loop_conv_fits(lc.schedule, 14, 14, 250, 256, 3, 3, 1, 1, DIM16)
+    channels = loop_conv_channels(lc.schedule, 14, 14, 250, 256, 3, 3, 1, 1, DIM16)
+    assert channels is not None
     info = lc.run("sim")
-    assert loops_run(info, "sim") == lc.grid[0] * lc.grid[1] * lc.grid[2]
+    assert loops_run(info, "sim") == lc.grid[0] * lc.grid[1] * lc.grid[2] * -(-256 // channels)
     np.testing.assert_array_equal(lc.y, reference_conv2d(x, w, b, **kw))
     wide = conv2d_launch(x, w, b, config=DIM16, out="int32", stride=1, padding=1)
     assert wide.schedule == default_conv_schedule(14, 250, 256, DIM16, False, P=14, taps=9)

@@ -24,7 +24,8 @@ def packed_pixels(ich: int, kc: int, dil: int, downsample: int, dim: int) -> int
 
 
 def program_conv_tiles(N: int, P: int, Q: int, K: int, C: int, R: int, S: int, stride: int, dilation: int,
-                       rows: int, block_m: int, block_n: int, depthwise: bool = False) -> tuple[list, list]:
+                       rows: int, block_m: int, block_n: int, depthwise: bool = False,
+                       channels: int | None = None) -> tuple[list, list]:
     """(tiles, scratchpad halves): the LOOP_CONV_WS of each program of an N x P x Q x K convolution
     (C input channels, R x S taps, one stride and dilation) compiled with `rows` output rows of
     `block_m` columns and `block_n` output channels a program (baco/kernels/conv.py,
@@ -38,10 +39,16 @@ def program_conv_tiles(N: int, P: int, Q: int, K: int, C: int, R: int, S: int, s
     (baco/kernels/depthwise.py) is the convolution of its channel block: block_n input and output
     channels. irows x icols: the input pixels a program reads of the unpadded input (a one-row
     program its tap rows only: upad = 0 and dpad = stride - 1); the rest of LoopConv's tile (a
-    one-row program's dpad, the rows and columns past the image) is padding, zeros."""
+    one-row program's dpad, the rows and columns past the image) is padding, zeros. `channels`: the
+    input channels per LOOP_CONV_WS (baco.gemmini.schedule.loop_conv_channels; all C by default):
+    a program of more is that many LOOP_CONV_WS over consecutive channel blocks, the first zero
+    filling (or loading the bias), the last storing, their halves alternating (the pass's a_spad_id:
+    the parity of the program ids' sum times the blocks plus the block)."""
     H, W = (P - 1) * stride + (R - 1) * dilation + 1, (Q - 1) * stride + (S - 1) * dilation + 1
     bm, bn = min(block_m, Q), min(block_n, K)
     groups = -(-P // rows)
+    chs = C if depthwise or channels is None else channels
+    blocks = [(c0, min(chs, C - c0)) for c0 in range(0, C, chs)] if not depthwise else [(0, None)]
     tiles, halves = [], []
     for c, k0 in enumerate(range(0, K, bn)):
         och = min(bn, K - k0)
@@ -54,9 +61,10 @@ def program_conv_tiles(N: int, P: int, Q: int, K: int, C: int, R: int, S: int, s
                 ocols = bm if rows > 1 else min(bm, Q - q0)
                 tile_cols = ocols * stride + dilation * (S - 1)
                 icols = min(tile_cols, W - q0 * stride)
-                halves.append((g + j + c) % 2)
-                tiles.append((1, orows, ocols, och, R, S, och if depthwise else C, irows, icols, True, True,
-                              tile_rows - irows, tile_cols - icols))
+                for b, (c0, ich) in enumerate(blocks):
+                    halves.append(((g + j + c) * len(blocks) + b) % 2)
+                    tiles.append((1, orows, ocols, och, R, S, och if depthwise else ich, irows, icols, b == 0,
+                                  b == len(blocks) - 1, tile_rows - irows, tile_cols - icols))
     return tiles, halves
 
 

@@ -185,10 +185,13 @@ OVERLAP_LOSS = 0.5
 # tuner's program model. A LOOP_CONV_WS program (its grid step, the pass's run-time guards and
 # address arithmetic, LoopConv's configuration and the loop: ~7 commands) per program: the ISS
 # counted 790, 736 and 642 a program for a 14x14 64->64 3x3 conv at DIM 16 run as 8, 28 and 56
-# programs and 685 for a 32-program stem (3x3/2, 3->32); 597 for a 64-program depthwise layer.
+# programs and 685 for a 32-program stem (3x3/2, 3->32); 597 for a 64-program depthwise layer. Each
+# further LOOP_CONV_WS of a program split into input channel blocks (its six configs, the loop and
+# the block's addresses): 57 and 62 more a block on the ISS for a 14x14 3x3 conv, 64 output channels,
+# 14 programs of 2 blocks (C = 520) and of 3 (C = 800) against 1 (C = 256).
 CONV_EXPLICIT_INSTRUCTIONS = {"step": 497.4, "slice": 111.1, "command": 13.3}
 DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 190.0, "slice": 0.0, "command": 29.9}
-LOOP_CONV_INSTRUCTIONS = {"conv": 750.0, "depthwise": 597.0}
+LOOP_CONV_INSTRUCTIONS = {"conv": 750.0, "depthwise": 597.0, "block": 60.0}
 
 
 def explicit_gemm_instructions(programs, steps, columns, commands):
@@ -197,6 +200,14 @@ def explicit_gemm_instructions(programs, steps, columns, commands):
     Plain arithmetic: numbers or tensors."""
     c = EXPLICIT_INSTRUCTIONS
     return programs * (c["program"] + steps * c["step"] + columns * c["column"]) + commands * c["command"]
+
+
+def loop_conv_instructions(programs, loops):
+    """RISC-V instructions of the conv kernel's LOOP_CONV_WS programs (LOOP_CONV_INSTRUCTIONS):
+    `programs` programs of `loops` LOOP_CONV_WS each (one per input channel block,
+    loop_conv_channels). Plain arithmetic: numbers or tensors."""
+    c = LOOP_CONV_INSTRUCTIONS
+    return programs * (c["conv"] + (loops - 1) * c["block"])
 
 
 def loop_ws_instructions(programs, commands):
@@ -334,6 +345,50 @@ def default_depthwise_schedule(P: int, Q: int, R: int, S: int, cfg: GemminiConfi
 MAX_CONV_ROWS = 16     # output rows per program the conv default takes at most (the compiler unrolls a load per row)
 
 
+def loop_conv_channel_block(C: int, irows: int, icols: int, krows: int, kcols: int, och_banks: int,
+                            cfg: GemminiConfig) -> int | None:
+    """Input channels one LOOP_CONV_WS of a conv program takes, in LoopConv's layout
+    (baco.sim.loops.conv_params): all C when the input tile (⌈C/DIM⌉ banks of irows × icols pixels)
+    and the weights (och_banks × krows·kcols·C rows) fit half the scratchpad; else the program is
+    split into the fewest channel blocks that fit, each a multiple of DIM channels (the last one
+    the rest), as even as that allows; None when even DIM channels do not fit. The blocks
+    accumulate into the same accumulator rows, as the C library's tiled_conv splits its kchs
+    (the first loads the bias, the last stores). The loop-conv-ws pass computes the same rule at
+    run time for each program's tile."""
+    d, half = cfg.dim, loop_unit_half(cfg).sp_rows
+    pixels, weight_rows = irows * icols, och_banks * krows * kcols
+    if -(-C // d) * pixels + weight_rows * C <= half:
+        return C
+    widest = half // (pixels + weight_rows * d) * d
+    if widest == 0:
+        return None
+    blocks = -(-C // widest)
+    return -(-(-(-C // blocks)) // d) * d
+
+
+def loop_conv_tile(s: GemmSchedule, P: int, Q: int, K: int, R: int, S: int, stride: int,
+                   dilation: int) -> tuple[int, int, int, int]:
+    """(orows, ocols, irows, icols) of the LOOP_CONV_WS tile of a program of schedule `s` (s.rows
+    output rows of block_m columns of a P×Q output, every R×S tap): the output pixels and the
+    input pixels (padding included) LoopConv moves in."""
+    orows, ocols = min(s.rows, P), min(s.block_m, Q)
+    return orows, ocols, orows * stride + dilation * (R - 1), ocols * stride + dilation * (S - 1)
+
+
+def loop_conv_channels(s: GemmSchedule, P: int, Q: int, K: int, C: int, R: int, S: int, stride: int,
+                       dilation: int, cfg: GemminiConfig) -> int | None:
+    """Input channels per LOOP_CONV_WS of a convolution program of schedule `s`
+    (loop_conv_channel_block: C when all fit), None when LoopConv cannot run it: not even DIM
+    channels fit half the scratchpad, or the output tile (⌈block_n/DIM⌉ × rows·columns) does not
+    fit half the accumulator."""
+    d, half = cfg.dim, loop_unit_half(cfg)
+    orows, ocols, irows, icols = loop_conv_tile(s, P, Q, K, R, S, stride, dilation)
+    och_banks = -(-min(s.block_n, K) // d)
+    if och_banks * orows * ocols > half.acc_rows:
+        return None
+    return loop_conv_channel_block(C, irows, icols, R, S, och_banks, cfg)
+
+
 def loop_conv_fits(s: GemmSchedule, P: int, Q: int, K: int, C: int, R: int, S: int, stride: int, dilation: int,
                    cfg: GemminiConfig) -> bool:
     """A convolution program of schedule `s` (s.rows output rows of block_m columns of a P×Q output,
@@ -343,9 +398,7 @@ def loop_conv_fits(s: GemmSchedule, P: int, Q: int, K: int, C: int, R: int, S: i
     the weights (⌈block_n/DIM⌉ × R·S·C rows) in half the scratchpad, the output tile (⌈block_n/DIM⌉
     × rows·columns) in half the accumulator."""
     d, half = cfg.dim, loop_unit_half(cfg)
-    orows, ocols = min(s.rows, P), min(s.block_m, Q)
-    irows = orows * stride + dilation * (R - 1)
-    icols = ocols * stride + dilation * (S - 1)
+    orows, ocols, irows, icols = loop_conv_tile(s, P, Q, K, R, S, stride, dilation)
     och_banks = -(-min(s.block_n, K) // d)
     inputs, weights = -(-C // d) * irows * icols, och_banks * R * S * C
     return inputs + weights <= half.sp_rows and och_banks * orows * ocols <= half.acc_rows
@@ -370,7 +423,8 @@ def default_conv_schedule(Q: int, K: int, C: int, cfg: GemminiConfig, out_int8: 
     With `filter_size` (R, S) given (a convolution the loop-conv-ws pass can make one LOOP_CONV_WS a
     program: int8 output, one stride and one dilation for both axes), the schedule is the fastest
     end to end (loop_conv_program_cycles: LoopConv's walk and the CPU issuing each program) of those
-    whose program fits LoopConv's halves (loop_conv_fits) and the capacity rule: whole output rows
+    whose program fits LoopConv's halves, its input channels in one or several LOOP_CONV_WS
+    (loop_conv_channels), and the capacity rule: whole output rows
     (rows = ⌈P/g⌉ for g programs along P, at most MAX_CONV_ROWS) or one row of DIM·2^i columns, by
     DIM·2^i output channels (or all K), the starting schedule's step. Such a program is ~7 RoCC
     commands instead of an explicit stream at ~60 instructions a command, which the CPU cannot issue
@@ -388,14 +442,19 @@ def default_conv_schedule(Q: int, K: int, C: int, cfg: GemminiConfig, out_int8: 
 
 def loop_conv_program_cycles(P: int, Q: int, K: int, C: int, R: int, S: int, stride: int, dilation: int,
                              s: GemmSchedule, cfg: GemminiConfig, k: TimingConstants = DEFAULT_CONSTANTS) -> float:
-    """Estimated end-to-end cycles of one image's convolution run as one LOOP_CONV_WS a program under
-    `s`: LoopConv's stream (loop_conv_timing's walk of the programs' tiles, Gemmini alone) or the CPU
-    issuing the programs, whichever is slower (two loops in flight: the CPU issues the next program
-    while Gemmini runs this one), plus one program's issue before Gemmini starts."""
-    tiles, halves = program_conv_tiles(1, P, Q, K, C, R, S, stride, dilation, s.rows, s.block_m, s.block_n)
+    """Estimated end-to-end cycles of one image's convolution run as LOOP_CONV_WS programs under `s`
+    (loop_conv_channels' input channels per LOOP_CONV_WS): LoopConv's stream (loop_conv_timing's
+    walk of the programs' tiles, Gemmini alone) or the CPU issuing the programs
+    (loop_conv_instructions), whichever is slower (two loops in flight: the CPU issues the next
+    program while Gemmini runs this one), plus one program's issue before Gemmini starts."""
+    channels = loop_conv_channels(s, P, Q, K, C, R, S, stride, dilation, cfg)
+    tiles, halves = program_conv_tiles(1, P, Q, K, C, R, S, stride, dilation, s.rows, s.block_m, s.block_n,
+                                       channels=channels)
     gemmini = loop_conv_stream_cycles(tiles, cfg, dilation=dilation, halves=halves)
-    issue = LOOP_CONV_INSTRUCTIONS["conv"] * k.cpu_cycles_per_instruction
-    return max(gemmini, len(tiles) * issue) + issue
+    loops = -(-C // channels)
+    programs = len(tiles) // loops
+    issue = loop_conv_instructions(1, loops) * k.cpu_cycles_per_instruction
+    return max(gemmini, programs * issue) + issue
 
 
 @functools.lru_cache(maxsize=1024)
@@ -413,7 +472,7 @@ def _fastest_loop_conv(base: GemmSchedule, P: int, Q: int, K: int, C: int, R: in
     shapes = [(rows, Q) for rows in sorted({-(-P // g) for g in range(1, P + 1)}) if 1 < rows <= MAX_CONV_ROWS]
     candidates = [replace(base, rows=rows, block_m=bm, block_n=bn)
                   for rows, bm in shapes + [(1, bm) for bm in sizes(Q)] for bn in sizes(K)]
-    fitting = [f for f in candidates if loop_conv_fits(f, P, Q, K, C, R, S, stride, dilation, cfg)
+    fitting = [f for f in candidates if loop_conv_channels(f, P, Q, K, C, R, S, stride, dilation, cfg)
                and not schedule_problems(f, cfg, True)]
     if not fitting:
         return None

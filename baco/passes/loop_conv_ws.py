@@ -1,4 +1,5 @@
-"""loop-conv-ws: a convolution program's tap loop as one LOOP_CONV_WS (Gemmini's LoopConv FSM).
+"""loop-conv-ws: a convolution program's tap loop as LOOP_CONV_WS (Gemmini's LoopConv FSM): one, or
+one per input channel block when the channels do not fit LoopConv's half of the scratchpad at once.
 
 Input and output: placed linalg/memref IR (after loop-ws, before linalg-to-instgem). A
 function matches when its only Gemmini work is the implicit-GEMM nest of
@@ -24,7 +25,15 @@ stride_h against stride_w, two kernel arguments) are compared at run time.
 
 The program then becomes one LOOP_CONV_WS (six config commands and funct 15) that computes
 its orows × ocols output pixels and ochs channels over krows = (ub − lb)/(S·steps) filter
-rows from r_lo = lb/(S·steps), S filter columns and all kchs input channels:
+rows from r_lo = lb/(S·steps), S filter columns and all kchs input channels; or, when its
+input tile and weights for all kchs channels overflow LoopConv's half of the scratchpad, an
+scf.for of LOOP_CONV_WS over blocks of kc channels (baco.gemmini.schedule.
+loop_conv_channel_block's rule, computed at run time for the program's tile), as the C
+library's tiled_conv splits kchs: each block's input and weight addresses start at its first
+channel (in_channels stays the weights' tap stride), all accumulate into the same accumulator
+rows (LoopConv moves to its other accumulator half only after a loop with an output address),
+the first loads the bias (or zeros), the others skip it (bias address 0), and only the last
+stores (output address 0 elsewhere); the blocks alternate scratchpad halves:
   * W padding → lpad/rpad (the pixels the view masks); ROWS > 1: H padding → upad/dpad
     (the slices the kernel masks); ROWS = 1 reads every tap row unmasked, so upad = 0 and
     dpad = stride − 1 (the FSM's tile ends stride − 1 rows past the last tap row, never read).
@@ -42,8 +51,8 @@ int32 (baco.sim.functional), so the order would not matter anyway.
 Guarded at run time (scf.if; the else branch is the original explicit program): the
 divisors S, steps > 0, lb and ub multiples of S·steps, at least one tap row, steps·BK ≥
 the channels, the coefficient equalities above, every config field inside its bit width,
-the tile inside the FSM's halves of the scratchpad (inputs + weights) and accumulator
-(baco.sim.loops.conv_params's rule), and a non-empty unpadded input tile.
+the tile inside the FSM's halves of the scratchpad (inputs + weights of DIM channels at least)
+and accumulator (baco.sim.loops.conv_params's rule), and a non-empty unpadded input tile.
 
 A max-pooled program (baco.kernels.pool's conv2d_pool_kernel: whole output rows, a
 `gemmini.max_pool` generic over the epilogue, the pooled block stored) becomes one LOOP_CONV_WS
@@ -58,8 +67,9 @@ the block's first channel, channel windows at offset 0, diagonal weight tiles): 
 out_channels = the block's width, in/out stride = all channels.
 Not rewritten (stay explicit streams): int32 outputs (LoopConv's store writes elem_t
 rows: no full-width output), OS dataflow.
-Scratchpad ids: a program uses LoopConv's A/B slot (pid0 + pid1 + pid2) mod 2 + 1 (given
-explicitly, so Spike's fixed buffers and the RTL's alternating slots agree).
+Scratchpad ids: block b of a program of n blocks uses LoopConv's A/B slot
+((pid0 + pid1 + pid2)·n + b) mod 2 + 1 (given explicitly, so Spike's fixed buffers and the RTL's
+alternating slots agree).
 On with loop-ws's switch (pipeline/launch option `loop_ws`, BACO_LOOP_WS)."""
 from __future__ import annotations
 
@@ -76,7 +86,7 @@ from baco.options import CompileOptions
 from baco.passes import irutil as ir
 from baco.passes import prefetch
 from baco.passes.irutil import alloc_of
-from baco.passes.linalg_to_instgem import SETS_CONFIG_EX, cst, dram_addr_and_stride, f32_bits, i64, select
+from baco.passes.linalg_to_instgem import SETS_CONFIG_EX, cst, dram_addr_and_stride, f32_bits, i64, loop, select
 from baco.passes.loop_facts import (Facts, block_space, const_value, hoist_above, local_window, subview_ops,
                                    subview_parts)
 
@@ -933,16 +943,26 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
             if pool is not None:
                 first_pixel = add(first_pixel, mul(mul(mul(valid_lo, stride), pitch), cs))
             input_addr = add(_base_addr(inp["base"]), first_pixel)
+            weight_stride = P(pr.kst)
             weights_addr = add(_base_addr(pr.w_base), add(P(pr.w_off), mul(r_lo, P(pr.w_coef_r))))
             out_addr, out_bytes = dram_addr_and_stride(n.store.operands[1], 1)
             bias_addr = dram_addr_and_stride(n.bias_copy.operands[0], 4)[0] if n.bias_copy is not None \
                 else input_addr
-            # capacity: LoopConv's halves of the scratchpad and accumulator (sim.loops.conv_params)
-            def blocks(v):
-                return ir.binop("ceildivsi", v, cst(d))
-            a_rows = mul(blocks(kchs), mul(irows, icols))
-            b_rows = mul(blocks(ochs), mul(mul(krows, S), kchs))
-            guard("sle", add(a_rows, b_rows), cst(half_sp))
+            # capacity: LoopConv's halves of the scratchpad and accumulator (sim.loops.conv_params).
+            # The input channels go kc at a time, one LOOP_CONV_WS each: all of them when the tile
+            # fits, else the fewest DIM-multiple blocks that fit (schedule.loop_conv_channel_block's
+            # rule, for this program's tile)
+            def positive(v):        # a divisor that is 1 where a guard fails (no division by zero)
+                return ir.binop("maxsi", v, cst(1))
+
+            def blocks(v, width=cst(d)):
+                return ir.binop("ceildivsi", v, positive(width))
+            pixels, weight_rows = mul(irows, icols), mul(blocks(ochs), mul(krows, S))
+            whole = ir.cmpi("sle", add(mul(blocks(kchs), pixels), mul(weight_rows, kchs)), cst(half_sp))
+            widest = mul(ir.binop("divsi", cst(half_sp), positive(add(pixels, mul(weight_rows, cst(d))))), cst(d))
+            guard("sge", sel(whole, cst(d), widest), cst(d))
+            kc = sel(whole, kchs, mul(blocks(blocks(kchs, blocks(kchs, widest))), cst(d)))
+            channel_blocks = blocks(kchs, kc)
             guard("sle", mul(blocks(ochs), mul(orows, ocols)), cst(half_acc))
             fields = {
                 "loop_conv_ws_config_1": dict(batch_size=cst(1), in_row_dim=irows, in_channels=P(pr.in_ch),
@@ -951,11 +971,11 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
                 "loop_conv_ws_config_2": dict(pool_padding=cst(0), pool_stride=cst(0), pool_size=cst(0),
                                               pool_out_col_dim=ocols, kernel_dim=S, pochs=ochs, pocols=ocols,
                                               porows=orows, batches=cst(1)),
-                "loop_conv_ws_config_3": dict(lpad=lpad, kchs=kchs, kcols=S, krows=krows, in_col_dim=pitch,
+                "loop_conv_ws_config_3": dict(lpad=lpad, kchs=kc, kcols=S, krows=krows, in_col_dim=pitch,
                                               plpad=cst(0), dpad=dpad, upad=upad, rpad=rpad),
                 "loop_conv_ws_config_4": dict(kernel_dilation=dil, pdpad=cst(0), pupad=cst(0), prpad=cst(0),
                                               orows=orows, ocols=ocols, out_stride=out_bytes,
-                                              weight_stride=P(pr.kst), in_stride=cs),
+                                              weight_stride=weight_stride, in_stride=cs),
                 "loop_conv_ws_config_5": dict(weights_addr=weights_addr, output_addr=out_addr),
                 "loop_conv_ws_config_6": dict(bias_addr=bias_addr, input_addr=input_addr),
             }
@@ -984,7 +1004,7 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
             per_row = ir.binop("minsi", ir.binop("divsi", cst(d), sel(packs, kchs, cst(1))), S)
             pixels = sel(packs, per_row, cst(1))
             pid = [ir.call_grid(n.loop, PROGRAM_ID, axis) for axis in range(3)]
-            spad_id = add(ir.binop("remsi", add(add(pid[0], pid[1]), pid[2]), cst(2)), cst(1))
+            first_loop = mul(add(add(pid[0], pid[1]), pid[2]), channel_blocks)
             scale = cst(f32_bits(1.0))
             if n.scale is not None:
                 bits = ir.create("arith.bitcast", operands=[n.scale], results=[ir.IntegerType.get_signless(32)]).result
@@ -1009,10 +1029,29 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
             return instgem.emit("config_ex", dataflow=1, acc_scale=f32_bits(1.0), a_stride=value, c_stride=1)
         with InsertionPoint(if_op.then_block):
             a_stride(stride)
-            for name, values in fields.items():
-                instgem.emit(name, **values)
-            instgem.emit("loop_conv_ws", no_bias=int(n.bias_copy is None), a_spad_id=spad_id, b_spad_id=spad_id,
-                         no_pool=int(pool is None), activation=n.relu, max_pixels_per_row=pixels)
+            # one LOOP_CONV_WS per channel block, accumulating into the same accumulator rows (LoopConv
+            # moves to the other accumulator half only after a loop that stores): the first loads the
+            # bias (or zeros: no_bias), the others skip it (bias address 0), only the last stores
+            # (output address 0 stores nothing); halves alternate so a block loads while the previous
+            # one computes
+            def channel_block(block):
+                c0 = mul(block, kc)
+                first = ir.cmpi("eq", block, cst(0))
+                last = ir.cmpi("eq", block, sub(channel_blocks, cst(1)))
+                block_fields = dict(fields)
+                block_fields["loop_conv_ws_config_3"] = dict(fields["loop_conv_ws_config_3"],
+                                                             kchs=ir.binop("minsi", kc, sub(kchs, c0)))
+                block_fields["loop_conv_ws_config_5"] = dict(weights_addr=add(weights_addr, mul(c0, weight_stride)),
+                                                             output_addr=sel(last, out_addr, cst(0)))
+                block_fields["loop_conv_ws_config_6"] = dict(bias_addr=sel(first, bias_addr, cst(0)),
+                                                             input_addr=add(input_addr, c0))
+                for name, values in block_fields.items():
+                    instgem.emit(name, **values)
+                spad_id = add(ir.binop("remsi", add(first_loop, block), cst(2)), cst(1))
+                instgem.emit("loop_conv_ws", no_bias=int(n.bias_copy is None), a_spad_id=spad_id,
+                             b_spad_id=spad_id, no_pool=int(pool is None), activation=n.relu,
+                             max_pixels_per_row=pixels)
+            loop(cst(0), channel_blocks, channel_block)
             scf.YieldOp([])
         with InsertionPoint(if_op.else_block):
             a_stride(cst(1))

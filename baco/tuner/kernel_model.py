@@ -43,7 +43,7 @@ from baco.gemmini.isa import CONCURRENT_LOOPS, MIN_FEED_ROWS
 from baco.gemmini.loop_conv_timing import loop_conv_stream_cycles, packed_pixels, program_conv_tiles
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS, LOOP_CONV_INSTRUCTIONS,
                                    LOOP_WS_STEP_COMMANDS, OVERLAP_LOSS, GemmSchedule, explicit_gemm_instructions,
-                                   loop_conv_fits, loop_ws_instructions, overlapped_cycles, schedule_problems)
+                                   loop_conv_channels, loop_ws_instructions, overlapped_cycles, schedule_problems)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.layer import Layer
 from baco.tuner import costmodel, residual
@@ -116,7 +116,8 @@ def _ceil_blocks(block, pe):
 def conv_cpu_cycles(layer, terms, rows, loop_conv) -> torch.Tensor:
     """CPU cycles [B] issuing a (not pointwise) convolution's programs of `rows` output rows
     (conv_program_terms' `terms`): LOOP_CONV_INSTRUCTIONS a program where the compiler emits
-    LOOP_CONV_WS (loop_conv [B] bool), else the explicit stream's CONV_EXPLICIT_INSTRUCTIONS
+    LOOP_CONV_WS (loop_conv [B]: LOOP_CONV_WS a program, one per input channel block; 0 or False
+    where it does not), else the explicit stream's CONV_EXPLICIT_INSTRUCTIONS
     (DEPTHWISE_EXPLICIT_INSTRUCTIONS for the depthwise kernel) per program K step, per output row's
     A slice of a step and per command. `layer` may be an explore.LayerStack."""
     depthwise = costmodel._depthwise(layer)
@@ -124,13 +125,16 @@ def conv_cpu_cycles(layer, terms, rows, loop_conv) -> torch.Tensor:
     programs, steps = terms["programs"], terms["k_steps"]
     explicit = programs * steps * (pick("step") + torch.as_tensor(rows, dtype=torch.float64) * pick("slice")) \
         + terms["commands"] * pick("command")
-    loop = programs * torch.where(depthwise, LOOP_CONV_INSTRUCTIONS["depthwise"], LOOP_CONV_INSTRUCTIONS["conv"])
-    return torch.where(torch.as_tensor(loop_conv), loop, explicit) * DEFAULT_CONSTANTS.cpu_cycles_per_instruction
+    loops = torch.as_tensor(loop_conv, dtype=torch.float64)
+    extra = (loops - 1).clamp(min=0) * LOOP_CONV_INSTRUCTIONS["block"]
+    loop = programs * (torch.where(depthwise, LOOP_CONV_INSTRUCTIONS["depthwise"], LOOP_CONV_INSTRUCTIONS["conv"]) + extra)
+    return torch.where(loops > 0, loop, explicit) * DEFAULT_CONSTANTS.cpu_cycles_per_instruction
 
 
 def conv_end_to_end(layer, gemmini, terms, rows, hw_t, loop_conv) -> torch.Tensor:
     """End-to-end cycles [B] of a convolution's programs of `rows` output rows whose Gemmini cycles
-    are `gemmini` [B] (conv_program_terms' `terms`; loop_conv [B]: LOOP_CONV_WS programs): a pointwise layer runs the
+    are `gemmini` [B] (conv_program_terms' `terms`; loop_conv [B]: LOOP_CONV_WS a program, 0 for the
+    explicit stream): a pointwise layer runs the
     GEMM kernel (gemm_end_to_end); any other the conv or depthwise kernel, whose CPU issue
     (conv_cpu_cycles) overlaps Gemmini program by program (the first program's issue or the last
     one's work exposed: on the ISS, 3x3 programs of 3-16 output rows, explicit or LOOP_CONV_WS, end to
@@ -165,36 +169,53 @@ def _schedule_blocks(layer: Layer, schedule: GemmSchedule) -> tuple:
                            min(schedule.block_k, layer.K if layer.depthwise else layer.C)))
 
 
-def runs_loop_conv(layer: Layer, schedule: GemmSchedule, cfg: GemminiConfig) -> bool:
-    """Whether the compiler runs each program of a convolution layer under `schedule` as one
-    LOOP_CONV_WS (baco.passes.loop_conv_ws): a WS program with int8 outputs of a convolution that
-    is not pointwise (pointwise layers run the GEMM kernel), square strides and dilations (one
-    LOOP_CONV_WS takes one of each), that fits LoopConv's halves (loop_conv_fits, the compiler's
-    rule; a depthwise program is the convolution of its channel block)."""
+def loop_conv_channels_of(layer: Layer, schedule: GemmSchedule, cfg: GemminiConfig) -> int | None:
+    """Input channels per LOOP_CONV_WS where the compiler runs each program of a convolution layer
+    under `schedule` as LOOP_CONV_WS (baco.passes.loop_conv_ws), else None: a WS program with int8
+    outputs of a convolution that is not pointwise (pointwise layers run the GEMM kernel), square
+    strides and dilations (one LOOP_CONV_WS takes one of each), whose tile fits LoopConv's halves
+    with its input channels in one or several blocks (loop_conv_channels, the compiler's rule; a
+    depthwise program is the convolution of its channel block)."""
     if is_pointwise(layer) or not KERNEL_OUT_INT8 or schedule.dataflow != "WS" or \
             layer.Hstride != layer.Wstride or layer.Hdilation != layer.Wdilation:
-        return False
+        return None
     channels = min(schedule.block_n, layer.K) if layer.depthwise else layer.C
-    return loop_conv_fits(schedule, layer.P, layer.Q, layer.K if not layer.depthwise else channels, channels,
-                          layer.R, layer.S, layer.Hstride, layer.Hdilation, cfg)
+    return loop_conv_channels(schedule, layer.P, layer.Q, layer.K if not layer.depthwise else channels, channels,
+                              layer.R, layer.S, layer.Hstride, layer.Hdilation, cfg)
+
+
+def runs_loop_conv(layer: Layer, schedule: GemmSchedule, cfg: GemminiConfig) -> bool:
+    """Whether the compiler runs each program of a convolution layer under `schedule` as
+    LOOP_CONV_WS (loop_conv_channels_of)."""
+    return loop_conv_channels_of(layer, schedule, cfg) is not None
+
+
+def loop_conv_loops(layer: Layer, schedule: GemmSchedule, cfg: GemminiConfig) -> int:
+    """LOOP_CONV_WS a program of the layer under `schedule` issues (one per input channel block),
+    0 where the compiler keeps the explicit stream."""
+    channels = loop_conv_channels_of(layer, schedule, cfg)
+    return 0 if channels is None else -(-(min(schedule.block_n, layer.K) if layer.depthwise else layer.C) // channels)
 
 
 def _loop_conv_program(layer: Layer, schedule: GemmSchedule, cfg: GemminiConfig) -> tuple[float, float]:
     """(cycles, energy µJ) of the LOOP_CONV_WS programs of a convolution under `schedule`
     (_loop_conv_walk, its counts priced for cfg's memories)."""
     cycles, counts = _loop_conv_walk(layer, schedule.rows, min(schedule.block_m, layer.Q),
-                                     min(schedule.block_n, layer.K), cfg.dim)
+                                     min(schedule.block_n, layer.K), cfg.dim,
+                                     None if layer.depthwise else loop_conv_channels_of(layer, schedule, cfg))
     return cycles, energy.energy_pj(counts, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, dim=cfg.dim) * 1e-6
 
 
 @functools.lru_cache(maxsize=65536)
-def _loop_conv_walk(layer: Layer, rows: int, block_m: int, block_n: int, dim: int) -> tuple[float, dict]:
+def _loop_conv_walk(layer: Layer, rows: int, block_m: int, block_n: int, dim: int,
+                    channels: int | None) -> tuple[float, dict]:
     """(cycles, counts) of the LOOP_CONV_WS programs of `rows` x block_m outputs and block_n channels
-    on a dim-wide Gemmini (_program_conv_tiles timed by loop_conv_stream_cycles, counted by
-    loop_conv_stream_counts; neither depends on the memories' sizes, nor on BLOCK_K or double
+    on a dim-wide Gemmini, `channels` input channels a LOOP_CONV_WS (None: all)
+    (_program_conv_tiles timed by loop_conv_stream_cycles, counted by loop_conv_stream_counts;
+    neither depends on the memories' sizes but through `channels`, nor on BLOCK_K or double
     buffering, which LoopConv ignores). Cached: the search asks again for every batch."""
     cfg = GemminiConfig(dim=dim)
-    tiles, halves = _program_conv_tiles(layer, GemmSchedule(block_m, block_n, block_m, rows=rows))
+    tiles, halves = _program_conv_tiles(layer, GemmSchedule(block_m, block_n, block_m, rows=rows), channels)
     cycles = loop_conv_stream_cycles(tiles, cfg, dilation=layer.Hdilation, out_int8=KERNEL_OUT_INT8,
                                      halves=halves)
     return cycles, loop_conv_stream_counts(tiles, cfg, dilation=layer.Hdilation, out_int8=KERNEL_OUT_INT8)
@@ -212,7 +233,8 @@ def conv_schedule_cycles(layer: Layer, schedule: GemmSchedule, hw, *, end_to_end
     what the search costs) with the CPU issuing them (conv_end_to_end), else Gemmini alone (the
     commands arriving for free, as launch.cycles() times them)."""
     cfg = _config(hw)
-    loop_conv = runs_loop_conv(layer, schedule, cfg)
+    loops = loop_conv_loops(layer, schedule, cfg)
+    loop_conv = loops > 0
     terms = costmodel.conv_program_terms(layer, _schedule_blocks(layer, schedule), float(cfg.dim),
                                          rows=schedule.rows, out_int8=KERNEL_OUT_INT8,
                                          double_buffer=schedule.double_buffer)
@@ -221,7 +243,7 @@ def conv_schedule_cycles(layer: Layer, schedule: GemmSchedule, hw, *, end_to_end
         return gemmini
     hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (cfg.dim, cfg.sp_kb, cfg.acc_kb))
     return float(conv_end_to_end(layer, torch.tensor([gemmini], dtype=torch.float64), terms, schedule.rows, hw_t,
-                                 torch.tensor([loop_conv]))[0])
+                                 torch.tensor([float(loops)]))[0])
 
 
 def conv_schedule_energy(layer: Layer, schedule: GemmSchedule, hw) -> float:
@@ -280,12 +302,12 @@ def conv_program(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, t
         loop_conv = _loop_conv_rows(layer, r.expand(B), [b.expand(B) for b in blocks], (pe, sp_kb, acc_kb))
         energy_uj = _straight_through(costmodel.conv_program_energy(layer, blocks, (pe, sp_kb, acc_kb), rows=r,
                                                                     out_int8=KERNEL_OUT_INT8).expand(B), loop_conv[1])
-        runs_loop = ~torch.isnan(loop_conv[0])
+        loops = torch.nan_to_num(loop_conv[2])
         for double_buffer in (True, False):
             terms = costmodel.conv_program_terms(layer, blocks, pe, rows=r, out_int8=KERNEL_OUT_INT8,
                                                  double_buffer=double_buffer)
             gemmini = _straight_through(terms["cycles"].expand(B), loop_conv[0])
-            candidates.append(conv_end_to_end(layer, gemmini, terms, r, (pe, sp_kb, acc_kb), runs_loop))
+            candidates.append(conv_end_to_end(layer, gemmini, terms, r, (pe, sp_kb, acc_kb), loops))
             fits.append((acc_rows <= acc_cap) & ((2 if double_buffer else 1) * sp_rows <= sp_cap))
             energies.append(energy_uj)
     default = torch.full((2, B), math.inf, dtype=torch.float64)
@@ -303,11 +325,12 @@ def conv_program(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, t
     return cycles, energy_uj, choice
 
 
-def _loop_conv_rows(layer, rows, blocks, hw_t) -> tuple[torch.Tensor, torch.Tensor]:
-    """(cycles [B], energy µJ [B]) of the LOOP_CONV_WS programs of B schedules (rows [B] output rows of
+def _loop_conv_rows(layer, rows, blocks, hw_t) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(cycles [B], energy µJ [B], LOOP_CONV_WS a program [B]) of the LOOP_CONV_WS programs of B
+    schedules (rows [B] output rows of
     blocks = (rows x BLOCK_M, BLOCK_N, BLOCK_K) [B] on hw_t [B]), nan where the compiler keeps the
     explicit stream (runs_loop_conv) or the hardware is no Gemmini's (a relaxation's)."""
-    out = torch.full((2, rows.shape[0]), math.nan, dtype=torch.float64)
+    out = torch.full((3, rows.shape[0]), math.nan, dtype=torch.float64)
     keys = torch.stack([rows, *blocks, *hw_t], 1).detach().tolist()
     for i, (r, bm, bn, bk, pe, sp_kb, acc_kb) in enumerate(keys):
         if not all(math.isfinite(v) for v in (r, bm, bn, bk, pe, sp_kb, acc_kb)) or r < 1 or pe < 1 or \
@@ -321,9 +344,10 @@ def _loop_conv_rows(layer, rows, blocks, hw_t) -> tuple[torch.Tensor, torch.Tens
         except ValueError:
             continue
         schedule, row_layer = GemmSchedule(whole[1], whole[2], whole[3], rows=whole[0]), layer_of(layer, i)
-        if runs_loop_conv(row_layer, schedule, cfg):
-            out[:, i] = torch.tensor(_loop_conv_program(row_layer, schedule, cfg), dtype=torch.float64)
-    return out[0], out[1]
+        loops = loop_conv_loops(row_layer, schedule, cfg)
+        if loops:
+            out[:, i] = torch.tensor((*_loop_conv_program(row_layer, schedule, cfg), loops), dtype=torch.float64)
+    return out[0], out[1], out[2]
 
 
 def _straight_through(explicit: torch.Tensor, loop_conv: torch.Tensor) -> torch.Tensor:
@@ -559,11 +583,12 @@ def _library_conv_tiles(layer: Layer, cfg: GemminiConfig):
     return tiles, downsample
 
 
-def _program_conv_tiles(layer: Layer, schedule: GemmSchedule) -> tuple[list, list]:
+def _program_conv_tiles(layer: Layer, schedule: GemmSchedule, channels: int | None = None) -> tuple[list, list]:
     """(tiles, scratchpad halves) of the LOOP_CONV_WS programs of a convolution layer compiled with
-    `schedule` (baco.gemmini.loop_conv_timing.program_conv_tiles)."""
+    `schedule`, `channels` input channels a LOOP_CONV_WS (baco.gemmini.loop_conv_timing.program_conv_tiles)."""
     return program_conv_tiles(layer.N, layer.P, layer.Q, layer.K, layer.C, layer.R, layer.S, layer.Hstride,
-                              layer.Hdilation, schedule.rows, schedule.block_m, schedule.block_n, layer.depthwise)
+                              layer.Hdilation, schedule.rows, schedule.block_m, schedule.block_n, layer.depthwise,
+                              channels=channels)
 
 
 def library_conv_cycles(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8) -> float:
