@@ -50,7 +50,7 @@ from baco.sim.clib import (conv_stream, depthwise_stream, library_stream_cycles,
 from baco.sim.timing import CommandStream, TimingModel
 from baco.tuner.arch import DEFAULT_HARDWARE
 from baco.tuner.baselines import gemmini_default
-from baco.tuner.mapping import (KERNEL_OUT_INT8, conv_schedule, gemm_schedule, is_kernel_layer, is_pointwise,
+from baco.tuner.mapping import (KERNEL_OUT_INT8, conv_schedule, gemm_schedule, is_kernel_layer,
                                 parse_mapping)
 
 
@@ -101,10 +101,7 @@ def _gemm_launch(M, N, K, cfg, schedule, out_int8, seed, target="sim"):
     c = np.zeros((M, N), dtype=np.int8 if out_int8 else np.int32)
     scale = output_scale(K) if out_int8 else 1.0
     args = [a, b, c, M, N, K, K, 1, N, 1, N, 1, scale]
-    # the explicit command stream: the search's cost model (kernel_model) describes that program,
-    # and LOOP_WS (baco.passes.loop_ws) is not in its schedule space
-    ck = matmul_kernel.compile(*args, RELU=False, OUT_INT8=out_int8, config=cfg, schedule=schedule, target=target,
-                               loop_ws=False)
+    ck = matmul_kernel.compile(*args, RELU=False, OUT_INT8=out_int8, config=cfg, schedule=schedule, target=target)
     grid = (-(-M // schedule.block_m), -(-N // schedule.block_n))
     ref = reference(a, b, out="int8" if out_int8 else "int32", scale=scale, schedule=schedule)
     return ck, grid, args, ref
@@ -140,14 +137,12 @@ def conv_shape(layer: Layer) -> tuple[int, int, int, int, int]:
     return layer.N, layer.P, layer.Q, layer.C, layer.K
 
 
-def _conv_launch(layer: Layer, shape, cfg, schedule, seed, *, modelled: bool = True, reference: bool = True):
+def _conv_launch(layer: Layer, shape, cfg, schedule, seed, *, reference: bool = True):
     """(launch, reference output or None) of conv2d (depthwise_conv2d for a depthwise layer: x of its K
     channels, w (R,S,K)) for `layer` cut to shape (N, P, Q, C, K) on random data: the unpadded input
-    the Timeloop problem reads (input_rows x input_cols per image). `modelled`: the program the
-    search's model describes: a pointwise conv runs the GEMM kernel's explicit command stream, as
-    GEMM layers do (LOOP_WS, baco.passes.loop_ws, is not in the GEMM model's schedule space), any
-    other convolution what the compiler emits by default (LOOP_CONV_WS where it fits, which
-    kernel_model.conv_program costs); else the options a user's launch compiles with."""
+    the Timeloop problem reads (input_rows x input_cols per image), compiled with the options a
+    user's launch compiles with (LOOP_WS or LOOP_CONV_WS where the blocks fit, which
+    kernel_model.conv_program costs)."""
     from baco.kernels.conv import conv2d_launch, reference_conv2d
     from baco.kernels.depthwise import depthwise_launch, reference_depthwise_conv2d
     N, P, Q, C, K = shape
@@ -161,10 +156,7 @@ def _conv_launch(layer: Layer, shape, cfg, schedule, seed, *, modelled: bool = T
     if layer.depthwise:
         return depthwise_launch(x, w, config=cfg, blocks=schedule, **kw), \
             reference_depthwise_conv2d(x, w, **kw) if reference else None
-    launch = conv2d_launch(x, w, config=cfg, blocks=schedule, **kw)
-    if modelled and is_pointwise(layer):
-        launch.options["loop_ws"] = False
-    return launch, reference_conv2d(x, w, **kw) if reference else None
+    return conv2d_launch(x, w, config=cfg, blocks=schedule, **kw), reference_conv2d(x, w, **kw) if reference else None
 
 
 def run_conv(layer: Layer, cfg: GemminiConfig, schedule: GemmSchedule, *, target: str = "sim", seed: int = 0,
@@ -213,7 +205,7 @@ def gemm_end_to_end(M: int, N: int, K: int, cfg: GemminiConfig, schedule: GemmSc
 def conv_end_to_end(layer: Layer, cfg: GemminiConfig, schedule: GemmSchedule) -> Measured:
     """The whole layer's launch with a user's options (LOOP_CONV_WS where it fits), end to end on
     the ISS."""
-    launch, _ = _conv_launch(layer, conv_shape(layer), cfg, schedule, 0, modelled=False, reference=False)
+    launch, _ = _conv_launch(layer, conv_shape(layer), cfg, schedule, 0, reference=False)
     return _iss_end_to_end(launch.kernel, launch.grid, launch.args, launch.options, cfg)
 
 

@@ -174,7 +174,6 @@ def random_conv_rows(count: int, rng, max_cycles: float = 2e6, large: bool = Fal
     the kernel's command stream."""
     from baco.kernels.conv import conv2d_launch
     from baco.tuner.kernel_model import conv_schedule_cycles
-    from baco.tuner.mapping import is_pointwise
     out = []
     while len(out) < count:
         drawn = _random_conv(rng, large)
@@ -187,10 +186,7 @@ def random_conv_rows(count: int, rng, max_cycles: float = 2e6, large: bool = Fal
             continue
         x = np.zeros((1, layer.input_rows, layer.input_cols, layer.C), np.int8)
         w = np.zeros((R, R, layer.C, layer.K), np.int8)
-        launch = conv2d_launch(x, w, stride=stride, config=cfg, blocks=s, scale=1 / 256)
-        if is_pointwise(layer):     # the GEMM kernel's explicit stream, the program the model describes (baco.design)
-            launch.options["loop_ws"] = False
-        sim = launch.cycles()["cycles"]
+        sim = conv2d_launch(x, w, stride=stride, config=cfg, blocks=s, scale=1 / 256).cycles()["cycles"]
         text = (f"DIM {dim:3d} {R}x{R}/{stride} {layer.P}x{layer.Q} {layer.C}>{layer.K} "
                 f"blocks {s.block_m},{s.block_n},{s.block_k}{'+db' if s.double_buffer else ''}"
                 f"{f' rows {s.rows}' if s.rows > 1 else ''}")

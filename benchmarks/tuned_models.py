@@ -45,7 +45,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import baco  # noqa: E402
 from baco.codegen.program import run_program  # noqa: E402
 from baco.gemmini.energy import energy_pj  # noqa: E402
-from baco.gemmini.schedule import default_gemm_schedule  # noqa: E402
+from baco.gemmini.config import GemminiConfig  # noqa: E402
+from baco.gemmini.schedule import default_gemm_schedule, loop_ws_fits  # noqa: E402
 from baco.model.cli import build_model  # noqa: E402
 from baco.model.lower import GemminiStep  # noqa: E402
 from baco.model.zoo import seeded_inputs, with_bn_statistics  # noqa: E402
@@ -55,7 +56,7 @@ from baco.tuner.baselines import gemmini_default  # noqa: E402
 from baco.tuner.emit import result_dict  # noqa: E402
 from baco.tuner.explore import coexplore  # noqa: E402
 from baco.tuner import costmodel, residual  # noqa: E402
-from baco.tuner.kernel_model import conv_schedule_cycles, conv_schedule_energy, evaluate  # noqa: E402
+from baco.tuner.kernel_model import conv_schedule_cycles, conv_schedule_energy, evaluate, loop_ws_walk  # noqa: E402
 from baco.tuner.mapping import KERNEL_OUT_INT8, default_layer_schedule, is_kernel_layer, schedule_mapping  # noqa: E402
 from baco.tuner.workloads import layers_from_torch  # noqa: E402
 
@@ -87,6 +88,10 @@ def gemmini_alone(layer, mapping, schedule, hw) -> float:
     model before it counted the CPU issuing them)."""
     if not is_kernel_layer(layer):
         return conv_schedule_cycles(layer, schedule, hw, end_to_end=False)
+    cfg = GemminiConfig.from_capacity(int(hw[0]), hw[1], hw[2])
+    if schedule.dataflow == "WS" and loop_ws_fits(schedule.m_rows, schedule.block_n, schedule.block_k, cfg):
+        return loop_ws_walk(layer.P, layer.K, layer.C, min(schedule.m_rows, layer.P), min(schedule.block_n, layer.K),
+                            min(schedule.block_k, layer.C), cfg.dim)
     temporal, sC, sK = costmodel.mapping_tensors(mapping)
     hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in hw)
     with torch.no_grad():

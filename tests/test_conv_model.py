@@ -18,16 +18,14 @@ from baco.tuner import costmodel, kernel_model
 from baco.tuner.arch import Hardware
 from baco.tuner.explore import NetworkProblem, random_tilings
 from baco.tuner.points import stack_tilings
-from baco.tuner.mapping import KERNEL_OUT_INT8, conv_schedule, is_pointwise
+from baco.tuner.mapping import KERNEL_OUT_INT8, conv_schedule
 
 
 def simulated(layer: Layer, cfg: GemminiConfig, schedule: GemmSchedule) -> dict:
     x = np.zeros((layer.N, layer.input_rows, layer.input_cols, layer.C), np.int8)
     w = np.zeros((layer.R, layer.S, layer.C, layer.K), np.int8)
     launch = conv2d_launch(x, w, stride=(layer.Hstride, layer.Wstride), config=cfg, blocks=schedule, scale=1 / 256)
-    if is_pointwise(layer):     # the GEMM kernel's explicit stream, which the model describes (baco.design)
-        launch.options["loop_ws"] = False
-    return launch.cycles()      # else what the compiler emits: LOOP_CONV_WS where it fits
+    return launch.cycles()      # what the compiler emits: LOOP_WS or LOOP_CONV_WS where the blocks fit
 
 
 # (layer, DIM, schedule): 3x3/7x7/1x1, strides 1-2, ragged sizes, one or several tiles and channel

@@ -1,11 +1,14 @@
-"""The search's prediction for kernel layers is the compiled program (residual.compiled_cycles) with
-the fastest schedule variant that fits; the Timeloop-matched prediction stays available."""
+"""The search's prediction for kernel layers is the compiled program (residual.compiled_cycles, or the
+loop unit's walk where the compiler emits LOOP_WS) with the fastest schedule variant that fits; the
+Timeloop-matched prediction stays available."""
 import math
 
 import numpy as np
 import torch
 
-from baco.gemmini.schedule import schedule_problems
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.loop_ws_timing import loop_ws_stream_cycles, program_matmul_tiles
+from baco.gemmini.schedule import loop_ws_fits, schedule_problems
 from baco.tuner import costmodel, kernel_model, residual
 from baco.tuner.emit import result_dict
 from baco.tuner.explore import NetworkProblem, evaluate_design, random_tilings
@@ -38,22 +41,31 @@ def test_chosen_schedule_is_the_fastest_variant_the_compiler_accepts():
         options = []
         with torch.no_grad():
             terms = costmodel.compiled_program_terms(layer, temporal, (sC, sK), hw_t, out_int8=KERNEL_OUT_INT8)
+        cfg = hw.to_gemmini_config()
         for dataflow, double_buffer in kernel_model.SCHEDULE_VARIANTS:
             s = gemm_schedule(mapping, layer, dataflow=dataflow, double_buffer=double_buffer)
-            if schedule_problems(s, hw.to_gemmini_config(), KERNEL_OUT_INT8):
+            if schedule_problems(s, cfg, KERNEL_OUT_INT8):
                 continue            # the compiler's own rule decides what fits
+            loop_ws = dataflow == "WS" and loop_ws_fits(s.m_rows, s.block_n, s.block_k, cfg)
             with torch.no_grad():     # the program's Gemmini cycles with the CPU issuing it
-                gemmini = residual.compiled_cycles(layer, temporal, (sC, sK), hw_t, double_buffer=double_buffer,
-                                                   dataflow=dataflow)
-                c = float(kernel_model.gemm_end_to_end(gemmini, terms, hw_t, dataflow, loop_ws=False)[0])
+                if loop_ws:         # the compiler emits LOOP_WS: the loop unit's walk
+                    M, N, K = layer.P, layer.K, layer.C
+                    walk = loop_ws_stream_cycles(program_matmul_tiles(M, N, K, min(s.m_rows, M), min(s.block_n, N),
+                                                                      min(s.block_k, K), cfg.dim),
+                                                 GemminiConfig(dim=cfg.dim), out_int8=KERNEL_OUT_INT8)
+                    gemmini = torch.tensor([walk], dtype=torch.float64)
+                else:
+                    gemmini = residual.compiled_cycles(layer, temporal, (sC, sK), hw_t, double_buffer=double_buffer,
+                                                       dataflow=dataflow)
+                c = float(kernel_model.gemm_end_to_end(gemmini, terms, hw_t, loop_ws=loop_ws)[0])
             assert c > float(gemmini[0])
-            options.append((c, s))
-        best_cycles, best = min(options, key=lambda o: o[0])
+            options.append((c, s, loop_ws))
+        best_cycles, best, loop_ws = min(options, key=lambda o: o[0])
         assert math.isclose(cost.cycles, best_cycles, rel_tol=1e-12) and cost.schedule == best
         assert cost.timeloop_cycles == costmodel.evaluate(layer, mapping, hw).cycles
         assert math.isclose(result.edp, cost.cycles * cost.energy_uj, rel_tol=1e-12)
-        chosen.add((cost.schedule.dataflow, cost.schedule.double_buffer))
-    assert len(chosen) >= 2, chosen     # the choice is exercised, not constant
+        chosen.add((cost.schedule.dataflow, cost.schedule.double_buffer, loop_ws))
+    assert len(chosen) >= 3, chosen     # the choice is exercised (LOOP_WS included), not constant
 
 
 def test_timeloop_cycle_model_keeps_the_timeloop_prediction_and_convolutions_cost_their_compiled_program():

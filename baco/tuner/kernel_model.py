@@ -3,11 +3,14 @@ schedule the compiler is asked to emit.
 
 A layer the compiler runs with the GEMM kernel (mapping.is_kernel_layer) costs what the
 program compiled for the mapping's scratchpad tile costs on the cycle model: cycles
-(residual.compiled_cycles) and energy (costmodel.compiled_program_energy: the program's
-access counts priced as the simulator prices them); among SCHEDULE_VARIANTS (dataflow x
-double buffering) the fastest one that fits the hardware is chosen (double buffering doubles
-the scratchpad blocks, baco.gemmini.schedule.gemm_footprint), and that choice is what
-result.json's schedule carries. A convolution layer costs its compiled program too
+(residual.compiled_cycles of the explicit stream; where a WS program's blocks fit the loop unit's
+halves the compiler emits one LOOP_WS a K step, costed as LoopMatmul runs it,
+baco.gemmini.loop_ws_timing's walk, the one the library's tiles are costed with) and energy
+(costmodel.compiled_program_energy: the program's access counts priced as the simulator prices
+them); among SCHEDULE_VARIANTS (dataflow x double buffering) the fastest one that fits the
+hardware is chosen (double buffering doubles the scratchpad blocks,
+baco.gemmini.schedule.gemm_footprint; fastest_fitting), and that choice is what result.json's
+schedule carries. A convolution layer costs its compiled program too
 (conv_program) with the schedule mapping.conv_schedule makes of its mapping, the same function
 `baco run --design` compiles with: where a program fits LoopConv's halves (runs_loop_conv) the
 compiler emits it as one LOOP_CONV_WS, costed as the library's LOOP_CONV_WS tiles are
@@ -39,11 +42,12 @@ import torch
 from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig, kb_to_rows
 from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto, tiled_matmul_reuse
-from baco.gemmini.isa import CONCURRENT_LOOPS, MIN_FEED_ROWS
 from baco.gemmini.loop_conv_timing import loop_conv_stream_cycles, packed_pixels, program_conv_tiles
+from baco.gemmini.loop_ws_timing import library_matmul_tiles, loop_ws_stream_cycles, program_matmul_tiles
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS, LOOP_CONV_INSTRUCTIONS,
                                    LOOP_WS_STEP_COMMANDS, OVERLAP_LOSS, GemmSchedule, explicit_gemm_instructions,
-                                   loop_conv_channels, loop_ws_instructions, overlapped_cycles, schedule_problems)
+                                   loop_conv_channels, loop_ws_fits, loop_ws_instructions, overlapped_cycles,
+                                   schedule_problems)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.layer import Layer
 from baco.tuner import costmodel, residual
@@ -63,49 +67,81 @@ def check_cycle_model(cycle_model: str) -> str:
 
 def kernel_cycles(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, torch.Tensor]:
     """(cycles [B], index into SCHEDULE_VARIANTS [B]) of B mappings of a kernel layer on hardware
-    hw_t = (pe_dim, sp_kb, acc_kb) [B]: the fastest variant whose scratchpad blocks fit (on a tie
-    the first in SCHEDULE_VARIANTS: dataflows the model cannot tell apart cost the same, and WS
-    wins). Differentiable in the factors and the hardware (the choice itself is discrete).
-    `layer` may be an explore.LayerStack (rows of several kernel layers in one call)."""
-    pe, sp_kb, _ = (torch.as_tensor(v, dtype=torch.float64) for v in hw_t)
-    sp_rows, _ = gemm_rows_from_factors(layer, temporal, spatial, pe)
-    return fastest_fitting(kernel_variants(layer, temporal, spatial, hw_t), sp_rows, pe, sp_kb)
+    hw_t = (pe_dim, sp_kb, acc_kb) [B]: the fastest variant that fits (fastest_fitting: a WS program
+    whose blocks fit LOOP_WS's halves runs as LOOP_WS; on a tie the first in SCHEDULE_VARIANTS:
+    dataflows the model cannot tell apart cost the same, and WS wins). Differentiable in the factors
+    and the hardware (the choice itself is discrete). `layer` may be an explore.LayerStack (rows of
+    several kernel layers in one call)."""
+    pe, sp_kb, acc_kb = (torch.as_tensor(v, dtype=torch.float64) for v in hw_t)
+    sp_rows, acc_rows = gemm_rows_from_factors(layer, temporal, spatial, pe)
+    variants, loop = kernel_programs(layer, temporal, spatial, hw_t)
+    return fastest_fitting(variants, sp_rows, pe, sp_kb, loop=loop, acc_rows=acc_rows, acc_kb=acc_kb)
 
 
-def kernel_variants(layer, temporal, spatial, hw_t) -> torch.Tensor:
-    """End-to-end cycles [len(SCHEDULE_VARIANTS), B] of B mappings of a kernel layer under each
-    schedule variant: the compiled program's Gemmini cycles (residual.compiled_cycles_by_dataflow)
-    with the CPU issuing its explicit stream (gemm_end_to_end; LOOP_WS is not in the GEMM model's
-    schedule space, as baco.design's check compiles it, and its fit would make a block's cycles
-    depend on the memories' sizes, which the exact optimum (baco.tuner.optimum) rules out)."""
+def kernel_programs(layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, torch.Tensor]:
+    """(explicit [len(SCHEDULE_VARIANTS), B], loop [B]): end-to-end cycles of B mappings of a kernel
+    layer compiled to the explicit stream under each schedule variant (the compiled program's Gemmini
+    cycles, residual.compiled_cycles_by_dataflow, with the CPU issuing its commands), and compiled
+    to LOOP_WS (loop_ws_gemmini's walk with the CPU issuing one LOOP_WS a K step), which the compiler
+    emits instead of a WS variant where the blocks fit the loop unit's halves (fastest_fitting decides
+    by fit, so that the hardware-free costs here serve any memory sizes: baco.tuner.optimum)."""
     sc = (spatial[:, 0], spatial[:, 1])
     by_buffering = {db: residual.compiled_cycles_by_dataflow(layer, temporal, sc, hw_t, out_int8=KERNEL_OUT_INT8,
                                                               double_buffer=db) for db in (False, True)}
     terms = costmodel.compiled_program_terms(layer, temporal, sc, hw_t, out_int8=KERNEL_OUT_INT8)
-    return torch.stack([gemm_end_to_end(by_buffering[double_buffer][dataflow], terms, hw_t, dataflow, loop_ws=False)
-                        for dataflow, double_buffer in SCHEDULE_VARIANTS])
+    explicit = torch.stack([gemm_end_to_end(by_buffering[double_buffer][dataflow], terms, hw_t, loop_ws=False)
+                            for dataflow, double_buffer in SCHEDULE_VARIANTS])
+    dims, blocks = costmodel._gemm_blocks(layer, temporal, sc)
+    gemmini = loop_ws_gemmini(dims, blocks, hw_t[0], by_buffering[True]["WS"])
+    return explicit, gemm_end_to_end(gemmini, terms, hw_t, loop_ws=True)
 
 
-def gemm_end_to_end(gemmini, terms, hw_t, dataflow: str, *, loop_ws: bool = True) -> torch.Tensor:
+def loop_ws_gemmini(dims, blocks, pe, explicit: torch.Tensor) -> torch.Tensor:
+    """Gemmini cycles [B] of the GEMM kernel's programs compiled to LOOP_WS: M x N x K (`dims`,
+    numbers or [B]) in (BLOCK_M, BLOCK_N, BLOCK_K) [B] blocks on a pe-wide array, the walk of
+    baco.gemmini.loop_ws_timing over program_matmul_tiles (loop_ws_walk), with the slope of the
+    explicit double-buffered stream's cycles `explicit` [B] (_straight_through) so the search's
+    gradient still sees the factors and the hardware; a relaxation's fractional blocks (no program)
+    keep `explicit`."""
+    B = explicit.shape[0]
+    keys = torch.stack([torch.as_tensor(v, dtype=torch.float64).expand(B) for v in (*dims, *blocks, pe)], 1)
+    walk = torch.full((B,), math.nan, dtype=torch.float64)
+    for i, key in enumerate(keys.detach().tolist()):
+        whole = [round(v) for v in key] if all(math.isfinite(v) for v in key) else None
+        if whole and all(w >= 1 and abs(w - v) < 1e-6 for w, v in zip(whole, key)):
+            walk[i] = loop_ws_walk(*whole)
+    return _straight_through(explicit, walk)
+
+
+@functools.lru_cache(maxsize=65536)
+def loop_ws_walk(M: int, N: int, K: int, block_m: int, block_n: int, block_k: int, dim: int) -> float:
+    """Cycles of the LOOP_WS programs of an M x N x K GEMM in these blocks on a dim-wide Gemmini
+    (they depend on neither memory's size). Cached: the search asks again for every batch."""
+    return loop_ws_stream_cycles(program_matmul_tiles(M, N, K, block_m, block_n, block_k, dim),
+                                 GemminiConfig(dim=dim), out_int8=KERNEL_OUT_INT8)
+
+
+def loop_ws_fit(sp_rows, acc_rows, pe, sp_kb, acc_kb) -> torch.Tensor:
+    """Whether single-buffered GEMM blocks of sp_rows scratchpad and acc_rows accumulator rows [B] fit
+    LOOP_WS's halves of the memories (baco.gemmini.schedule.loop_ws_fits on tensors; detached)."""
+    sp_half = torch.floor(kb_to_rows(torch.as_tensor(sp_kb), pe, "int8") / 2).detach() + 1e-9
+    acc_half = torch.floor(kb_to_rows(torch.as_tensor(acc_kb), pe, "int32") / 2).detach() + 1e-9
+    return (torch.as_tensor(sp_rows).detach() <= sp_half) & (torch.as_tensor(acc_rows).detach() <= acc_half)
+
+
+def gemm_end_to_end(gemmini, terms, hw_t, *, loop_ws) -> torch.Tensor:
     """End-to-end cycles [B] of the GEMM kernel's programs (costmodel.compiled_program_terms' or
     conv_program_terms' `terms` of a pointwise layer: programs, K steps, commands, blocks) whose
     Gemmini cycles are `gemmini` [B], with the CPU issuing them (baco.gemmini.schedule's instruction
-    counts, as default_gemm_schedule costs them): with `loop_ws`, one LOOP_WS per K step where the
-    compiler emits it (a WS program whose blocks fit the loop unit's halves: loop_ws_fits), else
-    the explicit stream;
-    the two overlap as gemm_program_cycles says (OVERLAP_LOSS). Differentiable (the form is a
-    discrete choice)."""
-    pe, sp_kb, acc_kb = (torch.as_tensor(v, dtype=torch.float64).detach() for v in hw_t)
+    counts, as default_gemm_schedule costs them): one LOOP_WS per K step where `loop_ws` (bool or
+    [B]: the programs the compiler emits as LOOP_WS), else the explicit stream; the two overlap as
+    gemm_program_cycles says (OVERLAP_LOSS). Differentiable (the form is a discrete choice)."""
+    pe = torch.as_tensor(hw_t[0], dtype=torch.float64).detach()
     programs, steps = terms["programs"], terms["k_steps"]
-    tm, tn, tk = (_ceil_blocks(b, pe) for b in terms["blocks"])
-    explicit = explicit_gemm_instructions(programs, steps, tn, terms["commands"])
-    cpu_per_instruction = DEFAULT_CONSTANTS.cpu_cycles_per_instruction
-    if loop_ws and dataflow == "WS":
-        fits = ((tm * tk + tk * tn) * pe <= torch.floor(kb_to_rows(sp_kb, pe, "int8") / 2) + 1e-9) & \
-            (tm * tn * pe <= torch.floor(kb_to_rows(acc_kb, pe, "int32") / 2) + 1e-9)
-        loop = loop_ws_instructions(programs, programs * steps * LOOP_WS_STEP_COMMANDS)
-        explicit = torch.where(fits.detach(), loop, explicit)
-    return overlapped_cycles(gemmini, explicit * cpu_per_instruction, OVERLAP_LOSS)
+    explicit = explicit_gemm_instructions(programs, steps, _ceil_blocks(terms["blocks"][1], pe), terms["commands"])
+    loop = loop_ws_instructions(programs, programs * steps * LOOP_WS_STEP_COMMANDS)
+    instructions = torch.where(torch.as_tensor(loop_ws), loop, explicit)
+    return overlapped_cycles(gemmini, instructions * DEFAULT_CONSTANTS.cpu_cycles_per_instruction, OVERLAP_LOSS)
 
 
 def _ceil_blocks(block, pe):
@@ -131,26 +167,35 @@ def conv_cpu_cycles(layer, terms, rows, loop_conv) -> torch.Tensor:
     return torch.where(loops > 0, loop, explicit) * DEFAULT_CONSTANTS.cpu_cycles_per_instruction
 
 
-def conv_end_to_end(layer, gemmini, terms, rows, hw_t, loop_conv) -> torch.Tensor:
+def conv_end_to_end(layer, gemmini, terms, rows, hw_t, loop) -> torch.Tensor:
     """End-to-end cycles [B] of a convolution's programs of `rows` output rows whose Gemmini cycles
-    are `gemmini` [B] (conv_program_terms' `terms`; loop_conv [B]: LOOP_CONV_WS a program, 0 for the
-    explicit stream): a pointwise layer runs the
-    GEMM kernel (gemm_end_to_end); any other the conv or depthwise kernel, whose CPU issue
+    are `gemmini` [B] (conv_program_terms' `terms`; loop [B]: the hardware loops the compiler emits,
+    for a pointwise layer truthy where it runs LOOP_WS, for any other the LOOP_CONV_WS a program (one
+    per input channel block), 0 for the explicit stream): a pointwise layer runs the GEMM
+    kernel (gemm_end_to_end); any other the conv or depthwise kernel, whose CPU issue
     (conv_cpu_cycles) overlaps Gemmini program by program (the first program's issue or the last
     one's work exposed: on the ISS, 3x3 programs of 3-16 output rows, explicit or LOOP_CONV_WS, end to
     end within 1.3% of this at DIM 16)."""
     if costmodel._one_program(layer):
-        return gemm_end_to_end(gemmini, terms, hw_t, "WS")
-    return overlapped_cycles(gemmini, conv_cpu_cycles(layer, terms, rows, loop_conv), 1.0 / terms["programs"])
+        return gemm_end_to_end(gemmini, terms, hw_t, loop_ws=torch.as_tensor(loop) > 0)
+    return overlapped_cycles(gemmini, conv_cpu_cycles(layer, terms, rows, loop), 1.0 / terms["programs"])
 
 
-def fastest_fitting(variants: torch.Tensor, sp_rows, pe, sp_kb) -> tuple[torch.Tensor, torch.Tensor]:
+def fastest_fitting(variants: torch.Tensor, sp_rows, pe, sp_kb, *, loop=None, acc_rows=None, acc_kb=None
+                    ) -> tuple[torch.Tensor, torch.Tensor]:
     """(cycles [B], index into SCHEDULE_VARIANTS [B]): of each mapping's cycles under every variant
     ([len(SCHEDULE_VARIANTS), B]), the fastest whose scratchpad blocks fit (double buffering doubles
-    the single-buffered sp_rows [B]; on a tie the first variant) on a pe-wide array with sp_kb."""
+    the single-buffered sp_rows [B]; on a tie the first variant) on a pe-wide array with sp_kb. With
+    `loop` [B] (kernel_programs' LOOP_WS cycles), a WS variant whose blocks fit LOOP_WS's halves
+    (loop_ws_fit, with acc_rows and acc_kb) costs `loop`: the program the compiler emits."""
     double_fits = (2 * torch.as_tensor(sp_rows).detach()) <= kb_to_rows(sp_kb, pe, "int8").detach() + 1e-9
-    stacked = torch.stack([torch.where(double_fits, c, torch.inf) if double_buffer else c
-                           for c, (_, double_buffer) in zip(variants, SCHEDULE_VARIANTS)])
+    runs_loop = loop_ws_fit(sp_rows, acc_rows, pe, sp_kb, acc_kb) if loop is not None else None
+    stacked = []
+    for c, (dataflow, double_buffer) in zip(variants, SCHEDULE_VARIANTS):
+        if runs_loop is not None and dataflow == "WS":
+            c = torch.where(runs_loop, loop, c)
+        stacked.append(torch.where(double_fits, c, torch.inf) if double_buffer else c)
+    stacked = torch.stack(stacked)
     choice = stacked.detach().argmin(0)
     return stacked.gather(0, choice.unsqueeze(0)).squeeze(0), choice
 
@@ -229,21 +274,26 @@ def _config(hw) -> GemminiConfig:
 def conv_schedule_cycles(layer: Layer, schedule: GemmSchedule, hw, *, end_to_end: bool = True) -> float:
     """Predicted cycles of a convolution layer compiled with `schedule` on hw = (pe_dim, sp_kb,
     acc_kb): Gemmini's for its LOOP_CONV_WS programs where the compiler emits them (runs_loop_conv),
-    else for its explicit command stream (costmodel.conv_program_terms); end to end (the default,
+    a pointwise layer's LOOP_WS programs where they fit (loop_ws_fits, loop_ws_walk), else for its
+    explicit command stream (costmodel.conv_program_terms); end to end (the default,
     what the search costs) with the CPU issuing them (conv_end_to_end), else Gemmini alone (the
     commands arriving for free, as launch.cycles() times them)."""
     cfg = _config(hw)
-    loops = loop_conv_loops(layer, schedule, cfg)
-    loop_conv = loops > 0
-    terms = costmodel.conv_program_terms(layer, _schedule_blocks(layer, schedule), float(cfg.dim),
-                                         rows=schedule.rows, out_int8=KERNEL_OUT_INT8,
+    blocks = _schedule_blocks(layer, schedule)
+    terms = costmodel.conv_program_terms(layer, blocks, float(cfg.dim), rows=schedule.rows, out_int8=KERNEL_OUT_INT8,
                                          double_buffer=schedule.double_buffer)
-    gemmini = _loop_conv_program(layer, schedule, cfg)[0] if loop_conv else float(terms["cycles"][0])
+    if is_pointwise(layer):
+        loop = schedule.dataflow == "WS" and loop_ws_fits(*(int(b) for b in blocks), cfg)
+        gemmini = loop_ws_walk(layer.N * layer.P * layer.Q, layer.K, layer.C, *(int(b) for b in blocks), cfg.dim) \
+            if loop else float(terms["cycles"][0])
+    else:
+        loop = loop_conv_loops(layer, schedule, cfg)
+        gemmini = _loop_conv_program(layer, schedule, cfg)[0] if loop else float(terms["cycles"][0])
     if not end_to_end:
         return gemmini
     hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (cfg.dim, cfg.sp_kb, cfg.acc_kb))
     return float(conv_end_to_end(layer, torch.tensor([gemmini], dtype=torch.float64), terms, schedule.rows, hw_t,
-                                 torch.tensor([float(loops)]))[0])
+                                 torch.tensor([float(loop)]))[0])
 
 
 def conv_schedule_energy(layer: Layer, schedule: GemmSchedule, hw) -> float:
@@ -282,7 +332,8 @@ def conv_program(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, t
     mapping.conv_schedule makes of each mapping (its L2 tile with its whole output rows per program,
     double-buffered when that fits, else single-buffered; else one row per program, the same way;
     else the conv kernel's default schedule), costed as the program the compiler emits: its
-    LOOP_CONV_WS programs where they fit (_loop_conv_rows, with the explicit model's slope), else
+    LOOP_CONV_WS programs where they fit (_loop_conv_rows, with the explicit model's slope), a
+    pointwise layer's LOOP_WS programs where they fit (loop_ws_fit, loop_ws_gemmini), else
     costmodel.conv_program_terms and conv_program_energy (double buffering does not change what a
     program moves). Differentiable in the factors and the hardware (the default schedule's costs
     are constants). `layer` may be an
@@ -296,17 +347,24 @@ def conv_program(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, t
     variants = [(rows, (bm, bn, bk))]
     if not bool((rows == 1).all()):      # else one row per program is the same schedule
         variants.append((torch.ones_like(rows), (bm / rows, bn, bk)))
+    pointwise = bool(costmodel._one_program(layer))
+    if pointwise:       # the GEMM kernel over every pixel, LOOP_WS where its blocks fit (loop_ws_fit)
+        d = costmodel._dims_as_tensors(layer)
+        dims = (d.P * d.Q * d.N, d.K, d.C)
     candidates, fits, energies = [], [], []
     for r, blocks in variants:
         sp_rows, acc_rows = (x.detach() for x in kernel_rows(blocks, pe))
         loop_conv = _loop_conv_rows(layer, r.expand(B), [b.expand(B) for b in blocks], (pe, sp_kb, acc_kb))
         energy_uj = _straight_through(costmodel.conv_program_energy(layer, blocks, (pe, sp_kb, acc_kb), rows=r,
                                                                     out_int8=KERNEL_OUT_INT8).expand(B), loop_conv[1])
-        loops = torch.nan_to_num(loop_conv[2])
+        runs_loop = loop_ws_fit(sp_rows, acc_rows, pe, sp_kb, acc_kb) if pointwise else ~torch.isnan(loop_conv[0])
+        loops = runs_loop if pointwise else torch.nan_to_num(loop_conv[2])
         for double_buffer in (True, False):
             terms = costmodel.conv_program_terms(layer, blocks, pe, rows=r, out_int8=KERNEL_OUT_INT8,
                                                  double_buffer=double_buffer)
-            gemmini = _straight_through(terms["cycles"].expand(B), loop_conv[0])
+            explicit = terms["cycles"].expand(B)
+            gemmini = torch.where(runs_loop, loop_ws_gemmini(dims, [b.expand(B) for b in blocks], pe, explicit),
+                                  explicit) if pointwise else _straight_through(explicit, loop_conv[0])
             candidates.append(conv_end_to_end(layer, gemmini, terms, r, (pe, sp_kb, acc_kb), loops))
             fits.append((acc_rows <= acc_cap) & ((2 if double_buffer else 1) * sp_rows <= sp_cap))
             energies.append(energy_uj)
@@ -454,92 +512,11 @@ def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled", 
     return cost
 
 
-def _tile_classes(n: int, tile_blocks: int, dim: int) -> list[tuple[int, int, int, bool]]:
-    """[(blocks, pad elements, how many tiles, last?)] of a dimension of n elements cut into tiles
-    of tile_blocks DIM blocks: all tiles full but the last, which may be short and padded."""
-    blocks = -(-n // dim)
-    tiles = -(-blocks // tile_blocks)
-    last = (blocks - (tiles - 1) * tile_blocks, blocks * dim - n, 1, True)
-    return [(tile_blocks, 0, tiles - 1, False), last] if tiles > 1 else [last]
-
-
 def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8) -> float:
-    """Analytical cycles of the C library's tiled_conv_auto on `layer` (baco.sim.clib.conv_stream,
-    the tiles of _library_conv_tiles) as the cycle model times its command stream
-    (baco.gemmini.loop_conv_timing.loop_conv_stream_cycles says how)."""
-    k = DEFAULT_CONSTANTS
-    d, mbl = cfg.dim, cfg.max_block_len
-    beat, lat, depth = cfg.dma_bus_bits // 8, k.dram_latency, k.array_depth_factor * d
-    c_bytes, store_blocks = (cfg.input_bytes, mbl) if out_int8 else (cfg.acc_bytes, 1)
-    setup = 6       # config_ex, config_st and three config_ld, one dispatch a cycle, before the first mvin
-
-    def dma(rows, row_bytes):
-        return k.dma_cmd_overhead + max(rows * math.ceil(row_bytes / beat) * k.beat_cycles,
-                                        math.ceil(rows / cfg.max_in_flight) * lat)
-
-    def chunks(blocks, pad, width):
-        """Elements per row of each `width`-block chunk of a row of `blocks` blocks (last one padded)."""
-        return [min(width, blocks - c) * d - (pad if c + width >= blocks else 0) for c in range(0, blocks, width)]
-
-    def rows(i, blocks, pad):
-        return d - (pad if i == blocks - 1 else 0)
-
-    @functools.lru_cache(maxsize=None)
-    def tile(I, pad_i, J, pad_j, Kb, pad_k, stores_c, moves_a, moves_b):
-        """One LOOP_WS, times relative to its loads' start: (loads' occupancy, first compute, the
-        computes' span, the store occupancies, first store's block done, first group's end); A (B)
-        is moved in unless the library kept it in the scratchpad (moves_a, moves_b)."""
-        a_loads = [dma(rows(i, I, pad_i), cols) for cols in chunks(Kb, pad_k, mbl) for i in range(I)] * moves_a
-        b_loads = [dma(d, cols) for _ in range(Kb) for cols in chunks(J, pad_j, mbl)] * moves_b
-        arrive = lat if a_loads or b_loads else 0.0
-        first_in = max(sum(b_loads[:1]) + arrive + d, sum(b_loads[:1] + a_loads[:1]) + arrive)
-        per_i = [max(rows(i, I, pad_i), MIN_FEED_ROWS) + k.compute_overhead for i in range(I)]
-        group = sum(per_i[:-1]) + max(per_i[-1], d)
-        k_step = max(J * group, per_i[0] + depth)
-        compute = (Kb - 1) * k_step + J * group - max(0, d - per_i[-1])
-        stores = tuple(dma(rows(i, I, pad_i), cols * c_bytes) + k.acc_scale_latency
-                       for cols in chunks(J, pad_j, store_blocks) for i in range(I)) if stores_c else ()
-        first_ready = compute - (J - min(store_blocks, J)) * group - group + per_i[0] + depth
-        first_group = sum(b_loads[:1] + a_loads[:I]) + arrive + per_i[-1] + compute - group
-        return sum(a_loads) + sum(b_loads), first_in, compute, stores, per_i[0], first_ready, first_group
-
-    ti, tj, tk = tiled_matmul_auto(M, N, K, cfg, "WS")
-    mb, nb, kb = -(-M // d), -(-N // d), -(-K // d)
-    I0, J0, K0 = -(-mb // ti), -(-nb // tj), -(-kb // tk)
-    a_reuse, b_reuse = I0 * K0 <= 2, J0 * K0 <= 2       # tiled_matmul_outer keeps them in the scratchpad
-    ld_end = ex_end = st_end = 0.0
-    computed = [0.0] * CONCURRENT_LOOPS        # computes done, per scratchpad half (loop slot)
-    freed = [0.0] * CONCURRENT_LOOPS           # the slot's last loop has issued everything
-    read = [(0.0, 0.0)] * 2                    # (first, last) store of each accumulator half
-    n = out_tiles = 0
-    for i0 in range(I0):
-        I = min(ti, mb - i0 * ti)
-        pad_i = (i0 * ti + I) * d - M if i0 == I0 - 1 else 0
-        for j0 in range(J0):
-            J = min(tj, nb - j0 * tj)
-            pad_j = (j0 * tj + J) * d - N if j0 == J0 - 1 else 0
-            for k0 in range(K0):
-                Kb = min(tk, kb - k0 * tk)
-                pad_k = (k0 * tk + Kb) * d - K if k0 == K0 - 1 else 0
-                loads, first_in, compute, stores, first_rows, first_ready, first_group = \
-                    tile(I, pad_i, J, pad_j, Kb, pad_k, k0 == K0 - 1, not (a_reuse and j0), not (b_reuse and i0))
-                slot = n % CONCURRENT_LOOPS
-                ld_start = max(setup, freed[slot], ld_end, computed[slot])
-                ld_end = ld_start + loads
-                first_read, last_read = read[out_tiles % 2]
-                ex_start = max(ex_end, ld_start + first_in, first_read)
-                ex_end = max(ex_start + compute, ld_start + first_group, ld_end + lat + first_rows, last_read)
-                computed[slot] = ex_end
-                freed[slot] = max(ex_start + 2, ex_end + depth - compute / (Kb * J * I) * (cfg.rs_ex // 2))
-                if stores:
-                    st_start = max(st_end, ex_end - compute + first_ready)
-                    st_end = max(st_start + sum(stores), ex_end + depth + stores[-1])
-                    read[out_tiles % 2] = (st_start + stores[0], st_end)
-                    held = len(stores) - cfg.rs_st
-                    freed[slot] = max(freed[slot], st_start + (sum(stores[:held]) + lat if held > 0 else len(stores)))
-                    out_tiles += 1
-                n += 1
-    return max(st_end + lat, ex_end + depth)
+    """Analytical cycles of the C library's tiled_matmul_auto (baco.sim.clib.matmul_stream, one
+    LOOP_WS a tile) as the cycle model times its command stream
+    (baco.gemmini.loop_ws_timing.loop_ws_stream_cycles says how)."""
+    return loop_ws_stream_cycles(library_matmul_tiles(M, N, K, cfg), cfg, out_int8=out_int8)
 
 
 def _library_conv_tiles(layer: Layer, cfg: GemminiConfig):

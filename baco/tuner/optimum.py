@@ -10,9 +10,10 @@ model make it enumerable:
    (BLOCK_M, BLOCK_N, BLOCK_K), each any integer from 1 to its dimension (a validated mapping can
    put any factor at L2; its spatial factors only set the array the design needs). And it depends
    on a block b of a dimension n only through a few integers (block_signature: the number of
-   blocks ⌈n/b⌉, the DIM strips of a block and of the last one, b capped at the widest mvin, ...),
-   so one block per signature stands for all (tests/test_optimum.py checks it against every block
-   of small layers).
+   blocks ⌈n/b⌉, the DIM strips of a block and of the last one, b capped at the widest mvin, the
+   DMA beats LOOP_WS's ragged blocks move, ...), so one block per signature stands for all
+   (tests/test_optimum.py checks it against every block of small layers). LOOP_WS's walk reads
+   BLOCK_M's rows exactly, so every BLOCK_M is a candidate.
 2. Lower bounds that hold for every block on a pe-wide array (compute_bound): cycles >= the
    layer's MACs / pe² (every program runs its K steps' computes, each at least its rows times its
    DIM x DIM sub-blocks), energy >= its MACs and compulsory DRAM bytes priced. An array size whose
@@ -23,13 +24,15 @@ model make it enumerable:
    is concave in log space), i.e. a sum of per-layer minimisers of cycles + λ·energy for some λ:
    best_combination sweeps λ exactly.
 
-Hardware: every power-of-two array, scratchpad (the double-buffering fit and the energy depend on
-it) and every accumulator size that is some design's need rounded to the accumulator's granule (a
-larger accumulator only costs more energy: cycles do not depend on it outside the learned
-residual's domain, which this module refuses). Costing a design on a hardware larger than its own
-can only lower the bound, so the minimum over these hardware points is a lower bound of the
-space's optimum; the design found is then rebuilt as mappings and scored on its own inferred
-hardware (explore.NetworkProblem.result), and the two agree when it is the optimum (`exact`).
+Hardware: every power-of-two array, scratchpad (the double-buffering and LOOP_WS fits and the
+energy depend on it) and every accumulator size that is some design's need rounded to the
+accumulator's granule (the designs' inferred hardware; the LOOP_WS fit and the energy depend on
+it; cycles do not otherwise, outside the learned residual's domain, which this module refuses).
+Each design is costed at its own inferred hardware among these points, so the minimum over them is
+a lower bound of the space's optimum; the design found is then rebuilt as mappings and scored on
+its own inferred hardware (explore.NetworkProblem.result), and the two agree when it is the
+optimum (`exact`; a combination costed on memories larger than its own, where more blocks run
+LOOP_WS, may not be one).
 """
 from __future__ import annotations
 
@@ -65,20 +68,35 @@ def array_dims() -> list[int]:
 
 def block_signature(b: int, n: int, role: str, pe: int) -> tuple:
     """What the compiled GEMM program's cost and footprint (costmodel.compiled_program_terms and
-    _counts, hwinfer.kernel_rows) read of a block b of a dimension n on a pe-wide array: the
-    blocks ⌈n/b⌉, the DIM strips of a block and of the last one, and for BLOCK_N/BLOCK_K (role "N",
-    "K"; "M" is BLOCK_M) the widest mvin's chunks and b capped at its width (DMA rows and bytes),
-    for BLOCK_N the accumulator zero-fill chunks too."""
+    _counts, hwinfer.kernel_rows, and LoopMatmul's walk, kernel_model.loop_ws_walk) read of a block b
+    of a dimension n on a pe-wide array: the blocks ⌈n/b⌉, the DIM strips of a block and of the last
+    one, and for BLOCK_N/BLOCK_K (role "N", "K"; "M" is BLOCK_M) the widest mvin's chunks and b
+    capped at its width (DMA rows and bytes), for BLOCK_N the accumulator zero-fill chunks too; then
+    what the LOOP_WS walk reads of a block and of the last one (_loop_ws_extent)."""
     cfg = GemminiConfig()
     max_cols = max(1.0, cfg.max_bytes / pe) * pe
     zero_cols = max(1, cfg.max_bytes // (pe * cfg.acc_bytes)) * pe
     blocks = -(-n // b)
     last = max(1, n - (blocks - 1) * b)
-    key = (blocks, -(-b // pe), -(-last // pe))
+    key = (blocks, -(-b // pe), -(-last // pe)) + _loop_ws_extent(b, role, pe) + _loop_ws_extent(last, role, pe)
     if role == "M":
         return key
     key += (math.ceil(b / max_cols), min(b, max_cols))
     return key + (-(-b // zero_cols),) if role == "N" else key
+
+
+def _loop_ws_extent(e: int, role: str, pe: int) -> tuple:
+    """What baco.gemmini.loop_ws_timing's walk reads of a block of e elements along a role's dimension:
+    BLOCK_M, its rows (each DMA's rows and each compute's); BLOCK_N, its strips and the beats of its
+    last mvin chunk (B's loads and C's stores); BLOCK_K, its whole DIM blocks, the beats of a ragged
+    rest (a LOOP_WS of its own) and a step shorter than DIM (B moved in explicitly, that many rows)."""
+    beat = GemminiConfig().dma_bus_bits // 8      # int8 elements a beat
+    if role == "M":
+        return (e,)
+    if role == "N":
+        strips, width = -(-e // pe), GemminiConfig(dim=pe).max_block_len * pe
+        return strips, -(-(e - (-(-strips // GemminiConfig(dim=pe).max_block_len) - 1) * width) // beat)
+    return e // pe, -(-(e % pe) // beat), e if e < pe else 0
 
 
 def block_candidates(n: int, role: str, pe: int) -> list[int]:
@@ -128,8 +146,10 @@ class LayerBlocks:
     acc_kb: torch.Tensor        # [B] accumulator need
     cycles_lb: torch.Tensor     # [B] the fastest schedule variant, whatever fits (count-weighted)
     energy_lb: torch.Tensor     # [B] the least energy, buffers priced at the block's own needs
-    variants: torch.Tensor      # [len(SCHEDULE_VARIANTS), B] cycles of each schedule variant (one instance)
+    variants: torch.Tensor      # [len(SCHEDULE_VARIANTS), B] cycles of each explicit schedule variant (one instance)
+    loop: torch.Tensor          # [B] cycles of the LOOP_WS program, where the blocks fit its halves
     sp_rows: torch.Tensor       # [B] scratchpad rows, single-buffered
+    acc_rows: torch.Tensor      # [B] accumulator rows
 
 
 def layer_blocks(layer: Layer, pe: int) -> LayerBlocks:
@@ -143,14 +163,14 @@ def layer_blocks(layer: Layer, pe: int) -> LayerBlocks:
         need = requirements_from_factors(layer, temporal, spatial, float(pe))
         hw = (torch.full_like(need["sp_kb"], float(pe)), need["sp_kb"], need["acc_kb"])
         sc = (spatial[:, 0], spatial[:, 1])
-        variants = kernel_model.kernel_variants(layer, temporal, spatial, hw)
+        variants, loop = kernel_model.kernel_programs(layer, temporal, spatial, hw)
         energy_uj = torch.stack([costmodel.compiled_program_energy(layer, temporal, sc, hw, out_int8=KERNEL_OUT_INT8,
                                                                    dataflow=df) for df in ("WS", "OS")]).min(0).values
-        sp_rows = gemm_rows_from_factors(layer, temporal, spatial, float(pe))[0]
-        parts.append((blocks, need["sp_kb"], need["acc_kb"], variants.min(0).values * layer.count,
-                      energy_uj * layer.count, variants.T, sp_rows))
-    blocks, sp_kb, acc_kb, cycles_lb, energy_lb, variants, sp_rows = (torch.cat(x) for x in zip(*parts))
-    return LayerBlocks(blocks, sp_kb, acc_kb, cycles_lb, energy_lb, variants.T, sp_rows)
+        sp_rows, acc_rows = gemm_rows_from_factors(layer, temporal, spatial, float(pe))
+        parts.append((blocks, need["sp_kb"], need["acc_kb"], torch.minimum(variants.min(0).values, loop) * layer.count,
+                      energy_uj * layer.count, variants.T, loop, sp_rows, acc_rows))
+    blocks, sp_kb, acc_kb, cycles_lb, energy_lb, variants, loop, sp_rows, acc_rows = (torch.cat(x) for x in zip(*parts))
+    return LayerBlocks(blocks, sp_kb, acc_kb, cycles_lb, energy_lb, variants.T, loop, sp_rows, acc_rows)
 
 
 def lower_hull(cycles: torch.Tensor, energy_uj: torch.Tensor) -> list[int]:
@@ -263,8 +283,8 @@ def exact_optimum(layers: list[Layer], incumbent_edp: float, progress: bool = Fa
                                                          dataflow=df) for df in ("WS", "OS")}
                   for layer, (t, s) in zip(layers, tensors)]
         for sp in sp_candidates(pe, low_sp) if acc_sizes else ():
-            chosen = _chosen_schedules(layers, kept, counts, pe, sp)
             for acc in acc_sizes:
+                chosen = _chosen_schedules(layers, kept, counts, pe, sp, acc)
                 fronts = _fronts(layers, kept, chosen, pe, sp, acc)
                 if fronts is None:
                     continue
@@ -295,18 +315,19 @@ def _within_bound(cands: list[LayerBlocks], limit: float) -> list[LayerBlocks]:
         lb = (c.cycles_lb + sum(c_min) - c_min[i]) * (c.energy_lb + sum(e_min) - e_min[i])
         keep = lb <= limit
         kept.append(LayerBlocks(c.blocks[keep], c.sp_kb[keep], c.acc_kb[keep], c.cycles_lb[keep], c.energy_lb[keep],
-                                c.variants[:, keep], c.sp_rows[keep]))
+                                c.variants[:, keep], c.loop[keep], c.sp_rows[keep], c.acc_rows[keep]))
     return kept
 
 
-def _chosen_schedules(layers, kept, counts, pe: int, sp) -> list:
-    """Per layer, (cycles × count, access counts) of each kept block on this scratchpad: the schedule
-    variant it runs (kernel_model.kernel_cycles: double buffering where it fits) and the counts of
-    that variant's dataflow."""
+def _chosen_schedules(layers, kept, counts, pe: int, sp, acc) -> list:
+    """Per layer, (cycles × count, access counts) of each kept block on these memories: the schedule
+    variant it runs (kernel_model.kernel_cycles: double buffering where it fits, LOOP_WS where the
+    blocks fit its halves) and the counts of that variant's dataflow."""
     chosen = []
     for layer, k, cnt in zip(layers, kept, counts):
         cycles, choice = kernel_model.fastest_fitting(k.variants, k.sp_rows, torch.tensor(float(pe)),
-                                                      torch.tensor(float(sp)))
+                                                      torch.tensor(float(sp)), loop=k.loop, acc_rows=k.acc_rows,
+                                                      acc_kb=torch.tensor(float(acc)))
         os_rows = torch.tensor([kernel_model.SCHEDULE_VARIANTS[int(i)][0] == "OS" for i in choice.tolist()])
         chosen.append((cycles * layer.count, {key: torch.where(os_rows, cnt["OS"][key], cnt["WS"][key])
                                               for key in cnt["WS"]}))
