@@ -449,8 +449,8 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
 
 
 def fused_program_cycles(graph: FusionGraph, edge: Edge, mapping, hw) -> float:
-    """Gemmini's cycles of a held edge's fused program (baco.gemmini.fused's models of
-    baco.kernels.fused) at the producer's L2 tile (its mapping's: the blocks the compiler runs it
+    """End-to-end cycles (Gemmini's and the core's issuing) of a held edge's fused program
+    (baco.gemmini.fused's models of baco.kernels.fused) at the producer's L2 tile (its mapping's: the blocks the compiler runs it
     with) on hardware hw."""
     layer = graph.layers[graph.instances[edge.producer]]
     t = tile_dims(mapping, 2, layer)
@@ -458,8 +458,8 @@ def fused_program_cycles(graph: FusionGraph, edge: Edge, mapping, hw) -> float:
     cfg = hw.to_gemmini_config()
     if edge.chain:
         consumer = graph.layers[graph.instances[edge.consumer]]
-        return gemm_chain_program_cycles(M, layer.C, layer.K, consumer.K, block_m, t["C"], cfg)
-    return gemm_resadd_program_cycles(M, layer.K, layer.C, block_m, t["K"], t["C"], cfg)
+        return gemm_chain_program_cycles(M, layer.C, layer.K, consumer.K, block_m, t["C"], cfg)["cycles"]
+    return gemm_resadd_program_cycles(M, layer.K, layer.C, block_m, t["K"], t["C"], cfg)["cycles"]
 
 
 def fuse_result(problem, result, mask, require_gain: bool = True) -> None:
