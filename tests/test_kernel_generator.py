@@ -3,7 +3,8 @@ of the shipped kernels each give their expected outcome (bit-exact against the g
 own numpy model, a located CompilationError, an argument error naming the argument, a
 located run-time error) compiled on sim, interpreted, and on the ISS for every tenth; each
 case runs in a worker process with a time limit, so a hang or a crash fails the test. A
-bounded sample by default, 600 cases with -m slow; the seeds that found bugs run always."""
+bounded sample by default, 600 cases (and 300 of the entry points: schedule=, autotune,
+kernel.compile()) with -m slow; the seeds that found bugs run always."""
 import numpy as np
 import pytest
 
@@ -16,7 +17,7 @@ BOUNDED = [s for group in (36, 31, 3, 33, 57, 10) for s in range(group * kg.LAUN
 BOUNDED += [100017, 100019, 100020, 100112, 100128, 100130, 100760, 100761, 100805]
 # entry-point seeds: schedule= (valid, broken), @baco.autotune (valid, broken), kernel.compile() (valid, a broken
 # compile, a broken run)
-BOUNDED += [200002, 200008, 200010, 200016, 200018, 200021, 200036, 200040]
+BOUNDED += [200001, 200002, 200008, 200010, 200016, 200018, 200021, 200036, 200040]
 
 # seeds that found a bug (fixed), by what they found
 REGRESSIONS = {
@@ -102,6 +103,11 @@ def test_generated_regression(seed):
 @pytest.mark.slow
 def test_generated_600():
     assert bad_runs(range(1000, 1600), timeout=240) == []
+
+
+@pytest.mark.slow
+def test_generated_entry_points_300():
+    assert bad_runs(range(kg.ENTRY_POINTS + 5000, kg.ENTRY_POINTS + 5300), timeout=300) == []
 
 
 def test_cases_are_reproducible_and_cover_the_language():

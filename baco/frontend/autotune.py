@@ -343,7 +343,12 @@ class Autotuner:
 
     def tune(self, grid, args, kwargs, named, gemmini_cfg, options) -> Config:
         self.timings = {}
-        for c in self.candidates(named, gemmini_cfg, options):
+        candidates = self.candidates(named, gemmini_cfg, options)
+        # the launch's own arguments are checked before any candidate is (one skipped for its blocks
+        # must not hide an argument that no candidate could take)
+        if candidates:
+            self.fn.specialize(self.fn.bind(list(args), {**kwargs, **candidates[0].all_kwargs()})[0])
+        for c in candidates:
             self.timings[c] = self.bench(grid, args, kwargs, c, gemmini_cfg, options)
         timed = {c: t for c, t in self.timings.items() if not isinstance(t, str)}
         if os.environ.get("BACO_AUTOTUNE_PRINT") == "1":
