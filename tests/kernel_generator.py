@@ -28,15 +28,31 @@ Mutations insert a bad statement at a random place (bad types, shapes, out-of-ra
 constexprs, unsupported constructs), pass a zero divisor or step at run time, break one
 launch argument, or break one argument of a shipped-kernel call.
 
+Seeds from ENTRY_POINTS on launch the widened gemm kernels through the other entry points:
+- schedule: `kernel[grid](..., schedule=s)` (a GemmSchedule, its dict or a tuple; blocks of 1
+  to 64, not all multiples of DIM) checked under the schedule's blocks, or a broken schedule
+  (an argument error naming `schedule`) or one over the accumulator (a located compile error);
+- autotune: `@baco.autotune` with random configs (some the compiler rejects, which it skips),
+  keys, pruning (early_config_prune, perf_model with a count or a fraction as top_k), timed
+  alone or end to end on the ISS, cached or not: the result under the chosen config, the
+  choice one of the kept candidates that compile (the generator's own model of the pruning);
+  or a broken argument of autotune or of the launch (an error naming it);
+- aot: `kernel.compile()` with one launch's arguments, `ck.run(grid, args)` on another's: the
+  second's result, or a broken compile (a constexpr missing, unknown, beyond i64, beyond any
+  memory, of the wrong type) or run (the arguments' number, element types, layout, a float
+  integer, the grid, an integer compiled as the constant 1, a zero divisor).
+
 `classify(case, target)` gives the outcome of one run; `run_isolated` runs cases in a
 worker process with a time limit per case, so a hang or a crash is an outcome too. Used by
 tests/test_kernel_generator.py and benchmarks/fuzz_report.py --generated."""
 from __future__ import annotations
 
+import copy
 import hashlib
 import importlib.util
 import json
 import os
+import re
 import select
 import subprocess
 import sys
@@ -203,10 +219,11 @@ class GemmKernel:
         self.optional_bias = wide is not None and not self.bias and wide.random() < 0.4
         if wide is not None and wide.random() < 0.35:
             self.epilogue, self.constexpr_scale = "flags", False
+        self.names = ("BM", "BN", "BK")      # the block sizes' constexprs (BLOCK_M/N/K take a schedule=)
 
-    # the K-block indices the loop visits, given the launch
-    def kbs(self, K, klo=0, khi=0, step=1):
-        n = cdiv(K, self.bk)
+    # the K-block indices the loop visits, given the launch (and the BK it runs with)
+    def kbs(self, K, klo=0, khi=0, step=1, bk=None):
+        n = cdiv(K, bk or self.bk)
         if self.loop in ("cdiv_advance", "step_advance"):
             return list(range(n))
         if self.loop == "runtime_range":
@@ -218,6 +235,13 @@ class GemmKernel:
         if self.loop == "minmax":
             return list(range(max(0, klo), min(n, khi)))
         return [k0 + k1 for k0 in range(0, n, 2) for k1 in range(2)]
+
+    def grid(self, M, N, off, bm=None, bn=None):
+        """The launch grid: every block row of C (and those a negative row offset moves in) x
+        every block column, 1-D or 2-D."""
+        bm, bn = bm or self.bm, bn or self.bn
+        gm, gn = cdiv(M, bm) + (cdiv(-off, bm) if off < 0 else 0), cdiv(N, bn)
+        return (gm * gn,) if self.grid1d else (gm, gn)
 
     def params(self):
         p = ["a_ptr", "b_ptr", "c_ptr"] + (["bias_ptr"] if self.bias else []) + ["M", "N", "K"]
@@ -322,7 +346,10 @@ class GemmKernel:
                 body[loop_at] = header + "\n" + indent(stmt, 1) + "\n" + rest
             else:
                 body.insert(where, stmt)
-        return source(self.params(), body)
+        text = source(self.params(), body)
+        for short, name in zip(("BM", "BN", "BK"), self.names):
+            text = re.sub(rf"\b{short}\b", name, text)
+        return text
 
     def insert_positions(self, needs_acc):
         body, acc_at, loop_at = self.body()
@@ -341,8 +368,11 @@ class GemmKernel:
         return s, self.epilogue in ("relu8", "relu_first8")
 
 
-def gemm_launch(kernel: GemmKernel, rng, name, category="gemm", expect="result"):
-    """A random launch of a gemm kernel with its reference (a Case)."""
+def gemm_launch(kernel: GemmKernel, rng, name, category="gemm", expect="result", like=None):
+    """A random launch of a gemm kernel with its reference (a Case). `like` (a previous launch
+    of the kernel) fixes the constexpr choices (epilogue flags, whether the bias is passed), so
+    one ahead-of-time compile serves both. `case.reference(blocks)` gives the result under other
+    block sizes and dataflow ((BM, BN, BK, dataflow): a schedule's or an autotune choice)."""
     g = kernel
     sizes = (1, 2, 7, 15, 16, 17, 31, 32, 33, 48, 50, 64, 65)
     if g.checked:
@@ -364,15 +394,15 @@ def gemm_launch(kernel: GemmKernel, rng, name, category="gemm", expect="result")
     launch_scale = float(rng.choice(SCALES))
     flags = dict(OUT8=bool(rng.random() < 0.6), RELU=bool(rng.random() < 0.5)) if g.epilogue == "flags" else {}
     pass_bias = g.optional_bias and rng.random() < 0.6
+    if like is not None:
+        flags, pass_bias = dict(like.flags), like.pass_bias
     extreme = g.dataflow == "WS"
     a_buf = int8s(rng, (r0 + M, K + pads[0]), extreme)
     b_buf = int8s(rng, (N, K + pads[1]) if g.b_column_major else (K, N + pads[1]), extreme)
     out = np.int8 if g.int8_out(flags) else np.int32
     c_buf = rng.integers(-100, 100, (M, N + pads[2])).astype(out)
     bias = rng.integers(-(1 << 20), 1 << 20, N).astype(np.int32)
-    gm = cdiv(M, g.bm) + (cdiv(-off, g.bm) if off < 0 else 0)
-    gn = cdiv(N, g.bn)
-    grid = (gm * gn,) if g.grid1d else (gm, gn)
+    grid = g.grid(M, N, off)
     args = [a_buf, b_buf, c_buf] + ([bias] if g.bias else []) + [M, N, K]
     args += [K + pads[0], (K if g.b_column_major else N) + pads[1], N + pads[2]] if g.runtime_strides else []
     args += [r0] if g.base_offset else []
@@ -380,7 +410,8 @@ def gemm_launch(kernel: GemmKernel, rng, name, category="gemm", expect="result")
     args += [klo, khi, step] if g.loop == "runtime_range" else [klo, khi] if g.loop == "minmax" else []
     args += [d] if g.divide else []
     args += [launch_scale] if "scale" in g.params() else []
-    meta = dict(BM=g.bm, BN=g.bn, BK=g.bk, **flags, **({"bias_ptr": bias} if pass_bias else {}))
+    bm, bn, bk = g.names
+    meta = {bm: g.bm, bn: g.bn, bk: g.bk, **flags, **({"bias_ptr": bias} if pass_bias else {})}
     if "S: bl.constexpr" in g.params():
         meta["S"] = g.const_scale
     options = dict(dataflow=g.dataflow, double_buffer=g.double_buffer)
@@ -393,25 +424,29 @@ def gemm_launch(kernel: GemmKernel, rng, name, category="gemm", expect="result")
         kernel[_grid](*_args, **meta, **options, target=target)
         return {"c": _args[2].copy()}
 
-    def reference():
+    def reference(blocks=None):
+        blk_m, blk_n, blk_k, dataflow = blocks or (g.bm, g.bn, g.bk, g.dataflow)
         a = a_buf[r0:r0 + M, :K].astype(np.int64)
         b = (b_buf[:, :K].T if g.b_column_major else b_buf[:, :N]).astype(np.int64)
         c = c0.copy()
         scale, relu = g.scale_value(launch_scale, flags)
-        for pm in range(gm):
-            for pn in range(gn):
-                row0, col0 = pm * g.bm + off, pn * g.bn
-                acc = window(bias[None, :].repeat(M, 0), row0, col0, g.bm, g.bn) if g.bias or pass_bias else \
-                    np.zeros((g.bm, g.bn), np.int64)
-                for kb in g.kbs(K, klo, khi, step):
-                    part = window(a, row0, kb * g.bk, g.bm, g.bk) @ window(b, kb * g.bk, col0, g.bk, g.bn)
-                    acc = acc + (sat(part, SPATIAL_BITS) if g.dataflow == "OS" else part)
+        for pm in range(cdiv(M, blk_m) + (cdiv(-off, blk_m) if off < 0 else 0)):
+            for pn in range(cdiv(N, blk_n)):
+                row0, col0 = pm * blk_m + off, pn * blk_n
+                acc = window(bias[None, :].repeat(M, 0), row0, col0, blk_m, blk_n) if g.bias or pass_bias else \
+                    np.zeros((blk_m, blk_n), np.int64)
+                for kb in g.kbs(K, klo, khi, step, blk_k):
+                    part = window(a, row0, kb * blk_k, blk_m, blk_k) @ window(b, kb * blk_k, col0, blk_k, blk_n)
+                    acc = acc + (sat(part, SPATIAL_BITS) if dataflow == "OS" else part)
                 acc = (acc.astype(np.int64) + (1 << 31)) % (1 << 32) - (1 << 31)      # the int32 accumulator
                 value = acc if out == np.int32 else readout(acc, scale, relu)
                 put(c, row0, col0, value, M, N)
         return {"c": c}
     case = Case(name, category, expect, g.text(), run, reference=reference)
     case.grid, case.args, case.meta, case.options = grid, args, meta, options
+    case.flags, case.pass_bias, case.sizes, case.c0 = flags, pass_bias, (M, N, off), c0
+    # the run-time arguments of the compiled kernel, in its parameters' order (bias_ptr comes last)
+    case.runtime = list(args) + ([bias] if pass_bias else [])
     return case
 
 
@@ -1054,11 +1089,15 @@ def unsupported_layers():
     class Cumsum(torch.nn.Module):
         def forward(self, x):
             return torch.cumsum(x, -1)
+
+    class BroadcastMul(torch.nn.Module):      # the error points at the `*`, not at the return
+        def forward(self, x):
+            return x * x[:, :1]
     return [(Elu, "torch.nn.functional.elu", "aten.elu"), (Softplus, "torch.nn.functional.softplus", "aten.softplus"),
-            (Cumsum, "torch.cumsum", "aten.cumsum")]
+            (Cumsum, "torch.cumsum", "aten.cumsum"), (BroadcastMul, "* x[", "aten.mul")]
 
 
-def model_case(rng, krng, name, group):
+def model_case(rng, krng, name, group, entry=False):
     """baco.compile_model on a small random torch model (an MLP, or convolutions with ReLU and
     max-pooling), then a call of the compiled model on a fresh input checked bit for bit against
     the model's numpy reference (baco.model.reference, which runs the quantised graph without the
@@ -1109,7 +1148,7 @@ def model_case(rng, krng, name, group):
                 ("target", None, ("target",))]
     pick = rng.random()
     if pick >= 0.94:     # a layer without an operator after the model's own: a located compile error
-        layer, call, op = unsupported_layers()[int(rng.integers(3))]
+        layer, call, op = unsupported_layers()[int(rng.integers(4 if entry else 3))]   # entry seeds: a broadcast too
 
         def run(kernel, target="sim"):
             from baco.model.compile import compile_model
@@ -1146,6 +1185,319 @@ def model_case(rng, krng, name, group):
     return case
 
 
+# ---- the entry points: schedule=, @baco.autotune, kernel.compile() ------------------------------------
+SCHEDULE_BLOCKS = (1, 8, 16, 16, 24, 32, 32, 48, 64)
+OVER_CAPACITY = (4096, 4096, 16)         # an accumulator block no Gemmini here holds
+
+
+def entry_kernel(krng, group, names=("BLOCK_M", "BLOCK_N", "BLOCK_K")):
+    """A gemm kernel of the widened grammar whose block sizes are the constexprs `names`
+    (BLOCK_M/N/K take a schedule= and autotune's schedule space)."""
+    g = GemmKernel(krng, np.random.default_rng([13, group]))
+    g.names = names
+    return g
+
+
+def with_blocks(g: GemmKernel, bm, bn, bk, dataflow=None, double_buffer=None) -> GemmKernel:
+    """The same kernel (the same text) launched with other block sizes / schedule choices."""
+    out = copy.copy(g)
+    out.bm, out.bn, out.bk = bm, bn, bk
+    out.dataflow = g.dataflow if dataflow is None else dataflow
+    out.double_buffer = g.double_buffer if double_buffer is None else double_buffer
+    return out
+
+
+def relaunch(case, meta, options, grid=None):
+    """case.run with other constexprs and options (the same arrays, reset each run)."""
+    args, c0, grid = case.args, case.c0, case.grid if grid is None else grid
+
+    def run(kernel, target="sim"):
+        args[2][...] = c0
+        kernel[grid](*args, **meta, **options, target=target)
+        return {"c": args[2].copy()}
+    return run
+
+
+def schedule_case(g: GemmKernel, rng, name):
+    """A gemm kernel launched with `schedule=` (a GemmSchedule, its dict or a tuple; block sizes
+    from 1 to 64, not all multiples of DIM, with the dataflow and double buffering) instead of
+    BLOCK_M/N/K, sometimes with explicit launch values that agree; the result under the
+    schedule's blocks. Or a broken schedule (a bad field, an unknown or missing field, a
+    contradicting launch value, ROWS on a GEMM, a kernel without BLOCK_M/N/K): an argument error
+    naming `schedule`; or one over the accumulator: the placement's located compile error."""
+    from baco.gemmini.schedule import GemmSchedule
+    c = lambda *xs: xs[int(rng.integers(len(xs)))]  # noqa: E731
+    bm, bn, bk = (int(rng.choice(SCHEDULE_BLOCKS)) for _ in range(3))
+    dataflow = "WS" if g.b_column_major else g.dataflow if rng.random() < 0.7 else c("WS", "OS")
+    db = bool(rng.random() < 0.4)
+    sg = with_blocks(g, bm, bn, bk, dataflow, db)
+    kind = c(*(["valid"] * 10 + ["field", "field", "unknown", "missing", "rows", "contradicts", "type", "capacity",
+                                 "names"]))
+    if kind == "names":          # the same kernel with its block sizes named BM/BN/BK: nothing to fill
+        sg.names = ("BM", "BN", "BK")
+    case = gemm_launch(sg, rng, name, "schedule")
+    sched = GemmSchedule(bm, bn, bk, dataflow, db)
+    form = c("object", "dict", "tuple")
+    given = sched if form == "object" else sched.to_dict() if form == "dict" else (bm, bn, bk, dataflow, db)
+    if form == "dict" and rng.random() < 0.5:
+        given = {k: v for k, v in given.items() if k != "rows"}
+    meta = {k: v for k, v in case.meta.items() if k not in sg.names}
+    options = {k: v for k, v in case.options.items() if k not in ("dataflow", "double_buffer")}
+    if rng.random() < 0.3:       # launch values that agree with the schedule are allowed
+        options["dataflow"] = dataflow
+    if rng.random() < 0.3 and kind != "capacity":
+        meta[sg.names[0]] = bm
+    names = ("schedule",)
+    if kind == "field":
+        field_name = c("block_m", "block_n", "block_k", "dataflow", "double_buffer")
+        value = c(0, -16, 16.5, True, "16", None) if field_name.startswith("block") else \
+            c("XS", None, "os") if field_name == "dataflow" else c("yes", 1, None)
+        given = dict(sched.to_dict(), **{field_name: value})
+    elif kind == "unknown":
+        given = dict(sched.to_dict(), **{c("bm", "block", "BLOCK_M"): 16})
+    elif kind == "missing":
+        gone = c("block_m", "block_n", "block_k")
+        given = {k: v for k, v in sched.to_dict().items() if k != gone}
+    elif kind == "rows":
+        given = dict(sched.to_dict(), rows=2)
+    elif kind == "contradicts":
+        if rng.random() < 0.5:
+            meta[sg.names[int(rng.integers(3))]] = 128
+        else:
+            options["dataflow"] = "OS" if dataflow == "WS" else "WS"
+    elif kind == "type":
+        given = c("16, 16, 16", 16, [16], (16, 16), (16, 16, 16, "WS", False, 1, 0), {16, 32})
+    elif kind == "capacity":
+        given = GemmSchedule(*OVER_CAPACITY, dataflow, db)
+    case.run, case.schedule = relaunch(case, meta, dict(options, schedule=given)), given
+    if kind == "valid":
+        return case
+    if kind == "capacity":
+        case.expect, case.exc, case.match, case.category = "compile", (CompilationError,), "do not fit", \
+            "schedule-capacity"
+        return case
+    case.expect, case.exc, case.category = "launch", (TypeError, ValueError), "schedule-launch"
+    case.names, case.broken = names, (kind, 0)
+    return case
+
+
+def autotune_case(g: GemmKernel, rng, name):
+    """@baco.autotune over a gemm kernel: 1-4 random Configs (block sizes, dataflow, double
+    buffering; some the compiler rejects: over the accumulator, OS with a column-major B, a zero
+    block), a random key, pruned by an early_config_prune and/or a perf_model with top_k (a count
+    or a fraction), timed on the cycle model alone or end to end on the ISS, cached or not. The
+    result must be the reference under the chosen config, and the choice one of the candidates
+    the pruning keeps that compile; when none compiles, the autotuner's ValueError. Or one
+    argument of autotune or of the launch broken: an error naming it."""
+    import baco
+    c = lambda *xs: xs[int(rng.integers(len(xs)))]  # noqa: E731
+    bm_name, bn_name, bk_name = g.names
+    blocks = (16, 32, 64) if g.checked else (g.bm,)        # unchecked kernels need whole blocks
+    configs = []
+    for _ in range(int(rng.integers(1, 5))):
+        kw = {bm_name: int(rng.choice(blocks)), bn_name: int(rng.choice(blocks)), bk_name: int(rng.choice(blocks))}
+        if not g.checked:
+            kw = {bm_name: g.bm, bn_name: g.bn, bk_name: g.bk}
+        if rng.random() < 0.1:
+            kw.update(zip(g.names, OVER_CAPACITY))
+        elif rng.random() < 0.06 and bm_name == "BM":
+            kw[bm_name] = 0          # not a schedule's field: the compiler rejects it, the autotuner skips it
+        opts = {}
+        if rng.random() < 0.3:
+            opts["dataflow"] = c("WS", "OS")
+        if rng.random() < 0.4:
+            opts["double_buffer"] = bool(rng.random() < 0.5)
+        configs.append(baco.Config(kw, **opts))
+    configs = list(dict.fromkeys(configs))
+    sets_options = {k for cf in configs for k in cf.options}
+    case = gemm_launch(g, rng, name, "autotune")
+    meta = {k: v for k, v in case.meta.items() if k not in g.names}
+    options = {k: v for k, v in case.options.items() if k not in sets_options}
+    launch_dataflow = options.get("dataflow", "WS")
+    key = c([], ["M"], ["M", "N", "K"], ["a_ptr"], ["K", "c_ptr"])
+    prune = {}
+    threshold = int(rng.choice((16, 32, 64, 64)))
+    if rng.random() < 0.4:
+        prune["early_config_prune"] = lambda cs, named, t=threshold, n=bk_name: [cf for cf in cs if cf.kwargs[n] <= t]
+    weights = (float(rng.integers(-3, 4)), float(rng.integers(-3, 4)))
+    if rng.random() < 0.5:
+        prune["perf_model"] = lambda w=weights, m=bm_name, n=bn_name, **kw: w[0] * kw[m] + w[1] * kw[n]
+        prune["top_k"] = c(1, 2, 3, 0.5, 1.0)
+    settings = dict(configs=configs, key=key, prune_configs_by=prune or None,
+                    cache_results=bool(rng.random() < 0.3), end_to_end=bool(rng.random() < 0.1))
+
+    def grid(meta_values):
+        return g.grid(case.sizes[0], case.sizes[1], case.sizes[2], meta_values[bm_name], meta_values[bn_name])
+
+    def survivors():
+        """The candidates the pruning keeps (the generator's own model of it), then those that compile."""
+        kept = [cf for cf in configs if "early_config_prune" not in prune or cf.kwargs[bk_name] <= threshold]
+        if "perf_model" in prune and len(kept) > 1:
+            k = prune["top_k"]
+            k = max(1, int(len(kept) * k)) if isinstance(k, float) else k
+            kept = sorted(kept, key=lambda cf: weights[0] * cf.kwargs[bm_name] + weights[1] * cf.kwargs[bn_name])[:k]
+        # (OS with a column-major B is a compile error where a dot runs: a constexpr loop may have none)
+        dot = g.loop != "constexpr_range" or len(range(*g.kb_range)) > 0
+        return kept, [cf for cf in kept if cf.kwargs[bm_name] > 0 and cf.kwargs[bm_name] != OVER_CAPACITY[0]
+                      and not (dot and g.b_column_major and cf.options.get("dataflow", launch_dataflow) == "OS")]
+
+    state = {}
+    kind = c(*(["valid"] * 10 + ["config", "key", "top_k", "prune", "pruner", "passed", "argument", "flag"]))
+    args = list(case.args)
+    names, match = (), ""
+    if kind == "config":
+        bad, names = c((baco.Config({**configs[0].kwargs, "M": 16}), ("configs",)),
+                       (baco.Config({**configs[0].kwargs, "BLOK_M": 16}), ("configs",)),
+                       ("Config(BLOCK_M=16)", ("configs",)),
+                       (None if bm_name == "BM" else baco.Config({**configs[0].kwargs, bm_name: c(0, -32, 16.5)}),
+                        ("configs",)),
+                       (c("XS", "ws"), ("dataflow",)))
+        if bad is None:
+            bad, names = baco.Config({**configs[0].kwargs, "M": 16}), ("configs",)
+        settings["configs"] = configs + [bad]
+    elif kind == "key":
+        settings["key"], names = c(["Q"], "M", ["M", 3]), ("key",)
+    elif kind == "top_k":
+        settings["prune_configs_by"], names = {"perf_model": lambda **kw: 0.0, "top_k": c(0, -1, 1.5, "2", None)}, \
+            ("top_k",)
+    elif kind == "prune":
+        settings["prune_configs_by"], names = c([("top_k", 2)], "cost", {"topk": 2}), ("prune_configs_by",)
+    elif kind == "pruner":
+        which = c("early_config_prune", "perf_model")
+        settings["prune_configs_by"] = {which: c(lambda cs, named: None, lambda cs, named: [],
+                                                 lambda cs, named: [1]) if which == "early_config_prune"
+                                        else (lambda **kw: c("fast", None, float("nan")))}
+        if which == "perf_model":
+            settings["configs"] = configs + [baco.Config({**configs[0].kwargs, bk_name: 17})]
+        names = (which,)
+    elif kind == "passed":
+        name_given = c(*g.names)
+        meta[name_given], names = 16, (name_given,)
+    elif kind == "argument":
+        args[0], names = args[0].astype(c(np.float64, np.int16)), ("a_ptr",)
+    elif kind == "flag":
+        settings[c("cache_results", "end_to_end")] = c("no", 1, None)
+        names = tuple(k for k in ("cache_results", "end_to_end") if not isinstance(settings[k], bool))
+
+    def run(kernel, target="sim"):
+        args[2][...] = case.c0
+        cfgs = [baco.Config(configs[0].kwargs, dataflow=cf) if isinstance(cf, str) and cf in ("XS", "ws") else cf
+                for cf in settings["configs"]]        # a Config with a bad dataflow: its own error
+        tuner = baco.autotune(**dict(settings, configs=cfgs))(kernel)
+        state["tuner"] = None
+        tuner[grid](*args, **meta, **options, target=target)
+        state["tuner"] = tuner
+        # the choice is one of the candidates the pruning keeps that compile (1), or it is not (0)
+        return {"c": args[2].copy(), "choice": np.array([tuner.best_config in survivors()[1]])}
+
+    launch_reference = case.reference
+
+    def reference():
+        chosen = state["tuner"].best_config.all_kwargs()
+        return {"c": launch_reference((chosen[bm_name], chosen[bn_name], chosen[bk_name],
+                                     chosen.get("dataflow", launch_dataflow)))["c"], "choice": np.array([True])}
+    case.run, case.reference = run, reference
+    case.settings = settings
+    if kind == "valid":
+        kept, runnable = survivors()
+        if not runnable:       # the pruning kept nothing, or the compiler rejects every candidate kept
+            case.expect, case.exc, case.category = "launch", (ValueError,), "autotune-launch"
+            case.names = ("candidate",) if kept else ("early_config_prune",)
+        return case
+    case.expect, case.exc, case.category, case.match = "launch", (TypeError, ValueError), "autotune-launch", match
+    case.names, case.broken = names, (kind, 0)
+    return case
+
+
+def aot_case(g: GemmKernel, rng, name):
+    """kernel.compile() ahead of time with one launch's arguments, then ck.run(grid, args) on
+    another launch's (other sizes, arrays and scalars; the same constexprs): the result is the
+    reference of the second launch. Or a broken compile (a missing or unknown constexpr, one
+    beyond i64 or beyond any memory, one of the wrong type: an error naming it or a located
+    compile error) or a broken run (the arguments' number, an array's element type or layout, a
+    float for an integer, a bad grid, an integer compiled as the constant 1 given another value,
+    a zero divisor at run time: an error naming the argument, or the located run-time error)."""
+    c = lambda *xs: xs[int(rng.integers(len(xs)))]  # noqa: E731
+    first = gemm_launch(g, rng, name, "aot")
+    second = gemm_launch(g, rng, name, "aot", like=first)
+    params = [p.split(":")[0] for p in g.params() if "constexpr" not in p and "=" not in p]
+    params += ["bias_ptr"] if second.pass_bias else []
+    compile_args, meta, options = list(first.args), dict(first.meta), dict(first.options)
+    runtime, grid = list(second.runtime), second.grid
+    ints = [i for i, p in enumerate(params) if isinstance(runtime[i], int)]
+    for i in ints:       # an integer of 1 is compiled as a constant: the first launch's 1 becomes the second's value
+        if compile_args[i] == 1:
+            compile_args[i] = runtime[i]
+    # (an unchecked kernel's sizes and strides are its blocks': the constant 1 there is a compile error)
+    fixable = [i for i in ints if g.checked or params[i] not in ("M", "N", "K", "SA", "SB", "SC")]
+    kinds = ["valid"] * 12 + ["missing", "unknown", "huge", "type", "memory", "count", "dtype", "layout", "float",
+                             "list", "grid"] + (["fixed"] if fixable else [])
+    kinds += ["zero_divisor"] if g.divide else []
+    kind = c(*kinds)
+    expect, names, match, exc = "launch", (), "", (TypeError, ValueError)
+    text = g.text()
+    if kind == "missing":
+        gone = c(*[k for k in meta if k != "bias_ptr"])
+        meta.pop(gone)
+        names = (gone,)
+    elif kind == "unknown":
+        meta["BLOCK"], names = 16, ("BLOCK",)
+    elif kind == "huge":
+        name_big = c(*g.names)
+        meta[name_big], names = c(2 ** 63, 2 ** 70, -2 ** 64), (name_big,)
+    elif kind == "type":
+        meta[c(*g.names)] = c("16", None, 16.5, np.zeros(2, np.int8))
+        expect, exc = "compile", (CompilationError,)
+    elif kind == "memory":
+        meta[c(*g.names)], expect, exc, match = 2 ** 62, "compile", (CompilationError,), "larger than any Gemmini memory"
+    elif kind == "count":
+        runtime = runtime[:-1] if rng.random() < 0.5 else runtime + [c(1, 0.5, runtime[0])]
+        names = ("run-time arguments",)
+    elif kind == "dtype":
+        i = c(*[i for i, a in enumerate(runtime) if isinstance(a, np.ndarray)])
+        runtime[i] = runtime[i].astype(c(np.int16, np.float32, np.int64, np.uint8) if runtime[i].dtype == np.int32
+                                       else c(np.int16, np.float32, np.int32, np.uint8))
+        names = (params[i],)
+    elif kind == "layout":
+        i = c(*[i for i, a in enumerate(runtime) if isinstance(a, np.ndarray)])
+        runtime[i] = np.repeat(runtime[i], 2, axis=-1)[..., ::2]
+        names = (params[i],)
+    elif kind == "float":
+        i = c(*ints)
+        runtime[i], names = runtime[i] + c(0.5, 0.25), (params[i],)
+    elif kind == "list":
+        i = c(*[i for i, a in enumerate(runtime) if isinstance(a, np.ndarray)])
+        runtime[i], names = runtime[i].tolist(), (params[i],)
+    elif kind == "grid":
+        grid, names = c((2.5,), (), (1, 1, 1, 1), (-1,) + grid[1:], ("2",)), ("grid",)
+    elif kind == "fixed":
+        i = c(*fixable)
+        compile_args[i] = 1            # compiled as the constant 1, run with another value
+        if runtime[i] == 1:
+            runtime[i] = 2 if params[i] not in ("M", "N", "K") else runtime[i]
+        names = (params[i],) if runtime[i] != 1 else ()
+    elif kind == "zero_divisor":
+        runtime[params.index("D")] = 0
+        text, expect, exc, match = g.text("zero_divisor"), "runtime", (KernelRuntimeError,), \
+            "integer division or modulo by zero"
+    out = runtime[2]
+
+    def run(kernel, target="sim"):
+        if isinstance(out, np.ndarray):
+            out[...] = second.c0 if out.dtype == second.c0.dtype else 0
+        ck = kernel.compile(*compile_args, **meta, **options, target=target)
+        ck.run(grid, runtime)
+        return {"c": np.asarray(out).copy()}
+    if kind in ("valid", "fixed") and not names:
+        return Case(name, "aot", "result", text, run, reference=second.reference)
+    case = Case(name, f"aot-{expect}", "result", text, run, reference=second.reference)
+    case.expect, case.exc, case.match = expect, exc, match
+    case.located = expect == "runtime"
+    if expect == "launch":
+        case.names, case.broken = names, (kind, 0)
+    return case
+
+
 # ---- the cases ---------------------------------------------------------------------------------------
 FAMILIES = ("gemm",) * 9 + ("pool",) * 2 + ("chain", "sum") + ("shipped",) * 2
 # seeds from WIDENED on draw from the widened grammar (optional pointers and constexpr-flag epilogues
@@ -1153,6 +1505,10 @@ FAMILIES = ("gemm",) * 9 + ("pool",) * 2 + ("chain", "sum") + ("shipped",) * 2
 # so the regression seeds stay what they found
 WIDENED = 100_000
 FAMILIES_WIDE = FAMILIES + ("shipped", "model")
+# seeds from ENTRY_POINTS on draw the launch entry points over the widened gemm kernels: schedule=,
+# @baco.autotune and kernel.compile(), and compile_model (whose located errors include a broadcast)
+ENTRY_POINTS = 200_000
+FAMILIES_ENTRY = ("schedule", "autotune", "aot") * 3 + ("model",)
 
 
 def case(seed: int) -> Case:
@@ -1161,11 +1517,18 @@ def case(seed: int) -> Case:
     group = seed // LAUNCHES_PER_KERNEL
     krng = np.random.default_rng([7, group])
     wide = seed >= WIDENED
-    families = FAMILIES_WIDE if wide else FAMILIES
+    families = FAMILIES_ENTRY if seed >= ENTRY_POINTS else FAMILIES_WIDE if wide else FAMILIES
     family = families[int(krng.integers(len(families)))]
     rng = np.random.default_rng([11, seed])
     name = f"gen:{seed}:{family}"
-    if family == "gemm":
+    if family == "schedule":
+        made = schedule_case(entry_kernel(krng, group), rng, name)
+    elif family == "autotune":
+        made = autotune_case(entry_kernel(krng, group, ("BLOCK_M", "BLOCK_N", "BLOCK_K") if krng.random() < 0.7
+                                          else ("BM", "BN", "BK")), rng, name)
+    elif family == "aot":
+        made = aot_case(entry_kernel(krng, group, ("BM", "BN", "BK")), rng, name)
+    elif family == "gemm":
         g = GemmKernel(krng, np.random.default_rng([13, group]) if wide else None)
         made = gemm_mutation(g, rng, name) if rng.random() < 0.4 else gemm_launch(g, rng, name)
     elif family == "pool":
@@ -1177,7 +1540,7 @@ def case(seed: int) -> Case:
     elif family == "sum":
         made = slices_case(rng, krng, name) if krng.random() < 0.5 else sum_case(rng, krng, name)
     elif family == "model":
-        made = model_case(rng, krng, name, group)
+        made = model_case(rng, krng, name, group, seed >= ENTRY_POINTS)
     else:
         made = shipped_case(rng, name, wide)
     made.seed = seed
@@ -1222,7 +1585,6 @@ def build(c: Case) -> Case:
 
 
 def _names_argument(message: str, names) -> bool:
-    import re
     return any(re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", message) for n in names)
 
 
@@ -1299,7 +1661,8 @@ def _innermost(e: Exception) -> str:
 
 def targets(c: Case, iss: bool = True) -> list[str]:
     out = ["sim"]
-    if c.expect in ("result", "runtime") or c.category.startswith(("shipped", "model")):
+    interpreted = not c.category.startswith("aot")      # a compiled kernel's run is never interpreted
+    if interpreted and (c.expect in ("result", "runtime") or c.category.startswith(("shipped", "model", "autotune"))):
         out.append("interpreter")
     if iss and c.on_iss:
         out.append("iss")

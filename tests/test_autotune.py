@@ -177,6 +177,12 @@ def test_config_options_are_checked_and_pruners_must_return_configs():
                           prune_configs_by={"perf_model": lambda **kw: "fast", "top_k": 1})(matmul_kernel)
     with pytest.raises(TypeError, match="perf_model must return a number, got 'fast'"):
         launch(tuner, 17, 17, 17)
+    # a wrong argument is named even when every candidate would be skipped for its blocks (seed 201209)
+    tuner = baco.autotune(configs=CONFIGS[3:], key=["M"], cache_results=False)(matmul_kernel)
+    a, b = operands(17, 17, 17)
+    with pytest.raises(TypeError, match="argument `a_ptr` has dtype float64"):
+        tuner[GRID](a.astype(np.float64), b, np.zeros((17, 17), np.int32), 17, 17, 17, 17, 1, 17, 1, 17, 1, 1.0,
+                    RELU=False, OUT_INT8=False, config=CFG)
 
 
 def test_end_to_end_timing_counts_the_cpu():

@@ -3,7 +3,8 @@ of the shipped kernels each give their expected outcome (bit-exact against the g
 own numpy model, a located CompilationError, an argument error naming the argument, a
 located run-time error) compiled on sim, interpreted, and on the ISS for every tenth; each
 case runs in a worker process with a time limit, so a hang or a crash fails the test. A
-bounded sample by default, 600 cases with -m slow; the seeds that found bugs run always."""
+bounded sample by default, 600 cases (and 300 of the entry points: schedule=, autotune,
+kernel.compile()) with -m slow; the seeds that found bugs run always."""
 import numpy as np
 import pytest
 
@@ -14,6 +15,9 @@ BOUNDED = [s for group in (36, 31, 3, 33, 57, 10) for s in range(group * kg.LAUN
                                                                   group * kg.LAUNCHES_PER_KERNEL + 5)]
 # widened seeds: constexpr-flag epilogues with an optional bias pointer, GEMV, the fused MLP, compile_model
 BOUNDED += [100017, 100019, 100020, 100112, 100128, 100130, 100760, 100761, 100805]
+# entry-point seeds: schedule= (valid, broken), @baco.autotune (valid, broken), kernel.compile() (valid, a broken
+# compile, a broken run)
+BOUNDED += [200001, 200002, 200008, 200010, 200016, 200018, 200021, 200036, 200040]
 
 # seeds that found a bug (fixed), by what they found
 REGRESSIONS = {
@@ -101,6 +105,11 @@ def test_generated_600():
     assert bad_runs(range(1000, 1600), timeout=240) == []
 
 
+@pytest.mark.slow
+def test_generated_entry_points_300():
+    assert bad_runs(range(kg.ENTRY_POINTS + 5000, kg.ENTRY_POINTS + 5300), timeout=300) == []
+
+
 def test_cases_are_reproducible_and_cover_the_language():
     """case(seed) is a function of the seed; over 1400 seeds the cases cover every builtin, every
     family and every expected outcome."""
@@ -138,6 +147,33 @@ def test_widened_cases_cover_the_new_forms():
     assert any(c.meta.get("bias_ptr") is not None for c in cases if getattr(c, "meta", None))
     assert not any("bias_ptr=None" in (kg.case(s).source or "") or kg.case(s).category.startswith("model")
                    for s in range(400))
+
+
+def test_entry_point_cases_cover_schedule_autotune_and_compile():
+    """Seeds from kg.ENTRY_POINTS on launch widened gemm kernels through schedule=, @baco.autotune
+    and kernel.compile() (every outcome of each, every kind of broken argument), and compile_model
+    (its located errors include a broadcast multiply); seeds below keep their cases."""
+    cases = [kg.case(s) for s in range(kg.ENTRY_POINTS, kg.ENTRY_POINTS + 1200)]
+    outcomes = {(c.category, c.expect) for c in cases}
+    assert {("schedule", "result"), ("schedule-launch", "launch"), ("schedule-capacity", "compile"),
+            ("autotune", "result"), ("autotune-launch", "launch"), ("aot", "result"), ("aot-launch", "launch"),
+            ("aot-compile", "compile"), ("aot-runtime", "runtime"), ("model-mlp", "compile")} <= outcomes, outcomes
+    broken = {(c.category.split("-")[0], c.broken[0]) for c in cases if getattr(c, "broken", None)}
+    assert {("schedule", k) for k in ("field", "unknown", "missing", "rows", "contradicts", "type", "names")} <= broken
+    assert {("autotune", k) for k in ("config", "key", "top_k", "prune", "pruner", "passed", "argument", "flag")} <= broken
+    assert {("aot", k) for k in ("missing", "unknown", "huge", "count", "dtype", "layout", "float", "list", "grid",
+                                 "fixed")} <= broken
+    schedules = [c.schedule for c in cases if c.category == "schedule"]
+    assert {type(s).__name__ for s in schedules} == {"GemmSchedule", "dict", "tuple"}
+    assert {1, 8, 24, 48} <= {s.block_m if hasattr(s, "block_m") else s["block_m"] if isinstance(s, dict) else s[0]
+                              for s in schedules}
+    tuned = [c.settings for c in cases if c.category.startswith("autotune")]
+    assert {s["end_to_end"] for s in tuned} >= {False, True} and {s["cache_results"] for s in tuned} >= {False, True}
+    prunes = [s["prune_configs_by"] for s in tuned if isinstance(s["prune_configs_by"], dict)]
+    assert any("early_config_prune" in p for p in prunes) and {p.get("top_k") for p in prunes} >= {1, 2, 0.5}
+    assert any(c.category == "autotune-launch" and c.names == ("candidate",) for c in cases)   # none compiles
+    assert any(c.category.startswith("model") and c.expect == "compile" and c.match == "aten.mul" for c in cases)
+    assert not any(kg.case(s).category.startswith(("schedule", "autotune", "aot")) for s in range(100000, 100400))
 
 
 def test_checker_sees_wrong_results_and_bad_locations():

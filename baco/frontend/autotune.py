@@ -181,6 +181,18 @@ def checked_configs(fn: JITFunction, configs) -> list[Config]:
     return out
 
 
+def function_key(f) -> list | None:
+    """What a pruning function is, for the choice's cache key: where it is defined, a hash of its
+    code and the values it closes over or takes as defaults (two pruners differ in one of them)."""
+    if f is None:
+        return None
+    code = getattr(f, "__code__", None)
+    body = hashlib.sha256(code.co_code + repr(code.co_consts).encode()).hexdigest()[:16] if code else repr(f)
+    captured = [c.cell_contents for c in getattr(f, "__closure__", None) or ()]
+    return [getattr(f, "__module__", None), getattr(f, "__qualname__", None), body,
+            repr(captured), repr(getattr(f, "__defaults__", None)), repr(getattr(f, "__kwdefaults__", None))]
+
+
 def checked_top_k(top_k) -> int | float:
     """prune_configs_by's top_k: a count (an int >= 1) or a fraction (a float in (0, 1])."""
     if isinstance(top_k, bool) or not isinstance(top_k, (int, float)):
@@ -261,7 +273,8 @@ class Autotuner:
         """The tuned choice's key: the kernel, its candidates, the key arguments' values and the
         launch's CompileOptions (LOOP_WS and the target included: they change what is timed)."""
         from baco.compiler import compiler_fingerprint
-        blob = json.dumps([self.__name__, self.source_hash, [c.to_dict() for c in self.configs],
+        pruning = [function_key(self.early_config_prune), function_key(self.perf_model), self.top_k]
+        blob = json.dumps([self.__name__, self.source_hash, [c.to_dict() for c in self.configs], pruning,
                            self.key_values(named), compile_options.key(), self.end_to_end, compiler_fingerprint()],
                           sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:32]
@@ -330,7 +343,12 @@ class Autotuner:
 
     def tune(self, grid, args, kwargs, named, gemmini_cfg, options) -> Config:
         self.timings = {}
-        for c in self.candidates(named, gemmini_cfg, options):
+        candidates = self.candidates(named, gemmini_cfg, options)
+        # the launch's own arguments are checked before any candidate is (one skipped for its blocks
+        # must not hide an argument that no candidate could take)
+        if candidates:
+            self.fn.specialize(self.fn.bind(list(args), {**kwargs, **candidates[0].all_kwargs()})[0])
+        for c in candidates:
             self.timings[c] = self.bench(grid, args, kwargs, c, gemmini_cfg, options)
         timed = {c: t for c, t in self.timings.items() if not isinstance(t, str)}
         if os.environ.get("BACO_AUTOTUNE_PRINT") == "1":

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import MISSING, asdict, dataclass, fields, replace
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.loop_conv_timing import loop_conv_stream_cycles, program_conv_tiles
@@ -63,6 +63,9 @@ class GemmSchedule:
         opts = {"BLOCK_M": self.block_m, "BLOCK_N": self.block_n, "BLOCK_K": self.block_k,
                 "dataflow": self.dataflow, "double_buffer": self.double_buffer}
         return opts if self.rows == 1 else {**opts, "ROWS": self.rows}
+
+
+SCHEDULE_DEFAULTS = {f.name: f.default for f in fields(GemmSchedule) if f.default is not MISSING}
 
 
 @dataclass(frozen=True)
@@ -148,7 +151,13 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
     double_buffer, rows]) tuple; its fields checked before anything divides by them (a ValueError
     naming each bad field)."""
     if isinstance(schedule, dict):
-        schedule = GemmSchedule.from_dict(schedule)
+        missing = sorted({f.name for f in fields(GemmSchedule)} - set(schedule) - set(SCHEDULE_DEFAULTS))
+        if missing:
+            raise ValueError(f"{what} lacks the GemmSchedule fields {missing}")
+        try:
+            schedule = GemmSchedule.from_dict(schedule)
+        except ValueError as e:
+            raise ValueError(f"{what}: {e}") from None
     elif isinstance(schedule, (tuple, list)):
         if not 3 <= len(schedule) <= len(fields(GemmSchedule)):
             raise ValueError(f"{what} as a tuple is (block_m, block_n, block_k[, dataflow, double_buffer, rows]), "
