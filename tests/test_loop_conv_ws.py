@@ -350,6 +350,25 @@ def test_pooled_conv_is_one_loop_conv_ws_a_program(case):
         np.testing.assert_array_equal(lc.y, ref)
 
 
+def test_pooled_conv_split_into_channel_blocks():
+    """A pooled program whose 80 input channels overflow LoopConv's half scratchpad (1,024 rows):
+    three LOOP_CONV_WS of 32, 32 and 16 channels, the last one pooling and storing; bit-exact on
+    sim and the ISS."""
+    from baco.kernels.pool import ConvPoolLaunch, reference_conv_pool
+    rng = np.random.default_rng(11)
+    x = rng.integers(-128, 128, (1, 12, 12, 80), dtype=np.int8)
+    w = rng.integers(-128, 128, (3, 3, 80, 32), dtype=np.int8)
+    b = rng.integers(-5000, 5000, 32).astype(np.int32)
+    kw = dict(pool=3, stride=2, padding=1, conv_stride=1, conv_padding=1, scale=1 / 64, relu=True)
+    lc = ConvPoolLaunch(x, w, b, config=SMALL16, blocks=(2, 32, 16, "WS", False), **kw)
+    ref = reference_conv_pool(x, w, b, **kw)
+    programs = lc.grid[0] * lc.grid[1] * lc.grid[2]
+    for target in ("sim", "iss"):
+        lc.y[...] = 0
+        assert loops_run(lc.run(target), target) == 3 * programs
+        np.testing.assert_array_equal(lc.y, ref)
+
+
 def test_default_pooled_stem_schedule_fits_loop_conv():
     """The default schedule of a pooled 7x7/2 3-channel stem (64x64, 3x3/2 pool) fits LoopConv's
     halves (its plain default, 3 pooled rows x 64 channels, needs 7 x 32 x 4 accumulator rows:
