@@ -46,7 +46,7 @@ import baco  # noqa: E402
 from baco.codegen.program import run_program  # noqa: E402
 from baco.gemmini.energy import energy_pj  # noqa: E402
 from baco.gemmini.config import GemminiConfig  # noqa: E402
-from baco.gemmini.schedule import default_gemm_schedule, loop_ws_fits  # noqa: E402
+from baco.gemmini.schedule import default_gemm_schedule  # noqa: E402
 from baco.model.cli import build_model  # noqa: E402
 from baco.model.lower import GemminiStep  # noqa: E402
 from baco.model.zoo import seeded_inputs, with_bn_statistics  # noqa: E402
@@ -55,8 +55,7 @@ from baco.tuner.arch import DEFAULT_HARDWARE  # noqa: E402
 from baco.tuner.baselines import gemmini_default  # noqa: E402
 from baco.tuner.emit import result_dict  # noqa: E402
 from baco.tuner.explore import coexplore  # noqa: E402
-from baco.tuner import costmodel, residual  # noqa: E402
-from baco.tuner.kernel_model import conv_schedule_cycles, conv_schedule_energy, evaluate, loop_ws_walk  # noqa: E402
+from baco.tuner.kernel_model import conv_schedule_cycles, conv_schedule_energy, evaluate, gemm_schedule_cycles  # noqa: E402
 from baco.tuner.mapping import KERNEL_OUT_INT8, default_layer_schedule, is_kernel_layer, schedule_mapping  # noqa: E402
 from baco.tuner.workloads import layers_from_torch  # noqa: E402
 
@@ -82,21 +81,14 @@ class TinySeparable(nn.Module):
         return self.head(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
 
 
-def gemmini_alone(layer, mapping, schedule, hw) -> float:
+def gemmini_alone(layer, schedule, hw) -> float:
     """Cycles of one instance of a layer's program under `schedule` on hw = (pe_dim, sp_kb, acc_kb) as
     the program models predict them for Gemmini alone, the commands arriving for free (the tuner's
     model before it counted the CPU issuing them)."""
     if not is_kernel_layer(layer):
         return conv_schedule_cycles(layer, schedule, hw, end_to_end=False)
-    cfg = GemminiConfig.from_capacity(int(hw[0]), hw[1], hw[2])
-    if schedule.dataflow == "WS" and loop_ws_fits(schedule.m_rows, schedule.block_n, schedule.block_k, cfg):
-        return loop_ws_walk(layer.P, layer.K, layer.C, min(schedule.m_rows, layer.P), min(schedule.block_n, layer.K),
-                            min(schedule.block_k, layer.C), cfg.dim)
-    temporal, sC, sK = costmodel.mapping_tensors(mapping)
-    hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in hw)
-    with torch.no_grad():
-        return float(residual.compiled_cycles(layer, temporal, (sC, sK), hw_t, double_buffer=schedule.double_buffer,
-                                              dataflow=schedule.dataflow)[0])
+    return gemm_schedule_cycles(layer.P, layer.K, layer.C, schedule, GemminiConfig.from_capacity(int(hw[0]), *hw[1:]),
+                                end_to_end=False)
 
 
 def default_prediction(layers) -> list[tuple[float, float, float]]:
@@ -107,16 +99,14 @@ def default_prediction(layers) -> list[tuple[float, float, float]]:
     hw3 = (cfg.dim, cfg.sp_kb, cfg.acc_kb)
     out = []
     for layer in layers:
-        mapping = None
         if is_kernel_layer(layer):
             s = default_gemm_schedule(layer.P, layer.K, layer.C, cfg, KERNEL_OUT_INT8)
-            mapping = schedule_mapping(layer, s, cfg.dim)
-            cost = evaluate(layer, mapping, hw)
-            c, e = cost.cycles, cost.energy_uj
+            c = gemm_schedule_cycles(layer.P, layer.K, layer.C, s, cfg)
+            e = evaluate(layer, schedule_mapping(layer, s, cfg.dim), hw).energy_uj
         else:
             s = default_layer_schedule(layer, cfg)
             c, e = conv_schedule_cycles(layer, s, hw3), conv_schedule_energy(layer, s, hw3)
-        out.append((c, e, gemmini_alone(layer, mapping, s, hw3)))
+        out.append((c, e, gemmini_alone(layer, s, hw3)))
     return out
 
 
@@ -157,8 +147,7 @@ def measure(name: str, model, shape, budget: float, calibrate: int, seed: int, s
     default = default_prediction(layers)
     dc, de, dg = (sum(layer.count * p[i] for layer, p in zip(layers, default)) for i in (0, 1, 2))
     hw3 = (result.hw.pe_dim, result.hw.sp_kb, result.hw.acc_kb)
-    tuned_alone = [gemmini_alone(layer, m, cost.schedule, hw3)
-                   for layer, m, cost in zip(layers, result.mappings, result.per_layer)]
+    tuned_alone = [gemmini_alone(layer, cost.schedule, hw3) for layer, cost in zip(layers, result.per_layer)]
     tg = sum(layer.count * c for layer, c in zip(layers, tuned_alone))
     r = {"name": name, "layers": len(layers), "depthwise": sum(l.depthwise for l in layers),
          "hw": result.hw, "tune_s": tune_s, "pred_tuned": result.cycles * result.energy_uj,

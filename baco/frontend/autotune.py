@@ -132,19 +132,13 @@ def schedule_space(M: int, N: int, K: int, cfg, dataflow: str = "WS", out_int8: 
 
 def gemm_perf_model(*, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, config, dataflow="WS", double_buffer=False,
                     OUT_INT8=False, **_) -> float:
-    """Predicted cycles of the GEMM kernel under these block sizes: residual.compiled_cycles."""
-    import torch
-
-    from baco.tuner import residual
-    from baco.tuner.workloads import gemm
-    layer = gemm(int(M), int(K), int(N))
-    # a block larger than its dimension runs as the (padded) dimension
-    blocks = {"BLOCK_M": min(BLOCK_M, int(M)), "BLOCK_N": min(BLOCK_N, int(N)), "BLOCK_K": min(BLOCK_K, int(K))}
-    temporal, sC, sK = residual.block_factors(layer, blocks, config.dim)
-    hw = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (config.dim, config.sp_kb, config.acc_kb))
-    with torch.no_grad():
-        return float(residual.compiled_cycles(layer, temporal, (sC, sK), hw, out_int8=bool(OUT_INT8),
-                                               double_buffer=bool(double_buffer), dataflow=dataflow)[0])
+    """Predicted cycles of the GEMM kernel under these block sizes, end to end (the CPU issuing its
+    commands): the program the compiler emits, LOOP_WS where the blocks fit the loop unit's halves
+    (kernel_model.gemm_schedule_cycles, the tuner's model of it)."""
+    from baco.gemmini.schedule import GemmSchedule
+    from baco.tuner.kernel_model import gemm_schedule_cycles
+    schedule = GemmSchedule(int(BLOCK_M), int(BLOCK_N), int(BLOCK_K), dataflow, bool(double_buffer))
+    return gemm_schedule_cycles(int(M), int(N), int(K), schedule, config, out_int8=bool(OUT_INT8))
 
 
 def cost_model_pruner(top_k: int | float = DEFAULT_TOP_K) -> dict:

@@ -121,6 +121,28 @@ def loop_ws_walk(M: int, N: int, K: int, block_m: int, block_n: int, block_k: in
                                  GemminiConfig(dim=dim), out_int8=KERNEL_OUT_INT8)
 
 
+def gemm_schedule_cycles(M: int, N: int, K: int, schedule: GemmSchedule, cfg: GemminiConfig, *,
+                         out_int8: bool = KERNEL_OUT_INT8, end_to_end: bool = True) -> float:
+    """Predicted cycles of the GEMM kernel compiled for an M x N x K GEMM with `schedule` on cfg: the
+    program the compiler emits (one LOOP_WS a K step where a WS program's blocks fit the loop unit's
+    halves, loop_ws_walk; else the explicit stream, residual.compiled_cycles), end to end (the
+    default: with the CPU issuing it, gemm_end_to_end) or Gemmini alone."""
+    blocks = {"BLOCK_M": min(schedule.m_rows, M), "BLOCK_N": min(schedule.block_n, N),
+              "BLOCK_K": min(schedule.block_k, K)}
+    layer = Layer(R=1, S=1, P=M, Q=1, C=K, K=N, N=1)
+    temporal, sC, sK = residual.block_factors(layer, blocks, cfg.dim)
+    hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (cfg.dim, cfg.sp_kb, cfg.acc_kb))
+    loop = schedule.dataflow == "WS" and loop_ws_fits(blocks["BLOCK_M"], blocks["BLOCK_N"], blocks["BLOCK_K"], cfg)
+    with torch.no_grad():
+        gemmini = torch.tensor([loop_ws_walk(M, N, K, *blocks.values(), cfg.dim)], dtype=torch.float64) if loop else \
+            residual.compiled_cycles(layer, temporal, (sC, sK), hw_t, out_int8=out_int8,
+                                     double_buffer=schedule.double_buffer, dataflow=schedule.dataflow)
+        if not end_to_end:
+            return float(gemmini[0])
+        terms = costmodel.compiled_program_terms(layer, temporal, (sC, sK), hw_t, out_int8=out_int8)
+        return float(gemm_end_to_end(gemmini, terms, hw_t, loop_ws=loop)[0])
+
+
 def loop_ws_fit(sp_rows, acc_rows, pe, sp_kb, acc_kb) -> torch.Tensor:
     """Whether single-buffered GEMM blocks of sp_rows scratchpad and acc_rows accumulator rows [B] fit
     LOOP_WS's halves of the memories (baco.gemmini.schedule.loop_ws_fits on tensors; detached)."""
