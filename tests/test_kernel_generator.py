@@ -77,6 +77,27 @@ REGRESSIONS = {
     100756: "compile_model with an example_input of the wrong channel count: the same",
     100787: "compile_model(design=5) was a TypeError from pathlib that did not name design",
     100863: "compile_model(design={'layers': []}) was a KeyError after the capture and the calibration",
+    # entry-point seeds (schedule=, autotune, kernel.compile()), each failing on the code before its fix
+    200000: "autotune with an early_config_prune that keeps nothing: 'no autotune candidate runs: ' (an empty "
+            "list), not naming the pruner",
+    200001: "autotune(prune_configs_by={'top_k': ...}) with a negative, fractional > 1 or string top_k ran (it was "
+            "converted or cut the list from the end)",
+    201209: "autotune with a float64 a_ptr reported 'no autotune candidate runs' when every candidate was skipped "
+            "for its blocks",
+    201205: "the generator's own: OS with a column-major B compiles where no dot runs (an empty constexpr loop)",
+    200022: "kernel.compile() with M = 1 (a constant in the code), then ck.run with another M: silently wrong",
+    200023: "ck.run with a float for an integer argument truncated it",
+    200048: "ck.run with one argument too many ran (the extra one ignored)",
+    200069: "ck.run with one argument too few was ctypes' 'this function takes at least 24 arguments'",
+    200016: "ck.run with a list for an array was 'kernel array arguments must be C-contiguous numpy arrays', "
+            "naming no argument",
+    200066: "ck.run with an int16 bias where int32 was compiled was a Gemmini fault (a DRAM read outside the arrays)",
+    200053: "kernel.compile(BM=2**62): MLIR's size arithmetic overflowed and aborted the process (SIGABRT)",
+    200083: "the same (a block beyond any memory)",
+    200059: "kernel.compile(BM=2**70): 'invalid input IR: integer constant out of range', located in the IR",
+    200047: "schedule= with an unknown field: 'unknown GemmSchedule fields', naming no schedule",
+    200075: "schedule= without block_k: a TypeError from GemmSchedule.__init__, naming no schedule",
+    200992: "compile_model's error for `x * x[:, :1]` pointed at the start of the return statement, not at the `*`",
     5140: "a column-major B (order=(0, 1)) on a DIM 8 Gemmini, WS, with a row offset that leaves the A block's "
           "first 3 DIM-row tiles outside the array (OFF = -30, BM = 32): 34 elements of the output's second "
           "DIM-column tile wrong on sim and the ISS (the interpreter was right)",
