@@ -639,6 +639,23 @@ class LinalgToInstGem:
         return self.placed(source), local_addr(0, acc=True)
 
     def lower_matmul(self, op):
+        A, B, C, extents, written = self.dot_operands(op)
+        transposes = self.transpose_config(A, B, op)
+        A, a_flags = self.accumulator_read(A, op, int(B.transposed))
+        if self.dataflow == "WS":
+            outer = WsDotNest(self, op, A, B, C, extents, a_flags).emit()
+        else:
+            outer = OsDotNest(self, op, A, B, C, extents, a_flags).emit(written)
+        outer.operation.attributes[prefetch.COMPUTE] = ir.unit()
+        if transposes or written:     # back to untransposed operands, no shift or ReLU for the other dots
+            instgem.emit("config_ex", dataflow=1 if self.dataflow == "WS" else 0,
+                         acc_scale=f32_bits(1.0), a_stride=1, c_stride=1)
+        self.dead.append(op)
+
+    def dot_operands(self, op):
+        """(A, B, C placed, (a_rows, a_cols, b_rows, b_cols) runtime extents, whether C is an
+        OS dot's array-written scratchpad block): the dot's operands, checked, with the
+        config_ex of an array-written C."""
         a, b, c = op.operands
         A, a_rows, a_cols = self.operand(a, op)
         B, b_rows, b_cols = self.operand(b, op)
@@ -654,170 +671,7 @@ class LinalgToInstGem:
                           "(scaled int8 A; Gemmini preloads B from the scratchpad)", op)
         if A.space not in ("spad", "acc_read") or B.space != "spad" or C.space != ("spad" if written else "acc"):
             raise ir.fail("dot needs int8 scratchpad operands and an int32 accumulator", op)
-        transposes = self.transpose_config(A, B, op)
-        A, a_flags = self.accumulator_read(A, op, int(B.transposed))
-        d = self.cfg.dim
-
-        # A transposed block is stored as its transpose; the rows/cols fields describe each
-        # operand tile as fed to the array (after the transpose), as the RTL and libgemmini read them
-        def a_tile(i, k, flags=0):
-            return A.tile_addr(k, i, flags) if A.transposed else A.tile_addr(i, k, flags)
-
-        def b_tile(k, j):
-            return B.tile_addr(j, k) if B.transposed else B.tile_addr(k, j)
-        n_i = ceil_div(a_rows, d)
-        n_j = ceil_div(b_cols, d)
-        n_k = ceil_div(ir.binop("minsi", a_cols, b_rows), d)
-        acc_flags = local_addr(0, acc=True, accumulate=True)
-        garbage = cst(GARBAGE_ADDR)
-        zero = cst(0)
-
-        def nonempty(n, guard):   # skip the whole nest when another extent is 0
-            return ir.select(ir.cmpi("sgt", guard, zero), n, zero)
-
-        if self.dataflow == "WS":
-            # j outer: a column of C is final after its k loop. With a fused store
-            # (find_fused_stores) the last iteration stores column j-1 while column j
-            # computes, a slice of its row tiles per k step.
-            fused = self.store_of_matmul.get(op)
-            if fused is not None:
-                store, loop_op = fused
-                with InsertionPoint(loop_op):
-                    emit_tile, n_rt, n_ct, first_rt = self.store_plan(store, *store.operands,
-                                                            self.placed(alloc_of(store.operands[0])))
-                lb, ub, step = list(loop_op.operands)[:3]
-                iv = loop_op.regions[0].blocks[0].arguments[0]
-                last_iteration = ir.cmpi("sge", ir.binop("addi", iv, step), ub)
-
-            def store_rows(ct, lo, hi):
-                loop(lo, hi, lambda rt: emit_tile(rt, ct))
-
-            first_loop = self.first_write_of_matmul.get(op)
-            if first_loop is not None:
-                iv = first_loop.regions[0].blocks[0].arguments[0]
-                first_iteration = ir.cmpi("eq", iv, first_loop.operands[0])
-
-            def c_target(i, j, k, rows, cols):
-                """(C address, rows, cols) a preload writes: in the first iteration the k = 0
-                products overwrite whole tiles (rows past the A extent and columns past the
-                B extent come out as zeros: the array masks them), everything else accumulates."""
-                if first_loop is None:
-                    return C.tile_addr(i, j, acc_flags), rows, cols
-                over = ir.binop("andi", first_iteration, ir.cmpi("eq", k, zero))
-                flags = select(over, cst(local_addr(0, acc=True)), cst(acc_flags))
-                return ir.binop("ori", C.tile_addr(i, j), flags), select(over, cst(d), rows), \
-                    select(over, cst(d), cols)
-
-            n_cols_run = nonempty(n_j, n_i)
-
-            def j_loop(j):
-                if fused is not None:
-                    prev = ir.binop("subi", j, cst(1))
-                    store_prev = ir.binop("andi", last_iteration, ir.binop(
-                        "andi", ir.cmpi("sge", prev, zero), ir.cmpi("slt", prev, n_ct)))
-                    per_k = ir.binop("ceildivsi", n_rt, ir.binop("maxsi", n_k, cst(1)))
-                    # the last column has no next one to hide behind: its last k step stores
-                    # row tile i-1 after computing row tile i
-                    store_own = ir.binop("andi", last_iteration, ir.binop(
-                        "andi", ir.cmpi("eq", j, ir.binop("subi", n_cols_run, cst(1))), ir.cmpi("slt", j, n_ct)))
-
-                def store_own_row(i):
-                    # block row tile i-1 is final: the window's row tile i-1-first_rt (the window
-                    # starts first_rt tiles into the block when its first rows are masked off)
-                    row = ir.binop("subi", ir.binop("subi", i, cst(1)), first_rt)
-                    prefetch.when(ir.binop("andi", ir.cmpi("sge", row, zero), ir.cmpi("slt", row, n_rt)),
-                                  lambda: emit_tile(row, j))
-
-                def k_loop(k, full):       # full: a K tile of DIM rows of B and columns of A
-                    a_k, b_k = (cst(d), cst(d)) if full else (extent(a_cols, k, d), extent(b_rows, k, d))
-                    if fused is not None:
-                        lo = ir.binop("minsi", ir.binop("muli", k, per_k), n_rt)
-                        prefetch.when(store_prev, lambda: store_rows(
-                            prev, lo, ir.binop("minsi", ir.binop("addi", lo, per_k), n_rt)))
-                    c_rows0 = extent(a_rows, zero, d)
-                    c_cols = extent(b_cols, j, d)
-                    c_addr, c_rows, c_width = c_target(zero, j, k, c_rows0, c_cols)
-                    instgem.emit("preload", bd_addr=b_tile(k, j), bd_rows=b_k, bd_cols=c_cols,
-                                 c_addr=c_addr, c_rows=c_rows, c_cols=c_width)
-                    instgem.emit("compute_preloaded", a_addr=a_tile(zero, k, a_flags),
-                                 a_rows=c_rows0, a_cols=a_k, bd_addr=garbage, bd_rows=d, bd_cols=d)
-
-                    def i_loop(i, rows_i, stores):
-                        c_addr, c_rows, c_width = c_target(i, j, k, rows_i, c_cols)
-                        instgem.emit("preload", bd_addr=garbage, bd_rows=d, bd_cols=d,
-                                     c_addr=c_addr, c_rows=c_rows, c_cols=c_width)
-                        instgem.emit("compute_accumulated", a_addr=a_tile(i, k, a_flags),
-                                     a_rows=rows_i, a_cols=a_k, bd_addr=garbage, bd_rows=d, bd_cols=d)
-                        if stores:
-                            store_own_row(i)
-
-                    def i_loops(stores):
-                        # the full row tiles (rows = DIM, a constant the words are packed with), then the
-                        # ragged last one: the CPU issues the commands of a full tile with fewer instructions
-                        n_full = ir.binop("maxsi", ir.binop("minsi", n_i, ir.binop("divsi", a_rows, cst(d))), cst(1))
-                        loop(cst(1), n_full, lambda i: i_loop(i, cst(d), stores))
-                        loop(n_full, n_i, lambda i: i_loop(i, extent(a_rows, i, d), stores))
-                    if fused is None:
-                        i_loops(False)
-                    else:       # the loops that store row tiles (the last column's last k step) and the others
-                        if_op = scf.IfOp(ir.binop("andi", store_own, ir.cmpi("eq", k, ir.binop("subi", n_k, cst(1)))),
-                                         has_else=True)
-                        for block, stores in ((if_op.then_block, True), (if_op.else_block, False)):
-                            with InsertionPoint(block):
-                                i_loops(stores)
-                                scf.YieldOp([])
-                if min(A.logical_shape[1], B.logical_shape[0]) > d:    # the full K tiles (extents DIM), then the ragged one
-                    n_k_full = ir.binop("maxsi", ir.binop("minsi", n_k, ir.binop(
-                        "divsi", ir.binop("minsi", a_cols, b_rows), cst(d))), zero)
-                    loop(zero, n_k_full, lambda k: k_loop(k, True))
-                    loop(n_k_full, n_k, lambda k: k_loop(k, False))
-                else:                                   # one K tile: one copy of the loop body
-                    loop(zero, n_k, lambda k: k_loop(k, False))
-                if fused is not None:      # rows an empty k loop left; the last column's last rows
-                    prefetch.when(store_prev, lambda: store_rows(
-                        prev, ir.binop("minsi", ir.binop("muli", n_k, per_k), n_rt), n_rt))
-                    own_done = select(ir.cmpi("sgt", n_k, zero), ir.binop("minsi", ir.binop(
-                        "maxsi", ir.binop("subi", ir.binop("subi", n_i, cst(1)), first_rt), zero), n_rt), zero)
-                    prefetch.when(store_own, lambda: store_rows(j, own_done, n_rt))
-            outer = loop(zero, n_cols_run, j_loop)
-            if first_loop is not None:     # tiles the first iteration's products did not reach
-                def unreached(r, c):
-                    return any_of(ir.cmpi("eq", n_k, zero), ir.cmpi("sge", r, n_i), ir.cmpi("sge", c, n_cols_run))
-                if op in self.read_only_by_store:     # and the store reads (their zero mvins would hold
-                    only = lambda r, c: ir.binop("andi", unreached(r, c), ir.cmpi("slt", c, n_ct))  # noqa: E731
-                else:                               # the next loads back in the load queue)
-                    only = unreached
-                prefetch.when(first_iteration, lambda: self.zero_block(C, 0, only=only))
-            if fused is not None:          # columns the nest did not reach
-                def rest():
-                    loop(ir.binop("minsi", n_cols_run, n_ct), n_ct, lambda ct: store_rows(ct, zero, n_rt))
-                prefetch.when(last_iteration, rest)
-        else:
-            last_k = ir.binop("subi", n_k, cst(1))
-
-            def i_loop(i):
-                def j_loop(j):
-                    rows_i = extent(a_rows, i, d)
-                    cols_j = extent(b_cols, j, d)
-                    c_real = C.tile_addr(i, j) if written else C.tile_addr(i, j, acc_flags)
-
-                    def c_for(k):  # only the last K step writes C out of the array
-                        return ir.select(ir.cmpi("eq", k, last_k), c_real, garbage)
-
-                    def step(k, funct):
-                        instgem.emit("preload", bd_addr=garbage, bd_rows=rows_i, bd_cols=cols_j,
-                                     c_addr=c_for(k), c_rows=rows_i, c_cols=cols_j)
-                        instgem.emit(funct, a_addr=a_tile(i, k, a_flags), a_rows=rows_i, a_cols=extent(a_cols, k, d),
-                                     bd_addr=b_tile(k, j), bd_rows=extent(b_rows, k, d), bd_cols=cols_j)
-                    step(zero, "compute_preloaded")
-                    loop(cst(1), n_k, lambda k: step(k, "compute_accumulated"))
-                loop(zero, n_j, j_loop)
-            outer = loop(zero, nonempty(n_i, n_k), i_loop)
-        outer.operation.attributes[prefetch.COMPUTE] = ir.unit()
-        if transposes or written:     # back to untransposed operands, no shift or ReLU for the other dots
-            instgem.emit("config_ex", dataflow=1 if self.dataflow == "WS" else 0,
-                         acc_scale=f32_bits(1.0), a_stride=1, c_stride=1)
-        self.dead.append(op)
+        return A, B, C, (a_rows, a_cols, b_rows, b_cols), written is not None
 
     def transpose_config(self, A, B, op):
         """Sets config_ex's transpose bits for a dot with a transposed (column-major) operand,
@@ -836,6 +690,203 @@ class LinalgToInstGem:
             instgem.emit("config_ex", dataflow=1 if self.dataflow == "WS" else 0, acc_scale=f32_bits(1.0),
                          a_stride=1, c_stride=1, a_transpose=a_t, b_transpose=b_t)
         return True
+
+
+class DotNest:
+    """The preload/compute nest of one linalg.matmul on placed blocks, in DIM×DIM tiles masked
+    to the operands' runtime extents (a_rows × a_cols times b_rows × b_cols)."""
+
+    def __init__(self, lowering: LinalgToInstGem, op, A: Placed, B: Placed, C: Placed, extents, a_flags):
+        self.lowering, self.op, self.A, self.B, self.C, self.a_flags = lowering, op, A, B, C, a_flags
+        self.a_rows, self.a_cols, self.b_rows, self.b_cols = extents
+        self.d = d = lowering.cfg.dim
+        self.n_i = ceil_div(self.a_rows, d)
+        self.n_j = ceil_div(self.b_cols, d)
+        self.n_k = ceil_div(ir.binop("minsi", self.a_cols, self.b_rows), d)
+        self.acc_flags = local_addr(0, acc=True, accumulate=True)
+        self.garbage = cst(GARBAGE_ADDR)
+        self.zero = cst(0)
+
+    # A transposed block is stored as its transpose; the rows/cols fields describe each
+    # operand tile as fed to the array (after the transpose), as the RTL and libgemmini read them
+    def a_tile(self, i, k):
+        return self.A.tile_addr(k, i, self.a_flags) if self.A.transposed else self.A.tile_addr(i, k, self.a_flags)
+
+    def b_tile(self, k, j):
+        return self.B.tile_addr(j, k) if self.B.transposed else self.B.tile_addr(k, j)
+
+    def nonempty(self, n, guard):
+        """n, or 0 to skip the whole nest when another extent (guard) is 0."""
+        return ir.select(ir.cmpi("sgt", guard, self.zero), n, self.zero)
+
+
+class ColumnStores:
+    """A fused store's work in WS column j (WsDotNest): the previous column's row tiles, a
+    slice of them per k step, in the last iteration (prev, store_prev, per_k); and with no
+    next column to hide behind, the last column's own rows after its last k step (store_own)."""
+
+    def __init__(self, nest: WsDotNest, j):
+        zero, n_ct = nest.zero, nest.n_ct
+        self.prev = ir.binop("subi", j, cst(1))
+        self.store_prev = ir.binop("andi", nest.last_iteration, ir.binop(
+            "andi", ir.cmpi("sge", self.prev, zero), ir.cmpi("slt", self.prev, n_ct)))
+        self.per_k = ir.binop("ceildivsi", nest.n_rt, ir.binop("maxsi", nest.n_k, cst(1)))
+        self.store_own = ir.binop("andi", nest.last_iteration, ir.binop(
+            "andi", ir.cmpi("eq", j, ir.binop("subi", nest.n_cols_run, cst(1))), ir.cmpi("slt", j, n_ct)))
+
+
+class WsDotNest(DotNest):
+    """Weight-stationary: j outer, so a column of C is final after its k loop, and each B
+    tile is preloaded once per (k, j) and reused over the row tiles i. With a fused store
+    (find_fused_stores) the loop's last iteration stores column j-1 while column j computes,
+    a slice of its row tiles per k step. In the first iteration of a loop that first writes
+    C (find_fused_fills) the k = 0 products overwrite instead of accumulating."""
+
+    def emit(self):
+        low, op = self.lowering, self.op
+        self.fused = low.store_of_matmul.get(op)
+        if self.fused is not None:
+            store, loop_op = self.fused
+            with InsertionPoint(loop_op):
+                self.emit_tile, self.n_rt, self.n_ct, self.first_rt = low.store_plan(
+                    store, *store.operands, low.placed(alloc_of(store.operands[0])))
+            _, ub, step = list(loop_op.operands)[:3]
+            iv = loop_op.regions[0].blocks[0].arguments[0]
+            self.last_iteration = ir.cmpi("sge", ir.binop("addi", iv, step), ub)
+        self.first_loop = low.first_write_of_matmul.get(op)
+        if self.first_loop is not None:
+            iv = self.first_loop.regions[0].blocks[0].arguments[0]
+            self.first_iteration = ir.cmpi("eq", iv, self.first_loop.operands[0])
+        self.n_cols_run = self.nonempty(self.n_j, self.n_i)
+        outer = loop(self.zero, self.n_cols_run, self.column)
+        if self.first_loop is not None:
+            self.zero_unreached()
+        if self.fused is not None:      # columns the nest did not reach
+            prefetch.when(self.last_iteration, self.store_unreached_columns)
+        return outer
+
+    def store_unreached_columns(self):
+        loop(ir.binop("minsi", self.n_cols_run, self.n_ct), self.n_ct,
+             lambda ct: self.store_rows(ct, self.zero, self.n_rt))
+
+    def store_rows(self, ct, lo, hi):
+        loop(lo, hi, lambda rt: self.emit_tile(rt, ct))
+
+    def c_target(self, i, j, k, rows, cols):
+        """(C address, rows, cols) a preload writes: in the first iteration the k = 0
+        products overwrite whole tiles (rows past the A extent and columns past the
+        B extent come out as zeros: the array masks them), everything else accumulates."""
+        if self.first_loop is None:
+            return self.C.tile_addr(i, j, self.acc_flags), rows, cols
+        over = ir.binop("andi", self.first_iteration, ir.cmpi("eq", k, self.zero))
+        flags = select(over, cst(local_addr(0, acc=True)), cst(self.acc_flags))
+        return ir.binop("ori", self.C.tile_addr(i, j), flags), select(over, cst(self.d), rows), \
+            select(over, cst(self.d), cols)
+
+    def column(self, j):
+        col = ColumnStores(self, j) if self.fused is not None else None
+        zero, n_k, d = self.zero, self.n_k, self.d
+        if min(self.A.logical_shape[1], self.B.logical_shape[0]) > d:    # the full K tiles (extents DIM), then the ragged one
+            n_k_full = ir.binop("maxsi", ir.binop("minsi", n_k, ir.binop(
+                "divsi", ir.binop("minsi", self.a_cols, self.b_rows), cst(d))), zero)
+            loop(zero, n_k_full, lambda k: self.k_step(j, k, col, True))
+            loop(n_k_full, n_k, lambda k: self.k_step(j, k, col, False))
+        else:                                   # one K tile: one copy of the loop body
+            loop(zero, n_k, lambda k: self.k_step(j, k, col, False))
+        if col is not None:      # rows an empty k loop left; the last column's last rows
+            prefetch.when(col.store_prev, lambda: self.store_rows(
+                col.prev, ir.binop("minsi", ir.binop("muli", n_k, col.per_k), self.n_rt), self.n_rt))
+            own_done = select(ir.cmpi("sgt", n_k, zero), ir.binop("minsi", ir.binop(
+                "maxsi", ir.binop("subi", ir.binop("subi", self.n_i, cst(1)), self.first_rt), zero), self.n_rt), zero)
+            prefetch.when(col.store_own, lambda: self.store_rows(j, own_done, self.n_rt))
+
+    def k_step(self, j, k, col, full):
+        """Column j's k step: B tile (k, j) preloaded with row tile 0's compute, then the other
+        row tiles. full: a K tile of DIM rows of B and columns of A."""
+        d, zero = self.d, self.zero
+        a_k, b_k = (cst(d), cst(d)) if full else (extent(self.a_cols, k, d), extent(self.b_rows, k, d))
+        if col is not None:
+            lo = ir.binop("minsi", ir.binop("muli", k, col.per_k), self.n_rt)
+            prefetch.when(col.store_prev, lambda: self.store_rows(
+                col.prev, lo, ir.binop("minsi", ir.binop("addi", lo, col.per_k), self.n_rt)))
+        c_rows0 = extent(self.a_rows, zero, d)
+        c_cols = extent(self.b_cols, j, d)
+        c_addr, c_rows, c_width = self.c_target(zero, j, k, c_rows0, c_cols)
+        instgem.emit("preload", bd_addr=self.b_tile(k, j), bd_rows=b_k, bd_cols=c_cols,
+                     c_addr=c_addr, c_rows=c_rows, c_cols=c_width)
+        instgem.emit("compute_preloaded", a_addr=self.a_tile(zero, k),
+                     a_rows=c_rows0, a_cols=a_k, bd_addr=self.garbage, bd_rows=d, bd_cols=d)
+        if col is None:
+            self.row_tiles(j, k, a_k, c_cols, False)
+            return
+        # the loops that store row tiles (the last column's last k step) and the others
+        if_op = scf.IfOp(ir.binop("andi", col.store_own, ir.cmpi("eq", k, ir.binop("subi", self.n_k, cst(1)))),
+                         has_else=True)
+        for block, stores in ((if_op.then_block, True), (if_op.else_block, False)):
+            with InsertionPoint(block):
+                self.row_tiles(j, k, a_k, c_cols, stores)
+                scf.YieldOp([])
+
+    def row_tiles(self, j, k, a_k, c_cols, stores):
+        """Row tiles 1.. of column j's k step: the full ones (rows = DIM, a constant the words are
+        packed with), then the ragged last one: the CPU issues the commands of a full tile with
+        fewer instructions. With `stores`, each stores the row tile before it."""
+        d, n_i = self.d, self.n_i
+        n_full = ir.binop("maxsi", ir.binop("minsi", n_i, ir.binop("divsi", self.a_rows, cst(d))), cst(1))
+        loop(cst(1), n_full, lambda i: self.row_tile(i, j, k, cst(d), a_k, c_cols, stores))
+        loop(n_full, n_i, lambda i: self.row_tile(i, j, k, extent(self.a_rows, i, d), a_k, c_cols, stores))
+
+    def row_tile(self, i, j, k, rows_i, a_k, c_cols, stores):
+        c_addr, c_rows, c_width = self.c_target(i, j, k, rows_i, c_cols)
+        instgem.emit("preload", bd_addr=self.garbage, bd_rows=self.d, bd_cols=self.d,
+                     c_addr=c_addr, c_rows=c_rows, c_cols=c_width)
+        instgem.emit("compute_accumulated", a_addr=self.a_tile(i, k),
+                     a_rows=rows_i, a_cols=a_k, bd_addr=self.garbage, bd_rows=self.d, bd_cols=self.d)
+        if stores:
+            # block row tile i-1 is final: the window's row tile i-1-first_rt (the window
+            # starts first_rt tiles into the block when its first rows are masked off)
+            row = ir.binop("subi", ir.binop("subi", i, cst(1)), self.first_rt)
+            prefetch.when(ir.binop("andi", ir.cmpi("sge", row, self.zero), ir.cmpi("slt", row, self.n_rt)),
+                          lambda: self.emit_tile(row, j))
+
+    def zero_unreached(self):
+        """Zero, in the first iteration, the tiles its products did not reach (and, if only the
+        store reads C, only those it stores: zero mvins of the others would hold the next
+        loads back in the load queue)."""
+        n_k, n_i, n_cols_run = self.n_k, self.n_i, self.n_cols_run
+
+        def unreached(r, c):
+            return any_of(ir.cmpi("eq", n_k, self.zero), ir.cmpi("sge", r, n_i), ir.cmpi("sge", c, n_cols_run))
+        if self.op in self.lowering.read_only_by_store:
+            only = lambda r, c: ir.binop("andi", unreached(r, c), ir.cmpi("slt", c, self.n_ct))  # noqa: E731
+        else:
+            only = unreached
+        prefetch.when(self.first_iteration, lambda: self.lowering.zero_block(self.C, 0, only=only))
+
+
+class OsDotNest(DotNest):
+    """Output-stationary: C tile (i, j) held in the array over the k loop, B preloaded
+    with each compute; only the last K step writes C out of the array."""
+
+    def emit(self, written):
+        last_k = ir.binop("subi", self.n_k, cst(1))
+        return loop(self.zero, self.nonempty(self.n_i, self.n_k),
+                    lambda i: loop(self.zero, self.n_j, lambda j: self.tile(i, j, last_k, written)))
+
+    def tile(self, i, j, last_k, written):
+        d = self.d
+        rows_i = extent(self.a_rows, i, d)
+        cols_j = extent(self.b_cols, j, d)
+        c_real = self.C.tile_addr(i, j) if written else self.C.tile_addr(i, j, self.acc_flags)
+
+        def step(k, funct):
+            c_addr = ir.select(ir.cmpi("eq", k, last_k), c_real, self.garbage)
+            instgem.emit("preload", bd_addr=self.garbage, bd_rows=rows_i, bd_cols=cols_j,
+                         c_addr=c_addr, c_rows=rows_i, c_cols=cols_j)
+            instgem.emit(funct, a_addr=self.a_tile(i, k), a_rows=rows_i, a_cols=extent(self.a_cols, k, d),
+                         bd_addr=self.b_tile(k, j), bd_rows=extent(self.b_rows, k, d), bd_cols=cols_j)
+        step(self.zero, "compute_preloaded")
+        loop(cst(1), self.n_k, lambda k: step(k, "compute_accumulated"))
 
 
 def stored_after(loop_op, acc):

@@ -285,37 +285,19 @@ def _conv_fault(message, field):
     return GemminiFault(message, field=field)
 
 
-def _floor_add(a, inc, limit, lo=0):
-    """The RTL's (s)floorAdd: a + inc, wrapping to lo at or past limit."""
-    n = a + inc
-    return lo if n >= limit else n
+# the fields funct 16–21 latch (a loop's unlatched fields read 0)
+LATCHED_CONV_FIELDS = tuple(field.name for command in COMMANDS.values() if command.name.startswith("loop_conv_ws_config")
+                            for field in command.fields if field.fixed is None)
 
 
-def conv_params(cfg: GemminiConfig, st: LoopConvState, f: dict, *, rtl_wrap: bool = False) -> dict:
-    """The latched fields plus LoopConvState.derived_params, after the legality checks. With
-    rtl_wrap (timing of programs the C library runs unchecked) a tile larger than the
-    memories is not refused, and padding larger than the input tile wraps the unpadded row
-    and column counts around LoopConv's 16-bit iterators, as the RTL's UInt arithmetic does
-    (the input loader then streams ~65k rows)."""
-    c = dict(st.fields)
-    d = cfg.dim
-    for name in ("stride", "kernel_dim", "batches", "porows", "pocols", "pochs", "krows", "kcols", "kchs",
-                 "orows", "ocols", "in_channels", "out_channels"):
-        c.setdefault(name, 0)
-    for name in ("kernel_dilation", "lpad", "rpad", "upad", "dpad", "plpad", "pupad", "pdpad", "prpad",
-                 "pool_size", "pool_stride", "pool_padding", "in_row_dim", "in_col_dim", "out_row_dim",
-                 "out_col_dim", "pool_out_row_dim", "pool_out_col_dim", "batch_size", "in_stride",
-                 "weight_stride", "out_stride", "weights_addr", "output_addr", "bias_addr", "input_addr"):
-        c.setdefault(name, 0)
-    mppr = max(1, f["max_pixels_per_row"])
-    ds, idl, dw = f["downsample"], f["input_dilated"], f["dw"]
+def _check_conv_flags(d, f, c, mppr, kdil, pooled):
+    """The combinations of funct 15's flags and the latched fields the C library refuses
+    (tiled_conv) or the RTL's (commented) assertions exclude."""
+    idl, dw = f["input_dilated"], f["dw"]
     t_in, t_w0132, t_w1203, t_out = (f["trans_input_3120"], f["trans_weight_0132"], f["trans_weight_1203"],
                                      f["trans_output_1203"])
-    pooled = not f["no_pool"] and c["pool_stride"] != 0
-    kdil = max(1, c["kernel_dilation"])
     if c["stride"] == 0:
         raise _conv_fault("LOOP_CONV_WS with stride 0", "stride")
-    # combinations the C library refuses (tiled_conv) or the RTL's (commented) assertions exclude
     if t_w1203 and t_w0132:
         raise _conv_fault("only one weight transformation at a time (trans_weight_1203 and trans_weight_0132)",
                           "trans_weight_0132")
@@ -329,11 +311,11 @@ def conv_params(cfg: GemminiConfig, st: LoopConvState, f: dict, *, rtl_wrap: boo
         raise _conv_fault("input_dilated needs stride 1", "stride")
     if idl and kdil != 1:
         raise _conv_fault("input_dilated and kernel dilation cannot be combined", "kernel_dilation")
-    if ds and (c["stride"] != 2 or c["krows"] != 1 or c["kcols"] != 1 or idl):
+    if f["downsample"] and (c["stride"] != 2 or c["krows"] != 1 or c["kcols"] != 1 or idl):
         raise _conv_fault("downsample needs a 1x1 kernel, stride 2 and no input dilation", "downsample")
     if dw and (c["kchs"] != 1 or c["pochs"] != 1 or t_in or t_w0132 or t_w1203):
         raise _conv_fault("depthwise (dw) tiles are one channel (kchs = pochs = 1), untransposed", "dw")
-    if mppr > 1 and (t_in or t_out or t_w0132 or t_w1203 or f["wrot180"] or ds or idl or kdil > 1
+    if mppr > 1 and (t_in or t_out or t_w0132 or t_w1203 or f["wrot180"] or f["downsample"] or idl or kdil > 1
                      or mppr * c["kchs"] > d):
         raise _conv_fault(f"max_pixels_per_row {mppr} needs kchs·pixels <= DIM and no transpose, "
                           "rotation, downsampling or dilation", "max_pixels_per_row")
@@ -345,9 +327,15 @@ def conv_params(cfg: GemminiConfig, st: LoopConvState, f: dict, *, rtl_wrap: boo
             if c[name] >> width:
                 raise _conv_fault(f"pooling: {name} = {c[name]} does not fit config_st's {width}-bit field", name)
 
-    def undil(x):
-        return (x + idl) >> idl
 
+def _undilated(x, idl):
+    """A count along an input dilated by 2 (idl = 1) as rows or columns actually stored."""
+    return (x + idl) >> idl
+
+
+def _derive_input_tile(c, f, kdil, rtl_wrap):
+    """LoopConvState's input tile: irows/icols (padding included) and their unpadded parts."""
+    idl = f["input_dilated"]
     dil_krows = c["krows"] + (kdil - 1) * (c["krows"] - 1)
     dil_kcols = c["kcols"] + (kdil - 1) * (c["kcols"] - 1)
     irows_nd = c["orows"] * c["stride"] + dil_krows - 1
@@ -359,9 +347,19 @@ def conv_params(cfg: GemminiConfig, st: LoopConvState, f: dict, *, rtl_wrap: boo
         icols_unp_nd %= 1 << LARGE_ITERATOR_BITS
     elif irows_unp_nd < 0 or icols_unp_nd < 0:
         raise _conv_fault("padding exceeds the input tile", "upad" if irows_unp_nd < 0 else "lpad")
-    c["irows_unpadded"], c["icols_unpadded"] = undil(irows_unp_nd), undil(icols_unp_nd)
-    c["irows"] = c["irows_unpadded"] + undil(c["upad"]) + undil(c["dpad"]) if idl else irows_nd
-    c["icols"] = c["icols_unpadded"] + undil(c["lpad"]) + undil(c["rpad"]) if idl else icols_nd
+    c["irows_unpadded"], c["icols_unpadded"] = _undilated(irows_unp_nd, idl), _undilated(icols_unp_nd, idl)
+    c["irows"] = (c["irows_unpadded"] + _undilated(c["upad"], idl) + _undilated(c["dpad"], idl)
+                  if idl else irows_nd)
+    c["icols"] = (c["icols_unpadded"] + _undilated(c["lpad"], idl) + _undilated(c["rpad"], idl)
+                  if idl else icols_nd)
+
+
+def _derive_local_layout(cfg, c, f, rtl_wrap):
+    """The spad strides of the bias/output, input and weight tiles and their rows, checked
+    against LoopConv's halves of the scratchpad (inputs from the bottom, weights from the top)
+    and the accumulator."""
+    d, ds = cfg.dim, f["downsample"]
+    t_in, t_w0132 = f["trans_input_3120"], f["trans_weight_0132"]
     c["ichs"], c["ochs"] = c["kchs"], c["pochs"]
     c["ds_pixels"] = (c["irows"] >> ds) * (c["icols"] >> ds)
     c["bias_spad_stride"] = c["batches"] * c["orows"] * c["ocols"]
@@ -372,13 +370,29 @@ def conv_params(cfg: GemminiConfig, st: LoopConvState, f: dict, *, rtl_wrap: boo
     b_rows = (-(-c["kchs"] // d) if t_w0132 else -(-c["ochs"] // d)) * c["weight_spad_stride"]
     c_rows = -(-c["ochs"] // d) * c["bias_spad_stride"]
     half = loop_unit_half(cfg)
-    half_sp, half_acc = half.sp_rows, half.acc_rows
-    if a_rows + b_rows > half_sp and not rtl_wrap:   # inputs from the bottom, weights from the top of a half
+    if a_rows + b_rows > half.sp_rows and not rtl_wrap:
         raise _conv_fault(f"the input and weight tiles need {a_rows} + {b_rows} scratchpad rows "
-                          f"(half is {half_sp})", "kchs")
-    if c_rows > half_acc and not rtl_wrap:
-        raise _conv_fault(f"the output tile needs {c_rows} accumulator rows (half is {half_acc})", "orows")
+                          f"(half is {half.sp_rows})", "kchs")
+    if c_rows > half.acc_rows and not rtl_wrap:
+        raise _conv_fault(f"the output tile needs {c_rows} accumulator rows (half is {half.acc_rows})", "orows")
     c["b_rows"] = b_rows
+
+
+def conv_params(cfg: GemminiConfig, st: LoopConvState, f: dict, *, rtl_wrap: bool = False) -> dict:
+    """The latched fields plus LoopConvState.derived_params, after the legality checks. With
+    rtl_wrap (timing of programs the C library runs unchecked) a tile larger than the
+    memories is not refused, and padding larger than the input tile wraps the unpadded row
+    and column counts around LoopConv's 16-bit iterators, as the RTL's UInt arithmetic does
+    (the input loader then streams ~65k rows)."""
+    c = dict(st.fields)
+    for name in LATCHED_CONV_FIELDS:
+        c.setdefault(name, 0)
+    mppr = max(1, f["max_pixels_per_row"])
+    pooled = not f["no_pool"] and c["pool_stride"] != 0
+    kdil = max(1, c["kernel_dilation"])
+    _check_conv_flags(cfg.dim, f, c, mppr, kdil, pooled)
+    _derive_input_tile(c, f, kdil, rtl_wrap)
+    _derive_local_layout(cfg, c, f, rtl_wrap)
     c.update(mppr=mppr, kdil=kdil, pooled=pooled, rtl_wrap=rtl_wrap)
     return c
 
@@ -399,128 +413,171 @@ def conv_stream(cfg, st, f, c):
     return loop_conv_program(cfg, st, f, c).triples()
 
 
+class _ConvLayout:
+    """Where one LoopConv loop's tiles live (the section comment above): its scratchpad slot
+    (A from the bottom, B ending at the top) and accumulator half; the local rows of an
+    output pixel, a weight block row and an input pixel."""
+
+    def __init__(self, cfg, st, f, c):
+        half = loop_unit_half(cfg)
+        self.d, self.ds = cfg.dim, f["downsample"]
+        self.t_in, self.t_w0132 = f["trans_input_3120"], f["trans_weight_0132"]
+        self.a_base = (f["a_spad_id"] - 1) * half.sp_rows if f["a_spad_id"] else st.slot * half.sp_rows
+        b_end = f["b_spad_id"] * half.sp_rows if f["b_spad_id"] else (st.slot + 1) * half.sp_rows
+        self.b_base = _wrap(b_end - c["b_rows"], cfg.sp_rows if c["rtl_wrap"] else None)
+        self.acc_base = st.acc_half * half.acc_rows
+        self.B, self.orows, self.ocols = c["batches"], c["orows"], c["ocols"]
+        self.per_b = self.orows * self.ocols
+        self.krows, self.kcols, self.kchs, self.ochs = c["krows"], c["kcols"], c["kchs"], c["ochs"]
+        self.input_spad_stride, self.ds_pixels = c["input_spad_stride"], c["ds_pixels"]
+        self.icols_ds = c["icols"] >> self.ds
+
+    def out_row(self, och, b, orow, ocol):
+        """Accumulator row of an output pixel."""
+        return self.acc_base + (och // self.d) * self.B * self.per_b + b * self.per_b + orow * self.ocols + ocol
+
+    def weight_row(self, och, krow, kcol, kch):
+        """Scratchpad row of a weight block row (kch's for och, och's for kch when transposed)."""
+        taps = krow * self.kcols + kcol
+        if self.t_w0132:
+            return self.b_base + (kch // self.d) * self.krows * self.kcols * self.ochs + taps * self.ochs + och
+        return self.b_base + (och // self.d) * self.krows * self.kcols * self.kchs + taps * self.kchs + kch
+
+    def input_row(self, ich, b, irow, icol):
+        """Scratchpad row of the input pixel at padded (irow, icol), downsampled: ich's
+        channels of batch b, or b's batches of channel ich when transposed."""
+        pix = (irow >> self.ds) * self.icols_ds + (icol >> self.ds)
+        if self.t_in:
+            return self.a_base + (b // self.d) * self.input_spad_stride + ich * self.ds_pixels + pix
+        return self.a_base + (ich // self.d) * self.input_spad_stride + b * self.ds_pixels + pix
+
+
 def _conv(cfg, st, f, c):
-    """The LoopConv FSMs' commands for derived parameters `c` (conv_params), tagged by FSM."""
-    d = cfg.dim
-    ib, ab = cfg.input_bytes, cfg.acc_bytes
-    mbl, mbl_acc = cfg.max_block_len, cfg.max_block_len_acc
-    half_sp = loop_unit_half(cfg).sp_rows
-    ds, idl, mppr = f["downsample"], f["input_dilated"], c["mppr"]
-    t_in, t_w0132, t_w1203, t_out = (f["trans_input_3120"], f["trans_weight_0132"], f["trans_weight_1203"],
-                                     f["trans_output_1203"])
-    B, orows, ocols, ochs = c["batches"], c["orows"], c["ocols"], c["ochs"]
-    krows, kcols, kchs, ichs = c["krows"], c["kcols"], c["kchs"], c["ichs"]
-    irows, icols, kdim = c["irows"], c["icols"], c["kernel_dim"]
-    a_base = (f["a_spad_id"] - 1) * half_sp if f["a_spad_id"] else st.slot * half_sp
-    b_end = f["b_spad_id"] * half_sp if f["b_spad_id"] else (st.slot + 1) * half_sp
-    b_base = _wrap(b_end - c["b_rows"], cfg.sp_rows if c["rtl_wrap"] else None)
-    acc_base = st.acc_half * loop_unit_half(cfg).acc_rows
-    per_b = orows * ocols
-
-    def undil(x):
-        return (x + idl) >> idl
-
-    def out_row(och, b, orow, ocol):      # accumulator row of an output pixel
-        return acc_base + (och // d) * B * per_b + b * per_b + orow * ocols + ocol
-
-    if not (B and orows and ocols and ochs and krows and kcols and kchs):
+    """The LoopConv FSMs' commands for derived parameters `c` (conv_params), tagged by FSM, in
+    program order: bias → weights → inputs → execute → store."""
+    if not (c["batches"] and c["orows"] and c["ocols"] and c["ochs"] and c["krows"] and c["kcols"] and c["kchs"]):
         return
-
-    # ---- bias (LoopConvLdBias): overwrite every output row; zeros when no_bias; skipped if address 0
+    lay = _ConvLayout(cfg, st, f, c)
     if c["bias_addr"]:
-        yield ("bias", None, *cmd("config_ld", state_id=2, shrink=0, block_stride=c["bias_spad_stride"],
-                                  pixel_repeats=1,
-                                  scale=MVIN_SCALE_IDENTITY, stride=0))
-        step = min(ochs, mbl_acc * d)
-        for b in range(B):
-            for orow in range(orows):
-                for ocol in range(0, ocols, d):
-                    for och in range(0, ochs, step):
-                        yield ("bias", None, *cmd("mvin3", dram_addr=0 if f["no_bias"] else c["bias_addr"] + och * ab,
-                                                  local_addr=ACC_BIT | out_row(och, b, orow, ocol),
-                                                  cols=min(step, ochs - och), rows=min(d, ocols - ocol)))
-
-    # ---- weights (LoopConvLdWeight)
+        yield from _conv_bias(cfg, f, c, lay)
     if c["weights_addr"]:
-        if t_w0132:
-            step, wstride = min(kchs, mbl * d), c["in_channels"]
-        else:
-            step, wstride = min(ochs, mbl * d), c["weight_stride"]
-            if t_w1203:
-                wstride = kdim * kdim * c["out_channels"]
-            elif f["dw"]:
-                wstride = 1
-        yield ("weights", None, *cmd("config_ld", state_id=1, shrink=0, block_stride=c["weight_spad_stride"],
-                                     pixel_repeats=1,
-                                     scale=MVIN_SCALE_IDENTITY, stride=wstride * ib))
-        och_it, kch_it = (d, step) if t_w0132 else (step, d)
-        for och in range(0, ochs, och_it):
-            for krow in range(krows):
-                for kcol in range(kcols):
-                    for kch in range(0, kchs, kch_it):
-                        if f["dw"]:
-                            off = krow * kdim + kcol
-                        elif t_w1203:
-                            off = ((kch * kdim * kdim + krow * kdim + kcol) * c["out_channels"] + och)
-                        elif t_w0132:
-                            off = ((krow * kdim * c["out_channels"] + kcol * c["out_channels"] + och)
-                                   * c["in_channels"] + kch)
-                        else:
-                            off = ((krow * kdim * c["in_channels"] + kcol * c["in_channels"] + kch)
-                                   * c["weight_stride"] + och)
-                        if t_w0132:
-                            local = b_base + (kch // d) * krows * kcols * ochs + (krow * kcols + kcol) * ochs + och
-                            rows, cols = min(d, ochs - och), min(step, kchs - kch)
-                        else:
-                            local = b_base + (och // d) * krows * kcols * kchs + (krow * kcols + kcol) * kchs + kch
-                            rows, cols = min(d, kchs - kch), min(step, ochs - och)
-                        yield ("weights", None, *cmd("mvin2", dram_addr=c["weights_addr"] + off * ib, local_addr=local,
-                                                     cols=cols, rows=rows))
-
-    # ---- inputs (LoopConvLdInput): padding pixels come from DRAM address 0 (zeros)
+        yield from _conv_weights(cfg, f, c, lay)
     if c["input_addr"]:
-        irows_unp, icols_unp = c["irows_unpadded"], c["icols_unpadded"]
-        up, lp = undil(c["upad"]), undil(c["lpad"])
-        row_end, col_end = irows_unp + undil(c["dpad"]), icols_unp + undil(c["rpad"])
-        in_rows, in_cols = c["in_row_dim"], c["in_col_dim"]
-        if t_in:
-            step, dstride = min(B, mbl * d), c["batch_size"]
-        else:
-            step, dstride = min(ichs, mbl * d), c["in_stride"]
-        yield ("input", None, *cmd("config_ld", state_id=0, shrink=0, block_stride=c["input_spad_stride"],
-                                   pixel_repeats=mppr,
-                                   scale=MVIN_SCALE_IDENTITY, stride=(dstride * ib) << ds))
-        b_it, ich_it = (step, 1) if t_in else (1, step)
-        for b in range(0, B, b_it):
-            for irow in range(-up, row_end, 1 << ds):
-                icol = -lp
-                while icol < col_end:
-                    if icol < 0:
-                        n = min(-icol, d)
-                    elif icol >= icols_unp:
-                        n = min(col_end - icol, d)
-                    else:
-                        n = min(icols_unp - icol, d << ds)
-                    zeros = irow < 0 or irow >= irows_unp or icol < 0 or icol >= icols_unp
-                    pix = ((irow + up) >> ds) * (icols >> ds) + ((icol + lp) >> ds)
-                    for ich in range(0, ichs, ich_it):
-                        if t_in:
-                            off = ((ich * in_rows * in_cols + irow * in_cols + icol) * c["batch_size"] + b)
-                            local = a_base + (b // d) * c["input_spad_stride"] + ich * c["ds_pixels"] + pix
-                            cols = min(step, B - b)
-                        else:
-                            off = ((b * in_rows * in_cols + irow * in_cols + icol) * c["in_stride"] + ich)
-                            local = a_base + (ich // d) * c["input_spad_stride"] + b * c["ds_pixels"] + pix
-                            cols = min(step, ichs - ich)
-                        yield ("input", None, *cmd("mvin", dram_addr=0 if zeros else c["input_addr"] + off * ib,
-                                                   local_addr=local,
-                                                   cols=cols, rows=n >> ds))
-                    icol += n
+        yield from _conv_inputs(cfg, f, c, lay)
+    yield from _conv_execute(cfg, f, c, lay)
+    if c["output_addr"]:
+        yield from (_conv_pooled_store if c["pooled"] else _conv_store)(cfg, f, c, lay)
+        st.acc_half ^= 1
+    st.slot ^= 1
 
-    # ---- execute (LoopConvExecute): och → krow → kcol → kch → b → orow → ocol
+
+def _conv_bias(cfg, f, c, lay):
+    """LoopConvLdBias: overwrite every output row; zeros (from DRAM address 0) when no_bias."""
+    d, ochs = cfg.dim, lay.ochs
+    yield ("bias", None, *cmd("config_ld", state_id=2, shrink=0, block_stride=c["bias_spad_stride"],
+                              pixel_repeats=1, scale=MVIN_SCALE_IDENTITY, stride=0))
+    step = min(ochs, cfg.max_block_len_acc * d)
+    for b in range(lay.B):
+        for orow in range(lay.orows):
+            for ocol in range(0, lay.ocols, d):
+                for och in range(0, ochs, step):
+                    yield ("bias", None, *cmd("mvin3", dram_addr=0 if f["no_bias"] else c["bias_addr"] + och * cfg.acc_bytes,
+                                              local_addr=ACC_BIT | lay.out_row(och, b, orow, ocol),
+                                              cols=min(step, ochs - och), rows=min(d, lay.ocols - ocol)))
+
+
+def _weight_offset(f, c, och, krow, kcol, kch):
+    """DRAM element offset of a weight block row in the layout funct 15's flags select."""
+    kdim = c["kernel_dim"]
+    if f["dw"]:
+        return krow * kdim + kcol
+    if f["trans_weight_1203"]:
+        return (kch * kdim * kdim + krow * kdim + kcol) * c["out_channels"] + och
+    if f["trans_weight_0132"]:
+        return (krow * kdim * c["out_channels"] + kcol * c["out_channels"] + och) * c["in_channels"] + kch
+    return (krow * kdim * c["in_channels"] + kcol * c["in_channels"] + kch) * c["weight_stride"] + och
+
+
+def _conv_weights(cfg, f, c, lay):
+    """LoopConvLdWeight: MAX_BLOCK_LEN blocks of output channels (of kernel channels when
+    transposed 0132) per mvin, one per tap and DIM kernel (output) channels."""
+    d, ib, ochs, kchs = cfg.dim, cfg.input_bytes, lay.ochs, lay.kchs
+    t_w0132 = f["trans_weight_0132"]
+    if t_w0132:
+        step, wstride = min(kchs, cfg.max_block_len * d), c["in_channels"]
+    else:
+        step, wstride = min(ochs, cfg.max_block_len * d), c["weight_stride"]
+        if f["trans_weight_1203"]:
+            wstride = c["kernel_dim"] * c["kernel_dim"] * c["out_channels"]
+        elif f["dw"]:
+            wstride = 1
+    yield ("weights", None, *cmd("config_ld", state_id=1, shrink=0, block_stride=c["weight_spad_stride"],
+                                 pixel_repeats=1, scale=MVIN_SCALE_IDENTITY, stride=wstride * ib))
+    och_it, kch_it = (d, step) if t_w0132 else (step, d)
+    for och in range(0, ochs, och_it):
+        for krow in range(lay.krows):
+            for kcol in range(lay.kcols):
+                for kch in range(0, kchs, kch_it):
+                    if t_w0132:
+                        rows, cols = min(d, ochs - och), min(step, kchs - kch)
+                    else:
+                        rows, cols = min(d, kchs - kch), min(step, ochs - och)
+                    yield ("weights", None, *cmd("mvin2", dram_addr=c["weights_addr"] + _weight_offset(
+                        f, c, och, krow, kcol, kch) * ib, local_addr=lay.weight_row(och, krow, kcol, kch),
+                        cols=cols, rows=rows))
+
+
+def _conv_inputs(cfg, f, c, lay):
+    """LoopConvLdInput: the input tile row by row, a run of up to DIM pixels (DIM << downsample
+    columns) per mvin; padding pixels come from DRAM address 0 (zeros)."""
+    d, ib, ds, t_in = cfg.dim, cfg.input_bytes, f["downsample"], f["trans_input_3120"]
+    idl, B, ichs = f["input_dilated"], lay.B, c["ichs"]
+    irows_unp, icols_unp = c["irows_unpadded"], c["icols_unpadded"]
+    up, lp = _undilated(c["upad"], idl), _undilated(c["lpad"], idl)
+    row_end, col_end = irows_unp + _undilated(c["dpad"], idl), icols_unp + _undilated(c["rpad"], idl)
+    in_rows, in_cols = c["in_row_dim"], c["in_col_dim"]
+    if t_in:
+        step, dstride = min(B, cfg.max_block_len * d), c["batch_size"]
+    else:
+        step, dstride = min(ichs, cfg.max_block_len * d), c["in_stride"]
+    yield ("input", None, *cmd("config_ld", state_id=0, shrink=0, block_stride=c["input_spad_stride"],
+                               pixel_repeats=c["mppr"], scale=MVIN_SCALE_IDENTITY, stride=(dstride * ib) << ds))
+    b_it, ich_it = (step, 1) if t_in else (1, step)
+    for b in range(0, B, b_it):
+        for irow in range(-up, row_end, 1 << ds):
+            icol = -lp
+            while icol < col_end:
+                if icol < 0:
+                    n = min(-icol, d)
+                elif icol >= icols_unp:
+                    n = min(col_end - icol, d)
+                else:
+                    n = min(icols_unp - icol, d << ds)
+                zeros = irow < 0 or irow >= irows_unp or icol < 0 or icol >= icols_unp
+                for ich in range(0, ichs, ich_it):
+                    if t_in:
+                        off = (ich * in_rows * in_cols + irow * in_cols + icol) * c["batch_size"] + b
+                        cols = min(step, B - b)
+                    else:
+                        off = (b * in_rows * in_cols + irow * in_cols + icol) * c["in_stride"] + ich
+                        cols = min(step, ichs - ich)
+                    yield ("input", None, *cmd("mvin", dram_addr=0 if zeros else c["input_addr"] + off * ib,
+                                               local_addr=lay.input_row(ich, b, irow + up, icol + lp),
+                                               cols=cols, rows=n >> ds))
+                icol += n
+
+
+def _conv_execute(cfg, f, c, lay):
+    """LoopConvExecute: och → krow → kcol → kch → b → orow → ocol, each weight block preloaded
+    once and reused over the batch and output pixels; rows/cols of A (I×K) and B (K×J) as fed."""
+    d, idl, mppr, t_in = cfg.dim, f["input_dilated"], c["mppr"], f["trans_input_3120"]
+    B, orows, ocols, ochs = lay.B, lay.orows, lay.ocols, lay.ochs
+    krows, kcols, kchs = lay.krows, lay.kcols, lay.kchs
     if t_in:   # A is read across channels, C written across batches
-        yield ("ex", None, *cmd("config_ex", set_only_strides=1, a_stride=irows * icols, c_stride=orows * ocols))
+        yield ("ex", None, *cmd("config_ex", set_only_strides=1, a_stride=c["irows"] * c["icols"],
+                                c_stride=orows * ocols))
     upad, lpad, kdil, stride = c["upad"], c["lpad"], c["kdil"], c["stride"]
+    input_row, out_row = lay.input_row, lay.out_row
     for och in range(0, ochs, d):
         J = min(d, ochs - och)
         for krow in range(krows):
@@ -530,10 +587,7 @@ def _conv(cfg, st, f, c):
                 pixels = min(mppr, kcols - kcol)
                 for kch in range(0, kchs, d):
                     K = pixels * min(d, kchs - kch)
-                    if t_w0132:
-                        b_addr = b_base + (kch // d) * krows * kcols * ochs + (krow_ * kcols + kcol_) * ochs + och
-                    else:
-                        b_addr = b_base + (och // d) * krows * kcols * kchs + (krow_ * kcols + kcol_) * kchs + kch
+                    b_addr = lay.weight_row(och, krow_, kcol_, kch)
                     new_weights = True
                     for b in range(0, B, d if t_in else 1):
                         for orow in range(orows):
@@ -542,17 +596,9 @@ def _conv(cfg, st, f, c):
                                 if idl and ((krow * kdil + orow - upad) & 1 or (kcol * kdil + ocol - lpad) & 1):
                                     ocol += 1          # a zero row/column of the dilated input
                                     continue
-                                irow = undil(orow * stride + krow * kdil)
-                                icol = undil(ocol * stride + kcol * kdil)
-                                if t_in:
-                                    I = min(d, B - b)
-                                    a_addr = (a_base + (b // d) * c["input_spad_stride"] + kch * c["ds_pixels"]
-                                              + (irow >> ds) * (icols >> ds) + (icol >> ds))
-                                else:
-                                    I = undil(min(ocols - ocol, d << idl))
-                                    a_addr = (a_base + (kch // d) * c["input_spad_stride"] + b * c["ds_pixels"]
-                                              + (irow >> ds) * (icols >> ds) + (icol >> ds))
-                                # rows/cols of A (I×K) and B (K×J) as fed, transposed or not
+                                I = min(d, B - b) if t_in else _undilated(min(ocols - ocol, d << idl), idl)
+                                a_addr = input_row(kch, b, _undilated(orow * stride + krow * kdil, idl),
+                                                   _undilated(ocol * stride + kcol * kdil, idl))
                                 yield ("ex", None, *cmd("preload", bd_addr=b_addr if new_weights else GARBAGE_ADDR,
                                                         bd_rows=K, bd_cols=J,
                                                         c_addr=ACC_BIT | ACCUMULATE_BIT | out_row(och, b, orow, ocol),
@@ -563,36 +609,39 @@ def _conv(cfg, st, f, c):
                                 new_weights = False
                                 ocol += 1 if t_in else d << idl
 
-    # ---- store (LoopConvSt): plain mvouts, or pooled ones between two config_st
-    if c["output_addr"]:
-        out = c["output_addr"]
-        if not c["pooled"]:
-            for b in range(B):
-                for orow in range(orows):
-                    for ocol in range(0, ocols, d):
-                        for och in range(0, ochs, d):
-                            if t_out:
-                                off = ((orow * c["out_col_dim"] * c["batch_size"] + ocol * c["batch_size"] + b)
-                                       * c["out_channels"] + och)
-                            else:
-                                off = ((b * c["out_row_dim"] * c["out_col_dim"] + orow * c["out_col_dim"] + ocol)
-                                       * c["out_stride"] + och)
-                            yield ("st", None, *cmd("mvout", dram_addr=out + off * ib,
-                                                    local_addr=ACC_BIT | out_row(och, b, orow, ocol),
-                                                    cols=min(d, ochs - och), rows=min(d, ocols - ocol)))
-        else:
-            yield ("st", None, *cmd("config_st", activation=f["activation"], pool_stride=c["pool_stride"],
-                                    pool_size=c["pool_size"], upad=c["pupad"], lpad=c["plpad"],
-                                    pool_out_dim=c["pool_out_col_dim"], porows=c["porows"], pocols=c["pocols"],
-                                    orows=orows, ocols=ocols, stride=c["out_stride"] * ib,
-                                    acc_scale=ACC_SCALE_NO_CHANGE))
-            for b in range(B):
+
+def _conv_store(cfg, f, c, lay):
+    """LoopConvSt without pooling: one mvout per DIM output pixels and DIM channels."""
+    d, ib, ochs = cfg.dim, cfg.input_bytes, lay.ochs
+    for b in range(lay.B):
+        for orow in range(lay.orows):
+            for ocol in range(0, lay.ocols, d):
                 for och in range(0, ochs, d):
-                    off = b * c["pool_out_row_dim"] * c["pool_out_col_dim"] * c["out_stride"] + och
-                    yield ("st", None, *cmd("mvout", dram_addr=out + off * ib,
-                                            local_addr=ACC_BIT | out_row(och, b, 0, 0),
-                                            cols=min(d, ochs - och), rows=0))
-            yield ("st", None, *cmd("config_st", activation=f["activation"], stride=c["out_stride"] * ib,
-                                    acc_scale=ACC_SCALE_NO_CHANGE))
-        st.acc_half ^= 1
-    st.slot ^= 1
+                    if f["trans_output_1203"]:
+                        off = ((orow * c["out_col_dim"] * c["batch_size"] + ocol * c["batch_size"] + b)
+                               * c["out_channels"] + och)
+                    else:
+                        off = ((b * c["out_row_dim"] * c["out_col_dim"] + orow * c["out_col_dim"] + ocol)
+                               * c["out_stride"] + och)
+                    yield ("st", None, *cmd("mvout", dram_addr=c["output_addr"] + off * ib,
+                                            local_addr=ACC_BIT | lay.out_row(och, b, orow, ocol),
+                                            cols=min(d, ochs - och), rows=min(d, lay.ocols - ocol)))
+
+
+def _conv_pooled_store(cfg, f, c, lay):
+    """LoopConvSt with pooling: config_st's pooling fields, one mvout per batch and DIM
+    channels (the store unit walks the windows), then config_st back without pooling."""
+    d, ib, ochs = cfg.dim, cfg.input_bytes, lay.ochs
+    yield ("st", None, *cmd("config_st", activation=f["activation"], pool_stride=c["pool_stride"],
+                            pool_size=c["pool_size"], upad=c["pupad"], lpad=c["plpad"],
+                            pool_out_dim=c["pool_out_col_dim"], porows=c["porows"], pocols=c["pocols"],
+                            orows=lay.orows, ocols=lay.ocols, stride=c["out_stride"] * ib,
+                            acc_scale=ACC_SCALE_NO_CHANGE))
+    for b in range(lay.B):
+        for och in range(0, ochs, d):
+            off = b * c["pool_out_row_dim"] * c["pool_out_col_dim"] * c["out_stride"] + och
+            yield ("st", None, *cmd("mvout", dram_addr=c["output_addr"] + off * ib,
+                                    local_addr=ACC_BIT | lay.out_row(och, b, 0, 0),
+                                    cols=min(d, ochs - och), rows=0))
+    yield ("st", None, *cmd("config_st", activation=f["activation"], stride=c["out_stride"] * ib,
+                            acc_scale=ACC_SCALE_NO_CHANGE))

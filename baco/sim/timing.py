@@ -521,120 +521,147 @@ class TimingModel:
 
     def _cost(self, name, f, unit, dispatch):
         """(earliest start, occupancy, total latency, read ranges, write ranges)."""
-        cfg, k = self.cfg, self.k
-        d = cfg.dim
         if name.startswith("config"):
-            if name == "config_st":
-                self.pool = f if f["pool_stride"] else None
-            elif name == "config_ld" and f["state_id"] < 3:
-                self.shrink[f["state_id"]] = f["shrink"]
-            elif name == "config_ex":
-                self.ex_strides = (f["a_stride"], f["c_stride"])
-                if not f["set_only_strides"]:
-                    self.ex_mode = (f["dataflow"], f["a_transpose"], f["b_transpose"])
-            return dispatch, 1.0, 1.0, [], []
+            return self._config_cost(name, f, dispatch)
         if name.startswith("mvin"):
-            addr, rows, cols = f["local_addr"], f["rows"], f["cols"]
-            acc = bool(addr & ACC_BIT)
-            shrunk = self.shrink[COMMANDS[name].load_slot]      # int8 in DRAM, widened into the accumulator
-            esize = cfg.acc_bytes if acc and not shrunk else cfg.input_bytes
-            blocks = max(1, -(-cols // d))
-            if not f["dram_addr"]:     # zero fill: no DRAM requests
-                occ = self.k.dma_cmd_overhead + rows
-            else:
-                occ = self._dma(rows, cols * esize, "ld")
-            if f["dram_addr"]:
-                self.stats["dram_bytes_in"] += rows * cols * esize
-            self.stats["accumulator_writes" if acc else "scratchpad_writes"] += rows * cols
-            w = self._range(addr, rows, blocks, d)
-            return dispatch, occ, occ + k.dram_latency, [], [w]
+            return self._mvin_cost(name, f, dispatch)
         if name == "mvout":
-            addr, rows, cols = f["local_addr"], f["rows"], f["cols"]
-            acc = bool(addr & ACC_BIT)
-            out_bytes = cfg.acc_bytes if (acc and addr & READ_FULL_BIT) else cfg.input_bytes
-            blocks = max(1, -(-cols // d))
-            rows_read, image_rows, pool_cycles = rows, rows, 0
-            if self.pool:   # pooled: the StoreController reads each window position of each pooled
-                # pixel (one local row a cycle, G:StoreController pool_total_rows), writes porows×pocols rows
-                p = self.pool
-                rows = p["porows"] * p["pocols"]
-                rows_read = pool_cycles = rows * p["pool_size"] ** 2
-                image_rows = p["orows"] * p["ocols"]
-            occ = self._dma(rows, cols * out_bytes, "st") + pool_cycles + (k.acc_scale_latency if acc else 0)
-            self.waits["pool_cycles"] += pool_cycles
-            self.stats["dram_bytes_out"] += rows * cols * out_bytes
-            self.stats["accumulator_reads" if acc else "scratchpad_reads"] += rows_read * cols
-            r = self._range(addr, image_rows, blocks, d)
-            return dispatch, occ, occ + k.dram_latency, [r], []
+            return self._mvout_cost(f, dispatch)
         if name == "preload":
-            if is_garbage(f["bd_addr"]):
-                self.waits["b_garbage"] += d
-            self.preload = f
-            self.preload_waiting = True
-            self.pending_weights = not is_garbage(f["bd_addr"])
-            ws, _, b_t = self.ex_mode
-            return dispatch, 0.0, 0.0, [self._range(f["bd_addr"], f["bd_cols"] if ws and b_t else f["bd_rows"])], []
+            return self._preload_cost(f, dispatch)
         if name in ("compute_preloaded", "compute_accumulated"):
-            pre = getattr(self, "preload", None) or {"c_addr": 0xFFFFFFFF, "c_rows": 0, "c_cols": 0}
-            # the ExecuteController feeds DIM rows, or only A's (at least 4) in WS when no operand
-            # goes through the transposer (OS feeds A through it unless A is transposed)
-            ws, a_t, b_t = self.ex_mode
-            transposer = (a_t or b_t) if ws else (not a_t or b_t)
-            rows = d if transposer or not ws else max(f["a_rows"], MIN_FEED_ROWS)
-            occ = rows + k.compute_overhead
-            if ws and b_t and name == "compute_preloaded" and self.pending_weights:
-                # the TransposePreloadUnroller splits the weight preload off into a compute of its own
-                occ += d
-                self.waits["transpose_unroller"] += d
-            start = dispatch
-            if is_garbage(f["a_addr"]):
-                self.waits["a_garbage"] += occ
-            if is_garbage(f["bd_addr"]):
-                self.waits["d_garbage"] += occ
-            if self.preload_waiting and not (ws and b_t):
-                # the ExecuteController runs a compute together with the preload behind it
-                # (perform_mul_pre) when that preload and its compute were queued as the compute
-                # began: new weights then stream in during its rows, DIM of them. Otherwise the
-                # preload is an operation of its own (perform_single_preload) once the unit is
-                # free: DIM rows, or MIN_FEED_ROWS for a WS preload of no new weights.
-                queued = max(dispatch, self.preload_ready)
-                if queued <= self.last_compute_start:
-                    weights_in = self.last_compute_start + (d if self.pending_weights else 0)
-                else:
-                    alone = d if self.pending_weights or transposer or not ws else MIN_FEED_ROWS
-                    weights_in = max(queued, self.unit_free["ex"]) + alone
-                    self.busy["ex"] += alone
-                    self.intervals["ex_active"].append((weights_in - alone, weights_in))
-                    self.intervals["ex"].append((weights_in - alone, weights_in))
-                self.waits["ex_weight_wait"] += max(0.0, weights_in - max(start, self.unit_free["ex"]))
-                start = max(start, weights_in)
-            self.preload_waiting = False
-            if name == "compute_preloaded" and self.pending_weights:
-                self.stats["registers"] += pre.get("bd_rows", d) * pre.get("bd_cols", d)
-                self.stats["scratchpad_reads"] += pre.get("bd_rows", d) * pre.get("bd_cols", d)
-            # useful MACs: in WS only the rows and columns of the B block held in the array (the
-            # first compute into a strip writes whole DIM-wide accumulator rows, zeros past B's columns)
-            c_cols = pre.get("c_cols", d) or d
-            if ws:
-                if name == "compute_preloaded" and self.pending_weights:
-                    self.weights = (pre["bd_rows"], pre["bd_cols"])
-                self.stats["macs"] += f["a_rows"] * min(f["a_cols"], self.weights[0]) * min(c_cols, self.weights[1])
-            else:
-                self.stats["macs"] += f["a_rows"] * f["a_cols"] * c_cols
-            self.pending_weights = False
-            self.stats["scratchpad_reads"] += f["a_rows"] * f["a_cols"]
-            # local rows touched: a transposed operand reads its cols as stored rows; A row r is
-            # at a_addr + r·a_stride and C row r at c_addr + r·c_stride
-            a_stride, c_stride = self.ex_strides
-            c = self._range(pre["c_addr"], 1, pre["c_rows"], c_stride)
-            if c and c[0]:
-                self.stats["accumulator_writes"] += pre["c_rows"] * pre["c_cols"]
-                self.stats["accumulator_reads"] += pre["c_rows"] * pre["c_cols"]
-            reads = [self._range(f["a_addr"], 1, f["a_cols"] if a_t else f["a_rows"], a_stride),
-                     self._range(f["bd_addr"], f["bd_cols"] if b_t and not ws else f["bd_rows"])]
-            total = occ + k.array_depth_factor * d
-            return start, occ, total, reads, [c]
+            return self._compute_cost(name, f, dispatch)
         return dispatch, 0.0, 0.0, [], []
+
+    def _config_cost(self, name, f, dispatch):
+        """A config command latches the state later commands' costs read."""
+        if name == "config_st":
+            self.pool = f if f["pool_stride"] else None
+        elif name == "config_ld" and f["state_id"] < 3:
+            self.shrink[f["state_id"]] = f["shrink"]
+        elif name == "config_ex":
+            self.ex_strides = (f["a_stride"], f["c_stride"])
+            if not f["set_only_strides"]:
+                self.ex_mode = (f["dataflow"], f["a_transpose"], f["b_transpose"])
+        return dispatch, 1.0, 1.0, [], []
+
+    def _mvin_cost(self, name, f, dispatch):
+        cfg = self.cfg
+        addr, rows, cols = f["local_addr"], f["rows"], f["cols"]
+        acc = bool(addr & ACC_BIT)
+        shrunk = self.shrink[COMMANDS[name].load_slot]      # int8 in DRAM, widened into the accumulator
+        esize = cfg.acc_bytes if acc and not shrunk else cfg.input_bytes
+        blocks = max(1, -(-cols // cfg.dim))
+        if not f["dram_addr"]:     # zero fill: no DRAM requests
+            occ = self.k.dma_cmd_overhead + rows
+        else:
+            occ = self._dma(rows, cols * esize, "ld")
+            self.stats["dram_bytes_in"] += rows * cols * esize
+        self.stats["accumulator_writes" if acc else "scratchpad_writes"] += rows * cols
+        w = self._range(addr, rows, blocks, cfg.dim)
+        return dispatch, occ, occ + self.k.dram_latency, [], [w]
+
+    def _mvout_cost(self, f, dispatch):
+        cfg, k = self.cfg, self.k
+        addr, rows, cols = f["local_addr"], f["rows"], f["cols"]
+        acc = bool(addr & ACC_BIT)
+        out_bytes = cfg.acc_bytes if (acc and addr & READ_FULL_BIT) else cfg.input_bytes
+        blocks = max(1, -(-cols // cfg.dim))
+        rows_read, image_rows, pool_cycles = rows, rows, 0
+        if self.pool:   # pooled: the StoreController reads each window position of each pooled
+            # pixel (one local row a cycle, G:StoreController pool_total_rows), writes porows×pocols rows
+            p = self.pool
+            rows = p["porows"] * p["pocols"]
+            rows_read = pool_cycles = rows * p["pool_size"] ** 2
+            image_rows = p["orows"] * p["ocols"]
+        occ = self._dma(rows, cols * out_bytes, "st") + pool_cycles + (k.acc_scale_latency if acc else 0)
+        self.waits["pool_cycles"] += pool_cycles
+        self.stats["dram_bytes_out"] += rows * cols * out_bytes
+        self.stats["accumulator_reads" if acc else "scratchpad_reads"] += rows_read * cols
+        r = self._range(addr, image_rows, blocks, cfg.dim)
+        return dispatch, occ, occ + k.dram_latency, [r], []
+
+    def _preload_cost(self, f, dispatch):
+        """A preload takes no unit time of its own here: it waits for the compute it is fed
+        with (_weights_in); its B rows are read then."""
+        if is_garbage(f["bd_addr"]):
+            self.waits["b_garbage"] += self.cfg.dim
+        self.preload = f
+        self.preload_waiting = True
+        self.pending_weights = not is_garbage(f["bd_addr"])
+        ws, _, b_t = self.ex_mode
+        return dispatch, 0.0, 0.0, [self._range(f["bd_addr"], f["bd_cols"] if ws and b_t else f["bd_rows"])], []
+
+    def _compute_cost(self, name, f, dispatch):
+        d = self.cfg.dim
+        pre = getattr(self, "preload", None) or {"c_addr": 0xFFFFFFFF, "c_rows": 0, "c_cols": 0}
+        # the ExecuteController feeds DIM rows, or only A's (at least 4) in WS when no operand
+        # goes through the transposer (OS feeds A through it unless A is transposed)
+        ws, a_t, b_t = self.ex_mode
+        transposer = (a_t or b_t) if ws else (not a_t or b_t)
+        rows = d if transposer or not ws else max(f["a_rows"], MIN_FEED_ROWS)
+        occ = rows + self.k.compute_overhead
+        if ws and b_t and name == "compute_preloaded" and self.pending_weights:
+            # the TransposePreloadUnroller splits the weight preload off into a compute of its own
+            occ += d
+            self.waits["transpose_unroller"] += d
+        start = dispatch
+        if is_garbage(f["a_addr"]):
+            self.waits["a_garbage"] += occ
+        if is_garbage(f["bd_addr"]):
+            self.waits["d_garbage"] += occ
+        if self.preload_waiting and not (ws and b_t):
+            start = max(start, self._weights_in(dispatch, transposer))
+        self.preload_waiting = False
+        self._count_compute(name, f, pre, ws)
+        # local rows touched: a transposed operand reads its cols as stored rows; A row r is
+        # at a_addr + r·a_stride and C row r at c_addr + r·c_stride
+        a_stride, c_stride = self.ex_strides
+        c = self._range(pre["c_addr"], 1, pre["c_rows"], c_stride)
+        if c and c[0]:
+            self.stats["accumulator_writes"] += pre["c_rows"] * pre["c_cols"]
+            self.stats["accumulator_reads"] += pre["c_rows"] * pre["c_cols"]
+        reads = [self._range(f["a_addr"], 1, f["a_cols"] if a_t else f["a_rows"], a_stride),
+                 self._range(f["bd_addr"], f["bd_cols"] if b_t and not ws else f["bd_rows"])]
+        return start, occ, occ + self.k.array_depth_factor * d, reads, [c]
+
+    def _weights_in(self, dispatch, transposer):
+        """When the weights of the preload waiting for this compute are in the array. The
+        ExecuteController runs a compute together with the preload behind it (perform_mul_pre)
+        when that preload and its compute were queued as the compute began: new weights then
+        stream in during its rows, DIM of them. Otherwise the preload is an operation of its
+        own (perform_single_preload) once the unit is free: DIM rows, or MIN_FEED_ROWS for a
+        WS preload of no new weights."""
+        d, ws = self.cfg.dim, self.ex_mode[0]
+        queued = max(dispatch, self.preload_ready)
+        if queued <= self.last_compute_start:
+            weights_in = self.last_compute_start + (d if self.pending_weights else 0)
+        else:
+            alone = d if self.pending_weights or transposer or not ws else MIN_FEED_ROWS
+            weights_in = max(queued, self.unit_free["ex"]) + alone
+            self.busy["ex"] += alone
+            self.intervals["ex_active"].append((weights_in - alone, weights_in))
+            self.intervals["ex"].append((weights_in - alone, weights_in))
+        self.waits["ex_weight_wait"] += max(0.0, weights_in - max(dispatch, self.unit_free["ex"]))
+        return weights_in
+
+    def _count_compute(self, name, f, pre, ws):
+        """A compute's register writes, scratchpad reads and useful MACs: in WS only the rows
+        and columns of the B block held in the array (the first compute into a strip writes
+        whole DIM-wide accumulator rows, zeros past B's columns)."""
+        d = self.cfg.dim
+        if name == "compute_preloaded" and self.pending_weights:
+            self.stats["registers"] += pre.get("bd_rows", d) * pre.get("bd_cols", d)
+            self.stats["scratchpad_reads"] += pre.get("bd_rows", d) * pre.get("bd_cols", d)
+        c_cols = pre.get("c_cols", d) or d
+        if ws:
+            if name == "compute_preloaded" and self.pending_weights:
+                self.weights = (pre["bd_rows"], pre["bd_cols"])
+            self.stats["macs"] += f["a_rows"] * min(f["a_cols"], self.weights[0]) * min(c_cols, self.weights[1])
+        else:
+            self.stats["macs"] += f["a_rows"] * f["a_cols"] * c_cols
+        self.pending_weights = False
+        self.stats["scratchpad_reads"] += f["a_rows"] * f["a_cols"]
 
     # ---- results ------------------------------------------------------------------
     @property
