@@ -390,7 +390,7 @@ def perf_shape_section(library_bin) -> None:
     import re
     M, N, K = PERF_SHAPE
     cfg = GemminiConfig.from_capacity(16, 256, 64)
-    s = default_gemm_schedule(M, N, K, cfg, True)
+    s = default_gemm_schedule(M, N, K, cfg, True, bias=True)
     args = launch_args(M, N, K, True)
     bias = np.zeros(N, np.int32)
     options = dict(RELU=False, OUT_INT8=True, schedule=s, config=cfg, bias_ptr=bias)

@@ -6,8 +6,6 @@ import math
 import numpy as np
 import torch
 
-from baco.gemmini.config import GemminiConfig
-from baco.gemmini.loop_ws_timing import loop_ws_stream_cycles, program_matmul_tiles
 from baco.gemmini.schedule import loop_ws_fits, schedule_problems
 from baco.tuner import costmodel, kernel_model, residual
 from baco.tuner.emit import result_dict
@@ -50,9 +48,8 @@ def test_chosen_schedule_is_the_fastest_variant_the_compiler_accepts():
             with torch.no_grad():     # the program's Gemmini cycles with the CPU issuing it
                 if loop_ws:         # the compiler emits LOOP_WS: the loop unit's walk
                     M, N, K = layer.P, layer.K, layer.C
-                    walk = loop_ws_stream_cycles(program_matmul_tiles(M, N, K, min(s.m_rows, M), min(s.block_n, N),
-                                                                      min(s.block_k, K), cfg.dim),
-                                                 GemminiConfig(dim=cfg.dim), out_int8=KERNEL_OUT_INT8)
+                    walk = kernel_model.loop_ws_walk(M, N, K, min(s.m_rows, M), min(s.block_n, N),
+                                                     min(s.block_k, K), cfg.dim)
                     gemmini = torch.tensor([walk], dtype=torch.float64)
                 else:
                     gemmini = residual.compiled_cycles(layer, temporal, (sC, sK), hw_t, double_buffer=double_buffer,

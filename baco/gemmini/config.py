@@ -148,6 +148,20 @@ class GemminiConfig:
 DEFAULT_CONFIG = GemminiConfig()
 
 
+@dataclass(frozen=True)
+class Footprint:
+    """Rows of the scratchpad and of the accumulator (a schedule's, or a loop unit's share)."""
+    sp_rows: int
+    acc_rows: int
+
+
+def loop_unit_half(cfg: GemminiConfig) -> Footprint:
+    """The rows one hardware loop (LoopMatmul's LOOP_WS, LoopConv's LOOP_CONV_WS) may use: half of
+    the scratchpad and half of the accumulator, so the unit holds two loops at once (one loading
+    while the other computes; gemmini-isa.md §5.3, Capacity)."""
+    return Footprint(sp_rows=cfg.sp_rows // 2, acc_rows=cfg.acc_rows // 2)
+
+
 def as_config(config) -> GemminiConfig:
     """The Gemmini a caller gave: `config` itself (a GemminiConfig), a default one for None, else
     a TypeError naming `config` (nothing is converted)."""

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import math
 
-from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import loop_unit_half
+from baco.gemmini.config import GemminiConfig, loop_unit_half
 
 
 def _ceil_to(n: int, m: int) -> int:

@@ -1,190 +1,304 @@
-"""LoopMatmul's timing as the cycle model runs it, in closed form: one pure walk over a stream of
-LOOP_WS tiles (the C library's tiled_matmul_auto tiles, or the K steps of the programs baco's GEMM
-kernel compiles to, one LOOP_WS a step: baco.passes.loop_ws), so that the tuner's models
-(baco.tuner.kernel_model) price both programs the same way. Pure Python: imports only baco.gemmini.
+"""LoopMatmul's timing as the cycle model runs it, walked loop by loop: one pure function over a
+sequence of LOOP_WS loops (the programs baco's GEMM kernel compiles to, or the C library's
+tiled_matmul tiles) and the CPU that issues them, so that the compiler's default GEMM schedule
+(baco.gemmini.schedule) ranks its candidates by what the cycle model would measure, not by a
+separate analytical guess. Pure Python: imports only baco.gemmini.
 
-A stream is a list of (item, how many times in a row); an item is a tile or a stream. A tile is
-(I, pad_i, J, pad_j, Kb, pad_k, stores_c, moves_a, moves_b, explicit_b): one LOOP_WS of I x J
-output blocks over Kb K blocks (pads: the elements past the matrix in the last block of each),
-storing C or not, moving A and B in itself or not, and explicit_b > 0 when B's explicit_b rows are
-moved in by raw mvins just before it (they wait for the loop unit to drain)."""
+The walk follows baco.sim.timing's LoopMatmul (its constants are the cycle model's,
+TimingConstants): two loops in flight, taking the loop slots in turn, each slot's A and B in its
+own scratchpad half; LdD, then LdA and LdB on the one DMA loader in the order LoopMatmul's
+arbiter interleaves them (B's first block, then whichever is behind in k; A moves MAX_BLOCK_LEN
+k blocks a command, B a k row of up to MAX_BLOCK_LEN blocks); the execute FSM k -> j -> i behind
+the loads of its k step, each (k, j) weight block preloaded under the previous compute (DIM rows
+at least), a k step no faster than the accumulator rows it rewrites come back through the array;
+StC behind the last k step's computes, then the next loop that stores C uses the other
+accumulator half and waits for the stores that read it before. A loop takes a slot once the
+loop two before it has issued its last command, and the CPU waits for that."""
 from __future__ import annotations
 
-import functools
+import math
+from dataclasses import dataclass
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.heuristics import tiled_matmul_auto
 from baco.gemmini.isa import CONCURRENT_LOOPS, MIN_FEED_ROWS
-from baco.gemmini.schedule import dma_cycles
-from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
+from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
 
-def library_matmul_tiles(M: int, N: int, K: int, cfg: GemminiConfig) -> list:
-    """The stream of the C library's tiled_matmul_auto (baco.sim.clib.matmul_stream): one LOOP_WS a
-    tile in tiled_matmul_outer's order (i, j, k), C stored by the last k tile, A (B) moved in unless
-    the library keeps it in the scratchpad across tiles (tiled_matmul_outer's reuse, when its tiles
-    along the other dimension times those along K are at most two)."""
+@dataclass(frozen=True)
+class LoopWs:
+    """One LOOP_WS: I x J x K DIM blocks (the last of each padded by pad_*), whether LoopMatmul
+    moves A and B itself (else they are in the scratchpad already), D (a bias) moved in first,
+    C stored at the end (int32 `full_c`, else int8), `raw_b`: rows of B moved in by explicit
+    mvins just before it (they wait for the loop unit to drain), `cpu`: the CPU's instructions
+    before it is issued (its loop registers and whatever comes before them), and `commands`: the
+    RoCC commands the CPU issues for it (counted, not timed: `cpu` holds their cost)."""
+    I: int
+    J: int
+    K: int
+    pad_i: int = 0
+    pad_j: int = 0
+    pad_k: int = 0
+    load_a: bool = True
+    load_b: bool = True
+    bias: bool = False
+    store: bool = True
+    full_c: bool = True
+    raw_b: int = 0
+    cpu: float = 0.0
+    commands: int = 0
+
+
+def loop_ws_stream_cycles(loops, cfg: GemminiConfig, k: TimingConstants = DEFAULT_CONSTANTS) -> dict:
+    """Cycles of a sequence of LOOP_WS loops on the cycle model: `gemmini` (the commands arriving
+    for free) and `cycles` (the CPU issuing them at cpu_cycles_per_instruction, waiting while no
+    loop slot is free; to the closing fence). `loops` is run-length encoded: each item a LoopWs or
+    (items, count), items repeated `count` times (the programs of a grid: a run of equal programs
+    reaches a periodic regime, which the walk extrapolates)."""
+    loops = list(loops)
+    return {"gemmini": _Walk(cfg, k, cpu=False).run(loops), "cycles": loop_ws_end_to_end(loops, cfg, k)}
+
+
+def loop_ws_end_to_end(loops, cfg: GemminiConfig, k: TimingConstants = DEFAULT_CONSTANTS) -> float:
+    """loop_ws_stream_cycles(loops)["cycles"] alone."""
+    return _Walk(cfg, k, cpu=True).run(loops)
+
+
+def loop_ws_lower_bound(loops, cfg: GemminiConfig, k: TimingConstants = DEFAULT_CONSTANTS) -> float:
+    """A lower bound of loop_ws_stream_cycles(loops)["cycles"], without the walk: the CPU's
+    instructions, or the array's computes back to back, whichever is longer."""
+    def sums(items):
+        cpu = array = 0.0
+        for item in items:
+            if isinstance(item, LoopWs):
+                occ = _compute_cycles(item, cfg, k)
+                group = _group_cycles(occ, cfg)
+                cpu += item.cpu
+                array += (item.K - 1) * max(item.J * group, occ[0] + k.array_depth_factor * cfg.dim) + item.J * group
+            else:
+                c, a = sums(item[0])
+                cpu, array = cpu + item[1] * c, array + item[1] * a
+        return cpu, array
+    cpu, array = sums(loops)
+    return max(cpu * k.cpu_cycles_per_instruction, array)
+
+
+def _compute_cycles(lp: LoopWs, cfg: GemminiConfig, k: TimingConstants) -> list:
+    """The array's cycles for each compute of a (k, j) group: DIM rows (fewer in a padded last i,
+    at least MIN_FEED_ROWS) plus the per-command overhead."""
+    d = cfg.dim
+    return [max(d - (lp.pad_i if i == lp.I - 1 else 0), MIN_FEED_ROWS) + k.compute_overhead for i in range(lp.I)]
+
+
+def _group_cycles(occ: list, cfg: GemminiConfig) -> float:
+    """Cycles of one (k, j) group's computes: new weights wait on a short last compute (DIM rows)."""
+    return sum(occ[:-1]) + max(occ[-1], cfg.dim)
+
+
+class _Walk:
+    """The walk's state: when the loader, the array and the store unit are next free and the CPU's
+    clock; per loop slot when its last loop issued its last command and when the computes reading
+    its scratchpad half ended; per accumulator half the first and last store that read it."""
+
+    def __init__(self, cfg: GemminiConfig, k: TimingConstants, cpu: bool):
+        self.cfg, self.k, self.cpu = cfg, k, cpu
+        self.n = self.acc_half = 0
+        self.cache = {}
+        # ld, ex, st, clock, freed x2, computed x2, (first, last) read x2
+        self.t = [0.0] * (4 + 3 * CONCURRENT_LOOPS + 2)
+
+    def run(self, items) -> float:
+        self._items(items)
+        ld, ex, st, clock = self.t[:4]
+        k = self.k
+        end = max(st + k.dram_latency, ex + k.array_depth_factor * self.cfg.dim, ld + k.dram_latency)
+        return max(end, clock) if self.cpu else end
+
+    def _items(self, items):
+        for item in items:
+            if isinstance(item, LoopWs):
+                self._loop(item)
+            else:
+                self._repeat(*item)
+
+    def _repeat(self, items, count):
+        """`items` `count` times; once two successive periods of two repetitions (the loop slots'
+        and accumulator halves' parity is back) moved every time by the same delta, the rest of the
+        whole periods each move them by that delta again."""
+        previous, previous_n = None, 0
+        done = 0
+        while done < count:
+            if done % 2 == 0 and count - done >= 2:
+                now = (list(self.t), self.n % CONCURRENT_LOOPS, self.acc_half)
+                if previous is not None and previous[1:] == now[1:]:
+                    deltas = [a - b for a, b in zip(now[0], previous[0])]
+                    moving = [x for x, v in zip(deltas, now[0]) if v]
+                    if moving and all(abs(x - moving[0]) < 1e-6 for x, v in zip(deltas, now[0]) if v):
+                        periods = (count - done) // 2
+                        self.t = [v + moving[0] * periods if v else v for v in self.t]
+                        self.n += periods * (self.n - previous_n)
+                        done += 2 * periods
+                        continue
+                previous, previous_n = now, self.n
+            self._items(items)
+            done += 1
+
+    def _static(self, lp: LoopWs):
+        """What a loop's walk needs that does not depend on when it runs (cached per loop): the
+        explicit B mvins' and LdD's loader cycles; from the start of LdA / LdB, when each k step's
+        A rows (per i) and B chunks (per MAX_BLOCK_LEN blocks of j) have landed, and the loads' end;
+        each compute's and a (k, j) group's cycles; the C stores (last k group they follow, i,
+        cycles)."""
+        if lp in self.cache:
+            return self.cache[lp]
+        cfg, k = self.cfg, self.k
+        d, mbl = cfg.dim, cfg.max_block_len
+        beat, lat = cfg.dma_bus_bits // 8, k.dram_latency
+        I, J, K = lp.I, lp.J, lp.K
+
+        def dma(rows, row_bytes):
+            return k.dma_cmd_overhead + max(rows * math.ceil(row_bytes / beat) * k.beat_cycles,
+                                            math.ceil(rows / cfg.max_in_flight) * lat)
+
+        raw_b = sum(dma(lp.raw_b, min(mbl, J - j0) * d * cfg.input_bytes) for j0 in range(0, J, mbl)) \
+            if lp.raw_b else 0.0
+        ldd = sum(dma(d - (lp.pad_i if i == I - 1 else 0), min(cfg.max_block_len_acc, J - j0) * d * cfg.acc_bytes)
+                  for i in range(I) for j0 in range(0, J, cfg.max_block_len_acc)) if lp.bias else 0.0
+        # LdA / LdB in the arbiter's order (B's first block, then whichever is behind in k)
+        a_ready = [[0.0] * I for _ in range(K)]
+        b_ready = [[0.0] * -(-J // mbl) for _ in range(K)]
+        t = 0.0
+
+        def load_b_row(kk, t, part=None):
+            for j0 in range(0, J, mbl):
+                if part == "first" and j0 or part == "rest" and not j0:
+                    continue
+                t += dma(d, (min(mbl, J - j0) * d - (lp.pad_j if j0 + mbl >= J else 0)) * cfg.input_bytes)
+                b_ready[kk][j0 // mbl] = t + lat
+            return t
+
+        def load_a_chunk(c0, t):
+            n_k = min(mbl, K - c0)
+            cols = n_k * d - (lp.pad_k if c0 + n_k == K else 0)
+            for i in range(I):
+                t += dma(d - (lp.pad_i if i == I - 1 else 0), cols * cfg.input_bytes)
+                for kk in range(c0, c0 + n_k):
+                    a_ready[kk][i] = t + lat
+            return t
+
+        a_chunks = range(0, K, mbl) if lp.load_a else ()
+        if lp.load_a and lp.load_b:
+            t = load_b_row(0, t, "first")
+            for c0 in a_chunks:
+                t = load_a_chunk(c0, t)
+                for kk in range(c0, min(K, c0 + mbl)):
+                    t = load_b_row(kk, t, "rest" if kk == 0 else None)
+        else:
+            for c0 in a_chunks:
+                t = load_a_chunk(c0, t)
+            for kk in range(K) if lp.load_b else ():
+                t = load_b_row(kk, t)
+        occ = _compute_cycles(lp, cfg, k)
+        c_bytes = cfg.acc_bytes if lp.full_c else cfg.input_bytes
+        chunk = 1 if lp.full_c else mbl
+        stores = [(j0 + min(chunk, J - j0) - 1, i,
+                   dma(d - (lp.pad_i if i == I - 1 else 0),
+                       (min(chunk, J - j0) * d - (lp.pad_j if j0 + chunk >= J else 0)) * c_bytes) + k.acc_scale_latency)
+                  for j0 in range(0, J, chunk) for i in range(I)] if lp.store else []
+        self.cache[lp] = out = (raw_b, ldd, a_ready, b_ready, t, occ, _group_cycles(occ, cfg), stores)
+        return out
+
+    def _loop(self, lp: LoopWs):
+        cfg, k = self.cfg, self.k
+        d, mbl = cfg.dim, cfg.max_block_len
+        lat, depth = k.dram_latency, k.array_depth_factor * d
+        raw_b, ldd, a_off, b_off, loads, occ, group, stores = self._static(lp)
+        T = self.t
+        ld, ex, st, clock = T[:4]
+        FREED, COMPUTED, READ = 4, 4 + CONCURRENT_LOOPS, 4 + 2 * CONCURRENT_LOOPS
+        slot = self.n % CONCURRENT_LOOPS
+        self.n += 1
+        I, J, K = lp.I, lp.J, lp.K
+        if self.cpu:
+            clock += lp.cpu * k.cpu_cycles_per_instruction
+        raw_b_ready = -math.inf
+        if lp.raw_b:        # explicit mvins of B: once every loop has issued its last command
+            t = max(T[FREED:COMPUTED])
+            if self.cpu:
+                clock = t = max(clock, t)
+            ld = max(ld, t) + raw_b
+            raw_b_ready = ld + lat
+        arrival = max(T[FREED + slot], clock if self.cpu else 0.0)
+        if self.cpu:
+            clock = arrival
+        first_read, last_read = T[READ + 2 * self.acc_half:READ + 2 * self.acc_half + 2]
+        t0 = max(ld, arrival, T[COMPUTED + slot])
+        if lp.bias:     # LdD: the bias into the accumulator rows, each after the store that read them
+            n_d = lp.I * -(-lp.J // cfg.max_block_len_acc)
+            t0 = max(max(t0, first_read) + ldd, last_read + ldd / n_d)
+        ld = t0 + loads
+        # the execute FSM: k -> j -> i, behind the loads of its k step; the first (j = 0) group
+        # compute by compute (A's rows land one after the other), the others chunk by chunk of B
+        e = max(ex, 0.0 if lp.bias else first_read)
+        chunks = -(-J // mbl)
+        for kk in range(K):
+            a_k, b_k = a_off[kk], b_off[kk]
+            b0 = max(t0 + b_k[0], raw_b_ready) if lp.load_b else raw_b_ready
+            ready = max(b0, t0 + a_k[0] if lp.load_a else -math.inf)
+            start = ready + d if ready > e else e       # late operands: the weights move in alone
+            t = start
+            if lp.load_a:
+                done = []
+                for i in range(I):
+                    t = max(t, t0 + a_k[i]) + occ[i]
+                    done.append(t)
+            else:
+                done = [start + sum(occ[:i + 1]) for i in range(I)]
+                t = done[-1]
+            t = max(t, start + group)
+            for c in range(chunks):
+                n = min(mbl, J - c * mbl) - (c == 0)
+                if n:
+                    t = max(t, t0 + b_k[c] if lp.load_b else raw_b_ready) + n * group
+            e = max(t, start + occ[0] + depth)          # the next k step rewrites these rows
+        ex = max(t, last_read)
+        T[COMPUTED + slot] = ex
+        ex_issued = ex - J * group * min(1.0, cfg.rs_ex / 2 / (I * J))
+        T[FREED + slot] = ex_issued
+        if stores:
+            s, ends = st, []
+            for j, i, cost in stores:       # each store reads its rows once their last compute is out
+                s = max(s, done[i] + j * group + depth) + cost
+                ends.append(s)
+            st = s
+            T[READ + 2 * self.acc_half:READ + 2 * self.acc_half + 2] = [ends[0], st]
+            self.acc_half ^= 1
+            # the store FSM issues its last command once all but rs_st of them are out
+            if len(ends) > cfg.rs_st:
+                T[FREED + slot] = max(ex_issued, ends[len(ends) - cfg.rs_st - 1])
+        T[:4] = [ld, ex, st, clock]
+
+
+def library_matmul_loops(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = True) -> list:
+    """The LOOP_WSs of the C library's tiled_matmul_auto without a bias (baco.sim.clib.matmul_stream):
+    one a tile in tiled_matmul_outer's order (i, j, k), C stored by the last k tile, A (B) moved in
+    unless the library keeps it in the scratchpad across tiles (tiled_matmul_outer's reuse, when its
+    tiles along the other dimension times those along K are at most two)."""
     d = cfg.dim
     ti, tj, tk = tiled_matmul_auto(M, N, K, cfg, "WS")
     mb, nb, kb = -(-M // d), -(-N // d), -(-K // d)
     I0, J0, K0 = -(-mb // ti), -(-nb // tj), -(-kb // tk)
     a_reuse, b_reuse = I0 * K0 <= 2, J0 * K0 <= 2
-    out = []
+    loops = []
     for i0 in range(I0):
         I = min(ti, mb - i0 * ti)
-        pad_i = (i0 * ti + I) * d - M if i0 == I0 - 1 else 0
         for j0 in range(J0):
             J = min(tj, nb - j0 * tj)
-            pad_j = (j0 * tj + J) * d - N if j0 == J0 - 1 else 0
             for k0 in range(K0):
                 Kb = min(tk, kb - k0 * tk)
-                pad_k = (k0 * tk + Kb) * d - K if k0 == K0 - 1 else 0
-                out.append(((I, pad_i, J, pad_j, Kb, pad_k, k0 == K0 - 1, not (a_reuse and j0),
-                             not (b_reuse and i0), 0), 1))
-    return out
-
-
-def _extents(n: int, block: int) -> list[tuple[int, int]]:
-    """[(extent, how many)] of the blocks of n elements cut into `block`s, in order (the last short)."""
-    full, last = divmod(n, block)
-    return ([(block, full)] if full else []) + ([(last, 1)] if last else [])
-
-
-def program_matmul_tiles(M: int, N: int, K: int, block_m: int, block_n: int, block_k: int, dim: int) -> list:
-    """The stream of baco's GEMM kernel compiled to LOOP_WS (baco.passes.loop_ws) with (block_m,
-    block_n, block_k) blocks on a dim-wide Gemmini, programs in the order the host runs the grid
-    (program_id 0, the row blocks, innermost). A program is one LOOP_WS a K step (its I x J blocks
-    and the step's K blocks; A and B moved in by the loop unit; C stored by the last step); a step
-    whose K is ragged (not whole DIM blocks) and at least DIM is two LOOP_WSs, its first K % DIM
-    columns as one padded block, then its whole blocks; one shorter than DIM has its B moved in
-    explicitly before its LOOP_WS. M, N, K >= 1 (a program whose loop runs no step is not modelled)."""
-    bm, bn, bk = min(block_m, M), min(block_n, N), min(block_k, K)
-    steps = []
-    for extent, count in _extents(K, bk):
-        ragged = extent % dim
-        loops = [(extent // dim, 0, 0)] if not ragged else \
-            [(1, dim - ragged, 0), (extent // dim, 0, 0)] if extent >= dim else [(1, dim - ragged, extent)]
-        steps.append((loops, count))
-    columns = []
-    for cols, n_count in _extents(N, bn):
-        J = -(-cols // dim)
-        programs = []
-        for rows, m_count in _extents(M, bm):
-            I = -(-rows // dim)
-            tile = lambda Kb, pad_k, b, last: ((I, I * dim - rows, J, J * dim - cols, Kb, pad_k, last, True,  # noqa: E731
-                                                not b, b), 1)
-            body = [([tile(*loop, False) for loop in loops], count) for loops, count in steps]
-            (loops, count) = steps[-1]      # the last step stores C
-            last = [tile(*loop, i == len(loops) - 1) for i, loop in enumerate(loops)]
-            body = body[:-1] + ([(body[-1][0], count - 1)] if count > 1 else []) + [(last, 1)]
-            programs.append((body, m_count))
-        columns.append((programs, n_count))
-    return columns
-
-
-def loop_ws_stream_cycles(stream: list, cfg: GemminiConfig, *, out_int8: bool = True) -> float:
-    """Cycles of a stream of LOOP_WS tiles as the cycle model times LoopMatmul's commands.
-
-    LoopMatmul holds two loops (slots alternating, each with its own scratchpad half; the
-    accumulator halves alternate with each output tile stored). Per tile its loads (B's first chunk
-    and A's blocks in step; one DMA engine; B always DIM rows a block) start once its slot is free
-    (the loop before last has issued everything: its computes but the last rs_ex / 2 pairs, its
-    stores but the last rs_st), the loader is done with the previous tile, and the computes of the
-    tile before last (same half) are done. Its computes (k, j, i order, the weight block preloaded
-    at i = 0, a row a cycle with a MIN_FEED_ROWS floor plus the compute overhead, a k step no faster
-    than the accumulator rows come back through the array) start once its first B block and A rows
-    are in, the previous tile's computes are done and the stores of the output tile before last
-    (same accumulator half) have read it; its stores once the rows have left the array. A run of
-    identical items reaches a periodic regime (two slots, two halves): once every time has moved by
-    the same delta over two items, or not at all (the stores' times under a program's K steps, which
-    then never bind again), the run's remaining pairs are skipped (each moves them by it)."""
-    k = DEFAULT_CONSTANTS
-    lat, depth = k.dram_latency, k.array_depth_factor * cfg.dim
-    setup = 6       # config_ex, config_st and three config_ld, one dispatch a cycle, before the first mvin
-
-    # the walk's state: ld_end, ex_end, st_end, computes done per scratchpad half (loop slot), the
-    # slot's last loop has issued everything, (first, last) store of each accumulator half
-    LD, EX, ST, COMPUTED, FREED, READ = 0, 1, 2, 3, 3 + CONCURRENT_LOOPS, 3 + 2 * CONCURRENT_LOOPS
-    st = [0.0] * (READ + 4)
-    count = [0, 0]          # loops issued, output tiles stored
-
-    def step(t):
-        Kb, J, I = t[4], t[2], t[0]
-        explicit, loads, first_in, compute, stores, first_rows, first_ready, first_group = _tile_times(cfg, out_int8, t)
-        slot, acc = count[0] % CONCURRENT_LOOPS, READ + 2 * (count[1] % 2)
-        ld_start = max(setup, st[FREED + slot], st[LD], st[COMPUTED + slot])
-        if explicit:            # raw mvins wait for the loop unit to drain
-            ld_start = max(ld_start, *st[FREED:FREED + CONCURRENT_LOOPS]) + explicit
-        st[LD] = ld_start + loads
-        ex_start = max(st[EX], ld_start + first_in, st[acc])
-        st[EX] = ex_end = max(ex_start + compute, ld_start + first_group, st[LD] + lat + first_rows, st[acc + 1])
-        st[COMPUTED + slot] = ex_end
-        st[FREED + slot] = max(ex_start + 2, ex_end + depth - compute / (Kb * J * I) * (cfg.rs_ex // 2))
-        if stores:
-            st_start = max(st[ST], ex_end - compute + first_ready)
-            st[ST] = max(st_start + sum(stores), ex_end + depth + stores[-1])
-            st[acc], st[acc + 1] = st_start + stores[0], st[ST]
-            held = len(stores) - cfg.rs_st
-            st[FREED + slot] = max(st[FREED + slot], st_start + (sum(stores[:held]) + lat if held > 0 else len(stores)))
-            count[1] += 1
-        count[0] += 1
-
-    def walk(item):
-        if isinstance(item, tuple):
-            step(item)
-            return
-        for child, times in item:
-            previous, done = None, 0
-            while done < times:
-                walk(child)
-                done += 1
-                if done % 2 or done < 4:
-                    continue
-                if previous is not None and times - done >= 2:
-                    delta = st[LD] - previous[0][LD]
-                    if all(abs(a - b - delta) < 1e-6 or a == b for a, b in zip(st, previous[0])):
-                        periods = (times - done) // 2
-                        st[:] = [v + delta * periods for v in st]
-                        count[:] = [c + (c - p) * periods for c, p in zip(count, previous[1])]
-                        done += 2 * periods
-                previous = (list(st), list(count))
-
-    walk(stream)
-    return max(st[ST] + lat, st[EX] + depth)
-
-
-@functools.lru_cache(maxsize=4096)
-def _tile_times(cfg: GemminiConfig, out_int8: bool, t: tuple) -> tuple:
-    """One LOOP_WS tile `t` (loop_ws_stream_cycles says what it holds), times relative to its loads'
-    start: (explicit B loads, the loop's loads' occupancy, first compute, the computes' span, the
-    store occupancies, one compute's rows, first store's block done, first group's end)."""
-    I, pad_i, J, pad_j, Kb, pad_k, stores_c, moves_a, moves_b, explicit_b = t
-    k = DEFAULT_CONSTANTS
-    d, mbl = cfg.dim, cfg.max_block_len
-    lat, depth = k.dram_latency, k.array_depth_factor * d
-    c_bytes, store_blocks = (cfg.input_bytes, mbl) if out_int8 else (cfg.acc_bytes, 1)
-
-    def dma(rows, row_bytes):
-        return dma_cycles(rows, row_bytes, cfg)
-
-    def chunks(blocks, pad, width):
-        """Elements per row of each `width`-block chunk of a row of `blocks` blocks (last one padded)."""
-        return [min(width, blocks - c) * d - (pad if c + width >= blocks else 0) for c in range(0, blocks, width)]
-
-    def rows(i, blocks, pad):
-        return d - (pad if i == blocks - 1 else 0)
-
-    a_loads = [dma(rows(i, I, pad_i), cols) for cols in chunks(Kb, pad_k, mbl) for i in range(I)] * moves_a
-    b_loads = [dma(d, cols) for _ in range(Kb) for cols in chunks(J, pad_j, mbl)] * moves_b
-    explicit = sum(dma(explicit_b, cols) for cols in chunks(J, pad_j, mbl)) if explicit_b else 0.0
-    arrive = lat if a_loads or b_loads else 0.0
-    first_in = max(sum(b_loads[:1]) + arrive + d, sum(b_loads[:1] + a_loads[:1]) + arrive)
-    per_i = [max(rows(i, I, pad_i), MIN_FEED_ROWS) + k.compute_overhead for i in range(I)]
-    group = sum(per_i[:-1]) + max(per_i[-1], d)
-    k_step = max(J * group, per_i[0] + depth)
-    compute = (Kb - 1) * k_step + J * group - max(0, d - per_i[-1])
-    stores = tuple(dma(rows(i, I, pad_i), cols * c_bytes) + k.acc_scale_latency
-                   for cols in chunks(J, pad_j, store_blocks) for i in range(I)) if stores_c else ()
-    first_ready = compute - (J - min(store_blocks, J)) * group - group + per_i[0] + depth
-    first_group = sum(b_loads[:1] + a_loads[:I]) + arrive + per_i[-1] + compute - group
-    return explicit, sum(a_loads) + sum(b_loads), first_in, compute, stores, per_i[0], first_ready, first_group
+                loops.append(LoopWs(I, J, Kb, pad_i=(i0 * ti + I) * d - M if i0 == I0 - 1 else 0,
+                                    pad_j=(j0 * tj + J) * d - N if j0 == J0 - 1 else 0,
+                                    pad_k=(k0 * tk + Kb) * d - K if k0 == K0 - 1 else 0,
+                                    load_a=not (a_reuse and j0), load_b=not (b_reuse and i0),
+                                    store=k0 == K0 - 1, full_c=not out_int8))
+    return loops

@@ -26,8 +26,10 @@ import functools
 import math
 from dataclasses import MISSING, asdict, dataclass, fields, replace
 
-from baco.gemmini.config import GemminiConfig
+from baco.gemmini.config import Footprint, GemminiConfig, loop_unit_half  # noqa: F401  (re-exported)
+from baco.gemmini.heuristics import tiled_matmul_auto
 from baco.gemmini.loop_conv_timing import loop_conv_stream_cycles, program_conv_tiles
+from baco.gemmini.loop_ws_timing import LoopWs, loop_ws_end_to_end, loop_ws_lower_bound, loop_ws_stream_cycles
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
 DATAFLOWS = ("WS", "OS")
@@ -68,12 +70,6 @@ class GemmSchedule:
 SCHEDULE_DEFAULTS = {f.name: f.default for f in fields(GemmSchedule) if f.default is not MISSING}
 
 
-@dataclass(frozen=True)
-class Footprint:
-    sp_rows: int
-    acc_rows: int
-
-
 def block_rows(rows: int, cols: int, dim: int) -> int:
     """Local rows a rows × cols block occupies: ⌈cols/dim⌉ column strips of
     ⌈rows/dim⌉·dim rows each (ragged edges padded to DIM)."""
@@ -88,13 +84,6 @@ def gemm_footprint(s: GemmSchedule, cfg: GemminiConfig, out_int8: bool) -> Footp
     d = cfg.dim
     sp = copies * (block_rows(s.m_rows, s.block_k, d) + block_rows(s.block_k, s.block_n, d))
     return Footprint(sp_rows=sp, acc_rows=block_rows(s.m_rows, s.block_n, d))
-
-
-def loop_unit_half(cfg: GemminiConfig) -> Footprint:
-    """The rows one hardware loop (LoopMatmul's LOOP_WS, LoopConv's LOOP_CONV_WS) may use: half of
-    the scratchpad and half of the accumulator, so the unit holds two loops at once (one loading
-    while the other computes; gemmini-isa.md §5.3, Capacity)."""
-    return Footprint(sp_rows=cfg.sp_rows // 2, acc_rows=cfg.acc_rows // 2)
 
 
 def loop_ws_fits(block_m: int, block_n: int, block_k: int, cfg: GemminiConfig) -> bool:
@@ -243,20 +232,67 @@ def dma_cycles(rows: int, row_bytes: int, cfg: GemminiConfig, k: TimingConstants
                                     -(-rows // cfg.max_in_flight) * k.dram_latency)
 
 
-def gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConfig, out_int8: bool = False,
-                        k: TimingConstants = DEFAULT_CONSTANTS) -> dict:
-    """Estimated cycles of the GEMM kernel's program under the weight-stationary, double-buffered
-    schedule `s`: Gemmini's (`gemmini`: commands arriving for free), the CPU's issuing them
-    (`cpu`) and end to end (`cycles`: the slower of the two plus OVERLAP_LOSS of the other), with `loop_ws` telling whether the compiler emits LOOP_WS (the blocks fit the
-    loop unit's halves).
+def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConfig, out_int8: bool = False,
+                       bias: bool = False) -> list:
+    """The LOOP_WSs of the GEMM kernel's programs under `s` (baco.passes.loop_ws), in the order the
+    host runs the grid (pid_m innermost), run-length encoded for loop_ws_stream_cycles: per program
+    one LOOP_WS a K step, D (`bias`) in the first, C stored by the last; a ragged last step of at
+    least DIM split into a one-block head (its first K % DIM columns) and the whole blocks after it,
+    a shorter one with its B moved in explicitly. The CPU's instructions (LOOP_WS_INSTRUCTIONS):
+    the program's before its first LOOP_WS, each command's before its LOOP_WS."""
+    d = cfg.dim
+    cmd, per_program = LOOP_WS_INSTRUCTIONS["command"], LOOP_WS_INSTRUCTIONS["program"]
+    loop_cpu = LOOP_WS_STEP_COMMANDS * cmd
 
-    Gemmini, per program: a prologue loading the first K step, then per K step the slower of
-    the array (DIM + 1 cycles per DIM-row compute) and the DMA loading the next step's A and B
-    (hidden behind the computes), the part of the last step's stores the computes do not hide,
-    then the last column's stores; the next program's first loads overlap this one's tail. A
-    DMA command costs as the cycle model charges it (beats on the bus or in-flight requests of
-    the DRAM latency, whichever is longer). The CPU: the instructions fitted for the program's form
-    (EXPLICIT_INSTRUCTIONS, LOOP_WS_INSTRUCTIONS)."""
+    def program(rows, cols):
+        I, J = -(-rows // d), -(-cols // d)
+        shape = dict(I=I, J=J, pad_i=I * d - rows, pad_j=J * d - cols, full_c=not out_int8, cpu=loop_cpu,
+                     commands=LOOP_WS_STEP_COMMANDS)
+        loops = []
+        for k0 in range(0, K, s.block_k):
+            kk = min(s.block_k, K - k0)
+            bk, first, last = -(-kk // d), k0 == 0, k0 + s.block_k >= K
+            if kk % d and kk >= d:
+                loops.append(LoopWs(K=1, pad_k=d - kk % d, bias=bias and first, store=False, **shape))
+                loops.append(LoopWs(K=bk - 1, bias=False, store=last, **shape))
+            elif kk % d:
+                raw = -(-J // cfg.max_block_len)
+                loops.append(LoopWs(**dict(shape, cpu=loop_cpu + raw * cmd, commands=LOOP_WS_STEP_COMMANDS + raw),
+                                    K=1, pad_k=d - kk, load_b=False, raw_b=kk, bias=bias and first, store=last))
+            else:
+                loops.append(LoopWs(K=bk, bias=bias and first, store=last, **shape))
+        loops[0] = replace(loops[0], cpu=loops[0].cpu + per_program)
+        return loops
+
+    def column(cols):
+        full, rest = divmod(M, s.block_m)
+        return ([(program(s.block_m, cols), full)] if full else []) + ([(program(rest, cols), 1)] if rest else [])
+
+    full, rest = divmod(N, s.block_n)
+    return ([(column(s.block_n), full)] if full else []) + ([(column(rest), 1)] if rest else [])
+
+
+def gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConfig, out_int8: bool = False,
+                        k: TimingConstants = DEFAULT_CONSTANTS, bias: bool = False) -> dict:
+    """Estimated cycles of the GEMM kernel's program under the weight-stationary, double-buffered
+    schedule `s` (`bias`: each C block starts from a bias row): Gemmini's (`gemmini`: commands
+    arriving for free), the CPU's issuing them (`cpu`) and end to end (`cycles`), with `loop_ws`
+    telling whether the compiler emits LOOP_WS (the blocks fit the loop unit's halves).
+
+    LOOP_WS: the walk of LoopMatmul (loop_ws_timing) over the program's loops
+    (gemm_loop_ws_loops), the CPU issuing them at LOOP_WS_INSTRUCTIONS. The explicit stream, per
+    program: a prologue loading the first K step, then per K step the slower of the array (DIM + 1
+    cycles per DIM-row compute) and the DMA loading the next step's A and B (hidden behind the
+    computes), the part of the last step's stores the computes do not hide, then the last column's
+    stores; the next program's first loads overlap this one's tail (a DMA command as the cycle model
+    charges it: dma_cycles); the CPU's EXPLICIT_INSTRUCTIONS, the two overlapping but for
+    OVERLAP_LOSS of the shorter."""
+    if s.dataflow == "WS" and loop_ws_fits(s.block_m, s.block_n, s.block_k, cfg):
+        loops = gemm_loop_ws_loops(M, N, K, s, cfg, out_int8, bias)
+        walk = loop_ws_stream_cycles(loops, cfg, k)
+        return {"cycles": walk["cycles"], "gemmini": walk["gemmini"],
+                "cpu": _loop_field_sum(loops, "cpu") * k.cpu_cycles_per_instruction,
+                "commands": _loop_field_sum(loops, "commands"), "loop_ws": True}
     d = cfg.dim
     tiles = lambda n: max(1, -(-n // d))  # noqa: E731
     TM, TN, TK = tiles(M), tiles(N), tiles(K)
@@ -287,50 +323,65 @@ def gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiCon
     tail = max(0, tm * store - tm * (d + 1)) + store
     gemmini = programs * (max(load, tail) + steps * max(compute, load) + store_wait) + min(load, tail)
 
-    hw_loop = s.dataflow == "WS" and loop_ws_fits(s.block_m, s.block_n, s.block_k, cfg)
-    if hw_loop:
-        # LoopMatmul loads and stores. A ragged last K step of at least DIM is two LOOP_WSs (its
-        # first K % DIM columns one padded block); a shorter one has its B moved in explicitly,
-        # and those raw mvins wait for the loop unit to drain: B's loads do not overlap the computes
-        last_k = K - (steps - 1) * s.block_k
-        split, explicit = K % d and last_k >= d, K % d and last_k < d
-        b_ragged_load, b_ragged_mvins = moves(1, tn)
-        gemmini += programs * (b_ragged_load if explicit else 0)
-        commands = programs * ((steps + bool(split)) * LOOP_WS_STEP_COMMANDS + (b_ragged_mvins if explicit else 0))
-    else:
-        commands = programs * (steps * (a_mvins + b_mvins + 2 * tm * tn * tk) + tm * tn)
-    instructions = loop_ws_instructions(programs, commands) if hw_loop else \
-        explicit_gemm_instructions(programs, steps, tn, commands)
-    cpu = instructions * k.cpu_cycles_per_instruction
+    commands = programs * (steps * (a_mvins + b_mvins + 2 * tm * tn * tk) + tm * tn)
+    cpu = explicit_gemm_instructions(programs, steps, tn, commands) * k.cpu_cycles_per_instruction
     return {"cycles": overlapped_cycles(gemmini, cpu, OVERLAP_LOSS), "gemmini": gemmini, "cpu": cpu,
-            "commands": commands, "loop_ws": hw_loop}
+            "commands": commands, "loop_ws": False}
 
 
-def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: bool = False) -> GemmSchedule:
-    """A good weight-stationary, double-buffered schedule for an M×N×K GEMM on `cfg`: the blocks
-    (DIM·2^i, the whole padded dimension and its even splits into 2-8 blocks, within capacity) minimising gemm_program_cycles'
-    end-to-end estimate, the CPU that issues the commands included. Blocks that fit LOOP_WS's
-    halves of the memories compile to one LOOP_WS per K step, far fewer commands for the CPU;
-    larger blocks keep the explicit stream, which Gemmini alone runs faster but the CPU issues at
-    11 instructions a command and ~700 a K step. Ties go to the larger C block, then the smaller K step."""
+def _loop_field_sum(items, field: str) -> float:
+    """The sum of a LoopWs property over run-length encoded loops (gemm_loop_ws_loops')."""
+    return sum(getattr(item, field) if isinstance(item, LoopWs) else item[1] * _loop_field_sum(item[0], field)
+               for item in items)
+
+
+# candidates whose lower bound (loop_ws_lower_bound) is within this fraction of the best walked so
+# far are not walked: they could win by at most that much (on a compute-bound GEMM every candidate's
+# bound is within a fraction of a percent of the best, and walking them all takes seconds)
+WALK_MARGIN = 0.001
+
+
+@functools.lru_cache(maxsize=1024)
+def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: bool = False,
+                          bias: bool = False) -> GemmSchedule:
+    """A good weight-stationary, double-buffered schedule for an M×N×K GEMM on `cfg`: of the
+    candidate blocks (DIM·2^i, the whole padded dimension and its even splits into 2-8 blocks, and
+    the C library's tiled_matmul_auto tile, within capacity) the one gemm_program_cycles expects
+    fastest end to end, the CPU that issues the commands included. Blocks that fit LOOP_WS's halves
+    of the memories compile to one LOOP_WS per K step, priced by a walk of LoopMatmul as the cycle
+    model runs it (loop_ws_timing: ~0.1-5 ms a candidate, so candidates are walked in the order of
+    their lower bound and those that cannot win by more than WALK_MARGIN are not); larger blocks keep
+    the explicit stream, which the CPU issues at 11 instructions a command and ~700 a K step. Ties go
+    to the larger C block, then the smaller K step, then the taller C block. `bias`: the kernel
+    starts each C block from a bias row (its LOOP_WS moves it into the accumulator first). Cached:
+    models ask again for the same shapes."""
     d = cfg.dim
     tiles = max(1, -(-M // d)), max(1, -(-N // d)), max(1, -(-K // d))
 
     def candidates(t):
         """Powers of two, the whole dimension, and the blocks that split it evenly into 2-8
         programs (a ragged last block wastes the array and a program's CPU work)."""
-        return sorted({min(t, 1 << i) for i in range(t.bit_length() + 1)} | {-(-t // p) for p in range(1, 9)})
+        return {min(t, 1 << i) for i in range(t.bit_length() + 1)} | {-(-t // p) for p in range(1, 9)}
 
-    best = None
-    for tm in candidates(tiles[0]):
-        for tn in candidates(tiles[1]):
-            for tk in candidates(tiles[2]):
-                s = GemmSchedule(tm * d, tn * d, tk * d, "WS", True)
-                if schedule_problems(s, cfg, out_int8):
-                    continue
-                key = (gemm_program_cycles(M, N, K, s, cfg, out_int8)["cycles"], -tm * tn, tk)
-                if best is None or key < best[0]:
-                    best = (key, s)
+    blocks = {(tm, tn, tk) for tm in candidates(tiles[0]) for tn in candidates(tiles[1])
+              for tk in candidates(tiles[2])} | {tiled_matmul_auto(M, N, K, cfg, "WS")}
+    walks, best = [], None
+    for tm, tn, tk in blocks:
+        s = GemmSchedule(tm * d, tn * d, tk * d, "WS", True)
+        if schedule_problems(s, cfg, out_int8):
+            continue
+        tie = (-tm * tn, tk, -tm)
+        if loop_ws_fits(s.block_m, s.block_n, s.block_k, cfg):
+            loops = gemm_loop_ws_loops(M, N, K, s, cfg, out_int8, bias)
+            walks.append((loop_ws_lower_bound(loops, cfg), tie, s, loops))
+        else:
+            key = (gemm_program_cycles(M, N, K, s, cfg, out_int8)["cycles"], *tie)
+            best = min(best, (key, s)) if best else (key, s)
+    for bound, tie, s, loops in sorted(walks, key=lambda w: w[:2]):
+        if best is not None and bound >= best[0][0] * (1 - WALK_MARGIN):
+            break
+        key = (loop_ws_end_to_end(loops, cfg), *tie)
+        best = min(best, (key, s)) if best else (key, s)
     if best is None:
         raise ValueError(f"no GEMM schedule fits {cfg.sp_rows} scratchpad / {cfg.acc_rows} accumulator rows "
                          f"at DIM={d}")

@@ -57,10 +57,10 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
 
 
 def resolve_schedule(schedule=None, block=None, dataflow="WS", double_buffer=False, *, shape=None,
-                     config=None, out_int8=False) -> GemmSchedule:
+                     config=None, out_int8=False, bias=False) -> GemmSchedule:
     """The schedule to run: `schedule` (GemmSchedule or dict) if given, else one from
     --block/--dataflow/--double-buffer, else default_gemm_schedule for `shape` (M, N, K)
-    on `config` with `dataflow`."""
+    on `config` with `dataflow` (`bias`: the kernel adds a bias row)."""
     if dataflow not in DATAFLOWS:      # checked even where a schedule overrides it
         raise ValueError(f"dataflow must be one of {DATAFLOWS}, not {dataflow!r}")
     if schedule is not None:
@@ -70,7 +70,7 @@ def resolve_schedule(schedule=None, block=None, dataflow="WS", double_buffer=Fal
     if block is not None or shape is None:
         return as_schedule(GemmSchedule(*(block or (32, 32, 64)), dataflow=dataflow, double_buffer=double_buffer),
                            "block")
-    s = default_gemm_schedule(*shape, config or GemminiConfig(), out_int8)
+    s = default_gemm_schedule(*shape, config or GemminiConfig(), out_int8, bias)
     return s if dataflow == s.dataflow else replace(s, dataflow=dataflow)
 
 
@@ -126,7 +126,7 @@ def matmul_launch(a, b, *, bias=None, out="int32", scale=1.0, relu=False, schedu
     N = b.shape[1]
     config = as_config(config)
     s = resolve_schedule(schedule, block, dataflow, double_buffer, shape=(M, N, K), config=config,
-                         out_int8=out == "int8")
+                         out_int8=out == "int8", bias=bias is not None)
     if stride_bn != 1 and s.dataflow == "OS":      # OS's transposer feeds A (gemmini-isa.md)
         raise ValueError("b is column-major, which the output-stationary dataflow cannot read transposed alone: "
                          "pass b row-major or use dataflow='WS'")
@@ -163,7 +163,7 @@ def reference(a, b, *, bias=None, out="int32", scale=1.0, relu=False, config=Non
     """numpy C = A·B (+ bias) in Gemmini's arithmetic, for the schedule matmul() runs (OS
     reduces K in blocks of block_k inside the array)."""
     s = resolve_schedule(**schedule, shape=(a.shape[0], b.shape[1], a.shape[1]), config=config,
-                         out_int8=out == "int8")
+                         out_int8=out == "int8", bias=bias is not None)
     d = None if bias is None else bias_vector(bias, b.shape[1])[None, :]
     return reference_matmul(a, b, d, out=out, scale=scale, relu=relu,
                             os_k_block=s.block_k if s.dataflow == "OS" else None)

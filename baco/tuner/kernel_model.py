@@ -43,9 +43,10 @@ from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig, kb_to_rows
 from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto, tiled_matmul_reuse
 from baco.gemmini.loop_conv_timing import loop_conv_stream_cycles, packed_pixels, program_conv_tiles
-from baco.gemmini.loop_ws_timing import library_matmul_tiles, loop_ws_stream_cycles, program_matmul_tiles
+from baco.gemmini.loop_ws_timing import library_matmul_loops, loop_ws_stream_cycles
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS, LOOP_CONV_INSTRUCTIONS,
                                    LOOP_WS_STEP_COMMANDS, OVERLAP_LOSS, GemmSchedule, explicit_gemm_instructions,
+                                   gemm_loop_ws_loops,
                                    loop_conv_channels, loop_ws_fits, loop_ws_instructions, overlapped_cycles,
                                    schedule_problems)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
@@ -99,7 +100,7 @@ def kernel_programs(layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, torch
 def loop_ws_gemmini(dims, blocks, pe, explicit: torch.Tensor) -> torch.Tensor:
     """Gemmini cycles [B] of the GEMM kernel's programs compiled to LOOP_WS: M x N x K (`dims`,
     numbers or [B]) in (BLOCK_M, BLOCK_N, BLOCK_K) [B] blocks on a pe-wide array, the walk of
-    baco.gemmini.loop_ws_timing over program_matmul_tiles (loop_ws_walk), with the slope of the
+    baco.gemmini.loop_ws_timing over schedule.gemm_loop_ws_loops (loop_ws_walk), with the slope of the
     explicit double-buffered stream's cycles `explicit` [B] (_straight_through) so the search's
     gradient still sees the factors and the hardware; a relaxation's fractional blocks (no program)
     keep `explicit`."""
@@ -117,8 +118,9 @@ def loop_ws_gemmini(dims, blocks, pe, explicit: torch.Tensor) -> torch.Tensor:
 def loop_ws_walk(M: int, N: int, K: int, block_m: int, block_n: int, block_k: int, dim: int) -> float:
     """Cycles of the LOOP_WS programs of an M x N x K GEMM in these blocks on a dim-wide Gemmini
     (they depend on neither memory's size). Cached: the search asks again for every batch."""
-    return loop_ws_stream_cycles(program_matmul_tiles(M, N, K, block_m, block_n, block_k, dim),
-                                 GemminiConfig(dim=dim), out_int8=KERNEL_OUT_INT8)
+    cfg = GemminiConfig(dim=dim)
+    loops = gemm_loop_ws_loops(M, N, K, GemmSchedule(block_m, block_n, block_k), cfg, out_int8=KERNEL_OUT_INT8)
+    return loop_ws_stream_cycles(loops, cfg)["gemmini"]
 
 
 def gemm_schedule_cycles(M: int, N: int, K: int, schedule: GemmSchedule, cfg: GemminiConfig, *,
@@ -538,7 +540,7 @@ def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int
     """Analytical cycles of the C library's tiled_matmul_auto (baco.sim.clib.matmul_stream, one
     LOOP_WS a tile) as the cycle model times its command stream
     (baco.gemmini.loop_ws_timing.loop_ws_stream_cycles says how)."""
-    return loop_ws_stream_cycles(library_matmul_tiles(M, N, K, cfg), cfg, out_int8=out_int8)
+    return loop_ws_stream_cycles(library_matmul_loops(M, N, K, cfg, out_int8=out_int8), cfg)["gemmini"]
 
 
 def _library_conv_tiles(layer: Layer, cfg: GemminiConfig):
