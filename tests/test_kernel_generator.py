@@ -84,6 +84,8 @@ REGRESSIONS = {
             "converted or cut the list from the end)",
     201209: "autotune with a float64 a_ptr reported 'no autotune candidate runs' when every candidate was skipped "
             "for its blocks",
+    201780: "autotune with a float64 a_ptr and an early_config_prune keeping nothing: the pruner's error hid the "
+            "argument's",
     201205: "the generator's own: OS with a column-major B compiles where no dot runs (an empty constexpr loop)",
     200022: "kernel.compile() with M = 1 (a constant in the code), then ck.run with another M: silently wrong",
     200023: "ck.run with a float for an integer argument truncated it",

@@ -296,8 +296,8 @@ class Autotuner:
             cost = {}
             for c in configs:
                 cost[c] = self.perf_model(**named, **{**base, **c.all_kwargs()}, config=gemmini_cfg)
-                if isinstance(cost[c], (bool, np.bool_)) or not isinstance(cost[c], (int, float, np.integer, np.floating)) \
-                        or math.isnan(cost[c]):
+                real = isinstance(cost[c], (int, float, np.integer, np.floating)) and not isinstance(cost[c], bool)
+                if not real or math.isnan(cost[c]):
                     raise TypeError(f"{self.__name__}: prune_configs_by perf_model must return a number, got "
                                     f"{cost[c]!r} for {c}")
             configs = sorted(configs, key=lambda c: cost[c])[:k]
@@ -337,11 +337,11 @@ class Autotuner:
 
     def tune(self, grid, args, kwargs, named, gemmini_cfg, options) -> Config:
         self.timings = {}
+        # the launch's own arguments are checked before the pruning and the candidates (an empty
+        # pruning, or candidates all skipped for their blocks, must not hide a wrong argument)
+        probe = self.configs[0].all_kwargs() if self.configs else {f"BLOCK_{x}": gemmini_cfg.dim for x in "MNK"}
+        self.fn.specialize(self.fn.bind(list(args), {**kwargs, **probe})[0])
         candidates = self.candidates(named, gemmini_cfg, options)
-        # the launch's own arguments are checked before any candidate is (one skipped for its blocks
-        # must not hide an argument that no candidate could take)
-        if candidates:
-            self.fn.specialize(self.fn.bind(list(args), {**kwargs, **candidates[0].all_kwargs()})[0])
         for c in candidates:
             self.timings[c] = self.bench(grid, args, kwargs, c, gemmini_cfg, options)
         timed = {c: t for c, t in self.timings.items() if not isinstance(t, str)}
