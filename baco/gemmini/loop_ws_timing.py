@@ -105,7 +105,8 @@ def loop_ws_stream_cycles(stream: list, cfg: GemminiConfig, *, out_int8: bool = 
     # the walk's state: ld_end, ex_end, st_end, computes done per scratchpad half (loop slot), the
     # slot's last loop has issued everything, (first, last) store of each accumulator half
     LD, EX, ST, COMPUTED, FREED, READ = 0, 1, 2, 3, 3 + CONCURRENT_LOOPS, 3 + 2 * CONCURRENT_LOOPS
-    st = [0.0] * (READ + 4)
+    ISSUED = READ + 4       # the loops' FSMs have issued their last command
+    st = [0.0] * (ISSUED + 1)
     count = [0, 0]          # loops issued, output tiles stored
 
     def step(t):
@@ -114,12 +115,13 @@ def loop_ws_stream_cycles(stream: list, cfg: GemminiConfig, *, out_int8: bool = 
         slot, acc = count[0] % CONCURRENT_LOOPS, READ + 2 * (count[1] % 2)
         ld_start = max(setup, st[FREED + slot], st[LD], st[COMPUTED + slot])
         if explicit:            # raw mvins wait for the loop unit to drain
-            ld_start = max(ld_start, *st[FREED:FREED + CONCURRENT_LOOPS]) + explicit
+            ld_start = max(ld_start, st[ISSUED]) + explicit
         st[LD] = ld_start + loads
         ex_start = max(st[EX], ld_start + first_in, st[acc])
         st[EX] = ex_end = max(ex_start + compute, ld_start + first_group, st[LD] + lat + first_rows, st[acc + 1])
         st[COMPUTED + slot] = ex_end
         st[FREED + slot] = max(ex_start + 2, ex_end + depth - compute / (Kb * J * I) * (cfg.rs_ex // 2))
+        st[ISSUED] = max(st[ISSUED], st[FREED + slot])
         if stores:
             st_start = max(st[ST], ex_end - compute + first_ready)
             st[ST] = max(st_start + sum(stores), ex_end + depth + stores[-1])
