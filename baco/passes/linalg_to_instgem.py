@@ -786,7 +786,7 @@ class WsDotNest(DotNest):
     def column(self, j):
         col = ColumnStores(self, j) if self.fused is not None else None
         zero, n_k, d = self.zero, self.n_k, self.d
-        if min(self.A.logical_shape[1], self.B.logical_shape[0]) > d:    # the full K tiles (extents DIM), then the ragged one
+        if min(self.A.logical_shape[1], self.B.logical_shape[0]) > d:    # the full K tiles (DIM), then the ragged one
             n_k_full = ir.binop("maxsi", ir.binop("minsi", n_k, ir.binop(
                 "divsi", ir.binop("minsi", self.a_cols, self.b_rows), cst(d))), zero)
             loop(zero, n_k_full, lambda k: self.k_step(j, k, col, True))

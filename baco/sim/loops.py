@@ -286,7 +286,8 @@ def _conv_fault(message, field):
 
 
 # the fields funct 16–21 latch (a loop's unlatched fields read 0)
-LATCHED_CONV_FIELDS = tuple(field.name for command in COMMANDS.values() if command.name.startswith("loop_conv_ws_config")
+LATCHED_CONV_FIELDS = tuple(field.name for command in COMMANDS.values()
+                            if command.name.startswith("loop_conv_ws_config")
                             for field in command.fields if field.fixed is None)
 
 
@@ -474,6 +475,7 @@ def _conv(cfg, st, f, c):
 def _conv_bias(cfg, f, c, lay):
     """LoopConvLdBias: overwrite every output row; zeros (from DRAM address 0) when no_bias."""
     d, ochs = cfg.dim, lay.ochs
+    no_bias, bias, ab = f["no_bias"], c["bias_addr"], cfg.acc_bytes
     yield ("bias", None, *cmd("config_ld", state_id=2, shrink=0, block_stride=c["bias_spad_stride"],
                               pixel_repeats=1, scale=MVIN_SCALE_IDENTITY, stride=0))
     step = min(ochs, cfg.max_block_len_acc * d)
@@ -481,7 +483,7 @@ def _conv_bias(cfg, f, c, lay):
         for orow in range(lay.orows):
             for ocol in range(0, lay.ocols, d):
                 for och in range(0, ochs, step):
-                    yield ("bias", None, *cmd("mvin3", dram_addr=0 if f["no_bias"] else c["bias_addr"] + och * cfg.acc_bytes,
+                    yield ("bias", None, *cmd("mvin3", dram_addr=0 if no_bias else bias + och * ab,
                                               local_addr=ACC_BIT | lay.out_row(och, b, orow, ocol),
                                               cols=min(step, ochs - och), rows=min(d, lay.ocols - ocol)))
 
