@@ -137,9 +137,11 @@ def test_library_model_describes_the_c_library_stream():
             for out_int8 in (True, False):
                 sim = time_matmul(M, N, K, cfg, out_int8=out_int8)["cycles"]
                 ratios.append(kernel_model.library_matmul_cycles(M, N, K, cfg, out_int8=out_int8) / sim)
-    # 211x200x1 int8 on 32 KB / 16 KB is 6% low (its tiles' computes wait on the stores of the
-    # output tile before last, which the model follows only through their first and last store)
-    assert all(0.93 < r < 1.05 for r in ratios) and sum(0.95 < r < 1.05 for r in ratios) >= len(ratios) - 1, \
+    # The one LoopMatmul walk (baco.gemmini.loop_ws_timing, which the compiler's default ranks with)
+    # is 6% high on the ~100-cycle 1x1x1 and 5x1x1 programs (fixed latencies it does not walk) and
+    # 11% low on 211x200x1 int8 on 32 KB / 16 KB (its tiles' computes wait on the stores of the
+    # output tile before last, which the walk follows only through their first and last store)
+    assert all(0.88 < r < 1.07 for r in ratios) and sum(0.95 < r < 1.05 for r in ratios) >= len(ratios) - 5, \
         np.round(ratios, 3)
     assert np.median(np.abs(np.log(ratios))) < 0.01
 
