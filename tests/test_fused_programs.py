@@ -243,13 +243,9 @@ def test_a_fused_edge_of_another_model_is_an_error():
         baco.compile_model(model, x, design=wrong)
 
 
-@pytest.mark.parametrize("kind,shape", [
-    ("chain", (20, 40, 96, 48, 32, 48)), ("chain", (256, 64, 128, 64, 64, 64)), ("chain", (1024, 32, 64, 32, 64, 32)),
-    ("resadd", (64, 96, 16, 64, 16, 96)), ("resadd", (1024, 96, 24, 64, 32, 96)), ("resadd", (256, 192, 32, 128, 32, 64)),
-    ("resadd", (16, 384, 64, 16, 64, 128)), ("resadd", (64, 576, 96, 16, 96, 192))])
-def test_fused_program_models_against_the_cycle_model(kind, shape):
-    """baco.gemmini.fused's cycle models (the tuner's cost of a fused group): Gemmini's part against
-    the cycle model's time of the fused kernel's command stream (commands arriving for free)."""
+def _fused_launch_and_model(kind, shape):
+    """A fused program's launch on random int8 operands (the GEMM chain's M, K, H, N, BLOCK_M, BLOCK_K
+    or the residual add's M, K, N, BLOCK_M, BLOCK_N, BLOCK_K) and baco.gemmini.fused's model of it."""
     from baco.gemmini.fused import gemm_chain_program_cycles, gemm_resadd_program_cycles
     from baco.gemmini.schedule import GemmSchedule
     from baco.kernels.fused import gemm_resadd_launch
@@ -259,13 +255,22 @@ def test_fused_program_models_against_the_cycle_model(kind, shape):
         M, K, H, N, bm, bk = shape
         launch = gemm_chain_launch(i8(M, K), i8(K, H), None, i8(H, N), None, scale1=0.01, scale2=0.01,
                                    block_m=bm, block_k=bk)
-        predicted = gemm_chain_program_cycles(M, K, H, N, bm, bk, cfg)["gemmini"]
-    else:
-        M, K, N, bm, bn, bk = shape
-        launch = gemm_resadd_launch(i8(M, K), i8(K, N), None, i8(M, N), scale=0.01, relu=False, a_scale=0.5,
-                                    r_scale=0.7, out_scale=0.9, relu_out=False, schedule=GemmSchedule(bm, bn, bk))
-        predicted = gemm_resadd_program_cycles(M, N, K, bm, bn, bk, cfg)["gemmini"]
-    simulated = launch.cycles()["cycles"]
+        return launch, gemm_chain_program_cycles(M, K, H, N, bm, bk, cfg)
+    M, K, N, bm, bn, bk = shape
+    launch = gemm_resadd_launch(i8(M, K), i8(K, N), None, i8(M, N), scale=0.01, relu=False, a_scale=0.5,
+                                r_scale=0.7, out_scale=0.9, relu_out=False, schedule=GemmSchedule(bm, bn, bk))
+    return launch, gemm_resadd_program_cycles(M, N, K, bm, bn, bk, cfg)
+
+
+@pytest.mark.parametrize("kind,shape", [
+    ("chain", (20, 40, 96, 48, 32, 48)), ("chain", (256, 64, 128, 64, 64, 64)), ("chain", (1024, 32, 64, 32, 64, 32)),
+    ("resadd", (64, 96, 16, 64, 16, 96)), ("resadd", (1024, 96, 24, 64, 32, 96)), ("resadd", (256, 192, 32, 128, 32, 64)),
+    ("resadd", (16, 384, 64, 16, 64, 128)), ("resadd", (64, 576, 96, 16, 96, 192))])
+def test_fused_program_models_against_the_cycle_model(kind, shape):
+    """baco.gemmini.fused's cycle models (the tuner's cost of a fused group): Gemmini's part against
+    the cycle model's time of the fused kernel's command stream (commands arriving for free)."""
+    launch, model = _fused_launch_and_model(kind, shape)
+    predicted, simulated = model["gemmini"], launch.cycles()["cycles"]
     assert abs(predicted - simulated) <= 0.15 * simulated, (predicted, simulated)
 
 
@@ -274,23 +279,9 @@ def test_fused_program_models_end_to_end_on_the_iss(kind, shape):
     """The models' end-to-end cycles (the slower of Gemmini's work and the core issuing the
     commands, FUSED_INSTRUCTIONS) against the ISS's rdcycle around the launch with the cycle
     model attached."""
-    from baco.gemmini.fused import gemm_chain_program_cycles, gemm_resadd_program_cycles
-    from baco.gemmini.schedule import GemmSchedule
-    from baco.kernels.fused import gemm_resadd_launch
     from baco.sim.timing import TimingModel
-    cfg, rng = GemminiConfig(), np.random.default_rng(0)
-    i8 = lambda *s: rng.integers(-128, 128, s, dtype=np.int8)  # noqa: E731
-    if kind == "chain":
-        M, K, H, N, bm, bk = shape
-        launch = gemm_chain_launch(i8(M, K), i8(K, H), None, i8(H, N), None, scale1=0.01, scale2=0.01,
-                                   block_m=bm, block_k=bk)
-        model = gemm_chain_program_cycles(M, K, H, N, bm, bk, cfg)
-    else:
-        M, K, N, bm, bn, bk = shape
-        launch = gemm_resadd_launch(i8(M, K), i8(K, N), None, i8(M, N), scale=0.01, relu=False, a_scale=0.5,
-                                    r_scale=0.7, out_scale=0.9, relu_out=False, schedule=GemmSchedule(bm, bn, bk))
-        model = gemm_resadd_program_cycles(M, N, K, bm, bn, bk, cfg)
+    launch, model = _fused_launch_and_model(kind, shape)
     compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
-    simulated = compiled.run(launch.grid, launch.args, timing=TimingModel(cfg))["kernel_cycles"]
+    simulated = compiled.run(launch.grid, launch.args, timing=TimingModel(GemminiConfig()))["kernel_cycles"]
     assert model["cycles"] == pytest.approx(max(model["gemmini"], model["cpu"])) and model["cpu"] > model["gemmini"]
     assert abs(model["cycles"] - simulated) <= 0.15 * simulated, (model, simulated)
