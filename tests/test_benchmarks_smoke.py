@@ -29,6 +29,7 @@ SMOKE = {
     "fusion.py": (["--smoke"], 0),
     "fuzz_report.py": (["--smoke"], 0),
     "gemm_cycles.py": (["--size", "64"], 0),
+    "instruction_mix.py": (["--smoke"], 0),
     "kernels.py": (["--smoke"], 0),
     "loop_check.py": (["--smoke"], 0),
     "models.py": (["--smoke"], 0),

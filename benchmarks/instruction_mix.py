@@ -1,0 +1,129 @@
+"""What the core executes per RoCC command: the GEMM kernel's explicit stream (or its LOOP_WS
+program) as a self-checking ELF on the ISS, every instruction of the kernel function counted by
+address (the ISS's trace) and classed from the ELF's disassembly.
+
+    python benchmarks/instruction_mix.py [--M 128 --N 256 --K 256] [--loop-ws] [--dim 16] [--smoke]
+
+Printed: the kernel's instructions and RoCC commands, per class (RoCC command, reload from the
+stack: spilled and loop-invariant values; store to the stack; field packing and constants: or,
+shifts, li/lui; address and index arithmetic: add/sub/mv; compare and select: bounds and guards;
+branch; mul; div/rem: delinearised flat loops and ceil-divisions) the count, per command and
+share; then the code by how often it ran (a loop level: instructions run that many times and the
+commands among them). The kernel runs under the default schedule for the shape; the ELF checks
+its result bit for bit (exit 0 iff it matches). Needs llvm-objdump or riscv64-unknown-elf-objdump.
+--smoke: 40x40x40.
+"""
+import argparse
+import collections
+import io
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import default_gemm_schedule
+from baco.kernels.matmul import matmul_kernel, reference
+from baco.sim.iss import run_elf
+
+KERNEL = "matmul_kernel"
+ROCC = "RoCC command"        # told by the ISS's trace (the disassembler does not know custom-3)
+CLASSES = [  # (class, predicate on (mnemonic, operands)), first match wins
+    ("reload from the stack", lambda op, args: op in ("ld", "lw", "c.ldsp") and "(sp)" in args),
+    ("store to the stack", lambda op, args: op in ("sd", "sw", "c.sdsp") and "(sp)" in args),
+    ("div/rem", lambda op, args: op.startswith(("div", "rem"))),
+    ("mul", lambda op, args: op.startswith("mul")),
+    ("branch", lambda op, args: op.startswith(("b", "j")) or op == "ret"),
+    ("compare and select", lambda op, args: op.startswith(("slt", "seqz", "snez", "sgtz", "sltz", "xor", "neg",
+                                                           "not", "and", "min", "max"))),
+    ("field packing and constants", lambda op, args: op.startswith(("or", "sll", "srl", "sra", "li", "lui"))),
+    ("address and index arithmetic", lambda op, args: op.startswith(("add", "sub", "mv", "auipc"))),
+]
+
+
+def disassembly(elf: Path) -> tuple[dict, range]:
+    """{address: (mnemonic, operands)} of the ELF's code and the kernel function's address range."""
+    tool = shutil.which("llvm-objdump") or shutil.which("riscv64-unknown-elf-objdump")
+    if tool is None:
+        raise SystemExit("instruction_mix: needs llvm-objdump or riscv64-unknown-elf-objdump on PATH")
+    text = subprocess.run([tool, "-d", "--no-show-raw-insn", str(elf)], capture_output=True, text=True,
+                          check=True).stdout
+    symbols = sorted((int(a, 16), name) for a, name in re.findall(r"^([0-9a-f]+) <([^>]+)>:", text, re.M))
+    starts = [a for a, name in symbols if not name.startswith(".L")]
+    lo = next(a for a, name in symbols if name == KERNEL)
+    hi = min((a for a in starts if a > lo), default=1 << 64)
+    code = {}
+    for addr, ins in re.findall(r"^\s*([0-9a-f]+):\s+(.*)$", text, re.M):
+        op, *args = ins.split(None, 1)
+        code[int(addr, 16)] = (op, args[0] if args else "")
+    return code, range(lo, hi)
+
+
+def classify(op: str, args: str) -> str:
+    return next((name for name, match in CLASSES if match(op, args)), f"other ({op})")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--M", type=int, default=128)
+    p.add_argument("--N", type=int, default=256)
+    p.add_argument("--K", type=int, default=256)
+    p.add_argument("--dim", type=int, default=16)
+    p.add_argument("--loop-ws", action="store_true", help="the LOOP_WS program (default: the explicit stream)")
+    p.add_argument("--smoke", action="store_true")
+    a = p.parse_args(argv)
+    M, N, K = (40, 40, 40) if a.smoke else (a.M, a.N, a.K)
+    cfg = GemminiConfig(dim=a.dim)
+    s = default_gemm_schedule(M, N, K, cfg, False)
+    rng = np.random.default_rng(M * 7 + N * 5 + K)
+    x = rng.integers(-128, 128, (M, K), dtype=np.int8)
+    w = rng.integers(-128, 128, (K, N), dtype=np.int8)
+    c = np.zeros((M, N), np.int32)
+    args = [x, w, c, M, N, K, K, 1, N, 1, N, 1, 1.0]
+    ck = matmul_kernel.compile(*args, target="iss", config=cfg, RELU=False, OUT_INT8=False, schedule=s,
+                               loop_ws=a.loop_ws)
+    grid = (-(-M // s.block_m), -(-N // s.block_n))
+    with tempfile.TemporaryDirectory(prefix="baco-mix-") as tmp:
+        elf = ck.build_elf(grid, args, Path(tmp) / "gemm.elf", expected={2: reference(x, w, schedule=s)})
+        trace = io.StringIO()
+        res = run_elf(elf, config=cfg, trace=True, trace_out=trace, stdout=None)
+        code, kernel = disassembly(elf)
+    if res.exit_code != 0:
+        print(f"GEMM {M}x{N}x{K}: the ELF's result differs from numpy's (exit {res.exit_code})\n{res.console}")
+        return 1
+    runs, rocc = collections.Counter(), set()
+    for line in trace.getvalue().splitlines():
+        pc = int(line.split(":", 1)[0], 16)
+        if pc in kernel:
+            runs[pc] += 1
+            if " gemmini " in line:
+                rocc.add(pc)
+    kind = {pc: ROCC if pc in rocc else classify(*code[pc]) for pc in runs}
+    commands = res.gemmini_commands
+    total = sum(runs.values())
+    form = "LOOP_WS" if a.loop_ws else "explicit"
+    print(f"GEMM {M}x{N}x{K} DIM {a.dim}, {form}, schedule {s.block_m}/{s.block_n}/{s.block_k} "
+          f"(double-buffered {s.double_buffer}): {total} kernel instructions, {commands} RoCC commands, "
+          f"{total / commands:.2f} a command (bit-exact)")
+    by_class = collections.Counter()
+    for pc, n in runs.items():
+        by_class[kind[pc]] += n
+    print(f"{'class':32s} {'instructions':>12s} {'/command':>9s} {'share':>6s}")
+    for name, n in by_class.most_common():
+        print(f"{name:32s} {n:12d} {n / commands:9.2f} {100 * n / total:5.1f}%")
+    levels = collections.defaultdict(lambda: [0, 0])     # times run -> [instructions, commands]
+    for pc, n in runs.items():
+        levels[n][0] += 1
+        levels[n][1] += kind[pc] == ROCC
+    print(f"\n{'times run':>9s} {'instructions':>12s} {'commands':>8s} {'executed':>9s}")
+    for n, (ins, cmds) in sorted(levels.items(), key=lambda kv: -kv[0] * kv[1][0])[:12]:
+        print(f"{n:9d} {ins:12d} {cmds:8d} {n * ins:9d}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
