@@ -219,15 +219,16 @@ class _Walk:
         slot = self.n % CONCURRENT_LOOPS
         self.n += 1
         I, J, K = lp.I, lp.J, lp.K
-        if self.cpu:
-            clock += lp.cpu * k.cpu_cycles_per_instruction
         raw_b_ready = -math.inf
-        if lp.raw_b:        # explicit mvins of B: once every loop has issued its last command
-            t = max(T[FREED:COMPUTED])
+        if lp.raw_b:        # explicit mvins of B: once every loop has issued its last command; the CPU
+            t = max(T[FREED:COMPUTED])      # waits for that, then runs this step's code (Gemmini idles)
             if self.cpu:
-                clock = t = max(clock, t)
+                clock = max(clock, t) + lp.cpu * k.cpu_cycles_per_instruction
+                t = clock
             ld = max(ld, t) + raw_b
             raw_b_ready = ld + lat
+        elif self.cpu:
+            clock += lp.cpu * k.cpu_cycles_per_instruction
         arrival = max(T[FREED + slot], clock if self.cpu else 0.0)
         if self.cpu:
             clock = arrival

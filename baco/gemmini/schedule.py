@@ -167,9 +167,11 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # benchmarks/kernels.py's shapes at DIM 16 and 32, within 0.75-1.31x of them. A LOOP_WS program
 # (a K step is the five loop registers and LOOP_WS; a ragged last step's A and B moved in
 # explicitly): per program and per command, from 512^3 (32 programs, 1,540 commands, 29,908
-# instructions) and 128x256x256 (4 programs, 101 commands, 2,751) at DIM 16.
+# instructions) and 128x256x256 (4 programs, 101 commands, 2,751) at DIM 16; a step whose B is moved
+# explicitly (K < DIM) runs its move code on top: 91 more a program on the ISS (160x139x41 at DIM 16,
+# 16/144/32 against 160x139x48, 10 programs: 6,752 and 5,412 instructions).
 EXPLICIT_INSTRUCTIONS = {"program": 76.0, "step": 695.0, "command": 11.0, "column": 356.0}
-LOOP_WS_INSTRUCTIONS = {"program": 250.0, "command": 14.2}
+LOOP_WS_INSTRUCTIONS = {"program": 250.0, "command": 14.2, "explicit_b": 91.0}
 LOOP_WS_STEP_COMMANDS = 6
 # end to end, the CPU and Gemmini overlap only partly (the CPU waits while Gemmini's queue is
 # full; Gemmini idles while the CPU computes the next command): measured, the shorter of the two
@@ -257,7 +259,8 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
                 loops.append(LoopWs(K=bk - 1, bias=False, store=last, **shape))
             elif kk % d:
                 raw = -(-J // cfg.max_block_len)
-                loops.append(LoopWs(**dict(shape, cpu=loop_cpu + raw * cmd, commands=LOOP_WS_STEP_COMMANDS + raw),
+                loops.append(LoopWs(**dict(shape, cpu=loop_cpu + raw * cmd + LOOP_WS_INSTRUCTIONS["explicit_b"],
+                                           commands=LOOP_WS_STEP_COMMANDS + raw),
                                     K=1, pad_k=d - kk, load_b=False, raw_b=kk, bias=bias and first, store=last))
             else:
                 loops.append(LoopWs(K=bk, bias=bias and first, store=last, **shape))
