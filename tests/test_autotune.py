@@ -118,7 +118,9 @@ def test_no_configs_draws_from_the_schedule_space(monkeypatch):
     calls = count_benches(tuner, monkeypatch)
     a, b, c = launch(tuner, 65, 17, 40)
     default = baco.Config.from_schedule(default_gemm_schedule(65, 17, 40, CFG))
-    assert default in calls and 2 <= len(calls) <= 3 and all(cf in space for cf in calls)
+    # the default schedule is always timed beside the kept candidates (its blocks may be an even split
+    # of a dimension, which the space's powers of two do not hold)
+    assert default in calls and 2 <= len(calls) <= 3 and all(cf in space or cf == default for cf in calls)
     assert tuner.timings[tuner.best_config] <= tuner.timings[default]
     np.testing.assert_array_equal(c, reference(a, b))
 
