@@ -258,9 +258,6 @@ LONG_FUNCTIONS = {
     "baco/passes/loop_conv_ws.py Proof._try": "the convolutions' work",
     "baco/passes/loop_conv_ws.py Proof._inputs": "the convolutions' work",
     "baco/passes/loop_conv_ws.py rewrite": "the convolutions' work",
-    "baco/tuner/costmodel.py kernel_program_terms": "the CPU-issue cost term's work",
-    "baco/tuner/costmodel.py kernel_program_terms.with_k_loop": "the CPU-issue cost term's work",
-    "baco/gemmini/loop_conv_timing.py loop_conv_stream_cycles": "LoopConv's timing walk, moved here by the conv-schedule work",
 }
 
 

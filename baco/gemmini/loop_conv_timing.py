@@ -68,6 +68,11 @@ def program_conv_tiles(N: int, P: int, Q: int, K: int, C: int, R: int, S: int, s
     return tiles, halves
 
 
+# indices of loop_conv_stream_cycles' walk state: loader, execute and store ends; computes done per
+# scratchpad half (2); a slot's last loop has issued everything (2); (first, last) store per accumulator half (2 x 2)
+LD, EX, ST, COMPUTED, FREED, READ = 0, 1, 2, 3, 5, 7
+
+
 def loop_conv_stream_cycles(tiles, cfg: GemminiConfig, *, dilation: int = 1, downsample: int = 0,
                             out_int8: bool = True, halves=None) -> float:
     """Cycles of a sequence of LOOP_CONV_WS `tiles` as the cycle model times LoopConv's stream. A
@@ -92,74 +97,20 @@ def loop_conv_stream_cycles(tiles, cfg: GemminiConfig, *, dilation: int = 1, dow
     A tile's zero fill of its accumulator rows also waits for the stores of the output tile before
     last, which read them."""
     k = DEFAULT_CONSTANTS
-    d, mbl = cfg.dim, cfg.max_block_len
-    beat, lat, depth = cfg.dma_bus_bits // 8, k.dram_latency, k.array_depth_factor * d
-    out_bytes = cfg.input_bytes if out_int8 else cfg.acc_bytes
-
-    def dma(rows, row_bytes):
-        return k.dma_cmd_overhead + max(rows * math.ceil(row_bytes / beat) * k.beat_cycles,
-                                        math.ceil(rows / cfg.max_in_flight) * lat)
-
-    @functools.lru_cache(maxsize=None)
-    def tile(B, orows, ocols, och, kr, kc, ich, irows, icols, first, last, pad_rows, pad_cols):
-        """(loads, computes, stores occupancy, computes count, stores count, one weight block's
-        computes, a row's first compute) of one tile."""
-        loads = 0.0
-        if first:       # zero fill of the tile's accumulator rows (no DRAM requests)
-            loads += B * orows * sum(k.dma_cmd_overhead + r for r in pixel_rows(ocols, d)) \
-                * math.ceil(och / (cfg.max_block_len_acc * d))
-        loads += kr * kc * sum(dma(r, c * cfg.input_bytes) for c in pixel_rows(och, mbl * d)
-                               for r in pixel_rows(ich, d))
-        loads += B * -(-irows >> downsample) * sum(dma(n >> downsample, c * cfg.input_bytes)
-                                                   for n in pixel_rows(icols, d << downsample)
-                                                   for c in pixel_rows(ich, mbl * d))
-        zero_row = sum(k.dma_cmd_overhead + n for n in pixel_rows(icols, d) + pixel_rows(pad_cols, d))
-        loads += B * len(pixel_rows(ich, mbl * d)) * (irows * sum(k.dma_cmd_overhead + n for n in pixel_rows(pad_cols, d))
-                                                       + pad_rows * zero_row)   # padding: mvins from address 0
-        pixels = packed_pixels(ich, kc, dilation, downsample, d)
-        blocks = math.ceil(och / d) * kr * math.ceil(kc / pixels) * math.ceil(ich / d)
-        occ = [max(r, 4) + k.compute_overhead for r in pixel_rows(ocols, d)]
-        per_block = B * orows * sum(occ) + max(0, d - occ[-1])      # new weights wait on a short last compute
-        computes = blocks * max(per_block, occ[0] + depth)
-        n_computes = blocks * B * orows * len(occ)
-        stores, n_stores = 0.0, 0
-        if last:
-            per_row = sum(dma(r, c * out_bytes) + k.acc_scale_latency
-                          for r in pixel_rows(ocols, d) for c in pixel_rows(och, d))
-            stores, n_stores = B * orows * per_row, B * orows * len(occ) * math.ceil(och / d)
-        return loads, computes, stores, n_computes, n_stores, per_block, occ[0]
-
-    # state: ld_end, ex_end, st_end, computes done per scratchpad half (2), the slot's last loop has
-    # issued everything (2), (first, last) store of each accumulator half (2 x 2)
-    st = [0.0] * 11
-    LD, EX, ST, COMPUTED, FREED, READ = 0, 1, 2, 3, 5, 7
+    lat, depth = k.dram_latency, k.array_depth_factor * cfg.dim
+    costs = functools.lru_cache(maxsize=None)(functools.partial(_tile_costs, cfg, dilation, downsample, out_int8))
+    st = [0.0] * 11         # the walk state (LD..READ)
     out_tiles = 0
-    runs = [0] * len(tiles)          # where the run of identical tiles that tile n is in ends
-    for n in reversed(range(len(tiles))):
-        runs[n] = runs[n + 1] if n + 1 < len(tiles) and tiles[n + 1] == tiles[n] else n + 1
+    runs = _run_ends(tiles)
     n, run_start, previous = 0, 0, None
     while n < len(tiles):
         t = tiles[n]
         if n and t != tiles[n - 1]:
             run_start, previous = n, None
-        loads, computes, stores, n_c, n_s, per_block, first_rows = tile(*t)
-        slot = n % CONCURRENT_LOOPS
-        half = slot if halves is None else halves[n]
-        first_read, last_read = st[READ + 2 * (out_tiles % 2)], st[READ + 2 * (out_tiles % 2) + 1]
-        ld_start = max(st[FREED + slot], st[LD], st[COMPUTED + half], last_read if t[9] else 0.0)
-        st[LD] = ld_start + loads
-        ex_start = max(st[EX], st[LD] + lat, first_read)
-        st[EX] = ex_end = max(ex_start + computes, last_read)
-        st[COMPUTED + half] = ex_end
-        ex_issued = ex_end + depth - computes * min(1.0, cfg.rs_ex / 2 / max(n_c, 1))
-        st[FREED + slot] = ex_issued
-        if n_s:
-            st_start = max(st[ST], ex_issued, ex_end + depth - per_block + first_rows)
-            st[ST] = st_start + stores
-            st[READ + 2 * (out_tiles % 2)], st[READ + 2 * (out_tiles % 2) + 1] = st_start + stores / n_s, st[ST]
-            if n_s > cfg.rs_st:     # the store FSM issues its last command once all but rs_st are out
-                st[FREED + slot] = max(ex_issued, st_start + (n_s - cfg.rs_st) * stores / n_s + lat)
-            out_tiles += 1
+        stores_tile = _walk_tile(st, costs(*t), cfg, slot=n % CONCURRENT_LOOPS,
+                                 half=n % CONCURRENT_LOOPS if halves is None else halves[n],
+                                 out_half=out_tiles % 2, zero_fills=t[9])
+        out_tiles += stores_tile
         n += 1
         # a run of identical tiles reaches a periodic regime (two loop slots, alternating halves): once
         # every time has moved by the same delta over a period, the run's remaining periods each move
@@ -171,7 +122,77 @@ def loop_conv_stream_cycles(tiles, cfg: GemminiConfig, *, dilation: int = 1, dow
                 if periods > 0 and all(abs(a - b - delta) < 1e-6 for a, b in zip(st, previous)):
                     st = [v + delta * periods for v in st]
                     n += 2 * periods
-                    out_tiles += 2 * periods if n_s else 0
+                    out_tiles += 2 * periods if stores_tile else 0
             previous = list(st)
-    ex_end, st_end = st[EX], st[ST]
-    return max(st_end + lat, ex_end + depth)
+    return max(st[ST] + lat, st[EX] + depth)
+
+
+def _dma(cfg: GemminiConfig, rows, row_bytes):
+    """Occupancy of one mvin/mvout of `rows` rows of row_bytes each."""
+    k = DEFAULT_CONSTANTS
+    return k.dma_cmd_overhead + max(rows * math.ceil(row_bytes / (cfg.dma_bus_bits // 8)) * k.beat_cycles,
+                                    math.ceil(rows / cfg.max_in_flight) * k.dram_latency)
+
+
+def _tile_costs(cfg: GemminiConfig, dilation, downsample, out_int8,
+                B, orows, ocols, och, kr, kc, ich, irows, icols, first, last, pad_rows, pad_cols):
+    """(loads, computes, stores occupancy, computes count, stores count, one weight block's
+    computes, a row's first compute) of one LOOP_CONV_WS tile (loop_conv_stream_cycles' tuple)."""
+    k, d, mbl = DEFAULT_CONSTANTS, cfg.dim, cfg.max_block_len
+    loads = 0.0
+    if first:       # zero fill of the tile's accumulator rows (no DRAM requests)
+        loads += B * orows * sum(k.dma_cmd_overhead + r for r in pixel_rows(ocols, d)) \
+            * math.ceil(och / (cfg.max_block_len_acc * d))
+    loads += kr * kc * sum(_dma(cfg, r, c * cfg.input_bytes) for c in pixel_rows(och, mbl * d)
+                           for r in pixel_rows(ich, d))
+    loads += B * -(-irows >> downsample) * sum(_dma(cfg, n >> downsample, c * cfg.input_bytes)
+                                               for n in pixel_rows(icols, d << downsample)
+                                               for c in pixel_rows(ich, mbl * d))
+    zero_row = sum(k.dma_cmd_overhead + n for n in pixel_rows(icols, d) + pixel_rows(pad_cols, d))
+    loads += B * len(pixel_rows(ich, mbl * d)) * (irows * sum(k.dma_cmd_overhead + n for n in pixel_rows(pad_cols, d))
+                                                   + pad_rows * zero_row)   # padding: mvins from address 0
+    pixels = packed_pixels(ich, kc, dilation, downsample, d)
+    blocks = math.ceil(och / d) * kr * math.ceil(kc / pixels) * math.ceil(ich / d)
+    occ = [max(r, 4) + k.compute_overhead for r in pixel_rows(ocols, d)]
+    per_block = B * orows * sum(occ) + max(0, d - occ[-1])      # new weights wait on a short last compute
+    computes = blocks * max(per_block, occ[0] + k.array_depth_factor * d)
+    n_computes = blocks * B * orows * len(occ)
+    stores, n_stores = 0.0, 0
+    if last:
+        out_bytes = cfg.input_bytes if out_int8 else cfg.acc_bytes
+        per_row = sum(_dma(cfg, r, c * out_bytes) + k.acc_scale_latency
+                      for r in pixel_rows(ocols, d) for c in pixel_rows(och, d))
+        stores, n_stores = B * orows * per_row, B * orows * len(occ) * math.ceil(och / d)
+    return loads, computes, stores, n_computes, n_stores, per_block, occ[0]
+
+
+def _run_ends(tiles) -> list:
+    """Where the run of identical tiles that each tile is in ends (the index past its last)."""
+    runs = [0] * len(tiles)
+    for n in reversed(range(len(tiles))):
+        runs[n] = runs[n + 1] if n + 1 < len(tiles) and tiles[n + 1] == tiles[n] else n + 1
+    return runs
+
+
+def _walk_tile(st: list, costs: tuple, cfg: GemminiConfig, *, slot: int, half: int, out_half: int,
+               zero_fills: bool) -> int:
+    """Advances the walk state `st` (indices LD..READ) by one tile of `costs` (_tile_costs) in loop
+    `slot`, reading scratchpad `half` and writing accumulator half `out_half`; 1 if it stores, else 0."""
+    lat, depth = DEFAULT_CONSTANTS.dram_latency, DEFAULT_CONSTANTS.array_depth_factor * cfg.dim
+    loads, computes, stores, n_c, n_s, per_block, first_rows = costs
+    first_read, last_read = st[READ + 2 * out_half], st[READ + 2 * out_half + 1]
+    ld_start = max(st[FREED + slot], st[LD], st[COMPUTED + half], last_read if zero_fills else 0.0)
+    st[LD] = ld_start + loads
+    ex_start = max(st[EX], st[LD] + lat, first_read)
+    st[EX] = ex_end = max(ex_start + computes, last_read)
+    st[COMPUTED + half] = ex_end
+    ex_issued = ex_end + depth - computes * min(1.0, cfg.rs_ex / 2 / max(n_c, 1))
+    st[FREED + slot] = ex_issued
+    if not n_s:
+        return 0
+    st_start = max(st[ST], ex_issued, ex_end + depth - per_block + first_rows)
+    st[ST] = st_start + stores
+    st[READ + 2 * out_half], st[READ + 2 * out_half + 1] = st_start + stores / n_s, st[ST]
+    if n_s > cfg.rs_st:     # the store FSM issues its last command once all but rs_st are out
+        st[FREED + slot] = max(ex_issued, st_start + (n_s - cfg.rs_st) * stores / n_s + lat)
+    return 1

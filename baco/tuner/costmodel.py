@@ -558,165 +558,209 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
     program waits for its first loads (double-buffered: A's first strip and B, a prologue, and its
     computes cannot outrun the rest), the last one's stores are exposed (a tail), and stores longer
     than a program's steps set the pace from the first tile's result on."""
-    k = DEFAULT_CONSTANTS
-    cfg = GemminiConfig()
-    bm, bn, bk = blocks
-    pe = torch.as_tensor(pe, dtype=torch.float64)
-    beat = cfg.dma_bus_bits // 8
-    lat, mif = k.dram_latency, cfg.max_in_flight
-
-    def dma(rows, bytes_per_row, commands):
-        """Occupancy of `commands` mvin/mvout commands of `rows` rows each."""
-        per = torch.maximum(rows * _ceil(bytes_per_row / beat) * k.beat_cycles, _ceil(rows / mif) * lat)
-        return commands * (k.dma_cmd_overhead + per)
-
-    mb, nb, kb = _ceil(rows_m / pe), _ceil(bn / pe), _ceil(bk / pe)
-    strip = rows_m / mb if step_waits else torch.minimum(rows_m, pe)
-    max_cols = torch.clamp(cfg.max_bytes / pe, min=1.0) * pe      # widest mvin (max_block_len blocks)
-    slice_rows = rows_m / a_slices
-    slice_strips = _ceil(slice_rows / pe)
-    a_chunks, b_chunks = _ceil(bk / max_cols), _ceil(bn / max_cols)
-    if step_waits:      # mvins of the rows and columns that exist: ragged strips and chunks are short
-        zero_fills = zero_slices * slice_strips * a_chunks * (k.dma_cmd_overhead + slice_rows / slice_strips)
-        load_a = (a_slices - zero_slices) * dma(slice_rows / slice_strips, bk / a_chunks, slice_strips * a_chunks) \
-            + zero_fills
-        load_b = dma(bk / kb, bn / b_chunks, kb * b_chunks)
-    else:
-        load_a = a_slices * dma(strip, torch.minimum(bk, max_cols), slice_strips * a_chunks)
-        load_b = dma(torch.minimum(bk, pe), torch.minimum(bn, max_cols), kb * b_chunks)
-    load = load_a + load_b
-    load_commands = a_slices * slice_strips * a_chunks + kb * b_chunks
-    compute = kb * nb * (mb * k.compute_overhead + torch.maximum(rows_m, 4 * mb))
-    drain = k.array_depth_factor * pe
-    out_wait = drain                                 # from a step's last compute until its result lands
-    load_wait = torch.zeros_like(compute)
-    if not step_waits:
-        compute, load_wait = gemm_step_compute(compute, pe, mb, nb, kb, drain, dataflow, double_buffer)
-    else:
-        group = compute / (kb * nb)                  # the rows of one column under one weight block
-        tile = group / mb + drain                    # one tile's compute until its result lands
-        columns = nb * torch.maximum(group, pe) + nb * (kb - 1) * torch.maximum(torch.maximum(group, pe), tile)
-        # the last column's chain on one tile: double-buffered it overlaps the next step's first
-        # columns; single-buffered, it follows the other columns' computes, whose weights came in
-        # while they waited for the step's loads
-        chain = kb * tile if double_buffer else (nb - 1) * kb * group + kb * tile
-        compute = torch.maximum(columns, chain)
-        out_wait = torch.where(chain >= columns, 0.0, drain)    # the chain on one tile ends landed
-    out_bytes = cfg.input_bytes if out_int8 else cfg.acc_bytes
-    store = (dma(strip, torch.minimum(bn, pe) * out_bytes, mb * nb) + mb * nb * k.acc_scale_latency) * stored
-    # the next program's first loads (and computes on rows already stored) run under the last
-    # rs_st stores: dispatch waits for a free store slot, then moves on
-    under_stores = cfg.rs_st * store / (mb * nb)
-    zero_chunks = _ceil(bn / (torch.clamp(torch.floor(cfg.max_bytes / (pe * cfg.acc_bytes)), min=1.0) * pe))
-    zero_fill = mb * zero_chunks * (k.dma_cmd_overhead + pe)    # mvins from address 0, a cycle a row
-
-    def without_k_loop():       # zero fill, loads, computes, stores in turn
-        zero = zero_fill
-        step = zero + load + lat + compute
-        # the next program's zero fills run under these stores; its loads, behind them in the load
-        # queue, wait for the stores to have read the rows the fills clear
-        hidden = torch.minimum(under_stores, zero)
-        return step, step + drain + store + lat - hidden, hidden
-
-    def with_k_loop():
-        # step_waits: B lands strip by strip (sub-block k), column chunk by chunk; column j's computes
-        # run once its chunk of the last strip has landed, so the computes trail the loads: they end
-        # one sub-block's computes after the last chunk, or, compute-bound, all of them but column 0's
-        # first kb - 1 sub-blocks after column 0's chunk of the last strip
-        if step_waits:
-            sub_block = compute / (kb * nb)
-            trailing_loads = torch.maximum(load + lat + sub_block,
-                                           load_a + load_b * ((kb - 1) * nb + 1) / (kb * nb) + lat + compute
-                                           - (kb - 1) * sub_block)
-        if double_buffer:
-            step = torch.maximum(load + lat, compute)
-        elif step_waits:
-            step = trailing_loads
-        else:   # computes are dispatched after the step's loads but the last rs_ld: only those overlap
-            overlap = torch.minimum(load_b, load * torch.clamp(cfg.rs_ld / load_commands, max=1.0))
-            step = load + lat + torch.maximum(compute / kb, compute - overlap) + load_wait
-        if step_waits:      # programs pipeline (see above)
-            # The next program's commands follow this one's in the one dispatch queue: its first loads
-            # are dispatched once this program's last computes fit the execute unit's reservation
-            # station (a preload and a compute each) and all but rs_st of its last column's stores
-            # have left the store station (they start as their tiles land).
-            last_computes = compute * torch.clamp(cfg.rs_ex / 2 / (kb * nb * mb), max=1.0)
-            store_one = store / (mb * nb)
-            stores_held = torch.where(mb > cfg.rs_st, out_wait + (mb - cfg.rs_st) * store_one, -last_computes)
-            # A program's first tile is out once what it reads has landed (a step loads A, then B
-            # column by column; double-buffered, its loads were ahead) and its channel sub-blocks
-            # have run; its stores then follow one another. When they take longer than the computes
-            # after it, they are still queued as the computes end. Single-buffered, the next
-            # program's loads wait behind all but rs_st of them, and its stores behind its loads and
-            # computes (1x1 56x56 128>256 in programs of 1024 pixels on DIM 64: 64 int8 stores a
-            # program against 16 computes a column). Double-buffered, the stores set the pace, with a
-            # gap a program when its first tile (its first loads, all its K steps) takes longer than
-            # the last rs_st stores before it (3x3 28x28 3>512, 11 rows a program on DIM 128: 9 steps)
-            ahead = torch.zeros_like(load) if double_buffer else load_a + load_b / nb + lat
-            first_out = (k_steps - 1) * step + ahead + group * ((kb - 1) + 1 / mb) + out_wait
-            stores_after = first_out + store - ((k_steps - 1) * step + compute if double_buffer else k_steps * step)
-            if double_buffer:
-                store_gap = torch.clamp(load_a / mb + load_b / nb + lat + first_out - cfg.rs_st * store_one, min=0.0)
-            else:
-                store_gap = torch.zeros_like(store)
-                stores_held = torch.maximum(stores_held, stores_after - cfg.rs_st * store_one)
-            next_dispatch = torch.maximum(-last_computes, stores_held)     # after this program's computes end
-            if double_buffer:
-                # its own K steps' loads run under the computes (step), the next program's first
-                # step's only from its dispatch on; the first program's first step is loaded ahead
-                # (a prologue): A's first strip, then B, then the rest of A, which its computes overlap
-                next_loads = torch.clamp(load + lat + next_dispatch, min=0.0)
-                per_program = (k_steps - 1) * step + compute + next_loads
-                prologue = load_a / mb + load_b + lat
-                # but nothing runs ahead of the first program: its computes cannot outrun its loads,
-                # all on the one DMA (1x1 28x28 512>128 in one program of blocks 784,128,512 on DIM
-                # 128: 29k cycles of loads under 3k of computes), so it ends no earlier than its
-                # k_steps loads and the computes that trail the last of them (as single-buffered)
-                # (its first tiles are out, and their stores run, as they would without this wait)
-                first_program = prologue + (k_steps - 1) * step + compute
-                first_wait = torch.clamp((k_steps - 1) * load + trailing_loads - first_program, min=0.0)
-            else:           # the next program's loads overwrite rows this one reads: after its computes
-                next_loads = torch.clamp(next_dispatch, min=0.0)
-                per_program = k_steps * step + next_loads
-                prologue = first_wait = torch.zeros_like(load)
-            # the last program has no next one; its last column's stores are exposed: each tile's
-            # stores follow its last rows, those the computes do not hide pile up (or all its stores
-            # still queued)
-            last_stores = torch.maximum(out_wait + torch.maximum(store_one, store / nb - group * (mb - 1) / mb),
-                                        stores_after)
-            paced_by_steps = prologue + first_wait + programs * per_program - next_loads + last_stores + lat
-            # or the stores set the pace from the first program's first tile on
-            paced_by_stores = prologue + first_out + programs * (store + lat + store_gap) - store_gap
-            per_program = torch.maximum(per_program, store + lat + store_gap)
-            return step, per_program, torch.maximum(paced_by_steps, paced_by_stores) - programs * per_program
-        # the GEMM kernel's programs pipeline too, more simply: the next program's loads run under
-        # this one's last depth and stores (double-buffered: its computes); `hidden` is the prologue
-        ahead = torch.clamp(load + lat - compute, min=0.0) if double_buffer else load + lat
-        tile_out = torch.clamp(drain + store / (mb * nb) - ahead, min=0.0)
-        prologue = load + lat if double_buffer else torch.zeros_like(load)
-        per_program = torch.maximum(k_steps * step + tile_out, store + lat)
-        # the last step's stores follow its computes in the one dispatch queue: the next program's
-        # loads are dispatched once all but rs_st of them have been (store-bound programs serialise)
-        queued = (k_steps - 1) * step + load + lat + store * (1 - torch.clamp(cfg.rs_st / (mb * nb), max=1.0))
-        per_program = torch.maximum(per_program, queued)
-        if dataflow == "OS":        # an OS program zero-fills its block before its loads
-            per_program = per_program + zero_fill
-        return step, per_program, prologue
-
+    # the program's terms, filled in step by step
+    p = SimpleNamespace(k=DEFAULT_CONSTANTS, cfg=GemminiConfig(), blocks=tuple(blocks),
+                        pe=torch.as_tensor(pe, dtype=torch.float64), lat=DEFAULT_CONSTANTS.dram_latency,
+                        rows_m=rows_m, programs=programs, k_steps=k_steps, double_buffer=double_buffer,
+                        step_waits=step_waits, dataflow=dataflow)
+    _step_loads(p, a_slices, zero_slices)
+    _step_compute(p)
+    _program_stores(p, out_int8, stored)
     if bool(no_k_loop.all()):
-        step, per_program, hidden = without_k_loop()
+        step, per_program, hidden = _without_k_loop(p)
     elif not bool(no_k_loop.any()):
-        step, per_program, hidden = with_k_loop()
+        step, per_program, hidden = _with_k_loop(p)
     else:                       # a stack of layers with and without a K loop
-        step, per_program, hidden = (torch.where(no_k_loop, a, b) for a, b in zip(without_k_loop(), with_k_loop()))
+        step, per_program, hidden = (torch.where(no_k_loop, a, b) for a, b in zip(_without_k_loop(p), _with_k_loop(p)))
     # `hidden`: what ran under the next program; the last program's stores have none to run under
     cycles = programs * per_program + hidden
     # the RoCC commands the CPU issues (baco.tuner.kernel_model.cpu_instructions prices them): per
     # program its zero fill (OS, or no K loop), per step its mvins and preload/compute pairs, its stores
+    mb, nb, kb, zero_chunks = p.mb, p.nb, p.kb, p.zero_chunks
     zero_commands = torch.where(no_k_loop, mb * zero_chunks, mb * zero_chunks if dataflow == "OS" else 0.0)
-    commands = programs * (k_steps * (load_commands + 2 * kb * nb * mb) + mb * nb + zero_commands)
-    return {"cycles": cycles, "blocks": (bm, bn, bk), "programs": programs, "k_steps": k_steps, "load": load,
-            "compute": compute, "store": store, "step": step, "commands": commands}
+    commands = programs * (k_steps * (p.load_commands + 2 * kb * nb * mb) + mb * nb + zero_commands)
+    return {"cycles": cycles, "blocks": p.blocks, "programs": programs, "k_steps": k_steps, "load": p.load,
+            "compute": p.compute, "store": p.store, "step": step, "commands": commands}
+
+
+def _dma(p, rows, bytes_per_row, commands):
+    """Occupancy of `commands` mvin/mvout commands of `rows` rows each (p: kernel_program_terms' terms)."""
+    k, cfg = p.k, p.cfg
+    per = torch.maximum(rows * _ceil(bytes_per_row / (cfg.dma_bus_bits // 8)) * k.beat_cycles,
+                        _ceil(rows / cfg.max_in_flight) * k.dram_latency)
+    return commands * (k.dma_cmd_overhead + per)
+
+
+def _step_loads(p, a_slices, zero_slices):
+    """A program's strips (p.mb, p.nb, p.kb of DIM) and a K step's loads of A and B into p."""
+    k, cfg, pe, rows_m, (_, bn, bk) = p.k, p.cfg, p.pe, p.rows_m, p.blocks
+    mb, nb, kb = p.mb, p.nb, p.kb = _ceil(rows_m / pe), _ceil(bn / pe), _ceil(bk / pe)
+    p.strip = strip = rows_m / mb if p.step_waits else torch.minimum(rows_m, pe)
+    max_cols = torch.clamp(cfg.max_bytes / pe, min=1.0) * pe      # widest mvin (max_block_len blocks)
+    slice_rows = rows_m / a_slices
+    slice_strips = _ceil(slice_rows / pe)
+    a_chunks, b_chunks = _ceil(bk / max_cols), _ceil(bn / max_cols)
+    if p.step_waits:    # mvins of the rows and columns that exist: ragged strips and chunks are short
+        zero_fills = zero_slices * slice_strips * a_chunks * (k.dma_cmd_overhead + slice_rows / slice_strips)
+        p.load_a = (a_slices - zero_slices) \
+            * _dma(p, slice_rows / slice_strips, bk / a_chunks, slice_strips * a_chunks) + zero_fills
+        p.load_b = _dma(p, bk / kb, bn / b_chunks, kb * b_chunks)
+    else:
+        p.load_a = a_slices * _dma(p, strip, torch.minimum(bk, max_cols), slice_strips * a_chunks)
+        p.load_b = _dma(p, torch.minimum(bk, pe), torch.minimum(bn, max_cols), kb * b_chunks)
+    p.load = p.load_a + p.load_b
+    p.load_commands = a_slices * slice_strips * a_chunks + kb * b_chunks
+
+
+def _step_compute(p):
+    """A K step's computes into p: their cycles, the pipeline depth (drain), the wait from the last
+    compute until its result lands (out_wait), the GEMM's wait for loads (load_wait) and, with
+    step_waits, the rows of one column under one weight block (group)."""
+    k, pe, rows_m, mb, nb, kb = p.k, p.pe, p.rows_m, p.mb, p.nb, p.kb
+    compute = kb * nb * (mb * k.compute_overhead + torch.maximum(rows_m, 4 * mb))
+    p.drain = drain = k.array_depth_factor * pe
+    p.out_wait = drain                               # from a step's last compute until its result lands
+    p.load_wait = torch.zeros_like(compute)
+    if not p.step_waits:
+        p.compute, p.load_wait = gemm_step_compute(compute, pe, mb, nb, kb, drain, p.dataflow, p.double_buffer)
+        return
+    p.group = group = compute / (kb * nb)            # the rows of one column under one weight block
+    tile = group / mb + drain                        # one tile's compute until its result lands
+    columns = nb * torch.maximum(group, pe) + nb * (kb - 1) * torch.maximum(torch.maximum(group, pe), tile)
+    # the last column's chain on one tile: double-buffered it overlaps the next step's first
+    # columns; single-buffered, it follows the other columns' computes, whose weights came in
+    # while they waited for the step's loads
+    chain = kb * tile if p.double_buffer else (nb - 1) * kb * group + kb * tile
+    p.compute = torch.maximum(columns, chain)
+    p.out_wait = torch.where(chain >= columns, 0.0, drain)    # the chain on one tile ends landed
+
+
+def _program_stores(p, out_int8, stored):
+    """A program's stores into p (store; under_stores, what the next program's first loads run
+    under) and its accumulator zero fill (zero_fill, in zero_chunks mvins a strip)."""
+    k, cfg, pe, mb, nb, (_, bn, _) = p.k, p.cfg, p.pe, p.mb, p.nb, p.blocks
+    out_bytes = cfg.input_bytes if out_int8 else cfg.acc_bytes
+    p.store = store = (_dma(p, p.strip, torch.minimum(bn, pe) * out_bytes, mb * nb) + mb * nb * k.acc_scale_latency) \
+        * stored
+    # the next program's first loads (and computes on rows already stored) run under the last
+    # rs_st stores: dispatch waits for a free store slot, then moves on
+    p.under_stores = cfg.rs_st * store / (mb * nb)
+    p.zero_chunks = _ceil(bn / (torch.clamp(torch.floor(cfg.max_bytes / (pe * cfg.acc_bytes)), min=1.0) * pe))
+    p.zero_fill = mb * p.zero_chunks * (k.dma_cmd_overhead + pe)    # mvins from address 0, a cycle a row
+
+
+def _without_k_loop(p):
+    """(step, per program, hidden) of a program without a K loop: zero fill, loads, computes, stores in turn."""
+    zero = p.zero_fill
+    step = zero + p.load + p.lat + p.compute
+    # the next program's zero fills run under these stores; its loads, behind them in the load
+    # queue, wait for the stores to have read the rows the fills clear
+    hidden = torch.minimum(p.under_stores, zero)
+    return step, step + p.drain + p.store + p.lat - hidden, hidden
+
+
+def _with_k_loop(p):
+    """(step, per program, hidden) of a program whose K loop runs k_steps steps."""
+    if p.step_waits:
+        return _conv_programs(p, *_conv_step(p))
+    return _gemm_programs(p)
+
+
+def _gemm_programs(p):
+    """_with_k_loop of the GEMM kernel (gemm_step_compute's step waits)."""
+    cfg, load, load_b, lat, compute, kb, mb, nb = p.cfg, p.load, p.load_b, p.lat, p.compute, p.kb, p.mb, p.nb
+    store, k_steps = p.store, p.k_steps
+    if p.double_buffer:
+        step = torch.maximum(load + lat, compute)
+    else:   # computes are dispatched after the step's loads but the last rs_ld: only those overlap
+        overlap = torch.minimum(load_b, load * torch.clamp(cfg.rs_ld / p.load_commands, max=1.0))
+        step = load + lat + torch.maximum(compute / kb, compute - overlap) + p.load_wait
+    # the GEMM kernel's programs pipeline too, more simply: the next program's loads run under
+    # this one's last depth and stores (double-buffered: its computes); `hidden` is the prologue
+    ahead = torch.clamp(load + lat - compute, min=0.0) if p.double_buffer else load + lat
+    tile_out = torch.clamp(p.drain + store / (mb * nb) - ahead, min=0.0)
+    prologue = load + lat if p.double_buffer else torch.zeros_like(load)
+    per_program = torch.maximum(k_steps * step + tile_out, store + lat)
+    # the last step's stores follow its computes in the one dispatch queue: the next program's
+    # loads are dispatched once all but rs_st of them have been (store-bound programs serialise)
+    queued = (k_steps - 1) * step + load + lat + store * (1 - torch.clamp(cfg.rs_st / (mb * nb), max=1.0))
+    per_program = torch.maximum(per_program, queued)
+    if p.dataflow == "OS":        # an OS program zero-fills its block before its loads
+        per_program = per_program + p.zero_fill
+    return step, per_program, prologue
+
+
+def _conv_step(p):
+    """(step, trailing_loads) of the conv kernel's K step. B lands strip by strip (sub-block k),
+    column chunk by chunk; column j's computes run once its chunk of the last strip has landed, so
+    the computes trail the loads: they end one sub-block's computes after the last chunk, or,
+    compute-bound, all of them but column 0's first kb - 1 sub-blocks after column 0's chunk of the
+    last strip (trailing_loads: the step single-buffered)."""
+    load, load_a, load_b, lat, compute, kb, nb = p.load, p.load_a, p.load_b, p.lat, p.compute, p.kb, p.nb
+    sub_block = compute / (kb * nb)
+    trailing_loads = torch.maximum(load + lat + sub_block,
+                                   load_a + load_b * ((kb - 1) * nb + 1) / (kb * nb) + lat + compute
+                                   - (kb - 1) * sub_block)
+    return (torch.maximum(load + lat, compute) if p.double_buffer else trailing_loads), trailing_loads
+
+
+def _conv_programs(p, step, trailing_loads):
+    """_with_k_loop of the conv kernel: its programs pipeline (kernel_program_terms says how)."""
+    cfg, compute, kb, nb, mb, store, out_wait, group = p.cfg, p.compute, p.kb, p.nb, p.mb, p.store, p.out_wait, p.group
+    load, load_a, load_b, lat, k_steps, double_buffer = p.load, p.load_a, p.load_b, p.lat, p.k_steps, p.double_buffer
+    # The next program's commands follow this one's in the one dispatch queue: its first loads
+    # are dispatched once this program's last computes fit the execute unit's reservation
+    # station (a preload and a compute each) and all but rs_st of its last column's stores
+    # have left the store station (they start as their tiles land).
+    last_computes = compute * torch.clamp(cfg.rs_ex / 2 / (kb * nb * mb), max=1.0)
+    store_one = store / (mb * nb)
+    stores_held = torch.where(mb > cfg.rs_st, out_wait + (mb - cfg.rs_st) * store_one, -last_computes)
+    # A program's first tile is out once what it reads has landed (a step loads A, then B
+    # column by column; double-buffered, its loads were ahead) and its channel sub-blocks
+    # have run; its stores then follow one another. When they take longer than the computes
+    # after it, they are still queued as the computes end. Single-buffered, the next
+    # program's loads wait behind all but rs_st of them, and its stores behind its loads and
+    # computes (1x1 56x56 128>256 in programs of 1024 pixels on DIM 64: 64 int8 stores a
+    # program against 16 computes a column). Double-buffered, the stores set the pace, with a
+    # gap a program when its first tile (its first loads, all its K steps) takes longer than
+    # the last rs_st stores before it (3x3 28x28 3>512, 11 rows a program on DIM 128: 9 steps)
+    ahead = torch.zeros_like(load) if double_buffer else load_a + load_b / nb + lat
+    first_out = (k_steps - 1) * step + ahead + group * ((kb - 1) + 1 / mb) + out_wait
+    stores_after = first_out + store - ((k_steps - 1) * step + compute if double_buffer else k_steps * step)
+    if double_buffer:
+        store_gap = torch.clamp(load_a / mb + load_b / nb + lat + first_out - cfg.rs_st * store_one, min=0.0)
+    else:
+        store_gap = torch.zeros_like(store)
+        stores_held = torch.maximum(stores_held, stores_after - cfg.rs_st * store_one)
+    next_dispatch = torch.maximum(-last_computes, stores_held)     # after this program's computes end
+    if double_buffer:
+        # its own K steps' loads run under the computes (step), the next program's first
+        # step's only from its dispatch on; the first program's first step is loaded ahead
+        # (a prologue): A's first strip, then B, then the rest of A, which its computes overlap
+        next_loads = torch.clamp(load + lat + next_dispatch, min=0.0)
+        per_program = (k_steps - 1) * step + compute + next_loads
+        prologue = load_a / mb + load_b + lat
+        # but nothing runs ahead of the first program: its computes cannot outrun its loads,
+        # all on the one DMA (1x1 28x28 512>128 in one program of blocks 784,128,512 on DIM
+        # 128: 29k cycles of loads under 3k of computes), so it ends no earlier than its
+        # k_steps loads and the computes that trail the last of them (as single-buffered)
+        # (its first tiles are out, and their stores run, as they would without this wait)
+        first_program = prologue + (k_steps - 1) * step + compute
+        first_wait = torch.clamp((k_steps - 1) * load + trailing_loads - first_program, min=0.0)
+    else:           # the next program's loads overwrite rows this one reads: after its computes
+        next_loads = torch.clamp(next_dispatch, min=0.0)
+        per_program = k_steps * step + next_loads
+        prologue = first_wait = torch.zeros_like(load)
+    # the last program has no next one; its last column's stores are exposed: each tile's
+    # stores follow its last rows, those the computes do not hide pile up (or all its stores
+    # still queued)
+    last_stores = torch.maximum(out_wait + torch.maximum(store_one, store / nb - group * (mb - 1) / mb),
+                                stores_after)
+    paced_by_steps = prologue + first_wait + p.programs * per_program - next_loads + last_stores + lat
+    # or the stores set the pace from the first program's first tile on
+    paced_by_stores = prologue + first_out + p.programs * (store + lat + store_gap) - store_gap
+    per_program = torch.maximum(per_program, store + lat + store_gap)
+    return step, per_program, torch.maximum(paced_by_steps, paced_by_stores) - p.programs * per_program
 
 
 def gemm_step_compute(rows_compute, pe, mb, nb, kb, drain, dataflow: str, double_buffer: bool):
