@@ -92,8 +92,9 @@ def output_scale(K: int) -> float:
 FUNCTIONAL_MACS = 3.2e7
 
 
-def _gemm_launch(M, N, K, cfg, schedule, out_int8, seed, target="sim"):
-    """(compiled kernel, grid, args, reference output) of the GEMM kernel on random data."""
+def _gemm_launch(M, N, K, cfg, schedule, out_int8, seed, target="sim", loop_ws=True):
+    """(compiled kernel, grid, args, reference output) of the GEMM kernel on random data (`loop_ws`:
+    LOOP_WS where the blocks fit, as a user's compile; False: the explicit stream)."""
     from baco.kernels.matmul import matmul_kernel, reference
     rng = np.random.default_rng(seed)
     a = rng.integers(-128, 128, (M, K), dtype=np.int8)
@@ -101,7 +102,8 @@ def _gemm_launch(M, N, K, cfg, schedule, out_int8, seed, target="sim"):
     c = np.zeros((M, N), dtype=np.int8 if out_int8 else np.int32)
     scale = output_scale(K) if out_int8 else 1.0
     args = [a, b, c, M, N, K, K, 1, N, 1, N, 1, scale]
-    ck = matmul_kernel.compile(*args, RELU=False, OUT_INT8=out_int8, config=cfg, schedule=schedule, target=target)
+    ck = matmul_kernel.compile(*args, RELU=False, OUT_INT8=out_int8, config=cfg, schedule=schedule, target=target,
+                               loop_ws=loop_ws)
     grid = (-(-M // schedule.block_m), -(-N // schedule.block_n))
     ref = reference(a, b, out="int8" if out_int8 else "int32", scale=scale, schedule=schedule)
     return ck, grid, args, ref
@@ -109,24 +111,26 @@ def _gemm_launch(M, N, K, cfg, schedule, out_int8, seed, target="sim"):
 
 def run_gemm(M: int, N: int, K: int, cfg: GemminiConfig, schedule: GemmSchedule, *, target: str = "sim",
              seed: int = 0, out_int8: bool = KERNEL_OUT_INT8,
-             functional_macs: float = FUNCTIONAL_MACS, timed: bool = True) -> tuple[bool, dict, tuple[int, int, int]]:
+             functional_macs: float = FUNCTIONAL_MACS, timed: bool = True,
+             loop_ws: bool = True) -> tuple[bool, dict, tuple[int, int, int]]:
     """Compile the GEMM kernel for cfg with schedule, run it on random data against Gemmini's
     arithmetic and time it on the cycle model: (bit_exact, cycle-model report, checked shape).
     Up to functional_macs the timed run is the checked run; above, the full-size kernel is timed
     on its command stream and the check runs on (M, N, K) cut to two blocks each. On `iss` the
     check runs the RISC-V ELF on the ISS. timed=False skips the full-size timing run (the report
-    then covers the checked run only)."""
+    then covers the checked run only). loop_ws=False compiles the explicit stream instead of LOOP_WS
+    (what the explicit-stream models are fitted and checked on)."""
     tm = TimingModel(cfg)
     full = M * N * K <= functional_macs
     shape = (M, N, K) if full else \
         (min(M, 2 * schedule.block_m), min(N, 2 * schedule.block_n), min(K, 2 * schedule.block_k))
     if timed and not full:              # the full-size kernel, timed on its command stream
-        ck, grid, args, _ = _gemm_launch(M, N, K, cfg, schedule, out_int8, seed)
+        ck, grid, args, _ = _gemm_launch(M, N, K, cfg, schedule, out_int8, seed, loop_ws=loop_ws)
         ck.run(grid, args, observers=[tm.observe], model=CommandStream())
-    ck, grid, args, ref = _gemm_launch(*shape, cfg, schedule, out_int8, seed, target)
+    ck, grid, args, ref = _gemm_launch(*shape, cfg, schedule, out_int8, seed, target, loop_ws)
     ck.run(grid, args, observers=[tm.observe] if target == "sim" and (full or not timed) else [])
     if timed and full and target != "sim":   # checked on the ISS: time the same launch on sim
-        sim, grid, sim_args, _ = _gemm_launch(*shape, cfg, schedule, out_int8, seed)
+        sim, grid, sim_args, _ = _gemm_launch(*shape, cfg, schedule, out_int8, seed, loop_ws=loop_ws)
         sim.run(grid, sim_args, observers=[tm.observe])
     tm.fence()
     return bool(np.array_equal(args[2], ref)), tm.report(), shape
