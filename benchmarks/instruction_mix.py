@@ -2,16 +2,17 @@
 program) as a self-checking ELF on the ISS, every instruction of the kernel function counted by
 address (the ISS's trace) and classed from the ELF's disassembly.
 
-    python benchmarks/instruction_mix.py [--M 128 --N 256 --K 256] [--loop-ws] [--dim 16] [--smoke]
+    python benchmarks/instruction_mix.py [--M 128 --N 256 --K 256] [--blocks 64/128/64] [--loop-ws] [--dim 16]
+                                         [--smoke]
 
-Printed: the kernel's instructions and RoCC commands, per class (RoCC command, reload from the
-stack: spilled and loop-invariant values; store to the stack; field packing and constants: or,
-shifts, li/lui; address and index arithmetic: add/sub/mv; compare and select: bounds and guards;
-branch; mul; div/rem: delinearised flat loops and ceil-divisions) the count, per command and
-share; then the code by how often it ran (a loop level: instructions run that many times and the
-commands among them). The kernel runs under the default schedule for the shape; the ELF checks
-its result bit for bit (exit 0 iff it matches). Needs llvm-objdump or riscv64-unknown-elf-objdump.
---smoke: 40x40x40.
+Printed: the kernel's instructions and RoCC commands, the program's end-to-end cycles, per class
+(RoCC command, reload from the stack: spilled and loop-invariant values; store to the stack; field
+packing and constants: or, shifts, li/lui; address and index arithmetic: add/sub/mv; compare and
+select: bounds and guards; branch; mul; div/rem: delinearised flat loops and ceil-divisions) the
+count, per command and share; then the code by how often it ran (a loop level: instructions run that
+many times and the commands among them). The kernel runs under the default schedule for the shape
+(--blocks: those blocks, double-buffered); the ELF checks its result bit for bit (exit 0 iff it
+matches). Needs llvm-objdump or riscv64-unknown-elf-objdump. --smoke: 40x40x40.
 """
 import argparse
 import collections
@@ -26,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import default_gemm_schedule
+from baco.gemmini.schedule import GemmSchedule, default_gemm_schedule
 from baco.kernels.matmul import matmul_kernel, reference
 from baco.sim.iss import run_elf
 
@@ -74,11 +75,13 @@ def main(argv=None) -> int:
     p.add_argument("--K", type=int, default=256)
     p.add_argument("--dim", type=int, default=16)
     p.add_argument("--loop-ws", action="store_true", help="the LOOP_WS program (default: the explicit stream)")
+    p.add_argument("--blocks", help="BLOCK_M/BLOCK_N/BLOCK_K, double-buffered (default: the shape's default schedule)")
     p.add_argument("--smoke", action="store_true")
     a = p.parse_args(argv)
     M, N, K = (40, 40, 40) if a.smoke else (a.M, a.N, a.K)
     cfg = GemminiConfig(dim=a.dim)
-    s = default_gemm_schedule(M, N, K, cfg, False)
+    s = default_gemm_schedule(M, N, K, cfg, False) if a.blocks is None else \
+        GemmSchedule(*(int(b) for b in a.blocks.split("/")), double_buffer=True)
     rng = np.random.default_rng(M * 7 + N * 5 + K)
     x = rng.integers(-128, 128, (M, K), dtype=np.int8)
     w = rng.integers(-128, 128, (K, N), dtype=np.int8)
@@ -108,7 +111,7 @@ def main(argv=None) -> int:
     form = "LOOP_WS" if a.loop_ws else "explicit"
     print(f"GEMM {M}x{N}x{K} DIM {a.dim}, {form}, schedule {s.block_m}/{s.block_n}/{s.block_k} "
           f"(double-buffered {s.double_buffer}): {total} kernel instructions, {commands} RoCC commands, "
-          f"{total / commands:.2f} a command (bit-exact)")
+          f"{total / commands:.2f} a command (bit-exact); end to end {res.cpu_cycles} cycles (the hart's cycle CSR)")
     by_class = collections.Counter()
     for pc, n in runs.items():
         by_class[kind[pc]] += n

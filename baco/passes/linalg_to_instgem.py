@@ -285,9 +285,11 @@ class LinalgToInstGem:
             instgem.emit("config_ld", stride=chunk * MLIR_ELEMENTS[blk.elem].bytes, scale=f32_bits(1.0),
                          block_stride=blk.col_tile_stride, pixel_repeats=1, state_id=slot)
 
-        def body(t):
-            r = ir.binop("remsi", t, cst(rows_t))
-            c = ir.binop("divsi", t, cst(rows_t))
+        def body(t):    # t runs over row tiles (one chunk: no division), then chunks
+            if chunks == 1:
+                r, c = t, cst(0)
+            else:
+                r, c = ir.binop("remsi", t, cst(rows_t)), ir.binop("divsi", t, cst(rows_t))
             cols = extent(cst(blk.shape[1]), c, chunk)
             local = blk.tile_addr(r, ir.binop("muli", c, cst(chunk // d)), local_addr(0, acc=blk.space == "acc"))
 
@@ -383,10 +385,16 @@ class LinalgToInstGem:
                      block_stride=blk.col_tile_stride, pixel_repeats=1, state_id=slot)
         flags = local_addr(0, acc=acc, accumulate=accumulate)
         n_chunks = ceil_div(cols, max_cols)
+        # a block at most one mvin wide: t is the row tile (no run-time division by the chunk count)
+        one_chunk = blk.shape[1] <= max_cols
+
+        def tile_and_chunk(first_tile, t):
+            if one_chunk:
+                return ir.binop("addi", first_tile, t), cst(0)
+            return ir.binop("addi", first_tile, ir.binop("divsi", t, n_chunks)), ir.binop("remsi", t, n_chunks)
 
         def move(t):    # the window's rows in block row tile `bt`, column chunk `cc`
-            bt = ir.binop("addi", first_tile, ir.binop("divsi", t, n_chunks))
-            cc = ir.binop("remsi", t, n_chunks)
+            bt, cc = tile_and_chunk(first_tile, t)
             lo, n_rows = rows_in_tile(first, rows, bt, cfg.dim)
             dram = ir.binop("addi", addr, ir.binop("muli", ir.binop("subi", lo, first), row_bytes))
             dram = ir.binop("addi", dram, ir.binop("muli", cc, cst(max_cols * esize)))
@@ -403,8 +411,7 @@ class LinalgToInstGem:
             lo_tile, n_zero_tiles = window_tiles(lo, ir.binop("subi", hi, lo), cfg.dim)
 
             def zero(t):
-                bt = ir.binop("addi", lo_tile, ir.binop("divsi", t, n_chunks))
-                cc = ir.binop("remsi", t, n_chunks)
+                bt, cc = tile_and_chunk(lo_tile, t)
                 row, n_rows = rows_in_tile(lo, ir.binop("subi", hi, lo), bt, cfg.dim)
                 local = blk.tile_addr(bt, ir.binop("muli", cc, cst(max_cols // cfg.dim)), flags)
                 local = ir.binop("addi", local, ir.binop("subi", row, ir.binop("muli", bt, cst(cfg.dim))))
