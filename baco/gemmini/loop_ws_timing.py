@@ -30,7 +30,9 @@ class LoopWs:
     """One LOOP_WS: I x J x K DIM blocks (the last of each padded by pad_*), whether LoopMatmul
     moves A and B itself (else they are in the scratchpad already), D (a bias) moved in first,
     C stored at the end (int32 `full_c`, else int8), `raw_b`: rows of B moved in by explicit
-    mvins just before it (they wait for the loop unit to drain), `cpu`: the CPU's instructions
+    mvins just before it (they wait for the loop unit to drain), `b_transposed`: B column-major in
+    DRAM (b_transpose: LdB moves J rows of K blocks, a chunk of MAX_BLOCK_LEN k blocks per row and
+    the rows innermost, so a k step's weights land block column by block column), `cpu`: the CPU's instructions
     before it is issued (its loop registers and whatever comes before them), and `commands`: the
     RoCC commands the CPU issues for it (counted, not timed: `cpu` holds their cost)."""
     I: int
@@ -45,6 +47,7 @@ class LoopWs:
     store: bool = True
     full_c: bool = True
     raw_b: int = 0
+    b_transposed: bool = False
     cpu: float = 0.0
     commands: int = 0
 
@@ -72,7 +75,7 @@ def loop_ws_lower_bound(loops, cfg: GemminiConfig, k: TimingConstants = DEFAULT_
         for item in items:
             if isinstance(item, LoopWs):
                 occ = _compute_cycles(item, cfg, k)
-                group = _group_cycles(occ, cfg)
+                group = _group_cycles(occ, cfg, item.b_transposed)
                 cpu += item.cpu
                 array += (item.K - 1) * max(item.J * group, occ[0] + k.array_depth_factor * cfg.dim) + item.J * group
             else:
@@ -85,14 +88,17 @@ def loop_ws_lower_bound(loops, cfg: GemminiConfig, k: TimingConstants = DEFAULT_
 
 def _compute_cycles(lp: LoopWs, cfg: GemminiConfig, k: TimingConstants) -> list:
     """The array's cycles for each compute of a (k, j) group: DIM rows (fewer in a padded last i,
-    at least MIN_FEED_ROWS) plus the per-command overhead."""
+    at least MIN_FEED_ROWS; always DIM when B goes through the transposer) plus the per-command
+    overhead."""
     d = cfg.dim
-    return [max(d - (lp.pad_i if i == lp.I - 1 else 0), MIN_FEED_ROWS) + k.compute_overhead for i in range(lp.I)]
+    return [(d if lp.b_transposed else max(d - (lp.pad_i if i == lp.I - 1 else 0), MIN_FEED_ROWS))
+            + k.compute_overhead for i in range(lp.I)]
 
 
-def _group_cycles(occ: list, cfg: GemminiConfig) -> float:
-    """Cycles of one (k, j) group's computes: new weights wait on a short last compute (DIM rows)."""
-    return sum(occ[:-1]) + max(occ[-1], cfg.dim)
+def _group_cycles(occ: list, cfg: GemminiConfig, b_transposed: bool = False) -> float:
+    """Cycles of one (k, j) group's computes: new weights wait on a short last compute (DIM rows);
+    a transposed B's weights are a compute of their own (the TransposePreloadUnroller: DIM rows)."""
+    return cfg.dim + sum(occ) if b_transposed else sum(occ[:-1]) + max(occ[-1], cfg.dim)
 
 
 class _Walk:
@@ -143,31 +149,61 @@ class _Walk:
             self._items(items)
             done += 1
 
+    def _dma(self, rows, row_bytes):
+        """Cycles of one DMA command of `rows` rows of `row_bytes` bytes (the cycle model's charge)."""
+        cfg, k = self.cfg, self.k
+        return k.dma_cmd_overhead + max(rows * math.ceil(row_bytes / (cfg.dma_bus_bits // 8)) * k.beat_cycles,
+                                        math.ceil(rows / cfg.max_in_flight) * k.dram_latency)
+
     def _static(self, lp: LoopWs):
         """What a loop's walk needs that does not depend on when it runs (cached per loop): the
         explicit B mvins' and LdD's loader cycles; from the start of LdA / LdB, when each k step's
-        A rows (per i) and B chunks (per MAX_BLOCK_LEN blocks of j) have landed, and the loads' end;
-        each compute's and a (k, j) group's cycles; the C stores (last k group they follow, i,
-        cycles)."""
+        A rows (per i) and B chunks (per MAX_BLOCK_LEN blocks of j, per block when transposed) have
+        landed, and the loads' end (_operand_loads); each compute's and a (k, j) group's cycles; the
+        C stores (last k group they follow, i, cycles)."""
         if lp in self.cache:
             return self.cache[lp]
-        cfg, k = self.cfg, self.k
+        cfg, k, dma = self.cfg, self.k, self._dma
         d, mbl = cfg.dim, cfg.max_block_len
-        beat, lat = cfg.dma_bus_bits // 8, k.dram_latency
-        I, J, K = lp.I, lp.J, lp.K
-
-        def dma(rows, row_bytes):
-            return k.dma_cmd_overhead + max(rows * math.ceil(row_bytes / beat) * k.beat_cycles,
-                                            math.ceil(rows / cfg.max_in_flight) * lat)
-
+        I, J = lp.I, lp.J
         raw_b = sum(dma(lp.raw_b, min(mbl, J - j0) * d * cfg.input_bytes) for j0 in range(0, J, mbl)) \
             if lp.raw_b else 0.0
         ldd = sum(dma(d - (lp.pad_i if i == I - 1 else 0), min(cfg.max_block_len_acc, J - j0) * d * cfg.acc_bytes)
                   for i in range(I) for j0 in range(0, J, cfg.max_block_len_acc)) if lp.bias else 0.0
-        # LdA / LdB in the arbiter's order (B's first block, then whichever is behind in k)
+        a_ready, b_ready, t = self._operand_loads(lp)
+        occ = _compute_cycles(lp, cfg, k)
+        c_bytes = cfg.acc_bytes if lp.full_c else cfg.input_bytes
+        chunk = 1 if lp.full_c else mbl
+        stores = [(j0 + min(chunk, J - j0) - 1, i,
+                   dma(d - (lp.pad_i if i == I - 1 else 0),
+                       (min(chunk, J - j0) * d - (lp.pad_j if j0 + chunk >= J else 0)) * c_bytes) + k.acc_scale_latency)
+                  for j0 in range(0, J, chunk) for i in range(I)] if lp.store else []
+        self.cache[lp] = out = (raw_b, ldd, a_ready, b_ready, t, occ, _group_cycles(occ, cfg, lp.b_transposed), stores)
+        return out
+
+    def _operand_loads(self, lp: LoopWs):
+        """(A's rows landed [k][i], B's blocks landed [k][chunk of j], the loads' end), from the start
+        of LdA / LdB, in the arbiter's order (B's first block, then whichever is behind in k; a
+        transposed B moves k chunks of each j row, the rows innermost)."""
+        cfg, dma, lat = self.cfg, self._dma, self.k.dram_latency
+        d, mbl = cfg.dim, cfg.max_block_len
+        I, J, K = lp.I, lp.J, lp.K
         a_ready = [[0.0] * I for _ in range(K)]
-        b_ready = [[0.0] * -(-J // mbl) for _ in range(K)]
+        b_width = 1 if lp.b_transposed else mbl     # j blocks a B load brings in
+        b_ready = [[0.0] * -(-J // b_width) for _ in range(K)]
         t = 0.0
+
+        def load_b_chunk(c0, t, part=None):
+            """B transposed: the rows j (DIM rows each, never padded) of k blocks c0.. c0 + MBL."""
+            n_k = min(mbl, K - c0)
+            cols = n_k * d - (lp.pad_k if c0 + n_k == K else 0)
+            for j in range(J):
+                if part == "first" and j or part == "rest" and not j:
+                    continue
+                t += dma(d, cols * cfg.input_bytes)
+                for kk in range(c0, c0 + n_k):
+                    b_ready[kk][j] = t + lat
+            return t
 
         def load_b_row(kk, t, part=None):
             for j0 in range(0, J, mbl):
@@ -187,7 +223,15 @@ class _Walk:
             return t
 
         a_chunks = range(0, K, mbl) if lp.load_a else ()
-        if lp.load_a and lp.load_b:
+        if lp.load_b and lp.b_transposed:
+            for c0 in range(0, K, mbl):
+                if lp.load_a:
+                    t = load_b_chunk(c0, t, "first")
+                    t = load_a_chunk(c0, t)
+                    t = load_b_chunk(c0, t, "rest")
+                else:
+                    t = load_b_chunk(c0, t)
+        elif lp.load_a and lp.load_b:
             t = load_b_row(0, t, "first")
             for c0 in a_chunks:
                 t = load_a_chunk(c0, t)
@@ -198,15 +242,7 @@ class _Walk:
                 t = load_a_chunk(c0, t)
             for kk in range(K) if lp.load_b else ():
                 t = load_b_row(kk, t)
-        occ = _compute_cycles(lp, cfg, k)
-        c_bytes = cfg.acc_bytes if lp.full_c else cfg.input_bytes
-        chunk = 1 if lp.full_c else mbl
-        stores = [(j0 + min(chunk, J - j0) - 1, i,
-                   dma(d - (lp.pad_i if i == I - 1 else 0),
-                       (min(chunk, J - j0) * d - (lp.pad_j if j0 + chunk >= J else 0)) * c_bytes) + k.acc_scale_latency)
-                  for j0 in range(0, J, chunk) for i in range(I)] if lp.store else []
-        self.cache[lp] = out = (raw_b, ldd, a_ready, b_ready, t, occ, _group_cycles(occ, cfg), stores)
-        return out
+        return a_ready, b_ready, t
 
     def _loop(self, lp: LoopWs):
         cfg, k = self.cfg, self.k
@@ -241,7 +277,8 @@ class _Walk:
         # the execute FSM: k -> j -> i, behind the loads of its k step; the first (j = 0) group
         # compute by compute (A's rows land one after the other), the others chunk by chunk of B
         e = max(ex, 0.0 if lp.bias else first_read)
-        chunks = -(-J // mbl)
+        width = 1 if lp.b_transposed else mbl
+        chunks = -(-J // width)
         for kk in range(K):
             a_k, b_k = a_off[kk], b_off[kk]
             b0 = max(t0 + b_k[0], raw_b_ready) if lp.load_b else raw_b_ready
@@ -258,7 +295,7 @@ class _Walk:
                 t = done[-1]
             t = max(t, start + group)
             for c in range(chunks):
-                n = min(mbl, J - c * mbl) - (c == 0)
+                n = min(width, J - c * width) - (c == 0)
                 if n:
                     t = max(t, t0 + b_k[c] if lp.load_b else raw_b_ready) + n * group
             e = max(t, start + occ[0] + depth)          # the next k step rewrites these rows

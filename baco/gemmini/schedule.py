@@ -235,12 +235,13 @@ def dma_cycles(rows: int, row_bytes: int, cfg: GemminiConfig, k: TimingConstants
 
 
 def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConfig, out_int8: bool = False,
-                       bias: bool = False) -> list:
+                       bias: bool = False, b_transposed: bool = False) -> list:
     """The LOOP_WSs of the GEMM kernel's programs under `s` (baco.passes.loop_ws), in the order the
     host runs the grid (pid_m innermost), run-length encoded for loop_ws_stream_cycles: per program
     one LOOP_WS a K step, D (`bias`) in the first, C stored by the last; a ragged last step of at
     least DIM split into a one-block head (its first K % DIM columns) and the whole blocks after it,
-    a shorter one with its B moved in explicitly. The CPU's instructions (LOOP_WS_INSTRUCTIONS):
+    a shorter one with its B moved in explicitly (`b_transposed`: B read column-major, LOOP_WS's
+    b_transpose). The CPU's instructions (LOOP_WS_INSTRUCTIONS):
     the program's before its first LOOP_WS, each command's before its LOOP_WS."""
     d = cfg.dim
     cmd, per_program = LOOP_WS_INSTRUCTIONS["command"], LOOP_WS_INSTRUCTIONS["program"]
@@ -249,7 +250,7 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
     def program(rows, cols):
         I, J = -(-rows // d), -(-cols // d)
         shape = dict(I=I, J=J, pad_i=I * d - rows, pad_j=J * d - cols, full_c=not out_int8, cpu=loop_cpu,
-                     commands=LOOP_WS_STEP_COMMANDS)
+                     commands=LOOP_WS_STEP_COMMANDS, b_transposed=b_transposed)
         loops = []
         for k0 in range(0, K, s.block_k):
             kk = min(s.block_k, K - k0)
@@ -276,7 +277,8 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
 
 
 def gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConfig, out_int8: bool = False,
-                        k: TimingConstants = DEFAULT_CONSTANTS, bias: bool = False) -> dict:
+                        k: TimingConstants = DEFAULT_CONSTANTS, bias: bool = False,
+                        b_transposed: bool = False) -> dict:
     """Estimated cycles of the GEMM kernel's program under the weight-stationary, double-buffered
     schedule `s` (`bias`: each C block starts from a bias row): Gemmini's (`gemmini`: commands
     arriving for free), the CPU's issuing them (`cpu`) and end to end (`cycles`), with `loop_ws`
@@ -291,7 +293,7 @@ def gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiCon
     charges it: dma_cycles); the CPU's EXPLICIT_INSTRUCTIONS, the two overlapping but for
     OVERLAP_LOSS of the shorter."""
     if s.dataflow == "WS" and loop_ws_fits(s.block_m, s.block_n, s.block_k, cfg):
-        loops = gemm_loop_ws_loops(M, N, K, s, cfg, out_int8, bias)
+        loops = gemm_loop_ws_loops(M, N, K, s, cfg, out_int8, bias, b_transposed)
         walk = loop_ws_stream_cycles(loops, cfg, k)
         return {"cycles": walk["cycles"], "gemmini": walk["gemmini"],
                 "cpu": _loop_field_sum(loops, "cpu") * k.cpu_cycles_per_instruction,
@@ -346,7 +348,7 @@ WALK_MARGIN = 0.001
 
 @functools.lru_cache(maxsize=1024)
 def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: bool = False,
-                          bias: bool = False) -> GemmSchedule:
+                          bias: bool = False, b_transposed: bool = False) -> GemmSchedule:
     """A good weight-stationary, double-buffered schedule for an M×N×K GEMM on `cfg`: of the
     candidate blocks (DIM·2^i, the whole padded dimension and its even splits into 2-8 blocks, and
     the C library's tiled_matmul_auto tile, within capacity) the one gemm_program_cycles expects
@@ -375,7 +377,7 @@ def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: 
             continue
         tie = (-tm * tn, tk, -tm)
         if loop_ws_fits(s.block_m, s.block_n, s.block_k, cfg):
-            loops = gemm_loop_ws_loops(M, N, K, s, cfg, out_int8, bias)
+            loops = gemm_loop_ws_loops(M, N, K, s, cfg, out_int8, bias, b_transposed)
             walks.append((loop_ws_lower_bound(loops, cfg), tie, s, loops))
         else:
             key = (gemm_program_cycles(M, N, K, s, cfg, out_int8)["cycles"], *tie)

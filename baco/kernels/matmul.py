@@ -57,10 +57,11 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
 
 
 def resolve_schedule(schedule=None, block=None, dataflow="WS", double_buffer=False, *, shape=None,
-                     config=None, out_int8=False, bias=False) -> GemmSchedule:
+                     config=None, out_int8=False, bias=False, b_transposed=False) -> GemmSchedule:
     """The schedule to run: `schedule` (GemmSchedule or dict) if given, else one from
     --block/--dataflow/--double-buffer, else default_gemm_schedule for `shape` (M, N, K)
-    on `config` with `dataflow` (`bias`: the kernel adds a bias row)."""
+    on `config` with `dataflow` (`bias`: the kernel adds a bias row; `b_transposed`: B is read
+    column-major)."""
     if dataflow not in DATAFLOWS:      # checked even where a schedule overrides it
         raise ValueError(f"dataflow must be one of {DATAFLOWS}, not {dataflow!r}")
     if schedule is not None:
@@ -70,7 +71,7 @@ def resolve_schedule(schedule=None, block=None, dataflow="WS", double_buffer=Fal
     if block is not None or shape is None:
         return as_schedule(GemmSchedule(*(block or (32, 32, 64)), dataflow=dataflow, double_buffer=double_buffer),
                            "block")
-    s = default_gemm_schedule(*shape, config or GemminiConfig(), out_int8, bias)
+    s = default_gemm_schedule(*shape, config or GemminiConfig(), out_int8, bias, b_transposed)
     return s if dataflow == s.dataflow else replace(s, dataflow=dataflow)
 
 
@@ -126,7 +127,7 @@ def matmul_launch(a, b, *, bias=None, out="int32", scale=1.0, relu=False, schedu
     N = b.shape[1]
     config = as_config(config)
     s = resolve_schedule(schedule, block, dataflow, double_buffer, shape=(M, N, K), config=config,
-                         out_int8=out == "int8", bias=bias is not None)
+                         out_int8=out == "int8", bias=bias is not None, b_transposed=stride_bn != 1)
     if stride_bn != 1 and s.dataflow == "OS":      # OS's transposer feeds A (gemmini-isa.md)
         raise ValueError("b is column-major, which the output-stationary dataflow cannot read transposed alone: "
                          "pass b row-major or use dataflow='WS'")
