@@ -594,7 +594,8 @@ def _dma(p, rows, bytes_per_row, commands):
 def _step_loads(p, a_slices, zero_slices):
     """A program's strips (p.mb, p.nb, p.kb of DIM) and a K step's loads of A and B into p."""
     k, cfg, pe, rows_m, (_, bn, bk) = p.k, p.cfg, p.pe, p.rows_m, p.blocks
-    mb, nb, kb = p.mb, p.nb, p.kb = _ceil(rows_m / pe), _ceil(bn / pe), _ceil(bk / pe)
+    p.mb, p.nb, p.kb = _ceil(rows_m / pe), _ceil(bn / pe), _ceil(bk / pe)
+    mb, kb = p.mb, p.kb
     p.strip = strip = rows_m / mb if p.step_waits else torch.minimum(rows_m, pe)
     max_cols = torch.clamp(cfg.max_bytes / pe, min=1.0) * pe      # widest mvin (max_block_len blocks)
     slice_rows = rows_m / a_slices
