@@ -43,7 +43,7 @@ from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig, kb_to_rows
 from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto, tiled_matmul_reuse
 from baco.gemmini.loop_conv_timing import loop_conv_stream_cycles, packed_pixels, program_conv_tiles
-from baco.gemmini.loop_ws_timing import library_matmul_loops, loop_ws_stream_cycles
+from baco.gemmini.loop_ws_timing import library_matmul_loops, loop_ws_gemmini_cycles
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS, LOOP_CONV_INSTRUCTIONS,
                                    LOOP_WS_STEP_COMMANDS, OVERLAP_LOSS, GemmSchedule, explicit_gemm_instructions,
                                    gemm_loop_ws_loops,
@@ -120,7 +120,7 @@ def loop_ws_walk(M: int, N: int, K: int, block_m: int, block_n: int, block_k: in
     (they depend on neither memory's size). Cached: the search asks again for every batch."""
     cfg = GemminiConfig(dim=dim)
     loops = gemm_loop_ws_loops(M, N, K, GemmSchedule(block_m, block_n, block_k), cfg, out_int8=KERNEL_OUT_INT8)
-    return loop_ws_stream_cycles(loops, cfg)["gemmini"]
+    return loop_ws_gemmini_cycles(loops, cfg)
 
 
 def gemm_schedule_cycles(M: int, N: int, K: int, schedule: GemmSchedule, cfg: GemminiConfig, *,
@@ -539,8 +539,8 @@ def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled", 
 def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8) -> float:
     """Analytical cycles of the C library's tiled_matmul_auto (baco.sim.clib.matmul_stream, one
     LOOP_WS a tile) as the cycle model times its command stream
-    (baco.gemmini.loop_ws_timing.loop_ws_stream_cycles says how)."""
-    return loop_ws_stream_cycles(library_matmul_loops(M, N, K, cfg, out_int8=out_int8), cfg)["gemmini"]
+    (baco.gemmini.loop_ws_timing.loop_ws_gemmini_cycles says how)."""
+    return loop_ws_gemmini_cycles(library_matmul_loops(M, N, K, cfg, out_int8=out_int8), cfg)
 
 
 def _library_conv_tiles(layer: Layer, cfg: GemminiConfig):
