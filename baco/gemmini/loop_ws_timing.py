@@ -1,8 +1,9 @@
 """LoopMatmul's timing as the cycle model runs it, walked loop by loop: one pure function over a
-sequence of LOOP_WS loops (the programs baco's GEMM kernel compiles to, or the C library's
-tiled_matmul tiles) and the CPU that issues them, so that the compiler's default GEMM schedule
-(baco.gemmini.schedule) ranks its candidates by what the cycle model would measure, not by a
-separate analytical guess. Pure Python: imports only baco.gemmini.
+sequence of LOOP_WS loops (the programs baco's GEMM kernel compiles to, schedule.gemm_loop_ws_loops,
+or the C library's tiled_matmul tiles, library_matmul_loops) and the CPU that issues them, so that
+the compiler's default GEMM schedule (baco.gemmini.schedule) and the tuner's model of the program
+(baco.tuner.kernel_model) rank by what the cycle model would measure, not by separate analytical
+guesses. Pure Python: imports only baco.gemmini.
 
 The walk follows baco.sim.timing's LoopMatmul (its constants are the cycle model's,
 TimingConstants): two loops in flight, taking the loop slots in turn, each slot's A and B in its
@@ -10,7 +11,8 @@ own scratchpad half; LdD, then LdA and LdB on the one DMA loader in the order Lo
 arbiter interleaves them (B's first block, then whichever is behind in k; A moves MAX_BLOCK_LEN
 k blocks a command, B a k row of up to MAX_BLOCK_LEN blocks); the execute FSM k -> j -> i behind
 the loads of its k step, each (k, j) weight block preloaded under the previous compute (DIM rows
-at least), a k step no faster than the accumulator rows it rewrites come back through the array;
+at least; a transposed B's through the transposer, a compute of its own), a k step no faster than
+the accumulator rows it rewrites come back through the array;
 StC behind the last k step's computes, then the next loop that stores C uses the other
 accumulator half and waits for the stores that read it before. A loop takes a slot once the
 loop two before it has issued its last command, and the CPU waits for that."""
