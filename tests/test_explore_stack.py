@@ -29,7 +29,10 @@ def _points(layers, n, seed):
     return problem, [stack_tilings(ts) for ts in pool]
 
 
-@pytest.mark.parametrize("network", ["resnet50", "unet", "retinanet", "ragged"])
+# the three whole networks take 2-4 minutes each since their GEMM and pointwise layers' LOOP_WS
+# programs are walked (baco.gemmini.loop_ws_timing); the ragged stack runs the same code in seconds
+@pytest.mark.parametrize("network", [pytest.param(n, marks=pytest.mark.slow) for n in ("resnet50", "unet", "retinanet")]
+                         + ["ragged"])
 def test_network_cost_stacks_convolutions_as_per_layer_calls_bit_for_bit(network):
     layers = RAGGED if network == "ragged" else load_network(network)
     convs = [i for i, l in enumerate(layers) if not is_kernel_layer(l)]
