@@ -132,7 +132,8 @@ def test_fused_chain_terms_against_hand_computation(cycle_model):
     mappings = [whole_tile_mapping(l, 4) for l in g.layers]
     plain = explore.evaluate_design(g.layers, mappings, hw, cycle_model=cycle_model)
     fused = copy.deepcopy(plain)
-    fusion.fuse_result(problem, fused, torch.ones(1, dtype=torch.bool))
+    # every fitting edge fused (require_gain=False): the terms are checked, whether or not it pays
+    fusion.fuse_result(problem, fused, torch.ones(1, dtype=torch.bool), require_gain=False)
     assert fused.fusion["edges"][0]["fused"] and fused.fusion["groups"] == [["0", "2"]]
     # the intermediate: 4 x 16 words, written back once; the consumer fills its whole input once
     words = 4 * 16
@@ -154,12 +155,16 @@ def test_fused_chain_terms_against_hand_computation(cycle_model):
     if cycle_model == "compiled":
         # the compiled program's cycles: the fused kernel's program (baco.gemmini.fused) in place of the pair
         expected_cycles = fusion.fused_program_cycles(g, g.edges[0], mappings[0], hw)
-        assert expected_cycles < plain.cycles
+        # the exact check at rounding keeps the edge fused only where that program is faster
+        kept = copy.deepcopy(plain)
+        fusion.fuse_result(problem, kept, torch.ones(1, dtype=torch.bool))
+        assert kept.fusion["edges"][0]["fused"] == (expected_cycles < plain.cycles)
     assert fused.cycles == pytest.approx(expected_cycles, rel=1e-12)
     assert fused.fusion["edges"][0]["group_cycles"] == pytest.approx(expected_cycles, rel=1e-12)
     assert fused.fusion["unfused_cycles"] == pytest.approx(plain.cycles, rel=1e-12)
     assert fused.fusion["unfused_energy_uj"] == pytest.approx(plain.energy_uj, rel=1e-12)
-    assert fused.edp < fused.fusion["unfused_edp"]
+    if cycle_model == "timeloop":       # the traffic model always saves; a compiled program may not
+        assert fused.edp < fused.fusion["unfused_edp"]
 
 
 def test_tail_terms_against_hand_computation():
