@@ -26,6 +26,13 @@ from baco.gemmini.heuristics import tiled_matmul_auto
 from baco.gemmini.isa import CONCURRENT_LOOPS, MIN_FEED_ROWS
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
+def dma_cycles(rows: int, row_bytes: int, cfg: GemminiConfig, k: TimingConstants = DEFAULT_CONSTANTS) -> float:
+    """Cycles of one DMA command moving `rows` rows of `row_bytes` bytes, as the cycle model charges
+    it: beats on the bus or in-flight requests of the DRAM latency, whichever is longer."""
+    beat = cfg.dma_bus_bits // 8
+    return k.dma_cmd_overhead + max(rows * -(-row_bytes // beat) * k.beat_cycles,
+                                    -(-rows // cfg.max_in_flight) * k.dram_latency)
+
 
 @dataclass(frozen=True)
 class LoopWs:
@@ -157,10 +164,7 @@ class _Walk:
             done += 1
 
     def _dma(self, rows, row_bytes):
-        """Cycles of one DMA command of `rows` rows of `row_bytes` bytes (the cycle model's charge)."""
-        cfg, k = self.cfg, self.k
-        return k.dma_cmd_overhead + max(rows * math.ceil(row_bytes / (cfg.dma_bus_bits // 8)) * k.beat_cycles,
-                                        math.ceil(rows / cfg.max_in_flight) * k.dram_latency)
+        return dma_cycles(rows, row_bytes, self.cfg, self.k)
 
     def _static(self, lp: LoopWs):
         """What a loop's walk needs that does not depend on when it runs (cached per loop): the

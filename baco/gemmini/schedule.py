@@ -29,7 +29,8 @@ from dataclasses import MISSING, asdict, dataclass, fields, replace
 from baco.gemmini.config import Footprint, GemminiConfig, loop_unit_half  # noqa: F401  (re-exported)
 from baco.gemmini.heuristics import tiled_matmul_auto
 from baco.gemmini.loop_conv_timing import loop_conv_stream_cycles, program_conv_tiles
-from baco.gemmini.loop_ws_timing import LoopWs, loop_ws_end_to_end, loop_ws_lower_bound, loop_ws_stream_cycles
+from baco.gemmini.loop_ws_timing import (LoopWs, dma_cycles, loop_ws_end_to_end,  # noqa: F401  (dma_cycles re-exported)
+                                         loop_ws_lower_bound, loop_ws_stream_cycles)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
 DATAFLOWS = ("WS", "OS")
@@ -225,13 +226,6 @@ def overlapped_cycles(gemmini, cpu, loss):
     total, gap = gemmini + cpu, abs(gemmini - cpu)
     return (total + gap) / 2 + loss * (total - gap) / 2
 
-
-def dma_cycles(rows: int, row_bytes: int, cfg: GemminiConfig, k: TimingConstants = DEFAULT_CONSTANTS) -> float:
-    """Cycles of one DMA command moving `rows` rows of `row_bytes` bytes, as the cycle model charges
-    it: beats on the bus or in-flight requests of the DRAM latency, whichever is longer."""
-    beat = cfg.dma_bus_bits // 8
-    return k.dma_cmd_overhead + max(rows * -(-row_bytes // beat) * k.beat_cycles,
-                                    -(-rows // cfg.max_in_flight) * k.dram_latency)
 
 
 def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConfig, out_int8: bool = False,
