@@ -12,6 +12,7 @@ from baco.gemmini.schedule import GemmSchedule, default_gemm_schedule, gemm_loop
 from baco.kernels.matmul import matmul_kernel
 from baco.sim.clib import matmul_stream, time_matmul
 from baco.sim.timing import CommandStream, TimingModel
+from tests import loop_ws_walk_reference as reference
 
 
 def library_loops(M, N, K, cfg, **kw):
@@ -77,21 +78,14 @@ def test_walk_matches_the_cycle_model_on_baco_programs(M, N, K, dim, blocks, bia
     assert abs(walk / model - 1) <= 0.06, (walk, model)
 
 
-def unrolled(items):
-    out = []
-    for item in items:
-        out += [item] if isinstance(item, LoopWs) else unrolled(item[0]) * item[1]
-    return out
-
-
 @pytest.mark.parametrize("M,N,K,blocks", [(512, 512, 512, (32, 32, 64)), (700, 300, 100, (64, 48, 32)),
                                           (1000, 1, 50, (128, 16, 32))])
 def test_run_length_extrapolation_is_the_unrolled_walk(M, N, K, blocks):
-    """The walk skips the periodic regime of a run of equal programs; the result is the walk of every
-    loop one by one, and the lower bound is below it."""
+    """The walk skips the periodic regime of a run of equal programs or K steps; the result is the
+    walk of every loop one by one (tests/loop_ws_walk_reference.py), and the lower bound is below it."""
     cfg = GemminiConfig.from_capacity(16, 256, 64)
     loops = gemm_loop_ws_loops(M, N, K, GemmSchedule(*blocks, "WS", True), cfg)
-    fast, slow = loop_ws_stream_cycles(loops, cfg), loop_ws_stream_cycles(unrolled(loops), cfg)
+    fast, slow = loop_ws_stream_cycles(loops, cfg), reference.stream_cycles(loops, cfg)
     assert fast == pytest.approx(slow, rel=1e-9)
     assert loop_ws_end_to_end(loops, cfg) == fast["cycles"] >= fast["gemmini"]
     assert loop_ws_lower_bound(loops, cfg) <= fast["cycles"]

@@ -15,11 +15,18 @@ at least; a transposed B's through the transposer, a compute of its own), a k st
 the accumulator rows it rewrites come back through the array;
 StC behind the last k step's computes, then the next loop that stores C uses the other
 accumulator half and waits for the stores that read it before. A loop takes a slot once the
-loop two before it has issued its last command, and the CPU waits for that."""
+loop two before it has issued its last command, and the CPU waits for that.
+
+The walk is quick so that the tuner can walk every candidate's programs: a loop's recurrences
+(over its computes, B chunks and stores) are summed in closed form once (_LoopTerms, cached across
+walks), and a run of equal loops or repeated programs is walked only until it is periodic, the
+rest extrapolated exactly (_Walk._repeat). tests/loop_ws_walk_reference.py walks the same model
+one step at a time; the tests check the two agree."""
 from __future__ import annotations
 
+import functools
 import math
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.heuristics import tiled_matmul_auto
@@ -115,217 +122,335 @@ def _group_cycles(occ: list, cfg: GemminiConfig, b_transposed: bool = False) -> 
     return cfg.dim + sum(occ) if b_transposed else sum(occ[:-1]) + max(occ[-1], cfg.dim)
 
 
+# the walk's state, one vector of times: when the loader, the array and the store unit are next
+# free and the CPU's clock; per loop slot when its last loop issued its last command (FREED) and
+# when the computes reading its scratchpad half ended (COMPUTED); per accumulator half the first
+# and last store that read it (READ: first, last)
+LD, EX, ST, CLOCK = range(4)
+FREED = 4
+COMPUTED = FREED + CONCURRENT_LOOPS
+READ = COMPUTED + CONCURRENT_LOOPS
+STATE_SIZE = READ + 2 * 2
+
+
 class _Walk:
-    """The walk's state: when the loader, the array and the store unit are next free and the CPU's
-    clock; per loop slot when its last loop issued its last command and when the computes reading
-    its scratchpad half ended; per accumulator half the first and last store that read it."""
+    """The walk: its state (the times above, the loops issued so far, the accumulator half the next
+    stored C uses) and what it knows of the loops it walks (their _LoopTerms, each list's runs)."""
 
     def __init__(self, cfg: GemminiConfig, k: TimingConstants, cpu: bool):
         self.cfg, self.k, self.cpu = cfg, k, cpu
         self.n = self.acc_half = 0
-        self.cache = {}
-        # ld, ex, st, clock, freed x2, computed x2, (first, last) read x2
-        self.t = [0.0] * (4 + 3 * CONCURRENT_LOOPS + 2)
+        self.constants = astuple(k)
+        self.terms = {}     # the loops' _LoopTerms (the walk's own: one hash of the loop, not of the config too)
+        self.runs = {}
+        self.t = [0.0] * STATE_SIZE
 
     def run(self, items) -> float:
         self._items(items)
         ld, ex, st, clock = self.t[:4]
         k = self.k
         end = max(st + k.dram_latency, ex + k.array_depth_factor * self.cfg.dim, ld + k.dram_latency)
-        return max(end, clock) if self.cpu else end
+        # to a millionth of a cycle: the extrapolation's rounding differs from a step-by-step walk's
+        # in the last bits, and callers rank candidates whose walks tie exactly
+        return round(max(end, clock) if self.cpu else end, 6)
 
     def _items(self, items):
-        for item in items:
-            if isinstance(item, LoopWs):
-                self._loop(item)
-            else:
-                self._repeat(*item)
+        for unit, count in self._runs(items):
+            if count == 1:
+                self._unit(unit)
+            elif count:
+                self._repeat(unit, count)
 
-    def _repeat(self, items, count):
-        """`items` `count` times; once two successive periods of two repetitions (the loop slots'
-        and accumulator halves' parity is back) moved every time by the same delta, the rest of the
-        whole periods each move them by that delta again."""
-        previous, previous_n = None, 0
+    def _unit(self, unit):
+        if isinstance(unit, LoopWs):
+            self._loop(unit)
+        else:
+            self._items(unit)
+
+    def _runs(self, items) -> list:
+        """`items` as (unit, count) runs: a (items, count) item as it is, and equal LoopWs one after
+        the other (a program's K steps) as one run, so that _repeat extrapolates them too. Cached per
+        list (the cache keeps the list, so its id stays its own)."""
+        cached = self.runs.get(id(items))
+        if cached is not None:
+            return cached[1]
+        runs = []
+        for item in items:
+            if not isinstance(item, LoopWs):
+                runs.append(tuple(item))
+            elif runs and runs[-1][0] == item:
+                runs[-1] = (item, runs[-1][1] + 1)
+            else:
+                runs.append((item, 1))
+        self.runs[id(items)] = items, runs
+        return runs
+
+    def _repeat(self, unit, count):
+        """`unit` `count` times. Once a period of repetitions (one, or two when a repetition flips the
+        loop slot or the accumulator half) moved the state by the same delta (_period_shift), every
+        further period does the same: a loop's step adds cycles to, takes maxima of and compares
+        times of the state (constants never win: 0 and -inf), so it commutes with moving every time
+        it reads by one delta. The whole periods left are added at once, the rest walked."""
+        seen = {}
         done = 0
         while done < count:
-            if done % 2 == 0 and count - done >= 2:
-                now = (list(self.t), self.n % CONCURRENT_LOOPS, self.acc_half)
-                if previous is not None and previous[1:] == now[1:]:
-                    deltas = [a - b for a, b in zip(now[0], previous[0])]
-                    moving = [x for x, v in zip(deltas, now[0]) if v]
-                    if moving and all(abs(x - moving[0]) < 1e-6 for x, v in zip(deltas, now[0]) if v):
-                        periods = (count - done) // 2
-                        self.t = [v + moving[0] * periods if v else v for v in self.t]
-                        self.n += periods * (self.n - previous_n)
-                        done += 2 * periods
-                        continue
-                previous, previous_n = now, self.n
-            self._items(items)
+            key = self.n % CONCURRENT_LOOPS, self.acc_half
+            if key in seen:
+                done_before, before, n_before = seen[key]
+                shift = self._period_shift(before)
+                if shift is not None:
+                    period = done - done_before
+                    periods = (count - done) // period
+                    T = self.t
+                    for i in range(STATE_SIZE):
+                        if T[i] != before[i]:
+                            T[i] += periods * shift
+                    self.n += periods * (self.n - n_before)
+                    for _ in range(count - done - periods * period):
+                        self._unit(unit)
+                    return
+            seen[key] = done, list(self.t), self.n
+            self._unit(unit)
             done += 1
 
-    def _dma(self, rows, row_bytes):
-        return dma_cycles(rows, row_bytes, self.cfg, self.k)
-
-    def _static(self, lp: LoopWs):
-        """What a loop's walk needs that does not depend on when it runs (cached per loop): the
-        explicit B mvins' and LdD's loader cycles; from the start of LdA / LdB, when each k step's
-        A rows (per i) and B chunks (per MAX_BLOCK_LEN blocks of j, per block when transposed) have
-        landed, and the loads' end (_operand_loads); each compute's and a (k, j) group's cycles; the
-        C stores (last k group they follow, i, cycles)."""
-        if lp in self.cache:
-            return self.cache[lp]
-        cfg, k, dma = self.cfg, self.k, self._dma
-        d, mbl = cfg.dim, cfg.max_block_len
-        I, J = lp.I, lp.J
-        raw_b = sum(dma(lp.raw_b, min(mbl, J - j0) * d * cfg.input_bytes) for j0 in range(0, J, mbl)) \
-            if lp.raw_b else 0.0
-        ldd = sum(dma(d - (lp.pad_i if i == I - 1 else 0), min(cfg.max_block_len_acc, J - j0) * d * cfg.acc_bytes)
-                  for i in range(I) for j0 in range(0, J, cfg.max_block_len_acc)) if lp.bias else 0.0
-        a_ready, b_ready, t = self._operand_loads(lp)
-        occ = _compute_cycles(lp, cfg, k)
-        c_bytes = cfg.acc_bytes if lp.full_c else cfg.input_bytes
-        chunk = 1 if lp.full_c else mbl
-        stores = [(j0 + min(chunk, J - j0) - 1, i,
-                   dma(d - (lp.pad_i if i == I - 1 else 0),
-                       (min(chunk, J - j0) * d - (lp.pad_j if j0 + chunk >= J else 0)) * c_bytes) + k.acc_scale_latency)
-                  for j0 in range(0, J, chunk) for i in range(I)] if lp.store else []
-        self.cache[lp] = out = (raw_b, ldd, a_ready, b_ready, t, occ, _group_cycles(occ, cfg, lp.b_transposed), stores)
-        return out
-
-    def _operand_loads(self, lp: LoopWs):
-        """(A's rows landed [k][i], B's blocks landed [k][chunk of j], the loads' end), from the start
-        of LdA / LdB, in the arbiter's order (B's first block, then whichever is behind in k; a
-        transposed B moves k chunks of each j row, the rows innermost)."""
-        cfg, dma, lat = self.cfg, self._dma, self.k.dram_latency
-        d, mbl = cfg.dim, cfg.max_block_len
-        I, J, K = lp.I, lp.J, lp.K
-        a_ready = [[0.0] * I for _ in range(K)]
-        b_width = 1 if lp.b_transposed else mbl     # j blocks a B load brings in
-        b_ready = [[0.0] * -(-J // b_width) for _ in range(K)]
-        t = 0.0
-
-        def load_b_chunk(c0, t, part=None):
-            """B transposed: the rows j (DIM rows each, never padded) of k blocks c0.. c0 + MBL."""
-            n_k = min(mbl, K - c0)
-            cols = n_k * d - (lp.pad_k if c0 + n_k == K else 0)
-            for j in range(J):
-                if part == "first" and j or part == "rest" and not j:
-                    continue
-                t += dma(d, cols * cfg.input_bytes)
-                for kk in range(c0, c0 + n_k):
-                    b_ready[kk][j] = t + lat
-            return t
-
-        def load_b_row(kk, t, part=None):
-            for j0 in range(0, J, mbl):
-                if part == "first" and j0 or part == "rest" and not j0:
-                    continue
-                t += dma(d, (min(mbl, J - j0) * d - (lp.pad_j if j0 + mbl >= J else 0)) * cfg.input_bytes)
-                b_ready[kk][j0 // mbl] = t + lat
-            return t
-
-        def load_a_chunk(c0, t):
-            n_k = min(mbl, K - c0)
-            cols = n_k * d - (lp.pad_k if c0 + n_k == K else 0)
-            for i in range(I):
-                t += dma(d - (lp.pad_i if i == I - 1 else 0), cols * cfg.input_bytes)
-                for kk in range(c0, c0 + n_k):
-                    a_ready[kk][i] = t + lat
-            return t
-
-        a_chunks = range(0, K, mbl) if lp.load_a else ()
-        if lp.load_b and lp.b_transposed:
-            for c0 in range(0, K, mbl):
-                if lp.load_a:
-                    t = load_b_chunk(c0, t, "first")
-                    t = load_a_chunk(c0, t)
-                    t = load_b_chunk(c0, t, "rest")
-                else:
-                    t = load_b_chunk(c0, t)
-        elif lp.load_a and lp.load_b:
-            t = load_b_row(0, t, "first")
-            for c0 in a_chunks:
-                t = load_a_chunk(c0, t)
-                for kk in range(c0, min(K, c0 + mbl)):
-                    t = load_b_row(kk, t, "rest" if kk == 0 else None)
-        else:
-            for c0 in a_chunks:
-                t = load_a_chunk(c0, t)
-            for kk in range(K) if lp.load_b else ():
-                t = load_b_row(kk, t)
-        return a_ready, b_ready, t
+    def _period_shift(self, before: list):
+        """The delta by which the state moved since `before` if it is a whole periodic step, else None:
+        every time moved by the same delta but those no later loop reads: the store unit's without
+        a store (only a store reads it), the CPU's clock when the CPU is not walked, and the
+        accumulator halves' reads when no store wrote them and they are no later than the array's
+        and both slots' computes were at `before` (what they are compared with never goes back)."""
+        T = self.t
+        shift = None
+        for i in range(STATE_SIZE):
+            d = T[i] - before[i]
+            if d:
+                if shift is None:
+                    shift = d
+                elif abs(d - shift) > 1e-6:
+                    return None
+            elif i < READ and i != ST and (i != CLOCK or self.cpu):
+                return None
+        if shift is None:
+            return None
+        floor = min(before[EX], *before[COMPUTED:READ])
+        if any(T[i] == before[i] and T[i] > floor for i in range(READ, STATE_SIZE)):
+            return None
+        return shift
 
     def _loop(self, lp: LoopWs):
-        cfg, k = self.cfg, self.k
-        d, mbl = cfg.dim, cfg.max_block_len
-        lat, depth = k.dram_latency, k.array_depth_factor * d
-        raw_b, ldd, a_off, b_off, loads, occ, group, stores = self._static(lp)
-        T = self.t
-        ld, ex, st, clock = T[:4]
-        FREED, COMPUTED, READ = 4, 4 + CONCURRENT_LOOPS, 4 + 2 * CONCURRENT_LOOPS
+        terms = self.terms.get(lp)
+        if terms is None:
+            terms = self.terms[lp] = _loop_terms(lp, self.cfg, self.constants)
+        k, cpu, T = self.k, self.cpu, self.t
+        ld, ex, st, clock = T[LD], T[EX], T[ST], T[CLOCK]
         slot = self.n % CONCURRENT_LOOPS
         self.n += 1
-        I, J, K = lp.I, lp.J, lp.K
         raw_b_ready = -math.inf
         if lp.raw_b:        # explicit mvins of B: once every loop has issued its last command; the CPU
             t = max(T[FREED:COMPUTED])      # waits for that, then runs this step's code (Gemmini idles)
-            if self.cpu:
+            if cpu:
                 clock = max(clock, t) + lp.cpu * k.cpu_cycles_per_instruction
                 t = clock
-            ld = max(ld, t) + raw_b
-            raw_b_ready = ld + lat
-        elif self.cpu:
+            ld = max(ld, t) + terms.raw_b
+            raw_b_ready = ld + k.dram_latency
+        elif cpu:
             clock += lp.cpu * k.cpu_cycles_per_instruction
-        arrival = max(T[FREED + slot], clock if self.cpu else 0.0)
-        if self.cpu:
+        arrival = max(T[FREED + slot], clock if cpu else 0.0)
+        if cpu:
             clock = arrival
-        first_read, last_read = T[READ + 2 * self.acc_half:READ + 2 * self.acc_half + 2]
+        half = READ + 2 * self.acc_half
+        first_read, last_read = T[half], T[half + 1]
         t0 = max(ld, arrival, T[COMPUTED + slot])
         if lp.bias:     # LdD: the bias into the accumulator rows, each after the store that read them
-            n_d = lp.I * -(-lp.J // cfg.max_block_len_acc)
-            t0 = max(max(t0, first_read) + ldd, last_read + ldd / n_d)
-        ld = t0 + loads
-        # the execute FSM: k -> j -> i, behind the loads of its k step; the first (j = 0) group
-        # compute by compute (A's rows land one after the other), the others chunk by chunk of B
+            t0 = max(max(t0, first_read) + terms.ldd, last_read + terms.ldd_row)
+        ld = t0 + terms.loads
+        # the execute FSM: k -> j -> i, behind the loads of its k step (each k step's terms in closed
+        # form: _LoopTerms)
         e = max(ex, 0.0 if lp.bias else first_read)
-        width = 1 if lp.b_transposed else mbl
-        chunks = -(-J // width)
-        for kk in range(K):
-            a_k, b_k = a_off[kk], b_off[kk]
-            b0 = max(t0 + b_k[0], raw_b_ready) if lp.load_b else raw_b_ready
-            ready = max(b0, t0 + a_k[0] if lp.load_a else -math.inf)
+        d, computes, group, rest, first_depth = self.cfg.dim, terms.computes, terms.group, terms.rest, terms.first_depth
+        rest_raw = raw_b_ready + rest if terms.rest_waits_raw_b else -math.inf
+        t = start = e
+        for first, a_wait, b_wait in terms.steps:
+            ready = max(t0 + first, raw_b_ready)
             start = ready + d if ready > e else e       # late operands: the weights move in alone
-            t = start
-            if lp.load_a:
-                done = []
-                for i in range(I):
-                    t = max(t, t0 + a_k[i]) + occ[i]
-                    done.append(t)
-            else:
-                done = [start + sum(occ[:i + 1]) for i in range(I)]
-                t = done[-1]
-            t = max(t, start + group)
-            for c in range(chunks):
-                n = min(width, J - c * width) - (c == 0)
-                if n:
-                    t = max(t, t0 + b_k[c] if lp.load_b else raw_b_ready) + n * group
-            e = max(t, start + occ[0] + depth)          # the next k step rewrites these rows
+            t = max(computes + max(start, t0 + a_wait), start + group)
+            t = max(t + rest, t0 + b_wait, rest_raw)
+            e = max(t, start + first_depth)             # the next k step rewrites these rows
         ex = max(t, last_read)
         T[COMPUTED + slot] = ex
-        ex_issued = ex - J * group * min(1.0, cfg.rs_ex / 2 / (I * J))
+        ex_issued = ex - terms.issue_ahead
         T[FREED + slot] = ex_issued
-        if stores:
-            s, ends = st, []
-            for j, i, cost in stores:       # each store reads its rows once their last compute is out
-                s = max(s, done[i] + j * group + depth) + cost
-                ends.append(s)
-            st = s
-            T[READ + 2 * self.acc_half:READ + 2 * self.acc_half + 2] = [ends[0], st]
+        if terms.stores:    # each store reads its rows once their last compute is out
+            ends = [cost + max(st, start + after_start, t0 + after_loads)
+                    for cost, after_start, after_loads in terms.stores]
+            st = ends[1]
+            T[half], T[half + 1] = ends[0], st
             self.acc_half ^= 1
             # the store FSM issues its last command once all but rs_st of them are out
-            if len(ends) > cfg.rs_st:
-                T[FREED + slot] = max(ex_issued, ends[len(ends) - cfg.rs_st - 1])
-        T[:4] = [ld, ex, st, clock]
+            if len(ends) == 3:
+                T[FREED + slot] = max(ex_issued, ends[2])
+        T[LD], T[EX], T[ST], T[CLOCK] = ld, ex, st, clock
+
+
+@functools.lru_cache(maxsize=16384)
+def _loop_terms(lp: LoopWs, cfg: GemminiConfig, constants: tuple) -> "_LoopTerms":
+    """A loop's _LoopTerms (cached across walks: the tuner walks the same loops in many programs)."""
+    return _LoopTerms(lp, cfg, TimingConstants(*constants))
+
+
+class _LoopTerms:
+    """What a loop's walk needs that does not depend on when it runs, the execute FSM's and the
+    stores' recurrences (t = max(t, ready) + cycles, over a k step's computes, its B chunks, the
+    stores) summed in closed form: t after the steps = sum of cycles + max(t before, the latest
+    ready - the cycles before it).
+
+    - raw_b, ldd: the explicit B mvins' and LdD's loader cycles (ldd_row: LdD's per command);
+      loads: LdA and LdB's cycles (_operand_loads);
+    - steps, per k step, from the start of LdA / LdB: `first`, when the first compute's operands
+      (A's first rows, B's first chunk) landed; `a_wait`, the latest A row's landing less the
+      computes before it; `b_wait`, the latest B chunk's landing plus the groups after it;
+    - computes: a (k, j = 0) group's computes; group: a (k, j) group's cycles; rest: the other
+      j groups'; first_depth: the first compute and the array's depth (the next k step rewrites its
+      rows after that); issue_ahead: how long before the last compute ends the execute FSM has
+      issued its last command;
+    - stores (when the loop stores C): for the first store, the last and the one rs_st before the
+      last (when there are more): (cost of the stores up to it, and the latest of the stores up to it
+      can start less the cost before it: after the last k step's start, after the loads' start)."""
+    __slots__ = ("raw_b", "ldd", "ldd_row", "loads", "steps", "computes", "group", "rest", "rest_waits_raw_b",
+                 "first_depth", "issue_ahead", "stores")
+
+    def __init__(self, lp: LoopWs, cfg: GemminiConfig, k: TimingConstants):
+        d, mbl, acc_mbl = cfg.dim, cfg.max_block_len, cfg.max_block_len_acc
+        I, J = lp.I, lp.J
+
+        def dma(rows, row_bytes):
+            return dma_cycles(rows, row_bytes, cfg, k)
+
+        def rows(i):
+            return d - (lp.pad_i if i == I - 1 else 0)
+
+        self.raw_b = sum(dma(lp.raw_b, min(mbl, J - j0) * d * cfg.input_bytes) for j0 in range(0, J, mbl)) \
+            if lp.raw_b else 0.0
+        self.ldd = sum(dma(rows(i), min(acc_mbl, J - j0) * d * cfg.acc_bytes)
+                       for i in range(I) for j0 in range(0, J, acc_mbl)) if lp.bias else 0.0
+        self.ldd_row = self.ldd / (I * -(-J // acc_mbl))
+        a_ready, b_ready, self.loads = _operand_loads(lp, cfg, k)
+        occ = _compute_cycles(lp, cfg, k)
+        before = [0.0]      # computes before each i, then all of them
+        for c in occ:
+            before.append(before[-1] + c)
+        self.computes = before[-1]
+        self.group = group = _group_cycles(occ, cfg, lp.b_transposed)
+        width = 1 if lp.b_transposed else mbl
+        groups = [min(width, J - c0) - (c0 == 0) for c0 in range(0, J, width)]      # j groups per B chunk
+        after = [0.0] * len(groups)                 # the groups from chunk c on
+        for c in reversed(range(len(groups))):
+            after[c] = (after[c + 1] if c + 1 < len(groups) else 0.0) + groups[c] * group
+        self.rest = after[0]
+        self.rest_waits_raw_b = bool(self.rest) and not lp.load_b
+        self.first_depth = occ[0] + k.array_depth_factor * d
+        self.issue_ahead = J * group * min(1.0, cfg.rs_ex / 2 / (I * J))
+        a_wait = [[a - b for a, b in zip(a_k, before)] for a_k in a_ready] if lp.load_a else None
+        self.steps = [(max(a_ready[kk][0] if lp.load_a else -math.inf, b_ready[kk][0] if lp.load_b else -math.inf),
+                       max(a_wait[kk]) if lp.load_a else -math.inf,
+                       max((b + a for b, a, n in zip(b_ready[kk], after, groups) if n), default=-math.inf)
+                       if lp.load_b else -math.inf)
+                      for kk in range(lp.K)]
+        self.stores = self._stores(lp, cfg, k, before, a_wait[-1] if lp.load_a else None)
+
+    def _stores(self, lp, cfg, k, before, a_wait_last) -> list:
+        if not lp.store:
+            return []
+        d, I, J = cfg.dim, lp.I, lp.J
+        depth = k.array_depth_factor * d
+        c_bytes = cfg.acc_bytes if lp.full_c else cfg.input_bytes
+        chunk = 1 if lp.full_c else cfg.max_block_len
+        out, cost = [], 0.0
+        after_start = after_loads = -math.inf
+        latest_a = []       # A's latest row landing (less the computes before it) up to each i
+        for w in a_wait_last or ():
+            latest_a.append(max(latest_a[-1], w) if latest_a else w)
+        for j0 in range(0, J, chunk):
+            cols = min(chunk, J - j0)
+            for i in range(I):
+                # the store waits for its rows' last compute: i's in the (last k, last j) group
+                ready = before[i + 1] + (j0 + cols - 1) * self.group + depth - cost
+                after_start = max(after_start, ready)
+                if a_wait_last is not None:
+                    after_loads = max(after_loads, ready + latest_a[i])
+                cost += dma_cycles(d - (lp.pad_i if i == I - 1 else 0),
+                                   (cols * d - (lp.pad_j if j0 + chunk >= J else 0)) * c_bytes, cfg, k) \
+                    + k.acc_scale_latency
+                out.append((cost, after_start, after_loads))
+        # the first store, the last, and the one the store FSM's last command waits for
+        return [out[0], out[-1]] + ([out[-1 - cfg.rs_st]] if len(out) > cfg.rs_st else [])
+
+
+def _operand_loads(lp: LoopWs, cfg: GemminiConfig, k: TimingConstants):
+    """(A's rows landed [k][i], B's blocks landed [k][chunk of j], the loads' end), from the start
+    of LdA / LdB, in the arbiter's order (B's first block, then whichever is behind in k; a
+    transposed B moves k chunks of each j row, the rows innermost)."""
+    lat = k.dram_latency
+    d, mbl = cfg.dim, cfg.max_block_len
+    I, J, K = lp.I, lp.J, lp.K
+    a_ready = [[0.0] * I for _ in range(K)]
+    b_width = 1 if lp.b_transposed else mbl     # j blocks a B load brings in
+    b_ready = [[0.0] * -(-J // b_width) for _ in range(K)]
+    t = 0.0
+
+    def dma(rows, row_bytes):
+        return dma_cycles(rows, row_bytes, cfg, k)
+
+    def load_b_chunk(c0, t, part=None):
+        """B transposed: the rows j (DIM rows each, never padded) of k blocks c0.. c0 + MBL."""
+        n_k = min(mbl, K - c0)
+        cols = n_k * d - (lp.pad_k if c0 + n_k == K else 0)
+        for j in range(J):
+            if part == "first" and j or part == "rest" and not j:
+                continue
+            t += dma(d, cols * cfg.input_bytes)
+            for kk in range(c0, c0 + n_k):
+                b_ready[kk][j] = t + lat
+        return t
+
+    def load_b_row(kk, t, part=None):
+        for j0 in range(0, J, mbl):
+            if part == "first" and j0 or part == "rest" and not j0:
+                continue
+            t += dma(d, (min(mbl, J - j0) * d - (lp.pad_j if j0 + mbl >= J else 0)) * cfg.input_bytes)
+            b_ready[kk][j0 // mbl] = t + lat
+        return t
+
+    def load_a_chunk(c0, t):
+        n_k = min(mbl, K - c0)
+        cols = n_k * d - (lp.pad_k if c0 + n_k == K else 0)
+        for i in range(I):
+            t += dma(d - (lp.pad_i if i == I - 1 else 0), cols * cfg.input_bytes)
+            for kk in range(c0, c0 + n_k):
+                a_ready[kk][i] = t + lat
+        return t
+
+    a_chunks = range(0, K, mbl) if lp.load_a else ()
+    if lp.load_b and lp.b_transposed:
+        for c0 in range(0, K, mbl):
+            if lp.load_a:
+                t = load_b_chunk(c0, t, "first")
+                t = load_a_chunk(c0, t)
+                t = load_b_chunk(c0, t, "rest")
+            else:
+                t = load_b_chunk(c0, t)
+    elif lp.load_a and lp.load_b:
+        t = load_b_row(0, t, "first")
+        for c0 in a_chunks:
+            t = load_a_chunk(c0, t)
+            for kk in range(c0, min(K, c0 + mbl)):
+                t = load_b_row(kk, t, "rest" if kk == 0 else None)
+    else:
+        for c0 in a_chunks:
+            t = load_a_chunk(c0, t)
+        for kk in range(K) if lp.load_b else ():
+            t = load_b_row(kk, t)
+    return a_ready, b_ready, t
 
 
 def library_matmul_loops(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = True) -> list:
