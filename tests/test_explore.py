@@ -195,9 +195,10 @@ def test_every_method_keeps_its_time_budget_on_a_24_layer_network():
     the deadline (they used to run minutes past a 20 s budget on ResNet-50). The process's CPU time
     is what is bounded: on a shared machine the wall clock also counts other jobs' time, which made
     this test fail under load (12 s at a load average of 26) with nothing running past its budget.
-    The slack is one batch's evaluation in flight at the deadline: since the GEMM and pointwise
-    layers' LOOP_WS programs are walked (baco.gemmini.loop_ws_timing), a cold batch of ResNet-50's
-    layers takes up to ~4 s of CPU, so a method may end ~5 s after a 2 s budget."""
+    The slack is one batch's evaluation in flight at the deadline: a cold batch of ResNet-50's
+    layers walks their LOOP_WS and LOOP_CONV_WS programs (baco.gemmini.loop_ws_timing,
+    loop_conv_timing); measured, a method ends at most ~2.3 CPU s after a 2 s budget (coexplore
+    4.3 CPU s, random search 3.8, DOSA-style 1.8, each in a fresh process on a loaded machine)."""
     import time
     from baco.tuner import baselines
     from baco.tuner.workloads import load_network
@@ -208,7 +209,7 @@ def test_every_method_keeps_its_time_budget_on_a_24_layer_network():
                 lambda: baselines.dosa_style(layers, time_budget_s=2.0)):
         t0 = time.process_time()
         result = run()
-        assert time.process_time() - t0 < 2.0 + 8.0
+        assert time.process_time() - t0 < 2.0 + 4.0
         _assert_valid(result, layers)
 
 
