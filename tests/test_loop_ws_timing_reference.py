@@ -62,13 +62,13 @@ def assert_walks_agree(items, cfg, k=DEFAULT_CONSTANTS) -> float:
 
 
 def test_fast_walk_is_the_step_by_step_walk_on_random_programs():
-    """500 random programs (DIM 4 to 32, default and fractional constants, up to 800 loops
+    """500 random programs (DIM 2 to 32, default and fractional constants, up to 800 loops
     unrolled): the same cycles (measured: at most 5e-7 cycles apart, the fast walk's rounding to a
     millionth of a cycle)."""
     rng = random.Random(23)
     worst, cases = 0.0, 0
     while cases < 500:
-        d = rng.choice([4, 8, 16, 32])
+        d = rng.choice([2, 4, 8, 16, 32])
         cfg = GemminiConfig(dim=d)
         items = random_items(rng, d, depth=rng.randrange(3))
         if not 0 < len(reference.unrolled(items)) <= 800:

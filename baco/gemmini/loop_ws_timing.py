@@ -112,8 +112,10 @@ def _compute_cycles(lp: LoopWs, cfg: GemminiConfig, k: TimingConstants) -> list:
     at least MIN_FEED_ROWS; always DIM when B goes through the transposer) plus the per-command
     overhead."""
     d = cfg.dim
-    return [(d if lp.b_transposed else max(d - (lp.pad_i if i == lp.I - 1 else 0), MIN_FEED_ROWS))
-            + k.compute_overhead for i in range(lp.I)]
+    if lp.b_transposed:
+        return [d + k.compute_overhead] * lp.I
+    return [max(d, MIN_FEED_ROWS) + k.compute_overhead] * (lp.I - 1) + [max(d - lp.pad_i, MIN_FEED_ROWS)
+                                                                          + k.compute_overhead]
 
 
 def _group_cycles(occ: list, cfg: GemminiConfig, b_transposed: bool = False) -> float:
