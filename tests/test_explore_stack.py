@@ -29,8 +29,10 @@ def _points(layers, n, seed):
     return problem, [stack_tilings(ts) for ts in pool]
 
 
-# the three whole networks take 2-4 minutes each since their GEMM and pointwise layers' LOOP_WS
-# programs are walked (baco.gemmini.loop_ws_timing); the ragged stack runs the same code in seconds
+# the three whole networks take minutes each (ResNet-50: 127 CPU s): ~85% of it is the default
+# conv schedule's LoopConv walks (schedule.default_conv_schedule ranking its candidates by
+# baco.gemmini.loop_conv_timing, which walks most tiles of each program one by one), ~6% the
+# LoopMatmul walk; the ragged stack runs the same code in seconds
 @pytest.mark.parametrize("network", [pytest.param(n, marks=pytest.mark.slow) for n in ("resnet50", "unet", "retinanet")]
                          + ["ragged"])
 def test_network_cost_stacks_convolutions_as_per_layer_calls_bit_for_bit(network):
