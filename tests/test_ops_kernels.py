@@ -250,7 +250,8 @@ def test_resadd_bit_exact_iss_all(case):
 # residual adds of NHWC images as the model lowers them, (N·H·W, C): 7x7x512, 7x7x2048, 14x14x1024,
 # 2x2x96, and element counts that are not a multiple of DIM (1x1x17, 3x5x33, 7x300, 33x47, 1x1)
 TENSOR_ADDS = [(49, 512, DIM16), (49, 2048, DIM16), (196, 1024, DIM16), (4, 96, DIM16), (1, 17, DIM16),
-               (15, 33, DIM16), (7, 300, DIM16), (33, 47, DIM16), (1, 1, DIM16), (9, 12, DIM4), (7, 5, DIM4)]
+               (15, 33, DIM16), (7, 300, DIM16), (33, 47, DIM16), (255, 255, DIM16), (1, 1, DIM16), (9, 12, DIM4),
+               (7, 5, DIM4), (17, 17, DIM4)]
 
 
 def numpy_resadd(a, b, sa, sb, so, relu):
@@ -267,7 +268,7 @@ def test_resadd_reads_images_as_whole_dim_row_blocks(case):
     """Without a block the kernel reads the operands as DIM rows when the element count allows it
     (the add is elementwise, one scale per operand): every program is then one LOOP_WS with
     is_resadd and no explicit mvin, whatever the image's rows (49 for a 7x7 image); other counts
-    keep their M x N layout. Bit-exact on sim and the ISS with saturating scales, with and without
+    keep their M x N layout, with every program but those of the last M % DIM rows a LOOP_WS. Bit-exact on sim and the ISS with saturating scales, with and without
     ReLU, and the output has the operands' shape."""
     from baco.kernels.resadd import resadd_launch
     M, N, cfg = case
@@ -282,6 +283,8 @@ def test_resadd_reads_images_as_whole_dim_row_blocks(case):
         if whole:
             # one LOOP_WS a program, and every load is LoopMatmul's (its B moves by mvin2)
             assert stats["loop_ws"] == launch.grid[0] * launch.grid[1] and stats["mvin"] == stats["mvin2"], stats
+        else:       # only the programs of the last M % DIM rows are explicit
+            assert stats.get("loop_ws", 0) == (launch.grid[0] - 1) * launch.grid[1], stats
         assert launch.y.shape == (M, N)
         np.testing.assert_array_equal(launch.y, numpy_resadd(a, b, sa, sb, so, relu))
 
