@@ -10,7 +10,8 @@ data so that the program linker can turn the whole list into one ELF:
   linear          baco.kernels.matmul.matmul_launch with its int32 bias
   matmul (bmm)    one matmul_launch per batch (both operands activations, read in place: row-major
                   with any row stride or column-major, i.e. transposed by the array)
-  add             baco.kernels.resadd.resadd_launch (the two operands summed in the accumulator)
+  add             baco.kernels.resadd.resadd_launch (the two operands summed in the accumulator, read
+                  as DIM rows whatever the image's shape: resadd.default_view)
   fused pair      baco.kernels.fused.gemm_chain_launch: linear -> linear or 1x1 -> 1x1 conv, the
                   hidden layer kept in the accumulator (one step; the intermediate has no buffer);
                   gemm_resadd_launch: a linear or 1x1 conv and the residual add reading it
