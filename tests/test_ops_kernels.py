@@ -547,6 +547,8 @@ def test_example_wrappers_check_their_arrays():
         resadd_example.launch(a, np.full((20, 12), 0.5), 1.0, 1.0)
     with pytest.raises(ValueError, match="a and b must have the same shape"):
         resadd_example.launch(a, np.ones((20, 13), np.int8), 1.0, 1.0)
+    with pytest.raises(ValueError, match=r"a and b must hold elements, got shape \(0, 12\)"):
+        resadd_example.launch(a[:0], a[:0], 1.0, 1.0)      # (was a ZeroDivisionError)
     with pytest.raises(TypeError, match="x must be a int8 array, got dtype int64"):
         gemv_example.launch("Ax", a, np.ones(12, np.int64))
     with pytest.raises(ValueError, match="does not match x"):

@@ -93,6 +93,8 @@ def resadd_launch(a, b, sa, sb, out_scale=1.0, relu=True, block=None, config=Non
     if a.shape != b.shape:
         raise ValueError(f"a and b must have the same shape, got {a.shape} and {b.shape}")
     M, N = a.shape
+    if a.size == 0:
+        raise ValueError(f"a and b must hold elements, got shape {a.shape}")
     if not isinstance(relu, (bool, np.bool_)):
         raise TypeError(f"relu must be a bool, got {type(relu).__name__} {relu!r}")
     if block is None:
