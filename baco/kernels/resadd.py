@@ -48,8 +48,9 @@ def default_view(M, N, config) -> tuple[int, int]:
     """The (rows, cols) the kernel reads contiguous M x N operands as when no block is given: DIM
     rows of M·N/DIM columns when M·N is a multiple of DIM, else M x N (no view has whole DIM row
     blocks then). Measured end to end on the ISS with the cycle model (DIM 16): within 0.5% of the
-    fastest of every whole-row-block view and block pair of 7x7x512 and 7x7x2048, and faster than
-    M x N on the adds of ResNet-18/50 and MobileNetV2/V3 but 56x56x64 (0.5% slower)."""
+    fastest whole-row-block view of 7x7x512 and 7x7x2048 (every view, blocks 32 to 256 columns
+    wide), and faster than M x N on the adds of ResNet-18/50, MobileNetV2/V3 and the BERT layer but
+    56x56x64 (0.5% slower)."""
     d = config.dim
     return (d, M * N // d) if M * N % d == 0 else (M, N)
 
