@@ -501,7 +501,7 @@ def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id):
     whole = ir.cmpi("eq", ir.binop("remsi", s.cols if n.b_t else s.kk, cst(d)), cst(0))
     split = ir.const_int(0, whole.type)
     if not n.b_t:
-        whole = ir.binop("ori", whole, _b_holds_blocks(n, cfg, strides, s))
+        whole = _or_else(whole, lambda: _b_holds_blocks(n, cfg, strides, s))
         split = ir.binop("andi", _not(whole), ir.cmpi("sge", s.kk, cst(d)))
         prefetch.when(split, lambda: _ragged_head(n, cfg, strides, s, first))
     by_fsm = ir.binop("andi", whole, _not(s.empty))
@@ -524,6 +524,17 @@ def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id):
 
 def _not(cond):
     return ir.binop("xori", cond, ir.const_int(1, cond.type))
+
+
+def _or_else(cond, build):
+    """i1 `cond or build()`, build()'s ops run only where `cond` is false (a whole K step, the
+    common case, skips the ragged step's check)."""
+    if_op = scf.IfOp(cond, [cond.type], has_else=True)
+    with InsertionPoint(if_op.then_block):
+        scf.YieldOp([ir.const_int(1, cond.type)])
+    with InsertionPoint(if_op.else_block):
+        scf.YieldOp([build()])
+    return if_op.results[0]
 
 
 def _b_holds_blocks(n: Nest, cfg: GemminiConfig, strides, s: _Step):
