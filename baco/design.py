@@ -43,14 +43,14 @@ from pathlib import Path
 import numpy as np
 
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import GemmSchedule
+from baco.gemmini.schedule import GemmSchedule, padded_rows
 from baco.problem.layer import Layer
 from baco.sim.clib import (conv_stream, depthwise_stream, library_stream_cycles, matmul_stream, time_matmul,
                             time_stream)
 from baco.sim.timing import CommandStream, TimingModel
 from baco.tuner.arch import DEFAULT_HARDWARE
 from baco.tuner.baselines import gemmini_default
-from baco.tuner.mapping import (KERNEL_OUT_INT8, conv_schedule, gemm_schedule, is_kernel_layer,
+from baco.tuner.mapping import (KERNEL_B_PADDED, KERNEL_OUT_INT8, conv_schedule, gemm_schedule, is_kernel_layer,
                                 parse_mapping)
 
 
@@ -92,13 +92,21 @@ def output_scale(K: int) -> float:
 FUNCTIONAL_MACS = 3.2e7
 
 
+def gemm_b_rows(K: int, cfg: GemminiConfig) -> int:
+    """Rows a kernel layer's B is stored in: padded to whole DIM blocks where the tuner's model
+    says so (KERNEL_B_PADDED, as baco.model stores linear weights), so the program run is the one
+    predicted."""
+    return padded_rows(K, cfg.dim) if KERNEL_B_PADDED else K
+
+
 def _gemm_launch(M, N, K, cfg, schedule, out_int8, seed, target="sim", loop_ws=True):
     """(compiled kernel, grid, args, reference output) of the GEMM kernel on random data (`loop_ws`:
-    LOOP_WS where the blocks fit, as a user's compile; False: the explicit stream)."""
+    LOOP_WS where the blocks fit, as a user's compile; False: the explicit stream), B stored as the
+    tuner's kernel layers store it (gemm_b_rows)."""
     from baco.kernels.matmul import matmul_kernel, reference
     rng = np.random.default_rng(seed)
     a = rng.integers(-128, 128, (M, K), dtype=np.int8)
-    b = rng.integers(-128, 128, (K, N), dtype=np.int8)
+    b = rng.integers(-128, 128, (gemm_b_rows(K, cfg), N), dtype=np.int8)
     c = np.zeros((M, N), dtype=np.int8 if out_int8 else np.int32)
     scale = output_scale(K) if out_int8 else 1.0
     args = [a, b, c, M, N, K, K, 1, N, 1, N, 1, scale]
@@ -198,7 +206,7 @@ def gemm_end_to_end(M: int, N: int, K: int, cfg: GemminiConfig, schedule: GemmSc
     """The GEMM kernel under `schedule`, compiled with the default options (as a user's launch),
     end to end on the ISS (zero data: the command stream does not depend on it)."""
     from baco.kernels.matmul import matmul_kernel
-    a, b = np.zeros((M, K), np.int8), np.zeros((K, N), np.int8)
+    a, b = np.zeros((M, K), np.int8), np.zeros((gemm_b_rows(K, cfg), N), np.int8)
     c = np.zeros((M, N), np.int8 if out_int8 else np.int32)
     args = [a, b, c, M, N, K, K, 1, N, 1, N, 1, output_scale(K) if out_int8 else 1.0]
     grid = (-(-M // schedule.block_m), -(-N // schedule.block_n))

@@ -2,7 +2,7 @@
 Gemmini C library's code on the cycle model, shape by shape.
 
     python benchmarks/kernels.py [--dims 16 32] [--count 20] [--conv-count 20] [--no-gemm] [--resnet-512] [--seed 0]
-        [--out int32|int8] [--top-k 4] [--smoke] [--loop-ws] [--loop-conv] [--library-bin DIR]
+        [--out int32|int8] [--top-k 4] [--smoke] [--loop-ws] [--loop-conv] [--library-bin DIR] [--padded-b]
 
 For each Gemmini (DIM 16 and 32, 256 KB scratchpad, 64 KB accumulator) and each
 shape: baco's kernel compiled with baco.gemmini.schedule.default_gemm_schedule and
@@ -23,7 +23,10 @@ column is the schedule @baco.autotune picks with no configs (baco.frontend.autot
 schedule space ranked by the compiled-program cost model, the --top-k best and the default
 schedule timed end to end, each as its ELF on the ISS with the cycle model; choices cached under
 BACO_CACHE_DIR/autotune) and its end-to-end speed-up over the default schedule (goal: >= 1 on
-every shape).
+every shape). With --padded-b, baco's B is stored in padded_rows(K, DIM) rows (the rows past K
+padding), so each ragged K step is one padded LOOP_WS (baco.passes.loop_ws), as the library's stream
+issues it: the library's LoopMatmul reads the same rows past a B of K rows (its programs pad their
+arrays); without it, B has K rows and baco reads only those (a ragged step split in two).
 
 Conv2D (--conv-count shapes, default 20, from the thesis's Conv2D bands, Table 6.5, with
 images capped at 28x28 and channels at 256 so they run here; stride 1, 'same' padding, int8
@@ -75,7 +78,7 @@ sys.path.insert(0, str(ROOT))
 
 from baco.frontend.autotune import Autotuner, cost_model_pruner  # noqa: E402
 from baco.gemmini.config import GemminiConfig  # noqa: E402
-from baco.gemmini.schedule import default_gemm_schedule, loop_ws_fits  # noqa: E402
+from baco.gemmini.schedule import default_gemm_schedule, loop_ws_fits, padded_rows  # noqa: E402
 from baco.kernels.matmul import matmul_kernel  # noqa: E402
 from baco.sim.clib import time_matmul  # noqa: E402
 from baco.sim.timing import DEFAULT_CONSTANTS, CommandStream, TimingModel  # noqa: E402
@@ -176,15 +179,16 @@ def conv_form(s, size, C, K, R, cfg, stride=1) -> str:
     return "LOOP_CONV_WS" if channels == C else f"LOOP_CONV_WS x{-(-C // channels)}"
 
 
-def launch_args(M, N, K, out_int8):
-    a, b = np.zeros((M, K), np.int8), np.zeros((K, N), np.int8)
+def launch_args(M, N, K, out_int8, b_rows=None):
+    """The GEMM kernel's arguments for M x N x K (zero data), B stored in `b_rows` rows (K if None)."""
+    a, b = np.zeros((M, K), np.int8), np.zeros((b_rows or K, N), np.int8)
     c = np.zeros((M, N), np.int8 if out_int8 else np.int32)
     return [a, b, c, M, N, K, K, 1, N, 1, N, 1, 0.05 if out_int8 else 1.0]
 
 
-def time_baco(M, N, K, cfg, out_int8, s):
+def time_baco(M, N, K, cfg, out_int8, s, b_rows=None):
     """Cycles of baco's kernel under schedule `s`, timed from its command stream."""
-    args = launch_args(M, N, K, out_int8)
+    args = launch_args(M, N, K, out_int8, b_rows)
     ck = matmul_kernel.compile(*args, RELU=False, OUT_INT8=out_int8, schedule=s, config=cfg)
     tm = TimingModel(cfg)
     ck.run((-(-M // s.block_m), -(-N // s.block_n)), args, model=CommandStream(), observers=[tm.observe])
@@ -202,9 +206,9 @@ def end_to_end(kernel, grid, args, options, cfg, runtime=None) -> dict:
     return ck.run(grid, runtime or args, timing=TimingModel(cfg))
 
 
-def baco_end_to_end(M, N, K, cfg, out_int8, s, bias=False):
+def baco_end_to_end(M, N, K, cfg, out_int8, s, bias=False, b_rows=None):
     """end_to_end of baco's GEMM kernel under schedule `s` (zero data: the stream does not depend on it)."""
-    args = launch_args(M, N, K, out_int8)
+    args = launch_args(M, N, K, out_int8, b_rows)
     options = dict(RELU=False, OUT_INT8=out_int8, schedule=s, config=cfg)
     if bias:
         options["bias_ptr"] = np.zeros(N, np.int32)
@@ -227,15 +231,15 @@ def time_gemv(M, K, cfg, out_int8):
     return tm.report()["cycles"]
 
 
-def autotuned(M, N, K, cfg, out_int8, top_k):
+def autotuned(M, N, K, cfg, out_int8, top_k, b_rows=None):
     """The schedule @baco.autotune chooses with no configs (the schedule space ranked by the cost
     model, `top_k` best plus the default schedule timed end to end) and its end-to-end cycles."""
     tuner = Autotuner(matmul_kernel, None, ["M", "N", "K"], cost_model_pruner(top_k))
     grid = lambda m: (-(-m["M"] // m["BLOCK_M"]), -(-m["N"] // m["BLOCK_N"]))  # noqa: E731
-    best = tuner.choose(grid, launch_args(M, N, K, out_int8), dict(RELU=False, OUT_INT8=out_int8, config=cfg))
+    best = tuner.choose(grid, launch_args(M, N, K, out_int8, b_rows), dict(RELU=False, OUT_INT8=out_int8, config=cfg))
     s = best.schedule()
     return s, tuner.timings[best] if best in tuner.timings else \
-        baco_end_to_end(M, N, K, cfg, out_int8, s)["kernel_cycles"]
+        baco_end_to_end(M, N, K, cfg, out_int8, s, b_rows=b_rows)["kernel_cycles"]
 
 
 def loop_ws_schedule(M, N, K, cfg, out_int8):
@@ -426,6 +430,8 @@ def main(argv=None) -> int:
     p.add_argument("--out", choices=["int32", "int8"], default="int32")
     p.add_argument("--top-k", type=int, default=4, help="autotune: schedules kept by the cost model")
     p.add_argument("--no-autotune", action="store_true", help="without the autotuned column")
+    p.add_argument("--padded-b", action="store_true",
+                   help="GEMM table: baco's B stored in ceil(K/DIM)*DIM rows (a ragged K step one padded LOOP_WS)")
     p.add_argument("--conv-count", type=int, default=20, help="Conv2D shapes (0: none)")
     p.add_argument("--no-gemm", action="store_true", help="only the Conv2D shapes")
     p.add_argument("--resnet-512", action="store_true",
@@ -460,17 +466,19 @@ def main(argv=None) -> int:
     for dim in dims if shapes else []:
         cfg = GemminiConfig.from_capacity(dim, 256, 64)
         print(f"DIM {dim} (256 KB scratchpad, 64 KB accumulator), {args.out} output; cycles on Gemmini alone "
-              f"(commands free) and end to end (ISS, the CPU issuing them; library: its tile loop's cost)")
+              f"(commands free) and end to end (ISS, the CPU issuing them; library: its tile loop's cost)"
+              + ("; baco's B padded to whole DIM rows" if args.padded_b else ""))
         print(f"{'M':>5} {'N':>5} {'K':>5}  {'baco blocks':>15} {'program':>8} {'baco cycles':>12} {'end to end':>11} "
               f"{'instr/cmd':>9} {'util e2e':>8}  {'library':>10} {'end to end':>11}  {'speed-up':>8} {'e2e':>6}  "
               f"{'tuned blocks':>17} {'tuned e2e':>12} {'vs default':>10}")
         ratios, e2e_ratios, tuned_ratios, gemv_ratios = [], [], [], []
         for M, N, K in shapes:
-            s = default_gemm_schedule(M, N, K, cfg, out_int8)
-            ours = time_baco(M, N, K, cfg, out_int8, s)["cycles"]
-            ours_e2e = baco_end_to_end(M, N, K, cfg, out_int8, s)
+            b_rows = padded_rows(K, dim) if args.padded_b else K
+            s = default_gemm_schedule(M, N, K, cfg, out_int8, b_padded=b_rows == padded_rows(K, dim))
+            ours = time_baco(M, N, K, cfg, out_int8, s, b_rows)["cycles"]
+            ours_e2e = baco_end_to_end(M, N, K, cfg, out_int8, s, b_rows=b_rows)
             default_e2e = ours_e2e["kernel_cycles"]
-            ts, tuned = (s, default_e2e) if args.no_autotune else autotuned(M, N, K, cfg, out_int8, args.top_k)
+            ts, tuned = (s, default_e2e) if args.no_autotune else autotuned(M, N, K, cfg, out_int8, args.top_k, b_rows)
             tuned_ratios.append(default_e2e / tuned)
             tuned_worse += tuned > default_e2e
             lib_kw = dict(out_int8=out_int8, scale=0.05 if out_int8 else 1.0)

@@ -56,7 +56,8 @@ from baco.tuner.baselines import gemmini_default  # noqa: E402
 from baco.tuner.emit import result_dict  # noqa: E402
 from baco.tuner.explore import coexplore  # noqa: E402
 from baco.tuner.kernel_model import conv_schedule_cycles, conv_schedule_energy, evaluate, gemm_schedule_cycles  # noqa: E402
-from baco.tuner.mapping import KERNEL_OUT_INT8, default_layer_schedule, is_kernel_layer, schedule_mapping  # noqa: E402
+from baco.tuner.mapping import (KERNEL_B_PADDED, KERNEL_OUT_INT8, default_layer_schedule, is_kernel_layer,  # noqa: E402
+                                schedule_mapping)
 from baco.tuner.workloads import layers_from_torch  # noqa: E402
 
 SPECS = {"mobilenet_v2": "torchvision.models:mobilenet_v2", "resnet50": "torchvision.models:resnet50",
@@ -88,7 +89,7 @@ def gemmini_alone(layer, schedule, hw) -> float:
     if not is_kernel_layer(layer):
         return conv_schedule_cycles(layer, schedule, hw, end_to_end=False)
     return gemm_schedule_cycles(layer.P, layer.K, layer.C, schedule, GemminiConfig.from_capacity(int(hw[0]), *hw[1:]),
-                                end_to_end=False)
+                                end_to_end=False, b_padded=KERNEL_B_PADDED)
 
 
 def default_prediction(layers) -> list[tuple[float, float, float]]:
@@ -100,8 +101,8 @@ def default_prediction(layers) -> list[tuple[float, float, float]]:
     out = []
     for layer in layers:
         if is_kernel_layer(layer):
-            s = default_gemm_schedule(layer.P, layer.K, layer.C, cfg, KERNEL_OUT_INT8)
-            c = gemm_schedule_cycles(layer.P, layer.K, layer.C, s, cfg)
+            s = default_gemm_schedule(layer.P, layer.K, layer.C, cfg, KERNEL_OUT_INT8, b_padded=KERNEL_B_PADDED)
+            c = gemm_schedule_cycles(layer.P, layer.K, layer.C, s, cfg, b_padded=KERNEL_B_PADDED)
             e = evaluate(layer, schedule_mapping(layer, s, cfg.dim), hw).energy_uj
         else:
             s = default_layer_schedule(layer, cfg)

@@ -45,12 +45,13 @@ def main(argv=None) -> int:
     ck, grid, launch_args, c = launch(a, b, args.sa, args.sb, args.out_scale, relu, args.block, args.target, config)
     info = ck.run(grid, launch_args)
     ref = reference(a, b, args.sa, args.sb, args.out_scale, relu)
-    bm, bn = args.block or default_blocks(args.M, args.N, config)
+    rows, cols = launch_args[3:5]      # the rows x cols the kernel reads the operands as
+    bm, bn = args.block or default_blocks(rows, cols, config)
     title = (f"resadd {args.M}x{args.N}: {'relu(' if relu else '('}A*{args.sa} + B*{args.sb})*{args.out_scale} -> int8 "
-             f"blocks={bm}x{bn} DIM={args.dim}")
-    elf_args = [*launch_args[:2], np.zeros_like(c), *launch_args[3:]]   # the ELF checks its own output array
+             f"read as {rows}x{cols} blocks={bm}x{bn} DIM={args.dim}")
+    elf_args = [*launch_args[:2], np.zeros_like(launch_args[2]), *launch_args[3:]]   # the ELF checks its own output
     return report(title, args.target, c, ref, info,
-                  args.elf and (lambda: ck.build_elf(grid, elf_args, args.elf, expected={2: ref})))
+                  args.elf and (lambda: ck.build_elf(grid, elf_args, args.elf, expected={2: ref.reshape(rows, cols)})))
 
 
 if __name__ == "__main__":

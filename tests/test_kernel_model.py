@@ -10,7 +10,7 @@ from baco.gemmini.schedule import loop_ws_fits, schedule_problems
 from baco.tuner import costmodel, kernel_model, residual
 from baco.tuner.emit import result_dict
 from baco.tuner.explore import NetworkProblem, evaluate_design, random_tilings
-from baco.tuner.mapping import KERNEL_OUT_INT8, conv_schedule, gemm_schedule
+from baco.tuner.mapping import KERNEL_B_PADDED, KERNEL_OUT_INT8, conv_schedule, gemm_schedule
 from baco.tuner.workloads import conv2d, gemm
 
 
@@ -49,7 +49,7 @@ def test_chosen_schedule_is_the_fastest_variant_the_compiler_accepts():
                 if loop_ws:         # the compiler emits LOOP_WS: the loop unit's walk
                     M, N, K = layer.P, layer.K, layer.C
                     walk = kernel_model.loop_ws_walk(M, N, K, min(s.m_rows, M), min(s.block_n, N),
-                                                     min(s.block_k, K), cfg.dim)
+                                                     min(s.block_k, K), cfg.dim, KERNEL_B_PADDED)
                     gemmini = torch.tensor([walk], dtype=torch.float64)
                 else:
                     gemmini = residual.compiled_cycles(layer, temporal, (sC, sK), hw_t, double_buffer=double_buffer,

@@ -400,7 +400,8 @@ RESADD = [(32, 33, (32, 48), DIM16), (256, 24, None, DIM16), (65, 129, None, DIM
 def test_resadd_programs_are_one_loop_ws_each(case):
     """Each residual-add program whose rows are whole DIM blocks is one LOOP_WS with is_resadd
     (tiled_resadd's; LoopMatmul moves B in whole row blocks, so a program of ragged rows stays
-    explicit), bit-exact on sim and iss."""
+    explicit), bit-exact on sim and iss; without a block the kernel reads 256x24 and 4x960 as DIM
+    rows (resadd.default_view), 65x129 (an odd element count) as it is."""
     from baco.kernels.resadd import reference as resadd_reference
     from baco.kernels.resadd import resadd_launch
     M, N, block, cfg = case
@@ -411,8 +412,8 @@ def test_resadd_programs_are_one_loop_ws_each(case):
         launch = resadd_launch(a, b, 0.75, -1.5, 0.5, relu=True, block=block, config=cfg)
         info = launch.run(target)
         stats = info["model"].stats if target == "sim" else info["result"].stats
-        bm = launch.options["BLOCK_M"]
-        whole = sum(min(bm, M - i * bm) % cfg.dim == 0 for i in range(launch.grid[0]))
+        bm, rows = launch.options["BLOCK_M"], launch.args[3]     # the rows the kernel reads A and B as
+        whole = sum(min(bm, rows - i * bm) % cfg.dim == 0 for i in range(launch.grid[0]))
         assert stats.get("loop_ws", 0) == whole * launch.grid[1]
         np.testing.assert_array_equal(launch.y, ref)
 

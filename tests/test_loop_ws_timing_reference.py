@@ -80,8 +80,9 @@ def test_fast_walk_is_the_step_by_step_walk_on_random_programs():
 
 
 def test_fast_walk_is_the_step_by_step_walk_on_compiled_and_library_programs():
-    """The GEMM kernel's programs (gemm_loop_ws_loops: ragged M, N and K, a K step under DIM with
-    its B moved explicitly, a bias, int8 C, a transposed B) in random LOOP_WS schedules, and the C
+    """The GEMM kernel's programs (gemm_loop_ws_loops: ragged M, N and K, a ragged K step split or
+    one padded LOOP_WS, a K step under DIM with its B moved explicitly, a bias, int8 C, a
+    transposed B) in random LOOP_WS schedules, and the C
     library's tiles (library_matmul_loops), on random shapes."""
     rng = random.Random(24)
     cases = 0
@@ -96,7 +97,8 @@ def test_fast_walk_is_the_step_by_step_walk_on_compiled_and_library_programs():
             if not loop_ws_fits(*blocks, cfg):
                 continue
             items = gemm_loop_ws_loops(M, N, K, GemmSchedule(*blocks, "WS", True), cfg, out_int8=rng.random() < 0.5,
-                                       bias=rng.random() < 0.4, b_transposed=rng.random() < 0.2)
+                                       bias=rng.random() < 0.4, b_transposed=rng.random() < 0.2,
+                                       b_padded=rng.random() < 0.3)
         if len(reference.unrolled(items)) > 3000:
             continue
         assert_walks_agree(items, cfg)

@@ -56,6 +56,53 @@ def test_mlp_one_elf_on_the_iss(tmp_path):
     assert not run_program(compiled.build_elf(tmp_path / "wrong.elf", x, expected=wrong)).passed
 
 
+def issued_commands(launch) -> list:
+    """The names of the commands a launch's CPU issues (not what its hardware loops expand to)."""
+    from baco.gemmini.isa import decode
+    from baco.sim.timing import CommandStream
+    issued = []
+
+    class Issued(CommandStream):
+        depth = 0
+
+        def execute(self, funct, rs1, rs2, pc=None):
+            if self.depth == 0:
+                issued.append(decode(funct, rs1, rs2)[0].name)
+            self.depth += 1
+            try:
+                return super().execute(funct, rs1, rs2, pc)
+            finally:
+                self.depth -= 1
+    kernel = launch.kernel.compile(*launch.args, target="sim", **launch.options)
+    kernel.run(launch.grid, launch._runtime_args(), model=Issued())
+    return issued
+
+
+def test_ragged_k_linear_weights_are_padded_to_whole_blocks(tmp_path):
+    """A linear layer's weight is stored (and linked into the ELF) with zero rows up to whole DIM
+    blocks, so each ragged K step is one LOOP_WS (baco.passes.loop_ws); bit-exact on sim and the ISS."""
+    from baco.codegen.program import run_program
+    from baco.gemmini.schedule import padded_rows
+    model = mlp([100, 33, 10])
+    x = torch.randn(8, 100)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    buffers = compiled.lowered.buffers
+    for op, K in zip(compiled.graph.ops, (100, 33)):
+        w = buffers[f"{op.output}.weight"]
+        assert w.shape == (padded_rows(K, 16), op.q["weight"].shape[1])
+        np.testing.assert_array_equal(w[:K], op.q["weight"])
+        assert not w[K:].any()
+    assert_bit_exact(compiled, seeded_inputs((8, 100)))
+    for step in compiled.lowered.steps:     # one LOOP_WS a K step: no split head, no explicit B
+        launch = step.launches[0]
+        K, s = launch.args[5], launch.options["schedule"]
+        issued = issued_commands(launch)
+        assert issued.count("loop_ws") == np.prod(launch.grid) * -(-K // s.block_k)
+        assert not any(name.startswith("mvin") for name in issued)
+    np.testing.assert_array_equal(compiled(x, target="iss"), compiled.reference(x))
+    assert run_program(compiled.build_elf(tmp_path / "ragged.elf", x)).passed
+
+
 def test_quantised_parameters_follow_gemmini():
     """int32 bias = round(b / (s_in s_w)), requantisation scale float32(s_in s_w / s_out), int8 weights."""
     model = mlp([33, 17])

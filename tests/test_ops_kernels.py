@@ -247,6 +247,48 @@ def test_resadd_bit_exact_iss_all(case):
     np.testing.assert_array_equal(c, ref)
 
 
+# residual adds of NHWC images as the model lowers them, (N·H·W, C): 7x7x512, 7x7x2048, 14x14x1024,
+# 2x2x96, and element counts that are not a multiple of DIM (1x1x17, 3x5x33, 7x300, 33x47, 1x1)
+TENSOR_ADDS = [(49, 512, DIM16), (49, 2048, DIM16), (196, 1024, DIM16), (4, 96, DIM16), (1, 17, DIM16),
+               (15, 33, DIM16), (7, 300, DIM16), (33, 47, DIM16), (255, 255, DIM16), (1, 1, DIM16), (9, 12, DIM4),
+               (7, 5, DIM4), (17, 17, DIM4)]
+
+
+def numpy_resadd(a, b, sa, sb, so, relu):
+    """Gemmini's residual add in numpy alone: each operand's float32 product rounded half to even
+    and saturated to int8, the int32 sum (ReLU'd), times so rounded half to even, saturated."""
+    def rne_sat(x, s):
+        return np.clip(np.rint(x.astype(np.float32) * np.float32(s)), -128, 127).astype(np.int64)
+    total = rne_sat(a, sa) + rne_sat(b, sb)
+    return rne_sat(np.maximum(total, 0) if relu else total, so).astype(np.int8)
+
+
+@pytest.mark.parametrize("case", TENSOR_ADDS, ids=lambda c: f"{c[0]}x{c[1]}-dim{c[2].dim}")
+def test_resadd_reads_images_as_whole_dim_row_blocks(case):
+    """Without a block the kernel reads the operands as DIM rows when the element count allows it
+    (the add is elementwise, one scale per operand): every program is then one LOOP_WS with
+    is_resadd and no explicit mvin, whatever the image's rows (49 for a 7x7 image); other counts
+    keep their M x N layout, with every program but those of the last M % DIM rows a LOOP_WS. Bit-exact on sim and the ISS with saturating scales, with and without
+    ReLU, and the output has the operands' shape."""
+    from baco.kernels.resadd import resadd_launch
+    M, N, cfg = case
+    rng = np.random.default_rng(M * 7 + N)
+    a, b = (rng.integers(-128, 128, (M, N), dtype=np.int8) for _ in range(2))
+    whole = M * N % cfg.dim == 0
+    for target, (sa, sb, so, relu) in (("sim", (3.0, -2.5, 0.7, True)), ("iss", (0.45, 1.3, 1.9, False))):
+        launch = resadd_launch(a, b, sa, sb, so, relu=relu, config=cfg)
+        assert launch.args[3:5] == ([cfg.dim, M * N // cfg.dim] if whole else [M, N])
+        info = launch.run(target)
+        stats = info["model"].stats if target == "sim" else info["result"].stats
+        if whole:
+            # one LOOP_WS a program, and every load is LoopMatmul's (its B moves by mvin2)
+            assert stats["loop_ws"] == launch.grid[0] * launch.grid[1] and stats["mvin"] == stats["mvin2"], stats
+        else:       # only the programs of the last M % DIM rows are explicit
+            assert stats.get("loop_ws", 0) == (launch.grid[0] - 1) * launch.grid[1], stats
+        assert launch.y.shape == (M, N)
+        np.testing.assert_array_equal(launch.y, numpy_resadd(a, b, sa, sb, so, relu))
+
+
 def test_resadd_interpreted_matches():
     """The interpreter's int8 * scale is Gemmini's mvin scale, so it agrees with the kernel."""
     from baco.gemmini.config import GemminiConfig as Cfg
@@ -505,6 +547,8 @@ def test_example_wrappers_check_their_arrays():
         resadd_example.launch(a, np.full((20, 12), 0.5), 1.0, 1.0)
     with pytest.raises(ValueError, match="a and b must have the same shape"):
         resadd_example.launch(a, np.ones((20, 13), np.int8), 1.0, 1.0)
+    with pytest.raises(ValueError, match=r"a and b must hold elements, got shape \(0, 12\)"):
+        resadd_example.launch(a[:0], a[:0], 1.0, 1.0)      # (was a ZeroDivisionError)
     with pytest.raises(TypeError, match="x must be a int8 array, got dtype int64"):
         gemv_example.launch("Ax", a, np.ones(12, np.int64))
     with pytest.raises(ValueError, match="does not match x"):

@@ -87,6 +87,13 @@ def gemm_footprint(s: GemmSchedule, cfg: GemminiConfig, out_int8: bool) -> Footp
     return Footprint(sp_rows=sp, acc_rows=block_rows(s.m_rows, s.block_n, d))
 
 
+def padded_rows(K: int, dim: int) -> int:
+    """Rows of a GEMM's B padded to whole DIM blocks (⌈K/DIM⌉·DIM): what LoopMatmul reads of B, which
+    it moves DIM rows a K block. A B allocation that holds them runs a ragged K step as one LOOP_WS
+    (baco.passes.loop_ws); the rows past K meet A's padded columns, fed as zeros."""
+    return -(-K // dim) * dim
+
+
 def loop_ws_fits(block_m: int, block_n: int, block_k: int, cfg: GemminiConfig) -> bool:
     """A GEMM program's A, B and C blocks fit LOOP_WS's halves of the scratchpad and accumulator."""
     d, half = cfg.dim, loop_unit_half(cfg)
@@ -229,11 +236,12 @@ def overlapped_cycles(gemmini, cpu, loss):
 
 
 def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConfig, out_int8: bool = False,
-                       bias: bool = False, b_transposed: bool = False) -> list:
+                       bias: bool = False, b_transposed: bool = False, b_padded: bool = False) -> list:
     """The LOOP_WSs of the GEMM kernel's programs under `s` (baco.passes.loop_ws), in the order the
     host runs the grid (pid_m innermost), run-length encoded for loop_ws_stream_cycles: per program
-    one LOOP_WS a K step, D (`bias`) in the first, C stored by the last; a ragged last step of at
-    least DIM split into a one-block head (its first K % DIM columns) and the whole blocks after it,
+    one LOOP_WS a K step, D (`bias`) in the first, C stored by the last; a ragged last step one
+    padded LOOP_WS when B's allocation holds padded_rows(K, DIM) rows (`b_padded`), else, of at
+    least DIM, split into a one-block head (its first K % DIM columns) and the whole blocks after it,
     a shorter one with its B moved in explicitly (`b_transposed`: B read column-major, LOOP_WS's
     b_transpose). The CPU's instructions (LOOP_WS_INSTRUCTIONS):
     the program's before its first LOOP_WS, each command's before its LOOP_WS."""
@@ -249,7 +257,9 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
         for k0 in range(0, K, s.block_k):
             kk = min(s.block_k, K - k0)
             bk, first, last = -(-kk // d), k0 == 0, k0 + s.block_k >= K
-            if kk % d and kk >= d:
+            if kk % d and b_padded and not b_transposed:
+                loops.append(LoopWs(K=bk, pad_k=bk * d - kk, bias=bias and first, store=last, **shape))
+            elif kk % d and kk >= d:
                 loops.append(LoopWs(K=1, pad_k=d - kk % d, bias=bias and first, store=False, **shape))
                 loops.append(LoopWs(K=bk - 1, bias=False, store=last, **shape))
             elif kk % d:
@@ -272,9 +282,10 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
 
 def gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConfig, out_int8: bool = False,
                         k: TimingConstants = DEFAULT_CONSTANTS, bias: bool = False,
-                        b_transposed: bool = False) -> dict:
+                        b_transposed: bool = False, b_padded: bool = False) -> dict:
     """Estimated cycles of the GEMM kernel's program under the weight-stationary, double-buffered
-    schedule `s` (`bias`: each C block starts from a bias row): Gemmini's (`gemmini`: commands
+    schedule `s` (`bias`: each C block starts from a bias row; `b_transposed`, `b_padded`: as
+    gemm_loop_ws_loops takes them): Gemmini's (`gemmini`: commands
     arriving for free), the CPU's issuing them (`cpu`) and end to end (`cycles`), with `loop_ws`
     telling whether the compiler emits LOOP_WS (the blocks fit the loop unit's halves).
 
@@ -287,7 +298,7 @@ def gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiCon
     charges it: dma_cycles); the CPU's EXPLICIT_INSTRUCTIONS, the two overlapping but for
     OVERLAP_LOSS of the shorter."""
     if s.dataflow == "WS" and loop_ws_fits(s.block_m, s.block_n, s.block_k, cfg):
-        loops = gemm_loop_ws_loops(M, N, K, s, cfg, out_int8, bias, b_transposed)
+        loops = gemm_loop_ws_loops(M, N, K, s, cfg, out_int8, bias, b_transposed, b_padded)
         walk = loop_ws_stream_cycles(loops, cfg, k)
         return {"cycles": walk["cycles"], "gemmini": walk["gemmini"],
                 "cpu": _loop_field_sum(loops, "cpu") * k.cpu_cycles_per_instruction,
@@ -342,7 +353,7 @@ WALK_MARGIN = 0.001
 
 @functools.lru_cache(maxsize=1024)
 def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: bool = False,
-                          bias: bool = False, b_transposed: bool = False) -> GemmSchedule:
+                          bias: bool = False, b_transposed: bool = False, b_padded: bool = False) -> GemmSchedule:
     """A good weight-stationary, double-buffered schedule for an M×N×K GEMM on `cfg`: of the
     candidate blocks (DIM·2^i, the whole padded dimension and its even splits into 2-8 blocks, and
     the C library's tiled_matmul_auto tile, within capacity) the one gemm_program_cycles expects
@@ -352,8 +363,9 @@ def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: 
     their lower bound and those that cannot win by more than WALK_MARGIN are not); larger blocks keep
     the explicit stream, which the CPU issues at 11 instructions a command and ~700 a K step. Ties go
     to the larger C block, then the smaller K step, then the taller C block. `bias`: the kernel
-    starts each C block from a bias row (its LOOP_WS moves it into the accumulator first). Cached:
-    models ask again for the same shapes."""
+    starts each C block from a bias row (its LOOP_WS moves it into the accumulator first);
+    `b_transposed`, `b_padded`: B column-major, B holding padded_rows(K, DIM) rows (a ragged K step is
+    then one LOOP_WS: gemm_loop_ws_loops). Cached: models ask again for the same shapes."""
     d = cfg.dim
     tiles = max(1, -(-M // d)), max(1, -(-N // d)), max(1, -(-K // d))
 
@@ -371,7 +383,7 @@ def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: 
             continue
         tie = (-tm * tn, tk, -tm)
         if loop_ws_fits(s.block_m, s.block_n, s.block_k, cfg):
-            loops = gemm_loop_ws_loops(M, N, K, s, cfg, out_int8, bias, b_transposed)
+            loops = gemm_loop_ws_loops(M, N, K, s, cfg, out_int8, bias, b_transposed, b_padded)
             walks.append((loop_ws_lower_bound(loops, cfg), tie, s, loops))
         else:
             key = (gemm_program_cycles(M, N, K, s, cfg, out_int8)["cycles"], *tie)

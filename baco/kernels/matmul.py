@@ -15,7 +15,8 @@ import baco.language as bl
 from baco.frontend.jit import jit
 from baco.gemmini.arith import reference_matmul
 from baco.gemmini.config import GemminiConfig, as_config
-from baco.gemmini.schedule import DATAFLOWS, GemmSchedule, as_schedule, default_gemm_schedule, schedule_problems
+from baco.gemmini.schedule import (DATAFLOWS, GemmSchedule, as_schedule, default_gemm_schedule, padded_rows,
+                                   schedule_problems)
 from baco.kernels.arguments import bias_vector, exact_array, output_kind, real_scalar
 from baco.kernels.launch import KernelLaunch
 
@@ -57,11 +58,11 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
 
 
 def resolve_schedule(schedule=None, block=None, dataflow="WS", double_buffer=False, *, shape=None,
-                     config=None, out_int8=False, bias=False, b_transposed=False) -> GemmSchedule:
+                     config=None, out_int8=False, bias=False, b_transposed=False, b_padded=False) -> GemmSchedule:
     """The schedule to run: `schedule` (GemmSchedule or dict) if given, else one from
     --block/--dataflow/--double-buffer, else default_gemm_schedule for `shape` (M, N, K)
     on `config` with `dataflow` (`bias`: the kernel adds a bias row; `b_transposed`: B is read
-    column-major)."""
+    column-major; `b_padded`: B holds padded_rows(K, DIM) rows)."""
     if dataflow not in DATAFLOWS:      # checked even where a schedule overrides it
         raise ValueError(f"dataflow must be one of {DATAFLOWS}, not {dataflow!r}")
     if schedule is not None:
@@ -71,7 +72,7 @@ def resolve_schedule(schedule=None, block=None, dataflow="WS", double_buffer=Fal
     if block is not None or shape is None:
         return as_schedule(GemmSchedule(*(block or (32, 32, 64)), dataflow=dataflow, double_buffer=double_buffer),
                            "block")
-    s = default_gemm_schedule(*shape, config or GemminiConfig(), out_int8, bias, b_transposed)
+    s = default_gemm_schedule(*shape, config or GemminiConfig(), out_int8, bias, b_transposed, b_padded)
     return s if dataflow == s.dataflow else replace(s, dataflow=dataflow)
 
 
@@ -114,7 +115,12 @@ def matmul_launch(a, b, *, bias=None, out="int32", scale=1.0, relu=False, schedu
     array. Numpy A and B are read in place, row-major with any row stride or column-major
     (strides (1, ld): read transposed, e.g. Kᵀ of attention scores; not both column-major);
     other inputs are taken as exact_array takes them. Without `schedule` or `block`, the default
-    schedule for the shape."""
+    schedule for the shape.
+
+    B may hold up to padded_rows(K, DIM) rows: the rows past K are padding, never in C (A's
+    padded K columns are fed as zeros), but they let a ragged K step run as one LOOP_WS, whose
+    LoopMatmul moves every B block with DIM rows (baco.passes.loop_ws); without them that step is
+    split in two (or its B moved in explicitly)."""
     a = a if readable_in_place(a) else exact_array(a, "a", np.int8, 2)
     b = b if readable_in_place(b) else exact_array(b, "b", np.int8, 2)
     (a_flat, stride_am, stride_ak), (b_flat, stride_bk, stride_bn) = strided_matrix(a, "a"), strided_matrix(b, "b")
@@ -122,12 +128,15 @@ def matmul_launch(a, b, *, bias=None, out="int32", scale=1.0, relu=False, schedu
         raise ValueError("a and b are both column-major: Gemmini's array transposes one operand (copy one of them)")
     output_kind(out, relu)
     M, K = a.shape
-    if b.shape[0] != K:
-        raise ValueError(f"b must have K = {K} rows (a is {a.shape}), got shape {b.shape}")
-    N = b.shape[1]
     config = as_config(config)
+    padded_k = padded_rows(K, config.dim)
+    if not K <= b.shape[0] <= padded_k:
+        raise ValueError(f"b must have K = {K} rows (a is {a.shape}), or up to {padded_k} (K padded to whole "
+                         f"DIM = {config.dim} blocks), got shape {b.shape}")
+    N = b.shape[1]
     s = resolve_schedule(schedule, block, dataflow, double_buffer, shape=(M, N, K), config=config,
-                         out_int8=out == "int8", bias=bias is not None, b_transposed=stride_bn != 1)
+                         out_int8=out == "int8", bias=bias is not None, b_transposed=stride_bn != 1,
+                         b_padded=b.shape[0] == padded_k)
     if stride_bn != 1 and s.dataflow == "OS":      # OS's transposer feeds A (gemmini-isa.md)
         raise ValueError("b is column-major, which the output-stationary dataflow cannot read transposed alone: "
                          "pass b row-major or use dataflow='WS'")
@@ -162,9 +171,9 @@ def matmul(a, b, *, bias=None, out="int32", scale=1.0, relu=False, schedule=None
 
 def reference(a, b, *, bias=None, out="int32", scale=1.0, relu=False, config=None, **schedule):
     """numpy C = A·B (+ bias) in Gemmini's arithmetic, for the schedule matmul() runs (OS
-    reduces K in blocks of block_k inside the array)."""
+    reduces K in blocks of block_k inside the array; B's padding rows past K are not used)."""
     s = resolve_schedule(**schedule, shape=(a.shape[0], b.shape[1], a.shape[1]), config=config,
                          out_int8=out == "int8", bias=bias is not None)
     d = None if bias is None else bias_vector(bias, b.shape[1])[None, :]
-    return reference_matmul(a, b, d, out=out, scale=scale, relu=relu,
+    return reference_matmul(a, b[:a.shape[1]], d, out=out, scale=scale, relu=relu,
                             os_k_block=s.block_k if s.dataflow == "OS" else None)

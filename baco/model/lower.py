@@ -7,10 +7,12 @@ data so that the program linker can turn the whole list into one ELF:
   conv            baco.kernels.conv.conv2d_launch (a 1x1 stride-1 conv runs the GEMM kernel)
   conv + pool     baco.kernels.pool.ConvPoolLaunch (max-pool on the accumulator's way out)
   depthwise       baco.kernels.depthwise.depthwise_launch (diagonal weight tiles, DIM channels a program)
-  linear          baco.kernels.matmul.matmul_launch with its int32 bias
+  linear          baco.kernels.matmul.matmul_launch with its int32 bias; the weight stored with zero
+                  rows up to padded_rows(K, DIM), so a ragged K step is one LOOP_WS (baco.passes.loop_ws)
   matmul (bmm)    one matmul_launch per batch (both operands activations, read in place: row-major
                   with any row stride or column-major, i.e. transposed by the array)
-  add             baco.kernels.resadd.resadd_launch (the two operands summed in the accumulator)
+  add             baco.kernels.resadd.resadd_launch (the two operands summed in the accumulator, read
+                  as DIM rows whatever the image's shape: resadd.default_view)
   fused pair      baco.kernels.fused.gemm_chain_launch: linear -> linear or 1x1 -> 1x1 conv, the
                   hidden layer kept in the accumulator (one step; the intermediate has no buffer);
                   gemm_resadd_launch: a linear or 1x1 conv and the residual add reading it
@@ -40,7 +42,7 @@ from numpy.lib.array_utils import byte_bounds
 
 from baco.gemmini.arith import pooled_size
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import GemmSchedule
+from baco.gemmini.schedule import GemmSchedule, padded_rows
 from baco.kernels.conv import conv2d_launch, output_size
 from baco.kernels.depthwise import depthwise_launch
 from baco.kernels.fused import gemm_chain_launch, gemm_resadd_launch
@@ -268,8 +270,13 @@ class _Lowering:
                 self.steps.extend(step if isinstance(step, list) else [step])
         return Lowered(self.buffers, self.regions, self.steps, self.config, self.tuned, self.on_chip)
 
-    def weights(self, op):
-        w = self.buffer(f"{op.output}.weight", np.ascontiguousarray(op.q["weight"]), "weight")
+    def weights(self, op, padded_k=False):
+        """The op's weight and bias buffers; `padded_k`: the (K, N) weight stored with zero rows up to
+        padded_rows(K, DIM) (the rows LoopMatmul reads of a ragged K; matmul_launch takes them)."""
+        w = np.ascontiguousarray(op.q["weight"])
+        if padded_k:
+            w = np.concatenate([w, np.zeros((padded_rows(len(w), self.config.dim) - len(w), *w.shape[1:]), w.dtype)])
+        w = self.buffer(f"{op.output}.weight", w, "weight")
         b = self.buffer(f"{op.output}.bias", np.ascontiguousarray(op.q["bias"], dtype=np.int32), "weight")
         return w, b
 
@@ -365,7 +372,7 @@ class _Lowering:
 
     def lower_linear(self, op):
         x = self.value(op.inputs[0])
-        w, b = self.weights(op)
+        w, b = self.weights(op, padded_k=True)
         a = x.reshape(-1, x.shape[-1])
         layer = gemm(a.shape[0], a.shape[1], w.shape[1])
         schedule, source = self.schedule_for(op, layer)

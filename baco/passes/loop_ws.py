@@ -34,11 +34,15 @@ Consecutive steps alternate the FSM's scratchpad halves (a_spad_id / b_spad_id 1
 LoopMatmul moves each step's A and B in itself (the LOOP_WS's A and B addresses), so a
 program is LOOP_WSs only and the loop unit overlaps one step's loads with the previous
 step's computes (two loops in flight, LoopMatmul.scala). It moves every B block with DIM
-rows (its row-pad test never fires), reading past the matrix when the step's K is ragged, so a
-ragged step of K >= DIM is two LOOP_WSs: its first K % DIM columns as one padded K block (the
-DIM B rows it reads lie inside the window), then the whole blocks after them, accumulating
-into the same accumulator half (the int32 sum is exact in any order). A step that cannot be
-split (K < DIM, an empty K, or a ragged N of Bᵀ, whose DRAM rows are N) has its B moved in
+rows (its row-pad test never fires), reading past the matrix when the step's K is ragged. The
+rows past K are harmless to the result (A's padded K columns are fed as zeros) but must lie in
+memory the program owns: when B's allocation (the kernel argument the B view reinterprets, its
+size read at run time) holds the ⌈K/DIM⌉·DIM rows from the window's first row, a ragged step is
+one LOOP_WS with pad_k, as the C library issues it (a B padded to whole DIM blocks: users' arrays,
+baco.model's weights). Otherwise a ragged step of K >= DIM is two LOOP_WSs: its first K % DIM
+columns as one padded K block (the DIM B rows it reads lie inside the window), then the whole
+blocks after them, accumulating into the same accumulator half (the int32 sum is exact in any
+order). A step that cannot be split (K < DIM, an empty K, or a ragged N of Bᵀ, whose DRAM rows are N) has its B moved in
 explicitly just before it (mvins of the rows and columns that exist, into LoopMatmul's layout
 in the half its b_spad_id names, located at the kernel's load) and B address 0, while the FSM
 still loads A (its ragged K is a column count, or Aᵀ's a row count, that LoopMatmul pads; an
@@ -486,7 +490,8 @@ def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id):
     True) say whether it is the first / last step, `spad_id` picks the FSM's halves. LoopMatmul
     moves A and B in itself, but it moves every B block with DIM rows (Bᵀ: every block of Bᵀ with
     DIM rows of N), reading past the window when the step's K (Bᵀ: N) is not a whole number of
-    blocks. A ragged K of at least DIM is split (_ragged_head): its first K % DIM columns are a
+    blocks. Where B's allocation holds those rows (_b_holds_blocks) a ragged step is one LOOP_WS
+    with pad_k; else a ragged K of at least DIM is split (_ragged_head): its first K % DIM columns are a
     LOOP_WS of one padded block (its DIM B rows lie inside the window), the rest a LOOP_WS of whole
     blocks. A step that cannot be split (K < DIM, an empty K, a ragged Bᵀ) has its B moved in
     explicitly (_load_b) just before its LOOP_WS, whose B address is then 0 (A, whose ragged K is
@@ -494,11 +499,12 @@ def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id):
     d = cfg.dim
     s = _Step.of_body(n, cfg)
     whole = ir.cmpi("eq", ir.binop("remsi", s.cols if n.b_t else s.kk, cst(d)), cst(0))
-    by_fsm = ir.binop("andi", whole, _not(s.empty))
     split = ir.const_int(0, whole.type)
     if not n.b_t:
+        whole = _or_else(whole, lambda: _b_holds_blocks(n, cfg, strides, s))
         split = ir.binop("andi", _not(whole), ir.cmpi("sge", s.kk, cst(d)))
         prefetch.when(split, lambda: _ragged_head(n, cfg, strides, s, first))
+    by_fsm = ir.binop("andi", whole, _not(s.empty))
     b_fsm = ir.binop("ori", by_fsm, split)
     prefetch.when(_not(b_fsm), lambda: _load_b(n, cfg, strides, s, spad_id))
     prefetch.when(s.empty, lambda: _load_a(n, cfg, strides, s, spad_id))
@@ -518,6 +524,38 @@ def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id):
 
 def _not(cond):
     return ir.binop("xori", cond, ir.const_int(1, cond.type))
+
+
+def _or_else(cond, build):
+    """i1 `cond or build()`, build()'s ops run only where `cond` is false (a whole K step, the
+    common case, skips the ragged step's check)."""
+    if_op = scf.IfOp(cond, [cond.type], has_else=True)
+    with InsertionPoint(if_op.then_block):
+        scf.YieldOp([ir.const_int(1, cond.type)])
+    with InsertionPoint(if_op.else_block):
+        scf.YieldOp([build()])
+    return if_op.results[0]
+
+
+def _b_holds_blocks(n: Nest, cfg: GemminiConfig, strides, s: _Step):
+    """i1: the allocation B's window lies in holds the ⌈K/DIM⌉·DIM rows LoopMatmul reads from the
+    window's first row (the step's K blocks, each DIM rows) over the window's columns, so a ragged
+    step is one LOOP_WS with pad_k (the rows past K meet A's padded columns, fed as zeros). Read at
+    run time from the kernel argument's size (a 1-D memref with the identity layout, which the B
+    view reinterprets); false when B is not such a view."""
+    cast = _stride_source(s.b_view).owner
+    if cast.name != "memref.reinterpret_cast":
+        return ir.const_int(0, ir.IntegerType.get_signless(1))
+    base = cast.operands[0]
+    t = MemRefType(base.type)
+    if len(t.shape) != 1 or str(t.layout) != "affine_map<(d0) -> (d0)>" or str(t.element_type) != "i8":
+        return ir.const_int(0, ir.IntegerType.get_signless(1))
+    size = ir.create("memref.dim", operands=[base, ir.const_index(0)], results=[ir.index()]).result
+    start = ir.create("memref.extract_aligned_pointer_as_index", operands=[base], results=[ir.index()]).result
+    end = ir.binop("addi", i64(start), i64(size))
+    last = ir.binop("addi", ir.binop("muli", ir.binop("subi", ir.binop("muli", s.bk, cst(cfg.dim)), cst(1)),
+                                     strides[1]), s.cols)
+    return ir.cmpi("sle", ir.binop("addi", s.b_addr(n), last), end)
 
 
 def _ragged_head(n: Nest, cfg: GemminiConfig, strides, s: _Step, first):

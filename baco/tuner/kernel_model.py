@@ -53,8 +53,8 @@ from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.layer import Layer
 from baco.tuner import costmodel, residual
 from baco.tuner.hwinfer import gemm_rows_from_factors, kernel_rows
-from baco.tuner.mapping import (CAPACITY_RULES, KERNEL_OUT_INT8, Mapping, conv_schedule, default_layer_schedule,
-                                gemm_schedule, is_kernel_layer, is_pointwise)
+from baco.tuner.mapping import (CAPACITY_RULES, KERNEL_B_PADDED, KERNEL_OUT_INT8, Mapping, conv_schedule,
+                                default_layer_schedule, gemm_schedule, is_kernel_layer, is_pointwise)
 
 CYCLE_MODELS = CAPACITY_RULES    # a cycle model's designs fit the capacity rule of its name (mapping.validate)
 SCHEDULE_VARIANTS = (("WS", False), ("WS", True), ("OS", False), ("OS", True))   # (dataflow, double_buffer)
@@ -93,13 +93,14 @@ def kernel_programs(layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, torch
     explicit = torch.stack([gemm_end_to_end(by_buffering[double_buffer][dataflow], terms, hw_t, loop_ws=False)
                             for dataflow, double_buffer in SCHEDULE_VARIANTS])
     dims, blocks = costmodel._gemm_blocks(layer, temporal, sc)
-    gemmini = loop_ws_gemmini(dims, blocks, hw_t[0], by_buffering[True]["WS"])
+    gemmini = loop_ws_gemmini(dims, blocks, hw_t[0], by_buffering[True]["WS"], b_padded=KERNEL_B_PADDED)
     return explicit, gemm_end_to_end(gemmini, terms, hw_t, loop_ws=True)
 
 
-def loop_ws_gemmini(dims, blocks, pe, explicit: torch.Tensor) -> torch.Tensor:
+def loop_ws_gemmini(dims, blocks, pe, explicit: torch.Tensor, *, b_padded: bool = False) -> torch.Tensor:
     """Gemmini cycles [B] of the GEMM kernel's programs compiled to LOOP_WS: M x N x K (`dims`,
-    numbers or [B]) in (BLOCK_M, BLOCK_N, BLOCK_K) [B] blocks on a pe-wide array, the walk of
+    numbers or [B]) in (BLOCK_M, BLOCK_N, BLOCK_K) [B] blocks on a pe-wide array (`b_padded`: B
+    stored in whole DIM rows), the walk of
     baco.gemmini.loop_ws_timing over schedule.gemm_loop_ws_loops (loop_ws_walk), with the slope of the
     explicit double-buffered stream's cycles `explicit` [B] (_straight_through) so the search's
     gradient still sees the factors and the hardware; a relaxation's fractional blocks (no program)
@@ -110,25 +111,29 @@ def loop_ws_gemmini(dims, blocks, pe, explicit: torch.Tensor) -> torch.Tensor:
     for i, key in enumerate(keys.detach().tolist()):
         whole = [round(v) for v in key] if all(math.isfinite(v) for v in key) else None
         if whole and all(w >= 1 and abs(w - v) < 1e-6 for w, v in zip(whole, key)):
-            walk[i] = loop_ws_walk(*whole)
+            walk[i] = loop_ws_walk(*whole, b_padded=b_padded)
     return _straight_through(explicit, walk)
 
 
 @functools.lru_cache(maxsize=65536)
-def loop_ws_walk(M: int, N: int, K: int, block_m: int, block_n: int, block_k: int, dim: int) -> float:
+def loop_ws_walk(M: int, N: int, K: int, block_m: int, block_n: int, block_k: int, dim: int,
+                 b_padded: bool = False) -> float:
     """Cycles of the LOOP_WS programs of an M x N x K GEMM in these blocks on a dim-wide Gemmini
-    (they depend on neither memory's size). Cached: the search asks again for every batch."""
+    (they depend on neither memory's size; `b_padded`: B stored in whole DIM rows, a ragged K step one
+    LOOP_WS). Cached: the search asks again for every batch."""
     cfg = GemminiConfig(dim=dim)
-    loops = gemm_loop_ws_loops(M, N, K, GemmSchedule(block_m, block_n, block_k), cfg, out_int8=KERNEL_OUT_INT8)
+    loops = gemm_loop_ws_loops(M, N, K, GemmSchedule(block_m, block_n, block_k), cfg, out_int8=KERNEL_OUT_INT8,
+                               b_padded=b_padded)
     return loop_ws_gemmini_cycles(loops, cfg)
 
 
 def gemm_schedule_cycles(M: int, N: int, K: int, schedule: GemmSchedule, cfg: GemminiConfig, *,
-                         out_int8: bool = KERNEL_OUT_INT8, end_to_end: bool = True) -> float:
+                         out_int8: bool = KERNEL_OUT_INT8, end_to_end: bool = True, b_padded: bool = False) -> float:
     """Predicted cycles of the GEMM kernel compiled for an M x N x K GEMM with `schedule` on cfg: the
     program the compiler emits (one LOOP_WS a K step where a WS program's blocks fit the loop unit's
-    halves, loop_ws_walk; else the explicit stream, residual.compiled_cycles), end to end (the
-    default: with the CPU issuing it, gemm_end_to_end) or Gemmini alone."""
+    halves, loop_ws_walk, `b_padded`: B stored in whole DIM rows; else the explicit stream,
+    residual.compiled_cycles), end to end (the default: with the CPU issuing it, gemm_end_to_end) or
+    Gemmini alone."""
     blocks = {"BLOCK_M": min(schedule.m_rows, M), "BLOCK_N": min(schedule.block_n, N),
               "BLOCK_K": min(schedule.block_k, K)}
     layer = Layer(R=1, S=1, P=M, Q=1, C=K, K=N, N=1)
@@ -136,7 +141,8 @@ def gemm_schedule_cycles(M: int, N: int, K: int, schedule: GemmSchedule, cfg: Ge
     hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (cfg.dim, cfg.sp_kb, cfg.acc_kb))
     loop = schedule.dataflow == "WS" and loop_ws_fits(blocks["BLOCK_M"], blocks["BLOCK_N"], blocks["BLOCK_K"], cfg)
     with torch.no_grad():
-        gemmini = torch.tensor([loop_ws_walk(M, N, K, *blocks.values(), cfg.dim)], dtype=torch.float64) if loop else \
+        gemmini = torch.tensor([loop_ws_walk(M, N, K, *blocks.values(), cfg.dim, b_padded)], dtype=torch.float64) \
+            if loop else \
             residual.compiled_cycles(layer, temporal, (sC, sK), hw_t, out_int8=out_int8,
                                      double_buffer=schedule.double_buffer, dataflow=schedule.dataflow)
         if not end_to_end:

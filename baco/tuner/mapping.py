@@ -110,6 +110,9 @@ def tensor_size(t: dict, tensor: str, layer: Layer) -> int:
 # GEMM layers run by baco's kernel (baco/kernels/matmul.py) produce int8 outputs, scaled on their
 # way out of the accumulator, as inference layers do (and as Timeloop's 8-bit output words count them)
 KERNEL_OUT_INT8 = True
+# ... and read weights stored with zero rows up to whole DIM blocks (baco.model.lower pads every linear
+# layer's), so a ragged K step is one padded LOOP_WS (schedule.gemm_loop_ws_loops' b_padded)
+KERNEL_B_PADDED = True
 
 
 def is_kernel_layer(layer: Layer) -> bool:
