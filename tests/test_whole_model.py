@@ -10,11 +10,13 @@ import torch
 import baco
 from baco.codegen.program import run_program
 from baco.model import cpu_ops
+from baco.model.cli import torch_workload
 from baco.model.cpu_cost import CPU_INSTRUCTIONS, cpu_cycles
 from baco.model.lower import CpuStep, GemminiStep
 from baco.model.workload import workload_of
 from baco.problem.layer import Layer
 from baco.sim.timing import TimingModel
+from baco.tuner import cli as tune_cli
 from baco.tuner.arch import DEFAULT_HARDWARE, Hardware
 from baco.tuner.explore import coexplore
 from baco.tuner.whole_model import CpuWork, ResidualAdd, UntunedSteps, default_schedule_cost
@@ -23,13 +25,17 @@ from baco.tuner.workloads import gemm
 TOKENS, WIDTH, HEADS, HIDDEN = 32, 32, 2, 64
 
 
-@pytest.fixture(scope="module")
-def encoder():
+def small_encoder():
     """A small post-norm encoder layer (GELU feed-forward): a QKV linear, per head Q.K^T and P.V,
     softmax, out-projection, two residual adds, two layernorms, the GELU LUT."""
+    return torch.nn.TransformerEncoderLayer(d_model=WIDTH, nhead=HEADS, dim_feedforward=HIDDEN, activation="gelu",
+                                            batch_first=True, dropout=0.0).eval()
+
+
+@pytest.fixture(scope="module")
+def encoder():
     torch.manual_seed(0)
-    model = torch.nn.TransformerEncoderLayer(d_model=WIDTH, nhead=HEADS, dim_feedforward=HIDDEN, activation="gelu",
-                                             batch_first=True, dropout=0.0).eval()
+    model = small_encoder()
     x = torch.randn(1, TOKENS, WIDTH)
     return baco.compile_model(model, x, calibrate=2), x
 
@@ -116,3 +122,16 @@ def test_default_schedule_cost_is_the_default_builds_model():
         cycles, energy, alone = default_schedule_cost(layer, DEFAULT_HARDWARE)
         assert cycles >= alone > 0 and energy > 0
     assert np.isfinite(UntunedSteps().cost(DEFAULT_HARDWARE)).all()
+
+
+def test_baco_tune_torch_costs_the_whole_program(tmp_path, capsys):
+    """`baco tune --torch` (the tuner's CLI given baco.model.cli.torch_workload, as `baco tune`
+    runs it) searches the compiled program's layers with its untuned steps in the objective."""
+    shape = f"1,{TOKENS},{WIDTH}"
+    assert tune_cli.main(["--torch", "tests.test_whole_model:small_encoder", "--input-shape", shape, "--steps", "3",
+                          "--quiet", "--out", str(tmp_path / "t")], torch_workload=torch_workload) == 0
+    out = capsys.readouterr().out
+    whole = torch_workload("tests.test_whole_model:small_encoder", shape)
+    assert f"4 unique layers, 4 in all, and untuned {2 * HEADS} batched-matmul GEMMs, 2 residual adds, 4 CPU steps " \
+           f"({whole.untuned.cpu_cycles:,.0f} cycles)" in out
+    assert "of which the untuned steps" in out
