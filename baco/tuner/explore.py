@@ -261,7 +261,7 @@ class NetworkProblem:
         if self.fusion is not None:
             hardware, cycles, energy, penalty, fused, relaxation = fusion.fused_cost(
                 self, temporal, spatial, order, order_indices(), smooth, sigma)
-            cycles, energy = self.with_untuned(hardware, cycles, energy)
+            cycles, energy = self.add_untuned(hardware, cycles, energy)
             return BatchCost(cycles, energy, hardware, penalty, fused, relaxation)
         # the array dim is the exact max: spatial factors are integers <= max_pe in every forward pass,
         # and a smooth max would overshoot the largest array; buffers are counted in rows of that array
@@ -269,11 +269,11 @@ class NetworkProblem:
         rows_of = self.array_rows(pe)
         sp, acc = self.buffer_needs(temporal, spatial, rows_of)
         hardware, hw_t, penalty = self.infer_hardware(pe, sp, acc, smooth)
-        cycles, energy = self.with_untuned(hardware, *self.network_cost(temporal, spatial, order, hw_t))
+        cycles, energy = self.add_untuned(hardware, *self.network_cost(temporal, spatial, order, hw_t))
         self.note(cycles * energy, penalty)
         return BatchCost(cycles, energy, hardware, penalty)
 
-    def with_untuned(self, hardware: list[Hardware], cycles: torch.Tensor, energy: torch.Tensor):
+    def add_untuned(self, hardware: list[Hardware], cycles: torch.Tensor, energy: torch.Tensor):
         """(cycles, energy) [B] of the layers plus the untuned steps on each point's hardware."""
         if not self.untuned:
             return cycles, energy
