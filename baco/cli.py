@@ -16,7 +16,7 @@ SUBCOMMANDS = {
     "translate": ("baco.compiler:translate_main", "InstGem/LLVM-dialect MLIR -> LLVM IR"),
     "llc": ("baco.codegen.riscv", "LLVM IR -> RISC-V object or bare-metal ELF"),
     "sim": ("baco.sim.cli", "run a bare-metal RISC-V ELF with a Gemmini model attached"),
-    "tune": ("baco.design:tune_main", "co-explore Gemmini hardware and mappings (--verify: compile, run, time)"),
+    "tune": ("baco.model.cli:tune_main", "co-explore Gemmini hardware and mappings (--verify: compile, run, time)"),
     "sweep": ("baco.tuner.sweep", "many co-explorations (networks x area budgets x seeds) on Ray, one table"),
     "run": ("baco.design", "compile, run bit-exact and time a tuned design's kernels vs Gemmini-default"),
     "build": ("baco.model.cli", "a PyTorch model as one quantised, self-checking bare-metal ELF"),

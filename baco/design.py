@@ -428,9 +428,9 @@ def main(argv=None) -> int:
     return verify(a.design, target=a.target, end_to_end=not a.gemmini_alone)
 
 
-def tune_main(argv=None) -> int:
-    """`baco tune ... [--verify]`: the tuner's CLI, then (with --verify) the loop on its output.
-    Lives outside baco/tuner, which imports no compiler."""
+def tune_main(argv=None, torch_workload=None) -> int:
+    """`baco tune ... [--verify]`: the tuner's CLI (torch_workload: see baco.tuner.cli.main), then
+    (with --verify) the loop on its output. Lives outside baco/tuner, which imports no compiler."""
     from baco.tuner import cli
     argv = list(sys.argv[1:] if argv is None else argv)
     check = "--verify" in argv
@@ -440,7 +440,7 @@ def tune_main(argv=None) -> int:
         print("baco tune also takes --verify: compile, run and time every kernel layer of the result, "
               "on Gemmini alone and end to end with the CPU counted (--gemmini-alone: the first only; "
               "see `baco run --help`)\n")
-    rc = cli.main(argv)
+    rc = cli.main(argv, torch_workload)
     if rc or not check:
         return rc
     out = argv[argv.index("--out") + 1] if "--out" in argv else next(x.split("=", 1)[1] for x in argv

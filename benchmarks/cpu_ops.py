@@ -7,7 +7,8 @@ hardswish, ResNet's global average pool, a BERT-base layer's softmax and layerno
 runner ELF on the ISS (baco.sim.iss: one instruction per cycle) on random int8 data; the output
 must equal the host JIT's bit for bit (exit 1 otherwise). Prints the instructions retired and
 instructions per output element, measured in this run (the ELF's start-up, ~100 instructions,
-included).
+included), beside what the CPU cost table the tuner uses predicts (baco.model.cpu_cost, fitted on
+such runs at smaller shapes) and the ratio of the two.
 """
 import argparse
 import sys
@@ -18,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from baco.model import cpu_ops  # noqa: E402
+from baco.model.cpu_cost import cpu_instructions  # noqa: E402
 
 ONES, ZEROS = np.ones(768, np.float32), np.zeros(768, np.float32)
 # (name, build(scale) -> kernel); `scale` shrinks the shapes for --smoke
@@ -49,7 +51,7 @@ def main(argv=None) -> int:
     p.add_argument("--smoke", action="store_true", help="shapes shrunk 7x (a quick check that it runs)")
     args = p.parse_args(argv)
     rng = np.random.default_rng(0)
-    print(f"{'operator':40s} {'instructions':>13s} {'per output':>11s}")
+    print(f"{'operator':40s} {'instructions':>13s} {'per output':>11s} {'table':>13s} {'table/ISS':>9s}")
     bad = 0
     for name, build in CASES:
         kernel = build(7 if args.smoke else 1)
@@ -59,8 +61,9 @@ def main(argv=None) -> int:
         stats = kernel.run_iss(*inputs, iss)
         ok = np.array_equal(host, iss)
         bad += not ok
-        print(f"{name:40s} {stats['instructions']:>13,d} {stats['instructions'] / iss.size:>11.1f}"
-              + ("" if ok else "  MISMATCH host vs ISS"))
+        table = cpu_instructions(kernel)
+        print(f"{name:40s} {stats['instructions']:>13,d} {stats['instructions'] / iss.size:>11.1f} {table:>13,.0f} "
+              f"{table / stats['instructions']:>9.2f}" + ("" if ok else "  MISMATCH host vs ISS"))
     return 1 if bad else 0
 
 

@@ -66,6 +66,30 @@ def build_model(spec: str, shape, seed: int):
     return with_bn_statistics(model, shape, seed=seed)
 
 
+def torch_workload(spec: str, shape_text: str):
+    """The whole program's table (baco.model.workload) for `baco tune --torch MODULE:CALLABLE
+    --input-shape ...`: the steps of the program `baco build` makes of the model without a design
+    (same seed and calibration), or None, saying why, when the model does not compile (the tuner
+    then tunes the MAC layers torch.fx finds, and costs nothing else)."""
+    from baco.errors import CompilationError
+    from baco.model.workload import model_workload
+    from baco.model.zoo import seeded_inputs
+    shape = input_shape(shape_text)
+    model = build_model(spec, shape, 0)
+    try:
+        return model_workload(model, seeded_inputs(shape, 1, seed=1)[0])
+    except CompilationError as e:
+        print(f"baco tune: {spec} does not compile as one program, so only its MAC layers are tuned and costed:\n{e}",
+              file=sys.stderr)
+        return None
+
+
+def tune_main(argv=None) -> int:
+    """`baco tune`: baco.design.tune_main, --torch costing the whole compiled program (torch_workload)."""
+    from baco.design import tune_main as tune_and_verify
+    return tune_and_verify(argv, torch_workload=torch_workload)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="baco build", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)

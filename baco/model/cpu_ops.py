@@ -85,6 +85,10 @@ class CpuKernel:
         self.mlir = text.replace(NAME, self.name)
         self.llvm_ir = lower(self.mlir)
         self.value_checks = []      # callables(arrays) raising ValueError on values the kernel cannot take
+        out = self.arg_shapes[-1]
+        # the work its cost is counted in (baco.model.cpu_cost): calls, output rows (all dims but the
+        # last) and elements; pools add the window taps they read
+        self.work = {"calls": 1, "rows": math.prod(out[:-1]), "outputs": math.prod(out)}
         self._fn = None
         self._private_dir = None
 
@@ -389,6 +393,14 @@ def _taps_inside(size, kernel, stride, padding, dilation, out) -> list[int]:
     return [sum(0 <= o * stride - padding + i * dilation < size for i in range(kernel)) for o in range(out)]
 
 
+def _pool_work(shape, kernel, stride, padding, dilation, out) -> dict:
+    """What a pooling kernel reads over its whole output: the window taps inside the image, and the
+    window rows (its inner loop's runs)."""
+    n, h, w, c = shape
+    along = [sum(_taps_inside(*a)) for a in zip((h, w), kernel, stride, padding, dilation, out)]
+    return {"taps": n * c * along[0] * along[1], "window_rows": n * c * along[0] * out[1]}
+
+
 def _pool_geometry(shape, kernel_size, stride, padding, dilation, ceil_mode):
     n, h, w, c = _shape(shape, 4, "shape (N, H, W, C)")
     kernel = _pair(kernel_size, "kernel_size", 1)
@@ -456,9 +468,11 @@ def avg_pool2d(shape, kernel_size, stride=None, padding=0, ceil_mode=False, coun
             return [min(i * st - p + k, size + p) - (i * st - p) for i in range(o)]
         return _taps_inside(size, k, st, p, 1, o)
     count = np.outer(*(counts(*a) for a in zip((h, w), kernel, stride, padding, out)))
-    return _avg_pool("avg_pool2d", (n, h, w, c), out, count, in_scale, out_scale,
-                     lambda f, o, axis: _window_taps(f, o, (h, w)[axis], kernel[axis], stride[axis],
-                                                     padding[axis], 1))
+    kernel_ = _avg_pool("avg_pool2d", (n, h, w, c), out, count, in_scale, out_scale,
+                        lambda f, o, axis: _window_taps(f, o, (h, w)[axis], kernel[axis], stride[axis],
+                                                        padding[axis], 1))
+    kernel_.work.update(_pool_work((n, h, w, c), kernel, stride, padding, (1, 1), out))
+    return kernel_
 
 
 def adaptive_window(i: int, size: int, out: int) -> tuple[int, int]:
@@ -483,7 +497,10 @@ def adaptive_avg_pool2d(shape, output_size, *, in_scale, out_scale) -> CpuKernel
         nxt = f(f"arith.addi {o}, {f.index(1)} : index")
         end = f(f"arith.ceildivsi {f(f'arith.muli {nxt}, {f.index(size)} : index')}, {f.index(k)} : index")
         return start, f.index(0), f(f"arith.subi {end}, {start} : index")
-    return _avg_pool("adaptive_avg_pool2d", (n, h, w, c), out, count, in_scale, out_scale, taps)
+    kernel = _avg_pool("adaptive_avg_pool2d", (n, h, w, c), out, count, in_scale, out_scale, taps)
+    heights = [e - s for s, e in (adaptive_window(i, h, out[0]) for i in range(out[0]))]
+    kernel.work.update(taps=n * c * int(count.sum()), window_rows=n * c * sum(heights) * out[1])
+    return kernel
 
 
 def _avg_pool(op, shape, out_hw, count, in_scale, out_scale, taps) -> CpuKernel:
@@ -532,7 +549,9 @@ def max_pool2d(shape, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
                                    lambda f, acc, x: f(f"arith.maxsi {acc}, {f(f'arith.extsi {x} : i8 to i32')} : i32"))
                 m = f(f"arith.trunci {m} : i32 to i8")
                 f.line(f"memref.store {m}, {f.arg(1)}[{ln.iv}, {lh.iv}, {lw.iv}, {lc.iv}] : {memref(*args[1][1:])}")
-    return CpuKernel("max_pool2d", args, 1, f)
+    kernel_ = CpuKernel("max_pool2d", args, 1, f)
+    kernel_.work.update(_pool_work((n, h, w, c), kernel, stride, padding, dilation, (oh, ow)))
+    return kernel_
 
 
 # ---------------------------------------------------------------- elementwise

@@ -60,16 +60,17 @@ def _seed_designs(problem: NetworkProblem, deadline: float | None = None) -> lis
 # ------------------------------------------------------------------------------------------------
 @single_threaded
 def gemmini_default(layers: list[Layer], *, time_budget_s: float | None = None, seed: int = 0,
-                    progress: bool = False, cycle_model: str = "compiled") -> Result:
+                    progress: bool = False, cycle_model: str = "compiled", untuned=None) -> Result:
     """The C library's heuristic tiling of every layer on the default Gemmini (no search); layers cost
     the library's own programs (kernel_model.library_matmul_cycles, library_conv_cycles), not baco's
-    kernels."""
+    kernels; `untuned` (whole_model.UntunedSteps): the rest of a whole model's program, costed as
+    baco runs it on the default Gemmini."""
     from baco.tuner.default_mapping import default_mapping
     t0 = time.perf_counter()
     mappings = [default_mapping(layer, DEFAULT_HARDWARE) for layer in layers]
     return evaluate_design(layers, mappings, DEFAULT_HARDWARE, method="gemmini-default",
                            wall_s=time.perf_counter() - t0, evaluations=len(layers), cycle_model=cycle_model,
-                           program="library")
+                           program="library", untuned=untuned)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -29,8 +29,8 @@ METHODS = {
                                                 progress=not a.quiet, init_hw=a.init_hw,
                                                 importance=a.importance == "on", max_area_mm2=a.max_area,
                                                 checkpoint=a.checkpoint, cycle_model=a.cycle_model,
-                                                fixed_hw=a.fixed_hw, fusion_graph=a.graph),
-    "default": lambda layers, a: baselines.gemmini_default(layers, cycle_model=a.cycle_model),
+                                                fixed_hw=a.fixed_hw, fusion_graph=a.graph, untuned=a.untuned),
+    "default": lambda layers, a: baselines.gemmini_default(layers, cycle_model=a.cycle_model, untuned=a.untuned),
     "random": lambda layers, a: baselines.random_search(layers, time_budget_s=a.budget or 30, seed=a.seed,
                                                         cycle_model=a.cycle_model),
     "ga": lambda layers, a: baselines.genetic(layers, time_budget_s=a.budget or 30, seed=a.seed,
@@ -66,7 +66,9 @@ def print_fusion(result) -> None:
         print(f"    fused group: {' + '.join(group)}")
 
 
-def layers_from_args(a) -> list:
+def layers_from_args(a, torch_workload=None) -> list:
+    """The layers the arguments name; with --torch and a `torch_workload` (see main), the whole
+    program's table: its tuned layers, the rest of the program put in a.untuned."""
     if a.problem:
         import yaml
         try:
@@ -82,10 +84,20 @@ def layers_from_args(a) -> list:
         if not a.input_shape:
             raise SystemExit("baco tune: --torch needs --input-shape (e.g. 1,3,224,224)")
         try:
-            layers = workloads.layers_from_model_spec(a.torch, a.input_shape.split(","))
+            whole = torch_workload(a.torch, a.input_shape) if torch_workload else None
+            if whole is None:
+                layers = workloads.layers_from_model_spec(a.torch, a.input_shape.split(","))
+            else:
+                layers, a.untuned = whole.layers, whole.untuned
         except ImportError as e:
             raise ValueError(f"--torch {a.torch}: {e}") from None
-        print(f"{a.torch}: {len(layers)} unique layers, {sum(l.count for l in layers)} in all (torch.fx)")
+        if a.untuned is None:
+            print(f"{a.torch}: {len(layers)} unique layers, {sum(l.count for l in layers)} in all (torch.fx)")
+        else:
+            u = a.untuned
+            print(f"{a.torch}: {len(layers)} unique layers, {sum(l.count for l in layers)} in all, and untuned "
+                  f"{sum(g.count for g in u.gemms)} batched-matmul GEMMs, {sum(x.count for x in u.adds)} residual "
+                  f"adds, {sum(w.count for w in u.cpu)} CPU steps ({u.cpu_cycles:,.0f} cycles) (the compiled program)")
         return layers
     if a.op in ("gemm", "gemv"):
         if a.M is None or a.K is None or (a.op == "gemm" and a.N is None):
@@ -105,11 +117,15 @@ def layers_from_args(a) -> list:
     raise SystemExit("baco tune: give --op, --problem, --network or --torch")
 
 
-def main(argv=None) -> int:
+def main(argv=None, torch_workload=None) -> int:
+    """`baco tune`. torch_workload: a callable (MODULE:CALLABLE, input shape text) ->
+    whole_model.ModelWorkload giving --torch the whole compiled program's table (`baco tune` passes
+    baco.model.cli.torch_workload; the tuner imports no compiler); without it, --torch tunes the MAC
+    layers torch.fx finds (workloads.layers_from_model_spec) and nothing else is costed."""
     p = _parser()
     a = p.parse_args(argv)
     _check_arguments(p, a)
-    layers = _prepare(a)
+    layers = _prepare(a, torch_workload)
     if a.pareto:
         from baco.tuner.area import pareto_sweep, write_pareto
 
@@ -194,9 +210,10 @@ def _check_arguments(p: argparse.ArgumentParser, a) -> None:
         p.error("--hardware fixes the Gemmini: it excludes --init-params, --max-area and --pareto")
 
 
-def _prepare(a) -> list:
+def _prepare(a, torch_workload=None) -> list:
     """Reads what the arguments name into `a` (fixed or initial hardware, the fusion graph, the
-    checkpointer) and returns the layers to tune."""
+    untuned steps of a whole model, the checkpointer) and returns the layers to tune."""
+    a.untuned = None
     a.fixed_hw = parse_hardware(a.hardware) if a.hardware else None
     a.init_hw = None
     if a.init_params:
@@ -211,12 +228,13 @@ def _prepare(a) -> list:
         print(f"{a.torch}: {len(layers)} unique layers, {len(a.graph.names)} in all, "
               f"{len(a.graph.edges)} fusable edges (torch.fx)")
     else:
-        layers = layers_from_args(a)
+        layers = layers_from_args(a, torch_workload)
     a.checkpoint = None
     if a.method == "baco" and not a.pareto:
         from baco.tuner.checkpoint import Checkpointer
         key = json.dumps([[l.key for l in layers], [l.count for l in layers], a.seed, a.steps, a.budget,
-                          a.importance, a.max_area, a.init_params, a.cycle_model, a.fusion, a.hardware])
+                          a.importance, a.max_area, a.init_params, a.cycle_model, a.fusion, a.hardware,
+                          repr(a.untuned)])
         a.checkpoint = Checkpointer(Path(a.out) / "checkpoint.pt", a.checkpoint_every, a.resume, key)
     return layers
 
@@ -227,6 +245,9 @@ def _report(a, layers, result) -> None:
     hw = result.hw
     print(f"{a.method}: Gemmini {hw.pe_dim}x{hw.pe_dim}, scratchpad {hw.sp_kb:g} KB, accumulator {hw.acc_kb:g} KB, "
           f"area {hw.area_mm2:.3f} mm2; cycles {result.cycles:.4g}, energy {result.energy_uj:.4g} uJ, EDP {result.edp:.4g}")
+    if result.untuned_cycles:
+        print(f"  of which the untuned steps (batched matmuls, residual adds, CPU): {result.untuned_cycles:.4g} cycles, "
+              f"{result.untuned_energy_uj:.4g} uJ (CPU steps: cycles only)")
     summary = json.loads(paths["json"].read_text())
     print(f"  {summary['macs']:.4g} MACs (the layers as given), array utilization {summary['utilization']:.1%}")
     if result.fusion is not None:

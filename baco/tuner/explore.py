@@ -45,6 +45,7 @@ from baco.tuner.mapping import Mapping, is_kernel_layer, is_pointwise, validate
 from baco.tuner.points import Tiling, order_indices, stack_tilings, unstack_tilings
 from baco.tuner.relax import (C_INDEX, K_INDEX, ORDER_CHOICES, MappingSpace, StackedSpace, TemperatureSchedule,
                               capacity_penalty, covering_dram_factor)
+from baco.tuner.whole_model import UntunedSteps
 
 # the C library's tilings on these Gemminis start the descent (the default one and wider arrays with
 # proportionally larger buffers): cheap, valid and far better than random points on large layers
@@ -98,6 +99,8 @@ class Result:
     timeloop_cycles: float = 0.0                # count-weighted network cycles of the Timeloop-matched model
     timeloop_energy_uj: float = 0.0             # and energy
     fusion: dict | None = None                  # fusion.describe's edges and groups, with the unfused totals
+    untuned_cycles: float = 0.0                 # of `cycles`: the program's steps no layer is tuned for
+    untuned_energy_uj: float = 0.0              # of `energy_uj` (whole_model.UntunedSteps on `hw`)
 
     @property
     def timeloop_edp(self) -> float:
@@ -107,11 +110,12 @@ class Result:
 
 def evaluate_design(layers: list[Layer], mappings: list[Mapping], hw: Hardware, *, method: str = "",
                     wall_s: float = 0.0, evaluations: int = 0, cycle_model: str = "compiled",
-                    program: str = "baco") -> Result:
+                    program: str = "baco", untuned: UntunedSteps | None = None) -> Result:
     """Exact cost of a design (kernel_model.evaluate per layer: kernel layers' cycles and schedules
     from the compiled program unless cycle_model="timeloop"; program="library": kernel layers run the
-    C library's tiled matmul); raises ValueError if any mapping does not pass the validator on hw
-    (under the cycle model's capacity rule: Timeloop's buffers for cycle_model="timeloop")."""
+    C library's tiled matmul), plus the whole program's untuned steps on hw if given; raises
+    ValueError if any mapping does not pass the validator on hw (under the cycle model's capacity
+    rule: Timeloop's buffers for cycle_model="timeloop")."""
     per_layer = []
     for layer, mapping in zip(layers, mappings, strict=True):
         problems = validate(mapping, layer, hw, cycle_model)
@@ -122,8 +126,19 @@ def evaluate_design(layers: list[Layer], mappings: list[Mapping], hw: Hardware, 
     energy = sum(layer.count * c.energy_uj for layer, c in zip(layers, per_layer))
     timeloop = sum(layer.count * c.timeloop_cycles for layer, c in zip(layers, per_layer))
     timeloop_energy = sum(layer.count * c.timeloop_energy_uj for layer, c in zip(layers, per_layer))
-    return Result(hw, list(mappings), cycles, energy, cycles * energy, per_layer, method, wall_s, evaluations,
-                  cycle_model=cycle_model, timeloop_cycles=timeloop, timeloop_energy_uj=timeloop_energy)
+    result = Result(hw, list(mappings), cycles, energy, cycles * energy, per_layer, method, wall_s, evaluations,
+                    cycle_model=cycle_model, timeloop_cycles=timeloop, timeloop_energy_uj=timeloop_energy)
+    return with_untuned(result, untuned)
+
+
+def with_untuned(result: Result, untuned: UntunedSteps | None) -> Result:
+    """The result with the untuned steps' cycles and energy on its hardware added to its totals."""
+    if untuned:
+        result.untuned_cycles, result.untuned_energy_uj = untuned.cost(result.hw)
+        result.cycles += result.untuned_cycles
+        result.energy_uj += result.untuned_energy_uj
+        result.edp = result.cycles * result.energy_uj
+    return result
 
 
 # ------------------------------------------------------------------------------------------------
@@ -152,11 +167,13 @@ class NetworkProblem:
     fusion: a fusion.FusionGraph of these layers: the cost is the fused network's (fusion.fused_cost),
     the fused edges those of fusion_mask (the descent's best point's) where they fit, or of the
     descent's sigma.
+    untuned: the rest of a whole model's program (whole_model.UntunedSteps): its cycles and energy on
+    each point's hardware add to the layers' (no gradient: they depend on the hardware only).
     """
 
     def __init__(self, layers: list[Layer], *, fixed_hw: Hardware | None = None, max_pe: int = MAX_PE_DIM,
                  max_area_mm2: float | None = None, cycle_model: str = "compiled",
-                 fusion_graph: fusion.FusionGraph | None = None):
+                 fusion_graph: fusion.FusionGraph | None = None, untuned: UntunedSteps | None = None):
         if not layers:
             raise ValueError("nothing to explore: no layers")
         if fusion_graph is not None and [(l.key, l.count) for l in fusion_graph.layers] != \
@@ -170,6 +187,7 @@ class NetworkProblem:
         self.cycle_model = kernel_model.check_cycle_model(cycle_model)
         self.spaces = [MappingSpace(layer.dims, max_spatial=self.max_pe) for layer in self.layers]
         self.network_cost = NetworkCost(self.layers, self.counts, self.cycle_model)
+        self.untuned = untuned
         self.fusion = fusion_graph
         if fusion_graph is not None:
             self.fusion_terms = fusion.FusionTerms(fusion_graph, self.cycle_model)
@@ -243,6 +261,7 @@ class NetworkProblem:
         if self.fusion is not None:
             hardware, cycles, energy, penalty, fused, relaxation = fusion.fused_cost(
                 self, temporal, spatial, order, order_indices(), smooth, sigma)
+            cycles, energy = self.add_untuned(hardware, cycles, energy)
             return BatchCost(cycles, energy, hardware, penalty, fused, relaxation)
         # the array dim is the exact max: spatial factors are integers <= max_pe in every forward pass,
         # and a smooth max would overshoot the largest array; buffers are counted in rows of that array
@@ -250,9 +269,16 @@ class NetworkProblem:
         rows_of = self.array_rows(pe)
         sp, acc = self.buffer_needs(temporal, spatial, rows_of)
         hardware, hw_t, penalty = self.infer_hardware(pe, sp, acc, smooth)
-        cycles, energy = self.network_cost(temporal, spatial, order, hw_t)
+        cycles, energy = self.add_untuned(hardware, *self.network_cost(temporal, spatial, order, hw_t))
         self.note(cycles * energy, penalty)
         return BatchCost(cycles, energy, hardware, penalty)
+
+    def add_untuned(self, hardware: list[Hardware], cycles: torch.Tensor, energy: torch.Tensor):
+        """(cycles, energy) [B] of the layers plus the untuned steps on each point's hardware."""
+        if not self.untuned:
+            return cycles, energy
+        extra = torch.tensor([self.untuned.cost(h) for h in hardware], dtype=torch.float64)
+        return cycles + extra[:, 0], energy + extra[:, 1]
 
     def score(self, tilings: list[list[Tiling]]) -> BatchCost:
         """Cost of B integer design points given as tilings[layer][b] (no gradient)."""
@@ -269,7 +295,7 @@ class NetworkProblem:
         result.trace = list(self.trace)
         if self.fusion is not None:
             fusion.fuse_result(self, result, self.fusion_mask)
-        return result
+        return with_untuned(result, self.untuned)
 
 
 def check_area(hw: Hardware, max_area_mm2: float | None) -> None:
@@ -916,7 +942,7 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
               lr: float = 0.08, round_every: int = SNAP_EVERY, polish: bool = True, kicks: int = 10,
               random_pool: int = 64, importance: bool = False, max_area_mm2: float | None = None,
               checkpoint=None, cycle_model: str = "compiled", fixed_hw: Hardware | None = None,
-              fusion_graph: fusion.FusionGraph | None = None) -> Result:
+              fusion_graph: fusion.FusionGraph | None = None, untuned: UntunedSteps | None = None) -> Result:
     """Co-optimise one mapping per layer and one shared Gemmini for the network EDP.
 
     layers carry their repeat counts (the objective is (sum count*energy) * (sum count*cycles)).
@@ -937,13 +963,16 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
     fusion_graph: a fusion.FusionGraph of `layers`: the descent optimises a fusion variable per
     edge with the mappings (fusion.py); the result carries the fused edges and groups. With
     importance=True the fusion variables are not descended: every edge is fused where it fits.
+    untuned: the rest of a whole model's program (whole_model.UntunedSteps, e.g. from
+    baco.model.workload.model_workload): part of the objective and of the result's totals, so the
+    EDP gain is the whole program's.
     """
     saved = checkpoint.load() if checkpoint is not None else None
     t0 = time.perf_counter() - (saved["elapsed"] if saved else 0.0)
     deadline = t0 + time_budget_s if time_budget_s is not None else None
     generator = torch.Generator().manual_seed(seed)
     problem = NetworkProblem(layers, max_area_mm2=max_area_mm2, cycle_model=cycle_model, fixed_hw=fixed_hw,
-                             fusion_graph=fusion_graph)
+                             fusion_graph=fusion_graph, untuned=untuned)
     if fixed_hw is not None:
         if init_hw is not None and init_hw != fixed_hw:
             raise ValueError(f"init_hw {init_hw} differs from the fixed hardware {fixed_hw}")

@@ -1,0 +1,137 @@
+"""The tuner's table of a whole model (baco.model.workload, baco.tuner.whole_model): every step
+compile_model runs, the untuned ones in the search's objective, CPU cycles by the cost table
+(baco.model.cpu_cost) against the ISS."""
+from collections import Counter
+
+import numpy as np
+import pytest
+import torch
+
+import baco
+from baco.codegen.program import run_program
+from baco.model import cpu_ops
+from baco.model.cli import torch_workload
+from baco.model.cpu_cost import CPU_INSTRUCTIONS, cpu_cycles
+from baco.model.lower import CpuStep, GemminiStep
+from baco.model.workload import workload_of
+from baco.problem.layer import Layer
+from baco.sim.timing import TimingModel
+from baco.tuner import cli as tune_cli
+from baco.tuner.arch import DEFAULT_HARDWARE, Hardware
+from baco.tuner.explore import coexplore
+from baco.tuner.whole_model import CpuWork, ResidualAdd, UntunedSteps, default_schedule_cost
+from baco.tuner.workloads import gemm
+
+TOKENS, WIDTH, HEADS, HIDDEN = 32, 32, 2, 64
+
+
+def small_encoder():
+    """A small post-norm encoder layer (GELU feed-forward): a QKV linear, per head Q.K^T and P.V,
+    softmax, out-projection, two residual adds, two layernorms, the GELU LUT."""
+    return torch.nn.TransformerEncoderLayer(d_model=WIDTH, nhead=HEADS, dim_feedforward=HIDDEN, activation="gelu",
+                                            batch_first=True, dropout=0.0).eval()
+
+
+@pytest.fixture(scope="module")
+def encoder():
+    torch.manual_seed(0)
+    model = small_encoder()
+    x = torch.randn(1, TOKENS, WIDTH)
+    return baco.compile_model(model, x, calibrate=2), x
+
+
+def test_every_step_compile_model_runs_is_in_the_table(encoder):
+    compiled, _ = encoder
+    w = workload_of(compiled.lowered)
+    head = WIDTH // HEADS
+    # the model's steps, written out by hand
+    assert sorted((l.P, l.C, l.K, l.count) for l in w.layers) == sorted(
+        [(TOKENS, WIDTH, 3 * WIDTH, 1), (TOKENS, WIDTH, WIDTH, 1), (TOKENS, WIDTH, HIDDEN, 1), (TOKENS, HIDDEN, WIDTH, 1)])
+    # per head Q.K^T (TOKENS x head x TOKENS) and P.V (TOKENS x TOKENS x head), equal shapes merged
+    expected = Counter({(TOKENS, head, TOKENS): HEADS}) + Counter({(TOKENS, TOKENS, head): HEADS})
+    assert {(g.P, g.C, g.K): g.count for g in w.untuned.gemms} == dict(expected)
+    assert [(a.rows, a.cols, a.count) for a in w.untuned.adds] == [(TOKENS, WIDTH, 2)]
+    assert sorted((c.kind, c.count) for c in w.untuned.cpu) == [("layernorm", 2), ("lut", 1), ("softmax", 1)]
+    # and the same counts as the steps of the program compile_model built
+    steps = compiled.lowered.steps
+    gemmini = [s for s in steps if isinstance(s, GemminiStep)]
+    assert sum(l.count for l in w.layers) == sum(s.layer is not None for s in gemmini)
+    assert sum(g.count for g in w.untuned.gemms) == sum(len(s.launches) for s in gemmini if s.op.kind == "matmul")
+    assert sum(a.count for a in w.untuned.adds) == sum(len(s.launches) for s in gemmini if s.op.kind == "add")
+    assert sum(c.count for c in w.untuned.cpu) == sum(isinstance(s, CpuStep) for s in steps)
+
+
+def test_cpu_cycles_match_the_iss(encoder, tmp_path):
+    """The CPU steps' cycles by the cost table against the whole program on the ISS: within 15% per
+    step and 5% in total (the table is fitted on the operators' runner ELFs, rows of 16 or more)."""
+    compiled, x = encoder
+    run = run_program(compiled.build_elf(tmp_path / "encoder.elf", x), timing=TimingModel(compiled.config))
+    assert run.passed
+    measured = {}
+    for name, cycles in run.step_cycles.items():
+        i = int(name.split("_")[0][1:])
+        if isinstance(compiled.lowered.steps[i], CpuStep):
+            measured[i] = measured.get(i, 0) + cycles
+    predicted = {i: cpu_cycles(compiled.lowered.steps[i].kernel) for i in measured}
+    assert len(measured) == 4
+    for i in measured:
+        assert predicted[i] == pytest.approx(measured[i], rel=0.15), compiled.lowered.steps[i].op.kind
+    total = workload_of(compiled.lowered).untuned.cpu_cycles
+    assert total == pytest.approx(sum(predicted.values()))
+    assert total == pytest.approx(sum(measured.values()), rel=0.05)
+
+
+def test_cost_table_has_every_cpu_operator():
+    kernels = [cpu_ops.lut((2, 5), cpu_ops.lut_table("gelu", 0.05, 0.05)), cpu_ops.copy((3, 4)),
+               cpu_ops.softmax((3, 7), in_scale=0.1, out_scale=1 / 127),
+               cpu_ops.max_pool2d((1, 6, 6, 4), 3, 2, 1), cpu_ops.adaptive_avg_pool2d((1, 5, 5, 8), 1, in_scale=0.1,
+                                                                                      out_scale=0.1)]
+    for k in kernels:
+        assert k.op in CPU_INSTRUCTIONS and cpu_cycles(k) > 0
+    # a 3x3/2 pool over a 6x6 image reads 3 rows of taps (2 + 3 + 3 inside it) per output column
+    assert kernels[3].work == {"calls": 1, "rows": 9, "outputs": 36, "taps": 4 * 8 * 8, "window_rows": 4 * 8 * 3}
+    with pytest.raises(ValueError, match="no row for the operator 'nothing'"):
+        cpu_cycles(type("K", (), {"op": "nothing", "work": {}})())
+
+
+def test_untuned_steps_add_to_the_objective():
+    """The search's result counts the untuned steps on its own hardware, and they dilute the gain."""
+    layers = [gemm(64, 64, 64, name="a")]
+    untuned = UntunedSteps([gemm(16, 8, 16, name="bmm").with_count(4)], [ResidualAdd(64, 64, 2, "add")],
+                           [CpuWork("softmax", 5000.0, 3, "softmax")])
+    plain = coexplore(layers, seed=0, steps=5, starts=1, random_pool=4, polish=False, progress=False)
+    whole = coexplore(layers, seed=0, steps=5, starts=1, random_pool=4, polish=False, progress=False, untuned=untuned)
+    uc, ue = untuned.cost(whole.hw)
+    assert uc > 15000 and ue > 0
+    assert whole.untuned_cycles == uc and whole.untuned_energy_uj == ue
+    assert whole.cycles == pytest.approx(sum(c.cycles for c in whole.per_layer) + uc)
+    assert whole.energy_uj == pytest.approx(sum(c.energy_uj for c in whole.per_layer) + ue)
+    assert whole.edp == pytest.approx(whole.cycles * whole.energy_uj)
+    assert plain.untuned_cycles == 0.0
+    # the untuned GEMMs are costed at the kernel's default schedule on the design's Gemmini
+    per_step = dict((n, c) for n, _, c in untuned.per_step(whole.hw))
+    assert per_step["bmm"] == default_schedule_cost(untuned.gemms[0], Hardware(*(int(whole.hw.pe_dim),
+                                                                                  float(whole.hw.sp_kb),
+                                                                                  float(whole.hw.acc_kb))))[0]
+    assert per_step["softmax"] == 5000.0
+
+
+def test_default_schedule_cost_is_the_default_builds_model():
+    """A conv layer and a GEMM layer on the default Gemmini: positive, end to end no less than Gemmini alone."""
+    for layer in (gemm(32, 48, 80), Layer(R=3, S=3, P=6, Q=6, C=8, K=16)):
+        cycles, energy, alone = default_schedule_cost(layer, DEFAULT_HARDWARE)
+        assert cycles >= alone > 0 and energy > 0
+    assert np.isfinite(UntunedSteps().cost(DEFAULT_HARDWARE)).all()
+
+
+def test_baco_tune_torch_costs_the_whole_program(tmp_path, capsys):
+    """`baco tune --torch` (the tuner's CLI given baco.model.cli.torch_workload, as `baco tune`
+    runs it) searches the compiled program's layers with its untuned steps in the objective."""
+    shape = f"1,{TOKENS},{WIDTH}"
+    assert tune_cli.main(["--torch", "tests.test_whole_model:small_encoder", "--input-shape", shape, "--steps", "3",
+                          "--quiet", "--out", str(tmp_path / "t")], torch_workload=torch_workload) == 0
+    out = capsys.readouterr().out
+    whole = torch_workload("tests.test_whole_model:small_encoder", shape)
+    assert f"4 unique layers, 4 in all, and untuned {2 * HEADS} batched-matmul GEMMs, 2 residual adds, 4 CPU steps " \
+           f"({whole.untuned.cpu_cycles:,.0f} cycles)" in out
+    assert "of which the untuned steps" in out
