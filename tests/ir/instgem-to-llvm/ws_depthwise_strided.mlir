@@ -57,6 +57,8 @@
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 
 module {
@@ -79,6 +81,7 @@ module {
     %c15_i64 = arith.constant 15 : i64
     %c5_i64 = arith.constant 5 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
+    %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c64_i64 = arith.constant 64 : i64
@@ -305,26 +308,20 @@ module {
       %139 = arith.muli %138, %131 : i64
       %140 = arith.index_cast %139 : i64 to index
       scf.for %arg18 = %c0 to %140 step %c1 {
-        %259 = arith.index_cast %arg18 : index to i64
-        %260 = arith.divsi %259, %131 : i64
+        %260 = arith.index_cast %arg18 : index to i64
         %261 = arith.addi %132, %260 : i64
-        %262 = arith.remsi %259, %131 : i64
-        %263 = arith.muli %261, %c16_i64 : i64
-        %264 = arith.maxsi %263, %125 : i64
-        %265 = arith.addi %263, %c16_i64 : i64
-        %266 = arith.minsi %265, %133 : i64
-        %267 = arith.subi %266, %264 : i64
-        %268 = arith.subi %264, %125 : i64
-        %269 = arith.muli %268, %130 : i64
-        %270 = arith.addi %129, %269 : i64
-        %271 = arith.muli %262, %c64_i64 : i64
-        %272 = arith.addi %270, %271 : i64
-        %273 = arith.addi %263, %271 : i64
-        %274 = arith.subi %264, %263 : i64
-        %275 = arith.addi %273, %274 : i64
-        %276 = arith.subi %63, %271 : i64
-        %277 = arith.minsi %276, %c64_i64 : i64
-        "instgem.mvin"(%272, %275, %277, %267) : (i64, i64, i64, i64) -> ()
+        %262 = arith.muli %261, %c16_i64 : i64
+        %263 = arith.maxsi %262, %125 : i64
+        %264 = arith.addi %262, %c16_i64 : i64
+        %265 = arith.minsi %264, %133 : i64
+        %266 = arith.subi %265, %263 : i64
+        %267 = arith.subi %263, %125 : i64
+        %268 = arith.muli %267, %130 : i64
+        %269 = arith.addi %129, %268 : i64
+        %270 = arith.subi %263, %262 : i64
+        %271 = arith.addi %262, %270 : i64
+        %272 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%269, %271, %272, %266) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %141 = arith.ceildivsi %125, %c16_i64 : i64
       %142 = arith.cmpi sgt, %125, %c0_i64_3 : i64
@@ -333,21 +330,16 @@ module {
       %145 = arith.muli %144, %131 : i64
       %146 = arith.index_cast %145 : i64 to index
       scf.for %arg18 = %c0 to %146 step %c1 {
-        %259 = arith.index_cast %arg18 : index to i64
-        %260 = arith.divsi %259, %131 : i64
-        %261 = arith.remsi %259, %131 : i64
-        %262 = arith.muli %260, %c16_i64 : i64
-        %263 = arith.maxsi %262, %c0_i64_3 : i64
-        %264 = arith.addi %262, %c16_i64 : i64
-        %265 = arith.minsi %264, %125 : i64
-        %266 = arith.subi %265, %263 : i64
-        %267 = arith.muli %261, %c64_i64 : i64
-        %268 = arith.addi %262, %267 : i64
-        %269 = arith.subi %263, %262 : i64
-        %270 = arith.addi %268, %269 : i64
-        %271 = arith.subi %63, %267 : i64
-        %272 = arith.minsi %271, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %270, %272, %266) : (i64, i64, i64, i64) -> ()
+        %260 = arith.index_cast %arg18 : index to i64
+        %261 = arith.muli %260, %c16_i64 : i64
+        %262 = arith.maxsi %261, %c0_i64_3 : i64
+        %263 = arith.addi %261, %c16_i64 : i64
+        %264 = arith.minsi %263, %125 : i64
+        %265 = arith.subi %264, %262 : i64
+        %266 = arith.subi %262, %261 : i64
+        %267 = arith.addi %261, %266 : i64
+        %268 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %267, %268, %265) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %147 = arith.subi %c5_i64, %133 : i64
       %148 = arith.divsi %133, %c16_i64 : i64
@@ -358,22 +350,17 @@ module {
       %153 = arith.muli %152, %131 : i64
       %154 = arith.index_cast %153 : i64 to index
       scf.for %arg18 = %c0 to %154 step %c1 {
-        %259 = arith.index_cast %arg18 : index to i64
-        %260 = arith.divsi %259, %131 : i64
+        %260 = arith.index_cast %arg18 : index to i64
         %261 = arith.addi %148, %260 : i64
-        %262 = arith.remsi %259, %131 : i64
-        %263 = arith.muli %261, %c16_i64 : i64
-        %264 = arith.maxsi %263, %133 : i64
-        %265 = arith.addi %263, %c16_i64 : i64
-        %266 = arith.minsi %265, %c5_i64 : i64
-        %267 = arith.subi %266, %264 : i64
-        %268 = arith.muli %262, %c64_i64 : i64
-        %269 = arith.addi %263, %268 : i64
-        %270 = arith.subi %264, %263 : i64
-        %271 = arith.addi %269, %270 : i64
-        %272 = arith.subi %63, %268 : i64
-        %273 = arith.minsi %272, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %271, %273, %267) : (i64, i64, i64, i64) -> ()
+        %262 = arith.muli %261, %c16_i64 : i64
+        %263 = arith.maxsi %262, %133 : i64
+        %264 = arith.addi %262, %c16_i64 : i64
+        %265 = arith.minsi %264, %c5_i64 : i64
+        %266 = arith.subi %265, %263 : i64
+        %267 = arith.subi %263, %262 : i64
+        %268 = arith.addi %262, %267 : i64
+        %269 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %268, %269, %266) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %155 = arith.addi %89, %c1 : index
       scf.if %59 {
@@ -405,26 +392,20 @@ module {
       %176 = arith.muli %175, %131 : i64
       %177 = arith.index_cast %176 : i64 to index
       scf.for %arg18 = %c0 to %177 step %c1 {
-        %259 = arith.index_cast %arg18 : index to i64
-        %260 = arith.divsi %259, %131 : i64
+        %260 = arith.index_cast %arg18 : index to i64
         %261 = arith.addi %169, %260 : i64
-        %262 = arith.remsi %259, %131 : i64
-        %263 = arith.muli %261, %c16_i64 : i64
-        %264 = arith.maxsi %263, %164 : i64
-        %265 = arith.addi %263, %c16_i64 : i64
-        %266 = arith.minsi %265, %170 : i64
-        %267 = arith.subi %266, %264 : i64
-        %268 = arith.subi %264, %164 : i64
-        %269 = arith.muli %268, %168 : i64
-        %270 = arith.addi %167, %269 : i64
-        %271 = arith.muli %262, %c64_i64 : i64
-        %272 = arith.addi %270, %271 : i64
-        %273 = arith.addi %263, %271 : i64
-        %274 = arith.subi %264, %263 : i64
-        %275 = arith.addi %273, %274 : i64
-        %276 = arith.subi %63, %271 : i64
-        %277 = arith.minsi %276, %c64_i64 : i64
-        "instgem.mvin"(%272, %275, %277, %267) : (i64, i64, i64, i64) -> ()
+        %262 = arith.muli %261, %c16_i64 : i64
+        %263 = arith.maxsi %262, %164 : i64
+        %264 = arith.addi %262, %c16_i64 : i64
+        %265 = arith.minsi %264, %170 : i64
+        %266 = arith.subi %265, %263 : i64
+        %267 = arith.subi %263, %164 : i64
+        %268 = arith.muli %267, %168 : i64
+        %269 = arith.addi %167, %268 : i64
+        %270 = arith.subi %263, %262 : i64
+        %271 = arith.addi %262, %270 : i64
+        %272 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%269, %271, %272, %266) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %178 = arith.ceildivsi %164, %c16_i64 : i64
       %179 = arith.cmpi sgt, %162, %c0_i64_3 : i64
@@ -433,21 +414,16 @@ module {
       %182 = arith.muli %181, %131 : i64
       %183 = arith.index_cast %182 : i64 to index
       scf.for %arg18 = %c0 to %183 step %c1 {
-        %259 = arith.index_cast %arg18 : index to i64
-        %260 = arith.divsi %259, %131 : i64
-        %261 = arith.remsi %259, %131 : i64
-        %262 = arith.muli %260, %c16_i64 : i64
-        %263 = arith.maxsi %262, %c5_i64 : i64
-        %264 = arith.addi %262, %c16_i64 : i64
-        %265 = arith.minsi %264, %164 : i64
-        %266 = arith.subi %265, %263 : i64
-        %267 = arith.muli %261, %c64_i64 : i64
-        %268 = arith.addi %262, %267 : i64
-        %269 = arith.subi %263, %262 : i64
-        %270 = arith.addi %268, %269 : i64
-        %271 = arith.subi %63, %267 : i64
-        %272 = arith.minsi %271, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %270, %272, %266) : (i64, i64, i64, i64) -> ()
+        %260 = arith.index_cast %arg18 : index to i64
+        %261 = arith.muli %260, %c16_i64 : i64
+        %262 = arith.maxsi %261, %c5_i64 : i64
+        %263 = arith.addi %261, %c16_i64 : i64
+        %264 = arith.minsi %263, %164 : i64
+        %265 = arith.subi %264, %262 : i64
+        %266 = arith.subi %262, %261 : i64
+        %267 = arith.addi %261, %266 : i64
+        %268 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %267, %268, %265) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %184 = arith.subi %c10_i64, %170 : i64
       %185 = arith.divsi %170, %c16_i64 : i64
@@ -458,22 +434,17 @@ module {
       %190 = arith.muli %189, %131 : i64
       %191 = arith.index_cast %190 : i64 to index
       scf.for %arg18 = %c0 to %191 step %c1 {
-        %259 = arith.index_cast %arg18 : index to i64
-        %260 = arith.divsi %259, %131 : i64
+        %260 = arith.index_cast %arg18 : index to i64
         %261 = arith.addi %185, %260 : i64
-        %262 = arith.remsi %259, %131 : i64
-        %263 = arith.muli %261, %c16_i64 : i64
-        %264 = arith.maxsi %263, %170 : i64
-        %265 = arith.addi %263, %c16_i64 : i64
-        %266 = arith.minsi %265, %c10_i64 : i64
-        %267 = arith.subi %266, %264 : i64
-        %268 = arith.muli %262, %c64_i64 : i64
-        %269 = arith.addi %263, %268 : i64
-        %270 = arith.subi %264, %263 : i64
-        %271 = arith.addi %269, %270 : i64
-        %272 = arith.subi %63, %268 : i64
-        %273 = arith.minsi %272, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %271, %273, %267) : (i64, i64, i64, i64) -> ()
+        %262 = arith.muli %261, %c16_i64 : i64
+        %263 = arith.maxsi %262, %170 : i64
+        %264 = arith.addi %262, %c16_i64 : i64
+        %265 = arith.minsi %264, %c10_i64 : i64
+        %266 = arith.subi %265, %263 : i64
+        %267 = arith.subi %263, %262 : i64
+        %268 = arith.addi %262, %267 : i64
+        %269 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %268, %269, %266) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %192 = arith.addi %89, %c2 : index
       scf.if %59 {
@@ -505,26 +476,20 @@ module {
       %213 = arith.muli %212, %131 : i64
       %214 = arith.index_cast %213 : i64 to index
       scf.for %arg18 = %c0 to %214 step %c1 {
-        %259 = arith.index_cast %arg18 : index to i64
-        %260 = arith.divsi %259, %131 : i64
+        %260 = arith.index_cast %arg18 : index to i64
         %261 = arith.addi %206, %260 : i64
-        %262 = arith.remsi %259, %131 : i64
-        %263 = arith.muli %261, %c16_i64 : i64
-        %264 = arith.maxsi %263, %201 : i64
-        %265 = arith.addi %263, %c16_i64 : i64
-        %266 = arith.minsi %265, %207 : i64
-        %267 = arith.subi %266, %264 : i64
-        %268 = arith.subi %264, %201 : i64
-        %269 = arith.muli %268, %205 : i64
-        %270 = arith.addi %204, %269 : i64
-        %271 = arith.muli %262, %c64_i64 : i64
-        %272 = arith.addi %270, %271 : i64
-        %273 = arith.addi %263, %271 : i64
-        %274 = arith.subi %264, %263 : i64
-        %275 = arith.addi %273, %274 : i64
-        %276 = arith.subi %63, %271 : i64
-        %277 = arith.minsi %276, %c64_i64 : i64
-        "instgem.mvin"(%272, %275, %277, %267) : (i64, i64, i64, i64) -> ()
+        %262 = arith.muli %261, %c16_i64 : i64
+        %263 = arith.maxsi %262, %201 : i64
+        %264 = arith.addi %262, %c16_i64 : i64
+        %265 = arith.minsi %264, %207 : i64
+        %266 = arith.subi %265, %263 : i64
+        %267 = arith.subi %263, %201 : i64
+        %268 = arith.muli %267, %205 : i64
+        %269 = arith.addi %204, %268 : i64
+        %270 = arith.subi %263, %262 : i64
+        %271 = arith.addi %262, %270 : i64
+        %272 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%269, %271, %272, %266) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %215 = arith.ceildivsi %201, %c16_i64 : i64
       %216 = arith.cmpi sgt, %199, %c0_i64_3 : i64
@@ -533,21 +498,16 @@ module {
       %219 = arith.muli %218, %131 : i64
       %220 = arith.index_cast %219 : i64 to index
       scf.for %arg18 = %c0 to %220 step %c1 {
-        %259 = arith.index_cast %arg18 : index to i64
-        %260 = arith.divsi %259, %131 : i64
-        %261 = arith.remsi %259, %131 : i64
-        %262 = arith.muli %260, %c16_i64 : i64
-        %263 = arith.maxsi %262, %c10_i64 : i64
-        %264 = arith.addi %262, %c16_i64 : i64
-        %265 = arith.minsi %264, %201 : i64
-        %266 = arith.subi %265, %263 : i64
-        %267 = arith.muli %261, %c64_i64 : i64
-        %268 = arith.addi %262, %267 : i64
-        %269 = arith.subi %263, %262 : i64
-        %270 = arith.addi %268, %269 : i64
-        %271 = arith.subi %63, %267 : i64
-        %272 = arith.minsi %271, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %270, %272, %266) : (i64, i64, i64, i64) -> ()
+        %260 = arith.index_cast %arg18 : index to i64
+        %261 = arith.muli %260, %c16_i64 : i64
+        %262 = arith.maxsi %261, %c10_i64 : i64
+        %263 = arith.addi %261, %c16_i64 : i64
+        %264 = arith.minsi %263, %201 : i64
+        %265 = arith.subi %264, %262 : i64
+        %266 = arith.subi %262, %261 : i64
+        %267 = arith.addi %261, %266 : i64
+        %268 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %267, %268, %265) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %221 = arith.subi %c15_i64, %207 : i64
       %222 = arith.divsi %207, %c16_i64 : i64
@@ -558,22 +518,17 @@ module {
       %227 = arith.muli %226, %131 : i64
       %228 = arith.index_cast %227 : i64 to index
       scf.for %arg18 = %c0 to %228 step %c1 {
-        %259 = arith.index_cast %arg18 : index to i64
-        %260 = arith.divsi %259, %131 : i64
+        %260 = arith.index_cast %arg18 : index to i64
         %261 = arith.addi %222, %260 : i64
-        %262 = arith.remsi %259, %131 : i64
-        %263 = arith.muli %261, %c16_i64 : i64
-        %264 = arith.maxsi %263, %207 : i64
-        %265 = arith.addi %263, %c16_i64 : i64
-        %266 = arith.minsi %265, %c15_i64 : i64
-        %267 = arith.subi %266, %264 : i64
-        %268 = arith.muli %262, %c64_i64 : i64
-        %269 = arith.addi %263, %268 : i64
-        %270 = arith.subi %264, %263 : i64
-        %271 = arith.addi %269, %270 : i64
-        %272 = arith.subi %63, %268 : i64
-        %273 = arith.minsi %272, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %271, %273, %267) : (i64, i64, i64, i64) -> ()
+        %262 = arith.muli %261, %c16_i64 : i64
+        %263 = arith.maxsi %262, %207 : i64
+        %264 = arith.addi %262, %c16_i64 : i64
+        %265 = arith.minsi %264, %c15_i64 : i64
+        %266 = arith.subi %265, %263 : i64
+        %267 = arith.subi %263, %262 : i64
+        %268 = arith.addi %262, %267 : i64
+        %269 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %268, %269, %266) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %59 {
         func.call @baco_boundary_error(%c75_i64, %c13_i64) : (i64, i64) -> ()
@@ -596,27 +551,20 @@ module {
       %240 = arith.muli %239, %131 : i64
       %241 = arith.index_cast %240 : i64 to index
       scf.for %arg18 = %c0 to %241 step %c1 {
-        %259 = arith.index_cast %arg18 : index to i64
-        %260 = arith.divsi %259, %131 : i64
+        %260 = arith.index_cast %arg18 : index to i64
         %261 = arith.addi %234, %260 : i64
-        %262 = arith.remsi %259, %131 : i64
-        %263 = arith.muli %261, %c16_i64 : i64
-        %264 = arith.maxsi %263, %229 : i64
-        %265 = arith.addi %263, %c16_i64 : i64
-        %266 = arith.minsi %265, %230 : i64
-        %267 = arith.subi %266, %264 : i64
-        %268 = arith.subi %264, %229 : i64
-        %269 = arith.muli %268, %c16_i64 : i64
-        %270 = arith.addi %233, %269 : i64
-        %271 = arith.muli %262, %c64_i64 : i64
-        %272 = arith.addi %270, %271 : i64
-        %273 = arith.addi %263, %271 : i64
-        %274 = arith.addi %273, %c16_i64 : i64
-        %275 = arith.subi %264, %263 : i64
-        %276 = arith.addi %274, %275 : i64
-        %277 = arith.subi %63, %271 : i64
-        %278 = arith.minsi %277, %c64_i64 : i64
-        "instgem.mvin"(%272, %276, %278, %267) : (i64, i64, i64, i64) -> ()
+        %262 = arith.muli %261, %c16_i64 : i64
+        %263 = arith.maxsi %262, %229 : i64
+        %264 = arith.addi %262, %c16_i64 : i64
+        %265 = arith.minsi %264, %230 : i64
+        %266 = arith.subi %265, %263 : i64
+        %267 = arith.subi %263, %229 : i64
+        %268 = arith.muli %267, %c16_i64 : i64
+        %269 = arith.addi %233, %268 : i64
+        %270 = arith.subi %263, %262 : i64
+        %271 = arith.addi %264, %270 : i64
+        %272 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%269, %271, %272, %266) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %242 = arith.ceildivsi %229, %c16_i64 : i64
       %243 = arith.cmpi sgt, %229, %c0_i64_3 : i64
@@ -625,22 +573,16 @@ module {
       %246 = arith.muli %245, %131 : i64
       %247 = arith.index_cast %246 : i64 to index
       scf.for %arg18 = %c0 to %247 step %c1 {
-        %259 = arith.index_cast %arg18 : index to i64
-        %260 = arith.divsi %259, %131 : i64
-        %261 = arith.remsi %259, %131 : i64
-        %262 = arith.muli %260, %c16_i64 : i64
-        %263 = arith.maxsi %262, %c0_i64_3 : i64
-        %264 = arith.addi %262, %c16_i64 : i64
-        %265 = arith.minsi %264, %229 : i64
-        %266 = arith.subi %265, %263 : i64
-        %267 = arith.muli %261, %c64_i64 : i64
-        %268 = arith.addi %262, %267 : i64
-        %269 = arith.addi %268, %c16_i64 : i64
-        %270 = arith.subi %263, %262 : i64
-        %271 = arith.addi %269, %270 : i64
-        %272 = arith.subi %63, %267 : i64
-        %273 = arith.minsi %272, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %271, %273, %266) : (i64, i64, i64, i64) -> ()
+        %260 = arith.index_cast %arg18 : index to i64
+        %261 = arith.muli %260, %c16_i64 : i64
+        %262 = arith.maxsi %261, %c0_i64_3 : i64
+        %263 = arith.addi %261, %c16_i64 : i64
+        %264 = arith.minsi %263, %229 : i64
+        %265 = arith.subi %264, %262 : i64
+        %266 = arith.subi %262, %261 : i64
+        %267 = arith.addi %263, %266 : i64
+        %268 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %267, %268, %265) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %248 = arith.maxsi %63, %c0_i64_3 : i64
       %249 = arith.minsi %248, %c16_i64 : i64
@@ -653,166 +595,191 @@ module {
       %256 = arith.cmpi sge, %255, %38 : index
       %257 = arith.cmpi eq, %arg17, %37 : index
       %258 = arith.index_cast %252 : i64 to index
-      scf.for %arg18 = %c0 to %258 step %c1 {
-        %259 = arith.index_cast %arg18 : index to i64
-        %260 = arith.subi %259, %c1_i64_2 : i64
-        %261 = arith.cmpi sge, %260, %c0_i64_3 : i64
-        %262 = arith.cmpi slt, %260, %77 : i64
-        %263 = arith.andi %261, %262 : i1
-        %264 = arith.andi %256, %263 : i1
-        %265 = arith.maxsi %254, %c1_i64_2 : i64
-        %266 = arith.ceildivsi %76, %265 : i64
-        %267 = arith.subi %252, %c1_i64_2 : i64
-        %268 = arith.cmpi eq, %259, %267 : i64
-        %269 = arith.cmpi slt, %259, %77 : i64
-        %270 = arith.andi %268, %269 : i1
-        %271 = arith.andi %256, %270 : i1
-        %272 = arith.index_cast %254 : i64 to index
-        scf.for %arg19 = %c0 to %272 step %c1 {
-          %276 = arith.index_cast %arg19 : index to i64
-          %277 = arith.muli %276, %c16_i64 : i64
-          %278 = arith.subi %249, %277 : i64
-          %279 = arith.minsi %278, %c16_i64 : i64
-          %280 = arith.subi %251, %277 : i64
-          %281 = arith.minsi %280, %c16_i64 : i64
-          %282 = arith.muli %276, %266 : i64
-          %283 = arith.minsi %282, %76 : i64
-          scf.if %264 {
-            %295 = arith.addi %283, %266 : i64
-            %296 = arith.minsi %295, %76 : i64
-            %297 = arith.index_cast %283 : i64 to index
-            %298 = arith.index_cast %296 : i64 to index
-            scf.for %arg20 = %297 to %298 step %c1 {
-              %299 = arith.index_cast %arg20 : index to i64
-              %300 = arith.addi %70, %299 : i64
-              %301 = arith.muli %300, %c16_i64 : i64
-              %302 = arith.maxsi %301, %61 : i64
-              %303 = arith.addi %301, %c16_i64 : i64
-              %304 = arith.minsi %303, %71 : i64
-              %305 = arith.subi %304, %302 : i64
-              %306 = arith.subi %302, %61 : i64
-              %307 = arith.muli %306, %67 : i64
-              %308 = arith.addi %66, %307 : i64
-              %309 = arith.muli %260, %c16_i64 : i64
-              %310 = arith.addi %308, %309 : i64
-              %311 = arith.addi %301, %309 : i64
-              %312 = arith.ori %311, %c2147483648_i64 : i64
-              %313 = arith.subi %302, %301 : i64
-              %314 = arith.addi %312, %313 : i64
-              %315 = arith.subi %63, %309 : i64
-              %316 = arith.minsi %315, %c16_i64 : i64
-              "instgem.mvout"(%310, %314, %316, %305) : (i64, i64, i64, i64) -> ()
+      %259 = arith.ori %257, %256 : i1
+      scf.if %259 {
+        %260 = arith.maxsi %254, %c1_i64_2 : i64
+        %261 = arith.ceildivsi %76, %260 : i64
+        %262 = arith.select %257, %c0_i64_3, %c-1_i64 : i64
+        scf.for %arg18 = %c0 to %258 step %c1 {
+          %263 = arith.index_cast %arg18 : index to i64
+          %264 = arith.subi %263, %c1_i64_2 : i64
+          %265 = arith.cmpi sge, %264, %c0_i64_3 : i64
+          %266 = arith.cmpi slt, %264, %77 : i64
+          %267 = arith.andi %265, %266 : i1
+          %268 = arith.andi %256, %267 : i1
+          %269 = arith.subi %252, %c1_i64_2 : i64
+          %270 = arith.cmpi eq, %263, %269 : i64
+          %271 = arith.cmpi slt, %263, %77 : i64
+          %272 = arith.andi %270, %271 : i1
+          %273 = arith.andi %256, %272 : i1
+          %274 = arith.muli %263, %c16_i64 : i64
+          %275 = arith.subi %249, %274 : i64
+          %276 = arith.minsi %275, %c16_i64 : i64
+          %277 = arith.index_cast %254 : i64 to index
+          scf.for %arg19 = %c0 to %277 step %c1 {
+            %283 = arith.index_cast %arg19 : index to i64
+            %284 = arith.muli %283, %c16_i64 : i64
+            %285 = arith.subi %249, %284 : i64
+            %286 = arith.minsi %285, %c16_i64 : i64
+            %287 = arith.subi %251, %284 : i64
+            %288 = arith.minsi %287, %c16_i64 : i64
+            scf.if %268 {
+              %296 = arith.muli %283, %261 : i64
+              %297 = arith.minsi %296, %76 : i64
+              %298 = arith.addi %297, %261 : i64
+              %299 = arith.minsi %298, %76 : i64
+              %300 = arith.index_cast %297 : i64 to index
+              %301 = arith.index_cast %299 : i64 to index
+              scf.for %arg20 = %300 to %301 step %c1 {
+                %302 = arith.index_cast %arg20 : index to i64
+                %303 = arith.addi %70, %302 : i64
+                %304 = arith.muli %303, %c16_i64 : i64
+                %305 = arith.maxsi %304, %61 : i64
+                %306 = arith.addi %304, %c16_i64 : i64
+                %307 = arith.minsi %306, %71 : i64
+                %308 = arith.subi %307, %305 : i64
+                %309 = arith.subi %305, %61 : i64
+                %310 = arith.muli %309, %67 : i64
+                %311 = arith.addi %66, %310 : i64
+                %312 = arith.muli %264, %c16_i64 : i64
+                %313 = arith.addi %311, %312 : i64
+                %314 = arith.addi %304, %312 : i64
+                %315 = arith.ori %314, %c2147483648_i64 : i64
+                %316 = arith.subi %305, %304 : i64
+                %317 = arith.addi %315, %316 : i64
+                %318 = arith.subi %63, %312 : i64
+                %319 = arith.minsi %318, %c16_i64 : i64
+                "instgem.mvout"(%313, %317, %319, %308) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %289 = arith.cmpi eq, %283, %262 : i64
+            %290 = arith.select %289, %c2147483648_i64, %c3221225472_i64 : i64
+            %291 = arith.ori %274, %290 : i64
+            %292 = arith.select %289, %c16_i64, %c15_i64 : i64
+            %293 = arith.select %289, %c16_i64, %276 : i64
+            %294 = arith.addi %284, %274 : i64
+            %295 = arith.addi %294, %c16_i64 : i64
+            "instgem.preload"(%295, %276, %288, %291, %293, %292) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%284, %286, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          scf.if %268 {
+            %283 = arith.muli %254, %261 : i64
+            %284 = arith.minsi %283, %76 : i64
+            %285 = arith.index_cast %284 : i64 to index
+            %286 = arith.index_cast %76 : i64 to index
+            scf.for %arg19 = %285 to %286 step %c1 {
+              %287 = arith.index_cast %arg19 : index to i64
+              %288 = arith.addi %70, %287 : i64
+              %289 = arith.muli %288, %c16_i64 : i64
+              %290 = arith.maxsi %289, %61 : i64
+              %291 = arith.addi %289, %c16_i64 : i64
+              %292 = arith.minsi %291, %71 : i64
+              %293 = arith.subi %292, %290 : i64
+              %294 = arith.subi %290, %61 : i64
+              %295 = arith.muli %294, %67 : i64
+              %296 = arith.addi %66, %295 : i64
+              %297 = arith.muli %264, %c16_i64 : i64
+              %298 = arith.addi %296, %297 : i64
+              %299 = arith.addi %289, %297 : i64
+              %300 = arith.ori %299, %c2147483648_i64 : i64
+              %301 = arith.subi %290, %289 : i64
+              %302 = arith.addi %300, %301 : i64
+              %303 = arith.subi %63, %297 : i64
+              %304 = arith.minsi %303, %c16_i64 : i64
+              "instgem.mvout"(%298, %302, %304, %293) : (i64, i64, i64, i64) -> ()
             }
           }
-          %284 = arith.muli %259, %c16_i64 : i64
-          %285 = arith.subi %249, %284 : i64
-          %286 = arith.minsi %285, %c16_i64 : i64
-          %287 = arith.cmpi eq, %276, %c0_i64_3 : i64
-          %288 = arith.andi %257, %287 : i1
-          %289 = arith.select %288, %c2147483648_i64, %c3221225472_i64 : i64
-          %290 = arith.ori %284, %289 : i64
-          %291 = arith.select %288, %c16_i64, %c15_i64 : i64
-          %292 = arith.select %288, %c16_i64, %286 : i64
-          %293 = arith.addi %277, %284 : i64
-          %294 = arith.addi %293, %c16_i64 : i64
-          "instgem.preload"(%294, %286, %281, %290, %292, %291) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%277, %279, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        }
-        scf.if %264 {
-          %276 = arith.muli %254, %266 : i64
-          %277 = arith.minsi %276, %76 : i64
-          %278 = arith.index_cast %277 : i64 to index
-          %279 = arith.index_cast %76 : i64 to index
-          scf.for %arg19 = %278 to %279 step %c1 {
-            %280 = arith.index_cast %arg19 : index to i64
-            %281 = arith.addi %70, %280 : i64
-            %282 = arith.muli %281, %c16_i64 : i64
-            %283 = arith.maxsi %282, %61 : i64
-            %284 = arith.addi %282, %c16_i64 : i64
-            %285 = arith.minsi %284, %71 : i64
-            %286 = arith.subi %285, %283 : i64
-            %287 = arith.subi %283, %61 : i64
-            %288 = arith.muli %287, %67 : i64
-            %289 = arith.addi %66, %288 : i64
-            %290 = arith.muli %260, %c16_i64 : i64
-            %291 = arith.addi %289, %290 : i64
-            %292 = arith.addi %282, %290 : i64
-            %293 = arith.ori %292, %c2147483648_i64 : i64
-            %294 = arith.subi %283, %282 : i64
-            %295 = arith.addi %293, %294 : i64
-            %296 = arith.subi %63, %290 : i64
-            %297 = arith.minsi %296, %c16_i64 : i64
-            "instgem.mvout"(%291, %295, %297, %286) : (i64, i64, i64, i64) -> ()
+          %278 = arith.cmpi sgt, %254, %c0_i64_3 : i64
+          %279 = arith.subi %c0_i64_3, %70 : i64
+          %280 = arith.maxsi %279, %c0_i64_3 : i64
+          %281 = arith.minsi %280, %76 : i64
+          %282 = arith.select %278, %281, %c0_i64_3 : i64
+          scf.if %273 {
+            %283 = arith.index_cast %282 : i64 to index
+            %284 = arith.index_cast %76 : i64 to index
+            scf.for %arg19 = %283 to %284 step %c1 {
+              %285 = arith.index_cast %arg19 : index to i64
+              %286 = arith.addi %70, %285 : i64
+              %287 = arith.muli %286, %c16_i64 : i64
+              %288 = arith.maxsi %287, %61 : i64
+              %289 = arith.addi %287, %c16_i64 : i64
+              %290 = arith.minsi %289, %71 : i64
+              %291 = arith.subi %290, %288 : i64
+              %292 = arith.subi %288, %61 : i64
+              %293 = arith.muli %292, %67 : i64
+              %294 = arith.addi %66, %293 : i64
+              %295 = arith.addi %294, %274 : i64
+              %296 = arith.addi %287, %274 : i64
+              %297 = arith.ori %296, %c2147483648_i64 : i64
+              %298 = arith.subi %288, %287 : i64
+              %299 = arith.addi %297, %298 : i64
+              %300 = arith.subi %63, %274 : i64
+              %301 = arith.minsi %300, %c16_i64 : i64
+              "instgem.mvout"(%295, %299, %301, %291) : (i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        scf.if %257 {
+          %263 = arith.cmpi eq, %254, %c0_i64_3 : i64
+          %264 = arith.cmpi sle, %252, %c0_i64_3 : i64
+          %265 = arith.ori %263, %264 : i1
+          %266 = arith.cmpi sgt, %77, %c0_i64_3 : i64
+          %267 = arith.andi %265, %266 : i1
+          scf.if %267 {
+            "instgem.mvin"(%c0_i64_3, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
           }
         }
-        %273 = arith.cmpi sgt, %254, %c0_i64_3 : i64
-        %274 = arith.minsi %76, %c0_i64_3 : i64
-        %275 = arith.select %273, %274, %c0_i64_3 : i64
-        scf.if %271 {
-          %276 = arith.index_cast %275 : i64 to index
-          %277 = arith.index_cast %76 : i64 to index
-          scf.for %arg19 = %276 to %277 step %c1 {
-            %278 = arith.index_cast %arg19 : index to i64
-            %279 = arith.addi %70, %278 : i64
-            %280 = arith.muli %279, %c16_i64 : i64
-            %281 = arith.maxsi %280, %61 : i64
-            %282 = arith.addi %280, %c16_i64 : i64
-            %283 = arith.minsi %282, %71 : i64
-            %284 = arith.subi %283, %281 : i64
-            %285 = arith.subi %281, %61 : i64
-            %286 = arith.muli %285, %67 : i64
-            %287 = arith.addi %66, %286 : i64
-            %288 = arith.muli %259, %c16_i64 : i64
-            %289 = arith.addi %287, %288 : i64
-            %290 = arith.addi %280, %288 : i64
-            %291 = arith.ori %290, %c2147483648_i64 : i64
-            %292 = arith.subi %281, %280 : i64
-            %293 = arith.addi %291, %292 : i64
-            %294 = arith.subi %63, %288 : i64
-            %295 = arith.minsi %294, %c16_i64 : i64
-            "instgem.mvout"(%289, %293, %295, %284) : (i64, i64, i64, i64) -> ()
+        scf.if %256 {
+          %263 = arith.minsi %252, %77 : i64
+          %264 = arith.index_cast %263 : i64 to index
+          %265 = arith.index_cast %77 : i64 to index
+          scf.for %arg18 = %264 to %265 step %c1 {
+            %266 = arith.index_cast %arg18 : index to i64
+            %267 = arith.index_cast %76 : i64 to index
+            scf.for %arg19 = %c0 to %267 step %c1 {
+              %268 = arith.index_cast %arg19 : index to i64
+              %269 = arith.addi %70, %268 : i64
+              %270 = arith.muli %269, %c16_i64 : i64
+              %271 = arith.maxsi %270, %61 : i64
+              %272 = arith.addi %270, %c16_i64 : i64
+              %273 = arith.minsi %272, %71 : i64
+              %274 = arith.subi %273, %271 : i64
+              %275 = arith.subi %271, %61 : i64
+              %276 = arith.muli %275, %67 : i64
+              %277 = arith.addi %66, %276 : i64
+              %278 = arith.muli %266, %c16_i64 : i64
+              %279 = arith.addi %277, %278 : i64
+              %280 = arith.addi %270, %278 : i64
+              %281 = arith.ori %280, %c2147483648_i64 : i64
+              %282 = arith.subi %271, %270 : i64
+              %283 = arith.addi %281, %282 : i64
+              %284 = arith.subi %63, %278 : i64
+              %285 = arith.minsi %284, %c16_i64 : i64
+              "instgem.mvout"(%279, %283, %285, %274) : (i64, i64, i64, i64) -> ()
+            }
           }
         }
-      } {gemmini.compute_nest}
-      scf.if %257 {
-        %259 = arith.cmpi eq, %254, %c0_i64_3 : i64
-        %260 = arith.cmpi sle, %252, %c0_i64_3 : i64
-        %261 = arith.ori %259, %260 : i1
-        %262 = arith.cmpi sgt, %77, %c0_i64_3 : i64
-        %263 = arith.andi %261, %262 : i1
-        scf.if %263 {
-          "instgem.mvin"(%c0_i64_3, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        }
-      }
-      scf.if %256 {
-        %259 = arith.minsi %252, %77 : i64
-        %260 = arith.index_cast %259 : i64 to index
-        %261 = arith.index_cast %77 : i64 to index
-        scf.for %arg18 = %260 to %261 step %c1 {
-          %262 = arith.index_cast %arg18 : index to i64
-          %263 = arith.index_cast %76 : i64 to index
-          scf.for %arg19 = %c0 to %263 step %c1 {
-            %264 = arith.index_cast %arg19 : index to i64
-            %265 = arith.addi %70, %264 : i64
+      } else {
+        scf.for %arg18 = %c0 to %258 step %c1 {
+          %260 = arith.index_cast %arg18 : index to i64
+          %261 = arith.muli %260, %c16_i64 : i64
+          %262 = arith.subi %249, %261 : i64
+          %263 = arith.minsi %262, %c16_i64 : i64
+          %264 = arith.index_cast %254 : i64 to index
+          scf.for %arg19 = %c0 to %264 step %c1 {
+            %265 = arith.index_cast %arg19 : index to i64
             %266 = arith.muli %265, %c16_i64 : i64
-            %267 = arith.maxsi %266, %61 : i64
-            %268 = arith.addi %266, %c16_i64 : i64
-            %269 = arith.minsi %268, %71 : i64
-            %270 = arith.subi %269, %267 : i64
-            %271 = arith.subi %267, %61 : i64
-            %272 = arith.muli %271, %67 : i64
-            %273 = arith.addi %66, %272 : i64
-            %274 = arith.muli %262, %c16_i64 : i64
-            %275 = arith.addi %273, %274 : i64
-            %276 = arith.addi %266, %274 : i64
-            %277 = arith.ori %276, %c2147483648_i64 : i64
-            %278 = arith.subi %267, %266 : i64
-            %279 = arith.addi %277, %278 : i64
-            %280 = arith.subi %63, %274 : i64
-            %281 = arith.minsi %280, %c16_i64 : i64
-            "instgem.mvout"(%275, %279, %281, %270) : (i64, i64, i64, i64) -> ()
+            %267 = arith.subi %249, %266 : i64
+            %268 = arith.minsi %267, %c16_i64 : i64
+            %269 = arith.subi %251, %266 : i64
+            %270 = arith.minsi %269, %c16_i64 : i64
+            %271 = arith.ori %261, %c3221225472_i64 : i64
+            %272 = arith.addi %266, %261 : i64
+            %273 = arith.addi %272, %c16_i64 : i64
+            "instgem.preload"(%273, %263, %270, %271, %263, %c15_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%266, %268, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-        }
+        } {gemmini.compute_nest}
       }
     }
     scf.if %60 {
