@@ -748,7 +748,9 @@ class WsDotNest(DotNest):
     tile is preloaded once per (k, j) and reused over the row tiles i. With a fused store
     (find_fused_stores) the loop's last iteration stores column j-1 while column j computes,
     a slice of its row tiles per k step. In the first iteration of a loop that first writes
-    C (find_fused_fills) the k = 0 products overwrite instead of accumulating."""
+    C (find_fused_fills) the k = 0 products overwrite instead of accumulating. The iterations
+    in between run a second copy of the nest without either (scf.if on first or last), so
+    the CPU issues their commands without those compares and with fewer values to keep."""
 
     def emit(self):
         low, op = self.lowering, self.op
@@ -912,7 +914,12 @@ class WsDotNest(DotNest):
             only = lambda r, c: ir.binop("andi", unreached(r, c), ir.cmpi("slt", c, self.n_ct))  # noqa: E731
         else:
             only = unreached
-        prefetch.when(self.first_iteration, lambda: self.lowering.zero_block(self.C, 0, only=only))
+        # the tile loop only when some tile is unreached (usually none: the nest covered C)
+        d = self.d
+        some = any_of(ir.cmpi("eq", n_k, self.zero), ir.cmpi("slt", n_i, cst(-(-self.C.shape[0] // d))),
+                      ir.cmpi("slt", n_cols_run, cst(-(-self.C.shape[1] // d))))
+        prefetch.when(ir.binop("andi", self.first_iteration, some),
+                      lambda: self.lowering.zero_block(self.C, 0, only=only))
 
 
 class OsDotNest(DotNest):

@@ -290,110 +290,116 @@ module {
       %189 = arith.minsi %168, %c16_i64 : i64
       scf.if %179 {
         scf.for %arg13 = %c0 to %182 step %c1 {
-          %190 = arith.index_cast %arg13 : index to i64
-          %191 = arith.muli %190, %c16_i64 : i64
-          %192 = arith.subi %174, %191 : i64
-          %193 = arith.minsi %192, %c16_i64 : i64
-          %194 = arith.index_cast %185 : i64 to index
-          scf.for %arg14 = %c0 to %194 step %c1 {
-            %196 = arith.index_cast %arg14 : index to i64
-            %197 = arith.cmpi eq, %196, %c0_i64 : i64
-            %198 = arith.select %197, %c2147483648_i64, %c3221225472_i64 : i64
-            %199 = arith.ori %191, %198 : i64
-            %200 = arith.select %197, %c16_i64, %189 : i64
-            %201 = arith.select %197, %c16_i64, %193 : i64
-            %202 = arith.muli %196, %c32_i64 : i64
-            %203 = arith.addi %202, %191 : i64
-            %204 = arith.addi %203, %c64_i64 : i64
-            "instgem.preload"(%204, %193, %c16_i64, %199, %201, %200) : (i64, i64, i64, i64, i64, i64) -> ()
-            %205 = arith.muli %196, %c16_i64 : i64
-            "instgem.compute_preloaded"(%205, %c16_i64, %189, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %206 = arith.index_cast %188 : i64 to index
-            scf.for %arg15 = %c1 to %206 step %c1 {
-              %208 = arith.index_cast %arg15 : index to i64
-              %209 = arith.muli %208, %c32_i64 : i64
-              %210 = arith.addi %209, %191 : i64
-              %211 = arith.ori %210, %198 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %211, %201, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %212 = arith.addi %209, %205 : i64
-              "instgem.compute_accumulated"(%212, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %195 = arith.index_cast %arg13 : index to i64
+          %196 = arith.muli %195, %c16_i64 : i64
+          %197 = arith.subi %174, %196 : i64
+          %198 = arith.minsi %197, %c16_i64 : i64
+          %199 = arith.index_cast %185 : i64 to index
+          scf.for %arg14 = %c0 to %199 step %c1 {
+            %201 = arith.index_cast %arg14 : index to i64
+            %202 = arith.cmpi eq, %201, %c0_i64 : i64
+            %203 = arith.select %202, %c2147483648_i64, %c3221225472_i64 : i64
+            %204 = arith.ori %196, %203 : i64
+            %205 = arith.select %202, %c16_i64, %189 : i64
+            %206 = arith.select %202, %c16_i64, %198 : i64
+            %207 = arith.muli %201, %c32_i64 : i64
+            %208 = arith.addi %207, %196 : i64
+            %209 = arith.addi %208, %c64_i64 : i64
+            "instgem.preload"(%209, %198, %c16_i64, %204, %206, %205) : (i64, i64, i64, i64, i64, i64) -> ()
+            %210 = arith.muli %201, %c16_i64 : i64
+            "instgem.compute_preloaded"(%210, %c16_i64, %189, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %211 = arith.index_cast %188 : i64 to index
+            scf.for %arg15 = %c1 to %211 step %c1 {
+              %213 = arith.index_cast %arg15 : index to i64
+              %214 = arith.muli %213, %c32_i64 : i64
+              %215 = arith.addi %214, %196 : i64
+              %216 = arith.ori %215, %203 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %216, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %217 = arith.addi %214, %210 : i64
+              "instgem.compute_accumulated"(%217, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %207 = arith.index_cast %175 : i64 to index
-            scf.for %arg15 = %206 to %207 step %c1 {
-              %208 = arith.index_cast %arg15 : index to i64
-              %209 = arith.muli %208, %c16_i64 : i64
-              %210 = arith.subi %168, %209 : i64
-              %211 = arith.minsi %210, %c16_i64 : i64
-              %212 = arith.muli %208, %c32_i64 : i64
-              %213 = arith.addi %212, %191 : i64
-              %214 = arith.ori %213, %198 : i64
-              %215 = arith.select %197, %c16_i64, %211 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %214, %201, %215) : (i64, i64, i64, i64, i64, i64) -> ()
-              %216 = arith.addi %212, %205 : i64
-              "instgem.compute_accumulated"(%216, %c16_i64, %211, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %212 = arith.index_cast %175 : i64 to index
+            scf.for %arg15 = %211 to %212 step %c1 {
+              %213 = arith.index_cast %arg15 : index to i64
+              %214 = arith.muli %213, %c16_i64 : i64
+              %215 = arith.subi %168, %214 : i64
+              %216 = arith.minsi %215, %c16_i64 : i64
+              %217 = arith.muli %213, %c32_i64 : i64
+              %218 = arith.addi %217, %196 : i64
+              %219 = arith.ori %218, %203 : i64
+              %220 = arith.select %202, %c16_i64, %216 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %206, %220) : (i64, i64, i64, i64, i64, i64) -> ()
+              %221 = arith.addi %217, %210 : i64
+              "instgem.compute_accumulated"(%221, %c16_i64, %216, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
-          %195 = arith.index_cast %178 : i64 to index
-          scf.for %arg14 = %194 to %195 step %c1 {
-            %196 = arith.index_cast %arg14 : index to i64
-            %197 = arith.muli %196, %c16_i64 : i64
-            %198 = arith.subi %170, %197 : i64
-            %199 = arith.minsi %198, %c16_i64 : i64
-            %200 = arith.subi %172, %197 : i64
-            %201 = arith.minsi %200, %c16_i64 : i64
-            %202 = arith.cmpi eq, %196, %c0_i64 : i64
-            %203 = arith.select %202, %c2147483648_i64, %c3221225472_i64 : i64
-            %204 = arith.ori %191, %203 : i64
-            %205 = arith.select %202, %c16_i64, %189 : i64
-            %206 = arith.select %202, %c16_i64, %193 : i64
-            %207 = arith.muli %196, %c32_i64 : i64
-            %208 = arith.addi %207, %191 : i64
-            %209 = arith.addi %208, %c64_i64 : i64
-            "instgem.preload"(%209, %193, %201, %204, %206, %205) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%197, %199, %189, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %210 = arith.index_cast %188 : i64 to index
-            scf.for %arg15 = %c1 to %210 step %c1 {
-              %212 = arith.index_cast %arg15 : index to i64
-              %213 = arith.muli %212, %c32_i64 : i64
-              %214 = arith.addi %213, %191 : i64
-              %215 = arith.ori %214, %203 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %216 = arith.addi %213, %197 : i64
-              "instgem.compute_accumulated"(%216, %199, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %200 = arith.index_cast %178 : i64 to index
+          scf.for %arg14 = %199 to %200 step %c1 {
+            %201 = arith.index_cast %arg14 : index to i64
+            %202 = arith.muli %201, %c16_i64 : i64
+            %203 = arith.subi %170, %202 : i64
+            %204 = arith.minsi %203, %c16_i64 : i64
+            %205 = arith.subi %172, %202 : i64
+            %206 = arith.minsi %205, %c16_i64 : i64
+            %207 = arith.cmpi eq, %201, %c0_i64 : i64
+            %208 = arith.select %207, %c2147483648_i64, %c3221225472_i64 : i64
+            %209 = arith.ori %196, %208 : i64
+            %210 = arith.select %207, %c16_i64, %189 : i64
+            %211 = arith.select %207, %c16_i64, %198 : i64
+            %212 = arith.muli %201, %c32_i64 : i64
+            %213 = arith.addi %212, %196 : i64
+            %214 = arith.addi %213, %c64_i64 : i64
+            "instgem.preload"(%214, %198, %206, %209, %211, %210) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%202, %204, %189, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %215 = arith.index_cast %188 : i64 to index
+            scf.for %arg15 = %c1 to %215 step %c1 {
+              %217 = arith.index_cast %arg15 : index to i64
+              %218 = arith.muli %217, %c32_i64 : i64
+              %219 = arith.addi %218, %196 : i64
+              %220 = arith.ori %219, %208 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %220, %211, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %221 = arith.addi %218, %202 : i64
+              "instgem.compute_accumulated"(%221, %204, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %211 = arith.index_cast %175 : i64 to index
-            scf.for %arg15 = %210 to %211 step %c1 {
-              %212 = arith.index_cast %arg15 : index to i64
-              %213 = arith.muli %212, %c16_i64 : i64
-              %214 = arith.subi %168, %213 : i64
-              %215 = arith.minsi %214, %c16_i64 : i64
-              %216 = arith.muli %212, %c32_i64 : i64
-              %217 = arith.addi %216, %191 : i64
-              %218 = arith.ori %217, %203 : i64
-              %219 = arith.select %202, %c16_i64, %215 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %218, %206, %219) : (i64, i64, i64, i64, i64, i64) -> ()
-              %220 = arith.addi %216, %197 : i64
-              "instgem.compute_accumulated"(%220, %199, %215, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %216 = arith.index_cast %175 : i64 to index
+            scf.for %arg15 = %215 to %216 step %c1 {
+              %217 = arith.index_cast %arg15 : index to i64
+              %218 = arith.muli %217, %c16_i64 : i64
+              %219 = arith.subi %168, %218 : i64
+              %220 = arith.minsi %219, %c16_i64 : i64
+              %221 = arith.muli %217, %c32_i64 : i64
+              %222 = arith.addi %221, %196 : i64
+              %223 = arith.ori %222, %208 : i64
+              %224 = arith.select %207, %c16_i64, %220 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %223, %211, %224) : (i64, i64, i64, i64, i64, i64) -> ()
+              %225 = arith.addi %221, %202 : i64
+              "instgem.compute_accumulated"(%225, %204, %220, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        scf.for %arg13 = %c0 to %c4 step %c1 {
-          %190 = arith.index_cast %arg13 : index to i64
-          %191 = arith.remsi %190, %c2_i64 : i64
-          %192 = arith.divsi %190, %c2_i64 : i64
-          %193 = arith.muli %192, %c16_i64 : i64
-          %194 = arith.subi %c32_i64, %193 : i64
-          %195 = arith.minsi %194, %c16_i64 : i64
-          %196 = arith.muli %191, %c32_i64 : i64
-          %197 = arith.addi %196, %193 : i64
-          %198 = arith.ori %197, %c2147483648_i64 : i64
-          %199 = arith.cmpi eq, %178, %c0_i64 : i64
-          %200 = arith.cmpi sge, %191, %175 : i64
-          %201 = arith.cmpi sge, %192, %181 : i64
-          %202 = arith.ori %199, %200 : i1
-          %203 = arith.ori %202, %201 : i1
-          scf.if %203 {
-            "instgem.mvin"(%c0_i64, %198, %195, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %190 = arith.cmpi eq, %178, %c0_i64 : i64
+        %191 = arith.cmpi slt, %175, %c2_i64 : i64
+        %192 = arith.cmpi slt, %181, %c2_i64 : i64
+        %193 = arith.ori %190, %191 : i1
+        %194 = arith.ori %193, %192 : i1
+        scf.if %194 {
+          scf.for %arg13 = %c0 to %c4 step %c1 {
+            %195 = arith.index_cast %arg13 : index to i64
+            %196 = arith.remsi %195, %c2_i64 : i64
+            %197 = arith.divsi %195, %c2_i64 : i64
+            %198 = arith.muli %197, %c16_i64 : i64
+            %199 = arith.subi %c32_i64, %198 : i64
+            %200 = arith.minsi %199, %c16_i64 : i64
+            %201 = arith.muli %196, %c32_i64 : i64
+            %202 = arith.addi %201, %198 : i64
+            %203 = arith.ori %202, %c2147483648_i64 : i64
+            %204 = arith.cmpi sge, %196, %175 : i64
+            %205 = arith.cmpi sge, %197, %181 : i64
+            %206 = arith.ori %190, %204 : i1
+            %207 = arith.ori %206, %205 : i1
+            scf.if %207 {
+              "instgem.mvin"(%c0_i64, %203, %200, %c16_i64) : (i64, i64, i64, i64) -> ()
+            }
           }
         }
       } else {

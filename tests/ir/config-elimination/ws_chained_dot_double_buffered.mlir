@@ -498,261 +498,267 @@ module {
       scf.if %146 {
         scf.for %arg13 = %c0 to %149 step %c1 {
           scf.if %219 {
-            %227 = arith.cmpi sgt, %182, %c0 : index
-            scf.if %227 {
-              %231 = arith.muli %arg13, %182 : index
-              %232 = arith.muli %231, %c4 : index
-              %233 = arith.muli %220, %c4 : index
-              %234 = arith.subi %233, %c1 : index
-              %235 = arith.addi %232, %234 : index
-              %236 = arith.divsi %235, %233 : index
-              %237 = arith.maxsi %236, %c0 : index
-              %238 = arith.minsi %237, %182 : index
-              %239 = arith.addi %arg13, %c1 : index
-              %240 = arith.muli %239, %182 : index
-              %241 = arith.muli %240, %c4 : index
-              %242 = arith.addi %241, %234 : index
-              %243 = arith.divsi %242, %233 : index
-              %244 = arith.maxsi %243, %c0 : index
-              %245 = arith.minsi %244, %182 : index
-              scf.for %arg14 = %238 to %245 step %c1 {
-                %246 = arith.index_cast %arg14 : index to i64
-                %247 = arith.addi %175, %246 : i64
-                %248 = arith.muli %247, %c16_i64 : i64
-                %249 = arith.maxsi %248, %110 : i64
-                %250 = arith.addi %248, %c16_i64 : i64
-                %251 = arith.minsi %250, %113 : i64
-                %252 = arith.subi %251, %249 : i64
-                %253 = arith.subi %249, %110 : i64
-                %254 = arith.muli %253, %173 : i64
-                %255 = arith.addi %172, %254 : i64
-                %256 = arith.muli %247, %c32_i64 : i64
-                %257 = arith.addi %256, %168 : i64
-                %258 = arith.subi %249, %248 : i64
-                %259 = arith.addi %257, %258 : i64
-                %260 = arith.minsi %169, %c64_i64 : i64
-                "instgem.mvin"(%255, %259, %260, %252) : (i64, i64, i64, i64) -> ()
+            %232 = arith.cmpi sgt, %182, %c0 : index
+            scf.if %232 {
+              %236 = arith.muli %arg13, %182 : index
+              %237 = arith.muli %236, %c4 : index
+              %238 = arith.muli %220, %c4 : index
+              %239 = arith.subi %238, %c1 : index
+              %240 = arith.addi %237, %239 : index
+              %241 = arith.divsi %240, %238 : index
+              %242 = arith.maxsi %241, %c0 : index
+              %243 = arith.minsi %242, %182 : index
+              %244 = arith.addi %arg13, %c1 : index
+              %245 = arith.muli %244, %182 : index
+              %246 = arith.muli %245, %c4 : index
+              %247 = arith.addi %246, %239 : index
+              %248 = arith.divsi %247, %238 : index
+              %249 = arith.maxsi %248, %c0 : index
+              %250 = arith.minsi %249, %182 : index
+              scf.for %arg14 = %243 to %250 step %c1 {
+                %251 = arith.index_cast %arg14 : index to i64
+                %252 = arith.addi %175, %251 : i64
+                %253 = arith.muli %252, %c16_i64 : i64
+                %254 = arith.maxsi %253, %110 : i64
+                %255 = arith.addi %253, %c16_i64 : i64
+                %256 = arith.minsi %255, %113 : i64
+                %257 = arith.subi %256, %254 : i64
+                %258 = arith.subi %254, %110 : i64
+                %259 = arith.muli %258, %173 : i64
+                %260 = arith.addi %172, %259 : i64
+                %261 = arith.muli %252, %c32_i64 : i64
+                %262 = arith.addi %261, %168 : i64
+                %263 = arith.subi %254, %253 : i64
+                %264 = arith.addi %262, %263 : i64
+                %265 = arith.minsi %169, %c64_i64 : i64
+                "instgem.mvin"(%260, %264, %265, %257) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %228 = arith.cmpi sgt, %188, %c0 : index
-            scf.if %228 {
-              %231 = arith.muli %arg13, %188 : index
-              %232 = arith.muli %231, %c4 : index
-              %233 = arith.subi %232, %220 : index
-              %234 = arith.muli %220, %c4 : index
-              %235 = arith.subi %234, %c1 : index
-              %236 = arith.addi %233, %235 : index
-              %237 = arith.divsi %236, %234 : index
-              %238 = arith.maxsi %237, %c0 : index
-              %239 = arith.minsi %238, %188 : index
-              %240 = arith.addi %arg13, %c1 : index
-              %241 = arith.muli %240, %188 : index
-              %242 = arith.muli %241, %c4 : index
-              %243 = arith.subi %242, %220 : index
-              %244 = arith.addi %243, %235 : index
-              %245 = arith.divsi %244, %234 : index
-              %246 = arith.maxsi %245, %c0 : index
-              %247 = arith.minsi %246, %188 : index
-              scf.for %arg14 = %239 to %247 step %c1 {
-                %248 = arith.index_cast %arg14 : index to i64
-                %249 = arith.muli %248, %c16_i64 : i64
-                %250 = arith.maxsi %249, %c0_i64 : i64
-                %251 = arith.addi %249, %c16_i64 : i64
-                %252 = arith.minsi %251, %110 : i64
-                %253 = arith.subi %252, %250 : i64
-                %254 = arith.muli %248, %c32_i64 : i64
-                %255 = arith.addi %254, %168 : i64
-                %256 = arith.subi %250, %249 : i64
-                %257 = arith.addi %255, %256 : i64
-                %258 = arith.minsi %169, %c64_i64 : i64
-                "instgem.mvin"(%c0_i64, %257, %258, %253) : (i64, i64, i64, i64) -> ()
-              } {gemmini.load_stream}
-            }
-            %229 = arith.cmpi sgt, %212, %c0 : index
-            scf.if %229 {
-              %231 = arith.muli %arg13, %212 : index
-              %232 = arith.muli %231, %c4 : index
-              %233 = arith.muli %220, %c2 : index
-              %234 = arith.subi %232, %233 : index
-              %235 = arith.muli %220, %c4 : index
-              %236 = arith.subi %235, %c1 : index
-              %237 = arith.addi %234, %236 : index
-              %238 = arith.divsi %237, %235 : index
-              %239 = arith.maxsi %238, %c0 : index
-              %240 = arith.minsi %239, %212 : index
-              %241 = arith.addi %arg13, %c1 : index
-              %242 = arith.muli %241, %212 : index
-              %243 = arith.muli %242, %c4 : index
-              %244 = arith.subi %243, %233 : index
-              %245 = arith.addi %244, %236 : index
-              %246 = arith.divsi %245, %235 : index
-              %247 = arith.maxsi %246, %c0 : index
-              %248 = arith.minsi %247, %212 : index
-              scf.for %arg14 = %240 to %248 step %c1 {
-                %249 = arith.index_cast %arg14 : index to i64
-                %250 = arith.addi %204, %249 : i64
-                %251 = arith.muli %250, %c16_i64 : i64
-                %252 = arith.maxsi %251, %197 : i64
-                %253 = arith.addi %251, %c16_i64 : i64
-                %254 = arith.minsi %253, %205 : i64
-                %255 = arith.subi %254, %252 : i64
-                %256 = arith.subi %252, %197 : i64
-                %257 = arith.muli %256, %202 : i64
-                %258 = arith.addi %201, %257 : i64
-                %259 = arith.muli %250, %c32_i64 : i64
-                %260 = arith.addi %259, %196 : i64
-                %261 = arith.subi %252, %251 : i64
+            %233 = arith.cmpi sgt, %188, %c0 : index
+            scf.if %233 {
+              %236 = arith.muli %arg13, %188 : index
+              %237 = arith.muli %236, %c4 : index
+              %238 = arith.subi %237, %220 : index
+              %239 = arith.muli %220, %c4 : index
+              %240 = arith.subi %239, %c1 : index
+              %241 = arith.addi %238, %240 : index
+              %242 = arith.divsi %241, %239 : index
+              %243 = arith.maxsi %242, %c0 : index
+              %244 = arith.minsi %243, %188 : index
+              %245 = arith.addi %arg13, %c1 : index
+              %246 = arith.muli %245, %188 : index
+              %247 = arith.muli %246, %c4 : index
+              %248 = arith.subi %247, %220 : index
+              %249 = arith.addi %248, %240 : index
+              %250 = arith.divsi %249, %239 : index
+              %251 = arith.maxsi %250, %c0 : index
+              %252 = arith.minsi %251, %188 : index
+              scf.for %arg14 = %244 to %252 step %c1 {
+                %253 = arith.index_cast %arg14 : index to i64
+                %254 = arith.muli %253, %c16_i64 : i64
+                %255 = arith.maxsi %254, %c0_i64 : i64
+                %256 = arith.addi %254, %c16_i64 : i64
+                %257 = arith.minsi %256, %110 : i64
+                %258 = arith.subi %257, %255 : i64
+                %259 = arith.muli %253, %c32_i64 : i64
+                %260 = arith.addi %259, %168 : i64
+                %261 = arith.subi %255, %254 : i64
                 %262 = arith.addi %260, %261 : i64
-                %263 = arith.minsi %132, %c64_i64 : i64
-                "instgem.mvin2"(%258, %262, %263, %255) : (i64, i64, i64, i64) -> ()
+                %263 = arith.minsi %169, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64, %262, %263, %258) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %230 = arith.cmpi sgt, %218, %c0 : index
-            scf.if %230 {
-              %231 = arith.muli %arg13, %218 : index
-              %232 = arith.muli %231, %c4 : index
-              %233 = arith.muli %220, %c3 : index
-              %234 = arith.subi %232, %233 : index
-              %235 = arith.muli %220, %c4 : index
-              %236 = arith.subi %235, %c1 : index
-              %237 = arith.addi %234, %236 : index
-              %238 = arith.divsi %237, %235 : index
-              %239 = arith.maxsi %238, %c0 : index
-              %240 = arith.minsi %239, %218 : index
-              %241 = arith.addi %arg13, %c1 : index
-              %242 = arith.muli %241, %218 : index
-              %243 = arith.muli %242, %c4 : index
-              %244 = arith.subi %243, %233 : index
-              %245 = arith.addi %244, %236 : index
-              %246 = arith.divsi %245, %235 : index
-              %247 = arith.maxsi %246, %c0 : index
-              %248 = arith.minsi %247, %218 : index
-              scf.for %arg14 = %240 to %248 step %c1 {
-                %249 = arith.index_cast %arg14 : index to i64
-                %250 = arith.muli %249, %c16_i64 : i64
-                %251 = arith.maxsi %250, %c0_i64 : i64
-                %252 = arith.addi %250, %c16_i64 : i64
-                %253 = arith.minsi %252, %197 : i64
-                %254 = arith.subi %253, %251 : i64
-                %255 = arith.muli %249, %c32_i64 : i64
-                %256 = arith.addi %255, %196 : i64
-                %257 = arith.subi %251, %250 : i64
-                %258 = arith.addi %256, %257 : i64
-                %259 = arith.minsi %132, %c64_i64 : i64
-                "instgem.mvin2"(%c0_i64, %258, %259, %254) : (i64, i64, i64, i64) -> ()
+            %234 = arith.cmpi sgt, %212, %c0 : index
+            scf.if %234 {
+              %236 = arith.muli %arg13, %212 : index
+              %237 = arith.muli %236, %c4 : index
+              %238 = arith.muli %220, %c2 : index
+              %239 = arith.subi %237, %238 : index
+              %240 = arith.muli %220, %c4 : index
+              %241 = arith.subi %240, %c1 : index
+              %242 = arith.addi %239, %241 : index
+              %243 = arith.divsi %242, %240 : index
+              %244 = arith.maxsi %243, %c0 : index
+              %245 = arith.minsi %244, %212 : index
+              %246 = arith.addi %arg13, %c1 : index
+              %247 = arith.muli %246, %212 : index
+              %248 = arith.muli %247, %c4 : index
+              %249 = arith.subi %248, %238 : index
+              %250 = arith.addi %249, %241 : index
+              %251 = arith.divsi %250, %240 : index
+              %252 = arith.maxsi %251, %c0 : index
+              %253 = arith.minsi %252, %212 : index
+              scf.for %arg14 = %245 to %253 step %c1 {
+                %254 = arith.index_cast %arg14 : index to i64
+                %255 = arith.addi %204, %254 : i64
+                %256 = arith.muli %255, %c16_i64 : i64
+                %257 = arith.maxsi %256, %197 : i64
+                %258 = arith.addi %256, %c16_i64 : i64
+                %259 = arith.minsi %258, %205 : i64
+                %260 = arith.subi %259, %257 : i64
+                %261 = arith.subi %257, %197 : i64
+                %262 = arith.muli %261, %202 : i64
+                %263 = arith.addi %201, %262 : i64
+                %264 = arith.muli %255, %c32_i64 : i64
+                %265 = arith.addi %264, %196 : i64
+                %266 = arith.subi %257, %256 : i64
+                %267 = arith.addi %265, %266 : i64
+                %268 = arith.minsi %132, %c64_i64 : i64
+                "instgem.mvin2"(%263, %267, %268, %260) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            %235 = arith.cmpi sgt, %218, %c0 : index
+            scf.if %235 {
+              %236 = arith.muli %arg13, %218 : index
+              %237 = arith.muli %236, %c4 : index
+              %238 = arith.muli %220, %c3 : index
+              %239 = arith.subi %237, %238 : index
+              %240 = arith.muli %220, %c4 : index
+              %241 = arith.subi %240, %c1 : index
+              %242 = arith.addi %239, %241 : index
+              %243 = arith.divsi %242, %240 : index
+              %244 = arith.maxsi %243, %c0 : index
+              %245 = arith.minsi %244, %218 : index
+              %246 = arith.addi %arg13, %c1 : index
+              %247 = arith.muli %246, %218 : index
+              %248 = arith.muli %247, %c4 : index
+              %249 = arith.subi %248, %238 : index
+              %250 = arith.addi %249, %241 : index
+              %251 = arith.divsi %250, %240 : index
+              %252 = arith.maxsi %251, %c0 : index
+              %253 = arith.minsi %252, %218 : index
+              scf.for %arg14 = %245 to %253 step %c1 {
+                %254 = arith.index_cast %arg14 : index to i64
+                %255 = arith.muli %254, %c16_i64 : i64
+                %256 = arith.maxsi %255, %c0_i64 : i64
+                %257 = arith.addi %255, %c16_i64 : i64
+                %258 = arith.minsi %257, %197 : i64
+                %259 = arith.subi %258, %256 : i64
+                %260 = arith.muli %254, %c32_i64 : i64
+                %261 = arith.addi %260, %196 : i64
+                %262 = arith.subi %256, %255 : i64
+                %263 = arith.addi %261, %262 : i64
+                %264 = arith.minsi %132, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64, %263, %264, %259) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
           }
-          %221 = arith.index_cast %arg13 : index to i64
-          %222 = arith.muli %221, %c16_i64 : i64
-          %223 = arith.subi %141, %222 : i64
-          %224 = arith.minsi %223, %c16_i64 : i64
-          %225 = arith.index_cast %152 : i64 to index
-          scf.for %arg14 = %c0 to %225 step %c1 {
-            %227 = arith.index_cast %arg14 : index to i64
-            %228 = arith.cmpi eq, %227, %c0_i64 : i64
-            %229 = arith.select %228, %c2147483648_i64, %c3221225472_i64 : i64
-            %230 = arith.ori %222, %229 : i64
-            %231 = arith.select %228, %c16_i64, %156 : i64
-            %232 = arith.select %228, %c16_i64, %224 : i64
-            %233 = arith.muli %227, %c32_i64 : i64
-            %234 = arith.addi %233, %222 : i64
-            %235 = arith.addi %234, %129 : i64
-            "instgem.preload"(%235, %224, %c16_i64, %230, %232, %231) : (i64, i64, i64, i64, i64, i64) -> ()
-            %236 = arith.muli %227, %c16_i64 : i64
-            %237 = arith.addi %236, %109 : i64
-            "instgem.compute_preloaded"(%237, %c16_i64, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %238 = arith.index_cast %155 : i64 to index
-            scf.for %arg15 = %c1 to %238 step %c1 {
-              %240 = arith.index_cast %arg15 : index to i64
-              %241 = arith.muli %240, %c32_i64 : i64
-              %242 = arith.addi %241, %222 : i64
-              %243 = arith.ori %242, %229 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %243, %232, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %244 = arith.addi %241, %236 : i64
-              %245 = arith.addi %244, %109 : i64
-              "instgem.compute_accumulated"(%245, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %239 = arith.index_cast %142 : i64 to index
-            scf.for %arg15 = %238 to %239 step %c1 {
-              %240 = arith.index_cast %arg15 : index to i64
-              %241 = arith.muli %240, %c16_i64 : i64
-              %242 = arith.subi %135, %241 : i64
-              %243 = arith.minsi %242, %c16_i64 : i64
-              %244 = arith.muli %240, %c32_i64 : i64
-              %245 = arith.addi %244, %222 : i64
-              %246 = arith.ori %245, %229 : i64
-              %247 = arith.select %228, %c16_i64, %243 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %246, %232, %247) : (i64, i64, i64, i64, i64, i64) -> ()
-              %248 = arith.addi %244, %236 : i64
-              %249 = arith.addi %248, %109 : i64
-              "instgem.compute_accumulated"(%249, %c16_i64, %243, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-          %226 = arith.index_cast %145 : i64 to index
-          scf.for %arg14 = %225 to %226 step %c1 {
-            %227 = arith.index_cast %arg14 : index to i64
-            %228 = arith.muli %227, %c16_i64 : i64
-            %229 = arith.subi %137, %228 : i64
-            %230 = arith.minsi %229, %c16_i64 : i64
-            %231 = arith.subi %139, %228 : i64
-            %232 = arith.minsi %231, %c16_i64 : i64
-            %233 = arith.cmpi eq, %227, %c0_i64 : i64
+          %226 = arith.index_cast %arg13 : index to i64
+          %227 = arith.muli %226, %c16_i64 : i64
+          %228 = arith.subi %141, %227 : i64
+          %229 = arith.minsi %228, %c16_i64 : i64
+          %230 = arith.index_cast %152 : i64 to index
+          scf.for %arg14 = %c0 to %230 step %c1 {
+            %232 = arith.index_cast %arg14 : index to i64
+            %233 = arith.cmpi eq, %232, %c0_i64 : i64
             %234 = arith.select %233, %c2147483648_i64, %c3221225472_i64 : i64
-            %235 = arith.ori %222, %234 : i64
+            %235 = arith.ori %227, %234 : i64
             %236 = arith.select %233, %c16_i64, %156 : i64
-            %237 = arith.select %233, %c16_i64, %224 : i64
-            %238 = arith.muli %227, %c32_i64 : i64
-            %239 = arith.addi %238, %222 : i64
+            %237 = arith.select %233, %c16_i64, %229 : i64
+            %238 = arith.muli %232, %c32_i64 : i64
+            %239 = arith.addi %238, %227 : i64
             %240 = arith.addi %239, %129 : i64
-            "instgem.preload"(%240, %224, %232, %235, %237, %236) : (i64, i64, i64, i64, i64, i64) -> ()
-            %241 = arith.addi %228, %109 : i64
-            "instgem.compute_preloaded"(%241, %230, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %242 = arith.index_cast %155 : i64 to index
-            scf.for %arg15 = %c1 to %242 step %c1 {
-              %244 = arith.index_cast %arg15 : index to i64
-              %245 = arith.muli %244, %c32_i64 : i64
-              %246 = arith.addi %245, %222 : i64
-              %247 = arith.ori %246, %234 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %247, %237, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %248 = arith.addi %245, %228 : i64
-              %249 = arith.addi %248, %109 : i64
-              "instgem.compute_accumulated"(%249, %230, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%240, %229, %c16_i64, %235, %237, %236) : (i64, i64, i64, i64, i64, i64) -> ()
+            %241 = arith.muli %232, %c16_i64 : i64
+            %242 = arith.addi %241, %109 : i64
+            "instgem.compute_preloaded"(%242, %c16_i64, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %243 = arith.index_cast %155 : i64 to index
+            scf.for %arg15 = %c1 to %243 step %c1 {
+              %245 = arith.index_cast %arg15 : index to i64
+              %246 = arith.muli %245, %c32_i64 : i64
+              %247 = arith.addi %246, %227 : i64
+              %248 = arith.ori %247, %234 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %248, %237, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %249 = arith.addi %246, %241 : i64
+              %250 = arith.addi %249, %109 : i64
+              "instgem.compute_accumulated"(%250, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %243 = arith.index_cast %142 : i64 to index
-            scf.for %arg15 = %242 to %243 step %c1 {
-              %244 = arith.index_cast %arg15 : index to i64
-              %245 = arith.muli %244, %c16_i64 : i64
-              %246 = arith.subi %135, %245 : i64
-              %247 = arith.minsi %246, %c16_i64 : i64
-              %248 = arith.muli %244, %c32_i64 : i64
-              %249 = arith.addi %248, %222 : i64
-              %250 = arith.ori %249, %234 : i64
-              %251 = arith.select %233, %c16_i64, %247 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %250, %237, %251) : (i64, i64, i64, i64, i64, i64) -> ()
-              %252 = arith.addi %248, %228 : i64
-              %253 = arith.addi %252, %109 : i64
-              "instgem.compute_accumulated"(%253, %230, %247, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %244 = arith.index_cast %142 : i64 to index
+            scf.for %arg15 = %243 to %244 step %c1 {
+              %245 = arith.index_cast %arg15 : index to i64
+              %246 = arith.muli %245, %c16_i64 : i64
+              %247 = arith.subi %135, %246 : i64
+              %248 = arith.minsi %247, %c16_i64 : i64
+              %249 = arith.muli %245, %c32_i64 : i64
+              %250 = arith.addi %249, %227 : i64
+              %251 = arith.ori %250, %234 : i64
+              %252 = arith.select %233, %c16_i64, %248 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %251, %237, %252) : (i64, i64, i64, i64, i64, i64) -> ()
+              %253 = arith.addi %249, %241 : i64
+              %254 = arith.addi %253, %109 : i64
+              "instgem.compute_accumulated"(%254, %c16_i64, %248, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %231 = arith.index_cast %145 : i64 to index
+          scf.for %arg14 = %230 to %231 step %c1 {
+            %232 = arith.index_cast %arg14 : index to i64
+            %233 = arith.muli %232, %c16_i64 : i64
+            %234 = arith.subi %137, %233 : i64
+            %235 = arith.minsi %234, %c16_i64 : i64
+            %236 = arith.subi %139, %233 : i64
+            %237 = arith.minsi %236, %c16_i64 : i64
+            %238 = arith.cmpi eq, %232, %c0_i64 : i64
+            %239 = arith.select %238, %c2147483648_i64, %c3221225472_i64 : i64
+            %240 = arith.ori %227, %239 : i64
+            %241 = arith.select %238, %c16_i64, %156 : i64
+            %242 = arith.select %238, %c16_i64, %229 : i64
+            %243 = arith.muli %232, %c32_i64 : i64
+            %244 = arith.addi %243, %227 : i64
+            %245 = arith.addi %244, %129 : i64
+            "instgem.preload"(%245, %229, %237, %240, %242, %241) : (i64, i64, i64, i64, i64, i64) -> ()
+            %246 = arith.addi %233, %109 : i64
+            "instgem.compute_preloaded"(%246, %235, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %247 = arith.index_cast %155 : i64 to index
+            scf.for %arg15 = %c1 to %247 step %c1 {
+              %249 = arith.index_cast %arg15 : index to i64
+              %250 = arith.muli %249, %c32_i64 : i64
+              %251 = arith.addi %250, %227 : i64
+              %252 = arith.ori %251, %239 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %252, %242, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %253 = arith.addi %250, %233 : i64
+              %254 = arith.addi %253, %109 : i64
+              "instgem.compute_accumulated"(%254, %235, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %248 = arith.index_cast %142 : i64 to index
+            scf.for %arg15 = %247 to %248 step %c1 {
+              %249 = arith.index_cast %arg15 : index to i64
+              %250 = arith.muli %249, %c16_i64 : i64
+              %251 = arith.subi %135, %250 : i64
+              %252 = arith.minsi %251, %c16_i64 : i64
+              %253 = arith.muli %249, %c32_i64 : i64
+              %254 = arith.addi %253, %227 : i64
+              %255 = arith.ori %254, %239 : i64
+              %256 = arith.select %238, %c16_i64, %252 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %255, %242, %256) : (i64, i64, i64, i64, i64, i64) -> ()
+              %257 = arith.addi %253, %233 : i64
+              %258 = arith.addi %257, %109 : i64
+              "instgem.compute_accumulated"(%258, %235, %252, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        scf.for %arg13 = %c0 to %c4 step %c1 {
-          %221 = arith.index_cast %arg13 : index to i64
-          %222 = arith.remsi %221, %c2_i64 : i64
-          %223 = arith.divsi %221, %c2_i64 : i64
-          %224 = arith.muli %223, %c16_i64 : i64
-          %225 = arith.subi %c32_i64, %224 : i64
-          %226 = arith.minsi %225, %c16_i64 : i64
-          %227 = arith.muli %222, %c32_i64 : i64
-          %228 = arith.addi %227, %224 : i64
-          %229 = arith.ori %228, %c2147483648_i64 : i64
-          %230 = arith.cmpi eq, %145, %c0_i64 : i64
-          %231 = arith.cmpi sge, %222, %142 : i64
-          %232 = arith.cmpi sge, %223, %148 : i64
-          %233 = arith.ori %230, %231 : i1
-          %234 = arith.ori %233, %232 : i1
-          scf.if %234 {
-            "instgem.mvin"(%c0_i64, %229, %226, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %221 = arith.cmpi eq, %145, %c0_i64 : i64
+        %222 = arith.cmpi slt, %142, %c2_i64 : i64
+        %223 = arith.cmpi slt, %148, %c2_i64 : i64
+        %224 = arith.ori %221, %222 : i1
+        %225 = arith.ori %224, %223 : i1
+        scf.if %225 {
+          scf.for %arg13 = %c0 to %c4 step %c1 {
+            %226 = arith.index_cast %arg13 : index to i64
+            %227 = arith.remsi %226, %c2_i64 : i64
+            %228 = arith.divsi %226, %c2_i64 : i64
+            %229 = arith.muli %228, %c16_i64 : i64
+            %230 = arith.subi %c32_i64, %229 : i64
+            %231 = arith.minsi %230, %c16_i64 : i64
+            %232 = arith.muli %227, %c32_i64 : i64
+            %233 = arith.addi %232, %229 : i64
+            %234 = arith.ori %233, %c2147483648_i64 : i64
+            %235 = arith.cmpi sge, %227, %142 : i64
+            %236 = arith.cmpi sge, %228, %148 : i64
+            %237 = arith.ori %221, %235 : i1
+            %238 = arith.ori %237, %236 : i1
+            scf.if %238 {
+              "instgem.mvin"(%c0_i64, %234, %231, %c16_i64) : (i64, i64, i64, i64) -> ()
+            }
           }
         }
       } else {

@@ -622,75 +622,25 @@ module {
         %281 = arith.ceildivsi %72, %280 : i64
         %282 = arith.select %274, %c0_i64, %c-1_i64 : i64
         scf.for %arg19 = %c0 to %275 step %c1 {
-          %283 = arith.index_cast %arg19 : index to i64
-          %284 = arith.subi %283, %c1_i64 : i64
-          %285 = arith.cmpi sge, %284, %c0_i64 : i64
-          %286 = arith.cmpi slt, %284, %73 : i64
-          %287 = arith.andi %285, %286 : i1
-          %288 = arith.andi %273, %287 : i1
-          %289 = arith.subi %269, %c1_i64 : i64
-          %290 = arith.cmpi eq, %283, %289 : i64
-          %291 = arith.cmpi slt, %283, %73 : i64
-          %292 = arith.andi %290, %291 : i1
-          %293 = arith.andi %273, %292 : i1
-          %294 = arith.muli %283, %c16_i64 : i64
-          %295 = arith.subi %268, %294 : i64
-          %296 = arith.minsi %295, %c16_i64 : i64
-          %297 = arith.index_cast %278 : i64 to index
-          scf.for %arg20 = %c0 to %297 step %c1 {
-            %304 = arith.index_cast %arg20 : index to i64
-            scf.if %288 {
-              %314 = arith.muli %304, %281 : i64
-              %315 = arith.minsi %314, %72 : i64
-              %316 = arith.addi %315, %281 : i64
-              %317 = arith.minsi %316, %72 : i64
-              %318 = arith.index_cast %315 : i64 to index
-              %319 = arith.index_cast %317 : i64 to index
-              scf.for %arg21 = %318 to %319 step %c1 {
-                %320 = arith.index_cast %arg21 : index to i64
-                %321 = arith.addi %66, %320 : i64
-                %322 = arith.muli %321, %c16_i64 : i64
-                %323 = arith.maxsi %322, %57 : i64
-                %324 = arith.addi %322, %c16_i64 : i64
-                %325 = arith.minsi %324, %67 : i64
-                %326 = arith.subi %325, %323 : i64
-                %327 = arith.subi %323, %57 : i64
-                %328 = arith.muli %327, %63 : i64
-                %329 = arith.addi %62, %328 : i64
-                %330 = arith.muli %284, %c16_i64 : i64
-                %331 = arith.addi %329, %330 : i64
-                %332 = arith.muli %321, %c32_i64 : i64
-                %333 = arith.addi %332, %330 : i64
-                %334 = arith.ori %333, %c2147483648_i64 : i64
-                %335 = arith.subi %323, %322 : i64
-                %336 = arith.addi %334, %335 : i64
-                %337 = arith.subi %59, %330 : i64
-                %338 = arith.minsi %337, %c16_i64 : i64
-                "instgem.mvout"(%331, %336, %338, %326) : (i64, i64, i64, i64) -> ()
-              }
-            }
-            %305 = arith.cmpi eq, %304, %282 : i64
-            %306 = arith.select %305, %c2147483648_i64, %c3221225472_i64 : i64
-            %307 = arith.ori %294, %306 : i64
-            %308 = arith.select %305, %c16_i64, %c15_i64 : i64
-            %309 = arith.select %305, %c16_i64, %296 : i64
-            %310 = arith.muli %304, %c32_i64 : i64
-            %311 = arith.addi %310, %294 : i64
-            %312 = arith.addi %311, %c32_i64 : i64
-            "instgem.preload"(%312, %296, %c16_i64, %307, %309, %308) : (i64, i64, i64, i64, i64, i64) -> ()
-            %313 = arith.muli %304, %c16_i64 : i64
-            "instgem.compute_preloaded"(%313, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %298 = arith.index_cast %271 : i64 to index
-          scf.for %arg20 = %297 to %298 step %c1 {
-            %304 = arith.index_cast %arg20 : index to i64
-            %305 = arith.muli %304, %c16_i64 : i64
-            %306 = arith.subi %264, %305 : i64
-            %307 = arith.minsi %306, %c16_i64 : i64
-            %308 = arith.subi %266, %305 : i64
-            %309 = arith.minsi %308, %c16_i64 : i64
-            scf.if %288 {
-              %318 = arith.muli %304, %281 : i64
+          %287 = arith.index_cast %arg19 : index to i64
+          %288 = arith.subi %287, %c1_i64 : i64
+          %289 = arith.cmpi sge, %288, %c0_i64 : i64
+          %290 = arith.cmpi slt, %288, %73 : i64
+          %291 = arith.andi %289, %290 : i1
+          %292 = arith.andi %273, %291 : i1
+          %293 = arith.subi %269, %c1_i64 : i64
+          %294 = arith.cmpi eq, %287, %293 : i64
+          %295 = arith.cmpi slt, %287, %73 : i64
+          %296 = arith.andi %294, %295 : i1
+          %297 = arith.andi %273, %296 : i1
+          %298 = arith.muli %287, %c16_i64 : i64
+          %299 = arith.subi %268, %298 : i64
+          %300 = arith.minsi %299, %c16_i64 : i64
+          %301 = arith.index_cast %278 : i64 to index
+          scf.for %arg20 = %c0 to %301 step %c1 {
+            %308 = arith.index_cast %arg20 : index to i64
+            scf.if %292 {
+              %318 = arith.muli %308, %281 : i64
               %319 = arith.minsi %318, %72 : i64
               %320 = arith.addi %319, %281 : i64
               %321 = arith.minsi %320, %72 : i64
@@ -707,7 +657,7 @@ module {
                 %331 = arith.subi %327, %57 : i64
                 %332 = arith.muli %331, %63 : i64
                 %333 = arith.addi %62, %332 : i64
-                %334 = arith.muli %284, %c16_i64 : i64
+                %334 = arith.muli %288, %c16_i64 : i64
                 %335 = arith.addi %333, %334 : i64
                 %336 = arith.muli %325, %c32_i64 : i64
                 %337 = arith.addi %336, %334 : i64
@@ -719,121 +669,174 @@ module {
                 "instgem.mvout"(%335, %340, %342, %330) : (i64, i64, i64, i64) -> ()
               }
             }
-            %310 = arith.cmpi eq, %304, %282 : i64
-            %311 = arith.select %310, %c2147483648_i64, %c3221225472_i64 : i64
-            %312 = arith.ori %294, %311 : i64
-            %313 = arith.select %310, %c16_i64, %c15_i64 : i64
-            %314 = arith.select %310, %c16_i64, %296 : i64
-            %315 = arith.muli %304, %c32_i64 : i64
-            %316 = arith.addi %315, %294 : i64
-            %317 = arith.addi %316, %c32_i64 : i64
-            "instgem.preload"(%317, %296, %309, %312, %314, %313) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%305, %307, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %309 = arith.cmpi eq, %308, %282 : i64
+            %310 = arith.select %309, %c2147483648_i64, %c3221225472_i64 : i64
+            %311 = arith.ori %298, %310 : i64
+            %312 = arith.select %309, %c16_i64, %c15_i64 : i64
+            %313 = arith.select %309, %c16_i64, %300 : i64
+            %314 = arith.muli %308, %c32_i64 : i64
+            %315 = arith.addi %314, %298 : i64
+            %316 = arith.addi %315, %c32_i64 : i64
+            "instgem.preload"(%316, %300, %c16_i64, %311, %313, %312) : (i64, i64, i64, i64, i64, i64) -> ()
+            %317 = arith.muli %308, %c16_i64 : i64
+            "instgem.compute_preloaded"(%317, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-          scf.if %288 {
-            %304 = arith.muli %271, %281 : i64
-            %305 = arith.minsi %304, %72 : i64
-            %306 = arith.index_cast %305 : i64 to index
-            %307 = arith.index_cast %72 : i64 to index
-            scf.for %arg20 = %306 to %307 step %c1 {
-              %308 = arith.index_cast %arg20 : index to i64
-              %309 = arith.addi %66, %308 : i64
-              %310 = arith.muli %309, %c16_i64 : i64
-              %311 = arith.maxsi %310, %57 : i64
-              %312 = arith.addi %310, %c16_i64 : i64
-              %313 = arith.minsi %312, %67 : i64
-              %314 = arith.subi %313, %311 : i64
-              %315 = arith.subi %311, %57 : i64
-              %316 = arith.muli %315, %63 : i64
-              %317 = arith.addi %62, %316 : i64
-              %318 = arith.muli %284, %c16_i64 : i64
-              %319 = arith.addi %317, %318 : i64
-              %320 = arith.muli %309, %c32_i64 : i64
-              %321 = arith.addi %320, %318 : i64
-              %322 = arith.ori %321, %c2147483648_i64 : i64
-              %323 = arith.subi %311, %310 : i64
-              %324 = arith.addi %322, %323 : i64
-              %325 = arith.subi %59, %318 : i64
-              %326 = arith.minsi %325, %c16_i64 : i64
-              "instgem.mvout"(%319, %324, %326, %314) : (i64, i64, i64, i64) -> ()
+          %302 = arith.index_cast %271 : i64 to index
+          scf.for %arg20 = %301 to %302 step %c1 {
+            %308 = arith.index_cast %arg20 : index to i64
+            %309 = arith.muli %308, %c16_i64 : i64
+            %310 = arith.subi %264, %309 : i64
+            %311 = arith.minsi %310, %c16_i64 : i64
+            %312 = arith.subi %266, %309 : i64
+            %313 = arith.minsi %312, %c16_i64 : i64
+            scf.if %292 {
+              %322 = arith.muli %308, %281 : i64
+              %323 = arith.minsi %322, %72 : i64
+              %324 = arith.addi %323, %281 : i64
+              %325 = arith.minsi %324, %72 : i64
+              %326 = arith.index_cast %323 : i64 to index
+              %327 = arith.index_cast %325 : i64 to index
+              scf.for %arg21 = %326 to %327 step %c1 {
+                %328 = arith.index_cast %arg21 : index to i64
+                %329 = arith.addi %66, %328 : i64
+                %330 = arith.muli %329, %c16_i64 : i64
+                %331 = arith.maxsi %330, %57 : i64
+                %332 = arith.addi %330, %c16_i64 : i64
+                %333 = arith.minsi %332, %67 : i64
+                %334 = arith.subi %333, %331 : i64
+                %335 = arith.subi %331, %57 : i64
+                %336 = arith.muli %335, %63 : i64
+                %337 = arith.addi %62, %336 : i64
+                %338 = arith.muli %288, %c16_i64 : i64
+                %339 = arith.addi %337, %338 : i64
+                %340 = arith.muli %329, %c32_i64 : i64
+                %341 = arith.addi %340, %338 : i64
+                %342 = arith.ori %341, %c2147483648_i64 : i64
+                %343 = arith.subi %331, %330 : i64
+                %344 = arith.addi %342, %343 : i64
+                %345 = arith.subi %59, %338 : i64
+                %346 = arith.minsi %345, %c16_i64 : i64
+                "instgem.mvout"(%339, %344, %346, %334) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %314 = arith.cmpi eq, %308, %282 : i64
+            %315 = arith.select %314, %c2147483648_i64, %c3221225472_i64 : i64
+            %316 = arith.ori %298, %315 : i64
+            %317 = arith.select %314, %c16_i64, %c15_i64 : i64
+            %318 = arith.select %314, %c16_i64, %300 : i64
+            %319 = arith.muli %308, %c32_i64 : i64
+            %320 = arith.addi %319, %298 : i64
+            %321 = arith.addi %320, %c32_i64 : i64
+            "instgem.preload"(%321, %300, %313, %316, %318, %317) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%309, %311, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          scf.if %292 {
+            %308 = arith.muli %271, %281 : i64
+            %309 = arith.minsi %308, %72 : i64
+            %310 = arith.index_cast %309 : i64 to index
+            %311 = arith.index_cast %72 : i64 to index
+            scf.for %arg20 = %310 to %311 step %c1 {
+              %312 = arith.index_cast %arg20 : index to i64
+              %313 = arith.addi %66, %312 : i64
+              %314 = arith.muli %313, %c16_i64 : i64
+              %315 = arith.maxsi %314, %57 : i64
+              %316 = arith.addi %314, %c16_i64 : i64
+              %317 = arith.minsi %316, %67 : i64
+              %318 = arith.subi %317, %315 : i64
+              %319 = arith.subi %315, %57 : i64
+              %320 = arith.muli %319, %63 : i64
+              %321 = arith.addi %62, %320 : i64
+              %322 = arith.muli %288, %c16_i64 : i64
+              %323 = arith.addi %321, %322 : i64
+              %324 = arith.muli %313, %c32_i64 : i64
+              %325 = arith.addi %324, %322 : i64
+              %326 = arith.ori %325, %c2147483648_i64 : i64
+              %327 = arith.subi %315, %314 : i64
+              %328 = arith.addi %326, %327 : i64
+              %329 = arith.subi %59, %322 : i64
+              %330 = arith.minsi %329, %c16_i64 : i64
+              "instgem.mvout"(%323, %328, %330, %318) : (i64, i64, i64, i64) -> ()
             }
           }
-          %299 = arith.cmpi sgt, %271, %c0_i64 : i64
-          %300 = arith.subi %c0_i64, %66 : i64
-          %301 = arith.maxsi %300, %c0_i64 : i64
-          %302 = arith.minsi %301, %72 : i64
-          %303 = arith.select %299, %302, %c0_i64 : i64
-          scf.if %293 {
-            %304 = arith.index_cast %303 : i64 to index
-            %305 = arith.index_cast %72 : i64 to index
-            scf.for %arg20 = %304 to %305 step %c1 {
-              %306 = arith.index_cast %arg20 : index to i64
-              %307 = arith.addi %66, %306 : i64
-              %308 = arith.muli %307, %c16_i64 : i64
-              %309 = arith.maxsi %308, %57 : i64
-              %310 = arith.addi %308, %c16_i64 : i64
-              %311 = arith.minsi %310, %67 : i64
-              %312 = arith.subi %311, %309 : i64
-              %313 = arith.subi %309, %57 : i64
-              %314 = arith.muli %313, %63 : i64
-              %315 = arith.addi %62, %314 : i64
-              %316 = arith.addi %315, %294 : i64
-              %317 = arith.muli %307, %c32_i64 : i64
-              %318 = arith.addi %317, %294 : i64
-              %319 = arith.ori %318, %c2147483648_i64 : i64
-              %320 = arith.subi %309, %308 : i64
-              %321 = arith.addi %319, %320 : i64
-              %322 = arith.subi %59, %294 : i64
-              %323 = arith.minsi %322, %c16_i64 : i64
-              "instgem.mvout"(%316, %321, %323, %312) : (i64, i64, i64, i64) -> ()
+          %303 = arith.cmpi sgt, %271, %c0_i64 : i64
+          %304 = arith.subi %c0_i64, %66 : i64
+          %305 = arith.maxsi %304, %c0_i64 : i64
+          %306 = arith.minsi %305, %72 : i64
+          %307 = arith.select %303, %306, %c0_i64 : i64
+          scf.if %297 {
+            %308 = arith.index_cast %307 : i64 to index
+            %309 = arith.index_cast %72 : i64 to index
+            scf.for %arg20 = %308 to %309 step %c1 {
+              %310 = arith.index_cast %arg20 : index to i64
+              %311 = arith.addi %66, %310 : i64
+              %312 = arith.muli %311, %c16_i64 : i64
+              %313 = arith.maxsi %312, %57 : i64
+              %314 = arith.addi %312, %c16_i64 : i64
+              %315 = arith.minsi %314, %67 : i64
+              %316 = arith.subi %315, %313 : i64
+              %317 = arith.subi %313, %57 : i64
+              %318 = arith.muli %317, %63 : i64
+              %319 = arith.addi %62, %318 : i64
+              %320 = arith.addi %319, %298 : i64
+              %321 = arith.muli %311, %c32_i64 : i64
+              %322 = arith.addi %321, %298 : i64
+              %323 = arith.ori %322, %c2147483648_i64 : i64
+              %324 = arith.subi %313, %312 : i64
+              %325 = arith.addi %323, %324 : i64
+              %326 = arith.subi %59, %298 : i64
+              %327 = arith.minsi %326, %c16_i64 : i64
+              "instgem.mvout"(%320, %325, %327, %316) : (i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        scf.if %274 {
+        %283 = arith.cmpi eq, %271, %c0_i64 : i64
+        %284 = arith.cmpi slt, %269, %c2_i64 : i64
+        %285 = arith.ori %283, %284 : i1
+        %286 = arith.andi %274, %285 : i1
+        scf.if %286 {
           scf.for %arg19 = %c0 to %c2 step %c1 {
-            %283 = arith.index_cast %arg19 : index to i64
-            %284 = arith.muli %283, %c16_i64 : i64
-            %285 = arith.subi %c32_i64, %284 : i64
-            %286 = arith.minsi %285, %c16_i64 : i64
-            %287 = arith.ori %284, %c2147483648_i64 : i64
-            %288 = arith.cmpi eq, %271, %c0_i64 : i64
-            %289 = arith.cmpi sge, %283, %269 : i64
-            %290 = arith.ori %288, %289 : i1
-            %291 = arith.cmpi slt, %283, %73 : i64
-            %292 = arith.andi %290, %291 : i1
-            scf.if %292 {
-              "instgem.mvin"(%c0_i64, %287, %286, %c16_i64) : (i64, i64, i64, i64) -> ()
+            %287 = arith.index_cast %arg19 : index to i64
+            %288 = arith.muli %287, %c16_i64 : i64
+            %289 = arith.subi %c32_i64, %288 : i64
+            %290 = arith.minsi %289, %c16_i64 : i64
+            %291 = arith.ori %288, %c2147483648_i64 : i64
+            %292 = arith.cmpi sge, %287, %269 : i64
+            %293 = arith.ori %283, %292 : i1
+            %294 = arith.cmpi slt, %287, %73 : i64
+            %295 = arith.andi %293, %294 : i1
+            scf.if %295 {
+              "instgem.mvin"(%c0_i64, %291, %290, %c16_i64) : (i64, i64, i64, i64) -> ()
             }
           }
         }
         scf.if %273 {
-          %283 = arith.minsi %269, %73 : i64
-          %284 = arith.index_cast %283 : i64 to index
-          %285 = arith.index_cast %73 : i64 to index
-          scf.for %arg19 = %284 to %285 step %c1 {
-            %286 = arith.index_cast %arg19 : index to i64
-            %287 = arith.index_cast %72 : i64 to index
-            scf.for %arg20 = %c0 to %287 step %c1 {
-              %288 = arith.index_cast %arg20 : index to i64
-              %289 = arith.addi %66, %288 : i64
-              %290 = arith.muli %289, %c16_i64 : i64
-              %291 = arith.maxsi %290, %57 : i64
-              %292 = arith.addi %290, %c16_i64 : i64
-              %293 = arith.minsi %292, %67 : i64
-              %294 = arith.subi %293, %291 : i64
-              %295 = arith.subi %291, %57 : i64
-              %296 = arith.muli %295, %63 : i64
-              %297 = arith.addi %62, %296 : i64
-              %298 = arith.muli %286, %c16_i64 : i64
-              %299 = arith.addi %297, %298 : i64
-              %300 = arith.muli %289, %c32_i64 : i64
-              %301 = arith.addi %300, %298 : i64
-              %302 = arith.ori %301, %c2147483648_i64 : i64
-              %303 = arith.subi %291, %290 : i64
-              %304 = arith.addi %302, %303 : i64
-              %305 = arith.subi %59, %298 : i64
-              %306 = arith.minsi %305, %c16_i64 : i64
-              "instgem.mvout"(%299, %304, %306, %294) : (i64, i64, i64, i64) -> ()
+          %287 = arith.minsi %269, %73 : i64
+          %288 = arith.index_cast %287 : i64 to index
+          %289 = arith.index_cast %73 : i64 to index
+          scf.for %arg19 = %288 to %289 step %c1 {
+            %290 = arith.index_cast %arg19 : index to i64
+            %291 = arith.index_cast %72 : i64 to index
+            scf.for %arg20 = %c0 to %291 step %c1 {
+              %292 = arith.index_cast %arg20 : index to i64
+              %293 = arith.addi %66, %292 : i64
+              %294 = arith.muli %293, %c16_i64 : i64
+              %295 = arith.maxsi %294, %57 : i64
+              %296 = arith.addi %294, %c16_i64 : i64
+              %297 = arith.minsi %296, %67 : i64
+              %298 = arith.subi %297, %295 : i64
+              %299 = arith.subi %295, %57 : i64
+              %300 = arith.muli %299, %63 : i64
+              %301 = arith.addi %62, %300 : i64
+              %302 = arith.muli %290, %c16_i64 : i64
+              %303 = arith.addi %301, %302 : i64
+              %304 = arith.muli %293, %c32_i64 : i64
+              %305 = arith.addi %304, %302 : i64
+              %306 = arith.ori %305, %c2147483648_i64 : i64
+              %307 = arith.subi %295, %294 : i64
+              %308 = arith.addi %306, %307 : i64
+              %309 = arith.subi %59, %302 : i64
+              %310 = arith.minsi %309, %c16_i64 : i64
+              "instgem.mvout"(%303, %308, %310, %298) : (i64, i64, i64, i64) -> ()
             }
           }
         }

@@ -562,161 +562,164 @@ module {
         %253 = arith.ceildivsi %68, %252 : i64
         %254 = arith.select %249, %c0_i64, %c-1_i64 : i64
         scf.for %arg18 = %c0 to %250 step %c1 {
-          %255 = arith.index_cast %arg18 : index to i64
-          %256 = arith.subi %255, %c1_i64 : i64
-          %257 = arith.cmpi sge, %256, %c0_i64 : i64
-          %258 = arith.cmpi slt, %256, %69 : i64
-          %259 = arith.andi %257, %258 : i1
-          %260 = arith.andi %248, %259 : i1
-          %261 = arith.subi %244, %c1_i64 : i64
-          %262 = arith.cmpi eq, %255, %261 : i64
-          %263 = arith.cmpi slt, %255, %69 : i64
-          %264 = arith.andi %262, %263 : i1
-          %265 = arith.andi %248, %264 : i1
-          %266 = arith.muli %255, %c16_i64 : i64
-          %267 = arith.subi %241, %266 : i64
-          %268 = arith.minsi %267, %c16_i64 : i64
-          %269 = arith.index_cast %246 : i64 to index
-          scf.for %arg19 = %c0 to %269 step %c1 {
-            %275 = arith.index_cast %arg19 : index to i64
-            %276 = arith.muli %275, %c16_i64 : i64
-            %277 = arith.subi %241, %276 : i64
-            %278 = arith.minsi %277, %c16_i64 : i64
-            %279 = arith.subi %243, %276 : i64
-            %280 = arith.minsi %279, %c16_i64 : i64
-            scf.if %260 {
-              %288 = arith.muli %275, %253 : i64
-              %289 = arith.minsi %288, %68 : i64
-              %290 = arith.addi %289, %253 : i64
-              %291 = arith.minsi %290, %68 : i64
-              %292 = arith.index_cast %289 : i64 to index
-              %293 = arith.index_cast %291 : i64 to index
-              scf.for %arg20 = %292 to %293 step %c1 {
-                %294 = arith.index_cast %arg20 : index to i64
-                %295 = arith.addi %62, %294 : i64
-                %296 = arith.muli %295, %c16_i64 : i64
-                %297 = arith.maxsi %296, %53 : i64
-                %298 = arith.addi %296, %c16_i64 : i64
-                %299 = arith.minsi %298, %63 : i64
-                %300 = arith.subi %299, %297 : i64
-                %301 = arith.subi %297, %53 : i64
-                %302 = arith.muli %301, %59 : i64
-                %303 = arith.addi %58, %302 : i64
-                %304 = arith.muli %256, %c16_i64 : i64
-                %305 = arith.addi %303, %304 : i64
-                %306 = arith.addi %296, %304 : i64
-                %307 = arith.ori %306, %c2147483648_i64 : i64
-                %308 = arith.subi %297, %296 : i64
+          %259 = arith.index_cast %arg18 : index to i64
+          %260 = arith.subi %259, %c1_i64 : i64
+          %261 = arith.cmpi sge, %260, %c0_i64 : i64
+          %262 = arith.cmpi slt, %260, %69 : i64
+          %263 = arith.andi %261, %262 : i1
+          %264 = arith.andi %248, %263 : i1
+          %265 = arith.subi %244, %c1_i64 : i64
+          %266 = arith.cmpi eq, %259, %265 : i64
+          %267 = arith.cmpi slt, %259, %69 : i64
+          %268 = arith.andi %266, %267 : i1
+          %269 = arith.andi %248, %268 : i1
+          %270 = arith.muli %259, %c16_i64 : i64
+          %271 = arith.subi %241, %270 : i64
+          %272 = arith.minsi %271, %c16_i64 : i64
+          %273 = arith.index_cast %246 : i64 to index
+          scf.for %arg19 = %c0 to %273 step %c1 {
+            %279 = arith.index_cast %arg19 : index to i64
+            %280 = arith.muli %279, %c16_i64 : i64
+            %281 = arith.subi %241, %280 : i64
+            %282 = arith.minsi %281, %c16_i64 : i64
+            %283 = arith.subi %243, %280 : i64
+            %284 = arith.minsi %283, %c16_i64 : i64
+            scf.if %264 {
+              %292 = arith.muli %279, %253 : i64
+              %293 = arith.minsi %292, %68 : i64
+              %294 = arith.addi %293, %253 : i64
+              %295 = arith.minsi %294, %68 : i64
+              %296 = arith.index_cast %293 : i64 to index
+              %297 = arith.index_cast %295 : i64 to index
+              scf.for %arg20 = %296 to %297 step %c1 {
+                %298 = arith.index_cast %arg20 : index to i64
+                %299 = arith.addi %62, %298 : i64
+                %300 = arith.muli %299, %c16_i64 : i64
+                %301 = arith.maxsi %300, %53 : i64
+                %302 = arith.addi %300, %c16_i64 : i64
+                %303 = arith.minsi %302, %63 : i64
+                %304 = arith.subi %303, %301 : i64
+                %305 = arith.subi %301, %53 : i64
+                %306 = arith.muli %305, %59 : i64
+                %307 = arith.addi %58, %306 : i64
+                %308 = arith.muli %260, %c16_i64 : i64
                 %309 = arith.addi %307, %308 : i64
-                %310 = arith.subi %55, %304 : i64
-                %311 = arith.minsi %310, %c16_i64 : i64
-                "instgem.mvout"(%305, %309, %311, %300) : (i64, i64, i64, i64) -> ()
+                %310 = arith.addi %300, %308 : i64
+                %311 = arith.ori %310, %c2147483648_i64 : i64
+                %312 = arith.subi %301, %300 : i64
+                %313 = arith.addi %311, %312 : i64
+                %314 = arith.subi %55, %308 : i64
+                %315 = arith.minsi %314, %c16_i64 : i64
+                "instgem.mvout"(%309, %313, %315, %304) : (i64, i64, i64, i64) -> ()
               }
             }
-            %281 = arith.cmpi eq, %275, %254 : i64
-            %282 = arith.select %281, %c2147483648_i64, %c3221225472_i64 : i64
-            %283 = arith.ori %266, %282 : i64
-            %284 = arith.select %281, %c16_i64, %c15_i64 : i64
-            %285 = arith.select %281, %c16_i64, %268 : i64
-            %286 = arith.addi %276, %266 : i64
-            %287 = arith.addi %286, %c16_i64 : i64
-            "instgem.preload"(%287, %268, %280, %283, %285, %284) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%276, %278, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %285 = arith.cmpi eq, %279, %254 : i64
+            %286 = arith.select %285, %c2147483648_i64, %c3221225472_i64 : i64
+            %287 = arith.ori %270, %286 : i64
+            %288 = arith.select %285, %c16_i64, %c15_i64 : i64
+            %289 = arith.select %285, %c16_i64, %272 : i64
+            %290 = arith.addi %280, %270 : i64
+            %291 = arith.addi %290, %c16_i64 : i64
+            "instgem.preload"(%291, %272, %284, %287, %289, %288) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%280, %282, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-          scf.if %260 {
-            %275 = arith.muli %246, %253 : i64
-            %276 = arith.minsi %275, %68 : i64
-            %277 = arith.index_cast %276 : i64 to index
-            %278 = arith.index_cast %68 : i64 to index
-            scf.for %arg19 = %277 to %278 step %c1 {
-              %279 = arith.index_cast %arg19 : index to i64
-              %280 = arith.addi %62, %279 : i64
-              %281 = arith.muli %280, %c16_i64 : i64
-              %282 = arith.maxsi %281, %53 : i64
-              %283 = arith.addi %281, %c16_i64 : i64
-              %284 = arith.minsi %283, %63 : i64
-              %285 = arith.subi %284, %282 : i64
-              %286 = arith.subi %282, %53 : i64
-              %287 = arith.muli %286, %59 : i64
-              %288 = arith.addi %58, %287 : i64
-              %289 = arith.muli %256, %c16_i64 : i64
-              %290 = arith.addi %288, %289 : i64
-              %291 = arith.addi %281, %289 : i64
-              %292 = arith.ori %291, %c2147483648_i64 : i64
-              %293 = arith.subi %282, %281 : i64
+          scf.if %264 {
+            %279 = arith.muli %246, %253 : i64
+            %280 = arith.minsi %279, %68 : i64
+            %281 = arith.index_cast %280 : i64 to index
+            %282 = arith.index_cast %68 : i64 to index
+            scf.for %arg19 = %281 to %282 step %c1 {
+              %283 = arith.index_cast %arg19 : index to i64
+              %284 = arith.addi %62, %283 : i64
+              %285 = arith.muli %284, %c16_i64 : i64
+              %286 = arith.maxsi %285, %53 : i64
+              %287 = arith.addi %285, %c16_i64 : i64
+              %288 = arith.minsi %287, %63 : i64
+              %289 = arith.subi %288, %286 : i64
+              %290 = arith.subi %286, %53 : i64
+              %291 = arith.muli %290, %59 : i64
+              %292 = arith.addi %58, %291 : i64
+              %293 = arith.muli %260, %c16_i64 : i64
               %294 = arith.addi %292, %293 : i64
-              %295 = arith.subi %55, %289 : i64
-              %296 = arith.minsi %295, %c16_i64 : i64
-              "instgem.mvout"(%290, %294, %296, %285) : (i64, i64, i64, i64) -> ()
+              %295 = arith.addi %285, %293 : i64
+              %296 = arith.ori %295, %c2147483648_i64 : i64
+              %297 = arith.subi %286, %285 : i64
+              %298 = arith.addi %296, %297 : i64
+              %299 = arith.subi %55, %293 : i64
+              %300 = arith.minsi %299, %c16_i64 : i64
+              "instgem.mvout"(%294, %298, %300, %289) : (i64, i64, i64, i64) -> ()
             }
           }
-          %270 = arith.cmpi sgt, %246, %c0_i64 : i64
-          %271 = arith.subi %c0_i64, %62 : i64
-          %272 = arith.maxsi %271, %c0_i64 : i64
-          %273 = arith.minsi %272, %68 : i64
-          %274 = arith.select %270, %273, %c0_i64 : i64
-          scf.if %265 {
-            %275 = arith.index_cast %274 : i64 to index
-            %276 = arith.index_cast %68 : i64 to index
-            scf.for %arg19 = %275 to %276 step %c1 {
-              %277 = arith.index_cast %arg19 : index to i64
-              %278 = arith.addi %62, %277 : i64
-              %279 = arith.muli %278, %c16_i64 : i64
-              %280 = arith.maxsi %279, %53 : i64
-              %281 = arith.addi %279, %c16_i64 : i64
-              %282 = arith.minsi %281, %63 : i64
-              %283 = arith.subi %282, %280 : i64
-              %284 = arith.subi %280, %53 : i64
-              %285 = arith.muli %284, %59 : i64
-              %286 = arith.addi %58, %285 : i64
-              %287 = arith.addi %286, %266 : i64
-              %288 = arith.addi %279, %266 : i64
-              %289 = arith.ori %288, %c2147483648_i64 : i64
-              %290 = arith.subi %280, %279 : i64
-              %291 = arith.addi %289, %290 : i64
-              %292 = arith.subi %55, %266 : i64
-              %293 = arith.minsi %292, %c16_i64 : i64
-              "instgem.mvout"(%287, %291, %293, %283) : (i64, i64, i64, i64) -> ()
+          %274 = arith.cmpi sgt, %246, %c0_i64 : i64
+          %275 = arith.subi %c0_i64, %62 : i64
+          %276 = arith.maxsi %275, %c0_i64 : i64
+          %277 = arith.minsi %276, %68 : i64
+          %278 = arith.select %274, %277, %c0_i64 : i64
+          scf.if %269 {
+            %279 = arith.index_cast %278 : i64 to index
+            %280 = arith.index_cast %68 : i64 to index
+            scf.for %arg19 = %279 to %280 step %c1 {
+              %281 = arith.index_cast %arg19 : index to i64
+              %282 = arith.addi %62, %281 : i64
+              %283 = arith.muli %282, %c16_i64 : i64
+              %284 = arith.maxsi %283, %53 : i64
+              %285 = arith.addi %283, %c16_i64 : i64
+              %286 = arith.minsi %285, %63 : i64
+              %287 = arith.subi %286, %284 : i64
+              %288 = arith.subi %284, %53 : i64
+              %289 = arith.muli %288, %59 : i64
+              %290 = arith.addi %58, %289 : i64
+              %291 = arith.addi %290, %270 : i64
+              %292 = arith.addi %283, %270 : i64
+              %293 = arith.ori %292, %c2147483648_i64 : i64
+              %294 = arith.subi %284, %283 : i64
+              %295 = arith.addi %293, %294 : i64
+              %296 = arith.subi %55, %270 : i64
+              %297 = arith.minsi %296, %c16_i64 : i64
+              "instgem.mvout"(%291, %295, %297, %287) : (i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        scf.if %249 {
-          %255 = arith.cmpi eq, %246, %c0_i64 : i64
-          %256 = arith.cmpi sle, %244, %c0_i64 : i64
-          %257 = arith.ori %255, %256 : i1
-          %258 = arith.cmpi sgt, %69, %c0_i64 : i64
-          %259 = arith.andi %257, %258 : i1
-          scf.if %259 {
+        %255 = arith.cmpi eq, %246, %c0_i64 : i64
+        %256 = arith.cmpi slt, %244, %c1_i64 : i64
+        %257 = arith.ori %255, %256 : i1
+        %258 = arith.andi %249, %257 : i1
+        scf.if %258 {
+          %259 = arith.cmpi sle, %244, %c0_i64 : i64
+          %260 = arith.ori %255, %259 : i1
+          %261 = arith.cmpi sgt, %69, %c0_i64 : i64
+          %262 = arith.andi %260, %261 : i1
+          scf.if %262 {
             "instgem.mvin"(%c0_i64, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
           }
         }
         scf.if %248 {
-          %255 = arith.minsi %244, %69 : i64
-          %256 = arith.index_cast %255 : i64 to index
-          %257 = arith.index_cast %69 : i64 to index
-          scf.for %arg18 = %256 to %257 step %c1 {
-            %258 = arith.index_cast %arg18 : index to i64
-            %259 = arith.index_cast %68 : i64 to index
-            scf.for %arg19 = %c0 to %259 step %c1 {
-              %260 = arith.index_cast %arg19 : index to i64
-              %261 = arith.addi %62, %260 : i64
-              %262 = arith.muli %261, %c16_i64 : i64
-              %263 = arith.maxsi %262, %53 : i64
-              %264 = arith.addi %262, %c16_i64 : i64
-              %265 = arith.minsi %264, %63 : i64
-              %266 = arith.subi %265, %263 : i64
-              %267 = arith.subi %263, %53 : i64
-              %268 = arith.muli %267, %59 : i64
-              %269 = arith.addi %58, %268 : i64
-              %270 = arith.muli %258, %c16_i64 : i64
-              %271 = arith.addi %269, %270 : i64
-              %272 = arith.addi %262, %270 : i64
-              %273 = arith.ori %272, %c2147483648_i64 : i64
-              %274 = arith.subi %263, %262 : i64
+          %259 = arith.minsi %244, %69 : i64
+          %260 = arith.index_cast %259 : i64 to index
+          %261 = arith.index_cast %69 : i64 to index
+          scf.for %arg18 = %260 to %261 step %c1 {
+            %262 = arith.index_cast %arg18 : index to i64
+            %263 = arith.index_cast %68 : i64 to index
+            scf.for %arg19 = %c0 to %263 step %c1 {
+              %264 = arith.index_cast %arg19 : index to i64
+              %265 = arith.addi %62, %264 : i64
+              %266 = arith.muli %265, %c16_i64 : i64
+              %267 = arith.maxsi %266, %53 : i64
+              %268 = arith.addi %266, %c16_i64 : i64
+              %269 = arith.minsi %268, %63 : i64
+              %270 = arith.subi %269, %267 : i64
+              %271 = arith.subi %267, %53 : i64
+              %272 = arith.muli %271, %59 : i64
+              %273 = arith.addi %58, %272 : i64
+              %274 = arith.muli %262, %c16_i64 : i64
               %275 = arith.addi %273, %274 : i64
-              %276 = arith.subi %55, %270 : i64
-              %277 = arith.minsi %276, %c16_i64 : i64
-              "instgem.mvout"(%271, %275, %277, %266) : (i64, i64, i64, i64) -> ()
+              %276 = arith.addi %266, %274 : i64
+              %277 = arith.ori %276, %c2147483648_i64 : i64
+              %278 = arith.subi %267, %266 : i64
+              %279 = arith.addi %277, %278 : i64
+              %280 = arith.subi %55, %274 : i64
+              %281 = arith.minsi %280, %c16_i64 : i64
+              "instgem.mvout"(%275, %279, %281, %270) : (i64, i64, i64, i64) -> ()
             }
           }
         }

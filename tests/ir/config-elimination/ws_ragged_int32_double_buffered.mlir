@@ -494,576 +494,581 @@ module {
         %160 = arith.select %88, %c0_i64, %c-1_i64 : i64
         scf.for %arg10 = %c0 to %91 step %c1 {
           scf.if %156 {
-            %185 = arith.cmpi sgt, %118, %c0 : index
-            scf.if %185 {
-              %189 = arith.muli %arg10, %118 : index
-              %190 = arith.muli %189, %c4 : index
-              %191 = arith.muli %157, %c4 : index
-              %192 = arith.subi %191, %c1 : index
-              %193 = arith.addi %190, %192 : index
-              %194 = arith.divsi %193, %191 : index
-              %195 = arith.maxsi %194, %c0 : index
-              %196 = arith.minsi %195, %118 : index
-              %197 = arith.addi %arg10, %c1 : index
-              %198 = arith.muli %197, %118 : index
-              %199 = arith.muli %198, %c4 : index
-              %200 = arith.addi %199, %192 : index
-              %201 = arith.divsi %200, %191 : index
+            %191 = arith.cmpi sgt, %118, %c0 : index
+            scf.if %191 {
+              %195 = arith.muli %arg10, %118 : index
+              %196 = arith.muli %195, %c4 : index
+              %197 = arith.muli %157, %c4 : index
+              %198 = arith.subi %197, %c1 : index
+              %199 = arith.addi %196, %198 : index
+              %200 = arith.divsi %199, %197 : index
+              %201 = arith.maxsi %200, %c0 : index
+              %202 = arith.minsi %201, %118 : index
+              %203 = arith.addi %arg10, %c1 : index
+              %204 = arith.muli %203, %118 : index
+              %205 = arith.muli %204, %c4 : index
+              %206 = arith.addi %205, %198 : index
+              %207 = arith.divsi %206, %197 : index
+              %208 = arith.maxsi %207, %c0 : index
+              %209 = arith.minsi %208, %118 : index
+              scf.for %arg11 = %202 to %209 step %c1 {
+                %210 = arith.index_cast %arg11 : index to i64
+                %211 = arith.addi %36, %210 : i64
+                %212 = arith.muli %211, %c16_i64 : i64
+                %213 = arith.maxsi %212, %27 : i64
+                %214 = arith.addi %212, %c16_i64 : i64
+                %215 = arith.minsi %214, %37 : i64
+                %216 = arith.subi %215, %213 : i64
+                %217 = arith.subi %213, %27 : i64
+                %218 = arith.muli %217, %115 : i64
+                %219 = arith.addi %114, %218 : i64
+                %220 = arith.muli %211, %c32_i64 : i64
+                %221 = arith.addi %220, %110 : i64
+                %222 = arith.subi %213, %212 : i64
+                %223 = arith.addi %221, %222 : i64
+                %224 = arith.minsi %111, %c64_i64 : i64
+                "instgem.mvin"(%219, %223, %224, %216) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            %192 = arith.cmpi sgt, %124, %c0 : index
+            scf.if %192 {
+              %195 = arith.muli %arg10, %124 : index
+              %196 = arith.muli %195, %c4 : index
+              %197 = arith.subi %196, %157 : index
+              %198 = arith.muli %157, %c4 : index
+              %199 = arith.subi %198, %c1 : index
+              %200 = arith.addi %197, %199 : index
+              %201 = arith.divsi %200, %198 : index
               %202 = arith.maxsi %201, %c0 : index
-              %203 = arith.minsi %202, %118 : index
-              scf.for %arg11 = %196 to %203 step %c1 {
-                %204 = arith.index_cast %arg11 : index to i64
-                %205 = arith.addi %36, %204 : i64
-                %206 = arith.muli %205, %c16_i64 : i64
-                %207 = arith.maxsi %206, %27 : i64
-                %208 = arith.addi %206, %c16_i64 : i64
-                %209 = arith.minsi %208, %37 : i64
-                %210 = arith.subi %209, %207 : i64
-                %211 = arith.subi %207, %27 : i64
-                %212 = arith.muli %211, %115 : i64
-                %213 = arith.addi %114, %212 : i64
-                %214 = arith.muli %205, %c32_i64 : i64
-                %215 = arith.addi %214, %110 : i64
-                %216 = arith.subi %207, %206 : i64
-                %217 = arith.addi %215, %216 : i64
-                %218 = arith.minsi %111, %c64_i64 : i64
-                "instgem.mvin"(%213, %217, %218, %210) : (i64, i64, i64, i64) -> ()
+              %203 = arith.minsi %202, %124 : index
+              %204 = arith.addi %arg10, %c1 : index
+              %205 = arith.muli %204, %124 : index
+              %206 = arith.muli %205, %c4 : index
+              %207 = arith.subi %206, %157 : index
+              %208 = arith.addi %207, %199 : index
+              %209 = arith.divsi %208, %198 : index
+              %210 = arith.maxsi %209, %c0 : index
+              %211 = arith.minsi %210, %124 : index
+              scf.for %arg11 = %203 to %211 step %c1 {
+                %212 = arith.index_cast %arg11 : index to i64
+                %213 = arith.muli %212, %c16_i64 : i64
+                %214 = arith.maxsi %213, %c0_i64 : i64
+                %215 = arith.addi %213, %c16_i64 : i64
+                %216 = arith.minsi %215, %27 : i64
+                %217 = arith.subi %216, %214 : i64
+                %218 = arith.muli %212, %c32_i64 : i64
+                %219 = arith.addi %218, %110 : i64
+                %220 = arith.subi %214, %213 : i64
+                %221 = arith.addi %219, %220 : i64
+                %222 = arith.minsi %111, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64, %221, %222, %217) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %186 = arith.cmpi sgt, %124, %c0 : index
-            scf.if %186 {
-              %189 = arith.muli %arg10, %124 : index
-              %190 = arith.muli %189, %c4 : index
-              %191 = arith.subi %190, %157 : index
-              %192 = arith.muli %157, %c4 : index
-              %193 = arith.subi %192, %c1 : index
-              %194 = arith.addi %191, %193 : index
-              %195 = arith.divsi %194, %192 : index
-              %196 = arith.maxsi %195, %c0 : index
-              %197 = arith.minsi %196, %124 : index
-              %198 = arith.addi %arg10, %c1 : index
-              %199 = arith.muli %198, %124 : index
-              %200 = arith.muli %199, %c4 : index
-              %201 = arith.subi %200, %157 : index
-              %202 = arith.addi %201, %193 : index
-              %203 = arith.divsi %202, %192 : index
-              %204 = arith.maxsi %203, %c0 : index
-              %205 = arith.minsi %204, %124 : index
-              scf.for %arg11 = %197 to %205 step %c1 {
-                %206 = arith.index_cast %arg11 : index to i64
-                %207 = arith.muli %206, %c16_i64 : i64
-                %208 = arith.maxsi %207, %c0_i64 : i64
-                %209 = arith.addi %207, %c16_i64 : i64
-                %210 = arith.minsi %209, %27 : i64
-                %211 = arith.subi %210, %208 : i64
-                %212 = arith.muli %206, %c32_i64 : i64
-                %213 = arith.addi %212, %110 : i64
-                %214 = arith.subi %208, %207 : i64
-                %215 = arith.addi %213, %214 : i64
-                %216 = arith.minsi %111, %c64_i64 : i64
-                "instgem.mvin"(%c0_i64, %215, %216, %211) : (i64, i64, i64, i64) -> ()
+            %193 = arith.cmpi sgt, %149, %c0 : index
+            scf.if %193 {
+              %195 = arith.muli %arg10, %149 : index
+              %196 = arith.muli %195, %c4 : index
+              %197 = arith.muli %157, %c2 : index
+              %198 = arith.subi %196, %197 : index
+              %199 = arith.muli %157, %c4 : index
+              %200 = arith.subi %199, %c1 : index
+              %201 = arith.addi %198, %200 : index
+              %202 = arith.divsi %201, %199 : index
+              %203 = arith.maxsi %202, %c0 : index
+              %204 = arith.minsi %203, %149 : index
+              %205 = arith.addi %arg10, %c1 : index
+              %206 = arith.muli %205, %149 : index
+              %207 = arith.muli %206, %c4 : index
+              %208 = arith.subi %207, %197 : index
+              %209 = arith.addi %208, %200 : index
+              %210 = arith.divsi %209, %199 : index
+              %211 = arith.maxsi %210, %c0 : index
+              %212 = arith.minsi %211, %149 : index
+              scf.for %arg11 = %204 to %212 step %c1 {
+                %213 = arith.index_cast %arg11 : index to i64
+                %214 = arith.addi %141, %213 : i64
+                %215 = arith.muli %214, %c16_i64 : i64
+                %216 = arith.maxsi %215, %134 : i64
+                %217 = arith.addi %215, %c16_i64 : i64
+                %218 = arith.minsi %217, %142 : i64
+                %219 = arith.subi %218, %216 : i64
+                %220 = arith.subi %216, %134 : i64
+                %221 = arith.muli %220, %139 : i64
+                %222 = arith.addi %138, %221 : i64
+                %223 = arith.addi %215, %133 : i64
+                %224 = arith.subi %216, %215 : i64
+                %225 = arith.addi %223, %224 : i64
+                %226 = arith.minsi %29, %c64_i64 : i64
+                "instgem.mvin2"(%222, %225, %226, %219) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %187 = arith.cmpi sgt, %149, %c0 : index
-            scf.if %187 {
-              %189 = arith.muli %arg10, %149 : index
-              %190 = arith.muli %189, %c4 : index
-              %191 = arith.muli %157, %c2 : index
-              %192 = arith.subi %190, %191 : index
-              %193 = arith.muli %157, %c4 : index
-              %194 = arith.subi %193, %c1 : index
-              %195 = arith.addi %192, %194 : index
-              %196 = arith.divsi %195, %193 : index
-              %197 = arith.maxsi %196, %c0 : index
-              %198 = arith.minsi %197, %149 : index
-              %199 = arith.addi %arg10, %c1 : index
-              %200 = arith.muli %199, %149 : index
-              %201 = arith.muli %200, %c4 : index
-              %202 = arith.subi %201, %191 : index
-              %203 = arith.addi %202, %194 : index
-              %204 = arith.divsi %203, %193 : index
-              %205 = arith.maxsi %204, %c0 : index
-              %206 = arith.minsi %205, %149 : index
-              scf.for %arg11 = %198 to %206 step %c1 {
-                %207 = arith.index_cast %arg11 : index to i64
-                %208 = arith.addi %141, %207 : i64
-                %209 = arith.muli %208, %c16_i64 : i64
-                %210 = arith.maxsi %209, %134 : i64
-                %211 = arith.addi %209, %c16_i64 : i64
-                %212 = arith.minsi %211, %142 : i64
-                %213 = arith.subi %212, %210 : i64
-                %214 = arith.subi %210, %134 : i64
-                %215 = arith.muli %214, %139 : i64
-                %216 = arith.addi %138, %215 : i64
-                %217 = arith.addi %209, %133 : i64
-                %218 = arith.subi %210, %209 : i64
-                %219 = arith.addi %217, %218 : i64
-                %220 = arith.minsi %29, %c64_i64 : i64
-                "instgem.mvin2"(%216, %219, %220, %213) : (i64, i64, i64, i64) -> ()
-              } {gemmini.load_stream}
-            }
-            %188 = arith.cmpi sgt, %155, %c0 : index
-            scf.if %188 {
-              %189 = arith.muli %arg10, %155 : index
-              %190 = arith.muli %189, %c4 : index
-              %191 = arith.muli %157, %c3 : index
-              %192 = arith.subi %190, %191 : index
-              %193 = arith.muli %157, %c4 : index
-              %194 = arith.subi %193, %c1 : index
-              %195 = arith.addi %192, %194 : index
-              %196 = arith.divsi %195, %193 : index
-              %197 = arith.maxsi %196, %c0 : index
-              %198 = arith.minsi %197, %155 : index
-              %199 = arith.addi %arg10, %c1 : index
-              %200 = arith.muli %199, %155 : index
-              %201 = arith.muli %200, %c4 : index
-              %202 = arith.subi %201, %191 : index
-              %203 = arith.addi %202, %194 : index
-              %204 = arith.divsi %203, %193 : index
-              %205 = arith.maxsi %204, %c0 : index
-              %206 = arith.minsi %205, %155 : index
-              scf.for %arg11 = %198 to %206 step %c1 {
-                %207 = arith.index_cast %arg11 : index to i64
-                %208 = arith.muli %207, %c16_i64 : i64
-                %209 = arith.maxsi %208, %c0_i64 : i64
-                %210 = arith.addi %208, %c16_i64 : i64
-                %211 = arith.minsi %210, %134 : i64
-                %212 = arith.subi %211, %209 : i64
-                %213 = arith.addi %208, %133 : i64
-                %214 = arith.subi %209, %208 : i64
-                %215 = arith.addi %213, %214 : i64
-                %216 = arith.minsi %29, %c64_i64 : i64
-                "instgem.mvin2"(%c0_i64, %215, %216, %212) : (i64, i64, i64, i64) -> ()
+            %194 = arith.cmpi sgt, %155, %c0 : index
+            scf.if %194 {
+              %195 = arith.muli %arg10, %155 : index
+              %196 = arith.muli %195, %c4 : index
+              %197 = arith.muli %157, %c3 : index
+              %198 = arith.subi %196, %197 : index
+              %199 = arith.muli %157, %c4 : index
+              %200 = arith.subi %199, %c1 : index
+              %201 = arith.addi %198, %200 : index
+              %202 = arith.divsi %201, %199 : index
+              %203 = arith.maxsi %202, %c0 : index
+              %204 = arith.minsi %203, %155 : index
+              %205 = arith.addi %arg10, %c1 : index
+              %206 = arith.muli %205, %155 : index
+              %207 = arith.muli %206, %c4 : index
+              %208 = arith.subi %207, %197 : index
+              %209 = arith.addi %208, %200 : index
+              %210 = arith.divsi %209, %199 : index
+              %211 = arith.maxsi %210, %c0 : index
+              %212 = arith.minsi %211, %155 : index
+              scf.for %arg11 = %204 to %212 step %c1 {
+                %213 = arith.index_cast %arg11 : index to i64
+                %214 = arith.muli %213, %c16_i64 : i64
+                %215 = arith.maxsi %214, %c0_i64 : i64
+                %216 = arith.addi %214, %c16_i64 : i64
+                %217 = arith.minsi %216, %134 : i64
+                %218 = arith.subi %217, %215 : i64
+                %219 = arith.addi %214, %133 : i64
+                %220 = arith.subi %215, %214 : i64
+                %221 = arith.addi %219, %220 : i64
+                %222 = arith.minsi %29, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64, %221, %222, %218) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
           }
-          %161 = arith.index_cast %arg10 : index to i64
-          %162 = arith.subi %161, %c1_i64 : i64
-          %163 = arith.cmpi sge, %162, %c0_i64 : i64
-          %164 = arith.cmpi slt, %162, %43 : i64
-          %165 = arith.andi %163, %164 : i1
-          %166 = arith.andi %87, %165 : i1
-          %167 = arith.subi %90, %c1_i64 : i64
-          %168 = arith.cmpi eq, %161, %167 : i64
-          %169 = arith.cmpi slt, %161, %43 : i64
-          %170 = arith.andi %168, %169 : i1
-          %171 = arith.andi %87, %170 : i1
-          %172 = arith.subi %85, %c1_i64 : i64
-          %173 = arith.select %171, %172, %c-1_i64 : i64
-          %174 = arith.muli %161, %c16_i64 : i64
-          %175 = arith.subi %81, %174 : i64
-          %176 = arith.minsi %175, %c16_i64 : i64
-          %177 = arith.index_cast %94 : i64 to index
-          scf.for %arg11 = %c0 to %177 step %c1 {
-            %185 = arith.index_cast %arg11 : index to i64
-            scf.if %166 {
-              %196 = arith.muli %185, %159 : i64
-              %197 = arith.minsi %196, %42 : i64
-              %198 = arith.addi %197, %159 : i64
-              %199 = arith.minsi %198, %42 : i64
-              %200 = arith.index_cast %197 : i64 to index
-              %201 = arith.index_cast %199 : i64 to index
-              scf.for %arg12 = %200 to %201 step %c1 {
-                %202 = arith.index_cast %arg12 : index to i64
-                %203 = arith.addi %36, %202 : i64
-                %204 = arith.muli %203, %c16_i64 : i64
-                %205 = arith.maxsi %204, %27 : i64
-                %206 = arith.addi %204, %c16_i64 : i64
-                %207 = arith.minsi %206, %37 : i64
-                %208 = arith.subi %207, %205 : i64
-                %209 = arith.subi %205, %27 : i64
-                %210 = arith.muli %209, %35 : i64
-                %211 = arith.addi %33, %210 : i64
-                %212 = arith.muli %162, %c64_i64 : i64
-                %213 = arith.addi %211, %212 : i64
-                %214 = arith.muli %162, %c16_i64 : i64
-                %215 = arith.addi %204, %214 : i64
-                %216 = arith.ori %215, %c2684354560_i64 : i64
-                %217 = arith.subi %205, %204 : i64
-                %218 = arith.addi %216, %217 : i64
-                %219 = arith.subi %29, %214 : i64
-                %220 = arith.minsi %219, %c16_i64 : i64
-                "instgem.mvout"(%213, %218, %220, %208) : (i64, i64, i64, i64) -> ()
-              }
-            }
-            %186 = arith.cmpi eq, %185, %160 : i64
-            %187 = arith.select %186, %c2147483648_i64, %c3221225472_i64 : i64
-            %188 = arith.ori %174, %187 : i64
-            %189 = arith.select %186, %c16_i64, %98 : i64
-            %190 = arith.select %186, %c16_i64, %176 : i64
-            %191 = arith.muli %185, %c16_i64 : i64
-            %192 = arith.addi %191, %174 : i64
-            %193 = arith.addi %192, %70 : i64
-            "instgem.preload"(%193, %176, %c16_i64, %188, %190, %189) : (i64, i64, i64, i64, i64, i64) -> ()
-            %194 = arith.addi %191, %58 : i64
-            "instgem.compute_preloaded"(%194, %c16_i64, %98, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %195 = arith.cmpi eq, %185, %173 : i64
-            scf.if %195 {
-              %196 = arith.index_cast %97 : i64 to index
-              scf.for %arg12 = %c1 to %196 step %c1 {
-                %198 = arith.index_cast %arg12 : index to i64
-                %199 = arith.muli %198, %c16_i64 : i64
-                %200 = arith.addi %199, %174 : i64
-                %201 = arith.ori %200, %187 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %190, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %202 = arith.muli %198, %c32_i64 : i64
-                %203 = arith.addi %202, %191 : i64
-                %204 = arith.addi %203, %58 : i64
-                "instgem.compute_accumulated"(%204, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %205 = arith.subi %198, %c1_i64 : i64
-                %206 = arith.subi %205, %36 : i64
-                %207 = arith.cmpi sge, %206, %c0_i64 : i64
-                %208 = arith.cmpi slt, %206, %42 : i64
-                %209 = arith.andi %207, %208 : i1
-                scf.if %209 {
-                  %210 = arith.muli %205, %c16_i64 : i64
-                  %211 = arith.maxsi %210, %27 : i64
-                  %212 = arith.addi %210, %c16_i64 : i64
-                  %213 = arith.minsi %212, %37 : i64
-                  %214 = arith.subi %213, %211 : i64
-                  %215 = arith.subi %211, %27 : i64
-                  %216 = arith.muli %215, %35 : i64
-                  %217 = arith.addi %33, %216 : i64
-                  %218 = arith.muli %161, %c64_i64 : i64
-                  %219 = arith.addi %217, %218 : i64
-                  %220 = arith.addi %210, %174 : i64
-                  %221 = arith.ori %220, %c2684354560_i64 : i64
-                  %222 = arith.subi %211, %210 : i64
-                  %223 = arith.addi %221, %222 : i64
-                  %224 = arith.subi %29, %174 : i64
-                  %225 = arith.minsi %224, %c16_i64 : i64
-                  "instgem.mvout"(%219, %223, %225, %214) : (i64, i64, i64, i64) -> ()
-                }
-              }
-              %197 = arith.index_cast %82 : i64 to index
-              scf.for %arg12 = %196 to %197 step %c1 {
-                %198 = arith.index_cast %arg12 : index to i64
-                %199 = arith.muli %198, %c16_i64 : i64
-                %200 = arith.subi %75, %199 : i64
-                %201 = arith.minsi %200, %c16_i64 : i64
-                %202 = arith.addi %199, %174 : i64
-                %203 = arith.ori %202, %187 : i64
-                %204 = arith.select %186, %c16_i64, %201 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %203, %190, %204) : (i64, i64, i64, i64, i64, i64) -> ()
-                %205 = arith.muli %198, %c32_i64 : i64
-                %206 = arith.addi %205, %191 : i64
-                %207 = arith.addi %206, %58 : i64
-                "instgem.compute_accumulated"(%207, %c16_i64, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %208 = arith.subi %198, %c1_i64 : i64
-                %209 = arith.subi %208, %36 : i64
-                %210 = arith.cmpi sge, %209, %c0_i64 : i64
-                %211 = arith.cmpi slt, %209, %42 : i64
-                %212 = arith.andi %210, %211 : i1
-                scf.if %212 {
-                  %213 = arith.muli %208, %c16_i64 : i64
-                  %214 = arith.maxsi %213, %27 : i64
-                  %215 = arith.addi %213, %c16_i64 : i64
-                  %216 = arith.minsi %215, %37 : i64
-                  %217 = arith.subi %216, %214 : i64
-                  %218 = arith.subi %214, %27 : i64
-                  %219 = arith.muli %218, %35 : i64
-                  %220 = arith.addi %33, %219 : i64
-                  %221 = arith.muli %161, %c64_i64 : i64
-                  %222 = arith.addi %220, %221 : i64
-                  %223 = arith.addi %213, %174 : i64
-                  %224 = arith.ori %223, %c2684354560_i64 : i64
-                  %225 = arith.subi %214, %213 : i64
-                  %226 = arith.addi %224, %225 : i64
-                  %227 = arith.subi %29, %174 : i64
-                  %228 = arith.minsi %227, %c16_i64 : i64
-                  "instgem.mvout"(%222, %226, %228, %217) : (i64, i64, i64, i64) -> ()
-                }
-              }
-            } else {
-              %196 = arith.index_cast %97 : i64 to index
-              scf.for %arg12 = %c1 to %196 step %c1 {
-                %198 = arith.index_cast %arg12 : index to i64
-                %199 = arith.muli %198, %c16_i64 : i64
-                %200 = arith.addi %199, %174 : i64
-                %201 = arith.ori %200, %187 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %190, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %202 = arith.muli %198, %c32_i64 : i64
-                %203 = arith.addi %202, %191 : i64
-                %204 = arith.addi %203, %58 : i64
-                "instgem.compute_accumulated"(%204, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %197 = arith.index_cast %82 : i64 to index
-              scf.for %arg12 = %196 to %197 step %c1 {
-                %198 = arith.index_cast %arg12 : index to i64
-                %199 = arith.muli %198, %c16_i64 : i64
-                %200 = arith.subi %75, %199 : i64
-                %201 = arith.minsi %200, %c16_i64 : i64
-                %202 = arith.addi %199, %174 : i64
-                %203 = arith.ori %202, %187 : i64
-                %204 = arith.select %186, %c16_i64, %201 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %203, %190, %204) : (i64, i64, i64, i64, i64, i64) -> ()
-                %205 = arith.muli %198, %c32_i64 : i64
-                %206 = arith.addi %205, %191 : i64
-                %207 = arith.addi %206, %58 : i64
-                "instgem.compute_accumulated"(%207, %c16_i64, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-          }
-          %178 = arith.index_cast %85 : i64 to index
-          scf.for %arg11 = %177 to %178 step %c1 {
-            %185 = arith.index_cast %arg11 : index to i64
-            %186 = arith.muli %185, %c16_i64 : i64
-            %187 = arith.subi %77, %186 : i64
-            %188 = arith.minsi %187, %c16_i64 : i64
-            %189 = arith.subi %79, %186 : i64
-            %190 = arith.minsi %189, %c16_i64 : i64
-            scf.if %166 {
-              %200 = arith.muli %185, %159 : i64
-              %201 = arith.minsi %200, %42 : i64
-              %202 = arith.addi %201, %159 : i64
+          %167 = arith.index_cast %arg10 : index to i64
+          %168 = arith.subi %167, %c1_i64 : i64
+          %169 = arith.cmpi sge, %168, %c0_i64 : i64
+          %170 = arith.cmpi slt, %168, %43 : i64
+          %171 = arith.andi %169, %170 : i1
+          %172 = arith.andi %87, %171 : i1
+          %173 = arith.subi %90, %c1_i64 : i64
+          %174 = arith.cmpi eq, %167, %173 : i64
+          %175 = arith.cmpi slt, %167, %43 : i64
+          %176 = arith.andi %174, %175 : i1
+          %177 = arith.andi %87, %176 : i1
+          %178 = arith.subi %85, %c1_i64 : i64
+          %179 = arith.select %177, %178, %c-1_i64 : i64
+          %180 = arith.muli %167, %c16_i64 : i64
+          %181 = arith.subi %81, %180 : i64
+          %182 = arith.minsi %181, %c16_i64 : i64
+          %183 = arith.index_cast %94 : i64 to index
+          scf.for %arg11 = %c0 to %183 step %c1 {
+            %191 = arith.index_cast %arg11 : index to i64
+            scf.if %172 {
+              %202 = arith.muli %191, %159 : i64
               %203 = arith.minsi %202, %42 : i64
-              %204 = arith.index_cast %201 : i64 to index
-              %205 = arith.index_cast %203 : i64 to index
-              scf.for %arg12 = %204 to %205 step %c1 {
-                %206 = arith.index_cast %arg12 : index to i64
-                %207 = arith.addi %36, %206 : i64
-                %208 = arith.muli %207, %c16_i64 : i64
-                %209 = arith.maxsi %208, %27 : i64
-                %210 = arith.addi %208, %c16_i64 : i64
-                %211 = arith.minsi %210, %37 : i64
-                %212 = arith.subi %211, %209 : i64
-                %213 = arith.subi %209, %27 : i64
-                %214 = arith.muli %213, %35 : i64
-                %215 = arith.addi %33, %214 : i64
-                %216 = arith.muli %162, %c64_i64 : i64
-                %217 = arith.addi %215, %216 : i64
-                %218 = arith.muli %162, %c16_i64 : i64
-                %219 = arith.addi %208, %218 : i64
-                %220 = arith.ori %219, %c2684354560_i64 : i64
-                %221 = arith.subi %209, %208 : i64
-                %222 = arith.addi %220, %221 : i64
-                %223 = arith.subi %29, %218 : i64
-                %224 = arith.minsi %223, %c16_i64 : i64
-                "instgem.mvout"(%217, %222, %224, %212) : (i64, i64, i64, i64) -> ()
+              %204 = arith.addi %203, %159 : i64
+              %205 = arith.minsi %204, %42 : i64
+              %206 = arith.index_cast %203 : i64 to index
+              %207 = arith.index_cast %205 : i64 to index
+              scf.for %arg12 = %206 to %207 step %c1 {
+                %208 = arith.index_cast %arg12 : index to i64
+                %209 = arith.addi %36, %208 : i64
+                %210 = arith.muli %209, %c16_i64 : i64
+                %211 = arith.maxsi %210, %27 : i64
+                %212 = arith.addi %210, %c16_i64 : i64
+                %213 = arith.minsi %212, %37 : i64
+                %214 = arith.subi %213, %211 : i64
+                %215 = arith.subi %211, %27 : i64
+                %216 = arith.muli %215, %35 : i64
+                %217 = arith.addi %33, %216 : i64
+                %218 = arith.muli %168, %c64_i64 : i64
+                %219 = arith.addi %217, %218 : i64
+                %220 = arith.muli %168, %c16_i64 : i64
+                %221 = arith.addi %210, %220 : i64
+                %222 = arith.ori %221, %c2684354560_i64 : i64
+                %223 = arith.subi %211, %210 : i64
+                %224 = arith.addi %222, %223 : i64
+                %225 = arith.subi %29, %220 : i64
+                %226 = arith.minsi %225, %c16_i64 : i64
+                "instgem.mvout"(%219, %224, %226, %214) : (i64, i64, i64, i64) -> ()
               }
             }
-            %191 = arith.cmpi eq, %185, %160 : i64
-            %192 = arith.select %191, %c2147483648_i64, %c3221225472_i64 : i64
-            %193 = arith.ori %174, %192 : i64
-            %194 = arith.select %191, %c16_i64, %98 : i64
-            %195 = arith.select %191, %c16_i64, %176 : i64
-            %196 = arith.addi %186, %174 : i64
-            %197 = arith.addi %196, %70 : i64
-            "instgem.preload"(%197, %176, %190, %193, %195, %194) : (i64, i64, i64, i64, i64, i64) -> ()
-            %198 = arith.addi %186, %58 : i64
-            "instgem.compute_preloaded"(%198, %188, %98, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %199 = arith.cmpi eq, %185, %173 : i64
-            scf.if %199 {
-              %200 = arith.index_cast %97 : i64 to index
-              scf.for %arg12 = %c1 to %200 step %c1 {
-                %202 = arith.index_cast %arg12 : index to i64
-                %203 = arith.muli %202, %c16_i64 : i64
-                %204 = arith.addi %203, %174 : i64
-                %205 = arith.ori %204, %192 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %205, %195, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %206 = arith.muli %202, %c32_i64 : i64
-                %207 = arith.addi %206, %186 : i64
-                %208 = arith.addi %207, %58 : i64
-                "instgem.compute_accumulated"(%208, %188, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %209 = arith.subi %202, %c1_i64 : i64
-                %210 = arith.subi %209, %36 : i64
-                %211 = arith.cmpi sge, %210, %c0_i64 : i64
-                %212 = arith.cmpi slt, %210, %42 : i64
-                %213 = arith.andi %211, %212 : i1
-                scf.if %213 {
-                  %214 = arith.muli %209, %c16_i64 : i64
-                  %215 = arith.maxsi %214, %27 : i64
-                  %216 = arith.addi %214, %c16_i64 : i64
-                  %217 = arith.minsi %216, %37 : i64
-                  %218 = arith.subi %217, %215 : i64
-                  %219 = arith.subi %215, %27 : i64
-                  %220 = arith.muli %219, %35 : i64
-                  %221 = arith.addi %33, %220 : i64
-                  %222 = arith.muli %161, %c64_i64 : i64
-                  %223 = arith.addi %221, %222 : i64
-                  %224 = arith.addi %214, %174 : i64
-                  %225 = arith.ori %224, %c2684354560_i64 : i64
-                  %226 = arith.subi %215, %214 : i64
-                  %227 = arith.addi %225, %226 : i64
-                  %228 = arith.subi %29, %174 : i64
-                  %229 = arith.minsi %228, %c16_i64 : i64
-                  "instgem.mvout"(%223, %227, %229, %218) : (i64, i64, i64, i64) -> ()
+            %192 = arith.cmpi eq, %191, %160 : i64
+            %193 = arith.select %192, %c2147483648_i64, %c3221225472_i64 : i64
+            %194 = arith.ori %180, %193 : i64
+            %195 = arith.select %192, %c16_i64, %98 : i64
+            %196 = arith.select %192, %c16_i64, %182 : i64
+            %197 = arith.muli %191, %c16_i64 : i64
+            %198 = arith.addi %197, %180 : i64
+            %199 = arith.addi %198, %70 : i64
+            "instgem.preload"(%199, %182, %c16_i64, %194, %196, %195) : (i64, i64, i64, i64, i64, i64) -> ()
+            %200 = arith.addi %197, %58 : i64
+            "instgem.compute_preloaded"(%200, %c16_i64, %98, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %201 = arith.cmpi eq, %191, %179 : i64
+            scf.if %201 {
+              %202 = arith.index_cast %97 : i64 to index
+              scf.for %arg12 = %c1 to %202 step %c1 {
+                %204 = arith.index_cast %arg12 : index to i64
+                %205 = arith.muli %204, %c16_i64 : i64
+                %206 = arith.addi %205, %180 : i64
+                %207 = arith.ori %206, %193 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %196, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %208 = arith.muli %204, %c32_i64 : i64
+                %209 = arith.addi %208, %197 : i64
+                %210 = arith.addi %209, %58 : i64
+                "instgem.compute_accumulated"(%210, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %211 = arith.subi %204, %c1_i64 : i64
+                %212 = arith.subi %211, %36 : i64
+                %213 = arith.cmpi sge, %212, %c0_i64 : i64
+                %214 = arith.cmpi slt, %212, %42 : i64
+                %215 = arith.andi %213, %214 : i1
+                scf.if %215 {
+                  %216 = arith.muli %211, %c16_i64 : i64
+                  %217 = arith.maxsi %216, %27 : i64
+                  %218 = arith.addi %216, %c16_i64 : i64
+                  %219 = arith.minsi %218, %37 : i64
+                  %220 = arith.subi %219, %217 : i64
+                  %221 = arith.subi %217, %27 : i64
+                  %222 = arith.muli %221, %35 : i64
+                  %223 = arith.addi %33, %222 : i64
+                  %224 = arith.muli %167, %c64_i64 : i64
+                  %225 = arith.addi %223, %224 : i64
+                  %226 = arith.addi %216, %180 : i64
+                  %227 = arith.ori %226, %c2684354560_i64 : i64
+                  %228 = arith.subi %217, %216 : i64
+                  %229 = arith.addi %227, %228 : i64
+                  %230 = arith.subi %29, %180 : i64
+                  %231 = arith.minsi %230, %c16_i64 : i64
+                  "instgem.mvout"(%225, %229, %231, %220) : (i64, i64, i64, i64) -> ()
                 }
               }
-              %201 = arith.index_cast %82 : i64 to index
-              scf.for %arg12 = %200 to %201 step %c1 {
-                %202 = arith.index_cast %arg12 : index to i64
-                %203 = arith.muli %202, %c16_i64 : i64
-                %204 = arith.subi %75, %203 : i64
-                %205 = arith.minsi %204, %c16_i64 : i64
-                %206 = arith.addi %203, %174 : i64
-                %207 = arith.ori %206, %192 : i64
-                %208 = arith.select %191, %c16_i64, %205 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %195, %208) : (i64, i64, i64, i64, i64, i64) -> ()
-                %209 = arith.muli %202, %c32_i64 : i64
-                %210 = arith.addi %209, %186 : i64
-                %211 = arith.addi %210, %58 : i64
-                "instgem.compute_accumulated"(%211, %188, %205, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %212 = arith.subi %202, %c1_i64 : i64
-                %213 = arith.subi %212, %36 : i64
-                %214 = arith.cmpi sge, %213, %c0_i64 : i64
-                %215 = arith.cmpi slt, %213, %42 : i64
-                %216 = arith.andi %214, %215 : i1
-                scf.if %216 {
-                  %217 = arith.muli %212, %c16_i64 : i64
-                  %218 = arith.maxsi %217, %27 : i64
-                  %219 = arith.addi %217, %c16_i64 : i64
-                  %220 = arith.minsi %219, %37 : i64
-                  %221 = arith.subi %220, %218 : i64
-                  %222 = arith.subi %218, %27 : i64
-                  %223 = arith.muli %222, %35 : i64
-                  %224 = arith.addi %33, %223 : i64
-                  %225 = arith.muli %161, %c64_i64 : i64
-                  %226 = arith.addi %224, %225 : i64
-                  %227 = arith.addi %217, %174 : i64
-                  %228 = arith.ori %227, %c2684354560_i64 : i64
-                  %229 = arith.subi %218, %217 : i64
-                  %230 = arith.addi %228, %229 : i64
-                  %231 = arith.subi %29, %174 : i64
-                  %232 = arith.minsi %231, %c16_i64 : i64
-                  "instgem.mvout"(%226, %230, %232, %221) : (i64, i64, i64, i64) -> ()
+              %203 = arith.index_cast %82 : i64 to index
+              scf.for %arg12 = %202 to %203 step %c1 {
+                %204 = arith.index_cast %arg12 : index to i64
+                %205 = arith.muli %204, %c16_i64 : i64
+                %206 = arith.subi %75, %205 : i64
+                %207 = arith.minsi %206, %c16_i64 : i64
+                %208 = arith.addi %205, %180 : i64
+                %209 = arith.ori %208, %193 : i64
+                %210 = arith.select %192, %c16_i64, %207 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %196, %210) : (i64, i64, i64, i64, i64, i64) -> ()
+                %211 = arith.muli %204, %c32_i64 : i64
+                %212 = arith.addi %211, %197 : i64
+                %213 = arith.addi %212, %58 : i64
+                "instgem.compute_accumulated"(%213, %c16_i64, %207, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %214 = arith.subi %204, %c1_i64 : i64
+                %215 = arith.subi %214, %36 : i64
+                %216 = arith.cmpi sge, %215, %c0_i64 : i64
+                %217 = arith.cmpi slt, %215, %42 : i64
+                %218 = arith.andi %216, %217 : i1
+                scf.if %218 {
+                  %219 = arith.muli %214, %c16_i64 : i64
+                  %220 = arith.maxsi %219, %27 : i64
+                  %221 = arith.addi %219, %c16_i64 : i64
+                  %222 = arith.minsi %221, %37 : i64
+                  %223 = arith.subi %222, %220 : i64
+                  %224 = arith.subi %220, %27 : i64
+                  %225 = arith.muli %224, %35 : i64
+                  %226 = arith.addi %33, %225 : i64
+                  %227 = arith.muli %167, %c64_i64 : i64
+                  %228 = arith.addi %226, %227 : i64
+                  %229 = arith.addi %219, %180 : i64
+                  %230 = arith.ori %229, %c2684354560_i64 : i64
+                  %231 = arith.subi %220, %219 : i64
+                  %232 = arith.addi %230, %231 : i64
+                  %233 = arith.subi %29, %180 : i64
+                  %234 = arith.minsi %233, %c16_i64 : i64
+                  "instgem.mvout"(%228, %232, %234, %223) : (i64, i64, i64, i64) -> ()
                 }
               }
             } else {
-              %200 = arith.index_cast %97 : i64 to index
-              scf.for %arg12 = %c1 to %200 step %c1 {
-                %202 = arith.index_cast %arg12 : index to i64
-                %203 = arith.muli %202, %c16_i64 : i64
-                %204 = arith.addi %203, %174 : i64
-                %205 = arith.ori %204, %192 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %205, %195, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %206 = arith.muli %202, %c32_i64 : i64
-                %207 = arith.addi %206, %186 : i64
-                %208 = arith.addi %207, %58 : i64
-                "instgem.compute_accumulated"(%208, %188, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %202 = arith.index_cast %97 : i64 to index
+              scf.for %arg12 = %c1 to %202 step %c1 {
+                %204 = arith.index_cast %arg12 : index to i64
+                %205 = arith.muli %204, %c16_i64 : i64
+                %206 = arith.addi %205, %180 : i64
+                %207 = arith.ori %206, %193 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %196, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %208 = arith.muli %204, %c32_i64 : i64
+                %209 = arith.addi %208, %197 : i64
+                %210 = arith.addi %209, %58 : i64
+                "instgem.compute_accumulated"(%210, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %201 = arith.index_cast %82 : i64 to index
-              scf.for %arg12 = %200 to %201 step %c1 {
-                %202 = arith.index_cast %arg12 : index to i64
-                %203 = arith.muli %202, %c16_i64 : i64
-                %204 = arith.subi %75, %203 : i64
-                %205 = arith.minsi %204, %c16_i64 : i64
-                %206 = arith.addi %203, %174 : i64
-                %207 = arith.ori %206, %192 : i64
-                %208 = arith.select %191, %c16_i64, %205 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %195, %208) : (i64, i64, i64, i64, i64, i64) -> ()
-                %209 = arith.muli %202, %c32_i64 : i64
-                %210 = arith.addi %209, %186 : i64
-                %211 = arith.addi %210, %58 : i64
-                "instgem.compute_accumulated"(%211, %188, %205, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %203 = arith.index_cast %82 : i64 to index
+              scf.for %arg12 = %202 to %203 step %c1 {
+                %204 = arith.index_cast %arg12 : index to i64
+                %205 = arith.muli %204, %c16_i64 : i64
+                %206 = arith.subi %75, %205 : i64
+                %207 = arith.minsi %206, %c16_i64 : i64
+                %208 = arith.addi %205, %180 : i64
+                %209 = arith.ori %208, %193 : i64
+                %210 = arith.select %192, %c16_i64, %207 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %196, %210) : (i64, i64, i64, i64, i64, i64) -> ()
+                %211 = arith.muli %204, %c32_i64 : i64
+                %212 = arith.addi %211, %197 : i64
+                %213 = arith.addi %212, %58 : i64
+                "instgem.compute_accumulated"(%213, %c16_i64, %207, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           }
-          scf.if %166 {
-            %185 = arith.muli %85, %159 : i64
-            %186 = arith.minsi %185, %42 : i64
-            %187 = arith.index_cast %186 : i64 to index
-            %188 = arith.index_cast %42 : i64 to index
-            scf.for %arg11 = %187 to %188 step %c1 {
-              %189 = arith.index_cast %arg11 : index to i64
-              %190 = arith.addi %36, %189 : i64
-              %191 = arith.muli %190, %c16_i64 : i64
-              %192 = arith.maxsi %191, %27 : i64
-              %193 = arith.addi %191, %c16_i64 : i64
-              %194 = arith.minsi %193, %37 : i64
-              %195 = arith.subi %194, %192 : i64
-              %196 = arith.subi %192, %27 : i64
-              %197 = arith.muli %196, %35 : i64
-              %198 = arith.addi %33, %197 : i64
-              %199 = arith.muli %162, %c64_i64 : i64
-              %200 = arith.addi %198, %199 : i64
-              %201 = arith.muli %162, %c16_i64 : i64
-              %202 = arith.addi %191, %201 : i64
-              %203 = arith.ori %202, %c2684354560_i64 : i64
-              %204 = arith.subi %192, %191 : i64
-              %205 = arith.addi %203, %204 : i64
-              %206 = arith.subi %29, %201 : i64
-              %207 = arith.minsi %206, %c16_i64 : i64
-              "instgem.mvout"(%200, %205, %207, %195) : (i64, i64, i64, i64) -> ()
+          %184 = arith.index_cast %85 : i64 to index
+          scf.for %arg11 = %183 to %184 step %c1 {
+            %191 = arith.index_cast %arg11 : index to i64
+            %192 = arith.muli %191, %c16_i64 : i64
+            %193 = arith.subi %77, %192 : i64
+            %194 = arith.minsi %193, %c16_i64 : i64
+            %195 = arith.subi %79, %192 : i64
+            %196 = arith.minsi %195, %c16_i64 : i64
+            scf.if %172 {
+              %206 = arith.muli %191, %159 : i64
+              %207 = arith.minsi %206, %42 : i64
+              %208 = arith.addi %207, %159 : i64
+              %209 = arith.minsi %208, %42 : i64
+              %210 = arith.index_cast %207 : i64 to index
+              %211 = arith.index_cast %209 : i64 to index
+              scf.for %arg12 = %210 to %211 step %c1 {
+                %212 = arith.index_cast %arg12 : index to i64
+                %213 = arith.addi %36, %212 : i64
+                %214 = arith.muli %213, %c16_i64 : i64
+                %215 = arith.maxsi %214, %27 : i64
+                %216 = arith.addi %214, %c16_i64 : i64
+                %217 = arith.minsi %216, %37 : i64
+                %218 = arith.subi %217, %215 : i64
+                %219 = arith.subi %215, %27 : i64
+                %220 = arith.muli %219, %35 : i64
+                %221 = arith.addi %33, %220 : i64
+                %222 = arith.muli %168, %c64_i64 : i64
+                %223 = arith.addi %221, %222 : i64
+                %224 = arith.muli %168, %c16_i64 : i64
+                %225 = arith.addi %214, %224 : i64
+                %226 = arith.ori %225, %c2684354560_i64 : i64
+                %227 = arith.subi %215, %214 : i64
+                %228 = arith.addi %226, %227 : i64
+                %229 = arith.subi %29, %224 : i64
+                %230 = arith.minsi %229, %c16_i64 : i64
+                "instgem.mvout"(%223, %228, %230, %218) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %197 = arith.cmpi eq, %191, %160 : i64
+            %198 = arith.select %197, %c2147483648_i64, %c3221225472_i64 : i64
+            %199 = arith.ori %180, %198 : i64
+            %200 = arith.select %197, %c16_i64, %98 : i64
+            %201 = arith.select %197, %c16_i64, %182 : i64
+            %202 = arith.addi %192, %180 : i64
+            %203 = arith.addi %202, %70 : i64
+            "instgem.preload"(%203, %182, %196, %199, %201, %200) : (i64, i64, i64, i64, i64, i64) -> ()
+            %204 = arith.addi %192, %58 : i64
+            "instgem.compute_preloaded"(%204, %194, %98, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %205 = arith.cmpi eq, %191, %179 : i64
+            scf.if %205 {
+              %206 = arith.index_cast %97 : i64 to index
+              scf.for %arg12 = %c1 to %206 step %c1 {
+                %208 = arith.index_cast %arg12 : index to i64
+                %209 = arith.muli %208, %c16_i64 : i64
+                %210 = arith.addi %209, %180 : i64
+                %211 = arith.ori %210, %198 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %211, %201, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %212 = arith.muli %208, %c32_i64 : i64
+                %213 = arith.addi %212, %192 : i64
+                %214 = arith.addi %213, %58 : i64
+                "instgem.compute_accumulated"(%214, %194, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %215 = arith.subi %208, %c1_i64 : i64
+                %216 = arith.subi %215, %36 : i64
+                %217 = arith.cmpi sge, %216, %c0_i64 : i64
+                %218 = arith.cmpi slt, %216, %42 : i64
+                %219 = arith.andi %217, %218 : i1
+                scf.if %219 {
+                  %220 = arith.muli %215, %c16_i64 : i64
+                  %221 = arith.maxsi %220, %27 : i64
+                  %222 = arith.addi %220, %c16_i64 : i64
+                  %223 = arith.minsi %222, %37 : i64
+                  %224 = arith.subi %223, %221 : i64
+                  %225 = arith.subi %221, %27 : i64
+                  %226 = arith.muli %225, %35 : i64
+                  %227 = arith.addi %33, %226 : i64
+                  %228 = arith.muli %167, %c64_i64 : i64
+                  %229 = arith.addi %227, %228 : i64
+                  %230 = arith.addi %220, %180 : i64
+                  %231 = arith.ori %230, %c2684354560_i64 : i64
+                  %232 = arith.subi %221, %220 : i64
+                  %233 = arith.addi %231, %232 : i64
+                  %234 = arith.subi %29, %180 : i64
+                  %235 = arith.minsi %234, %c16_i64 : i64
+                  "instgem.mvout"(%229, %233, %235, %224) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %207 = arith.index_cast %82 : i64 to index
+              scf.for %arg12 = %206 to %207 step %c1 {
+                %208 = arith.index_cast %arg12 : index to i64
+                %209 = arith.muli %208, %c16_i64 : i64
+                %210 = arith.subi %75, %209 : i64
+                %211 = arith.minsi %210, %c16_i64 : i64
+                %212 = arith.addi %209, %180 : i64
+                %213 = arith.ori %212, %198 : i64
+                %214 = arith.select %197, %c16_i64, %211 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %213, %201, %214) : (i64, i64, i64, i64, i64, i64) -> ()
+                %215 = arith.muli %208, %c32_i64 : i64
+                %216 = arith.addi %215, %192 : i64
+                %217 = arith.addi %216, %58 : i64
+                "instgem.compute_accumulated"(%217, %194, %211, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %218 = arith.subi %208, %c1_i64 : i64
+                %219 = arith.subi %218, %36 : i64
+                %220 = arith.cmpi sge, %219, %c0_i64 : i64
+                %221 = arith.cmpi slt, %219, %42 : i64
+                %222 = arith.andi %220, %221 : i1
+                scf.if %222 {
+                  %223 = arith.muli %218, %c16_i64 : i64
+                  %224 = arith.maxsi %223, %27 : i64
+                  %225 = arith.addi %223, %c16_i64 : i64
+                  %226 = arith.minsi %225, %37 : i64
+                  %227 = arith.subi %226, %224 : i64
+                  %228 = arith.subi %224, %27 : i64
+                  %229 = arith.muli %228, %35 : i64
+                  %230 = arith.addi %33, %229 : i64
+                  %231 = arith.muli %167, %c64_i64 : i64
+                  %232 = arith.addi %230, %231 : i64
+                  %233 = arith.addi %223, %180 : i64
+                  %234 = arith.ori %233, %c2684354560_i64 : i64
+                  %235 = arith.subi %224, %223 : i64
+                  %236 = arith.addi %234, %235 : i64
+                  %237 = arith.subi %29, %180 : i64
+                  %238 = arith.minsi %237, %c16_i64 : i64
+                  "instgem.mvout"(%232, %236, %238, %227) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              %206 = arith.index_cast %97 : i64 to index
+              scf.for %arg12 = %c1 to %206 step %c1 {
+                %208 = arith.index_cast %arg12 : index to i64
+                %209 = arith.muli %208, %c16_i64 : i64
+                %210 = arith.addi %209, %180 : i64
+                %211 = arith.ori %210, %198 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %211, %201, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %212 = arith.muli %208, %c32_i64 : i64
+                %213 = arith.addi %212, %192 : i64
+                %214 = arith.addi %213, %58 : i64
+                "instgem.compute_accumulated"(%214, %194, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %207 = arith.index_cast %82 : i64 to index
+              scf.for %arg12 = %206 to %207 step %c1 {
+                %208 = arith.index_cast %arg12 : index to i64
+                %209 = arith.muli %208, %c16_i64 : i64
+                %210 = arith.subi %75, %209 : i64
+                %211 = arith.minsi %210, %c16_i64 : i64
+                %212 = arith.addi %209, %180 : i64
+                %213 = arith.ori %212, %198 : i64
+                %214 = arith.select %197, %c16_i64, %211 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %213, %201, %214) : (i64, i64, i64, i64, i64, i64) -> ()
+                %215 = arith.muli %208, %c32_i64 : i64
+                %216 = arith.addi %215, %192 : i64
+                %217 = arith.addi %216, %58 : i64
+                "instgem.compute_accumulated"(%217, %194, %211, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
             }
           }
-          %179 = arith.cmpi sgt, %85, %c0_i64 : i64
-          %180 = arith.subi %82, %c1_i64 : i64
-          %181 = arith.subi %180, %36 : i64
-          %182 = arith.maxsi %181, %c0_i64 : i64
-          %183 = arith.minsi %182, %42 : i64
-          %184 = arith.select %179, %183, %c0_i64 : i64
-          scf.if %171 {
-            %185 = arith.index_cast %184 : i64 to index
-            %186 = arith.index_cast %42 : i64 to index
-            scf.for %arg11 = %185 to %186 step %c1 {
-              %187 = arith.index_cast %arg11 : index to i64
-              %188 = arith.addi %36, %187 : i64
-              %189 = arith.muli %188, %c16_i64 : i64
-              %190 = arith.maxsi %189, %27 : i64
-              %191 = arith.addi %189, %c16_i64 : i64
-              %192 = arith.minsi %191, %37 : i64
-              %193 = arith.subi %192, %190 : i64
-              %194 = arith.subi %190, %27 : i64
-              %195 = arith.muli %194, %35 : i64
-              %196 = arith.addi %33, %195 : i64
-              %197 = arith.muli %161, %c64_i64 : i64
-              %198 = arith.addi %196, %197 : i64
-              %199 = arith.addi %189, %174 : i64
-              %200 = arith.ori %199, %c2684354560_i64 : i64
-              %201 = arith.subi %190, %189 : i64
-              %202 = arith.addi %200, %201 : i64
-              %203 = arith.subi %29, %174 : i64
-              %204 = arith.minsi %203, %c16_i64 : i64
-              "instgem.mvout"(%198, %202, %204, %193) : (i64, i64, i64, i64) -> ()
+          scf.if %172 {
+            %191 = arith.muli %85, %159 : i64
+            %192 = arith.minsi %191, %42 : i64
+            %193 = arith.index_cast %192 : i64 to index
+            %194 = arith.index_cast %42 : i64 to index
+            scf.for %arg11 = %193 to %194 step %c1 {
+              %195 = arith.index_cast %arg11 : index to i64
+              %196 = arith.addi %36, %195 : i64
+              %197 = arith.muli %196, %c16_i64 : i64
+              %198 = arith.maxsi %197, %27 : i64
+              %199 = arith.addi %197, %c16_i64 : i64
+              %200 = arith.minsi %199, %37 : i64
+              %201 = arith.subi %200, %198 : i64
+              %202 = arith.subi %198, %27 : i64
+              %203 = arith.muli %202, %35 : i64
+              %204 = arith.addi %33, %203 : i64
+              %205 = arith.muli %168, %c64_i64 : i64
+              %206 = arith.addi %204, %205 : i64
+              %207 = arith.muli %168, %c16_i64 : i64
+              %208 = arith.addi %197, %207 : i64
+              %209 = arith.ori %208, %c2684354560_i64 : i64
+              %210 = arith.subi %198, %197 : i64
+              %211 = arith.addi %209, %210 : i64
+              %212 = arith.subi %29, %207 : i64
+              %213 = arith.minsi %212, %c16_i64 : i64
+              "instgem.mvout"(%206, %211, %213, %201) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %185 = arith.cmpi sgt, %85, %c0_i64 : i64
+          %186 = arith.subi %82, %c1_i64 : i64
+          %187 = arith.subi %186, %36 : i64
+          %188 = arith.maxsi %187, %c0_i64 : i64
+          %189 = arith.minsi %188, %42 : i64
+          %190 = arith.select %185, %189, %c0_i64 : i64
+          scf.if %177 {
+            %191 = arith.index_cast %190 : i64 to index
+            %192 = arith.index_cast %42 : i64 to index
+            scf.for %arg11 = %191 to %192 step %c1 {
+              %193 = arith.index_cast %arg11 : index to i64
+              %194 = arith.addi %36, %193 : i64
+              %195 = arith.muli %194, %c16_i64 : i64
+              %196 = arith.maxsi %195, %27 : i64
+              %197 = arith.addi %195, %c16_i64 : i64
+              %198 = arith.minsi %197, %37 : i64
+              %199 = arith.subi %198, %196 : i64
+              %200 = arith.subi %196, %27 : i64
+              %201 = arith.muli %200, %35 : i64
+              %202 = arith.addi %33, %201 : i64
+              %203 = arith.muli %167, %c64_i64 : i64
+              %204 = arith.addi %202, %203 : i64
+              %205 = arith.addi %195, %180 : i64
+              %206 = arith.ori %205, %c2684354560_i64 : i64
+              %207 = arith.subi %196, %195 : i64
+              %208 = arith.addi %206, %207 : i64
+              %209 = arith.subi %29, %180 : i64
+              %210 = arith.minsi %209, %c16_i64 : i64
+              "instgem.mvout"(%204, %208, %210, %199) : (i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        scf.if %88 {
+        %161 = arith.cmpi eq, %85, %c0_i64 : i64
+        %162 = arith.cmpi slt, %82, %c2_i64 : i64
+        %163 = arith.cmpi slt, %90, %c1_i64 : i64
+        %164 = arith.ori %161, %162 : i1
+        %165 = arith.ori %164, %163 : i1
+        %166 = arith.andi %88, %165 : i1
+        scf.if %166 {
           scf.for %arg10 = %c0 to %c2 step %c1 {
-            %161 = arith.index_cast %arg10 : index to i64
-            %162 = arith.muli %161, %c16_i64 : i64
-            %163 = arith.ori %162, %c2147483648_i64 : i64
-            %164 = arith.cmpi eq, %85, %c0_i64 : i64
-            %165 = arith.cmpi sge, %161, %82 : i64
-            %166 = arith.cmpi sle, %90, %c0_i64 : i64
-            %167 = arith.ori %164, %165 : i1
-            %168 = arith.ori %167, %166 : i1
-            %169 = arith.cmpi sgt, %43, %c0_i64 : i64
-            %170 = arith.andi %168, %169 : i1
-            scf.if %170 {
-              "instgem.mvin"(%c0_i64, %163, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+            %167 = arith.index_cast %arg10 : index to i64
+            %168 = arith.muli %167, %c16_i64 : i64
+            %169 = arith.ori %168, %c2147483648_i64 : i64
+            %170 = arith.cmpi sge, %167, %82 : i64
+            %171 = arith.cmpi sle, %90, %c0_i64 : i64
+            %172 = arith.ori %161, %170 : i1
+            %173 = arith.ori %172, %171 : i1
+            %174 = arith.cmpi sgt, %43, %c0_i64 : i64
+            %175 = arith.andi %173, %174 : i1
+            scf.if %175 {
+              "instgem.mvin"(%c0_i64, %169, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
             }
           }
         }
         scf.if %87 {
-          %161 = arith.minsi %90, %43 : i64
-          %162 = arith.index_cast %161 : i64 to index
-          %163 = arith.index_cast %43 : i64 to index
-          scf.for %arg10 = %162 to %163 step %c1 {
-            %164 = arith.index_cast %arg10 : index to i64
-            %165 = arith.index_cast %42 : i64 to index
-            scf.for %arg11 = %c0 to %165 step %c1 {
-              %166 = arith.index_cast %arg11 : index to i64
-              %167 = arith.addi %36, %166 : i64
-              %168 = arith.muli %167, %c16_i64 : i64
-              %169 = arith.maxsi %168, %27 : i64
-              %170 = arith.addi %168, %c16_i64 : i64
-              %171 = arith.minsi %170, %37 : i64
-              %172 = arith.subi %171, %169 : i64
-              %173 = arith.subi %169, %27 : i64
-              %174 = arith.muli %173, %35 : i64
-              %175 = arith.addi %33, %174 : i64
-              %176 = arith.muli %164, %c64_i64 : i64
-              %177 = arith.addi %175, %176 : i64
-              %178 = arith.muli %164, %c16_i64 : i64
-              %179 = arith.addi %168, %178 : i64
-              %180 = arith.ori %179, %c2684354560_i64 : i64
-              %181 = arith.subi %169, %168 : i64
-              %182 = arith.addi %180, %181 : i64
-              %183 = arith.subi %29, %178 : i64
-              %184 = arith.minsi %183, %c16_i64 : i64
-              "instgem.mvout"(%177, %182, %184, %172) : (i64, i64, i64, i64) -> ()
+          %167 = arith.minsi %90, %43 : i64
+          %168 = arith.index_cast %167 : i64 to index
+          %169 = arith.index_cast %43 : i64 to index
+          scf.for %arg10 = %168 to %169 step %c1 {
+            %170 = arith.index_cast %arg10 : index to i64
+            %171 = arith.index_cast %42 : i64 to index
+            scf.for %arg11 = %c0 to %171 step %c1 {
+              %172 = arith.index_cast %arg11 : index to i64
+              %173 = arith.addi %36, %172 : i64
+              %174 = arith.muli %173, %c16_i64 : i64
+              %175 = arith.maxsi %174, %27 : i64
+              %176 = arith.addi %174, %c16_i64 : i64
+              %177 = arith.minsi %176, %37 : i64
+              %178 = arith.subi %177, %175 : i64
+              %179 = arith.subi %175, %27 : i64
+              %180 = arith.muli %179, %35 : i64
+              %181 = arith.addi %33, %180 : i64
+              %182 = arith.muli %170, %c64_i64 : i64
+              %183 = arith.addi %181, %182 : i64
+              %184 = arith.muli %170, %c16_i64 : i64
+              %185 = arith.addi %174, %184 : i64
+              %186 = arith.ori %185, %c2684354560_i64 : i64
+              %187 = arith.subi %175, %174 : i64
+              %188 = arith.addi %186, %187 : i64
+              %189 = arith.subi %29, %184 : i64
+              %190 = arith.minsi %189, %c16_i64 : i64
+              "instgem.mvout"(%183, %188, %190, %178) : (i64, i64, i64, i64) -> ()
             }
           }
         }

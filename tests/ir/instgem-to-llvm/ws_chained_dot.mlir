@@ -316,110 +316,116 @@ module {
       %197 = arith.minsi %176, %c16_i64 : i64
       scf.if %187 {
         scf.for %arg13 = %c0 to %190 step %c1 {
-          %198 = arith.index_cast %arg13 : index to i64
-          %199 = arith.muli %198, %c16_i64 : i64
-          %200 = arith.subi %182, %199 : i64
-          %201 = arith.minsi %200, %c16_i64 : i64
-          %202 = arith.index_cast %193 : i64 to index
-          scf.for %arg14 = %c0 to %202 step %c1 {
-            %204 = arith.index_cast %arg14 : index to i64
-            %205 = arith.cmpi eq, %204, %c0_i64_3 : i64
-            %206 = arith.select %205, %c2147483648_i64, %c3221225472_i64 : i64
-            %207 = arith.ori %199, %206 : i64
-            %208 = arith.select %205, %c16_i64, %197 : i64
-            %209 = arith.select %205, %c16_i64, %201 : i64
-            %210 = arith.muli %204, %c32_i64 : i64
-            %211 = arith.addi %210, %199 : i64
-            %212 = arith.addi %211, %c64_i64 : i64
-            "instgem.preload"(%212, %201, %c16_i64, %207, %209, %208) : (i64, i64, i64, i64, i64, i64) -> ()
-            %213 = arith.muli %204, %c16_i64 : i64
-            "instgem.compute_preloaded"(%213, %c16_i64, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %214 = arith.index_cast %196 : i64 to index
-            scf.for %arg15 = %c1 to %214 step %c1 {
-              %216 = arith.index_cast %arg15 : index to i64
-              %217 = arith.muli %216, %c32_i64 : i64
-              %218 = arith.addi %217, %199 : i64
-              %219 = arith.ori %218, %206 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %209, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %220 = arith.addi %217, %213 : i64
-              "instgem.compute_accumulated"(%220, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %203 = arith.index_cast %arg13 : index to i64
+          %204 = arith.muli %203, %c16_i64 : i64
+          %205 = arith.subi %182, %204 : i64
+          %206 = arith.minsi %205, %c16_i64 : i64
+          %207 = arith.index_cast %193 : i64 to index
+          scf.for %arg14 = %c0 to %207 step %c1 {
+            %209 = arith.index_cast %arg14 : index to i64
+            %210 = arith.cmpi eq, %209, %c0_i64_3 : i64
+            %211 = arith.select %210, %c2147483648_i64, %c3221225472_i64 : i64
+            %212 = arith.ori %204, %211 : i64
+            %213 = arith.select %210, %c16_i64, %197 : i64
+            %214 = arith.select %210, %c16_i64, %206 : i64
+            %215 = arith.muli %209, %c32_i64 : i64
+            %216 = arith.addi %215, %204 : i64
+            %217 = arith.addi %216, %c64_i64 : i64
+            "instgem.preload"(%217, %206, %c16_i64, %212, %214, %213) : (i64, i64, i64, i64, i64, i64) -> ()
+            %218 = arith.muli %209, %c16_i64 : i64
+            "instgem.compute_preloaded"(%218, %c16_i64, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %219 = arith.index_cast %196 : i64 to index
+            scf.for %arg15 = %c1 to %219 step %c1 {
+              %221 = arith.index_cast %arg15 : index to i64
+              %222 = arith.muli %221, %c32_i64 : i64
+              %223 = arith.addi %222, %204 : i64
+              %224 = arith.ori %223, %211 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %224, %214, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %225 = arith.addi %222, %218 : i64
+              "instgem.compute_accumulated"(%225, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %215 = arith.index_cast %183 : i64 to index
-            scf.for %arg15 = %214 to %215 step %c1 {
-              %216 = arith.index_cast %arg15 : index to i64
-              %217 = arith.muli %216, %c16_i64 : i64
-              %218 = arith.subi %176, %217 : i64
-              %219 = arith.minsi %218, %c16_i64 : i64
-              %220 = arith.muli %216, %c32_i64 : i64
-              %221 = arith.addi %220, %199 : i64
-              %222 = arith.ori %221, %206 : i64
-              %223 = arith.select %205, %c16_i64, %219 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %222, %209, %223) : (i64, i64, i64, i64, i64, i64) -> ()
-              %224 = arith.addi %220, %213 : i64
-              "instgem.compute_accumulated"(%224, %c16_i64, %219, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %220 = arith.index_cast %183 : i64 to index
+            scf.for %arg15 = %219 to %220 step %c1 {
+              %221 = arith.index_cast %arg15 : index to i64
+              %222 = arith.muli %221, %c16_i64 : i64
+              %223 = arith.subi %176, %222 : i64
+              %224 = arith.minsi %223, %c16_i64 : i64
+              %225 = arith.muli %221, %c32_i64 : i64
+              %226 = arith.addi %225, %204 : i64
+              %227 = arith.ori %226, %211 : i64
+              %228 = arith.select %210, %c16_i64, %224 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %227, %214, %228) : (i64, i64, i64, i64, i64, i64) -> ()
+              %229 = arith.addi %225, %218 : i64
+              "instgem.compute_accumulated"(%229, %c16_i64, %224, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
-          %203 = arith.index_cast %186 : i64 to index
-          scf.for %arg14 = %202 to %203 step %c1 {
-            %204 = arith.index_cast %arg14 : index to i64
-            %205 = arith.muli %204, %c16_i64 : i64
-            %206 = arith.subi %178, %205 : i64
-            %207 = arith.minsi %206, %c16_i64 : i64
-            %208 = arith.subi %180, %205 : i64
-            %209 = arith.minsi %208, %c16_i64 : i64
-            %210 = arith.cmpi eq, %204, %c0_i64_3 : i64
-            %211 = arith.select %210, %c2147483648_i64, %c3221225472_i64 : i64
-            %212 = arith.ori %199, %211 : i64
-            %213 = arith.select %210, %c16_i64, %197 : i64
-            %214 = arith.select %210, %c16_i64, %201 : i64
-            %215 = arith.muli %204, %c32_i64 : i64
-            %216 = arith.addi %215, %199 : i64
-            %217 = arith.addi %216, %c64_i64 : i64
-            "instgem.preload"(%217, %201, %209, %212, %214, %213) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%205, %207, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %218 = arith.index_cast %196 : i64 to index
-            scf.for %arg15 = %c1 to %218 step %c1 {
-              %220 = arith.index_cast %arg15 : index to i64
-              %221 = arith.muli %220, %c32_i64 : i64
-              %222 = arith.addi %221, %199 : i64
-              %223 = arith.ori %222, %211 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %223, %214, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %224 = arith.addi %221, %205 : i64
-              "instgem.compute_accumulated"(%224, %207, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %208 = arith.index_cast %186 : i64 to index
+          scf.for %arg14 = %207 to %208 step %c1 {
+            %209 = arith.index_cast %arg14 : index to i64
+            %210 = arith.muli %209, %c16_i64 : i64
+            %211 = arith.subi %178, %210 : i64
+            %212 = arith.minsi %211, %c16_i64 : i64
+            %213 = arith.subi %180, %210 : i64
+            %214 = arith.minsi %213, %c16_i64 : i64
+            %215 = arith.cmpi eq, %209, %c0_i64_3 : i64
+            %216 = arith.select %215, %c2147483648_i64, %c3221225472_i64 : i64
+            %217 = arith.ori %204, %216 : i64
+            %218 = arith.select %215, %c16_i64, %197 : i64
+            %219 = arith.select %215, %c16_i64, %206 : i64
+            %220 = arith.muli %209, %c32_i64 : i64
+            %221 = arith.addi %220, %204 : i64
+            %222 = arith.addi %221, %c64_i64 : i64
+            "instgem.preload"(%222, %206, %214, %217, %219, %218) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%210, %212, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %223 = arith.index_cast %196 : i64 to index
+            scf.for %arg15 = %c1 to %223 step %c1 {
+              %225 = arith.index_cast %arg15 : index to i64
+              %226 = arith.muli %225, %c32_i64 : i64
+              %227 = arith.addi %226, %204 : i64
+              %228 = arith.ori %227, %216 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %228, %219, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %229 = arith.addi %226, %210 : i64
+              "instgem.compute_accumulated"(%229, %212, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %219 = arith.index_cast %183 : i64 to index
-            scf.for %arg15 = %218 to %219 step %c1 {
-              %220 = arith.index_cast %arg15 : index to i64
-              %221 = arith.muli %220, %c16_i64 : i64
-              %222 = arith.subi %176, %221 : i64
-              %223 = arith.minsi %222, %c16_i64 : i64
-              %224 = arith.muli %220, %c32_i64 : i64
-              %225 = arith.addi %224, %199 : i64
-              %226 = arith.ori %225, %211 : i64
-              %227 = arith.select %210, %c16_i64, %223 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %226, %214, %227) : (i64, i64, i64, i64, i64, i64) -> ()
-              %228 = arith.addi %224, %205 : i64
-              "instgem.compute_accumulated"(%228, %207, %223, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %224 = arith.index_cast %183 : i64 to index
+            scf.for %arg15 = %223 to %224 step %c1 {
+              %225 = arith.index_cast %arg15 : index to i64
+              %226 = arith.muli %225, %c16_i64 : i64
+              %227 = arith.subi %176, %226 : i64
+              %228 = arith.minsi %227, %c16_i64 : i64
+              %229 = arith.muli %225, %c32_i64 : i64
+              %230 = arith.addi %229, %204 : i64
+              %231 = arith.ori %230, %216 : i64
+              %232 = arith.select %215, %c16_i64, %228 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %231, %219, %232) : (i64, i64, i64, i64, i64, i64) -> ()
+              %233 = arith.addi %229, %210 : i64
+              "instgem.compute_accumulated"(%233, %212, %228, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        scf.for %arg13 = %c0 to %c4 step %c1 {
-          %198 = arith.index_cast %arg13 : index to i64
-          %199 = arith.remsi %198, %c2_i64_1 : i64
-          %200 = arith.divsi %198, %c2_i64_1 : i64
-          %201 = arith.muli %200, %c16_i64 : i64
-          %202 = arith.subi %c32_i64, %201 : i64
-          %203 = arith.minsi %202, %c16_i64 : i64
-          %204 = arith.muli %199, %c32_i64 : i64
-          %205 = arith.addi %204, %201 : i64
-          %206 = arith.ori %205, %c2147483648_i64 : i64
-          %207 = arith.cmpi eq, %186, %c0_i64_3 : i64
-          %208 = arith.cmpi sge, %199, %183 : i64
-          %209 = arith.cmpi sge, %200, %189 : i64
-          %210 = arith.ori %207, %208 : i1
-          %211 = arith.ori %210, %209 : i1
-          scf.if %211 {
-            "instgem.mvin"(%c0_i64_3, %206, %203, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %198 = arith.cmpi eq, %186, %c0_i64_3 : i64
+        %199 = arith.cmpi slt, %183, %c2_i64_1 : i64
+        %200 = arith.cmpi slt, %189, %c2_i64_1 : i64
+        %201 = arith.ori %198, %199 : i1
+        %202 = arith.ori %201, %200 : i1
+        scf.if %202 {
+          scf.for %arg13 = %c0 to %c4 step %c1 {
+            %203 = arith.index_cast %arg13 : index to i64
+            %204 = arith.remsi %203, %c2_i64_1 : i64
+            %205 = arith.divsi %203, %c2_i64_1 : i64
+            %206 = arith.muli %205, %c16_i64 : i64
+            %207 = arith.subi %c32_i64, %206 : i64
+            %208 = arith.minsi %207, %c16_i64 : i64
+            %209 = arith.muli %204, %c32_i64 : i64
+            %210 = arith.addi %209, %206 : i64
+            %211 = arith.ori %210, %c2147483648_i64 : i64
+            %212 = arith.cmpi sge, %204, %183 : i64
+            %213 = arith.cmpi sge, %205, %189 : i64
+            %214 = arith.ori %198, %212 : i1
+            %215 = arith.ori %214, %213 : i1
+            scf.if %215 {
+              "instgem.mvin"(%c0_i64_3, %211, %208, %c16_i64) : (i64, i64, i64, i64) -> ()
+            }
           }
         }
       } else {

@@ -527,261 +527,267 @@ module {
       scf.if %154 {
         scf.for %arg13 = %c0 to %157 step %c1 {
           scf.if %227 {
-            %235 = arith.cmpi sgt, %190, %c0 : index
-            scf.if %235 {
-              %239 = arith.muli %arg13, %190 : index
-              %240 = arith.muli %239, %c4 : index
-              %241 = arith.muli %228, %c4 : index
-              %242 = arith.subi %241, %c1 : index
-              %243 = arith.addi %240, %242 : index
-              %244 = arith.divsi %243, %241 : index
-              %245 = arith.maxsi %244, %c0 : index
-              %246 = arith.minsi %245, %190 : index
-              %247 = arith.addi %arg13, %c1 : index
-              %248 = arith.muli %247, %190 : index
-              %249 = arith.muli %248, %c4 : index
-              %250 = arith.addi %249, %242 : index
-              %251 = arith.divsi %250, %241 : index
-              %252 = arith.maxsi %251, %c0 : index
-              %253 = arith.minsi %252, %190 : index
-              scf.for %arg14 = %246 to %253 step %c1 {
-                %254 = arith.index_cast %arg14 : index to i64
-                %255 = arith.addi %183, %254 : i64
-                %256 = arith.muli %255, %c16_i64 : i64
-                %257 = arith.maxsi %256, %118 : i64
-                %258 = arith.addi %256, %c16_i64 : i64
-                %259 = arith.minsi %258, %121 : i64
-                %260 = arith.subi %259, %257 : i64
-                %261 = arith.subi %257, %118 : i64
-                %262 = arith.muli %261, %181 : i64
-                %263 = arith.addi %180, %262 : i64
-                %264 = arith.muli %255, %c32_i64 : i64
-                %265 = arith.addi %264, %176 : i64
-                %266 = arith.subi %257, %256 : i64
-                %267 = arith.addi %265, %266 : i64
-                %268 = arith.minsi %177, %c64_i64 : i64
-                "instgem.mvin"(%263, %267, %268, %260) : (i64, i64, i64, i64) -> ()
+            %240 = arith.cmpi sgt, %190, %c0 : index
+            scf.if %240 {
+              %244 = arith.muli %arg13, %190 : index
+              %245 = arith.muli %244, %c4 : index
+              %246 = arith.muli %228, %c4 : index
+              %247 = arith.subi %246, %c1 : index
+              %248 = arith.addi %245, %247 : index
+              %249 = arith.divsi %248, %246 : index
+              %250 = arith.maxsi %249, %c0 : index
+              %251 = arith.minsi %250, %190 : index
+              %252 = arith.addi %arg13, %c1 : index
+              %253 = arith.muli %252, %190 : index
+              %254 = arith.muli %253, %c4 : index
+              %255 = arith.addi %254, %247 : index
+              %256 = arith.divsi %255, %246 : index
+              %257 = arith.maxsi %256, %c0 : index
+              %258 = arith.minsi %257, %190 : index
+              scf.for %arg14 = %251 to %258 step %c1 {
+                %259 = arith.index_cast %arg14 : index to i64
+                %260 = arith.addi %183, %259 : i64
+                %261 = arith.muli %260, %c16_i64 : i64
+                %262 = arith.maxsi %261, %118 : i64
+                %263 = arith.addi %261, %c16_i64 : i64
+                %264 = arith.minsi %263, %121 : i64
+                %265 = arith.subi %264, %262 : i64
+                %266 = arith.subi %262, %118 : i64
+                %267 = arith.muli %266, %181 : i64
+                %268 = arith.addi %180, %267 : i64
+                %269 = arith.muli %260, %c32_i64 : i64
+                %270 = arith.addi %269, %176 : i64
+                %271 = arith.subi %262, %261 : i64
+                %272 = arith.addi %270, %271 : i64
+                %273 = arith.minsi %177, %c64_i64 : i64
+                "instgem.mvin"(%268, %272, %273, %265) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %236 = arith.cmpi sgt, %196, %c0 : index
-            scf.if %236 {
-              %239 = arith.muli %arg13, %196 : index
-              %240 = arith.muli %239, %c4 : index
-              %241 = arith.subi %240, %228 : index
-              %242 = arith.muli %228, %c4 : index
-              %243 = arith.subi %242, %c1 : index
-              %244 = arith.addi %241, %243 : index
-              %245 = arith.divsi %244, %242 : index
-              %246 = arith.maxsi %245, %c0 : index
-              %247 = arith.minsi %246, %196 : index
-              %248 = arith.addi %arg13, %c1 : index
-              %249 = arith.muli %248, %196 : index
-              %250 = arith.muli %249, %c4 : index
-              %251 = arith.subi %250, %228 : index
-              %252 = arith.addi %251, %243 : index
-              %253 = arith.divsi %252, %242 : index
-              %254 = arith.maxsi %253, %c0 : index
-              %255 = arith.minsi %254, %196 : index
-              scf.for %arg14 = %247 to %255 step %c1 {
-                %256 = arith.index_cast %arg14 : index to i64
-                %257 = arith.muli %256, %c16_i64 : i64
-                %258 = arith.maxsi %257, %c0_i64_3 : i64
-                %259 = arith.addi %257, %c16_i64 : i64
-                %260 = arith.minsi %259, %118 : i64
-                %261 = arith.subi %260, %258 : i64
-                %262 = arith.muli %256, %c32_i64 : i64
-                %263 = arith.addi %262, %176 : i64
-                %264 = arith.subi %258, %257 : i64
-                %265 = arith.addi %263, %264 : i64
-                %266 = arith.minsi %177, %c64_i64 : i64
-                "instgem.mvin"(%c0_i64_3, %265, %266, %261) : (i64, i64, i64, i64) -> ()
-              } {gemmini.load_stream}
-            }
-            %237 = arith.cmpi sgt, %220, %c0 : index
-            scf.if %237 {
-              %239 = arith.muli %arg13, %220 : index
-              %240 = arith.muli %239, %c4 : index
-              %241 = arith.muli %228, %c2 : index
-              %242 = arith.subi %240, %241 : index
-              %243 = arith.muli %228, %c4 : index
-              %244 = arith.subi %243, %c1 : index
-              %245 = arith.addi %242, %244 : index
-              %246 = arith.divsi %245, %243 : index
-              %247 = arith.maxsi %246, %c0 : index
-              %248 = arith.minsi %247, %220 : index
-              %249 = arith.addi %arg13, %c1 : index
-              %250 = arith.muli %249, %220 : index
-              %251 = arith.muli %250, %c4 : index
-              %252 = arith.subi %251, %241 : index
-              %253 = arith.addi %252, %244 : index
-              %254 = arith.divsi %253, %243 : index
-              %255 = arith.maxsi %254, %c0 : index
-              %256 = arith.minsi %255, %220 : index
-              scf.for %arg14 = %248 to %256 step %c1 {
-                %257 = arith.index_cast %arg14 : index to i64
-                %258 = arith.addi %212, %257 : i64
-                %259 = arith.muli %258, %c16_i64 : i64
-                %260 = arith.maxsi %259, %205 : i64
-                %261 = arith.addi %259, %c16_i64 : i64
-                %262 = arith.minsi %261, %213 : i64
-                %263 = arith.subi %262, %260 : i64
-                %264 = arith.subi %260, %205 : i64
-                %265 = arith.muli %264, %210 : i64
-                %266 = arith.addi %209, %265 : i64
-                %267 = arith.muli %258, %c32_i64 : i64
-                %268 = arith.addi %267, %204 : i64
-                %269 = arith.subi %260, %259 : i64
+            %241 = arith.cmpi sgt, %196, %c0 : index
+            scf.if %241 {
+              %244 = arith.muli %arg13, %196 : index
+              %245 = arith.muli %244, %c4 : index
+              %246 = arith.subi %245, %228 : index
+              %247 = arith.muli %228, %c4 : index
+              %248 = arith.subi %247, %c1 : index
+              %249 = arith.addi %246, %248 : index
+              %250 = arith.divsi %249, %247 : index
+              %251 = arith.maxsi %250, %c0 : index
+              %252 = arith.minsi %251, %196 : index
+              %253 = arith.addi %arg13, %c1 : index
+              %254 = arith.muli %253, %196 : index
+              %255 = arith.muli %254, %c4 : index
+              %256 = arith.subi %255, %228 : index
+              %257 = arith.addi %256, %248 : index
+              %258 = arith.divsi %257, %247 : index
+              %259 = arith.maxsi %258, %c0 : index
+              %260 = arith.minsi %259, %196 : index
+              scf.for %arg14 = %252 to %260 step %c1 {
+                %261 = arith.index_cast %arg14 : index to i64
+                %262 = arith.muli %261, %c16_i64 : i64
+                %263 = arith.maxsi %262, %c0_i64_3 : i64
+                %264 = arith.addi %262, %c16_i64 : i64
+                %265 = arith.minsi %264, %118 : i64
+                %266 = arith.subi %265, %263 : i64
+                %267 = arith.muli %261, %c32_i64 : i64
+                %268 = arith.addi %267, %176 : i64
+                %269 = arith.subi %263, %262 : i64
                 %270 = arith.addi %268, %269 : i64
-                %271 = arith.minsi %140, %c64_i64 : i64
-                "instgem.mvin2"(%266, %270, %271, %263) : (i64, i64, i64, i64) -> ()
+                %271 = arith.minsi %177, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64_3, %270, %271, %266) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %238 = arith.cmpi sgt, %226, %c0 : index
-            scf.if %238 {
-              %239 = arith.muli %arg13, %226 : index
-              %240 = arith.muli %239, %c4 : index
-              %241 = arith.muli %228, %c3 : index
-              %242 = arith.subi %240, %241 : index
-              %243 = arith.muli %228, %c4 : index
-              %244 = arith.subi %243, %c1 : index
-              %245 = arith.addi %242, %244 : index
-              %246 = arith.divsi %245, %243 : index
-              %247 = arith.maxsi %246, %c0 : index
-              %248 = arith.minsi %247, %226 : index
-              %249 = arith.addi %arg13, %c1 : index
-              %250 = arith.muli %249, %226 : index
-              %251 = arith.muli %250, %c4 : index
-              %252 = arith.subi %251, %241 : index
-              %253 = arith.addi %252, %244 : index
-              %254 = arith.divsi %253, %243 : index
-              %255 = arith.maxsi %254, %c0 : index
-              %256 = arith.minsi %255, %226 : index
-              scf.for %arg14 = %248 to %256 step %c1 {
-                %257 = arith.index_cast %arg14 : index to i64
-                %258 = arith.muli %257, %c16_i64 : i64
-                %259 = arith.maxsi %258, %c0_i64_3 : i64
-                %260 = arith.addi %258, %c16_i64 : i64
-                %261 = arith.minsi %260, %205 : i64
-                %262 = arith.subi %261, %259 : i64
-                %263 = arith.muli %257, %c32_i64 : i64
-                %264 = arith.addi %263, %204 : i64
-                %265 = arith.subi %259, %258 : i64
-                %266 = arith.addi %264, %265 : i64
-                %267 = arith.minsi %140, %c64_i64 : i64
-                "instgem.mvin2"(%c0_i64_3, %266, %267, %262) : (i64, i64, i64, i64) -> ()
+            %242 = arith.cmpi sgt, %220, %c0 : index
+            scf.if %242 {
+              %244 = arith.muli %arg13, %220 : index
+              %245 = arith.muli %244, %c4 : index
+              %246 = arith.muli %228, %c2 : index
+              %247 = arith.subi %245, %246 : index
+              %248 = arith.muli %228, %c4 : index
+              %249 = arith.subi %248, %c1 : index
+              %250 = arith.addi %247, %249 : index
+              %251 = arith.divsi %250, %248 : index
+              %252 = arith.maxsi %251, %c0 : index
+              %253 = arith.minsi %252, %220 : index
+              %254 = arith.addi %arg13, %c1 : index
+              %255 = arith.muli %254, %220 : index
+              %256 = arith.muli %255, %c4 : index
+              %257 = arith.subi %256, %246 : index
+              %258 = arith.addi %257, %249 : index
+              %259 = arith.divsi %258, %248 : index
+              %260 = arith.maxsi %259, %c0 : index
+              %261 = arith.minsi %260, %220 : index
+              scf.for %arg14 = %253 to %261 step %c1 {
+                %262 = arith.index_cast %arg14 : index to i64
+                %263 = arith.addi %212, %262 : i64
+                %264 = arith.muli %263, %c16_i64 : i64
+                %265 = arith.maxsi %264, %205 : i64
+                %266 = arith.addi %264, %c16_i64 : i64
+                %267 = arith.minsi %266, %213 : i64
+                %268 = arith.subi %267, %265 : i64
+                %269 = arith.subi %265, %205 : i64
+                %270 = arith.muli %269, %210 : i64
+                %271 = arith.addi %209, %270 : i64
+                %272 = arith.muli %263, %c32_i64 : i64
+                %273 = arith.addi %272, %204 : i64
+                %274 = arith.subi %265, %264 : i64
+                %275 = arith.addi %273, %274 : i64
+                %276 = arith.minsi %140, %c64_i64 : i64
+                "instgem.mvin2"(%271, %275, %276, %268) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            %243 = arith.cmpi sgt, %226, %c0 : index
+            scf.if %243 {
+              %244 = arith.muli %arg13, %226 : index
+              %245 = arith.muli %244, %c4 : index
+              %246 = arith.muli %228, %c3 : index
+              %247 = arith.subi %245, %246 : index
+              %248 = arith.muli %228, %c4 : index
+              %249 = arith.subi %248, %c1 : index
+              %250 = arith.addi %247, %249 : index
+              %251 = arith.divsi %250, %248 : index
+              %252 = arith.maxsi %251, %c0 : index
+              %253 = arith.minsi %252, %226 : index
+              %254 = arith.addi %arg13, %c1 : index
+              %255 = arith.muli %254, %226 : index
+              %256 = arith.muli %255, %c4 : index
+              %257 = arith.subi %256, %246 : index
+              %258 = arith.addi %257, %249 : index
+              %259 = arith.divsi %258, %248 : index
+              %260 = arith.maxsi %259, %c0 : index
+              %261 = arith.minsi %260, %226 : index
+              scf.for %arg14 = %253 to %261 step %c1 {
+                %262 = arith.index_cast %arg14 : index to i64
+                %263 = arith.muli %262, %c16_i64 : i64
+                %264 = arith.maxsi %263, %c0_i64_3 : i64
+                %265 = arith.addi %263, %c16_i64 : i64
+                %266 = arith.minsi %265, %205 : i64
+                %267 = arith.subi %266, %264 : i64
+                %268 = arith.muli %262, %c32_i64 : i64
+                %269 = arith.addi %268, %204 : i64
+                %270 = arith.subi %264, %263 : i64
+                %271 = arith.addi %269, %270 : i64
+                %272 = arith.minsi %140, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64_3, %271, %272, %267) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
           }
-          %229 = arith.index_cast %arg13 : index to i64
-          %230 = arith.muli %229, %c16_i64 : i64
-          %231 = arith.subi %149, %230 : i64
-          %232 = arith.minsi %231, %c16_i64 : i64
-          %233 = arith.index_cast %160 : i64 to index
-          scf.for %arg14 = %c0 to %233 step %c1 {
-            %235 = arith.index_cast %arg14 : index to i64
-            %236 = arith.cmpi eq, %235, %c0_i64_3 : i64
-            %237 = arith.select %236, %c2147483648_i64, %c3221225472_i64 : i64
-            %238 = arith.ori %230, %237 : i64
-            %239 = arith.select %236, %c16_i64, %164 : i64
-            %240 = arith.select %236, %c16_i64, %232 : i64
-            %241 = arith.muli %235, %c32_i64 : i64
-            %242 = arith.addi %241, %230 : i64
-            %243 = arith.addi %242, %137 : i64
-            "instgem.preload"(%243, %232, %c16_i64, %238, %240, %239) : (i64, i64, i64, i64, i64, i64) -> ()
-            %244 = arith.muli %235, %c16_i64 : i64
-            %245 = arith.addi %244, %117 : i64
-            "instgem.compute_preloaded"(%245, %c16_i64, %164, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %246 = arith.index_cast %163 : i64 to index
-            scf.for %arg15 = %c1 to %246 step %c1 {
-              %248 = arith.index_cast %arg15 : index to i64
-              %249 = arith.muli %248, %c32_i64 : i64
-              %250 = arith.addi %249, %230 : i64
-              %251 = arith.ori %250, %237 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %251, %240, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %252 = arith.addi %249, %244 : i64
-              %253 = arith.addi %252, %117 : i64
-              "instgem.compute_accumulated"(%253, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %247 = arith.index_cast %150 : i64 to index
-            scf.for %arg15 = %246 to %247 step %c1 {
-              %248 = arith.index_cast %arg15 : index to i64
-              %249 = arith.muli %248, %c16_i64 : i64
-              %250 = arith.subi %143, %249 : i64
-              %251 = arith.minsi %250, %c16_i64 : i64
-              %252 = arith.muli %248, %c32_i64 : i64
-              %253 = arith.addi %252, %230 : i64
-              %254 = arith.ori %253, %237 : i64
-              %255 = arith.select %236, %c16_i64, %251 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %254, %240, %255) : (i64, i64, i64, i64, i64, i64) -> ()
-              %256 = arith.addi %252, %244 : i64
-              %257 = arith.addi %256, %117 : i64
-              "instgem.compute_accumulated"(%257, %c16_i64, %251, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-          %234 = arith.index_cast %153 : i64 to index
-          scf.for %arg14 = %233 to %234 step %c1 {
-            %235 = arith.index_cast %arg14 : index to i64
-            %236 = arith.muli %235, %c16_i64 : i64
-            %237 = arith.subi %145, %236 : i64
-            %238 = arith.minsi %237, %c16_i64 : i64
-            %239 = arith.subi %147, %236 : i64
-            %240 = arith.minsi %239, %c16_i64 : i64
-            %241 = arith.cmpi eq, %235, %c0_i64_3 : i64
+          %234 = arith.index_cast %arg13 : index to i64
+          %235 = arith.muli %234, %c16_i64 : i64
+          %236 = arith.subi %149, %235 : i64
+          %237 = arith.minsi %236, %c16_i64 : i64
+          %238 = arith.index_cast %160 : i64 to index
+          scf.for %arg14 = %c0 to %238 step %c1 {
+            %240 = arith.index_cast %arg14 : index to i64
+            %241 = arith.cmpi eq, %240, %c0_i64_3 : i64
             %242 = arith.select %241, %c2147483648_i64, %c3221225472_i64 : i64
-            %243 = arith.ori %230, %242 : i64
+            %243 = arith.ori %235, %242 : i64
             %244 = arith.select %241, %c16_i64, %164 : i64
-            %245 = arith.select %241, %c16_i64, %232 : i64
-            %246 = arith.muli %235, %c32_i64 : i64
-            %247 = arith.addi %246, %230 : i64
+            %245 = arith.select %241, %c16_i64, %237 : i64
+            %246 = arith.muli %240, %c32_i64 : i64
+            %247 = arith.addi %246, %235 : i64
             %248 = arith.addi %247, %137 : i64
-            "instgem.preload"(%248, %232, %240, %243, %245, %244) : (i64, i64, i64, i64, i64, i64) -> ()
-            %249 = arith.addi %236, %117 : i64
-            "instgem.compute_preloaded"(%249, %238, %164, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %250 = arith.index_cast %163 : i64 to index
-            scf.for %arg15 = %c1 to %250 step %c1 {
-              %252 = arith.index_cast %arg15 : index to i64
-              %253 = arith.muli %252, %c32_i64 : i64
-              %254 = arith.addi %253, %230 : i64
-              %255 = arith.ori %254, %242 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %255, %245, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %256 = arith.addi %253, %236 : i64
-              %257 = arith.addi %256, %117 : i64
-              "instgem.compute_accumulated"(%257, %238, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%248, %237, %c16_i64, %243, %245, %244) : (i64, i64, i64, i64, i64, i64) -> ()
+            %249 = arith.muli %240, %c16_i64 : i64
+            %250 = arith.addi %249, %117 : i64
+            "instgem.compute_preloaded"(%250, %c16_i64, %164, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %251 = arith.index_cast %163 : i64 to index
+            scf.for %arg15 = %c1 to %251 step %c1 {
+              %253 = arith.index_cast %arg15 : index to i64
+              %254 = arith.muli %253, %c32_i64 : i64
+              %255 = arith.addi %254, %235 : i64
+              %256 = arith.ori %255, %242 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %256, %245, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %257 = arith.addi %254, %249 : i64
+              %258 = arith.addi %257, %117 : i64
+              "instgem.compute_accumulated"(%258, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %251 = arith.index_cast %150 : i64 to index
-            scf.for %arg15 = %250 to %251 step %c1 {
-              %252 = arith.index_cast %arg15 : index to i64
-              %253 = arith.muli %252, %c16_i64 : i64
-              %254 = arith.subi %143, %253 : i64
-              %255 = arith.minsi %254, %c16_i64 : i64
-              %256 = arith.muli %252, %c32_i64 : i64
-              %257 = arith.addi %256, %230 : i64
-              %258 = arith.ori %257, %242 : i64
-              %259 = arith.select %241, %c16_i64, %255 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %258, %245, %259) : (i64, i64, i64, i64, i64, i64) -> ()
-              %260 = arith.addi %256, %236 : i64
-              %261 = arith.addi %260, %117 : i64
-              "instgem.compute_accumulated"(%261, %238, %255, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %252 = arith.index_cast %150 : i64 to index
+            scf.for %arg15 = %251 to %252 step %c1 {
+              %253 = arith.index_cast %arg15 : index to i64
+              %254 = arith.muli %253, %c16_i64 : i64
+              %255 = arith.subi %143, %254 : i64
+              %256 = arith.minsi %255, %c16_i64 : i64
+              %257 = arith.muli %253, %c32_i64 : i64
+              %258 = arith.addi %257, %235 : i64
+              %259 = arith.ori %258, %242 : i64
+              %260 = arith.select %241, %c16_i64, %256 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %259, %245, %260) : (i64, i64, i64, i64, i64, i64) -> ()
+              %261 = arith.addi %257, %249 : i64
+              %262 = arith.addi %261, %117 : i64
+              "instgem.compute_accumulated"(%262, %c16_i64, %256, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %239 = arith.index_cast %153 : i64 to index
+          scf.for %arg14 = %238 to %239 step %c1 {
+            %240 = arith.index_cast %arg14 : index to i64
+            %241 = arith.muli %240, %c16_i64 : i64
+            %242 = arith.subi %145, %241 : i64
+            %243 = arith.minsi %242, %c16_i64 : i64
+            %244 = arith.subi %147, %241 : i64
+            %245 = arith.minsi %244, %c16_i64 : i64
+            %246 = arith.cmpi eq, %240, %c0_i64_3 : i64
+            %247 = arith.select %246, %c2147483648_i64, %c3221225472_i64 : i64
+            %248 = arith.ori %235, %247 : i64
+            %249 = arith.select %246, %c16_i64, %164 : i64
+            %250 = arith.select %246, %c16_i64, %237 : i64
+            %251 = arith.muli %240, %c32_i64 : i64
+            %252 = arith.addi %251, %235 : i64
+            %253 = arith.addi %252, %137 : i64
+            "instgem.preload"(%253, %237, %245, %248, %250, %249) : (i64, i64, i64, i64, i64, i64) -> ()
+            %254 = arith.addi %241, %117 : i64
+            "instgem.compute_preloaded"(%254, %243, %164, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %255 = arith.index_cast %163 : i64 to index
+            scf.for %arg15 = %c1 to %255 step %c1 {
+              %257 = arith.index_cast %arg15 : index to i64
+              %258 = arith.muli %257, %c32_i64 : i64
+              %259 = arith.addi %258, %235 : i64
+              %260 = arith.ori %259, %247 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %260, %250, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %261 = arith.addi %258, %241 : i64
+              %262 = arith.addi %261, %117 : i64
+              "instgem.compute_accumulated"(%262, %243, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %256 = arith.index_cast %150 : i64 to index
+            scf.for %arg15 = %255 to %256 step %c1 {
+              %257 = arith.index_cast %arg15 : index to i64
+              %258 = arith.muli %257, %c16_i64 : i64
+              %259 = arith.subi %143, %258 : i64
+              %260 = arith.minsi %259, %c16_i64 : i64
+              %261 = arith.muli %257, %c32_i64 : i64
+              %262 = arith.addi %261, %235 : i64
+              %263 = arith.ori %262, %247 : i64
+              %264 = arith.select %246, %c16_i64, %260 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %263, %250, %264) : (i64, i64, i64, i64, i64, i64) -> ()
+              %265 = arith.addi %261, %241 : i64
+              %266 = arith.addi %265, %117 : i64
+              "instgem.compute_accumulated"(%266, %243, %260, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        scf.for %arg13 = %c0 to %c4 step %c1 {
-          %229 = arith.index_cast %arg13 : index to i64
-          %230 = arith.remsi %229, %c2_i64_1 : i64
-          %231 = arith.divsi %229, %c2_i64_1 : i64
-          %232 = arith.muli %231, %c16_i64 : i64
-          %233 = arith.subi %c32_i64, %232 : i64
-          %234 = arith.minsi %233, %c16_i64 : i64
-          %235 = arith.muli %230, %c32_i64 : i64
-          %236 = arith.addi %235, %232 : i64
-          %237 = arith.ori %236, %c2147483648_i64 : i64
-          %238 = arith.cmpi eq, %153, %c0_i64_3 : i64
-          %239 = arith.cmpi sge, %230, %150 : i64
-          %240 = arith.cmpi sge, %231, %156 : i64
-          %241 = arith.ori %238, %239 : i1
-          %242 = arith.ori %241, %240 : i1
-          scf.if %242 {
-            "instgem.mvin"(%c0_i64_3, %237, %234, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %229 = arith.cmpi eq, %153, %c0_i64_3 : i64
+        %230 = arith.cmpi slt, %150, %c2_i64_1 : i64
+        %231 = arith.cmpi slt, %156, %c2_i64_1 : i64
+        %232 = arith.ori %229, %230 : i1
+        %233 = arith.ori %232, %231 : i1
+        scf.if %233 {
+          scf.for %arg13 = %c0 to %c4 step %c1 {
+            %234 = arith.index_cast %arg13 : index to i64
+            %235 = arith.remsi %234, %c2_i64_1 : i64
+            %236 = arith.divsi %234, %c2_i64_1 : i64
+            %237 = arith.muli %236, %c16_i64 : i64
+            %238 = arith.subi %c32_i64, %237 : i64
+            %239 = arith.minsi %238, %c16_i64 : i64
+            %240 = arith.muli %235, %c32_i64 : i64
+            %241 = arith.addi %240, %237 : i64
+            %242 = arith.ori %241, %c2147483648_i64 : i64
+            %243 = arith.cmpi sge, %235, %150 : i64
+            %244 = arith.cmpi sge, %236, %156 : i64
+            %245 = arith.ori %229, %243 : i1
+            %246 = arith.ori %245, %244 : i1
+            scf.if %246 {
+              "instgem.mvin"(%c0_i64_3, %242, %239, %c16_i64) : (i64, i64, i64, i64) -> ()
+            }
           }
         }
       } else {

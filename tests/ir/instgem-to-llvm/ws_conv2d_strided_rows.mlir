@@ -663,75 +663,25 @@ module {
         %289 = arith.ceildivsi %80, %288 : i64
         %290 = arith.select %282, %c0_i64_3, %c-1_i64 : i64
         scf.for %arg19 = %c0 to %283 step %c1 {
-          %291 = arith.index_cast %arg19 : index to i64
-          %292 = arith.subi %291, %c1_i64_2 : i64
-          %293 = arith.cmpi sge, %292, %c0_i64_3 : i64
-          %294 = arith.cmpi slt, %292, %81 : i64
-          %295 = arith.andi %293, %294 : i1
-          %296 = arith.andi %281, %295 : i1
-          %297 = arith.subi %277, %c1_i64_2 : i64
-          %298 = arith.cmpi eq, %291, %297 : i64
-          %299 = arith.cmpi slt, %291, %81 : i64
-          %300 = arith.andi %298, %299 : i1
-          %301 = arith.andi %281, %300 : i1
-          %302 = arith.muli %291, %c16_i64 : i64
-          %303 = arith.subi %276, %302 : i64
-          %304 = arith.minsi %303, %c16_i64 : i64
-          %305 = arith.index_cast %286 : i64 to index
-          scf.for %arg20 = %c0 to %305 step %c1 {
-            %312 = arith.index_cast %arg20 : index to i64
-            scf.if %296 {
-              %322 = arith.muli %312, %289 : i64
-              %323 = arith.minsi %322, %80 : i64
-              %324 = arith.addi %323, %289 : i64
-              %325 = arith.minsi %324, %80 : i64
-              %326 = arith.index_cast %323 : i64 to index
-              %327 = arith.index_cast %325 : i64 to index
-              scf.for %arg21 = %326 to %327 step %c1 {
-                %328 = arith.index_cast %arg21 : index to i64
-                %329 = arith.addi %74, %328 : i64
-                %330 = arith.muli %329, %c16_i64 : i64
-                %331 = arith.maxsi %330, %65 : i64
-                %332 = arith.addi %330, %c16_i64 : i64
-                %333 = arith.minsi %332, %75 : i64
-                %334 = arith.subi %333, %331 : i64
-                %335 = arith.subi %331, %65 : i64
-                %336 = arith.muli %335, %71 : i64
-                %337 = arith.addi %70, %336 : i64
-                %338 = arith.muli %292, %c16_i64 : i64
-                %339 = arith.addi %337, %338 : i64
-                %340 = arith.muli %329, %c32_i64 : i64
-                %341 = arith.addi %340, %338 : i64
-                %342 = arith.ori %341, %c2147483648_i64 : i64
-                %343 = arith.subi %331, %330 : i64
-                %344 = arith.addi %342, %343 : i64
-                %345 = arith.subi %67, %338 : i64
-                %346 = arith.minsi %345, %c16_i64 : i64
-                "instgem.mvout"(%339, %344, %346, %334) : (i64, i64, i64, i64) -> ()
-              }
-            }
-            %313 = arith.cmpi eq, %312, %290 : i64
-            %314 = arith.select %313, %c2147483648_i64, %c3221225472_i64 : i64
-            %315 = arith.ori %302, %314 : i64
-            %316 = arith.select %313, %c16_i64, %c15_i64 : i64
-            %317 = arith.select %313, %c16_i64, %304 : i64
-            %318 = arith.muli %312, %c32_i64 : i64
-            %319 = arith.addi %318, %302 : i64
-            %320 = arith.addi %319, %c32_i64 : i64
-            "instgem.preload"(%320, %304, %c16_i64, %315, %317, %316) : (i64, i64, i64, i64, i64, i64) -> ()
-            %321 = arith.muli %312, %c16_i64 : i64
-            "instgem.compute_preloaded"(%321, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %306 = arith.index_cast %279 : i64 to index
-          scf.for %arg20 = %305 to %306 step %c1 {
-            %312 = arith.index_cast %arg20 : index to i64
-            %313 = arith.muli %312, %c16_i64 : i64
-            %314 = arith.subi %272, %313 : i64
-            %315 = arith.minsi %314, %c16_i64 : i64
-            %316 = arith.subi %274, %313 : i64
-            %317 = arith.minsi %316, %c16_i64 : i64
-            scf.if %296 {
-              %326 = arith.muli %312, %289 : i64
+          %295 = arith.index_cast %arg19 : index to i64
+          %296 = arith.subi %295, %c1_i64_2 : i64
+          %297 = arith.cmpi sge, %296, %c0_i64_3 : i64
+          %298 = arith.cmpi slt, %296, %81 : i64
+          %299 = arith.andi %297, %298 : i1
+          %300 = arith.andi %281, %299 : i1
+          %301 = arith.subi %277, %c1_i64_2 : i64
+          %302 = arith.cmpi eq, %295, %301 : i64
+          %303 = arith.cmpi slt, %295, %81 : i64
+          %304 = arith.andi %302, %303 : i1
+          %305 = arith.andi %281, %304 : i1
+          %306 = arith.muli %295, %c16_i64 : i64
+          %307 = arith.subi %276, %306 : i64
+          %308 = arith.minsi %307, %c16_i64 : i64
+          %309 = arith.index_cast %286 : i64 to index
+          scf.for %arg20 = %c0 to %309 step %c1 {
+            %316 = arith.index_cast %arg20 : index to i64
+            scf.if %300 {
+              %326 = arith.muli %316, %289 : i64
               %327 = arith.minsi %326, %80 : i64
               %328 = arith.addi %327, %289 : i64
               %329 = arith.minsi %328, %80 : i64
@@ -748,7 +698,7 @@ module {
                 %339 = arith.subi %335, %65 : i64
                 %340 = arith.muli %339, %71 : i64
                 %341 = arith.addi %70, %340 : i64
-                %342 = arith.muli %292, %c16_i64 : i64
+                %342 = arith.muli %296, %c16_i64 : i64
                 %343 = arith.addi %341, %342 : i64
                 %344 = arith.muli %333, %c32_i64 : i64
                 %345 = arith.addi %344, %342 : i64
@@ -760,121 +710,174 @@ module {
                 "instgem.mvout"(%343, %348, %350, %338) : (i64, i64, i64, i64) -> ()
               }
             }
-            %318 = arith.cmpi eq, %312, %290 : i64
-            %319 = arith.select %318, %c2147483648_i64, %c3221225472_i64 : i64
-            %320 = arith.ori %302, %319 : i64
-            %321 = arith.select %318, %c16_i64, %c15_i64 : i64
-            %322 = arith.select %318, %c16_i64, %304 : i64
-            %323 = arith.muli %312, %c32_i64 : i64
-            %324 = arith.addi %323, %302 : i64
-            %325 = arith.addi %324, %c32_i64 : i64
-            "instgem.preload"(%325, %304, %317, %320, %322, %321) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%313, %315, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %317 = arith.cmpi eq, %316, %290 : i64
+            %318 = arith.select %317, %c2147483648_i64, %c3221225472_i64 : i64
+            %319 = arith.ori %306, %318 : i64
+            %320 = arith.select %317, %c16_i64, %c15_i64 : i64
+            %321 = arith.select %317, %c16_i64, %308 : i64
+            %322 = arith.muli %316, %c32_i64 : i64
+            %323 = arith.addi %322, %306 : i64
+            %324 = arith.addi %323, %c32_i64 : i64
+            "instgem.preload"(%324, %308, %c16_i64, %319, %321, %320) : (i64, i64, i64, i64, i64, i64) -> ()
+            %325 = arith.muli %316, %c16_i64 : i64
+            "instgem.compute_preloaded"(%325, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-          scf.if %296 {
-            %312 = arith.muli %279, %289 : i64
-            %313 = arith.minsi %312, %80 : i64
-            %314 = arith.index_cast %313 : i64 to index
-            %315 = arith.index_cast %80 : i64 to index
-            scf.for %arg20 = %314 to %315 step %c1 {
-              %316 = arith.index_cast %arg20 : index to i64
-              %317 = arith.addi %74, %316 : i64
-              %318 = arith.muli %317, %c16_i64 : i64
-              %319 = arith.maxsi %318, %65 : i64
-              %320 = arith.addi %318, %c16_i64 : i64
-              %321 = arith.minsi %320, %75 : i64
-              %322 = arith.subi %321, %319 : i64
-              %323 = arith.subi %319, %65 : i64
-              %324 = arith.muli %323, %71 : i64
-              %325 = arith.addi %70, %324 : i64
-              %326 = arith.muli %292, %c16_i64 : i64
-              %327 = arith.addi %325, %326 : i64
-              %328 = arith.muli %317, %c32_i64 : i64
-              %329 = arith.addi %328, %326 : i64
-              %330 = arith.ori %329, %c2147483648_i64 : i64
-              %331 = arith.subi %319, %318 : i64
-              %332 = arith.addi %330, %331 : i64
-              %333 = arith.subi %67, %326 : i64
-              %334 = arith.minsi %333, %c16_i64 : i64
-              "instgem.mvout"(%327, %332, %334, %322) : (i64, i64, i64, i64) -> ()
+          %310 = arith.index_cast %279 : i64 to index
+          scf.for %arg20 = %309 to %310 step %c1 {
+            %316 = arith.index_cast %arg20 : index to i64
+            %317 = arith.muli %316, %c16_i64 : i64
+            %318 = arith.subi %272, %317 : i64
+            %319 = arith.minsi %318, %c16_i64 : i64
+            %320 = arith.subi %274, %317 : i64
+            %321 = arith.minsi %320, %c16_i64 : i64
+            scf.if %300 {
+              %330 = arith.muli %316, %289 : i64
+              %331 = arith.minsi %330, %80 : i64
+              %332 = arith.addi %331, %289 : i64
+              %333 = arith.minsi %332, %80 : i64
+              %334 = arith.index_cast %331 : i64 to index
+              %335 = arith.index_cast %333 : i64 to index
+              scf.for %arg21 = %334 to %335 step %c1 {
+                %336 = arith.index_cast %arg21 : index to i64
+                %337 = arith.addi %74, %336 : i64
+                %338 = arith.muli %337, %c16_i64 : i64
+                %339 = arith.maxsi %338, %65 : i64
+                %340 = arith.addi %338, %c16_i64 : i64
+                %341 = arith.minsi %340, %75 : i64
+                %342 = arith.subi %341, %339 : i64
+                %343 = arith.subi %339, %65 : i64
+                %344 = arith.muli %343, %71 : i64
+                %345 = arith.addi %70, %344 : i64
+                %346 = arith.muli %296, %c16_i64 : i64
+                %347 = arith.addi %345, %346 : i64
+                %348 = arith.muli %337, %c32_i64 : i64
+                %349 = arith.addi %348, %346 : i64
+                %350 = arith.ori %349, %c2147483648_i64 : i64
+                %351 = arith.subi %339, %338 : i64
+                %352 = arith.addi %350, %351 : i64
+                %353 = arith.subi %67, %346 : i64
+                %354 = arith.minsi %353, %c16_i64 : i64
+                "instgem.mvout"(%347, %352, %354, %342) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %322 = arith.cmpi eq, %316, %290 : i64
+            %323 = arith.select %322, %c2147483648_i64, %c3221225472_i64 : i64
+            %324 = arith.ori %306, %323 : i64
+            %325 = arith.select %322, %c16_i64, %c15_i64 : i64
+            %326 = arith.select %322, %c16_i64, %308 : i64
+            %327 = arith.muli %316, %c32_i64 : i64
+            %328 = arith.addi %327, %306 : i64
+            %329 = arith.addi %328, %c32_i64 : i64
+            "instgem.preload"(%329, %308, %321, %324, %326, %325) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%317, %319, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          scf.if %300 {
+            %316 = arith.muli %279, %289 : i64
+            %317 = arith.minsi %316, %80 : i64
+            %318 = arith.index_cast %317 : i64 to index
+            %319 = arith.index_cast %80 : i64 to index
+            scf.for %arg20 = %318 to %319 step %c1 {
+              %320 = arith.index_cast %arg20 : index to i64
+              %321 = arith.addi %74, %320 : i64
+              %322 = arith.muli %321, %c16_i64 : i64
+              %323 = arith.maxsi %322, %65 : i64
+              %324 = arith.addi %322, %c16_i64 : i64
+              %325 = arith.minsi %324, %75 : i64
+              %326 = arith.subi %325, %323 : i64
+              %327 = arith.subi %323, %65 : i64
+              %328 = arith.muli %327, %71 : i64
+              %329 = arith.addi %70, %328 : i64
+              %330 = arith.muli %296, %c16_i64 : i64
+              %331 = arith.addi %329, %330 : i64
+              %332 = arith.muli %321, %c32_i64 : i64
+              %333 = arith.addi %332, %330 : i64
+              %334 = arith.ori %333, %c2147483648_i64 : i64
+              %335 = arith.subi %323, %322 : i64
+              %336 = arith.addi %334, %335 : i64
+              %337 = arith.subi %67, %330 : i64
+              %338 = arith.minsi %337, %c16_i64 : i64
+              "instgem.mvout"(%331, %336, %338, %326) : (i64, i64, i64, i64) -> ()
             }
           }
-          %307 = arith.cmpi sgt, %279, %c0_i64_3 : i64
-          %308 = arith.subi %c0_i64_3, %74 : i64
-          %309 = arith.maxsi %308, %c0_i64_3 : i64
-          %310 = arith.minsi %309, %80 : i64
-          %311 = arith.select %307, %310, %c0_i64_3 : i64
-          scf.if %301 {
-            %312 = arith.index_cast %311 : i64 to index
-            %313 = arith.index_cast %80 : i64 to index
-            scf.for %arg20 = %312 to %313 step %c1 {
-              %314 = arith.index_cast %arg20 : index to i64
-              %315 = arith.addi %74, %314 : i64
-              %316 = arith.muli %315, %c16_i64 : i64
-              %317 = arith.maxsi %316, %65 : i64
-              %318 = arith.addi %316, %c16_i64 : i64
-              %319 = arith.minsi %318, %75 : i64
-              %320 = arith.subi %319, %317 : i64
-              %321 = arith.subi %317, %65 : i64
-              %322 = arith.muli %321, %71 : i64
-              %323 = arith.addi %70, %322 : i64
-              %324 = arith.addi %323, %302 : i64
-              %325 = arith.muli %315, %c32_i64 : i64
-              %326 = arith.addi %325, %302 : i64
-              %327 = arith.ori %326, %c2147483648_i64 : i64
-              %328 = arith.subi %317, %316 : i64
-              %329 = arith.addi %327, %328 : i64
-              %330 = arith.subi %67, %302 : i64
-              %331 = arith.minsi %330, %c16_i64 : i64
-              "instgem.mvout"(%324, %329, %331, %320) : (i64, i64, i64, i64) -> ()
+          %311 = arith.cmpi sgt, %279, %c0_i64_3 : i64
+          %312 = arith.subi %c0_i64_3, %74 : i64
+          %313 = arith.maxsi %312, %c0_i64_3 : i64
+          %314 = arith.minsi %313, %80 : i64
+          %315 = arith.select %311, %314, %c0_i64_3 : i64
+          scf.if %305 {
+            %316 = arith.index_cast %315 : i64 to index
+            %317 = arith.index_cast %80 : i64 to index
+            scf.for %arg20 = %316 to %317 step %c1 {
+              %318 = arith.index_cast %arg20 : index to i64
+              %319 = arith.addi %74, %318 : i64
+              %320 = arith.muli %319, %c16_i64 : i64
+              %321 = arith.maxsi %320, %65 : i64
+              %322 = arith.addi %320, %c16_i64 : i64
+              %323 = arith.minsi %322, %75 : i64
+              %324 = arith.subi %323, %321 : i64
+              %325 = arith.subi %321, %65 : i64
+              %326 = arith.muli %325, %71 : i64
+              %327 = arith.addi %70, %326 : i64
+              %328 = arith.addi %327, %306 : i64
+              %329 = arith.muli %319, %c32_i64 : i64
+              %330 = arith.addi %329, %306 : i64
+              %331 = arith.ori %330, %c2147483648_i64 : i64
+              %332 = arith.subi %321, %320 : i64
+              %333 = arith.addi %331, %332 : i64
+              %334 = arith.subi %67, %306 : i64
+              %335 = arith.minsi %334, %c16_i64 : i64
+              "instgem.mvout"(%328, %333, %335, %324) : (i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        scf.if %282 {
+        %291 = arith.cmpi eq, %279, %c0_i64_3 : i64
+        %292 = arith.cmpi slt, %277, %c2_i64_1 : i64
+        %293 = arith.ori %291, %292 : i1
+        %294 = arith.andi %282, %293 : i1
+        scf.if %294 {
           scf.for %arg19 = %c0 to %c2 step %c1 {
-            %291 = arith.index_cast %arg19 : index to i64
-            %292 = arith.muli %291, %c16_i64 : i64
-            %293 = arith.subi %c32_i64, %292 : i64
-            %294 = arith.minsi %293, %c16_i64 : i64
-            %295 = arith.ori %292, %c2147483648_i64 : i64
-            %296 = arith.cmpi eq, %279, %c0_i64_3 : i64
-            %297 = arith.cmpi sge, %291, %277 : i64
-            %298 = arith.ori %296, %297 : i1
-            %299 = arith.cmpi slt, %291, %81 : i64
-            %300 = arith.andi %298, %299 : i1
-            scf.if %300 {
-              "instgem.mvin"(%c0_i64_3, %295, %294, %c16_i64) : (i64, i64, i64, i64) -> ()
+            %295 = arith.index_cast %arg19 : index to i64
+            %296 = arith.muli %295, %c16_i64 : i64
+            %297 = arith.subi %c32_i64, %296 : i64
+            %298 = arith.minsi %297, %c16_i64 : i64
+            %299 = arith.ori %296, %c2147483648_i64 : i64
+            %300 = arith.cmpi sge, %295, %277 : i64
+            %301 = arith.ori %291, %300 : i1
+            %302 = arith.cmpi slt, %295, %81 : i64
+            %303 = arith.andi %301, %302 : i1
+            scf.if %303 {
+              "instgem.mvin"(%c0_i64_3, %299, %298, %c16_i64) : (i64, i64, i64, i64) -> ()
             }
           }
         }
         scf.if %281 {
-          %291 = arith.minsi %277, %81 : i64
-          %292 = arith.index_cast %291 : i64 to index
-          %293 = arith.index_cast %81 : i64 to index
-          scf.for %arg19 = %292 to %293 step %c1 {
-            %294 = arith.index_cast %arg19 : index to i64
-            %295 = arith.index_cast %80 : i64 to index
-            scf.for %arg20 = %c0 to %295 step %c1 {
-              %296 = arith.index_cast %arg20 : index to i64
-              %297 = arith.addi %74, %296 : i64
-              %298 = arith.muli %297, %c16_i64 : i64
-              %299 = arith.maxsi %298, %65 : i64
-              %300 = arith.addi %298, %c16_i64 : i64
-              %301 = arith.minsi %300, %75 : i64
-              %302 = arith.subi %301, %299 : i64
-              %303 = arith.subi %299, %65 : i64
-              %304 = arith.muli %303, %71 : i64
-              %305 = arith.addi %70, %304 : i64
-              %306 = arith.muli %294, %c16_i64 : i64
-              %307 = arith.addi %305, %306 : i64
-              %308 = arith.muli %297, %c32_i64 : i64
-              %309 = arith.addi %308, %306 : i64
-              %310 = arith.ori %309, %c2147483648_i64 : i64
-              %311 = arith.subi %299, %298 : i64
-              %312 = arith.addi %310, %311 : i64
-              %313 = arith.subi %67, %306 : i64
-              %314 = arith.minsi %313, %c16_i64 : i64
-              "instgem.mvout"(%307, %312, %314, %302) : (i64, i64, i64, i64) -> ()
+          %295 = arith.minsi %277, %81 : i64
+          %296 = arith.index_cast %295 : i64 to index
+          %297 = arith.index_cast %81 : i64 to index
+          scf.for %arg19 = %296 to %297 step %c1 {
+            %298 = arith.index_cast %arg19 : index to i64
+            %299 = arith.index_cast %80 : i64 to index
+            scf.for %arg20 = %c0 to %299 step %c1 {
+              %300 = arith.index_cast %arg20 : index to i64
+              %301 = arith.addi %74, %300 : i64
+              %302 = arith.muli %301, %c16_i64 : i64
+              %303 = arith.maxsi %302, %65 : i64
+              %304 = arith.addi %302, %c16_i64 : i64
+              %305 = arith.minsi %304, %75 : i64
+              %306 = arith.subi %305, %303 : i64
+              %307 = arith.subi %303, %65 : i64
+              %308 = arith.muli %307, %71 : i64
+              %309 = arith.addi %70, %308 : i64
+              %310 = arith.muli %298, %c16_i64 : i64
+              %311 = arith.addi %309, %310 : i64
+              %312 = arith.muli %301, %c32_i64 : i64
+              %313 = arith.addi %312, %310 : i64
+              %314 = arith.ori %313, %c2147483648_i64 : i64
+              %315 = arith.subi %303, %302 : i64
+              %316 = arith.addi %314, %315 : i64
+              %317 = arith.subi %67, %310 : i64
+              %318 = arith.minsi %317, %c16_i64 : i64
+              "instgem.mvout"(%311, %316, %318, %306) : (i64, i64, i64, i64) -> ()
             }
           }
         }

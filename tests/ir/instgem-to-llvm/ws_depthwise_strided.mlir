@@ -601,161 +601,164 @@ module {
         %261 = arith.ceildivsi %76, %260 : i64
         %262 = arith.select %257, %c0_i64_3, %c-1_i64 : i64
         scf.for %arg18 = %c0 to %258 step %c1 {
-          %263 = arith.index_cast %arg18 : index to i64
-          %264 = arith.subi %263, %c1_i64_2 : i64
-          %265 = arith.cmpi sge, %264, %c0_i64_3 : i64
-          %266 = arith.cmpi slt, %264, %77 : i64
-          %267 = arith.andi %265, %266 : i1
-          %268 = arith.andi %256, %267 : i1
-          %269 = arith.subi %252, %c1_i64_2 : i64
-          %270 = arith.cmpi eq, %263, %269 : i64
-          %271 = arith.cmpi slt, %263, %77 : i64
-          %272 = arith.andi %270, %271 : i1
-          %273 = arith.andi %256, %272 : i1
-          %274 = arith.muli %263, %c16_i64 : i64
-          %275 = arith.subi %249, %274 : i64
-          %276 = arith.minsi %275, %c16_i64 : i64
-          %277 = arith.index_cast %254 : i64 to index
-          scf.for %arg19 = %c0 to %277 step %c1 {
-            %283 = arith.index_cast %arg19 : index to i64
-            %284 = arith.muli %283, %c16_i64 : i64
-            %285 = arith.subi %249, %284 : i64
-            %286 = arith.minsi %285, %c16_i64 : i64
-            %287 = arith.subi %251, %284 : i64
-            %288 = arith.minsi %287, %c16_i64 : i64
-            scf.if %268 {
-              %296 = arith.muli %283, %261 : i64
-              %297 = arith.minsi %296, %76 : i64
-              %298 = arith.addi %297, %261 : i64
-              %299 = arith.minsi %298, %76 : i64
-              %300 = arith.index_cast %297 : i64 to index
-              %301 = arith.index_cast %299 : i64 to index
-              scf.for %arg20 = %300 to %301 step %c1 {
-                %302 = arith.index_cast %arg20 : index to i64
-                %303 = arith.addi %70, %302 : i64
-                %304 = arith.muli %303, %c16_i64 : i64
-                %305 = arith.maxsi %304, %61 : i64
-                %306 = arith.addi %304, %c16_i64 : i64
-                %307 = arith.minsi %306, %71 : i64
-                %308 = arith.subi %307, %305 : i64
-                %309 = arith.subi %305, %61 : i64
-                %310 = arith.muli %309, %67 : i64
-                %311 = arith.addi %66, %310 : i64
-                %312 = arith.muli %264, %c16_i64 : i64
-                %313 = arith.addi %311, %312 : i64
-                %314 = arith.addi %304, %312 : i64
-                %315 = arith.ori %314, %c2147483648_i64 : i64
-                %316 = arith.subi %305, %304 : i64
+          %267 = arith.index_cast %arg18 : index to i64
+          %268 = arith.subi %267, %c1_i64_2 : i64
+          %269 = arith.cmpi sge, %268, %c0_i64_3 : i64
+          %270 = arith.cmpi slt, %268, %77 : i64
+          %271 = arith.andi %269, %270 : i1
+          %272 = arith.andi %256, %271 : i1
+          %273 = arith.subi %252, %c1_i64_2 : i64
+          %274 = arith.cmpi eq, %267, %273 : i64
+          %275 = arith.cmpi slt, %267, %77 : i64
+          %276 = arith.andi %274, %275 : i1
+          %277 = arith.andi %256, %276 : i1
+          %278 = arith.muli %267, %c16_i64 : i64
+          %279 = arith.subi %249, %278 : i64
+          %280 = arith.minsi %279, %c16_i64 : i64
+          %281 = arith.index_cast %254 : i64 to index
+          scf.for %arg19 = %c0 to %281 step %c1 {
+            %287 = arith.index_cast %arg19 : index to i64
+            %288 = arith.muli %287, %c16_i64 : i64
+            %289 = arith.subi %249, %288 : i64
+            %290 = arith.minsi %289, %c16_i64 : i64
+            %291 = arith.subi %251, %288 : i64
+            %292 = arith.minsi %291, %c16_i64 : i64
+            scf.if %272 {
+              %300 = arith.muli %287, %261 : i64
+              %301 = arith.minsi %300, %76 : i64
+              %302 = arith.addi %301, %261 : i64
+              %303 = arith.minsi %302, %76 : i64
+              %304 = arith.index_cast %301 : i64 to index
+              %305 = arith.index_cast %303 : i64 to index
+              scf.for %arg20 = %304 to %305 step %c1 {
+                %306 = arith.index_cast %arg20 : index to i64
+                %307 = arith.addi %70, %306 : i64
+                %308 = arith.muli %307, %c16_i64 : i64
+                %309 = arith.maxsi %308, %61 : i64
+                %310 = arith.addi %308, %c16_i64 : i64
+                %311 = arith.minsi %310, %71 : i64
+                %312 = arith.subi %311, %309 : i64
+                %313 = arith.subi %309, %61 : i64
+                %314 = arith.muli %313, %67 : i64
+                %315 = arith.addi %66, %314 : i64
+                %316 = arith.muli %268, %c16_i64 : i64
                 %317 = arith.addi %315, %316 : i64
-                %318 = arith.subi %63, %312 : i64
-                %319 = arith.minsi %318, %c16_i64 : i64
-                "instgem.mvout"(%313, %317, %319, %308) : (i64, i64, i64, i64) -> ()
+                %318 = arith.addi %308, %316 : i64
+                %319 = arith.ori %318, %c2147483648_i64 : i64
+                %320 = arith.subi %309, %308 : i64
+                %321 = arith.addi %319, %320 : i64
+                %322 = arith.subi %63, %316 : i64
+                %323 = arith.minsi %322, %c16_i64 : i64
+                "instgem.mvout"(%317, %321, %323, %312) : (i64, i64, i64, i64) -> ()
               }
             }
-            %289 = arith.cmpi eq, %283, %262 : i64
-            %290 = arith.select %289, %c2147483648_i64, %c3221225472_i64 : i64
-            %291 = arith.ori %274, %290 : i64
-            %292 = arith.select %289, %c16_i64, %c15_i64 : i64
-            %293 = arith.select %289, %c16_i64, %276 : i64
-            %294 = arith.addi %284, %274 : i64
-            %295 = arith.addi %294, %c16_i64 : i64
-            "instgem.preload"(%295, %276, %288, %291, %293, %292) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%284, %286, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %293 = arith.cmpi eq, %287, %262 : i64
+            %294 = arith.select %293, %c2147483648_i64, %c3221225472_i64 : i64
+            %295 = arith.ori %278, %294 : i64
+            %296 = arith.select %293, %c16_i64, %c15_i64 : i64
+            %297 = arith.select %293, %c16_i64, %280 : i64
+            %298 = arith.addi %288, %278 : i64
+            %299 = arith.addi %298, %c16_i64 : i64
+            "instgem.preload"(%299, %280, %292, %295, %297, %296) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%288, %290, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-          scf.if %268 {
-            %283 = arith.muli %254, %261 : i64
-            %284 = arith.minsi %283, %76 : i64
-            %285 = arith.index_cast %284 : i64 to index
-            %286 = arith.index_cast %76 : i64 to index
-            scf.for %arg19 = %285 to %286 step %c1 {
-              %287 = arith.index_cast %arg19 : index to i64
-              %288 = arith.addi %70, %287 : i64
-              %289 = arith.muli %288, %c16_i64 : i64
-              %290 = arith.maxsi %289, %61 : i64
-              %291 = arith.addi %289, %c16_i64 : i64
-              %292 = arith.minsi %291, %71 : i64
-              %293 = arith.subi %292, %290 : i64
-              %294 = arith.subi %290, %61 : i64
-              %295 = arith.muli %294, %67 : i64
-              %296 = arith.addi %66, %295 : i64
-              %297 = arith.muli %264, %c16_i64 : i64
-              %298 = arith.addi %296, %297 : i64
-              %299 = arith.addi %289, %297 : i64
-              %300 = arith.ori %299, %c2147483648_i64 : i64
-              %301 = arith.subi %290, %289 : i64
+          scf.if %272 {
+            %287 = arith.muli %254, %261 : i64
+            %288 = arith.minsi %287, %76 : i64
+            %289 = arith.index_cast %288 : i64 to index
+            %290 = arith.index_cast %76 : i64 to index
+            scf.for %arg19 = %289 to %290 step %c1 {
+              %291 = arith.index_cast %arg19 : index to i64
+              %292 = arith.addi %70, %291 : i64
+              %293 = arith.muli %292, %c16_i64 : i64
+              %294 = arith.maxsi %293, %61 : i64
+              %295 = arith.addi %293, %c16_i64 : i64
+              %296 = arith.minsi %295, %71 : i64
+              %297 = arith.subi %296, %294 : i64
+              %298 = arith.subi %294, %61 : i64
+              %299 = arith.muli %298, %67 : i64
+              %300 = arith.addi %66, %299 : i64
+              %301 = arith.muli %268, %c16_i64 : i64
               %302 = arith.addi %300, %301 : i64
-              %303 = arith.subi %63, %297 : i64
-              %304 = arith.minsi %303, %c16_i64 : i64
-              "instgem.mvout"(%298, %302, %304, %293) : (i64, i64, i64, i64) -> ()
+              %303 = arith.addi %293, %301 : i64
+              %304 = arith.ori %303, %c2147483648_i64 : i64
+              %305 = arith.subi %294, %293 : i64
+              %306 = arith.addi %304, %305 : i64
+              %307 = arith.subi %63, %301 : i64
+              %308 = arith.minsi %307, %c16_i64 : i64
+              "instgem.mvout"(%302, %306, %308, %297) : (i64, i64, i64, i64) -> ()
             }
           }
-          %278 = arith.cmpi sgt, %254, %c0_i64_3 : i64
-          %279 = arith.subi %c0_i64_3, %70 : i64
-          %280 = arith.maxsi %279, %c0_i64_3 : i64
-          %281 = arith.minsi %280, %76 : i64
-          %282 = arith.select %278, %281, %c0_i64_3 : i64
-          scf.if %273 {
-            %283 = arith.index_cast %282 : i64 to index
-            %284 = arith.index_cast %76 : i64 to index
-            scf.for %arg19 = %283 to %284 step %c1 {
-              %285 = arith.index_cast %arg19 : index to i64
-              %286 = arith.addi %70, %285 : i64
-              %287 = arith.muli %286, %c16_i64 : i64
-              %288 = arith.maxsi %287, %61 : i64
-              %289 = arith.addi %287, %c16_i64 : i64
-              %290 = arith.minsi %289, %71 : i64
-              %291 = arith.subi %290, %288 : i64
-              %292 = arith.subi %288, %61 : i64
-              %293 = arith.muli %292, %67 : i64
-              %294 = arith.addi %66, %293 : i64
-              %295 = arith.addi %294, %274 : i64
-              %296 = arith.addi %287, %274 : i64
-              %297 = arith.ori %296, %c2147483648_i64 : i64
-              %298 = arith.subi %288, %287 : i64
-              %299 = arith.addi %297, %298 : i64
-              %300 = arith.subi %63, %274 : i64
-              %301 = arith.minsi %300, %c16_i64 : i64
-              "instgem.mvout"(%295, %299, %301, %291) : (i64, i64, i64, i64) -> ()
+          %282 = arith.cmpi sgt, %254, %c0_i64_3 : i64
+          %283 = arith.subi %c0_i64_3, %70 : i64
+          %284 = arith.maxsi %283, %c0_i64_3 : i64
+          %285 = arith.minsi %284, %76 : i64
+          %286 = arith.select %282, %285, %c0_i64_3 : i64
+          scf.if %277 {
+            %287 = arith.index_cast %286 : i64 to index
+            %288 = arith.index_cast %76 : i64 to index
+            scf.for %arg19 = %287 to %288 step %c1 {
+              %289 = arith.index_cast %arg19 : index to i64
+              %290 = arith.addi %70, %289 : i64
+              %291 = arith.muli %290, %c16_i64 : i64
+              %292 = arith.maxsi %291, %61 : i64
+              %293 = arith.addi %291, %c16_i64 : i64
+              %294 = arith.minsi %293, %71 : i64
+              %295 = arith.subi %294, %292 : i64
+              %296 = arith.subi %292, %61 : i64
+              %297 = arith.muli %296, %67 : i64
+              %298 = arith.addi %66, %297 : i64
+              %299 = arith.addi %298, %278 : i64
+              %300 = arith.addi %291, %278 : i64
+              %301 = arith.ori %300, %c2147483648_i64 : i64
+              %302 = arith.subi %292, %291 : i64
+              %303 = arith.addi %301, %302 : i64
+              %304 = arith.subi %63, %278 : i64
+              %305 = arith.minsi %304, %c16_i64 : i64
+              "instgem.mvout"(%299, %303, %305, %295) : (i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        scf.if %257 {
-          %263 = arith.cmpi eq, %254, %c0_i64_3 : i64
-          %264 = arith.cmpi sle, %252, %c0_i64_3 : i64
-          %265 = arith.ori %263, %264 : i1
-          %266 = arith.cmpi sgt, %77, %c0_i64_3 : i64
-          %267 = arith.andi %265, %266 : i1
-          scf.if %267 {
+        %263 = arith.cmpi eq, %254, %c0_i64_3 : i64
+        %264 = arith.cmpi slt, %252, %c1_i64_2 : i64
+        %265 = arith.ori %263, %264 : i1
+        %266 = arith.andi %257, %265 : i1
+        scf.if %266 {
+          %267 = arith.cmpi sle, %252, %c0_i64_3 : i64
+          %268 = arith.ori %263, %267 : i1
+          %269 = arith.cmpi sgt, %77, %c0_i64_3 : i64
+          %270 = arith.andi %268, %269 : i1
+          scf.if %270 {
             "instgem.mvin"(%c0_i64_3, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
           }
         }
         scf.if %256 {
-          %263 = arith.minsi %252, %77 : i64
-          %264 = arith.index_cast %263 : i64 to index
-          %265 = arith.index_cast %77 : i64 to index
-          scf.for %arg18 = %264 to %265 step %c1 {
-            %266 = arith.index_cast %arg18 : index to i64
-            %267 = arith.index_cast %76 : i64 to index
-            scf.for %arg19 = %c0 to %267 step %c1 {
-              %268 = arith.index_cast %arg19 : index to i64
-              %269 = arith.addi %70, %268 : i64
-              %270 = arith.muli %269, %c16_i64 : i64
-              %271 = arith.maxsi %270, %61 : i64
-              %272 = arith.addi %270, %c16_i64 : i64
-              %273 = arith.minsi %272, %71 : i64
-              %274 = arith.subi %273, %271 : i64
-              %275 = arith.subi %271, %61 : i64
-              %276 = arith.muli %275, %67 : i64
-              %277 = arith.addi %66, %276 : i64
-              %278 = arith.muli %266, %c16_i64 : i64
-              %279 = arith.addi %277, %278 : i64
-              %280 = arith.addi %270, %278 : i64
-              %281 = arith.ori %280, %c2147483648_i64 : i64
-              %282 = arith.subi %271, %270 : i64
+          %267 = arith.minsi %252, %77 : i64
+          %268 = arith.index_cast %267 : i64 to index
+          %269 = arith.index_cast %77 : i64 to index
+          scf.for %arg18 = %268 to %269 step %c1 {
+            %270 = arith.index_cast %arg18 : index to i64
+            %271 = arith.index_cast %76 : i64 to index
+            scf.for %arg19 = %c0 to %271 step %c1 {
+              %272 = arith.index_cast %arg19 : index to i64
+              %273 = arith.addi %70, %272 : i64
+              %274 = arith.muli %273, %c16_i64 : i64
+              %275 = arith.maxsi %274, %61 : i64
+              %276 = arith.addi %274, %c16_i64 : i64
+              %277 = arith.minsi %276, %71 : i64
+              %278 = arith.subi %277, %275 : i64
+              %279 = arith.subi %275, %61 : i64
+              %280 = arith.muli %279, %67 : i64
+              %281 = arith.addi %66, %280 : i64
+              %282 = arith.muli %270, %c16_i64 : i64
               %283 = arith.addi %281, %282 : i64
-              %284 = arith.subi %63, %278 : i64
-              %285 = arith.minsi %284, %c16_i64 : i64
-              "instgem.mvout"(%279, %283, %285, %274) : (i64, i64, i64, i64) -> ()
+              %284 = arith.addi %274, %282 : i64
+              %285 = arith.ori %284, %c2147483648_i64 : i64
+              %286 = arith.subi %275, %274 : i64
+              %287 = arith.addi %285, %286 : i64
+              %288 = arith.subi %63, %282 : i64
+              %289 = arith.minsi %288, %c16_i64 : i64
+              "instgem.mvout"(%283, %287, %289, %278) : (i64, i64, i64, i64) -> ()
             }
           }
         }

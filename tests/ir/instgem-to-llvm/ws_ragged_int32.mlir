@@ -97,6 +97,7 @@ module {
     %c32_i64 = arith.constant 32 : i64
     %c4_i64 = arith.constant 4 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
+    %c2_i64_1 = arith.constant 2 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
     %c32 = arith.constant 32 : index
@@ -108,22 +109,22 @@ module {
     %c62_i64 = arith.constant 62 : i64
     %c48_i64 = arith.constant 48 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c1_i64_1 = arith.constant 1 : i64
-    %c0_i64_2 = arith.constant 0 : i64
+    %c1_i64_2 = arith.constant 1 : i64
+    %c0_i64_3 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
     scf.if %7 {
-      "instgem.config_ex"(%c1_i64_1, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c1_i64_1, %c1065353216_i64, %c0_i64_2, %c0_i64_2, %c1_i64_1) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_ex"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %c1065353216_i64, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %8 = call @baco_program_id(%c0_i64_2) : (i64) -> i64
+    %8 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
     %9 = arith.index_cast %8 : i64 to index
-    %10 = call @baco_program_id(%c1_i64_1) : (i64) -> i64
+    %10 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
     %11 = arith.index_cast %10 : i64 to index
     %12 = arith.muli %9, %c32 : index
     %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %13 = arith.muli %11, %c16 : index
-    %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %14 = arith.ceildivsi %arg5, %c32 : index
-    %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+    %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     %15 = arith.maxsi %12, %c0 : index
     %16 = arith.minsi %15, %arg3 : index
     %17 = arith.addi %12, %c32 : index
@@ -146,15 +147,15 @@ module {
     scf.if %33 {
       func.call @baco_boundary_error(%c48_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast_4[%16, %25] [%23, %32] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+    %subview = memref.subview %reinterpret_cast_5[%16, %25] [%23, %32] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %34 = arith.cmpi sle, %14, %c0 : index
     scf.if %34 {
-      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg7 = %c0 to %c2 step %c1 {
         %53 = arith.index_cast %arg7 : index to i64
         %54 = arith.muli %53, %c16_i64 : i64
         %55 = arith.ori %54, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %55, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        "instgem.mvin"(%c0_i64_3, %55, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %35 = arith.index_cast %22 : index to i64
@@ -169,13 +170,13 @@ module {
     %42 = arith.index_cast %strides#0 : index to i64
     %43 = arith.muli %42, %c4_i64 : i64
     scf.if %7 {
-      "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %43, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %43, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
     %44 = arith.divsi %35, %c16_i64 : i64
     %45 = arith.addi %35, %36 : i64
     %46 = arith.ceildivsi %45, %c16_i64 : i64
     %47 = arith.subi %46, %44 : i64
-    %48 = arith.cmpi sgt, %36, %c0_i64_2 : i64
+    %48 = arith.cmpi sgt, %36, %c0_i64_3 : i64
     %49 = arith.extui %48 : i1 to i64
     %50 = arith.muli %47, %49 : i64
     %51 = arith.ceildivsi %37, %c16_i64 : i64
@@ -193,15 +194,15 @@ module {
       scf.if %62 {
         func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
       }
-      %subview_5 = memref.subview %reinterpret_cast[%16, %54] [%23, %61] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_6 = memref.subview %reinterpret_cast[%16, %54] [%23, %61] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %63 = arith.index_cast %61 : index to i64
-      %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_10 = memref.extract_aligned_pointer_as_index %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %64 = arith.index_cast %intptr_10 : index to i64
-      %65 = arith.index_cast %offset_7 : index to i64
+      %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %64 = arith.index_cast %intptr_11 : index to i64
+      %65 = arith.index_cast %offset_8 : index to i64
       %66 = arith.addi %64, %65 : i64
-      %67 = arith.index_cast %strides_9#0 : index to i64
-      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %67) : (i64, i64, i64, i64, i64, i64) -> ()
+      %67 = arith.index_cast %strides_10#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %67) : (i64, i64, i64, i64, i64, i64) -> ()
       %68 = arith.ceildivsi %63, %c64_i64 : i64
       %69 = arith.muli %50, %68 : i64
       %70 = arith.index_cast %69 : i64 to index
@@ -223,7 +224,7 @@ module {
         "instgem.mvin"(%143, %146, %147, %140) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %71 = arith.ceildivsi %35, %c16_i64 : i64
-      %72 = arith.cmpi sgt, %35, %c0_i64_2 : i64
+      %72 = arith.cmpi sgt, %35, %c0_i64_3 : i64
       %73 = arith.extui %72 : i1 to i64
       %74 = arith.muli %71, %73 : i64
       %75 = arith.muli %74, %68 : i64
@@ -231,7 +232,7 @@ module {
       scf.for %arg10 = %c0 to %76 step %c1 {
         %134 = arith.index_cast %arg10 : index to i64
         %135 = arith.muli %134, %c16_i64 : i64
-        %136 = arith.maxsi %135, %c0_i64_2 : i64
+        %136 = arith.maxsi %135, %c0_i64_3 : i64
         %137 = arith.addi %135, %c16_i64 : i64
         %138 = arith.minsi %137, %35 : i64
         %139 = arith.subi %138, %136 : i64
@@ -239,7 +240,7 @@ module {
         %141 = arith.subi %136, %135 : i64
         %142 = arith.addi %140, %141 : i64
         %143 = arith.minsi %63, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %142, %143, %139) : (i64, i64, i64, i64) -> ()
+        "instgem.mvin"(%c0_i64_3, %142, %143, %139) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %77 = arith.maxsi %arg9, %c0 : index
       %78 = arith.minsi %77, %arg5 : index
@@ -253,22 +254,22 @@ module {
       scf.if %33 {
         func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
       }
-      %subview_11 = memref.subview %reinterpret_cast_3[%78, %25] [%85, %32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_12 = memref.subview %reinterpret_cast_4[%78, %25] [%85, %32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %86 = arith.index_cast %84 : index to i64
       %87 = arith.index_cast %85 : index to i64
       %88 = arith.addi %86, %87 : i64
-      %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_16 = memref.extract_aligned_pointer_as_index %subview_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %89 = arith.index_cast %intptr_16 : index to i64
-      %90 = arith.index_cast %offset_13 : index to i64
+      %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %89 = arith.index_cast %intptr_17 : index to i64
+      %90 = arith.index_cast %offset_14 : index to i64
       %91 = arith.addi %89, %90 : i64
-      %92 = arith.index_cast %strides_15#0 : index to i64
-      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %92) : (i64, i64, i64, i64, i64, i64) -> ()
+      %92 = arith.index_cast %strides_16#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %92) : (i64, i64, i64, i64, i64, i64) -> ()
       %93 = arith.ceildivsi %37, %c64_i64 : i64
       %94 = arith.divsi %86, %c16_i64 : i64
       %95 = arith.ceildivsi %88, %c16_i64 : i64
       %96 = arith.subi %95, %94 : i64
-      %97 = arith.cmpi sgt, %87, %c0_i64_2 : i64
+      %97 = arith.cmpi sgt, %87, %c0_i64_3 : i64
       %98 = arith.extui %97 : i1 to i64
       %99 = arith.muli %96, %98 : i64
       %100 = arith.muli %99, %93 : i64
@@ -291,7 +292,7 @@ module {
         "instgem.mvin"(%143, %146, %147, %140) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %102 = arith.ceildivsi %86, %c16_i64 : i64
-      %103 = arith.cmpi sgt, %86, %c0_i64_2 : i64
+      %103 = arith.cmpi sgt, %86, %c0_i64_3 : i64
       %104 = arith.extui %103 : i1 to i64
       %105 = arith.muli %102, %104 : i64
       %106 = arith.muli %105, %93 : i64
@@ -299,7 +300,7 @@ module {
       scf.for %arg10 = %c0 to %107 step %c1 {
         %134 = arith.index_cast %arg10 : index to i64
         %135 = arith.muli %134, %c16_i64 : i64
-        %136 = arith.maxsi %135, %c0_i64_2 : i64
+        %136 = arith.maxsi %135, %c0_i64_3 : i64
         %137 = arith.addi %135, %c16_i64 : i64
         %138 = arith.minsi %137, %86 : i64
         %139 = arith.subi %138, %136 : i64
@@ -307,15 +308,15 @@ module {
         %141 = arith.subi %136, %135 : i64
         %142 = arith.addi %140, %141 : i64
         %143 = arith.minsi %37, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %142, %143, %139) : (i64, i64, i64, i64) -> ()
+        "instgem.mvin"(%c0_i64_3, %142, %143, %139) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %108 = arith.maxsi %45, %c0_i64_2 : i64
+      %108 = arith.maxsi %45, %c0_i64_3 : i64
       %109 = arith.minsi %108, %c32_i64 : i64
-      %110 = arith.maxsi %63, %c0_i64_2 : i64
+      %110 = arith.maxsi %63, %c0_i64_3 : i64
       %111 = arith.minsi %110, %c32_i64 : i64
-      %112 = arith.maxsi %88, %c0_i64_2 : i64
+      %112 = arith.maxsi %88, %c0_i64_3 : i64
       %113 = arith.minsi %112, %c32_i64 : i64
-      %114 = arith.maxsi %37, %c0_i64_2 : i64
+      %114 = arith.maxsi %37, %c0_i64_3 : i64
       %115 = arith.minsi %114, %c16_i64 : i64
       %116 = arith.ceildivsi %109, %c16_i64 : i64
       %117 = arith.ceildivsi %115, %c16_i64 : i64
@@ -324,439 +325,444 @@ module {
       %120 = arith.addi %arg7, %c1 : index
       %121 = arith.cmpi sge, %120, %14 : index
       %122 = arith.cmpi eq, %arg7, %c0 : index
-      %123 = arith.cmpi sgt, %116, %c0_i64_2 : i64
-      %124 = arith.select %123, %117, %c0_i64_2 : i64
+      %123 = arith.cmpi sgt, %116, %c0_i64_3 : i64
+      %124 = arith.select %123, %117, %c0_i64_3 : i64
       %125 = arith.index_cast %124 : i64 to index
       %126 = arith.divsi %118, %c16_i64 : i64
       %127 = arith.minsi %119, %126 : i64
-      %128 = arith.maxsi %127, %c0_i64_2 : i64
+      %128 = arith.maxsi %127, %c0_i64_3 : i64
       %129 = arith.divsi %109, %c16_i64 : i64
       %130 = arith.minsi %116, %129 : i64
-      %131 = arith.maxsi %130, %c1_i64_1 : i64
+      %131 = arith.maxsi %130, %c1_i64_2 : i64
       %132 = arith.minsi %109, %c16_i64 : i64
       %133 = arith.ori %122, %121 : i1
       scf.if %133 {
-        %134 = arith.maxsi %119, %c1_i64_1 : i64
+        %134 = arith.maxsi %119, %c1_i64_2 : i64
         %135 = arith.ceildivsi %50, %134 : i64
-        %136 = arith.select %122, %c0_i64_2, %c-1_i64 : i64
+        %136 = arith.select %122, %c0_i64_3, %c-1_i64 : i64
         scf.for %arg10 = %c0 to %125 step %c1 {
-          %137 = arith.index_cast %arg10 : index to i64
-          %138 = arith.subi %137, %c1_i64_1 : i64
-          %139 = arith.cmpi sge, %138, %c0_i64_2 : i64
-          %140 = arith.cmpi slt, %138, %51 : i64
-          %141 = arith.andi %139, %140 : i1
-          %142 = arith.andi %121, %141 : i1
-          %143 = arith.subi %124, %c1_i64_1 : i64
-          %144 = arith.cmpi eq, %137, %143 : i64
-          %145 = arith.cmpi slt, %137, %51 : i64
-          %146 = arith.andi %144, %145 : i1
-          %147 = arith.andi %121, %146 : i1
-          %148 = arith.subi %119, %c1_i64_1 : i64
-          %149 = arith.select %147, %148, %c-1_i64 : i64
-          %150 = arith.muli %137, %c16_i64 : i64
-          %151 = arith.subi %115, %150 : i64
-          %152 = arith.minsi %151, %c16_i64 : i64
-          %153 = arith.index_cast %128 : i64 to index
-          scf.for %arg11 = %c0 to %153 step %c1 {
-            %161 = arith.index_cast %arg11 : index to i64
-            scf.if %142 {
-              %171 = arith.muli %161, %135 : i64
-              %172 = arith.minsi %171, %50 : i64
-              %173 = arith.addi %172, %135 : i64
-              %174 = arith.minsi %173, %50 : i64
-              %175 = arith.index_cast %172 : i64 to index
-              %176 = arith.index_cast %174 : i64 to index
-              scf.for %arg12 = %175 to %176 step %c1 {
-                %177 = arith.index_cast %arg12 : index to i64
-                %178 = arith.addi %44, %177 : i64
-                %179 = arith.muli %178, %c16_i64 : i64
-                %180 = arith.maxsi %179, %35 : i64
-                %181 = arith.addi %179, %c16_i64 : i64
-                %182 = arith.minsi %181, %45 : i64
-                %183 = arith.subi %182, %180 : i64
-                %184 = arith.subi %180, %35 : i64
-                %185 = arith.muli %184, %43 : i64
-                %186 = arith.addi %41, %185 : i64
-                %187 = arith.muli %138, %c64_i64 : i64
-                %188 = arith.addi %186, %187 : i64
-                %189 = arith.muli %138, %c16_i64 : i64
-                %190 = arith.addi %179, %189 : i64
-                %191 = arith.ori %190, %c2684354560_i64 : i64
-                %192 = arith.subi %180, %179 : i64
-                %193 = arith.addi %191, %192 : i64
-                %194 = arith.subi %37, %189 : i64
-                %195 = arith.minsi %194, %c16_i64 : i64
-                "instgem.mvout"(%188, %193, %195, %183) : (i64, i64, i64, i64) -> ()
-              }
-            }
-            %162 = arith.cmpi eq, %161, %136 : i64
-            %163 = arith.select %162, %c2147483648_i64, %c3221225472_i64 : i64
-            %164 = arith.ori %150, %163 : i64
-            %165 = arith.select %162, %c16_i64, %132 : i64
-            %166 = arith.select %162, %c16_i64, %152 : i64
-            %167 = arith.muli %161, %c16_i64 : i64
-            %168 = arith.addi %167, %150 : i64
-            %169 = arith.addi %168, %c64_i64 : i64
-            "instgem.preload"(%169, %152, %c16_i64, %164, %166, %165) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%167, %c16_i64, %132, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %170 = arith.cmpi eq, %161, %149 : i64
-            scf.if %170 {
-              %171 = arith.index_cast %131 : i64 to index
-              scf.for %arg12 = %c1 to %171 step %c1 {
-                %173 = arith.index_cast %arg12 : index to i64
-                %174 = arith.muli %173, %c16_i64 : i64
-                %175 = arith.addi %174, %150 : i64
-                %176 = arith.ori %175, %163 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %166, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %177 = arith.muli %173, %c32_i64 : i64
-                %178 = arith.addi %177, %167 : i64
-                "instgem.compute_accumulated"(%178, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %179 = arith.subi %173, %c1_i64_1 : i64
-                %180 = arith.subi %179, %44 : i64
-                %181 = arith.cmpi sge, %180, %c0_i64_2 : i64
-                %182 = arith.cmpi slt, %180, %50 : i64
-                %183 = arith.andi %181, %182 : i1
-                scf.if %183 {
-                  %184 = arith.muli %179, %c16_i64 : i64
-                  %185 = arith.maxsi %184, %35 : i64
-                  %186 = arith.addi %184, %c16_i64 : i64
-                  %187 = arith.minsi %186, %45 : i64
-                  %188 = arith.subi %187, %185 : i64
-                  %189 = arith.subi %185, %35 : i64
-                  %190 = arith.muli %189, %43 : i64
-                  %191 = arith.addi %41, %190 : i64
-                  %192 = arith.muli %137, %c64_i64 : i64
-                  %193 = arith.addi %191, %192 : i64
-                  %194 = arith.addi %184, %150 : i64
-                  %195 = arith.ori %194, %c2684354560_i64 : i64
-                  %196 = arith.subi %185, %184 : i64
-                  %197 = arith.addi %195, %196 : i64
-                  %198 = arith.subi %37, %150 : i64
-                  %199 = arith.minsi %198, %c16_i64 : i64
-                  "instgem.mvout"(%193, %197, %199, %188) : (i64, i64, i64, i64) -> ()
-                }
-              }
-              %172 = arith.index_cast %116 : i64 to index
-              scf.for %arg12 = %171 to %172 step %c1 {
-                %173 = arith.index_cast %arg12 : index to i64
-                %174 = arith.muli %173, %c16_i64 : i64
-                %175 = arith.subi %109, %174 : i64
-                %176 = arith.minsi %175, %c16_i64 : i64
-                %177 = arith.addi %174, %150 : i64
-                %178 = arith.ori %177, %163 : i64
-                %179 = arith.select %162, %c16_i64, %176 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %178, %166, %179) : (i64, i64, i64, i64, i64, i64) -> ()
-                %180 = arith.muli %173, %c32_i64 : i64
-                %181 = arith.addi %180, %167 : i64
-                "instgem.compute_accumulated"(%181, %c16_i64, %176, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %182 = arith.subi %173, %c1_i64_1 : i64
-                %183 = arith.subi %182, %44 : i64
-                %184 = arith.cmpi sge, %183, %c0_i64_2 : i64
-                %185 = arith.cmpi slt, %183, %50 : i64
-                %186 = arith.andi %184, %185 : i1
-                scf.if %186 {
-                  %187 = arith.muli %182, %c16_i64 : i64
-                  %188 = arith.maxsi %187, %35 : i64
-                  %189 = arith.addi %187, %c16_i64 : i64
-                  %190 = arith.minsi %189, %45 : i64
-                  %191 = arith.subi %190, %188 : i64
-                  %192 = arith.subi %188, %35 : i64
-                  %193 = arith.muli %192, %43 : i64
-                  %194 = arith.addi %41, %193 : i64
-                  %195 = arith.muli %137, %c64_i64 : i64
-                  %196 = arith.addi %194, %195 : i64
-                  %197 = arith.addi %187, %150 : i64
-                  %198 = arith.ori %197, %c2684354560_i64 : i64
-                  %199 = arith.subi %188, %187 : i64
-                  %200 = arith.addi %198, %199 : i64
-                  %201 = arith.subi %37, %150 : i64
-                  %202 = arith.minsi %201, %c16_i64 : i64
-                  "instgem.mvout"(%196, %200, %202, %191) : (i64, i64, i64, i64) -> ()
-                }
-              }
-            } else {
-              %171 = arith.index_cast %131 : i64 to index
-              scf.for %arg12 = %c1 to %171 step %c1 {
-                %173 = arith.index_cast %arg12 : index to i64
-                %174 = arith.muli %173, %c16_i64 : i64
-                %175 = arith.addi %174, %150 : i64
-                %176 = arith.ori %175, %163 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %166, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %177 = arith.muli %173, %c32_i64 : i64
-                %178 = arith.addi %177, %167 : i64
-                "instgem.compute_accumulated"(%178, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %172 = arith.index_cast %116 : i64 to index
-              scf.for %arg12 = %171 to %172 step %c1 {
-                %173 = arith.index_cast %arg12 : index to i64
-                %174 = arith.muli %173, %c16_i64 : i64
-                %175 = arith.subi %109, %174 : i64
-                %176 = arith.minsi %175, %c16_i64 : i64
-                %177 = arith.addi %174, %150 : i64
-                %178 = arith.ori %177, %163 : i64
-                %179 = arith.select %162, %c16_i64, %176 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %178, %166, %179) : (i64, i64, i64, i64, i64, i64) -> ()
-                %180 = arith.muli %173, %c32_i64 : i64
-                %181 = arith.addi %180, %167 : i64
-                "instgem.compute_accumulated"(%181, %c16_i64, %176, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-          }
-          %154 = arith.index_cast %119 : i64 to index
-          scf.for %arg11 = %153 to %154 step %c1 {
-            %161 = arith.index_cast %arg11 : index to i64
-            %162 = arith.muli %161, %c16_i64 : i64
-            %163 = arith.subi %111, %162 : i64
-            %164 = arith.minsi %163, %c16_i64 : i64
-            %165 = arith.subi %113, %162 : i64
-            %166 = arith.minsi %165, %c16_i64 : i64
-            scf.if %142 {
-              %175 = arith.muli %161, %135 : i64
-              %176 = arith.minsi %175, %50 : i64
-              %177 = arith.addi %176, %135 : i64
+          %143 = arith.index_cast %arg10 : index to i64
+          %144 = arith.subi %143, %c1_i64_2 : i64
+          %145 = arith.cmpi sge, %144, %c0_i64_3 : i64
+          %146 = arith.cmpi slt, %144, %51 : i64
+          %147 = arith.andi %145, %146 : i1
+          %148 = arith.andi %121, %147 : i1
+          %149 = arith.subi %124, %c1_i64_2 : i64
+          %150 = arith.cmpi eq, %143, %149 : i64
+          %151 = arith.cmpi slt, %143, %51 : i64
+          %152 = arith.andi %150, %151 : i1
+          %153 = arith.andi %121, %152 : i1
+          %154 = arith.subi %119, %c1_i64_2 : i64
+          %155 = arith.select %153, %154, %c-1_i64 : i64
+          %156 = arith.muli %143, %c16_i64 : i64
+          %157 = arith.subi %115, %156 : i64
+          %158 = arith.minsi %157, %c16_i64 : i64
+          %159 = arith.index_cast %128 : i64 to index
+          scf.for %arg11 = %c0 to %159 step %c1 {
+            %167 = arith.index_cast %arg11 : index to i64
+            scf.if %148 {
+              %177 = arith.muli %167, %135 : i64
               %178 = arith.minsi %177, %50 : i64
-              %179 = arith.index_cast %176 : i64 to index
-              %180 = arith.index_cast %178 : i64 to index
-              scf.for %arg12 = %179 to %180 step %c1 {
-                %181 = arith.index_cast %arg12 : index to i64
-                %182 = arith.addi %44, %181 : i64
-                %183 = arith.muli %182, %c16_i64 : i64
-                %184 = arith.maxsi %183, %35 : i64
-                %185 = arith.addi %183, %c16_i64 : i64
-                %186 = arith.minsi %185, %45 : i64
-                %187 = arith.subi %186, %184 : i64
-                %188 = arith.subi %184, %35 : i64
-                %189 = arith.muli %188, %43 : i64
-                %190 = arith.addi %41, %189 : i64
-                %191 = arith.muli %138, %c64_i64 : i64
-                %192 = arith.addi %190, %191 : i64
-                %193 = arith.muli %138, %c16_i64 : i64
-                %194 = arith.addi %183, %193 : i64
-                %195 = arith.ori %194, %c2684354560_i64 : i64
-                %196 = arith.subi %184, %183 : i64
-                %197 = arith.addi %195, %196 : i64
-                %198 = arith.subi %37, %193 : i64
-                %199 = arith.minsi %198, %c16_i64 : i64
-                "instgem.mvout"(%192, %197, %199, %187) : (i64, i64, i64, i64) -> ()
+              %179 = arith.addi %178, %135 : i64
+              %180 = arith.minsi %179, %50 : i64
+              %181 = arith.index_cast %178 : i64 to index
+              %182 = arith.index_cast %180 : i64 to index
+              scf.for %arg12 = %181 to %182 step %c1 {
+                %183 = arith.index_cast %arg12 : index to i64
+                %184 = arith.addi %44, %183 : i64
+                %185 = arith.muli %184, %c16_i64 : i64
+                %186 = arith.maxsi %185, %35 : i64
+                %187 = arith.addi %185, %c16_i64 : i64
+                %188 = arith.minsi %187, %45 : i64
+                %189 = arith.subi %188, %186 : i64
+                %190 = arith.subi %186, %35 : i64
+                %191 = arith.muli %190, %43 : i64
+                %192 = arith.addi %41, %191 : i64
+                %193 = arith.muli %144, %c64_i64 : i64
+                %194 = arith.addi %192, %193 : i64
+                %195 = arith.muli %144, %c16_i64 : i64
+                %196 = arith.addi %185, %195 : i64
+                %197 = arith.ori %196, %c2684354560_i64 : i64
+                %198 = arith.subi %186, %185 : i64
+                %199 = arith.addi %197, %198 : i64
+                %200 = arith.subi %37, %195 : i64
+                %201 = arith.minsi %200, %c16_i64 : i64
+                "instgem.mvout"(%194, %199, %201, %189) : (i64, i64, i64, i64) -> ()
               }
             }
-            %167 = arith.cmpi eq, %161, %136 : i64
-            %168 = arith.select %167, %c2147483648_i64, %c3221225472_i64 : i64
-            %169 = arith.ori %150, %168 : i64
-            %170 = arith.select %167, %c16_i64, %132 : i64
-            %171 = arith.select %167, %c16_i64, %152 : i64
-            %172 = arith.addi %162, %150 : i64
-            %173 = arith.addi %172, %c64_i64 : i64
-            "instgem.preload"(%173, %152, %166, %169, %171, %170) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%162, %164, %132, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %174 = arith.cmpi eq, %161, %149 : i64
-            scf.if %174 {
-              %175 = arith.index_cast %131 : i64 to index
-              scf.for %arg12 = %c1 to %175 step %c1 {
-                %177 = arith.index_cast %arg12 : index to i64
-                %178 = arith.muli %177, %c16_i64 : i64
-                %179 = arith.addi %178, %150 : i64
-                %180 = arith.ori %179, %168 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %180, %171, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %181 = arith.muli %177, %c32_i64 : i64
-                %182 = arith.addi %181, %162 : i64
-                "instgem.compute_accumulated"(%182, %164, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %183 = arith.subi %177, %c1_i64_1 : i64
-                %184 = arith.subi %183, %44 : i64
-                %185 = arith.cmpi sge, %184, %c0_i64_2 : i64
-                %186 = arith.cmpi slt, %184, %50 : i64
-                %187 = arith.andi %185, %186 : i1
-                scf.if %187 {
-                  %188 = arith.muli %183, %c16_i64 : i64
-                  %189 = arith.maxsi %188, %35 : i64
-                  %190 = arith.addi %188, %c16_i64 : i64
-                  %191 = arith.minsi %190, %45 : i64
-                  %192 = arith.subi %191, %189 : i64
-                  %193 = arith.subi %189, %35 : i64
-                  %194 = arith.muli %193, %43 : i64
-                  %195 = arith.addi %41, %194 : i64
-                  %196 = arith.muli %137, %c64_i64 : i64
-                  %197 = arith.addi %195, %196 : i64
-                  %198 = arith.addi %188, %150 : i64
-                  %199 = arith.ori %198, %c2684354560_i64 : i64
-                  %200 = arith.subi %189, %188 : i64
-                  %201 = arith.addi %199, %200 : i64
-                  %202 = arith.subi %37, %150 : i64
-                  %203 = arith.minsi %202, %c16_i64 : i64
-                  "instgem.mvout"(%197, %201, %203, %192) : (i64, i64, i64, i64) -> ()
+            %168 = arith.cmpi eq, %167, %136 : i64
+            %169 = arith.select %168, %c2147483648_i64, %c3221225472_i64 : i64
+            %170 = arith.ori %156, %169 : i64
+            %171 = arith.select %168, %c16_i64, %132 : i64
+            %172 = arith.select %168, %c16_i64, %158 : i64
+            %173 = arith.muli %167, %c16_i64 : i64
+            %174 = arith.addi %173, %156 : i64
+            %175 = arith.addi %174, %c64_i64 : i64
+            "instgem.preload"(%175, %158, %c16_i64, %170, %172, %171) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%173, %c16_i64, %132, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %176 = arith.cmpi eq, %167, %155 : i64
+            scf.if %176 {
+              %177 = arith.index_cast %131 : i64 to index
+              scf.for %arg12 = %c1 to %177 step %c1 {
+                %179 = arith.index_cast %arg12 : index to i64
+                %180 = arith.muli %179, %c16_i64 : i64
+                %181 = arith.addi %180, %156 : i64
+                %182 = arith.ori %181, %169 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %172, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %183 = arith.muli %179, %c32_i64 : i64
+                %184 = arith.addi %183, %173 : i64
+                "instgem.compute_accumulated"(%184, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %185 = arith.subi %179, %c1_i64_2 : i64
+                %186 = arith.subi %185, %44 : i64
+                %187 = arith.cmpi sge, %186, %c0_i64_3 : i64
+                %188 = arith.cmpi slt, %186, %50 : i64
+                %189 = arith.andi %187, %188 : i1
+                scf.if %189 {
+                  %190 = arith.muli %185, %c16_i64 : i64
+                  %191 = arith.maxsi %190, %35 : i64
+                  %192 = arith.addi %190, %c16_i64 : i64
+                  %193 = arith.minsi %192, %45 : i64
+                  %194 = arith.subi %193, %191 : i64
+                  %195 = arith.subi %191, %35 : i64
+                  %196 = arith.muli %195, %43 : i64
+                  %197 = arith.addi %41, %196 : i64
+                  %198 = arith.muli %143, %c64_i64 : i64
+                  %199 = arith.addi %197, %198 : i64
+                  %200 = arith.addi %190, %156 : i64
+                  %201 = arith.ori %200, %c2684354560_i64 : i64
+                  %202 = arith.subi %191, %190 : i64
+                  %203 = arith.addi %201, %202 : i64
+                  %204 = arith.subi %37, %156 : i64
+                  %205 = arith.minsi %204, %c16_i64 : i64
+                  "instgem.mvout"(%199, %203, %205, %194) : (i64, i64, i64, i64) -> ()
                 }
               }
-              %176 = arith.index_cast %116 : i64 to index
-              scf.for %arg12 = %175 to %176 step %c1 {
-                %177 = arith.index_cast %arg12 : index to i64
-                %178 = arith.muli %177, %c16_i64 : i64
-                %179 = arith.subi %109, %178 : i64
-                %180 = arith.minsi %179, %c16_i64 : i64
-                %181 = arith.addi %178, %150 : i64
-                %182 = arith.ori %181, %168 : i64
-                %183 = arith.select %167, %c16_i64, %180 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %171, %183) : (i64, i64, i64, i64, i64, i64) -> ()
-                %184 = arith.muli %177, %c32_i64 : i64
-                %185 = arith.addi %184, %162 : i64
-                "instgem.compute_accumulated"(%185, %164, %180, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %186 = arith.subi %177, %c1_i64_1 : i64
-                %187 = arith.subi %186, %44 : i64
-                %188 = arith.cmpi sge, %187, %c0_i64_2 : i64
-                %189 = arith.cmpi slt, %187, %50 : i64
-                %190 = arith.andi %188, %189 : i1
-                scf.if %190 {
-                  %191 = arith.muli %186, %c16_i64 : i64
-                  %192 = arith.maxsi %191, %35 : i64
-                  %193 = arith.addi %191, %c16_i64 : i64
-                  %194 = arith.minsi %193, %45 : i64
-                  %195 = arith.subi %194, %192 : i64
-                  %196 = arith.subi %192, %35 : i64
-                  %197 = arith.muli %196, %43 : i64
-                  %198 = arith.addi %41, %197 : i64
-                  %199 = arith.muli %137, %c64_i64 : i64
-                  %200 = arith.addi %198, %199 : i64
-                  %201 = arith.addi %191, %150 : i64
-                  %202 = arith.ori %201, %c2684354560_i64 : i64
-                  %203 = arith.subi %192, %191 : i64
-                  %204 = arith.addi %202, %203 : i64
-                  %205 = arith.subi %37, %150 : i64
-                  %206 = arith.minsi %205, %c16_i64 : i64
-                  "instgem.mvout"(%200, %204, %206, %195) : (i64, i64, i64, i64) -> ()
+              %178 = arith.index_cast %116 : i64 to index
+              scf.for %arg12 = %177 to %178 step %c1 {
+                %179 = arith.index_cast %arg12 : index to i64
+                %180 = arith.muli %179, %c16_i64 : i64
+                %181 = arith.subi %109, %180 : i64
+                %182 = arith.minsi %181, %c16_i64 : i64
+                %183 = arith.addi %180, %156 : i64
+                %184 = arith.ori %183, %169 : i64
+                %185 = arith.select %168, %c16_i64, %182 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %172, %185) : (i64, i64, i64, i64, i64, i64) -> ()
+                %186 = arith.muli %179, %c32_i64 : i64
+                %187 = arith.addi %186, %173 : i64
+                "instgem.compute_accumulated"(%187, %c16_i64, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %188 = arith.subi %179, %c1_i64_2 : i64
+                %189 = arith.subi %188, %44 : i64
+                %190 = arith.cmpi sge, %189, %c0_i64_3 : i64
+                %191 = arith.cmpi slt, %189, %50 : i64
+                %192 = arith.andi %190, %191 : i1
+                scf.if %192 {
+                  %193 = arith.muli %188, %c16_i64 : i64
+                  %194 = arith.maxsi %193, %35 : i64
+                  %195 = arith.addi %193, %c16_i64 : i64
+                  %196 = arith.minsi %195, %45 : i64
+                  %197 = arith.subi %196, %194 : i64
+                  %198 = arith.subi %194, %35 : i64
+                  %199 = arith.muli %198, %43 : i64
+                  %200 = arith.addi %41, %199 : i64
+                  %201 = arith.muli %143, %c64_i64 : i64
+                  %202 = arith.addi %200, %201 : i64
+                  %203 = arith.addi %193, %156 : i64
+                  %204 = arith.ori %203, %c2684354560_i64 : i64
+                  %205 = arith.subi %194, %193 : i64
+                  %206 = arith.addi %204, %205 : i64
+                  %207 = arith.subi %37, %156 : i64
+                  %208 = arith.minsi %207, %c16_i64 : i64
+                  "instgem.mvout"(%202, %206, %208, %197) : (i64, i64, i64, i64) -> ()
                 }
               }
             } else {
-              %175 = arith.index_cast %131 : i64 to index
-              scf.for %arg12 = %c1 to %175 step %c1 {
-                %177 = arith.index_cast %arg12 : index to i64
-                %178 = arith.muli %177, %c16_i64 : i64
-                %179 = arith.addi %178, %150 : i64
-                %180 = arith.ori %179, %168 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %180, %171, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %181 = arith.muli %177, %c32_i64 : i64
-                %182 = arith.addi %181, %162 : i64
-                "instgem.compute_accumulated"(%182, %164, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %177 = arith.index_cast %131 : i64 to index
+              scf.for %arg12 = %c1 to %177 step %c1 {
+                %179 = arith.index_cast %arg12 : index to i64
+                %180 = arith.muli %179, %c16_i64 : i64
+                %181 = arith.addi %180, %156 : i64
+                %182 = arith.ori %181, %169 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %172, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %183 = arith.muli %179, %c32_i64 : i64
+                %184 = arith.addi %183, %173 : i64
+                "instgem.compute_accumulated"(%184, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %176 = arith.index_cast %116 : i64 to index
-              scf.for %arg12 = %175 to %176 step %c1 {
-                %177 = arith.index_cast %arg12 : index to i64
-                %178 = arith.muli %177, %c16_i64 : i64
-                %179 = arith.subi %109, %178 : i64
-                %180 = arith.minsi %179, %c16_i64 : i64
-                %181 = arith.addi %178, %150 : i64
-                %182 = arith.ori %181, %168 : i64
-                %183 = arith.select %167, %c16_i64, %180 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %171, %183) : (i64, i64, i64, i64, i64, i64) -> ()
-                %184 = arith.muli %177, %c32_i64 : i64
-                %185 = arith.addi %184, %162 : i64
-                "instgem.compute_accumulated"(%185, %164, %180, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %178 = arith.index_cast %116 : i64 to index
+              scf.for %arg12 = %177 to %178 step %c1 {
+                %179 = arith.index_cast %arg12 : index to i64
+                %180 = arith.muli %179, %c16_i64 : i64
+                %181 = arith.subi %109, %180 : i64
+                %182 = arith.minsi %181, %c16_i64 : i64
+                %183 = arith.addi %180, %156 : i64
+                %184 = arith.ori %183, %169 : i64
+                %185 = arith.select %168, %c16_i64, %182 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %172, %185) : (i64, i64, i64, i64, i64, i64) -> ()
+                %186 = arith.muli %179, %c32_i64 : i64
+                %187 = arith.addi %186, %173 : i64
+                "instgem.compute_accumulated"(%187, %c16_i64, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           }
-          scf.if %142 {
-            %161 = arith.muli %119, %135 : i64
-            %162 = arith.minsi %161, %50 : i64
-            %163 = arith.index_cast %162 : i64 to index
-            %164 = arith.index_cast %50 : i64 to index
-            scf.for %arg11 = %163 to %164 step %c1 {
-              %165 = arith.index_cast %arg11 : index to i64
-              %166 = arith.addi %44, %165 : i64
-              %167 = arith.muli %166, %c16_i64 : i64
-              %168 = arith.maxsi %167, %35 : i64
-              %169 = arith.addi %167, %c16_i64 : i64
-              %170 = arith.minsi %169, %45 : i64
-              %171 = arith.subi %170, %168 : i64
-              %172 = arith.subi %168, %35 : i64
-              %173 = arith.muli %172, %43 : i64
-              %174 = arith.addi %41, %173 : i64
-              %175 = arith.muli %138, %c64_i64 : i64
-              %176 = arith.addi %174, %175 : i64
-              %177 = arith.muli %138, %c16_i64 : i64
-              %178 = arith.addi %167, %177 : i64
-              %179 = arith.ori %178, %c2684354560_i64 : i64
-              %180 = arith.subi %168, %167 : i64
-              %181 = arith.addi %179, %180 : i64
-              %182 = arith.subi %37, %177 : i64
-              %183 = arith.minsi %182, %c16_i64 : i64
-              "instgem.mvout"(%176, %181, %183, %171) : (i64, i64, i64, i64) -> ()
+          %160 = arith.index_cast %119 : i64 to index
+          scf.for %arg11 = %159 to %160 step %c1 {
+            %167 = arith.index_cast %arg11 : index to i64
+            %168 = arith.muli %167, %c16_i64 : i64
+            %169 = arith.subi %111, %168 : i64
+            %170 = arith.minsi %169, %c16_i64 : i64
+            %171 = arith.subi %113, %168 : i64
+            %172 = arith.minsi %171, %c16_i64 : i64
+            scf.if %148 {
+              %181 = arith.muli %167, %135 : i64
+              %182 = arith.minsi %181, %50 : i64
+              %183 = arith.addi %182, %135 : i64
+              %184 = arith.minsi %183, %50 : i64
+              %185 = arith.index_cast %182 : i64 to index
+              %186 = arith.index_cast %184 : i64 to index
+              scf.for %arg12 = %185 to %186 step %c1 {
+                %187 = arith.index_cast %arg12 : index to i64
+                %188 = arith.addi %44, %187 : i64
+                %189 = arith.muli %188, %c16_i64 : i64
+                %190 = arith.maxsi %189, %35 : i64
+                %191 = arith.addi %189, %c16_i64 : i64
+                %192 = arith.minsi %191, %45 : i64
+                %193 = arith.subi %192, %190 : i64
+                %194 = arith.subi %190, %35 : i64
+                %195 = arith.muli %194, %43 : i64
+                %196 = arith.addi %41, %195 : i64
+                %197 = arith.muli %144, %c64_i64 : i64
+                %198 = arith.addi %196, %197 : i64
+                %199 = arith.muli %144, %c16_i64 : i64
+                %200 = arith.addi %189, %199 : i64
+                %201 = arith.ori %200, %c2684354560_i64 : i64
+                %202 = arith.subi %190, %189 : i64
+                %203 = arith.addi %201, %202 : i64
+                %204 = arith.subi %37, %199 : i64
+                %205 = arith.minsi %204, %c16_i64 : i64
+                "instgem.mvout"(%198, %203, %205, %193) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %173 = arith.cmpi eq, %167, %136 : i64
+            %174 = arith.select %173, %c2147483648_i64, %c3221225472_i64 : i64
+            %175 = arith.ori %156, %174 : i64
+            %176 = arith.select %173, %c16_i64, %132 : i64
+            %177 = arith.select %173, %c16_i64, %158 : i64
+            %178 = arith.addi %168, %156 : i64
+            %179 = arith.addi %178, %c64_i64 : i64
+            "instgem.preload"(%179, %158, %172, %175, %177, %176) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%168, %170, %132, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %180 = arith.cmpi eq, %167, %155 : i64
+            scf.if %180 {
+              %181 = arith.index_cast %131 : i64 to index
+              scf.for %arg12 = %c1 to %181 step %c1 {
+                %183 = arith.index_cast %arg12 : index to i64
+                %184 = arith.muli %183, %c16_i64 : i64
+                %185 = arith.addi %184, %156 : i64
+                %186 = arith.ori %185, %174 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %186, %177, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %187 = arith.muli %183, %c32_i64 : i64
+                %188 = arith.addi %187, %168 : i64
+                "instgem.compute_accumulated"(%188, %170, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %189 = arith.subi %183, %c1_i64_2 : i64
+                %190 = arith.subi %189, %44 : i64
+                %191 = arith.cmpi sge, %190, %c0_i64_3 : i64
+                %192 = arith.cmpi slt, %190, %50 : i64
+                %193 = arith.andi %191, %192 : i1
+                scf.if %193 {
+                  %194 = arith.muli %189, %c16_i64 : i64
+                  %195 = arith.maxsi %194, %35 : i64
+                  %196 = arith.addi %194, %c16_i64 : i64
+                  %197 = arith.minsi %196, %45 : i64
+                  %198 = arith.subi %197, %195 : i64
+                  %199 = arith.subi %195, %35 : i64
+                  %200 = arith.muli %199, %43 : i64
+                  %201 = arith.addi %41, %200 : i64
+                  %202 = arith.muli %143, %c64_i64 : i64
+                  %203 = arith.addi %201, %202 : i64
+                  %204 = arith.addi %194, %156 : i64
+                  %205 = arith.ori %204, %c2684354560_i64 : i64
+                  %206 = arith.subi %195, %194 : i64
+                  %207 = arith.addi %205, %206 : i64
+                  %208 = arith.subi %37, %156 : i64
+                  %209 = arith.minsi %208, %c16_i64 : i64
+                  "instgem.mvout"(%203, %207, %209, %198) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %182 = arith.index_cast %116 : i64 to index
+              scf.for %arg12 = %181 to %182 step %c1 {
+                %183 = arith.index_cast %arg12 : index to i64
+                %184 = arith.muli %183, %c16_i64 : i64
+                %185 = arith.subi %109, %184 : i64
+                %186 = arith.minsi %185, %c16_i64 : i64
+                %187 = arith.addi %184, %156 : i64
+                %188 = arith.ori %187, %174 : i64
+                %189 = arith.select %173, %c16_i64, %186 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %188, %177, %189) : (i64, i64, i64, i64, i64, i64) -> ()
+                %190 = arith.muli %183, %c32_i64 : i64
+                %191 = arith.addi %190, %168 : i64
+                "instgem.compute_accumulated"(%191, %170, %186, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %192 = arith.subi %183, %c1_i64_2 : i64
+                %193 = arith.subi %192, %44 : i64
+                %194 = arith.cmpi sge, %193, %c0_i64_3 : i64
+                %195 = arith.cmpi slt, %193, %50 : i64
+                %196 = arith.andi %194, %195 : i1
+                scf.if %196 {
+                  %197 = arith.muli %192, %c16_i64 : i64
+                  %198 = arith.maxsi %197, %35 : i64
+                  %199 = arith.addi %197, %c16_i64 : i64
+                  %200 = arith.minsi %199, %45 : i64
+                  %201 = arith.subi %200, %198 : i64
+                  %202 = arith.subi %198, %35 : i64
+                  %203 = arith.muli %202, %43 : i64
+                  %204 = arith.addi %41, %203 : i64
+                  %205 = arith.muli %143, %c64_i64 : i64
+                  %206 = arith.addi %204, %205 : i64
+                  %207 = arith.addi %197, %156 : i64
+                  %208 = arith.ori %207, %c2684354560_i64 : i64
+                  %209 = arith.subi %198, %197 : i64
+                  %210 = arith.addi %208, %209 : i64
+                  %211 = arith.subi %37, %156 : i64
+                  %212 = arith.minsi %211, %c16_i64 : i64
+                  "instgem.mvout"(%206, %210, %212, %201) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              %181 = arith.index_cast %131 : i64 to index
+              scf.for %arg12 = %c1 to %181 step %c1 {
+                %183 = arith.index_cast %arg12 : index to i64
+                %184 = arith.muli %183, %c16_i64 : i64
+                %185 = arith.addi %184, %156 : i64
+                %186 = arith.ori %185, %174 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %186, %177, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %187 = arith.muli %183, %c32_i64 : i64
+                %188 = arith.addi %187, %168 : i64
+                "instgem.compute_accumulated"(%188, %170, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %182 = arith.index_cast %116 : i64 to index
+              scf.for %arg12 = %181 to %182 step %c1 {
+                %183 = arith.index_cast %arg12 : index to i64
+                %184 = arith.muli %183, %c16_i64 : i64
+                %185 = arith.subi %109, %184 : i64
+                %186 = arith.minsi %185, %c16_i64 : i64
+                %187 = arith.addi %184, %156 : i64
+                %188 = arith.ori %187, %174 : i64
+                %189 = arith.select %173, %c16_i64, %186 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %188, %177, %189) : (i64, i64, i64, i64, i64, i64) -> ()
+                %190 = arith.muli %183, %c32_i64 : i64
+                %191 = arith.addi %190, %168 : i64
+                "instgem.compute_accumulated"(%191, %170, %186, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
             }
           }
-          %155 = arith.cmpi sgt, %119, %c0_i64_2 : i64
-          %156 = arith.subi %116, %c1_i64_1 : i64
-          %157 = arith.subi %156, %44 : i64
-          %158 = arith.maxsi %157, %c0_i64_2 : i64
-          %159 = arith.minsi %158, %50 : i64
-          %160 = arith.select %155, %159, %c0_i64_2 : i64
-          scf.if %147 {
-            %161 = arith.index_cast %160 : i64 to index
-            %162 = arith.index_cast %50 : i64 to index
-            scf.for %arg11 = %161 to %162 step %c1 {
-              %163 = arith.index_cast %arg11 : index to i64
-              %164 = arith.addi %44, %163 : i64
-              %165 = arith.muli %164, %c16_i64 : i64
-              %166 = arith.maxsi %165, %35 : i64
-              %167 = arith.addi %165, %c16_i64 : i64
-              %168 = arith.minsi %167, %45 : i64
-              %169 = arith.subi %168, %166 : i64
-              %170 = arith.subi %166, %35 : i64
-              %171 = arith.muli %170, %43 : i64
-              %172 = arith.addi %41, %171 : i64
-              %173 = arith.muli %137, %c64_i64 : i64
-              %174 = arith.addi %172, %173 : i64
-              %175 = arith.addi %165, %150 : i64
-              %176 = arith.ori %175, %c2684354560_i64 : i64
-              %177 = arith.subi %166, %165 : i64
-              %178 = arith.addi %176, %177 : i64
-              %179 = arith.subi %37, %150 : i64
-              %180 = arith.minsi %179, %c16_i64 : i64
-              "instgem.mvout"(%174, %178, %180, %169) : (i64, i64, i64, i64) -> ()
+          scf.if %148 {
+            %167 = arith.muli %119, %135 : i64
+            %168 = arith.minsi %167, %50 : i64
+            %169 = arith.index_cast %168 : i64 to index
+            %170 = arith.index_cast %50 : i64 to index
+            scf.for %arg11 = %169 to %170 step %c1 {
+              %171 = arith.index_cast %arg11 : index to i64
+              %172 = arith.addi %44, %171 : i64
+              %173 = arith.muli %172, %c16_i64 : i64
+              %174 = arith.maxsi %173, %35 : i64
+              %175 = arith.addi %173, %c16_i64 : i64
+              %176 = arith.minsi %175, %45 : i64
+              %177 = arith.subi %176, %174 : i64
+              %178 = arith.subi %174, %35 : i64
+              %179 = arith.muli %178, %43 : i64
+              %180 = arith.addi %41, %179 : i64
+              %181 = arith.muli %144, %c64_i64 : i64
+              %182 = arith.addi %180, %181 : i64
+              %183 = arith.muli %144, %c16_i64 : i64
+              %184 = arith.addi %173, %183 : i64
+              %185 = arith.ori %184, %c2684354560_i64 : i64
+              %186 = arith.subi %174, %173 : i64
+              %187 = arith.addi %185, %186 : i64
+              %188 = arith.subi %37, %183 : i64
+              %189 = arith.minsi %188, %c16_i64 : i64
+              "instgem.mvout"(%182, %187, %189, %177) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %161 = arith.cmpi sgt, %119, %c0_i64_3 : i64
+          %162 = arith.subi %116, %c1_i64_2 : i64
+          %163 = arith.subi %162, %44 : i64
+          %164 = arith.maxsi %163, %c0_i64_3 : i64
+          %165 = arith.minsi %164, %50 : i64
+          %166 = arith.select %161, %165, %c0_i64_3 : i64
+          scf.if %153 {
+            %167 = arith.index_cast %166 : i64 to index
+            %168 = arith.index_cast %50 : i64 to index
+            scf.for %arg11 = %167 to %168 step %c1 {
+              %169 = arith.index_cast %arg11 : index to i64
+              %170 = arith.addi %44, %169 : i64
+              %171 = arith.muli %170, %c16_i64 : i64
+              %172 = arith.maxsi %171, %35 : i64
+              %173 = arith.addi %171, %c16_i64 : i64
+              %174 = arith.minsi %173, %45 : i64
+              %175 = arith.subi %174, %172 : i64
+              %176 = arith.subi %172, %35 : i64
+              %177 = arith.muli %176, %43 : i64
+              %178 = arith.addi %41, %177 : i64
+              %179 = arith.muli %143, %c64_i64 : i64
+              %180 = arith.addi %178, %179 : i64
+              %181 = arith.addi %171, %156 : i64
+              %182 = arith.ori %181, %c2684354560_i64 : i64
+              %183 = arith.subi %172, %171 : i64
+              %184 = arith.addi %182, %183 : i64
+              %185 = arith.subi %37, %156 : i64
+              %186 = arith.minsi %185, %c16_i64 : i64
+              "instgem.mvout"(%180, %184, %186, %175) : (i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        scf.if %122 {
+        %137 = arith.cmpi eq, %119, %c0_i64_3 : i64
+        %138 = arith.cmpi slt, %116, %c2_i64_1 : i64
+        %139 = arith.cmpi slt, %124, %c1_i64_2 : i64
+        %140 = arith.ori %137, %138 : i1
+        %141 = arith.ori %140, %139 : i1
+        %142 = arith.andi %122, %141 : i1
+        scf.if %142 {
           scf.for %arg10 = %c0 to %c2 step %c1 {
-            %137 = arith.index_cast %arg10 : index to i64
-            %138 = arith.muli %137, %c16_i64 : i64
-            %139 = arith.ori %138, %c2147483648_i64 : i64
-            %140 = arith.cmpi eq, %119, %c0_i64_2 : i64
-            %141 = arith.cmpi sge, %137, %116 : i64
-            %142 = arith.cmpi sle, %124, %c0_i64_2 : i64
-            %143 = arith.ori %140, %141 : i1
-            %144 = arith.ori %143, %142 : i1
-            %145 = arith.cmpi sgt, %51, %c0_i64_2 : i64
-            %146 = arith.andi %144, %145 : i1
-            scf.if %146 {
-              "instgem.mvin"(%c0_i64_2, %139, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+            %143 = arith.index_cast %arg10 : index to i64
+            %144 = arith.muli %143, %c16_i64 : i64
+            %145 = arith.ori %144, %c2147483648_i64 : i64
+            %146 = arith.cmpi sge, %143, %116 : i64
+            %147 = arith.cmpi sle, %124, %c0_i64_3 : i64
+            %148 = arith.ori %137, %146 : i1
+            %149 = arith.ori %148, %147 : i1
+            %150 = arith.cmpi sgt, %51, %c0_i64_3 : i64
+            %151 = arith.andi %149, %150 : i1
+            scf.if %151 {
+              "instgem.mvin"(%c0_i64_3, %145, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
             }
           }
         }
         scf.if %121 {
-          %137 = arith.minsi %124, %51 : i64
-          %138 = arith.index_cast %137 : i64 to index
-          %139 = arith.index_cast %51 : i64 to index
-          scf.for %arg10 = %138 to %139 step %c1 {
-            %140 = arith.index_cast %arg10 : index to i64
-            %141 = arith.index_cast %50 : i64 to index
-            scf.for %arg11 = %c0 to %141 step %c1 {
-              %142 = arith.index_cast %arg11 : index to i64
-              %143 = arith.addi %44, %142 : i64
-              %144 = arith.muli %143, %c16_i64 : i64
-              %145 = arith.maxsi %144, %35 : i64
-              %146 = arith.addi %144, %c16_i64 : i64
-              %147 = arith.minsi %146, %45 : i64
-              %148 = arith.subi %147, %145 : i64
-              %149 = arith.subi %145, %35 : i64
-              %150 = arith.muli %149, %43 : i64
-              %151 = arith.addi %41, %150 : i64
-              %152 = arith.muli %140, %c64_i64 : i64
-              %153 = arith.addi %151, %152 : i64
-              %154 = arith.muli %140, %c16_i64 : i64
-              %155 = arith.addi %144, %154 : i64
-              %156 = arith.ori %155, %c2684354560_i64 : i64
-              %157 = arith.subi %145, %144 : i64
-              %158 = arith.addi %156, %157 : i64
-              %159 = arith.subi %37, %154 : i64
-              %160 = arith.minsi %159, %c16_i64 : i64
-              "instgem.mvout"(%153, %158, %160, %148) : (i64, i64, i64, i64) -> ()
+          %143 = arith.minsi %124, %51 : i64
+          %144 = arith.index_cast %143 : i64 to index
+          %145 = arith.index_cast %51 : i64 to index
+          scf.for %arg10 = %144 to %145 step %c1 {
+            %146 = arith.index_cast %arg10 : index to i64
+            %147 = arith.index_cast %50 : i64 to index
+            scf.for %arg11 = %c0 to %147 step %c1 {
+              %148 = arith.index_cast %arg11 : index to i64
+              %149 = arith.addi %44, %148 : i64
+              %150 = arith.muli %149, %c16_i64 : i64
+              %151 = arith.maxsi %150, %35 : i64
+              %152 = arith.addi %150, %c16_i64 : i64
+              %153 = arith.minsi %152, %45 : i64
+              %154 = arith.subi %153, %151 : i64
+              %155 = arith.subi %151, %35 : i64
+              %156 = arith.muli %155, %43 : i64
+              %157 = arith.addi %41, %156 : i64
+              %158 = arith.muli %146, %c64_i64 : i64
+              %159 = arith.addi %157, %158 : i64
+              %160 = arith.muli %146, %c16_i64 : i64
+              %161 = arith.addi %150, %160 : i64
+              %162 = arith.ori %161, %c2684354560_i64 : i64
+              %163 = arith.subi %151, %150 : i64
+              %164 = arith.addi %162, %163 : i64
+              %165 = arith.subi %37, %160 : i64
+              %166 = arith.minsi %165, %c16_i64 : i64
+              "instgem.mvout"(%159, %164, %166, %154) : (i64, i64, i64, i64) -> ()
             }
           }
         }

@@ -526,576 +526,581 @@ module {
         %168 = arith.select %96, %c0_i64_3, %c-1_i64 : i64
         scf.for %arg10 = %c0 to %99 step %c1 {
           scf.if %164 {
-            %193 = arith.cmpi sgt, %126, %c0 : index
-            scf.if %193 {
-              %197 = arith.muli %arg10, %126 : index
-              %198 = arith.muli %197, %c4 : index
-              %199 = arith.muli %165, %c4 : index
-              %200 = arith.subi %199, %c1 : index
-              %201 = arith.addi %198, %200 : index
-              %202 = arith.divsi %201, %199 : index
-              %203 = arith.maxsi %202, %c0 : index
-              %204 = arith.minsi %203, %126 : index
-              %205 = arith.addi %arg10, %c1 : index
-              %206 = arith.muli %205, %126 : index
-              %207 = arith.muli %206, %c4 : index
-              %208 = arith.addi %207, %200 : index
-              %209 = arith.divsi %208, %199 : index
+            %199 = arith.cmpi sgt, %126, %c0 : index
+            scf.if %199 {
+              %203 = arith.muli %arg10, %126 : index
+              %204 = arith.muli %203, %c4 : index
+              %205 = arith.muli %165, %c4 : index
+              %206 = arith.subi %205, %c1 : index
+              %207 = arith.addi %204, %206 : index
+              %208 = arith.divsi %207, %205 : index
+              %209 = arith.maxsi %208, %c0 : index
+              %210 = arith.minsi %209, %126 : index
+              %211 = arith.addi %arg10, %c1 : index
+              %212 = arith.muli %211, %126 : index
+              %213 = arith.muli %212, %c4 : index
+              %214 = arith.addi %213, %206 : index
+              %215 = arith.divsi %214, %205 : index
+              %216 = arith.maxsi %215, %c0 : index
+              %217 = arith.minsi %216, %126 : index
+              scf.for %arg11 = %210 to %217 step %c1 {
+                %218 = arith.index_cast %arg11 : index to i64
+                %219 = arith.addi %44, %218 : i64
+                %220 = arith.muli %219, %c16_i64 : i64
+                %221 = arith.maxsi %220, %35 : i64
+                %222 = arith.addi %220, %c16_i64 : i64
+                %223 = arith.minsi %222, %45 : i64
+                %224 = arith.subi %223, %221 : i64
+                %225 = arith.subi %221, %35 : i64
+                %226 = arith.muli %225, %123 : i64
+                %227 = arith.addi %122, %226 : i64
+                %228 = arith.muli %219, %c32_i64 : i64
+                %229 = arith.addi %228, %118 : i64
+                %230 = arith.subi %221, %220 : i64
+                %231 = arith.addi %229, %230 : i64
+                %232 = arith.minsi %119, %c64_i64 : i64
+                "instgem.mvin"(%227, %231, %232, %224) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            %200 = arith.cmpi sgt, %132, %c0 : index
+            scf.if %200 {
+              %203 = arith.muli %arg10, %132 : index
+              %204 = arith.muli %203, %c4 : index
+              %205 = arith.subi %204, %165 : index
+              %206 = arith.muli %165, %c4 : index
+              %207 = arith.subi %206, %c1 : index
+              %208 = arith.addi %205, %207 : index
+              %209 = arith.divsi %208, %206 : index
               %210 = arith.maxsi %209, %c0 : index
-              %211 = arith.minsi %210, %126 : index
-              scf.for %arg11 = %204 to %211 step %c1 {
-                %212 = arith.index_cast %arg11 : index to i64
-                %213 = arith.addi %44, %212 : i64
-                %214 = arith.muli %213, %c16_i64 : i64
-                %215 = arith.maxsi %214, %35 : i64
-                %216 = arith.addi %214, %c16_i64 : i64
-                %217 = arith.minsi %216, %45 : i64
-                %218 = arith.subi %217, %215 : i64
-                %219 = arith.subi %215, %35 : i64
-                %220 = arith.muli %219, %123 : i64
-                %221 = arith.addi %122, %220 : i64
-                %222 = arith.muli %213, %c32_i64 : i64
-                %223 = arith.addi %222, %118 : i64
-                %224 = arith.subi %215, %214 : i64
-                %225 = arith.addi %223, %224 : i64
-                %226 = arith.minsi %119, %c64_i64 : i64
-                "instgem.mvin"(%221, %225, %226, %218) : (i64, i64, i64, i64) -> ()
+              %211 = arith.minsi %210, %132 : index
+              %212 = arith.addi %arg10, %c1 : index
+              %213 = arith.muli %212, %132 : index
+              %214 = arith.muli %213, %c4 : index
+              %215 = arith.subi %214, %165 : index
+              %216 = arith.addi %215, %207 : index
+              %217 = arith.divsi %216, %206 : index
+              %218 = arith.maxsi %217, %c0 : index
+              %219 = arith.minsi %218, %132 : index
+              scf.for %arg11 = %211 to %219 step %c1 {
+                %220 = arith.index_cast %arg11 : index to i64
+                %221 = arith.muli %220, %c16_i64 : i64
+                %222 = arith.maxsi %221, %c0_i64_3 : i64
+                %223 = arith.addi %221, %c16_i64 : i64
+                %224 = arith.minsi %223, %35 : i64
+                %225 = arith.subi %224, %222 : i64
+                %226 = arith.muli %220, %c32_i64 : i64
+                %227 = arith.addi %226, %118 : i64
+                %228 = arith.subi %222, %221 : i64
+                %229 = arith.addi %227, %228 : i64
+                %230 = arith.minsi %119, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64_3, %229, %230, %225) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %194 = arith.cmpi sgt, %132, %c0 : index
-            scf.if %194 {
-              %197 = arith.muli %arg10, %132 : index
-              %198 = arith.muli %197, %c4 : index
-              %199 = arith.subi %198, %165 : index
-              %200 = arith.muli %165, %c4 : index
-              %201 = arith.subi %200, %c1 : index
-              %202 = arith.addi %199, %201 : index
-              %203 = arith.divsi %202, %200 : index
-              %204 = arith.maxsi %203, %c0 : index
-              %205 = arith.minsi %204, %132 : index
-              %206 = arith.addi %arg10, %c1 : index
-              %207 = arith.muli %206, %132 : index
-              %208 = arith.muli %207, %c4 : index
-              %209 = arith.subi %208, %165 : index
-              %210 = arith.addi %209, %201 : index
-              %211 = arith.divsi %210, %200 : index
-              %212 = arith.maxsi %211, %c0 : index
-              %213 = arith.minsi %212, %132 : index
-              scf.for %arg11 = %205 to %213 step %c1 {
-                %214 = arith.index_cast %arg11 : index to i64
-                %215 = arith.muli %214, %c16_i64 : i64
-                %216 = arith.maxsi %215, %c0_i64_3 : i64
-                %217 = arith.addi %215, %c16_i64 : i64
-                %218 = arith.minsi %217, %35 : i64
-                %219 = arith.subi %218, %216 : i64
-                %220 = arith.muli %214, %c32_i64 : i64
-                %221 = arith.addi %220, %118 : i64
-                %222 = arith.subi %216, %215 : i64
-                %223 = arith.addi %221, %222 : i64
-                %224 = arith.minsi %119, %c64_i64 : i64
-                "instgem.mvin"(%c0_i64_3, %223, %224, %219) : (i64, i64, i64, i64) -> ()
+            %201 = arith.cmpi sgt, %157, %c0 : index
+            scf.if %201 {
+              %203 = arith.muli %arg10, %157 : index
+              %204 = arith.muli %203, %c4 : index
+              %205 = arith.muli %165, %c2 : index
+              %206 = arith.subi %204, %205 : index
+              %207 = arith.muli %165, %c4 : index
+              %208 = arith.subi %207, %c1 : index
+              %209 = arith.addi %206, %208 : index
+              %210 = arith.divsi %209, %207 : index
+              %211 = arith.maxsi %210, %c0 : index
+              %212 = arith.minsi %211, %157 : index
+              %213 = arith.addi %arg10, %c1 : index
+              %214 = arith.muli %213, %157 : index
+              %215 = arith.muli %214, %c4 : index
+              %216 = arith.subi %215, %205 : index
+              %217 = arith.addi %216, %208 : index
+              %218 = arith.divsi %217, %207 : index
+              %219 = arith.maxsi %218, %c0 : index
+              %220 = arith.minsi %219, %157 : index
+              scf.for %arg11 = %212 to %220 step %c1 {
+                %221 = arith.index_cast %arg11 : index to i64
+                %222 = arith.addi %149, %221 : i64
+                %223 = arith.muli %222, %c16_i64 : i64
+                %224 = arith.maxsi %223, %142 : i64
+                %225 = arith.addi %223, %c16_i64 : i64
+                %226 = arith.minsi %225, %150 : i64
+                %227 = arith.subi %226, %224 : i64
+                %228 = arith.subi %224, %142 : i64
+                %229 = arith.muli %228, %147 : i64
+                %230 = arith.addi %146, %229 : i64
+                %231 = arith.addi %223, %141 : i64
+                %232 = arith.subi %224, %223 : i64
+                %233 = arith.addi %231, %232 : i64
+                %234 = arith.minsi %37, %c64_i64 : i64
+                "instgem.mvin2"(%230, %233, %234, %227) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %195 = arith.cmpi sgt, %157, %c0 : index
-            scf.if %195 {
-              %197 = arith.muli %arg10, %157 : index
-              %198 = arith.muli %197, %c4 : index
-              %199 = arith.muli %165, %c2 : index
-              %200 = arith.subi %198, %199 : index
-              %201 = arith.muli %165, %c4 : index
-              %202 = arith.subi %201, %c1 : index
-              %203 = arith.addi %200, %202 : index
-              %204 = arith.divsi %203, %201 : index
-              %205 = arith.maxsi %204, %c0 : index
-              %206 = arith.minsi %205, %157 : index
-              %207 = arith.addi %arg10, %c1 : index
-              %208 = arith.muli %207, %157 : index
-              %209 = arith.muli %208, %c4 : index
-              %210 = arith.subi %209, %199 : index
-              %211 = arith.addi %210, %202 : index
-              %212 = arith.divsi %211, %201 : index
-              %213 = arith.maxsi %212, %c0 : index
-              %214 = arith.minsi %213, %157 : index
-              scf.for %arg11 = %206 to %214 step %c1 {
-                %215 = arith.index_cast %arg11 : index to i64
-                %216 = arith.addi %149, %215 : i64
-                %217 = arith.muli %216, %c16_i64 : i64
-                %218 = arith.maxsi %217, %142 : i64
-                %219 = arith.addi %217, %c16_i64 : i64
-                %220 = arith.minsi %219, %150 : i64
-                %221 = arith.subi %220, %218 : i64
-                %222 = arith.subi %218, %142 : i64
-                %223 = arith.muli %222, %147 : i64
-                %224 = arith.addi %146, %223 : i64
-                %225 = arith.addi %217, %141 : i64
-                %226 = arith.subi %218, %217 : i64
-                %227 = arith.addi %225, %226 : i64
-                %228 = arith.minsi %37, %c64_i64 : i64
-                "instgem.mvin2"(%224, %227, %228, %221) : (i64, i64, i64, i64) -> ()
-              } {gemmini.load_stream}
-            }
-            %196 = arith.cmpi sgt, %163, %c0 : index
-            scf.if %196 {
-              %197 = arith.muli %arg10, %163 : index
-              %198 = arith.muli %197, %c4 : index
-              %199 = arith.muli %165, %c3 : index
-              %200 = arith.subi %198, %199 : index
-              %201 = arith.muli %165, %c4 : index
-              %202 = arith.subi %201, %c1 : index
-              %203 = arith.addi %200, %202 : index
-              %204 = arith.divsi %203, %201 : index
-              %205 = arith.maxsi %204, %c0 : index
-              %206 = arith.minsi %205, %163 : index
-              %207 = arith.addi %arg10, %c1 : index
-              %208 = arith.muli %207, %163 : index
-              %209 = arith.muli %208, %c4 : index
-              %210 = arith.subi %209, %199 : index
-              %211 = arith.addi %210, %202 : index
-              %212 = arith.divsi %211, %201 : index
-              %213 = arith.maxsi %212, %c0 : index
-              %214 = arith.minsi %213, %163 : index
-              scf.for %arg11 = %206 to %214 step %c1 {
-                %215 = arith.index_cast %arg11 : index to i64
-                %216 = arith.muli %215, %c16_i64 : i64
-                %217 = arith.maxsi %216, %c0_i64_3 : i64
-                %218 = arith.addi %216, %c16_i64 : i64
-                %219 = arith.minsi %218, %142 : i64
-                %220 = arith.subi %219, %217 : i64
-                %221 = arith.addi %216, %141 : i64
-                %222 = arith.subi %217, %216 : i64
-                %223 = arith.addi %221, %222 : i64
-                %224 = arith.minsi %37, %c64_i64 : i64
-                "instgem.mvin2"(%c0_i64_3, %223, %224, %220) : (i64, i64, i64, i64) -> ()
+            %202 = arith.cmpi sgt, %163, %c0 : index
+            scf.if %202 {
+              %203 = arith.muli %arg10, %163 : index
+              %204 = arith.muli %203, %c4 : index
+              %205 = arith.muli %165, %c3 : index
+              %206 = arith.subi %204, %205 : index
+              %207 = arith.muli %165, %c4 : index
+              %208 = arith.subi %207, %c1 : index
+              %209 = arith.addi %206, %208 : index
+              %210 = arith.divsi %209, %207 : index
+              %211 = arith.maxsi %210, %c0 : index
+              %212 = arith.minsi %211, %163 : index
+              %213 = arith.addi %arg10, %c1 : index
+              %214 = arith.muli %213, %163 : index
+              %215 = arith.muli %214, %c4 : index
+              %216 = arith.subi %215, %205 : index
+              %217 = arith.addi %216, %208 : index
+              %218 = arith.divsi %217, %207 : index
+              %219 = arith.maxsi %218, %c0 : index
+              %220 = arith.minsi %219, %163 : index
+              scf.for %arg11 = %212 to %220 step %c1 {
+                %221 = arith.index_cast %arg11 : index to i64
+                %222 = arith.muli %221, %c16_i64 : i64
+                %223 = arith.maxsi %222, %c0_i64_3 : i64
+                %224 = arith.addi %222, %c16_i64 : i64
+                %225 = arith.minsi %224, %142 : i64
+                %226 = arith.subi %225, %223 : i64
+                %227 = arith.addi %222, %141 : i64
+                %228 = arith.subi %223, %222 : i64
+                %229 = arith.addi %227, %228 : i64
+                %230 = arith.minsi %37, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64_3, %229, %230, %226) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
           }
-          %169 = arith.index_cast %arg10 : index to i64
-          %170 = arith.subi %169, %c1_i64_2 : i64
-          %171 = arith.cmpi sge, %170, %c0_i64_3 : i64
-          %172 = arith.cmpi slt, %170, %51 : i64
-          %173 = arith.andi %171, %172 : i1
-          %174 = arith.andi %95, %173 : i1
-          %175 = arith.subi %98, %c1_i64_2 : i64
-          %176 = arith.cmpi eq, %169, %175 : i64
-          %177 = arith.cmpi slt, %169, %51 : i64
-          %178 = arith.andi %176, %177 : i1
-          %179 = arith.andi %95, %178 : i1
-          %180 = arith.subi %93, %c1_i64_2 : i64
-          %181 = arith.select %179, %180, %c-1_i64 : i64
-          %182 = arith.muli %169, %c16_i64 : i64
-          %183 = arith.subi %89, %182 : i64
-          %184 = arith.minsi %183, %c16_i64 : i64
-          %185 = arith.index_cast %102 : i64 to index
-          scf.for %arg11 = %c0 to %185 step %c1 {
-            %193 = arith.index_cast %arg11 : index to i64
-            scf.if %174 {
-              %204 = arith.muli %193, %167 : i64
-              %205 = arith.minsi %204, %50 : i64
-              %206 = arith.addi %205, %167 : i64
-              %207 = arith.minsi %206, %50 : i64
-              %208 = arith.index_cast %205 : i64 to index
-              %209 = arith.index_cast %207 : i64 to index
-              scf.for %arg12 = %208 to %209 step %c1 {
-                %210 = arith.index_cast %arg12 : index to i64
-                %211 = arith.addi %44, %210 : i64
-                %212 = arith.muli %211, %c16_i64 : i64
-                %213 = arith.maxsi %212, %35 : i64
-                %214 = arith.addi %212, %c16_i64 : i64
-                %215 = arith.minsi %214, %45 : i64
-                %216 = arith.subi %215, %213 : i64
-                %217 = arith.subi %213, %35 : i64
-                %218 = arith.muli %217, %43 : i64
-                %219 = arith.addi %41, %218 : i64
-                %220 = arith.muli %170, %c64_i64 : i64
-                %221 = arith.addi %219, %220 : i64
-                %222 = arith.muli %170, %c16_i64 : i64
-                %223 = arith.addi %212, %222 : i64
-                %224 = arith.ori %223, %c2684354560_i64 : i64
-                %225 = arith.subi %213, %212 : i64
-                %226 = arith.addi %224, %225 : i64
-                %227 = arith.subi %37, %222 : i64
-                %228 = arith.minsi %227, %c16_i64 : i64
-                "instgem.mvout"(%221, %226, %228, %216) : (i64, i64, i64, i64) -> ()
-              }
-            }
-            %194 = arith.cmpi eq, %193, %168 : i64
-            %195 = arith.select %194, %c2147483648_i64, %c3221225472_i64 : i64
-            %196 = arith.ori %182, %195 : i64
-            %197 = arith.select %194, %c16_i64, %106 : i64
-            %198 = arith.select %194, %c16_i64, %184 : i64
-            %199 = arith.muli %193, %c16_i64 : i64
-            %200 = arith.addi %199, %182 : i64
-            %201 = arith.addi %200, %78 : i64
-            "instgem.preload"(%201, %184, %c16_i64, %196, %198, %197) : (i64, i64, i64, i64, i64, i64) -> ()
-            %202 = arith.addi %199, %66 : i64
-            "instgem.compute_preloaded"(%202, %c16_i64, %106, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %203 = arith.cmpi eq, %193, %181 : i64
-            scf.if %203 {
-              %204 = arith.index_cast %105 : i64 to index
-              scf.for %arg12 = %c1 to %204 step %c1 {
-                %206 = arith.index_cast %arg12 : index to i64
-                %207 = arith.muli %206, %c16_i64 : i64
-                %208 = arith.addi %207, %182 : i64
-                %209 = arith.ori %208, %195 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %198, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %210 = arith.muli %206, %c32_i64 : i64
-                %211 = arith.addi %210, %199 : i64
-                %212 = arith.addi %211, %66 : i64
-                "instgem.compute_accumulated"(%212, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %213 = arith.subi %206, %c1_i64_2 : i64
-                %214 = arith.subi %213, %44 : i64
-                %215 = arith.cmpi sge, %214, %c0_i64_3 : i64
-                %216 = arith.cmpi slt, %214, %50 : i64
-                %217 = arith.andi %215, %216 : i1
-                scf.if %217 {
-                  %218 = arith.muli %213, %c16_i64 : i64
-                  %219 = arith.maxsi %218, %35 : i64
-                  %220 = arith.addi %218, %c16_i64 : i64
-                  %221 = arith.minsi %220, %45 : i64
-                  %222 = arith.subi %221, %219 : i64
-                  %223 = arith.subi %219, %35 : i64
-                  %224 = arith.muli %223, %43 : i64
-                  %225 = arith.addi %41, %224 : i64
-                  %226 = arith.muli %169, %c64_i64 : i64
-                  %227 = arith.addi %225, %226 : i64
-                  %228 = arith.addi %218, %182 : i64
-                  %229 = arith.ori %228, %c2684354560_i64 : i64
-                  %230 = arith.subi %219, %218 : i64
-                  %231 = arith.addi %229, %230 : i64
-                  %232 = arith.subi %37, %182 : i64
-                  %233 = arith.minsi %232, %c16_i64 : i64
-                  "instgem.mvout"(%227, %231, %233, %222) : (i64, i64, i64, i64) -> ()
-                }
-              }
-              %205 = arith.index_cast %90 : i64 to index
-              scf.for %arg12 = %204 to %205 step %c1 {
-                %206 = arith.index_cast %arg12 : index to i64
-                %207 = arith.muli %206, %c16_i64 : i64
-                %208 = arith.subi %83, %207 : i64
-                %209 = arith.minsi %208, %c16_i64 : i64
-                %210 = arith.addi %207, %182 : i64
-                %211 = arith.ori %210, %195 : i64
-                %212 = arith.select %194, %c16_i64, %209 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %211, %198, %212) : (i64, i64, i64, i64, i64, i64) -> ()
-                %213 = arith.muli %206, %c32_i64 : i64
-                %214 = arith.addi %213, %199 : i64
-                %215 = arith.addi %214, %66 : i64
-                "instgem.compute_accumulated"(%215, %c16_i64, %209, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %216 = arith.subi %206, %c1_i64_2 : i64
-                %217 = arith.subi %216, %44 : i64
-                %218 = arith.cmpi sge, %217, %c0_i64_3 : i64
-                %219 = arith.cmpi slt, %217, %50 : i64
-                %220 = arith.andi %218, %219 : i1
-                scf.if %220 {
-                  %221 = arith.muli %216, %c16_i64 : i64
-                  %222 = arith.maxsi %221, %35 : i64
-                  %223 = arith.addi %221, %c16_i64 : i64
-                  %224 = arith.minsi %223, %45 : i64
-                  %225 = arith.subi %224, %222 : i64
-                  %226 = arith.subi %222, %35 : i64
-                  %227 = arith.muli %226, %43 : i64
-                  %228 = arith.addi %41, %227 : i64
-                  %229 = arith.muli %169, %c64_i64 : i64
-                  %230 = arith.addi %228, %229 : i64
-                  %231 = arith.addi %221, %182 : i64
-                  %232 = arith.ori %231, %c2684354560_i64 : i64
-                  %233 = arith.subi %222, %221 : i64
-                  %234 = arith.addi %232, %233 : i64
-                  %235 = arith.subi %37, %182 : i64
-                  %236 = arith.minsi %235, %c16_i64 : i64
-                  "instgem.mvout"(%230, %234, %236, %225) : (i64, i64, i64, i64) -> ()
-                }
-              }
-            } else {
-              %204 = arith.index_cast %105 : i64 to index
-              scf.for %arg12 = %c1 to %204 step %c1 {
-                %206 = arith.index_cast %arg12 : index to i64
-                %207 = arith.muli %206, %c16_i64 : i64
-                %208 = arith.addi %207, %182 : i64
-                %209 = arith.ori %208, %195 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %198, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %210 = arith.muli %206, %c32_i64 : i64
-                %211 = arith.addi %210, %199 : i64
-                %212 = arith.addi %211, %66 : i64
-                "instgem.compute_accumulated"(%212, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %205 = arith.index_cast %90 : i64 to index
-              scf.for %arg12 = %204 to %205 step %c1 {
-                %206 = arith.index_cast %arg12 : index to i64
-                %207 = arith.muli %206, %c16_i64 : i64
-                %208 = arith.subi %83, %207 : i64
-                %209 = arith.minsi %208, %c16_i64 : i64
-                %210 = arith.addi %207, %182 : i64
-                %211 = arith.ori %210, %195 : i64
-                %212 = arith.select %194, %c16_i64, %209 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %211, %198, %212) : (i64, i64, i64, i64, i64, i64) -> ()
-                %213 = arith.muli %206, %c32_i64 : i64
-                %214 = arith.addi %213, %199 : i64
-                %215 = arith.addi %214, %66 : i64
-                "instgem.compute_accumulated"(%215, %c16_i64, %209, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-          }
-          %186 = arith.index_cast %93 : i64 to index
-          scf.for %arg11 = %185 to %186 step %c1 {
-            %193 = arith.index_cast %arg11 : index to i64
-            %194 = arith.muli %193, %c16_i64 : i64
-            %195 = arith.subi %85, %194 : i64
-            %196 = arith.minsi %195, %c16_i64 : i64
-            %197 = arith.subi %87, %194 : i64
-            %198 = arith.minsi %197, %c16_i64 : i64
-            scf.if %174 {
-              %208 = arith.muli %193, %167 : i64
-              %209 = arith.minsi %208, %50 : i64
-              %210 = arith.addi %209, %167 : i64
+          %175 = arith.index_cast %arg10 : index to i64
+          %176 = arith.subi %175, %c1_i64_2 : i64
+          %177 = arith.cmpi sge, %176, %c0_i64_3 : i64
+          %178 = arith.cmpi slt, %176, %51 : i64
+          %179 = arith.andi %177, %178 : i1
+          %180 = arith.andi %95, %179 : i1
+          %181 = arith.subi %98, %c1_i64_2 : i64
+          %182 = arith.cmpi eq, %175, %181 : i64
+          %183 = arith.cmpi slt, %175, %51 : i64
+          %184 = arith.andi %182, %183 : i1
+          %185 = arith.andi %95, %184 : i1
+          %186 = arith.subi %93, %c1_i64_2 : i64
+          %187 = arith.select %185, %186, %c-1_i64 : i64
+          %188 = arith.muli %175, %c16_i64 : i64
+          %189 = arith.subi %89, %188 : i64
+          %190 = arith.minsi %189, %c16_i64 : i64
+          %191 = arith.index_cast %102 : i64 to index
+          scf.for %arg11 = %c0 to %191 step %c1 {
+            %199 = arith.index_cast %arg11 : index to i64
+            scf.if %180 {
+              %210 = arith.muli %199, %167 : i64
               %211 = arith.minsi %210, %50 : i64
-              %212 = arith.index_cast %209 : i64 to index
-              %213 = arith.index_cast %211 : i64 to index
-              scf.for %arg12 = %212 to %213 step %c1 {
-                %214 = arith.index_cast %arg12 : index to i64
-                %215 = arith.addi %44, %214 : i64
-                %216 = arith.muli %215, %c16_i64 : i64
-                %217 = arith.maxsi %216, %35 : i64
-                %218 = arith.addi %216, %c16_i64 : i64
-                %219 = arith.minsi %218, %45 : i64
-                %220 = arith.subi %219, %217 : i64
-                %221 = arith.subi %217, %35 : i64
-                %222 = arith.muli %221, %43 : i64
-                %223 = arith.addi %41, %222 : i64
-                %224 = arith.muli %170, %c64_i64 : i64
-                %225 = arith.addi %223, %224 : i64
-                %226 = arith.muli %170, %c16_i64 : i64
-                %227 = arith.addi %216, %226 : i64
-                %228 = arith.ori %227, %c2684354560_i64 : i64
-                %229 = arith.subi %217, %216 : i64
-                %230 = arith.addi %228, %229 : i64
-                %231 = arith.subi %37, %226 : i64
-                %232 = arith.minsi %231, %c16_i64 : i64
-                "instgem.mvout"(%225, %230, %232, %220) : (i64, i64, i64, i64) -> ()
+              %212 = arith.addi %211, %167 : i64
+              %213 = arith.minsi %212, %50 : i64
+              %214 = arith.index_cast %211 : i64 to index
+              %215 = arith.index_cast %213 : i64 to index
+              scf.for %arg12 = %214 to %215 step %c1 {
+                %216 = arith.index_cast %arg12 : index to i64
+                %217 = arith.addi %44, %216 : i64
+                %218 = arith.muli %217, %c16_i64 : i64
+                %219 = arith.maxsi %218, %35 : i64
+                %220 = arith.addi %218, %c16_i64 : i64
+                %221 = arith.minsi %220, %45 : i64
+                %222 = arith.subi %221, %219 : i64
+                %223 = arith.subi %219, %35 : i64
+                %224 = arith.muli %223, %43 : i64
+                %225 = arith.addi %41, %224 : i64
+                %226 = arith.muli %176, %c64_i64 : i64
+                %227 = arith.addi %225, %226 : i64
+                %228 = arith.muli %176, %c16_i64 : i64
+                %229 = arith.addi %218, %228 : i64
+                %230 = arith.ori %229, %c2684354560_i64 : i64
+                %231 = arith.subi %219, %218 : i64
+                %232 = arith.addi %230, %231 : i64
+                %233 = arith.subi %37, %228 : i64
+                %234 = arith.minsi %233, %c16_i64 : i64
+                "instgem.mvout"(%227, %232, %234, %222) : (i64, i64, i64, i64) -> ()
               }
             }
-            %199 = arith.cmpi eq, %193, %168 : i64
-            %200 = arith.select %199, %c2147483648_i64, %c3221225472_i64 : i64
-            %201 = arith.ori %182, %200 : i64
-            %202 = arith.select %199, %c16_i64, %106 : i64
-            %203 = arith.select %199, %c16_i64, %184 : i64
-            %204 = arith.addi %194, %182 : i64
-            %205 = arith.addi %204, %78 : i64
-            "instgem.preload"(%205, %184, %198, %201, %203, %202) : (i64, i64, i64, i64, i64, i64) -> ()
-            %206 = arith.addi %194, %66 : i64
-            "instgem.compute_preloaded"(%206, %196, %106, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %207 = arith.cmpi eq, %193, %181 : i64
-            scf.if %207 {
-              %208 = arith.index_cast %105 : i64 to index
-              scf.for %arg12 = %c1 to %208 step %c1 {
-                %210 = arith.index_cast %arg12 : index to i64
-                %211 = arith.muli %210, %c16_i64 : i64
-                %212 = arith.addi %211, %182 : i64
-                %213 = arith.ori %212, %200 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %213, %203, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %214 = arith.muli %210, %c32_i64 : i64
-                %215 = arith.addi %214, %194 : i64
-                %216 = arith.addi %215, %66 : i64
-                "instgem.compute_accumulated"(%216, %196, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %217 = arith.subi %210, %c1_i64_2 : i64
-                %218 = arith.subi %217, %44 : i64
-                %219 = arith.cmpi sge, %218, %c0_i64_3 : i64
-                %220 = arith.cmpi slt, %218, %50 : i64
-                %221 = arith.andi %219, %220 : i1
-                scf.if %221 {
-                  %222 = arith.muli %217, %c16_i64 : i64
-                  %223 = arith.maxsi %222, %35 : i64
-                  %224 = arith.addi %222, %c16_i64 : i64
-                  %225 = arith.minsi %224, %45 : i64
-                  %226 = arith.subi %225, %223 : i64
-                  %227 = arith.subi %223, %35 : i64
-                  %228 = arith.muli %227, %43 : i64
-                  %229 = arith.addi %41, %228 : i64
-                  %230 = arith.muli %169, %c64_i64 : i64
-                  %231 = arith.addi %229, %230 : i64
-                  %232 = arith.addi %222, %182 : i64
-                  %233 = arith.ori %232, %c2684354560_i64 : i64
-                  %234 = arith.subi %223, %222 : i64
-                  %235 = arith.addi %233, %234 : i64
-                  %236 = arith.subi %37, %182 : i64
-                  %237 = arith.minsi %236, %c16_i64 : i64
-                  "instgem.mvout"(%231, %235, %237, %226) : (i64, i64, i64, i64) -> ()
+            %200 = arith.cmpi eq, %199, %168 : i64
+            %201 = arith.select %200, %c2147483648_i64, %c3221225472_i64 : i64
+            %202 = arith.ori %188, %201 : i64
+            %203 = arith.select %200, %c16_i64, %106 : i64
+            %204 = arith.select %200, %c16_i64, %190 : i64
+            %205 = arith.muli %199, %c16_i64 : i64
+            %206 = arith.addi %205, %188 : i64
+            %207 = arith.addi %206, %78 : i64
+            "instgem.preload"(%207, %190, %c16_i64, %202, %204, %203) : (i64, i64, i64, i64, i64, i64) -> ()
+            %208 = arith.addi %205, %66 : i64
+            "instgem.compute_preloaded"(%208, %c16_i64, %106, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %209 = arith.cmpi eq, %199, %187 : i64
+            scf.if %209 {
+              %210 = arith.index_cast %105 : i64 to index
+              scf.for %arg12 = %c1 to %210 step %c1 {
+                %212 = arith.index_cast %arg12 : index to i64
+                %213 = arith.muli %212, %c16_i64 : i64
+                %214 = arith.addi %213, %188 : i64
+                %215 = arith.ori %214, %201 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %204, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %216 = arith.muli %212, %c32_i64 : i64
+                %217 = arith.addi %216, %205 : i64
+                %218 = arith.addi %217, %66 : i64
+                "instgem.compute_accumulated"(%218, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %219 = arith.subi %212, %c1_i64_2 : i64
+                %220 = arith.subi %219, %44 : i64
+                %221 = arith.cmpi sge, %220, %c0_i64_3 : i64
+                %222 = arith.cmpi slt, %220, %50 : i64
+                %223 = arith.andi %221, %222 : i1
+                scf.if %223 {
+                  %224 = arith.muli %219, %c16_i64 : i64
+                  %225 = arith.maxsi %224, %35 : i64
+                  %226 = arith.addi %224, %c16_i64 : i64
+                  %227 = arith.minsi %226, %45 : i64
+                  %228 = arith.subi %227, %225 : i64
+                  %229 = arith.subi %225, %35 : i64
+                  %230 = arith.muli %229, %43 : i64
+                  %231 = arith.addi %41, %230 : i64
+                  %232 = arith.muli %175, %c64_i64 : i64
+                  %233 = arith.addi %231, %232 : i64
+                  %234 = arith.addi %224, %188 : i64
+                  %235 = arith.ori %234, %c2684354560_i64 : i64
+                  %236 = arith.subi %225, %224 : i64
+                  %237 = arith.addi %235, %236 : i64
+                  %238 = arith.subi %37, %188 : i64
+                  %239 = arith.minsi %238, %c16_i64 : i64
+                  "instgem.mvout"(%233, %237, %239, %228) : (i64, i64, i64, i64) -> ()
                 }
               }
-              %209 = arith.index_cast %90 : i64 to index
-              scf.for %arg12 = %208 to %209 step %c1 {
-                %210 = arith.index_cast %arg12 : index to i64
-                %211 = arith.muli %210, %c16_i64 : i64
-                %212 = arith.subi %83, %211 : i64
-                %213 = arith.minsi %212, %c16_i64 : i64
-                %214 = arith.addi %211, %182 : i64
-                %215 = arith.ori %214, %200 : i64
-                %216 = arith.select %199, %c16_i64, %213 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %203, %216) : (i64, i64, i64, i64, i64, i64) -> ()
-                %217 = arith.muli %210, %c32_i64 : i64
-                %218 = arith.addi %217, %194 : i64
-                %219 = arith.addi %218, %66 : i64
-                "instgem.compute_accumulated"(%219, %196, %213, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %220 = arith.subi %210, %c1_i64_2 : i64
-                %221 = arith.subi %220, %44 : i64
-                %222 = arith.cmpi sge, %221, %c0_i64_3 : i64
-                %223 = arith.cmpi slt, %221, %50 : i64
-                %224 = arith.andi %222, %223 : i1
-                scf.if %224 {
-                  %225 = arith.muli %220, %c16_i64 : i64
-                  %226 = arith.maxsi %225, %35 : i64
-                  %227 = arith.addi %225, %c16_i64 : i64
-                  %228 = arith.minsi %227, %45 : i64
-                  %229 = arith.subi %228, %226 : i64
-                  %230 = arith.subi %226, %35 : i64
-                  %231 = arith.muli %230, %43 : i64
-                  %232 = arith.addi %41, %231 : i64
-                  %233 = arith.muli %169, %c64_i64 : i64
-                  %234 = arith.addi %232, %233 : i64
-                  %235 = arith.addi %225, %182 : i64
-                  %236 = arith.ori %235, %c2684354560_i64 : i64
-                  %237 = arith.subi %226, %225 : i64
-                  %238 = arith.addi %236, %237 : i64
-                  %239 = arith.subi %37, %182 : i64
-                  %240 = arith.minsi %239, %c16_i64 : i64
-                  "instgem.mvout"(%234, %238, %240, %229) : (i64, i64, i64, i64) -> ()
+              %211 = arith.index_cast %90 : i64 to index
+              scf.for %arg12 = %210 to %211 step %c1 {
+                %212 = arith.index_cast %arg12 : index to i64
+                %213 = arith.muli %212, %c16_i64 : i64
+                %214 = arith.subi %83, %213 : i64
+                %215 = arith.minsi %214, %c16_i64 : i64
+                %216 = arith.addi %213, %188 : i64
+                %217 = arith.ori %216, %201 : i64
+                %218 = arith.select %200, %c16_i64, %215 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %204, %218) : (i64, i64, i64, i64, i64, i64) -> ()
+                %219 = arith.muli %212, %c32_i64 : i64
+                %220 = arith.addi %219, %205 : i64
+                %221 = arith.addi %220, %66 : i64
+                "instgem.compute_accumulated"(%221, %c16_i64, %215, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %222 = arith.subi %212, %c1_i64_2 : i64
+                %223 = arith.subi %222, %44 : i64
+                %224 = arith.cmpi sge, %223, %c0_i64_3 : i64
+                %225 = arith.cmpi slt, %223, %50 : i64
+                %226 = arith.andi %224, %225 : i1
+                scf.if %226 {
+                  %227 = arith.muli %222, %c16_i64 : i64
+                  %228 = arith.maxsi %227, %35 : i64
+                  %229 = arith.addi %227, %c16_i64 : i64
+                  %230 = arith.minsi %229, %45 : i64
+                  %231 = arith.subi %230, %228 : i64
+                  %232 = arith.subi %228, %35 : i64
+                  %233 = arith.muli %232, %43 : i64
+                  %234 = arith.addi %41, %233 : i64
+                  %235 = arith.muli %175, %c64_i64 : i64
+                  %236 = arith.addi %234, %235 : i64
+                  %237 = arith.addi %227, %188 : i64
+                  %238 = arith.ori %237, %c2684354560_i64 : i64
+                  %239 = arith.subi %228, %227 : i64
+                  %240 = arith.addi %238, %239 : i64
+                  %241 = arith.subi %37, %188 : i64
+                  %242 = arith.minsi %241, %c16_i64 : i64
+                  "instgem.mvout"(%236, %240, %242, %231) : (i64, i64, i64, i64) -> ()
                 }
               }
             } else {
-              %208 = arith.index_cast %105 : i64 to index
-              scf.for %arg12 = %c1 to %208 step %c1 {
-                %210 = arith.index_cast %arg12 : index to i64
-                %211 = arith.muli %210, %c16_i64 : i64
-                %212 = arith.addi %211, %182 : i64
-                %213 = arith.ori %212, %200 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %213, %203, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %214 = arith.muli %210, %c32_i64 : i64
-                %215 = arith.addi %214, %194 : i64
-                %216 = arith.addi %215, %66 : i64
-                "instgem.compute_accumulated"(%216, %196, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %210 = arith.index_cast %105 : i64 to index
+              scf.for %arg12 = %c1 to %210 step %c1 {
+                %212 = arith.index_cast %arg12 : index to i64
+                %213 = arith.muli %212, %c16_i64 : i64
+                %214 = arith.addi %213, %188 : i64
+                %215 = arith.ori %214, %201 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %204, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %216 = arith.muli %212, %c32_i64 : i64
+                %217 = arith.addi %216, %205 : i64
+                %218 = arith.addi %217, %66 : i64
+                "instgem.compute_accumulated"(%218, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %209 = arith.index_cast %90 : i64 to index
-              scf.for %arg12 = %208 to %209 step %c1 {
-                %210 = arith.index_cast %arg12 : index to i64
-                %211 = arith.muli %210, %c16_i64 : i64
-                %212 = arith.subi %83, %211 : i64
-                %213 = arith.minsi %212, %c16_i64 : i64
-                %214 = arith.addi %211, %182 : i64
-                %215 = arith.ori %214, %200 : i64
-                %216 = arith.select %199, %c16_i64, %213 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %203, %216) : (i64, i64, i64, i64, i64, i64) -> ()
-                %217 = arith.muli %210, %c32_i64 : i64
-                %218 = arith.addi %217, %194 : i64
-                %219 = arith.addi %218, %66 : i64
-                "instgem.compute_accumulated"(%219, %196, %213, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %211 = arith.index_cast %90 : i64 to index
+              scf.for %arg12 = %210 to %211 step %c1 {
+                %212 = arith.index_cast %arg12 : index to i64
+                %213 = arith.muli %212, %c16_i64 : i64
+                %214 = arith.subi %83, %213 : i64
+                %215 = arith.minsi %214, %c16_i64 : i64
+                %216 = arith.addi %213, %188 : i64
+                %217 = arith.ori %216, %201 : i64
+                %218 = arith.select %200, %c16_i64, %215 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %204, %218) : (i64, i64, i64, i64, i64, i64) -> ()
+                %219 = arith.muli %212, %c32_i64 : i64
+                %220 = arith.addi %219, %205 : i64
+                %221 = arith.addi %220, %66 : i64
+                "instgem.compute_accumulated"(%221, %c16_i64, %215, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           }
-          scf.if %174 {
-            %193 = arith.muli %93, %167 : i64
-            %194 = arith.minsi %193, %50 : i64
-            %195 = arith.index_cast %194 : i64 to index
-            %196 = arith.index_cast %50 : i64 to index
-            scf.for %arg11 = %195 to %196 step %c1 {
-              %197 = arith.index_cast %arg11 : index to i64
-              %198 = arith.addi %44, %197 : i64
-              %199 = arith.muli %198, %c16_i64 : i64
-              %200 = arith.maxsi %199, %35 : i64
-              %201 = arith.addi %199, %c16_i64 : i64
-              %202 = arith.minsi %201, %45 : i64
-              %203 = arith.subi %202, %200 : i64
-              %204 = arith.subi %200, %35 : i64
-              %205 = arith.muli %204, %43 : i64
-              %206 = arith.addi %41, %205 : i64
-              %207 = arith.muli %170, %c64_i64 : i64
-              %208 = arith.addi %206, %207 : i64
-              %209 = arith.muli %170, %c16_i64 : i64
-              %210 = arith.addi %199, %209 : i64
-              %211 = arith.ori %210, %c2684354560_i64 : i64
-              %212 = arith.subi %200, %199 : i64
-              %213 = arith.addi %211, %212 : i64
-              %214 = arith.subi %37, %209 : i64
-              %215 = arith.minsi %214, %c16_i64 : i64
-              "instgem.mvout"(%208, %213, %215, %203) : (i64, i64, i64, i64) -> ()
+          %192 = arith.index_cast %93 : i64 to index
+          scf.for %arg11 = %191 to %192 step %c1 {
+            %199 = arith.index_cast %arg11 : index to i64
+            %200 = arith.muli %199, %c16_i64 : i64
+            %201 = arith.subi %85, %200 : i64
+            %202 = arith.minsi %201, %c16_i64 : i64
+            %203 = arith.subi %87, %200 : i64
+            %204 = arith.minsi %203, %c16_i64 : i64
+            scf.if %180 {
+              %214 = arith.muli %199, %167 : i64
+              %215 = arith.minsi %214, %50 : i64
+              %216 = arith.addi %215, %167 : i64
+              %217 = arith.minsi %216, %50 : i64
+              %218 = arith.index_cast %215 : i64 to index
+              %219 = arith.index_cast %217 : i64 to index
+              scf.for %arg12 = %218 to %219 step %c1 {
+                %220 = arith.index_cast %arg12 : index to i64
+                %221 = arith.addi %44, %220 : i64
+                %222 = arith.muli %221, %c16_i64 : i64
+                %223 = arith.maxsi %222, %35 : i64
+                %224 = arith.addi %222, %c16_i64 : i64
+                %225 = arith.minsi %224, %45 : i64
+                %226 = arith.subi %225, %223 : i64
+                %227 = arith.subi %223, %35 : i64
+                %228 = arith.muli %227, %43 : i64
+                %229 = arith.addi %41, %228 : i64
+                %230 = arith.muli %176, %c64_i64 : i64
+                %231 = arith.addi %229, %230 : i64
+                %232 = arith.muli %176, %c16_i64 : i64
+                %233 = arith.addi %222, %232 : i64
+                %234 = arith.ori %233, %c2684354560_i64 : i64
+                %235 = arith.subi %223, %222 : i64
+                %236 = arith.addi %234, %235 : i64
+                %237 = arith.subi %37, %232 : i64
+                %238 = arith.minsi %237, %c16_i64 : i64
+                "instgem.mvout"(%231, %236, %238, %226) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %205 = arith.cmpi eq, %199, %168 : i64
+            %206 = arith.select %205, %c2147483648_i64, %c3221225472_i64 : i64
+            %207 = arith.ori %188, %206 : i64
+            %208 = arith.select %205, %c16_i64, %106 : i64
+            %209 = arith.select %205, %c16_i64, %190 : i64
+            %210 = arith.addi %200, %188 : i64
+            %211 = arith.addi %210, %78 : i64
+            "instgem.preload"(%211, %190, %204, %207, %209, %208) : (i64, i64, i64, i64, i64, i64) -> ()
+            %212 = arith.addi %200, %66 : i64
+            "instgem.compute_preloaded"(%212, %202, %106, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %213 = arith.cmpi eq, %199, %187 : i64
+            scf.if %213 {
+              %214 = arith.index_cast %105 : i64 to index
+              scf.for %arg12 = %c1 to %214 step %c1 {
+                %216 = arith.index_cast %arg12 : index to i64
+                %217 = arith.muli %216, %c16_i64 : i64
+                %218 = arith.addi %217, %188 : i64
+                %219 = arith.ori %218, %206 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %209, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %220 = arith.muli %216, %c32_i64 : i64
+                %221 = arith.addi %220, %200 : i64
+                %222 = arith.addi %221, %66 : i64
+                "instgem.compute_accumulated"(%222, %202, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %223 = arith.subi %216, %c1_i64_2 : i64
+                %224 = arith.subi %223, %44 : i64
+                %225 = arith.cmpi sge, %224, %c0_i64_3 : i64
+                %226 = arith.cmpi slt, %224, %50 : i64
+                %227 = arith.andi %225, %226 : i1
+                scf.if %227 {
+                  %228 = arith.muli %223, %c16_i64 : i64
+                  %229 = arith.maxsi %228, %35 : i64
+                  %230 = arith.addi %228, %c16_i64 : i64
+                  %231 = arith.minsi %230, %45 : i64
+                  %232 = arith.subi %231, %229 : i64
+                  %233 = arith.subi %229, %35 : i64
+                  %234 = arith.muli %233, %43 : i64
+                  %235 = arith.addi %41, %234 : i64
+                  %236 = arith.muli %175, %c64_i64 : i64
+                  %237 = arith.addi %235, %236 : i64
+                  %238 = arith.addi %228, %188 : i64
+                  %239 = arith.ori %238, %c2684354560_i64 : i64
+                  %240 = arith.subi %229, %228 : i64
+                  %241 = arith.addi %239, %240 : i64
+                  %242 = arith.subi %37, %188 : i64
+                  %243 = arith.minsi %242, %c16_i64 : i64
+                  "instgem.mvout"(%237, %241, %243, %232) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %215 = arith.index_cast %90 : i64 to index
+              scf.for %arg12 = %214 to %215 step %c1 {
+                %216 = arith.index_cast %arg12 : index to i64
+                %217 = arith.muli %216, %c16_i64 : i64
+                %218 = arith.subi %83, %217 : i64
+                %219 = arith.minsi %218, %c16_i64 : i64
+                %220 = arith.addi %217, %188 : i64
+                %221 = arith.ori %220, %206 : i64
+                %222 = arith.select %205, %c16_i64, %219 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %221, %209, %222) : (i64, i64, i64, i64, i64, i64) -> ()
+                %223 = arith.muli %216, %c32_i64 : i64
+                %224 = arith.addi %223, %200 : i64
+                %225 = arith.addi %224, %66 : i64
+                "instgem.compute_accumulated"(%225, %202, %219, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %226 = arith.subi %216, %c1_i64_2 : i64
+                %227 = arith.subi %226, %44 : i64
+                %228 = arith.cmpi sge, %227, %c0_i64_3 : i64
+                %229 = arith.cmpi slt, %227, %50 : i64
+                %230 = arith.andi %228, %229 : i1
+                scf.if %230 {
+                  %231 = arith.muli %226, %c16_i64 : i64
+                  %232 = arith.maxsi %231, %35 : i64
+                  %233 = arith.addi %231, %c16_i64 : i64
+                  %234 = arith.minsi %233, %45 : i64
+                  %235 = arith.subi %234, %232 : i64
+                  %236 = arith.subi %232, %35 : i64
+                  %237 = arith.muli %236, %43 : i64
+                  %238 = arith.addi %41, %237 : i64
+                  %239 = arith.muli %175, %c64_i64 : i64
+                  %240 = arith.addi %238, %239 : i64
+                  %241 = arith.addi %231, %188 : i64
+                  %242 = arith.ori %241, %c2684354560_i64 : i64
+                  %243 = arith.subi %232, %231 : i64
+                  %244 = arith.addi %242, %243 : i64
+                  %245 = arith.subi %37, %188 : i64
+                  %246 = arith.minsi %245, %c16_i64 : i64
+                  "instgem.mvout"(%240, %244, %246, %235) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              %214 = arith.index_cast %105 : i64 to index
+              scf.for %arg12 = %c1 to %214 step %c1 {
+                %216 = arith.index_cast %arg12 : index to i64
+                %217 = arith.muli %216, %c16_i64 : i64
+                %218 = arith.addi %217, %188 : i64
+                %219 = arith.ori %218, %206 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %209, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %220 = arith.muli %216, %c32_i64 : i64
+                %221 = arith.addi %220, %200 : i64
+                %222 = arith.addi %221, %66 : i64
+                "instgem.compute_accumulated"(%222, %202, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %215 = arith.index_cast %90 : i64 to index
+              scf.for %arg12 = %214 to %215 step %c1 {
+                %216 = arith.index_cast %arg12 : index to i64
+                %217 = arith.muli %216, %c16_i64 : i64
+                %218 = arith.subi %83, %217 : i64
+                %219 = arith.minsi %218, %c16_i64 : i64
+                %220 = arith.addi %217, %188 : i64
+                %221 = arith.ori %220, %206 : i64
+                %222 = arith.select %205, %c16_i64, %219 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %221, %209, %222) : (i64, i64, i64, i64, i64, i64) -> ()
+                %223 = arith.muli %216, %c32_i64 : i64
+                %224 = arith.addi %223, %200 : i64
+                %225 = arith.addi %224, %66 : i64
+                "instgem.compute_accumulated"(%225, %202, %219, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
             }
           }
-          %187 = arith.cmpi sgt, %93, %c0_i64_3 : i64
-          %188 = arith.subi %90, %c1_i64_2 : i64
-          %189 = arith.subi %188, %44 : i64
-          %190 = arith.maxsi %189, %c0_i64_3 : i64
-          %191 = arith.minsi %190, %50 : i64
-          %192 = arith.select %187, %191, %c0_i64_3 : i64
-          scf.if %179 {
-            %193 = arith.index_cast %192 : i64 to index
-            %194 = arith.index_cast %50 : i64 to index
-            scf.for %arg11 = %193 to %194 step %c1 {
-              %195 = arith.index_cast %arg11 : index to i64
-              %196 = arith.addi %44, %195 : i64
-              %197 = arith.muli %196, %c16_i64 : i64
-              %198 = arith.maxsi %197, %35 : i64
-              %199 = arith.addi %197, %c16_i64 : i64
-              %200 = arith.minsi %199, %45 : i64
-              %201 = arith.subi %200, %198 : i64
-              %202 = arith.subi %198, %35 : i64
-              %203 = arith.muli %202, %43 : i64
-              %204 = arith.addi %41, %203 : i64
-              %205 = arith.muli %169, %c64_i64 : i64
-              %206 = arith.addi %204, %205 : i64
-              %207 = arith.addi %197, %182 : i64
-              %208 = arith.ori %207, %c2684354560_i64 : i64
-              %209 = arith.subi %198, %197 : i64
-              %210 = arith.addi %208, %209 : i64
-              %211 = arith.subi %37, %182 : i64
-              %212 = arith.minsi %211, %c16_i64 : i64
-              "instgem.mvout"(%206, %210, %212, %201) : (i64, i64, i64, i64) -> ()
+          scf.if %180 {
+            %199 = arith.muli %93, %167 : i64
+            %200 = arith.minsi %199, %50 : i64
+            %201 = arith.index_cast %200 : i64 to index
+            %202 = arith.index_cast %50 : i64 to index
+            scf.for %arg11 = %201 to %202 step %c1 {
+              %203 = arith.index_cast %arg11 : index to i64
+              %204 = arith.addi %44, %203 : i64
+              %205 = arith.muli %204, %c16_i64 : i64
+              %206 = arith.maxsi %205, %35 : i64
+              %207 = arith.addi %205, %c16_i64 : i64
+              %208 = arith.minsi %207, %45 : i64
+              %209 = arith.subi %208, %206 : i64
+              %210 = arith.subi %206, %35 : i64
+              %211 = arith.muli %210, %43 : i64
+              %212 = arith.addi %41, %211 : i64
+              %213 = arith.muli %176, %c64_i64 : i64
+              %214 = arith.addi %212, %213 : i64
+              %215 = arith.muli %176, %c16_i64 : i64
+              %216 = arith.addi %205, %215 : i64
+              %217 = arith.ori %216, %c2684354560_i64 : i64
+              %218 = arith.subi %206, %205 : i64
+              %219 = arith.addi %217, %218 : i64
+              %220 = arith.subi %37, %215 : i64
+              %221 = arith.minsi %220, %c16_i64 : i64
+              "instgem.mvout"(%214, %219, %221, %209) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %193 = arith.cmpi sgt, %93, %c0_i64_3 : i64
+          %194 = arith.subi %90, %c1_i64_2 : i64
+          %195 = arith.subi %194, %44 : i64
+          %196 = arith.maxsi %195, %c0_i64_3 : i64
+          %197 = arith.minsi %196, %50 : i64
+          %198 = arith.select %193, %197, %c0_i64_3 : i64
+          scf.if %185 {
+            %199 = arith.index_cast %198 : i64 to index
+            %200 = arith.index_cast %50 : i64 to index
+            scf.for %arg11 = %199 to %200 step %c1 {
+              %201 = arith.index_cast %arg11 : index to i64
+              %202 = arith.addi %44, %201 : i64
+              %203 = arith.muli %202, %c16_i64 : i64
+              %204 = arith.maxsi %203, %35 : i64
+              %205 = arith.addi %203, %c16_i64 : i64
+              %206 = arith.minsi %205, %45 : i64
+              %207 = arith.subi %206, %204 : i64
+              %208 = arith.subi %204, %35 : i64
+              %209 = arith.muli %208, %43 : i64
+              %210 = arith.addi %41, %209 : i64
+              %211 = arith.muli %175, %c64_i64 : i64
+              %212 = arith.addi %210, %211 : i64
+              %213 = arith.addi %203, %188 : i64
+              %214 = arith.ori %213, %c2684354560_i64 : i64
+              %215 = arith.subi %204, %203 : i64
+              %216 = arith.addi %214, %215 : i64
+              %217 = arith.subi %37, %188 : i64
+              %218 = arith.minsi %217, %c16_i64 : i64
+              "instgem.mvout"(%212, %216, %218, %207) : (i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        scf.if %96 {
+        %169 = arith.cmpi eq, %93, %c0_i64_3 : i64
+        %170 = arith.cmpi slt, %90, %c2_i64_1 : i64
+        %171 = arith.cmpi slt, %98, %c1_i64_2 : i64
+        %172 = arith.ori %169, %170 : i1
+        %173 = arith.ori %172, %171 : i1
+        %174 = arith.andi %96, %173 : i1
+        scf.if %174 {
           scf.for %arg10 = %c0 to %c2 step %c1 {
-            %169 = arith.index_cast %arg10 : index to i64
-            %170 = arith.muli %169, %c16_i64 : i64
-            %171 = arith.ori %170, %c2147483648_i64 : i64
-            %172 = arith.cmpi eq, %93, %c0_i64_3 : i64
-            %173 = arith.cmpi sge, %169, %90 : i64
-            %174 = arith.cmpi sle, %98, %c0_i64_3 : i64
-            %175 = arith.ori %172, %173 : i1
-            %176 = arith.ori %175, %174 : i1
-            %177 = arith.cmpi sgt, %51, %c0_i64_3 : i64
-            %178 = arith.andi %176, %177 : i1
-            scf.if %178 {
-              "instgem.mvin"(%c0_i64_3, %171, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+            %175 = arith.index_cast %arg10 : index to i64
+            %176 = arith.muli %175, %c16_i64 : i64
+            %177 = arith.ori %176, %c2147483648_i64 : i64
+            %178 = arith.cmpi sge, %175, %90 : i64
+            %179 = arith.cmpi sle, %98, %c0_i64_3 : i64
+            %180 = arith.ori %169, %178 : i1
+            %181 = arith.ori %180, %179 : i1
+            %182 = arith.cmpi sgt, %51, %c0_i64_3 : i64
+            %183 = arith.andi %181, %182 : i1
+            scf.if %183 {
+              "instgem.mvin"(%c0_i64_3, %177, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
             }
           }
         }
         scf.if %95 {
-          %169 = arith.minsi %98, %51 : i64
-          %170 = arith.index_cast %169 : i64 to index
-          %171 = arith.index_cast %51 : i64 to index
-          scf.for %arg10 = %170 to %171 step %c1 {
-            %172 = arith.index_cast %arg10 : index to i64
-            %173 = arith.index_cast %50 : i64 to index
-            scf.for %arg11 = %c0 to %173 step %c1 {
-              %174 = arith.index_cast %arg11 : index to i64
-              %175 = arith.addi %44, %174 : i64
-              %176 = arith.muli %175, %c16_i64 : i64
-              %177 = arith.maxsi %176, %35 : i64
-              %178 = arith.addi %176, %c16_i64 : i64
-              %179 = arith.minsi %178, %45 : i64
-              %180 = arith.subi %179, %177 : i64
-              %181 = arith.subi %177, %35 : i64
-              %182 = arith.muli %181, %43 : i64
-              %183 = arith.addi %41, %182 : i64
-              %184 = arith.muli %172, %c64_i64 : i64
-              %185 = arith.addi %183, %184 : i64
-              %186 = arith.muli %172, %c16_i64 : i64
-              %187 = arith.addi %176, %186 : i64
-              %188 = arith.ori %187, %c2684354560_i64 : i64
-              %189 = arith.subi %177, %176 : i64
-              %190 = arith.addi %188, %189 : i64
-              %191 = arith.subi %37, %186 : i64
-              %192 = arith.minsi %191, %c16_i64 : i64
-              "instgem.mvout"(%185, %190, %192, %180) : (i64, i64, i64, i64) -> ()
+          %175 = arith.minsi %98, %51 : i64
+          %176 = arith.index_cast %175 : i64 to index
+          %177 = arith.index_cast %51 : i64 to index
+          scf.for %arg10 = %176 to %177 step %c1 {
+            %178 = arith.index_cast %arg10 : index to i64
+            %179 = arith.index_cast %50 : i64 to index
+            scf.for %arg11 = %c0 to %179 step %c1 {
+              %180 = arith.index_cast %arg11 : index to i64
+              %181 = arith.addi %44, %180 : i64
+              %182 = arith.muli %181, %c16_i64 : i64
+              %183 = arith.maxsi %182, %35 : i64
+              %184 = arith.addi %182, %c16_i64 : i64
+              %185 = arith.minsi %184, %45 : i64
+              %186 = arith.subi %185, %183 : i64
+              %187 = arith.subi %183, %35 : i64
+              %188 = arith.muli %187, %43 : i64
+              %189 = arith.addi %41, %188 : i64
+              %190 = arith.muli %178, %c64_i64 : i64
+              %191 = arith.addi %189, %190 : i64
+              %192 = arith.muli %178, %c16_i64 : i64
+              %193 = arith.addi %182, %192 : i64
+              %194 = arith.ori %193, %c2684354560_i64 : i64
+              %195 = arith.subi %183, %182 : i64
+              %196 = arith.addi %194, %195 : i64
+              %197 = arith.subi %37, %192 : i64
+              %198 = arith.minsi %197, %c16_i64 : i64
+              "instgem.mvout"(%191, %196, %198, %186) : (i64, i64, i64, i64) -> ()
             }
           }
         }

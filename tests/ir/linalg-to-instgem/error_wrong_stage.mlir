@@ -14,6 +14,7 @@ module {
     %c32_i64 = arith.constant 32 : i64
     %c4_i64 = arith.constant 4 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
+    %c2_i64 = arith.constant 2 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
     %c32 = arith.constant 32 : index
@@ -253,423 +254,428 @@ module {
         %127 = arith.ceildivsi %42, %126 : i64
         %128 = arith.select %114, %c0_i64, %c-1_i64 : i64
         scf.for %arg10 = %c0 to %117 step %c1 {
-          %129 = arith.index_cast %arg10 : index to i64
-          %130 = arith.subi %129, %c1_i64 : i64
-          %131 = arith.cmpi sge, %130, %c0_i64 : i64
-          %132 = arith.cmpi slt, %130, %43 : i64
-          %133 = arith.andi %131, %132 : i1
-          %134 = arith.andi %113, %133 : i1
-          %135 = arith.subi %116, %c1_i64 : i64
-          %136 = arith.cmpi eq, %129, %135 : i64
-          %137 = arith.cmpi slt, %129, %43 : i64
-          %138 = arith.andi %136, %137 : i1
-          %139 = arith.andi %113, %138 : i1
-          %140 = arith.subi %111, %c1_i64 : i64
-          %141 = arith.select %139, %140, %c-1_i64 : i64
-          %142 = arith.muli %129, %c16_i64 : i64
-          %143 = arith.subi %107, %142 : i64
-          %144 = arith.minsi %143, %c16_i64 : i64
-          %145 = arith.index_cast %120 : i64 to index
-          scf.for %arg11 = %c0 to %145 step %c1 {
-            %153 = arith.index_cast %arg11 : index to i64
-            scf.if %134 {
-              %163 = arith.muli %153, %127 : i64
-              %164 = arith.minsi %163, %42 : i64
-              %165 = arith.addi %164, %127 : i64
-              %166 = arith.minsi %165, %42 : i64
-              %167 = arith.index_cast %164 : i64 to index
-              %168 = arith.index_cast %166 : i64 to index
-              scf.for %arg12 = %167 to %168 step %c1 {
-                %169 = arith.index_cast %arg12 : index to i64
-                %170 = arith.addi %36, %169 : i64
-                %171 = arith.muli %170, %c16_i64 : i64
-                %172 = arith.maxsi %171, %27 : i64
-                %173 = arith.addi %171, %c16_i64 : i64
-                %174 = arith.minsi %173, %37 : i64
-                %175 = arith.subi %174, %172 : i64
-                %176 = arith.subi %172, %27 : i64
-                %177 = arith.muli %176, %35 : i64
-                %178 = arith.addi %33, %177 : i64
-                %179 = arith.muli %130, %c64_i64 : i64
-                %180 = arith.addi %178, %179 : i64
-                %181 = arith.muli %130, %c16_i64 : i64
-                %182 = arith.addi %171, %181 : i64
-                %183 = arith.ori %182, %c2684354560_i64 : i64
-                %184 = arith.subi %172, %171 : i64
-                %185 = arith.addi %183, %184 : i64
-                %186 = arith.subi %29, %181 : i64
-                %187 = arith.minsi %186, %c16_i64 : i64
-                "instgem.mvout"(%180, %185, %187, %175) : (i64, i64, i64, i64) -> ()
-              }
-            }
-            %154 = arith.cmpi eq, %153, %128 : i64
-            %155 = arith.select %154, %c2147483648_i64, %c3221225472_i64 : i64
-            %156 = arith.ori %142, %155 : i64
-            %157 = arith.select %154, %c16_i64, %124 : i64
-            %158 = arith.select %154, %c16_i64, %144 : i64
-            %159 = arith.muli %153, %c16_i64 : i64
-            %160 = arith.addi %159, %142 : i64
-            %161 = arith.addi %160, %c64_i64 : i64
-            "instgem.preload"(%161, %144, %c16_i64, %156, %158, %157) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%159, %c16_i64, %124, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %162 = arith.cmpi eq, %153, %141 : i64
-            scf.if %162 {
-              %163 = arith.index_cast %123 : i64 to index
-              scf.for %arg12 = %c1 to %163 step %c1 {
-                %165 = arith.index_cast %arg12 : index to i64
-                %166 = arith.muli %165, %c16_i64 : i64
-                %167 = arith.addi %166, %142 : i64
-                %168 = arith.ori %167, %155 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %168, %158, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %169 = arith.muli %165, %c32_i64 : i64
-                %170 = arith.addi %169, %159 : i64
-                "instgem.compute_accumulated"(%170, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %171 = arith.subi %165, %c1_i64 : i64
-                %172 = arith.subi %171, %36 : i64
-                %173 = arith.cmpi sge, %172, %c0_i64 : i64
-                %174 = arith.cmpi slt, %172, %42 : i64
-                %175 = arith.andi %173, %174 : i1
-                scf.if %175 {
-                  %176 = arith.muli %171, %c16_i64 : i64
-                  %177 = arith.maxsi %176, %27 : i64
-                  %178 = arith.addi %176, %c16_i64 : i64
-                  %179 = arith.minsi %178, %37 : i64
-                  %180 = arith.subi %179, %177 : i64
-                  %181 = arith.subi %177, %27 : i64
-                  %182 = arith.muli %181, %35 : i64
-                  %183 = arith.addi %33, %182 : i64
-                  %184 = arith.muli %129, %c64_i64 : i64
-                  %185 = arith.addi %183, %184 : i64
-                  %186 = arith.addi %176, %142 : i64
-                  %187 = arith.ori %186, %c2684354560_i64 : i64
-                  %188 = arith.subi %177, %176 : i64
-                  %189 = arith.addi %187, %188 : i64
-                  %190 = arith.subi %29, %142 : i64
-                  %191 = arith.minsi %190, %c16_i64 : i64
-                  "instgem.mvout"(%185, %189, %191, %180) : (i64, i64, i64, i64) -> ()
-                }
-              }
-              %164 = arith.index_cast %108 : i64 to index
-              scf.for %arg12 = %163 to %164 step %c1 {
-                %165 = arith.index_cast %arg12 : index to i64
-                %166 = arith.muli %165, %c16_i64 : i64
-                %167 = arith.subi %101, %166 : i64
-                %168 = arith.minsi %167, %c16_i64 : i64
-                %169 = arith.addi %166, %142 : i64
-                %170 = arith.ori %169, %155 : i64
-                %171 = arith.select %154, %c16_i64, %168 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %170, %158, %171) : (i64, i64, i64, i64, i64, i64) -> ()
-                %172 = arith.muli %165, %c32_i64 : i64
-                %173 = arith.addi %172, %159 : i64
-                "instgem.compute_accumulated"(%173, %c16_i64, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %174 = arith.subi %165, %c1_i64 : i64
-                %175 = arith.subi %174, %36 : i64
-                %176 = arith.cmpi sge, %175, %c0_i64 : i64
-                %177 = arith.cmpi slt, %175, %42 : i64
-                %178 = arith.andi %176, %177 : i1
-                scf.if %178 {
-                  %179 = arith.muli %174, %c16_i64 : i64
-                  %180 = arith.maxsi %179, %27 : i64
-                  %181 = arith.addi %179, %c16_i64 : i64
-                  %182 = arith.minsi %181, %37 : i64
-                  %183 = arith.subi %182, %180 : i64
-                  %184 = arith.subi %180, %27 : i64
-                  %185 = arith.muli %184, %35 : i64
-                  %186 = arith.addi %33, %185 : i64
-                  %187 = arith.muli %129, %c64_i64 : i64
-                  %188 = arith.addi %186, %187 : i64
-                  %189 = arith.addi %179, %142 : i64
-                  %190 = arith.ori %189, %c2684354560_i64 : i64
-                  %191 = arith.subi %180, %179 : i64
-                  %192 = arith.addi %190, %191 : i64
-                  %193 = arith.subi %29, %142 : i64
-                  %194 = arith.minsi %193, %c16_i64 : i64
-                  "instgem.mvout"(%188, %192, %194, %183) : (i64, i64, i64, i64) -> ()
-                }
-              }
-            } else {
-              %163 = arith.index_cast %123 : i64 to index
-              scf.for %arg12 = %c1 to %163 step %c1 {
-                %165 = arith.index_cast %arg12 : index to i64
-                %166 = arith.muli %165, %c16_i64 : i64
-                %167 = arith.addi %166, %142 : i64
-                %168 = arith.ori %167, %155 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %168, %158, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %169 = arith.muli %165, %c32_i64 : i64
-                %170 = arith.addi %169, %159 : i64
-                "instgem.compute_accumulated"(%170, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %164 = arith.index_cast %108 : i64 to index
-              scf.for %arg12 = %163 to %164 step %c1 {
-                %165 = arith.index_cast %arg12 : index to i64
-                %166 = arith.muli %165, %c16_i64 : i64
-                %167 = arith.subi %101, %166 : i64
-                %168 = arith.minsi %167, %c16_i64 : i64
-                %169 = arith.addi %166, %142 : i64
-                %170 = arith.ori %169, %155 : i64
-                %171 = arith.select %154, %c16_i64, %168 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %170, %158, %171) : (i64, i64, i64, i64, i64, i64) -> ()
-                %172 = arith.muli %165, %c32_i64 : i64
-                %173 = arith.addi %172, %159 : i64
-                "instgem.compute_accumulated"(%173, %c16_i64, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-          }
-          %146 = arith.index_cast %111 : i64 to index
-          scf.for %arg11 = %145 to %146 step %c1 {
-            %153 = arith.index_cast %arg11 : index to i64
-            %154 = arith.muli %153, %c16_i64 : i64
-            %155 = arith.subi %103, %154 : i64
-            %156 = arith.minsi %155, %c16_i64 : i64
-            %157 = arith.subi %105, %154 : i64
-            %158 = arith.minsi %157, %c16_i64 : i64
-            scf.if %134 {
-              %167 = arith.muli %153, %127 : i64
-              %168 = arith.minsi %167, %42 : i64
-              %169 = arith.addi %168, %127 : i64
+          %135 = arith.index_cast %arg10 : index to i64
+          %136 = arith.subi %135, %c1_i64 : i64
+          %137 = arith.cmpi sge, %136, %c0_i64 : i64
+          %138 = arith.cmpi slt, %136, %43 : i64
+          %139 = arith.andi %137, %138 : i1
+          %140 = arith.andi %113, %139 : i1
+          %141 = arith.subi %116, %c1_i64 : i64
+          %142 = arith.cmpi eq, %135, %141 : i64
+          %143 = arith.cmpi slt, %135, %43 : i64
+          %144 = arith.andi %142, %143 : i1
+          %145 = arith.andi %113, %144 : i1
+          %146 = arith.subi %111, %c1_i64 : i64
+          %147 = arith.select %145, %146, %c-1_i64 : i64
+          %148 = arith.muli %135, %c16_i64 : i64
+          %149 = arith.subi %107, %148 : i64
+          %150 = arith.minsi %149, %c16_i64 : i64
+          %151 = arith.index_cast %120 : i64 to index
+          scf.for %arg11 = %c0 to %151 step %c1 {
+            %159 = arith.index_cast %arg11 : index to i64
+            scf.if %140 {
+              %169 = arith.muli %159, %127 : i64
               %170 = arith.minsi %169, %42 : i64
-              %171 = arith.index_cast %168 : i64 to index
-              %172 = arith.index_cast %170 : i64 to index
-              scf.for %arg12 = %171 to %172 step %c1 {
-                %173 = arith.index_cast %arg12 : index to i64
-                %174 = arith.addi %36, %173 : i64
-                %175 = arith.muli %174, %c16_i64 : i64
-                %176 = arith.maxsi %175, %27 : i64
-                %177 = arith.addi %175, %c16_i64 : i64
-                %178 = arith.minsi %177, %37 : i64
-                %179 = arith.subi %178, %176 : i64
-                %180 = arith.subi %176, %27 : i64
-                %181 = arith.muli %180, %35 : i64
-                %182 = arith.addi %33, %181 : i64
-                %183 = arith.muli %130, %c64_i64 : i64
-                %184 = arith.addi %182, %183 : i64
-                %185 = arith.muli %130, %c16_i64 : i64
-                %186 = arith.addi %175, %185 : i64
-                %187 = arith.ori %186, %c2684354560_i64 : i64
-                %188 = arith.subi %176, %175 : i64
-                %189 = arith.addi %187, %188 : i64
-                %190 = arith.subi %29, %185 : i64
-                %191 = arith.minsi %190, %c16_i64 : i64
-                "instgem.mvout"(%184, %189, %191, %179) : (i64, i64, i64, i64) -> ()
+              %171 = arith.addi %170, %127 : i64
+              %172 = arith.minsi %171, %42 : i64
+              %173 = arith.index_cast %170 : i64 to index
+              %174 = arith.index_cast %172 : i64 to index
+              scf.for %arg12 = %173 to %174 step %c1 {
+                %175 = arith.index_cast %arg12 : index to i64
+                %176 = arith.addi %36, %175 : i64
+                %177 = arith.muli %176, %c16_i64 : i64
+                %178 = arith.maxsi %177, %27 : i64
+                %179 = arith.addi %177, %c16_i64 : i64
+                %180 = arith.minsi %179, %37 : i64
+                %181 = arith.subi %180, %178 : i64
+                %182 = arith.subi %178, %27 : i64
+                %183 = arith.muli %182, %35 : i64
+                %184 = arith.addi %33, %183 : i64
+                %185 = arith.muli %136, %c64_i64 : i64
+                %186 = arith.addi %184, %185 : i64
+                %187 = arith.muli %136, %c16_i64 : i64
+                %188 = arith.addi %177, %187 : i64
+                %189 = arith.ori %188, %c2684354560_i64 : i64
+                %190 = arith.subi %178, %177 : i64
+                %191 = arith.addi %189, %190 : i64
+                %192 = arith.subi %29, %187 : i64
+                %193 = arith.minsi %192, %c16_i64 : i64
+                "instgem.mvout"(%186, %191, %193, %181) : (i64, i64, i64, i64) -> ()
               }
             }
-            %159 = arith.cmpi eq, %153, %128 : i64
-            %160 = arith.select %159, %c2147483648_i64, %c3221225472_i64 : i64
-            %161 = arith.ori %142, %160 : i64
-            %162 = arith.select %159, %c16_i64, %124 : i64
-            %163 = arith.select %159, %c16_i64, %144 : i64
-            %164 = arith.addi %154, %142 : i64
-            %165 = arith.addi %164, %c64_i64 : i64
-            "instgem.preload"(%165, %144, %158, %161, %163, %162) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%154, %156, %124, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %166 = arith.cmpi eq, %153, %141 : i64
-            scf.if %166 {
-              %167 = arith.index_cast %123 : i64 to index
-              scf.for %arg12 = %c1 to %167 step %c1 {
-                %169 = arith.index_cast %arg12 : index to i64
-                %170 = arith.muli %169, %c16_i64 : i64
-                %171 = arith.addi %170, %142 : i64
-                %172 = arith.ori %171, %160 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %172, %163, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %173 = arith.muli %169, %c32_i64 : i64
-                %174 = arith.addi %173, %154 : i64
-                "instgem.compute_accumulated"(%174, %156, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %175 = arith.subi %169, %c1_i64 : i64
-                %176 = arith.subi %175, %36 : i64
-                %177 = arith.cmpi sge, %176, %c0_i64 : i64
-                %178 = arith.cmpi slt, %176, %42 : i64
-                %179 = arith.andi %177, %178 : i1
-                scf.if %179 {
-                  %180 = arith.muli %175, %c16_i64 : i64
-                  %181 = arith.maxsi %180, %27 : i64
-                  %182 = arith.addi %180, %c16_i64 : i64
-                  %183 = arith.minsi %182, %37 : i64
-                  %184 = arith.subi %183, %181 : i64
-                  %185 = arith.subi %181, %27 : i64
-                  %186 = arith.muli %185, %35 : i64
-                  %187 = arith.addi %33, %186 : i64
-                  %188 = arith.muli %129, %c64_i64 : i64
-                  %189 = arith.addi %187, %188 : i64
-                  %190 = arith.addi %180, %142 : i64
-                  %191 = arith.ori %190, %c2684354560_i64 : i64
-                  %192 = arith.subi %181, %180 : i64
-                  %193 = arith.addi %191, %192 : i64
-                  %194 = arith.subi %29, %142 : i64
-                  %195 = arith.minsi %194, %c16_i64 : i64
-                  "instgem.mvout"(%189, %193, %195, %184) : (i64, i64, i64, i64) -> ()
+            %160 = arith.cmpi eq, %159, %128 : i64
+            %161 = arith.select %160, %c2147483648_i64, %c3221225472_i64 : i64
+            %162 = arith.ori %148, %161 : i64
+            %163 = arith.select %160, %c16_i64, %124 : i64
+            %164 = arith.select %160, %c16_i64, %150 : i64
+            %165 = arith.muli %159, %c16_i64 : i64
+            %166 = arith.addi %165, %148 : i64
+            %167 = arith.addi %166, %c64_i64 : i64
+            "instgem.preload"(%167, %150, %c16_i64, %162, %164, %163) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%165, %c16_i64, %124, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %168 = arith.cmpi eq, %159, %147 : i64
+            scf.if %168 {
+              %169 = arith.index_cast %123 : i64 to index
+              scf.for %arg12 = %c1 to %169 step %c1 {
+                %171 = arith.index_cast %arg12 : index to i64
+                %172 = arith.muli %171, %c16_i64 : i64
+                %173 = arith.addi %172, %148 : i64
+                %174 = arith.ori %173, %161 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %164, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %175 = arith.muli %171, %c32_i64 : i64
+                %176 = arith.addi %175, %165 : i64
+                "instgem.compute_accumulated"(%176, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %177 = arith.subi %171, %c1_i64 : i64
+                %178 = arith.subi %177, %36 : i64
+                %179 = arith.cmpi sge, %178, %c0_i64 : i64
+                %180 = arith.cmpi slt, %178, %42 : i64
+                %181 = arith.andi %179, %180 : i1
+                scf.if %181 {
+                  %182 = arith.muli %177, %c16_i64 : i64
+                  %183 = arith.maxsi %182, %27 : i64
+                  %184 = arith.addi %182, %c16_i64 : i64
+                  %185 = arith.minsi %184, %37 : i64
+                  %186 = arith.subi %185, %183 : i64
+                  %187 = arith.subi %183, %27 : i64
+                  %188 = arith.muli %187, %35 : i64
+                  %189 = arith.addi %33, %188 : i64
+                  %190 = arith.muli %135, %c64_i64 : i64
+                  %191 = arith.addi %189, %190 : i64
+                  %192 = arith.addi %182, %148 : i64
+                  %193 = arith.ori %192, %c2684354560_i64 : i64
+                  %194 = arith.subi %183, %182 : i64
+                  %195 = arith.addi %193, %194 : i64
+                  %196 = arith.subi %29, %148 : i64
+                  %197 = arith.minsi %196, %c16_i64 : i64
+                  "instgem.mvout"(%191, %195, %197, %186) : (i64, i64, i64, i64) -> ()
                 }
               }
-              %168 = arith.index_cast %108 : i64 to index
-              scf.for %arg12 = %167 to %168 step %c1 {
-                %169 = arith.index_cast %arg12 : index to i64
-                %170 = arith.muli %169, %c16_i64 : i64
-                %171 = arith.subi %101, %170 : i64
-                %172 = arith.minsi %171, %c16_i64 : i64
-                %173 = arith.addi %170, %142 : i64
-                %174 = arith.ori %173, %160 : i64
-                %175 = arith.select %159, %c16_i64, %172 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %163, %175) : (i64, i64, i64, i64, i64, i64) -> ()
-                %176 = arith.muli %169, %c32_i64 : i64
-                %177 = arith.addi %176, %154 : i64
-                "instgem.compute_accumulated"(%177, %156, %172, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %178 = arith.subi %169, %c1_i64 : i64
-                %179 = arith.subi %178, %36 : i64
-                %180 = arith.cmpi sge, %179, %c0_i64 : i64
-                %181 = arith.cmpi slt, %179, %42 : i64
-                %182 = arith.andi %180, %181 : i1
-                scf.if %182 {
-                  %183 = arith.muli %178, %c16_i64 : i64
-                  %184 = arith.maxsi %183, %27 : i64
-                  %185 = arith.addi %183, %c16_i64 : i64
-                  %186 = arith.minsi %185, %37 : i64
-                  %187 = arith.subi %186, %184 : i64
-                  %188 = arith.subi %184, %27 : i64
-                  %189 = arith.muli %188, %35 : i64
-                  %190 = arith.addi %33, %189 : i64
-                  %191 = arith.muli %129, %c64_i64 : i64
-                  %192 = arith.addi %190, %191 : i64
-                  %193 = arith.addi %183, %142 : i64
-                  %194 = arith.ori %193, %c2684354560_i64 : i64
-                  %195 = arith.subi %184, %183 : i64
-                  %196 = arith.addi %194, %195 : i64
-                  %197 = arith.subi %29, %142 : i64
-                  %198 = arith.minsi %197, %c16_i64 : i64
-                  "instgem.mvout"(%192, %196, %198, %187) : (i64, i64, i64, i64) -> ()
+              %170 = arith.index_cast %108 : i64 to index
+              scf.for %arg12 = %169 to %170 step %c1 {
+                %171 = arith.index_cast %arg12 : index to i64
+                %172 = arith.muli %171, %c16_i64 : i64
+                %173 = arith.subi %101, %172 : i64
+                %174 = arith.minsi %173, %c16_i64 : i64
+                %175 = arith.addi %172, %148 : i64
+                %176 = arith.ori %175, %161 : i64
+                %177 = arith.select %160, %c16_i64, %174 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %164, %177) : (i64, i64, i64, i64, i64, i64) -> ()
+                %178 = arith.muli %171, %c32_i64 : i64
+                %179 = arith.addi %178, %165 : i64
+                "instgem.compute_accumulated"(%179, %c16_i64, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %180 = arith.subi %171, %c1_i64 : i64
+                %181 = arith.subi %180, %36 : i64
+                %182 = arith.cmpi sge, %181, %c0_i64 : i64
+                %183 = arith.cmpi slt, %181, %42 : i64
+                %184 = arith.andi %182, %183 : i1
+                scf.if %184 {
+                  %185 = arith.muli %180, %c16_i64 : i64
+                  %186 = arith.maxsi %185, %27 : i64
+                  %187 = arith.addi %185, %c16_i64 : i64
+                  %188 = arith.minsi %187, %37 : i64
+                  %189 = arith.subi %188, %186 : i64
+                  %190 = arith.subi %186, %27 : i64
+                  %191 = arith.muli %190, %35 : i64
+                  %192 = arith.addi %33, %191 : i64
+                  %193 = arith.muli %135, %c64_i64 : i64
+                  %194 = arith.addi %192, %193 : i64
+                  %195 = arith.addi %185, %148 : i64
+                  %196 = arith.ori %195, %c2684354560_i64 : i64
+                  %197 = arith.subi %186, %185 : i64
+                  %198 = arith.addi %196, %197 : i64
+                  %199 = arith.subi %29, %148 : i64
+                  %200 = arith.minsi %199, %c16_i64 : i64
+                  "instgem.mvout"(%194, %198, %200, %189) : (i64, i64, i64, i64) -> ()
                 }
               }
             } else {
-              %167 = arith.index_cast %123 : i64 to index
-              scf.for %arg12 = %c1 to %167 step %c1 {
-                %169 = arith.index_cast %arg12 : index to i64
-                %170 = arith.muli %169, %c16_i64 : i64
-                %171 = arith.addi %170, %142 : i64
-                %172 = arith.ori %171, %160 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %172, %163, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %173 = arith.muli %169, %c32_i64 : i64
-                %174 = arith.addi %173, %154 : i64
-                "instgem.compute_accumulated"(%174, %156, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %169 = arith.index_cast %123 : i64 to index
+              scf.for %arg12 = %c1 to %169 step %c1 {
+                %171 = arith.index_cast %arg12 : index to i64
+                %172 = arith.muli %171, %c16_i64 : i64
+                %173 = arith.addi %172, %148 : i64
+                %174 = arith.ori %173, %161 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %164, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %175 = arith.muli %171, %c32_i64 : i64
+                %176 = arith.addi %175, %165 : i64
+                "instgem.compute_accumulated"(%176, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %168 = arith.index_cast %108 : i64 to index
-              scf.for %arg12 = %167 to %168 step %c1 {
-                %169 = arith.index_cast %arg12 : index to i64
-                %170 = arith.muli %169, %c16_i64 : i64
-                %171 = arith.subi %101, %170 : i64
-                %172 = arith.minsi %171, %c16_i64 : i64
-                %173 = arith.addi %170, %142 : i64
-                %174 = arith.ori %173, %160 : i64
-                %175 = arith.select %159, %c16_i64, %172 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %163, %175) : (i64, i64, i64, i64, i64, i64) -> ()
-                %176 = arith.muli %169, %c32_i64 : i64
-                %177 = arith.addi %176, %154 : i64
-                "instgem.compute_accumulated"(%177, %156, %172, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %170 = arith.index_cast %108 : i64 to index
+              scf.for %arg12 = %169 to %170 step %c1 {
+                %171 = arith.index_cast %arg12 : index to i64
+                %172 = arith.muli %171, %c16_i64 : i64
+                %173 = arith.subi %101, %172 : i64
+                %174 = arith.minsi %173, %c16_i64 : i64
+                %175 = arith.addi %172, %148 : i64
+                %176 = arith.ori %175, %161 : i64
+                %177 = arith.select %160, %c16_i64, %174 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %164, %177) : (i64, i64, i64, i64, i64, i64) -> ()
+                %178 = arith.muli %171, %c32_i64 : i64
+                %179 = arith.addi %178, %165 : i64
+                "instgem.compute_accumulated"(%179, %c16_i64, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           }
-          scf.if %134 {
-            %153 = arith.muli %111, %127 : i64
-            %154 = arith.minsi %153, %42 : i64
-            %155 = arith.index_cast %154 : i64 to index
-            %156 = arith.index_cast %42 : i64 to index
-            scf.for %arg11 = %155 to %156 step %c1 {
-              %157 = arith.index_cast %arg11 : index to i64
-              %158 = arith.addi %36, %157 : i64
-              %159 = arith.muli %158, %c16_i64 : i64
-              %160 = arith.maxsi %159, %27 : i64
-              %161 = arith.addi %159, %c16_i64 : i64
-              %162 = arith.minsi %161, %37 : i64
-              %163 = arith.subi %162, %160 : i64
-              %164 = arith.subi %160, %27 : i64
-              %165 = arith.muli %164, %35 : i64
-              %166 = arith.addi %33, %165 : i64
-              %167 = arith.muli %130, %c64_i64 : i64
-              %168 = arith.addi %166, %167 : i64
-              %169 = arith.muli %130, %c16_i64 : i64
-              %170 = arith.addi %159, %169 : i64
-              %171 = arith.ori %170, %c2684354560_i64 : i64
-              %172 = arith.subi %160, %159 : i64
-              %173 = arith.addi %171, %172 : i64
-              %174 = arith.subi %29, %169 : i64
-              %175 = arith.minsi %174, %c16_i64 : i64
-              "instgem.mvout"(%168, %173, %175, %163) : (i64, i64, i64, i64) -> ()
+          %152 = arith.index_cast %111 : i64 to index
+          scf.for %arg11 = %151 to %152 step %c1 {
+            %159 = arith.index_cast %arg11 : index to i64
+            %160 = arith.muli %159, %c16_i64 : i64
+            %161 = arith.subi %103, %160 : i64
+            %162 = arith.minsi %161, %c16_i64 : i64
+            %163 = arith.subi %105, %160 : i64
+            %164 = arith.minsi %163, %c16_i64 : i64
+            scf.if %140 {
+              %173 = arith.muli %159, %127 : i64
+              %174 = arith.minsi %173, %42 : i64
+              %175 = arith.addi %174, %127 : i64
+              %176 = arith.minsi %175, %42 : i64
+              %177 = arith.index_cast %174 : i64 to index
+              %178 = arith.index_cast %176 : i64 to index
+              scf.for %arg12 = %177 to %178 step %c1 {
+                %179 = arith.index_cast %arg12 : index to i64
+                %180 = arith.addi %36, %179 : i64
+                %181 = arith.muli %180, %c16_i64 : i64
+                %182 = arith.maxsi %181, %27 : i64
+                %183 = arith.addi %181, %c16_i64 : i64
+                %184 = arith.minsi %183, %37 : i64
+                %185 = arith.subi %184, %182 : i64
+                %186 = arith.subi %182, %27 : i64
+                %187 = arith.muli %186, %35 : i64
+                %188 = arith.addi %33, %187 : i64
+                %189 = arith.muli %136, %c64_i64 : i64
+                %190 = arith.addi %188, %189 : i64
+                %191 = arith.muli %136, %c16_i64 : i64
+                %192 = arith.addi %181, %191 : i64
+                %193 = arith.ori %192, %c2684354560_i64 : i64
+                %194 = arith.subi %182, %181 : i64
+                %195 = arith.addi %193, %194 : i64
+                %196 = arith.subi %29, %191 : i64
+                %197 = arith.minsi %196, %c16_i64 : i64
+                "instgem.mvout"(%190, %195, %197, %185) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %165 = arith.cmpi eq, %159, %128 : i64
+            %166 = arith.select %165, %c2147483648_i64, %c3221225472_i64 : i64
+            %167 = arith.ori %148, %166 : i64
+            %168 = arith.select %165, %c16_i64, %124 : i64
+            %169 = arith.select %165, %c16_i64, %150 : i64
+            %170 = arith.addi %160, %148 : i64
+            %171 = arith.addi %170, %c64_i64 : i64
+            "instgem.preload"(%171, %150, %164, %167, %169, %168) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%160, %162, %124, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %172 = arith.cmpi eq, %159, %147 : i64
+            scf.if %172 {
+              %173 = arith.index_cast %123 : i64 to index
+              scf.for %arg12 = %c1 to %173 step %c1 {
+                %175 = arith.index_cast %arg12 : index to i64
+                %176 = arith.muli %175, %c16_i64 : i64
+                %177 = arith.addi %176, %148 : i64
+                %178 = arith.ori %177, %166 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %178, %169, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %179 = arith.muli %175, %c32_i64 : i64
+                %180 = arith.addi %179, %160 : i64
+                "instgem.compute_accumulated"(%180, %162, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %181 = arith.subi %175, %c1_i64 : i64
+                %182 = arith.subi %181, %36 : i64
+                %183 = arith.cmpi sge, %182, %c0_i64 : i64
+                %184 = arith.cmpi slt, %182, %42 : i64
+                %185 = arith.andi %183, %184 : i1
+                scf.if %185 {
+                  %186 = arith.muli %181, %c16_i64 : i64
+                  %187 = arith.maxsi %186, %27 : i64
+                  %188 = arith.addi %186, %c16_i64 : i64
+                  %189 = arith.minsi %188, %37 : i64
+                  %190 = arith.subi %189, %187 : i64
+                  %191 = arith.subi %187, %27 : i64
+                  %192 = arith.muli %191, %35 : i64
+                  %193 = arith.addi %33, %192 : i64
+                  %194 = arith.muli %135, %c64_i64 : i64
+                  %195 = arith.addi %193, %194 : i64
+                  %196 = arith.addi %186, %148 : i64
+                  %197 = arith.ori %196, %c2684354560_i64 : i64
+                  %198 = arith.subi %187, %186 : i64
+                  %199 = arith.addi %197, %198 : i64
+                  %200 = arith.subi %29, %148 : i64
+                  %201 = arith.minsi %200, %c16_i64 : i64
+                  "instgem.mvout"(%195, %199, %201, %190) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %174 = arith.index_cast %108 : i64 to index
+              scf.for %arg12 = %173 to %174 step %c1 {
+                %175 = arith.index_cast %arg12 : index to i64
+                %176 = arith.muli %175, %c16_i64 : i64
+                %177 = arith.subi %101, %176 : i64
+                %178 = arith.minsi %177, %c16_i64 : i64
+                %179 = arith.addi %176, %148 : i64
+                %180 = arith.ori %179, %166 : i64
+                %181 = arith.select %165, %c16_i64, %178 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %180, %169, %181) : (i64, i64, i64, i64, i64, i64) -> ()
+                %182 = arith.muli %175, %c32_i64 : i64
+                %183 = arith.addi %182, %160 : i64
+                "instgem.compute_accumulated"(%183, %162, %178, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %184 = arith.subi %175, %c1_i64 : i64
+                %185 = arith.subi %184, %36 : i64
+                %186 = arith.cmpi sge, %185, %c0_i64 : i64
+                %187 = arith.cmpi slt, %185, %42 : i64
+                %188 = arith.andi %186, %187 : i1
+                scf.if %188 {
+                  %189 = arith.muli %184, %c16_i64 : i64
+                  %190 = arith.maxsi %189, %27 : i64
+                  %191 = arith.addi %189, %c16_i64 : i64
+                  %192 = arith.minsi %191, %37 : i64
+                  %193 = arith.subi %192, %190 : i64
+                  %194 = arith.subi %190, %27 : i64
+                  %195 = arith.muli %194, %35 : i64
+                  %196 = arith.addi %33, %195 : i64
+                  %197 = arith.muli %135, %c64_i64 : i64
+                  %198 = arith.addi %196, %197 : i64
+                  %199 = arith.addi %189, %148 : i64
+                  %200 = arith.ori %199, %c2684354560_i64 : i64
+                  %201 = arith.subi %190, %189 : i64
+                  %202 = arith.addi %200, %201 : i64
+                  %203 = arith.subi %29, %148 : i64
+                  %204 = arith.minsi %203, %c16_i64 : i64
+                  "instgem.mvout"(%198, %202, %204, %193) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              %173 = arith.index_cast %123 : i64 to index
+              scf.for %arg12 = %c1 to %173 step %c1 {
+                %175 = arith.index_cast %arg12 : index to i64
+                %176 = arith.muli %175, %c16_i64 : i64
+                %177 = arith.addi %176, %148 : i64
+                %178 = arith.ori %177, %166 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %178, %169, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %179 = arith.muli %175, %c32_i64 : i64
+                %180 = arith.addi %179, %160 : i64
+                "instgem.compute_accumulated"(%180, %162, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %174 = arith.index_cast %108 : i64 to index
+              scf.for %arg12 = %173 to %174 step %c1 {
+                %175 = arith.index_cast %arg12 : index to i64
+                %176 = arith.muli %175, %c16_i64 : i64
+                %177 = arith.subi %101, %176 : i64
+                %178 = arith.minsi %177, %c16_i64 : i64
+                %179 = arith.addi %176, %148 : i64
+                %180 = arith.ori %179, %166 : i64
+                %181 = arith.select %165, %c16_i64, %178 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %180, %169, %181) : (i64, i64, i64, i64, i64, i64) -> ()
+                %182 = arith.muli %175, %c32_i64 : i64
+                %183 = arith.addi %182, %160 : i64
+                "instgem.compute_accumulated"(%183, %162, %178, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
             }
           }
-          %147 = arith.cmpi sgt, %111, %c0_i64 : i64
-          %148 = arith.subi %108, %c1_i64 : i64
-          %149 = arith.subi %148, %36 : i64
-          %150 = arith.maxsi %149, %c0_i64 : i64
-          %151 = arith.minsi %150, %42 : i64
-          %152 = arith.select %147, %151, %c0_i64 : i64
-          scf.if %139 {
-            %153 = arith.index_cast %152 : i64 to index
-            %154 = arith.index_cast %42 : i64 to index
-            scf.for %arg11 = %153 to %154 step %c1 {
-              %155 = arith.index_cast %arg11 : index to i64
-              %156 = arith.addi %36, %155 : i64
-              %157 = arith.muli %156, %c16_i64 : i64
-              %158 = arith.maxsi %157, %27 : i64
-              %159 = arith.addi %157, %c16_i64 : i64
-              %160 = arith.minsi %159, %37 : i64
-              %161 = arith.subi %160, %158 : i64
-              %162 = arith.subi %158, %27 : i64
-              %163 = arith.muli %162, %35 : i64
-              %164 = arith.addi %33, %163 : i64
-              %165 = arith.muli %129, %c64_i64 : i64
-              %166 = arith.addi %164, %165 : i64
-              %167 = arith.addi %157, %142 : i64
-              %168 = arith.ori %167, %c2684354560_i64 : i64
-              %169 = arith.subi %158, %157 : i64
-              %170 = arith.addi %168, %169 : i64
-              %171 = arith.subi %29, %142 : i64
-              %172 = arith.minsi %171, %c16_i64 : i64
-              "instgem.mvout"(%166, %170, %172, %161) : (i64, i64, i64, i64) -> ()
+          scf.if %140 {
+            %159 = arith.muli %111, %127 : i64
+            %160 = arith.minsi %159, %42 : i64
+            %161 = arith.index_cast %160 : i64 to index
+            %162 = arith.index_cast %42 : i64 to index
+            scf.for %arg11 = %161 to %162 step %c1 {
+              %163 = arith.index_cast %arg11 : index to i64
+              %164 = arith.addi %36, %163 : i64
+              %165 = arith.muli %164, %c16_i64 : i64
+              %166 = arith.maxsi %165, %27 : i64
+              %167 = arith.addi %165, %c16_i64 : i64
+              %168 = arith.minsi %167, %37 : i64
+              %169 = arith.subi %168, %166 : i64
+              %170 = arith.subi %166, %27 : i64
+              %171 = arith.muli %170, %35 : i64
+              %172 = arith.addi %33, %171 : i64
+              %173 = arith.muli %136, %c64_i64 : i64
+              %174 = arith.addi %172, %173 : i64
+              %175 = arith.muli %136, %c16_i64 : i64
+              %176 = arith.addi %165, %175 : i64
+              %177 = arith.ori %176, %c2684354560_i64 : i64
+              %178 = arith.subi %166, %165 : i64
+              %179 = arith.addi %177, %178 : i64
+              %180 = arith.subi %29, %175 : i64
+              %181 = arith.minsi %180, %c16_i64 : i64
+              "instgem.mvout"(%174, %179, %181, %169) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %153 = arith.cmpi sgt, %111, %c0_i64 : i64
+          %154 = arith.subi %108, %c1_i64 : i64
+          %155 = arith.subi %154, %36 : i64
+          %156 = arith.maxsi %155, %c0_i64 : i64
+          %157 = arith.minsi %156, %42 : i64
+          %158 = arith.select %153, %157, %c0_i64 : i64
+          scf.if %145 {
+            %159 = arith.index_cast %158 : i64 to index
+            %160 = arith.index_cast %42 : i64 to index
+            scf.for %arg11 = %159 to %160 step %c1 {
+              %161 = arith.index_cast %arg11 : index to i64
+              %162 = arith.addi %36, %161 : i64
+              %163 = arith.muli %162, %c16_i64 : i64
+              %164 = arith.maxsi %163, %27 : i64
+              %165 = arith.addi %163, %c16_i64 : i64
+              %166 = arith.minsi %165, %37 : i64
+              %167 = arith.subi %166, %164 : i64
+              %168 = arith.subi %164, %27 : i64
+              %169 = arith.muli %168, %35 : i64
+              %170 = arith.addi %33, %169 : i64
+              %171 = arith.muli %135, %c64_i64 : i64
+              %172 = arith.addi %170, %171 : i64
+              %173 = arith.addi %163, %148 : i64
+              %174 = arith.ori %173, %c2684354560_i64 : i64
+              %175 = arith.subi %164, %163 : i64
+              %176 = arith.addi %174, %175 : i64
+              %177 = arith.subi %29, %148 : i64
+              %178 = arith.minsi %177, %c16_i64 : i64
+              "instgem.mvout"(%172, %176, %178, %167) : (i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        scf.if %114 {
+        %129 = arith.cmpi eq, %111, %c0_i64 : i64
+        %130 = arith.cmpi slt, %108, %c2_i64 : i64
+        %131 = arith.cmpi slt, %116, %c1_i64 : i64
+        %132 = arith.ori %129, %130 : i1
+        %133 = arith.ori %132, %131 : i1
+        %134 = arith.andi %114, %133 : i1
+        scf.if %134 {
           scf.for %arg10 = %c0 to %c2 step %c1 {
-            %129 = arith.index_cast %arg10 : index to i64
-            %130 = arith.muli %129, %c16_i64 : i64
-            %131 = arith.ori %130, %c2147483648_i64 : i64
-            %132 = arith.cmpi eq, %111, %c0_i64 : i64
-            %133 = arith.cmpi sge, %129, %108 : i64
-            %134 = arith.cmpi sle, %116, %c0_i64 : i64
-            %135 = arith.ori %132, %133 : i1
-            %136 = arith.ori %135, %134 : i1
-            %137 = arith.cmpi sgt, %43, %c0_i64 : i64
-            %138 = arith.andi %136, %137 : i1
-            scf.if %138 {
-              "instgem.mvin"(%c0_i64, %131, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+            %135 = arith.index_cast %arg10 : index to i64
+            %136 = arith.muli %135, %c16_i64 : i64
+            %137 = arith.ori %136, %c2147483648_i64 : i64
+            %138 = arith.cmpi sge, %135, %108 : i64
+            %139 = arith.cmpi sle, %116, %c0_i64 : i64
+            %140 = arith.ori %129, %138 : i1
+            %141 = arith.ori %140, %139 : i1
+            %142 = arith.cmpi sgt, %43, %c0_i64 : i64
+            %143 = arith.andi %141, %142 : i1
+            scf.if %143 {
+              "instgem.mvin"(%c0_i64, %137, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
             }
           }
         }
         scf.if %113 {
-          %129 = arith.minsi %116, %43 : i64
-          %130 = arith.index_cast %129 : i64 to index
-          %131 = arith.index_cast %43 : i64 to index
-          scf.for %arg10 = %130 to %131 step %c1 {
-            %132 = arith.index_cast %arg10 : index to i64
-            %133 = arith.index_cast %42 : i64 to index
-            scf.for %arg11 = %c0 to %133 step %c1 {
-              %134 = arith.index_cast %arg11 : index to i64
-              %135 = arith.addi %36, %134 : i64
-              %136 = arith.muli %135, %c16_i64 : i64
-              %137 = arith.maxsi %136, %27 : i64
-              %138 = arith.addi %136, %c16_i64 : i64
-              %139 = arith.minsi %138, %37 : i64
-              %140 = arith.subi %139, %137 : i64
-              %141 = arith.subi %137, %27 : i64
-              %142 = arith.muli %141, %35 : i64
-              %143 = arith.addi %33, %142 : i64
-              %144 = arith.muli %132, %c64_i64 : i64
-              %145 = arith.addi %143, %144 : i64
-              %146 = arith.muli %132, %c16_i64 : i64
-              %147 = arith.addi %136, %146 : i64
-              %148 = arith.ori %147, %c2684354560_i64 : i64
-              %149 = arith.subi %137, %136 : i64
-              %150 = arith.addi %148, %149 : i64
-              %151 = arith.subi %29, %146 : i64
-              %152 = arith.minsi %151, %c16_i64 : i64
-              "instgem.mvout"(%145, %150, %152, %140) : (i64, i64, i64, i64) -> ()
+          %135 = arith.minsi %116, %43 : i64
+          %136 = arith.index_cast %135 : i64 to index
+          %137 = arith.index_cast %43 : i64 to index
+          scf.for %arg10 = %136 to %137 step %c1 {
+            %138 = arith.index_cast %arg10 : index to i64
+            %139 = arith.index_cast %42 : i64 to index
+            scf.for %arg11 = %c0 to %139 step %c1 {
+              %140 = arith.index_cast %arg11 : index to i64
+              %141 = arith.addi %36, %140 : i64
+              %142 = arith.muli %141, %c16_i64 : i64
+              %143 = arith.maxsi %142, %27 : i64
+              %144 = arith.addi %142, %c16_i64 : i64
+              %145 = arith.minsi %144, %37 : i64
+              %146 = arith.subi %145, %143 : i64
+              %147 = arith.subi %143, %27 : i64
+              %148 = arith.muli %147, %35 : i64
+              %149 = arith.addi %33, %148 : i64
+              %150 = arith.muli %138, %c64_i64 : i64
+              %151 = arith.addi %149, %150 : i64
+              %152 = arith.muli %138, %c16_i64 : i64
+              %153 = arith.addi %142, %152 : i64
+              %154 = arith.ori %153, %c2684354560_i64 : i64
+              %155 = arith.subi %143, %142 : i64
+              %156 = arith.addi %154, %155 : i64
+              %157 = arith.subi %29, %152 : i64
+              %158 = arith.minsi %157, %c16_i64 : i64
+              "instgem.mvout"(%151, %156, %158, %146) : (i64, i64, i64, i64) -> ()
             }
           }
         }
